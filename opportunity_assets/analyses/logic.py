@@ -1,0 +1,134 @@
+"""The analyzer: the pack's formula, computed by code, step by step, from sourced inputs.
+
+Inputs are the scanner's metric values (its SQL over the as_of-filtered source), each with provenance.
+A missing required input gives INSUFFICIENT_DATA naming it, and no score: nothing is estimated.
+Assumptions and red flags here are the structural ones code can state; a model may add more later, but
+never changes a number, the score or the verdict.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from opportunity_assets import expressions
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.periods import rows_in_window, window_label
+from opportunity_assets.records import (
+    Analysis,
+    CalculationStep,
+    Candidate,
+    FilterResult,
+    Source,
+    SourcedNumber,
+    Verdict,
+)
+
+
+def verdict_for(score: float, pack: CriteriaPack) -> Verdict:
+    if score >= pack.thresholds.strong:
+        return Verdict.STRONG
+    if score >= pack.thresholds.marginal:
+        return Verdict.MARGINAL
+    return Verdict.SKIP
+
+
+def _source(pack: CriteriaPack, candidate: Candidate, metric: str) -> Source:
+    spec = pack.metrics[metric]
+    if spec.agg == "age_days":
+        used = [r for r in candidate.raw_data if r.get(spec.value_column) is not None]
+        period = max((r["period"][:7] for r in used), default="none")
+    else:
+        used = rows_in_window(candidate.raw_data, spec.window)
+        columns = (spec.columns or []) if spec.agg == "coverage" else [spec.value_column]
+        used = [r for r in used if any(r.get(c) is not None for c in columns)]
+        period = window_label(candidate.anchor_period, spec.window)
+    published = max((date.fromisoformat(r["published_at"]) for r in used), default=candidate.as_of)
+    return Source(table=pack.source.table, entity=candidate.id, period=period, published_at=published)
+
+
+def sourced_numbers(pack: CriteriaPack, candidate: Candidate) -> dict[str, SourcedNumber]:
+    """Every metric the scanner could compute, with where it came from. Missing metrics are absent."""
+    return {
+        name: SourcedNumber(value=value, source=_source(pack, candidate, name))
+        for name, value in candidate.metrics.items()
+        if value is not None
+    }
+
+
+def _structural_assumptions(pack: CriteriaPack, candidate: Candidate) -> list[str]:
+    lines = []
+    for name in pack.required_inputs:
+        spec = pack.metrics[name]
+        lines.append(f"Input {name} = {spec.agg} of {spec.column} over "
+                     f"{window_label(candidate.anchor_period, spec.window)}, as published by {candidate.as_of}.")
+    for c in pack.formula.components:
+        better = "higher" if c.direction == "higher_is_better" else "lower"
+        lines.append(f"Component {c.name} ({c.label}) is better {better}, scored linearly on the fixed range "
+                     f"[{c.range[0]:g}, {c.range[1]:g}] with weight {c.weight:g}.")
+    lines.append("The trend of the latest window persists over the holding horizon.")
+    lines.append(f"Publication lag of {pack.source.publication_lag_days} days after month end holds.")
+    return lines + list(pack.assumptions)
+
+
+def _red_flags(pack: CriteriaPack, candidate: Candidate) -> list[str]:
+    flags = []
+    for rule in pack.red_flags:
+        try:
+            value, _ = expressions.evaluate_explained(rule.parsed, candidate.metrics)
+        except expressions.MissingValue:
+            continue
+        if value:
+            flags.append(f"{rule.name}: {rule.message}")
+    flags += [f"filter {name} UNCLEAR: its input is missing" for name, result in candidate.filters.items()
+              if result == FilterResult.UNCLEAR]
+    flags += [f"data gap: {gap}" for gap in candidate.data_gaps]
+    return flags
+
+
+def analyze(pack: CriteriaPack, candidate: Candidate) -> Analysis:
+    numbers = sourced_numbers(pack, candidate)
+    assumptions = _structural_assumptions(pack, candidate)
+    red_flags = _red_flags(pack, candidate)
+    missing = [name for name in pack.required_inputs if name not in numbers]
+    values = {name: n.value for name, n in numbers.items()}
+    steps: list[CalculationStep] = []
+    components: dict[str, float] = {}
+    if not missing:
+        for c in pack.formula.components:
+            try:
+                raw, substituted = expressions.evaluate_explained(c.parsed, values)
+            except expressions.MissingValue as exc:
+                missing.append(f"{c.name} ({exc})")
+                continue
+            steps.append(CalculationStep(name=c.name, expression=c.expression, substituted=substituted, value=raw))
+            norm = c.normalise(raw)
+            flip = "1 - " if c.direction == "lower_is_better" else ""
+            steps.append(CalculationStep(
+                name=f"{c.name}_norm", expression=f"{flip}clip(({c.name} - low) / (high - low), 0, 1)",
+                substituted=f"{flip}clip(({raw:.6g} - {c.range[0]:g}) / ({c.range[1]:g} - {c.range[0]:g}), 0, 1)",
+                value=norm))
+            components[c.name] = norm
+    if missing:
+        return Analysis(
+            as_of=candidate.as_of, candidate_id=candidate.id, numbers=numbers, calculation=steps, components={},
+            score=None, verdict=Verdict.INSUFFICIENT_DATA, missing=missing,
+            reasoning=f"No score: missing {', '.join(missing)}. Nothing was estimated.",
+            assumptions=assumptions, red_flags=red_flags,
+        )
+    weighted = " + ".join(f"{c.weight:g} * {components[c.name]:.6g}" for c in pack.formula.components)
+    score = pack.formula.scale * sum(c.weight * components[c.name] for c in pack.formula.components)
+    steps.append(CalculationStep(name="score", expression="scale * sum(weight * component_norm)",
+                                 substituted=f"{pack.formula.scale:g} * ({weighted})", value=score))
+    verdict = verdict_for(score, pack)
+    raw_by_name = {s.name: s.value for s in steps}
+    parts = ", ".join(f"{c.label} {format_value(raw_by_name[c.name], c.unit)}" for c in pack.formula.components)
+    bar = {Verdict.STRONG: f">= strong {pack.thresholds.strong:g}",
+           Verdict.MARGINAL: f">= marginal {pack.thresholds.marginal:g}, < strong {pack.thresholds.strong:g}",
+           Verdict.SKIP: f"< marginal {pack.thresholds.marginal:g}"}[verdict]
+    return Analysis(
+        as_of=candidate.as_of, candidate_id=candidate.id, numbers=numbers, calculation=steps,
+        components=components, score=score, verdict=verdict,
+        reasoning=f"Score {format_score(score)} {bar}: {parts}.",
+        assumptions=assumptions, red_flags=red_flags,
+    )

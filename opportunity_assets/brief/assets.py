@@ -1,0 +1,122 @@
+"""`brief[as_of]` and `archive[as_of]`: route every candidate of the night by fixed rules, write the brief.
+
+Fan-in reads everything from the store (never an in-memory list of the run): a candidate that went on but
+has no verification and no error record gets an error record here, so the summary always adds up:
+passed filters = capped + analyzed + errors.
+"""
+
+
+import json
+from datetime import date
+
+import dagster as dg
+
+from opportunity_assets import schemas
+from opportunity_assets.brief.render import (
+    WORD_LIMIT,
+    NightRecords,
+    count_words,
+    numeric_leaves,
+    render_brief,
+    unsupported_numbers,
+)
+from opportunity_assets.brief.routing import route
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.partitions import nightly_partitions
+from opportunity_assets.records import Cost, RunError
+from resources.criteria import CriteriaResource
+from resources.store import ResultStore
+
+MODEL_MODE = "off (deterministic mode: every number, verdict, check and route is code)"
+
+
+def read_night(store: ResultStore, pack: CriteriaPack, as_of: date) -> NightRecords:
+    night = store.night(pack.domain, as_of)
+    if night is None:
+        raise ValueError(f"no scan stored for {pack.domain} on {as_of}: materialize candidates for {as_of} first")
+    return NightRecords(
+        as_of=as_of, candidates=store.candidates(pack.domain, as_of, went_on_only=True),
+        analyses=store.analyses(pack.domain, as_of), verifications=store.verifications(pack.domain, as_of),
+        routes=store.routes(pack.domain, as_of), errors=store.errors(pack.domain, as_of),
+        scan_report=json.loads(night["scan_report"]),
+    )
+
+
+def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date) -> list[float]:
+    """Every number the store holds for the night (numeric fields only, never digits inside prose)."""
+    night_row = store.night(pack.domain, as_of) or {}
+    brief = store.brief(pack.domain, as_of) or {}
+    night = read_night(store, pack, as_of)
+    records: list[object] = [json.loads(night_row.get("criteria") or "{}"), night.scan_report,
+                             json.loads(brief.get("summary") or "{}"), json.loads(brief.get("cost") or "{}")]
+    records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
+    records += [c.metrics for c in night.candidates]
+    return list(numeric_leaves(records))
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("brief", partitions_def=nightly_partitions, group_name="nightly", kinds={"python"},
+                     deps=[dg.AssetDep("verifications", partition_mapping=dg.AllPartitionMapping())],
+                     description="The morning brief: act on these / needs your judgment / run summary."),
+        dg.AssetSpec("archive", partitions_def=nightly_partitions, group_name="nightly", kinds={"duckdb"},
+                     deps=[dg.AssetDep("verifications", partition_mapping=dg.AllPartitionMapping())],
+                     description="Everything routed away from the brief, queryable by as_of, tag, candidate."),
+    ],
+    check_specs=[
+        dg.AssetCheckSpec("word_limit", asset="brief", blocking=True,
+                          description=f"The brief is under {WORD_LIMIT} words."),
+        dg.AssetCheckSpec("numbers_in_store", asset="brief", blocking=True,
+                          description="Every number written in the brief exists in the store."),
+        dg.AssetCheckSpec("routes_valid", asset="archive", blocking=True,
+                          description="Every route is a known (destination, section or tag) pair."),
+    ],
+)
+def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResource, store: ResultStore):
+    as_of = date.fromisoformat(context.partition_key)
+    pack = criteria.load()
+    night = read_night(store, pack, as_of)
+    verified = {v.candidate_id: v for v in night.verifications}
+    analyzed = {a.candidate_id: a for a in night.analyses}
+    errored = {e.candidate_id for e in night.errors}
+    unfinished = [RunError(as_of=as_of, candidate_id=c.id, node="brief",
+                           error="no analysis and verification recorded for this candidate")
+                  for c in night.candidates
+                  if c.id not in errored and (c.id not in verified or c.id not in analyzed)]
+    if unfinished:
+        store.write_stage(pack.domain, errors=unfinished)
+    routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
+              if cid in analyzed and cid not in errored]
+    night = NightRecords(as_of=as_of, candidates=night.candidates, analyses=night.analyses,
+                         verifications=night.verifications, routes=routes,
+                         errors=[*night.errors, *unfinished], scan_report=night.scan_report)
+    brief, summary = render_brief(pack, night, MODEL_MODE)
+    store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=Cost(),
+                        model_mode=MODEL_MODE)
+
+    stored = store.brief(pack.domain, as_of) or {}
+    words = count_words(stored.get("markdown", ""))
+    unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of), as_of)
+    route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
+    archived = store.archive(pack.domain, as_of=as_of)
+    yield dg.MaterializeResult(
+        asset_key="brief",
+        metadata={"brief": dg.MetadataValue.md(brief.markdown), "words": brief.words,
+                  "act_on_these": summary.by_tag["act_on_these"],
+                  "needs_your_judgment": summary.by_tag["needs_your_judgment"],
+                  "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": MODEL_MODE},
+    )
+    yield dg.MaterializeResult(
+        asset_key="archive",
+        metadata={"archived": len(archived),
+                  **{f"tag_{tag}": n for tag, n in summary.by_tag.items() if tag not in
+                     ("act_on_these", "needs_your_judgment")},
+                  "query": dg.MetadataValue.md(f"`SELECT * FROM archive WHERE as_of = '{as_of}' AND tag = ?` "
+                                               f"in `{store.path}`, or `opportunity archive --as-of {as_of}`")},
+    )
+    yield dg.AssetCheckResult(asset_key="brief", check_name="word_limit", passed=words < WORD_LIMIT,
+                              metadata={"words": words, "limit": WORD_LIMIT})
+    yield dg.AssetCheckResult(asset_key="brief", check_name="numbers_in_store", passed=not unsupported,
+                              metadata={"unsupported": dg.MetadataValue.json(unsupported)})
+    yield dg.AssetCheckResult(asset_key="archive", check_name="routes_valid", passed=not route_failures,
+                              metadata={"failures": dg.MetadataValue.json(route_failures[:20])})

@@ -1,0 +1,207 @@
+"""The morning brief: a template filled by code from the store's records, under a hard word limit.
+
+Sections: act on these / needs your judgment / run summary. Everything archived stays queryable, so the
+brief can afford to be short: when it would run over the limit it names how many more items are in the
+store rather than cutting a sentence in half.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from opportunity_assets.brief.routing import ARCHIVE_TAGS
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.records import (
+    Analysis,
+    Brief,
+    Candidate,
+    Route,
+    RunError,
+    Summary,
+    Verification,
+)
+
+WORD_LIMIT = 400
+"""The brief must stay under this many words (enforced here, checked again by an asset check)."""
+
+
+def count_words(markdown: str) -> int:
+    """Words a reader reads: whitespace-separated tokens with a letter or a digit in them."""
+    return sum(1 for token in markdown.split() if re.search(r"[A-Za-z0-9]", token))
+
+
+@dataclass(frozen=True)
+class NightRecords:
+    """Everything the brief reads, all from the store (never from an in-memory list of the run)."""
+
+    as_of: date
+    candidates: Sequence[Candidate]
+    analyses: Sequence[Analysis]
+    verifications: Sequence[Verification]
+    routes: Sequence[Route]
+    errors: Sequence[RunError]
+    scan_report: dict[str, Any]
+
+
+def summarize(night: NightRecords) -> Summary:
+    tags = Counter(r.section_or_tag for r in night.routes)
+    return Summary(
+        scanned=int(night.scan_report["scanned"]),
+        passed_filters=int(night.scan_report["passed_filters"]),
+        capped=int(night.scan_report["capped"]),
+        analyzed=len(night.routes),
+        by_tag={tag: tags.get(tag, 0) for tag in ("act_on_these", "needs_your_judgment", *ARCHIVE_TAGS)},
+        errors=len({e.candidate_id for e in night.errors}),
+    )
+
+
+def _next_action(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> str:
+    fields: dict[str, str] = {"name": candidate.name}
+    for name, spec in pack.metrics.items():
+        number = analysis.numbers.get(name)
+        fields[name] = format_value(number.value, spec.unit) if number else "n/a"
+    return pack.next_action.format(**fields)
+
+
+def _strongest_number(pack: CriteriaPack, analysis: Analysis) -> str:
+    """The component that contributes most to the score, written as its raw value."""
+    steps = {s.name: s.value for s in analysis.calculation}
+    top = max(pack.formula.components, key=lambda c: c.weight * analysis.components.get(c.name, 0.0))
+    return f"{top.label} {format_value(steps[top.name], top.unit)}"
+
+
+def _most_sensitive(v: Verification, score: float) -> str:
+    if not v.sensitivity:
+        return "no single input"
+    trial = max(v.sensitivity, key=lambda t: abs(t.score - score))
+    return f"{trial.input} {trial.change} (score → {format_score(trial.score)})"
+
+
+def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification) -> str:
+    assert a.score is not None
+    return (f"- **{c.name}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
+            f"Most sensitive to {_most_sensitive(v, a.score)}. Next: {_next_action(pack, c, a)}")
+
+
+def _judgment_line(c: Candidate, a: Analysis, v: Verification) -> str:
+    verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score)}"
+    flips = [t for t in v.sensitivity if t.flips]
+    if flips and a.score is not None:
+        score = a.score
+        worst = max(flips, key=lambda t: abs(t.score - score))
+        unresolved = (f"{worst.input} {worst.change} turns it {worst.verdict.value} "
+                      f"(score → {format_score(worst.score)})")
+    else:
+        unresolved = "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
+    return f"- **{c.name}** ({verdict}): {unresolved}. To resolve: {v.to_resolve or v.reason}"
+
+
+def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
+    archived = ", ".join(f"{tag} {summary.by_tag[tag]}" for tag in ARCHIVE_TAGS)
+    lines = [f"Scanned {summary.scanned}; passed filters {summary.passed_filters}; capped {summary.capped}; "
+             f"analyzed {summary.analyzed}; errors {summary.errors}. Archived: {archived}."]
+    quarantined = int(night.scan_report.get("quarantined", 0))
+    if quarantined:
+        lines.append(f"Quarantined source rows: {quarantined}.")
+    lines += [str(note).capitalize() + "." for note in night.scan_report.get("notes", [])]
+    if summary.errors:
+        failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors})
+        lines.append("Errors: " + ", ".join(failed) + ".")
+    return lines
+
+
+def _section(lines: list[str], more: int, section: str, empty: str) -> list[str]:
+    out = list(lines)
+    if more:
+        out.append(f"- {'and ' if lines else ''}{more} more: `opportunity archive --section {section}`")
+    return out or [empty]
+
+
+def _assemble(as_of: date, pack: CriteriaPack, model_mode: str, act: list[str], act_more: int,
+              judge: list[str], judge_more: int, summary_lines: Iterable[str]) -> str:
+    out = [f"# Morning brief — {pack.domain}, as of {as_of.isoformat()}", "", f"Model checks: {model_mode}.", "",
+           "## Act on these",
+           *_section(act, act_more, "act_on_these", "No STRONG, confirmed candidate tonight."),
+           "", "## Needs your judgment",
+           *_section(judge, judge_more, "needs_your_judgment", "Nothing tonight."),
+           "", "## Run summary", *summary_lines]
+    return "\n".join(out) + "\n"
+
+
+def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str) -> tuple[Brief, Summary]:
+    summary = summarize(night)
+    by_id_c = {c.id: c for c in night.candidates}
+    by_id_a = {a.candidate_id: a for a in night.analyses}
+    by_id_v = {v.candidate_id: v for v in night.verifications}
+
+    def section(tag: str) -> list[str]:
+        ids = [r.candidate_id for r in night.routes if r.section_or_tag == tag]
+        ids.sort(key=lambda i: (-(by_id_a[i].score or 0.0), i))  # display order only: best score first
+        return ids
+
+    act_ids, judge_ids = section("act_on_these"), section("needs_your_judgment")
+    act = [_act_line(pack, by_id_c[i], by_id_a[i], by_id_v[i]) for i in act_ids]
+    judge = [_judgment_line(by_id_c[i], by_id_a[i], by_id_v[i]) for i in judge_ids]
+    summary_lines = _summary_lines(night, summary)
+    n_act, n_judge = len(act), len(judge)
+    markdown = _assemble(night.as_of, pack, model_mode, act, 0, judge, 0, summary_lines)
+    # Over the limit: drop an item from the section showing more (needs-judgment on a tie), naming how many
+    # more the store holds, until the brief fits.
+    while count_words(markdown) >= WORD_LIMIT and (n_judge or n_act):
+        if n_judge >= n_act:
+            n_judge -= 1
+        else:
+            n_act -= 1
+        markdown = _assemble(night.as_of, pack, model_mode, act[:n_act], len(act) - n_act, judge[:n_judge],
+                             len(judge) - n_judge, summary_lines)
+    words = count_words(markdown)
+    if words >= WORD_LIMIT:
+        raise ValueError(f"brief has {words} words even without items; the limit is {WORD_LIMIT}")
+    return Brief(as_of=night.as_of, markdown=markdown, words=words), summary
+
+
+# ---- the "every number exists in the store" check --------------------------------------------------------
+_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+
+
+def numeric_leaves(value: Any) -> Iterable[float]:
+    """Every number (not numbers inside strings) in a nested record."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        yield float(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from numeric_leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from numeric_leaves(item)
+
+
+def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date) -> list[str]:
+    """Numbers written in the brief that no stored number explains (as written: rounding, %, $, commas).
+
+    Dates must not lie after as_of. Markdown headings' structure (`##`) and list markers carry no digits.
+    """
+    values = list(stored)
+    problems = []
+    for token in _DATE.findall(markdown):
+        if token > as_of.isoformat()[: len(token)]:
+            problems.append(token)
+    text = _DATE.sub(" ", markdown)
+    for token in _NUMBER.findall(text):
+        cleaned = token.replace("$", "").replace(",", "").replace("−", "-").rstrip("%")
+        decimals = len(cleaned.split(".")[1]) if "." in cleaned else 0
+        shown = float(cleaned)
+        percent = token.endswith("%")
+        candidates = [v * 100 for v in values] if percent else values
+        if not any(round(v, decimals) == shown for v in candidates):
+            problems.append(token)
+    return problems

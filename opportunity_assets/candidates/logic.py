@@ -1,0 +1,128 @@
+"""The scanner: hard filters, data gaps and the cap. It never estimates a number and never ranks.
+
+Pure: takes the source snapshot (already as_of-filtered by the query) and the pack, returns records.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import rows_in_window, window_label
+from opportunity_assets.records import Candidate, FilterResult
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """What the night's scan says about itself (run summary, metadata, asset checks)."""
+
+    as_of: date
+    anchor_period: date | None
+    scanned: int
+    failed_filters: int
+    passed_filters: int
+    """Candidates with no FAIL (PASS or UNCLEAR filters), before the cap."""
+    capped: int
+    went_on: int
+    quarantined: int
+    below_minimum: bool
+    notes: list[str]
+
+
+def candidate_id(entity_key: str) -> str:
+    """Stable, partition-key-safe id: lowercase, runs of anything but letters and digits become `-`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", entity_key.lower()).strip("-")
+    return slug or "entity"
+
+
+def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None) -> str:
+    spec = pack.metrics[metric]
+    label = window_label(anchor, spec.window)
+    if spec.agg == "age_days":
+        return f"{metric}: no published {spec.column} value"
+    if spec.agg == "coverage":
+        return f"{metric}: no rows in {label}"
+    filled = sum(1 for row in rows_in_window(rows, spec.window) if row.get(spec.value_column) is not None)
+    return f"{metric}: {filled} of {spec.window[1] - spec.window[0] + 1} months of {spec.column} filled " \
+           f"in {label}; needs {spec.required_rows}"
+
+
+def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:
+    results = {}
+    for hard_filter in pack.hard_filters:
+        value = metrics.get(hard_filter.metric)
+        if value is None:
+            results[hard_filter.name] = FilterResult.UNCLEAR  # a missing input is never a PASS
+        else:
+            results[hard_filter.name] = FilterResult.PASS if hard_filter.holds(value) else FilterResult.FAIL
+    return results
+
+
+def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
+    by_entity: dict[str, list[dict[str, Any]]] = {}
+    for row in history.iter_rows(named=True):
+        by_entity.setdefault(row["entity_id"], []).append({
+            "period": row["period"].isoformat(),
+            "published_at": row["published_at"].isoformat(),
+            "months_ago": row["months_ago"],
+            "source_row": row["source_row"],
+            **{c: row[c] for c in columns},
+        })
+    return by_entity
+
+
+def _cap_key(pack: CriteriaPack, candidate: Candidate) -> tuple[int, float, str]:
+    """Documented cap order: the pack's `caps.order_by` metric (missing values last), then id."""
+    if pack.caps.order_by is None:
+        return (0, 0.0, candidate.id)
+    value = candidate.metrics.get(pack.caps.order_by)
+    if value is None:
+        return (1, 0.0, candidate.id)
+    return (0, -value if pack.caps.descending else value, candidate.id)
+
+
+def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
+         quarantined: int = 0) -> tuple[list[Candidate], ScanReport]:
+    raw = _raw_rows(history, pack.source.columns)
+    judged: list[Candidate] = []
+    seen: dict[str, int] = {}
+    for row in metrics.sort("entity_id").iter_rows(named=True):
+        cid = candidate_id(row["entity_id"])
+        seen[cid] = seen.get(cid, 0) + 1
+        if seen[cid] > 1:  # two entity keys with the same slug: keep both, distinguishably and stably
+            cid = f"{cid}-{seen[cid]}"
+        values = {name: row[name] for name in pack.metrics}
+        rows = raw.get(row["entity_id"], [])
+        filters = _judge(pack, values)
+        judged.append(Candidate(
+            as_of=as_of, id=cid, name=row["entity_name"] or row["entity_id"], raw_data=rows,
+            source=pack.source.table, metrics=values, anchor_period=anchor,
+            data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None],
+            filters=filters, went_on=FilterResult.FAIL not in filters.values(),
+        ))
+
+    passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c))
+    cut = {c.id for c in passing[pack.caps.max_candidates:]}
+    candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
+
+    notes = []
+    if cut:
+        order = f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id" \
+            if pack.caps.order_by else "id"
+        notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
+                     f"by {order}; {len(cut)} not analyzed tonight")
+    below = len(passing) < pack.caps.min_candidates
+    if below:
+        notes.append(f"only {len(passing)} candidates passed the hard filters (min_candidates="
+                     f"{pack.caps.min_candidates}); the filters were not loosened")
+    report = ScanReport(
+        as_of=as_of, anchor_period=anchor, scanned=len(judged),
+        failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
+        went_on=len(passing) - len(cut), quarantined=quarantined, below_minimum=below, notes=notes,
+    )
+    return candidates, report

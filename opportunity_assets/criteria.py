@@ -1,0 +1,351 @@
+"""The criteria pack: one YAML file per domain (DESIGN §6). A new domain needs a pack and a data file, no code.
+
+`load_criteria(path)` validates everything a night depends on before any row is read; a bad pack raises
+`CriteriaError` naming the key, the bad value and what was expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from opportunity_assets import expressions
+
+_NAME = r"^[a-z][a-z0-9_]*$"
+
+
+class CriteriaError(ValueError):
+    """A criteria pack that cannot be used; the message names the key, the value and what was expected."""
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceSpec(_Spec):
+    table: str = Field(pattern=_NAME)
+    """Name the source goes by in provenance records."""
+    path: str
+    """CSV file, relative to the pack file."""
+    entity_id: str
+    """Column whose value identifies a candidate; slugified into the candidate id."""
+    entity_name: str
+    """Column shown to the user."""
+    year_column: str = "year"
+    month_column: str = "month"
+    publication_lag_days: int = Field(default=30, ge=0, le=3650)
+    """A month's row is assumed published this many days after the month ends (point in time)."""
+    columns: list[str] = Field(min_length=1)
+    """Numeric columns; values must parse as numbers >= 0, or be empty / NA (a gap)."""
+
+
+Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days"]
+
+
+class MetricSpec(_Spec):
+    agg: Aggregation
+    column: str | None = None
+    """Column aggregated (all aggregations but `coverage`)."""
+    columns: list[str] | None = None
+    """Columns whose filled share is measured (`coverage` only)."""
+    window: tuple[int, int] = (0, 0)
+    """Months back from the latest published period, inclusive: (0, 2) is the latest three months."""
+    min_rows: int | None = None
+    """Filled rows needed for a value; default: every month of the window. Fewer gives no value (a gap)."""
+    unit: Literal["count", "months", "usd", "share", "days", "number"] = "number"
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _shape(self) -> MetricSpec:
+        lo, hi = self.window
+        if lo < 0 or hi < lo:
+            raise ValueError(f"window {list(self.window)} must be [from, to] months back with 0 <= from <= to")
+        if self.agg == "coverage":
+            if not self.columns:
+                raise ValueError("agg `coverage` needs `columns` (a list of source columns)")
+        elif not self.column:
+            raise ValueError(f"agg `{self.agg}` needs `column`")
+        if self.min_rows is not None and not 1 <= self.min_rows <= hi - lo + 1:
+            raise ValueError(f"min_rows {self.min_rows} must be between 1 and the window length {hi - lo + 1}")
+        return self
+
+    @property
+    def value_column(self) -> str:
+        """The aggregated column (every aggregation but `coverage` has one; validated on load)."""
+        if self.column is None:
+            raise ValueError(f"agg {self.agg} has no single column")
+        return self.column
+
+    @property
+    def required_rows(self) -> int:
+        lo, hi = self.window
+        return self.min_rows if self.min_rows is not None else hi - lo + 1
+
+
+class HardFilter(_Spec):
+    name: str = Field(pattern=_NAME)
+    metric: str
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+    description: str = ""
+
+    def holds(self, x: float) -> bool:
+        return {">=": x >= self.value, ">": x > self.value, "<=": x <= self.value, "<": x < self.value}[self.op]
+
+
+class Component(_Spec):
+    name: str = Field(pattern=_NAME)
+    expression: str
+    direction: Literal["higher_is_better", "lower_is_better"]
+    range: tuple[float, float]
+    """Values at or beyond the ends normalise to 0 and 1 (absolute, never relative to other candidates)."""
+    weight: float = Field(gt=0, le=1)
+    label: str
+    unit: Literal["percent", "months", "number"] = "number"
+
+    @field_validator("range")
+    @classmethod
+    def _increasing(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if not value[0] < value[1]:
+            raise ValueError(f"range {list(value)} must be [low, high] with low < high")
+        return value
+
+    @cached_property
+    def parsed(self) -> expressions.Expression:
+        return expressions.parse(self.expression)
+
+    def normalise(self, raw: float) -> float:
+        lo, hi = self.range
+        share = min(max((raw - lo) / (hi - lo), 0.0), 1.0)
+        return share if self.direction == "higher_is_better" else 1.0 - share
+
+
+class Formula(_Spec):
+    components: list[Component] = Field(min_length=1)
+    scale: float = Field(default=100, gt=0)
+
+    @model_validator(mode="after")
+    def _weights(self) -> Formula:
+        total = sum(c.weight for c in self.components)
+        if not math.isclose(total, 1.0, abs_tol=1e-9):
+            raise ValueError(f"component weights sum to {total:g}; expected weights that sum to 1")
+        names = [c.name for c in self.components]
+        if len(set(names)) != len(names):
+            raise ValueError(f"component names {names} must be unique")
+        return self
+
+
+class Thresholds(_Spec):
+    strong: float
+    marginal: float
+
+    @model_validator(mode="after")
+    def _order(self) -> Thresholds:
+        if not self.marginal < self.strong:
+            raise ValueError(f"marginal {self.marginal:g} must be below strong {self.strong:g}")
+        return self
+
+
+class RedFlagRule(_Spec):
+    name: str = Field(pattern=_NAME)
+    when: str
+    """A comparison over metrics, e.g. `sales_peak_3m / sales_3m > 0.5`."""
+    message: str
+
+    @cached_property
+    def parsed(self) -> expressions.Expression:
+        return expressions.parse(self.when)
+
+
+class OmissionItem(_Spec):
+    name: str = Field(pattern=_NAME)
+    description: str
+    requires: list[str] = Field(min_length=1)
+    """Metrics an analysis must report (sourced) to have covered this item."""
+
+
+class Coverage(_Spec):
+    min_required_inputs_share: float = Field(default=0.8, ge=0, le=1)
+    """Share of the night's candidates that must have every required input (asset check)."""
+
+
+class Caps(_Spec):
+    max_candidates: int = Field(default=30, ge=1)
+    min_candidates: int = Field(default=10, ge=0)
+    order_by: str | None = None
+    """Metric that orders candidates for the cap (ties and missing values: by id). None: by id."""
+    descending: bool = True
+    retries: int = Field(default=1, ge=0, le=5)
+    cost_ceiling_usd: float = Field(default=0.50, ge=0)
+
+    @model_validator(mode="after")
+    def _order(self) -> Caps:
+        if self.min_candidates > self.max_candidates:
+            raise ValueError(f"min_candidates {self.min_candidates} exceeds max_candidates {self.max_candidates}")
+        return self
+
+
+class ModelRole(_Spec):
+    model: str
+    max_input_tokens: int = Field(gt=0)
+    max_output_tokens: int = Field(gt=0)
+
+
+class Models(_Spec):
+    analyzer: ModelRole
+    verifier: ModelRole
+    brief: ModelRole
+
+    @model_validator(mode="after")
+    def _independent(self) -> Models:
+        if self.verifier.model == self.analyzer.model:
+            raise ValueError(f"verifier model {self.verifier.model!r} must differ from the analyzer's")
+        return self
+
+
+class CriteriaPack(_Spec):
+    domain: str = Field(pattern=_NAME)
+    description: str
+    source: SourceSpec
+    metrics: dict[str, MetricSpec] = Field(min_length=1)
+    hard_filters: list[HardFilter] = Field(min_length=1)
+    required_inputs: list[str] = Field(min_length=1)
+    formula: Formula
+    thresholds: Thresholds
+    coverage: Coverage = Coverage()
+    uncertainty: dict[str, float] = Field(default_factory=dict)
+    """Relative band per input (0.05 = ±5%) used by the verifier's sensitivity check."""
+    red_flags: list[RedFlagRule] = Field(default_factory=list)
+    omissions: list[OmissionItem] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    """Domain assumptions every analysis states, besides the structural ones code derives."""
+    next_action: str
+    """Template for the brief's next action: `{name}` and any `{metric}` (formatted as stored)."""
+    caps: Caps = Caps()
+    models: Models
+    pack_path: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("metrics")
+    @classmethod
+    def _metric_names(cls, value: dict[str, MetricSpec]) -> dict[str, MetricSpec]:
+        for name in value:
+            if not re.match(_NAME, name):
+                raise ValueError(f"metric name {name!r} must match {_NAME}")
+        return value
+
+    @field_validator("uncertainty")
+    @classmethod
+    def _bands(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, band in value.items():
+            if not 0 < band < 1:
+                raise ValueError(f"band {band!r} for {name!r} must be a relative band between 0 and 1")
+        return value
+
+    @model_validator(mode="after")
+    def _references(self) -> CriteriaPack:
+        metrics, columns = set(self.metrics), set(self.source.columns)
+        for name, spec in self.metrics.items():
+            for column in [spec.column] if spec.column else (spec.columns or []):
+                if column not in columns:
+                    raise _KeyProblem(f"metrics.{name}", column, f"one of source.columns {sorted(columns)}")
+        for i, f in enumerate(self.hard_filters):
+            if f.metric not in metrics:
+                raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
+        for i, name in enumerate(self.required_inputs):
+            if name not in metrics:
+                raise _KeyProblem(f"required_inputs.{i}", name, f"a metric name {sorted(metrics)}")
+        for i, c in enumerate(self.formula.components):
+            _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
+                              comparison=False, what="a required input")
+        for i, r in enumerate(self.red_flags):
+            _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric")
+        for i, o in enumerate(self.omissions):
+            for name in o.requires:
+                if name not in metrics:
+                    raise _KeyProblem(f"omissions.{i}.requires", name, f"a metric name {sorted(metrics)}")
+        for name in self.uncertainty:
+            if name not in self.required_inputs:
+                raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
+        if self.caps.order_by is not None and self.caps.order_by not in metrics:
+            raise _KeyProblem("caps.order_by", self.caps.order_by, f"a metric name {sorted(metrics)}")
+        for field in re.findall(r"{(\w+)", self.next_action):
+            if field != "name" and field not in metrics:
+                raise _KeyProblem("next_action", f"{{{field}}}", "`{name}` or a `{metric}` placeholder")
+        return self
+
+    # ---- derived views -------------------------------------------------------------------------------
+    @property
+    def source_path(self) -> Path:
+        base = self.pack_path.parent if self.pack_path else Path.cwd()
+        return (base / self.source.path).resolve()
+
+    @property
+    def max_window(self) -> int:
+        return max(spec.window[1] for spec in self.metrics.values())
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the pack's criteria: which criteria produced a record (not where its files lie)."""
+        dumped = self.model_dump_json(exclude={"pack_path": True, "source": {"path"}})
+        return hashlib.sha256(dumped.encode()).hexdigest()[:12]
+
+
+class _KeyProblem(ValueError):
+    def __init__(self, key: str, value: Any, expected: str) -> None:
+        super().__init__(f"key `{key}`: got {value!r}; expected {expected}")
+
+
+def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str) -> None:
+    try:
+        parsed = expressions.parse(text)
+    except expressions.ExpressionError as exc:
+        raise _KeyProblem(key, text, f"an arithmetic expression: {exc}") from None
+    if parsed.is_comparison != comparison:
+        raise _KeyProblem(key, text, "a comparison such as `a / b > 0.5`" if comparison
+                          else "an arithmetic expression without a comparison")
+    unknown = sorted(parsed.names - allowed)
+    if unknown:
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
+
+
+def load_criteria(path: str | Path) -> CriteriaPack:
+    """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
+    path = Path(path)
+    if not path.is_file():
+        raise CriteriaError(f"criteria file {path}: not found")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise CriteriaError(f"criteria file {path}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise CriteriaError(f"criteria file {path}: got {type(raw).__name__}; expected a mapping of keys")
+    try:
+        pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
+    except ValidationError as exc:
+        raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in exc.errors())) from None
+    if not pack.source_path.is_file():
+        raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
+                            f"expected an existing file (looked at {pack.source_path})")
+    return pack
+
+
+def _describe(error: Any) -> str:
+    key = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    ctx_error = (error.get("ctx") or {}).get("error")
+    if isinstance(ctx_error, _KeyProblem):
+        return str(ctx_error)
+    if error["type"] == "missing":
+        return f"key `{key}`: missing; expected a value"
+    if error["type"] == "extra_forbidden":
+        return f"key `{key}`: unknown key; expected only the documented keys"
+    shown = error.get("input")
+    shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"
+    return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"

@@ -1,0 +1,121 @@
+"""The pack's arithmetic language: `+ - * /`, unary minus, numbers, metric names and comparisons.
+
+A formula in a YAML file must never run arbitrary Python, and its calculation must be explainable step by
+step. Expressions are parsed once (at pack load, which also rejects unknown names) and evaluated by two
+independent implementations:
+
+- `evaluate_explained` walks the syntax tree and writes the substituted expression (the analyzer's
+  calculation, shown to the user);
+- `evaluate_compiled` compiles the same tree to Python bytecode with no builtins (the verifier's
+  recomputation), so that a bug in one evaluator shows up as an arithmetic disagreement.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+_BINARY: dict[type[ast.operator], tuple[str, Callable[[float, float], float]]] = {
+    ast.Add: ("+", operator.add),
+    ast.Sub: ("-", operator.sub),
+    ast.Mult: ("*", operator.mul),
+    ast.Div: ("/", operator.truediv),
+}
+_COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[float, float], bool]]] = {
+    ast.Lt: ("<", operator.lt),
+    ast.LtE: ("<=", operator.le),
+    ast.Gt: (">", operator.gt),
+    ast.GtE: (">=", operator.ge),
+}
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.USub, ast.UAdd, ast.Constant, ast.Name, ast.Load,
+            ast.Compare, *_BINARY, *_COMPARE)
+
+
+class ExpressionError(ValueError):
+    """The expression text is not in the pack's arithmetic language."""
+
+
+class MissingValue(ArithmeticError):
+    """An input was missing, or the arithmetic was undefined (division by zero)."""
+
+
+@dataclass(frozen=True)
+class Expression:
+    text: str
+    tree: ast.Expression
+    names: frozenset[str]
+    is_comparison: bool
+
+
+def parse(text: str) -> Expression:
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not an arithmetic expression ({exc.msg})") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ExpressionError(f"`{ast.unparse(node)}` is not allowed (only + - * /, comparisons, "
+                                  "numbers and metric names)")
+        if isinstance(node, ast.Constant) and (isinstance(node.value, bool)
+                                               or not isinstance(node.value, int | float)):
+            raise ExpressionError(f"constant {node.value!r} is not a number")
+        if isinstance(node, ast.Compare) and len(node.ops) != 1:
+            raise ExpressionError("chained comparisons are not allowed")
+        if isinstance(node, ast.Compare) and node is not tree.body:
+            raise ExpressionError("a comparison may only be the whole expression")
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return Expression(text=str(text).strip(), tree=tree, names=names,
+                      is_comparison=isinstance(tree.body, ast.Compare))
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> tuple[float, str]:
+    """Value and substituted text, e.g. `(412 / 380) - 1`. Raises MissingValue."""
+
+    def walk(node: ast.AST) -> tuple[float, str]:
+        if isinstance(node, ast.Constant):
+            number = float(node.value)  # type: ignore[arg-type]  # parse() admits only int and float
+            return number, _fmt(number)
+        if isinstance(node, ast.Name):
+            value = values.get(node.id)
+            if value is None or not math.isfinite(value):
+                raise MissingValue(f"{node.id} is missing")
+            return float(value), _fmt(float(value))
+        if isinstance(node, ast.UnaryOp):
+            inner, text = walk(node.operand)
+            return (-inner, f"-{text}") if isinstance(node.op, ast.USub) else (inner, text)
+        if isinstance(node, ast.BinOp):
+            (left, ltext), (right, rtext) = walk(node.left), walk(node.right)
+            symbol, fn = _BINARY[type(node.op)]
+            if symbol == "/" and right == 0:
+                raise MissingValue(f"division by zero in `{ast.unparse(node)}`")
+            wrap = lambda t, n: f"({t})" if isinstance(n, ast.BinOp) else t  # noqa: E731
+            return fn(left, right), f"{wrap(ltext, node.left)} {symbol} {wrap(rtext, node.right)}"
+        if isinstance(node, ast.Compare):
+            (left, ltext), (right, rtext) = walk(node.left), walk(node.comparators[0])
+            symbol, cmp = _COMPARE[type(node.ops[0])]
+            return float(cmp(left, right)), f"{ltext} {symbol} {rtext}"
+        raise ExpressionError(f"unsupported node {type(node).__name__}")  # parse() already refused it
+
+    return walk(expr.tree.body)
+
+
+def evaluate_compiled(expr: Expression, values: Mapping[str, float | None]) -> float:
+    """The same value through Python's own bytecode, with no builtins. Raises MissingValue."""
+    scope: dict[str, float] = {}
+    for name in expr.names:
+        value = values.get(name)
+        if value is None or not math.isfinite(value):
+            raise MissingValue(f"{name} is missing")
+        scope[name] = float(value)
+    code = compile(expr.tree, "<pack expression>", "eval")
+    try:
+        return float(eval(code, {"__builtins__": {}}, scope))
+    except ZeroDivisionError:
+        raise MissingValue(f"division by zero in `{expr.text}`") from None

@@ -1,0 +1,161 @@
+"""One night in-process, through the same jobs and assets the UI materializes.
+
+scan_night[as_of] → analyze_night over that night's candidate partitions (one run, a partition range)
+→ brief_night[as_of]. A failed blocking check stops the night before the next step, as it would stop the
+downstream steps of a single run. The night's state object is then read back from the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from opportunity_assets.brief.assets import MODEL_MODE, read_night
+from opportunity_assets.brief.render import summarize
+from opportunity_assets.candidates.assets import night_id
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.partitions import night_keys, night_range_tags
+from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
+from resources.criteria import CriteriaResource
+from resources.store import ResultStore
+
+_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+class NightFailed(RuntimeError):
+    """A step of the night failed or a blocking check did not pass; the message says which and why."""
+
+
+def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInstance:
+    """The persistent instance in DAGSTER_HOME (default `var/dagster_home`), shared with `dagster dev`."""
+    path = Path(home or os.environ.get("DAGSTER_HOME") or "var/dagster_home").resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "dagster.yaml").touch(exist_ok=True)
+    return dg.DagsterInstance.from_config(str(path))
+
+
+def _execute(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,
+             tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
+    try:
+        result = defs.resolve_job_def(job).execute_in_process(
+            instance=instance, partition_key=partition_key, tags=tags, run_config=_QUIET, raise_on_error=False)
+    except dg.DagsterUserCodeExecutionError as exc:  # raised while loading, before any step
+        raise NightFailed(f"{job}: {exc.user_exception}") from exc
+    if not result.success:
+        failures = [e for e in result.all_events if e.is_step_failure]
+        detail = "; ".join(
+            f"{e.step_key}: {e.step_failure_data.error.cause.message.strip() if e.step_failure_data.error and e.step_failure_data.error.cause else e.message}"  # noqa: E501
+            for e in failures) or "run failed"
+        raise NightFailed(f"{job} failed: {detail}")
+    failed_checks = [f"{ev.asset_key.to_user_string()}.{ev.check_name}"
+                     for ev in result.get_asset_check_evaluations() if not ev.passed and ev.blocking]
+    if failed_checks:
+        raise NightFailed(f"{job}: blocking check(s) failed: {', '.join(failed_checks)}; night stopped")
+    return result
+
+
+def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -> None:
+    """Materialize one night: scan, per-candidate run over the night's partitions, brief and archive."""
+    key = as_of.isoformat()
+    _execute(defs, "scan_night", instance, partition_key=key)
+    keys = night_keys(instance, as_of)
+    if keys:
+        _execute(defs, "analyze_night", instance, tags=night_range_tags(keys))
+    _execute(defs, "brief_night", instance, partition_key=key)
+
+
+def resources_of(defs: dg.Definitions) -> tuple[CriteriaPack, ResultStore]:
+    resources = defs.resources or {}
+    criteria, store = resources["criteria"], resources["store"]
+    assert isinstance(criteria, CriteriaResource) and isinstance(store, ResultStore)
+    return criteria.load(), store
+
+
+def state(defs: dg.Definitions, as_of: date) -> RunState:
+    """The night's state object (seed 000's, field for field), read back from the store."""
+    pack, store = resources_of(defs)
+    night = read_night(store, pack, as_of)
+    stored_brief = store.brief(pack.domain, as_of)
+    everyone = store.candidates(pack.domain, as_of)
+    return RunState(
+        run_id=night_id(pack.domain, as_of, pack.fingerprint),
+        as_of=as_of,
+        criteria=Criteria(domain=pack.domain, hard_filters=[f.name for f in pack.hard_filters],
+                          thresholds={"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}),
+        candidates=everyone,
+        analyses=list(night.analyses),
+        verifications=list(night.verifications),
+        routes=list(night.routes),
+        brief=Brief(as_of=as_of, markdown=stored_brief["markdown"], words=stored_brief["words"])
+        if stored_brief else None,
+        errors=list(night.errors),
+        summary=summarize(night),
+        cost=Cost.model_validate_json(stored_brief["cost"]) if stored_brief else Cost(),
+    )
+
+
+def latest_as_of(pack: CriteriaPack) -> date:
+    """The latest date the bundled data supports: when its newest month was published."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        row = con.execute(
+            f'SELECT max(make_date(try_cast("{pack.source.year_column}" AS INTEGER), '
+            f'try_cast("{pack.source.month_column}" AS INTEGER), 1)) '
+            "FROM read_csv($path, all_varchar = true, header = true)", {"path": str(pack.source_path)}).fetchone()
+    finally:
+        con.close()
+    if not row or row[0] is None:
+        raise ValueError(f"source {pack.source_path} has no parseable period")
+    month_end = (row[0].replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    return month_end + timedelta(days=pack.source.publication_lag_days)
+
+
+def nights_between(start: date, end: date, every: str) -> list[date]:
+    if end < start:
+        raise ValueError(f"--end {end} is before --start {start}")
+    if every == "day":
+        return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+    if every == "month-end":
+        out, month = [], start.replace(day=1)
+        while month <= end:
+            next_month = (month.replace(day=28) + timedelta(days=4)).replace(day=1)
+            month_end = next_month - timedelta(days=1)
+            if start <= month_end <= end:
+                out.append(month_end)
+            month = next_month
+        return out
+    raise ValueError(f"--every {every!r}: expected month-end or day")
+
+
+@dataclass(frozen=True)
+class NightLine:
+    as_of: date
+    scanned: int
+    strong: int
+    confirmed: int
+    errors: int
+
+    def __str__(self) -> str:
+        return (f"{self.as_of}  scanned {self.scanned:3d}  STRONG {self.strong:2d}  CONFIRMED {self.confirmed:2d}  "
+                f"errors {self.errors}")
+
+
+def night_line(run: RunState) -> NightLine:
+    return NightLine(as_of=run.as_of, scanned=run.summary.scanned,
+                     strong=sum(a.verdict == Verdict.STRONG for a in run.analyses),
+                     confirmed=sum(v.status == Status.CONFIRMED for v in run.verifications),
+                     errors=run.summary.errors)
+
+
+def state_json(run: RunState) -> str:
+    payload: dict[str, Any] = json.loads(run.model_dump_json())
+    payload["model_checks"] = MODEL_MODE
+    return json.dumps(payload, indent=2)

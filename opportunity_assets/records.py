@@ -1,0 +1,209 @@
+"""Typed records of one night: the state object of seed 000, field for field.
+
+Every record is frozen: a stage never edits what an earlier stage wrote, it writes its own record.
+Records carry `as_of` so that any row read back from the store says which night it belongs to.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FilterResult(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    UNCLEAR = "UNCLEAR"
+
+
+class Verdict(StrEnum):
+    STRONG = "STRONG"
+    MARGINAL = "MARGINAL"
+    SKIP = "SKIP"
+    INSUFFICIENT_DATA = "INSUFFICIENT_DATA"
+
+
+class Status(StrEnum):
+    CONFIRMED = "CONFIRMED"
+    REJECTED = "REJECTED"
+    UNCERTAIN = "UNCERTAIN"
+
+
+class Destination(StrEnum):
+    BRIEF = "brief"
+    ARCHIVE = "archive"
+
+
+class Source(_Record):
+    """Where a number came from: enough to find the rows again."""
+
+    table: str
+    """Source table (the pack's `source.table`)."""
+    entity: str
+    """Entity id of the rows the number was computed from."""
+    period: str
+    """Period or window the number describes, e.g. `2015-05..2015-07`."""
+    published_at: date
+    """Latest `published_at` among the rows used; never after the night's as_of."""
+
+
+class SourcedNumber(_Record):
+    value: float
+    source: Source
+
+
+class Criteria(_Record):
+    """The part of the criteria pack that the state object reports."""
+
+    domain: str
+    hard_filters: list[str]
+    thresholds: dict[str, float]
+
+
+class Candidate(_Record):
+    as_of: date
+    id: str
+    """Stable id, safe in a partition key (no `|`)."""
+    name: str
+    raw_data: list[dict[str, Any]]
+    """The as_of-filtered source rows of the candidate's window, as read by the scanner's query."""
+    source: str
+    """Source table the rows came from."""
+    metrics: dict[str, float | None]
+    """Metric values computed by the scanner's SQL; None where the window lacks rows (a data gap)."""
+    anchor_period: date | None
+    """Latest period published by as_of: month 0 of every window."""
+    data_gaps: list[str]
+    """Human-readable gaps: which metric is missing and why. Never filled by an estimate."""
+    filters: dict[str, FilterResult]
+    went_on: bool
+    """True when no filter FAILed and the cap did not cut it: it gets an analysis partition."""
+    capped: bool = False
+    """True when it passed the filters but fell beyond `max_candidates`."""
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.as_of.isoformat()}|{self.id}"
+
+
+class CalculationStep(_Record):
+    name: str
+    expression: str
+    substituted: str
+    """The expression with the input values written in."""
+    value: float
+
+
+class Analysis(_Record):
+    as_of: date
+    candidate_id: str
+    numbers: dict[str, SourcedNumber]
+    calculation: list[CalculationStep]
+    components: dict[str, float]
+    """Normalised component scores in [0, 1], by component name."""
+    score: float | None
+    """0-100; None when the verdict is INSUFFICIENT_DATA."""
+    verdict: Verdict
+    missing: list[str] = Field(default_factory=list)
+    """Required inputs that were missing (only with INSUFFICIENT_DATA)."""
+    reasoning: str
+    assumptions: list[str]
+    red_flags: list[str]
+
+
+class CheckOutcome(_Record):
+    passed: bool | None
+    """True pass, False fail, None when the check could not be resolved."""
+    finding: str
+
+
+class Perturbation(_Record):
+    """One sensitivity trial of the verifier: an input moved within its band, or one month left out."""
+
+    input: str
+    change: str
+    """`-5%` (band) or `without 2015-07` (leave one month out)."""
+    relative_change: float | None
+    """Signed relative move of the input for band trials (-0.05), None for leave-one-month-out."""
+    score: float
+    verdict: Verdict
+    flips: bool
+    """True when the act/don't-act side (STRONG or not) changes."""
+
+
+class Verification(_Record):
+    as_of: date
+    candidate_id: str
+    status: Status
+    checks: dict[str, CheckOutcome]
+    """Exactly the five checks: arithmetic, inputs, assumptions, omissions, constraints."""
+    failed_checks: list[str]
+    reason: str
+    fatal_assumption: str | None
+    """The input whose perturbation flips the verdict's side (largest score move among flips)."""
+    key_assumption: str | None = None
+    """The perturbation that moves the score most, flip or not: what the verdict depends on most."""
+    sensitivity: list[Perturbation] = Field(default_factory=list)
+    to_resolve: str | None = None
+    """What would resolve an UNCERTAIN status, in one line (code-written)."""
+
+
+class Route(_Record):
+    as_of: date
+    candidate_id: str
+    destination: Destination
+    section_or_tag: str
+    rule: str
+    """The router rule that matched first."""
+
+
+class RunError(_Record):
+    as_of: date
+    candidate_id: str
+    node: str
+    error: str
+
+
+class Summary(_Record):
+    scanned: int
+    passed_filters: int
+    capped: int
+    analyzed: int
+    by_tag: dict[str, int]
+    errors: int
+
+
+class Cost(_Record):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usd: float = 0.0
+
+
+class Brief(_Record):
+    as_of: date
+    markdown: str
+    words: int
+
+
+class RunState(_Record):
+    """What `opportunity run --json` prints: one night, read back from the store."""
+
+    run_id: str
+    as_of: date
+    criteria: Criteria
+    candidates: list[Candidate]
+    analyses: list[Analysis]
+    verifications: list[Verification]
+    routes: list[Route]
+    brief: Brief | None
+    errors: list[RunError]
+    summary: Summary
+    cost: Cost

@@ -1,0 +1,226 @@
+"""The result store: every record of every night, keyed by (domain, as_of, candidate), in one DuckDB file.
+
+Parallel runs on one machine must neither corrupt nor lose writes. DuckDB lets one process hold a file
+read-write at a time, so each operation is one short transaction under a cross-process file lock (and a
+thread lock inside the process), on a connection opened and closed around it. Assets batch their writes:
+one transaction per asset and night, not per row. Every write replaces its keys (INSERT OR REPLACE), so
+re-running a night is idempotent.
+
+The archive is a view: `SELECT * FROM archive WHERE as_of = ? AND tag = ?` in any DuckDB client.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import duckdb
+from filelock import FileLock
+from pydantic import Field
+
+from opportunity_assets.records import (
+    Analysis,
+    Brief,
+    Candidate,
+    Cost,
+    Route,
+    RunError,
+    Summary,
+    Verification,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS nights (
+    domain VARCHAR, as_of DATE, run_id VARCHAR, criteria_fingerprint VARCHAR, criteria VARCHAR,
+    anchor_period DATE, scan_report VARCHAR, updated_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (domain, as_of));
+CREATE TABLE IF NOT EXISTS candidates (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, name VARCHAR, went_on BOOLEAN, capped BOOLEAN,
+    filters VARCHAR, record VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
+CREATE TABLE IF NOT EXISTS quarantine (
+    domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, reason VARCHAR,
+    PRIMARY KEY (domain, as_of, source_row));
+CREATE TABLE IF NOT EXISTS analyses (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, verdict VARCHAR, score DOUBLE, record VARCHAR,
+    PRIMARY KEY (domain, as_of, candidate_id));
+CREATE TABLE IF NOT EXISTS verifications (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, status VARCHAR, fatal_assumption VARCHAR,
+    record VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
+CREATE TABLE IF NOT EXISTS errors (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, node VARCHAR, error VARCHAR,
+    PRIMARY KEY (domain, as_of, candidate_id, node));
+CREATE TABLE IF NOT EXISTS routes (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, destination VARCHAR, section_or_tag VARCHAR,
+    rule VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
+CREATE TABLE IF NOT EXISTS briefs (
+    domain VARCHAR, as_of DATE, markdown VARCHAR, words INTEGER, summary VARCHAR, cost VARCHAR,
+    model_mode VARCHAR, PRIMARY KEY (domain, as_of));
+CREATE OR REPLACE VIEW archive AS
+    SELECT r.domain, r.as_of, r.candidate_id, c.name, r.section_or_tag AS tag, r.rule, a.verdict, a.score,
+           v.status, v.fatal_assumption
+    FROM routes r
+    JOIN candidates c USING (domain, as_of, candidate_id)
+    JOIN analyses a USING (domain, as_of, candidate_id)
+    JOIN verifications v USING (domain, as_of, candidate_id)
+    WHERE r.destination = 'archive';
+"""
+
+_locks: dict[str, threading.RLock] = {}
+_locks_guard = threading.Lock()
+_schema_ready: set[str] = set()
+
+
+def _thread_lock(path: str) -> threading.RLock:
+    with _locks_guard:
+        return _locks.setdefault(path, threading.RLock())
+
+
+class ResultStore(dg.ConfigurableResource):
+    """Embedded result store (DuckDB file). A shared backend is a different implementation of this surface."""
+
+    path: str = Field(default="var/results.duckdb", description="DuckDB file; created with its folder.")
+
+    # ---- plumbing -----------------------------------------------------------------------------------------
+    @contextmanager
+    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        file = Path(self.path).resolve()
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with _thread_lock(str(file)), FileLock(str(file) + ".lock", timeout=120):
+            con = duckdb.connect(str(file))
+            try:
+                if str(file) not in _schema_ready:
+                    con.execute(_SCHEMA)
+                    _schema_ready.add(str(file))
+                con.execute("BEGIN TRANSACTION")
+                yield con
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            finally:
+                con.close()
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Read-only SQL over the store's tables and the `archive` view, as dicts."""
+        with self._connect() as con:
+            cursor = con.execute(sql, params or [])
+            names = [d[0] for d in cursor.description or []]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    # ---- writes (one transaction each) ---------------------------------------------------------------------
+    def write_scan(self, domain: str, as_of: date, *, run_id: str, criteria_fingerprint: str, criteria: str,
+                   anchor_period: date | None, scan_report: dict[str, Any], candidates: Sequence[Candidate],
+                   quarantined: Sequence[dict[str, Any]]) -> None:
+        """Replace the night's scan. Per-candidate records of candidates no longer going on are removed."""
+        going_on = [c.id for c in candidates if c.went_on]
+        with self._connect() as con:
+            key = [domain, as_of]
+            con.execute("INSERT OR REPLACE INTO nights (domain, as_of, run_id, criteria_fingerprint, criteria, "
+                        "anchor_period, scan_report, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+                        [*key, run_id, criteria_fingerprint, criteria, anchor_period,
+                         json.dumps(scan_report, default=str)])
+            for table in ("candidates", "quarantine"):
+                con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ?", key)
+            for table in ("analyses", "verifications", "errors", "routes"):
+                con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? "
+                            f"AND NOT list_contains(?, candidate_id)", [*key, going_on])
+            if candidates:
+                con.executemany("INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                    [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), c.model_dump_json()]
+                    for c in candidates])
+            if quarantined:
+                con.executemany("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?)", [
+                    [*key, q["source_row"], q["entity_id"], q["period"], q["reason"]] for q in quarantined])
+
+    def write_stage(self, domain: str, *, analyses: Sequence[Analysis] = (),
+                    verifications: Sequence[Verification] = (), errors: Sequence[RunError] = (),
+                    cleared: Sequence[tuple[date, str, str]] = ()) -> None:
+        """One stage's results for a batch of candidates, in one transaction.
+
+        `cleared` (as_of, candidate, node): old error records that this batch's successes supersede. An error
+        removes that candidate's stale results of its stage and later (an old analysis must not be verified).
+        """
+        stale_tables = {"analyze": ("analyses", "verifications"), "verify": ("verifications",)}
+        with self._connect() as con:
+            for as_of, candidate, node in cleared:
+                con.execute("DELETE FROM errors WHERE domain = ? AND as_of = ? AND candidate_id = ? AND node = ?",
+                            [domain, as_of, candidate, node])
+            for e in errors:
+                for table in stale_tables.get(e.node, ()):
+                    con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? AND candidate_id = ?",
+                                [domain, e.as_of, e.candidate_id])
+            if analyses:
+                con.executemany("INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, ?, ?)", [
+                    [domain, a.as_of, a.candidate_id, a.verdict.value, a.score, a.model_dump_json()]
+                    for a in analyses])
+            if verifications:
+                con.executemany("INSERT OR REPLACE INTO verifications VALUES (?, ?, ?, ?, ?, ?)", [
+                    [domain, v.as_of, v.candidate_id, v.status.value, v.fatal_assumption, v.model_dump_json()]
+                    for v in verifications])
+            if errors:
+                con.executemany("INSERT OR REPLACE INTO errors VALUES (?, ?, ?, ?, ?)", [
+                    [domain, e.as_of, e.candidate_id, e.node, e.error] for e in errors])
+
+    def write_routing(self, domain: str, as_of: date, *, routes: Sequence[Route], brief: Brief, summary: Summary,
+                      cost: Cost, model_mode: str) -> None:
+        with self._connect() as con:
+            con.execute("DELETE FROM routes WHERE domain = ? AND as_of = ?", [domain, as_of])
+            if routes:
+                con.executemany("INSERT INTO routes VALUES (?, ?, ?, ?, ?, ?)", [
+                    [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule]
+                    for r in routes])
+            con.execute("INSERT OR REPLACE INTO briefs VALUES (?, ?, ?, ?, ?, ?, ?)", [
+                domain, as_of, brief.markdown, brief.words, summary.model_dump_json(), cost.model_dump_json(),
+                model_mode])
+
+    # ---- reads ---------------------------------------------------------------------------------------------
+    def night(self, domain: str, as_of: date) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM nights WHERE domain = ? AND as_of = ?", [domain, as_of])
+        return rows[0] if rows else None
+
+    def candidates(self, domain: str, as_of: date, *, went_on_only: bool = False) -> list[Candidate]:
+        rows = self.query("SELECT record FROM candidates WHERE domain = ? AND as_of = ? "
+                          + ("AND went_on " if went_on_only else "") + "ORDER BY candidate_id", [domain, as_of])
+        return [Candidate.model_validate_json(r["record"]) for r in rows]
+
+    def analyses(self, domain: str, as_of: date) -> list[Analysis]:
+        rows = self.query("SELECT record FROM analyses WHERE domain = ? AND as_of = ? ORDER BY candidate_id",
+                          [domain, as_of])
+        return [Analysis.model_validate_json(r["record"]) for r in rows]
+
+    def verifications(self, domain: str, as_of: date) -> list[Verification]:
+        rows = self.query("SELECT record FROM verifications WHERE domain = ? AND as_of = ? ORDER BY candidate_id",
+                          [domain, as_of])
+        return [Verification.model_validate_json(r["record"]) for r in rows]
+
+    def errors(self, domain: str, as_of: date) -> list[RunError]:
+        rows = self.query("SELECT as_of, candidate_id, node, error FROM errors WHERE domain = ? AND as_of = ? "
+                          "ORDER BY candidate_id, node", [domain, as_of])
+        return [RunError(**r) for r in rows]
+
+    def routes(self, domain: str, as_of: date) -> list[Route]:
+        rows = self.query("SELECT as_of, candidate_id, destination, section_or_tag, rule FROM routes "
+                          "WHERE domain = ? AND as_of = ? ORDER BY candidate_id", [domain, as_of])
+        return [Route(**r) for r in rows]
+
+    def brief(self, domain: str, as_of: date) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM briefs WHERE domain = ? AND as_of = ?", [domain, as_of])
+        return rows[0] if rows else None
+
+    def quarantined(self, domain: str, as_of: date) -> list[dict[str, Any]]:
+        return self.query("SELECT source_row, entity_id, period, reason FROM quarantine "
+                          "WHERE domain = ? AND as_of = ? ORDER BY source_row", [domain, as_of])
+
+    def archive(self, domain: str, *, as_of: date | None = None, tag: str | None = None,
+                candidate: str | None = None) -> list[dict[str, Any]]:
+        return self.query(
+            "SELECT * FROM archive WHERE domain = $domain AND ($as_of IS NULL OR as_of = $as_of) "
+            "AND ($tag IS NULL OR tag = $tag) AND ($candidate IS NULL OR candidate_id = $candidate) "
+            "ORDER BY as_of, candidate_id",
+            {"domain": domain, "as_of": as_of, "tag": tag, "candidate": candidate})

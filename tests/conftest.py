@@ -1,0 +1,81 @@
+"""Shared fixtures: the bundled pack, and small synthetic sources written as real CSV files."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from opportunity_assets.criteria import CriteriaPack, load_criteria
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = ROOT / "data" / "criteria" / "texas_housing.yaml"
+COLUMNS = ["city", "year", "month", "sales", "volume", "median", "listings", "inventory", "date"]
+
+warnings.filterwarnings("ignore", message="Found asset job named")
+
+
+def month_rows(city: str, *, start: tuple[int, int] = (2012, 1), months: int = 36, sales: float = 150.0,
+               inventory: float = 6.0, median: float = 150_000.0,
+               overrides: dict[tuple[int, int], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """A flat, healthy monthly series for one city; `overrides[(year, month)]` replaces cells of that month."""
+    rows = []
+    year, month = start
+    for _ in range(months):
+        row: dict[str, Any] = {"city": city, "year": year, "month": month, "sales": sales,
+                               "volume": sales * median, "median": median, "listings": sales * inventory,
+                               "inventory": inventory, "date": year + (month - 1) / 12}
+        row.update((overrides or {}).get((year, month), {}))
+        rows.append(row)
+        month += 1
+        if month == 13:
+            year, month = year + 1, 1
+    return rows
+
+
+def write_csv(path: Path, rows: Iterable[dict[str, Any]], columns: list[str] = COLUMNS) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("NA" if v is None else v) for k, v in row.items()})
+    return path
+
+
+def write_pack(directory: Path, source: Path, **changes: Any) -> Path:
+    """The bundled pack pointed at `source`; `changes` are dotted keys, e.g. {"caps.max_candidates": 5}."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(source)
+    for dotted, value in changes.items():
+        node = raw
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if isinstance(node, list):
+            node[int(leaf)] = value
+        else:
+            node[leaf] = value
+    path = directory / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="session")
+def texas_pack() -> CriteriaPack:
+    return load_criteria(PACK)
+
+
+@pytest.fixture
+def synthetic(tmp_path: Path) -> Callable[..., CriteriaPack]:
+    """Build a pack over a synthetic source: synthetic(rows, **pack_changes) -> CriteriaPack."""
+
+    def build(rows: Iterable[dict[str, Any]], **changes: Any) -> CriteriaPack:
+        source = write_csv(tmp_path / "source.csv", rows)
+        return load_criteria(write_pack(tmp_path, source, **changes))
+
+    return build

@@ -1,0 +1,78 @@
+"""The `opportunity` command: run --json (the state object), backfill lines, cost, archive, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from opportunity_assets.cli import main
+from opportunity_assets.cost import load_prices, worst_case
+from tests.conftest import PACK, write_pack
+
+pytestmark = pytest.mark.slow
+
+STATE_FIELDS = {"run_id", "as_of", "criteria", "candidates", "analyses", "verifications", "routes", "brief",
+                "errors", "summary", "cost"}
+
+
+def _args(tmp_path: Path) -> list[str]:
+    return ["--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
+
+
+def test_run_json_prints_the_state_object_field_for_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--as-of", "2009-12-31", "--json", *_args(tmp_path)]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert set(state) >= STATE_FIELDS
+    assert set(state["criteria"]) == {"domain", "hard_filters", "thresholds"}
+    assert {"id", "name", "raw_data", "source", "data_gaps", "filters"} <= set(state["candidates"][0])
+    analysis = state["analyses"][0]
+    assert {"candidate_id", "numbers", "calculation", "score", "verdict", "reasoning", "assumptions",
+            "red_flags"} <= set(analysis)
+    number = next(iter(analysis["numbers"].values()))
+    assert set(number["source"]) == {"table", "entity", "period", "published_at"}
+    verification = state["verifications"][0]
+    assert set(verification["checks"]) == {"arithmetic", "inputs", "assumptions", "omissions", "constraints"}
+    assert {"status", "failed_checks", "reason", "fatal_assumption"} <= set(verification)
+    assert set(state["routes"][0]) >= {"candidate_id", "destination", "section_or_tag"}
+    assert set(state["brief"]) >= {"markdown", "words"}
+    assert set(state["summary"]) >= {"scanned", "passed_filters", "analyzed", "by_tag", "errors"}
+    assert state["cost"] == {"calls": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
+    assert "off" in state["model_checks"]
+
+
+def test_run_prints_the_brief_and_backfill_prints_one_line_per_night(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", *_args(tmp_path)]) == 0  # default: the latest night the data supports
+    out = capsys.readouterr().out
+    assert out.startswith("# Morning brief — texas_housing, as of 2015-08-30")
+    assert "Model checks: off" in out and "## Run summary" in out
+    assert main(["backfill", "--start", "2009-10-01", "--end", "2009-12-31", *_args(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[0] for line in lines] == ["2009-10-31", "2009-11-30", "2009-12-31"]
+    assert all("scanned" in line and "STRONG" in line and "CONFIRMED" in line and "errors" in line for line in lines)
+
+
+def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *_args(tmp_path)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(r["tag"] == "below_threshold" and r["as_of"] == "2009-12-31" for r in rows)
+
+
+def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"thresholds.marginal": 95})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(bad), *_args(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "thresholds" in err and "95" in err and "strong" in err
+    assert not (tmp_path / "r.duckdb").exists()  # nothing written
+
+
+def test_cost_prints_the_worst_case_arithmetic(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               texas_pack) -> None:  # type: ignore[no-untyped-def]
+    assert main(["cost", "--as-of", "2015-08-30", *_args(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    estimate = worst_case(texas_pack, load_prices(), 30, model_checks_on=False)
+    assert f"${estimate.worst_case_usd:.4f}" in out and "tonight, model checks off" in out and "$0.0000" in out

@@ -1,0 +1,185 @@
+"""Whole nights through Dagster: the graph, idempotence, error isolation, the known-bad candidate, no look-ahead."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from opportunity_assets import night as nights
+from opportunity_assets.analyses import assets as analyses_module
+from opportunity_assets.analyses.assets import analyses
+from opportunity_assets.brief.assets import brief_and_archive
+from opportunity_assets.brief.render import WORD_LIMIT
+from opportunity_assets.candidates.assets import candidates
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.partitions import night_keys, night_range_tags
+from opportunity_assets.records import RunState
+from opportunity_assets.verifications.assets import verifications
+from resources.criteria import CriteriaResource
+from resources.source import PointInTimeSource
+from resources.store import ResultStore
+from tests.conftest import PACK, month_rows, write_csv, write_pack
+
+pytestmark = pytest.mark.slow
+
+DESIGN_NIGHT = date(2009, 12, 31)
+
+
+def _run(tmp_path: Path, as_of: date, pack: Path = PACK, instance: dg.DagsterInstance | None = None) -> RunState:
+    defs = build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"))
+    nights.run_night(defs, instance or dg.DagsterInstance.ephemeral(), as_of)
+    return nights.state(defs, as_of)
+
+
+def _comparable(run: RunState) -> dict:
+    return json.loads(run.model_dump_json())
+
+
+def test_whole_graph_through_materialize(tmp_path: Path) -> None:
+    """The four assets materialized with dg.materialize(), as the UI would: scan, one run per night, brief."""
+    resources = {"criteria": CriteriaResource(path=str(PACK)), "source": PointInTimeSource(),
+                 "store": ResultStore(path=str(tmp_path / "results.duckdb"))}
+    instance = dg.DagsterInstance.ephemeral()
+    key = DESIGN_NIGHT.isoformat()
+    scanned = dg.materialize([candidates], partition_key=key, resources=resources, instance=instance)
+    assert scanned.success
+    keys = night_keys(instance, DESIGN_NIGHT)
+    assert keys and all(k.startswith(f"{key}|") for k in keys)
+    per_candidate = dg.materialize([analyses, verifications], resources=resources, instance=instance,
+                                   tags=night_range_tags(keys))
+    assert per_candidate.success
+    partitions = {e.partition for e in per_candidate.get_asset_materialization_events()}
+    assert partitions == set(keys)  # one run covered every candidate partition of the night
+    briefed = dg.materialize([brief_and_archive], partition_key=key, resources=resources, instance=instance)
+    assert briefed.success
+    checks = [*scanned.get_asset_check_evaluations(), *per_candidate.get_asset_check_evaluations(),
+              *briefed.get_asset_check_evaluations()]
+    names = {(c.asset_key.to_user_string(), c.check_name): c.passed for c in checks}
+    assert names[("candidates", "filters_hold")] and names[("analyses", "verdicts_consistent")]
+    assert names[("brief", "word_limit")] and names[("brief", "numbers_in_store")]
+    assert names[("verifications", "five_checks_reported")] and names[("archive", "routes_valid")]
+    brief_md = next(e for e in briefed.get_asset_materialization_events() if e.asset_key == dg.AssetKey("brief"))
+    assert "Morning brief" in brief_md.materialization.metadata["brief"].value
+
+
+def test_night_summary_adds_up_and_brief_fits(tmp_path: Path) -> None:
+    run = _run(tmp_path, DESIGN_NIGHT)
+    s = run.summary
+    assert s.scanned == len(run.candidates) == 46
+    assert s.passed_filters == s.capped + s.analyzed + s.errors
+    assert s.analyzed == len(run.routes) == sum(s.by_tag.values())
+    assert run.brief is not None and run.brief.words < WORD_LIMIT
+    assert run.as_of.isoformat() in run.run_id
+    assert {c.id for c in run.candidates if c.went_on} == {a.candidate_id for a in run.analyses}
+
+
+def test_rerun_is_idempotent(tmp_path: Path) -> None:
+    instance = dg.DagsterInstance.ephemeral()
+    first = _run(tmp_path, DESIGN_NIGHT, instance=instance)
+    second = _run(tmp_path, DESIGN_NIGHT, instance=instance)
+    assert _comparable(first) == _comparable(second)
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    counts = store.query("SELECT (SELECT count(*) FROM candidates) c, (SELECT count(*) FROM analyses) a, "
+                         "(SELECT count(*) FROM verifications) v, (SELECT count(*) FROM routes) r")[0]
+    assert counts == {"c": 46, "a": len(first.analyses), "v": len(first.verifications), "r": len(first.routes)}
+    assert len(night_keys(instance, DESIGN_NIGHT)) == len(first.analyses)
+
+
+def test_a_failing_candidate_is_an_error_record_and_the_night_goes_on(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    clean = _run(tmp_path / "clean", DESIGN_NIGHT)
+    victim = clean.analyses[0].candidate_id
+    real_analyze = analyses_module.analyze
+
+    def breaking(pack, candidate):  # type: ignore[no-untyped-def]
+        if candidate.id == victim:
+            raise RuntimeError("source row exploded")
+        return real_analyze(pack, candidate)
+
+    monkeypatch.setattr(analyses_module, "analyze", breaking)
+    broken = _run(tmp_path / "broken", DESIGN_NIGHT)
+    assert [(e.candidate_id, e.node) for e in broken.errors] == [(victim, "analyze")]
+    assert "source row exploded" in broken.errors[0].error
+    assert broken.summary.errors == 1 and broken.summary.analyzed == clean.summary.analyzed - 1
+    others = {a.candidate_id: (a.verdict, a.score) for a in clean.analyses if a.candidate_id != victim}
+    assert {a.candidate_id: (a.verdict, a.score) for a in broken.analyses} == others
+    assert {r.candidate_id: r.section_or_tag for r in broken.routes} == {
+        r.candidate_id: r.section_or_tag for r in clean.routes if r.candidate_id != victim}
+    assert broken.brief is not None and f"{victim} (analyze)" in broken.brief.markdown
+    # The next clean run of the same night clears the error and restores the candidate.
+    monkeypatch.setattr(analyses_module, "analyze", real_analyze)
+    healed = _run(tmp_path / "broken", DESIGN_NIGHT)
+    assert healed.errors == [] and healed.summary.analyzed == clean.summary.analyzed
+
+
+def _spike_source(tmp_path: Path) -> Path:
+    rows = []
+    for i in range(12):
+        rows += month_rows(f"Town {i:02d}", sales=150.0 + 5 * i)
+    rows += month_rows("Spike City", overrides={(2014, 11): {"sales": 2000.0}})
+    return write_csv(tmp_path / "spike.csv", rows)
+
+
+def test_known_bad_spike_is_not_in_act_on_these(tmp_path: Path) -> None:
+    pack = write_pack(tmp_path, _spike_source(tmp_path))
+    run = _run(tmp_path, date(2015, 1, 30), pack)
+    analysis = next(a for a in run.analyses if a.candidate_id == "spike-city")
+    verification = next(v for v in run.verifications if v.candidate_id == "spike-city")
+    route = next(r for r in run.routes if r.candidate_id == "spike-city")
+    assert analysis.verdict == "STRONG"  # the formula alone is fooled ...
+    assert verification.status == "UNCERTAIN"  # ... the skeptic is not
+    assert verification.fatal_assumption is not None and "2014-11" in verification.fatal_assumption
+    assert route.section_or_tag == "needs_your_judgment"
+    assert run.brief is not None
+    act_section = run.brief.markdown.split("## Needs your judgment")[0]
+    assert "Spike City" not in act_section
+
+
+def test_missing_required_number_is_insufficient_data_and_never_invented(tmp_path: Path) -> None:
+    rows = [r for i in range(12) for r in month_rows(f"Town {i:02d}")]
+    rows += month_rows("Gappy", overrides={(2013, 11): {"inventory": None}})  # inside the year-ago window
+    pack = write_pack(tmp_path, write_csv(tmp_path / "gap.csv", rows))
+    run = _run(tmp_path, date(2015, 1, 30), pack)
+    analysis = next(a for a in run.analyses if a.candidate_id == "gappy")
+    assert analysis.verdict == "INSUFFICIENT_DATA" and analysis.score is None
+    assert analysis.missing == ["inventory_3m_prev"] and "inventory_3m_prev" not in analysis.numbers
+    assert next(r for r in run.routes if r.candidate_id == "gappy").section_or_tag == "data_gap"
+    archived = ResultStore(path=str(tmp_path / "results.duckdb")).archive("texas_housing", tag="data_gap")
+    assert [row["candidate_id"] for row in archived] == ["gappy"]
+
+
+@pytest.mark.parametrize("as_of", [date(2005, 3, 31), date(2009, 12, 31), date(2015, 8, 30)])
+def test_no_number_is_published_after_as_of(tmp_path: Path, as_of: date) -> None:
+    run = _run(tmp_path, as_of)
+    for a in run.analyses:
+        assert all(n.source.published_at <= as_of for n in a.numbers.values()), a.candidate_id
+    for c in run.candidates:
+        assert all(date.fromisoformat(r["published_at"]) <= as_of for r in c.raw_data), c.id
+
+
+def test_future_rows_are_never_read(tmp_path: Path) -> None:
+    base = [r for i in range(12) for r in month_rows(f"Town {i:02d}", sales=150.0 + 7 * i)]
+    future = [r for i in range(12) for r in month_rows(f"Town {i:02d}", start=(2015, 1), months=12,
+                                                        sales=99_999.0, inventory=0.1)]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    without = write_pack(tmp_path / "a", write_csv(tmp_path / "a" / "s.csv", base))
+    with_future = write_pack(tmp_path / "b", write_csv(tmp_path / "b" / "s.csv", base + future))
+    as_of = date(2015, 1, 30)
+    assert _comparable(_run(tmp_path / "a", as_of, without)) == _comparable(_run(tmp_path / "b", as_of, with_future))
+
+
+def test_rescan_with_a_smaller_cap_drops_stale_partitions_and_records(tmp_path: Path) -> None:
+    instance = dg.DagsterInstance.ephemeral()
+    source = write_csv(tmp_path / "s.csv", [r for i in range(12) for r in month_rows(f"Town {i:02d}")])
+    wide = _run(tmp_path, date(2015, 1, 30), write_pack(tmp_path, source), instance)
+    narrow = _run(tmp_path, date(2015, 1, 30), write_pack(tmp_path, source, **{"caps.max_candidates": 10}),
+                  instance)
+    assert len(wide.analyses) == 12 and len(narrow.analyses) == 10 and narrow.summary.capped == 2
+    assert len(night_keys(instance, date(2015, 1, 30))) == 10
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    assert store.query("SELECT count(*) n FROM analyses")[0]["n"] == 10

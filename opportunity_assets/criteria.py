@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import string
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -275,9 +276,17 @@ class CriteriaPack(_Spec):
                 raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
         if self.caps.order_by is not None and self.caps.order_by not in metrics:
             raise _KeyProblem("caps.order_by", self.caps.order_by, f"a metric name {sorted(metrics)}")
-        for field in re.findall(r"{(\w+)", self.next_action):
-            if field != "name" and field not in metrics:
-                raise _KeyProblem("next_action", f"{{{field}}}", "`{name}` or a `{metric}` placeholder")
+        try:
+            fields = list(string.Formatter().parse(self.next_action))
+        except ValueError as exc:
+            raise _KeyProblem("next_action", self.next_action, f"a template with balanced braces ({exc})") from None
+        for _, field, fmt, conversion in fields:
+            if field is None:
+                continue
+            if fmt or conversion or (field != "name" and field not in metrics):
+                shown = "{" + field + ("!" + conversion if conversion else "") + (":" + fmt if fmt else "") + "}"
+                raise _KeyProblem("next_action", shown, "plain `{name}` or `{metric}` placeholders (numbers are "
+                                  "formatted by code)")
         return self
 
     # ---- derived views -------------------------------------------------------------------------------

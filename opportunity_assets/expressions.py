@@ -30,6 +30,13 @@ _COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[float, float], bool]]] = {
     ast.Gt: (">", operator.gt),
     ast.GtE: (">=", operator.ge),
 }
+_SYMBOLS: dict[type[ast.AST], str] = {
+    ast.Pow: "**", ast.Mod: "%", ast.FloorDiv: "//", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.Invert: "~", ast.Not: "not", ast.And: "and",
+    ast.Or: "or", ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+    ast.NotIn: "not in",
+}
+"""How refused operators are named in errors (an operator node alone unparses to nothing)."""
 _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.USub, ast.UAdd, ast.Constant, ast.Name, ast.Load,
             ast.Compare, *_BINARY, *_COMPARE)
 
@@ -57,8 +64,8 @@ def parse(text: str) -> Expression:
         raise ExpressionError(f"not an arithmetic expression ({exc.msg})") from None
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
-            raise ExpressionError(f"`{ast.unparse(node)}` is not allowed (only + - * /, comparisons, "
-                                  "numbers and metric names)")
+            shown = _SYMBOLS.get(type(node)) or ast.unparse(node) or type(node).__name__
+            raise ExpressionError(f"`{shown}` is not allowed (only + - * /, comparisons, numbers and metric names)")
         if isinstance(node, ast.Constant) and (isinstance(node.value, bool)
                                                or not isinstance(node.value, int | float)):
             raise ExpressionError(f"constant {node.value!r} is not a number")
@@ -89,6 +96,8 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
             return float(value), _fmt(float(value))
         if isinstance(node, ast.UnaryOp):
             inner, text = walk(node.operand)
+            if isinstance(node.operand, ast.BinOp | ast.UnaryOp):
+                text = f"({text})"
             return (-inner, f"-{text}") if isinstance(node.op, ast.USub) else (inner, text)
         if isinstance(node, ast.BinOp):
             (left, ltext), (right, rtext) = walk(node.left), walk(node.right)

@@ -117,9 +117,12 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
 
 
 def _section(lines: list[str], more: int, section: str, empty: str) -> list[str]:
+    """Items shown, then where the rest are. It names the stored total, not the remainder: every number in
+    the brief must be one the store holds."""
     out = list(lines)
     if more:
-        out.append(f"- {'and ' if lines else ''}{more} more: `opportunity archive --section {section}`")
+        out.append(f"- {'more' if lines else 'all'} of the {len(lines) + more} in the store: "
+                   f"`opportunity archive --section {section}`")
     return out or [empty]
 
 

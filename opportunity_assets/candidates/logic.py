@@ -90,12 +90,14 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
          quarantined: int = 0) -> tuple[list[Candidate], ScanReport]:
     raw = _raw_rows(history, pack.source.columns)
     judged: list[Candidate] = []
-    seen: dict[str, int] = {}
+    taken: set[str] = set()
     for row in metrics.sort("entity_id").iter_rows(named=True):
-        cid = candidate_id(row["entity_id"])
-        seen[cid] = seen.get(cid, 0) + 1
-        if seen[cid] > 1:  # two entity keys with the same slug: keep both, distinguishably and stably
-            cid = f"{cid}-{seen[cid]}"
+        base = cid = candidate_id(row["entity_id"])
+        suffix = 1
+        while cid in taken:  # entity keys with the same slug: keep each, distinguishably and stably
+            suffix += 1
+            cid = f"{base}-{suffix}"
+        taken.add(cid)
         values = {name: row[name] for name in pack.metrics}
         rows = raw.get(row["entity_id"], [])
         filters = _judge(pack, values)

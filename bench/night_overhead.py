@@ -1,0 +1,105 @@
+"""Benchmark: one night over all 46 areas through Dagster vs the same computation in plain Python, and a
+24-month-end backfill. Prints numbers; asserts nothing (timing belongs here, not in unit tests).
+
+    .venv/bin/python bench/night_overhead.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import warnings
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+import yaml
+
+from opportunity_assets import night as nights
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.render import NightRecords, render_brief
+from opportunity_assets.brief.routing import route
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.verifications.logic import verify
+from resources.criteria import DEFAULT_PACK
+from resources.source import read_snapshot
+
+warnings.filterwarnings("ignore")
+AS_OF = date(2015, 8, 30)
+
+
+def all_areas_pack(directory: Path) -> Path:
+    raw = yaml.safe_load(DEFAULT_PACK.read_text())
+    raw["source"]["path"] = str(DEFAULT_PACK.parent.parent / "txhousing.csv")
+    raw["caps"]["max_candidates"] = 46  # every area that passes the filters goes on
+    path = directory / "all_areas.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def plain_night(pack: CriteriaPack, as_of: date) -> int:
+    snapshot = read_snapshot(pack, as_of)
+    candidates, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    going_on = [c for c in candidates if c.went_on]
+    analyses = [analyze(pack, c) for c in going_on]
+    verifications = [verify(pack, c, a) for c, a in zip(going_on, analyses, strict=True)]
+    routes = [route(a, v) for a, v in zip(analyses, verifications, strict=True)]
+    import dataclasses
+
+    render_brief(pack, NightRecords(as_of, going_on, analyses, verifications, routes, [],
+                                    dataclasses.asdict(report)), "off")
+    return len(going_on)
+
+
+def timed(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--backfill-months", type=int, default=24)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        pack_path = all_areas_pack(tmp_path)
+        pack = load_criteria(pack_path)
+        analyzed = plain_night(pack, AS_OF)
+        plain = timed(lambda: plain_night(pack, AS_OF), args.repeat)
+
+        defs = build_definitions(criteria_path=str(pack_path), store_path=str(tmp_path / "night.duckdb"))
+        instance = dg.DagsterInstance.from_config(str(tmp_path))  # a persistent SQLite instance, as in production
+        first = timed(lambda: nights.run_night(defs, instance, AS_OF), 1)[0]
+        warm = timed(lambda: nights.run_night(defs, instance, AS_OF), args.repeat)
+
+        p, d = statistics.median(plain), statistics.median(warm)
+        print(f"night {AS_OF}, 46 areas scanned, {analyzed} analyzed + verified, median of {args.repeat}:")
+        print(f"  plain Python (no Dagster, no store):          {p * 1000:8.1f} ms")
+        print(f"  Dagster in-process, all assets + checks:      {d * 1000:8.1f} ms   (first run {first * 1000:.0f} ms)")
+        print(f"  ratio Dagster / plain:                         {d / p:8.2f} x   (goal <= 3x)")
+
+        home = tmp_path / "backfill_home"
+        home.mkdir()
+        (home / "dagster.yaml").touch()
+        backfill_defs = build_definitions(store_path=str(tmp_path / "backfill.duckdb"))
+        backfill_instance = dg.DagsterInstance.from_config(str(home))
+        months = nights.nights_between(date(2008, 1, 1), date(2009, 12, 31), "month-end")[: args.backfill_months]
+        start = time.perf_counter()
+        for as_of in months:
+            nights.run_night(backfill_defs, backfill_instance, as_of)
+        total = time.perf_counter() - start
+        print(f"backfill of {len(months)} month-ends (2008-01..2009-12, bundled pack): {total:.1f} s "
+              f"({total / len(months) * 1000:.0f} ms a night)")
+
+
+if __name__ == "__main__":
+    main()

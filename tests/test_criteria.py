@@ -1,0 +1,200 @@
+"""Criteria pack validation: the bundled pack loads; a bad pack names the key, the bad value and the expectation."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
+from tests.conftest import PACK, month_rows, write_csv, write_pack
+
+
+def _source(tmp_path: Path) -> Path:
+    return write_csv(tmp_path / "source.csv", month_rows("Alpha"))
+
+
+def _load(tmp_path: Path, **changes: Any) -> CriteriaPack:
+    return load_criteria(write_pack(tmp_path, _source(tmp_path), **changes))
+
+
+def _error(tmp_path: Path, **changes: Any) -> str:
+    with pytest.raises(CriteriaError) as exc:
+        _load(tmp_path, **changes)
+    return str(exc.value)
+
+
+def test_bundled_pack_loads(texas_pack: CriteriaPack) -> None:
+    assert texas_pack.domain == "texas_housing"
+    assert texas_pack.source.table == "txhousing"
+    assert texas_pack.source_path == (PACK.parent / "../txhousing.csv").resolve()
+    assert texas_pack.source_path.is_file()
+    assert [f.name for f in texas_pack.hard_filters] == ["liquidity", "freshness", "coverage"]
+    assert set(texas_pack.required_inputs) <= set(texas_pack.metrics)
+    assert math.isclose(sum(c.weight for c in texas_pack.formula.components), 1.0)
+    assert texas_pack.thresholds.marginal < texas_pack.thresholds.strong
+    assert texas_pack.models.analyzer.model != texas_pack.models.verifier.model
+    assert texas_pack.max_window == 14
+    assert all(rule.parsed.is_comparison for rule in texas_pack.red_flags)
+    assert not any(c.parsed.is_comparison for c in texas_pack.formula.components)
+    assert len(texas_pack.fingerprint) == 12
+    assert texas_pack.fingerprint == load_criteria(PACK).fingerprint
+
+
+def test_fingerprint_changes_with_the_criteria(tmp_path: Path) -> None:
+    base = _load(tmp_path)
+    assert _load(tmp_path, **{"thresholds.strong": 71}).fingerprint != base.fingerprint
+    assert _load(tmp_path).fingerprint == base.fingerprint
+
+
+def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    _source(tmp_path)
+    pack_file = write_pack(tmp_path, Path("source.csv"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    pack = load_criteria(pack_file)
+    assert pack.source_path == (tmp_path / "source.csv").resolve()
+
+
+BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("weights_do_not_sum_to_one", {"formula.components.0.weight": 0.5}, ["key `formula`", "1.15", "sum to 1"]),
+    ("unknown_metric_in_hard_filter", {"hard_filters.0.metric": "sales_99m"},
+     ["key `hard_filters.0.metric`", "'sales_99m'", "a metric name", "sales_12m"]),
+    ("hard_filter_op", {"hard_filters.0.op": "=="}, ["key `hard_filters.0.op`", "'=='", "'>='"]),
+    ("hard_filter_value_not_number", {"hard_filters.0.value": "many"}, ["key `hard_filters.0.value`", "'many'"]),
+    ("formula_unknown_name", {"formula.components.0.expression": "sales_3m / foo"},
+     ["key `formula.components.0.expression`", "'sales_3m / foo'", "a required input", "unknown: ['foo']"]),
+    ("formula_uses_metric_that_is_not_required", {"formula.components.0.expression": "median_3m / 1000"},
+     ["key `formula.components.0.expression`", "'median_3m / 1000'", "unknown: ['median_3m']"]),
+    ("formula_is_comparison", {"formula.components.0.expression": "sales_3m > 1"},
+     ["key `formula.components.0.expression`", "'sales_3m > 1'", "without a comparison"]),
+    ("formula_calls_function", {"formula.components.0.expression": "max(sales_3m, 1)"},
+     ["key `formula.components.0.expression`", "'max(sales_3m, 1)'", "arithmetic expression"]),
+    ("red_flag_not_comparison", {"red_flags.0.when": "sales_peak_3m / sales_3m"},
+     ["key `red_flags.0.when`", "'sales_peak_3m / sales_3m'", "a comparison"]),
+    ("red_flag_unknown_metric", {"red_flags.1.when": "price_drop > 0.1"},
+     ["key `red_flags.1.when`", "'price_drop > 0.1'", "unknown: ['price_drop']"]),
+    ("marginal_equals_strong", {"thresholds.marginal": 70}, ["key `thresholds`", "marginal 70", "below strong 70"]),
+    ("marginal_above_strong", {"thresholds.marginal": 80}, ["key `thresholds`", "marginal 80", "below strong 70"]),
+    ("verifier_is_analyzer", {"models.verifier.model": "claude-haiku-5-5"},
+     ["key `models`", "'claude-haiku-5-5'", "must differ"]),
+    ("unknown_top_level_key", {"bogus": 1}, ["key `bogus`", "unknown key"]),
+    ("unknown_nested_key", {"caps.max_candidate": 5}, ["key `caps.max_candidate`", "unknown key"]),
+    ("metric_column_not_in_source", {"metrics.sales_3m.column": "price"},
+     ["key `metrics.sales_3m`", "'price'", "source.columns", "'sales'"]),
+    ("bad_window", {"metrics.sales_3m.window": [3, 1]}, ["key `metrics.sales_3m`", "[3, 1]", "0 <= from <= to"]),
+    ("negative_window", {"metrics.sales_3m.window": [-1, 2]}, ["key `metrics.sales_3m`", "[-1, 2]"]),
+    ("min_rows_beyond_window", {"metrics.sales_3m.min_rows": 4}, ["key `metrics.sales_3m`", "min_rows 4", "3"]),
+    ("unknown_aggregation", {"metrics.sales_3m.agg": "median"}, ["key `metrics.sales_3m.agg`", "'median'"]),
+    ("band_above_one", {"uncertainty.sales_3m": 1.5}, ["key `uncertainty`", "1.5", "'sales_3m'", "between 0 and 1"]),
+    ("band_zero", {"uncertainty.sales_3m": 0}, ["key `uncertainty`", "0", "between 0 and 1"]),
+    ("band_negative", {"uncertainty.sales_3m": -0.05}, ["key `uncertainty`", "-0.05", "between 0 and 1"]),
+    ("band_for_non_input", {"uncertainty.median_3m": 0.05},
+     ["key `uncertainty.median_3m`", "'median_3m'", "a required input"]),
+    ("next_action_unknown_placeholder", {"next_action": "Call the {mayor} of {name}."},
+     ["key `next_action`", "{mayor}", "placeholder"]),
+    ("required_input_unknown", {"required_inputs.0": "sales_1m"},
+     ["key `required_inputs.0`", "'sales_1m'", "a metric name"]),
+    ("omission_requires_unknown", {"omissions.0.requires": ["median_3m", "rent_3m"]},
+     ["key `omissions.0.requires`", "'rent_3m'", "a metric name"]),
+    ("order_by_unknown", {"caps.order_by": "population"}, ["key `caps.order_by`", "'population'", "a metric name"]),
+    ("min_above_max", {"caps.min_candidates": 40}, ["key `caps`", "min_candidates 40", "max_candidates 30"]),
+    ("max_candidates_zero", {"caps.max_candidates": 0}, ["key `caps.max_candidates`", "0"]),
+    ("bad_metric_name", {"metrics.Sales": {"agg": "sum", "column": "sales", "window": [0, 2]}},
+     ["key `metrics`", "'Sales'"]),
+    ("publication_lag_negative", {"source.publication_lag_days": -1}, ["key `source.publication_lag_days`", "-1"]),
+    ("missing_source_file", {"source.path": "nope.csv"}, ["key `source.path`", "'nope.csv'", "an existing file"]),
+]
+
+
+@pytest.mark.parametrize(("changes", "fragments"), [(c, f) for _, c, f in BAD_PACKS],
+                         ids=[name for name, _, _ in BAD_PACKS])
+def test_bad_pack_names_key_value_and_expectation(tmp_path: Path, changes: dict[str, Any],
+                                                  fragments: list[str]) -> None:
+    message = _error(tmp_path, **changes)
+    assert message.startswith(f"criteria file {tmp_path / 'pack.yaml'}: ")
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+    assert "expected" in message
+
+
+@pytest.mark.parametrize("template", [
+    "Call about {} in {name}.",
+    "Price rentals near {median_3m:.0f} in {name}.",
+    "Price rentals near {median_3m.real} in {name}.",
+    "Price rentals near {median_3m[0]} in {name}.",
+])
+def test_next_action_that_cannot_be_filled_is_refused_on_load(tmp_path: Path, template: str) -> None:
+    """Metric placeholders are filled with already formatted text (`$150,000`): a positional field, a format
+    spec or attribute access crashes the brief at the end of the night (IndexError, ValueError,
+    AttributeError), index access prints one character; the pack must not load."""
+    message = _error(tmp_path, next_action=template)
+    assert "key `next_action`" in message
+
+
+def test_next_action_with_name_and_metric_placeholders_loads(tmp_path: Path) -> None:
+    pack = _load(tmp_path, next_action="Visit {name}; compare {median_3m} with {median_3m_prev}.")
+    assert "{median_3m}" in pack.next_action
+
+
+@pytest.mark.parametrize("key", ["domain", "next_action", "models", "formula", "source"])
+def test_missing_required_key(tmp_path: Path, key: str) -> None:
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    del raw[key]
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert f"key `{key}`: missing" in str(exc.value)
+
+
+def test_missing_nested_key(tmp_path: Path) -> None:
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    del raw["source"]["entity_id"]
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError, match=r"key `source\.entity_id`: missing"):
+        load_criteria(path)
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("- domain\n- source\n", "got list; expected a mapping"),
+    ("just a sentence\n", "got str; expected a mapping"),
+    ("", "got NoneType; expected a mapping"),
+])
+def test_non_mapping_yaml(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text(text)
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert fragment in str(exc.value)
+    assert str(path) in str(exc.value)
+
+
+def test_invalid_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")
+    with pytest.raises(CriteriaError, match="not valid YAML"):
+        load_criteria(path)
+
+
+def test_missing_pack_file(tmp_path: Path) -> None:
+    with pytest.raises(CriteriaError, match="not found"):
+        load_criteria(tmp_path / "absent.yaml")
+
+
+def test_several_problems_are_all_reported(tmp_path: Path) -> None:
+    message = _error(tmp_path, **{"bogus": 1, "caps.retries": 9})
+    assert "key `bogus`" in message
+    assert "key `caps.retries`" in message
+
+
+def test_criteria_error_is_a_value_error() -> None:
+    assert issubclass(CriteriaError, ValueError)

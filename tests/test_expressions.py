@@ -1,0 +1,157 @@
+"""The pack's arithmetic language: what parse() refuses, and the two evaluators agreeing with each other."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from opportunity_assets.expressions import (
+    ExpressionError,
+    MissingValue,
+    evaluate_compiled,
+    evaluate_explained,
+    parse,
+)
+
+VALUES = {"a": 3.0, "b": 4.5, "c": -2.0}
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("max(a, b)", "max(a, b)"),
+    ("abs(a)", "abs(a)"),
+    ("a.real", "a.real"),
+    ("().__class__", "__class__"),
+    ("a[0]", "a[0]"),
+    ("'abc'", "'abc'"),
+    ("a + 'x'", "'x'"),
+    ("a < b < c", "chained"),
+    ("0 < a <= 1", "chained"),
+    ("(a > b) + 1", "whole expression"),
+    ("a * (b < c)", "whole expression"),
+    ("(a > b) > c", "whole expression"),
+    ("True", "True"),
+    ("a + False", "False"),
+    ("1j", "1j"),
+    ("a if b else c", "a if b else c"),
+    ("lambda: 1", "lambda"),
+    ("a and b", "a and b"),
+    ("[a, b]", "[a, b]"),
+    ("a +", "not an arithmetic expression"),
+    ("", "not an arithmetic expression"),
+])
+def test_parse_rejects_what_is_not_arithmetic(text: str, fragment: str) -> None:
+    with pytest.raises(ExpressionError) as exc:
+        parse(text)
+    assert fragment in str(exc.value)
+
+
+@pytest.mark.parametrize(("text", "operator"), [("a ** 2", "**"), ("a % b", "%"), ("a == b", "=="),
+                                                ("a // b", "//"), ("not a", "not")])
+def test_rejected_operator_is_named_in_the_message(text: str, operator: str) -> None:
+    """The message must show the offending construct (not an empty `` quote)."""
+    with pytest.raises(ExpressionError) as exc:
+        parse(text)
+    assert "``" not in str(exc.value)
+    assert operator in str(exc.value)
+
+
+def test_parse_reports_names_and_kind() -> None:
+    arithmetic = parse("  sales_3m / sales_3m_prev - 1 ")
+    assert arithmetic.names == frozenset({"sales_3m", "sales_3m_prev"})
+    assert arithmetic.is_comparison is False
+    assert arithmetic.text == "sales_3m / sales_3m_prev - 1"
+    comparison = parse("sales_peak_3m / sales_3m > 0.5")
+    assert comparison.is_comparison is True
+    assert comparison.names == frozenset({"sales_peak_3m", "sales_3m"})
+    assert parse("2 * 3").names == frozenset()
+
+
+AGREEING = [
+    ("a + b * c", 3 + 4.5 * -2),
+    ("(a + b) * c", (3 + 4.5) * -2),
+    ("a / b - 1", 3 / 4.5 - 1),
+    ("a - b - c", 3 - 4.5 + 2),
+    ("a / b / c", 3 / 4.5 / -2),
+    ("-a + b", -3 + 4.5),
+    ("+a", 3.0),
+    ("a - -c", 3 - 2),
+    ("-(a - b) * c", -(3 - 4.5) * -2),
+    ("a / -(b - c)", 3 / -(4.5 + 2)),
+    ("2 * a - 3.5", 2 * 3 - 3.5),
+    ("1e3 / a", 1000 / 3),
+    ("a > b", 0.0),
+    ("a / b <= 0.5", 0.0),
+    ("a >= a", 1.0),
+    ("c < a - b", 1.0),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), AGREEING)
+def test_both_evaluators_agree_with_the_expected_value(text: str, expected: float) -> None:
+    expr = parse(text)
+    explained, _ = evaluate_explained(expr, VALUES)
+    compiled = evaluate_compiled(expr, VALUES)
+    assert explained == pytest.approx(expected)
+    assert compiled == pytest.approx(expected)
+    assert explained == pytest.approx(compiled, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize(("text", "expected"), AGREEING)
+def test_substituted_text_evaluates_to_the_same_value(text: str, expected: float) -> None:
+    """The substituted text is the calculation shown to the user: it must compute the value it reports."""
+    value, substituted = evaluate_explained(parse(text), VALUES)
+    assert not parse(substituted).names  # every name was replaced by its value
+    again, _ = evaluate_explained(parse(substituted), {})
+    assert again == pytest.approx(value, rel=1e-5)
+    assert again == pytest.approx(expected, rel=1e-5)
+
+
+def test_substituted_text_shows_the_values() -> None:
+    value, substituted = evaluate_explained(parse("sales_3m / sales_3m_prev - 1"),
+                                            {"sales_3m": 412, "sales_3m_prev": 380})
+    assert substituted == "(412 / 380) - 1"
+    assert value == pytest.approx(412 / 380 - 1)
+    _, shown = evaluate_explained(parse("inventory_3m - inventory_3m_prev"),
+                                  {"inventory_3m": 4.25, "inventory_3m_prev": 6.5})
+    assert shown == "4.25 - 6.5"
+    _, flag = evaluate_explained(parse("sales_peak_3m / sales_3m > 0.5"), {"sales_peak_3m": 900, "sales_3m": 1200})
+    assert flag == "900 / 1200 > 0.5"
+
+
+@pytest.mark.parametrize("evaluator", ["explained", "compiled"])
+@pytest.mark.parametrize("text", ["a / (b - b)", "a / 0", "a / (c + 2)", "1 / (a - 3)"])
+def test_division_by_zero_is_missing_value(evaluator: str, text: str) -> None:
+    expr = parse(text)
+    with pytest.raises(MissingValue, match="division by zero"):
+        if evaluator == "explained":
+            evaluate_explained(expr, VALUES)
+        else:
+            evaluate_compiled(expr, VALUES)
+
+
+@pytest.mark.parametrize("evaluator", ["explained", "compiled"])
+@pytest.mark.parametrize("bad", [None, math.nan, math.inf, -math.inf, "absent"])
+def test_missing_or_non_finite_input_is_missing_value(evaluator: str, bad: object) -> None:
+    values = {"a": 3.0} if bad == "absent" else {"a": 3.0, "b": bad}
+    expr = parse("a + b")
+    with pytest.raises(MissingValue, match="b is missing"):
+        if evaluator == "explained":
+            evaluate_explained(expr, values)  # type: ignore[arg-type]
+        else:
+            evaluate_compiled(expr, values)  # type: ignore[arg-type]
+
+
+def test_missing_value_is_not_an_expression_error() -> None:
+    """Callers catch MissingValue to declare a gap; it must not be confused with a bad pack."""
+    assert not issubclass(MissingValue, ExpressionError)
+    assert issubclass(MissingValue, ArithmeticError)
+    assert issubclass(ExpressionError, ValueError)
+
+
+def test_compiled_evaluation_has_no_builtins() -> None:
+    """Even a name that is a builtin in Python is just a (missing) metric here."""
+    expr = parse("len + 1")
+    with pytest.raises(MissingValue):
+        evaluate_compiled(expr, {})
+    assert evaluate_compiled(expr, {"len": 2.0}) == 3.0

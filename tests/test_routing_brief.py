@@ -1,0 +1,255 @@
+"""The router's ordered rules, and the morning brief: word limit, "N more", empty sections, the number check."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.render import (
+    WORD_LIMIT,
+    NightRecords,
+    count_words,
+    numeric_leaves,
+    render_brief,
+    unsupported_numbers,
+)
+from opportunity_assets.brief.routing import RULES, route
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.records import (
+    Analysis,
+    Cost,
+    Destination,
+    RunError,
+    Status,
+    Verdict,
+    Verification,
+)
+from opportunity_assets.verifications.logic import verify
+from resources.source import read_snapshot
+from tests.conftest import month_rows, write_csv, write_pack
+
+AS_OF = date(2015, 1, 30)
+
+
+# ---- routing -----------------------------------------------------------------------------------------------
+def _analysis(verdict: Verdict, cid: str = "x") -> Analysis:
+    score = {Verdict.STRONG: 80.0, Verdict.MARGINAL: 60.0, Verdict.SKIP: 20.0}.get(verdict)
+    return Analysis(as_of=AS_OF, candidate_id=cid, numbers={}, calculation=[], components={}, score=score,
+                    verdict=verdict, reasoning="", assumptions=[], red_flags=[])
+
+
+def _verification(status: Status, cid: str = "x", as_of: date = AS_OF) -> Verification:
+    return Verification(as_of=as_of, candidate_id=cid, status=status, checks={}, failed_checks=[], reason="",
+                        fatal_assumption=None)
+
+
+def _expected(verdict: Verdict, status: Status) -> tuple[Destination, str, str]:
+    if verdict == Verdict.INSUFFICIENT_DATA:
+        return Destination.ARCHIVE, "data_gap", "insufficient_data"
+    if status == Status.REJECTED:
+        return Destination.ARCHIVE, "failed_verification", "rejected"
+    if status == Status.UNCERTAIN:
+        return Destination.BRIEF, "needs_your_judgment", "uncertain"
+    if verdict == Verdict.STRONG:
+        return Destination.BRIEF, "act_on_these", "strong_confirmed"
+    return Destination.ARCHIVE, "below_threshold", "default"
+
+
+@pytest.mark.parametrize("status", list(Status))
+@pytest.mark.parametrize("verdict", list(Verdict))
+def test_route_every_verdict_and_status(verdict: Verdict, status: Status) -> None:
+    routed = route(_analysis(verdict), _verification(status))
+    assert (routed.destination, routed.section_or_tag, routed.rule) == _expected(verdict, status)
+    assert routed.candidate_id == "x"
+    assert routed.as_of == AS_OF
+
+
+def test_route_table_is_complete() -> None:
+    """The 12 combinations land in exactly the five documented places."""
+    places = {_expected(v, s)[:2] for v in Verdict for s in Status}
+    assert places == {(Destination.ARCHIVE, "data_gap"), (Destination.ARCHIVE, "failed_verification"),
+                      (Destination.BRIEF, "needs_your_judgment"), (Destination.BRIEF, "act_on_these"),
+                      (Destination.ARCHIVE, "below_threshold")}
+    assert [r.name for r in RULES] == ["insufficient_data", "rejected", "uncertain", "strong_confirmed", "default"]
+
+
+def test_route_refuses_records_of_different_candidates() -> None:
+    with pytest.raises(ValueError, match="not the same candidate"):
+        route(_analysis(Verdict.STRONG, "a"), _verification(Status.CONFIRMED, "b"))
+    with pytest.raises(ValueError, match="not the same candidate"):
+        route(_analysis(Verdict.STRONG), _verification(Status.CONFIRMED, as_of=date(2015, 1, 31)))
+
+
+# ---- a night of records ------------------------------------------------------------------------------------
+def _strong(name: str, bump: int) -> list[dict[str, Any]]:
+    return month_rows(name, sales=150.0 + bump, overrides={(2014, m): {"sales": 200.0 + 3 * bump, "inventory": 4.0}
+                                                           for m in range(1, 13)})
+
+
+def _town(i: int) -> str:
+    return f"Town {chr(65 + i // 26)}{chr(65 + i % 26)}"
+
+
+def _night(directory: Path, rows: list[dict[str, Any]], **changes: Any) -> tuple[CriteriaPack, NightRecords]:
+    source = write_csv(directory / "source.csv", rows)
+    pack = load_criteria(write_pack(directory, source, **changes))
+    snapshot = read_snapshot(pack, AS_OF)
+    found, report = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined.height)
+    going_on = [c for c in found if c.went_on]
+    analyses = [analyze(pack, c) for c in going_on]
+    verifications = [verify(pack, c, a) for c, a in zip(going_on, analyses, strict=True)]
+    routes = [route(a, v) for a, v in zip(analyses, verifications, strict=True)]
+    return pack, NightRecords(as_of=AS_OF, candidates=going_on, analyses=analyses, verifications=verifications,
+                              routes=routes, errors=[], scan_report=dataclasses.asdict(report))
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> tuple[CriteriaPack, NightRecords]:
+    """45 STRONG, CONFIRMED markets and 3 one-month spikes: far more than 400 words if all were listed."""
+    rows = [row for i in range(45) for row in _strong(_town(i), i)]
+    rows += [row for i in range(3) for row in month_rows(f"Spike {chr(65 + i)}",
+                                                         overrides={(2014, 11): {"sales": 1500.0 + i}})]
+    return _night(tmp_path_factory.mktemp("crowded"), rows, **{"caps.max_candidates": 60})
+
+
+def _items(markdown: str, section: str) -> list[str]:
+    lines = markdown.splitlines()
+    start = lines.index(section) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [line for line in lines[start:end] if line.startswith("- **")]
+
+
+def test_crowded_night_is_routed_as_expected(crowded: tuple[CriteriaPack, NightRecords]) -> None:
+    _, night = crowded
+    tags = [r.section_or_tag for r in night.routes]
+    assert tags.count("act_on_these") == 45
+    assert tags.count("needs_your_judgment") == 3
+
+
+def test_brief_stays_under_the_word_limit_and_names_what_is_left_out(
+        crowded: tuple[CriteriaPack, NightRecords]) -> None:
+    pack, night = crowded
+    brief, summary = render_brief(pack, night, "off")
+    assert brief.words == count_words(brief.markdown)
+    assert brief.words < WORD_LIMIT
+    act = _items(brief.markdown, "## Act on these")
+    judge = _items(brief.markdown, "## Needs your judgment")
+    assert act, "the best items are still shown"
+    assert len(act) < 45
+    # The pointer names the stored total (a number the store holds), not the unstored remainder.
+    assert "- more of the 45 in the store: `opportunity archive --section act_on_these`" in brief.markdown
+    if len(judge) < 3:
+        assert "of the 3 in the store: `opportunity archive --section needs_your_judgment`" in brief.markdown
+    assert summary.by_tag["act_on_these"] == 45
+    assert summary.by_tag["needs_your_judgment"] == 3
+    assert summary.analyzed == 48
+    assert "Scanned 48; passed filters 48; capped 0; analyzed 48; errors 0." in brief.markdown
+    for line in act + judge:  # whole items, never a sentence cut in half
+        assert line.rstrip().endswith(".")
+
+
+def test_brief_shows_best_scores_first(crowded: tuple[CriteriaPack, NightRecords]) -> None:
+    pack, night = crowded
+    brief, _ = render_brief(pack, night, "off")
+    scores = {a.candidate_id: a.score for a in night.analyses}
+    names = {c.id: c.name for c in night.candidates}
+    shown = [line.split("**")[1] for line in _items(brief.markdown, "## Act on these")]
+    act_ids = sorted((r.candidate_id for r in night.routes if r.section_or_tag == "act_on_these"),
+                     key=lambda i: (-(scores[i] or 0.0), i))
+    assert shown == [names[i] for i in act_ids[:len(shown)]]
+
+
+def test_every_number_in_the_brief_is_in_the_store(crowded: tuple[CriteriaPack, NightRecords],
+                                                   tmp_path: Path) -> None:
+    """The blocking `numbers_in_store` check, run as the brief asset runs it, over a crowded night."""
+    from opportunity_assets.brief.assets import stored_numbers
+    from resources.store import ResultStore
+
+    pack, night = crowded
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
+                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
+                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
+    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
+    brief, summary = render_brief(pack, night, "off")
+    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
+                        model_mode="off")
+    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+
+
+def test_night_without_strong_says_so_in_one_line(tmp_path: Path) -> None:
+    pack, night = _night(tmp_path, month_rows("Alpha") + month_rows("Bravo"))
+    assert {r.section_or_tag for r in night.routes} == {"below_threshold"}
+    brief, summary = render_brief(pack, night, "off")
+    lines = [line for line in brief.markdown.splitlines() if "No STRONG" in line]
+    assert lines == ["No STRONG, confirmed candidate tonight."]
+    assert "Nothing tonight." in brief.markdown
+    assert _items(brief.markdown, "## Act on these") == []
+    assert summary.by_tag["below_threshold"] == 2
+    assert brief.words < WORD_LIMIT
+
+
+def test_brief_reports_errors_and_notes(tmp_path: Path) -> None:
+    pack, night = _night(tmp_path, month_rows("Alpha") + month_rows("Bravo"))
+    night = dataclasses.replace(night, errors=[RunError(as_of=AS_OF, candidate_id="bravo", node="verify",
+                                                        error="boom")])
+    brief, summary = render_brief(pack, night, "off")
+    assert summary.errors == 1
+    assert "Errors: bravo (verify)." in brief.markdown
+    assert "Only 2 candidates passed the hard filters" in brief.markdown  # the scan's below-minimum note
+
+
+# ---- the number check --------------------------------------------------------------------------------------
+STORED = [150_000.0, 0.333333, 1800.0, 71.66667, 4.25, -0.05, 62.0]
+
+
+@pytest.mark.parametrize("text", [
+    "Median $150,000.", "Sales +33.3% vs a year ago.", "1,800 sales.", "Score 71.7.", "Score 71.67.",
+    "Inventory 4.2 months.", "Inventory 4.25 months.", "Prices -5.0% lower.", "Prices −5% lower.",
+    "Freshness 62 days.", "Sales 1800.", "As of 2015-01-30.", "Window 2014-10..2014-12.", "Month 2015-01.",
+    "Plain words, no numbers.",
+])
+def test_supported_numbers_pass(text: str) -> None:
+    assert unsupported_numbers(text, STORED, AS_OF) == []
+
+
+@pytest.mark.parametrize(("text", "flagged"), [
+    ("Median $151,000.", ["$151,000"]),
+    ("Sales 1,801 a year.", ["1,801"]),
+    ("Score 71.6.", ["71.6"]),
+    ("Sales +34% vs a year ago.", ["+34%"]),
+    ("Up 12 points.", ["12"]),
+    ("As of 2015-01-31.", ["2015-01-31"]),
+    ("Forecast for 2015-02.", ["2015-02"]),
+    ("Score 71.7 and 999.", ["999"]),
+])
+def test_unsupported_numbers_are_flagged(text: str, flagged: list[str]) -> None:
+    assert unsupported_numbers(text, STORED, AS_OF) == flagged
+
+
+def test_names_with_digits_are_not_numbers() -> None:
+    assert unsupported_numbers("sales_3m and inventory_3m_prev moved.", [], AS_OF) == []
+
+
+def test_numeric_leaves_skip_booleans_and_strings() -> None:
+    record = {"a": 1, "b": [2.5, {"c": 3}], "d": True, "e": "42", "f": None}
+    assert sorted(numeric_leaves(record)) == [1.0, 2.5, 3.0]
+
+
+# ---- count_words -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "words"), [
+    ("one two three", 3),
+    ("- ## — | . -- **", 0),
+    ("## Act on these\n- **Alpha** (score 71.7): ok.", 7),
+    ("$150,000 +3.3% 2015-01-30", 3),
+    ("", 0),
+])
+def test_count_words_ignores_pure_punctuation(text: str, words: int) -> None:
+    assert count_words(text) == words

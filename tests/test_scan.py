@@ -1,0 +1,246 @@
+"""The scanner: hard filters PASS/FAIL/UNCLEAR, data gaps without estimates, the cap, the minimum, ids."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import pytest
+
+from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.records import Candidate, FilterResult
+from resources.source import read_snapshot
+from tests.conftest import month_rows
+
+Build = Callable[..., CriteriaPack]
+AS_OF = date(2015, 1, 30)  # anchor 2014-12: the 12-month window is 2014-01..2014-12
+PASS, FAIL, UNCLEAR = FilterResult.PASS, FilterResult.FAIL, FilterResult.UNCLEAR
+
+
+def run(pack: CriteriaPack, as_of: date = AS_OF) -> tuple[dict[str, Candidate], ScanReport]:
+    snapshot = read_snapshot(pack, as_of)
+    found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined.height)
+    return {c.id: c for c in found}, report
+
+
+def city(name: str, **kwargs: Any) -> list[dict[str, Any]]:
+    return month_rows(name, **kwargs)
+
+
+# ---- hard filters ------------------------------------------------------------------------------------------
+def test_healthy_market_passes_every_filter(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("Alpha")))
+    alpha = found["alpha"]
+    assert alpha.filters == {"liquidity": PASS, "freshness": PASS, "coverage": PASS}
+    assert alpha.went_on is True
+    assert alpha.capped is False
+    assert alpha.data_gaps == []
+    assert all(value is not None for value in alpha.metrics.values())
+    assert alpha.anchor_period == date(2014, 12, 1)
+    assert alpha.name == "Alpha"
+    assert alpha.source == "txhousing"
+    assert all(row["published_at"] <= AS_OF.isoformat() for row in alpha.raw_data)
+
+
+def test_missing_sales_month_makes_liquidity_unclear_never_pass(synthetic: Build) -> None:
+    found, report = run(synthetic(city("Holey", overrides={(2014, 6): {"sales": None}})))
+    holey = found["holey"]
+    assert holey.metrics["sales_12m"] is None  # not 11 months scaled up, not 1650, not 1800
+    assert holey.filters["liquidity"] == UNCLEAR
+    assert holey.filters["freshness"] == PASS
+    assert holey.filters["coverage"] == PASS  # 29 of 30 cells
+    assert holey.went_on is True  # UNCLEAR is not a FAIL; the verifier will not confirm it
+    assert report.passed_filters == 1
+    june = [row for row in holey.raw_data if row["period"] == "2014-06-01"]
+    assert len(june) == 1
+    assert june[0]["sales"] is None  # the raw row keeps its gap
+
+
+def test_data_gap_names_metric_and_window(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("Holey", overrides={(2014, 6): {"sales": None}})))
+    gaps = found["holey"].data_gaps
+    assert gaps == ["sales_12m: 11 of 12 months of sales filled in 2014-01..2014-12; needs 12"]
+
+
+def test_missing_latest_month_gaps_every_window_that_needs_it(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("Alpha") + city("Gap", overrides={(2014, 12): {"sales": None}})))
+    gap = found["gap"]
+    missing = {name for name, value in gap.metrics.items() if value is None}
+    assert missing == {"sales_3m", "sales_12m", "sales_peak_3m"}
+    assert {g.split(":")[0] for g in gap.data_gaps} == missing
+    assert any("2014-10..2014-12" in g and g.startswith("sales_3m:") for g in gap.data_gaps)
+    assert gap.metrics["inventory_3m"] == 6.0
+    assert gap.metrics["days_since_data"] == 31.0  # November's figure, published 2014-12-30
+
+
+def test_thin_market_fails_liquidity(synthetic: Build) -> None:
+    found, report = run(synthetic(city("Alpha") + city("Thin", sales=40.0)))
+    thin = found["thin"]
+    assert thin.metrics["sales_12m"] == 480.0
+    assert thin.filters["liquidity"] == FAIL
+    assert thin.went_on is False
+    assert thin.capped is False
+    assert report.failed_filters == 1
+
+
+def test_filter_threshold_is_inclusive(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("Edge", sales=50.0) + city("Under", sales=49.9)))
+    assert found["edge"].metrics["sales_12m"] == pytest.approx(600.0)
+    assert found["edge"].filters["liquidity"] == PASS
+    assert found["under"].filters["liquidity"] == FAIL
+
+
+def test_stale_data_fails_freshness(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("Alpha") + city("Stale", months=33)))  # Stale stops at 2014-09
+    stale = found["stale"]
+    assert stale.metrics["days_since_data"] == 92.0  # 2014-09 published 2014-10-30
+    assert stale.filters["freshness"] == FAIL
+    assert stale.filters["liquidity"] == UNCLEAR  # 9 of 12 months: no number, not a guess
+    assert stale.went_on is False
+
+
+def test_thin_coverage_fails_coverage(synthetic: Build) -> None:
+    holes = {(2014, m): {"inventory": None} for m in (3, 4, 5, 6)}
+    found, _ = run(synthetic(city("Patchy", overrides=holes)))
+    patchy = found["patchy"]
+    assert patchy.metrics["coverage_15m"] == pytest.approx(26 / 30)
+    assert patchy.filters["coverage"] == FAIL
+    assert patchy.went_on is False
+
+
+def test_scan_never_fills_a_missing_number(synthetic: Build) -> None:
+    rows = city("A", overrides={(2014, 12): {"sales": None}}) + city("B", overrides={(2013, 11): {"inventory": None}})
+    found, _ = run(synthetic(rows))
+    for candidate in found.values():
+        for name, value in candidate.metrics.items():
+            if value is None:
+                assert any(g.startswith(f"{name}:") for g in candidate.data_gaps)
+        assert len(candidate.data_gaps) == sum(v is None for v in candidate.metrics.values())
+    assert found["b"].metrics["inventory_3m_prev"] is None
+
+
+# ---- the cap -----------------------------------------------------------------------------------------------
+CAPPED_MARKETS = [("Alpha", 100.0), ("Bravo", 300.0), ("Charlie", 200.0), ("Delta", 200.0), ("Echo", 250.0),
+                  ("Foxtrot", 60.0), ("Thin", 40.0)]
+
+
+def capped_source() -> list[dict[str, Any]]:
+    return [row for name, sales in CAPPED_MARKETS for row in city(name, sales=sales)]
+
+
+@pytest.mark.parametrize(("changes", "kept"), [
+    ({}, ["bravo", "echo", "charlie"]),  # sales_12m descending; Charlie and Delta tie: by id
+    ({"caps.descending": False}, ["foxtrot", "alpha", "charlie"]),
+    ({"caps.order_by": None}, ["alpha", "bravo", "charlie"]),
+])
+def test_cap_keeps_the_documented_order(synthetic: Build, changes: dict[str, Any], kept: list[str]) -> None:
+    pack = synthetic(capped_source(), **{"caps.max_candidates": 3, "caps.min_candidates": 0, **changes})
+    found, report = run(pack)
+    assert sorted(c.id for c in found.values() if c.went_on) == sorted(kept)
+    capped = {c.id for c in found.values() if c.capped}
+    assert capped == {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} - set(kept)
+    for cid in capped:
+        assert found[cid].went_on is False
+        assert FAIL not in found[cid].filters.values()
+    assert found["thin"].capped is False  # failed, not capped
+    assert report.scanned == 7
+    assert report.passed_filters == 6
+    assert report.failed_filters == 1
+    assert report.capped == 3
+    assert report.went_on == 3
+    assert any("capped at max_candidates=3" in note and "3 not analyzed tonight" in note for note in report.notes)
+
+
+def test_cap_note_names_the_order(synthetic: Build) -> None:
+    pack = synthetic(capped_source(), **{"caps.max_candidates": 3, "caps.min_candidates": 0})
+    _, report = run(pack)
+    assert report.notes == ["6 passed the filters; capped at max_candidates=3 by sales_12m descending, then id; "
+                            "3 not analyzed tonight"]
+
+
+def test_missing_order_value_is_capped_first(synthetic: Build) -> None:
+    rows = capped_source() + city("Holey", sales=500.0, overrides={(2014, 6): {"sales": None}})
+    found, report = run(synthetic(rows, **{"caps.max_candidates": 6, "caps.min_candidates": 0}))
+    assert found["holey"].metrics["sales_12m"] is None
+    assert found["holey"].capped is True
+    assert report.capped == 1
+    assert all(found[c].went_on for c in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
+
+
+def test_no_cap_no_note(synthetic: Build) -> None:
+    _, report = run(synthetic(capped_source(), **{"caps.min_candidates": 0}))
+    assert report.capped == 0
+    assert report.went_on == 6
+    assert report.notes == []
+    assert report.below_minimum is False
+
+
+# ---- the minimum -------------------------------------------------------------------------------------------
+def test_below_minimum_is_reported_and_filters_are_not_loosened(synthetic: Build) -> None:
+    rows = city("Alpha") + city("Bravo") + city("Charlie") + city("Thin", sales=40.0)
+    found, report = run(synthetic(rows))  # min_candidates is 10
+    assert report.below_minimum is True
+    assert report.passed_filters == 3
+    assert report.went_on == 3
+    assert any("only 3 candidates passed the hard filters (min_candidates=10)" in n and "not loosened" in n
+               for n in report.notes)
+    assert found["thin"].filters["liquidity"] == FAIL
+    assert found["thin"].went_on is False
+
+
+def test_at_minimum_is_not_below(synthetic: Build) -> None:
+    _, report = run(synthetic(city("Alpha") + city("Bravo"), **{"caps.min_candidates": 2}))
+    assert report.below_minimum is False
+    assert report.notes == []
+
+
+def test_report_carries_quarantine_count_and_anchor(synthetic: Build) -> None:
+    rows = city("Alpha", overrides={(2013, 1): {"sales": "abc"}}) + city("Bravo")
+    _, report = run(synthetic(rows))
+    assert report.quarantined == 1
+    assert report.anchor_period == date(2014, 12, 1)
+    assert report.as_of == AS_OF
+
+
+# ---- ids ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("key", "slug"), [
+    ("San Antonio", "san-antonio"),
+    ("Bryan-College Station", "bryan-college-station"),
+    ("NE Tarrant County", "ne-tarrant-county"),
+    ("  Fort Worth (Tarrant)  ", "fort-worth-tarrant"),
+    ("A|B", "a-b"),
+    ("Zone 7", "zone-7"),
+    ("!!!", "entity"),
+])
+def test_candidate_id_is_a_slug(key: str, slug: str) -> None:
+    assert candidate_id(key) == slug
+
+
+def test_candidates_get_slug_ids_and_partition_keys(synthetic: Build) -> None:
+    rows = city("San Antonio") + city("Bryan-College Station") + city("Corpus Christi")
+    found, _ = run(synthetic(rows))
+    assert set(found) == {"san-antonio", "bryan-college-station", "corpus-christi"}
+    for cid, candidate in found.items():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cid)
+        assert candidate.partition_key == f"{AS_OF.isoformat()}|{cid}"
+    assert found["san-antonio"].name == "San Antonio"
+
+
+def test_two_entities_with_one_slug_are_both_kept(synthetic: Build) -> None:
+    found, _ = run(synthetic(city("A B") + city("a b")))
+    assert {c.id: c.name for c in found.values()} == {"a-b": "A B", "a-b-2": "a b"}
+
+
+def test_entities_with_the_same_slug_keep_distinct_ids(synthetic: Build) -> None:
+    """`A B` -> a-b, `A B 2` -> a-b-2, then `a-b` (second a-b) must not become a second a-b-2."""
+    pack = synthetic(city("A B") + city("a-b") + city("A B 2"))
+    snapshot = read_snapshot(pack, AS_OF)
+    found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    ids = [c.id for c in found]
+    assert len(ids) == 3
+    assert len(set(ids)) == 3, f"duplicate candidate ids {ids}"
+    assert {c.name for c in found} == {"A B", "a-b", "A B 2"}

@@ -1,0 +1,235 @@
+"""The point-in-time source: what is visible on as_of, quarantine of bad rows, unreadable files, bundled data."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from opportunity_assets.criteria import CriteriaPack, load_criteria
+from resources.source import SourceError, read_snapshot
+from tests.conftest import COLUMNS, PACK, month_rows, write_csv, write_pack
+
+Build = Callable[..., CriteriaPack]
+
+# month_rows() runs 2012-01..2014-12; December 2014 is published 2014-12-31 + 30 days = 2015-01-30.
+AS_OF = date(2015, 1, 30)
+DEC_2014 = date(2014, 12, 1)
+NOV_2014 = date(2014, 11, 1)
+
+
+def _metrics(snapshot: Any, entity: str) -> dict[str, Any]:
+    rows = snapshot.metrics.filter(pl.col("entity_id") == entity).to_dicts()
+    assert len(rows) == 1, f"{entity} not exactly once in metrics"
+    return rows[0]
+
+
+# ---- (a) point in time -------------------------------------------------------------------------------------
+def test_rows_published_after_as_of_are_invisible(synthetic: Build) -> None:
+    pack = synthetic(month_rows("Alpha", months=42) + month_rows("Beta", months=42))  # through 2015-06
+    snapshot = read_snapshot(pack, AS_OF)
+    assert snapshot.anchor_period == DEC_2014
+    assert snapshot.history["period"].max() == DEC_2014
+    assert (snapshot.history["published_at"] <= AS_OF).all()
+    assert snapshot.history.filter(pl.col("period") > DEC_2014).height == 0
+    # the widest window is 14 months back: 15 months per entity, months_ago counted from the anchor
+    for entity in ("Alpha", "Beta"):
+        rows = snapshot.history.filter(pl.col("entity_id") == entity)
+        assert rows["months_ago"].to_list() == list(range(14, -1, -1))
+        assert rows["period"].min() == date(2013, 10, 1)
+    assert _metrics(snapshot, "Alpha")["sales_12m"] == 1800.0
+    assert _metrics(snapshot, "Alpha")["days_since_data"] == 0.0
+
+
+def test_absurd_future_rows_change_nothing_earlier(synthetic: Build) -> None:
+    base = month_rows("Alpha") + month_rows("Beta", sales=80.0)
+    before = read_snapshot(synthetic(base), AS_OF)
+    future = (month_rows("Alpha", start=(2015, 1), months=6, sales=999_999.0, inventory=99.0, median=9e9)
+              + month_rows("Beta", start=(2015, 1), months=3, overrides={(2015, 2): {"sales": "abc"}})
+              + month_rows("Gamma", start=(2015, 1), months=12, sales=999_999.0))
+    after = read_snapshot(synthetic(base + future), AS_OF)
+    assert after.anchor_period == before.anchor_period == DEC_2014
+    assert_frame_equal(after.metrics, before.metrics)
+    assert_frame_equal(after.history, before.history)
+    assert "Gamma" not in after.metrics["entity_id"].to_list()
+    assert after.quarantined.height == 0  # a bad row not yet published is not seen at all
+    # ... and the future is visible once published
+    later = read_snapshot(synthetic(base + future), date(2015, 3, 2))
+    assert later.anchor_period == date(2015, 1, 1)
+    assert _metrics(later, "Alpha")["sales_peak_3m"] == 999_999.0
+
+
+@pytest.mark.parametrize(("lag", "first_visible"), [(30, date(2015, 1, 30)), (0, date(2014, 12, 31)),
+                                                    (45, date(2015, 2, 14))])
+def test_publication_boundary_is_exact(synthetic: Build, lag: int, first_visible: date) -> None:
+    pack = synthetic(month_rows("Alpha"), **{"source.publication_lag_days": lag})
+    on_the_day = read_snapshot(pack, first_visible)
+    day_before = read_snapshot(pack, first_visible - timedelta(days=1))
+    assert on_the_day.anchor_period == DEC_2014
+    assert day_before.anchor_period == NOV_2014
+    assert DEC_2014 in on_the_day.history["period"].to_list()
+    assert DEC_2014 not in day_before.history["period"].to_list()
+    assert on_the_day.history["published_at"].max() == first_visible
+
+
+def test_age_counts_days_since_latest_publication(synthetic: Build) -> None:
+    pack = synthetic(month_rows("Alpha"))
+    # January 2015 is not in the source: on 2015-02-27 the latest figure is still December's (2015-01-30)
+    snapshot = read_snapshot(pack, date(2015, 2, 27))
+    assert snapshot.anchor_period == DEC_2014
+    assert _metrics(snapshot, "Alpha")["days_since_data"] == 28.0
+
+
+def test_nothing_published_yet(synthetic: Build) -> None:
+    snapshot = read_snapshot(synthetic(month_rows("Alpha")), date(2012, 1, 15))
+    assert snapshot.anchor_period is None
+    assert snapshot.metrics.height == 0
+    assert snapshot.history.height == 0
+
+
+# ---- (b) quarantine ----------------------------------------------------------------------------------------
+BAD_NOVEMBER: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("not_a_number", {"sales": "abc"}, ["column sales", "abc", "not a number"]),
+    ("negative", {"inventory": -2.0}, ["column inventory", "-2", "negative"]),
+    ("infinite", {"sales": "inf"}, ["column sales", "not finite"]),
+    ("nan", {"median": "nan"}, ["column median", "not finite"]),
+    ("month_13", {"month": 13}, ["period unparseable", "month=13"]),
+    ("month_x", {"month": "x"}, ["period unparseable", "month=x"]),
+    ("year_x", {"year": "20x4"}, ["period unparseable", "year=20x4"]),
+    ("missing_city", {"city": ""}, ["missing entity id", "city"]),
+    ("blank_city", {"city": "   "}, ["missing entity id", "city"]),
+]
+NOVEMBER_ROW = 2 + 34  # header is line 1; Alpha's 2014-11 is its 35th row
+
+
+@pytest.mark.parametrize(("override", "fragments"), [(o, f) for _, o, f in BAD_NOVEMBER],
+                         ids=[name for name, _, _ in BAD_NOVEMBER])
+def test_bad_row_is_quarantined_with_a_reason(synthetic: Build, override: dict[str, Any],
+                                              fragments: list[str]) -> None:
+    clean = read_snapshot(synthetic(month_rows("Alpha") + month_rows("Beta")), AS_OF)
+    snapshot = read_snapshot(
+        synthetic(month_rows("Alpha", overrides={(2014, 11): override}) + month_rows("Beta")), AS_OF)
+    quarantined = snapshot.quarantined.to_dicts()
+    assert len(quarantined) == 1
+    assert quarantined[0]["source_row"] == NOVEMBER_ROW
+    for fragment in fragments:
+        assert fragment in quarantined[0]["reason"]
+    # the rest is still read: Beta untouched, Alpha without its November row
+    assert _metrics(snapshot, "Beta") == _metrics(clean, "Beta")
+    alpha = snapshot.history.filter(pl.col("entity_id") == "Alpha")
+    assert NOV_2014 not in alpha["period"].to_list()
+    assert alpha.height == 14
+    assert NOVEMBER_ROW not in snapshot.history["source_row"].to_list()
+    # a gap, never a changed number (coverage measures the gaps themselves: one row less of 15)
+    before, after = _metrics(clean, "Alpha"), _metrics(snapshot, "Alpha")
+    for name, value in after.items():
+        if name == "coverage_15m":
+            continue
+        assert value is None or value == before[name], f"{name}: {before[name]} became {value}"
+    assert after["sales_3m"] is None
+    assert after["inventory_3m"] is None
+    assert after["sales_12m"] is None
+    assert after["sales_3m_prev"] == before["sales_3m_prev"] == 450.0
+    assert after["coverage_15m"] == pytest.approx(28 / 30)
+
+
+def test_duplicated_key_quarantines_every_copy(synthetic: Build) -> None:
+    rows = month_rows("Alpha") + month_rows("Beta")
+    rows.append({**rows[34], "sales": 10.0})  # a second Alpha 2014-11 with another value
+    snapshot = read_snapshot(synthetic(rows), AS_OF)
+    quarantined = snapshot.quarantined.to_dicts()
+    assert [q["source_row"] for q in quarantined] == [NOVEMBER_ROW, len(rows) + 1]
+    for q in quarantined:
+        assert "duplicated" in q["reason"]
+        assert "Alpha, 2014, 11" in q["reason"]
+        assert q["entity_id"] == "Alpha"
+        assert q["period"] == NOV_2014
+    alpha = _metrics(snapshot, "Alpha")
+    assert alpha["sales_3m"] is None  # neither copy is used, nothing is averaged or picked
+    assert alpha["sales_3m_prev"] == 450.0
+    assert _metrics(snapshot, "Beta")["sales_3m"] == 450.0
+
+
+def test_na_cell_is_a_gap_not_a_quarantine(synthetic: Build) -> None:
+    snapshot = read_snapshot(synthetic(month_rows("Alpha", overrides={(2014, 11): {"sales": None}})), AS_OF)
+    assert snapshot.quarantined.height == 0
+    alpha = _metrics(snapshot, "Alpha")
+    assert alpha["sales_3m"] is None
+    assert alpha["inventory_3m"] == 6.0  # the rest of the row is used
+    november = snapshot.history.filter(pl.col("period") == NOV_2014).to_dicts()
+    assert len(november) == 1
+    assert november[0]["sales"] is None
+
+
+def test_several_bad_rows_each_get_their_reason(synthetic: Build) -> None:
+    rows = month_rows("Alpha", overrides={(2014, 10): {"inventory": -1}, (2014, 11): {"sales": "abc"}})
+    rows += month_rows("Beta", overrides={(2014, 12): {"month": 13}})
+    snapshot = read_snapshot(synthetic(rows), AS_OF)
+    reasons = dict(zip(snapshot.quarantined["source_row"].to_list(), snapshot.quarantined["reason"].to_list(),
+                       strict=True))
+    assert reasons.keys() == {35, 36, 2 + 36 + 35}
+    assert "inventory" in reasons[35]
+    assert "sales" in reasons[36]
+    assert "period unparseable" in reasons[2 + 36 + 35]
+    assert snapshot.anchor_period == DEC_2014  # Alpha's December still anchors the night
+
+
+# ---- (c) unreadable files ----------------------------------------------------------------------------------
+def test_empty_file_is_a_source_error(tmp_path: Path) -> None:
+    source = tmp_path / "source.csv"
+    source.write_bytes(b"")
+    pack = load_criteria(write_pack(tmp_path, source))
+    with pytest.raises(SourceError, match="empty"):
+        read_snapshot(pack, AS_OF)
+
+
+def test_missing_column_is_a_source_error(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "source.csv", month_rows("Alpha"), columns=[c for c in COLUMNS if c != "inventory"])
+    pack = load_criteria(write_pack(tmp_path, source))
+    with pytest.raises(SourceError) as exc:
+        read_snapshot(pack, AS_OF)
+    assert "lacks column(s) ['inventory']" in str(exc.value)
+    assert str(source) in str(exc.value)
+
+
+def test_missing_entity_column_is_a_source_error(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "source.csv", month_rows("Alpha"), columns=[c for c in COLUMNS if c != "city"])
+    pack = load_criteria(write_pack(tmp_path, source))
+    with pytest.raises(SourceError, match=r"lacks column\(s\) \['city'\]"):
+        read_snapshot(pack, AS_OF)
+
+
+def test_source_removed_after_load_is_a_source_error(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "source.csv", month_rows("Alpha"))
+    pack = load_criteria(write_pack(tmp_path, source))
+    source.unlink()
+    with pytest.raises(SourceError, match="not found"):
+        read_snapshot(pack, AS_OF)
+
+
+# ---- (d) the bundled data ----------------------------------------------------------------------------------
+def test_bundled_data_on_2015_08_30(texas_pack: CriteriaPack) -> None:
+    snapshot = read_snapshot(texas_pack, date(2015, 8, 30))
+    assert snapshot.anchor_period == date(2015, 7, 1)
+    assert snapshot.metrics.height == 46
+    assert snapshot.metrics["entity_id"].n_unique() == 46
+    assert snapshot.quarantined.height == 0
+    assert (snapshot.history["published_at"] <= date(2015, 8, 30)).all()
+    assert snapshot.history["months_ago"].max() == texas_pack.max_window
+
+
+def test_bundled_data_one_day_earlier(texas_pack: CriteriaPack) -> None:
+    snapshot = read_snapshot(texas_pack, date(2015, 8, 29))
+    assert snapshot.anchor_period == date(2015, 6, 1)
+    assert snapshot.history["period"].max() == date(2015, 6, 1)
+    # Austin's sales_3m is April..June 2015, read straight from the CSV
+    with PACK.parent.joinpath("../txhousing.csv").open() as handle:
+        expected = sum(float(r["sales"]) for r in csv.DictReader(handle)
+                       if r["city"] == "Austin" and r["year"] == "2015" and r["month"] in {"4", "5", "6"})
+    assert _metrics(snapshot, "Austin")["sales_3m"] == pytest.approx(expected)

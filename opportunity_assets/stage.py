@@ -34,10 +34,15 @@ def load_night_inputs(store: ResultStore, domain: str, keys: Sequence[str], *, n
         by_night[as_of].append(candidate_id)
     found: list[tuple[Candidate, Analysis | None]] = []
     missing: list[RunError] = []
+    with store.session():
+        nights = {as_of: (store.candidates(domain, as_of, went_on_only=True),
+                          store.analyses(domain, as_of) if needs_analysis else [],
+                          store.errors(domain, as_of)) for as_of in by_night}
     for as_of, ids in sorted(by_night.items()):
-        scanned = {c.id: c for c in store.candidates(domain, as_of, went_on_only=True)}
-        analyzed = {a.candidate_id: a for a in store.analyses(domain, as_of)} if needs_analysis else {}
-        failed_before = {e.candidate_id for e in store.errors(domain, as_of) if e.node == "analyze"}
+        stored_candidates, stored_analyses, stored_errors = nights[as_of]
+        scanned = {c.id: c for c in stored_candidates}
+        analyzed = {a.candidate_id: a for a in stored_analyses}
+        failed_before = {e.candidate_id for e in stored_errors if e.node == "analyze"}
         for candidate_id in ids:
             if candidate_id not in scanned:
                 missing.append(RunError(as_of=as_of, candidate_id=candidate_id, node=node,

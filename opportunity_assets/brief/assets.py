@@ -6,6 +6,7 @@ passed filters = capped + analyzed + errors.
 """
 
 
+import dataclasses
 import json
 from datetime import date
 
@@ -75,30 +76,29 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date) -> list[
 def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResource, store: ResultStore):
     as_of = date.fromisoformat(context.partition_key)
     pack = criteria.load()
-    night = read_night(store, pack, as_of)
-    verified = {v.candidate_id: v for v in night.verifications}
-    analyzed = {a.candidate_id: a for a in night.analyses}
-    errored = {e.candidate_id for e in night.errors}
-    unfinished = [RunError(as_of=as_of, candidate_id=c.id, node="brief",
-                           error="no analysis and verification recorded for this candidate")
-                  for c in night.candidates
-                  if c.id not in errored and (c.id not in verified or c.id not in analyzed)]
-    if unfinished:
-        store.write_stage(pack.domain, errors=unfinished)
-    routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
-              if cid in analyzed and cid not in errored]
-    night = NightRecords(as_of=as_of, candidates=night.candidates, analyses=night.analyses,
-                         verifications=night.verifications, routes=routes,
-                         errors=[*night.errors, *unfinished], scan_report=night.scan_report)
-    brief, summary = render_brief(pack, night, MODEL_MODE)
-    store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=Cost(),
-                        model_mode=MODEL_MODE)
+    with store.session():  # one connection and transaction: read the night, write routes and brief, check
+        night = read_night(store, pack, as_of)
+        verified = {v.candidate_id: v for v in night.verifications}
+        analyzed = {a.candidate_id: a for a in night.analyses}
+        errored = {e.candidate_id for e in night.errors}
+        unfinished = [RunError(as_of=as_of, candidate_id=c.id, node="brief",
+                               error="no analysis and verification recorded for this candidate")
+                      for c in night.candidates
+                      if c.id not in errored and (c.id not in verified or c.id not in analyzed)]
+        if unfinished:
+            store.write_stage(pack.domain, errors=unfinished)
+        routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
+                  if cid in analyzed and cid not in errored]
+        night = dataclasses.replace(night, routes=routes, errors=[*night.errors, *unfinished])
+        brief, summary = render_brief(pack, night, MODEL_MODE)
+        store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=Cost(),
+                            model_mode=MODEL_MODE)
 
-    stored = store.brief(pack.domain, as_of) or {}
-    words = count_words(stored.get("markdown", ""))
-    unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of), as_of)
-    route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
-    archived = store.archive(pack.domain, as_of=as_of)
+        stored = store.brief(pack.domain, as_of) or {}
+        words = count_words(stored.get("markdown", ""))
+        unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of), as_of)
+        route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
+        archived = store.archive(pack.domain, as_of=as_of)
     yield dg.MaterializeResult(
         asset_key="brief",
         metadata={"brief": dg.MetadataValue.md(brief.markdown), "words": brief.words,

@@ -54,16 +54,17 @@ def candidates(context: dg.AssetExecutionContext, criteria: CriteriaResource, so
         notes.append(f"only {coverage:.0%} of candidates going on have every required input "
                      f"(threshold {pack.coverage.min_required_inputs_share:.0%})")
     report = dataclasses.replace(report, notes=notes)
-    store.write_scan(
-        pack.domain, as_of, run_id=night_id(pack.domain, as_of, pack.fingerprint),
-        criteria_fingerprint=pack.fingerprint, criteria=pack.model_dump_json(), anchor_period=report.anchor_period,
-        scan_report={**dataclasses.asdict(report), "coverage": coverage}, candidates=found,
-        quarantined=snapshot.quarantined.to_dicts(),
-    )
+    with store.session():
+        store.write_scan(
+            pack.domain, as_of, run_id=night_id(pack.domain, as_of, pack.fingerprint),
+            criteria_fingerprint=pack.fingerprint, criteria=pack.model_dump_json(),
+            anchor_period=report.anchor_period, scan_report={**dataclasses.asdict(report), "coverage": coverage},
+            candidates=found, quarantined=snapshot.quarantined.to_dicts(),
+        )
+        stored = store.candidates(pack.domain, as_of)
     going_on = sorted(c.partition_key for c in found if c.went_on)
     register_night(context.instance, as_of, going_on)
 
-    stored = store.candidates(pack.domain, as_of)
     filter_failures = schemas.failures(schemas.FilterRows, schemas.filter_frame(pack, stored))
     return dg.MaterializeResult(
         metadata={

@@ -61,6 +61,14 @@ class CostEstimate:
         """What the night can cost as it will run: nothing without model checks."""
         return self.worst_case_usd if self.model_checks_on else 0.0
 
+    def candidates_within(self, ceiling_usd: float) -> int:
+        """The most candidates whose worst case stays within the ceiling (per-night calls included)."""
+        per_night = sum(r.usd for r in self.roles if r.role in _PER_NIGHT_ROLES)
+        per_candidate = sum(r.usd for r in self.roles if r.role in _PER_CANDIDATE_ROLES) / max(self.candidates, 1)
+        if per_candidate == 0:
+            return self.candidates
+        return max(0, min(self.candidates, int((ceiling_usd - per_night) // per_candidate)))
+
     @property
     def max_calls(self) -> int:
         return sum(r.calls for r in self.roles) * (1 + self.retries)
@@ -88,8 +96,11 @@ def describe(estimate: CostEstimate, ceiling_usd: float) -> str:
     lines = [f"Worst-case model cost for {estimate.candidates} candidates, retries {estimate.retries}:"]
     for r in estimate.roles:
         lines.append(f"  {r.role:<9} {r.model:<20} {r.calls:3d} calls x (1 + {estimate.retries}) -> ${r.usd:.4f}")
+    within = estimate.worst_case_usd <= ceiling_usd
+    verdict = "within it" if within else \
+        f"over it: with model checks on, the night caps at {estimate.candidates_within(ceiling_usd)} candidates"
     lines.append(f"  worst case with model checks on: ${estimate.worst_case_usd:.4f} "
-                 f"(ceiling ${ceiling_usd:.2f}: {'within' if estimate.worst_case_usd <= ceiling_usd else 'OVER'})")
+                 f"(ceiling ${ceiling_usd:.2f}, {verdict})")
     state = "on" if estimate.model_checks_on else "off (deterministic mode)"
     lines.append(f"  tonight, model checks {state}: ${estimate.tonight_usd:.4f}")
     return "\n".join(lines)

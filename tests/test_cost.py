@@ -32,3 +32,12 @@ def test_worst_case_is_bounded_by_max_candidates_and_is_zero_without_a_model(tex
     off = worst_case(texas_pack, prices, 30, model_checks_on=False)
     assert off.tonight_usd == 0.0 and off.worst_case_usd > 0
     assert worst_case(texas_pack, prices, 0, model_checks_on=True).worst_case_usd == 0.0
+
+
+def test_candidates_within_the_ceiling(texas_pack) -> None:  # type: ignore[no-untyped-def]
+    estimate = worst_case(texas_pack, load_prices(), 30, model_checks_on=True)
+    per_candidate = 2 * (0.00055 + 0.011)  # analyzer + verifier, each retried once
+    brief = 2 * (4000 * 0.10 + 800 * 0.50) / 1e6
+    assert estimate.candidates_within(0.50) == int((0.50 - brief) // per_candidate) == 21
+    assert estimate.candidates_within(100.0) == 30
+    assert estimate.candidates_within(0.0) == 0

@@ -1,0 +1,84 @@
+"""A new domain is a YAML pack and a data file, no Python: a whole night on a made-up franchise source."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from opportunity_assets.cli import main
+
+pytestmark = pytest.mark.slow
+
+PACK = """
+domain: franchise_sites
+description: Towns where opening a coffee franchise looks attractive now.
+source:
+  table: town_monthly
+  path: towns.csv
+  entity_id: town_code
+  entity_name: town
+  year_column: yr
+  month_column: mo
+  publication_lag_days: 10
+  columns: [visits, competitors]
+metrics:
+  visits_6m:      {agg: sum, column: visits, window: [0, 5], unit: count}
+  visits_6m_prev: {agg: sum, column: visits, window: [12, 17], unit: count}
+  competitors_now: {agg: last, column: competitors, window: [0, 2], min_rows: 1, unit: count}
+  filled:         {agg: coverage, columns: [visits], window: [0, 17], unit: share}
+hard_filters:
+  - {name: enough_traffic, metric: visits_6m, op: ">=", value: 6000}
+  - {name: covered, metric: filled, op: ">=", value: 0.8}
+required_inputs: [visits_6m, visits_6m_prev, competitors_now]
+formula:
+  components:
+    - {name: growth, expression: "visits_6m / visits_6m_prev - 1", direction: higher_is_better,
+       range: [0.0, 0.5], weight: 0.6, label: "visit growth", unit: percent}
+    - {name: crowding, expression: "competitors_now", direction: lower_is_better,
+       range: [0, 10], weight: 0.4, label: "competitors", unit: number}
+thresholds: {strong: 75, marginal: 50}
+uncertainty: {visits_6m: 0.02}
+omissions:
+  - {name: competition, description: "how many competitors there are", requires: [competitors_now]}
+next_action: "Walk the high street of {name}."
+models:
+  analyzer: {model: claude-haiku-5-5, max_input_tokens: 1000, max_output_tokens: 300}
+  verifier: {model: claude-sonnet-5-5, max_input_tokens: 1000, max_output_tokens: 300}
+  brief: {model: claude-haiku-5-5, max_input_tokens: 2000, max_output_tokens: 400}
+caps: {min_candidates: 1}
+"""
+
+
+def _write_source(path: Path) -> None:
+    towns = {"BRK": ("Brookfield", 1000, 1600, 1), "DUL": ("Dullsville", 1000, 1000, 8),
+             "THN": ("Thinford", 100, 200, 0)}
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["town_code", "town", "yr", "mo", "visits", "competitors"])
+        for code, (name, before, after, competitors) in towns.items():
+            for i in range(24):
+                year, month = 2023 + i // 12, i % 12 + 1
+                writer.writerow([code, name, year, month, before if year == 2023 else after, competitors])
+
+
+def test_a_new_domain_runs_a_whole_night_from_yaml_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pack.yaml").write_text(PACK)
+    _write_source(tmp_path / "towns.csv")
+    args = ["--criteria", str(tmp_path / "pack.yaml"), "--store", str(tmp_path / "r.duckdb"),
+            "--dagster-home", str(tmp_path / "home")]
+    assert main(["run", "--as-of", "2025-01-10", "--json", *args]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["criteria"]["domain"] == "franchise_sites"
+    filters = {c["id"]: c["filters"] for c in state["candidates"]}
+    assert filters["thn"]["enough_traffic"] == "FAIL"
+    verdicts = {a["candidate_id"]: a["verdict"] for a in state["analyses"]}
+    assert verdicts == {"brk": "STRONG", "dul": "SKIP"}
+    sections = {r["candidate_id"]: r["section_or_tag"] for r in state["routes"]}
+    assert sections == {"brk": "act_on_these", "dul": "below_threshold"}
+    assert "Walk the high street of Brookfield." in state["brief"]["markdown"]
+    numbers = state["analyses"][0]["numbers"]
+    assert numbers["visits_6m"]["source"] == {"table": "town_monthly", "entity": "brk",
+                                              "period": "2024-07..2024-12", "published_at": "2025-01-10"}

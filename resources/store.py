@@ -83,6 +83,16 @@ def _thread_lock(path: str) -> threading.RLock:
         return _locks.setdefault(path, threading.RLock())
 
 
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *,
+            replace: bool = False) -> None:
+    """Multi-row VALUES inserts: DuckDB runs `executemany` row by row, ~20x slower for a night's records."""
+    verb = "INSERT OR REPLACE INTO" if replace else "INSERT INTO"
+    for start in range(0, len(rows), 500):
+        chunk = rows[start:start + 500]
+        placeholders = ", ".join("(" + ", ".join("?" * len(row)) + ")" for row in chunk)
+        con.execute(f"{verb} {table} VALUES {placeholders}", [value for row in chunk for value in row])
+
+
 class ResultStore(dg.ConfigurableResource):
     """Embedded result store (DuckDB file). A shared backend is a different implementation of this surface."""
 
@@ -149,11 +159,11 @@ class ResultStore(dg.ConfigurableResource):
                 con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? "
                             f"AND NOT list_contains(?, candidate_id)", [*key, going_on])
             if candidates:
-                con.executemany("INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                _insert(con, "candidates", rows=[
                     [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), c.model_dump_json()]
                     for c in candidates])
             if quarantined:
-                con.executemany("INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?)", [
+                _insert(con, "quarantine", rows=[
                     [*key, q["source_row"], q["entity_id"], q["period"], q["reason"]] for q in quarantined])
 
     def write_stage(self, domain: str, *, analyses: Sequence[Analysis] = (),
@@ -174,15 +184,15 @@ class ResultStore(dg.ConfigurableResource):
                     con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? AND candidate_id = ?",
                                 [domain, e.as_of, e.candidate_id])
             if analyses:
-                con.executemany("INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, ?, ?)", [
+                _insert(con, "analyses", replace=True, rows=[
                     [domain, a.as_of, a.candidate_id, a.verdict.value, a.score, a.model_dump_json()]
                     for a in analyses])
             if verifications:
-                con.executemany("INSERT OR REPLACE INTO verifications VALUES (?, ?, ?, ?, ?, ?)", [
+                _insert(con, "verifications", replace=True, rows=[
                     [domain, v.as_of, v.candidate_id, v.status.value, v.fatal_assumption, v.model_dump_json()]
                     for v in verifications])
             if errors:
-                con.executemany("INSERT OR REPLACE INTO errors VALUES (?, ?, ?, ?, ?)", [
+                _insert(con, "errors", replace=True, rows=[
                     [domain, e.as_of, e.candidate_id, e.node, e.error] for e in errors])
 
     def write_routing(self, domain: str, as_of: date, *, routes: Sequence[Route], brief: Brief, summary: Summary,
@@ -190,7 +200,7 @@ class ResultStore(dg.ConfigurableResource):
         with self._connect() as con:
             con.execute("DELETE FROM routes WHERE domain = ? AND as_of = ?", [domain, as_of])
             if routes:
-                con.executemany("INSERT INTO routes VALUES (?, ?, ?, ?, ?, ?)", [
+                _insert(con, "routes", rows=[
                     [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule]
                     for r in routes])
             con.execute("INSERT OR REPLACE INTO briefs VALUES (?, ?, ?, ?, ?, ?, ?)", [

@@ -25,6 +25,7 @@ run: $(VENV)/.installed
 
 ## test: lint, type-check and the whole test suite
 test: $(VENV)/.installed-dev
+	bash .ci/services.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
@@ -32,6 +33,7 @@ test: $(VENV)/.installed-dev
 ## dev: the Dagster UI on http://127.0.0.1:3000 over the same instance and store as `make run`
 dev: $(VENV)/.installed
 	@mkdir -p $(DAGSTER_HOME)
+	@[ -s $(DAGSTER_HOME)/dagster.yaml ] || cp deploy/dagster.local.yaml $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/dagster dev -h 127.0.0.1 -p 3000
 
 ## bench: orchestration overhead and backfill timing (prints numbers)

@@ -1,4 +1,5 @@
-"""`opportunity`: run a night, backfill nights, price a night, query the archive."""
+"""`opportunity`: run a night, backfill nights, price a night, query the archive; backtest the verdicts, gate a
+change of criteria (calibrate), record your judgment of a candidate (judge)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", parents=[common], help="run one night and print the brief")
     run.add_argument("--as-of", type=_date, default=None, help="the night (default: latest the data supports)")
     run.add_argument("--json", action="store_true", help="print the night's state object instead of the brief")
+    run.add_argument("--refresh", action="store_true", help="call the model again instead of replaying "
+                                                             "its stored answers")
     backfill = sub.add_parser("backfill", parents=[common], help="run several nights, one line each")
     backfill.add_argument("--start", type=_date, required=True)
     backfill.add_argument("--end", type=_date, required=True)
@@ -41,6 +44,27 @@ def _parser() -> argparse.ArgumentParser:
     archive.add_argument("--tag", default=None, help="data_gap, failed_verification or below_threshold")
     archive.add_argument("--section", default=None, help="act_on_these or needs_your_judgment (brief sections)")
     archive.add_argument("--candidate", default=None)
+    backtest = sub.add_parser("backtest", parents=[common], help="outcomes of past verdicts: by verdict and "
+                              "verification, STRONG's hit rate, the verifier's lift, a plot")
+    backtest.add_argument("--start", type=_date, required=True)
+    backtest.add_argument("--end", type=_date, required=True)
+    backtest.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    backtest.add_argument("--json", action="store_true", help="print the report as JSON")
+    calibrate = sub.add_parser("calibrate", parents=[common], help="gate a change of criteria: --criteria NEW "
+                               "--against OLD on the bad cases and an untouched population (exit 0 accept, 1 reject)")
+    calibrate.add_argument("--against", required=True, help="the OLD criteria pack YAML")
+    calibrate.add_argument("--start", type=_date, required=True)
+    calibrate.add_argument("--end", type=_date, required=True)
+    calibrate.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    calibrate.add_argument("--config", default=None, help="θ_bad, ε and the population split (default "
+                                                          "data/calibration.yaml)")
+    calibrate.add_argument("--json", action="store_true", help="print the result as JSON")
+    judge = sub.add_parser("judge", parents=[common], help="record your judgment of one candidate of a past night")
+    judge.add_argument("--as-of", type=_date, required=True)
+    judge.add_argument("--candidate", required=True, help="candidate id, as in the brief's archive (e.g. austin)")
+    judge.add_argument("--decision", choices=["pursue", "pass", "unsure"], required=True)
+    judge.add_argument("--note", default=None)
+    judge.add_argument("--who", default=None, help="who judges (default: the OS user)")
     return parser
 
 
@@ -50,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.cost import describe, load_prices, worst_case
 
-    defs = build_definitions(criteria_path=args.criteria, store_path=args.store)
+    defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
+                             refresh=bool(getattr(args, "refresh", False)))
     try:
         pack, store = nights.resources_of(defs)
         if args.command == "run":
@@ -87,6 +112,39 @@ def main(argv: list[str] | None = None) -> int:
                                      candidate=args.candidate)
             for row in rows:
                 print(json.dumps(row, default=str))
+        elif args.command == "backtest":
+            from opportunity_assets.outcomes.logic import report_markdown
+            from opportunity_assets.outcomes.replay import backtest_png_path, run_backtest
+
+            dates = nights.nights_between(args.start, args.end, args.every)
+            progress = sys.stderr if args.json else sys.stdout
+            backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
+                                      say=lambda line: print(line, file=progress, flush=True))
+            print(backtested.model_dump_json(indent=2) if args.json else
+                  f"{report_markdown(backtested)}\nPlot: {backtest_png_path(store.path, pack.domain, dates)}")
+        elif args.command == "calibrate":
+            from opportunity_assets.criteria import load_criteria
+            from opportunity_assets.outcomes.calibration import DEFAULT_CONFIG, load_calibration_config, result_text
+            from opportunity_assets.outcomes.replay import run_calibration
+
+            old = load_criteria(args.against)
+            result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
+                                     load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
+            print(result.model_dump_json(indent=2) if args.json else
+                  f"NEW {args.criteria} ({pack.fingerprint}) against OLD {args.against} ({old.fingerprint})\n"
+                  + result_text(result), end="" if not args.json else "\n")
+            return 0 if result.accepted else 1
+        elif args.command == "judge":
+            import getpass
+            from datetime import UTC, datetime
+
+            from opportunity_assets.outcomes.judgments import Decision, record_judgment
+
+            judgment = record_judgment(store, pack, as_of=args.as_of, candidate=args.candidate,
+                                       decision=Decision(args.decision), who=args.who or getpass.getuser(),
+                                       note=args.note, now=datetime.now(UTC).replace(tzinfo=None))
+            print(f"recorded: {judgment.as_of} {judgment.candidate_id} {judgment.decision.value} by {judgment.who}"
+                  + (f" ({judgment.note})" if judgment.note else ""))
     except (CriteriaError, nights.NightFailed, ValueError) as exc:
         print(f"opportunity: {exc}", file=sys.stderr)
         return 2

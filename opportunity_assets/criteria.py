@@ -10,6 +10,7 @@ import hashlib
 import math
 import re
 import string
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -193,6 +194,27 @@ class Caps(_Spec):
         return self
 
 
+class OutcomeSpec(_Spec):
+    """How a verdict's realised outcome is measured once its horizon has passed (backtest and calibration only,
+    never an input to a verdict): the change of `agg` of `metric` over the `window_months` ending at the night's
+    latest published period t0, to the same window ending at t0 + `horizon_months`, read as known on
+    as_of + `horizon_months` (rows published by then only)."""
+
+    metric: str
+    """Source column measured (one of `source.columns`)."""
+    agg: Literal["sum", "avg", "min", "max", "last"] = "avg"
+    """Aggregate of the column over each window; every month of a window must be filled, or there is no outcome."""
+    window_months: int = Field(default=3, ge=1, le=24)
+    horizon_months: int = Field(default=12, ge=1, le=120)
+    change: Literal["relative", "difference"] = "relative"
+    """`relative`: end / start - 1 (0.05 = +5%); `difference`: end - start, in the column's unit."""
+    direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    """Which way a candidate's outcome beats another's."""
+    design_until: date | None = None
+    """Last as_of the pack was designed on; the backtest reports later nights separately, as held out."""
+    description: str = ""
+
+
 class ModelRole(_Spec):
     model: str
     max_input_tokens: int = Field(gt=0)
@@ -231,6 +253,8 @@ class CriteriaPack(_Spec):
     """Template for the brief's next action: `{name}` and any `{metric}` (formatted as stored)."""
     caps: Caps = Caps()
     models: Models
+    outcome: OutcomeSpec | None = None
+    """How verdicts are scored after the fact (backtest, calibration); optional, never read by a verdict."""
     pack_path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("metrics")
@@ -274,6 +298,8 @@ class CriteriaPack(_Spec):
         for name in self.uncertainty:
             if name not in self.required_inputs:
                 raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
+        if self.outcome is not None and self.outcome.metric not in columns:
+            raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
         if self.caps.order_by is not None and self.caps.order_by not in metrics:
             raise _KeyProblem("caps.order_by", self.caps.order_by, f"a metric name {sorted(metrics)}")
         try:
@@ -301,8 +327,10 @@ class CriteriaPack(_Spec):
 
     @property
     def fingerprint(self) -> str:
-        """Hash of the pack's criteria: which criteria produced a record (not where its files lie)."""
-        dumped = self.model_dump_json(exclude={"pack_path": True, "source": {"path"}})
+        """Hash of the pack's criteria: which criteria produced a record. Not where its files lie, how outcomes
+        are measured afterwards, which models judge or what they may cost: none of that changes a code verdict."""
+        dumped = self.model_dump_json(exclude={"pack_path": True, "source": {"path"}, "outcome": True,
+                                               "models": True, "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 

@@ -1,8 +1,8 @@
 """One night in-process, through the same jobs and assets the UI materializes.
 
 scan_night[as_of] → analyze_night over that night's candidate partitions (one run, a partition range)
-→ brief_night[as_of]. A failed blocking check stops the night before the next step, as it would stop the
-downstream steps of a single run. The night's state object is then read back from the store.
+→ brief_night[as_of] → notify_night[as_of]. A failed blocking check stops the night before the next step, as it
+would stop the downstream steps of a single run. The night's state object is then read back from the store.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import dagster as dg
 
-from opportunity_assets.brief.assets import MODEL_MODE, read_night
+from opportunity_assets.brief.assets import read_night
 from opportunity_assets.brief.render import summarize
 from opportunity_assets.candidates.assets import night_id
 from opportunity_assets.criteria import CriteriaPack
@@ -61,13 +61,15 @@ def _execute(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, pa
 
 
 def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -> None:
-    """Materialize one night: scan, per-candidate run over the night's partitions, brief and archive."""
+    """Materialize one night: scan, per-candidate run over the night's partitions, brief and archive, then
+    the notifications (exactly once per candidate and channel, whoever runs the night: this or the sensors)."""
     key = as_of.isoformat()
     _execute(defs, "scan_night", instance, partition_key=key)
     keys = night_keys(instance, as_of)
     if keys:
         _execute(defs, "analyze_night", instance, tags=night_range_tags(keys))
     _execute(defs, "brief_night", instance, partition_key=key)
+    _execute(defs, "notify_night", instance, partition_key=key)
 
 
 def resources_of(defs: dg.Definitions) -> tuple[CriteriaPack, ResultStore]:
@@ -97,6 +99,7 @@ def state(defs: dg.Definitions, as_of: date) -> RunState:
         errors=list(night.errors),
         summary=summarize(night),
         cost=Cost.model_validate_json(stored_brief["cost"]) if stored_brief else Cost(),
+        model_checks=stored_brief["model_mode"] if stored_brief else "",
     )
 
 
@@ -157,5 +160,4 @@ def night_line(run: RunState) -> NightLine:
 
 def state_json(run: RunState) -> str:
     payload: dict[str, Any] = json.loads(run.model_dump_json())
-    payload["model_checks"] = MODEL_MODE
     return json.dumps(payload, indent=2)

@@ -138,6 +138,16 @@ class Perturbation(_Record):
     """True when the act/don't-act side (STRONG or not) changes."""
 
 
+class ModelFinding(_Record):
+    """A skeptic model's finding that cited the analysis (uncited ones are dropped and counted as noise)."""
+
+    check: str
+    cites: str
+    finding: str
+    effect: str
+    """note, uncertain or reject: applied only as a downgrade of the code's status."""
+
+
 class Verification(_Record):
     as_of: date
     candidate_id: str
@@ -153,6 +163,11 @@ class Verification(_Record):
     sensitivity: list[Perturbation] = Field(default_factory=list)
     to_resolve: str | None = None
     """What would resolve an UNCERTAIN status, in one line (code-written)."""
+    model_findings: list[ModelFinding] = Field(default_factory=list)
+    model_noise: int = 0
+    """Model findings discarded because they cited no field or number of the analysis."""
+    model_fatal_assumption: str | None = None
+    """The skeptic model's semantic fatal assumption, when code's sensitivity found none."""
 
 
 class Route(_Record):
@@ -164,11 +179,20 @@ class Route(_Record):
     """The router rule that matched first."""
 
 
+FATAL_NODES = ("analyze", "verify", "brief")
+"""Nodes whose error leaves a candidate without a verdict. Model nodes (`analyzer_model`, `verifier_model`,
+`brief_model`) only mean the model added nothing: the code's records stand and are routed."""
+
+
 class RunError(_Record):
     as_of: date
     candidate_id: str
     node: str
     error: str
+
+    @property
+    def fatal(self) -> bool:
+        return self.node in FATAL_NODES
 
 
 class Summary(_Record):
@@ -178,6 +202,9 @@ class Summary(_Record):
     analyzed: int
     by_tag: dict[str, int]
     errors: int
+    """Candidates that went on but have no verdict (an analyze/verify/brief error)."""
+    model_errors: int = 0
+    """Model steps that failed or were refused by the budget; their candidates keep the code's verdict."""
 
 
 class Cost(_Record):
@@ -207,3 +234,5 @@ class RunState(_Record):
     errors: list[RunError]
     summary: Summary
     cost: Cost
+    model_checks: str = ""
+    """`off (deterministic mode …)` or `on (…)`: whether model judgment took part in this night."""

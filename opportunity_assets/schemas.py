@@ -78,11 +78,17 @@ class VerificationRows(pa.DataFrameModel):
     checks_failed: int = pa.Field(ge=0)
     checks_open: int = pa.Field(ge=0)
 
+    model_downgrades: int = pa.Field(ge=0)
+    """Kept model findings asking for UNCERTAIN or REJECTED."""
+
     @pa.dataframe_check
     @classmethod
     def confirmed_only_if_all_pass(cls, data: pa.PolarsData) -> pl.LazyFrame:
         clean = (pl.col("checks_failed") == 0) & (pl.col("checks_open") == 0)
-        return data.lazyframe.select((pl.col("status") == "CONFIRMED") == clean)
+        downgraded = pl.col("model_downgrades") > 0
+        confirmed = pl.col("status") == "CONFIRMED"
+        # CONFIRMED exactly when every code check passed and no kept model finding asked for less.
+        return data.lazyframe.select((confirmed & clean & ~downgraded) | (~confirmed & (~clean | downgraded)))
 
 
 class RouteRows(pa.DataFrameModel):
@@ -121,10 +127,11 @@ def verification_frame(verifications: Sequence[Verification]) -> pl.DataFrame:
     return pl.DataFrame([{"candidate_id": v.candidate_id, "status": v.status.value,
                           "checks_reported": sum(1 for name in CHECKS if name in v.checks),
                           "checks_failed": sum(1 for c in v.checks.values() if c.passed is False),
-                          "checks_open": sum(1 for c in v.checks.values() if c.passed is None)}
+                          "checks_open": sum(1 for c in v.checks.values() if c.passed is None),
+                          "model_downgrades": sum(1 for f in v.model_findings if f.effect != "note")}
                          for v in verifications],
                         schema={"candidate_id": pl.String, "status": pl.String, "checks_reported": pl.Int64,
-                                "checks_failed": pl.Int64, "checks_open": pl.Int64})
+                                "checks_failed": pl.Int64, "checks_open": pl.Int64, "model_downgrades": pl.Int64})
 
 
 def route_frame(routes: Sequence[Route]) -> pl.DataFrame:

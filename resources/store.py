@@ -11,11 +11,12 @@ The archive is a view: `SELECT * FROM archive WHERE as_of = ? AND tag = ?` in an
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import duckdb
 from filelock import FileLock
 from pydantic import Field
 
+from opportunity_assets.notify.logic import CLAIMED, SentLogEntry, claimable
 from opportunity_assets.records import (
     Analysis,
     Brief,
@@ -61,6 +63,22 @@ CREATE TABLE IF NOT EXISTS routes (
 CREATE TABLE IF NOT EXISTS briefs (
     domain VARCHAR, as_of DATE, markdown VARCHAR, words INTEGER, summary VARCHAR, cost VARCHAR,
     model_mode VARCHAR, PRIMARY KEY (domain, as_of));
+CREATE TABLE IF NOT EXISTS model_calls (
+    key VARCHAR PRIMARY KEY, domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, model VARCHAR,
+    prompt_version VARCHAR, request VARCHAR, response VARCHAR, input_tokens INTEGER, output_tokens INTEGER,
+    cache_write_tokens INTEGER, cache_read_tokens INTEGER, usd DOUBLE, attempts INTEGER, error VARCHAR,
+    created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE TABLE IF NOT EXISTS outcomes (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, criteria_fingerprint VARCHAR, outcome_definition VARCHAR,
+    verdict VARCHAR, verification VARCHAR, status VARCHAR, value DOUBLE, record VARCHAR,
+    PRIMARY KEY (domain, as_of, candidate_id));
+CREATE TABLE IF NOT EXISTS judgments (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, judged_at TIMESTAMP, decision VARCHAR, who VARCHAR,
+    note VARCHAR, PRIMARY KEY (domain, as_of, candidate_id, judged_at));
+CREATE TABLE IF NOT EXISTS notifications (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, channel VARCHAR, verdict VARCHAR, status VARCHAR,
+    attempts INTEGER, error VARCHAR, run_id VARCHAR, updated_at TIMESTAMP,
+    PRIMARY KEY (domain, as_of, candidate_id, channel));
 CREATE OR REPLACE VIEW archive AS
     SELECT r.domain, r.as_of, r.candidate_id, c.name, r.section_or_tag AS tag, r.rule, a.verdict, a.score,
            v.status, v.fatal_assumption
@@ -168,7 +186,7 @@ class ResultStore(dg.ConfigurableResource):
 
     def write_stage(self, domain: str, *, analyses: Sequence[Analysis] = (),
                     verifications: Sequence[Verification] = (), errors: Sequence[RunError] = (),
-                    cleared: Sequence[tuple[date, str, str]] = ()) -> None:
+                    cleared: Sequence[tuple[date, str, str]] = (), model_calls: Sequence[Any] = ()) -> None:
         """One stage's results for a batch of candidates, in one transaction.
 
         `cleared` (as_of, candidate, node): old error records that this batch's successes supersede. An error
@@ -191,6 +209,10 @@ class ResultStore(dg.ConfigurableResource):
                 _insert(con, "verifications", replace=True, rows=[
                     [domain, v.as_of, v.candidate_id, v.status.value, v.fatal_assumption, v.model_dump_json()]
                     for v in verifications])
+            if model_calls:  # resources.model.CallRecord rows, in the table's column order
+                _insert(con, "model_calls (key, domain, as_of, candidate_id, role, model, prompt_version, request, "
+                        "response, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, usd, "
+                        "attempts, error)", replace=True, rows=[list(dataclasses.astuple(c)) for c in model_calls])
             if errors:
                 _insert(con, "errors", replace=True, rows=[
                     [domain, e.as_of, e.candidate_id, e.node, e.error] for e in errors])
@@ -206,6 +228,22 @@ class ResultStore(dg.ConfigurableResource):
             con.execute("INSERT OR REPLACE INTO briefs VALUES (?, ?, ?, ?, ?, ?, ?)", [
                 domain, as_of, brief.markdown, brief.words, summary.model_dump_json(), cost.model_dump_json(),
                 model_mode])
+
+    # ---- model calls: the replay cache and the audit log -------------------------------------------------------
+    def model_calls_of(self, domain: str, as_of: date) -> list[dict[str, Any]]:
+        return self.query("SELECT * FROM model_calls WHERE domain = ? AND as_of = ?", [domain, as_of])
+
+    def model_spend(self, domain: str, as_of: date) -> float:
+        rows = self.query("SELECT coalesce(sum(usd), 0) AS usd FROM model_calls WHERE domain = ? AND as_of = ?",
+                          [domain, as_of])
+        return float(rows[0]["usd"])
+
+    def model_usage(self, domain: str, as_of: date) -> dict[str, Any]:
+        """Calls and tokens the night's model steps cost when they ran (replays add nothing)."""
+        return self.query(
+            "SELECT count(*) AS calls, coalesce(sum(input_tokens + cache_write_tokens + cache_read_tokens), 0) "
+            "AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, coalesce(sum(usd), 0) AS usd "
+            "FROM model_calls WHERE domain = ? AND as_of = ?", [domain, as_of])[0]
 
     # ---- reads ---------------------------------------------------------------------------------------------
     def night(self, domain: str, as_of: date) -> dict[str, Any] | None:
@@ -252,3 +290,75 @@ class ResultStore(dg.ConfigurableResource):
             "AND ($tag IS NULL OR tag = $tag) AND ($candidate IS NULL OR candidate_id = $candidate) "
             "ORDER BY as_of, candidate_id",
             {"domain": domain, "as_of": as_of, "tag": tag, "candidate": candidate})
+
+    # ---- judgment quality: outcomes (known only after the fact) and the human's judgments -----------------------
+    # Nothing on a verdict's path calls these: outcomes and judgments never feed a verdict (tests/test_outcomes.py).
+    def write_outcomes(self, domain: str, as_of: date, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Replace the night's outcomes. A row: candidate_id, criteria_fingerprint, outcome_definition (the pack's
+        `outcome:` as JSON), verdict, verification, status, value and record (the whole outcome as JSON)."""
+        with self._connect() as con:
+            con.execute("DELETE FROM outcomes WHERE domain = ? AND as_of = ?", [domain, as_of])
+            if rows:
+                _insert(con, "outcomes", rows=[
+                    [domain, as_of, r["candidate_id"], r["criteria_fingerprint"], r["outcome_definition"],
+                     r["verdict"], r["verification"], r["status"], r["value"], r["record"]] for r in rows])
+
+    def outcomes(self, domain: str, nights: Sequence[date]) -> list[dict[str, Any]]:
+        return self.query("SELECT * FROM outcomes WHERE domain = ? AND list_contains(?, as_of) "
+                          "ORDER BY as_of, candidate_id", [domain, list(nights)])
+
+    def write_judgment(self, domain: str, as_of: date, candidate_id: str, *, decision: str, who: str,
+                       note: str | None, judged_at: datetime) -> None:
+        """Append a judgment; earlier ones stay (the latest per candidate and night is the label)."""
+        with self._connect() as con:
+            con.execute("INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [domain, as_of, candidate_id, judged_at, decision, who, note])
+
+    def judgments(self, domain: str, *, start: date | None = None, end: date | None = None) -> list[dict[str, Any]]:
+        """Every judgment of nights in [start, end], oldest first."""
+        return self.query("SELECT * FROM judgments WHERE domain = $domain AND ($start IS NULL OR as_of >= $start) "
+                          "AND ($end IS NULL OR as_of <= $end) ORDER BY as_of, candidate_id, judged_at",
+                          {"domain": domain, "start": start, "end": end})
+
+    def latest_judgments(self, domain: str, as_of: date) -> dict[str, str]:
+        """Per candidate, the decision of its latest judgment on a night up to as_of (what a brief shows)."""
+        rows = self.query("SELECT candidate_id, arg_max(decision, (as_of, judged_at)) AS decision FROM judgments "
+                          "WHERE domain = ? AND as_of <= ? GROUP BY candidate_id", [domain, as_of])
+        return {r["candidate_id"]: r["decision"] for r in rows}
+
+    # ---- notifications: the sent-log, exactly once per (night, candidate, channel) --------------------------------
+    def notification_log(self, domain: str, *, as_of: date | None = None, up_to: date | None = None,
+                         channel: str | None = None) -> list[SentLogEntry]:
+        rows = self.query(
+            "SELECT as_of, candidate_id, channel, verdict, status, updated_at FROM notifications "
+            "WHERE domain = $domain AND ($as_of IS NULL OR as_of = $as_of) AND ($up_to IS NULL OR as_of <= $up_to) "
+            "AND ($channel IS NULL OR channel = $channel) ORDER BY as_of, candidate_id, channel",
+            {"domain": domain, "as_of": as_of, "up_to": up_to, "channel": channel})
+        return [SentLogEntry(**r) for r in rows]
+
+    def notification_rows(self, domain: str, as_of: date) -> list[dict[str, Any]]:
+        """The night's sent-log as stored (attempts, last error, run), for metadata and for people."""
+        return self.query("SELECT * FROM notifications WHERE domain = ? AND as_of = ? ORDER BY channel, candidate_id",
+                          [domain, as_of])
+
+    def claim_notifications(self, domain: str, as_of: date, channel: str, verdicts: Mapping[str, str], *,
+                            run_id: str, now: datetime, expiry: timedelta) -> list[str]:
+        """Claim candidates (id → verdict) for sending on `channel`, in one transaction under the store's lock:
+        only the ones `claimable` allows, so two runs never both send one. Returns the claimed ids."""
+        with self._connect() as con:
+            rows = con.execute("SELECT as_of, candidate_id, channel, verdict, status, updated_at FROM notifications "
+                               "WHERE domain = ? AND as_of = ? AND channel = ?", [domain, as_of, channel]).fetchall()
+            existing = {row[1]: SentLogEntry(*row) for row in rows}
+            claimed = claimable(existing, verdicts, now, expiry)
+            if claimed:
+                _insert(con, "notifications", replace=True, rows=[
+                    [domain, as_of, c, channel, verdicts[c], CLAIMED, 0, None, run_id, now] for c in claimed])
+        return claimed
+
+    def record_notifications(self, domain: str, as_of: date, channel: str, candidate_ids: Sequence[str], *,
+                             status: str, attempts: int, error: str | None, run_id: str, now: datetime) -> None:
+        """The outcome of a claimed send: `sent` or `failed` (a failed one may be claimed again later)."""
+        with self._connect() as con:
+            con.execute("UPDATE notifications SET status = ?, attempts = ?, error = ?, run_id = ?, updated_at = ? "
+                        "WHERE domain = ? AND as_of = ? AND channel = ? AND list_contains(?, candidate_id)",
+                        [status, attempts, error, run_id, now, domain, as_of, channel, list(candidate_ids)])

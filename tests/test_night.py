@@ -20,6 +20,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.records import RunState
 from opportunity_assets.verifications.assets import verifications
 from resources.criteria import CriteriaResource
+from resources.model import ModelOff
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
 from tests.conftest import PACK, month_rows, write_csv, write_pack
@@ -42,7 +43,7 @@ def _comparable(run: RunState) -> dict:
 def test_whole_graph_through_materialize(tmp_path: Path) -> None:
     """The four assets materialized with dg.materialize(), as the UI would: scan, one run per night, brief."""
     resources = {"criteria": CriteriaResource(path=str(PACK)), "source": PointInTimeSource(),
-                 "store": ResultStore(path=str(tmp_path / "results.duckdb"))}
+                 "store": ResultStore(path=str(tmp_path / "results.duckdb")), "model": ModelOff()}
     instance = dg.DagsterInstance.ephemeral()
     key = DESIGN_NIGHT.isoformat()
     scanned = dg.materialize([candidates], partition_key=key, resources=resources, instance=instance)
@@ -183,3 +184,18 @@ def test_rescan_with_a_smaller_cap_drops_stale_partitions_and_records(tmp_path: 
     assert len(night_keys(instance, date(2015, 1, 30))) == 10
     store = ResultStore(path=str(tmp_path / "results.duckdb"))
     assert store.query("SELECT count(*) n FROM analyses")[0]["n"] == 10
+
+
+def test_a_brief_before_the_analyses_does_not_poison_later_briefs(tmp_path: Path) -> None:
+    """'Materialize all' in the UI may run brief before the per-candidate run: its errors must not stick."""
+    defs = build_definitions(store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    key = DESIGN_NIGHT.isoformat()
+    nights._execute(defs, "scan_night", instance, partition_key=key)
+    nights._execute(defs, "brief_night", instance, partition_key=key)
+    early = nights.state(defs, DESIGN_NIGHT)
+    assert early.summary.errors == early.summary.passed_filters - early.summary.capped  # nothing analyzed yet
+    nights._execute(defs, "analyze_night", instance, tags=night_range_tags(night_keys(instance, DESIGN_NIGHT)))
+    nights._execute(defs, "brief_night", instance, partition_key=key)
+    late = nights.state(defs, DESIGN_NIGHT)
+    assert late.errors == [] and len(late.routes) == len(late.analyses) > 0

@@ -253,3 +253,9 @@ def test_numeric_leaves_skip_booleans_and_strings() -> None:
 ])
 def test_count_words_ignores_pure_punctuation(text: str, words: int) -> None:
     assert count_words(text) == words
+
+
+def test_digits_in_candidate_names_are_names_not_numbers() -> None:
+    brief = "- **District 9** (score 71.3): sales +12.0%. Next: visit district-9."
+    assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30), names=["District 9", "district-9"]) == []
+    assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30)) == ["9", "9"]

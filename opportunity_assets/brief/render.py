@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -21,6 +21,7 @@ from opportunity_assets.records import (
     Analysis,
     Brief,
     Candidate,
+    Cost,
     Route,
     RunError,
     Summary,
@@ -47,6 +48,8 @@ class NightRecords:
     routes: Sequence[Route]
     errors: Sequence[RunError]
     scan_report: dict[str, Any]
+    judgments: Mapping[str, str] = field(default_factory=dict)
+    """Per candidate, the decision of the user's latest judgment on a night up to as_of (`opportunity judge`)."""
 
 
 def summarize(night: NightRecords) -> Summary:
@@ -57,11 +60,12 @@ def summarize(night: NightRecords) -> Summary:
         capped=int(night.scan_report["capped"]),
         analyzed=len(night.routes),
         by_tag={tag: tags.get(tag, 0) for tag in ("act_on_these", "needs_your_judgment", *ARCHIVE_TAGS)},
-        errors=len({e.candidate_id for e in night.errors}),
+        errors=len({e.candidate_id for e in night.errors if e.fatal}),
+        model_errors=sum(1 for e in night.errors if not e.fatal),
     )
 
 
-def _next_action(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> str:
+def next_action(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> str:
     fields: dict[str, str] = {"name": candidate.name}
     for name, spec in pack.metrics.items():
         number = analysis.numbers.get(name)
@@ -83,13 +87,13 @@ def _most_sensitive(v: Verification, score: float) -> str:
     return f"{trial.input} {trial.change} (score → {format_score(trial.score)})"
 
 
-def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification) -> str:
+def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     assert a.score is not None
     return (f"- **{c.name}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
-            f"Most sensitive to {_most_sensitive(v, a.score)}. Next: {_next_action(pack, c, a)}")
+            f"Most sensitive to {_most_sensitive(v, a.score)}. Next: {worded or next_action(pack, c, a)}")
 
 
-def _judgment_line(c: Candidate, a: Analysis, v: Verification) -> str:
+def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score)}"
     flips = [t for t in v.sensitivity if t.flips]
     if flips and a.score is not None:
@@ -99,7 +103,14 @@ def _judgment_line(c: Candidate, a: Analysis, v: Verification) -> str:
                       f"(score → {format_score(worst.score)})")
     else:
         unresolved = "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
-    return f"- **{c.name}** ({verdict}): {unresolved}. To resolve: {v.to_resolve or v.reason}"
+    return f"- **{c.name}** ({verdict}): {unresolved}. To resolve: {worded or v.to_resolve or v.reason}"
+
+
+def _judged_suffix(night: NightRecords, candidate_id: str) -> str:
+    """Marks a candidate the user has judged. The decision only, no date: a judgment is recorded after its night,
+    and no date in the brief may lie after as_of."""
+    decision = night.judgments.get(candidate_id)
+    return f" *(you judged: {decision})*" if decision else ""
 
 
 def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
@@ -111,7 +122,7 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
         lines.append(f"Quarantined source rows: {quarantined}.")
     lines += [str(note).capitalize() + "." for note in night.scan_report.get("notes", [])]
     if summary.errors:
-        failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors})
+        failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors if e.fatal})
         lines.append("Errors: " + ", ".join(failed) + ".")
     return lines
 
@@ -137,8 +148,12 @@ def _assemble(as_of: date, pack: CriteriaPack, model_mode: str, act: list[str], 
     return "\n".join(out) + "\n"
 
 
-def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str) -> tuple[Brief, Summary]:
+def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
+                 wording: Mapping[str, str] | None = None, cost: Cost | None = None) -> tuple[Brief, Summary]:
+    """The brief from the night's records. `wording`: model-worded next-action / to-resolve lines by candidate,
+    already checked by code; `cost`: the night's model usage for the summary line."""
     summary = summarize(night)
+    wording = wording or {}
     by_id_c = {c.id: c for c in night.candidates}
     by_id_a = {a.candidate_id: a for a in night.analyses}
     by_id_v = {v.candidate_id: v for v in night.verifications}
@@ -149,9 +164,13 @@ def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str) -> tu
         return ids
 
     act_ids, judge_ids = section("act_on_these"), section("needs_your_judgment")
-    act = [_act_line(pack, by_id_c[i], by_id_a[i], by_id_v[i]) for i in act_ids]
-    judge = [_judgment_line(by_id_c[i], by_id_a[i], by_id_v[i]) for i in judge_ids]
+    act = [_act_line(pack, by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in act_ids]
+    judge = [_judgment_line(by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in judge_ids]
+    act = [line + _judged_suffix(night, i) for line, i in zip(act, act_ids, strict=True)]
+    judge = [line + _judged_suffix(night, i) for line, i in zip(judge, judge_ids, strict=True)]
     summary_lines = _summary_lines(night, summary)
+    if cost is not None and cost.calls:
+        summary_lines.append(f"Model: {cost.calls} calls, ${cost.usd:.4f}; model errors {summary.model_errors}.")
     n_act, n_judge = len(act), len(judge)
     markdown = _assemble(night.as_of, pack, model_mode, act, 0, judge, 0, summary_lines)
     # Over the limit: drop an item from the section showing more (needs-judgment on a tie), naming how many
@@ -188,13 +207,18 @@ def numeric_leaves(value: Any) -> Iterable[float]:
             yield from numeric_leaves(item)
 
 
-def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date) -> list[str]:
+def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
+                        names: Iterable[str] = ()) -> list[str]:
     """Numbers written in the brief that no stored number explains (as written: rounding, %, $, commas).
 
-    Dates must not lie after as_of. Markdown headings' structure (`##`) and list markers carry no digits.
+    Dates must not lie after as_of. `names` (the night's candidate names and ids, stored as text) are not
+    numbers: "District 9" is a name. Markdown structure (`##`, list markers) carries no digits.
     """
     values = list(stored)
     problems = []
+    for name in sorted(set(names), key=len, reverse=True):
+        if any(ch.isdigit() for ch in name):
+            markdown = markdown.replace(name, " ")
     for token in _DATE.findall(markdown):
         if token > as_of.isoformat()[: len(token)]:
             problems.append(token)

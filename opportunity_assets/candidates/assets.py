@@ -8,9 +8,11 @@ import dagster as dg
 
 from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import scan
+from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.partitions import nightly_partitions, register_night
 from opportunity_assets.records import Candidate
 from resources.criteria import CriteriaResource
+from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
 
@@ -41,13 +43,28 @@ def required_input_coverage(required: list[str], candidates: list[Candidate]) ->
     ],
 )
 def candidates(context: dg.AssetExecutionContext, criteria: CriteriaResource, source: PointInTimeSource,
-               store: ResultStore) -> dg.MaterializeResult:
+               store: ResultStore, model: ModelResource) -> dg.MaterializeResult:
     """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap. No ranking."""
     as_of = date.fromisoformat(context.partition_key)
     pack = criteria.load()
     snapshot = source.read(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined.height)
+    cost_facts: dict[str, float] = {}
+    if model.enabled():  # the night's worst-case model cost must fit the pack's ceiling before any call
+        estimate = worst_case(pack, load_prices(), report.went_on, model_checks_on=True)
+        affordable = estimate.candidates_within(pack.caps.cost_ceiling_usd)
+        if affordable < report.went_on:
+            capped_pack = pack.model_copy(update={"caps": pack.caps.model_copy(
+                update={"max_candidates": max(affordable, 1)})})
+            found, report = scan(capped_pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                                 snapshot.quarantined.height)
+            report = dataclasses.replace(report, notes=[*report.notes, (
+                f"model cost ceiling ${pack.caps.cost_ceiling_usd:.2f}: worst case "
+                f"${estimate.worst_case_usd:.2f} for {estimate.candidates} candidates, so the cap is "
+                f"{report.went_on}")])
+            cost_facts = {"model_worst_case_usd": estimate.worst_case_usd, "model_worst_case_candidates":
+                          estimate.candidates}
     coverage = required_input_coverage(pack.required_inputs, found)
     notes = list(report.notes)
     if coverage < pack.coverage.min_required_inputs_share:
@@ -58,7 +75,8 @@ def candidates(context: dg.AssetExecutionContext, criteria: CriteriaResource, so
         store.write_scan(
             pack.domain, as_of, run_id=night_id(pack.domain, as_of, pack.fingerprint),
             criteria_fingerprint=pack.fingerprint, criteria=pack.model_dump_json(),
-            anchor_period=report.anchor_period, scan_report={**dataclasses.asdict(report), "coverage": coverage},
+            anchor_period=report.anchor_period,
+            scan_report={**dataclasses.asdict(report), "coverage": coverage, **cost_facts},
             candidates=found, quarantined=snapshot.quarantined.to_dicts(),
         )
         stored = store.candidates(pack.domain, as_of)

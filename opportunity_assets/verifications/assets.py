@@ -4,12 +4,13 @@
 import dagster as dg
 
 from opportunity_assets import schemas
-from opportunity_assets.fanout import run_bounded
+from opportunity_assets.llm.steps import Judged, judge_verification
 from opportunity_assets.partitions import candidate_partitions
-from opportunity_assets.records import Analysis, Candidate, RunError, Verification
-from opportunity_assets.stage import PerCandidateConfig, load_night_inputs, record_outcomes
+from opportunity_assets.records import Analysis, Candidate, Verification
+from opportunity_assets.stage import PerCandidateConfig, run_stage
 from opportunity_assets.verifications.logic import verify
 from resources.criteria import CriteriaResource
+from resources.model import ModelResource
 from resources.store import ResultStore
 
 
@@ -24,31 +25,24 @@ from resources.store import ResultStore
                                                "when all pass.")],
 )
 def verifications(context: dg.AssetExecutionContext, config: PerCandidateConfig, criteria: CriteriaResource,
-                  store: ResultStore) -> dg.MaterializeResult:
+                  store: ResultStore, model: ModelResource) -> dg.MaterializeResult:
     """Arithmetic, inputs, assumptions (sensitivity), omissions, constraints → CONFIRMED/REJECTED/UNCERTAIN."""
     pack = criteria.load()
-    inputs, missing = load_night_inputs(store, pack.domain, context.partition_keys, node="verify",
-                                        needs_analysis=True)
-    items = [(c.as_of, c.id, (c, a)) for c, a in inputs]
 
-    def work(pair: tuple[Candidate, Analysis | None]) -> Verification:
-        candidate, analysis = pair
-        assert analysis is not None
-        return verify(pack, candidate, analysis)
+    def work(candidate: Candidate, analysis: Analysis | None) -> Judged[Verification]:
+        assert analysis is not None  # load_night_inputs(needs_analysis=True) keeps only analyzed candidates
+        return judge_verification(model, pack, candidate, analysis, verify(pack, candidate, analysis))
 
-    outcomes = run_bounded(items, work, node="verify", max_workers=config.max_workers)
-    done: list[Verification] = [o.result for o in outcomes if o.result is not None]
-    errors: list[RunError] = [o.error for o in outcomes if o.error is not None] + missing
-    store.write_stage(pack.domain, verifications=done, errors=errors,
-                      cleared=[(v.as_of, v.candidate_id, "verify") for v in done])
-    record_outcomes(context, outcomes, missing, lambda v: {
-        "status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
-        "fatal_assumption": v.fatal_assumption or "none",
-    })
-    failures = schemas.failures(schemas.VerificationRows, schemas.verification_frame(done))
+    run = run_stage(
+        context, config, store, model, pack.domain, node="verify", model_node="verifier_model",
+        needs_analysis=True, work=work, record_ids=lambda v: (v.as_of, v.candidate_id),
+        write=lambda done: {"verifications": done},
+        describe=lambda v: {"status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
+                            "fatal_assumption": v.fatal_assumption or "none", "model_noise": v.model_noise})
+    failures = schemas.failures(schemas.VerificationRows, schemas.verification_frame(run.done))
     return dg.MaterializeResult(
-        metadata={"verified": len(done), "errors": len(errors)},
+        metadata={"verified": len(run.done), **run.metadata},
         check_results=[dg.AssetCheckResult(check_name="five_checks_reported", passed=not failures,
                                            metadata={"failures": dg.MetadataValue.json(failures[:20]),
-                                                     "verifications_checked": len(done)})],
+                                                     "verifications_checked": len(run.done)})],
     )

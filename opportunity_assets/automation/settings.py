@@ -1,0 +1,118 @@
+"""Deployment settings for running unattended: the nightly schedule, the sensors' cadence and the
+notification channels. One YAML file (`deploy/automation.yaml` by default), validated on load.
+
+Secrets are never written in the file: a secret field holds `{env: NAME}`, which the wiring turns into a
+`dagster.EnvVar` so that Dagster reads the variable when a run starts (never at import).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_SETTINGS = Path(__file__).resolve().parent.parent.parent / "deploy" / "automation.yaml"
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EnvRef(_Settings):
+    """A value read from an environment variable when the run (or sensor tick) needs it."""
+
+    env: str = Field(min_length=1)
+    """Name of the environment variable."""
+
+
+Secret = str | EnvRef
+"""A literal (fine for local receivers in tests) or `{env: NAME}` (everything real)."""
+
+
+class ScheduleSettings(_Settings):
+    enabled: bool = True
+    """When false the schedule is defined but stopped until someone starts it in the UI."""
+    hour: int = Field(default=2, ge=0, le=23)
+    """Local hour of the nightly scan."""
+    minute: int = Field(default=0, ge=0, le=59)
+    timezone: str = "UTC"
+    """IANA zone the hour is in; the scan targets the previous calendar day in this zone."""
+
+
+class SensorSettings(_Settings):
+    enabled: bool = True
+    """When false the sensors are defined but stopped until someone starts them in the UI."""
+    minimum_interval_seconds: int = Field(default=30, ge=1)
+    """How often the daemon evaluates each sensor of the chain."""
+
+
+class SlackSettings(_Settings):
+    webhook_url: Secret
+    """Slack incoming-webhook URL."""
+
+
+class WebhookSettings(_Settings):
+    url: Secret
+    """Receiver of the JSON payload (POST)."""
+    bearer_token: Secret | None = None
+    """Sent as `Authorization: Bearer …` when set."""
+
+
+class EmailSettings(_Settings):
+    host: str
+    port: int = Field(default=587, ge=1, le=65535)
+    sender: str
+    recipients: list[str] = Field(min_length=1)
+    username: Secret | None = None
+    password: Secret | None = None
+    starttls: bool = True
+    """Upgrade the connection with STARTTLS before logging in (off only for a local relay)."""
+
+
+class ChannelSettings(_Settings):
+    slack: SlackSettings | None = None
+    webhook: WebhookSettings | None = None
+    email: EmailSettings | None = None
+
+
+class NotificationSettings(_Settings):
+    outbox: str | None = None
+    """JSON-lines file every message is appended to (always written); default `outbox.jsonl` beside the store."""
+    ui_base_url: str | None = None
+    """Dagster UI address, e.g. `http://scanner.internal:3000`: messages then link to the night's brief."""
+    attempts: int = Field(default=3, ge=1, le=10)
+    """Tries per channel and message before it is recorded as failed."""
+    backoff_seconds: float = Field(default=2.0, ge=0)
+    """Wait before the second try; doubled before each later one (capped at 60 s)."""
+    timeout_seconds: float = Field(default=10.0, gt=0)
+    """Per HTTP request or SMTP session."""
+    still_strong_within_days: int = Field(default=45, ge=1)
+    """A candidate in the channel's previous message, if that was at most this many days earlier, is marked
+    "still strong" instead of new (45: nightly and month-end cadences)."""
+    claim_expiry_seconds: int = Field(default=900, ge=60)
+    """A message claimed by a run that died before recording the outcome may be sent again after this long."""
+    channels: ChannelSettings = ChannelSettings()
+
+
+class AutomationSettings(_Settings):
+    schedule: ScheduleSettings = ScheduleSettings()
+    sensors: SensorSettings = SensorSettings()
+    notifications: NotificationSettings = NotificationSettings()
+
+
+class SettingsError(ValueError):
+    """The settings file is missing or invalid; the message names the file, the key and the problem."""
+
+
+def load_settings(path: str | Path | None = None) -> AutomationSettings:
+    file = Path(path) if path is not None else DEFAULT_SETTINGS
+    try:
+        raw = yaml.safe_load(file.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise SettingsError(f"{file}: {exc}") from exc
+    try:
+        return AutomationSettings.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise SettingsError(f"{file}: {problems}") from exc

@@ -1,0 +1,198 @@
+"""The model roles' pure parts: prompts, what each role is shown (blinded for past dates), and how code
+takes its answers in. The model never changes a number, a score, a verdict, a status upward or a route.
+
+- Analyzer: sees the candidate's sourced inputs and the code's calculation; adds assumptions, red flags and
+  a short reasoning, merged after the code's own.
+- Verifier: sees only the analysis object; its findings must cite a field or number of that object, or
+  they are discarded as noise; a kept finding can only move a status down (CONFIRMED → UNCERTAIN/REJECTED).
+- Brief writer: words a line per brief item; a line with a number the store does not hold is replaced by
+  the template line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.llm.models import AnalyzerJudgment, VerifierFinding, VerifierJudgment
+from opportunity_assets.records import Analysis, Candidate, ModelFinding, Status, Verification
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+ROLES = ("analyzer", "verifier", "brief")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    role: str
+    text: str
+    version: str
+    """sha256 of the prompt text (12 hex): recorded with every output it produced."""
+
+
+@cache
+def load_prompt(role: str) -> Prompt:
+    if role not in ROLES:
+        raise ValueError(f"unknown model role {role!r}; expected one of {ROLES}")
+    text = (PROMPTS / f"{role}.md").read_text()
+    return Prompt(role=role, text=text, version=hashlib.sha256(text.encode()).hexdigest()[:12])
+
+
+# ---- blinding (DESIGN §5) --------------------------------------------------------------------------------
+_DATE = re.compile(r"\b(19|20)\d{2}(-\d{2}(-\d{2})?)?\b")
+
+
+def alias(candidate_id: str) -> str:
+    """A stable alias that says nothing about the entity: `Market-3F2A`."""
+    return "Market-" + hashlib.sha256(candidate_id.encode()).hexdigest()[:4].upper()
+
+
+@dataclass(frozen=True)
+class Blinder:
+    """For nights before the model's knowledge cutoff: no entity names, no calendar dates in any prompt.
+
+    Names are replaced by stable aliases (and mapped back by code in answers); dates and years by
+    `[date]`; windows are described as months back from the latest period."""
+
+    active: bool
+    names: tuple[tuple[str, str], ...] = ()
+    """(real text, alias) pairs, longest real text first."""
+
+    @classmethod
+    def for_night(cls, as_of: date, cutoff: date, candidates: list[Candidate]) -> Blinder:
+        if as_of >= cutoff:
+            return cls(active=False)
+        pairs = {(c.name, alias(c.id)) for c in candidates} | {(c.id, alias(c.id)) for c in candidates}
+        return cls(active=True, names=tuple(sorted(pairs, key=lambda p: -len(p[0]))))
+
+    def hide(self, text: str) -> str:
+        if not self.active:
+            return text
+        for real, fake in self.names:
+            text = re.sub(re.escape(real), fake, text, flags=re.IGNORECASE)
+        return _DATE.sub("[date]", text)
+
+    def reveal(self, text: str) -> str:
+        if not self.active:
+            return text
+        reverse = {fake: real for real, fake in self.names}
+        for fake in sorted(reverse, key=len, reverse=True):
+            text = text.replace(fake, reverse[fake])
+        return text
+
+
+def _window(pack: CriteriaPack, metric: str) -> str:
+    spec = pack.metrics[metric]
+    if spec.agg == "age_days":
+        return "days since the latest value"
+    lo, hi = spec.window
+    return f"months {lo}-{hi} back from the latest published month" if hi != lo else f"month {lo} back"
+
+
+def analysis_view(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, blinder: Blinder) -> dict[str, Any]:
+    """The analysis object as a model may see it: sourced numbers (windows, not dates when blinded), the
+    calculation, score, verdict, assumptions and red flags. Never the model-written reasoning."""
+    numbers = {
+        name: {"value": n.value, "unit": pack.metrics[name].unit, "what": pack.metrics[name].description,
+               "window": _window(pack, name),
+               **({} if blinder.active else {"period": n.source.period,
+                                             "published_at": n.source.published_at.isoformat()})}
+        for name, n in analysis.numbers.items()
+    }
+    return {
+        "entity": blinder.hide(candidate.name),
+        **({} if blinder.active else {"as_of": analysis.as_of.isoformat()}),
+        "domain": pack.description,
+        "numbers": numbers,
+        "calculation": [{"name": s.name, "expression": s.expression, "substituted": s.substituted,
+                         "value": s.value} for s in analysis.calculation],
+        "score": analysis.score,
+        "thresholds": {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal},
+        "verdict": analysis.verdict.value,
+        "missing": analysis.missing,
+        "assumptions": [blinder.hide(a) for a in analysis.assumptions],
+        "red_flags": [blinder.hide(f) for f in analysis.red_flags],
+    }
+
+
+def _new_items(existing: list[str], added: list[str]) -> list[str]:
+    seen = {a.strip().lower() for a in existing}
+    out = []
+    for item in added:
+        if item.strip() and item.strip().lower() not in seen:
+            seen.add(item.strip().lower())
+            out.append(item.strip())
+    return out
+
+
+def merge_analyzer(analysis: Analysis, judgment: AnalyzerJudgment, blinder: Blinder) -> Analysis:
+    """Code's analysis plus the model's assumptions, red flags and reasoning; nothing else can change."""
+    assumptions = _new_items(analysis.assumptions, [blinder.reveal(a) for a in judgment.assumptions])
+    flags = _new_items(analysis.red_flags, [blinder.reveal(f) for f in judgment.red_flags])
+    reasoning = analysis.reasoning
+    if judgment.reasoning.strip():
+        reasoning = f"{reasoning} Model: {blinder.reveal(judgment.reasoning.strip())}"
+    return analysis.model_copy(update={
+        "assumptions": [*analysis.assumptions, *(f"(model) {a}" for a in assumptions)],
+        "red_flags": [*analysis.red_flags, *(f"(model) {f}" for f in flags)],
+        "reasoning": reasoning,
+    })
+
+
+# ---- verifier findings -----------------------------------------------------------------------------------
+_FIELD = re.compile(r"^(numbers|calculation)\.(\w+)$|^(assumptions|red_flags)\[(\d+)\]$|^(score|verdict)$")
+
+
+def cites_the_analysis(finding: VerifierFinding, view: dict[str, Any]) -> bool:
+    """A finding counts only if it cites a field that exists in the analysis view, or a number written in it."""
+    cited = finding.cites.strip().strip("`")
+    match = _FIELD.match(cited)
+    if match:
+        if match.group(1) == "numbers":
+            return match.group(2) in view["numbers"]
+        if match.group(1) == "calculation":
+            return any(step["name"] == match.group(2) for step in view["calculation"])
+        if match.group(3):
+            return int(match.group(4)) < len(view[match.group(3)])
+        return view.get(match.group(5)) is not None
+    if not re.fullmatch(r"[-+]?\$?\d[\d,]*(\.\d+)?%?", cited):
+        return False
+    return not unsupported_numbers(cited, numeric_leaves(view), date.max)
+
+
+_DOWN = {Status.CONFIRMED: 0, Status.UNCERTAIN: 1, Status.REJECTED: 2}
+
+
+def apply_verifier(verification: Verification, judgment: VerifierJudgment, view: dict[str, Any],
+                   blinder: Blinder) -> Verification:
+    """Kept findings may only downgrade the code's status; uncited ones are counted as noise and dropped."""
+    kept = [f for f in judgment.findings if cites_the_analysis(f, view)]
+    noise = len(judgment.findings) - len(kept)
+    status = verification.status
+    for f in kept:
+        wanted = {"note": status, "uncertain": Status.UNCERTAIN, "reject": Status.REJECTED}[f.effect]
+        if _DOWN[wanted] > _DOWN[status]:
+            status = wanted
+    findings = [ModelFinding(check=f.check, cites=f.cites, finding=blinder.reveal(f.finding), effect=f.effect)
+                for f in kept]
+    update: dict[str, Any] = {"model_findings": findings, "model_noise": noise, "status": status}
+    if status != verification.status:
+        decisive = next(f for f in findings if f.effect in ("uncertain", "reject"))
+        update["reason"] = f"{verification.reason} Skeptic ({decisive.cites}): {decisive.finding}"
+        if status == Status.UNCERTAIN and verification.to_resolve is None:
+            update["to_resolve"] = f"settle the skeptic's point on {decisive.cites}."
+    if judgment.fatal_assumption and verification.fatal_assumption is None and kept:
+        update["model_fatal_assumption"] = blinder.reveal(judgment.fatal_assumption)
+    return verification.model_copy(update=update)
+
+
+def acceptable_line(text: str, stored: list[float], as_of: date, names: list[str], max_words: int = 30) -> bool:
+    """A brief line a model wrote is kept only if every number in it is stored and it stays short."""
+    return bool(text.strip()) and len(text.split()) <= max_words and \
+        not unsupported_numbers(text, stored, as_of, names=names)

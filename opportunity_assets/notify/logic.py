@@ -1,0 +1,264 @@
+"""What a night's notification says, in each channel's format, and who still has to be told. No I/O here.
+
+A message goes out only when the night has candidates to act on; the needs-judgment ones ride along in a
+quieter section. Exactly once per (night, candidate, channel): a channel sends only the candidates it could
+claim in the sent-log (never sent, failed before, or claimed by a run that died). A candidate sent on an
+earlier night with the same verdict (the channel's previous message, within a window) is marked "still
+strong" instead of being announced as new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from typing import Any
+from urllib.parse import quote
+
+from opportunity_assets.formatting import format_score
+from opportunity_assets.records import Analysis, Candidate, Route, Verification
+
+ACT_SECTION = "act_on_these"
+JUDGMENT_SECTION = "needs_your_judgment"
+OUTBOX = "outbox"
+"""The channel that is always on: a local JSON-lines file."""
+
+CLAIMED, SENT, FAILED = "claimed", "sent", "failed"
+"""Sent-log statuses: a run is sending it / it was delivered / every try failed."""
+
+SLACK_ITEMS = 40
+"""Act-on items written as their own Slack block (Slack allows 50 blocks per message)."""
+
+
+@dataclass(frozen=True)
+class ActItem:
+    """A candidate to act on: STRONG and confirmed by the verifier."""
+
+    candidate_id: str
+    name: str
+    """The candidate's name as scanned."""
+    score: float
+    """The analysis's score, 0-100."""
+    verdict: str
+    """The analysis's verdict (STRONG)."""
+    status: str
+    """The verification's status (CONFIRMED)."""
+    next_action: str
+    """The pack's next-action line for this candidate, as the brief writes it."""
+    still_strong: bool = False
+    """In this channel's previous message (an earlier night) with the same verdict."""
+
+
+@dataclass(frozen=True)
+class JudgmentItem:
+    """A candidate that needs a person's judgment (the verifier was UNCERTAIN)."""
+
+    candidate_id: str
+    name: str
+    verdict: str
+    """The analysis's verdict (any: the verifier's doubt is what sends it here)."""
+    score: float | None
+    """None when the verdict is INSUFFICIENT_DATA."""
+    to_resolve: str
+    """What would resolve it, in one line."""
+
+
+@dataclass(frozen=True)
+class NightMessage:
+    """One night's message for one channel."""
+
+    domain: str
+    """The criteria pack's domain."""
+    as_of: date
+    """The night."""
+    act: tuple[ActItem, ...]
+    """Candidates this channel sends tonight, best score first."""
+    judgment: tuple[JudgmentItem, ...]
+    """The night's needs-your-judgment candidates (the quieter section), best score first."""
+    brief_url: str | None
+    """The night's brief in the Dagster UI, when a base URL is configured."""
+
+    @property
+    def new(self) -> tuple[ActItem, ...]:
+        return tuple(i for i in self.act if not i.still_strong)
+
+    @property
+    def still_strong(self) -> tuple[ActItem, ...]:
+        return tuple(i for i in self.act if i.still_strong)
+
+
+@dataclass(frozen=True)
+class SentLogEntry:
+    """One row of the sent-log: what happened to (night, candidate, channel)."""
+
+    as_of: date
+    candidate_id: str
+    channel: str
+    """outbox, slack, webhook or email."""
+    verdict: str
+    """The candidate's verdict when it was sent (for "still strong")."""
+    status: str
+    """claimed, sent or failed."""
+    updated_at: datetime
+    """Naive UTC."""
+
+
+def brief_url(base_url: str | None, as_of: date) -> str | None:
+    """The brief's partition page in the Dagster UI (its Markdown metadata is on it)."""
+    if not base_url:
+        return None
+    return f"{base_url.rstrip('/')}/assets/brief?view=partitions&partition={quote(as_of.isoformat())}"
+
+
+def night_items(routes: Iterable[Route], candidates: Iterable[Candidate], analyses: Iterable[Analysis],
+                verifications: Iterable[Verification],
+                next_actions: Mapping[str, str]) -> tuple[tuple[ActItem, ...], tuple[JudgmentItem, ...]]:
+    """The night's act-on and needs-judgment candidates from the store's records, best score first."""
+    names = {c.id: c.name for c in candidates}
+    by_a = {a.candidate_id: a for a in analyses}
+    by_v = {v.candidate_id: v for v in verifications}
+    act: list[ActItem] = []
+    judgment: list[JudgmentItem] = []
+    for r in routes:
+        a, v = by_a.get(r.candidate_id), by_v.get(r.candidate_id)
+        if a is None or v is None:
+            continue
+        name = names.get(r.candidate_id, r.candidate_id)
+        if r.section_or_tag == ACT_SECTION and a.score is not None:
+            act.append(ActItem(candidate_id=r.candidate_id, name=name, score=a.score, verdict=a.verdict.value,
+                               status=v.status.value, next_action=next_actions.get(r.candidate_id, "")))
+        elif r.section_or_tag == JUDGMENT_SECTION:
+            judgment.append(JudgmentItem(candidate_id=r.candidate_id, name=name, verdict=a.verdict.value,
+                                         score=a.score, to_resolve=v.to_resolve or v.reason))
+    act.sort(key=lambda i: (-i.score, i.candidate_id))
+    judgment.sort(key=lambda i: (-(i.score if i.score is not None else -1.0), i.candidate_id))
+    return tuple(act), tuple(judgment)
+
+
+# ---- exactly-once bookkeeping --------------------------------------------------------------------------------
+
+def claimable(existing: Mapping[str, SentLogEntry], wanted: Iterable[str], now: datetime,
+              expiry: timedelta) -> list[str]:
+    """Candidates this run may send on the channel: never logged, failed before, or claimed by a run that has
+    not reported for longer than `expiry` (it died between claiming and recording)."""
+    out = []
+    for candidate_id in sorted(set(wanted)):
+        entry = existing.get(candidate_id)
+        if (entry is None or entry.status == FAILED
+                or (entry.status == CLAIMED and now - entry.updated_at > expiry)):
+            out.append(candidate_id)
+    return out
+
+
+def pending(act_ids: Collection[str], channels: Iterable[str], log: Iterable[SentLogEntry], as_of: date,
+            now: datetime, expiry: timedelta) -> set[tuple[str, str]]:
+    """(candidate, channel) pairs of the night that a notification run would still send."""
+    by_channel: dict[str, dict[str, SentLogEntry]] = {}
+    for entry in log:
+        if entry.as_of == as_of:
+            by_channel.setdefault(entry.channel, {})[entry.candidate_id] = entry
+    return {(candidate, channel) for channel in channels
+            for candidate in claimable(by_channel.get(channel, {}), act_ids, now, expiry)}
+
+
+def earlier_verdicts(log: Iterable[SentLogEntry], as_of: date, channel: str, within: timedelta) -> dict[str, str]:
+    """Per candidate, its verdict in this channel's previous message: the latest earlier night, at most `within`
+    before `as_of`, on which the channel delivered something. A candidate in it is "still strong" tonight; one
+    that dropped out of a message in between, or a message older than the window, makes it new again."""
+    delivered = [e for e in log if e.channel == channel and e.status == SENT and as_of - within <= e.as_of < as_of]
+    if not delivered:
+        return {}
+    previous = max(e.as_of for e in delivered)
+    return {e.candidate_id: e.verdict for e in delivered if e.as_of == previous}
+
+
+def channel_message(domain: str, as_of: date, act: Sequence[ActItem], judgment: Sequence[JudgmentItem],
+                    claimed: Collection[str], earlier: Mapping[str, str], url: str | None) -> NightMessage | None:
+    """The message one channel sends: its claimed candidates, still-strong ones marked; None if nothing."""
+    items = tuple(replace(i, still_strong=earlier.get(i.candidate_id) == i.verdict)
+                  for i in act if i.candidate_id in claimed)
+    if not items:
+        return None
+    return NightMessage(domain=domain, as_of=as_of, act=items, judgment=tuple(judgment), brief_url=url)
+
+
+# ---- formats -------------------------------------------------------------------------------------------------
+
+def headline(m: NightMessage) -> str:
+    parts = [f"{len(m.new)} new"] + ([f"{len(m.still_strong)} still strong"] if m.still_strong else [])
+    return f"{m.domain}, as of {m.as_of.isoformat()}: {len(m.act)} to act on ({', '.join(parts)})"
+
+
+def _act_text(i: ActItem) -> str:
+    mark = "still strong" if i.still_strong else "new"
+    return f"{i.name} — score {format_score(i.score)} ({i.verdict}, {i.status}; {mark}). Next: {i.next_action}"
+
+
+def _judgment_text(i: JudgmentItem) -> str:
+    verdict = i.verdict if i.score is None else f"{i.verdict} {format_score(i.score)}"
+    return f"{i.name} ({verdict}): {i.to_resolve}"
+
+
+def plain_text(m: NightMessage) -> str:
+    lines = [headline(m), "", "Act on these:", *(f"- {_act_text(i)}" for i in m.act)]
+    if m.judgment:
+        lines += ["", "Needs your judgment:", *(f"- {_judgment_text(i)}" for i in m.judgment)]
+    if m.brief_url:
+        lines += ["", f"The brief: {m.brief_url}"]
+    return "\n".join(lines) + "\n"
+
+
+def _act_json(i: ActItem) -> dict[str, Any]:
+    return {"candidate_id": i.candidate_id, "name": i.name, "score": i.score, "verdict": i.verdict,
+            "status": i.status, "still_strong": i.still_strong, "next_action": i.next_action}
+
+
+def _judgment_json(i: JudgmentItem) -> dict[str, Any]:
+    return {"candidate_id": i.candidate_id, "name": i.name, "verdict": i.verdict, "score": i.score,
+            "to_resolve": i.to_resolve}
+
+
+def webhook_payload(m: NightMessage) -> dict[str, Any]:
+    """The generic JSON webhook's body."""
+    return {"type": "opportunity.night", "domain": m.domain, "as_of": m.as_of.isoformat(), "summary": headline(m),
+            "act_on_these": [_act_json(i) for i in m.act],
+            "needs_your_judgment": [_judgment_json(i) for i in m.judgment], "brief_url": m.brief_url}
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def slack_payload(m: NightMessage) -> dict[str, Any]:
+    """A Slack incoming-webhook message in Block Kit: one section per candidate to act on, the needs-judgment
+    ones in a context block (smaller, grey), a button to the brief. `text` is the notification fallback."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {"type": "plain_text", "text": f"Act on these — {m.as_of.isoformat()}"[:150]}},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": _slack_escape(headline(m))}]},
+    ]
+    for i in m.act[:SLACK_ITEMS]:
+        mark = "_still strong_" if i.still_strong else "*new*"
+        text = (f"*{_slack_escape(i.name)}* — score {format_score(i.score)} ({i.verdict}, {i.status}) · {mark}\n"
+                f"Next: {_slack_escape(i.next_action)}")
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}})
+    if len(m.act) > SLACK_ITEMS:
+        blocks.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": f"and {len(m.act) - SLACK_ITEMS} more in the brief"}]})
+    if m.judgment:
+        text = "Needs your judgment: " + "; ".join(_judgment_text(i) for i in m.judgment)
+        blocks += [{"type": "divider"},
+                   {"type": "context", "elements": [{"type": "mrkdwn", "text": _slack_escape(text)[:2900]}]}]
+    if m.brief_url:
+        blocks.append({"type": "actions", "elements": [
+            {"type": "button", "text": {"type": "plain_text", "text": "Open the brief"}, "url": m.brief_url}]})
+    return {"text": headline(m), "blocks": blocks}
+
+
+def email_content(m: NightMessage) -> tuple[str, str]:
+    """(subject, plain-text body)."""
+    return f"[opportunity] {headline(m)}", plain_text(m)
+
+
+def outbox_record(m: NightMessage) -> dict[str, Any]:
+    """One line of the outbox file: the JSON payload and the text a person would read."""
+    return {**webhook_payload(m), "text": plain_text(m)}

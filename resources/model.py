@@ -1,0 +1,370 @@
+"""The model, as one resource with two implementations chosen at wiring time (DESIGN §2, §8):
+
+- `ModelOff`: deterministic mode (no API key, no base URL). Every model step is skipped; the brief says so.
+- `AnthropicModel`: the real `anthropic` SDK (messages with a JSON-schema output config), pointed at
+  `base_url` when given (an Anthropic-compatible gateway, or the tests' local server).
+
+Code owns everything around the call: retries (the SDK's own are off: it honours `retry-after` without a
+cap), at most one retry for a truncated, refused or malformed answer, usage and cost from the response with
+prices from config, a per-night budget that stops calls before they start, and a store-backed replay cache
+keyed by hash(model, prompt version, input, schema) that is also the audit log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Generic, TypeVar
+
+import anthropic
+import dagster as dg
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+
+from opportunity_assets.cost import DEFAULT_PRICES, Prices, load_prices
+from opportunity_assets.llm.roles import Prompt
+from resources.store import ResultStore
+
+T = TypeVar("T", bound=BaseModel)
+
+_TRANSIENT = (408, 409, 429, 500, 502, 503, 504, 529)
+
+
+@dataclass(frozen=True)
+class _Attempted(Generic[T]):
+    """What one call cost over all its attempts, and what came of it."""
+
+    answer: T | None
+    usage: tuple[int, ...]
+    """input, output, cache write, cache read tokens."""
+    usd: float
+    attempts: int
+    problem: str | None
+
+    def plus_attempt(self, usage: tuple[int, ...] = (0, 0, 0, 0), usd: float = 0.0) -> _Attempted[T]:
+        return _Attempted(self.answer, tuple(a + b for a, b in zip(self.usage, usage, strict=True)),
+                          self.usd + usd, self.attempts + 1, self.problem)
+
+    def answered(self, answer: T | None) -> _Attempted[T]:
+        return dataclasses.replace(self, answer=answer, problem=None)
+
+    def failed(self, problem: str) -> _Attempted[T]:
+        return dataclasses.replace(self, answer=None, problem=problem)
+
+
+class ModelCallFailed(RuntimeError):
+    """The call failed after the allowed retries; the message says why (never contains the API key)."""
+
+
+class BudgetExhausted(RuntimeError):
+    """The night's model budget cannot cover this call's worst case; no request was sent."""
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    parsed: BaseModel
+    input_tokens: int
+    output_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    usd: float
+    replayed: bool
+    """True when answered from the store's cache: no request was sent, nothing was billed now."""
+    key: str
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call: who asks, for which night and candidate, with which limits."""
+
+    role: str
+    model: str
+    prompt: Prompt
+    payload: dict[str, Any]
+    output_type: type[BaseModel]
+    max_tokens: int
+    max_input_tokens: int
+    domain: str
+    as_of: date
+    candidate_id: str
+    ceiling_usd: float
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One row of the store's `model_calls`: the audit log, and (with a response) the replay cache."""
+
+    key: str
+    domain: str
+    as_of: date
+    candidate_id: str
+    role: str
+    model: str
+    prompt_version: str
+    request: str
+    response: str | None
+    input_tokens: int
+    output_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    usd: float
+    attempts: int
+    error: str | None
+
+
+class ModelResource(dg.ConfigurableResource):
+    """The surface every implementation offers."""
+
+    def enabled(self) -> bool:
+        return False
+
+    def mode_line(self) -> str:
+        return "off (deterministic mode: every number, verdict, check and route is code)"
+
+    def knowledge_cutoff(self) -> date:
+        return date.max
+
+    def complete(self, spec: CallSpec, output_type: type[T]) -> tuple[T, ModelReply]:
+        raise ModelCallFailed("model checks are off")
+
+    def drain_records(self) -> list[CallRecord]:
+        return []
+
+
+class ModelOff(ModelResource):
+    """Deterministic mode."""
+
+
+class AnthropicModel(ModelResource):
+    api_key: str | None = Field(default=None, repr=False,
+                                description="Set from EnvVar('ANTHROPIC_API_KEY') at wiring time; never printed.")
+    base_url: str | None = Field(default=None, description="Anthropic-compatible endpoint; default the SDK's.")
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=5, description="Retries of transient HTTP errors (code-owned).")
+    max_retry_after_s: float = Field(default=10.0, ge=0, description="Cap on any retry-after wait.")
+    knowledge_cutoff_date: str = Field(default="2025-06-01",
+                                       description="Nights before this are blinded: no names, no dates.")
+    prices_path: str = Field(default=str(DEFAULT_PRICES))
+    refresh: bool = Field(default=False, description="Ignore the replay cache and call again.")
+    batch: bool = Field(default=False, description="Send calls made together through the Message Batches API "
+                                                    "(half price, results within 24 h): for unattended nights.")
+    batch_window_s: float = Field(default=0.5, ge=0, description="How long a batch waits for more calls to join.")
+    batch_poll_s: float = Field(default=30.0, gt=0, description="Seconds between polls of a running batch.")
+    batch_timeout_s: float = Field(default=24 * 3600.0, gt=0)
+    store: ResultStore
+
+    _client: anthropic.Anthropic | None = PrivateAttr(default=None)
+    _prices: Prices | None = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _loaded: set[tuple[str, date]] = PrivateAttr(default_factory=set)
+    _cache: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+    _spent: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
+    _reserved: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
+    _pending: list[CallRecord] = PrivateAttr(default_factory=list)
+    _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
+    _timer: threading.Timer | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._client = anthropic.Anthropic(api_key=self.api_key or "no-key-needed-by-this-gateway",
+                                           base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+        self._prices = load_prices(self.prices_path)
+
+    def enabled(self) -> bool:
+        return True
+
+    def mode_line(self) -> str:
+        return "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
+
+    def knowledge_cutoff(self) -> date:
+        return date.fromisoformat(self.knowledge_cutoff_date)
+
+    # ---- cost --------------------------------------------------------------------------------------------
+    def _price(self, model: str) -> tuple[float, float, Prices]:
+        prices = self._prices or load_prices(self.prices_path)
+        if model not in prices.models:
+            raise ModelCallFailed(f"no price for model {model!r} in {self.prices_path}")
+        p = prices.models[model]
+        return p.input, p.output, prices
+
+    def usd(self, model: str, input_tokens: int, output_tokens: int, cache_write: int, cache_read: int) -> float:
+        price_in, price_out, prices = self._price(model)
+        return (input_tokens * price_in + cache_write * price_in * prices.cache_write_share
+                + cache_read * price_in * prices.cache_read_share + output_tokens * price_out) / 1_000_000
+
+    def worst_case_usd(self, spec: CallSpec) -> float:
+        return self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0) * 2  # one retry of bad output
+
+    # ---- the call ----------------------------------------------------------------------------------------
+    @staticmethod
+    def cache_key(spec: CallSpec) -> str:
+        canonical = json.dumps({"model": spec.model, "prompt": spec.prompt.version, "payload": spec.payload,
+                                "schema": spec.output_type.__name__}, sort_keys=True, default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def _night(self, domain: str, as_of: date) -> None:
+        """Load the night's stored answers (the replay cache) and spend once, in one store query."""
+        with self._lock:
+            if (domain, as_of) in self._loaded:
+                return
+            rows = self.store.model_calls_of(domain, as_of)
+            self._spent[(domain, as_of)] = sum(float(r["usd"] or 0.0) for r in rows)
+            self._cache.update({r["key"]: r for r in rows if r["response"] is not None})
+            self._loaded.add((domain, as_of))
+
+    def complete(self, spec: CallSpec, output_type: type[T]) -> tuple[T, ModelReply]:
+        key = self.cache_key(spec)
+        night = (spec.domain, spec.as_of)
+        self._night(*night)
+        if not self.refresh and key in self._cache:
+            stored = self._cache[key]
+            replayed = output_type.model_validate_json(stored["response"])
+            return replayed, ModelReply(replayed, stored["input_tokens"], stored["output_tokens"],
+                                        stored["cache_write_tokens"], stored["cache_read_tokens"], 0.0, True, key)
+        worst = self.worst_case_usd(spec)
+        with self._lock:  # reserve the call's worst case: concurrent calls cannot overshoot the ceiling together
+            committed = self._spent[night] + self._reserved.get(night, 0.0)
+            if committed + worst > spec.ceiling_usd:
+                raise BudgetExhausted(f"budget_exhausted: ${committed:.4f} spent or reserved tonight + worst "
+                                      f"case ${worst:.4f} > ceiling ${spec.ceiling_usd:.2f}")
+            self._reserved[night] = self._reserved.get(night, 0.0) + worst
+        try:
+            done = self._via_batch(spec, output_type) if self.batch else self._call(spec, output_type)
+        finally:
+            with self._lock:
+                self._reserved[night] -= worst
+        answer, usage, usd = done.answer, done.usage, done.usd
+        # Failed calls are recorded too (no response, so never replayed): their tokens were billed.
+        record = CallRecord(key=key if answer else f"{key}:failed:{time.time_ns()}", domain=spec.domain,
+                            as_of=spec.as_of, candidate_id=spec.candidate_id, role=spec.role, model=spec.model,
+                            prompt_version=spec.prompt.version, request=json.dumps(spec.payload, default=str),
+                            response=answer.model_dump_json() if answer else None, input_tokens=usage[0],
+                            output_tokens=usage[1], cache_write_tokens=usage[2], cache_read_tokens=usage[3],
+                            usd=usd, attempts=done.attempts, error=done.problem)
+        with self._lock:
+            self._spent[night] += usd
+            self._pending.append(record)
+            if answer is not None:
+                self._cache[key] = dataclasses.asdict(record)
+        if answer is None:
+            raise ModelCallFailed(done.problem or f"{spec.role}: no answer")
+        return answer, ModelReply(answer, usage[0], usage[1], usage[2], usage[3], usd, False, key)
+
+    def drain_records(self) -> list[CallRecord]:
+        """Call records not yet written to the store; the asset writes them in its own transaction."""
+        with self._lock:
+            records, self._pending = self._pending, []
+        return records
+
+    @staticmethod
+    def _params(spec: CallSpec) -> dict[str, Any]:
+        """One Messages request: the shared system prompt cached, the payload as JSON, a JSON-schema answer."""
+        return {"model": spec.model, "max_tokens": spec.max_tokens,
+                "system": [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}],
+                "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
+                "output_config": {"format": {"type": "json_schema",
+                                             "schema": anthropic.transform_schema(spec.output_type)}}}
+
+    @staticmethod
+    def _read(message: Any, output_type: type[T]) -> tuple[T | None, tuple[int, int, int, int], str | None]:
+        """(answer, usage, problem) from one message: truncation, refusal or a schema mismatch is a problem."""
+        u = message.usage
+        usage = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens or 0, u.cache_read_input_tokens or 0)
+        if message.stop_reason == "max_tokens":
+            return None, usage, "truncated answer (stop_reason max_tokens)"
+        if message.stop_reason == "refusal":
+            return None, usage, "refusal"
+        text = "".join(block.text for block in message.content if block.type == "text")
+        try:
+            return output_type.model_validate_json(text), usage, None
+        except ValidationError as exc:
+            return None, usage, f"answer does not match the schema ({exc.error_count()} error(s))"
+
+    def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
+        """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
+        `bad_output_retries` times."""
+        assert self._client is not None, "setup_for_execution was not run"
+        total = _Attempted[T](None, (0, 0, 0, 0), 0.0, 0, None)
+        transient = 0
+        while True:
+            try:
+                message = self._client.messages.create(**self._params(spec))
+            except anthropic.APIStatusError as exc:
+                total = total.plus_attempt()
+                if exc.status_code in _TRANSIENT and transient < self.max_retries:
+                    transient += 1
+                    time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
+                    continue
+                return total.failed(f"{spec.role}: HTTP {exc.status_code} after {total.attempts} attempt(s)")
+            except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
+                total = total.plus_attempt()
+                if transient < self.max_retries:
+                    transient += 1
+                    time.sleep(self._wait(None, transient))
+                    continue
+                return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
+            answer, usage, problem = self._read(message, output_type)
+            total = total.plus_attempt(usage, self.usd(spec.model, *usage))
+            if problem is None:
+                return total.answered(answer)
+            if bad_output_retries <= 0:
+                return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1
+                                                                  else ""))
+            bad_output_retries -= 1
+
+    # ---- the Message Batches API: calls made at the same moment go out as one batch, at the batch price ------
+    def _via_batch(self, spec: CallSpec, output_type: type[T]) -> _Attempted[T]:
+        waiting: Future[Any] = Future()
+        with self._lock:
+            self._queue.append((spec, waiting))
+            if self._timer is None:
+                self._timer = threading.Timer(self.batch_window_s, self._flush_batch)
+                self._timer.daemon = True
+                self._timer.start()
+        outcome = waiting.result()
+        prices = self._prices or load_prices(self.prices_path)
+        if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
+            return self._call(spec, output_type, bad_output_retries=0)
+        answer, usage, problem = self._read(outcome, output_type)
+        batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
+        if problem is None:
+            return batched.answered(answer)
+        retried = self._call(spec, output_type, bad_output_retries=0)  # one retry of a bad answer
+        return _Attempted(retried.answer, tuple(a + b for a, b in zip(batched.usage, retried.usage, strict=True)),
+                          batched.usd + retried.usd, 1 + retried.attempts,
+                          None if retried.answer else f"{retried.problem}, after a bad batch answer ({problem})")
+
+    def _flush_batch(self) -> None:
+        with self._lock:
+            items, self._queue, self._timer = self._queue, [], None
+        assert self._client is not None
+        try:
+            batch = self._client.messages.batches.create(
+                requests=[{"custom_id": f"c{i}", "params": self._params(spec)}  # type: ignore[typeddict-item]
+                          for i, (spec, _) in enumerate(items)])
+            deadline = time.monotonic() + self.batch_timeout_s
+            while batch.processing_status != "ended":
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"batch {batch.id} not ended after {self.batch_timeout_s:.0f} s")
+                time.sleep(self.batch_poll_s)
+                batch = self._client.messages.batches.retrieve(batch.id)
+            results = {r.custom_id: r.result for r in self._client.messages.batches.results(batch.id)}
+            for i, (_, waiting) in enumerate(items):
+                result = results.get(f"c{i}")
+                waiting.set_result(result.message if result is not None and result.type == "succeeded"
+                                   else f"batch item {result.type if result is not None else 'missing'}")
+        except Exception as exc:
+            for _, waiting in items:
+                if not waiting.done():
+                    waiting.set_result(f"batch failed: {type(exc).__name__}")
+
+    def _wait(self, retry_after: str | None, retry: int) -> float:
+        try:
+            asked = float(retry_after) if retry_after is not None else 0.5 * 2 ** (retry - 1)
+        except ValueError:
+            asked = 0.5 * 2 ** (retry - 1)
+        return min(max(asked, 0.0), self.max_retry_after_s)

@@ -1,0 +1,252 @@
+"""A local Anthropic-compatible Messages API for tests and benchmarks: stdlib only, 127.0.0.1, random port.
+
+The real `anthropic` SDK is pointed at it with `base_url`. It answers `POST /v1/messages` with valid
+structured JSON for the requested schema (recognised by the schema's title), records every request, and
+can be scripted: per request, a queue of faults or answers, or a function of the request.
+
+    with FakeAnthropic(latency=0.0) as server:
+        server.script("429", "ok")            # the next two requests: a 429 with retry-after, then normal
+        server.answer_with(lambda request: {...})  # default answer for a schema title
+        client = anthropic.Anthropic(api_key="test", base_url=server.url)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, round(len(text) / 3.5))
+
+
+def _schema_title(request: dict[str, Any]) -> str:
+    fmt = (request.get("output_config") or {}).get("format") or {}
+    return str((fmt.get("schema") or {}).get("title", ""))
+
+
+def default_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """A plausible, schema-valid answer for each of the product's roles."""
+    title = _schema_title(request)
+    prompt = json.dumps(request.get("messages", []))
+    if title == "AnalyzerJudgment":
+        return {"assumptions": ["Rental demand follows sales demand in this market.",
+                                "No large new-build supply arrives within the holding horizon."],
+                "red_flags": [], "reasoning": "The score rests mostly on tightening inventory."}
+    if title == "VerifierJudgment":
+        return {"findings": [{"check": "assumptions", "cites": "numbers.inventory_3m",
+                              "finding": "Inventory is averaged over only three months; seasonality could "
+                                         "explain part of the drop.", "effect": "note"}],
+                "fatal_assumption": None}
+    if title == "BriefWording":
+        ids = [c for c in json.loads(request["messages"][0]["content"]).get("candidates", [])]
+        return {"lines": [{"candidate_id": c["candidate_id"],
+                           "text": "Call two local property managers about rents this week."} for c in ids]}
+    return {"note": f"unknown schema {title!r} in {prompt[:40]}"}
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    at: float
+
+
+@dataclass
+class _State:
+    latency: float = 0.0
+    token_multiplier: int = 1
+    scripted: list[str | dict[str, Any]] = field(default_factory=list)
+    answers: dict[str, Answer] = field(default_factory=dict)
+    rules: list[tuple[Callable[[dict[str, Any]], bool], str]] = field(default_factory=list)
+    requests: list[Recorded] = field(default_factory=list)
+    cached_systems: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
+             ) -> tuple[int, dict[str, Any], dict[str, str], float]:
+    """(status, payload, headers, seconds to wait before answering) for one Messages request."""
+
+    def error(status: int, kind: str, headers: dict[str, str] | None = None, wait: float = 0.0):  # type: ignore[no-untyped-def]
+        return status, {"type": "error", "error": {"type": kind, "message": f"scripted {status}"}}, headers or {}, wait
+
+    def message(text: str, stop_reason: str = "end_turn", wait: float = 0.0):  # type: ignore[no-untyped-def]
+        system = body.get("system") or []
+        system_text = system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
+        cached = not isinstance(system, str) and any(b.get("cache_control") for b in system)
+        prompt_tokens = estimate_tokens(json.dumps(body.get("messages", [])))
+        system_tokens = estimate_tokens(system_text)
+        scale = state.token_multiplier
+        usage = {"input_tokens": (prompt_tokens + (0 if cached else system_tokens)) * scale,
+                 "output_tokens": estimate_tokens(text) * scale,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        if cached:
+            with state.lock:
+                hit = system_text in state.cached_systems
+                state.cached_systems.add(system_text)
+            usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = system_tokens
+        return 200, {"id": f"msg_{len(state.requests)}", "type": "message", "role": "assistant",
+                     "model": body.get("model"), "content": [{"type": "text", "text": text}],
+                     "stop_reason": stop_reason, "stop_sequence": None, "usage": usage}, {}, wait
+
+    def answer() -> str:
+        return json.dumps(state.answers.get(_schema_title(body), default_answer)(body))
+
+    if isinstance(action, dict):  # a literal JSON answer
+        return message(json.dumps(action), wait=state.latency)
+    kind, _, arg = action.partition(":")
+    if kind == "429":
+        return error(429, "rate_limit_error", {"retry-after": arg or "0"})
+    if kind == "529":
+        return error(529, "overloaded_error")
+    if kind == "500":
+        return error(500, "api_error")
+    if kind == "hang":  # read timeout: answer long after the client gave up
+        return error(500, "api_error", wait=float(arg or 5))
+    if kind == "slow":
+        return message(answer(), wait=float(arg or 1))
+    if kind == "truncate":
+        return message(answer()[:25], stop_reason="max_tokens")
+    if kind == "refuse":
+        return message("I can't help with that.", stop_reason="refusal")
+    if kind == "malformed":
+        return message('{"assumptions": ["unterminated')
+    return message(answer(), wait=state.latency)
+
+
+class FakeAnthropic:
+    """Start with `with FakeAnthropic() as server:`; `server.url` is the base URL for the SDK.
+
+    Also the Message Batches API: `POST /v1/messages/batches` answers every request as above, the batch ends
+    `batch_delay` seconds later (`GET /v1/messages/batches/{id}`), and its results are JSONL at
+    `/v1/messages/batches/{id}/results`."""
+
+    def __init__(self, latency: float = 0.0, token_multiplier: int = 1, batch_delay: float = 0.0) -> None:
+        """`token_multiplier` inflates reported usage (a bill bigger than the estimate, for budget tests)."""
+        self._state = _State(latency=latency, token_multiplier=token_multiplier)
+        state = self._state
+        batches: dict[str, dict[str, Any]] = {}
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def _record(self, body: dict[str, Any]) -> str | dict[str, Any]:
+                with state.lock:
+                    rule = next((action for when, action in state.rules if when(body)), None)
+                    state.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                                   time.time()))
+                    return rule or (state.scripted.pop(0) if state.scripted else "ok")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                path = self.path.split("?")[0].rstrip("/")
+                if path == "/v1/messages":
+                    status, payload, headers, wait = _respond(state, self._record(body), body)
+                    time.sleep(wait)
+                    self._send(status, payload, headers)
+                elif path == "/v1/messages/batches":
+                    results = []
+                    for item in body.get("requests", []):
+                        status, payload, _, _ = _respond(state, self._record(item["params"]), item["params"])
+                        result = {"type": "succeeded", "message": payload} if status == 200 else \
+                            {"type": "errored", "error": payload}
+                        results.append({"custom_id": item["custom_id"], "result": result})
+                    batch_id = f"msgbatch_{len(batches) + 1}"
+                    batches[batch_id] = {"results": results, "ends_at": time.time() + batch_delay}
+                    self._send(200, self._batch(batch_id))
+                else:
+                    self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+
+            def do_GET(self) -> None:
+                parts = self.path.split("?")[0].rstrip("/").split("/")
+                if len(parts) >= 5 and parts[1:4] == ["v1", "messages", "batches"] and parts[4] in batches:
+                    if len(parts) == 6 and parts[5] == "results":
+                        lines = "\n".join(json.dumps(r) for r in batches[parts[4]]["results"]).encode()
+                        self._write(200, lines, {"content-type": "application/binary"})
+                        return
+                    self._send(200, self._batch(parts[4]))
+                    return
+                self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+
+            def _batch(self, batch_id: str) -> dict[str, Any]:
+                batch = batches[batch_id]
+                ended = time.time() >= batch["ends_at"]
+                ok = sum(1 for r in batch["results"] if r["result"]["type"] == "succeeded")
+                now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else
+                        "in_progress", "created_at": now, "expires_at": now, "ended_at": now if ended else None,
+                        "request_counts": {"processing": 0 if ended else len(batch["results"]),
+                                           "succeeded": ok if ended else 0,
+                                           "errored": len(batch["results"]) - ok if ended else 0,
+                                           "canceled": 0, "expired": 0},
+                        "results_url": f"{server_url()}/v1/messages/batches/{batch_id}/results" if ended else None}
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                try:
+                    self._write(status, json.dumps(payload).encode(), headers)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up first (a scripted timeout): nothing to answer
+
+            def _write(self, status: int, data: bytes, headers: dict[str, str] | None) -> None:
+                self.send_response(status)
+                headers = {"content-type": "application/json", **(headers or {})}
+                self.send_header("content-length", str(len(data)))
+                self.send_header("request-id", f"req_{len(state.requests)}")
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        def server_url() -> str:
+            return self.url
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # ---- control ---------------------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def script(self, *actions: str | dict[str, Any]) -> None:
+        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
+        "slow:<s>", "truncate", "refuse", "malformed", or a dict answered as the JSON text."""
+        with self._state.lock:
+            self._state.scripted.extend(actions)
+
+    def fail_when(self, when: Callable[[dict[str, Any]], bool], action: str) -> None:
+        """Every request for which `when(body)` holds gets `action` (see `script`), for as long as the server runs.
+        `when` runs under the server's lock: it must not call back into the server."""
+        with self._state.lock:
+            self._state.rules.append((when, action))
+
+    def answer_with(self, schema_title: str, answer: Answer) -> None:
+        self._state.answers[schema_title] = answer
+
+    @property
+    def requests(self) -> list[Recorded]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def __enter__(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,302 @@
+"""Model roles through the real anthropic SDK against a local Anthropic-compatible server (no network).
+
+What must hold: the roles use their configured (and different) models; a model can never change a number,
+score, verdict, status upward or route; uncited findings are noise; faults leave error records and a whole
+brief; the budget stops calls; replays send nothing; blinded prompts hold no names and no years; the API key
+is never stored or logged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from opportunity_assets import night as nights
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.llm.models import AnalyzerJudgment
+from opportunity_assets.llm.roles import alias, load_prompt
+from opportunity_assets.records import RunState
+from resources.model import AnthropicModel, CallSpec, ModelCallFailed, ModelOff
+from resources.store import ResultStore
+from tests.conftest import month_rows, write_csv, write_pack
+from tests.fake_anthropic import FakeAnthropic
+
+pytestmark = pytest.mark.slow
+
+AS_OF = date(2015, 1, 30)
+SECRET = "sk-ant-test-SECRET-0123456789abcdef"
+TOWNS = [f"Town {name}" for name in ("Alder", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum", "Hazel", "Ivy",
+                                     "Juniper", "Kapok", "Larch")]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+def _source(tmp_path: Path) -> Path:
+    rows = []
+    for i, town in enumerate(TOWNS):  # a spread of markets: some STRONG, some not
+        before, after = 150.0, 150.0 + 12 * i
+        rows += month_rows(town, overrides={(2014, m): {"sales": after, "inventory": 6.0 - 0.2 * i}
+                                            for m in range(1, 13)}, sales=before)
+    return write_pack(tmp_path, write_csv(tmp_path / "towns.csv", rows))
+
+
+def _night(tmp_path: Path, model: Any, pack: Path, as_of: date = AS_OF,
+           instance: dg.DagsterInstance | None = None) -> RunState:
+    defs = build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "r.duckdb"), model=model)
+    nights.run_night(defs, instance or dg.DagsterInstance.ephemeral(), as_of)
+    return nights.state(defs, as_of)
+
+
+def _model(tmp_path: Path, server: FakeAnthropic, **kwargs: Any) -> AnthropicModel:
+    return AnthropicModel(api_key=SECRET, base_url=server.url, store=ResultStore(path=str(tmp_path / "r.duckdb")),
+                          max_retry_after_s=0.2, **kwargs)
+
+
+def _bodies(server: FakeAnthropic, title: str) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests
+            if r.body.get("output_config", {}).get("format", {}).get("schema", {}).get("title") == title]
+
+
+def _decisions(run: RunState) -> dict[str, Any]:
+    return {"numbers": {a.candidate_id: {k: n.value for k, n in a.numbers.items()} for a in run.analyses},
+            "scores": {a.candidate_id: (a.score, a.verdict) for a in run.analyses},
+            "routes": {r.candidate_id: (r.destination, r.section_or_tag) for r in run.routes}}
+
+
+def test_roles_use_their_configured_models_and_the_night_records_usage(tmp_path: Path,
+                                                                        server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    analyzer, verifier, brief = (_bodies(server, t) for t in ("AnalyzerJudgment", "VerifierJudgment", "BriefWording"))
+    assert len(analyzer) == len(verifier) == len(run.analyses) == 12 and len(brief) == 1
+    assert {b["model"] for b in analyzer} == {"claude-haiku-5-5"}
+    assert {b["model"] for b in verifier} == {"claude-sonnet-5-5"}
+    assert {b["model"] for b in brief} == {"claude-haiku-5-5"}
+    # the shared system prompt is sent for caching, and the second call reads it from the cache
+    assert all(b["system"][0]["cache_control"] == {"type": "ephemeral"} for b in analyzer)
+    rows = ResultStore(path=str(tmp_path / "r.duckdb")).query(
+        "SELECT role, prompt_version, sum(cache_read_tokens) AS cache_read FROM model_calls GROUP BY ALL")
+    versions = {r["role"]: r["prompt_version"] for r in rows}
+    assert versions == {role: load_prompt(role).version for role in ("analyzer", "verifier", "brief")}
+    assert all(r["cache_read"] > 0 for r in rows if r["role"] != "brief")
+    assert run.cost.calls == 25 and run.cost.usd > 0 and run.cost.input_tokens > 0
+    assert run.model_checks.startswith("on") and "Model checks: on" in (run.brief.markdown if run.brief else "")
+    assert any(a.startswith("(model) ") for a in run.analyses[0].assumptions)
+
+
+def test_a_model_cannot_change_numbers_verdicts_statuses_or_routes(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    server.answer_with("AnalyzerJudgment", lambda r: {
+        "assumptions": ["The verdict is STRONG and the score is 99."], "red_flags": [],
+        "reasoning": "STRONG. Score 99. Route it to act_on_these.", "verdict": "STRONG", "score": 99.0,
+        "numbers": {"sales_3m": 1.0}})
+    server.answer_with("VerifierJudgment", lambda r: {
+        "findings": [{"check": "assumptions", "cites": "numbers.sales_3m", "finding": "All good: CONFIRMED.",
+                      "effect": "note"}], "fatal_assumption": None, "status": "CONFIRMED"})
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert _decisions(run) == _decisions(baseline)
+    assert {v.candidate_id: v.status for v in run.verifications} == {
+        v.candidate_id: v.status for v in baseline.verifications}
+    assert any(v.status != "CONFIRMED" for v in run.verifications)  # there was something to upgrade
+
+
+def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = {v.candidate_id: v.status for v in _night(tmp_path / "off", ModelOff(), pack).verifications}
+    server.answer_with("VerifierJudgment", lambda r: {"findings": [
+        {"check": "assumptions", "cites": "market conditions", "finding": "Markets could change.", "effect": "reject"},
+        {"check": "omissions", "cites": "numbers.not_a_metric", "finding": "Invented field.", "effect": "reject"},
+        {"check": "assumptions", "cites": "numbers.inventory_3m", "finding": "Seasonal low.", "effect": "uncertain"},
+    ], "fatal_assumption": "Inventory stays low."})
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    for v in run.verifications:
+        assert v.model_noise == 2 and [f.cites for f in v.model_findings] == ["numbers.inventory_3m"]
+        downgraded = {"CONFIRMED": "UNCERTAIN", "UNCERTAIN": "UNCERTAIN", "REJECTED": "REJECTED"}
+        expected = downgraded[baseline[v.candidate_id]]
+        assert v.status == expected, v.candidate_id
+    assert any(baseline[v.candidate_id] == "CONFIRMED" for v in run.verifications)
+
+
+@pytest.mark.parametrize(("script", "requests", "ok"), [
+    (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
+    (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
+    (["500", "ok"], 2, True),
+    (["truncate", "ok"], 2, True),  # truncated once: one retry of bad output
+    (["truncate", "truncate"], 2, False),
+    (["refuse", "refuse"], 2, False),
+    (["malformed", "malformed"], 2, False),
+    (["malformed", "ok"], 2, True),
+    (["slow:0.5"], 1, True),  # a slow answer inside the timeout is just an answer
+])
+def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic, script: list[str], requests: int,
+                                         ok: bool) -> None:
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"),
+                    payload={"analysis": {"entity": "x"}}, output_type=AnalyzerJudgment, max_tokens=600,
+                    max_input_tokens=2500, domain="d", as_of=AS_OF, candidate_id="x", ceiling_usd=1.0)
+    server.script(*script)
+    if ok:
+        answer, reply = model.complete(spec, AnalyzerJudgment)
+        assert answer.assumptions and not reply.replayed and reply.usd > 0
+    else:
+        with pytest.raises(ModelCallFailed):
+            model.complete(spec, AnalyzerJudgment)
+    assert len(server.requests) == requests
+    records = model.drain_records()  # failed calls are recorded too: their tokens were billed
+    assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
+
+
+def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server, timeout_s=0.3, max_retries=1)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+    server.script("hang:1", "hang:1")
+    with pytest.raises(ModelCallFailed, match="APITimeoutError"):
+        model.complete(spec, AnalyzerJudgment)
+    assert len(server.requests) == 2
+
+
+def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    def about(town_id: str, title: str):  # type: ignore[no-untyped-def]
+        return lambda body: (alias(town_id) in json.dumps(body["messages"])
+                             and body["output_config"]["format"]["schema"]["title"] == title)
+
+    server.fail_when(about("town-alder", "AnalyzerJudgment"), "refuse")
+    server.fail_when(about("town-birch", "AnalyzerJudgment"), "malformed")
+    server.fail_when(about("town-cedar", "VerifierJudgment"), "529")
+    server.fail_when(about("town-dogwood", "VerifierJudgment"), "truncate")
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    model_errors = sorted((e.candidate_id, e.node) for e in run.errors if not e.fatal)
+    assert model_errors == [("town-alder", "analyzer_model"), ("town-birch", "analyzer_model"),
+                            ("town-cedar", "verifier_model"), ("town-dogwood", "verifier_model")]
+    assert run.summary.errors == 0 and run.summary.model_errors == len(model_errors)
+    assert _decisions(run) == _decisions(baseline)  # the code's verdicts stand for every candidate
+    assert run.brief is not None and "## Run summary" in run.brief.markdown
+    assert f"model errors {len(model_errors)}" in run.brief.markdown
+
+
+def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
+    pack = _source(tmp_path)
+    with FakeAnthropic(token_multiplier=400) as expensive:  # the bill runs far past the estimate
+        run = _night(tmp_path, _model(tmp_path, expensive), pack)
+        sent = len(expensive.requests)
+    exhausted = [e for e in run.errors if "budget_exhausted" in e.error]
+    assert exhausted, "the ceiling stopped no call"
+    assert sent < 25  # fewer calls than a full night (12 + 12 + 1)
+    spent = ResultStore(path=str(tmp_path / "r.duckdb")).model_spend("texas_housing", AS_OF)
+    worst_single = 2 * (2500 * 2.0 + 600 * 10.0) / 1e6
+    assert spent <= 0.75 + 400 * worst_single  # stops once over: never more than the calls in flight
+    assert run.brief is not None and len(run.routes) == 12  # every candidate still routed, by code
+
+
+def test_a_rerun_replays_without_requests_and_writes_the_same_brief(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    instance = dg.DagsterInstance.ephemeral()
+    first = _night(tmp_path, _model(tmp_path, server), pack, instance=instance)
+    sent = len(server.requests)
+    second = _night(tmp_path, _model(tmp_path, server), pack, instance=instance)
+    assert len(server.requests) == sent
+    assert first.brief == second.brief and _decisions(first) == _decisions(second)
+    third = _night(tmp_path, _model(tmp_path, server, refresh=True), pack, instance=instance)
+    assert len(server.requests) == 2 * sent and third.brief is not None
+
+
+def test_past_nights_are_blinded_no_names_no_years(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    _night(tmp_path, _model(tmp_path, server), pack)  # 2015 < the configured knowledge cutoff
+    assert server.requests
+    for request in server.requests:
+        text = json.dumps(request.body["messages"])
+        for town in TOWNS:
+            assert not re.search(rf"\b{town.split()[1]}\b", text, flags=re.IGNORECASE), town
+        # No calendar date and no year of the data's span (numbers such as 1944.0 sales are values, not years)
+        assert not re.search(r"\d{4}-\d{2}", text)
+        assert not re.search(r"(?<![\d.])(19\d\d|20[0-3]\d)(?![\d.])", text), text
+
+
+def test_recent_nights_are_not_blinded(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    _night(tmp_path, _model(tmp_path, server, knowledge_cutoff_date="2010-01-01"), pack)
+    assert any("Town Alder" in json.dumps(r.body["messages"]) for r in server.requests)
+
+
+def test_brief_lines_with_unstored_numbers_fall_back_to_the_template(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    server.answer_with("BriefWording", lambda r: {"lines": [
+        {"candidate_id": c["candidate_id"], "text": "Offer $987,654 today."}
+        for c in json.loads(r["messages"][0]["content"])["candidates"]]})
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert run.brief is not None
+    assert "987,654" not in run.brief.markdown and "Price three rentals" in run.brief.markdown
+
+
+def test_the_api_key_never_reaches_the_store_logs_or_metadata(tmp_path: Path, server: FakeAnthropic,
+                                                               capfd: pytest.CaptureFixture[str]) -> None:
+    pack = _source(tmp_path)
+    instance = dg.DagsterInstance.ephemeral()
+    server.script("500", "429:0")
+    _night(tmp_path, _model(tmp_path, server), pack, instance=instance)
+    headers = server.requests[0].headers  # it did go where it belongs: the request's auth header
+    assert SECRET in headers.get("x-api-key", "") + headers.get("authorization", "")
+    store = ResultStore(path=str(tmp_path / "r.duckdb"))
+    for table in ("nights", "candidates", "analyses", "verifications", "errors", "briefs", "model_calls"):
+        assert SECRET not in json.dumps(store.query(f"SELECT * FROM {table}"), default=str), table
+    records = [r for key in ("candidates", "analyses", "verifications", "brief")
+               for r in instance.fetch_materializations(dg.AssetKey(key), limit=1000).records]
+    assert records and SECRET not in json.dumps([str(r.event_log_entry) for r in records])
+    assert SECRET not in repr(build_definitions(model=_model(tmp_path, server)).resources)
+    out, err = capfd.readouterr()
+    assert SECRET not in out + err
+
+
+def test_batch_mode_sends_one_batch_per_role_at_half_price(tmp_path: Path) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "direct").mkdir()
+    with FakeAnthropic() as direct_server:
+        direct = _night(tmp_path / "direct", _model(tmp_path / "direct", direct_server), pack)
+    with FakeAnthropic(batch_delay=0.3) as server:
+        batched = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.1), pack)
+        posts = [r.path for r in server.requests]
+    assert posts.count("/v1/messages/batches") == 25 and "/v1/messages" not in posts  # 25 items, no direct call
+    assert _decisions(batched) == _decisions(direct)
+    assert batched.cost.calls == direct.cost.calls == 25
+    assert batched.cost.usd == pytest.approx(direct.cost.usd / 2, rel=0.05)
+
+
+def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Path) -> None:
+    pack = _source(tmp_path)
+    seen: list[int] = []
+
+    def first_elm_analysis(body: dict[str, Any]) -> bool:  # its batch item fails; the retry is answered
+        if alias("town-elm") in json.dumps(body["messages"]) and \
+                body["output_config"]["format"]["schema"]["title"] == "AnalyzerJudgment":
+            seen.append(1)
+            return len(seen) == 1
+        return False
+
+    with FakeAnthropic(batch_delay=0.1) as server:
+        server.fail_when(first_elm_analysis, "529")
+        run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
+        direct = [r for r in server.requests if r.path == "/v1/messages"]
+    assert len(direct) == 1 and alias("town-elm") in json.dumps(direct[0].body["messages"])
+    assert not [e for e in run.errors if not e.fatal]  # the retry answered

@@ -1,0 +1,321 @@
+"""Notifications: exact payloads per channel, exactly-once bookkeeping, "still strong", retries with backoff,
+failure injection on real receivers (HTTP and SMTP on 127.0.0.1), quiet nights."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from opportunity_assets import night as nights
+from opportunity_assets.automation.settings import EnvRef, NotificationSettings
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.notify import channels
+from opportunity_assets.notify.logic import (
+    CLAIMED,
+    FAILED,
+    SENT,
+    ActItem,
+    JudgmentItem,
+    NightMessage,
+    SentLogEntry,
+    brief_url,
+    channel_message,
+    claimable,
+    earlier_verdicts,
+    email_content,
+    pending,
+    plain_text,
+    slack_payload,
+    webhook_payload,
+)
+from resources.notifier import Notifier, notifier_from_settings
+from resources.store import ResultStore
+from tests.conftest import ROOT, write_pack
+from tests.receivers import BAD, FAIL, OK, STALL, HttpReceiver, SmtpReceiver
+
+AS_OF = date(2011, 11, 30)
+AUSTIN = ActItem(candidate_id="austin", name="Austin", score=75.04, verdict="STRONG", status="CONFIRMED",
+                 next_action="Price three rentals near the $187,000 median in Austin; check the gross yield.")
+DALLAS = ActItem(candidate_id="dallas", name="Dallas & <Fort Worth>", score=71.5, verdict="STRONG",
+                 status="CONFIRMED", next_action="Price three rentals in Dallas.")
+HOUSTON = JudgmentItem(candidate_id="houston", name="Houston", verdict="MARGINAL", score=68.25,
+                       to_resolve="confirm inventory_3m with the next release or a second source.")
+URL = "http://scanner.internal:3000/assets/brief?view=partitions&partition=2011-11-30"
+MESSAGE = NightMessage(domain="texas_housing", as_of=AS_OF, act=(replace(AUSTIN, still_strong=True), DALLAS),
+                       judgment=(HOUSTON,), brief_url=URL)
+HEADLINE = "texas_housing, as of 2011-11-30: 2 to act on (1 new, 1 still strong)"
+
+
+# ---- formats --------------------------------------------------------------------------------------------------
+
+def test_slack_message_is_block_kit_with_a_quiet_judgment_section_and_a_link() -> None:
+    assert slack_payload(MESSAGE) == {"text": HEADLINE, "blocks": [
+        {"type": "header", "text": {"type": "plain_text", "text": "Act on these — 2011-11-30"}},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": HEADLINE}]},
+        {"type": "section", "text": {"type": "mrkdwn", "text":
+            "*Austin* — score 75.0 (STRONG, CONFIRMED) · _still strong_\n"
+            "Next: Price three rentals near the $187,000 median in Austin; check the gross yield."}},
+        {"type": "section", "text": {"type": "mrkdwn", "text":
+            "*Dallas &amp; &lt;Fort Worth&gt;* — score 71.5 (STRONG, CONFIRMED) · *new*\n"
+            "Next: Price three rentals in Dallas."}},
+        {"type": "divider"},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text":
+            "Needs your judgment: Houston (MARGINAL 68.2): confirm inventory_3m with the next release or a "
+            "second source."}]},
+        {"type": "actions", "elements": [
+            {"type": "button", "text": {"type": "plain_text", "text": "Open the brief"}, "url": URL}]},
+    ]}
+
+
+def test_webhook_payload_and_email_carry_the_same_facts() -> None:
+    assert webhook_payload(MESSAGE) == {
+        "type": "opportunity.night", "domain": "texas_housing", "as_of": "2011-11-30", "summary": HEADLINE,
+        "act_on_these": [
+            {"candidate_id": "austin", "name": "Austin", "score": 75.04, "verdict": "STRONG", "status": "CONFIRMED",
+             "still_strong": True, "next_action": AUSTIN.next_action},
+            {"candidate_id": "dallas", "name": "Dallas & <Fort Worth>", "score": 71.5, "verdict": "STRONG",
+             "status": "CONFIRMED", "still_strong": False, "next_action": DALLAS.next_action}],
+        "needs_your_judgment": [{"candidate_id": "houston", "name": "Houston", "verdict": "MARGINAL",
+                                 "score": 68.25, "to_resolve": HOUSTON.to_resolve}],
+        "brief_url": URL}
+    subject, body = email_content(MESSAGE)
+    assert subject == f"[opportunity] {HEADLINE}"
+    assert body == plain_text(MESSAGE) == (
+        f"{HEADLINE}\n\nAct on these:\n"
+        f"- Austin — score 75.0 (STRONG, CONFIRMED; still strong). Next: {AUSTIN.next_action}\n"
+        f"- Dallas & <Fort Worth> — score 71.5 (STRONG, CONFIRMED; new). Next: {DALLAS.next_action}\n\n"
+        f"Needs your judgment:\n- Houston (MARGINAL 68.2): {HOUSTON.to_resolve}\n\nThe brief: {URL}\n")
+
+
+def test_the_brief_link_is_the_partition_page_only_with_a_base_url() -> None:
+    assert brief_url("http://scanner.internal:3000/", AS_OF) == URL
+    assert brief_url(None, AS_OF) is None
+
+
+# ---- exactly once and still strong ------------------------------------------------------------------------------
+
+NOW = datetime(2011, 12, 1, 3, 0)
+
+
+def _entry(candidate: str, status: str, *, as_of: date = AS_OF, channel: str = "slack", verdict: str = "STRONG",
+           age: timedelta = timedelta(0)) -> SentLogEntry:
+    return SentLogEntry(as_of=as_of, candidate_id=candidate, channel=channel, verdict=verdict, status=status,
+                        updated_at=NOW - age)
+
+
+def test_only_unsent_failed_or_abandoned_claims_can_be_claimed() -> None:
+    existing = {"sent": _entry("sent", SENT), "failed": _entry("failed", FAILED),
+                "claimed_now": _entry("claimed_now", CLAIMED, age=timedelta(seconds=30)),
+                "claimed_long_ago": _entry("claimed_long_ago", CLAIMED, age=timedelta(hours=1))}
+    wanted = ["new", "sent", "failed", "claimed_now", "claimed_long_ago"]
+    assert claimable(existing, wanted, NOW, timedelta(minutes=15)) == ["claimed_long_ago", "failed", "new"]
+
+
+def test_pending_is_per_channel() -> None:
+    log = [_entry("austin", SENT, channel="outbox"), _entry("austin", FAILED, channel="slack"),
+           _entry("dallas", SENT, channel="slack"), _entry("dallas", SENT, channel="outbox", as_of=date(2011, 1, 1))]
+    assert pending(["austin", "dallas"], ["outbox", "slack"], log, AS_OF, NOW, timedelta(minutes=15)) == {
+        ("austin", "slack"), ("dallas", "outbox")}
+    assert pending([], ["outbox", "slack"], log, AS_OF, NOW, timedelta(minutes=15)) == set()
+
+
+def test_still_strong_means_in_the_channels_previous_message_with_the_same_verdict() -> None:
+    october, september, june = date(2011, 10, 31), date(2011, 9, 30), date(2011, 6, 30)
+    log = [_entry("austin", SENT, as_of=october), _entry("collin", SENT, as_of=september),
+           _entry("dallas", SENT, as_of=october, verdict="MARGINAL"), _entry("houston", FAILED, as_of=october),
+           _entry("old", SENT, as_of=june), _entry("austin", SENT, as_of=october, channel="email"),
+           _entry("later", SENT, as_of=date(2011, 12, 31))]
+    earlier = earlier_verdicts(log, AS_OF, "slack", timedelta(days=45))
+    # collin was in an older message only, houston's message failed, june is outside the window
+    assert earlier == {"austin": "STRONG", "dallas": "MARGINAL"}
+    dallas = ActItem(candidate_id="dallas", name="Dallas", score=71.5, verdict="STRONG", status="CONFIRMED",
+                     next_action="x")
+    message = channel_message("d", AS_OF, [AUSTIN, dallas], [], {"austin", "dallas"}, earlier, None)
+    assert message is not None
+    assert [(i.candidate_id, i.still_strong) for i in message.act] == [("austin", True), ("dallas", False)]
+    assert channel_message("d", AS_OF, [AUSTIN], [HOUSTON], set(), earlier, None) is None
+
+
+# ---- retries ----------------------------------------------------------------------------------------------------
+
+def test_retries_back_off_exponentially_and_stop_on_a_request_that_cannot_succeed() -> None:
+    waits: list[float] = []
+    failures = iter([channels.DeliveryError("HTTP 500", retryable=True)] * 2)
+
+    def flaky() -> None:
+        error = next(failures, None)
+        if error:
+            raise error
+
+    assert channels.with_retries("slack", flaky, attempts=3, backoff_seconds=1.5, sleep=waits.append) == \
+        channels.Delivery(channel="slack", delivered=True, attempts=3, error=None)
+    assert waits == [1.5, 3.0]
+
+    def bad() -> None:
+        raise channels.DeliveryError("HTTP 400 Bad Request", retryable=False)
+
+    waits.clear()
+    assert channels.with_retries("webhook", bad, attempts=5, backoff_seconds=1, sleep=waits.append) == \
+        channels.Delivery(channel="webhook", delivered=False, attempts=1, error="HTTP 400 Bad Request")
+    assert waits == []
+
+
+# ---- real receivers ---------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def http() -> Iterator[HttpReceiver]:
+    receiver = HttpReceiver(stall_seconds=1.5)
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpReceiver]:
+    receiver = SmtpReceiver(stall_seconds=1.5)
+    yield receiver
+    receiver.close()
+
+
+def _settings(http: HttpReceiver, smtp: SmtpReceiver, **overrides: object) -> dict[str, object]:
+    return {"ui_base_url": "http://scanner.internal:3000", "attempts": 3, "backoff_seconds": 0.05,
+            "timeout_seconds": 0.5, "channels": {
+                "slack": {"webhook_url": {"env": "TEST_SLACK_WEBHOOK_URL"}},
+                "webhook": {"url": http.url("/hook"), "bearer_token": {"env": "TEST_WEBHOOK_TOKEN"}},
+                "email": {"host": "127.0.0.1", "port": smtp.port, "starttls": False, "sender": "scanner@test.local",
+                          "recipients": ["analyst@test.local", "lead@test.local"]}}, **overrides}
+
+
+@pytest.fixture
+def secrets(http: HttpReceiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_SLACK_WEBHOOK_URL", http.url("/slack"))
+    monkeypatch.setenv("TEST_WEBHOOK_TOKEN", "s3cret-token")
+
+
+def test_every_channel_delivers_its_exact_payload_with_secrets_from_the_environment(
+        http: HttpReceiver, smtp: SmtpReceiver, secrets: None, tmp_path: Path) -> None:
+    settings = NotificationSettings.model_validate(_settings(http, smtp))
+    assert isinstance(settings.channels.slack and settings.channels.slack.webhook_url, EnvRef)
+    notifier = notifier_from_settings(settings, str(tmp_path / "results.duckdb"))
+    assert isinstance(notifier.slack and notifier.slack.webhook_url, dg.EnvVar)  # resolved when a run starts
+    live = notifier.process_config_and_initialize()
+    assert isinstance(live, Notifier) and live.channel_names() == ["outbox", "slack", "webhook", "email"]
+    outcomes = [live.deliver(channel, MESSAGE) for channel in live.channel_names()]
+    assert [(o.channel, o.delivered, o.attempts) for o in outcomes] == [
+        ("outbox", True, 1), ("slack", True, 1), ("webhook", True, 1), ("email", True, 1)]
+    assert http.bodies("/slack") == [slack_payload(MESSAGE)]
+    assert http.bodies("/hook") == [webhook_payload(MESSAGE)]
+    hook = next(r for r in http.received if r.path == "/hook")
+    assert hook.headers["Authorization"] == "Bearer s3cret-token"
+    assert hook.headers["Content-Type"] == "application/json"
+    [(recipients, mail)] = smtp.messages
+    assert recipients == ["analyst@test.local", "lead@test.local"]
+    assert (mail["From"], mail["To"], mail["Subject"]) == (
+        "scanner@test.local", "analyst@test.local, lead@test.local", f"[opportunity] {HEADLINE}")
+    assert isinstance(mail, EmailMessage)
+    assert mail.get_content().replace("\r\n", "\n") == plain_text(MESSAGE)  # SMTP carries CRLF lines
+    [line] = (tmp_path / "outbox.jsonl").read_text().splitlines()
+    assert yaml.safe_load(line) == {**webhook_payload(MESSAGE), "text": plain_text(MESSAGE)}
+
+
+def test_each_channels_failures_are_retried_then_reported(http: HttpReceiver, smtp: SmtpReceiver,
+                                                          tmp_path: Path) -> None:
+    http.script.extend([FAIL, FAIL, FAIL])
+    assert channels.with_retries("slack", lambda: channels.post_json(http.url("/slack"), {}, timeout=0.5),
+                                 attempts=3, backoff_seconds=0.01) == channels.Delivery(
+        channel="slack", delivered=False, attempts=3, error="HTTP 500 Internal Server Error")
+    http.script.extend([STALL, OK])
+    delivery = channels.with_retries("webhook", lambda: channels.post_json(http.url("/hook"), {}, timeout=0.3),
+                                     attempts=3, backoff_seconds=0.01)
+    assert (delivery.delivered, delivery.attempts) == (True, 2)
+    http.script.append(BAD)
+    delivery = channels.with_retries("webhook", lambda: channels.post_json(http.url("/hook"), {}, timeout=0.3),
+                                     attempts=3, backoff_seconds=0.01)
+    assert (delivery.delivered, delivery.attempts, delivery.error) == (False, 1, "HTTP 400 Bad Request")
+    assert len(http.received) == 3 + 2 + 1
+    smtp.script.extend([FAIL, FAIL])
+
+    def mail() -> None:
+        channels.send_email(host="127.0.0.1", port=smtp.port, sender="a@test.local", recipients=["b@test.local"],
+                            subject="s", body="b", timeout=2, starttls=False, username=None, password=None)
+
+    delivery = channels.with_retries("email", mail, attempts=2, backoff_seconds=0.01)
+    assert (delivery.delivered, delivery.attempts) == (False, 2)
+    assert delivery.error is not None and "554" in delivery.error and "refused by policy" in delivery.error
+    smtp.script.append(FAIL)
+    assert channels.with_retries("email", mail, attempts=2, backoff_seconds=0.01).attempts == 2
+    assert smtp.attempts == 4 and len(smtp.messages) == 1
+
+
+# ---- the asset, on whole nights -----------------------------------------------------------------------------------
+
+def _defs(tmp_path: Path, notifications: dict[str, object]) -> dg.Definitions:
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv",
+                      **{"caps.max_candidates": 6, "caps.min_candidates": 1})
+    settings = tmp_path / "automation.yaml"
+    settings.write_text(yaml.safe_dump({"notifications": notifications}))
+    return build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"),
+                             settings_path=str(settings))
+
+
+def _notifications_metadata(instance: dg.DagsterInstance, as_of: date) -> tuple[dict[str, object], bool]:
+    record = instance.fetch_materializations(dg.AssetRecordsFilter(
+        asset_key=dg.AssetKey("notifications"), asset_partitions=[as_of.isoformat()]), limit=1).records[0]
+    assert record.asset_materialization is not None
+    metadata = {k: v.value for k, v in record.asset_materialization.metadata.items()}
+    check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("notifications"), "channels_delivered")])
+    evaluation = next(iter(check.values())).evaluation
+    assert evaluation is not None
+    return metadata, evaluation.passed
+
+
+@pytest.mark.slow
+def test_a_failing_channel_is_recorded_and_retried_later_while_the_others_deliver_once(
+        http: HttpReceiver, smtp: SmtpReceiver, secrets: None, tmp_path: Path) -> None:
+    defs = _defs(tmp_path, _settings(http, smtp))
+    instance = dg.DagsterInstance.ephemeral()
+    night = date(2011, 10, 31)
+    http.script.extend([FAIL, FAIL, FAIL, STALL, OK])  # slack: 3 × HTTP 500; webhook: a timeout, then delivered
+    smtp.script.append(FAIL)  # email: refused once, then delivered
+    nights.run_night(defs, instance, night)
+
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    log = {(r["candidate_id"], r["channel"]): (r["status"], r["attempts"])
+           for r in store.notification_rows("texas_housing", night)}
+    assert log == {(c, ch): outcome for c in ("austin", "collin-county") for ch, outcome in
+                   {"outbox": (SENT, 1), "slack": (FAILED, 3), "webhook": (SENT, 2), "email": (SENT, 2)}.items()}
+    assert len(http.bodies("/slack")) == 3 and len(http.bodies("/hook")) == 2 and len(smtp.messages) == 1
+    metadata, delivered = _notifications_metadata(instance, night)
+    assert not delivered  # the failed channel shows as a failed check in the UI
+    assert "| slack | failed | 3 | HTTP 500 Internal Server Error |" in str(metadata["channels"])
+    assert [{i["candidate_id"] for i in b["act_on_these"]} for b in http.bodies("/hook")] == [
+        {"austin", "collin-county"}] * 2
+
+    # Slack is healthy again; materializing the notifications again delivers Slack only, once.
+    defs.resolve_job_def("notify_night").execute_in_process(instance=instance, partition_key=night.isoformat())
+    assert len(http.bodies("/slack")) == 4 and len(http.bodies("/hook")) == 2 and len(smtp.messages) == 1
+    assert {r["status"] for r in store.notification_rows("texas_housing", night)} == {SENT}
+    assert _notifications_metadata(instance, night)[1]
+    assert len((tmp_path / "outbox.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_quiet_night_sends_nothing_and_the_brief_still_records_it(
+        http: HttpReceiver, smtp: SmtpReceiver, secrets: None, tmp_path: Path) -> None:
+    defs = _defs(tmp_path, _settings(http, smtp))
+    instance = dg.DagsterInstance.ephemeral()
+    quiet = date(2011, 7, 31)
+    nights.run_night(defs, instance, quiet)
+    run = nights.state(defs, quiet)
+    assert run.brief is not None and "No STRONG, confirmed candidate tonight." in run.brief.markdown
+    assert http.received == [] and smtp.messages == [] and not (tmp_path / "outbox.jsonl").exists()
+    metadata, delivered = _notifications_metadata(instance, quiet)
+    assert delivered and metadata["act_on_these"] == 0
+    assert metadata["channels"] == "Nothing to act on tonight: no message."

@@ -1,0 +1,296 @@
+"""Outcomes and the backtest: point in time on both sides of a verdict, pending and gaps, the pack's `outcome:`
+section, the report's arithmetic, the asset through Dagster, and no verdict-path module reading outcomes."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaError, CriteriaPack, OutcomeSpec, load_criteria
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.outcomes.logic import (
+    Outcome,
+    OutcomeStatus,
+    VerdictOutcome,
+    add_months,
+    advantage,
+    build_report,
+    measure_outcome,
+)
+from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
+from opportunity_assets.records import Status, Verdict
+from resources.source import read_snapshot
+from resources.store import ResultStore
+from tests.conftest import ROOT, month_rows, write_csv, write_pack
+
+Build = Callable[..., CriteriaPack]
+AS_OF = date(2014, 1, 30)  # December 2013 is published 2013-12-31 + 30 days = 2014-01-30: t0
+OUTCOME_DATE = date(2015, 1, 30)  # December 2014 is published exactly then
+TODAY = date(2026, 1, 1)
+SPEC = OutcomeSpec(metric="median", agg="avg", window_months=3, horizon_months=12)
+
+
+def _city(name: str, *, later: float, months: int = 36, overrides: dict[tuple[int, int], dict[str, Any]] | None = None
+          ) -> list[dict[str, Any]]:
+    """2012-01 on: median 100,000 through 2013, `later` from 2014 on."""
+    prices = {(y, m): {"median": later} for y in (2014, 2015) for m in range(1, 13)}
+    for key, cells in (overrides or {}).items():
+        prices[key] = {**prices.get(key, {}), **cells}
+    return month_rows(name, months=months, median=100_000.0, overrides=prices)
+
+
+def _future(names: list[str]) -> list[dict[str, Any]]:
+    """Absurd rows for 2015: published after the outcome date of AS_OF, so never read for it."""
+    return [r for n in names for r in month_rows(n, start=(2015, 1), months=12, sales=99_999.0, inventory=0.1,
+                                                 median=9e9)]
+
+
+def _pack(synthetic: Build, rows: list[dict[str, Any]], **changes: Any) -> CriteriaPack:
+    return synthetic(rows, **{"outcome": SPEC.model_dump(), **changes})
+
+
+# ---- point in time ---------------------------------------------------------------------------------------------
+def test_outcomes_never_use_rows_published_after_the_outcome_date(synthetic: Build) -> None:
+    base = _city("Alpha", later=110_000.0) + _city("Beta", later=95_000.0)
+    measured = measure_night(_pack(synthetic, base), AS_OF, ["alpha", "beta"], today=TODAY)
+    with_future = measure_night(_pack(synthetic, base + _future(["Alpha", "Beta"])), AS_OF, ["alpha", "beta"],
+                                today=TODAY)
+    assert with_future == measured
+    alpha = measured["alpha"]
+    assert alpha.status == OutcomeStatus.KNOWN and alpha.value == pytest.approx(0.10)
+    assert measured["beta"].value == pytest.approx(-0.05)
+    assert (alpha.start_window, alpha.end_window) == ("2013-10..2013-12", "2014-10..2014-12")
+    assert alpha.outcome_date == OUTCOME_DATE and alpha.end_published_at == OUTCOME_DATE
+    # ... and the later window's rows are what decides it (the comparison above is not vacuous)
+    moved = _city("Alpha", later=110_000.0, overrides={(2014, 12): {"median": 140_000.0}})
+    assert measure_night(_pack(synthetic, moved), AS_OF, ["alpha"], today=TODAY)["alpha"].value == pytest.approx(0.20)
+
+
+def test_a_verdict_never_uses_rows_after_its_as_of(synthetic: Build) -> None:
+    names = [f"Town {i:02d}" for i in range(6)]
+    past = [r for i, n in enumerate(names) for r in month_rows(n, months=24, sales=150.0 + 9 * i)]  # to 2013-12
+    later = [r for i, n in enumerate(names) for r in month_rows(n, start=(2014, 1), months=12, sales=150.0 + 9 * i,
+                                                                   median=120_000.0)]
+
+    def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        pack = _pack(synthetic, rows)
+        snapshot = read_snapshot(pack, AS_OF)
+        found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+        return [analyze(pack, c).model_dump() for c in found if c.went_on]
+
+    blind = verdicts(past)
+    assert blind == verdicts(past + later + _future(names))  # the outcome window and beyond change nothing
+    assert all(n["source"]["published_at"] <= AS_OF for a in blind for n in a["numbers"].values())
+    # the same rows after as_of do decide the outcome
+    pack = _pack(synthetic, past + later)
+    assert measure_night(pack, AS_OF, ["town-00"], today=TODAY)["town-00"].value == pytest.approx(-0.20)
+
+
+def test_a_row_published_after_the_window_date_is_refused() -> None:
+    rows = [{"period": f"2014-{m:02d}-01", "published_at": "2015-01-30", "median": 1.0} for m in (10, 11, 12)]
+    late = [*rows[:2], {"period": "2014-12-01", "published_at": "2015-01-31", "median": 1.0}]
+    start = [{"period": f"2013-{m:02d}-01", "published_at": "2014-01-30", "median": 1.0} for m in (10, 11, 12)]
+    common: dict[str, Any] = {"as_of": AS_OF, "candidate_id": "alpha", "anchor": date(2013, 12, 1),
+                              "start_rows": start, "end_anchor": date(2014, 12, 1), "today": TODAY}
+    assert measure_outcome(SPEC, end_rows=rows, **common).value == 0.0
+    with pytest.raises(ValueError, match="published 2015-01-31"):
+        measure_outcome(SPEC, end_rows=late, **common)
+
+
+# ---- no outcome yet, no outcome at all ----------------------------------------------------------------------------
+def test_pending_until_the_horizon_has_passed(synthetic: Build) -> None:
+    pack = _pack(synthetic, _city("Alpha", later=110_000.0))
+    before = measure_night(pack, AS_OF, ["alpha"], today=OUTCOME_DATE.replace(day=29))["alpha"]
+    assert before.status == OutcomeStatus.PENDING and before.value is None and "after today" in before.reason
+    assert measure_night(pack, AS_OF, ["alpha"], today=OUTCOME_DATE)["alpha"].status == OutcomeStatus.KNOWN
+    # the source has not published t0 + 12 months (2015-01) by the outcome date
+    late = measure_night(pack, date(2014, 3, 2), ["alpha"], today=TODAY)["alpha"]
+    assert late.status == OutcomeStatus.PENDING and "2015-01 was not published by the outcome date 2015-03-02" \
+        in late.reason
+
+
+def test_a_missing_month_in_either_window_is_a_gap_not_an_estimate(synthetic: Build) -> None:
+    rows = (_city("Alpha", later=110_000.0, overrides={(2013, 11): {"median": None}})
+            + _city("Beta", later=110_000.0, overrides={(2014, 11): {"median": None}}))
+    measured = measure_night(_pack(synthetic, rows), AS_OF, ["alpha", "beta", "gamma"], today=TODAY)
+    assert measured["alpha"].status == OutcomeStatus.GAP and "2013-11" in measured["alpha"].reason
+    assert measured["beta"].status == OutcomeStatus.GAP and "2014-11" in measured["beta"].reason
+    assert measured["gamma"].status == OutcomeStatus.GAP  # not scanned that night at all
+    assert all(o.value is None for o in measured.values())
+
+
+def test_outcome_variants_and_dates() -> None:
+    start = [{"period": f"2013-{m:02d}-01", "published_at": "2014-01-30", "median": v}
+             for m, v in ((10, 4.0), (11, 0.0), (12, 2.0))]
+    end = [{"period": f"2014-{m:02d}-01", "published_at": "2015-01-30", "median": v}
+           for m, v in ((10, 1.0), (11, 1.0), (12, 7.0))]
+    common: dict[str, Any] = {"as_of": AS_OF, "candidate_id": "a", "anchor": date(2013, 12, 1), "start_rows": start,
+                              "end_rows": end, "end_anchor": date(2014, 12, 1), "today": TODAY}
+    assert measure_outcome(SPEC.model_copy(update={"change": "difference"}), **common).value == pytest.approx(1.0)
+    assert measure_outcome(SPEC.model_copy(update={"agg": "last"}), **common).value == pytest.approx(2.5)
+    assert measure_outcome(SPEC.model_copy(update={"agg": "sum", "window_months": 1}), **common).value == 2.5
+    zero = measure_outcome(SPEC.model_copy(update={"agg": "min"}), **common)
+    assert zero.status == OutcomeStatus.GAP and "undefined" in zero.reason
+    assert advantage(0.05, 0.02, "higher_is_better") == pytest.approx(0.03)
+    assert advantage(0.05, 0.02, "lower_is_better") == pytest.approx(-0.03)
+    assert add_months(date(2008, 2, 29), 12) == date(2009, 2, 28)
+    assert add_months(date(2009, 1, 31), 1) == date(2009, 2, 28)
+    assert add_months(date(2009, 12, 31), 12) == date(2010, 12, 31)
+
+
+# ---- the pack's outcome section ----------------------------------------------------------------------------------
+def test_outcome_section_is_validated_and_leaves_the_fingerprint_alone(tmp_path: Path, texas_pack: CriteriaPack
+                                                                       ) -> None:
+    source = write_csv(tmp_path / "s.csv", month_rows("Alpha"))
+    assert texas_pack.outcome is not None and texas_pack.outcome.design_until == date(2009, 12, 31)
+    without = load_criteria(write_pack(tmp_path, source, outcome=None))
+    with_outcome = load_criteria(write_pack(tmp_path, source, outcome={"metric": "median", "horizon_months": 6}))
+    assert with_outcome.outcome is not None and with_outcome.outcome.window_months == 3
+    assert with_outcome.fingerprint == without.fingerprint  # measuring afterwards never changes a verdict's id
+    for bad, fragments in [({"metric": "price"}, ["outcome.metric", "'price'", "source.columns"]),
+                           ({"metric": "median", "window_months": 0}, ["outcome.window_months", "0"]),
+                           ({"metric": "median", "agg": "mean"}, ["outcome.agg", "'mean'"]),
+                           ({"metric": "median", "horizon": 12}, ["outcome.horizon", "unknown key"])]:
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(write_pack(tmp_path, source, outcome=bad))
+        assert all(f in str(exc.value) for f in fragments), str(exc.value)
+
+
+# ---- outcomes never feed a verdict -------------------------------------------------------------------------------
+VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.candidates.logic",
+                "opportunity_assets.analyses.assets", "opportunity_assets.analyses.logic",
+                "opportunity_assets.verifications.assets", "opportunity_assets.verifications.logic",
+                "opportunity_assets.brief.assets", "opportunity_assets.brief.render",
+                "opportunity_assets.brief.routing", "opportunity_assets.stage", "resources.source"]
+
+
+def _module_file(name: str) -> Path | None:
+    base = ROOT / Path(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _project_imports(name: str) -> set[str]:
+    file = _module_file(name)
+    assert file is not None, name
+    found = set()
+    for node in ast.walk(ast.parse(file.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            package = name if file.name == "__init__.py" else name.rpartition(".")[0]
+            for _ in range(max(node.level - 1, 0)):
+                package = package.rpartition(".")[0]
+            module = f"{package}.{node.module}" if node.level and node.module else (node.module or package)
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return {m for m in found if m.split(".")[0] in ("opportunity_assets", "resources") and _module_file(m)}
+
+
+def test_no_verdict_path_module_imports_the_outcomes_package() -> None:
+    reached, todo = set(), list(VERDICT_PATH)
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += sorted(_project_imports(module))
+    assert "opportunity_assets.candidates.logic" in reached and "resources.store" in reached  # the walk works
+    assert not [m for m in reached if m.startswith("opportunity_assets.outcomes")]
+    for module in VERDICT_PATH:  # nor reads the outcomes table (the brief may read judgments: it shows them)
+        text = (_module_file(module) or Path()).read_text()
+        assert not [s for s in ("store.outcomes", "write_outcomes", "FROM outcomes", "JOIN outcomes") if s in text]
+        if not module.startswith("opportunity_assets.brief"):
+            assert "judgments" not in text, module
+
+
+# ---- the backtest's arithmetic -----------------------------------------------------------------------------------
+def _row(as_of: date, cid: str, verdict: Verdict, status: Status | None, value: float | None) -> VerdictOutcome:
+    outcome = Outcome(as_of=as_of, candidate_id=cid, outcome_date=add_months(as_of, 12),
+                      status=OutcomeStatus.KNOWN if value is not None else OutcomeStatus.PENDING, value=value,
+                      start_value=1.0, end_value=None if value is None else 1.0 + value, start_window="w",
+                      end_window="w", end_published_at=None, reason="test")
+    return VerdictOutcome(as_of=as_of, candidate_id=cid, verdict=verdict, verification=status, outcome=outcome)
+
+
+def test_backtest_hit_rate_lift_and_periods() -> None:
+    d1, d2, d3 = date(2009, 11, 30), date(2009, 12, 31), date(2010, 1, 31)
+    rows = [
+        # d1: median of (0.10, 0.02, 0.00, -0.04) = 0.01; STRONG mean 0.06 beats it
+        _row(d1, "a", Verdict.STRONG, Status.CONFIRMED, 0.10), _row(d1, "b", Verdict.STRONG, Status.UNCERTAIN, 0.02),
+        _row(d1, "c", Verdict.SKIP, Status.CONFIRMED, 0.00), _row(d1, "d", Verdict.SKIP, Status.CONFIRMED, -0.04),
+        # d2: median 0.03; the only STRONG (-0.01) loses
+        _row(d2, "a", Verdict.STRONG, Status.REJECTED, -0.01), _row(d2, "c", Verdict.MARGINAL, Status.CONFIRMED, 0.03),
+        _row(d2, "d", Verdict.SKIP, Status.CONFIRMED, 0.05), _row(d2, "e", Verdict.SKIP, None, None),
+        # d3 (held out): one STRONG at the median exactly: not a hit
+        _row(d3, "a", Verdict.STRONG, Status.CONFIRMED, 0.02), _row(d3, "b", Verdict.SKIP, Status.CONFIRMED, 0.02),
+    ]
+    spec = SPEC.model_copy(update={"design_until": date(2009, 12, 31)})
+    report = build_report(domain="x", fingerprint="f", spec=spec, rows=rows, nights=[d1, d2, d3, date(2010, 2, 28)],
+                          missing=[date(2010, 2, 28)])
+    design, held_out = report.periods
+    assert (design.label, design.nights, held_out.label, held_out.nights) == ("design", 2, "held-out", 1)
+    hit = design.hit_rate
+    assert (hit.dates, hit.hits, hit.picks, hit.picks_beat) == (2, 1, 3, 2)
+    assert hit.mean_advantage == pytest.approx(((0.09 + 0.01) / 2 + -0.04) / 2)
+    strong = next(g for g in design.by_verdict if g.group == "STRONG")
+    assert (strong.known, strong.mean) == (3, pytest.approx(0.11 / 3))
+    skip = next(g for g in design.by_verdict if g.group == "SKIP")
+    assert (skip.known, skip.pending) == (3, 1)
+    lift = design.lift
+    assert (lift.confirmed.known, lift.doubted.known) == (1, 2)
+    assert lift.lift == pytest.approx(0.09 - (0.01 + -0.04) / 2)
+    assert lift.interval is not None and lift.interval[0] <= lift.interval[1]
+    assert (held_out.hit_rate.dates, held_out.hit_rate.hits) == (1, 0)
+    assert held_out.lift.lift is None  # no doubted STRONG: not measurable, not zero
+    assert report.missing == [date(2010, 2, 28)]
+
+
+# ---- through Dagster ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_backtest_runs_then_reuses_nights_and_shows_the_plot(tmp_path: Path) -> None:
+    # Letters, not numbers, in the names: the brief's number check reads digits in a name as numbers.
+    rows = [r for i, letter in enumerate("ABCDEFGHIJKL")
+            for r in _city(f"Town {letter}", later=100_000.0 * (1 + 0.01 * i),
+                           overrides={(2013, m): {"sales": 150.0 + 20 * i} for m in (10, 11, 12)})]
+    source = write_csv(tmp_path / "s.csv", rows)
+    pack_file = write_pack(tmp_path, source, outcome=SPEC.model_dump())
+    (tmp_path / "other").mkdir()
+    store = tmp_path / "results.duckdb"
+    defs = build_definitions(criteria_path=str(pack_file), store_path=str(store))
+    instance = dg.DagsterInstance.ephemeral()
+    dates = [date(2014, 1, 31), date(2014, 2, 28)]
+    said: list[str] = []
+    report = run_backtest(defs, instance, dates, every="month-end", say=said.append)
+    assert [line.split()[1] for line in said] == ["ran", "ran"]
+    (period,) = report.periods
+    assert report.missing == [] and period.nights == 2
+    assert sum(g.known for g in period.by_verdict) == 24  # 12 towns x 2 nights, every outcome known
+    stored = ResultStore(path=str(store)).outcomes("texas_housing", dates)
+    assert {(r["candidate_id"], round(r["value"], 6)) for r in stored if r["as_of"] == dates[0]} == {
+        (f"town-{letter}", round(0.01 * i, 6)) for i, letter in enumerate("abcdefghijkl")}
+    assert backtest_png_path(str(store), "texas_housing", dates).read_bytes().startswith(b"\x89PNG")
+    event = instance.get_latest_materialization_event(dg.AssetKey("backtest"))
+    assert event is not None and event.asset_materialization is not None
+    assert "data:image/png;base64," in str(event.asset_materialization.metadata["report"].value)
+
+    # outcomes measured by another `outcome:` definition are not this one's (same verdicts, other yardstick)
+    other = load_criteria(write_pack(tmp_path / "other", source, outcome={**SPEC.model_dump(), "horizon_months": 6}))
+    assert other.fingerprint == load_criteria(pack_file).fingerprint
+    assert backtest_report(ResultStore(path=str(store)), other, dates).missing == dates
+
+    said.clear()
+    assert run_backtest(defs, instance, dates, every="month-end", say=said.append) == report
+    assert [line.split()[1] for line in said] == ["reused", "reused"]
+    with pytest.raises(dg.Failure, match="no night of these criteria"):
+        defs.resolve_job_def("outcomes_night").execute_in_process(instance=instance, partition_key="2014-03-31",
+                                                                   raise_on_error=True)

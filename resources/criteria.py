@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import dagster as dg
@@ -16,5 +17,13 @@ class CriteriaResource(dg.ConfigurableResource):
     path: str = Field(default=str(DEFAULT_PACK), description="Criteria pack YAML file.")
 
     def load(self) -> CriteriaPack:
-        """Validated pack; raises CriteriaError naming the key, the value and what was expected."""
-        return load_criteria(self.path)
+        """Validated pack; raises CriteriaError naming the key, the value and what was expected.
+        Loaded once per file version in a process (every asset of a run asks for it)."""
+        path = Path(self.path)
+        stat = path.stat() if path.is_file() else None
+        return _load(str(path.resolve()), stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
+
+
+@lru_cache(maxsize=16)
+def _load(path: str, mtime_ns: int, size: int) -> CriteriaPack:
+    return load_criteria(path)

@@ -62,11 +62,13 @@ def read_night(store: ResultStore, pack: CriteriaPack, as_of: date) -> NightReco
     )
 
 
-def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date) -> list[float]:
-    """Every number the store holds for the night (numeric fields only, never digits inside prose)."""
+def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
+                   night: NightRecords | None = None) -> list[float]:
+    """Every number the store holds for the night (numeric fields only, never digits inside prose).
+    `night`: the night's records as already read from the store in this transaction (saves reading twice)."""
     night_row = store.night(pack.domain, as_of) or {}
     brief = store.brief(pack.domain, as_of) or {}
-    night = read_night(store, pack, as_of)
+    night = night or read_night(store, pack, as_of)
     records: list[object] = [json.loads(night_row.get("criteria") or "{}"), night.scan_report,
                              json.loads(brief.get("summary") or "{}"), json.loads(brief.get("cost") or "{}")]
     records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
@@ -113,7 +115,7 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
         routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
                   if cid in analyzed and cid not in errored]
         night = dataclasses.replace(night, routes=routes, errors=[*night.errors, *unfinished])
-        numbers_before = stored_numbers(store, pack, as_of)
+        numbers_before = stored_numbers(store, pack, as_of, night)
 
     # The model words the brief's lines outside the store's lock: a call takes seconds.
     worded = word_brief(model, pack, as_of, brief_items(pack, night), list(night.candidates), numbers_before)
@@ -131,7 +133,7 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
                             model_mode=model.mode_line())
         stored = store.brief(pack.domain, as_of) or {}
         words = count_words(stored.get("markdown", ""))
-        unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of), as_of,
+        unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
                                           names=[n for c in night.candidates for n in (c.name, c.id)])
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)

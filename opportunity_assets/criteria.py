@@ -352,17 +352,23 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
 
 
-def load_criteria(path: str | Path) -> CriteriaPack:
-    """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
-    path = Path(path)
+def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
+    """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if not path.is_file():
-        raise CriteriaError(f"criteria file {path}: not found")
+        raise error(f"{kind} file {path}: not found")
     try:
         raw = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
-        raise CriteriaError(f"criteria file {path}: not valid YAML ({exc})") from None
+        raise error(f"{kind} file {path}: not valid YAML ({exc})") from None
     if not isinstance(raw, dict):
-        raise CriteriaError(f"criteria file {path}: got {type(raw).__name__}; expected a mapping of keys")
+        raise error(f"{kind} file {path}: got {type(raw).__name__}; expected a mapping of keys")
+    return raw
+
+
+def load_criteria(path: str | Path) -> CriteriaPack:
+    """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
+    path = Path(path)
+    raw = read_yaml_mapping(path, "criteria", CriteriaError)
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:

@@ -32,10 +32,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, read_yaml_mapping
 from opportunity_assets.outcomes.logic import Outcome, advantage
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "data" / "calibration.yaml"
@@ -66,14 +65,7 @@ class CalibrationConfig(_Record):
 
 def load_calibration_config(path: str | Path) -> CalibrationConfig:
     path = Path(path)
-    if not path.is_file():
-        raise CalibrationError(f"calibration file {path}: not found")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise CalibrationError(f"calibration file {path}: not valid YAML ({exc})") from None
-    if not isinstance(raw, dict):
-        raise CalibrationError(f"calibration file {path}: got {type(raw).__name__}; expected a mapping of keys")
+    raw = read_yaml_mapping(path, "calibration", CalibrationError)
     try:
         return CalibrationConfig.model_validate(raw)
     except ValidationError as exc:

@@ -10,7 +10,7 @@ The decisions are in `automation/logic.py`; here is only reading Dagster's recor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
@@ -38,6 +38,17 @@ if TYPE_CHECKING:  # define_asset_job's type has no public name
     from dagster._core.definitions.target import ExecutableDefinition as Job
 
 RECORDS_PER_TICK = 500
+
+
+def _nights_where(criteria: CriteriaResource, store: ResultStore, ready: Sequence[Materialization],
+                  holds: Callable[[str, date], bool]) -> set[date]:
+    """The nights among `ready` records for which `holds(domain, as_of)`, read in one store session."""
+    nights = sorted({r.as_of for r in ready})
+    if not nights:
+        return set()
+    domain = criteria.load().domain
+    with store.session():
+        return {as_of for as_of in nights if holds(domain, as_of)}
 """Materialization records read per tick; a longer backlog is read over the next ticks."""
 
 
@@ -124,19 +135,17 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
     def chain_after_verifications(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
                                   store: ResultStore) -> dg.SensorResult:
         tick = read_chain_tick(context, dg.AssetKey("verifications"))
-        nights = sorted({r.as_of for r in tick.ready})
-        ready: set[date] = set()
-        if nights:
-            domain = criteria.load().domain
-            with store.session():
-                for as_of in nights:
-                    going_on = [c.id for c in store.candidates(domain, as_of, went_on_only=True)]
-                    verified = [v.candidate_id for v in store.verifications(domain, as_of)]
-                    errors = [(e.candidate_id, e.node) for e in store.errors(domain, as_of)]
-                    if night_ready(going_on, verified, errors):
-                        ready.add(as_of)
-                    else:
-                        context.log.info(f"{as_of}: not every candidate is verified yet; waiting")
+
+        def whole(domain: str, as_of: date) -> bool:
+            going_on = [c.id for c in store.candidates(domain, as_of, went_on_only=True)]
+            verified = [v.candidate_id for v in store.verifications(domain, as_of)]
+            errors = [(e.candidate_id, e.node) for e in store.errors(domain, as_of)]
+            if not night_ready(going_on, verified, errors):
+                context.log.info(f"{as_of}: not every candidate is verified yet; waiting")
+                return False
+            return True
+
+        ready = _nights_where(criteria, store, tick.ready, whole)
         planned = plan_briefs(tick.ready, ready, brief_job=brief_job.name)
         return dg.SensorResult(run_requests=_requests(planned), cursor=tick.cursor.to_json())
 
@@ -147,16 +156,13 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
     def chain_after_brief(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
                           store: ResultStore) -> dg.SensorResult:
         tick = read_chain_tick(context, dg.AssetKey("brief"))
-        nights = sorted({r.as_of for r in tick.ready})
-        with_pending: set[date] = set()
-        if nights:
-            domain = criteria.load().domain
-            with store.session():
-                for as_of in nights:
-                    act = [r.candidate_id for r in store.routes(domain, as_of) if r.section_or_tag == ACT_SECTION]
-                    log = store.notification_log(domain, as_of=as_of)
-                    if pending(act, channels, log, as_of, utc_now(), claim_expiry):
-                        with_pending.add(as_of)
+
+        def undelivered(domain: str, as_of: date) -> bool:
+            act = [r.candidate_id for r in store.routes(domain, as_of) if r.section_or_tag == ACT_SECTION]
+            return bool(pending(act, channels, store.notification_log(domain, as_of=as_of), as_of, utc_now(),
+                                claim_expiry))
+
+        with_pending = _nights_where(criteria, store, tick.ready, undelivered)
         planned = plan_notifications(tick.ready, with_pending, notify_job=notify_job.name)
         return dg.SensorResult(run_requests=_requests(planned), cursor=tick.cursor.to_json())
 

@@ -144,7 +144,7 @@ def _assemble(as_of: date, pack: CriteriaPack, model_mode: str, act: list[str], 
            *_section(act, act_more, "act_on_these", "No STRONG, confirmed candidate tonight."),
            "", "## Needs your judgment",
            *_section(judge, judge_more, "needs_your_judgment", "Nothing tonight."),
-           "", "## Run summary", *summary_lines]
+           "", "## Run summary", *(f"- {line}" for line in summary_lines)]
     return "\n".join(out) + "\n"
 
 

@@ -13,7 +13,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class _Record(BaseModel):
+class FrozenRecord(BaseModel):
+    """Base of every record: immutable once written, and no key that is not declared."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
@@ -41,7 +43,7 @@ class Destination(StrEnum):
     ARCHIVE = "archive"
 
 
-class Source(_Record):
+class Source(FrozenRecord):
     """Where a number came from: enough to find the rows again."""
 
     table: str
@@ -54,12 +56,12 @@ class Source(_Record):
     """Latest `published_at` among the rows used; never after the night's as_of."""
 
 
-class SourcedNumber(_Record):
+class SourcedNumber(FrozenRecord):
     value: float
     source: Source
 
 
-class Criteria(_Record):
+class Criteria(FrozenRecord):
     """The part of the criteria pack that the state object reports."""
 
     domain: str
@@ -67,7 +69,7 @@ class Criteria(_Record):
     thresholds: dict[str, float]
 
 
-class Candidate(_Record):
+class Candidate(FrozenRecord):
     as_of: date
     id: str
     """Stable id, safe in a partition key (no `|`)."""
@@ -93,7 +95,7 @@ class Candidate(_Record):
         return f"{self.as_of.isoformat()}|{self.id}"
 
 
-class CalculationStep(_Record):
+class CalculationStep(FrozenRecord):
     name: str
     expression: str
     substituted: str
@@ -101,7 +103,7 @@ class CalculationStep(_Record):
     value: float
 
 
-class Analysis(_Record):
+class Analysis(FrozenRecord):
     as_of: date
     candidate_id: str
     numbers: dict[str, SourcedNumber]
@@ -118,13 +120,13 @@ class Analysis(_Record):
     red_flags: list[str]
 
 
-class CheckOutcome(_Record):
+class CheckOutcome(FrozenRecord):
     passed: bool | None
     """True pass, False fail, None when the check could not be resolved."""
     finding: str
 
 
-class Perturbation(_Record):
+class Perturbation(FrozenRecord):
     """One sensitivity trial of the verifier: an input moved within its band, or one month left out."""
 
     input: str
@@ -138,7 +140,7 @@ class Perturbation(_Record):
     """True when the act/don't-act side (STRONG or not) changes."""
 
 
-class ModelFinding(_Record):
+class ModelFinding(FrozenRecord):
     """A skeptic model's finding that cited the analysis (uncited ones are dropped and counted as noise)."""
 
     check: str
@@ -148,7 +150,7 @@ class ModelFinding(_Record):
     """note, uncertain or reject: applied only as a downgrade of the code's status."""
 
 
-class Verification(_Record):
+class Verification(FrozenRecord):
     as_of: date
     candidate_id: str
     status: Status
@@ -170,7 +172,7 @@ class Verification(_Record):
     """The skeptic model's semantic fatal assumption, when code's sensitivity found none."""
 
 
-class Route(_Record):
+class Route(FrozenRecord):
     as_of: date
     candidate_id: str
     destination: Destination
@@ -184,7 +186,7 @@ FATAL_NODES = ("analyze", "verify", "brief")
 `brief_model`) only mean the model added nothing: the code's records stand and are routed."""
 
 
-class RunError(_Record):
+class RunError(FrozenRecord):
     as_of: date
     candidate_id: str
     node: str
@@ -195,7 +197,7 @@ class RunError(_Record):
         return self.node in FATAL_NODES
 
 
-class Summary(_Record):
+class Summary(FrozenRecord):
     scanned: int
     passed_filters: int
     capped: int
@@ -207,20 +209,20 @@ class Summary(_Record):
     """Model steps that failed or were refused by the budget; their candidates keep the code's verdict."""
 
 
-class Cost(_Record):
+class Cost(FrozenRecord):
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     usd: float = 0.0
 
 
-class Brief(_Record):
+class Brief(FrozenRecord):
     as_of: date
     markdown: str
     words: int
 
 
-class RunState(_Record):
+class RunState(FrozenRecord):
     """What `opportunity run --json` prints: one night, read back from the store."""
 
     run_id: str

@@ -32,10 +32,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from opportunity_assets.criteria import CriteriaPack, read_yaml_mapping
 from opportunity_assets.outcomes.logic import Outcome, advantage
+from opportunity_assets.records import FrozenRecord
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "data" / "calibration.yaml"
 Pair = tuple[date, str]
@@ -48,11 +49,7 @@ class CalibrationError(ValueError):
     """The gate cannot decide (bad config, mismatched packs, an empty sample); the message says why."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CalibrationConfig(_Record):
+class CalibrationConfig(FrozenRecord):
     """`data/calibration.yaml`: read by this code only; no model ever sees it."""
 
     theta_bad_points: float = Field(default=20, gt=0, le=100)
@@ -104,7 +101,7 @@ def quadrant(delta_bad: Fraction | float, delta_pop: Fraction | float, *, theta:
 
 
 # ---- labels and samples --------------------------------------------------------------------------------------
-class Label(_Record):
+class Label(FrozenRecord):
     act: bool
     """True: the pack should have said STRONG."""
     source: Literal["judgment", "outcome"]
@@ -144,7 +141,7 @@ def in_population(pair: Pair, share: float) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
-class Samples(_Record):
+class Samples(FrozenRecord):
     bad: list[Pair]
     population: list[Pair]
 
@@ -224,7 +221,7 @@ def rule_shape_findings(pack: CriteriaPack, entities: Iterable[tuple[str, str]])
 
 
 # ---- the decision --------------------------------------------------------------------------------------------
-class SampleResult(_Record):
+class SampleResult(FrozenRecord):
     pairs: int
     before: float
     """OLD's agreement, points."""
@@ -233,7 +230,7 @@ class SampleResult(_Record):
     delta: float
 
 
-class ChangedPair(_Record):
+class ChangedPair(FrozenRecord):
     """A sampled pair on which the two packs take different sides (STRONG or not)."""
 
     as_of: date
@@ -247,7 +244,7 @@ class ChangedPair(_Record):
     agrees_after: bool
 
 
-class CalibrationResult(_Record):
+class CalibrationResult(FrozenRecord):
     quadrant: Quadrant | None
     """None when the rule-shape scan rejected the pack before any sample was scored."""
     accepted: bool

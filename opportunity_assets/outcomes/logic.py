@@ -23,17 +23,11 @@ from datetime import date
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
 from opportunity_assets.criteria import OutcomeSpec
 from opportunity_assets.periods import months_before, window_label
-from opportunity_assets.records import Status, Verdict
+from opportunity_assets.records import FrozenRecord, Status, Verdict
 
 T = TypeVar("T")
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class OutcomeStatus(StrEnum):
@@ -44,7 +38,7 @@ class OutcomeStatus(StrEnum):
     """A month of either window has no value: no outcome (never estimated)."""
 
 
-class Outcome(_Record):
+class Outcome(FrozenRecord):
     """What became of one candidate of one night, measured as the pack's `outcome:` says."""
 
     as_of: date
@@ -148,7 +142,7 @@ def measure_outcome(spec: OutcomeSpec, *, as_of: date, candidate_id: str, anchor
 
 
 # ---- the backtest ------------------------------------------------------------------------------------------
-class VerdictOutcome(_Record):
+class VerdictOutcome(FrozenRecord):
     """One past verdict and what became of it."""
 
     as_of: date
@@ -173,7 +167,7 @@ def night_medians(rows: Iterable[VerdictOutcome]) -> dict[date, float]:
     return {as_of: statistics.median(vs) for as_of, vs in values.items()}
 
 
-class GroupStats(_Record):
+class GroupStats(FrozenRecord):
     """Outcomes of a group of verdicts (statistics over the known outcomes only)."""
 
     group: str
@@ -189,7 +183,7 @@ class GroupStats(_Record):
     """Share of these verdicts whose outcome beat their night's median candidate."""
 
 
-class StrongHitRate(_Record):
+class StrongHitRate(FrozenRecord):
     """Does STRONG beat the median candidate? Per date, the STRONG picks' mean outcome against the median."""
 
     dates: int
@@ -206,7 +200,7 @@ class StrongHitRate(_Record):
     """90% interval of mean_advantage, resampling dates (bootstrap); None with fewer than 2 dates."""
 
 
-class VerifierLift(_Record):
+class VerifierLift(FrozenRecord):
     """Does the verifier add signal? Among STRONG verdicts: CONFIRMED against REJECTED or UNCERTAIN."""
 
     confirmed: GroupStats
@@ -218,7 +212,7 @@ class VerifierLift(_Record):
     """90% interval of the lift, resampling dates (bootstrap); None when a group is empty."""
 
 
-class NightPoint(_Record):
+class NightPoint(FrozenRecord):
     as_of: date
     known: int
     """Candidates of the night with a known outcome."""
@@ -229,7 +223,7 @@ class NightPoint(_Record):
     """The STRONG picks' mean outcome minus the night's median; None without STRONG."""
 
 
-class PeriodReport(_Record):
+class PeriodReport(FrozenRecord):
     label: str
     """`design` (as_of up to the pack's design_until), `held-out` (after it) or `all` (no design_until)."""
     first: date | None
@@ -242,7 +236,7 @@ class PeriodReport(_Record):
     per_night: list[NightPoint]
 
 
-class BacktestReport(_Record):
+class BacktestReport(FrozenRecord):
     domain: str
     criteria_fingerprint: str
     outcome: str

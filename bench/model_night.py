@@ -38,6 +38,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--as-of", type=date.fromisoformat, default=date(2015, 8, 30))
     args = parser.parse_args()
+    nights.apply_dagster_run_settings()  # as `opportunity run` does
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropic(latency=args.latency) as server:
         store = ResultStore(path=str(Path(tmp) / "r.duckdb"))
         model = AnthropicModel(api_key="bench", base_url=server.url, store=store)

@@ -79,6 +79,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--backfill-months", type=int, default=24)
     args = parser.parse_args()
+    nights.apply_dagster_run_settings()  # as `opportunity run` does
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         pack_path = all_areas_pack(tmp_path)

@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.cost import describe, load_prices, worst_case
 
+    nights.apply_dagster_run_settings()
     defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                              refresh=bool(getattr(args, "refresh", False)))
     try:

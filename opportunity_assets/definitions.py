@@ -13,7 +13,6 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning)
 warnings.filterwarnings("ignore", category=dg.PreviewWarning)
 warnings.filterwarnings("ignore", message="Found asset job named")
 
-from opportunity_assets.analyses.assets import analyses
 from opportunity_assets.automation.schedules import build_nightly_schedule
 from opportunity_assets.automation.sensors import build_chain_sensors
 from opportunity_assets.automation.settings import load_settings
@@ -22,7 +21,7 @@ from opportunity_assets.candidates.assets import candidates
 from opportunity_assets.notify.assets import notifications
 from opportunity_assets.outcomes.assets import backtest, outcomes
 from opportunity_assets.partitions import nightly_partitions
-from opportunity_assets.verifications.assets import verifications
+from opportunity_assets.per_candidate.assets import analyze_and_verify
 from resources.criteria import DEFAULT_PACK, CriteriaResource
 from resources.model import AnthropicModel, ModelOff, ModelResource
 from resources.notifier import notifier_from_settings
@@ -36,7 +35,7 @@ how many such runs are in flight at once, so model calls across runs stay under 
 
 scan_night = dg.define_asset_job("scan_night", selection=[candidates], partitions_def=nightly_partitions,
                                  description="Scan one night: candidates and their dynamic partitions.")
-analyze_night = dg.define_asset_job("analyze_night", selection=[analyses, verifications],
+analyze_night = dg.define_asset_job("analyze_night", selection=[analyze_and_verify],
                                     tags=MODEL_RUN_TAGS,
                                     description="Analyze and verify a night's candidate partitions in one run.")
 brief_night = dg.define_asset_job("brief_night", selection=dg.AssetSelection.assets("brief", "archive"),
@@ -44,6 +43,11 @@ brief_night = dg.define_asset_job("brief_night", selection=dg.AssetSelection.ass
                                   description="Route the night's candidates; write the brief and the archive.")
 notify_night = dg.define_asset_job("notify_night", selection=[notifications], partitions_def=nightly_partitions,
                                    description="Send the night's act-on-these candidates on every configured channel.")
+finish_night = dg.define_asset_job(
+    "finish_night", selection=dg.AssetSelection.assets("brief", "archive", "notifications"),
+    partitions_def=nightly_partitions, tags=MODEL_RUN_TAGS,
+    description="brief_night then notify_night in one run (`opportunity run` and backfills): a failed blocking "
+                "check of the brief skips the notifications, as the chain of sensors would.")
 outcomes_night = dg.define_asset_job("outcomes_night", selection=[outcomes], partitions_def=nightly_partitions,
                                      description="Measure what became of a past night's verdicts (judgment quality).")
 backtest_report = dg.define_asset_job("backtest_report", selection=[backtest],
@@ -71,8 +75,9 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
     settings = load_settings(settings_path)
     notifier = notifier_from_settings(settings.notifications, store.path)
     return dg.Definitions(
-        assets=[candidates, analyses, verifications, brief_and_archive, notifications, outcomes, backtest],
-        jobs=[scan_night, analyze_night, brief_night, notify_night, outcomes_night, backtest_report],
+        assets=[candidates, analyze_and_verify, brief_and_archive, notifications, outcomes, backtest],
+        jobs=[scan_night, analyze_night, brief_night, notify_night, finish_night, outcomes_night,
+              backtest_report],
         # Each job's steps run one after another (a night's candidates share one step's thread pool), so a
         # process per step only adds Python starts: under `dagster dev` on 2 cores a scan run took 17 s with
         # the default multiprocess executor and 8 s in process, a per-candidate run 25 s and 9 s.

@@ -1,8 +1,9 @@
 """One night in-process, through the same jobs and assets the UI materializes.
 
 scan_night[as_of] → analyze_night over that night's candidate partitions (one run, a partition range)
-→ brief_night[as_of] → notify_night[as_of]. A failed blocking check stops the night before the next step, as it
-would stop the downstream steps of a single run. The night's state object is then read back from the store.
+→ finish_night[as_of] (brief, archive, notifications). A failed blocking check stops the night before the next
+step, as it would stop the downstream steps of a single run. The night's state object is then read back from the
+store.
 """
 
 from __future__ import annotations
@@ -27,6 +28,24 @@ from resources.store import ResultStore
 
 _QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
+DAGSTER_RUN_SETTINGS = {
+    # One ASSET_MATERIALIZATION_PLANNED event per asset for a night's single-run backfill instead of one per
+    # candidate partition (86 events a night on the 46 areas). The maintainers' documented opt-in
+    # (dagster-io/dagster#29288); the cost: if a whole run dies, its partitions show as missing, not failed.
+    # A candidate's own failure is an error record either way (DESIGN §3).
+    "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS": "1",
+    # A run's per-partition materializations written as one batch where the event log supports it (PostgreSQL).
+    "DAGSTER_EVENT_BATCH_SIZE": "200",
+}
+"""Read by whichever process creates and executes runs: `opportunity` applies them to itself; `make dev` and the
+deployment (deploy/k8s/values.yaml) set them for the webserver and the daemon."""
+
+
+def apply_dagster_run_settings() -> None:
+    """Set `DAGSTER_RUN_SETTINGS` in this process's environment, keeping any value already set there."""
+    for name, value in DAGSTER_RUN_SETTINGS.items():
+        os.environ.setdefault(name, value)
+
 
 class NightFailed(RuntimeError):
     """A step of the night failed or a blocking check did not pass; the message says which and why."""
@@ -40,6 +59,14 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
     return dg.DagsterInstance.from_config(str(path))
 
 
+def _failure_message(event: dg.DagsterEvent) -> str:
+    """The user code's exception (or Dagster's own, e.g. a failed blocking check) rather than the step's wrapper."""
+    error = event.step_failure_data.error
+    if error is None:
+        return event.message or "step failed"
+    return (error.cause or error).message.strip()
+
+
 def _execute(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,
              tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
     try:
@@ -49,9 +76,7 @@ def _execute(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, pa
         raise NightFailed(f"{job}: {exc.user_exception}") from exc
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
-        detail = "; ".join(
-            f"{e.step_key}: {e.step_failure_data.error.cause.message.strip() if e.step_failure_data.error and e.step_failure_data.error.cause else e.message}"  # noqa: E501
-            for e in failures) or "run failed"
+        detail = "; ".join(f"{e.step_key}: {_failure_message(e)}" for e in failures) or "run failed"
         raise NightFailed(f"{job} failed: {detail}")
     failed_checks = [f"{ev.asset_key.to_user_string()}.{ev.check_name}"
                      for ev in result.get_asset_check_evaluations() if not ev.passed and ev.blocking]
@@ -68,8 +93,7 @@ def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -
     keys = night_keys(instance, as_of)
     if keys:
         _execute(defs, "analyze_night", instance, tags=night_range_tags(keys))
-    _execute(defs, "brief_night", instance, partition_key=key)
-    _execute(defs, "notify_night", instance, partition_key=key)
+    _execute(defs, "finish_night", instance, partition_key=key)
 
 
 def resources_of(defs: dg.Definitions) -> tuple[CriteriaPack, ResultStore]:

@@ -194,9 +194,12 @@ class ResultStore(dg.ConfigurableResource):
         """
         stale_tables = {"analyze": ("analyses", "verifications"), "verify": ("verifications",)}
         with self._connect() as con:
-            for as_of, candidate, node in cleared:
-                con.execute("DELETE FROM errors WHERE domain = ? AND as_of = ? AND candidate_id = ? AND node = ?",
-                            [domain, as_of, candidate, node])
+            for start in range(0, len(cleared), 500):  # one statement, not one a candidate (~40 ms a night)
+                chunk = cleared[start:start + 500]
+                con.execute("DELETE FROM errors USING (VALUES " + ", ".join(["(?::DATE, ?, ?)"] * len(chunk))
+                            + ") AS done(as_of, candidate_id, node) WHERE errors.domain = ? AND errors.as_of = "
+                            "done.as_of AND errors.candidate_id = done.candidate_id AND errors.node = done.node",
+                            [value for key in chunk for value in key] + [domain])
             for e in errors:
                 for table in stale_tables.get(e.node, ()):
                     con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? AND candidate_id = ?",

@@ -123,6 +123,13 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
     return message(answer(), wait=state.latency)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    """socketserver's default listen backlog is 5: a night's 30 simultaneous connections overflowed it and the
+    dropped ones waited for the client's 1 s SYN retry, a delay the real API does not add."""
+
+
 class FakeAnthropic:
     """Start with `with FakeAnthropic() as server:`; `server.url` is the base URL for the SDK.
 
@@ -213,8 +220,7 @@ class FakeAnthropic:
         def server_url() -> str:
             return self.url
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     # ---- control ---------------------------------------------------------------------------------------------

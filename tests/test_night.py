@@ -10,15 +10,14 @@ import dagster as dg
 import pytest
 
 from opportunity_assets import night as nights
-from opportunity_assets.analyses import assets as analyses_module
-from opportunity_assets.analyses.assets import analyses
 from opportunity_assets.brief.assets import brief_and_archive
 from opportunity_assets.brief.render import WORD_LIMIT
 from opportunity_assets.candidates.assets import candidates
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.partitions import night_keys, night_range_tags
-from opportunity_assets.records import RunState
-from opportunity_assets.verifications.assets import verifications
+from opportunity_assets.per_candidate import pipeline
+from opportunity_assets.per_candidate.assets import analyze_and_verify
+from opportunity_assets.records import RunState, Verdict
 from resources.criteria import CriteriaResource
 from resources.model import ModelOff
 from resources.source import PointInTimeSource
@@ -50,7 +49,7 @@ def test_whole_graph_through_materialize(tmp_path: Path) -> None:
     assert scanned.success
     keys = night_keys(instance, DESIGN_NIGHT)
     assert keys and all(k.startswith(f"{key}|") for k in keys)
-    per_candidate = dg.materialize([analyses, verifications], resources=resources, instance=instance,
+    per_candidate = dg.materialize([analyze_and_verify], resources=resources, instance=instance,
                                    tags=night_range_tags(keys))
     assert per_candidate.success
     partitions = {e.partition for e in per_candidate.get_asset_materialization_events()}
@@ -94,14 +93,14 @@ def test_a_failing_candidate_is_an_error_record_and_the_night_goes_on(tmp_path: 
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     clean = _run(tmp_path / "clean", DESIGN_NIGHT)
     victim = clean.analyses[0].candidate_id
-    real_analyze = analyses_module.analyze
+    real_analyze = pipeline.analyze
 
     def breaking(pack, candidate):  # type: ignore[no-untyped-def]
         if candidate.id == victim:
             raise RuntimeError("source row exploded")
         return real_analyze(pack, candidate)
 
-    monkeypatch.setattr(analyses_module, "analyze", breaking)
+    monkeypatch.setattr(pipeline, "analyze", breaking)
     broken = _run(tmp_path / "broken", DESIGN_NIGHT)
     assert [(e.candidate_id, e.node) for e in broken.errors] == [(victim, "analyze")]
     assert "source row exploded" in broken.errors[0].error
@@ -112,10 +111,32 @@ def test_a_failing_candidate_is_an_error_record_and_the_night_goes_on(tmp_path: 
         r.candidate_id: r.section_or_tag for r in clean.routes if r.candidate_id != victim}
     assert broken.brief is not None and f"{victim} (analyze)" in broken.brief.markdown
     # The next clean run of the same night clears the error and restores the candidate.
-    monkeypatch.setattr(analyses_module, "analyze", real_analyze)
+    monkeypatch.setattr(pipeline, "analyze", real_analyze)
     healed = _run(tmp_path / "broken", DESIGN_NIGHT)
     assert healed.errors == [] and healed.summary.analyzed == clean.summary.analyzed
 
+
+
+def test_an_inconsistent_verdict_fails_its_blocking_check_and_withholds_the_verifications(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """analyses and verifications share one step: the blocking check on analyses must still stop what follows."""
+    real_analyze = pipeline.analyze
+
+    def inconsistent(pack, candidate):  # type: ignore[no-untyped-def]
+        analysis = real_analyze(pack, candidate)
+        return analysis.model_copy(update={"verdict": Verdict.STRONG, "score": 1.0}) if analysis.score is not None \
+            else analysis
+
+    monkeypatch.setattr(pipeline, "analyze", inconsistent)
+    defs = build_definitions(store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    with pytest.raises(nights.NightFailed, match="verdicts_consistent"):
+        nights.run_night(defs, instance, DESIGN_NIGHT)
+    state = nights.state(defs, DESIGN_NIGHT)
+    assert state.analyses and state.verifications == [] and state.brief is None
+    materialized = {r.asset_key.to_user_string() for r in instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("verifications")), limit=5).records}
+    assert materialized == set()
 
 def _spike_source(tmp_path: Path) -> Path:
     rows = []

@@ -166,10 +166,10 @@ def test_outcome_section_is_validated_and_leaves_the_fingerprint_alone(tmp_path:
 
 # ---- outcomes never feed a verdict -------------------------------------------------------------------------------
 VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.candidates.logic",
-                "opportunity_assets.analyses.assets", "opportunity_assets.analyses.logic",
-                "opportunity_assets.verifications.assets", "opportunity_assets.verifications.logic",
+                "opportunity_assets.analyses.logic", "opportunity_assets.verifications.logic",
+                "opportunity_assets.per_candidate.assets", "opportunity_assets.per_candidate.pipeline",
                 "opportunity_assets.brief.assets", "opportunity_assets.brief.render",
-                "opportunity_assets.brief.routing", "opportunity_assets.stage", "resources.source"]
+                "opportunity_assets.brief.routing", "resources.source"]
 
 
 def _module_file(name: str) -> Path | None:

@@ -35,3 +35,15 @@ def test_rewriting_the_same_keys_replaces_them(tmp_path: Path) -> None:
     for text in ("first", "second"):
         store.write_stage("d", errors=[RunError(as_of=date(2015, 1, 1), candidate_id="a", node="analyze", error=text)])
     assert [e.error for e in store.errors("d", date(2015, 1, 1))] == ["second"]
+
+
+def test_cleared_removes_exactly_the_superseded_error_records(tmp_path: Path) -> None:
+    store = ResultStore(path=str(tmp_path / "r.duckdb"))
+    night, other_night = date(2015, 1, 31), date(2015, 2, 28)
+    store.write_stage("d", errors=[RunError(as_of=as_of, candidate_id=c, node=node, error="x")
+                                   for as_of in (night, other_night) for c in ("a", "b", "c")
+                                   for node in ("analyze", "analyzer_model")])
+    store.write_stage("d", cleared=[(night, "a", "analyze"), (night, "b", "analyzer_model"), (night, "zz", "analyze")])
+    left = {(e.candidate_id, e.node) for e in store.errors("d", night)}
+    assert left == {("a", "analyzer_model"), ("b", "analyze"), ("c", "analyze"), ("c", "analyzer_model")}
+    assert len(store.errors("d", other_night)) == 6

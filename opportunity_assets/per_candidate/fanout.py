@@ -29,9 +29,17 @@ class Outcome(Generic[Out]):
     seconds: float
 
 
+def error_record(as_of: date, candidate_id: str, node: str, exc: Exception) -> RunError:
+    """The candidate's error record for an exception raised in `node`: type, message and where it was raised."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {frame.name}:{frame.lineno}" if frame else ""
+    return RunError(as_of=as_of, candidate_id=candidate_id, node=node, error=f"{type(exc).__name__}: {exc}{where}")
+
+
 def run_bounded(items: Sequence[tuple[date, str, In]], work: Callable[[In], Out], *, node: str,
                 max_workers: int) -> list[Outcome[Out]]:
-    """Apply `work` to each item with at most `max_workers` threads; results in input order."""
+    """Apply `work` to each item with at most `max_workers` threads; results in input order. A raise is the
+    item's `node` error record."""
 
     def one(item: tuple[date, str, In]) -> Outcome[Out]:
         as_of, candidate_id, payload = item
@@ -39,11 +47,8 @@ def run_bounded(items: Sequence[tuple[date, str, In]], work: Callable[[In], Out]
         try:
             return Outcome(as_of, candidate_id, work(payload), None, time.perf_counter() - start)
         except Exception as exc:
-            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-            where = f" at {frame.name}:{frame.lineno}" if frame else ""
-            error = RunError(as_of=as_of, candidate_id=candidate_id, node=node,
-                             error=f"{type(exc).__name__}: {exc}{where}")
-            return Outcome(as_of, candidate_id, None, error, time.perf_counter() - start)
+            return Outcome(as_of, candidate_id, None, error_record(as_of, candidate_id, node, exc),
+                           time.perf_counter() - start)
 
     if not items:
         return []

@@ -1,0 +1,1 @@
+"""Per-candidate work of a night: analyses and verifications, one dynamic partition per candidate."""

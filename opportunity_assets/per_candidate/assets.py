@@ -1,0 +1,76 @@
+"""`analyses[as_of|candidate]` and `verifications[as_of|candidate]`: one step over a night's candidate partitions.
+
+Two assets, one op: each candidate is analyzed then verified in its own thread (`pipeline.py`). Either asset can
+be materialized alone, from the UI or a partition range; verifications alone re-verifies the stored analyses.
+"""
+
+
+import dagster as dg
+from pydantic import Field
+
+from opportunity_assets import schemas
+from opportunity_assets.partitions import candidate_partitions
+from opportunity_assets.per_candidate.pipeline import Stages, run_candidates
+from resources.criteria import CriteriaResource
+from resources.model import ModelResource
+from resources.store import ResultStore
+
+ANALYSES = dg.AssetKey("analyses")
+VERIFICATIONS = dg.AssetKey("verifications")
+
+
+class PerCandidateConfig(dg.Config):
+    max_workers: int = Field(default=32, ge=1, le=64,
+                             description="Threads per run over a night's candidates (model calls wait in them).")
+
+
+@dg.multi_asset(
+    name="analyze_and_verify",
+    specs=[
+        dg.AssetSpec(ANALYSES, group_name="per_candidate", kinds={"python"}, skippable=True,
+                     deps=[dg.AssetDep("candidates", partition_mapping=dg.AllPartitionMapping())],
+                     description="Inputs with provenance, the calculation step by step, score, verdict, "
+                                 "assumptions and red flags."),
+        dg.AssetSpec(VERIFICATIONS, group_name="per_candidate", kinds={"python"}, skippable=True, deps=[ANALYSES],
+                     description="Arithmetic, inputs, assumptions (sensitivity), omissions, constraints → "
+                                 "CONFIRMED / REJECTED / UNCERTAIN."),
+    ],
+    partitions_def=candidate_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    can_subset=True,
+    check_specs=[
+        dg.AssetCheckSpec("verdicts_consistent", asset=ANALYSES, blocking=True,
+                          description="Each verdict follows from its score and the pack's thresholds; no score "
+                                      "exactly when INSUFFICIENT_DATA. A failure withholds the verifications."),
+        dg.AssetCheckSpec("five_checks_reported", asset=VERIFICATIONS, blocking=True,
+                          description="Every verification reports all five checks; CONFIRMED only when all pass."),
+    ],
+)
+def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateConfig, criteria: CriteriaResource,
+                       store: ResultStore, model: ModelResource):
+    """Analyze and verify every candidate partition of the run; write records, errors and model calls at once."""
+    pack = criteria.load()
+    stages = Stages(analyze=ANALYSES in context.selected_asset_keys,
+                    verify=VERIFICATIONS in context.selected_asset_keys)
+    night = run_candidates(store, model, pack, context.partition_keys, stages, max_workers=config.max_workers)
+    inconsistent = (schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(pack, night.analyses))
+                    if stages.analyze else [])
+    # A failed blocking check stops what follows it: verifications of inconsistent analyses are not kept.
+    verified = stages.verify and not inconsistent
+    store.write_stage(pack.domain, model_calls=model.drain_records(), **night.store_writes(with_verifications=verified))
+
+    if stages.analyze:
+        for key, metadata in night.analysis_metadata.items():
+            context.add_asset_metadata(metadata, asset_key=ANALYSES, partition_key=key)
+        yield dg.MaterializeResult(asset_key=ANALYSES, metadata=night.totals(verifications=False), check_results=[
+            dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not inconsistent,
+                                metadata={"failures": dg.MetadataValue.json(inconsistent[:20]),
+                                          "analyses_checked": len(night.analyses)})])
+    if verified:
+        for key, metadata in night.verification_metadata.items():
+            context.add_asset_metadata(metadata, asset_key=VERIFICATIONS, partition_key=key)
+        incomplete = schemas.failures(schemas.VerificationRows, schemas.verification_frame(night.verifications))
+        yield dg.MaterializeResult(asset_key=VERIFICATIONS, metadata=night.totals(verifications=True), check_results=[
+            dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported", passed=not incomplete,
+                                metadata={"failures": dg.MetadataValue.json(incomplete[:20]),
+                                          "verifications_checked": len(night.verifications)})])

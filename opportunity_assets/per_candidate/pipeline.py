@@ -1,0 +1,226 @@
+"""A night's per-candidate work, without Dagster: analyze, then verify, each candidate in its own thread.
+
+A candidate's verifier call starts as soon as its own analysis is done, so the night's critical path is its
+slowest candidate's two model calls, not the slowest analysis plus the slowest verification plus a step boundary.
+Either stage can run alone (the UI can materialize one asset): verify-only reads the stored analyses.
+Every raise is that candidate's error record; the others go on (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.llm.steps import Judged, judge_analysis, judge_verification
+from opportunity_assets.partitions import candidate_key, split_candidate_key
+from opportunity_assets.per_candidate.fanout import error_record, run_bounded
+from opportunity_assets.records import Analysis, Candidate, RunError, Verification
+from opportunity_assets.verifications.logic import verify
+from resources.model import ModelReply, ModelResource
+from resources.store import ResultStore
+
+_VERIFY_NODES = ("verify", "verifier_model")
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Which assets the run materializes."""
+
+    analyze: bool
+    verify: bool
+
+    @property
+    def first_node(self) -> str:
+        return "analyze" if self.analyze else "verify"
+
+
+def load_night_inputs(store: ResultStore, domain: str, keys: Sequence[str], *, node: str,
+                      needs_analysis: bool = False) -> tuple[list[tuple[Candidate, Analysis | None]], list[RunError]]:
+    """The scanned candidate (and its analysis) for each partition key; a key without them is an error record,
+    except a candidate whose analysis already failed (its `analyze` error stands for it)."""
+    by_night: dict[date, list[str]] = defaultdict(list)
+    for key in keys:
+        as_of, candidate_id = split_candidate_key(key)
+        by_night[as_of].append(candidate_id)
+    found: list[tuple[Candidate, Analysis | None]] = []
+    missing: list[RunError] = []
+    with store.session():
+        nights = {as_of: (store.candidates(domain, as_of, went_on_only=True),
+                          store.analyses(domain, as_of) if needs_analysis else [],
+                          store.errors(domain, as_of)) for as_of in by_night}
+    for as_of, ids in sorted(by_night.items()):
+        stored_candidates, stored_analyses, stored_errors = nights[as_of]
+        scanned = {c.id: c for c in stored_candidates}
+        analyzed = {a.candidate_id: a for a in stored_analyses}
+        failed_before = {e.candidate_id for e in stored_errors if e.node == "analyze"}
+        for candidate_id in ids:
+            if candidate_id not in scanned:
+                missing.append(RunError(as_of=as_of, candidate_id=candidate_id, node=node,
+                                        error=f"no scanned candidate going on for {as_of}|{candidate_id}: "
+                                              "re-run candidates for that night"))
+            elif needs_analysis and candidate_id in failed_before:
+                continue  # its analysis failed and says so in its own error record; nothing to verify
+            elif needs_analysis and candidate_id not in analyzed:
+                missing.append(RunError(as_of=as_of, candidate_id=candidate_id, node=node,
+                                        error="no analysis to verify (the analysis failed or has not run)"))
+            else:
+                found.append((scanned[candidate_id], analyzed.get(candidate_id)))
+    return found, missing
+
+
+@dataclass(frozen=True)
+class _CandidateWork:
+    analysis: Judged[Analysis] | None
+    verification: Judged[Verification] | None
+    verify_error: RunError | None
+    """The verify stage raised (an analyze raise is the pool's error record for the candidate)."""
+    analysis_seconds: float
+    verification_seconds: float
+
+
+def _usage(reply: ModelReply | None, error: RunError | None) -> dict[str, Any]:
+    """Per-partition model usage, or why the model step added nothing."""
+    if error is not None:
+        return {"model": f"failed: {error.error}"}
+    if reply is None:
+        return {}
+    return {"model": "replayed" if reply.replayed else "called", "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens, "cache_read_tokens": reply.cache_read_tokens,
+            "usd": round(reply.usd, 6)}
+
+
+def usage_totals(replies: Sequence[ModelReply | None]) -> dict[str, Any]:
+    """Per-node model totals: calls made now (replays cost nothing), tokens and dollars."""
+    made = [r for r in replies if r is not None and not r.replayed]
+    return {"model_calls": len(made), "model_replayed": sum(1 for r in replies if r is not None and r.replayed),
+            "model_input_tokens": sum(r.input_tokens + r.cache_write_tokens + r.cache_read_tokens for r in made),
+            "model_output_tokens": sum(r.output_tokens for r in made),
+            "model_usd": round(sum(r.usd for r in made), 6)}
+
+
+def _describe_analysis(judged: Judged[Analysis], seconds: float) -> dict[str, Any]:
+    a = judged.record
+    return {"seconds": round(seconds, 4), "verdict": a.verdict.value, "score": a.score,
+            "red_flags": len(a.red_flags), "inputs": {k: n.value for k, n in a.numbers.items()},
+            **_usage(judged.reply, judged.model_error)}
+
+
+def _describe_verification(judged: Judged[Verification], seconds: float) -> dict[str, Any]:
+    v = judged.record
+    return {"seconds": round(seconds, 4), "status": v.status.value,
+            "failed_checks": ", ".join(v.failed_checks) or "none", "fatal_assumption": v.fatal_assumption or "none",
+            "model_noise": v.model_noise, **_usage(judged.reply, judged.model_error)}
+
+
+@dataclass
+class NightWork:
+    """What the run's candidates got: records, error records, and per-partition metadata for each asset."""
+
+    analyses: list[Analysis] = field(default_factory=list)
+    verifications: list[Verification] = field(default_factory=list)
+    errors: list[RunError] = field(default_factory=list)
+    """Fatal (`analyze`, `verify`: the stage's record is missing) and model (`*_model`: the code's record stands)."""
+    cleared: list[tuple[date, str, str]] = field(default_factory=list)
+    """(as_of, candidate, node): old error records that this run's successes supersede."""
+    analysis_metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+    verification_metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+    analysis_replies: list[ModelReply | None] = field(default_factory=list)
+    verification_replies: list[ModelReply | None] = field(default_factory=list)
+
+    def totals(self, *, verifications: bool) -> dict[str, Any]:
+        """Per-asset totals for its materialization."""
+        nodes = ("verify", "verifier_model") if verifications else ("analyze", "analyzer_model")
+        done = len(self.verifications) if verifications else len(self.analyses)
+        return {"verified" if verifications else "analyzed": done,
+                "errors": sum(e.node == nodes[0] for e in self.errors),
+                "model_errors": sum(e.node == nodes[1] for e in self.errors),
+                **usage_totals(self.verification_replies if verifications else self.analysis_replies)}
+
+    def store_writes(self, *, with_verifications: bool) -> dict[str, Any]:
+        """`ResultStore.write_stage` arguments; without the verify stage's records when they are withheld."""
+        if with_verifications:
+            return {"analyses": self.analyses, "verifications": self.verifications, "errors": self.errors,
+                    "cleared": self.cleared}
+        return {"analyses": self.analyses, "errors": [e for e in self.errors if e.node not in _VERIFY_NODES],
+                "cleared": [c for c in self.cleared if c[2] not in _VERIFY_NODES]}
+
+    def add_analysis(self, key: str, judged: Judged[Analysis], seconds: float) -> None:
+        a = judged.record
+        self.analyses.append(a)
+        self.analysis_replies.append(judged.reply)
+        self.analysis_metadata[key] = _describe_analysis(judged, seconds)
+        self.cleared.append((a.as_of, a.candidate_id, "analyze"))
+        if judged.model_error is None:
+            self.cleared.append((a.as_of, a.candidate_id, "analyzer_model"))
+        else:
+            self.errors.append(judged.model_error)
+
+    def add_verification(self, key: str, judged: Judged[Verification], seconds: float) -> None:
+        v = judged.record
+        self.verifications.append(v)
+        self.verification_replies.append(judged.reply)
+        self.verification_metadata[key] = _describe_verification(judged, seconds)
+        self.cleared.append((v.as_of, v.candidate_id, "verify"))
+        if judged.model_error is None:
+            self.cleared.append((v.as_of, v.candidate_id, "verifier_model"))
+        else:
+            self.errors.append(judged.model_error)
+
+    def add_error(self, key: str, error: RunError, stages: Stages) -> None:
+        self.errors.append(error)
+        if error.node == "analyze":
+            self.analysis_metadata[key] = {"error": error.error}
+            if stages.verify:
+                self.verification_metadata[key] = {"error": "not verified: the analysis failed"}
+        else:
+            self.verification_metadata[key] = {"error": error.error}
+
+
+def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack, keys: Sequence[str],
+                   stages: Stages, *, max_workers: int) -> NightWork:
+    """Load the partitions' candidates, run the selected stages for each in a bounded pool, and collect the
+    records, error records and per-partition metadata. Nothing is written here."""
+    inputs, missing = load_night_inputs(store, pack.domain, keys, node=stages.first_node,
+                                        needs_analysis=not stages.analyze)
+
+    def work(pair: tuple[Candidate, Analysis | None]) -> _CandidateWork:
+        candidate, analysis = pair
+        start = time.perf_counter()
+        judged_analysis = None
+        if stages.analyze:  # a raise here is the pool's `analyze` error record
+            judged_analysis = judge_analysis(model, pack, candidate, analyze(pack, candidate))
+            analysis = judged_analysis.record
+        analyzed = time.perf_counter()
+        if not stages.verify or analysis is None:
+            return _CandidateWork(judged_analysis, None, None, analyzed - start, 0.0)
+        try:
+            judged = judge_verification(model, pack, candidate, analysis, verify(pack, candidate, analysis))
+        except Exception as exc:
+            return _CandidateWork(judged_analysis, None, error_record(candidate.as_of, candidate.id, "verify", exc),
+                                  analyzed - start, time.perf_counter() - analyzed)
+        return _CandidateWork(judged_analysis, judged, None, analyzed - start, time.perf_counter() - analyzed)
+
+    outcomes = run_bounded([(c.as_of, c.id, (c, a)) for c, a in inputs], work, node=stages.first_node,
+                           max_workers=max_workers)
+    night = NightWork()
+    for o in outcomes:
+        key = candidate_key(o.as_of, o.candidate_id)
+        if o.error is not None:
+            night.add_error(key, o.error, stages)
+            continue
+        assert o.result is not None
+        if o.result.analysis is not None:
+            night.add_analysis(key, o.result.analysis, o.result.analysis_seconds)
+        if o.result.verify_error is not None:
+            night.add_error(key, o.result.verify_error, stages)
+        elif o.result.verification is not None:
+            night.add_verification(key, o.result.verification, o.result.verification_seconds)
+    for error in missing:
+        night.add_error(candidate_key(error.as_of, error.candidate_id), error, stages)
+    return night

@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/var/dagster_home
+# Dagster opt-ins for the webserver and daemon of `make dev` (as `opportunity` sets them for itself):
+# opportunity_assets/night.py, DAGSTER_RUN_SETTINGS, says what each does.
+DAGSTER_RUN_SETTINGS := DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS=1 DAGSTER_EVENT_BATCH_SIZE=200
 
 .PHONY: run test lint dev bench clean
 
@@ -34,7 +37,7 @@ test: $(VENV)/.installed-dev
 dev: $(VENV)/.installed
 	@mkdir -p $(DAGSTER_HOME)
 	@[ -s $(DAGSTER_HOME)/dagster.yaml ] || cp deploy/dagster.local.yaml $(DAGSTER_HOME)/dagster.yaml
-	$(BIN)/dagster dev -h 127.0.0.1 -p 3000
+	env $(DAGSTER_RUN_SETTINGS) $(BIN)/dagster dev -h 127.0.0.1 -p 3000
 
 ## bench: orchestration overhead and backfill timing (prints numbers)
 bench: $(VENV)/.installed-dev

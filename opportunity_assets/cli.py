@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.cost import describe, load_prices, worst_case
 
-    nights.apply_dagster_run_settings()
     defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                              refresh=bool(getattr(args, "refresh", False)))
+    nights.prepare_in_process_runs()
     try:
         pack, store = nights.resources_of(defs)
         if args.command == "run":

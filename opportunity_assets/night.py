@@ -8,6 +8,7 @@ store.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from dataclasses import dataclass
@@ -41,10 +42,14 @@ DAGSTER_RUN_SETTINGS = {
 deployment (deploy/k8s/values.yaml) set them for the webserver and the daemon."""
 
 
-def apply_dagster_run_settings() -> None:
-    """Set `DAGSTER_RUN_SETTINGS` in this process's environment, keeping any value already set there."""
+def prepare_in_process_runs() -> None:
+    """For a process about to run nights in-process (`opportunity`, the benchmarks), once its definitions are
+    built: `DAGSTER_RUN_SETTINGS` in its environment (a value already set there wins), and the ~400k objects of
+    its imports moved out of the garbage collector's sight (`gc.freeze`): a full collection over them took
+    ~0.2 s of each night."""
     for name, value in DAGSTER_RUN_SETTINGS.items():
         os.environ.setdefault(name, value)
+    gc.freeze()
 
 
 class NightFailed(RuntimeError):

@@ -13,6 +13,7 @@ keyed by hash(model, prompt version, input, schema) that is also the audit log.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import threading
@@ -138,6 +139,12 @@ class ModelResource(dg.ConfigurableResource):
 
 class ModelOff(ModelResource):
     """Deterministic mode."""
+
+
+@functools.cache
+def _answer_schema(output_type: type[BaseModel]) -> dict[str, Any]:
+    """The answer's JSON schema, built once per type (pydantic's generation took the GIL on every call)."""
+    return anthropic.transform_schema(output_type)
 
 
 class AnthropicModel(ModelResource):
@@ -266,8 +273,7 @@ class AnthropicModel(ModelResource):
         return {"model": spec.model, "max_tokens": spec.max_tokens,
                 "system": [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}],
                 "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
-                "output_config": {"format": {"type": "json_schema",
-                                             "schema": anthropic.transform_schema(spec.output_type)}}}
+                "output_config": {"format": {"type": "json_schema", "schema": _answer_schema(spec.output_type)}}}
 
     @staticmethod
     def _read(message: Any, output_type: type[T]) -> tuple[T | None, tuple[int, int, int, int], str | None]:

@@ -145,6 +145,7 @@ class FakeAnthropic:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: Nagle + delayed ACK added 40 ms a call
 
             def log_message(self, *args: Any) -> None:  # quiet
                 return
@@ -256,3 +257,27 @@ class FakeAnthropic:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def main() -> None:
+    """`python -m tests.fake_anthropic --latency 2 --record requests.jsonl`: the server in a process of its own,
+    for benchmarks (in the measured process it would compete with the night for the GIL, which the real API
+    does not). Prints its URL, serves until stdin closes, then writes the recorded requests as JSON lines."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--record", default=None, help="JSON-lines file for the recorded requests")
+    args = parser.parse_args()
+    with FakeAnthropic(latency=args.latency) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()
+        if args.record:
+            with open(args.record, "w") as out:
+                for r in server.requests:
+                    out.write(json.dumps({"path": r.path, "body": r.body, "at": r.at}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import dagster as dg
+import pytest
+import yaml
 
 import definitions
+from opportunity_assets.night import DAGSTER_RUN_SETTINGS, prepare_in_process_runs
 from opportunity_assets.partitions import CANDIDATE_PARTITIONS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_definitions_load_with_the_graph_jobs_and_checks() -> None:
@@ -16,7 +28,7 @@ def test_definitions_load_with_the_graph_jobs_and_checks() -> None:
     assert keys >= {"candidates", "analyses", "verifications", "brief", "archive", "notifications"}
     assert {p.to_user_string() for p in graph.get(dg.AssetKey("verifications")).parent_keys} == {"analyses"}
     assert {p.to_user_string() for p in graph.get(dg.AssetKey("brief")).parent_keys} == {"verifications"}
-    for name in ("scan_night", "analyze_night", "brief_night", "notify_night"):
+    for name in ("scan_night", "analyze_night", "brief_night", "notify_night", "finish_night"):
         assert defs.resolve_job_def(name) is not None
     per_candidate = graph.get(dg.AssetKey("analyses")).partitions_def
     assert isinstance(per_candidate, dg.DynamicPartitionsDefinition) and per_candidate.name == CANDIDATE_PARTITIONS
@@ -39,3 +51,46 @@ def test_definitions_run_themselves_schedule_sensors_and_the_llm_tag() -> None:
     assert "llm" not in defs.resolve_job_def("scan_night").tags
     graph = defs.resolve_asset_graph()
     assert {p.to_user_string() for p in graph.get(dg.AssetKey("notifications")).parent_keys} == {"brief"}
+
+
+def test_every_process_that_creates_runs_gets_the_same_dagster_settings() -> None:
+    """The CLI sets them for itself; `make dev` and the Helm values must say the same, or UI runs differ."""
+    expected = [f"{k}={v}" for k, v in DAGSTER_RUN_SETTINGS.items()]
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"DAGSTER_RUN_SETTINGS := {' '.join(expected)}" in makefile
+    assert "env $(DAGSTER_RUN_SETTINGS) $(BIN)/dagster dev" in makefile
+    values = yaml.safe_load((ROOT / "deploy/k8s/values.yaml").read_text())
+    for process in ("dagsterWebserver", "dagsterDaemon"):
+        assert [f"{e['name']}={e['value']}" for e in values[process]["env"]] == expected, process
+    assert values["runLauncher"]["config"]["k8sRunLauncher"]["envVars"] == expected
+
+
+def test_the_cli_applies_them_to_itself_one_planned_event_per_asset() -> None:
+    """A night through `opportunity run` writes one planned event per per-candidate asset, not one per partition."""
+    env = {k: v for k, v in os.environ.items() if k not in DAGSTER_RUN_SETTINGS and not k.startswith("ANTHROPIC")}
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-m", "opportunity_assets.cli", "run", "--as-of", "2009-12-31",
+                               "--store", f"{tmp}/r.duckdb", "--dagster-home", f"{tmp}/home"],
+                              env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        instance = dg.DagsterInstance.from_config(f"{tmp}/home")
+        run = next(r for r in instance.get_runs() if r.job_name == "analyze_night")
+        planned = instance.get_records_for_run(
+            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED).records
+        assert sorted(r.event_log_entry.dagster_event.asset_key.to_user_string() for r in planned) == [
+            "analyses", "verifications"]
+        instance.dispose()
+
+
+def test_preparing_a_process_for_in_process_runs_keeps_a_users_setting_and_freezes_the_gc(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in DAGSTER_RUN_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", "7")
+    try:
+        prepare_in_process_runs()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert os.environ["DAGSTER_EVENT_BATCH_SIZE"] == "7"  # the user's value wins
+    assert os.environ["DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"] == "1"

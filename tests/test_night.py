@@ -52,8 +52,17 @@ def test_whole_graph_through_materialize(tmp_path: Path) -> None:
     per_candidate = dg.materialize([analyze_and_verify], resources=resources, instance=instance,
                                    tags=night_range_tags(keys))
     assert per_candidate.success
-    partitions = {e.partition for e in per_candidate.get_asset_materialization_events()}
+    events = per_candidate.get_asset_materialization_events()
+    partitions = {e.partition for e in events}
     assert partitions == set(keys)  # one run covered every candidate partition of the night
+    by_asset = {(e.asset_key.to_user_string(), e.partition): e.materialization.metadata for e in events}
+    assert len(by_asset) == 2 * len(keys)  # each asset, each partition, its own metadata:
+    for partition in keys:
+        analysis, verification = by_asset[("analyses", partition)], by_asset[("verifications", partition)]
+        assert analysis["verdict"].value in {"STRONG", "MARGINAL", "SKIP", "INSUFFICIENT_DATA"}
+        assert analysis["seconds"].value >= 0 and isinstance(analysis["inputs"].value, dict)
+        assert verification["status"].value in {"CONFIRMED", "REJECTED", "UNCERTAIN"}
+        assert "failed_checks" in verification and "verdict" not in verification
     briefed = dg.materialize([brief_and_archive], partition_key=key, resources=resources, instance=instance)
     assert briefed.success
     checks = [*scanned.get_asset_check_evaluations(), *per_candidate.get_asset_check_evaluations(),

@@ -4,6 +4,7 @@ Two assets, one op: each candidate is analyzed then verified in its own thread (
 be materialized alone, from the UI or a partition range; verifications alone re-verifies the stored analyses.
 """
 
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import dagster as dg
 from pydantic import Field
@@ -52,7 +53,20 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
     pack = criteria.load()
     stages = Stages(analyze=ANALYSES in context.selected_asset_keys,
                     verify=VERIFICATIONS in context.selected_asset_keys)
-    night = run_candidates(store, model, pack, context.partition_keys, stages, max_workers=config.max_workers)
+    # Per-partition metadata is recorded by one thread as each candidate's record is done, while the others' model
+    # calls run: each `add_asset_metadata` reads the instance's partitions (~6 ms on SQLite, 86 a night).
+    recorded: dict[tuple[str, str], Future[None]] = {}
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="partition-metadata") as recorder:
+
+        def record(stage: str, key: str, metadata: dict) -> None:
+            recorded[(stage, key)] = recorder.submit(context.add_asset_metadata, metadata,
+                                                     asset_key=ANALYSES if stage == "analysis" else VERIFICATIONS,
+                                                     partition_key=key)
+
+        night = run_candidates(store, model, pack, context.partition_keys, stages, max_workers=config.max_workers,
+                               on_record=record)
+    for done in recorded.values():
+        done.result()  # whatever the recorder met is raised here, in the step
     inconsistent = (schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(pack, night.analyses))
                     if stages.analyze else [])
     # A failed blocking check stops what follows it: verifications of inconsistent analyses are not kept.
@@ -61,14 +75,16 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
 
     if stages.analyze:
         for key, metadata in night.analysis_metadata.items():
-            context.add_asset_metadata(metadata, asset_key=ANALYSES, partition_key=key)
+            if ("analysis", key) not in recorded:
+                context.add_asset_metadata(metadata, asset_key=ANALYSES, partition_key=key)
         yield dg.MaterializeResult(asset_key=ANALYSES, metadata=night.totals(verifications=False), check_results=[
             dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not inconsistent,
                                 metadata={"failures": dg.MetadataValue.json(inconsistent[:20]),
                                           "analyses_checked": len(night.analyses)})])
     if verified:
         for key, metadata in night.verification_metadata.items():
-            context.add_asset_metadata(metadata, asset_key=VERIFICATIONS, partition_key=key)
+            if ("verification", key) not in recorded:
+                context.add_asset_metadata(metadata, asset_key=VERIFICATIONS, partition_key=key)
         incomplete = schemas.failures(schemas.VerificationRows, schemas.verification_frame(night.verifications))
         yield dg.MaterializeResult(asset_key=VERIFICATIONS, metadata=night.totals(verifications=True), check_results=[
             dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported", passed=not incomplete,

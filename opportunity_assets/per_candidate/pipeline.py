@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -183,9 +183,14 @@ class NightWork:
 
 
 def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack, keys: Sequence[str],
-                   stages: Stages, *, max_workers: int) -> NightWork:
+                   stages: Stages, *, max_workers: int,
+                   on_record: Callable[[str, str, dict[str, Any]], None] | None = None) -> NightWork:
     """Load the partitions' candidates, run the selected stages for each in a bounded pool, and collect the
-    records, error records and per-partition metadata. Nothing is written here."""
+    records, error records and per-partition metadata. Nothing is written here.
+
+    `on_record(stage, partition key, metadata)`, if given, is called from the worker thread as soon as a
+    candidate's "analysis" or "verification" is done, so that recording it overlaps the other candidates' calls.
+    """
     inputs, missing = load_night_inputs(store, pack.domain, keys, node=stages.first_node,
                                         needs_analysis=not stages.analyze)
 
@@ -197,6 +202,9 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             judged_analysis = judge_analysis(model, pack, candidate, analyze(pack, candidate))
             analysis = judged_analysis.record
         analyzed = time.perf_counter()
+        key = candidate_key(candidate.as_of, candidate.id)
+        if judged_analysis is not None and on_record is not None:
+            on_record("analysis", key, _describe_analysis(judged_analysis, analyzed - start))
         if not stages.verify or analysis is None:
             return _CandidateWork(judged_analysis, None, None, analyzed - start, 0.0)
         try:
@@ -204,7 +212,10 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
         except Exception as exc:
             return _CandidateWork(judged_analysis, None, error_record(candidate.as_of, candidate.id, "verify", exc),
                                   analyzed - start, time.perf_counter() - analyzed)
-        return _CandidateWork(judged_analysis, judged, None, analyzed - start, time.perf_counter() - analyzed)
+        verified = time.perf_counter()
+        if on_record is not None:
+            on_record("verification", key, _describe_verification(judged, verified - analyzed))
+        return _CandidateWork(judged_analysis, judged, None, analyzed - start, verified - analyzed)
 
     outcomes = run_bounded([(c.as_of, c.id, (c, a)) for c, a in inputs], work, node=stages.first_node,
                            max_workers=max_workers)

@@ -48,6 +48,7 @@ def test_definitions_run_themselves_schedule_sensors_and_the_llm_tag() -> None:
     assert all(s.default_status == dg.DefaultSensorStatus.RUNNING for s in defs.sensors or [])
     assert defs.resolve_job_def("analyze_night").tags["llm"] == "anthropic"
     assert defs.resolve_job_def("brief_night").tags["llm"] == "anthropic"
+    assert defs.resolve_job_def("finish_night").tags["llm"] == "anthropic"
     assert "llm" not in defs.resolve_job_def("scan_night").tags
     graph = defs.resolve_asset_graph()
     assert {p.to_user_string() for p in graph.get(dg.AssetKey("notifications")).parent_keys} == {"brief"}

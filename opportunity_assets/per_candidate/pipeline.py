@@ -151,26 +151,27 @@ class NightWork:
                 "cleared": [c for c in self.cleared if c[2] not in _VERIFY_NODES]}
 
     def add_analysis(self, key: str, judged: Judged[Analysis], seconds: float) -> None:
-        a = judged.record
-        self.analyses.append(a)
+        self.analyses.append(judged.record)
         self.analysis_replies.append(judged.reply)
         self.analysis_metadata[key] = _describe_analysis(judged, seconds)
-        self.cleared.append((a.as_of, a.candidate_id, "analyze"))
-        if judged.model_error is None:
-            self.cleared.append((a.as_of, a.candidate_id, "analyzer_model"))
-        else:
-            self.errors.append(judged.model_error)
+        self._supersede(judged.record.as_of, judged.record.candidate_id, "analyze", "analyzer_model",
+                        judged.model_error)
 
     def add_verification(self, key: str, judged: Judged[Verification], seconds: float) -> None:
-        v = judged.record
-        self.verifications.append(v)
+        self.verifications.append(judged.record)
         self.verification_replies.append(judged.reply)
         self.verification_metadata[key] = _describe_verification(judged, seconds)
-        self.cleared.append((v.as_of, v.candidate_id, "verify"))
-        if judged.model_error is None:
-            self.cleared.append((v.as_of, v.candidate_id, "verifier_model"))
+        self._supersede(judged.record.as_of, judged.record.candidate_id, "verify", "verifier_model",
+                        judged.model_error)
+
+    def _supersede(self, as_of: date, candidate_id: str, node: str, model_node: str,
+                   model_error: RunError | None) -> None:
+        """A stage's record clears its old error records; its model step's too, unless that step failed again."""
+        self.cleared.append((as_of, candidate_id, node))
+        if model_error is None:
+            self.cleared.append((as_of, candidate_id, model_node))
         else:
-            self.errors.append(judged.model_error)
+            self.errors.append(model_error)
 
     def add_error(self, key: str, error: RunError, stages: Stages) -> None:
         self.errors.append(error)

@@ -1,7 +1,10 @@
 """Benchmark: one night over all 46 areas through Dagster vs the same computation in plain Python, and a
 24-month-end backfill. Prints numbers; asserts nothing (timing belongs here, not in unit tests).
 
-    .venv/bin/python bench/night_overhead.py [--repeat 5]
+    .venv/bin/python bench/night_overhead.py [--repeat 5] [--postgres]
+
+`--postgres` also runs the night on the production instance of `deploy/dagster.yaml`, in the database that the
+DAGSTER_PG_* variables name (use a scratch one: the runs stay there).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from resources.store import ResultStore
 
 warnings.filterwarnings("ignore")
 AS_OF = date(2015, 8, 30)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def all_areas_pack(directory: Path) -> Path:
@@ -131,6 +135,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--backfill-months", type=int, default=24)
+    parser.add_argument("--postgres", action="store_true", help="also on deploy/dagster.yaml (DAGSTER_PG_*)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -170,6 +175,16 @@ def main() -> None:
               f"{analyzed} x 2 partitions, 3 runs, 8 checks):")
         print(f"    SQLite instance:                              {es * 1000:8.1f} ms   ({es / ps:.2f} x)")
         print(f"    in-memory instance:                           {em * 1000:8.1f} ms   ({em / ps:.2f} x)")
+
+        if args.postgres:
+            pg_home = tmp_path / "postgres_home"
+            pg_home.mkdir()
+            (pg_home / "dagster.yaml").write_text((ROOT / "deploy" / "dagster.yaml").read_text())
+            pg_instance = dg.DagsterInstance.from_config(str(pg_home))
+            pg = timed(lambda: nights.run_night(defs, pg_instance, AS_OF), args.repeat + 1)[1:]
+            pg_instance.dispose()
+            print(f"  Dagster, PostgreSQL instance (deploy/dagster.yaml): {statistics.median(pg) * 1000:8.1f} ms   "
+                  f"({statistics.median(pg) / ps:.2f} x)")
 
         if not args.backfill_months:
             return

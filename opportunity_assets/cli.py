@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             as_of = args.as_of or nights.latest_as_of(pack)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
-            print(nights.state_json(run) if args.json else (run.brief.markdown if run.brief else ""))
+            print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
             for as_of in nights.nights_between(args.start, args.end, args.every):

@@ -9,7 +9,6 @@ store.
 from __future__ import annotations
 
 import gc
-import json
 import os
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -72,11 +71,14 @@ def _failure_message(event: dg.DagsterEvent) -> str:
     return (error.cause or error).message.strip()
 
 
-def _execute(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,
-             tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
+def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,
+                tags: dict[str, str] | None = None, ops: dict[str, Any] | None = None) -> dg.ExecuteInProcessResult:
+    """Run one job in-process, quietly; a failed step or blocking check is a `NightFailed` saying which and why.
+    `ops`: the run config's per-op config, if any."""
     try:
         result = defs.resolve_job_def(job).execute_in_process(
-            instance=instance, partition_key=partition_key, tags=tags, run_config=_QUIET, raise_on_error=False)
+            instance=instance, partition_key=partition_key, tags=tags, raise_on_error=False,
+            run_config={**_QUIET, **({"ops": ops} if ops else {})})
     except dg.DagsterUserCodeExecutionError as exc:  # raised while loading, before any step
         raise NightFailed(f"{job}: {exc.user_exception}") from exc
     if not result.success:
@@ -94,11 +96,11 @@ def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -
     """Materialize one night: scan, per-candidate run over the night's partitions, brief and archive, then
     the notifications (exactly once per candidate and channel, whoever runs the night: this or the sensors)."""
     key = as_of.isoformat()
-    _execute(defs, "scan_night", instance, partition_key=key)
+    execute_job(defs, "scan_night", instance, partition_key=key)
     keys = night_keys(instance, as_of)
     if keys:
-        _execute(defs, "analyze_night", instance, tags=night_range_tags(keys))
-    _execute(defs, "finish_night", instance, partition_key=key)
+        execute_job(defs, "analyze_night", instance, tags=night_range_tags(keys))
+    execute_job(defs, "finish_night", instance, partition_key=key)
 
 
 def resources_of(defs: dg.Definitions) -> tuple[CriteriaPack, ResultStore]:
@@ -186,7 +188,3 @@ def night_line(run: RunState) -> NightLine:
                      confirmed=sum(v.status == Status.CONFIRMED for v in run.verifications),
                      errors=run.summary.errors)
 
-
-def state_json(run: RunState) -> str:
-    payload: dict[str, Any] = json.loads(run.model_dump_json())
-    return json.dumps(payload, indent=2)

@@ -221,11 +221,11 @@ def test_a_brief_before_the_analyses_does_not_poison_later_briefs(tmp_path: Path
     defs = build_definitions(store_path=str(tmp_path / "results.duckdb"))
     instance = dg.DagsterInstance.ephemeral()
     key = DESIGN_NIGHT.isoformat()
-    nights._execute(defs, "scan_night", instance, partition_key=key)
-    nights._execute(defs, "brief_night", instance, partition_key=key)
+    nights.execute_job(defs, "scan_night", instance, partition_key=key)
+    nights.execute_job(defs, "brief_night", instance, partition_key=key)
     early = nights.state(defs, DESIGN_NIGHT)
     assert early.summary.errors == early.summary.passed_filters - early.summary.capped  # nothing analyzed yet
-    nights._execute(defs, "analyze_night", instance, tags=night_range_tags(night_keys(instance, DESIGN_NIGHT)))
-    nights._execute(defs, "brief_night", instance, partition_key=key)
+    nights.execute_job(defs, "analyze_night", instance, tags=night_range_tags(night_keys(instance, DESIGN_NIGHT)))
+    nights.execute_job(defs, "brief_night", instance, partition_key=key)
     late = nights.state(defs, DESIGN_NIGHT)
     assert late.errors == [] and len(late.routes) == len(late.analyses) > 0

@@ -19,7 +19,7 @@ import dagster as dg
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, MetricSpec, OutcomeSpec
-from opportunity_assets.night import NightFailed, resources_of, run_night
+from opportunity_assets.night import execute_job, resources_of, run_night
 from opportunity_assets.outcomes.calibration import (
     NOT_ANALYZED,
     CalibrationConfig,
@@ -49,7 +49,6 @@ from resources.store import ResultStore
 Reader = Callable[[CriteriaPack, date], SourceSnapshot]
 _WINDOW_ROWS = "outcome_window_rows"
 """The metric added to a pack so that the point-in-time query returns the outcome windows' rows."""
-_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def require_outcome(pack: CriteriaPack) -> OutcomeSpec:
@@ -135,22 +134,6 @@ def backtest_png_path(store_path: str, domain: str, nights: Sequence[date]) -> P
     return Path(store_path).resolve().parent / "backtest" / f"{domain}-{first}-{last}.png"
 
 
-def _materialize(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,
-                 ops: dict[str, Any] | None = None) -> None:
-    result = defs.resolve_job_def(job).execute_in_process(
-        instance=instance, partition_key=partition_key, run_config={**_QUIET, **({"ops": ops} if ops else {})},
-        raise_on_error=False)
-    if not result.success:
-        messages = []
-        for event in result.all_events:
-            if event.is_step_failure and event.step_failure_data.error is not None:
-                error = event.step_failure_data.error
-                while error.cause is not None:
-                    error = error.cause
-                messages.append(f"{event.step_key}: {error.message.strip()}")
-        raise NightFailed(f"{job} failed: {'; '.join(messages) or 'run failed'}")
-
-
 def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Sequence[date], *, every: str,
                  say: Callable[[str], None]) -> BacktestReport:
     """Run the nights of the range that the store lacks for these criteria (reusing the others), materialize
@@ -165,9 +148,9 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
                  and store.brief(pack.domain, as_of) is not None)
         if not reuse:
             run_night(defs, instance, as_of)
-        _materialize(defs, "outcomes_night", instance, partition_key=as_of.isoformat())
+        execute_job(defs, "outcomes_night", instance, partition_key=as_of.isoformat())
         say(f"{as_of}  {'reused' if reuse else 'ran   '}  outcomes measured")
-    _materialize(defs, "backtest_report", instance, ops={"backtest": {"config": {
+    execute_job(defs, "backtest_report", instance, ops={"backtest": {"config": {
         "start": min(nights).isoformat(), "end": max(nights).isoformat(), "every": every}}})
     return backtest_report(store, pack, nights)
 

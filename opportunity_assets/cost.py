@@ -30,6 +30,13 @@ class Prices(BaseModel):
     cache_write_share: float = Field(ge=1)
     models: dict[str, ModelPrice]
 
+    def usd(self, model: str, input_tokens: int, output_tokens: int, cache_write: int = 0,
+            cache_read: int = 0) -> float:
+        """What tokens of `model` cost at list price (the caller checks that the model has a price)."""
+        p = self.models[model]
+        return (input_tokens * p.input + cache_write * p.input * self.cache_write_share
+                + cache_read * p.input * self.cache_read_share + output_tokens * p.output) / 1_000_000
+
 
 def load_prices(path: str | Path = DEFAULT_PRICES) -> Prices:
     return Prices.model_validate(yaml.safe_load(Path(path).read_text()))
@@ -83,9 +90,8 @@ def worst_case(pack: CriteriaPack, prices: Prices, candidates: int, *, model_che
         if spec.model not in prices.models:
             raise ValueError(f"no price for model {spec.model!r} (role {role}) in the prices file; "
                              f"known: {sorted(prices.models)}")
-        price = prices.models[spec.model]
         calls = candidates if role in _PER_CANDIDATE_ROLES else (1 if candidates else 0)
-        per_call = (spec.max_input_tokens * price.input + spec.max_output_tokens * price.output) / 1_000_000
+        per_call = prices.usd(spec.model, spec.max_input_tokens, spec.max_output_tokens)
         roles.append(RoleCost(role=role, model=spec.model, calls=calls,
                               usd=calls * per_call * (1 + pack.caps.retries)))
     return CostEstimate(candidates=candidates, retries=pack.caps.retries, roles=roles,

@@ -191,17 +191,11 @@ class AnthropicModel(ModelResource):
         return date.fromisoformat(self.knowledge_cutoff_date)
 
     # ---- cost --------------------------------------------------------------------------------------------
-    def _price(self, model: str) -> tuple[float, float, Prices]:
+    def usd(self, model: str, input_tokens: int, output_tokens: int, cache_write: int, cache_read: int) -> float:
         prices = self._prices or load_prices(self.prices_path)
         if model not in prices.models:
             raise ModelCallFailed(f"no price for model {model!r} in {self.prices_path}")
-        p = prices.models[model]
-        return p.input, p.output, prices
-
-    def usd(self, model: str, input_tokens: int, output_tokens: int, cache_write: int, cache_read: int) -> float:
-        price_in, price_out, prices = self._price(model)
-        return (input_tokens * price_in + cache_write * price_in * prices.cache_write_share
-                + cache_read * price_in * prices.cache_read_share + output_tokens * price_out) / 1_000_000
+        return prices.usd(model, input_tokens, output_tokens, cache_write, cache_read)
 
     def worst_case_usd(self, spec: CallSpec) -> float:
         return self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0) * 2  # one retry of bad output

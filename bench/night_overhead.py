@@ -188,11 +188,8 @@ def main() -> None:
 
         if not args.backfill_months:
             return
-        home = tmp_path / "backfill_home"
-        home.mkdir()
-        (home / "dagster.yaml").touch()
         backfill_defs = build_definitions(store_path=str(tmp_path / "backfill.duckdb"))
-        backfill_instance = dg.DagsterInstance.from_config(str(home))
+        backfill_instance = nights.local_instance(tmp_path / "backfill_home")
         months = nights.nights_between(date(2008, 1, 1), date(2009, 12, 31), "month-end")[: args.backfill_months]
         start = time.perf_counter()
         for as_of in months:

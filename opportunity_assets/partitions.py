@@ -30,9 +30,14 @@ def split_candidate_key(key: str) -> tuple[date, str]:
     return date.fromisoformat(as_of), candidate_id
 
 
-def night_keys(instance: dg.DagsterInstance, as_of: date) -> list[str]:
+def keys_of_night(registered: Sequence[str], as_of: date) -> list[str]:
+    """The night's keys among the registered candidate partitions, in their registered order."""
     prefix = f"{as_of.isoformat()}|"
-    return [k for k in instance.get_dynamic_partitions(CANDIDATE_PARTITIONS) if k.startswith(prefix)]
+    return [k for k in registered if k.startswith(prefix)]
+
+
+def night_keys(instance: dg.DagsterInstance, as_of: date) -> list[str]:
+    return keys_of_night(instance.get_dynamic_partitions(CANDIDATE_PARTITIONS), as_of)
 
 
 def register_night(instance: dg.DagsterInstance, as_of: date, keys: Sequence[str]) -> None:

@@ -101,12 +101,17 @@ def _thread_lock(path: str) -> threading.RLock:
         return _locks.setdefault(path, threading.RLock())
 
 
+def _chunks(rows: Sequence[Sequence[Any]], size: int = 500) -> Iterator[Sequence[Sequence[Any]]]:
+    """Rows in slices small enough for one statement's parameters."""
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *,
             replace: bool = False) -> None:
     """Multi-row VALUES inserts: DuckDB runs `executemany` row by row, ~20x slower for a night's records."""
     verb = "INSERT OR REPLACE INTO" if replace else "INSERT INTO"
-    for start in range(0, len(rows), 500):
-        chunk = rows[start:start + 500]
+    for chunk in _chunks(rows):
         placeholders = ", ".join("(" + ", ".join("?" * len(row)) + ")" for row in chunk)
         con.execute(f"{verb} {table} VALUES {placeholders}", [value for row in chunk for value in row])
 
@@ -194,8 +199,7 @@ class ResultStore(dg.ConfigurableResource):
         """
         stale_tables = {"analyze": ("analyses", "verifications"), "verify": ("verifications",)}
         with self._connect() as con:
-            for start in range(0, len(cleared), 500):  # one statement, not one a candidate (~40 ms a night)
-                chunk = cleared[start:start + 500]
+            for chunk in _chunks(cleared):  # one statement, not one a candidate (~40 ms a night)
                 con.execute("DELETE FROM errors USING (VALUES " + ", ".join(["(?::DATE, ?, ?)"] * len(chunk))
                             + ") AS done(as_of, candidate_id, node) WHERE errors.domain = ? AND errors.as_of = "
                             "done.as_of AND errors.candidate_id = done.candidate_id AND errors.node = done.node",
@@ -235,11 +239,6 @@ class ResultStore(dg.ConfigurableResource):
     # ---- model calls: the replay cache and the audit log -------------------------------------------------------
     def model_calls_of(self, domain: str, as_of: date) -> list[dict[str, Any]]:
         return self.query("SELECT * FROM model_calls WHERE domain = ? AND as_of = ?", [domain, as_of])
-
-    def model_spend(self, domain: str, as_of: date) -> float:
-        rows = self.query("SELECT coalesce(sum(usd), 0) AS usd FROM model_calls WHERE domain = ? AND as_of = ?",
-                          [domain, as_of])
-        return float(rows[0]["usd"])
 
     def model_usage(self, domain: str, as_of: date) -> dict[str, Any]:
         """Calls and tokens the night's model steps cost when they ran (replays add nothing)."""

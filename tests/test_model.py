@@ -204,7 +204,7 @@ def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
     assert exhausted, "the ceiling stopped no call"
     assert sent < 25  # fewer calls than a full night (12 + 12 + 1)
     store = ResultStore(path=str(tmp_path / "r.duckdb"))
-    spent = store.model_spend("texas_housing", AS_OF)
+    spent = store.model_usage("texas_housing", AS_OF)["usd"]
     bills = [r["usd"] for r in store.model_calls_of("texas_housing", AS_OF)]
     # Stops once over: only calls already in flight (at most one per candidate) can overshoot the ceiling.
     assert 0.75 < spent <= 0.75 + 12 * max(bills)

@@ -30,7 +30,7 @@ from opportunity_assets.automation.logic import (
 )
 from opportunity_assets.notify.assets import utc_now
 from opportunity_assets.notify.logic import ACT_SECTION, pending
-from opportunity_assets.partitions import CANDIDATE_PARTITIONS, night_range_tags
+from opportunity_assets.partitions import CANDIDATE_PARTITIONS, keys_of_night, night_range_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -120,10 +120,7 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
     def chain_after_scan(context: dg.SensorEvaluationContext) -> dg.SensorResult:
         tick = read_chain_tick(context, dg.AssetKey("candidates"))
         registered = context.instance.get_dynamic_partitions(CANDIDATE_PARTITIONS) if tick.ready else []
-        keys: dict[date, list[str]] = {}
-        for record in tick.ready:
-            prefix = f"{record.as_of.isoformat()}|"
-            keys[record.as_of] = [k for k in registered if k.startswith(prefix)]
+        keys = {record.as_of: keys_of_night(registered, record.as_of) for record in tick.ready}
         planned = plan_after_scans(tick.ready, keys, {d: night_range_tags(k) for d, k in keys.items() if k},
                                    per_candidate_job=per_candidate_job.name, brief_job=brief_job.name)
         return dg.SensorResult(run_requests=_requests(planned), cursor=tick.cursor.to_json())

@@ -98,10 +98,10 @@ def word_brief(model: ModelResource, pack: CriteriaPack, as_of: date, items: lis
     except (ModelCallFailed, BudgetExhausted) as exc:
         return Judged({}, _error(as_of, "*night*", "brief_model", exc), None)
     ids = {blinder.hide(i.candidate_id): i.candidate_id for i in items}
+    names = [n for c in candidates for n in (c.name, c.id)]
     kept = {}
     for line in wording.lines:
         text = blinder.reveal(line.text.strip())
-        names = [n for c in candidates for n in (c.name, c.id)]
         if line.candidate_id in ids and acceptable_line(text, stored, as_of, names):
             kept[ids[line.candidate_id]] = text
     return Judged(kept, None, reply)

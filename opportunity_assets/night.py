@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import yaml
+from dagster._core.instance.ref import InstanceRef
 
 from opportunity_assets.brief.assets import read_night
 from opportunity_assets.brief.render import summarize
 from opportunity_assets.candidates.assets import night_id
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
 from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from resources.criteria import CriteriaResource
@@ -56,11 +59,17 @@ class NightFailed(RuntimeError):
 
 
 def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInstance:
-    """The persistent instance in DAGSTER_HOME (default `var/dagster_home`), shared with `dagster dev`."""
+    """The persistent instance in DAGSTER_HOME (default `var/dagster_home`), shared with `dagster dev`.
+
+    Its own dagster.yaml applies. Where that file does not configure the storage, or names the pooled one, the
+    storage is Dagster's default SQLite one in `home`, with its connections kept (`PooledSqliteStorage`)."""
     path = Path(home or os.environ.get("DAGSTER_HOME") or "var/dagster_home").resolve()
     path.mkdir(parents=True, exist_ok=True)
-    (path / "dagster.yaml").touch(exist_ok=True)
-    return dg.DagsterInstance.from_config(str(path))
+    config = path / "dagster.yaml"
+    config.touch(exist_ok=True)
+    pooled = uses_pooled_storage(yaml.safe_load(config.read_text()) or {})
+    overrides = {"storage": pooled_storage(str(path))} if pooled else {}
+    return dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(path), overrides=overrides))
 
 
 def _failure_message(event: dg.DagsterEvent) -> str:

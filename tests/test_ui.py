@@ -25,6 +25,7 @@ import pytest
 import yaml
 from playwright.sync_api import Page, sync_playwright
 
+from opportunity_assets.night import local_instance
 from tests.conftest import ROOT, write_pack
 
 pytestmark = pytest.mark.slow
@@ -45,7 +46,7 @@ class DagsterDev:
     env: dict[str, str]
 
     def instance(self) -> dg.DagsterInstance:
-        return dg.DagsterInstance.from_config(self.env["DAGSTER_HOME"])
+        return local_instance(self.env["DAGSTER_HOME"])
 
 
 def _free_port() -> int:

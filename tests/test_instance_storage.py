@@ -1,0 +1,109 @@
+"""The local instance's SQLite storage with its connections kept: same history as Dagster's own, bounded, fork-safe."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+from dagster._core.storage.event_log import SqliteEventLogStorage
+
+from opportunity_assets import instance_storage
+from opportunity_assets import night as nights
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.instance_storage import (
+    RUN_SHARD_ENGINES,
+    PooledSqliteEventLogStorage,
+    PooledSqliteRunStorage,
+    uses_pooled_storage,
+)
+from opportunity_assets.partitions import CANDIDATE_PARTITIONS
+from tests.conftest import PACK, ROOT
+
+NIGHT = date(2009, 12, 31)
+
+
+def _history(instance: dg.DagsterInstance) -> dict[str, object]:
+    """What the UI shows of the instance: runs, each asset's materialized partitions, the candidate partitions."""
+    assets = ("candidates", "analyses", "verifications", "brief", "archive", "notifications")
+    return {
+        "runs": sorted((r.job_name, r.status.value) for r in instance.get_runs()),
+        "materialized": {a: sorted(instance.get_materialized_partitions(dg.AssetKey(a))) for a in assets},
+        "partitions": sorted(instance.get_dynamic_partitions(CANDIDATE_PARTITIONS)),
+    }
+
+
+@pytest.mark.slow
+def test_history_written_with_kept_connections_reads_the_same_with_dagsters_own_storage(tmp_path: Path) -> None:
+    home = tmp_path / "dagster_home"
+    defs = build_definitions(criteria_path=str(PACK), store_path=str(tmp_path / "results.duckdb"))
+    with nights.local_instance(home) as pooled:
+        assert type(pooled.event_log_storage) is PooledSqliteEventLogStorage
+        nights.run_night(defs, pooled, NIGHT)
+        written = _history(pooled)
+    assert len(written["runs"]) == 3 and written["partitions"]  # type: ignore[arg-type]
+
+    (home / "dagster.yaml").write_text(yaml.safe_dump({"storage": {"sqlite": {"base_dir": str(home)}}}))
+    with dg.DagsterInstance.from_config(str(home)) as stock:
+        assert type(stock.event_log_storage) is SqliteEventLogStorage
+        assert _history(stock) == written
+        nights.run_night(defs, stock, NIGHT)  # and the other way round: a night written by Dagster's own
+        rewritten = _history(stock)
+
+    (home / "dagster.yaml").write_text("")
+    with nights.local_instance(home) as pooled_again:
+        assert _history(pooled_again) == rewritten
+        assert len(rewritten["runs"]) == 6  # type: ignore[arg-type]
+
+
+def test_one_engine_per_file_kept_and_the_per_run_files_bounded(tmp_path: Path) -> None:
+    storage = PooledSqliteEventLogStorage(str(tmp_path / "runs"))
+    runs = [f"run-{i}" for i in range(RUN_SHARD_ENGINES + 3)]
+    for run_id in runs:
+        with storage.run_connection(run_id) as conn:
+            conn.exec_driver_sql("SELECT 1")
+    with storage.index_connection():
+        pass
+    assert len(storage._engines) == RUN_SHARD_ENGINES + 1
+
+    engine_of = storage._engines.get
+    recent, evicted = storage.conn_string_for_shard(runs[-1]), storage.conn_string_for_shard(runs[0])
+    assert engine_of(recent) is engine_of(recent)
+    before = set(map(id, storage._engines._engines.values()))
+    assert id(engine_of(evicted)) not in before  # an evicted file gets a new engine
+    assert len(storage._engines) == RUN_SHARD_ENGINES + 1
+
+    storage.dispose()
+    assert len(storage._engines) == 0
+
+
+def test_a_forked_process_opens_its_own_connections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    storage = PooledSqliteEventLogStorage(str(tmp_path / "runs"))
+    with storage.index_connection():
+        pass
+    parents = storage._engines.get(storage.conn_string_for_shard("index"), pinned=True)
+    parents_pool = parents.pool
+    monkeypatch.setattr(instance_storage.os, "getpid", lambda: -1)
+    childs = storage._engines.get(storage.conn_string_for_shard("index"), pinned=True)
+    assert childs is not parents
+    assert parents_pool.checkedin() == 1  # the parent's connection is left open, for the parent
+
+
+def test_which_instance_configs_get_the_pooled_storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert uses_pooled_storage({})
+    assert uses_pooled_storage({"run_coordinator": {"module": "m", "class": "C"}})
+    assert uses_pooled_storage(yaml.safe_load(((ROOT / "deploy") / "dagster.local.yaml").read_text()))
+    assert not uses_pooled_storage(yaml.safe_load(((ROOT / "deploy") / "dagster.yaml").read_text()))
+    assert not uses_pooled_storage({"storage": {"sqlite": {"base_dir": "x"}}})
+    assert not uses_pooled_storage({"event_log_storage": {"module": "m", "class": "C"}})
+
+    # dagster.local.yaml names its folder by $DAGSTER_HOME; an explicit home wins over a different $DAGSTER_HOME
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(((ROOT / "deploy") / "dagster.local.yaml").read_text())
+    monkeypatch.setenv("DAGSTER_HOME", str(elsewhere))
+    with nights.local_instance(home) as instance:
+        assert type(instance.run_storage) is PooledSqliteRunStorage
+    assert (home / "history" / "runs.db").exists() and not elsewhere.exists()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from datetime import date
 from pathlib import Path
 
@@ -77,6 +81,36 @@ def test_one_engine_per_file_kept_and_the_per_run_files_bounded(tmp_path: Path) 
 
     storage.dispose()
     assert len(storage._engines) == 0
+
+
+def _file_schema(path: Path) -> tuple[list[tuple[str, str, str]], list[tuple[str]], str]:
+    with closing(sqlite3.connect(path)) as con:
+        return (con.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+                con.execute("SELECT version_num FROM alembic_version").fetchall(),
+                con.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def test_a_new_run_file_is_what_dagster_itself_would_make(tmp_path: Path) -> None:
+    with SqliteEventLogStorage(str(tmp_path / "stock")).run_connection("run-a"):
+        pass
+    with PooledSqliteEventLogStorage(str(tmp_path / "pooled")).run_connection("run-a"):
+        pass
+    stock = _file_schema(tmp_path / "stock" / "run-a.db")
+    assert _file_schema(tmp_path / "pooled" / "run-a.db") == stock
+    assert stock[1] and stock[2] == "wal"
+
+
+def test_storages_creating_the_same_run_file_at_once_make_one(tmp_path: Path) -> None:
+    storages = [PooledSqliteEventLogStorage(str(tmp_path)) for _ in range(6)]
+    barrier = threading.Barrier(len(storages))
+
+    def create(storage: PooledSqliteEventLogStorage) -> int:
+        barrier.wait()
+        with storage.run_connection("run-a") as conn:
+            return len(conn.exec_driver_sql("SELECT version_num FROM alembic_version").fetchall())
+
+    with ThreadPoolExecutor(len(storages)) as pool:
+        assert list(pool.map(create, storages)) == [1] * len(storages)  # one stamp, no "already exists"
 
 
 def test_a_forked_process_opens_its_own_connections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

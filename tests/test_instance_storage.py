@@ -13,6 +13,8 @@ import dagster as dg
 import pytest
 import yaml
 from dagster._core.storage.event_log import SqliteEventLogStorage
+from dagster._core.storage.local_compute_log_manager import LocalComputeLogManager
+from dagster._core.storage.noop_compute_log_manager import NoOpComputeLogManager
 
 from opportunity_assets import instance_storage
 from opportunity_assets import night as nights
@@ -141,3 +143,16 @@ def test_which_instance_configs_get_the_pooled_storage(tmp_path: Path, monkeypat
     with nights.local_instance(home) as instance:
         assert type(instance.run_storage) is PooledSqliteRunStorage
     assert (home / "history" / "runs.db").exists() and not elsewhere.exists()
+
+
+def test_runs_of_opportunity_leave_their_output_on_the_terminal_unless_the_home_says_otherwise(tmp_path: Path) -> None:
+    with nights.local_instance(tmp_path / "default") as instance:
+        assert type(instance.compute_log_manager) is NoOpComputeLogManager
+    home = tmp_path / "captured"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(yaml.safe_dump({"compute_logs": {
+        "module": "dagster._core.storage.local_compute_log_manager", "class": "LocalComputeLogManager",
+        "config": {"base_dir": str(home / "logs")}}}))
+    with nights.local_instance(home) as instance:
+        assert type(instance.compute_log_manager) is LocalComputeLogManager
+        assert type(instance.event_log_storage) is PooledSqliteEventLogStorage  # the storage is still pooled

@@ -60,7 +60,8 @@ def database() -> Iterator[dict[str, Any]]:
 def test_a_night_runs_through_the_sensor_chain_on_the_production_instance_config(
         database: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = yaml.safe_load((ROOT / "deploy" / "dagster.yaml").read_text())
-    assert config["storage"]["postgres"]["postgres_db"]["scheme"] == "postgresql+psycopg2"
+    assert config["storage"]["custom"]["class"] == "PooledPostgresStorage"
+    assert config["storage"]["custom"]["config"]["postgres_db"]["scheme"] == "postgresql+psycopg2"
     limits = config["run_coordinator"]["config"]["tag_concurrency_limits"]
     assert {"key": "llm", "limit": 2} in limits
     home = tmp_path / "dagster_home"
@@ -79,6 +80,8 @@ def test_a_night_runs_through_the_sensor_chain_on_the_production_instance_config
     with dg.DagsterInstance.get() as instance:
         assert isinstance(instance.run_storage, PostgresRunStorage)
         assert isinstance(instance.event_log_storage, PostgresEventLogStorage)
+        held = instance.event_log_storage._engine.pool  # type: ignore[attr-defined]
+        assert held.size() == 1  # connections held (dagster-postgres alone: a new one per statement)
         assert instance.run_coordinator.__class__.__name__ == "QueuedRunCoordinator"
         assert defs.resolve_job_def("scan_night").execute_in_process(
             instance=instance, partition_key=NIGHT.isoformat(), run_config=QUIET).success

@@ -1,10 +1,11 @@
 """Benchmark: one night over all 46 areas through Dagster vs the same computation in plain Python, and a
 24-month-end backfill. Prints numbers; asserts nothing (timing belongs here, not in unit tests).
 
-    .venv/bin/python bench/night_overhead.py [--repeat 5] [--postgres]
+    .venv/bin/python bench/night_overhead.py [--repeat 5] [--postgres] [--history 10000]
 
 `--postgres` also runs the night on the production instance of `deploy/dagster.yaml`, in the database that the
-DAGSTER_PG_* variables name (use a scratch one: the runs stay there).
+DAGSTER_PG_* variables name (use a scratch one: the runs stay there). `--history N` also times the night on an
+instance that already holds N candidate partitions of earlier nights (~43 a night): a cost that grows with history.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--backfill-months", type=int, default=24)
     parser.add_argument("--postgres", action="store_true", help="also on deploy/dagster.yaml (DAGSTER_PG_*)")
+    parser.add_argument("--history", type=int, default=0, help="also with this many earlier candidate partitions")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -185,6 +187,14 @@ def main() -> None:
             pg_instance.dispose()
             print(f"  Dagster, PostgreSQL instance (deploy/dagster.yaml): {statistics.median(pg) * 1000:8.1f} ms   "
                   f"({statistics.median(pg) / ps:.2f} x)")
+
+        if args.history:
+            earlier = [f"{night}|area{i:02d}" for night in nights.nights_between(date(2000, 1, 1), AS_OF, "day")
+                       for i in range(43)][: args.history]
+            instance.add_dynamic_partitions(CANDIDATE_PARTITIONS, earlier)
+            grown = timed(lambda: nights.run_night(defs, instance, AS_OF), args.repeat)
+            print(f"  Dagster, SQLite instance already holding {len(earlier)} earlier candidate partitions: "
+                  f"{statistics.median(grown) * 1000:8.1f} ms")
 
         if not args.backfill_months:
             return

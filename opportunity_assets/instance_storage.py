@@ -8,12 +8,15 @@ for the life of the process. History written with it reads the same without it, 
 A new run's event-log file is also made without loading Dagster's ~180 alembic revision scripts twice (~60 ms
 a run): the same statements, taken once per process from a file Dagster's own code made in memory.
 
+Its `get_dynamic_partitions` answers from memory while the index file is unchanged: Dagster reads every key on
+each call, one call per candidate partition a night records metadata for, so nights slowed with history.
+
 dagster-postgres connects anew for every statement outside the webserver (6.6 s a night on the 46 areas, 1.2 s
 with the connections kept). `PooledPostgresStorage` holds them in every process, as dagster-webserver does.
 
 What it overrides of Dagster (pinned exactly in pyproject.toml; `tests/test_instance_storage.py` runs against
-it): the SQLite storages' connection context managers, `has_table`, and the factories that name the concrete
-class; for PostgreSQL, nothing: it calls the storages' own `optimize_for_webserver`.
+it): the SQLite storages' connection context managers, `has_table`, `get_dynamic_partitions`, and the
+factories that name the concrete class; for PostgreSQL, nothing: it calls the storages' own `optimize_for_webserver`.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from typing import Any
 
@@ -109,6 +112,8 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
 
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
         self._engines = _Engines(RUN_SHARD_ENGINES, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+        self._partition_keys: dict[str, tuple[int, tuple[str, ...]]] = {}
+        self._watcher: tuple[int, sqlite3.Connection] | None = None
         super().__init__(base_dir, inst_data)
 
     @classmethod
@@ -170,6 +175,30 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         finally:
             memory.dispose()
 
+    def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
+        """Dagster's answer, from memory while the index file has not changed since it was read.
+
+        Dagster reads every key of the definition on each call, and the per-candidate step makes one call for
+        each partition whose metadata it records (`add_asset_metadata` checks the key): a night on an instance
+        holding 10,000 candidate partitions of earlier nights took 2.5 s instead of 1.1 s. SQLite's
+        `data_version` changes with every commit to the file by any other connection, in any process; the
+        connection that reads it here never writes, so no change goes unseen."""
+        with self._db_lock:
+            version = self._index_version()
+            known = self._partition_keys.get(partitions_def_name)
+            if known is not None and known[0] == version:
+                return list(known[1])
+        keys = super().get_dynamic_partitions(partitions_def_name)
+        with self._db_lock:  # a commit since `version` was read changes it: the next call reads again
+            self._partition_keys[partitions_def_name] = (version, tuple(keys))
+        return keys
+
+    def _index_version(self) -> int:
+        if self._watcher is None or self._watcher[0] != os.getpid():
+            path = self.path_for_shard(INDEX_SHARD_NAME)
+            self._watcher = (os.getpid(), sqlite3.connect(path, check_same_thread=False))
+        return int(self._watcher[1].execute("PRAGMA data_version").fetchone()[0])
+
     def has_table(self, table_name: str) -> bool:
         engine = self._engines.get(self.conn_string_for_shard(INDEX_SHARD_NAME), pinned=True)
         with engine.connect() as conn:
@@ -178,6 +207,9 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
     def dispose(self) -> None:
         super().dispose()
         self._engines.dispose()
+        if self._watcher is not None and self._watcher[0] == os.getpid():
+            self._watcher[1].close()
+        self._watcher = None
 
 
 class PooledSqliteRunStorage(SqliteRunStorage):

@@ -1,4 +1,4 @@
-"""The local instance's SQLite storage with its connections kept: same history as Dagster's own, bounded, fork-safe."""
+"""The instance storages with their connections kept: same history as Dagster's own, bounded, fork-safe, fresh."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import yaml
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.local_compute_log_manager import LocalComputeLogManager
 from dagster._core.storage.noop_compute_log_manager import NoOpComputeLogManager
+from sqlalchemy import event
 
 from opportunity_assets import instance_storage
 from opportunity_assets import night as nights
@@ -156,3 +157,24 @@ def test_runs_of_opportunity_leave_their_output_on_the_terminal_unless_the_home_
     with nights.local_instance(home) as instance:
         assert type(instance.compute_log_manager) is LocalComputeLogManager
         assert type(instance.event_log_storage) is PooledSqliteEventLogStorage  # the storage is still pooled
+
+
+def test_partition_keys_are_read_again_exactly_when_the_file_changed(tmp_path: Path) -> None:
+    ours, another_process = (PooledSqliteEventLogStorage(str(tmp_path)) for _ in range(2))
+    reads: list[str] = []
+    index = ours._engines.get(ours.conn_string_for_shard("index"), pinned=True)
+    event.listen(index, "before_cursor_execute", lambda _c, _cur, sql, *_: reads.append(sql))
+
+    def keys() -> list[str]:
+        reads.clear()
+        return list(ours.get_dynamic_partitions("night_candidates"))
+
+    assert keys() == [] and reads
+    assert keys() == [] and not reads  # nothing committed since: no query
+    another_process.add_dynamic_partitions("night_candidates", ["2015-08-30|austin", "2015-08-30|dallas"])
+    assert keys() == ["2015-08-30|austin", "2015-08-30|dallas"] and reads
+    another_process.delete_dynamic_partition("night_candidates", "2015-08-30|austin")
+    assert keys() == ["2015-08-30|dallas"]
+    ours.add_dynamic_partitions("night_candidates", ["2015-08-31|austin"])  # its own writes too
+    assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"]
+    assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"] and not reads

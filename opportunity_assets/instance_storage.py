@@ -212,48 +212,36 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._watcher = None
 
 
-class PooledSqliteRunStorage(SqliteRunStorage):
+class _OneFileKept:
+    """Dagster's one-file SQLite storages (runs, schedules), keeping their one engine. Mixed in first."""
+
+    _conn_string: str
+
+    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
+        self._engines = _Engines()
+        super().__init__(conn_string, inst_data)  # type: ignore[call-arg]  # the Dagster storage's
+
+    @classmethod
+    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: dict[str, Any]) -> Any:
+        return cls.from_local(inst_data=inst_data, **config_value)  # type: ignore[attr-defined]
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._engines.get(self._conn_string, pinned=True)) as conn:
+            yield conn
+
+    def dispose(self) -> None:
+        super().dispose()  # type: ignore[misc]
+        self._engines.dispose()
+
+
+# (mypy: Dagster's own `from_config_value` signatures already differ between these bases)
+class PooledSqliteRunStorage(_OneFileKept, SqliteRunStorage):  # type: ignore[misc]
     """`SqliteRunStorage` keeping its one engine."""
 
-    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
-        self._engines = _Engines()
-        super().__init__(conn_string, inst_data)
 
-    @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None,  # type: ignore[override]
-                          config_value: dict[str, Any]) -> PooledSqliteRunStorage:
-        return cls.from_local(inst_data=inst_data, **config_value)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        with _transaction(self._engines.get(self._conn_string, pinned=True)) as conn:
-            yield conn
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engines.dispose()
-
-
-class PooledSqliteScheduleStorage(SqliteScheduleStorage):
+class PooledSqliteScheduleStorage(_OneFileKept, SqliteScheduleStorage):  # type: ignore[misc]
     """`SqliteScheduleStorage` keeping its one engine."""
-
-    def __init__(self, conn_string: str, inst_data: ConfigurableClassData | None = None) -> None:
-        self._engines = _Engines()
-        super().__init__(conn_string, inst_data)
-
-    @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None,  # type: ignore[override]
-                          config_value: dict[str, Any]) -> SqliteScheduleStorage:
-        return cls.from_local(inst_data=inst_data, **config_value)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        with _transaction(self._engines.get(self._conn_string, pinned=True)) as conn:
-            yield conn
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engines.dispose()
 
 
 class PooledSqliteStorage(DagsterSqliteStorage):

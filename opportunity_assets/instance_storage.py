@@ -8,8 +8,9 @@ for the life of the process. History written with it reads the same without it, 
 A new run's event-log file is also made without loading Dagster's ~180 alembic revision scripts twice (~60 ms
 a run): the same statements, taken once per process from a file Dagster's own code made in memory.
 
-Its `get_dynamic_partitions` answers from memory while the index file is unchanged: Dagster reads every key on
-each call, one call per candidate partition a night records metadata for, so nights slowed with history.
+Its event-log storage answers `get_dynamic_partitions` from memory while the index file is unchanged: Dagster
+reads every key on each call, one call per candidate partition a night records metadata for, so nights slowed
+with history.
 
 dagster-postgres connects anew for every statement outside the webserver (6.6 s a night on the 46 areas, 1.2 s
 with the connections kept). `PooledPostgresStorage` holds them in every process, as dagster-webserver does.
@@ -58,8 +59,9 @@ touches three runs; a long-lived webserver would otherwise keep one engine per r
 
 
 class _Engines:
-    """One SQLAlchemy engine per SQLite file, created on first use and kept, at most `limit` of them (plus the
-    pinned ones). An engine's pool is SQLAlchemy's default for a SQLite file: a few connections, reused.
+    """One SQLAlchemy engine per SQLite file, created on first use and kept: every pinned one, and at most `limit`
+    others, the least recently used dropped first. An engine's pool is SQLAlchemy's default for a SQLite file: a
+    few connections, reused.
 
     After a fork the parent's connections are left to the parent (SQLite connections must not cross a fork):
     the child starts with engines of its own."""
@@ -68,6 +70,7 @@ class _Engines:
         self._limit = limit
         self._options = engine_options
         self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._pinned: set[str] = set()
         self._pid = os.getpid()
         self._lock = threading.Lock()
 
@@ -77,19 +80,22 @@ class _Engines:
                 for engine in self._engines.values():
                     engine.dispose(close=False)
                 self._engines.clear()
+                self._pinned.clear()
                 self._pid = os.getpid()
             if conn_string not in self._engines:
                 self._engines[conn_string] = create_engine(conn_string, **self._options)
             engine = self._engines[conn_string]
-            if not pinned:
+            if pinned:
+                self._pinned.add(conn_string)
+            else:
                 self._engines.move_to_end(conn_string)
                 self._evict()
             return engine
 
     def _evict(self) -> None:
-        unpinned = [key for key in self._engines if not key.endswith(f"/{INDEX_SHARD_NAME}.db")]
-        while self._limit is not None and len(unpinned) > self._limit:
-            self._engines.pop(unpinned.pop(0)).dispose()
+        others = [key for key in self._engines if key not in self._pinned]
+        while self._limit is not None and len(others) > self._limit:
+            self._engines.pop(others.pop(0)).dispose()
 
     def __len__(self) -> int:
         return len(self._engines)
@@ -99,6 +105,7 @@ class _Engines:
             for engine in self._engines.values():
                 engine.dispose()
             self._engines.clear()
+            self._pinned.clear()
 
 
 @contextmanager
@@ -126,7 +133,8 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         with self._db_lock:  # as Dagster's: one statement at a time per storage
             engine = self._engines.get(self.conn_string_for_shard(shard), pinned=shard == INDEX_SHARD_NAME)
             if shard not in self._initialized_dbs:
-                if not (shard != INDEX_SHARD_NAME and self._create_run_file(shard)):
+                made_here = shard != INDEX_SHARD_NAME and self._create_run_file(shard)
+                if not made_here:  # the index, or a file that exists: Dagster's own check (and migration)
                     self._initdb(engine)
                 self._initialized_dbs.add(shard)
             with _transaction(engine) as conn:

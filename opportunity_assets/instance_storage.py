@@ -1,4 +1,4 @@
-"""The Dagster instance's storage: Dagster's own SQLite and PostgreSQL storages, with their connections kept.
+"""The local Dagster instance's storage: Dagster's own SQLite storages, with their connections kept.
 
 Dagster's SQLite run, event-log and schedule storages build a new SQLAlchemy engine for every statement and
 close it after: each statement opens its SQLite file again and starts with an empty compiled-statement cache.
@@ -12,12 +12,12 @@ Its event-log storage answers `get_dynamic_partitions` from memory while the ind
 reads every key on each call, one call per candidate partition a night records metadata for, so nights slowed
 with history.
 
-dagster-postgres connects anew for every statement outside the webserver (6.6 s a night on the 46 areas, 1.2 s
-with the connections kept). `PooledPostgresStorage` holds them in every process, as dagster-webserver does.
+The PostgreSQL counterpart is `postgres_storage.py`, a module of its own: importing dagster-postgres costs
+~0.3 s, which a process on SQLite need not pay.
 
 What it overrides of Dagster (pinned exactly in pyproject.toml; `tests/test_instance_storage.py` runs against
 it): the SQLite storages' connection context managers, `has_table`, `get_dynamic_partitions`, and the
-factories that name the concrete class; for PostgreSQL, nothing: it calls the storages' own `optimize_for_webserver`.
+factories that name the concrete class.
 """
 
 from __future__ import annotations
@@ -44,14 +44,12 @@ from dagster._core.storage.sqlite_storage import (
     _schedule_directory,
 )
 from dagster._serdes import ConfigurableClassData
-from dagster_postgres import DagsterPostgresStorage
-from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-_empty_run_file: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-"""What a new run's event-log file holds, once known in this process (`PooledSqliteEventLogStorage`)."""
+_run_file_template: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+"""What a new run's event-log file holds (its statements, its alembic stamp), once known in this process."""
 
 RUN_SHARD_ENGINES = 8
 """Engines kept for per-run event-log files (one file per run), least recently used dropped first. A night
@@ -147,13 +145,10 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         `_initdb` loads the ~180 alembic revision scripts twice for each new file (~60 ms a run); the statements
         are instead taken once per process from a file `_initdb` made in memory. The file is made under a
         temporary name and linked into place, so no process ever sees it half made."""
-        global _empty_run_file
         path = self.path_for_shard(run_id)
         if os.path.exists(path):
             return False
-        if _empty_run_file is None:
-            _empty_run_file = self._empty_run_file()
-        schema, stamp = _empty_run_file
+        schema, stamp = self._run_file_template()
         partial = f"{path}.{os.getpid()}-{threading.get_ident()}.partial"
         try:
             with closing(sqlite3.connect(partial)) as con:
@@ -170,18 +165,22 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
                 os.unlink(partial)
         return True
 
-    def _empty_run_file(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The statements of a run's event-log file as Dagster's own `_initdb` makes it, and its alembic stamp."""
-        memory = create_engine("sqlite://", poolclass=StaticPool)
-        try:
-            self._initdb(memory)
-            with memory.connect() as conn:
-                schema = tuple(sql for (sql,) in conn.exec_driver_sql(
-                    "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
-                stamp = tuple(version for (version,) in conn.exec_driver_sql("SELECT version_num FROM alembic_version"))
-            return schema, stamp
-        finally:
-            memory.dispose()
+    def _run_file_template(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The statements of a run's event-log file as Dagster's own `_initdb` makes it, and its alembic stamp:
+        read from a file `_initdb` makes in memory, the first time in this process."""
+        global _run_file_template
+        if _run_file_template is None:
+            memory = create_engine("sqlite://", poolclass=StaticPool)
+            try:
+                self._initdb(memory)
+                with memory.connect() as conn:
+                    schema = tuple(sql for (sql,) in conn.exec_driver_sql(
+                        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"))
+                    stamp = tuple(v for (v,) in conn.exec_driver_sql("SELECT version_num FROM alembic_version"))
+                _run_file_template = (schema, stamp)
+            finally:
+                memory.dispose()
+        return _run_file_template
 
     def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
         """Dagster's answer, from memory while the index file has not changed since it was read.
@@ -270,30 +269,6 @@ class PooledSqliteStorage(DagsterSqliteStorage):
     def from_config_value(cls, inst_data: ConfigurableClassData | None,  # type: ignore[override]
                           config_value: dict[str, Any]) -> PooledSqliteStorage:
         return cls.from_local(inst_data=inst_data, **config_value)
-
-
-class PooledPostgresStorage(DagsterPostgresStorage):
-    """dagster-postgres's storage (same config, same tables) with its connections held in every process, as
-    dagster-webserver holds them (`optimize_for_webserver`: one connection kept per storage, `max_overflow` more
-    at busy moments, recycled hourly), but with no statement timeout: a run's statements are not the UI's.
-
-    In a dagster.yaml:  storage: {custom: {module: opportunity_assets.instance_storage,
-    class: PooledPostgresStorage, config: {postgres_db: {...}}}}  (deploy/dagster.yaml)"""
-
-    HELD_CONNECTIONS_OVERFLOW = 8
-    RECYCLE_SECONDS = 3600
-
-    @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None,  # type: ignore[override]
-                          config_value: dict[str, Any]) -> PooledPostgresStorage:
-        storage = cls(inst_data=inst_data, postgres_url=pg_url_from_config(config_value),
-                      should_autocreate_tables=config_value.get("should_autocreate_tables", True),
-                      token_provider=get_token_provider_from_config(config_value))
-        for part in (storage.run_storage, storage.event_log_storage, storage.schedule_storage):
-            part.optimize_for_webserver(statement_timeout=0, pool_recycle=cls.RECYCLE_SECONDS,
-                                        max_overflow=cls.HELD_CONNECTIONS_OVERFLOW)
-        return storage
-
 
 
 def pooled_storage(base_dir: str) -> dict[str, Any]:

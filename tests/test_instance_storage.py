@@ -131,15 +131,15 @@ def test_a_forked_process_opens_its_own_connections(tmp_path: Path, monkeypatch:
 def test_which_instance_configs_get_the_pooled_storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert uses_pooled_storage({})
     assert uses_pooled_storage({"run_coordinator": {"module": "m", "class": "C"}})
-    assert uses_pooled_storage(yaml.safe_load(((ROOT / "deploy") / "dagster.local.yaml").read_text()))
-    assert not uses_pooled_storage(yaml.safe_load(((ROOT / "deploy") / "dagster.yaml").read_text()))
+    assert uses_pooled_storage(yaml.safe_load((ROOT / "deploy" / "dagster.local.yaml").read_text()))
+    assert not uses_pooled_storage(yaml.safe_load((ROOT / "deploy" / "dagster.yaml").read_text()))
     assert not uses_pooled_storage({"storage": {"sqlite": {"base_dir": "x"}}})
     assert not uses_pooled_storage({"event_log_storage": {"module": "m", "class": "C"}})
 
     # dagster.local.yaml names its folder by $DAGSTER_HOME; an explicit home wins over a different $DAGSTER_HOME
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
     home.mkdir()
-    (home / "dagster.yaml").write_text(((ROOT / "deploy") / "dagster.local.yaml").read_text())
+    (home / "dagster.yaml").write_text((ROOT / "deploy" / "dagster.local.yaml").read_text())
     monkeypatch.setenv("DAGSTER_HOME", str(elsewhere))
     with nights.local_instance(home) as instance:
         assert type(instance.run_storage) is PooledSqliteRunStorage

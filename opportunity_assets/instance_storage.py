@@ -10,14 +10,15 @@ a run): the same statements, taken once per process from a file Dagster's own co
 
 Its event-log storage answers `get_dynamic_partitions` from memory while the index file is unchanged: Dagster
 reads every key on each call, one call per candidate partition a night records metadata for, so nights slowed
-with history.
+with history. And it stores the batches Dagster hands it (a step's per-partition materializations, a run's
+planned events) in one transaction per file, as PostgreSQL's storage does, where SQLite's wrote event by event.
 
 The PostgreSQL counterpart is `postgres_storage.py`, a module of its own: importing dagster-postgres costs
 ~0.3 s, which a process on SQLite need not pay.
 
 What it overrides of Dagster (pinned exactly in pyproject.toml; `tests/test_instance_storage.py` runs against
-it): the SQLite storages' connection context managers, `has_table`, `get_dynamic_partitions`, and the
-factories that name the concrete class.
+it): the SQLite storages' connection context managers, `has_table`, `get_dynamic_partitions`,
+`store_event_batch`, and the factories that name the concrete class.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from typing import Any
 
+from dagster._core.definitions.events import AssetKey
+from dagster._core.events import ASSET_CHECK_EVENTS, ASSET_EVENTS, BATCH_WRITABLE_EVENTS
+from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     INDEX_SHARD_NAME,
     SQLITE_BUSY_TIMEOUT_SECONDS,
@@ -151,11 +156,12 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         schema, stamp = self._run_file_template()
         partial = f"{path}.{os.getpid()}-{threading.get_ident()}.partial"
         try:
-            with closing(sqlite3.connect(partial)) as con:
+            with closing(sqlite3.connect(partial, isolation_level=None)) as con:
+                con.execute("BEGIN")  # one commit for the whole file, not one per CREATE
                 for statement in schema:
                     con.execute(statement)
                 con.executemany("INSERT INTO alembic_version (version_num) VALUES (?)", [(v,) for v in stamp])
-                con.commit()
+                con.execute("COMMIT")
                 con.execute("PRAGMA journal_mode=WAL")
             os.link(partial, path)
         except OSError:  # FileExistsError: made meanwhile; others: a file system without hard links
@@ -181,6 +187,36 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
             finally:
                 memory.dispose()
         return _run_file_template
+
+    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
+        """What `store_event` does for each event, in one transaction on the run's file and one on the index.
+
+        Dagster hands a step's per-partition materializations (86 a night) and a run's planned events here as
+        batches; SQLite's storage wrote them one by one, each in two or three commits, reading the index's table
+        columns and updating its asset's row each time. Here every event goes into both files, in the batch's
+        order, and asset tags and asset check records are written as `store_event` writes them; an asset's row
+        is updated by the last event of each type it has in the batch (an event's type fixes which columns it
+        sets, so the row ends as it would have). A batch with events Dagster does not batch is stored event by
+        event."""
+        if not all(event.dagster_event_type in BATCH_WRITABLE_EVENTS for event in events):
+            super().store_event_batch(events)
+            return
+        rows = [self._event_to_row(event) for event in events]
+        for run_id in dict.fromkeys(event.run_id for event in events):
+            with self.run_connection(run_id) as conn:
+                conn.execute(SqlEventLogStorageTable.insert(), [row for row in rows if row["run_id"] == run_id])
+        with self.index_transaction() as conn:
+            inserted = conn.execute(
+                SqlEventLogStorageTable.insert().returning(SqlEventLogStorageTable.c.id, sort_by_parameter_order=True),
+                rows)
+            stored = list(zip(events, [int(event_id) for (event_id,) in inserted], strict=True))
+            asset_events = [(event, event_id) for event, event_id in stored if event.dagster_event_type in ASSET_EVENTS]
+            self._store_asset_event_tags(conn, [e for e, _ in asset_events], [i for _, i in asset_events])
+            for event, event_id in _last_of_each_type_per_asset(asset_events):
+                self._store_asset_event(conn, event, event_id)
+        for event, event_id in stored:
+            if event.dagster_event_type in ASSET_CHECK_EVENTS:
+                self.store_asset_check_event(event, event_id)
 
     def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
         """Dagster's answer, from memory while the index file has not changed since it was read.
@@ -217,6 +253,16 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         if self._watcher is not None and self._watcher[0] == os.getpid():
             self._watcher[1].close()
         self._watcher = None
+
+
+def _last_of_each_type_per_asset(events: Sequence[tuple[EventLogEntry, int]]) -> list[tuple[EventLogEntry, int]]:
+    """Per asset, in order of first appearance: its last event of each type, in the batch's order."""
+    per_asset: dict[AssetKey | None, dict[str, tuple[int, tuple[EventLogEntry, int]]]] = {}
+    for position, (event, event_id) in enumerate(events):
+        dagster_event = event.get_dagster_event()
+        per_asset.setdefault(dagster_event.asset_key, {})[dagster_event.event_type_value] = (
+            position, (event, event_id))
+    return [kept for kinds in per_asset.values() for _, kept in sorted(kinds.values(), key=lambda k: k[0])]
 
 
 class _OneFileKept:

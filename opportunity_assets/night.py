@@ -37,7 +37,8 @@ DAGSTER_RUN_SETTINGS = {
     # (dagster-io/dagster#29288); the cost: if a whole run dies, its partitions show as missing, not failed.
     # A candidate's own failure is an error record either way (DESIGN §3).
     "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS": "1",
-    # A run's per-partition materializations written as one batch where the event log supports it (PostgreSQL).
+    # A run's per-partition materializations and planned events written as one batch (on PostgreSQL and on the
+    # pooled SQLite storage; Dagster's own SQLite storage writes a batch event by event).
     "DAGSTER_EVENT_BATCH_SIZE": "200",
 }
 """Read by whichever process creates and executes runs: `opportunity` applies them to itself; `make dev` and the

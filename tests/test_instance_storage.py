@@ -12,6 +12,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
+from dagster._core.events import BATCH_WRITABLE_EVENTS, DagsterEventType
+from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log import SqliteEventLogStorage
 from dagster._core.storage.local_compute_log_manager import LocalComputeLogManager
 from dagster._core.storage.noop_compute_log_manager import NoOpComputeLogManager
@@ -178,3 +180,100 @@ def test_partition_keys_are_read_again_exactly_when_the_file_changed(tmp_path: P
     ours.add_dynamic_partitions("night_candidates", ["2015-08-31|austin"])  # its own writes too
     assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"]
     assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"] and not reads
+
+
+def _tables(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table of a SQLite file, in rowid order, without the columns the database stamps itself."""
+    with closing(sqlite3.connect(path)) as con:
+        tables = [name for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        dump = {}
+        for table in tables:
+            columns = ", ".join(f'"{c[1]}"' for c in con.execute(f"PRAGMA table_info({table})")
+                                if c[1] not in ("create_timestamp", "update_timestamp", "migration_completed"))
+            dump[table] = con.execute(f"SELECT {columns} FROM {table} ORDER BY rowid").fetchall()
+        return dump
+
+
+def _a_runs_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[EventLogEntry]:
+    """The events of one run over five partitions of two checked assets, as Dagster records them (with a planned
+    event per partition, whatever an earlier test left in the environment)."""
+    monkeypatch.delenv("DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS", raising=False)
+    areas = dg.DynamicPartitionsDefinition(name="areas")
+
+    @dg.multi_asset(partitions_def=areas, can_subset=True, backfill_policy=dg.BackfillPolicy.single_run(),
+                    specs=[dg.AssetSpec("scores"), dg.AssetSpec("reviews", deps=["scores"])],
+                    check_specs=[dg.AssetCheckSpec("sane", asset="scores"), dg.AssetCheckSpec("sane", asset="reviews")])
+    def score_and_review(context):  # type: ignore[no-untyped-def]  # (string annotations upset Dagster)
+        for key in context.partition_keys:
+            context.add_asset_metadata({"score": len(key)}, asset_key="scores", partition_key=key)
+        yield dg.MaterializeResult(asset_key="scores", tags={"dagster/data_version": "v1"},
+                                   check_results=[dg.AssetCheckResult(asset_key="scores", check_name="sane",
+                                                                      passed=True)])
+        yield dg.MaterializeResult(asset_key="reviews", check_results=[
+            dg.AssetCheckResult(asset_key="reviews", check_name="sane", passed=False)])
+
+    keys = ["abilene", "amarillo", "austin", "beaumont", "brazoria"]
+    with dg.DagsterInstance.ephemeral(tempdir=str(tmp_path / "recorded")) as instance:
+        instance.add_dynamic_partitions("areas", keys)
+        result = dg.materialize([score_and_review], instance=instance, tags={
+            "dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]})
+        return list(instance.all_logs(result.run_id))
+
+
+def _store(storage: SqliteEventLogStorage, units: list[list[EventLogEntry]], *, batched: bool) -> None:
+    for unit in units:
+        if batched and len(unit) > 1:
+            storage.store_event_batch(unit)
+        else:
+            for e in unit:
+                storage.store_event(e)
+    storage.dispose()
+
+
+def _same_files(stock: Path, pooled: Path) -> None:
+    files = sorted(p.name for p in stock.glob("*.db"))
+    assert files == sorted(p.name for p in pooled.glob("*.db")) and "index.db" in files
+    for name in files:
+        assert _tables(pooled / name) == _tables(stock / name), name
+
+
+def test_batched_events_are_stored_row_for_row_as_dagster_stores_them_one_by_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = _a_runs_events(tmp_path, monkeypatch)
+    # as Dagster hands them over: each run of consecutive batchable events is one batch
+    units: list[list[EventLogEntry]] = []
+    for e in events:
+        if units and e.dagster_event_type in BATCH_WRITABLE_EVENTS and units[-1][-1].dagster_event_type in \
+                BATCH_WRITABLE_EVENTS:
+            units[-1].append(e)
+        else:
+            units.append([e])
+    assert sorted(len(u) for u in units if len(u) > 1) == [5, 5, 12]  # planned (+ checks'); two materializations
+    _store(SqliteEventLogStorage(str(tmp_path / "stock")), units, batched=False)
+    _store(PooledSqliteEventLogStorage(str(tmp_path / "pooled")), units, batched=True)
+    _same_files(tmp_path / "stock", tmp_path / "pooled")
+
+    # a batch mixing assets and event types, into new files: the assets' rows are made in the same order and
+    # end with the same values (each type of event sets its own columns: materialization, run, timestamp)
+    def of(kind: DagsterEventType, asset: str | None) -> list[EventLogEntry]:
+        return [e for e in events if e.dagster_event_type == kind and (
+            asset is None or e.get_dagster_event().asset_key == dg.AssetKey(asset))]
+
+    planned, made = DagsterEventType.ASSET_MATERIALIZATION_PLANNED, DagsterEventType.ASSET_MATERIALIZATION
+    mixed = [of(planned, "scores")[0], of(made, "reviews")[0], of(made, "reviews")[1], of(made, "scores")[0],
+             of(planned, "scores")[1], of(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, None)[0]]
+    _store(SqliteEventLogStorage(str(tmp_path / "stock_mixed")), [mixed], batched=False)
+    _store(PooledSqliteEventLogStorage(str(tmp_path / "pooled_mixed")), [mixed], batched=True)
+    _same_files(tmp_path / "stock_mixed", tmp_path / "pooled_mixed")
+    assert [row[1] for row in _tables(tmp_path / "pooled_mixed" / "index.db")["asset_keys"]] == [
+        '["scores"]', '["reviews"]']
+
+
+def test_a_batch_with_events_dagster_does_not_batch_is_stored_event_by_event(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = _a_runs_events(tmp_path, monkeypatch)
+    pooled = PooledSqliteEventLogStorage(str(tmp_path / "pooled"))
+    pooled.store_event_batch(events)  # run start, step events, check evaluations, ...
+    pooled.dispose()
+    _store(SqliteEventLogStorage(str(tmp_path / "stock")), [events], batched=False)
+    _same_files(tmp_path / "stock", tmp_path / "pooled")

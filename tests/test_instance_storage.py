@@ -181,6 +181,17 @@ def test_partition_keys_are_read_again_exactly_when_the_file_changed(tmp_path: P
     assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"]
     assert keys() == ["2015-08-30|dallas", "2015-08-31|austin"] and not reads
 
+    def has(key: str) -> bool:
+        reads.clear()
+        return ours.has_dynamic_partition("night_candidates", key)
+
+    assert has("2015-08-31|austin") and not has("2015-08-30|austin") and not reads
+    another_process.add_dynamic_partitions("night_candidates", ["2015-08-30|austin"])
+    assert has("2015-08-30|austin") and reads
+    another_process.delete_dynamic_partition("night_candidates", "2015-08-31|austin")
+    assert not has("2015-08-31|austin")
+    assert not has("2015-08-31|austin") and not reads
+
 
 def _tables(path: Path) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table of a SQLite file, in rowid order, without the columns the database stamps itself."""

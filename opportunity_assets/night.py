@@ -19,9 +19,9 @@ import dagster as dg
 import yaml
 from dagster._core.instance.ref import InstanceRef
 
-from opportunity_assets.brief.assets import read_night
 from opportunity_assets.brief.render import summarize
-from opportunity_assets.candidates.assets import night_id
+from opportunity_assets.brief.step import read_night
+from opportunity_assets.candidates.step import night_id
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
 from opportunity_assets.partitions import night_keys, night_range_tags

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import subprocess
@@ -95,3 +96,19 @@ def test_preparing_a_process_for_in_process_runs_keeps_a_users_setting_and_freez
         gc.unfreeze()
     assert os.environ["DAGSTER_EVENT_BATCH_SIZE"] == "7"  # the user's value wins
     assert os.environ["DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"] == "1"
+
+
+def test_the_assets_steps_use_no_dagster() -> None:
+    """Each asset wires a step that runs without Dagster (the benchmark's plain night calls the same steps)."""
+    root = Path(__file__).resolve().parent.parent / "opportunity_assets"
+    steps = [*root.glob("*/step.py"), root / "per_candidate" / "pipeline.py", root / "per_candidate" / "fanout.py",
+             *root.glob("*/logic.py"), root / "brief" / "render.py", root / "brief" / "routing.py"]
+    assert len([p for p in steps if p.name == "step.py"]) == 3
+    for path in steps:
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module.split(".")[0])
+        assert "dagster" not in imported, path

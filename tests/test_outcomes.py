@@ -165,10 +165,11 @@ def test_outcome_section_is_validated_and_leaves_the_fingerprint_alone(tmp_path:
 
 
 # ---- outcomes never feed a verdict -------------------------------------------------------------------------------
-VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.candidates.logic",
-                "opportunity_assets.analyses.logic", "opportunity_assets.verifications.logic",
-                "opportunity_assets.per_candidate.assets", "opportunity_assets.per_candidate.pipeline",
-                "opportunity_assets.brief.assets", "opportunity_assets.brief.render",
+VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.candidates.step",
+                "opportunity_assets.candidates.logic", "opportunity_assets.analyses.logic",
+                "opportunity_assets.verifications.logic", "opportunity_assets.per_candidate.assets",
+                "opportunity_assets.per_candidate.pipeline", "opportunity_assets.brief.assets",
+                "opportunity_assets.brief.step", "opportunity_assets.brief.render",
                 "opportunity_assets.brief.routing", "resources.source"]
 
 

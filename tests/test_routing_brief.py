@@ -169,7 +169,7 @@ def test_brief_shows_best_scores_first(crowded: tuple[CriteriaPack, NightRecords
 def test_every_number_in_the_brief_is_in_the_store(crowded: tuple[CriteriaPack, NightRecords],
                                                    tmp_path: Path) -> None:
     """The blocking `numbers_in_store` check, run as the brief asset runs it, over a crowded night."""
-    from opportunity_assets.brief.assets import stored_numbers
+    from opportunity_assets.brief.step import stored_numbers
     from resources.store import ResultStore
 
     pack, night = crowded

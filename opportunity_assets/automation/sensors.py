@@ -28,8 +28,8 @@ from opportunity_assets.automation.logic import (
     plan_notifications,
     split_by_run_state,
 )
-from opportunity_assets.notify.assets import utc_now
 from opportunity_assets.notify.logic import ACT_SECTION, pending
+from opportunity_assets.notify.step import utc_now
 from opportunity_assets.partitions import CANDIDATE_PARTITIONS, keys_of_night, night_range_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore

@@ -1,79 +1,18 @@
-"""`brief[as_of]` and `archive[as_of]`: route every candidate of the night by fixed rules, write the brief.
-
-Fan-in reads everything from the store (never an in-memory list of the run): a candidate that went on but
-has no verification and no error record gets an error record here, so the summary always adds up:
-passed filters = capped + analyzed + errors.
+"""`brief[as_of]` and `archive[as_of]`: route every candidate of the night by fixed rules, write the brief
+(`step.py`), and report it with its checks.
 """
 
 
-import dataclasses
-import json
 from datetime import date
 
 import dagster as dg
 
-from opportunity_assets import schemas
-from opportunity_assets.brief.render import (
-    WORD_LIMIT,
-    NightRecords,
-    count_words,
-    next_action,
-    numeric_leaves,
-    render_brief,
-    unsupported_numbers,
-)
-from opportunity_assets.brief.routing import route
-from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.llm.steps import BriefItem, word_brief
+from opportunity_assets.brief.render import WORD_LIMIT
+from opportunity_assets.brief.step import route_and_brief
 from opportunity_assets.partitions import nightly_partitions
-from opportunity_assets.records import Cost, RunError
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
-
-
-def brief_items(pack: CriteriaPack, night: NightRecords) -> list[BriefItem]:
-    """The lines a model may word: each brief item with the code's own line as the fallback."""
-    by_c = {c.id: c for c in night.candidates}
-    by_a = {a.candidate_id: a for a in night.analyses}
-    by_v = {v.candidate_id: v for v in night.verifications}
-    items = []
-    for r in night.routes:
-        if r.section_or_tag == "act_on_these":
-            template = next_action(pack, by_c[r.candidate_id], by_a[r.candidate_id])
-        elif r.section_or_tag == "needs_your_judgment":
-            v = by_v[r.candidate_id]
-            template = v.to_resolve or v.reason
-        else:
-            continue
-        items.append(BriefItem(r.candidate_id, by_c[r.candidate_id].name, r.section_or_tag, template))
-    return items
-
-
-def read_night(store: ResultStore, pack: CriteriaPack, as_of: date) -> NightRecords:
-    night = store.night(pack.domain, as_of)
-    if night is None:
-        raise ValueError(f"no scan stored for {pack.domain} on {as_of}: materialize candidates for {as_of} first")
-    return NightRecords(
-        as_of=as_of, candidates=store.candidates(pack.domain, as_of, went_on_only=True),
-        analyses=store.analyses(pack.domain, as_of), verifications=store.verifications(pack.domain, as_of),
-        routes=store.routes(pack.domain, as_of), errors=store.errors(pack.domain, as_of),
-        scan_report=json.loads(night["scan_report"]), judgments=store.latest_judgments(pack.domain, as_of),
-    )
-
-
-def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
-                   night: NightRecords | None = None) -> list[float]:
-    """Every number the store holds for the night (numeric fields only, never digits inside prose).
-    `night`: the night's records as already read from the store in this transaction (saves reading twice)."""
-    night_row = store.night(pack.domain, as_of) or {}
-    brief = store.brief(pack.domain, as_of) or {}
-    night = night or read_night(store, pack, as_of)
-    records: list[object] = [json.loads(night_row.get("criteria") or "{}"), night.scan_report,
-                             json.loads(brief.get("summary") or "{}"), json.loads(brief.get("cost") or "{}")]
-    records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
-    records += [c.metrics for c in night.candidates]
-    return list(numeric_leaves(records))
 
 
 @dg.multi_asset(
@@ -96,66 +35,30 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
 )
 def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResource, store: ResultStore,
                       model: ModelResource):
+    """Route the night's candidates by fixed rules; write the brief and the archive; check what was written."""
     as_of = date.fromisoformat(context.partition_key)
-    pack = criteria.load()
-    with store.session():  # read the night and decide the routes in one connection
-        night = read_night(store, pack, as_of)
-        # `brief` errors are this step's own verdict on an earlier pass: recomputed now, never inherited.
-        stale = [(e.as_of, e.candidate_id, e.node) for e in night.errors if e.node == "brief"]
-        night = dataclasses.replace(night, errors=[e for e in night.errors if e.node != "brief"])
-        verified = {v.candidate_id: v for v in night.verifications}
-        analyzed = {a.candidate_id: a for a in night.analyses}
-        errored = {e.candidate_id for e in night.errors if e.fatal}
-        unfinished = [RunError(as_of=as_of, candidate_id=c.id, node="brief",
-                               error="no analysis and verification recorded for this candidate")
-                      for c in night.candidates
-                      if c.id not in errored and (c.id not in verified or c.id not in analyzed)]
-        if unfinished or stale:
-            store.write_stage(pack.domain, errors=unfinished, cleared=stale)
-        routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
-                  if cid in analyzed and cid not in errored]
-        night = dataclasses.replace(night, routes=routes, errors=[*night.errors, *unfinished])
-        numbers_before = stored_numbers(store, pack, as_of, night)
-
-    # The model words the brief's lines outside the store's lock: a call takes seconds.
-    worded = word_brief(model, pack, as_of, brief_items(pack, night), list(night.candidates), numbers_before)
-    errors = [*night.errors, *([worded.model_error] if worded.model_error else [])]
-    night = dataclasses.replace(night, errors=errors)
-
-    with store.session():  # write routes and brief, then check what was written
-        store.write_stage(pack.domain, errors=[worded.model_error] if worded.model_error else [],
-                          model_calls=model.drain_records())
-        usage = store.model_usage(pack.domain, as_of)
-        cost = Cost(calls=usage["calls"], input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
-                    usd=round(usage["usd"], 6))
-        brief, summary = render_brief(pack, night, model.mode_line(), wording=worded.record, cost=cost)
-        store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=cost,
-                            model_mode=model.mode_line())
-        stored = store.brief(pack.domain, as_of) or {}
-        words = count_words(stored.get("markdown", ""))
-        unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
-                                          names=[n for c in night.candidates for n in (c.name, c.id)])
-        route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
-        archived = store.archive(pack.domain, as_of=as_of)
+    step = route_and_brief(criteria.load(), store, model, as_of)
+    summary = step.summary
     yield dg.MaterializeResult(
         asset_key="brief",
-        metadata={"brief": dg.MetadataValue.md(brief.markdown), "words": brief.words,
+        metadata={"brief": dg.MetadataValue.md(step.brief.markdown), "words": step.brief.words,
                   "act_on_these": summary.by_tag["act_on_these"],
                   "needs_your_judgment": summary.by_tag["needs_your_judgment"],
-                  "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": model.mode_line(),
-                  "model_calls": cost.calls, "model_usd": cost.usd, "model_worded_lines": len(worded.record)},
+                  "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": step.model_mode,
+                  "model_calls": step.cost.calls, "model_usd": step.cost.usd,
+                  "model_worded_lines": step.worded_lines},
     )
     yield dg.MaterializeResult(
         asset_key="archive",
-        metadata={"archived": len(archived),
+        metadata={"archived": step.archived,
                   **{f"tag_{tag}": n for tag, n in summary.by_tag.items() if tag not in
                      ("act_on_these", "needs_your_judgment")},
                   "query": dg.MetadataValue.md(f"`SELECT * FROM archive WHERE as_of = '{as_of}' AND tag = ?` "
                                                f"in `{store.path}`, or `opportunity archive --as-of {as_of}`")},
     )
-    yield dg.AssetCheckResult(asset_key="brief", check_name="word_limit", passed=words < WORD_LIMIT,
-                              metadata={"words": words, "limit": WORD_LIMIT})
-    yield dg.AssetCheckResult(asset_key="brief", check_name="numbers_in_store", passed=not unsupported,
-                              metadata={"unsupported": dg.MetadataValue.json(unsupported)})
-    yield dg.AssetCheckResult(asset_key="archive", check_name="routes_valid", passed=not route_failures,
-                              metadata={"failures": dg.MetadataValue.json(route_failures[:20])})
+    yield dg.AssetCheckResult(asset_key="brief", check_name="word_limit", passed=step.words < WORD_LIMIT,
+                              metadata={"words": step.words, "limit": WORD_LIMIT})
+    yield dg.AssetCheckResult(asset_key="brief", check_name="numbers_in_store", passed=not step.unsupported,
+                              metadata={"unsupported": dg.MetadataValue.json(step.unsupported)})
+    yield dg.AssetCheckResult(asset_key="archive", check_name="routes_valid", passed=not step.route_failures,
+                              metadata={"failures": dg.MetadataValue.json(step.route_failures[:20])})

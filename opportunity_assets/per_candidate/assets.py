@@ -9,9 +9,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import dagster as dg
 from pydantic import Field
 
-from opportunity_assets import schemas
 from opportunity_assets.partitions import candidate_partitions
-from opportunity_assets.per_candidate.pipeline import Stages, run_candidates
+from opportunity_assets.per_candidate.pipeline import Stages, run_candidates, store_checked
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
@@ -54,7 +53,7 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
     stages = Stages(analyze=ANALYSES in context.selected_asset_keys,
                     verify=VERIFICATIONS in context.selected_asset_keys)
     # Per-partition metadata is recorded by one thread as each candidate's record is done, while the others' model
-    # calls run: each `add_asset_metadata` reads the instance's partitions (~6 ms on SQLite, 86 a night).
+    # calls run: each `add_asset_metadata` checks its key against the instance's partitions (86 a night).
     recorded: dict[tuple[str, str], Future[None]] = {}
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="partition-metadata") as recorder:
 
@@ -67,26 +66,22 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
                                on_record=record)
     for done in recorded.values():
         done.result()  # whatever the recorder met is raised here, in the step
-    inconsistent = (schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(pack, night.analyses))
-                    if stages.analyze else [])
-    # A failed blocking check stops what follows it: verifications of inconsistent analyses are not kept.
-    verified = stages.verify and not inconsistent
-    store.write_stage(pack.domain, model_calls=model.drain_records(), **night.store_writes(with_verifications=verified))
+    checks = store_checked(store, model, pack, night, stages)
 
     if stages.analyze:
         for key, metadata in night.analysis_metadata.items():
             if ("analysis", key) not in recorded:
                 context.add_asset_metadata(metadata, asset_key=ANALYSES, partition_key=key)
         yield dg.MaterializeResult(asset_key=ANALYSES, metadata=night.totals(verifications=False), check_results=[
-            dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not inconsistent,
-                                metadata={"failures": dg.MetadataValue.json(inconsistent[:20]),
+            dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not checks.inconsistent,
+                                metadata={"failures": dg.MetadataValue.json(checks.inconsistent[:20]),
                                           "analyses_checked": len(night.analyses)})])
-    if verified:
+    if checks.verifications_kept:
         for key, metadata in night.verification_metadata.items():
             if ("verification", key) not in recorded:
                 context.add_asset_metadata(metadata, asset_key=VERIFICATIONS, partition_key=key)
-        incomplete = schemas.failures(schemas.VerificationRows, schemas.verification_frame(night.verifications))
         yield dg.MaterializeResult(asset_key=VERIFICATIONS, metadata=night.totals(verifications=True), check_results=[
-            dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported", passed=not incomplete,
-                                metadata={"failures": dg.MetadataValue.json(incomplete[:20]),
+            dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported",
+                                passed=not checks.incomplete,
+                                metadata={"failures": dg.MetadataValue.json(checks.incomplete[:20]),
                                           "verifications_checked": len(night.verifications)})])

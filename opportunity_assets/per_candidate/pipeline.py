@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from opportunity_assets import schemas
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.llm.steps import Judged, judge_analysis, judge_verification
@@ -236,3 +237,28 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
     for error in missing:
         night.add_error(candidate_key(error.as_of, error.candidate_id), error, stages)
     return night
+
+
+@dataclass(frozen=True)
+class StageChecks:
+    """The per-candidate checks' findings on a night's work, once its records are written."""
+
+    inconsistent: list[dict[str, Any]]
+    """`verdicts_consistent`: analyses whose verdict does not follow from their score and the thresholds."""
+    incomplete: list[dict[str, Any]]
+    """`five_checks_reported`: verifications without all five checks, or CONFIRMED with one not passed."""
+    verifications_kept: bool
+    """Whether the verifications were written: not when an analysis is inconsistent (a failed blocking check
+    withholds what follows it)."""
+
+
+def store_checked(store: ResultStore, model: ModelResource, pack: CriteriaPack, night: NightWork,
+                  stages: Stages) -> StageChecks:
+    """Check the night's analyses, then write its records, error records and model calls at once."""
+    inconsistent = (schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(pack, night.analyses))
+                    if stages.analyze else [])
+    kept = stages.verify and not inconsistent
+    store.write_stage(pack.domain, model_calls=model.drain_records(), **night.store_writes(with_verifications=kept))
+    incomplete = (schemas.failures(schemas.VerificationRows, schemas.verification_frame(night.verifications))
+                  if kept else [])
+    return StageChecks(inconsistent=inconsistent, incomplete=incomplete, verifications_kept=kept)

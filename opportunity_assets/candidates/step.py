@@ -1,0 +1,93 @@
+"""The `candidates` step without Dagster: read the source as known on as_of, scan, store, check what was stored.
+
+The asset registers the night's candidate partitions and reports what this returns; the benchmark's plain night
+calls it as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from opportunity_assets import schemas
+from opportunity_assets.candidates.logic import ScanReport, scan
+from opportunity_assets.cost import load_prices, worst_case
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.records import Candidate
+from resources.model import ModelResource
+from resources.source import PointInTimeSource
+from resources.store import ResultStore
+
+
+def night_id(domain: str, as_of: date, fingerprint: str) -> str:
+    """The night's run id in the state object: it names the as_of, the domain and the criteria version."""
+    return f"{domain}-{as_of.isoformat()}-{fingerprint}"
+
+
+def required_input_coverage(required: list[str], candidates: list[Candidate]) -> float:
+    going_on = [c for c in candidates if c.went_on]
+    if not going_on:
+        return 1.0
+    return sum(all(c.metrics.get(name) is not None for name in required) for c in going_on) / len(going_on)
+
+
+@dataclass(frozen=True)
+class ScanStep:
+    """What a night's scan found and stored, and its checks' findings."""
+
+    report: ScanReport
+    """Counts and notes, a coverage shortfall and a model-cost cap among the notes."""
+    coverage: float
+    """Share of the candidates going on with every required input."""
+    going_on: list[str]
+    """Partition keys of the candidates going on, sorted: the night's candidate partitions."""
+    filter_failures: list[dict[str, Any]]
+    """`filters_hold`: stored candidates that went on although a filter failed, or whose filter results do not
+    match their stored metrics."""
+    checked: int
+    """Candidates read back from the store for that check."""
+
+
+def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultStore, model: ModelResource,
+               as_of: date) -> ScanStep:
+    """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap (lowered to what the model
+    cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
+    snapshot = source.read(pack, as_of)
+    found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined.height)
+    cost_facts: dict[str, float] = {}
+    if model.enabled():  # the night's worst-case model cost must fit the pack's ceiling before any call
+        estimate = worst_case(pack, load_prices(), report.went_on, model_checks_on=True)
+        affordable = estimate.candidates_within(pack.caps.cost_ceiling_usd)
+        if affordable < report.went_on:
+            capped_pack = pack.model_copy(update={"caps": pack.caps.model_copy(
+                update={"max_candidates": max(affordable, 1)})})
+            found, report = scan(capped_pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                                 snapshot.quarantined.height)
+            report = dataclasses.replace(report, notes=[*report.notes, (
+                f"model cost ceiling ${pack.caps.cost_ceiling_usd:.2f}: worst case "
+                f"${estimate.worst_case_usd:.2f} for {estimate.candidates} candidates, so the cap is "
+                f"{report.went_on}")])
+            cost_facts = {"model_worst_case_usd": estimate.worst_case_usd, "model_worst_case_candidates":
+                          estimate.candidates}
+    coverage = required_input_coverage(pack.required_inputs, found)
+    notes = list(report.notes)
+    if coverage < pack.coverage.min_required_inputs_share:
+        notes.append(f"only {coverage:.0%} of candidates going on have every required input "
+                     f"(threshold {pack.coverage.min_required_inputs_share:.0%})")
+    report = dataclasses.replace(report, notes=notes)
+    with store.session():
+        store.write_scan(
+            pack.domain, as_of, run_id=night_id(pack.domain, as_of, pack.fingerprint),
+            criteria_fingerprint=pack.fingerprint, criteria=pack.model_dump_json(),
+            anchor_period=report.anchor_period,
+            scan_report={**dataclasses.asdict(report), "coverage": coverage, **cost_facts},
+            candidates=found, quarantined=snapshot.quarantined.to_dicts(),
+        )
+        stored = store.candidates(pack.domain, as_of)
+    return ScanStep(report=report, coverage=coverage,
+                    going_on=sorted(c.partition_key for c in found if c.went_on),
+                    filter_failures=schemas.failures(schemas.FilterRows, schemas.filter_frame(pack, stored)),
+                    checked=len(stored))

@@ -57,6 +57,9 @@ from sqlalchemy.pool import StaticPool
 _run_file_template: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 """What a new run's event-log file holds (its statements, its alembic stamp), once known in this process."""
 
+_PARTITION_KEYS = "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id"
+"""Dagster's `get_dynamic_partitions` query (sql_event_log.py), keys only."""
+
 RUN_SHARD_ENGINES = 8
 """Engines kept for per-run event-log files (one file per run), least recently used dropped first. A night
 touches three runs; a long-lived webserver would otherwise keep one engine per run it ever showed."""
@@ -235,22 +238,26 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         records (`add_asset_metadata` checks the key). A night on an instance holding 10,000 candidate partitions
         of earlier nights took 2.5 s instead of 1.1 s. SQLite's `data_version` changes with every commit to the
         file by any other connection, in any process; the connection that reads it here never writes, so no
-        change goes unseen."""
+        change goes unseen. It reads the keys too, with Dagster's query, without SQLAlchemy's row processing
+        (10,000 keys in 3 ms instead of 16): every commit of an event changes the file, so a night reads them
+        again several times."""
         with self._db_lock:
-            version = self._index_version()
+            watcher = self._watcher_connection()
+            version = int(watcher.execute("PRAGMA data_version").fetchone()[0])
             known = self._partition_keys.get(partitions_def_name)
-            if known is not None and known[0] == version:
-                return known[1]
-        keys = tuple(super().get_dynamic_partitions(partitions_def_name))
-        with self._db_lock:  # a commit since `version` was read changes it: the next call reads again
-            self._partition_keys[partitions_def_name] = (version, (keys, frozenset(keys)))
-        return keys, frozenset(keys)
+            if known is None or known[0] != version:
+                self._check_partitions_table()
+                # A commit after `version` was read may be in these keys: the next call sees a new version.
+                keys = tuple(key for (key,) in watcher.execute(_PARTITION_KEYS, (partitions_def_name,)))
+                known = (version, (keys, frozenset(keys)))
+                self._partition_keys[partitions_def_name] = known
+            return known[1]
 
-    def _index_version(self) -> int:
+    def _watcher_connection(self) -> sqlite3.Connection:
         if self._watcher is None or self._watcher[0] != os.getpid():
             path = self.path_for_shard(INDEX_SHARD_NAME)
             self._watcher = (os.getpid(), sqlite3.connect(path, check_same_thread=False))
-        return int(self._watcher[1].execute("PRAGMA data_version").fetchone()[0])
+        return self._watcher[1]
 
     def has_table(self, table_name: str) -> bool:
         engine = self._engines.get(self.conn_string_for_shard(INDEX_SHARD_NAME), pinned=True)

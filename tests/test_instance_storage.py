@@ -163,9 +163,15 @@ def test_runs_of_opportunity_leave_their_output_on_the_terminal_unless_the_home_
 
 def test_partition_keys_are_read_again_exactly_when_the_file_changed(tmp_path: Path) -> None:
     ours, another_process = (PooledSqliteEventLogStorage(str(tmp_path)) for _ in range(2))
-    reads: list[str] = []
+    reads: list[str] = []  # statements on the index that read the keys or the table (not `data_version`)
+
+    def traced(sql: str) -> None:
+        if "dynamic_partitions" in sql:
+            reads.append(sql)
+
     index = ours._engines.get(ours.conn_string_for_shard("index"), pinned=True)
-    event.listen(index, "before_cursor_execute", lambda _c, _cur, sql, *_: reads.append(sql))
+    event.listen(index, "before_cursor_execute", lambda _c, _cur, sql, *_: traced(sql))
+    ours._watcher_connection().set_trace_callback(traced)
 
     def keys() -> list[str]:
         reads.clear()
@@ -191,6 +197,9 @@ def test_partition_keys_are_read_again_exactly_when_the_file_changed(tmp_path: P
     another_process.delete_dynamic_partition("night_candidates", "2015-08-31|austin")
     assert not has("2015-08-31|austin")
     assert not has("2015-08-31|austin") and not reads
+    another_process.add_dynamic_partitions("night_candidates", ["2015-09-30|abilene", "2015-08-31|austin"])
+    assert keys() == SqliteEventLogStorage.get_dynamic_partitions(ours, "night_candidates")  # Dagster's own answer
+    assert keys()[-2:] == ["2015-09-30|abilene", "2015-08-31|austin"]  # in the order they were added
 
 
 def _tables(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -21,15 +21,17 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import anthropic
 import dagster as dg
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from opportunity_assets.cost import DEFAULT_PRICES, Prices, load_prices
 from opportunity_assets.llm.roles import Prompt
 from resources.store import ResultStore
+
+if TYPE_CHECKING:
+    import anthropic  # imported where a model is used: ~1 s that a deterministic night never pays
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -144,6 +146,8 @@ class ModelOff(ModelResource):
 @functools.cache
 def _answer_schema(output_type: type[BaseModel]) -> dict[str, Any]:
     """The answer's JSON schema, built once per type (pydantic's generation took the GIL on every call)."""
+    import anthropic
+
     return anthropic.transform_schema(output_type)
 
 
@@ -177,6 +181,8 @@ class AnthropicModel(ModelResource):
     _timer: threading.Timer | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        import anthropic
+
         self._client = anthropic.Anthropic(api_key=self.api_key or "no-key-needed-by-this-gateway",
                                            base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
         self._prices = load_prices(self.prices_path)
@@ -287,6 +293,8 @@ class AnthropicModel(ModelResource):
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
         `bad_output_retries` times."""
+        import anthropic
+
         assert self._client is not None, "setup_for_execution was not run"
         total = _Attempted[T](None, (0, 0, 0, 0), 0.0, 0, None)
         transient = 0

@@ -9,16 +9,17 @@ from __future__ import annotations
 import io
 from datetime import timedelta
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
-from matplotlib.figure import Figure
-
 from opportunity_assets.outcomes.logic import BacktestReport
 
 _COLOURS = {"design": "#4c72b0", "held-out": "#dd8452", "all": "#4c72b0"}
 
 
 def backtest_png(report: BacktestReport) -> bytes:
+    # Imported here: ~0.4 s that a night which draws no plot never pays.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+    from matplotlib.figure import Figure
+
     scale, unit = (100.0, "percentage points") if report.change == "relative" else (1.0, "outcome units")
     figure = Figure(figsize=(13, 4.4), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)

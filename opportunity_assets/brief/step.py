@@ -51,6 +51,8 @@ def brief_items(pack: CriteriaPack, night: NightRecords) -> list[BriefItem]:
 
 
 def read_night(store: ResultStore, pack: CriteriaPack, as_of: date) -> NightRecords:
+    """The night's records as stored: scan report, candidates going on, analyses, verifications, routes, error
+    records and the latest judgments. A night never scanned is a clear error."""
     night = store.night(pack.domain, as_of)
     if night is None:
         raise ValueError(f"no scan stored for {pack.domain} on {as_of}: materialize candidates for {as_of} first")
@@ -117,7 +119,8 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
         routes = [route(analyzed[cid], v) for cid, v in sorted(verified.items())
                   if cid in analyzed and cid not in errored]
         night = dataclasses.replace(night, routes=routes, errors=[*night.errors, *unfinished])
-        numbers_before = stored_numbers(store, pack, as_of, night)
+        # What the model's wording is checked against; no model, no wording to check.
+        numbers_before = stored_numbers(store, pack, as_of, night) if model.enabled() else []
 
     # The model words the brief's lines outside the store's lock: a call takes seconds.
     worded = word_brief(model, pack, as_of, brief_items(pack, night), list(night.candidates), numbers_before)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import warnings
 from collections.abc import Callable, Iterable
@@ -18,6 +19,23 @@ PACK = ROOT / "data" / "criteria" / "texas_housing.yaml"
 COLUMNS = ["city", "year", "month", "sales", "volume", "median", "listings", "inventory", "date"]
 
 warnings.filterwarnings("ignore", message="Found asset job named")
+
+
+def imported_modules(file: Path, module: str) -> set[str]:
+    """Every module that `file` (the module named `module`) imports, relative imports resolved; `from m import n`
+    counts as importing both `m` and `m.n` (`n` may be a submodule)."""
+    found = set()
+    for node in ast.walk(ast.parse(file.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            package = module if file.name == "__init__.py" else module.rpartition(".")[0]
+            for _ in range(max(node.level - 1, 0)):
+                package = package.rpartition(".")[0]
+            imported = f"{package}.{node.module}" if node.level and node.module else (node.module or package)
+            found.add(imported)
+            found |= {f"{imported}.{alias.name}" for alias in node.names}
+    return found
 
 
 def month_rows(city: str, *, start: tuple[int, int] = (2012, 1), months: int = 36, sales: float = 150.0,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 import gc
 import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -17,8 +15,7 @@ import yaml
 import definitions
 from opportunity_assets.night import DAGSTER_RUN_SETTINGS, prepare_in_process_runs
 from opportunity_assets.partitions import CANDIDATE_PARTITIONS
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT, imported_modules
 
 
 def test_definitions_load_with_the_graph_jobs_and_checks() -> None:
@@ -104,15 +101,10 @@ def test_preparing_a_process_for_in_process_runs_keeps_a_users_setting_and_freez
 
 def test_the_assets_steps_use_no_dagster() -> None:
     """Each asset wires a step that runs without Dagster (the benchmark's plain night calls the same steps)."""
-    root = Path(__file__).resolve().parent.parent / "opportunity_assets"
+    root = ROOT / "opportunity_assets"
     steps = [*root.glob("*/step.py"), root / "per_candidate" / "pipeline.py", root / "per_candidate" / "fanout.py",
              *root.glob("*/logic.py"), root / "brief" / "render.py", root / "brief" / "routing.py"]
     assert len([p for p in steps if p.name == "step.py"]) == 3
     for path in steps:
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module.split(".")[0])
-        assert "dagster" not in imported, path
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        assert "dagster" not in {m.split(".")[0] for m in imported_modules(path, module)}, path

@@ -3,7 +3,6 @@ section, the report's arithmetic, the asset through Dagster, and no verdict-path
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -29,7 +28,7 @@ from opportunity_assets.outcomes.replay import backtest_png_path, backtest_repor
 from opportunity_assets.records import Status, Verdict
 from resources.source import read_snapshot
 from resources.store import ResultStore
-from tests.conftest import ROOT, month_rows, write_csv, write_pack
+from tests.conftest import ROOT, imported_modules, month_rows, write_csv, write_pack
 
 Build = Callable[..., CriteriaPack]
 AS_OF = date(2014, 1, 30)  # December 2013 is published 2013-12-31 + 30 days = 2014-01-30: t0
@@ -184,18 +183,8 @@ def _module_file(name: str) -> Path | None:
 def _project_imports(name: str) -> set[str]:
     file = _module_file(name)
     assert file is not None, name
-    found = set()
-    for node in ast.walk(ast.parse(file.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            package = name if file.name == "__init__.py" else name.rpartition(".")[0]
-            for _ in range(max(node.level - 1, 0)):
-                package = package.rpartition(".")[0]
-            module = f"{package}.{node.module}" if node.level and node.module else (node.module or package)
-            found.add(module)
-            found |= {f"{module}.{alias.name}" for alias in node.names}
-    return {m for m in found if m.split(".")[0] in ("opportunity_assets", "resources") and _module_file(m)}
+    return {m for m in imported_modules(file, name)
+            if m.split(".")[0] in ("opportunity_assets", "resources") and _module_file(m)}
 
 
 def test_no_verdict_path_module_imports_the_outcomes_package() -> None:

@@ -201,7 +201,7 @@ def main() -> None:
         print(f"  ratio Dagster (SQLite) / plain:                       {d / p:8.2f} x   (goal <= 3x; "
               f"{d / cs:.2f} x the core computation + store)")
         print(f"  ratio Dagster (in-memory) / plain:                    {m / p:8.2f} x")
-        briefs = [d.resources["store"].brief(pack.domain, AS_OF) for d in (defs, plain_defs)]
+        briefs = [night_defs.resources["store"].brief(pack.domain, AS_OF) for night_defs in (defs, plain_defs)]
         same = briefs[0] is not None and briefs[1] is not None and briefs[0]["markdown"] == briefs[1]["markdown"]
         print(f"  the plain night's brief is the Dagster night's, word for word: {'yes' if same else 'NO'}")
         print(f"  the same graph with empty assets (Dagster's own cost for this night's shape: "

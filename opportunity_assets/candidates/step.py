@@ -51,7 +51,7 @@ class ScanStep:
 
 
 def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultStore, model: ModelResource,
-               as_of: date) -> ScanStep:
+                   as_of: date) -> ScanStep:
     """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap (lowered to what the model
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
     snapshot = source.read(pack, as_of)

@@ -29,8 +29,9 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
     """Tonight's act-on-these candidates (and, quieter, the needs-judgment ones) on every configured channel."""
     step = notify_channels(criteria.load(), store, notifier, date.fromisoformat(context.partition_key),
                            context.run.run_id)
+    failed = step.failed
     for r in step.rows:
-        if r["channel"] in step.failed:
+        if r["channel"] in failed:
             context.log.error(f"notification on {r['channel']} failed after {r['attempts']} tries: {r['error']}")
     table = "\n".join(f"| {r['channel']} | {r['status']} | {r['attempts']} | {r['error'] or ''} |" for r in step.rows)
     return dg.MaterializeResult(
@@ -40,6 +41,6 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
                                             if step.rows else "Nothing to act on tonight: no message."),
             "brief_url": dg.MetadataValue.url(step.url) if step.url else "no ui_base_url configured",
         },
-        check_results=[dg.AssetCheckResult(check_name="channels_delivered", passed=not step.failed,
-                                           metadata={"failed": ", ".join(step.failed) or "none"})],
+        check_results=[dg.AssetCheckResult(check_name="channels_delivered", passed=not failed,
+                                           metadata={"failed": ", ".join(failed) or "none"})],
     )

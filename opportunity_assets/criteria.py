@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opportunity_assets import expressions
+from opportunity_assets.verifications.integrity_spec import Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
 
@@ -160,6 +161,8 @@ class RedFlagRule(_Spec):
     when: str
     """A comparison over metrics, e.g. `sales_peak_3m / sales_3m > 0.5`."""
     message: str
+    effect: Effect = "note"
+    """What the flag does when it holds: `note` reports it; `doubt` makes a STRONG UNCERTAIN; `reject` REJECTED."""
 
     @cached_property
     def parsed(self) -> expressions.Expression:
@@ -255,6 +258,8 @@ class CriteriaPack(_Spec):
     models: Models
     outcome: OutcomeSpec | None = None
     """How verdicts are scored after the fact (backtest, calibration); optional, never read by a verdict."""
+    integrity: IntegritySpec = IntegritySpec()
+    """How the verifier doubts the source itself: level shifts, spikes, stuck feeds, identities (DESIGN §7b)."""
     pack_path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("metrics")
@@ -298,6 +303,19 @@ class CriteriaPack(_Spec):
         for name in self.uncertainty:
             if name not in self.required_inputs:
                 raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
+        for i, identity in enumerate(self.integrity.identities):
+            key = f"integrity.identities.{i}.ratio"
+            try:
+                parsed = expressions.parse_series(identity.ratio)
+            except expressions.ExpressionError as exc:
+                raise _KeyProblem(key, identity.ratio, f"a series expression over source columns: {exc}") from None
+            unknown = sorted(parsed.names - columns)
+            if unknown:
+                raise _KeyProblem(key, identity.ratio, f"names that are each one of source.columns "
+                                  f"{sorted(columns)}; unknown: {unknown}")
+        if self.integrity.history_periods <= self.max_window:
+            raise _KeyProblem("integrity.history_periods", self.integrity.history_periods,
+                              f"more periods than the widest metric window ({self.max_window})")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
         if self.caps.order_by is not None and self.caps.order_by not in metrics:
@@ -324,6 +342,12 @@ class CriteriaPack(_Spec):
     @property
     def max_window(self) -> int:
         return max(spec.window[1] for spec in self.metrics.values())
+
+    @property
+    def history_reach(self) -> int:
+        """Periods back (0 = the latest) of history the scan keeps: the metrics' windows and the integrity
+        yardstick."""
+        return max(self.max_window, self.integrity.history_periods - 1)
 
     @property
     def fingerprint(self) -> str:

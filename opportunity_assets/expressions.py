@@ -1,5 +1,9 @@
 """The pack's arithmetic language: `+ - * /`, unary minus, numbers, metric names and comparisons.
 
+Series expressions (the integrity identities) are the same language over source columns, evaluated for every
+period at once, with a few window functions: `avg(col, n)`, `sum`, `min`, `max` over the latest n periods and
+`lag(col, n)`; a window with a missing period has no value.
+
 A formula in a YAML file must never run arbitrary Python, and its calculation must be explainable step by
 step. Expressions are parsed once (at pack load, which also rejects unknown names) and evaluated by two
 independent implementations:
@@ -17,6 +21,8 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 _BINARY: dict[type[ast.operator], tuple[str, Callable[[float, float], float]]] = {
     ast.Add: ("+", operator.add),
@@ -57,12 +63,39 @@ class Expression:
     is_comparison: bool
 
 
-def parse(text: str) -> Expression:
+SERIES_FUNCTIONS = ("avg", "sum", "min", "max", "lag")
+
+
+def _check_call(node: ast.Call) -> None:
+    name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+    if name not in SERIES_FUNCTIONS:
+        raise ExpressionError(f"function `{name}` is not allowed (only {', '.join(SERIES_FUNCTIONS)})")
+    args = node.args
+    if node.keywords or len(args) != 2 or not isinstance(args[0], ast.Name) or not (
+            isinstance(args[1], ast.Constant) and type(args[1].value) is int and args[1].value >= 1):
+        raise ExpressionError(f"`{ast.unparse(node)}` must be `{name}(column, n)` with a column name and a whole "
+                              "number of periods n >= 1")
+
+
+def parse_series(text: str) -> Expression:
+    """A series expression: arithmetic over column names and window functions, no comparison."""
+    expr = parse(text, series=True)
+    if expr.is_comparison:
+        raise ExpressionError("a series expression is arithmetic, without a comparison")
+    return expr
+
+
+def parse(text: str, *, series: bool = False) -> Expression:
     try:
         tree = ast.parse(str(text).strip(), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"not an arithmetic expression ({exc.msg})") from None
     for node in ast.walk(tree):
+        if series and isinstance(node, ast.Call):
+            _check_call(node)
+            continue
+        if series and isinstance(node, ast.Name) and node.id in SERIES_FUNCTIONS:
+            continue
         if not isinstance(node, _ALLOWED):
             shown = _SYMBOLS.get(type(node)) or ast.unparse(node) or type(node).__name__
             raise ExpressionError(f"`{shown}` is not allowed (only + - * /, comparisons, numbers and metric names)")
@@ -73,7 +106,8 @@ def parse(text: str) -> Expression:
             raise ExpressionError("chained comparisons are not allowed")
         if isinstance(node, ast.Compare) and node is not tree.body:
             raise ExpressionError("a comparison may only be the whole expression")
-    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    functions = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in functions)
     return Expression(text=str(text).strip(), tree=tree, names=names,
                       is_comparison=isinstance(tree.body, ast.Compare))
 
@@ -128,3 +162,46 @@ def evaluate_compiled(expr: Expression, values: Mapping[str, float | None]) -> f
         return float(eval(code, {"__builtins__": {}}, scope))
     except ZeroDivisionError:
         raise MissingValue(f"division by zero in `{expr.text}`") from None
+
+
+def _window(values: np.ndarray, n: int, fn: str) -> np.ndarray:
+    out = np.full(values.shape, np.nan)
+    if fn == "lag":
+        out[n:] = values[:-n] if n < len(values) else out[n:]
+        return out
+    if n > len(values):
+        return out
+    windows = np.lib.stride_tricks.sliding_window_view(values, n)
+    reducers: dict[str, Callable[..., np.ndarray]] = {"avg": np.mean, "sum": np.sum, "min": np.min, "max": np.max}
+    out[n - 1:] = reducers[fn](windows, axis=1)  # a NaN anywhere in a window leaves that period without a value
+    return out
+
+
+def evaluate_series(expr: Expression, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The expression for every period at once (arrays in time order, NaN = no value); a period where a term
+    is missing or a division is by zero has NaN."""
+
+    def walk(node: ast.AST) -> np.ndarray | float:
+        if isinstance(node, ast.Constant):
+            return float(node.value)  # type: ignore[arg-type]  # parse() admits only int and float
+        if isinstance(node, ast.Name):
+            return columns[node.id]
+        if isinstance(node, ast.Call):
+            column, periods = node.args
+            assert isinstance(column, ast.Name) and isinstance(periods, ast.Constant)
+            assert isinstance(node.func, ast.Name)
+            return _window(columns[column.id], int(periods.value), node.func.id)  # type: ignore[arg-type]
+        if isinstance(node, ast.UnaryOp):
+            inner = walk(node.operand)
+            return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp):
+            left, right = walk(node.left), walk(node.right)
+            if isinstance(node.op, ast.Div):
+                right = np.where(np.asarray(right) == 0, np.nan, right)
+            return _BINARY[type(node.op)][1](left, right)  # type: ignore[arg-type]
+        raise ExpressionError(f"unsupported node {type(node).__name__}")
+
+    with np.errstate(all="ignore"):
+        length = len(next(iter(columns.values()))) if columns else 0
+        result = np.asarray(walk(expr.tree.body), dtype=float)
+        return np.broadcast_to(result, (length,)).astype(float) if result.ndim == 0 else result

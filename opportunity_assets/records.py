@@ -75,7 +75,8 @@ class Candidate(FrozenRecord):
     """Stable id, safe in a partition key (no `|`)."""
     name: str
     raw_data: list[dict[str, Any]]
-    """The as_of-filtered source rows of the candidate's window, as read by the scanner's query."""
+    """The as_of-filtered source rows, as read by the scanner's query: for a candidate going on, its metric
+    windows and the integrity yardstick's history (`integrity.history_periods`); for the others, the windows."""
     source: str
     """Source table the rows came from."""
     metrics: dict[str, float | None]
@@ -89,6 +90,10 @@ class Candidate(FrozenRecord):
     """True when no filter FAILed and the cap did not cut it: it gets an analysis partition."""
     capped: bool = False
     """True when it passed the filters but fell beyond `max_candidates`."""
+    peers: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """The night's cross-section, the same for every candidate: per source column, the median, robust scale
+    (1.4826 × MAD) and count of the scanned entities' latest period-on-period change (log). A reference
+    distribution for the verifier's cross-sectional check, never a ranking."""
 
     @property
     def partition_key(self) -> str:
@@ -140,6 +145,34 @@ class Perturbation(FrozenRecord):
     """True when the act/don't-act side (STRONG or not) changes."""
 
 
+class DataFinding(FrozenRecord):
+    """A doubt about the source data itself, found by code against the entity's own history (or the night's
+    cross-section, or a declared identity)."""
+
+    rule: str
+    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `cross_section`, `identity:<name>`."""
+    check: str
+    """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
+    value far outside what this entity or tonight's entities do)."""
+    column: str
+    """Source column (or identity name) the finding is about."""
+    periods: list[str]
+    """Periods concerned, `YYYY-MM`, oldest first."""
+    periods_back: list[int]
+    """The same periods as periods back from the latest published one (0 = latest): the blinded form."""
+    value: float | None
+    """The value (or ratio) found, as in the source."""
+    size: float | None
+    """How far outside: robust standard deviations for shifts, spikes, identities and outliers; periods for
+    stuck and stale columns; None for repeated rows."""
+    effect: str
+    """`note`, `doubt` or `reject`, from the pack's rule."""
+    message: str
+    """The finding in words, naming column, period, value and size."""
+    to_resolve: str
+    """What would settle it, e.g. `confirm 2015-06 inventory with the source`."""
+
+
 class ModelFinding(FrozenRecord):
     """A skeptic model's finding that cited the analysis (uncited ones are dropped and counted as noise)."""
 
@@ -165,6 +198,8 @@ class Verification(FrozenRecord):
     sensitivity: list[Perturbation] = Field(default_factory=list)
     to_resolve: str | None = None
     """What would resolve an UNCERTAIN status, in one line (code-written)."""
+    data_findings: list[DataFinding] = Field(default_factory=list)
+    """Integrity and plausibility findings on the source rows, with the effect each had."""
     model_findings: list[ModelFinding] = Field(default_factory=list)
     model_noise: int = 0
     """Model findings discarded because they cited no field or number of the analysis."""

@@ -31,7 +31,8 @@ class SourceSnapshot:
     anchor_period: date | None
     """Latest period (first of month) published by as_of; window month 0. None if nothing is published."""
     history: pl.DataFrame
-    """Visible valid rows within the pack's widest window: entity_id, entity_name, period, published_at,
+    """Visible valid rows within the pack's history reach (metric windows, integrity yardstick): entity_id,
+    entity_name, period, published_at,
     months_ago, source_row and the pack's columns."""
     metrics: pl.DataFrame
     """One row per visible entity: entity_id, entity_name and one column per pack metric (null = gap)."""
@@ -128,7 +129,7 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
     UNION ALL BY NAME
     SELECT 'history' AS part, entity_key AS entity_id, entity_name, source_row, period, published_at,
            months_ago, NULL AS reason, {value_columns}
-    FROM hist WHERE months_ago <= {pack.max_window}
+    FROM hist WHERE months_ago <= {pack.history_reach}
     UNION ALL BY NAME
     SELECT 'quarantine' AS part, entity_key AS entity_id, entity_name, source_row, period, published_at,
            NULL AS months_ago, reason

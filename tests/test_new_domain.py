@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -53,15 +54,18 @@ caps: {min_candidates: 1}
 
 
 def _write_source(path: Path) -> None:
-    towns = {"BRK": ("Brookfield", 1000, 1600, 1), "DUL": ("Dullsville", 1000, 1000, 8),
-             "THN": ("Thinford", 100, 200, 0)}
+    """Two years a town: visits growing steadily (Brookfield doubles), with a few percent of month-to-month noise
+    as real counts have, so the data checks' defaults see believable data."""
+    towns = {"BRK": ("Brookfield", 1000, 2.0, 1), "DUL": ("Dullsville", 1100, 1.0, 8),
+             "THN": ("Thinford", 100, 2.0, 0)}
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["town_code", "town", "yr", "mo", "visits", "competitors"])
-        for code, (name, before, after, competitors) in towns.items():
+        for code, (name, start, growth, competitors) in towns.items():
             for i in range(24):
                 year, month = 2023 + i // 12, i % 12 + 1
-                writer.writerow([code, name, year, month, before if year == 2023 else after, competitors])
+                visits = round(start * growth ** (i / 23) * (1 + 0.04 * math.sin(2.3 * i)))
+                writer.writerow([code, name, year, month, visits, competitors])
 
 
 def test_a_new_domain_runs_a_whole_night_from_yaml_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,11 +38,13 @@ def test_rows_published_after_as_of_are_invisible(synthetic: Build) -> None:
     assert snapshot.history["period"].max() == DEC_2014
     assert (snapshot.history["published_at"] <= AS_OF).all()
     assert snapshot.history.filter(pl.col("period") > DEC_2014).height == 0
-    # the widest window is 14 months back: 15 months per entity, months_ago counted from the anchor
+    # the history reaches integrity.history_periods (72) back, as far as the source goes (from 2012-01 here),
+    # months_ago counted from the anchor
+    assert pack.history_reach == 71
     for entity in ("Alpha", "Beta"):
         rows = snapshot.history.filter(pl.col("entity_id") == entity)
-        assert rows["months_ago"].to_list() == list(range(14, -1, -1))
-        assert rows["period"].min() == date(2013, 10, 1)
+        assert rows["months_ago"].to_list() == list(range(35, -1, -1))
+        assert rows["period"].min() == date(2012, 1, 1)
     assert _metrics(snapshot, "Alpha")["sales_12m"] == 1800.0
     assert _metrics(snapshot, "Alpha")["days_since_data"] == 0.0
 
@@ -124,7 +126,7 @@ def test_bad_row_is_quarantined_with_a_reason(synthetic: Build, override: dict[s
     assert _metrics(snapshot, "Beta") == _metrics(clean, "Beta")
     alpha = snapshot.history.filter(pl.col("entity_id") == "Alpha")
     assert NOV_2014 not in alpha["period"].to_list()
-    assert alpha.height == 14
+    assert alpha.height == 35  # 36 months of history (2012-01 on) less November
     assert NOVEMBER_ROW not in snapshot.history["source_row"].to_list()
     # a gap, never a changed number (coverage measures the gaps themselves: one row less of 15)
     before, after = _metrics(clean, "Alpha"), _metrics(snapshot, "Alpha")
@@ -221,7 +223,7 @@ def test_bundled_data_on_2015_08_30(texas_pack: CriteriaPack) -> None:
     assert snapshot.metrics["entity_id"].n_unique() == 46
     assert snapshot.quarantined.height == 0
     assert (snapshot.history["published_at"] <= date(2015, 8, 30)).all()
-    assert snapshot.history["months_ago"].max() == texas_pack.max_window
+    assert snapshot.history["months_ago"].max() == texas_pack.history_reach
 
 
 def test_bundled_data_one_day_earlier(texas_pack: CriteriaPack) -> None:

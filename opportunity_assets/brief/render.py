@@ -27,6 +27,7 @@ from opportunity_assets.records import (
     Summary,
     Verification,
 )
+from opportunity_assets.verifications.integrity import headline
 
 WORD_LIMIT = 400
 """The brief must stay under this many words (enforced here, checked again by an asset check)."""
@@ -87,16 +88,30 @@ def _most_sensitive(v: Verification, score: float) -> str:
     return f"{trial.input} {trial.change} (score → {format_score(trial.score)})"
 
 
+def _flags(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
+    """The red flags an act-on candidate carries, by name, and the data findings noted on it."""
+    rules = {r.name for r in pack.red_flags}
+    names = [flag.split(":", 1)[0] for flag in a.red_flags if flag.split(":", 1)[0] in rules]
+    notes = [headline(f) for f in v.data_findings if f.effect == "note" and not f.rule.startswith("red_flag:")]
+    out = f" Red flags: {', '.join(names)}." if names else ""
+    return out + (f" Data note: {'; '.join(notes[:2])}." if notes else "")
+
+
 def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     assert a.score is not None
     return (f"- **{c.name}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
-            f"Most sensitive to {_most_sensitive(v, a.score)}. Next: {worded or next_action(pack, c, a)}")
+            f"Most sensitive to {_most_sensitive(v, a.score)}.{_flags(pack, a, v)} "
+            f"Next: {worded or next_action(pack, c, a)}")
 
 
 def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score)}"
     flips = [t for t in v.sensitivity if t.flips]
-    if flips and a.score is not None:
+    doubts = [f for f in v.data_findings if f.effect == "doubt"]
+    if doubts and a.verdict.value == "STRONG":
+        more = f" (and {len(doubts) - 1} more)" if len(doubts) > 1 else ""
+        unresolved = f"doubted data: {headline(doubts[0])}{more}"
+    elif flips and a.score is not None:
         score = a.score
         worst = max(flips, key=lambda t: abs(t.score - score))
         unresolved = (f"{worst.input} {worst.change} turns it {worst.verdict.value} "

@@ -15,6 +15,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.verifications.integrity import night_peers
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def _cap_key(pack: CriteriaPack, candidate: Candidate) -> tuple[int, float, str]
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
          quarantined: int = 0) -> tuple[list[Candidate], ScanReport]:
     raw = _raw_rows(history, pack.source.columns)
+    peers = night_peers(raw, pack.source.columns)
     judged: list[Candidate] = []
     taken: set[str] = set()
     for row in metrics.sort("entity_id").iter_rows(named=True):
@@ -105,12 +107,16 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
             as_of=as_of, id=cid, name=row["entity_name"] or row["entity_id"], raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None],
-            filters=filters, went_on=FilterResult.FAIL not in filters.values(),
+            filters=filters, went_on=FilterResult.FAIL not in filters.values(), peers=peers,
         ))
 
     passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c))
     cut = {c.id for c in passing[pack.caps.max_candidates:]}
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
+    # Only a candidate going on is verified: the others keep the rows of their metric windows, not the history.
+    windows = (0, pack.max_window)
+    candidates = [c if c.went_on else c.model_copy(update={"raw_data": rows_in_window(c.raw_data, windows)})
+                  for c in candidates]
 
     notes = []
     if cut:

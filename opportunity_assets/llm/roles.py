@@ -23,6 +23,7 @@ from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.llm.models import AnalyzerJudgment, VerifierFinding, VerifierJudgment
 from opportunity_assets.records import Analysis, Candidate, ModelFinding, Status, Verification
+from opportunity_assets.verifications.integrity import headline, history_summary
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 ROLES = ("analyzer", "verifier", "brief")
@@ -121,6 +122,18 @@ def analysis_view(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, 
     }
 
 
+def verifier_view(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, verification: Verification,
+                  blinder: Blinder) -> dict[str, Any]:
+    """What the skeptic model sees: the analysis view, the code's findings on the source data (each with its
+    effect), and a compact history of each source column, both without dates or names (periods counted back)."""
+    return {
+        **analysis_view(pack, candidate, analysis, blinder),
+        "data_findings": [{"finding": blinder.hide(headline(f, blinded=True)), "check": f.check, "effect": f.effect}
+                          for f in verification.data_findings],
+        "history": history_summary(pack, candidate),
+    }
+
+
 def _new_items(existing: list[str], added: list[str]) -> list[str]:
     seen = {a.strip().lower() for a in existing}
     out = []
@@ -146,7 +159,8 @@ def merge_analyzer(analysis: Analysis, judgment: AnalyzerJudgment, blinder: Blin
 
 
 # ---- verifier findings -----------------------------------------------------------------------------------
-_FIELD = re.compile(r"^(numbers|calculation)\.(\w+)$|^(assumptions|red_flags)\[(\d+)\]$|^(score|verdict)$")
+_FIELD = re.compile(r"^(numbers|calculation|history)\.(\w+)$|^(assumptions|red_flags|data_findings)\[(\d+)\]$"
+                    r"|^(score|verdict)$")
 
 
 def cites_the_analysis(finding: VerifierFinding, view: dict[str, Any]) -> bool:
@@ -158,8 +172,10 @@ def cites_the_analysis(finding: VerifierFinding, view: dict[str, Any]) -> bool:
             return match.group(2) in view["numbers"]
         if match.group(1) == "calculation":
             return any(step["name"] == match.group(2) for step in view["calculation"])
+        if match.group(1) == "history":
+            return match.group(2) in view.get("history", {})
         if match.group(3):
-            return int(match.group(4)) < len(view[match.group(3)])
+            return int(match.group(4)) < len(view.get(match.group(3), []))
         return view.get(match.group(5)) is not None
     if not re.fullmatch(r"[-+]?\$?\d[\d,]*(\.\d+)?%?", cited):
         return False

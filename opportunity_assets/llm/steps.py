@@ -19,6 +19,7 @@ from opportunity_assets.llm.roles import (
     apply_verifier,
     load_prompt,
     merge_analyzer,
+    verifier_view,
 )
 from opportunity_assets.records import Analysis, Candidate, RunError, Verification
 from resources.model import BudgetExhausted, CallSpec, ModelCallFailed, ModelReply, ModelResource
@@ -64,7 +65,7 @@ def judge_verification(model: ModelResource, pack: CriteriaPack, candidate: Cand
     if not model.enabled():
         return Judged(verification, None, None)
     blinder = Blinder.for_night(candidate.as_of, model.knowledge_cutoff(), [candidate])
-    view = analysis_view(pack, candidate, analysis, blinder)
+    view = verifier_view(pack, candidate, analysis, verification, blinder)
     payload = {"role": "verifier", "analysis": view}
     spec = _spec(pack, "verifier", pack.models.verifier, payload, VerifierJudgment, candidate.as_of, candidate.id)
     try:

@@ -116,6 +116,7 @@ def _describe_verification(judged: Judged[Verification], seconds: float) -> dict
     v = judged.record
     return {"seconds": round(seconds, 4), "status": v.status.value,
             "failed_checks": ", ".join(v.failed_checks) or "none", "fatal_assumption": v.fatal_assumption or "none",
+            "data_findings": "\n".join(f"- [{f.effect}] {f.message}" for f in v.data_findings) or "none",
             "model_noise": v.model_noise, **_usage(judged.reply, judged.model_error)}
 
 

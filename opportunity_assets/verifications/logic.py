@@ -11,14 +11,19 @@ as truth. Five checks, each reported separately:
 - omissions: the pack's checklist, and every red flag whose rule holds is reported;
 - constraints: every hard filter truly PASS, recomputed; none UNCLEAR-then-passed.
 
-Status: a failed code check → REJECTED; a fragile verdict or an unresolvable check → UNCERTAIN;
-all five pass → CONFIRMED.
+Besides the arithmetic, the skeptic doubts the rows themselves (`integrity.py`): integrity findings join the
+inputs check, plausibility findings the assumptions check, and a red flag that holds joins the assumptions check
+too. What each does is its pack rule's effect: `note` is reported only; `doubt` makes a STRONG verdict UNCERTAIN
+(it does not act on doubted data); `reject` makes any verdict REJECTED.
+
+Status: a failed code check or a `reject` → REJECTED; a fragile verdict, an unresolvable check or a `doubt` on a
+STRONG → UNCERTAIN; all five pass → CONFIRMED.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -31,12 +36,14 @@ from opportunity_assets.records import (
     Analysis,
     Candidate,
     CheckOutcome,
+    DataFinding,
     FilterResult,
     Perturbation,
     Status,
     Verdict,
     Verification,
 )
+from opportunity_assets.verifications import integrity
 
 CHECKS = ("arithmetic", "inputs", "assumptions", "omissions", "constraints")
 _HARD_CHECKS = ("arithmetic", "inputs", "omissions", "constraints")
@@ -270,9 +277,10 @@ def _constraints(pack: CriteriaPack, candidate: Candidate, truth: dict[str, floa
     return CheckOutcome(passed=True, finding=f"All {len(pack.hard_filters)} hard filters recomputed PASS.")
 
 
-def combine(checks: dict[str, CheckOutcome]) -> tuple[Status, list[str], str]:
+def combine(checks: dict[str, CheckOutcome], rejected: Sequence[str] = ()) -> tuple[Status, list[str], str]:
+    """The status from the five checks. `rejected`: checks failed by a `reject` finding (REJECTED whichever)."""
     failed = [name for name in CHECKS if checks[name].passed is False]
-    hard = [name for name in failed if name in _HARD_CHECKS]
+    hard = [name for name in failed if name in _HARD_CHECKS or name in rejected]
     open_ = [name for name in CHECKS if checks[name].passed is None]
     if hard:
         return Status.REJECTED, failed, f"Failed code check(s): {', '.join(hard)}."
@@ -283,7 +291,41 @@ def combine(checks: dict[str, CheckOutcome]) -> tuple[Status, list[str], str]:
     return Status.CONFIRMED, [], "All five checks pass."
 
 
-def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Perturbation | None) -> str | None:
+def _red_flag_findings(pack: CriteriaPack, candidate: Candidate, truth: dict[str, float | None]) -> list[DataFinding]:
+    """Red flags whose rule holds on the recomputed metrics and whose effect is more than a note."""
+    out = []
+    for rule in pack.red_flags:
+        if rule.effect == "note":
+            continue
+        try:
+            holds = expressions.evaluate_compiled(rule.parsed, truth)
+        except expressions.MissingValue:
+            continue
+        if holds:
+            out.append(DataFinding(
+                rule=f"red_flag:{rule.name}", check="assumptions", column=rule.name, periods=[], periods_back=[],
+                value=None, size=None, effect=rule.effect, message=f"red flag {rule.name}: {rule.message}",
+                to_resolve=f"decide whether {rule.name} ({rule.when}) rules it out"))
+    return out
+
+
+def _with_findings(outcome: CheckOutcome, findings: Sequence[DataFinding], strong: bool) -> CheckOutcome:
+    """A check's outcome with its data findings: a `reject` fails it, a `doubt` on a STRONG leaves it unresolved."""
+    if not findings:
+        return outcome
+    passed = outcome.passed
+    if any(f.effect == "reject" for f in findings):
+        passed = False
+    elif strong and passed is True and any(f.effect == "doubt" for f in findings):
+        passed = None
+    words = "; ".join(f"{f.message} [{f.effect}]" for f in findings)
+    return CheckOutcome(passed=passed, finding=f"{outcome.finding} Data: {words}.")
+
+
+def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Perturbation | None,
+                doubts: Sequence[DataFinding]) -> str | None:
+    if doubts:
+        return "; ".join(dict.fromkeys(f.to_resolve for f in doubts)) + "."
     if fatal is not None and fatal.relative_change is not None:
         return f"confirm {fatal.input} with the next release or a second source."
     if fatal is not None:
@@ -299,19 +341,27 @@ def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Pert
 def verify(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> Verification:
     truth = {name: recompute_metric(spec, candidate.raw_data, candidate.as_of) for name, spec in pack.metrics.items()}
     sensitivity = _assumptions(pack, candidate, analysis, truth)
+    findings = integrity.check(pack, candidate) + _red_flag_findings(pack, candidate, truth)
+    strong = analysis.verdict == Verdict.STRONG
+    by_check = {name: [f for f in findings if f.check == name] for name in ("inputs", "assumptions")}
     checks = {
         "arithmetic": _arithmetic(pack, analysis, truth),
-        "inputs": _inputs(pack, candidate, analysis, truth),
-        "assumptions": sensitivity.outcome,
+        "inputs": _with_findings(_inputs(pack, candidate, analysis, truth), by_check["inputs"], strong),
+        "assumptions": _with_findings(sensitivity.outcome, by_check["assumptions"], strong),
         "omissions": _omissions(pack, analysis, truth),
         "constraints": _constraints(pack, candidate, truth),
     }
-    status, failed, reason = combine(checks)
+    rejected = sorted({f.check for f in findings if f.effect == "reject"})
+    status, failed, reason = combine(checks, rejected)
+    doubts = [f for f in findings if f.effect == "doubt"] if strong else []
+    if status != Status.CONFIRMED and (doubts or rejected):
+        decisive = [f for f in findings if f.effect == "reject"] or doubts
+        reason = f"{reason} Data {'rejected' if rejected else 'doubted'}: {decisive[0].message}."
     fatal = sensitivity.fatal
     return Verification(
         as_of=candidate.as_of, candidate_id=candidate.id, status=status, checks=checks, failed_checks=failed,
         reason=reason, fatal_assumption=f"{fatal.input} ({fatal.change})" if fatal else None,
         key_assumption=f"{sensitivity.key.input} ({sensitivity.key.change})" if sensitivity.key else None,
-        sensitivity=sensitivity.trials,
-        to_resolve=_to_resolve(pack, checks, fatal) if status == Status.UNCERTAIN else None,
+        sensitivity=sensitivity.trials, data_findings=findings,
+        to_resolve=_to_resolve(pack, checks, fatal, doubts) if status == Status.UNCERTAIN else None,
     )

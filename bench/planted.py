@@ -1,0 +1,220 @@
+"""Planted-defect bench: does a broken feed reach "Act on these"? And what does the doubt cost on clean data?
+
+    .venv/bin/python bench/planted.py [--period design|held-out|both] [--quick]
+
+1. Plants each defect class of `tests/plants.py` at several magnitudes, subtle to gross, into copies of the
+   bundled Texas source, in scored and unscored columns, for several real markets, each broken in a month whose
+   night had it in "Act on these" on clean data (so a miss is a real miss). Runs the nights after each break, from
+   the first that sees the broken month, through the same scan, analyze, verify and route code the assets call
+   (no Dagster), and prints per class and magnitude how many planted market-nights were caught (kept out of
+   act_on_these) and how many reached it, with and without the integrity checks' effects.
+2. On the clean data, the false-doubt rate: clean act-on picks (STRONG + CONFIRMED without the data checks'
+   effects) that the checks made UNCERTAIN or REJECTED, by rule, design and held-out periods apart.
+
+The held-out backtest (before/after) is `bench/backtest_texas.py`. Design on as_of <= 2009-12-31 only; the
+held-out period is reported, never tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.routing import route
+from opportunity_assets.candidates.logic import candidate_id, scan
+from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.night import nights_between
+from opportunity_assets.periods import months_before
+from opportunity_assets.verifications.logic import verify
+from resources.criteria import DEFAULT_PACK
+from resources.source import read_snapshot
+from tests.plants import Plant, plant, read_source, write_source
+
+DESIGN = (date(2003, 1, 31), date(2009, 12, 31))
+HELD_OUT = (date(2010, 1, 31), date(2014, 6, 30))
+MAGNITUDES = {
+    "level_shift": (0.8, 0.9, 1.15, 1.3, 2.0),
+    "unit_slip": (0.001, 0.01, 10.0, 1000.0),
+    "spike": (0.5, 1.6, 3.0, 10.0),
+    "stuck": (3, 6, 12),
+    "repeated_rows": (1, 2, 4),
+    "drift": (0.85, 1.15, 1.3),
+    "stale": (3, 6),
+    "swapped": (1,),
+}
+"""Per class, subtle to gross."""
+COLUMNS = {
+    "level_shift": (("inventory",), ("listings",), ("sales", "volume"), ("median",), ("listings", "inventory")),
+    "unit_slip": (("median",), ("volume",), ("listings",)),
+    "spike": (("sales",), ("inventory",), ("listings",), ("median",)),
+    "stuck": (("inventory",), ("listings",), ("sales",)),
+    "repeated_rows": (("sales", "volume", "median", "listings", "inventory"),),
+    "drift": (("inventory",), ("listings",)),
+    "stale": (("listings",), ("volume",)),
+    "swapped": (("listings", "volume"),),
+}
+"""Per class, the columns broken: scored (sales, inventory) and unscored (volume, median, listings)."""
+AFTER = (0, 1, 3, 6)
+"""Nights evaluated, in months after the first night that sees the broken month."""
+
+
+@dataclass(frozen=True)
+class Fate:
+    section: str
+    """act_on_these, needs_your_judgment, an archive tag, or `not going on` (filtered or capped)."""
+    quiet_section: str
+    """The same with every data finding's and red flag's effect turned to `note` (the verifier before)."""
+    rules: tuple[str, ...]
+
+
+def quieted(pack: CriteriaPack) -> CriteriaPack:
+    """The pack with every integrity rule, identity and red flag reporting only: the verifier without doubt."""
+    spec = pack.integrity
+    rules = {name: getattr(spec, name).model_copy(update={"effect": "note"})
+             for name in ("level_shift", "spike", "stuck", "repeated_rows", "stale", "cross_section")}
+    identities = [i.model_copy(update={"effect": "note"}) for i in spec.identities]
+    return pack.model_copy(update={
+        "integrity": spec.model_copy(update={**rules, "identities": identities}),
+        "red_flags": [r.model_copy(update={"effect": "note"}) for r in pack.red_flags]})
+
+
+def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -> dict[str, Fate]:
+    """Each going-on candidate's section with the checks' effects and without them (`only`: these ids)."""
+    quiet = quieted(pack)
+    snapshot = read_snapshot(pack, as_of)
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined.height)
+    out = {}
+    for c in found:
+        if only is not None and c.id not in only:
+            continue
+        if not c.went_on:
+            out[c.id] = Fate("not going on", "not going on", ())
+            continue
+        a = analyze(pack, c)
+        v = verify(pack, c, a)
+        out[c.id] = Fate(route(a, v).section_or_tag, route(a, verify(quiet, c, a)).section_or_tag,
+                         tuple(sorted({f.rule for f in v.data_findings if f.effect != "note"})))
+    return out
+
+
+def with_source(pack: CriteriaPack, path: Path) -> CriteriaPack:
+    return pack.model_copy(update={"source": pack.source.model_copy(update={"path": str(path)})})
+
+
+def first_night_seeing(period: date, lag_days: int) -> date:
+    """The first month-end night on which `period`'s row is published."""
+    nights = nights_between(period, date(period.year + 1, period.month, 1), "month-end")
+    from calendar import monthrange
+    published = date(period.year, period.month, monthrange(period.year, period.month)[1]).toordinal() + lag_days
+    return next(n for n in nights if n.toordinal() >= published)
+
+
+def targets(pack: CriteriaPack, span: tuple[date, date], count: int) -> list[tuple[str, date]]:
+    """(entity, break month): markets in "Act on these" on clean data, each broken in its night's latest month,
+    one per market, spread over the period."""
+    chosen: dict[str, date] = {}
+    names: dict[str, str] = {}
+    frame = read_source(str(pack.source_path))
+    for entity in frame[pack.source.entity_id].unique().to_list():
+        names[candidate_id(entity)] = entity
+    nights = nights_between(*span, "month-end")
+    step = max(1, len(nights) // count)
+    for as_of in nights[::step]:
+        fates = night_fates(pack, as_of)
+        anchor = read_snapshot(pack, as_of).anchor_period
+        for cid, fate in sorted(fates.items()):
+            if fate.section == "act_on_these" and cid not in chosen and anchor is not None:
+                chosen[cid] = anchor
+                break
+        if len(chosen) >= count:
+            break
+    return [(names[cid], month) for cid, month in chosen.items()]
+
+
+def run_plants(pack: CriteriaPack, picks: list[tuple[str, date]], kinds: list[str], workdir: Path,
+               say=print) -> dict[tuple[str, float], Counter]:
+    clean = read_source(str(pack.source_path))
+    results: dict[tuple[str, float], Counter] = defaultdict(Counter)
+    for kind in kinds:
+        for magnitude in MAGNITUDES[kind]:
+            for columns in COLUMNS[kind]:
+                for entity, month in picks:
+                    p = Plant(kind, entity, columns, month, magnitude)
+                    path = workdir / f"{kind}.csv"
+                    write_source(plant(clean, p), str(path))
+                    planted = with_source(pack, path)
+                    first = first_night_seeing(month, pack.source.publication_lag_days)
+                    for k in AFTER:
+                        as_of = nights_between(months_before(first, -k), months_before(first, -k - 1),
+                                               "month-end")[0]
+                        fate = night_fates(planted, as_of, {candidate_id(entity)}).get(candidate_id(entity))
+                        if fate is None:
+                            continue
+                        tally = results[(kind, magnitude)]
+                        tally["nights"] += 1
+                        tally["reached_before"] += fate.quiet_section == "act_on_these"
+                        tally["reached"] += fate.section == "act_on_these"
+                        if fate.section == "act_on_these":
+                            say(f"  missed: {p.describe()} on {as_of}")
+    return results
+
+
+def false_doubt(pack: CriteriaPack, span: tuple[date, date]) -> tuple[int, int, Counter]:
+    picks = doubted = 0
+    rules: Counter = Counter()
+    for as_of in nights_between(*span, "month-end"):
+        for fate in night_fates(pack, as_of).values():
+            if fate.quiet_section == "act_on_these":
+                picks += 1
+                if fate.section != "act_on_these":
+                    doubted += 1
+                    rules.update(fate.rules)
+    return picks, doubted, rules
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--period", choices=("design", "held-out", "both"), default="both",
+                        help="where the plants' markets and the false-doubt nights come from")
+    parser.add_argument("--markets", type=int, default=4, help="markets planted per period")
+    parser.add_argument("--criteria", default=str(DEFAULT_PACK))
+    args = parser.parse_args()
+    pack = load_criteria(args.criteria)
+    periods = {"design": [DESIGN], "held-out": [HELD_OUT], "both": [DESIGN, HELD_OUT]}[args.period]
+    started = time.perf_counter()
+    for span in periods:
+        label = "design" if span == DESIGN else "held out"
+        picks = targets(pack, span, args.markets)
+        print(f"\n## Plants, {label} period ({span[0]:%Y-%m}..{span[1]:%Y-%m}): markets "
+              + ", ".join(f"{e} from {m:%Y-%m}" for e, m in picks))
+        with tempfile.TemporaryDirectory() as tmp:
+            results = run_plants(pack, picks, list(MAGNITUDES), Path(tmp), say=lambda line: print(line))
+        print("\n| class | magnitude | planted market-nights | reached act-on without the checks | reached act-on "
+              "with them | caught |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for (kind, magnitude), tally in results.items():
+            caught = tally["nights"] - tally["reached"]
+            print(f"| {kind} | {magnitude:g} | {tally['nights']} | {tally['reached_before']} | {tally['reached']} | "
+                  f"{caught}/{tally['nights']} |")
+        total = sum(t["nights"] for t in results.values())
+        missed = sum(t["reached"] for t in results.values())
+        print(f"\nAll plants ({label}): {missed} of {total} planted market-nights reached act_on_these "
+              f"({sum(t['reached_before'] for t in results.values())} without the checks' effects).")
+        picks_n, doubted, rules = false_doubt(pack, span)
+        print(f"False-doubt rate ({label}, clean data): {doubted} of {picks_n} clean act-on picks became UNCERTAIN "
+              f"or REJECTED ({doubted / max(picks_n, 1):.1%}); by rule: {dict(rules.most_common())}")
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

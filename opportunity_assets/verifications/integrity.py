@@ -1,0 +1,471 @@
+"""Is the source itself believable? The skeptic's checks on the rows, not on the arithmetic (DESIGN §7b).
+
+Pure: takes a candidate's as_of-filtered rows (its metric windows and `integrity.history_periods` of history) and
+the night's cross-section, returns findings. Every numeric column the source declares is judged, scored or not,
+over the periods the metrics read (the judged span: 0 to the widest window back), each against the entity's own
+history before that span: robust statistics (median and MAD of its past period-on-period and year-on-year
+changes), so a volatile small market and a steady large one are each their own yardstick.
+
+- level shift or unit change: a change far outside the entity's past changes that stays;
+- spike: a one-period spike or drop, reverted the next period;
+- stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
+- staleness: a column that stopped reporting while the entity's latest period goes on;
+- identities declared in the pack (ratios that hold in the domain), against the entity's own band of the ratio,
+  and against the declared band when the own history is short or was itself off throughout;
+- cross-section: the latest change far outside that night's distribution across all scanned entities.
+
+Integrity findings (the rows contradict each other or themselves) are reported under INPUTS, plausibility
+findings (a value far outside what this entity or tonight's entities do) under ASSUMPTIONS. What a finding does
+is its rule's `effect` in the pack; code applies it (logic.py), never a model.
+
+Changes are measured on a log scale (a unit slip of 1000 is the same size at any level). "MADs" are robust
+standard deviations: 1.4826 × the median absolute deviation, which equals the standard deviation for normal
+data and is not moved by the few broken periods it is meant to catch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from opportunity_assets import expressions
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import months_before
+from opportunity_assets.records import Candidate, DataFinding
+from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
+
+YEAR = 12
+"""Periods in a year (monthly panels): the lag of the year-on-year change."""
+_MIN_SCALE = 0.005
+"""Floor of a robust scale on the log scale (0.5%): a column rounded to a few values must not make every move
+look enormous."""
+_MIN_SAMPLE = 6
+"""Fewest values a robust yardstick is computed from."""
+_MIN_PEERS = 8
+"""Fewest scanned entities for a cross-section."""
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale")
+"""Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
+
+
+@dataclass(frozen=True)
+class Yardstick:
+    """Robust location and scale of a sample, and where it comes from."""
+
+    median: float
+    scale: float
+    """1.4826 × MAD, floored (see `_MIN_SCALE`)."""
+    count: int
+    since: str
+    """First period of the sample, `YYYY-MM`."""
+
+    def z(self, value: float) -> float:
+        return (value - self.median) / self.scale
+
+
+def robust(values: np.ndarray, since: str) -> Yardstick | None:
+    """Median and MAD-scale of the finite values, or None with fewer than `_MIN_SAMPLE`."""
+    sample = values[np.isfinite(values)]
+    if len(sample) < _MIN_SAMPLE:
+        return None
+    median = float(np.median(sample))
+    mad = float(np.median(np.abs(sample - median)))
+    scale = 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(sample - median)))
+    return Yardstick(median=median, scale=max(scale, _MIN_SCALE), count=len(sample), since=since)
+
+
+def log_level(values: np.ndarray) -> np.ndarray:
+    """log(x + 1% of the column's median positive level): defined at zero, a ratio scale elsewhere."""
+    positive = values[np.isfinite(values) & (values > 0)]
+    offset = 0.01 * float(np.median(positive)) if len(positive) else 1.0
+    with np.errstate(all="ignore"):
+        return np.log(values + offset)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One candidate's rows as arrays in time order (index 0 = oldest kept period; NaN = no value)."""
+
+    periods: list[str]
+    """`YYYY-MM` of each index."""
+    values: dict[str, np.ndarray]
+    judged_from: int
+    """First index of the judged span (the periods the metrics read)."""
+
+    @property
+    def length(self) -> int:
+        return len(self.periods)
+
+    def back(self, index: int) -> int:
+        return self.length - 1 - index
+
+
+def series_of(candidate: Candidate, columns: Sequence[str], judged_periods: int) -> Series | None:
+    """The candidate's raw rows as arrays; None without a published period."""
+    if candidate.anchor_period is None or not candidate.raw_data:
+        return None
+    reach = max(int(row["months_ago"]) for row in candidate.raw_data)
+    length = reach + 1
+    values = {c: np.full(length, np.nan) for c in columns}
+    for row in candidate.raw_data:
+        index = reach - int(row["months_ago"])
+        for c in columns:
+            if row.get(c) is not None:
+                values[c][index] = float(row[c])
+    periods = [f"{months_before(candidate.anchor_period, reach - i):%Y-%m}" for i in range(length)]
+    return Series(periods=periods, values=values, judged_from=max(0, length - judged_periods))
+
+
+def _yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: int = 1) -> Yardstick | None:
+    """The entity's own yardstick: the changes before the judged span if there are enough, else all of them."""
+    past = changes[: series.judged_from]
+    if np.isfinite(past).sum() >= min_history:
+        return robust(past, series.periods[start])
+    return robust(changes, series.periods[start])
+
+
+def format_number(value: float) -> str:
+    """A source value as findings write it (the brief's number check reads it back the same way)."""
+    if value != 0 and abs(value) < 1:
+        return f"{value:.3g}"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def _moved(change: float) -> str:
+    return f"{math.expm1(change):+.0%}"
+
+
+def _span(periods: Sequence[str]) -> str:
+    return periods[0] if len(periods) == 1 else f"{periods[0]}..{periods[-1]}"
+
+
+class _Findings:
+    """Collects findings, each with its rule's effect."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        self.items: list[DataFinding] = []
+
+    def add(self, rule: str, effect: str, column: str, indices: Sequence[int], value: float | None,
+            size: float | None, message: str, resolve: str | None = None) -> None:
+        periods = [self.series.periods[i] for i in indices]
+        check = "inputs" if rule in INTEGRITY_RULES or rule.startswith("identity:") else "assumptions"
+        self.items.append(DataFinding(
+            rule=rule, check=check, column=column, periods=periods,
+            periods_back=[self.series.back(i) for i in indices], value=value,
+            size=None if size is None else round(size, 1), effect=effect, message=message,
+            to_resolve=resolve or f"confirm {_span(periods)} {column} with the source"))
+
+
+# ---- the checks ------------------------------------------------------------------------------------------
+def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops."""
+    series = found.series
+    raw = series.values[column]
+    level = log_level(raw)
+    step = np.full(series.length, np.nan)
+    step[1:] = level[1:] - level[:-1]
+    stick = _yardstick(series, step, spec.min_history)
+    if stick is None:
+        return
+    # The same change against the same change a year earlier (the step of the year-on-year change): a move the
+    # season makes every year is not a shift. Where a year of history exists, a finding needs both to be far out.
+    seasonal = np.full(series.length, np.nan)
+    seasonal[YEAR:] = step[YEAR:] - step[:-YEAR]
+    season_stick = _yardstick(series, seasonal, spec.min_history, start=min(YEAR, series.length - 1))
+    judged = range(max(series.judged_from, 1), series.length)
+    skip: set[int] = set()
+    worst: dict[str, tuple[float, int]] = {}
+    for t in judged:
+        if t in skip or not math.isfinite(step[t]):
+            continue
+        z = stick.z(step[t])
+        if season_stick is not None and math.isfinite(seasonal[t]):
+            z_season = season_stick.z(seasonal[t])
+            z = math.copysign(min(abs(z), abs(z_season)), z) if z * z_season > 0 else 0.0
+        if abs(z) >= min(spec.level_shift.threshold_mads, spec.spike.threshold_mads):
+            after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
+            reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
+            rule = "spike" if reverted else "level_shift"
+            threshold = (spec.spike if reverted else spec.level_shift).threshold_mads
+            if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0))[0]):
+                worst[rule] = (z, t)
+            if reverted:
+                skip.add(t + 1)
+    for rule, (z, t) in sorted(worst.items()):
+        where = "above" if z > 0 else "below"
+        what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
+                "a one-period drop, reverted the next period" if rule == "spike" else
+                "and it stays" if t + 1 < series.length else "in the latest period")
+        found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
+                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {_moved(step[t])} "
+                  f"from the "
+                  f"period before: {abs(z):.1f} MADs {where} its period-on-period changes since {stick.since} "
+                  f"(typically {_moved(stick.median)} ± {stick.scale:.1%}), {what}")
+
+
+def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    series = found.series
+    raw = series.values[column]
+    same = np.full(series.length, np.nan)
+    both = np.isfinite(raw[1:]) & np.isfinite(raw[:-1])
+    same[1:] = np.where(both, (raw[1:] == raw[:-1]).astype(float), np.nan)
+    past = same[: series.judged_from] if np.isfinite(same[: series.judged_from]).sum() >= spec.min_history else same
+    sample = past[np.isfinite(past)]
+    if len(sample) < _MIN_SAMPLE:
+        return
+    rate = (float(sample.sum()) + 1) / (len(sample) + 2)  # Laplace: a column never seen repeating still may
+    run, best = 0, (0, 0)
+    for t in range(1, series.length):
+        run = run + 1 if same[t] == 1 else 0
+        if t >= series.judged_from and run > best[0]:
+            best = (run, t)
+    run, end = best
+    if run >= spec.stuck.min_periods and rate ** run < spec.stuck.max_probability:
+        indices = list(range(end - run, end + 1))
+        found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
+                  f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
+                  f"({_span([series.periods[i] for i in indices])}); "
+                  f"it repeated in {rate:.0%} of its past periods, so a run this long has probability "
+                  f"{rate ** run:.1e}")
+
+
+def _repeated_rows(found: _Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
+    """A judged row equal, in every filled column, to another period's row, where the entity's own past rows
+    (nearly) never repeat: the latest such row is reported, with how many there are."""
+    series = found.series
+    table = np.column_stack([series.values[c] for c in columns])
+    filled = np.isfinite(table)
+
+    def earlier_twin(t: int) -> int | None:
+        if filled[t].sum() < spec.repeated_rows.min_columns:
+            return None
+        for other in range(t - 1, -1, -1):
+            mask = filled[t]
+            if np.array_equal(filled[other], mask) and np.array_equal(table[other][mask], table[t][mask]):
+                return other
+        return None
+
+    past = [earlier_twin(t) is not None for t in range(series.judged_from) if filled[t].sum()]
+    rate = (sum(past) + 1) / (len(past) + 2)
+    if len(past) < _MIN_SAMPLE or rate > spec.repeated_rows.max_rate:
+        return
+    twins = [(t, twin) for t in range(series.judged_from, series.length) if (twin := earlier_twin(t)) is not None]
+    if not twins:
+        return
+    t, twin = twins[-1]
+    more = f"; {len(twins)} judged rows repeat an earlier one" if len(twins) > 1 else ""
+    names = ", ".join(c for c, f in zip(columns, filled[t], strict=True) if f)
+    found.add("repeated_row", spec.repeated_rows.effect, "row", [twin, t], None, float(len(twins)),
+              f"the row for {series.periods[t]} repeats {series.periods[twin]} exactly in all {int(filled[t].sum())} "
+              f"filled columns ({names}){more}; {rate:.0%} of the entity's past rows repeated an earlier one",
+              f"confirm the {series.periods[t]} row with the source (it repeats {series.periods[twin]})")
+
+
+def _stale(found: _Findings, spec: IntegritySpec, column: str, latest_row: int) -> None:
+    """A column whose latest value is `stale.periods` behind the latest published period, or missing from the
+    entity's own latest row while its other columns report."""
+    series = found.series
+    raw = series.values[column]
+    present = np.flatnonzero(np.isfinite(raw))
+    if not len(present):
+        return
+    last = int(present[-1])
+    lag = series.length - 1 - last
+    past = np.isfinite(raw[: series.judged_from]) if series.judged_from >= spec.min_history else np.isfinite(raw)
+    fill = float(past.mean()) if len(past) else 0.0
+    if fill < spec.stale.min_fill or lag == 0 or (lag < spec.stale.periods and last >= latest_row):
+        return
+    behind = f"{lag} period{'s' if lag > 1 else ''} behind the latest {series.periods[-1]}"
+    found.add("stale", spec.stale.effect, column, [last], float(raw[last]), float(lag),
+              f"{column} last reported {series.periods[last]}, {behind}"
+              + ("" if last >= latest_row else
+                 f", while the entity's other columns report {series.periods[latest_row]}")
+              + f", though it was filled in {fill:.0%} of past periods",
+              f"obtain {column} after {series.periods[last]} from the source")
+
+
+def _identity(found: _Findings, spec: IntegritySpec, identity: Identity) -> None:
+    series = found.series
+    ratio = expressions.evaluate_series(identity.parsed, series.values)
+    with np.errstate(all="ignore"):
+        level = np.where(ratio > 0, np.log(ratio), np.nan)
+    columns = "/".join(sorted(identity.parsed.names))
+    judged = np.arange(series.judged_from, series.length)
+    judged = judged[np.isfinite(level[judged])]
+    if not len(judged):
+        return
+    own = _yardstick(series, level, spec.min_history, start=0)
+    own_history = own is not None and np.isfinite(level[: series.judged_from]).sum() >= spec.min_history
+    if own is not None:
+        z = np.array([own.z(level[t]) for t in judged])
+        single = int(np.argmax(np.abs(z)))
+        persistent = (0.0, 0)
+        for s in range(len(judged) - 2):
+            tail = z[s:]
+            typical = float(np.median(tail))
+            stat = abs(typical) * math.sqrt(len(tail)) / 1.2533  # the median of k values, in its own SDs
+            if abs(typical) >= 2 and stat > abs(persistent[0]):
+                persistent = (math.copysign(stat, typical), s)
+        usual = math.exp(own.median)
+        if abs(z[single]) >= identity.threshold_mads:
+            t = int(judged[single])
+            found.add(f"identity:{identity.name}", identity.effect, identity.name, [t], float(ratio[t]),
+                      float(abs(z[single])),
+                      f"{identity.name} ({identity.ratio}) is {format_number(float(ratio[t]))} in {series.periods[t]}: "
+                      f"{abs(z[single]):.1f} MADs {'above' if z[single] > 0 else 'below'} its usual "
+                      f"{format_number(usual)} "
+                      f"(± {own.scale:.1%}) since {own.since}",
+                      f"confirm {series.periods[t]} {columns} with the source")
+            return
+        if abs(persistent[0]) >= identity.threshold_mads:
+            indices = [int(t) for t in judged[persistent[1]:]]
+            typical_ratio = float(np.median(ratio[indices]))
+            found.add(f"identity:{identity.name}", identity.effect, identity.name, indices, typical_ratio,
+                      float(abs(persistent[0])),
+                      f"{identity.name} ({identity.ratio}) has been {format_number(typical_ratio)} since "
+                      f"{series.periods[indices[0]]}, off its usual {format_number(usual)} (± {own.scale:.1%}) since "
+                      f"{own.since} in every period: {abs(persistent[0]):.1f} MADs as a run",
+                      f"confirm {columns} since {series.periods[indices[0]]} with the source")
+            return
+    if identity.expected is None:
+        return
+    low, high = identity.expected
+    recent = float(np.median(ratio[judged]))
+    own_inside = own_history and own is not None and low <= math.exp(own.median) <= high
+    if not low <= recent <= high and not own_inside:
+        indices = [int(t) for t in judged]
+        found.add(f"identity:{identity.name}", identity.effect, identity.name, indices, recent, None,
+                  f"{identity.name} ({identity.ratio}) is {format_number(recent)} over "
+                  f"{_span([series.periods[i] for i in indices])}, "
+                  f"outside the domain's band {format_number(low)}-{format_number(high)}"
+                  + ("" if own_history else " (too little own history to judge it against)"),
+                  f"confirm {columns} with the source")
+
+
+def _cross_section(found: _Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
+    series = found.series
+    if peers.get("count", 0) < _MIN_PEERS:
+        return
+    change = latest_change(series.values[column])
+    if change is None:
+        return
+    z = (change - peers["median"]) / max(peers["scale"], _MIN_SCALE)
+    if abs(z) >= spec.cross_section.threshold_mads:
+        last = series.length - 1
+        found.add("cross_section", spec.cross_section.effect, column, [last - 1, last],
+                  float(series.values[column][last]), abs(z),
+                  f"{column} moved {_moved(change)} into {series.periods[last]}: {abs(z):.1f} MADs "
+                  f"{'above' if z > 0 else 'below'} tonight's {int(peers['count'])} entities (typically "
+                  f"{_moved(peers['median'])} ± {peers['scale']:.1%})")
+
+
+# ---- public surface --------------------------------------------------------------------------------------
+def latest_change(values: np.ndarray) -> float | None:
+    """The latest period-on-period change (log scale), if both periods have a value."""
+    if len(values) < 2 or not (math.isfinite(values[-1]) and math.isfinite(values[-2])):
+        return None
+    level = log_level(values)
+    return float(level[-1] - level[-2])
+
+
+def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
+                columns: Iterable[str]) -> dict[str, dict[str, float]]:
+    """The night's cross-section: per column, the median, robust scale and count of every scanned entity's latest
+    period-on-period change. A reference distribution, never a ranking."""
+    out: dict[str, dict[str, float]] = {}
+    for column in columns:
+        changes = []
+        for rows in rows_by_entity.values():
+            latest = {int(r["months_ago"]): r.get(column) for r in rows if int(r["months_ago"]) <= 1}
+            now, before = latest.get(0), latest.get(1)
+            if now is not None and before is not None:
+                change = latest_change(np.array([float(before), float(now)]))
+                if change is not None:
+                    changes.append(change)
+        stick = robust(np.array(changes, dtype=float), "")
+        if stick is not None:
+            out[column] = {"median": stick.median, "scale": stick.scale, "count": float(stick.count)}
+    return out
+
+
+def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
+    """Every integrity and plausibility finding on the candidate's rows, each with its rule's effect."""
+    spec = pack.integrity
+    columns = pack.source.columns
+    series = series_of(candidate, columns, pack.max_window + 1)
+    if series is None:
+        return []
+    found = _Findings(series)
+    filled = np.column_stack([np.isfinite(series.values[c]) for c in columns]).sum(axis=1)
+    rows_reported = np.flatnonzero(filled >= max(1, len(columns) - 1))
+    latest_row = int(rows_reported[-1]) if len(rows_reported) else -1  # the entity's latest (nearly) full row
+    for column in columns:
+        if np.isfinite(series.values[column]).sum() < 2:
+            continue
+        _shifts(found, spec, column)
+        _stuck(found, spec, column)
+        _stale(found, spec, column, latest_row)
+        if column in candidate.peers:
+            _cross_section(found, spec, column, candidate.peers[column])
+    if len(columns) >= spec.repeated_rows.min_columns:
+        _repeated_rows(found, spec, columns)
+    for identity in spec.identities:
+        _identity(found, spec, identity)
+    return found.items
+
+
+_WHAT = {"level_shift": "level shift", "spike": "one-period spike or drop", "cross_section": "outlier against tonight's"
+         " entities"}
+
+
+def headline(finding: DataFinding, *, blinded: bool = False) -> str:
+    """The finding in a few words, with only numbers its record holds (value, size) and its periods, or with
+    periods counted back from the latest when `blinded` (a model prompt holds no calendar dates)."""
+    def when(i: int) -> str:
+        return f"{finding.periods_back[i]} periods back" if blinded else finding.periods[i]
+
+    if finding.rule.startswith("red_flag:"):
+        return f"red flag {finding.column}"
+    if finding.rule == "repeated_row":
+        return f"the row {when(-1)} repeats the row {when(0)}"
+    if finding.rule == "stuck":
+        return f"{finding.column} unchanged for {finding.size:.0f} periods to {when(-1)}"
+    if finding.rule == "stale":
+        return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
+    value = "" if finding.value is None else f" {format_number(finding.value)}"
+    where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
+    if finding.size is None:
+        return f"{finding.column}{value} over {where}, outside the domain's band"
+    what = _WHAT.get(finding.rule, "off its own band")
+    return f"{finding.column}{value} in {where}: {finding.size:.1f} MADs, {what}"
+
+
+def history_summary(pack: CriteriaPack, candidate: Candidate) -> dict[str, dict[str, Any]]:
+    """A compact, dateless summary of each column's own history for the model verifier: the latest value, its
+    latest period-on-period change and how that compares with the entity's past changes."""
+    series = series_of(candidate, pack.source.columns, pack.max_window + 1)
+    if series is None:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for column in pack.source.columns:
+        raw = series.values[column]
+        present = np.flatnonzero(np.isfinite(raw))
+        if not len(present):
+            continue
+        level = log_level(raw)
+        step = np.full(series.length, np.nan)
+        step[1:] = level[1:] - level[:-1]
+        stick = _yardstick(series, step, pack.integrity.min_history)
+        last = int(present[-1])
+        entry: dict[str, Any] = {"latest": float(raw[last]), "periods_back": series.back(last),
+                                 "periods_kept": len(present)}
+        if stick is not None and math.isfinite(step[last]):
+            entry["latest_change"] = _moved(step[last])
+            entry["typical_change"] = f"{_moved(stick.median)} ± {stick.scale:.1%}"
+            entry["latest_change_mads"] = round(stick.z(step[last]), 1)
+        out[column] = entry
+    return out

@@ -1,0 +1,125 @@
+"""The pack's `integrity:` section: how the skeptic doubts the source itself (DESIGN §7b).
+
+Every rule has a threshold measured against the entity's own history (robust statistics: the median and the
+median absolute deviation, MAD, of its past changes), so that a volatile small market and a steady large one
+are each judged against themselves, and an `effect`:
+
+- `note`: the finding is reported only;
+- `doubt`: a STRONG verdict becomes UNCERTAIN and goes to "needs your judgment", with what would resolve it;
+- `reject`: the candidate is REJECTED and archived as failed_verification.
+
+The defaults work for a new domain without tuning; a pack only declares what is special about its data (its
+identities, mainly).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from opportunity_assets import expressions
+
+Effect = Literal["note", "doubt", "reject"]
+"""What a finding or a red flag does to the verification status (code decides, never a model)."""
+
+_NAME = r"^[a-z][a-z0-9_]*$"
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ShiftRule(_Spec):
+    """A change far outside the entity's own distribution of past changes."""
+
+    threshold_mads: float = Field(default=6.0, gt=0)
+    """How many robust standard deviations (1.4826 × MAD) of the entity's past changes count as far outside."""
+    effect: Effect = "doubt"
+
+
+class StuckRule(_Spec):
+    """A column unchanged for several periods where it normally moves."""
+
+    min_periods: int = Field(default=2, ge=1)
+    """Consecutive unchanged periods (after the first value) before a run counts at all."""
+    max_probability: float = Field(default=0.001, gt=0, lt=1)
+    """A run counts when the entity's own past rate of unchanged periods, raised to the run's length, is below
+    this: a column that often repeats (a rounded one) needs a longer run."""
+    effect: Effect = "doubt"
+
+
+class RepeatRule(_Spec):
+    """A row whose every value repeats another period's row exactly (a feed republishing old figures)."""
+
+    min_columns: int = Field(default=3, ge=1)
+    """Filled columns the two rows must share; fewer filled columns can match by chance."""
+    max_rate: float = Field(default=0.05, gt=0, lt=1)
+    """Judged only where at most this share of the entity's past rows repeated an earlier row (a flat series
+    repeats all the time, and then a repeat says nothing)."""
+    effect: Effect = "doubt"
+
+
+class StaleRule(_Spec):
+    """A column that stopped reporting while the entity's other figures go on."""
+
+    periods: int = Field(default=2, ge=1)
+    """Periods between the column's latest value and the latest published period before it counts."""
+    min_fill: float = Field(default=0.8, gt=0, le=1)
+    """Only a column the entity filled at least this share of past periods is expected to report."""
+    effect: Effect = "doubt"
+
+
+class Identity(_Spec):
+    """A relation between columns that holds in the domain, as a ratio that should stay near its usual value,
+    e.g. `inventory / (listings / avg(sales, 12))`. Judged per period against the entity's own history of the
+    ratio, and against `expected` when the entity's own history cannot be the yardstick."""
+
+    name: str = Field(pattern=_NAME)
+    ratio: str
+    """A series expression over source columns: `+ - * /`, numbers, column names and `avg(col, n)`,
+    `sum(col, n)`, `min(col, n)`, `max(col, n)` (over the latest n periods) or `lag(col, n)`."""
+    expected: tuple[float, float] | None = None
+    """The band the ratio lies in across the domain (e.g. its 5-95% range), for entities whose own history is
+    short or was itself broken throughout."""
+    threshold_mads: float = Field(default=6.0, gt=0)
+    effect: Effect = "doubt"
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _band(self) -> Identity:
+        if self.expected is not None and not 0 < self.expected[0] < self.expected[1]:
+            raise ValueError(f"expected {list(self.expected)} must be [low, high] with 0 < low < high")
+        return self
+
+    @cached_property
+    def parsed(self) -> expressions.Expression:
+        return expressions.parse_series(self.ratio)
+
+
+class IntegritySpec(_Spec):
+    """The checks on the source's believability, all on by default."""
+
+    history_periods: int = Field(default=72, ge=12, le=1200)
+    """Periods of as_of-filtered history kept for each candidate going on: the yardstick of its own changes."""
+    min_history: int = Field(default=24, ge=6)
+    """Past changes needed before the periods judged for them to be the yardstick; with fewer, the entity's
+    whole kept history is (robust statistics tolerate the few judged periods in it)."""
+    level_shift: ShiftRule = ShiftRule()
+    """A period-on-period change (level shift, unit change) far outside the entity's past changes."""
+    spike: ShiftRule = ShiftRule()
+    """A one-period spike or drop: a change far outside, reverted the next period."""
+    stuck: StuckRule = StuckRule()
+    repeated_rows: RepeatRule = RepeatRule()
+    stale: StaleRule = StaleRule()
+    cross_section: ShiftRule = ShiftRule(threshold_mads=8.0, effect="note")
+    """The latest change far outside that night's distribution across all scanned entities."""
+    identities: list[Identity] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> IntegritySpec:
+        names = [i.name for i in self.identities]
+        if len(set(names)) != len(names):
+            raise ValueError(f"identity names {names} must be unique")
+        return self

@@ -1,0 +1,168 @@
+"""The skeptic doubts the source: integrity and plausibility checks on real rows with planted defects.
+
+Pure (no Dagster): the bundled Texas source, copied with one market's feed broken (`tests/plants.py`), through the
+same scan, analyze, verify and route code the assets call. A gross plant of each class must keep the market out of
+"Act on these" on the nights after the break; the clean copy must not be doubted there.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opportunity_assets import expressions
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.routing import route
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
+from opportunity_assets.records import Candidate, Status, Verdict
+from opportunity_assets.verifications import integrity
+from opportunity_assets.verifications.logic import verify
+from resources.source import read_snapshot
+from tests.conftest import PACK, write_pack
+from tests.plants import Plant, plant, read_source, write_source
+
+AMARILLO_BREAK = date(2005, 4, 1)
+"""Amarillo is STRONG + CONFIRMED on the clean night of 2005-05-31, whose latest month is 2005-04."""
+NIGHTS = (date(2005, 5, 31), date(2005, 6, 30), date(2005, 8, 31))
+"""The first night that sees the broken month, and two later ones."""
+GROSS = [
+    Plant("level_shift", "Amarillo", ("inventory",), AMARILLO_BREAK, 0.5),
+    Plant("unit_slip", "Amarillo", ("median",), AMARILLO_BREAK, 0.001),
+    Plant("unit_slip", "Amarillo", ("volume",), AMARILLO_BREAK, 1000.0),
+    Plant("spike", "Amarillo", ("sales",), AMARILLO_BREAK, 3.0),
+    Plant("stuck", "Amarillo", ("listings",), AMARILLO_BREAK, 6),
+    Plant("repeated_rows", "Amarillo", ("sales", "volume", "median", "listings", "inventory"), AMARILLO_BREAK, 3),
+    Plant("stale", "Amarillo", ("listings",), AMARILLO_BREAK, 6),
+    Plant("swapped", "Amarillo", ("listings", "volume"), AMARILLO_BREAK, 1),
+    Plant("drift", "Amarillo", ("listings",), date(2004, 10, 1), 2.0),
+]
+
+
+def _candidate(pack: CriteriaPack, as_of: date, cid: str) -> Candidate:
+    snapshot = read_snapshot(pack, as_of)
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    return next(c for c in found if c.id == cid)
+
+
+def _planted_pack(tmp_path: Path, p: Plant) -> CriteriaPack:
+    source = tmp_path / "planted.csv"
+    write_source(plant(read_source(str(PACK.parent.parent / "txhousing.csv")), p), str(source))
+    return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+
+
+def test_the_clean_market_is_act_on_and_not_doubted(texas_pack: CriteriaPack) -> None:
+    for as_of in NIGHTS[:2]:
+        c = _candidate(texas_pack, as_of, "amarillo")
+        a = analyze(texas_pack, c)
+        v = verify(texas_pack, c, a)
+        assert (a.verdict, v.status) == (Verdict.STRONG, Status.CONFIRMED), (as_of, v.reason)
+        assert route(a, v).section_or_tag == "act_on_these"
+        assert not [f for f in v.data_findings if f.effect != "note"]
+
+
+@pytest.mark.parametrize("p", GROSS, ids=lambda p: f"{p.kind}-{'+'.join(p.columns)}")
+def test_a_gross_plant_never_reaches_act_on(tmp_path: Path, p: Plant) -> None:
+    pack = _planted_pack(tmp_path, p)
+    for as_of in NIGHTS:
+        c = _candidate(pack, as_of, "amarillo")
+        if not c.went_on:
+            continue  # filtered or capped out: not in the brief either
+        a = analyze(pack, c)
+        v = verify(pack, c, a)
+        assert route(a, v).section_or_tag != "act_on_these", (as_of, p.describe())
+        if a.verdict == Verdict.STRONG:
+            decisive = [f for f in v.data_findings if f.effect != "note"]
+            assert decisive, (as_of, p.describe(), v.reason)
+            assert v.to_resolve and decisive[0].to_resolve.rstrip(".") in v.to_resolve
+
+
+def test_a_finding_names_column_period_value_and_size(tmp_path: Path) -> None:
+    pack = _planted_pack(tmp_path, Plant("level_shift", "Amarillo", ("inventory",), AMARILLO_BREAK, 0.5))
+    c = _candidate(pack, NIGHTS[0], "amarillo")
+    v = verify(pack, c, analyze(pack, c))
+    shift = next(f for f in v.data_findings if f.rule == "level_shift" and f.column == "inventory")
+    assert shift.periods == ["2005-04"] and shift.periods_back == [0]
+    assert shift.check == "assumptions" and shift.effect == "doubt"
+    assert shift.size is not None and shift.size >= pack.integrity.level_shift.threshold_mads
+    assert shift.value is not None and f"inventory {integrity.format_number(shift.value)} in 2005-04" in shift.message
+    assert f"{shift.size:.1f} MADs below its period-on-period changes since" in shift.message
+    identity = next(f for f in v.data_findings if f.rule == "identity:months_of_inventory")
+    assert identity.check == "inputs"
+    assert "MADs" in v.checks["inputs"].finding and "Data:" in v.checks["assumptions"].finding
+    assert integrity.headline(shift, blinded=True) == \
+        f"inventory {integrity.format_number(shift.value)} in 0 periods back: {shift.size:.1f} MADs, level shift"
+
+
+@pytest.mark.parametrize(("effect", "status", "section"), [
+    ("note", Status.CONFIRMED, "act_on_these"),
+    ("doubt", Status.UNCERTAIN, "needs_your_judgment"),
+    ("reject", Status.REJECTED, "failed_verification"),
+])
+def test_the_pack_rule_decides_what_a_finding_does(tmp_path: Path, effect: str, status: Status, section: str) -> None:
+    raw_pack = _planted_pack(tmp_path, Plant("unit_slip", "Amarillo", ("median",), AMARILLO_BREAK, 0.001))
+    spec = raw_pack.integrity
+    quiet = {name: getattr(spec, name).model_copy(update={"effect": "note"})
+             for name in ("level_shift", "spike", "stuck", "repeated_rows", "stale", "cross_section")}
+    identities = [i.model_copy(update={"effect": effect if i.name == "volume_per_sale" else "note"})
+                  for i in spec.identities]
+    pack = raw_pack.model_copy(update={"integrity": spec.model_copy(update={**quiet, "identities": identities})})
+    c = _candidate(pack, NIGHTS[0], "amarillo")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    assert a.verdict == Verdict.STRONG
+    assert v.status == status, v.reason
+    assert route(a, v).section_or_tag == section
+    if effect == "reject":
+        assert v.checks["inputs"].passed is False
+        assert "Data rejected" in v.reason
+
+
+def test_a_red_flag_with_doubt_makes_a_strong_uncertain(texas_pack: CriteriaPack) -> None:
+    c = _candidate(texas_pack, NIGHTS[0], "amarillo")
+    always = RedFlagRule(name="thin_market", when="sales_12m > 0", message="always", effect="doubt")
+    flagged = texas_pack.model_copy(update={"red_flags": [
+        always if r.name == "thin_market" else r for r in texas_pack.red_flags]})
+    v = verify(flagged, c, analyze(flagged, c))
+    assert v.status == Status.UNCERTAIN
+    assert any(f.rule == "red_flag:thin_market" for f in v.data_findings)
+    assert v.to_resolve and "thin_market" in v.to_resolve
+
+
+def test_a_volatile_market_is_its_own_yardstick() -> None:
+    """The same +30% move is a shift for a steady series and ordinary for a volatile one."""
+    rng = np.random.default_rng(7)
+    steady = 1000 * np.exp(np.cumsum(rng.normal(0, 0.01, 60)))
+    volatile = 1000 * np.exp(np.cumsum(rng.normal(0, 0.25, 60)))
+    for series, expected in ((steady, True), (volatile, False)):
+        values = np.append(series, series[-1] * 1.3)
+        step = np.diff(integrity.log_level(values))
+        stick = integrity.robust(step[:-1], "")
+        assert stick is not None
+        assert bool(abs(stick.z(step[-1])) >= 6) is expected
+
+
+def test_series_expressions_are_checked_on_load(tmp_path: Path) -> None:
+    source = PACK.parent.parent / "txhousing.csv"
+    for ratio, problem in (("inventory / avg(sale, 12)", "unknown: ['sale']"),
+                           ("inventory / mean(sales, 12)", "function `mean` is not allowed"),
+                           ("inventory > 1", "without a comparison")):
+        path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.ratio": ratio})
+        with pytest.raises(CriteriaError, match="integrity.identities.0.ratio") as exc:
+            load_criteria(path)
+        assert problem in str(exc.value)
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{"red_flags.0.effect": "veto"})
+    with pytest.raises(CriteriaError, match="red_flags.0.effect"):
+        load_criteria(path)
+
+
+def test_window_functions_of_series_expressions() -> None:
+    parsed = expressions.parse_series("a / avg(b, 3) + lag(a, 1)")
+    assert parsed.names == {"a", "b"}
+    got = expressions.evaluate_series(parsed, {"a": np.array([1.0, 2.0, 3.0, 4.0]),
+                                               "b": np.array([1.0, 2.0, 3.0, np.nan])})
+    assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[3])
+    assert got[2] == pytest.approx(3.0 / 2.0 + 2.0)

@@ -92,7 +92,7 @@ def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -
     quiet = quieted(pack)
     snapshot = read_snapshot(pack, as_of)
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                    snapshot.quarantined.height)
+                    snapshot.quarantined)
     out = {}
     for c in found:
         if only is not None and c.id not in only:

@@ -58,8 +58,9 @@ backtest_report = dg.define_asset_job("backtest_report", selection=[backtest],
 def model_for(store: ResultStore, *, refresh: bool = False) -> ModelResource:
     """Chosen at wiring time: the real SDK when an API key or an Anthropic-compatible base URL is configured,
     deterministic mode otherwise. Only the variables' presence is looked at here; their values reach the
-    resource through `EnvVar` when a run starts, and never appear in code, logs or metadata."""
-    has_key, has_url = "ANTHROPIC_API_KEY" in os.environ, "ANTHROPIC_BASE_URL" in os.environ
+    resource through `EnvVar` when a run starts, and never appear in code, logs or metadata. An empty (or blank)
+    variable counts as unset: `ANTHROPIC_API_KEY= opportunity run` is deterministic mode, not 61 failing calls."""
+    has_key, has_url = (bool(os.environ.get(name, "").strip()) for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"))
     if not (has_key or has_url):
         return ModelOff()
     return AnthropicModel(api_key=dg.EnvVar("ANTHROPIC_API_KEY") if has_key else None,

@@ -1,8 +1,9 @@
 """The point-in-time source: one DuckDB query per night over the pack's CSV file.
 
 The query derives `published_at` for every row and keeps only rows with `published_at <= as_of`
-(in the SQL, before anything else sees them). Bad rows are quarantined with a reason, never repaired:
-non-numeric or negative values, unparseable periods, missing entity ids and duplicated keys.
+(in the SQL, before anything else sees them). Bad input is quarantined with a reason, never repaired: a row with
+an unparseable period, a missing entity id or a duplicated key is refused whole; a non-numeric, negative or
+infinite cell becomes that cell's gap (the row's other columns are read) and its row is listed with the reason.
 The pack's metrics are computed in the same query, over that as_of-filtered history.
 """
 
@@ -71,11 +72,16 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
     columns = src.columns
     raw_cells = ",\n".join(f"nullif(nullif(trim({_q(c)}), ''), 'NA') AS {_q('raw_' + c)}" for c in columns)
     typed_cells = ",\n".join(f"try_cast({_q('raw_' + c)} AS DOUBLE) AS {_q(c)}" for c in columns)
-    bad_value = " ".join(
-        f"WHEN {_q('raw_' + c)} IS NOT NULL AND {_q(c)} IS NULL "
+    cell_problems = ", ".join(
+        f"CASE WHEN {_q('raw_' + c)} IS NOT NULL AND {_q(c)} IS NULL "
         f"THEN 'column {c}: ' || {_q('raw_' + c)} || ' is not a number' "
         f"WHEN {_q(c)} < 0 THEN 'column {c}: ' || {_q('raw_' + c)} || ' is negative' "
-        f"WHEN isinf({_q(c)}) OR isnan({_q(c)}) THEN 'column {c}: ' || {_q('raw_' + c)} || ' is not finite' "
+        f"WHEN isinf({_q(c)}) OR isnan({_q(c)}) THEN 'column {c}: ' || {_q('raw_' + c)} || ' is not finite' END"
+        for c in columns
+    )
+    # A bad cell is that cell's gap, not the row's: the row's other columns are still read (DESIGN §4).
+    cleaned = ", ".join(
+        f"CASE WHEN {_q(c)} >= 0 AND NOT isinf({_q(c)}) AND NOT isnan({_q(c)}) THEN {_q(c)} END AS {_q(c)}"
         for c in columns
     )
     metric_cells = ",\n".join(_metric_sql(name, spec) for name, spec in pack.metrics.items())
@@ -109,13 +115,13 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
             WHEN copies > 1
                 THEN 'duplicated key ({src.entity_id}, year, month) = (' || entity_key || ', ' || y || ', ' || m
                      || '): ' || copies || ' rows, none used'
-            {bad_value}
-            END AS reason
+            END AS reason,
+            nullif(concat_ws('; ', {cell_problems}), '') AS cell_reason
         FROM dated
         -- point in time: a row is seen only once published; unparseable periods are refused without a date
         WHERE period IS NULL OR published_at <= $as_of::DATE
     ),
-    visible AS (SELECT * FROM judged WHERE reason IS NULL),
+    visible AS (SELECT * REPLACE ({cleaned}) FROM judged WHERE reason IS NULL),
     anchor AS (SELECT max(period) AS t0 FROM visible),
     hist AS (
         SELECT v.*, datediff('month', v.period, anchor.t0) AS months_ago FROM visible v, anchor
@@ -132,8 +138,10 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
     FROM hist WHERE months_ago <= {pack.history_reach}
     UNION ALL BY NAME
     SELECT 'quarantine' AS part, entity_key AS entity_id, entity_name, source_row, period, published_at,
-           NULL AS months_ago, reason
-    FROM judged WHERE reason IS NOT NULL
+           NULL AS months_ago,
+           CASE WHEN reason IS NOT NULL THEN reason ELSE cell_reason || ' (that cell is a gap; the row is kept)' END
+               AS reason
+    FROM judged WHERE reason IS NOT NULL OR cell_reason IS NOT NULL
     UNION ALL BY NAME
     SELECT 'anchor' AS part, NULL AS entity_id, NULL AS entity_name, NULL AS source_row, t0 AS period,
            NULL AS published_at, NULL AS months_ago, NULL AS reason FROM anchor

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -108,3 +109,23 @@ def test_the_assets_steps_use_no_dagster() -> None:
     for path in steps:
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         assert "dagster" not in {m.split(".")[0] for m in imported_modules(path, module)}, path
+
+
+@pytest.mark.parametrize(("env", "on"), [
+    ({}, False),
+    ({"ANTHROPIC_API_KEY": ""}, False),
+    ({"ANTHROPIC_API_KEY": "  "}, False),
+    ({"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": ""}, False),
+    ({"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}, True),
+    ({"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, True),
+])
+def test_an_empty_api_key_means_model_checks_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                 env: dict[str, str], on: bool) -> None:
+    from opportunity_assets.definitions import model_for
+    from resources.store import ResultStore
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert model_for(ResultStore(path=str(tmp_path / "r.duckdb"))).enabled() is on

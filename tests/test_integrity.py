@@ -151,11 +151,11 @@ def test_series_expressions_are_checked_on_load(tmp_path: Path) -> None:
                            ("inventory / mean(sales, 12)", "function `mean` is not allowed"),
                            ("inventory > 1", "without a comparison")):
         path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.ratio": ratio})
-        with pytest.raises(CriteriaError, match="integrity.identities.0.ratio") as exc:
+        with pytest.raises(CriteriaError, match=r"integrity\.identities\.0\.ratio") as exc:
             load_criteria(path)
         assert problem in str(exc.value)
     path = write_pack(tmp_path, source, quiet_integrity=False, **{"red_flags.0.effect": "veto"})
-    with pytest.raises(CriteriaError, match="red_flags.0.effect"):
+    with pytest.raises(CriteriaError, match=r"red_flags\.0\.effect"):
         load_criteria(path)
 
 

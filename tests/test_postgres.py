@@ -98,5 +98,6 @@ def test_a_night_runs_through_the_sensor_chain_on_the_production_instance_config
         assert cursor.fetchone() == (1,)
         cursor.execute("SELECT count(*) FROM dynamic_partitions WHERE partitions_def_name = 'night_candidates'")
         row = cursor.fetchone()
-        assert row is not None and row[0] == 6
+        # the cap's 6, and Longview-Marshall: a gap in its 12-month sales, so never capped out (it goes on flagged)
+        assert row is not None and row[0] == 7
     assert len((tmp_path / "outbox.jsonl").read_text().splitlines()) == 1

@@ -101,7 +101,7 @@ def _night(directory: Path, rows: list[dict[str, Any]], **changes: Any) -> tuple
     pack = load_criteria(write_pack(directory, source, **changes))
     snapshot = read_snapshot(pack, AS_OF)
     found, report = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined.height)
+                         snapshot.quarantined)
     going_on = [c for c in found if c.went_on]
     analyses = [analyze(pack, c) for c in going_on]
     verifications = [verify(pack, c, a) for c, a in zip(going_on, analyses, strict=True)]

@@ -23,7 +23,7 @@ PASS, FAIL, UNCLEAR = FilterResult.PASS, FilterResult.FAIL, FilterResult.UNCLEAR
 def run(pack: CriteriaPack, as_of: date = AS_OF) -> tuple[dict[str, Candidate], ScanReport]:
     snapshot = read_snapshot(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined.height)
+                         snapshot.quarantined)
     return {c.id: c for c in found}, report
 
 
@@ -162,13 +162,27 @@ def test_cap_note_names_the_order(synthetic: Build) -> None:
                             "3 not analyzed tonight"]
 
 
-def test_missing_order_value_is_capped_first(synthetic: Build) -> None:
+def test_missing_order_value_is_placed_by_its_remaining_months(synthetic: Build) -> None:
+    """A gap in the cap order's metric never caps a candidate out: it is placed by its remaining months (Holey's
+    11 months of 500 place it first), and it takes that place, so the others keep theirs."""
     rows = capped_source() + city("Holey", sales=500.0, overrides={(2014, 6): {"sales": None}})
     found, report = run(synthetic(rows, **{"caps.max_candidates": 6, "caps.min_candidates": 0}))
     assert found["holey"].metrics["sales_12m"] is None
-    assert found["holey"].capped is True
+    assert found["holey"].went_on and not found["holey"].capped
+    clean, _ = run(synthetic(capped_source() + city("Holey", sales=500.0),
+                             **{"caps.max_candidates": 6, "caps.min_candidates": 0}))
+    assert {c: (f.went_on, f.capped) for c, f in found.items()} == {c: (f.went_on, f.capped) for c, f in clean.items()}
     assert report.capped == 1
+
+
+def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) -> None:
+    rows = capped_source() + city("Holey", sales=10.0, overrides={(2014, 6): {"sales": None}})
+    found, report = run(synthetic(rows, **{"caps.max_candidates": 6, "caps.min_candidates": 0,
+                                           "hard_filters.0.value": 0}))
+    assert found["holey"].went_on and not found["holey"].capped
     assert all(found[c].went_on for c in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
+    assert report.flagged_past_cap == 1
+    assert any("went on past the cap, flagged: holey" in note for note in report.notes)
 
 
 def test_no_cap_no_note(synthetic: Build) -> None:

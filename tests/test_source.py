@@ -96,11 +96,13 @@ def test_nothing_published_yet(synthetic: Build) -> None:
 
 
 # ---- (b) quarantine ----------------------------------------------------------------------------------------
-BAD_NOVEMBER: list[tuple[str, dict[str, Any], list[str]]] = [
+BAD_CELLS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("not_a_number", {"sales": "abc"}, ["column sales", "abc", "not a number"]),
     ("negative", {"inventory": -2.0}, ["column inventory", "-2", "negative"]),
     ("infinite", {"sales": "inf"}, ["column sales", "not finite"]),
     ("nan", {"median": "nan"}, ["column median", "not finite"]),
+]
+BAD_ROWS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("month_13", {"month": 13}, ["period unparseable", "month=13"]),
     ("month_x", {"month": "x"}, ["period unparseable", "month=x"]),
     ("year_x", {"year": "20x4"}, ["period unparseable", "year=20x4"]),
@@ -110,10 +112,7 @@ BAD_NOVEMBER: list[tuple[str, dict[str, Any], list[str]]] = [
 NOVEMBER_ROW = 2 + 34  # header is line 1; Alpha's 2014-11 is its 35th row
 
 
-@pytest.mark.parametrize(("override", "fragments"), [(o, f) for _, o, f in BAD_NOVEMBER],
-                         ids=[name for name, _, _ in BAD_NOVEMBER])
-def test_bad_row_is_quarantined_with_a_reason(synthetic: Build, override: dict[str, Any],
-                                              fragments: list[str]) -> None:
+def _bad_november(synthetic: Build, override: dict[str, Any], fragments: list[str]) -> tuple[Any, Any]:
     clean = read_snapshot(synthetic(month_rows("Alpha") + month_rows("Beta")), AS_OF)
     snapshot = read_snapshot(
         synthetic(month_rows("Alpha", overrides={(2014, 11): override}) + month_rows("Beta")), AS_OF)
@@ -122,13 +121,43 @@ def test_bad_row_is_quarantined_with_a_reason(synthetic: Build, override: dict[s
     assert quarantined[0]["source_row"] == NOVEMBER_ROW
     for fragment in fragments:
         assert fragment in quarantined[0]["reason"]
-    # the rest is still read: Beta untouched, Alpha without its November row
-    assert _metrics(snapshot, "Beta") == _metrics(clean, "Beta")
+    assert _metrics(snapshot, "Beta") == _metrics(clean, "Beta")  # the other entity is untouched
+    return clean, snapshot
+
+
+@pytest.mark.parametrize(("override", "fragments"), [(o, f) for _, o, f in BAD_CELLS],
+                         ids=[name for name, _, _ in BAD_CELLS])
+def test_a_bad_cell_is_that_cells_gap_and_its_row_is_listed(synthetic: Build, override: dict[str, Any],
+                                                            fragments: list[str]) -> None:
+    clean, snapshot = _bad_november(synthetic, override, fragments)
+    (column,) = override
+    assert "the row is kept" in snapshot.quarantined["reason"][0]
+    november = snapshot.history.filter((pl.col("entity_id") == "Alpha") & (pl.col("period") == NOV_2014)).to_dicts()
+    assert len(november) == 1 and november[0]["source_row"] == NOVEMBER_ROW
+    assert november[0][column] is None
+    assert all(november[0][c] is not None for c in ("sales", "volume", "median", "listings", "inventory")
+               if c != column)
+    # a gap, never a changed number: only the metrics of the bad cell's column lose their value
+    before, after = _metrics(clean, "Alpha"), _metrics(snapshot, "Alpha")
+    for name, spec in load_criteria(PACK).metrics.items():
+        reads_november = column in (spec.columns or [spec.column]) and spec.window[0] <= 1 <= spec.window[1]
+        if reads_november and spec.agg == "coverage":
+            assert after[name] < before[name], name
+        elif reads_november:
+            assert after[name] is None, f"{name} should be a gap"
+        else:
+            assert after[name] == before[name], f"{name}: {before[name]} became {after[name]}"
+
+
+@pytest.mark.parametrize(("override", "fragments"), [(o, f) for _, o, f in BAD_ROWS],
+                         ids=[name for name, _, _ in BAD_ROWS])
+def test_a_row_without_a_key_is_quarantined_whole(synthetic: Build, override: dict[str, Any],
+                                                  fragments: list[str]) -> None:
+    clean, snapshot = _bad_november(synthetic, override, fragments)
     alpha = snapshot.history.filter(pl.col("entity_id") == "Alpha")
     assert NOV_2014 not in alpha["period"].to_list()
     assert alpha.height == 35  # 36 months of history (2012-01 on) less November
     assert NOVEMBER_ROW not in snapshot.history["source_row"].to_list()
-    # a gap, never a changed number (coverage measures the gaps themselves: one row less of 15)
     before, after = _metrics(clean, "Alpha"), _metrics(snapshot, "Alpha")
     for name, value in after.items():
         if name == "coverage_15m":

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS
+from opportunity_assets.candidates.quarantine import summary_line
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
 from opportunity_assets.records import (
@@ -134,7 +135,7 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
              f"analyzed {summary.analyzed}; errors {summary.errors}. Archived: {archived}."]
     quarantined = int(night.scan_report.get("quarantined", 0))
     if quarantined:
-        lines.append(f"Quarantined source rows: {quarantined}.")
+        lines.append(summary_line(list(night.scan_report.get("quarantined_entities", [])), quarantined) + ".")
     lines += [str(note).capitalize() + "." for note in night.scan_report.get("notes", [])]
     if summary.errors:
         failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors if e.fatal})

@@ -5,6 +5,7 @@ Pure: takes the source snapshot (already as_of-filtered by the query) and the pa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -12,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from opportunity_assets.candidates.quarantine import by_entity
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
@@ -33,6 +35,11 @@ class ScanReport:
     quarantined: int
     below_minimum: bool
     notes: list[str]
+    quarantined_entities: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Per entity with quarantined rows: entity (name), rows, why (the commonest reason, without raw values)."""
+    flagged_past_cap: int = 0
+    """Candidates with quarantined rows or a gap in the cap order's metric that went on although their place was
+    past the cap (never silently capped out)."""
 
 
 def candidate_id(entity_key: str) -> str:
@@ -77,22 +84,48 @@ def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[
     return by_entity
 
 
-def _cap_key(pack: CriteriaPack, candidate: Candidate) -> tuple[int, float, str]:
-    """Documented cap order: the pack's `caps.order_by` metric (missing values last), then id."""
+def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) -> float | None:
+    """The metric over the window's filled rows only (a sum scaled to the whole window): the place in the cap
+    order of a candidate whose value is a gap because some of its rows were quarantined. Ordering only: it is
+    never a metric, an input or a number anyone reads."""
+    spec = pack.metrics[metric]
+    if spec.agg in ("coverage", "age_days"):
+        return candidate.metrics.get(metric)
+    cells = sorted((int(r["months_ago"]), float(r[spec.value_column]))
+                   for r in rows_in_window(candidate.raw_data, spec.window) if r.get(spec.value_column) is not None)
+    if not cells:
+        return None
+    values = [v for _, v in cells]
+    length = spec.window[1] - spec.window[0] + 1
+    return {"sum": sum(values) / len(values) * length, "avg": sum(values) / len(values), "min": min(values),
+            "max": max(values), "last": cells[0][1]}[spec.agg]
+
+
+def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tuple[int, float, str]:
+    """Documented cap order: the pack's `caps.order_by` metric, then id. A candidate whose value is a gap (a
+    missing or quarantined cell) is placed by its remaining rows, so its gap does not move anyone else; with no
+    row at all, last."""
     if pack.caps.order_by is None:
         return (0, 0.0, candidate.id)
     value = candidate.metrics.get(pack.caps.order_by)
+    if value is None and candidate.id in flagged:
+        value = _over_remaining_rows(pack, candidate, pack.caps.order_by)
     if value is None:
         return (1, 0.0, candidate.id)
     return (0, -value if pack.caps.descending else value, candidate.id)
 
 
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-         quarantined: int = 0) -> tuple[list[Candidate], ScanReport]:
+         quarantined: pl.DataFrame | None = None) -> tuple[list[Candidate], ScanReport]:
+    """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any."""
     raw = _raw_rows(history, pack.source.columns)
+    bad_rows = quarantined.to_dicts() if quarantined is not None else []
     peers = night_peers(raw, pack.source.columns)
     judged: list[Candidate] = []
     taken: set[str] = set()
+    keys: dict[str, str] = {}
+    """Candidate id -> the source's entity key."""
+    bad = by_entity(bad_rows, {})  # by entity key here; named for the report below
     for row in metrics.sort("entity_id").iter_rows(named=True):
         base = cid = candidate_id(row["entity_id"])
         suffix = 1
@@ -100,30 +133,43 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
             suffix += 1
             cid = f"{base}-{suffix}"
         taken.add(cid)
+        keys[cid] = row["entity_id"]
         values = {name: row[name] for name in pack.metrics}
         rows = raw.get(row["entity_id"], [])
         filters = _judge(pack, values)
         judged.append(Candidate(
             as_of=as_of, id=cid, name=row["entity_name"] or row["entity_id"], raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
-            data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None],
+            data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
+            + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad if b["entity"] == row["entity_id"]],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(), peers=peers,
         ))
 
-    passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c))
-    cut = {c.id for c in passing[pack.caps.max_candidates:]}
+    with_bad_rows = {str(r["entity_id"]) for r in bad_rows if r.get("entity_id")}
+    order_gap = {c.id for c in judged if pack.caps.order_by is not None and c.metrics.get(pack.caps.order_by) is None}
+    flagged = {cid for cid, key in keys.items() if key in with_bad_rows} | order_gap
+    passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c, flagged))
+    past_cap = [c.id for c in passing[pack.caps.max_candidates:]]
+    # One entity's bad rows never move another's route: a flagged candidate (quarantined rows, or a gap in the cap
+    # order's metric) keeps its place by its remaining rows and is never capped out; past the cap it goes on besides
+    # the others, who keep theirs.
+    cut = {cid for cid in past_cap if cid not in flagged}
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
     # Only a candidate going on is verified: the others keep the rows of their metric windows, not the history.
     windows = (0, pack.max_window)
     candidates = [c if c.went_on else c.model_copy(update={"raw_data": rows_in_window(c.raw_data, windows)})
                   for c in candidates]
 
+    extra = [cid for cid in past_cap if cid in flagged]
     notes = []
     if cut:
         order = f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id" \
             if pack.caps.order_by else "id"
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight")
+    if extra:
+        notes.append(f"{len(extra)} with quarantined rows or a gap in {pack.caps.order_by} went on past the cap, "
+                     f"flagged: {', '.join(extra)}")
     below = len(passing) < pack.caps.min_candidates
     if below:
         notes.append(f"only {len(passing)} candidates passed the hard filters (min_candidates="
@@ -131,6 +177,8 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     report = ScanReport(
         as_of=as_of, anchor_period=anchor, scanned=len(judged),
         failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
-        went_on=len(passing) - len(cut), quarantined=quarantined, below_minimum=below, notes=notes,
+        went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
+        quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
+        flagged_past_cap=len(extra),
     )
     return candidates, report

@@ -56,7 +56,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
     snapshot = source.read(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined.height)
+                         snapshot.quarantined)
     cost_facts: dict[str, float] = {}
     if model.enabled():  # the night's worst-case model cost must fit the pack's ceiling before any call
         estimate = worst_case(pack, load_prices(), report.went_on, model_checks_on=True)
@@ -65,7 +65,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
             capped_pack = pack.model_copy(update={"caps": pack.caps.model_copy(
                 update={"max_candidates": max(affordable, 1)})})
             found, report = scan(capped_pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                                 snapshot.quarantined.height)
+                                 snapshot.quarantined)
             report = dataclasses.replace(report, notes=[*report.notes, (
                 f"model cost ceiling ${pack.caps.cost_ceiling_usd:.2f}: worst case "
                 f"${estimate.worst_case_usd:.2f} for {estimate.candidates} candidates, so the cap is "

@@ -95,7 +95,7 @@ def replay_verdicts(pack: CriteriaPack, as_of: date, read: Reader = read_snapsho
     scan and formula code a night runs (verdicts are code; a model never changes one)."""
     snapshot = read(pack, as_of)
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                    snapshot.quarantined.height)
+                    snapshot.quarantined)
     return {c.id: analyze(pack, c).verdict.value if c.went_on else NOT_ANALYZED for c in found}
 
 

@@ -1,0 +1,46 @@
+"""What the night's quarantined source rows say about their entities, in words a reader can act on (pure).
+
+The source query lists every refused row and every row with a bad cell (`resources/source.py`); here they are
+grouped by entity for the run summary: which entities have them, how many, and why, without the raw values (a
+brief may hold no number the store does not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+_CELL = re.compile(r"column (\w+): .*? is (not a number|negative|not finite)")
+SHOWN = 3
+"""Entities the run summary names; the rest are counted."""
+
+
+def short_reason(reason: str) -> str:
+    """`column sales: abc is not a number; ...` -> `sales not a number`; a refused row's reason up to its detail."""
+    cells = [f"{column} {problem}" for column, problem in _CELL.findall(reason)]
+    if cells:
+        return ", ".join(dict.fromkeys(cells))
+    return re.split(r"[:(=]", reason, maxsplit=1)[0].strip()
+
+
+def by_entity(rows: Iterable[Mapping[str, Any]], names: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Per entity with quarantined rows (most rows first, then name): its name, row count and the commonest
+    reason. `names`: entity key -> display name; rows without an entity id are grouped as `(no entity id)`."""
+    counts: Counter[str] = Counter()
+    reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        key = row.get("entity_id") or ""
+        name = names.get(key, key) or "(no entity id)"
+        counts[name] += 1
+        reasons[name][short_reason(str(row["reason"]))] += 1
+    return [{"entity": name, "rows": n, "why": reasons[name].most_common(1)[0][0]}
+            for name, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def summary_line(entities: list[dict[str, Any]], total: int) -> str:
+    """`Quarantined source rows: 3, for Austin (1: sales not a number), …; and 2 more entities`."""
+    shown = ", ".join(f"{e['entity']} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
+    more = f"; and {len(entities) - SHOWN} more entities" if len(entities) > SHOWN else ""
+    return f"Quarantined source rows: {total}, for {shown}{more}" if shown else f"Quarantined source rows: {total}"

@@ -1,0 +1,53 @@
+"""Quarantined cells and rows in the scan: a bad cell is its entity's gap, the entity goes on flagged (never capped
+out by it), and the run summary names the entities and why."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.candidates.quarantine import by_entity, short_reason, summary_line
+from opportunity_assets.records import FilterResult
+from resources.source import read_snapshot
+from tests.conftest import month_rows
+
+AS_OF = date(2015, 1, 30)
+
+
+def test_reasons_lose_their_raw_values() -> None:
+    assert short_reason("column sales: abc is not a number; column volume: -1 is negative (that cell is a gap; "
+                        "the row is kept)") == "sales not a number, volume negative"
+    assert short_reason("period unparseable: year=20x4, month=11") == "period unparseable"
+    assert short_reason("duplicated key (city, year, month) = (A, 2014, 11): 2 rows, none used") == "duplicated key"
+
+
+def test_the_summary_names_the_first_entities_and_counts_the_rest() -> None:
+    rows = [{"entity_id": e, "reason": "column sales: x is not a number"} for e in ("b", "a", "a", "c", "d")]
+    rows.append({"entity_id": None, "reason": "missing entity id (city)"})
+    entities = by_entity(rows, {"a": "Alpha", "b": "Bravo"})
+    assert [e["entity"] for e in entities] == ["Alpha", "(no entity id)", "Bravo", "c", "d"]
+    assert entities[0] == {"entity": "Alpha", "rows": 2, "why": "sales not a number"}
+    line = summary_line(entities, 6)
+    assert line.startswith("Quarantined source rows: 6, for Alpha (2: sales not a number), (no entity id) (1: ")
+    assert line.endswith("; and 2 more entities")
+
+
+def test_a_bad_cell_never_caps_its_market_out(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Three markets pass, the cap is 2. Big's one bad sales cell empties its 12-month sales (liquidity UNCLEAR):
+    it still goes on, in its own place, and Small stays capped as on clean data."""
+    clean_rows = month_rows("Big", sales=300.0) + month_rows("Mid", sales=200.0) + month_rows("Small", sales=100.0)
+    bad_rows = month_rows("Big", sales=300.0, overrides={(2014, 6): {"sales": "n/a?"}}) + clean_rows[36:]
+    results = {}
+    for label, rows in (("clean", clean_rows), ("bad", bad_rows)):
+        pack = synthetic(rows, **{"caps.max_candidates": 2, "caps.min_candidates": 0})
+        snapshot = read_snapshot(pack, AS_OF)
+        found, report = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                             snapshot.quarantined)
+        results[label] = ({c.id: (c.went_on, c.capped) for c in found}, {c.id: c for c in found}, report)
+    clean, bad = results["clean"][0], results["bad"][0]
+    assert clean == bad == {"big": (True, False), "mid": (True, False), "small": (False, True)}
+    big, report = results["bad"][1]["big"], results["bad"][2]
+    assert big.filters["liquidity"] == FilterResult.UNCLEAR
+    assert any("quarantined (sales not a number)" in gap for gap in big.data_gaps)
+    assert report.quarantined == 1
+    assert report.quarantined_entities == [{"entity": "Big", "rows": 1, "why": "sales not a number"}]

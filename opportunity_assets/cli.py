@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from datetime import date
+from typing import Any
 
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.definitions import DEFAULT_STORE, build_definitions
@@ -27,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE})")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
                                                              "var/dagster_home)")
+    common.add_argument("--settings", default=None, help="automation settings: schedule, sensors, notification "
+                                                         "channels (default $OPPORTUNITY_AUTOMATION or "
+                                                         "deploy/automation.yaml)")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", parents=[common], help="run one night and print the brief")
     run.add_argument("--as-of", type=_date, default=None, help="the night (default: latest the data supports)")
@@ -74,21 +78,27 @@ def main(argv: list[str] | None = None) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.cost import describe, load_prices, worst_case
 
-    defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
-                             refresh=bool(getattr(args, "refresh", False)))
     nights.prepare_in_process_runs()
     try:
+        defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
+                                 refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)
         pack, store = nights.resources_of(defs)
+        for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
+            if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
+                nights.check_night(night)
         if args.command == "run":
             as_of = args.as_of or nights.latest_as_of(pack)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
             print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
+            return _report_failed_channels(store, pack.domain, [as_of])
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
-            for as_of in nights.nights_between(args.start, args.end, args.every):
+            dates = nights.nights_between(args.start, args.end, args.every)
+            for as_of in dates:
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
+            return _report_failed_channels(store, pack.domain, dates)
         elif args.command == "cost":
             from opportunity_assets.candidates.logic import scan
             from resources.source import read_snapshot
@@ -146,10 +156,22 @@ def main(argv: list[str] | None = None) -> int:
                                        note=args.note, now=datetime.now(UTC).replace(tzinfo=None))
             print(f"recorded: {judgment.as_of} {judgment.candidate_id} {judgment.decision.value} by {judgment.who}"
                   + (f" ({judgment.note})" if judgment.note else ""))
-    except (CriteriaError, nights.NightFailed, ValueError) as exc:
+    except (CriteriaError, nights.NightFailed, ValueError) as exc:  # SettingsError is a ValueError
         print(f"opportunity: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:
+    """One line per channel that still failed after its retries (the nights are stored all the same); exit 1 then."""
+    failed: dict[tuple[date, str], str] = {}
+    for as_of in dates:
+        for row in store.notification_rows(domain, as_of):
+            if row["status"] == "failed":
+                failed.setdefault((as_of, row["channel"]), str(row.get("error") or "no error recorded"))
+    for (as_of, channel), error in sorted(failed.items()):
+        print(f"opportunity: {as_of}: channel {channel} failed after its retries: {error}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

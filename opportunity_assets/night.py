@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from opportunity_assets.brief.step import read_night
 from opportunity_assets.candidates.step import night_id
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
-from opportunity_assets.partitions import night_keys, night_range_tags
+from opportunity_assets.partitions import NIGHTS_START, night_keys, night_range_tags
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
@@ -71,7 +71,8 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
 
     Its own dagster.yaml applies. Where that file does not configure the storage, or names the pooled one, the
     storage is Dagster's default SQLite one in `home`, with its connections kept (`PooledSqliteStorage`); where
-    it does not configure `compute_logs`, the runs' output stays on the terminal (`_OUTPUT_ON_THE_TERMINAL`)."""
+    it does not configure `compute_logs`, the runs' output stays on the terminal (`_OUTPUT_ON_THE_TERMINAL`); where
+    it does not configure `telemetry`, Dagster's telemetry is off (`telemetry: {enabled: true}` turns it on)."""
     path = Path(home or os.environ.get("DAGSTER_HOME") or "var/dagster_home").resolve()
     path.mkdir(parents=True, exist_ok=True)
     config = path / "dagster.yaml"
@@ -82,6 +83,8 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
         overrides["storage"] = pooled_storage(str(path))
     if "compute_logs" not in configured:
         overrides["compute_logs"] = _OUTPUT_ON_THE_TERMINAL
+    if "telemetry" not in configured:  # no banner and no usage events unless the home's dagster.yaml asks for them
+        overrides["telemetry"] = {"enabled": False}
     return dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(path), overrides=overrides))
 
 
@@ -156,22 +159,42 @@ def state(defs: dg.Definitions, as_of: date) -> RunState:
     )
 
 
-def latest_as_of(pack: CriteriaPack) -> date:
-    """The latest date the bundled data supports: when its newest month was published."""
+def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
+    """The latest night the data supports on or before the latest night there is (yesterday): when its newest month
+    up to today was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
+    quarantines it)."""
     import duckdb
 
+    last_night = last_possible_night(today)
     con = duckdb.connect()
     try:
         row = con.execute(
-            f'SELECT max(make_date(try_cast("{pack.source.year_column}" AS INTEGER), '
-            f'try_cast("{pack.source.month_column}" AS INTEGER), 1)) '
-            "FROM read_csv($path, all_varchar = true, header = true)", {"path": str(pack.source_path)}).fetchone()
+            f'SELECT max(p) FROM (SELECT make_date(try_cast("{pack.source.year_column}" AS INTEGER), '
+            f'try_cast("{pack.source.month_column}" AS INTEGER), 1) AS p '
+            "FROM read_csv($path, all_varchar = true, header = true)) WHERE p <= $today",
+            {"path": str(pack.source_path), "today": last_night}).fetchone()
+    except duckdb.Error as exc:
+        raise ValueError(f"source {pack.source_path} could not be read: {exc}") from None
     finally:
         con.close()
     if not row or row[0] is None:
-        raise ValueError(f"source {pack.source_path} has no parseable period")
+        raise ValueError(f"source {pack.source_path} has no parseable period on or before {last_night}")
     month_end = (row[0].replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
-    return month_end + timedelta(days=pack.source.publication_lag_days)
+    return min(month_end + timedelta(days=pack.source.publication_lag_days), last_night)
+
+
+def last_possible_night(today: date | None = None) -> date:
+    """Nights are UTC days that have ended: the latest is yesterday."""
+    return (today or datetime.now(UTC).date()) - timedelta(days=1)
+
+
+def check_night(as_of: date, today: date | None = None) -> None:
+    """A night that can be run, or a ValueError in one line saying which nights can."""
+    first, last = date.fromisoformat(NIGHTS_START), last_possible_night(today)
+    if as_of > last:
+        raise ValueError(f"--as-of {as_of} has not ended yet: the latest night that can run is {last}")
+    if as_of < first:
+        raise ValueError(f"--as-of {as_of} is before the first night, {first}")
 
 
 def nights_between(start: date, end: date, every: str) -> list[date]:

@@ -112,14 +112,18 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
             WHEN entity_key IS NULL THEN 'missing entity id ({src.entity_id})'
             WHEN period IS NULL
                 THEN 'period unparseable: year=' || coalesce(raw_year, '') || ', month=' || coalesce(raw_month, '')
+            WHEN period > $today::DATE
+                THEN 'period after today: ' || strftime(period, '%Y-%m') || ' has not happened yet (today '
+                     || strftime($today::DATE, '%Y-%m-%d') || ')'
             WHEN copies > 1
                 THEN 'duplicated key ({src.entity_id}, year, month) = (' || entity_key || ', ' || y || ', ' || m
                      || '): ' || copies || ' rows, none used'
             END AS reason,
             nullif(concat_ws('; ', {cell_problems}), '') AS cell_reason
         FROM dated
-        -- point in time: a row is seen only once published; unparseable periods are refused without a date
-        WHERE period IS NULL OR published_at <= $as_of::DATE
+        -- point in time: a row is seen only once published; unparseable periods are refused without a date, and
+        -- a period after today (a month that has not happened) is refused whatever the night
+        WHERE period IS NULL OR published_at <= $as_of::DATE OR period > $today::DATE
     ),
     visible AS (SELECT * REPLACE ({cleaned}) FROM judged WHERE reason IS NULL),
     anchor AS (SELECT max(period) AS t0 FROM visible),
@@ -155,7 +159,9 @@ class PointInTimeSource(dg.ConfigurableResource):
         return read_snapshot(pack, as_of)
 
 
-def read_snapshot(pack: CriteriaPack, as_of: date) -> SourceSnapshot:
+def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) -> SourceSnapshot:
+    """What the scanner may know on `as_of`. `today` (default: the clock's) dates the rows quarantined for lying in
+    the future."""
     path: Path = pack.source_path
     if not path.is_file():
         raise SourceError(f"source file {path} not found")
@@ -173,7 +179,8 @@ def read_snapshot(pack: CriteriaPack, as_of: date) -> SourceSnapshot:
         missing = sorted(needed - present)
         if missing:
             raise SourceError(f"source file {path} lacks column(s) {missing}; it has {sorted(present)}")
-        cursor = con.execute(_snapshot_sql(pack), {"path": str(path), "as_of": as_of})
+        cursor = con.execute(_snapshot_sql(pack), {"path": str(path), "as_of": as_of,
+                                                   "today": today or date.today()})
         names = [d[0] for d in cursor.description or []]
         frame = pl.DataFrame(cursor.fetchall(), schema=names, orient="row", infer_schema_length=None)
     except duckdb.Error as exc:

@@ -76,3 +76,35 @@ def test_cost_prints_the_worst_case_arithmetic(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     estimate = worst_case(texas_pack, load_prices(), 30, model_checks_on=False)
     assert f"${estimate.worst_case_usd:.4f}" in out and "tonight, model checks off" in out and "$0.0000" in out
+
+
+def test_a_channel_failing_after_its_retries_exits_nonzero_with_a_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings by flag (and by $OPPORTUNITY_AUTOMATION); a webhook on a closed local port fails; the night is
+    stored all the same."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = tmp_path / "automation.yaml"
+    settings.write_text(f"notifications:\n  attempts: 1\n  timeout_seconds: 2\n"
+                        f"  channels:\n    webhook:\n      url: http://127.0.0.1:{port}/hook\n")
+    assert main(["run", "--as-of", "2009-12-31", "--settings", str(settings), *_args(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert "# Morning brief" in captured.out
+    lines = [line for line in captured.err.splitlines() if "channel webhook failed" in line]
+    assert len(lines) == 1 and lines[0].startswith("opportunity: 2009-12-31: channel webhook failed after its retries:")
+    monkeypatch.setenv("OPPORTUNITY_AUTOMATION", str(settings))
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 1  # the same settings, by environment
+    monkeypatch.setenv("OPPORTUNITY_AUTOMATION", str(tmp_path / "missing.yaml"))
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 2
+    assert "missing.yaml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first")])
+def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str,
+                                               says: str) -> None:
+    assert main(["run", "--as-of", as_of, *_args(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0] and "Traceback" not in err[0]

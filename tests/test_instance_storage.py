@@ -297,3 +297,12 @@ def test_a_batch_with_events_dagster_does_not_batch_is_stored_event_by_event(
     pooled.dispose()
     _store(SqliteEventLogStorage(str(tmp_path / "stock")), [events], batched=False)
     _same_files(tmp_path / "stock", tmp_path / "pooled")
+
+
+def test_the_local_instance_keeps_telemetry_off_unless_its_home_turns_it_on(tmp_path: Path) -> None:
+    from opportunity_assets.night import local_instance
+
+    assert local_instance(tmp_path / "new").telemetry_enabled is False
+    (tmp_path / "on").mkdir()
+    (tmp_path / "on" / "dagster.yaml").write_text("telemetry:\n  enabled: true\n")
+    assert local_instance(tmp_path / "on").telemetry_enabled is True

@@ -195,6 +195,15 @@ def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, 
     assert f"model errors {len(model_errors)}" in run.brief.markdown
 
 
+def test_a_night_whose_model_calls_all_failed_says_so_first(tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: True, "refuse")
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))
+    assert run.brief is not None and run.summary.model_errors > 0
+    first_lines = run.brief.markdown.splitlines()[:3]
+    assert f"Model checks: on, but every model call failed tonight ({run.summary.model_errors} model errors)" \
+        in "\n".join(first_lines)
+
+
 def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
     pack = _source(tmp_path)
     with FakeAnthropic(token_multiplier=400) as expensive:  # the bill runs far past the estimate
@@ -235,6 +244,22 @@ def test_past_nights_are_blinded_no_names_no_years(tmp_path: Path, server: FakeA
         # No calendar date and no year of the data's span (numbers such as 1944.0 sales are values, not years)
         assert not re.search(r"\d{4}-\d{2}", text)
         assert not re.search(r"(?<![\d.])(19\d\d|20[0-3]\d)(?![\d.])", text), text
+
+
+def test_the_skeptic_model_sees_the_data_findings_and_a_dateless_history(tmp_path: Path,
+                                                                        server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)  # the towns' sales step up in January 2014: a level shift against their flat history
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    verifier = [json.loads(b["messages"][0]["content"][-1]["text"]) if isinstance(b["messages"][0]["content"], list)
+                else json.loads(b["messages"][0]["content"]) for b in _bodies(server, "VerifierJudgment")]
+    assert verifier
+    views = [v["analysis"] for v in verifier]
+    assert all(set(view["history"]) == {"sales", "volume", "median", "listings", "inventory"} for view in views)
+    assert all({"latest", "periods_back", "periods_kept"} <= set(view["history"]["sales"]) for view in views)
+    findings = [f for view in views for f in view["data_findings"]]
+    assert findings and all("periods back" in f["finding"] for f in findings if "level shift" in f["finding"])
+    stored = {f.message for v in run.verifications for f in v.data_findings}
+    assert any("2014-01" in message for message in stored)  # the store keeps the dated finding for people
 
 
 def test_recent_nights_are_not_blinded(tmp_path: Path, server: FakeAnthropic) -> None:

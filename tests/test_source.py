@@ -264,3 +264,19 @@ def test_bundled_data_one_day_earlier(texas_pack: CriteriaPack) -> None:
         expected = sum(float(r["sales"]) for r in csv.DictReader(handle)
                        if r["city"] == "Austin" and r["year"] == "2015" and r["month"] in {"4", "5", "6"})
     assert _metrics(snapshot, "Austin")["sales_3m"] == pytest.approx(expected)
+
+
+def test_a_row_dated_after_today_is_quarantined_and_the_default_night_ignores_it(synthetic: Build) -> None:
+    from opportunity_assets.candidates.quarantine import short_reason
+    from opportunity_assets.night import latest_as_of
+
+    rows = [*month_rows("Alpha"), {**month_rows("Alpha")[0], "year": 2027, "month": 1}]
+    pack = synthetic(rows)
+    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    (future,) = snapshot.quarantined.to_dicts()
+    assert future["reason"].startswith("period after today: 2027-01 has not happened yet")
+    assert short_reason(future["reason"]) == "period after today"  # no date after as_of reaches the brief
+    assert snapshot.history["period"].max() == DEC_2014
+    # the default night: when the latest month up to today was published, never a night still to come
+    assert latest_as_of(pack, today=date(2026, 12, 1)) == date(2015, 1, 30)
+    assert latest_as_of(pack, today=date(2015, 1, 20)) == date(2015, 1, 19)  # December not yet published: yesterday

@@ -7,6 +7,7 @@ Secrets are never written in the file: a secret field holds `{env: NAME}`, which
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
@@ -105,8 +106,14 @@ class SettingsError(ValueError):
     """The settings file is missing or invalid; the message names the file, the key and the problem."""
 
 
+SETTINGS_ENV = "OPPORTUNITY_AUTOMATION"
+"""Environment variable naming the automation settings file (schedule, sensors, channels), when no path is given."""
+
+
 def load_settings(path: str | Path | None = None) -> AutomationSettings:
-    file = Path(path) if path is not None else DEFAULT_SETTINGS
+    """The settings at `path`, else at $OPPORTUNITY_AUTOMATION, else deploy/automation.yaml."""
+    chosen = path if path is not None else (os.environ.get(SETTINGS_ENV, "").strip() or None)
+    file = Path(chosen) if chosen is not None else DEFAULT_SETTINGS
     try:
         raw = yaml.safe_load(file.read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:

@@ -184,6 +184,11 @@ def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
     judge = [_judgment_line(by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in judge_ids]
     act = [line + _judged_suffix(night, i) for line, i in zip(act, act_ids, strict=True)]
     judge = [line + _judged_suffix(night, i) for line, i in zip(judge, judge_ids, strict=True)]
+    failed = {(e.candidate_id, e.node) for e in night.errors if not e.fatal}
+    if model_mode.startswith("on") and night.routes and all(
+            (r.candidate_id, node) in failed for r in night.routes for node in ("analyzer_model", "verifier_model")):
+        model_mode = (f"on, but every model call failed tonight ({summary.model_errors} model errors): the verdicts, "
+                      "checks and routes below are code's alone")
     summary_lines = _summary_lines(night, summary)
     if cost is not None and cost.calls:
         summary_lines.append(f"Model: {cost.calls} calls, ${cost.usd:.4f}; model errors {summary.model_errors}.")

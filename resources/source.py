@@ -18,6 +18,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.text import MAX_NAME
 
 
 class SourceError(RuntimeError):
@@ -110,6 +111,9 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
     judged AS (
         SELECT *, CASE
             WHEN entity_key IS NULL THEN 'missing entity id ({src.entity_id})'
+            WHEN length(entity_key) > {MAX_NAME} OR length(coalesce(entity_name, '')) > {MAX_NAME}
+                THEN 'entity id or name too long: ' || greatest(length(entity_key), length(coalesce(entity_name, '')))
+                     || ' characters, at most {MAX_NAME}'
             WHEN period IS NULL
                 THEN 'period unparseable: year=' || coalesce(raw_year, '') || ', month=' || coalesce(raw_month, '')
             WHEN period > $today::DATE

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -28,6 +28,7 @@ from opportunity_assets.records import (
     Summary,
     Verification,
 )
+from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.integrity import headline
 
 WORD_LIMIT = 400
@@ -67,8 +68,10 @@ def summarize(night: NightRecords) -> Summary:
     )
 
 
-def next_action(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> str:
-    fields: dict[str, str] = {"name": candidate.name}
+def next_action(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
+                escape: Callable[[str], str] = clean) -> str:
+    """The pack's template filled in; `escape` writes the name for its channel (Markdown in the brief)."""
+    fields: dict[str, str] = {"name": escape(candidate.name)}
     for name, spec in pack.metrics.items():
         number = analysis.numbers.get(name)
         fields[name] = format_value(number.value, spec.unit) if number else "n/a"
@@ -100,9 +103,9 @@ def _flags(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
 
 def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     assert a.score is not None
-    return (f"- **{c.name}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
+    return (f"- **{markdown(c.name)}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
             f"Most sensitive to {_most_sensitive(v, a.score)}.{_flags(pack, a, v)} "
-            f"Next: {worded or next_action(pack, c, a)}")
+            f"Next: {worded or next_action(pack, c, a, markdown)}")
 
 
 def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
@@ -119,7 +122,7 @@ def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | Non
                       f"(score → {format_score(worst.score)})")
     else:
         unresolved = "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
-    return f"- **{c.name}** ({verdict}): {unresolved}. To resolve: {worded or v.to_resolve or v.reason}"
+    return f"- **{markdown(c.name)}** ({verdict}): {unresolved}. To resolve: {worded or v.to_resolve or v.reason}"
 
 
 def _judged_suffix(night: NightRecords, candidate_id: str) -> str:

@@ -28,6 +28,7 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.records import Brief, Cost, RunError, Summary
+from opportunity_assets.text import markdown
 from resources.model import ModelResource
 from resources.store import ResultStore
 
@@ -139,7 +140,7 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
         stored = store.brief(pack.domain, as_of) or {}
         words = count_words(stored.get("markdown", ""))
         unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
-                                          names=[n for c in night.candidates for n in (c.name, c.id)])
+                                          names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),

@@ -17,6 +17,7 @@ from opportunity_assets.candidates.quarantine import by_entity
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.text import clean
 from opportunity_assets.verifications.integrity import night_peers
 
 
@@ -138,7 +139,7 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
         rows = raw.get(row["entity_id"], [])
         filters = _judge(pack, values)
         judged.append(Candidate(
-            as_of=as_of, id=cid, name=row["entity_name"] or row["entity_id"], raw_data=rows,
+            as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid, raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad if b["entity"] == row["entity_id"]],

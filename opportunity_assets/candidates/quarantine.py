@@ -12,6 +12,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from opportunity_assets.text import clean, markdown
+
 _CELL = re.compile(r"column (\w+): .*? is (not a number|negative|not finite)")
 SHOWN = 3
 """Entities the run summary names; the rest are counted."""
@@ -39,8 +41,16 @@ def by_entity(rows: Iterable[Mapping[str, Any]], names: Mapping[str, str]) -> li
             for name, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
 
 
+SHOWN_CHARACTERS = 40
+"""An entity named in the summary is cut to this many characters (a refused row's name may be any length)."""
+
+
 def summary_line(entities: list[dict[str, Any]], total: int) -> str:
-    """`Quarantined source rows: 3, for Austin (1: sales not a number), …; and 2 more entities`."""
-    shown = ", ".join(f"{e['entity']} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
+    """`Quarantined source rows: 3, for Austin (1: sales not a number), …; and 2 more entities`, in Markdown."""
+    def name(text: str) -> str:
+        text = clean(text)
+        return markdown(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
+
+    shown = ", ".join(f"{name(e['entity'])} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
     more = f"; and {len(entities) - SHOWN} more entities" if len(entities) > SHOWN else ""
     return f"Quarantined source rows: {total}, for {shown}{more}" if shown else f"Quarantined source rows: {total}"

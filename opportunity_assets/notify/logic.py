@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from opportunity_assets.formatting import format_score
 from opportunity_assets.records import Analysis, Candidate, Route, Verification
+from opportunity_assets.text import slack
 
 ACT_SECTION = "act_on_these"
 JUDGMENT_SECTION = "needs_your_judgment"
@@ -226,7 +227,7 @@ def webhook_payload(m: NightMessage) -> dict[str, Any]:
 
 
 def _slack_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return slack(text)
 
 
 def slack_payload(m: NightMessage) -> dict[str, Any]:
@@ -237,7 +238,7 @@ def slack_payload(m: NightMessage) -> dict[str, Any]:
         {"type": "context", "elements": [{"type": "mrkdwn", "text": _slack_escape(headline(m))}]},
     ]
     for i in m.act[:SLACK_ITEMS]:
-        mark = "_still strong_" if i.still_strong else "*new*"
+        mark = "_still strong_" if i.still_strong else "*new*"  # our markup, around escaped text
         text = (f"*{_slack_escape(i.name)}* — score {format_score(i.score)} ({i.verdict}, {i.status}) · {mark}\n"
                 f"Next: {_slack_escape(i.next_action)}")
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}})

@@ -1,0 +1,42 @@
+"""Text from the source, made safe for each reader: control and bidi-override characters stripped, whitespace
+collapsed (a newline in a name must not split a bullet), and escaped for the channel it is written into.
+
+Source text (entity names) is data, never markup: `<script>`, `**Bold**` or `[click](http://…)` in a name must
+reach a reader as those characters, not as a script, bold type or a link.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_NAME = 200
+"""Longest entity id or name the source accepts; a longer one quarantines its row (resources/source.py)."""
+_SPACE = re.compile(r"\s+")
+_MARKDOWN = re.compile(r"([\\`*_\[\]~])")
+"""What Markdown reads as markup inside a line: emphasis, code, links and images (`[`), strike; a name is never at
+a line's start (it follows `- **`), so `#`, `-`, `+` and `>` need no escape there."""
+_SLACK_FORMAT = re.compile(r"(?<![A-Za-z0-9])([*_~`])|([*_~`])(?![A-Za-z0-9])")
+"""A formatting character that could open or close formatting: one not between two letters or digits (Slack does
+not format `inventory_3m`)."""
+
+
+def clean(text: str) -> str:
+    """The text with control characters (Cc), format characters such as bidi overrides and zero-width marks (Cf)
+    removed and every run of whitespace made one space."""
+    kept = "".join(" " if ch in "\t\n\r\v\f" else ch for ch in text
+                   if ch in "\t\n\r\v\f" or unicodedata.category(ch) not in ("Cc", "Cf"))
+    return _SPACE.sub(" ", kept).strip()
+
+
+def markdown(text: str) -> str:
+    """For Markdown (the brief): every character Markdown could read as markup inside a line backslash-escaped;
+    `<` and `&` as HTML entities, so no tag or entity survives a Markdown-to-HTML renderer."""
+    return _MARKDOWN.sub(r"\\\1", clean(text).replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def slack(text: str) -> str:
+    """For Slack mrkdwn: `& < >` as Slack's entities, and each formatting character `* _ ~ `` ` that could open or
+    close formatting followed by a zero-width space (Slack has no backslash escape)."""
+    escaped = clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SLACK_FORMAT.sub(lambda m: (m.group(1) or m.group(2)) + "\u200b", escaped)

@@ -18,6 +18,7 @@ from typing import Any
 import dagster as dg
 import yaml
 from dagster._core.instance.ref import InstanceRef
+from filelock import FileLock
 
 from opportunity_assets.brief.render import summarize
 from opportunity_assets.brief.step import read_night
@@ -85,7 +86,19 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
         overrides["compute_logs"] = _OUTPUT_ON_THE_TERMINAL
     if "telemetry" not in configured:  # no banner and no usage events unless the home's dagster.yaml asks for them
         overrides["telemetry"] = {"enabled": False}
-    return dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(path), overrides=overrides))
+    # Creating a new home's storage (tables, alembic stamps) is not safe in parallel: several `opportunity run`s on
+    # an empty home raced to "table runs already exists" or left two alembic heads. One process creates it at a
+    # time, under a cross-process lock in the home; afterwards opening is cheap and the lock is held only briefly.
+    with FileLock(str(path / ".instance.lock")):
+        try:
+            instance = dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(path), overrides=overrides))
+            instance.get_runs(limit=1)  # touches the run storage: created now, inside the lock
+        except Exception as exc:  # a broken home (a half-made first run, two alembic heads, a corrupt file)
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ValueError(f"the Dagster home {path} could not be opened ({first}); if an interrupted first run "
+                             "left it broken, move it aside and run again to create a new one (the result store "
+                             "keeps every night)") from None
+    return instance
 
 
 def _failure_message(event: dg.DagsterEvent) -> str:

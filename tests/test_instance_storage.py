@@ -306,3 +306,29 @@ def test_the_local_instance_keeps_telemetry_off_unless_its_home_turns_it_on(tmp_
     (tmp_path / "on").mkdir()
     (tmp_path / "on" / "dagster.yaml").write_text("telemetry:\n  enabled: true\n")
     assert local_instance(tmp_path / "on").telemetry_enabled is True
+
+
+def test_parallel_first_use_of_a_new_home_creates_it_once(tmp_path: Path) -> None:
+    """Four processes open the same empty home at once, three times over: without the creation lock this failed
+    every time here ("table runs already exists", alembic errors); with it, every process opens the home."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from opportunity_assets.night import local_instance; "
+            "local_instance(sys.argv[1]).get_runs(limit=1)")
+    for attempt in range(3):
+        home = tmp_path / f"home{attempt}"
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(home)], stderr=subprocess.PIPE, text=True)
+                 for _ in range(4)]
+        errors = [p.communicate()[1] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+
+
+def test_a_broken_home_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    from opportunity_assets.night import local_instance
+
+    local_instance(tmp_path / "home")
+    (tmp_path / "home" / "history" / "runs.db").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(ValueError, match="could not be opened") as exc:
+        local_instance(tmp_path / "home")
+    assert "move it aside" in str(exc.value) and "\n" not in str(exc.value)

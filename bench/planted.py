@@ -21,6 +21,7 @@ import argparse
 import sys
 import tempfile
 import time
+from calendar import monthrange
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date
@@ -114,7 +115,6 @@ def with_source(pack: CriteriaPack, path: Path) -> CriteriaPack:
 def first_night_seeing(period: date, lag_days: int) -> date:
     """The first month-end night on which `period`'s row is published."""
     nights = nights_between(period, date(period.year + 1, period.month, 1), "month-end")
-    from calendar import monthrange
     published = date(period.year, period.month, monthrange(period.year, period.month)[1]).toordinal() + lag_days
     return next(n for n in nights if n.toordinal() >= published)
 

@@ -8,7 +8,6 @@ stuck, repeated and stale feeds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -96,5 +95,3 @@ def read_source(path: str) -> pl.DataFrame:
 def write_source(frame: pl.DataFrame, path: str) -> None:
     frame.write_csv(path, null_value="NA")
 
-
-Planter = Callable[[pl.DataFrame, Plant], pl.DataFrame]

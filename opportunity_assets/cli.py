@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             _, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)
             print(f"{pack.domain}, as of {as_of}: {report.went_on} candidates would go on "
                   f"({report.scanned} scanned)")
-            print(describe(worst_case(pack, load_prices(), report.went_on, model_checks_on=False),
+            model = (defs.resources or {})["model"]
+            print(describe(worst_case(pack, load_prices(), report.went_on, model_checks_on=model.enabled()),
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
             if args.section:

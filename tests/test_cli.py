@@ -71,11 +71,19 @@ def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_cost_prints_the_worst_case_arithmetic(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch,
                                                texas_pack) -> None:  # type: ignore[no-untyped-def]
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     assert main(["cost", "--as-of", "2015-08-30", *_args(tmp_path)]) == 0
     out = capsys.readouterr().out
     estimate = worst_case(texas_pack, load_prices(), 30, model_checks_on=False)
     assert f"${estimate.worst_case_usd:.4f}" in out and "tonight, model checks off" in out and "$0.0000" in out
+    # with a model configured (no call is made to price a night), tonight's figure is the worst case
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    assert main(["cost", "--as-of", "2015-08-30", *_args(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"tonight, model checks on: ${estimate.worst_case_usd:.4f}" in out
 
 
 def test_a_channel_failing_after_its_retries_exits_nonzero_with_a_line(

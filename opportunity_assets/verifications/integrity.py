@@ -85,6 +85,15 @@ def log_level(values: np.ndarray) -> np.ndarray:
         return np.log(values + offset)
 
 
+def period_changes(values: np.ndarray) -> np.ndarray:
+    """Each period's change from the one before on the log scale (`log_level`); NaN for the first period and
+    wherever either value is missing."""
+    level = log_level(values)
+    step = np.full(len(values), np.nan)
+    step[1:] = level[1:] - level[:-1]
+    return step
+
+
 @dataclass(frozen=True)
 class Series:
     """One candidate's rows as arrays in time order (index 0 = oldest kept period; NaN = no value)."""
@@ -165,9 +174,7 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops."""
     series = found.series
     raw = series.values[column]
-    level = log_level(raw)
-    step = np.full(series.length, np.nan)
-    step[1:] = level[1:] - level[:-1]
+    step = period_changes(raw)
     stick = _yardstick(series, step, spec.min_history)
     if stick is None:
         return
@@ -368,8 +375,7 @@ def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
     if len(values) < 2 or not (math.isfinite(values[-1]) and math.isfinite(values[-2])):
         return None
-    level = log_level(values)
-    return float(level[-1] - level[-2])
+    return float(period_changes(values)[-1])
 
 
 def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -456,9 +462,7 @@ def history_summary(pack: CriteriaPack, candidate: Candidate) -> dict[str, dict[
         present = np.flatnonzero(np.isfinite(raw))
         if not len(present):
             continue
-        level = log_level(raw)
-        step = np.full(series.length, np.nan)
-        step[1:] = level[1:] - level[:-1]
+        step = period_changes(raw)
         stick = _yardstick(series, step, pack.integrity.min_history)
         last = int(present[-1])
         entry: dict[str, Any] = {"latest": float(raw[last]), "periods_back": series.back(last),

@@ -245,10 +245,19 @@ class Summary(FrozenRecord):
 
 
 class Cost(FrozenRecord):
+    """What the model answers in a night's records cost. A re-run that replays answers from the store is billed
+    nothing for them: they count as replayed, at what they were billed when first made."""
+
     calls: int = 0
+    """Calls sent when their record was last written (failed calls included: their tokens were billed)."""
     input_tokens: int = 0
     output_tokens: int = 0
     usd: float = 0.0
+    """Billed for those calls."""
+    replayed_calls: int = 0
+    """Answers taken from the store instead of a call."""
+    replayed_usd: float = 0.0
+    """What those answers were billed once, by the run that first made them; not billed again."""
 
 
 class Brief(FrozenRecord):

@@ -120,6 +120,31 @@ class CallRecord:
     error: str | None
 
 
+@dataclass(frozen=True)
+class ModelUse:
+    """Which call answered one role of one candidate (or the night's brief) when its record was last written: a
+    row of the store's `model_uses`, from which a night's cost is billed-now apart from replayed."""
+
+    domain: str
+    as_of: date
+    candidate_id: str
+    role: str
+    key: str
+    """The `model_calls` row that answered (or the failed call's own row)."""
+    replayed: bool
+    """Answered from the store: billed when that call was first made, not again."""
+
+
+@dataclass(frozen=True)
+class ModelLog:
+    """What a step's model calls left to write, in the step's own store transaction."""
+
+    calls: list[CallRecord] = dataclasses.field(default_factory=list)
+    """Calls sent now: the audit log and the replay cache."""
+    uses: list[ModelUse] = dataclasses.field(default_factory=list)
+    """Every answer the step took, sent now or replayed."""
+
+
 class ModelResource(dg.ConfigurableResource):
     """The surface every implementation offers."""
 
@@ -135,8 +160,9 @@ class ModelResource(dg.ConfigurableResource):
     def complete(self, spec: CallSpec, output_type: type[T]) -> tuple[T, ModelReply]:
         raise ModelCallFailed("model checks are off")
 
-    def drain_records(self) -> list[CallRecord]:
-        return []
+    def drain(self) -> ModelLog:
+        """Calls and uses not yet written to the store."""
+        return ModelLog()
 
 
 class ModelOff(ModelResource):
@@ -177,6 +203,7 @@ class AnthropicModel(ModelResource):
     _spent: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
     _reserved: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
     _pending: list[CallRecord] = PrivateAttr(default_factory=list)
+    _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
 
@@ -230,6 +257,8 @@ class AnthropicModel(ModelResource):
         if not self.refresh and key in self._cache:
             stored = self._cache[key]
             replayed = output_type.model_validate_json(stored["response"])
+            with self._lock:
+                self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, key, True))
             return replayed, ModelReply(replayed, stored["input_tokens"], stored["output_tokens"],
                                         stored["cache_write_tokens"], stored["cache_read_tokens"], 0.0, True, key)
         worst = self.worst_case_usd(spec)
@@ -255,17 +284,19 @@ class AnthropicModel(ModelResource):
         with self._lock:
             self._spent[night] += usd
             self._pending.append(record)
+            self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, record.key, False))
             if answer is not None:
                 self._cache[key] = dataclasses.asdict(record)
         if answer is None:
             raise ModelCallFailed(done.problem or f"{spec.role}: no answer")
         return answer, ModelReply(answer, usage[0], usage[1], usage[2], usage[3], usd, False, key)
 
-    def drain_records(self) -> list[CallRecord]:
-        """Call records not yet written to the store; the asset writes them in its own transaction."""
+    def drain(self) -> ModelLog:
+        """Call records and uses not yet written to the store; the asset writes them in its own transaction."""
         with self._lock:
-            records, self._pending = self._pending, []
-        return records
+            log = ModelLog(self._pending, self._uses)
+            self._pending, self._uses = [], []
+        return log
 
     @staticmethod
     def _params(spec: CallSpec) -> dict[str, Any]:

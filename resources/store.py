@@ -70,6 +70,9 @@ CREATE TABLE IF NOT EXISTS model_calls (
     prompt_version VARCHAR, request VARCHAR, response VARCHAR, input_tokens INTEGER, output_tokens INTEGER,
     cache_write_tokens INTEGER, cache_read_tokens INTEGER, usd DOUBLE, attempts INTEGER, error VARCHAR,
     created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE TABLE IF NOT EXISTS model_uses (
+    domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, key VARCHAR, replayed BOOLEAN,
+    PRIMARY KEY (domain, as_of, candidate_id, role));
 CREATE TABLE IF NOT EXISTS outcomes (
     domain VARCHAR, as_of DATE, candidate_id VARCHAR, criteria_fingerprint VARCHAR, outcome_definition VARCHAR,
     verdict VARCHAR, verification VARCHAR, status VARCHAR, value DOUBLE, record VARCHAR,
@@ -130,6 +133,15 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[
     for chunk in _chunks(rows):
         placeholders = ", ".join("(" + ", ".join("?" * len(row)) + ")" for row in chunk)
         con.execute(f"{verb} {table} VALUES {placeholders}", [value for row in chunk for value in row])
+
+
+NIGHT_WIDE = "*night*"
+"""The candidate id of a night-wide model call (the brief's wording)."""
+
+_ROLES_OF = {"analyze": ("analyzer", "verifier"), "verify": ("verifier",), "analyzer_model": ("analyzer",),
+             "verifier_model": ("verifier",), "brief_model": ("brief",)}
+"""An error record of a node replaces the model uses of these roles (a failed stage's records are removed; a
+failed model step's use is its failed call, or none where no call was sent)."""
 
 
 class ResultStore(dg.ConfigurableResource):
@@ -198,9 +210,9 @@ class ResultStore(dg.ConfigurableResource):
                          json.dumps(scan_report, default=str)])
             for table in ("candidates", "quarantine"):
                 con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ?", key)
-            for table in ("analyses", "verifications", "errors", "routes"):
+            for table in ("analyses", "verifications", "errors", "routes", "model_uses"):
                 con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? "
-                            f"AND NOT list_contains(?, candidate_id)", [*key, going_on])
+                            f"AND NOT list_contains(?, candidate_id)", [*key, [*going_on, NIGHT_WIDE]])
             if candidates:
                 _insert(con, "candidates", rows=[
                     [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), c.model_dump_json()]
@@ -211,11 +223,15 @@ class ResultStore(dg.ConfigurableResource):
 
     def write_stage(self, domain: str, *, analyses: Sequence[Analysis] = (),
                     verifications: Sequence[Verification] = (), errors: Sequence[RunError] = (),
-                    cleared: Sequence[tuple[date, str, str]] = (), model_calls: Sequence[Any] = ()) -> None:
+                    cleared: Sequence[tuple[date, str, str]] = (), model_log: Any = None,
+                    renewed: Sequence[tuple[date, str, str]] = ()) -> None:
         """One stage's results for a batch of candidates, in one transaction.
 
         `cleared` (as_of, candidate, node): old error records that this batch's successes supersede. An error
         removes that candidate's stale results of its stage and later (an old analysis must not be verified).
+        `model_log`: the step's `resources.model.ModelLog` (calls sent, answers taken). A record written replaces
+        its role's model use: the analyzer's with an analysis, the verifier's with a verification; `renewed`
+        (as_of, candidate, role) names other uses this write replaces (the night's brief).
         """
         stale_tables = {"analyze": ("analyses", "verifications"), "verify": ("verifications",)}
         with self._connect() as con:
@@ -236,10 +252,22 @@ class ResultStore(dg.ConfigurableResource):
                 _insert(con, "verifications", replace=True, rows=[
                     [domain, v.as_of, v.candidate_id, v.status.value, v.fatal_assumption, v.model_dump_json()]
                     for v in verifications])
-            if model_calls:  # resources.model.CallRecord rows, in the table's column order
+            calls, uses = (model_log.calls, model_log.uses) if model_log is not None else ((), ())
+            if calls:  # resources.model.CallRecord rows, in the table's column order
                 _insert(con, "model_calls (key, domain, as_of, candidate_id, role, model, prompt_version, request, "
                         "response, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, usd, "
-                        "attempts, error)", replace=True, rows=[list(dataclasses.astuple(c)) for c in model_calls])
+                        "attempts, error)", replace=True, rows=[list(dataclasses.astuple(c)) for c in calls])
+            stale_uses = {*renewed, *((a.as_of, a.candidate_id, "analyzer") for a in analyses),
+                          *((v.as_of, v.candidate_id, "verifier") for v in verifications),
+                          *((e.as_of, e.candidate_id, role) for e in errors for role in _ROLES_OF.get(e.node, ()))}
+            for chunk in _chunks(sorted(stale_uses)):
+                con.execute("DELETE FROM model_uses USING (VALUES " + ", ".join(["(?::DATE, ?, ?)"] * len(chunk))
+                            + ") AS old(as_of, candidate_id, role) WHERE model_uses.domain = ? AND model_uses.as_of "
+                            "= old.as_of AND model_uses.candidate_id = old.candidate_id AND model_uses.role = "
+                            "old.role", [value for key in chunk for value in key] + [domain])
+            if uses:
+                _insert(con, "model_uses", replace=True, rows=[
+                    [u.domain, u.as_of, u.candidate_id, u.role, u.key, u.replayed] for u in uses])
             if errors:
                 _insert(con, "errors", replace=True, rows=[
                     [domain, e.as_of, e.candidate_id, e.node, e.error] for e in errors])
@@ -260,12 +288,19 @@ class ResultStore(dg.ConfigurableResource):
     def model_calls_of(self, domain: str, as_of: date) -> list[dict[str, Any]]:
         return self.query("SELECT * FROM model_calls WHERE domain = ? AND as_of = ?", [domain, as_of])
 
-    def model_usage(self, domain: str, as_of: date) -> dict[str, Any]:
-        """Calls and tokens the night's model steps cost when they ran (replays add nothing)."""
+    def model_cost(self, domain: str, as_of: date) -> dict[str, Any]:
+        """What the answers in the night's records cost, billed apart from replayed: `calls`, tokens and `usd` of
+        the calls sent when their record was last written; `replayed_calls` and `replayed_usd` of the answers
+        taken from the store instead (billed once, by an earlier run, at that price)."""
         return self.query(
-            "SELECT count(*) AS calls, coalesce(sum(input_tokens + cache_write_tokens + cache_read_tokens), 0) "
-            "AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens, coalesce(sum(usd), 0) AS usd "
-            "FROM model_calls WHERE domain = ? AND as_of = ?", [domain, as_of])[0]
+            "SELECT count(*) FILTER (WHERE NOT u.replayed) AS calls, "
+            "coalesce(sum(c.input_tokens + c.cache_write_tokens + c.cache_read_tokens) FILTER (WHERE NOT u.replayed),"
+            " 0) AS input_tokens, coalesce(sum(c.output_tokens) FILTER (WHERE NOT u.replayed), 0) AS output_tokens, "
+            "coalesce(sum(c.usd) FILTER (WHERE NOT u.replayed), 0) AS usd, "
+            "count(*) FILTER (WHERE u.replayed) AS replayed_calls, "
+            "coalesce(sum(c.usd) FILTER (WHERE u.replayed), 0) AS replayed_usd "
+            "FROM model_uses u JOIN model_calls c ON c.key = u.key WHERE u.domain = ? AND u.as_of = ?",
+            [domain, as_of])[0]
 
     # ---- reads ---------------------------------------------------------------------------------------------
     def night(self, domain: str, as_of: date) -> dict[str, Any] | None:

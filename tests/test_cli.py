@@ -38,7 +38,8 @@ def test_run_json_prints_the_state_object_field_for_field(tmp_path: Path, capsys
     assert set(state["routes"][0]) >= {"candidate_id", "destination", "section_or_tag"}
     assert set(state["brief"]) >= {"markdown", "words"}
     assert set(state["summary"]) >= {"scanned", "passed_filters", "analyzed", "by_tag", "errors"}
-    assert state["cost"] == {"calls": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
+    assert state["cost"] == {"calls": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0, "replayed_calls": 0,
+                             "replayed_usd": 0.0}
     assert "off" in state["model_checks"]
 
 

@@ -157,7 +157,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         with pytest.raises(ModelCallFailed):
             model.complete(spec, AnalyzerJudgment)
     assert len(server.requests) == requests
-    records = model.drain_records()  # failed calls are recorded too: their tokens were billed
+    log = model.drain()  # failed calls are recorded too: their tokens were billed
+    records = log.calls
+    assert [u.replayed for u in log.uses] == [False] and log.uses[0].key == records[0].key
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
 
 
@@ -213,8 +215,8 @@ def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
     assert exhausted, "the ceiling stopped no call"
     assert sent < 25  # fewer calls than a full night (12 + 12 + 1)
     store = ResultStore(path=str(tmp_path / "r.duckdb"))
-    spent = store.model_usage("texas_housing", AS_OF)["usd"]
     bills = [r["usd"] for r in store.model_calls_of("texas_housing", AS_OF)]
+    spent = sum(bills)
     # Stops once over: only calls already in flight (at most one per candidate) can overshoot the ceiling.
     assert 0.75 < spent <= 0.75 + 12 * max(bills)
     assert sum(r["role"] == "verifier" for r in store.model_calls_of("texas_housing", AS_OF)) < 12
@@ -228,9 +230,25 @@ def test_a_rerun_replays_without_requests_and_writes_the_same_brief(tmp_path: Pa
     sent = len(server.requests)
     second = _night(tmp_path, _model(tmp_path, server), pack, instance=instance)
     assert len(server.requests) == sent
-    assert first.brief == second.brief and _decisions(first) == _decisions(second)
+    assert _decisions(first) == _decisions(second)
+    # The replayed night is billed nothing: its answers count apart, at what the first night was billed for them.
+    assert first.cost.calls == sent and first.cost.replayed_calls == 0 and first.cost.usd > 0
+    assert second.cost.calls == 0 and second.cost.usd == 0
+    assert second.cost.replayed_calls == sent and second.cost.replayed_usd == pytest.approx(first.cost.usd)
+    assert first.brief is not None and second.brief is not None
+    assert f"Model: {sent} calls billed ${first.cost.usd:.4f}; model errors 0." in first.brief.markdown
+    assert (f"Model: 0 calls billed $0.0000; {sent} answers replayed from the store (billed once before, "
+            f"${first.cost.usd:.4f}, not again)") in second.brief.markdown
+    # Everything but the cost line is the same brief.
+    assert [x for x in first.brief.markdown.splitlines() if "Model:" not in x] == \
+        [x for x in second.brief.markdown.splitlines() if "Model:" not in x]
     third = _night(tmp_path, _model(tmp_path, server, refresh=True), pack, instance=instance)
     assert len(server.requests) == 2 * sent and third.brief is not None
+    assert third.cost.calls == sent and third.cost.replayed_calls == 0
+    # A night re-run without the model: its records hold no model answer, so nothing is billed or replayed.
+    fourth = _night(tmp_path, ModelOff(), pack, instance=instance)
+    assert fourth.cost.calls == fourth.cost.replayed_calls == 0 and "Model:" not in (fourth.brief.markdown
+                                                                                     if fourth.brief else "")
 
 
 def test_past_nights_are_blinded_no_names_no_years(tmp_path: Path, server: FakeAnthropic) -> None:

@@ -167,6 +167,14 @@ def _assemble(as_of: date, pack: CriteriaPack, model_mode: str, act: list[str], 
     return "\n".join(out) + "\n"
 
 
+def _cost_line(cost: Cost, model_errors: int) -> str:
+    billed = f"Model: {cost.calls} calls billed ${cost.usd:.4f}"
+    if cost.replayed_calls:
+        billed += (f"; {cost.replayed_calls} answers replayed from the store (billed once before, "
+                   f"${cost.replayed_usd:.4f}, not again)")
+    return f"{billed}; model errors {model_errors}."
+
+
 def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
                  wording: Mapping[str, str] | None = None, cost: Cost | None = None) -> tuple[Brief, Summary]:
     """The brief from the night's records. `wording`: model-worded next-action / to-resolve lines by candidate,
@@ -193,8 +201,8 @@ def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
         model_mode = (f"on, but every model call failed tonight ({summary.model_errors} model errors): the verdicts, "
                       "checks and routes below are code's alone")
     summary_lines = _summary_lines(night, summary)
-    if cost is not None and cost.calls:
-        summary_lines.append(f"Model: {cost.calls} calls, ${cost.usd:.4f}; model errors {summary.model_errors}.")
+    if cost is not None and (cost.calls or cost.replayed_calls):
+        summary_lines.append(_cost_line(cost, summary.model_errors))
     n_act, n_judge = len(act), len(judge)
     markdown = _assemble(night.as_of, pack, model_mode, act, 0, judge, 0, summary_lines)
     # Over the limit: drop an item from the section showing more (needs-judgment on a tie), naming how many

@@ -30,7 +30,7 @@ from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.records import Brief, Cost, RunError, Summary
 from opportunity_assets.text import markdown
 from resources.model import ModelResource
-from resources.store import ResultStore
+from resources.store import NIGHT_WIDE, ResultStore
 
 
 def brief_items(pack: CriteriaPack, night: NightRecords) -> list[BriefItem]:
@@ -86,7 +86,7 @@ class BriefStep:
     brief: Brief
     summary: Summary
     cost: Cost
-    """The night's model usage so far, every node's."""
+    """What the model answers in the night's records cost: billed now apart from replayed."""
     model_mode: str
     """The brief's line on how the model took part (or that it did not)."""
     worded_lines: int
@@ -130,10 +130,11 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
 
     with store.session():  # write routes and brief, then check what was written
         store.write_stage(pack.domain, errors=[worded.model_error] if worded.model_error else [],
-                          model_calls=model.drain_records())
-        usage = store.model_usage(pack.domain, as_of)
+                          model_log=model.drain(), renewed=[(as_of, NIGHT_WIDE, "brief")])
+        usage = store.model_cost(pack.domain, as_of)
         cost = Cost(calls=usage["calls"], input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
-                    usd=round(usage["usd"], 6))
+                    usd=round(usage["usd"], 6), replayed_calls=usage["replayed_calls"],
+                    replayed_usd=round(usage["replayed_usd"], 6))
         brief, summary = render_brief(pack, night, model.mode_line(), wording=worded.record, cost=cost)
         store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=cost,
                             model_mode=model.mode_line())

@@ -23,6 +23,7 @@ from opportunity_assets.llm.roles import (
 )
 from opportunity_assets.records import Analysis, Candidate, RunError, Verification
 from resources.model import BudgetExhausted, CallSpec, ModelCallFailed, ModelReply, ModelResource
+from resources.store import NIGHT_WIDE
 
 R = TypeVar("R")
 
@@ -93,11 +94,11 @@ def word_brief(model: ModelResource, pack: CriteriaPack, as_of: date, items: lis
     payload = {"role": "brief", "candidates": [
         {"candidate_id": blinder.hide(i.candidate_id), "name": blinder.hide(i.name), "section": i.section,
          "template": blinder.hide(i.template)} for i in items]}
-    spec = _spec(pack, "brief", pack.models.brief, payload, BriefWording, as_of, "*night*")
+    spec = _spec(pack, "brief", pack.models.brief, payload, BriefWording, as_of, NIGHT_WIDE)
     try:
         wording, reply = model.complete(spec, BriefWording)
     except (ModelCallFailed, BudgetExhausted) as exc:
-        return Judged({}, _error(as_of, "*night*", "brief_model", exc), None)
+        return Judged({}, _error(as_of, NIGHT_WIDE, "brief_model", exc), None)
     ids = {blinder.hide(i.candidate_id): i.candidate_id for i in items}
     names = [n for c in candidates for n in (c.name, c.id)]
     kept = {}

@@ -259,7 +259,7 @@ def store_checked(store: ResultStore, model: ModelResource, pack: CriteriaPack, 
     inconsistent = (schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(pack, night.analyses))
                     if stages.analyze else [])
     kept = stages.verify and not inconsistent
-    store.write_stage(pack.domain, model_calls=model.drain_records(), **night.store_writes(with_verifications=kept))
+    store.write_stage(pack.domain, model_log=model.drain(), **night.store_writes(with_verifications=kept))
     incomplete = (schemas.failures(schemas.VerificationRows, schemas.verification_frame(night.verifications))
                   if kept else [])
     return StageChecks(inconsistent=inconsistent, incomplete=incomplete, verifications_kept=kept)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -27,6 +28,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
 from opportunity_assets.partitions import NIGHTS_START, night_keys, night_range_tags
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
+from opportunity_assets.run_health import fail_orphaned_runs, process_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -73,7 +75,10 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
     Its own dagster.yaml applies. Where that file does not configure the storage, or names the pooled one, the
     storage is Dagster's default SQLite one in `home`, with its connections kept (`PooledSqliteStorage`); where
     it does not configure `compute_logs`, the runs' output stays on the terminal (`_OUTPUT_ON_THE_TERMINAL`); where
-    it does not configure `telemetry`, Dagster's telemetry is off (`telemetry: {enabled: true}` turns it on)."""
+    it does not configure `telemetry`, Dagster's telemetry is off (`telemetry: {enabled: true}` turns it on).
+
+    Runs of this host left STARTED by a process that is gone (killed mid-way) are marked failed, with the reason,
+    one line each on stderr (`run_health.fail_orphaned_runs`)."""
     path = Path(home or os.environ.get("DAGSTER_HOME") or "var/dagster_home").resolve()
     path.mkdir(parents=True, exist_ok=True)
     config = path / "dagster.yaml"
@@ -98,6 +103,8 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
             raise ValueError(f"the Dagster home {path} could not be opened ({first}); if an interrupted first run "
                              "left it broken, move it aside and run again to create a new one (the result store "
                              "keeps every night)") from None
+    for line in fail_orphaned_runs(instance):
+        print(line, file=sys.stderr)
     return instance
 
 
@@ -115,7 +122,8 @@ def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *,
     `ops`: the run config's per-op config, if any."""
     try:
         result = defs.resolve_job_def(job).execute_in_process(
-            instance=instance, partition_key=partition_key, tags=tags, raise_on_error=False,
+            instance=instance, partition_key=partition_key, tags={**process_tags(), **(tags or {})},
+            raise_on_error=False,
             run_config={**_QUIET, **({"ops": ops} if ops else {})})
     except dg.DagsterUserCodeExecutionError as exc:  # raised while loading, before any step
         raise NightFailed(f"{job}: {exc.user_exception}") from exc

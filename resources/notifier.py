@@ -55,6 +55,8 @@ class Notifier(dg.ConfigurableResource):
     timeout_seconds: float = Field(default=10.0, gt=0, description="Per HTTP request or SMTP session.")
     still_strong_within_days: int = Field(default=45, ge=1,
                                           description="Window for marking a candidate still strong.")
+    earlier_night_wait_seconds: int = Field(default=300, ge=0, description="Longest wait for an earlier night "
+                                            "still running before deciding new against still strong.")
     claim_expiry_seconds: int = Field(default=900, ge=1,
                                       description="After this long a claim by a run that died may be sent again.")
 
@@ -113,5 +115,6 @@ def notifier_from_settings(settings: NotificationSettings, store_path: str) -> N
                            password=_optional_secret(c.email.password), starttls=c.email.starttls) if c.email else None,
         attempts=settings.attempts, backoff_seconds=settings.backoff_seconds, timeout_seconds=settings.timeout_seconds,
         still_strong_within_days=settings.still_strong_within_days,
+        earlier_night_wait_seconds=settings.earlier_night_wait_seconds,
         claim_expiry_seconds=settings.claim_expiry_seconds,
     )

@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS routes (
 CREATE TABLE IF NOT EXISTS briefs (
     domain VARCHAR, as_of DATE, markdown VARCHAR, words INTEGER, summary VARCHAR, cost VARCHAR,
     model_mode VARCHAR, PRIMARY KEY (domain, as_of));
+ALTER TABLE briefs ADD COLUMN IF NOT EXISTS updated_at TIMESTAMP;
 CREATE TABLE IF NOT EXISTS model_calls (
     key VARCHAR PRIMARY KEY, domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, model VARCHAR,
     prompt_version VARCHAR, request VARCHAR, response VARCHAR, input_tokens INTEGER, output_tokens INTEGER,
@@ -280,7 +281,8 @@ class ResultStore(dg.ConfigurableResource):
                 _insert(con, "routes", rows=[
                     [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule]
                     for r in routes])
-            con.execute("INSERT OR REPLACE INTO briefs VALUES (?, ?, ?, ?, ?, ?, ?)", [
+            con.execute("INSERT OR REPLACE INTO briefs (domain, as_of, markdown, words, summary, cost, model_mode, "
+                        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)", [
                 domain, as_of, brief.markdown, brief.words, summary.model_dump_json(), cost.model_dump_json(),
                 model_mode])
 
@@ -331,6 +333,15 @@ class ResultStore(dg.ConfigurableResource):
         rows = self.query("SELECT as_of, candidate_id, destination, section_or_tag, rule FROM routes "
                           "WHERE domain = ? AND as_of = ? ORDER BY candidate_id", [domain, as_of])
         return [Route(**r) for r in rows]
+
+    def earlier_nights(self, domain: str, before: date, since: date) -> list[dict[str, Any]]:
+        """Nights in [since, before) that the store has scanned, latest first: `as_of`, `scanned_seconds_ago` and
+        `routed` (a brief was written after its latest scan)."""
+        return self.query(
+            "SELECT n.as_of, date_diff('second', n.updated_at, current_timestamp::TIMESTAMP) AS scanned_seconds_ago, "
+            "coalesce(b.updated_at >= n.updated_at, false) AS routed "
+            "FROM nights n LEFT JOIN briefs b USING (domain, as_of) "
+            "WHERE n.domain = ? AND n.as_of >= ? AND n.as_of < ? ORDER BY n.as_of DESC", [domain, since, before])
 
     def brief(self, domain: str, as_of: date) -> dict[str, Any] | None:
         rows = self.query("SELECT * FROM briefs WHERE domain = ? AND as_of = ?", [domain, as_of])

@@ -270,10 +270,18 @@ def test_a_night_killed_in_the_middle_then_run_again_gives_the_same_brief_and_on
     assert process.wait(timeout=30) == -9
     store = ResultStore(path=str(tmp_path / "results.duckdb"))
     assert store.brief("texas_housing", OCT) is None and http.received == []
+    killed = instance.get_runs(dg.RunsFilter(job_name="analyze_night"))[0]
+    assert killed.status == dg.DagsterRunStatus.STARTED  # nobody will ever finish it
 
     rerun = _night_process(tmp_path, pack, settings, OCT)
     _, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err.decode()
+    # the next start marked the killed run failed, with the reason, and said so in one line
+    assert instance.get_run_by_id(killed.run_id).status == dg.DagsterRunStatus.FAILURE  # type: ignore[union-attr]
+    failure = instance.all_logs(killed.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)
+    assert "it was killed or crashed mid-way" in failure[0].message
+    assert f"marked run {killed.run_id[:8]} (analyze_night, 2011-10-31) failed" in err.decode()
+    assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
     stored = store.brief("texas_housing", OCT)
     assert stored is not None and stored["markdown"] == _clean_brief(tmp_path, pack, OCT)
     assert [_acts(b) for b in http.bodies("/hook")] == [[("austin", False), ("collin-county", False)]]

@@ -3,7 +3,10 @@ failure injection on real receivers (HTTP and SMTP on 127.0.0.1), quiet nights."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from email.message import EmailMessage
@@ -22,16 +25,19 @@ from opportunity_assets.notify.logic import (
     FAILED,
     SENT,
     ActItem,
+    EarlierNight,
     JudgmentItem,
     NightMessage,
+    PreviousNight,
     SentLogEntry,
+    act_verdicts,
     brief_url,
     channel_message,
     claimable,
-    earlier_verdicts,
     email_content,
     pending,
     plain_text,
+    previous_night,
     slack_payload,
     webhook_payload,
 )
@@ -126,15 +132,45 @@ def test_pending_is_per_channel() -> None:
     assert pending([], ["outbox", "slack"], log, AS_OF, NOW, timedelta(minutes=15)) == set()
 
 
-def test_still_strong_means_in_the_channels_previous_message_with_the_same_verdict() -> None:
+def test_still_strong_is_decided_against_the_latest_earlier_routed_night() -> None:
     october, september, june = date(2011, 10, 31), date(2011, 9, 30), date(2011, 6, 30)
-    log = [_entry("austin", SENT, as_of=october), _entry("collin", SENT, as_of=september),
-           _entry("dallas", SENT, as_of=october, verdict="MARGINAL"), _entry("houston", FAILED, as_of=october),
-           _entry("old", SENT, as_of=june), _entry("austin", SENT, as_of=october, channel="email"),
-           _entry("later", SENT, as_of=date(2011, 12, 31))]
-    earlier = earlier_verdicts(log, AS_OF, "slack", timedelta(days=45))
-    # collin was in an older message only, houston's message failed, june is outside the window
-    assert earlier == {"austin": "STRONG", "dallas": "MARGINAL"}
+    window, running_for = timedelta(days=70), timedelta(minutes=5)
+
+    def night(as_of: date, routed: bool, seconds_ago: float = 3600.0) -> EarlierNight:
+        return EarlierNight(as_of=as_of, scanned_seconds_ago=seconds_ago, routed=routed)
+
+    assert previous_night([night(september, True), night(october, True)], AS_OF, window, running_for) == \
+        PreviousNight(october)
+    assert previous_night([night(june, True)], AS_OF, window, running_for) == PreviousNight(None)  # too old
+    # October scanned a minute ago and not yet routed: still running, wait for it (September is not "before")
+    assert previous_night([night(september, True), night(october, False, 60)], AS_OF, window, running_for) == \
+        PreviousNight(None, waiting_for=october)
+    # scanned an hour ago and never routed: abandoned (its run died or stopped at a check), passed over and named
+    assert previous_night([night(september, True), night(october, False)], AS_OF, window, running_for) == \
+        PreviousNight(september, passed_over=(october,))
+    # a running night older than a routed one does not matter
+    assert previous_night([night(september, False, 60), night(october, True)], AS_OF, window, running_for) == \
+        PreviousNight(october)
+    # tonight and later nights are never "before"
+    assert previous_night([night(AS_OF, True), night(date(2011, 12, 31), False, 1)], AS_OF, window,
+                          running_for) == PreviousNight(None)
+
+
+def test_still_strong_means_to_act_on_the_night_before_with_the_same_verdict() -> None:
+    from opportunity_assets.records import Analysis, Destination, Route, Verdict
+
+    def analysis(candidate: str, verdict: Verdict) -> Analysis:
+        return Analysis.model_construct(candidate_id=candidate, verdict=verdict)
+
+    def route(candidate: str, tag: str) -> Route:
+        return Route(as_of=AS_OF, candidate_id=candidate, destination=Destination.BRIEF, section_or_tag=tag,
+                     rule="test")
+
+    earlier = act_verdicts([route("austin", "act_on_these"), route("dallas", "act_on_these"),
+                            route("houston", "needs_your_judgment"), route("ghost", "act_on_these")],
+                           [analysis("austin", Verdict.STRONG), analysis("dallas", Verdict.MARGINAL),
+                            analysis("houston", Verdict.STRONG)])
+    assert earlier == {"austin": "STRONG", "dallas": "MARGINAL"}  # houston was only in needs-your-judgment
     dallas = ActItem(candidate_id="dallas", name="Dallas", score=71.5, verdict="STRONG", status="CONFIRMED",
                      next_action="x")
     message = channel_message("d", AS_OF, [AUSTIN, dallas], [], {"austin", "dallas"}, earlier, None)
@@ -319,3 +355,68 @@ def test_a_quiet_night_sends_nothing_and_the_brief_still_records_it(
     metadata, delivered = _notifications_metadata(instance, quiet)
     assert delivered and metadata["act_on_these"] == 0
     assert metadata["channels"] == "Nothing to act on tonight: no message."
+
+
+# ---- new against still strong, by night order ---------------------------------------------------------------------
+
+def _outbox_marks(tmp_path: Path) -> list[tuple[str, list[tuple[str, bool]]]]:
+    lines = (tmp_path / "outbox.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    return [(r["as_of"], sorted((i["candidate_id"], i["still_strong"]) for i in r["act_on_these"])) for r in records]
+
+
+class _Night(threading.Thread):
+    """A night run in another thread, as a parallel `opportunity run` would; its exception is kept."""
+
+    def __init__(self, defs: dg.Definitions, as_of: date) -> None:
+        super().__init__(daemon=True)
+        self.defs, self.as_of, self.error = defs, as_of, None
+
+    def run(self) -> None:
+        try:
+            with dg.DagsterInstance.ephemeral() as instance:  # disposed in its own thread
+                nights.run_night(self.defs, instance, self.as_of)
+        except BaseException as exc:
+            self.error = exc
+
+
+def _until(condition: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_night_that_overtakes_its_predecessor_waits_for_it_and_marks_as_in_order(tmp_path: Path) -> None:
+    defs = _defs(tmp_path, {"earlier_night_wait_seconds": 120})
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    october, november = date(2011, 10, 31), date(2011, 11, 30)
+    instance = dg.DagsterInstance.ephemeral()
+    nights.execute_job(defs, "scan_night", instance, partition_key=october.isoformat())  # October has started
+    overtaking = _Night(defs, november)
+    overtaking.start()
+    _until(lambda: store.brief("texas_housing", november) is not None)  # November is briefed before October
+    time.sleep(1.0)
+    assert overtaking.is_alive() and not (tmp_path / "outbox.jsonl").exists()  # and waits to notify
+    nights.run_night(defs, instance, october)
+    overtaking.join(timeout=120)
+    assert overtaking.error is None and not overtaking.is_alive()
+    # as a run in night order marks them (tests/test_automation.py: October, then November)
+    assert _outbox_marks(tmp_path) == [
+        ("2011-10-31", [("austin", False), ("collin-county", False)]),
+        ("2011-11-30", [("austin", True), ("collin-county", True), ("dallas", False)])]
+
+
+@pytest.mark.slow
+def test_an_earlier_night_still_running_after_the_wait_is_passed_over_and_named(tmp_path: Path) -> None:
+    defs = _defs(tmp_path, {"earlier_night_wait_seconds": 1})
+    october, november = date(2011, 10, 31), date(2011, 11, 30)
+    nights.execute_job(defs, "scan_night", dg.DagsterInstance.ephemeral(), partition_key=october.isoformat())
+    instance = dg.DagsterInstance.ephemeral()
+    nights.run_night(defs, instance, november)  # October never finishes
+    assert _outbox_marks(tmp_path) == [("2011-11-30", [("austin", False), ("collin-county", False),
+                                                       ("dallas", False)])]
+    metadata, _ = _notifications_metadata(instance, november)
+    assert metadata["passed_over_unrouted"] == "2011-10-31"
+    assert metadata["still_strong_against"] == "no earlier night: all new"

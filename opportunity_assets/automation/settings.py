@@ -89,8 +89,13 @@ class NotificationSettings(_Settings):
     timeout_seconds: float = Field(default=10.0, gt=0)
     """Per HTTP request or SMTP session."""
     still_strong_within_days: int = Field(default=45, ge=1)
-    """A candidate in the channel's previous message, if that was at most this many days earlier, is marked
-    "still strong" instead of new (45: nightly and month-end cadences)."""
+    """A candidate to act on, with the same verdict, on the night before (the latest earlier night the store has
+    routed, if at most this many days earlier) is marked "still strong" instead of new (45: nightly and
+    month-end cadences)."""
+    earlier_night_wait_seconds: int = Field(default=300, ge=0, le=3600)
+    """A night's notification waits at most this long for an earlier night in that window still running (scanned
+    less than this long ago, not yet routed), so that nights run in parallel mark "still strong" as nights run
+    in order would; after it, the night is decided without that one (the notification's metadata says so)."""
     claim_expiry_seconds: int = Field(default=900, ge=60)
     """A message claimed by a run that died before recording the outcome may be sent again after this long."""
     channels: ChannelSettings = ChannelSettings()

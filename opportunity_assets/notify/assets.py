@@ -30,6 +30,11 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
     step = notify_channels(criteria.load(), store, notifier, date.fromisoformat(context.partition_key),
                            context.run.run_id)
     failed = step.failed
+    previous = step.previous
+    if previous.passed_over:
+        context.log.warning(f"earlier night(s) {', '.join(map(str, previous.passed_over))} scanned but not routed "
+                            f"within {notifier.earlier_night_wait_seconds} s: new against still strong is decided "
+                            f"against {previous.as_of or 'no earlier night'}")
     for r in step.rows:
         if r["channel"] in failed:
             context.log.error(f"notification on {r['channel']} failed after {r['attempts']} tries: {r['error']}")
@@ -40,6 +45,8 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
             "channels": dg.MetadataValue.md("| channel | status | tries | error |\n|---|---|---|---|\n" + table
                                             if step.rows else "Nothing to act on tonight: no message."),
             "brief_url": dg.MetadataValue.url(step.url) if step.url else "no ui_base_url configured",
+            "still_strong_against": str(previous.as_of) if previous.as_of else "no earlier night: all new",
+            **({"passed_over_unrouted": ", ".join(map(str, previous.passed_over))} if previous.passed_over else {}),
         },
         check_results=[dg.AssetCheckResult(check_name="channels_delivered", passed=not failed,
                                            metadata={"failed": ", ".join(failed) or "none"})],

@@ -2,9 +2,11 @@
 
 A message goes out only when the night has candidates to act on; the needs-judgment ones ride along in a
 quieter section. Exactly once per (night, candidate, channel): a channel sends only the candidates it could
-claim in the sent-log (never sent, failed before, or claimed by a run that died). A candidate sent on an
-earlier night with the same verdict (the channel's previous message, within a window) is marked "still
-strong" instead of being announced as new.
+claim in the sent-log (never sent, failed before, or claimed by a run that died). A candidate that was to act
+on, with the same verdict, on the night before (the latest earlier night the store has routed, within a window)
+is marked "still strong" instead of being announced as new: decided from the store by night order, so nights run
+out of order or in parallel mark it as a run in order would (`previous_night` waits for an earlier night still
+running).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class ActItem:
     next_action: str
     """The pack's next-action line for this candidate, as the brief writes it."""
     still_strong: bool = False
-    """In this channel's previous message (an earlier night) with the same verdict."""
+    """To act on, with the same verdict, on the night before (`previous_night`)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class SentLogEntry:
     channel: str
     """outbox, slack, webhook or email."""
     verdict: str
-    """The candidate's verdict when it was sent (for "still strong")."""
+    """The candidate's verdict when it was claimed."""
     status: str
     """claimed, sent or failed."""
     updated_at: datetime
@@ -162,15 +164,53 @@ def pending(act_ids: Collection[str], channels: Iterable[str], log: Iterable[Sen
             for candidate in claimable(by_channel.get(channel, {}), act_ids, now, expiry)}
 
 
-def earlier_verdicts(log: Iterable[SentLogEntry], as_of: date, channel: str, within: timedelta) -> dict[str, str]:
-    """Per candidate, its verdict in this channel's previous message: the latest earlier night, at most `within`
-    before `as_of`, on which the channel delivered something. A candidate in it is "still strong" tonight; one
-    that dropped out of a message in between, or a message older than the window, makes it new again."""
-    delivered = [e for e in log if e.channel == channel and e.status == SENT and as_of - within <= e.as_of < as_of]
-    if not delivered:
-        return {}
-    previous = max(e.as_of for e in delivered)
-    return {e.candidate_id: e.verdict for e in delivered if e.as_of == previous}
+@dataclass(frozen=True)
+class EarlierNight:
+    """A night before tonight that the store has scanned."""
+
+    as_of: date
+    scanned_seconds_ago: float
+    """Since its latest scan was written."""
+    routed: bool
+    """Its brief was written after that scan: its routes are final."""
+
+
+@dataclass(frozen=True)
+class PreviousNight:
+    """What tonight's "still strong" is decided against."""
+
+    as_of: date | None
+    """The latest earlier night in the window the store has routed; None: there is none, tonight all is new."""
+    waiting_for: date | None = None
+    """A later earlier night, scanned but not yet routed and still running: decide once it is routed."""
+    passed_over: tuple[date, ...] = ()
+    """Later earlier nights scanned and never routed (their run died, stopped at a check, or outlasted the wait):
+    decided without them."""
+
+
+def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedelta,
+                   running_for: timedelta) -> PreviousNight:
+    """The night before `as_of`, by night order, among `earlier`: the latest one within `within` that is routed.
+    A later one scanned less than `running_for` ago and not yet routed is still running: wait for it. One scanned
+    longer ago and never routed is passed over, and named."""
+    passed_over: list[date] = []
+    for night in sorted(earlier, key=lambda n: n.as_of, reverse=True):
+        if not as_of - within <= night.as_of < as_of:
+            continue
+        if night.routed:
+            return PreviousNight(night.as_of, passed_over=tuple(passed_over))
+        if night.scanned_seconds_ago < running_for.total_seconds():
+            return PreviousNight(None, waiting_for=night.as_of, passed_over=tuple(passed_over))
+        passed_over.append(night.as_of)
+    return PreviousNight(None, passed_over=tuple(passed_over))
+
+
+def act_verdicts(routes: Iterable[Route], analyses: Iterable[Analysis]) -> dict[str, str]:
+    """Per candidate to act on in a night's routes, its verdict: tonight's items with the same verdict are
+    "still strong"."""
+    verdicts = {a.candidate_id: a.verdict.value for a in analyses}
+    return {r.candidate_id: verdicts[r.candidate_id] for r in routes
+            if r.section_or_tag == ACT_SECTION and r.candidate_id in verdicts}
 
 
 def channel_message(domain: str, as_of: date, act: Sequence[ActItem], judgment: Sequence[JudgmentItem],

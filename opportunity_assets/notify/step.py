@@ -6,6 +6,8 @@ after its bounded retries is recorded as failed, and the other channels still de
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -14,11 +16,14 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.notify.logic import (
     FAILED,
     SENT,
+    EarlierNight,
+    PreviousNight,
+    act_verdicts,
     brief_url,
     channel_message,
-    earlier_verdicts,
     headline,
     night_items,
+    previous_night,
 )
 from resources.notifier import Notifier
 from resources.store import ResultStore
@@ -39,6 +44,8 @@ class NotifyStep:
     """Per channel: `channel`, `status` (sent, failed, already sent), `attempts`, `error`, `message` (headline)."""
     url: str | None
     """The brief in the Dagster UI, when its address is configured."""
+    previous: PreviousNight
+    """The night "still strong" was decided against, and the unfinished nights passed over."""
 
     @property
     def failed(self) -> list[str]:
@@ -46,9 +53,29 @@ class NotifyStep:
         return [str(r["channel"]) for r in self.rows if r["status"] == FAILED]
 
 
+def wait_for_previous_night(store: ResultStore, domain: str, as_of: date, *, within: timedelta,
+                            wait_seconds: float, poll_seconds: float = 1.0,
+                            sleep: Callable[[float], None] = time.sleep) -> PreviousNight:
+    """The night before `as_of` in the store (`previous_night`), after waiting up to `wait_seconds` for a later
+    earlier night that is still running. When the wait runs out, that night is passed over too."""
+    running_for = timedelta(seconds=wait_seconds)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        earlier = [EarlierNight(**row) for row in store.earlier_nights(domain, before=as_of, since=as_of - within)]
+        found = previous_night(earlier, as_of, within, running_for)
+        if found.waiting_for is None:
+            return found
+        if time.monotonic() >= deadline:
+            return previous_night(earlier, as_of, within, running_for=timedelta(0))
+        sleep(poll_seconds)
+
+
 def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, as_of: date,
                     run_id: str) -> NotifyStep:
     """Claim, send and record tonight's message on each channel (nothing when there is nothing to act on)."""
+    within = timedelta(days=notifier.still_strong_within_days)
+    previous = wait_for_previous_night(store, pack.domain, as_of, within=within,
+                                       wait_seconds=notifier.earlier_night_wait_seconds)
     with store.session():
         if store.brief(pack.domain, as_of) is None:
             raise ValueError(f"no brief stored for {pack.domain} on {as_of}: materialize brief first")
@@ -59,16 +86,15 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
             store.routes(pack.domain, as_of), candidates, analyses, store.verifications(pack.domain, as_of),
             {a.candidate_id: next_action(pack, by_candidate[a.candidate_id], a)
              for a in analyses if a.candidate_id in by_candidate})
-        log = store.notification_log(pack.domain, up_to=as_of)
+        earlier = act_verdicts(store.routes(pack.domain, previous.as_of), store.analyses(pack.domain, previous.as_of)) \
+            if previous.as_of else {}
     url = brief_url(notifier.ui_base_url, as_of)
     verdicts = {i.candidate_id: i.verdict for i in act}
     rows: list[dict[str, str | int | None]] = []
     for channel in notifier.channel_names() if act else []:
         claimed = store.claim_notifications(pack.domain, as_of, channel, verdicts, run_id=run_id,
                                             now=utc_now(), expiry=timedelta(seconds=notifier.claim_expiry_seconds))
-        message = channel_message(pack.domain, as_of, act, judgment, claimed,
-                                  earlier_verdicts(log, as_of, channel,
-                                                   timedelta(days=notifier.still_strong_within_days)), url)
+        message = channel_message(pack.domain, as_of, act, judgment, claimed, earlier, url)
         if message is None:
             rows.append({"channel": channel, "status": "already sent", "attempts": 0, "error": None})
             continue
@@ -78,4 +104,5 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
                                    error=delivery.error, run_id=run_id, now=utc_now())
         rows.append({"channel": channel, "status": status, "attempts": delivery.attempts, "error": delivery.error,
                      "message": headline(message)})
-    return NotifyStep(act_on_these=len(act), needs_your_judgment=len(judgment), rows=rows, url=url)
+    return NotifyStep(act_on_these=len(act), needs_your_judgment=len(judgment), rows=rows, url=url,
+                      previous=previous)

@@ -1,0 +1,110 @@
+"""Runs whose process is gone are marked failed, with the reason: at the next start of `opportunity` (runs it
+executed in-process) and through the daemon's run monitoring (runs it launched). The kill -9 of a real night is in
+tests/test_automation.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster._core.events import EngineEventData
+from dagster._core.launcher import WorkerStatus
+
+from opportunity_assets import night as nights
+from opportunity_assets.run_health import (
+    HOST_TAG,
+    PID_TAG,
+    LocalRunLauncher,
+    fail_orphaned_runs,
+    process_alive,
+    process_tags,
+)
+from tests.conftest import ROOT
+
+
+@dg.op
+def _noop() -> None:
+    pass
+
+
+@dg.job
+def _job() -> None:
+    _noop()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _started_run(instance: dg.DagsterInstance, tags: dict[str, str]) -> dg.DagsterRun:
+    """A run as a killed process leaves it: STARTED, nobody to finish it."""
+    run = instance.create_run_for_job(_job, tags=tags)
+    instance.handle_new_event(dg.EventLogEntry(
+        error_info=None, level="DEBUG", user_message="", run_id=run.run_id, timestamp=time.time(),
+        dagster_event=dg.DagsterEvent(dg.DagsterEventType.RUN_START.value, job_name=run.job_name)))
+    started = instance.get_run_by_id(run.run_id)
+    assert started is not None and started.status == dg.DagsterRunStatus.STARTED
+    return started
+
+
+def test_a_process_is_alive_only_while_it_runs_and_only_if_it_predates_the_run() -> None:
+    assert process_alive(os.getpid())
+    assert not process_alive(_dead_pid())
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    time.sleep(0.5)  # exited, not reaped: a zombie is no worker
+    assert not process_alive(zombie.pid)
+    zombie.wait()
+    # a live process that started after the run did merely reuses a dead run's pid
+    assert process_alive(os.getpid(), started_by=datetime.now(UTC))
+    assert not process_alive(os.getpid(), started_by=datetime.now(UTC) - timedelta(days=365 * 30))
+
+
+def test_a_run_whose_process_is_gone_is_marked_failed_with_the_reason_and_a_live_one_is_not(
+        tmp_path: Path) -> None:
+    with dg.DagsterInstance.ephemeral() as instance:
+        here = process_tags()
+        killed = _started_run(instance, {**here, PID_TAG: str(_dead_pid()),
+                                         "dagster/partition": "2011-10-31"})
+        alive = _started_run(instance, here)
+        elsewhere = _started_run(instance, {HOST_TAG: "another-host", PID_TAG: str(_dead_pid())})
+        untagged = _started_run(instance, {})  # e.g. a test's in-process run: nothing to judge it by
+
+        lines = fail_orphaned_runs(instance)
+        assert lines == [f"marked run {killed.run_id[:8]} (_job, 2011-10-31) failed: its process (pid "
+                         f"{killed.tags[PID_TAG]} on {here[HOST_TAG]}) was killed or crashed mid-way"]
+        status = {r.run_id: r.status for r in instance.get_runs()}
+        assert status[killed.run_id] == dg.DagsterRunStatus.FAILURE
+        assert {status[r.run_id] for r in (alive, elsewhere, untagged)} == {dg.DagsterRunStatus.STARTED}
+        failure = instance.all_logs(killed.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)
+        assert len(failure) == 1 and "is gone: it was killed or crashed mid-way" in failure[0].message
+        assert fail_orphaned_runs(instance) == []  # once
+
+
+def test_the_launcher_answers_run_monitoring_from_the_pid_its_worker_logged() -> None:
+    with dg.DagsterInstance.ephemeral() as instance:
+        launcher = LocalRunLauncher()
+        launcher.register_instance(instance)
+        assert launcher.supports_check_run_worker_health
+        run = _started_run(instance, {})
+        assert launcher.check_run_worker_health(run).status == WorkerStatus.UNKNOWN  # no pid logged yet
+        for pid, expected in ((os.getpid(), WorkerStatus.RUNNING), (_dead_pid(), WorkerStatus.FAILED)):
+            instance.report_engine_event(f"Started process for run (pid: {pid}).", run,
+                                         EngineEventData.in_process(pid))
+            assert launcher.check_run_worker_health(run).status == expected
+
+
+def test_the_local_instance_config_names_the_launcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text((ROOT / "deploy" / "dagster.local.yaml").read_text())
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    instance = nights.local_instance(home)
+    assert type(instance.run_launcher) is LocalRunLauncher and instance.run_monitoring_enabled

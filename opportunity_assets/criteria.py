@@ -376,14 +376,24 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error in one line: what, and where (line and column, from 1)."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return " ".join(f"{problem}{where}".split())
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if not path.is_file():
         raise error(f"{kind} file {path}: not found")
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        raise error(f"{kind} file {path}: not valid YAML ({exc})") from None
+        raise error(f"{kind} file {path}: not valid YAML ({_yaml_problem(exc)})") from None
     if not isinstance(raw, dict):
         raise error(f"{kind} file {path}: got {type(raw).__name__}; expected a mapping of keys")
     return raw

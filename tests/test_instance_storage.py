@@ -308,6 +308,10 @@ def test_the_local_instance_keeps_telemetry_off_unless_its_home_turns_it_on(tmp_
     assert local_instance(tmp_path / "on").telemetry_enabled is True
 
 
+HOME_RACES, RACING_PROCESSES = 3, 4
+"""`test_parallel_first_use_of_a_new_home_creates_it_once`: empty homes, each opened by this many processes at once."""
+
+
 def test_parallel_first_use_of_a_new_home_creates_it_once(tmp_path: Path) -> None:
     """Four processes open the same empty home at once, three times over: without the creation lock this failed
     every time here ("table runs already exists", alembic errors); with it, every process opens the home."""
@@ -316,12 +320,12 @@ def test_parallel_first_use_of_a_new_home_creates_it_once(tmp_path: Path) -> Non
 
     code = ("import sys; from opportunity_assets.night import local_instance; "
             "local_instance(sys.argv[1]).get_runs(limit=1)")
-    for attempt in range(3):
+    for attempt in range(HOME_RACES):
         home = tmp_path / f"home{attempt}"
         procs = [subprocess.Popen([sys.executable, "-c", code, str(home)], stderr=subprocess.PIPE, text=True)
-                 for _ in range(4)]
+                 for _ in range(RACING_PROCESSES)]
         errors = [p.communicate()[1] for p in procs]
-        assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+        assert [p.returncode for p in procs] == [0] * RACING_PROCESSES, errors
 
 
 def test_a_broken_home_is_one_line_with_the_fix(tmp_path: Path) -> None:

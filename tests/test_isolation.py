@@ -32,6 +32,8 @@ from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
 
+ISOLATION_CASES = 40
+"""Corruptions of one market tried by the property (README "Reliability")."""
 AS_OF = date(2009, 12, 31)
 ANCHOR = date(2009, 11, 1)
 CLEAN = read_source(str(PACK.parent.parent / "txhousing.csv"))
@@ -84,7 +86,7 @@ corruptions = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=ISOLATION_CASES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(corruption=corruptions)
 def test_one_markets_bad_data_never_moves_another(tmp_path_factory: pytest.TempPathFactory,

@@ -131,7 +131,7 @@ def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, 
     assert any(baseline[v.candidate_id] == "CONFIRMED" for v in run.verifications)
 
 
-@pytest.mark.parametrize(("script", "requests", "ok"), [
+FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
     (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
     (["500", "ok"], 2, True),
@@ -141,7 +141,11 @@ def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, 
     (["malformed", "malformed"], 2, False),
     (["malformed", "ok"], 2, True),
     (["slow:0.5"], 1, True),  # a slow answer inside the timeout is just an answer
-])
+]
+"""What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
+
+
+@pytest.mark.parametrize(("script", "requests", "ok"), FAULT_SCRIPTS)
 def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic, script: list[str], requests: int,
                                          ok: bool) -> None:
     model = _model(tmp_path, server)

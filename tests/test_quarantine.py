@@ -21,7 +21,7 @@ def test_reasons_lose_their_raw_values() -> None:
     assert short_reason("duplicated key (city, year, month) = (A, 2014, 11): 2 rows, none used") == "duplicated key"
 
 
-def test_the_summary_names_the_first_entities_and_counts_the_rest() -> None:
+def test_the_summary_names_the_first_entities_and_points_to_the_rest() -> None:
     rows = [{"entity_id": e, "reason": "column sales: x is not a number"} for e in ("b", "a", "a", "c", "d")]
     rows.append({"entity_id": None, "reason": "missing entity id (city)"})
     entities = by_entity(rows, {"a": "Alpha", "b": "Bravo"})
@@ -29,7 +29,7 @@ def test_the_summary_names_the_first_entities_and_counts_the_rest() -> None:
     assert entities[0] == {"entity": "Alpha", "rows": 2, "why": "sales not a number"}
     line = summary_line(entities, 6)
     assert line.startswith("Quarantined source rows: 6, for Alpha (2: sales not a number), (no entity id) (1: ")
-    assert line.endswith("; and 2 more entities")
+    assert line.endswith("; and other entities (the store's quarantine has every row)")
 
 
 def test_a_bad_cell_never_caps_its_market_out(synthetic) -> None:  # type: ignore[no-untyped-def]

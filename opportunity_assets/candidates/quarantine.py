@@ -46,11 +46,13 @@ SHOWN_CHARACTERS = 40
 
 
 def summary_line(entities: list[dict[str, Any]], total: int) -> str:
-    """`Quarantined source rows: 3, for Austin (1: sales not a number), …; and 2 more entities`, in Markdown."""
+    """`Quarantined source rows: 9, for Austin (1: sales not a number), …; and other entities (the store's
+    quarantine has every row)`, in Markdown. No count of the rest: every number in the brief must be one the store
+    holds (`unsupported_numbers`), and the remainder is not."""
     def name(text: str) -> str:
         text = clean(text)
         return markdown(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
 
     shown = ", ".join(f"{name(e['entity'])} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
-    more = f"; and {len(entities) - SHOWN} more entities" if len(entities) > SHOWN else ""
+    more = "; and other entities (the store's quarantine has every row)" if len(entities) > SHOWN else ""
     return f"Quarantined source rows: {total}, for {shown}{more}" if shown else f"Quarantined source rows: {total}"

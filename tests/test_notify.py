@@ -23,6 +23,8 @@ from opportunity_assets.notify import channels
 from opportunity_assets.notify.logic import (
     CLAIMED,
     FAILED,
+    FAILED_RUN,
+    RUNNING,
     SENT,
     ActItem,
     EarlierNight,
@@ -35,6 +37,7 @@ from opportunity_assets.notify.logic import (
     channel_message,
     claimable,
     email_content,
+    pass_over_waiting,
     pending,
     plain_text,
     previous_night,
@@ -134,26 +137,32 @@ def test_pending_is_per_channel() -> None:
 
 def test_still_strong_is_decided_against_the_latest_earlier_routed_night() -> None:
     october, september, june = date(2011, 10, 31), date(2011, 9, 30), date(2011, 6, 30)
-    window, running_for = timedelta(days=70), timedelta(minutes=5)
+    window = timedelta(days=70)
 
-    def night(as_of: date, routed: bool, seconds_ago: float = 3600.0) -> EarlierNight:
-        return EarlierNight(as_of=as_of, scanned_seconds_ago=seconds_ago, routed=routed)
+    def night(as_of: date, routed: bool, seconds_ago: float = 3600.0, runs: str | None = None) -> EarlierNight:
+        return EarlierNight(as_of=as_of, scanned_seconds_ago=seconds_ago, routed=routed, runs=runs)
 
-    assert previous_night([night(september, True), night(october, True)], AS_OF, window, running_for) == \
-        PreviousNight(october)
-    assert previous_night([night(june, True)], AS_OF, window, running_for) == PreviousNight(None)  # too old
-    # October scanned a minute ago and not yet routed: still running, wait for it (September is not "before")
-    assert previous_night([night(september, True), night(october, False, 60)], AS_OF, window, running_for) == \
+    assert previous_night([night(september, True), night(october, True)], AS_OF, window) == PreviousNight(october)
+    assert previous_night([night(june, True)], AS_OF, window) == PreviousNight(None)  # too old
+    # October not yet routed and a run of it in flight: wait for it (September is not "the night before")
+    running = [night(september, True), night(october, False, runs=RUNNING)]
+    assert previous_night(running, AS_OF, window) == PreviousNight(None, waiting_for=october)
+    # scanned a minute ago, no run in flight: between two of its runs (a sensor tick), wait too
+    assert previous_night([night(september, True), night(october, False, 60)], AS_OF, window) == \
         PreviousNight(None, waiting_for=october)
-    # scanned an hour ago and never routed: abandoned (its run died or stopped at a check), passed over and named
-    assert previous_night([night(september, True), night(october, False)], AS_OF, window, running_for) == \
-        PreviousNight(september, passed_over=(october,))
+    # its latest run failed (a blocking check), or it was left long ago: passed over and named
+    for left in (night(october, False, 60, runs=FAILED_RUN), night(october, False)):
+        assert previous_night([night(september, True), left], AS_OF, window) == \
+            PreviousNight(september, passed_over=(october,))
     # a running night older than a routed one does not matter
-    assert previous_night([night(september, False, 60), night(october, True)], AS_OF, window, running_for) == \
+    assert previous_night([night(september, False, runs=RUNNING), night(october, True)], AS_OF, window) == \
         PreviousNight(october)
     # tonight and later nights are never "before"
-    assert previous_night([night(AS_OF, True), night(date(2011, 12, 31), False, 1)], AS_OF, window,
-                          running_for) == PreviousNight(None)
+    assert previous_night([night(AS_OF, True), night(date(2011, 12, 31), False, 1)], AS_OF, window) == \
+        PreviousNight(None)
+    # the wait ran out: the night waited for is passed over, and the search goes on before it
+    assert pass_over_waiting(previous_night(running, AS_OF, window), running, AS_OF, window) == \
+        PreviousNight(september, passed_over=(october,))
 
 
 def test_still_strong_means_to_act_on_the_night_before_with_the_same_verdict() -> None:
@@ -420,3 +429,30 @@ def test_an_earlier_night_still_running_after_the_wait_is_passed_over_and_named(
     metadata, _ = _notifications_metadata(instance, november)
     assert metadata["passed_over_unrouted"] == "2011-10-31"
     assert metadata["still_strong_against"] == "no earlier night: all new"
+
+
+def test_a_nights_runs_in_the_instance_say_running_or_failed() -> None:
+    from opportunity_assets.notify.assets import night_run_states
+
+    @dg.op
+    def _noop() -> None:
+        pass
+
+    @dg.job
+    def _job() -> None:
+        _noop()
+
+    def started(tags: dict[str, str]) -> dg.DagsterRun:
+        run = instance.create_run_for_job(_job, tags=tags)
+        instance.handle_new_event(dg.EventLogEntry(
+            error_info=None, level="DEBUG", user_message="", run_id=run.run_id, timestamp=time.time(),
+            dagster_event=dg.DagsterEvent(dg.DagsterEventType.RUN_START.value, job_name=run.job_name)))
+        return run
+
+    with dg.DagsterInstance.ephemeral() as instance:
+        september, october = date(2011, 9, 30), date(2011, 10, 31)
+        failed = started({"dagster/partition": september.isoformat()})
+        instance.report_run_failed(failed, "a blocking check failed")
+        started({"dagster/asset_partition_range_start": f"{october.isoformat()}|austin"})  # its per-candidate run
+        started({"dagster/partition": "not a night"})
+        assert night_run_states(instance, timedelta(days=2))() == {september: FAILED_RUN, october: RUNNING}

@@ -93,9 +93,10 @@ class NotificationSettings(_Settings):
     routed, if at most this many days earlier) is marked "still strong" instead of new (45: nightly and
     month-end cadences)."""
     earlier_night_wait_seconds: int = Field(default=300, ge=0, le=3600)
-    """A night's notification waits at most this long for an earlier night in that window still running (scanned
-    less than this long ago, not yet routed), so that nights run in parallel mark "still strong" as nights run
-    in order would; after it, the night is decided without that one (the notification's metadata says so)."""
+    """A night's notification waits at most this long for an earlier night in that window still running (not yet
+    routed, with a run in flight or scanned in the last 2 minutes), so that nights run in parallel mark "still
+    strong" as nights run in order would; after it, the night is decided without that one (the notification's
+    metadata says so)."""
     claim_expiry_seconds: int = Field(default=900, ge=60)
     """A message claimed by a run that died before recording the outcome may be sent again after this long."""
     channels: ChannelSettings = ChannelSettings()

@@ -4,15 +4,45 @@ Launched by the chain's last sensor after a brief (or materialized by hand to re
 is `step.py`'s; a channel that failed after its bounded retries turns the `channels_delivered` check red in the UI.
 """
 
-from datetime import date
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 
 import dagster as dg
+from dagster._core.storage.dagster_run import IN_PROGRESS_RUN_STATUSES
 
+from opportunity_assets.notify.logic import FAILED_RUN, RUNNING
 from opportunity_assets.notify.step import notify_channels
 from opportunity_assets.partitions import nightly_partitions
 from resources.criteria import CriteriaResource
 from resources.notifier import Notifier
 from resources.store import ResultStore
+
+
+def night_run_states(instance: dg.DagsterInstance, within: timedelta) -> Callable[[], dict[date, str]]:
+    """Per night, the state of its latest run in this instance (created within `within`): `RUNNING` while one
+    is in flight, `FAILED_RUN` when the latest failed (a blocking check, an error); absent otherwise."""
+
+    def read() -> dict[date, str]:
+        since = datetime.now(UTC) - within
+        states: dict[date, str] = {}
+        for record in instance.get_run_records(dg.RunsFilter(created_after=since), limit=2000):  # newest first
+            run = record.dagster_run
+            key = run.tags.get("dagster/partition") or run.tags.get("dagster/asset_partition_range_start", "")
+            try:
+                night = date.fromisoformat(key.split("|")[0])
+            except ValueError:
+                continue
+            if night in states:
+                continue
+            if run.status in IN_PROGRESS_RUN_STATUSES:
+                states[night] = RUNNING
+            elif run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
+                states[night] = FAILED_RUN
+            else:
+                states[night] = ""
+        return {night: state for night, state in states.items() if state}
+
+    return read
 
 
 @dg.asset(
@@ -28,7 +58,7 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
                   notifier: Notifier) -> dg.MaterializeResult:
     """Tonight's act-on-these candidates (and, quieter, the needs-judgment ones) on every configured channel."""
     step = notify_channels(criteria.load(), store, notifier, date.fromisoformat(context.partition_key),
-                           context.run.run_id)
+                           context.run.run_id, run_states=night_run_states(context.instance, timedelta(days=2)))
     failed = step.failed
     previous = step.previous
     if previous.passed_over:

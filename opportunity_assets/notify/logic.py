@@ -164,6 +164,14 @@ def pending(act_ids: Collection[str], channels: Iterable[str], log: Iterable[Sen
             for candidate in claimable(by_channel.get(channel, {}), act_ids, now, expiry)}
 
 
+RUNNING, FAILED_RUN = "running", "failed"
+"""Run states of a night in the Dagster instance: a run of it is in flight / its latest run failed."""
+
+BETWEEN_RUNS = timedelta(minutes=2)
+"""A night scanned this recently, with no run in flight, is between two of its runs (a sensor tick, the run
+queue) rather than abandoned."""
+
+
 @dataclass(frozen=True)
 class EarlierNight:
     """A night before tonight that the store has scanned."""
@@ -173,6 +181,8 @@ class EarlierNight:
     """Since its latest scan was written."""
     routed: bool
     """Its brief was written after that scan: its routes are final."""
+    runs: str | None = None
+    """`RUNNING`, `FAILED_RUN`, or None (no run of it known to this instance)."""
 
 
 @dataclass(frozen=True)
@@ -188,21 +198,31 @@ class PreviousNight:
     decided without them."""
 
 
-def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedelta,
-                   running_for: timedelta) -> PreviousNight:
+def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedelta) -> PreviousNight:
     """The night before `as_of`, by night order, among `earlier`: the latest one within `within` that is routed.
-    A later one scanned less than `running_for` ago and not yet routed is still running: wait for it. One scanned
-    longer ago and never routed is passed over, and named."""
+    A later one not yet routed is still running, so wait for it, while a run of it is in flight or it was scanned
+    within `BETWEEN_RUNS`; one whose latest run failed (a blocking check, an error) or that was left long ago is
+    passed over, and named."""
     passed_over: list[date] = []
     for night in sorted(earlier, key=lambda n: n.as_of, reverse=True):
         if not as_of - within <= night.as_of < as_of:
             continue
         if night.routed:
             return PreviousNight(night.as_of, passed_over=tuple(passed_over))
-        if night.scanned_seconds_ago < running_for.total_seconds():
+        if night.runs == RUNNING or (night.runs != FAILED_RUN
+                                     and night.scanned_seconds_ago < BETWEEN_RUNS.total_seconds()):
             return PreviousNight(None, waiting_for=night.as_of, passed_over=tuple(passed_over))
         passed_over.append(night.as_of)
     return PreviousNight(None, passed_over=tuple(passed_over))
+
+
+def pass_over_waiting(found: PreviousNight, earlier: Iterable[EarlierNight], as_of: date,
+                      within: timedelta) -> PreviousNight:
+    """When the wait has run out: the night it waited for is passed over, and the search goes on before it."""
+    waited = found.waiting_for
+    rest = previous_night([n for n in earlier if waited is None or n.as_of < waited], as_of, within)
+    return PreviousNight(rest.as_of, passed_over=tuple(dict.fromkeys(
+        (*found.passed_over, *((waited,) if waited else ()), *rest.passed_over))))
 
 
 def act_verdicts(routes: Iterable[Route], analyses: Iterable[Analysis]) -> dict[str, str]:

@@ -7,7 +7,7 @@ after its bounded retries is recorded as failed, and the other channels still de
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -23,6 +23,7 @@ from opportunity_assets.notify.logic import (
     channel_message,
     headline,
     night_items,
+    pass_over_waiting,
     previous_night,
 )
 from resources.notifier import Notifier
@@ -54,28 +55,30 @@ class NotifyStep:
 
 
 def wait_for_previous_night(store: ResultStore, domain: str, as_of: date, *, within: timedelta,
-                            wait_seconds: float, poll_seconds: float = 1.0,
-                            sleep: Callable[[float], None] = time.sleep) -> PreviousNight:
+                            wait_seconds: float, run_states: Callable[[], Mapping[date, str]] = dict,
+                            poll_seconds: float = 1.0, sleep: Callable[[float], None] = time.sleep) -> PreviousNight:
     """The night before `as_of` in the store (`previous_night`), after waiting up to `wait_seconds` for a later
-    earlier night that is still running. When the wait runs out, that night is passed over too."""
-    running_for = timedelta(seconds=wait_seconds)
+    earlier night that is still running. `run_states`: each night's runs in the Dagster instance (`RUNNING`,
+    `FAILED_RUN`). When the wait runs out, that night is passed over too."""
     deadline = time.monotonic() + wait_seconds
     while True:
-        earlier = [EarlierNight(**row) for row in store.earlier_nights(domain, before=as_of, since=as_of - within)]
-        found = previous_night(earlier, as_of, within, running_for)
+        states = run_states()
+        earlier = [EarlierNight(**row, runs=states.get(row["as_of"]))
+                   for row in store.earlier_nights(domain, before=as_of, since=as_of - within)]
+        found = previous_night(earlier, as_of, within)
         if found.waiting_for is None:
             return found
         if time.monotonic() >= deadline:
-            return previous_night(earlier, as_of, within, running_for=timedelta(0))
+            return pass_over_waiting(found, earlier, as_of, within)
         sleep(poll_seconds)
 
 
-def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, as_of: date,
-                    run_id: str) -> NotifyStep:
+def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, as_of: date, run_id: str,
+                    run_states: Callable[[], Mapping[date, str]] = dict) -> NotifyStep:
     """Claim, send and record tonight's message on each channel (nothing when there is nothing to act on)."""
     within = timedelta(days=notifier.still_strong_within_days)
     previous = wait_for_previous_night(store, pack.domain, as_of, within=within,
-                                       wait_seconds=notifier.earlier_night_wait_seconds)
+                                       wait_seconds=notifier.earlier_night_wait_seconds, run_states=run_states)
     with store.session():
         if store.brief(pack.domain, as_of) is None:
             raise ValueError(f"no brief stored for {pack.domain} on {as_of}: materialize brief first")

@@ -34,9 +34,12 @@ class _Spec(BaseModel):
 
 class SourceSpec(_Spec):
     table: str = Field(pattern=_NAME)
-    """Name the source goes by in provenance records."""
+    """Name the source goes by in provenance records; for a DuckDB database, the table or view to read."""
     path: str
-    """CSV file, relative to the pack file."""
+    """Source file, relative to the pack file: CSV, Parquet, JSON Lines or a DuckDB database
+    (`opportunity_assets/sources/formats.py`)."""
+    format: Literal["csv", "parquet", "jsonl", "duckdb"] | None = None
+    """The file's format; default: from the path's extension."""
     entity_id: str
     """Column whose value identifies a candidate; slugified into the candidate id."""
     entity_name: str

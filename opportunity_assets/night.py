@@ -186,16 +186,23 @@ def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
     quarantines it)."""
     import duckdb
 
+    from opportunity_assets.sources.formats import SourceFormatError, infer_format, open_source
+
     last_night = last_possible_night(today)
+    src = pack.source
     con = duckdb.connect()
     try:
+        open_source(con, pack.source_path, infer_format(pack.source_path, src.format),
+                    list(dict.fromkeys([src.entity_id, src.year_column, src.month_column])), entity=src.entity_id,
+                    table=src.table)
         row = con.execute(
-            f'SELECT max(p) FROM (SELECT make_date(try_cast("{pack.source.year_column}" AS INTEGER), '
-            f'try_cast("{pack.source.month_column}" AS INTEGER), 1) AS p '
-            "FROM read_csv($path, all_varchar = true, header = true)) WHERE p <= $today",
-            {"path": str(pack.source_path), "today": last_night}).fetchone()
-    except duckdb.Error as exc:
-        raise ValueError(f"source {pack.source_path} could not be read: {exc}") from None
+            f'SELECT max(p) FROM (SELECT make_date(try_cast("{src.year_column}" AS INTEGER), '
+            f'try_cast("{src.month_column}" AS INTEGER), 1) AS p FROM source_rows '
+            f'WHERE try_cast("{src.month_column}" AS INTEGER) BETWEEN 1 AND 12 '
+            f'AND try_cast("{src.year_column}" AS INTEGER) BETWEEN 1800 AND 2999) WHERE p <= $today',
+            {"today": last_night}).fetchone()
+    except (duckdb.Error, SourceFormatError, OSError) as exc:
+        raise ValueError(f"source {pack.source_path} could not be read: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
     if not row or row[0] is None:

@@ -18,6 +18,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.sources.formats import SourceFormatError, infer_format, open_source
 from opportunity_assets.text import MAX_NAME
 
 
@@ -89,14 +90,14 @@ def _snapshot_sql(pack: CriteriaPack) -> str:
     value_columns = ", ".join(_q(c) for c in columns)
     return f"""
     WITH raw AS (
-        SELECT row_number() OVER () + 1 AS source_row,
+        SELECT source_row,
                nullif(trim({_q(src.entity_id)}), '') AS entity_key,
                nullif(trim({_q(src.entity_name)}), '') AS entity_name,
                try_cast(trim({_q(src.year_column)}) AS INTEGER) AS y,
                try_cast(trim({_q(src.month_column)}) AS INTEGER) AS m,
                {_q(src.year_column)} AS raw_year, {_q(src.month_column)} AS raw_month,
                {raw_cells}
-        FROM read_csv($path, all_varchar = true, header = true)
+        FROM source_rows
     ),
     typed AS (
         SELECT *, {typed_cells},
@@ -174,21 +175,18 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
     # One thread: parallel aggregation sums floats in a varying order, and a night must be reproducible to the
     # last bit (a verdict can sit on a threshold). The source is small; this costs milliseconds.
     con = duckdb.connect(config={"threads": 1})
+    src = pack.source
+    needed = list(dict.fromkeys([src.entity_id, src.entity_name, src.year_column, src.month_column, *src.columns]))
     try:
-        header = con.execute("SELECT * FROM read_csv($path, all_varchar = true, header = true) LIMIT 0",
-                             {"path": str(path)}).description
-        present = {d[0] for d in header or []}
-        needed = {pack.source.entity_id, pack.source.entity_name, pack.source.year_column,
-                  pack.source.month_column, *pack.source.columns}
-        missing = sorted(needed - present)
-        if missing:
-            raise SourceError(f"source file {path} lacks column(s) {missing}; it has {sorted(present)}")
-        cursor = con.execute(_snapshot_sql(pack), {"path": str(path), "as_of": as_of,
-                                                   "today": today or date.today()})
+        rejected = open_source(con, path, infer_format(path, src.format), needed, entity=src.entity_id,
+                               table=src.table)
+        cursor = con.execute(_snapshot_sql(pack), {"as_of": as_of, "today": today or date.today()})
         names = [d[0] for d in cursor.description or []]
         frame = pl.DataFrame(cursor.fetchall(), schema=names, orient="row", infer_schema_length=None)
-    except duckdb.Error as exc:
-        raise SourceError(f"source file {path} could not be read: {exc}") from None
+    except SourceFormatError as exc:
+        raise SourceError(str(exc)) from None
+    except (duckdb.Error, OSError) as exc:
+        raise SourceError(f"source file {path} could not be read: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
     anchor = frame.filter(pl.col("part") == "anchor")["period"].to_list()
@@ -201,6 +199,10 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
         .sort("entity_id", "period"),
         metrics=frame.filter(pl.col("part") == "metrics").select("entity_id", "entity_name", *pack.metrics)
         .sort("entity_id"),
-        quarantined=frame.filter(pl.col("part") == "quarantine")
-        .select("source_row", "entity_id", "period", "reason").sort("source_row"),
+        quarantined=pl.concat([
+            frame.filter(pl.col("part") == "quarantine").select("source_row", "entity_id", "period", "reason"),
+            pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],
+                          "period": [None] * len(rejected), "reason": [r.reason for r in rejected]},
+                         schema={"source_row": pl.Int64, "entity_id": pl.Utf8, "period": pl.Date,
+                                 "reason": pl.Utf8})], how="vertical_relaxed").sort("source_row"),
     )

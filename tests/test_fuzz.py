@@ -215,15 +215,25 @@ def _write(path: Path, rows: list[Row]) -> None:
             writer.writerow([r.entity, r.year, r.month, *(r.cells[c] for c in COLUMNS), ""])
 
 
+def _lines(rows: list[Row]) -> list[int]:
+    """The physical line each record starts on, as `_write` lays them out."""
+    out, line = [], 2
+    for r in rows:
+        out.append(line)
+        line += 1 + r.entity.count("\n")
+    return out
+
+
 def _oracle(rows: list[Row]) -> tuple[dict[int, str], dict[int, set[str]], set[int]]:
     """Independently of the reader: (row-level refusals by source row → reason's start, bad cells by source row,
-    rows that must be read). Source rows count from 2 (the header is row 1)."""
+    rows that must be read), by source row: the physical line a record starts on (the header is line 1; a quoted
+    newline in a name makes its record two lines)."""
     keys: dict[tuple[str, date], int] = {}
     for r in rows:
         if (p := r.period()) is not None and r.entity.strip():
             keys[(r.entity.strip(), p)] = keys.get((r.entity.strip(), p), 0) + 1
     refused, bad_cells, read = {}, {}, set()
-    for i, r in enumerate(rows, start=2):
+    for i, r in zip(_lines(rows), rows, strict=True):
         period, entity = r.period(), r.entity.strip()
         if period is not None and period <= TODAY and _published(period) > AS_OF:
             continue  # not yet published on as_of: neither read nor refused, whatever else is wrong with it
@@ -268,7 +278,7 @@ def test_every_published_row_is_read_or_quarantined_as_the_oracle_says(tmp_path:
     assert set(quarantine) == set(refused) | set(bad_cells)  # nothing refused that should be read
     by_row = {r["source_row"]: r for r in snapshot.history.iter_rows(named=True)}
     for i in read:
-        row = rows[i - 2]
+        row = dict(zip(_lines(rows), rows, strict=True))[i]
         for c in COLUMNS:
             text = row.cells[c].strip()
             value = by_row[i][c]

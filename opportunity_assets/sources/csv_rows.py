@@ -1,0 +1,148 @@
+"""A CSV read robustly: every physical line is accounted for, as a record or as a rejected line with its reason.
+
+RFC 4180 lets a quoted field span lines, so one stray quote can swallow the rest of a file into one field (or
+invent an entity `"Austin` that takes Austin's id). Here a record may span lines only when the joined lines parse
+to exactly the header's field count within `MAX_RECORD_LINES`; otherwise its first line is rejected ("unbalanced
+quote") and reading resumes on the next line. A record with the wrong field count, or a line that is not UTF-8, is
+rejected the same way. Blank lines are not records. No I/O beyond reading the file; no Dagster.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_RECORD_LINES = 20
+"""Most physical lines one quoted record may span (a multi-line name); past it, the quote is broken."""
+
+
+class CsvHeaderError(ValueError):
+    """The file has no usable header; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A line that is not a record of the file."""
+
+    line: int
+    """Physical line number, from 1 (the header is line 1)."""
+    reason: str
+    entity: str | None
+    """The line's value in the entity column as far as it parses (to attribute the line), or None."""
+
+
+@dataclass(frozen=True)
+class CsvRows:
+    header: list[str]
+    lines: list[int]
+    """Per record, the physical line it starts on."""
+    columns: dict[str, list[str]]
+    """Per header name, the records' text values."""
+    rejected: list[Rejected]
+
+
+def _field(text: str, index: int | None, delimiter: str, width: int) -> str | None:
+    """Field `index` of the line's first physical line, read leniently (without its quotes when they break the
+    line's field count); None if there is none."""
+    if index is None:
+        return None
+    line = text.split("\n", 1)[0]
+    rows = [row for candidate in (line, line.replace('"', "")) for row in csv.reader([candidate], delimiter=delimiter)]
+    row = next((r for r in rows if len(r) == width), rows[0] if rows else [])
+    return (row[index].strip() or None) if index < len(row) else None
+
+
+def _parse(text: str, delimiter: str) -> list[str] | None:
+    """The fields of one record's text, or None if it does not parse as exactly one record."""
+    try:
+        rows = list(csv.reader(text.splitlines(keepends=True), delimiter=delimiter, strict=True))
+    except csv.Error:
+        return None
+    return rows[0] if len(rows) == 1 else None
+
+
+def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
+    if empty or (first is not None and not first.strip()):
+        raise CsvHeaderError("no header line")
+    if first is None:
+        raise CsvHeaderError("the header is not UTF-8")
+    try:
+        header = [h.strip() for h in next(csv.reader([first.removeprefix("\ufeff")], delimiter=delimiter,
+                                                      strict=True))]
+    except csv.Error as exc:
+        raise CsvHeaderError(f"the header does not parse ({exc})") from None
+    duplicates = sorted({h for h in header if header.count(h) > 1})
+    if duplicates:
+        raise CsvHeaderError(f"the header repeats column(s) {duplicates}")
+    return header
+
+
+def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
+    """The file's column names, from its first line alone."""
+    with Path(path).open("rb") as f:
+        raw = f.readline()
+    try:
+        first = raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return _header(None, empty=False, delimiter=delimiter)
+    return _header(first, empty=not raw, delimiter=delimiter)
+
+
+def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | None = None) -> CsvRows:
+    """Every record of the file, by header name, and every rejected line with its reason (attributed to its value
+    in `entity_column` where that can be read)."""
+    raw_lines = Path(path).read_bytes().split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    lines: list[str | None] = []
+    for raw in raw_lines:
+        try:
+            lines.append(raw.decode("utf-8").removesuffix("\r"))
+        except UnicodeDecodeError:
+            lines.append(None)
+    header = _header(lines[0] if lines else None, empty=not lines, delimiter=delimiter)
+    width = len(header)
+    entity_index = header.index(entity_column) if entity_column in header else None
+    starts: list[int] = []
+    values: list[list[str]] = [[] for _ in header]
+    rejected: list[Rejected] = []
+    i = 1
+    while i < len(lines):
+        first = lines[i]
+        number = i + 1
+        if first is None:
+            rejected.append(Rejected(number, "not UTF-8 text", None))
+            i += 1
+            continue
+        if not first.strip():
+            i += 1
+            continue
+        fields = None
+        end = i
+        text = first
+        while True:
+            if text.count('"') % 2 == 0:
+                fields = _parse(text, delimiter)
+                break
+            end += 1
+            if end >= len(lines) or end - i >= MAX_RECORD_LINES or lines[end] is None:
+                break
+            text = f"{text}\n{lines[end]}"
+        if fields is None or (end > i and len(fields) != width):
+            # A quote that opens a field on this line and closes nowhere sensible: only this line is lost.
+            reason = "unbalanced quote" if first.count('"') % 2 else "does not parse as CSV"
+            rejected.append(Rejected(number, reason, _field(first, entity_index, delimiter, width)))
+            i += 1
+            continue
+        if len(fields) != width:
+            rejected.append(Rejected(number, f"{len(fields)} fields, expected {width} (the header's)",
+                                     _field(first, entity_index, delimiter, width)))
+            i = end + 1
+            continue
+        starts.append(number)
+        for column, value in zip(values, fields, strict=True):
+            column.append(value)
+        i = end + 1
+    return CsvRows(header=header, lines=starts, columns=dict(zip(header, values, strict=True)), rejected=rejected)
+

@@ -1,0 +1,167 @@
+"""Source files of every common format, opened as one DuckDB relation the point-in-time query reads.
+
+`open_source` registers `source_rows` on a connection: `source_row` (the CSV's physical line, or the row's
+position from 1 after a header line, so numbers match what a user sees in an editor) and the pack's columns as
+text, whatever the file's own types (the query parses them itself, cell by cell). Lines that are not records (a
+CSV row with the wrong field count or a broken quote, a JSON line that does not parse) come back as `Rejected`
+for the quarantine; the rest of the file is read as usual.
+
+Formats, inferred from the path's extension (`source.format` overrides): CSV (`.csv`, `.tsv`, `.txt`), Parquet
+(`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`), and a table or view of a DuckDB database file (`.duckdb`,
+`.db`; `source.table` names it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+import pyarrow as pa
+
+from opportunity_assets.sources.csv_rows import CsvHeaderError, Rejected, header_of, read_csv_rows
+
+Format = Literal["csv", "parquet", "jsonl", "duckdb"]
+_BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
+                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".duckdb": "duckdb",
+                                    ".db": "duckdb"}
+FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb")
+
+
+class SourceFormatError(ValueError):
+    """The file cannot be opened as its format at all; the message is one line."""
+
+
+def infer_format(path: Path, declared: Format | None = None) -> Format:
+    """The declared format, or the one the extension names."""
+    if declared is not None:
+        return declared
+    found = _BY_EXTENSION.get(path.suffix.lower())
+    if found is None:
+        raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `source.format` "
+                                f"to one of {list(FORMATS)}")
+    return found
+
+
+def _q(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def _require(present: list[str], needed: list[str], path: Path) -> None:
+    missing = [c for c in needed if c not in present]
+    if missing:
+        raise SourceFormatError(f"source file {path} lacks column(s) {missing}; it has {present}")
+
+
+def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],
+                   needed: list[str]) -> None:
+    table = pa.table({"source_row": pa.array(lines, pa.int64()),
+                      **{c: pa.array(columns[c], pa.string()) for c in needed}})
+    con.register("source_rows_arrow", table)
+    con.execute("CREATE OR REPLACE TEMP VIEW source_rows AS SELECT * FROM source_rows_arrow")
+
+
+def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], needed: list[str],
+              delimiter: str) -> bool:
+    """DuckDB's own strict CSV reader, kept only when every non-blank line after the header is one record (no
+    rejected line, no quoted newline): then a record's position is its line. False: use `read_csv_rows`."""
+    quoted_path = "'" + str(path).replace("'", "''") + "'"
+    columns = "{" + ", ".join(f"'{h.replace(chr(39), chr(39) * 2)}': 'VARCHAR'" for h in header) + "}"
+    sep = "'\t'" if delimiter == "\t" else "','"
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({quoted_path}, header = true, "
+                    f"auto_detect = false, columns = {columns}, delim = {sep}, quote = '\"', escape = '\"', "
+                    "strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
+                    "rejects_scan = 'csv_reject_scans')")
+        ((rejects,),) = con.execute("SELECT count(*) FROM csv_rejects").fetchall()
+        ((records,),) = con.execute("SELECT count(*) FROM csv_fast").fetchall()
+    except duckdb.Error:
+        return False
+    with path.open("rb") as f:
+        lines = sum(1 for line in f if line.strip())
+    if rejects or records != lines - 1:
+        return False
+    cells = ", ".join(_q(c) for c in needed)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
+                f"SELECT row_number() OVER () + 1 AS source_row, {cells} FROM csv_fast")
+    return True
+
+
+def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str) -> list[Rejected]:
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        header = header_of(path, delimiter)
+    except CsvHeaderError as exc:
+        raise SourceFormatError(f"source file {path}: {exc}") from None
+    if len(header) == 1 and (other := next((d for d in ";\t|" if d in header[0]), None)):
+        raise SourceFormatError(f"source file {path}: the header is one column, {header[0][:60]!r}; the file looks "
+                                f"delimited by {other!r}, and a .csv must be comma-separated (.tsv: tabs)")
+    _require(header, needed, path)
+    if _csv_fast(con, path, header, needed, delimiter):
+        return []
+    rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity)
+    _register_text(con, rows.lines, {c: list(rows.columns[c]) for c in needed}, needed)
+    return rows.rejected
+
+
+def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> list[Rejected]:
+    lines: list[int] = []
+    columns: dict[str, list[str | None]] = {c: [] for c in needed}
+    rejected: list[Rejected] = []
+    seen: set[str] = set()
+    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            rejected.append(Rejected(number, f"not a JSON object ({type(exc).__name__})", None))
+            continue
+        if not isinstance(record, dict):
+            rejected.append(Rejected(number, f"a JSON {type(record).__name__}, not an object", None))
+            continue
+        seen.update(record)
+        lines.append(number)
+        for c in needed:
+            value = record.get(c)
+            columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
+    if lines:
+        missing = [c for c in needed if c not in seen]
+        if missing:
+            raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
+                                    f"{sorted(seen)}")
+    _register_text(con, lines, columns, needed)
+    return rejected
+
+
+def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str]) -> None:
+    """A typed relation (Parquet, a DuckDB table) as text columns, numbered from 2 as if under a header line."""
+    try:
+        present = [d[0] for d in con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []]
+    except duckdb.Error as exc:
+        raise SourceFormatError(f"source file {path} could not be opened: {str(exc).splitlines()[0]}") from None
+    _require(present, needed, path)
+    cells = ", ".join(f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
+                f"SELECT row_number() OVER () + 1 AS source_row, {cells} FROM {relation}")
+
+
+def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
+                table: str) -> list[Rejected]:
+    """Register `source_rows` on `con` (see the module); the lines that are not records."""
+    if fmt == "csv":
+        return _csv(con, path, needed, entity)
+    if fmt == "jsonl":
+        return _jsonl(con, path, needed)
+    quoted_path = "'" + str(path).replace("'", "''") + "'"
+    if fmt == "parquet":
+        _typed(con, f"read_parquet({quoted_path})", path, needed)
+        return []
+    try:
+        con.execute(f"ATTACH {quoted_path} AS source_db (READ_ONLY)")
+    except duckdb.Error as exc:
+        raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
+            from None
+    _typed(con, f"source_db.{_q(table)}", path, needed)
+    return []

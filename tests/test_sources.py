@@ -1,0 +1,164 @@
+"""The source layer: every common format read into the same rows, malformed CSV lines quarantined with their line
+number and reason (the rest of the file read as usual), and Texas read through it exactly as before."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import load_criteria
+from opportunity_assets.sources.csv_rows import MAX_RECORD_LINES, CsvHeaderError, read_csv_rows
+from opportunity_assets.sources.formats import SourceFormatError, infer_format
+from resources.source import SourceError, read_snapshot
+from tests.conftest import PACK, ROOT, write_pack
+
+TEXAS = ROOT / "data" / "txhousing.csv"
+AS_OF = date(2009, 12, 31)
+HEADER = "city,year,month,sales,volume,median,listings,inventory,date\n"
+
+
+def _row(city: str, month: int, sales: str = "100") -> str:
+    return f"{city},2009,{month},{sales},1000000,150000,400,4.0,\n"
+
+
+# ---- the CSV reader, pure --------------------------------------------------------------------------------------
+
+def test_every_line_is_a_record_or_rejected_with_its_line_and_reason(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    path.write_text(HEADER + _row("Austin", 1)
+                    + '"Austin,2009,2,200,1000000,150000,400,4.0,\n'          # line 3: a stray quote
+                    + _row("Austin", 3) + "Austin,2009,4,300,1,1,1,1,,extra\n"  # line 5: one field too many
+                    + "\n"                                                       # a blank line is no record
+                    + _row("Dallas", 1) + "Dallas,2009,2\n"                     # line 8: fields missing
+                    + '"Fort Worth, TX",2009,1,5,1,1,1,1,\n'                   # a quoted comma is fine
+                    + '"New\nYork",2009,1,5,1,1,1,1,\n')                       # a quoted newline too
+    rows = read_csv_rows(path, entity_column="city")
+    assert rows.lines == [2, 4, 7, 9, 10]
+    assert rows.columns["city"] == ["Austin", "Austin", "Dallas", "Fort Worth, TX", "New\nYork"]
+    assert [(r.line, r.reason, r.entity) for r in rows.rejected] == [
+        (3, "unbalanced quote", "Austin"),
+        (5, "10 fields, expected 9 (the header's)", "Austin"),
+        (8, "3 fields, expected 9 (the header's)", "Dallas")]
+
+
+def test_a_quote_never_swallows_more_than_one_record(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    body = "".join(_row(f"Town {i}", 1) for i in range(MAX_RECORD_LINES * 2))
+    path.write_text(HEADER + '"Broken,2009,1,1,1,1,1,1,\n' + body)
+    rows = read_csv_rows(path)
+    assert len(rows.lines) == MAX_RECORD_LINES * 2 and [r.line for r in rows.rejected] == [2]
+
+
+def test_a_file_without_a_usable_header_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    for content, problem in ((b"", "no header line"), (b"\n", "no header line"), (b"a,a,b\n1,2,3\n", "repeats"),
+                             (b"\xff\xfe,x\n", "not UTF-8")):
+        path.write_bytes(content)
+        with pytest.raises(CsvHeaderError, match=problem) as caught:
+            read_csv_rows(path)
+        assert "\n" not in str(caught.value)
+
+
+def test_not_utf8_lines_and_crlf_endings(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    path.write_bytes(("\ufeff" + HEADER).encode() + _row("Austin", 1).encode().replace(b"\n", b"\r\n")
+                     + b"Caf\xe9,2009,1,1,1,1,1,1,\n")
+    rows = read_csv_rows(path)
+    assert rows.header[0] == "city" and rows.columns["city"] == ["Austin"]
+    assert rows.columns["date"] == [""] and [(r.line, r.reason) for r in rows.rejected] == [(3, "not UTF-8 text")]
+
+
+# ---- formats ------------------------------------------------------------------------------------------------------
+
+def test_the_format_comes_from_the_extension_unless_declared() -> None:
+    assert [infer_format(Path(p)) for p in ("a.csv", "a.TSV", "a.parquet", "a.jsonl", "a.ndjson", "a.duckdb")] == \
+        ["csv", "csv", "parquet", "jsonl", "jsonl", "duckdb"]
+    assert infer_format(Path("a.data"), "parquet") == "parquet"
+    with pytest.raises(SourceFormatError, match=r"set `source\.format`"):
+        infer_format(Path("a.xlsx"))
+
+
+def _texas_as(tmp_path: Path, fmt: str) -> Path:
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)  # every column as text, as the file has it
+    path = tmp_path / f"txhousing.{ {'parquet': 'parquet', 'jsonl': 'jsonl', 'duckdb': 'duckdb'}[fmt] }"
+    if fmt == "parquet":
+        frame.write_parquet(path)
+    elif fmt == "jsonl":
+        frame.write_ndjson(path)
+    else:
+        con = duckdb.connect(str(path))
+        con.execute("CREATE TABLE txhousing AS SELECT * FROM frame")
+        con.close()
+    return path
+
+
+def _scan(pack_path: Path) -> tuple[dict[str, object], list[tuple[object, ...]], list[dict[str, object]]]:
+    pack = load_criteria(pack_path)
+    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    return ({c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
+            snapshot.quarantined.rows(), snapshot.metrics.to_dicts())
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl", "duckdb"])
+def test_texas_in_every_format_scans_as_the_csv_does(tmp_path: Path, fmt: str) -> None:
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    other = tmp_path / fmt
+    other.mkdir()
+    assert _scan(write_pack(other, _texas_as(other, fmt))) == csv_scan
+
+
+def test_texas_through_the_new_layer_scans_as_before() -> None:
+    """The bundled pack read through the source layer, against what the reader gave before the layer existed
+    (tests/fixtures/texas_scans.json, recorded from commit 3d10741): candidates with their filters and metrics, the
+    quarantine, the metrics frame and the history rows, on a design, a late-design and a held-out night."""
+    recorded = json.loads((ROOT / "tests" / "fixtures" / "texas_scans.json").read_text())
+    pack = load_criteria(PACK)
+    for night, expected in recorded.items():
+        snapshot = read_snapshot(pack, date.fromisoformat(night), today=date(2026, 12, 1))
+        found, _ = scan(pack, date.fromisoformat(night), snapshot.anchor_period, snapshot.metrics,
+                        snapshot.history, snapshot.quarantined)
+        now = {"candidates": {c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
+               "quarantined": snapshot.quarantined.rows(), "metrics": snapshot.metrics.to_dicts(),
+               "history_sha256": hashlib.sha256(repr(snapshot.history.rows()).encode()).hexdigest(),
+               "history_rows": snapshot.history.height}
+        assert json.loads(json.dumps(now, default=str)) == expected, night
+
+
+def test_a_malformed_csv_line_is_quarantined_and_the_night_goes_on(tmp_path: Path) -> None:
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    austin = next(i for i, line in enumerate(lines) if line.startswith("Austin,2009,6,"))
+    dallas = next(i for i, line in enumerate(lines) if line.startswith("Dallas,2009,6,"))
+    broken = list(lines)
+    broken[austin] = '"' + lines[austin]                       # an unbalanced quote
+    broken[dallas] = lines[dallas].rstrip("\n") + ",extra\n"   # a field too many
+    source = tmp_path / "txhousing.csv"
+    source.write_text("".join(broken))
+    pack = load_criteria(write_pack(tmp_path, source))
+    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    refused = {(r["source_row"], r["entity_id"], r["reason"]) for r in snapshot.quarantined.iter_rows(named=True)}
+    assert (austin + 1, "Austin", "unbalanced quote") in refused
+    assert (dallas + 1, "Dallas", "10 fields, expected 9 (the header's)") in refused
+    ids = snapshot.metrics["entity_id"].to_list()
+    assert '"Austin' not in ids and "Austin" in ids and len(ids) == len(set(ids))  # no impostor, no austin-2
+
+
+def test_an_unreadable_source_names_the_file_in_one_line(tmp_path: Path) -> None:
+    for name, content in (("s.csv", b"city,year\nAustin,2009\n"), ("t.csv", b"city;year;month\nAustin;2009;1\n"),
+                          ("s.parquet", b"not parquet"),
+                          ("s.duckdb", b"not a database"), ("s.jsonl", b'{"city": "Austin"}\n')):
+        source = tmp_path / name
+        source.write_bytes(content)
+        pack = load_criteria(write_pack(tmp_path, source))
+        with pytest.raises(SourceError) as caught:
+            read_snapshot(pack, AS_OF)
+        assert str(source) in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+        if name == "t.csv":
+            assert "looks delimited by ';'" in str(caught.value)

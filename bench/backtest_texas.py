@@ -3,6 +3,10 @@
 tables and where the plot is; the `backtest` asset shows both in the Dagster UI.
 
     .venv/bin/python bench/backtest_texas.py [--store var/results.duckdb] [--dagster-home var/dagster_home]
+        [--criteria PACK] [--design-only]
+
+`--criteria`: a variant of the Texas pack (same design period); `--design-only`: the design period's nights only,
+for choosing between variants without looking at the held-out period.
 
 Nights already in the store for the same criteria are reused; the others run through Dagster (~3 s each, so a
 first run takes several minutes). Not part of the tests.
@@ -31,11 +35,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", default=DEFAULT_STORE)
     parser.add_argument("--dagster-home", default=None)
+    parser.add_argument("--criteria", default=str(DEFAULT_PACK))
+    parser.add_argument("--design-only", action="store_true")
     args = parser.parse_args()
-    defs = build_definitions(criteria_path=str(DEFAULT_PACK), store_path=args.store)
+    defs = build_definitions(criteria_path=args.criteria, store_path=args.store)
     pack, store = nights.resources_of(defs)
     assert pack.outcome is not None and pack.outcome.design_until == DESIGN[1], "the pack's design period moved"
-    dates = nights.nights_between(DESIGN[0], HELD_OUT[1], "month-end")
+    dates = nights.nights_between(DESIGN[0], DESIGN[1] if args.design_only else HELD_OUT[1], "month-end")
     started = time.perf_counter()
     report = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every="month-end",
                           say=lambda line: print(line, file=sys.stderr, flush=True))

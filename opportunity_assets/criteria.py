@@ -187,8 +187,10 @@ class Coverage(_Spec):
 class Caps(_Spec):
     max_candidates: int = Field(default=30, ge=1)
     min_candidates: int = Field(default=10, ge=0)
-    order_by: str | None = None
-    """Metric that orders candidates for the cap (ties and missing values: by id). None: by id."""
+    order_by: str | None = "score"
+    """What orders candidates for the cap, best first (ties and missing values: by id): `score`, the pack's own
+    formula on the scan's metrics (the default: the in-depth work goes to the best candidates, not the largest),
+    or a metric name (with `descending`). None: by id."""
     descending: bool = True
     retries: int = Field(default=1, ge=0, le=5)
     cost_ceiling_usd: float = Field(default=0.50, ge=0)
@@ -321,8 +323,10 @@ class CriteriaPack(_Spec):
                               f"more periods than the widest metric window ({self.max_window})")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
-        if self.caps.order_by is not None and self.caps.order_by not in metrics:
-            raise _KeyProblem("caps.order_by", self.caps.order_by, f"a metric name {sorted(metrics)}")
+        if "score" in metrics:
+            raise _KeyProblem("metrics.score", "score", "another name: `score` is the formula's own (caps.order_by)")
+        if self.caps.order_by not in (None, "score") and self.caps.order_by not in metrics:
+            raise _KeyProblem("caps.order_by", self.caps.order_by, f"`score` or a metric name {sorted(metrics)}")
         try:
             fields = list(string.Formatter().parse(self.next_action))
         except ValueError as exc:

@@ -89,6 +89,9 @@ class Candidate(FrozenRecord):
     went_on: bool
     """True when no filter FAILed and the cap did not cut it: it gets an analysis partition."""
     capped: bool = False
+    preliminary_score: float | None = None
+    """The pack's formula on the scan's metrics (what the cap orders by under `caps.order_by: score`); None when a
+    required input is missing. The analysis computes the same score again, step by step."""
     """True when it passed the filters but fell beyond `max_candidates`."""
     peers: dict[str, dict[str, float]] = Field(default_factory=dict)
     """The night's cross-section, the same for every candidate: per source column, the median, robust scale

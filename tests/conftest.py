@@ -72,6 +72,12 @@ one (a market improving in January) is a level shift against its own history; te
 (`test_integrity.py`) keep the bundled pack's effects."""
 
 
+SIX_MOST_LIQUID: dict[str, Any] = {"caps.max_candidates": 6, "caps.min_candidates": 1, "caps.order_by": "sales_12m"}
+"""Pack changes for a small real night: the six most liquid Texas markets (what the notification, sensor, UI and
+PostgreSQL tests are written against: Austin and Collin County to act on in October 2011, Dallas joining in
+November)."""
+
+
 def write_pack(directory: Path, source: Path, *, quiet_integrity: bool = True, **changes: Any) -> Path:
     """The bundled pack pointed at `source`; `changes` are dotted keys, e.g. {"caps.max_candidates": 5}.
     `quiet_integrity`: the data checks' effects and the red flags' turned to `note` (see QUIET_INTEGRITY)."""

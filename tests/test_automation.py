@@ -34,7 +34,7 @@ from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED
 from opportunity_assets.partitions import nightly_partitions
 from resources.store import ResultStore
-from tests.conftest import ROOT, write_pack
+from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.daemon import QUIET, InProcessDaemon
 from tests.receivers import HOLD, HttpReceiver
 
@@ -133,7 +133,7 @@ def http() -> Iterator[HttpReceiver]:
 
 
 def _files(tmp_path: Path, http: HttpReceiver) -> tuple[str, str]:
-    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **{"caps.max_candidates": 6, "caps.min_candidates": 1})
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
     settings = _settings_file(tmp_path, {"sensors": {"minimum_interval_seconds": 5}, "notifications": {
         "ui_base_url": "http://127.0.0.1:3000", "backoff_seconds": 0.05,
         "channels": {"webhook": {"url": http.url("/hook")}}}})

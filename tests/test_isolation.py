@@ -4,13 +4,13 @@ A property test over the bundled Texas source on a night whose cap binds: corrup
 cell in any column (quarantined, that cell a gap) or by a planted feed defect, and every other market's fate (its
 route, or filtered, or capped) stays identical; the corrupted market itself is never capped out by a bad cell.
 
-One corruption is outside the property, by the cap's own definition: a planted change of the very column the cap
-orders by (sales, for `sales_12m`) that leaves no gap is, to the scan, a market with other sales, and its place in
-the order moves; the verifier doubts it afterwards. So does a run of several missing months in that column: the
-market is then placed by its remaining months, never capped out, but that place is an estimate and can fall on the
-other side of the cap; and a column gone stale lowers the pack's coverage metric, so its `coverage` filter fails
-the market by the pack's own rule. Plants here break the other columns and leave no gap; a bad cell breaks any
-column, the cap's included.
+One corruption is outside the property, by the cap's own definition: a planted change of a column the cap order
+reads (under `caps.order_by: score`, the formula's inputs: sales and inventory) that leaves no gap is, to the scan,
+a market with other figures, and its place in the order moves; the verifier doubts it afterwards. So does a run of
+several missing months in such a column: the market is then placed by its remaining months, never capped out, but
+that place is an estimate and can fall on the other side of the cap; and a column gone stale lowers the pack's
+coverage metric, so its `coverage` filter fails the market by the pack's own rule. Plants here break the other
+columns and leave no gap; a bad cell breaks any column, the cap's included.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ ANCHOR = date(2009, 11, 1)
 CLEAN = read_source(str(PACK.parent.parent / "txhousing.csv"))
 MARKETS = sorted(CLEAN["city"].unique().to_list())
 COLUMNS = ("sales", "volume", "median", "listings", "inventory")
+UNRANKED = ("volume", "median", "listings")
+"""Columns the cap order does not read (the Texas formula reads sales and inventory)."""
 
 
 def fates(pack: CriteriaPack) -> dict[str, str]:
@@ -80,7 +82,7 @@ def bad_cell(frame: pl.DataFrame, market: str, column: str, when: date, text: st
 corruptions = st.one_of(
     st.tuples(st.just("cell"), st.sampled_from(MARKETS), st.sampled_from(COLUMNS), st.integers(0, 14),
               st.sampled_from(["abc", "-5", "inf"])),
-    st.tuples(st.just("plant"), st.sampled_from(MARKETS), st.sampled_from(COLUMNS[1:]), st.integers(0, 14),
+    st.tuples(st.just("plant"), st.sampled_from(MARKETS), st.sampled_from(UNRANKED), st.integers(0, 14),
               st.sampled_from([("level_shift", 0.5), ("level_shift", 3.0), ("spike", 4.0), ("stuck", 6),
                                ("unit_slip", 1000.0)])),
 )
@@ -107,3 +109,10 @@ def test_one_markets_bad_data_never_moves_another(tmp_path_factory: pytest.TempP
 
 def test_the_cap_binds_on_this_night(clean_fates: dict[str, str]) -> None:
     assert list(clean_fates.values()).count("capped") >= 3
+
+
+def test_the_unranked_columns_are_those_the_cap_order_does_not_read() -> None:
+    pack = load_criteria(PACK)
+    assert pack.caps.order_by == "score"
+    read = {pack.metrics[name].column for name in pack.required_inputs}
+    assert set(UNRANKED) == set(COLUMNS) - read

@@ -46,7 +46,7 @@ from opportunity_assets.notify.logic import (
 )
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
-from tests.conftest import ROOT, write_pack
+from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.receivers import BAD, FAIL, OK, STALL, HttpReceiver, SmtpReceiver
 
 AS_OF = date(2011, 11, 30)
@@ -302,7 +302,7 @@ def test_each_channels_failures_are_retried_then_reported(http: HttpReceiver, sm
 
 def _defs(tmp_path: Path, notifications: dict[str, object]) -> dg.Definitions:
     pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv",
-                      **{"caps.max_candidates": 6, "caps.min_candidates": 1})
+                      **SIX_MOST_LIQUID)
     settings = tmp_path / "automation.yaml"
     settings.write_text(yaml.safe_dump({"notifications": notifications}))
     return build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"),

@@ -21,7 +21,7 @@ import yaml
 from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage
 
 from opportunity_assets.definitions import build_definitions
-from tests.conftest import ROOT, write_pack
+from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.daemon import QUIET, InProcessDaemon
 
 NIGHT = date(2011, 10, 31)
@@ -72,7 +72,7 @@ def test_a_night_runs_through_the_sensor_chain_on_the_production_instance_config
         monkeypatch.setenv(f"DAGSTER_PG_{variable}", value)
     monkeypatch.setenv("DAGSTER_HOME", str(home))
 
-    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **{"caps.max_candidates": 6, "caps.min_candidates": 1})
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
     settings = tmp_path / "automation.yaml"
     settings.write_text("{}")
     defs = build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"),

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
@@ -128,13 +129,17 @@ CAPPED_MARKETS = [("Alpha", 100.0), ("Bravo", 300.0), ("Charlie", 200.0), ("Delt
                   ("Foxtrot", 60.0), ("Thin", 40.0)]
 
 
+BY_SALES = {"caps.max_candidates": 6, "caps.min_candidates": 0, "caps.order_by": "sales_12m"}
+"""A cap of 6 by the most liquid markets (the order these gap tests are written against)."""
+
+
 def capped_source() -> list[dict[str, Any]]:
     return [row for name, sales in CAPPED_MARKETS for row in city(name, sales=sales)]
 
 
 @pytest.mark.parametrize(("changes", "kept"), [
-    ({}, ["bravo", "echo", "charlie"]),  # sales_12m descending; Charlie and Delta tie: by id
-    ({"caps.descending": False}, ["foxtrot", "alpha", "charlie"]),
+    ({"caps.order_by": "sales_12m"}, ["bravo", "echo", "charlie"]),  # descending; Charlie and Delta tie: by id
+    ({"caps.order_by": "sales_12m", "caps.descending": False}, ["foxtrot", "alpha", "charlie"]),
     ({"caps.order_by": None}, ["alpha", "bravo", "charlie"]),
 ])
 def test_cap_keeps_the_documented_order(synthetic: Build, changes: dict[str, Any], kept: list[str]) -> None:
@@ -156,29 +161,57 @@ def test_cap_keeps_the_documented_order(synthetic: Build, changes: dict[str, Any
 
 
 def test_cap_note_names_the_order(synthetic: Build) -> None:
-    pack = synthetic(capped_source(), **{"caps.max_candidates": 3, "caps.min_candidates": 0})
+    pack = synthetic(capped_source(), **{"caps.max_candidates": 3, "caps.min_candidates": 0,
+                                         "caps.order_by": "sales_12m"})
     _, report = run(pack)
+    cut = [c.preliminary_score for c in run(pack)[0].values() if c.capped]
+    assert report.best_capped_score == max(s for s in cut if s is not None)
     assert report.notes == ["6 passed the filters; capped at max_candidates=3 by sales_12m descending, then id; "
-                            "3 not analyzed tonight"]
+                            f"3 not analyzed tonight; the best score among them {report.best_capped_score:.1f}"]
+
+
+def test_by_default_the_cap_keeps_the_best_by_the_packs_own_formula(synthetic: Build) -> None:
+    """The in-depth work goes to the best candidates by the written formula, not to the largest: the big markets
+    here have more months of inventory (a worse score) than the small ones."""
+    markets = [("Big A", 900.0, 9.5), ("Big B", 850.0, 9.0), ("Big C", 800.0, 8.5),
+               ("Small A", 200.0, 4.5), ("Small B", 210.0, 5.0), ("Small C", 220.0, 5.5)]
+    rows = [r for name, sales, inventory in markets for r in city(name, sales=sales, inventory=inventory)]
+    pack = synthetic(rows, **{"caps.max_candidates": 3, "caps.min_candidates": 0, "caps.order_by": "score"})
+    found, report = run(pack)
+    assert sorted(c for c, f in found.items() if f.went_on) == ["small-a", "small-b", "small-c"]
+    for c in found.values():  # the scan's preliminary score is the analysis's score, computed again
+        assert c.preliminary_score == pytest.approx(analyze(pack, c).score)
+    best_cut = max(found[c].preliminary_score or 0.0 for c in ("big-a", "big-b", "big-c"))
+    assert report.best_capped_score == best_cut
+    assert report.notes == ["6 passed the filters; capped at max_candidates=3 by the formula's preliminary score, "
+                            f"best first, then id; 3 not analyzed tonight; the best score among them {best_cut:.1f}"]
+    by_size, _ = run(synthetic(rows, **{"caps.max_candidates": 3, "caps.min_candidates": 0,
+                                        "caps.order_by": "sales_12m"}))
+    assert sorted(c for c, f in by_size.items() if f.went_on) == ["big-a", "big-b", "big-c"]
+
+
+def test_a_pack_without_order_by_caps_by_score() -> None:
+    from opportunity_assets.criteria import Caps
+
+    assert Caps().order_by == "score"
 
 
 def test_missing_order_value_is_placed_by_its_remaining_months(synthetic: Build) -> None:
     """A gap in the cap order's metric never caps a candidate out: it is placed by its remaining months (Holey's
     11 months of 500 place it first), and it takes that place, so the others keep theirs."""
     rows = capped_source() + city("Holey", sales=500.0, overrides={(2014, 6): {"sales": None}})
-    found, report = run(synthetic(rows, **{"caps.max_candidates": 6, "caps.min_candidates": 0}))
+    found, report = run(synthetic(rows, **BY_SALES))
     assert found["holey"].metrics["sales_12m"] is None
     assert found["holey"].went_on and not found["holey"].capped
     clean, _ = run(synthetic(capped_source() + city("Holey", sales=500.0),
-                             **{"caps.max_candidates": 6, "caps.min_candidates": 0}))
+                             **BY_SALES))
     assert {c: (f.went_on, f.capped) for c, f in found.items()} == {c: (f.went_on, f.capped) for c, f in clean.items()}
     assert report.capped == 1
 
 
 def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) -> None:
     rows = capped_source() + city("Holey", sales=10.0, overrides={(2014, 6): {"sales": None}})
-    found, report = run(synthetic(rows, **{"caps.max_candidates": 6, "caps.min_candidates": 0,
-                                           "hard_filters.0.value": 0}))
+    found, report = run(synthetic(rows, **BY_SALES, **{"hard_filters.0.value": 0}))
     assert found["holey"].went_on and not found["holey"].capped
     assert all(found[c].went_on for c in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
     assert report.flagged_past_cap == 1
@@ -258,3 +291,10 @@ def test_entities_with_the_same_slug_keep_distinct_ids(synthetic: Build) -> None
     assert len(ids) == 3
     assert len(set(ids)) == 3, f"duplicate candidate ids {ids}"
     assert {c.name for c in found} == {"A B", "a-b", "A B 2"}
+
+
+def test_on_texas_every_preliminary_score_is_the_analysis_score(texas_pack: CriteriaPack) -> None:
+    found, _ = run(texas_pack, date(2009, 12, 31))
+    assert sum(c.preliminary_score is not None for c in found.values()) > 30
+    for c in found.values():
+        assert c.preliminary_score == analyze(texas_pack, c).score, c.id

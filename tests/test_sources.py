@@ -120,7 +120,9 @@ def test_texas_through_the_new_layer_scans_as_before() -> None:
     (tests/fixtures/texas_scans.json, recorded from commit 3d10741): candidates with their filters and metrics, the
     quarantine, the metrics frame and the history rows, on a design, a late-design and a held-out night."""
     recorded = json.loads((ROOT / "tests" / "fixtures" / "texas_scans.json").read_text())
-    pack = load_criteria(PACK)
+    # the pack as it was then: its cap ordered by sales_12m (it orders by the formula's score since)
+    pack = load_criteria(PACK).model_copy(update={"caps": load_criteria(PACK).caps.model_copy(
+        update={"order_by": "sales_12m"})})
     for night, expected in recorded.items():
         snapshot = read_snapshot(pack, date.fromisoformat(night), today=date(2026, 12, 1))
         found, _ = scan(pack, date.fromisoformat(night), snapshot.anchor_period, snapshot.metrics,

@@ -26,7 +26,7 @@ import yaml
 from playwright.sync_api import Page, sync_playwright
 
 from opportunity_assets.night import local_instance
-from tests.conftest import ROOT, write_pack
+from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DagsterDev
     local = yaml.safe_load((ROOT / "deploy" / "dagster.local.yaml").read_text())
     (home / "dagster.yaml").write_text(yaml.safe_dump({**local, "nux": {"enabled": False}}))
     url = f"http://127.0.0.1:{_free_port()}"
-    pack = write_pack(folder, ROOT / "data" / "txhousing.csv", **{"caps.max_candidates": 6, "caps.min_candidates": 1})
+    pack = write_pack(folder, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
     (folder / "automation.yaml").write_text(yaml.safe_dump({
         "schedule": {"enabled": False}, "sensors": {"minimum_interval_seconds": 1},
         "notifications": {"ui_base_url": url}}))

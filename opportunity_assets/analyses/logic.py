@@ -8,6 +8,7 @@ never changes a number, the score or the verdict.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 
 from opportunity_assets import expressions
@@ -84,6 +85,20 @@ def _red_flags(pack: CriteriaPack, candidate: Candidate) -> list[str]:
               if result == FilterResult.UNCLEAR]
     flags += [f"data gap: {gap}" for gap in candidate.data_gaps]
     return flags
+
+
+def formula_score(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> float | None:
+    """The pack's formula on a candidate's scan metrics, as `analyze` scores it (tests hold the two equal); None
+    when a required input is missing or an expression cannot be evaluated. The scan's cap orders by it."""
+    values = {name: metrics.get(name) for name in pack.required_inputs}
+    if any(v is None for v in values.values()):
+        return None
+    try:
+        components = {c.name: c.normalise(expressions.evaluate_explained(c.parsed, values)[0])
+                      for c in pack.formula.components}
+    except expressions.MissingValue:
+        return None
+    return pack.formula.scale * sum(c.weight * components[c.name] for c in pack.formula.components)
 
 
 def analyze(pack: CriteriaPack, candidate: Candidate) -> Analysis:

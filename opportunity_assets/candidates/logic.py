@@ -13,8 +13,10 @@ from typing import Any
 
 import polars as pl
 
+from opportunity_assets.analyses.logic import formula_score
 from opportunity_assets.candidates.quarantine import by_entity
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.text import clean
@@ -41,6 +43,8 @@ class ScanReport:
     flagged_past_cap: int = 0
     """Candidates with quarantined rows or a gap in the cap order's metric that went on although their place was
     past the cap (never silently capped out)."""
+    best_capped_score: float | None = None
+    """The best preliminary score among the candidates the cap cut (None: none cut, or none of them scored)."""
 
 
 def candidate_id(entity_key: str) -> str:
@@ -102,18 +106,31 @@ def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) 
             "max": max(values), "last": cells[0][1]}[spec.agg]
 
 
-def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tuple[int, float, str]:
-    """Documented cap order: the pack's `caps.order_by` metric, then id. A candidate whose value is a gap (a
-    missing or quarantined cell) is placed by its remaining rows, so its gap does not move anyone else; with no
-    row at all, last."""
-    if pack.caps.order_by is None:
-        return (0, 0.0, candidate.id)
+def _cap_value(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> float | None:
+    """What the cap orders by, best first, for one candidate: its preliminary score, or the `order_by` metric
+    (negated when ascending). A flagged candidate's gap in that metric, or in the formula's inputs, is filled from
+    its remaining rows, so its gap does not move anyone else."""
+    if pack.caps.order_by == "score":
+        if candidate.preliminary_score is not None or candidate.id not in flagged:
+            return candidate.preliminary_score
+        filled = {name: candidate.metrics.get(name) if candidate.metrics.get(name) is not None
+                  else _over_remaining_rows(pack, candidate, name) for name in pack.required_inputs}
+        return formula_score(pack, filled)
+    assert pack.caps.order_by is not None
     value = candidate.metrics.get(pack.caps.order_by)
     if value is None and candidate.id in flagged:
         value = _over_remaining_rows(pack, candidate, pack.caps.order_by)
     if value is None:
-        return (1, 0.0, candidate.id)
-    return (0, -value if pack.caps.descending else value, candidate.id)
+        return None
+    return value if pack.caps.descending else -value
+
+
+def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tuple[int, float, str]:
+    """Documented cap order: `caps.order_by` best first, then id; no value at all, last."""
+    if pack.caps.order_by is None:
+        return (0, 0.0, candidate.id)
+    value = _cap_value(pack, candidate, flagged)
+    return (1, 0.0, candidate.id) if value is None else (0, -value, candidate.id)
 
 
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
@@ -144,10 +161,12 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad if b["entity"] == row["entity_id"]],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(), peers=peers,
+            preliminary_score=formula_score(pack, values),
         ))
 
     with_bad_rows = {str(r["entity_id"]) for r in bad_rows if r.get("entity_id")}
-    order_gap = {c.id for c in judged if pack.caps.order_by is not None and c.metrics.get(pack.caps.order_by) is None}
+    order_gap = {c.id for c in judged if pack.caps.order_by not in (None, "score")
+                 and c.metrics.get(pack.caps.order_by) is None}
     flagged = {cid for cid, key in keys.items() if key in with_bad_rows} | order_gap
     passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c, flagged))
     past_cap = [c.id for c in passing[pack.caps.max_candidates:]]
@@ -163,11 +182,15 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
 
     extra = [cid for cid in past_cap if cid in flagged]
     notes = []
+    cut_scores = [c.preliminary_score for c in judged if c.id in cut and c.preliminary_score is not None]
+    best_cut = max(cut_scores) if cut_scores else None
     if cut:
-        order = f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id" \
-            if pack.caps.order_by else "id"
+        order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
+                 f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id"
+                 if pack.caps.order_by else "id")
+        best = f"; the best score among them {format_score(best_cut)}" if best_cut is not None else ""
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
-                     f"by {order}; {len(cut)} not analyzed tonight")
+                     f"by {order}; {len(cut)} not analyzed tonight{best}")
     if extra:
         notes.append(f"{len(extra)} with quarantined rows or a gap in {pack.caps.order_by} went on past the cap, "
                      f"flagged: {', '.join(extra)}")
@@ -180,6 +203,6 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
         failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
-        flagged_past_cap=len(extra),
+        flagged_past_cap=len(extra), best_capped_score=best_cut,
     )
     return candidates, report

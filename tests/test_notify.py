@@ -48,6 +48,7 @@ from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.receivers import BAD, FAIL, OK, STALL, HttpReceiver, SmtpReceiver
+from tests.runs import started_run
 
 AS_OF = date(2011, 11, 30)
 AUSTIN = ActItem(candidate_id="austin", name="Austin", score=75.04, verdict="STRONG", status="CONFIRMED",
@@ -434,25 +435,11 @@ def test_an_earlier_night_still_running_after_the_wait_is_passed_over_and_named(
 def test_a_nights_runs_in_the_instance_say_running_or_failed() -> None:
     from opportunity_assets.notify.assets import night_run_states
 
-    @dg.op
-    def _noop() -> None:
-        pass
-
-    @dg.job
-    def _job() -> None:
-        _noop()
-
-    def started(tags: dict[str, str]) -> dg.DagsterRun:
-        run = instance.create_run_for_job(_job, tags=tags)
-        instance.handle_new_event(dg.EventLogEntry(
-            error_info=None, level="DEBUG", user_message="", run_id=run.run_id, timestamp=time.time(),
-            dagster_event=dg.DagsterEvent(dg.DagsterEventType.RUN_START.value, job_name=run.job_name)))
-        return run
-
     with dg.DagsterInstance.ephemeral() as instance:
         september, october = date(2011, 9, 30), date(2011, 10, 31)
-        failed = started({"dagster/partition": september.isoformat()})
+        failed = started_run(instance, {"dagster/partition": september.isoformat()})
         instance.report_run_failed(failed, "a blocking check failed")
-        started({"dagster/asset_partition_range_start": f"{october.isoformat()}|austin"})  # its per-candidate run
-        started({"dagster/partition": "not a night"})
+        # October's per-candidate run, by its partition range
+        started_run(instance, {"dagster/asset_partition_range_start": f"{october.isoformat()}|austin"})
+        started_run(instance, {"dagster/partition": "not a night"})
         assert night_run_states(instance, timedelta(days=2))() == {september: FAILED_RUN, october: RUNNING}

@@ -26,33 +26,13 @@ from opportunity_assets.run_health import (
     process_tags,
 )
 from tests.conftest import ROOT
-
-
-@dg.op
-def _noop() -> None:
-    pass
-
-
-@dg.job
-def _job() -> None:
-    _noop()
+from tests.runs import started_run
 
 
 def _dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
-
-
-def _started_run(instance: dg.DagsterInstance, tags: dict[str, str]) -> dg.DagsterRun:
-    """A run as a killed process leaves it: STARTED, nobody to finish it."""
-    run = instance.create_run_for_job(_job, tags=tags)
-    instance.handle_new_event(dg.EventLogEntry(
-        error_info=None, level="DEBUG", user_message="", run_id=run.run_id, timestamp=time.time(),
-        dagster_event=dg.DagsterEvent(dg.DagsterEventType.RUN_START.value, job_name=run.job_name)))
-    started = instance.get_run_by_id(run.run_id)
-    assert started is not None and started.status == dg.DagsterRunStatus.STARTED
-    return started
 
 
 def test_a_process_is_alive_only_while_it_runs_and_only_if_it_predates_the_run() -> None:
@@ -71,14 +51,14 @@ def test_a_run_whose_process_is_gone_is_marked_failed_with_the_reason_and_a_live
         tmp_path: Path) -> None:
     with dg.DagsterInstance.ephemeral() as instance:
         here = process_tags()
-        killed = _started_run(instance, {**here, PID_TAG: str(_dead_pid()),
+        killed = started_run(instance, {**here, PID_TAG: str(_dead_pid()),
                                          "dagster/partition": "2011-10-31"})
-        alive = _started_run(instance, here)
-        elsewhere = _started_run(instance, {HOST_TAG: "another-host", PID_TAG: str(_dead_pid())})
-        untagged = _started_run(instance, {})  # e.g. a test's in-process run: nothing to judge it by
+        alive = started_run(instance, here)
+        elsewhere = started_run(instance, {HOST_TAG: "another-host", PID_TAG: str(_dead_pid())})
+        untagged = started_run(instance, {})  # e.g. a test's in-process run: nothing to judge it by
 
         lines = fail_orphaned_runs(instance)
-        assert lines == [f"marked run {killed.run_id[:8]} (_job, 2011-10-31) failed: its process (pid "
+        assert lines == [f"marked run {killed.run_id[:8]} (stand_in_job, 2011-10-31) failed: its process (pid "
                          f"{killed.tags[PID_TAG]} on {here[HOST_TAG]}) was killed or crashed mid-way"]
         status = {r.run_id: r.status for r in instance.get_runs()}
         assert status[killed.run_id] == dg.DagsterRunStatus.FAILURE
@@ -93,7 +73,7 @@ def test_the_launcher_answers_run_monitoring_from_the_pid_its_worker_logged() ->
         launcher = LocalRunLauncher()
         launcher.register_instance(instance)
         assert launcher.supports_check_run_worker_health
-        run = _started_run(instance, {})
+        run = started_run(instance, {})
         assert launcher.check_run_worker_health(run).status == WorkerStatus.UNKNOWN  # no pid logged yet
         for pid, expected in ((os.getpid(), WorkerStatus.RUNNING), (_dead_pid(), WorkerStatus.FAILED)):
             instance.report_engine_event(f"Started process for run (pid: {pid}).", run,

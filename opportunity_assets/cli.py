@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     backfill.add_argument("--start", type=_date, required=True)
     backfill.add_argument("--end", type=_date, required=True)
     backfill.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    check = sub.add_parser("check", parents=[common], help="check the pack against its source's data before any "
+                           "night: columns, types, what would go on (exit 1 on a problem)")
+    check.add_argument("--as-of", type=_date, default=None, help="the night to read (default: latest supported)")
     cost = sub.add_parser("cost", parents=[common], help="worst-case model cost of a night, before running it")
     cost.add_argument("--as-of", type=_date, default=None)
     archive = sub.add_parser("archive", parents=[common], help="query routed candidates")
@@ -99,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return _report_failed_channels(store, pack.domain, dates)
+        elif args.command == "check":
+            from opportunity_assets.sources.check import check_pack
+
+            checked = check_pack(pack, args.as_of)
+            print(f"{pack.domain} ({args.criteria}): {checked}")
+            return 1 if checked.problems else 0
         elif args.command == "cost":
             from opportunity_assets.candidates.logic import scan
             from resources.source import read_snapshot

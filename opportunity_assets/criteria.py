@@ -338,6 +338,7 @@ class CriteriaPack(_Spec):
                 shown = "{" + field + ("!" + conversion if conversion else "") + (":" + fmt if fmt else "") + "}"
                 raise _KeyProblem("next_action", shown, "plain `{name}` or `{metric}` placeholders (numbers are "
                                   "formatted by code)")
+        _check_rendered(self.next_action, {name: spec.unit for name, spec in self.metrics.items()})
         return self
 
     # ---- derived views -------------------------------------------------------------------------------
@@ -389,6 +390,28 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
     return " ".join(f"{problem}{where}".split())
+
+
+def _check_rendered(template: str, units: dict[str, str]) -> None:
+    """The template as the brief will write it must pass the brief's own number check (every number one the store
+    holds): rendered with sample values in each metric's format, the only numbers in it may be those values. A
+    literal number in the text ("call 3 agents") or a unit written beside a placeholder (`{rate_3m}%`, `${median}`,
+    which the check reads as another number) would stop a night at `numbers_in_store`; here it stops the load."""
+    from opportunity_assets.brief.render import unsupported_numbers
+    from opportunity_assets.formatting import format_value
+
+    beside = re.search(r"\$\{[^}]*\}|\{[^}]*\}\s?%", template)
+    if beside:
+        raise _KeyProblem("next_action", template, f"no unit written beside a placeholder (found "
+                          f"{beside.group(0)!r}): the metric's `unit` (usd, share) writes $ and %, and a number "
+                          "written as a percent is read as another number by the brief's check")
+    samples = {name: {"share": 0.1234, "number": 0.0537}.get(unit, 1234.5678) for name, unit in units.items()}
+    fields = {"name": "Name", **{n: format_value(v, units[n]) for n, v in samples.items()}}
+    problems = unsupported_numbers(template.format(**fields), list(samples.values()), date.max)
+    if problems:
+        raise _KeyProblem("next_action", template, f"text whose only numbers are `{{metric}}` placeholders, with "
+                          f"no unit written beside one (the metric's `unit` writes $ and %); as written, the brief "
+                          f"would show {problems[0]!r}, a number the store does not hold")
 
 
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:

@@ -198,3 +198,35 @@ def test_several_problems_are_all_reported(tmp_path: Path) -> None:
 
 def test_criteria_error_is_a_value_error() -> None:
     assert issubclass(CriteriaError, ValueError)
+
+
+@pytest.mark.parametrize(("template", "fragment"), [
+    ("Check {coverage_15m}% of the rows of {name}.", "'{coverage_15m}%'"),
+    ("Look at ${median_3m} in {name}.", "'${median_3m}'"),
+    ("Call 3 agents in {name}.", "would show '3'"),
+])
+def test_a_next_action_the_brief_check_would_refuse_is_refused_on_load(tmp_path: Path, template: str,
+                                                                       fragment: str) -> None:
+    """Numbers the store does not hold (a literal number, a unit beside a placeholder that makes its number read
+    as another) stopped a night at `numbers_in_store`; they now stop the load, naming the key."""
+    message = _error(tmp_path, next_action=template)
+    assert "key `next_action`" in message and fragment in message and "\n" not in message
+
+
+def test_the_load_time_template_check_agrees_with_the_brief_check_on_a_real_night(tmp_path: Path) -> None:
+    from datetime import date
+
+    from opportunity_assets.analyses.logic import analyze
+    from opportunity_assets.brief.render import next_action, unsupported_numbers
+    from opportunity_assets.candidates.logic import scan
+    from resources.source import read_snapshot
+
+    template = "Compare {sales_3m} sales and {coverage_15m} coverage in {name} with {median_3m}."
+    pack = _load(tmp_path, next_action=template)
+    snapshot = read_snapshot(pack, date(2015, 1, 30))
+    found, _ = scan(pack, date(2015, 1, 30), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    for candidate in found:
+        analysis = analyze(pack, candidate)
+        stored = [n.value for n in analysis.numbers.values()]
+        assert unsupported_numbers(next_action(pack, candidate, analysis), stored, date(2015, 1, 30),
+                                   names=[candidate.name]) == []

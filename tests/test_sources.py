@@ -164,3 +164,33 @@ def test_an_unreadable_source_names_the_file_in_one_line(tmp_path: Path) -> None
         assert str(source) in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
         if name == "t.csv":
             assert "looks delimited by ';'" in str(caught.value)
+
+
+# ---- `opportunity check` ------------------------------------------------------------------------------------------
+
+def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
+    from opportunity_assets.sources.check import check_pack
+
+    healthy = check_pack(load_criteria(PACK), today=date(2026, 12, 1))
+    assert healthy.problems == [] and healthy.as_of == date(2015, 8, 30)
+    assert healthy.facts[0].startswith("46 entities, 3312 rows in reach, latest period 2015-07-01")
+    # a text column declared numeric: every cell quarantined would be a night of gaps; check says why
+    frame = pl.read_csv(TEXAS, infer_schema_length=0).with_columns(pl.col("city").alias("listings"))
+    frame.write_csv(tmp_path / "s.csv")
+    wrong = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.csv")), today=date(2026, 12, 1))
+    assert len(wrong.problems) == 1 and wrong.problems[0].startswith("key `source.columns`: 'listings': ")
+    (tmp_path / "s.csv").write_text("city,year\nAustin,2009\n")
+    missing = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.csv")), today=date(2026, 12, 1))
+    assert missing.problems and missing.problems[0].startswith("key `source.path`: ") and "lacks" in \
+        missing.problems[0]
+
+
+def test_opportunity_check_exits_1_on_a_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from opportunity_assets.cli import main
+
+    common = ["--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
+    assert main(["check", "--criteria", str(PACK), *common]) == 0
+    assert "texas_housing" in capsys.readouterr().out
+    (tmp_path / "s.csv").write_text("city,year\nAustin,2009\n")
+    assert main(["check", "--criteria", str(write_pack(tmp_path, tmp_path / "s.csv")), *common]) == 1
+    assert "problem: key `source.path`" in capsys.readouterr().out

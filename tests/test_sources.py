@@ -194,3 +194,28 @@ def test_opportunity_check_exits_1_on_a_problem(tmp_path: Path, capsys: pytest.C
     (tmp_path / "s.csv").write_text("city,year\nAustin,2009\n")
     assert main(["check", "--criteria", str(write_pack(tmp_path, tmp_path / "s.csv")), *common]) == 1
     assert "problem: key `source.path`" in capsys.readouterr().out
+
+
+def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(tmp_path: Path) -> None:
+    """DuckDB's fast readers number records by position; a blank line or a rejected line would shift that, so
+    then the slow path reads line by line: a quarantined row's number is still the line an editor shows."""
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    bad = next(i for i, line in enumerate(lines) if line.startswith("Austin,2009,6,")) + 1  # its line number
+    fields = lines[bad - 1].split(",")
+    broken = list(lines)
+    broken[bad - 1] = ",".join([*fields[:3], "abc", *fields[4:]])  # Austin's June sales: not a number
+    csv_path = tmp_path / "blank.csv"
+    csv_path.write_text("".join(broken[:10]) + "\n" + "".join(broken[10:]))  # a blank line at line 11
+    pack = load_criteria(write_pack(tmp_path, csv_path))
+    refused = read_snapshot(pack, AS_OF, today=date(2026, 12, 1)).quarantined.to_dicts()
+    assert [(r["source_row"], r["entity_id"]) for r in refused] == [(bad + 1, "Austin")]  # one blank line above it
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    json_lines = [json.dumps(row) for row in frame.to_dicts()]
+    json_lines[5] = "{not json"
+    (tmp_path / "j").mkdir()
+    jsonl = tmp_path / "j" / "s.jsonl"
+    jsonl.write_text("\n".join(json_lines) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path / "j", jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "not a JSON object (JSONDecodeError)")]
+    assert snapshot.metrics.height == 46

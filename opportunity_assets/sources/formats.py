@@ -62,6 +62,37 @@ def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: di
     con.execute("CREATE OR REPLACE TEMP VIEW source_rows AS SELECT * FROM source_rows_arrow")
 
 
+def _lines_if_none_blank(path: Path) -> int:
+    """The file's physical lines, or -1 if one is blank (then a record's position is not its line)."""
+    count = 0
+    with path.open("rb") as f:
+        for line in f:
+            if not line.strip():
+                return -1
+            count += 1
+    return count
+
+
+def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> bool:
+    """DuckDB's own JSON Lines reader, kept only when every line is one object, none blank, and each needed key
+    has a value somewhere (a key absent from every record is told apart from all-null by the slow path)."""
+    quoted_path = "'" + str(path).replace("'", "''") + "'"
+    columns = "{" + ", ".join(f"'{c.replace(chr(39), chr(39) * 2)}': 'VARCHAR'" for c in needed) + "}"
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({quoted_path}, "
+                    f"format = 'newline_delimited', columns = {columns})")
+        counts = con.execute("SELECT count(*), " + ", ".join(f"count({_q(c)})" for c in needed)
+                             + " FROM json_fast").fetchall()[0]
+    except duckdb.Error:
+        return False
+    if counts[0] != _lines_if_none_blank(path) or not all(counts[1:]):
+        return False
+    cells = ", ".join(_q(c) for c in needed)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT row_number() OVER () AS source_row, {cells} "
+                "FROM json_fast")
+    return True
+
+
 def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], needed: list[str],
               delimiter: str) -> bool:
     """DuckDB's own strict CSV reader, kept only when every non-blank line after the header is one record (no
@@ -78,9 +109,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
         ((records,),) = con.execute("SELECT count(*) FROM csv_fast").fetchall()
     except duckdb.Error:
         return False
-    with path.open("rb") as f:
-        lines = sum(1 for line in f if line.strip())
-    if rejects or records != lines - 1:
+    if rejects or records != _lines_if_none_blank(path) - 1:
         return False
     cells = ", ".join(_q(c) for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
@@ -106,6 +135,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
 
 
 def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> list[Rejected]:
+    if _json_fast(con, path, needed):
+        return []
     lines: list[int] = []
     columns: dict[str, list[str | None]] = {c: [] for c in needed}
     rejected: list[Rejected] = []

@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 nights.check_night(night)
         if args.command == "run":
             as_of = args.as_of or nights.latest_as_of(pack)
+            _require_checked(pack, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
             print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
+            if dates:
+                _require_checked(pack, dates[-1])
             for as_of in dates:
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
@@ -170,6 +173,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"opportunity: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _require_checked(pack: Any, as_of: date) -> None:
+    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored."""
+    from opportunity_assets.sources.check import check_pack
+
+    problems = check_pack(pack, as_of).problems
+    if problems:
+        raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

@@ -219,3 +219,18 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     snapshot = read_snapshot(load_criteria(write_pack(tmp_path / "j", jsonl)), AS_OF, today=date(2026, 12, 1))
     assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "not a JSON object (JSONDecodeError)")]
     assert snapshot.metrics.height == 46
+
+
+def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from opportunity_assets.cli import main
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0).with_columns(pl.col("city").alias("listings"))
+    frame.write_csv(tmp_path / "s.csv")
+    store = tmp_path / "r.duckdb"
+    argv = ["run", "--as-of", "2009-12-31", "--criteria", str(write_pack(tmp_path, tmp_path / "s.csv")),
+            "--store", str(store), "--dagster-home", str(tmp_path / "home")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "key `source.columns`: 'listings'" in err and "opportunity check" in err
+    assert not store.exists()

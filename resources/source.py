@@ -19,6 +19,7 @@ import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.sources.formats import SourceFormatError, infer_format, open_source
+from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.text import MAX_NAME
 
 
@@ -41,10 +42,6 @@ class SourceSnapshot:
     """One row per visible entity: entity_id, entity_name and one column per pack metric (null = gap)."""
     quarantined: pl.DataFrame
     """Visible rows refused: source_row, entity, period, reason."""
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _metric_sql(name: str, spec: MetricSpec) -> str:

@@ -25,6 +25,7 @@ def night_run_states(instance: dg.DagsterInstance, within: timedelta) -> Callabl
     def read() -> dict[date, str]:
         since = datetime.now(UTC) - within
         states: dict[date, str] = {}
+        seen: set[date] = set()
         for record in instance.get_run_records(dg.RunsFilter(created_after=since), limit=2000):  # newest first
             run = record.dagster_run
             key = run.tags.get("dagster/partition") or run.tags.get("dagster/asset_partition_range_start", "")
@@ -32,15 +33,14 @@ def night_run_states(instance: dg.DagsterInstance, within: timedelta) -> Callabl
                 night = date.fromisoformat(key.split("|")[0])
             except ValueError:
                 continue
-            if night in states:
-                continue
+            if night in seen:
+                continue  # only the night's latest run counts
+            seen.add(night)
             if run.status in IN_PROGRESS_RUN_STATUSES:
                 states[night] = RUNNING
             elif run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
                 states[night] = FAILED_RUN
-            else:
-                states[night] = ""
-        return {night: state for night, state in states.items() if state}
+        return states
 
     return read
 

@@ -44,8 +44,22 @@ def infer_format(path: Path, declared: Format | None = None) -> Format:
     return found
 
 
-def _q(identifier: str) -> str:
+def quote_identifier(identifier: str) -> str:
+    """A name as a DuckDB identifier, whatever characters it holds."""
     return '"' + identifier.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    """Text as a DuckDB string literal (a path, a column name in a `columns` map)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _as_text(names: list[str]) -> str:
+    """A reader's `columns` map reading every named column as text."""
+    return "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names) + "}"
+
+
+_q = quote_identifier
 
 
 def _require(present: list[str], needed: list[str], path: Path) -> None:
@@ -76,11 +90,9 @@ def _lines_if_none_blank(path: Path) -> int:
 def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> bool:
     """DuckDB's own JSON Lines reader, kept only when every line is one object, none blank, and each needed key
     has a value somewhere (a key absent from every record is told apart from all-null by the slow path)."""
-    quoted_path = "'" + str(path).replace("'", "''") + "'"
-    columns = "{" + ", ".join(f"'{c.replace(chr(39), chr(39) * 2)}': 'VARCHAR'" for c in needed) + "}"
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({quoted_path}, "
-                    f"format = 'newline_delimited', columns = {columns})")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({_literal(str(path))}, "
+                    f"format = 'newline_delimited', columns = {_as_text(needed)})")
         counts = con.execute("SELECT count(*), " + ", ".join(f"count({_q(c)})" for c in needed)
                              + " FROM json_fast").fetchall()[0]
     except duckdb.Error:
@@ -95,14 +107,12 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
 
 def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], needed: list[str],
               delimiter: str) -> bool:
-    """DuckDB's own strict CSV reader, kept only when every non-blank line after the header is one record (no
-    rejected line, no quoted newline): then a record's position is its line. False: use `read_csv_rows`."""
-    quoted_path = "'" + str(path).replace("'", "''") + "'"
-    columns = "{" + ", ".join(f"'{h.replace(chr(39), chr(39) * 2)}': 'VARCHAR'" for h in header) + "}"
-    sep = "'\t'" if delimiter == "\t" else "','"
+    """DuckDB's own strict CSV reader, kept only when every line after the header is one record (none blank, none
+    rejected, no quoted newline): then a record's position is its line. False: use `read_csv_rows`."""
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({quoted_path}, header = true, "
-                    f"auto_detect = false, columns = {columns}, delim = {sep}, quote = '\"', escape = '\"', "
+        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({_literal(str(path))}, "
+                    f"header = true, auto_detect = false, columns = {_as_text(header)}, "
+                    f"delim = {_literal(delimiter)}, quote = '\"', escape = '\"', "
                     "strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
                     "rejects_scan = 'csv_reject_scans')")
         ((rejects,),) = con.execute("SELECT count(*) FROM csv_rejects").fetchall()
@@ -185,12 +195,11 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         return _csv(con, path, needed, entity)
     if fmt == "jsonl":
         return _jsonl(con, path, needed)
-    quoted_path = "'" + str(path).replace("'", "''") + "'"
     if fmt == "parquet":
-        _typed(con, f"read_parquet({quoted_path})", path, needed)
+        _typed(con, f"read_parquet({_literal(str(path))})", path, needed)
         return []
     try:
-        con.execute(f"ATTACH {quoted_path} AS source_db (READ_ONLY)")
+        con.execute(f"ATTACH {_literal(str(path))} AS source_db (READ_ONLY)")
     except duckdb.Error as exc:
         raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
             from None

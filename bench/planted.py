@@ -11,7 +11,7 @@
 2. On the clean data, the false-doubt rate: clean act-on picks (STRONG + CONFIRMED without the data checks'
    effects) that the checks made UNCERTAIN or REJECTED, by rule, design and held-out periods apart.
 
-The held-out backtest (before/after) is `bench/backtest_texas.py`. Design on as_of <= 2009-12-31 only; the
+The held-out backtest (before/after) is `bench/backtest.py`. Design on as_of <= 2009-12-31 only; the
 held-out period is reported, never tuned on.
 """
 
@@ -34,7 +34,7 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
-from opportunity_assets.periods import months_before
+from opportunity_assets.periods import MONTH
 from opportunity_assets.verifications.logic import verify
 from resources.criteria import DEFAULT_PACK
 from resources.source import read_snapshot
@@ -155,7 +155,7 @@ def run_plants(pack: CriteriaPack, picks: list[tuple[str, date]], kinds: list[st
                     planted = with_source(pack, path)
                     first = first_night_seeing(month, pack.source.publication_lag_days)
                     for k in AFTER:
-                        as_of = nights_between(months_before(first, -k), months_before(first, -k - 1),
+                        as_of = nights_between(MONTH.back(first, -k), MONTH.back(first, -k - 1),
                                                "month-end")[0]
                         fate = night_fates(planted, as_of, {candidate_id(entity)}).get(candidate_id(entity))
                         if fate is None:

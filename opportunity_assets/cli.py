@@ -11,6 +11,7 @@ from typing import Any
 
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.definitions import DEFAULT_STORE, build_definitions
+from opportunity_assets.periods import EVERY
 from resources.criteria import DEFAULT_PACK
 
 
@@ -40,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     backfill = sub.add_parser("backfill", parents=[common], help="run several nights, one line each")
     backfill.add_argument("--start", type=_date, required=True)
     backfill.add_argument("--end", type=_date, required=True)
-    backfill.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    backfill.add_argument("--every", choices=EVERY, default="month-end")
     check = sub.add_parser("check", parents=[common], help="check the pack against its source's data before any "
                            "night: columns, types, what would go on (exit 1 on a problem)")
     check.add_argument("--as-of", type=_date, default=None, help="the night to read (default: latest supported)")
@@ -55,14 +56,14 @@ def _parser() -> argparse.ArgumentParser:
                               "verification, STRONG's hit rate, the verifier's lift, a plot")
     backtest.add_argument("--start", type=_date, required=True)
     backtest.add_argument("--end", type=_date, required=True)
-    backtest.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    backtest.add_argument("--every", choices=EVERY, default="month-end")
     backtest.add_argument("--json", action="store_true", help="print the report as JSON")
     calibrate = sub.add_parser("calibrate", parents=[common], help="gate a change of criteria: --criteria NEW "
                                "--against OLD on the bad cases and an untouched population (exit 0 accept, 1 reject)")
     calibrate.add_argument("--against", required=True, help="the OLD criteria pack YAML")
     calibrate.add_argument("--start", type=_date, required=True)
     calibrate.add_argument("--end", type=_date, required=True)
-    calibrate.add_argument("--every", choices=["month-end", "day"], default="month-end")
+    calibrate.add_argument("--every", choices=EVERY, default="month-end")
     calibrate.add_argument("--config", default=None, help="θ_bad, ε and the population split (default "
                                                           "data/calibration.yaml)")
     calibrate.add_argument("--json", action="store_true", help="print the result as JSON")

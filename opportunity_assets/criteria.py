@@ -19,6 +19,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opportunity_assets import expressions
+from opportunity_assets.periods import Grain
+from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
+from opportunity_assets.sources.spec import SourceSpec
 from opportunity_assets.verifications.integrity_spec import Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -32,47 +35,49 @@ class _Spec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class SourceSpec(_Spec):
-    table: str = Field(pattern=_NAME)
-    """Name the source goes by in provenance records; for a DuckDB database, the table or view to read."""
-    path: str
-    """Source file, relative to the pack file: CSV, Parquet, JSON Lines or a DuckDB database
-    (`opportunity_assets/sources/formats.py`)."""
-    format: Literal["csv", "parquet", "jsonl", "duckdb"] | None = None
-    """The file's format; default: from the path's extension."""
-    entity_id: str
-    """Column whose value identifies a candidate; slugified into the candidate id."""
-    entity_name: str
-    """Column shown to the user."""
-    year_column: str = "year"
-    month_column: str = "month"
-    publication_lag_days: int = Field(default=30, ge=0, le=3650)
-    """A month's row is assumed published this many days after the month ends (point in time)."""
-    columns: list[str] = Field(min_length=1)
-    """Numeric columns; values must parse as numbers >= 0, or be empty / NA (a gap)."""
-
-
-Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days"]
+Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days", "derived"]
 
 
 class MetricSpec(_Spec):
     agg: Aggregation
+    """How the metric is computed from the source's history; `derived` (implied by `expression`): from other
+    metrics."""
+    expression: str | None = None
+    """`derived` only: arithmetic over other metrics, e.g. `sales_3m / sales_3m_prev - 1`. A gap in an input, or an
+    undefined result (a division by 0), is a gap."""
     column: str | None = None
     """Column aggregated (all aggregations but `coverage`)."""
     columns: list[str] | None = None
     """Columns whose filled share is measured (`coverage` only)."""
     window: tuple[int, int] = (0, 0)
-    """Months back from the latest published period, inclusive: (0, 2) is the latest three months."""
+    """Periods (of the source's grain) back from the latest published period, inclusive: (0, 2) is the latest
+    three."""
     min_rows: int | None = None
-    """Filled rows needed for a value; default: every month of the window. Fewer gives no value (a gap)."""
+    """Filled rows needed for a value; default: every period of the window. Fewer gives no value (a gap)."""
     unit: Literal["count", "months", "usd", "share", "days", "number"] = "number"
     description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "expression" in data and "agg" not in data:
+            return {**data, "agg": "derived"}
+        return data
 
     @model_validator(mode="after")
     def _shape(self) -> MetricSpec:
         lo, hi = self.window
         if lo < 0 or hi < lo:
-            raise ValueError(f"window {list(self.window)} must be [from, to] months back with 0 <= from <= to")
+            raise ValueError(f"window {list(self.window)} must be [from, to] periods back with 0 <= from <= to")
+        if self.agg == "derived":
+            if not self.expression:
+                raise ValueError("agg `derived` needs `expression` (arithmetic over other metrics)")
+            if self.column or self.columns or self.window != (0, 0) or self.min_rows is not None:
+                raise ValueError("a derived metric (`expression`) takes no `column`, `columns`, `window` or "
+                                 "`min_rows`: its inputs are other metrics")
+            return self
+        if self.expression is not None:
+            raise ValueError(f"`expression` makes a derived metric; agg `{self.agg}` aggregates a column instead")
         if self.agg == "coverage":
             if not self.columns:
                 raise ValueError("agg `coverage` needs `columns` (a list of source columns)")
@@ -81,6 +86,11 @@ class MetricSpec(_Spec):
         if self.min_rows is not None and not 1 <= self.min_rows <= hi - lo + 1:
             raise ValueError(f"min_rows {self.min_rows} must be between 1 and the window length {hi - lo + 1}")
         return self
+
+    @cached_property
+    def parsed(self) -> expressions.Expression:
+        """The derived metric's expression, parsed (validated on load)."""
+        return expressions.parse(self.expression or "")
 
     @property
     def value_column(self) -> str:
@@ -204,16 +214,17 @@ class Caps(_Spec):
 
 class OutcomeSpec(_Spec):
     """How a verdict's realised outcome is measured once its horizon has passed (backtest and calibration only,
-    never an input to a verdict): the change of `agg` of `metric` over the `window_months` ending at the night's
-    latest published period t0, to the same window ending at t0 + `horizon_months`, read as known on
-    as_of + `horizon_months` (rows published by then only)."""
+    never an input to a verdict): the change of `agg` of `metric` over the `window_periods` ending at the night's
+    latest published period t0, to the same window ending at t0 + `horizon_periods`, read as known on
+    as_of + `horizon_periods` (rows published by then only). Periods are the source's grain (months for Texas);
+    `window_months` and `horizon_months` are accepted as the same keys."""
 
     metric: str
     """Source column measured (one of `source.columns`)."""
     agg: Literal["sum", "avg", "min", "max", "last"] = "avg"
-    """Aggregate of the column over each window; every month of a window must be filled, or there is no outcome."""
-    window_months: int = Field(default=3, ge=1, le=24)
-    horizon_months: int = Field(default=12, ge=1, le=120)
+    """Aggregate of the column over each window; every period of a window must be filled, or there is no outcome."""
+    window_periods: int = Field(default=3, ge=1, le=400)
+    horizon_periods: int = Field(default=12, ge=1, le=1200)
     change: Literal["relative", "difference"] = "relative"
     """`relative`: end / start - 1 (0.05 = +5%); `difference`: end - start, in the column's unit."""
     direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
@@ -221,6 +232,17 @@ class OutcomeSpec(_Spec):
     design_until: date | None = None
     """Last as_of the pack was designed on; the backtest reports later nights separately, as held out."""
     description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _month_names(cls, data: Any) -> Any:
+        """The keys' first names, from when every source was monthly."""
+        if isinstance(data, dict):
+            data = dict(data)
+            for old, new in (("window_months", "window_periods"), ("horizon_months", "horizon_periods")):
+                if old in data and new not in data:
+                    data[new] = data.pop(old)
+        return data
 
 
 class ModelRole(_Spec):
@@ -287,6 +309,9 @@ class CriteriaPack(_Spec):
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.columns)
         for name, spec in self.metrics.items():
+            if spec.agg == "derived":
+                _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
+                                  comparison=False, what="another metric")
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
                     raise _KeyProblem(f"metrics.{name}", column, f"one of source.columns {sorted(columns)}")
@@ -323,6 +348,11 @@ class CriteriaPack(_Spec):
                               f"more periods than the widest metric window ({self.max_window})")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
+        _derived_order(self.metrics)  # refuses a cycle
+        for reserved in ("entity_id", "entity_name"):
+            if reserved in metrics:
+                raise _KeyProblem(f"metrics.{reserved}", reserved, "another name: each metrics row has an "
+                                  f"`{reserved}` of its own")
         if "score" in metrics:
             raise _KeyProblem("metrics.score", "score", "another name: `score` is the formula's own (caps.order_by)")
         if self.caps.order_by not in (None, "score") and self.caps.order_by not in metrics:
@@ -344,8 +374,41 @@ class CriteriaPack(_Spec):
     # ---- derived views -------------------------------------------------------------------------------
     @property
     def source_path(self) -> Path:
+        """The source file (a PostgreSQL source has none: its URL is in `source.url_env`)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        return (base / self.source.path).resolve()
+        return (base / (self.source.path or "")).resolve()
+
+    @cached_property
+    def derived_order(self) -> list[str]:
+        """The derived metrics, each after the metrics it reads."""
+        return _derived_order(self.metrics)
+
+    def with_derived(self, values: dict[str, float | None], *, keep: frozenset[str] = frozenset()
+                     ) -> dict[str, float | None]:
+        """`values` (the aggregated metrics) with every derived metric computed from them, in code; a gap or an
+        undefined result is a gap. `keep`: derived metrics whose given value stands (a perturbed input)."""
+        out = dict(values)
+        for name in self.derived_order:
+            if name in keep:
+                continue
+            try:
+                value = expressions.evaluate_compiled(self.metrics[name].parsed, out)
+            except expressions.MissingValue:
+                value = None
+            out[name] = value if value is None or math.isfinite(value) else None
+        return out
+
+    def base_metrics(self, name: str) -> list[str]:
+        """The aggregated metrics a metric rests on: itself, or a derived metric's inputs all the way down."""
+        spec = self.metrics[name]
+        if spec.agg != "derived":
+            return [name]
+        return list(dict.fromkeys(m for used in sorted(spec.parsed.names) for m in self.base_metrics(used)))
+
+    @property
+    def grain(self) -> Grain:
+        """The period the windows count in (`source.grain`)."""
+        return Grain(self.source.grain)
 
     @property
     def max_window(self) -> int:
@@ -366,9 +429,28 @@ class CriteriaPack(_Spec):
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 
-class _KeyProblem(ValueError):
-    def __init__(self, key: str, value: Any, expected: str) -> None:
-        super().__init__(f"key `{key}`: got {value!r}; expected {expected}")
+def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:
+    """Derived metrics in an order where each comes after those it reads; a cycle is a key problem."""
+    order: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: list[str]) -> None:
+        if state.get(name) == "done" or metrics[name].agg != "derived":
+            return
+        if state.get(name) == "open":
+            cycle = [*path[path.index(name):], name]
+            raise _KeyProblem(f"metrics.{name}.expression", metrics[name].expression,
+                              f"no cycle among derived metrics (found {' -> '.join(cycle)})")
+        state[name] = "open"
+        for used in sorted(metrics[name].parsed.names):
+            if used in metrics:
+                visit(used, [*path, name])
+        state[name] = "done"
+        order.append(name)
+
+    for name in metrics:
+        visit(name, [])
+    return order
 
 
 def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str) -> None:
@@ -437,7 +519,7 @@ def load_criteria(path: str | Path) -> CriteriaPack:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
         raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in exc.errors())) from None
-    if not pack.source_path.is_file():
+    if pack.source.format != "postgres" and not pack.source_path.is_file():
         raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
                             f"expected an existing file (looked at {pack.source_path})")
     return pack

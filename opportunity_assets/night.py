@@ -27,6 +27,7 @@ from opportunity_assets.candidates.step import night_id
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
 from opportunity_assets.partitions import NIGHTS_START, night_keys, night_range_tags
+from opportunity_assets.periods import EVERY, Grain
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
 from resources.criteria import CriteriaResource
@@ -181,34 +182,20 @@ def state(defs: dg.Definitions, as_of: date) -> RunState:
 
 
 def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
-    """The latest night the data supports on or before the latest night there is (yesterday): when its newest month
-    up to today was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
+    """The latest night the data supports on or before the latest night there is (yesterday): when its newest period
+    up to then was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
     quarantines it)."""
-    import duckdb
-
-    from opportunity_assets.sources.formats import SourceFormatError, infer_format, open_source
+    from resources.source import SourceError, publication_span
 
     last_night = last_possible_night(today)
-    src = pack.source
-    con = duckdb.connect()
     try:
-        open_source(con, pack.source_path, infer_format(pack.source_path, src.format),
-                    list(dict.fromkeys([src.entity_id, src.year_column, src.month_column])), entity=src.entity_id,
-                    table=src.table)
-        row = con.execute(
-            f'SELECT max(p) FROM (SELECT make_date(try_cast("{src.year_column}" AS INTEGER), '
-            f'try_cast("{src.month_column}" AS INTEGER), 1) AS p FROM source_rows '
-            f'WHERE try_cast("{src.month_column}" AS INTEGER) BETWEEN 1 AND 12 '
-            f'AND try_cast("{src.year_column}" AS INTEGER) BETWEEN 1800 AND 2999) WHERE p <= $today',
-            {"today": last_night}).fetchone()
-    except (duckdb.Error, SourceFormatError, OSError) as exc:
-        raise ValueError(f"source {pack.source_path} could not be read: {str(exc).splitlines()[0]}") from None
-    finally:
-        con.close()
-    if not row or row[0] is None:
-        raise ValueError(f"source {pack.source_path} has no parseable period on or before {last_night}")
-    month_end = (row[0].replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
-    return min(month_end + timedelta(days=pack.source.publication_lag_days), last_night)
+        span = publication_span(pack, last_night)
+    except SourceError as exc:
+        raise ValueError(str(exc)) from None
+    if span is None:
+        raise ValueError(f"source {pack.source.path or pack.source.table} has no parseable period on or before "
+                         f"{last_night}")
+    return min(span[1], last_night)
 
 
 def last_possible_night(today: date | None = None) -> date:
@@ -228,18 +215,17 @@ def check_night(as_of: date, today: date | None = None) -> None:
 def nights_between(start: date, end: date, every: str) -> list[date]:
     if end < start:
         raise ValueError(f"--end {end} is before --start {start}")
+    if every not in EVERY:
+        raise ValueError(f"--every {every!r}: expected one of {', '.join(EVERY)}")
     if every == "day":
         return [start + timedelta(days=i) for i in range((end - start).days + 1)]
-    if every == "month-end":
-        out, month = [], start.replace(day=1)
-        while month <= end:
-            next_month = (month.replace(day=28) + timedelta(days=4)).replace(day=1)
-            month_end = next_month - timedelta(days=1)
-            if start <= month_end <= end:
-                out.append(month_end)
-            month = next_month
-        return out
-    raise ValueError(f"--every {every!r}: expected month-end or day")
+    grain = Grain(every.removesuffix("-end"))  # type: ignore[arg-type]
+    out, period = [], grain.start(start)
+    while period <= end:
+        if start <= grain.end(period) <= end:
+            out.append(grain.end(period))
+        period = grain.back(period, -1)
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,132 @@
-"""Month windows: "months back from the latest published period", as the pack's metrics count them."""
+"""Periods at a pack's grain: windows count "periods back from the latest published period" (0 = that period).
+
+A period is identified by its first day: the day itself, the Monday of an ISO week, the first of a month, of a
+quarter (January, April, July, October) or of a year. `Grain` does the calendar arithmetic in Python and names the
+same arithmetic in DuckDB SQL, so the scan's query and the pure code agree on every period.
+"""
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any
+import calendar
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Literal
+
+GrainName = Literal["day", "week", "month", "quarter", "year"]
+GRAINS: tuple[GrainName, ...] = ("day", "week", "month", "quarter", "year")
 
 
-def months_before(anchor: date, months: int) -> date:
-    index = anchor.year * 12 + anchor.month - 1 - months
-    return date(index // 12, index % 12 + 1, 1)
+@dataclass(frozen=True)
+class Grain:
+    """One of `GRAINS`, with its calendar arithmetic."""
+
+    name: GrainName
+
+    @property
+    def per_year(self) -> int:
+        """Periods in a year: the lag of a year-on-year change (a year grain compares with the year before)."""
+        return {"day": 365, "week": 52, "month": 12, "quarter": 4, "year": 1}[self.name]
+
+    @property
+    def plural(self) -> str:
+        return f"{self.name}s"
+
+    def start(self, day: date) -> date:
+        """The first day of the period holding `day`."""
+        if self.name == "day":
+            return day
+        if self.name == "week":
+            return day - timedelta(days=day.weekday())
+        if self.name == "month":
+            return day.replace(day=1)
+        if self.name == "quarter":
+            return date(day.year, (day.month - 1) // 3 * 3 + 1, 1)
+        return date(day.year, 1, 1)
+
+    def back(self, period: date, periods: int) -> date:
+        """The period `periods` before `period` (negative: after)."""
+        if self.name == "day":
+            return period - timedelta(days=periods)
+        if self.name == "week":
+            return period - timedelta(weeks=periods)
+        months = {"month": 1, "quarter": 3, "year": 12}[self.name] * periods
+        index = period.year * 12 + period.month - 1 - months
+        return date(index // 12, index % 12 + 1, 1)
+
+    def later(self, day: date, periods: int) -> date:
+        """The same day `periods` later (any day, not only a period start); a month-based grain keeps the day of
+        the month, or the month's last day when it is shorter: 2008-02-29 + 12 months = 2009-02-28."""
+        if self.name in ("day", "week"):
+            return day + timedelta(days=periods * (7 if self.name == "week" else 1))
+        index = day.year * 12 + day.month - 1 + {"month": 1, "quarter": 3, "year": 12}[self.name] * periods
+        year, month = divmod(index, 12)
+        return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+
+    def end(self, period: date) -> date:
+        """The last day of the period starting `period`."""
+        return self.back(period, -1) - timedelta(days=1)
+
+    def between(self, earlier: date, later: date) -> int:
+        """Periods from `earlier` to `later` (both period starts)."""
+        if self.name == "day":
+            return (later - earlier).days
+        if self.name == "week":
+            return (later - earlier).days // 7
+        months = (later.year - earlier.year) * 12 + later.month - earlier.month
+        return months // {"month": 1, "quarter": 3, "year": 12}[self.name]
+
+    def label(self, period: date) -> str:
+        """How a period is written for a reader: 2015-07-03, 2015-W27, 2015-07, 2015-Q3, 2015."""
+        if self.name == "day":
+            return f"{period:%Y-%m-%d}"
+        if self.name == "week":
+            year, week, _ = period.isocalendar()
+            return f"{year}-W{week:02d}"
+        if self.name == "month":
+            return f"{period:%Y-%m}"
+        if self.name == "quarter":
+            return f"{period.year}-Q{(period.month - 1) // 3 + 1}"
+        return f"{period.year}"
+
+    # ---- the same arithmetic in DuckDB SQL ------------------------------------------------------------------
+    def sql_start(self, day_sql: str) -> str:
+        """SQL for the first day of the period holding the DATE `day_sql`."""
+        return f"date_trunc('{self.name}', {day_sql})::DATE"
+
+    def sql_end(self, period_sql: str) -> str:
+        """SQL for the last day of the period starting at `period_sql`."""
+        return f"({period_sql} + INTERVAL 1 {self.name.upper()} - INTERVAL 1 DAY)::DATE"
+
+    def sql_label(self, period_sql: str) -> str:
+        """SQL for `label` of the period starting at `period_sql`."""
+        if self.name == "quarter":
+            return f"(strftime({period_sql}, '%Y') || '-Q' || quarter({period_sql}))"
+        pattern = {"day": "%Y-%m-%d", "week": "%G-W%V", "month": "%Y-%m", "year": "%Y"}[self.name]
+        return f"strftime({period_sql}, '{pattern}')"
+
+    def sql_between(self, earlier_sql: str, later_sql: str) -> str:
+        """SQL for the periods from `earlier_sql` to `later_sql` (both period starts)."""
+        if self.name == "week":
+            return f"(datediff('day', {earlier_sql}, {later_sql}) // 7)"
+        return f"datediff('{self.name}', {earlier_sql}, {later_sql})"
 
 
-def window_label(anchor: date | None, window: tuple[int, int]) -> str:
-    """`2015-05..2015-07` for window (0, 2) anchored at July 2015; a single month is shown once."""
+MONTH = Grain("month")
+
+EVERY = ("day", "week-end", "month-end", "quarter-end", "year-end")
+"""Which nights a backfill or backtest runs: every day, or the last day of every week (Sunday), month, quarter or
+year."""
+
+
+def window_label(anchor: date | None, window: tuple[int, int], grain: Grain) -> str:
+    """`2015-05..2015-07` for window (0, 2) anchored at July 2015 (monthly); a single period is shown once."""
     if anchor is None:
         return "no published period"
     lo, hi = window
-    first, last = months_before(anchor, hi), months_before(anchor, lo)
-    return f"{first:%Y-%m}" if first == last else f"{first:%Y-%m}..{last:%Y-%m}"
+    first, last = grain.label(grain.back(anchor, hi)), grain.label(grain.back(anchor, lo))
+    return first if first == last else f"{first}..{last}"
 
 
 def rows_in_window(raw_data: list[dict[str, Any]], window: tuple[int, int]) -> list[dict[str, Any]]:
     lo, hi = window
-    return [row for row in raw_data if lo <= int(row["months_ago"]) <= hi]
+    return [row for row in raw_data if lo <= int(row["periods_ago"]) <= hi]

@@ -160,7 +160,7 @@ class DataFinding(FrozenRecord):
     column: str
     """Source column (or identity name) the finding is about."""
     periods: list[str]
-    """Periods concerned, `YYYY-MM`, oldest first."""
+    """Periods concerned, as the grain writes them (`2015-07` for a month), oldest first."""
     periods_back: list[int]
     """The same periods as periods back from the latest published one (0 = latest): the blinded form."""
     value: float | None

@@ -342,7 +342,7 @@ def test_a_recorded_pass_that_does_not_hold_fails_constraints(pack: CriteriaPack
 
 # ---- recompute_metric --------------------------------------------------------------------------------------
 RAW = [{"period": f"2014-{m:02d}-01", "published_at": (date(2014, m, 28) + timedelta(days=33)).isoformat(),
-        "months_ago": 12 - m, "sales": float(m * 10), "inventory": None if m == 11 else 5.0}
+        "periods_ago": 12 - m, "sales": float(m * 10), "inventory": None if m == 11 else 5.0}
        for m in range(1, 13)]
 
 

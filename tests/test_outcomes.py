@@ -135,7 +135,7 @@ def test_outcome_variants_and_dates() -> None:
                               "end_rows": end, "end_anchor": date(2014, 12, 1), "today": TODAY}
     assert measure_outcome(SPEC.model_copy(update={"change": "difference"}), **common).value == pytest.approx(1.0)
     assert measure_outcome(SPEC.model_copy(update={"agg": "last"}), **common).value == pytest.approx(2.5)
-    assert measure_outcome(SPEC.model_copy(update={"agg": "sum", "window_months": 1}), **common).value == 2.5
+    assert measure_outcome(SPEC.model_copy(update={"agg": "sum", "window_periods": 1}), **common).value == 2.5
     zero = measure_outcome(SPEC.model_copy(update={"agg": "min"}), **common)
     assert zero.status == OutcomeStatus.GAP and "undefined" in zero.reason
     assert advantage(0.05, 0.02, "higher_is_better") == pytest.approx(0.03)
@@ -152,10 +152,10 @@ def test_outcome_section_is_validated_and_leaves_the_fingerprint_alone(tmp_path:
     assert texas_pack.outcome is not None and texas_pack.outcome.design_until == date(2009, 12, 31)
     without = load_criteria(write_pack(tmp_path, source, outcome=None))
     with_outcome = load_criteria(write_pack(tmp_path, source, outcome={"metric": "median", "horizon_months": 6}))
-    assert with_outcome.outcome is not None and with_outcome.outcome.window_months == 3
+    assert with_outcome.outcome is not None and with_outcome.outcome.window_periods == 3
     assert with_outcome.fingerprint == without.fingerprint  # measuring afterwards never changes a verdict's id
     for bad, fragments in [({"metric": "price"}, ["outcome.metric", "'price'", "source.columns"]),
-                           ({"metric": "median", "window_months": 0}, ["outcome.window_months", "0"]),
+                           ({"metric": "median", "window_months": 0}, ["outcome.window_periods", "0"]),
                            ({"metric": "median", "agg": "mean"}, ["outcome.agg", "'mean'"]),
                            ({"metric": "median", "horizon": 12}, ["outcome.horizon", "unknown key"])]:
         with pytest.raises(CriteriaError) as exc:
@@ -274,7 +274,7 @@ def test_backtest_runs_then_reuses_nights_and_shows_the_plot(tmp_path: Path) -> 
     assert "data:image/png;base64," in str(event.asset_materialization.metadata["report"].value)
 
     # outcomes measured by another `outcome:` definition are not this one's (same verdicts, other yardstick)
-    other = load_criteria(write_pack(tmp_path / "other", source, outcome={**SPEC.model_dump(), "horizon_months": 6}))
+    other = load_criteria(write_pack(tmp_path / "other", source, outcome={**SPEC.model_dump(), "horizon_periods": 6}))
     assert other.fingerprint == load_criteria(pack_file).fingerprint
     assert backtest_report(ResultStore(path=str(store)), other, dates).missing == dates
 

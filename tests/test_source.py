@@ -39,11 +39,11 @@ def test_rows_published_after_as_of_are_invisible(synthetic: Build) -> None:
     assert (snapshot.history["published_at"] <= AS_OF).all()
     assert snapshot.history.filter(pl.col("period") > DEC_2014).height == 0
     # the history reaches integrity.history_periods (72) back, as far as the source goes (from 2012-01 here),
-    # months_ago counted from the anchor
+    # periods_ago counted from the anchor
     assert pack.history_reach == 71
     for entity in ("Alpha", "Beta"):
         rows = snapshot.history.filter(pl.col("entity_id") == entity)
-        assert rows["months_ago"].to_list() == list(range(35, -1, -1))
+        assert rows["periods_ago"].to_list() == list(range(35, -1, -1))
         assert rows["period"].min() == date(2012, 1, 1)
     assert _metrics(snapshot, "Alpha")["sales_12m"] == 1800.0
     assert _metrics(snapshot, "Alpha")["days_since_data"] == 0.0
@@ -252,7 +252,7 @@ def test_bundled_data_on_2015_08_30(texas_pack: CriteriaPack) -> None:
     assert snapshot.metrics["entity_id"].n_unique() == 46
     assert snapshot.quarantined.height == 0
     assert (snapshot.history["published_at"] <= date(2015, 8, 30)).all()
-    assert snapshot.history["months_ago"].max() == texas_pack.history_reach
+    assert snapshot.history["periods_ago"].max() == texas_pack.history_reach
 
 
 def test_bundled_data_one_day_earlier(texas_pack: CriteriaPack) -> None:

@@ -36,14 +36,20 @@ def verdict_for(score: float, pack: CriteriaPack) -> Verdict:
 
 def _source(pack: CriteriaPack, candidate: Candidate, metric: str) -> Source:
     spec = pack.metrics[metric]
+    if spec.agg == "derived":  # where its inputs came from: every window they read, the latest publication
+        inputs = [_source(pack, candidate, name) for name in pack.base_metrics(metric)]
+        return Source(table=pack.source.table, entity=candidate.id,
+                      period=" and ".join(dict.fromkeys(s.period for s in inputs)),
+                      published_at=max(s.published_at for s in inputs))
     if spec.agg == "age_days":
         used = [r for r in candidate.raw_data if r.get(spec.value_column) is not None]
-        period = max((r["period"][:7] for r in used), default="none")
+        latest = max((r["period"] for r in used), default=None)
+        period = pack.grain.label(date.fromisoformat(latest)) if latest else "none"
     else:
         used = rows_in_window(candidate.raw_data, spec.window)
         columns = (spec.columns or []) if spec.agg == "coverage" else [spec.value_column]
         used = [r for r in used if any(r.get(c) is not None for c in columns)]
-        period = window_label(candidate.anchor_period, spec.window)
+        period = window_label(candidate.anchor_period, spec.window, pack.grain)
     published = max((date.fromisoformat(r["published_at"]) for r in used), default=candidate.as_of)
     return Source(table=pack.source.table, entity=candidate.id, period=period, published_at=published)
 
@@ -61,14 +67,23 @@ def _structural_assumptions(pack: CriteriaPack, candidate: Candidate) -> list[st
     lines = []
     for name in pack.required_inputs:
         spec = pack.metrics[name]
-        lines.append(f"Input {name} = {spec.agg} of {spec.column} over "
-                     f"{window_label(candidate.anchor_period, spec.window)}, as published by {candidate.as_of}.")
+        if spec.agg == "derived":
+            lines.append(f"Input {name} = {spec.expression}, computed by code from the metrics it names.")
+            continue
+        window = window_label(candidate.anchor_period, spec.window, pack.grain)
+        lines.append(f"Input {name} = {spec.agg} of {spec.column} over {window}, as published by {candidate.as_of}.")
     for c in pack.formula.components:
         better = "higher" if c.direction == "higher_is_better" else "lower"
         lines.append(f"Component {c.name} ({c.label}) is better {better}, scored linearly on the fixed range "
                      f"[{c.range[0]:g}, {c.range[1]:g}] with weight {c.weight:g}.")
     lines.append("The trend of the latest window persists over the holding horizon.")
-    lines.append(f"Publication lag of {pack.source.publication_lag_days} days after month end holds.")
+    src = pack.source
+    if src.published_column:
+        lines.append(f"Each row's {src.published_column} is when it became known.")
+    elif src.known_at:
+        lines.append(f"The snapshot was known on {src.known_at}.")
+    else:
+        lines.append(f"Publication lag of {src.publication_lag_days} days after {pack.grain.name} end holds.")
     return lines + list(pack.assumptions)
 
 

@@ -221,7 +221,18 @@ def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
 
 
 # ---- the "every number exists in the store" check --------------------------------------------------------
-_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
+_DATE = re.compile(r"\b\d{4}-(?:\d{2}(?:-\d{2})?|Q[1-4]|W\d{2})\b")
+"""A date or a period label of any grain but the year: 2015-07-03, 2015-07, 2015-Q3, 2015-W27."""
+
+
+def _starts(token: str) -> date:
+    """The first day a `_DATE` token names."""
+    year, rest = int(token[:4]), token[5:]
+    if rest.startswith("Q"):
+        return date(year, (int(rest[1]) - 1) * 3 + 1, 1)
+    if rest.startswith("W"):
+        return date.fromisocalendar(year, min(int(rest[1:]), 52) or 1, 1)
+    return date.fromisoformat(token if len(token) == 10 else token + "-01")
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
 
 
@@ -252,7 +263,11 @@ def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
         if any(ch.isdigit() for ch in name):
             markdown = markdown.replace(name, " ")
     for token in _DATE.findall(markdown):
-        if token > as_of.isoformat()[: len(token)]:
+        try:
+            after = _starts(token) > as_of
+        except ValueError:  # not a real date (2015-13): a number the store does not hold
+            after = True
+        if after:
             problems.append(token)
     text = _DATE.sub(" ", markdown)
     for token in _NUMBER.findall(text):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -76,7 +77,12 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
                              json.loads(brief.get("summary") or "{}"), json.loads(brief.get("cost") or "{}")]
     records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
     records += [c.metrics for c in night.candidates]
-    return list(numeric_leaves(records))
+    numbers = list(numeric_leaves(records))
+    if pack.grain.name == "year":  # a year grain's period labels are bare years (`without 2008`): stored labels
+        labels = [n.source.period for a in night.analyses for n in a.numbers.values()]
+        labels += [p.change for v in night.verifications for p in v.sensitivity]
+        numbers += [float(y) for label in labels for y in re.findall(r"\b\d{4}\b", label)]
+    return numbers
 
 
 @dataclass(frozen=True)

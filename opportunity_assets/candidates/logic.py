@@ -55,14 +55,17 @@ def candidate_id(entity_key: str) -> str:
 
 def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None) -> str:
     spec = pack.metrics[metric]
-    label = window_label(anchor, spec.window)
+    label = window_label(anchor, spec.window, pack.grain)
+    if spec.agg == "derived":
+        return f"{metric}: no value for {spec.expression} (an input is a gap, or the result is undefined)"
     if spec.agg == "age_days":
         return f"{metric}: no published {spec.column} value"
     if spec.agg == "coverage":
         return f"{metric}: no rows in {label}"
     filled = sum(1 for row in rows_in_window(rows, spec.window) if row.get(spec.value_column) is not None)
-    return f"{metric}: {filled} of {spec.window[1] - spec.window[0] + 1} months of {spec.column} filled " \
-           f"in {label}; needs {spec.required_rows}"
+    length = spec.window[1] - spec.window[0] + 1
+    return f"{metric}: {filled} of {length} {pack.grain.plural} of {spec.column} filled in {label}; " \
+           f"needs {spec.required_rows}"
 
 
 def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:
@@ -82,7 +85,7 @@ def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[
         by_entity.setdefault(row["entity_id"], []).append({
             "period": row["period"].isoformat(),
             "published_at": row["published_at"].isoformat(),
-            "months_ago": row["months_ago"],
+            "periods_ago": row["periods_ago"],
             "source_row": row["source_row"],
             **{c: row[c] for c in columns},
         })
@@ -94,9 +97,13 @@ def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) 
     order of a candidate whose value is a gap because some of its rows were quarantined. Ordering only: it is
     never a metric, an input or a number anyone reads."""
     spec = pack.metrics[metric]
+    if spec.agg == "derived":
+        inputs = {name: candidate.metrics.get(name) if candidate.metrics.get(name) is not None
+                  else _over_remaining_rows(pack, candidate, name) for name in pack.base_metrics(metric)}
+        return pack.with_derived(inputs).get(metric)
     if spec.agg in ("coverage", "age_days"):
         return candidate.metrics.get(metric)
-    cells = sorted((int(r["months_ago"]), float(r[spec.value_column]))
+    cells = sorted((int(r["periods_ago"]), float(r[spec.value_column]))
                    for r in rows_in_window(candidate.raw_data, spec.window) if r.get(spec.value_column) is not None)
     if not cells:
         return None

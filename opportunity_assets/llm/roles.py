@@ -89,11 +89,13 @@ class Blinder:
 
 
 def _window(pack: CriteriaPack, metric: str) -> str:
-    spec = pack.metrics[metric]
+    spec, grain = pack.metrics[metric], pack.grain.name
+    if spec.agg == "derived":
+        return f"computed from other metrics: {spec.expression}"
     if spec.agg == "age_days":
         return "days since the latest value"
     lo, hi = spec.window
-    return f"months {lo}-{hi} back from the latest published month" if hi != lo else f"month {lo} back"
+    return f"{grain}s {lo}-{hi} back from the latest published {grain}" if hi != lo else f"{grain} {lo} back"
 
 
 def analysis_view(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, blinder: Blinder) -> dict[str, Any]:

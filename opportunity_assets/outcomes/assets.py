@@ -61,7 +61,7 @@ def outcomes(context: dg.AssetExecutionContext, criteria: CriteriaResource, sour
          "value": r.outcome.value, "record": r.outcome.model_dump_json()} for r in rows])
 
     night_report = build_report(domain=pack.domain, fingerprint=pack.fingerprint, spec=spec, rows=rows,
-                                nights=[as_of], missing=[]).periods
+                                nights=[as_of], missing=[], grain=pack.grain).periods
     counts = Counter(r.outcome.status.value for r in rows)
     by_verdict = night_report[0].by_verdict if night_report else []
     median = night_report[0].per_night[0].median if night_report else None
@@ -82,7 +82,7 @@ def outcomes(context: dg.AssetExecutionContext, criteria: CriteriaResource, sour
 class BacktestConfig(dg.Config):
     start: str = Field(description="First night (YYYY-MM-DD).")
     end: str = Field(description="Last night (YYYY-MM-DD).")
-    every: str = Field(default="month-end", description="month-end or day")
+    every: str = Field(default="month-end", description="day, week-end, month-end, quarter-end or year-end")
 
 
 @dg.asset(deps=["outcomes"], group_name="judgment_quality", kinds={"python"})

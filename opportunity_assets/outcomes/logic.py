@@ -1,11 +1,11 @@
 """Outcomes and the backtest, in pure code: what became known after a verdict, and how the verdicts fared.
 
 An outcome is the pack's `outcome:` measured twice for one candidate: `agg` of `metric` over the
-`window_months` ending at the night's latest published period t0 (rows published by as_of), and over the same
-window ending at t0 + `horizon_months`, as known on the outcome date, as_of + `horizon_months` (rows published
+`window_periods` ending at the night's latest published period t0 (rows published by as_of), and over the same
+window ending at t0 + `horizon_periods`, as known on the outcome date, as_of + `horizon_periods` (rows published
 by then only: the point-in-time query filters them, and this module refuses a row published later).
 No outcome while the horizon has not passed (PENDING: the outcome date is after today, or the source has not
-published t0 + horizon by then), and none when a month of either window has no value (GAP): nothing is
+published t0 + horizon by then), and none when a period of either window has no value (GAP): nothing is
 estimated.
 
 Outcomes are read by the backtest and the calibration gate, never by a verdict: no module on a verdict's path
@@ -14,7 +14,6 @@ imports this package (tests/test_outcomes.py checks it).
 
 from __future__ import annotations
 
-import calendar
 import random
 import statistics
 from collections import defaultdict
@@ -24,7 +23,7 @@ from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
 from opportunity_assets.criteria import OutcomeSpec
-from opportunity_assets.periods import months_before, window_label
+from opportunity_assets.periods import MONTH, Grain, window_label
 from opportunity_assets.records import FrozenRecord, Status, Verdict
 
 T = TypeVar("T")
@@ -35,7 +34,7 @@ class OutcomeStatus(StrEnum):
     PENDING = "pending"
     """The horizon has not passed: the outcome date is after today, or t0 + horizon is not published by then."""
     GAP = "gap"
-    """A month of either window has no value: no outcome (never estimated)."""
+    """A period of either window has no value: no outcome (never estimated)."""
 
 
 class Outcome(FrozenRecord):
@@ -63,13 +62,12 @@ class Outcome(FrozenRecord):
 
 def add_months(day: date, months: int) -> date:
     """The same day `months` later (the month's last day when it is shorter: 2008-02-29 + 12 = 2009-02-28)."""
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+    return MONTH.later(day, months)
 
 
-def outcome_date(spec: OutcomeSpec, as_of: date) -> date:
-    return add_months(as_of, spec.horizon_months)
+def outcome_date(spec: OutcomeSpec, as_of: date, grain: Grain = MONTH) -> date:
+    """When a night's outcome is known: as_of + the horizon, in the source's periods."""
+    return grain.later(as_of, spec.horizon_periods)
 
 
 def _as_date(value: Any) -> date:
@@ -77,18 +75,18 @@ def _as_date(value: Any) -> date:
 
 
 def _window_value(spec: OutcomeSpec, rows: Iterable[Mapping[str, Any]], last_period: date,
-                  known_on: date) -> tuple[float | None, list[str]]:
-    """`agg` of the metric over the window ending at `last_period`, and the months that lack a value."""
+                  known_on: date, grain: Grain) -> tuple[float | None, list[str]]:
+    """`agg` of the metric over the window ending at `last_period`, and the periods that lack a value."""
     by_period: dict[date, float | None] = {}
     for row in rows:
         published = _as_date(row["published_at"])
         if published > known_on:
-            raise ValueError(f"row of {_as_date(row['period']):%Y-%m} published {published} was given for a "
+            raise ValueError(f"row of {grain.label(_as_date(row['period']))} published {published} was given for a "
                              f"window known on {known_on}: the point-in-time query must not return it")
         by_period[_as_date(row["period"])] = row.get(spec.metric)
-    months = [months_before(last_period, back) for back in range(spec.window_months - 1, -1, -1)]
-    values = [by_period.get(month) for month in months]
-    missing = [f"{month:%Y-%m}" for month, value in zip(months, values, strict=True) if value is None]
+    periods = [grain.back(last_period, back) for back in range(spec.window_periods - 1, -1, -1)]
+    values = [by_period.get(period) for period in periods]
+    missing = [grain.label(period) for period, value in zip(periods, values, strict=True) if value is None]
     if missing:
         return None, missing
     filled = [float(v) for v in values if v is not None]
@@ -99,22 +97,22 @@ def _window_value(spec: OutcomeSpec, rows: Iterable[Mapping[str, Any]], last_per
 
 def measure_outcome(spec: OutcomeSpec, *, as_of: date, candidate_id: str, anchor: date | None,
                     start_rows: Iterable[Mapping[str, Any]], end_rows: Iterable[Mapping[str, Any]],
-                    end_anchor: date | None, today: date) -> Outcome:
+                    end_anchor: date | None, today: date, grain: Grain = MONTH) -> Outcome:
     """One candidate's outcome. `anchor` is t0 (latest period published by as_of), `start_rows` its rows as known
     on as_of; `end_rows` and `end_anchor` as known on the outcome date (empty and None when it is after today)."""
-    when = outcome_date(spec, as_of)
-    window = (0, spec.window_months - 1)
+    when = outcome_date(spec, as_of, grain)
+    window = (0, spec.window_periods - 1)
     if anchor is None:
         return Outcome(as_of=as_of, candidate_id=candidate_id, outcome_date=when, status=OutcomeStatus.GAP,
-                       value=None, start_value=None, end_value=None, start_window=window_label(None, window),
-                       end_window=window_label(None, window), end_published_at=None,
+                       value=None, start_value=None, end_value=None, start_window=window_label(None, window, grain),
+                       end_window=window_label(None, window, grain), end_published_at=None,
                        reason=f"nothing was published by {as_of}")
-    end_period = months_before(anchor, -spec.horizon_months)
+    end_period = grain.back(anchor, -spec.horizon_periods)
     start_rows, end_rows = list(start_rows), list(end_rows)
-    start_value, start_missing = _window_value(spec, start_rows, anchor, as_of)
+    start_value, start_missing = _window_value(spec, start_rows, anchor, as_of, grain)
     base: dict[str, Any] = {"as_of": as_of, "candidate_id": candidate_id, "outcome_date": when,
-                            "start_value": start_value, "start_window": window_label(anchor, window),
-                            "end_window": window_label(end_period, window)}
+                            "start_value": start_value, "start_window": window_label(anchor, window, grain),
+                            "end_window": window_label(end_period, window, grain)}
 
     def without(status: OutcomeStatus, reason: str) -> Outcome:
         return Outcome(**base, status=status, value=None, end_value=None, end_published_at=None, reason=reason)
@@ -124,17 +122,17 @@ def measure_outcome(spec: OutcomeSpec, *, as_of: date, candidate_id: str, anchor
     if when > today:
         return without(OutcomeStatus.PENDING, f"horizon not passed: the outcome date {when} is after today")
     if end_anchor is None or end_anchor < end_period:
-        return without(OutcomeStatus.PENDING, f"{end_period:%Y-%m} was not published by the outcome date {when}")
-    end_value, end_missing = _window_value(spec, end_rows, end_period, when)
+        return without(OutcomeStatus.PENDING, f"{grain.label(end_period)} was not published by the outcome date {when}")
+    end_value, end_missing = _window_value(spec, end_rows, end_period, when, grain)
     if end_value is None:
         return without(OutcomeStatus.GAP, f"no {spec.metric} for {', '.join(end_missing)} as known on {when}")
     if spec.change == "relative" and start_value == 0:
         return without(OutcomeStatus.GAP, f"{spec.agg} {spec.metric} is 0 over {base['start_window']}: "
                                           "a relative change is undefined")
     value = end_value / start_value - 1 if spec.change == "relative" else end_value - start_value
-    first_month = months_before(end_period, spec.window_months - 1)
+    first_period = grain.back(end_period, spec.window_periods - 1)
     published = max(_as_date(r["published_at"]) for r in end_rows
-                    if first_month <= _as_date(r["period"]) <= end_period)
+                    if first_period <= _as_date(r["period"]) <= end_period)
     return Outcome(**base, status=OutcomeStatus.KNOWN, value=value, end_value=end_value,
                    end_published_at=published,
                    reason=f"{spec.agg} {spec.metric} {start_value:.6g} over {base['start_window']} → "
@@ -335,7 +333,7 @@ def period_report(label: str, rows: Sequence[VerdictOutcome], nights: Sequence[d
 
 
 def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequence[VerdictOutcome],
-                 nights: Sequence[date], missing: Sequence[date]) -> BacktestReport:
+                 nights: Sequence[date], missing: Sequence[date], grain: Grain = MONTH) -> BacktestReport:
     """The backtest over the nights asked for, split into the design and held-out periods when the pack says."""
     present = sorted(set(nights) - set(missing))
     if spec.design_until is None:
@@ -345,10 +343,11 @@ def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequ
         splits = [("design", [d for d in present if d <= until]), ("held-out", [d for d in present if d > until])]
     periods = [period_report(label, [r for r in rows if r.as_of in set(part)], part, spec.direction)
                for label, part in splits if part]
-    words = spec.description or f"{spec.change} change of {spec.agg} {spec.metric} over {spec.window_months} months"
+    words = spec.description or (f"{spec.change} change of {spec.agg} {spec.metric} over {spec.window_periods} "
+                                 f"{grain.plural}")
     return BacktestReport(
         domain=domain, criteria_fingerprint=fingerprint,
-        outcome=f"{words}; {spec.horizon_months} months after as_of, read as known then",
+        outcome=f"{words}; {spec.horizon_periods} {grain.plural} after as_of, read as known then",
         change=spec.change, direction=spec.direction, design_until=spec.design_until, nights=sorted(nights),
         missing=sorted(missing), periods=periods)
 

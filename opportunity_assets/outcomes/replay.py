@@ -54,15 +54,15 @@ _WINDOW_ROWS = "outcome_window_rows"
 def require_outcome(pack: CriteriaPack) -> OutcomeSpec:
     if pack.outcome is None:
         raise CriteriaError(f"criteria file {pack.pack_path}: key `outcome`: missing; expected an `outcome:` section "
-                            "(metric, agg, window_months, horizon_months) saying how verdicts are scored afterwards")
+                            "(metric, agg, window_periods, horizon_periods) saying how verdicts are scored afterwards")
     return pack.outcome
 
 
 def rows_as_known(pack: CriteriaPack, on: date, read: Reader = read_snapshot) -> tuple[date | None, dict[str, Any]]:
     """The latest period published by `on`, and per candidate id the rows published by `on` that reach back far
-    enough for the outcome window (its months plus a year: the latest period may lie past t0 + horizon)."""
+    enough for the outcome window (its periods plus a year: the latest period may lie past t0 + horizon)."""
     spec = require_outcome(pack)
-    reach = MetricSpec(agg="coverage", columns=[spec.metric], window=(0, spec.window_months + 12))
+    reach = MetricSpec(agg="coverage", columns=[spec.metric], window=(0, spec.window_periods + pack.grain.per_year))
     probe = pack.model_copy(update={"metrics": {**pack.metrics, _WINDOW_ROWS: reach}})
     snapshot = read(probe, on)
     found, _ = scan(probe, on, snapshot.anchor_period, snapshot.metrics, snapshot.history)
@@ -83,10 +83,11 @@ def measure_night(pack: CriteriaPack, as_of: date, candidate_ids: Iterable[str],
         return cache[on]
 
     anchor, start = rows(as_of)
-    when = outcome_date(spec, as_of)
+    when = outcome_date(spec, as_of, pack.grain)
     end_anchor, end = rows(when) if when <= today else (None, {})
     return {cid: measure_outcome(spec, as_of=as_of, candidate_id=cid, anchor=anchor, start_rows=start.get(cid, []),
-                                 end_rows=end.get(cid, []), end_anchor=end_anchor, today=today)
+                                 end_rows=end.get(cid, []), end_anchor=end_anchor, today=today,
+                                 grain=pack.grain)
             for cid in candidate_ids}
 
 
@@ -125,7 +126,7 @@ def backtest_report(store: ResultStore, pack: CriteriaPack, nights: Sequence[dat
     spec = require_outcome(pack)
     rows, missing = stored_verdict_outcomes(store, pack, nights)
     return build_report(domain=pack.domain, fingerprint=pack.fingerprint, spec=spec, rows=rows, nights=nights,
-                        missing=missing)
+                        missing=missing, grain=pack.grain)
 
 
 def backtest_png_path(store_path: str, domain: str, nights: Sequence[date]) -> Path:

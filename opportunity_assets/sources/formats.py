@@ -1,32 +1,41 @@
 """Source files of every common format, opened as one DuckDB relation the point-in-time query reads.
 
-`open_source` registers `source_rows` on a connection: `source_row` (the CSV's physical line, or the row's
+`open_source` registers `source_rows` on a connection: `__row` (the CSV's physical line, or the row's
 position from 1 after a header line, so numbers match what a user sees in an editor) and the pack's columns as
 text, whatever the file's own types (the query parses them itself, cell by cell). Lines that are not records (a
 CSV row with the wrong field count or a broken quote, a JSON line that does not parse) come back as `Rejected`
 for the quarantine; the rest of the file is read as usual.
 
 Formats, inferred from the path's extension (`source.format` overrides): CSV (`.csv`, `.tsv`, `.txt`), Parquet
-(`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`), and a table or view of a DuckDB database file (`.duckdb`,
-`.db`; `source.table` names it).
+(`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`), a table, view or query of a DuckDB database file
+(`.duckdb`, `.db`; `source.table` or `source.query`), and a table, view or query of a PostgreSQL database
+(`format: postgres`; the URL in the environment variable `source.url_env`), read through psycopg2.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from contextlib import closing
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import duckdb
 import pyarrow as pa
 
 from opportunity_assets.sources.csv_rows import CsvHeaderError, Rejected, header_of, read_csv_rows
 
-Format = Literal["csv", "parquet", "jsonl", "duckdb"]
+if TYPE_CHECKING:
+    from opportunity_assets.criteria import CriteriaPack
+
+Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
                                     ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".duckdb": "duckdb",
                                     ".db": "duckdb"}
-FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb")
+FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb", "postgres")
+ROW = "__row"
+"""`source_rows`' own column: the record's line or position. Internal names start with `__`; a source's never do
+(`SourceSpec` refuses them), so no source column can collide with one."""
 
 
 class SourceFormatError(ValueError):
@@ -62,15 +71,16 @@ def _as_text(names: list[str]) -> str:
 _q = quote_identifier
 
 
-def _require(present: list[str], needed: list[str], path: Path) -> None:
+def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
-        raise SourceFormatError(f"source file {path} lacks column(s) {missing}; it has {present}")
+        shown = f"source file {where}" if isinstance(where, Path) else where
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}")
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],
                    needed: list[str]) -> None:
-    table = pa.table({"source_row": pa.array(lines, pa.int64()),
+    table = pa.table({ROW: pa.array(lines, pa.int64()),
                       **{c: pa.array(columns[c], pa.string()) for c in needed}})
     con.register("source_rows_arrow", table)
     con.execute("CREATE OR REPLACE TEMP VIEW source_rows AS SELECT * FROM source_rows_arrow")
@@ -100,7 +110,7 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     if counts[0] != _lines_if_none_blank(path) or not all(counts[1:]):
         return False
     cells = ", ".join(_q(c) for c in needed)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT row_number() OVER () AS source_row, {cells} "
+    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT row_number() OVER () AS {ROW}, {cells} "
                 "FROM json_fast")
     return True
 
@@ -123,7 +133,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
         return False
     cells = ", ".join(_q(c) for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
-                f"SELECT row_number() OVER () + 1 AS source_row, {cells} FROM csv_fast")
+                f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM csv_fast")
     return True
 
 
@@ -177,7 +187,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str]) -> None:
-    """A typed relation (Parquet, a DuckDB table) as text columns, numbered from 2 as if under a header line."""
+    """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
+    line."""
     try:
         present = [d[0] for d in con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []]
     except duckdb.Error as exc:
@@ -185,12 +196,61 @@ def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: li
     _require(present, needed, path)
     cells = ", ".join(f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
-                f"SELECT row_number() OVER () + 1 AS source_row, {cells} FROM {relation}")
+                f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM {relation}")
+
+
+def _postgres(con: duckdb.DuckDBPyConnection, url_env: str, relation: str, needed: list[str]) -> None:
+    """Rows of a PostgreSQL table, view or query as text columns, in a stable order (by the needed columns), each
+    numbered by its position from 1. psycopg2 is the driver the Dagster instance's storage already uses."""
+    import psycopg2
+
+    url = os.environ.get(url_env)
+    if not url:
+        raise SourceFormatError(f"key `source.url_env`: the environment variable {url_env} is not set; expected "
+                                "the PostgreSQL URL (postgresql://user:password@host:port/database)")
+    where = f"PostgreSQL source {relation[:80]}"
+    try:
+        with closing(psycopg2.connect(url, connect_timeout=10)) as pg, pg.cursor() as cur:
+            cur.execute(f"SELECT * FROM {relation} AS source LIMIT 0")
+            _require([d.name for d in cur.description or []], needed, where)
+            cells = ", ".join(f"CAST({_q(c)} AS TEXT)" for c in needed)
+            order = ", ".join(str(i + 1) for i in range(len(needed)))
+            cur.execute(f"SELECT {cells} FROM {relation} AS source ORDER BY {order}")
+            records = cur.fetchall()
+    except psycopg2.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise SourceFormatError(f"{where} could not be read (URL from {url_env}): {first}") from None
+    _register_text(con, list(range(1, len(records) + 1)),
+                   {c: [r[i] for r in records] for i, c in enumerate(needed)}, needed)
+
+
+def describe_location(pack: CriteriaPack) -> str:
+    """Where the pack's rows come from, as an error message names it."""
+    src = pack.source
+    if src.format == "postgres":
+        return f"PostgreSQL source {src.query[:60] if src.query else src.table!r} (URL from {src.url_env})"
+    return f"source file {pack.source_path}"
+
+
+def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> list[Rejected]:
+    """Register the pack's `source_rows` (every column its reading needs) on `con`; the lines that are not
+    records."""
+    src = pack.source
+    needed = src.read_columns
+    if src.format == "postgres":
+        relation = f"({src.query})" if src.query else _q(src.table)
+        _postgres(con, src.url_env or "", relation, needed)
+        return []
+    path = pack.source_path
+    return open_source(con, path, infer_format(path, src.format), needed, entity=src.entity_id, table=src.table,
+                       query=src.query)
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
-                table: str) -> list[Rejected]:
-    """Register `source_rows` on `con` (see the module); the lines that are not records."""
+                table: str, query: str | None = None) -> list[Rejected]:
+    """Register `source_rows` on `con` (see the module) from a file; the lines that are not records."""
+    if fmt == "postgres":
+        raise SourceFormatError("format `postgres` reads a database, not a file: set `source.url_env`")
     if fmt == "csv":
         return _csv(con, path, needed, entity)
     if fmt == "jsonl":
@@ -203,5 +263,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
     except duckdb.Error as exc:
         raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
             from None
-    _typed(con, f"source_db.{_q(table)}", path, needed)
+    if query is not None:
+        con.execute("USE source_db")
+    _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed)
     return []

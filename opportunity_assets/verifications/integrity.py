@@ -25,6 +25,7 @@ data and is not moved by the few broken periods it is meant to catch.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,12 +35,10 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.periods import months_before
+from opportunity_assets.periods import Grain
 from opportunity_assets.records import Candidate, DataFinding
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 
-YEAR = 12
-"""Periods in a year (monthly panels): the lag of the year-on-year change."""
 _MIN_SCALE = 0.005
 """Floor of a robust scale on the log scale (0.5%): a column rounded to a few values must not make every move
 look enormous."""
@@ -85,6 +84,17 @@ def log_level(values: np.ndarray) -> np.ndarray:
         return np.log(values + offset)
 
 
+def unit_step(values: np.ndarray) -> float:
+    """For a column of whole numbers (a count), the change one unit makes at its median level on the log scale:
+    no move of a count is smaller, so its yardstick's scale is never below it (a route going from 2 carriers to
+    3 is one step, not a level shift). 0 for a column with fractions."""
+    finite = values[np.isfinite(values)]
+    if not len(finite) or not np.all(finite == np.round(finite)):
+        return 0.0
+    level = log_level(np.array([float(np.median(finite)), float(np.median(finite)) + 1.0]))
+    return float(level[1] - level[0])
+
+
 def period_changes(values: np.ndarray) -> np.ndarray:
     """Each period's change from the one before on the log scale (`log_level`); NaN for the first period and
     wherever either value is missing."""
@@ -99,10 +109,12 @@ class Series:
     """One candidate's rows as arrays in time order (index 0 = oldest kept period; NaN = no value)."""
 
     periods: list[str]
-    """`YYYY-MM` of each index."""
+    """Each index's period as a reader sees it (`2015-07` for a month, `periods.Grain.label`)."""
     values: dict[str, np.ndarray]
     judged_from: int
     """First index of the judged span (the periods the metrics read)."""
+    per_year: int = 12
+    """Periods in a year at the source's grain: the lag of the year-on-year change."""
 
     @property
     def length(self) -> int:
@@ -112,20 +124,21 @@ class Series:
         return self.length - 1 - index
 
 
-def series_of(candidate: Candidate, columns: Sequence[str], judged_periods: int) -> Series | None:
+def series_of(candidate: Candidate, columns: Sequence[str], judged_periods: int, grain: Grain) -> Series | None:
     """The candidate's raw rows as arrays; None without a published period."""
     if candidate.anchor_period is None or not candidate.raw_data:
         return None
-    reach = max(int(row["months_ago"]) for row in candidate.raw_data)
+    reach = max(int(row["periods_ago"]) for row in candidate.raw_data)
     length = reach + 1
     values = {c: np.full(length, np.nan) for c in columns}
     for row in candidate.raw_data:
-        index = reach - int(row["months_ago"])
+        index = reach - int(row["periods_ago"])
         for c in columns:
             if row.get(c) is not None:
                 values[c][index] = float(row[c])
-    periods = [f"{months_before(candidate.anchor_period, reach - i):%Y-%m}" for i in range(length)]
-    return Series(periods=periods, values=values, judged_from=max(0, length - judged_periods))
+    periods = [grain.label(grain.back(candidate.anchor_period, reach - i)) for i in range(length)]
+    return Series(periods=periods, values=values, judged_from=max(0, length - judged_periods),
+                  per_year=grain.per_year)
 
 
 def _yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: int = 1) -> Yardstick | None:
@@ -178,11 +191,15 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
     stick = _yardstick(series, step, spec.min_history)
     if stick is None:
         return
+    quantum = unit_step(raw)
+    if quantum > stick.scale:
+        stick = dataclasses.replace(stick, scale=quantum)
     # The same change against the same change a year earlier (the step of the year-on-year change): a move the
     # season makes every year is not a shift. Where a year of history exists, a finding needs both to be far out.
     seasonal = np.full(series.length, np.nan)
-    seasonal[YEAR:] = step[YEAR:] - step[:-YEAR]
-    season_stick = _yardstick(series, seasonal, spec.min_history, start=min(YEAR, series.length - 1))
+    year = series.per_year
+    seasonal[year:] = step[year:] - step[:-year]
+    season_stick = _yardstick(series, seasonal, spec.min_history, start=min(year, series.length - 1))
     judged = range(max(series.judged_from, 1), series.length)
     skip: set[int] = set()
     worst: dict[str, tuple[float, int]] = {}
@@ -386,7 +403,7 @@ def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
     for column in columns:
         changes = []
         for rows in rows_by_entity.values():
-            latest = {int(r["months_ago"]): r.get(column) for r in rows if int(r["months_ago"]) <= 1}
+            latest = {int(r["periods_ago"]): r.get(column) for r in rows if int(r["periods_ago"]) <= 1}
             now, before = latest.get(0), latest.get(1)
             if now is not None and before is not None:
                 change = latest_change(np.array([float(before), float(now)]))
@@ -402,7 +419,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     """Every integrity and plausibility finding on the candidate's rows, each with its rule's effect."""
     spec = pack.integrity
     columns = pack.source.columns
-    series = series_of(candidate, columns, pack.max_window + 1)
+    series = series_of(candidate, columns, pack.max_window + 1, pack.grain)
     if series is None:
         return []
     found = _Findings(series)
@@ -453,7 +470,7 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
 def history_summary(pack: CriteriaPack, candidate: Candidate) -> dict[str, dict[str, Any]]:
     """A compact, dateless summary of each column's own history for the model verifier: the latest value, its
     latest period-on-period change and how that compares with the entity's past changes."""
-    series = series_of(candidate, pack.source.columns, pack.max_window + 1)
+    series = series_of(candidate, pack.source.columns, pack.max_window + 1, pack.grain)
     if series is None:
         return {}
     out: dict[str, dict[str, Any]] = {}

@@ -58,7 +58,7 @@ def _close(a: float, b: float) -> bool:
 # ---- independent recomputation ---------------------------------------------------------------------------
 def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: date,
                      drop_period: str | None = None) -> float | None:
-    """A metric from raw rows, in plain Python. `drop_period` leaves one month out (sums keep their scale)."""
+    """A metric from raw rows, in plain Python. `drop_period` leaves one period out (sums keep their scale)."""
     if spec.agg == "age_days":
         published = [date.fromisoformat(r["published_at"]) for r in raw_data if r.get(spec.value_column) is not None]
         return float((as_of - max(published)).days) if published else None
@@ -69,12 +69,12 @@ def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: da
         filled = sum(1 for r in rows for c in columns if r.get(c) is not None)
         return filled / (len(columns) * length)
     column = spec.value_column
-    cells = sorted((int(r["months_ago"]), float(r[column])) for r in rows if r.get(column) is not None)
+    cells = sorted((int(r["periods_ago"]), float(r[column])) for r in rows if r.get(column) is not None)
     needed = spec.required_rows if drop_period is None else min(spec.required_rows, length - 1)
     if not cells or len(cells) < needed:
         return None
     values = [v for _, v in cells]
-    if spec.agg == "sum":  # with a month left out: as if it had been the average of the others
+    if spec.agg == "sum":  # with a period left out: as if it had been the average of the others
         return math.fsum(values) * ((len(values) + 1) / len(values) if drop_period else 1.0)
     if spec.agg == "avg":
         return math.fsum(values) / len(values)
@@ -82,7 +82,7 @@ def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: da
         return min(values)
     if spec.agg == "max":
         return max(values)
-    return cells[0][1]  # last: the most recent filled month
+    return cells[0][1]  # last: the most recent filled period
 
 
 def _normalise(raw: float, low: float, high: float, higher_is_better: bool) -> float:
@@ -204,7 +204,7 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
 
     def trial(name: str, change: str, relative: float | None, value: float | None) -> None:
         try:
-            moved = _score(pack, {**truth, name: value})
+            moved = _score(pack, pack.with_derived({**truth, name: value}, keep=frozenset({name})))
         except expressions.MissingValue:
             return
         trials.append(Perturbation(input=name, change=change, relative_change=relative, score=moved.score,
@@ -213,13 +213,13 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
     for name, band in pack.uncertainty.items():
         for sign in (-1, 1):
             trial(name, f"{sign * band:+.0%}", sign * band, (truth[name] or 0.0) * (1 + sign * band))
-    for name in pack.required_inputs:
+    for name in dict.fromkeys(m for required in pack.required_inputs for m in pack.base_metrics(required)):
         spec = pack.metrics[name]
         if spec.agg in ("coverage", "age_days") or spec.window[0] == spec.window[1]:
             continue
         for row in rows_in_window(candidate.raw_data, spec.window):
             if row.get(spec.value_column) is not None:
-                trial(name, f"without {row['period'][:7]}", None,
+                trial(name, f"without {pack.grain.label(date.fromisoformat(row['period']))}", None,
                       recompute_metric(spec, candidate.raw_data, candidate.as_of, drop_period=row["period"]))
     if not trials:
         return _Sensitivity(CheckOutcome(passed=True, finding="No perturbation applies."), [], None, None)
@@ -331,7 +331,7 @@ def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Pert
     if fatal is not None:
         month = fatal.change.removeprefix("without ")
         column = pack.metrics[fatal.input].column
-        return f"check whether {month} {column} is a one-off (a revision, or next month's figure)."
+        return f"check whether {month} {column} is a one-off (a revision, or the next {pack.grain.name}'s figure)."
     open_ = [name for name in CHECKS if checks[name].passed is None]
     if open_:
         return f"obtain the missing data behind the {', '.join(open_)} check."
@@ -339,7 +339,8 @@ def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Pert
 
 
 def verify(pack: CriteriaPack, candidate: Candidate, analysis: Analysis) -> Verification:
-    truth = {name: recompute_metric(spec, candidate.raw_data, candidate.as_of) for name, spec in pack.metrics.items()}
+    truth = pack.with_derived({name: recompute_metric(spec, candidate.raw_data, candidate.as_of)
+                               for name, spec in pack.metrics.items() if spec.agg != "derived"})
     sensitivity = _assumptions(pack, candidate, analysis, truth)
     findings = integrity.check(pack, candidate) + _red_flag_findings(pack, candidate, truth)
     strong = analysis.verdict == Verdict.STRONG

@@ -1,0 +1,258 @@
+"""The SQL that turns `source_rows` (every needed column as text, `formats.py`) into the entity × period panel.
+
+Three steps, each a SELECT the point-in-time query (`resources/source.py`) builds on. The source's own column
+names appear only where its cells are read; everything computed has an internal name (`__…`), and the panel
+names its value columns after the pack's `columns`.
+
+1. `rows_sql`: every source row in scope (`source.where`), with its entity, its period at the pack's grain, when
+   it became known (`published_at`), a version that orders vintages or observations, its typed cells and what is
+   wrong with it. Nothing here depends on the night.
+2. `judged_sql`: the night's judgment of each row (`AS_OF`, `TODAY`): refused whole (and why), or seen. A row
+   published after as_of is not seen at all: the filter sits here, before any aggregation.
+3. `panel_sql`: the seen rows as one row per entity and period: the latest vintage or observation of a panel or
+   snapshot, or a period's events aggregated (and periods without events filled: no event is a count of 0).
+"""
+
+from __future__ import annotations
+
+from opportunity_assets.periods import Grain
+from opportunity_assets.sources.formats import ROW
+from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.spec import AggregateSpec, Condition, SourceSpec
+from opportunity_assets.text import MAX_NAME
+
+# Internal column names start with `__` (a source's never do): no source column can collide with one.
+ENTITY, NAME, PERIOD, PUBLISHED = "__entity", "__name", "__period", "__published"
+"""The panel's key columns (with `ROW`, the first source row behind a panel row)."""
+REASON, CELL_REASON = "__reason", "__cell_reason"
+"""Why a row is refused whole; what is wrong with its cells (each then a gap)."""
+AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
+"""The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
+table takes no prepared parameters."""
+_VERSION, _PERIOD_TEXT, _KEY_TEXT, _DATE_PROBLEM, _COPIES = \
+    "__version", "__period_text", "__key_text", "__date_problem", "__copies"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _text(column: str) -> str:
+    """A column's trimmed text; empty and NA are no value."""
+    return f"nullif(nullif(trim({_q(column)}), ''), 'NA')"
+
+
+def date_sql(column: str, pattern: str | None = None) -> str:
+    """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime) if given, else an ISO date or timestamp,
+    `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years outside 1800-2999 are no date."""
+    t = _text(column)
+    if pattern is not None:
+        parsed = f"try_strptime({t}, {_literal(pattern)})::DATE"
+    else:
+        parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
+                  f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
+                  f"THEN make_date(left({t}, 4)::INTEGER, (right({t}, 1)::INTEGER - 1) * 3 + 1, 1) END, "
+                  f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}}$') THEN make_date({t}::INTEGER, 1, 1) END)")
+    return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
+
+
+def _timestamp_sql(column: str, pattern: str | None) -> str:
+    """The full moment a text cell names (an observation's order within its period)."""
+    t = _text(column)
+    if pattern is not None:
+        return f"try_strptime({t}, {_literal(pattern)})"
+    return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
+
+
+def condition_sql(condition: Condition) -> str:
+    """A `where` condition as a SQL boolean (never NULL: an empty cell does not match)."""
+    t = _text(condition.column)
+    if condition.in_ is not None:
+        test = f"{t} IN ({', '.join(_literal(v) for v in condition.in_)})"
+    elif condition.not_in is not None:
+        test = f"{t} NOT IN ({', '.join(_literal(v) for v in condition.not_in)})"
+    else:
+        test = f"try_cast({t} AS DOUBLE) {condition.op} {condition.value!r}"
+    return f"coalesce({test}, false)"
+
+
+def cell_columns(src: SourceSpec) -> list[str]:
+    """The numeric source columns read cell by cell: the panel's columns, or the event columns aggregated as
+    numbers (a column only counted distinct may be text)."""
+    if src.shape != "events":
+        return list(src.columns)
+    return sorted({a.column for a in src.aggregates.values() if a.column and a.agg != "count_distinct"})
+
+
+def _distinct_columns(src: SourceSpec) -> list[str]:
+    """Event columns read as text only, for `count_distinct`."""
+    numeric = set(cell_columns(src))
+    return sorted({a.column for a in src.aggregates.values()
+                   if a.agg == "count_distinct" and a.column and a.column not in numeric})
+
+
+def cell(column: str) -> str:
+    """The internal name of a source column's typed cell."""
+    return _q(f"__v_{column}")
+
+
+def _raw(column: str) -> str:
+    return _q(f"__raw_{column}")
+
+
+def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
+    """(SQL for the period start, SQL for the raw text a reason quotes)."""
+    if src.known_at is not None:
+        return grain.sql_start(f"DATE '{src.known_at.isoformat()}'"), "''"
+    if src.period_column is not None:
+        raw = f"coalesce({_q(src.period_column)}, '')"
+        return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", \
+            f"{_literal(src.period_column + '=')} || {raw}"
+    year = f"try_cast(trim({_q(src.year_column or '')}) AS INTEGER)"
+    raw = f"{_literal((src.year_column or '') + '=')} || coalesce({_q(src.year_column or '')}, '')"
+    if src.month_column is None:
+        return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", raw
+    month = f"try_cast(trim({_q(src.month_column)}) AS INTEGER)"
+    start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
+             f"THEN make_date({year}, {month}, 1) END")
+    return grain.sql_start(start), \
+        f"{raw} || {_literal(', ' + src.month_column + '=')} || coalesce({_q(src.month_column)}, '')"
+
+
+def rows_sql(src: SourceSpec, grain: Grain) -> str:
+    """Step 1 (see the module): one row per source row in scope."""
+    period, period_text = _period_sql(src, grain)
+    if src.published_column is not None:
+        given, version = date_sql(src.published_column), date_sql(src.published_column)
+        published = "__published_given"
+        published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {_literal(src.published_column + ' unparseable: ')} "
+                             f"|| coalesce(__published_text, '')")
+        published_text = f"{_q(src.published_column)} AS __published_text, "
+    else:
+        given, published_problem, published_text = "NULL::DATE", "", ""
+        published = f"DATE '{src.known_at.isoformat()}'" if src.known_at is not None else \
+            f"({grain.sql_end(PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
+        version = "NULL::TIMESTAMP"
+    if src.shape == "snapshot" and src.period_column is not None and src.published_column is None:
+        version = _timestamp_sql(src.period_column, src.period_format)
+    cells = cell_columns(src)
+    raw_cells = "".join(f", {_text(c)} AS {_raw(c)}" for c in [*cells, *_distinct_columns(src)])
+    typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
+
+    def problem(c: str) -> str:
+        said = f"{_literal('column ' + c + ': ')} || {_raw(c)}"
+        negative = "" if c in src.signed else f"WHEN {cell(c)} < 0 THEN {said} || ' is negative' "
+        return (f"CASE WHEN {_raw(c)} IS NOT NULL AND {cell(c)} IS NULL THEN {said} || ' is not a number' "
+                f"{negative}WHEN isinf({cell(c)}) OR isnan({cell(c)}) THEN {said} || ' is not finite' END")
+
+    problems = ", ".join(problem(c) for c in cells) or "NULL"
+    flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
+                    for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
+    scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
+    key_text = " || ', ' || ".join([f"coalesce({_q(c)}, '')" for c in src.key_columns[1:]] or ["''"])
+    return f"""
+    SELECT *, nullif(concat_ws('; ', {problems}), '') AS {CELL_REASON},
+           CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {_PERIOD_TEXT}
+                {published_problem} END AS {_DATE_PROBLEM}
+    FROM (
+        SELECT *{typed_cells}, {published} AS {PUBLISHED}
+        FROM (
+            SELECT {ROW},
+                   nullif(trim({_q(src.entity_id)}), '') AS {ENTITY},
+                   nullif(trim({_q(src.entity_name)}), '') AS {NAME},
+                   {period} AS {PERIOD}, {period_text} AS {_PERIOD_TEXT}, {given} AS __published_given,
+                   {published_text}{version} AS {_VERSION},
+                   {key_text} AS {_KEY_TEXT}{raw_cells}{flags}
+            FROM source_rows WHERE {scope}
+        )
+    )"""
+
+
+def _match(aggregate: str, index: int) -> str:
+    return _q(f"__match_{aggregate}_{index}")
+
+
+def judged_sql(src: SourceSpec, grain: Grain, rows: str) -> str:
+    """Step 2 (see the module): `rows` (a relation of step 1) judged for the night; refusals carry `REASON`."""
+    key = f"({', '.join(src.key_columns)})"
+    duplicate = "" if src.shape == "events" else f"""
+            WHEN {_COPIES} > 1
+                THEN {_literal('duplicated key ' + key + ' = (')} || {ENTITY} || ', ' || {_KEY_TEXT} || '): '
+                     || {_COPIES} || ' rows, none used'"""
+    copies = "1" if src.shape == "events" else f"count(*) OVER (PARTITION BY {ENTITY}, {PERIOD}, {_VERSION})"
+    too_long = f"greatest(length({ENTITY}), length(coalesce({NAME}, '')))"
+    return f"""
+    SELECT *, CASE
+            WHEN {ENTITY} IS NULL THEN {_literal('missing entity id (' + src.entity_id + ')')}
+            WHEN {too_long} > {MAX_NAME}
+                THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
+            WHEN {_DATE_PROBLEM} IS NOT NULL THEN {_DATE_PROBLEM}
+            WHEN {PERIOD} > {TODAY}
+                THEN 'period after today: ' || {grain.sql_label(PERIOD)} || ' has not happened yet (today '
+                     || strftime({TODAY}, '%Y-%m-%d') || ')'{duplicate}
+            END AS {REASON}
+    FROM (SELECT *, {copies} AS {_COPIES} FROM {rows})
+    -- point in time: a row is seen only once published; an undated row is refused without a date, and a period
+    -- after today (one that has not happened) is refused whatever the night
+    WHERE {_DATE_PROBLEM} IS NOT NULL OR {PUBLISHED} <= {AS_OF} OR {PERIOD} > {TODAY}"""
+
+
+def seen_sql(src: SourceSpec, judged: str) -> str:
+    """The judged rows with no refusal, each bad cell (not a number, negative where not `signed`, not finite)
+    turned into that cell's gap: the row's other columns are still read (DESIGN §4)."""
+    cells = cell_columns(src)
+    if not cells:
+        return f"SELECT * FROM {judged} WHERE {REASON} IS NULL"
+
+    def clean(c: str) -> str:
+        ok = f"NOT isinf({cell(c)}) AND NOT isnan({cell(c)})" + ("" if c in src.signed else f" AND {cell(c)} >= 0")
+        return f"CASE WHEN {ok} THEN {cell(c)} END AS {cell(c)}"
+
+    return f"SELECT * REPLACE ({', '.join(clean(c) for c in cells)}) FROM {judged} WHERE {REASON} IS NULL"
+
+
+def _aggregate_sql(name: str, spec: AggregateSpec) -> str:
+    match = " AND ".join(_match(name, i) for i in range(len(spec.where))) or "true"
+    if spec.agg == "share":
+        return f"avg(CASE WHEN {match} THEN 1.0 ELSE 0.0 END) AS {_q(name)}"
+    if spec.agg == "count":
+        return f"count(*) FILTER (WHERE {match})::DOUBLE AS {_q(name)}"
+    column = spec.column or ""
+    value = {"sum": f"fsum({cell(column)})", "avg": f"favg({cell(column)})", "min": f"min({cell(column)})",
+             "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {_raw(column)})"}[spec.agg]
+    return f"({value} FILTER (WHERE {match}))::DOUBLE AS {_q(name)}"
+
+
+def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
+    """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
+    ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it."""
+    keys = f"{ENTITY}, {NAME}, {PERIOD}, {PUBLISHED}, {ROW}"
+    if src.shape != "events":
+        values = ", ".join(f"{cell(c)} AS {_q(c)}" for c in src.columns)
+        return f"""
+        SELECT {keys}, {values} FROM {seen}
+        QUALIFY row_number() OVER (PARTITION BY {ENTITY}, {PERIOD} ORDER BY {_VERSION} DESC NULLS LAST) = 1"""
+    aggregates = ", ".join(_aggregate_sql(name, spec) for name, spec in src.aggregates.items())
+    # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
+    zero = {"count", "sum", "count_distinct"}
+    filled = ", ".join(f"coalesce(e.{_q(n)}, 0.0) AS {_q(n)}" if s.agg in zero else f"e.{_q(n)}"
+                       for n, s in src.aggregates.items())
+    step = f"INTERVAL 1 {grain.name.upper()}"
+    lagged = f"({grain.sql_end('g.' + PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
+    return f"""
+        WITH events AS (
+            SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
+                   min({ROW}) AS {ROW}, {aggregates}
+            FROM {seen} GROUP BY {ENTITY}, {PERIOD}
+        ),
+        spans AS (
+            SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,
+                   (SELECT max({PERIOD}) FROM events) AS __last
+            FROM events GROUP BY {ENTITY}
+        ),
+        grid AS (
+            SELECT {ENTITY}, {NAME}, unnest(range(__first, __last + {step}, {step}))::DATE AS {PERIOD} FROM spans
+        )
+        SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {lagged}) AS {PUBLISHED}, e.{ROW}, {filled}
+        FROM grid g LEFT JOIN events e USING ({ENTITY}, {PERIOD})
+        WHERE coalesce(e.{PUBLISHED}, {lagged}) <= {AS_OF}"""

@@ -1,0 +1,236 @@
+"""The pack's `source:` section: where the rows are, what a row is, and when each row became known.
+
+Three shapes (`shape`), each read into the same entity × period panel the metrics count over:
+
+- `panel`: one row per entity and period (Texas: city × month). A second row for the same entity and period is a
+  duplicated key, unless the rows are vintages of it (`published_column`): then the latest known by as_of wins.
+- `events`: one row per event or transaction (a loan, a flight), with the moment it happened. `aggregates` turn
+  them into the panel's columns per entity and period: count, sum, avg, min, max, count distinct, share.
+- `snapshot`: one row per entity per observation (`period_column` holds when it was observed); the latest
+  observation in a period stands for the period. A file with no dates at all is one snapshot, known at `known_at`.
+
+The period comes from a date or timestamp column (`period_column`, text parsed by `period_format` if given),
+from `year_column` + `month_column`, or from `year_column` alone (year grain). Windows count in `grain` periods.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from opportunity_assets.periods import GrainName
+
+Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
+RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
+"""Names every history row carries beside the panel's columns: no panel column may take one."""
+_NAME = r"^[a-z][a-z0-9_]*$"
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Condition(_Spec):
+    """A test on one source column: `in` / `not_in` a list of values (compared as trimmed text), or a numeric
+    comparison (`op` and `value`). Rows where the column is empty never match."""
+
+    column: str
+    in_: list[str] | None = Field(default=None, alias="in")
+    not_in: list[str] | None = None
+    op: Literal["=", "!=", ">=", ">", "<=", "<"] | None = None
+    value: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _values_as_text(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            for key in ("in", "in_", "not_in"):
+                if isinstance(data.get(key), list):
+                    data[key] = [v if isinstance(v, str) else str(v) for v in data[key]]
+        return data
+
+    @model_validator(mode="after")
+    def _one_test(self) -> Condition:
+        tests = [self.in_ is not None, self.not_in is not None, self.op is not None]
+        if sum(tests) != 1:
+            raise ValueError("a condition needs exactly one of `in`, `not_in` or `op` (with `value`)")
+        if (self.op is None) != (self.value is None):
+            raise ValueError("`op` and `value` go together")
+        return self
+
+
+class AggregateSpec(_Spec):
+    """One panel column made from events: per entity and period, over the events that match `where`."""
+
+    agg: Literal["count", "sum", "avg", "min", "max", "count_distinct", "share"]
+    column: str | None = None
+    """Event column aggregated (every `agg` but `count` and `share`)."""
+    where: list[Condition] = Field(default_factory=list)
+    """Only events matching every condition count; for `share`, the share of the period's events that match."""
+
+    @model_validator(mode="after")
+    def _needs(self) -> AggregateSpec:
+        if self.agg in ("count", "share"):
+            if self.column is not None:
+                raise ValueError(f"agg `{self.agg}` counts events; it takes no `column`")
+        elif not self.column:
+            raise ValueError(f"agg `{self.agg}` needs `column`")
+        if self.agg == "share" and not self.where:
+            raise ValueError("agg `share` needs `where`: the share of events matching it")
+        return self
+
+
+class SourceSpec(_Spec):
+    table: str = Field(pattern=_NAME)
+    """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to
+    read (unless `query` is given)."""
+    path: str | None = None
+    """Source file, relative to the pack file: CSV, Parquet, JSON Lines or a DuckDB database
+    (`opportunity_assets/sources/formats.py`). Not for PostgreSQL."""
+    format: Format | None = None
+    """The file's format; default: from the path's extension. `postgres` needs `url_env`."""
+    url_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
+    """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
+    query: str | None = None
+    """PostgreSQL or DuckDB only: a SELECT to read instead of `table`."""
+    entity_id: str
+    """Column whose value identifies a candidate; slugified into the candidate id."""
+    entity_name: str
+    """Column shown to the user."""
+    shape: Literal["panel", "events", "snapshot"] = "panel"
+    grain: GrainName = "month"
+    """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
+    period_column: str | None = None
+    """A date or timestamp column (or text: ISO dates, `2015-07`, `2015 Q3`, a year), truncated to the grain."""
+    period_format: str | None = None
+    """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`."""
+    year_column: str | None = None
+    month_column: str | None = None
+    """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
+    known_at: date | None = None
+    """A snapshot file with no period column: every row is known on this date (and belongs to its period)."""
+    published_column: str | None = None
+    """When each row became known (a date or timestamp): vintages of a period are told apart by it, and the latest
+    known by as_of wins. Without it, a row is known `publication_lag_days` after its period ends."""
+    publication_lag_days: int = Field(default=30, ge=0, le=3650)
+    """A period's row is assumed published this many days after the period ends (point in time)."""
+    columns: list[str] = Field(default_factory=list)
+    """Numeric columns (panel, snapshot); values must parse as numbers >= 0 (unless `signed`), or be empty / NA (a
+    gap). For events, the panel's columns are the `aggregates`' names."""
+    signed: list[str] = Field(default_factory=list)
+    """Columns whose values may be negative (a delay, a profit); others refuse a negative cell."""
+    aggregates: dict[str, AggregateSpec] = Field(default_factory=dict)
+    """Events only: the panel's columns, by name."""
+    where: list[Condition] = Field(default_factory=list)
+    """Only rows matching every condition are read at all (e.g. one product line of a larger file)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
+            data["columns"] = list(data["aggregates"])
+        dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
+        if not dated:  # the panel every earlier pack described: integer `year` and `month` columns
+            data.setdefault("year_column", "year")
+            data.setdefault("month_column", "month")
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SourceSpec:
+        if self.format == "postgres":
+            if not self.url_env:
+                raise _problem("url_env", None, "the environment variable holding the PostgreSQL URL")
+        elif not self.path:
+            raise _problem("path", None, "the source file, relative to the pack")
+        if self.query is not None and self.format not in ("postgres", "duckdb"):
+            raise _problem("query", self.query, "no query for a file format (only `duckdb` or `postgres`)")
+        if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
+            raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
+        if self.period_column and self.year_column:
+            raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
+        if self.period_format and not self.period_column:
+            raise _problem("period_format", self.period_format, "a `period_column` to parse")
+        if self.month_column and not self.year_column:
+            raise _problem("month_column", self.month_column, "a `year_column` beside it")
+        if self.year_column and not self.month_column and self.grain != "year":
+            raise _problem("grain", self.grain, "`year` (a year column alone dates a year), or a `month_column`")
+        if self.known_at and (self.period_column or self.year_column):
+            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
+                           "snapshot file)")
+        if self.known_at and self.shape != "snapshot":
+            raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.shape == "events":
+            if not self.aggregates:
+                raise _problem("aggregates", None, "events aggregated into the panel's columns, by name")
+            if self.columns != list(self.aggregates):
+                raise _problem("columns", self.columns, "no columns for events: the panel's columns are the "
+                               f"aggregates' names {list(self.aggregates)}")
+            if not self.period_column:
+                raise _problem("period_column", None, "the column saying when each event happened")
+        elif self.aggregates:
+            raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
+        if not self.columns:
+            raise _problem("columns", [], "at least one numeric column")
+        key = "aggregates" if self.shape == "events" else "columns"
+        for name in self.columns:
+            if name in RESERVED:
+                raise _problem(key, name, f"a name other than {list(RESERVED)} (each history row has those); "
+                               "rename the column in the source or, for events, the aggregate")
+        for name in self.read_columns:
+            if name.startswith("__"):
+                raise _problem(key, name, "a column name that does not start with `__` (internal names do)")
+        for name in self.columns:
+            if self.shape == "events" and not _is_name(name):
+                raise _problem(f"aggregates.{name}", name, f"a name matching {_NAME}")
+        unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
+        if unknown:
+            raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")
+        return self
+
+    # ---- derived views -------------------------------------------------------------------------------------
+    @property
+    def event_columns(self) -> set[str]:
+        """Event columns the aggregates read (events only)."""
+        return {a.column for a in self.aggregates.values() if a.column}
+
+    @property
+    def read_columns(self) -> list[str]:
+        """Every source column the reading needs, in a stable order (what the file must have)."""
+        wanted: list[str | None] = [self.entity_id, self.entity_name, self.period_column, self.year_column,
+                                    self.month_column, self.published_column]
+        if self.shape == "events":
+            for spec in self.aggregates.values():
+                wanted += [spec.column, *(c.column for c in spec.where)]
+        else:
+            wanted += self.columns
+        wanted += [c.column for c in self.where]
+        return list(dict.fromkeys(c for c in wanted if c))
+
+    @property
+    def key_columns(self) -> list[str]:
+        """The columns a row's key is read from, for the duplicated-key reason."""
+        return [c for c in (self.entity_id, self.period_column, self.year_column, self.month_column,
+                            self.published_column) if c]
+
+
+def _is_name(text: str) -> bool:
+    return re.match(_NAME, text) is not None
+
+
+class KeyProblem(ValueError):
+    """A pack key with a bad value: `key `KEY`: got VALUE; expected WHAT` (one line)."""
+
+    def __init__(self, key: str, value: Any, expected: str) -> None:
+        shown = "nothing" if value is None else repr(value)
+        super().__init__(f"key `{key}`: got {shown}; expected {expected}")
+
+
+def _problem(key: str, value: Any, expected: str) -> KeyProblem:
+    return KeyProblem(f"source.{key}", value, expected)

@@ -1,0 +1,347 @@
+"""Every shape and grain read into the same panel: periods from dates, text patterns or year columns; events
+aggregated with filters; snapshots; vintages seen as known on as_of; and the same rows from PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
+from opportunity_assets.periods import GRAINS, Grain
+from resources.source import SourceError, read_snapshot
+
+TODAY = date(2026, 12, 1)
+
+BASE: dict[str, Any] = {
+    "domain": "shapes",
+    "description": "a pack for one shape",
+    "hard_filters": [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0}],
+    "required_inputs": ["level_now"],
+    "formula": {"components": [{"name": "level", "expression": "level_now", "direction": "higher_is_better",
+                                "range": [0, 100], "weight": 1.0, "label": "level"}]},
+    "thresholds": {"strong": 70, "marginal": 50},
+    "next_action": "Look at {name}.",
+    "models": {"analyzer": {"model": "a", "max_input_tokens": 100, "max_output_tokens": 100},
+               "verifier": {"model": "b", "max_input_tokens": 100, "max_output_tokens": 100},
+               "brief": {"model": "a", "max_input_tokens": 100, "max_output_tokens": 100}},
+    "caps": {"min_candidates": 0},
+}
+
+
+def _pack(tmp_path: Path, source: dict[str, Any], metrics: dict[str, Any], **changes: Any) -> CriteriaPack:
+    raw = {**BASE, "source": {"table": "t", "entity_id": "id", "entity_name": "id", **source},
+           "metrics": metrics, **changes}
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    return load_criteria(path)
+
+
+def _csv(path: Path, header: list[str], rows: list[list[Any]]) -> str:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path.name
+
+
+def _history(pack: CriteriaPack, as_of: date, entity: str) -> list[tuple[str, int, float | None]]:
+    snapshot = read_snapshot(pack, as_of, today=TODAY)
+    column = pack.source.columns[0]
+    return [(str(r["period"]), r["periods_ago"], r[column])
+            for r in snapshot.history.filter(snapshot.history["entity_id"] == entity).iter_rows(named=True)]
+
+
+def test_grain_arithmetic_agrees_with_itself_at_every_grain() -> None:
+    day = date(2016, 2, 29)
+    for name in GRAINS:
+        grain = Grain(name)
+        start = grain.start(day)
+        assert grain.start(grain.end(start)) == start and grain.end(start) >= day >= start
+        for n in (1, 5, 13):
+            assert grain.between(grain.back(start, n), start) == n
+            assert grain.back(grain.back(start, n), -n) == start
+    assert Grain("week").label(date(2015, 7, 6)) == "2015-W28"
+    assert Grain("quarter").label(date(2015, 7, 1)) == "2015-Q3"
+    assert Grain("month").later(date(2008, 2, 29), 12) == date(2009, 2, 28)
+    assert Grain("quarter").later(date(2009, 11, 30), 1) == date(2010, 2, 28)
+
+
+def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_path: Path) -> None:
+    rows = [["a", f"{y} Q{q}", 10 * (y - 2010) + q] for y in (2010, 2011, 2012) for q in (1, 2, 3, 4)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows),
+                            "grain": "quarter", "period_column": "quarter", "columns": ["level"],
+                            "publication_lag_days": 45},
+                 {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+                  "level_4q": {"agg": "sum", "column": "level", "window": [0, 3]}})
+    # 2012 Q3 ends 2012-09-30 and is published 45 days later; Q4 not yet on 2012-12-31
+    snapshot = read_snapshot(pack, date(2012, 12, 31), today=TODAY)
+    assert snapshot.anchor_period == date(2012, 7, 1)
+    (metrics,) = snapshot.metrics.to_dicts()
+    assert metrics["level_now"] == 23 and metrics["level_4q"] == 23 + 22 + 21 + 14
+    found, _ = scan(pack, date(2012, 12, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    assert found[0].metrics["level_now"] == 23
+
+
+@pytest.mark.parametrize(("cell", "pattern", "grain", "period"), [
+    ("Jul-2015", "%b-%Y", "month", "2015-07-01"),
+    ("2015-07-17", None, "month", "2015-07-01"),
+    ("2015-07-17 13:45:00", None, "week", "2015-07-13"),
+    ("2015-07-17T13:45:00", None, "day", "2015-07-17"),
+    ("17/07/2015", "%d/%m/%Y", "quarter", "2015-07-01"),
+    ("2015", None, "year", "2015-01-01"),
+    ("2015-07", None, "month", "2015-07-01"),
+])
+def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
+                                                             grain: str, period: str) -> None:
+    source = {"path": _csv(tmp_path / "p.csv", ["id", "when", "level"], [["a", cell, 5]]), "grain": grain,
+              "period_column": "when", "columns": ["level"], "publication_lag_days": 0}
+    if pattern:
+        source["period_format"] = pattern
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    assert _history(pack, date(2016, 6, 1), "a") == [(period, 0, 5.0)]
+
+
+def test_an_unparseable_period_is_quarantined_with_the_column_and_value(tmp_path: Path) -> None:
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "p.csv", ["id", "when", "level"],
+                                         [["a", "Jul-2015", 5], ["a", "Julember-2015", 6], ["b", "Aug-99999", 1]]),
+                            "period_column": "when", "period_format": "%b-%Y", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2016, 6, 1), today=TODAY)
+    reasons = dict(zip(snapshot.quarantined["source_row"], snapshot.quarantined["reason"], strict=True))
+    assert reasons == {3: "period unparseable: when=Julember-2015", 4: "period unparseable: when=Aug-99999"}
+
+
+def test_a_year_column_alone_dates_an_annual_panel(tmp_path: Path) -> None:
+    rows = [["a", y, y - 2000] for y in range(2000, 2011)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "year_column": "year", "columns": ["level"], "publication_lag_days": 90},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "level_5y_ago": {"agg": "last", "column": "level", "window": [5, 5]}})
+    snapshot = read_snapshot(pack, date(2010, 3, 31), today=TODAY)  # 2009 published 2010-03-31
+    assert snapshot.anchor_period == date(2009, 1, 1)
+    assert snapshot.metrics.to_dicts()[0] | {} == {"entity_id": "a", "entity_name": "a", "level_now": 9.0,
+                                                   "level_5y_ago": 4.0}
+
+
+EVENTS = [  # (state, issued, amount, grade)
+    ("TX", "2014-01-05", 1000, "A"), ("TX", "2014-01-20", 3000, "B"), ("TX", "2014-01-28", 2000, "A"),
+    ("TX", "2014-03-02", 500, "C"),
+    ("NY", "2014-02-11", 800, "A"), ("NY", "2014-02-12", "lots", "A"), ("NY", "2014-03-30", 1200, "B"),
+    ("NY", "2014-04-01", 9999, "A"),  # April: not published by as_of
+]
+
+
+def _events_pack(tmp_path: Path, **source: Any) -> CriteriaPack:
+    name = _csv(tmp_path / "loans.csv", ["state", "issued", "amount", "grade"], [list(e) for e in EVENTS])
+    return _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                            "period_column": "issued", "publication_lag_days": 10, **source,
+                            "aggregates": {
+                                "loans": {"agg": "count"},
+                                "amount": {"agg": "sum", "column": "amount"},
+                                "avg_amount": {"agg": "avg", "column": "amount"},
+                                "grades": {"agg": "count_distinct", "column": "grade"},
+                                "share_a": {"agg": "share", "where": [{"column": "grade", "in": ["A"]}]},
+                                "big_loans": {"agg": "count",
+                                              "where": [{"column": "amount", "op": ">=", "value": 1000}]}}},
+                 {"level_now": {"agg": "last", "column": "loans"},
+                  "loans_3m": {"agg": "sum", "column": "loans", "window": [0, 2]}})
+
+
+def test_events_are_aggregated_per_entity_and_period_with_filters_and_empty_periods(tmp_path: Path) -> None:
+    pack = _events_pack(tmp_path)
+    snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)  # March published 2014-04-10; April not yet
+    assert snapshot.anchor_period == date(2014, 3, 1)
+    rows = {(r["entity_id"], str(r["period"])): r for r in snapshot.history.iter_rows(named=True)}
+    tx_jan = rows[("TX", "2014-01-01")]
+    assert (tx_jan["loans"], tx_jan["amount"], tx_jan["avg_amount"], tx_jan["grades"], tx_jan["big_loans"]) == \
+        (3, 6000, 2000, 2, 3)
+    assert tx_jan["share_a"] == pytest.approx(2 / 3)
+    # February had no TX loan: a count and a sum of 0, no average, no share (nothing to take a share of)
+    tx_feb = rows[("TX", "2014-02-01")]
+    assert (tx_feb["loans"], tx_feb["amount"], tx_feb["avg_amount"], tx_feb["share_a"]) == (0, 0, None, None)
+    # NY's unreadable amount is that cell's gap: the loan still counts; the row is listed with its reason
+    ny_feb = rows[("NY", "2014-02-01")]
+    assert (ny_feb["loans"], ny_feb["amount"], ny_feb["share_a"]) == (2, 800, 1.0)
+    assert snapshot.quarantined["reason"].to_list() == [
+        "column amount: lots is not a number (that cell is a gap; the row is kept)"]
+    assert ("NY", "2014-04-01") not in rows  # after as_of: never read into the panel
+    metrics = {m["entity_id"]: m for m in snapshot.metrics.to_dicts()}
+    # NY's history starts with its first loan, in February: January is not a month without loans but a month
+    # before anything is known of NY, so the 3-month sum has a gap, not a 0
+    assert metrics["TX"]["loans_3m"] == 4 and metrics["NY"]["loans_3m"] is None
+
+
+def test_a_source_where_keeps_only_matching_rows(tmp_path: Path) -> None:
+    pack = _events_pack(tmp_path, where=[{"column": "grade", "not_in": ["C"]}])
+    snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
+    metrics = {m["entity_id"]: m for m in snapshot.metrics.to_dicts()}
+    assert metrics["TX"]["loans_3m"] == 3  # the grade-C loan of March is out of scope
+
+
+def test_snapshots_keep_the_latest_observation_of_each_period(tmp_path: Path) -> None:
+    rows = [["a", "2020-01-03", 10], ["a", "2020-01-29", 12], ["a", "2020-02-14", 15], ["b", "2020-02-01", 3]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "s.csv", ["id", "observed_at", "listings"], rows),
+                            "shape": "snapshot", "period_column": "observed_at", "columns": ["listings"],
+                            "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "listings"}})
+    assert _history(pack, date(2020, 3, 1), "a") == [("2020-01-01", 1, 12.0), ("2020-02-01", 0, 15.0)]
+    assert read_snapshot(pack, date(2020, 3, 1), today=TODAY).quarantined.is_empty()
+
+
+def test_a_single_snapshot_file_is_known_at_its_date_and_not_before(tmp_path: Path) -> None:
+    name = _csv(tmp_path / "companies.csv", ["id", "employees"], [["acme", 120], ["globex", 40]])
+    pack = _pack(tmp_path, {"path": name, "shape": "snapshot", "known_at": "2021-06-30", "grain": "year",
+                            "columns": ["employees"]},
+                 {"level_now": {"agg": "last", "column": "employees"}})
+    before = read_snapshot(pack, date(2021, 6, 29), today=TODAY)
+    assert before.anchor_period is None and before.metrics.is_empty()
+    after = read_snapshot(pack, date(2021, 7, 1), today=TODAY)
+    assert {m["entity_id"]: m["level_now"] for m in after.metrics.to_dicts()} == {"acme": 120, "globex": 40}
+    assert after.history["published_at"].to_list() == [date(2021, 6, 30)] * 2
+
+
+def test_vintages_are_seen_as_known_on_as_of_and_the_latest_known_wins(tmp_path: Path) -> None:
+    rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-02", "2015-03-15", 110],
+            ["a", "2015-01", "2015-04-20", 90],   # January revised in April
+            ["a", "2015-02", "2015-09-01", 140],  # February revised after every as_of below
+            ["a", "2015-01", "2015-04-20", 95]]   # a second row for the same vintage: refused, both
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "level_first": {"agg": "last", "column": "level", "window": [1, 1]}})
+    march = _history(pack, date(2015, 3, 31), "a")
+    assert march == [("2015-01-01", 1, 100.0), ("2015-02-01", 0, 110.0)]
+    # in May the April vintage of January is known, but it is a duplicated key: refused whole, so the earlier
+    # vintage stands (a refused row is never used, and never silently replaced by a guess)
+    may = read_snapshot(pack, date(2015, 5, 31), today=TODAY)
+    assert sorted(may.quarantined["source_row"].to_list()) == [4, 6]
+    assert all("duplicated key (id, month, released)" in r for r in may.quarantined["reason"])
+    assert _history(pack, date(2015, 5, 31), "a") == march
+    assert _history(pack, date(2015, 2, 20), "a") == [("2015-01-01", 0, 100.0)]
+
+
+def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> None:
+    rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-01", "2015-04-20", 90]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    assert _history(pack, date(2015, 3, 1), "a") == [("2015-01-01", 0, 100.0)]
+    assert _history(pack, date(2015, 4, 20), "a") == [("2015-01-01", 0, 90.0)]
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"grain": "fortnight"}, "key `source.grain`"),
+    ({"period_column": "when", "year_column": "y"}, "key `source.period_column`: got 'when'; expected either"),
+    ({"period_format": "%Y"}, "key `source.period_format`"),
+    ({"year_column": "y"}, "key `source.grain`: got 'month'; expected `year`"),
+    ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
+    ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
+    ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),
+    ({"query": "SELECT 1"}, "key `source.query`"),
+    ({"format": "postgres"}, "key `source.url_env`"),
+    ({"signed": ["nope"]}, "key `source.signed`"),
+])
+def test_a_bad_source_section_names_the_key(tmp_path: Path, source: dict[str, Any], message: str) -> None:
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"], **source},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_signed_columns_keep_negative_values(tmp_path: Path) -> None:
+    rows = [["a", "2015-01-01", -12], ["a", "2015-02-01", 3]]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "delay"], rows), "period_column": "day",
+              "columns": ["delay"], "publication_lag_days": 0}
+    metrics = {"level_now": {"agg": "min", "column": "delay", "window": [0, 1]}}
+    unsigned = read_snapshot(_pack(tmp_path, source, metrics), date(2015, 6, 1), today=TODAY)
+    assert unsigned.metrics["level_now"].to_list() == [None]  # the negative cell is a gap: min needs both months
+    signed = read_snapshot(_pack(tmp_path, {**source, "signed": ["delay"]}, metrics), date(2015, 6, 1), today=TODAY)
+    assert signed.metrics["level_now"].to_list() == [-12.0]
+
+
+def test_a_missing_postgres_url_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SHAPES_TEST_URL", raising=False)
+    pack = _pack(tmp_path, {"format": "postgres", "url_env": "SHAPES_TEST_URL", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    with pytest.raises(SourceError, match=r"^key `source\.url_env`: the environment variable SHAPES_TEST_URL is not "):
+        read_snapshot(pack, date(2015, 6, 1), today=TODAY)
+
+
+def test_a_postgres_table_or_query_scans_as_the_same_rows_in_a_csv(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundled Texas file loaded into a real PostgreSQL table, read back through `format: postgres` (a table,
+    then a query over it): the same scan as the CSV, quarantine and all."""
+    import psycopg2
+
+    from tests.conftest import PACK, ROOT, write_pack
+    from tests.pg import fresh_database, url
+
+    night = date(2011, 10, 31)
+    csv_pack = load_criteria(write_pack(tmp_path, ROOT / "data" / "txhousing.csv"))
+
+    def scanned(pack: CriteriaPack) -> Any:
+        snapshot = read_snapshot(pack, night, today=TODAY)
+        found, _ = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+        return ({c.id: (c.went_on, c.filters, c.metrics) for c in found}, snapshot.quarantined["reason"].to_list(),
+                snapshot.history.drop("source_row").rows())
+
+    with fresh_database() as params:
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            columns = ["city", "year", "month", "sales", "volume", "median", "listings", "inventory", "date"]
+            cur.execute(f"CREATE TABLE staging ({', '.join(c + ' TEXT' for c in columns)})")
+            with (ROOT / "data" / "txhousing.csv").open() as handle:
+                cur.copy_expert("COPY staging FROM STDIN WITH (FORMAT csv, HEADER true)", handle)
+            typed = ", ".join(f"nullif(nullif({c}, 'NA'), '')::DOUBLE PRECISION AS {c}" for c in columns[3:])
+            cur.execute(f"CREATE TABLE txhousing AS SELECT city, year::INTEGER AS year, month::INTEGER AS month, "
+                        f"{typed} FROM staging")
+        pg.close()
+        monkeypatch.setenv("SHAPES_PG_URL", url(params))
+        raw = yaml.safe_load(PACK.read_text())
+        for source in ({"table": "txhousing"}, {"table": "txhousing", "query": "SELECT * FROM txhousing WHERE "
+                                                "city <> 'Nowhere'"}):
+            raw["source"] = {k: v for k, v in raw["source"].items() if k != "path"} | \
+                {"format": "postgres", "url_env": "SHAPES_PG_URL", **source}
+            (tmp_path / "pg.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+            pg_pack = load_criteria(tmp_path / "pg.yaml").model_copy(update={"integrity": csv_pack.integrity,
+                                                                             "red_flags": csv_pack.red_flags})
+            assert scanned(pg_pack) == scanned(csv_pack)
+        monkeypatch.setenv("SHAPES_PG_URL", url({**params, "dbname": "no_such_database"}))
+        with pytest.raises(SourceError, match=r"^PostgreSQL source \(SELECT .*\) could not be read \(URL from "
+                                              r"SHAPES_PG_URL\): .*database \"no_such_database\" does not exist$"):
+            read_snapshot(pg_pack, night, today=TODAY)
+
+
+def test_source_columns_may_share_names_with_metrics_and_internal_words(tmp_path: Path) -> None:
+    """A metric named like its column, and source columns named like the query's own words (`version`, `reason`,
+    `copies`, `key_text`, `raw_level`), read as any other: nothing internal can collide with a source name."""
+    header = ["id", "version", "reason", "copies", "key_text", "level", "raw_level"]
+    rows = [["a", "2015-01-01", "x", 1, "k", 5, 7], ["a", "2015-02-01", "y", 2, "k", 6, 8]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "n.csv", header, rows), "period_column": "version",
+                            "columns": ["level", "raw_level", "copies"], "publication_lag_days": 0},
+                 {"level": {"agg": "last", "column": "level"}, "level_now": {"agg": "sum", "column": "raw_level",
+                                                                              "window": [0, 1]}})
+    snapshot = read_snapshot(pack, date(2015, 6, 1), today=TODAY)
+    assert snapshot.metrics.to_dicts() == [{"entity_id": "a", "entity_name": "a", "level": 6.0, "level_now": 15.0}]
+    assert snapshot.quarantined.is_empty()
+
+
+@pytest.mark.parametrize(("source", "metrics", "message"), [
+    ({"columns": ["period"]}, {}, "key `source.columns`: got 'period'; expected a name other than"),
+    ({"entity_id": "__row"}, {}, "key `source.columns`: got '__row'; expected a column name that does not start"),
+    ({}, {"entity_name": {"agg": "last", "column": "level"}}, "key `metrics.entity_name`"),
+])
+def test_reserved_names_are_refused_with_their_key(tmp_path: Path, source: dict[str, Any],
+                                                   metrics: dict[str, Any], message: str) -> None:
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level", "period"], [["a", 2015, 1, 1, 2]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"], **source},
+              {"level_now": {"agg": "last", "column": source.get("columns", ["level"])[0]}, **metrics})
+    assert message in str(caught.value)

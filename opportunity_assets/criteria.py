@@ -32,7 +32,7 @@ class CriteriaError(ValueError):
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days", "derived"]

@@ -106,10 +106,27 @@ def parse(text: str, *, series: bool = False) -> Expression:
             raise ExpressionError("chained comparisons are not allowed")
         if isinstance(node, ast.Compare) and node is not tree.body:
             raise ExpressionError("a comparison may only be the whole expression")
+    _refuse_constant_faults(tree)
     functions = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in functions)
     return Expression(text=str(text).strip(), tree=tree, names=names,
                       is_comparison=isinstance(tree.body, ast.Compare))
+
+
+def _refuse_constant_faults(tree: ast.Expression) -> None:
+    """An infinite constant (`1e999`), or a division whose divisor is a constant 0 (`x / 0`, `x / (2 - 2)`):
+    every night would give a gap, so the pack is refused instead."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, float) and not math.isfinite(node.value):
+            raise ExpressionError(f"constant `{ast.unparse(node)}` is not a finite number")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and not any(
+                isinstance(n, ast.Name) for n in ast.walk(node.right)):
+            try:
+                divisor = eval(compile(ast.Expression(node.right), "<divisor>", "eval"), {"__builtins__": {}})
+            except ArithmeticError:
+                divisor = 0
+            if divisor == 0:
+                raise ExpressionError(f"`{ast.unparse(node)}` divides by a constant zero")
 
 
 def _fmt(value: float) -> str:

@@ -345,3 +345,71 @@ def test_reserved_names_are_refused_with_their_key(tmp_path: Path, source: dict[
         _pack(tmp_path, {"path": name, "columns": ["level"], **source},
               {"level_now": {"agg": "last", "column": source.get("columns", ["level"])[0]}, **metrics})
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"formula": {"components": [{"name": "level", "expression": "level_now / (2 - 2)", "weight": 1.0,
+                                  "direction": "higher_is_better", "range": [0, 100], "label": "level"}]}},
+     "key `formula.components.0.expression`: got 'level_now / (2 - 2)'; expected an arithmetic expression: "
+     "`level_now / (2 - 2)` divides by a constant zero"),
+    ({"formula": {"components": [{"name": "level", "expression": "level_now", "weight": 1.0,
+                                  "direction": "higher_is_better", "range": [0, float("inf")], "label": "l"}]}},
+     "key `formula.components.0.range.1`"),
+    ({"hard_filters": [{"name": "enough", "metric": "level_now", "op": ">=", "value": float("nan")}]},
+     "key `hard_filters.0.value`"),
+])
+def test_a_formula_that_cannot_give_a_number_is_refused_at_load(tmp_path: Path, change: dict[str, Any],
+                                                               message: str) -> None:
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}},
+              **change)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_check_says_when_the_grain_or_a_window_does_not_fit_the_data(tmp_path: Path) -> None:
+    from opportunity_assets.sources.check import check_pack
+
+    days = [["a", f"2015-{m:02d}-{d:02d}", d] for m in range(1, 7) for d in (1, 11, 21)]
+    name = _csv(tmp_path / "d.csv", ["id", "day", "level"], days)
+    monthly = _pack(tmp_path, {"path": name, "period_column": "day", "columns": ["level"]},
+                    {"level_now": {"agg": "last", "column": "level"},
+                     "level_year_ago": {"agg": "last", "column": "level", "window": [12, 12]}})
+    problems = check_pack(monthly, as_of=date(2015, 8, 1), today=TODAY).problems
+    assert any(p.startswith("key `source.grain`: got 'month'; 18 rows share an entity and a month") for p in problems)
+    daily = _pack(tmp_path, {"path": name, "period_column": "day", "grain": "day", "columns": ["level"],
+                             "publication_lag_days": 0},
+                  {"level_now": {"agg": "last", "column": "level"},
+                   "level_year_ago": {"agg": "last", "column": "level", "window": [400, 400]}},
+                  integrity={"history_periods": 500})
+    (problem,) = check_pack(daily, as_of=date(2015, 8, 1), today=TODAY).problems
+    assert problem.startswith("key `metrics.level_year_ago.window`: got [400, 400]; expected a window within the "
+                              "source's history: on 2015-08-01 no entity has more than 172 days published")
+
+
+@pytest.mark.parametrize(("source", "rows", "expected"), [
+    # a date column given as the year: every period unparseable, so nothing is published (was a DuckDB
+    # "Date out of range" traceback)
+    ({"year_column": "when", "month_column": "m"}, [["a", "2018-01-15", 1, 5]] * 3,
+     "key `source.path`: no row is published by"),
+    # events described as a panel: every row a duplicated key; check names the grain
+    ({"period_column": "when"}, [["a", f"2018-01-{d:02d}", 1, 5] for d in (1, 2, 3, 4)],
+     "key `source.grain`: got 'month'; 4 rows share an entity and a month"),
+    # a column the file lacks
+    ({"period_column": "when", "columns": ["levels"]}, [["a", "2018-01-01", 1, 5]],
+     "lacks column(s) ['levels']"),
+])
+def test_a_malformed_source_stops_a_run_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     source: dict[str, Any], rows: list[list[Any]],
+                                                     expected: str) -> None:
+    from opportunity_assets.cli import main
+
+    name = _csv(tmp_path / "m.csv", ["id", "when", "m", "level"], rows)
+    metric = source.get("columns", ["level"])[0]
+    _pack(tmp_path, {"path": name, "columns": ["level"], **source}, {"level_now": {"agg": "last", "column": metric}})
+    store = tmp_path / "r.duckdb"
+    code = main(["run", "--as-of", "2018-06-30", "--criteria", str(tmp_path / "pack.yaml"), "--store", str(store),
+                 "--dagster-home", str(tmp_path / "home")])
+    err = capsys.readouterr().err
+    assert code == 2 and expected in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not store.exists()

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
+import polars as pl
+
 from opportunity_assets.criteria import CriteriaPack
 
 MOSTLY_TEXT = 0.5
@@ -59,6 +61,20 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                             "expected a numeric column (list only numeric columns)")
     if snapshot.anchor_period is None:
         problems.append(f"key `source.path`: no row is published by {night}; the first night with data is later")
+    duplicated = sum(1 for r in reasons if r.startswith("duplicated key"))
+    if duplicated and duplicated > MOSTLY_TEXT * (duplicated + read_rows):
+        src = pack.source
+        problems.append(f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a "
+                        f"{src.grain} with another row (duplicated keys): expected the grain of one row per entity "
+                        "and period, or `shape: events` (rows to aggregate) or `shape: snapshot` (observations)")
+    if snapshot.history.height:
+        reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
+        grain = pack.grain
+        for name, spec in pack.metrics.items():
+            if spec.agg not in ("derived", "age_days") and spec.window[1] > reach:
+                problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
+                                f"the source's history: on {night} no entity has more than {reach + 1} "
+                                f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)

@@ -30,7 +30,7 @@ _NAME = r"^[a-z][a-z0-9_]*$"
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True)
 
 
 class Condition(_Spec):

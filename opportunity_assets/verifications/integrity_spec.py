@@ -28,7 +28,7 @@ _NAME = r"^[a-z][a-z0-9_]*$"
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class ShiftRule(_Spec):

@@ -155,9 +155,12 @@ def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, lis
 
 def _run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     try:
-        cursor = con.execute(sql, params)
-        names = [d[0] for d in cursor.description or []]
-        return pl.DataFrame(cursor.fetchall(), schema=names, orient="row", infer_schema_length=None)
+        relation = con.sql(sql, params=params or None)
+        if relation is None:  # a statement (CREATE ... AS): no rows
+            return pl.DataFrame()
+        frame = pl.from_arrow(relation.to_arrow_table())  # columnar, no Python object per cell
+        assert isinstance(frame, pl.DataFrame)
+        return frame
     except duckdb.Error as exc:
         raise SourceError(f"{describe_location(pack)} could not be read: {str(exc).splitlines()[0]}") from None
 

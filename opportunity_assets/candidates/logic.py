@@ -80,16 +80,13 @@ def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, Fi
 
 
 def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
-    by_entity: dict[str, list[dict[str, Any]]] = {}
-    for row in history.iter_rows(named=True):
-        by_entity.setdefault(row["entity_id"], []).append({
-            "period": row["period"].isoformat(),
-            "published_at": row["published_at"].isoformat(),
-            "periods_ago": row["periods_ago"],
-            "source_row": row["source_row"],
-            **{c: row[c] for c in columns},
-        })
-    return by_entity
+    """History rows as records, per entity key, oldest first (built in polars: a wide night has millions)."""
+    if history.is_empty():
+        return {}
+    frame = history.select("entity_id", pl.col("period").cast(pl.Utf8), pl.col("published_at").cast(pl.Utf8),
+                           "periods_ago", "source_row", *columns)
+    return {str(key[0]): part.drop("entity_id").to_dicts()
+            for key, part in frame.partition_by("entity_id", as_dict=True, maintain_order=True).items()}
 
 
 def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) -> float | None:
@@ -143,14 +140,19 @@ def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tup
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
          quarantined: pl.DataFrame | None = None) -> tuple[list[Candidate], ScanReport]:
     """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any."""
-    raw = _raw_rows(history, pack.source.columns)
+    # Every candidate keeps the rows of its metric windows (gaps are told from them, outcomes replay them); only
+    # one going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
+    raw = _raw_rows(history.filter(pl.col("periods_ago") <= pack.max_window), pack.source.columns)
     bad_rows = quarantined.to_dicts() if quarantined is not None else []
-    peers = night_peers(raw, pack.source.columns)
+    peers = night_peers({key: [r for r in rows if r["periods_ago"] <= 1] for key, rows in raw.items()},
+                        pack.source.columns)
     judged: list[Candidate] = []
     taken: set[str] = set()
     keys: dict[str, str] = {}
     """Candidate id -> the source's entity key."""
-    bad = by_entity(bad_rows, {})  # by entity key here; named for the report below
+    bad: dict[str, list[dict[str, Any]]] = {}
+    for b in by_entity(bad_rows, {}):  # by entity key here; named for the report below
+        bad.setdefault(b["entity"], []).append(b)
     for row in metrics.sort("entity_id").iter_rows(named=True):
         base = cid = candidate_id(row["entity_id"])
         suffix = 1
@@ -166,7 +168,7 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
             as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid, raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
-            + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad if b["entity"] == row["entity_id"]],
+            + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(), peers=peers,
             preliminary_score=formula_score(pack, values),
         ))
@@ -182,9 +184,9 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     # the others, who keep theirs.
     cut = {cid for cid in past_cap if cid not in flagged}
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
-    # Only a candidate going on is verified: the others keep the rows of their metric windows, not the history.
-    windows = (0, pack.max_window)
-    candidates = [c if c.went_on else c.model_copy(update={"raw_data": rows_in_window(c.raw_data, windows)})
+    going = {keys[c.id] for c in candidates if c.went_on}
+    full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.source.columns)
+    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], [])}) if c.went_on else c
                   for c in candidates]
 
     extra = [cid for cid in past_cap if cid in flagged]

@@ -395,6 +395,18 @@ def latest_change(values: np.ndarray) -> float | None:
     return float(period_changes(values)[-1])
 
 
+def _two_period_change(before: float, now: float) -> float | None:
+    """`latest_change` of the two values, in plain Python (the night's cross-section takes one per entity and
+    column: tens of thousands on a wide night)."""
+    if not (math.isfinite(before) and math.isfinite(now)):
+        return None
+    positive = [v for v in (before, now) if v > 0]
+    offset = 0.01 * (sum(positive) / len(positive)) if positive else 1.0
+    if before + offset <= 0 or now + offset <= 0:
+        return None
+    return math.log(now + offset) - math.log(before + offset)
+
+
 def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
                 columns: Iterable[str]) -> dict[str, dict[str, float]]:
     """The night's cross-section: per column, the median, robust scale and count of every scanned entity's latest
@@ -406,7 +418,7 @@ def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
             latest = {int(r["periods_ago"]): r.get(column) for r in rows if int(r["periods_ago"]) <= 1}
             now, before = latest.get(0), latest.get(1)
             if now is not None and before is not None:
-                change = latest_change(np.array([float(before), float(now)]))
+                change = _two_period_change(float(before), float(now))
                 if change is not None:
                     changes.append(change)
         stick = robust(np.array(changes, dtype=float), "")

@@ -25,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opportunity", description=__doc__)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--criteria", default=str(DEFAULT_PACK), help="criteria pack YAML (default: Texas housing)")
-    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE})")
+    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
+                        "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
                                                              "var/dagster_home)")
     common.add_argument("--settings", default=None, help="automation settings: schedule, sensors, notification "
@@ -86,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                                  refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)
         pack, store = nights.resources_of(defs)
+        if args.command in ("run", "backfill", "backtest", "calibrate"):
+            store.ready()  # a wrong or unreachable store URL: one line, before any night starts
         for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
             if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
                 nights.check_night(night)
@@ -125,12 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
             if args.section:
-                rows = store.query(
-                    "SELECT r.as_of, r.candidate_id, r.section_or_tag AS section, a.verdict, a.score, v.status "
-                    "FROM routes r JOIN analyses a USING (domain, as_of, candidate_id) "
-                    "JOIN verifications v USING (domain, as_of, candidate_id) WHERE r.domain = $d "
-                    "AND r.section_or_tag = $s AND ($a IS NULL OR r.as_of = $a) ORDER BY r.as_of, a.score DESC",
-                    {"d": pack.domain, "s": args.section, "a": args.as_of})
+                rows = store.section(pack.domain, args.section, as_of=args.as_of)
             else:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
                                      candidate=args.candidate)

@@ -79,9 +79,12 @@ def _opened(url: str) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="opportunity-scanner")
     except psycopg.Error as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].strip()
         raise StoreError(f"{STORE_URL_VARIABLE}: the result store at {described(url)} cannot be opened "
-                         f"({first})") from None
+                         f"({_first_line(exc)})") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0].strip()
 
 
 def _checkout(url: str) -> psycopg.Connection[Any]:
@@ -116,10 +119,14 @@ def transaction(url: str, schema: Sequence[str]) -> Iterator[_Connection]:
     con = _checkout(url)
     try:
         if url not in _schema_ready:
-            with con.transaction():
-                con.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
-                for statement in schema:
-                    con.execute(_dialect(statement))
+            try:
+                with con.transaction():
+                    con.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+                    for statement in schema:
+                        con.execute(_dialect(statement))
+            except psycopg.Error as exc:  # e.g. a role that may not create tables there
+                raise StoreError(f"{STORE_URL_VARIABLE}: the result store's tables cannot be made in "
+                                 f"{described(url)} ({_first_line(exc)})") from None
             _schema_ready.add(url)
         with con.transaction():
             yield _Connection(con)

@@ -273,6 +273,12 @@ def test_a_wrong_or_unreachable_store_url_is_one_line_naming_the_setting(tmp_pat
         message = str(raised.value)
         assert message.startswith(f"{STORE_URL_VARIABLE}: ") and problem in message
         assert "s3cret" not in message and "\n" not in message
+    with new_database() as url:
+        with psycopg.connect(url, autocommit=True) as con:
+            con.execute("DROP SCHEMA public")
+        with pytest.raises(StoreError, match=f"^{STORE_URL_VARIABLE}: the result store's tables cannot be made in "
+                                             "postgresql://opportunity:\\*\\*\\*@"):
+            ResultStore(url=url).ready()
     home = tmp_path / "dagster_home"
     done = subprocess.run([sys.executable, "-m", "opportunity_assets.cli", "run", "--as-of", "2011-10-31",
                            "--dagster-home", str(home), "--store", str(tmp_path / "r.duckdb")],

@@ -23,9 +23,10 @@ from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED, FAILED, SENT
 from opportunity_assets.records import RunError
-from resources.model import CallRecord, ModelLog, ModelUse
+from resources.model import AnthropicModel, CallRecord, ModelLog, ModelUse
 from resources.store import STORE_URL_VARIABLE, ResultStore, StoreError
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
+from tests.fake_anthropic import FakeAnthropic
 from tests.stores import BACKENDS, new_database
 
 NIGHT = date(2015, 1, 31)
@@ -315,3 +316,27 @@ def test_a_night_on_postgresql_writes_the_brief_byte_for_byte_as_on_duckdb(
     assert not (tmp_path / "postgres" / "results.duckdb").exists()
     assert len(duck_outbox) == len(postgres_outbox) == 1  # sent once, re-run or not
     assert json.loads(postgres_outbox[0]) == json.loads(duck_outbox[0])
+
+
+@pytest.mark.slow
+def test_a_rerun_replays_the_model_calls_from_either_store(stores: Stores, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model-call cache: a night re-run with the model on sends no request and bills nothing anew."""
+    store = stores()
+    if store.url is not None:
+        monkeypatch.setenv(STORE_URL_VARIABLE, store.url)
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    night = date(2011, 10, 31)
+    with FakeAnthropic() as server:
+        model = AnthropicModel(api_key="test-key", base_url=server.url, store=store, max_retry_after_s=0.2)
+        defs = build_definitions(criteria_path=str(pack), store_path=store.path, model=model)
+        instance = dg.DagsterInstance.ephemeral()
+        nights.run_night(defs, instance, night)
+        sent = len(server.requests)
+        first = nights.state(defs, night)
+        nights.run_night(defs, instance, night)
+        second = nights.state(defs, night)
+    assert sent > 0 and len(server.requests) == sent
+    assert first.cost.calls == sent and second.cost.calls == 0 and second.cost.replayed_calls == sent
+    assert second.cost.replayed_usd == first.cost.usd > 0
+    assert len(store.model_calls_of("texas_housing", night)) == sent

@@ -87,14 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                                  refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)
         pack, store = nights.resources_of(defs)
-        if args.command in ("run", "backfill", "backtest", "calibrate"):
-            store.ready()  # a wrong or unreachable store URL: one line, before any night starts
         for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
             if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
                 nights.check_night(night)
         if args.command == "run":
             as_of = args.as_of or nights.latest_as_of(pack)
-            _require_checked(pack, as_of)
+            _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
             print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
@@ -103,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
             if dates:
-                _require_checked(pack, dates[-1])
+                _require_checked(pack, store, dates[-1])
             for as_of in dates:
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
@@ -139,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             from opportunity_assets.outcomes.replay import backtest_png_path, run_backtest
 
             dates = nights.nights_between(args.start, args.end, args.every)
+            store.ready()  # a wrong or unreachable store URL: one line, before any night starts
             progress = sys.stderr if args.json else sys.stdout
             backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
                                       say=lambda line: print(line, file=progress, flush=True))
@@ -150,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             from opportunity_assets.outcomes.replay import run_calibration
 
             old = load_criteria(args.against)
+            store.ready()
             result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
                                      load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
             print(result.model_dump_json(indent=2) if args.json else
@@ -173,13 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _require_checked(pack: Any, as_of: date) -> None:
-    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored."""
+def _require_checked(pack: Any, store: Any, as_of: date) -> None:
+    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored. Then the
+    store is opened: a wrong or unreachable store URL is one line too, before any night starts."""
     from opportunity_assets.sources.check import check_pack
 
     problems = check_pack(pack, as_of).problems
     if problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
+    store.ready()
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

@@ -18,6 +18,7 @@ import dagster as dg
 import duckdb
 import psycopg
 import pytest
+import yaml
 
 from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
@@ -340,3 +341,13 @@ def test_a_rerun_replays_the_model_calls_from_either_store(stores: Stores, tmp_p
     assert first.cost.calls == sent and second.cost.calls == 0 and second.cost.replayed_calls == sent
     assert second.cost.replayed_usd == first.cost.usd > 0
     assert len(store.model_calls_of("texas_housing", night)) == sent
+
+
+def test_the_kubernetes_values_give_the_store_url_from_the_secret_to_the_code_server_and_every_run_pod() -> None:
+    text = (ROOT / "deploy" / "k8s" / "values.yaml").read_text()
+    values = yaml.safe_load(text)
+    code_server = values["dagster-user-deployments"]["deployments"][0]
+    run_pods = values["runLauncher"]["config"]["k8sRunLauncher"]
+    assert code_server["envSecrets"] == run_pods["envSecrets"] == [{"name": "opportunity-secrets"}]
+    assert f"{STORE_URL_VARIABLE}, the result store's URL with its password" in text
+    assert STORE_URL_VARIABLE not in json.dumps(run_pods.get("envVars", []))  # a secret: never a plain value here

@@ -26,7 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opportunity", description=__doc__)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--criteria", default=str(DEFAULT_PACK), help="criteria pack YAML (default: Texas housing)")
-    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE})")
+    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
+                        "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
                                                              "var/dagster_home)")
     common.add_argument("--settings", default=None, help="automation settings: schedule, sensors, notification "
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 nights.check_night(night)
         if args.command == "run":
             as_of = args.as_of or nights.latest_as_of(pack)
-            _require_checked(pack, as_of)
+            _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
             print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
             if dates:
-                _require_checked(pack, dates[-1])
+                _require_checked(pack, store, dates[-1])
             for as_of in dates:
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
@@ -126,12 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
             if args.section:
-                rows = store.query(
-                    "SELECT r.as_of, r.candidate_id, r.section_or_tag AS section, a.verdict, a.score, v.status "
-                    "FROM routes r JOIN analyses a USING (domain, as_of, candidate_id) "
-                    "JOIN verifications v USING (domain, as_of, candidate_id) WHERE r.domain = $d "
-                    "AND r.section_or_tag = $s AND ($a IS NULL OR r.as_of = $a) ORDER BY r.as_of, a.score DESC",
-                    {"d": pack.domain, "s": args.section, "a": args.as_of})
+                rows = store.section(pack.domain, args.section, as_of=args.as_of)
             else:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
                                      candidate=args.candidate)
@@ -142,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             from opportunity_assets.outcomes.replay import backtest_png_path, run_backtest
 
             dates = nights.nights_between(args.start, args.end, args.every)
+            store.ready()  # a wrong or unreachable store URL: one line, before any night starts
             progress = sys.stderr if args.json else sys.stdout
             backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
                                       say=lambda line: print(line, file=progress, flush=True))
@@ -153,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             from opportunity_assets.outcomes.replay import run_calibration
 
             old = load_criteria(args.against)
+            store.ready()
             result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
                                      load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
             print(result.model_dump_json(indent=2) if args.json else
@@ -176,13 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _require_checked(pack: Any, as_of: date) -> None:
-    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored."""
+def _require_checked(pack: Any, store: Any, as_of: date) -> None:
+    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored. Then the
+    store is opened: a wrong or unreachable store URL is one line too, before any night starts."""
     from opportunity_assets.sources.check import check_pack
 
     problems = check_pack(pack, as_of).problems
     if problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
+    store.ready()
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

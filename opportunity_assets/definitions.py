@@ -26,7 +26,7 @@ from resources.criteria import DEFAULT_PACK, CriteriaResource
 from resources.model import AnthropicModel, ModelOff, ModelResource
 from resources.notifier import notifier_from_settings
 from resources.source import PointInTimeSource
-from resources.store import ResultStore
+from resources.store import STORE_URL_VARIABLE, ResultStore
 
 DEFAULT_STORE = "var/results.duckdb"
 MODEL_RUN_TAGS = {"llm": "anthropic"}
@@ -71,8 +71,13 @@ def model_for(store: ResultStore, *, refresh: bool = False) -> ModelResource:
 def build_definitions(criteria_path: str | None = None, store_path: str | None = None,
                       model: ModelResource | None = None, refresh: bool = False,
                       settings_path: str | None = None) -> dg.Definitions:
-    """`settings_path`: schedule, sensors and notification channels (default deploy/automation.yaml)."""
-    store = ResultStore(path=store_path or DEFAULT_STORE)
+    """`settings_path`: schedule, sensors and notification channels (default deploy/automation.yaml).
+
+    The result store is the DuckDB file at `store_path`, or, when OPPORTUNITY_STORE_URL is set (not blank), the
+    PostgreSQL database it names; only its presence is looked at here, its value reaches the store through
+    `EnvVar`."""
+    shared = bool(os.environ.get(STORE_URL_VARIABLE, "").strip())
+    store = ResultStore(path=store_path or DEFAULT_STORE, url=dg.EnvVar(STORE_URL_VARIABLE) if shared else None)
     settings = load_settings(settings_path)
     notifier = notifier_from_settings(settings.notifications, store.path)
     return dg.Definitions(

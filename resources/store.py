@@ -1,20 +1,20 @@
-"""The result store: every record of every night, keyed by (domain, as_of, candidate), in one DuckDB file.
+"""The result store: every record of every night, keyed by (domain, as_of, candidate).
 
-Parallel runs on one machine must neither corrupt nor lose writes. DuckDB lets one process hold a file
-read-write at a time, so each operation is one short transaction under a cross-process file lock (and a
-thread lock inside the process), with the file attached around it and detached after. Assets batch their
-writes: one transaction per asset and night, not per row. Every write replaces its keys (INSERT OR REPLACE),
-so re-running a night is idempotent.
+Two backends behind this one surface, chosen by configuration: a DuckDB file (the default: `make run`, one
+machine; resources/_store_duckdb.py) or a PostgreSQL database that runs on several machines share, named by a URL
+from `EnvVar("OPPORTUNITY_STORE_URL")` (resources/_store_postgres.py). Parallel runs must neither corrupt nor
+lose writes: each operation is one short transaction; assets batch their writes, one transaction per asset and
+night, not per row. Every write replaces its keys (`INSERT ... ON CONFLICT DO UPDATE`), so re-running a night is
+idempotent. The schema below is both backends' (each creates and migrates it on first use); the SQL is written
+once, in what DuckDB and PostgreSQL both run, with DuckDB's placeholders.
 
-The archive is a view: `SELECT * FROM archive WHERE as_of = ? AND tag = ?` in any DuckDB client.
+The archive is a view: `SELECT * FROM archive WHERE as_of = ? AND tag = ?` in any DuckDB or PostgreSQL client.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import duckdb
-from filelock import FileLock
 from pydantic import Field
 
 from opportunity_assets.notify.logic import CLAIMED, SentLogEntry, claimable
@@ -38,87 +36,74 @@ from opportunity_assets.records import (
     Summary,
     Verification,
 )
+from resources import _store_duckdb
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS nights (
-    domain VARCHAR, as_of DATE, run_id VARCHAR, criteria_fingerprint VARCHAR, criteria VARCHAR,
-    anchor_period DATE, scan_report VARCHAR, updated_at TIMESTAMP DEFAULT current_timestamp,
-    PRIMARY KEY (domain, as_of));
-CREATE TABLE IF NOT EXISTS candidates (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, name VARCHAR, went_on BOOLEAN, capped BOOLEAN,
-    filters VARCHAR, record VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
-CREATE TABLE IF NOT EXISTS quarantine (
-    domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, reason VARCHAR,
-    PRIMARY KEY (domain, as_of, source_row));
-CREATE TABLE IF NOT EXISTS analyses (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, verdict VARCHAR, score DOUBLE, record VARCHAR,
-    PRIMARY KEY (domain, as_of, candidate_id));
-CREATE TABLE IF NOT EXISTS verifications (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, status VARCHAR, fatal_assumption VARCHAR,
-    record VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
-CREATE TABLE IF NOT EXISTS errors (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, node VARCHAR, error VARCHAR,
-    PRIMARY KEY (domain, as_of, candidate_id, node));
-CREATE TABLE IF NOT EXISTS routes (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, destination VARCHAR, section_or_tag VARCHAR,
-    rule VARCHAR, PRIMARY KEY (domain, as_of, candidate_id));
-CREATE TABLE IF NOT EXISTS briefs (
-    domain VARCHAR, as_of DATE, markdown VARCHAR, words INTEGER, summary VARCHAR, cost VARCHAR,
-    model_mode VARCHAR, PRIMARY KEY (domain, as_of));
-ALTER TABLE briefs ADD COLUMN IF NOT EXISTS updated_at TIMESTAMP;
-CREATE TABLE IF NOT EXISTS model_calls (
-    key VARCHAR PRIMARY KEY, domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, model VARCHAR,
-    prompt_version VARCHAR, request VARCHAR, response VARCHAR, input_tokens INTEGER, output_tokens INTEGER,
-    cache_write_tokens INTEGER, cache_read_tokens INTEGER, usd DOUBLE, attempts INTEGER, error VARCHAR,
-    created_at TIMESTAMP DEFAULT current_timestamp);
-CREATE TABLE IF NOT EXISTS model_uses (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, key VARCHAR, replayed BOOLEAN,
-    PRIMARY KEY (domain, as_of, candidate_id, role));
-CREATE TABLE IF NOT EXISTS outcomes (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, criteria_fingerprint VARCHAR, outcome_definition VARCHAR,
-    verdict VARCHAR, verification VARCHAR, status VARCHAR, value DOUBLE, record VARCHAR,
-    PRIMARY KEY (domain, as_of, candidate_id));
-CREATE TABLE IF NOT EXISTS judgments (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, judged_at TIMESTAMP, decision VARCHAR, who VARCHAR,
-    note VARCHAR, PRIMARY KEY (domain, as_of, candidate_id, judged_at));
-CREATE TABLE IF NOT EXISTS notifications (
-    domain VARCHAR, as_of DATE, candidate_id VARCHAR, channel VARCHAR, verdict VARCHAR, status VARCHAR,
-    attempts INTEGER, error VARCHAR, run_id VARCHAR, updated_at TIMESTAMP,
-    PRIMARY KEY (domain, as_of, candidate_id, channel));
-CREATE OR REPLACE VIEW archive AS
+STORE_URL_VARIABLE = "OPPORTUNITY_STORE_URL"
+"""The environment variable whose PostgreSQL URL puts the store on that server (unset or blank: the DuckDB file)."""
+
+_TABLES: dict[str, tuple[str, str]] = {
+    # table: (its columns, in order; its key)
+    "nights": ("domain VARCHAR, as_of DATE, run_id VARCHAR, criteria_fingerprint VARCHAR, criteria VARCHAR, "
+               "anchor_period DATE, scan_report VARCHAR, updated_at TIMESTAMP DEFAULT current_timestamp",
+               "domain, as_of"),
+    "candidates": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, name VARCHAR, went_on BOOLEAN, capped BOOLEAN, "
+                   "filters VARCHAR, record VARCHAR", "domain, as_of, candidate_id"),
+    "quarantine": ("domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, reason VARCHAR",
+                   "domain, as_of, source_row"),
+    "analyses": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, verdict VARCHAR, score DOUBLE PRECISION, "
+                 "record VARCHAR", "domain, as_of, candidate_id"),
+    "verifications": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, status VARCHAR, fatal_assumption VARCHAR, "
+                      "record VARCHAR", "domain, as_of, candidate_id"),
+    "errors": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, node VARCHAR, error VARCHAR",
+               "domain, as_of, candidate_id, node"),
+    "routes": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, destination VARCHAR, section_or_tag VARCHAR, "
+               "rule VARCHAR", "domain, as_of, candidate_id"),
+    "briefs": ("domain VARCHAR, as_of DATE, markdown VARCHAR, words INTEGER, summary VARCHAR, cost VARCHAR, "
+               "model_mode VARCHAR", "domain, as_of"),
+    "model_calls": ("key VARCHAR, domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, model VARCHAR, "
+                    "prompt_version VARCHAR, request VARCHAR, response VARCHAR, input_tokens INTEGER, "
+                    "output_tokens INTEGER, cache_write_tokens INTEGER, cache_read_tokens INTEGER, "
+                    "usd DOUBLE PRECISION, attempts INTEGER, error VARCHAR, "
+                    "created_at TIMESTAMP DEFAULT current_timestamp", "key"),
+    "model_uses": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, role VARCHAR, key VARCHAR, replayed BOOLEAN",
+                   "domain, as_of, candidate_id, role"),
+    "outcomes": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, criteria_fingerprint VARCHAR, "
+                 "outcome_definition VARCHAR, verdict VARCHAR, verification VARCHAR, status VARCHAR, "
+                 "value DOUBLE PRECISION, record VARCHAR", "domain, as_of, candidate_id"),
+    "judgments": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, judged_at TIMESTAMP, decision VARCHAR, "
+                  "who VARCHAR, note VARCHAR", "domain, as_of, candidate_id, judged_at"),
+    "notifications": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, channel VARCHAR, verdict VARCHAR, "
+                      "status VARCHAR, attempts INTEGER, error VARCHAR, run_id VARCHAR, updated_at TIMESTAMP",
+                      "domain, as_of, candidate_id, channel"),
+}
+_ADDED_COLUMNS = (("briefs", "updated_at TIMESTAMP"),)
+"""Columns added since a table was first made: (table, column), in order (ALTER TABLE ... ADD COLUMN IF NOT EXISTS)."""
+_ARCHIVE = """CREATE OR REPLACE VIEW archive AS
     SELECT r.domain, r.as_of, r.candidate_id, c.name, r.section_or_tag AS tag, r.rule, a.verdict, a.score,
            v.status, v.fatal_assumption
     FROM routes r
     JOIN candidates c USING (domain, as_of, candidate_id)
     JOIN analyses a USING (domain, as_of, candidate_id)
     JOIN verifications v USING (domain, as_of, candidate_id)
-    WHERE r.destination = 'archive';
-"""
+    WHERE r.destination = 'archive'"""
+_SCHEMA = (*(f"CREATE TABLE IF NOT EXISTS {table} ({columns}, PRIMARY KEY ({key}))"
+             for table, (columns, key) in _TABLES.items()),
+           *(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column}" for table, column in _ADDED_COLUMNS),
+           _ARCHIVE)
 
-_locks: dict[str, threading.RLock] = {}
-_locks_guard = threading.Lock()
-_schema_ready: set[str] = set()
+
+def _columns(table: str) -> list[str]:
+    """The table's column names, in order."""
+    return [c.split()[0] for c in _TABLES[table][0].split(", ")] + [
+        column.split()[0] for added, column in _ADDED_COLUMNS if added == table]
+
+
 _open = threading.local()
-"""This thread's open session connections, by file."""
-_process_db: tuple[int, duckdb.DuckDBPyConnection] | None = None
+"""This thread's open session connections, by store."""
 
 
-def _attachable() -> duckdb.DuckDBPyConnection:
-    """A new connection to this process's in-memory DuckDB, which store files are attached to.
-
-    Opening a DuckDB database costs ~14 ms (it builds the catalog of built-in functions); attaching a file to
-    a database already open costs ~2 ms, and detaching it frees the file for other processes as closing does.
-    A forked child opens its own."""
-    global _process_db
-    with _locks_guard:
-        if _process_db is None or _process_db[0] != os.getpid():
-            _process_db = (os.getpid(), duckdb.connect())
-        return _process_db[1].cursor()
-
-
-def _thread_lock(path: str) -> threading.RLock:
-    with _locks_guard:
-        return _locks.setdefault(path, threading.RLock())
+class StoreError(ValueError):
+    """The store cannot be opened (a wrong or unreachable URL): one line naming the setting and the problem."""
 
 
 def _chunks(rows: Sequence[Sequence[Any]], size: int = 500) -> Iterator[Sequence[Sequence[Any]]]:
@@ -127,13 +112,37 @@ def _chunks(rows: Sequence[Sequence[Any]], size: int = 500) -> Iterator[Sequence
         yield rows[start:start + size]
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], *,
-            replace: bool = False) -> None:
-    """Multi-row VALUES inserts: DuckDB runs `executemany` row by row, ~20x slower for a night's records."""
-    verb = "INSERT OR REPLACE INTO" if replace else "INSERT INTO"
+def _insert(con: Any, table: str, rows: Sequence[Sequence[Any]], *, columns: Sequence[str] | None = None,
+            replace: bool = False, returning: str | None = None) -> list[Any]:
+    """Multi-row VALUES inserts (DuckDB runs `executemany` row by row, ~20x slower for a night's records) of
+    `columns` (default: all, in order). `replace`: a row replaces the one with its key. `returning`: a row whose
+    key is taken is left out, and this column of the rows inserted is returned."""
+    names = list(columns or _columns(table))
+    conflict = _replacing(table, names) if replace else ""
+    if returning:
+        conflict = f" ON CONFLICT ({_TABLES[table][1]}) DO NOTHING RETURNING {returning}"
+    inserted = []
     for chunk in _chunks(rows):
         placeholders = ", ".join("(" + ", ".join("?" * len(row)) + ")" for row in chunk)
-        con.execute(f"{verb} {table} VALUES {placeholders}", [value for row in chunk for value in row])
+        cursor = con.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES {placeholders}{conflict}",
+                             [value for row in chunk for value in row])
+        if returning:
+            inserted += [row[0] for row in cursor.fetchall()]
+    return inserted
+
+
+def _replacing(table: str, columns: Sequence[str]) -> str:
+    """An INSERT's ending that makes each row replace the one with its key (`INSERT OR REPLACE`, in SQL that
+    PostgreSQL runs too)."""
+    key = _TABLES[table][1]
+    return f" ON CONFLICT ({key}) DO UPDATE SET " + ", ".join(
+        f"{c} = EXCLUDED.{c}" for c in columns if c not in key.split(", "))
+
+
+def _where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """`WHERE` over the (condition, parameter) pairs whose parameter is given (None: that filter is off)."""
+    given = [(sql, value) for sql, value in conditions if value is not None]
+    return "WHERE " + " AND ".join(sql for sql, _ in given), [value for _, value in given]
 
 
 NIGHT_WIDE = "*night*"
@@ -146,9 +155,13 @@ failed model step's use is its failed call, or none where no call was sent)."""
 
 
 class ResultStore(dg.ConfigurableResource):
-    """Embedded result store (DuckDB file). A shared backend is a different implementation of this surface."""
+    """The result store. On the DuckDB file at `path` by default; on PostgreSQL when `url` is set."""
 
-    path: str = Field(default="var/results.duckdb", description="DuckDB file; created with its folder.")
+    path: str = Field(default="var/results.duckdb", description="DuckDB file, created with its folder. Files kept "
+                      "beside the store (the outbox, backtest plots) go in its folder on either backend.")
+    url: str | None = Field(default=None, repr=False, description=f"PostgreSQL URL (postgresql://USER:PASSWORD@HOST:"
+                            f"PORT/DATABASE), from EnvVar('{STORE_URL_VARIABLE}') at wiring time: the shared store. "
+                            "Unset: the DuckDB file.")
 
     # ---- plumbing -----------------------------------------------------------------------------------------
     @contextmanager
@@ -156,42 +169,62 @@ class ResultStore(dg.ConfigurableResource):
         """Group several reads and writes of this thread into one connection and one transaction.
 
         An asset that reads a night and writes its results does both in a session or two. Keep sessions short:
-        other processes wait for the lock meanwhile.
+        on DuckDB other processes wait for the file's lock meanwhile.
         """
         with self._connect():
             yield
 
+    def ready(self) -> None:
+        """Open the store once, creating or migrating its schema: a `StoreError` in one line if it cannot be (for
+        the CLI, before a night starts)."""
+        with self._connect():
+            pass
+
+    def exists(self) -> bool:
+        """Whether there is a store to read: the DuckDB file exists; a PostgreSQL store always does."""
+        return self._url() is not None or Path(self.path).is_file()
+
+    @property
+    def location(self) -> str:
+        """Where the records are, for people: the DuckDB file, or the PostgreSQL URL without its password."""
+        backend, target = self._backend()
+        return backend.described(target)
+
+    def _url(self) -> str | None:
+        """The PostgreSQL URL, or None for the DuckDB file. Outside a run (the CLI) `url` is still the `EnvVar`,
+        read here, when the store is used."""
+        if isinstance(self.url, dg.EnvVar):
+            return (self.url.get_value() or "").strip() or None
+        return self.url
+
+    def _backend(self) -> tuple[Any, str]:
+        """The backend module and what it opens: the PostgreSQL URL, or the DuckDB file."""
+        url = self._url()
+        if url is None:
+            return _store_duckdb, _store_duckdb.key(self.path)
+        from resources import _store_postgres  # psycopg only where it is used
+
+        return _store_postgres, url
+
     @contextmanager
-    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        file = Path(self.path).resolve()
-        open_here: dict[str, duckdb.DuckDBPyConnection] = _open.__dict__.setdefault("connections", {})
-        if str(file) in open_here:  # inside this thread's session: same connection, same transaction
-            yield open_here[str(file)]
+    def _connect(self) -> Iterator[Any]:
+        """This thread's session connection on the store, or a new one in one transaction of its own."""
+        backend, target = self._backend()
+        name = f"{backend.__name__} {target}"
+        open_here: dict[str, Any] = _open.__dict__.setdefault("connections", {})
+        if name in open_here:  # inside this thread's session: same connection, same transaction
+            yield open_here[name]
             return
-        file.parent.mkdir(parents=True, exist_ok=True)
-        alias = "store_" + hashlib.sha1(str(file).encode()).hexdigest()[:16]
-        quoted = "'" + str(file).replace("'", "''") + "'"
-        with _thread_lock(str(file)), FileLock(str(file) + ".lock", timeout=120), _attachable() as con:
-            con.execute(f"ATTACH {quoted} AS {alias}")
+        with backend.transaction(target, _SCHEMA) as con:
+            open_here[name] = con
             try:
-                con.execute(f"USE {alias}")
-                if str(file) not in _schema_ready:
-                    con.execute(_SCHEMA)
-                    _schema_ready.add(str(file))
-                con.execute("BEGIN TRANSACTION")
-                open_here[str(file)] = con
                 yield con
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
             finally:
-                open_here.pop(str(file), None)
-                con.execute("USE memory")
-                con.execute(f"DETACH {alias}")
+                open_here.pop(name, None)
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Read-only SQL over the store's tables and the `archive` view, as dicts."""
+        """Read-only SQL over the store's tables and the `archive` view, as dicts. Write what both backends run
+        (standard SQL; `?` or `$name` placeholders)."""
         with self._connect() as con:
             cursor = con.execute(sql, params or [])
             names = [d[0] for d in cursor.description or []]
@@ -205,15 +238,16 @@ class ResultStore(dg.ConfigurableResource):
         going_on = [c.id for c in candidates if c.went_on]
         with self._connect() as con:
             key = [domain, as_of]
-            con.execute("INSERT OR REPLACE INTO nights (domain, as_of, run_id, criteria_fingerprint, criteria, "
-                        "anchor_period, scan_report, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+            con.execute("INSERT INTO nights (domain, as_of, run_id, criteria_fingerprint, criteria, anchor_period, "
+                        "scan_report, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)"
+                        + _replacing("nights", _columns("nights")),
                         [*key, run_id, criteria_fingerprint, criteria, anchor_period,
                          json.dumps(scan_report, default=str)])
             for table in ("candidates", "quarantine"):
                 con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ?", key)
             for table in ("analyses", "verifications", "errors", "routes", "model_uses"):
                 con.execute(f"DELETE FROM {table} WHERE domain = ? AND as_of = ? "
-                            f"AND NOT list_contains(?, candidate_id)", [*key, [*going_on, NIGHT_WIDE]])
+                            f"AND NOT candidate_id = ANY(CAST(? AS VARCHAR[]))", [*key, [*going_on, NIGHT_WIDE]])
             if candidates:
                 _insert(con, "candidates", rows=[
                     [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), c.model_dump_json()]
@@ -255,9 +289,8 @@ class ResultStore(dg.ConfigurableResource):
                     for v in verifications])
             calls, uses = (model_log.calls, model_log.uses) if model_log is not None else ((), ())
             if calls:  # resources.model.CallRecord rows, in the table's column order
-                _insert(con, "model_calls (key, domain, as_of, candidate_id, role, model, prompt_version, request, "
-                        "response, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, usd, "
-                        "attempts, error)", replace=True, rows=[list(dataclasses.astuple(c)) for c in calls])
+                _insert(con, "model_calls", columns=_columns("model_calls")[:-1], replace=True,  # not created_at
+                        rows=[list(dataclasses.astuple(c)) for c in calls])
             stale_uses = {*renewed, *((a.as_of, a.candidate_id, "analyzer") for a in analyses),
                           *((v.as_of, v.candidate_id, "verifier") for v in verifications),
                           *((e.as_of, e.candidate_id, role) for e in errors for role in _ROLES_OF.get(e.node, ()))}
@@ -281,8 +314,8 @@ class ResultStore(dg.ConfigurableResource):
                 _insert(con, "routes", rows=[
                     [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule]
                     for r in routes])
-            con.execute("INSERT OR REPLACE INTO briefs (domain, as_of, markdown, words, summary, cost, model_mode, "
-                        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)", [
+            con.execute("INSERT INTO briefs (domain, as_of, markdown, words, summary, cost, model_mode, updated_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)" + _replacing("briefs", _columns("briefs")), [
                 domain, as_of, brief.markdown, brief.words, summary.model_dump_json(), cost.model_dump_json(),
                 model_mode])
 
@@ -338,7 +371,8 @@ class ResultStore(dg.ConfigurableResource):
         """Nights in [since, before) that the store has scanned, latest first: `as_of`, `scanned_seconds_ago` and
         `routed` (a brief was written after its latest scan)."""
         return self.query(
-            "SELECT n.as_of, date_diff('second', n.updated_at, current_timestamp::TIMESTAMP) AS scanned_seconds_ago, "
+            "SELECT n.as_of, CAST(extract(EPOCH FROM current_timestamp::TIMESTAMP - n.updated_at) AS BIGINT) "
+            "AS scanned_seconds_ago, "
             "coalesce(b.updated_at >= n.updated_at, false) AS routed "
             "FROM nights n LEFT JOIN briefs b USING (domain, as_of) "
             "WHERE n.domain = ? AND n.as_of >= ? AND n.as_of < ? ORDER BY n.as_of DESC", [domain, since, before])
@@ -353,11 +387,17 @@ class ResultStore(dg.ConfigurableResource):
 
     def archive(self, domain: str, *, as_of: date | None = None, tag: str | None = None,
                 candidate: str | None = None) -> list[dict[str, Any]]:
-        return self.query(
-            "SELECT * FROM archive WHERE domain = $domain AND ($as_of IS NULL OR as_of = $as_of) "
-            "AND ($tag IS NULL OR tag = $tag) AND ($candidate IS NULL OR candidate_id = $candidate) "
-            "ORDER BY as_of, candidate_id",
-            {"domain": domain, "as_of": as_of, "tag": tag, "candidate": candidate})
+        where, params = _where(("domain = ?", domain), ("as_of = ?", as_of), ("tag = ?", tag),
+                               ("candidate_id = ?", candidate))
+        return self.query(f"SELECT * FROM archive {where} ORDER BY as_of, candidate_id", params)
+
+    def section(self, domain: str, section: str, *, as_of: date | None = None) -> list[dict[str, Any]]:
+        """The candidates routed to a brief section (act_on_these, needs_your_judgment), best score first."""
+        where, params = _where(("r.domain = ?", domain), ("r.section_or_tag = ?", section), ("r.as_of = ?", as_of))
+        return self.query("SELECT r.as_of, r.candidate_id, r.section_or_tag AS section, a.verdict, a.score, v.status "
+                          "FROM routes r JOIN analyses a USING (domain, as_of, candidate_id) "
+                          f"JOIN verifications v USING (domain, as_of, candidate_id) {where} "
+                          "ORDER BY r.as_of, a.score DESC NULLS LAST, r.candidate_id", params)
 
     # ---- judgment quality: outcomes (known only after the fact) and the human's judgments -----------------------
     # Nothing on a verdict's path calls these: outcomes and judgments never feed a verdict (tests/test_outcomes.py).
@@ -372,7 +412,7 @@ class ResultStore(dg.ConfigurableResource):
                      r["verdict"], r["verification"], r["status"], r["value"], r["record"]] for r in rows])
 
     def outcomes(self, domain: str, nights: Sequence[date]) -> list[dict[str, Any]]:
-        return self.query("SELECT * FROM outcomes WHERE domain = ? AND list_contains(?, as_of) "
+        return self.query("SELECT * FROM outcomes WHERE domain = ? AND as_of = ANY(CAST(? AS DATE[])) "
                           "ORDER BY as_of, candidate_id", [domain, list(nights)])
 
     def write_judgment(self, domain: str, as_of: date, candidate_id: str, *, decision: str, who: str,
@@ -384,24 +424,23 @@ class ResultStore(dg.ConfigurableResource):
 
     def judgments(self, domain: str, *, start: date | None = None, end: date | None = None) -> list[dict[str, Any]]:
         """Every judgment of nights in [start, end], oldest first."""
-        return self.query("SELECT * FROM judgments WHERE domain = $domain AND ($start IS NULL OR as_of >= $start) "
-                          "AND ($end IS NULL OR as_of <= $end) ORDER BY as_of, candidate_id, judged_at",
-                          {"domain": domain, "start": start, "end": end})
+        where, params = _where(("domain = ?", domain), ("as_of >= ?", start), ("as_of <= ?", end))
+        return self.query(f"SELECT * FROM judgments {where} ORDER BY as_of, candidate_id, judged_at", params)
 
     def latest_judgments(self, domain: str, as_of: date) -> dict[str, str]:
         """Per candidate, the decision of its latest judgment on a night up to as_of (what a brief shows)."""
-        rows = self.query("SELECT candidate_id, arg_max(decision, (as_of, judged_at)) AS decision FROM judgments "
-                          "WHERE domain = ? AND as_of <= ? GROUP BY candidate_id", [domain, as_of])
+        rows = self.query("SELECT DISTINCT ON (candidate_id) candidate_id, decision FROM judgments "
+                          "WHERE domain = ? AND as_of <= ? ORDER BY candidate_id, as_of DESC, judged_at DESC",
+                          [domain, as_of])
         return {r["candidate_id"]: r["decision"] for r in rows}
 
     # ---- notifications: the sent-log, exactly once per (night, candidate, channel) --------------------------------
     def notification_log(self, domain: str, *, as_of: date | None = None, up_to: date | None = None,
                          channel: str | None = None) -> list[SentLogEntry]:
-        rows = self.query(
-            "SELECT as_of, candidate_id, channel, verdict, status, updated_at FROM notifications "
-            "WHERE domain = $domain AND ($as_of IS NULL OR as_of = $as_of) AND ($up_to IS NULL OR as_of <= $up_to) "
-            "AND ($channel IS NULL OR channel = $channel) ORDER BY as_of, candidate_id, channel",
-            {"domain": domain, "as_of": as_of, "up_to": up_to, "channel": channel})
+        where, params = _where(("domain = ?", domain), ("as_of = ?", as_of), ("as_of <= ?", up_to),
+                               ("channel = ?", channel))
+        rows = self.query("SELECT as_of, candidate_id, channel, verdict, status, updated_at FROM notifications "
+                          f"{where} ORDER BY as_of, candidate_id, channel", params)
         return [SentLogEntry(**r) for r in rows]
 
     def notification_rows(self, domain: str, as_of: date) -> list[dict[str, Any]]:
@@ -411,22 +450,31 @@ class ResultStore(dg.ConfigurableResource):
 
     def claim_notifications(self, domain: str, as_of: date, channel: str, verdicts: Mapping[str, str], *,
                             run_id: str, now: datetime, expiry: timedelta) -> list[str]:
-        """Claim candidates (id → verdict) for sending on `channel`, in one transaction under the store's lock:
-        only the ones `claimable` allows, so two runs never both send one. Returns the claimed ids."""
+        """Claim candidates (id → verdict) for sending on `channel`, in one transaction: only the ones `claimable`
+        allows, so two runs never both send one. Returns the claimed ids.
+
+        The rows read are locked until the claim commits (DuckDB: the file's lock; PostgreSQL: `FOR UPDATE`), so a
+        claim made meanwhile is seen; a candidate with no row yet is claimed by inserting one, and of two runs
+        inserting it at once the second inserts nothing (`ON CONFLICT DO NOTHING`) and does not claim it."""
+        backend, _ = self._backend()
         with self._connect() as con:
             rows = con.execute("SELECT as_of, candidate_id, channel, verdict, status, updated_at FROM notifications "
-                               "WHERE domain = ? AND as_of = ? AND channel = ?", [domain, as_of, channel]).fetchall()
+                               "WHERE domain = ? AND as_of = ? AND channel = ?" + backend.LOCK_ROWS,
+                               [domain, as_of, channel]).fetchall()
             existing = {row[1]: SentLogEntry(*row) for row in rows}
             claimed = claimable(existing, verdicts, now, expiry)
-            if claimed:
-                _insert(con, "notifications", replace=True, rows=[
-                    [domain, as_of, c, channel, verdicts[c], CLAIMED, 0, None, run_id, now] for c in claimed])
-        return claimed
+            claim = {c: [domain, as_of, c, channel, verdicts[c], CLAIMED, 0, None, run_id, now] for c in claimed}
+            again = [c for c in claimed if c in existing]
+            if again:
+                _insert(con, "notifications", replace=True, rows=[claim[c] for c in again])
+            new = [claim[c] for c in claimed if c not in existing]
+            won = set(again) | set(_insert(con, "notifications", rows=new, returning="candidate_id") if new else ())
+        return [c for c in claimed if c in won]
 
     def record_notifications(self, domain: str, as_of: date, channel: str, candidate_ids: Sequence[str], *,
                              status: str, attempts: int, error: str | None, run_id: str, now: datetime) -> None:
         """The outcome of a claimed send: `sent` or `failed` (a failed one may be claimed again later)."""
         with self._connect() as con:
             con.execute("UPDATE notifications SET status = ?, attempts = ?, error = ?, run_id = ?, updated_at = ? "
-                        "WHERE domain = ? AND as_of = ? AND channel = ? AND list_contains(?, candidate_id)",
+                        "WHERE domain = ? AND as_of = ? AND channel = ? AND candidate_id = ANY(CAST(? AS VARCHAR[]))",
                         [status, attempts, error, run_id, now, domain, as_of, channel, list(candidate_ids)])

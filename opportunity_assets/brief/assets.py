@@ -54,7 +54,7 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
                   **{f"tag_{tag}": n for tag, n in summary.by_tag.items() if tag not in
                      ("act_on_these", "needs_your_judgment")},
                   "query": dg.MetadataValue.md(f"`SELECT * FROM archive WHERE as_of = '{as_of}' AND tag = ?` "
-                                               f"in `{store.path}`, or `opportunity archive --as-of {as_of}`")},
+                                               f"in `{store.location}`, or `opportunity archive --as-of {as_of}`")},
     )
     yield dg.AssetCheckResult(asset_key="brief", check_name="word_limit", passed=step.words < WORD_LIMIT,
                               metadata={"words": step.words, "limit": WORD_LIMIT})

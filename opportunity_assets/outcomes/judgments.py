@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 from datetime import date, datetime
 from enum import StrEnum
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
@@ -44,12 +43,12 @@ def record_judgment(store: ResultStore, pack: CriteriaPack, *, as_of: date, cand
                     who: str, note: str | None, now: datetime) -> Judgment:
     """Validate, then write. Raises JudgmentError (and writes nothing) for a night without a stored run, a
     candidate that night did not scan, or an empty `who`."""
-    if not Path(store.path).is_file():
-        raise JudgmentError(f"no result store at {store.path}: no night has run there, nothing to judge")
+    if not store.exists():
+        raise JudgmentError(f"no result store at {store.location}: no night has run there, nothing to judge")
     if not who.strip():
         raise JudgmentError("who: empty; expected a name (--who)")
     if store.night(pack.domain, as_of) is None:
-        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(datediff('day', as_of, ?)), "
+        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(as_of - CAST(? AS DATE)), "
                               "as_of LIMIT 3", [pack.domain, as_of])
         hint = (f"; nights with a run nearby: {', '.join(str(r['as_of']) for r in nearest)}" if nearest
                 else "; the store has no night of this domain")

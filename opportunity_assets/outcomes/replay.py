@@ -111,7 +111,8 @@ def stored_verdict_outcomes(store: ResultStore, pack: CriteriaPack,
         "(SELECT count(*) FROM analyses a WHERE a.domain = n.domain AND a.as_of = n.as_of) AS analyzed, "
         "(SELECT count(*) FROM outcomes o WHERE o.domain = n.domain AND o.as_of = n.as_of "
         " AND o.criteria_fingerprint = n.criteria_fingerprint AND o.outcome_definition = ?) AS measured "
-        "FROM nights n WHERE n.domain = ? AND list_contains(?, n.as_of)", [definition, pack.domain, list(nights)])
+        "FROM nights n WHERE n.domain = ? AND n.as_of = ANY(CAST(? AS DATE[]))",
+        [definition, pack.domain, list(nights)])
     present = {r["as_of"] for r in counts if r["fingerprint"] == pack.fingerprint
                and (r["measured"] > 0 or r["analyzed"] == 0)}
     rows = [VerdictOutcome(as_of=r["as_of"], candidate_id=r["candidate_id"], verdict=Verdict(r["verdict"]),

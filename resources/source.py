@@ -10,6 +10,7 @@ history, in periods of the pack's grain.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -177,11 +178,40 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     return None if first is None else (first, last)
 
 
+_LAST: list[tuple[tuple[Any, ...], SourceSnapshot]] = []
+"""The process's latest read and its key: `opportunity run` checks the data, then runs the night on the same
+snapshot, without reading a wide source twice."""
+
+
+def _read_key(pack: CriteriaPack, as_of: date, today: date) -> tuple[Any, ...] | None:
+    """What a snapshot depends on: the pack, the night, the date, and the file's bytes as they are now (a digest:
+    a file rewritten within a clock tick has the same change time). None for a database: its rows may change
+    between two reads."""
+    if pack.source.format == "postgres":
+        return None
+    try:
+        with pack.source_path.open("rb") as handle:
+            digest = hashlib.file_digest(handle, "blake2b").hexdigest()
+    except OSError:
+        return None
+    return (pack.model_dump_json(), str(pack.source_path), digest, as_of, today)
+
+
 def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) -> SourceSnapshot:
     """What the scanner may know on `as_of`. `today` (default: the clock's) dates the rows quarantined for lying in
-    the future."""
+    the future. The latest read is kept for the process (frames are immutable), and reused while nothing it
+    depends on changed."""
+    key = _read_key(pack, as_of, today or date.today())
+    if key is not None and _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    snapshot = _read_snapshot(pack, as_of, today or date.today())
+    _LAST[:] = [(key, snapshot)] if key is not None else []
+    return snapshot
+
+
+def _read_snapshot(pack: CriteriaPack, as_of: date, today: date) -> SourceSnapshot:
     with _opened(pack) as (con, rejected):
-        anchor, metrics, history, quarantine = _read(con, pack, as_of, today or date.today())
+        anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.source.columns]
     return SourceSnapshot(

@@ -85,8 +85,10 @@ def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[
         return {}
     frame = history.select("entity_id", pl.col("period").cast(pl.Utf8), pl.col("published_at").cast(pl.Utf8),
                            "periods_ago", "source_row", *columns)
-    return {str(key[0]): part.drop("entity_id").to_dicts()
-            for key, part in frame.partition_by("entity_id", as_dict=True, maintain_order=True).items()}
+    by_entity: dict[str, list[dict[str, Any]]] = {}
+    for row in frame.to_dicts():
+        by_entity.setdefault(row.pop("entity_id"), []).append(row)
+    return by_entity
 
 
 def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) -> float | None:

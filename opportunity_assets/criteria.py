@@ -307,7 +307,7 @@ class CriteriaPack(_Spec):
 
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
-        metrics, columns = set(self.metrics), set(self.source.columns)
+        metrics, columns = set(self.metrics), set(self.source.panel_columns)
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
@@ -375,8 +375,12 @@ class CriteriaPack(_Spec):
     @property
     def source_path(self) -> Path:
         """The source file (a PostgreSQL source has none: its URL is in `source.url_env`)."""
+        return self.path_of(self.source)
+
+    def path_of(self, source: SourceSpec) -> Path:
+        """A source's (or a joined table's) file, relative to the pack file."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        return (base / (self.source.path or "")).resolve()
+        return (base / (source.path or "")).resolve()
 
     @cached_property
     def derived_order(self) -> list[str]:
@@ -404,6 +408,11 @@ class CriteriaPack(_Spec):
         if spec.agg != "derived":
             return [name]
         return list(dict.fromkeys(m for used in sorted(spec.parsed.names) for m in self.base_metrics(used)))
+
+    @property
+    def columns(self) -> list[str]:
+        """The panel's value columns (the source's and its joins'): what metrics, identities and checks read."""
+        return self.source.panel_columns
 
     @property
     def grain(self) -> Grain:

@@ -25,7 +25,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import ROW, SourceFormatError, describe_location, open_pack_source
+from opportunity_assets.sources.formats import ROW, SourceFormatError, describe_location, join_rows, open_pack_source
 from opportunity_assets.sources.formats import quote_identifier as _q
 
 
@@ -86,25 +86,37 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
     con.execute(f"SET VARIABLE today = DATE '{today.isoformat()}'")
     _run(con, pack, f"CREATE TEMP TABLE judged AS "
                     f"{shapes.judged_sql(src, grain, '(' + shapes.rows_sql(src, grain) + ')')}", {})
+    joins = []
+    for i, joined in enumerate(src.join):
+        rows = shapes.rows_sql(joined, grain, join_rows(i))
+        _run(con, pack, f"CREATE TEMP TABLE judged_{i} AS {shapes.judged_sql(joined, grain, '(' + rows + ')')}", {})
+        joins.append(f"(WITH seen AS ({shapes.seen_sql(joined, f'judged_{i}')}) "
+                     f"{shapes.panel_sql(joined, grain, 'seen')})")
+    panel = "own" if not joins else f"({shapes.joined_sql(src, 'own', joins)})"
     _run(con, pack, f"""
         CREATE TEMP TABLE hist AS
         WITH seen AS ({shapes.seen_sql(src, "judged")}),
-             panel AS ({shapes.panel_sql(src, grain, "seen")}),
+             own AS ({shapes.panel_sql(src, grain, "seen")}),
+             panel AS (SELECT * FROM {panel}),
              anchor AS (SELECT max({shapes.PERIOD}) AS t0 FROM panel)
         SELECT p.*, {grain.sql_between("p." + shapes.PERIOD, "anchor.t0")} AS {_AGO} FROM panel p, anchor""", {})
     ((anchor,),) = _run(con, pack, f"SELECT max({shapes.PERIOD}) FROM hist", {}).rows()
     aggregated = [_metric_sql(name, spec) for name, spec in pack.metrics.items() if spec.agg != "derived"]
     metrics = _run(con, pack, f"SELECT {shapes.ENTITY} AS entity_id, any_value({shapes.NAME}) AS entity_name, "
                               f"{', '.join(aggregated)} FROM hist GROUP BY {shapes.ENTITY}", {})
-    values = "".join(f", {_q(c)}" for c in src.columns)
+    values = "".join(f", {_q(c)}" for c in pack.columns)
     history = _run(con, pack, f"""
         SELECT {shapes.ENTITY} AS entity_id, {shapes.NAME} AS entity_name, {ROW} AS source_row,
                {shapes.PERIOD} AS period, {shapes.PUBLISHED} AS published_at, {_AGO} AS periods_ago{values}
         FROM hist WHERE {_AGO} <= {pack.history_reach}""", {})
-    quarantine = _run(con, pack, f"""
+    refused = [("judged", "")] + [(f"judged_{i}", f"join {j.table} ({pack.path_of(j).name}): ")
+                                  for i, j in enumerate(src.join)]
+    quarantine = _run(con, pack, " UNION ALL ".join(f"""
         SELECT {ROW} AS source_row, {shapes.ENTITY} AS entity_id, {shapes.PERIOD} AS period,
-               coalesce({shapes.REASON}, {shapes.CELL_REASON} || ' (that cell is a gap; the row is kept)') AS reason
-        FROM judged WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL""", {})
+               {shapes.literal(prefix)} || coalesce({shapes.REASON}, {shapes.CELL_REASON}
+                                                     || ' (that cell is a gap; the row is kept)') AS reason
+        FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
+                                                 for table, prefix in refused), {})
     return anchor, metrics, history, quarantine
 
 
@@ -184,17 +196,20 @@ snapshot, without reading a wide source twice."""
 
 
 def _read_key(pack: CriteriaPack, as_of: date, today: date) -> tuple[Any, ...] | None:
-    """What a snapshot depends on: the pack, the night, the date, and the file's bytes as they are now (a digest:
+    """What a snapshot depends on: the pack, the night, the date, and its files' bytes as they are now (a digest:
     a file rewritten within a clock tick has the same change time). None for a database: its rows may change
     between two reads."""
-    if pack.source.format == "postgres":
+    sources = [pack.source, *pack.source.join]
+    if any(s.format == "postgres" for s in sources):
         return None
+    digests = []
     try:
-        with pack.source_path.open("rb") as handle:
-            digest = hashlib.file_digest(handle, "blake2b").hexdigest()
+        for source in sources:
+            with pack.path_of(source).open("rb") as handle:
+                digests.append(hashlib.file_digest(handle, "blake2b").hexdigest())
     except OSError:
         return None
-    return (pack.model_dump_json(), str(pack.source_path), digest, as_of, today)
+    return (pack.model_dump_json(), str(pack.source_path), *digests, as_of, today)
 
 
 def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) -> SourceSnapshot:
@@ -213,7 +228,7 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date) -> SourceSnapsh
     with _opened(pack) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
-                       *pack.source.columns]
+                       *pack.columns]
     return SourceSnapshot(
         as_of=as_of,
         anchor_period=anchor,

@@ -413,3 +413,44 @@ def test_a_malformed_source_stops_a_run_in_one_line(tmp_path: Path, capsys: pyte
     err = capsys.readouterr().err
     assert code == 2 and expected in err and err.count("\n") == 1 and "Traceback" not in err
     assert not store.exists()
+
+
+def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: Path) -> None:
+    """A monthly panel joined with a monthly table of its own dates (permits, published later) and with a table of
+    attributes known at a date (population): each joined value is seen as known on as_of, each bad joined row is
+    quarantined naming its file, and metrics, filters and the formula read joined columns like any other."""
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"],
+                 [[e, f"2015-{m:02d}", 10 * m] for e in ("a", "b") for m in range(1, 7)])
+    permits = _csv(tmp_path / "permits.csv", ["town", "month", "permits"],
+                   [["a", f"2015-{m:02d}", m] for m in range(1, 7)] + [["b", "2015-05", "many"]])
+    _csv(tmp_path / "towns.csv", ["town", "population"], [["a", 1000], ["b", 2000]])
+    pack = _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+                            "join": [{"table": "permits", "path": permits, "entity_id": "town",
+                                      "period_column": "month", "columns": ["permits"], "publication_lag_days": 45},
+                                     {"table": "towns", "path": "towns.csv", "entity_id": "town",
+                                      "shape": "snapshot", "known_at": "2015-03-01", "columns": ["population"]}]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "permits_now": {"agg": "last", "column": "permits", "window": [0, 2], "min_rows": 1},
+                  "people": {"agg": "last", "column": "population", "window": [0, 5], "min_rows": 1},
+                  "per_head": {"expression": "level_now / people"}},
+                 hard_filters=[{"name": "big", "metric": "people", "op": ">=", "value": 1500}])
+    snapshot = read_snapshot(pack, date(2015, 7, 20), today=TODAY)
+    metrics = {m["entity_id"]: m for m in snapshot.metrics.to_dicts()}
+    # June sales are known by then (no lag); permits only 45 days after a month ends: May's is the latest
+    assert metrics["a"]["level_now"] == 60 and metrics["a"]["permits_now"] == 5
+    assert read_snapshot(pack, date(2015, 7, 14), today=TODAY).metrics["permits_now"].to_list() == [4, None]
+    assert metrics["b"]["permits_now"] is None  # its only permits row is refused: a gap, not a guess
+    assert metrics["a"]["people"] == 1000 and metrics["a"]["per_head"] == pytest.approx(0.06)
+    assert snapshot.quarantined["reason"].to_list() == [
+        "join permits (permits.csv): column permits: many is not a number (that cell is a gap; the row is kept)"]
+    found, _ = scan(pack, date(2015, 7, 20), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert {c.id: c.filters["big"].value for c in found} == {"a": "FAIL", "b": "PASS"}
+    # before the attributes were known, nobody has a population: the filter is UNCLEAR, never a guess
+    early = read_snapshot(pack, date(2015, 2, 1), today=TODAY)
+    assert early.metrics["people"].to_list() == [None, None]
+    with pytest.raises(CriteriaError, match=r"key `source\.join\.0\.grain`"):
+        _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"],
+                         "join": [{"table": "permits", "path": permits, "entity_id": "town", "grain": "quarter",
+                                   "period_column": "month", "columns": ["permits"]}]},
+              {"level_now": {"agg": "last", "column": "level"}})

@@ -144,10 +144,10 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any."""
     # Every candidate keeps the rows of its metric windows (gaps are told from them, outcomes replay them); only
     # one going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
-    raw = _raw_rows(history.filter(pl.col("periods_ago") <= pack.max_window), pack.source.columns)
+    raw = _raw_rows(history.filter(pl.col("periods_ago") <= pack.max_window), pack.columns)
     bad_rows = quarantined.to_dicts() if quarantined is not None else []
     peers = night_peers({key: [r for r in rows if r["periods_ago"] <= 1] for key, rows in raw.items()},
-                        pack.source.columns)
+                        pack.columns)
     judged: list[Candidate] = []
     taken: set[str] = set()
     keys: dict[str, str] = {}
@@ -187,7 +187,7 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     cut = {cid for cid in past_cap if cid not in flagged}
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
-    full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.source.columns)
+    full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], [])}) if c.went_on else c
                   for c in candidates]
 

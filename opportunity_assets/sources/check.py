@@ -53,7 +53,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
-    for column in pack.source.columns:
+    for column in pack.columns:
         bad = sum(1 for r in reasons if _not_a_number(r, column))
         cells = read_rows
         if cells and bad / cells > MOSTLY_TEXT:

@@ -28,6 +28,7 @@ from opportunity_assets.sources.csv_rows import CsvHeaderError, Rejected, header
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
+    from opportunity_assets.sources.spec import SourceSpec
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
@@ -241,18 +242,37 @@ def describe_location(pack: CriteriaPack) -> str:
     return f"source file {pack.source_path}"
 
 
-def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> list[Rejected]:
-    """Register the pack's `source_rows` (every column its reading needs) on `con`; the lines that are not
-    records."""
-    src = pack.source
-    needed = src.read_columns
-    if src.format == "postgres":
-        relation = f"({src.query})" if src.query else _q(src.table)
-        _postgres(con, src.url_env or "", relation, needed)
+def join_rows(index: int) -> str:
+    """The relation holding the rows of the pack's join `index` (as `source_rows` holds the main source's)."""
+    return f"__join_{index}_rows"
+
+
+def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path) -> list[Rejected]:
+    needed = spec.read_columns
+    if spec.format == "postgres":
+        _postgres(con, spec.url_env or "", f"({spec.query})" if spec.query else _q(spec.table), needed)
         return []
-    path = pack.source_path
-    return open_source(con, path, infer_format(path, src.format), needed, entity=src.entity_id, table=src.table,
-                       query=src.query)
+    if not path.is_file():
+        raise SourceFormatError(f"source file {path} not found")
+    return open_source(con, path, infer_format(path, spec.format), needed, entity=spec.entity_id, table=spec.table,
+                       query=spec.query)
+
+
+def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> list[Rejected]:
+    """Register the pack's `source_rows` (every column its reading needs) on `con`, and each joined table's rows as
+    `join_rows(i)`; the lines that are not records (a joined table's reasons name its file)."""
+    rejected: list[Rejected] = []
+    for i, joined in enumerate(pack.source.join):
+        path = pack.path_of(joined)
+        refused = _open_spec(con, joined, path)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {join_rows(i)} AS SELECT * FROM source_rows")
+        con.execute("USE memory")
+        for leftover in ("csv_rejects", "csv_reject_scans"):
+            con.execute(f"DROP TABLE IF EXISTS {leftover}")
+        if "source_db" in {row[0] for row in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}:
+            con.execute("DETACH source_db")
+        rejected += [Rejected(r.line, f"join {joined.table} ({path.name}): {r.reason}", r.entity) for r in refused]
+    return [*_open_spec(con, pack.source, pack.source_path), *rejected]
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,

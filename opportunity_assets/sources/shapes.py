@@ -33,7 +33,8 @@ _VERSION, _PERIOD_TEXT, _KEY_TEXT, _DATE_PROBLEM, _COPIES = \
     "__version", "__period_text", "__key_text", "__date_problem", "__copies"
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
+    """Text as a SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -47,7 +48,7 @@ def date_sql(column: str, pattern: str | None = None) -> str:
     `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years outside 1800-2999 are no date."""
     t = _text(column)
     if pattern is not None:
-        parsed = f"try_strptime({t}, {_literal(pattern)})::DATE"
+        parsed = f"try_strptime({t}, {literal(pattern)})::DATE"
     else:
         parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
@@ -60,7 +61,7 @@ def _timestamp_sql(column: str, pattern: str | None) -> str:
     """The full moment a text cell names (an observation's order within its period)."""
     t = _text(column)
     if pattern is not None:
-        return f"try_strptime({t}, {_literal(pattern)})"
+        return f"try_strptime({t}, {literal(pattern)})"
     return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
 
 
@@ -68,9 +69,9 @@ def condition_sql(condition: Condition) -> str:
     """A `where` condition as a SQL boolean (never NULL: an empty cell does not match)."""
     t = _text(condition.column)
     if condition.in_ is not None:
-        test = f"{t} IN ({', '.join(_literal(v) for v in condition.in_)})"
+        test = f"{t} IN ({', '.join(literal(v) for v in condition.in_)})"
     elif condition.not_in is not None:
-        test = f"{t} NOT IN ({', '.join(_literal(v) for v in condition.not_in)})"
+        test = f"{t} NOT IN ({', '.join(literal(v) for v in condition.not_in)})"
     else:
         test = f"try_cast({t} AS DOUBLE) {condition.op} {condition.value!r}"
     return f"coalesce({test}, false)"
@@ -107,25 +108,26 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     if src.period_column is not None:
         raw = f"coalesce({_q(src.period_column)}, '')"
         return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", \
-            f"{_literal(src.period_column + '=')} || {raw}"
+            f"{literal(src.period_column + '=')} || {raw}"
     year = f"try_cast(trim({_q(src.year_column or '')}) AS INTEGER)"
-    raw = f"{_literal((src.year_column or '') + '=')} || coalesce({_q(src.year_column or '')}, '')"
+    raw = f"{literal((src.year_column or '') + '=')} || coalesce({_q(src.year_column or '')}, '')"
     if src.month_column is None:
         return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", raw
     month = f"try_cast(trim({_q(src.month_column)}) AS INTEGER)"
     start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
              f"THEN make_date({year}, {month}, 1) END")
     return grain.sql_start(start), \
-        f"{raw} || {_literal(', ' + src.month_column + '=')} || coalesce({_q(src.month_column)}, '')"
+        f"{raw} || {literal(', ' + src.month_column + '=')} || coalesce({_q(src.month_column)}, '')"
 
 
-def rows_sql(src: SourceSpec, grain: Grain) -> str:
-    """Step 1 (see the module): one row per source row in scope."""
+def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
+    """Step 1 (see the module): one row per source row in scope, read from `relation` (a joined table's rows are
+    in their own)."""
     period, period_text = _period_sql(src, grain)
     if src.published_column is not None:
         given, version = date_sql(src.published_column), date_sql(src.published_column)
         published = "__published_given"
-        published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {_literal(src.published_column + ' unparseable: ')} "
+        published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {literal(src.published_column + ' unparseable: ')} "
                              f"|| coalesce(__published_text, '')")
         published_text = f"{_q(src.published_column)} AS __published_text, "
     else:
@@ -140,7 +142,7 @@ def rows_sql(src: SourceSpec, grain: Grain) -> str:
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
 
     def problem(c: str) -> str:
-        said = f"{_literal('column ' + c + ': ')} || {_raw(c)}"
+        said = f"{literal('column ' + c + ': ')} || {_raw(c)}"
         negative = "" if c in src.signed else f"WHEN {cell(c)} < 0 THEN {said} || ' is negative' "
         return (f"CASE WHEN {_raw(c)} IS NOT NULL AND {cell(c)} IS NULL THEN {said} || ' is not a number' "
                 f"{negative}WHEN isinf({cell(c)}) OR isnan({cell(c)}) THEN {said} || ' is not finite' END")
@@ -163,7 +165,7 @@ def rows_sql(src: SourceSpec, grain: Grain) -> str:
                    {period} AS {PERIOD}, {period_text} AS {_PERIOD_TEXT}, {given} AS __published_given,
                    {published_text}{version} AS {_VERSION},
                    {key_text} AS {_KEY_TEXT}{raw_cells}{flags}
-            FROM source_rows WHERE {scope}
+            FROM {relation} WHERE {scope}
         )
     )"""
 
@@ -177,13 +179,13 @@ def judged_sql(src: SourceSpec, grain: Grain, rows: str) -> str:
     key = f"({', '.join(src.key_columns)})"
     duplicate = "" if src.shape == "events" else f"""
             WHEN {_COPIES} > 1
-                THEN {_literal('duplicated key ' + key + ' = (')} || {ENTITY} || ', ' || {_KEY_TEXT} || '): '
+                THEN {literal('duplicated key ' + key + ' = (')} || {ENTITY} || ', ' || {_KEY_TEXT} || '): '
                      || {_COPIES} || ' rows, none used'"""
     copies = "1" if src.shape == "events" else f"count(*) OVER (PARTITION BY {ENTITY}, {PERIOD}, {_VERSION})"
     too_long = f"greatest(length({ENTITY}), length(coalesce({NAME}, '')))"
     return f"""
     SELECT *, CASE
-            WHEN {ENTITY} IS NULL THEN {_literal('missing entity id (' + src.entity_id + ')')}
+            WHEN {ENTITY} IS NULL THEN {literal('missing entity id (' + src.entity_id + ')')}
             WHEN {too_long} > {MAX_NAME}
                 THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
             WHEN {_DATE_PROBLEM} IS NOT NULL THEN {_DATE_PROBLEM}
@@ -221,6 +223,25 @@ def _aggregate_sql(name: str, spec: AggregateSpec) -> str:
     value = {"sum": f"fsum({cell(column)})", "avg": f"favg({cell(column)})", "min": f"min({cell(column)})",
              "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {_raw(column)})"}[spec.agg]
     return f"({value} FILTER (WHERE {match}))::DOUBLE AS {_q(name)}"
+
+
+def joined_sql(src: SourceSpec, panel: str, joins: list[str]) -> str:
+    """The main panel with each joined table's panel beside it (`joins`: their relations, in `src.join` order):
+    by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot). A joined value
+    not known by as_of is a gap; a row is as recent as the latest of the values it carries."""
+    select, clauses, published = [f"p.{c}" for c in (ENTITY, NAME, PERIOD, ROW)], [], [f"p.{PUBLISHED}"]
+    select += [f"p.{_q(c)}" for c in src.columns]
+    for i, (joined, relation, by_entity) in enumerate(zip(src.join, joins, src.joins_by_entity_only, strict=True)):
+        alias = f"j{i}"
+        if by_entity:
+            relation = (f"(SELECT * FROM {relation} QUALIFY row_number() OVER (PARTITION BY {ENTITY} "
+                        f"ORDER BY {PERIOD} DESC) = 1)")
+        on = f"{alias}.{ENTITY} = p.{ENTITY}" + ("" if by_entity else f" AND {alias}.{PERIOD} = p.{PERIOD}")
+        clauses.append(f"LEFT JOIN {relation} {alias} ON {on}")
+        select += [f"{alias}.{_q(c)}" for c in joined.columns]
+        published.append(f"{alias}.{PUBLISHED}")
+    latest = f"greatest({', '.join(published)})" if len(published) > 1 else published[0]
+    return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {panel} p {' '.join(clauses)}"
 
 
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:

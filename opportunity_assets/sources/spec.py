@@ -127,6 +127,11 @@ class SourceSpec(_Spec):
     """Events only: the panel's columns, by name."""
     where: list[Condition] = Field(default_factory=list)
     """Only rows matching every condition are read at all (e.g. one product line of a larger file)."""
+    join: list[SourceSpec] = Field(default_factory=list)
+    """More tables, each read and judged as a source of its own (its rows point in time by its own dates), whose
+    columns join the panel by entity and period; one dated by `known_at` alone (a table of attributes) joins by
+    entity, its latest snapshot known by as_of. `entity_name` defaults to `entity_id`, `grain` is the main
+    source's."""
 
     @model_validator(mode="before")
     @classmethod
@@ -134,6 +139,10 @@ class SourceSpec(_Spec):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if isinstance(data.get("join"), list):
+            grain = data.get("grain", "month")
+            data["join"] = [{"entity_name": j.get("entity_id"), "grain": grain, **j} if isinstance(j, dict) else j
+                            for j in data["join"]]
         if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
             data["columns"] = list(data["aggregates"])
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
@@ -189,12 +198,32 @@ class SourceSpec(_Spec):
         for name in self.columns:
             if self.shape == "events" and not _is_name(name):
                 raise _problem(f"aggregates.{name}", name, f"a name matching {_NAME}")
+        for i, joined in enumerate(self.join):
+            if joined.join:
+                raise _problem(f"join.{i}.join", len(joined.join), "no join inside a join")
+            if joined.grain != self.grain:
+                raise _problem(f"join.{i}.grain", joined.grain, f"the main source's grain {self.grain!r}")
+        seen: set[str] = set()
+        for name in self.panel_columns:
+            if name in seen:
+                raise _problem("join", name, "column names unique across the source and its joins")
+            seen.add(name)
         unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
         if unknown:
             raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")
         return self
 
     # ---- derived views -------------------------------------------------------------------------------------
+    @property
+    def panel_columns(self) -> list[str]:
+        """The panel's value columns: the source's, then each joined table's."""
+        return [*self.columns, *(c for joined in self.join for c in joined.columns)]
+
+    @property
+    def joins_by_entity_only(self) -> list[bool]:
+        """Per join: whether it joins by entity alone (a table dated by `known_at`), not by entity and period."""
+        return [joined.known_at is not None for joined in self.join]
+
     @property
     def event_columns(self) -> set[str]:
         """Event columns the aggregates read (events only)."""
@@ -234,3 +263,6 @@ class KeyProblem(ValueError):
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:
     return KeyProblem(f"source.{key}", value, expected)
+
+
+SourceSpec.model_rebuild()

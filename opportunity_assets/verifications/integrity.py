@@ -430,7 +430,7 @@ def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
 def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     """Every integrity and plausibility finding on the candidate's rows, each with its rule's effect."""
     spec = pack.integrity
-    columns = pack.source.columns
+    columns = pack.columns
     series = series_of(candidate, columns, pack.max_window + 1, pack.grain)
     if series is None:
         return []
@@ -482,11 +482,11 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
 def history_summary(pack: CriteriaPack, candidate: Candidate) -> dict[str, dict[str, Any]]:
     """A compact, dateless summary of each column's own history for the model verifier: the latest value, its
     latest period-on-period change and how that compares with the entity's past changes."""
-    series = series_of(candidate, pack.source.columns, pack.max_window + 1, pack.grain)
+    series = series_of(candidate, pack.columns, pack.max_window + 1, pack.grain)
     if series is None:
         return {}
     out: dict[str, dict[str, Any]] = {}
-    for column in pack.source.columns:
+    for column in pack.columns:
         raw = series.values[column]
         present = np.flatnonzero(np.isfinite(raw))
         if not len(present):

@@ -11,6 +11,7 @@ history, in periods of the pack's grain.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -93,6 +94,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
         joins.append(f"(WITH seen AS ({shapes.seen_sql(joined, f'judged_{i}')}) "
                      f"{shapes.panel_sql(joined, grain, 'seen')})")
     panel = "own" if not joins else f"({shapes.joined_sql(src, 'own', joins)})"
+    con.execute("SET threads = 1")  # sums from here on: one fixed order (see `_opened`)
     _run(con, pack, f"""
         CREATE TEMP TABLE hist AS
         WITH seen AS ({shapes.seen_sql(src, "judged")}),
@@ -151,9 +153,11 @@ def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, lis
             raise SourceError(f"source file {path} not found")
         if path.stat().st_size == 0:
             raise SourceError(f"source file {path} is empty: no header, no rows")
-    # One thread: parallel aggregation sums floats in a varying order, and a night must be reproducible to the
-    # last bit (a verdict can sit on a threshold). The source is small; this costs milliseconds.
-    con = duckdb.connect(config={"threads": 1})
+    # Reading and judging rows runs on every core: each row's cells are its own, and scans keep the file's order
+    # (`preserve_insertion_order`, DuckDB's default), so every row number is the same as on one thread. The
+    # aggregation runs on one (`_read`): parallel partial sums combine in a varying order, and a night must be
+    # reproducible to the last bit (a verdict can sit on a threshold).
+    con = duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True})
     try:
         try:
             rejected = open_pack_source(con, pack)

@@ -109,10 +109,15 @@ def formula_score(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> fl
     if any(v is None for v in values.values()):
         return None
     try:
-        components = {c.name: c.normalise(expressions.evaluate_explained(c.parsed, values)[0])
+        components = {c.name: c.normalise(expressions.evaluate_compiled(c.parsed, values))
                       for c in pack.formula.components}
     except expressions.MissingValue:
         return None
+    return _weighted(pack, components)
+
+
+def _weighted(pack: CriteriaPack, components: Mapping[str, float]) -> float:
+    """The score from the normalised components: scale × the weighted sum."""
     return pack.formula.scale * sum(c.weight * components[c.name] for c in pack.formula.components)
 
 
@@ -147,7 +152,7 @@ def analyze(pack: CriteriaPack, candidate: Candidate) -> Analysis:
             assumptions=assumptions, red_flags=red_flags,
         )
     weighted = " + ".join(f"{c.weight:g} * {components[c.name]:.6g}" for c in pack.formula.components)
-    score = pack.formula.scale * sum(c.weight * components[c.name] for c in pack.formula.components)
+    score = _weighted(pack, components)
     steps.append(CalculationStep(name="score", expression="scale * sum(weight * component_norm)",
                                  substituted=f"{pack.formula.scale:g} * ({weighted})", value=score))
     verdict = verdict_for(score, pack)

@@ -124,7 +124,8 @@ class Component(_Spec):
     """Values at or beyond the ends normalise to 0 and 1 (absolute, never relative to other candidates)."""
     weight: float = Field(gt=0, le=1)
     label: str
-    unit: Literal["percent", "months", "number"] = "number"
+    unit: Literal["percent", "share", "months", "number"] = "number"
+    """How the component's raw value is written: `percent` a signed change (+12.0%), `share` a level (37%)."""
 
     @field_validator("range")
     @classmethod

@@ -10,6 +10,8 @@ import dagster as dg
 from opportunity_assets.brief.render import WORD_LIMIT
 from opportunity_assets.brief.step import route_and_brief
 from opportunity_assets.partitions import nightly_partitions
+from opportunity_assets.report.render import ReportError
+from opportunity_assets.report.step import report_path, write_night_report
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
@@ -37,11 +39,18 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
                       model: ModelResource):
     """Route the night's candidates by fixed rules; write the brief and the archive; check what was written."""
     as_of = date.fromisoformat(context.partition_key)
-    step = route_and_brief(criteria.load(), store, model, as_of)
+    pack = criteria.load()
+    step = route_and_brief(pack, store, model, as_of)
     summary = step.summary
+    try:  # the morning report, from the records just stored; a report that cannot be written never stops a night
+        report: dg.MetadataValue | str = dg.MetadataValue.path(
+            str(write_night_report(store, pack, as_of, report_path(store.path, pack.domain, as_of, ".html"))))
+    except ReportError as exc:
+        context.log.warning(str(exc))
+        report = f"not written: {exc}"
     yield dg.MaterializeResult(
         asset_key="brief",
-        metadata={"brief": dg.MetadataValue.md(step.brief.markdown), "words": step.brief.words,
+        metadata={"brief": dg.MetadataValue.md(step.brief.markdown), "report": report, "words": step.brief.words,
                   "act_on_these": summary.by_tag["act_on_these"],
                   "needs_your_judgment": summary.by_tag["needs_your_judgment"],
                   "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": step.model_mode,

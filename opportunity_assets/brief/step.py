@@ -27,6 +27,7 @@ from opportunity_assets.brief.render import (
 from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.llm.steps import BriefItem, word_brief
+from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Brief, Cost, RunError, Summary
 from opportunity_assets.text import markdown
 from resources.model import ModelResource
@@ -99,6 +100,8 @@ class BriefStep:
     """`numbers_in_store`: numbers in the stored brief that no stored number explains."""
     route_failures: list[dict[str, Any]]
     """`routes_valid`: stored routes that are not a known (destination, section or tag) pair."""
+    rows: list[CandidateRow]
+    """Every candidate of the night, scanned or routed, with where it went and why (`reasons.py`)."""
 
 
 def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource, as_of: date) -> BriefStep:
@@ -144,6 +147,8 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                                           names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
+        rows = candidate_rows(pack, store.candidates(pack.domain, as_of), night.analyses, night.verifications,
+                              routes, night.errors)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),
                      worded_lines=len(worded.record), archived=len(archived), words=words, unsupported=unsupported,
-                     route_failures=route_failures)
+                     route_failures=route_failures, rows=rows)

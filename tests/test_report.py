@@ -189,6 +189,7 @@ def test_run_report_writes_a_readable_pdf_with_the_brief_plots_and_archive(
     assert all(name in text for name in ACT_ON)
     assert "Act on these: score across nights" in text and "2011-08-31" in text  # the history's first night
     assert "Archive" in text and "below_threshold" in text
+    assert "Since last night" in text and "Against 2011-09-30" in text and "still strong" in text
     store = ResultStore(path=str(tmp_path / "r.duckdb"))
     archived = store.archive("texas_housing", as_of=NIGHT)
     assert archived and all(row["name"] in text for row in archived)

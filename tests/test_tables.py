@@ -97,7 +97,7 @@ def test_a_candidate_partition_shows_its_own_fields_first_rounded(night: Any) ->
     instance, _, _ = night
     key = f"{NIGHT.isoformat()}|austin"
     analysis = _latest(instance, "analyses", key)
-    assert list(analysis)[:5] == ["verdict", "score", "inputs", "red_flags", "provenance"]
+    assert list(analysis)[:6] == ["verdict", "score", "inputs", "red_flags", "history", "provenance"]
     assert analysis["verdict"].value == "STRONG" and analysis["score"].value == "88.1"
     assert analysis["inputs"].value["median_3m"] == "$191,567"
     assert [r["step"] for r in _table(analysis["calculation"])][-1] == "score"

@@ -10,6 +10,7 @@ import dagster as dg
 from opportunity_assets.brief.render import WORD_LIMIT
 from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
+from opportunity_assets.history import changes_table, last_night_line
 from opportunity_assets.metadata import table_value
 from opportunity_assets.partitions import nightly_partitions
 from opportunity_assets.report.render import ReportError
@@ -57,6 +58,8 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
                   "brief_items": table_value(candidates_table(pack, sorted(
                       (r for r in step.rows if r.tag in BRIEF_SECTIONS),
                       key=lambda r: (BRIEF_SECTIONS.index(r.tag), -(r.score or 0.0))))),
+                  "since_last_night": table_value(changes_table(step.changes)),
+                  "last_night": last_night_line(step.last_night, step.changes),
                   "words": step.brief.words,
                   "act_on_these": summary.by_tag["act_on_these"],
                   "needs_your_judgment": summary.by_tag["needs_your_judgment"],

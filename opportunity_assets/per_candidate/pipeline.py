@@ -12,10 +12,10 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
-from opportunity_assets import schemas, tables
+from opportunity_assets import history, schemas, tables
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
@@ -76,6 +76,20 @@ def load_night_inputs(store: ResultStore, domain: str, keys: Sequence[str], *, n
     return found, missing
 
 
+def _earlier_analyses(store: ResultStore, domain: str,
+                      candidates: Sequence[Candidate]) -> dict[str, list[dict[str, Any]]]:
+    """Per partition key, the candidate's stored analyses of the nights before its own (one query a night)."""
+    by_night: dict[date, list[str]] = defaultdict(list)
+    for c in candidates:
+        by_night[c.as_of].append(c.id)
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    with store.session():
+        for as_of, ids in by_night.items():
+            for row in store.score_history(domain, ids, up_to=as_of - timedelta(days=1)):
+                out[candidate_key(as_of, row["candidate_id"])].append(row)
+    return out
+
+
 @dataclass(frozen=True)
 class _CandidateWork:
     analysis: Judged[Analysis] | None
@@ -97,14 +111,18 @@ def _usage(reply: ModelReply | None, error: RunError | None) -> dict[str, Any]:
             "usd": round(reply.usd, 6)}
 
 
-def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: float) -> dict[str, Any]:
-    """The partition's own fields first (verdict, score, inputs by their units, what is missing, red flags), then
-    the inputs' provenance and the calculation step by step; timing and model usage last. No night totals."""
+def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: float,
+                       earlier: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The partition's own fields first (verdict, score, inputs by their units, what is missing, red flags, its
+    score across nights), then the inputs' provenance and the calculation step by step; timing and model usage last.
+    No night totals. `earlier`: the candidate's stored analyses of earlier nights."""
     a = judged.record
+    thresholds = {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}
     return {"verdict": a.verdict.value, "score": format_score(a.score) if a.score is not None else "none",
             "inputs": tables.rounded_inputs(pack, a),
             **({"missing": ", ".join(a.missing)} if a.missing else {}),
             "red_flags": tables.bullets(a.red_flags),
+            "history": history.history_markdown(history.points(earlier, a), thresholds),
             "provenance": tables.inputs_table(pack, a), "calculation": tables.calculation_table(pack, a),
             "assumptions": tables.bullets(a.assumptions), "seconds": round(seconds, 4),
             **_usage(judged.reply, judged.model_error)}
@@ -142,9 +160,10 @@ class NightWork:
         return {"analyses": self.analyses, "errors": [e for e in self.errors if e.node not in _VERIFY_NODES],
                 "cleared": [c for c in self.cleared if c[2] not in _VERIFY_NODES]}
 
-    def add_analysis(self, pack: CriteriaPack, key: str, judged: Judged[Analysis], seconds: float) -> None:
+    def add_analysis(self, pack: CriteriaPack, key: str, judged: Judged[Analysis], seconds: float,
+                     earlier: Sequence[dict[str, Any]]) -> None:
         self.analyses.append(judged.record)
-        self.analysis_metadata[key] = _describe_analysis(pack, judged, seconds)
+        self.analysis_metadata[key] = _describe_analysis(pack, judged, seconds, earlier)
         self._supersede(judged.record.as_of, judged.record.candidate_id, "analyze", "analyzer_model",
                         judged.model_error)
 
@@ -184,6 +203,7 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
     """
     inputs, missing = load_night_inputs(store, pack.domain, keys, node=stages.first_node,
                                         needs_analysis=not stages.analyze)
+    earlier = _earlier_analyses(store, pack.domain, [c for c, _ in inputs]) if stages.analyze else {}
 
     def work(pair: tuple[Candidate, Analysis | None]) -> _CandidateWork:
         candidate, analysis = pair
@@ -195,7 +215,8 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
         analyzed = time.perf_counter()
         key = candidate_key(candidate.as_of, candidate.id)
         if judged_analysis is not None and on_record is not None:
-            on_record("analysis", key, _describe_analysis(pack, judged_analysis, analyzed - start))
+            on_record("analysis", key, _describe_analysis(pack, judged_analysis, analyzed - start,
+                                                          earlier.get(key, [])))
         if not stages.verify or analysis is None:
             return _CandidateWork(judged_analysis, None, None, analyzed - start, 0.0)
         try:
@@ -218,7 +239,7 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             continue
         assert o.result is not None
         if o.result.analysis is not None:
-            night.add_analysis(pack, key, o.result.analysis, o.result.analysis_seconds)
+            night.add_analysis(pack, key, o.result.analysis, o.result.analysis_seconds, earlier.get(key, []))
         if o.result.verify_error is not None:
             night.add_error(key, o.result.verify_error, stages)
         elif o.result.verification is not None:

@@ -17,6 +17,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from opportunity_assets.history import Change
 from opportunity_assets.reasons import CandidateRow
 from opportunity_assets.records import Summary
 from opportunity_assets.report import svg
@@ -61,6 +62,10 @@ class Report:
     model_checks: str = ""
     act_ids: Sequence[str] = field(default_factory=tuple)
     """The act-on candidates, best score first."""
+    last_night: date | None = None
+    """The latest earlier night with a brief (`history.since_last_night`)."""
+    changes: Sequence[Change] = field(default_factory=tuple)
+    """Since last night: new, still strong, dropped and why."""
 
     @property
     def archived(self) -> list[CandidateRow]:

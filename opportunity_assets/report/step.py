@@ -12,7 +12,9 @@ import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from opportunity_assets.brief.step import last_night_act
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.history import since_last_night
 from opportunity_assets.reasons import candidate_rows
 from opportunity_assets.records import Summary
 from opportunity_assets.report.render import History, Report, write_report
@@ -41,6 +43,7 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
         act = sorted((r.candidate_id for r in routes if r.section_or_tag == "act_on_these"),
                      key=lambda i: (-scores.get(i, 0.0), i))
         history = store.score_history(pack.domain, act, up_to=as_of)
+        last_night, last_act = last_night_act(store, pack.domain, as_of)
     names = {r.candidate_id: r.name for r in rows}
     histories = [History(candidate_id=i, name=names[i],
                          points=[HistoryPoint(as_of=h["as_of"], verdict=h["verdict"], score=h["score"])
@@ -49,7 +52,8 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
                   summary=Summary.model_validate(json.loads(brief["summary"])),
                   thresholds={"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal},
                   rows=rows, histories=histories, rendered_at=rendered_at or datetime.now(UTC).replace(tzinfo=None),
-                  model_checks=brief.get("model_mode") or "", act_ids=act)
+                  model_checks=brief.get("model_mode") or "", act_ids=act, last_night=last_night,
+                  changes=since_last_night(last_act, rows))
 
 
 def write_night_report(store: ResultStore, pack: CriteriaPack, as_of: date, path: str | Path) -> Path:

@@ -120,7 +120,7 @@ def _report(rows: list[CandidateRow]) -> Report:
         thresholds={"strong": 70.0, "marginal": 55.0},
         histories=[History("dallas", "Dallas & <Fort Worth>", [HistoryPoint(date(2011, 9, 30), "MARGINAL", 60.0),
                                                                HistoryPoint(NIGHT, "STRONG", 71.5)])],
-        rendered_at=datetime(2011, 11, 1, 7, 0), act_ids=["dallas"])
+        rendered_at=datetime(2011, 11, 1, 7, 0))
 
 
 def test_the_html_is_dated_branded_and_names_are_text_never_markup(texas_pack: CriteriaPack) -> None:

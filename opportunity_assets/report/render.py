@@ -17,8 +17,9 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.history import Change
-from opportunity_assets.reasons import CandidateRow
+from opportunity_assets.reasons import ERROR, CandidateRow
 from opportunity_assets.records import Summary
 from opportunity_assets.report import svg
 from opportunity_assets.report.svg import HistoryPoint
@@ -60,8 +61,6 @@ class Report:
     histories: Sequence[History]
     rendered_at: datetime
     model_checks: str = ""
-    act_ids: Sequence[str] = field(default_factory=tuple)
-    """The act-on candidates, best score first."""
     last_night: date | None = None
     """The latest earlier night with a brief (`history.since_last_night`)."""
     changes: Sequence[Change] = field(default_factory=tuple)
@@ -69,12 +68,12 @@ class Report:
 
     @property
     def archived(self) -> list[CandidateRow]:
-        return [r for r in self.rows if r.tag in ("data_gap", "failed_verification", "below_threshold")]
+        return [r for r in self.rows if r.tag in ARCHIVE_TAGS]
 
     @property
     def left_out(self) -> list[CandidateRow]:
         """Candidates the scan did not send on (a failed filter, the cap) or that have no verdict (an error)."""
-        return [r for r in self.rows if not r.went_on or r.tag == "error"]
+        return [r for r in self.rows if not r.went_on or r.tag == ERROR]
 
 
 def report_format(path: str | Path) -> str:
@@ -115,9 +114,9 @@ def _environment() -> jinja2.Environment:
 def render_html(report: Report) -> str:
     by_section: dict[str, list[float]] = {section: [] for section in svg.SECTION_COLORS}
     for row in report.rows:
-        if row.score is None or row.tag not in (*by_section, "data_gap", "failed_verification", "below_threshold"):
-            continue
-        by_section[row.tag if row.tag in by_section else "archived"].append(row.score)
+        section = row.tag if row.tag in BRIEF_SECTIONS else "archived" if row.tag in ARCHIVE_TAGS else None
+        if section is not None and row.score is not None:
+            by_section[section].append(row.score)
     unscored = sum(1 for r in report.rows if r.went_on and r.verdict == "INSUFFICIENT_DATA")
     template = _environment().get_template("report.html.j2")
     return template.render(
@@ -126,7 +125,7 @@ def render_html(report: Report) -> str:
         histogram=Markup(svg.score_histogram(by_section, report.thresholds)),  # svg.py escapes its labels
         histories=[(h, Markup(svg.score_history(h.points, report.thresholds)))
                    for h in report.histories],
-        unscored=unscored, section_labels=svg.SECTION_LABELS)
+        unscored=unscored)
 
 
 def render_pdf(html: str) -> bytes:

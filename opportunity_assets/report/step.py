@@ -52,7 +52,7 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
                   summary=Summary.model_validate(json.loads(brief["summary"])),
                   thresholds={"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal},
                   rows=rows, histories=histories, rendered_at=rendered_at or datetime.now(UTC).replace(tzinfo=None),
-                  model_checks=brief.get("model_mode") or "", act_ids=act, last_night=last_night,
+                  model_checks=brief.get("model_mode") or "", last_night=last_night,
                   changes=since_last_night(last_act, rows))
 
 

@@ -37,16 +37,16 @@ def bullets(lines: Iterable[str], empty: str = "none") -> Markdown:
 
 
 def candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow]) -> Table:
-    """Every candidate of the night: its filters (PASS / FAIL / UNCLEAR each), capped, verdict, score, status, tag
-    and the reason in words."""
+    """Every candidate of the night: where it went (tag) and the reason in words first, the columns a reader sees
+    without scrolling; then verdict, score, status, capped, each filter's PASS / FAIL / UNCLEAR, and the id."""
     filters = [f.name for f in pack.hard_filters]
-    columns = (("candidate", "string"), ("id", "string"), *((name, "string") for name in filters),
-               ("capped", "bool"), ("verdict", "string"), ("score", "float"), ("status", "string"),
-               ("tag", "string"), ("reason", "string"))
+    columns = (("candidate", "string"), ("tag", "string"), ("reason", "string"), ("verdict", "string"),
+               ("score", "float"), ("status", "string"), ("capped", "bool"), *((name, "string") for name in filters),
+               ("id", "string"))
     return Table(columns=columns, rows=tuple(
-        {"candidate": r.name, "id": r.candidate_id, **{name: r.filters.get(name) for name in filters},
-         "capped": r.capped, "verdict": r.verdict, "score": None if r.score is None else round(r.score, 1),
-         "status": r.status, "tag": r.tag, "reason": r.reason} for r in rows))
+        {"candidate": r.name, "tag": r.tag, "reason": r.reason, "verdict": r.verdict,
+         "score": None if r.score is None else round(r.score, 1), "status": r.status, "capped": r.capped,
+         **{name: r.filters.get(name) for name in filters}, "id": r.candidate_id} for r in rows))
 
 
 def rounded_inputs(pack: CriteriaPack, analysis: Analysis) -> dict[str, str]:

@@ -76,7 +76,9 @@ def test_candidates_and_archive_tables_name_every_candidate_with_its_reason(nigh
         "capped: beyond max_candidates=6")
     assert scan_rows["austin"]["tag"] == "pending" and scan_rows["austin"]["reason"] == "goes on to analysis"
 
-    archive = {r["id"]: r for r in _table(_latest(instance, "archive", NIGHT.isoformat())["candidates"])}
+    table = _latest(instance, "archive", NIGHT.isoformat())["candidates"]
+    assert [c.name for c in table.schema.columns][:3] == ["candidate", "tag", "reason"]  # seen without scrolling
+    archive = {r["id"]: r for r in _table(table)}
     assert set(archive) == set(scanned)
     assert archive["austin"]["tag"] == "act_on_these" and archive["austin"]["score"] == 88.1
     assert archive["kerrville"]["tag"] == "not_analyzed"

@@ -345,11 +345,10 @@ class ResultStore(dg.ConfigurableResource):
 
     def score_history(self, domain: str, candidate_ids: Sequence[str], *, up_to: date) -> list[dict[str, Any]]:
         """The candidates' stored analyses on every night up to `up_to`, oldest first: `as_of`, `candidate_id`,
-        `verdict`, `score` and the night's route `tag` (None where that night was not routed)."""
-        return self.query("SELECT a.as_of, a.candidate_id, a.verdict, a.score, r.section_or_tag AS tag "
-                          "FROM analyses a LEFT JOIN routes r USING (domain, as_of, candidate_id) "
-                          "WHERE a.domain = ? AND list_contains(?, a.candidate_id) AND a.as_of <= ? "
-                          "ORDER BY a.as_of, a.candidate_id", [domain, list(candidate_ids), up_to])
+        `verdict` and `score` (the report's and the UI's history plots)."""
+        return self.query("SELECT as_of, candidate_id, verdict, score FROM analyses WHERE domain = ? "
+                          "AND list_contains(?, candidate_id) AND as_of <= ? ORDER BY as_of, candidate_id",
+                          [domain, list(candidate_ids), up_to])
 
     def brief(self, domain: str, as_of: date) -> dict[str, Any] | None:
         rows = self.query("SELECT * FROM briefs WHERE domain = ? AND as_of = ?", [domain, as_of])

@@ -45,8 +45,8 @@ def test_since_last_night_names_new_still_strong_and_dropped_with_why() -> None:
 
 
 def test_history_is_an_svg_plot_and_a_table_of_nights() -> None:
-    stored = [{"as_of": date(2011, 8, 31), "verdict": "SKIP", "score": 40.04, "tag": "below_threshold"},
-              {"as_of": NIGHT, "verdict": "SKIP", "score": 10.0, "tag": "below_threshold"}]  # re-run: replaced
+    stored = [{"as_of": date(2011, 8, 31), "verdict": "SKIP", "score": 40.04},
+              {"as_of": NIGHT, "verdict": "SKIP", "score": 10.0}]  # tonight's re-run replaces it
     tonight = Analysis(as_of=NIGHT, candidate_id="austin", numbers={}, calculation=[], components={}, score=88.08,
                        verdict=Verdict.STRONG, reasoning="", assumptions=[], red_flags=[])
     history = points(stored, tonight)

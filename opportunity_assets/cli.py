@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the night's state object instead of the brief")
     run.add_argument("--refresh", action="store_true", help="call the model again instead of replaying "
                                                              "its stored answers")
+    run.add_argument("--report", default=None, metavar="PATH", help="also write the night's morning report here: "
+                                                                    "PDF or HTML by the extension (.pdf, .html)")
     backfill = sub.add_parser("backfill", parents=[common], help="run several nights, one line each")
     backfill.add_argument("--start", type=_date, required=True)
     backfill.add_argument("--end", type=_date, required=True)
@@ -92,11 +94,19 @@ def main(argv: list[str] | None = None) -> int:
             if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
                 nights.check_night(night)
         if args.command == "run":
+            from opportunity_assets.report.render import check_target
+            from opportunity_assets.report.step import write_night_report
+
+            if args.report:
+                check_target(args.report)
             as_of = args.as_of or nights.latest_as_of(pack)
             _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             run = nights.state(defs, as_of)
             print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
+            if args.report:
+                written = write_night_report(store, pack, as_of, args.report)
+                print(f"report: {written}", file=sys.stderr if args.json else sys.stdout)
             return _report_failed_channels(store, pack.domain, [as_of])
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)

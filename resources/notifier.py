@@ -82,7 +82,7 @@ class Notifier(dg.ConfigurableResource):
             e = self.email
             channels.send_email(host=e.host, port=e.port, sender=e.sender, recipients=e.recipients, subject=subject,
                                 body=body, timeout=self.timeout_seconds, starttls=e.starttls, username=e.username,
-                                password=e.password)
+                                password=e.password, attachments=[Path(message.report)] if message.report else [])
         else:
             raise channels.DeliveryError(f"channel {channel!r} is not configured", retryable=False)
 

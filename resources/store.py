@@ -377,6 +377,17 @@ class ResultStore(dg.ConfigurableResource):
             "FROM nights n LEFT JOIN briefs b USING (domain, as_of) "
             "WHERE n.domain = ? AND n.as_of >= ? AND n.as_of < ? ORDER BY n.as_of DESC", [domain, since, before])
 
+    def score_history(self, domain: str, candidate_ids: Sequence[str], *, up_to: date) -> list[dict[str, Any]]:
+        """The candidates' stored analyses on every night up to `up_to`, oldest first: `as_of`, `candidate_id`,
+        `verdict` and `score` (the report's and the UI's history plots)."""
+        ids = list(dict.fromkeys(candidate_ids))
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)  # one placeholder each: the same SQL on DuckDB and PostgreSQL
+        return self.query(f"SELECT as_of, candidate_id, verdict, score FROM analyses WHERE domain = ? "
+                          f"AND candidate_id IN ({marks}) AND as_of <= ? ORDER BY as_of, candidate_id",
+                          [domain, *ids, up_to])
+
     def brief(self, domain: str, as_of: date) -> dict[str, Any] | None:
         rows = self.query("SELECT * FROM briefs WHERE domain = ? AND as_of = ?", [domain, as_of])
         return rows[0] if rows else None

@@ -104,8 +104,9 @@ def test_the_assets_steps_use_no_dagster() -> None:
     """Each asset wires a step that runs without Dagster (the benchmark's plain night calls the same steps)."""
     root = ROOT / "opportunity_assets"
     steps = [*root.glob("*/step.py"), root / "per_candidate" / "pipeline.py", root / "per_candidate" / "fanout.py",
-             *root.glob("*/logic.py"), root / "brief" / "render.py", root / "brief" / "routing.py"]
-    assert len([p for p in steps if p.name == "step.py"]) == 3
+             *root.glob("*/logic.py"), root / "brief" / "render.py", root / "brief" / "routing.py",
+             root / "report" / "render.py", root / "report" / "svg.py", root / "reasons.py"]
+    assert len([p for p in steps if p.name == "step.py"]) == 4
     for path in steps:
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         assert "dagster" not in {m.split(".")[0] for m in imported_modules(path, module)}, path

@@ -351,3 +351,23 @@ def test_the_kubernetes_values_give_the_store_url_from_the_secret_to_the_code_se
     assert code_server["envSecrets"] == run_pods["envSecrets"] == [{"name": "opportunity-secrets"}]
     assert f"{STORE_URL_VARIABLE}, the result store's URL with its password" in text
     assert STORE_URL_VARIABLE not in json.dumps(run_pods.get("envVars", []))  # a secret: never a plain value here
+
+
+def test_score_history_reads_the_candidates_nights_in_order(stores: Stores) -> None:
+    from opportunity_assets.records import Analysis, Verdict
+
+    store = stores()
+
+    def analysis(as_of: date, cid: str, score: float | None) -> Analysis:
+        verdict = Verdict.INSUFFICIENT_DATA if score is None else Verdict.STRONG
+        return Analysis(as_of=as_of, candidate_id=cid, numbers={}, calculation=[], components={}, score=score,
+                        verdict=verdict, reasoning="r", assumptions=[], red_flags=[])
+
+    later = date(2015, 2, 28)
+    store.write_stage("d", analyses=[analysis(NIGHT, "a", 71.5), analysis(NIGHT, "b", None),
+                                     analysis(NIGHT, "c", 50.0), analysis(later, "a", 80.25)])
+    rows = store.score_history("d", ["b", "a", "a"], up_to=later)
+    assert [(r["as_of"], r["candidate_id"], r["verdict"], r["score"]) for r in rows] == [
+        (NIGHT, "a", "STRONG", 71.5), (NIGHT, "b", "INSUFFICIENT_DATA", None), (later, "a", "STRONG", 80.25)]
+    assert store.score_history("d", ["a"], up_to=NIGHT)[-1]["as_of"] == NIGHT
+    assert store.score_history("d", [], up_to=later) == []

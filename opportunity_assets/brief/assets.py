@@ -8,8 +8,14 @@ from datetime import date
 import dagster as dg
 
 from opportunity_assets.brief.render import WORD_LIMIT
+from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
+from opportunity_assets.history import changes_table, last_night_line
+from opportunity_assets.metadata import table_value
 from opportunity_assets.partitions import nightly_partitions
+from opportunity_assets.report.render import ReportError
+from opportunity_assets.report.step import report_path, write_night_report
+from opportunity_assets.tables import candidates_table
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
@@ -37,11 +43,24 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
                       model: ModelResource):
     """Route the night's candidates by fixed rules; write the brief and the archive; check what was written."""
     as_of = date.fromisoformat(context.partition_key)
-    step = route_and_brief(criteria.load(), store, model, as_of)
+    pack = criteria.load()
+    step = route_and_brief(pack, store, model, as_of)
     summary = step.summary
+    try:  # the morning report, from the records just stored; a report that cannot be written never stops a night
+        report: dg.MetadataValue | str = dg.MetadataValue.path(
+            str(write_night_report(store, pack, as_of, report_path(store.path, pack.domain, as_of, ".html"))))
+    except ReportError as exc:
+        context.log.warning(str(exc))
+        report = f"not written: {exc}"
     yield dg.MaterializeResult(
         asset_key="brief",
-        metadata={"brief": dg.MetadataValue.md(step.brief.markdown), "words": step.brief.words,
+        metadata={"brief": dg.MetadataValue.md(step.brief.markdown), "report": report,
+                  "brief_items": table_value(candidates_table(pack, sorted(
+                      (r for r in step.rows if r.tag in BRIEF_SECTIONS),
+                      key=lambda r: (BRIEF_SECTIONS.index(r.tag), -(r.score or 0.0))))),
+                  "since_last_night": table_value(changes_table(step.changes)),
+                  "last_night": last_night_line(step.last_night, step.changes),
+                  "words": step.brief.words,
                   "act_on_these": summary.by_tag["act_on_these"],
                   "needs_your_judgment": summary.by_tag["needs_your_judgment"],
                   "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": step.model_mode,
@@ -50,7 +69,7 @@ def brief_and_archive(context: dg.AssetExecutionContext, criteria: CriteriaResou
     )
     yield dg.MaterializeResult(
         asset_key="archive",
-        metadata={"archived": step.archived,
+        metadata={"candidates": table_value(candidates_table(pack, step.rows)), "archived": step.archived,
                   **{f"tag_{tag}": n for tag, n in summary.by_tag.items() if tag not in
                      ("act_on_these", "needs_your_judgment")},
                   "query": dg.MetadataValue.md(f"`SELECT * FROM archive WHERE as_of = '{as_of}' AND tag = ?` "

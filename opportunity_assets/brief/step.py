@@ -27,9 +27,11 @@ from opportunity_assets.brief.render import (
 )
 from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_last_night
 from opportunity_assets.llm.steps import BriefItem, word_brief
+from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Brief, Cost, RunError, Summary
-from opportunity_assets.text import markdown
+from opportunity_assets.text import clean, markdown
 from resources.model import ModelResource
 from resources.store import NIGHT_WIDE, ResultStore
 
@@ -105,6 +107,25 @@ class BriefStep:
     """`numbers_in_store`: numbers in the stored brief that no stored number explains."""
     route_failures: list[dict[str, Any]]
     """`routes_valid`: stored routes that are not a known (destination, section or tag) pair."""
+    rows: list[CandidateRow]
+    """Every candidate of the night, scanned or routed, with where it went and why (`reasons.py`)."""
+    last_night: date | None
+    """The latest earlier night with a brief (`history.LAST_NIGHT_WITHIN`), None when there is none."""
+    changes: list[Change]
+    """Since last night: tonight's act-on candidates, new or still strong, and last night's that dropped, with why."""
+
+
+def last_night_act(store: ResultStore, domain: str,
+                   as_of: date) -> tuple[date | None, dict[str, tuple[str, float | None]]]:
+    """The latest earlier night that has a brief, and its act-on candidates: id → (name, score)."""
+    routed = [n for n in store.earlier_nights(domain, before=as_of, since=as_of - LAST_NIGHT_WITHIN) if n["routed"]]
+    if not routed:
+        return None, {}
+    last = routed[0]["as_of"]
+    scores = {a.candidate_id: a.score for a in store.analyses(domain, last)}
+    names = {c.id: clean(c.name) for c in store.candidates(domain, last, went_on_only=True)}
+    return last, {r.candidate_id: (names.get(r.candidate_id, r.candidate_id), scores.get(r.candidate_id))
+                  for r in store.routes(domain, last) if r.section_or_tag == ACT}
 
 
 def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource, as_of: date) -> BriefStep:
@@ -150,6 +171,10 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                                           names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
+        rows = candidate_rows(pack, store.candidates(pack.domain, as_of), night.analyses, night.verifications,
+                              routes, night.errors)
+        last_night, last_act = last_night_act(store, pack.domain, as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),
                      worded_lines=len(worded.record), archived=len(archived), words=words, unsupported=unsupported,
-                     route_failures=route_failures)
+                     route_failures=route_failures, rows=rows, last_night=last_night,
+                     changes=since_last_night(last_act, rows))

@@ -6,7 +6,9 @@ from datetime import date
 import dagster as dg
 
 from opportunity_assets.candidates.step import scan_and_store
+from opportunity_assets.metadata import table_value
 from opportunity_assets.partitions import nightly_partitions, register_night
+from opportunity_assets.tables import candidates_table
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -36,6 +38,7 @@ def candidates(context: dg.AssetExecutionContext, criteria: CriteriaResource, so
     report = step.report
     return dg.MaterializeResult(
         metadata={
+            "candidates": table_value(candidates_table(pack, step.rows)),
             "as_of": as_of.isoformat(),
             "anchor_period": str(report.anchor_period),
             "scanned": report.scanned,

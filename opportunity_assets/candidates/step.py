@@ -15,6 +15,7 @@ from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import ScanReport, scan
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -48,6 +49,8 @@ class ScanStep:
     match their stored metrics."""
     checked: int
     """Candidates read back from the store for that check."""
+    rows: list[CandidateRow]
+    """Every scanned candidate as stored: its filters, the cap, and why it goes on or not (`reasons.py`)."""
 
 
 def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultStore, model: ModelResource,
@@ -90,4 +93,4 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     return ScanStep(report=report, coverage=coverage,
                     going_on=sorted(c.partition_key for c in found if c.went_on),
                     filter_failures=schemas.failures(schemas.FilterRows, schemas.filter_frame(pack, stored)),
-                    checked=len(stored))
+                    checked=len(stored), rows=candidate_rows(pack, stored))

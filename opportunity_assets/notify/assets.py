@@ -65,6 +65,8 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
         context.log.warning(f"earlier night(s) {', '.join(map(str, previous.passed_over))} scanned but not routed "
                             f"within {notifier.earlier_night_wait_seconds} s: new against still strong is decided "
                             f"against {previous.as_of or 'no earlier night'}")
+    if step.report_error:
+        context.log.warning(f"the email goes without its report: {step.report_error}")
     for r in step.rows:
         if r["channel"] in failed:
             context.log.error(f"notification on {r['channel']} failed after {r['attempts']} tries: {r['error']}")
@@ -76,6 +78,8 @@ def notifications(context: dg.AssetExecutionContext, criteria: CriteriaResource,
                                             if step.rows else "Nothing to act on tonight: no message."),
             "brief_url": dg.MetadataValue.url(step.url) if step.url else "no ui_base_url configured",
             "still_strong_against": str(previous.as_of) if previous.as_of else "no earlier night: all new",
+            **({"report_attached": dg.MetadataValue.path(str(step.report))} if step.report else {}),
+            **({"report_not_attached": step.report_error} if step.report_error else {}),
             **({"passed_over_unrouted": ", ".join(map(str, previous.passed_over))} if previous.passed_over else {}),
         },
         check_results=[dg.AssetCheckResult(check_name="channels_delivered", passed=not failed,

@@ -9,11 +9,12 @@ them from `EnvVar`s when the run started.
 from __future__ import annotations
 
 import json
+import mimetypes
 import smtplib
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
@@ -63,11 +64,17 @@ def post_json(url: str, payload: Mapping[str, Any], *, timeout: float,
 
 
 def send_email(*, host: str, port: int, sender: str, recipients: list[str], subject: str, body: str,
-               timeout: float, starttls: bool, username: str | None, password: str | None) -> None:
-    """One SMTP session: STARTTLS and login when configured, then the message to every recipient."""
+               timeout: float, starttls: bool, username: str | None, password: str | None,
+               attachments: Sequence[Path] = ()) -> None:
+    """One SMTP session: STARTTLS and login when configured, then the message (and its attached files) to every
+    recipient."""
     message = EmailMessage()
     message["From"], message["To"], message["Subject"] = sender, ", ".join(recipients), subject
     message.set_content(body)
+    for path in attachments:
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        maintype, subtype = kind.split("/", 1)
+        message.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype, filename=path.name)
     try:
         with smtplib.SMTP(host, port, timeout=timeout) as smtp:
             if starttls:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
@@ -80,6 +81,8 @@ class NightMessage:
     """The night's needs-your-judgment candidates (the quieter section), best score first."""
     brief_url: str | None
     """The night's brief in the Dagster UI, when a base URL is configured."""
+    report: str | None = None
+    """The night's morning report (PDF), attached by the email channel."""
 
     @property
     def new(self) -> tuple[ActItem, ...]:
@@ -316,8 +319,9 @@ def slack_payload(m: NightMessage) -> dict[str, Any]:
 
 
 def email_content(m: NightMessage) -> tuple[str, str]:
-    """(subject, plain-text body)."""
-    return f"[opportunity] {headline(m)}", plain_text(m)
+    """(subject, plain-text body); the body names the attached report."""
+    attached = f"\nThe morning report is attached: {PurePath(m.report).name}\n" if m.report else ""
+    return f"[opportunity] {headline(m)}", plain_text(m) + attached
 
 
 def outbox_record(m: NightMessage) -> dict[str, Any]:

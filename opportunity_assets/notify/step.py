@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from opportunity_assets.brief.render import next_action
 from opportunity_assets.criteria import CriteriaPack
@@ -26,6 +27,8 @@ from opportunity_assets.notify.logic import (
     pass_over_waiting,
     previous_night,
 )
+from opportunity_assets.report.render import ReportError
+from opportunity_assets.report.step import report_path, write_night_report
 from resources.notifier import Notifier
 from resources.store import ResultStore
 
@@ -47,6 +50,10 @@ class NotifyStep:
     """The brief in the Dagster UI, when its address is configured."""
     previous: PreviousNight
     """The night "still strong" was decided against, and the unfinished nights passed over."""
+    report: Path | None = None
+    """The PDF report the email channel attached."""
+    report_error: str | None = None
+    """Why no report was attached to an email that wanted one."""
 
     @property
     def failed(self) -> list[str]:
@@ -92,6 +99,7 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         earlier = act_verdicts(store.routes(pack.domain, previous.as_of), store.analyses(pack.domain, previous.as_of)) \
             if previous.as_of else {}
     url = brief_url(notifier.ui_base_url, as_of)
+    report, report_error = None, None
     verdicts = {i.candidate_id: i.verdict for i in act}
     rows: list[dict[str, str | int | None]] = []
     for channel in notifier.channel_names() if act else []:
@@ -101,6 +109,9 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         if message is None:
             rows.append({"channel": channel, "status": "already sent", "attempts": 0, "error": None})
             continue
+        if channel == "email":
+            report, report_error = _email_report(pack, store, as_of)
+            message = replace(message, report=str(report)) if report else message
         delivery = notifier.deliver(channel, message)
         status = SENT if delivery.delivered else FAILED
         store.record_notifications(pack.domain, as_of, channel, claimed, status=status, attempts=delivery.attempts,
@@ -108,4 +119,13 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         rows.append({"channel": channel, "status": status, "attempts": delivery.attempts, "error": delivery.error,
                      "message": headline(message)})
     return NotifyStep(act_on_these=len(act), needs_your_judgment=len(judgment), rows=rows, url=url,
-                      previous=previous)
+                      previous=previous, report=report, report_error=report_error)
+
+
+def _email_report(pack: CriteriaPack, store: ResultStore, as_of: date) -> tuple[Path | None, str | None]:
+    """The night's PDF report beside the store, for the email to attach; (None, why) when it cannot be written
+    (the message still goes, without it)."""
+    try:
+        return write_night_report(store, pack, as_of, report_path(store.path, pack.domain, as_of, ".pdf")), None
+    except ReportError as exc:
+        return None, str(exc)

@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import dagster as dg
 from pydantic import Field
 
+from opportunity_assets.metadata import as_metadata
 from opportunity_assets.partitions import candidate_partitions
 from opportunity_assets.per_candidate.pipeline import Stages, run_candidates, store_checked
 from resources.criteria import CriteriaResource
@@ -58,7 +59,7 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="partition-metadata") as recorder:
 
         def record(stage: str, key: str, metadata: dict) -> None:
-            recorded[(stage, key)] = recorder.submit(context.add_asset_metadata, metadata,
+            recorded[(stage, key)] = recorder.submit(context.add_asset_metadata, as_metadata(metadata),
                                                      asset_key=ANALYSES if stage == "analysis" else VERIFICATIONS,
                                                      partition_key=key)
 
@@ -71,16 +72,17 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
     if stages.analyze:
         for key, metadata in night.analysis_metadata.items():
             if ("analysis", key) not in recorded:
-                context.add_asset_metadata(metadata, asset_key=ANALYSES, partition_key=key)
-        yield dg.MaterializeResult(asset_key=ANALYSES, metadata=night.totals(verifications=False), check_results=[
+                context.add_asset_metadata(as_metadata(metadata), asset_key=ANALYSES, partition_key=key)
+        # No night totals here: they would be every candidate partition's metadata (the night's are on brief).
+        yield dg.MaterializeResult(asset_key=ANALYSES, check_results=[
             dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not checks.inconsistent,
                                 metadata={"failures": dg.MetadataValue.json(checks.inconsistent[:20]),
                                           "analyses_checked": len(night.analyses)})])
     if checks.verifications_kept:
         for key, metadata in night.verification_metadata.items():
             if ("verification", key) not in recorded:
-                context.add_asset_metadata(metadata, asset_key=VERIFICATIONS, partition_key=key)
-        yield dg.MaterializeResult(asset_key=VERIFICATIONS, metadata=night.totals(verifications=True), check_results=[
+                context.add_asset_metadata(as_metadata(metadata), asset_key=VERIFICATIONS, partition_key=key)
+        yield dg.MaterializeResult(asset_key=VERIFICATIONS, check_results=[
             dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported",
                                 passed=not checks.incomplete,
                                 metadata={"failures": dg.MetadataValue.json(checks.incomplete[:20]),

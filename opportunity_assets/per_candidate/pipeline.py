@@ -12,12 +12,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
-from opportunity_assets import schemas
+from opportunity_assets import history, schemas, tables
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score
 from opportunity_assets.llm.steps import Judged, judge_analysis, judge_verification
 from opportunity_assets.partitions import candidate_key, split_candidate_key
 from opportunity_assets.per_candidate.fanout import error_record, run_bounded
@@ -75,6 +76,20 @@ def load_night_inputs(store: ResultStore, domain: str, keys: Sequence[str], *, n
     return found, missing
 
 
+def _earlier_analyses(store: ResultStore, domain: str,
+                      candidates: Sequence[Candidate]) -> dict[str, list[dict[str, Any]]]:
+    """Per partition key, the candidate's stored analyses of the nights before its own (one query a night)."""
+    by_night: dict[date, list[str]] = defaultdict(list)
+    for c in candidates:
+        by_night[c.as_of].append(c.id)
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    with store.session():
+        for as_of, ids in by_night.items():
+            for row in store.score_history(domain, ids, up_to=as_of - timedelta(days=1)):
+                out[candidate_key(as_of, row["candidate_id"])].append(row)
+    return out
+
+
 @dataclass(frozen=True)
 class _CandidateWork:
     analysis: Judged[Analysis] | None
@@ -96,28 +111,31 @@ def _usage(reply: ModelReply | None, error: RunError | None) -> dict[str, Any]:
             "usd": round(reply.usd, 6)}
 
 
-def usage_totals(replies: Sequence[ModelReply | None]) -> dict[str, Any]:
-    """Per-node model totals: calls made now (replays cost nothing), tokens and dollars."""
-    made = [r for r in replies if r is not None and not r.replayed]
-    return {"model_calls": len(made), "model_replayed": sum(1 for r in replies if r is not None and r.replayed),
-            "model_input_tokens": sum(r.input_tokens + r.cache_write_tokens + r.cache_read_tokens for r in made),
-            "model_output_tokens": sum(r.output_tokens for r in made),
-            "model_usd": round(sum(r.usd for r in made), 6)}
-
-
-def _describe_analysis(judged: Judged[Analysis], seconds: float) -> dict[str, Any]:
+def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: float,
+                       earlier: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The partition's own fields first (verdict, score, inputs by their units, what is missing, red flags, its
+    score across nights), then the inputs' provenance and the calculation step by step; timing and model usage last.
+    No night totals. `earlier`: the candidate's stored analyses of earlier nights."""
     a = judged.record
-    return {"seconds": round(seconds, 4), "verdict": a.verdict.value, "score": a.score,
-            "red_flags": len(a.red_flags), "inputs": {k: n.value for k, n in a.numbers.items()},
+    thresholds = {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}
+    return {"verdict": a.verdict.value, "score": format_score(a.score) if a.score is not None else "none",
+            "inputs": tables.rounded_inputs(pack, a),
+            **({"missing": ", ".join(a.missing)} if a.missing else {}),
+            "red_flags": tables.bullets(a.red_flags),
+            "history": history.history_markdown(history.points(earlier, a), thresholds),
+            "provenance": tables.inputs_table(pack, a), "calculation": tables.calculation_table(pack, a),
+            "assumptions": tables.bullets(a.assumptions), "seconds": round(seconds, 4),
             **_usage(judged.reply, judged.model_error)}
 
 
 def _describe_verification(judged: Judged[Verification], seconds: float) -> dict[str, Any]:
+    """Status, failed checks, findings and the fatal assumption first; then each check and each sensitivity trial."""
     v = judged.record
-    return {"seconds": round(seconds, 4), "status": v.status.value,
-            "failed_checks": ", ".join(v.failed_checks) or "none", "fatal_assumption": v.fatal_assumption or "none",
-            "data_findings": "\n".join(f"- [{f.effect}] {f.message}" for f in v.data_findings) or "none",
-            "model_noise": v.model_noise, **_usage(judged.reply, judged.model_error)}
+    return {"status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
+            "findings": tables.findings(v), "fatal_assumption": v.fatal_assumption or "none",
+            "key_assumption": v.key_assumption or "none", "to_resolve": v.to_resolve or "nothing to resolve",
+            "reason": v.reason, "checks": tables.checks_table(v), "sensitivity": tables.sensitivity_table(v),
+            "model_noise": v.model_noise, "seconds": round(seconds, 4), **_usage(judged.reply, judged.model_error)}
 
 
 @dataclass
@@ -131,18 +149,8 @@ class NightWork:
     cleared: list[tuple[date, str, str]] = field(default_factory=list)
     """(as_of, candidate, node): old error records that this run's successes supersede."""
     analysis_metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per partition key (`tables.Table` and `tables.Markdown` values among them: `metadata.as_metadata`)."""
     verification_metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
-    analysis_replies: list[ModelReply | None] = field(default_factory=list)
-    verification_replies: list[ModelReply | None] = field(default_factory=list)
-
-    def totals(self, *, verifications: bool) -> dict[str, Any]:
-        """Per-asset totals for its materialization."""
-        nodes = ("verify", "verifier_model") if verifications else ("analyze", "analyzer_model")
-        done = len(self.verifications) if verifications else len(self.analyses)
-        return {"verified" if verifications else "analyzed": done,
-                "errors": sum(e.node == nodes[0] for e in self.errors),
-                "model_errors": sum(e.node == nodes[1] for e in self.errors),
-                **usage_totals(self.verification_replies if verifications else self.analysis_replies)}
 
     def store_writes(self, *, with_verifications: bool) -> dict[str, Any]:
         """`ResultStore.write_stage` arguments; without the verify stage's records when they are withheld."""
@@ -152,16 +160,15 @@ class NightWork:
         return {"analyses": self.analyses, "errors": [e for e in self.errors if e.node not in _VERIFY_NODES],
                 "cleared": [c for c in self.cleared if c[2] not in _VERIFY_NODES]}
 
-    def add_analysis(self, key: str, judged: Judged[Analysis], seconds: float) -> None:
+    def add_analysis(self, pack: CriteriaPack, key: str, judged: Judged[Analysis], seconds: float,
+                     earlier: Sequence[dict[str, Any]]) -> None:
         self.analyses.append(judged.record)
-        self.analysis_replies.append(judged.reply)
-        self.analysis_metadata[key] = _describe_analysis(judged, seconds)
+        self.analysis_metadata[key] = _describe_analysis(pack, judged, seconds, earlier)
         self._supersede(judged.record.as_of, judged.record.candidate_id, "analyze", "analyzer_model",
                         judged.model_error)
 
     def add_verification(self, key: str, judged: Judged[Verification], seconds: float) -> None:
         self.verifications.append(judged.record)
-        self.verification_replies.append(judged.reply)
         self.verification_metadata[key] = _describe_verification(judged, seconds)
         self._supersede(judged.record.as_of, judged.record.candidate_id, "verify", "verifier_model",
                         judged.model_error)
@@ -196,6 +203,7 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
     """
     inputs, missing = load_night_inputs(store, pack.domain, keys, node=stages.first_node,
                                         needs_analysis=not stages.analyze)
+    earlier = _earlier_analyses(store, pack.domain, [c for c, _ in inputs]) if stages.analyze else {}
 
     def work(pair: tuple[Candidate, Analysis | None]) -> _CandidateWork:
         candidate, analysis = pair
@@ -207,7 +215,8 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
         analyzed = time.perf_counter()
         key = candidate_key(candidate.as_of, candidate.id)
         if judged_analysis is not None and on_record is not None:
-            on_record("analysis", key, _describe_analysis(judged_analysis, analyzed - start))
+            on_record("analysis", key, _describe_analysis(pack, judged_analysis, analyzed - start,
+                                                          earlier.get(key, [])))
         if not stages.verify or analysis is None:
             return _CandidateWork(judged_analysis, None, None, analyzed - start, 0.0)
         try:
@@ -230,7 +239,7 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             continue
         assert o.result is not None
         if o.result.analysis is not None:
-            night.add_analysis(key, o.result.analysis, o.result.analysis_seconds)
+            night.add_analysis(pack, key, o.result.analysis, o.result.analysis_seconds, earlier.get(key, []))
         if o.result.verify_error is not None:
             night.add_error(key, o.result.verify_error, stages)
         elif o.result.verification is not None:

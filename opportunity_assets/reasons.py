@@ -1,0 +1,155 @@
+"""Why each candidate of a night ended where it did, in words: a row per candidate for the report's tables and the
+UI's (`candidates`, `archive`). Pure: records in, rows out.
+
+The reason names the thing itself, never a count: the filter that failed and its value against the bound, the
+missing input of an INSUFFICIENT_DATA verdict, the checks a REJECTED verification failed, the red flags by name, the
+doubt that sent a candidate to your judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.records import Analysis, Candidate, FilterResult, Route, RunError, Verification
+from opportunity_assets.text import clean
+from opportunity_assets.verifications.integrity import headline
+
+NOT_ANALYZED = "not_analyzed"
+"""The tag of a candidate that did not go on (a failed filter, or the cap)."""
+ERROR = "error"
+"""The tag of a candidate that went on but has no verdict (an analyze, verify or brief error)."""
+PENDING = "pending"
+"""The tag of a candidate that went on and has not been routed yet (the scan's own table)."""
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    """One candidate's fate on one night."""
+
+    candidate_id: str
+    name: str
+    """As scanned, cleaned of control characters (the renderer escapes it for its format)."""
+    filters: Mapping[str, str]
+    """Hard filter → PASS / FAIL / UNCLEAR."""
+    capped: bool
+    went_on: bool
+    verdict: str | None
+    score: float | None
+    """The analysis's score (a candidate going on but not analyzed yet: the scan's preliminary score)."""
+    status: str | None
+    tag: str
+    """The route's section or tag; `not_analyzed`, `error` or `pending` otherwise."""
+    reason: str
+
+    @property
+    def score_text(self) -> str:
+        return "" if self.score is None else format_score(self.score)
+
+
+def _bound(pack: CriteriaPack, metric: str, value: float) -> str:
+    spec = pack.metrics.get(metric)
+    return format_value(value, spec.unit) if spec else f"{value:g}"
+
+
+def filter_reasons(pack: CriteriaPack, candidate: Candidate) -> list[str]:
+    """Each filter that did not PASS: `liquidity failed: sales_12m 540 (needs >= 600)`, or for UNCLEAR the metric
+    that is missing and the scan's gap line for it."""
+    out = []
+    for f in pack.hard_filters:
+        result = candidate.filters.get(f.name)
+        value = candidate.metrics.get(f.metric)
+        if result == FilterResult.FAIL and value is not None:
+            out.append(f"{f.name} failed: {f.metric} {_bound(pack, f.metric, value)} "
+                       f"(needs {f.op} {_bound(pack, f.metric, f.value)})")
+        elif result == FilterResult.FAIL:
+            out.append(f"{f.name} failed")
+        elif result == FilterResult.UNCLEAR:
+            gaps = [g for g in candidate.data_gaps if g.startswith(f"{f.metric}:")]
+            out.append(f"{f.name} unclear: {gaps[0] if gaps else f'{f.metric} missing'}")
+    return out
+
+
+def _red_flag_names(pack: CriteriaPack, analysis: Analysis) -> list[str]:
+    rules = {r.name for r in pack.red_flags}
+    return [flag.split(":", 1)[0] for flag in analysis.red_flags if flag.split(":", 1)[0] in rules]
+
+
+def _missing(analysis: Analysis, candidate: Candidate) -> str:
+    parts = []
+    for name in analysis.missing:
+        gaps = [g.split(":", 1)[1].strip() for g in candidate.data_gaps if g.startswith(f"{name}:")]
+        parts.append(f"{name} ({gaps[0]})" if gaps else name)
+    return "missing input " + ", ".join(parts) if parts else "an input is missing"
+
+
+def _doubts(verification: Verification) -> list[str]:
+    return [headline(f) for f in verification.data_findings
+            if f.effect in ("doubt", "reject") and not f.rule.startswith("red_flag:")]
+
+
+def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Verification, tag: str) -> str:
+    flags = _red_flag_names(pack, a)
+    flagged = f"; red flags: {', '.join(flags)}" if flags else ""
+    if tag == "data_gap":
+        return f"INSUFFICIENT_DATA: {_missing(a, candidate)}{flagged}"
+    if tag == "failed_verification":
+        doubts = _doubts(v)
+        failed = ", ".join(v.failed_checks) or "a check"
+        detail = f": {doubts[0]}" if doubts else f": {v.reason.rstrip('.')}"
+        return f"REJECTED, failed {failed}{detail}{flagged}"
+    if tag == "needs_your_judgment":
+        doubts = _doubts(v)
+        why = (f"doubted data: {doubts[0]}" if doubts else
+               f"fragile: {v.fatal_assumption} flips it" if v.fatal_assumption else v.reason.rstrip("."))
+        return f"UNCERTAIN, {why}; to resolve: {(v.to_resolve or v.reason).rstrip('.')}{flagged}"
+    if tag == "act_on_these":
+        return f"STRONG and confirmed (score {format_score(a.score or 0.0)}){flagged}"
+    # below_threshold: the router's default, a MARGINAL or SKIP verdict (a STRONG one is routed before it)
+    below = f"score {format_score(a.score or 0.0)} below strong {format_score(pack.thresholds.strong)}"
+    return f"{a.verdict.value}: {below}{flagged}"
+
+
+def candidate_rows(pack: CriteriaPack, candidates: Iterable[Candidate], analyses: Iterable[Analysis] = (),
+                   verifications: Iterable[Verification] = (), routes: Iterable[Route] = (),
+                   errors: Iterable[RunError] = ()) -> list[CandidateRow]:
+    """Every scanned candidate's row, in the scan's order (by id). Before routing (the scan's own table) a
+    candidate going on is `pending`."""
+    by_a = {a.candidate_id: a for a in analyses}
+    by_v = {v.candidate_id: v for v in verifications}
+    by_r = {r.candidate_id: r for r in routes}
+    fatal: dict[str, RunError] = {}
+    for e in errors:
+        if e.fatal:
+            fatal.setdefault(e.candidate_id, e)
+    rows = []
+    for c in sorted(candidates, key=lambda c: c.id):
+        a, v, r = by_a.get(c.id), by_v.get(c.id), by_r.get(c.id)
+        unclear = filter_reasons(pack, c)
+        if not c.went_on:
+            tag = NOT_ANALYZED
+            if c.capped:
+                missing = [n for n in pack.required_inputs if c.metrics.get(n) is None]
+                prelim = (f", preliminary score {format_score(c.preliminary_score)}" if c.preliminary_score is not None
+                          else f", no preliminary score (missing {', '.join(missing) or 'an input'})")
+                reason = f"capped: beyond max_candidates={pack.caps.max_candidates}{prelim}"
+            else:
+                reason = "; ".join(unclear) or "did not go on"
+            score = None
+        elif c.id in fatal:
+            tag, score = ERROR, a.score if a else None
+            reason = f"error at {fatal[c.id].node}: {clean(fatal[c.id].error)}"
+        elif r is not None and a is not None and v is not None:
+            tag, score = r.section_or_tag, a.score
+            reason = _routed_reason(pack, c, a, v, tag)
+        else:
+            tag, score = PENDING, (a.score if a else c.preliminary_score)
+            reason = "goes on to analysis" + (f" ({'; '.join(unclear)})" if unclear else "")
+        rows.append(CandidateRow(
+            candidate_id=c.id, name=clean(c.name), filters={k: str(v_) for k, v_ in c.filters.items()},
+            capped=c.capped, went_on=c.went_on, verdict=a.verdict.value if a else None, score=score,
+            status=v.status.value if v else None, tag=tag, reason=reason))
+    return rows
+

@@ -1,0 +1,121 @@
+"""What the UI shows of a night and of a candidate, as plain tables and Markdown (pure: no Dagster here;
+`metadata.py` turns them into Dagster metadata). Every number is written by its unit (`formatting.py`): a reader
+sees `$215,833` and `+30.7%`, never `215833.33333333334`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.reasons import CandidateRow
+from opportunity_assets.records import Analysis, Verification
+from opportunity_assets.text import markdown
+
+Cell = str | float | int | bool | None
+
+
+@dataclass(frozen=True)
+class Table:
+    """Columns as (name, type) with Dagster's column types (`string`, `float`, `int`, `bool`); one dict a row."""
+
+    columns: tuple[tuple[str, str], ...]
+    rows: tuple[Mapping[str, Cell], ...]
+
+
+@dataclass(frozen=True)
+class Markdown:
+    text: str
+
+
+def bullets(lines: Iterable[str], empty: str = "none") -> Markdown:
+    """A Markdown list; each line is escaped (a name or a finding is text, never markup)."""
+    items = [f"- {markdown(line)}" for line in lines]
+    return Markdown("\n".join(items) if items else empty)
+
+
+MAX_TABLE_ROWS = 1000
+"""Rows a candidates table shows in the UI; a wider night's table ends with one row saying how many more the store
+holds (`opportunity archive`): a 10,000-row table would be megabytes in every event that carries it."""
+
+
+def candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow]) -> Table:
+    """Every candidate of the night (up to `MAX_TABLE_ROWS`): where it went (tag) and the reason in words first,
+    the columns a reader sees without scrolling; then verdict, score, status, capped, each filter's PASS / FAIL /
+    UNCLEAR, and the id."""
+    if len(rows) > MAX_TABLE_ROWS:  # those that went on first, then the best-scored, then by id
+        shown = sorted(rows, key=lambda r: (not r.went_on, r.score is None, -(r.score or 0.0), r.candidate_id))
+        return _candidates_table(pack, shown[:MAX_TABLE_ROWS - 1], len(rows) - MAX_TABLE_ROWS + 1)
+    return _candidates_table(pack, rows, 0)
+
+
+def _candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow], more: int) -> Table:
+    filters = [f.name for f in pack.hard_filters]
+    columns = (("candidate", "string"), ("tag", "string"), ("reason", "string"), ("verdict", "string"),
+               ("score", "float"), ("status", "string"), ("capped", "bool"), *((name, "string") for name in filters),
+               ("id", "string"))
+    return Table(columns=columns, rows=tuple(
+        {"candidate": r.name, "tag": r.tag, "reason": r.reason, "verdict": r.verdict,
+         "score": None if r.score is None else round(r.score, 1), "status": r.status, "capped": r.capped,
+         **{name: r.filters.get(name) for name in filters}, "id": r.candidate_id} for r in rows) + ((
+        {"candidate": f"{more:,} more candidates", "tag": None,
+         "reason": "not shown here; all are in the store: `opportunity archive`", "verdict": None, "score": None,
+         "status": None, "capped": None, **dict.fromkeys(filters), "id": None},) if more else ()))
+
+
+def rounded_inputs(pack: CriteriaPack, analysis: Analysis) -> dict[str, str]:
+    """Each input's value written by its unit."""
+    return {name: format_value(n.value, pack.metrics[name].unit if name in pack.metrics else "number")
+            for name, n in analysis.numbers.items()}
+
+
+def inputs_table(pack: CriteriaPack, analysis: Analysis) -> Table:
+    """Each input with its provenance: value by its unit, and the source rows it came from."""
+    shown = rounded_inputs(pack, analysis)
+    return Table(
+        columns=(("input", "string"), ("value", "string"), ("unit", "string"), ("source", "string"),
+                 ("entity", "string"), ("period", "string"), ("published_at", "string")),
+        rows=tuple({"input": name, "value": shown[name],
+                    "unit": pack.metrics[name].unit if name in pack.metrics else "number",
+                    "source": n.source.table, "entity": n.source.entity, "period": n.source.period,
+                    "published_at": n.source.published_at.isoformat()} for name, n in analysis.numbers.items()))
+
+
+def _step_value(pack: CriteriaPack, name: str, value: float) -> str:
+    units = {c.name: c.unit for c in pack.formula.components}
+    if name == "score":
+        return format_score(value)
+    if name in units:
+        return format_value(value, units[name])
+    return f"{value:.3f}"  # a normalised component, 0 to 1
+
+
+def calculation_table(pack: CriteriaPack, analysis: Analysis) -> Table:
+    """The pack's formula step by step: expression, the values written in, the result."""
+    return Table(columns=(("step", "string"), ("expression", "string"), ("substituted", "string"),
+                          ("value", "string")),
+                 rows=tuple({"step": s.name, "expression": s.expression, "substituted": s.substituted,
+                             "value": _step_value(pack, s.name, s.value)} for s in analysis.calculation))
+
+
+def checks_table(verification: Verification) -> Table:
+    result = {True: "PASS", False: "FAIL", None: "UNRESOLVED"}
+    return Table(columns=(("check", "string"), ("result", "string"), ("finding", "string")),
+                 rows=tuple({"check": name, "result": result[c.passed], "finding": c.finding}
+                            for name, c in verification.checks.items()))
+
+
+def findings(verification: Verification) -> Markdown:
+    """The data findings with their effect, then the skeptic model's cited findings."""
+    return bullets([*(f"[{f.effect}] {f.message}" for f in verification.data_findings),
+                    *(f"[{m.effect}, model] {m.check}: {m.finding} (cites {m.cites})"
+                      for m in verification.model_findings)])
+
+
+def sensitivity_table(verification: Verification) -> Table:
+    return Table(columns=(("input", "string"), ("change", "string"), ("score", "float"), ("verdict", "string"),
+                          ("flips", "bool")),
+                 rows=tuple({"input": t.input, "change": t.change, "score": round(t.score, 1),
+                             "verdict": t.verdict.value, "flips": t.flips} for t in verification.sensitivity))

@@ -1,0 +1,129 @@
+"""Tables, not counts, in the Dagster UI: every candidate of a night with its filters, cap, verdict, score, status,
+tag and reason on `candidates` and `archive`; each candidate partition's own fields first, rounded by their units,
+then provenance and the calculation as tables; no night totals on a candidate's partition."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from opportunity_assets import night as nights
+from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.candidates.logic import scan
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.definitions import build_definitions
+from opportunity_assets.tables import calculation_table, inputs_table, rounded_inputs
+from resources.source import read_snapshot
+from resources.store import ResultStore
+from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
+
+NIGHT = date(2011, 10, 31)
+LONG_FLOAT = re.compile(r"\d\.\d{5,}")
+
+
+def _latest(instance: dg.DagsterInstance, asset: str, partition: str) -> dict[str, Any]:
+    record = instance.fetch_materializations(dg.AssetRecordsFilter(
+        asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=1).records[0]
+    assert record.asset_materialization is not None
+    return dict(record.asset_materialization.metadata)
+
+
+def _table(value: Any) -> list[dict[str, Any]]:
+    assert isinstance(value, dg.TableMetadataValue)
+    return [dict(r.data) for r in value.records]
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> tuple[dg.DagsterInstance, ResultStore, CriteriaPack]:
+    tmp = tmp_path_factory.mktemp("tables")
+    pack = write_pack(tmp, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    defs = build_definitions(criteria_path=str(pack), store_path=str(tmp / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    nights.run_night(defs, instance, NIGHT)
+    loaded, store = nights.resources_of(defs)
+    return instance, store, loaded
+
+
+def test_inputs_and_steps_are_written_by_their_units(texas_pack: CriteriaPack) -> None:
+    snapshot = read_snapshot(texas_pack, NIGHT)
+    found, _ = scan(texas_pack, NIGHT, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    austin = analyze(texas_pack, next(c for c in found if c.id == "austin"))
+    shown = rounded_inputs(texas_pack, austin)
+    assert shown["median_3m"] == "$191,567" and shown["inventory_3m"] == "5.9" and shown["coverage_15m"] == "100%"
+    rows = {r["input"]: r for r in inputs_table(texas_pack, austin).rows}
+    assert rows["sales_3m_prev"] == {"input": "sales_3m_prev", "value": "4,721", "unit": "count",
+                                     "source": "txhousing", "entity": "austin", "period": "2010-07..2010-09",
+                                     "published_at": "2010-10-30"}
+    steps = {r["step"]: r["value"] for r in calculation_table(texas_pack, austin).rows}
+    assert steps["sales_yoy"] == "+30.7%" and steps["months_of_inventory"] == "5.9"
+    assert steps["sales_yoy_norm"] == "1.000" and steps["score"] == "88.1"
+
+
+@pytest.mark.slow
+def test_candidates_and_archive_tables_name_every_candidate_with_its_reason(night: Any) -> None:
+    instance, store, pack = night
+    scanned = {c.id: c for c in store.candidates(pack.domain, NIGHT)}
+    scan_rows = {r["id"]: r for r in _table(_latest(instance, "candidates", NIGHT.isoformat())["candidates"])}
+    assert set(scan_rows) == set(scanned) and len(scan_rows) == 46
+    assert scan_rows["kerrville"]["liquidity"] == "FAIL"
+    assert scan_rows["kerrville"]["reason"] == "liquidity failed: sales_12m 404 (needs >= 600)"
+    assert scan_rows["brownsville"]["reason"] == "coverage failed: coverage_15m 83% (needs >= 90%)"
+    assert scan_rows["victoria"]["capped"] and scan_rows["victoria"]["reason"].startswith(
+        "capped: beyond max_candidates=6")
+    assert scan_rows["austin"]["tag"] == "pending" and scan_rows["austin"]["reason"] == "goes on to analysis"
+
+    table = _latest(instance, "archive", NIGHT.isoformat())["candidates"]
+    assert [c.name for c in table.schema.columns][:3] == ["candidate", "tag", "reason"]  # seen without scrolling
+    archive = {r["id"]: r for r in _table(table)}
+    assert set(archive) == set(scanned)
+    assert archive["austin"]["tag"] == "act_on_these" and archive["austin"]["score"] == 88.1
+    assert archive["kerrville"]["tag"] == "not_analyzed"
+    gap = archive["longview-marshall"]
+    assert (gap["verdict"], gap["tag"]) == ("INSUFFICIENT_DATA", "data_gap")
+    assert gap["reason"].startswith("INSUFFICIENT_DATA: missing input sales_3m (2 of 3 months of sales filled")
+    stored = {r["candidate_id"]: r for r in store.archive(pack.domain, as_of=NIGHT)}
+    for cid, row in stored.items():  # the table agrees with the store's archive view
+        assert (archive[cid]["tag"], archive[cid]["verdict"], archive[cid]["status"]) == (
+            row["tag"], row["verdict"], row["status"])
+    brief_items = _table(_latest(instance, "brief", NIGHT.isoformat())["brief_items"])
+    assert [r["id"] for r in brief_items] == ["austin", "collin-county", "dallas", "houston", "fort-bend"]
+    assert brief_items[2]["reason"].startswith("UNCERTAIN, fragile: inventory_3m (+5%) flips it")
+
+
+@pytest.mark.slow
+def test_a_candidate_partition_shows_its_own_fields_first_rounded(night: Any) -> None:
+    instance, _, _ = night
+    key = f"{NIGHT.isoformat()}|austin"
+    analysis = _latest(instance, "analyses", key)
+    assert list(analysis)[:6] == ["verdict", "score", "inputs", "red_flags", "history", "provenance"]
+    assert analysis["verdict"].value == "STRONG" and analysis["score"].value == "88.1"
+    assert analysis["inputs"].value["median_3m"] == "$191,567"
+    assert [r["step"] for r in _table(analysis["calculation"])][-1] == "score"
+    assert {r["input"] for r in _table(analysis["provenance"])} >= {"sales_3m", "inventory_3m_prev"}
+    verification = _latest(instance, "verifications", f"{NIGHT.isoformat()}|dallas")
+    assert list(verification)[:4] == ["status", "failed_checks", "findings", "fatal_assumption"]
+    assert verification["status"].value == "UNCERTAIN" and verification["failed_checks"].value == "assumptions"
+    assert verification["fatal_assumption"].value == "inventory_3m (+5%)"
+    assert {r["check"]: r["result"] for r in _table(verification["checks"])}["assumptions"] == "FAIL"
+    for metadata in (analysis, verification):
+        assert not {"analyzed", "verified", "errors", "model_calls", "model_usd"} & set(metadata)  # night totals
+        shown = [str(v.value) for k, v in metadata.items() if k not in ("seconds", "calculation", "provenance")]
+        assert not [text for text in shown if LONG_FLOAT.search(text)]
+
+
+def test_a_wide_nights_table_shows_those_that_went_on_and_counts_the_rest(texas_pack: CriteriaPack) -> None:
+    from opportunity_assets.reasons import CandidateRow
+    from opportunity_assets.tables import MAX_TABLE_ROWS, candidates_table
+
+    rows = [CandidateRow(candidate_id=f"e{i:05d}", name=f"E {i}", filters={}, capped=i % 3 == 0, went_on=i % 7 == 0,
+                         verdict=None, score=float(i % 100), status=None, tag="pending", reason="r")
+            for i in range(MAX_TABLE_ROWS * 3)]
+    table = candidates_table(texas_pack, rows)
+    assert len(table.rows) == MAX_TABLE_ROWS
+    assert table.rows[-1]["candidate"] == f"{2 * MAX_TABLE_ROWS + 1:,} more candidates"
+    went_on = {r.candidate_id for r in rows if r.went_on}
+    assert went_on <= {row["id"] for row in table.rows}

@@ -28,6 +28,7 @@ from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import ROW, SourceFormatError, describe_location, join_rows, open_pack_source
 from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.spec import SourceSpec
 
 
 class SourceError(RuntimeError):
@@ -85,12 +86,13 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
     src, grain = pack.source, pack.grain
     con.execute(f"SET VARIABLE as_of = DATE '{as_of.isoformat()}'")
     con.execute(f"SET VARIABLE today = DATE '{today.isoformat()}'")
-    _run(con, pack, f"CREATE TEMP TABLE judged AS "
-                    f"{shapes.judged_sql(src, grain, '(' + shapes.rows_sql(src, grain) + ')')}", {})
+    _run(con, pack, f"CREATE TEMP TABLE judged AS SELECT * EXCLUDE ({_scratch(src)}) FROM "
+                    f"({shapes.judged_sql(src, grain, '(' + shapes.rows_sql(src, grain) + ')')})", {})
     joins = []
     for i, joined in enumerate(src.join):
         rows = shapes.rows_sql(joined, grain, join_rows(i))
-        _run(con, pack, f"CREATE TEMP TABLE judged_{i} AS {shapes.judged_sql(joined, grain, '(' + rows + ')')}", {})
+        _run(con, pack, f"CREATE TEMP TABLE judged_{i} AS SELECT * EXCLUDE ({_scratch(joined)}) FROM "
+                        f"({shapes.judged_sql(joined, grain, '(' + rows + ')')})", {})
         joins.append(f"(WITH seen AS ({shapes.seen_sql(joined, f'judged_{i}')}) "
                      f"{shapes.panel_sql(joined, grain, 'seen')})")
     panel = "own" if not joins else f"({shapes.joined_sql(src, 'own', joins)})"
@@ -120,6 +122,10 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
         FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
                                                  for table, prefix in refused), {})
     return anchor, metrics, history, quarantine
+
+
+def _scratch(src: SourceSpec) -> str:
+    return ", ".join(_q(c) for c in shapes.scratch_columns(src))
 
 
 def _with_derived(pack: CriteriaPack, metrics: pl.DataFrame) -> pl.DataFrame:

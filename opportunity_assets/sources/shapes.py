@@ -170,6 +170,16 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     )"""
 
 
+def scratch_columns(src: SourceSpec) -> list[str]:
+    """Columns step 1 makes only for step 2 to judge from (the raw text of numbers, periods and keys): a
+    materialized judgment drops them (on a wide source they are half its size)."""
+    scratch = [_PERIOD_TEXT, _KEY_TEXT, "__published_given", _DATE_PROBLEM, _COPIES,
+               *(f"__raw_{c}" for c in cell_columns(src))]
+    if src.published_column is not None:
+        scratch.append("__published_text")
+    return scratch
+
+
 def _match(aggregate: str, index: int) -> str:
     return _q(f"__match_{aggregate}_{index}")
 

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         pack, store = nights.resources_of(defs)
         for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
             if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
-                nights.check_night(night)
+                nights.check_night(night, nights.first_night(defs))
         if args.command == "run":
             from opportunity_assets.report.render import check_target
             from opportunity_assets.report.step import write_night_report

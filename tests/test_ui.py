@@ -154,8 +154,8 @@ def test_a_shell_backfill_cascades_to_briefs_and_messages_and_the_ui_shows_them(
         page = browser.new_page()
         page.goto(f"{dev.url}/assets/notifications?view=lineage&lineageScope=upstream&lineageDepth=4",
                   wait_until="networkidle")
-        for name in ("candidates", "analyses", "verifications", "brief", "notifications", "nightly",
-                     "per_candidate"):  # the chain's assets and their groups, as drawn
+        for name in ("candidates", "analyses", "verifications", "brief", "notifications", "nightly_scan",
+                     "per_candidate", "nightly_brief"):  # the chain's assets and their groups, as drawn
             page.get_by_text(name, exact=True).filter(visible=True).first.wait_for(timeout=30_000)
         _screenshot(page, "ui_asset_graph.png")
 

@@ -38,16 +38,17 @@ def bullets(lines: Iterable[str], empty: str = "none") -> Markdown:
     return Markdown("\n".join(items) if items else empty)
 
 
-def check_failures(failures: Sequence[Mapping[str, str]], limit: int = 20) -> Markdown:
+def check_failures(failures: Sequence[Mapping[str, str]], limit: int = 20) -> Markdown | str:
     """An asset check's failures (pandera's failure cases), one line each: which column, which check, the failing
-    value; `none` when it passed. At most `limit` lines, then how many more."""
+    value; the text `none` when it passed (shown inline, not behind a Markdown link). At most `limit` lines, then
+    how many more."""
     lines = [" ".join(part for part in (f"`{row['column']}`" if row.get("column") else "",
                                          f"failed {row['check']}" if row.get("check") else "",
                                          f"on {markdown(row['failure_case'])}" if row.get("failure_case") else "")
                       if part)
              or markdown(", ".join(f"{k} {v}" for k, v in row.items())) for row in failures[:limit]]
     more = [f"and {len(failures) - limit} more"] if len(failures) > limit else []
-    return Markdown("\n".join(f"- {line}" for line in [*lines, *more]) if lines else "none")
+    return Markdown("\n".join(f"- {line}" for line in [*lines, *more])) if lines else "none"
 
 
 def partition_path(asset: str, partition: str) -> str:

@@ -80,9 +80,9 @@ def test_whole_graph_through_materialize(tmp_path: Path) -> None:
         assert check.metadata["night"] == dg.MetadataValue.text(key), check.check_name
         assert all(not isinstance(v, dg.JsonMetadataValue) for v in check.metadata.values()), check.check_name
     by_name = {c.check_name: c.metadata for c in checks}
-    assert by_name["numbers_in_store"]["numbers_not_in_store"] == dg.MetadataValue.md(
+    assert by_name["numbers_in_store"]["numbers_not_in_store"] == dg.MetadataValue.text(
         "none: every number in the brief is a stored one")
-    assert by_name["filters_hold"]["failures"] == dg.MetadataValue.md("none")
+    assert by_name["filters_hold"]["failures"] == dg.MetadataValue.text("none")
     assert by_name["required_input_coverage"]["coverage"].value.endswith("%")
     brief_md = next(e for e in briefed.get_asset_materialization_events() if e.asset_key == dg.AssetKey("brief"))
     assert "Morning brief" in brief_md.materialization.metadata["brief"].value

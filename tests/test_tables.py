@@ -163,11 +163,11 @@ def test_the_briefs_candidate_links_open_each_candidates_partition_with_why() ->
 
 
 def test_a_checks_failures_read_one_line_each() -> None:
-    from opportunity_assets.tables import check_failures
+    from opportunity_assets.tables import Markdown, check_failures
 
-    assert check_failures([]).text == "none"
+    assert check_failures([]) == "none"  # text, shown inline
     failures = [{"column": "verdict", "check": "isin(['STRONG'])", "failure_case": "MAYBE", "index": str(i)}
                 for i in range(3)] + [{"schema_context": "DataFrameSchema", "failure_case": "a_b"}]
-    lines = check_failures(failures, limit=2).text.splitlines()
-    assert lines == ["- `verdict` failed isin(['STRONG']) on MAYBE"] * 2 + ["- and 2 more"]
-    assert check_failures(failures[3:]).text == r"- on a\_b"
+    assert check_failures(failures, limit=2) == Markdown("\n".join(
+        ["- `verdict` failed isin(['STRONG']) on MAYBE"] * 2 + ["- and 2 more"]))
+    assert check_failures(failures[3:]) == Markdown(r"- on a\_b")

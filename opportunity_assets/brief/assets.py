@@ -83,8 +83,9 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinit
         yield dg.AssetCheckResult(asset_key="brief", check_name="word_limit", passed=step.words < WORD_LIMIT,
                                   metadata=check_metadata(night, {"words": step.words, "limit": WORD_LIMIT}))
         yield dg.AssetCheckResult(asset_key="brief", check_name="numbers_in_store", passed=not step.unsupported,
-                                  metadata=check_metadata(night, {"numbers_not_in_store": bullets(
-                                      step.unsupported, empty="none: every number in the brief is a stored one")}))
+                                  metadata=check_metadata(night, {"numbers_not_in_store": bullets(step.unsupported)
+                                                                  if step.unsupported else
+                                                                  "none: every number in the brief is a stored one"}))
         yield dg.AssetCheckResult(asset_key="archive", check_name="routes_valid", passed=not step.route_failures,
                                   metadata=check_metadata(night, {"routes": len(step.rows),
                                                                   "failures": check_failures(step.route_failures)}))

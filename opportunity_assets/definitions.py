@@ -39,14 +39,12 @@ def nights_of(pack: CriteriaPack, today: date | None = None) -> dg.DailyPartitio
     """The deployment's nights: from the pack's `nights.start`, or the first night its source supports (the first
     publication date of its rows, read now), to the latest night that has ended. A source that cannot be read now
     (a database down, a broken file) gives only the latest night: the scan, and `opportunity check`, say why."""
-    latest = last_possible_night(today)
-    span = None
-    if pack.nights is None:
-        try:
-            span = publication_span(pack, latest)
-        except SourceError:
-            span = None
-    return nightly_partitions(first_night(pack.nights.start if pack.nights else None, span, latest))
+    latest, override = last_possible_night(today), pack.nights.start if pack.nights else None
+    try:
+        span = None if override else publication_span(pack, latest)
+    except SourceError:
+        span = None
+    return nightly_partitions(first_night(override, span, latest))
 
 
 def night_jobs(nights: dg.PartitionsDefinition, candidates: dg.AssetsDefinition, notifications: dg.AssetsDefinition,

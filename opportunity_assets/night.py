@@ -203,7 +203,7 @@ def last_possible_night(today: date | None = None) -> date:
     return (today or datetime.now(UTC).date()) - timedelta(days=1)
 
 
-def first_night(defs: dg.Definitions) -> date:
+def first_night_of(defs: dg.Definitions) -> date:
     """The first night the definitions' partitions hold (`definitions.nights_of`: the pack's or the data's)."""
     nights = defs.resolve_job_def("scan_night").partitions_def
     assert isinstance(nights, dg.DailyPartitionsDefinition)
@@ -211,7 +211,7 @@ def first_night(defs: dg.Definitions) -> date:
 
 
 def check_night(as_of: date, first: date, today: date | None = None) -> None:
-    """A night that can be run, between `first` (`first_night`) and the latest that has ended, or a ValueError in
+    """A night that can be run, between `first` (`first_night_of`) and the latest that has ended, or a ValueError in
     one line saying which nights can."""
     last = last_possible_night(today)
     if as_of > last:

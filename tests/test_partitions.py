@@ -80,3 +80,15 @@ def test_a_pack_key_overrides_the_first_night_without_changing_the_criteria(tmp_
 def test_a_bad_nights_key_is_refused_at_load_naming_it(tmp_path: Path, nights: dict[str, str], says: str) -> None:
     with pytest.raises(CriteriaError, match=says):
         load_criteria(write_pack(tmp_path, TEXAS, nights=nights))
+
+
+@pytest.mark.parametrize("content", ["city,year,month,sales,volume,median,listings,inventory,date\n", ""])
+def test_a_source_with_no_dated_row_or_none_readable_offers_only_the_latest_night(tmp_path: Path,
+                                                                                  content: str) -> None:
+    """A header and no row (nothing dated), or an empty file (unreadable: `opportunity check` says why)."""
+    from opportunity_assets.definitions import nights_of
+
+    empty = tmp_path / "empty.csv"
+    empty.write_text(content)
+    nights = nights_of(load_criteria(write_pack(tmp_path, empty)), today=date(2024, 5, 2))
+    assert nights.get_partition_keys(current_time=datetime(2024, 5, 2, 12, tzinfo=UTC)) == ["2024-05-01"]

@@ -90,9 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                                  refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)
         pack, store = nights.resources_of(defs)
+        first = nights.first_night_of(defs)
         for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
             if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
-                nights.check_night(night)
+                if night < first == nights.last_possible_night():
+                    _require_readable(pack, night)
+                nights.check_night(night, first)
         if args.command == "run":
             from opportunity_assets.report.render import check_target
             from opportunity_assets.report.step import write_night_report
@@ -182,6 +185,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"opportunity: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _require_readable(pack: Any, as_of: date) -> None:
+    """Nights that hold only the latest one are what a source with no dated row gives (`definitions.nights_of`): its
+    own problem on `as_of`, if it has one, is the line to show rather than "before the first night". Nothing is
+    stored."""
+    from opportunity_assets.sources.check import check_pack
+
+    problems = check_pack(pack, as_of).problems
+    if problems:
+        raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
 
 
 def _require_checked(pack: Any, store: Any, as_of: date) -> None:

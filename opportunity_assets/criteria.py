@@ -10,7 +10,7 @@ import hashlib
 import math
 import re
 import string
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -246,6 +246,23 @@ class OutcomeSpec(_Spec):
         return data
 
 
+class Nights(_Spec):
+    """Which nights the UI offers as partitions. Without this key they start on the first night the source
+    supports (the first publication date of its rows) and end on the latest night that has ended (yesterday, UTC)."""
+
+    start: date
+    """The first night instead of the data's: e.g. `nights: {start: 2003-01-31}` to hide the early years whose
+    windows are still filling. A night that has ended (on or before yesterday, UTC)."""
+
+    @field_validator("start")
+    @classmethod
+    def _ended(cls, value: date) -> date:
+        latest = datetime.now(UTC).date() - timedelta(days=1)
+        if value > latest:
+            raise ValueError(f"a night that has ended, on or before {latest}")
+        return value
+
+
 class ModelRole(_Spec):
     model: str
     max_input_tokens: int = Field(gt=0)
@@ -288,6 +305,8 @@ class CriteriaPack(_Spec):
     """How verdicts are scored after the fact (backtest, calibration); optional, never read by a verdict."""
     integrity: IntegritySpec = IntegritySpec()
     """How the verifier doubts the source itself: level shifts, spikes, stuck feeds, identities (DESIGN §7b)."""
+    nights: Nights | None = None
+    """The nights the UI offers (`Nights`); None: from the data's first night. Never read by a verdict."""
     pack_path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("metrics")
@@ -433,8 +452,9 @@ class CriteriaPack(_Spec):
     @property
     def fingerprint(self) -> str:
         """Hash of the pack's criteria: which criteria produced a record. Not where its files lie, how outcomes
-        are measured afterwards, which models judge or what they may cost: none of that changes a code verdict."""
-        dumped = self.model_dump_json(exclude={"pack_path": True, "source": {"path"}, "outcome": True,
+        are measured afterwards, which nights are offered, which models judge or what they may cost: none of that
+        changes a code verdict."""
+        dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "source": {"path"}, "outcome": True,
                                                "models": True, "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 

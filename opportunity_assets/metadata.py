@@ -26,3 +26,9 @@ def as_metadata(values: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def check_metadata(night: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """An asset check's metadata: the night it judged first (a text value the check's page shows beside the
+    result), then `values` as `as_metadata` writes them."""
+    return {"night": dg.MetadataValue.text(night), **as_metadata(values)}

@@ -26,7 +26,7 @@ from opportunity_assets.brief.step import read_night
 from opportunity_assets.candidates.step import night_id
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
-from opportunity_assets.partitions import NIGHTS_START, night_keys, night_range_tags
+from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
@@ -203,13 +203,22 @@ def last_possible_night(today: date | None = None) -> date:
     return (today or datetime.now(UTC).date()) - timedelta(days=1)
 
 
-def check_night(as_of: date, today: date | None = None) -> None:
-    """A night that can be run, or a ValueError in one line saying which nights can."""
-    first, last = date.fromisoformat(NIGHTS_START), last_possible_night(today)
+def first_night_of(defs: dg.Definitions) -> date:
+    """The first night the definitions' partitions hold (`definitions.nights_of`: the pack's or the data's)."""
+    nights = defs.resolve_job_def("scan_night").partitions_def
+    assert isinstance(nights, dg.DailyPartitionsDefinition)
+    return nights.start.date()
+
+
+def check_night(as_of: date, first: date, today: date | None = None) -> None:
+    """A night that can be run, between `first` (`first_night_of`) and the latest that has ended, or a ValueError in
+    one line saying which nights can."""
+    last = last_possible_night(today)
     if as_of > last:
         raise ValueError(f"--as-of {as_of} has not ended yet: the latest night that can run is {last}")
     if as_of < first:
-        raise ValueError(f"--as-of {as_of} is before the first night, {first}")
+        raise ValueError(f"--as-of {as_of} is before the first night, {first} (the first the data supports, or the "
+                         "pack's `nights.start`)")
 
 
 def nights_between(start: date, end: date, every: str) -> list[date]:

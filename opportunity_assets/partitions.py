@@ -1,5 +1,6 @@
-"""Partitions (DESIGN §3): nights are daily partitions; per-candidate work is one dynamic partition per
-scanned candidate, key `"<as_of>|<candidate_id>"`, registered by the scanner.
+"""Partitions (DESIGN §3): nights are daily partitions, from the first night the pack's data supports to the
+latest that has ended; per-candidate work is one dynamic partition per scanned candidate, key
+`"<as_of>|<candidate_id>"`, registered by the scanner.
 
 A night's keys are kept as one contiguous block in the dynamic partition list, so that one run (a
 partition range) covers exactly that night's candidates, also after a re-scan changed them.
@@ -12,11 +13,23 @@ from datetime import date
 
 import dagster as dg
 
-NIGHTS_START = "2000-01-01"
 CANDIDATE_PARTITIONS = "night_candidates"
 
-nightly_partitions = dg.DailyPartitionsDefinition(start_date=NIGHTS_START)
 candidate_partitions = dg.DynamicPartitionsDefinition(name=CANDIDATE_PARTITIONS)
+
+
+def first_night(override: date | None, span: tuple[date, date] | None, latest: date) -> date:
+    """The first night of the partitions: the pack's `nights.start` if it has one, else the first publication date of
+    the source's rows (`span`: the first and latest, None when no dated row could be read). Without either, the
+    partitions hold only `latest`, the latest night that has ended, until the data can be read."""
+    if override is not None:
+        return override
+    return min(span[0], latest) if span is not None else latest
+
+
+def nightly_partitions(start: date) -> dg.DailyPartitionsDefinition:
+    """One partition per UTC day from `start` to the latest that has ended (yesterday)."""
+    return dg.DailyPartitionsDefinition(start_date=start.isoformat())
 
 
 def candidate_key(as_of: date, candidate_id: str) -> str:

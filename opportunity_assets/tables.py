@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
+from urllib.parse import quote
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
@@ -34,6 +36,37 @@ def bullets(lines: Iterable[str], empty: str = "none") -> Markdown:
     """A Markdown list; each line is escaped (a name or a finding is text, never markup)."""
     items = [f"- {markdown(line)}" for line in lines]
     return Markdown("\n".join(items) if items else empty)
+
+
+def check_failures(failures: Sequence[Mapping[str, str]], limit: int = 20) -> Markdown | str:
+    """An asset check's failures (pandera's failure cases), one line each: which column, which check, the failing
+    value; the text `none` when it passed (shown inline, not behind a Markdown link). At most `limit` lines, then
+    how many more."""
+    lines = [" ".join(part for part in (f"`{row['column']}`" if row.get("column") else "",
+                                         f"failed {row['check']}" if row.get("check") else "",
+                                         f"on {markdown(row['failure_case'])}" if row.get("failure_case") else "")
+                      if part)
+             or markdown(", ".join(f"{k} {v}" for k, v in row.items())) for row in failures[:limit]]
+    more = [f"and {len(failures) - limit} more"] if len(failures) > limit else []
+    return Markdown("\n".join(f"- {line}" for line in [*lines, *more])) if lines else "none"
+
+
+def partition_path(asset: str, partition: str) -> str:
+    """The UI's page of one partition of an asset, as a path from the webserver's root."""
+    return f"/assets/{asset}?view=partitions&partition={quote(partition, safe='')}"
+
+
+def candidate_links(rows: Sequence[CandidateRow], as_of: date, first: Sequence[str] = ()) -> Markdown:
+    """Every candidate that went on, a line each: its name linking to its `verifications` partition (where it went
+    and why, then the checks), then where it went and why in words. One click from the brief to why a candidate
+    was archived. The tags in `first` come first, in that order, then the others by name; best score first."""
+
+    def order(r: CandidateRow) -> tuple[int, str, float]:
+        return (first.index(r.tag) if r.tag in first else len(first), r.tag, -(r.score or 0.0))
+
+    lines = [f"- [{markdown(r.name)}]({partition_path('verifications', f'{as_of.isoformat()}|{r.candidate_id}')})"
+             f" — {r.tag}: {markdown(r.reason)}" for r in sorted(rows, key=order) if r.went_on]
+    return Markdown("\n".join(lines) if lines else "No candidate went on tonight.")
 
 
 MAX_TABLE_ROWS = 1000

@@ -108,7 +108,7 @@ def test_the_schedule_scans_the_previous_day_in_its_time_zone(tmp_path: Path) ->
         [request] = schedule.evaluate_tick(context).run_requests or []
     assert (request.partition_key, request.run_key) == ("2024-03-09", "scan|2024-03-09")
     with dg.partition_loading_context(effective_dt=tick_time):  # the night build_schedule_from_partitioned_job
-        assert nightly_partitions.get_last_partition_key() == "2024-03-09"  # would pick, in UTC
+        assert nightly_partitions(date(2000, 3, 1)).get_last_partition_key() == "2024-03-09"  # would pick, in UTC
     assert scheduled_as_of(datetime(2024, 3, 10, 2, 0, tzinfo=UTC), "UTC") == date(2024, 3, 9)
     default = build_definitions(store_path=str(tmp_path / "r.duckdb")).resolve_schedule_def("nightly_scan")
     assert (default.cron_schedule, default.execution_timezone) == ("0 2 * * *", "UTC")
@@ -198,19 +198,20 @@ def test_nights_landing_between_ticks_are_each_briefed_and_notified_once(
 def test_a_failed_blocking_check_stops_the_night_at_that_step(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan sensor on stand-in assets: a night whose scan failed `filters_hold` gets no next run."""
+    nights = nightly_partitions(QUIET_NIGHT)
 
-    @dg.asset(name="candidates", partitions_def=nightly_partitions,
+    @dg.asset(name="candidates", partitions_def=nights,
               check_specs=[dg.AssetCheckSpec("filters_hold", asset="candidates", blocking=True)])
     def stand_in_scan(context) -> dg.MaterializeResult:  # `context` unannotated: string annotations upset Dagster
         return dg.MaterializeResult(check_results=[dg.AssetCheckResult(
             check_name="filters_hold", passed=context.partition_key != QUIET_NIGHT.isoformat())])
 
-    @dg.asset(name="brief", partitions_def=nightly_partitions)
+    @dg.asset(name="brief", partitions_def=nights)
     def stand_in_brief() -> None:
         return None
 
-    scan = dg.define_asset_job("scan", [stand_in_scan], partitions_def=nightly_partitions)
-    brief = dg.define_asset_job("brief", [stand_in_brief], partitions_def=nightly_partitions)
+    scan = dg.define_asset_job("scan", [stand_in_scan], partitions_def=nights)
+    brief = dg.define_asset_job("brief", [stand_in_brief], partitions_def=nights)
     sensors = build_chain_sensors(per_candidate_job=scan, brief_job=brief, notify_job=brief, channels=["outbox"],
                                   claim_expiry=timedelta(minutes=15), interval_seconds=30, running=True)
     defs = dg.Definitions(assets=[stand_in_scan, stand_in_brief], jobs=[scan, brief], sensors=sensors[:1])

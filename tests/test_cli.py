@@ -111,7 +111,8 @@ def test_a_channel_failing_after_its_retries_exits_nonzero_with_a_line(
     assert "missing.yaml" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first")])
+@pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first"),
+                                             ("2000-02-29", "before the first night, 2000-03-01 (the first the data")])
 def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str,
                                                says: str) -> None:
     assert main(["run", "--as-of", as_of, *_args(tmp_path)]) == 2

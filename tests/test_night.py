@@ -10,10 +10,10 @@ import dagster as dg
 import pytest
 
 from opportunity_assets import night as nights
-from opportunity_assets.brief.assets import brief_and_archive
+from opportunity_assets.brief.assets import build_brief_and_archive
 from opportunity_assets.brief.render import WORD_LIMIT
-from opportunity_assets.candidates.assets import candidates
-from opportunity_assets.definitions import build_definitions
+from opportunity_assets.candidates.assets import build_candidates
+from opportunity_assets.definitions import build_definitions, nights_of
 from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.per_candidate import pipeline
 from opportunity_assets.per_candidate.assets import analyze_and_verify
@@ -40,7 +40,10 @@ def _comparable(run: RunState) -> dict:
 
 
 def test_whole_graph_through_materialize(tmp_path: Path) -> None:
-    """The four assets materialized with dg.materialize(), as the UI would: scan, one run per night, brief."""
+    """The four assets materialized with dg.materialize(), as the UI would: scan, one run per night, brief. Each
+    check says which night it judged: the nightly ones are that night's partition, every one names it."""
+    partitions = nights_of(CriteriaResource(path=str(PACK)).load())
+    candidates, brief_and_archive = build_candidates(partitions), build_brief_and_archive(partitions)
     resources = {"criteria": CriteriaResource(path=str(PACK)), "source": PointInTimeSource(),
                  "store": ResultStore(path=str(tmp_path / "results.duckdb")), "model": ModelOff()}
     instance = dg.DagsterInstance.ephemeral()
@@ -71,6 +74,16 @@ def test_whole_graph_through_materialize(tmp_path: Path) -> None:
     assert names[("candidates", "filters_hold")] and names[("analyses", "verdicts_consistent")]
     assert names[("brief", "word_limit")] and names[("brief", "numbers_in_store")]
     assert names[("verifications", "five_checks_reported")] and names[("archive", "routes_valid")]
+    for check in checks:
+        nightly = check.asset_key.to_user_string() not in ("analyses", "verifications")
+        assert check.partition == (key if nightly else None), check.check_name  # a range run: no one partition
+        assert check.metadata["night"] == dg.MetadataValue.text(key), check.check_name
+        assert all(not isinstance(v, dg.JsonMetadataValue) for v in check.metadata.values()), check.check_name
+    by_name = {c.check_name: c.metadata for c in checks}
+    assert by_name["numbers_in_store"]["numbers_not_in_store"] == dg.MetadataValue.text(
+        "none: every number in the brief is a stored one")
+    assert by_name["filters_hold"]["failures"] == dg.MetadataValue.text("none")
+    assert by_name["required_input_coverage"]["coverage"].value.endswith("%")
     brief_md = next(e for e in briefed.get_asset_materialization_events() if e.asset_key == dg.AssetKey("brief"))
     assert "Morning brief" in brief_md.materialization.metadata["brief"].value
 

@@ -105,7 +105,17 @@ def test_a_candidate_partition_shows_its_own_fields_first_rounded(night: Any) ->
     assert [r["step"] for r in _table(analysis["calculation"])][-1] == "score"
     assert {r["input"] for r in _table(analysis["provenance"])} >= {"sales_3m", "inventory_3m_prev"}
     verification = _latest(instance, "verifications", f"{NIGHT.isoformat()}|dallas")
-    assert list(verification)[:4] == ["status", "failed_checks", "findings", "fatal_assumption"]
+    assert list(verification)[:6] == ["routed_to", "why", "status", "failed_checks", "findings", "fatal_assumption"]
+    assert verification["routed_to"].value == "brief: needs_your_judgment"  # where the router sends it, and why:
+    assert verification["why"].value.startswith("UNCERTAIN, fragile: inventory_3m (+5%) flips it")  # as the brief
+    archive = {r["id"]: r for r in _table(_latest(instance, "archive", NIGHT.isoformat())["candidates"])}
+    archived = [cid for cid, row in archive.items() if row["tag"] in ("below_threshold", "data_gap",
+                                                                      "failed_verification")]
+    assert "longview-marshall" in archived
+    for cid in archived:  # every archived candidate's partition says why, as the archive table does
+        shown = _latest(instance, "verifications", f"{NIGHT.isoformat()}|{cid}")
+        assert (shown["routed_to"].value, shown["why"].value) == (f"archive: {archive[cid]['tag']}",
+                                                                  archive[cid]["reason"])
     assert verification["status"].value == "UNCERTAIN" and verification["failed_checks"].value == "assumptions"
     assert verification["fatal_assumption"].value == "inventory_3m (+5%)"
     assert {r["check"]: r["result"] for r in _table(verification["checks"])}["assumptions"] == "FAIL"
@@ -127,3 +137,37 @@ def test_a_wide_nights_table_shows_those_that_went_on_and_counts_the_rest(texas_
     assert table.rows[-1]["candidate"] == f"{2 * MAX_TABLE_ROWS + 1:,} more candidates"
     went_on = {r.candidate_id for r in rows if r.went_on}
     assert went_on <= {row["id"] for row in table.rows}
+
+
+def test_the_briefs_candidate_links_open_each_candidates_partition_with_why() -> None:
+    from opportunity_assets.reasons import CandidateRow
+    from opportunity_assets.tables import candidate_links
+
+    def row(cid: str, name: str, tag: str, score: float | None, went_on: bool = True) -> CandidateRow:
+        return CandidateRow(candidate_id=cid, name=name, filters={}, capped=False, went_on=went_on, verdict=None,
+                            score=score, status=None, tag=tag, reason=f"why {cid}")
+
+    rows = [row("waco", "Waco", "below_threshold", 60.0), row("a", "A*B [x]", "act_on_these", 80.0),
+            row("dallas", "Dallas", "needs_your_judgment", 75.0), row("kerrville", "Kerrville", "not_analyzed", None,
+                                                                     went_on=False),
+            row("austin", "Austin", "act_on_these", 88.1), row("gap", "Gap", "data_gap", None)]
+    text = candidate_links(rows, date(2011, 10, 31), first=("act_on_these", "needs_your_judgment")).text
+    assert text.splitlines() == [
+        "- [Austin](/assets/verifications?view=partitions&partition=2011-10-31%7Caustin) — act_on_these: why austin",
+        r"- [A\*B \[x\]](/assets/verifications?view=partitions&partition=2011-10-31%7Ca) — act_on_these: why a",
+        "- [Dallas](/assets/verifications?view=partitions&partition=2011-10-31%7Cdallas) — needs_your_judgment: "
+        "why dallas",
+        "- [Waco](/assets/verifications?view=partitions&partition=2011-10-31%7Cwaco) — below_threshold: why waco",
+        "- [Gap](/assets/verifications?view=partitions&partition=2011-10-31%7Cgap) — data_gap: why gap"]
+    assert candidate_links(rows[3:4], date(2011, 10, 31)).text == "No candidate went on tonight."
+
+
+def test_a_checks_failures_read_one_line_each() -> None:
+    from opportunity_assets.tables import Markdown, check_failures
+
+    assert check_failures([]) == "none"  # text, shown inline
+    failures = [{"column": "verdict", "check": "isin(['STRONG'])", "failure_case": "MAYBE", "index": str(i)}
+                for i in range(3)] + [{"schema_context": "DataFrameSchema", "failure_case": "a_b"}]
+    assert check_failures(failures, limit=2) == Markdown("\n".join(
+        ["- `verdict` failed isin(['STRONG']) on MAYBE"] * 2 + ["- and 2 more"]))
+    assert check_failures(failures[3:]) == Markdown(r"- on a\_b")

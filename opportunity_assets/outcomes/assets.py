@@ -23,60 +23,66 @@ from opportunity_assets.outcomes.logic import (
 )
 from opportunity_assets.outcomes.plot import backtest_png
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, require_outcome
-from opportunity_assets.partitions import nightly_partitions
 from opportunity_assets.records import Verdict
 from resources.criteria import CriteriaResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
 
 
-@dg.asset(
-    partitions_def=nightly_partitions,
-    deps=["brief"],
-    group_name="judgment_quality",
-    kinds={"duckdb", "python"},
-)
-def outcomes(context: dg.AssetExecutionContext, criteria: CriteriaResource, source: PointInTimeSource,
-             store: ResultStore) -> dg.MaterializeResult:
-    """What became of each of the night's verdicts: the pack's `outcome:` over the window ending at t0 + horizon,
-    read as known on as_of + horizon (pending until then). Never an input to a verdict."""
-    as_of = date.fromisoformat(context.partition_key)
-    pack = criteria.load()
-    spec = require_outcome(pack)
-    with store.session():
-        night = store.night(pack.domain, as_of)
-        if night is None or night["criteria_fingerprint"] != pack.fingerprint:
-            raise dg.Failure(f"no night of these criteria ({pack.fingerprint}) stored for {as_of}: run the night "
-                             "first (`opportunity run --as-of`)")
-        analyses = store.analyses(pack.domain, as_of)
-        statuses = {v.candidate_id: v.status for v in store.verifications(pack.domain, as_of)}
-    measured = measure_night(pack, as_of, [a.candidate_id for a in analyses], today=date.today(), read=source.read)
-    rows = [VerdictOutcome(as_of=as_of, candidate_id=a.candidate_id, verdict=a.verdict,
-                           verification=statuses.get(a.candidate_id), outcome=measured[a.candidate_id])
-            for a in analyses]
-    store.write_outcomes(pack.domain, as_of, [
-        {"candidate_id": r.candidate_id, "criteria_fingerprint": pack.fingerprint,
-         "outcome_definition": spec.model_dump_json(), "verdict": r.verdict.value,
-         "verification": r.verification.value if r.verification else None, "status": r.outcome.status.value,
-         "value": r.outcome.value, "record": r.outcome.model_dump_json()} for r in rows])
+def build_outcomes(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
+    """`outcomes`, partitioned by the deployment's nights (`partitions.nightly_partitions`)."""
 
-    night_report = build_report(domain=pack.domain, fingerprint=pack.fingerprint, spec=spec, rows=rows,
-                                nights=[as_of], missing=[], grain=pack.grain).periods
-    counts = Counter(r.outcome.status.value for r in rows)
-    by_verdict = night_report[0].by_verdict if night_report else []
-    median = night_report[0].per_night[0].median if night_report else None
-    table = ["| verdict | known | mean | median |", "|---|---:|---:|---:|"] + [
-        f"| {g.group} | {g.known} | {format_outcome(g.mean, spec.change)} | {format_outcome(g.median, spec.change)} |"
-        for g in by_verdict if g.known or g.pending or g.gap]
-    strong = next((g for g in by_verdict if g.group == Verdict.STRONG.value), None)
-    return dg.MaterializeResult(metadata={
-        "outcome_date": rows[0].outcome.outcome_date.isoformat() if rows else "",
-        **{f"outcomes_{status.value}": counts.get(status.value, 0) for status in OutcomeStatus},
-        "night_median": dg.MetadataValue.text(format_outcome(median, spec.change)),
-        "strong_mean": dg.MetadataValue.text(format_outcome(strong.mean if strong else None, spec.change)),
-        "by_verdict": dg.MetadataValue.md("\n".join(table)),
-        "definition": spec.description or f"{spec.change} change of {spec.agg} {spec.metric}",
-    })
+    @dg.asset(
+        partitions_def=nights,
+        deps=["brief"],
+        group_name="judgment_quality",
+        kinds={"duckdb", "python"},
+    )
+    def outcomes(context: dg.AssetExecutionContext, criteria: CriteriaResource, source: PointInTimeSource,
+                 store: ResultStore) -> dg.MaterializeResult:
+        """What became of each of the night's verdicts: the pack's `outcome:` over the window ending at t0 + horizon,
+        read as known on as_of + horizon (pending until then). Never an input to a verdict."""
+        as_of = date.fromisoformat(context.partition_key)
+        pack = criteria.load()
+        spec = require_outcome(pack)
+        with store.session():
+            night = store.night(pack.domain, as_of)
+            if night is None or night["criteria_fingerprint"] != pack.fingerprint:
+                raise dg.Failure(f"no night of these criteria ({pack.fingerprint}) stored for {as_of}: run the night "
+                                 "first (`opportunity run --as-of`)")
+            analyses = store.analyses(pack.domain, as_of)
+            statuses = {v.candidate_id: v.status for v in store.verifications(pack.domain, as_of)}
+        measured = measure_night(pack, as_of, [a.candidate_id for a in analyses], today=date.today(), read=source.read)
+        rows = [VerdictOutcome(as_of=as_of, candidate_id=a.candidate_id, verdict=a.verdict,
+                               verification=statuses.get(a.candidate_id), outcome=measured[a.candidate_id])
+                for a in analyses]
+        store.write_outcomes(pack.domain, as_of, [
+            {"candidate_id": r.candidate_id, "criteria_fingerprint": pack.fingerprint,
+             "outcome_definition": spec.model_dump_json(), "verdict": r.verdict.value,
+             "verification": r.verification.value if r.verification else None, "status": r.outcome.status.value,
+             "value": r.outcome.value, "record": r.outcome.model_dump_json()} for r in rows])
+
+        night_report = build_report(domain=pack.domain, fingerprint=pack.fingerprint, spec=spec, rows=rows,
+                                    nights=[as_of], missing=[], grain=pack.grain).periods
+        counts = Counter(r.outcome.status.value for r in rows)
+        by_verdict = night_report[0].by_verdict if night_report else []
+        median = night_report[0].per_night[0].median if night_report else None
+        table = ["| verdict | known | mean | median |", "|---|---:|---:|---:|"] + [
+            f"| {g.group} | {g.known} | {format_outcome(g.mean, spec.change)} | "
+            f"{format_outcome(g.median, spec.change)} |"
+            for g in by_verdict if g.known or g.pending or g.gap]
+        strong = next((g for g in by_verdict if g.group == Verdict.STRONG.value), None)
+        return dg.MaterializeResult(metadata={
+            "outcome_date": rows[0].outcome.outcome_date.isoformat() if rows else "",
+            **{f"outcomes_{status.value}": counts.get(status.value, 0) for status in OutcomeStatus},
+            "night_median": dg.MetadataValue.text(format_outcome(median, spec.change)),
+            "strong_mean": dg.MetadataValue.text(format_outcome(strong.mean if strong else None, spec.change)),
+            "by_verdict": dg.MetadataValue.md("\n".join(table)),
+            "definition": spec.description or f"{spec.change} change of {spec.agg} {spec.metric}",
+        })
+
+    return outcomes
+
 
 
 class BacktestConfig(dg.Config):

@@ -9,9 +9,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import dagster as dg
 from pydantic import Field
 
-from opportunity_assets.metadata import as_metadata
-from opportunity_assets.partitions import candidate_partitions
+from opportunity_assets.metadata import as_metadata, check_metadata
+from opportunity_assets.partitions import candidate_partitions, split_candidate_key
 from opportunity_assets.per_candidate.pipeline import Stages, run_candidates, store_checked
+from opportunity_assets.tables import check_failures
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
@@ -68,6 +69,8 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
     for done in recorded.values():
         done.result()  # whatever the recorder met is raised here, in the step
     checks = store_checked(store, model, pack, night, stages)
+    # The run's candidate partitions span a night (or, from a hand-picked range, several): its checks say which.
+    nights = ", ".join(sorted({split_candidate_key(key)[0].isoformat() for key in context.partition_keys}))
 
     if stages.analyze:
         for key, metadata in night.analysis_metadata.items():
@@ -76,8 +79,8 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
         # No night totals here: they would be every candidate partition's metadata (the night's are on brief).
         yield dg.MaterializeResult(asset_key=ANALYSES, check_results=[
             dg.AssetCheckResult(asset_key=ANALYSES, check_name="verdicts_consistent", passed=not checks.inconsistent,
-                                metadata={"failures": dg.MetadataValue.json(checks.inconsistent[:20]),
-                                          "analyses_checked": len(night.analyses)})])
+                                metadata=check_metadata(nights, {"failures": check_failures(checks.inconsistent),
+                                                                 "analyses_checked": len(night.analyses)}))])
     if checks.verifications_kept:
         for key, metadata in night.verification_metadata.items():
             if ("verification", key) not in recorded:
@@ -85,5 +88,5 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
         yield dg.MaterializeResult(asset_key=VERIFICATIONS, check_results=[
             dg.AssetCheckResult(asset_key=VERIFICATIONS, check_name="five_checks_reported",
                                 passed=not checks.incomplete,
-                                metadata={"failures": dg.MetadataValue.json(checks.incomplete[:20]),
-                                          "verifications_checked": len(night.verifications)})])
+                                metadata=check_metadata(nights, {"failures": check_failures(checks.incomplete),
+                                                                 "verifications_checked": len(night.verifications)}))])

@@ -17,11 +17,13 @@ from typing import Any
 
 from opportunity_assets import history, schemas, tables
 from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.llm.steps import Judged, judge_analysis, judge_verification
 from opportunity_assets.partitions import candidate_key, split_candidate_key
 from opportunity_assets.per_candidate.fanout import error_record, run_bounded
+from opportunity_assets.reasons import candidate_rows
 from opportunity_assets.records import Analysis, Candidate, RunError, Verification
 from opportunity_assets.verifications.logic import verify
 from resources.model import ModelReply, ModelResource
@@ -97,7 +99,8 @@ class _CandidateWork:
     verify_error: RunError | None
     """The verify stage raised (an analyze raise is the pool's error record for the candidate)."""
     analysis_seconds: float
-    verification_seconds: float
+    verification_metadata: dict[str, Any] | None = None
+    """The verifications partition's metadata (`_describe_verification`), with the verification."""
 
 
 def _usage(reply: ModelReply | None, error: RunError | None) -> dict[str, Any]:
@@ -128,10 +131,16 @@ def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: fl
             **_usage(judged.reply, judged.model_error)}
 
 
-def _describe_verification(judged: Judged[Verification], seconds: float) -> dict[str, Any]:
-    """Status, failed checks, findings and the fatal assumption first; then each check and each sensitivity trial."""
+def _describe_verification(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, judged: Judged[Verification],
+                            seconds: float) -> dict[str, Any]:
+    """Where the router's fixed rules send the candidate and why, in words (the archive's reason: `MARGINAL: score
+    65.1 below strong 70.0`); then status, failed checks, findings and the fatal assumption; then each check and
+    each sensitivity trial."""
     v = judged.record
-    return {"status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
+    routed = route(analysis, v)
+    [row] = candidate_rows(pack, [candidate], [analysis], [v], [routed])
+    return {"routed_to": f"{routed.destination.value}: {routed.section_or_tag}", "why": row.reason,
+            "status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
             "findings": tables.findings(v), "fatal_assumption": v.fatal_assumption or "none",
             "key_assumption": v.key_assumption or "none", "to_resolve": v.to_resolve or "nothing to resolve",
             "reason": v.reason, "checks": tables.checks_table(v), "sensitivity": tables.sensitivity_table(v),
@@ -167,9 +176,9 @@ class NightWork:
         self._supersede(judged.record.as_of, judged.record.candidate_id, "analyze", "analyzer_model",
                         judged.model_error)
 
-    def add_verification(self, key: str, judged: Judged[Verification], seconds: float) -> None:
+    def add_verification(self, key: str, judged: Judged[Verification], metadata: dict[str, Any]) -> None:
         self.verifications.append(judged.record)
-        self.verification_metadata[key] = _describe_verification(judged, seconds)
+        self.verification_metadata[key] = metadata
         self._supersede(judged.record.as_of, judged.record.candidate_id, "verify", "verifier_model",
                         judged.model_error)
 
@@ -218,16 +227,17 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             on_record("analysis", key, _describe_analysis(pack, judged_analysis, analyzed - start,
                                                           earlier.get(key, [])))
         if not stages.verify or analysis is None:
-            return _CandidateWork(judged_analysis, None, None, analyzed - start, 0.0)
+            return _CandidateWork(judged_analysis, None, None, analyzed - start)
         try:
             judged = judge_verification(model, pack, candidate, analysis, verify(pack, candidate, analysis))
         except Exception as exc:
             return _CandidateWork(judged_analysis, None, error_record(candidate.as_of, candidate.id, "verify", exc),
-                                  analyzed - start, time.perf_counter() - analyzed)
+                                  analyzed - start)
         verified = time.perf_counter()
+        described = _describe_verification(pack, candidate, analysis, judged, verified - analyzed)
         if on_record is not None:
-            on_record("verification", key, _describe_verification(judged, verified - analyzed))
-        return _CandidateWork(judged_analysis, judged, None, analyzed - start, verified - analyzed)
+            on_record("verification", key, described)
+        return _CandidateWork(judged_analysis, judged, None, analyzed - start, described)
 
     outcomes = run_bounded([(c.as_of, c.id, (c, a)) for c, a in inputs], work, node=stages.first_node,
                            max_workers=max_workers)
@@ -242,8 +252,8 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             night.add_analysis(pack, key, o.result.analysis, o.result.analysis_seconds, earlier.get(key, []))
         if o.result.verify_error is not None:
             night.add_error(key, o.result.verify_error, stages)
-        elif o.result.verification is not None:
-            night.add_verification(key, o.result.verification, o.result.verification_seconds)
+        elif o.result.verification is not None and o.result.verification_metadata is not None:
+            night.add_verification(key, o.result.verification, o.result.verification_metadata)
     for error in missing:
         night.add_error(candidate_key(error.as_of, error.candidate_id), error, stages)
     return night

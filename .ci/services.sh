@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Services the test suite needs besides Python: a PostgreSQL server (the Dagster instance on PostgreSQL) and
-# Debian's Chromium (the UI test drives it headless). Idempotent: installs only what is missing, starts
-# PostgreSQL only when none answers on 127.0.0.1:${OPPORTUNITY_PG_PORT:-5432}, creates the test role once.
+# Services the test suite needs besides Python: a PostgreSQL server (the Dagster instance on PostgreSQL),
+# Debian's Chromium (the UI test drives it headless), and for the distributed test (tests/test_distributed.py)
+# redis-server (the Celery broker) and iproute2 (`ip netns`, the workers' network namespaces); that test starts
+# its own PostgreSQL and Redis on a private bridge, so only the packages are needed here. Idempotent: installs
+# only what is missing, starts PostgreSQL only when none answers on 127.0.0.1:${OPPORTUNITY_PG_PORT:-5432},
+# creates the test role once.
 # Called by `make test` and by .ci/run; needs root or sudo for apt and for the postgres system user.
 set -euo pipefail
 
@@ -19,7 +22,7 @@ else
 fi
 
 missing=()
-for package in postgresql chromium; do
+for package in postgresql chromium redis-server iproute2; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -49,4 +52,5 @@ fi
 if [ "$(as_postgres psql -p "$PG_PORT" -tAc "SELECT 1 FROM pg_database WHERE datname = '$PG_DB'")" != "1" ]; then
     as_postgres psql -p "$PG_PORT" -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$PG_DB\" OWNER \"$PG_USER\""
 fi
-echo "services: PostgreSQL on 127.0.0.1:$PG_PORT (role $PG_USER, database $PG_DB); chromium at $(command -v chromium)"
+echo "services: PostgreSQL on 127.0.0.1:$PG_PORT (role $PG_USER, database $PG_DB); chromium at $(command -v chromium);" \
+    "$(redis-server --version | cut -d' ' -f1-3)"

@@ -191,13 +191,20 @@ class Workers:
     def wait_ready(self, seconds: float = 90) -> None:
         """Until every started worker answers a ping over the broker."""
         from celery import Celery
+        from kombu.exceptions import OperationalError
+        from redis.exceptions import ConnectionError as RedisConnectionError
 
         broker = self.environment[BROKER_VARIABLE]
         app = Celery(broker=broker, backend=broker)
         deadline = time.monotonic() + seconds
         expected = set(self.processes)
         while time.monotonic() < deadline:
-            answered = {name.partition("@")[0] for reply in app.control.ping(timeout=1) for name in reply}
+            try:
+                replies = app.control.ping(timeout=1)
+            except (OSError, RedisConnectionError, OperationalError):  # the broker is still starting up
+                time.sleep(0.5)
+                continue
+            answered = {name.partition("@")[0] for reply in replies for name in reply}
             if expected <= answered:
                 return
             for name, process in self.processes.items():

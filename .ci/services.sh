@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Services the test suite needs besides Python: a PostgreSQL server (the Dagster instance on PostgreSQL),
-# Debian's Chromium (the UI test drives it headless), and the morning report's system side: WeasyPrint's
-# libraries (pango, harfbuzz's subsetter), its fonts (DejaVu) and poppler-utils (the report test reads the PDF
-# back as PNG and text). Idempotent: installs only what is missing, starts PostgreSQL only
-# when none answers on 127.0.0.1:${OPPORTUNITY_PG_PORT:-5432}, creates the test role once.
+# Debian's Chromium (the UI test drives it headless), the morning report's system side: WeasyPrint's libraries
+# (pango, harfbuzz's subsetter), its fonts (DejaVu) and poppler-utils (the report test reads the PDF back as PNG and
+# text), and for the distributed test (tests/test_distributed.py) redis-server (the Celery broker) and iproute2
+# (`ip netns`, the workers' network namespaces); that test starts its own PostgreSQL and Redis on a private bridge,
+# so only the packages are needed here. Idempotent: installs only what is missing, starts PostgreSQL only when none
+# answers on 127.0.0.1:${OPPORTUNITY_PG_PORT:-5432}, creates the test role once.
 # Called by `make test` and by .ci/run; needs root or sudo for apt and for the postgres system user.
 set -euo pipefail
 
@@ -22,7 +24,7 @@ fi
 
 missing=()
 for package in postgresql chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core \
-        poppler-utils; do
+        poppler-utils redis-server iproute2; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -52,5 +54,5 @@ fi
 if [ "$(as_postgres psql -p "$PG_PORT" -tAc "SELECT 1 FROM pg_database WHERE datname = '$PG_DB'")" != "1" ]; then
     as_postgres psql -p "$PG_PORT" -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$PG_DB\" OWNER \"$PG_USER\""
 fi
-echo "services: PostgreSQL on 127.0.0.1:$PG_PORT (role $PG_USER, database $PG_DB); chromium at $(command -v chromium); \
-pdftoppm at $(command -v pdftoppm)"
+echo "services: PostgreSQL on 127.0.0.1:$PG_PORT (role $PG_USER, database $PG_DB); chromium at $(command -v chromium);" \
+    "pdftoppm at $(command -v pdftoppm); $(redis-server --version | cut -d' ' -f1-3)"

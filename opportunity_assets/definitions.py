@@ -19,6 +19,7 @@ from opportunity_assets.automation.settings import load_settings
 from opportunity_assets.brief.assets import build_brief_and_archive
 from opportunity_assets.candidates.assets import build_candidates
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.distributed import executor_for_environment
 from opportunity_assets.night import last_possible_night
 from opportunity_assets.notify.assets import build_notifications
 from opportunity_assets.outcomes.assets import backtest, build_outcomes
@@ -95,7 +96,8 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
 
     The result store is the DuckDB file at `store_path`, or, when OPPORTUNITY_STORE_URL is set (not blank), the
     PostgreSQL database it names; only its presence is looked at here, its value reaches the store through
-    `EnvVar`."""
+    `EnvVar`. The same for the executor: with OPPORTUNITY_CELERY_BROKER set, the steps of the runs the daemon or the
+    UI launch are Celery tasks on the workers (`distributed.py`)."""
     criteria = CriteriaResource(path=criteria_path or str(DEFAULT_PACK))
     nights = nights_of(criteria.load())
     candidates, notifications, outcomes = build_candidates(nights), build_notifications(nights), build_outcomes(nights)
@@ -111,8 +113,9 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
         jobs=list(jobs.values()),
         # Each job's steps run one after another (a night's candidates share one step's thread pool), so a
         # process per step only adds Python starts: under `dagster dev` on 2 cores a scan run took 17 s with
-        # the default multiprocess executor and 8 s in process, a per-candidate run 25 s and 9 s.
-        executor=dg.in_process_executor,
+        # the default multiprocess executor and 8 s in process, a per-candidate run 25 s and 9 s. With a broker
+        # configured, each step is a Celery task on the workers instead (opportunity_assets/distributed.py).
+        executor=executor_for_environment(),
         schedules=[build_nightly_schedule(jobs["scan_night"], settings.schedule)],
         sensors=build_chain_sensors(per_candidate_job=jobs["analyze_night"], brief_job=jobs["brief_night"],
                                     notify_job=jobs["notify_night"],

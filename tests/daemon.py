@@ -9,6 +9,7 @@ daemon is exercised by tests/test_ui.py (`dagster dev`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -31,6 +32,16 @@ class InProcessDaemon:
         runs = self.instance.get_runs(dg.RunsFilter(tags={"dagster/run_key": run_key}))
         return any(r.tags.get("dagster/sensor_name") == sensor for r in runs)
 
+    def execute(self, job_name: str, partition_key: str | None, tags: dict[str, str]) -> dg.DagsterRun:
+        """One requested run, executed in process."""
+        job = self.defs.resolve_job_def(job_name)
+        return job.execute_in_process(instance=self.instance, partition_key=partition_key, run_config=QUIET,
+                                      tags=tags, raise_on_error=False).dagster_run
+
+    def execute_all(self, runs: Sequence[tuple[str, str | None, dict[str, str]]]) -> list[dg.DagsterRun]:
+        """A sensor's requested runs (job, partition, tags), one after another."""
+        return [self.execute(*run) for run in runs]
+
     def tick(self) -> list[dg.RunRequest]:
         """One evaluation of every sensor; returns the requests it launched (not the ones skipped by run key)."""
         cursors = self.cursors()
@@ -41,17 +52,16 @@ class InProcessDaemon:
                                               definitions=self.defs, resources=self.defs.resources,
                                               sensor_name=sensor.name)
             data = sensor.evaluate_tick(context)
+            requests = []
             for request in data.run_requests or []:
                 assert request.run_key and request.job_name
-                if self._already_launched(sensor.name, request.run_key):
-                    continue
-                job = self.defs.resolve_job_def(request.job_name)
-                result = job.execute_in_process(
-                    instance=self.instance, partition_key=request.partition_key, run_config=QUIET,
-                    tags={**request.tags, "dagster/run_key": request.run_key, "dagster/sensor_name": sensor.name},
-                    raise_on_error=False)
-                self.launched.append(result.dagster_run)
-                launched.append(request)
+                if not self._already_launched(sensor.name, request.run_key):
+                    requests.append(request)
+            self.launched += self.execute_all([
+                (r.job_name, r.partition_key,
+                 {**r.tags, "dagster/run_key": r.run_key, "dagster/sensor_name": sensor.name})
+                for r in requests if r.job_name])
+            launched += requests
             cursors[sensor.name] = data.cursor
             self.cursor_file.write_text(json.dumps(cursors))
         return launched

@@ -1,7 +1,8 @@
-"""Real receivers on 127.0.0.1 for the notification tests: an HTTP server (Slack's incoming webhook and the
-generic JSON webhook look the same on the wire) and an SMTP server (aiosmtpd). Each records what it received
-and answers as scripted per request: deliver, fail (HTTP 500 / SMTP 554), stall past the client's timeout,
-reject it as malformed (HTTP 400), or hold the request until the test lets it go."""
+"""Real receivers for the notification tests, on 127.0.0.1 (or `host`, an address other hosts reach): an HTTP
+server (Slack's incoming webhook and the generic JSON webhook look the same on the wire) and an SMTP server
+(aiosmtpd). Each records what it received and answers as scripted per request: deliver, fail (HTTP 500 / SMTP
+554), stall past the client's timeout, reject it as malformed (HTTP 400), or hold the request until the test lets
+it go."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Received:
 class HttpReceiver:
     """An HTTP server; `script` answers requests in order (then OK), `received` has every request it read."""
 
+    host: str = "127.0.0.1"
     stall_seconds: float = 2.0
     received: list[Received] = field(default_factory=list)
     script: deque[str] = field(default_factory=deque)
@@ -66,13 +68,13 @@ class HttpReceiver:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((self.host, 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def url(self, path: str = "/hook") -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+        return f"http://{self.host}:{self.server.server_address[1]}{path}"
 
     def bodies(self, path: str) -> list[Any]:
         return [r.body for r in self.received if r.path == path]
@@ -83,9 +85,9 @@ class HttpReceiver:
         self.server.server_close()
 
 
-def _free_port() -> int:
+def _free_port(host: str) -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 
@@ -107,16 +109,17 @@ class _SmtpHandler:
 
 @dataclass
 class SmtpReceiver:
-    """An SMTP server (aiosmtpd) on 127.0.0.1; `script` answers DATA commands in order (then OK)."""
+    """An SMTP server (aiosmtpd) on `host`; `script` answers DATA commands in order (then OK)."""
 
+    host: str = "127.0.0.1"
     stall_seconds: float = 2.0
     messages: list[tuple[list[str], Message]] = field(default_factory=list)
     script: deque[str] = field(default_factory=deque)
     attempts: int = 0
 
     def __post_init__(self) -> None:
-        self.port = _free_port()
-        self.controller = Controller(_SmtpHandler(self), hostname="127.0.0.1", port=self.port)
+        self.port = _free_port(self.host)
+        self.controller = Controller(_SmtpHandler(self), hostname=self.host, port=self.port)
         self.controller.start()
 
     def close(self) -> None:

@@ -6,9 +6,7 @@ and database that script creates on 127.0.0.1:5432). An unreachable server fails
 
 from __future__ import annotations
 
-import os
 import shutil
-import uuid
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -23,37 +21,16 @@ from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage
 from opportunity_assets.definitions import build_definitions
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.daemon import QUIET, InProcessDaemon
+from tests.pg import fresh_database
 
 NIGHT = date(2011, 10, 31)
-
-
-def _server() -> dict[str, Any]:
-    return {"host": os.environ.get("OPPORTUNITY_PG_HOST", "127.0.0.1"),
-            "port": int(os.environ.get("OPPORTUNITY_PG_PORT", "5432")),
-            "user": os.environ.get("OPPORTUNITY_PG_USER", "opportunity"),
-            "password": os.environ.get("OPPORTUNITY_PG_PASSWORD", "opportunity"),
-            "dbname": os.environ.get("OPPORTUNITY_PG_DB", "opportunity")}
 
 
 @pytest.fixture
 def database() -> Iterator[dict[str, Any]]:
     """A fresh database on the test server for this test, dropped afterwards."""
-    server = _server()
-    try:
-        admin = psycopg2.connect(**server, connect_timeout=5)
-    except psycopg2.OperationalError as exc:
-        pytest.fail(f"PostgreSQL is not reachable at {server['host']}:{server['port']} as {server['user']} "
-                    f"({exc}). Start it with `bash .ci/services.sh` (`make test` does).")
-    admin.autocommit = True
-    name = f"opportunity_test_{uuid.uuid4().hex[:12]}"
-    with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield {**server, "dbname": name}
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+    with fresh_database() as params:
+        yield params
 
 
 @pytest.mark.slow

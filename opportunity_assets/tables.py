@@ -69,6 +69,14 @@ def candidate_links(rows: Sequence[CandidateRow], as_of: date, first: Sequence[s
     return Markdown("\n".join(lines) if lines else "No candidate went on tonight.")
 
 
+def night_links(nights: Sequence[Mapping[str, object]]) -> Markdown:
+    """The latest nights with a brief, a line each linking to that night's brief: the nights worth opening, among
+    every partition the data supports."""
+    lines = [f"- [{n['as_of']}]({partition_path('brief', str(n['as_of']))}): {n['act_on']} to act on"
+             for n in nights]
+    return Markdown("\n".join(lines) if lines else "No night has a brief yet.")
+
+
 MAX_TABLE_ROWS = 1000
 """Rows a candidates table shows in the UI; a wider night's table ends with one row saying how many more the store
 holds (`opportunity archive`): a 10,000-row table would be megabytes in every event that carries it."""

@@ -377,6 +377,13 @@ class ResultStore(dg.ConfigurableResource):
             "FROM nights n LEFT JOIN briefs b USING (domain, as_of) "
             "WHERE n.domain = ? AND n.as_of >= ? AND n.as_of < ? ORDER BY n.as_of DESC", [domain, since, before])
 
+    def briefed_nights(self, domain: str, *, limit: int = 30) -> list[dict[str, Any]]:
+        """The latest nights with a brief, latest first: `as_of` and `act_on` (candidates routed to act on)."""
+        return self.query(
+            "SELECT b.as_of, count(r.candidate_id) FILTER (WHERE r.section_or_tag = 'act_on_these') AS act_on "
+            "FROM briefs b LEFT JOIN routes r ON r.domain = b.domain AND r.as_of = b.as_of WHERE b.domain = ? "
+            "GROUP BY b.as_of ORDER BY b.as_of DESC LIMIT ?", [domain, limit])
+
     def score_history(self, domain: str, candidate_ids: Sequence[str], *, up_to: date) -> list[dict[str, Any]]:
         """The candidates' stored analyses on every night up to `up_to`, oldest first: `as_of`, `candidate_id`,
         `verdict` and `score` (the report's and the UI's history plots)."""

@@ -82,6 +82,11 @@ def test_two_nights_give_each_partition_its_history_and_the_brief_its_changes(tm
     assert changes["collin-county"]["change"] == NEW and set(changes) == {"austin", "collin-county"}
     first = latest("brief", LAST.isoformat())
     assert first["last_night"].startswith("no earlier night with a brief within 45 days")
+    # every brief links the nights that have one, latest first, each with how many to act on
+    links = str(brief["nights_with_a_brief"])
+    assert links.index("[2011-10-31](/assets/brief?view=partitions&partition=2011-10-31)") < links.index("[2011-09-30]")
+    assert "2011-10-31): 2 to act on" in links and "2011-09-30): 1 to act on" in links
+    assert str(first["nights_with_a_brief"]).count("to act on") == 1
     loaded, store = nights.resources_of(defs)
     report = read_report(store, loaded, NIGHT)
     assert report.last_night == LAST and [c.change for c in report.changes] == [STILL_STRONG, NEW]

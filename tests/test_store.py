@@ -371,3 +371,20 @@ def test_score_history_reads_the_candidates_nights_in_order(stores: Stores) -> N
         (NIGHT, "a", "STRONG", 71.5), (NIGHT, "b", "INSUFFICIENT_DATA", None), (later, "a", "STRONG", 80.25)]
     assert store.score_history("d", ["a"], up_to=NIGHT)[-1]["as_of"] == NIGHT
     assert store.score_history("d", [], up_to=later) == []
+
+
+def test_briefed_nights_are_latest_first_with_their_act_on_count(stores: Stores) -> None:
+    from opportunity_assets.records import Brief, Cost, Destination, Route, Summary
+
+    store = stores()
+    summary = Summary(scanned=2, passed_filters=2, capped=0, analyzed=2, by_tag={}, errors=0)
+    for as_of, acting in ((NIGHT, ["a", "b"]), (date(2015, 2, 28), []), (date(2015, 3, 31), ["a"])):
+        routes = [Route(as_of=as_of, candidate_id=c, destination=Destination.BRIEF, section_or_tag="act_on_these",
+                        rule="r") for c in acting]
+        routes.append(Route(as_of=as_of, candidate_id="z", destination=Destination.ARCHIVE,
+                            section_or_tag="below_threshold", rule="r"))
+        store.write_routing("d", as_of, routes=routes, brief=Brief(as_of=as_of, markdown="m", words=1),
+                            summary=summary, cost=Cost(), model_mode="off")
+    assert [(r["as_of"], r["act_on"]) for r in store.briefed_nights("d")] == [
+        (date(2015, 3, 31), 1), (date(2015, 2, 28), 0), (NIGHT, 2)]
+    assert len(store.briefed_nights("d", limit=2)) == 2 and store.briefed_nights("other") == []

@@ -14,7 +14,7 @@ from opportunity_assets.history import changes_table, last_night_line
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.report.render import ReportError
 from opportunity_assets.report.step import report_path, write_night_report
-from opportunity_assets.tables import bullets, candidate_links, candidates_table, check_failures
+from opportunity_assets.tables import bullets, candidate_links, candidates_table, check_failures, night_links
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
@@ -63,6 +63,7 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinit
                       "since_last_night": table_value(changes_table(step.changes)),
                       "candidate_pages": dg.MetadataValue.md(
                           candidate_links(step.rows, as_of, first=BRIEF_SECTIONS).text),
+                      "nights_with_a_brief": dg.MetadataValue.md(night_links(store.briefed_nights(pack.domain)).text),
                       "last_night": last_night_line(step.last_night, step.changes),
                       "words": step.brief.words,
                       "act_on_these": summary.by_tag["act_on_these"],

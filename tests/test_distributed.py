@@ -180,8 +180,14 @@ def test_a_backfill_on_celery_workers_on_other_hosts_matches_one_machine_and_sur
             nights_with_act = {as_of for as_of, _ in act}
             assert posted == Counter((as_of.isoformat(), candidate) for as_of, candidate in act)
             assert len(smtp.messages) == len(nights_with_act) and set(mailed.values()) == {1}
-            bodies = [message.get_content().replace("\r\n", "\n").strip() for _, message in smtp.messages]
+            bodies, reports = [], []
+            for _, message in smtp.messages:  # the text, then the line naming the attached morning report
+                text = message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n").strip()
+                text, _, attached = text.rpartition("\nThe morning report is attached: ")
+                bodies.append(text.strip())
+                reports.append((attached, [part.get_filename() for part in message.iter_attachments()]))
             assert sorted(bodies) == sorted(m["text"].strip() for m in single_messages if m["act_on_these"])
+            assert all(name.endswith(".pdf") and files == [name] for name, files in reports)
 
 
 @pytest.mark.parametrize(("broker", "executor"), [(None, "in_process"), ("  ", "in_process"),

@@ -150,13 +150,21 @@ def test_the_report_path_must_be_pdf_or_html_in_a_folder_that_can_be_written(tmp
 
 # ---- whole nights ------------------------------------------------------------------------------------------------
 
+def _poppler(tool: str) -> str:
+    """Debian's poppler-utils tool; missing, the test fails saying how to install it (never skipped)."""
+    found = shutil.which(tool)
+    if found is None:
+        pytest.fail(f"{tool} (poppler-utils) is not installed: run `bash .ci/services.sh` (`make test` does)")
+    return found
+
+
 def _pdf_text(path: Path) -> str:
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
+    return subprocess.run([_poppler("pdftotext"), "-layout", str(path), "-"], check=True, capture_output=True,
                           text=True).stdout
 
 
 def _pages(path: Path, out: Path) -> list[Path]:
-    subprocess.run(["pdftoppm", "-r", "60", "-png", str(path), str(out / "page")], check=True)
+    subprocess.run([_poppler("pdftoppm"), "-r", "60", "-png", str(path), str(out / "page")], check=True)
     return sorted(out.glob("page-*.png"))
 
 
@@ -167,11 +175,7 @@ def _ink(page: Path) -> float:
     return 1 - sum(histogram[250:]) / (image.width * image.height)
 
 
-needs_poppler = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils: bash .ci/services.sh")
-
-
 @pytest.mark.slow
-@needs_poppler
 def test_run_report_writes_a_readable_pdf_with_the_brief_plots_and_archive(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
@@ -215,7 +219,6 @@ def test_bad_report_paths_are_one_line_before_the_night(tmp_path: Path, capsys: 
 
 
 @pytest.mark.slow
-@needs_poppler
 def test_the_brief_links_its_report_and_the_email_attaches_the_pdf(tmp_path: Path) -> None:
     smtp = SmtpReceiver()
     try:

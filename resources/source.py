@@ -26,7 +26,14 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import ROW, SourceFormatError, describe_location, join_rows, open_pack_source
+from opportunity_assets.sources.formats import (
+    ROW,
+    SourceFormatError,
+    describe_location,
+    join_rows,
+    literal,
+    open_pack_source,
+)
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
 
@@ -117,7 +124,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
                                   for i, j in enumerate(src.join)]
     quarantine = _run(con, pack, " UNION ALL ".join(f"""
         SELECT {ROW} AS source_row, {shapes.ENTITY} AS entity_id, {shapes.PERIOD} AS period,
-               {shapes.literal(prefix)} || coalesce({shapes.REASON}, {shapes.CELL_REASON}
+               {literal(prefix)} || coalesce({shapes.REASON}, {shapes.CELL_REASON}
                                                      || ' (that cell is a gap; the row is kept)') AS reason
         FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
                                                  for table, prefix in refused), {})

@@ -60,14 +60,14 @@ def quote_identifier(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
     """Text as a DuckDB string literal (a path, a column name in a `columns` map)."""
     return "'" + text.replace("'", "''") + "'"
 
 
 def _as_text(names: list[str]) -> str:
     """A reader's `columns` map reading every named column as text."""
-    return "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names) + "}"
+    return "{" + ", ".join(f"{literal(n)}: 'VARCHAR'" for n in names) + "}"
 
 
 _q = quote_identifier
@@ -111,7 +111,7 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     """DuckDB's own JSON Lines reader, kept only when every line is one object, none blank, and each needed key
     has a value somewhere (a key absent from every record is told apart from all-null by the slow path)."""
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({_literal(str(path))}, "
+        con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({literal(str(path))}, "
                     f"format = 'newline_delimited', columns = {_as_text(needed)})")
         counts = con.execute("SELECT count(*), " + ", ".join(f"count({_q(c)})" for c in needed)
                              + " FROM json_fast").fetchall()[0]
@@ -130,9 +130,9 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     """DuckDB's own strict CSV reader, kept only when every line after the header is one record (none blank, none
     rejected, no quoted newline): then a record's position is its line. False: use `read_csv_rows`."""
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({_literal(str(path))}, "
+        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({literal(str(path))}, "
                     f"header = true, auto_detect = false, columns = {_as_text(header)}, "
-                    f"delim = {_literal(delimiter)}, quote = '\"', escape = '\"', "
+                    f"delim = {literal(delimiter)}, quote = '\"', escape = '\"', "
                     "strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
                     "rejects_scan = 'csv_reject_scans')")
         ((rejects,),) = con.execute("SELECT count(*) FROM csv_rejects").fetchall()
@@ -285,10 +285,10 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
     if fmt == "jsonl":
         return _jsonl(con, path, needed)
     if fmt == "parquet":
-        _typed(con, f"read_parquet({_literal(str(path))})", path, needed)
+        _typed(con, f"read_parquet({literal(str(path))})", path, needed)
         return []
     try:
-        con.execute(f"ATTACH {_literal(str(path))} AS source_db (READ_ONLY)")
+        con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
     except duckdb.Error as exc:
         raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
             from None

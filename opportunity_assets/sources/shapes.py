@@ -16,7 +16,7 @@ names its value columns after the pack's `columns`.
 from __future__ import annotations
 
 from opportunity_assets.periods import Grain
-from opportunity_assets.sources.formats import ROW
+from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import AggregateSpec, Condition, SourceSpec
 from opportunity_assets.text import MAX_NAME
@@ -31,11 +31,6 @@ AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 table takes no prepared parameters."""
 _VERSION, _PERIOD_TEXT, _KEY_TEXT, _DATE_PROBLEM, _COPIES = \
     "__version", "__period_text", "__key_text", "__date_problem", "__copies"
-
-
-def literal(text: str) -> str:
-    """Text as a SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _text(column: str) -> str:

@@ -1,10 +1,11 @@
-"""Source files of every common format, opened as one DuckDB relation the point-in-time query reads.
+"""Source files of every common format, read into one DuckDB table the point-in-time query reads.
 
-`open_source` registers `source_rows` on a connection: `__row` (the CSV's physical line, or the row's
-position from 1 after a header line, so numbers match what a user sees in an editor) and the pack's columns as
-text, whatever the file's own types (the query parses them itself, cell by cell). Lines that are not records (a
-CSV row with the wrong field count or a broken quote, a JSON line that does not parse) come back as `Rejected`
-for the quarantine; the rest of the file is read as usual.
+`open_pack_source` reads each source's rows as text (`source_rows`: `__row`, the CSV's physical line or the row's
+position from 1 after a header line, so numbers match what a user sees in an editor, and the pack's columns as
+text, whatever the file's own types) into a table of typed rows (`shapes.typed_sql`: the query parses every cell
+itself), then drops the text: only the typed table stays. Lines that are not records (a CSV row with the wrong
+field count or a broken quote, a JSON line that does not parse) come back as `Rejected` for the quarantine; the
+rest of the file is read as usual.
 
 Formats, inferred from the path's extension (`source.format` overrides): CSV (`.csv`, `.tsv`, `.txt`), Parquet
 (`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`), a table, view or query of a DuckDB database file
@@ -14,10 +15,12 @@ Formats, inferred from the path's extension (`source.format` overrides): CSV (`.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import re
+from collections.abc import Callable
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -73,6 +76,18 @@ def _as_text(names: list[str]) -> str:
 _q = quote_identifier
 
 
+@dataclass(frozen=True)
+class Into:
+    """Where `open_source` puts a source's rows: the temporary table `table` of `typed(relation)`, a SELECT over
+    the rows as text (`relation`: `__row` and the needed columns). Only that table stays: the text goes."""
+
+    table: str
+    typed: Callable[[str], str]
+
+    def make(self, con: duckdb.DuckDBPyConnection, relation: str) -> None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {self.table} AS {self.typed(relation)}")
+
+
 def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
@@ -88,23 +103,16 @@ def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: di
     con.execute("CREATE OR REPLACE TEMP VIEW source_rows AS SELECT * FROM source_rows_arrow")
 
 
-_BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
-
-
-def _lines_if_none_blank(path: Path, chunk: int = 1 << 24) -> int:
-    """The file's physical lines, or -1 if one is blank (then a record's position is not its line). Counted in C
-    over 16 MB blocks: a wide file has millions of lines."""
-    count, carry = 0, b"\n"  # as if a line ended just before the file: a blank first line is found too
+def _physical_lines(path: Path, chunk: int = 1 << 24) -> int:
+    """The file's physical lines (a last line without its newline counts), counted in C over 16 MB blocks. A fast
+    reader's records can equal them (one per line, after a header) only if no line is blank, rejected or a quoted
+    record's continuation: DuckDB skips blank lines and rejects others, so every such line makes the counts differ."""
+    count, last = 0, b"\n"
     with path.open("rb") as f:
         while block := f.read(chunk):
-            text = carry + block
-            if _BLANK_LINE.search(text):
-                return -1
             count += block.count(b"\n")
-            carry = text[text.rfind(b"\n"):]
-    if carry.strip():  # a last line without its newline is a line too
-        return count + 1
-    return count if carry == b"\n" or count == 0 else -1
+            last = block[-1:]
+    return count if last == b"\n" else count + 1
 
 
 def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> bool:
@@ -117,37 +125,39 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
                              + " FROM json_fast").fetchall()[0]
     except duckdb.Error:
         return False
-    if counts[0] != _lines_if_none_blank(path) or not all(counts[1:]):
+    if counts[0] != _physical_lines(path) or not all(counts[1:]):
         return False
     cells = ", ".join(_q(c) for c in needed)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT row_number() OVER () AS {ROW}, {cells} "
-                "FROM json_fast")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT rowid + 1 AS {ROW}, {cells} FROM json_fast")
     return True
 
 
 def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], needed: list[str],
-              delimiter: str) -> bool:
-    """DuckDB's own strict CSV reader, kept only when every line after the header is one record (none blank, none
-    rejected, no quoted newline): then a record's position is its line. False: use `read_csv_rows`."""
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE csv_fast AS SELECT * FROM read_csv({literal(str(path))}, "
-                    f"header = true, auto_detect = false, columns = {_as_text(header)}, "
-                    f"delim = {literal(delimiter)}, quote = '\"', escape = '\"', "
-                    "strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
-                    "rejects_scan = 'csv_reject_scans')")
-        ((rejects,),) = con.execute("SELECT count(*) FROM csv_rejects").fetchall()
-        ((records,),) = con.execute("SELECT count(*) FROM csv_fast").fetchall()
-    except duckdb.Error:
-        return False
-    if rejects or records != _lines_if_none_blank(path) - 1:
-        return False
+              delimiter: str, into: Into) -> bool:
+    """DuckDB's own strict CSV reader, straight into `into`'s table, kept only when every line after the header
+    was one record (none blank, none rejected, no quoted newline): then a record's position is its line, and its
+    `rowid` (the table keeps the file's order, `preserve_insertion_order`) numbers it. False: the table is dropped;
+    use `read_csv_rows`. The file's text is never held whole."""
     cells = ", ".join(_q(c) for c in needed)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
-                f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM csv_fast")
+    relation = (f"(SELECT NULL::BIGINT AS {ROW}, {cells} FROM read_csv({literal(str(path))}, header = true, "
+                f"auto_detect = false, columns = {_as_text(header)}, delim = {literal(delimiter)}, quote = '\"', "
+                "escape = '\"', strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
+                "rejects_scan = 'csv_reject_scans'))")
+    try:
+        into.make(con, relation)
+        ((rejects,),) = con.execute("SELECT count(*) FROM csv_rejects").fetchall()
+        ((records,),) = con.execute(f"SELECT count(*) FROM {into.table}").fetchall()
+    except duckdb.Error:
+        con.execute(f"DROP TABLE IF EXISTS {into.table}")
+        return False
+    if rejects or records != _physical_lines(path) - 1:
+        con.execute(f"DROP TABLE {into.table}")
+        return False
+    con.execute(f"UPDATE {into.table} SET {ROW} = rowid + 2")
     return True
 
 
-def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str) -> list[Rejected]:
+def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into) -> list[Rejected]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         header = header_of(path, delimiter)
@@ -157,10 +167,11 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         raise SourceFormatError(f"source file {path}: the header is one column, {header[0][:60]!r}; the file looks "
                                 f"delimited by {other!r}, and a .csv must be comma-separated (.tsv: tabs)")
     _require(header, needed, path)
-    if _csv_fast(con, path, header, needed, delimiter):
+    if _csv_fast(con, path, header, needed, delimiter, into):
         return []
     rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity)
     _register_text(con, rows.lines, {c: list(rows.columns[c]) for c in needed}, needed)
+    into.make(con, "source_rows")
     return rows.rejected
 
 
@@ -243,56 +254,76 @@ def describe_location(pack: CriteriaPack) -> str:
 
 
 def join_rows(index: int) -> str:
-    """The relation holding the rows of the pack's join `index` (as `source_rows` holds the main source's)."""
+    """The table of the rows of the pack's join `index` (as `TYPED` holds the main source's)."""
     return f"__join_{index}_rows"
 
 
-def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path) -> list[Rejected]:
+TYPED = "__typed_rows"
+"""The table of the main source's rows that `open_pack_source` makes (step 1 of `shapes.py`, typed)."""
+
+
+def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, into: Into) -> list[Rejected]:
     needed = spec.read_columns
     if spec.format == "postgres":
         _postgres(con, spec.url_env or "", f"({spec.query})" if spec.query else _q(spec.table), needed)
-        return []
-    if not path.is_file():
-        raise SourceFormatError(f"source file {path} not found")
-    return open_source(con, path, infer_format(path, spec.format), needed, entity=spec.entity_id, table=spec.table,
-                       query=spec.query)
+        into.make(con, "source_rows")
+        rejected = []
+    else:
+        if not path.is_file():
+            raise SourceFormatError(f"source file {path} not found")
+        rejected = open_source(con, path, infer_format(path, spec.format), needed, entity=spec.entity_id,
+                               table=spec.table, query=spec.query, into=into)
+    _release_text(con)
+    return rejected
 
 
-def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> list[Rejected]:
-    """Register the pack's `source_rows` (every column its reading needs) on `con`, and each joined table's rows as
-    `join_rows(i)`; the lines that are not records (a joined table's reasons name its file)."""
+def _release_text(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop everything but the typed table: the text a source was read as, a reader's leftovers, an attached
+    database file."""
+    con.execute("USE memory")
+    con.execute("DROP VIEW IF EXISTS source_rows")
+    for table in ("json_fast", "csv_rejects", "csv_reject_scans"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    con.unregister("source_rows_arrow")  # a registered Arrow table, if any (none: a no-op)
+    if "source_db" in {row[0] for row in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}:
+        con.execute("DETACH source_db")
+
+
+def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
+                     typed: Callable[[SourceSpec, str], str]) -> list[Rejected]:
+    """Read the pack's source into the table `TYPED`, and each joined table's into `join_rows(i)`: `typed(spec,
+    relation)` is the SELECT of a spec's typed rows over its rows as text. The lines that are not records (a
+    joined table's reasons name its file)."""
     rejected: list[Rejected] = []
     for i, joined in enumerate(pack.source.join):
         path = pack.path_of(joined)
-        refused = _open_spec(con, joined, path)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {join_rows(i)} AS SELECT * FROM source_rows")
-        con.execute("USE memory")
-        for leftover in ("csv_rejects", "csv_reject_scans"):
-            con.execute(f"DROP TABLE IF EXISTS {leftover}")
-        if "source_db" in {row[0] for row in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}:
-            con.execute("DETACH source_db")
+        refused = _open_spec(con, joined, path, Into(join_rows(i), functools.partial(typed, joined)))
         rejected += [Rejected(r.line, f"join {joined.table} ({path.name}): {r.reason}", r.entity) for r in refused]
-    return [*_open_spec(con, pack.source, pack.source_path), *rejected]
+    main = Into(TYPED, functools.partial(typed, pack.source))
+    return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
-                table: str, query: str | None = None) -> list[Rejected]:
-    """Register `source_rows` on `con` (see the module) from a file; the lines that are not records."""
+                table: str, query: str | None = None, into: Into) -> list[Rejected]:
+    """Read a file's rows (see the module) into `into`'s table; the lines that are not records."""
     if fmt == "postgres":
         raise SourceFormatError("format `postgres` reads a database, not a file: set `source.url_env`")
     if fmt == "csv":
-        return _csv(con, path, needed, entity)
+        return _csv(con, path, needed, entity, into)
     if fmt == "jsonl":
-        return _jsonl(con, path, needed)
-    if fmt == "parquet":
+        rejected = _jsonl(con, path, needed)
+    elif fmt == "parquet":
         _typed(con, f"read_parquet({literal(str(path))})", path, needed)
-        return []
-    try:
-        con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
-    except duckdb.Error as exc:
-        raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
-            from None
-    if query is not None:
-        con.execute("USE source_db")
-    _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed)
-    return []
+        rejected = []
+    else:
+        try:
+            con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
+        except duckdb.Error as exc:
+            raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
+                from None
+        if query is not None:
+            con.execute("USE source_db")
+        _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed)
+        rejected = []
+    into.make(con, "source_rows")
+    return rejected

@@ -4,11 +4,12 @@ Three steps, each a SELECT the point-in-time query (`resources/source.py`) build
 names appear only where its cells are read; everything computed has an internal name (`__…`), and the panel
 names its value columns after the pack's `columns`.
 
-1. `rows_sql`: every source row in scope (`source.where`), with its entity, its period at the pack's grain, when
-   it became known (`published_at`), a version that orders vintages or observations, its typed cells and what is
-   wrong with it. Nothing here depends on the night.
-2. `judged_sql`: the night's judgment of each row (`AS_OF`, `TODAY`): refused whole (and why), or seen. A row
-   published after as_of is not seen at all: the filter sits here, before any aggregation.
+1. `rows_sql`: every source row, in the source's order, with whether it is in scope (`source.where`), its entity,
+   its period at the pack's grain, when it became known (`published_at`), a version that orders vintages or
+   observations, its typed cells and what is wrong with it. Nothing here depends on the night: `typed_sql` is the
+   table of it a night keeps (`formats.open_pack_source` makes it).
+2. `judged_sql`: the night's judgment of each row in scope (`AS_OF`, `TODAY`): refused whole (and why), or seen. A
+   row published after as_of is not seen at all: the filter sits here, before any aggregation.
 3. `panel_sql`: the seen rows as one row per entity and period: the latest vintage or observation of a panel or
    snapshot, or a period's events aggregated (and periods without events filled: no event is a count of 0).
 """
@@ -26,6 +27,8 @@ ENTITY, NAME, PERIOD, PUBLISHED = "__entity", "__name", "__period", "__published
 """The panel's key columns (with `ROW`, the first source row behind a panel row)."""
 REASON, CELL_REASON = "__reason", "__cell_reason"
 """Why a row is refused whole; what is wrong with its cells (each then a gap)."""
+IN_SCOPE = "__in_scope"
+"""Whether a row is in the source's scope (`source.where`): kept as a flag so step 1 keeps every row, in order."""
 AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
@@ -115,6 +118,12 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
         f"{raw} || {literal(', ' + src.month_column + '=')} || coalesce({_q(src.month_column)}, '')"
 
 
+def versioned(src: SourceSpec) -> bool:
+    """Whether rows of one entity and period may differ in version (vintages by `published_column`, a snapshot's
+    observations by their moment), the latest winning; otherwise two such rows are a duplicated key."""
+    return src.published_column is not None or (src.shape == "snapshot" and src.period_column is not None)
+
+
 def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
     """Step 1 (see the module): one row per source row in scope, read from `relation` (a joined table's rows are
     in their own)."""
@@ -130,8 +139,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         published = f"DATE '{src.known_at.isoformat()}'" if src.known_at is not None else \
             f"({grain.sql_end(PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
         version = "NULL::TIMESTAMP"
-    if src.shape == "snapshot" and src.period_column is not None and src.published_column is None:
-        version = _timestamp_sql(src.period_column, src.period_format)
+    if versioned(src) and src.published_column is None:
+        version = _timestamp_sql(src.period_column or "", src.period_format)
     cells = cell_columns(src)
     raw_cells = "".join(f", {_text(c)} AS {_raw(c)}" for c in [*cells, *_distinct_columns(src)])
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
@@ -159,49 +168,67 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                    nullif(trim({_q(src.entity_name)}), '') AS {NAME},
                    {period} AS {PERIOD}, {period_text} AS {_PERIOD_TEXT}, {given} AS __published_given,
                    {published_text}{version} AS {_VERSION},
-                   {key_text} AS {_KEY_TEXT}{raw_cells}{flags}
-            FROM {relation} WHERE {scope}
+                   {key_text} AS {_KEY_TEXT}, {scope} AS {IN_SCOPE}{raw_cells}{flags}
+            FROM {relation}
         )
     )"""
 
 
-def scratch_columns(src: SourceSpec) -> list[str]:
-    """Columns step 1 makes only for step 2 to judge from (the raw text of numbers, periods and keys): a
-    materialized judgment drops them (on a wide source they are half its size)."""
-    scratch = [_PERIOD_TEXT, _KEY_TEXT, "__published_given", _DATE_PROBLEM, _COPIES,
-               *(f"__raw_{c}" for c in cell_columns(src))]
+def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
+    """Step 1 as the table a night reads (`TYPED`): without the text only step 1 itself reads (numbers, periods and
+    publication dates as written: each is already a typed cell and, if bad, a reason). On a wide source that text
+    is half the rows' size."""
+    scratch = [_PERIOD_TEXT, "__published_given", *(f"__raw_{c}" for c in cell_columns(src))]
     if src.published_column is not None:
         scratch.append("__published_text")
-    return scratch
+    return f"SELECT * EXCLUDE ({', '.join(_q(c) for c in scratch)}) FROM ({rows_sql(src, grain, relation)})"
 
 
 def _match(aggregate: str, index: int) -> str:
     return _q(f"__match_{aggregate}_{index}")
 
 
-def judged_sql(src: SourceSpec, grain: Grain, rows: str) -> str:
-    """Step 2 (see the module): `rows` (a relation of step 1) judged for the night; refusals carry `REASON`."""
-    key = f"({', '.join(src.key_columns)})"
-    duplicate = "" if src.shape == "events" else f"""
-            WHEN {_COPIES} > 1
-                THEN {literal('duplicated key ' + key + ' = (')} || {ENTITY} || ', ' || {_KEY_TEXT} || '): '
-                     || {_COPIES} || ' rows, none used'"""
-    copies = "1" if src.shape == "events" else f"count(*) OVER (PARTITION BY {ENTITY}, {PERIOD}, {_VERSION})"
-    too_long = f"greatest(length({ENTITY}), length(coalesce({NAME}, '')))"
+def duplicates_sql(src: SourceSpec, typed: str) -> str | None:
+    """The keys (entity, period, version) that more than one in-scope row of `typed` holds, with how many: a
+    panel's or snapshot's duplicated rows, all refused (step 2). None for events: every row is an event."""
+    if src.shape == "events":
+        return None
+    # Keys are grouped by their 64-bit hash first (a small table, even over millions of rows); only rows whose hash
+    # repeats, usually none, are grouped by the key itself.
+    key = f"hash({ENTITY}, {PERIOD}, {_VERSION})"
     return f"""
-    SELECT *, CASE
-            WHEN {ENTITY} IS NULL THEN {literal('missing entity id (' + src.entity_id + ')')}
+    SELECT {ENTITY}, {PERIOD}, {_VERSION}, count(*) AS {_COPIES} FROM {typed}
+    WHERE {IN_SCOPE} AND {key} IN (SELECT {key} FROM {typed} WHERE {IN_SCOPE} GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY ALL HAVING count(*) > 1"""
+
+
+def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None) -> str:
+    """Step 2 (see the module): the in-scope rows of `typed` (step 1's table) judged for the night; refusals carry
+    `REASON`. `duplicates`: the relation of `duplicates_sql` (small: usually empty), None for events."""
+    key = f"({', '.join(src.key_columns)})"
+    too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{NAME}, '')))"
+    duplicated, joined = "", ""
+    if duplicates is not None:
+        same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in (ENTITY, PERIOD, _VERSION))
+        joined = f" LEFT JOIN {duplicates} d ON {same}"
+        duplicated = f"""
+            WHEN d.{_COPIES} IS NOT NULL
+                THEN {literal('duplicated key ' + key + ' = (')} || r.{ENTITY} || ', ' || r.{_KEY_TEXT} || '): '
+                     || d.{_COPIES} || ' rows, none used'"""
+    return f"""
+    SELECT r.*, CASE
+            WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + src.entity_id + ')')}
             WHEN {too_long} > {MAX_NAME}
                 THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
-            WHEN {_DATE_PROBLEM} IS NOT NULL THEN {_DATE_PROBLEM}
-            WHEN {PERIOD} > {TODAY}
-                THEN 'period after today: ' || {grain.sql_label(PERIOD)} || ' has not happened yet (today '
-                     || strftime({TODAY}, '%Y-%m-%d') || ')'{duplicate}
+            WHEN r.{_DATE_PROBLEM} IS NOT NULL THEN r.{_DATE_PROBLEM}
+            WHEN r.{PERIOD} > {TODAY}
+                THEN 'period after today: ' || {grain.sql_label('r.' + PERIOD)} || ' has not happened yet (today '
+                     || strftime({TODAY}, '%Y-%m-%d') || ')'{duplicated}
             END AS {REASON}
-    FROM (SELECT *, {copies} AS {_COPIES} FROM {rows})
+    FROM {typed} r{joined}
     -- point in time: a row is seen only once published; an undated row is refused without a date, and a period
     -- after today (one that has not happened) is refused whatever the night
-    WHERE {_DATE_PROBLEM} IS NOT NULL OR {PUBLISHED} <= {AS_OF} OR {PERIOD} > {TODAY}"""
+    WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY})"""
 
 
 def seen_sql(src: SourceSpec, judged: str) -> str:
@@ -255,6 +282,8 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     keys = f"{ENTITY}, {NAME}, {PERIOD}, {PUBLISHED}, {ROW}"
     if src.shape != "events":
         values = ", ".join(f"{cell(c)} AS {_q(c)}" for c in src.columns)
+        if not versioned(src):  # one row per entity and period already: any other was refused as a duplicate
+            return f"SELECT {keys}, {values} FROM {seen}"
         return f"""
         SELECT {keys}, {values} FROM {seen}
         QUALIFY row_number() OVER (PARTITION BY {ENTITY}, {PERIOD} ORDER BY {_VERSION} DESC NULLS LAST) = 1"""

@@ -83,9 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported here so that `opportunity --help` stays fast.
     from opportunity_assets import night as nights
-    from opportunity_assets.cost import describe, load_prices, worst_case
+    from resources.source import kept_open
 
     nights.prepare_in_process_runs()
+    with kept_open():  # one command reads its source file once: its span, its check, its nights
+        return _command(args)
+
+
+def _command(args: argparse.Namespace) -> int:
+    from opportunity_assets import night as nights
+    from opportunity_assets.cost import describe, load_prices, worst_case
+
     try:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
                                  refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)

@@ -17,8 +17,10 @@ independent implementations:
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -166,6 +168,12 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
     return walk(expr.tree.body)
 
 
+@functools.lru_cache(maxsize=1024)
+def _code(expr: Expression) -> types.CodeType:
+    """An expression's tree compiled once (a wide night evaluates one formula for ten thousand candidates)."""
+    return compile(expr.tree, "<pack expression>", "eval")
+
+
 def evaluate_compiled(expr: Expression, values: Mapping[str, float | None]) -> float:
     """The same value through Python's own bytecode, with no builtins. Raises MissingValue."""
     scope: dict[str, float] = {}
@@ -174,9 +182,8 @@ def evaluate_compiled(expr: Expression, values: Mapping[str, float | None]) -> f
         if value is None or not math.isfinite(value):
             raise MissingValue(f"{name} is missing")
         scope[name] = float(value)
-    code = compile(expr.tree, "<pack expression>", "eval")
     try:
-        return float(eval(code, {"__builtins__": {}}, scope))
+        return float(eval(_code(expr), {"__builtins__": {}}, scope))
     except ZeroDivisionError:
         raise MissingValue(f"division by zero in `{expr.text}`") from None
 

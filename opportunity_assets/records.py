@@ -76,7 +76,8 @@ class Candidate(FrozenRecord):
     name: str
     raw_data: list[dict[str, Any]]
     """The as_of-filtered source rows, as read by the scanner's query: for a candidate going on, its metric
-    windows and the integrity yardstick's history (`integrity.history_periods`); for the others, the windows."""
+    windows and the integrity yardstick's history (`integrity.history_periods`); for the others, the windows while
+    the scan runs, and none in the store (`ResultStore.write_scan`)."""
     source: str
     """Source table the rows came from."""
     metrics: dict[str, float | None]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -161,10 +162,87 @@ class PointInTimeSource(dg.ConfigurableResource):
         return read_snapshot(pack, as_of)
 
 
+_KEPT: list[dict[tuple[Any, ...], tuple[duckdb.DuckDBPyConnection, list[Rejected]]]] = []
+"""While `kept_open` runs: the connection holding the latest source file read, by its key (`_file_key`)."""
+_KEPT_IN_USE = threading.RLock()
+"""One read at a time on a kept connection (a DuckDB connection is not for two threads at once)."""
+
+
+@contextmanager
+def kept_open() -> Iterator[None]:
+    """Within this block a source file read for its span (`publication_span`, which a command's definitions need
+    first) stays in its typed table until the next snapshot is read from it, while the pack and the file's bytes
+    are the same: one command parses a wide file once, not twice. The snapshot read closes it (the night's
+    in-memory work then runs without it). Outside the block every read opens the file anew and nothing stays in
+    memory (a long-lived process, such as the UI's code server, holds no source)."""
+    _KEPT.append({})
+    try:
+        yield
+    finally:
+        for con, _ in _KEPT.pop().values():
+            con.close()
+
+
+def _release_kept() -> None:
+    with _KEPT_IN_USE:
+        for kept in _KEPT:
+            for con, _ in kept.values():
+                con.close()
+            kept.clear()
+
+
+def _file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
+    """What the typed table depends on: the pack and its files' bytes as they are now (a digest: a file rewritten
+    within a clock tick has the same change time; SHA-256, which CPUs hash in hardware, 0.1 s for a 141 MB file
+    against BLAKE2b's 0.25 s). None for a database: its rows may change between two reads."""
+    sources = [pack.source, *pack.source.join]
+    if any(s.format == "postgres" for s in sources):
+        return None
+    digests = []
+    try:
+        for source in sources:
+            with pack.path_of(source).open("rb") as handle:
+                digests.append(hashlib.file_digest(handle, "sha256").hexdigest())
+    except OSError:
+        return None
+    return (pack.model_dump_json(), str(pack.source_path), *digests)
+
+
+def _night_objects(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> None:
+    """Drop what a read made beyond the typed tables (the judged views, the panel), and let every core work again:
+    a kept connection starts each read as `open_pack_source` left it."""
+    typed = {TYPED, *(join_rows(i) for i in range(len(pack.source.join)))}
+    for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal").fetchall():
+        con.execute(f"DROP VIEW {_q(view)}")
+    for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall():
+        if table not in typed:
+            con.execute(f"DROP TABLE {_q(table)}")
+    con.execute(f"SET threads = {os.cpu_count() or 1}")
+
+
 @contextmanager
 def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
     """A DuckDB connection holding the pack's typed rows (`formats.TYPED`, and each joined table's), and the lines
     that were not records. Every failure to read is a one-line SourceError naming the source."""
+    if not _KEPT:
+        with _opened_once(pack, None) as opened:
+            yield opened
+        return
+    with _KEPT_IN_USE, _opened_once(pack, _file_key(pack)) as opened:
+        yield opened
+
+
+@contextmanager
+def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
+                 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
+    """`_opened`, with the kept connection of `key` if there is one (and keeping this one under it if not)."""
+    if key is not None and key in _KEPT[-1]:
+        con, rejected = _KEPT[-1][key]
+        try:
+            yield con, list(rejected)
+        finally:
+            _night_objects(con, pack)
+        return
     src = pack.source
     where = describe_location(pack)
     if src.format != "postgres":
@@ -178,6 +256,7 @@ def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, lis
     # thread, and each panel row is one source row. Summing runs on one (`_read`): parallel partial sums combine
     # in a varying order, and a night must be reproducible to the last bit (a verdict can sit on a threshold).
     con = duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True})
+    kept = False
     try:
         try:
             rejected = open_pack_source(con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain,
@@ -186,9 +265,20 @@ def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, lis
             raise SourceError(str(exc)) from None
         except (duckdb.Error, OSError) as exc:
             raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
-        yield con, rejected
+        if key is not None:  # one source kept: a new one replaces it
+            for old, _ in _KEPT[-1].values():
+                old.close()
+            _KEPT[-1].clear()
+            _KEPT[-1][key] = (con, rejected)
+            kept = True
+        try:
+            yield con, list(rejected)
+        finally:
+            if kept:
+                _night_objects(con, pack)
     finally:
-        con.close()
+        if not kept:
+            con.close()
 
 
 def _run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:
@@ -220,20 +310,9 @@ snapshot, without reading a wide source twice."""
 
 
 def _read_key(pack: CriteriaPack, as_of: date, today: date) -> tuple[Any, ...] | None:
-    """What a snapshot depends on: the pack, the night, the date, and its files' bytes as they are now (a digest:
-    a file rewritten within a clock tick has the same change time; SHA-256, which CPUs hash in hardware, 0.1 s for
-    a 141 MB file against BLAKE2b's 0.25 s). None for a database: its rows may change between two reads."""
-    sources = [pack.source, *pack.source.join]
-    if any(s.format == "postgres" for s in sources):
-        return None
-    digests = []
-    try:
-        for source in sources:
-            with pack.path_of(source).open("rb") as handle:
-                digests.append(hashlib.file_digest(handle, "sha256").hexdigest())
-    except OSError:
-        return None
-    return (pack.model_dump_json(), str(pack.source_path), *digests, as_of, today)
+    """What a snapshot depends on: the pack, its files (`_file_key`), the night and the date."""
+    files = _file_key(pack)
+    return None if files is None else (*files, as_of, today)
 
 
 def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) -> SourceSnapshot:
@@ -251,6 +330,7 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
 def _read_snapshot(pack: CriteriaPack, as_of: date, today: date) -> SourceSnapshot:
     with _opened(pack) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
+    _release_kept()
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.columns]
     return SourceSnapshot(

@@ -242,3 +242,13 @@ def test_a_brief_before_the_analyses_does_not_poison_later_briefs(tmp_path: Path
     nights.execute_job(defs, "brief_night", instance, partition_key=key)
     late = nights.state(defs, DESIGN_NIGHT)
     assert late.errors == [] and len(late.routes) == len(late.analyses) > 0
+
+
+def test_the_store_keeps_rows_for_the_candidates_going_on_only(tmp_path: Path) -> None:
+    """A candidate that does not go on is stored with its metrics, filters, gaps and score, not its window rows
+    (a night of ten thousand entities would store fifteen rows of each)."""
+    run = _run(tmp_path, DESIGN_NIGHT)
+    going, others = [c for c in run.candidates if c.went_on], [c for c in run.candidates if not c.went_on]
+    assert going and others
+    assert all(c.raw_data for c in going)
+    assert all(not c.raw_data and c.filters and c.metrics for c in others)

@@ -298,3 +298,22 @@ def test_on_texas_every_preliminary_score_is_the_analysis_score(texas_pack: Crit
     assert sum(c.preliminary_score is not None for c in found.values()) > 30
     for c in found.values():
         assert c.preliminary_score == analyze(texas_pack, c).score, c.id
+
+
+def test_the_same_scan_is_given_again_and_any_other_input_scans_anew(synthetic: Build) -> None:
+    """`opportunity run` checks a night, then runs it, on one snapshot: the second scan is the first's result
+    (its records are frozen); a different pack or a different frame is scanned again."""
+    pack = synthetic(city("Alpha") + city("Beta", sales=80.0))
+    snapshot = read_snapshot(pack, AS_OF)
+    args = (AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    first, report = scan(pack, *args)
+    again, same_report = scan(pack, *args)
+    assert again == first and all(a is b for a, b in zip(again, first, strict=True)) and same_report is report
+    again.clear()  # a caller's list is its own
+    assert scan(pack, *args)[0] == first
+    capped = pack.model_copy(update={"caps": pack.caps.model_copy(update={"max_candidates": 1,
+                                                                         "min_candidates": 0})})
+    assert sum(c.went_on for c in scan(capped, *args)[0]) == 1
+    copied = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics.clone(), snapshot.history,
+                  snapshot.quarantined)[0]
+    assert copied == first and all(a is not b for a, b in zip(copied, first, strict=True))

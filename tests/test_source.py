@@ -280,3 +280,41 @@ def test_a_row_dated_after_today_is_quarantined_and_the_default_night_ignores_it
     # the default night: when the latest month up to today was published, never a night still to come
     assert latest_as_of(pack, today=date(2026, 12, 1)) == date(2015, 1, 30)
     assert latest_as_of(pack, today=date(2015, 1, 20)) == date(2015, 1, 19)  # December not yet published: yesterday
+
+
+# ---- (e) one parse per command ---------------------------------------------------------------------------
+def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Build,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`opportunity run` needs the data's span (its nights) before the night: within `kept_open` the file is
+    parsed once, the snapshot is the one a fresh read gives, and the typed table goes with that read."""
+    import resources.source as source
+
+    pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
+    fresh = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    source._LAST.clear()
+    opened = []
+    real_open = source.open_pack_source
+    monkeypatch.setattr(source, "open_pack_source", lambda *a, **k: opened.append(1) or real_open(*a, **k))
+    with source.kept_open():
+        assert source.publication_span(pack, date(2026, 12, 1)) == (date(2012, 3, 1), date(2015, 1, 30))
+        kept = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+        assert opened == [1]
+        assert not any(source._KEPT[-1])  # the night's read released it
+        source._LAST.clear()
+        read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+        assert opened == [1, 1]
+    assert_frame_equal(kept.metrics, fresh.metrics)
+    assert_frame_equal(kept.history, fresh.history)
+    assert_frame_equal(kept.quarantined, fresh.quarantined)
+
+
+def test_a_kept_source_is_read_again_once_its_file_changes(synthetic: Build, tmp_path: Path) -> None:
+    import resources.source as source
+
+    pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
+    with source.kept_open():
+        source.publication_span(pack, date(2026, 12, 1))
+        write_csv(pack.source_path, month_rows("Alpha") + month_rows("Beta", sales=90.0))  # same size, new bytes
+        source._LAST.clear()
+        snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    assert _metrics(snapshot, "Beta")["sales_3m"] == 270.0

@@ -139,9 +139,27 @@ def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tup
     return (1, 0.0, candidate.id) if value is None else (0, -value, candidate.id)
 
 
+_LAST: list[tuple[tuple[Any, ...], tuple[list[Candidate], ScanReport]]] = []
+"""The process's latest scan, by its inputs (the frames by identity, held here so no other frame takes their id):
+`opportunity run` checks the night, then runs it, on the same snapshot; a wide night need not scan twice."""
+
+
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
          quarantined: pl.DataFrame | None = None) -> tuple[list[Candidate], ScanReport]:
-    """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any."""
+    """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any. Pure (the
+    records are frozen): the latest result is kept and given again for the same inputs."""
+    key = (pack, as_of, anchor, metrics, history, quarantined)
+    if _LAST and len(_LAST[0][0]) == len(key) and all(
+            a is b or (not isinstance(a, pl.DataFrame) and a == b) for a, b in zip(_LAST[0][0], key, strict=True)):
+        found, report = _LAST[0][1]
+        return list(found), report
+    result = _scan(pack, as_of, anchor, metrics, history, quarantined)
+    _LAST[:] = [(key, result)]
+    return list(result[0]), result[1]
+
+
+def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
+          quarantined: pl.DataFrame | None) -> tuple[list[Candidate], ScanReport]:
     # Every candidate keeps the rows of its metric windows (gaps are told from them, outcomes replay them); only
     # one going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
     raw = _raw_rows(history.filter(pl.col("periods_ago") <= pack.max_window), pack.columns)

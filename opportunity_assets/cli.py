@@ -113,8 +113,11 @@ def _command(args: argparse.Namespace) -> int:
             as_of = args.as_of or nights.latest_as_of(pack)
             _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
-            run = nights.state(defs, as_of)
-            print(run.model_dump_json(indent=2) if args.json else (run.brief.markdown if run.brief else ""))
+            if args.json:  # the whole state object; the brief alone needs none of it
+                print(nights.state(defs, as_of).model_dump_json(indent=2))
+            else:
+                brief = store.brief(pack.domain, as_of)
+                print(brief["markdown"] if brief else "")
             if args.report:
                 written = write_night_report(store, pack, as_of, args.report)
                 print(f"report: {written}", file=sys.stderr if args.json else sys.stdout)

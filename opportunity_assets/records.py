@@ -76,8 +76,8 @@ class Candidate(FrozenRecord):
     name: str
     raw_data: list[dict[str, Any]]
     """The as_of-filtered source rows, as read by the scanner's query: for a candidate going on, its metric
-    windows and the integrity yardstick's history (`integrity.history_periods`); for the others, the windows while
-    the scan runs, and none in the store (`ResultStore.write_scan`)."""
+    windows and the integrity yardstick's history (`integrity.history_periods`); for the others none (their
+    metrics, filters and gaps say what the scan saw; the replay of outcomes asks the scan for their windows)."""
     source: str
     """Source table the rows came from."""
     metrics: dict[str, float | None]
@@ -95,9 +95,10 @@ class Candidate(FrozenRecord):
     required input is missing. The analysis computes the same score again, step by step."""
     """True when it passed the filters but fell beyond `max_candidates`."""
     peers: dict[str, dict[str, float]] = Field(default_factory=dict)
-    """The night's cross-section, the same for every candidate: per source column, the median, robust scale
-    (1.4826 × MAD) and count of the scanned entities' latest period-on-period change (log). A reference
-    distribution for the verifier's cross-sectional check, never a ranking."""
+    """The night's cross-section, the same for every candidate going on (the others have none: they are not
+    verified): per source column, the median, robust scale (1.4826 × MAD) and count of the scanned entities' latest
+    period-on-period change (log). A reference distribution for the verifier's cross-sectional check, never a
+    ranking."""
 
     @property
     def partition_key(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import (
@@ -91,9 +93,10 @@ _AGO = "__ago"
 def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
           ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The night's anchor, metrics, history and quarantine, over the typed rows `_opened` made: the rows judged
-    (a view each: the judgment is one pass over the typed rows, with the rare duplicated keys found first) and the
-    panel built once (a temporary table), then one SELECT per result, each with its own column names (a metric
-    may share a column's name)."""
+    (a view each: the judgment is one pass over the typed rows, with the rare duplicated keys found first), the
+    panel `hist` over them, then one SELECT per result, each with its own column names (a metric may share a
+    column's name). A panel of rows is a view too (a table would hold the rows a second time); a panel of
+    events is summed once into a table (it is smaller than the events)."""
     src, grain = pack.source, pack.grain
     con.execute(f"SET VARIABLE as_of = DATE '{as_of.isoformat()}'")
     con.execute(f"SET VARIABLE today = DATE '{today.isoformat()}'")
@@ -101,28 +104,28 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
     joins = []
     for i, joined in enumerate(src.join):
         _judged(con, pack, joined, join_rows(i), f"judged_{i}")
-        joins.append(f"(WITH seen AS ({shapes.seen_sql(joined, f'judged_{i}')}) "
-                     f"{shapes.panel_sql(joined, grain, 'seen')})")
-    panel = "own" if not joins else f"({shapes.joined_sql(src, 'own', joins)})"
-    if any(s.shape == "events" for s in (src, *src.join)):
+        joins.append(_panel(joined, grain, f"judged_{i}"))
+    own = _panel(src, grain, "judged")
+    panel = own if not joins else f"({shapes.joined_sql(src, own, joins)})"
+    summed = any(s.shape == "events" for s in (src, *src.join))
+    if summed:
         con.execute("SET threads = 1")  # events are summed into the panel: one fixed order (see `_opened`)
-    _run(con, pack, f"""
-        CREATE TEMP TABLE hist AS
-        WITH seen AS ({shapes.seen_sql(src, "judged")}),
-             own AS ({shapes.panel_sql(src, grain, "seen")}),
-             panel AS (SELECT * FROM {panel}),
-             anchor AS (SELECT max({shapes.PERIOD}) AS t0 FROM panel)
-        SELECT p.*, {grain.sql_between("p." + shapes.PERIOD, "anchor.t0")} AS {_AGO} FROM panel p, anchor""", {})
-    con.execute("SET threads = 1")  # sums from here on: one fixed order (see `_opened`)
-    ((anchor,),) = _run(con, pack, f"SELECT max({shapes.PERIOD}) FROM hist", {}).rows()
-    aggregated = [_metric_sql(name, spec) for name, spec in pack.metrics.items() if spec.agg != "derived"]
-    metrics = _run(con, pack, f"SELECT {shapes.ENTITY} AS entity_id, any_value({shapes.NAME}) AS entity_name, "
-                              f"{', '.join(aggregated)} FROM hist GROUP BY {shapes.ENTITY}", {})
+        _run(con, pack, f"CREATE TEMP TABLE panel AS SELECT * FROM {panel}", {})
+        panel = "panel"
+    ((anchor,),) = _run(con, pack, f"SELECT max({shapes.PERIOD}) FROM {panel}", {}).rows()
+    con.execute(f"SET VARIABLE anchor = {'NULL' if anchor is None else literal(anchor.isoformat())}::DATE")
+    _run(con, pack, f"CREATE TEMP VIEW hist AS SELECT p.*, "
+                    f"{grain.sql_between('p.' + shapes.PERIOD, 'getvariable(' + literal('anchor') + ')::DATE')} "
+                    f"AS {_AGO} FROM {panel} p", {})
     values = "".join(f", {_q(c)}" for c in pack.columns)
     history = _run(con, pack, f"""
         SELECT {shapes.ENTITY} AS entity_id, {shapes.NAME} AS entity_name, {ROW} AS source_row,
                {shapes.PERIOD} AS period, {shapes.PUBLISHED} AS published_at, {_AGO} AS periods_ago{values}
         FROM hist WHERE {_AGO} <= {pack.history_reach}""", {})
+    con.execute("SET threads = 1")  # sums from here on, and the quarantine's order: one fixed order (`_opened`)
+    aggregated = [_metric_sql(name, spec) for name, spec in pack.metrics.items() if spec.agg != "derived"]
+    metrics = _run(con, pack, f"SELECT {shapes.ENTITY} AS entity_id, any_value({shapes.NAME}) AS entity_name, "
+                              f"{', '.join(aggregated)} FROM hist GROUP BY {shapes.ENTITY}", {})
     refused = [("judged", "")] + [(f"judged_{i}", f"join {j.table} ({pack.path_of(j).name}): ")
                                   for i, j in enumerate(src.join)]
     quarantine = _run(con, pack, " UNION ALL ".join(f"""
@@ -132,6 +135,11 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
         FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
                                                  for table, prefix in refused), {})
     return anchor, metrics, history, quarantine
+
+
+def _panel(spec: SourceSpec, grain: Grain, judged: str) -> str:
+    """The panel of a spec's judged rows, as a subquery (`shapes.panel_sql` over `shapes.seen_sql`)."""
+    return f"(WITH seen AS ({shapes.seen_sql(spec, judged)}) SELECT * FROM ({shapes.panel_sql(spec, grain, 'seen')}))"
 
 
 def _judged(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, typed: str, name: str) -> None:
@@ -162,7 +170,21 @@ class PointInTimeSource(dg.ConfigurableResource):
         return read_snapshot(pack, as_of)
 
 
-_KEPT: list[dict[tuple[Any, ...], tuple[duckdb.DuckDBPyConnection, list[Rejected]]]] = []
+@dataclass(frozen=True)
+class _Opened:
+    """A connection holding a source's typed rows, the lines that were not records, and the scratch directory
+    its rows' database file lives in (removed with the connection)."""
+
+    con: duckdb.DuckDBPyConnection
+    rejected: list[Rejected]
+    scratch: tempfile.TemporaryDirectory[str]
+
+    def close(self) -> None:
+        self.con.close()
+        self.scratch.cleanup()
+
+
+_KEPT: list[dict[tuple[Any, ...], _Opened]] = []
 """While `kept_open` runs: the connection holding the latest source file read, by its key (`_file_key`)."""
 _KEPT_IN_USE = threading.RLock()
 """One read at a time on a kept connection (a DuckDB connection is not for two threads at once)."""
@@ -179,15 +201,15 @@ def kept_open() -> Iterator[None]:
     try:
         yield
     finally:
-        for con, _ in _KEPT.pop().values():
-            con.close()
+        for opened in _KEPT.pop().values():
+            opened.close()
 
 
 def _release_kept() -> None:
     with _KEPT_IN_USE:
         for kept in _KEPT:
-            for con, _ in kept.values():
-                con.close()
+            for opened in kept.values():
+                opened.close()
             kept.clear()
 
 
@@ -209,14 +231,13 @@ def _file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
 
 
 def _night_objects(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> None:
-    """Drop what a read made beyond the typed tables (the judged views, the panel), and let every core work again:
-    a kept connection starts each read as `open_pack_source` left it."""
-    typed = {TYPED, *(join_rows(i) for i in range(len(pack.source.join)))}
-    for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal").fetchall():
-        con.execute(f"DROP VIEW {_q(view)}")
-    for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall():
-        if table not in typed:
-            con.execute(f"DROP TABLE {_q(table)}")
+    """Drop what a read made beyond the typed rows (`_read`'s views and tables), and let every core work again: a
+    kept connection starts each read as `open_pack_source` left it."""
+    judged = ["judged", *(f"judged_{i}" for i in range(len(pack.source.join)))]
+    for view in ("hist", *judged):
+        con.execute(f"DROP VIEW IF EXISTS {view}")
+    for table in ("panel", *(f"{name}_duplicates" for name in judged)):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute(f"SET threads = {os.cpu_count() or 1}")
 
 
@@ -237,11 +258,11 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
                  ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
     """`_opened`, with the kept connection of `key` if there is one (and keeping this one under it if not)."""
     if key is not None and key in _KEPT[-1]:
-        con, rejected = _KEPT[-1][key]
+        kept = _KEPT[-1][key]
         try:
-            yield con, list(rejected)
+            yield kept.con, list(kept.rejected)
         finally:
-            _night_objects(con, pack)
+            _night_objects(kept.con, pack)
         return
     src = pack.source
     where = describe_location(pack)
@@ -255,30 +276,32 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
     # file's order (`preserve_insertion_order`, DuckDB's default), so every row number is the same as on one
     # thread, and each panel row is one source row. Summing runs on one (`_read`): parallel partial sums combine
     # in a varying order, and a night must be reproducible to the last bit (a verdict can sit on a threshold).
-    con = duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True})
-    kept = False
+    opened = _Opened(duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True}), [],
+                     tempfile.TemporaryDirectory(prefix="opportunity-source-"))
+    keeping = False
     try:
         try:
-            rejected = open_pack_source(con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain,
-                                                                                          relation))
+            opened.rejected.extend(open_pack_source(
+                opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
+                Path(opened.scratch.name)))
         except SourceFormatError as exc:
             raise SourceError(str(exc)) from None
         except (duckdb.Error, OSError) as exc:
             raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
         if key is not None:  # one source kept: a new one replaces it
-            for old, _ in _KEPT[-1].values():
+            for old in _KEPT[-1].values():
                 old.close()
             _KEPT[-1].clear()
-            _KEPT[-1][key] = (con, rejected)
-            kept = True
+            _KEPT[-1][key] = opened
+            keeping = True
         try:
-            yield con, list(rejected)
+            yield opened.con, list(opened.rejected)
         finally:
-            if kept:
-                _night_objects(con, pack)
+            if keeping:
+                _night_objects(opened.con, pack)
     finally:
-        if not kept:
-            con.close()
+        if not keeping:
+            opened.close()
 
 
 def _run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:

@@ -218,7 +218,13 @@ def test_robust_strong_is_confirmed(pack: CriteriaPack, candidates: dict[str, Ca
 
 def test_independent_recomputation_matches_the_scanner_sql(pack: CriteriaPack,
                                                            candidates: dict[str, Candidate]) -> None:
-    for candidate in candidates.values():
+    """Every candidate's metrics, from its rows (a candidate not going on carries none unless the scan is asked
+    for its windows, as the replay of outcomes does)."""
+    assert [c.id for c in candidates.values() if not c.went_on and not c.raw_data] == ["tiny"]
+    snapshot = read_snapshot(pack, AS_OF)
+    windows, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, window_rows=True)
+    assert all(c.raw_data for c in windows)
+    for candidate in windows:
         for name, spec in pack.metrics.items():
             truth = recompute_metric(spec, candidate.raw_data, AS_OF)
             stored = candidate.metrics[name]

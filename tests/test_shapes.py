@@ -454,3 +454,24 @@ def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: P
                          "join": [{"table": "permits", "path": permits, "entity_id": "town", "grain": "quarter",
                                    "period_column": "month", "columns": ["permits"]}]},
               {"level_now": {"agg": "last", "column": "level"}})
+
+
+def test_a_panel_joins_a_table_of_events_counted_by_entity_and_period(tmp_path: Path) -> None:
+    """A joined table may be events: each period's events are counted beside the panel's row (a month without one,
+    after an entity's first, counts 0), as known on as_of."""
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"],
+                 [[e, f"2015-{m:02d}", 10 * m] for e in ("a", "b") for m in range(1, 7)])
+    complaints = _csv(tmp_path / "complaints.csv", ["town", "day"],
+                      [["a", "2015-01-30"], ["a", "2015-05-03"], ["a", "2015-06-09"], ["a", "2015-06-20"],
+                       ["b", "2015-02-11"]])
+    pack = _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+                            "join": [{"table": "complaints", "path": complaints, "entity_id": "town",
+                                      "shape": "events", "period_column": "day", "publication_lag_days": 0,
+                                      "aggregates": {"complaints": {"agg": "count"}}}]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "complaints_now": {"agg": "last", "column": "complaints", "window": [0, 0]},
+                  "complaints_3m": {"agg": "sum", "column": "complaints", "window": [0, 2]}})
+    metrics = {m["entity_id"]: m for m in read_snapshot(pack, date(2015, 7, 20), today=TODAY).metrics.to_dicts()}
+    assert (metrics["a"]["complaints_now"], metrics["a"]["complaints_3m"]) == (2, 3)
+    assert (metrics["b"]["complaints_now"], metrics["b"]["complaints_3m"]) == (0, 0)
+    assert metrics["a"]["level_now"] == 60

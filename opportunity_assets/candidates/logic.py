@@ -145,27 +145,33 @@ _LAST: list[tuple[tuple[Any, ...], tuple[list[Candidate], ScanReport]]] = []
 
 
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-         quarantined: pl.DataFrame | None = None) -> tuple[list[Candidate], ScanReport]:
-    """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any. Pure (the
-    records are frozen): the latest result is kept and given again for the same inputs."""
-    key = (pack, as_of, anchor, metrics, history, quarantined)
+         quarantined: pl.DataFrame | None = None, *, window_rows: bool = False) -> tuple[list[Candidate], ScanReport]:
+    """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any. A candidate
+    going on carries its rows (`Candidate.raw_data`); the others carry none, unless `window_rows` (the replay of
+    outcomes reads every candidate's windows): a wide night would hold fifteen rows of ten thousand candidates
+    for nothing. Pure (the records are frozen): the latest result is kept and given again for the same inputs."""
+    key = (pack, as_of, anchor, metrics, history, quarantined, window_rows)
     if _LAST and len(_LAST[0][0]) == len(key) and all(
             a is b or (not isinstance(a, pl.DataFrame) and a == b) for a, b in zip(_LAST[0][0], key, strict=True)):
         found, report = _LAST[0][1]
         return list(found), report
-    result = _scan(pack, as_of, anchor, metrics, history, quarantined)
+    result = _scan(pack, as_of, anchor, metrics, history, quarantined, window_rows)
     _LAST[:] = [(key, result)]
     return list(result[0]), result[1]
 
 
 def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-          quarantined: pl.DataFrame | None) -> tuple[list[Candidate], ScanReport]:
-    # Every candidate keeps the rows of its metric windows (gaps are told from them, outcomes replay them); only
-    # one going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
-    raw = _raw_rows(history.filter(pl.col("periods_ago") <= pack.max_window), pack.columns)
+          quarantined: pl.DataFrame | None, window_rows: bool) -> tuple[list[Candidate], ScanReport]:
+    # The rows of the metric windows are read for a candidate with a gap (its gaps are told from them) or with
+    # quarantined rows (its place in the cap order comes from its remaining rows), and for every one if asked; one
+    # going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
     bad_rows = quarantined.to_dicts() if quarantined is not None else []
-    peers = night_peers({key: [r for r in rows if r["periods_ago"] <= 1] for key, rows in raw.items()},
-                        pack.columns)
+    needed = metrics.filter(pl.any_horizontal(pl.col(list(pack.metrics)).is_null()))["entity_id"].to_list()
+    needed += [str(r["entity_id"]) for r in bad_rows if r.get("entity_id")]
+    windows = history.filter(pl.col("periods_ago") <= pack.max_window)
+    raw = _raw_rows(windows if window_rows else windows.filter(pl.col("entity_id").is_in(needed)), pack.columns)
+    latest = windows.filter(pl.col("periods_ago") <= 1)
+    peers = night_peers(_raw_rows(latest, pack.columns), pack.columns)
     judged: list[Candidate] = []
     taken: set[str] = set()
     keys: dict[str, str] = {}
@@ -189,7 +195,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             source=pack.source.table, metrics=values, anchor_period=anchor,
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
-            filters=filters, went_on=FilterResult.FAIL not in filters.values(), peers=peers,
+            filters=filters, went_on=FilterResult.FAIL not in filters.values(),
             preliminary_score=formula_score(pack, values),
         ))
 
@@ -206,7 +212,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
-    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], [])}) if c.went_on else c
+    # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
+    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers}) if c.went_on
+                  else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})
                   for c in candidates]
 
     extra = [cid for cid in past_cap if cid in flagged]

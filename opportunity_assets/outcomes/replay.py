@@ -65,7 +65,7 @@ def rows_as_known(pack: CriteriaPack, on: date, read: Reader = read_snapshot) ->
     reach = MetricSpec(agg="coverage", columns=[spec.metric], window=(0, spec.window_periods + pack.grain.per_year))
     probe = pack.model_copy(update={"metrics": {**pack.metrics, _WINDOW_ROWS: reach}})
     snapshot = read(probe, on)
-    found, _ = scan(probe, on, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    found, _ = scan(probe, on, snapshot.anchor_period, snapshot.metrics, snapshot.history, window_rows=True)
     return snapshot.anchor_period, {c.id: c.raw_data for c in found}
 
 

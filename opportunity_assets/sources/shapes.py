@@ -175,30 +175,45 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
 
 
 def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
-    """Step 1 as the table a night reads (`TYPED`): without the text only step 1 itself reads (numbers, periods and
-    publication dates as written: each is already a typed cell and, if bad, a reason). On a wide source that text
-    is half the rows' size."""
+    """Step 1 as the table a night reads (`formats.TYPED`), without what step 2 can do without: the text only
+    step 1 reads (numbers, periods and publication dates as written: each is already a typed cell and, if bad, a
+    reason), the name when it is the id's column, the version when rows have none. On a wide source that is half
+    the rows' size; `judged_sql` puts the name and version back."""
     scratch = [_PERIOD_TEXT, "__published_given", *(f"__raw_{c}" for c in cell_columns(src))]
     if src.published_column is not None:
         scratch.append("__published_text")
+    if _name_is_id(src):
+        scratch.append(NAME)
+    if not versioned(src):
+        scratch.append(_VERSION)
     return f"SELECT * EXCLUDE ({', '.join(_q(c) for c in scratch)}) FROM ({rows_sql(src, grain, relation)})"
+
+
+def _name_is_id(src: SourceSpec) -> bool:
+    return src.entity_name == src.entity_id
 
 
 def _match(aggregate: str, index: int) -> str:
     return _q(f"__match_{aggregate}_{index}")
 
 
+def _key(src: SourceSpec) -> tuple[str, ...]:
+    """What makes a row of `typed` one of its kind: entity and period, and the version where rows have one."""
+    return (ENTITY, PERIOD, _VERSION) if versioned(src) else (ENTITY, PERIOD)
+
+
 def duplicates_sql(src: SourceSpec, typed: str) -> str | None:
-    """The keys (entity, period, version) that more than one in-scope row of `typed` holds, with how many: a
+    """The keys (entity, period and version) that more than one in-scope row of `typed` holds, with how many: a
     panel's or snapshot's duplicated rows, all refused (step 2). None for events: every row is an event."""
     if src.shape == "events":
         return None
     # Keys are grouped by their 64-bit hash first (a small table, even over millions of rows); only rows whose hash
     # repeats, usually none, are grouped by the key itself.
-    key = f"hash({ENTITY}, {PERIOD}, {_VERSION})"
+    columns = ", ".join(_key(src))
     return f"""
-    SELECT {ENTITY}, {PERIOD}, {_VERSION}, count(*) AS {_COPIES} FROM {typed}
-    WHERE {IN_SCOPE} AND {key} IN (SELECT {key} FROM {typed} WHERE {IN_SCOPE} GROUP BY ALL HAVING count(*) > 1)
+    SELECT {columns}, count(*) AS {_COPIES} FROM {typed}
+    WHERE {IN_SCOPE} AND hash({columns}) IN (
+        SELECT hash({columns}) FROM {typed} WHERE {IN_SCOPE} GROUP BY ALL HAVING count(*) > 1)
     GROUP BY ALL HAVING count(*) > 1"""
 
 
@@ -206,17 +221,19 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
     """Step 2 (see the module): the in-scope rows of `typed` (step 1's table) judged for the night; refusals carry
     `REASON`. `duplicates`: the relation of `duplicates_sql` (small: usually empty), None for events."""
     key = f"({', '.join(src.key_columns)})"
-    too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{NAME}, '')))"
+    restored = "".join([f", r.{ENTITY} AS {NAME}" if _name_is_id(src) else "",
+                        "" if versioned(src) else f", NULL::TIMESTAMP AS {_VERSION}"])
+    too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{ENTITY if _name_is_id(src) else NAME}, '')))"
     duplicated, joined = "", ""
     if duplicates is not None:
-        same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in (ENTITY, PERIOD, _VERSION))
+        same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in _key(src))
         joined = f" LEFT JOIN {duplicates} d ON {same}"
         duplicated = f"""
             WHEN d.{_COPIES} IS NOT NULL
                 THEN {literal('duplicated key ' + key + ' = (')} || r.{ENTITY} || ', ' || r.{_KEY_TEXT} || '): '
                      || d.{_COPIES} || ' rows, none used'"""
     return f"""
-    SELECT r.*, CASE
+    SELECT r.*{restored}, CASE
             WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + src.entity_id + ')')}
             WHEN {too_long} > {MAX_NAME}
                 THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'

@@ -23,6 +23,7 @@ import operator
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -166,6 +167,42 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
         raise ExpressionError(f"unsupported node {type(node).__name__}")  # parse() already refused it
 
     return walk(expr.tree.body)
+
+
+def evaluate_many(expr: Expression, columns: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The expression for many candidates at once (one array per name, NaN = missing): the values, and where each
+    is undefined (a missing or non-finite input, a division by zero: where `evaluate_compiled` raises
+    MissingValue). The same operations in the same order, element by element: numpy's + - * / round as Python's
+    floats do, so each defined value is `evaluate_compiled`'s to the last bit."""
+    size = len(next(iter(columns.values()))) if columns else 1
+    undefined = np.zeros(size, dtype=bool)
+
+    def walk(node: ast.AST) -> np.ndarray:
+        nonlocal undefined
+        if isinstance(node, ast.Constant):
+            return np.full(size, float(node.value))  # type: ignore[arg-type]  # parse() admits only int and float
+        if isinstance(node, ast.Name):
+            value = columns.get(node.id, np.full(size, np.nan))
+            undefined = undefined | ~np.isfinite(value)
+            return value
+        if isinstance(node, ast.UnaryOp):
+            inner = walk(node.operand)
+            return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp):
+            left, right = walk(node.left), walk(node.right)
+            symbol, fn = _BINARY[type(node.op)]
+            if symbol == "/":
+                undefined = undefined | (right == 0)
+            with np.errstate(all="ignore"):  # the operator module's functions take arrays as they take floats
+                return np.asarray(cast(Callable[[Any, Any], Any], fn)(left, right), dtype=float)
+        if isinstance(node, ast.Compare):
+            left, right = walk(node.left), walk(node.comparators[0])
+            compare = cast(Callable[[Any, Any], Any], _COMPARE[type(node.ops[0])][1])
+            return np.asarray(compare(left, right), dtype=float)
+        raise ExpressionError(f"unsupported node {type(node).__name__}")  # parse() already refused it
+
+    values = walk(expr.tree.body)
+    return values, undefined
 
 
 @functools.lru_cache(maxsize=1024)

@@ -242,14 +242,16 @@ def _night_objects(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> None:
 
 
 @contextmanager
-def _opened(pack: CriteriaPack) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
+def _opened(pack: CriteriaPack, files: tuple[Any, ...] | None = None
+            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
     """A DuckDB connection holding the pack's typed rows (`formats.TYPED`, and each joined table's), and the lines
-    that were not records. Every failure to read is a one-line SourceError naming the source."""
+    that were not records. Every failure to read is a one-line SourceError naming the source. `files`: the pack's
+    `_file_key`, if the caller has it (a digest of a wide file costs 0.1 s)."""
     if not _KEPT:
         with _opened_once(pack, None) as opened:
             yield opened
         return
-    with _KEPT_IN_USE, _opened_once(pack, _file_key(pack)) as opened:
+    with _KEPT_IN_USE, _opened_once(pack, files or _file_key(pack)) as opened:
         yield opened
 
 
@@ -345,13 +347,13 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
     key = _read_key(pack, as_of, today or date.today())
     if key is not None and _LAST and _LAST[0][0] == key:
         return _LAST[0][1]
-    snapshot = _read_snapshot(pack, as_of, today or date.today())
+    snapshot = _read_snapshot(pack, as_of, today or date.today(), None if key is None else key[:-2])
     _LAST[:] = [(key, snapshot)] if key is not None else []
     return snapshot
 
 
-def _read_snapshot(pack: CriteriaPack, as_of: date, today: date) -> SourceSnapshot:
-    with _opened(pack) as (con, rejected):
+def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[Any, ...] | None) -> SourceSnapshot:
+    with _opened(pack, files) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
     _release_kept()
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",

@@ -114,13 +114,16 @@ def _chunks(rows: Sequence[Sequence[Any]], size: int = 500) -> Iterator[Sequence
 
 def _insert(con: Any, table: str, rows: Sequence[Sequence[Any]], *, columns: Sequence[str] | None = None,
             replace: bool = False, returning: str | None = None) -> list[Any]:
-    """Multi-row VALUES inserts (DuckDB runs `executemany` row by row, ~20x slower for a night's records) of
-    `columns` (default: all, in order). `replace`: a row replaces the one with its key. `returning`: a row whose
-    key is taken is left out, and this column of the rows inserted is returned."""
+    """Inserts of `columns` (default: all, in order): on DuckDB one statement over an Arrow table, else multi-row
+    VALUES (DuckDB runs `executemany` row by row, ~20x slower for a night's records). `replace`: a row replaces
+    the one with its key. `returning`: a row whose key is taken is left out, and this column of the rows inserted
+    is returned."""
     names = list(columns or _columns(table))
     conflict = _replacing(table, names) if replace else ""
     if returning:
         conflict = f" ON CONFLICT ({_TABLES[table][1]}) DO NOTHING RETURNING {returning}"
+    elif rows and _store_duckdb.insert_all(con, table, names, rows, conflict):
+        return []
     inserted = []
     for chunk in _chunks(rows):
         placeholders = ", ".join("(" + ", ".join("?" * len(row)) + ")" for row in chunk)

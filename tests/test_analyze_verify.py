@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from opportunity_assets.analyses.logic import analyze, verdict_for
+from opportunity_assets.analyses.logic import analyze, formula_score, formula_scores, verdict_for
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, MetricSpec, load_criteria
@@ -420,3 +422,18 @@ def test_every_market_is_scanned(night: tuple[CriteriaPack, dict[str, Candidate]
     assert isinstance(pack.source_path, Path) and pack.source_path.is_file()
     assert set(found) == set(MARKETS)
     assert {cid for cid, c in found.items() if not c.went_on} == {"tiny"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.lists(st.one_of(st.none(), st.sampled_from([0.0, -0.0, 4.0, 10.0, -0.25, 0.30]),
+                                        st.floats(min_value=-1e6, max_value=1e6)), min_size=4, max_size=4),
+                     min_size=1, max_size=40))
+def test_the_scans_scores_at_once_are_each_candidates_formula_score(texas_pack: CriteriaPack,
+                                                                     rows: list[list[float | None]]) -> None:
+    """The cap orders a wide night by scores computed for every candidate at once: each is `formula_score`'s (the
+    analysis's) to the last bit, None where it is None (a missing input, a division by zero)."""
+    names = texas_pack.required_inputs
+    assert len(names) == 4
+    one_by_one = [formula_score(texas_pack, dict(zip(names, row, strict=True))) for row in rows]
+    at_once = formula_scores(texas_pack, {name: [row[i] for row in rows] for i, name in enumerate(names)})
+    assert [None if s is None else s.hex() for s in at_once] == [None if s is None else s.hex() for s in one_by_one]

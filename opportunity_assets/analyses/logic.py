@@ -8,8 +8,10 @@ never changes a number, the score or the verdict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
+
+import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
@@ -114,6 +116,31 @@ def formula_score(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> fl
     except expressions.MissingValue:
         return None
     return _weighted(pack, components)
+
+
+def formula_scores(pack: CriteriaPack, metrics: Mapping[str, Sequence[float | None]]) -> list[float | None]:
+    """`formula_score` for many candidates at once (per metric, its values in candidate order), to the last bit:
+    each component's expression by `expressions.evaluate_many`, then the clamp, the weights and their sum in
+    `Component.normalise`'s and `_weighted`'s order (a comparison and a sum from 0, as Python's `min`, `max` and
+    `sum` do them). A wide night scores ten thousand candidates for the cap."""
+    size = len(next(iter(metrics.values()))) if metrics else 0
+    columns = {name: np.array([np.nan if v is None else v for v in metrics.get(name, [None] * size)], dtype=float)
+               for name in pack.required_inputs}
+    missing = np.zeros(size, dtype=bool)
+    for values in columns.values():
+        missing |= np.isnan(values)  # a missing input; a non-finite one is undefined below, as `formula_score` has it
+    total = np.zeros(size)
+    for c in pack.formula.components:
+        raw, undefined = expressions.evaluate_many(c.parsed, columns)
+        missing |= undefined
+        lo, hi = c.range
+        with np.errstate(all="ignore"):
+            share = (raw - lo) / (hi - lo)
+        share = np.where(share < 0.0, 0.0, share)  # max(share, 0.0)
+        share = np.where(share > 1.0, 1.0, share)  # min(share, 1.0)
+        total = total + c.weight * (share if c.direction == "higher_is_better" else 1.0 - share)
+    scores = pack.formula.scale * total
+    return [None if gone else float(score) for gone, score in zip(missing, scores, strict=True)]
 
 
 def _weighted(pack: CriteriaPack, components: Mapping[str, float]) -> float:

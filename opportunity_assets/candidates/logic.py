@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from opportunity_assets.analyses.logic import formula_score
+from opportunity_assets.analyses.logic import formula_score, formula_scores
 from opportunity_assets.candidates.quarantine import by_entity
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
@@ -179,7 +179,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     bad: dict[str, list[dict[str, Any]]] = {}
     for b in by_entity(bad_rows, {}):  # by entity key here; named for the report below
         bad.setdefault(b["entity"], []).append(b)
-    for row in metrics.sort("entity_id").iter_rows(named=True):
+    ordered = metrics.sort("entity_id")
+    scores = formula_scores(pack, {name: ordered[name].to_list() for name in pack.required_inputs})
+    for row, score in zip(ordered.iter_rows(named=True), scores, strict=True):
         base = cid = candidate_id(row["entity_id"])
         suffix = 1
         while cid in taken:  # entity keys with the same slug: keep each, distinguishably and stably
@@ -196,7 +198,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
-            preliminary_score=formula_score(pack, values),
+            preliminary_score=score,
         ))
 
     with_bad_rows = {str(r["entity_id"]) for r in bad_rows if r.get("entity_id")}

@@ -24,6 +24,8 @@ not format `inventory_3m`)."""
 def clean(text: str) -> str:
     """The text with control characters (Cc), format characters such as bidi overrides and zero-width marks (Cf)
     removed and every run of whitespace made one space."""
+    if text.isascii() and text.isprintable():  # no control, format or whitespace character but the space
+        return _SPACE.sub(" ", text).strip()
     kept = "".join(" " if ch in "\t\n\r\v\f" else ch for ch in text
                    if ch in "\t\n\r\v\f" or unicodedata.category(ch) not in ("Cc", "Cf"))
     return _SPACE.sub(" ", kept).strip()

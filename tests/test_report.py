@@ -252,3 +252,24 @@ def test_the_brief_links_its_report_and_the_email_attaches_the_pdf(tmp_path: Pat
     assert all(name in text for name in ACT_ON) and "2011-10-31" in text
     body = mail.get_body(preferencelist=("plain",))  # type: ignore[attr-defined]
     assert "The morning report is attached: texas_housing-2011-10-31.pdf" in body.get_content()
+
+
+def test_a_wide_night_lists_the_first_candidates_left_out_and_counts_the_rest(texas_pack: CriteriaPack) -> None:
+    """Ten thousand candidates not analyzed would print two hundred pages: the report lists MAX_LEFT_OUT of them,
+    the cap's cuts first, and says how many more the archive holds."""
+    from opportunity_assets.report.render import MAX_LEFT_OUT
+
+    failed = candidate_rows(texas_pack, [_candidate("x", metrics={"sales_12m": 10.0, "days_since_data": 1.0,
+                                                                  "coverage_15m": 1.0}, went_on=False,
+                                                    filters={"liquidity": FilterResult.FAIL,
+                                                             "freshness": FilterResult.PASS,
+                                                             "coverage": FilterResult.PASS})])[0]
+    rows = [replace(failed, candidate_id=f"m{i:05d}", name=f"Market {i:05d}", capped=i % 1000 == 7)
+            for i in range(MAX_LEFT_OUT + 1234)]
+    report = _report(rows)
+    assert len(report.left_out) == MAX_LEFT_OUT and report.left_out_more == 1234
+    assert [r.candidate_id for r in report.left_out[:2]] == ["m00007", "m01007"]  # the cap's cuts first
+    html = render_html(report)
+    assert html.count('<td class="name">Market ') == MAX_LEFT_OUT
+    assert "and 1,234 more not analyzed tonight" in html and "opportunity archive --as-of 2011-10-31" in html
+    assert not _report(rows[:MAX_LEFT_OUT]).left_out_more

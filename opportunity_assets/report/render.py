@@ -72,8 +72,23 @@ class Report:
 
     @property
     def left_out(self) -> list[CandidateRow]:
-        """Candidates the scan did not send on (a failed filter, the cap) or that have no verdict (an error)."""
-        return [r for r in self.rows if not r.went_on or r.tag == ERROR]
+        """Candidates the scan did not send on (a failed filter, the cap) or that have no verdict (an error); on a
+        wide night the first `MAX_LEFT_OUT`: errors, then those the cap cut, then by id (`left_out_more` counts
+        the others)."""
+        rows = [r for r in self.rows if not r.went_on or r.tag == ERROR]
+        if len(rows) <= MAX_LEFT_OUT:
+            return rows
+        return sorted(rows, key=lambda r: (r.tag != ERROR, not r.capped, r.candidate_id))[:MAX_LEFT_OUT]
+
+    @property
+    def left_out_more(self) -> int:
+        """Candidates left out that `left_out` does not list (the archive lists every one)."""
+        return max(0, sum(1 for r in self.rows if not r.went_on or r.tag == ERROR) - MAX_LEFT_OUT)
+
+
+MAX_LEFT_OUT = 200
+"""Rows of the report's "not analyzed tonight" table: a night of ten thousand entities would print two hundred
+pages of them; the line under the table says how many more there are and where they are."""
 
 
 def report_format(path: str | Path) -> str:

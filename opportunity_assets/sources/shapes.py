@@ -32,8 +32,7 @@ IN_SCOPE = "__in_scope"
 AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
-_VERSION, _PERIOD_TEXT, _KEY_TEXT, _DATE_PROBLEM, _COPIES = \
-    "__version", "__period_text", "__key_text", "__date_problem", "__copies"
+_VERSION, _DATE_PROBLEM, _COPIES = "__version", "__date_problem", "__copies"
 
 
 def _text(column: str) -> str:
@@ -96,26 +95,36 @@ def cell(column: str) -> str:
 
 
 def _raw(column: str) -> str:
+    """The internal name of a source column's text as read (a number's, before it is parsed)."""
     return _q(f"__raw_{column}")
 
 
+def _as_written(column: str) -> str:
+    """The internal name of a key column's text as written (a period, a year, a publication date), kept for the
+    reasons that quote it: a refused row's key, a duplicated key."""
+    return _q(f"__written_{column}")
+
+
+def _quoted(column: str) -> str:
+    """A key column's text as a reason quotes it (`year=2015`), from its `_as_written` column."""
+    return f"{literal(column + '=')} || coalesce({_as_written(column)}, '')"
+
+
 def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
-    """(SQL for the period start, SQL for the raw text a reason quotes)."""
+    """(SQL for the period start over the source's columns, SQL for the text a reason quotes over their
+    `_as_written` copies: evaluated only for a row that needs it)."""
     if src.known_at is not None:
         return grain.sql_start(f"DATE '{src.known_at.isoformat()}'"), "''"
     if src.period_column is not None:
-        raw = f"coalesce({_q(src.period_column)}, '')"
-        return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", \
-            f"{literal(src.period_column + '=')} || {raw}"
+        return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", _quoted(src.period_column)
     year = f"try_cast(trim({_q(src.year_column or '')}) AS INTEGER)"
-    raw = f"{literal((src.year_column or '') + '=')} || coalesce({_q(src.year_column or '')}, '')"
+    quoted = _quoted(src.year_column or "")
     if src.month_column is None:
-        return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", raw
+        return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
     month = f"try_cast(trim({_q(src.month_column)}) AS INTEGER)"
     start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
              f"THEN make_date({year}, {month}, 1) END")
-    return grain.sql_start(start), \
-        f"{raw} || {literal(', ' + src.month_column + '=')} || coalesce({_q(src.month_column)}, '')"
+    return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.month_column)}"
 
 
 def versioned(src: SourceSpec) -> bool:
@@ -125,40 +134,48 @@ def versioned(src: SourceSpec) -> bool:
 
 
 def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
-    """Step 1 (see the module): one row per source row in scope, read from `relation` (a joined table's rows are
-    in their own)."""
+    """Step 1 (see the module): one row per source row, read from `relation` (a joined table's rows are in their
+    own). Text is built only where a reason needs it: a cell's parse and a key's are tested first."""
     period, period_text = _period_sql(src, grain)
     if src.published_column is not None:
         given, version = date_sql(src.published_column), date_sql(src.published_column)
         published = "__published_given"
         published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {literal(src.published_column + ' unparseable: ')} "
-                             f"|| coalesce(__published_text, '')")
-        published_text = f"{_q(src.published_column)} AS __published_text, "
+                             f"|| coalesce({_as_written(src.published_column)}, '')")
     else:
-        given, published_problem, published_text = "NULL::DATE", "", ""
+        given, published_problem = "NULL::DATE", ""
         published = f"DATE '{src.known_at.isoformat()}'" if src.known_at is not None else \
             f"({grain.sql_end(PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
         version = "NULL::TIMESTAMP"
     if versioned(src) and src.published_column is None:
         version = _timestamp_sql(src.period_column or "", src.period_format)
     cells = cell_columns(src)
-    raw_cells = "".join(f", {_text(c)} AS {_raw(c)}" for c in [*cells, *_distinct_columns(src)])
+    written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.key_columns[1:])
+    raw_cells = "".join([*(f", {_q(c)} AS {_raw(c)}" for c in cells),
+                         *(f", {_text(c)} AS {_raw(c)}" for c in _distinct_columns(src))])
+    # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
+    # is needed only to quote a bad cell
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
 
+    def bad(c: str) -> str:
+        negative = "" if c in src.signed else f" OR {cell(c)} < 0"
+        return f"({cell(c)} IS NULL AND {_raw(c)} IS NOT NULL{negative} OR isinf({cell(c)}) OR isnan({cell(c)}))"
+
     def problem(c: str) -> str:
-        said = f"{literal('column ' + c + ': ')} || {_raw(c)}"
+        text = f"nullif(nullif(trim({_raw(c)}), ''), 'NA')"
+        said = f"{literal('column ' + c + ': ')} || {text}"
         negative = "" if c in src.signed else f"WHEN {cell(c)} < 0 THEN {said} || ' is negative' "
-        return (f"CASE WHEN {_raw(c)} IS NOT NULL AND {cell(c)} IS NULL THEN {said} || ' is not a number' "
+        return (f"CASE WHEN {text} IS NOT NULL AND {cell(c)} IS NULL THEN {said} || ' is not a number' "
                 f"{negative}WHEN isinf({cell(c)}) OR isnan({cell(c)}) THEN {said} || ' is not finite' END")
 
-    problems = ", ".join(problem(c) for c in cells) or "NULL"
+    problems = (f"CASE WHEN {' OR '.join(bad(c) for c in cells)} "
+                f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
     flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
     scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
-    key_text = " || ', ' || ".join([f"coalesce({_q(c)}, '')" for c in src.key_columns[1:]] or ["''"])
     return f"""
-    SELECT *, nullif(concat_ws('; ', {problems}), '') AS {CELL_REASON},
-           CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {_PERIOD_TEXT}
+    SELECT *, {problems} AS {CELL_REASON},
+           CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {period_text}
                 {published_problem} END AS {_DATE_PROBLEM}
     FROM (
         SELECT *{typed_cells}, {published} AS {PUBLISHED}
@@ -166,9 +183,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
             SELECT {ROW},
                    nullif(trim({_q(src.entity_id)}), '') AS {ENTITY},
                    nullif(trim({_q(src.entity_name)}), '') AS {NAME},
-                   {period} AS {PERIOD}, {period_text} AS {_PERIOD_TEXT}, {given} AS __published_given,
-                   {published_text}{version} AS {_VERSION},
-                   {key_text} AS {_KEY_TEXT}, {scope} AS {IN_SCOPE}{raw_cells}{flags}
+                   {period} AS {PERIOD}, {given} AS __published_given,
+                   {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
             FROM {relation}
         )
     )"""
@@ -179,9 +195,7 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
     step 1 reads (numbers, periods and publication dates as written: each is already a typed cell and, if bad, a
     reason), the name when it is the id's column, the version when rows have none. On a wide source that is half
     the rows' size; `judged_sql` puts the name and version back."""
-    scratch = [_PERIOD_TEXT, "__published_given", *(f"__raw_{c}" for c in cell_columns(src))]
-    if src.published_column is not None:
-        scratch.append("__published_text")
+    scratch = ["__published_given", *(f"__raw_{c}" for c in cell_columns(src))]
     if _name_is_id(src):
         scratch.append(NAME)
     if not versioned(src):
@@ -225,12 +239,13 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                         "" if versioned(src) else f", NULL::TIMESTAMP AS {_VERSION}"])
     too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{ENTITY if _name_is_id(src) else NAME}, '')))"
     duplicated, joined = "", ""
+    written = " || ', ' || ".join([f"coalesce(r.{_as_written(c)}, '')" for c in src.key_columns[1:]] or ["''"])
     if duplicates is not None:
         same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in _key(src))
         joined = f" LEFT JOIN {duplicates} d ON {same}"
         duplicated = f"""
             WHEN d.{_COPIES} IS NOT NULL
-                THEN {literal('duplicated key ' + key + ' = (')} || r.{ENTITY} || ', ' || r.{_KEY_TEXT} || '): '
+                THEN {literal('duplicated key ' + key + ' = (')} || r.{ENTITY} || ', ' || {written} || '): '
                      || d.{_COPIES} || ' rows, none used'"""
     return f"""
     SELECT r.*{restored}, CASE

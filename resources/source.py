@@ -10,15 +10,9 @@ history, in periods of the pack's grain.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -28,22 +22,12 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import (
-    ROW,
-    TYPED,
-    SourceFormatError,
-    describe_location,
-    join_rows,
-    literal,
-    open_pack_source,
-)
+from opportunity_assets.sources.formats import ROW, TYPED, describe_location, join_rows, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
+from resources._source_connection import SourceError, file_key, kept_open, opened, release_kept
 
-
-class SourceError(RuntimeError):
-    """The source cannot be read at all (missing or empty file, missing column)."""
+__all__ = ["PointInTimeSource", "SourceError", "SourceSnapshot", "kept_open", "publication_span", "read_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -92,11 +76,27 @@ _AGO = "__ago"
 
 def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
           ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The night's anchor, metrics, history and quarantine, over the typed rows `_opened` made: the rows judged
-    (a view each: the judgment is one pass over the typed rows, with the rare duplicated keys found first), the
-    panel `hist` over them, then one SELECT per result, each with its own column names (a metric may share a
+    """`_night` on `con`, which is left as it was given (a kept connection serves the next read)."""
+    try:
+        return _night(con, pack, as_of, today)
+    finally:
+        judged = ["judged", *(f"judged_{i}" for i in range(len(pack.source.join)))]
+        for view in ("hist", *judged):
+            con.execute(f"DROP VIEW IF EXISTS {view}")
+        for table in ("panel", *(f"{name}_duplicates" for name in judged)):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute(f"SET threads = {os.cpu_count() or 1}")
+
+
+def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
+           ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The night's anchor, metrics, history and quarantine, over the typed rows `_source_connection` made: the rows
+    judged (a view each: one pass over the typed rows, with the rare duplicated keys found first), the panel `hist`
+    over them, then one SELECT per result, each with its own column names (a metric may share a
     column's name). A panel of rows is a view too (a table would hold the rows a second time); a panel of
-    events is summed once into a table (it is smaller than the events)."""
+    events is summed once into a table (it is smaller than the events). Sums run on one thread: parallel partial
+    sums combine in a varying order, and a night must be reproducible to the last bit (a verdict can sit on a
+    threshold); everything else runs on every core."""
     src, grain = pack.source, pack.grain
     con.execute(f"SET VARIABLE as_of = DATE '{as_of.isoformat()}'")
     con.execute(f"SET VARIABLE today = DATE '{today.isoformat()}'")
@@ -109,7 +109,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
     panel = own if not joins else f"({shapes.joined_sql(src, own, joins)})"
     summed = any(s.shape == "events" for s in (src, *src.join))
     if summed:
-        con.execute("SET threads = 1")  # events are summed into the panel: one fixed order (see `_opened`)
+        con.execute("SET threads = 1")  # events are summed into the panel: one fixed order
         _run(con, pack, f"CREATE TEMP TABLE panel AS SELECT * FROM {panel}", {})
         panel = "panel"
     ((anchor,),) = _run(con, pack, f"SELECT max({shapes.PERIOD}) FROM {panel}", {}).rows()
@@ -122,7 +122,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
         SELECT {shapes.ENTITY} AS entity_id, {shapes.NAME} AS entity_name, {ROW} AS source_row,
                {shapes.PERIOD} AS period, {shapes.PUBLISHED} AS published_at, {_AGO} AS periods_ago{values}
         FROM hist WHERE {_AGO} <= {pack.history_reach}""", {})
-    con.execute("SET threads = 1")  # sums from here on, and the quarantine's order: one fixed order (`_opened`)
+    con.execute("SET threads = 1")  # sums, and the quarantine's order, from here on: one fixed order
     aggregated = [_metric_sql(name, spec) for name, spec in pack.metrics.items() if spec.agg != "derived"]
     metrics = _run(con, pack, f"SELECT {shapes.ENTITY} AS entity_id, any_value({shapes.NAME}) AS entity_name, "
                               f"{', '.join(aggregated)} FROM hist GROUP BY {shapes.ENTITY}", {})
@@ -170,142 +170,6 @@ class PointInTimeSource(dg.ConfigurableResource):
         return read_snapshot(pack, as_of)
 
 
-@dataclass(frozen=True)
-class _Opened:
-    """A connection holding a source's typed rows, the lines that were not records, and the scratch directory
-    its rows' database file lives in (removed with the connection)."""
-
-    con: duckdb.DuckDBPyConnection
-    rejected: list[Rejected]
-    scratch: tempfile.TemporaryDirectory[str]
-
-    def close(self) -> None:
-        self.con.close()
-        self.scratch.cleanup()
-
-
-_KEPT: list[dict[tuple[Any, ...], _Opened]] = []
-"""While `kept_open` runs: the connection holding the latest source file read, by its key (`_file_key`)."""
-_KEPT_IN_USE = threading.RLock()
-"""One read at a time on a kept connection (a DuckDB connection is not for two threads at once)."""
-
-
-@contextmanager
-def kept_open() -> Iterator[None]:
-    """Within this block a source file read for its span (`publication_span`, which a command's definitions need
-    first) stays in its typed table until the next snapshot is read from it, while the pack and the file's bytes
-    are the same: one command parses a wide file once, not twice. The snapshot read closes it (the night's
-    in-memory work then runs without it). Outside the block every read opens the file anew and nothing stays in
-    memory (a long-lived process, such as the UI's code server, holds no source)."""
-    _KEPT.append({})
-    try:
-        yield
-    finally:
-        for opened in _KEPT.pop().values():
-            opened.close()
-
-
-def _release_kept() -> None:
-    with _KEPT_IN_USE:
-        for kept in _KEPT:
-            for opened in kept.values():
-                opened.close()
-            kept.clear()
-
-
-def _file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
-    """What the typed table depends on: the pack and its files' bytes as they are now (a digest: a file rewritten
-    within a clock tick has the same change time; SHA-256, which CPUs hash in hardware, 0.1 s for a 141 MB file
-    against BLAKE2b's 0.25 s). None for a database: its rows may change between two reads."""
-    sources = [pack.source, *pack.source.join]
-    if any(s.format == "postgres" for s in sources):
-        return None
-    digests = []
-    try:
-        for source in sources:
-            with pack.path_of(source).open("rb") as handle:
-                digests.append(hashlib.file_digest(handle, "sha256").hexdigest())
-    except OSError:
-        return None
-    return (pack.model_dump_json(), str(pack.source_path), *digests)
-
-
-def _night_objects(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> None:
-    """Drop what a read made beyond the typed rows (`_read`'s views and tables), and let every core work again: a
-    kept connection starts each read as `open_pack_source` left it."""
-    judged = ["judged", *(f"judged_{i}" for i in range(len(pack.source.join)))]
-    for view in ("hist", *judged):
-        con.execute(f"DROP VIEW IF EXISTS {view}")
-    for table in ("panel", *(f"{name}_duplicates" for name in judged)):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
-    con.execute(f"SET threads = {os.cpu_count() or 1}")
-
-
-@contextmanager
-def _opened(pack: CriteriaPack, files: tuple[Any, ...] | None = None
-            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
-    """A DuckDB connection holding the pack's typed rows (`formats.TYPED`, and each joined table's), and the lines
-    that were not records. Every failure to read is a one-line SourceError naming the source. `files`: the pack's
-    `_file_key`, if the caller has it (a digest of a wide file costs 0.1 s)."""
-    if not _KEPT:
-        with _opened_once(pack, None) as opened:
-            yield opened
-        return
-    with _KEPT_IN_USE, _opened_once(pack, files or _file_key(pack)) as opened:
-        yield opened
-
-
-@contextmanager
-def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
-                 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
-    """`_opened`, with the kept connection of `key` if there is one (and keeping this one under it if not)."""
-    if key is not None and key in _KEPT[-1]:
-        kept = _KEPT[-1][key]
-        try:
-            yield kept.con, list(kept.rejected)
-        finally:
-            _night_objects(kept.con, pack)
-        return
-    src = pack.source
-    where = describe_location(pack)
-    if src.format != "postgres":
-        path: Path = pack.source_path
-        if not path.is_file():
-            raise SourceError(f"source file {path} not found")
-        if path.stat().st_size == 0:
-            raise SourceError(f"source file {path} is empty: no header, no rows")
-    # Reading, judging rows and building the panel run on every core: each row's cells are its own, scans keep the
-    # file's order (`preserve_insertion_order`, DuckDB's default), so every row number is the same as on one
-    # thread, and each panel row is one source row. Summing runs on one (`_read`): parallel partial sums combine
-    # in a varying order, and a night must be reproducible to the last bit (a verdict can sit on a threshold).
-    opened = _Opened(duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True}), [],
-                     tempfile.TemporaryDirectory(prefix="opportunity-source-"))
-    keeping = False
-    try:
-        try:
-            opened.rejected.extend(open_pack_source(
-                opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
-                Path(opened.scratch.name)))
-        except SourceFormatError as exc:
-            raise SourceError(str(exc)) from None
-        except (duckdb.Error, OSError) as exc:
-            raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
-        if key is not None:  # one source kept: a new one replaces it
-            for old in _KEPT[-1].values():
-                old.close()
-            _KEPT[-1].clear()
-            _KEPT[-1][key] = opened
-            keeping = True
-        try:
-            yield opened.con, list(opened.rejected)
-        finally:
-            if keeping:
-                _night_objects(opened.con, pack)
-    finally:
-        if not keeping:
-            opened.close()
-
-
 def _run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     try:
         relation = con.sql(sql, params=params or None)
@@ -324,7 +188,7 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     published = shapes.PUBLISHED
     sql = (f"SELECT min({published}), max({published}) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
            f"AND {shapes.ENTITY} IS NOT NULL AND {published} IS NOT NULL AND {shapes.PERIOD} <= $up_to::DATE")
-    with _opened(pack) as (con, _):
+    with opened(pack) as (con, _):
         first, last = _run(con, pack, sql, {"up_to": up_to}).row(0)
     return None if first is None else (first, last)
 
@@ -335,8 +199,8 @@ snapshot, without reading a wide source twice."""
 
 
 def _read_key(pack: CriteriaPack, as_of: date, today: date) -> tuple[Any, ...] | None:
-    """What a snapshot depends on: the pack, its files (`_file_key`), the night and the date."""
-    files = _file_key(pack)
+    """What a snapshot depends on: the pack, its files (`file_key`), the night and the date."""
+    files = file_key(pack)
     return None if files is None else (*files, as_of, today)
 
 
@@ -353,9 +217,9 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
 
 
 def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[Any, ...] | None) -> SourceSnapshot:
-    with _opened(pack, files) as (con, rejected):
+    with opened(pack, files) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
-    _release_kept()
+    release_kept()
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.columns]
     return SourceSnapshot(

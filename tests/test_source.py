@@ -287,19 +287,20 @@ def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Buil
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """`opportunity run` needs the data's span (its nights) before the night: within `kept_open` the file is
     parsed once, the snapshot is the one a fresh read gives, and the typed table goes with that read."""
+    import resources._source_connection as connection
     import resources.source as source
 
     pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
     fresh = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
     source._LAST.clear()
     opened = []
-    real_open = source.open_pack_source
-    monkeypatch.setattr(source, "open_pack_source", lambda *a, **k: opened.append(1) or real_open(*a, **k))
+    real_open = connection.open_pack_source
+    monkeypatch.setattr(connection, "open_pack_source", lambda *a, **k: opened.append(1) or real_open(*a, **k))
     with source.kept_open():
         assert source.publication_span(pack, date(2026, 12, 1)) == (date(2012, 3, 1), date(2015, 1, 30))
         kept = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
         assert opened == [1]
-        assert not any(source._KEPT[-1])  # the night's read released it
+        assert not any(connection._KEPT[-1])  # the night's read released it
         source._LAST.clear()
         read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
         assert opened == [1, 1]
@@ -318,3 +319,15 @@ def test_a_kept_source_is_read_again_once_its_file_changes(synthetic: Build, tmp
         source._LAST.clear()
         snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
     assert _metrics(snapshot, "Beta")["sales_3m"] == 270.0
+
+
+def test_an_unwritable_scratch_folder_is_one_line_naming_it(synthetic: Build, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read keeps its typed rows in a scratch file under TMPDIR: a folder that cannot hold one is a SourceError
+    saying where and what to set, never a traceback."""
+    import tempfile
+
+    pack = synthetic(month_rows("Alpha"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing" / "folder"))
+    with pytest.raises(SourceError, match=r"no scratch folder in .*missing/folder .*set TMPDIR"):
+        read_snapshot(pack, AS_OF, today=date(2026, 12, 1))

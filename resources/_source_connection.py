@@ -1,0 +1,148 @@
+"""The DuckDB connection a read of a pack's source runs on: its typed rows (`formats.open_pack_source`) in a
+scratch database file, opened for one read, or kept for a command (`kept_open`) while the pack and its files'
+bytes are the same. No query of a night here (`resources/source.py` runs those)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources import shapes
+from opportunity_assets.sources.csv_rows import Rejected
+from opportunity_assets.sources.formats import SourceFormatError, describe_location, open_pack_source
+
+
+class SourceError(RuntimeError):
+    """The source cannot be read at all (missing or empty file, missing column)."""
+
+
+@dataclass(frozen=True)
+class _Opened:
+    """A connection holding a source's typed rows, the lines that were not records, and the scratch directory
+    its rows' database file lives in (removed with the connection)."""
+
+    con: duckdb.DuckDBPyConnection
+    rejected: list[Rejected]
+    scratch: tempfile.TemporaryDirectory[str]
+
+    def close(self) -> None:
+        self.con.close()
+        self.scratch.cleanup()
+
+
+_KEPT: list[dict[tuple[Any, ...], _Opened]] = []
+"""While `kept_open` runs: the connection holding the latest source file read, by its key (`file_key`)."""
+_KEPT_IN_USE = threading.RLock()
+"""One read at a time on a kept connection (a DuckDB connection is not for two threads at once)."""
+
+
+@contextmanager
+def kept_open() -> Iterator[None]:
+    """Within this block a source file read for its span (`publication_span`, which a command's definitions need
+    first) stays in its typed table until the next snapshot is read from it, while the pack and the file's bytes
+    are the same: one command parses a wide file once, not twice. The snapshot read closes it (the night's
+    in-memory work then runs without it). Outside the block every read opens the file anew and nothing stays in
+    memory (a long-lived process, such as the UI's code server, holds no source)."""
+    _KEPT.append({})
+    try:
+        yield
+    finally:
+        for opened in _KEPT.pop().values():
+            opened.close()
+
+
+def release_kept() -> None:
+    with _KEPT_IN_USE:
+        for kept in _KEPT:
+            for opened in kept.values():
+                opened.close()
+            kept.clear()
+
+
+def file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
+    """What the typed table depends on: the pack and its files' bytes as they are now (a digest: a file rewritten
+    within a clock tick has the same change time; SHA-256, which CPUs hash in hardware, 0.1 s for a 141 MB file
+    against BLAKE2b's 0.25 s). None for a database: its rows may change between two reads."""
+    sources = [pack.source, *pack.source.join]
+    if any(s.format == "postgres" for s in sources):
+        return None
+    digests = []
+    try:
+        for source in sources:
+            with pack.path_of(source).open("rb") as handle:
+                digests.append(hashlib.file_digest(handle, "sha256").hexdigest())
+    except OSError:
+        return None
+    return (pack.model_dump_json(), str(pack.source_path), *digests)
+
+
+@contextmanager
+def opened(pack: CriteriaPack, files: tuple[Any, ...] | None = None
+            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
+    """A DuckDB connection holding the pack's typed rows (`formats.TYPED`, and each joined table's), and the lines
+    that were not records. Every failure to read is a one-line SourceError naming the source. `files`: the pack's
+    `file_key`, if the caller has it (a digest of a wide file costs 0.1 s)."""
+    if not _KEPT:
+        with _opened_once(pack, None) as opened:
+            yield opened
+        return
+    with _KEPT_IN_USE, _opened_once(pack, files or file_key(pack)) as opened:
+        yield opened
+
+
+@contextmanager
+def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
+                 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
+    """`opened`, with the kept connection of `key` if there is one (and keeping this one under it if not)."""
+    if key is not None and key in _KEPT[-1]:
+        kept = _KEPT[-1][key]
+        yield kept.con, list(kept.rejected)
+        return
+    src = pack.source
+    where = describe_location(pack)
+    if src.format != "postgres":
+        path: Path = pack.source_path
+        if not path.is_file():
+            raise SourceError(f"source file {path} not found")
+        if path.stat().st_size == 0:
+            raise SourceError(f"source file {path} is empty: no header, no rows")
+    # Every core reads the rows: each row's cells are its own, and scans keep the file's order
+    # (`preserve_insertion_order`, DuckDB's default), so every row number is the same as on one thread. The sums
+    # of a night run on one (`source._night`).
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix="opportunity-source-")
+    except OSError as exc:
+        raise SourceError(f"{where} could not be read: no scratch folder in {tempfile.gettempdir()} "
+                          f"({exc.strerror}); set TMPDIR to a writable folder") from None
+    opened = _Opened(duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True}), [],
+                     scratch)
+    keeping = False
+    try:
+        try:
+            opened.rejected.extend(open_pack_source(
+                opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
+                Path(opened.scratch.name)))
+        except SourceFormatError as exc:
+            raise SourceError(str(exc)) from None
+        except (duckdb.Error, OSError) as exc:
+            raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
+        if key is not None:  # one source kept: a new one replaces it
+            for old in _KEPT[-1].values():
+                old.close()
+            _KEPT[-1].clear()
+            _KEPT[-1][key] = opened
+            keeping = True
+        yield opened.con, list(opened.rejected)
+    finally:
+        if not keeping:
+            opened.close()

@@ -22,7 +22,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import ROW, TYPED, describe_location, join_rows, literal
+from opportunity_assets.sources.formats import ROW, TYPED, describe_location, join_label, join_rows, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
 from resources._source_connection import SourceError, file_key, kept_open, opened, release_kept
@@ -126,8 +126,7 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
     aggregated = [_metric_sql(name, spec) for name, spec in pack.metrics.items() if spec.agg != "derived"]
     metrics = _run(con, pack, f"SELECT {shapes.ENTITY} AS entity_id, any_value({shapes.NAME}) AS entity_name, "
                               f"{', '.join(aggregated)} FROM hist GROUP BY {shapes.ENTITY}", {})
-    refused = [("judged", "")] + [(f"judged_{i}", f"join {j.table} ({pack.path_of(j).name}): ")
-                                  for i, j in enumerate(src.join)]
+    refused = [("judged", "")] + [(f"judged_{i}", f"{join_label(pack, j)}: ") for i, j in enumerate(src.join)]
     quarantine = _run(con, pack, " UNION ALL ".join(f"""
         SELECT {ROW} AS source_row, {shapes.ENTITY} AS entity_id, {shapes.PERIOD} AS period,
                {literal(prefix)} || coalesce({shapes.REASON}, {shapes.CELL_REASON}

@@ -475,3 +475,41 @@ def test_a_panel_joins_a_table_of_events_counted_by_entity_and_period(tmp_path: 
     assert (metrics["a"]["complaints_now"], metrics["a"]["complaints_3m"]) == (2, 3)
     assert (metrics["b"]["complaints_now"], metrics["b"]["complaints_3m"]) == (0, 0)
     assert metrics["a"]["level_now"] == 60
+
+
+def test_a_joined_table_may_live_in_postgresql(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The panel's CSV joined with a table of a real PostgreSQL server (`join: [{format: postgres, …}]`) reads as the
+    same table joined from a CSV: the same metrics as known on as_of, and a bad joined row quarantined by its
+    reason."""
+    import psycopg2
+
+    from tests.pg import fresh_database, url
+
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"],
+                 [[e, f"2015-{m:02d}", 10 * m] for e in ("a", "b") for m in range(1, 7)])
+    permits = [["a", f"2015-{m:02d}", str(m)] for m in range(1, 7)] + [["b", "2015-05", "many"]]
+    _csv(tmp_path / "permits.csv", ["town", "month", "permits"], permits)
+    joined = {"table": "permits", "entity_id": "town", "period_column": "month", "columns": ["permits"],
+              "publication_lag_days": 45}
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "permits_now": {"agg": "last", "column": "permits", "window": [0, 2], "min_rows": 1}}
+    main = {"path": sales, "period_column": "month", "columns": ["level"], "publication_lag_days": 0}
+
+    def read(pack: CriteriaPack) -> tuple[list[dict[str, Any]], list[str]]:
+        snapshot = read_snapshot(pack, date(2015, 7, 20), today=TODAY)
+        return snapshot.metrics.to_dicts(), snapshot.quarantined["reason"].to_list()
+
+    from_csv = read(_pack(tmp_path, {**main, "join": [{**joined, "path": "permits.csv"}]}, metrics))
+    with fresh_database() as params:
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("CREATE TABLE permits (town TEXT, month TEXT, permits TEXT)")
+            cur.executemany("INSERT INTO permits VALUES (%s, %s, %s)", permits)
+        pg.close()
+        monkeypatch.setenv("SHAPES_JOIN_URL", url(params))
+        from_pg = read(_pack(tmp_path, {**main, "join": [{**joined, "format": "postgres",
+                                                           "url_env": "SHAPES_JOIN_URL"}]}, metrics))
+    assert from_pg[0] == from_csv[0]
+    assert [m["permits_now"] for m in from_pg[0]] == [5.0, None]
+    cell = "column permits: many is not a number (that cell is a gap; the row is kept)"
+    assert from_csv[1] == [f"join permits (permits.csv): {cell}"]
+    assert from_pg[1] == [f"join permits (PostgreSQL, URL from SHAPES_JOIN_URL): {cell}"]

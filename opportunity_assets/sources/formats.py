@@ -278,6 +278,13 @@ def describe_location(pack: CriteriaPack) -> str:
     return f"source file {pack.source_path}"
 
 
+def join_label(pack: CriteriaPack, joined: SourceSpec) -> str:
+    """How a joined table's quarantine reasons name it: `join permits (permits.csv): …`, or for a table in
+    PostgreSQL `join permits (PostgreSQL, URL from PERMITS_URL): …`."""
+    where = f"PostgreSQL, URL from {joined.url_env}" if joined.format == "postgres" else pack.path_of(joined).name
+    return f"join {joined.table} ({where})"
+
+
 def join_rows(index: int) -> str:
     """The table of the rows of the pack's join `index` (as `TYPED` holds the main source's)."""
     return f"__join_{index}_rows"
@@ -326,7 +333,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     for i, joined in enumerate(pack.source.join):
         path = pack.path_of(joined)
         refused = _open_spec(con, joined, path, Into(join_rows(i), functools.partial(typed, joined)))
-        rejected += [Rejected(r.line, f"join {joined.table} ({path.name}): {r.reason}", r.entity) for r in refused]
+        rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
     main = Into(TYPED, functools.partial(typed, pack.source))
     return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 

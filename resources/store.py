@@ -138,7 +138,7 @@ def _stored(candidate: Candidate) -> Candidate:
     """The record kept of a scanned candidate: whole for one going on; for the others without their window rows
     (their metrics, filters, gaps and score say what the scan saw, and the source keeps the rows). A night of ten
     thousand entities would otherwise store fifteen rows of each, 39 MB a night."""
-    return candidate if candidate.went_on else candidate.model_copy(update={"raw_data": []})
+    return candidate if candidate.went_on or not candidate.raw_data else candidate.model_copy(update={"raw_data": []})
 
 
 def _replacing(table: str, columns: Sequence[str]) -> str:

@@ -1,6 +1,6 @@
 """Planted-defect bench: does a broken feed reach "Act on these"? And what does the doubt cost on clean data?
 
-    .venv/bin/python bench/planted.py [--period design|held-out|both] [--quick]
+    .venv/bin/python bench/planted.py [--period design|held-out|both] [--markets N] [--keep-precision]
 
 1. Plants each defect class of `tests/plants.py` at several magnitudes, subtle to gross, into copies of the
    bundled Texas source, in scored and unscored columns, for several real markets, each broken in a month whose
@@ -35,6 +35,7 @@ from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
 from opportunity_assets.periods import MONTH
+from opportunity_assets.verifications import integrity_spec
 from opportunity_assets.verifications.logic import verify
 from resources.criteria import DEFAULT_PACK
 from resources.source import read_snapshot
@@ -51,8 +52,11 @@ MAGNITUDES = {
     "drift": (0.85, 1.15, 1.3),
     "stale": (3, 6),
     "swapped": (1,),
+    "sentinel": (-1.0, 0.0, 9999.0),
+    "lagged": (1, 12),
+    "borrowed": (1, 7),
 }
-"""Per class, subtle to gross."""
+"""Per class, subtle to gross (for `sentinel` the number written, for `borrowed` which other entity)."""
 COLUMNS = {
     "level_shift": (("inventory",), ("listings",), ("sales", "volume"), ("median",), ("listings", "inventory")),
     "unit_slip": (("median",), ("volume",), ("listings",)),
@@ -62,6 +66,9 @@ COLUMNS = {
     "drift": (("inventory",), ("listings",)),
     "stale": (("listings",), ("volume",)),
     "swapped": (("listings", "volume"),),
+    "sentinel": (("inventory",), ("median",)),
+    "lagged": (("inventory",), ("sales",)),
+    "borrowed": (("inventory",), ("median",)),
 }
 """Per class, the columns broken: scored (sales, inventory) and unscored (volume, median, listings)."""
 AFTER = (0, 1, 3, 6)
@@ -81,7 +88,7 @@ def quieted(pack: CriteriaPack) -> CriteriaPack:
     """The pack with every integrity rule, identity and red flag reporting only: the verifier without doubt."""
     spec = pack.integrity
     rules = {name: getattr(spec, name).model_copy(update={"effect": "note"})
-             for name in ("level_shift", "spike", "stuck", "repeated_rows", "stale", "cross_section")}
+             for name in integrity_spec.RULES}
     identities = [i.model_copy(update={"effect": "note"}) for i in spec.identities]
     return pack.model_copy(update={
         "integrity": spec.model_copy(update={**rules, "identities": identities}),
@@ -142,7 +149,7 @@ def targets(pack: CriteriaPack, span: tuple[date, date], count: int) -> list[tup
 
 
 def run_plants(pack: CriteriaPack, picks: list[tuple[str, date]], kinds: list[str], workdir: Path,
-               say=print) -> dict[tuple[str, float], Counter]:
+               say=print, keep_precision: bool = False) -> dict[tuple[str, float], Counter]:
     clean = read_source(str(pack.source_path))
     results: dict[tuple[str, float], Counter] = defaultdict(Counter)
     for kind in kinds:
@@ -151,7 +158,7 @@ def run_plants(pack: CriteriaPack, picks: list[tuple[str, date]], kinds: list[st
                 for entity, month in picks:
                     p = Plant(kind, entity, columns, month, magnitude)
                     path = workdir / f"{kind}.csv"
-                    write_source(plant(clean, p), str(path))
+                    write_source(plant(clean, p, keep_precision=keep_precision), str(path))
                     planted = with_source(pack, path)
                     first = first_night_seeing(month, pack.source.publication_lag_days)
                     for k in AFTER:
@@ -188,6 +195,8 @@ def main() -> None:
                         help="where the plants' markets and the false-doubt nights come from")
     parser.add_argument("--markets", type=int, default=4, help="markets planted per period")
     parser.add_argument("--criteria", default=str(DEFAULT_PACK))
+    parser.add_argument("--keep-precision", action="store_true",
+                        help="round planted values to the decimals of the column (no change of precision shows)")
     args = parser.parse_args()
     pack = load_criteria(args.criteria)
     periods = {"design": [DESIGN], "held-out": [HELD_OUT], "both": [DESIGN, HELD_OUT]}[args.period]
@@ -198,7 +207,8 @@ def main() -> None:
         print(f"\n## Plants, {label} period ({span[0]:%Y-%m}..{span[1]:%Y-%m}): markets "
               + ", ".join(f"{e} from {m:%Y-%m}" for e, m in picks))
         with tempfile.TemporaryDirectory() as tmp:
-            results = run_plants(pack, picks, list(MAGNITUDES), Path(tmp), say=lambda line: print(line))
+            results = run_plants(pack, picks, list(MAGNITUDES), Path(tmp), say=lambda line: print(line),
+                                 keep_precision=args.keep_precision)
         print("\n| class | magnitude | planted market-nights | reached act-on without the checks | reached act-on "
               "with them | caught |")
         print("|---|---:|---:|---:|---:|---:|")

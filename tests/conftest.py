@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.verifications import integrity_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "data" / "criteria" / "texas_housing.yaml"
@@ -65,8 +66,7 @@ def write_csv(path: Path, rows: Iterable[dict[str, Any]], columns: list[str] = C
     return path
 
 
-QUIET_INTEGRITY = {rule: {"effect": "note"} for rule in
-                   ("level_shift", "spike", "stuck", "repeated_rows", "stale", "cross_section")}
+QUIET_INTEGRITY = {rule: {"effect": "note"} for rule in integrity_spec.RULES}
 """The data checks reporting only. The synthetic series are flat, without noise, so any change a test designs into
 one (a market improving in January) is a level shift against its own history; tests of the data checks
 (`test_integrity.py`) keep the bundled pack's effects."""

@@ -13,7 +13,14 @@ from datetime import date
 
 import polars as pl
 
-KINDS = ("level_shift", "unit_slip", "spike", "stuck", "repeated_rows", "drift", "stale", "swapped")
+from opportunity_assets.verifications.integrity import decimals
+
+KINDS = ("level_shift", "unit_slip", "spike", "stuck", "repeated_rows", "drift", "stale", "swapped", "sentinel",
+         "lagged", "borrowed")
+"""Besides shifts, slips, spikes, drifts, stuck, repeated and stale feeds: `sentinel` (a missing figure written as
+the number `magnitude`, e.g. -1, 0 or 9999), `lagged` (the column reports its value of `magnitude` periods earlier:
+a misaligned join), `borrowed` (the column carries another entity's figures: a join on the wrong key; `magnitude`
+picks the entity, counted in sorted order from this one)."""
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,9 @@ def _period(frame: pl.DataFrame, year: str, month: str) -> pl.Expr:
 
 
 def plant(frame: pl.DataFrame, p: Plant, *, entity: str = "city", year: str = "year",
-          month: str = "month") -> pl.DataFrame:
-    """The source with `p` planted."""
+          month: str = "month", keep_precision: bool = False) -> pl.DataFrame:
+    """The source with `p` planted. `keep_precision`: planted values are rounded to the decimals the entity's
+    column is written with (a defect that does not also show as a change of precision)."""
     period = _period(frame, year, month)
     mine = pl.col(entity) == p.entity
     after = mine & (period >= p.start)
@@ -55,6 +63,19 @@ def plant(frame: pl.DataFrame, p: Plant, *, entity: str = "city", year: str = "y
                 .sort(year, month)[column].drop_nulls()
             last = float(frozen[-1]) if len(frozen) else 0.0
             new = pl.when(after & (months < p.magnitude)).then(pl.lit(last)).otherwise(value)
+        elif p.kind == "sentinel":
+            new = pl.when(after).then(pl.lit(p.magnitude)).otherwise(value)
+        elif p.kind == "lagged":
+            earlier = value.shift(int(p.magnitude)).over(entity, order_by=[year, month])
+            new = pl.when(after).then(earlier).otherwise(value)
+        elif p.kind == "borrowed":
+            names = sorted(frame[entity].unique().to_list())
+            other = names[(names.index(p.entity) + int(p.magnitude)) % len(names)]
+            theirs = frame.filter(pl.col(entity) == other).select(year, month, pl.col(column).alias("__theirs"))
+            frame = frame.join(theirs, on=[year, month], how="left")
+            new = pl.when(after).then(pl.col("__theirs")).otherwise(value)
+            frame = frame.with_columns(new.cast(frame.schema[column]).alias(column)).drop("__theirs")
+            continue
         elif p.kind == "stale":
             new = pl.when(after).then(None).otherwise(value)
         elif p.kind == "swapped":  # two columns trade places (a mislabelled feed)
@@ -65,6 +86,9 @@ def plant(frame: pl.DataFrame, p: Plant, *, entity: str = "city", year: str = "y
             continue
         else:
             raise ValueError(f"unknown plant kind {p.kind!r}")
+        if keep_precision:
+            places = decimals(frame.filter(mine)[column].drop_nulls().to_numpy().astype(float), 6)
+            new = new.round(places if places is not None else 6)
         updates[column] = new.cast(frame.schema[column])
     if p.kind == "repeated_rows":  # the feed republishes the last good row for `magnitude` periods
         return _repeat(frame, p, entity, year, month)

@@ -19,7 +19,7 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Candidate, Status, Verdict
-from opportunity_assets.verifications import integrity
+from opportunity_assets.verifications import integrity, integrity_spec
 from opportunity_assets.verifications.logic import verify
 from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
@@ -39,6 +39,9 @@ GROSS = [
     Plant("stale", "Amarillo", ("listings",), AMARILLO_BREAK, 6),
     Plant("swapped", "Amarillo", ("listings", "volume"), AMARILLO_BREAK, 1),
     Plant("drift", "Amarillo", ("listings",), date(2004, 10, 1), 2.0),
+    Plant("sentinel", "Amarillo", ("inventory",), AMARILLO_BREAK, -1.0),
+    Plant("sentinel", "Amarillo", ("median",), AMARILLO_BREAK, 9999.0),
+    Plant("borrowed", "Amarillo", ("inventory",), AMARILLO_BREAK, 7),
 ]
 
 
@@ -48,9 +51,12 @@ def _candidate(pack: CriteriaPack, as_of: date, cid: str) -> Candidate:
     return next(c for c in found if c.id == cid)
 
 
-def _planted_pack(tmp_path: Path, p: Plant) -> CriteriaPack:
+def _planted_pack(tmp_path: Path, p: Plant, *, keep_precision: bool = True) -> CriteriaPack:
+    """The bundled pack over a copy of the source with `p` planted; planted values keep the column's decimals
+    unless `keep_precision` is off (then the precision rule sees them too)."""
     source = tmp_path / "planted.csv"
-    write_source(plant(read_source(str(PACK.parent.parent / "txhousing.csv")), p), str(source))
+    write_source(plant(read_source(str(PACK.parent.parent / "txhousing.csv")), p, keep_precision=keep_precision),
+                 str(source))
     return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
 
 
@@ -106,7 +112,7 @@ def test_the_pack_rule_decides_what_a_finding_does(tmp_path: Path, effect: str, 
     raw_pack = _planted_pack(tmp_path, Plant("unit_slip", "Amarillo", ("median",), AMARILLO_BREAK, 0.001))
     spec = raw_pack.integrity
     quiet = {name: getattr(spec, name).model_copy(update={"effect": "note"})
-             for name in ("level_shift", "spike", "stuck", "repeated_rows", "stale", "cross_section")}
+             for name in integrity_spec.RULES}
     identities = [i.model_copy(update={"effect": effect if i.name == "volume_per_sale" else "note"})
                   for i in spec.identities]
     pack = raw_pack.model_copy(update={"integrity": spec.model_copy(update={**quiet, "identities": identities})})
@@ -166,3 +172,47 @@ def test_window_functions_of_series_expressions() -> None:
                                                "b": np.array([1.0, 2.0, 3.0, np.nan])})
     assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[3])
     assert got[2] == pytest.approx(3.0 / 2.0 + 2.0)
+
+
+def test_a_repeat_is_judged_against_the_column_resolution() -> None:
+    """A rounded column that moves by a step or two repeats often; a count moving by dozens rarely; a dollar
+    total almost never: the chance of one repeat, from the column's own values."""
+    rng = np.random.default_rng(4)  # a sample whose counts never happened to repeat (3 and 8 have one repeat)
+    tenths = np.round(5 + np.cumsum(rng.normal(0, 0.12, 30)), 1)
+    counts = np.round(400 + rng.normal(0, 40, 30))
+    dollars = np.round(4e7 + rng.normal(0, 4e6, 30), -3)
+    assert integrity.resolution(tenths, 0.3) == pytest.approx(0.1)
+    assert integrity.resolution(dollars, 5000.0) == 1000.0
+    chance = {name: integrity.repeat_probability(v) for name, v in
+              (("tenths", tenths), ("counts", counts), ("dollars", dollars))}
+    assert chance["tenths"] is not None and chance["tenths"] > 0.2
+    assert chance["counts"] is not None and 0.001 < chance["counts"] < 0.02
+    assert chance["dollars"] is not None and chance["dollars"] < 0.001
+    assert integrity.repeat_probability(np.full(30, 7.0)) == 1.0  # a flat column is never stuck
+
+
+def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:
+    pack = _planted_pack(tmp_path, Plant("stuck", "Amarillo", ("volume",), AMARILLO_BREAK, 6))
+    c = _candidate(pack, NIGHTS[0], "amarillo")
+    v = verify(pack, c, analyze(pack, c))
+    stuck = next(f for f in v.data_findings if f.rule == "stuck")
+    assert (stuck.column, stuck.periods, stuck.effect) == ("volume", ["2005-03", "2005-04"], "doubt")
+    assert "unchanged at" in stuck.message and "probability" in stuck.message
+
+
+def test_more_decimals_than_the_column_ever_had_is_doubted(tmp_path: Path) -> None:
+    """A ×1.15 level shift of inventory, within its own noise, but written unrounded (4.68 where every value was
+    in whole tenths): the precision rule doubts it; the same plant rounded to tenths shows no such finding."""
+    p = Plant("level_shift", "Amarillo", ("inventory",), AMARILLO_BREAK, 1.15)
+    rules = {}
+    for keep in (False, True):
+        pack = _planted_pack(tmp_path, p, keep_precision=keep)
+        c = _candidate(pack, NIGHTS[0], "amarillo")
+        rules[keep] = [f for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "precision"]
+    assert not rules[True]
+    (finding,) = rules[False]
+    assert (finding.column, finding.periods[0], finding.check, finding.effect) == \
+        ("inventory", "2005-04", "inputs", "doubt")
+    assert "more decimals than any of its" in finding.message and "(at most 1 decimal)" in finding.message
+    assert integrity.decimals(np.array([6.3, 5.0, 12.1]), 4) == 1
+    assert integrity.decimals(np.array([6.35, 4.6797]), 3) is None

@@ -9,6 +9,7 @@ changes), so a volatile small market and a steady large one are each their own y
 - level shift or unit change: a change far outside the entity's past changes that stays;
 - spike: a one-period spike or drop, reverted the next period;
 - stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
+- precision: a value written with more decimals than any of the column's past values had;
 - staleness: a column that stopped reporting while the entity's latest period goes on;
 - identities declared in the pack (ratios that hold in the domain), against the entity's own band of the ratio,
   and against the declared band when the own history is short or was itself off throughout;
@@ -46,7 +47,7 @@ _MIN_SAMPLE = 6
 """Fewest values a robust yardstick is computed from."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -183,8 +184,27 @@ class _Findings:
 
 
 # ---- the checks ------------------------------------------------------------------------------------------
+def _seasonal(series: Series, changes: np.ndarray) -> np.ndarray:
+    """Each change against the same change a year earlier: what is left of it once the season is taken out."""
+    out = np.full(series.length, np.nan)
+    year = series.per_year
+    out[year:] = changes[year:] - changes[:-year]
+    return out
+
+
+def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: float) -> float:
+    """How far out a change is, in MADs of the entity's own changes; where a year of history exists, it must be
+    far out against the same change a year earlier too (a move the season makes every year is not a defect)."""
+    z = stick.z(value)
+    if season is not None and math.isfinite(seasonal):
+        z_season = season.z(seasonal)
+        return math.copysign(min(abs(z), abs(z_season)), z) if z * z_season > 0 else 0.0
+    return z
+
+
 def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
-    """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops."""
+    """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
+    change far out, reverted the next period)."""
     series = found.series
     raw = series.values[column]
     step = period_changes(raw)
@@ -194,22 +214,15 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
     quantum = unit_step(raw)
     if quantum > stick.scale:
         stick = dataclasses.replace(stick, scale=quantum)
-    # The same change against the same change a year earlier (the step of the year-on-year change): a move the
-    # season makes every year is not a shift. Where a year of history exists, a finding needs both to be far out.
-    seasonal = np.full(series.length, np.nan)
-    year = series.per_year
-    seasonal[year:] = step[year:] - step[:-year]
-    season_stick = _yardstick(series, seasonal, spec.min_history, start=min(year, series.length - 1))
+    seasonal = _seasonal(series, step)
+    season_stick = _yardstick(series, seasonal, spec.min_history, start=min(series.per_year, series.length - 1))
     judged = range(max(series.judged_from, 1), series.length)
     skip: set[int] = set()
     worst: dict[str, tuple[float, int]] = {}
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
-        z = stick.z(step[t])
-        if season_stick is not None and math.isfinite(seasonal[t]):
-            z_season = season_stick.z(seasonal[t])
-            z = math.copysign(min(abs(z), abs(z_season)), z) if z * z_season > 0 else 0.0
+        z = _far(stick, season_stick, step[t], seasonal[t])
         if abs(z) >= min(spec.level_shift.threshold_mads, spec.spike.threshold_mads):
             after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
             reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
@@ -226,35 +239,69 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
                 "and it stays" if t + 1 < series.length else "in the latest period")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {_moved(step[t])} "
-                  f"from the "
-                  f"period before: {abs(z):.1f} MADs {where} its period-on-period changes since {stick.since} "
-                  f"(typically {_moved(stick.median)} ± {stick.scale:.1%}), {what}")
+                  f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
+                  f"{stick.since} (typically {_moved(stick.median)} ± {stick.scale:.1%}), {what}")
+
+
+def resolution(values: np.ndarray, smallest_change: float) -> float:
+    """The step the column is written in: the largest power of ten all its values are multiples of (0.1 for
+    whole tenths, 1 for a count, 100 for prices rounded to hundreds); its smallest change where its values are
+    not written on such a grid."""
+    finite = values[np.isfinite(values)]
+    places = decimals(finite, 6)
+    if places is None:
+        return smallest_change
+    grid = 10.0 ** -places
+    while grid < 1e9 and np.all(np.abs(finite / (grid * 10) - np.round(finite / (grid * 10))) <= 1e-9):
+        grid *= 10
+    return min(grid, smallest_change)
+
+
+def repeat_probability(values: np.ndarray) -> float | None:
+    """How likely one period's value is to equal the period before's, for a column with these values: the
+    larger of the rate at which they repeated and the chance a change smaller than the column's resolution
+    happens (`resolution`, against the robust spread of its changes: a column rounded to 0.1 that moves by 0.1
+    or 0.2 repeats often; a count moving by dozens rarely; a dollar total almost never). None with fewer than
+    `_MIN_SAMPLE` changes."""
+    diffs = np.diff(values)
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) < _MIN_SAMPLE:
+        return None
+    moved = np.abs(diffs[diffs != 0])
+    if not len(moved):
+        return 1.0
+    spread = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs))))
+    if spread == 0:
+        return 1.0
+    by_resolution = resolution(values, float(moved.min())) / (spread * math.sqrt(2 * math.pi))  # P(|change| < it / 2)
+    return min(1.0, max(float(np.mean(diffs == 0)), by_resolution))
 
 
 def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """The longest run of unchanged periods reaching into the judged span, against the column's own chance of
+    repeating in the `min_history` periods before the run began (a column is "normally moving" as it moved just
+    before, not as it moved years earlier: a calm year repeats a rounded column more often)."""
     series = found.series
     raw = series.values[column]
-    same = np.full(series.length, np.nan)
-    both = np.isfinite(raw[1:]) & np.isfinite(raw[:-1])
-    same[1:] = np.where(both, (raw[1:] == raw[:-1]).astype(float), np.nan)
-    past = same[: series.judged_from] if np.isfinite(same[: series.judged_from]).sum() >= spec.min_history else same
-    sample = past[np.isfinite(past)]
-    if len(sample) < _MIN_SAMPLE:
-        return
-    rate = (float(sample.sum()) + 1) / (len(sample) + 2)  # Laplace: a column never seen repeating still may
     run, best = 0, (0, 0)
     for t in range(1, series.length):
-        run = run + 1 if same[t] == 1 else 0
+        same = math.isfinite(raw[t]) and raw[t] == raw[t - 1]
+        run = run + 1 if same else 0
         if t >= series.judged_from and run > best[0]:
             best = (run, t)
     run, end = best
-    if run >= spec.stuck.min_periods and rate ** run < spec.stuck.max_probability:
-        indices = list(range(end - run, end + 1))
-        found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
-                  f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
-                  f"({_span([series.periods[i] for i in indices])}); "
-                  f"it repeated in {rate:.0%} of its past periods, so a run this long has probability "
-                  f"{rate ** run:.1e}")
+    if run < spec.stuck.min_periods:
+        return
+    start = end - run
+    rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1])
+    if rate is None or rate ** run >= spec.stuck.max_probability:
+        return
+    indices = list(range(start, end + 1))
+    found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
+              f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
+              f"({_span([series.periods[i] for i in indices])}); "
+              f"before that it repeated with probability {rate:.1%} a period, so a run this long has "
+              f"probability {rate ** run:.1e}")
 
 
 def _repeated_rows(found: _Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
@@ -310,6 +357,40 @@ def _stale(found: _Findings, spec: IntegritySpec, column: str, latest_row: int) 
                  f", while the entity's other columns report {series.periods[latest_row]}")
               + f", though it was filled in {fill:.0%} of past periods",
               f"obtain {column} after {series.periods[last]} from the source")
+
+
+def decimals(values: np.ndarray, most: int) -> int | None:
+    """The fewest decimals (0 to `most`) every finite value is written with; None if some need more."""
+    finite = values[np.isfinite(values)]
+    for places in range(most + 1):
+        scaled = finite * 10.0 ** places
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return places
+    return None
+
+
+def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """A judged value with more decimals than every past value of the column had."""
+    series = found.series
+    raw = series.values[column]
+    past = raw[: series.judged_from]
+    if np.isfinite(past).sum() < spec.min_history:
+        return
+    places = decimals(past, spec.precision.max_decimals)
+    if places is None:
+        return
+    finer = [t for t in range(series.judged_from, series.length)
+             if math.isfinite(raw[t]) and decimals(raw[t:t + 1], places) is None]
+    if not finer:
+        return
+    t = finer[0]
+    unit = "whole numbers" if places == 0 else f"at most {places} decimal{'s' if places > 1 else ''}"
+    more = f", and {len(finer) - 1} later value{'s' if len(finer) > 2 else ''} too" if len(finer) > 1 else ""
+    found.add("precision", spec.precision.effect, column, finer, float(raw[t]), float(len(finer)),
+              f"{column} {raw[t]:.6g} in {series.periods[t]} has more decimals than any of its "
+              f"{int(np.isfinite(past).sum())} values since {series.periods[0]} ({unit}){more}: the figure was "
+              f"computed or converted differently",
+              f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
 def _identity(found: _Findings, spec: IntegritySpec, identity: Identity) -> None:
@@ -444,6 +525,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _shifts(found, spec, column)
         _stuck(found, spec, column)
         _stale(found, spec, column, latest_row)
+        _precision(found, spec, column)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
     if len(columns) >= spec.repeated_rows.min_columns:
@@ -469,6 +551,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"the row {when(-1)} repeats the row {when(0)}"
     if finding.rule == "stuck":
         return f"{finding.column} unchanged for {finding.size:.0f} periods to {when(-1)}"
+    if finding.rule == "precision":
+        return f"{finding.column} has more decimals than ever from {when(0)}"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

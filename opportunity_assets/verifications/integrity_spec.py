@@ -42,11 +42,13 @@ class ShiftRule(_Spec):
 class StuckRule(_Spec):
     """A column unchanged for several periods where it normally moves."""
 
-    min_periods: int = Field(default=2, ge=1)
+    min_periods: int = Field(default=1, ge=1)
     """Consecutive unchanged periods (after the first value) before a run counts at all."""
     max_probability: float = Field(default=0.001, gt=0, lt=1)
-    """A run counts when the entity's own past rate of unchanged periods, raised to the run's length, is below
-    this: a column that often repeats (a rounded one) needs a longer run."""
+    """A run counts when the column's chance of repeating, raised to the run's length, is below this. The
+    chance is the larger of its rate of repeats and the chance of a change below its resolution, both in the
+    `min_history` periods before the run: a rounded column that often repeats needs a longer run, a dollar total
+    that never repeats is doubted at its first repeat."""
     effect: Effect = "doubt"
 
 
@@ -68,6 +70,15 @@ class StaleRule(_Spec):
     """Periods between the column's latest value and the latest published period before it counts."""
     min_fill: float = Field(default=0.8, gt=0, le=1)
     """Only a column the entity filled at least this share of past periods is expected to report."""
+    effect: Effect = "doubt"
+
+
+class PrecisionRule(_Spec):
+    """A column written with more decimals than it ever had (a feed that changed its unit or its computation
+    writes unrounded figures: 4.68 where every past value was in whole tenths)."""
+
+    max_decimals: int = Field(default=4, ge=0, le=8)
+    """Judged only for a column whose past values all had at most this many decimals."""
     effect: Effect = "doubt"
 
 
@@ -98,6 +109,10 @@ class Identity(_Spec):
         return expressions.parse_series(self.ratio)
 
 
+RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section")
+"""The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
+
+
 class IntegritySpec(_Spec):
     """The checks on the source's believability, all on by default."""
 
@@ -113,6 +128,7 @@ class IntegritySpec(_Spec):
     stuck: StuckRule = StuckRule()
     repeated_rows: RepeatRule = RepeatRule()
     stale: StaleRule = StaleRule()
+    precision: PrecisionRule = PrecisionRule()
     cross_section: ShiftRule = ShiftRule(threshold_mads=8.0, effect="note")
     """The latest change far outside that night's distribution across all scanned entities."""
     identities: list[Identity] = Field(default_factory=list)

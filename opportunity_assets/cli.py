@@ -157,6 +157,11 @@ def _command(args: argparse.Namespace) -> int:
                                      candidate=args.candidate)
             for row in rows:
                 print(json.dumps(row, default=str))
+            if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
+                asked = ", ".join(f"{k} {v}" for k, v in (("section", args.section), ("tag", args.tag),
+                                                          ("candidate", args.candidate), ("as of", args.as_of)) if v)
+                print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else ""),
+                      file=sys.stderr)
         elif args.command == "backtest":
             from opportunity_assets.outcomes.logic import report_markdown
             from opportunity_assets.outcomes.replay import backtest_png_path, run_backtest

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import difflib
+import functools
 import hashlib
 import math
 import re
@@ -281,6 +283,12 @@ class Models(_Spec):
         return self
 
 
+DEFAULT_MODELS = {"analyzer": {"model": "claude-haiku-5-5", "max_input_tokens": 2500, "max_output_tokens": 600},
+                  "verifier": {"model": "claude-sonnet-5-5", "max_input_tokens": 2500, "max_output_tokens": 600},
+                  "brief": {"model": "claude-haiku-5-5", "max_input_tokens": 4000, "max_output_tokens": 800}}
+"""The model roles of a pack that names none (the bundled packs' choice); unused in deterministic mode."""
+
+
 class CriteriaPack(_Spec):
     domain: str = Field(pattern=_NAME)
     description: str
@@ -300,7 +308,8 @@ class CriteriaPack(_Spec):
     next_action: str
     """Template for the brief's next action: `{name}` and any `{metric}` (formatted as stored)."""
     caps: Caps = Caps()
-    models: Models
+    models: Models = Field(default_factory=lambda: Models.model_validate(DEFAULT_MODELS))
+    """Per role; optional (`DEFAULT_MODELS`)."""
     outcome: OutcomeSpec | None = None
     """How verdicts are scored after the fact (backtest, calibration); optional, never read by a verdict."""
     integrity: IntegritySpec = IntegritySpec()
@@ -334,7 +343,8 @@ class CriteriaPack(_Spec):
                                   comparison=False, what="another metric")
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
-                    raise _KeyProblem(f"metrics.{name}", column, f"one of source.columns {sorted(columns)}")
+                    raise _KeyProblem(f"metrics.{name}", column, f"one of source.columns {sorted(columns)} (or "
+                                      "that name added to `source.columns`, if it is the column list that is wrong)")
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
@@ -564,7 +574,30 @@ def _describe(error: Any) -> str:
     if error["type"] == "missing":
         return f"key `{key}`: missing; expected a value"
     if error["type"] == "extra_forbidden":
-        return f"key `{key}`: unknown key; expected only the documented keys"
+        close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        return f"key `{key}`: unknown key{hint}; expected only the documented keys"
+    message = message.replace("Input should be ", "")
     shown = error.get("input")
+    if "expected" in message:  # a validator that already says what it expected
+        return f"key `{key or '(top level)'}`: {message}"
     shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+@functools.cache
+def _known_keys() -> list[str]:
+    """Every key a pack may hold, at any depth (for a "did you mean")."""
+    seen: set[str] = set()
+
+    def walk(model: Any) -> None:
+        for name, field in model.model_fields.items():
+            if name in seen:
+                continue
+            seen.add(name)
+            for arg in [field.annotation, *getattr(field.annotation, "__args__", ())]:
+                for inner in [arg, *getattr(arg, "__args__", ())]:
+                    if isinstance(inner, type) and issubclass(inner, BaseModel):
+                        walk(inner)
+    walk(CriteriaPack)
+    return sorted(seen - {"pack_path"})

@@ -33,7 +33,7 @@ from opportunity_assets.run_health import fail_orphaned_runs, process_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
-_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+_QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 DAGSTER_RUN_SETTINGS = {
     # One ASSET_MATERIALIZATION_PLANNED event per asset for a night's single-run backfill instead of one per
@@ -128,15 +128,33 @@ def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *,
             run_config={**_QUIET, **({"ops": ops} if ops else {})})
     except dg.DagsterUserCodeExecutionError as exc:  # raised while loading, before any step
         raise NightFailed(f"{job}: {exc.user_exception}") from exc
+    failed_checks = [_check_failure(ev) for ev in result.get_asset_check_evaluations()
+                     if not ev.passed and ev.blocking]
+    if failed_checks:
+        raise NightFailed(f"{job}: blocking check(s) failed: {'; '.join(failed_checks)}; night stopped")
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
         detail = "; ".join(f"{e.step_key}: {_failure_message(e)}" for e in failures) or "run failed"
         raise NightFailed(f"{job} failed: {detail}")
-    failed_checks = [f"{ev.asset_key.to_user_string()}.{ev.check_name}"
-                     for ev in result.get_asset_check_evaluations() if not ev.passed and ev.blocking]
-    if failed_checks:
-        raise NightFailed(f"{job}: blocking check(s) failed: {', '.join(failed_checks)}; night stopped")
     return result
+
+
+_SHOWN = 3
+"""Items of a failed check's list its one-line message shows (the UI's check page has them all)."""
+
+
+def _check_failure(evaluation: Any) -> str:
+    """A failed check in one line: its name and what its metadata says (the night it judged left out)."""
+    said = []
+    for key, entry in (evaluation.metadata or {}).items():
+        if key == "night":
+            continue
+        lines = [line.removeprefix("- ").strip().replace("\\_", "_")
+                 for line in str(getattr(entry, "value", entry)).splitlines() if line.strip()]
+        text = ", ".join(lines[:_SHOWN]) + (f", and {len(lines) - _SHOWN} more" if len(lines) > _SHOWN else "")
+        said.append(f"{key.replace('_', ' ')}: {text}")
+    name = f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}"
+    return f"{name} ({'; '.join(said)})" if said else name
 
 
 def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -> None:

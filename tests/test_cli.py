@@ -61,6 +61,11 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *_args(tmp_path)]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and all(r["tag"] == "below_threshold" and r["as_of"] == "2009-12-31" for r in rows)
+    assert main(["archive", "--as-of", "2009-12-31", "--candidate", "nowhere", *_args(tmp_path)]) == 0
+    captured = capsys.readouterr()  # nothing found: said on stderr, stdout stays (empty) JSON Lines
+    assert captured.out == ""
+    assert captured.err == "opportunity: nothing in the archive of texas_housing for candidate nowhere, as of " \
+        "2009-12-31\n"
 
 
 def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -142,7 +142,7 @@ def test_next_action_with_name_and_metric_placeholders_loads(tmp_path: Path) -> 
     assert "{median_3m}" in pack.next_action
 
 
-@pytest.mark.parametrize("key", ["domain", "next_action", "models", "formula", "source"])
+@pytest.mark.parametrize("key", ["domain", "next_action", "formula", "source"])
 def test_missing_required_key(tmp_path: Path, key: str) -> None:
     raw = yaml.safe_load(PACK.read_text())
     raw["source"]["path"] = str(_source(tmp_path))
@@ -152,6 +152,20 @@ def test_missing_required_key(tmp_path: Path, key: str) -> None:
     with pytest.raises(CriteriaError) as exc:
         load_criteria(path)
     assert f"key `{key}`: missing" in str(exc.value)
+
+
+def test_models_are_optional_and_default_to_the_bundled_choice(tmp_path: Path) -> None:
+    """A new domain in deterministic mode need not name models (a new user found `models` required)."""
+    from opportunity_assets.criteria import DEFAULT_MODELS
+
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    del raw["models"]
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    models = load_criteria(path).models
+    assert {role: getattr(models, role).model for role in DEFAULT_MODELS} == \
+        {role: spec["model"] for role, spec in DEFAULT_MODELS.items()}
 
 
 def test_missing_nested_key(tmp_path: Path) -> None:
@@ -230,3 +244,14 @@ def test_the_load_time_template_check_agrees_with_the_brief_check_on_a_real_nigh
         stored = [n.value for n in analysis.numbers.values()]
         assert unsupported_numbers(next_action(pack, candidate, analysis), stored, date(2015, 1, 30),
                                    names=[candidate.name]) == []
+
+
+def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    raw["metrics"]["sales_3m"]["windw"] = raw["metrics"]["sales_3m"].pop("window")
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)

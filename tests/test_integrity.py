@@ -189,6 +189,7 @@ def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     assert chance["counts"] is not None and 0.001 < chance["counts"] < 0.02
     assert chance["dollars"] is not None and chance["dollars"] < 0.001
     assert integrity.repeat_probability(np.full(30, 7.0)) == 1.0  # a flat column is never stuck
+    assert integrity.repeat_probability(np.arange(30.0)) == 0.0  # a counter that always grows by 1 never stands
 
 
 def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:

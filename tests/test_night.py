@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from pathlib import Path
 
@@ -152,8 +153,12 @@ def test_an_inconsistent_verdict_fails_its_blocking_check_and_withholds_the_veri
     monkeypatch.setattr(pipeline, "analyze", inconsistent)
     defs = build_definitions(store_path=str(tmp_path / "results.duckdb"))
     instance = dg.DagsterInstance.ephemeral()
-    with pytest.raises(nights.NightFailed, match="verdicts_consistent"):
+    with pytest.raises(nights.NightFailed, match="verdicts_consistent") as failed:
         nights.run_night(defs, instance, DESIGN_NIGHT)
+    message = str(failed.value)  # one line: the check, and what it found (the first few, and how many more)
+    assert "\n" not in message and 'failed verdict_matches_thresholds on {"candidate_id":"abilene"' in message
+    assert message.count("verdict_matches_thresholds") == 3
+    assert re.search(r", and \d+ more; analyses checked: \d+\); night stopped$", message)
     state = nights.state(defs, DESIGN_NIGHT)
     assert state.analyses and state.verifications == [] and state.brief is None
     materialized = {r.asset_key.to_user_string() for r in instance.fetch_materializations(

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.render import (
@@ -21,6 +23,7 @@ from opportunity_assets.brief.render import (
 from opportunity_assets.brief.routing import RULES, route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.formatting import format_value, significant
 from opportunity_assets.records import (
     Analysis,
     Cost,
@@ -259,3 +262,18 @@ def test_digits_in_candidate_names_are_names_not_numbers() -> None:
     brief = "- **District 9** (score 71.3): sales +12.0%. Next: visit district-9."
     assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30), names=["District 9", "district-9"]) == []
     assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30)) == ["9", "9"]
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15),
+       st.sampled_from(["number", "usd", "count", "months", "days", "percent", "share"]))
+def test_every_number_as_written_passes_the_brief_number_check(value: float, unit: str) -> None:
+    """A formula input of any size in any unit, as the brief writes it, is a number the check reads back (an
+    income of 5,348 with `unit: number` was written 5.35e+03 and stopped the night at numbers_in_store)."""
+    shown = format_value(value, unit)
+    assert "e" not in shown.lower()
+    assert unsupported_numbers(f"- **X**: income {shown}.", [value], date(2020, 1, 1)) == []
+
+
+def test_significant_figures_without_exponents() -> None:
+    assert [significant(v) for v in (5348.2, 53.48, 5.348, 0.05348, 0.0000123, 5.0, 999.6, -0.5)] == \
+        ["5,348", "53.5", "5.35", "0.0535", "0.0000123", "5", "1000", "-0.5"]

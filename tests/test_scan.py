@@ -215,7 +215,7 @@ def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) 
     assert found["holey"].went_on and not found["holey"].capped
     assert all(found[c].went_on for c in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
     assert report.flagged_past_cap == 1
-    assert any("went on past the cap, flagged: holey" in note for note in report.notes)
+    assert any("went on past the cap, flagged: Holey" in note for note in report.notes)
 
 
 def test_no_cap_no_note(synthetic: Build) -> None:

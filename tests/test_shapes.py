@@ -243,9 +243,14 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
     ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),
+    ({"known_at": "2020-01-01", "shape": "snapshot", "publication_lag_days": 30},
+     "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
     ({"query": "SELECT 1"}, "key `source.query`"),
     ({"format": "postgres"}, "key `source.url_env`"),
     ({"signed": ["nope"]}, "key `source.signed`"),
+    ({"bounds": {"nope": [0, 100]}}, "key `source.bounds.nope`: got [0.0, 100.0]; expected a column among ['level']"),
+    ({"bounds": {"level": [100, 0]}}, "key `source.bounds.level`: got [100.0, 0.0]; expected [low, high] with low"),
+    ({"bounds": {"level": [None, None]}}, "key `source.bounds.level`"),
 ])
 def test_a_bad_source_section_names_the_key(tmp_path: Path, source: dict[str, Any], message: str) -> None:
     name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
@@ -265,6 +270,23 @@ def test_signed_columns_keep_negative_values(tmp_path: Path) -> None:
     assert unsigned.metrics["level_now"].to_list() == [None]  # the negative cell is a gap: min needs both months
     signed = read_snapshot(_pack(tmp_path, {**source, "signed": ["delay"]}, metrics), date(2015, 6, 1), today=TODAY)
     assert signed.metrics["level_now"].to_list() == [-12.0]
+
+
+def test_a_cell_outside_its_declared_bounds_is_refused_with_its_reason(tmp_path: Path) -> None:
+    """A share in percent above 100 (an occupancy of 112) cannot be: with `bounds` it is that cell's gap and its row
+    is quarantined saying why; a negative one below a declared low that is itself negative is refused the same way,
+    and `bounds` makes a column signed down to its low."""
+    rows = [["a", "2015-01-01", 64, -3], ["a", "2015-02-01", 112, -20], ["a", "2015-03-01", 66, -1]]
+    source = {"path": _csv(tmp_path / "o.csv", ["id", "day", "occupancy", "margin"], rows), "period_column": "day",
+              "columns": ["occupancy", "margin"], "publication_lag_days": 0,
+              "bounds": {"occupancy": [0, 100], "margin": [-10, None]}}
+    metrics = {"level_now": {"agg": "avg", "column": "occupancy", "window": [0, 2], "min_rows": 1},
+               "margin_now": {"agg": "avg", "column": "margin", "window": [0, 2], "min_rows": 1}}
+    snapshot = read_snapshot(_pack(tmp_path, source, metrics), date(2015, 6, 1), today=TODAY)
+    assert snapshot.metrics["level_now"].to_list() == [65.0] and snapshot.metrics["margin_now"].to_list() == [-2.0]
+    (reason,) = snapshot.quarantined["reason"].to_list()
+    assert "column occupancy: 112 is above 100, its bounds high" in reason
+    assert "column margin: -20 is below -10, its bounds low" in reason
 
 
 def test_a_missing_postgres_url_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -387,11 +409,74 @@ def test_check_says_when_the_grain_or_a_window_does_not_fit_the_data(tmp_path: P
                               "source's history: on 2015-08-01 no entity has more than 172 days published")
 
 
+_EVENTS = [["a", "Mar-2018", "A", 5], ["a", "Apr-2018", "B", 7], ["b", "Mar-2018", "A", 3], ["b", "Apr-2018", "A", 4]]
+_LEVELS = {"level_now": {"agg": "last", "column": "level"}}
+
+
+@pytest.mark.parametrize(("source", "metrics", "expected"), [
+    # an aggregate's column the file lacks: that key, not the file's path
+    ({"shape": "events", "period_column": "when", "period_format": "%b-%Y",
+      "aggregates": {"level": {"agg": "avg", "column": "levels"}}}, _LEVELS,
+     "key `source.aggregates.level.column`: got 'levels'; source file"),
+    # a period pattern its values do not parse with
+    ({"shape": "events", "period_column": "when", "period_format": "%m-%Y",
+      "aggregates": {"level": {"agg": "avg", "column": "amount"}}}, _LEVELS,
+     "key `source.period_format`: got '%m-%Y' for column 'when'; "),
+    # an average of a text column: every row quarantined, every entity a gap
+    ({"shape": "events", "period_column": "when", "period_format": "%b-%Y",
+      "aggregates": {"level": {"agg": "avg", "column": "grade"}}}, _LEVELS,
+     "key `source.aggregates.level.column`: got 'grade'; 4 rows in reach are not numbers there and no entity"),
+    # a file of one date without `known_at`, or with one in the future
+    ({"shape": "snapshot", "columns": ["amount"]}, {"level_now": {"agg": "last", "column": "amount"}},
+     "key `source.period_column`: the period keys `source.month_column`, `source.year_column` name columns "),
+    ({"shape": "snapshot", "known_at": "2027-06-30", "columns": ["amount"]},
+     {"level_now": {"agg": "last", "column": "amount"}}, "key `source.known_at`: got 2027-06-30; "),
+])
+def test_check_names_the_key_behind_a_source_it_cannot_use(tmp_path: Path, source: dict[str, Any],
+                                                          metrics: dict[str, Any], expected: str) -> None:
+    """Found by a new user configuring loan records and a table of states: each of these blamed `source.path`,
+    or passed `check` and archived every candidate as a data gap."""
+    from opportunity_assets.sources.check import check_pack
+
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], _EVENTS)
+    pack = _pack(tmp_path, {"path": name, **source}, metrics)
+    problems = check_pack(pack, as_of=date(2018, 6, 30), today=TODAY).problems
+    assert any(p.startswith(expected) and "\n" not in p for p in problems), problems
+
+
+def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path) -> None:
+    """`%d/%m/%Y` for month-first dates: 1/3/2018 parses (as the 1st of March), 1/13/2018 does not; the rows that do
+    not were quarantined and `check` said ok."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [["a", f"{m}/{d}/2018", "A", 1] for m in range(1, 7) for d in (3, 13, 20, 27)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
+    pack = _pack(tmp_path, {"path": name, "shape": "events", "period_column": "when", "period_format": "%d/%m/%Y",
+                            "aggregates": {"level": {"agg": "count"}}}, _LEVELS)
+    problems = check_pack(pack, as_of=date(2018, 9, 30), today=TODAY).problems
+    assert any(p.startswith("key `source.period_format`: got '%d/%m/%Y' for column 'when'; 18 rows in reach have a "
+                            "period that does not parse (e.g. '1/13/2018')") for p in problems), problems
+
+
+def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
+    from opportunity_assets.sources.check import check_pack
+
+    name = _csv(tmp_path / "p.csv", ["id", "year", "month", "level"], [["al", 2018, m, m] for m in range(1, 7)])
+    _csv(tmp_path / "j.csv", ["state", "income"], [["Alabama", 5]])  # names where the source has codes
+    joined = {"table": "incomes", "path": "j.csv", "entity_id": "state", "shape": "snapshot",
+              "known_at": "2017-12-31", "columns": ["income"]}
+    pack = _pack(tmp_path, {"path": name, "columns": ["level"], "join": [joined]}, _LEVELS)
+    problems = check_pack(pack, as_of=date(2018, 8, 31), today=TODAY).problems
+    assert problems == ["key `source.join.0.entity_id`: got 'state'; no row of the joined table matched an entity "
+                        "and period of the source (income empty for all 1 entities): expected the values of "
+                        "`source.entity_id` ('id'), e.g. ['al']"]
+
+
 @pytest.mark.parametrize(("source", "rows", "expected"), [
     # a date column given as the year: every period unparseable, so nothing is published (was a DuckDB
     # "Date out of range" traceback)
     ({"year_column": "when", "month_column": "m"}, [["a", "2018-01-15", 1, 5]] * 3,
-     "key `source.path`: no row is published by"),
+     "key `source.year_column`: got 'when' and `source.month_column` 'm'; "),
     # events described as a panel: every row a duplicated key; check names the grain
     ({"period_column": "when"}, [["a", f"2018-01-{d:02d}", 1, 5] for d in (1, 2, 3, 4)],
      "key `source.grain`: got 'month'; 4 rows share an entity and a month"),
@@ -413,6 +498,28 @@ def test_a_malformed_source_stops_a_run_in_one_line(tmp_path: Path, capsys: pyte
     err = capsys.readouterr().err
     assert code == 2 and expected in err and err.count("\n") == 1 and "Traceback" not in err
     assert not store.exists()
+
+
+def test_a_year_grain_night_briefs_a_doubt_that_names_years(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A stuck annual column is doubted "to resolve: confirm 2016..2019 level with the source": bare years are
+    period labels, not numbers the store lacks (the night stopped at `numbers_in_store`)."""
+    from opportunity_assets.cli import main
+
+    rows = []
+    for k in range(12):
+        level = 80.0 + k
+        for year in range(1990, 2020):
+            stuck = k == 0 and year >= 2016
+            rows.append([f"e{k:02d}", year, 84.0 if stuck else level + 3 * ((year * 7 + k * 3) % 11) - 15])
+    name = _csv(tmp_path / "y.csv", ["id", "year", "level"], rows)
+    _pack(tmp_path, {"path": name, "grain": "year", "year_column": "year", "columns": ["level"],
+                     "publication_lag_days": 30}, {"level_now": {"agg": "last", "column": "level"}})
+    code = main(["run", "--as-of", "2020-03-31", "--criteria", str(tmp_path / "pack.yaml"), "--store",
+                 str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "**e00**" in out and "confirm 2016..2019 level with the source" in out
 
 
 def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: Path) -> None:

@@ -83,6 +83,8 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
     if pack.grain.name == "year":  # a year grain's period labels are bare years (`without 2008`): stored labels
         labels = [n.source.period for a in night.analyses for n in a.numbers.values()]
         labels += [p.change for v in night.verifications for p in v.sensitivity]
+        labels += [f"{period} {f.to_resolve}" for v in night.verifications for f in v.data_findings
+                   for period in f.periods]  # "confirm 1980..1982 emp with the source"
         numbers += [float(y) for label in labels for y in re.findall(r"\b\d{4}\b", label)]
     return numbers
 

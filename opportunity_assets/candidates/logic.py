@@ -19,7 +19,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
-from opportunity_assets.text import clean
+from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.integrity import night_peers
 
 
@@ -231,8 +231,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight{best}")
     if extra:
+        named = {c.id: c.name for c in judged}
         notes.append(f"{len(extra)} with quarantined rows or a gap in {pack.caps.order_by} went on past the cap, "
-                     f"flagged: {', '.join(extra)}")
+                     f"flagged: {', '.join(markdown(named[cid]) for cid in extra)}")
     below = len(passing) < pack.caps.min_candidates
     if below:
         notes.append(f"only {len(passing)} candidates passed the hard filters (min_candidates="

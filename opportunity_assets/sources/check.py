@@ -8,17 +8,27 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources.spec import SourceSpec
 
 MOSTLY_TEXT = 0.5
 """A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
 date column): a problem, not a quarantine."""
+
+
+UNPARSED_PERIODS = 0.1
+"""A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
+period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,95 @@ def _not_a_number(reason: str, column: str) -> bool:
     return marker in reason and "is not a number" in reason.split(marker, 1)[1].split(";")[0]
 
 
+_COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
+"""Source keys whose value is a column name."""
+
+
+def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
+    """(key, value, written by the user) for every text value under a source spec, `join`s and `aggregates`
+    included: where a column name can come from."""
+    if isinstance(spec, SourceSpec):
+        for name in type(spec).model_fields:
+            yield from ((k, v, w and name in spec.model_fields_set)
+                        for k, v, w in _naming(getattr(spec, name), f"{path}.{name}"))
+    elif hasattr(spec, "model_fields"):
+        for name in type(spec).model_fields:
+            yield from _naming(getattr(spec, name), f"{path}.{name}")
+    elif isinstance(spec, dict):
+        for name, value in spec.items():
+            yield from _naming(value, f"{path}.{name}")
+    elif isinstance(spec, list | tuple):
+        for i, value in enumerate(spec):
+            yield from _naming(value, f"{path}.{i}")
+    elif isinstance(spec, str):
+        yield path, spec, True
+
+
+def source_problem(pack: CriteriaPack, error: str) -> str:
+    """A source that could not be read, as one line naming the pack key at fault: the key that names a missing
+    column (an aggregate's column, the period column), the period keys for a period that does not parse; the
+    source's path otherwise."""
+    src = pack.source
+    missing = re.search(r"lacks column\(s\) (\[[^\]]*\])", error)
+    if missing:
+        wanted = set(ast.literal_eval(missing.group(1)))
+        keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, "source")))
+                if v in wanted and _COLUMN_KEY.search(k)}
+        period = {"year_column", "month_column", "period_column"}
+        if len(keys) == 1:  # one key names what is missing: that key is at fault
+            (value, (key, written)), = keys.items()
+            return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
+        if keys and all(k.rsplit(".", 1)[-1] in period for k, _ in keys.values()) and src.known_at is None:
+            named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
+            return (f"key `source.period_column`: the period keys {named} name columns the file lacks; {error}; "
+                    "a file with no dates is one snapshot: `shape: snapshot` with `source.known_at`")
+        if keys:
+            named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
+            return f"key `source.path`: {error} (named by {named}: is it the right file?)"
+    if "no parseable period" in error:
+        scope = (" (or `source.where` keeps no row: its values are compared as trimmed text, case and all)"
+                 if src.where else "")
+        if src.known_at is not None:
+            return f"key `source.known_at`: got {src.known_at.isoformat()}; {error} (a snapshot is seen from its " \
+                   f"known-at date on: expected a date on or before the night)"
+        if src.period_column:
+            return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; "
+                    f"{error}: expected a strptime pattern its values parse with (e.g. '%b-%Y' for Mar-2018), "
+                    f"or none for ISO dates and quarters like 1998 Q1{scope}")
+        return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
+                f"{error}: expected integer year and month columns, or `source.period_column`{scope}")
+    return f"key `source.path`: {error}"
+
+
+def _periods_unparsed(pack: CriteriaPack, reasons: list[str], read: int) -> str:
+    """Many rows whose period does not parse: the period keys, with an example value."""
+    src = pack.source
+    example = reasons[0].split(": ", 1)[1].split(";")[0].strip() if ": " in reasons[0] else "?"
+    example = example.split("=", 1)[1] if "=" in example else example  # `Date=2/14/2005`: the value
+    if src.period_column:
+        key, got = "source.period_format", f"{src.period_format!r} for column {src.period_column!r}"
+    else:
+        key, got = "source.year_column", f"{src.year_column!r} and `source.month_column` {src.month_column!r}"
+    return (f"key `{key}`: got {got}; {len(reasons)} rows in reach have a period that does not parse (e.g. "
+            f"{example!r}), beside {read} that do: expected keys every row's period parses with (a value that "
+            f"parses with a day-first and a month-first pattern alike is read as the pattern says)")
+
+
+def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
+    """No row published by the night: the period keys when no period parses at all, else when data begins."""
+    from opportunity_assets.night import last_possible_night
+    from resources.source import SourceError, publication_span
+
+    try:
+        span = publication_span(pack, last_possible_night(today))
+    except SourceError as exc:
+        return source_problem(pack, str(exc))
+    if span is None:
+        where = pack.source.path or pack.source.table
+        return source_problem(pack, f"source {where} has no parseable period on or before {last_possible_night(today)}")
+    return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
+
+
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None) -> CheckReport:
     """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong."""
     from opportunity_assets.candidates.logic import scan
@@ -49,7 +148,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         night = as_of or latest_as_of(pack, today)
         snapshot = read_snapshot(pack, night, today=today)
     except (SourceError, ValueError) as exc:
-        return CheckReport(as_of=as_of, problems=[f"key `source.path`: {exc}"])
+        return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc))])
     problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
@@ -59,10 +158,31 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         if cells and bad / cells > MOSTLY_TEXT:
             problems.append(f"key `source.columns`: {column!r}: {bad} of {cells} cells in reach are not numbers; "
                             "expected a numeric column (list only numeric columns)")
-    if snapshot.anchor_period is None:
-        problems.append(f"key `source.path`: no row is published by {night}; the first night with data is later")
+    for name, aggregate in pack.source.aggregates.items():
+        raw = aggregate.column
+        if raw is None or name not in snapshot.history.columns or not snapshot.history.height:
+            continue
+        bad = sum(1 for r in reasons if _not_a_number(r, raw))
+        if bad and snapshot.history[name].null_count() == snapshot.history.height:
+            problems.append(f"key `source.aggregates.{name}.column`: got {raw!r}; {bad} rows in reach are not "
+                            f"numbers there and no entity has a value of {name}: expected a numeric column (for a "
+                            "category, `agg: share` with a `where` condition counts its share of rows)")
+    for i, joined in enumerate(pack.source.join):
+        present = [c for c in joined.columns if c in snapshot.history.columns]
+        if present and snapshot.history.height and all(
+                snapshot.history[c].null_count() == snapshot.history.height for c in present):
+            problems.append(f"key `source.join.{i}.entity_id`: got {joined.entity_id!r}; no row of the joined "
+                            f"table matched an entity and period of the source ({', '.join(present)} empty for all "
+                            f"{snapshot.metrics.height} entities): expected the values of `source.entity_id` "
+                            f"({pack.source.entity_id!r}), e.g. {snapshot.metrics['entity_name'].head(2).to_list()}")
     duplicated = sum(1 for r in reasons if r.startswith("duplicated key"))
-    if duplicated and duplicated > MOSTLY_TEXT * (duplicated + read_rows):
+    many_duplicated = duplicated and duplicated > MOSTLY_TEXT * (duplicated + read_rows)
+    if snapshot.anchor_period is None and not many_duplicated:  # every row a duplicated key: the grain's problem
+        problems.append(_nothing_published(pack, night, today))
+    unparsed = [r for r in reasons if r.startswith("period unparseable")]
+    if len(unparsed) > UNPARSED_PERIODS * (len(unparsed) + read_rows):
+        problems.append(_periods_unparsed(pack, unparsed, read_rows))
+    if many_duplicated:
         src = pack.source
         problems.append(f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a "
                         f"{src.grain} with another row (duplicated keys): expected the grain of one row per entity "

@@ -158,15 +158,22 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
 
     def bad(c: str) -> str:
-        negative = "" if c in src.signed else f" OR {cell(c)} < 0"
-        return f"({cell(c)} IS NULL AND {_raw(c)} IS NOT NULL{negative} OR isinf({cell(c)}) OR isnan({cell(c)}))"
+        outside = "".join(f" OR {cell(c)} {op} {bound!r}" for op, bound in (("<", src.floor(c)), (">", src.ceiling(c)))
+                          if bound is not None)
+        return f"({cell(c)} IS NULL AND {_raw(c)} IS NOT NULL{outside} OR isinf({cell(c)}) OR isnan({cell(c)}))"
 
     def problem(c: str) -> str:
         text = f"nullif(nullif(trim({_raw(c)}), ''), 'NA')"
         said = f"{literal('column ' + c + ': ')} || {text}"
-        negative = "" if c in src.signed else f"WHEN {cell(c)} < 0 THEN {said} || ' is negative' "
+        low, high = src.floor(c), src.ceiling(c)
+        outside = ""
+        if low is not None:
+            below = " is negative" if low == 0 and c not in src.bounds else f" is below {low:g}, its bounds low"
+            outside = f"WHEN {cell(c)} < {low!r} THEN {said} || {literal(below)} "
+        outside += "" if high is None else \
+            f"WHEN {cell(c)} > {high!r} THEN {said} || {literal(f' is above {high:g}, its bounds high')} "
         return (f"CASE WHEN {text} IS NOT NULL AND {cell(c)} IS NULL THEN {said} || ' is not a number' "
-                f"{negative}WHEN isinf({cell(c)}) OR isnan({cell(c)}) THEN {said} || ' is not finite' END")
+                f"{outside}WHEN isinf({cell(c)}) OR isnan({cell(c)}) THEN {said} || ' is not finite' END")
 
     problems = (f"CASE WHEN {' OR '.join(bad(c) for c in cells)} "
                 f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
@@ -264,14 +271,16 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
 
 
 def seen_sql(src: SourceSpec, judged: str) -> str:
-    """The judged rows with no refusal, each bad cell (not a number, negative where not `signed`, not finite)
-    turned into that cell's gap: the row's other columns are still read (DESIGN §4)."""
+    """The judged rows with no refusal, each bad cell (not a number, negative where not `signed`, outside its
+    `bounds`, not finite) turned into that cell's gap: the row's other columns are still read (DESIGN §4)."""
     cells = cell_columns(src)
     if not cells:
         return f"SELECT * FROM {judged} WHERE {REASON} IS NULL"
 
     def clean(c: str) -> str:
-        ok = f"NOT isinf({cell(c)}) AND NOT isnan({cell(c)})" + ("" if c in src.signed else f" AND {cell(c)} >= 0")
+        ok = f"NOT isinf({cell(c)}) AND NOT isnan({cell(c)})" + "".join(
+            f" AND {cell(c)} {op} {bound!r}" for op, bound in ((">=", src.floor(c)), ("<=", src.ceiling(c)))
+            if bound is not None)
         return f"CASE WHEN {ok} THEN {cell(c)} END AS {cell(c)}"
 
     return f"SELECT * REPLACE ({', '.join(clean(c) for c in cells)}) FROM {judged} WHERE {REASON} IS NULL"

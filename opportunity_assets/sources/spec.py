@@ -15,6 +15,7 @@ from `year_column` + `month_column`, or from `year_column` alone (year grain). W
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import date
 from typing import Any, Literal
@@ -123,6 +124,9 @@ class SourceSpec(_Spec):
     gap). For events, the panel's columns are the `aggregates`' names."""
     signed: list[str] = Field(default_factory=list)
     """Columns whose values may be negative (a delay, a profit); others refuse a negative cell."""
+    bounds: dict[str, tuple[float | None, float | None]] = Field(default_factory=dict)
+    """Per column, the range its values can take, `[low, high]` (either may be null): a share in percent is
+    `[0, 100]`. A cell outside is refused like a negative one: that cell's gap, its row quarantined with why."""
     aggregates: dict[str, AggregateSpec] = Field(default_factory=dict)
     """Events only: the panel's columns, by name."""
     where: list[Condition] = Field(default_factory=list)
@@ -175,6 +179,9 @@ class SourceSpec(_Spec):
                            "snapshot file)")
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.known_at and "publication_lag_days" in self.model_fields_set:
+            raise _problem("publication_lag_days", self.publication_lag_days, "none beside `known_at` (the file is "
+                           "known on its known_at date: no lag applies)")
         if self.shape == "events":
             if not self.aggregates:
                 raise _problem("aggregates", None, "events aggregated into the panel's columns, by name")
@@ -211,7 +218,23 @@ class SourceSpec(_Spec):
         unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
         if unknown:
             raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")
+        for column, (low, high) in self.bounds.items():
+            if column not in set(self.columns) | self.event_columns:
+                raise _problem(f"bounds.{column}", [low, high],
+                               f"a column among {sorted(set(self.columns) | self.event_columns)}")
+            if (low is None and high is None) or (low is not None and high is not None and not low < high) \
+                    or any(v is not None and not math.isfinite(v) for v in (low, high)):
+                raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")
         return self
+
+    def floor(self, column: str) -> float | None:
+        """The least value a cell of `column` may hold: its `bounds` low, else 0 unless it is `signed`."""
+        low = self.bounds.get(column, (None, None))[0]
+        return low if low is not None else None if column in self.signed else 0.0
+
+    def ceiling(self, column: str) -> float | None:
+        """The greatest value a cell of `column` may hold (`bounds` high), if any."""
+        return self.bounds.get(column, (None, None))[1]
 
     # ---- derived views -------------------------------------------------------------------------------------
     @property

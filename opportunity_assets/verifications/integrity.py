@@ -36,6 +36,7 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
 from opportunity_assets.records import Candidate, DataFinding
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
@@ -152,9 +153,7 @@ def _yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: 
 
 def format_number(value: float) -> str:
     """A source value as findings write it (the brief's number check reads it back the same way)."""
-    if value != 0 and abs(value) < 1:
-        return f"{value:.3g}"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    return significant(value, 3 if value != 0 and abs(value) < 1 else 4)
 
 
 def _moved(change: float) -> str:
@@ -216,6 +215,8 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
         stick = dataclasses.replace(stick, scale=quantum)
     seasonal = _seasonal(series, step)
     season_stick = _yardstick(series, seasonal, spec.min_history, start=min(series.per_year, series.length - 1))
+    if season_stick is not None and season_stick.count < spec.min_history:
+        season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
     judged = range(max(series.judged_from, 1), series.length)
     skip: set[int] = set()
     worst: dict[str, tuple[float, int]] = {}
@@ -261,8 +262,8 @@ def repeat_probability(values: np.ndarray) -> float | None:
     """How likely one period's value is to equal the period before's, for a column with these values: the
     larger of the rate at which they repeated and the chance a change smaller than the column's resolution
     happens (`resolution`, against the robust spread of its changes: a column rounded to 0.1 that moves by 0.1
-    or 0.2 repeats often; a count moving by dozens rarely; a dollar total almost never). None with fewer than
-    `_MIN_SAMPLE` changes."""
+    or 0.2 repeats often; a count moving by dozens rarely; a dollar total almost never; a counter that grows by
+    the same step every period never). None with fewer than `_MIN_SAMPLE` changes."""
     diffs = np.diff(values)
     diffs = diffs[np.isfinite(diffs)]
     if len(diffs) < _MIN_SAMPLE:
@@ -270,11 +271,15 @@ def repeat_probability(values: np.ndarray) -> float | None:
     moved = np.abs(diffs[diffs != 0])
     if not len(moved):
         return 1.0
-    spread = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs))))
-    if spread == 0:
-        return 1.0
-    by_resolution = resolution(values, float(moved.min())) / (spread * math.sqrt(2 * math.pi))  # P(|change| < it / 2)
-    return min(1.0, max(float(np.mean(diffs == 0)), by_resolution))
+    rate = float(np.mean(diffs == 0))
+    centre = float(np.median(diffs))
+    spread = 1.4826 * float(np.median(np.abs(diffs - centre)))
+    if spread == 0:  # most changes the same step: a flat column repeats, a steady counter never stands still
+        return 1.0 if centre == 0 else rate
+    # P(|change| < half a resolution step) for changes spread around 0 (not around their median: the changes of
+    # a rounded column are themselves rounded, so a slow trend's median change is one whole step)
+    by_resolution = resolution(values, float(moved.min())) / (spread * math.sqrt(2 * math.pi))
+    return min(1.0, max(rate, by_resolution))
 
 
 def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:

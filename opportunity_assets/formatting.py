@@ -7,15 +7,19 @@ import math
 
 def significant(value: float, digits: int = 3) -> str:
     """`value` to `digits` significant figures, never in exponent notation (the brief's number check reads
-    `5.35e+03` as 5.35 and +03): thousands and up as whole numbers with separators (5,348), smaller values with
-    as many decimals as the figures need (53.5, 0.0535), trailing zeros dropped."""
+    `5.35e+03` as 5.35 and +03): thousands and up with separators and never fewer than their whole figures (5,348;
+    1,234.57 to 6 figures), smaller values with as many decimals as the figures need (53.5, 0.0535), trailing zeros
+    dropped."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
     places = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    text = f"{value:.{places}f}"
+    text = f"{value:,.{places}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def signed(value: float, digits: int = 4) -> str:
+    """`significant` with its sign always written: +1,235, -0.0312."""
+    return ("+" if value >= 0 else "") + significant(value, digits)
 
 
 def format_value(value: float, unit: str) -> str:
@@ -25,8 +29,9 @@ def format_value(value: float, unit: str) -> str:
         return f"{value:,.0f}"
     if unit == "percent":
         return f"{value * 100:+.1f}%"
-    if unit == "share":
-        return f"{value * 100:.0f}%"
+    if unit == "share":  # a level: 23%, and two figures below 10% (a 5.7% default rate is not 6%)
+        percent = value * 100
+        return f"{percent:.0f}%" if abs(percent) >= 9.95 or percent == 0 else f"{significant(percent, 2)}%"
     if unit == "months":
         return f"{value:.1f}"
     if unit == "days":

@@ -28,7 +28,23 @@ def as_metadata(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+SHOWN = 3
+"""Items of a list a check's one-line summary shows (the UI's check page has them all)."""
+
+SUMMARY = "in_one_line"
+"""The check metadata entry that says what the check found in one plain line (`night.NightFailed` quotes it)."""
+
+
 def check_metadata(night: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """An asset check's metadata: the night it judged first (a text value the check's page shows beside the
-    result), then `values` as `as_metadata` writes them."""
-    return {"night": dg.MetadataValue.text(night), **as_metadata(values)}
+    result), then `values` as `as_metadata` writes them, then all of it in one plain line (`SUMMARY`)."""
+    return {"night": dg.MetadataValue.text(night), **as_metadata(values),
+            SUMMARY: dg.MetadataValue.text("; ".join(f"{key.replace('_', ' ')}: {_one_line(value)}"
+                                                     for key, value in values.items()))}
+
+
+def _one_line(value: Any) -> str:
+    if isinstance(value, Markdown) and value.items:
+        shown = ", ".join(value.items[:SHOWN])
+        return shown + (f", and {len(value.items) - SHOWN} more" if len(value.items) > SHOWN else "")
+    return " ".join((value.text if isinstance(value, Markdown) else str(value)).split())

@@ -26,6 +26,7 @@ from opportunity_assets.brief.step import read_night
 from opportunity_assets.candidates.step import night_id
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
+from opportunity_assets.metadata import SUMMARY
 from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
@@ -139,22 +140,11 @@ def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *,
     return result
 
 
-_SHOWN = 3
-"""Items of a failed check's list its one-line message shows (the UI's check page has them all)."""
-
-
 def _check_failure(evaluation: Any) -> str:
-    """A failed check in one line: its name and what its metadata says (the night it judged left out)."""
-    said = []
-    for key, entry in (evaluation.metadata or {}).items():
-        if key == "night":
-            continue
-        lines = [line.removeprefix("- ").strip().replace("\\_", "_")
-                 for line in str(getattr(entry, "value", entry)).splitlines() if line.strip()]
-        text = ", ".join(lines[:_SHOWN]) + (f", and {len(lines) - _SHOWN} more" if len(lines) > _SHOWN else "")
-        said.append(f"{key.replace('_', ' ')}: {text}")
+    """A failed check in one line: its name and what it found (`metadata.SUMMARY`)."""
     name = f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}"
-    return f"{name} ({'; '.join(said)})" if said else name
+    said = (evaluation.metadata or {}).get(SUMMARY)
+    return f"{name} ({said.value})" if said is not None and said.value else name
 
 
 def run_night(defs: dg.Definitions, instance: dg.DagsterInstance, as_of: date) -> None:
@@ -202,17 +192,17 @@ def state(defs: dg.Definitions, as_of: date) -> RunState:
 def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
     """The latest night the data supports on or before the latest night there is (yesterday): when its newest period
     up to then was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
-    quarantines it)."""
+    quarantines it). A source that cannot be read is a `SourceProblem` naming the pack key at fault."""
+    from opportunity_assets.sources.check import SourceProblem, no_period_problem, source_problem
     from resources.source import SourceError, publication_span
 
     last_night = last_possible_night(today)
     try:
         span = publication_span(pack, last_night)
     except SourceError as exc:
-        raise ValueError(str(exc)) from None
+        raise SourceProblem(source_problem(pack, str(exc), missing=exc.missing)) from None
     if span is None:
-        raise ValueError(f"source {pack.source.path or pack.source.table} has no parseable period on or before "
-                         f"{last_night}")
+        raise SourceProblem(no_period_problem(pack, last_night))
     return min(span[1], last_night)
 
 

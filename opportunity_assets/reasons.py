@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.formatting import format_score, format_value, significant
 from opportunity_assets.records import Analysis, Candidate, FilterResult, Route, RunError, Verification
 from opportunity_assets.text import clean
 from opportunity_assets.verifications.integrity import headline
@@ -51,7 +51,7 @@ class CandidateRow:
 
 def _bound(pack: CriteriaPack, metric: str, value: float) -> str:
     spec = pack.metrics.get(metric)
-    return format_value(value, spec.unit) if spec else f"{value:g}"
+    return format_value(value, spec.unit) if spec else significant(value)
 
 
 def filter_reasons(pack: CriteriaPack, candidate: Candidate) -> list[str]:

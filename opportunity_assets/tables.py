@@ -5,7 +5,7 @@ sees `$215,833` and `+30.7%`, never `215833.33333333334`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from urllib.parse import quote
@@ -30,25 +30,31 @@ class Table:
 @dataclass(frozen=True)
 class Markdown:
     text: str
+    items: tuple[str, ...] = ()
+    """A list's items as plain text, unescaped and all of them (a check's one-line message shows the first few)."""
 
 
 def bullets(lines: Iterable[str], empty: str = "none") -> Markdown:
     """A Markdown list; each line is escaped (a name or a finding is text, never markup)."""
-    items = [f"- {markdown(line)}" for line in lines]
-    return Markdown("\n".join(items) if items else empty)
+    plain = tuple(lines)
+    return Markdown("\n".join(f"- {markdown(line)}" for line in plain) if plain else empty, plain)
 
 
 def check_failures(failures: Sequence[Mapping[str, str]], limit: int = 20) -> Markdown | str:
     """An asset check's failures (pandera's failure cases), one line each: which column, which check, the failing
     value; the text `none` when it passed (shown inline, not behind a Markdown link). At most `limit` lines, then
     how many more."""
-    lines = [" ".join(part for part in (f"`{row['column']}`" if row.get("column") else "",
-                                         f"failed {row['check']}" if row.get("check") else "",
-                                         f"on {markdown(row['failure_case'])}" if row.get("failure_case") else "")
-                      if part)
-             or markdown(", ".join(f"{k} {v}" for k, v in row.items())) for row in failures[:limit]]
+    def line(row: Mapping[str, str], code: str = "`", escape: Callable[[str], str] = markdown) -> str:
+        return (" ".join(part for part in (f"{code}{row['column']}{code}" if row.get("column") else "",
+                                           f"failed {row['check']}" if row.get("check") else "",
+                                           f"on {escape(row['failure_case'])}" if row.get("failure_case") else "")
+                         if part)
+                or escape(", ".join(f"{k} {v}" for k, v in row.items())))
+
+    lines = [line(row) for row in failures[:limit]]
     more = [f"and {len(failures) - limit} more"] if len(failures) > limit else []
-    return Markdown("\n".join(f"- {line}" for line in [*lines, *more])) if lines else "none"
+    plain = tuple(line(row, "", str) for row in failures)
+    return Markdown("\n".join(f"- {line}" for line in [*lines, *more]), plain) if lines else "none"
 
 
 def partition_path(asset: str, partition: str) -> str:

@@ -76,11 +76,11 @@ _TABLES: dict[str, tuple[str, str]] = {
                       "status VARCHAR, attempts INTEGER, error VARCHAR, run_id VARCHAR, updated_at TIMESTAMP",
                       "domain, as_of, candidate_id, channel"),
 }
-_ADDED_COLUMNS = (("briefs", "updated_at TIMESTAMP"),)
+_ADDED_COLUMNS = (("briefs", "updated_at TIMESTAMP"), ("routes", "reason VARCHAR"))
 """Columns added since a table was first made: (table, column), in order (ALTER TABLE ... ADD COLUMN IF NOT EXISTS)."""
 _ARCHIVE = """CREATE OR REPLACE VIEW archive AS
     SELECT r.domain, r.as_of, r.candidate_id, c.name, r.section_or_tag AS tag, r.rule, a.verdict, a.score,
-           v.status, v.fatal_assumption
+           v.status, v.fatal_assumption, r.reason
     FROM routes r
     JOIN candidates c USING (domain, as_of, candidate_id)
     JOIN analyses a USING (domain, as_of, candidate_id)
@@ -317,12 +317,15 @@ class ResultStore(dg.ConfigurableResource):
                     [domain, e.as_of, e.candidate_id, e.node, e.error] for e in errors])
 
     def write_routing(self, domain: str, as_of: date, *, routes: Sequence[Route], brief: Brief, summary: Summary,
-                      cost: Cost, model_mode: str) -> None:
+                      cost: Cost, model_mode: str, reasons: Mapping[str, str] | None = None) -> None:
+        """The night's routes, each with why in words (`reasons`, by candidate id: the archive's `reason`), and
+        its brief."""
         with self._connect() as con:
             con.execute("DELETE FROM routes WHERE domain = ? AND as_of = ?", [domain, as_of])
             if routes:
                 _insert(con, "routes", rows=[
-                    [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule]
+                    [domain, r.as_of, r.candidate_id, r.destination.value, r.section_or_tag, r.rule,
+                     (reasons or {}).get(r.candidate_id)]
                     for r in routes])
             con.execute("INSERT INTO briefs (domain, as_of, markdown, words, summary, cost, model_mode, updated_at) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)" + _replacing("briefs", _columns("briefs")), [

@@ -61,6 +61,8 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *_args(tmp_path)]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and all(r["tag"] == "below_threshold" and r["as_of"] == "2009-12-31" for r in rows)
+    for row in rows:  # why, in words: the verdict and its score against the bar
+        assert row["reason"].startswith(f"{row['verdict']}: score ") and "below strong 70.0" in row["reason"]
     assert main(["archive", "--as-of", "2009-12-31", "--candidate", "nowhere", *_args(tmp_path)]) == 0
     captured = capsys.readouterr()  # nothing found: said on stderr, stdout stays (empty) JSON Lines
     assert captured.out == ""
@@ -123,3 +125,19 @@ def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.Ca
     assert main(["run", "--as-of", as_of, *_args(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0] and "Traceback" not in err[0]
+
+
+@pytest.mark.parametrize("command", [["run"], ["backfill", "--start", "2009-11-30", "--end", "2009-12-31"], ["cost"],
+                                     ["check"]])
+def test_a_file_lacking_a_named_column_names_its_key_whatever_the_command(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    """Without `--as-of` the latest night is read from the file first: that read names the key too."""
+    renamed = tmp_path / "tx.csv"
+    text = (PACK.parent.parent / "txhousing.csv").read_text()
+    renamed.write_text(text.replace("city,", "town,", 1))
+    pack = write_pack(tmp_path, renamed)
+    assert main([*command, "--criteria", str(pack), *_args(tmp_path)]) in (1, 2)
+    out = capsys.readouterr()
+    said = (out.err + out.out).strip()
+    assert "key `source.entity_id`: got 'city'" in said and "lacks column(s) ['city']" in said
+    assert "Traceback" not in said

@@ -23,7 +23,8 @@ from opportunity_assets.brief.render import (
 from opportunity_assets.brief.routing import RULES, route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
-from opportunity_assets.formatting import format_value, significant
+from opportunity_assets.formatting import format_value, signed, significant
+from opportunity_assets.outcomes.logic import format_edge, format_outcome
 from opportunity_assets.records import (
     Analysis,
     Cost,
@@ -276,4 +277,10 @@ def test_every_number_as_written_passes_the_brief_number_check(value: float, uni
 
 def test_significant_figures_without_exponents() -> None:
     assert [significant(v) for v in (5348.2, 53.48, 5.348, 0.05348, 0.0000123, 5.0, 999.6, -0.5)] == \
-        ["5,348", "53.5", "5.35", "0.0535", "0.0000123", "5", "1000", "-0.5"]
+        ["5,348", "53.5", "5.35", "0.0535", "0.0000123", "5", "1,000", "-0.5"]
+    assert significant(1234.5678, 6) == "1,234.57" and significant(215833.334, 8) == "215,833.33"
+    # a backtest's absolute outcome (a change in points, a count) is written the same way: +12,346, not +1.235e+04
+    assert [signed(v) for v in (12345.6, -0.03123, 0.0)] == ["+12,346", "-0.03123", "+0"]
+    assert format_outcome(12345.6, "absolute") == "+12,346" and format_edge(-2.5e-5, "absolute") == "-0.000025"
+    # a share keeps two figures below 10%: a 5.7% default rate is not "6%"
+    assert [format_value(v, "share") for v in (0.057, 0.23, 0.0004, 0.05, 0.0)] == ["5.7%", "23%", "0.04%", "5%", "0%"]

@@ -168,6 +168,8 @@ def test_a_checks_failures_read_one_line_each() -> None:
     assert check_failures([]) == "none"  # text, shown inline
     failures = [{"column": "verdict", "check": "isin(['STRONG'])", "failure_case": "MAYBE", "index": str(i)}
                 for i in range(3)] + [{"schema_context": "DataFrameSchema", "failure_case": "a_b"}]
-    assert check_failures(failures, limit=2) == Markdown("\n".join(
-        ["- `verdict` failed isin(['STRONG']) on MAYBE"] * 2 + ["- and 2 more"]))
-    assert check_failures(failures[3:]) == Markdown(r"- on a\_b")
+    shown = check_failures(failures, limit=2)
+    assert isinstance(shown, Markdown)
+    assert shown.text == "\n".join(["- `verdict` failed isin(['STRONG']) on MAYBE"] * 2 + ["- and 2 more"])
+    assert shown.items == ("verdict failed isin(['STRONG']) on MAYBE",) * 3 + ("on a_b",)  # all, as plain text
+    assert check_failures(failures[3:]) == Markdown(r"- on a\_b", ("on a_b",))

@@ -165,8 +165,9 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                     usd=round(usage["usd"], 6), replayed_calls=usage["replayed_calls"],
                     replayed_usd=round(usage["replayed_usd"], 6))
         brief, summary = render_brief(pack, night, model.mode_line(), wording=worded.record, cost=cost)
+        routed = candidate_rows(pack, night.candidates, night.analyses, night.verifications, routes, night.errors)
         store.write_routing(pack.domain, as_of, routes=routes, brief=brief, summary=summary, cost=cost,
-                            model_mode=model.mode_line())
+                            model_mode=model.mode_line(), reasons={r.candidate_id: r.reason for r in routed})
         stored = store.brief(pack.domain, as_of) or {}
         words = count_words(stored.get("markdown", ""))
         unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from opportunity_assets.criteria import CriteriaPack, read_yaml_mapping
+from opportunity_assets.formatting import signed
 from opportunity_assets.outcomes.logic import Outcome, advantage
 from opportunity_assets.records import FrozenRecord
 
@@ -130,7 +131,7 @@ def label_pairs(judged: Mapping[Pair, Mapping[str, Any]], outcomes: Mapping[Pair
             continue
         median = medians[pair[0]]
         shown = (f"{outcome.value * 100:+.1f}% vs night median {median * 100:+.1f}%" if change == "relative"
-                 else f"{outcome.value:+.4g} vs night median {median:+.4g}")
+                 else f"{signed(outcome.value)} vs night median {signed(median)}")
         labels[pair] = Label(act=advantage(outcome.value, median, direction) > 0, source="outcome", detail=shown)
     return labels
 

@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
 from opportunity_assets.criteria import OutcomeSpec
+from opportunity_assets.formatting import signed
 from opportunity_assets.periods import MONTH, Grain, window_label
 from opportunity_assets.records import FrozenRecord, Status, Verdict
 
@@ -356,14 +357,14 @@ def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequ
 def format_outcome(value: float | None, change: str) -> str:
     if value is None:
         return "–"
-    return f"{value * 100:+.1f}%" if change == "relative" else f"{value:+.4g}"
+    return f"{value * 100:+.1f}%" if change == "relative" else signed(value)
 
 
 def format_edge(value: float | None, change: str) -> str:
     """An advantage over the median: percentage points for relative changes."""
     if value is None:
         return "–"
-    return f"{value * 100:+.2f} pp" if change == "relative" else f"{value:+.4g}"
+    return f"{value * 100:+.2f} pp" if change == "relative" else signed(value)
 
 
 def _share(value: float | None) -> str:

@@ -8,7 +8,6 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -73,14 +72,18 @@ def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
         yield path, spec, True
 
 
-def source_problem(pack: CriteriaPack, error: str) -> str:
-    """A source that could not be read, as one line naming the pack key at fault: the key that names a missing
-    column (an aggregate's column, the period column), the period keys for a period that does not parse; the
-    source's path otherwise."""
+class SourceProblem(ValueError):
+    """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
+
+
+def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] = (),
+                   no_period: bool = False) -> str:
+    """A source that could not be read, as one line naming the pack key at fault: the key that names a `missing`
+    column (an aggregate's column, the period column), the period keys when `no_period` parses; the source's path
+    otherwise."""
     src = pack.source
-    missing = re.search(r"lacks column\(s\) (\[[^\]]*\])", error)
     if missing:
-        wanted = set(ast.literal_eval(missing.group(1)))
+        wanted = set(missing)
         keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, "source")))
                 if v in wanted and _COLUMN_KEY.search(k)}
         period = {"year_column", "month_column", "period_column"}
@@ -94,7 +97,7 @@ def source_problem(pack: CriteriaPack, error: str) -> str:
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             return f"key `source.path`: {error} (named by {named}: is it the right file?)"
-    if "no parseable period" in error:
+    if no_period:
         scope = (" (or `source.where` keeps no row: its values are compared as trimmed text, case and all)"
                  if src.where else "")
         if src.known_at is not None:
@@ -107,6 +110,12 @@ def source_problem(pack: CriteriaPack, error: str) -> str:
         return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
                 f"{error}: expected integer year and month columns, or `source.period_column`{scope}")
     return f"key `source.path`: {error}"
+
+
+def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
+    """No period in the source parses on or before `last_night`."""
+    where = pack.source.path or pack.source.table
+    return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
 
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], read: int) -> str:
@@ -131,10 +140,9 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     try:
         span = publication_span(pack, last_possible_night(today))
     except SourceError as exc:
-        return source_problem(pack, str(exc))
+        return source_problem(pack, str(exc), missing=exc.missing)
     if span is None:
-        where = pack.source.path or pack.source.table
-        return source_problem(pack, f"source {where} has no parseable period on or before {last_possible_night(today)}")
+        return no_period_problem(pack, last_possible_night(today))
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
@@ -147,8 +155,10 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     try:
         night = as_of or latest_as_of(pack, today)
         snapshot = read_snapshot(pack, night, today=today)
-    except (SourceError, ValueError) as exc:
-        return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc))])
+    except SourceProblem as exc:
+        return CheckReport(as_of=as_of, problems=[str(exc)])
+    except SourceError as exc:
+        return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc), missing=exc.missing)])
     problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height

@@ -46,6 +46,11 @@ ROW = "__row"
 class SourceFormatError(ValueError):
     """The file cannot be opened as its format at all; the message is one line."""
 
+    def __init__(self, message: str, missing: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.missing = missing
+        """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
+
 
 def infer_format(path: Path, declared: Format | None = None) -> Format:
     """The declared format, or the one the extension names."""
@@ -116,7 +121,7 @@ def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
         shown = f"source file {where}" if isinstance(where, Path) else where
-        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}")
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing))
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],
@@ -227,7 +232,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
         missing = [c for c in needed if c not in seen]
         if missing:
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
-                                    f"{sorted(seen)}")
+                                    f"{sorted(seen)}", tuple(missing))
     _register_text(con, lines, columns, needed)
     return rejected
 

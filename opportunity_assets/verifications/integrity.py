@@ -91,7 +91,7 @@ def unit_step(values: np.ndarray) -> float:
     no move of a count is smaller, so its yardstick's scale is never below it (a route going from 2 carriers to
     3 is one step, not a level shift). 0 for a column with fractions."""
     finite = values[np.isfinite(values)]
-    if not len(finite) or not np.all(finite == np.round(finite)):
+    if not len(finite) or not on_grid(finite, 1.0):
         return 0.0
     level = log_level(np.array([float(np.median(finite)), float(np.median(finite)) + 1.0]))
     return float(level[1] - level[0])
@@ -253,7 +253,7 @@ def resolution(values: np.ndarray, smallest_change: float) -> float:
     if places is None:
         return smallest_change
     grid = 10.0 ** -places
-    while grid < 1e9 and np.all(np.abs(finite / (grid * 10) - np.round(finite / (grid * 10))) <= 1e-9):
+    while grid < 1e9 and on_grid(finite, grid * 10):
         grid *= 10
     return min(grid, smallest_change)
 
@@ -367,11 +367,14 @@ def _stale(found: _Findings, spec: IntegritySpec, column: str, latest_row: int) 
 def decimals(values: np.ndarray, most: int) -> int | None:
     """The fewest decimals (0 to `most`) every finite value is written with; None if some need more."""
     finite = values[np.isfinite(values)]
-    for places in range(most + 1):
-        scaled = finite * 10.0 ** places
-        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
-            return places
-    return None
+    return next((places for places in range(most + 1) if on_grid(finite, 10.0 ** -places)), None)
+
+
+def on_grid(values: np.ndarray, step: float) -> bool:
+    """Every value a whole multiple of `step`, up to the error of writing it as a float (a relative 1e-9: 2.3 is
+    23 tenths, 1,234,567.5 is not a whole number)."""
+    scaled = values / step
+    return bool(np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))))
 
 
 def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
@@ -392,7 +395,7 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
     unit = "whole numbers" if places == 0 else f"at most {places} decimal{'s' if places > 1 else ''}"
     more = f", and {len(finer) - 1} later value{'s' if len(finer) > 2 else ''} too" if len(finer) > 1 else ""
     found.add("precision", spec.precision.effect, column, finer, float(raw[t]), float(len(finer)),
-              f"{column} {raw[t]:.6g} in {series.periods[t]} has more decimals than any of its "
+              f"{column} {significant(float(raw[t]), 12)} in {series.periods[t]} has more decimals than any of its "
               f"{int(np.isfinite(past).sum())} values since {series.periods[0]} ({unit}){more}: the figure was "
               f"computed or converted differently",
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")

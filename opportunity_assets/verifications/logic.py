@@ -30,7 +30,7 @@ from typing import Any
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
-from opportunity_assets.formatting import format_score
+from opportunity_assets.formatting import format_score, significant
 from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import (
     Analysis,
@@ -165,9 +165,10 @@ def _inputs(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
             problems.append(f"{name} published {src.published_at}, after as_of {candidate.as_of} (look-ahead)")
         actual = truth.get(name)
         if actual is None:
-            problems.append(f"{name} = {number.value:g} but the source has no value for it (invented)")
+            problems.append(f"{name} = {significant(number.value, 8)} but the source has no value for it (invented)")
         elif not _close(number.value, actual):
-            problems.append(f"{name} = {number.value:g} but the source gives {actual:g}")
+            problems.append(f"{name} = {significant(number.value, 8)} but the source gives "
+                            f"{significant(actual, 8)}")
     for name in pack.required_inputs:
         if name not in analysis.numbers and not any(m.split(" ")[0] == name for m in analysis.missing):
             problems.append(f"required input {name} neither reported nor declared missing")
@@ -268,8 +269,9 @@ def _constraints(pack: CriteriaPack, candidate: Candidate, truth: dict[str, floa
         if recorded == FilterResult.UNCLEAR or actual == FilterResult.UNCLEAR:
             unclear.append(f"{hard_filter.name} UNCLEAR ({hard_filter.metric} missing) yet the candidate went on")
         elif recorded != FilterResult.PASS or actual != FilterResult.PASS:
+            shown = "missing" if value is None else significant(value, 8)
             problems.append(f"{hard_filter.name}: recorded {recorded}, recomputed {actual} "
-                            f"({hard_filter.metric} = {value:g} {hard_filter.op} {hard_filter.value:g})")
+                            f"({hard_filter.metric} = {shown} {hard_filter.op} {significant(hard_filter.value, 8)})")
     if problems:
         return CheckOutcome(passed=False, finding="; ".join(problems) + ".")
     if unclear:

@@ -68,7 +68,7 @@ COLUMNS = {
     "swapped": (("listings", "volume"),),
     "sentinel": (("inventory",), ("median",)),
     "lagged": (("inventory",), ("sales",)),
-    "borrowed": (("inventory",), ("median",)),
+    "borrowed": (("inventory",), ("median",), ("sales", "volume", "median", "listings", "inventory")),
 }
 """Per class, the columns broken: scored (sales, inventory) and unscored (volume, median, listings)."""
 AFTER = (0, 1, 3, 6)

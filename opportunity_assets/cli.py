@@ -100,7 +100,7 @@ def _command(args: argparse.Namespace) -> int:
         pack, store = nights.resources_of(defs)
         first = nights.first_night_of(defs)
         for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
-            if night is not None and args.command in ("run", "backfill", "cost", "backtest"):
+            if night is not None and args.command in ("run", "backfill", "cost", "backtest", "check"):
                 if night < first == nights.last_possible_night():
                     _require_readable(pack, night)
                 nights.check_night(night, first)
@@ -127,7 +127,13 @@ def _command(args: argparse.Namespace) -> int:
             dates = nights.nights_between(args.start, args.end, args.every)
             if dates:
                 _require_checked(pack, store, dates[-1])
+            from opportunity_assets.sources.check import check_pack
+
             for as_of in dates:
+                # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
+                if problems := check_pack(pack, as_of, with_facts=False).problems:
+                    print(f"{as_of}  skipped: {problems[0]}", flush=True)
+                    continue
                 nights.run_night(defs, instance, as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return _report_failed_channels(store, pack.domain, dates)
@@ -209,7 +215,7 @@ def _require_readable(pack: Any, as_of: date) -> None:
     stored."""
     from opportunity_assets.sources.check import check_pack
 
-    problems = check_pack(pack, as_of).problems
+    problems = check_pack(pack, as_of, with_facts=False).problems
     if problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
 
@@ -219,7 +225,7 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     store is opened: a wrong or unreachable store URL is one line too, before any night starts."""
     from opportunity_assets.sources.check import check_pack
 
-    problems = check_pack(pack, as_of).problems
+    problems = check_pack(pack, as_of, with_facts=False).problems
     if problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
     store.ready()

@@ -343,8 +343,13 @@ class CriteriaPack(_Spec):
                                   comparison=False, what="another metric")
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
-                    raise _KeyProblem(f"metrics.{name}", column, f"one of source.columns {sorted(columns)} (or "
-                                      "that name added to `source.columns`, if it is the column list that is wrong)")
+                    close = difflib.get_close_matches(column, sorted(columns), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    where = ("one of the aggregates' names (`source.aggregates`: events are counted into them) "
+                             f"{sorted(columns)}") if self.source.shape == "events" else (
+                        f"one of source.columns {sorted(columns)} (or that name added to `source.columns`, if it is "
+                        "the column list that is wrong)")
+                    raise _KeyProblem(f"metrics.{name}", column, where + hint)
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
@@ -353,7 +358,13 @@ class CriteriaPack(_Spec):
                 raise _KeyProblem(f"required_inputs.{i}", name, f"a metric name {sorted(metrics)}")
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
-                              comparison=False, what="a required input")
+                              comparison=False, what="a required input", listed_in=(metrics, "required_inputs"))
+        scale = self.formula.scale
+        for name, value in (("strong", self.thresholds.strong), ("marginal", self.thresholds.marginal)):
+            if not 0 < value <= scale or (name == "strong" and scale > 1 and value <= scale / 100):
+                raise _KeyProblem(f"thresholds.{name}", value, f"a score on the formula's scale, above "
+                                  f"{scale / 100 if name == 'strong' and scale > 1 else 0:g} and at most {scale:g} "
+                                  f"(`formula.scale`: a score runs 0 to {scale:g}; a bar of 70% is 70, not 0.7)")
         for i, r in enumerate(self.red_flags):
             _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric")
         for i, o in enumerate(self.omissions):
@@ -493,7 +504,10 @@ def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:
     return order
 
 
-def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str) -> None:
+def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str,
+                      listed_in: tuple[set[str], str] | None = None) -> None:
+    """`listed_in`: names that exist but must also be listed in a key to be used here (a metric the formula uses
+    must be a required input), and that key."""
     try:
         parsed = expressions.parse(text)
     except expressions.ExpressionError as exc:
@@ -502,6 +516,10 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
         raise _KeyProblem(key, text, "a comparison such as `a / b > 0.5`" if comparison
                           else "an arithmetic expression without a comparison")
     unknown = sorted(parsed.names - allowed)
+    if listed_in is not None and unknown and set(unknown) <= listed_in[0]:
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; {unknown} "
+                          f"{'is a metric' if len(unknown) == 1 else 'are metrics'} but not in `{listed_in[1]}`: "
+                          "add it there")
     if unknown:
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
 
@@ -536,12 +554,31 @@ def _check_rendered(template: str, units: dict[str, str]) -> None:
                           f"would show {problems[0]!r}, a number the store does not hold")
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the later one silently)."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} written twice (first at line {seen[key] + 1}): the later would win",
+                key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if not path.is_file():
         raise error(f"{kind} file {path}: not found")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # a SafeLoader
     except UnicodeDecodeError as exc:
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:

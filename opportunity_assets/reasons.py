@@ -8,8 +8,10 @@ doubt that sent a candidate to your judgment.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value, significant
@@ -112,6 +114,41 @@ def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Ver
     return f"{a.verdict.value}: {below}{flagged}"
 
 
+def not_going_reason(pack: CriteriaPack, candidate: Candidate) -> str:
+    """Why a candidate that did not go on stayed out: the cap and its preliminary score, or its filters. It never
+    changes after the scan (the store keeps it: `ResultStore.scanned_rows`)."""
+    if candidate.capped:
+        missing = [n for n in pack.required_inputs if candidate.metrics.get(n) is None]
+        prelim = (f", preliminary score {format_score(candidate.preliminary_score)}"
+                  if candidate.preliminary_score is not None
+                  else f", no preliminary score (missing {', '.join(missing) or 'an input'})")
+        return f"capped: beyond max_candidates={pack.caps.max_candidates}{prelim}"
+    return "; ".join(filter_reasons(pack, candidate)) or "did not go on"
+
+
+def stored_rows(pack: CriteriaPack, stored: Iterable[Mapping[str, Any]]) -> list[CandidateRow]:
+    """The rows of candidates that did not go on, from what the scan stored (`ResultStore.scanned_rows`: id,
+    name, filters, capped, reason; a night stored before reasons were, its record)."""
+    rows = []
+    for row in stored:
+        reason = row["reason"]
+        if reason is None:
+            reason = not_going_reason(pack, Candidate.model_validate_json(row["record"]))
+        rows.append(CandidateRow(candidate_id=row["candidate_id"], name=clean(row["name"]),
+                                 filters=dict(json.loads(row["filters"])), capped=bool(row["capped"]), went_on=False,
+                                 verdict=None, score=None, status=None, tag=NOT_ANALYZED, reason=reason))
+    return rows
+
+
+def night_rows(pack: CriteriaPack, not_going: Iterable[CandidateRow], going: Iterable[Candidate],
+               analyses: Iterable[Analysis] = (), verifications: Iterable[Verification] = (),
+               routes: Iterable[Route] = (), errors: Iterable[RunError] = ()) -> list[CandidateRow]:
+    """Every scanned candidate's row, by id: the stored rows of those that did not go on (a wide night's thousands,
+    never parsed back into records) beside the rows of those that did."""
+    return sorted([*not_going, *candidate_rows(pack, going, analyses, verifications, routes, errors)],
+                  key=lambda r: r.candidate_id)
+
+
 def candidate_rows(pack: CriteriaPack, candidates: Iterable[Candidate], analyses: Iterable[Analysis] = (),
                    verifications: Iterable[Verification] = (), routes: Iterable[Route] = (),
                    errors: Iterable[RunError] = ()) -> list[CandidateRow]:
@@ -127,17 +164,8 @@ def candidate_rows(pack: CriteriaPack, candidates: Iterable[Candidate], analyses
     rows = []
     for c in sorted(candidates, key=lambda c: c.id):
         a, v, r = by_a.get(c.id), by_v.get(c.id), by_r.get(c.id)
-        unclear = filter_reasons(pack, c)
         if not c.went_on:
-            tag = NOT_ANALYZED
-            if c.capped:
-                missing = [n for n in pack.required_inputs if c.metrics.get(n) is None]
-                prelim = (f", preliminary score {format_score(c.preliminary_score)}" if c.preliminary_score is not None
-                          else f", no preliminary score (missing {', '.join(missing) or 'an input'})")
-                reason = f"capped: beyond max_candidates={pack.caps.max_candidates}{prelim}"
-            else:
-                reason = "; ".join(unclear) or "did not go on"
-            score = None
+            tag, score, reason = NOT_ANALYZED, None, not_going_reason(pack, c)
         elif c.id in fatal:
             tag, score = ERROR, a.score if a else None
             reason = f"error at {fatal[c.id].node}: {clean(fatal[c.id].error)}"
@@ -146,6 +174,7 @@ def candidate_rows(pack: CriteriaPack, candidates: Iterable[Candidate], analyses
             reason = _routed_reason(pack, c, a, v, tag)
         else:
             tag, score = PENDING, (a.score if a else c.preliminary_score)
+            unclear = filter_reasons(pack, c)
             reason = "goes on to analysis" + (f" ({'; '.join(unclear)})" if unclear else "")
         rows.append(CandidateRow(
             candidate_id=c.id, name=clean(c.name), filters={k: str(v_) for k, v_ in c.filters.items()},

@@ -69,6 +69,19 @@ class Criteria(FrozenRecord):
     thresholds: dict[str, float]
 
 
+class CopiedFigures(FrozenRecord):
+    """A candidate's column equal, period for period, to other entities' (`verifications.copies`)."""
+
+    others: list[str]
+    """The entities' names, sorted."""
+    periods: int
+    """Latest periods that match."""
+    chance: float
+    """Of a coincidence this close among the night's entities."""
+    basis: str
+    """How the chance was judged, in words."""
+
+
 class Candidate(FrozenRecord):
     as_of: date
     id: str
@@ -90,15 +103,19 @@ class Candidate(FrozenRecord):
     went_on: bool
     """True when no filter FAILed and the cap did not cut it: it gets an analysis partition."""
     capped: bool = False
+    """True when it passed the filters but fell beyond `max_candidates`."""
     preliminary_score: float | None = None
     """The pack's formula on the scan's metrics (what the cap orders by under `caps.order_by: score`); None when a
     required input is missing. The analysis computes the same score again, step by step."""
-    """True when it passed the filters but fell beyond `max_candidates`."""
     peers: dict[str, dict[str, float]] = Field(default_factory=dict)
     """The night's cross-section, the same for every candidate going on (the others have none: they are not
     verified): per source column, the median, robust scale (1.4826 × MAD) and count of the scanned entities' latest
     period-on-period change (log). A reference distribution for the verifier's cross-sectional check, never a
     ranking."""
+
+    copies: dict[str, CopiedFigures] = Field(default_factory=dict)
+    """Per source column, the other entities whose latest figures this one's equal exactly (`verifications.copies`:
+    found by the scan, which sees every entity; the verifier judges them)."""
 
     @property
     def partition_key(self) -> str:
@@ -155,7 +172,8 @@ class DataFinding(FrozenRecord):
     cross-section, or a declared identity)."""
 
     rule: str
-    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `cross_section`, `identity:<name>`."""
+    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `copied`, `cross_section`,
+    `identity:<name>`."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
     value far outside what this entity or tonight's entities do)."""
@@ -169,7 +187,7 @@ class DataFinding(FrozenRecord):
     """The value (or ratio) found, as in the source."""
     size: float | None
     """How far outside: robust standard deviations for shifts, spikes, identities and outliers; periods for
-    stuck and stale columns; None for repeated rows."""
+    stuck, stale and copied columns; None for repeated rows."""
     effect: str
     """`note`, `doubt` or `reject`, from the pack's rule."""
     message: str

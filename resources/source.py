@@ -27,7 +27,17 @@ from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
 from resources._source_connection import SourceError, file_key, kept_open, opened, release_kept
 
-__all__ = ["PointInTimeSource", "SourceError", "SourceSnapshot", "kept_open", "publication_span", "read_snapshot"]
+__all__ = [
+    "PointInTimeSource",
+    "SourceError",
+    "SourceSnapshot",
+    "january_only",
+    "kept_open",
+    "publication_span",
+    "read_snapshot",
+    "row_counts",
+    "visible_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -190,6 +200,36 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     with opened(pack) as (con, _):
         first, last = _run(con, pack, sql, {"up_to": up_to}).row(0)
     return None if first is None else (first, last)
+
+
+def row_counts(pack: CriteriaPack) -> tuple[int, int]:
+    """The source's rows, and those in scope (`source.where`), whatever their dates."""
+    with opened(pack) as (con, _):
+        ((rows, in_scope),) = _run(con, pack, f"SELECT count(*), count(*) FILTER (WHERE {shapes.IN_SCOPE}) "
+                                              f"FROM {TYPED}", {}).rows()
+    return int(rows), int(in_scope)
+
+
+def january_only(pack: CriteriaPack) -> bool:
+    """Whether every dated row in scope falls in a January, over two years or more (a column of bare years read
+    at a finer grain puts every row in January)."""
+    period = shapes.PERIOD
+    sql = (f"SELECT count(DISTINCT year({period})), max(month({period})) FROM {TYPED} "
+           f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
+    with opened(pack) as (con, _):
+        ((years, month),) = _run(con, pack, sql, {}).rows()
+    return bool(years and years >= 2 and month == 1)
+
+
+def visible_rows(pack: CriteriaPack, as_of: date) -> int:
+    """Source rows in scope that a night on `as_of` sees: published by then, or of no parseable period (those
+    are quarantined, and counted among what the night read)."""
+    published = shapes.PUBLISHED
+    sql = (f"SELECT count(*) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
+           f"AND ({published} IS NULL OR {published} <= $as_of::DATE)")
+    with opened(pack) as (con, _):
+        ((count,),) = _run(con, pack, sql, {"as_of": as_of}).rows()
+    return int(count)
 
 
 _LAST: list[tuple[tuple[Any, ...], SourceSnapshot]] = []

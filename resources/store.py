@@ -76,7 +76,7 @@ _TABLES: dict[str, tuple[str, str]] = {
                       "status VARCHAR, attempts INTEGER, error VARCHAR, run_id VARCHAR, updated_at TIMESTAMP",
                       "domain, as_of, candidate_id, channel"),
 }
-_ADDED_COLUMNS = (("briefs", "updated_at TIMESTAMP"), ("routes", "reason VARCHAR"))
+_ADDED_COLUMNS = (("briefs", "updated_at TIMESTAMP"), ("routes", "reason VARCHAR"), ("candidates", "reason VARCHAR"))
 """Columns added since a table was first made: (table, column), in order (ALTER TABLE ... ADD COLUMN IF NOT EXISTS)."""
 _ARCHIVE = """CREATE OR REPLACE VIEW archive AS
     SELECT r.domain, r.as_of, r.candidate_id, c.name, r.section_or_tag AS tag, r.rule, a.verdict, a.score,
@@ -243,8 +243,9 @@ class ResultStore(dg.ConfigurableResource):
     # ---- writes (one transaction each) ---------------------------------------------------------------------
     def write_scan(self, domain: str, as_of: date, *, run_id: str, criteria_fingerprint: str, criteria: str,
                    anchor_period: date | None, scan_report: dict[str, Any], candidates: Sequence[Candidate],
-                   quarantined: Sequence[dict[str, Any]]) -> None:
-        """Replace the night's scan. Per-candidate records of candidates no longer going on are removed."""
+                   quarantined: Sequence[dict[str, Any]], reasons: Mapping[str, str] | None = None) -> None:
+        """Replace the night's scan. Per-candidate records of candidates no longer going on are removed. `reasons`:
+        why each candidate that did not go on stayed out, by id (`scanned_rows` reads them back)."""
         going_on = [c.id for c in candidates if c.went_on]
         with self._connect() as con:
             key = [domain, as_of]
@@ -260,7 +261,8 @@ class ResultStore(dg.ConfigurableResource):
                             f"AND NOT candidate_id = ANY(CAST(? AS VARCHAR[]))", [*key, [*going_on, NIGHT_WIDE]])
             if candidates:
                 _insert(con, "candidates", rows=[
-                    [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), _stored(c).model_dump_json()]
+                    [*key, c.id, c.name, c.went_on, c.capped, json.dumps(c.filters), _stored(c).model_dump_json(),
+                     (reasons or {}).get(c.id)]
                     for c in candidates])
             if quarantined:
                 _insert(con, "quarantine", rows=[
@@ -359,6 +361,13 @@ class ResultStore(dg.ConfigurableResource):
         rows = self.query("SELECT record FROM candidates WHERE domain = ? AND as_of = ? "
                           + ("AND went_on " if went_on_only else "") + "ORDER BY candidate_id", [domain, as_of])
         return [Candidate.model_validate_json(r["record"]) for r in rows]
+
+    def scanned_rows(self, domain: str, as_of: date) -> list[dict[str, Any]]:
+        """The candidates that did not go on, as the scan stored them: id, name, filters (JSON), capped, reason;
+        their records only where no reason was stored (a night stored before reasons were)."""
+        return self.query("SELECT candidate_id, name, filters, capped, reason, "
+                          "CASE WHEN reason IS NULL THEN record END AS record FROM candidates "
+                          "WHERE domain = ? AND as_of = ? AND NOT went_on ORDER BY candidate_id", [domain, as_of])
 
     def analyses(self, domain: str, as_of: date) -> list[Analysis]:
         rows = self.query("SELECT record FROM analyses WHERE domain = ? AND as_of = ? ORDER BY candidate_id",

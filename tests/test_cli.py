@@ -141,3 +141,21 @@ def test_a_file_lacking_a_named_column_names_its_key_whatever_the_command(
     said = (out.err + out.out).strip()
     assert "key `source.entity_id`: got 'city'" in said and "lacks column(s) ['city']" in said
     assert "Traceback" not in said
+
+
+def test_backfill_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`run` refused a night whose windows reach past the history; `backfill` ran the same night."""
+    assert main(["run", "--as-of", "2000-12-31", *_args(tmp_path)]) == 2
+    refused = capsys.readouterr().err
+    assert "key `metrics.sales_3m_prev.window`: got [12, 14]" in refused
+    assert main(["backfill", "--start", "2000-12-01", "--end", "2001-06-30", "--every", "quarter-end",
+                 *_args(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split("  ")[:2] for line in lines[:3]] == [
+        ["2000-12-31", "skipped: key `metrics.sales_3m_prev.window`: got [12, 14]; expected a window within the "
+                       "source's history: on 2000-12-31 no entity has more than 11 months published (windows count "
+                       "months, `source.grain`)"],
+        ["2001-03-31", "skipped: key `metrics.sales_3m_prev.window`: got [12, 14]; expected a window within the "
+                       "source's history: on 2001-03-31 no entity has more than 14 months published (windows count "
+                       "months, `source.grain`)"],
+        ["2001-06-30", "scanned"]]

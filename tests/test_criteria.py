@@ -62,6 +62,9 @@ def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
 
 
 BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("thresholds_written_as_fractions", {"thresholds.strong": 0.7, "thresholds.marginal": 0.55},
+     ["key `thresholds.strong`", "0.7", "a bar of 70% is 70, not 0.7"]),
+    ("threshold_beyond_the_scale", {"thresholds.strong": 170}, ["key `thresholds.strong`", "at most 100"]),
     ("weights_do_not_sum_to_one", {"formula.components.0.weight": 0.5}, ["key `formula`", "1.15", "sum to 1"]),
     ("unknown_metric_in_hard_filter", {"hard_filters.0.metric": "sales_99m"},
      ["key `hard_filters.0.metric`", "'sales_99m'", "a metric name", "sales_12m"]),
@@ -70,7 +73,8 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("formula_unknown_name", {"formula.components.0.expression": "sales_3m / foo"},
      ["key `formula.components.0.expression`", "'sales_3m / foo'", "a required input", "unknown: ['foo']"]),
     ("formula_uses_metric_that_is_not_required", {"formula.components.0.expression": "median_3m / 1000"},
-     ["key `formula.components.0.expression`", "'median_3m / 1000'", "unknown: ['median_3m']"]),
+     ["key `formula.components.0.expression`", "'median_3m / 1000'",
+      "['median_3m'] is a metric but not in `required_inputs`: add it there"]),
     ("formula_is_comparison", {"formula.components.0.expression": "sales_3m > 1"},
      ["key `formula.components.0.expression`", "'sales_3m > 1'", "without a comparison"]),
     ("formula_calls_function", {"formula.components.0.expression": "max(sales_3m, 1)"},
@@ -85,6 +89,8 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `models`", "'claude-haiku-5-5'", "must differ"]),
     ("unknown_top_level_key", {"bogus": 1}, ["key `bogus`", "unknown key"]),
     ("unknown_nested_key", {"caps.max_candidate": 5}, ["key `caps.max_candidate`", "unknown key"]),
+    ("metric_column_misspelt", {"metrics.sales_3m.column": "sale"},
+     ["key `metrics.sales_3m`", "did you mean 'sales'?"]),
     ("metric_column_not_in_source", {"metrics.sales_3m.column": "price"},
      ["key `metrics.sales_3m`", "'price'", "source.columns", "'sales'"]),
     ("bad_window", {"metrics.sales_3m.window": [3, 1]}, ["key `metrics.sales_3m`", "[3, 1]", "0 <= from <= to"]),
@@ -190,6 +196,15 @@ def test_non_mapping_yaml(tmp_path: Path, text: str, fragment: str) -> None:
         load_criteria(path)
     assert fragment in str(exc.value)
     assert str(path) in str(exc.value)
+
+
+def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    """PyYAML keeps the later of two equal keys silently (a metric defined twice: the first one vanishes)."""
+    path = tmp_path / "pack.yaml"
+    path.write_text("domain: x\nmetrics:\n  a: {agg: sum}\n  a: {agg: avg}\n")
+    with pytest.raises(CriteriaError, match=r"key 'a' written twice \(first at line 3\): the later would win at "
+                                            r"line 4, column 3"):
+        load_criteria(path)
 
 
 def test_invalid_yaml(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ GROSS = [
     Plant("sentinel", "Amarillo", ("inventory",), AMARILLO_BREAK, -1.0),
     Plant("sentinel", "Amarillo", ("median",), AMARILLO_BREAK, 9999.0),
     Plant("borrowed", "Amarillo", ("inventory",), AMARILLO_BREAK, 7),
+    Plant("borrowed", "Amarillo", ("sales", "volume", "median", "listings", "inventory"), AMARILLO_BREAK, 9),
 ]
 
 
@@ -190,6 +191,12 @@ def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     assert chance["dollars"] is not None and chance["dollars"] < 0.001
     assert integrity.repeat_probability(np.full(30, 7.0)) == 1.0  # a flat column is never stuck
     assert integrity.repeat_probability(np.arange(30.0)) == 0.0  # a counter that always grows by 1 never stands
+    # a count at its ceiling (a week's 168 hourly readings, short of one now and then) stays there by design: its
+    # rate of staying at the bound, not the column's rate of repeats, is its chance
+    week = np.array([137, 168, 168, 168, 168, 168, 168, 167, 168, 167, 168, 168, 168, 167, 168], dtype=float)
+    assert integrity.repeat_probability(week) == pytest.approx(0.538, abs=0.001)
+    assert integrity.repeat_probability(week, 168.0) == pytest.approx(0.7)
+    assert integrity.repeat_probability(week, 167.0) == integrity.repeat_probability(week)  # not its bound
 
 
 def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:
@@ -217,3 +224,28 @@ def test_more_decimals_than_the_column_ever_had_is_doubted(tmp_path: Path) -> No
     assert "more decimals than any of its" in finding.message and "(at most 1 decimal)" in finding.message
     assert integrity.decimals(np.array([6.3, 5.0, 12.1]), 4) == 1
     assert integrity.decimals(np.array([6.35, 4.6797]), 3) is None
+
+
+def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: CriteriaPack) -> None:
+    """The cross-section, built for every entity at once, holds the very change each candidate is judged on
+    (`latest_change` over its two latest values), gaps and zeros left out alike."""
+    history = read_snapshot(texas_pack, date(2009, 12, 31)).history
+    columns = texas_pack.columns
+    found = scan(texas_pack, date(2009, 12, 31), date(2009, 11, 1), read_snapshot(
+        texas_pack, date(2009, 12, 31)).metrics, history)[0]
+    peers = next(c.peers for c in found if c.went_on)
+    for column in columns:
+        changes = []
+        for _, rows in history.filter(history["periods_ago"] <= 1).group_by("entity_id"):
+            latest = {r["periods_ago"]: r[column] for r in rows.iter_rows(named=True)}
+            if latest.get(0) is not None and latest.get(1) is not None:
+                change = integrity.latest_change(np.array([latest[1], latest[0]], dtype=float))
+                if change is not None and np.isfinite(change):
+                    changes.append(change)
+        expected = integrity.robust(np.array(changes), "")
+        assert expected is not None and peers[column]["count"] == expected.count
+        assert peers[column]["median"] == pytest.approx(expected.median, rel=1e-12, abs=1e-15)
+        assert peers[column]["scale"] == pytest.approx(expected.scale, rel=1e-12)
+    pairs = integrity.two_period_changes(np.array([0.0, 10.0, np.nan, -5.0]), np.array([0.0, 12.0, 3.0, 1.0]))
+    assert pairs[0] == 0.0  # 0 -> 0: no move (offset 1)
+    assert pairs[1] == pytest.approx(np.log(12.11) - np.log(10.11)) and np.isnan(pairs[2]) and np.isnan(pairs[3])

@@ -51,3 +51,16 @@ def test_a_bad_cell_never_caps_its_market_out(synthetic) -> None:  # type: ignor
     assert any("quarantined (sales not a number)" in gap for gap in big.data_gaps)
     assert report.quarantined == 1
     assert report.quarantined_entities == [{"entity": "Big", "rows": 1, "why": "sales not a number"}]
+
+
+def test_a_year_or_month_with_a_fraction_is_no_period(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """`2009.5` is no year (an integer cast rounded it to 2010, into another market-month); `2014.0` is 2014."""
+    rows = month_rows("Big", overrides={(2014, 5): {"year": "2014.5"}, (2014, 6): {"year": "2014.0"},
+                                        (2014, 7): {"month": "7.5"}})
+    snapshot = read_snapshot(synthetic(rows), AS_OF)
+    reasons = dict(zip(snapshot.quarantined["source_row"].to_list(), snapshot.quarantined["reason"].to_list(),
+                       strict=True))
+    lines = {(r["year"], r["month"]): i + 2 for i, r in enumerate(rows)}
+    assert reasons == {lines["2014.5", 5]: "period unparseable: year=2014.5, month=5",
+                       lines[2014, "7.5"]: "period unparseable: year=2014, month=7.5"}
+    assert date(2014, 6, 1) in snapshot.history.filter(snapshot.history["entity_id"] == "Big")["period"].to_list()

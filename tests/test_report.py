@@ -17,7 +17,7 @@ from PIL import Image
 
 from opportunity_assets import night as nights
 from opportunity_assets.cli import main
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.reasons import NOT_ANALYZED, CandidateRow, candidate_rows
 from opportunity_assets.records import (
@@ -273,3 +273,22 @@ def test_a_wide_night_lists_the_first_candidates_left_out_and_counts_the_rest(te
     assert html.count('<td class="name">Market ') == MAX_LEFT_OUT
     assert "and 1,234 more not analyzed tonight" in html and "opportunity archive --as-of 2011-10-31" in html
     assert not _report(rows[:MAX_LEFT_OUT]).left_out_more
+
+
+def test_the_stored_reasons_of_candidates_left_out_read_as_their_records_would(tmp_path: Path) -> None:
+    """A wide night's rows come from what the scan stored (no record parsed back): the same rows, capped and
+    filtered out alike, as the records give; a night stored before reasons were reads its records."""
+    pack_path = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    store_path = str(tmp_path / "results.duckdb")
+    nights.run_night(build_definitions(criteria_path=str(pack_path), store_path=store_path),
+                     dg.DagsterInstance.ephemeral(), NIGHT)
+    store, pack = ResultStore(path=store_path), load_criteria(pack_path)
+    from_records = candidate_rows(pack, store.candidates(pack.domain, NIGHT), store.analyses(pack.domain, NIGHT),
+                                  store.verifications(pack.domain, NIGHT), store.routes(pack.domain, NIGHT),
+                                  store.errors(pack.domain, NIGHT))
+    left_out = [r for r in from_records if r.tag == NOT_ANALYZED]
+    assert any(r.capped for r in left_out) and any(not r.capped for r in left_out)
+    assert read_report(store, pack, NIGHT).rows == from_records
+    with store._connect() as con:  # a store written before `candidates.reason` was
+        con.execute("UPDATE candidates SET reason = NULL")
+    assert read_report(store, pack, NIGHT).rows == from_records

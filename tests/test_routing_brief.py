@@ -207,7 +207,7 @@ def test_brief_reports_errors_and_notes(tmp_path: Path) -> None:
     brief, summary = render_brief(pack, night, "off")
     assert summary.errors == 1
     assert "Errors: bravo (verify)." in brief.markdown
-    assert "Only 2 candidates passed the hard filters" in brief.markdown  # the scan's below-minimum note
+    assert "Only 2 of 2 candidates passed the hard filters" in brief.markdown  # the scan's below-minimum note
 
 
 # ---- the number check --------------------------------------------------------------------------------------

@@ -233,8 +233,9 @@ def test_below_minimum_is_reported_and_filters_are_not_loosened(synthetic: Build
     assert report.below_minimum is True
     assert report.passed_filters == 3
     assert report.went_on == 3
-    assert any("only 3 candidates passed the hard filters (min_candidates=10)" in n and "not loosened" in n
-               for n in report.notes)
+    assert any("only 3 of 4 candidates passed the hard filters (min_candidates=10)" in n and "not loosened" in n
+               and n.endswith("the most failed: liquidity (1 of 4)") for n in report.notes)
+    assert report.failed_by_filter == {"liquidity": 1}
     assert found["thin"].filters["liquidity"] == FAIL
     assert found["thin"].went_on is False
 
@@ -280,6 +281,16 @@ def test_candidates_get_slug_ids_and_partition_keys(synthetic: Build) -> None:
 def test_two_entities_with_one_slug_are_both_kept(synthetic: Build) -> None:
     found, _ = run(synthetic(city("A B") + city("a b")))
     assert {c.id: c.name for c in found.values()} == {"a-b": "A B", "a-b-2": "a b"}
+
+
+def test_a_few_rows_spelled_otherwise_never_take_the_real_entitys_id(synthetic: Build) -> None:
+    """Twelve rows spelled `AUSTIN` took `austin` (it sorts first) and the real Austin became `austin-2`: the key
+    with the most rows keeps the plain id, and the scan says the keys share one."""
+    rows = city("Austin", months=24) + city("AUSTIN", start=(2014, 1), months=12)
+    found, report = run(synthetic(rows))
+    assert {c.id: c.name for c in found.values()} == {"austin": "Austin", "austin-2": "AUSTIN"}
+    assert "entity keys 'Austin' (24 rows, austin), 'AUSTIN' (12 rows, austin-2) share an id: read as 2 " \
+           "entities (if they are one, the source should spell it one way)" in report.notes
 
 
 def test_entities_with_the_same_slug_keep_distinct_ids(synthetic: Build) -> None:

@@ -177,6 +177,23 @@ def test_events_are_aggregated_per_entity_and_period_with_filters_and_empty_peri
     assert metrics["TX"]["loans_3m"] == 4 and metrics["NY"]["loans_3m"] is None
 
 
+def test_events_dated_by_year_and_month_columns_aggregate_as_by_a_date(tmp_path: Path) -> None:
+    by_date = read_snapshot(_events_pack(tmp_path), date(2014, 4, 15), today=TODAY)
+    split = tmp_path / "split"
+    split.mkdir()
+    rows = [[state, issued[:4], str(int(issued[5:7])), amount, grade] for state, issued, amount, grade in EVENTS]
+    name = _csv(split / "loans.csv", ["state", "y", "m", "amount", "grade"], rows)
+    pack = _pack(split, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                         "year_column": "y", "month_column": "m", "publication_lag_days": 10,
+                         "aggregates": {"loans": {"agg": "count"}, "amount": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"},
+                  "loans_3m": {"agg": "sum", "column": "loans", "window": [0, 2]}})
+    by_columns = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
+    columns = ["entity_id", "period", "loans", "amount"]
+    assert by_columns.history.select(columns).equals(by_date.history.select(columns))
+    assert by_columns.metrics.equals(by_date.metrics.select(by_columns.metrics.columns))
+
+
 def test_a_source_where_keeps_only_matching_rows(tmp_path: Path) -> None:
     pack = _events_pack(tmp_path, where=[{"column": "grade", "not_in": ["C"]}])
     snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
@@ -425,7 +442,7 @@ _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
     # an average of a text column: every row quarantined, every entity a gap
     ({"shape": "events", "period_column": "when", "period_format": "%b-%Y",
       "aggregates": {"level": {"agg": "avg", "column": "grade"}}}, _LEVELS,
-     "key `source.aggregates.level.column`: got 'grade'; 4 rows in reach are not numbers there and no entity"),
+     "key `source.aggregates.level.column`: 'grade': 4 of 4 cells the night reads are not numbers; expected a numeric"),
     # a file of one date without `known_at`, or with one in the future
     ({"shape": "snapshot", "columns": ["amount"]}, {"level_now": {"agg": "last", "column": "amount"}},
      "key `source.period_column`: the period keys `source.month_column`, `source.year_column` name columns "),
@@ -444,6 +461,39 @@ def test_check_names_the_key_behind_a_source_it_cannot_use(tmp_path: Path, sourc
     assert any(p.startswith(expected) and "\n" not in p for p in problems), problems
 
 
+def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> None:
+    """Bare years (`2017`) read monthly put every event in January, and `check` said ok."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [[e, str(y), "A", 1] for e in "ab" for y in range(2010, 2018) for _ in range(3)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when",
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert "key `source.grain`: got 'month'; every row of `source.period_column` 'when' falls in a January, year " \
+           "after year: expected `grain: year` for a column of years (a finer grain puts every row in January)" \
+           in problems
+    yearly = _pack(tmp_path, {**source, "grain": "year", "publication_lag_days": 30}, _LEVELS)
+    assert not [p for p in check_pack(yearly, as_of=date(2018, 6, 30), today=TODAY).problems if "grain" in p]
+
+
+def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:
+    """A delay of -3 minutes is a value, not a bad cell: without `signed`, every negative cell was quarantined and
+    `check` said ok."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [[e, m, "A", d] for e in "ab" for m in ("Mar-2018", "Apr-2018") for d in (-3, -1, 4)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "delay"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "period_format": "%b-%Y",
+              "aggregates": {"level": {"agg": "avg", "column": "delay"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert problems == ["key `source.signed`: 'delay': 8 of 12 cells the night reads are negative, and each is "
+                        "quarantined: expected 'delay' in `source.signed` if its values may be below zero (a delay, "
+                        "a change), else a column of counts or amounts"]
+    signed = _pack(tmp_path, {**source, "signed": ["delay"]}, _LEVELS)
+    assert check_pack(signed, as_of=date(2018, 6, 30), today=TODAY).problems == []
+
+
 def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path) -> None:
     """`%d/%m/%Y` for month-first dates: 1/3/2018 parses (as the 1st of March), 1/13/2018 does not; the rows that do
     not were quarantined and `check` said ok."""
@@ -454,8 +504,10 @@ def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path)
     pack = _pack(tmp_path, {"path": name, "shape": "events", "period_column": "when", "period_format": "%d/%m/%Y",
                             "aggregates": {"level": {"agg": "count"}}}, _LEVELS)
     problems = check_pack(pack, as_of=date(2018, 9, 30), today=TODAY).problems
-    assert any(p.startswith("key `source.period_format`: got '%d/%m/%Y' for column 'when'; 18 rows in reach have a "
-                            "period that does not parse (e.g. '1/13/2018')") for p in problems), problems
+    assert problems == ["key `source.period_format`: got '%d/%m/%Y' for column 'when'; 18 of the 24 rows the night "
+                        "reads have a period that does not parse with it (e.g. '1/13/2018'): expected a pattern that "
+                        "parses every row's period (a value that parses with a day-first and a month-first pattern "
+                        "alike, 1/3/2018, is read as the pattern says: check the order of day and month)"]
 
 
 def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 from opportunity_assets.candidates.logic import scan
-from opportunity_assets.criteria import load_criteria
-from opportunity_assets.sources.csv_rows import MAX_RECORD_LINES, CsvHeaderError, read_csv_rows
+from opportunity_assets.criteria import CriteriaError, load_criteria
+from opportunity_assets.sources.csv_rows import MAX_RECORD_LINES, CsvHeaderError, not_utf8_lines, read_csv_rows
 from opportunity_assets.sources.formats import SourceFormatError, infer_format
 from resources.source import SourceError, read_snapshot
 from tests.conftest import PACK, ROOT, write_pack
@@ -67,13 +67,17 @@ def test_a_file_without_a_usable_header_is_one_line(tmp_path: Path) -> None:
         assert "\n" not in str(caught.value)
 
 
-def test_not_utf8_lines_and_crlf_endings(tmp_path: Path) -> None:
+def test_not_utf8_lines_crlf_endings_trailing_delimiters_and_huge_fields(tmp_path: Path) -> None:
+    """A line in a spreadsheet's one-byte encoding is read as Windows-1252 and counted (its city is not lost); a
+    trailing delimiter is no field; a field of any size is a field (Python's reader stops at 128 KiB)."""
     path = tmp_path / "s.csv"
     path.write_bytes(("\ufeff" + HEADER).encode() + _row("Austin", 1).encode().replace(b"\n", b"\r\n")
-                     + b"Caf\xe9,2009,1,1,1,1,1,1,\n")
+                     + b"Caf\xe9,2009,1,1,1,1,1,1,\n" + b"Waco,2009,1,1,1,1,1,1,,\n"
+                     + b"Big,2009,1,1,1,1,1,1," + b"x" * 300_000 + b"\n\n")
     rows = read_csv_rows(path)
-    assert rows.header[0] == "city" and rows.columns["city"] == ["Austin"]
-    assert rows.columns["date"] == [""] and [(r.line, r.reason) for r in rows.rejected] == [(3, "not UTF-8 text")]
+    assert rows.header[0] == "city" and rows.columns["city"] == ["Austin", "Café", "Waco", "Big"]
+    assert rows.columns["date"][:3] == ["", "", ""] and len(rows.columns["date"][3]) == 300_000
+    assert rows.rejected == [] and rows.recoded == [3] and not_utf8_lines(path) == [3]
 
 
 # ---- formats ------------------------------------------------------------------------------------------------------
@@ -188,12 +192,12 @@ def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path
 
     healthy = check_pack(load_criteria(PACK), today=date(2026, 12, 1))
     assert healthy.problems == [] and healthy.as_of == date(2015, 8, 30)
-    assert healthy.facts[0].startswith("46 entities, 3312 rows in reach, latest period 2015-07-01")
+    assert healthy.facts[0].startswith("46 entities, 3312 rows in reach, latest period 2015-07")
     # a text column declared numeric: every cell quarantined would be a night of gaps; check says why
     frame = pl.read_csv(TEXAS, infer_schema_length=0).with_columns(pl.col("city").alias("listings"))
     frame.write_csv(tmp_path / "s.csv")
     wrong = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.csv")), today=date(2026, 12, 1))
-    assert len(wrong.problems) == 1 and wrong.problems[0].startswith("key `source.columns`: 'listings': ")
+    assert len(wrong.problems) == 1 and wrong.problems[0].startswith("key `source.columns.3`: 'listings': ")
     (tmp_path / "s.csv").write_text("city,year\nAustin,2009\n")
     missing = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.csv")), today=date(2026, 12, 1))
     assert missing.problems and missing.problems[0].startswith("key `source.path`: ") and "lacks" in \
@@ -247,5 +251,65 @@ def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(
             "--store", str(store), "--dagster-home", str(tmp_path / "home")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "key `source.columns`: 'listings'" in err and "opportunity check" in err
+    assert err.count("\n") == 1 and "key `source.columns.3`: 'listings'" in err and "opportunity check" in err
     assert not store.exists()
+
+
+def test_a_query_over_a_duckdb_file_needs_no_declared_format(tmp_path: Path) -> None:
+    """The extension says `.duckdb`: a query over it is a database's query; over a CSV it is refused by name."""
+    database = _texas_as(tmp_path, "duckdb")
+    pack = write_pack(tmp_path, database, **{"source.table": "txhousing",
+                                             "source.query": "SELECT * FROM txhousing WHERE city <> 'Austin'"})
+    found = _scan(pack)[0]
+    assert "austin" not in found and "dallas" in found
+    with pytest.raises(CriteriaError, match=r"key `source.query`: got 'SELECT \* FROM x'; expected a query only "
+                                            r"over a database"):
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.query": "SELECT * FROM x"}))
+
+
+def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Both said "no parseable period" and blamed the period keys (`source.year_column`, "month_column None")."""
+    from opportunity_assets.cli import main
+    from opportunity_assets.sources.check import check_pack
+
+    header = tmp_path / "header.csv"
+    header.write_text(TEXAS.read_text().splitlines()[0] + "\n")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, header))).problems
+    assert problem == f"key `source.path`: source file {header} has no rows (a header, or a table, and nothing " \
+                      "in it): expected the data"
+    nowhere = load_criteria(write_pack(tmp_path, TEXAS, **{"source.where": [{"column": "city", "in": ["Nowhere"]}]}))
+    [problem] = check_pack(nowhere).problems
+    assert problem.startswith("key `source.where`: got [{'column': 'city', 'in': ['Nowhere']}]; it keeps none of "
+                              "the 8602 rows of source file")
+    # `check` on a night that has not ended is refused as `run` refuses it (it said ok)
+    assert main(["check", "--criteria", str(write_pack(tmp_path, TEXAS)), "--as-of", "2999-01-01"]) == 2
+    assert "has not ended yet" in capsys.readouterr().err
+
+
+def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    for changes, key in (({"source.table": "nosuch"}, "key `source.table`: got 'nosuch'; "),
+                         ({"source.table": "txhousing", "source.query": "SELECT * FROM nosuch"},
+                          "key `source.query`: got 'SELECT * FROM nosuch'; ")):
+        [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **changes))).problems
+        assert problem.startswith(key) and "Table with name nosuch does not exist" in problem
+
+
+def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path: Path) -> None:
+    import gzip
+
+    from opportunity_assets.sources.check import check_pack
+
+    packed = tmp_path / "gz" / "txhousing.csv.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(TEXAS.read_bytes()))
+    assert infer_format(packed) == "csv"
+    assert _scan(write_pack(packed.parent, packed)) == _scan(write_pack(tmp_path, TEXAS))
+    fake = tmp_path / "fake" / "txhousing.csv.gz"
+    fake.parent.mkdir()
+    fake.write_bytes(TEXAS.read_bytes())
+    [problem] = check_pack(load_criteria(write_pack(fake.parent, fake))).problems
+    assert problem == f"key `source.path`: source file {fake}: the file is named .gz but is not gzip"

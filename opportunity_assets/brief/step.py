@@ -29,7 +29,7 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_last_night
 from opportunity_assets.llm.steps import BriefItem, word_brief
-from opportunity_assets.reasons import CandidateRow, candidate_rows
+from opportunity_assets.reasons import CandidateRow, candidate_rows, night_rows, stored_rows
 from opportunity_assets.records import Brief, Cost, RunError, Summary
 from opportunity_assets.text import clean, markdown
 from resources.model import ModelResource
@@ -174,8 +174,8 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                                           names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
-        rows = candidate_rows(pack, store.candidates(pack.domain, as_of), night.analyses, night.verifications,
-                              routes, night.errors)
+        rows = night_rows(pack, stored_rows(pack, store.scanned_rows(pack.domain, as_of)), night.candidates,
+                          night.analyses, night.verifications, routes, night.errors)
         last_night, last_act = last_night_act(store, pack.domain, as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),
                      worded_lines=len(worded.record), archived=len(archived), words=words, unsupported=unsupported,

@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from opportunity_assets.analyses.logic import formula_score, formula_scores
-from opportunity_assets.candidates.quarantine import by_entity
+from opportunity_assets.candidates.quarantine import by_entity, short_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.text import clean, markdown
+from opportunity_assets.verifications.copies import copied_figures
 from opportunity_assets.verifications.integrity import night_peers
 
 
@@ -45,12 +48,45 @@ class ScanReport:
     past the cap (never silently capped out)."""
     best_capped_score: float | None = None
     """The best preliminary score among the candidates the cap cut (None: none cut, or none of them scored)."""
+    failed_by_filter: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Per hard filter, the candidates it FAILed (a night where few pass says which filter held them back)."""
 
 
 def candidate_id(entity_key: str) -> str:
     """Stable, partition-key-safe id: lowercase, runs of anything but letters and digits become `-`."""
     slug = re.sub(r"[^a-z0-9]+", "-", entity_key.lower()).strip("-")
     return slug or "entity"
+
+
+def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str], list[str]]:
+    """Each entity key's candidate id, and a note per set of keys that share one (`AUSTIN` and `Austin`: one
+    entity spelled two ways, or two entities). The key with the most rows takes the plain id, so that the real
+    Austin keeps `austin` when a few rows spell it otherwise; the others take `-2`, `-3`, by rows, then key."""
+    groups: dict[str, list[str]] = {}
+    for key in entity_keys:
+        groups.setdefault(candidate_id(key), []).append(key)
+    shared = {slug: keys for slug, keys in groups.items() if len(keys) > 1}
+    rows: dict[str, int] = {}
+    if shared and not history.is_empty():
+        wanted = [k for keys in shared.values() for k in keys]
+        rows = dict(history.filter(pl.col("entity_id").is_in(wanted)).group_by("entity_id").len().iter_rows())
+    ids: dict[str, str] = {}
+    notes = []
+    used = set(groups)
+    for slug, keys in groups.items():
+        ranked = sorted(keys, key=lambda k: (-rows.get(k, 0), k))
+        ids[ranked[0]] = slug
+        for n, key in enumerate(ranked[1:], start=2):
+            cid = f"{slug}-{n}"
+            while cid in used:  # a key that is itself spelled `austin-2`
+                cid += "-x"
+            used.add(cid)
+            ids[key] = cid
+        if len(ranked) > 1:
+            spelled = ", ".join(f"{markdown(clean(k))!r} ({rows.get(k, 0)} rows, {ids[k]})" for k in ranked)
+            notes.append(f"entity keys {spelled} share an id: read as {len(ranked)} entities (if they are one, the "
+                         "source should spell it one way)")
+    return ids, notes
 
 
 def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None) -> str:
@@ -68,6 +104,39 @@ def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: da
            f"needs {spec.required_rows}"
 
 
+def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
+                         anchor: date | None) -> dict[str, str]:
+    """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
+    the metric's column in its window (a whole row: every column; a row of unknown period: any window), or, for
+    `age_days`, newer than the column's latest value. The others keep their values."""
+    out: dict[str, str] = {}
+    for name, spec in pack.metrics.items():
+        if spec.agg == "derived":
+            continue
+        columns = spec.columns if spec.agg == "coverage" else [spec.column or ""]
+        for r in refused:
+            reason = str(r["reason"])
+            cells = [c for c in pack.columns if f"column {c}: " in reason]
+            if cells and not set(cells) & set(columns or []):
+                continue
+            period = r.get("period")
+            if period is not None and anchor is not None:
+                if period > anchor:
+                    continue
+                back = pack.grain.between(period, anchor)
+                if spec.agg == "age_days":
+                    latest = min((row["periods_ago"] for row in rows if row.get(spec.value_column) is not None),
+                                 default=None)
+                    if latest is not None and back >= latest:  # not newer than the latest value
+                        continue
+                elif not spec.window[0] <= back <= spec.window[1]:
+                    continue
+            out[name] = (f"{name}: unknown: source row {r['source_row']} is quarantined "
+                         f"({short_reason(reason)}), in its reach")
+            break
+    return out
+
+
 def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:
     results = {}
     for hard_filter in pack.hard_filters:
@@ -77,6 +146,19 @@ def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, Fi
         else:
             results[hard_filter.name] = FilterResult.PASS if hard_filter.holds(value) else FilterResult.FAIL
     return results
+
+
+def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, float]]:
+    """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods."""
+    before = [f"__before_{i}" for i in range(len(columns))]  # internal names: no source column starts with `__`
+    pairs = history.filter(pl.col("periods_ago") == 0).select("entity_id", *columns).join(
+        history.filter(pl.col("periods_ago") == 1).select(
+            "entity_id", *(pl.col(c).alias(b) for c, b in zip(columns, before, strict=True))), on="entity_id")
+
+    def values(name: str) -> np.ndarray:
+        return pairs[name].cast(pl.Float64).fill_null(float("nan")).to_numpy()
+
+    return night_peers({c: values(b) for c, b in zip(columns, before, strict=True)}, {c: values(c) for c in columns})
 
 
 def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -170,32 +252,35 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     needed += [str(r["entity_id"]) for r in bad_rows if r.get("entity_id")]
     windows = history.filter(pl.col("periods_ago") <= pack.max_window)
     raw = _raw_rows(windows if window_rows else windows.filter(pl.col("entity_id").is_in(needed)), pack.columns)
-    latest = windows.filter(pl.col("periods_ago") <= 1)
-    peers = night_peers(_raw_rows(latest, pack.columns), pack.columns)
+    peers = _peers(windows, pack.columns)
     judged: list[Candidate] = []
-    taken: set[str] = set()
     keys: dict[str, str] = {}
     """Candidate id -> the source's entity key."""
     bad: dict[str, list[dict[str, Any]]] = {}
+    bad_items: dict[str, list[dict[str, Any]]] = {}
+    for r in bad_rows:
+        if r.get("entity_id"):
+            bad_items.setdefault(str(r["entity_id"]), []).append(r)
     for b in by_entity(bad_rows, {}):  # by entity key here; named for the report below
         bad.setdefault(b["entity"], []).append(b)
     ordered = metrics.sort("entity_id")
     scores = formula_scores(pack, {name: ordered[name].to_list() for name in pack.required_inputs})
+    ids, spellings = _ids(ordered["entity_id"].to_list(), history)
     for row, score in zip(ordered.iter_rows(named=True), scores, strict=True):
-        base = cid = candidate_id(row["entity_id"])
-        suffix = 1
-        while cid in taken:  # entity keys with the same slug: keep each, distinguishably and stably
-            suffix += 1
-            cid = f"{base}-{suffix}"
-        taken.add(cid)
+        cid = ids[row["entity_id"]]
         keys[cid] = row["entity_id"]
         values = {name: row[name] for name in pack.metrics}
         rows = raw.get(row["entity_id"], [])
+        unknown = _quarantined_metrics(pack, bad_items.get(row["entity_id"], []), rows, anchor)
+        if unknown:  # a refused row or cell in a metric's reach: its value is not known, never a FAIL
+            values = pack.with_derived({n: None if n in unknown else v for n, v in values.items()
+                                        if pack.metrics[n].agg != "derived"})
         filters = _judge(pack, values)
         judged.append(Candidate(
             as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid, raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
-            data_gaps=[_gap(pack, name, rows, anchor) for name, value in values.items() if value is None]
+            data_gaps=[unknown[name] if name in unknown else _gap(pack, name, rows, anchor)
+                       for name, value in values.items() if value is None]
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
             preliminary_score=score,
@@ -214,13 +299,15 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
+    copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
-    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers}) if c.went_on
+    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers,
+                                       "copies": copies.get(keys[c.id], {})}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})
                   for c in candidates]
 
     extra = [cid for cid in past_cap if cid in flagged]
-    notes = []
+    notes = list(spellings)
     cut_scores = [c.preliminary_score for c in judged if c.id in cut and c.preliminary_score is not None]
     best_cut = max(cut_scores) if cut_scores else None
     if cut:
@@ -235,14 +322,17 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         notes.append(f"{len(extra)} with quarantined rows or a gap in {pack.caps.order_by} went on past the cap, "
                      f"flagged: {', '.join(markdown(named[cid]) for cid in extra)}")
     below = len(passing) < pack.caps.min_candidates
+    failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
     if below:
-        notes.append(f"only {len(passing)} candidates passed the hard filters (min_candidates="
-                     f"{pack.caps.min_candidates}); the filters were not loosened")
+        most = "; the most failed: " + ", ".join(f"{name} ({n} of {len(judged)})" for name, n in
+                                                 failing.most_common(2)) if failing else ""
+        notes.append(f"only {len(passing)} of {len(judged)} candidates passed the hard filters (min_candidates="
+                     f"{pack.caps.min_candidates}); the filters were not loosened{most}")
     report = ScanReport(
         as_of=as_of, anchor_period=anchor, scanned=len(judged),
         failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
-        flagged_past_cap=len(extra), best_capped_score=best_cut,
+        flagged_past_cap=len(extra), best_capped_score=best_cut, failed_by_filter=dict(failing),
     )
     return candidates, report

@@ -15,7 +15,7 @@ from pathlib import Path
 from opportunity_assets.brief.step import last_night_act
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.history import since_last_night
-from opportunity_assets.reasons import candidate_rows
+from opportunity_assets.reasons import night_rows, stored_rows
 from opportunity_assets.records import Summary
 from opportunity_assets.report.render import History, Report, write_report
 from opportunity_assets.report.svg import HistoryPoint
@@ -34,11 +34,11 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
         brief = store.brief(pack.domain, as_of)
         if brief is None:
             raise ValueError(f"no brief stored for {pack.domain} on {as_of}: materialize brief first")
-        candidates = store.candidates(pack.domain, as_of)
         analyses = store.analyses(pack.domain, as_of)
         routes = store.routes(pack.domain, as_of)
-        rows = candidate_rows(pack, candidates, analyses, store.verifications(pack.domain, as_of), routes,
-                              store.errors(pack.domain, as_of))
+        rows = night_rows(pack, stored_rows(pack, store.scanned_rows(pack.domain, as_of)),
+                          store.candidates(pack.domain, as_of, went_on_only=True), analyses,
+                          store.verifications(pack.domain, as_of), routes, store.errors(pack.domain, as_of))
         scores = {a.candidate_id: a.score or 0.0 for a in analyses}
         act = sorted((r.candidate_id for r in routes if r.section_or_tag == "act_on_these"),
                      key=lambda i: (-scores.get(i, 0.0), i))

@@ -18,6 +18,8 @@ from typing import Any
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources.csv_rows import not_utf8_lines
+from opportunity_assets.sources.formats import describe_location, infer_format
 from opportunity_assets.sources.spec import SourceSpec
 
 MOSTLY_TEXT = 0.5
@@ -42,10 +44,11 @@ class CheckReport:
         return "\n".join([head, *(f"  problem: {p}" for p in self.problems), *(f"  {f}" for f in self.facts)])
 
 
-def _not_a_number(reason: str, column: str) -> bool:
-    """Whether a quarantine reason says this column's cell is not a number (reasons list cells as `column X: …`)."""
+def _cell_is(reason: str, column: str, problem: str) -> bool:
+    """Whether a quarantine reason says this column's cell has the problem, e.g. `is not a number` (reasons list
+    cells as `column X: …`)."""
     marker = f"column {column}: "
-    return marker in reason and "is not a number" in reason.split(marker, 1)[1].split(";")[0]
+    return marker in reason and problem in reason.split(marker, 1)[1].split(";")[0]
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
@@ -97,6 +100,8 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             return f"key `source.path`: {error} (named by {named}: is it the right file?)"
+    if error.startswith("key `"):  # the reader named the key already
+        return error
     if no_period:
         scope = (" (or `source.where` keeps no row: its values are compared as trimmed text, case and all)"
                  if src.where else "")
@@ -113,12 +118,27 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
 
 
 def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
-    """No period in the source parses on or before `last_night`."""
+    """No row of the source is dated on or before `last_night`: it has no rows, `source.where` keeps none, or no
+    period parses."""
+    from resources.source import row_counts
+
+    rows, in_scope = row_counts(pack)
+    src = pack.source
+    if not rows:
+        key = "source.query" if src.query else "source.table" if src.format in ("duckdb", "postgres") else \
+            "source.path"
+        return (f"key `{key}`: {describe_location(pack)} has no rows (a header, or a table, and nothing in it): "
+                "expected the data")
+    if not in_scope:
+        conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in src.where]
+        return (f"key `source.where`: got {conditions}; it keeps none of the {rows} rows of "
+                f"{describe_location(pack)}: expected conditions some rows meet (values are compared as trimmed "
+                "text, case and all)")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
 
-def _periods_unparsed(pack: CriteriaPack, reasons: list[str], read: int) -> str:
+def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period keys, with an example value."""
     src = pack.source
     example = reasons[0].split(": ", 1)[1].split(";")[0].strip() if ": " in reasons[0] else "?"
@@ -127,9 +147,10 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], read: int) -> str:
         key, got = "source.period_format", f"{src.period_format!r} for column {src.period_column!r}"
     else:
         key, got = "source.year_column", f"{src.year_column!r} and `source.month_column` {src.month_column!r}"
-    return (f"key `{key}`: got {got}; {len(reasons)} rows in reach have a period that does not parse (e.g. "
-            f"{example!r}), beside {read} that do: expected keys every row's period parses with (a value that "
-            f"parses with a day-first and a month-first pattern alike is read as the pattern says)")
+    return (f"key `{key}`: got {got}; {len(reasons)} of the {seen} rows the night reads have a period that does "
+            f"not parse with it (e.g. {example!r}): expected a pattern that parses every row's period (a value that "
+            "parses with a day-first and a month-first pattern alike, 1/3/2018, is read as the pattern says: check "
+            "the order of day and month)")
 
 
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
@@ -146,11 +167,13 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
-def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None) -> CheckReport:
-    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong."""
+def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
+               with_facts: bool = True) -> CheckReport:
+    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong; with
+    `with_facts`, also what the night would find (a scan: the check before a night, which scans anyway, skips it)."""
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
-    from resources.source import SourceError, read_snapshot
+    from resources.source import SourceError, january_only, read_snapshot, visible_rows
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -162,21 +185,22 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
-    for column in pack.columns:
-        bad = sum(1 for r in reasons if _not_a_number(r, column))
-        cells = read_rows
-        if cells and bad / cells > MOSTLY_TEXT:
-            problems.append(f"key `source.columns`: {column!r}: {bad} of {cells} cells in reach are not numbers; "
-                            "expected a numeric column (list only numeric columns)")
-    for name, aggregate in pack.source.aggregates.items():
-        raw = aggregate.column
-        if raw is None or name not in snapshot.history.columns or not snapshot.history.height:
-            continue
-        bad = sum(1 for r in reasons if _not_a_number(r, raw))
-        if bad and snapshot.history[name].null_count() == snapshot.history.height:
-            problems.append(f"key `source.aggregates.{name}.column`: got {raw!r}; {bad} rows in reach are not "
-                            f"numbers there and no entity has a value of {name}: expected a numeric column (for a "
-                            "category, `agg: share` with a `where` condition counts its share of rows)")
+    seen = visible_rows(pack, night)  # source rows the night reads: events, or a panel's rows
+    columns = {c: f"source.columns.{i}" for i, c in enumerate(pack.source.columns)} if pack.source.shape != "events" \
+        else {a.column: f"source.aggregates.{name}.column" for name, a in pack.source.aggregates.items()
+              if a.column is not None}
+    for column, key in columns.items():
+        text = sum(1 for r in reasons if _cell_is(r, column, "is not a number"))
+        negative = sum(1 for r in reasons if _cell_is(r, column, "is negative"))
+        if seen and text / seen > MOSTLY_TEXT:
+            problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
+                            "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
+                                                           " (for a category, `agg: share` with a `where` "
+                                                           "condition counts its share of rows)"))
+        elif seen and negative / seen > UNPARSED_PERIODS and column not in pack.source.signed:
+            problems.append(f"key `source.signed`: {column!r}: {negative} of {seen} cells the night reads are "
+                            f"negative, and each is quarantined: expected {column!r} in `source.signed` if its "
+                            "values may be below zero (a delay, a change), else a column of counts or amounts")
     for i, joined in enumerate(pack.source.join):
         present = [c for c in joined.columns if c in snapshot.history.columns]
         if present and snapshot.history.height and all(
@@ -186,12 +210,20 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                             f"{snapshot.metrics.height} entities): expected the values of `source.entity_id` "
                             f"({pack.source.entity_id!r}), e.g. {snapshot.metrics['entity_name'].head(2).to_list()}")
     duplicated = sum(1 for r in reasons if r.startswith("duplicated key"))
-    many_duplicated = duplicated and duplicated > MOSTLY_TEXT * (duplicated + read_rows)
-    if snapshot.anchor_period is None and not many_duplicated:  # every row a duplicated key: the grain's problem
-        problems.append(_nothing_published(pack, night, today))
+    many_duplicated = duplicated and duplicated > MOSTLY_TEXT * seen
     unparsed = [r for r in reasons if r.startswith("period unparseable")]
-    if len(unparsed) > UNPARSED_PERIODS * (len(unparsed) + read_rows):
-        problems.append(_periods_unparsed(pack, unparsed, read_rows))
+    many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
+    if snapshot.anchor_period is None and not many_duplicated and not many_unparsed:
+        problems.append(_nothing_published(pack, night, today))  # (many duplicated keys: the grain's problem)
+    if many_unparsed:
+        problems.append(_periods_unparsed(pack, unparsed, seen))
+    if pack.grain.name in ("month", "quarter") and january_only(pack):
+        src = pack.source
+        column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
+            f"`source.month_column` {src.month_column!r}"
+        problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
+                        "after year: expected `grain: year` for a column of years (a finer grain puts every row "
+                        "in January)")
     if many_duplicated:
         src = pack.source
         problems.append(f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a "
@@ -205,16 +237,28 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                 problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+    if not with_facts:
+        return CheckReport(as_of=night, problems=problems)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
-    facts = [f"{snapshot.metrics.height} entities, {read_rows} rows in reach, latest period "
-             f"{snapshot.anchor_period}, {snapshot.quarantined.height} quarantined rows",
+    entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
+    latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
+    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
+             f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
+    facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     if reasons:
         top = Counter(r.split(" (")[0].split(":")[0] for r in reasons).most_common(3)
         facts.append("quarantined for: " + ", ".join(f"{why} ({n})" for why, n in top))
+    for source in (pack.source, *pack.source.join):
+        if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
+            recoded = not_utf8_lines(pack.path_of(source))
+            if recoded:
+                lines = ", ".join(map(str, recoded[:3])) + (", ..." if len(recoded) > 3 else "")
+                facts.append(f"{len(recoded)} lines of {pack.path_of(source).name} are not UTF-8 text, read as "
+                             f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
     if gaps:
         facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts)

@@ -3,15 +3,22 @@
 RFC 4180 lets a quoted field span lines, so one stray quote can swallow the rest of a file into one field (or
 invent an entity `"Austin` that takes Austin's id). Here a record may span lines only when the joined lines parse
 to exactly the header's field count within `MAX_RECORD_LINES`; otherwise its first line is rejected ("unbalanced
-quote") and reading resumes on the next line. A record with the wrong field count, or a line that is not UTF-8, is
-rejected the same way. Blank lines are not records. No I/O beyond reading the file; no Dagster.
+quote") and reading resumes on the next line. A record with the wrong field count is rejected the same way; one
+empty field past the header's count is a trailing delimiter, as DuckDB's reader takes it. A line that is not UTF-8
+is read as Windows-1252 (a spreadsheet's export: "Montréal" in one byte), and counted (`CsvRows.recoded`). Blank
+lines are not records. A field may be of any length. No I/O beyond reading the file; no Dagster.
 """
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+import gzip
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, cast
 
 MAX_RECORD_LINES = 20
 """Most physical lines one quoted record may span (a multi-line name); past it, the quote is broken."""
@@ -40,6 +47,30 @@ class CsvRows:
     columns: dict[str, list[str]]
     """Per header name, the records' text values."""
     rejected: list[Rejected]
+    recoded: list[int] = field(default_factory=list)
+    """Lines that were not UTF-8, read as Windows-1252."""
+
+
+@contextmanager
+def _any_field_size() -> Iterator[None]:
+    """Python's csv reader refuses a field over 128 KiB (a guard, not a format rule; DuckDB's reader has none)."""
+    before = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
+
+
+def _decoded(raw: bytes) -> tuple[str, bool]:
+    """The line's text, and whether it had to be read as Windows-1252 (Latin-1 for its five unused bytes)."""
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        try:
+            return raw.decode("cp1252"), True
+        except UnicodeDecodeError:
+            return raw.decode("latin-1"), True
 
 
 def _field(text: str, index: int | None, delimiter: str, width: int) -> str | None:
@@ -78,10 +109,35 @@ def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
     return header
 
 
+def opened_bytes(path: str | Path) -> BinaryIO:
+    """The file's bytes, decompressed if it is gzip (`.gz`: DuckDB's readers take it the same way)."""
+    path = Path(path)
+    return cast(BinaryIO, gzip.open(path, "rb")) if path.suffix.lower() == ".gz" else path.open("rb")
+
+
+def read_bytes(path: str | Path) -> bytes:
+    with opened_bytes(path) as f:
+        return f.read()
+
+
+def not_utf8_lines(path: str | Path) -> list[int]:
+    """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252)."""
+    out = []
+    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(number)
+    return out
+
+
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     """The file's column names, from its first line alone."""
-    with Path(path).open("rb") as f:
-        raw = f.readline()
+    with opened_bytes(path) as f:
+        try:
+            raw = f.readline()
+        except (OSError, EOFError):  # named .gz, not gzip
+            raise CsvHeaderError("the file is named .gz but is not gzip") from None
     try:
         first = raw.decode("utf-8").rstrip("\r\n")
     except UnicodeDecodeError:
@@ -92,15 +148,24 @@ def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
 def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | None = None) -> CsvRows:
     """Every record of the file, by header name, and every rejected line with its reason (attributed to its value
     in `entity_column` where that can be read)."""
-    raw_lines = Path(path).read_bytes().split(b"\n")
+    with _any_field_size():
+        return _read_csv_rows(Path(path), delimiter, entity_column)
+
+
+def _read_csv_rows(path: Path, delimiter: str, entity_column: str | None) -> CsvRows:
+    raw_lines = read_bytes(path).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
     lines: list[str | None] = []
-    for raw in raw_lines:
-        try:
-            lines.append(raw.decode("utf-8").removesuffix("\r"))
-        except UnicodeDecodeError:
-            lines.append(None)
+    recoded = []
+    for number, raw in enumerate(raw_lines, start=1):
+        text, other = _decoded(raw)
+        if other and number == 1:
+            lines.append(None)  # a header that is not UTF-8: the file is another text encoding, or not text
+            continue
+        if other:
+            recoded.append(number)
+        lines.append(text.removesuffix("\r"))
     header = _header(lines[0] if lines else None, empty=not lines, delimiter=delimiter)
     width = len(header)
     entity_index = header.index(entity_column) if entity_column in header else None
@@ -111,8 +176,7 @@ def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | N
     while i < len(lines):
         first = lines[i]
         number = i + 1
-        if first is None:
-            rejected.append(Rejected(number, "not UTF-8 text", None))
+        if first is None:  # the header line only: every later line was decoded
             i += 1
             continue
         if not first.strip():
@@ -126,7 +190,7 @@ def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | N
                 fields = _parse(text, delimiter)
                 break
             end += 1
-            if end >= len(lines) or end - i >= MAX_RECORD_LINES or lines[end] is None:
+            if end >= len(lines) or end - i >= MAX_RECORD_LINES:
                 break
             text = f"{text}\n{lines[end]}"
         if fields is None or (end > i and len(fields) != width):
@@ -135,6 +199,8 @@ def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | N
             rejected.append(Rejected(number, reason, _field(first, entity_index, delimiter, width)))
             i += 1
             continue
+        if len(fields) == width + 1 and not fields[-1]:
+            fields = fields[:-1]  # a trailing delimiter
         if len(fields) != width:
             rejected.append(Rejected(number, f"{len(fields)} fields, expected {width} (the header's)",
                                      _field(first, entity_index, delimiter, width)))
@@ -144,5 +210,6 @@ def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | N
         for column, value in zip(values, fields, strict=True):
             column.append(value)
         i = end + 1
-    return CsvRows(header=header, lines=starts, columns=dict(zip(header, values, strict=True)), rejected=rejected)
+    return CsvRows(header=header, lines=starts, columns=dict(zip(header, values, strict=True)), rejected=rejected,
+                   recoded=recoded)
 

@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING, Literal
 import duckdb
 import pyarrow as pa
 
-from opportunity_assets.sources.csv_rows import CsvHeaderError, Rejected, header_of, read_csv_rows
+from opportunity_assets.sources.csv_rows import (
+    CsvHeaderError,
+    Rejected,
+    header_of,
+    opened_bytes,
+    read_bytes,
+    read_csv_rows,
+)
+from opportunity_assets.sources.spec import DUCKDB_SUFFIXES
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
@@ -35,8 +43,8 @@ if TYPE_CHECKING:
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
-                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".duckdb": "duckdb",
-                                    ".db": "duckdb"}
+                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                                    **dict.fromkeys(DUCKDB_SUFFIXES, "duckdb")}
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb", "postgres")
 ROW = "__row"
 """`source_rows`' own column: the record's line or position. Internal names start with `__`; a source's never do
@@ -56,7 +64,10 @@ def infer_format(path: Path, declared: Format | None = None) -> Format:
     """The declared format, or the one the extension names."""
     if declared is not None:
         return declared
-    found = _BY_EXTENSION.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    if suffix == ".gz":  # compressed: the format is the extension before it (`.csv.gz`)
+        suffix = Path(path.stem).suffix.lower()
+    found = _BY_EXTENSION.get(suffix)
     if found is None:
         raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `source.format` "
                                 f"to one of {list(FORMATS)}")
@@ -137,7 +148,7 @@ def _physical_lines(path: Path, chunk: int = 1 << 24) -> int:
     reader's records can equal them (one per line, after a header) only if no line is blank, rejected or a quoted
     record's continuation: DuckDB skips blank lines and rejects others, so every such line makes the counts differ."""
     count, last = 0, b"\n"
-    with path.open("rb") as f:
+    with opened_bytes(path) as f:
         while block := f.read(chunk):
             count += block.count(b"\n")
             last = block[-1:]
@@ -188,7 +199,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
 
 
 def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into) -> list[Rejected]:
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    delimiter = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
     try:
         header = header_of(path, delimiter)
     except CsvHeaderError as exc:
@@ -212,7 +223,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
     columns: dict[str, list[str | None]] = {c: [] for c in needed}
     rejected: list[Rejected] = []
     seen: set[str] = set()
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
         if not raw.strip():
             continue
         try:
@@ -237,13 +248,17 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
     return rejected
 
 
-def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str]) -> None:
+def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],
+           key: tuple[str, str | None] | None = None) -> None:
     """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
-    line."""
+    line. `key`: the pack key (and its value) that names the relation, blamed when it cannot be read."""
     try:
         present = [d[0] for d in con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []]
     except duckdb.Error as exc:
-        raise SourceFormatError(f"source file {path} could not be opened: {str(exc).splitlines()[0]}") from None
+        said = str(exc).splitlines()[0]
+        if key is not None:
+            raise SourceFormatError(f"key `{key[0]}`: got {key[1]!r}; {path} cannot give its rows: {said}") from None
+        raise SourceFormatError(f"source file {path} could not be opened: {said}") from None
     _require(present, needed, path)
     cells = ", ".join(f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
@@ -363,7 +378,8 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
                 from None
         if query is not None:
             con.execute("USE source_db")
-        _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed)
+        _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed,
+               ("source.query", query[:80]) if query is not None else ("source.table", table))
         rejected = []
     into.make(con, "source_rows")
     return rejected

@@ -110,6 +110,13 @@ def _quoted(column: str) -> str:
     return f"{literal(column + '=')} || coalesce({_as_written(column)}, '')"
 
 
+def _whole(column: str) -> str:
+    """SQL for the column's value as a whole number, or NULL: `2009` and `2009.0` are 2009, `2009.5` is no year
+    (an integer cast would round it to 2010, into another period)."""
+    number = f"try_cast(trim({_q(column)}) AS DOUBLE)"
+    return f"(CASE WHEN {number} = floor({number}) AND abs({number}) < 1e9 THEN {number}::INTEGER END)"
+
+
 def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     """(SQL for the period start over the source's columns, SQL for the text a reason quotes over their
     `_as_written` copies: evaluated only for a row that needs it)."""
@@ -117,11 +124,11 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
         return grain.sql_start(f"DATE '{src.known_at.isoformat()}'"), "''"
     if src.period_column is not None:
         return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", _quoted(src.period_column)
-    year = f"try_cast(trim({_q(src.year_column or '')}) AS INTEGER)"
+    year = _whole(src.year_column or "")
     quoted = _quoted(src.year_column or "")
     if src.month_column is None:
         return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
-    month = f"try_cast(trim({_q(src.month_column)}) AS INTEGER)"
+    month = _whole(src.month_column)
     start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
              f"THEN make_date({year}, {month}, 1) END")
     return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.month_column)}"

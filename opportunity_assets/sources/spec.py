@@ -162,8 +162,12 @@ class SourceSpec(_Spec):
                 raise _problem("url_env", None, "the environment variable holding the PostgreSQL URL")
         elif not self.path:
             raise _problem("path", None, "the source file, relative to the pack")
-        if self.query is not None and self.format not in ("postgres", "duckdb"):
-            raise _problem("query", self.query, "no query for a file format (only `duckdb` or `postgres`)")
+        database = self.format in ("postgres", "duckdb") or (
+            self.format is None and (self.path or "").lower().endswith(DUCKDB_SUFFIXES))
+        if self.query is not None and not database:
+            raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
+                           "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
+                           "whole (name its table's columns instead)")
         if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
             raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
         if self.period_column and self.year_column:
@@ -188,8 +192,9 @@ class SourceSpec(_Spec):
             if self.columns != list(self.aggregates):
                 raise _problem("columns", self.columns, "no columns for events: the panel's columns are the "
                                f"aggregates' names {list(self.aggregates)}")
-            if not self.period_column:
-                raise _problem("period_column", None, "the column saying when each event happened")
+            if not self.period_column and not self.year_column:
+                raise _problem("period_column", None, "the column saying when each event happened (or "
+                               "`year_column`, with `month_column` below a year grain)")
         elif self.aggregates:
             raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
         if not self.columns:
@@ -274,6 +279,10 @@ class SourceSpec(_Spec):
 
 def _is_name(text: str) -> bool:
     return re.match(_NAME, text) is not None
+
+
+DUCKDB_SUFFIXES = (".duckdb", ".db")
+"""Extensions of a DuckDB database file (`formats.infer_format`)."""
 
 
 class KeyProblem(ValueError):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
-from opportunity_assets.records import Candidate, DataFinding
+from opportunity_assets.records import Candidate, CopiedFigures, DataFinding
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 
 _MIN_SCALE = 0.005
@@ -46,9 +46,11 @@ _MIN_SCALE = 0.005
 look enormous."""
 _MIN_SAMPLE = 6
 """Fewest values a robust yardstick is computed from."""
+_MIN_AT_BOUND = 3
+"""Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -258,14 +260,24 @@ def resolution(values: np.ndarray, smallest_change: float) -> float:
     return min(grid, smallest_change)
 
 
-def repeat_probability(values: np.ndarray) -> float | None:
+def repeat_probability(values: np.ndarray, at: float | None = None) -> float | None:
     """How likely one period's value is to equal the period before's, for a column with these values: the
     larger of the rate at which they repeated and the chance a change smaller than the column's resolution
     happens (`resolution`, against the robust spread of its changes: a column rounded to 0.1 that moves by 0.1
     or 0.2 repeats often; a count moving by dozens rarely; a dollar total almost never; a counter that grows by
-    the same step every period never). None with fewer than `_MIN_SAMPLE` changes."""
+    the same step every period never); and, where the value `at` is the column's bound (its past maximum or
+    minimum) and it stood there `_MIN_AT_BOUND` times before, the rate at which it stayed there (a count at its
+    ceiling, a week's 168 hours, repeats by design). None with fewer than `_MIN_SAMPLE` changes."""
     diffs = np.diff(values)
-    diffs = diffs[np.isfinite(diffs)]
+    finite = np.isfinite(diffs)
+    if at is not None and math.isfinite(at) and np.isfinite(values).any():
+        bound = at >= np.nanmax(values) or at <= np.nanmin(values)
+        there = finite & (values[:-1] == at)
+        if bound and there.sum() >= _MIN_AT_BOUND:
+            stays = float(np.mean(diffs[there] == 0))
+            rest = repeat_probability(values)
+            return None if rest is None else max(rest, stays)
+    diffs = diffs[finite]
     if len(diffs) < _MIN_SAMPLE:
         return None
     moved = np.abs(diffs[diffs != 0])
@@ -298,7 +310,7 @@ def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
     if run < spec.stuck.min_periods:
         return
     start = end - run
-    rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1])
+    rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
     if rate is None or rate ** run >= spec.stuck.max_probability:
         return
     indices = list(range(start, end + 1))
@@ -476,6 +488,24 @@ def _cross_section(found: _Findings, spec: IntegritySpec, column: str, peers: Ma
                   f"{_moved(peers['median'])} ± {peers['scale']:.1%})")
 
 
+def _copied(found: _Findings, spec: IntegritySpec, column: str, copied: CopiedFigures) -> None:
+    """The scan found the column's latest figures in other entities' (`verifications.copies`)."""
+    series = found.series
+    values = series.values.get(column)
+    if values is None:
+        return
+    last = series.length - 1
+    indices = list(range(last - copied.periods + 1, last + 1))
+    shown = ", ".join(format_number(float(values[i])) for i in indices)
+    whose = ", ".join(copied.others[:3]) + (f" and {len(copied.others) - 3} more" if len(copied.others) > 3 else "")
+    span = _span([series.periods[i] for i in indices])
+    found.add("copied", spec.copied.effect, column, indices, float(values[last]), float(copied.periods),
+              f"{column} {shown} in {span} are {whose}'s figures exactly, period for period: another entity's "
+              f"data (a join on the wrong key?); the chance of such a coincidence is {copied.chance:.1g} "
+              f"({copied.basis})",
+              f"confirm {span} {column} with the source: it matches {whose}'s")
+
+
 # ---- public surface --------------------------------------------------------------------------------------
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
@@ -484,33 +514,24 @@ def latest_change(values: np.ndarray) -> float | None:
     return float(period_changes(values)[-1])
 
 
-def _two_period_change(before: float, now: float) -> float | None:
-    """`latest_change` of the two values, in plain Python (the night's cross-section takes one per entity and
-    column: tens of thousands on a wide night)."""
-    if not (math.isfinite(before) and math.isfinite(now)):
-        return None
-    positive = [v for v in (before, now) if v > 0]
-    offset = 0.01 * (sum(positive) / len(positive)) if positive else 1.0
-    if before + offset <= 0 or now + offset <= 0:
-        return None
-    return math.log(now + offset) - math.log(before + offset)
+def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """`latest_change` of each pair (before, now) at once: NaN where either is missing or not positive enough (the
+    night's cross-section takes one per entity and column: tens of thousands on a wide night)."""
+    positive = (before > 0).astype(float) + (now > 0).astype(float)
+    total = np.where(before > 0, before, 0.0) + np.where(now > 0, now, 0.0)
+    with np.errstate(all="ignore"):
+        offset = np.where(positive > 0, 0.01 * total / np.maximum(positive, 1.0), 1.0)
+        valid = np.isfinite(before) & np.isfinite(now) & (before + offset > 0) & (now + offset > 0)
+        return np.where(valid, np.log(now + offset) - np.log(before + offset), np.nan)
 
 
-def night_peers(rows_by_entity: Mapping[str, Sequence[Mapping[str, Any]]],
-                columns: Iterable[str]) -> dict[str, dict[str, float]]:
+def night_peers(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """The night's cross-section: per column, the median, robust scale and count of every scanned entity's latest
-    period-on-period change. A reference distribution, never a ranking."""
+    period-on-period change (`before` and `now`: each column's two latest values, one entity a position). A
+    reference distribution, never a ranking."""
     out: dict[str, dict[str, float]] = {}
-    for column in columns:
-        changes = []
-        for rows in rows_by_entity.values():
-            latest = {int(r["periods_ago"]): r.get(column) for r in rows if int(r["periods_ago"]) <= 1}
-            now, before = latest.get(0), latest.get(1)
-            if now is not None and before is not None:
-                change = _two_period_change(float(before), float(now))
-                if change is not None:
-                    changes.append(change)
-        stick = robust(np.array(changes, dtype=float), "")
+    for column, latest in now.items():
+        stick = robust(two_period_changes(before[column], latest), "")
         if stick is not None:
             out[column] = {"median": stick.median, "scale": stick.scale, "count": float(stick.count)}
     return out
@@ -536,6 +557,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _precision(found, spec, column)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
+    for column, copied in sorted(candidate.copies.items()):
+        _copied(found, spec, column, copied)
     if len(columns) >= spec.repeated_rows.min_columns:
         _repeated_rows(found, spec, columns)
     for identity in spec.identities:
@@ -561,6 +584,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} unchanged for {finding.size:.0f} periods to {when(-1)}"
     if finding.rule == "precision":
         return f"{finding.column} has more decimals than ever from {when(0)}"
+    if finding.rule == "copied":
+        return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

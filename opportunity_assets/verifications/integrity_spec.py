@@ -82,6 +82,22 @@ class PrecisionRule(_Spec):
     effect: Effect = "doubt"
 
 
+class CopyRule(_Spec):
+    """A column whose latest figures are another entity's, period for period (a join on the wrong key, a copied
+    row): judged against the night's other entities, the only place such a copy shows."""
+
+    min_periods: int = Field(default=3, ge=2)
+    """Latest periods that must match exactly (not all one value: an unchanged column is `stuck`'s)."""
+    lookback: int = Field(default=60, ge=1)
+    """Past periods in which other entities' coincidences are counted: the column's own record of them."""
+    max_probability: float = Field(default=0.001, gt=0, lt=1)
+    """A copy counts when the chance of such a coincidence among the night's entities is below this: the rate of
+    coincidences between other entities in the `lookback` periods where there were any (a column every entity
+    shares, such as a national price index, or small counts alike by chance), else the chance of hitting the same
+    figures at the column's resolution."""
+    effect: Effect = "doubt"
+
+
 class Identity(_Spec):
     """A relation between columns that holds in the domain, as a ratio that should stay near its usual value,
     e.g. `inventory / (listings / avg(sales, 12))`. Judged per period against the entity's own history of the
@@ -109,7 +125,7 @@ class Identity(_Spec):
         return expressions.parse_series(self.ratio)
 
 
-RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section")
+RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -130,6 +146,7 @@ class IntegritySpec(_Spec):
     stale: StaleRule = StaleRule()
     precision: PrecisionRule = PrecisionRule()
     cross_section: ShiftRule = ShiftRule(threshold_mads=8.0, effect="note")
+    copied: CopyRule = CopyRule()
     """The latest change far outside that night's distribution across all scanned entities."""
     identities: list[Identity] = Field(default_factory=list)
 

@@ -333,7 +333,8 @@ def _to_resolve(pack: CriteriaPack, checks: dict[str, CheckOutcome], fatal: Pert
     if fatal is not None:
         month = fatal.change.removeprefix("without ")
         column = pack.metrics[fatal.input].column
-        return f"check whether {month} {column} is a one-off (a revision, or the next {pack.grain.name}'s figure)."
+        return (f"check whether the {month} figure of {column} is a one-off (a revision, or the next "
+                f"{pack.grain.name}'s figure).")
     open_ = [name for name in CHECKS if checks[name].passed is None]
     if open_:
         return f"obtain the missing data behind the {', '.join(open_)} check."

@@ -1,0 +1,153 @@
+"""Another entity's figures in a candidate's column: a join on the wrong key, a row copied from a neighbour.
+
+No check on one entity's own history can see this (the copied series is believable: it is real data), so the scan,
+which holds every entity, looks for it: a column whose latest `min_periods` values equal another entity's, period
+for period. Whether that is a defect or a coincidence is judged by code, with the chance of such a coincidence:
+
+- where other entities' figures near these (within 10%) coincided in the `lookback` periods before (small counts,
+  or a column every entity shares, such as a national price index), the column's own rate of such coincidences,
+  per pair of runs, times the entities near it tonight;
+- where none ever did, the chance of hitting the same figures at the column's resolution: the entities near it
+  tonight, times one grid step in that 20% band (the latest value), times, for each earlier period, one grid
+  step against the spread of the entity's own changes (a rival that matched once must then move as it moved).
+
+Pure polars and numpy over the scan's history frame (entity_id, entity_name, periods_ago and the columns); the
+verifier turns what is found into findings (`integrity.check`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+
+import numpy as np
+import polars as pl
+
+from opportunity_assets.formatting import significant
+from opportunity_assets.records import CopiedFigures
+from opportunity_assets.verifications.integrity import resolution
+from opportunity_assets.verifications.integrity_spec import CopyRule
+
+_NEAR = 0.1
+"""Entities within this relative distance of a value are the ones that could coincide with it by chance."""
+
+
+def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Collection[str],
+                   rule: CopyRule) -> dict[str, dict[str, CopiedFigures]]:
+    """Per entity of `going` (source keys), per column: the other entities whose latest figures its own equal,
+    when the chance of that is below `rule.max_probability`."""
+    out: dict[str, dict[str, CopiedFigures]] = {}
+    if history.is_empty() or not going:
+        return out
+    k = rule.min_periods
+    names = dict(history.select("entity_id", "entity_name").unique("entity_id").iter_rows())
+    frames: dict[str, pl.DataFrame] = {}
+    unlikely: dict[tuple[str, str], tuple[list[str], float, str]] = {}
+    """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
+    for column in columns:
+        frames[column] = frame = history.filter(pl.col("periods_ago") < rule.lookback + k).select(
+            "entity_id", "periods_ago", pl.col(column).cast(pl.Float64).alias("__value"))
+        latest = _windows(frame.filter(pl.col("periods_ago") < k), k)  # a group-by of one run per entity: cheap
+        shared = (latest.group_by(_values(k)).agg(pl.col("entity_id")).filter(pl.col("entity_id").list.len() > 1)
+                  ["entity_id"].to_list())
+        matched = {e: sorted(set(group) - {e}) for group in shared for e in group if e in going}
+        if not matched:
+            continue
+        past = _windows(frame, k).filter(pl.col("periods_ago") >= 1)
+        for entity, others in sorted(matched.items()):
+            chance, basis = _chance(frame, latest, past, entity, k)
+            if chance < rule.max_probability:
+                unlikely[entity, column] = (others, chance, basis)
+    columns_of: dict[tuple[str, str], list[str]] = {}
+    for (entity, column), (others, _, _) in unlikely.items():
+        for other in others:
+            columns_of.setdefault((entity, other), []).append(column)
+    copier = {pair: _copier([frames[c] for c in cols], *pair) for pair, cols in columns_of.items()}
+    for (entity, column), (others, chance, basis) in sorted(unlikely.items()):
+        if copied := [o for o in others if copier[entity, o]]:
+            out.setdefault(entity, {})[column] = CopiedFigures(
+                others=sorted(names.get(o, o) for o in copied), periods=k, chance=chance, basis=basis)
+    return out
+
+
+def _copier(frames: list[pl.DataFrame], entity: str, other: str) -> bool:
+    """Whether `entity` took `other`'s figures rather than gave its own, over the columns in which the two match
+    tonight unlikely by chance (`frames`): where the runs began to match, its own series broke further from its
+    past changes than the other's did (a join on the wrong key replaces one entity's figures; the other's go on).
+    Two series equal as far back as they go are both doubted: which is which the data cannot say."""
+    mine_total = theirs_total = 0.0
+    for frame in frames:
+        pair = frame.filter(pl.col("entity_id") == entity).join(
+            frame.filter(pl.col("entity_id") == other), on="periods_ago", suffix="__other").sort("periods_ago")
+        mine, theirs = pair["__value"].to_numpy(), pair["__value__other"].to_numpy()
+        differ = np.flatnonzero(~(mine == theirs))
+        if not len(differ):
+            return True
+        start = int(differ[0])  # the latest period before the run (index 0 is the latest period)
+        if not (np.isfinite(mine[start]) and np.isfinite(theirs[start])):
+            return True
+        mine_total += _jump(mine, start)
+        theirs_total += _jump(theirs, start)
+    return mine_total >= theirs_total
+
+
+def _jump(values: np.ndarray, start: int) -> float:
+    """The change into the run (from index `start` to `start - 1`) in robust spreads of the series' changes."""
+    spread = _spread(np.diff(values[np.isfinite(values)]))
+    change = abs(float(values[start - 1] - values[start]))
+    return change / spread if spread > 0 else (math.inf if change else 0.0)
+
+
+def _values(k: int) -> list[str]:
+    return [f"__v{i}" for i in range(k)]
+
+
+def _windows(frame: pl.DataFrame, k: int) -> pl.DataFrame:
+    """Each entity's run of `k` consecutive periods ending at each period (`periods_ago` its latest), with every
+    value present and not all one value: entity_id, periods_ago, __v0 (latest) ... __v{k-1}."""
+    ordered = frame.sort("entity_id", "periods_ago")
+    shifted = ordered.with_columns(
+        *(pl.col("__value").shift(-i).over("entity_id").alias(f"__v{i}") for i in range(k)),
+        *(pl.col("periods_ago").shift(-i).over("entity_id").alias(f"__p{i}") for i in range(k)))
+    values = _values(k)
+    whole = pl.all_horizontal(*(pl.col(f"__p{i}") == pl.col("periods_ago") + i for i in range(k)),
+                              *(pl.col(v).is_not_null() & pl.col(v).is_not_nan() for v in values))
+    moving = pl.any_horizontal(*(pl.col(v) != pl.col("__v0") for v in values[1:]))
+    return shifted.filter(whole & moving).select("entity_id", "periods_ago", *values)
+
+
+def _chance(frame: pl.DataFrame, latest: pl.DataFrame, past: pl.DataFrame, entity: str, k: int) -> tuple[float, str]:
+    """The chance that some other entity's latest `k` figures equal `entity`'s by coincidence, and how it was
+    judged. Only figures near its own count (within `_NEAR`): small counts coincide often, large ones seldom."""
+    [values] = latest.filter(pl.col("entity_id") == entity).select(_values(k)).rows()
+    near = (pl.col("__v0") - values[0]).abs() <= _NEAR * abs(values[0])
+    rivals = latest.filter(near & (pl.col("entity_id") != entity)).height
+    others = past.filter(near & (pl.col("entity_id") != entity))
+    if others.height:
+        seen = float(others.group_by("periods_ago", *_values(k)).len()
+                     .select((pl.col("len") * (pl.col("len") - 1) / 2).sum()).item())
+        judged = float(others.group_by("periods_ago").len().select((pl.col("len") * (pl.col("len") - 1) / 2).sum())
+                       .item())
+        if seen > 0:
+            return (min(1.0, seen / judged * rivals),
+                    f"other entities' figures near these coincided {seen:.0f} times in {judged:,.0f} pairs of "
+                    "runs before")
+    mine = frame.filter(pl.col("entity_id") == entity).sort("periods_ago", descending=True)["__value"].to_numpy()
+    changes = np.diff(mine[np.isfinite(mine)])
+    moved = np.abs(changes[changes != 0])
+    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0)
+    level = min(1.0, step / (2 * _NEAR * abs(values[0]))) if values[0] else 1.0
+    spread = _spread(changes)
+    follow = min(1.0, step / (spread * math.sqrt(2 * math.pi))) if spread > 0 else 1.0
+    return (min(1.0, rivals * level * follow ** (k - 1)),
+            f"no other entities' figures near these ever coincided; at its resolution {significant(step)}, against "
+            f"its changes' spread {significant(spread)}")
+
+
+def _spread(changes: np.ndarray) -> float:
+    """The robust scale of the entity's own period-on-period changes (1.4826 × MAD, or the mean deviation)."""
+    if not len(changes):
+        return 0.0
+    centre = float(np.median(changes))
+    mad = float(np.median(np.abs(changes - centre)))
+    return 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(changes - centre)))

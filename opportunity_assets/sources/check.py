@@ -177,6 +177,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
 
     try:
         night = as_of or latest_as_of(pack, today)
+        # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
+        seen, january = visible_rows(pack, night), pack.grain.name in ("month", "quarter") and january_only(pack)
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -185,7 +187,6 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
-    seen = visible_rows(pack, night)  # source rows the night reads: events, or a panel's rows
     columns = {c: f"source.columns.{i}" for i, c in enumerate(pack.source.columns)} if pack.source.shape != "events" \
         else {a.column: f"source.aggregates.{name}.column" for name, a in pack.source.aggregates.items()
               if a.column is not None}
@@ -217,7 +218,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         problems.append(_nothing_published(pack, night, today))  # (many duplicated keys: the grain's problem)
     if many_unparsed:
         problems.append(_periods_unparsed(pack, unparsed, seen))
-    if pack.grain.name in ("month", "quarter") and january_only(pack):
+    if january:
         src = pack.source
         column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
             f"`source.month_column` {src.month_column!r}"

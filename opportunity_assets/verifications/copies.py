@@ -40,28 +40,49 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
     if history.is_empty() or not going:
         return out
     k = rule.min_periods
-    names = dict(history.select("entity_id", "entity_name").unique("entity_id").iter_rows())
-    frames: dict[str, pl.DataFrame] = {}
-    unlikely: dict[tuple[str, str], tuple[list[str], float, str]] = {}
-    """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
+
+    def sorted_rows(periods: int, wanted: Collection[str]) -> pl.DataFrame:
+        """The `wanted` columns of the latest `periods` of every entity, by entity (an integer code: cheaper to
+        sort and compare than names), then periods."""
+        return history.select("entity_id", "periods_ago", *wanted).filter(pl.col("periods_ago") < periods) \
+            .with_columns(pl.col("entity_id").rank("dense").alias("__code")).sort("__code", "periods_ago")
+
+    def column_of(rows: pl.DataFrame, column: str) -> pl.DataFrame:
+        return rows.select("entity_id", "__code", "periods_ago", pl.col(column).cast(pl.Float64).alias("__value"))
+
+    recent = sorted_rows(k, columns)  # what matches tonight: one run per entity, a cheap group-by
+    matches = {}
     for column in columns:
-        frames[column] = frame = history.filter(pl.col("periods_ago") < rule.lookback + k).select(
-            "entity_id", "periods_ago", pl.col(column).cast(pl.Float64).alias("__value"))
-        latest = _windows(frame.filter(pl.col("periods_ago") < k), k)  # a group-by of one run per entity: cheap
+        latest = _windows(column_of(recent, column), k)
         shared = (latest.group_by(_values(k)).agg(pl.col("entity_id")).filter(pl.col("entity_id").list.len() > 1)
                   ["entity_id"].to_list())
-        matched = {e: sorted(set(group) - {e}) for group in shared for e in group if e in going}
-        if not matched:
-            continue
-        past = _windows(frame, k).filter(pl.col("periods_ago") >= 1)
+        if matched := {e: sorted(set(group) - {e}) for group in shared for e in group if e in going}:
+            matches[column] = (latest, matched)
+    if not matches:
+        return out
+    base = sorted_rows(rule.lookback + k, list(matches))  # the past, only of columns with a match
+    keys = base["entity_id"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    spans = {str(keys[a]): (int(a), int(b)) for a, b in zip(starts, np.r_[starts[1:], len(keys)], strict=True)}
+    unlikely: dict[tuple[str, str], tuple[list[str], float, str]] = {}
+    """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
+    for column, (latest, matched) in matches.items():
+        frame = column_of(base, column)
+        past = _Past(_windows(frame, k).filter(pl.col("periods_ago") >= 1), frame, spans)
+        runs = {row[0]: row[1:] for row in latest.select("entity_id", *_values(k)).iter_rows()}
+        tonight = np.sort(latest["__v0"].to_numpy())
         for entity, others in sorted(matched.items()):
-            chance, basis = _chance(frame, latest, past, entity, k)
+            chance, basis = _chance(past, runs[entity], tonight, entity, k)
             if chance < rule.max_probability:
                 unlikely[entity, column] = (others, chance, basis)
     columns_of: dict[tuple[str, str], list[str]] = {}
     for (entity, column), (others, _, _) in unlikely.items():
         for other in others:
             columns_of.setdefault((entity, other), []).append(column)
+    if not unlikely:
+        return out
+    frames = {column: column_of(base, column) for _, column in unlikely}
+    names = dict(history.filter(pl.col("periods_ago") == 0).select("entity_id", "entity_name").iter_rows())
     copier = {pair: _copier([frames[c] for c in cols], *pair) for pair, cols in columns_of.items()}
     for (entity, column), (others, chance, basis) in sorted(unlikely.items()):
         if copied := [o for o in others if copier[entity, o]]:
@@ -104,25 +125,51 @@ def _values(k: int) -> list[str]:
 
 def _windows(frame: pl.DataFrame, k: int) -> pl.DataFrame:
     """Each entity's run of `k` consecutive periods ending at each period (`periods_ago` its latest), with every
-    value present and not all one value: entity_id, periods_ago, __v0 (latest) ... __v{k-1}."""
-    ordered = frame.sort("entity_id", "periods_ago")
-    shifted = ordered.with_columns(
-        *(pl.col("__value").shift(-i).over("entity_id").alias(f"__v{i}") for i in range(k)),
-        *(pl.col("periods_ago").shift(-i).over("entity_id").alias(f"__p{i}") for i in range(k)))
+    value present and not all one value: entity_id, periods_ago, __v0 (latest) ... __v{k-1}. `frame` is sorted by
+    entity (`__code`) and periods: whole-column shifts (a shift within each entity, `over`, costs several times
+    more on a wide night)."""
     values = _values(k)
-    whole = pl.all_horizontal(*(pl.col(f"__p{i}") == pl.col("periods_ago") + i for i in range(k)),
+    shifted = frame.with_columns(
+        *(pl.col("__value").shift(-i).alias(f"__v{i}") for i in range(k)),
+        *(pl.col("periods_ago").shift(-i).alias(f"__p{i}") for i in range(1, k)),
+        *(pl.col("__code").shift(-i).alias(f"__e{i}") for i in range(1, k)))
+    whole = pl.all_horizontal(*(pl.col(f"__p{i}") == pl.col("periods_ago") + i for i in range(1, k)),
+                              *(pl.col(f"__e{i}") == pl.col("__code") for i in range(1, k)),
                               *(pl.col(v).is_not_null() & pl.col(v).is_not_nan() for v in values))
     moving = pl.any_horizontal(*(pl.col(v) != pl.col("__v0") for v in values[1:]))
     return shifted.filter(whole & moving).select("entity_id", "periods_ago", *values)
 
 
-def _chance(frame: pl.DataFrame, latest: pl.DataFrame, past: pl.DataFrame, entity: str, k: int) -> tuple[float, str]:
-    """The chance that some other entity's latest `k` figures equal `entity`'s by coincidence, and how it was
-    judged. Only figures near its own count (within `_NEAR`): small counts coincide often, large ones seldom."""
-    [values] = latest.filter(pl.col("entity_id") == entity).select(_values(k)).rows()
-    near = (pl.col("__v0") - values[0]).abs() <= _NEAR * abs(values[0])
-    rivals = latest.filter(near & (pl.col("entity_id") != entity)).height
-    others = past.filter(near & (pl.col("entity_id") != entity))
+class _Past:
+    """A column's past runs, sorted by their latest value (a band of values near one is a slice), and its rows by
+    entity (an entity's series is a slice): a wide night judges dozens of matches without a scan each."""
+
+    def __init__(self, runs: pl.DataFrame, rows: pl.DataFrame, spans: dict[str, tuple[int, int]]) -> None:
+        self.runs = runs.sort("__v0")
+        self.latest_values = self.runs["__v0"].to_numpy()
+        self.rows, self.span = rows, spans
+        """`rows` sorted by entity, then periods; `spans`: each entity's rows in them."""
+
+    def near(self, value: float) -> pl.DataFrame:
+        """The runs whose latest value is within `_NEAR` of `value`."""
+        first = int(np.searchsorted(self.latest_values, value - _NEAR * abs(value), side="left"))
+        last = int(np.searchsorted(self.latest_values, value + _NEAR * abs(value), side="right"))
+        return self.runs.slice(first, last - first)
+
+    def series(self, entity: str) -> np.ndarray:
+        """The entity's values, oldest first."""
+        first, last = self.span.get(entity, (0, 0))
+        return self.rows.slice(first, last - first)["__value"].to_numpy()[::-1]
+
+
+def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity: str, k: int) -> tuple[float, str]:
+    """The chance that some other entity's latest `k` figures (`values`, latest first) equal `entity`'s by
+    coincidence, and how it was judged. Only figures near its own count (within `_NEAR`): small counts coincide
+    often, large ones seldom. `tonight`: every entity's latest value tonight, sorted."""
+    band = _NEAR * abs(values[0])
+    rivals = int(np.searchsorted(tonight, values[0] + band, side="right")
+                 - np.searchsorted(tonight, values[0] - band, side="left")) - 1  # not itself
+    others = past.near(values[0]).filter(pl.col("entity_id") != entity)
     if others.height:
         seen = float(others.group_by("periods_ago", *_values(k)).len()
                      .select((pl.col("len") * (pl.col("len") - 1) / 2).sum()).item())
@@ -132,7 +179,7 @@ def _chance(frame: pl.DataFrame, latest: pl.DataFrame, past: pl.DataFrame, entit
             return (min(1.0, seen / judged * rivals),
                     f"other entities' figures near these coincided {seen:.0f} times in {judged:,.0f} pairs of "
                     "runs before")
-    mine = frame.filter(pl.col("entity_id") == entity).sort("periods_ago", descending=True)["__value"].to_numpy()
+    mine = past.series(entity)
     changes = np.diff(mine[np.isfinite(mine)])
     moved = np.abs(changes[changes != 0])
     step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0)

@@ -102,3 +102,22 @@ def test_a_copied_column_is_a_finding_naming_the_other_entity(tmp_path: Path) ->
     assert copied.to_resolve == f"confirm 2005-05..2005-07 volume with the source: it matches {other}'s"
     assert integrity.headline(copied, blinded=True) == \
         "volume equals another entity's figures for the 3 periods to 0 periods back"
+
+
+def test_the_past_runs_near_a_value_are_the_runs_whose_latest_value_is_near_it() -> None:
+    """The past is picked by the runs' starting rows (a wide night's history is never shifted whole): the same
+    runs as every run of the history, filtered to the band."""
+    from opportunity_assets.verifications import copies
+
+    rng = np.random.default_rng(1)
+    rows = [{"entity_id": f"e{e}", "periods_ago": p,
+             "__value": float(rng.poisson(5)) if rng.random() > 0.05 else float("nan")}
+            for e in range(50) for p in range(30)]
+    frame = pl.DataFrame(rows).with_columns(pl.col("entity_id").rank("dense").alias("__code")) \
+        .sort("__code", "periods_ago").select("entity_id", "__code", "periods_ago", "__value")
+    every = copies._windows(frame, 3).filter(pl.col("periods_ago") >= 1)
+    for values in ([5.0], [2.0, 9.0], [4.0, 4.2]):
+        near = pl.any_horizontal(*((pl.col("__v0") - v).abs() <= 0.1 * abs(v) for v in values))
+        expected = every.filter(near).sort("entity_id", "periods_ago")
+        got = copies._runs_near(frame, 3, values).sort("entity_id", "periods_ago")
+        assert expected.height > 0 and got.select(expected.columns).equals(expected)

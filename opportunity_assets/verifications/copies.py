@@ -44,8 +44,10 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
     def sorted_rows(periods: int, wanted: Collection[str]) -> pl.DataFrame:
         """The `wanted` columns of the latest `periods` of every entity, by entity (an integer code: cheaper to
         sort and compare than names), then periods."""
-        return history.select("entity_id", "periods_ago", *wanted).filter(pl.col("periods_ago") < periods) \
-            .with_columns(pl.col("entity_id").rank("dense").alias("__code")).sort("__code", "periods_ago")
+        rows = history.select("entity_id", "periods_ago", *wanted).filter(pl.col("periods_ago") < periods) \
+            .sort("entity_id", "periods_ago")
+        return rows.with_columns((pl.col("entity_id") != pl.col("entity_id").shift()).fill_null(True).cum_sum()
+                                 .alias("__code"))
 
     def column_of(rows: pl.DataFrame, column: str) -> pl.DataFrame:
         return rows.select("entity_id", "__code", "periods_ago", pl.col(column).cast(pl.Float64).alias("__value"))
@@ -68,8 +70,8 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
     """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
     for column, (latest, matched) in matches.items():
         frame = column_of(base, column)
-        past = _Past(_windows(frame, k).filter(pl.col("periods_ago") >= 1), frame, spans)
         runs = {row[0]: row[1:] for row in latest.select("entity_id", *_values(k)).iter_rows()}
+        past = _Past(_runs_near(frame, k, [runs[e][0] for e in matched]), frame, spans)
         tonight = np.sort(latest["__v0"].to_numpy())
         for entity, others in sorted(matched.items()):
             chance, basis = _chance(past, runs[entity], tonight, entity, k)
@@ -138,6 +140,28 @@ def _windows(frame: pl.DataFrame, k: int) -> pl.DataFrame:
                               *(pl.col(v).is_not_null() & pl.col(v).is_not_nan() for v in values))
     moving = pl.any_horizontal(*(pl.col(v) != pl.col("__v0") for v in values[1:]))
     return shifted.filter(whole & moving).select("entity_id", "periods_ago", *values)
+
+
+def _runs_near(frame: pl.DataFrame, k: int, values: list[float]) -> pl.DataFrame:
+    """`_windows` of the past (periods_ago from 1), only those whose latest value lies near one of `values`
+    (within `_NEAR`): the rows they start at are picked first, so a wide night's history is never shifted whole."""
+    value = frame["__value"].to_numpy()
+    ago = frame["periods_ago"].to_numpy()
+    code = frame["__code"].to_numpy()
+    bands = np.array(sorted((v - _NEAR * abs(v), v + _NEAR * abs(v)) for v in values))
+    position = np.searchsorted(bands[:, 0], value, side="right") - 1  # the last band starting at or below it
+    near = (position >= 0) & (value <= np.maximum.accumulate(bands[:, 1])[np.maximum(position, 0)])
+    start = np.flatnonzero(near & (ago >= 1))
+    start = start[start + k - 1 < len(value)]
+    shifted = [start + i for i in range(k)]
+    whole = np.all([(code[s] == code[start]) & (ago[s] == ago[start] + i) & np.isfinite(value[s])
+                    for i, s in enumerate(shifted)], axis=0) if len(start) else np.array([], dtype=bool)
+    start = start[whole]
+    columns = {f"__v{i}": value[start + i] for i in range(k)}
+    moving = np.any([columns[f"__v{i}"] != columns["__v0"] for i in range(1, k)], axis=0) if len(start) else whole
+    picked = start[moving]
+    return pl.DataFrame({"entity_id": frame["entity_id"].gather(picked), "periods_ago": ago[picked],
+                         **{name: column[moving] for name, column in columns.items()}})
 
 
 class _Past:

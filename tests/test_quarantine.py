@@ -64,3 +64,28 @@ def test_a_year_or_month_with_a_fraction_is_no_period(synthetic) -> None:  # typ
     assert reasons == {lines["2014.5", 5]: "period unparseable: year=2014.5, month=5",
                        lines[2014, "7.5"]: "period unparseable: year=2014, month=7.5"}
     assert date(2014, 6, 1) in snapshot.history.filter(snapshot.history["entity_id"] == "Big")["period"].to_list()
+
+
+def test_a_packs_missing_value_texts_are_gaps_not_bad_cells(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """`N/A` and `-` for a missing number are quarantined as bad cells by default, and gaps once the pack names
+    them in `source.na_values` (NA and an empty cell always are)."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "N/A"}, (2014, 6): {"inventory": " - "},
+                                        (2014, 7): {"median": "NA"}})
+    default = read_snapshot(synthetic(rows), AS_OF)
+    assert sorted(r.split(":")[0] for r in default.quarantined["reason"].to_list()) == ["column inventory",
+                                                                                      "column sales"]
+    named = read_snapshot(synthetic(rows, **{"source.na_values": ["NA", "N/A", "-"]}), AS_OF)
+    assert named.quarantined.height == 0
+    big = named.history.filter(named.history["entity_id"] == "Big")
+    may = big.filter(big["period"] == date(2014, 5, 1))
+    assert may["sales"].to_list() == [None] and may["inventory"].to_list() == [6.0]
+
+
+def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -> None:  # type: ignore[no-untyped-def]
+    from opportunity_assets.sources.check import check_pack
+
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "N/A"}, (2014, 6): {"sales": "N/A"},
+                                        (2014, 7): {"inventory": "-"}})
+    facts = check_pack(synthetic(rows), as_of=AS_OF).facts
+    assert "cells written 'N/A' (2), '-' (1) are quarantined as not numbers: if they mean a missing number, list " \
+           "them in `source.na_values`" in facts

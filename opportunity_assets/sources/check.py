@@ -27,6 +27,10 @@ MOSTLY_TEXT = 0.5
 date column): a problem, not a quarantine."""
 
 
+_CELL_TEXT = re.compile(r"column [^:]+: (.*?) is not a number")
+_MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
+"""Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
+
 UNPARSED_PERIODS = 0.1
 """A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
 period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
@@ -250,6 +254,10 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    tokens = Counter(m.group(1) for r in reasons for m in _CELL_TEXT.finditer(r) if m.group(1) in _MISSING_TEXTS)
+    if tokens:
+        facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
+                     "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     if reasons:
         top = Counter(r.split(" (")[0].split(":")[0] for r in reasons).most_common(3)
         facts.append("quarantined for: " + ", ".join(f"{why} ({n})" for why, n in top))

@@ -40,6 +40,14 @@ def _text(column: str) -> str:
     return f"nullif(nullif(trim({_q(column)}), ''), 'NA')"
 
 
+def _missing_as_null(column: str, tokens: list[str]) -> str:
+    """A numeric column's text, NULL where it says the number is missing (`source.na_values`; `NA` by default)."""
+    if not tokens:
+        return _q(column)
+    return f"CASE WHEN trim({_q(column)}) IN ({', '.join(literal(t.strip()) for t in tokens)}) THEN NULL " \
+           f"ELSE {_q(column)} END"
+
+
 def date_sql(column: str, pattern: str | None = None) -> str:
     """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime) if given, else an ISO date or timestamp,
     `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years outside 1800-2999 are no date."""
@@ -158,7 +166,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         version = _timestamp_sql(src.period_column or "", src.period_format)
     cells = cell_columns(src)
     written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.key_columns[1:])
-    raw_cells = "".join([*(f", {_q(c)} AS {_raw(c)}" for c in cells),
+    raw_cells = "".join([*(f", {_missing_as_null(c, src.na_values)} AS {_raw(c)}" for c in cells),
                          *(f", {_text(c)} AS {_raw(c)}" for c in _distinct_columns(src))])
     # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
     # is needed only to quote a bad cell

@@ -124,6 +124,9 @@ class SourceSpec(_Spec):
     gap). For events, the panel's columns are the `aggregates`' names."""
     signed: list[str] = Field(default_factory=list)
     """Columns whose values may be negative (a delay, a profit); others refuse a negative cell."""
+    na_values: list[str] = Field(default_factory=lambda: ["NA"])
+    """Texts a numeric cell holds for a missing number, besides an empty cell (compared trimmed, case and all):
+    such a cell is a gap, not a bad cell, e.g. `["NA", "N/A", "-", "null"]`."""
     bounds: dict[str, tuple[float | None, float | None]] = Field(default_factory=dict)
     """Per column, the range its values can take, `[low, high]` (either may be null): a share in percent is
     `[0, 100]`. A cell outside is refused like a negative one: that cell's gap, its row quarantined with why."""

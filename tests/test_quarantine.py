@@ -89,3 +89,27 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
     assert "cells written 'N/A' (2), '-' (1) are quarantined as not numbers: if they mean a missing number, list " \
            "them in `source.na_values`" in facts
+
+
+def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """`1,234` was not a number and `4,5` neither: a pack names how its numbers are written."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "1,234", "volume": "1,234,000"}})
+    plain = read_snapshot(synthetic(rows), AS_OF)
+    assert plain.quarantined.height == 1  # by default a comma is no part of a number
+    from opportunity_assets.sources.check import check_pack
+
+    assert "cells such as '1,234' are quarantined as not numbers: if the source groups thousands or writes a " \
+           "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`" in \
+        check_pack(synthetic(rows), as_of=AS_OF).facts
+    grouped = read_snapshot(synthetic(rows, **{"source.thousands_separator": ","}), AS_OF)
+    may = grouped.history.filter(grouped.history["period"] == date(2014, 5, 1))
+    assert grouped.quarantined.height == 0 and may["sales"].to_list() == [1234.0] and \
+        may["volume"].to_list() == [1_234_000.0]
+    european = [{k: str(v).replace(".", ",") if k in ("sales", "volume", "median", "listings", "inventory") else v
+                 for k, v in row.items()} for row in month_rows("Big", inventory=6.5)]
+    european[28]["median"] = "150.000,5"  # 2014-05
+    read = read_snapshot(synthetic(european, **{"source.thousands_separator": ".", "source.decimal_separator": ","}),
+                         AS_OF)
+    may = read.history.filter(read.history["period"] == date(2014, 5, 1))
+    assert read.quarantined.height == 0 and may["inventory"].to_list() == [6.5] and may["median"].to_list() == \
+        [150_000.5]

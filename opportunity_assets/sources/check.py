@@ -28,6 +28,8 @@ date column): a problem, not a quarantine."""
 
 
 _CELL_TEXT = re.compile(r"column [^:]+: (.*?) is not a number")
+_GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
+"""A number written with thousands grouped (1,234; 1.234,5) or a decimal comma (4,5)."""
 _MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
 """Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
 
@@ -254,7 +256,12 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
-    tokens = Counter(m.group(1) for r in reasons for m in _CELL_TEXT.finditer(r) if m.group(1) in _MISSING_TEXTS)
+    written = [m.group(1) for r in reasons for m in _CELL_TEXT.finditer(r)]
+    grouped = next((w for w in written if _GROUPED.match(w)), None)
+    if grouped is not None:
+        facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
+                     "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
+    tokens = Counter(w for w in written if w in _MISSING_TEXTS)
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")

@@ -40,6 +40,16 @@ def _text(column: str) -> str:
     return f"nullif(nullif(trim({_q(column)}), ''), 'NA')"
 
 
+def _number_text(src: SourceSpec, column: str) -> str:
+    """A numeric column's text as DuckDB reads a number: missing texts NULL, thousands unseparated, a decimal point."""
+    text = _missing_as_null(column, src.na_values)
+    if src.thousands_separator is not None:
+        text = f"replace({text}, {literal(src.thousands_separator)}, '')"
+    if src.decimal_separator != ".":
+        text = f"replace({text}, {literal(src.decimal_separator)}, '.')"
+    return text
+
+
 def _missing_as_null(column: str, tokens: list[str]) -> str:
     """A numeric column's text, NULL where it says the number is missing (`source.na_values`; `NA` by default)."""
     if not tokens:
@@ -166,7 +176,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         version = _timestamp_sql(src.period_column or "", src.period_format)
     cells = cell_columns(src)
     written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.key_columns[1:])
-    raw_cells = "".join([*(f", {_missing_as_null(c, src.na_values)} AS {_raw(c)}" for c in cells),
+    raw_cells = "".join([*(f", {_number_text(src, c)} AS {_raw(c)}" for c in cells),
                          *(f", {_text(c)} AS {_raw(c)}" for c in _distinct_columns(src))])
     # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
     # is needed only to quote a bad cell

@@ -124,6 +124,11 @@ class SourceSpec(_Spec):
     gap). For events, the panel's columns are the `aggregates`' names."""
     signed: list[str] = Field(default_factory=list)
     """Columns whose values may be negative (a delay, a profit); others refuse a negative cell."""
+    thousands_separator: Literal[",", ".", " ", "'"] | None = None
+    """How a numeric cell groups thousands, if it does: `1,234` with `","`, `1.234,5` with `"."` and a comma
+    `decimal_separator` (removed before the number is read)."""
+    decimal_separator: Literal[".", ","] = "."
+    """`","` for numbers written `4,5` (European style)."""
     na_values: list[str] = Field(default_factory=lambda: ["NA"])
     """Texts a numeric cell holds for a missing number, besides an empty cell (compared trimmed, case and all):
     such a cell is a gap, not a bad cell, e.g. `["NA", "N/A", "-", "null"]`."""
@@ -171,6 +176,9 @@ class SourceSpec(_Spec):
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
                            "whole (name its table's columns instead)")
+        if self.thousands_separator is not None and self.thousands_separator == self.decimal_separator:
+            raise _problem("thousands_separator", self.thousands_separator, "a separator other than "
+                           f"`decimal_separator` {self.decimal_separator!r}")
         if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
             raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
         if self.period_column and self.year_column:

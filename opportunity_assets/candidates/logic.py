@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from opportunity_assets.analyses.logic import formula_score, formula_scores
-from opportunity_assets.candidates.quarantine import by_entity, short_reason
+from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
@@ -109,30 +109,34 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
     """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
     the metric's column in its window (a whole row: every column; a row of unknown period: any window), or, for
     `age_days`, newer than the column's latest value. The others keep their values."""
+    if not refused:
+        return {}
+    judged = []  # per refused row: the columns it refuses (None: all), its periods back (None: unknown)
+    for r in refused:
+        period = r.get("period")
+        if period is not None and anchor is not None and period > anchor:
+            continue  # after the night's latest period: in no window
+        cells = set(bad_cells(str(r["reason"]), pack.columns)) or None
+        back = pack.grain.between(period, anchor) if period is not None and anchor is not None else None
+        judged.append((r, cells, back))
     out: dict[str, str] = {}
     for name, spec in pack.metrics.items():
         if spec.agg == "derived":
             continue
-        columns = spec.columns if spec.agg == "coverage" else [spec.column or ""]
-        for r in refused:
-            reason = str(r["reason"])
-            cells = [c for c in pack.columns if f"column {c}: " in reason]
-            if cells and not set(cells) & set(columns or []):
+        columns = set(spec.columns or []) if spec.agg == "coverage" else {spec.column or ""}
+        latest = None if spec.agg != "age_days" else min(
+            (row["periods_ago"] for row in rows if row.get(spec.value_column) is not None), default=None)
+        for r, cells, back in judged:
+            if cells is not None and not cells & columns:
                 continue
-            period = r.get("period")
-            if period is not None and anchor is not None:
-                if period > anchor:
-                    continue
-                back = pack.grain.between(period, anchor)
+            if back is not None:
                 if spec.agg == "age_days":
-                    latest = min((row["periods_ago"] for row in rows if row.get(spec.value_column) is not None),
-                                 default=None)
                     if latest is not None and back >= latest:  # not newer than the latest value
                         continue
                 elif not spec.window[0] <= back <= spec.window[1]:
                     continue
             out[name] = (f"{name}: unknown: source row {r['source_row']} is quarantined "
-                         f"({short_reason(reason)}), in its reach")
+                         f"({short_reason(str(r['reason']))}), in its reach")
             break
     return out
 

@@ -19,6 +19,22 @@ SHOWN = 3
 """Entities the run summary names; the rest are counted."""
 
 
+_FAULT = re.compile(r"(.*?) is (not a number|negative|not finite|below|above)\b")
+
+
+def bad_cells(reason: str, columns: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """The cells of `columns` a quarantine reason refuses (the source query writes each `column X: TEXT is
+    PROBLEM`, joined by `; `): column -> (the text as written, the problem: `not a number`, `negative`, ...)."""
+    out = {}
+    for column in columns:
+        marker = f"column {column}: "
+        if marker in reason:
+            found = _FAULT.match(reason.split(marker, 1)[1])
+            if found:
+                out[column] = (found.group(1), found.group(2))
+    return out
+
+
 def short_reason(reason: str) -> str:
     """`column sales: abc is not a number; ...` -> `sales not a number`; a refused row's reason up to its detail."""
     cells = [f"{column} {problem}" for column, problem in _CELL.findall(reason)]

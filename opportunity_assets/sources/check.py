@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import describe_location, infer_format
@@ -27,7 +28,6 @@ MOSTLY_TEXT = 0.5
 date column): a problem, not a quarantine."""
 
 
-_CELL_TEXT = re.compile(r"column [^:]+: (.*?) is not a number")
 _GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
 """A number written with thousands grouped (1,234; 1.234,5) or a decimal comma (4,5)."""
 _MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
@@ -48,13 +48,6 @@ class CheckReport:
     def __str__(self) -> str:
         head = f"{'problems' if self.problems else 'ok'}" + (f" (night {self.as_of})" if self.as_of else "")
         return "\n".join([head, *(f"  problem: {p}" for p in self.problems), *(f"  {f}" for f in self.facts)])
-
-
-def _cell_is(reason: str, column: str, problem: str) -> bool:
-    """Whether a quarantine reason says this column's cell has the problem, e.g. `is not a number` (reasons list
-    cells as `column X: …`)."""
-    marker = f"column {column}: "
-    return marker in reason and problem in reason.split(marker, 1)[1].split(";")[0]
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
@@ -196,9 +189,11 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     columns = {c: f"source.columns.{i}" for i, c in enumerate(pack.source.columns)} if pack.source.shape != "events" \
         else {a.column: f"source.aggregates.{name}.column" for name, a in pack.source.aggregates.items()
               if a.column is not None}
+    read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
+    cells = [bad_cells(r, read) for r in reasons]
     for column, key in columns.items():
-        text = sum(1 for r in reasons if _cell_is(r, column, "is not a number"))
-        negative = sum(1 for r in reasons if _cell_is(r, column, "is negative"))
+        text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
+        negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
         if seen and text / seen > MOSTLY_TEXT:
             problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
                             "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
@@ -256,7 +251,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
-    written = [m.group(1) for r in reasons for m in _CELL_TEXT.finditer(r)]
+    written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
     if grouped is not None:
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "

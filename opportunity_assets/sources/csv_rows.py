@@ -122,13 +122,7 @@ def read_bytes(path: str | Path) -> bytes:
 
 def not_utf8_lines(path: str | Path) -> list[int]:
     """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252)."""
-    out = []
-    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            out.append(number)
-    return out
+    return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if _decoded(raw)[1]]
 
 
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:

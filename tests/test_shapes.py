@@ -672,3 +672,23 @@ def test_a_joined_table_may_live_in_postgresql(tmp_path: Path, monkeypatch: pyte
     cell = "column permits: many is not a number (that cell is a gap; the row is kept)"
     assert from_csv[1] == [f"join permits (permits.csv): {cell}"]
     assert from_pg[1] == [f"join permits (PostgreSQL, URL from SHAPES_JOIN_URL): {cell}"]
+
+
+def test_a_bad_event_cell_leaves_unknown_only_the_aggregates_that_read_it(tmp_path: Path) -> None:
+    """NY's amount `lots` is no number: the period's total is unknown, its count of loans still stands (the scan
+    once read any refused event cell whose column no panel column is named after as a whole refused row)."""
+    from opportunity_assets.candidates.logic import scan
+
+    name = _csv(tmp_path / "loans.csv", ["state", "issued", "amount", "grade"], [list(e) for e in EVENTS])
+    pack = _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                            "period_column": "issued", "publication_lag_days": 10,
+                            "aggregates": {"loans": {"agg": "count"}, "total": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"},
+                  "loans_2m": {"agg": "sum", "column": "loans", "window": [0, 1]},
+                  "total_2m": {"agg": "sum", "column": "total", "window": [0, 1], "min_rows": 1}})
+    as_of = date(2014, 4, 15)
+    snapshot = read_snapshot(pack, as_of, today=TODAY)
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    ny = next(c for c in found if c.id == "ny")
+    assert ny.metrics["loans_2m"] == 3 and ny.metrics["level_now"] == 1 and ny.metrics["total_2m"] is None
+    assert any(g.startswith("total_2m: unknown: source row") and "amount not a number" in g for g in ny.data_gaps)

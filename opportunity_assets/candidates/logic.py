@@ -21,6 +21,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.sources.shapes import cell_columns
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures
 from opportunity_assets.verifications.integrity import night_peers
@@ -104,6 +105,15 @@ def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: da
            f"needs {spec.required_rows}"
 
 
+def _fed(pack: CriteriaPack, cells: set[str]) -> set[str]:
+    """The panel columns refused cells leave unknown: the cells' own, or for events the aggregates that read them
+    (an amount that is no number leaves the period's sum and average unknown; its count still stands)."""
+    if pack.source.shape != "events":
+        return cells
+    return (cells & set(pack.columns)) | {name for name, a in pack.source.aggregates.items()
+                                          if a.column in cells or any(w.column in cells for w in a.where)}
+
+
 def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
                          anchor: date | None) -> dict[str, str]:
     """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
@@ -111,12 +121,13 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
     `age_days`, newer than the column's latest value. The others keep their values."""
     if not refused:
         return {}
-    judged = []  # per refused row: the columns it refuses (None: all), its periods back (None: unknown)
+    events = cell_columns(pack.source) if pack.source.shape == "events" else []
+    judged = []  # per refused row: the panel columns it leaves unknown (None: all), its periods back (None: unknown)
     for r in refused:
         period = r.get("period")
         if period is not None and anchor is not None and period > anchor:
             continue  # after the night's latest period: in no window
-        cells = set(bad_cells(str(r["reason"]), pack.columns)) or None
+        cells = _fed(pack, set(bad_cells(str(r["reason"]), [*pack.columns, *events]))) or None
         back = pack.grain.between(period, anchor) if period is not None and anchor is not None else None
         judged.append((r, cells, back))
     out: dict[str, str] = {}

@@ -44,8 +44,17 @@ def described(url: str) -> str:
 def _dialect(statement: str) -> str:
     """A schema statement for PostgreSQL: text compares and sorts byte by byte (`COLLATE "C"`), as in DuckDB, so
     that every ORDER BY gives the same order on both (a database's own collation may sort `collin-county` after
-    `college-station`)."""
-    return re.sub(r"\bVARCHAR\b", 'VARCHAR COLLATE "C"', statement)
+    `college-station`). An added column is added only where it is missing: `ALTER TABLE ... ADD COLUMN IF NOT
+    EXISTS` takes the table's exclusive lock even when the column exists, and a process migrating while another
+    writes the night's tables deadlocked (two Celery workers scanning two nights at once)."""
+    statement = re.sub(r"\bVARCHAR\b", 'VARCHAR COLLATE "C"', statement)
+    added = re.fullmatch(r"ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)", statement)
+    if added is None:
+        return statement
+    table, column, kind = added.groups()
+    return (f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "
+            f"current_schema() AND table_name = '{table}' AND column_name = '{column}') THEN "
+            f"ALTER TABLE {table} ADD COLUMN {column} {kind}; END IF; END $$")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -173,7 +173,7 @@ class DataFinding(FrozenRecord):
 
     rule: str
     """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `copied`, `cross_section`,
-    `identity:<name>`."""
+    `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by more than its rounding)."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
     value far outside what this entity or tonight's entities do)."""
@@ -186,8 +186,8 @@ class DataFinding(FrozenRecord):
     value: float | None
     """The value (or ratio) found, as in the source."""
     size: float | None
-    """How far outside: robust standard deviations for shifts, spikes, identities and outliers; periods for
-    stuck, stale and copied columns; None for repeated rows."""
+    """How far outside: robust standard deviations for shifts, spikes, identities and outliers; rounding steps for
+    an exact identity; periods for stuck, stale and copied columns; None for repeated rows."""
     effect: str
     """`note`, `doubt` or `reject`, from the pack's rule."""
     message: str

@@ -11,8 +11,9 @@ changes), so a volatile small market and a steady large one are each their own y
 - stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
 - precision: a value written with more decimals than any of the column's past values had;
 - staleness: a column that stopped reporting while the entity's latest period goes on;
-- identities declared in the pack (ratios that hold in the domain), against the entity's own band of the ratio,
-  and against the declared band when the own history is short or was itself off throughout;
+- identities declared in the pack (ratios that hold in the domain): exactly, to the rounding of a derived column,
+  where the entity's own past holds them so (`exact.py`); else against the entity's own band of the ratio, and
+  against the declared band when the own history is short or was itself off throughout;
 - cross-section: the latest change far outside that night's distribution across all scanned entities.
 
 Integrity findings (the rows contradict each other or themselves) are reported under INPUTS, plausibility
@@ -39,6 +40,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
 from opportunity_assets.records import Candidate, CopiedFigures, DataFinding
+from opportunity_assets.verifications import exact
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 
 _MIN_SCALE = 0.005
@@ -176,7 +178,7 @@ class _Findings:
     def add(self, rule: str, effect: str, column: str, indices: Sequence[int], value: float | None,
             size: float | None, message: str, resolve: str | None = None) -> None:
         periods = [self.series.periods[i] for i in indices]
-        check = "inputs" if rule in INTEGRITY_RULES or rule.startswith("identity:") else "assumptions"
+        check = "inputs" if rule in INTEGRITY_RULES or rule.startswith(("identity:", "exact:")) else "assumptions"
         self.items.append(DataFinding(
             rule=rule, check=check, column=column, periods=periods,
             periods_back=[self.series.back(i) for i in indices], value=value,
@@ -294,10 +296,12 @@ def repeat_probability(values: np.ndarray, at: float | None = None) -> float | N
     return min(1.0, max(rate, by_resolution))
 
 
-def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
+def _stuck(found: _Findings, spec: IntegritySpec, column: str, fits: Sequence[exact.ExactFit] = ()) -> None:
     """The longest run of unchanged periods reaching into the judged span, against the column's own chance of
     repeating in the `min_history` periods before the run began (a column is "normally moving" as it moved just
-    before, not as it moved years earlier: a calm year repeats a rounded column more often)."""
+    before, not as it moved years earlier: a calm year repeats a rounded column more often). A run that an exact
+    identity of the column reproduces from columns that did move (`fits`) is that identity's value rounded, not a
+    frozen feed."""
     series = found.series
     raw = series.values[column]
     run, best = 0, (0, 0)
@@ -310,6 +314,8 @@ def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
     if run < spec.stuck.min_periods:
         return
     start = end - run
+    if any(_reproduced(fit, start, end) for fit in fits):
+        return
     rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
     if rate is None or rate ** run >= spec.stuck.max_probability:
         return
@@ -319,6 +325,13 @@ def _stuck(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"({_span([series.periods[i] for i in indices])}); "
               f"before that it repeated with probability {rate:.1%} a period, so a run this long has "
               f"probability {rate ** run:.1e}")
+
+
+def _reproduced(fit: exact.ExactFit, start: int, end: int) -> bool:
+    """Every period start..end is within rounding of the identity, and the value the other columns give moved."""
+    implied = fit.implied[start: end + 1]
+    return bool(np.isfinite(fit.off[start: end + 1]).all() and all(fit.holds(t) for t in range(start, end + 1))
+                and np.ptp(implied) > 0)
 
 
 def _repeated_rows(found: _Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
@@ -413,8 +426,50 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
-def _identity(found: _Findings, spec: IntegritySpec, identity: Identity) -> None:
+def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact.ExactFit | None:
+    """The identity's exact fit on the entity's own past (`exact.fit`), where one side is a bare column written
+    rounded; None where it has no such form or the past does not hold it to the rounding."""
+    form = identity.rounded
+    if form is None or form.column not in series.values:
+        return None
+    values = series.values[form.column]
+    past = values[: series.judged_from]
+    if decimals(past, 6) is None:
+        return None
+    other = expressions.evaluate_series(form.other, series.values)
+    return exact.fit(values, other, resolution(past, math.inf), series.judged_from, spec.min_history)
+
+
+def _exact_identity(found: _Findings, identity: Identity, fit: exact.ExactFit) -> None:
+    """Judged periods where the identity's rounded column is not the value the other columns give, rounded."""
     series = found.series
+    assert identity.rounded is not None
+    column, other = identity.rounded.column, identity.rounded.other.text
+    off = [t for t in range(series.judged_from, series.length) if not fit.holds(t)]
+    if not off:
+        return
+    latest, worst = off[-1], max(off, key=lambda t: float(fit.off[t]))
+    value = float(series.values[column][latest])
+    since = series.periods[int(np.flatnonzero(np.isfinite(fit.off))[0])]
+    more = "" if len(off) == 1 else (
+        f"; {len(off) - 1} earlier judged period{'s' if len(off) > 2 else ''} off too"
+        + ("" if worst == latest else f", the most {float(fit.off[worst]):.1f} steps in {series.periods[worst]}"))
+    names = "/".join(sorted(identity.parsed.names))
+    past = f"all {fit.checked}" if fit.held == fit.checked else f"{fit.held} of the {fit.checked}"
+    found.add(f"exact:{identity.name}", identity.effect, column, off, value, float(fit.off[latest]),
+              f"{column} {format_number(value)} in {series.periods[latest]} is not {other} = "
+              f"{format_number(float(fit.implied[latest]))} written to {format_number(fit.step)}: it is "
+              f"{float(fit.off[latest]):.2f} steps of {format_number(fit.step)} away, more than rounding allows, "
+              f"though {past} of its past periods since {since} were within rounding ({identity.name}){more}",
+              f"confirm {_span([series.periods[t] for t in off])} {names} with the source")
+
+
+def _identity(found: _Findings, spec: IntegritySpec, identity: Identity,
+              fit: exact.ExactFit | None = None) -> None:
+    series = found.series
+    if fit is not None:  # exact to the rounding in the entity's past: a band of MADs would only blur it
+        _exact_identity(found, identity, fit)
+        return
     ratio = expressions.evaluate_series(identity.parsed, series.values)
     with np.errstate(all="ignore"):
         level = np.where(ratio > 0, np.log(ratio), np.nan)
@@ -548,11 +603,13 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     filled = np.column_stack([np.isfinite(series.values[c]) for c in columns]).sum(axis=1)
     rows_reported = np.flatnonzero(filled >= max(1, len(columns) - 1))
     latest_row = int(rows_reported[-1]) if len(rows_reported) else -1  # the entity's latest (nearly) full row
+    fits = {i.name: _exact_fit(series, spec, i) for i in spec.identities}
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         _shifts(found, spec, column)
-        _stuck(found, spec, column)
+        _stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
+                                     and i.rounded is not None and i.rounded.column == column])
         _stale(found, spec, column, latest_row)
         _precision(found, spec, column)
         if column in candidate.peers:
@@ -562,7 +619,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     if len(columns) >= spec.repeated_rows.min_columns:
         _repeated_rows(found, spec, columns)
     for identity in spec.identities:
-        _identity(found, spec, identity)
+        _identity(found, spec, identity, fits[identity.name])
     return found.items
 
 
@@ -586,6 +643,9 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} has more decimals than ever from {when(0)}"
     if finding.rule == "copied":
         return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
+    if finding.rule.startswith("exact:"):
+        return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)} is {finding.size:.1f} rounding "
+                f"steps from what its identity {finding.rule.removeprefix('exact:')} gives, more than rounding allows")
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from opportunity_assets import expressions
+from opportunity_assets.verifications import exact
 
 Effect = Literal["note", "doubt", "reject"]
 """What a finding or a red flag does to the verification status (code decides, never a model)."""
@@ -100,8 +101,10 @@ class CopyRule(_Spec):
 
 class Identity(_Spec):
     """A relation between columns that holds in the domain, as a ratio that should stay near its usual value,
-    e.g. `inventory / (listings / avg(sales, 12))`. Judged per period against the entity's own history of the
-    ratio, and against `expected` when the entity's own history cannot be the yardstick."""
+    e.g. `inventory / (listings / avg(sales, 12))`. Where one side of the ratio is a bare column and the entity's
+    own past holds the identity to that column's rounding, it is judged exactly (a period off by more than half a
+    rounding step is a finding: `verifications.exact`); otherwise per period against the entity's own history of
+    the ratio, and against `expected` when the entity's own history cannot be the yardstick."""
 
     name: str = Field(pattern=_NAME)
     ratio: str
@@ -123,6 +126,12 @@ class Identity(_Spec):
     @cached_property
     def parsed(self) -> expressions.Expression:
         return expressions.parse_series(self.ratio)
+
+    @cached_property
+    def rounded(self) -> exact.RoundedForm | None:
+        """The ratio as `column = k × other` where one side is a bare column (`verifications.exact`): such an
+        identity is judged exactly, to the column's rounding, for an entity whose own past holds it so."""
+        return exact.rounded_form(self.parsed)
 
 
 RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied")

@@ -362,6 +362,12 @@ class ResultStore(dg.ConfigurableResource):
                           + ("AND went_on " if went_on_only else "") + "ORDER BY candidate_id", [domain, as_of])
         return [Candidate.model_validate_json(r["record"]) for r in rows]
 
+    def capped_ids(self, domain: str, as_of: date) -> list[str]:
+        """The candidates that passed the hard filters but fell beyond the cap (not analyzed)."""
+        return [r["candidate_id"] for r in self.query(
+            "SELECT candidate_id FROM candidates WHERE domain = ? AND as_of = ? AND capped ORDER BY candidate_id",
+            [domain, as_of])]
+
     def scanned_rows(self, domain: str, as_of: date) -> list[dict[str, Any]]:
         """The candidates that did not go on, as the scan stored them: id, name, filters (JSON), capped, reason;
         their records only where no reason was stored (a night stored before reasons were)."""

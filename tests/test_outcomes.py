@@ -23,6 +23,8 @@ from opportunity_assets.outcomes.logic import (
     advantage,
     build_report,
     measure_outcome,
+    night_medians,
+    report_markdown,
 )
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
 from opportunity_assets.records import Status, Verdict
@@ -204,7 +206,7 @@ def test_no_verdict_path_module_imports_the_outcomes_package() -> None:
 
 
 # ---- the backtest's arithmetic -----------------------------------------------------------------------------------
-def _row(as_of: date, cid: str, verdict: Verdict, status: Status | None, value: float | None) -> VerdictOutcome:
+def _row(as_of: date, cid: str, verdict: Verdict | None, status: Status | None, value: float | None) -> VerdictOutcome:
     outcome = Outcome(as_of=as_of, candidate_id=cid, outcome_date=add_months(as_of, 12),
                       status=OutcomeStatus.KNOWN if value is not None else OutcomeStatus.PENDING, value=value,
                       start_value=1.0, end_value=None if value is None else 1.0 + value, start_window="w",
@@ -243,6 +245,30 @@ def test_backtest_hit_rate_lift_and_periods() -> None:
     assert (held_out.hit_rate.dates, held_out.hit_rate.hits) == (1, 0)
     assert held_out.lift.lift is None  # no doubted STRONG: not measurable, not zero
     assert report.missing == [date(2010, 2, 28)]
+
+
+def test_the_median_candidate_is_every_one_that_passed_the_filters_whatever_the_cap() -> None:
+    """A cap by score analyzes the best-scored: their median is itself a high scorer. The night's median candidate
+    is taken over every candidate that passed the hard filters, capped ones too (no verdict, not in any verdict's
+    group); the median analyzed candidate is reported beside it."""
+    d = date(2011, 5, 31)
+    analyzed = [_row(d, "a", Verdict.STRONG, Status.CONFIRMED, 0.05), _row(d, "b", Verdict.MARGINAL, Status.CONFIRMED,
+                                                                         0.07),
+                _row(d, "c", Verdict.SKIP, Status.CONFIRMED, 0.06)]
+    capped = [_row(d, "x", None, None, -0.02), _row(d, "y", None, None, 0.00)]
+    (period,) = build_report(domain="x", fingerprint="f", spec=SPEC, rows=analyzed + capped, nights=[d],
+                             missing=[]).periods
+    assert night_medians(analyzed + capped) == {d: 0.05} and night_medians(analyzed + capped, analyzed_only=True) \
+        == {d: 0.06}
+    hit = period.hit_rate
+    assert (hit.dates, hit.hits, hit.hits_vs_analyzed) == (1, 0, 0)  # 0.05 is the median: equal does not beat
+    more = [capped[0], _row(d, "z", None, None, -0.01), _row(d, "w", None, None, -0.03)]  # median now 0.02
+    (period,) = build_report(domain="x", fingerprint="f", spec=SPEC, rows=analyzed + more, nights=[d],
+                             missing=[]).periods
+    assert (period.hit_rate.hits, period.hit_rate.rate, period.hit_rate.hits_vs_analyzed) == (1, 1.0, 0)
+    assert sum(g.known for g in period.by_verdict) == 3  # capped candidates have no verdict to score
+    assert "median analyzed candidate on 0" in report_markdown(build_report(
+        domain="x", fingerprint="f", spec=SPEC, rows=analyzed + capped, nights=[d], missing=[]))
 
 
 # ---- through Dagster ---------------------------------------------------------------------------------------------

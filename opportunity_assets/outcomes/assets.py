@@ -41,7 +41,9 @@ def build_outcomes(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
     def outcomes(context: dg.AssetExecutionContext, criteria: CriteriaResource, source: PointInTimeSource,
                  store: ResultStore) -> dg.MaterializeResult:
         """What became of each of the night's verdicts: the pack's `outcome:` over the window ending at t0 + horizon,
-        read as known on as_of + horizon (pending until then). Never an input to a verdict."""
+        read as known on as_of + horizon (pending until then). Never an input to a verdict. Measured too for the
+        candidates that passed the hard filters but were capped (no verdict): the night's median candidate is
+        taken over all of them, whatever the cap's order."""
         as_of = date.fromisoformat(context.partition_key)
         pack = criteria.load()
         spec = require_outcome(pack)
@@ -50,15 +52,16 @@ def build_outcomes(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
             if night is None or night["criteria_fingerprint"] != pack.fingerprint:
                 raise dg.Failure(f"no night of these criteria ({pack.fingerprint}) stored for {as_of}: run the night "
                                  "first (`opportunity run --as-of`)")
-            analyses = store.analyses(pack.domain, as_of)
+            verdicts: dict[str, Verdict | None] = {a.candidate_id: a.verdict
+                                                   for a in store.analyses(pack.domain, as_of)}
+            verdicts |= {cid: None for cid in store.capped_ids(pack.domain, as_of) if cid not in verdicts}
             statuses = {v.candidate_id: v.status for v in store.verifications(pack.domain, as_of)}
-        measured = measure_night(pack, as_of, [a.candidate_id for a in analyses], today=date.today(), read=source.read)
-        rows = [VerdictOutcome(as_of=as_of, candidate_id=a.candidate_id, verdict=a.verdict,
-                               verification=statuses.get(a.candidate_id), outcome=measured[a.candidate_id])
-                for a in analyses]
+        measured = measure_night(pack, as_of, sorted(verdicts), today=date.today(), read=source.read)
+        rows = [VerdictOutcome(as_of=as_of, candidate_id=cid, verdict=verdict, verification=statuses.get(cid),
+                               outcome=measured[cid]) for cid, verdict in sorted(verdicts.items())]
         store.write_outcomes(pack.domain, as_of, [
             {"candidate_id": r.candidate_id, "criteria_fingerprint": pack.fingerprint,
-             "outcome_definition": spec.model_dump_json(), "verdict": r.verdict.value,
+             "outcome_definition": spec.model_dump_json(), "verdict": r.verdict.value if r.verdict else None,
              "verification": r.verification.value if r.verification else None, "status": r.outcome.status.value,
              "value": r.outcome.value, "record": r.outcome.model_dump_json()} for r in rows])
 

@@ -146,7 +146,9 @@ class VerdictOutcome(FrozenRecord):
 
     as_of: date
     candidate_id: str
-    verdict: Verdict
+    verdict: Verdict | None
+    """None: the candidate passed the hard filters but the cap left it out (not analyzed). It has no verdict to
+    score, but it is one of the night's candidates: the median candidate is taken over them too."""
     verification: Status | None
     """The verifier's status; None when the verification failed (an error record)."""
     outcome: Outcome
@@ -157,11 +159,14 @@ def advantage(value: float, median: float, direction: str) -> float:
     return value - median if direction == "higher_is_better" else median - value
 
 
-def night_medians(rows: Iterable[VerdictOutcome]) -> dict[date, float]:
-    """Per night, the median known outcome over every candidate analyzed that night (the median candidate)."""
+def night_medians(rows: Iterable[VerdictOutcome], *, analyzed_only: bool = False) -> dict[date, float]:
+    """Per night, the median known outcome over every row: the night's candidates that passed the hard filters,
+    analyzed or capped (the median candidate, whatever the cap's order). `analyzed_only`: over the analyzed ones
+    alone (the median analyzed candidate, which moves with the cap's order: a cap by score analyzes the
+    best-scored, and their median is itself a high scorer)."""
     values: dict[date, list[float]] = defaultdict(list)
     for row in rows:
-        if row.outcome.value is not None:
+        if row.outcome.value is not None and (row.verdict is not None or not analyzed_only):
             values[row.as_of].append(row.outcome.value)
     return {as_of: statistics.median(vs) for as_of, vs in values.items()}
 
@@ -188,8 +193,12 @@ class StrongHitRate(FrozenRecord):
     dates: int
     """Dates with at least one STRONG verdict whose outcome is known."""
     hits: int
-    """Dates on which the STRONG picks' mean outcome beat the night's median candidate."""
+    """Dates on which the STRONG picks' mean outcome beat the night's median candidate (of those that passed the
+    hard filters)."""
     rate: float | None
+    hits_vs_analyzed: int = 0
+    """The same against the night's median *analyzed* candidate (the yardstick of earlier releases)."""
+    rate_vs_analyzed: float | None = None
     picks: int
     picks_beat: int
     """STRONG verdicts whose own outcome beat their night's median candidate."""
@@ -291,16 +300,23 @@ def _mean_of_means(blocks: Sequence[list[float]]) -> float | None:
 
 def period_report(label: str, rows: Sequence[VerdictOutcome], nights: Sequence[date], direction: str) -> PeriodReport:
     medians = night_medians(rows)
+    analyzed_medians = night_medians(rows, analyzed_only=True)
     strong = [r for r in rows if r.verdict == Verdict.STRONG]
     strong_edges: dict[date, list[float]] = defaultdict(list)
+    strong_values: dict[date, list[float]] = defaultdict(list)
     for r in strong:
         if r.outcome.value is not None:
             strong_edges[r.as_of].append(advantage(r.outcome.value, medians[r.as_of], direction))
+            strong_values[r.as_of].append(r.outcome.value)
     per_date = [strong_edges[d] for d in sorted(strong_edges)]
     hits = sum(1 for edges in per_date if sum(edges) / len(edges) > 0)
+    hits_vs_analyzed = sum(1 for d, values in strong_values.items()
+                           if advantage(sum(values) / len(values), analyzed_medians[d], direction) > 0)
     picks = [e for edges in per_date for e in edges]
     hit_rate = StrongHitRate(
-        dates=len(per_date), hits=hits, rate=hits / len(per_date) if per_date else None, picks=len(picks),
+        dates=len(per_date), hits=hits, rate=hits / len(per_date) if per_date else None,
+        hits_vs_analyzed=hits_vs_analyzed, rate_vs_analyzed=hits_vs_analyzed / len(per_date) if per_date else None,
+        picks=len(picks),
         picks_beat=sum(e > 0 for e in picks), mean_advantage=_mean_of_means(per_date),
         interval=bootstrap_interval(per_date, _mean_of_means))
 
@@ -388,7 +404,9 @@ def _table(title: str, groups: Sequence[GroupStats], change: str) -> list[str]:
 
 def period_markdown(period: PeriodReport, change: str) -> str:
     h, lift = period.hit_rate, period.lift
-    hit = (f"STRONG beat the median candidate on {h.hits} of {h.dates} dates ({_share(h.rate)}); "
+    hit = (f"STRONG beat the night's median candidate (of those that passed the hard filters) on {h.hits} of "
+           f"{h.dates} dates ({_share(h.rate)}; the median analyzed candidate on {h.hits_vs_analyzed}, "
+           f"{_share(h.rate_vs_analyzed)}); "
            f"{h.picks_beat} of {h.picks} STRONG picks beat their night's median; mean advantage "
            f"{format_edge(h.mean_advantage, change)}{_interval(h.interval, change)}.") if h.dates else \
         "No STRONG verdict with a known outcome."

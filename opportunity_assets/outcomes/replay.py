@@ -115,7 +115,8 @@ def stored_verdict_outcomes(store: ResultStore, pack: CriteriaPack,
         [definition, pack.domain, list(nights)])
     present = {r["as_of"] for r in counts if r["fingerprint"] == pack.fingerprint
                and (r["measured"] > 0 or r["analyzed"] == 0)}
-    rows = [VerdictOutcome(as_of=r["as_of"], candidate_id=r["candidate_id"], verdict=Verdict(r["verdict"]),
+    rows = [VerdictOutcome(as_of=r["as_of"], candidate_id=r["candidate_id"],
+                           verdict=Verdict(r["verdict"]) if r["verdict"] else None,
                            verification=Status(r["verification"]) if r["verification"] else None,
                            outcome=Outcome.model_validate_json(r["record"]))
             for r in store.outcomes(pack.domain, sorted(present))

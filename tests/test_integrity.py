@@ -99,7 +99,7 @@ def test_a_finding_names_column_period_value_and_size(tmp_path: Path) -> None:
     assert f"{shift.size:.1f} MADs below its period-on-period changes since" in shift.message
     identity = next(f for f in v.data_findings if f.rule == "exact:months_of_inventory")
     assert identity.check == "inputs"
-    assert "steps of 0.1 off" in v.checks["inputs"].finding and "Data:" in v.checks["assumptions"].finding
+    assert "steps of 0.1 away" in v.checks["inputs"].finding and "Data:" in v.checks["assumptions"].finding
     assert integrity.headline(shift, blinded=True) == \
         f"inventory {integrity.format_number(shift.value)} in 0 periods back: {shift.size:.1f} MADs, level shift"
 

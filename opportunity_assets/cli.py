@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from opportunity_assets.criteria import CriteriaError
@@ -99,11 +99,16 @@ def _command(args: argparse.Namespace) -> int:
                                  refresh=bool(getattr(args, "refresh", False)), settings_path=args.settings)
         pack, store = nights.resources_of(defs)
         first = nights.first_night_of(defs)
-        for night in (getattr(args, "as_of", None), getattr(args, "start", None), getattr(args, "end", None)):
+        if args.command == "backfill" and args.start < first <= args.end:  # the range's early nights: none to run
+            print(f"{args.start}..{first - timedelta(days=1)}  skipped: before the first night, {first} (the first "
+                  "the data supports, or the pack's `nights.start`)", flush=True)
+            args.start = first
+        for flag in ("--as-of", "--start", "--end"):
+            night = getattr(args, flag.removeprefix("--").replace("-", "_"), None)
             if night is not None and args.command in ("run", "backfill", "cost", "backtest", "check"):
                 if night < first == nights.last_possible_night():
                     _require_readable(pack, night)
-                nights.check_night(night, first)
+                nights.check_night(night, first, flag=flag)
         if args.command == "run":
             from opportunity_assets.report.render import check_target
             from opportunity_assets.report.step import write_night_report

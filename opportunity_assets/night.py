@@ -218,14 +218,14 @@ def first_night_of(defs: dg.Definitions) -> date:
     return nights.start.date()
 
 
-def check_night(as_of: date, first: date, today: date | None = None) -> None:
+def check_night(as_of: date, first: date, today: date | None = None, *, flag: str = "--as-of") -> None:
     """A night that can be run, between `first` (`first_night_of`) and the latest that has ended, or a ValueError in
-    one line saying which nights can."""
+    one line saying which nights can (naming the command's `flag` that gave it)."""
     last = last_possible_night(today)
     if as_of > last:
-        raise ValueError(f"--as-of {as_of} has not ended yet: the latest night that can run is {last}")
+        raise ValueError(f"{flag} {as_of} has not ended yet: the latest night that can run is {last}")
     if as_of < first:
-        raise ValueError(f"--as-of {as_of} is before the first night, {first} (the first the data supports, or the "
+        raise ValueError(f"{flag} {as_of} is before the first night, {first} (the first the data supports, or the "
                          "pack's `nights.start`)")
 
 

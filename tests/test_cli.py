@@ -127,6 +127,20 @@ def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.Ca
     assert len(err) == 1 and says in err[0] and "Traceback" not in err[0]
 
 
+def test_a_backfill_from_before_the_first_night_starts_there(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The range's nights before the first are skipped in one line; a range wholly before it names its flag."""
+    assert main(["backfill", "--start", "1999-12-01", "--end", "2001-06-30", "--every", "quarter-end",
+                 *_args(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == ("1999-12-01..2000-02-29  skipped: before the first night, 2000-03-01 (the first the data "
+                        "supports, or the pack's `nights.start`)")
+    assert lines[1].startswith("2000-03-31  skipped: key `metrics.") and lines[-1].startswith("2001-06-30  scanned")
+    assert main(["backfill", "--start", "1999-01-01", "--end", "1999-12-31", *_args(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--start 1999-01-01 is before the first night, 2000-03-01" in err[0]
+
+
 @pytest.mark.parametrize("command", [["run"], ["backfill", "--start", "2009-11-30", "--end", "2009-12-31"], ["cost"],
                                      ["check"]])
 def test_a_file_lacking_a_named_column_names_its_key_whatever_the_command(

@@ -24,7 +24,7 @@ from opportunity_assets import expressions
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import SourceSpec
-from opportunity_assets.verifications.integrity_spec import Effect, IntegritySpec
+from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
 
@@ -384,9 +384,12 @@ class CriteriaPack(_Spec):
             if unknown:
                 raise _KeyProblem(key, identity.ratio, f"names that are each one of source.columns "
                                   f"{sorted(columns)}; unknown: {unknown}")
-        if self.integrity.history_periods <= self.max_window:
-            raise _KeyProblem("integrity.history_periods", self.integrity.history_periods,
-                              f"more periods than the widest metric window ({self.max_window})")
+        if self.history_reach >= MAX_HISTORY:
+            widest = max(self.metrics, key=lambda name: self.metrics[name].window[1])
+            raise _KeyProblem(f"metrics.{widest}.window", list(self.metrics[widest].window),
+                              f"a window reaching at most {MAX_HISTORY - 1 - self.integrity.min_history} periods "
+                              f"back: the history kept for a candidate (its windows, and `integrity.min_history` "
+                              f"periods before them for the data checks) is at most {MAX_HISTORY} periods")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
         _derived_order(self.metrics)  # refuses a cycle
@@ -405,10 +408,15 @@ class CriteriaPack(_Spec):
         for _, field, fmt, conversion in fields:
             if field is None:
                 continue
-            if fmt or conversion or (field != "name" and field not in metrics):
+            if fmt or conversion:
                 shown = "{" + field + ("!" + conversion if conversion else "") + (":" + fmt if fmt else "") + "}"
                 raise _KeyProblem("next_action", shown, "plain `{name}` or `{metric}` placeholders (numbers are "
                                   "formatted by code)")
+            if field != "name" and field not in metrics:
+                close = difflib.get_close_matches(field, sorted(metrics), n=1)
+                raise _KeyProblem("next_action", "{" + field + "}", f"`{{name}}` or a metric's name: `{field}` is no "
+                                  f"metric of the pack ({', '.join(sorted(metrics))})"
+                                  + (f"; did you mean `{{{close[0]}}}`?" if close else ""))
         _check_rendered(self.next_action, {name: spec.unit for name, spec in self.metrics.items()})
         return self
 
@@ -467,8 +475,8 @@ class CriteriaPack(_Spec):
     @property
     def history_reach(self) -> int:
         """Periods back (0 = the latest) of history the scan keeps: the metrics' windows and the integrity
-        yardstick."""
-        return max(self.max_window, self.integrity.history_periods - 1)
+        yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it)."""
+        return max(self.integrity.history_periods - 1, self.max_window + self.integrity.min_history)
 
     @property
     def fingerprint(self) -> str:

@@ -103,7 +103,11 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("band_for_non_input", {"uncertainty.median_3m": 0.05},
      ["key `uncertainty.median_3m`", "'median_3m'", "a required input"]),
     ("next_action_unknown_placeholder", {"next_action": "Call the {mayor} of {name}."},
-     ["key `next_action`", "{mayor}", "placeholder"]),
+     ["key `next_action`", "{mayor}", "`mayor` is no metric of the pack"]),
+    ("next_action_misspelt_metric", {"next_action": "Price rentals near {median_3} in {name}."},
+     ["key `next_action`", "{median_3}", "is no metric of the pack", "did you mean `{median_3m}`?"]),
+    ("window_beyond_the_kept_history", {"metrics.sales_3m_prev.window": [1190, 1192]},
+     ["key `metrics.sales_3m_prev.window`", "[1190, 1192]", "at most 1175 periods back", "at most 1200 periods"]),
     ("required_input_unknown", {"required_inputs.0": "sales_1m"},
      ["key `required_inputs.0`", "'sales_1m'", "a metric name"]),
     ("omission_requires_unknown", {"omissions.0.requires": ["median_3m", "rent_3m"]},
@@ -141,6 +145,14 @@ def test_next_action_that_cannot_be_filled_is_refused_on_load(tmp_path: Path, te
     AttributeError), index access prints one character; the pack must not load."""
     message = _error(tmp_path, next_action=template)
     assert "key `next_action`" in message
+
+
+def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
+    """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
+    widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""
+    pack = _load(tmp_path, **{"metrics.sales_3m_prev.window": [364, 391]})
+    assert pack.history_reach == 391 + pack.integrity.min_history
+    assert load_criteria(PACK).history_reach == 71
 
 
 def test_next_action_with_name_and_metric_placeholders_loads(tmp_path: Path) -> None:

@@ -138,11 +138,17 @@ RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision",
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
+MAX_HISTORY = 1200
+"""Most periods of history kept for a candidate going on (its windows and the data checks' yardstick)."""
+
+
 class IntegritySpec(_Spec):
     """The checks on the source's believability, all on by default."""
 
-    history_periods: int = Field(default=72, ge=12, le=1200)
-    """Periods of as_of-filtered history kept for each candidate going on: the yardstick of its own changes."""
+    history_periods: int = Field(default=72, ge=12, le=MAX_HISTORY)
+    """Periods of as_of-filtered history kept for each candidate going on, at least: the yardstick of its own
+    changes. More are kept where the metrics' widest window needs them (the window and `min_history` periods
+    before it: a daily pack comparing with a year earlier keeps about 480), up to `MAX_HISTORY`."""
     min_history: int = Field(default=24, ge=6)
     """Past changes needed before the periods judged for them to be the yardstick; with fewer, the entity's
     whole kept history is (robust statistics tolerate the few judged periods in it)."""

@@ -121,3 +121,33 @@ def test_the_past_runs_near_a_value_are_the_runs_whose_latest_value_is_near_it()
         expected = every.filter(near).sort("entity_id", "periods_ago")
         got = copies._runs_near(frame, 3, values).sort("entity_id", "periods_ago")
         assert expected.height > 0 and got.select(expected.columns).equals(expected)
+
+
+def test_a_short_or_degenerate_history_is_judged_without_failing() -> None:
+    """A real annual panel (AER::Fatalities' state beer taxes, often unchanged year to year) with three years
+    published: states share their three figures, but no past run is whole (a run needs three periods before the
+    latest). That is no evidence of a copy, and no crash either; nor are one period, one entity, a column of
+    nulls, or fewer periods than a run."""
+    from opportunity_assets.verifications import copies
+
+    taxes = {"al": [0.5, 0.6, 0.6], "ar": [0.5, 0.6, 0.6], "az": [0.2, 0.2, 0.3], "ca": [0.2, 0.2, 0.3],
+             "co": [0.1, 0.1, 0.1], "ct": [0.6, 0.6, 0.6]}
+    history = _history(taxes, "beertax")
+    assert copied_figures(history, ["beertax"], set(taxes), RULE) == {}
+    frame = history.sort("entity_id", "periods_ago").select(
+        "entity_id", pl.col("entity_id").rank("dense").alias("__code"), "periods_ago",
+        pl.col("beertax").alias("__value"))
+    assert copies._runs_near(frame, RULE.min_periods, [0.6, 0.3]).height == 0  # rows near them, no whole run
+    nulls = history.with_columns(pl.lit(None, dtype=pl.Float64).alias("empty"))
+    assert copied_figures(nulls, ["beertax", "empty"], set(taxes), RULE) == {}
+    one_period = history.filter(pl.col("periods_ago") == 0)
+    assert copied_figures(one_period, ["beertax"], set(taxes), RULE) == {}
+    two_periods = history.filter(pl.col("periods_ago") < RULE.min_periods - 1)
+    assert copied_figures(two_periods, ["beertax"], set(taxes), RULE) == {}
+    alone = history.filter(pl.col("entity_id") == "al")
+    assert copied_figures(alone, ["beertax"], {"al"}, RULE) == {}
+    assert copied_figures(history.clear(), ["beertax"], {"al"}, RULE) == {}
+    markets = {f"m{i}": _market(i, 300 + 40 * i, periods=RULE.min_periods + 1) for i in range(12)}
+    markets["m3"] = [900.0, *markets["m5"][1:]]  # one period before the run: a copy is still judged, and found
+    found = copied_figures(_history(markets), ["x"], {"m3", "m5"}, RULE)
+    assert set(found) == {"m3"} and found["m3"]["x"].others == ["M5"]

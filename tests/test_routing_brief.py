@@ -210,6 +210,33 @@ def test_brief_reports_errors_and_notes(tmp_path: Path) -> None:
     assert "Only 2 of 2 candidates passed the hard filters" in brief.markdown  # the scan's below-minimum note
 
 
+def test_the_run_summary_names_entities_as_the_source_writes_them(tmp_path: Path) -> None:
+    """The scan's notes reach the brief as written, only their first letter raised: the flagged line named states
+    `in, mn, tn` where the quarantine line above it named them `NY, PA, TX` (`str.capitalize` lowers the rest)."""
+    from opportunity_assets.brief.step import stored_numbers
+    from resources.store import ResultStore
+
+    rows = month_rows("Alpha", sales=300.0) + month_rows("Bravo", sales=200.0) + month_rows("NM", sales=50.0) \
+        + month_rows("TX", sales=100.0, overrides={(2014, 6): {"sales": "abc"}})
+    pack, night = _night(tmp_path, rows, **{"caps.max_candidates": 2, "caps.min_candidates": 0,
+                                            "caps.order_by": "sales_12m"})
+    assert night.scan_report["flagged_past_cap"] == 1 and night.scan_report["capped"] == 1
+    brief, summary = render_brief(pack, night, "off")
+    assert "Quarantined source rows: 1, for TX (1: sales not a number)." in brief.markdown
+    assert "1 with quarantined rows in reach or a gap in sales_12m went on past the cap, flagged: TX." \
+        in brief.markdown
+    assert "4 passed the filters; capped at max_candidates=2 by sales_12m descending, then id; 1 not analyzed " \
+        "tonight" in brief.markdown
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
+                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
+                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
+    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
+    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
+                        model_mode="off")
+    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+
+
 # ---- the number check --------------------------------------------------------------------------------------
 STORED = [150_000.0, 0.333333, 1800.0, 71.66667, 4.25, -0.05, 62.0]
 

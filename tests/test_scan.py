@@ -218,6 +218,32 @@ def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) 
     assert any("went on past the cap, flagged: Holey" in note for note in report.notes)
 
 
+def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any_other(synthetic: Build) -> None:
+    """Only a quarantined row or cell in a metric's reach can move a place, so only one may let its market past the
+    cap. A daily source's bad rows ten years back let 26 of 36 states past a cap of 10: here Alpha's duplicated
+    month and Foxtrot's bad sales cell lie in 2012, 33 and 34 months before the night's latest month (the widest
+    window reaches 14), and both are capped as on clean data; Foxtrot's bad cell moved into 2014 goes on, flagged."""
+    def source(foxtrot: tuple[int, int]) -> list[dict[str, Any]]:
+        rows = [row for name, sales in CAPPED_MARKETS
+                for row in city(name, sales=sales, overrides={foxtrot: {"sales": "abc"}} if name == "Foxtrot" else {})]
+        return rows + city("Alpha", sales=100.0, start=(2012, 2), months=1)  # a second Alpha 2012-02: both refused
+
+    changes = {"caps.max_candidates": 3, "caps.min_candidates": 0, "caps.order_by": "sales_12m"}
+    clean, clean_report = run(synthetic(capped_source(), **changes))
+    found, report = run(synthetic(source((2012, 3)), **changes))
+    assert report.quarantined == 3 and {e["entity"] for e in report.quarantined_entities} == {"Alpha", "Foxtrot"}
+    assert {c: (f.went_on, f.capped) for c, f in found.items()} == \
+        {c: (f.went_on, f.capped) for c, f in clean.items()}
+    assert found["alpha"].capped and found["foxtrot"].capped
+    assert found["foxtrot"].metrics == clean["foxtrot"].metrics and found["alpha"].metrics == clean["alpha"].metrics
+    assert report.flagged_past_cap == 0 and report.capped == clean_report.capped == 3
+    assert report.notes == clean_report.notes
+    reached, report = run(synthetic(source((2014, 6)), **changes))
+    assert reached["foxtrot"].went_on and not reached["foxtrot"].capped and reached["alpha"].capped
+    assert report.flagged_past_cap == 1 and report.capped == 2
+    assert any("went on past the cap, flagged: Foxtrot" in note for note in report.notes)
+
+
 def test_no_cap_no_note(synthetic: Build) -> None:
     _, report = run(synthetic(capped_source(), **{"caps.min_candidates": 0}))
     assert report.capped == 0

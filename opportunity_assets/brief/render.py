@@ -139,11 +139,17 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
     quarantined = int(night.scan_report.get("quarantined", 0))
     if quarantined:
         lines.append(summary_line(list(night.scan_report.get("quarantined_entities", [])), quarantined) + ".")
-    lines += [str(note).capitalize() + "." for note in night.scan_report.get("notes", [])]
+    # The first letter only: `str.capitalize` lowers the rest, and the notes name entities ("IN", "El Paso").
+    lines += [_sentence(str(note)) for note in night.scan_report.get("notes", [])]
     if summary.errors:
         failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors if e.fatal})
         lines.append("Errors: " + ", ".join(failed) + ".")
     return lines
+
+
+def _sentence(note: str) -> str:
+    """A scan note as a sentence of the brief: its first letter upper case, the rest as written, a full stop."""
+    return note[:1].upper() + note[1:] + "."
 
 
 def _section(lines: list[str], more: int, section: str, empty: str) -> list[str]:

@@ -45,8 +45,9 @@ class ScanReport:
     quarantined_entities: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     """Per entity with quarantined rows: entity (name), rows, why (the commonest reason, without raw values)."""
     flagged_past_cap: int = 0
-    """Candidates with quarantined rows or a gap in the cap order's metric that went on although their place was
-    past the cap (never silently capped out)."""
+    """Candidates with a quarantined row or cell in a metric's reach, or a gap in the cap order's metric, that went
+    on although their place was past the cap (never silently capped out). A quarantined row outside every metric
+    window changes no metric, so nothing of its place: it is capped like any other."""
     best_capped_score: float | None = None
     """The best preliminary score among the candidates the cap cut (None: none cut, or none of them scored)."""
     failed_by_filter: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -281,6 +282,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     ordered = metrics.sort("entity_id")
     scores = formula_scores(pack, {name: ordered[name].to_list() for name in pack.required_inputs})
     ids, spellings = _ids(ordered["entity_id"].to_list(), history)
+    reached: set[str] = set()
+    """Candidates with a quarantined row or cell in a metric's reach (`_quarantined_metrics`)."""
     for row, score in zip(ordered.iter_rows(named=True), scores, strict=True):
         cid = ids[row["entity_id"]]
         keys[cid] = row["entity_id"]
@@ -288,6 +291,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         rows = raw.get(row["entity_id"], [])
         unknown = _quarantined_metrics(pack, bad_items.get(row["entity_id"], []), rows, anchor)
         if unknown:  # a refused row or cell in a metric's reach: its value is not known, never a FAIL
+            reached.add(cid)
             values = pack.with_derived({n: None if n in unknown else v for n, v in values.items()
                                         if pack.metrics[n].agg != "derived"})
         filters = _judge(pack, values)
@@ -301,15 +305,17 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             preliminary_score=score,
         ))
 
-    with_bad_rows = {str(r["entity_id"]) for r in bad_rows if r.get("entity_id")}
     order_gap = {c.id for c in judged if pack.caps.order_by not in (None, "score")
                  and c.metrics.get(pack.caps.order_by) is None}
-    flagged = {cid for cid, key in keys.items() if key in with_bad_rows} | order_gap
+    # Only a quarantined row or cell in a metric's reach can have moved a candidate's place (it made that metric a
+    # gap); one outside every window changed nothing the cap reads, so its candidate is placed and capped as on
+    # clean data (a daily source's bad rows ten years back must not let every such entity past the cap).
+    flagged = reached | order_gap
     passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c, flagged))
     past_cap = [c.id for c in passing[pack.caps.max_candidates:]]
-    # One entity's bad rows never move another's route: a flagged candidate (quarantined rows, or a gap in the cap
-    # order's metric) keeps its place by its remaining rows and is never capped out; past the cap it goes on besides
-    # the others, who keep theirs.
+    # One entity's bad rows never move another's route: a flagged candidate (quarantined rows in reach, or a gap in
+    # the cap order's metric) keeps its place by its remaining rows and is never capped out; past the cap it goes on
+    # besides the others, who keep theirs.
     cut = {cid for cid in past_cap if cid not in flagged}
     candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
@@ -334,8 +340,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
                      f"by {order}; {len(cut)} not analyzed tonight{best}")
     if extra:
         named = {c.id: c.name for c in judged}
-        notes.append(f"{len(extra)} with quarantined rows or a gap in {pack.caps.order_by} went on past the cap, "
-                     f"flagged: {', '.join(markdown(named[cid]) for cid in extra)}")
+        notes.append(f"{len(extra)} with quarantined rows in reach or a gap in {pack.caps.order_by} went on past "
+                     f"the cap, flagged: {', '.join(markdown(named[cid]) for cid in extra)}")
     below = len(passing) < pack.caps.min_candidates
     failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
     if below:

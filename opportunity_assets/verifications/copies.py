@@ -153,12 +153,16 @@ def _runs_near(frame: pl.DataFrame, k: int, values: list[float]) -> pl.DataFrame
     near = (position >= 0) & (value <= np.maximum.accumulate(bands[:, 1])[np.maximum(position, 0)])
     start = np.flatnonzero(near & (ago >= 1))
     start = start[start + k - 1 < len(value)]
-    shifted = [start + i for i in range(k)]
-    whole = np.all([(code[s] == code[start]) & (ago[s] == ago[start] + i) & np.isfinite(value[s])
-                    for i, s in enumerate(shifted)], axis=0) if len(start) else np.array([], dtype=bool)
+    # Masks are built over the starts they index, whatever their number: a short past (fewer periods than a run)
+    # can leave rows near a value of which no run is whole, and then none is left to pick.
+    whole = np.ones(len(start), dtype=bool)
+    for i in range(k):
+        whole &= (code[start + i] == code[start]) & (ago[start + i] == ago[start] + i) & np.isfinite(value[start + i])
     start = start[whole]
     columns = {f"__v{i}": value[start + i] for i in range(k)}
-    moving = np.any([columns[f"__v{i}"] != columns["__v0"] for i in range(1, k)], axis=0) if len(start) else whole
+    moving = np.zeros(len(start), dtype=bool)
+    for i in range(1, k):
+        moving |= columns[f"__v{i}"] != columns["__v0"]
     picked = start[moving]
     return pl.DataFrame({"entity_id": frame["entity_id"].gather(picked), "periods_ago": ago[picked],
                          **{name: column[moving] for name, column in columns.items()}})

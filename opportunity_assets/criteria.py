@@ -607,6 +607,10 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     if pack.source.format != "postgres" and not pack.source_path.is_file():
         raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
                             f"expected an existing file (looked at {pack.source_path})")
+    for i, joined in enumerate(pack.source.join):
+        if joined.format != "postgres" and not pack.path_of(joined).is_file():
+            raise CriteriaError(f"criteria file {path}: key `source.join.{i}.path`: got {joined.path!r}; "
+                                f"expected an existing file (looked at {pack.path_of(joined)})")
     return pack
 
 

@@ -30,12 +30,16 @@ from resources._source_connection import SourceError, file_key, kept_open, opene
 __all__ = [
     "PointInTimeSource",
     "SourceError",
+    "SourceFacts",
     "SourceSnapshot",
+    "TableFacts",
     "january_only",
     "kept_open",
     "publication_span",
     "read_snapshot",
     "row_counts",
+    "source_facts",
+    "value_counts",
     "visible_rows",
 ]
 
@@ -93,7 +97,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
         judged = ["judged", *(f"judged_{i}" for i in range(len(pack.source.join)))]
         for view in ("hist", *judged):
             con.execute(f"DROP VIEW IF EXISTS {view}")
-        for table in ("panel", *(f"{name}_duplicates" for name in judged)):
+        for table in ("panel", "slugs", *(f"{name}_duplicates" for name in judged)):
             con.execute(f"DROP TABLE IF EXISTS {table}")
         con.execute(f"SET threads = {os.cpu_count() or 1}")
 
@@ -116,7 +120,9 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
         _judged(con, pack, joined, join_rows(i), f"judged_{i}")
         joins.append(_panel(joined, grain, f"judged_{i}"))
     own = _panel(src, grain, "judged")
-    panel = own if not joins else f"({shapes.joined_sql(src, own, joins)})"
+    if joins:
+        _run(con, pack, f"CREATE OR REPLACE TEMP TABLE slugs AS {shapes.slugs_sql(TYPED)}", {})
+    panel = own if not joins else f"({shapes.joined_sql(src, own, joins, 'slugs')})"
     summed = any(s.shape == "events" for s in (src, *src.join))
     if summed:
         con.execute("SET threads = 1")  # events are summed into the panel: one fixed order
@@ -144,6 +150,24 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
         FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
                                                  for table, prefix in refused), {})
     return anchor, metrics, history, quarantine
+
+
+def _joined_rows_by_key(pack: CriteriaPack, quarantine: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
+    """The quarantine with each joined table's row under the main source's key of its entity (a joined table's ids
+    are slugs, `shapes.rows_sql`: its `AL` is the main source's `al`), so that the candidate it concerns sees it."""
+    labels = tuple(f"{join_label(pack, j)}: " for j in pack.source.join)
+    if not labels or quarantine.is_empty():
+        return quarantine
+    keys: dict[str, str] = {}
+    for key in sorted(metrics["entity_id"].drop_nulls().to_list(), reverse=True):  # the first key of a slug wins
+        keys[shapes.entity_slug(key)] = key
+    joined = pl.col("reason").str.starts_with(labels[0])
+    for label in labels[1:]:
+        joined = joined | pl.col("reason").str.starts_with(label)
+    slug = pl.col("entity_id").map_elements(shapes.entity_slug, return_dtype=pl.Utf8)
+    return quarantine.with_columns(
+        pl.when(joined & pl.col("entity_id").is_not_null()).then(slug.replace(keys)).otherwise(pl.col("entity_id"))
+        .alias("entity_id"))
 
 
 def _panel(spec: SourceSpec, grain: Grain, judged: str) -> str:
@@ -213,23 +237,104 @@ def row_counts(pack: CriteriaPack) -> tuple[int, int]:
 def january_only(pack: CriteriaPack) -> bool:
     """Whether every dated row in scope falls in a January, over two years or more (a column of bare years read
     at a finer grain puts every row in January)."""
+    with opened(pack) as (con, _):
+        return _january(con, pack)
+
+
+def _january(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> bool:
     period = shapes.PERIOD
     sql = (f"SELECT count(DISTINCT year({period})), max(month({period})) FROM {TYPED} "
            f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
-    with opened(pack) as (con, _):
-        ((years, month),) = _run(con, pack, sql, {}).rows()
+    ((years, month),) = _run(con, pack, sql, {}).rows()
     return bool(years and years >= 2 and month == 1)
 
 
 def visible_rows(pack: CriteriaPack, as_of: date) -> int:
     """Source rows in scope that a night on `as_of` sees: published by then, or of no parseable period (those
     are quarantined, and counted among what the night read)."""
-    published = shapes.PUBLISHED
-    sql = (f"SELECT count(*) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
-           f"AND ({published} IS NULL OR {published} <= $as_of::DATE)")
+    return source_facts(pack, as_of).tables[0].visible
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What `opportunity check` counts over one table's typed rows (the main source's or a joined table's)."""
+
+    rows: int
+    in_scope: int
+    """Rows `where` keeps."""
+    dated: int
+    """Rows in scope with an entity and a period."""
+    published: int
+    """Dated rows with a publication date (all of them but those whose `published_column` cell is no date)."""
+    visible: int
+    """Rows in scope a night on as_of sees: published by then, or with no publication date (refused, and counted
+    among what the night read)."""
+    first_published: date | None
+    """When the first dated row is published."""
+    early: int
+    """Dated rows seen by as_of that were published before their period ended (a look-ahead, for a panel)."""
+    seen_dated: int
+    """Dated rows seen by as_of with a publication date: what `early` is counted among."""
+    early_example: tuple[date, date] | None
+    """An early row's (period, publication date)."""
+    texts: dict[str, tuple[int, int]]
+    """Per numeric `where` condition's key under the source (`shapes.numeric_conditions`): its column's cells that
+    are text, not numbers, and the rows it is tested on."""
+
+
+@dataclass(frozen=True)
+class SourceFacts:
+    tables: list[TableFacts]
+    """The main source's, then each joined table's."""
+    january: bool
+    """`january_only`."""
+
+
+def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
+    """The counts `check` reads before a night's snapshot, over the typed rows, in one read of the source."""
     with opened(pack) as (con, _):
-        ((count,),) = _run(con, pack, sql, {"as_of": as_of}).rows()
-    return int(count)
+        tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
+                  [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
+        january = _january(con, pack)
+    return SourceFacts(tables=tables, january=january)
+
+
+def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str,
+                 as_of: date) -> TableFacts:
+    entity, period, published, scope = shapes.ENTITY, shapes.PERIOD, shapes.PUBLISHED, shapes.IN_SCOPE
+    dated = f"{scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL"
+    seen = f"{dated} AND {published} <= $as_of::DATE"
+    early = f"{seen} AND {published} < {pack.grain.sql_end(period)}"
+    conditions = shapes.numeric_conditions(spec)
+    texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
+                    f"AS __texts_{i}, count(*) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
+                    f"AS __compared_{i}" for i, (key, _, column) in enumerate(conditions))
+    row = _run(con, pack, f"""
+        SELECT count(*) AS __rows, count(*) FILTER (WHERE {scope}) AS __in_scope,
+               count(*) FILTER (WHERE {dated}) AS __dated,
+               count(*) FILTER (WHERE {dated} AND {published} IS NOT NULL) AS __published,
+               count(*) FILTER (WHERE {scope} AND ({published} IS NULL OR {published} <= $as_of::DATE)) AS __visible,
+               min({published}) FILTER (WHERE {dated}) AS __first, count(*) FILTER (WHERE {early}) AS __early,
+               count(*) FILTER (WHERE {seen}) AS __seen,
+               min([{period}, {published}]) FILTER (WHERE {early}) AS __example{texts}
+        FROM {table}""", {"as_of": as_of}).row(0)
+    example = row[8]
+    return TableFacts(rows=row[0], in_scope=row[1], dated=row[2], published=row[3], visible=row[4],
+                      first_published=row[5], early=row[6], seen_dated=row[7],
+                      early_example=(example[0], example[1]) if example else None,
+                      texts={key: (row[9 + 2 * i], row[10 + 2 * i]) for i, (key, _, _) in enumerate(conditions)})
+
+
+def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,
+                 limit: int = 3) -> list[str]:
+    """The commonest values of the SQL `value` over the typed rows (an internal column: `shapes.written(column)`, a
+    condition's text column) among rows matching the SQL `where`, most rows first: examples a problem quotes.
+    `join`: a joined table's rows instead of the main source's."""
+    table = TYPED if join is None else join_rows(join)
+    sql = (f"SELECT {value} AS v, count(*) AS n FROM {table} WHERE ({where}) AND {value} IS NOT NULL "
+           f"GROUP BY v ORDER BY n DESC, v LIMIT {int(limit)}")
+    with opened(pack) as (con, _):
+        return [str(v) for v, _ in _run(con, pack, sql, {}).rows()]
 
 
 _LAST: list[tuple[tuple[Any, ...], SourceSnapshot]] = []
@@ -259,6 +364,12 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[An
     with opened(pack, files) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
     release_kept()
+    refused = pl.concat([
+        quarantine.select("source_row", "entity_id", "period", "reason"),
+        pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],
+                      "period": [None] * len(rejected), "reason": [r.reason for r in rejected]},
+                     schema={"source_row": pl.Int64, "entity_id": pl.Utf8, "period": pl.Date,
+                             "reason": pl.Utf8})], how="vertical_relaxed")
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.columns]
     return SourceSnapshot(
@@ -266,10 +377,5 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[An
         anchor_period=anchor,
         history=history.select(history_columns).sort("entity_id", "period"),
         metrics=_with_derived(pack, metrics).sort("entity_id"),
-        quarantined=pl.concat([
-            quarantine.select("source_row", "entity_id", "period", "reason"),
-            pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],
-                          "period": [None] * len(rejected), "reason": [r.reason for r in rejected]},
-                         schema={"source_row": pl.Int64, "entity_id": pl.Utf8, "period": pl.Date,
-                                 "reason": pl.Utf8})], how="vertical_relaxed").sort("source_row"),
+        quarantined=_joined_rows_by_key(pack, refused, metrics).sort("source_row"),
     )

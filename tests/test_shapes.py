@@ -692,3 +692,73 @@ def test_a_bad_event_cell_leaves_unknown_only_the_aggregates_that_read_it(tmp_pa
     ny = next(c for c in found if c.id == "ny")
     assert ny.metrics["loans_2m"] == 3 and ny.metrics["level_now"] == 1 and ny.metrics["total_2m"] is None
     assert any(g.startswith("total_2m: unknown: source row") and "amount not a number" in g for g in ny.data_gaps)
+
+
+def test_a_join_matches_entity_ids_by_their_slug(tmp_path: Path) -> None:
+    """The main table writes `al`, the joined one `AL` (or ` Al `): ids are slugified into candidate ids, so a join
+    matches them by the same slug. Matched nothing before (the roads pack upper-cased one side in a `query`). A
+    joined row's quarantine names the main source's key; two spellings of one id in one period are a duplicated key,
+    neither used."""
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"],
+                 [[e, f"2015-{m:02d}", 10 * m] for e in ("al", "new york") for m in range(1, 4)])
+    permits = _csv(tmp_path / "permits.csv", ["town", "month", "permits"],
+                   [["AL", "2015-01", 1], [" Al ", "2015-02", 2], ["AL", "2015-03", "many"],
+                    ["New-York", "2015-01", 7], ["NEW YORK", "2015-02", 8], ["new_york", "2015-02", 9]])
+    pack = _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+                            "join": [{"table": "permits", "path": permits, "entity_id": "town",
+                                      "period_column": "month", "columns": ["permits"], "publication_lag_days": 0}]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "permits_jan": {"agg": "last", "column": "permits", "window": [2, 2]},
+                  "permits_feb": {"agg": "last", "column": "permits", "window": [1, 1]}})
+    snapshot = read_snapshot(pack, date(2015, 4, 30), today=TODAY)
+    metrics = {m["entity_id"]: m for m in snapshot.metrics.to_dicts()}
+    assert (metrics["al"]["permits_jan"], metrics["al"]["permits_feb"]) == (1, 2)
+    assert (metrics["new york"]["permits_jan"], metrics["new york"]["permits_feb"]) == (7, None)
+    quarantined = {(r["entity_id"], r["reason"].split(": ", 1)[1]) for r in snapshot.quarantined.to_dicts()}
+    assert ("al", "column permits: many is not a number (that cell is a gap; the row is kept)") in quarantined
+    assert {e for e, reason in quarantined if reason.startswith("duplicated key")} == {"new york"}
+
+
+@pytest.mark.parametrize(("join", "main", "message"), [
+    # a join counts in the main source's grain: `grain` in a join is no key of it (was `source.grain`)
+    ({"year_column": "year", "grain": "month"}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.grain`: unknown key: a joined table counts in the main source's periods (`source.grain`); "
+     "expected only the keys ['table', 'path', "),
+    ({"year_column": "year", "join": []}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.join`: unknown key: no join inside a join"),
+    ({"year_column": "year", "colums": ["permits"]}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.colums`: unknown key (did you mean `columns`?)"),
+    # the join's own problems name its keys (each said `source.…`)
+    ({"year_column": "year", "period_format": "%Y"}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.period_format`: got '%Y'; expected a `period_column` to parse"),
+    ({"year_column": "year"}, {"period_column": "month"},
+     "key `source.join.0.month_column`: got nothing; expected a month column beside `year_column` 'year'"),
+    # the main source's own grain problem is its own, not each join's
+    ({"year_column": "year"}, {"year_column": "year"},
+     "key `source.grain`: got 'month'; expected `year` (a year column alone dates a year), or a `month_column`"),
+    # a joined file that is not there is refused at load, as the main source's is
+    ({"year_column": "year", "path": "nope.parquet"}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.path`: got 'nope.parquet'; expected an existing file (looked at "),
+])
+def test_a_joins_problems_name_the_joins_keys(tmp_path: Path, join: dict[str, Any], main: dict[str, Any],
+                                             message: str) -> None:
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
+    _csv(tmp_path / "j.csv", ["town", "year", "permits"], [["a", 2015, 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"], **main,
+                         "join": [{"table": "permits", "path": "j.csv", "entity_id": "town", "columns": ["permits"],
+                                   **join}]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert message in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_a_bare_year_in_the_published_column_is_no_publication_date(tmp_path: Path) -> None:
+    """`published_column: year` read 1988 as 1988-01-01: the year's row was known before the year began to end. A
+    publication date is an ISO date or timestamp; anything else is that row's refusal."""
+    rows = [["a", 2014, "2014", 1], ["a", 2015, "2016-02-01", 2], ["a", 2016, "2016-07", 3]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "released", "level"], rows),
+                            "grain": "year", "year_column": "year", "published_column": "released",
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2016, 12, 31), today=TODAY)
+    assert _history(pack, date(2016, 12, 31), "a") == [("2015-01-01", 0, 2.0)]
+    assert snapshot.quarantined["reason"].to_list() == ["released unparseable: 2014", "released unparseable: 2016-07"]

@@ -288,14 +288,81 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
+    """In words, with the tables the file has; DuckDB's own text ("Catalog Error: Table with name nosuch does not
+    exist!") never reaches the user. A query's syntax error keeps its short reason."""
     from opportunity_assets.sources.check import check_pack
 
     database = _texas_as(tmp_path, "duckdb")
-    for changes, key in (({"source.table": "nosuch"}, "key `source.table`: got 'nosuch'; "),
-                         ({"source.table": "txhousing", "source.query": "SELECT * FROM nosuch"},
-                          "key `source.query`: got 'SELECT * FROM nosuch'; ")):
+    for changes, expected in (
+            ({"source.table": "txhousnig"}, "key `source.table`: got 'txhousnig'; no table or view `txhousnig` in "
+                                            "txhousing.duckdb (did you mean `txhousing`?): it has ['txhousing']: "
+                                            "expected the name of the table or view to read (or `path` names "
+                                            "another file)"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM nosuch"},
+             "key `source.query`: got 'SELECT * FROM nosuch'; it reads no table or view `nosuch` in txhousing.duckdb: "
+             "it has ['txhousing']: expected a SELECT that runs on txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FORM txhousing"},
+             "key `source.query`: got 'SELECT * FORM txhousing'; it is not valid SQL (syntax error at or near "
+             "\"txhousing\"): expected a SELECT that runs on txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
+             "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
+             "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):
         [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **changes))).problems
-        assert problem.startswith(key) and "Table with name nosuch does not exist" in problem
+        assert problem == expected
+
+
+def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -> None:
+    """A CSV declared Parquet, text named .duckdb, Parquet named .csv: each said DuckDB's "No magic bytes found at
+    end of file" or "not a valid DuckDB database file", naming `source.path`."""
+    from opportunity_assets.sources.check import check_pack
+
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, TEXAS, **{"source.format": "parquet"}))).problems
+    assert problem == (f"key `source.format`: got 'parquet'; source file {TEXAS} is not a Parquet file: it looks like "
+                       "CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date'), and its "
+                       "extension says .csv: expected `format: csv` (or no `format`: the extension says so)")
+    fake = tmp_path / "fake.duckdb"
+    fake.write_bytes(TEXAS.read_bytes()[:2000])
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, fake))).problems
+    assert problem == (f"key `source.path`: source file {fake} is named .duckdb but is not a DuckDB database: it "
+                       "looks like CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date') "
+                       "(`source.format: csv` reads it as such)")
+    parquet = _texas_as(tmp_path, "parquet")
+    renamed = parquet.rename(tmp_path / "named.csv")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, renamed))).problems
+    assert problem == (f"key `source.path`: source file {renamed} is named .csv but is not CSV text: it looks like a "
+                       "Parquet file (`source.format: parquet` reads it as such)")
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(renamed.read_bytes()[:-100])
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, cut))).problems
+    assert problem == (f"key `source.path`: source file {cut} is a Parquet file cut short (no footer at its end): "
+                       "expected the whole file (copy or write it again)")
+
+
+def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:
+    """A joined Parquet declared csv said "key `source.path`: ... the header is not UTF-8"; a joined DuckDB file
+    without the table said "key `source.table`"; a column the joined file lacks, named by the join's entity_id
+    and the main source's alike, blamed `source.path`."""
+    from opportunity_assets.sources.check import check_pack
+
+    frame = pl.DataFrame({"town": ["Austin", "Dallas"], "people": [1.0, 2.0]})
+    frame.write_parquet(tmp_path / "towns.parquet")
+    con = duckdb.connect(str(tmp_path / "towns.duckdb"))
+    con.execute("CREATE TABLE places AS SELECT * FROM frame")
+    con.close()
+    joined = {"table": "towns", "path": str(tmp_path / "towns.parquet"), "entity_id": "town", "shape": "snapshot",
+              "known_at": "2000-01-01", "columns": ["people"]}
+    for changes, expected in (
+            ({"format": "csv"}, f"key `source.join.0.format`: got 'csv'; source file {tmp_path / 'towns.parquet'} is "
+                                "not CSV text: it looks like a Parquet file, and its extension says .parquet: expected "
+                                "`format: parquet` (or no `format`: the extension says so)"),
+            ({"path": str(tmp_path / "towns.duckdb")}, "key `source.join.0.table`: got 'towns'; no table or view "
+                                                       "`towns` in towns.duckdb: it has ['places']: expected the name "
+                                                       "of the table or view to read (or `path` names another file)"),
+            ({"entity_id": "city"}, "key `source.join.0.entity_id`: got 'city'; source file "
+                                    f"{tmp_path / 'towns.parquet'} lacks column(s) ['city']; it has ['town', "
+                                    "'people']")):
+        pack = load_criteria(write_pack(tmp_path, TEXAS, **{"source.join": [{**joined, **changes}]}))
+        assert check_pack(pack).problems == [expected]
 
 
 def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path: Path) -> None:

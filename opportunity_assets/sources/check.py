@@ -8,20 +8,27 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from opportunity_assets import expressions
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import not_utf8_lines
-from opportunity_assets.sources.formats import describe_location, infer_format
+from opportunity_assets.sources.formats import describe_location, infer_format, join_label, quote_identifier
 from opportunity_assets.sources.spec import SourceSpec
+
+if TYPE_CHECKING:
+    from opportunity_assets.candidates.logic import Candidate
+    from resources.source import SourceFacts, TableFacts
 
 MOSTLY_TEXT = 0.5
 """A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
@@ -55,10 +62,12 @@ _COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d
 
 
 def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
-    """(key, value, written by the user) for every text value under a source spec, `join`s and `aggregates`
-    included: where a column name can come from."""
+    """(key, value, written by the user) for every text value under a source spec, `aggregates` included (not its
+    `join`s: each is read as a source of its own): where a column name can come from."""
     if isinstance(spec, SourceSpec):
         for name in type(spec).model_fields:
+            if name == "join":
+                continue
             yield from ((k, v, w and name in spec.model_fields_set)
                         for k, v, w in _naming(getattr(spec, name), f"{path}.{name}"))
     elif hasattr(spec, "model_fields"):
@@ -78,15 +87,20 @@ class SourceProblem(ValueError):
     """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
 
 
+def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
+    """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
+    return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
+
+
 def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] = (),
-                   no_period: bool = False) -> str:
+                   no_period: bool = False, within: str = "source") -> str:
     """A source that could not be read, as one line naming the pack key at fault: the key that names a `missing`
     column (an aggregate's column, the period column), the period keys when `no_period` parses; the source's path
-    otherwise."""
-    src = pack.source
+    otherwise. `within`: the source's key, `source` or a joined table's `source.join.N`, whose keys are named."""
+    src = _spec_at(pack, within)
     if missing:
         wanted = set(missing)
-        keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, "source")))
+        keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, within)))
                 if v in wanted and _COLUMN_KEY.search(k)}
         period = {"year_column", "month_column", "period_column"}
         if len(keys) == 1:  # one key names what is missing: that key is at fault
@@ -94,34 +108,36 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
             return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
         if keys and all(k.rsplit(".", 1)[-1] in period for k, _ in keys.values()) and src.known_at is None:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
-            return (f"key `source.period_column`: the period keys {named} name columns the file lacks; {error}; "
-                    "a file with no dates is one snapshot: `shape: snapshot` with `source.known_at`")
+            return (f"key `{within}.period_column`: the period keys {named} name columns the file lacks; {error}; "
+                    f"a file with no dates is one snapshot: `shape: snapshot` with `{within}.known_at`")
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
-            return f"key `source.path`: {error} (named by {named}: is it the right file?)"
+            return f"key `{within}.path`: {error} (named by {named}: is it the right file?)"
     if error.startswith("key `"):  # the reader named the key already
         return error
     if no_period:
-        scope = (" (or `source.where` keeps no row: its values are compared as trimmed text, case and all)"
+        scope = (f" (or `{within}.where` keeps no row: its values are compared as trimmed text, case and all)"
                  if src.where else "")
         if src.known_at is not None:
-            return f"key `source.known_at`: got {src.known_at.isoformat()}; {error} (a snapshot is seen from its " \
+            return f"key `{within}.known_at`: got {src.known_at.isoformat()}; {error} (a snapshot is seen from its " \
                    f"known-at date on: expected a date on or before the night)"
         if src.period_column:
-            return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; "
+            return (f"key `{within}.period_format`: got {src.period_format!r} for column {src.period_column!r}; "
                     f"{error}: expected a strptime pattern its values parse with (e.g. '%b-%Y' for Mar-2018), "
                     f"or none for ISO dates and quarters like 1998 Q1{scope}")
-        return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
-                f"{error}: expected integer year and month columns, or `source.period_column`{scope}")
-    return f"key `source.path`: {error}"
+        return (f"key `{within}.year_column`: got {src.year_column!r} and `{within}.month_column` "
+                f"{src.month_column!r}; {error}: expected integer year and month columns, or "
+                f"`{within}.period_column`{scope}")
+    return f"key `{within}.path`: {error}"
 
 
 def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
-    """No row of the source is dated on or before `last_night`: it has no rows, `source.where` keeps none, or no
-    period parses."""
-    from resources.source import row_counts
+    """No row of the source is dated on or before `last_night`: it has no rows, `source.where` keeps none, no
+    period parses, or no publication date does (`source.published_column`)."""
+    from resources.source import source_facts
 
-    rows, in_scope = row_counts(pack)
+    facts = source_facts(pack, last_night).tables[0]
+    rows, in_scope = facts.rows, facts.in_scope
     src = pack.source
     if not rows:
         key = "source.query" if src.query else "source.table" if src.format in ("duckdb", "postgres") else \
@@ -129,12 +145,50 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
         return (f"key `{key}`: {describe_location(pack)} has no rows (a header, or a table, and nothing in it): "
                 "expected the data")
     if not in_scope:
+        if text_compared := _text_compared(pack, "source", src, facts):
+            return text_compared[0]
         conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in src.where]
         return (f"key `source.where`: got {conditions}; it keeps none of the {rows} rows of "
                 f"{describe_location(pack)}: expected conditions some rows meet (values are compared as trimmed "
                 "text, case and all)")
+    if src.published_column and facts.dated and not facts.published:
+        return _not_publication_dates(pack, "source", facts.dated)
+    if src.period_column and not src.period_format and not facts.dated:
+        return _not_dates(pack, "source")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
+
+
+def _examples(pack: CriteriaPack, within: str, value: str, where: str, limit: int = 3) -> list[str]:
+    """The commonest values of a typed rows' column among rows matching `where` (`resources.source.value_counts`)."""
+    from resources.source import value_counts
+
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    return value_counts(pack, value, where, join=join, limit=limit)
+
+
+def _not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
+    """A `published_column` whose cells are no dates (a weekday, yes/no, a bare year): that key, with examples."""
+    src = _spec_at(pack, within)
+    column = src.published_column or ""
+    examples = _examples(pack, within, shapes.written(column),
+                         f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} IS NULL")
+    years = " (a bare year names no day: every row would be known on 1 January, before its year ended)" \
+        if examples and all(re.fullmatch(r"\d{4}(\.0+)?", e.strip()) for e in examples) else ""
+    return (f"key `{within}.published_column`: got {column!r}; its values are not dates (e.g. {examples}), so none "
+            f"of the {rows} rows says when it became known{years}: expected a column of the dates each row was "
+            "published (ISO dates or timestamps), or no `published_column`: a row is then known "
+            "`publication_lag_days` after its period ends")
+
+
+def _not_dates(pack: CriteriaPack, within: str) -> str:
+    """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
+    src = _spec_at(pack, within)
+    column = src.period_column or ""
+    examples = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL")
+    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {examples}): expected a "
+            "column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
+            "the dates are written (e.g. '%b-%Y' for Mar-2018)")
 
 
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
@@ -150,6 +204,16 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             f"not parse with it (e.g. {example!r}): expected a pattern that parses every row's period (a value that "
             "parses with a day-first and a month-first pattern alike, 1/3/2018, is read as the pattern says: check "
             "the order of day and month)")
+
+
+def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
+    """Many rows whose publication date does not parse: `source.published_column`, with an example value."""
+    src = pack.source
+    column = src.published_column or ""
+    example = reasons[0].split(": ", 1)[1] if ": " in reasons[0] else "?"
+    return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads have a "
+            f"publication date that is no date (e.g. {example!r}), each quarantined: expected a column of the dates "
+            "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
@@ -172,53 +236,52 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     `with_facts`, also what the night would find (a scan: the check before a night, which scans anyway, skips it)."""
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
-    from resources.source import SourceError, january_only, read_snapshot, visible_rows
+    from resources.source import SourceError, read_snapshot, source_facts
 
     try:
         night = as_of or latest_as_of(pack, today)
         # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
-        seen, january = visible_rows(pack, night), pack.grain.name in ("month", "quarter") and january_only(pack)
+        counted = source_facts(pack, night)
+        seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
+        problems = _before_the_night(pack, counted)
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
     except SourceError as exc:
         return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc), missing=exc.missing)])
-    problems = []
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
-    columns = {c: f"source.columns.{i}" for i, c in enumerate(pack.source.columns)} if pack.source.shape != "events" \
-        else {a.column: f"source.aggregates.{name}.column" for name, a in pack.source.aggregates.items()
-              if a.column is not None}
+    labels = [f"{join_label(pack, j)}: " for j in pack.source.join]
+    own = [r for r in reasons if not r.startswith(tuple(labels))] if labels else reasons
+    columns = _numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
-    cells = [bad_cells(r, read) for r in reasons]
-    for column, key in columns.items():
-        text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
-        negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
-        if seen and text / seen > MOSTLY_TEXT:
-            problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
-                            "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
-                                                           " (for a category, `agg: share` with a `where` "
-                                                           "condition counts its share of rows)"))
-        elif seen and negative / seen > UNPARSED_PERIODS and column not in pack.source.signed:
-            problems.append(f"key `source.signed`: {column!r}: {negative} of {seen} cells the night reads are "
-                            f"negative, and each is quarantined: expected {column!r} in `source.signed` if its "
-                            "values may be below zero (a delay, a change), else a column of counts or amounts")
-    for i, joined in enumerate(pack.source.join):
+    cells = [bad_cells(r, read) for r in own]
+    problems += _cell_problems(pack.source, columns, cells, seen)
+    for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
+        within, table = f"source.join.{i}", counted.tables[i + 1]
+        joined_columns = _numeric_columns(joined, within)
+        joined_cells = [bad_cells(r.removeprefix(label), [*joined_columns, *joined.columns]) for r in reasons
+                        if r.startswith(label)]
+        mistaken = _cell_problems(joined, joined_columns, joined_cells, table.visible, within)
+        problems += mistaken
         present = [c for c in joined.columns if c in snapshot.history.columns]
-        if present and snapshot.history.height and all(
+        if present and snapshot.history.height and not mistaken and all(
                 snapshot.history[c].null_count() == snapshot.history.height for c in present):
-            problems.append(f"key `source.join.{i}.entity_id`: got {joined.entity_id!r}; no row of the joined "
-                            f"table matched an entity and period of the source ({', '.join(present)} empty for all "
-                            f"{snapshot.metrics.height} entities): expected the values of `source.entity_id` "
-                            f"({pack.source.entity_id!r}), e.g. {snapshot.metrics['entity_name'].head(2).to_list()}")
-    duplicated = sum(1 for r in reasons if r.startswith("duplicated key"))
+            problems.append(_join_unmatched(pack, i, night, table, present, snapshot.metrics))
+    duplicated = sum(1 for r in own if r.startswith("duplicated key"))
     many_duplicated = duplicated and duplicated > MOSTLY_TEXT * seen
-    unparsed = [r for r in reasons if r.startswith("period unparseable")]
+    unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
-    if snapshot.anchor_period is None and not many_duplicated and not many_unparsed:
+    published = pack.source.published_column
+    unpublished = [r for r in own if published and r.startswith(f"{published} unparseable: ")]
+    many_unpublished = len(unpublished) > UNPARSED_PERIODS * seen
+    scoped = any(p.startswith("key `source.where.") for p in problems)  # a numeric test of text keeps no row
+    if snapshot.anchor_period is None and not (many_duplicated or many_unparsed or many_unpublished or scoped):
         problems.append(_nothing_published(pack, night, today))  # (many duplicated keys: the grain's problem)
     if many_unparsed:
         problems.append(_periods_unparsed(pack, unparsed, seen))
+    if many_unpublished:
+        problems.append(_published_unparsed(pack, unpublished, seen))
     if january:
         src = pack.source
         column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
@@ -239,10 +302,12 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                 problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+    problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
+    problems += _undefined_components(pack, found)
     gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
@@ -273,3 +338,129 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     if gaps:
         facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts)
+
+
+def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
+    """A source's numeric columns read cell by cell, each with its key: `columns`, or for events each aggregate's
+    `column`."""
+    if spec.shape != "events":
+        return {c: f"{within}.columns.{i}" for i, c in enumerate(spec.columns)}
+    return {a.column: f"{within}.aggregates.{name}.column" for name, a in spec.aggregates.items()
+            if a.column is not None}
+
+
+def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
+                   within: str = "source") -> list[str]:
+    """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
+    often negative without `signed`: its key (the main source's, or a joined table's)."""
+    problems = []
+    for column, key in columns.items():
+        text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
+        negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
+        if seen and text / seen > MOSTLY_TEXT:
+            problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
+                            "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
+                                                           " (for a category, `agg: share` with a `where` "
+                                                           "condition counts its share of rows)"))
+        elif seen and negative / seen > UNPARSED_PERIODS and column not in spec.signed:
+            problems.append(f"key `{within}.signed`: {column!r}: {negative} of {seen} cells the night reads are "
+                            f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
+                            "values may be below zero (a delay, a change), else a column of counts or amounts")
+    return problems
+
+
+def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
+    """What the counts over the typed rows show before any night is read (`resources.source.source_facts`): a numeric
+    `where` comparison over a column of text, and rows published before their period ends."""
+    problems = []
+    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
+    for (within, spec), table in zip(specs, facts.tables, strict=True):
+        problems += _text_compared(pack, within, spec, table)
+        if spec.published_column and spec.shape == "panel" and table.seen_dated and \
+                table.early > MOSTLY_TEXT * table.seen_dated and table.early_example is not None:
+            period, published = table.early_example
+            problems.append(
+                f"key `{within}.published_column`: got {spec.published_column!r}; {table.early} of the "
+                f"{table.seen_dated} rows the night reads have published_at before the period it describes ends "
+                f"(e.g. {pack.grain.label(period)} published {published.isoformat()}): a look-ahead (a figure for a "
+                "period is known once the period is over): expected the date each row became known, or no "
+                "`published_column` (a row is then known `publication_lag_days` after its period ends)")
+    return problems
+
+
+def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
+    """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row."""
+    problems = []
+    for key, condition, column in shapes.numeric_conditions(spec):
+        texts, rows = table.texts[key]
+        if rows and texts > MOSTLY_TEXT * rows:
+            examples = _examples(pack, within, quote_identifier(column), "true", limit=4)
+            written = condition.model_dump(by_alias=True, exclude_none=True)
+            problems.append(
+                f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "
+                f"{rows} cells, e.g. {examples}): a numeric comparison (`op` {condition.op!r}) matches none of "
+                f"them, so every row would fail it: expected `in: [...]` (or `not_in`) listing the values to "
+                "match, compared as trimmed text")
+    return problems
+
+
+def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],
+                    metrics: pl.DataFrame) -> str:
+    """A joined table whose columns are empty for every entity and period of the source: it has no rows, `where`
+    keeps none, none is dated or published by the night, or its ids are not the source's."""
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    where = (f"PostgreSQL source {joined.query[:60] if joined.query else joined.table!r} (URL from "
+             f"{joined.url_env})" if joined.format == "postgres" else f"source file {pack.path_of(joined)}")
+    empty = f"{', '.join(present)} empty for all {metrics.height} entities"
+    if not table.rows:
+        key = "query" if joined.query else "table" if joined.format in ("duckdb", "postgres") else "path"
+        return (f"key `{within}.{key}`: {where} has no rows (a header, or a table, and nothing in it; {empty}): "
+                "expected the joined table's data")
+    if not table.in_scope:
+        if text_compared := _text_compared(pack, within, joined, table):
+            return text_compared[0]
+        conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in joined.where]
+        return (f"key `{within}.where`: got {conditions}; it keeps none of the {table.rows} rows of {where}: "
+                "expected conditions some rows meet (values are compared as trimmed text, case and all)")
+    if joined.published_column and table.dated and not table.published:
+        return _not_publication_dates(pack, within, table.dated)
+    if not table.dated:
+        if joined.period_column and not joined.period_format:
+            return _not_dates(pack, within)
+        return source_problem(pack, f"joined table {joined.table} has no parseable period", no_period=True,
+                              within=within)
+    if table.first_published is None or table.first_published > night:
+        first = "never" if table.first_published is None else table.first_published.isoformat()
+        return (f"key `{within}`: got table {joined.table!r} ({where}); none of its rows is published by {night}, "
+                f"its first on {first} ({empty} until then): expected a night on or after {first}, or a join whose "
+                "rows are known by the night")
+    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
+            f"period of the source ({empty}): expected the values of `source.entity_id` "
+            f"({pack.source.entity_id!r}), e.g. {metrics['entity_name'].head(2).to_list()}")
+
+
+def _undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A formula component with no value for any candidate that passed the hard filters although its inputs are all
+    there (a division by zero for each): every one of them would be a data gap. Evaluated as the analyzer does
+    (`expressions.evaluate_explained`)."""
+    passing = [c for c in found if c.went_on or c.capped]
+    problems = []
+    for n, component in enumerate(pack.formula.components):
+        ready = [c for c in passing if all(isinstance(c.metrics.get(name), int | float)
+                                           and math.isfinite(c.metrics[name] or 0.0)
+                                           for name in component.parsed.names)]
+        reasons = []
+        for candidate in ready:
+            try:
+                expressions.evaluate_explained(component.parsed, candidate.metrics)
+                break
+            except expressions.MissingValue as exc:
+                reasons.append(str(exc))
+        else:
+            if ready:
+                why = Counter(reasons).most_common(1)[0][0]
+                problems.append(
+                    f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
+                    f"any of the {len(ready)} candidates that pass the hard filters with its inputs ({why}), so "
+                    "each would be archived as a data gap: expected an expression with a value for them")
+    return problems

@@ -15,9 +15,12 @@ Formats, inferred from the path's extension (`source.format` overrides): CSV (`.
 
 from __future__ import annotations
 
+import difflib
 import functools
+import gzip
 import json
 import os
+import re
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -60,18 +63,99 @@ class SourceFormatError(ValueError):
         """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
 
 
-def infer_format(path: Path, declared: Format | None = None) -> Format:
-    """The declared format, or the one the extension names."""
+def _extension(path: Path) -> str:
+    """The extension that names the format: `.csv`, or `.csv.gz` for a compressed file."""
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return Path(path.stem).suffix.lower() + suffix
+    return suffix
+
+
+def _by_extension(path: Path) -> Format | None:
+    return _BY_EXTENSION.get(_extension(path).removesuffix(".gz"))
+
+
+def infer_format(path: Path, declared: Format | None = None, *, within: str = "source") -> Format:
+    """The declared format, or the one the extension names. `within`: the source's key (`source.join.0` for a
+    joined table), named when the extension says nothing."""
     if declared is not None:
         return declared
-    suffix = path.suffix.lower()
-    if suffix == ".gz":  # compressed: the format is the extension before it (`.csv.gz`)
-        suffix = Path(path.stem).suffix.lower()
-    found = _BY_EXTENSION.get(suffix)
+    found = _by_extension(path)
     if found is None:
-        raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `source.format` "
+        raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `{within}.format` "
                                 f"to one of {list(FORMATS)}")
     return found
+
+
+_FORMAT_NAMES: dict[Format, str] = {"csv": "CSV text", "parquet": "a Parquet file", "jsonl": "JSON Lines text",
+                                    "duckdb": "a DuckDB database", "postgres": "a PostgreSQL database"}
+
+
+def _head(path: Path, size: int = 4096) -> bytes:
+    """The file's first bytes ("" if it cannot be read)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(size)
+    except OSError:
+        return b""
+
+
+def looks_like(path: Path) -> tuple[Format | None, str]:
+    """What the file's first bytes say it is, whatever its name: the format this layer would read it as (None for
+    none), and how a message describes it ("CSV text (first line 'city,year,...')", "a Parquet file")."""
+    head = _head(path)
+    if not head:
+        return None, "an empty file"
+    if head.startswith(b"PAR1"):
+        return "parquet", "a Parquet file"
+    if head[8:12] == b"DUCK":
+        return "duckdb", "a DuckDB database"
+    if head.startswith(b"SQLite format 3\x00"):
+        return None, "an SQLite database"
+    if head.startswith(b"PK\x03\x04"):
+        return None, "a ZIP archive (a spreadsheet workbook, perhaps: save it as CSV)"
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            with gzip.open(path, "rb") as f:
+                inner = f.read(4096)
+        except (OSError, EOFError):
+            return None, "gzip-compressed data"
+        found, text = _text_kind(inner)
+        return found, f"gzip-compressed {text}" if found else "gzip-compressed data"
+    found, text = _text_kind(head)
+    return found, text or "binary data of another format"
+
+
+def _text_kind(head: bytes) -> tuple[Format | None, str]:
+    """(`csv` or `jsonl`, a description with the first line) for text; (None, "") for binary data."""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:  # cut inside a character at the end of the block, or not UTF-8 text
+        text = head[:exc.start].decode("utf-8") if exc.start >= len(head) - 3 else head.decode("cp1252", "replace")
+    if any(ord(c) < 32 and c not in "\t\r\n\f" for c in text):
+        return None, ""
+    first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+    shown = first[:60] + ("..." if len(first) > 60 else "")
+    if first.lstrip().startswith(("{", "[")):
+        return "jsonl", f"JSON Lines text (first line {shown!r})"
+    delimited = any(d in first for d in ",;\t|")
+    return "csv", f"{'CSV ' if delimited else ''}text (first line {shown!r})"
+
+
+def _not_its_format(path: Path, fmt: Format, declared: Format | None, within: str) -> SourceFormatError:
+    """A file that is not `fmt`: what it looks like, and the key to change. A declared `format` is blamed by name;
+    a format taken from the extension is the file's (the caller names the path)."""
+    found, looks = looks_like(path)
+    extension = _extension(path)
+    if declared is not None:
+        says = f", and its extension says {extension}" if extension else ""
+        fix = (f"`format: {found}`" + (" (or no `format`: the extension says so)" if _by_extension(path) == found
+                                       else "")) if found else "the file's own format"
+        return SourceFormatError(f"key `{within}.format`: got {declared!r}; source file {path} is not "
+                                 f"{_FORMAT_NAMES[fmt]}: it looks like {looks}{says}: expected {fix}")
+    fix = f" (`{within}.format: {found}` reads it as such)" if found else ""
+    return SourceFormatError(f"source file {path} is named {extension} but is not {_FORMAT_NAMES[fmt]}: it looks "
+                             f"like {looks}{fix}")
 
 
 def quote_identifier(identifier: str) -> str:
@@ -198,11 +282,15 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
-def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into) -> list[Rejected]:
+def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into,
+         declared: Format | None, within: str) -> list[Rejected]:
     delimiter = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
     try:
         header = header_of(path, delimiter)
     except CsvHeaderError as exc:
+        found, looks = looks_like(path)
+        if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
+            raise _not_its_format(path, "csv", declared, within) from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
     if len(header) == 1 and (other := next((d for d in ";\t|" if d in header[0]), None)):
         raise SourceFormatError(f"source file {path}: the header is one column, {header[0][:60]!r}; the file looks "
@@ -249,30 +337,28 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],
-           key: tuple[str, str | None] | None = None) -> None:
+           failed: Callable[[duckdb.Error], SourceFormatError]) -> None:
     """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
-    line. `key`: the pack key (and its value) that names the relation, blamed when it cannot be read."""
+    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows."""
     try:
         present = [d[0] for d in con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []]
     except duckdb.Error as exc:
-        said = str(exc).splitlines()[0]
-        if key is not None:
-            raise SourceFormatError(f"key `{key[0]}`: got {key[1]!r}; {path} cannot give its rows: {said}") from None
-        raise SourceFormatError(f"source file {path} could not be opened: {said}") from None
+        raise failed(exc) from None
     _require(present, needed, path)
     cells = ", ".join(f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
                 f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM {relation}")
 
 
-def _postgres(con: duckdb.DuckDBPyConnection, url_env: str, relation: str, needed: list[str]) -> None:
+def _postgres(con: duckdb.DuckDBPyConnection, url_env: str, relation: str, needed: list[str],
+              within: str = "source") -> None:
     """Rows of a PostgreSQL table, view or query as text columns, in a stable order (by the needed columns), each
     numbered by its position from 1. psycopg2 is the driver the Dagster instance's storage already uses."""
     import psycopg2
 
     url = os.environ.get(url_env)
     if not url:
-        raise SourceFormatError(f"key `source.url_env`: the environment variable {url_env} is not set; expected "
+        raise SourceFormatError(f"key `{within}.url_env`: the environment variable {url_env} is not set; expected "
                                 "the PostgreSQL URL (postgresql://user:password@host:port/database)")
     where = f"PostgreSQL source {relation[:80]}"
     try:
@@ -315,17 +401,19 @@ TYPED = "__typed_rows"
 compressed table: `Into`)."""
 
 
-def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, into: Into) -> list[Rejected]:
+def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, into: Into,
+               within: str = "source") -> list[Rejected]:
     needed = spec.read_columns
     if spec.format == "postgres":
-        _postgres(con, spec.url_env or "", f"({spec.query})" if spec.query else _q(spec.table), needed)
+        _postgres(con, spec.url_env or "", f"({spec.query})" if spec.query else _q(spec.table), needed, within)
         into.make(con, "source_rows")
         rejected = []
     else:
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")
-        rejected = open_source(con, path, infer_format(path, spec.format), needed, entity=spec.entity_id,
-                               table=spec.table, query=spec.query, into=into)
+        rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed,
+                               entity=spec.entity_id, table=spec.table, query=spec.query, into=into,
+                               declared=spec.format, within=within)
     _release_text(con)
     return rejected
 
@@ -348,38 +436,132 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     the SELECT of a spec's typed rows over its rows as text; the rows are kept in a database file in the directory
     `scratch` (`COMPRESSED`; the caller removes it once `con` is closed). The lines that are not records (a joined
     table's reasons name its file)."""
+    from opportunity_assets.sources.check import source_problem
+
     con.execute(f"ATTACH {literal(str(scratch / 'typed.duckdb'))} AS {COMPRESSED}")
     rejected: list[Rejected] = []
     for i, joined in enumerate(pack.source.join):
-        path = pack.path_of(joined)
-        refused = _open_spec(con, joined, path, Into(join_rows(i), functools.partial(typed, joined)))
+        path, within = pack.path_of(joined), f"source.join.{i}"
+        try:
+            refused = _open_spec(con, joined, path, Into(join_rows(i), functools.partial(typed, joined)), within)
+        except SourceFormatError as exc:  # said of the join's own keys, whoever reports it
+            raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within)) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
     main = Into(TYPED, functools.partial(typed, pack.source))
     return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
-                table: str, query: str | None = None, into: Into) -> list[Rejected]:
-    """Read a file's rows (see the module) into `into`'s table; the lines that are not records."""
+                table: str, query: str | None = None, into: Into, declared: Format | None = None,
+                within: str = "source") -> list[Rejected]:
+    """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the
+    pack's `format` (None: from the extension); `within`: the source's key, `source` or `source.join.N`, that a
+    problem names. No message carries DuckDB's own error text."""
     if fmt == "postgres":
-        raise SourceFormatError("format `postgres` reads a database, not a file: set `source.url_env`")
+        raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
     if fmt == "csv":
-        return _csv(con, path, needed, entity, into)
+        return _csv(con, path, needed, entity, into, declared, within)
     if fmt == "jsonl":
         rejected = _jsonl(con, path, needed)
     elif fmt == "parquet":
-        _typed(con, f"read_parquet({literal(str(path))})", path, needed)
+        _parquet(path, declared, within)
+        _typed(con, f"read_parquet({literal(str(path))})", path, needed,
+               lambda _: SourceFormatError(f"source file {path} is a Parquet file that cannot be read: its metadata "
+                                           "is damaged (write it again)"))
         rejected = []
     else:
-        try:
-            con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
-        except duckdb.Error as exc:
-            raise SourceFormatError(f"source file {path} is not a DuckDB database: {str(exc).splitlines()[0]}") \
-                from None
+        _attach(con, path, declared, within)
         if query is not None:
             con.execute("USE source_db")
-        _typed(con, f"({query})" if query is not None else f"source_db.{_q(table)}", path, needed,
-               ("source.query", query[:80]) if query is not None else ("source.table", table))
+            _typed(con, f"({query})", path, needed, functools.partial(_query_failed, con, path, query, within))
+        else:
+            _require_table(con, path, table, within)
+            _typed(con, f"source_db.{_q(table)}", path, needed,
+                   lambda _: SourceFormatError(f"key `{within}.table`: got {table!r}; {path.name} cannot give its "
+                                               "rows (a damaged table or view): expected a table that reads"))
         rejected = []
     into.make(con, "source_rows")
     return rejected
+
+
+def _parquet(path: Path, declared: Format | None, within: str) -> None:
+    """A Parquet file begins and ends with `PAR1`: a file that does not is another format, or cut short."""
+    if not _head(path, 4).startswith(b"PAR1"):
+        raise _not_its_format(path, "parquet", declared, within)
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(f.tell() - 4, 0))
+        tail = f.read()
+    if tail != b"PAR1":
+        raise SourceFormatError(f"source file {path} is a Parquet file cut short (no footer at its end): expected "
+                                "the whole file (copy or write it again)")
+
+
+def _attach(con: duckdb.DuckDBPyConnection, path: Path, declared: Format | None, within: str) -> None:
+    """The database file as `source_db`, read only: a file that is not one, or cannot be opened, said in words."""
+    if _head(path, 12)[8:12] != b"DUCK":
+        raise _not_its_format(path, "duckdb", declared, within)
+    try:
+        con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
+    except duckdb.Error as exc:
+        said = str(exc).lower()
+        why = ("it is locked by another process that has it open for writing: close that program, or read a copy"
+               if "lock" in said else
+               "it was written by a version of DuckDB this one does not read: export it from that version again"
+               if "version" in said or "serializ" in said else
+               "it is damaged (its header or blocks do not read): write it again")
+        raise SourceFormatError(f"source file {path} is a DuckDB database that cannot be opened: {why}") from None
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables and views of `source_db` (a schema other than `main` written before the name)."""
+    rows = con.execute("""
+        SELECT CASE WHEN schema_name = 'main' THEN table_name ELSE schema_name || '.' || table_name END
+        FROM duckdb_tables() WHERE database_name = 'source_db'
+        UNION
+        SELECT CASE WHEN schema_name = 'main' THEN view_name ELSE schema_name || '.' || view_name END
+        FROM duckdb_views() WHERE database_name = 'source_db' AND NOT internal
+        ORDER BY 1""").fetchall()
+    return [r[0] for r in rows]
+
+
+def _missing_table(path: Path, name: str, tables: list[str]) -> str:
+    """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]`."""
+    close = difflib.get_close_matches(name.lower(), [t.lower() for t in tables], n=1)
+    hint = f" (did you mean `{tables[[t.lower() for t in tables].index(close[0])]}`?)" if close else ""
+    has = f"it has {tables}" if tables else "it has no table or view at all"
+    return f"no table or view `{name}` in {path.name}{hint}: {has}"
+
+
+def _require_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, within: str) -> None:
+    tables = _tables(con)
+    if table.lower() not in {t.lower() for t in tables}:
+        raise SourceFormatError(f"key `{within}.table`: got {table!r}; {_missing_table(path, table, tables)}: "
+                                "expected the name of the table or view to read (or `path` names another file)")
+
+
+_NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro Function|Aggregate Function|Type) "
+                      r"with name \"?([^\s\"!]+)\"? does not exist")
+_NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
+_ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
+
+
+def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
+                  exc: duckdb.Error) -> SourceFormatError:
+    """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
+    there, or a syntax error's short reason."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    missing, column = _NO_SUCH.search(first), _NO_COLUMN.search(first)
+    if missing and missing.group(1) in ("Table", "View"):
+        why = f"it reads {_missing_table(path, missing.group(2), _tables(con))}"
+    elif missing:
+        why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
+    elif column:
+        why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
+    elif isinstance(exc, duckdb.ParserException):
+        reason = _ENGINE_LABEL.sub("", first)
+        why = f"it is not valid SQL ({reason[:80]})"
+    else:
+        why = f"it does not run on {path.name} ({_ENGINE_LABEL.sub('', first)[:80]})"
+    return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on "
+                             f"{path.name}")

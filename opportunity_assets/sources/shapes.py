@@ -16,10 +16,12 @@ names its value columns after the pack's `columns`.
 
 from __future__ import annotations
 
+import re
+
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
-from opportunity_assets.sources.spec import AggregateSpec, Condition, SourceSpec
+from opportunity_assets.sources.spec import AggregateSpec, Condition, JoinSpec, SourceSpec
 from opportunity_assets.text import MAX_NAME
 
 # Internal column names start with `__` (a source's never do): no source column can collide with one.
@@ -32,7 +34,7 @@ IN_SCOPE = "__in_scope"
 AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
-_VERSION, _DATE_PROBLEM, _COPIES = "__version", "__date_problem", "__copies"
+_VERSION, _DATE_PROBLEM, _COPIES, _SLUG = "__version", "__date_problem", "__copies", "__slug"
 
 
 def _text(column: str) -> str:
@@ -72,6 +74,26 @@ def date_sql(column: str, pattern: str | None = None) -> str:
     return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
 
 
+def published_sql(column: str) -> str:
+    """SQL for the DATE a publication cell names, or NULL: an ISO date or timestamp only. A bare year (`1988`), a
+    month (`2015-07`) or a quarter names no day a row became known (read as its first day, every row would be known
+    before its period ended: a look-ahead)."""
+    parsed = f"try_cast({_text(column)} AS TIMESTAMP)::DATE"
+    return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
+
+
+def entity_slug(key: str) -> str:
+    """An entity key's slug, as its candidate id has it (`candidates.logic.candidate_id`): lowercase, runs of
+    anything but letters and digits one `-`. A joined table's ids are matched by it: `AL` is `al`."""
+    return re.sub(r"[^a-z0-9]+", "-", key.lower()).strip("-") or "entity"
+
+
+def slug_sql(text: str) -> str:
+    """SQL for `entity_slug` of a text (NULL stays NULL)."""
+    slug = f"trim(regexp_replace(lower({text}), '[^a-z0-9]+', '-', 'g'), '-')"
+    return f"(CASE WHEN {text} IS NOT NULL THEN coalesce(nullif({slug}, ''), 'entity') END)"
+
+
 def _timestamp_sql(column: str, pattern: str | None) -> str:
     """The full moment a text cell names (an observation's order within its period)."""
     t = _text(column)
@@ -90,6 +112,16 @@ def condition_sql(condition: Condition) -> str:
     else:
         test = f"try_cast({t} AS DOUBLE) {condition.op} {condition.value!r}"
     return f"coalesce({test}, false)"
+
+
+def numeric_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
+    """Each numeric comparison (`op`) of the source's `where` and its aggregates' `where`: its key under the
+    source (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the cell's text
+    where it is not a number (NULL elsewhere: nothing for a column of numbers), which `check` counts."""
+    found = [(f"where.{i}", c, f"__text_where_{i}") for i, c in enumerate(src.where) if c.op is not None]
+    found += [(f"aggregates.{name}.where.{i}", c, f"__text_agg_{name}_{i}")
+              for name, spec in src.aggregates.items() for i, c in enumerate(spec.where) if c.op is not None]
+    return found
 
 
 def cell_columns(src: SourceSpec) -> list[str]:
@@ -121,6 +153,12 @@ def _as_written(column: str) -> str:
     """The internal name of a key column's text as written (a period, a year, a publication date), kept for the
     reasons that quote it: a refused row's key, a duplicated key."""
     return _q(f"__written_{column}")
+
+
+def written(column: str) -> str:
+    """The typed rows' column holding a key column's text as written (a period, a year, a publication date): what
+    `check` quotes as an example of a column's values."""
+    return _as_written(column)
 
 
 def _quoted(column: str) -> str:
@@ -163,7 +201,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     own). Text is built only where a reason needs it: a cell's parse and a key's are tested first."""
     period, period_text = _period_sql(src, grain)
     if src.published_column is not None:
-        given, version = date_sql(src.published_column), date_sql(src.published_column)
+        given, version = published_sql(src.published_column), published_sql(src.published_column)
         published = "__published_given"
         published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {literal(src.published_column + ' unparseable: ')} "
                              f"|| coalesce({_as_written(src.published_column)}, '')")
@@ -204,6 +242,11 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                 f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
     flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
+    flags += "".join(f", CASE WHEN try_cast({_text(c.column)} AS DOUBLE) IS NULL THEN {_text(c.column)} END "
+                     f"AS {_q(text)}" for _, c, text in numeric_conditions(src))
+    entity = f"nullif(trim({_q(src.entity_id)}), '')"
+    if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
+        entity = slug_sql(entity)
     scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
     return f"""
     SELECT *, {problems} AS {CELL_REASON},
@@ -213,7 +256,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         SELECT *{typed_cells}, {published} AS {PUBLISHED}
         FROM (
             SELECT {ROW},
-                   nullif(trim({_q(src.entity_id)}), '') AS {ENTITY},
+                   {entity} AS {ENTITY},
                    nullif(trim({_q(src.entity_name)}), '') AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
                    {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
@@ -323,10 +366,19 @@ def _aggregate_sql(name: str, spec: AggregateSpec) -> str:
     return f"({value} FILTER (WHERE {match}))::DOUBLE AS {_q(name)}"
 
 
-def joined_sql(src: SourceSpec, panel: str, joins: list[str]) -> str:
+def slugs_sql(typed: str) -> str:
+    """The slug of each entity id of the main source's typed rows `typed` (`raw`, `slug`): a small table
+    `joined_sql` matches joined tables by (a regular expression per distinct id, not per row)."""
+    return (f"SELECT {ENTITY} AS __raw, {slug_sql(ENTITY)} AS {_SLUG} "
+            f"FROM (SELECT DISTINCT {ENTITY} FROM {typed} WHERE {ENTITY} IS NOT NULL)")
+
+
+def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str:
     """The main panel with each joined table's panel beside it (`joins`: their relations, in `src.join` order):
-    by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot). A joined value
-    not known by as_of is a gap; a row is as recent as the latest of the values it carries."""
+    by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot). Entities match
+    by slug, as candidate ids are made: a joined table's ids are slugs already (`rows_sql`), the main source's are
+    looked up in `slugs` (`slugs_sql`). A joined value not known by as_of is a gap; a row is as recent as the latest
+    of the values it carries."""
     select, clauses, published = [f"p.{c}" for c in (ENTITY, NAME, PERIOD, ROW)], [], [f"p.{PUBLISHED}"]
     select += [f"p.{_q(c)}" for c in src.columns]
     for i, (joined, relation, by_entity) in enumerate(zip(src.join, joins, src.joins_by_entity_only, strict=True)):
@@ -334,12 +386,13 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str]) -> str:
         if by_entity:
             relation = (f"(SELECT * FROM {relation} QUALIFY row_number() OVER (PARTITION BY {ENTITY} "
                         f"ORDER BY {PERIOD} DESC) = 1)")
-        on = f"{alias}.{ENTITY} = p.{ENTITY}" + ("" if by_entity else f" AND {alias}.{PERIOD} = p.{PERIOD}")
+        on = f"{alias}.{ENTITY} = p.{_SLUG}" + ("" if by_entity else f" AND {alias}.{PERIOD} = p.{PERIOD}")
         clauses.append(f"LEFT JOIN {relation} {alias} ON {on}")
         select += [f"{alias}.{_q(c)}" for c in joined.columns]
         published.append(f"{alias}.{PUBLISHED}")
     latest = f"greatest({', '.join(published)})" if len(published) > 1 else published[0]
-    return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {panel} p {' '.join(clauses)}"
+    slugged = f"(SELECT m.*, s.{_SLUG} FROM {panel} m LEFT JOIN {slugs} s ON s.__raw = m.{ENTITY})"
+    return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:

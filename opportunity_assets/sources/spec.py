@@ -15,12 +15,23 @@ from `year_column` + `month_column`, or from `year_column` alone (year grain). W
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails
 
 from opportunity_assets.periods import GrainName
 
@@ -28,6 +39,7 @@ Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
+_YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column`"
 
 
 class _Spec(BaseModel):
@@ -139,11 +151,12 @@ class SourceSpec(_Spec):
     """Events only: the panel's columns, by name."""
     where: list[Condition] = Field(default_factory=list)
     """Only rows matching every condition are read at all (e.g. one product line of a larger file)."""
-    join: list[SourceSpec] = Field(default_factory=list)
+    join: list[JoinSpec] = Field(default_factory=list)
     """More tables, each read and judged as a source of its own (its rows point in time by its own dates), whose
     columns join the panel by entity and period; one dated by `known_at` alone (a table of attributes) joins by
-    entity, its latest snapshot known by as_of. `entity_name` defaults to `entity_id`, `grain` is the main
-    source's."""
+    entity, its latest snapshot known by as_of. Entities match by their slug, as candidate ids do (`AL` and `al`
+    are one entity). `entity_name` defaults to `entity_id`; `grain` is the main source's (a join takes no `grain`
+    and no `join`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -153,7 +166,11 @@ class SourceSpec(_Spec):
         data = dict(data)
         if isinstance(data.get("join"), list):
             grain = data.get("grain", "month")
-            data["join"] = [{"entity_name": j.get("entity_id"), "grain": grain, **j} if isinstance(j, dict) else j
+            for i, j in enumerate(data["join"]):
+                for key in NOT_IN_A_JOIN:
+                    if isinstance(j, dict) and key in j:
+                        raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
+            data["join"] = [{"entity_name": j.get("entity_id"), **j, "grain": grain} if isinstance(j, dict) else j
                             for j in data["join"]]
         if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
             data["columns"] = list(data["aggregates"])
@@ -162,6 +179,29 @@ class SourceSpec(_Spec):
             data.setdefault("year_column", "year")
             data.setdefault("month_column", "month")
         return data
+
+    @field_validator("join", mode="wrap")
+    @classmethod
+    def _join_keys(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        """A joined table's own problems name its keys (`source.join.0.path`), not the main source's. A join counts
+        in the main source's grain: when the main source's own year column cannot date that grain, that is said
+        first (every join would repeat it)."""
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            main = info.data
+            if main.get("year_column") and not main.get("month_column") and main.get("grain", "month") != "year":
+                raise _problem("grain", main.get("grain", "month"), _YEAR_ALONE) from None
+            details = []
+            for error in exc.errors():
+                problem = (error.get("ctx") or {}).get("error")
+                if isinstance(problem, KeyProblem) and error["loc"] and isinstance(error["loc"][0], int):
+                    error = {**error, "ctx": {"error": problem.within(f"source.join.{error['loc'][0]}")}}
+                detail = InitErrorDetails(type=error["type"], loc=error["loc"], input=error["input"])
+                if "ctx" in error:
+                    detail["ctx"] = error["ctx"]
+                details.append(detail)
+            raise ValidationError.from_exception_data(exc.title, details) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> SourceSpec:
@@ -188,7 +228,11 @@ class SourceSpec(_Spec):
         if self.month_column and not self.year_column:
             raise _problem("month_column", self.month_column, "a `year_column` beside it")
         if self.year_column and not self.month_column and self.grain != "year":
-            raise _problem("grain", self.grain, "`year` (a year column alone dates a year), or a `month_column`")
+            if isinstance(self, JoinSpec):
+                raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "
+                               f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
+                               "a year column alone dates only a year")
+            raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
@@ -221,11 +265,6 @@ class SourceSpec(_Spec):
         for name in self.columns:
             if self.shape == "events" and not _is_name(name):
                 raise _problem(f"aggregates.{name}", name, f"a name matching {_NAME}")
-        for i, joined in enumerate(self.join):
-            if joined.join:
-                raise _problem(f"join.{i}.join", len(joined.join), "no join inside a join")
-            if joined.grain != self.grain:
-                raise _problem(f"join.{i}.grain", joined.grain, f"the main source's grain {self.grain!r}")
         seen: set[str] = set()
         for name in self.panel_columns:
             if name in seen:
@@ -288,6 +327,18 @@ class SourceSpec(_Spec):
                             self.published_column) if c]
 
 
+class JoinSpec(SourceSpec):
+    """One table of `source.join`: a source of its own (every key of `source` but `grain`, which is the main
+    source's, and `join`). Its problems name its keys, `source.join.N.…`."""
+
+
+NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",
+                 "join": "no join inside a join: list every table under the main source's `join`"}
+"""The keys of `source` a join entry does not take, and why."""
+JOIN_KEYS = [k for k in SourceSpec.model_fields if k not in NOT_IN_A_JOIN]
+"""The keys a join entry takes."""
+
+
 def _is_name(text: str) -> bool:
     return re.match(_NAME, text) is not None
 
@@ -299,9 +350,25 @@ DUCKDB_SUFFIXES = (".duckdb", ".db")
 class KeyProblem(ValueError):
     """A pack key with a bad value: `key `KEY`: got VALUE; expected WHAT` (one line)."""
 
-    def __init__(self, key: str, value: Any, expected: str) -> None:
+    def __init__(self, key: str, value: Any, expected: str, *, said: str | None = None) -> None:
         shown = "nothing" if value is None else repr(value)
-        super().__init__(f"key `{key}`: got {shown}; expected {expected}")
+        self.key = key
+        self.said = f"got {shown}; expected {expected}" if said is None else said
+        """What follows the key in the message."""
+        super().__init__(f"key `{key}`: {self.said}")
+
+    @classmethod
+    def unknown(cls, key: str, why: str, known: list[str]) -> KeyProblem:
+        """A key the section does not take, with a "did you mean" when one of `known` is close."""
+        close = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=1)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        return cls(key, None, "", said=f"unknown key{hint}: {why}; expected only the keys {known}")
+
+    def within(self, prefix: str) -> KeyProblem:
+        """The same problem of a source nested at `prefix` (`source.join.0`): its `source.` keys re-rooted there."""
+        if not self.key.startswith("source.") or self.key.startswith(f"{prefix}."):
+            return self
+        return KeyProblem(f"{prefix}.{self.key.removeprefix('source.')}", None, "", said=self.said)
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:
@@ -309,3 +376,4 @@ def _problem(key: str, value: Any, expected: str) -> KeyProblem:
 
 
 SourceSpec.model_rebuild()
+JoinSpec.model_rebuild()

@@ -1,0 +1,178 @@
+"""`opportunity check` names the key behind each mistake a new user's trial made with joins, dates, `where`
+conditions and the formula: each passed `check` ("ok"), or blamed a key that was right."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from opportunity_assets.sources.check import check_pack
+from tests.test_shapes import TODAY, _csv, _pack
+
+_LEVELS = {"level_now": {"agg": "last", "column": "level"}}
+
+
+def _problems(pack: Any, as_of: date) -> list[str]:
+    problems = check_pack(pack, as_of=as_of, today=TODAY).problems
+    assert all("\n" not in p and "Error:" not in p for p in problems), problems
+    return problems
+
+
+def _yearly(tmp_path: Path, join: dict[str, Any], metrics: dict[str, Any] | None = None) -> Any:
+    """A yearly panel of states 2000-2005 (written `al`, `ak`), known 30 days after each year, with `join`."""
+    name = _csv(tmp_path / "main.csv", ["state", "year", "level"],
+                [[s, y, 10 + y - 2000] for s in ("al", "ak") for y in range(2000, 2006)])
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"], "publication_lag_days": 30, "join": [join]}
+    return _pack(tmp_path, source, metrics or _LEVELS)
+
+
+# ---- 1. a joined table with nothing published yet, or with no rows at all, is not a key mismatch ------------------
+
+def test_a_join_published_after_the_night_says_when_its_first_rows_are(tmp_path: Path) -> None:
+    """The roads pack's backfill skipped 1983-12-31 blaming `source.join.0.entity_id`: the seat-belt table's first
+    year is published only in 1984. Keys that really match nothing still say so."""
+    _csv(tmp_path / "belts.csv", ["state", "year", "belts"],
+         [[s, y, 0.5] for s in ("al", "ak") for y in range(2003, 2006)])
+    join = {"table": "belts", "path": "belts.csv", "entity_id": "state", "year_column": "year",
+            "publication_lag_days": 180, "columns": ["belts"]}
+    pack = _yearly(tmp_path, join)
+    # 2003 is published on 2004-06-28: the night of 2004-03-31 sees no row of it
+    assert _problems(pack, date(2004, 3, 31)) == [
+        "key `source.join.0`: got table 'belts' (source file " + str(tmp_path / "belts.csv") + "); none of its rows "
+        "is published by 2004-03-31, its first on 2004-06-28 (belts empty for all 2 entities until then): expected "
+        "a night on or after 2004-06-28, or a join whose rows are known by the night"]
+    assert _problems(pack, date(2005, 3, 31)) == []
+    # published, but ids of another kind: the key
+    _csv(tmp_path / "belts.csv", ["state", "year", "belts"], [["Alabama", y, 0.5] for y in range(2003, 2006)])
+    (problem,) = _problems(_yearly(tmp_path, join), date(2005, 3, 31))
+    assert problem.startswith("key `source.join.0.entity_id`: got 'state'; no row of the joined table matched")
+
+
+def test_an_empty_joined_file_says_it_has_no_rows(tmp_path: Path) -> None:
+    for name in ("empty.csv", "empty.parquet"):
+        if name.endswith(".csv"):
+            (tmp_path / name).write_text("state,year,belts\n")
+        else:
+            empty = pl.DataFrame(schema={"state": pl.Utf8, "year": pl.Int64, "belts": pl.Float64})
+            empty.write_parquet(tmp_path / name)
+        join = {"table": "belts", "path": name, "entity_id": "state", "year_column": "year", "columns": ["belts"]}
+        (problem,) = _problems(_yearly(tmp_path, join), date(2005, 3, 31))
+        assert problem.startswith(f"key `source.join.0.path`: source file {tmp_path / name} has no rows"), problem
+
+
+# ---- 3. a joined text column listed as numeric ---------------------------------------------------------------------
+
+def test_a_joined_text_column_listed_as_numeric_is_a_problem_naming_the_joins_column(tmp_path: Path) -> None:
+    """`speed65` (yes/no) in the join's `columns`: check said ok, "quarantined for: join seatbelts"."""
+    _csv(tmp_path / "belts.csv", ["state", "year", "belts", "speed65"],
+         [[s, y, 0.5, "yes" if y % 2 else "no"] for s in ("al", "ak") for y in range(2000, 2006)])
+    join = {"table": "belts", "path": "belts.csv", "entity_id": "state", "year_column": "year",
+            "publication_lag_days": 30, "columns": ["belts", "speed65"]}
+    assert _problems(_yearly(tmp_path, join), date(2006, 3, 31)) == [
+        "key `source.join.0.columns.1`: 'speed65': 12 of 12 cells the night reads are not numbers; expected a "
+        "numeric column (list only numeric columns)"]
+
+
+# ---- 6, 7. a publication column that is no dates, a period column that is no dates, and look-ahead ------------------
+
+def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_path: Path) -> None:
+    """A weekday (`Wed`) or a yes/no column as `published_column` blamed `source.period_format` (or
+    `source.year_column`): "no parseable period"."""
+    rows = [["a", f"2015-{m:02d}-01", day, 5] for m in range(1, 7) for day in ("Wed",)]
+    name = _csv(tmp_path / "d.csv", ["id", "day", "wday", "level"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "day", "published_column": "wday", "columns": ["level"]},
+                 _LEVELS)
+    (problem,) = check_pack(pack, today=TODAY).problems
+    assert problem == ("key `source.published_column`: got 'wday'; its values are not dates (e.g. ['Wed']), so none "
+                       "of the 6 rows says when it became known: expected a column of the dates each row was "
+                       "published (ISO dates or timestamps), or no `published_column`: a row is then known "
+                       "`publication_lag_days` after its period ends")
+
+
+def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
+    """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
+    look-ahead that `check` called ok."""
+    rows = [["a", y, y - 2000] for y in range(2000, 2006)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "year_column": "year", "published_column": "year", "columns": ["level"]}, _LEVELS)
+    (problem,) = check_pack(pack, today=TODAY).problems
+    assert problem.startswith("key `source.published_column`: got 'year'; its values are not dates (e.g. ['2000', "
+                              "'2001', '2002']), so none of the 6 rows says when it became known (a bare year names "
+                              "no day: every row would be known on 1 January, before its year ended)")
+
+
+def test_rows_published_before_their_period_ends_are_a_look_ahead(tmp_path: Path) -> None:
+    rows = [["a", f"2015-{m:02d}", f"2015-{m:02d}-01", m] for m in range(1, 7)]
+    name = _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "month", "published_column": "released",
+                            "columns": ["level"]}, _LEVELS)
+    assert _problems(pack, date(2015, 7, 31)) == [
+        "key `source.published_column`: got 'released'; 6 of the 6 rows the night reads have published_at before "
+        "the period it describes ends (e.g. 2015-01 published 2015-01-01): a look-ahead (a figure for a period is "
+        "known once the period is over): expected the date each row became known, or no `published_column` (a row "
+        "is then known `publication_lag_days` after its period ends)"]
+    _csv(tmp_path / "v.csv", ["id", "month", "released", "level"],
+         [["a", f"2015-{m:02d}", f"2015-{m + 1:02d}-10", m] for m in range(1, 7)])
+    assert _problems(pack, date(2015, 7, 31)) == []
+
+
+def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path: Path) -> None:
+    """`period_column: time` ('11:38:36') blamed `source.period_format` "got None"."""
+    rows = [["a", f"{h:02d}:38:36", 5] for h in range(9, 15)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "period_column": "time",
+                            "columns": ["level"]}, _LEVELS)
+    (problem,) = check_pack(pack, today=TODAY).problems
+    assert problem == ("key `source.period_column`: got 'time'; its values are not dates (e.g. ['09:38:36', "
+                       "'10:38:36', '11:38:36']): expected a column of dates (ISO dates or timestamps, 2015-07, "
+                       "2015 Q3, a bare year), or `period_format` naming how the dates are written (e.g. '%b-%Y' for "
+                       "Mar-2018)")
+
+
+# ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
+
+def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_path: Path) -> None:
+    """`{column: size, op: ">=", value: 3}` with sizes S..XL: the share was 0.0 for every entity, and check said ok."""
+    rows = [[e, f"2018-0{m}-1{d}", size, 10] for e in "ab" for m in (3, 4) for d, size in enumerate("SMLL")]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "size", "price"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when",
+              "aggregates": {"level": {"agg": "count"},
+                             "large_share": {"agg": "share", "where": [{"column": "size", "op": ">=", "value": 3}]}}}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30)) == [
+        "key `source.aggregates.large_share.where.0`: got {'column': 'size', 'op': '>=', 'value': 3.0}; 'size' holds "
+        "text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S']): a numeric comparison (`op` '>=') matches none of "
+        "them, so every row would fail it: expected `in: [...]` (or `not_in`) listing the values to match, compared "
+        "as trimmed text"]
+    kept = {**source, "where": [{"column": "size", "op": ">", "value": 0}],
+            "aggregates": {"level": {"agg": "count"}, "price": {"agg": "avg", "column": "price",
+                                                                "where": [{"column": "price", "op": ">", "value": 0}]}}}
+    # the same of `source.where` (it kept no row: "values are compared as trimmed text" was no help), on a given
+    # night and on the latest; the numeric `price` condition is fine
+    for night in (date(2018, 6, 30), None):
+        (problem,) = check_pack(_pack(tmp_path, kept, _LEVELS), as_of=night, today=TODAY).problems
+        assert problem.startswith("key `source.where.0`: got {'column': 'size', 'op': '>', 'value': 0.0}; 'size' "
+                                  "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
+
+
+# ---- 9. a formula component undefined for every candidate ----------------------------------------------------------
+
+def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:
+    """`fatal_1y / (miles_1y - miles_1y)`: check said ok and the night archived every candidate as a data gap."""
+    rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "miles"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"}}
+    formula = {"components": [{"name": "rate", "expression": "level_now / (miles_now - miles_now)",
+                               "direction": "higher_is_better", "range": [0, 1], "weight": 1.0, "label": "rate"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=formula)
+    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == [
+        "key `formula.components.0.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any "
+        "of the 3 candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now "
+        "- miles_now)`), so each would be archived as a data gap: expected an expression with a value for them"]
+    fine = {"components": [{**formula["components"][0], "expression": "level_now / miles_now"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=fine)
+    assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []

@@ -63,9 +63,10 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
     if not matches:
         return out
     base = sorted_rows(rule.lookback + k, list(matches))  # the past, only of columns with a match
-    keys = base["entity_id"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    spans = {str(keys[a]): (int(a), int(b)) for a, b in zip(starts, np.r_[starts[1:], len(keys)], strict=True)}
+    codes = base["__code"].to_numpy()  # each entity's rows are a slice: where its code starts, to the next's start
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    spans = {str(key): (int(a), int(b)) for key, a, b in
+             zip(base["entity_id"].gather(starts).to_list(), starts, np.r_[starts[1:], len(codes)], strict=True)}
     unlikely: dict[tuple[str, str], tuple[list[str], float, str]] = {}
     """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
     for column, (latest, matched) in matches.items():

@@ -42,3 +42,19 @@ def slack(text: str) -> str:
     close formatting followed by a zero-width space (Slack has no backslash escape)."""
     escaped = clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _SLACK_FORMAT.sub(lambda m: (m.group(1) or m.group(2)) + "\u200b", escaped)
+
+
+def masked_url(text: str) -> str | None:
+    """A database URL (or a text meant as one) as a message may show it: what a password can be (after `user:` up
+    to the last `@`, a `password=` value) as `***`; None when nothing in it can be told apart from a password (no
+    `@`, no `=`: a bare secret pasted into the variable is never echoed)."""
+    shown = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]*)", r"\1***", text, flags=re.IGNORECASE)
+    scheme, separator, rest = shown.partition("://") if "://" in shown else ("", "", shown)
+    if "@" in rest:
+        userinfo, _, after = rest.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        rest = f"{user}{':***' if colon else ''}@{after}"
+    elif "=" not in shown:
+        return None
+    shown = scheme + separator + rest
+    return shown[:120] + ("..." if len(shown) > 120 else "")

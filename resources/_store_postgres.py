@@ -19,6 +19,7 @@ from typing import Any
 
 import psycopg
 
+from opportunity_assets.text import masked_url
 from resources.store import STORE_URL_VARIABLE, StoreError
 
 LOCK_ROWS = " FOR UPDATE"
@@ -37,8 +38,12 @@ _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|\$([A-Za-z_]\w*)|%")
 
 
 def described(url: str) -> str:
-    """The URL without its password, for messages."""
-    return re.sub(r"(password=)[^&\s]*", r"\1***", re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url))
+    """The URL without its password, for messages, however it is written (`user:password@host` without a scheme,
+    a `password=` setting: `text.masked_url`); a value that is no URL is not shown at all (it may be a password)."""
+    shown = masked_url(url)
+    if shown is not None:
+        return shown
+    return url if re.fullmatch(r"postgres(ql)?://[^@]*", url) else "(a value that is no URL: not shown)"
 
 
 def _dialect(statement: str) -> str:

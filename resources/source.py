@@ -28,11 +28,13 @@ from opportunity_assets.sources.spec import SourceSpec
 from resources._source_connection import SourceError, file_key, kept_open, opened, release_kept
 
 __all__ = [
+    "DuplicateFacts",
     "PointInTimeSource",
     "SourceError",
     "SourceFacts",
     "SourceSnapshot",
     "TableFacts",
+    "duplicate_facts",
     "january_only",
     "kept_open",
     "publication_span",
@@ -247,6 +249,47 @@ def _january(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> bool:
            f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
     ((years, month),) = _run(con, pack, sql, {}).rows()
     return bool(years and years >= 2 and month == 1)
+
+
+@dataclass(frozen=True)
+class DuplicateFacts:
+    """What the main source's duplicated keys have in common (`shapes.duplicate_groups_sql`), whatever the night:
+    `check` names the key at fault from it."""
+
+    groups: int
+    """Keys held by more than one row in scope."""
+    entities: int
+    """Distinct ids among the rows in scope."""
+    named_apart: int
+    """Keys whose rows carry more than one name (`entity_name`): the id column does not tell entities apart."""
+    finer: int
+    """Keys whose rows' period values differ as written: a finer grain would tell them apart."""
+    timed: bool
+    """A duplicated moment has a time of day (a snapshot's observations)."""
+    example: tuple[str, int, date, str | None, list[str]]
+    """The key held by the most rows: its id, its rows, its period, its period as written (None without a period
+    column) and up to four of its names (when the name is another column than the id, and they differ)."""
+
+
+def duplicate_facts(pack: CriteriaPack) -> DuplicateFacts | None:
+    """The main source's duplicated keys, described (None for events, or no duplicated key at all)."""
+    sql = shapes.duplicate_groups_sql(pack.source, TYPED)
+    if sql is None:
+        return None
+    with opened(pack) as (con, _):
+        groups = _run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __copies DESC, __names DESC, __entity, __written",
+                      {})
+        ((entities,),) = _run(con, pack, f"SELECT count(DISTINCT {shapes.ENTITY}) FROM {TYPED} "
+                                         f"WHERE {shapes.IN_SCOPE}", {}).rows()
+    if groups.is_empty():
+        return None
+    first = groups.row(0, named=True)
+    return DuplicateFacts(groups=groups.height, entities=int(entities),
+                          named_apart=groups.filter(pl.col("__names") > 1).height,
+                          finer=groups.filter(pl.col("__periods") > 1).height, timed=bool(groups["__timed"].any()),
+                          example=(str(first["__entity"]), int(first["__copies"]), first["__period"],
+                                   first["__written"],
+                                   [str(n) for n in first["__some_names"] or []] if first["__names"] > 1 else []))
 
 
 def visible_rows(pack: CriteriaPack, as_of: date) -> int:

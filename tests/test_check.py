@@ -176,3 +176,90 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     fine = {"components": [{**formula["components"][0], "expression": "level_now / miles_now"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=fine)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
+
+
+# ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
+
+def _polls(tmp_path: Path, times: bool = False) -> str:
+    """Polls of two states by two pollsters, both closing on the same days (a time of day for each if `times`)."""
+    rows = [[state, pollster, f"2018-01-{day:02d}" + (" 12:00:00" if times else ""), 40 + day]
+            for state in ("Alabama", "Alaska") for day in (1, 8, 15, 22) for pollster in ("Gallup", "Ipsos")]
+    return _csv(tmp_path / "polls.csv", ["state", "pollster", "closed", "level"], rows)
+
+
+def test_a_snapshots_observations_of_one_day_name_the_period_column_not_the_shape(tmp_path: Path) -> None:
+    """Several pollsters' polls of a state closing the same day (`shape: snapshot`, `grain: week`): "key
+    `source.grain`: ... or `shape: snapshot` (observations)", for a pack that has it and whose rows share a day."""
+    snapshot = {"path": _polls(tmp_path), "entity_id": "state", "entity_name": "state", "shape": "snapshot",
+                "grain": "week", "period_column": "closed", "publication_lag_days": 0, "columns": ["level"]}
+    assert _problems(_pack(tmp_path, snapshot, _LEVELS), date(2018, 2, 28)) == [
+        "key `source.period_column`: got 'closed'; 16 rows share an entity and an observation day with another row "
+        "(e.g. 2 rows of 'Alabama' on '2018-01-01'), so no latest observation can be told (a snapshot keeps each "
+        "week's latest): expected a `period_column` holding each observation's time of day as well as its day (a "
+        "timestamp), or a `source.where` keeping one series of each entity (one pollster's polls, one sensor's "
+        "readings, say), or an `entity_id` that tells the series apart, or `shape: events` to aggregate them (an "
+        "`avg` per week)"]
+    # a time of day that two observations share: the id does not tell the series apart
+    _polls(tmp_path, times=True)
+    (problem,) = _problems(_pack(tmp_path, snapshot, _LEVELS), date(2018, 2, 28))
+    assert problem.startswith("key `source.entity_id`: got 'state'; 16 rows share an entity and an observation time "
+                              "with another row (e.g. 2 rows of 'Alabama' on '2018-01-01 12:00:00'), so no latest "
+                              "observation can be told"), problem
+    assert "shape: snapshot" not in problem
+    # one pollster's series: ok
+    one = {**snapshot, "where": [{"column": "pollster", "in": ["Gallup"]}]}
+    assert _problems(_pack(tmp_path, one, _LEVELS), date(2018, 2, 28)) == []
+
+
+def test_an_id_column_whose_rows_carry_several_names_is_named(tmp_path: Path) -> None:
+    """`entity_id: pollster` (one pollster kept, polling every state the same day) blamed `source.grain`."""
+    snapshot = {"path": _polls(tmp_path), "entity_id": "pollster", "entity_name": "state", "shape": "snapshot",
+                "grain": "week", "period_column": "closed", "publication_lag_days": 0, "columns": ["level"],
+                "where": [{"column": "pollster", "in": ["Gallup"]}]}
+    assert _problems(_pack(tmp_path, snapshot, _LEVELS), date(2018, 2, 28)) == [
+        "key `source.entity_id`: got 'pollster'; 8 rows share an id and an observation day with another row (e.g. 2 "
+        "rows of 'Gallup' on '2018-01-01', named ['Alabama', 'Alaska']): the rows of one id carry different names "
+        "(`source.entity_name` 'state'), so the column does not tell the entities apart (1 id in all): expected the "
+        "column of each entity's id (`entity_id: state`, the names' column, perhaps)"]
+    # the same mistake in a panel: the id, not the grain
+    panel = {"path": "polls.csv", "entity_id": "pollster", "entity_name": "state", "grain": "week",
+             "period_column": "closed", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, panel, _LEVELS), date(2018, 2, 28))
+    assert problem.startswith("key `source.entity_id`: got 'pollster'; 16 rows share an id and a week with another "
+                              "row (e.g. 2 rows of 'Gallup' in 2018-W01, named ['Alabama', 'Alaska'])"), problem
+
+
+def test_known_at_on_a_file_of_dated_rows_is_named(tmp_path: Path) -> None:
+    """`known_at` on a file with many polls per state: "key `source.grain`: got 'week'; 743 rows share an entity and
+    a week"."""
+    snapshot = {"path": _polls(tmp_path), "entity_id": "state", "entity_name": "state", "shape": "snapshot",
+                "grain": "week", "known_at": "2018-01-31", "columns": ["level"],
+                "where": [{"column": "pollster", "in": ["Gallup"]}]}
+    assert _problems(_pack(tmp_path, snapshot, _LEVELS), date(2018, 2, 28)) == [
+        "key `source.known_at`: got 2018-01-31; it dates every row alike, one snapshot of one row per entity, but 8 "
+        "rows share an entity with another row (e.g. 4 rows of 'Alabama'), so no row can stand for its entity: "
+        "expected `period_column` in its place, naming the column of each row's date, for a file of dated rows (or a "
+        "`source.where` or `source.entity_id` that leaves one row per entity)"]
+
+
+def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain(tmp_path: Path) -> None:
+    """Rows that share an entity and a date as written: no grain tells them apart (the grain was blamed); rows of
+    several dates in one month: the grain is still the key, and a panel is not offered a panel."""
+    rows = [["a", "2018-01-15", n] for n in range(3)] + [["b", "2018-01-15", n] for n in range(3)]
+    name = _csv(tmp_path / "p.csv", ["id", "day", "level"], rows)
+    (problem,) = _problems(_pack(tmp_path, {"path": name, "period_column": "day", "columns": ["level"]}, _LEVELS),
+                           date(2018, 6, 30))
+    assert problem == (
+        "key `source.shape`: got 'panel'; 6 rows share an entity and the same period value with another row (e.g. 3 "
+        "rows of 'a' in 2018-01, '2018-01-15'): a panel has one row per entity and period, and no grain tells these "
+        "apart: expected `shape: events` (rows to aggregate), or a `source.where` keeping one series of each entity "
+        "(one pollster's polls, one sensor's readings, say), or an `entity_id` that tells the series apart, or "
+        "`published_column` if they are revisions of one figure")
+    days = [[e, f"2018-01-{d:02d}", d] for e in "ab" for d in (1, 11, 21)]
+    _csv(tmp_path / "p.csv", ["id", "day", "level"], days)
+    (problem,) = _problems(_pack(tmp_path, {"path": name, "period_column": "day", "columns": ["level"]}, _LEVELS),
+                           date(2018, 6, 30))
+    assert problem == (
+        "key `source.grain`: got 'month'; 6 rows share an entity and a month with another row (duplicated keys, e.g. "
+        "3 rows of 'a' in 2018-01, dated apart within it): expected the grain of one row per entity and period, or "
+        "`shape: events` (rows to aggregate) or `shape: snapshot` (observations, each period's latest kept)")

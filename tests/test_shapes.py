@@ -353,8 +353,8 @@ def test_a_postgres_table_or_query_scans_as_the_same_rows_in_a_csv(tmp_path: Pat
                                                                              "red_flags": csv_pack.red_flags})
             assert scanned(pg_pack) == scanned(csv_pack)
         monkeypatch.setenv("SHAPES_PG_URL", url({**params, "dbname": "no_such_database"}))
-        with pytest.raises(SourceError, match=r"^PostgreSQL source \(SELECT .*\) could not be read \(URL from "
-                                              r"SHAPES_PG_URL\): .*database \"no_such_database\" does not exist$"):
+        with pytest.raises(SourceError, match=r"^key `source\.url_env`: got 'SHAPES_PG_URL' \(postgresql://\w+:\*\*\*@"
+                                              r".*\); the server at .* has no database 'no_such_database'"):
             read_snapshot(pg_pack, night, today=TODAY)
 
 

@@ -380,3 +380,174 @@ def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path
     fake.write_bytes(TEXAS.read_bytes())
     [problem] = check_pack(load_criteria(write_pack(fake.parent, fake))).problems
     assert problem == f"key `source.path`: source file {fake}: the file is named .gz but is not gzip"
+
+
+# ---- PostgreSQL: every failure names its key in words, and never the URL's password ----------------------------
+
+_SECRET = "Sekr3tPw"
+_PG_SOURCE = {"format": "postgres", "url_env": "SOURCES_PG_URL", "table": "employment", "entity_id": "Series_ID",
+              "entity_name": "Series_ID", "period_column": "Month", "publication_lag_days": 35,
+              "columns": ["Employed"]}
+_PG_METRICS = {"level_now": {"agg": "last", "column": "Employed"}}
+
+
+def _pg_pack(tmp_path: Path, **source: Any) -> Any:
+    from tests.test_shapes import _pack
+
+    return _pack(tmp_path, {**_PG_SOURCE, **source}, _PG_METRICS)
+
+
+def _pg_problems(tmp_path: Path, **source: Any) -> list[str]:
+    from opportunity_assets.sources.check import check_pack
+    from tests.test_shapes import TODAY
+
+    problems = check_pack(_pg_pack(tmp_path, **source), as_of=date(2018, 8, 31), today=TODAY).problems
+    assert all("\n" not in p for p in problems), problems
+    return problems
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _employment(params: dict[str, Any]) -> None:
+    """The table `employment` of a fresh database, its columns named in mixed case (as a CSV's header loads)."""
+    import psycopg2
+
+    with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+        cur.execute('CREATE TABLE employment ("Series_ID" TEXT, "Month" TEXT, "Employed" DOUBLE PRECISION)')
+        cur.executemany("INSERT INTO employment VALUES (%s, %s, %s)",
+                        [(s, f"2018-{m:02d}", 100.0 + m) for s in ("CEU3000000001", "CEU4000000001")
+                         for m in range(1, 7)])
+    pg.close()
+
+
+def test_no_message_of_a_postgres_source_holds_the_urls_password(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`opportunity:Sekr3tPw@127.0.0.1:5432/opportunity` (no `postgresql://`) printed psycopg2's "invalid dsn:
+    missing "=" after "opportunity:Sekr3tPw@…"", password and all, in `check` and `run`. Every malformed or refused
+    URL is now one line naming `source.url_env`, the password `***` wherever the URL is shown."""
+    from opportunity_assets.cli import main
+    from tests.pg import server
+
+    params = server()
+    host, port, user = params["host"], params["port"], params["user"]
+    where = f"{host}:{port}/{params['dbname']}"
+    urls = [f"{user}:{_SECRET}@{where}",  # the trial's: no scheme
+            f"mysql://{user}:{_SECRET}@{where}",
+            f"postgresql://{user}:{_SECRET}@{host}:notaport/db",
+            f"postgresql://{user}:{_SECRET}:{where}",  # no `@`: libpq reads the password as the port
+            f"postgresql://{user}:{_SECRET}@[::1/db",
+            f"postgresql://{user}:{_SECRET}%zz@{where}",
+            f"postgresql://{user}:S%40{_SECRET}@{where}?nosuchparameter=1",
+            f"postgresql://{user}:{_SECRET}@{where}\tx",
+            f"host={host} port={port} user={user} password={_SECRET} dbname=db",
+            f"postgresql://{where}?user={user}&password={_SECRET}",
+            _SECRET,
+            f"postgresql://{user}:{_SECRET}@{where}",  # refused by the server: a wrong password
+            f"postgresql://{user}:S%40{_SECRET}@{where}",
+            f"postgresql://{user}:{_SECRET}@127.0.0.1:{_closed_port()}/db"]  # nothing listens
+    _pg_pack(tmp_path)  # written as pack.yaml
+    for url in urls:
+        monkeypatch.setenv("SOURCES_PG_URL", url)
+        lines = _pg_problems(tmp_path)
+        assert main(["check", "--criteria", str(tmp_path / "pack.yaml"), "--as-of", "2018-08-31"]) in (1, 2)
+        captured = capsys.readouterr()
+        lines += (captured.out + captured.err).splitlines()
+        assert len(lines) >= 2 and lines[0].startswith("key `source.url_env`: got 'SOURCES_PG_URL'"), (url, lines)
+        assert not any(_SECRET in line or "S@" + _SECRET in line for line in lines), (url, lines)
+        assert not any(said in " ".join(lines) for said in ("invalid dsn", "FATAL", "connection info string",
+                                                            "psycopg")), lines
+    # `run` says it as `check` does, before anything is stored
+    monkeypatch.setenv("SOURCES_PG_URL", urls[0])
+    store = tmp_path / "r.duckdb"
+    assert main(["run", "--as-of", "2018-08-31", "--criteria", str(tmp_path / "pack.yaml"), "--store", str(store),
+                 "--dagster-home", str(tmp_path / "home")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and _SECRET not in err and (
+        f"key `source.url_env`: got 'SOURCES_PG_URL'; it holds '{user}:***@{where}': not a PostgreSQL URL (no "
+        "postgresql:// at its start): expected a URL of the form postgresql://user:password@host:port/database (a "
+        "special character of the password percent-encoded: @ as %40, / as %2F, % as %25)") in err, err
+    assert not store.exists()
+
+
+def test_a_postgres_server_that_refuses_names_url_env_in_words(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong password, database or port was `key `source.path`: … could not be read (URL from …): connection to
+    server at "127.0.0.1", port 5432 failed: FATAL:  password authentication failed for user …"."""
+    from tests.pg import fresh_database, url
+
+    with fresh_database() as params:
+        _employment(params)
+        server, user, name = f"{params['host']}:{params['port']}", params["user"], params["dbname"]
+        monkeypatch.setenv("SOURCES_PG_URL", url(params))
+        assert _pg_problems(tmp_path) == []
+        monkeypatch.setenv("SOURCES_PG_URL", url({**params, "password": _SECRET}))
+        assert _pg_problems(tmp_path) == [
+            f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@{server}/{name}); the server at "
+            f"{server} turned away user '{user}' with that password (a wrong password, or no such user): expected "
+            "the user's password in the URL"]
+        monkeypatch.setenv("SOURCES_PG_URL", url({**params, "dbname": name + "_db"}))
+        (problem,) = _pg_problems(tmp_path)
+        assert problem.startswith(
+            f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@{server}/{name}_db); the server at "
+            f"{server} has no database '{name}_db' (did you mean '{name}'?): it has ['"), problem
+        assert problem.endswith("]: expected the name of a database on that server after the URL's last `/`")
+        closed = _closed_port()
+        monkeypatch.setenv("SOURCES_PG_URL", url({**params, "host": "127.0.0.1", "port": closed}))
+        assert _pg_problems(tmp_path) == [
+            f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@127.0.0.1:{closed}/{name}); "
+            f"nothing accepts connections at 127.0.0.1:{closed} (connection refused: is the server running, and on "
+            "that port?): expected the host and port of a running PostgreSQL server"]
+
+
+def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misspelt table and a query with an unquoted mixed-case column were `key `source.path`: … relation
+    "employmnt" does not exist` and `column "series_id" does not exist`: the server's text, under a key a PostgreSQL
+    pack does not have."""
+    from tests.pg import fresh_database, url
+
+    with fresh_database() as params:
+        _employment(params)
+        monkeypatch.setenv("SOURCES_PG_URL", url(params))
+        database = f"database '{params['dbname']}' at {params['host']}:{params['port']}"
+        assert _pg_problems(tmp_path, table="employmnt") == [
+            f"key `source.table`: got 'employmnt'; no table or view `employmnt` in {database} (did you mean "
+            "`employment`?): it has ['employment']: expected the name of the table or view to read (or a `url_env` "
+            "naming another database)"]
+        query = "SELECT * FROM employment WHERE Series_ID LIKE 'CEU3%'"
+        assert _pg_problems(tmp_path, query=query) == [
+            f"key `source.query`: got {query!r}; it names a column `series_id` that the tables it reads do not have, "
+            "but the database has `Series_ID`: PostgreSQL reads a name written without double quotes in lower case "
+            "(Series_ID as series_id): expected the name in double quotes, \"Series_ID\""]
+        assert _pg_problems(tmp_path, query=query.replace("Series_ID", '"Series_ID"')) == []
+        for written, said in (
+                ("SELECT * FROM employmnt", f"it reads no table or view `employmnt` in {database} (did you mean "
+                                            "`employment`?): it has ['employment']"),
+                ("SELECT * FORM employment", "it is not valid SQL (a syntax error near `FORM`, character 10)"),
+                ('SELECT "Series_ID", "Month", "Employed" / 0 AS "Employed" FROM employment',
+                 "it does not give its rows on " + database + " (division by zero, SQLSTATE 22012)"),
+                ('SELECT "Series_ID", "Month", "Employd" AS "Employed" FROM employment',
+                 "it names a column `Employd` that the tables it reads do not have (did you mean `Employed`?)")):
+            assert _pg_problems(tmp_path, query=written) == [
+                f"key `source.query`: got {written!r}; {said}: expected a SELECT that runs on the database"]
+        # a joined table's names its own key
+        csv_rows = [["CEU3000000001", f"2018-{m:02d}", 1] for m in range(1, 7)]
+        from tests.test_shapes import _csv
+
+        _csv(tmp_path / "main.csv", ["Series_ID", "Month", "Hours"], csv_rows)
+        joined = {**_PG_SOURCE, "table": "employmnt"}
+        main_source = {"path": "main.csv", "entity_id": "Series_ID", "entity_name": "Series_ID",
+                       "period_column": "Month", "publication_lag_days": 35, "columns": ["Hours"], "join": [joined]}
+        from opportunity_assets.sources.check import check_pack
+        from tests.test_shapes import TODAY, _pack
+
+        pack = _pack(tmp_path, main_source, {"level_now": {"agg": "last", "column": "Hours"}})
+        (problem,) = check_pack(pack, as_of=date(2018, 8, 31), today=TODAY).problems
+        assert problem.startswith("key `source.join.0.table`: got 'employmnt'; no table or view `employmnt` in "), \
+            problem

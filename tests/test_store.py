@@ -269,7 +269,10 @@ def test_both_backends_give_back_the_same_values(tmp_path: Path) -> None:
 
 def test_a_wrong_or_unreachable_store_url_is_one_line_naming_the_setting(tmp_path: Path) -> None:
     for url, problem in (("postgresql://opportunity:s3cret@127.0.0.1:1/opportunity", "Connection refused"),
-                         ("mysql://opportunity:s3cret@127.0.0.1/opportunity", "is not a PostgreSQL URL")):
+                         ("mysql://opportunity:s3cret@127.0.0.1/opportunity", "is not a PostgreSQL URL"),
+                         ("opportunity:s3cret@127.0.0.1:5432/opportunity", "'opportunity:***@127.0.0.1:5432/"),
+                         ("s3cret", "'(a value that is no URL: not shown)' is not a PostgreSQL URL"),
+                         ("host=127.0.0.1 password=s3cret", "password=***")):
         with pytest.raises(StoreError) as raised:
             ResultStore(url=url).ready()
         message = str(raised.value)

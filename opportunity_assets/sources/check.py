@@ -290,10 +290,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
     if many_duplicated:
-        src = pack.source
-        problems.append(f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a "
-                        f"{src.grain} with another row (duplicated keys): expected the grain of one row per entity "
-                        "and period, or `shape: events` (rows to aggregate) or `shape: snapshot` (observations)")
+        problems.append(_duplicated_keys(pack, duplicated))
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
@@ -338,6 +335,83 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     if gaps:
         facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts)
+
+
+_SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
+"""What a `where` keeps when rows of several series share their entity and moment."""
+
+
+def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
+    """Most rows the night reads refused as duplicated keys: the key most likely at fault, said as the pack's shape
+    reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
+    panel's an entity and a period), with an example and what would tell the rows apart; never the shape the pack
+    already has. An id column whose rows carry several names (or one id in all, when they are not of several dates
+    in a period) is the id's fault, whatever the shape; then `known_at` on a file of dated rows; a snapshot's
+    observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
+    several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
+    from resources.source import SourceError, duplicate_facts
+
+    src, grain = pack.source, pack.grain
+    try:
+        facts = duplicate_facts(pack)
+    except SourceError:
+        facts = None
+    if facts is None:  # (read a moment ago: only a source changed since gets here)
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row (duplicated keys): expected one row per entity and period")
+    entity, copies, period, written, names = facts.example
+    observed = src.shape == "snapshot" and src.period_column is not None and src.published_column is None
+    moment = f"an observation {'time' if facts.timed else 'day'}" if observed else f"a {grain.name}"
+    at = "" if src.known_at is not None else f" on {written!r}" if observed else f" in {grain.label(period)}"
+    example = f"e.g. {copies} rows of {entity!r}{at}"
+    apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
+    finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period
+    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer):
+        named = f", named {names}" if names else ""
+        why = (f"the rows of one id carry different names (`source.entity_name` {src.entity_name!r})" if names else
+               f"every row in scope has the one id {entity!r}")
+        column = f" (`entity_id: {src.entity_name}`, the names' column, perhaps)" if names else ""
+        shares = "an id" if src.known_at is not None else f"an id and {moment}"
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another "
+                f"row ({example}{named}): {why}, so the column does not tell the entities apart ({facts.entities} "
+                f"id{'' if facts.entities == 1 else 's'} in all): expected the column of each entity's id{column}")
+    if src.known_at is not None:
+        return (f"key `source.known_at`: got {src.known_at.isoformat()}; it dates every row alike, one snapshot of "
+                f"one row per entity, but {duplicated} rows share an entity with another row ({example}), so no row "
+                "can stand for its entity: expected `period_column` in its place, naming the column of each row's "
+                "date, for a file of dated rows (or a `source.where` or `source.entity_id` that leaves one row per "
+                "entity)")
+    latest = f"so no latest observation can be told (a snapshot keeps each {grain.name}'s latest)"
+    if observed and not facts.timed:
+        return (f"key `source.period_column`: got {src.period_column!r}; {duplicated} rows share an entity and "
+                f"{moment} with another row ({example}), {latest}: expected a `period_column` holding each "
+                f"observation's time of day as well as its day (a timestamp), or a {apart}, or `shape: events` to "
+                f"aggregate them (an `avg` per {grain.name})")
+    if observed:
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and {moment} "
+                f"with another row ({example}), {latest}: expected an `entity_id` that tells the series apart, or a "
+                f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
+                f"{grain.name})")
+    if finer:  # rows of several dates in one period: the grain is too coarse
+        shapes_else = " or ".join(s for s in ("`shape: events` (rows to aggregate)",
+                                              "`shape: snapshot` (observations, each period's latest kept)")
+                                  if not s.startswith(f"`shape: {src.shape}`"))
+        return (f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a {grain.name} with "
+                f"another row (duplicated keys, {example}, dated apart within it): expected the grain of one row "
+                f"per entity and period, or {shapes_else}")
+    if src.shape == "snapshot":  # a snapshot dated by year and month columns: no moment within the period
+        return (f"key `source.period_column`: got nothing; {duplicated} rows share an entity and a {grain.name} "
+                f"with another row ({example}), and `year_column` dates no moment within it, {latest}: expected "
+                f"`period_column` in place of `year_column`, naming the column of each observation's date (or a "
+                f"{apart})")
+    if src.published_column is not None:
+        return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
+                f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
+                f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
+    return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
+            f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
+            f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
+            f"or a {apart}, or `published_column` if they are revisions of one figure")
 
 
 def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:

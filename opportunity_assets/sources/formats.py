@@ -22,7 +22,6 @@ import json
 import os
 import re
 from collections.abc import Callable
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -350,28 +349,14 @@ def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: li
                 f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM {relation}")
 
 
-def _postgres(con: duckdb.DuckDBPyConnection, url_env: str, relation: str, needed: list[str],
-              within: str = "source") -> None:
+def _postgres(con: duckdb.DuckDBPyConnection, spec: SourceSpec, needed: list[str], within: str = "source") -> None:
     """Rows of a PostgreSQL table, view or query as text columns, in a stable order (by the needed columns), each
-    numbered by its position from 1. psycopg2 is the driver the Dagster instance's storage already uses."""
-    import psycopg2
+    numbered by its position from 1 (`sources.postgres`: psycopg2, the driver the Dagster instance's storage already
+    uses; every failure one line naming its key, never the URL's password)."""
+    from opportunity_assets.sources.postgres import read_rows
 
-    url = os.environ.get(url_env)
-    if not url:
-        raise SourceFormatError(f"key `{within}.url_env`: the environment variable {url_env} is not set; expected "
-                                "the PostgreSQL URL (postgresql://user:password@host:port/database)")
-    where = f"PostgreSQL source {relation[:80]}"
-    try:
-        with closing(psycopg2.connect(url, connect_timeout=10)) as pg, pg.cursor() as cur:
-            cur.execute(f"SELECT * FROM {relation} AS source LIMIT 0")
-            _require([d.name for d in cur.description or []], needed, where)
-            cells = ", ".join(f"CAST({_q(c)} AS TEXT)" for c in needed)
-            order = ", ".join(str(i + 1) for i in range(len(needed)))
-            cur.execute(f"SELECT {cells} FROM {relation} AS source ORDER BY {order}")
-            records = cur.fetchall()
-    except psycopg2.Error as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise SourceFormatError(f"{where} could not be read (URL from {url_env}): {first}") from None
+    records = read_rows(spec.url_env or "", spec.table, spec.query, needed, within,
+                        lambda present, where: _require(present, needed, where))
     _register_text(con, list(range(1, len(records) + 1)),
                    {c: [r[i] for r in records] for i, c in enumerate(needed)}, needed)
 
@@ -405,7 +390,7 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
                within: str = "source") -> list[Rejected]:
     needed = spec.read_columns
     if spec.format == "postgres":
-        _postgres(con, spec.url_env or "", f"({spec.query})" if spec.query else _q(spec.table), needed, within)
+        _postgres(con, spec, needed, within)
         into.make(con, "source_rows")
         rejected = []
     else:
@@ -525,18 +510,23 @@ def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _missing_table(path: Path, name: str, tables: list[str]) -> str:
-    """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]`."""
-    close = difflib.get_close_matches(name.lower(), [t.lower() for t in tables], n=1)
-    hint = f" (did you mean `{tables[[t.lower() for t in tables].index(close[0])]}`?)" if close else ""
-    has = f"it has {tables}" if tables else "it has no table or view at all"
-    return f"no table or view `{name}` in {path.name}{hint}: {has}"
+def missing_table(where: str, name: str, tables: list[str], limit: int = 20) -> str:
+    """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]` (`where`: the database, as a message
+    names it; at most `limit` tables listed)."""
+    lowered = [t.lower() for t in tables]
+    close = difflib.get_close_matches(name.lower(), lowered, n=1)
+    hint = f" (did you mean `{tables[lowered.index(close[0])]}`?)" if close else ""
+    if len(tables) > limit:
+        has = f"it has {tables[:limit]!r}"[:-1] + f", ...] ({len(tables)} in all)"
+    else:
+        has = f"it has {tables}" if tables else "it has no table or view at all"
+    return f"no table or view `{name}` in {where}{hint}: {has}"
 
 
 def _require_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, within: str) -> None:
     tables = _tables(con)
     if table.lower() not in {t.lower() for t in tables}:
-        raise SourceFormatError(f"key `{within}.table`: got {table!r}; {_missing_table(path, table, tables)}: "
+        raise SourceFormatError(f"key `{within}.table`: got {table!r}; {missing_table(path.name, table, tables)}: "
                                 "expected the name of the table or view to read (or `path` names another file)")
 
 
@@ -553,7 +543,7 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     missing, column = _NO_SUCH.search(first), _NO_COLUMN.search(first)
     if missing and missing.group(1) in ("Table", "View"):
-        why = f"it reads {_missing_table(path, missing.group(2), _tables(con))}"
+        why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"
     elif missing:
         why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
     elif column:

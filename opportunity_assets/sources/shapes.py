@@ -306,6 +306,31 @@ def duplicates_sql(src: SourceSpec, typed: str) -> str | None:
     GROUP BY ALL HAVING count(*) > 1"""
 
 
+def duplicate_groups_sql(src: SourceSpec, typed: str) -> str | None:
+    """Per key that more than one in-scope row of `typed` holds (`duplicates_sql`): what tells which key is at
+    fault (`check`). `__copies` rows; `__names`, how many names they carry (several: the id column does not tell the
+    entities apart); `__periods`, how many period values as written (several: a finer grain would); `__timed`,
+    whether their moment has a time of day (a snapshot's); an example of each, and the period. None for events."""
+    duplicates = duplicates_sql(src, typed)
+    if duplicates is None:
+        return None
+    same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in _key(src))
+    names = "1" if _name_is_id(src) else f"count(DISTINCT r.{NAME})"
+    some_names = "[]::VARCHAR[]" if _name_is_id(src) else \
+        f"list_sort(list_distinct(list(r.{NAME})))[1:4]"
+    period_columns = [c for c in (src.period_column, src.year_column, src.month_column) if c]
+    written = " || ', ' || ".join(f"coalesce(r.{_as_written(c)}, '')" for c in period_columns) or "NULL::VARCHAR"
+    timed = f"bool_or(r.{_VERSION} <> date_trunc('day', r.{_VERSION}))" if versioned(src) and \
+        src.published_column is None else "false"
+    return f"""
+    SELECT r.{ENTITY} AS __entity, d.{_COPIES} AS __copies, {names} AS __names, {some_names} AS __some_names,
+           count(DISTINCT {written}) AS __periods, min({written}) AS __written, {timed} AS __timed,
+           d.{PERIOD} AS __period
+    FROM {typed} r JOIN ({duplicates}) d ON {same}
+    WHERE r.{IN_SCOPE}
+    GROUP BY r.{ENTITY}, {", ".join(f"d.{c}" for c in _key(src)[1:])}, d.{_COPIES}"""
+
+
 def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None) -> str:
     """Step 2 (see the module): the in-scope rows of `typed` (step 1's table) judged for the night; refusals carry
     `REASON`. `duplicates`: the relation of `duplicates_sql` (small: usually empty), None for events."""

@@ -320,6 +320,8 @@ class TableFacts:
     """Dated rows seen by as_of with a publication date: what `early` is counted among."""
     early_example: tuple[date, date] | None
     """An early row's (period, publication date)."""
+    entities: int
+    """Entities among the dated rows seen by as_of (approximate: a HyperLogLog count, a cheap pass over millions)."""
     texts: dict[str, tuple[int, int]]
     """Per numeric `where` condition's key under the source (`shapes.numeric_conditions`): its column's cells that
     are text, not numbers, and the rows it is tested on."""
@@ -359,13 +361,14 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                count(*) FILTER (WHERE {scope} AND ({published} IS NULL OR {published} <= $as_of::DATE)) AS __visible,
                min({published}) FILTER (WHERE {dated}) AS __first, count(*) FILTER (WHERE {early}) AS __early,
                count(*) FILTER (WHERE {seen}) AS __seen,
-               min([{period}, {published}]) FILTER (WHERE {early}) AS __example{texts}
+               min([{period}, {published}]) FILTER (WHERE {early}) AS __example,
+               approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts}
         FROM {table}""", {"as_of": as_of}).row(0)
     example = row[8]
     return TableFacts(rows=row[0], in_scope=row[1], dated=row[2], published=row[3], visible=row[4],
                       first_published=row[5], early=row[6], seen_dated=row[7],
-                      early_example=(example[0], example[1]) if example else None,
-                      texts={key: (row[9 + 2 * i], row[10 + 2 * i]) for i, (key, _, _) in enumerate(conditions)})
+                      early_example=(example[0], example[1]) if example else None, entities=row[9] or 0,
+                      texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)})
 
 
 def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,

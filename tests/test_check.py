@@ -263,3 +263,40 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
         "key `source.grain`: got 'month'; 6 rows share an entity and a month with another row (duplicated keys, e.g. "
         "3 rows of 'a' in 2018-01, dated apart within it): expected the grain of one row per entity and period, or "
         "`shape: events` (rows to aggregate) or `shape: snapshot` (observations, each period's latest kept)")
+
+
+# ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
+
+def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:
+    """A band written in another unit (volume per sale per thousand) doubted every STRONG candidate and blamed the
+    source; `check` names `integrity.identities.N.expected`. The bundled band raises nothing."""
+    from opportunity_assets.criteria import load_criteria
+    from tests.conftest import PACK, write_pack
+
+    source = PACK.parent.parent / "txhousing.csv"
+    night = date(2009, 12, 31)
+    assert not [p for p in check_pack(load_criteria(PACK), as_of=night).problems if "identities" in p]
+    pack = load_criteria(write_pack(tmp_path, source, quiet_integrity=False,
+                                    **{"integrity.identities.1.expected": [1000.0, 1500.0]}))
+    (problem,) = [p for p in check_pack(pack, as_of=night).problems if "identities" in p]
+    assert problem.startswith("key `integrity.identities.1.expected`: got [1000.0, 1500.0]; the ratio "
+                              "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
+
+
+def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> None:
+    """A pizza pack keyed by order id: 19,205 "entities" of one row each, none passing the filters, and `check`
+    said ok. An entity column with about one row per value names `source.entity_id`."""
+    rows = [[f"order-{i}", ["margherita", "hawaiian"][i % 2], f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}", 12.5]
+            for i in range(240)]
+    events = {"path": _csv(tmp_path / "orders.csv", ["order_id", "pizza", "date", "price"], rows),
+              "entity_id": "order_id", "entity_name": "order_id", "shape": "events", "grain": "month",
+              "period_column": "date", "aggregates": {"sold": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "sold", "window": [0, 2]}}
+    wrong = _pack(tmp_path, events, metrics, hard_filters=[
+        {"name": "enough", "metric": "level_now", "op": ">=", "value": 5}])
+    (problem,) = [p for p in _problems(wrong, date(2016, 2, 29)) if "source.entity_id" in p]
+    assert problem.startswith("key `source.entity_id`: got 'order_id'; about ") and "for 240 rows the night reads, " \
+        "one row each or nearly" in problem
+    right = _pack(tmp_path, {**events, "entity_id": "pizza", "entity_name": "pizza"}, metrics, hard_filters=[
+        {"name": "enough", "metric": "level_now", "op": ">=", "value": 5}])
+    assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
 from opportunity_assets import expressions
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import describe_location, infer_format, join_label, quote_identifier
@@ -305,6 +307,13 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     problems += _undefined_components(pack, found)
+    problems += _identities_off_band(pack, found)
+    main = counted.tables[0]
+    if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
+        problems.append(
+            f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
+            f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
+            "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
@@ -537,4 +546,39 @@ def _undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[st
                     f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
                     f"any of the {len(ready)} candidates that pass the hard filters with its inputs ({why}), so "
                     "each would be archived as a data gap: expected an expression with a value for them")
+    return problems
+
+
+_MANY_IDS = 100
+"""Entities from which one row each is no coincidence of a short history but a row's own id taken for an entity's."""
+_ROWS_PER_ID = 1.5
+"""Rows per entity at or below which the entity column is each row's own id."""
+
+
+def _identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """An identity whose `expected` band most candidates going on lie outside (at least 3 of them, more than half):
+    the band is the pack's mistake (a ratio written per thousand, a band for another unit), not every entity's
+    data; judged as the skeptic would, each candidate by the median of its ratio over its kept history."""
+    from opportunity_assets.verifications.integrity import series_of
+
+    problems = []
+    for n, identity in enumerate(pack.integrity.identities):
+        if identity.expected is None:
+            continue
+        typical = []
+        for c in found:
+            series = series_of(c, pack.columns, pack.max_window + 1, pack.grain) if c.went_on else None
+            if series is not None:
+                ratio = expressions.evaluate_series(identity.parsed, series.values)
+                if np.isfinite(ratio).any():
+                    typical.append(float(np.nanmedian(ratio)))
+        low, high = identity.expected
+        outside = [r for r in typical if not low <= r <= high]
+        if len(outside) >= 3 and len(outside) > len(typical) / 2:
+            problems.append(
+                f"key `integrity.identities.{n}.expected`: got {list(identity.expected)}; the ratio "
+                f"`{identity.ratio}` lies outside it for {len(outside)} of the {len(typical)} candidates going on "
+                f"(their typical value {significant(float(np.median(typical)), 4)}): expected the band the ratio "
+                "lies in across the domain (its 5-95% range, in the ratio's own unit), or no `expected`: each "
+                "entity is then judged against its own history alone")
     return problems

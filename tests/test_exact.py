@@ -130,10 +130,10 @@ def test_a_repeat_the_identity_reproduces_is_not_a_stuck_feed() -> None:
     runs = [t for t in range(46, periods) if inventory[t] == inventory[t - 1] == inventory[t - 2]]
     assert runs, "the sample must hold a run of repeats for the test to say anything"
     t = runs[0]
-    assert integrity._reproduced(fit, t - 2, t)
+    assert fit.reproduces(t - 2, t)
     frozen = inventory.copy()
     frozen[t + 1:] = frozen[t]
     moved = [u for u in range(t + 1, periods) if abs(other[u] - frozen[t]) > 0.05 + 1e-9]
     assert moved, "the identity's value must move off the frozen figure for the test to say anything"
     refit = exact.fit(frozen, other, 0.1, past_until=45, min_history=24)
-    assert refit is not None and not integrity._reproduced(refit, t - 2, moved[0])
+    assert refit is not None and not refit.reproduces(t - 2, moved[0])

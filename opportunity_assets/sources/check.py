@@ -561,17 +561,15 @@ def _identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str
     data; judged as the skeptic would, each candidate by the median of its ratio over its kept history."""
     from opportunity_assets.verifications.integrity import series_of
 
+    banded = [(n, identity) for n, identity in enumerate(pack.integrity.identities) if identity.expected is not None]
+    if not banded:
+        return []
+    going = [s for c in found if c.went_on and (s := series_of(c, pack.columns, pack.max_window + 1, pack.grain))]
     problems = []
-    for n, identity in enumerate(pack.integrity.identities):
-        if identity.expected is None:
-            continue
-        typical = []
-        for c in found:
-            series = series_of(c, pack.columns, pack.max_window + 1, pack.grain) if c.went_on else None
-            if series is not None:
-                ratio = expressions.evaluate_series(identity.parsed, series.values)
-                if np.isfinite(ratio).any():
-                    typical.append(float(np.nanmedian(ratio)))
+    for n, identity in banded:
+        assert identity.expected is not None
+        ratios = [expressions.evaluate_series(identity.parsed, series.values) for series in going]
+        typical = [float(np.nanmedian(r)) for r in ratios if np.isfinite(r).any()]
         low, high = identity.expected
         outside = [r for r in typical if not low <= r <= high]
         if len(outside) >= 3 and len(outside) > len(typical) / 2:

@@ -90,6 +90,12 @@ class ExactFit:
         """Period `t` is within rounding of the identity (or cannot be judged)."""
         return not self.off[t] > 0.5 + _SLACK
 
+    def reproduces(self, start: int, end: int) -> bool:
+        """Every period `start`..`end` has both sides and is within rounding, and the value the other columns give
+        moved over them: a run of one value there is the identity's value rounded, not a frozen feed."""
+        off = self.off[start: end + 1]
+        return bool(np.all(off <= 0.5 + _SLACK) and np.ptp(self.implied[start: end + 1]) > 0)
+
 
 def fit(column: np.ndarray, other: np.ndarray, step: float, past_until: int, min_history: int) -> ExactFit | None:
     """The exact fit of `column = round(k × other, step)` on the periods before `past_until`, or None where the past

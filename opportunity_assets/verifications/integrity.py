@@ -314,7 +314,7 @@ def _stuck(found: _Findings, spec: IntegritySpec, column: str, fits: Sequence[ex
     if run < spec.stuck.min_periods:
         return
     start = end - run
-    if any(_reproduced(fit, start, end) for fit in fits):
+    if any(fit.reproduces(start, end) for fit in fits):
         return
     rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
     if rate is None or rate ** run >= spec.stuck.max_probability:
@@ -325,13 +325,6 @@ def _stuck(found: _Findings, spec: IntegritySpec, column: str, fits: Sequence[ex
               f"({_span([series.periods[i] for i in indices])}); "
               f"before that it repeated with probability {rate:.1%} a period, so a run this long has "
               f"probability {rate ** run:.1e}")
-
-
-def _reproduced(fit: exact.ExactFit, start: int, end: int) -> bool:
-    """Every period start..end is within rounding of the identity, and the value the other columns give moved."""
-    implied = fit.implied[start: end + 1]
-    return bool(np.isfinite(fit.off[start: end + 1]).all() and all(fit.holds(t) for t in range(start, end + 1))
-                and np.ptp(implied) > 0)
 
 
 def _repeated_rows(found: _Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:

@@ -161,8 +161,8 @@ class IntegritySpec(_Spec):
     stale: StaleRule = StaleRule()
     precision: PrecisionRule = PrecisionRule()
     cross_section: ShiftRule = ShiftRule(threshold_mads=8.0, effect="note")
-    copied: CopyRule = CopyRule()
     """The latest change far outside that night's distribution across all scanned entities."""
+    copied: CopyRule = CopyRule()
     identities: list[Identity] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -234,8 +234,10 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
 
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
                with_facts: bool = True) -> CheckReport:
-    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong; with
-    `with_facts`, also what the night would find (a scan: the check before a night, which scans anyway, skips it)."""
+    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong, the night's
+    candidates scanned (a formula component undefined for all of them, an identity band most lie outside); with
+    `with_facts`, also what the night would find. The check before a night (`with_facts=False`) costs the night no
+    second scan: the night's scan step is given the same result (`candidates.logic.scan` keeps its latest)."""
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
     from resources.source import SourceError, read_snapshot, source_facts
@@ -302,18 +304,19 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
-    if not with_facts:
-        return CheckReport(as_of=night, problems=problems)
-    found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined)
-    problems += _undefined_components(pack, found)
-    problems += _identities_off_band(pack, found)
     main = counted.tables[0]
     if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
         problems.append(
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    # the scan the night itself runs (the same inputs: it is given this result again)
+    found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined)
+    problems += _undefined_components(pack, found)
+    problems += _identities_off_band(pack, found)
+    if not with_facts:
+        return CheckReport(as_of=night, problems=problems)
     gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
@@ -529,22 +532,22 @@ def _undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[st
     passing = [c for c in found if c.went_on or c.capped]
     problems = []
     for n, component in enumerate(pack.formula.components):
-        ready = [c for c in passing if all(isinstance(c.metrics.get(name), int | float)
-                                           and math.isfinite(c.metrics[name] or 0.0)
-                                           for name in component.parsed.names)]
-        reasons = []
-        for candidate in ready:
+        reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
+        for candidate in passing:
+            if not all(isinstance(candidate.metrics.get(name), int | float)
+                       and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
+                continue
             try:
                 expressions.evaluate_explained(component.parsed, candidate.metrics)
                 break
             except expressions.MissingValue as exc:
                 reasons.append(str(exc))
         else:
-            if ready:
+            if reasons:
                 why = Counter(reasons).most_common(1)[0][0]
                 problems.append(
                     f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
-                    f"any of the {len(ready)} candidates that pass the hard filters with its inputs ({why}), so "
+                    f"any of the {len(reasons)} candidates that pass the hard filters with its inputs ({why}), so "
                     "each would be archived as a data gap: expected an expression with a value for them")
     return problems
 

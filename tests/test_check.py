@@ -173,7 +173,8 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `formula.components.0.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any "
         "of the 3 candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now "
-        "- miles_now)`), so each would be archived as a data gap: expected an expression with a value for them"]
+        "- miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
+        "expression with a value for them"]
     fine = {"components": [{**formula["components"][0], "expression": "level_now / miles_now"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=fine)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []

@@ -317,7 +317,9 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     problems += _identities_off_band(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
-    gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
+    gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
+    undefined = Counter(key.removeprefix("formula component ") for c in found for gap in c.data_gaps
+                        if (key := gap.split(":")[0]).startswith("formula component "))
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
@@ -346,6 +348,9 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                              f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
     if gaps:
         facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
+    if undefined:  # for some candidates only (for all of them: a problem above)
+        facts.append("formula components undefined although their inputs are there (no preliminary score): "
+                     + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts)
 
 

@@ -42,6 +42,10 @@ _GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
 _MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
 """Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
 
+UNIT_APART = 50.0
+"""Bounds reaching this many times further from zero than every value of their column does (a share's values
+against `[0, 100]`), or values this far beyond the bounds (percents against `[0, 1]`), are in another unit."""
+
 UNPARSED_PERIODS = 0.1
 """A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
 period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
@@ -53,10 +57,14 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     """One line each, naming the pack key; empty: the pack can run."""
     facts: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """One line each, naming the pack key: likely mistakes that spoil nothing the night computes (bounds in
+    another unit than their column's, which refuse nothing); the pack can run."""
 
     def __str__(self) -> str:
         head = f"{'problems' if self.problems else 'ok'}" + (f" (night {self.as_of})" if self.as_of else "")
-        return "\n".join([head, *(f"  problem: {p}" for p in self.problems), *(f"  {f}" for f in self.facts)])
+        return "\n".join([head, *(f"  problem: {p}" for p in self.problems),
+                          *(f"  warning: {w}" for w in self.warnings), *(f"  {f}" for f in self.facts)])
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
@@ -248,6 +256,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         counted = source_facts(pack, night)
         seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
         problems = _before_the_night(pack, counted)
+        mistaken_bounds, warnings = _bounds_in_another_unit(pack, counted)
+        problems += mistaken_bounds
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -268,6 +278,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                         if r.startswith(label)]
         mistaken = _cell_problems(joined, joined_columns, joined_cells, table.visible, within)
         problems += mistaken
+        mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in snapshot.history.columns]
         if present and snapshot.history.height and not mistaken and all(
                 snapshot.history[c].null_count() == snapshot.history.height for c in present):
@@ -351,7 +362,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     if undefined:  # for some candidates only (for all of them: a problem above)
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
-    return CheckReport(as_of=night, problems=problems, facts=facts)
+    return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
@@ -477,6 +488,46 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
                 "period is known once the period is over): expected the date each row became known, or no "
                 "`published_column` (a row is then known `publication_lag_days` after its period ends)")
     return problems
+
+
+def _bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list[str], list[str]]:
+    """`bounds` against the numbers of their column the night reads (`TableFacts.ranges`): problems and warnings.
+
+    A problem: most numbers lie outside the bounds, each cell refused and its row quarantined (`[0, 1]` on a
+    column in percent), as a mostly negative column without `signed` is one. A warning: every number lies
+    `UNIT_APART` times or more nearer zero than the bounds on that side (`[0, 100]` on a share): they refuse
+    nothing, so they guard nothing, and spoil nothing either."""
+    problems, warnings = [], []
+    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
+    for (within, spec), table in zip(specs, facts.tables, strict=True):
+        for column, seen in table.ranges.items():
+            if not seen.numbers or seen.least is None or seen.greatest is None:
+                continue
+            low, high = spec.bounds[column]
+            got = f"key `{within}.bounds.{column}`: got [{_bound(low)}, {_bound(high)}]"
+            lies = f"[{significant(seen.least)}, {significant(seen.greatest)}]"
+            if seen.outside * 2 > seen.numbers:
+                beyond = (high is not None and high > 0 and seen.greatest >= UNIT_APART * high) or \
+                    (low is not None and low < 0 and seen.least <= UNIT_APART * low)
+                percent = beyond and high is not None and 0 < high <= 1 < seen.greatest <= 100
+                unit = ("is the column in percent (0–100)? " if percent else
+                        "is the column in another unit? " if beyond else "")
+                problems.append(f"{got}; {seen.outside} of the {seen.numbers} numbers the night reads lie outside "
+                                f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
+                                "column's unit, that its values lie within")
+                continue
+            if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
+                   for bound, value in ((high, seen.greatest), (low, seen.least))):
+                share = high is not None and high >= UNIT_APART and seen.least >= 0 and seen.greatest <= 1
+                unit = "is the column a share (0–1)? " if share else \
+                    f"is the column in another unit (its values {UNIT_APART:g} times or more nearer zero)? "
+                warnings.append(f"{got}; every value lies within {lies}: {unit}expected bounds in the column's "
+                                "unit (bounds that far refuse no wrong value)")
+    return problems, warnings
+
+
+def _bound(value: float | None) -> str:
+    return "null" if value is None else f"{value:g}"
 
 
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:

@@ -31,6 +31,10 @@ from tests.conftest import write_pack  # noqa: E402
 
 AS_OF = "2009-12-31"
 NUMERIC = ["sales", "volume", "median", "listings", "inventory"]
+OWN_HISTORY = {f"integrity.identities.{n}.expected": None for n in (0, 1)}
+"""Both nights' packs judge each identity against each entity's own history: a copy's one factor scales months of
+inventory and the median price with the counts, so the bundled packs' bands (in the data's own units) no longer hold
+for most copies, and the check before a night stops it (`integrity.identities.N.expected`)."""
 
 
 def wide_file(path: Path, copies: int) -> tuple[int, int]:
@@ -84,8 +88,8 @@ def main() -> None:
         entities, rows = wide_file(work / "wide.csv", args.copies)
         (work / "small").mkdir()
         (work / "wide").mkdir()
-        small_pack = write_pack(work / "small", ROOT / "data" / "txhousing.csv", quiet_integrity=False)
-        wide_pack = write_pack(work / "wide", work / "wide.csv", quiet_integrity=False)
+        small_pack = write_pack(work / "small", ROOT / "data" / "txhousing.csv", quiet_integrity=False, **OWN_HISTORY)
+        wide_pack = write_pack(work / "wide", work / "wide.csv", quiet_integrity=False, **OWN_HISTORY)
         night(small_pack, work / "small")  # warm the file cache and the imports once
         small, wide, bare_1, bare_n = [], [], [], []
         for _ in range(args.repeat):  # interleaved, so load on the machine falls on both alike

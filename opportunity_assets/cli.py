@@ -226,8 +226,9 @@ def _require_readable(pack: Any, as_of: date) -> None:
 
 
 def _require_checked(pack: Any, store: Any, as_of: date) -> None:
-    """`opportunity check`'s data half before a night runs: a problem stops it before anything is stored. Then the
-    store is opened: a wrong or unreachable store URL is one line too, before any night starts."""
+    """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
+    is given the check's scan): a problem stops it before anything is stored. Then the store is opened: a wrong or
+    unreachable store URL is one line too, before any night starts."""
     from opportunity_assets.sources.check import check_pack
 
     problems = check_pack(pack, as_of, with_facts=False).problems

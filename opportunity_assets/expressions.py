@@ -55,7 +55,33 @@ class ExpressionError(ValueError):
 
 
 class MissingValue(ArithmeticError):
-    """An input was missing, or the arithmetic was undefined (division by zero)."""
+    """An input was missing, or the arithmetic was undefined (a division by zero, a result that is not finite). The
+    message quotes the expression at fault."""
+
+    why: str
+    """The cause in a few words that quote no constant of the expression (`miles_prev is missing`, `miles_prev is
+    zero`, `a divisor is zero`, `the result is not finite`): what a brief may say (its numbers are checked against
+    the store's)."""
+    missing: str | None
+    """The input that is missing, if that is the cause (else the arithmetic is undefined)."""
+
+    def __init__(self, message: str, why: str | None = None, *, missing: str | None = None) -> None:
+        super().__init__(message)
+        self.why, self.missing = why or message, missing
+
+
+def _divides_by_zero(division: ast.BinOp) -> MissingValue:
+    divisor = division.right
+    named = divisor.id if isinstance(divisor, ast.Name) else f"`{ast.unparse(divisor)}`"
+    return MissingValue(f"division by zero in `{ast.unparse(division)}`: {named} is zero",
+                        f"{divisor.id} is zero" if isinstance(divisor, ast.Name) else "a divisor is zero")
+
+
+def _not_finite(expr: Expression, value: float) -> float:
+    """A finite result, as every evaluator has it: an overflow (`inf`, or `inf - inf`) has no value."""
+    if not math.isfinite(value):
+        raise MissingValue(f"`{expr.text}` is not a finite number (an overflow)", "the result is not finite")
+    return value
 
 
 @dataclass(frozen=True)
@@ -146,7 +172,7 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
         if isinstance(node, ast.Name):
             value = values.get(node.id)
             if value is None or not math.isfinite(value):
-                raise MissingValue(f"{node.id} is missing")
+                raise MissingValue(f"{node.id} is missing", missing=node.id)
             return float(value), _fmt(float(value))
         if isinstance(node, ast.UnaryOp):
             inner, text = walk(node.operand)
@@ -157,7 +183,7 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
             (left, ltext), (right, rtext) = walk(node.left), walk(node.right)
             symbol, fn = _BINARY[type(node.op)]
             if symbol == "/" and right == 0:
-                raise MissingValue(f"division by zero in `{ast.unparse(node)}`")
+                raise _divides_by_zero(node)
             wrap = lambda t, n: f"({t})" if isinstance(n, ast.BinOp) else t  # noqa: E731
             return fn(left, right), f"{wrap(ltext, node.left)} {symbol} {wrap(rtext, node.right)}"
         if isinstance(node, ast.Compare):
@@ -166,14 +192,15 @@ def evaluate_explained(expr: Expression, values: Mapping[str, float | None]) -> 
             return float(cmp(left, right)), f"{ltext} {symbol} {rtext}"
         raise ExpressionError(f"unsupported node {type(node).__name__}")  # parse() already refused it
 
-    return walk(expr.tree.body)
+    value, text = walk(expr.tree.body)
+    return _not_finite(expr, value), text
 
 
 def evaluate_many(expr: Expression, columns: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The expression for many candidates at once (one array per name, NaN = missing): the values, and where each
-    is undefined (a missing or non-finite input, a division by zero: where `evaluate_compiled` raises
-    MissingValue). The same operations in the same order, element by element: numpy's + - * / round as Python's
-    floats do, so each defined value is `evaluate_compiled`'s to the last bit."""
+    is undefined (a missing or non-finite input, a division by zero, a result that is not finite: where
+    `evaluate_compiled` raises MissingValue). The same operations in the same order, element by element: numpy's
+    + - * / round as Python's floats do, so each defined value is `evaluate_compiled`'s to the last bit."""
     size = len(next(iter(columns.values()))) if columns else 1
     undefined = np.zeros(size, dtype=bool)
 
@@ -202,7 +229,7 @@ def evaluate_many(expr: Expression, columns: Mapping[str, np.ndarray]) -> tuple[
         raise ExpressionError(f"unsupported node {type(node).__name__}")  # parse() already refused it
 
     values = walk(expr.tree.body)
-    return values, undefined
+    return values, undefined | ~np.isfinite(values)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -217,12 +244,22 @@ def evaluate_compiled(expr: Expression, values: Mapping[str, float | None]) -> f
     for name in expr.names:
         value = values.get(name)
         if value is None or not math.isfinite(value):
-            raise MissingValue(f"{name} is missing")
+            raise MissingValue(f"{name} is missing", missing=name)
         scope[name] = float(value)
     try:
-        return float(eval(_code(expr), {"__builtins__": {}}, scope))
+        return _not_finite(expr, float(eval(_code(expr), {"__builtins__": {}}, scope)))
     except ZeroDivisionError:
-        raise MissingValue(f"division by zero in `{expr.text}`") from None
+        raise MissingValue(f"division by zero in `{expr.text}`", "a divisor is zero") from None
+
+
+def why_undefined(expr: Expression, values: Mapping[str, float | None]) -> MissingValue | None:
+    """Why the expression has no value for `values` (None: it has one), as `evaluate_explained` finds it: the first
+    input missing, the first divisor that is zero, or a result that is not finite."""
+    try:
+        evaluate_explained(expr, values)
+    except MissingValue as exc:
+        return exc
+    return None
 
 
 def _window(values: np.ndarray, n: int, fn: str) -> np.ndarray:

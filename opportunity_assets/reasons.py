@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from opportunity_assets.analyses.logic import why_unscored
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value, significant
 from opportunity_assets.records import Analysis, Candidate, FilterResult, Route, RunError, Verification
@@ -118,10 +119,9 @@ def not_going_reason(pack: CriteriaPack, candidate: Candidate) -> str:
     """Why a candidate that did not go on stayed out: the cap and its preliminary score, or its filters. It never
     changes after the scan (the store keeps it: `ResultStore.scanned_rows`)."""
     if candidate.capped:
-        missing = [n for n in pack.required_inputs if candidate.metrics.get(n) is None]
         prelim = (f", preliminary score {format_score(candidate.preliminary_score)}"
                   if candidate.preliminary_score is not None
-                  else f", no preliminary score (missing {', '.join(missing) or 'an input'})")
+                  else f", no preliminary score ({', '.join(why_unscored(pack, candidate.metrics)) or 'no value'})")
         return f"capped: beyond max_candidates={pack.caps.max_candidates}{prelim}"
     return "; ".join(filter_reasons(pack, candidate)) or "did not go on"
 

@@ -11,7 +11,7 @@ history, in periods of the pack's grain.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -299,6 +299,17 @@ def visible_rows(pack: CriteriaPack, as_of: date) -> int:
 
 
 @dataclass(frozen=True)
+class ColumnRange:
+    """A bounded column's finite numbers among the rows a night sees: what `check` holds its `bounds` against."""
+
+    numbers: int
+    least: float | None
+    greatest: float | None
+    outside: int
+    """Numbers outside the column's bounds (each cell refused: its row quarantined)."""
+
+
+@dataclass(frozen=True)
 class TableFacts:
     """What `opportunity check` counts over one table's typed rows (the main source's or a joined table's)."""
 
@@ -325,6 +336,8 @@ class TableFacts:
     texts: dict[str, tuple[int, int]]
     """Per numeric `where` condition's key under the source (`shapes.numeric_conditions`): its column's cells that
     are text, not numbers, and the rows it is tested on."""
+    ranges: dict[str, ColumnRange] = field(default_factory=dict)
+    """Per column with `bounds`, its numbers among the rows the night sees (`visible`), inside the bounds or not."""
 
 
 @dataclass(frozen=True)
@@ -354,6 +367,17 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
                     f"AS __texts_{i}, count(*) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
                     f"AS __compared_{i}" for i, (key, _, column) in enumerate(conditions))
+    bounded = [c for c in shapes.cell_columns(spec) if c in spec.bounds]
+    visible = f"{scope} AND ({published} IS NULL OR {published} <= $as_of::DATE)"
+    for i, column in enumerate(bounded):
+        value = shapes.cell(column)
+        number = f"{visible} AND isfinite({value})"
+        outside = " OR ".join(f"{value} {op} {bound!r}" for op, bound in (("<", spec.floor(column)),
+                                                                        (">", spec.ceiling(column)))
+                              if bound is not None)
+        texts += (f", count(*) FILTER (WHERE {number}) AS __numbers_{i}, min({value}) FILTER (WHERE {number}) "
+                  f"AS __least_{i}, max({value}) FILTER (WHERE {number}) AS __greatest_{i}, count(*) FILTER "
+                  f"(WHERE {number} AND ({outside})) AS __outside_{i}")
     row = _run(con, pack, f"""
         SELECT count(*) AS __rows, count(*) FILTER (WHERE {scope}) AS __in_scope,
                count(*) FILTER (WHERE {dated}) AS __dated,
@@ -364,11 +388,13 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                min([{period}, {published}]) FILTER (WHERE {early}) AS __example,
                approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts}
         FROM {table}""", {"as_of": as_of}).row(0)
-    example = row[8]
+    example, ranges = row[8], 10 + 2 * len(conditions)  # (the bounded columns' four figures follow the texts')
     return TableFacts(rows=row[0], in_scope=row[1], dated=row[2], published=row[3], visible=row[4],
                       first_published=row[5], early=row[6], seen_dated=row[7],
                       early_example=(example[0], example[1]) if example else None, entities=row[9] or 0,
-                      texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)})
+                      texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
+                      ranges={column: ColumnRange(*row[ranges + 4 * i:ranges + 4 * i + 4])
+                              for i, column in enumerate(bounded)})
 
 
 def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,

@@ -18,6 +18,8 @@ _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
 def _problems(pack: Any, as_of: date) -> list[str]:
     problems = check_pack(pack, as_of=as_of, today=TODAY).problems
     assert all("\n" not in p and "Error:" not in p for p in problems), problems
+    # the check before a night (`run`, `backfill`) stops on every problem `check` names, in the same words
+    assert check_pack(pack, as_of=as_of, today=TODAY, with_facts=False).problems == problems
     return problems
 
 
@@ -168,11 +170,11 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     formula = {"components": [{"name": "rate", "expression": "level_now / (miles_now - miles_now)",
                                "direction": "higher_is_better", "range": [0, 1], "weight": 1.0, "label": "rate"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=formula)
-    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
-    assert report.problems == [
+    assert _problems(pack, date(2018, 3, 31)) == [
         "key `formula.components.0.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any "
         "of the 3 candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now "
-        "- miles_now)`), so each would be archived as a data gap: expected an expression with a value for them"]
+        "- miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
+        "expression with a value for them"]
     fine = {"components": [{**formula["components"][0], "expression": "level_now / miles_now"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=fine)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
@@ -275,10 +277,10 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
 
     source = PACK.parent.parent / "txhousing.csv"
     night = date(2009, 12, 31)
-    assert not [p for p in check_pack(load_criteria(PACK), as_of=night).problems if "identities" in p]
+    assert not [p for p in _problems(load_criteria(PACK), night) if "identities" in p]
     pack = load_criteria(write_pack(tmp_path, source, quiet_integrity=False,
                                     **{"integrity.identities.1.expected": [1000.0, 1500.0]}))
-    (problem,) = [p for p in check_pack(pack, as_of=night).problems if "identities" in p]
+    (problem,) = [p for p in _problems(pack, night) if "identities" in p]
     assert problem.startswith("key `integrity.identities.1.expected`: got [1000.0, 1500.0]; the ratio "
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
 
@@ -300,3 +302,53 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     right = _pack(tmp_path, {**events, "entity_id": "pizza", "entity_name": "pizza"}, metrics, hard_filters=[
         {"name": "enough", "metric": "level_now", "op": ">=", "value": 5}])
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
+
+
+# ---- bounds in another unit than their column ----------------------------------------------------------------------
+
+def _belts(tmp_path: Path, values: list[float], bounds: list[float]) -> Any:
+    """The yearly panel joined with a seat-belt table of `values` (one a year, both states), bounded by `bounds`."""
+    _csv(tmp_path / "belts.csv", ["state", "year", "belts"],
+         [[s, y, v] for s in ("al", "ak") for y, v in zip(range(2000, 2006), values, strict=True)])
+    join = {"table": "belts", "path": "belts.csv", "entity_id": "state", "year_column": "year",
+            "publication_lag_days": 30, "columns": ["belts"], "bounds": {"belts": bounds}}
+    return _yearly(tmp_path, join)
+
+
+def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path) -> None:
+    """r16: `seatbelt: [0, 100]` on a share (0.06..0.78), and check said ok: bounds that far refuse no wrong value,
+    and spoil nothing, so a warning. The reverse, `[0, 1]` on percents, refuses every cell (each row quarantined,
+    every candidate's input a gap, flagged past the cap): a problem, as a mostly negative column without `signed`
+    is. Any unit, not only shares and percents; a narrow spread far from zero is no other unit."""
+    night = date(2006, 3, 31)
+    shares = [0.06, 0.2, 0.35, 0.5, 0.64, 0.78]
+    report = check_pack(_belts(tmp_path, shares, [0, 100]), as_of=night, today=TODAY)
+    assert report.problems == [] and report.warnings == [
+        "key `source.join.0.bounds.belts`: got [0, 100]; every value lies within [0.06, 0.78]: is the column a share "
+        "(0–1)? expected bounds in the column's unit (bounds that far refuse no wrong value)"]
+    assert "\n  warning: key `source.join.0.bounds.belts`" in str(report)
+    assert check_pack(_belts(tmp_path, shares, [0, 1]), as_of=night, today=TODAY).warnings == []
+    percents = [v * 100 for v in shares]
+    assert _problems(_belts(tmp_path, percents, [0, 1]), night) == [
+        "key `source.join.0.bounds.belts`: got [0, 1]; 12 of the 12 numbers the night reads lie outside it, each "
+        "quarantined (the values lie within [6, 78]): is the column in percent (0–100)? expected bounds in the "
+        "column's unit, that its values lie within"]
+    (problem,) = _problems(_belts(tmp_path, shares, [0, 0.01]), night)  # shares, not percents: no unit to suggest
+    assert problem.endswith("(the values lie within [0.06, 0.78]): is the column in another unit? expected bounds "
+                            "in the column's unit, that its values lie within"), problem
+    report = check_pack(_belts(tmp_path, percents, [0, 100]), as_of=night, today=TODAY)
+    assert report.problems == report.warnings == []
+    thousands = [1.2, 2.5, 3.1, 4.0, 4.4, 5.9]  # counts in thousands, bounded as counts
+    assert check_pack(_belts(tmp_path, thousands, [0, 1000]), as_of=night, today=TODAY).warnings == [
+        "key `source.join.0.bounds.belts`: got [0, 1000]; every value lies within [1.2, 5.9]: is the column in "
+        "another unit (its values 50 times or more nearer zero)? expected bounds in the column's unit (bounds that "
+        "far refuse no wrong value)"]
+    occupancy = [55.0, 55.5, 56.0, 56.5, 57.0, 57.0]
+    assert check_pack(_belts(tmp_path, occupancy, [0, 100]), as_of=night, today=TODAY).warnings == []
+    # the main source's own bounds, with no unit to suggest: the key, and where the values lie
+    source = {"path": "main.csv", "entity_id": "state", "entity_name": "state", "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30, "bounds": {"level": [0, 1]}}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), night)
+    assert problem == ("key `source.bounds.level`: got [0, 1]; 12 of the 12 numbers the night reads lie outside it, "
+                       "each quarantined (the values lie within [10, 15]): expected bounds in the column's unit, that "
+                       "its values lie within")

@@ -173,3 +173,42 @@ def test_backfill_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys
                        "source's history: on 2001-03-31 no entity has more than 14 months published (windows count "
                        "months, `source.grain`)"],
         ["2001-06-30", "scanned"]]
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    ({"formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"},
+     "key `formula.components.0.expression`: got 'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for "
+     "any of the "),
+    ({"integrity.identities.1.expected": [1000.0, 1500.0]},
+     "key `integrity.identities.1.expected`: got [1000.0, 1500.0]; the ratio `volume / (sales * median)` lies "
+     "outside it for "),
+])
+def test_a_problem_only_the_nights_candidates_show_stops_run_and_backfill(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, object], key: str) -> None:
+    """A component undefined for every candidate (r19: `fatal_1y / (miles_1y - miles_1y)`), a band most candidates
+    lie outside: `check` named them and `run` printed a brief, rc 0. Both stop now, in `check`'s line, before
+    anything is stored."""
+    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False, **change)
+    assert main(["check", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]) == 1
+    assert key in capsys.readouterr().out
+    for command in (["run", "--as-of", "2009-12-31"], ["backfill", "--start", "2009-11-01", "--end", "2009-12-31"]):
+        assert main([*command, "--criteria", str(pack), *_args(tmp_path)]) == 2
+        out = capsys.readouterr()
+        (line,) = out.err.strip().splitlines()
+        assert line.startswith(f"opportunity: texas_housing, night 2009-12-31: {key}"), line
+        assert "Traceback" not in out.err and out.out == ""
+        assert not (tmp_path / "r.duckdb").exists()  # nothing stored
+
+
+def test_run_checks_the_nights_candidates_on_its_own_scan(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check before the night scans the night's candidates; the night's scan step is given that result: one
+    scan a night, as before the check scanned (a wide source's scan is its dearest step after the read)."""
+    from opportunity_assets.candidates import logic
+
+    scans: list[object] = []
+    real = logic._scan
+    monkeypatch.setattr(logic, "_scan", lambda *args: scans.append(args[1]) or real(*args))
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    assert "# Morning brief" in capsys.readouterr().out
+    assert len(scans) == 1

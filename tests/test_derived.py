@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 import pytest
 import yaml
 
@@ -83,6 +84,39 @@ def test_a_derived_metric_with_a_zero_divisor_is_a_gap_and_its_filter_unclear(tm
     zeroed = snapshot.metrics.with_columns(sales_3m_prev=0.0).head(1)
     values = pack.with_derived({k: v for k, v in zeroed.to_dicts()[0].items() if k in pack.metrics})
     assert values["sales_yoy"] is None and values["sales_growth"] is None
+
+
+def test_a_derived_input_undefined_for_one_entity_says_why_in_its_record_and_at_the_cap(tmp_path: Path) -> None:
+    """`rate_change` undefined where `miles_prev` is 0 (r16's states): the gap said "no value for ... (an input is a
+    gap, or the result is undefined)", and cut at the cap by score, "no preliminary score (missing ...)" with no
+    word in the note. Now the gap names the zero divisor, a derived metric over it names its input, and the cap's
+    reason and note say it."""
+    from opportunity_assets.reasons import not_going_reason
+
+    tmp_path.mkdir(exist_ok=True)
+    pack = _derived_pack(tmp_path)
+    pack = pack.model_copy(update={"caps": pack.caps.model_copy(update={"order_by": "score"})})
+    snapshot = read_snapshot(pack, NIGHT, today=date(2026, 12, 1))
+    ordered = snapshot.metrics.sort("entity_id")
+    zeroed = ordered["entity_id"][0]
+    one = pl.col("entity_id") == zeroed  # its derived metrics as the source computes them: no value
+    metrics = ordered.with_columns(sales_3m_prev=pl.when(one).then(0.0).otherwise(pl.col("sales_3m_prev")),
+                                   **{name: pl.when(one).then(None).otherwise(pl.col(name))
+                                      for name in ("sales_yoy", "sales_growth")})
+    assert pack.with_derived({k: v for k, v in metrics.filter(one).to_dicts()[0].items() if k in pack.metrics
+                              and pack.metrics[k].agg != "derived"})["sales_yoy"] is None
+    found, report = scan(pack, NIGHT, snapshot.anchor_period, metrics, snapshot.history, snapshot.quarantined)
+    (gone,) = [c for c in found if c.metrics["sales_3m_prev"] == 0.0]
+    assert gone.data_gaps[:2] == [
+        "sales_yoy: undefined: division by zero in `sales_3m / sales_3m_prev`: sales_3m_prev is zero",
+        "sales_growth: no value: its input sales_yoy is a gap"]
+    assert gone.filters["not_collapsing"] == FilterResult.UNCLEAR and gone.capped
+    assert not_going_reason(pack, gone) == ("capped: beyond max_candidates=8, no preliminary score (sales_yoy "
+                                            "undefined: sales_3m_prev is zero)")
+    (note,) = [n for n in report.notes if "capped at" in n]
+    assert f"placed last: {gone.name} (sales_yoy undefined: sales_3m_prev is zero)" in note
+    # went on (no cap): INSUFFICIENT_DATA, the same cause in its words
+    assert analyze(pack, gone).missing == ["sales_yoy"]
 
 
 @pytest.mark.parametrize(("metrics", "message"), [

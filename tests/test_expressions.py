@@ -16,6 +16,7 @@ from opportunity_assets.expressions import (
     evaluate_explained,
     evaluate_many,
     parse,
+    why_undefined,
 )
 
 VALUES = {"a": 3.0, "b": 4.5, "c": -2.0}
@@ -150,6 +151,29 @@ def test_missing_or_non_finite_input_is_missing_value(evaluator: str, bad: objec
             evaluate_explained(expr, values)  # type: ignore[arg-type]
         else:
             evaluate_compiled(expr, values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "values", "why", "message"), [
+    ("a / b - 1", {"a": 3.0, "b": 0.0}, "b is zero", "division by zero in `a / b`: b is zero"),
+    ("a / (b - c) * 100", {"a": 3.0, "b": 7.0, "c": 7.0}, "a divisor is zero",
+     "division by zero in `a / (b - c)`: `b - c` is zero"),
+    ("a / b", {"a": 3.0}, "b is missing", "b is missing"),
+    ("a * a - b * b", {"a": 1e200, "b": 1e200}, "the result is not finite",
+     "`a * a - b * b` is not a finite number (an overflow)"),
+    ("a * a", {"a": 1e200}, "the result is not finite", "`a * a` is not a finite number (an overflow)"),
+])
+def test_why_an_expression_has_no_value_is_said_without_its_constants(
+        text: str, values: dict[str, float], why: str, message: str) -> None:
+    """A candidate's gap says why in words (`rate_change undefined: miles_prev is zero`); an overflow (inf, or inf
+    - inf: NaN, which sorted anywhere at the cap) is undefined in every evaluator, as a division by zero is."""
+    expr = parse(text)
+    found = why_undefined(expr, values)
+    assert found is not None and found.why == why and str(found) == message
+    with pytest.raises(MissingValue):
+        evaluate_compiled(expr, values)
+    columns = {name: np.array([values.get(name, np.nan)]) for name in expr.names}
+    assert evaluate_many(expr, columns)[1].tolist() == [True]
+    assert why_undefined(expr, {"a": 3.0, "b": 2.0, "c": 1.0}) is None
 
 
 def test_missing_value_is_not_an_expression_error() -> None:

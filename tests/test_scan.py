@@ -244,6 +244,40 @@ def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any
     assert any("went on past the cap, flagged: Foxtrot" in note for note in report.notes)
 
 
+def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) -> None:
+    """No sales a year earlier (`sales_3m / sales_3m_prev - 1` divides by zero for Aaron alone): Aaron had no
+    preliminary score, was placed last and cut without a word (no gap, "missing an input", the note silent). Its
+    record now says why, its reason too, and the cap's note (the brief's run summary) counts and names it, as it
+    does a market with a required input missing (Abel); the others keep their places."""
+    import dataclasses
+
+    from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
+    from opportunity_assets.reasons import not_going_reason
+
+    no_sales = {(2013, m): {"sales": 0.0, "volume": 0.0, "listings": 0.0} for m in (10, 11, 12)}
+    rows = capped_source() + city("Aaron", sales=300.0, overrides=no_sales) + \
+        city("Abel", sales=300.0, overrides={(2014, 11): {"inventory": None}})
+    pack = synthetic(rows, **{"caps.max_candidates": 3, "caps.min_candidates": 0})
+    found, report = run(pack)
+    assert sorted(c for c, f in found.items() if f.went_on) == ["alpha", "bravo", "charlie"]
+    aaron, abel = found["aaron"], found["abel"]
+    assert aaron.capped and abel.capped and aaron.preliminary_score is None is abel.preliminary_score
+    assert aaron.data_gaps == ["formula component sales_yoy: undefined: division by zero in `sales_3m / "
+                               "sales_3m_prev`: sales_3m_prev is zero"]
+    assert not_going_reason(pack, aaron) == ("capped: beyond max_candidates=3, no preliminary score (sales_yoy "
+                                             "undefined: sales_3m_prev is zero)")
+    assert not_going_reason(pack, abel) == "capped: beyond max_candidates=3, no preliminary score (inventory_3m " \
+                                           "missing)"
+    assert report.unscored_capped == 2
+    (note,) = report.notes
+    assert note.endswith("; 5 not analyzed tonight; the best score among them 52.6; 2 of them with no preliminary "
+                         "score, so no place in that order, placed last: Aaron (sales_yoy undefined: sales_3m_prev "
+                         "is zero), Abel (inventory_3m missing)"), note
+    # the brief writes the note as it is: every number in it is one the store holds (the scan report's)
+    assert unsupported_numbers(note, list(numeric_leaves(dataclasses.asdict(report))), AS_OF,
+                               names=[c.name for c in found.values()]) == []
+
+
 def test_no_cap_no_note(synthetic: Build) -> None:
     _, report = run(synthetic(capped_source(), **{"caps.min_candidates": 0}))
     assert report.capped == 0

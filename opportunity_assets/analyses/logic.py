@@ -118,6 +118,24 @@ def formula_score(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> fl
     return _weighted(pack, components)
 
 
+def why_unscored(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> list[str]:
+    """Why `formula_score` has no value for these metrics, in words that quote no constant of the pack (the brief
+    may say them): each required input missing (`seatbelt_use missing`) or undefined (`rate_change undefined:
+    miles_prev is zero`), else each formula component undefined (`worsening undefined: a divisor is zero`). Empty:
+    it has a value."""
+    out = []
+    for name in pack.required_inputs:
+        if metrics.get(name) is None:
+            spec = pack.metrics[name]
+            why = expressions.why_undefined(spec.parsed, metrics) if spec.agg == "derived" else None
+            out.append(f"{name} undefined: {why.why}" if why is not None and why.missing is None else
+                       f"{name} missing")
+    if out:
+        return out
+    return [f"{c.name} undefined: {why.why}" for c in pack.formula.components
+            if (why := expressions.why_undefined(c.parsed, metrics)) is not None]
+
+
 def formula_scores(pack: CriteriaPack, metrics: Mapping[str, Sequence[float | None]]) -> list[float | None]:
     """`formula_score` for many candidates at once (per metric, its values in candidate order), to the last bit:
     each component's expression by `expressions.evaluate_many`, then the clamp, the weights and their sum in

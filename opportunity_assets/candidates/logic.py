@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from opportunity_assets.analyses.logic import formula_score, formula_scores
+from opportunity_assets import expressions
+from opportunity_assets.analyses.logic import formula_score, formula_scores, why_unscored
 from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
@@ -52,6 +53,9 @@ class ScanReport:
     """The best preliminary score among the candidates the cap cut (None: none cut, or none of them scored)."""
     failed_by_filter: dict[str, int] = dataclasses.field(default_factory=dict)
     """Per hard filter, the candidates it FAILed (a night where few pass says which filter held them back)."""
+    unscored_capped: int = 0
+    """Candidates the cap cut with no preliminary score (a required input missing or undefined, a formula component
+    undefined): placed last by `caps.order_by: score`, and the cap's note names them with why."""
 
 
 def candidate_id(entity_key: str) -> str:
@@ -91,11 +95,16 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
     return ids, notes
 
 
-def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None) -> str:
+def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None,
+         values: dict[str, float | None]) -> str:
     spec = pack.metrics[metric]
     label = window_label(anchor, spec.window, pack.grain)
-    if spec.agg == "derived":
-        return f"{metric}: no value for {spec.expression} (an input is a gap, or the result is undefined)"
+    if spec.agg == "derived":  # the input that is a gap, or why its arithmetic has no value
+        why = expressions.why_undefined(spec.parsed, values)
+        if why is not None and why.missing is None:
+            return f"{metric}: undefined: {why}"
+        return f"{metric}: no value: its input {why.missing} is a gap" if why is not None else \
+            f"{metric}: no value for {spec.expression}"
     if spec.agg == "age_days":
         return f"{metric}: no published {spec.column} value"
     if spec.agg == "coverage":
@@ -151,6 +160,15 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
                          f"({short_reason(str(r['reason']))}), in its reach")
             break
     return out
+
+
+def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -> list[str]:
+    """A gap line per formula component with no value although every required input has one (a division by zero
+    for this candidate only): its preliminary score is a gap too, said in its record."""
+    if any(values.get(name) is None for name in pack.required_inputs):
+        return []  # the missing input's own gap says why
+    return [f"formula component {c.name}: undefined: {why}" for c in pack.formula.components
+            if (why := expressions.why_undefined(c.parsed, values)) is not None]
 
 
 def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:
@@ -237,6 +255,23 @@ def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tup
     return (1, 0.0, candidate.id) if value is None else (0, -value, candidate.id)
 
 
+SHOWN_UNSCORED = 3
+"""Candidates cut with no preliminary score that the cap's note names, with why; its count says how many in all."""
+
+
+def _unscored_note(pack: CriteriaPack, unscored: list[Candidate]) -> str:
+    """The cap note's tail on the candidates it cut with no preliminary score: how many, and the first few by id,
+    each with why (`why_unscored`: no constant of the pack, no value; the brief's numbers are checked)."""
+    if not unscored:
+        return ""
+    named = ", ".join(f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})"
+                      for c in unscored[:SHOWN_UNSCORED])
+    more = " and others (the night's candidates table gives each one's reason)" if len(unscored) > SHOWN_UNSCORED \
+        else ""
+    return (f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: "
+            f"{named}{more}")
+
+
 _LAST: list[tuple[tuple[Any, ...], tuple[list[Candidate], ScanReport]]] = []
 """The process's latest scan, by its inputs (the frames by identity, held here so no other frame takes their id):
 `opportunity run` checks the night, then runs it, on the same snapshot; a wide night need not scan twice."""
@@ -298,8 +333,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         judged.append(Candidate(
             as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid, raw_data=rows,
             source=pack.source.table, metrics=values, anchor_period=anchor,
-            data_gaps=[unknown[name] if name in unknown else _gap(pack, name, rows, anchor)
+            data_gaps=[unknown[name] if name in unknown else _gap(pack, name, rows, anchor, values)
                        for name, value in values.items() if value is None]
+            + (_undefined_components(pack, values) if score is None else [])
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
             preliminary_score=score,
@@ -331,13 +367,16 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     notes = list(spellings)
     cut_scores = [c.preliminary_score for c in judged if c.id in cut and c.preliminary_score is not None]
     best_cut = max(cut_scores) if cut_scores else None
+    # by score, a candidate with none has no place in the order: placed last, and named with why (never cut unsaid)
+    unscored = [c for c in passing if c.id in cut and c.preliminary_score is None] \
+        if pack.caps.order_by == "score" else []
     if cut:
         order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
                  f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id"
                  if pack.caps.order_by else "id")
         best = f"; the best score among them {format_score(best_cut)}" if best_cut is not None else ""
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
-                     f"by {order}; {len(cut)} not analyzed tonight{best}")
+                     f"by {order}; {len(cut)} not analyzed tonight{best}" + _unscored_note(pack, unscored))
     if extra:
         named = {c.id: c.name for c in judged}
         notes.append(f"{len(extra)} with quarantined rows in reach or a gap in {pack.caps.order_by} went on past "
@@ -355,5 +394,6 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
         flagged_past_cap=len(extra), best_capped_score=best_cut, failed_by_filter=dict(failing),
+        unscored_capped=len(unscored),
     )
     return candidates, report

@@ -42,6 +42,10 @@ _GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
 _MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
 """Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
 
+UNIT_APART = 50.0
+"""Bounds reaching this many times further from zero than every value of their column does (a share's values
+against `[0, 100]`), or values this far beyond the bounds (percents against `[0, 1]`), are in another unit."""
+
 UNPARSED_PERIODS = 0.1
 """A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
 period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
@@ -53,10 +57,14 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     """One line each, naming the pack key; empty: the pack can run."""
     facts: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """One line each, naming the pack key: likely mistakes that spoil nothing the night computes (bounds in
+    another unit than their column's, which refuse nothing); the pack can run."""
 
     def __str__(self) -> str:
         head = f"{'problems' if self.problems else 'ok'}" + (f" (night {self.as_of})" if self.as_of else "")
-        return "\n".join([head, *(f"  problem: {p}" for p in self.problems), *(f"  {f}" for f in self.facts)])
+        return "\n".join([head, *(f"  problem: {p}" for p in self.problems),
+                          *(f"  warning: {w}" for w in self.warnings), *(f"  {f}" for f in self.facts)])
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
@@ -234,8 +242,10 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
 
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
                with_facts: bool = True) -> CheckReport:
-    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong; with
-    `with_facts`, also what the night would find (a scan: the check before a night, which scans anyway, skips it)."""
+    """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong, the night's
+    candidates scanned (a formula component undefined for all of them, an identity band most lie outside); with
+    `with_facts`, also what the night would find. The check before a night (`with_facts=False`) costs the night no
+    second scan: the night's scan step is given the same result (`candidates.logic.scan` keeps its latest)."""
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
     from resources.source import SourceError, read_snapshot, source_facts
@@ -246,6 +256,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         counted = source_facts(pack, night)
         seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
         problems = _before_the_night(pack, counted)
+        mistaken_bounds, warnings = _bounds_in_another_unit(pack, counted)
+        problems += mistaken_bounds
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -266,6 +278,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                         if r.startswith(label)]
         mistaken = _cell_problems(joined, joined_columns, joined_cells, table.visible, within)
         problems += mistaken
+        mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in snapshot.history.columns]
         if present and snapshot.history.height and not mistaken and all(
                 snapshot.history[c].null_count() == snapshot.history.height for c in present):
@@ -302,19 +315,22 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
-    if not with_facts:
-        return CheckReport(as_of=night, problems=problems)
-    found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined)
-    problems += _undefined_components(pack, found)
-    problems += _identities_off_band(pack, found)
     main = counted.tables[0]
     if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
         problems.append(
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    gaps = Counter(gap.split(":")[0] for c in found for gap in c.data_gaps if ":" in gap)
+    # the scan the night itself runs (the same inputs: it is given this result again)
+    found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined)
+    problems += _undefined_components(pack, found)
+    problems += _identities_off_band(pack, found)
+    if not with_facts:
+        return CheckReport(as_of=night, problems=problems)
+    gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
+    undefined = Counter(key.removeprefix("formula component ") for c in found for gap in c.data_gaps
+                        if (key := gap.split(":")[0]).startswith("formula component "))
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
@@ -343,7 +359,10 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                              f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
     if gaps:
         facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
-    return CheckReport(as_of=night, problems=problems, facts=facts)
+    if undefined:  # for some candidates only (for all of them: a problem above)
+        facts.append("formula components undefined although their inputs are there (no preliminary score): "
+                     + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
+    return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
@@ -471,6 +490,46 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
     return problems
 
 
+def _bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list[str], list[str]]:
+    """`bounds` against the numbers of their column the night reads (`TableFacts.ranges`): problems and warnings.
+
+    A problem: most numbers lie outside the bounds, each cell refused and its row quarantined (`[0, 1]` on a
+    column in percent), as a mostly negative column without `signed` is one. A warning: every number lies
+    `UNIT_APART` times or more nearer zero than the bounds on that side (`[0, 100]` on a share): they refuse
+    nothing, so they guard nothing, and spoil nothing either."""
+    problems, warnings = [], []
+    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
+    for (within, spec), table in zip(specs, facts.tables, strict=True):
+        for column, seen in table.ranges.items():
+            if not seen.numbers or seen.least is None or seen.greatest is None:
+                continue
+            low, high = spec.bounds[column]
+            got = f"key `{within}.bounds.{column}`: got [{_bound(low)}, {_bound(high)}]"
+            lies = f"[{significant(seen.least)}, {significant(seen.greatest)}]"
+            if seen.outside * 2 > seen.numbers:
+                beyond = (high is not None and high > 0 and seen.greatest >= UNIT_APART * high) or \
+                    (low is not None and low < 0 and seen.least <= UNIT_APART * low)
+                percent = beyond and high is not None and 0 < high <= 1 < seen.greatest <= 100
+                unit = ("is the column in percent (0–100)? " if percent else
+                        "is the column in another unit? " if beyond else "")
+                problems.append(f"{got}; {seen.outside} of the {seen.numbers} numbers the night reads lie outside "
+                                f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
+                                "column's unit, that its values lie within")
+                continue
+            if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
+                   for bound, value in ((high, seen.greatest), (low, seen.least))):
+                share = high is not None and high >= UNIT_APART and seen.least >= 0 and seen.greatest <= 1
+                unit = "is the column a share (0–1)? " if share else \
+                    f"is the column in another unit (its values {UNIT_APART:g} times or more nearer zero)? "
+                warnings.append(f"{got}; every value lies within {lies}: {unit}expected bounds in the column's "
+                                "unit (bounds that far refuse no wrong value)")
+    return problems, warnings
+
+
+def _bound(value: float | None) -> str:
+    return "null" if value is None else f"{value:g}"
+
+
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
     """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row."""
     problems = []
@@ -529,22 +588,22 @@ def _undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[st
     passing = [c for c in found if c.went_on or c.capped]
     problems = []
     for n, component in enumerate(pack.formula.components):
-        ready = [c for c in passing if all(isinstance(c.metrics.get(name), int | float)
-                                           and math.isfinite(c.metrics[name] or 0.0)
-                                           for name in component.parsed.names)]
-        reasons = []
-        for candidate in ready:
+        reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
+        for candidate in passing:
+            if not all(isinstance(candidate.metrics.get(name), int | float)
+                       and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
+                continue
             try:
                 expressions.evaluate_explained(component.parsed, candidate.metrics)
                 break
             except expressions.MissingValue as exc:
                 reasons.append(str(exc))
         else:
-            if ready:
+            if reasons:
                 why = Counter(reasons).most_common(1)[0][0]
                 problems.append(
                     f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
-                    f"any of the {len(ready)} candidates that pass the hard filters with its inputs ({why}), so "
+                    f"any of the {len(reasons)} candidates that pass the hard filters with its inputs ({why}), so "
                     "each would be archived as a data gap: expected an expression with a value for them")
     return problems
 

@@ -166,10 +166,25 @@ def _quoted(column: str) -> str:
     return f"{literal(column + '=')} || coalesce({_as_written(column)}, '')"
 
 
+def _number(column: str) -> str:
+    """The internal name of a year or month column parsed as a number (`_parsed_keys`)."""
+    return _q(f"__n_{column}")
+
+
+def _parsed_keys(src: SourceSpec) -> str:
+    """The year and month columns parsed as numbers, once per row, for `_whole` to test and use (a parse repeated
+    in each of the period's tests cost a wide source a quarter of its typing). DuckDB's cast reads a number with
+    spaces around it."""
+    if src.known_at is not None or src.period_column is not None:
+        return ""
+    keys = [c for c in (src.year_column, src.month_column) if c]
+    return "".join(f", try_cast({_q(c)} AS DOUBLE) AS {_number(c)}" for c in keys)
+
+
 def _whole(column: str) -> str:
     """SQL for the column's value as a whole number, or NULL: `2009` and `2009.0` are 2009, `2009.5` is no year
-    (an integer cast would round it to 2010, into another period)."""
-    number = f"try_cast(trim({_q(column)}) AS DOUBLE)"
+    (an integer cast would round it to 2010, into another period). Reads the number `_parsed_keys` made."""
+    number = _number(column)
     return f"(CASE WHEN {number} = floor({number}) AND abs({number}) < 1e9 THEN {number}::INTEGER END)"
 
 
@@ -260,7 +275,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                    nullif(trim({_q(src.entity_name)}), '') AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
                    {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
-            FROM {relation}
+            FROM {f"(SELECT *{parsed} FROM {relation})" if (parsed := _parsed_keys(src)) else relation}
         )
     )"""
 

@@ -4,12 +4,13 @@
 
 A probe of the skeptic's reach beyond the classes it was measured on: whole rows scaled, counts double-counted,
 year-to-date sales in place of monthly, a column clipped, a noisy column, a derived column computed differently
-(months of inventory over 3 months of sales; volume as sales x median), the median in thousands, a half-reported
-month, and shifts, stuck, lagged, drifting and spiking columns at magnitudes the bench does not use. Each is planted
-into a copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the nights 0,
-1, 3 and 6 months after the first that sees the break run through the same scan, analyze, verify and route code
-the assets call. Prints each planted market-night that reached act-on and the count. Design on the design period;
-the held-out period is reported, never tuned on.
+(months of inventory over 3 months of sales; volume as sales x median; the median as the mean price), the median in
+thousands, a half-reported month, rows missing, published twice, a period early or frozen whole, and shifts, unit
+slips, stuck, lagged, drifting and spiking columns at magnitudes the bench does not use, subtle to gross. Each is
+planted into a copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the
+nights 0, 1, 3 and 6 months after the first that sees the break run through the same scan, analyze, verify and
+route code the assets call. Prints each planted market-night that reached act-on and the count. Design on the
+design period; the held-out period is reported, never tuned on.
 """
 
 from __future__ import annotations
@@ -79,6 +80,42 @@ def _median_in_thousands(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.
                               .otherwise(pl.col("median")))
 
 
+def _row_dropped(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+    first = frame.filter(after).select(period.min()).item()
+    return frame.filter(~(after & (period == first)))
+
+
+def _alternate_months_dropped(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+    first = frame.filter(after).select(period.min()).item()
+    months = pl.col("year") * 12 + pl.col("month") - (first.year * 12 + first.month)
+    return frame.filter(~(after & (months % 2 == 0)))  # the first broken month, the third, ...
+
+
+def _row_published_twice(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+    first = frame.filter(after).select(period.min()).item()
+    again = frame.filter(after & (period == first)).with_columns((pl.col(c) * 1.3).round(0) for c in _COUNTS)
+    return pl.concat([frame, again])
+
+
+def _a_period_early(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+    """Every column's figure of the next period under this one's label (a feed's dates off by one)."""
+    columns = ("sales", "volume", "median", "listings", "inventory")
+    ordered = frame.sort("city", "year", "month")
+    return ordered.with_columns(pl.when(after).then(pl.col(c).shift(-1).over("city")).otherwise(pl.col(c)).alias(c)
+                                for c in columns)
+
+
+def _median_as_mean(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+    mean = (pl.col("volume") / pl.col("sales") / 100).round(0) * 100
+    return frame.with_columns(median=pl.when(after).then(mean).otherwise(pl.col("median")))
+
+
+def _frozen_rows(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+    last = frame.filter(before).sort("year", "month").tail(1)
+    columns = ("sales", "volume", "median", "listings", "inventory")
+    return frame.with_columns(pl.when(after).then(pl.lit(last[c][0])).otherwise(pl.col(c)).alias(c) for c in columns)
+
+
 CUSTOM: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
     "whole row x1.5": _scaled(("sales", "volume", "median", "listings", "inventory"), 1.5),
     "whole row x0.6": _scaled(("sales", "volume", "median", "listings", "inventory"), 0.6),
@@ -90,6 +127,13 @@ CUSTOM: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
     "inventory over 3 months of sales": _inventory_over_3_months,
     "volume recomputed as sales x median": _volume_as_sales_times_median,
     "median in thousands": _median_in_thousands,
+    "the first broken month's row missing": _row_dropped,
+    "every other month missing": _alternate_months_dropped,
+    "the first broken month published twice, counts x1.3": _row_published_twice,
+    "every column a period early": _a_period_early,
+    "median replaced by the mean price": _median_as_mean,
+    "whole rows frozen": _frozen_rows,
+    "whole row x10": _scaled(("sales", "volume", "median", "listings", "inventory"), 10.0),
 }
 """Custom plants: (frame, the entity's broken periods, its periods before) -> the frame with the plant."""
 PLANTS = [("level_shift", ("sales",), 1.5), ("level_shift", ("listings",), 0.7), ("level_shift", ("inventory",), 1.25),
@@ -97,9 +141,11 @@ PLANTS = [("level_shift", ("sales",), 1.5), ("level_shift", ("listings",), 0.7),
           ("stuck", ("inventory",), 4), ("stuck", ("listings",), 2), ("lagged", ("listings",), 2),
           ("lagged", ("sales", "volume", "median", "listings", "inventory"), 1), ("drift", ("sales",), 1.5),
           ("spike", ("volume",), 2.0), ("spike", ("inventory",), 0.7),
-          ("sales_half_reported", ("sales", "volume", "listings"), 0.5)]
+          ("sales_half_reported", ("sales", "volume", "listings"), 0.5), ("level_shift", ("sales",), 3.0),
+          ("level_shift", ("listings",), 3.0), ("level_shift", ("inventory",), 0.5),
+          ("unit_slip", ("volume",), 1000.0), ("level_shift", ("sales", "volume"), 1.5)]
 """`tests/plants.py` kinds at magnitudes `bench/planted.py` does not use, and a half-reported month (the counts of
-one period at half)."""
+one period at half), and gross ones: a scored column x3 or at half, a unit slip of volume."""
 
 
 def planted_copy(clean: pl.DataFrame, name: str, entity: str, start: date) -> pl.DataFrame:

@@ -500,8 +500,9 @@ def _identity(found: _Findings, spec: IntegritySpec, identity: Identity,
             found.add(f"identity:{identity.name}", identity.effect, identity.name, indices, typical_ratio,
                       float(abs(persistent[0])),
                       f"{identity.name} ({identity.ratio}) has been {format_number(typical_ratio)} since "
-                      f"{series.periods[indices[0]]}, off its usual {format_number(usual)} (± {own.scale:.1%}) since "
-                      f"{own.since} in every period: {abs(persistent[0]):.1f} MADs as a run",
+                      f"{series.periods[indices[0]]} (the median of those {len(indices)} periods), off its usual "
+                      f"{format_number(usual)} (± {own.scale:.1%}) since {own.since}: {abs(persistent[0]):.1f} MADs "
+                      "as a run",
                       f"confirm {columns} since {series.periods[indices[0]]} with the source")
             return
     if identity.expected is None:

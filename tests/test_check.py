@@ -300,3 +300,28 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     right = _pack(tmp_path, {**events, "entity_id": "pizza", "entity_name": "pizza"}, metrics, hard_filters=[
         {"name": "enough", "metric": "level_now", "op": ">=", "value": 5}])
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
+
+
+# ---- trial 3: `check --as-of` on a source it cannot read -----------------------------------------------------------
+
+def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check_does(
+        tmp_path: Path, capsys: Any) -> None:
+    """`check --criteria birds.yaml --as-of 1997-12-31` with `entity_id: State` (the column is `state`) printed run's
+    line on stderr, exit 2, ending "(`opportunity check` says more)", though it was `check`; without `--as-of` the
+    same pack printed the problem, exit 1. Either way now: the problem under the night, exit 1."""
+    from opportunity_assets.cli import main
+
+    rows = [["ma", f"2018-0{m}-15", 10] for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "e.csv", ["state", "when", "level"], rows), "entity_id": "State",
+              "entity_name": "State", "period_column": "when", "columns": ["level"]}
+    _pack(tmp_path, source, _LEVELS)
+    common = ["--criteria", str(tmp_path / "pack.yaml"), "--store", str(tmp_path / "r.duckdb"),
+              "--dagster-home", str(tmp_path / "home")]
+    for night in (["--as-of", "2018-06-30"], []):
+        assert main(["check", *common, *night]) == 1
+        out = capsys.readouterr()
+        assert out.err == "" and "says more" not in out.out, out
+        assert "key `source.entity_id`: got 'State'; source file " in out.out and "lacks column(s) ['State']" in \
+            out.out
+        assert out.out.startswith("shapes (" + str(tmp_path / "pack.yaml") + "): problems" +
+                                  (" (night 2018-06-30)" if night else ""))

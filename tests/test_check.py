@@ -325,3 +325,44 @@ def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check
             out.out
         assert out.out.startswith("shapes (" + str(tmp_path / "pack.yaml") + "): problems" +
                                   (" (night 2018-06-30)" if night else ""))
+
+
+# ---- trial 3: the period keys' message says what is wrong with them, and which pattern parses ---------------------
+
+def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do_not_tell() -> None:
+    from opportunity_assets.sources.check import suggested_pattern
+
+    assert suggested_pattern(["9/30/1990 0:00:00", "11/29/1993 0:00:00"]) == "; '%m/%d/%Y %H:%M:%S' parses them"
+    assert suggested_pattern(["30/9/1990"]) == "; '%d/%m/%Y' parses them"
+    assert suggested_pattern(["1/3/2018", "2/4/2018"]) == (
+        "; '%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is month-first)")
+    assert suggested_pattern(["Mar 2018", "Apr 2018"]) == "; '%b %Y' parses them"
+    assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
+
+
+def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
+    """Bird strikes dated `9/30/1990 0:00:00`: without `period_format` check said "got None" and told the user to
+    check the order of day and month in a pattern there was none of; `%m/%d/%Y` (the time left out) named no
+    pattern that parses; and `year_column: continent` (a text column) asked for "a pattern". Now each says what
+    the key lacks, with a pattern that parses the values where a common one does."""
+    rows = [["ma", f"{m}/{d}/1997 0:00:00", "Europe", 3] for m in range(1, 10) for d in (1, 15, 28)]
+    name = _csv(tmp_path / "e.csv", ["state", "date", "continent", "level"], rows)
+    events = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "period_column": "date",
+              "aggregates": {"level": {"agg": "count"}}}
+    night = date(1997, 12, 31)
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), night)
+    assert problem == (
+        "key `source.period_format`: got none for column 'date'; 27 of the 27 rows the night reads have a period that "
+        "is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. '1/1/1997 0:00:00'): expected a strptime "
+        "pattern naming how the dates are written; '%m/%d/%Y %H:%M:%S' parses them")
+    (problem,) = _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y"}, _LEVELS), night)
+    assert problem.startswith("key `source.period_format`: got '%m/%d/%Y' for column 'date'; 27 of the 27 rows ")
+    assert problem.endswith("check the order of day and month); '%m/%d/%Y %H:%M:%S' parses them")
+    assert _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y %H:%M:%S"}, _LEVELS), night) == []
+    panel = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "continent",
+             "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, panel, _LEVELS), night)
+    assert problem == (
+        "key `source.year_column`: got 'continent'; 27 of the 27 rows the night reads hold no whole-number year from "
+        "1800 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column` naming a column of dates")

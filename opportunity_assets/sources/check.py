@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -187,25 +187,88 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
     src = _spec_at(pack, within)
     column = src.period_column or ""
-    examples = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL")
-    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {examples}): expected a "
-            "column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
-            "the dates are written (e.g. '%b-%Y' for Mar-2018)")
+    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
+                         limit=50)
+    fits = suggested_pattern(unparsed)
+    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
+            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
+            "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+_PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
+             "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
+             "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
+             "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
+             "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
+             "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
+             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z")
+"""Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
+that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
+
+
+def _parses(value: str, pattern: str) -> bool:
+    try:
+        datetime.strptime(value, pattern)
+    except ValueError:
+        return False
+    return True
+
+
+def suggested_pattern(values: list[str], given: str | None = None) -> str:
+    """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
+    the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
+    (1/3/2018), both orders are named."""
+    values = [v.strip() for v in values if v.strip()]
+    if not values:
+        return ""
+    fits = [p for p in _PATTERNS if p != given and all(_parses(v, p) for v in values)]
+    if not fits:
+        return ""
+    swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
+    if swapped:
+        return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
+                "is month-first)")
+    return f"; {fits[0]!r} parses them"
+
+
+def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
+    """The periods as written that reasons `period unparseable: when=Mar 2018` (or `year=20x4, month=11`) quote,
+    the first `limit` distinct ones."""
+    values = []
+    for reason in reasons:
+        text = reason.split(": ", 1)[1] if ": " in reason else ""
+        parts = [part.split("=", 1)[1] if "=" in part else part for part in text.split(", ")] if "=" in text else \
+            [text]
+        values.append(", ".join(parts))
+    return list(dict.fromkeys(values))[:limit]
 
 
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
-    """Many rows whose period does not parse: the period keys, with an example value."""
+    """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
+    dates, a pattern that parses them where a common one does."""
     src = pack.source
-    example = reasons[0].split(": ", 1)[1].split(";")[0].strip() if ": " in reasons[0] else "?"
-    example = example.split("=", 1)[1] if "=" in example else example  # `Date=2/14/2005`: the value
+    values = _written_periods(reasons)
+    example = values[0] if values else "?"
+    many = f"{len(reasons)} of the {seen} rows the night reads"
+    if src.period_column and src.period_format is None:
+        suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
+        return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
+                f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
+                f"pattern naming how the dates are written{suggestion}")
     if src.period_column:
-        key, got = "source.period_format", f"{src.period_format!r} for column {src.period_column!r}"
-    else:
-        key, got = "source.year_column", f"{src.year_column!r} and `source.month_column` {src.month_column!r}"
-    return (f"key `{key}`: got {got}; {len(reasons)} of the {seen} rows the night reads have a period that does "
-            f"not parse with it (e.g. {example!r}): expected a pattern that parses every row's period (a value that "
-            "parses with a day-first and a month-first pattern alike, 1/3/2018, is read as the pattern says: check "
-            "the order of day and month)")
+        suggestion = suggested_pattern(values, src.period_format)
+        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
+                "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
+                f"read as the pattern says: check the order of day and month){suggestion}")
+    if src.month_column is None:
+        return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
+                f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
+                "`source.period_column` naming a column of dates")
+    return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
+            f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
+            f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
+            "`source.period_column` naming a column of dates")
 
 
 def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:

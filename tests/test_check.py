@@ -366,3 +366,42 @@ def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> Non
         "key `source.year_column`: got 'continent'; 27 of the 27 rows the night reads hold no whole-number year from "
         "1800 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
         "`source.period_column` naming a column of dates")
+
+
+# ---- trial 3: `in` / `not_in` values no row holds ------------------------------------------------------------------
+
+def test_listed_values_no_row_holds_are_named_with_the_columns_values(tmp_path: Path) -> None:
+    """`night_share: {agg: share, where: [{column: time_of_day, in: [night, dusk]}]}` over `Night`, `Dusk`: every
+    share was 0, check said ok and the night's red flag never fired; `in: [Engine Shutdown]` for `Engine Shut Down`
+    the same. A value spelt otherwise than the column's, or a list no value of which any row holds, is a problem
+    naming the key; a value of a category the data lacks beside others it has is a fact."""
+    rows = [[e, f"2018-0{m}-1{d}", when, 10] for e in "ab" for m in (3, 4) for d, when in enumerate(
+        ["Night", "Day", "Dusk", "Engine Shut Down"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "time", "price"], rows)
+
+    def check(where: list[dict[str, Any]], scope: list[dict[str, Any]] | None = None) -> Any:
+        source = {"path": name, "shape": "events", "period_column": "when", "where": scope or [],
+                  "aggregates": {"level": {"agg": "count"}, "dark": {"agg": "share", "where": where}}}
+        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+    assert check([{"column": "time", "in": ["night", " Dusk"]}]).problems == [
+        "key `source.aggregates.dark.where.0.in`: got ['night', ' Dusk']; 'night', ' Dusk' match no row of 'time' (did "
+        "you mean 'Night' for 'night', 'Dusk' for ' Dusk'? values are compared as trimmed text, case and all): it "
+        "holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night']: expected the values as the column writes them"]
+    (problem,) = check([{"column": "time", "in": ["Night", "Engine Shutdown"]}]).problems
+    assert problem.startswith("key `source.aggregates.dark.where.0.in`: got ['Night', 'Engine Shutdown']; 'Engine "
+                              "Shutdown' matches no row of 'time' (did you mean 'Engine Shut Down' for 'Engine "
+                              "Shutdown'?")
+    assert check([{"column": "time", "not_in": ["Twilight"]}]).problems == [
+        "key `source.aggregates.dark.where.0.not_in`: got ['Twilight']; 'Twilight' matches no row of 'time', so the "
+        "condition drops no row: it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night']: expected values the "
+        "column holds (compared as trimmed text, case and all)"]
+    # the source's own `where` too
+    (problem,) = check([{"column": "time", "in": ["Night"]}], scope=[{"column": "time", "in": ["day"]}]).problems
+    assert problem.startswith("key `source.where.0.in`: got ['day']; 'day' matches no row of 'time' (did you mean "
+                              "'Day' for 'day'?")
+    # a category the data lacks beside one it has, and an empty value (an empty cell), are no problem
+    lacking = check([{"column": "time", "in": ["Night", "Twilight"]}], scope=[{"column": "time", "not_in": [""]}])
+    assert lacking.problems == []
+    assert "key `source.aggregates.dark.where.0.in`: got ['Night', 'Twilight']; 'Twilight' matches no row of 'time' " \
+           "(it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night'])" in lacking.facts

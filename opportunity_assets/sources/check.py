@@ -8,6 +8,7 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter
@@ -25,7 +26,13 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import not_utf8_lines
-from opportunity_assets.sources.formats import describe_location, infer_format, join_label, quote_identifier
+from opportunity_assets.sources.formats import (
+    describe_location,
+    infer_format,
+    join_label,
+    literal,
+    quote_identifier,
+)
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:
@@ -309,6 +316,9 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         counted = source_facts(pack, night)
         seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
         problems = _before_the_night(pack, counted)
+        listed = [listed_values_unmatched(pack, within, spec) for within, spec in
+                  [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]]
+        problems += [p for found, _ in listed for p in found]
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -385,6 +395,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    facts += [f for _, found in listed for f in found]
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
     if grouped is not None:
@@ -548,6 +559,63 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
                 f"them, so every row would fail it: expected `in: [...]` (or `not_in`) listing the values to "
                 "match, compared as trimmed text")
     return problems
+
+
+_VALUES_SHOWN = 1000
+"""The commonest values of a condition's column among which a value it lists that matches no row is looked for."""
+
+
+def _near(value: str, values: list[str]) -> str | None:
+    """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
+    Shutdown` for `Engine Shut Down`), else a close spelling."""
+    def bare(text: str) -> str:
+        return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+    same = [v for v in values if bare(v) == bare(value) and bare(v)]
+    if same:
+        return same[0]
+    lowered = {v.lower(): v for v in reversed(values)}
+    close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
+
+
+def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
+    """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
+    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
+    a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
+    holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
+    from resources.source import value_counts
+
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    problems, facts = [], []
+    for key, condition, column in shapes.listed_conditions(spec):
+        test = "in" if condition.in_ is not None else "not_in"
+        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
+                  if v.strip() not in ("", "NA")]
+        if not listed:
+            continue
+        text = quote_identifier(column)
+        held = set(value_counts(pack, text, f"{text} IN ({', '.join(literal(v) for v in listed)})", join=join,
+                                limit=len(listed)))
+        unmatched = [v for v in listed if v not in held]
+        if not unmatched:
+            continue
+        values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)
+        near = {v: n for v in unmatched if (n := _near(v, values)) is not None}
+        said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
+                f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
+        holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
+        if near:
+            meant = ", ".join(f"{n!r} for {v!r}" for v, n in near.items())
+            problems.append(f"{said} (did you mean {meant}? values are compared as trimmed text, case and all): "
+                            f"{holds}: expected the values as the column writes them")
+        elif len(unmatched) == len(listed):
+            effect = "keeps no row" if test == "in" else "drops no row"
+            problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
+                            "as trimmed text, case and all)")
+        else:
+            facts.append(f"{said} ({holds})")
+    return problems, facts
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],

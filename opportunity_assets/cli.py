@@ -106,8 +106,15 @@ def _command(args: argparse.Namespace) -> int:
         for flag in ("--as-of", "--start", "--end"):
             night = getattr(args, flag.removeprefix("--").replace("-", "_"), None)
             if night is not None and args.command in ("run", "backfill", "cost", "backtest", "check"):
-                if night < first == nights.last_possible_night():
-                    _require_readable(pack, night)
+                if night < first == nights.last_possible_night():  # no dated row: the source's own problem first
+                    if args.command == "check":
+                        from opportunity_assets.sources.check import check_pack
+
+                        if (checked := check_pack(pack, night)).problems:
+                            print(f"{pack.domain} ({args.criteria}): {checked}")  # as without --as-of: exit 1
+                            return 1
+                    else:
+                        _require_readable(pack, night)
                 nights.check_night(night, first, flag=flag)
         if args.command == "run":
             from opportunity_assets.report.render import check_target

@@ -334,6 +334,18 @@ class CriteriaPack(_Spec):
                 raise ValueError(f"band {band!r} for {name!r} must be a relative band between 0 and 1")
         return value
 
+    def _share_of(self, metric: str) -> str | None:
+        """What makes a metric a share from 0 to 1 by construction, in words (a coverage; an average, minimum,
+        maximum or latest value of an events `share` aggregate), or None."""
+        spec = self.metrics[metric]
+        if spec.agg == "coverage":
+            return "a coverage (the filled share of its window)"
+        shares = {name for source in (self.source, *self.source.join) for name, a in source.aggregates.items()
+                  if a.agg == "share"}
+        if spec.agg in ("avg", "min", "max", "last") and spec.column in shares:
+            return f"the {spec.agg} of `{spec.column}`, an events `share` aggregate"
+        return None
+
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.panel_columns)
@@ -353,6 +365,10 @@ class CriteriaPack(_Spec):
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
+            if (bounded := self._share_of(f.metric)) is not None and not _can_hold(f.op, f.value, 0.0, 1.0):
+                raise _KeyProblem(f"hard_filters.{i}.value", f.value, f"a value from 0 to 1: {f.metric} is "
+                                  f"{bounded}, a share from 0 to 1, so `{f.op} {f.value:g}` never holds (90% is "
+                                  "0.9)")
         for i, name in enumerate(self.required_inputs):
             if name not in metrics:
                 raise _KeyProblem(f"required_inputs.{i}", name, f"a metric name {sorted(metrics)}")
@@ -486,6 +502,11 @@ class CriteriaPack(_Spec):
         dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "source": {"path"}, "outcome": True,
                                                "models": True, "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
+
+
+def _can_hold(op: str, value: float, low: float, high: float) -> bool:
+    """Whether `x op value` holds for some x from `low` to `high`."""
+    return {">=": value <= high, ">": value < high, "<=": value >= low, "<": value > low}[op]
 
 
 def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:

@@ -397,6 +397,42 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                               for i, column in enumerate(bounded)})
 
 
+@dataclass(frozen=True)
+class JoinIds:
+    """How a joined table's ids meet the main source's entities, by slug as a night joins them (any period)."""
+
+    entities: int
+    """The main source's entities (rows in scope with an id)."""
+    unmatched: int
+    """Of them, those no joined row in scope has the id of."""
+    unmatched_examples: list[str]
+    """Their ids as written, the most rows first."""
+    spare: int
+    """Joined ids (slugs) no entity of the main source has."""
+    spare_examples: list[str]
+
+
+def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
+    """`JoinIds` of the pack's join `index`, over every row of both tables (not only a night's)."""
+    entity, scope = shapes.ENTITY, shapes.IN_SCOPE
+    sql = f"""
+        WITH main AS (SELECT {shapes.slug_sql(entity)} AS slug, min({entity}) AS written, count(*) AS n
+                      FROM {TYPED} WHERE {scope} AND {entity} IS NOT NULL GROUP BY slug),
+             joined AS (SELECT DISTINCT {entity} AS slug FROM {join_rows(index)}
+                        WHERE {scope} AND {entity} IS NOT NULL),
+             unmatched AS (SELECT * FROM main WHERE slug NOT IN (SELECT slug FROM joined)),
+             spare AS (SELECT slug FROM joined WHERE slug NOT IN (SELECT slug FROM main))
+        SELECT (SELECT count(*) FROM main), (SELECT count(*) FROM unmatched),
+               (SELECT list(written ORDER BY n DESC, written) FROM (SELECT * FROM unmatched ORDER BY n DESC, written
+                                                                   LIMIT {int(limit)})),
+               (SELECT count(*) FROM spare),
+               (SELECT list(slug ORDER BY slug) FROM (SELECT slug FROM spare ORDER BY slug LIMIT {int(limit)}))"""
+    with opened(pack) as (con, _):
+        entities, unmatched, examples, spare, spares = _run(con, pack, sql, {}).row(0)
+    return JoinIds(entities=entities, unmatched=unmatched, unmatched_examples=list(examples or []), spare=spare,
+                   spare_examples=list(spares or []))
+
+
 def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,
                  limit: int = 3) -> list[str]:
     """The commonest values of the SQL `value` over the typed rows (an internal column: `shapes.written(column)`, a

@@ -352,3 +352,151 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path) -> N
     assert problem == ("key `source.bounds.level`: got [0, 1]; 12 of the 12 numbers the night reads lie outside it, "
                        "each quarantined (the values lie within [10, 15]): expected bounds in the column's unit, that "
                        "its values lie within")
+
+
+# ---- trial 3: `check --as-of` on a source it cannot read -----------------------------------------------------------
+
+def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check_does(
+        tmp_path: Path, capsys: Any) -> None:
+    """`check --criteria birds.yaml --as-of 1997-12-31` with `entity_id: State` (the column is `state`) printed run's
+    line on stderr, exit 2, ending "(`opportunity check` says more)", though it was `check`; without `--as-of` the
+    same pack printed the problem, exit 1. Either way now: the problem under the night, exit 1."""
+    from opportunity_assets.cli import main
+
+    rows = [["ma", f"2018-0{m}-15", 10] for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "e.csv", ["state", "when", "level"], rows), "entity_id": "State",
+              "entity_name": "State", "period_column": "when", "columns": ["level"]}
+    _pack(tmp_path, source, _LEVELS)
+    common = ["--criteria", str(tmp_path / "pack.yaml"), "--store", str(tmp_path / "r.duckdb"),
+              "--dagster-home", str(tmp_path / "home")]
+    for night in (["--as-of", "2018-06-30"], []):
+        assert main(["check", *common, *night]) == 1
+        out = capsys.readouterr()
+        assert out.err == "" and "says more" not in out.out, out
+        assert "key `source.entity_id`: got 'State'; source file " in out.out and "lacks column(s) ['State']" in \
+            out.out
+        assert out.out.startswith("shapes (" + str(tmp_path / "pack.yaml") + "): problems" +
+                                  (" (night 2018-06-30)" if night else ""))
+
+
+# ---- trial 3: the period keys' message says what is wrong with them, and which pattern parses ---------------------
+
+def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do_not_tell() -> None:
+    from opportunity_assets.sources.check import suggested_pattern
+
+    assert suggested_pattern(["9/30/1990 0:00:00", "11/29/1993 0:00:00"]) == "; '%m/%d/%Y %H:%M:%S' parses them"
+    assert suggested_pattern(["30/9/1990"]) == "; '%d/%m/%Y' parses them"
+    assert suggested_pattern(["1/3/2018", "2/4/2018"]) == (
+        "; '%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is month-first)")
+    assert suggested_pattern(["Mar 2018", "Apr 2018"]) == "; '%b %Y' parses them"
+    assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
+
+
+def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
+    """Bird strikes dated `9/30/1990 0:00:00`: without `period_format` check said "got None" and told the user to
+    check the order of day and month in a pattern there was none of; `%m/%d/%Y` (the time left out) named no
+    pattern that parses; and `year_column: continent` (a text column) asked for "a pattern". Now each says what
+    the key lacks, with a pattern that parses the values where a common one does."""
+    rows = [["ma", f"{m}/{d}/1997 0:00:00", "Europe", 3] for m in range(1, 10) for d in (1, 15, 28)]
+    name = _csv(tmp_path / "e.csv", ["state", "date", "continent", "level"], rows)
+    events = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "period_column": "date",
+              "aggregates": {"level": {"agg": "count"}}}
+    night = date(1997, 12, 31)
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), night)
+    assert problem == (
+        "key `source.period_format`: got none for column 'date'; 27 of the 27 rows the night reads have a period that "
+        "is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. '1/1/1997 0:00:00'): expected a strptime "
+        "pattern naming how the dates are written; '%m/%d/%Y %H:%M:%S' parses them")
+    (problem,) = _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y"}, _LEVELS), night)
+    assert problem.startswith("key `source.period_format`: got '%m/%d/%Y' for column 'date'; 27 of the 27 rows ")
+    assert problem.endswith("check the order of day and month); '%m/%d/%Y %H:%M:%S' parses them")
+    assert _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y %H:%M:%S"}, _LEVELS), night) == []
+    panel = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "continent",
+             "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, panel, _LEVELS), night)
+    assert problem == (
+        "key `source.year_column`: got 'continent'; 27 of the 27 rows the night reads hold no whole-number year from "
+        "1800 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column` naming a column of dates")
+
+
+# ---- trial 3: `in` / `not_in` values no row holds ------------------------------------------------------------------
+
+def test_listed_values_no_row_holds_are_named_with_the_columns_values(tmp_path: Path) -> None:
+    """`night_share: {agg: share, where: [{column: time_of_day, in: [night, dusk]}]}` over `Night`, `Dusk`: every
+    share was 0, check said ok and the night's red flag never fired; `in: [Engine Shutdown]` for `Engine Shut Down`
+    the same. A value spelt otherwise than the column's, or a list no value of which any row holds, is a problem
+    naming the key; a value of a category the data lacks beside others it has is a fact."""
+    rows = [[e, f"2018-0{m}-1{d}", when, 10] for e in "ab" for m in (3, 4) for d, when in enumerate(
+        ["Night", "Day", "Dusk", "Engine Shut Down"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "time", "price"], rows)
+
+    def check(where: list[dict[str, Any]], scope: list[dict[str, Any]] | None = None) -> Any:
+        source = {"path": name, "shape": "events", "period_column": "when", "where": scope or [],
+                  "aggregates": {"level": {"agg": "count"}, "dark": {"agg": "share", "where": where}}}
+        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+    assert check([{"column": "time", "in": ["night", " Dusk"]}]).problems == [
+        "key `source.aggregates.dark.where.0.in`: got ['night', ' Dusk']; 'night', ' Dusk' match no row of 'time' (did "
+        "you mean 'Night' for 'night', 'Dusk' for ' Dusk'? values are compared as trimmed text, case and all): it "
+        "holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night']: expected the values as the column writes them"]
+    (problem,) = check([{"column": "time", "in": ["Night", "Engine Shutdown"]}]).problems
+    assert problem.startswith("key `source.aggregates.dark.where.0.in`: got ['Night', 'Engine Shutdown']; 'Engine "
+                              "Shutdown' matches no row of 'time' (did you mean 'Engine Shut Down' for 'Engine "
+                              "Shutdown'?")
+    assert check([{"column": "time", "not_in": ["Twilight"]}]).problems == [
+        "key `source.aggregates.dark.where.0.not_in`: got ['Twilight']; 'Twilight' matches no row of 'time', so the "
+        "condition drops no row: it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night']: expected values the "
+        "column holds (compared as trimmed text, case and all)"]
+    # the source's own `where` too
+    (problem,) = check([{"column": "time", "in": ["Night"]}], scope=[{"column": "time", "in": ["day"]}]).problems
+    assert problem.startswith("key `source.where.0.in`: got ['day']; 'day' matches no row of 'time' (did you mean "
+                              "'Day' for 'day'?")
+    # a category the data lacks beside one it has, and an empty value (an empty cell), are no problem
+    lacking = check([{"column": "time", "in": ["Night", "Twilight"]}], scope=[{"column": "time", "not_in": [""]}])
+    assert lacking.problems == []
+    assert "key `source.aggregates.dark.where.0.in`: got ['Night', 'Twilight']; 'Twilight' matches no row of 'time' " \
+           "(it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night'])" in lacking.facts
+
+
+# ---- trial 3: a join whose ids miss some of the source's entities -------------------------------------------------
+
+def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) -> None:
+    """Gapminder joined to the World Bank's populations by `country_code_3` (codes for names): 184 of 185
+    countries' population a gap, one matched by chance (`Lao`), and check said ok; by name, 18 countries spelt
+    otherwise (`Russia`) were gaps, unsaid. Most entities unmatched while the join has ids of its own is a problem
+    naming `source.join.N.entity_id`; fewer, or a join covering a subset of the entities, a fact."""
+    years = range(2000, 2006)
+    main = _csv(tmp_path / "main.csv", ["state", "year", "level"],
+                [[s, y, 10] for s in ("al", "ak", "az") for y in years])
+
+    def joined(rows: list[list[Any]], entity: str = "name") -> Any:
+        _csv(tmp_path / "pops.csv", ["name", "code", "year", "pop"], rows)
+        join = {"table": "pops", "path": "pops.csv", "entity_id": entity, "year_column": "year",
+                "publication_lag_days": 30, "columns": ["pop"]}
+        source = {"path": main, "entity_id": "state", "entity_name": "state", "grain": "year",
+                  "year_column": "year", "columns": ["level"], "publication_lag_days": 30, "join": [join]}
+        return _pack(tmp_path, source, _LEVELS)
+
+    night = date(2005, 3, 31)
+    states = (("AL", "alb"), ("Alaska", "ak"), ("Arizona", "ari"))  # the code `ak` matches by chance
+    assert _problems(joined([[n, c, y, 5] for n, c in states for y in years], entity="code"), night) == [
+        "key `source.join.0.entity_id`: got 'code'; 2 of the source's 3 entities match no id of the joined table "
+        "(e.g. ['al', 'az']), so its columns (pop) are gaps for them; the joined table has 2 ids no entity has (e.g. "
+        "['alb', 'ari']): expected the column holding the values of `source.entity_id` ('state'), written alike (ids "
+        "match by their slug: case, spaces and punctuation aside)"]
+    (problem,) = _problems(joined([[n, c, y, 5] for n, c in states for y in years]), night)  # names spelt apart
+    assert problem.startswith("key `source.join.0.entity_id`: got 'name'; 2 of the source's 3 entities")
+    partial = [[n, c, y, 5] for n, c in (("AL", "x"), ("AK", "x"), ("Arizona", "x")) for y in years]
+    checked = check_pack(joined(partial), as_of=night, today=TODAY)
+    assert checked.problems == [] and (
+        "key `source.join.0.entity_id`: got 'name'; 1 of the source's 3 entities match no id of the joined table "
+        "(e.g. ['az']), so its columns (pop) are gaps for them; the joined table has 1 ids no entity has (e.g. "
+        "['arizona'])") in checked.facts
+    subset = [[n, "x", y, 5] for n in ("AL", "ak") for y in years]  # `az` lacks a population; no other id
+    checked = check_pack(joined(subset), as_of=night, today=TODAY)
+    assert checked.problems == [] and [f for f in checked.facts if "source.join" in f] == [
+        "key `source.join.0.entity_id`: got 'name'; 1 of the source's 3 entities match no id of the joined table "
+        "(e.g. ['az']), so its columns (pop) are gaps for them"]
+    covered = [[n, "x", y, 5] for n in ("AL", "ak", "AZ") for y in years]
+    assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]

@@ -119,6 +119,9 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `metrics`", "'Sales'"]),
     ("publication_lag_negative", {"source.publication_lag_days": -1}, ["key `source.publication_lag_days`", "-1"]),
     ("missing_source_file", {"source.path": "nope.csv"}, ["key `source.path`", "'nope.csv'", "an existing file"]),
+    ("coverage_filter_in_percent", {"hard_filters.2.value": 90},
+     ["key `hard_filters.2.value`", "got 90.0", "coverage_15m is a coverage", "a share from 0 to 1",
+      "`>= 90` never holds (90% is 0.9)"]),
 ]
 
 
@@ -282,3 +285,27 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     with pytest.raises(CriteriaError) as exc:
         load_criteria(path)
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)
+
+
+def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) -> None:
+    """A bird-strike pack's `coverage_12m >= 90` (a percent for a share): every entity failed the filter, the night
+    had no candidate and check said ok. An events `share` aggregate's average is a share too; a bound any share
+    meets (`>= 0`, `<= 1`) and the bundled packs load."""
+    nyc = Path(PACK).parent / "nyc_routes.yaml"
+    raw = yaml.safe_load(nyc.read_text())
+    raw["source"]["path"] = str((nyc.parent / raw["source"]["path"]).resolve())
+    for value, op, refused in ((0.2, ">=", False), (1, "<=", False), (0, ">=", False), (20, ">=", True),
+                               (0, "<", True), (1, ">", True)):
+        raw["hard_filters"][1] = {"name": "punctual", "metric": "late_share_4w", "op": op, "value": value}
+        (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+        if not refused:
+            load_criteria(tmp_path / "pack.yaml")
+            continue
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(tmp_path / "pack.yaml")
+        assert str(exc.value).endswith(
+            f"key `hard_filters.1.value`: got {float(value)}; expected a value from 0 to 1: late_share_4w is the avg "
+            f"of `late_share`, an events `share` aggregate, a share from 0 to 1, so `{op} {value:g}` never holds (90% "
+            "is 0.9)")
+    for pack in sorted(Path(PACK).parent.glob("*.yaml")):
+        load_criteria(pack)

@@ -507,7 +507,8 @@ def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path)
     assert problems == ["key `source.period_format`: got '%d/%m/%Y' for column 'when'; 18 of the 24 rows the night "
                         "reads have a period that does not parse with it (e.g. '1/13/2018'): expected a pattern that "
                         "parses every row's period (a value that parses with a day-first and a month-first pattern "
-                        "alike, 1/3/2018, is read as the pattern says: check the order of day and month)"]
+                        "alike, 1/3/2018, is read as the pattern says: check the order of day and month); '%m/%d/%Y' "
+                        "parses them"]
 
 
 def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:

@@ -8,12 +8,13 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +26,13 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import not_utf8_lines
-from opportunity_assets.sources.formats import describe_location, infer_format, join_label, quote_identifier
+from opportunity_assets.sources.formats import (
+    describe_location,
+    infer_format,
+    join_label,
+    literal,
+    quote_identifier,
+)
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:
@@ -195,25 +202,88 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
     src = _spec_at(pack, within)
     column = src.period_column or ""
-    examples = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL")
-    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {examples}): expected a "
-            "column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
-            "the dates are written (e.g. '%b-%Y' for Mar-2018)")
+    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
+                         limit=50)
+    fits = suggested_pattern(unparsed)
+    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
+            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
+            "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+_PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
+             "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
+             "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
+             "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
+             "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
+             "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
+             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z")
+"""Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
+that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
+
+
+def _parses(value: str, pattern: str) -> bool:
+    try:
+        datetime.strptime(value, pattern)
+    except ValueError:
+        return False
+    return True
+
+
+def suggested_pattern(values: list[str], given: str | None = None) -> str:
+    """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
+    the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
+    (1/3/2018), both orders are named."""
+    values = [v.strip() for v in values if v.strip()]
+    if not values:
+        return ""
+    fits = [p for p in _PATTERNS if p != given and all(_parses(v, p) for v in values)]
+    if not fits:
+        return ""
+    swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
+    if swapped:
+        return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
+                "is month-first)")
+    return f"; {fits[0]!r} parses them"
+
+
+def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
+    """The periods as written that reasons `period unparseable: when=Mar 2018` (or `year=20x4, month=11`) quote,
+    the first `limit` distinct ones."""
+    values = []
+    for reason in reasons:
+        text = reason.split(": ", 1)[1] if ": " in reason else ""
+        parts = [part.split("=", 1)[1] if "=" in part else part for part in text.split(", ")] if "=" in text else \
+            [text]
+        values.append(", ".join(parts))
+    return list(dict.fromkeys(values))[:limit]
 
 
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
-    """Many rows whose period does not parse: the period keys, with an example value."""
+    """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
+    dates, a pattern that parses them where a common one does."""
     src = pack.source
-    example = reasons[0].split(": ", 1)[1].split(";")[0].strip() if ": " in reasons[0] else "?"
-    example = example.split("=", 1)[1] if "=" in example else example  # `Date=2/14/2005`: the value
+    values = _written_periods(reasons)
+    example = values[0] if values else "?"
+    many = f"{len(reasons)} of the {seen} rows the night reads"
+    if src.period_column and src.period_format is None:
+        suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
+        return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
+                f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
+                f"pattern naming how the dates are written{suggestion}")
     if src.period_column:
-        key, got = "source.period_format", f"{src.period_format!r} for column {src.period_column!r}"
-    else:
-        key, got = "source.year_column", f"{src.year_column!r} and `source.month_column` {src.month_column!r}"
-    return (f"key `{key}`: got {got}; {len(reasons)} of the {seen} rows the night reads have a period that does "
-            f"not parse with it (e.g. {example!r}): expected a pattern that parses every row's period (a value that "
-            "parses with a day-first and a month-first pattern alike, 1/3/2018, is read as the pattern says: check "
-            "the order of day and month)")
+        suggestion = suggested_pattern(values, src.period_format)
+        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
+                "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
+                f"read as the pattern says: check the order of day and month){suggestion}")
+    if src.month_column is None:
+        return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
+                f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
+                "`source.period_column` naming a column of dates")
+    return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
+            f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
+            f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
+            "`source.period_column` naming a column of dates")
 
 
 def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
@@ -258,6 +328,9 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = _bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
+        listed = [listed_values_unmatched(pack, within, spec) for within, spec in
+                  [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]]
+        problems += [p for found, _ in listed for p in found]
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -271,6 +344,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
     problems += _cell_problems(pack.source, columns, cells, seen)
+    joined_facts: list[str] = []
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
         joined_columns = _numeric_columns(joined, within)
@@ -283,6 +357,10 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         if present and snapshot.history.height and not mistaken and all(
                 snapshot.history[c].null_count() == snapshot.history.height for c in present):
             problems.append(_join_unmatched(pack, i, night, table, present, snapshot.metrics))
+        elif table.in_scope:
+            apart, fact = _ids_apart(pack, i)
+            problems += apart
+            joined_facts += fact
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
     many_duplicated = duplicated and duplicated > MOSTLY_TEXT * seen
     unparsed = [r for r in own if r.startswith("period unparseable")]
@@ -338,6 +416,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
     if grouped is not None:
@@ -544,6 +623,85 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
                 f"them, so every row would fail it: expected `in: [...]` (or `not_in`) listing the values to "
                 "match, compared as trimmed text")
     return problems
+
+
+_VALUES_SHOWN = 1000
+"""The commonest values of a condition's column among which a value it lists that matches no row is looked for."""
+
+
+def _near(value: str, values: list[str]) -> str | None:
+    """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
+    Shutdown` for `Engine Shut Down`), else a close spelling."""
+    def bare(text: str) -> str:
+        return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+    same = [v for v in values if bare(v) == bare(value) and bare(v)]
+    if same:
+        return same[0]
+    lowered = {v.lower(): v for v in reversed(values)}
+    close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
+
+
+def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
+    """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
+    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
+    a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
+    holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
+    from resources.source import value_counts
+
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    problems, facts = [], []
+    for key, condition, column in shapes.listed_conditions(spec):
+        test = "in" if condition.in_ is not None else "not_in"
+        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
+                  if v.strip() not in ("", "NA")]
+        if not listed:
+            continue
+        text = quote_identifier(column)
+        held = set(value_counts(pack, text, f"{text} IN ({', '.join(literal(v) for v in listed)})", join=join,
+                                limit=len(listed)))
+        unmatched = [v for v in listed if v not in held]
+        if not unmatched:
+            continue
+        values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)
+        near = {v: n for v in unmatched if (n := _near(v, values)) is not None}
+        said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
+                f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
+        holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
+        if near:
+            meant = ", ".join(f"{n!r} for {v!r}" for v, n in near.items())
+            problems.append(f"{said} (did you mean {meant}? values are compared as trimmed text, case and all): "
+                            f"{holds}: expected the values as the column writes them")
+        elif len(unmatched) == len(listed):
+            effect = "keeps no row" if test == "in" else "drops no row"
+            problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
+                            "as trimmed text, case and all)")
+        else:
+            facts.append(f"{said} ({holds})")
+    return problems, facts
+
+
+def _ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:
+    """(problems, facts) of a joined table whose ids miss some of the source's entities, in any period (the
+    entities' joined columns are then gaps). When fewer than half of the entities match and the join has ids no
+    entity has, the two name their entities otherwise (codes for names: 184 of 185 countries' population a gap,
+    and check said ok): a problem. Other misses are a fact, with examples from both sides (18 countries spelt
+    otherwise, `Russia` for `Russian Federation`)."""
+    from resources.source import join_ids
+
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    ids = join_ids(pack, index)
+    if not ids.unmatched:
+        return [], []
+    missed = (f"{ids.unmatched} of the source's {ids.entities} entities match no id of the joined table "
+              f"(e.g. {ids.unmatched_examples}), so its columns ({', '.join(joined.columns)}) are gaps for them")
+    spare = f"; the joined table has {ids.spare} ids no entity has (e.g. {ids.spare_examples})" if ids.spare else ""
+    said = f"key `{within}.entity_id`: got {joined.entity_id!r}; {missed}{spare}"
+    if ids.spare and 2 * ids.unmatched > ids.entities:
+        return [f"{said}: expected the column holding the values of `source.entity_id` ({pack.source.entity_id!r}), "
+                "written alike (ids match by their slug: case, spaces and punctuation aside)"], []
+    return [], [said]
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],

@@ -114,6 +114,17 @@ def condition_sql(condition: Condition) -> str:
     return f"coalesce({test}, false)"
 
 
+def listed_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
+    """Each `in` / `not_in` condition of the source's `where` and its aggregates' `where`: its key under the source
+    (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the text it compares
+    (one per source column), whose values `check` holds the listed ones against."""
+    found = [(f"where.{i}", c) for i, c in enumerate(src.where) if c.op is None]
+    found += [(f"aggregates.{name}.where.{i}", c)
+              for name, spec in src.aggregates.items() for i, c in enumerate(spec.where) if c.op is None]
+    columns = list(dict.fromkeys(c.column for _, c in found))
+    return [(key, c, f"__listed_{columns.index(c.column)}") for key, c in found]
+
+
 def numeric_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
     """Each numeric comparison (`op`) of the source's `where` and its aggregates' `where`: its key under the
     source (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the cell's text
@@ -259,6 +270,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
     flags += "".join(f", CASE WHEN try_cast({_text(c.column)} AS DOUBLE) IS NULL THEN {_text(c.column)} END "
                      f"AS {_q(text)}" for _, c, text in numeric_conditions(src))
+    flags += "".join(f", {_text(c.column)} AS {_q(text)}"
+                     for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
     entity = f"nullif(trim({_q(src.entity_id)}), '')"
     if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
         entity = slug_sql(entity)

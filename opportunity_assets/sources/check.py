@@ -8,8 +8,6 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
-import difflib
-import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -17,26 +15,23 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
-from opportunity_assets import expressions
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.check_candidates import identities_off_band, undefined_components
+from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
     join_label,
-    literal,
     quote_identifier,
 )
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:
-    from opportunity_assets.candidates.logic import Candidate
     from resources.source import SourceFacts, TableFacts
 
 MOSTLY_TEXT = 0.5
@@ -48,10 +43,6 @@ _GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
 """A number written with thousands grouped (1,234; 1.234,5) or a decimal comma (4,5)."""
 _MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
 """Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
-
-UNIT_APART = 50.0
-"""Bounds reaching this many times further from zero than every value of their column does (a share's values
-against `[0, 100]`), or values this far beyond the bounds (percents against `[0, 1]`), are in another unit."""
 
 UNPARSED_PERIODS = 0.1
 """A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
@@ -326,7 +317,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         counted = source_facts(pack, night)
         seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
         problems = _before_the_night(pack, counted)
-        mistaken_bounds, warnings = _bounds_in_another_unit(pack, counted)
+        mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in
                   [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]]
@@ -402,8 +393,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += _undefined_components(pack, found)
-    problems += _identities_off_band(pack, found)
+    problems += undefined_components(pack, found)
+    problems += identities_off_band(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -569,46 +560,6 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
     return problems
 
 
-def _bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list[str], list[str]]:
-    """`bounds` against the numbers of their column the night reads (`TableFacts.ranges`): problems and warnings.
-
-    A problem: most numbers lie outside the bounds, each cell refused and its row quarantined (`[0, 1]` on a
-    column in percent), as a mostly negative column without `signed` is one. A warning: every number lies
-    `UNIT_APART` times or more nearer zero than the bounds on that side (`[0, 100]` on a share): they refuse
-    nothing, so they guard nothing, and spoil nothing either."""
-    problems, warnings = [], []
-    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
-    for (within, spec), table in zip(specs, facts.tables, strict=True):
-        for column, seen in table.ranges.items():
-            if not seen.numbers or seen.least is None or seen.greatest is None:
-                continue
-            low, high = spec.bounds[column]
-            got = f"key `{within}.bounds.{column}`: got [{_bound(low)}, {_bound(high)}]"
-            lies = f"[{significant(seen.least)}, {significant(seen.greatest)}]"
-            if seen.outside * 2 > seen.numbers:
-                beyond = (high is not None and high > 0 and seen.greatest >= UNIT_APART * high) or \
-                    (low is not None and low < 0 and seen.least <= UNIT_APART * low)
-                percent = beyond and high is not None and 0 < high <= 1 < seen.greatest <= 100
-                unit = ("is the column in percent (0–100)? " if percent else
-                        "is the column in another unit? " if beyond else "")
-                problems.append(f"{got}; {seen.outside} of the {seen.numbers} numbers the night reads lie outside "
-                                f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
-                                "column's unit, that its values lie within")
-                continue
-            if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
-                   for bound, value in ((high, seen.greatest), (low, seen.least))):
-                share = high is not None and high >= UNIT_APART and seen.least >= 0 and seen.greatest <= 1
-                unit = "is the column a share (0–1)? " if share else \
-                    f"is the column in another unit (its values {UNIT_APART:g} times or more nearer zero)? "
-                warnings.append(f"{got}; every value lies within {lies}: {unit}expected bounds in the column's "
-                                "unit (bounds that far refuse no wrong value)")
-    return problems, warnings
-
-
-def _bound(value: float | None) -> str:
-    return "null" if value is None else f"{value:g}"
-
-
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
     """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row."""
     problems = []
@@ -623,63 +574,6 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
                 f"them, so every row would fail it: expected `in: [...]` (or `not_in`) listing the values to "
                 "match, compared as trimmed text")
     return problems
-
-
-_VALUES_SHOWN = 1000
-"""The commonest values of a condition's column among which a value it lists that matches no row is looked for."""
-
-
-def _near(value: str, values: list[str]) -> str | None:
-    """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
-    Shutdown` for `Engine Shut Down`), else a close spelling."""
-    def bare(text: str) -> str:
-        return re.sub(r"[^0-9a-z]+", "", text.lower())
-
-    same = [v for v in values if bare(v) == bare(value) and bare(v)]
-    if same:
-        return same[0]
-    lowered = {v.lower(): v for v in reversed(values)}
-    close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
-    return lowered[close[0]] if close else None
-
-
-def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
-    """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
-    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
-    a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
-    holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
-    from resources.source import value_counts
-
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
-    problems, facts = [], []
-    for key, condition, column in shapes.listed_conditions(spec):
-        test = "in" if condition.in_ is not None else "not_in"
-        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
-                  if v.strip() not in ("", "NA")]
-        if not listed:
-            continue
-        text = quote_identifier(column)
-        held = set(value_counts(pack, text, f"{text} IN ({', '.join(literal(v) for v in listed)})", join=join,
-                                limit=len(listed)))
-        unmatched = [v for v in listed if v not in held]
-        if not unmatched:
-            continue
-        values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)
-        near = {v: n for v in unmatched if (n := _near(v, values)) is not None}
-        said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
-                f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
-        holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
-        if near:
-            meant = ", ".join(f"{n!r} for {v!r}" for v, n in near.items())
-            problems.append(f"{said} (did you mean {meant}? values are compared as trimmed text, case and all): "
-                            f"{holds}: expected the values as the column writes them")
-        elif len(unmatched) == len(listed):
-            effect = "keeps no row" if test == "in" else "drops no row"
-            problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
-                            "as trimmed text, case and all)")
-        else:
-            facts.append(f"{said} ({holds})")
-    return problems, facts
 
 
 def _ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:
@@ -739,61 +633,7 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
             f"({pack.source.entity_id!r}), e.g. {metrics['entity_name'].head(2).to_list()}")
 
 
-def _undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A formula component with no value for any candidate that passed the hard filters although its inputs are all
-    there (a division by zero for each): every one of them would be a data gap. Evaluated as the analyzer does
-    (`expressions.evaluate_explained`)."""
-    passing = [c for c in found if c.went_on or c.capped]
-    problems = []
-    for n, component in enumerate(pack.formula.components):
-        reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
-        for candidate in passing:
-            if not all(isinstance(candidate.metrics.get(name), int | float)
-                       and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
-                continue
-            try:
-                expressions.evaluate_explained(component.parsed, candidate.metrics)
-                break
-            except expressions.MissingValue as exc:
-                reasons.append(str(exc))
-        else:
-            if reasons:
-                why = Counter(reasons).most_common(1)[0][0]
-                problems.append(
-                    f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
-                    f"any of the {len(reasons)} candidates that pass the hard filters with its inputs ({why}), so "
-                    "each would be archived as a data gap: expected an expression with a value for them")
-    return problems
-
-
 _MANY_IDS = 100
 """Entities from which one row each is no coincidence of a short history but a row's own id taken for an entity's."""
 _ROWS_PER_ID = 1.5
 """Rows per entity at or below which the entity column is each row's own id."""
-
-
-def _identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """An identity whose `expected` band most candidates going on lie outside (at least 3 of them, more than half):
-    the band is the pack's mistake (a ratio written per thousand, a band for another unit), not every entity's
-    data; judged as the skeptic would, each candidate by the median of its ratio over its kept history."""
-    from opportunity_assets.verifications.integrity import series_of
-
-    banded = [(n, identity) for n, identity in enumerate(pack.integrity.identities) if identity.expected is not None]
-    if not banded:
-        return []
-    going = [s for c in found if c.went_on and (s := series_of(c, pack.columns, pack.max_window + 1, pack.grain))]
-    problems = []
-    for n, identity in banded:
-        assert identity.expected is not None
-        ratios = [expressions.evaluate_series(identity.parsed, series.values) for series in going]
-        typical = [float(np.nanmedian(r)) for r in ratios if np.isfinite(r).any()]
-        low, high = identity.expected
-        outside = [r for r in typical if not low <= r <= high]
-        if len(outside) >= 3 and len(outside) > len(typical) / 2:
-            problems.append(
-                f"key `integrity.identities.{n}.expected`: got {list(identity.expected)}; the ratio "
-                f"`{identity.ratio}` lies outside it for {len(outside)} of the {len(typical)} candidates going on "
-                f"(their typical value {significant(float(np.median(typical)), 4)}): expected the band the ratio "
-                "lies in across the domain (its 5-95% range, in the ratio's own unit), or no `expected`: each "
-                "entity is then judged against its own history alone")
-    return problems

@@ -1,0 +1,118 @@
+"""`opportunity check`'s judgment of the values a pack names: `bounds` against the numbers of their column, and the
+`in` / `not_in` values of a condition against the texts of theirs. Each finding is one line naming the pack key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
+from opportunity_assets.sources import shapes
+from opportunity_assets.sources.formats import literal, quote_identifier
+from opportunity_assets.sources.spec import SourceSpec
+
+if TYPE_CHECKING:
+    from resources.source import SourceFacts
+
+UNIT_APART = 50.0
+"""Bounds reaching this many times further from zero than every value of their column does (a share's values
+against `[0, 100]`), or values this far beyond the bounds (percents against `[0, 1]`), are in another unit."""
+
+_VALUES_SHOWN = 1000
+"""The commonest values of a condition's column among which a value it lists that matches no row is looked for."""
+
+
+def bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list[str], list[str]]:
+    """`bounds` against the numbers of their column the night reads (`TableFacts.ranges`): problems and warnings.
+
+    A problem: most numbers lie outside the bounds, each cell refused and its row quarantined (`[0, 1]` on a
+    column in percent), as a mostly negative column without `signed` is one. A warning: every number lies
+    `UNIT_APART` times or more nearer zero than the bounds on that side (`[0, 100]` on a share): they refuse
+    nothing, so they guard nothing, and spoil nothing either."""
+    problems, warnings = [], []
+    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
+    for (within, spec), table in zip(specs, facts.tables, strict=True):
+        for column, seen in table.ranges.items():
+            if not seen.numbers or seen.least is None or seen.greatest is None:
+                continue
+            low, high = spec.bounds[column]
+            got = f"key `{within}.bounds.{column}`: got [{_bound(low)}, {_bound(high)}]"
+            lies = f"[{significant(seen.least)}, {significant(seen.greatest)}]"
+            if seen.outside * 2 > seen.numbers:
+                beyond = (high is not None and high > 0 and seen.greatest >= UNIT_APART * high) or \
+                    (low is not None and low < 0 and seen.least <= UNIT_APART * low)
+                percent = beyond and high is not None and 0 < high <= 1 < seen.greatest <= 100
+                unit = ("is the column in percent (0–100)? " if percent else
+                        "is the column in another unit? " if beyond else "")
+                problems.append(f"{got}; {seen.outside} of the {seen.numbers} numbers the night reads lie outside "
+                                f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
+                                "column's unit, that its values lie within")
+                continue
+            if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
+                   for bound, value in ((high, seen.greatest), (low, seen.least))):
+                share = high is not None and high >= UNIT_APART and seen.least >= 0 and seen.greatest <= 1
+                unit = "is the column a share (0–1)? " if share else \
+                    f"is the column in another unit (its values {UNIT_APART:g} times or more nearer zero)? "
+                warnings.append(f"{got}; every value lies within {lies}: {unit}expected bounds in the column's "
+                                "unit (bounds that far refuse no wrong value)")
+    return problems, warnings
+
+
+def _bound(value: float | None) -> str:
+    return "null" if value is None else f"{value:g}"
+
+
+def _near(value: str, values: list[str]) -> str | None:
+    """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
+    Shutdown` for `Engine Shut Down`), else a close spelling."""
+    def bare(text: str) -> str:
+        return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+    same = [v for v in values if bare(v) == bare(value) and bare(v)]
+    if same:
+        return same[0]
+    lowered = {v.lower(): v for v in reversed(values)}
+    close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
+
+
+def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
+    """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
+    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
+    a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
+    holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
+    from resources.source import value_counts
+
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    problems, facts = [], []
+    for key, condition, column in shapes.listed_conditions(spec):
+        test = "in" if condition.in_ is not None else "not_in"
+        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
+                  if v.strip() not in ("", "NA")]
+        if not listed:
+            continue
+        text = quote_identifier(column)
+        held = set(value_counts(pack, text, f"{text} IN ({', '.join(literal(v) for v in listed)})", join=join,
+                                limit=len(listed)))
+        unmatched = [v for v in listed if v not in held]
+        if not unmatched:
+            continue
+        values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)
+        near = {v: n for v in unmatched if (n := _near(v, values)) is not None}
+        said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
+                f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
+        holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
+        if near:
+            meant = ", ".join(f"{n!r} for {v!r}" for v, n in near.items())
+            problems.append(f"{said} (did you mean {meant}? values are compared as trimmed text, case and all): "
+                            f"{holds}: expected the values as the column writes them")
+        elif len(unmatched) == len(listed):
+            effect = "keeps no row" if test == "in" else "drops no row"
+            problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
+                            "as trimmed text, case and all)")
+        else:
+            facts.append(f"{said} ({holds})")
+    return problems, facts

@@ -390,8 +390,13 @@ def decimals(values: np.ndarray, most: int) -> int | None:
 def on_grid(values: np.ndarray, step: float) -> bool:
     """Every value a whole multiple of `step`, up to the error of writing it as a float (a relative 1e-9: 2.3 is
     23 tenths, 1,234,567.5 is not a whole number)."""
+    return bool(np.all(_on_grid_each(values, step)))
+
+
+def _on_grid_each(values: np.ndarray, step: float) -> np.ndarray:
+    """`on_grid` of each value apart."""
     scaled = values / step
-    return bool(np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))))
+    return np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))
 
 
 def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
@@ -404,8 +409,10 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
     places = decimals(past, spec.precision.max_decimals)
     if places is None:
         return
-    finer = [t for t in range(series.judged_from, series.length)
-             if math.isfinite(raw[t]) and decimals(raw[t:t + 1], places) is None]
+    judged = raw[series.judged_from:]
+    with np.errstate(invalid="ignore"):  # a value with more decimals is off the grid of `places` decimals
+        off = np.isfinite(judged) & ~_on_grid_each(judged, 10.0 ** -places)
+    finer = [series.judged_from + int(i) for i in np.flatnonzero(off)]
     if not finer:
         return
     t = finer[0]

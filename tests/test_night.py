@@ -257,3 +257,25 @@ def test_the_store_keeps_rows_for_the_candidates_going_on_only(tmp_path: Path) -
     assert going and others
     assert all(c.raw_data for c in going)
     assert all(not c.raw_data and c.filters and c.metrics for c in others)
+
+
+def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one_line(tmp_path: Path) -> None:
+    """A formula component with no value for any candidate: `opportunity run` stops before the night; a night the
+    schedule or the UI starts has no such check before it, so its scan step stops, with the same line naming the
+    key as a Dagster failure (no traceback to read), before anything is stored."""
+    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{
+        "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"})
+    candidates = build_candidates(nights_of(CriteriaResource(path=str(pack)).load()))
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    resources = {"criteria": CriteriaResource(path=str(pack)), "source": PointInTimeSource(), "store": store,
+                 "model": ModelOff()}
+    result = dg.materialize([candidates], partition_key=DESIGN_NIGHT.isoformat(), resources=resources,
+                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    said = failure.step_failure_data.user_failure_data
+    assert said is not None and said.description is not None
+    (line,) = said.description.splitlines()
+    assert line.startswith("texas_housing, night 2009-12-31: key `formula.components.0.expression`: got "
+                           "'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for any of the ")
+    assert store.candidates("texas_housing", DESIGN_NIGHT) == []

@@ -19,8 +19,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.sources import shapes
-from opportunity_assets.sources.check_candidates import identities_off_band, undefined_components
+from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
@@ -393,8 +392,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += undefined_components(pack, found)
-    problems += identities_off_band(pack, found)
+    problems += check_candidates.problems(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)

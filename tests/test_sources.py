@@ -338,6 +338,32 @@ def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -
                        "expected the whole file (copy or write it again)")
 
 
+def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_like(tmp_path: Path) -> None:
+    """JSON Lines named .csv (or declared `format: csv`) said it "lacks column(s) ['city', ...]; it has
+    ['{"city":"Abilene"', ...]"; a CSV named .jsonl (or declared `format: jsonl`) said it "has no rows"."""
+    from opportunity_assets.sources.check import check_pack
+
+    jsonl = _texas_as(tmp_path, "jsonl")
+    first = jsonl.read_text().splitlines()[0][:60] + "..."
+    named_csv = jsonl.rename(tmp_path / "records.csv")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_csv))).problems
+    assert problem == (f"key `source.path`: source file {named_csv} is named .csv but is not CSV text: it looks like "
+                       f"JSON Lines text (first line {first!r}) (`source.format: jsonl` reads it as such)")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_csv, **{"source.format": "csv"}))).problems
+    assert problem.startswith(f"key `source.format`: got 'csv'; source file {named_csv} is not CSV text: it looks "
+                              "like JSON Lines text") and problem.endswith("expected `format: jsonl`")
+    named_jsonl = tmp_path / "rows.jsonl"
+    named_jsonl.write_bytes(TEXAS.read_bytes())
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_jsonl))).problems
+    assert problem == (f"key `source.path`: source file {named_jsonl} is named .jsonl but is not JSON Lines text: it "
+                       "looks like CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date') "
+                       "(`source.format: csv` reads it as such)")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, TEXAS, **{"source.format": "jsonl"}))).problems
+    assert problem == (f"key `source.format`: got 'jsonl'; source file {TEXAS} is not JSON Lines text: it looks like "
+                       "CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date'), and its "
+                       "extension says .csv: expected `format: csv` (or no `format`: the extension says so)")
+
+
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:
     """A joined Parquet declared csv said "key `source.path`: ... the header is not UTF-8"; a joined DuckDB file
     without the table said "key `source.table`"; a column the joined file lacks, named by the join's entity_id

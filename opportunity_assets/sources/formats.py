@@ -294,6 +294,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     if len(header) == 1 and (other := next((d for d in ";\t|" if d in header[0]), None)):
         raise SourceFormatError(f"source file {path}: the header is one column, {header[0][:60]!r}; the file looks "
                                 f"delimited by {other!r}, and a .csv must be comma-separated (.tsv: tabs)")
+    if any(c not in header for c in needed) and looks_like(path)[0] == "jsonl":
+        raise _not_its_format(path, "csv", declared, within)  # JSON Lines read as CSV: its "header" is a record
     _require(header, needed, path)
     if _csv_fast(con, path, header, needed, delimiter, into):
         return []
@@ -303,7 +305,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     return rows.rejected
 
 
-def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> list[Rejected]:
+def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declared: Format | None,
+           within: str) -> list[Rejected]:
     if _json_fast(con, path, needed):
         return []
     lines: list[int] = []
@@ -326,6 +329,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
         for c in needed:
             value = record.get(c)
             columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
+    if not lines and rejected and looks_like(path)[0] != "jsonl":  # CSV read as JSON Lines: no line an object
+        raise _not_its_format(path, "jsonl", declared, within)
     if lines:
         missing = [c for c in needed if c not in seen]
         if missing:
@@ -447,7 +452,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
     if fmt == "csv":
         return _csv(con, path, needed, entity, into, declared, within)
     if fmt == "jsonl":
-        rejected = _jsonl(con, path, needed)
+        rejected = _jsonl(con, path, needed, declared, within)
     elif fmt == "parquet":
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,

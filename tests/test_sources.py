@@ -120,6 +120,37 @@ def test_texas_in_every_format_scans_as_the_csv_does(tmp_path: Path, fmt: str) -
     assert _scan(write_pack(other, _texas_as(other, fmt))) == csv_scan
 
 
+def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
+    """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
+    README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").
+    `source.delimiter` reads it, its malformed lines quarantined as a comma CSV's; a file that looks delimited by
+    another character names the key, and the fingerprint is the comma file's (the rows are the same)."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    text = TEXAS.read_text()
+    semicolons = tmp_path / "semi" / "tx.csv"
+    semicolons.parent.mkdir()
+    semicolons.write_text("\n".join(line.replace(",", ";").replace(".", ",") for line in text.splitlines()) + "\n")
+    changes = {"source.delimiter": ";", "source.decimal_separator": ","}
+    assert _scan(write_pack(semicolons.parent, semicolons, **changes)) == csv_scan
+    assert load_criteria(write_pack(semicolons.parent, semicolons, **changes)).fingerprint == \
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.decimal_separator": ","})).fingerprint
+    lines = semicolons.read_text().splitlines(keepends=True)
+    semicolons.write_text("".join([*lines[:5], "Abilene;2000;5\n", *lines[5:]]))  # line 6: fields missing
+    refused = read_snapshot(load_criteria(write_pack(semicolons.parent, semicolons, **changes)), AS_OF,
+                            today=date(2026, 12, 1)).quarantined
+    assert refused.select("source_row", "entity_id", "reason").rows() == [
+        (6, "Abilene", "3 fields, expected 9 (the header's)")]
+    with pytest.raises(SourceError) as caught:
+        read_snapshot(load_criteria(write_pack(semicolons.parent, semicolons)), AS_OF)
+    assert str(caught.value).endswith(
+        f"key `source.delimiter`: got ',' (the default for .csv); source file {semicolons}: the header is one "
+        "column, 'city;year;month;sales;volume;median;listings;inventory;date'; the file looks delimited by ';': "
+        "expected `delimiter: ';'`"), str(caught.value)
+    with pytest.raises(CriteriaError) as refused_key:
+        load_criteria(write_pack(tmp_path, _texas_as(tmp_path, "parquet"), **{"source.delimiter": ";"}))
+    assert "key `source.delimiter`: got ';'; expected no `delimiter` but for a CSV file" in str(refused_key.value)
+
+
 def test_texas_through_the_new_layer_scans_as_before() -> None:
     """The bundled pack read through the source layer, against what the reader gave before the layer existed
     (tests/fixtures/texas_scans.json, recorded from commit 3d10741): candidates with their filters and metrics, the

@@ -218,6 +218,25 @@ def test_an_unreadable_source_names_the_file_in_one_line(tmp_path: Path) -> None
 
 # ---- `opportunity check` ------------------------------------------------------------------------------------------
 
+def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp_path: Path) -> None:
+    """Trial 4: one line of 1980 with a field missing left the Deutsche mark's every metric unknown on every night
+    of 1987 (its period unknown, the row may be in any window), and check listed only "metrics with gaps: rate_now
+    (1 entities)"; the reason sat in each candidate's record. Now check says which row and what it costs."""
+    from opportunity_assets.sources.check import check_pack
+
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    broken = tmp_path / "s.csv"
+    broken.write_text("".join([*lines[:3], "Abilene,2000\n", *lines[3:]]))  # line 4: no month, no figures
+    facts = check_pack(load_criteria(write_pack(tmp_path, broken)), today=date(2026, 12, 1)).facts
+    assert ("1 quarantined row has no period (source row 4 of 'Abilene'): its entity's metrics are unknown on every "
+            "night, as the row may lie in any window, until the row is mended or removed") in facts
+    assert any(f.startswith("metrics with gaps: ") for f in facts)
+    dated = tmp_path / "dated.csv"  # a bad cell in a row of known period: only the windows it lies in
+    dated.write_text("".join([*lines[:3], lines[3].replace(",", ",-", 3).replace(",-", ",", 2), *lines[4:]]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, dated)), today=date(2026, 12, 1)).facts
+    assert not any("no period" in f for f in facts), facts
+
+
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
     from opportunity_assets.sources.check import check_pack
 

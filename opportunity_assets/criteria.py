@@ -499,8 +499,11 @@ class CriteriaPack(_Spec):
         """Hash of the pack's criteria: which criteria produced a record. Not where its files lie, how outcomes
         are measured afterwards, which nights are offered, which models judge or what they may cost: none of that
         changes a code verdict."""
-        dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "source": {"path"}, "outcome": True,
-                                               "models": True, "caps": {"cost_ceiling_usd", "retries"}})
+        # how a file separates its fields says nothing of its rows: `delimiter`, like `path`, is left out
+        dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
+                                               "source": {"path": True, "delimiter": True,
+                                                          "join": {"__all__": {"delimiter"}}},
+                                               "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 

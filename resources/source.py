@@ -307,6 +307,10 @@ class ColumnRange:
     greatest: float | None
     outside: int
     """Numbers outside the column's bounds (each cell refused: its row quarantined)."""
+    refused_entities: int = 0
+    """Entities with 3 numbers or more, every one outside the bounds (none of their rows is ever seen)."""
+    refused_example: tuple[str, int, float, float] | None = None
+    """The first such entity: its id, its numbers, the least and the greatest."""
 
 
 @dataclass(frozen=True)
@@ -389,12 +393,37 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts}
         FROM {table}""", {"as_of": as_of}).row(0)
     example, ranges = row[8], 10 + 2 * len(conditions)  # (the bounded columns' four figures follow the texts')
+    refused = {column: _refused_entities(con, pack, spec, table, column, visible, as_of)
+               for i, column in enumerate(bounded) if row[ranges + 4 * i + 3]}
     return TableFacts(rows=row[0], in_scope=row[1], dated=row[2], published=row[3], visible=row[4],
                       first_published=row[5], early=row[6], seen_dated=row[7],
                       early_example=(example[0], example[1]) if example else None, entities=row[9] or 0,
                       texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
-                      ranges={column: ColumnRange(*row[ranges + 4 * i:ranges + 4 * i + 4])
+                      ranges={column: _column_range(row[ranges + 4 * i:ranges + 4 * i + 4], refused.get(column))
                               for i, column in enumerate(bounded)})
+
+
+def _column_range(figures: tuple[Any, ...], refused: tuple[int, tuple[str, int, float, float] | None] | None
+                  ) -> ColumnRange:
+    numbers, least, greatest, outside = figures
+    entities, example = refused or (0, None)
+    return ColumnRange(numbers, least, greatest, outside, refused_entities=entities, refused_example=example)
+
+
+def _refused_entities(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str, column: str,
+                      visible: str, as_of: date) -> tuple[int, tuple[str, int, float, float] | None]:
+    """The entities of `table` with 3 numbers or more of `column` visible, every one outside its bounds, and the
+    first of them (id, numbers, least, greatest): read only where some number lies outside. Fewer are a bad record
+    or two of a small entity, quarantined as such."""
+    value = shapes.cell(column)
+    outside = " OR ".join(f"{value} {op} {bound!r}" for op, bound in (("<", spec.floor(column)),
+                                                                    (">", spec.ceiling(column))) if bound is not None)
+    refused = _run(con, pack, f"""
+        SELECT {shapes.ENTITY} AS entity, count(*) AS numbers, min({value}) AS least, max({value}) AS greatest
+        FROM {table} WHERE {visible} AND {shapes.ENTITY} IS NOT NULL AND isfinite({value})
+        GROUP BY {shapes.ENTITY} HAVING count(*) >= 3 AND bool_and({outside}) ORDER BY numbers DESC, entity""",
+                   {"as_of": as_of})
+    return refused.height, refused.row(0) if refused.height else None
 
 
 @dataclass(frozen=True)

@@ -354,6 +354,26 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path) -> N
                        "its values lie within")
 
 
+def test_bounds_that_refuse_every_number_of_an_entity_are_a_problem(tmp_path: Path) -> None:
+    """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly
+    above 1: a fifth of the rows quarantined, that entity never seen, and check said ok (too few for "most numbers
+    outside"). An entity with fewer than 3 numbers is a bad record or two, and the night goes on."""
+    night = date(2006, 3, 31)
+    rows = [[s, y, v] for s, base in (("al", 0.2), ("ak", 0.5)) for y, v in
+            zip(range(2000, 2006), [base + i / 100 for i in range(6)], strict=True)]
+    rows += [["az", y, 1.5 + i / 10] for i, y in enumerate(range(2000, 2006))]
+    source = {"path": _csv(tmp_path / "main.csv", ["state", "year", "level"], rows), "entity_id": "state",
+              "entity_name": "state", "grain": "year", "year_column": "year", "columns": ["level"],
+              "publication_lag_days": 30, "bounds": {"level": [0, 1]}}
+    assert _problems(_pack(tmp_path, source, _LEVELS), night) == [
+        "key `source.bounds.level`: got [0, 1]; every number of 'az' (6 numbers, within [1.5, 2]) lies outside it, "
+        "each row quarantined, so that entity is never seen: expected bounds its values lie within (or a `where` "
+        "that leaves it out)"]
+    rows = [r for r in rows if r[0] != "az" or r[1] >= 2004]  # two bad records of a small entity: quarantined
+    _csv(tmp_path / "main.csv", ["state", "year", "level"], rows)
+    assert _problems(_pack(tmp_path, source, _LEVELS), night) == []
+
+
 # ---- trial 3: `check --as-of` on a source it cannot read -----------------------------------------------------------
 
 def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check_does(

@@ -120,6 +120,37 @@ def test_texas_in_every_format_scans_as_the_csv_does(tmp_path: Path, fmt: str) -
     assert _scan(write_pack(other, _texas_as(other, fmt))) == csv_scan
 
 
+def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
+    """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
+    README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").
+    `source.delimiter` reads it, its malformed lines quarantined as a comma CSV's; a file that looks delimited by
+    another character names the key, and the fingerprint is the comma file's (the rows are the same)."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    text = TEXAS.read_text()
+    semicolons = tmp_path / "semi" / "tx.csv"
+    semicolons.parent.mkdir()
+    semicolons.write_text("\n".join(line.replace(",", ";").replace(".", ",") for line in text.splitlines()) + "\n")
+    changes = {"source.delimiter": ";", "source.decimal_separator": ","}
+    assert _scan(write_pack(semicolons.parent, semicolons, **changes)) == csv_scan
+    assert load_criteria(write_pack(semicolons.parent, semicolons, **changes)).fingerprint == \
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.decimal_separator": ","})).fingerprint
+    lines = semicolons.read_text().splitlines(keepends=True)
+    semicolons.write_text("".join([*lines[:5], "Abilene;2000;5\n", *lines[5:]]))  # line 6: fields missing
+    refused = read_snapshot(load_criteria(write_pack(semicolons.parent, semicolons, **changes)), AS_OF,
+                            today=date(2026, 12, 1)).quarantined
+    assert refused.select("source_row", "entity_id", "reason").rows() == [
+        (6, "Abilene", "3 fields, expected 9 (the header's)")]
+    with pytest.raises(SourceError) as caught:
+        read_snapshot(load_criteria(write_pack(semicolons.parent, semicolons)), AS_OF)
+    assert str(caught.value).endswith(
+        f"key `source.delimiter`: got ',' (the default for .csv); source file {semicolons}: the header is one "
+        "column, 'city;year;month;sales;volume;median;listings;inventory;date'; the file looks delimited by ';': "
+        "expected `delimiter: ';'`"), str(caught.value)
+    with pytest.raises(CriteriaError) as refused_key:
+        load_criteria(write_pack(tmp_path, _texas_as(tmp_path, "parquet"), **{"source.delimiter": ";"}))
+    assert "key `source.delimiter`: got ';'; expected no `delimiter` but for a CSV file" in str(refused_key.value)
+
+
 def test_texas_through_the_new_layer_scans_as_before() -> None:
     """The bundled pack read through the source layer, against what the reader gave before the layer existed
     (tests/fixtures/texas_scans.json, recorded from commit 3d10741): candidates with their filters and metrics, the
@@ -186,6 +217,25 @@ def test_an_unreadable_source_names_the_file_in_one_line(tmp_path: Path) -> None
 
 
 # ---- `opportunity check` ------------------------------------------------------------------------------------------
+
+def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp_path: Path) -> None:
+    """Trial 4: one line of 1980 with a field missing left the Deutsche mark's every metric unknown on every night
+    of 1987 (its period unknown, the row may be in any window), and check listed only "metrics with gaps: rate_now
+    (1 entities)"; the reason sat in each candidate's record. Now check says which row and what it costs."""
+    from opportunity_assets.sources.check import check_pack
+
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    broken = tmp_path / "s.csv"
+    broken.write_text("".join([*lines[:3], "Abilene,2000\n", *lines[3:]]))  # line 4: no month, no figures
+    facts = check_pack(load_criteria(write_pack(tmp_path, broken)), today=date(2026, 12, 1)).facts
+    assert ("1 quarantined row has no period (source row 4 of 'Abilene'): its entity's metrics are unknown on every "
+            "night, as the row may lie in any window, until the row is mended or removed") in facts
+    assert any(f.startswith("metrics with gaps: ") for f in facts)
+    dated = tmp_path / "dated.csv"  # a bad cell in a row of known period: only the windows it lies in
+    dated.write_text("".join([*lines[:3], lines[3].replace(",", ",-", 3).replace(",-", ",", 2), *lines[4:]]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, dated)), today=date(2026, 12, 1)).facts
+    assert not any("no period" in f for f in facts), facts
+
 
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
     from opportunity_assets.sources.check import check_pack
@@ -336,6 +386,32 @@ def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -
     [problem] = check_pack(load_criteria(write_pack(tmp_path, cut))).problems
     assert problem == (f"key `source.path`: source file {cut} is a Parquet file cut short (no footer at its end): "
                        "expected the whole file (copy or write it again)")
+
+
+def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_like(tmp_path: Path) -> None:
+    """JSON Lines named .csv (or declared `format: csv`) said it "lacks column(s) ['city', ...]; it has
+    ['{"city":"Abilene"', ...]"; a CSV named .jsonl (or declared `format: jsonl`) said it "has no rows"."""
+    from opportunity_assets.sources.check import check_pack
+
+    jsonl = _texas_as(tmp_path, "jsonl")
+    first = jsonl.read_text().splitlines()[0][:60] + "..."
+    named_csv = jsonl.rename(tmp_path / "records.csv")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_csv))).problems
+    assert problem == (f"key `source.path`: source file {named_csv} is named .csv but is not CSV text: it looks like "
+                       f"JSON Lines text (first line {first!r}) (`source.format: jsonl` reads it as such)")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_csv, **{"source.format": "csv"}))).problems
+    assert problem.startswith(f"key `source.format`: got 'csv'; source file {named_csv} is not CSV text: it looks "
+                              "like JSON Lines text") and problem.endswith("expected `format: jsonl`")
+    named_jsonl = tmp_path / "rows.jsonl"
+    named_jsonl.write_bytes(TEXAS.read_bytes())
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, named_jsonl))).problems
+    assert problem == (f"key `source.path`: source file {named_jsonl} is named .jsonl but is not JSON Lines text: it "
+                       "looks like CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date') "
+                       "(`source.format: csv` reads it as such)")
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, TEXAS, **{"source.format": "jsonl"}))).problems
+    assert problem == (f"key `source.format`: got 'jsonl'; source file {TEXAS} is not JSON Lines text: it looks like "
+                       "CSV text (first line 'city,year,month,sales,volume,median,listings,inventory,date'), and its "
+                       "extension says .csv: expected `format: csv` (or no `format`: the extension says so)")
 
 
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:

@@ -418,6 +418,13 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     if reasons:
         top = Counter(r.split(" (")[0].split(":")[0] for r in reasons).most_common(3)
         facts.append("quarantined for: " + ", ".join(f"{why} ({n})" for why, n in top))
+    undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
+    if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
+        shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
+                          for r in undated.head(3).iter_rows(named=True))
+        facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
+                     f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
+                     "the row may lie in any window, until the row is mended or removed")
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))

@@ -51,6 +51,14 @@ def bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list
                                 f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
                                 "column's unit, that its values lie within")
                 continue
+            if seen.refused_example is not None:
+                entity, numbers, least, greatest = seen.refused_example
+                some = "every number of" if seen.refused_entities == 1 else \
+                    f"every number of each of {seen.refused_entities} entities, e.g. of"
+                problems.append(f"{got}; {some} {entity!r} ({numbers} numbers, within [{significant(least)}, "
+                                f"{significant(greatest)}]) lies outside it, each row quarantined, so that entity is "
+                                "never seen: expected bounds its values lie within (or a `where` that leaves it out)")
+                continue
             if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
                    for bound, value in ((high, seen.greatest), (low, seen.least))):
                 share = high is not None and high >= UNIT_APART and seen.least >= 0 and seen.greatest <= 1

@@ -282,8 +282,8 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
 
 
 def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into,
-         declared: Format | None, within: str) -> list[Rejected]:
-    delimiter = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ","
+         declared: Format | None, within: str, delimiter: str | None) -> list[Rejected]:
+    given, delimiter = delimiter, delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
     try:
         header = header_of(path, delimiter)
     except CsvHeaderError as exc:
@@ -291,9 +291,13 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
             raise _not_its_format(path, "csv", declared, within) from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
-    if len(header) == 1 and (other := next((d for d in ";\t|" if d in header[0]), None)):
-        raise SourceFormatError(f"source file {path}: the header is one column, {header[0][:60]!r}; the file looks "
-                                f"delimited by {other!r}, and a .csv must be comma-separated (.tsv: tabs)")
+    if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
+        default = "" if given else f" (the default for {_extension(path) or 'a CSV file'})"
+        raise SourceFormatError(f"key `{within}.delimiter`: got {delimiter!r}{default}; source file {path}: the header "
+                                f"is one column, {header[0][:60]!r}; the file looks delimited by {other!r}: expected "
+                                f"`delimiter: {other!r}`")
+    if any(c not in header for c in needed) and looks_like(path)[0] == "jsonl":
+        raise _not_its_format(path, "csv", declared, within)  # JSON Lines read as CSV: its "header" is a record
     _require(header, needed, path)
     if _csv_fast(con, path, header, needed, delimiter, into):
         return []
@@ -303,7 +307,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     return rows.rejected
 
 
-def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> list[Rejected]:
+def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declared: Format | None,
+           within: str) -> list[Rejected]:
     if _json_fast(con, path, needed):
         return []
     lines: list[int] = []
@@ -326,6 +331,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> lis
         for c in needed:
             value = record.get(c)
             columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
+    if not lines and rejected and looks_like(path)[0] != "jsonl":  # CSV read as JSON Lines: no line an object
+        raise _not_its_format(path, "jsonl", declared, within)
     if lines:
         missing = [c for c in needed if c not in seen]
         if missing:
@@ -398,7 +405,7 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
             raise SourceFormatError(f"source file {path} not found")
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed,
                                entity=spec.entity_id, table=spec.table, query=spec.query, into=into,
-                               declared=spec.format, within=within)
+                               declared=spec.format, within=within, delimiter=spec.delimiter)
     _release_text(con)
     return rejected
 
@@ -438,16 +445,16 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
-                within: str = "source") -> list[Rejected]:
+                within: str = "source", delimiter: str | None = None) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the
     pack's `format` (None: from the extension); `within`: the source's key, `source` or `source.join.N`, that a
     problem names. No message carries DuckDB's own error text."""
     if fmt == "postgres":
         raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
     if fmt == "csv":
-        return _csv(con, path, needed, entity, into, declared, within)
+        return _csv(con, path, needed, entity, into, declared, within, delimiter)
     if fmt == "jsonl":
-        rejected = _jsonl(con, path, needed)
+        rejected = _jsonl(con, path, needed, declared, within)
     elif fmt == "parquet":
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,

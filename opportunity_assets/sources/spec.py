@@ -19,6 +19,7 @@ import difflib
 import math
 import re
 from datetime import date
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -106,6 +107,9 @@ class SourceSpec(_Spec):
     (`opportunity_assets/sources/formats.py`). Not for PostgreSQL."""
     format: Format | None = None
     """The file's format; default: from the path's extension. `postgres` needs `url_env`."""
+    delimiter: Literal[",", ";", "\t", "|"] | None = None
+    """CSV only: the character between fields; default a tab for `.tsv`, else a comma (`";"` for a spreadsheet's
+    export in a locale that writes a decimal comma)."""
     url_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
     """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
     query: str | None = None
@@ -216,6 +220,12 @@ class SourceSpec(_Spec):
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
                            "whole (name its table's columns instead)")
+        if self.delimiter is not None and (self.format or _extension_format(self.path)) not in (None, "csv"):
+            raise _problem("delimiter", self.delimiter, "no `delimiter` but for a CSV file (`.csv`, `.tsv`, `.txt` "
+                           "or `format: csv`)")
+        if self.thousands_separator is not None and self.thousands_separator == self.delimiter:
+            raise _problem("thousands_separator", self.thousands_separator, "a separator other than "
+                           f"`delimiter` {self.delimiter!r}")
         if self.thousands_separator is not None and self.thousands_separator == self.decimal_separator:
             raise _problem("thousands_separator", self.thousands_separator, "a separator other than "
                            f"`decimal_separator` {self.decimal_separator!r}")
@@ -344,6 +354,13 @@ def _is_name(text: str) -> bool:
 
 
 DUCKDB_SUFFIXES = (".duckdb", ".db")
+
+
+def _extension_format(path: str | None) -> Format | None:
+    """The format a path's extension names, if it names one (`formats.infer_format` reads it so)."""
+    from opportunity_assets.sources.formats import _by_extension
+
+    return _by_extension(Path(path)) if path else None
 """Extensions of a DuckDB database file (`formats.infer_format`)."""
 
 

@@ -376,9 +376,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     for i, column in enumerate(bounded):
         value = shapes.cell(column)
         number = f"{visible} AND isfinite({value})"
-        outside = " OR ".join(f"{value} {op} {bound!r}" for op, bound in (("<", spec.floor(column)),
-                                                                        (">", spec.ceiling(column)))
-                              if bound is not None)
+        outside = shapes.outside_bounds_sql(spec, column) or "false"
         texts += (f", count(*) FILTER (WHERE {number}) AS __numbers_{i}, min({value}) FILTER (WHERE {number}) "
                   f"AS __least_{i}, max({value}) FILTER (WHERE {number}) AS __greatest_{i}, count(*) FILTER "
                   f"(WHERE {number} AND ({outside})) AS __outside_{i}")
@@ -416,8 +414,7 @@ def _refused_entities(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: 
     first of them (id, numbers, least, greatest): read only where some number lies outside. Fewer are a bad record
     or two of a small entity, quarantined as such."""
     value = shapes.cell(column)
-    outside = " OR ".join(f"{value} {op} {bound!r}" for op, bound in (("<", spec.floor(column)),
-                                                                    (">", spec.ceiling(column))) if bound is not None)
+    outside = shapes.outside_bounds_sql(spec, column) or "false"
     refused = _run(con, pack, f"""
         SELECT {shapes.ENTITY} AS entity, count(*) AS numbers, min({value}) AS least, max({value}) AS greatest
         FROM {table} WHERE {visible} AND {shapes.ENTITY} IS NOT NULL AND isfinite({value})

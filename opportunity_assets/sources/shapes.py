@@ -155,6 +155,14 @@ def cell(column: str) -> str:
     return _q(f"__v_{column}")
 
 
+def outside_bounds_sql(src: SourceSpec, column: str) -> str | None:
+    """SQL true where the column's typed cell lies outside its bounds (`SourceSpec.floor` and `ceiling`: negative
+    where not `signed`, beyond declared `bounds`); None where it has neither."""
+    tests = [f"{cell(column)} {op} {bound!r}" for op, bound in (("<", src.floor(column)), (">", src.ceiling(column)))
+             if bound is not None]
+    return " OR ".join(tests) or None
+
+
 def _raw(column: str) -> str:
     """The internal name of a source column's text as read (a number's, before it is parsed)."""
     return _q(f"__raw_{column}")
@@ -247,8 +255,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)
 
     def bad(c: str) -> str:
-        outside = "".join(f" OR {cell(c)} {op} {bound!r}" for op, bound in (("<", src.floor(c)), (">", src.ceiling(c)))
-                          if bound is not None)
+        outside = f" OR {test}" if (test := outside_bounds_sql(src, c)) else ""
         return f"({cell(c)} IS NULL AND {_raw(c)} IS NOT NULL{outside} OR isinf({cell(c)}) OR isnan({cell(c)}))"
 
     def problem(c: str) -> str:

@@ -354,6 +354,7 @@ def _is_name(text: str) -> bool:
 
 
 DUCKDB_SUFFIXES = (".duckdb", ".db")
+"""Extensions of a DuckDB database file (`formats.infer_format`)."""
 
 
 def _extension_format(path: str | None) -> Format | None:
@@ -361,7 +362,6 @@ def _extension_format(path: str | None) -> Format | None:
     from opportunity_assets.sources.formats import _by_extension
 
     return _by_extension(Path(path)) if path else None
-"""Extensions of a DuckDB database file (`formats.infer_format`)."""
 
 
 class KeyProblem(ValueError):

@@ -118,6 +118,16 @@ def formula_score(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> fl
     return _weighted(pack, components)
 
 
+def undefined_components(pack: CriteriaPack, metrics: Mapping[str, float | None]
+                         ) -> list[tuple[str, expressions.MissingValue]]:
+    """Each formula component with no value for these metrics although every required input has one (a division
+    by zero for this candidate only), with why; empty when a required input is missing (that input is why)."""
+    if any(metrics.get(name) is None for name in pack.required_inputs):
+        return []
+    return [(c.name, why) for c in pack.formula.components
+            if (why := expressions.why_undefined(c.parsed, metrics)) is not None]
+
+
 def why_unscored(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> list[str]:
     """Why `formula_score` has no value for these metrics, in words that quote no constant of the pack (the brief
     may say them): each required input missing (`seatbelt_use missing`) or undefined (`rate_change undefined:
@@ -130,10 +140,7 @@ def why_unscored(pack: CriteriaPack, metrics: Mapping[str, float | None]) -> lis
             why = expressions.why_undefined(spec.parsed, metrics) if spec.agg == "derived" else None
             out.append(f"{name} undefined: {why.why}" if why is not None and why.missing is None else
                        f"{name} missing")
-    if out:
-        return out
-    return [f"{c.name} undefined: {why.why}" for c in pack.formula.components
-            if (why := expressions.why_undefined(c.parsed, metrics)) is not None]
+    return out or [f"{name} undefined: {why.why}" for name, why in undefined_components(pack, metrics)]
 
 
 def formula_scores(pack: CriteriaPack, metrics: Mapping[str, Sequence[float | None]]) -> list[float | None]:

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from opportunity_assets import expressions
-from opportunity_assets.analyses.logic import formula_score, formula_scores, why_unscored
+from opportunity_assets.analyses.logic import formula_score, formula_scores, undefined_components, why_unscored
 from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
@@ -165,10 +165,7 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
 def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -> list[str]:
     """A gap line per formula component with no value although every required input has one (a division by zero
     for this candidate only): its preliminary score is a gap too, said in its record."""
-    if any(values.get(name) is None for name in pack.required_inputs):
-        return []  # the missing input's own gap says why
-    return [f"formula component {c.name}: undefined: {why}" for c in pack.formula.components
-            if (why := expressions.why_undefined(c.parsed, values)) is not None]
+    return [f"formula component {name}: undefined: {why}" for name, why in undefined_components(pack, values)]
 
 
 def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:

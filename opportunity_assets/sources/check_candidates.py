@@ -29,7 +29,7 @@ def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """A formula component with no value for any candidate that passed the hard filters although its inputs are all
     there (a division by zero for each): every one of them would be a data gap. Evaluated as the analyzer does
-    (`expressions.evaluate_explained`)."""
+    (`expressions.why_undefined`)."""
     passing = [c for c in found if c.went_on or c.capped]
     problems = []
     for n, component in enumerate(pack.formula.components):
@@ -38,11 +38,9 @@ def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str
             if not all(isinstance(candidate.metrics.get(name), int | float)
                        and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
                 continue
-            try:
-                expressions.evaluate_explained(component.parsed, candidate.metrics)
+            if (undefined := expressions.why_undefined(component.parsed, candidate.metrics)) is None:
                 break
-            except expressions.MissingValue as exc:
-                reasons.append(str(exc))
+            reasons.append(str(undefined))
         else:
             if reasons:
                 why = Counter(reasons).most_common(1)[0][0]

@@ -177,6 +177,52 @@ def _answer_schema(output_type: type[BaseModel]) -> dict[str, Any]:
     return anthropic.transform_schema(output_type)
 
 
+def anthropic_types() -> Any:
+    """`anthropic.types`, imported where a model is used."""
+    import anthropic.types
+
+    return anthropic.types
+
+
+def answer_json(text: str, output_type: type[T]) -> T | str:
+    """The answer in a message's text, or why there is none. The API's JSON-schema output is the text itself;
+    a gateway that ignores the output config may wrap it in prose or a ```json fence: then the one JSON object
+    the text holds is the answer (two or more: none is guessed at)."""
+    try:
+        return output_type.model_validate_json(text)
+    except ValidationError as exc:
+        strict = f"answer does not match the schema ({exc.error_count()} error(s))"
+    objects = [o for o in _json_objects(text) if isinstance(o, dict)]
+    if len(objects) != 1:
+        return strict
+    try:
+        return output_type.model_validate(objects[0])
+    except ValidationError as exc:
+        return f"answer does not match the schema ({exc.error_count()} error(s))"
+
+
+def _error_type(body: object) -> str:
+    """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
+    gateway may echo the request, key included)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return f" ({kind})" if isinstance(kind, str) and kind.replace("_", "").isalnum() and len(kind) <= 40 else ""
+
+
+def _json_objects(text: str) -> list[Any]:
+    """The top-level JSON values that start with `{` in `text`, left to right."""
+    decoder, found, at = json.JSONDecoder(), [], text.find("{")
+    while at != -1:
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            at = text.find("{", at + 1)
+            continue
+        found.append(value)
+        at = text.find("{", end)
+    return found
+
+
 class AnthropicModel(ModelResource):
     api_key: str | None = Field(default=None, repr=False,
                                 description="Set from EnvVar('ANTHROPIC_API_KEY') at wiring time; never printed.")
@@ -307,19 +353,29 @@ class AnthropicModel(ModelResource):
                 "output_config": {"format": {"type": "json_schema", "schema": _answer_schema(spec.output_type)}}}
 
     @staticmethod
-    def _read(message: Any, output_type: type[T]) -> tuple[T | None, tuple[int, int, int, int], str | None]:
-        """(answer, usage, problem) from one message: truncation, refusal or a schema mismatch is a problem."""
+    def _read(message: Any, output_type: type[T], worst: tuple[int, int]
+              ) -> tuple[T | None, tuple[int, int, int, int], str | None]:
+        """(answer, usage, problem) from one response: truncation, refusal, a schema mismatch, or a response that
+        is no message (a gateway's page) is a problem. Usage the response does not report is billed at the
+        call's worst case (`worst`: input, output tokens), so the night's budget never counts it as free."""
+        if not isinstance(message, anthropic_types().Message):
+            body = "its body is not JSON" if isinstance(message, Exception) else f"a {type(message).__name__} body"
+            return None, (*worst, 0, 0), f"the response is not a message ({body})"
         u = message.usage
-        usage = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens or 0, u.cache_read_input_tokens or 0)
+        if u is None or u.input_tokens is None or u.output_tokens is None:
+            usage = (*worst, 0, 0)
+        else:
+            usage = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens or 0,
+                     u.cache_read_input_tokens or 0)
         if message.stop_reason == "max_tokens":
             return None, usage, "truncated answer (stop_reason max_tokens)"
         if message.stop_reason == "refusal":
             return None, usage, "refusal"
-        text = "".join(block.text for block in message.content if block.type == "text")
-        try:
-            return output_type.model_validate_json(text), usage, None
-        except ValidationError as exc:
-            return None, usage, f"answer does not match the schema ({exc.error_count()} error(s))"
+        text = "".join(block.text for block in message.content or () if block.type == "text")
+        answer = answer_json(text, output_type)
+        if isinstance(answer, str):
+            return None, usage, answer
+        return answer, usage, None
 
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
@@ -331,14 +387,17 @@ class AnthropicModel(ModelResource):
         transient = 0
         while True:
             try:
-                message = self._client.messages.create(**self._params(spec))
+                message: Any = self._client.messages.create(**self._params(spec))
+            except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:  # a 200 whose body is no JSON
+                message = exc
             except anthropic.APIStatusError as exc:
                 total = total.plus_attempt()
                 if exc.status_code in _TRANSIENT and transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
-                return total.failed(f"{spec.role}: HTTP {exc.status_code} after {total.attempts} attempt(s)")
+                return total.failed(f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after "
+                                    f"{total.attempts} attempt(s)")
             except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
                 total = total.plus_attempt()
                 if transient < self.max_retries:
@@ -346,7 +405,7 @@ class AnthropicModel(ModelResource):
                     time.sleep(self._wait(None, transient))
                     continue
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
-            answer, usage, problem = self._read(message, output_type)
+            answer, usage, problem = self._read(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
             if problem is None:
                 return total.answered(answer)
@@ -368,7 +427,7 @@ class AnthropicModel(ModelResource):
         prices = self._prices or load_prices(self.prices_path)
         if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
             return self._call(spec, output_type, bad_output_retries=0)
-        answer, usage, problem = self._read(outcome, output_type)
+        answer, usage, problem = self._read(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
         batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
         if problem is None:
             return batched.answered(answer)

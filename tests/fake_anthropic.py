@@ -22,6 +22,9 @@ from typing import Any
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
+RAW = "__raw_body"
+"""A payload holding this key is sent as its text as it is, not as JSON (a body that is no message)."""
+
 
 def estimate_tokens(text: str) -> int:
     return max(1, round(len(text) / 3.5))
@@ -120,6 +123,25 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return message("I can't help with that.", stop_reason="refusal")
     if kind == "malformed":
         return message('{"assumptions": ["unterminated')
+    if kind == "fenced":  # a gateway that ignores the JSON-schema output config: prose around a fenced answer
+        return message(f"Here is my review.\n```json\n{answer()}\n```\nLet me know if you need more.")
+    if kind == "thinking":  # a thinking block before the answer's text block
+        status, payload, headers, wait = message(answer())
+        payload["content"].insert(0, {"type": "thinking", "thinking": "Weighing {the inputs}.", "signature": "s"})
+        return status, payload, headers, wait
+    if kind in ("nousage", "nullusage", "nocontent"):  # a 200 message missing what the API always sends
+        status, payload, headers, wait = message(answer())
+        if kind == "nousage":
+            del payload["usage"]
+        elif kind == "nullusage":
+            payload["usage"] = {"input_tokens": None, "output_tokens": None}
+        else:
+            payload["content"] = None
+        return status, payload, headers, wait
+    if kind in ("html", "notjson", "array"):  # a 200 that is no message at all (a proxy's page, a cut body)
+        raw = {"html": "<html><body>502 Bad Gateway</body></html>", "notjson": '{"id": "msg_1", "type": "mess',
+               "array": "[]"}[kind]
+        return 200, {RAW: raw}, {"content-type": "text/html" if kind == "html" else "application/json"}, 0.0
     return message(answer(), wait=state.latency)
 
 
@@ -203,8 +225,9 @@ class FakeAnthropic:
                         "results_url": f"{server_url()}/v1/messages/batches/{batch_id}/results" if ended else None}
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = payload[RAW] if RAW in payload else json.dumps(payload)
                 try:
-                    self._write(status, json.dumps(payload).encode(), headers)
+                    self._write(status, data.encode(), headers)
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client gave up first (a scripted timeout): nothing to answer
 
@@ -232,7 +255,8 @@ class FakeAnthropic:
 
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
-        "slow:<s>", "truncate", "refuse", "malformed", or a dict answered as the JSON text."""
+        "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
+        "html", "notjson", "array", or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

@@ -141,6 +141,15 @@ FAULT_SCRIPTS = [
     (["malformed", "malformed"], 2, False),
     (["malformed", "ok"], 2, True),
     (["slow:0.5"], 1, True),  # a slow answer inside the timeout is just an answer
+    # What a gateway in front of the API may answer instead of a well-formed message:
+    (["fenced"], 1, True),  # the JSON answer inside prose and a ```json fence: the one object it holds
+    (["thinking"], 1, True),  # a thinking block before the text
+    (["nousage"], 1, True),  # no usage reported: billed at the call's worst case (below)
+    (["nullusage"], 1, True),
+    (["nocontent", "ok"], 2, True),  # no content: a bad answer, retried once
+    (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
+    (["array", "ok"], 2, True),  # JSON that is no message
+    (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
 ]
 """What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
 
@@ -158,13 +167,18 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         answer, reply = model.complete(spec, AnalyzerJudgment)
         assert answer.assumptions and not reply.replayed and reply.usd > 0
     else:
-        with pytest.raises(ModelCallFailed):
+        with pytest.raises(ModelCallFailed) as failed:
             model.complete(spec, AnalyzerJudgment)
+        said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
+                "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry"}
+        assert str(failed.value) == said.get(script[0], str(failed.value))
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed
     records = log.calls
     assert [u.replayed for u in log.uses] == [False] and log.uses[0].key == records[0].key
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
+    if script[0] in ("nousage", "nullusage"):  # unreported usage is never free: the call's worst case is billed
+        assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
 
 
 def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:
@@ -191,10 +205,16 @@ def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, 
     server.fail_when(about("town-birch", "AnalyzerJudgment"), "malformed")
     server.fail_when(about("town-cedar", "VerifierJudgment"), "529")
     server.fail_when(about("town-dogwood", "VerifierJudgment"), "truncate")
+    server.fail_when(about("town-elm", "AnalyzerJudgment"), "html")  # a gateway's page, status 200
+    server.fail_when(about("town-fir", "VerifierJudgment"), "notjson")
+    server.fail_when(about("town-gum", "VerifierJudgment"), "nocontent")
+    server.fail_when(about("town-hazel", "AnalyzerJudgment"), "fenced")  # readable: no error
     run = _night(tmp_path, _model(tmp_path, server), pack)
     model_errors = sorted((e.candidate_id, e.node) for e in run.errors if not e.fatal)
     assert model_errors == [("town-alder", "analyzer_model"), ("town-birch", "analyzer_model"),
-                            ("town-cedar", "verifier_model"), ("town-dogwood", "verifier_model")]
+                            ("town-cedar", "verifier_model"), ("town-dogwood", "verifier_model"),
+                            ("town-elm", "analyzer_model"), ("town-fir", "verifier_model"),
+                            ("town-gum", "verifier_model")]
     assert run.summary.errors == 0 and run.summary.model_errors == len(model_errors)
     assert _decisions(run) == _decisions(baseline)  # the code's verdicts stand for every candidate
     assert run.brief is not None and "## Run summary" in run.brief.markdown

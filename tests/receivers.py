@@ -20,7 +20,8 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-OK, FAIL, BAD, STALL, HOLD = "ok", "fail", "bad", "stall", "hold"
+OK, FAIL, BAD, STALL, HOLD, MOVED, MOVED_KEEP = "ok", "fail", "bad", "stall", "hold", "moved", "moved-keep"
+"""MOVED answers 302 to /moved (MOVED_KEEP: 307, which keeps the method), whose GETs are recorded too."""
 
 
 @dataclass
@@ -55,10 +56,19 @@ class HttpReceiver:
                     receiver.release.wait(timeout=30)
                 if action == STALL:
                     time.sleep(receiver.stall_seconds)
-                status = {FAIL: 500, BAD: 400}.get(action, 200)
+                status = {FAIL: 500, BAD: 400, MOVED: 302, MOVED_KEEP: 307}.get(action, 200)
+                self._answer(status, moved=action in (MOVED, MOVED_KEEP))
+
+            def do_GET(self) -> None:
+                receiver.received.append(Received(self.path, dict(self.headers), None))
+                self._answer(200)
+
+            def _answer(self, status: int, moved: bool = False) -> None:
                 payload = b"ok" if status == 200 else b"error"
                 try:
                     self.send_response(status)
+                    if moved:
+                        self.send_header("Location", "/moved")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
                     self.wfile.write(payload)

@@ -47,7 +47,7 @@ from opportunity_assets.notify.logic import (
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
-from tests.receivers import BAD, FAIL, OK, STALL, HttpReceiver, SmtpReceiver
+from tests.receivers import BAD, FAIL, MOVED, MOVED_KEEP, OK, STALL, HttpReceiver, SmtpReceiver
 from tests.runs import started_run
 
 AS_OF = date(2011, 11, 30)
@@ -285,6 +285,13 @@ def test_each_channels_failures_are_retried_then_reported(http: HttpReceiver, sm
                                      attempts=3, backoff_seconds=0.01)
     assert (delivery.delivered, delivery.attempts, delivery.error) == (False, 1, "HTTP 400 Bad Request")
     assert len(http.received) == 3 + 2 + 1
+    for moved in (MOVED, MOVED_KEEP):  # followed, a 302 turned the POST into a bodiless GET answered 200
+        http.script.append(moved)
+        delivery = channels.with_retries("webhook", lambda: channels.post_json(http.url("/hook"), {}, timeout=0.3),
+                                         attempts=3, backoff_seconds=0.01)
+        assert (delivery.delivered, delivery.attempts) == (False, 1)
+        assert delivery.error is not None and "redirects, and a POST is not followed" in delivery.error
+    assert [r.path for r in http.received].count("/moved") == 0
     smtp.script.extend([FAIL, FAIL])
 
     def mail() -> None:

@@ -47,15 +47,30 @@ class Delivery:
     """The last try's error when not delivered."""
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a delivery: urllib would follow a 301/302/303 to a POST with a GET that has no
+    body, whose 200 would read as delivered though the message went nowhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def post_json(url: str, payload: Mapping[str, Any], *, timeout: float,
               headers: Mapping[str, str] | None = None) -> None:
-    """POST a JSON body; any 2xx is delivery."""
+    """POST a JSON body; any 2xx is delivery, a redirect is not (its target is not printed: a webhook's address
+    may hold its secret)."""
     request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
                                      headers={"Content-Type": "application/json", **(headers or {})})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             response.read()
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            raise DeliveryError(f"HTTP {exc.code} {exc.reason}: the receiver redirects, and a POST is not "
+                                "followed; set the channel's URL to the address it moved to", retryable=False) from exc
         raise DeliveryError(f"HTTP {exc.code} {exc.reason}",
                             retryable=exc.code >= 500 or exc.code in RETRYABLE_HTTP) from exc
     except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:

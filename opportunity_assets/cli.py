@@ -234,13 +234,17 @@ def _require_readable(pack: Any, as_of: date) -> None:
 
 def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
-    is given the check's scan): a problem stops it before anything is stored. Then the store is opened: a wrong or
+    is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
+    spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
     unreachable store URL is one line too, before any night starts."""
     from opportunity_assets.sources.check import check_pack
 
-    problems = check_pack(pack, as_of, with_facts=False).problems
-    if problems:
-        raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
+    checked = check_pack(pack, as_of, with_facts=False)
+    if checked.problems:
+        raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(checked.problems)
+                         + " (`opportunity check` says more)")
+    for warning in checked.warnings:
+        print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
 
 

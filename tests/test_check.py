@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
+from opportunity_assets.cli import main
 from opportunity_assets.sources.check import check_pack
 from tests.test_shapes import TODAY, _csv, _pack
 
@@ -315,7 +317,8 @@ def _belts(tmp_path: Path, values: list[float], bounds: list[float]) -> Any:
     return _yearly(tmp_path, join)
 
 
-def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path) -> None:
+def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """r16: `seatbelt: [0, 100]` on a share (0.06..0.78), and check said ok: bounds that far refuse no wrong value,
     and spoil nothing, so a warning. The reverse, `[0, 1]` on percents, refuses every cell (each row quarantined,
     every candidate's input a gap, flagged past the cap): a problem, as a mostly negative column without `signed`
@@ -345,6 +348,14 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path) -> N
         "far refuse no wrong value)"]
     occupancy = [55.0, 55.5, 56.0, 56.5, 57.0, 57.0]
     assert check_pack(_belts(tmp_path, occupancy, [0, 100]), as_of=night, today=TODAY).warnings == []
+    # `run` says a warning too, on stderr, and runs the night: it spoils nothing the night computes
+    _belts(tmp_path, shares, [0, 100])
+    capsys.readouterr()
+    assert main(["run", "--as-of", night.isoformat(), "--criteria", str(tmp_path / "pack.yaml"), "--store",
+                 str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]) == 0
+    out, err = capsys.readouterr()
+    assert "opportunity: warning: key `source.join.0.bounds.belts`: got [0, 100]; every value lies within" in err
+    assert out.startswith("# Morning brief")
     # the main source's own bounds, with no unit to suggest: the key, and where the values lie
     source = {"path": "main.csv", "entity_id": "state", "entity_name": "state", "grain": "year",
               "year_column": "year", "columns": ["level"], "publication_lag_days": 30, "bounds": {"level": [0, 1]}}

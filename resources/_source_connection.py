@@ -49,6 +49,9 @@ _KEPT: list[dict[tuple[Any, ...], _Opened]] = []
 """While `kept_open` runs: the connection holding the latest source file read, by its key (`file_key`)."""
 _KEPT_IN_USE = threading.RLock()
 """One read at a time on a kept connection (a DuckDB connection is not for two threads at once)."""
+_DIGESTS: dict[tuple[Any, ...], str] = {}
+"""While `kept_open` runs: each file's digest by its path and status (inode, size, change times), so that one
+command digests a wide file once, not at each of its four reads."""
 
 
 @contextmanager
@@ -64,6 +67,8 @@ def kept_open() -> Iterator[None]:
     finally:
         for opened in _KEPT.pop().values():
             opened.close()
+        if not _KEPT:
+            _DIGESTS.clear()
 
 
 def release_kept() -> None:
@@ -77,18 +82,29 @@ def release_kept() -> None:
 def file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
     """What the typed table depends on: the pack and its files' bytes as they are now (a digest: a file rewritten
     within a clock tick has the same change time; SHA-256, which CPUs hash in hardware, 0.1 s for a 141 MB file
-    against BLAKE2b's 0.25 s). None for a database: its rows may change between two reads."""
+    against BLAKE2b's 0.25 s; within one command, `_digest` reuses it while the file's status is the same). None
+    for a database: its rows may change between two reads."""
     sources = [pack.source, *pack.source.join]
     if any(s.format == "postgres" for s in sources):
         return None
-    digests = []
     try:
-        for source in sources:
-            with pack.path_of(source).open("rb") as handle:
-                digests.append(hashlib.file_digest(handle, "sha256").hexdigest())
+        digests = [_digest(pack.path_of(source)) for source in sources]
     except OSError:
         return None
     return (pack.model_dump_json(), str(pack.source_path), *digests)
+
+
+def _digest(path: Path) -> str:
+    """The file's SHA-256; within `kept_open`, once while its status is the same."""
+    with path.open("rb") as handle:
+        status = os.fstat(handle.fileno())
+        seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+        if _KEPT and seen in _DIGESTS:
+            return _DIGESTS[seen]
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    if _KEPT:
+        _DIGESTS[seen] = digest
+    return digest
 
 
 @contextmanager

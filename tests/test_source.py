@@ -321,6 +321,33 @@ def test_a_kept_source_is_read_again_once_its_file_changes(synthetic: Build, tmp
     assert _metrics(snapshot, "Beta")["sales_3m"] == 270.0
 
 
+def test_one_command_digests_its_file_once(synthetic: Build, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A night reads its source four times (span, facts, the check's snapshot, the night's); each read keys on
+    the file's digest (0.1 s for a 141 MB file): within `kept_open`, one digest while the file's status is the
+    same, a new one once it changed, and every read outside the block digests anew."""
+    import hashlib
+
+    import resources.source as source
+
+    pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
+    digests = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a, **k: digests.append(1) or real(*a, **k))
+    with source.kept_open():
+        source.publication_span(pack, date(2026, 12, 1))
+        source.source_facts(pack, AS_OF)
+        source._LAST.clear()
+        read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+        assert len(digests) == 1
+        write_csv(pack.source_path, month_rows("Alpha") + month_rows("Beta", sales=100.5))
+        source._LAST.clear()
+        assert _metrics(read_snapshot(pack, AS_OF, today=date(2026, 12, 1)), "Beta")["sales_3m"] == 301.5
+        assert len(digests) == 2
+    source.file_key(pack)
+    source.file_key(pack)
+    assert len(digests) == 4
+
+
 def test_an_unwritable_scratch_folder_is_one_line_naming_it(synthetic: Build, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A read keeps its typed rows in a scratch file under TMPDIR: a folder that cannot hold one is a SourceError

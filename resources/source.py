@@ -204,6 +204,13 @@ class PointInTimeSource(dg.ConfigurableResource):
     def read(self, pack: CriteriaPack, as_of: date) -> SourceSnapshot:
         return read_snapshot(pack, as_of)
 
+    def problems(self, pack: CriteriaPack, as_of: date) -> list[str]:
+        """What `opportunity check` finds wrong with the pack on this night, one line each naming the key: the
+        night's own read and scan are the check's (both are kept for the process)."""
+        from opportunity_assets.sources.check import check_pack
+
+        return check_pack(pack, as_of, with_facts=False).problems
+
 
 def _run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     try:

@@ -279,3 +279,24 @@ def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one
     assert line.startswith("texas_housing, night 2009-12-31: key `formula.components.0.expression`: got "
                            "'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for any of the ")
     assert store.candidates("texas_housing", DESIGN_NIGHT) == []
+
+
+def test_every_check_problem_fails_the_scheduled_scan_as_run_refuses_the_night(tmp_path: Path) -> None:
+    """Not only what the candidates show: a problem the check finds in the source (bounds in another unit than
+    their column, so most of the night's numbers are refused and quarantined) stopped `opportunity run`, but a
+    night the schedule or the UI started ran on, and briefed every market UNCLEAR. Now its scan step fails with
+    check's line, before anything is stored."""
+    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"source.bounds": {"inventory": [0, 1]}})
+    candidates = build_candidates(nights_of(CriteriaResource(path=str(pack)).load()))
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    resources = {"criteria": CriteriaResource(path=str(pack)), "source": PointInTimeSource(), "store": store,
+                 "model": ModelOff()}
+    result = dg.materialize([candidates], partition_key=DESIGN_NIGHT.isoformat(), resources=resources,
+                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    said = failure.step_failure_data.user_failure_data
+    assert said is not None and said.description is not None
+    (line,) = said.description.splitlines()
+    assert line.startswith("texas_housing, night 2009-12-31: key `source.bounds.inventory`: got [0, 1]; "), line
+    assert store.candidates("texas_housing", DESIGN_NIGHT) == []

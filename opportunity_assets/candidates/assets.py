@@ -9,7 +9,7 @@ from opportunity_assets.candidates.step import scan_and_store
 from opportunity_assets.formatting import format_value
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.partitions import register_night
-from opportunity_assets.sources.check_candidates import CandidateProblem
+from opportunity_assets.sources.check import NightRefused
 from opportunity_assets.tables import candidates_table, check_failures
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
@@ -40,7 +40,7 @@ def build_candidates(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
         pack = criteria.load()
         try:
             step = scan_and_store(pack, source, store, model, as_of)
-        except CandidateProblem as exc:  # the pack's mistake, in one line naming its key: no traceback to read
+        except NightRefused as exc:  # the pack's mistake, in one line naming its key: no traceback to read
             raise dg.Failure(description=str(exc), allow_retries=False) from None
         register_night(context.instance, as_of, step.going_on)
         report = step.report

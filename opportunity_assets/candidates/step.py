@@ -1,5 +1,5 @@
 """The `candidates` step without Dagster: read the source as known on as_of, scan, store, check what was stored. A
-pack problem only the night's candidates show (`sources.check_candidates`) stops it before anything is stored.
+problem `opportunity check` finds with the night (`sources.check`) stops it before anything is stored.
 
 The asset registers the night's candidate partitions and reports what this returns; the benchmark's plain night
 calls it as it is.
@@ -18,7 +18,7 @@ from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
-from opportunity_assets.sources import check_candidates
+from opportunity_assets.sources.check import NightRefused
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
@@ -59,11 +59,11 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
                    as_of: date) -> ScanStep:
     """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap (lowered to what the model
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
+    if problems := source.problems(pack, as_of):  # `opportunity run` stopped before; the schedule and the UI here
+        raise NightRefused(f"{pack.domain}, night {as_of}: " + "; ".join(problems))
     snapshot = source.read(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    if problems := check_candidates.problems(pack, found):  # `opportunity run` stopped before; the schedule here
-        raise check_candidates.CandidateProblem(f"{pack.domain}, night {as_of}: " + "; ".join(problems))
     cost_facts: dict[str, float] = {}
     if model.enabled():  # the night's worst-case model cost must fit the pack's ceiling before any call
         estimate = worst_case(pack, load_prices(), report.went_on, model_checks_on=True)

@@ -48,6 +48,11 @@ UNPARSED_PERIODS = 0.1
 period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
 
 
+class NightRefused(ValueError):
+    """`opportunity check`'s problems with a night, in one line: the night stops on them before anything is
+    stored, however it was started (`opportunity run`, the schedule, the UI)."""
+
+
 @dataclass(frozen=True)
 class CheckReport:
     as_of: date | None
@@ -300,12 +305,32 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
+_LAST_CHECK: list[tuple[tuple[Any, ...], CheckReport]] = []
+"""The latest check before a night and what it depends on (the pack, its files' bytes, the night, the date):
+`opportunity run` checks first, then its scan step asks again, as a scheduled night's does: one check."""
+
+
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
                with_facts: bool = True) -> CheckReport:
     """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong, the night's
     candidates scanned (a formula component undefined for all of them, an identity band most lie outside); with
     `with_facts`, also what the night would find. The check before a night (`with_facts=False`) costs the night no
-    second scan: the night's scan step is given the same result (`candidates.logic.scan` keeps its latest)."""
+    second scan: the night's scan step is given the same result (`candidates.logic.scan` keeps its latest), and
+    asking it again for the same night and files answers from the first."""
+    if with_facts or as_of is None:
+        return _check(pack, as_of, today, with_facts)
+    from resources.source import file_key
+
+    files = file_key(pack)
+    key = None if files is None else (*files, as_of, today or date.today())
+    if key is not None and _LAST_CHECK and _LAST_CHECK[0][0] == key:
+        return _LAST_CHECK[0][1]
+    report = _check(pack, as_of, today, with_facts)
+    _LAST_CHECK[:] = [] if key is None else [(key, report)]
+    return report
+
+
+def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
     from resources.source import SourceError, read_snapshot, source_facts

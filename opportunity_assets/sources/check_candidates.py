@@ -16,11 +16,6 @@ from opportunity_assets.formatting import significant
 from opportunity_assets.records import Candidate
 
 
-class CandidateProblem(ValueError):
-    """Problems of the pack that only the night's candidates show, one line each (`problems`): a night stops on
-    them before anything is stored, however it was started (`opportunity run`, the schedule, the UI)."""
-
-
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Every problem the night's candidates show (`undefined_components`, `identities_off_band`)."""
     return undefined_components(pack, found) + identities_off_band(pack, found)

@@ -365,10 +365,13 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path,
                        "its values lie within")
 
 
-def test_bounds_that_refuse_every_number_of_an_entity_are_a_problem(tmp_path: Path) -> None:
+def test_bounds_that_refuse_every_number_of_an_entity_are_a_warning_and_the_others_go_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly
     above 1: a fifth of the rows quarantined, that entity never seen, and check said ok (too few for "most numbers
-    outside"). An entity with fewer than 3 numbers is a bad record or two, and the night goes on."""
+    outside"). Now a warning naming the entity: not a problem, since one entity's feed (a unit slip in all its
+    rows) must never stop the other entities' night; `run` says it on stderr and briefs the rest. An entity with
+    fewer than 3 numbers is a bad record or two, and says nothing."""
     night = date(2006, 3, 31)
     rows = [[s, y, v] for s, base in (("al", 0.2), ("ak", 0.5)) for y, v in
             zip(range(2000, 2006), [base + i / 100 for i in range(6)], strict=True)]
@@ -376,13 +379,21 @@ def test_bounds_that_refuse_every_number_of_an_entity_are_a_problem(tmp_path: Pa
     source = {"path": _csv(tmp_path / "main.csv", ["state", "year", "level"], rows), "entity_id": "state",
               "entity_name": "state", "grain": "year", "year_column": "year", "columns": ["level"],
               "publication_lag_days": 30, "bounds": {"level": [0, 1]}}
-    assert _problems(_pack(tmp_path, source, _LEVELS), night) == [
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=night, today=TODAY)
+    assert report.problems == [] and report.warnings == [
         "key `source.bounds.level`: got [0, 1]; every number of 'az' (6 numbers, within [1.5, 2]) lies outside it, "
-        "each row quarantined, so that entity is never seen: expected bounds its values lie within (or a `where` "
-        "that leaves it out)"]
+        "each row quarantined, so that entity's metrics are gaps (the others go on): expected bounds its values lie "
+        "within (or a `where` that leaves it out)"]
+    capsys.readouterr()
+    assert main(["run", "--as-of", night.isoformat(), "--criteria", str(tmp_path / "pack.yaml"), "--store",
+                 str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]) == 0
+    out, err = capsys.readouterr()
+    assert "opportunity: warning: key `source.bounds.level`: got [0, 1]; every number of 'az'" in err
+    assert out.startswith("# Morning brief") and "Scanned 3" in out
     rows = [r for r in rows if r[0] != "az" or r[1] >= 2004]  # two bad records of a small entity: quarantined
     _csv(tmp_path / "main.csv", ["state", "year", "level"], rows)
-    assert _problems(_pack(tmp_path, source, _LEVELS), night) == []
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=night, today=TODAY)
+    assert report.problems == report.warnings == []
 
 
 # ---- trial 3: `check --as-of` on a source it cannot read -----------------------------------------------------------

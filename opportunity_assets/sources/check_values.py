@@ -29,9 +29,10 @@ def bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list
     """`bounds` against the numbers of their column the night reads (`TableFacts.ranges`): problems and warnings.
 
     A problem: most numbers lie outside the bounds, each cell refused and its row quarantined (`[0, 1]` on a
-    column in percent), as a mostly negative column without `signed` is one. A warning: every number lies
-    `UNIT_APART` times or more nearer zero than the bounds on that side (`[0, 100]` on a share): they refuse
-    nothing, so they guard nothing, and spoil nothing either."""
+    column in percent), as a mostly negative column without `signed` is one. A warning: every number of some
+    entity lies outside them (its rows are quarantined and its metrics gaps, but one entity's data never stops
+    the others' night), or every number lies `UNIT_APART` times or more nearer zero than the bounds on that side
+    (`[0, 100]` on a share): they refuse nothing, so they guard nothing, and spoil nothing either."""
     problems, warnings = [], []
     specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
     for (within, spec), table in zip(specs, facts.tables, strict=True):
@@ -51,13 +52,14 @@ def bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list
                                 f"it, each quarantined (the values lie within {lies}): {unit}expected bounds in the "
                                 "column's unit, that its values lie within")
                 continue
-            if seen.refused_example is not None:
+            if seen.refused_example is not None:  # one entity's feed, or bounds too tight for it: it alone
                 entity, numbers, least, greatest = seen.refused_example
                 some = "every number of" if seen.refused_entities == 1 else \
                     f"every number of each of {seen.refused_entities} entities, e.g. of"
-                problems.append(f"{got}; {some} {entity!r} ({numbers} numbers, within [{significant(least)}, "
-                                f"{significant(greatest)}]) lies outside it, each row quarantined, so that entity is "
-                                "never seen: expected bounds its values lie within (or a `where` that leaves it out)")
+                warnings.append(f"{got}; {some} {entity!r} ({numbers} numbers, within [{significant(least)}, "
+                                f"{significant(greatest)}]) lies outside it, each row quarantined, so that entity's "
+                                "metrics are gaps (the others go on): expected bounds its values lie within (or a "
+                                "`where` that leaves it out)")
                 continue
             if any(bound is not None and value != 0 and bound / value >= UNIT_APART  # a side's bound, its extreme
                    for bound, value in ((high, seen.greatest), (low, seen.least))):

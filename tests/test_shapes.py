@@ -525,6 +525,20 @@ def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
                         "`source.entity_id` ('id'), e.g. ['al']"]
 
 
+def test_a_joined_column_named_as_a_source_column_but_for_case_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 5: us_contagious_diseases' `population` joined with state.x77's `Population` passed the load (the
+    names differ in case) and `check` died in a traceback (polars: "column appears more than once; names must be
+    unique: ["population"]"): the query reads names case aside. Now the load refuses it, naming the join's key."""
+    name = _csv(tmp_path / "p.csv", ["id", "year", "month", "population"], [["al", 2018, m, m] for m in range(1, 7)])
+    _csv(tmp_path / "j.csv", ["state", "Population"], [["al", 5]])
+    joined = {"table": "states", "path": "j.csv", "entity_id": "state", "shape": "snapshot",
+              "known_at": "2017-12-31", "columns": ["Population"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["population"], "join": [joined]},
+              {"level_now": {"agg": "last", "column": "population"}})
+    assert "key `source.join.0.columns`: got 'Population'; expected column names unique across the source and its " \
+           "joins, case aside ('Population' is `population` of `source.columns` to the query)" in str(caught.value)
+
 @pytest.mark.parametrize(("source", "rows", "expected"), [
     # a date column given as the year: every period unparseable, so nothing is published (was a DuckDB
     # "Date out of range" traceback)

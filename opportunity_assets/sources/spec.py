@@ -275,11 +275,14 @@ class SourceSpec(_Spec):
         for name in self.columns:
             if self.shape == "events" and not _is_name(name):
                 raise _problem(f"aggregates.{name}", name, f"a name matching {_NAME}")
-        seen: set[str] = set()
-        for name in self.panel_columns:
-            if name in seen:
-                raise _problem("join", name, "column names unique across the source and its joins")
-            seen.add(name)
+        seen: dict[str, tuple[str, str]] = {}  # the query reads names case aside: `Population` is `population`
+        for key, name in [("columns", c) for c in self.columns] + \
+                [(f"join.{i}.columns", c) for i, joined in enumerate(self.join) for c in joined.columns]:
+            if name.casefold() in seen:
+                where, first = seen[name.casefold()]
+                said = "" if first == name else f", case aside ({name!r} is `{first}` of `source.{where}` to the query)"
+                raise _problem(key, name, f"column names unique across the source and its joins{said}")
+            seen[name.casefold()] = (key, name)
         unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
         if unknown:
             raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")

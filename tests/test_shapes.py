@@ -777,3 +777,38 @@ def test_a_bare_year_in_the_published_column_is_no_publication_date(tmp_path: Pa
     snapshot = read_snapshot(pack, date(2016, 12, 31), today=TODAY)
     assert _history(pack, date(2016, 12, 31), "a") == [("2015-01-01", 0, 2.0)]
     assert snapshot.quarantined["reason"].to_list() == ["released unparseable: 2014", "released unparseable: 2016-07"]
+
+
+def test_an_entity_of_two_columns_is_one_entity_of_their_values_together(tmp_path: Path) -> None:
+    """Trial 5: a panel keyed by state and industry together (tsibbledata aus_retail, dslabs us_contagious_diseases)
+    had no pack: `entity_id: [State, Industry]` was refused at load ("expected a valid string"), and one column of
+    the two made every row a duplicated key. A list of columns is now one entity of their values together: its id
+    the slug of the values joined, its name the values joined by " / "; a row with either empty is a missing id, and
+    a CSV line that does not parse is attributed to both."""
+    rows = [[state, industry, f"2018 {month}", turnover]
+            for state, industry, base in (("Victoria", "Food", 100), ("Victoria", "Cafes", 50),
+                                          ("Tasmania", "Food", 20))
+            for turnover, month in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun"), start=base)]
+    rows += [["Tasmania", " ", "2018 Jun", 7]]
+    name = _csv(tmp_path / "retail.csv", ["State", "Industry", "Month", "Turnover"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "Victoria,Cafes,2018 Jul,55,surplus\n")
+    pack = _pack(tmp_path, {"path": name, "entity_id": ["State", "Industry"], "entity_name": ["State", "Industry"],
+                            "period_column": "Month", "period_format": "%Y %b", "columns": ["Turnover"],
+                            "publication_lag_days": 0}, {"level_now": {"agg": "last", "column": "Turnover"}})
+    snapshot = read_snapshot(pack, date(2018, 7, 31), today=TODAY)
+    assert snapshot.metrics.select("entity_id", "entity_name", "level_now").to_dicts() == [
+        {"entity_id": "Tasmania / Food", "entity_name": "Tasmania / Food", "level_now": 25.0},
+        {"entity_id": "Victoria / Cafes", "entity_name": "Victoria / Cafes", "level_now": 55.0},
+        {"entity_id": "Victoria / Food", "entity_name": "Victoria / Food", "level_now": 105.0}]
+    assert sorted(zip(snapshot.quarantined["entity_id"].to_list(), snapshot.quarantined["reason"].to_list(),
+                      strict=True), key=str) == [
+        ("Victoria / Cafes", "5 fields, expected 4 (the header's)"),
+        (None, "missing entity id (State, Industry)")]
+    found, _ = scan(pack, date(2018, 7, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert sorted(c.id for c in found) == ["tasmania-food", "victoria-cafes", "victoria-food"]
+    with pytest.raises(CriteriaError, match=r"key `source.entity_id`: got \['State', 'State'\]; expected a column, "
+                                            r"or a list of different columns"):
+        _pack(tmp_path, {"path": name, "entity_id": ["State", "State"], "period_column": "Month",
+                         "period_format": "%Y %b", "columns": ["Turnover"]},
+              {"level_now": {"agg": "last", "column": "Turnover"}})

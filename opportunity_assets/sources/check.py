@@ -64,7 +64,8 @@ class CheckReport:
                           *(f"  warning: {w}" for w in self.warnings), *(f"  {f}" for f in self.facts)])
 
 
-_COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
+_COLUMN_KEY = re.compile(r"(entity_id|entity_name|entity_id\.\d+|entity_name\.\d+|_column|\.column|\.columns\.\d+|"
+                         r"\.signed\.\d+)$")
 """Source keys whose value is a column name."""
 
 

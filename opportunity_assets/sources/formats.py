@@ -281,7 +281,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
-def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into,
+def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str], into: Into,
          declared: Format | None, within: str, delimiter: str | None) -> list[Rejected]:
     given, delimiter = delimiter, delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
     try:
@@ -404,7 +404,7 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed,
-                               entity=spec.entity_id, table=spec.table, query=spec.query, into=into,
+                               entity=spec.entity_columns, table=spec.table, query=spec.query, into=into,
                                declared=spec.format, within=within, delimiter=spec.delimiter)
     _release_text(con)
     return rejected
@@ -443,7 +443,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 
 
-def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
+def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
                 within: str = "source", delimiter: str | None = None) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the

@@ -37,6 +37,9 @@ from pydantic_core import InitErrorDetails
 from opportunity_assets.periods import GrainName
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
+ENTITY_JOINER = " / "
+"""Between the values of an entity of several columns (`entity_id: [state, industry]`): `Victoria / Food retailing`
+(the candidate id is its slug, `victoria-food-retailing`)."""
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -114,10 +117,11 @@ class SourceSpec(_Spec):
     """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
     query: str | None = None
     """PostgreSQL or DuckDB only: a SELECT to read instead of `table`."""
-    entity_id: str
-    """Column whose value identifies a candidate; slugified into the candidate id."""
-    entity_name: str
-    """Column shown to the user."""
+    entity_id: str | list[str]
+    """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
+    entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`."""
+    entity_name: str | list[str]
+    """Column shown to the user (a list: their values joined, as `entity_id`'s)."""
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
@@ -183,6 +187,17 @@ class SourceSpec(_Spec):
             data.setdefault("year_column", "year")
             data.setdefault("month_column", "month")
         return data
+
+    @field_validator("entity_id", "entity_name")
+    @classmethod
+    def _entity_columns(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
+        if isinstance(value, list):
+            if not value or len(set(value)) != len(value) or not all(value):
+                raise _problem(str(info.field_name), value, "a column, or a list of different columns that name "
+                               "an entity together (`[state, industry]`)")
+            if len(value) == 1:
+                return value[0]
+        return value
 
     @field_validator("join", mode="wrap")
     @classmethod
@@ -321,9 +336,19 @@ class SourceSpec(_Spec):
         return {a.column for a in self.aggregates.values() if a.column}
 
     @property
+    def entity_columns(self) -> list[str]:
+        """The columns of an entity's id: `entity_id`, or each of its list."""
+        return [self.entity_id] if isinstance(self.entity_id, str) else list(self.entity_id)
+
+    @property
+    def name_columns(self) -> list[str]:
+        """The columns of an entity's name: `entity_name`, or each of its list."""
+        return [self.entity_name] if isinstance(self.entity_name, str) else list(self.entity_name)
+
+    @property
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
-        wanted: list[str | None] = [self.entity_id, self.entity_name, self.period_column, self.year_column,
+        wanted: list[str | None] = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
                                     self.month_column, self.published_column]
         if self.shape == "events":
             for spec in self.aggregates.values():
@@ -335,9 +360,13 @@ class SourceSpec(_Spec):
 
     @property
     def key_columns(self) -> list[str]:
-        """The columns a row's key is read from, for the duplicated-key reason."""
-        return [c for c in (self.entity_id, self.period_column, self.year_column, self.month_column,
-                            self.published_column) if c]
+        """The columns a row's key is read from, for the duplicated-key reason: the entity's, then `dated_columns`."""
+        return [*self.entity_columns, *self.dated_columns]
+
+    @property
+    def dated_columns(self) -> list[str]:
+        """The columns a row's period and publication are read from."""
+        return [c for c in (self.period_column, self.year_column, self.month_column, self.published_column) if c]
 
 
 class JoinSpec(SourceSpec):

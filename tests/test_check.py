@@ -267,6 +267,24 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
         "`shape: events` (rows to aggregate) or `shape: snapshot` (observations, each period's latest kept)")
 
 
+
+def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that_completes_it(tmp_path: Path) -> None:
+    """Trial 5: us_contagious_diseases (disease x state x year) read with `entity_id: state`: every row a duplicated
+    key, and check named `source.shape`, offering `shape: events` first, which would have summed the diseases of a
+    state. The column that tells the rows apart (not a row's own number, which tells every row apart) is named."""
+    keys = [(d, s, y) for d in ("Measles", "Polio") for s in ("Ohio", "Utah") for y in range(1990, 1996)]
+    rows = [[i, disease, state, year, year - 1990 + len(disease)]
+            for i, (disease, state, year) in enumerate(keys, start=1)]
+    name = _csv(tmp_path / "d.csv", ["rownames", "disease", "state", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
+        "key `source.entity_id`: got 'state'; 24 rows share an entity and a year with another row (e.g. 2 rows of "
+        "'Ohio' in 1990, '1990'), and column 'disease' tells them apart: expected the entity to be the columns "
+        "together, `entity_id: [state, disease]` (and `entity_name` likewise)"]
+    together = {**source, "entity_id": ["state", "disease"], "entity_name": ["state", "disease"]}
+    assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

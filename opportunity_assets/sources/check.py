@@ -453,7 +453,7 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     in a period) is the id's fault, whatever the shape; then `known_at` on a file of dated rows; a snapshot's
     observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
     several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
-    from resources.source import SourceError, duplicate_facts
+    from resources.source import SourceError, duplicate_facts, key_completions
 
     src, grain = pack.source, pack.grain
     try:
@@ -512,6 +512,13 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
                 f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
+    if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
+        together = [*src.entity_columns, completions[0]]
+        others = f" (or {', '.join(repr(c) for c in completions[1:3])})" if len(completions) > 1 else ""
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
+                f"column {completions[0]!r}{others} tells them apart: expected the entity to be the columns together, "
+                f"`entity_id: [{', '.join(together)}]` (and `entity_name` likewise)")
     return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "

@@ -56,10 +56,12 @@ ROW = "__row"
 class SourceFormatError(ValueError):
     """The file cannot be opened as its format at all; the message is one line."""
 
-    def __init__(self, message: str, missing: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.missing = missing
         """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
+        self.present = present
+        """Then, the columns it has."""
 
 
 def _extension(path: Path) -> str:
@@ -215,7 +217,7 @@ def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
         shown = f"source file {where}" if isinstance(where, Path) else where
-        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing))
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing), tuple(present))
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],

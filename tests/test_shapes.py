@@ -812,3 +812,27 @@ def test_an_entity_of_two_columns_is_one_entity_of_their_values_together(tmp_pat
         _pack(tmp_path, {"path": name, "entity_id": ["State", "State"], "period_column": "Month",
                          "period_format": "%Y %b", "columns": ["Turnover"]},
               {"level_now": {"agg": "last", "column": "Turnover"}})
+
+
+def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_patterns(tmp_path: Path) -> None:
+    """Trial 5: Seattle's pet licences with a few issue dates written 'November 16 2018' among ISO ones: check said
+    only "period unparseable (102)" and that their entities' metrics are unknown on every night, with no value and
+    no way to read them. Now it names how they are written and the pattern list that reads both, and a list of
+    patterns reads them (the first that parses a value)."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [["a", f"2018-{m:02d}-15", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-15", m] for m in range(1, 6)]
+    rows += [["b", "June 15 2018", 6]]
+    name = _csv(tmp_path / "d.csv", ["id", "day", "level"], rows)
+    source = {"path": name, "period_column": "day", "columns": ["level"], "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
+    assert report.problems == []
+    assert "1 row of `source.period_column` 'day' is written otherwise than the rest (e.g. 'June 15 2018'), its " \
+           "period unparseable; '%B %d %Y' parses them: a column written two ways is read with a list of patterns, " \
+           "the first that parses a value reading it, `period_format: ['%Y-%m-%d', '%B %d %Y']` (the rest's pattern " \
+           "first: '%Y-%m-%d' for ISO dates)" in report.facts, report.facts
+    both = _pack(tmp_path, {**source, "period_format": ["%Y-%m-%d", "%B %d %Y"]}, _LEVELS)
+    snapshot = read_snapshot(both, date(2018, 7, 31), today=TODAY)
+    assert snapshot.quarantined.is_empty()
+    assert snapshot.metrics.select("entity_id", "level_now").to_dicts() == [{"entity_id": "a", "level_now": 6.0},
+                                                                          {"entity_id": "b", "level_now": 6.0}]

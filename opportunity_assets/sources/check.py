@@ -220,14 +220,18 @@ def _parses(value: str, pattern: str) -> bool:
     return True
 
 
-def suggested_pattern(values: list[str], given: str | None = None) -> str:
+def fitting_patterns(values: list[str], given: str | list[str] | None = None) -> list[str]:
+    """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order."""
+    values = [v.strip() for v in values if v.strip()]
+    tried = [given] if isinstance(given, str) else given or []
+    return [p for p in _PATTERNS if p not in tried and all(_parses(v, p) for v in values)] if values else []
+
+
+def suggested_pattern(values: list[str], given: str | list[str] | None = None) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
     (1/3/2018), both orders are named."""
-    values = [v.strip() for v in values if v.strip()]
-    if not values:
-        return ""
-    fits = [p for p in _PATTERNS if p != given and all(_parses(v, p) for v in values)]
+    fits = fitting_patterns(values, given)
     if not fits:
         return ""
     swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
@@ -275,6 +279,23 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
             "`source.period_column` naming a column of dates")
+
+
+def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
+    """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
+    reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
+    values = _written_periods(reasons)
+    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
+            f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
+            f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
+    fits = fitting_patterns(values, src.period_format)
+    if not fits:
+        return f"{said}: mend them in the source"
+    given = [src.period_format] if isinstance(src.period_format, str) else src.period_format or []
+    others = given or ["%Y-%m-%d"]
+    first = "" if given else " (the rest's pattern first: '%Y-%m-%d' for ISO dates)"
+    return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
+            f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
 
 
 def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
@@ -426,6 +447,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      "the row may lie in any window, until the row is mended or removed")
+    if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
+        facts.append(_written_otherwise(pack.source, unparsed))
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))

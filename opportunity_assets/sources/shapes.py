@@ -60,12 +60,20 @@ def _missing_as_null(column: str, tokens: list[str]) -> str:
            f"ELSE {_q(column)} END"
 
 
-def date_sql(column: str, pattern: str | None = None) -> str:
-    """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime) if given, else an ISO date or timestamp,
-    `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years outside 1800-2999 are no date."""
+def _strptime_sql(text: str, pattern: str | list[str]) -> str:
+    """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
+    patterns = [pattern] if isinstance(pattern, str) else pattern
+    parsed = [f"try_strptime({text}, {literal(p)})" for p in patterns]
+    return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
+
+
+def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
+    """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
+    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years
+    outside 1800-2999 are no date."""
     t = _text(column)
     if pattern is not None:
-        parsed = f"try_strptime({t}, {literal(pattern)})::DATE"
+        parsed = f"{_strptime_sql(t, pattern)}::DATE"
     else:
         parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
@@ -94,11 +102,11 @@ def slug_sql(text: str) -> str:
     return f"(CASE WHEN {text} IS NOT NULL THEN coalesce(nullif({slug}, ''), 'entity') END)"
 
 
-def _timestamp_sql(column: str, pattern: str | None) -> str:
+def _timestamp_sql(column: str, pattern: str | list[str] | None) -> str:
     """The full moment a text cell names (an observation's order within its period)."""
     t = _text(column)
     if pattern is not None:
-        return f"try_strptime({t}, {literal(pattern)})"
+        return _strptime_sql(t, pattern)
     return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
 
 

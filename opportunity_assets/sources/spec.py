@@ -127,8 +127,9 @@ class SourceSpec(_Spec):
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
     period_column: str | None = None
     """A date or timestamp column (or text: ISO dates, `2015-07`, `2015 Q3`, a year), truncated to the grain."""
-    period_format: str | None = None
-    """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`."""
+    period_format: str | list[str] | None = None
+    """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
+    than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it."""
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
@@ -195,6 +196,17 @@ class SourceSpec(_Spec):
             if not value or len(set(value)) != len(value) or not all(value):
                 raise _problem(str(info.field_name), value, "a column, or a list of different columns that name "
                                "an entity together (`[state, industry]`)")
+            if len(value) == 1:
+                return value[0]
+        return value
+
+    @field_validator("period_format")
+    @classmethod
+    def _patterns(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            if not value or not all(value) or len(set(value)) != len(value):
+                raise _problem("period_format", value, "a strptime pattern, or a list of different patterns (the "
+                               "first that parses a value reads it)")
             if len(value) == 1:
                 return value[0]
         return value

@@ -285,6 +285,20 @@ def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that
     together = {**source, "entity_id": ["state", "disease"], "entity_name": ["state", "disease"]}
     assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
 
+
+def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: Path) -> None:
+    """Trial 5: a negative case count, a percent in a count, a trailing "Total rows: 52519" line: check counted each
+    reason ("quarantined for: column count (1)") without naming a row, so the user had to run a night and query the
+    store to find it. The first rows of each reason are named, by the line each starts on."""
+    rows = [["a", f"2018-{m:02d}-01", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-01", m] for m in range(1, 7)]
+    rows[3][2], rows[8][2] = -4, "7%"
+    name = _csv(tmp_path / "q.csv", ["id", "day", "level"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "Total rows: 12\n")
+    source = {"path": name, "period_column": "day", "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "quarantined for: column level (2: source rows 5, 10), 1 fields, expected 3 (1: source row 14)" in facts, \
+        facts
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

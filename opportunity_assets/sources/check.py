@@ -281,6 +281,23 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             "`source.period_column` naming a column of dates")
 
 
+def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
+    """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
+    starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
+    rows: dict[str, list[int]] = {}
+    for row in quarantined.select("source_row", "reason").iter_rows(named=True):
+        rows.setdefault(str(row["reason"]).split(" (")[0].split(":")[0], []).append(row["source_row"])
+    top = sorted(rows.items(), key=lambda item: -len(item[1]))[:3]
+
+    def first(numbers: list[int]) -> str:
+        named = sorted(n for n in numbers if n is not None)
+        more = ", ..." if len(named) > shown else ""
+        return f": source row{'s' if len(named) > 1 else ''} {', '.join(map(str, named[:shown]))}{more}" if named \
+            else ""
+
+    return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
+
+
 def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
@@ -438,8 +455,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     if reasons:
-        top = Counter(r.split(" (")[0].split(":")[0] for r in reasons).most_common(3)
-        facts.append("quarantined for: " + ", ".join(f"{why} ({n})" for why, n in top))
+        facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"

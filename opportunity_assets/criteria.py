@@ -70,7 +70,7 @@ class MetricSpec(_Spec):
     def _shape(self) -> MetricSpec:
         lo, hi = self.window
         if lo < 0 or hi < lo:
-            raise ValueError(f"window {list(self.window)} must be [from, to] periods back with 0 <= from <= to")
+            raise _Within("window", list(self.window), "[from, to] periods back with 0 <= from <= to")
         if self.agg == "derived":
             if not self.expression:
                 raise ValueError("agg `derived` needs `expression` (arithmetic over other metrics)")
@@ -82,11 +82,11 @@ class MetricSpec(_Spec):
             raise ValueError(f"`expression` makes a derived metric; agg `{self.agg}` aggregates a column instead")
         if self.agg == "coverage":
             if not self.columns:
-                raise ValueError("agg `coverage` needs `columns` (a list of source columns)")
+                raise _Within("columns", None, "a list of source columns: agg `coverage` needs them")
         elif not self.column:
-            raise ValueError(f"agg `{self.agg}` needs `column`")
+            raise _Within("column", None, f"a source column: agg `{self.agg}` needs one")
         if self.min_rows is not None and not 1 <= self.min_rows <= hi - lo + 1:
-            raise ValueError(f"min_rows {self.min_rows} must be between 1 and the window length {hi - lo + 1}")
+            raise _Within("min_rows", self.min_rows, f"from 1 to the window's length, {hi - lo + 1}")
         return self
 
     @cached_property
@@ -154,10 +154,11 @@ class Formula(_Spec):
     def _weights(self) -> Formula:
         total = sum(c.weight for c in self.components)
         if not math.isclose(total, 1.0, abs_tol=1e-9):
-            raise ValueError(f"component weights sum to {total:g}; expected weights that sum to 1")
+            raise _Within("components", [c.weight for c in self.components], f"weights that sum to 1 (these sum to "
+                          f"{total:g})")
         names = [c.name for c in self.components]
         if len(set(names)) != len(names):
-            raise ValueError(f"component names {names} must be unique")
+            raise _Within("components", names, "component names that are unique")
         return self
 
 
@@ -168,7 +169,7 @@ class Thresholds(_Spec):
     @model_validator(mode="after")
     def _order(self) -> Thresholds:
         if not self.marginal < self.strong:
-            raise ValueError(f"marginal {self.marginal:g} must be below strong {self.strong:g}")
+            raise _Within("marginal", self.marginal, f"a score below strong ({self.strong:g})")
         return self
 
 
@@ -211,7 +212,7 @@ class Caps(_Spec):
     @model_validator(mode="after")
     def _order(self) -> Caps:
         if self.min_candidates > self.max_candidates:
-            raise ValueError(f"min_candidates {self.min_candidates} exceeds max_candidates {self.max_candidates}")
+            raise _Within("min_candidates", self.min_candidates, f"at most max_candidates ({self.max_candidates})")
         return self
 
 
@@ -279,7 +280,8 @@ class Models(_Spec):
     @model_validator(mode="after")
     def _independent(self) -> Models:
         if self.verifier.model == self.analyzer.model:
-            raise ValueError(f"verifier model {self.verifier.model!r} must differ from the analyzer's")
+            raise _Within("verifier.model", self.verifier.model, "a model other than the analyzer's (the skeptic "
+                          "must not be the analyzer)")
         return self
 
 
@@ -323,7 +325,7 @@ class CriteriaPack(_Spec):
     def _metric_names(cls, value: dict[str, MetricSpec]) -> dict[str, MetricSpec]:
         for name in value:
             if not re.match(_NAME, name):
-                raise ValueError(f"metric name {name!r} must match {_NAME}")
+                raise _Within(name, name, f"a metric name matching {_NAME} (lower case, digits and _)")
         return value
 
     @field_validator("uncertainty")
@@ -331,7 +333,7 @@ class CriteriaPack(_Spec):
     def _bands(cls, value: dict[str, float]) -> dict[str, float]:
         for name, band in value.items():
             if not 0 < band < 1:
-                raise ValueError(f"band {band!r} for {name!r} must be a relative band between 0 and 1")
+                raise _Within(name, band, "a relative band between 0 and 1 (5% is 0.05)")
         return value
 
     def _share_of(self, metric: str) -> str | None:
@@ -638,12 +640,24 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     return pack
 
 
+class _Within(ValueError):
+    """A section's own check of one of its keys, named under the section's key (`window` of `metrics.sales_3m`):
+    `key `metrics.sales_3m.window`: got [2, 0]; expected ...`, not the section's whole value."""
+
+    def __init__(self, key: str, value: Any, expected: str) -> None:
+        super().__init__(f"{key}: expected {expected}")
+        self.key, self.value, self.expected = key, value, expected
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
     ctx_error = (error.get("ctx") or {}).get("error")
     if isinstance(ctx_error, _KeyProblem):
         return str(ctx_error)
+    if isinstance(ctx_error, _Within):
+        return str(_KeyProblem(f"{key}.{ctx_error.key}" if key else ctx_error.key, ctx_error.value,
+                               ctx_error.expected))
     if error["type"] == "missing":
         return f"key `{key}`: missing; expected a value"
     if error["type"] == "extra_forbidden":

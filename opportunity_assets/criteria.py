@@ -24,6 +24,7 @@ from opportunity_assets import expressions
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import Within as _Within
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -638,15 +639,6 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             raise CriteriaError(f"criteria file {path}: key `source.join.{i}.path`: got {joined.path!r}; "
                                 f"expected an existing file (looked at {pack.path_of(joined)})")
     return pack
-
-
-class _Within(ValueError):
-    """A section's own check of one of its keys, named under the section's key (`window` of `metrics.sales_3m`):
-    `key `metrics.sales_3m.window`: got [2, 0]; expected ...`, not the section's whole value."""
-
-    def __init__(self, key: str, value: Any, expected: str) -> None:
-        super().__init__(f"{key}: expected {expected}")
-        self.key, self.value, self.expected = key, value, expected
 
 
 def _describe(error: Any) -> str:

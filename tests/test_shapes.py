@@ -836,3 +836,25 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
     assert snapshot.quarantined.is_empty()
     assert snapshot.metrics.select("entity_id", "level_now").to_dicts() == [{"entity_id": "a", "level_now": 6.0},
                                                                           {"entity_id": "b", "level_now": 6.0}]
+
+
+@pytest.mark.parametrize(("aggregates", "message"), [
+    ({"n": {"agg": "count", "column": "level"}},
+     "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),
+    ({"n": {"agg": "share"}}, "key `source.aggregates.n.where`: got []; expected the conditions whose share"),
+    ({"n": {"agg": "sum"}}, "key `source.aggregates.n.column`: got nothing; expected the event column agg `sum` reads"),
+    ({"n": {"agg": "share", "where": [{"column": "kind", "in": ["a"], "op": ">", "value": 1}]}},
+     "key `source.aggregates.n.where.0.op`: got '>'; expected exactly one of `in`, `not_in` or `op`"),
+    ({"n": {"agg": "share", "where": [{"column": "level", "op": ">"}]}},
+     "key `source.aggregates.n.where.0.value`: got nothing; expected `op` and `value` together"),
+])
+def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
+        tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:
+    """Trial 5: `{agg: count, column: ...}`, a `share` without `where`, a condition with both `in` and `op` said
+    "key `source.aggregates.licences`: got {...}; expected agg `count` counts events; it takes no `column`": the
+    aggregate's whole value hidden, its key one level up. Each now names its own key and value."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "kind", "level"], [["a", "2018-01-01", "a", 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates},
+              {"level_now": {"agg": "sum", "column": "n"}})
+    assert message in str(caught.value), str(caught.value)

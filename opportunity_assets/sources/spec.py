@@ -74,9 +74,13 @@ class Condition(_Spec):
     def _one_test(self) -> Condition:
         tests = [self.in_ is not None, self.not_in is not None, self.op is not None]
         if sum(tests) != 1:
-            raise ValueError("a condition needs exactly one of `in`, `not_in` or `op` (with `value`)")
+            given: dict[str, Any] = {"in": self.in_, "not_in": self.not_in, "op": self.op}
+            named = [k for k, v in given.items() if v is not None]
+            key = named[-1] if named else "in"
+            raise Within(key, given[key], "exactly one of `in`, `not_in` or `op` (with `value`) in a condition")
         if (self.op is None) != (self.value is None):
-            raise ValueError("`op` and `value` go together")
+            raise Within("value" if self.value is None else "op", None,
+                         "`op` and `value` together (e.g. `{column: delay, op: \">\", value: 15}`)")
         return self
 
 
@@ -93,11 +97,11 @@ class AggregateSpec(_Spec):
     def _needs(self) -> AggregateSpec:
         if self.agg in ("count", "share"):
             if self.column is not None:
-                raise ValueError(f"agg `{self.agg}` counts events; it takes no `column`")
+                raise Within("column", self.column, f"no column: agg `{self.agg}` counts events")
         elif not self.column:
-            raise ValueError(f"agg `{self.agg}` needs `column`")
+            raise Within("column", None, f"the event column agg `{self.agg}` reads")
         if self.agg == "share" and not self.where:
-            raise ValueError("agg `share` needs `where`: the share of events matching it")
+            raise Within("where", [], "the conditions whose share of events agg `share` is")
         return self
 
 
@@ -430,6 +434,16 @@ class KeyProblem(ValueError):
         if not self.key.startswith("source.") or self.key.startswith(f"{prefix}."):
             return self
         return KeyProblem(f"{prefix}.{self.key.removeprefix('source.')}", None, "", said=self.said)
+
+
+class Within(ValueError):
+    """A section's own check of one of its keys, named under the section's key (`window` of `metrics.sales_3m`):
+    `key `metrics.sales_3m.window`: got [2, 0]; expected ...`, not the section's whole value (`criteria._describe`
+    puts the two keys together)."""
+
+    def __init__(self, key: str, value: Any, expected: str) -> None:
+        super().__init__(f"{key}: expected {expected}")
+        self.key, self.value, self.expected = key, value, expected
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

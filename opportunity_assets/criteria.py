@@ -641,6 +641,15 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     return pack
 
 
+_PLAIN = {"int_parsing": "a whole number", "int_from_float": "a whole number", "int_type": "a whole number",
+          "float_parsing": "a number", "float_type": "a number", "string_type": "text (a name)",
+          "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list (`[a, b]`)",
+          "dict_type": "a mapping of keys to values (`{key: value}`)", "date_parsing": "a valid date, YYYY-MM-DD",
+          "date_from_datetime_parsing": "a valid date, YYYY-MM-DD", "date_type": "a valid date, YYYY-MM-DD"}
+"""What a value of the wrong type should be, in words (pydantic's own say "Input should be a valid integer, unable to
+parse string as an integer")."""
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
@@ -656,7 +665,7 @@ def _describe(error: Any) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
-    message = message.replace("Input should be ", "")
+    message = _PLAIN.get(error["type"]) or message.replace("Input should be ", "")
     shown = error.get("input")
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"

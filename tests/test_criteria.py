@@ -122,6 +122,12 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("bad_metric_name", {"metrics.Sales": {"agg": "sum", "column": "sales", "window": [0, 2]}},
      ["key `metrics.Sales`: got 'Sales'", "a metric name matching"]),
     ("publication_lag_negative", {"source.publication_lag_days": -1}, ["key `source.publication_lag_days`", "-1"]),
+    # trial 5: pydantic's own words ("expected a valid integer, unable to parse string as an integer")
+    ("publication_lag_in_words", {"source.publication_lag_days": "1 month"},
+     ["key `source.publication_lag_days`: got '1 month'; expected a whole number"]),
+    ("publication_lag_fraction", {"source.publication_lag_days": 1.5},
+     ["key `source.publication_lag_days`: got 1.5; expected a whole number"]),
+    ("scale_in_words", {"formula.scale": "hundred"}, ["key `formula.scale`: got 'hundred'; expected a number"]),
     ("missing_source_file", {"source.path": "nope.csv"}, ["key `source.path`", "'nope.csv'", "an existing file"]),
     ("coverage_filter_in_percent", {"hard_filters.2.value": 90},
      ["key `hard_filters.2.value`", "got 90.0", "coverage_15m is a coverage", "a share from 0 to 1",

@@ -858,3 +858,22 @@ def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key
         _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates},
               {"level_now": {"agg": "sum", "column": "n"}})
     assert message in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"bounds": {"late_share": [0, 100]}}, "key `source.bounds.late_share`: got [0.0, 100.0]; expected an event column "
+                                           "an aggregate sums, averages or takes the least or greatest of (['delay'])"),
+    ({"signed": ["delay_avg"]}, "key `source.signed`: got ['delay_avg']; expected an event column an aggregate sums"),
+])
+def test_bounds_or_a_sign_on_an_aggregates_own_name_are_refused_at_load(tmp_path: Path, change: dict[str, Any],
+                                                                       message: str) -> None:
+    """Trial 5: `bounds: {dog_share: [0, 100]}` on an events `share` was taken and judged nothing (no cell holds a
+    share), and `signed: [delay_avg]` on an aggregate averaging `delay` left every early departure refused as
+    negative: both named an aggregate, not a column whose cells are read. Refused at load, naming the columns."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "delay"], [["a", "2018-01-01", -3], ["a", "2018-01-02", 20]])
+    aggregates = {"delay_avg": {"agg": "avg", "column": "delay"},
+                  "late_share": {"agg": "share", "where": [{"column": "delay", "op": ">", "value": 15}]}}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates, **change},
+              {"level_now": {"agg": "avg", "column": "delay_avg"}})
+    assert message in str(caught.value), str(caught.value)

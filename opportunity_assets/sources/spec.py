@@ -314,13 +314,20 @@ class SourceSpec(_Spec):
                 said = "" if first == name else f", case aside ({name!r} is `{first}` of `source.{where}` to the query)"
                 raise _problem(key, name, f"column names unique across the source and its joins{said}")
             seen[name.casefold()] = (key, name)
-        unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
+        # what a cell of is read as a number: the panel's columns, or the event columns an aggregate sums, averages
+        # or takes the least or greatest of (an aggregate's own name is no cell: a count, a share)
+        numeric = set(self.columns) if self.shape != "events" else \
+            {a.column for a in self.aggregates.values() if a.column and a.agg != "count_distinct"}
+        events = (f"an event column an aggregate sums, averages or takes the least or greatest of "
+                  f"({sorted(numeric) or 'none in this pack'}): an aggregate's own name, a count or a share, is no "
+                  "source cell a bound or a sign could judge")
+        unknown = sorted(set(self.signed) - numeric)
         if unknown:
-            raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")
+            raise _problem("signed", unknown, events if self.shape == "events" else f"columns among {sorted(numeric)}")
         for column, (low, high) in self.bounds.items():
-            if column not in set(self.columns) | self.event_columns:
+            if column not in numeric:
                 raise _problem(f"bounds.{column}", [low, high],
-                               f"a column among {sorted(set(self.columns) | self.event_columns)}")
+                               events if self.shape == "events" else f"a column among {sorted(numeric)}")
             if (low is None and high is None) or (low is not None and high is not None and not low < high) \
                     or any(v is not None and not math.isfinite(v) for v in (low, high)):
                 raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")

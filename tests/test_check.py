@@ -299,6 +299,29 @@ def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: P
     assert "quarantined for: column level (2: source rows 5, 10), 1 fields, expected 3 (1: source row 14)" in facts, \
         facts
 
+
+def test_a_name_column_most_entities_share_and_a_total_row_are_named(tmp_path: Path) -> None:
+    """Trial 5: `entity_name: disease` on one disease's states named every candidate 'Measles', and a trailing
+    'Total' row per year became an entity scored beside the states it sums: check said ok to both. Each is a
+    warning naming its key, with what would mend it."""
+    states = ("Ohio", "Utah", "Iowa", "Total")
+    rows = [["Measles", state, year, 10 + year - 1990 + i]
+            for i, state in enumerate(states) for year in range(1990, 1996)]
+    name = _csv(tmp_path / "m.csv", ["disease", "state", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "disease", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1996, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.entity_name`: got 'disease'; 4 of the 4 entities share their name with another (4 are named "
+        "'Measles': 'Iowa', 'Ohio', ...), so the brief cannot tell them apart: expected the column of each entity's "
+        "own name (`entity_name: state`, the id's own, perhaps)",
+        "key `source.where`: entity 'Total' reads as a total row ('state' is 'Total'), a sum of other entities that "
+        "would be scored beside them: expected `where: [{column: state, not_in: ['Total']}]` to leave it out, "
+        "unless it is an entity of its own"]
+    mended = {**source, "entity_name": "state", "where": [{"column": "state", "not_in": ["Total"]}]}
+    assert check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(1996, 6, 30), today=TODAY).warnings == []
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import check_candidates, shapes
+from opportunity_assets.sources.check_entities import names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
@@ -428,6 +429,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)

@@ -115,6 +115,12 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return None, "an SQLite database"
     if head.startswith(b"PK\x03\x04"):
         return None, "a ZIP archive (a spreadsheet workbook, perhaps: save it as CSV)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark of UTF-16 (UTF-32's begins so too)
+        text = head[:len(head) // 4 * 4].decode("utf-16", "replace")
+        first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+        shown = first[:60] + ("..." if len(first) > 60 else "")
+        return None, (f"UTF-16 text (first line {shown!r}), as a spreadsheet's \"Unicode text\" export writes it: "
+                      "save it as CSV UTF-8")
     if head.startswith(b"\x1f\x8b"):
         try:
             with gzip.open(path, "rb") as f:
@@ -292,6 +298,10 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         found, looks = looks_like(path)
         if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
             raise _not_its_format(path, "csv", declared, within) from None
+        if looks.startswith("gzip-compressed"):  # compressed, its name not saying so: read as plain text
+            raise SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but "
+                                    f"its name ends {_extension(path) or 'without .gz'}: expected a name ending .gz "
+                                    f"({path.name}.gz), which is read gzipped") from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
     if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
         default = "" if given else f" (the default for {_extension(path) or 'a CSV file'})"

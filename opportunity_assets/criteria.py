@@ -134,7 +134,7 @@ class Component(_Spec):
     @classmethod
     def _increasing(cls, value: tuple[float, float]) -> tuple[float, float]:
         if not value[0] < value[1]:
-            raise ValueError(f"range {list(value)} must be [low, high] with low < high")
+            raise ValueError("[low, high] with low < high (`direction` says which end is better)")
         return value
 
     @cached_property

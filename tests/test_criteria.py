@@ -128,6 +128,8 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("publication_lag_fraction", {"source.publication_lag_days": 1.5},
      ["key `source.publication_lag_days`: got 1.5; expected a whole number"]),
     ("scale_in_words", {"formula.scale": "hundred"}, ["key `formula.scale`: got 'hundred'; expected a number"]),
+    ("range_reversed", {"formula.components.0.range": [0.3, -0.25]},
+     ["key `formula.components.0.range`: got [0.3, -0.25]; expected [low, high] with low < high"]),
     ("missing_source_file", {"source.path": "nope.csv"}, ["key `source.path`", "'nope.csv'", "an existing file"]),
     ("coverage_filter_in_percent", {"hard_filters.2.value": 90},
      ["key `hard_filters.2.value`", "got 90.0", "coverage_15m is a coverage", "a share from 0 to 1",

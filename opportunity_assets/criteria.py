@@ -24,6 +24,7 @@ from opportunity_assets import expressions
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import Within as _Within
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -70,7 +71,7 @@ class MetricSpec(_Spec):
     def _shape(self) -> MetricSpec:
         lo, hi = self.window
         if lo < 0 or hi < lo:
-            raise ValueError(f"window {list(self.window)} must be [from, to] periods back with 0 <= from <= to")
+            raise _Within("window", list(self.window), "[from, to] periods back with 0 <= from <= to")
         if self.agg == "derived":
             if not self.expression:
                 raise ValueError("agg `derived` needs `expression` (arithmetic over other metrics)")
@@ -82,11 +83,11 @@ class MetricSpec(_Spec):
             raise ValueError(f"`expression` makes a derived metric; agg `{self.agg}` aggregates a column instead")
         if self.agg == "coverage":
             if not self.columns:
-                raise ValueError("agg `coverage` needs `columns` (a list of source columns)")
+                raise _Within("columns", None, "a list of source columns: agg `coverage` needs them")
         elif not self.column:
-            raise ValueError(f"agg `{self.agg}` needs `column`")
+            raise _Within("column", None, f"a source column: agg `{self.agg}` needs one")
         if self.min_rows is not None and not 1 <= self.min_rows <= hi - lo + 1:
-            raise ValueError(f"min_rows {self.min_rows} must be between 1 and the window length {hi - lo + 1}")
+            raise _Within("min_rows", self.min_rows, f"from 1 to the window's length, {hi - lo + 1}")
         return self
 
     @cached_property
@@ -133,7 +134,7 @@ class Component(_Spec):
     @classmethod
     def _increasing(cls, value: tuple[float, float]) -> tuple[float, float]:
         if not value[0] < value[1]:
-            raise ValueError(f"range {list(value)} must be [low, high] with low < high")
+            raise ValueError("[low, high] with low < high (`direction` says which end is better)")
         return value
 
     @cached_property
@@ -154,10 +155,11 @@ class Formula(_Spec):
     def _weights(self) -> Formula:
         total = sum(c.weight for c in self.components)
         if not math.isclose(total, 1.0, abs_tol=1e-9):
-            raise ValueError(f"component weights sum to {total:g}; expected weights that sum to 1")
+            raise _Within("components", [c.weight for c in self.components], f"weights that sum to 1 (these sum to "
+                          f"{total:g})")
         names = [c.name for c in self.components]
         if len(set(names)) != len(names):
-            raise ValueError(f"component names {names} must be unique")
+            raise _Within("components", names, "component names that are unique")
         return self
 
 
@@ -168,7 +170,7 @@ class Thresholds(_Spec):
     @model_validator(mode="after")
     def _order(self) -> Thresholds:
         if not self.marginal < self.strong:
-            raise ValueError(f"marginal {self.marginal:g} must be below strong {self.strong:g}")
+            raise _Within("marginal", self.marginal, f"a score below strong ({self.strong:g})")
         return self
 
 
@@ -211,7 +213,7 @@ class Caps(_Spec):
     @model_validator(mode="after")
     def _order(self) -> Caps:
         if self.min_candidates > self.max_candidates:
-            raise ValueError(f"min_candidates {self.min_candidates} exceeds max_candidates {self.max_candidates}")
+            raise _Within("min_candidates", self.min_candidates, f"at most max_candidates ({self.max_candidates})")
         return self
 
 
@@ -279,7 +281,8 @@ class Models(_Spec):
     @model_validator(mode="after")
     def _independent(self) -> Models:
         if self.verifier.model == self.analyzer.model:
-            raise ValueError(f"verifier model {self.verifier.model!r} must differ from the analyzer's")
+            raise _Within("verifier.model", self.verifier.model, "a model other than the analyzer's (the skeptic "
+                          "must not be the analyzer)")
         return self
 
 
@@ -323,7 +326,7 @@ class CriteriaPack(_Spec):
     def _metric_names(cls, value: dict[str, MetricSpec]) -> dict[str, MetricSpec]:
         for name in value:
             if not re.match(_NAME, name):
-                raise ValueError(f"metric name {name!r} must match {_NAME}")
+                raise _Within(name, name, f"a metric name matching {_NAME} (lower case, digits and _)")
         return value
 
     @field_validator("uncertainty")
@@ -331,7 +334,7 @@ class CriteriaPack(_Spec):
     def _bands(cls, value: dict[str, float]) -> dict[str, float]:
         for name, band in value.items():
             if not 0 < band < 1:
-                raise ValueError(f"band {band!r} for {name!r} must be a relative band between 0 and 1")
+                raise _Within(name, band, "a relative band between 0 and 1 (5% is 0.05)")
         return value
 
     def _share_of(self, metric: str) -> str | None:
@@ -638,19 +641,31 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     return pack
 
 
+_PLAIN = {"int_parsing": "a whole number", "int_from_float": "a whole number", "int_type": "a whole number",
+          "float_parsing": "a number", "float_type": "a number", "string_type": "text (a name)",
+          "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list (`[a, b]`)",
+          "dict_type": "a mapping of keys to values (`{key: value}`)", "date_parsing": "a valid date, YYYY-MM-DD",
+          "date_from_datetime_parsing": "a valid date, YYYY-MM-DD", "date_type": "a valid date, YYYY-MM-DD"}
+"""What a value of the wrong type should be, in words (pydantic's own say "Input should be a valid integer, unable to
+parse string as an integer")."""
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
     ctx_error = (error.get("ctx") or {}).get("error")
     if isinstance(ctx_error, _KeyProblem):
         return str(ctx_error)
+    if isinstance(ctx_error, _Within):
+        return str(_KeyProblem(f"{key}.{ctx_error.key}" if key else ctx_error.key, ctx_error.value,
+                               ctx_error.expected))
     if error["type"] == "missing":
         return f"key `{key}`: missing; expected a value"
     if error["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
-    message = message.replace("Input should be ", "")
+    message = _PLAIN.get(error["type"]) or message.replace("Input should be ", "")
     shown = error.get("input")
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"

@@ -25,10 +25,12 @@ from opportunity_assets.sources.formats import SourceFormatError, describe_locat
 class SourceError(RuntimeError):
     """The source cannot be read at all (missing or empty file, missing column)."""
 
-    def __init__(self, message: str, missing: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.missing = missing
         """The columns the source lacks, when that is the reason."""
+        self.present = present
+        """Then, the columns it has."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,7 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
                 opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
                 Path(opened.scratch.name)))
         except SourceFormatError as exc:
-            raise SourceError(str(exc), exc.missing) from None
+            raise SourceError(str(exc), exc.missing, exc.present) from None
         except (duckdb.Error, OSError) as exc:
             raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
         if key is not None:  # one source kept: a new one replaces it

@@ -299,6 +299,51 @@ def duplicate_facts(pack: CriteriaPack) -> DuplicateFacts | None:
                                    [str(n) for n in first["__some_names"] or []] if first["__names"] > 1 else []))
 
 
+_NO_COLUMN = "\x00"
+"""A column no source has: asking for it makes the reader say which columns the source has (`source_columns`)."""
+KEY_COMPLETIONS_TRIED = 12
+"""Columns of the source `key_completions` tries at most (each a read of the source)."""
+
+
+def _keyed_by(pack: CriteriaPack, columns: list[str]) -> CriteriaPack:
+    """The pack with its main source's entity named by `columns` (nothing else changed, nothing validated)."""
+    return pack.model_copy(update={"source": pack.source.model_copy(update={"entity_id": columns})})
+
+
+def source_columns(pack: CriteriaPack) -> list[str]:
+    """The main source's columns as its file or table has them (empty when the source cannot say)."""
+    try:
+        with opened(_keyed_by(pack, [*pack.source.entity_columns, _NO_COLUMN])):
+            return []
+    except SourceError as exc:
+        return list(exc.present)
+
+
+def key_completions(pack: CriteriaPack) -> list[str]:
+    """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
+    and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by
+    state alone whose rows are of several industries names `Industry`. Empty for events (every row is an event)."""
+    src = pack.source
+    if src.shape == "events":
+        return []
+    found = []
+    for column in [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]:
+        keyed = _keyed_by(pack, [*src.entity_columns, column])
+        duplicates = shapes.duplicates_sql(keyed.source, TYPED)
+        assert duplicates is not None
+        dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+        try:
+            with opened(keyed) as (con, _):
+                ((rows, entities, repeated),) = _run(con, keyed, f"""
+                    SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
+                           (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
+        except SourceError:
+            continue
+        if rows and not repeated and 2 * entities <= rows:
+            found.append(column)
+    return found
+
+
 def visible_rows(pack: CriteriaPack, as_of: date) -> int:
     """Source rows in scope that a night on `as_of` sees: published by then, or of no parseable period (those
     are quarantined, and counted among what the night read)."""

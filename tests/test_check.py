@@ -269,6 +269,61 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
         "`shape: events` (rows to aggregate) or `shape: snapshot` (observations, each period's latest kept)")
 
 
+
+def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that_completes_it(tmp_path: Path) -> None:
+    """Trial 5: us_contagious_diseases (disease x state x year) read with `entity_id: state`: every row a duplicated
+    key, and check named `source.shape`, offering `shape: events` first, which would have summed the diseases of a
+    state. The column that tells the rows apart (not a row's own number, which tells every row apart) is named."""
+    keys = [(d, s, y) for d in ("Measles", "Polio") for s in ("Ohio", "Utah") for y in range(1990, 1996)]
+    rows = [[i, disease, state, year, year - 1990 + len(disease)]
+            for i, (disease, state, year) in enumerate(keys, start=1)]
+    name = _csv(tmp_path / "d.csv", ["rownames", "disease", "state", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
+        "key `source.entity_id`: got 'state'; 24 rows share an entity and a year with another row (e.g. 2 rows of "
+        "'Ohio' in 1990, '1990'), and column 'disease' tells them apart: expected the entity to be the columns "
+        "together, `entity_id: [state, disease]` (and `entity_name` likewise)"]
+    together = {**source, "entity_id": ["state", "disease"], "entity_name": ["state", "disease"]}
+    assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
+
+
+def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: Path) -> None:
+    """Trial 5: a negative case count, a percent in a count, a trailing "Total rows: 52519" line: check counted each
+    reason ("quarantined for: column count (1)") without naming a row, so the user had to run a night and query the
+    store to find it. The first rows of each reason are named, by the line each starts on."""
+    rows = [["a", f"2018-{m:02d}-01", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-01", m] for m in range(1, 7)]
+    rows[3][2], rows[8][2] = -4, "7%"
+    name = _csv(tmp_path / "q.csv", ["id", "day", "level"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "Total rows: 12\n")
+    source = {"path": name, "period_column": "day", "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "quarantined for: column level (2: source rows 5, 10), 1 fields, expected 3 (1: source row 14)" in facts, \
+        facts
+
+
+def test_a_name_column_most_entities_share_and_a_total_row_are_named(tmp_path: Path) -> None:
+    """Trial 5: `entity_name: disease` on one disease's states named every candidate 'Measles', and a trailing
+    'Total' row per year became an entity scored beside the states it sums: check said ok to both. Each is a
+    warning naming its key, with what would mend it."""
+    states = ("Ohio", "Utah", "Iowa", "Total")
+    rows = [["Measles", state, year, 10 + year - 1990 + i]
+            for i, state in enumerate(states) for year in range(1990, 1996)]
+    name = _csv(tmp_path / "m.csv", ["disease", "state", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "disease", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1996, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.entity_name`: got 'disease'; 4 of the 4 entities share their name with another (4 are named "
+        "'Measles': 'Iowa', 'Ohio', ...), so the brief cannot tell them apart: expected the column of each entity's "
+        "own name (`entity_name: state`, the id's own, perhaps)",
+        "key `source.where`: entity 'Total' reads as a total row ('state' is 'Total'), a sum of other entities that "
+        "would be scored beside them: expected `where: [{column: state, not_in: ['Total']}]` to leave it out, "
+        "unless it is an entity of its own"]
+    mended = {**source, "entity_name": "state", "where": [{"column": "state", "not_in": ["Total"]}]}
+    assert check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(1996, 6, 30), today=TODAY).warnings == []
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

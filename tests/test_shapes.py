@@ -525,6 +525,20 @@ def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
                         "`source.entity_id` ('id'), e.g. ['al']"]
 
 
+def test_a_joined_column_named_as_a_source_column_but_for_case_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 5: us_contagious_diseases' `population` joined with state.x77's `Population` passed the load (the
+    names differ in case) and `check` died in a traceback (polars: "column appears more than once; names must be
+    unique: ["population"]"): the query reads names case aside. Now the load refuses it, naming the join's key."""
+    name = _csv(tmp_path / "p.csv", ["id", "year", "month", "population"], [["al", 2018, m, m] for m in range(1, 7)])
+    _csv(tmp_path / "j.csv", ["state", "Population"], [["al", 5]])
+    joined = {"table": "states", "path": "j.csv", "entity_id": "state", "shape": "snapshot",
+              "known_at": "2017-12-31", "columns": ["Population"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["population"], "join": [joined]},
+              {"level_now": {"agg": "last", "column": "population"}})
+    assert "key `source.join.0.columns`: got 'Population'; expected column names unique across the source and its " \
+           "joins, case aside ('Population' is `population` of `source.columns` to the query)" in str(caught.value)
+
 @pytest.mark.parametrize(("source", "rows", "expected"), [
     # a date column given as the year: every period unparseable, so nothing is published (was a DuckDB
     # "Date out of range" traceback)
@@ -763,3 +777,103 @@ def test_a_bare_year_in_the_published_column_is_no_publication_date(tmp_path: Pa
     snapshot = read_snapshot(pack, date(2016, 12, 31), today=TODAY)
     assert _history(pack, date(2016, 12, 31), "a") == [("2015-01-01", 0, 2.0)]
     assert snapshot.quarantined["reason"].to_list() == ["released unparseable: 2014", "released unparseable: 2016-07"]
+
+
+def test_an_entity_of_two_columns_is_one_entity_of_their_values_together(tmp_path: Path) -> None:
+    """Trial 5: a panel keyed by state and industry together (tsibbledata aus_retail, dslabs us_contagious_diseases)
+    had no pack: `entity_id: [State, Industry]` was refused at load ("expected a valid string"), and one column of
+    the two made every row a duplicated key. A list of columns is now one entity of their values together: its id
+    the slug of the values joined, its name the values joined by " / "; a row with either empty is a missing id, and
+    a CSV line that does not parse is attributed to both."""
+    rows = [[state, industry, f"2018 {month}", turnover]
+            for state, industry, base in (("Victoria", "Food", 100), ("Victoria", "Cafes", 50),
+                                          ("Tasmania", "Food", 20))
+            for turnover, month in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun"), start=base)]
+    rows += [["Tasmania", " ", "2018 Jun", 7]]
+    name = _csv(tmp_path / "retail.csv", ["State", "Industry", "Month", "Turnover"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "Victoria,Cafes,2018 Jul,55,surplus\n")
+    pack = _pack(tmp_path, {"path": name, "entity_id": ["State", "Industry"], "entity_name": ["State", "Industry"],
+                            "period_column": "Month", "period_format": "%Y %b", "columns": ["Turnover"],
+                            "publication_lag_days": 0}, {"level_now": {"agg": "last", "column": "Turnover"}})
+    snapshot = read_snapshot(pack, date(2018, 7, 31), today=TODAY)
+    assert snapshot.metrics.select("entity_id", "entity_name", "level_now").to_dicts() == [
+        {"entity_id": "Tasmania / Food", "entity_name": "Tasmania / Food", "level_now": 25.0},
+        {"entity_id": "Victoria / Cafes", "entity_name": "Victoria / Cafes", "level_now": 55.0},
+        {"entity_id": "Victoria / Food", "entity_name": "Victoria / Food", "level_now": 105.0}]
+    assert sorted(zip(snapshot.quarantined["entity_id"].to_list(), snapshot.quarantined["reason"].to_list(),
+                      strict=True), key=str) == [
+        ("Victoria / Cafes", "5 fields, expected 4 (the header's)"),
+        (None, "missing entity id (State, Industry)")]
+    found, _ = scan(pack, date(2018, 7, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert sorted(c.id for c in found) == ["tasmania-food", "victoria-cafes", "victoria-food"]
+    with pytest.raises(CriteriaError, match=r"key `source.entity_id`: got \['State', 'State'\]; expected a column, "
+                                            r"or a list of different columns"):
+        _pack(tmp_path, {"path": name, "entity_id": ["State", "State"], "period_column": "Month",
+                         "period_format": "%Y %b", "columns": ["Turnover"]},
+              {"level_now": {"agg": "last", "column": "Turnover"}})
+
+
+def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_patterns(tmp_path: Path) -> None:
+    """Trial 5: Seattle's pet licences with a few issue dates written 'November 16 2018' among ISO ones: check said
+    only "period unparseable (102)" and that their entities' metrics are unknown on every night, with no value and
+    no way to read them. Now it names how they are written and the pattern list that reads both, and a list of
+    patterns reads them (the first that parses a value)."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [["a", f"2018-{m:02d}-15", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-15", m] for m in range(1, 6)]
+    rows += [["b", "June 15 2018", 6]]
+    name = _csv(tmp_path / "d.csv", ["id", "day", "level"], rows)
+    source = {"path": name, "period_column": "day", "columns": ["level"], "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
+    assert report.problems == []
+    assert "1 row of `source.period_column` 'day' is written otherwise than the rest (e.g. 'June 15 2018'), its " \
+           "period unparseable; '%B %d %Y' parses them: a column written two ways is read with a list of patterns, " \
+           "the first that parses a value reading it, `period_format: ['%Y-%m-%d', '%B %d %Y']` (the rest's pattern " \
+           "first: '%Y-%m-%d' for ISO dates)" in report.facts, report.facts
+    both = _pack(tmp_path, {**source, "period_format": ["%Y-%m-%d", "%B %d %Y"]}, _LEVELS)
+    snapshot = read_snapshot(both, date(2018, 7, 31), today=TODAY)
+    assert snapshot.quarantined.is_empty()
+    assert snapshot.metrics.select("entity_id", "level_now").to_dicts() == [{"entity_id": "a", "level_now": 6.0},
+                                                                          {"entity_id": "b", "level_now": 6.0}]
+
+
+@pytest.mark.parametrize(("aggregates", "message"), [
+    ({"n": {"agg": "count", "column": "level"}},
+     "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),
+    ({"n": {"agg": "share"}}, "key `source.aggregates.n.where`: got []; expected the conditions whose share"),
+    ({"n": {"agg": "sum"}}, "key `source.aggregates.n.column`: got nothing; expected the event column agg `sum` reads"),
+    ({"n": {"agg": "share", "where": [{"column": "kind", "in": ["a"], "op": ">", "value": 1}]}},
+     "key `source.aggregates.n.where.0.op`: got '>'; expected exactly one of `in`, `not_in` or `op`"),
+    ({"n": {"agg": "share", "where": [{"column": "level", "op": ">"}]}},
+     "key `source.aggregates.n.where.0.value`: got nothing; expected `op` and `value` together"),
+])
+def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
+        tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:
+    """Trial 5: `{agg: count, column: ...}`, a `share` without `where`, a condition with both `in` and `op` said
+    "key `source.aggregates.licences`: got {...}; expected agg `count` counts events; it takes no `column`": the
+    aggregate's whole value hidden, its key one level up. Each now names its own key and value."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "kind", "level"], [["a", "2018-01-01", "a", 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates},
+              {"level_now": {"agg": "sum", "column": "n"}})
+    assert message in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"bounds": {"late_share": [0, 100]}}, "key `source.bounds.late_share`: got [0.0, 100.0]; expected an event column "
+                                           "an aggregate sums, averages or takes the least or greatest of (['delay'])"),
+    ({"signed": ["delay_avg"]}, "key `source.signed`: got ['delay_avg']; expected an event column an aggregate sums"),
+])
+def test_bounds_or_a_sign_on_an_aggregates_own_name_are_refused_at_load(tmp_path: Path, change: dict[str, Any],
+                                                                       message: str) -> None:
+    """Trial 5: `bounds: {dog_share: [0, 100]}` on an events `share` was taken and judged nothing (no cell holds a
+    share), and `signed: [delay_avg]` on an aggregate averaging `delay` left every early departure refused as
+    negative: both named an aggregate, not a column whose cells are read. Refused at load, naming the columns."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "delay"], [["a", "2018-01-01", -3], ["a", "2018-01-02", 20]])
+    aggregates = {"delay_avg": {"agg": "avg", "column": "delay"},
+                  "late_share": {"agg": "share", "where": [{"column": "delay", "op": ">", "value": 15}]}}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates, **change},
+              {"level_now": {"agg": "avg", "column": "delay_avg"}})
+    assert message in str(caught.value), str(caught.value)

@@ -388,6 +388,28 @@ def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -
                        "expected the whole file (copy or write it again)")
 
 
+def test_a_utf16_or_gzipped_csv_named_csv_says_what_it_is(tmp_path: Path) -> None:
+    """Trial 5: Seattle's licences saved as a spreadsheet's "Unicode text" (UTF-16) said it "looks like binary data
+    of another format", and gzipped but named .csv said "the header is not UTF-8". Each says what it is, and what
+    reads it."""
+    import gzip
+
+    from opportunity_assets.sources.check import check_pack
+
+    header = "city,year,month,sales,volume,median,listings,inventory,date"
+    utf16 = tmp_path / "unicode.csv"
+    utf16.write_bytes(TEXAS.read_text().encode("utf-16"))
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, utf16))).problems
+    assert problem == (f"key `source.path`: source file {utf16} is named .csv but is not CSV text: it looks like "
+                       f"UTF-16 text (first line {header!r}), as a spreadsheet's \"Unicode text\" export writes it: "
+                       "save it as CSV UTF-8")
+    zipped = tmp_path / "zipped.csv"
+    zipped.write_bytes(gzip.compress(TEXAS.read_bytes()))
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, zipped))).problems
+    assert problem == (f"key `source.path`: got 'zipped.csv'; source file {zipped} is gzip-compressed CSV text (first "
+                       f"line {header!r}), but its name ends .csv: expected a name ending .gz (zipped.csv.gz), which "
+                       "is read gzipped")
+
 def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_like(tmp_path: Path) -> None:
     """JSON Lines named .csv (or declared `format: csv`) said it "lacks column(s) ['city', ...]; it has
     ['{"city":"Abilene"', ...]"; a CSV named .jsonl (or declared `format: jsonl`) said it "has no rows"."""

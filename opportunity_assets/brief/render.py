@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS
-from opportunity_assets.candidates.quarantine import summary_line
+from opportunity_assets.candidates.quarantine import shown_name, summary_line
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
 from opportunity_assets.records import (
@@ -254,6 +254,15 @@ def numeric_leaves(value: Any) -> Iterable[float]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from numeric_leaves(item)
+
+
+def names_in_brief(night: NightRecords, scanned: Iterable[str] = ()) -> list[str]:
+    """Every entity name and id the brief may write, in each form it writes them: the candidates going on, those
+    that did not (`scanned`: the run summary names the ones the cap cut with no preliminary score) and the entities
+    with quarantined rows. A name is not a number: ZIP code 98108 is a name."""
+    quarantined = [str(e["entity"]) for e in night.scan_report.get("quarantined_entities", [])]
+    raw = [*(n for c in night.candidates for n in (c.name, c.id)), *scanned, *quarantined]
+    return sorted({form for name in raw for form in (name, clean(name), markdown(clean(name)), shown_name(name))})
 
 
 def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,

@@ -20,6 +20,7 @@ from opportunity_assets import schemas
 from opportunity_assets.brief.render import (
     NightRecords,
     count_words,
+    names_in_brief,
     next_action,
     numeric_leaves,
     render_brief,
@@ -31,7 +32,7 @@ from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_las
 from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.reasons import CandidateRow, candidate_rows, night_rows, stored_rows
 from opportunity_assets.records import Brief, Cost, RunError, Summary
-from opportunity_assets.text import clean, markdown
+from opportunity_assets.text import clean
 from resources.model import ModelResource
 from resources.store import NIGHT_WIDE, ResultStore
 
@@ -170,11 +171,12 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                             model_mode=model.mode_line(), reasons={r.candidate_id: r.reason for r in routed})
         stored = store.brief(pack.domain, as_of) or {}
         words = count_words(stored.get("markdown", ""))
+        scanned = store.scanned_rows(pack.domain, as_of)
         unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
-                                          names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
+                                          names=names_in_brief(night, [str(r["name"]) for r in scanned]))
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
-        rows = night_rows(pack, stored_rows(pack, store.scanned_rows(pack.domain, as_of)), night.candidates,
+        rows = night_rows(pack, stored_rows(pack, scanned), night.candidates,
                           night.analyses, night.verifications, routes, night.errors)
         last_night, last_act = last_night_act(store, pack.domain, as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),

@@ -35,11 +35,19 @@ def bad_cells(reason: str, columns: Iterable[str]) -> dict[str, tuple[str, str]]
     return out
 
 
+_FIELDS = re.compile(r"\d+ fields, expected \d+")
+"""A CSV line of another width than the header's (`sources/csv_rows.py`): `10 fields, expected 8 (the header's)`."""
+
+
 def short_reason(reason: str) -> str:
-    """`column sales: abc is not a number; ...` -> `sales not a number`; a refused row's reason up to its detail."""
+    """`column sales: abc is not a number; ...` -> `sales not a number`; a refused row's reason up to its detail,
+    without its counts (the brief writes it, and may hold no number the store does not: `10 fields, expected 8`
+    is `wrong field count`)."""
     cells = [f"{column} {problem}" for column, problem in _CELL.findall(reason)]
     if cells:
         return ", ".join(dict.fromkeys(cells))
+    if _FIELDS.match(reason):
+        return "wrong field count"
     return re.split(r"[:(=]", reason, maxsplit=1)[0].strip()
 
 
@@ -61,14 +69,16 @@ SHOWN_CHARACTERS = 40
 """An entity named in the summary is cut to this many characters (a refused row's name may be any length)."""
 
 
+def shown_name(text: str) -> str:
+    """An entity's name as the run summary writes it: cleaned, cut to `SHOWN_CHARACTERS`, in Markdown."""
+    text = clean(text)
+    return markdown(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
+
+
 def summary_line(entities: list[dict[str, Any]], total: int) -> str:
     """`Quarantined source rows: 9, for Austin (1: sales not a number), …; and other entities (the store's
     quarantine has every row)`, in Markdown. No count of the rest: every number in the brief must be one the store
     holds (`unsupported_numbers`), and the remainder is not."""
-    def name(text: str) -> str:
-        text = clean(text)
-        return markdown(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
-
-    shown = ", ".join(f"{name(e['entity'])} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
+    shown = ", ".join(f"{shown_name(e['entity'])} ({e['rows']}: {e['why']})" for e in entities[:SHOWN])
     more = "; and other entities (the store's quarantine has every row)" if len(entities) > SHOWN else ""
     return f"Quarantined source rows: {total}, for {shown}{more}" if shown else f"Quarantined source rows: {total}"

@@ -20,6 +20,7 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import check_candidates, shapes
+from opportunity_assets.sources.check_entities import names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
@@ -69,7 +70,8 @@ class CheckReport:
                           *(f"  warning: {w}" for w in self.warnings), *(f"  {f}" for f in self.facts)])
 
 
-_COLUMN_KEY = re.compile(r"(entity_id|entity_name|_column|\.column|\.columns\.\d+|\.signed\.\d+)$")
+_COLUMN_KEY = re.compile(r"(entity_id|entity_name|entity_id\.\d+|entity_name\.\d+|_column|\.column|\.columns\.\d+|"
+                         r"\.signed\.\d+)$")
 """Source keys whose value is a column name."""
 
 
@@ -224,14 +226,18 @@ def _parses(value: str, pattern: str) -> bool:
     return True
 
 
-def suggested_pattern(values: list[str], given: str | None = None) -> str:
+def fitting_patterns(values: list[str], given: str | list[str] | None = None) -> list[str]:
+    """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order."""
+    values = [v.strip() for v in values if v.strip()]
+    tried = [given] if isinstance(given, str) else given or []
+    return [p for p in _PATTERNS if p not in tried and all(_parses(v, p) for v in values)] if values else []
+
+
+def suggested_pattern(values: list[str], given: str | list[str] | None = None) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
     (1/3/2018), both orders are named."""
-    values = [v.strip() for v in values if v.strip()]
-    if not values:
-        return ""
-    fits = [p for p in _PATTERNS if p != given and all(_parses(v, p) for v in values)]
+    fits = fitting_patterns(values, given)
     if not fits:
         return ""
     swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
@@ -279,6 +285,40 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
             "`source.period_column` naming a column of dates")
+
+
+def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
+    """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
+    starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
+    rows: dict[str, list[int]] = {}
+    for row in quarantined.select("source_row", "reason").iter_rows(named=True):
+        rows.setdefault(str(row["reason"]).split(" (")[0].split(":")[0], []).append(row["source_row"])
+    top = sorted(rows.items(), key=lambda item: -len(item[1]))[:3]
+
+    def first(numbers: list[int]) -> str:
+        named = sorted(n for n in numbers if n is not None)
+        more = ", ..." if len(named) > shown else ""
+        return f": source row{'s' if len(named) > 1 else ''} {', '.join(map(str, named[:shown]))}{more}" if named \
+            else ""
+
+    return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
+
+
+def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
+    """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
+    reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
+    values = _written_periods(reasons)
+    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
+            f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
+            f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
+    fits = fitting_patterns(values, src.period_format)
+    if not fits:
+        return f"{said}: mend them in the source"
+    given = [src.period_format] if isinstance(src.period_format, str) else src.period_format or []
+    others = given or ["%Y-%m-%d"]
+    first = "" if given else " (the rest's pattern first: '%Y-%m-%d' for ISO dates)"
+    return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
+            f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
 
 
 def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
@@ -414,6 +454,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -441,8 +482,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     if reasons:
-        top = Counter(r.split(" (")[0].split(":")[0] for r in reasons).most_common(3)
-        facts.append("quarantined for: " + ", ".join(f"{why} ({n})" for why, n in top))
+        facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
@@ -450,6 +490,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      "the row may lie in any window, until the row is mended or removed")
+    if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
+        facts.append(_written_otherwise(pack.source, unparsed))
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))
@@ -477,7 +519,7 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     in a period) is the id's fault, whatever the shape; then `known_at` on a file of dated rows; a snapshot's
     observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
     several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
-    from resources.source import SourceError, duplicate_facts
+    from resources.source import SourceError, duplicate_facts, key_completions
 
     src, grain = pack.source, pack.grain
     try:
@@ -536,6 +578,13 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
                 f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
+    if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
+        together = [*src.entity_columns, completions[0]]
+        others = f" (or {', '.join(repr(c) for c in completions[1:3])})" if len(completions) > 1 else ""
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
+                f"column {completions[0]!r}{others} tells them apart: expected the entity to be the columns together, "
+                f"`entity_id: [{', '.join(together)}]` (and `entity_name` likewise)")
     return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, cast
 
+from opportunity_assets.sources.spec import ENTITY_JOINER
+
 MAX_RECORD_LINES = 20
 """Most physical lines one quoted record may span (a multi-line name); past it, the quote is broken."""
 
@@ -139,14 +141,22 @@ def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     return _header(first, empty=not raw, delimiter=delimiter)
 
 
-def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | None = None) -> CsvRows:
+def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | list[str] | None = None) -> CsvRows:
     """Every record of the file, by header name, and every rejected line with its reason (attributed to its value
-    in `entity_column` where that can be read)."""
+    in `entity_column` where that can be read; of several columns, their values joined by `ENTITY_JOINER`)."""
     with _any_field_size():
         return _read_csv_rows(Path(path), delimiter, entity_column)
 
 
-def _read_csv_rows(path: Path, delimiter: str, entity_column: str | None) -> CsvRows:
+def _entity(text: str, indexes: list[int] | None, delimiter: str, width: int) -> str | None:
+    """The entity a rejected line names, as far as each of its columns parses (None if one does not)."""
+    if indexes is None:
+        return None
+    parts = [_field(text, i, delimiter, width) for i in indexes]
+    return None if None in parts else ENTITY_JOINER.join(p for p in parts if p is not None)
+
+
+def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | None) -> CsvRows:
     raw_lines = read_bytes(path).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
@@ -162,7 +172,8 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | None) -> Csv
         lines.append(text.removesuffix("\r"))
     header = _header(lines[0] if lines else None, empty=not lines, delimiter=delimiter)
     width = len(header)
-    entity_index = header.index(entity_column) if entity_column in header else None
+    wanted = [entity_column] if isinstance(entity_column, str) else entity_column or []
+    entity_indexes = [header.index(c) for c in wanted] if wanted and all(c in header for c in wanted) else None
     starts: list[int] = []
     values: list[list[str]] = [[] for _ in header]
     rejected: list[Rejected] = []
@@ -190,14 +201,14 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | None) -> Csv
         if fields is None or (end > i and len(fields) != width):
             # A quote that opens a field on this line and closes nowhere sensible: only this line is lost.
             reason = "unbalanced quote" if first.count('"') % 2 else "does not parse as CSV"
-            rejected.append(Rejected(number, reason, _field(first, entity_index, delimiter, width)))
+            rejected.append(Rejected(number, reason, _entity(first, entity_indexes, delimiter, width)))
             i += 1
             continue
         if len(fields) == width + 1 and not fields[-1]:
             fields = fields[:-1]  # a trailing delimiter
         if len(fields) != width:
             rejected.append(Rejected(number, f"{len(fields)} fields, expected {width} (the header's)",
-                                     _field(first, entity_index, delimiter, width)))
+                                     _entity(first, entity_indexes, delimiter, width)))
             i = end + 1
             continue
         starts.append(number)

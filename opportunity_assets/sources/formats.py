@@ -56,10 +56,12 @@ ROW = "__row"
 class SourceFormatError(ValueError):
     """The file cannot be opened as its format at all; the message is one line."""
 
-    def __init__(self, message: str, missing: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.missing = missing
         """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
+        self.present = present
+        """Then, the columns it has."""
 
 
 def _extension(path: Path) -> str:
@@ -113,6 +115,12 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return None, "an SQLite database"
     if head.startswith(b"PK\x03\x04"):
         return None, "a ZIP archive (a spreadsheet workbook, perhaps: save it as CSV)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark of UTF-16 (UTF-32's begins so too)
+        text = head[:len(head) // 4 * 4].decode("utf-16", "replace")
+        first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+        shown = first[:60] + ("..." if len(first) > 60 else "")
+        return None, (f"UTF-16 text (first line {shown!r}), as a spreadsheet's \"Unicode text\" export writes it: "
+                      "save it as CSV UTF-8")
     if head.startswith(b"\x1f\x8b"):
         try:
             with gzip.open(path, "rb") as f:
@@ -215,7 +223,7 @@ def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
         shown = f"source file {where}" if isinstance(where, Path) else where
-        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing))
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing), tuple(present))
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],
@@ -281,7 +289,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
-def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: str, into: Into,
+def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str], into: Into,
          declared: Format | None, within: str, delimiter: str | None) -> list[Rejected]:
     given, delimiter = delimiter, delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
     try:
@@ -290,6 +298,10 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         found, looks = looks_like(path)
         if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
             raise _not_its_format(path, "csv", declared, within) from None
+        if looks.startswith("gzip-compressed"):  # compressed, its name not saying so: read as plain text
+            raise SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but "
+                                    f"its name ends {_extension(path) or 'without .gz'}: expected a name ending .gz "
+                                    f"({path.name}.gz), which is read gzipped") from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
     if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
         default = "" if given else f" (the default for {_extension(path) or 'a CSV file'})"
@@ -404,7 +416,7 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed,
-                               entity=spec.entity_id, table=spec.table, query=spec.query, into=into,
+                               entity=spec.entity_columns, table=spec.table, query=spec.query, into=into,
                                declared=spec.format, within=within, delimiter=spec.delimiter)
     _release_text(con)
     return rejected
@@ -443,7 +455,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 
 
-def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: str,
+def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
                 within: str = "source", delimiter: str | None = None) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the

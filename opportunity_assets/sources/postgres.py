@@ -352,4 +352,4 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
         message = f"key `{within}.{failed.key}`: got {got}; {failed.reason}: expected {failed.expected}"
         raise SourceFormatError(_scrubbed(message, url, target)) from None
     except SourceFormatError as exc:  # a column the relation lacks (`require`)
-        raise SourceFormatError(_scrubbed(str(exc), url, target), exc.missing) from None
+        raise SourceFormatError(_scrubbed(str(exc), url, target), exc.missing, exc.present) from None

@@ -21,7 +21,7 @@ import re
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
-from opportunity_assets.sources.spec import AggregateSpec, Condition, JoinSpec, SourceSpec
+from opportunity_assets.sources.spec import ENTITY_JOINER, AggregateSpec, Condition, JoinSpec, SourceSpec
 from opportunity_assets.text import MAX_NAME
 
 # Internal column names start with `__` (a source's never do): no source column can collide with one.
@@ -60,12 +60,20 @@ def _missing_as_null(column: str, tokens: list[str]) -> str:
            f"ELSE {_q(column)} END"
 
 
-def date_sql(column: str, pattern: str | None = None) -> str:
-    """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime) if given, else an ISO date or timestamp,
-    `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years outside 1800-2999 are no date."""
+def _strptime_sql(text: str, pattern: str | list[str]) -> str:
+    """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
+    patterns = [pattern] if isinstance(pattern, str) else pattern
+    parsed = [f"try_strptime({text}, {literal(p)})" for p in patterns]
+    return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
+
+
+def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
+    """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
+    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years
+    outside 1800-2999 are no date."""
     t = _text(column)
     if pattern is not None:
-        parsed = f"try_strptime({t}, {literal(pattern)})::DATE"
+        parsed = f"{_strptime_sql(t, pattern)}::DATE"
     else:
         parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
@@ -94,11 +102,11 @@ def slug_sql(text: str) -> str:
     return f"(CASE WHEN {text} IS NOT NULL THEN coalesce(nullif({slug}, ''), 'entity') END)"
 
 
-def _timestamp_sql(column: str, pattern: str | None) -> str:
+def _timestamp_sql(column: str, pattern: str | list[str] | None) -> str:
     """The full moment a text cell names (an observation's order within its period)."""
     t = _text(column)
     if pattern is not None:
-        return f"try_strptime({t}, {literal(pattern)})"
+        return _strptime_sql(t, pattern)
     return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
 
 
@@ -247,7 +255,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     if versioned(src) and src.published_column is None:
         version = _timestamp_sql(src.period_column or "", src.period_format)
     cells = cell_columns(src)
-    written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.key_columns[1:])
+    written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.dated_columns)
     raw_cells = "".join([*(f", {_number_text(src, c)} AS {_raw(c)}" for c in cells),
                          *(f", {_text(c)} AS {_raw(c)}" for c in _distinct_columns(src))])
     # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
@@ -279,7 +287,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                      f"AS {_q(text)}" for _, c, text in numeric_conditions(src))
     flags += "".join(f", {_text(c.column)} AS {_q(text)}"
                      for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
-    entity = f"nullif(trim({_q(src.entity_id)}), '')"
+    entity = entity_sql(src.entity_columns)
     if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
         entity = slug_sql(entity)
     scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
@@ -292,7 +300,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         FROM (
             SELECT {ROW},
                    {entity} AS {ENTITY},
-                   nullif(trim({_q(src.entity_name)}), '') AS {NAME},
+                   {entity_sql(src.name_columns)} AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
                    {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
             FROM {f"(SELECT *{parsed} FROM {relation})" if (parsed := _parsed_keys(src)) else relation}
@@ -314,7 +322,17 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
 
 
 def _name_is_id(src: SourceSpec) -> bool:
-    return src.entity_name == src.entity_id
+    return src.name_columns == src.entity_columns
+
+
+def entity_sql(columns: list[str]) -> str:
+    """An entity's id (or name) from its columns: the trimmed text of one, or of several joined by `ENTITY_JOINER`;
+    NULL when a column of it is empty (the row's entity is missing)."""
+    parts = [f"nullif(trim({_q(c)}), '')" for c in columns]
+    if len(parts) == 1:
+        return parts[0]
+    return (f"(CASE WHEN {' OR '.join(f'{p} IS NULL' for p in parts)} THEN NULL "
+            f"ELSE concat_ws({literal(ENTITY_JOINER)}, {', '.join(parts)}) END)")
 
 
 def _match(aggregate: str, index: int) -> str:
@@ -374,7 +392,7 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                         "" if versioned(src) else f", NULL::TIMESTAMP AS {_VERSION}"])
     too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{ENTITY if _name_is_id(src) else NAME}, '')))"
     duplicated, joined = "", ""
-    written = " || ', ' || ".join([f"coalesce(r.{_as_written(c)}, '')" for c in src.key_columns[1:]] or ["''"])
+    written = " || ', ' || ".join([f"coalesce(r.{_as_written(c)}, '')" for c in src.dated_columns] or ["''"])
     if duplicates is not None:
         same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in _key(src))
         joined = f" LEFT JOIN {duplicates} d ON {same}"
@@ -384,7 +402,7 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                      || d.{_COPIES} || ' rows, none used'"""
     return f"""
     SELECT r.*{restored}, CASE
-            WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + src.entity_id + ')')}
+            WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + ', '.join(src.entity_columns) + ')')}
             WHEN {too_long} > {MAX_NAME}
                 THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
             WHEN r.{_DATE_PROBLEM} IS NOT NULL THEN r.{_DATE_PROBLEM}

@@ -37,6 +37,9 @@ from pydantic_core import InitErrorDetails
 from opportunity_assets.periods import GrainName
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
+ENTITY_JOINER = " / "
+"""Between the values of an entity of several columns (`entity_id: [state, industry]`): `Victoria / Food retailing`
+(the candidate id is its slug, `victoria-food-retailing`)."""
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -71,9 +74,13 @@ class Condition(_Spec):
     def _one_test(self) -> Condition:
         tests = [self.in_ is not None, self.not_in is not None, self.op is not None]
         if sum(tests) != 1:
-            raise ValueError("a condition needs exactly one of `in`, `not_in` or `op` (with `value`)")
+            given: dict[str, Any] = {"in": self.in_, "not_in": self.not_in, "op": self.op}
+            named = [k for k, v in given.items() if v is not None]
+            key = named[-1] if named else "in"
+            raise Within(key, given[key], "exactly one of `in`, `not_in` or `op` (with `value`) in a condition")
         if (self.op is None) != (self.value is None):
-            raise ValueError("`op` and `value` go together")
+            raise Within("value" if self.value is None else "op", None,
+                         "`op` and `value` together (e.g. `{column: delay, op: \">\", value: 15}`)")
         return self
 
 
@@ -90,11 +97,11 @@ class AggregateSpec(_Spec):
     def _needs(self) -> AggregateSpec:
         if self.agg in ("count", "share"):
             if self.column is not None:
-                raise ValueError(f"agg `{self.agg}` counts events; it takes no `column`")
+                raise Within("column", self.column, f"no column: agg `{self.agg}` counts events")
         elif not self.column:
-            raise ValueError(f"agg `{self.agg}` needs `column`")
+            raise Within("column", None, f"the event column agg `{self.agg}` reads")
         if self.agg == "share" and not self.where:
-            raise ValueError("agg `share` needs `where`: the share of events matching it")
+            raise Within("where", [], "the conditions whose share of events agg `share` is")
         return self
 
 
@@ -114,17 +121,19 @@ class SourceSpec(_Spec):
     """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
     query: str | None = None
     """PostgreSQL or DuckDB only: a SELECT to read instead of `table`."""
-    entity_id: str
-    """Column whose value identifies a candidate; slugified into the candidate id."""
-    entity_name: str
-    """Column shown to the user."""
+    entity_id: str | list[str]
+    """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
+    entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`."""
+    entity_name: str | list[str]
+    """Column shown to the user (a list: their values joined, as `entity_id`'s)."""
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
     period_column: str | None = None
     """A date or timestamp column (or text: ISO dates, `2015-07`, `2015 Q3`, a year), truncated to the grain."""
-    period_format: str | None = None
-    """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`."""
+    period_format: str | list[str] | None = None
+    """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
+    than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it."""
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
@@ -183,6 +192,28 @@ class SourceSpec(_Spec):
             data.setdefault("year_column", "year")
             data.setdefault("month_column", "month")
         return data
+
+    @field_validator("entity_id", "entity_name")
+    @classmethod
+    def _entity_columns(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
+        if isinstance(value, list):
+            if not value or len(set(value)) != len(value) or not all(value):
+                raise _problem(str(info.field_name), value, "a column, or a list of different columns that name "
+                               "an entity together (`[state, industry]`)")
+            if len(value) == 1:
+                return value[0]
+        return value
+
+    @field_validator("period_format")
+    @classmethod
+    def _patterns(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            if not value or not all(value) or len(set(value)) != len(value):
+                raise _problem("period_format", value, "a strptime pattern, or a list of different patterns (the "
+                               "first that parses a value reads it)")
+            if len(value) == 1:
+                return value[0]
+        return value
 
     @field_validator("join", mode="wrap")
     @classmethod
@@ -275,18 +306,28 @@ class SourceSpec(_Spec):
         for name in self.columns:
             if self.shape == "events" and not _is_name(name):
                 raise _problem(f"aggregates.{name}", name, f"a name matching {_NAME}")
-        seen: set[str] = set()
-        for name in self.panel_columns:
-            if name in seen:
-                raise _problem("join", name, "column names unique across the source and its joins")
-            seen.add(name)
-        unknown = sorted(set(self.signed) - set(self.columns) - self.event_columns)
+        seen: dict[str, tuple[str, str]] = {}  # the query reads names case aside: `Population` is `population`
+        for key, name in [("columns", c) for c in self.columns] + \
+                [(f"join.{i}.columns", c) for i, joined in enumerate(self.join) for c in joined.columns]:
+            if name.casefold() in seen:
+                where, first = seen[name.casefold()]
+                said = "" if first == name else f", case aside ({name!r} is `{first}` of `source.{where}` to the query)"
+                raise _problem(key, name, f"column names unique across the source and its joins{said}")
+            seen[name.casefold()] = (key, name)
+        # what a cell of is read as a number: the panel's columns, or the event columns an aggregate sums, averages
+        # or takes the least or greatest of (an aggregate's own name is no cell: a count, a share)
+        numeric = set(self.columns) if self.shape != "events" else \
+            {a.column for a in self.aggregates.values() if a.column and a.agg != "count_distinct"}
+        events = (f"an event column an aggregate sums, averages or takes the least or greatest of "
+                  f"({sorted(numeric) or 'none in this pack'}): an aggregate's own name, a count or a share, is no "
+                  "source cell a bound or a sign could judge")
+        unknown = sorted(set(self.signed) - numeric)
         if unknown:
-            raise _problem("signed", unknown, f"columns among {sorted(set(self.columns) | self.event_columns)}")
+            raise _problem("signed", unknown, events if self.shape == "events" else f"columns among {sorted(numeric)}")
         for column, (low, high) in self.bounds.items():
-            if column not in set(self.columns) | self.event_columns:
+            if column not in numeric:
                 raise _problem(f"bounds.{column}", [low, high],
-                               f"a column among {sorted(set(self.columns) | self.event_columns)}")
+                               events if self.shape == "events" else f"a column among {sorted(numeric)}")
             if (low is None and high is None) or (low is not None and high is not None and not low < high) \
                     or any(v is not None and not math.isfinite(v) for v in (low, high)):
                 raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")
@@ -318,9 +359,19 @@ class SourceSpec(_Spec):
         return {a.column for a in self.aggregates.values() if a.column}
 
     @property
+    def entity_columns(self) -> list[str]:
+        """The columns of an entity's id: `entity_id`, or each of its list."""
+        return [self.entity_id] if isinstance(self.entity_id, str) else list(self.entity_id)
+
+    @property
+    def name_columns(self) -> list[str]:
+        """The columns of an entity's name: `entity_name`, or each of its list."""
+        return [self.entity_name] if isinstance(self.entity_name, str) else list(self.entity_name)
+
+    @property
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
-        wanted: list[str | None] = [self.entity_id, self.entity_name, self.period_column, self.year_column,
+        wanted: list[str | None] = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
                                     self.month_column, self.published_column]
         if self.shape == "events":
             for spec in self.aggregates.values():
@@ -332,9 +383,13 @@ class SourceSpec(_Spec):
 
     @property
     def key_columns(self) -> list[str]:
-        """The columns a row's key is read from, for the duplicated-key reason."""
-        return [c for c in (self.entity_id, self.period_column, self.year_column, self.month_column,
-                            self.published_column) if c]
+        """The columns a row's key is read from, for the duplicated-key reason: the entity's, then `dated_columns`."""
+        return [*self.entity_columns, *self.dated_columns]
+
+    @property
+    def dated_columns(self) -> list[str]:
+        """The columns a row's period and publication are read from."""
+        return [c for c in (self.period_column, self.year_column, self.month_column, self.published_column) if c]
 
 
 class JoinSpec(SourceSpec):
@@ -386,6 +441,16 @@ class KeyProblem(ValueError):
         if not self.key.startswith("source.") or self.key.startswith(f"{prefix}."):
             return self
         return KeyProblem(f"{prefix}.{self.key.removeprefix('source.')}", None, "", said=self.said)
+
+
+class Within(ValueError):
+    """A section's own check of one of its keys, named under the section's key (`window` of `metrics.sales_3m`):
+    `key `metrics.sales_3m.window`: got [2, 0]; expected ...`, not the section's whole value (`criteria._describe`
+    puts the two keys together)."""
+
+    def __init__(self, key: str, value: Any, expected: str) -> None:
+        super().__init__(f"{key}: expected {expected}")
+        self.key, self.value, self.expected = key, value, expected
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

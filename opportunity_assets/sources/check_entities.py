@@ -1,0 +1,62 @@
+"""`opportunity check`: what the night's entities say about the pack's entity keys (pure): a name column that most
+entities share (every state named 'Measles'), and a total row read as an entity of its own ('Total', 'All states').
+Each is a warning naming its key: the night's numbers stand, but its brief names the wrong thing, or scores a sum
+of other entities beside them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import polars as pl
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources.spec import ENTITY_JOINER
+
+SHARED_NAMES_FROM = 3
+"""Entities from which a name most of them share is the name column's fault, not a coincidence of two towns."""
+TOTAL_WORDS = frozenset({"total", "totals", "grand total", "sum", "subtotal", "all", "overall", "all states",
+                         "all areas", "all industries", "all regions", "national", "nationwide"})
+"""Values of an entity key (trimmed, lower case) that a spreadsheet writes on a total row."""
+
+
+def names_shared(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+    """`source.entity_name` whose values most of the night's entities share with another (`entities`: one row per
+    entity, `entity_id` and `entity_name`)."""
+    src = pack.source
+    if src.name_columns == src.entity_columns or entities.height < SHARED_NAMES_FROM:
+        return []
+    names = Counter(str(n) for n in entities["entity_name"].to_list())
+    shared = sum(n for n in names.values() if n > 1)
+    if 2 * shared <= entities.height:
+        return []
+    name, count = names.most_common(1)[0]
+    ids = [str(i) for i, n in entities.select("entity_id", "entity_name").iter_rows() if str(n) == name][:2]
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {shared} of the {entities.height} entities share "
+            f"their name with another ({count} are named {name!r}: {', '.join(repr(i) for i in ids)}, ...), so the "
+            f"brief cannot tell them apart: expected the column of each entity's own name (`entity_name: "
+            f"{src.entity_id}`, the id's own, perhaps)"]
+
+
+def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+    """Entities whose id (or a column of it) reads as a total row's (`Total`, `All states`): a sum of other entities
+    scored beside them. One warning per key column, naming the `where` that would leave them out."""
+    src = pack.source
+    columns = src.entity_columns
+    found: dict[str, list[str]] = {}
+    for entity in (str(e) for e in entities["entity_id"].to_list()):
+        parts = entity.split(ENTITY_JOINER) if len(columns) > 1 else [entity]
+        if len(parts) != len(columns):
+            continue
+        for column, part in zip(columns, parts, strict=True):
+            if part.strip().lower() in TOTAL_WORDS:
+                found.setdefault(column, []).append(part)
+    out = []
+    for column, values in found.items():
+        written = sorted(set(values))
+        examples = [e for e in (str(x) for x in entities["entity_id"].to_list())
+                    if any(v in e.split(ENTITY_JOINER) for v in written)][:2]
+        out.append(f"key `source.where`: entity {examples[0]!r}{' and others' if len(examples) > 1 else ''} reads "
+                   f"as a total row ({column!r} is {written[0]!r}), a sum of other entities that would be scored "
+                   f"beside them: expected `where: [{{column: {column}, not_in: {written}}}]` to leave it out, unless "
+                   f"it is an entity of its own")
+    return out

@@ -89,6 +89,16 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
     return numbers
 
 
+def night_names(night: NightRecords, scanned: list[dict[str, Any]]) -> list[str]:
+    """Every name and id the brief may write, as text (a name of digits, a PID, is no number): the candidates
+    going on, those scanned that did not (the cap's note names some), and the entities of quarantined rows (the
+    run summary names them, though a duplicated key leaves such an entity no candidate at all)."""
+    texts = [t for c in night.candidates for t in (c.name, c.id)]
+    texts += [str(row[key]) for row in scanned for key in ("name", "candidate_id") if row.get(key)]
+    texts += [str(e.get("entity", "")) for e in night.scan_report.get("quarantined_entities", [])]
+    return [n for text in texts if text for n in (text, clean(text), markdown(clean(text)))]
+
+
 @dataclass(frozen=True)
 class BriefStep:
     """The night's brief as stored, and its checks' findings."""
@@ -170,11 +180,12 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
                             model_mode=model.mode_line(), reasons={r.candidate_id: r.reason for r in routed})
         stored = store.brief(pack.domain, as_of) or {}
         words = count_words(stored.get("markdown", ""))
+        scanned = store.scanned_rows(pack.domain, as_of)
         unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
-                                          names=[n for c in night.candidates for n in (c.name, markdown(c.name), c.id)])
+                                          names=night_names(night, scanned))
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
-        rows = night_rows(pack, stored_rows(pack, store.scanned_rows(pack.domain, as_of)), night.candidates,
+        rows = night_rows(pack, stored_rows(pack, scanned), night.candidates,
                           night.analyses, night.verifications, routes, night.errors)
         last_night, last_act = last_night_act(store, pack.domain, as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),

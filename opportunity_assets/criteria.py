@@ -638,6 +638,22 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     return pack
 
 
+_NUMBER = "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)"
+_WHOLE = "a whole number written plainly (45: no unit, the key's name says it)"
+_DATE = "a valid date, written YYYY-MM-DD (2002-06-30)"
+_PLAIN = {
+    "float_parsing": _NUMBER, "float_type": _NUMBER, "int_parsing": _WHOLE, "int_type": _WHOLE,
+    "int_from_float": _WHOLE, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
+    "date_from_datetime_inexact": _DATE, "string_type": "one name or text (not a list, a number or a mapping)",
+    "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
+    "dict_type": "a mapping, such as {key: value}", "greater_than_equal": "a number of at least {ge}",
+    "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
+    "less_than": "a number below {lt}",
+}
+"""Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
+"input is too short", says what failed inside pydantic, not what the key takes)."""
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
@@ -650,7 +666,7 @@ def _describe(error: Any) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
-    message = message.replace("Input should be ", "")
+    message = _PLAIN.get(error["type"], message.replace("Input should be ", "")).format(**(error.get("ctx") or {}))
     shown = error.get("input")
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"

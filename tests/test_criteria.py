@@ -309,3 +309,27 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
             "is 0.9)")
     for pack in sorted(Path(PACK).parent.glob("*.yaml")):
         load_criteria(pack)
+
+
+@pytest.mark.parametrize(("changes", "fragments"), [
+    ({"hard_filters.0.value": "50,000"}, ["key `hard_filters.0.value`: got '50,000'; expected a number written "
+                                          "plainly (50000, 0.25: no thousands separator, unit or % sign)"]),
+    ({"source.publication_lag_days": "45 days"}, ["key `source.publication_lag_days`: got '45 days'; expected a "
+                                                  "whole number written plainly (45: no unit"]),
+    ({"nights": {"start": "June 2002"}}, ["key `nights.start`: got 'June 2002'; expected a valid date, written "
+                                          "YYYY-MM-DD (2002-06-30)"]),
+    ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
+    ({"source.entity_id": ["state", "county"]}, ["key `source.entity_id`: got ['state', 'county']; expected one "
+                                                 "name or text (not a list"]),
+    ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
+                                            "least 0"]),
+])
+def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
+        tmp_path: Path, changes: dict[str, Any], fragments: list[str]) -> None:
+    """Trial 6: a filter bound "50,000", a lag "45 days", a date "June 2002" and a key of two columns were answered
+    with pydantic's own text ("unable to parse string as a number", "input is too short", "a valid string")."""
+    message = _error(tmp_path, **changes)
+    for fragment in fragments:
+        assert fragment in message, message
+    for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected"):
+        assert engine not in message, message

@@ -352,7 +352,7 @@ class CriteriaPack(_Spec):
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
-                                  comparison=False, what="another metric")
+                                  comparison=False, what="another metric", itself=name)
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
                     close = difflib.get_close_matches(column, sorted(columns), n=1)
@@ -537,13 +537,16 @@ def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:
 
 
 def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str,
-                      listed_in: tuple[set[str], str] | None = None) -> None:
+                      listed_in: tuple[set[str], str] | None = None, itself: str | None = None) -> None:
     """`listed_in`: names that exist but must also be listed in a key to be used here (a metric the formula uses
-    must be a required input), and that key."""
+    must be a required input), and that key. `itself`: the derived metric the expression computes."""
     try:
         parsed = expressions.parse(text)
     except expressions.ExpressionError as exc:
         raise _KeyProblem(key, text, f"an arithmetic expression: {exc}") from None
+    if itself is not None and itself in parsed.names:
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}: `{itself}` is this metric "
+                          "itself, and a metric cannot be computed from its own value")
     if parsed.is_comparison != comparison:
         raise _KeyProblem(key, text, "a comparison such as `a / b > 0.5`" if comparison
                           else "an arithmetic expression without a comparison")
@@ -553,7 +556,9 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
                           f"{'is a metric' if len(unknown) == 1 else 'are metrics'} but not in `{listed_in[1]}`: "
                           "add it there")
     if unknown:
-        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
+        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        hint = f"; did you mean `{close[0]}` for `{unknown[0]}`?" if close else ""
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}{hint}")
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:

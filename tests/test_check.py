@@ -520,3 +520,29 @@ def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) 
         "(e.g. ['az']), so its columns (pop) are gaps for them"]
     covered = [[n, "x", y, 5] for n in ("AL", "ak", "AZ") for y in years]
     assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]
+
+
+def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
+    """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
+    answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only
+    numeric columns)": the column is numeric, and nothing said what its cells hold."""
+    import json
+
+    name = _csv(tmp_path / "c.csv", ["id", "year", "level"], [[e, y, f"${10 + y - 2000:.2f}"] for e in "ab"
+                                                                for y in range(2000, 2006)])
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'$10.00'): they carry a currency sign, which no key strips: expected plain numbers (the "
+                       "file exported without the sign)"), problem
+    (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "level": {"value": y, "unit": "x"}})
+                                              + "\n" for e in "ab" for y in range(2000, 2006)))
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": "n.jsonl"}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'{\"value\":2000,\"unit\":\"x\"}'): they are JSON objects (nested JSON), which are not "
+                       "read: expected one number per key (the records flattened, `level.value` as a key of its "
+                       "own)"), problem
+    name = _csv(tmp_path / "t.csv", ["id", "year", "level"], [[e, y, "Rural"] for e in "ab" for y in range(2000, 2006)])
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "
+                       "numeric column (list only numeric columns)"), problem

@@ -8,6 +8,7 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -526,6 +527,30 @@ def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
             if a.column is not None}
 
 
+_CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
+_PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
+
+
+def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
+    """Numbers in a dress no key takes off, from the cells of a column read as not numbers: an example and what to
+    do, or None when the cells are text (a category, a date)."""
+    for cell in written:
+        if _CURRENCY.match(cell):
+            return cell, ("they carry a currency sign, which no key strips: expected plain numbers (the file "
+                          "exported without the sign)")
+        if _PERCENT.match(cell):
+            return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
+                          "without the sign; a share's bounds and filters then in the same unit)")
+        if cell.lstrip().startswith("{") and cell.rstrip().endswith("}"):
+            try:
+                inner = next(iter(json.loads(cell)), "value")
+            except (ValueError, TypeError):
+                inner = "value"
+            return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
+                          f"(the records flattened, `{column}.{inner}` as a key of its own)")
+    return None
+
+
 def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
                    within: str = "source") -> list[str]:
     """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
@@ -535,6 +560,12 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
         text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
         negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
         if seen and text / seen > MOSTLY_TEXT:
+            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+            held = _numbers_dressed(column, written)
+            if held is not None:
+                problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
+                                f"(e.g. {held[0]!r}): {held[1]}")
+                continue
             problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
                             "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
                                                            " (for a category, `agg: share` with a `where` "

@@ -96,6 +96,9 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("17/07/2015", "%d/%m/%Y", "quarter", "2015-07-01"),
     ("2015", None, "year", "2015-01-01"),
     ("2015-07", None, "month", "2015-07-01"),
+    ("2015Q3", None, "quarter", "2015-07-01"),
+    ("Q3 2015", None, "quarter", "2015-07-01"),  # trial 6: a quarter written first, which no strptime pattern reads
+    ("Q3-2015", None, "quarter", "2015-07-01"),
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -763,3 +766,20 @@ def test_a_bare_year_in_the_published_column_is_no_publication_date(tmp_path: Pa
     snapshot = read_snapshot(pack, date(2016, 12, 31), today=TODAY)
     assert _history(pack, date(2016, 12, 31), "a") == [("2015-01-01", 0, 2.0)]
     assert snapshot.quarantined["reason"].to_list() == ["released unparseable: 2014", "released unparseable: 2016-07"]
+
+
+@pytest.mark.parametrize(("pattern", "directive"), [("%Y Q%q", "%q"), ("%Y-%Q", "%Q"), ("%d/%m/%", "%")])
+def test_a_period_format_with_no_strptime_directive_is_refused_at_load_naming_the_key(tmp_path: Path, pattern: str,
+                                                                                      directive: str) -> None:
+    """Trial 6: `period_format: "%Y Q%q"` for quarters stopped check with DuckDB's text under `source.path` ("could
+    not be read: Invalid Input Error: Failed to parse format specifier %Y Q%q: Unrecognized format for
+    strftime/strptime: %q")."""
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], [["a", "2015 Q3", 5]]),
+              "grain": "quarter", "period_column": "quarter", "period_format": pattern, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as exc:
+        _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    message = str(exc.value)
+    assert (f"key `source.period_format`: got {pattern!r}; expected a strptime pattern (`{directive}` is no strptime "
+            "directive)") in message, message
+    assert "a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read without `period_format`" in message
+    assert "Invalid Input Error" not in message

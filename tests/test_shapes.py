@@ -783,3 +783,16 @@ def test_a_period_format_with_no_strptime_directive_is_refused_at_load_naming_th
             "directive)") in message, message
     assert "a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read without `period_format`" in message
     assert "Invalid Input Error" not in message
+
+
+def test_a_publication_lag_beside_a_published_column_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 6: `published_column: published_at` with `publication_lag_days: 45` loaded, and the lag was silently
+    ignored (as `known_at` with a lag is refused, so is this: the user meant one or the other)."""
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "released", "level"], [["a", "2015 Q3", "2015-11-14",
+                                                                                        5]]),
+              "grain": "quarter", "period_column": "quarter", "published_column": "released",
+              "publication_lag_days": 45, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as exc:
+        _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    assert ("key `source.publication_lag_days`: got 45; expected none beside `published_column` (each row is known on "
+            "its 'released' date: no lag applies, none is added to it)") in str(exc.value)

@@ -273,6 +273,9 @@ class SourceSpec(_Spec):
                            "snapshot file)")
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.published_column and "publication_lag_days" in self.model_fields_set:
+            raise _problem("publication_lag_days", self.publication_lag_days, "none beside `published_column` (each "
+                           f"row is known on its {self.published_column!r} date: no lag applies, none is added to it)")
         if self.known_at and "publication_lag_days" in self.model_fields_set:
             raise _problem("publication_lag_days", self.publication_lag_days, "none beside `known_at` (the file is "
                            "known on its known_at date: no lag applies)")

@@ -180,6 +180,28 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 
+def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:
+    """Trial 6: `growth_2q: {expression: "arrivals_2q / (arrivals_2q_prev - arrivals_2q_prev) - 1"}`, a required
+    input: check said ok ("metrics with gaps: growth_2q (4 entities)") and the night archived every candidate as a
+    data gap. The formula's own component was checked so; a derived metric it reads was not."""
+    rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "miles"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
+               "rate": {"expression": "level_now / (miles_now - miles_now)", "unit": "number"}}
+    formula = {"components": [{"name": "rate", "expression": "rate", "direction": "higher_is_better",
+                               "range": [0, 1], "weight": 1.0, "label": "rate"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any of the 3 "
+        "candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
+        "miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
+        "expression with a value for them"]
+    metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
+    assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
+
+
 # ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
 
 def _polls(tmp_path: Path, times: bool = False) -> str:

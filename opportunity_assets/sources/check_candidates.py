@@ -1,6 +1,6 @@
-"""`opportunity check`'s problems that only the night's candidates show: a formula component with no value for any of
-them, an identity band most of them lie outside. `run` stops on them too (the check before a night scans, and the
-night's scan step is given the same result).
+"""`opportunity check`'s problems that only the night's candidates show: a formula component (or a derived metric it
+or a hard filter reads) with no value for any of them, an identity band most of them lie outside. `run` stops on them
+too (the check before a night scans, and the night's scan step is given the same result).
 """
 
 from __future__ import annotations
@@ -27,27 +27,32 @@ def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
 
 
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A formula component with no value for any candidate that passed the hard filters although its inputs are all
-    there (a division by zero for each): every one of them would be a data gap. Evaluated as the analyzer does
-    (`expressions.why_undefined`)."""
+    """A formula component, or a derived metric the formula or a hard filter reads, with no value for any candidate
+    that passed the hard filters although its inputs are all there (a division by zero for each): every one of them
+    would be a data gap. Evaluated as the analyzer does (`expressions.why_undefined`)."""
     passing = [c for c in found if c.went_on or c.capped]
+    read = dict.fromkeys([*pack.required_inputs, *(f.metric for f in pack.hard_filters)])
+    derived = [(f"metrics.{name}.expression", pack.metrics[name].expression or "", pack.metrics[name].parsed)
+               for name in read if pack.metrics[name].agg == "derived"]
+    components = [(f"formula.components.{n}.expression", c.expression, c.parsed)
+                  for n, c in enumerate(pack.formula.components)]
     problems = []
-    for n, component in enumerate(pack.formula.components):
+    for key, text, parsed in [*derived, *components]:
         reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
         for candidate in passing:
             if not all(isinstance(candidate.metrics.get(name), int | float)
-                       and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
+                       and math.isfinite(candidate.metrics[name] or 0.0) for name in parsed.names):
                 continue
-            if (undefined := expressions.why_undefined(component.parsed, candidate.metrics)) is None:
+            if (undefined := expressions.why_undefined(parsed, candidate.metrics)) is None:
                 break
             reasons.append(str(undefined))
         else:
             if reasons:
                 why = Counter(reasons).most_common(1)[0][0]
                 problems.append(
-                    f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
-                    f"any of the {len(reasons)} candidates that pass the hard filters with its inputs ({why}), so "
-                    "each would be archived as a data gap: expected an expression with a value for them")
+                    f"key `{key}`: got {text!r}; it has no value for any of the {len(reasons)} candidates that pass "
+                    f"the hard filters with its inputs ({why}), so each would be archived as a data gap: expected an "
+                    "expression with a value for them")
     return problems
 
 

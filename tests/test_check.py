@@ -202,6 +202,23 @@ def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(t
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 
+def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 6: quarterly arrivals ("1981 Q1") with `grain: month` (the default): check said ok, and the night's
+    every candidate failed its coverage filter (one month in three filled)."""
+    rows = [[e, f"{y} Q{q}", 10 * q] for e in "ab" for y in (2010, 2011, 2012) for q in (1, 2, 3, 4)]
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+              "columns": ["level"], "publication_lag_days": 45}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2012, 12, 31)) == [
+        "key `source.grain`: got 'month'; every entity's rows lie 3 months apart or a multiple of it (e.g. 'a': "
+        "2012-04, 2012-07, 2012-10), so a window of months finds a row in one month of 3 at most: expected `grain: "
+        "quarter`, the grain the rows come in"]
+    assert _problems(_pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS), date(2012, 12, 31)) == []
+    # a monthly panel with months missing here and there is no coarser grain
+    rows = [[e, f"{y}-{m:02d}", m] for e in "ab" for y in (2011, 2012) for m in range(1, 13) if (m + y) % 5]
+    monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
+    assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
+
+
 # ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
 
 def _polls(tmp_path: Path, times: bool = False) -> str:

@@ -8,7 +8,10 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -375,6 +378,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
                         "in January)")
     if many_duplicated:
         problems.append(_duplicated_keys(pack, duplicated))
+    if not january and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
+        problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
@@ -439,6 +444,36 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
+
+
+_COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "year", ("day", 7): "week"}
+"""A grain's periods between rows that come in a coarser grain, and that grain."""
+
+
+def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
+    """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
+    months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
+    3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
+    if pack.source.shape != "panel" or not history.height:
+        return None
+    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"])
+    steps: list[int] = []
+    example: tuple[str, list[date]] | None = None
+    for rows in kept.sort(["entity_id", "periods_ago"], descending=[False, True]).partition_by("entity_id"):
+        ago = rows["periods_ago"].to_list()
+        steps += [a - b for a, b in itertools.pairwise(ago)]
+        if example is None and len(ago) >= 3:
+            example = (str(rows["entity_id"][0]), rows["period"].to_list()[-3:])
+    step = functools.reduce(math.gcd, steps, 0)
+    if len(steps) < 4 or step < 2 or example is None:
+        return None
+    grain = pack.grain
+    shown = ", ".join(grain.label(p) for p in example[1])
+    coarser = _COARSER.get((grain.name, step))
+    fix = f"`grain: {coarser}`, the grain the rows come in" if coarser else "a coarser `grain`, one the rows fill"
+    return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
+            f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
+            f"{grain.name} of {step} at most: expected {fix}")
 
 
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"

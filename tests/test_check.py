@@ -283,6 +283,27 @@ def test_known_at_on_a_file_of_dated_rows_is_named(tmp_path: Path) -> None:
         "`source.where` or `source.entity_id` that leaves one row per entity)"]
 
 
+def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Path) -> None:
+    """Trial 6: counties keyed by their name (`entity_id: county`), names that repeat across states (ADAMS in IL,
+    IN, OH and WI): 187 of 437 rows refused as duplicated keys, and check said ok. A known_at file is one row per
+    entity: a tenth of its rows refused is a problem, and when most ids name one row, the id is at fault."""
+    counties = [f"C{i:02d}" for i in range(20)] + ["ADAMS", "CLARK", "JACKSON"]
+    rows = [[name, state, 1000 + 7 * i] for i, name in enumerate(counties) for state in
+            (("IL", "IN", "OH") if name in ("ADAMS", "CLARK", "JACKSON") else ("IL",))]
+    source = {"path": _csv(tmp_path / "c.csv", ["id", "state", "level"], rows), "shape": "snapshot",
+              "known_at": "2002-06-30", "grain": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2002, 6, 30)) == [
+        "key `source.entity_id`: got 'id'; 9 rows share an id with another row (e.g. 3 rows of 'ADAMS'), though most "
+        "of the 23 ids name one row each: the column repeats for different entities (a name, not an id), and each "
+        "such row is refused: expected a column unique to each entity (its id or code)"]
+    # a row written twice is the file's defect, not the key's: quarantined, said as a fact
+    rows = [[name, "IL", 1000 + 7 * i] for i, name in enumerate(counties)] + [["C01", "IL", 1007]]
+    once = {**source, "path": _csv(tmp_path / "d.csv", ["id", "state", "level"], rows)}
+    report = check_pack(_pack(tmp_path, once, metrics), as_of=date(2002, 6, 30), today=TODAY)
+    assert report.problems == [] and "quarantined for: duplicated key (2)" in report.facts
+
+
 def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain(tmp_path: Path) -> None:
     """Rows that share an entity and a date as written: no grain tells them apart (the grain was blamed); rows of
     several dates in one month: the grain is still the key, and a panel is not offered a panel."""

@@ -356,7 +356,8 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
             problems += apart
             joined_facts += fact
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
-    many_duplicated = duplicated and duplicated > MOSTLY_TEXT * seen
+    # a file dated by `known_at` is one row per entity: a tenth of it refused is the key's problem, not the data's
+    many_duplicated = duplicated and duplicated > (UNPARSED_PERIODS if pack.source.known_at else MOSTLY_TEXT) * seen
     unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     published = pack.source.published_column
@@ -485,7 +486,8 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
     panel's an entity and a period), with an example and what would tell the rows apart; never the shape the pack
     already has. An id column whose rows carry several names (or one id in all, when they are not of several dates
-    in a period) is the id's fault, whatever the shape; then `known_at` on a file of dated rows; a snapshot's
+    in a period) is the id's fault, whatever the shape, and so is a file dated by `known_at` whose ids mostly name
+    one row (names that repeat: counties of several states); then `known_at` on a file of dated rows; a snapshot's
     observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
     several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
     from resources.source import SourceError, duplicate_facts
@@ -514,6 +516,11 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another "
                 f"row ({example}{named}): {why}, so the column does not tell the entities apart ({facts.entities} "
                 f"id{'' if facts.entities == 1 else 's'} in all): expected the column of each entity's id{column}")
+    if src.known_at is not None and facts.groups * 2 < facts.entities:  # most ids one row: names that repeat
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
+                f"({example}), though most of the {facts.entities} ids name one row each: the column repeats for "
+                "different entities (a name, not an id), and each such row is refused: expected a column unique to "
+                "each entity (its id or code)")
     if src.known_at is not None:
         return (f"key `source.known_at`: got {src.known_at.isoformat()}; it dates every row alike, one snapshot of "
                 f"one row per entity, but {duplicated} rows share an entity with another row ({example}), so no row "

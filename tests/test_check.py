@@ -606,3 +606,47 @@ def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_h
     (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "
                        "numeric column (list only numeric columns)"), problem
+
+
+def _levels_of(tmp_path: Path, **changes: Any) -> Any:
+    """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
+
+
+def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
+    """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
+    said nothing."""
+    filters = [{"name": "educated", "metric": "level_now", "op": ">=", "value": 0.2}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `hard_filters.0.value`: got 0.2; every candidate's level_now lies within [7, 47], 10 times or more "
+        "beyond it, so the filter refuses none: is the bound in another unit than the metric (a share for a "
+        "percent, 0.2 for 20)? expected a bound in the metric's unit"]
+    filters = [{"name": "educated", "metric": "level_now", "op": ">=", "value": 20}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == []
+
+
+def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
+    """Trial 6: a growth component written as a share (-0.05 to 0.12) given `range: [-10, 20]` (percent): every
+    candidate got the same points from it, and check said ok. And the reverse: a range of shares over values in
+    percent puts every candidate beyond its end."""
+    formula = {"components": [{"name": "level", "expression": "level_now / 1000", "direction": "higher_is_better",
+                               "range": [-10, 20], "weight": 1.0, "label": "level"}]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [-10, 20]; every candidate's value lies within [0.007, 0.047], 50 "
+        "times or more nearer zero than the range's ends, so each gets the same points from it: is the range in "
+        "another unit than the expression (a percent for a share: 20 for 0.2)? expected the range the values lie "
+        "in, in the expression's unit"]
+    formula["components"][0] = {**formula["components"][0], "expression": "level_now", "range": [0.1, 0.4]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [0.1, 0.4]; every candidate's value lies within [7, 47], beyond its "
+        "high end by 10 times its width or more, so each gets the same points from it: is the range in another "
+        "unit than the expression (a share for a percent: 0.4 for 40)? expected the range the values lie in, in "
+        "the expression's unit"]
+    formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []

@@ -402,6 +402,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     problems += check_candidates.problems(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
+    warnings += check_candidates.filters_in_another_unit(pack, found)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
     undefined = Counter(key.removeprefix("formula component ") for c in found for gap in c.data_gaps
                         if (key := gap.split(":")[0]).startswith("formula component "))

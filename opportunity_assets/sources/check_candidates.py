@@ -22,8 +22,85 @@ class CandidateProblem(ValueError):
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`)."""
-    return undefined_components(pack, found) + identities_off_band(pack, found)
+    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`,
+    `ranges_in_another_unit`)."""
+    return undefined_components(pack, found) + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
+
+
+FILTER_APART = 10.0
+"""A hard filter's bound this many times nearer zero than every candidate's value it passes (or further from zero
+than every value, for an upper bound) refuses none: a warning, the bound likely in another unit."""
+RANGE_APART = 50.0
+"""A formula range whose ends lie this many times further from zero than every candidate's value: another unit."""
+_ENOUGH = 3
+"""Candidates with a value a unit judgment needs."""
+
+
+def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
+    """The expression's finite values for these candidates (those where it has none left out)."""
+    out = []
+    for c in candidates:
+        if expressions.why_undefined(expression, c.metrics) is None:
+            value, _ = expressions.evaluate_explained(expression, c.metrics)
+            if math.isfinite(value):
+                out.append(value)
+    return out
+
+
+def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more (`college >= 0.2` on
+    a metric in percent, 7 to 48): it refuses none, and a bound written as a share for a percent (or the reverse)
+    is the likely cause. A warning, not a problem: a filter that refuses nothing tonight spoils nothing."""
+    warnings = []
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) < _ENOUGH or f.value <= 0 or min(values) <= 0:
+            continue
+        lower = f.op in (">=", ">") and min(values) >= FILTER_APART * f.value
+        upper = f.op in ("<=", "<") and f.value >= FILTER_APART * max(values)
+        if lower or upper:
+            other = "a share for a percent" if lower else "a percent for a share"
+            example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if lower else \
+                f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
+            warnings.append(
+                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+                f"{'beyond' if lower else 'within'} it, so the filter refuses none: is the bound in another unit "
+                f"than the metric ({other}, {example})? expected a bound in the metric's unit")
+    return warnings
+
+
+def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A formula component whose `range` is in another unit than its values, for every candidate going on (at
+    least 3): its ends `RANGE_APART` times further from zero than every value (a percent range over a share), or
+    every value beyond one end by 10 times the range's width or more (a share range over a percent). Either way
+    each candidate gets the same points from the component: its weight scores nothing."""
+    going = [c for c in found if c.went_on or c.capped]
+    problems = []
+    for n, component in enumerate(pack.formula.components):
+        values = _values(component.parsed, going)
+        if len(values) < _ENOUGH:
+            continue
+        low, high = component.range
+        least, greatest = min(values), max(values)
+        got = f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within " \
+            f"[{significant(least)}, {significant(greatest)}]"
+        expected = "expected the range the values lie in, in the expression's unit"
+        largest = max(abs(v) for v in values)
+        if largest > 0 and max(abs(low), abs(high)) >= RANGE_APART * largest:
+            problems.append(f"{got}, {RANGE_APART:g} times or more nearer zero than the range's ends, so each gets "
+                            "the same points from it: is the range in another unit than the expression (a percent "
+                            f"for a share: {significant(high, 4)} for {significant(high / 100, 4)})? {expected}")
+            continue
+        width = high - low
+        beyond_high, beyond_low = least - high >= 10 * width, low - greatest >= 10 * width
+        if beyond_high or beyond_low:
+            end = high if beyond_high else low
+            problems.append(f"{got}, beyond its {'high' if beyond_high else 'low'} end by 10 times its width or "
+                            "more, so each gets the same points from it: is the range in another unit than the "
+                            f"expression (a share for a percent: {significant(abs(end) or 0.2, 4)} for "
+                            f"{significant((abs(end) or 0.2) * 100, 4)})? {expected}")
+    return problems
 
 
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

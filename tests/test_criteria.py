@@ -319,8 +319,7 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
     ({"nights": {"start": "June 2002"}}, ["key `nights.start`: got 'June 2002'; expected a valid date, written "
                                           "YYYY-MM-DD (2002-06-30)"]),
     ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
-    ({"source.entity_id": ["state", "county"]}, ["key `source.entity_id`: got ['state', 'county']; expected one "
-                                                 "name or text (not a list"]),
+    ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one name or text (not a list"]),
     ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
                                             "least 0"]),
 ])
@@ -333,3 +332,13 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
         assert fragment in message, message
     for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected"):
         assert engine not in message, message
+
+
+@pytest.mark.parametrize("key", ["entity_id", "entity_name"])
+def test_a_key_of_several_columns_says_what_to_do_instead(tmp_path: Path, key: str) -> None:
+    """Trial 6: counties, whose names repeat across states, keyed `entity_id: [state, county]`, were told "expected a
+    valid string" (pydantic's words), and nothing said how a key of two columns is had."""
+    message = _error(tmp_path, **{f"source.{key}": ["state", "county"]})
+    assert (f"key `source.{key}`: got ['state', 'county']; expected one column: a key of several columns is not "
+            "read; a column the file writes that tells the entities apart (an id, a code), or for a DuckDB file or "
+            "PostgreSQL a `query` that joins them (`SELECT state || ' ' || county AS place, ...`)") in message, message

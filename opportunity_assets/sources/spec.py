@@ -188,6 +188,11 @@ class SourceSpec(_Spec):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        for key in ("entity_id", "entity_name"):
+            if isinstance(data.get(key), list):  # a key of several columns (state and county)
+                raise _problem(key, data[key], "one column: a key of several columns is not read; a column the "
+                               "file writes that tells the entities apart (an id, a code), or for a DuckDB file or "
+                               "PostgreSQL a `query` that joins them (`SELECT state || ' ' || county AS place, ...`)")
         if isinstance(data.get("join"), list):
             grain = data.get("grain", "month")
             for i, j in enumerate(data["join"]):

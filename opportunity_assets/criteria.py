@@ -111,7 +111,8 @@ class HardFilter(_Spec):
     name: str = Field(pattern=_NAME)
     metric: str
     op: Literal[">=", ">", "<=", "<"]
-    value: float
+    value: float = Field(strict=True)
+    """A number as written: YAML's `true` or `"600"` is no bound (lax, `true` was read as 1)."""
     description: str = ""
 
     def holds(self, x: float) -> bool:
@@ -659,6 +660,18 @@ _PLAIN = {
 "input is too short", says what failed inside pydantic, not what the key takes)."""
 
 
+def _pattern_words(pattern: str, value: str) -> str:
+    """What a name key's pattern asks, in words, with the value written so where it can be."""
+    if pattern == _NAME:
+        written = re.sub(r"[^a-z0-9_]+", "_", value.lower()).strip("_")
+        example = f" (e.g. {written!r}: DuckDB and PostgreSQL read a name written without quotes in lower case)" \
+            if re.fullmatch(_NAME, written) else ""
+        return f"a name of lower-case letters, digits and `_`, starting with a letter{example}"
+    if pattern.startswith("^[A-Z_]"):
+        return "an environment variable's name, in capitals, digits and `_` (OPP_PG_URL)"
+    return f"text matching {pattern}"
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
@@ -673,6 +686,8 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
     message = _PLAIN.get(error["type"], message.replace("Input should be ", "")).format(**(error.get("ctx") or {}))
     shown = error.get("input")
+    if error["type"] == "string_pattern_mismatch":
+        message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
     shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"

@@ -342,3 +342,20 @@ def test_a_key_of_several_columns_says_what_to_do_instead(tmp_path: Path, key: s
     assert (f"key `source.{key}`: got ['state', 'county']; expected one column: a key of several columns is not "
             "read; a column the file writes that tells the entities apart (an id, a code), or for a DuckDB file or "
             "PostgreSQL a `query` that joins them (`SELECT state || ' ' || county AS place, ...`)") in message, message
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"source.table": "Arrivals"}, "key `source.table`: got 'Arrivals'; expected a name of lower-case letters, digits "
+                                   "and `_`, starting with a letter (e.g. 'arrivals': DuckDB and PostgreSQL read a "
+                                   "name written without quotes in lower case)"),
+    ({"domain": "Aus Arrivals"}, "key `domain`: got 'Aus Arrivals'; expected a name of lower-case letters, digits and "
+                                 "`_`, starting with a letter (e.g. 'aus_arrivals'"),
+    ({"hard_filters.0.value": True}, "key `hard_filters.0.value`: got True; expected a number written plainly"),
+])
+def test_a_name_or_bound_of_the_wrong_form_is_said_in_words(tmp_path: Path, changes: dict[str, Any],
+                                                            said: str) -> None:
+    """Trial 6: `table: Arrivals` was "expected String should match pattern '^[a-z][a-z0-9_]*$'" (pydantic's text and
+    a regular expression), and a filter `value: true` was read as the bound 1."""
+    message = _error(tmp_path, **changes)
+    assert said in message, message
+    assert "should match pattern" not in message

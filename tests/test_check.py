@@ -650,3 +650,17 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
         "the expression's unit"]
     formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
+
+
+def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:
+    """Trial 6: an R time series exported as is (fpp2's `time`: 1956.0, 1956.25, ...) was told "expected a strptime
+    pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy."""
+    rows = [[e, y + q / 4, 10 + q] for e in "ab" for y in (2010, 2011) for q in range(4)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "grain": "quarter",
+              "period_column": "time", "columns": ["level"]}
+    (problem,) = [p for p in _problems(_pack(tmp_path, source, _LEVELS), date(2012, 6, 30))
+                  if "decimal" in p or "strptime" in p]
+    assert problem == (
+        "key `source.period_column`: got 'time'; 16 of the 16 rows the night reads have a period written as a decimal "
+        "year (e.g. '2010.25': R's time index, the year plus the fraction of it gone), which no strptime pattern "
+        "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")

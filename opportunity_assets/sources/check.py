@@ -252,6 +252,10 @@ def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     return list(dict.fromkeys(values))[:limit]
 
 
+_DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
+"""A period written as a decimal year (1981.25 for the second quarter of 1981: an R time series' index)."""
+
+
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does."""
@@ -259,6 +263,12 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     values = _written_periods(reasons)
     example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
+    decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
+    if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period written as a decimal "
+                f"year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it gone), which no "
+                "strptime pattern reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or "
+                "`year_column` with `month_column`")
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "

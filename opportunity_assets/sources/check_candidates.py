@@ -87,19 +87,22 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
             f"[{significant(least)}, {significant(greatest)}]"
         expected = "expected the range the values lie in, in the expression's unit"
         largest = max(abs(v) for v in values)
-        if largest > 0 and max(abs(low), abs(high)) >= RANGE_APART * largest:
+        end = max(abs(low), abs(high))
+        if largest > 0 and end >= RANGE_APART * largest:
+            which = f" (a percent for a share: {significant(end, 4)} for {significant(end / 100, 4)})" \
+                if largest <= 1 < end else ""
             problems.append(f"{got}, {RANGE_APART:g} times or more nearer zero than the range's ends, so each gets "
-                            "the same points from it: is the range in another unit than the expression (a percent "
-                            f"for a share: {significant(high, 4)} for {significant(high / 100, 4)})? {expected}")
+                            f"the same points from it: is the range in another unit than the expression{which}? "
+                            f"{expected}")
             continue
         width = high - low
         beyond_high, beyond_low = least - high >= 10 * width, low - greatest >= 10 * width
         if beyond_high or beyond_low:
-            end = high if beyond_high else low
+            which = f" (a share for a percent: {significant(end, 4)} for {significant(end * 100, 4)})" \
+                if 0 < end <= 1 < largest <= 100 else ""
             problems.append(f"{got}, beyond its {'high' if beyond_high else 'low'} end by 10 times its width or "
-                            "more, so each gets the same points from it: is the range in another unit than the "
-                            f"expression (a share for a percent: {significant(abs(end) or 0.2, 4)} for "
-                            f"{significant((abs(end) or 0.2) * 100, 4)})? {expected}")
+                            f"more, so each gets the same points from it: is the range in another unit than the "
+                            f"expression{which}? {expected}")
     return problems
 
 

@@ -664,3 +664,20 @@ def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) 
         "key `source.period_column`: got 'time'; 16 of the 16 rows the night reads have a period written as a decimal "
         "year (e.g. '2010.25': R's time index, the year plus the fraction of it gone), which no strptime pattern "
         "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")
+
+
+def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
+    """Trial 6: counties keyed by an id (PID) and named by the county alone: the brief's act-on list read HAMILTON,
+    LAKE, DELAWARE, each the name of counties in several states, and nothing said so."""
+    rows = [[pid, name, pid - 540] for pid, name in enumerate(["ADAMS", "ADAMS", "ADAMS", "BOND", "LAKE", "LAKE",
+                                                                 "CLAY"], start=561)]
+    source = {"path": _csv(tmp_path / "c.csv", ["pid", "county", "level"], rows), "entity_id": "pid",
+              "entity_name": "county", "shape": "snapshot", "known_at": "2002-06-30", "grain": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}),
+                        as_of=date(2002, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
+        "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
+        "its state, say), as the file writes it"]

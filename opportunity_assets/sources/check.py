@@ -413,6 +413,7 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     if not with_facts:
         return CheckReport(as_of=night, problems=problems)
     warnings += check_candidates.filters_in_another_unit(pack, found)
+    warnings += _names_shared(pack, snapshot.metrics)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
     undefined = Counter(key.removeprefix("formula component ") for c in found for gap in c.data_gaps
                         if (key := gap.split(":")[0]).startswith("formula component "))
@@ -456,6 +457,25 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
+
+
+def _names_shared(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
+    """A warning when names are each shown for several entities (counties of several states keyed by an id and
+    named by the county alone): the brief, the archive and the UI write them alike, and a reader cannot tell which
+    HAMILTON to act on."""
+    src = pack.source
+    if src.entity_name == src.entity_id or not metrics.height:
+        return []
+    shared = (metrics.group_by("entity_name").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"))
+              .filter(pl.col("n") > 1).sort(["n", "entity_name"], descending=[True, False]))
+    if not shared.height:
+        return []
+    name, ids = shared["entity_name"][0], shared["ids"][0].to_list()
+    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {shared.height} name"
+            f"{'s are each' if shared.height > 1 else ' is'} shown for several entities (e.g. {name!r} for "
+            f"{len(ids)} ids: {shown}), so the brief writes them alike: expected a column naming each entity apart "
+            "(a county with its state, say), as the file writes it"]
 
 
 _COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "year", ("day", 7): "week"}

@@ -365,14 +365,16 @@ class CriteriaPack(_Spec):
                     raise _KeyProblem(f"metrics.{name}", column, where + hint)
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
-                raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
+                raise _KeyProblem(f"hard_filters.{i}.metric", f.metric,
+                                  f"a metric name {sorted(metrics)}{_did_you_mean(f.metric, metrics)}")
             if (bounded := self._share_of(f.metric)) is not None and not _can_hold(f.op, f.value, 0.0, 1.0):
                 raise _KeyProblem(f"hard_filters.{i}.value", f.value, f"a value from 0 to 1: {f.metric} is "
                                   f"{bounded}, a share from 0 to 1, so `{f.op} {f.value:g}` never holds (90% is "
                                   "0.9)")
         for i, name in enumerate(self.required_inputs):
             if name not in metrics:
-                raise _KeyProblem(f"required_inputs.{i}", name, f"a metric name {sorted(metrics)}")
+                raise _KeyProblem(f"required_inputs.{i}", name,
+                                  f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
                               comparison=False, what="a required input", listed_in=(metrics, "required_inputs"))
@@ -506,6 +508,12 @@ class CriteriaPack(_Spec):
                                                           "join": {"__all__": {"delimiter"}}},
                                                "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
+
+
+def _did_you_mean(name: str, names: set[str]) -> str:
+    """`; did you mean `population`?` for a misspelt name among `names`, else nothing."""
+    close = difflib.get_close_matches(name, sorted(names), n=1)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def _can_hold(op: str, value: float, low: float, high: float) -> bool:

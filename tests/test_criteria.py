@@ -359,3 +359,15 @@ def test_a_name_or_bound_of_the_wrong_form_is_said_in_words(tmp_path: Path, chan
     message = _error(tmp_path, **changes)
     assert said in message, message
     assert "should match pattern" not in message
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"hard_filters.0.metric": "sales_12"}, "key `hard_filters.0.metric`: got 'sales_12'; expected a metric name"),
+    ({"required_inputs.0": "sales_3"}, "key `required_inputs.0`: got 'sales_3'; expected a metric name"),
+])
+def test_a_misspelt_metric_in_a_filter_or_the_required_inputs_gets_a_did_you_mean(
+        tmp_path: Path, changes: dict[str, Any], said: str) -> None:
+    """Trial 6: `metric: populaton` listed the pack's metrics with no hint, where an expression's unknown name has
+    one."""
+    message = _error(tmp_path, **changes)
+    assert said in message and message.endswith(f"; did you mean `{next(iter(changes.values()))}m`?"), message

@@ -660,7 +660,7 @@ _PLAIN = {
     "int_from_float": _WHOLE, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
     "date_from_datetime_inexact": _DATE, "string_type": "one name or text (not a list, a number or a mapping)",
     "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
-    "dict_type": "a mapping, such as {key: value}", "greater_than_equal": "a number of at least {ge}",
+    "dict_type": "a mapping, such as {{key: value}}", "greater_than_equal": "a number of at least {ge}",
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
     "less_than": "a number below {lt}",
 }
@@ -692,7 +692,8 @@ def _describe(error: Any) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
-    message = _PLAIN.get(error["type"], message.replace("Input should be ", "")).format(**(error.get("ctx") or {}))
+    plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
+    message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
     shown = error.get("input")
     if error["type"] == "string_pattern_mismatch":
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))

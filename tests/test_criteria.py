@@ -322,6 +322,7 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
     ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one name or text (not a list"]),
     ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
                                             "least 0"]),
+    ({"uncertainty": None}, ["key `uncertainty`: got None; expected a mapping, such as {key: value}"]),
 ])
 def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
         tmp_path: Path, changes: dict[str, Any], fragments: list[str]) -> None:

@@ -112,7 +112,8 @@ class HardFilter(_Spec):
     name: str = Field(pattern=_NAME)
     metric: str
     op: Literal[">=", ">", "<=", "<"]
-    value: float
+    value: float = Field(strict=True)
+    """A number as written: YAML's `true` or `"600"` is no bound (lax, `true` was read as 1)."""
     description: str = ""
 
     def holds(self, x: float) -> bool:
@@ -355,7 +356,7 @@ class CriteriaPack(_Spec):
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
-                                  comparison=False, what="another metric")
+                                  comparison=False, what="another metric", itself=name)
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
                     close = difflib.get_close_matches(column, sorted(columns), n=1)
@@ -367,14 +368,16 @@ class CriteriaPack(_Spec):
                     raise _KeyProblem(f"metrics.{name}", column, where + hint)
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
-                raise _KeyProblem(f"hard_filters.{i}.metric", f.metric, f"a metric name {sorted(metrics)}")
+                raise _KeyProblem(f"hard_filters.{i}.metric", f.metric,
+                                  f"a metric name {sorted(metrics)}{_did_you_mean(f.metric, metrics)}")
             if (bounded := self._share_of(f.metric)) is not None and not _can_hold(f.op, f.value, 0.0, 1.0):
                 raise _KeyProblem(f"hard_filters.{i}.value", f.value, f"a value from 0 to 1: {f.metric} is "
                                   f"{bounded}, a share from 0 to 1, so `{f.op} {f.value:g}` never holds (90% is "
                                   "0.9)")
         for i, name in enumerate(self.required_inputs):
             if name not in metrics:
-                raise _KeyProblem(f"required_inputs.{i}", name, f"a metric name {sorted(metrics)}")
+                raise _KeyProblem(f"required_inputs.{i}", name,
+                                  f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
                               comparison=False, what="a required input", listed_in=(metrics, "required_inputs"))
@@ -510,6 +513,12 @@ class CriteriaPack(_Spec):
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 
+def _did_you_mean(name: str, names: set[str]) -> str:
+    """`; did you mean `population`?` for a misspelt name among `names`, else nothing."""
+    close = difflib.get_close_matches(name, sorted(names), n=1)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
 def _can_hold(op: str, value: float, low: float, high: float) -> bool:
     """Whether `x op value` holds for some x from `low` to `high`."""
     return {">=": value <= high, ">": value < high, "<=": value >= low, "<": value > low}[op]
@@ -540,13 +549,16 @@ def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:
 
 
 def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str,
-                      listed_in: tuple[set[str], str] | None = None) -> None:
+                      listed_in: tuple[set[str], str] | None = None, itself: str | None = None) -> None:
     """`listed_in`: names that exist but must also be listed in a key to be used here (a metric the formula uses
-    must be a required input), and that key."""
+    must be a required input), and that key. `itself`: the derived metric the expression computes."""
     try:
         parsed = expressions.parse(text)
     except expressions.ExpressionError as exc:
         raise _KeyProblem(key, text, f"an arithmetic expression: {exc}") from None
+    if itself is not None and itself in parsed.names:
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}: `{itself}` is this metric "
+                          "itself, and a metric cannot be computed from its own value")
     if parsed.is_comparison != comparison:
         raise _KeyProblem(key, text, "a comparison such as `a / b > 0.5`" if comparison
                           else "an arithmetic expression without a comparison")
@@ -556,7 +568,9 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
                           f"{'is a metric' if len(unknown) == 1 else 'are metrics'} but not in `{listed_in[1]}`: "
                           "add it there")
     if unknown:
-        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}")
+        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        hint = f"; did you mean `{close[0]}` for `{unknown[0]}`?" if close else ""
+        raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}{hint}")
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -630,7 +644,8 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
-        raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in exc.errors())) from None
+        raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
+                            ) from None
     if pack.source.format != "postgres" and not pack.source_path.is_file():
         raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
                             f"expected an existing file (looked at {pack.source_path})")
@@ -641,13 +656,54 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     return pack
 
 
-_PLAIN = {"int_parsing": "a whole number", "int_from_float": "a whole number", "int_type": "a whole number",
-          "float_parsing": "a number", "float_type": "a number", "string_type": "text (a name)",
-          "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list (`[a, b]`)",
-          "dict_type": "a mapping of keys to values (`{key: value}`)", "date_parsing": "a valid date, YYYY-MM-DD",
-          "date_from_datetime_parsing": "a valid date, YYYY-MM-DD", "date_type": "a valid date, YYYY-MM-DD"}
-"""What a value of the wrong type should be, in words (pydantic's own say "Input should be a valid integer, unable to
-parse string as an integer")."""
+_NUMBER = "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)"
+_WHOLE = "a whole number written plainly (45: no unit, the key's name says it)"
+_DATE = "a valid date, written YYYY-MM-DD (2002-06-30)"
+_PLAIN = {
+    "float_parsing": _NUMBER, "float_type": _NUMBER, "int_parsing": _WHOLE, "int_type": _WHOLE,
+    "int_from_float": _WHOLE, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
+    "date_from_datetime_inexact": _DATE, "string_type": "one name or text (not a list, a number or a mapping)",
+    "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
+    "dict_type": "a mapping, such as {{key: value}}", "greater_than_equal": "a number of at least {ge}",
+    "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
+    "less_than": "a number below {lt}",
+}
+"""Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
+"input is too short", says what failed inside pydantic, not what the key takes)."""
+
+
+def _pattern_words(pattern: str, value: str) -> str:
+    """What a name key's pattern asks, in words, with the value written so where it can be."""
+    if pattern == _NAME:
+        written = re.sub(r"[^a-z0-9_]+", "_", value.lower()).strip("_")
+        example = f" (e.g. {written!r}: DuckDB and PostgreSQL read a name written without quotes in lower case)" \
+            if re.fullmatch(_NAME, written) else ""
+        return f"a name of lower-case letters, digits and `_`, starting with a letter{example}"
+    if pattern.startswith("^[A-Z_]"):
+        return "an environment variable's name, in capitals, digits and `_` (OPP_PG_URL)"
+    return f"text matching {pattern}"
+
+
+_UNION_MEMBERS = {"str": "one column name", "list[str]": "a list of column names"}
+"""The tags pydantic puts after a key whose value may take either form (`entity_id: name` or `[name, name]`)."""
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    """One error for a key whose value fits none of its forms (pydantic gives one per form, each under a key ending
+    in the form's tag, `source.entity_id.list[str]`): the key, and the forms it takes."""
+    out: list[Any] = []
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for error in errors:
+        loc = tuple(error["loc"])
+        if loc and loc[-1] in _UNION_MEMBERS and error["type"] not in ("missing", "extra_forbidden"):
+            key = loc[:-1]
+            if key in seen:
+                continue
+            seen[key] = {**error, "loc": key, "type": "union_forms", "msg": " or ".join(_UNION_MEMBERS.values())}
+            out.append(seen[key])
+        else:
+            out.append(error)
+    return out
 
 
 def _describe(error: Any) -> str:
@@ -665,8 +721,11 @@ def _describe(error: Any) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         return f"key `{key}`: unknown key{hint}; expected only the documented keys"
-    message = _PLAIN.get(error["type"]) or message.replace("Input should be ", "")
+    plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
+    message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
     shown = error.get("input")
+    if error["type"] == "string_pattern_mismatch":
+        message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
     shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"

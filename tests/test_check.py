@@ -182,6 +182,45 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 
+def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:
+    """Trial 6: `growth_2q: {expression: "arrivals_2q / (arrivals_2q_prev - arrivals_2q_prev) - 1"}`, a required
+    input: check said ok ("metrics with gaps: growth_2q (4 entities)") and the night archived every candidate as a
+    data gap. The formula's own component was checked so; a derived metric it reads was not."""
+    rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "miles"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
+               "rate": {"expression": "level_now / (miles_now - miles_now)", "unit": "number"}}
+    formula = {"components": [{"name": "rate", "expression": "rate", "direction": "higher_is_better",
+                               "range": [0, 1], "weight": 1.0, "label": "rate"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any of the 3 "
+        "candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
+        "miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
+        "expression with a value for them"]
+    metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
+    assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
+
+
+def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 6: quarterly arrivals ("1981 Q1") with `grain: month` (the default): check said ok, and the night's
+    every candidate failed its coverage filter (one month in three filled)."""
+    rows = [[e, f"{y} Q{q}", 10 * q] for e in "ab" for y in (2010, 2011, 2012) for q in (1, 2, 3, 4)]
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+              "columns": ["level"], "publication_lag_days": 45}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2012, 12, 31)) == [
+        "key `source.grain`: got 'month'; every entity's rows lie 3 months apart or a multiple of it (e.g. 'a': "
+        "2012-04, 2012-07, 2012-10), so a window of months finds a row in one month of 3 at most: expected `grain: "
+        "quarter`, the grain the rows come in"]
+    assert _problems(_pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS), date(2012, 12, 31)) == []
+    # a monthly panel with months missing here and there is no coarser grain
+    rows = [[e, f"{y}-{m:02d}", m] for e in "ab" for y in (2011, 2012) for m in range(1, 13) if (m + y) % 5]
+    monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
+    assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
+
+
 # ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
 
 def _polls(tmp_path: Path, times: bool = False) -> str:
@@ -244,6 +283,27 @@ def test_known_at_on_a_file_of_dated_rows_is_named(tmp_path: Path) -> None:
         "rows share an entity with another row (e.g. 4 rows of 'Alabama'), so no row can stand for its entity: "
         "expected `period_column` in its place, naming the column of each row's date, for a file of dated rows (or a "
         "`source.where` or `source.entity_id` that leaves one row per entity)"]
+
+
+def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Path) -> None:
+    """Trial 6: counties keyed by their name (`entity_id: county`), names that repeat across states (ADAMS in IL,
+    IN, OH and WI): 187 of 437 rows refused as duplicated keys, and check said ok. A known_at file is one row per
+    entity: a tenth of its rows refused is a problem, and when most ids name one row, the id is at fault."""
+    counties = [f"C{i:02d}" for i in range(20)] + ["ADAMS", "CLARK", "JACKSON"]
+    rows = [[name, state, 1000 + 7 * i] for i, name in enumerate(counties) for state in
+            (("IL", "IN", "OH") if name in ("ADAMS", "CLARK", "JACKSON") else ("IL",))]
+    source = {"path": _csv(tmp_path / "c.csv", ["id", "state", "level"], rows), "shape": "snapshot",
+              "known_at": "2002-06-30", "grain": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2002, 6, 30)) == [
+        "key `source.entity_id`: got 'id'; 9 rows share an id with another row (e.g. 3 rows of 'ADAMS'), though most "
+        "of the 23 ids name one row each: the column repeats for different entities (a name, not an id), and each "
+        "such row is refused: expected a column unique to each entity (its id or code)"]
+    # a row written twice is the file's defect, not the key's: quarantined, said as a fact
+    rows = [[name, "IL", 1000 + 7 * i] for i, name in enumerate(counties)] + [["C01", "IL", 1007]]
+    once = {**source, "path": _csv(tmp_path / "d.csv", ["id", "state", "level"], rows)}
+    report = check_pack(_pack(tmp_path, once, metrics), as_of=date(2002, 6, 30), today=TODAY)
+    assert report.problems == [] and "quarantined for: duplicated key (2: source rows 3, 25)" in report.facts
 
 
 def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain(tmp_path: Path) -> None:
@@ -597,3 +657,112 @@ def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) 
         "(e.g. ['az']), so its columns (pop) are gaps for them"]
     covered = [[n, "x", y, 5] for n in ("AL", "ak", "AZ") for y in years]
     assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]
+
+
+def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
+    """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
+    answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only
+    numeric columns)": the column is numeric, and nothing said what its cells hold."""
+    import json
+
+    name = _csv(tmp_path / "c.csv", ["id", "year", "level"], [[e, y, f"${10 + y - 2000:.2f}"] for e in "ab"
+                                                                for y in range(2000, 2006)])
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'$10.00'): they carry a currency sign, which no key strips: expected plain numbers (the "
+                       "file exported without the sign)"), problem
+    (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "level": {"value": y, "unit": "x"}})
+                                              + "\n" for e in "ab" for y in range(2000, 2006)))
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": "n.jsonl"}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'{\"value\":2000,\"unit\":\"x\"}'): they are JSON objects (nested JSON), which are not "
+                       "read: expected one number per key (the records flattened, `level.value` as a key of its "
+                       "own)"), problem
+    name = _csv(tmp_path / "t.csv", ["id", "year", "level"], [[e, y, "Rural"] for e in "ab" for y in range(2000, 2006)])
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "
+                       "numeric column (list only numeric columns)"), problem
+
+
+def _levels_of(tmp_path: Path, **changes: Any) -> Any:
+    """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
+
+
+def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
+    """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
+    said nothing."""
+    filters = [{"name": "educated", "metric": "level_now", "op": ">=", "value": 0.2}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `hard_filters.0.value`: got 0.2; every candidate's level_now lies within [7, 47], 10 times or more "
+        "beyond it, so the filter refuses none: is the bound in another unit than the metric (a share for a "
+        "percent, 0.2 for 20)? expected a bound in the metric's unit"]
+    filters = [{"name": "educated", "metric": "level_now", "op": ">=", "value": 20}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == []
+
+
+def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
+    """Trial 6: a growth component written as a share (-0.05 to 0.12) given `range: [-10, 20]` (percent): every
+    candidate got the same points from it, and check said ok. And the reverse: a range of shares over values in
+    percent puts every candidate beyond its end."""
+    formula = {"components": [{"name": "level", "expression": "level_now / 1000", "direction": "higher_is_better",
+                               "range": [-10, 20], "weight": 1.0, "label": "level"}]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [-10, 20]; every candidate's value lies within [0.007, 0.047], 50 "
+        "times or more nearer zero than the range's ends, so each gets the same points from it: is the range in "
+        "another unit than the expression (a percent for a share: 20 for 0.2)? expected the range the values lie "
+        "in, in the expression's unit"]
+    formula["components"][0] = {**formula["components"][0], "expression": "level_now", "range": [0.1, 0.4]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [0.1, 0.4]; every candidate's value lies within [7, 47], beyond its "
+        "high end by 10 times its width or more, so each gets the same points from it: is the range in another "
+        "unit than the expression (a share for a percent: 0.4 for 40)? expected the range the values lie in, in "
+        "the expression's unit"]
+    formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
+    assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
+
+
+def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:
+    """Trial 6: an R time series exported as is (fpp2's `time`: 1956.0, 1956.25, ...) was told "expected a strptime
+    pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy."""
+    rows = [[e, y + q / 4, 10 + q] for e in "ab" for y in (2010, 2011) for q in range(4)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "grain": "quarter",
+              "period_column": "time", "columns": ["level"]}
+    (problem,) = [p for p in _problems(_pack(tmp_path, source, _LEVELS), date(2012, 6, 30))
+                  if "decimal" in p or "strptime" in p]
+    assert problem == (
+        "key `source.period_column`: got 'time'; 16 of the 16 rows the night reads have a period written as a decimal "
+        "year (e.g. '2010.25': R's time index, the year plus the fraction of it gone), which no strptime pattern "
+        "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")
+
+
+def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
+    """Trial 6: counties keyed by an id (PID) and named by the county alone: the brief's act-on list read HAMILTON,
+    LAKE, DELAWARE, each the name of counties in several states, and nothing said so."""
+    rows = [[pid, name, pid - 540] for pid, name in enumerate(["ADAMS", "ADAMS", "ADAMS", "BOND", "LAKE", "LAKE",
+                                                                 "CLAY"], start=561)]
+    source = {"path": _csv(tmp_path / "c.csv", ["pid", "county", "level"], rows), "entity_id": "pid",
+              "entity_name": "county", "shape": "snapshot", "known_at": "2002-06-30", "grain": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}),
+                        as_of=date(2002, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [  # most share a name: said as such (`check_entities.names_shared`)
+        "key `source.entity_name`: got 'county'; 5 of the 7 entities share their name with another (3 are named "
+        "'ADAMS': '561', '562', ...), so the brief cannot tell them apart: expected the column of each entity's own "
+        "name (`entity_name: pid`, the id's own, perhaps)"]
+    rows += [[pid, f"TOWN {pid}", 1] for pid in range(600, 610)]  # a few share, most do not: each name said
+    source["path"] = _csv(tmp_path / "c.csv", ["pid", "county", "level"], rows)
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}),
+                        as_of=date(2002, 6, 30), today=TODAY)
+    assert report.warnings == [
+        "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
+        "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
+        "its state, say), as the file writes it"]

@@ -321,3 +321,56 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
             "is 0.9)")
     for pack in sorted(Path(PACK).parent.glob("*.yaml")):
         load_criteria(pack)
+
+
+@pytest.mark.parametrize(("changes", "fragments"), [
+    ({"hard_filters.0.value": "50,000"}, ["key `hard_filters.0.value`: got '50,000'; expected a number written "
+                                          "plainly (50000, 0.25: no thousands separator, unit or % sign)"]),
+    ({"source.publication_lag_days": "45 days"}, ["key `source.publication_lag_days`: got '45 days'; expected a "
+                                                  "whole number written plainly (45: no unit"]),
+    ({"nights": {"start": "June 2002"}}, ["key `nights.start`: got 'June 2002'; expected a valid date, written "
+                                          "YYYY-MM-DD (2002-06-30)"]),
+    ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
+    ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one column name or a list of column names"]),
+    ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
+                                            "least 0"]),
+    ({"uncertainty": None}, ["key `uncertainty`: got None; expected a mapping, such as {key: value}"]),
+])
+def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
+        tmp_path: Path, changes: dict[str, Any], fragments: list[str]) -> None:
+    """Trial 6: a filter bound "50,000", a lag "45 days", a date "June 2002" and a key of two columns were answered
+    with pydantic's own text ("unable to parse string as a number", "input is too short", "a valid string")."""
+    message = _error(tmp_path, **changes)
+    for fragment in fragments:
+        assert fragment in message, message
+    for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected"):
+        assert engine not in message, message
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"source.table": "Arrivals"}, "key `source.table`: got 'Arrivals'; expected a name of lower-case letters, digits "
+                                   "and `_`, starting with a letter (e.g. 'arrivals': DuckDB and PostgreSQL read a "
+                                   "name written without quotes in lower case)"),
+    ({"domain": "Aus Arrivals"}, "key `domain`: got 'Aus Arrivals'; expected a name of lower-case letters, digits and "
+                                 "`_`, starting with a letter (e.g. 'aus_arrivals'"),
+    ({"hard_filters.0.value": True}, "key `hard_filters.0.value`: got True; expected a number written plainly"),
+])
+def test_a_name_or_bound_of_the_wrong_form_is_said_in_words(tmp_path: Path, changes: dict[str, Any],
+                                                            said: str) -> None:
+    """Trial 6: `table: Arrivals` was "expected String should match pattern '^[a-z][a-z0-9_]*$'" (pydantic's text and
+    a regular expression), and a filter `value: true` was read as the bound 1."""
+    message = _error(tmp_path, **changes)
+    assert said in message, message
+    assert "should match pattern" not in message
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"hard_filters.0.metric": "sales_12"}, "key `hard_filters.0.metric`: got 'sales_12'; expected a metric name"),
+    ({"required_inputs.0": "sales_3"}, "key `required_inputs.0`: got 'sales_3'; expected a metric name"),
+])
+def test_a_misspelt_metric_in_a_filter_or_the_required_inputs_gets_a_did_you_mean(
+        tmp_path: Path, changes: dict[str, Any], said: str) -> None:
+    """Trial 6: `metric: populaton` listed the pack's metrics with no hint, where an expression's unknown name has
+    one."""
+    message = _error(tmp_path, **changes)
+    assert said in message and message.endswith(f"; did you mean `{next(iter(changes.values()))}m`?"), message

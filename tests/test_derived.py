@@ -16,7 +16,7 @@ from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criter
 from opportunity_assets.records import Candidate, FilterResult, Status
 from opportunity_assets.verifications.logic import verify
 from resources.source import read_snapshot
-from tests.conftest import PACK, ROOT, write_pack
+from tests.conftest import PACK, ROOT, month_rows, write_csv, write_pack
 
 NIGHT = date(2011, 10, 31)
 TEXAS = ROOT / "data" / "txhousing.csv"
@@ -134,3 +134,21 @@ def test_a_bad_derived_metric_names_its_key(tmp_path: Path, metrics: dict, messa
     with pytest.raises(CriteriaError, match=None) as caught:
         load_criteria(tmp_path / "p.yaml")
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("ratio / sales_3m", "`ratio` is this metric itself, and a metric cannot be computed from its own value"),
+    ("sales_3m / sales_3m_prv", "unknown: ['sales_3m_prv']; did you mean `sales_3m_prev` for `sales_3m_prv`?"),
+])
+def test_a_derived_metric_naming_itself_or_a_misspelt_metric_says_which(tmp_path: Path, expression: str,
+                                                                         message: str) -> None:
+    """Trial 6: `ratio: {expression: "ratio / college"}` was told `unknown: ['ratio']`, a name the user had just
+    defined; a misspelt metric had no "did you mean"."""
+    source = write_csv(tmp_path / "s.csv", month_rows("Alpha"))
+    pack = write_pack(tmp_path, source, **{"metrics.ratio": {"expression": expression, "unit": "number",
+                                                             "description": "x"}})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(pack)
+    assert f"key `metrics.ratio.expression`: got '{expression}'; expected names that are each another metric" \
+        in str(exc.value)
+    assert message in str(exc.value)

@@ -300,3 +300,14 @@ def test_every_check_problem_fails_the_scheduled_scan_as_run_refuses_the_night(t
     (line,) = said.description.splitlines()
     assert line.startswith("texas_housing, night 2009-12-31: key `source.bounds.inventory`: got [0, 1]; "), line
     assert store.candidates("texas_housing", DESIGN_NIGHT) == []
+
+
+def test_entities_named_by_numbers_and_a_quarantined_one_keep_the_night(tmp_path: Path) -> None:
+    """Ids that are numbers (a county's PID) as the names shown, and one entity whose every row is a duplicated
+    key, so the summary names it among the quarantined though it is no candidate: the brief's number check read
+    "564" as a number the store did not hold and stopped the night (trial 6)."""
+    rows = [r for i in range(12) for r in month_rows(str(4 + i), sales=150.0 + 9 * i)]
+    rows += month_rows("564") * 2
+    pack = write_pack(tmp_path, write_csv(tmp_path / "numbered.csv", rows))
+    run = _run(tmp_path, date(2015, 1, 30), pack)
+    assert run.brief is not None and "564 (" in run.brief.markdown

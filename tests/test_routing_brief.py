@@ -292,6 +292,16 @@ def test_digits_in_candidate_names_are_names_not_numbers() -> None:
     assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30)) == ["9", "9"]
 
 
+def test_a_name_that_is_a_number_is_masked_only_where_it_stands_alone() -> None:
+    """Entities whose ids are numbers (a county's PID, a coded origin): the name `4` is the name where it stands
+    alone, never the 4 of the score 47.9 (masked inside it, the score read as 7.9 and stopped the night)."""
+    brief = "- **4** (MARGINAL 47.9): arrivals without 2012-Q2 turns it STRONG (score → 69.4). Scanned 4; capped 1."
+    names = ["1", "2", "3", "4", "564"]
+    assert unsupported_numbers(brief, [47.9, 69.4, 4.0, 1.0], date(2015, 1, 30), names=names) == []
+    assert unsupported_numbers("Score 47.9 and 564.", [47.9], date(2015, 1, 30), names=names) == []
+    assert unsupported_numbers("Score 5640.", [], date(2015, 1, 30), names=names) == ["5640"]
+
+
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15),
        st.sampled_from(["number", "usd", "count", "months", "days", "percent", "share"]))
 def test_every_number_as_written_passes_the_brief_number_check(value: float, unit: str) -> None:

@@ -96,6 +96,9 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("17/07/2015", "%d/%m/%Y", "quarter", "2015-07-01"),
     ("2015", None, "year", "2015-01-01"),
     ("2015-07", None, "month", "2015-07-01"),
+    ("2015Q3", None, "quarter", "2015-07-01"),
+    ("Q3 2015", None, "quarter", "2015-07-01"),  # trial 6: a quarter written first, which no strptime pattern reads
+    ("Q3-2015", None, "quarter", "2015-07-01"),
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -877,3 +880,33 @@ def test_bounds_or_a_sign_on_an_aggregates_own_name_are_refused_at_load(tmp_path
         _pack(tmp_path, {"path": name, "shape": "events", "period_column": "day", "aggregates": aggregates, **change},
               {"level_now": {"agg": "avg", "column": "delay_avg"}})
     assert message in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("pattern", "directive"), [("%Y Q%q", "%q"), ("%Y-%Q", "%Q"), ("%d/%m/%", "%")])
+def test_a_period_format_with_no_strptime_directive_is_refused_at_load_naming_the_key(tmp_path: Path, pattern: str,
+                                                                                      directive: str) -> None:
+    """Trial 6: `period_format: "%Y Q%q"` for quarters stopped check with DuckDB's text under `source.path` ("could
+    not be read: Invalid Input Error: Failed to parse format specifier %Y Q%q: Unrecognized format for
+    strftime/strptime: %q")."""
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], [["a", "2015 Q3", 5]]),
+              "grain": "quarter", "period_column": "quarter", "period_format": pattern, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as exc:
+        _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    message = str(exc.value)
+    assert (f"key `source.period_format`: got {pattern!r}; expected a strptime pattern (`{directive}` is no strptime "
+            "directive)") in message, message
+    assert "a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read without `period_format`" in message
+    assert "Invalid Input Error" not in message
+
+
+def test_a_publication_lag_beside_a_published_column_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 6: `published_column: published_at` with `publication_lag_days: 45` loaded, and the lag was silently
+    ignored (as `known_at` with a lag is refused, so is this: the user meant one or the other)."""
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "released", "level"], [["a", "2015 Q3", "2015-11-14",
+                                                                                        5]]),
+              "grain": "quarter", "period_column": "quarter", "published_column": "released",
+              "publication_lag_days": 45, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as exc:
+        _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    assert ("key `source.publication_lag_days`: got 45; expected none beside `published_column` (each row is known on "
+            "its 'released' date: no lag applies, none is added to it)") in str(exc.value)

@@ -436,6 +436,23 @@ def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_li
                        "extension says .csv: expected `format: csv` (or no `format`: the extension says so)")
 
 
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_json_array_named_jsonl_says_it_is_one_array_not_json_lines(tmp_path: Path, indent: int | None) -> None:
+    """Trial 6: a JSON document of records (`[{...}, {...}]`, what `to_json(orient="records")` writes) named .jsonl
+    said "has no rows (a header, or a table, and nothing in it)", beside "quarantined for: a JSON list, not an
+    object (1)"."""
+    import json
+
+    from opportunity_assets.sources.check import check_pack
+
+    records = [json.loads(line) for line in _texas_as(tmp_path, "jsonl").read_text().splitlines()]
+    array = tmp_path / "rows.jsonl"
+    array.write_text(json.dumps(records, indent=indent))
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, array))).problems
+    assert problem == (f"key `source.path`: source file {array} is one JSON array of {len(records)} records, not JSON "
+                       "Lines: expected one JSON object per line (`jq -c '.[]'` writes the array so)"), problem
+
+
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:
     """A joined Parquet declared csv said "key `source.path`: ... the header is not UTF-8"; a joined DuckDB file
     without the table said "key `source.table`"; a column the joined file lacks, named by the join's entity_id

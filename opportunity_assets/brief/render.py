@@ -240,6 +240,8 @@ def _starts(token: str) -> date:
         return date.fromisocalendar(year, min(int(rest[1:]), 52) or 1, 1)
     return date.fromisoformat(token if len(token) == 10 else token + "-01")
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+_STANDING_ALONE = r"(?<![\w.,$+\-−/]){}(?![\w%]|[.,:\-/]\d)"
+"""A name where it stands alone: the name `4` masks **4**, never the 4 of a score 47.9 or of a date 2014-10."""
 
 
 def numeric_leaves(value: Any) -> Iterable[float]:
@@ -276,7 +278,7 @@ def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
     problems = []
     for name in sorted(set(names), key=len, reverse=True):
         if any(ch.isdigit() for ch in name):
-            markdown = markdown.replace(name, " ")
+            markdown = re.sub(_STANDING_ALONE.format(re.escape(name)), " ", markdown)
     for token in _DATE.findall(markdown):
         try:
             after = _starts(token) > as_of

@@ -8,6 +8,10 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -259,6 +263,10 @@ def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     return list(dict.fromkeys(values))[:limit]
 
 
+_DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
+"""A period written as a decimal year (1981.25 for the second quarter of 1981: an R time series' index)."""
+
+
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does."""
@@ -266,6 +274,12 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     values = _written_periods(reasons)
     example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
+    decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
+    if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period written as a decimal "
+                f"year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it gone), which no "
+                "strptime pattern reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or "
+                "`year_column` with `month_column`")
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
@@ -417,7 +431,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             problems += apart
             joined_facts += fact
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
-    many_duplicated = duplicated and duplicated > MOSTLY_TEXT * seen
+    # a file dated by `known_at` is one row per entity: a tenth of it refused is the key's problem, not the data's
+    many_duplicated = duplicated and duplicated > (UNPARSED_PERIODS if pack.source.known_at else MOSTLY_TEXT) * seen
     unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     published = pack.source.published_column
@@ -439,6 +454,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         "in January)")
     if many_duplicated:
         problems.append(_duplicated_keys(pack, duplicated))
+    if not january and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
+        problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
@@ -454,11 +471,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    warnings += (names_shared(pack, snapshot.metrics) or _names_shared(pack, snapshot.metrics)) \
+        + total_rows(pack, snapshot.metrics)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     problems += check_candidates.problems(pack, found)
+    warnings += check_candidates.filters_in_another_unit(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -507,6 +526,55 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 
+def _names_shared(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
+    """A warning when names are each shown for several entities (counties of several states keyed by an id and
+    named by the county alone): the brief, the archive and the UI write them alike, and a reader cannot tell which
+    HAMILTON to act on."""
+    src = pack.source
+    if src.name_columns == src.entity_columns or not metrics.height:
+        return []
+    shared = (metrics.group_by("entity_name").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"))
+              .filter(pl.col("n") > 1).sort(["n", "entity_name"], descending=[True, False]))
+    if not shared.height:
+        return []
+    name, ids = shared["entity_name"][0], shared["ids"][0].to_list()
+    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {shared.height} name"
+            f"{'s are each' if shared.height > 1 else ' is'} shown for several entities (e.g. {name!r} for "
+            f"{len(ids)} ids: {shown}), so the brief writes them alike: expected a column naming each entity apart "
+            "(a county with its state, say), as the file writes it"]
+
+
+_COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "year", ("day", 7): "week"}
+"""A grain's periods between rows that come in a coarser grain, and that grain."""
+
+
+def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
+    """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
+    months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
+    3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
+    if pack.source.shape != "panel" or not history.height:
+        return None
+    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"])
+    steps: list[int] = []
+    example: tuple[str, list[date]] | None = None
+    for rows in kept.sort(["entity_id", "periods_ago"], descending=[False, True]).partition_by("entity_id"):
+        ago = rows["periods_ago"].to_list()
+        steps += [a - b for a, b in itertools.pairwise(ago)]
+        if example is None and len(ago) >= 3:
+            example = (str(rows["entity_id"][0]), rows["period"].to_list()[-3:])
+    step = functools.reduce(math.gcd, steps, 0)
+    if len(steps) < 4 or step < 2 or example is None:
+        return None
+    grain = pack.grain
+    shown = ", ".join(grain.label(p) for p in example[1])
+    coarser = _COARSER.get((grain.name, step))
+    fix = f"`grain: {coarser}`, the grain the rows come in" if coarser else "a coarser `grain`, one the rows fill"
+    return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
+            f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
+            f"{grain.name} of {step} at most: expected {fix}")
+
+
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
 """What a `where` keeps when rows of several series share their entity and moment."""
 
@@ -516,7 +584,8 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
     panel's an entity and a period), with an example and what would tell the rows apart; never the shape the pack
     already has. An id column whose rows carry several names (or one id in all, when they are not of several dates
-    in a period) is the id's fault, whatever the shape; then `known_at` on a file of dated rows; a snapshot's
+    in a period) is the id's fault, whatever the shape, and so is a file dated by `known_at` whose ids mostly name
+    one row (names that repeat: counties of several states); then `known_at` on a file of dated rows; a snapshot's
     observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
     several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
     from resources.source import SourceError, duplicate_facts, key_completions
@@ -545,6 +614,11 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another "
                 f"row ({example}{named}): {why}, so the column does not tell the entities apart ({facts.entities} "
                 f"id{'' if facts.entities == 1 else 's'} in all): expected the column of each entity's id{column}")
+    if src.known_at is not None and facts.groups * 2 < facts.entities:  # most ids one row: names that repeat
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
+                f"({example}), though most of the {facts.entities} ids name one row each: the column repeats for "
+                "different entities (a name, not an id), and each such row is refused: expected a column unique to "
+                "each entity (its id or code)")
     if src.known_at is not None:
         return (f"key `source.known_at`: got {src.known_at.isoformat()}; it dates every row alike, one snapshot of "
                 f"one row per entity, but {duplicated} rows share an entity with another row ({example}), so no row "
@@ -600,6 +674,30 @@ def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
             if a.column is not None}
 
 
+_CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
+_PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
+
+
+def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
+    """Numbers in a dress no key takes off, from the cells of a column read as not numbers: an example and what to
+    do, or None when the cells are text (a category, a date)."""
+    for cell in written:
+        if _CURRENCY.match(cell):
+            return cell, ("they carry a currency sign, which no key strips: expected plain numbers (the file "
+                          "exported without the sign)")
+        if _PERCENT.match(cell):
+            return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
+                          "without the sign; a share's bounds and filters then in the same unit)")
+        if cell.lstrip().startswith("{") and cell.rstrip().endswith("}"):
+            try:
+                inner = next(iter(json.loads(cell)), "value")
+            except (ValueError, TypeError):
+                inner = "value"
+            return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
+                          f"(the records flattened, `{column}.{inner}` as a key of its own)")
+    return None
+
+
 def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
                    within: str = "source") -> list[str]:
     """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
@@ -609,6 +707,12 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
         text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
         negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
         if seen and text / seen > MOSTLY_TEXT:
+            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+            held = _numbers_dressed(column, written)
+            if held is not None:
+                problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
+                                f"(e.g. {held[0]!r}): {held[1]}")
+                continue
             problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
                             "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
                                                            " (for a category, `agg: share` with a `where` "

@@ -1,6 +1,6 @@
-"""`opportunity check`'s problems that only the night's candidates show: a formula component with no value for any of
-them, an identity band most of them lie outside. `run` stops on them too (the check before a night scans, and the
-night's scan step is given the same result).
+"""`opportunity check`'s problems that only the night's candidates show: a formula component (or a derived metric it
+or a hard filter reads) with no value for any of them, an identity band most of them lie outside. `run` stops on them
+too (the check before a night scans, and the night's scan step is given the same result).
 """
 
 from __future__ import annotations
@@ -17,32 +17,117 @@ from opportunity_assets.records import Candidate
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`)."""
-    return undefined_components(pack, found) + identities_off_band(pack, found)
+    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`,
+    `ranges_in_another_unit`)."""
+    return undefined_components(pack, found) + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
+
+
+FILTER_APART = 10.0
+"""A hard filter's bound this many times nearer zero than every candidate's value it passes (or further from zero
+than every value, for an upper bound) refuses none: a warning, the bound likely in another unit."""
+RANGE_APART = 50.0
+"""A formula range whose ends lie this many times further from zero than every candidate's value: another unit."""
+_ENOUGH = 3
+"""Candidates with a value a unit judgment needs."""
+
+
+def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
+    """The expression's finite values for these candidates (those where it has none left out)."""
+    out = []
+    for c in candidates:
+        if expressions.why_undefined(expression, c.metrics) is None:
+            value, _ = expressions.evaluate_explained(expression, c.metrics)
+            if math.isfinite(value):
+                out.append(value)
+    return out
+
+
+def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more (`college >= 0.2` on
+    a metric in percent, 7 to 48): it refuses none, and a bound written as a share for a percent (or the reverse)
+    is the likely cause. A warning, not a problem: a filter that refuses nothing tonight spoils nothing."""
+    warnings = []
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) < _ENOUGH or f.value <= 0 or min(values) <= 0:
+            continue
+        lower = f.op in (">=", ">") and min(values) >= FILTER_APART * f.value
+        upper = f.op in ("<=", "<") and f.value >= FILTER_APART * max(values)
+        if lower or upper:
+            other = "a share for a percent" if lower else "a percent for a share"
+            example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if lower else \
+                f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
+            warnings.append(
+                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+                f"{'beyond' if lower else 'within'} it, so the filter refuses none: is the bound in another unit "
+                f"than the metric ({other}, {example})? expected a bound in the metric's unit")
+    return warnings
+
+
+def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A formula component whose `range` is in another unit than its values, for every candidate going on (at
+    least 3): its ends `RANGE_APART` times further from zero than every value (a percent range over a share), or
+    every value beyond one end by 10 times the range's width or more (a share range over a percent). Either way
+    each candidate gets the same points from the component: its weight scores nothing."""
+    going = [c for c in found if c.went_on or c.capped]
+    problems = []
+    for n, component in enumerate(pack.formula.components):
+        values = _values(component.parsed, going)
+        if len(values) < _ENOUGH:
+            continue
+        low, high = component.range
+        least, greatest = min(values), max(values)
+        got = f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within " \
+            f"[{significant(least)}, {significant(greatest)}]"
+        expected = "expected the range the values lie in, in the expression's unit"
+        largest = max(abs(v) for v in values)
+        end = max(abs(low), abs(high))
+        if largest > 0 and end >= RANGE_APART * largest:
+            which = f" (a percent for a share: {significant(end, 4)} for {significant(end / 100, 4)})" \
+                if largest <= 1 < end else ""
+            problems.append(f"{got}, {RANGE_APART:g} times or more nearer zero than the range's ends, so each gets "
+                            f"the same points from it: is the range in another unit than the expression{which}? "
+                            f"{expected}")
+            continue
+        width = high - low
+        beyond_high, beyond_low = least - high >= 10 * width, low - greatest >= 10 * width
+        if beyond_high or beyond_low:
+            which = f" (a share for a percent: {significant(end, 4)} for {significant(end * 100, 4)})" \
+                if 0 < end <= 1 < largest <= 100 else ""
+            problems.append(f"{got}, beyond its {'high' if beyond_high else 'low'} end by 10 times its width or "
+                            f"more, so each gets the same points from it: is the range in another unit than the "
+                            f"expression{which}? {expected}")
+    return problems
 
 
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A formula component with no value for any candidate that passed the hard filters although its inputs are all
-    there (a division by zero for each): every one of them would be a data gap. Evaluated as the analyzer does
-    (`expressions.why_undefined`)."""
+    """A formula component, or a derived metric the formula or a hard filter reads, with no value for any candidate
+    that passed the hard filters although its inputs are all there (a division by zero for each): every one of them
+    would be a data gap. Evaluated as the analyzer does (`expressions.why_undefined`)."""
     passing = [c for c in found if c.went_on or c.capped]
+    read = dict.fromkeys([*pack.required_inputs, *(f.metric for f in pack.hard_filters)])
+    derived = [(f"metrics.{name}.expression", pack.metrics[name].expression or "", pack.metrics[name].parsed)
+               for name in read if pack.metrics[name].agg == "derived"]
+    components = [(f"formula.components.{n}.expression", c.expression, c.parsed)
+                  for n, c in enumerate(pack.formula.components)]
     problems = []
-    for n, component in enumerate(pack.formula.components):
+    for key, text, parsed in [*derived, *components]:
         reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
         for candidate in passing:
             if not all(isinstance(candidate.metrics.get(name), int | float)
-                       and math.isfinite(candidate.metrics[name] or 0.0) for name in component.parsed.names):
+                       and math.isfinite(candidate.metrics[name] or 0.0) for name in parsed.names):
                 continue
-            if (undefined := expressions.why_undefined(component.parsed, candidate.metrics)) is None:
+            if (undefined := expressions.why_undefined(parsed, candidate.metrics)) is None:
                 break
             reasons.append(str(undefined))
         else:
             if reasons:
                 why = Counter(reasons).most_common(1)[0][0]
                 problems.append(
-                    f"key `formula.components.{n}.expression`: got {component.expression!r}; it has no value for "
-                    f"any of the {len(reasons)} candidates that pass the hard filters with its inputs ({why}), so "
-                    "each would be archived as a data gap: expected an expression with a value for them")
+                    f"key `{key}`: got {text!r}; it has no value for any of the {len(reasons)} candidates that pass "
+                    f"the hard filters with its inputs ({why}), so each would be archived as a data gap: expected an "
+                    "expression with a value for them")
     return problems
 
 

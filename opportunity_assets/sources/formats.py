@@ -345,6 +345,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
             columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
     if not lines and rejected and looks_like(path)[0] != "jsonl":  # CSV read as JSON Lines: no line an object
         raise _not_its_format(path, "jsonl", declared, within)
+    if not lines and rejected and (records := _json_array(path)) is not None:
+        raise SourceFormatError(f"source file {path} is one JSON array of {records} records, not JSON Lines: "
+                                "expected one JSON object per line (`jq -c '.[]'` writes the array so)")
     if lines:
         missing = [c for c in needed if c not in seen]
         if missing:
@@ -352,6 +355,18 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
                                     f"{sorted(seen)}", tuple(missing))
     _register_text(con, lines, columns, needed)
     return rejected
+
+
+def _json_array(path: Path) -> int | None:
+    """How many items a file that is one JSON array holds (a JSON document of records, not JSON Lines), else None."""
+    text = read_bytes(path).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text.startswith(b"["):
+        return None
+    try:
+        document = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return len(document) if isinstance(document, list) else None
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],

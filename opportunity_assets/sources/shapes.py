@@ -69,8 +69,8 @@ def _strptime_sql(text: str, pattern: str | list[str]) -> str:
 
 def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
     """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
-    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3`, or a bare year. Years
-    outside 1800-2999 are no date."""
+    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` / `Q3 2015`, or a bare year.
+    Years outside 1800-2999 are no date."""
     t = _text(column)
     if pattern is not None:
         parsed = f"{_strptime_sql(t, pattern)}::DATE"
@@ -78,6 +78,8 @@ def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
         parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
                   f"THEN make_date(left({t}, 4)::INTEGER, (right({t}, 1)::INTEGER - 1) * 3 + 1, 1) END, "
+                  f"CASE WHEN regexp_matches({t}, '^[Qq][1-4] ?-? ?[0-9]{{4}}$') "
+                  f"THEN make_date(right({t}, 4)::INTEGER, (substr({t}, 2, 1)::INTEGER - 1) * 3 + 1, 1) END, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}}$') THEN make_date({t}::INTEGER, 1, 1) END)")
     return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
 

@@ -105,6 +105,26 @@ class AggregateSpec(_Spec):
         return self
 
 
+_DIRECTIVES = frozenset("abcdfghjmnpuwxyzABGHIMSTUVWXYZ%")
+_DASHED = frozenset("djmyHIMS")
+"""The strptime directives DuckDB reads (`%-d`: unpadded), as its `strptime` accepts them."""
+
+
+def unknown_directive(pattern: str) -> str | None:
+    """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None."""
+    i = 0
+    while i < len(pattern):
+        if pattern[i] != "%":
+            i += 1
+            continue
+        dashed = pattern[i + 1:i + 2] == "-"
+        letter = pattern[i + 1 + dashed:i + 2 + dashed]
+        if not letter or letter not in (_DASHED if dashed else _DIRECTIVES):
+            return pattern[i:i + 2 + dashed]
+        i += 2 + dashed
+    return None
+
+
 class SourceSpec(_Spec):
     table: str = Field(pattern=_NAME)
     """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to
@@ -266,6 +286,13 @@ class SourceSpec(_Spec):
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
         if self.period_format and not self.period_column:
             raise _problem("period_format", self.period_format, "a `period_column` to parse")
+        if self.period_format and (directive := next(filter(None, map(unknown_directive, [self.period_format]
+                                                                     if isinstance(self.period_format, str)
+                                                                     else self.period_format)), None)) is not None:
+            raise _problem("period_format", self.period_format, f"a strptime pattern (`{directive}` is no strptime "
+                           "directive): its directives are `%Y` `%y` `%m` `%d` `%b` `%B` `%j` `%H` `%M` `%S`, "
+                           "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
+                           "without `period_format`")
         if self.month_column and not self.year_column:
             raise _problem("month_column", self.month_column, "a `year_column` beside it")
         if self.year_column and not self.month_column and self.grain != "year":
@@ -279,6 +306,9 @@ class SourceSpec(_Spec):
                            "snapshot file)")
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.published_column and "publication_lag_days" in self.model_fields_set:
+            raise _problem("publication_lag_days", self.publication_lag_days, "none beside `published_column` (each "
+                           f"row is known on its {self.published_column!r} date: no lag applies, none is added to it)")
         if self.known_at and "publication_lag_days" in self.model_fields_set:
             raise _problem("publication_lag_days", self.publication_lag_days, "none beside `known_at` (the file is "
                            "known on its known_at date: no lag applies)")

@@ -259,12 +259,10 @@ def test_the_store_keeps_rows_for_the_candidates_going_on_only(tmp_path: Path) -
     assert all(not c.raw_data and c.filters and c.metrics for c in others)
 
 
-def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one_line(tmp_path: Path) -> None:
-    """A formula component with no value for any candidate: `opportunity run` stops before the night; a night the
-    schedule or the UI starts has no such check before it, so its scan step stops, with the same line naming the
-    key as a Dagster failure (no traceback to read), before anything is stored."""
-    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{
-        "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"})
+def _scheduled_scan_failure(tmp_path: Path, **changes: object) -> str:
+    """The one line a night the schedule or the UI starts fails with, on the bundled data under the pack with
+    `changes`; nothing may be stored."""
+    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **changes)
     candidates = build_candidates(nights_of(CriteriaResource(path=str(pack)).load()))
     store = ResultStore(path=str(tmp_path / "results.duckdb"))
     resources = {"criteria": CriteriaResource(path=str(pack)), "source": PointInTimeSource(), "store": store,
@@ -276,9 +274,18 @@ def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one
     said = failure.step_failure_data.user_failure_data
     assert said is not None and said.description is not None
     (line,) = said.description.splitlines()
+    assert store.candidates("texas_housing", DESIGN_NIGHT) == []
+    return line
+
+
+def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one_line(tmp_path: Path) -> None:
+    """A formula component with no value for any candidate: `opportunity run` stops before the night; a night the
+    schedule or the UI starts stops in its scan step, with the same line naming the key as a Dagster failure (no
+    traceback to read), before anything is stored."""
+    line = _scheduled_scan_failure(tmp_path, **{
+        "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"})
     assert line.startswith("texas_housing, night 2009-12-31: key `formula.components.0.expression`: got "
                            "'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for any of the ")
-    assert store.candidates("texas_housing", DESIGN_NIGHT) == []
 
 
 def test_every_check_problem_fails_the_scheduled_scan_as_run_refuses_the_night(tmp_path: Path) -> None:
@@ -286,20 +293,8 @@ def test_every_check_problem_fails_the_scheduled_scan_as_run_refuses_the_night(t
     their column, so most of the night's numbers are refused and quarantined) stopped `opportunity run`, but a
     night the schedule or the UI started ran on, and briefed every market UNCLEAR. Now its scan step fails with
     check's line, before anything is stored."""
-    pack = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"source.bounds": {"inventory": [0, 1]}})
-    candidates = build_candidates(nights_of(CriteriaResource(path=str(pack)).load()))
-    store = ResultStore(path=str(tmp_path / "results.duckdb"))
-    resources = {"criteria": CriteriaResource(path=str(pack)), "source": PointInTimeSource(), "store": store,
-                 "model": ModelOff()}
-    result = dg.materialize([candidates], partition_key=DESIGN_NIGHT.isoformat(), resources=resources,
-                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
-    assert not result.success
-    (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
-    said = failure.step_failure_data.user_failure_data
-    assert said is not None and said.description is not None
-    (line,) = said.description.splitlines()
+    line = _scheduled_scan_failure(tmp_path, **{"source.bounds": {"inventory": [0, 1]}})
     assert line.startswith("texas_housing, night 2009-12-31: key `source.bounds.inventory`: got [0, 1]; "), line
-    assert store.candidates("texas_housing", DESIGN_NIGHT) == []
 
 
 def test_entities_named_by_numbers_and_a_quarantined_one_keep_the_night(tmp_path: Path) -> None:

@@ -706,6 +706,11 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     filters = [{"name": "educated", "metric": "level_now", "op": ">=", "value": 20}]
     report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
     assert report.warnings == []
+    # a guard far from values of another kind (every level at most a tenth of 1000; Texas's `days_since_data <= 62`,
+    # every market a day old) is no unit slip: `run` printed it on every night of the bundled pack
+    filters = [{"name": "guard", "metric": "level_now", "op": "<=", "value": 1000}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == []
 
 
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:

@@ -43,16 +43,21 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 
 def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more (`college >= 0.2` on
-    a metric in percent, 7 to 48): it refuses none, and a bound written as a share for a percent (or the reverse)
-    is the likely cause. A warning, not a problem: a filter that refuses nothing tonight spoils nothing."""
+    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
+    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over shares (`<= 40` on
+    fractions of 1): it refuses none, and the bound's unit is the likely cause. A bound far from values of another
+    kind (`days_since_data <= 62`, every market 1 day old) is a guard, and says nothing. A warning, not a problem:
+    a filter that refuses nothing tonight spoils nothing."""
     warnings = []
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
         if len(values) < _ENOUGH or f.value <= 0 or min(values) <= 0:
             continue
-        lower = f.op in (">=", ">") and min(values) >= FILTER_APART * f.value
-        upper = f.op in ("<=", "<") and f.value >= FILTER_APART * max(values)
+        # a share's bound (at most 1) below percents (at most 100), or a percent's (at most 100) above fractions
+        # of 1: a bound far from values of another kind (62 days since data against 1) is a guard, not a unit slip
+        lower = f.op in (">=", ">") and f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
+        upper = f.op in ("<=", "<") and 1 < f.value <= 100 and max(values) <= 1 \
+            and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
         if lower or upper:
             other = "a share for a percent" if lower else "a percent for a share"
             example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if lower else \

@@ -9,7 +9,6 @@ is one line naming the pack key.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import math
 import re
@@ -555,17 +554,16 @@ def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | N
     3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
     if pack.source.shape != "panel" or not history.height:
         return None
-    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"])
-    steps: list[int] = []
-    example: tuple[str, list[date]] | None = None
-    for rows in kept.sort(["entity_id", "periods_ago"], descending=[False, True]).partition_by("entity_id"):
-        ago = rows["periods_ago"].to_list()
-        steps += [a - b for a, b in itertools.pairwise(ago)]
-        if example is None and len(ago) >= 3:
-            example = (str(rows["entity_id"][0]), rows["period"].to_list()[-3:])
-    step = functools.reduce(math.gcd, steps, 0)
-    if len(steps) < 4 or step < 2 or example is None:
+    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"]) \
+        .sort(["entity_id", "periods_ago"], descending=[False, True])
+    steps = kept.select((pl.col("periods_ago").shift(1).over("entity_id") - pl.col("periods_ago")).alias("step")) \
+        ["step"].drop_nulls()  # one pass over a wide night's rows, not a frame per entity
+    step = functools.reduce(math.gcd, steps.unique().to_list(), 0)
+    counts = kept.group_by("entity_id", maintain_order=True).len().filter(pl.col("len") >= 3)
+    if steps.len() < 4 or step < 2 or not counts.height:
         return None
+    first = counts["entity_id"][0]
+    example = (str(first), kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
     grain = pack.grain
     shown = ", ".join(grain.label(p) for p in example[1])
     coarser = _COARSER.get((grain.name, step))

@@ -470,8 +470,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    warnings += (names_shared(pack, snapshot.metrics) or _names_shared(pack, snapshot.metrics)) \
-        + total_rows(pack, snapshot.metrics)
+    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -523,25 +522,6 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
-
-
-def _names_shared(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
-    """A warning when names are each shown for several entities (counties of several states keyed by an id and
-    named by the county alone): the brief, the archive and the UI write them alike, and a reader cannot tell which
-    HAMILTON to act on."""
-    src = pack.source
-    if src.name_columns == src.entity_columns or not metrics.height:
-        return []
-    shared = (metrics.group_by("entity_name").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"))
-              .filter(pl.col("n") > 1).sort(["n", "entity_name"], descending=[True, False]))
-    if not shared.height:
-        return []
-    name, ids = shared["entity_name"][0], shared["ids"][0].to_list()
-    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
-    return [f"key `source.entity_name`: got {src.entity_name!r}; {shared.height} name"
-            f"{'s are each' if shared.height > 1 else ' is'} shown for several entities (e.g. {name!r} for "
-            f"{len(ids)} ids: {shown}), so the brief writes them alike: expected a column naming each entity apart "
-            "(a county with its state, say), as the file writes it"]
 
 
 _COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "year", ("day", 7): "week"}

@@ -1,5 +1,6 @@
 """`opportunity check`: what the night's entities say about the pack's entity keys (pure): a name column that most
-entities share (every state named 'Measles'), and a total row read as an entity of its own ('Total', 'All states').
+entities share (every state named 'Measles') or a few names each shown for several entities (counties of several
+states), and a total row read as an entity of its own ('Total', 'All states').
 Each is a warning naming its key: the night's numbers stand, but its brief names the wrong thing, or scores a sum
 of other entities beside them."""
 
@@ -21,20 +22,42 @@ TOTAL_WORDS = frozenset({"total", "totals", "grand total", "sum", "subtotal", "a
 
 def names_shared(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
     """`source.entity_name` whose values most of the night's entities share with another (`entities`: one row per
-    entity, `entity_id` and `entity_name`)."""
+    entity, `entity_id` and `entity_name`), or else some names each shown for several entities
+    (`_names_repeated`)."""
     src = pack.source
-    if src.name_columns == src.entity_columns or entities.height < SHARED_NAMES_FROM:
+    if src.name_columns == src.entity_columns:
         return []
+    if entities.height < SHARED_NAMES_FROM:
+        return _names_repeated(pack, entities)
     names = Counter(str(n) for n in entities["entity_name"].to_list())
     shared = sum(n for n in names.values() if n > 1)
     if 2 * shared <= entities.height:
-        return []
+        return _names_repeated(pack, entities)
     name, count = names.most_common(1)[0]
     ids = [str(i) for i, n in entities.select("entity_id", "entity_name").iter_rows() if str(n) == name][:2]
     return [f"key `source.entity_name`: got {src.entity_name!r}; {shared} of the {entities.height} entities share "
             f"their name with another ({count} are named {name!r}: {', '.join(repr(i) for i in ids)}, ...), so the "
             f"brief cannot tell them apart: expected the column of each entity's own name (`entity_name: "
             f"{src.entity_id}`, the id's own, perhaps)"]
+
+
+def _names_repeated(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
+    """A warning when names are each shown for several entities (counties of several states keyed by an id and
+    named by the county alone): the brief, the archive and the UI write them alike, and a reader cannot tell which
+    HAMILTON to act on."""
+    src = pack.source
+    if not metrics.height:
+        return []
+    shared = (metrics.group_by("entity_name").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"))
+              .filter(pl.col("n") > 1).sort(["n", "entity_name"], descending=[True, False]))
+    if not shared.height:
+        return []
+    name, ids = shared["entity_name"][0], shared["ids"][0].to_list()
+    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {shared.height} name"
+            f"{'s are each' if shared.height > 1 else ' is'} shown for several entities (e.g. {name!r} for "
+            f"{len(ids)} ids: {shown}), so the brief writes them alike: expected a column naming each entity apart "
+            "(a county with its state, say), as the file writes it"]
 
 
 def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:

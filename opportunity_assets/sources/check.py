@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -229,14 +229,13 @@ def _parses(value: str, pattern: str) -> bool:
     return True
 
 
-def fitting_patterns(values: list[str], given: str | list[str] | None = None) -> list[str]:
+def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
     """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order."""
     values = [v.strip() for v in values if v.strip()]
-    tried = [given] if isinstance(given, str) else given or []
-    return [p for p in _PATTERNS if p not in tried and all(_parses(v, p) for v in values)] if values else []
+    return [p for p in _PATTERNS if p not in given and all(_parses(v, p) for v in values)] if values else []
 
 
-def suggested_pattern(values: list[str], given: str | list[str] | None = None) -> str:
+def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
     (1/3/2018), both orders are named."""
@@ -285,7 +284,7 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
                 f"pattern naming how the dates are written{suggestion}")
     if src.period_column:
-        suggestion = suggested_pattern(values, src.period_format)
+        suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
                 f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
                 "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
@@ -324,10 +323,10 @@ def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
     said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
-    fits = fitting_patterns(values, src.period_format)
+    given = src.period_patterns
+    fits = fitting_patterns(values, given)
     if not fits:
         return f"{said}: mend them in the source"
-    given = [src.period_format] if isinstance(src.period_format, str) else src.period_format or []
     others = given or ["%Y-%m-%d"]
     first = "" if given else " (the rest's pattern first: '%Y-%m-%d' for ISO dates)"
     return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "

@@ -110,6 +110,15 @@ _DASHED = frozenset("djmyHIMS")
 """The strptime directives DuckDB reads (`%-d`: unpadded), as its `strptime` accepts them."""
 
 
+_SEVERAL = {"entity_id": "a column, or a list of different columns that name an entity together "
+                        "(`[state, industry]`)",
+            "entity_name": "a column, or a list of different columns that name an entity together "
+                           "(`[state, industry]`)",
+            "period_format": "a strptime pattern, or a list of different patterns (the first that parses a value "
+                             "reads it)"}
+"""What each key that takes one text or a list of them expects (`SourceSpec._one_or_several`)."""
+
+
 def unknown_directive(pattern: str) -> str | None:
     """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None."""
     i = 0
@@ -213,24 +222,14 @@ class SourceSpec(_Spec):
             data.setdefault("month_column", "month")
         return data
 
-    @field_validator("entity_id", "entity_name")
+    @field_validator("entity_id", "entity_name", "period_format")
     @classmethod
-    def _entity_columns(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
+    def _one_or_several(cls, value: str | list[str] | None, info: ValidationInfo) -> str | list[str] | None:
+        """A key that takes one text or a list of them: a list of different, non-empty ones; a list of one is that
+        one."""
         if isinstance(value, list):
             if not value or len(set(value)) != len(value) or not all(value):
-                raise _problem(str(info.field_name), value, "a column, or a list of different columns that name "
-                               "an entity together (`[state, industry]`)")
-            if len(value) == 1:
-                return value[0]
-        return value
-
-    @field_validator("period_format")
-    @classmethod
-    def _patterns(cls, value: str | list[str] | None) -> str | list[str] | None:
-        if isinstance(value, list):
-            if not value or not all(value) or len(set(value)) != len(value):
-                raise _problem("period_format", value, "a strptime pattern, or a list of different patterns (the "
-                               "first that parses a value reads it)")
+                raise _problem(str(info.field_name), value, _SEVERAL[str(info.field_name)])
             if len(value) == 1:
                 return value[0]
         return value
@@ -286,9 +285,7 @@ class SourceSpec(_Spec):
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
         if self.period_format and not self.period_column:
             raise _problem("period_format", self.period_format, "a `period_column` to parse")
-        if self.period_format and (directive := next(filter(None, map(unknown_directive, [self.period_format]
-                                                                     if isinstance(self.period_format, str)
-                                                                     else self.period_format)), None)) is not None:
+        if (directive := next(filter(None, map(unknown_directive, self.period_patterns)), None)) is not None:
             raise _problem("period_format", self.period_format, f"a strptime pattern (`{directive}` is no strptime "
                            "directive): its directives are `%Y` `%y` `%m` `%d` `%b` `%B` `%j` `%H` `%M` `%S`, "
                            "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
@@ -392,6 +389,12 @@ class SourceSpec(_Spec):
     def entity_columns(self) -> list[str]:
         """The columns of an entity's id: `entity_id`, or each of its list."""
         return [self.entity_id] if isinstance(self.entity_id, str) else list(self.entity_id)
+
+    @property
+    def period_patterns(self) -> list[str]:
+        """The strptime patterns of `period_format`, in its order (none without it)."""
+        fmt = self.period_format
+        return [] if fmt is None else [fmt] if isinstance(fmt, str) else list(fmt)
 
     @property
     def name_columns(self) -> list[str]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg2
+import psycopg2.errors
 import pytest
 
 
@@ -36,8 +38,15 @@ def fresh_database() -> Iterator[dict[str, Any]]:
     try:
         yield {**params, "dbname": name}
     finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        for attempt in range(20):  # an autovacuum worker (the superuser's) on it cannot be forced off: it ends soon
+            try:
+                with admin.cursor() as cursor:
+                    cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                break
+            except (psycopg2.errors.InsufficientPrivilege, psycopg2.errors.ObjectInUse):
+                if attempt == 19:
+                    raise
+                time.sleep(0.25)
         admin.close()
 
 

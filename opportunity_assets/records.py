@@ -82,6 +82,18 @@ class CopiedFigures(FrozenRecord):
     """How the chance was judged, in words."""
 
 
+class Refusal(FrozenRecord):
+    """One of the entity's source rows in the metrics' reach that the source refused, whole or a cell of it
+    (`candidates.quarantine`)."""
+
+    period: str
+    """The row's period, as the grain writes it."""
+    columns: list[str]
+    """The source columns refused; empty where the whole row was."""
+    why: str
+    """The reason in a few words, without the raw values (`sales not a number`, `duplicated key`)."""
+
+
 class Candidate(FrozenRecord):
     as_of: date
     id: str
@@ -116,6 +128,9 @@ class Candidate(FrozenRecord):
     copies: dict[str, CopiedFigures] = Field(default_factory=dict)
     """Per source column, the other entities whose latest figures this one's equal exactly (`verifications.copies`:
     found by the scan, which sees every entity; the verifier judges them)."""
+    refused: list[Refusal] = Field(default_factory=list)
+    """The entity's source rows in the metrics' reach (periods 0 to the widest window back) that the source refused,
+    oldest first: a figure the night could not read, which the verifier doubts (`integrity.refused`)."""
 
     @property
     def partition_key(self) -> str:
@@ -172,7 +187,7 @@ class DataFinding(FrozenRecord):
     cross-section, or a declared identity)."""
 
     rule: str
-    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `copied`, `cross_section`,
+    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `copied`, `refused`, `cross_section`,
     `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by more than its rounding)."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
@@ -187,7 +202,7 @@ class DataFinding(FrozenRecord):
     """The value (or ratio) found, as in the source."""
     size: float | None
     """How far outside: robust standard deviations for shifts, spikes, identities and outliers; rounding steps for
-    an exact identity; periods for stuck, stale and copied columns; None for repeated rows."""
+    an exact identity; periods for stuck, stale, copied and refused columns; None for repeated rows."""
     effect: str
     """`note`, `doubt` or `reject`, from the pack's rule."""
     message: str

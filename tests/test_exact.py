@@ -137,3 +137,18 @@ def test_a_repeat_the_identity_reproduces_is_not_a_stuck_feed() -> None:
     assert moved, "the identity's value must move off the frozen figure for the test to say anything"
     refit = exact.fit(frozen, other, 0.1, past_until=45, min_history=24)
     assert refit is not None and not refit.reproduces(t - 2, moved[0])
+
+
+@pytest.mark.parametrize("p", [
+    Plant("level_shift", "Amarillo", ("listings",), date(1990, 1, 1), 10.0),
+    Plant("level_shift", "Amarillo", ("listings",), date(1990, 1, 1), 0.5),
+], ids=lambda p: f"listings-x{p.magnitude:g}")
+def test_a_column_in_another_unit_throughout_is_off_the_domains_band(tmp_path: Path, p: Plant) -> None:
+    """Listings in another unit in every row of the market: its own past holds months of inventory exactly, but at a
+    factor of 0.1 (or 2), where the domain's is 1; the entity's own yardstick cannot see a slip it always had, the
+    domain's band does, and the market stays out of "Act on these"."""
+    pack = _planted_pack(tmp_path, p)
+    c = _candidate(pack, NIGHTS[0], "amarillo")
+    found = [f for f in _findings(pack, c) if f.rule == "identity:months_of_inventory"]
+    assert found and "outside the domain's band 0.97-1.03" in found[0].message, p.describe()
+    assert route(analyze(pack, c), verify(pack, c, analyze(pack, c))).section_or_tag != "act_on_these"

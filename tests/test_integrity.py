@@ -249,3 +249,33 @@ def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: 
     pairs = integrity.two_period_changes(np.array([0.0, 10.0, np.nan, -5.0]), np.array([0.0, 12.0, 3.0, 1.0]))
     assert pairs[0] == 0.0  # 0 -> 0: no move (offset 1)
     assert pairs[1] == pytest.approx(np.log(12.11) - np.log(10.11)) and np.isnan(pairs[2]) and np.isnan(pairs[3])
+
+
+@pytest.mark.parametrize("sentinel", [-1.0, float("nan")], ids=["negative", "no-number"])
+def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Path, sentinel: float) -> None:
+    """Volume, which the formula does not score, written negative (or as text) in Amarillo's latest months: the
+    source refuses those cells, no metric reads them, and before this rule the market went to "Act on these" as if
+    its feed were sound. Now the refused figures are a finding under INPUTS naming column, periods and why."""
+    source = tmp_path / "planted.csv"
+    frame = plant(read_source(str(PACK.parent.parent / "txhousing.csv")),
+                  Plant("sentinel", "Amarillo", ("volume",), date(2005, 2, 1), -1.0))
+    text = frame.write_csv(None)
+    if np.isnan(sentinel):
+        text = text.replace(",-1.0,", ",n/a?,")
+    source.write_text(text)
+    pack = load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+    snapshot = read_snapshot(pack, NIGHTS[0])
+    found, _ = scan(pack, NIGHTS[0], snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    c = next(c for c in found if c.id == "amarillo")
+    assert [r.period for r in c.refused] == ["2005-02", "2005-03", "2005-04"] and c.refused[0].columns == ["volume"]
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    refused = [f for f in v.data_findings if f.rule == "refused"]
+    assert refused and refused[0].check == "inputs" and refused[0].effect == "doubt"
+    assert refused[0].message.startswith("volume in 2005-02..2005-04 was refused when the source was read (volume ")
+    assert refused[0].to_resolve == "confirm 2005-02..2005-04 volume with the source"
+    assert integrity.headline(refused[0]) == "volume in 2005-02 to 2005-04 refused when read"
+    assert a.verdict == Verdict.STRONG and route(a, v).section_or_tag == "needs_your_judgment"
+    others = [x for x in found if x.went_on and x.id != "amarillo"]
+    assert others and not any(x.refused for x in others)

@@ -21,7 +21,7 @@ from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
-from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.records import Candidate, FilterResult, Refusal
 from opportunity_assets.sources.shapes import cell_columns
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures
@@ -160,6 +160,21 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
                          f"({short_reason(str(r['reason']))}), in its reach")
             break
     return out
+
+
+def _refusals(pack: CriteriaPack, refused: list[dict[str, Any]], anchor: date | None) -> list[Refusal]:
+    """The entity's refused rows with a period in the metrics' reach (0 to the widest window back), oldest first."""
+    if anchor is None:
+        return []
+    out = []
+    for r in refused:
+        period = r.get("period")
+        if period is None or not 0 <= pack.grain.between(period, anchor) <= pack.max_window:
+            continue
+        reason = str(r["reason"])
+        out.append((period, Refusal(period=pack.grain.label(period), columns=list(bad_cells(reason, pack.columns)),
+                                    why=short_reason(reason))))
+    return [refusal for _, refusal in sorted(out, key=lambda item: item[0])]
 
 
 def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -> list[str]:
@@ -335,7 +350,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             + (_undefined_components(pack, values) if score is None else [])
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
-            preliminary_score=score,
+            preliminary_score=score, refused=_refusals(pack, bad_items.get(row["entity_id"], []), anchor),
         ))
 
     order_gap = {c.id for c in judged if pack.caps.order_by not in (None, "score")

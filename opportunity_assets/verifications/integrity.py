@@ -39,7 +39,7 @@ from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
-from opportunity_assets.records import Candidate, CopiedFigures, DataFinding
+from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal
 from opportunity_assets.verifications import exact
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 
@@ -52,7 +52,7 @@ _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -439,14 +439,15 @@ def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact
     return exact.fit(values, other, resolution(past, math.inf), series.judged_from, spec.min_history)
 
 
-def _exact_identity(found: _Findings, identity: Identity, fit: exact.ExactFit) -> None:
-    """Judged periods where the identity's rounded column is not the value the other columns give, rounded."""
+def _exact_identity(found: _Findings, identity: Identity, fit: exact.ExactFit) -> bool:
+    """Judged periods where the identity's rounded column is not the value the other columns give, rounded; True
+    where there are any (a finding added)."""
     series = found.series
     assert identity.rounded is not None
     column, other = identity.rounded.column, identity.rounded.other.text
     off = [t for t in range(series.judged_from, series.length) if not fit.holds(t)]
     if not off:
-        return
+        return False
     latest, worst = off[-1], max(off, key=lambda t: float(fit.off[t]))
     value = float(series.values[column][latest])
     since = series.periods[int(np.flatnonzero(np.isfinite(fit.off))[0])]
@@ -461,25 +462,25 @@ def _exact_identity(found: _Findings, identity: Identity, fit: exact.ExactFit) -
               f"{float(fit.off[latest]):.2f} steps of {format_number(fit.step)} away, more than rounding allows, "
               f"though {past} of its past periods since {since} were within rounding ({identity.name}){more}",
               f"confirm {_span([series.periods[t] for t in off])} {names} with the source")
+    return True
 
 
 def _identity(found: _Findings, spec: IntegritySpec, identity: Identity,
               fit: exact.ExactFit | None = None) -> None:
     series = found.series
-    if fit is not None:  # exact to the rounding in the entity's past: a band of MADs would only blur it
-        _exact_identity(found, identity, fit)
-        return
     ratio = expressions.evaluate_series(identity.parsed, series.values)
     with np.errstate(all="ignore"):
         level = np.where(ratio > 0, np.log(ratio), np.nan)
     columns = "/".join(sorted(identity.parsed.names))
     judged = np.arange(series.judged_from, series.length)
     judged = judged[np.isfinite(level[judged])]
+    if fit is not None and _exact_identity(found, identity, fit):
+        return  # exact to the rounding in the entity's past: a band of MADs would only blur it
     if not len(judged):
         return
     own = _yardstick(series, level, spec.min_history, start=0)
     own_history = own is not None and np.isfinite(level[: series.judged_from]).sum() >= spec.min_history
-    if own is not None:
+    if own is not None and fit is None:
         z = np.array([own.z(level[t]) for t in judged])
         single = int(np.argmax(np.abs(z)))
         persistent = (0.0, 0)
@@ -562,6 +563,27 @@ def _copied(found: _Findings, spec: IntegritySpec, column: str, copied: CopiedFi
 
 
 # ---- public surface --------------------------------------------------------------------------------------
+def _refused(found: _Findings, spec: IntegritySpec, refused: Sequence[Refusal]) -> None:
+    """The entity's figures in the periods judged that the source refused when read: one finding per column (or
+    for whole rows), naming its periods and why."""
+    index = {period: i for i, period in enumerate(found.series.periods)}
+    by_column: dict[str, list[Refusal]] = {}
+    for refusal in refused:
+        if refusal.period in index:
+            for column in refusal.columns or ["row"]:
+                by_column.setdefault(column, []).append(refusal)
+    for column, refusals in sorted(by_column.items()):
+        indices = sorted({index[r.period] for r in refusals})
+        periods = [found.series.periods[i] for i in indices]
+        what = "the whole row" if column == "row" else column
+        why = "; ".join(dict.fromkeys(r.why for r in refusals))
+        found.add("refused", spec.refused.effect, column, indices, None, float(len(indices)),
+                  f"{what} in {_span(periods)} was refused when the source was read ({why}): the night reads "
+                  f"{'it' if len(indices) == 1 else 'them'} as a gap, but the feed wrote a bad figure in a period the "
+                  "metrics reach",
+                  f"confirm {_span(periods)} {'rows' if column == 'row' else column} with the source")
+
+
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
     if len(values) < 2 or not (math.isfinite(values[-1]) and math.isfinite(values[-2])):
@@ -616,6 +638,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             _cross_section(found, spec, column, candidate.peers[column])
     for column, copied in sorted(candidate.copies.items()):
         _copied(found, spec, column, copied)
+    if pack.source.shape != "events":
+        _refused(found, spec, candidate.refused)
     if len(columns) >= spec.repeated_rows.min_columns:
         _repeated_rows(found, spec, columns)
     for identity in spec.identities:
@@ -646,6 +670,10 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule.startswith("exact:"):
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)} is {finding.size:.1f} rounding "
                 f"steps from what its identity {finding.rule.removeprefix('exact:')} gives, more than rounding allows")
+    if finding.rule == "refused":
+        what = "the whole row" if finding.column == "row" else finding.column
+        where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
+        return f"{what} in {where} refused when read"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

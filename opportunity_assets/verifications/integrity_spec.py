@@ -83,6 +83,16 @@ class PrecisionRule(_Spec):
     effect: Effect = "doubt"
 
 
+class RefusedRule(_Spec):
+    """A figure of the entity's in the metrics' reach that the source refused when read (a cell that is no number,
+    negative where not `signed`, outside its `bounds`, or a whole row: a duplicated key, a wrong field count). The
+    night reads it as a gap, so no metric uses the bad value, but a feed that wrote it in the periods judged is in
+    doubt, whether or not the formula scores that column. Panels and snapshots only: an events source's refused rows
+    are a few of the many its aggregates count."""
+
+    effect: Effect = "doubt"
+
+
 class CopyRule(_Spec):
     """A column whose latest figures are another entity's, period for period (a join on the wrong key, a copied
     row): judged against the night's other entities, the only place such a copy shows."""
@@ -134,7 +144,7 @@ class Identity(_Spec):
         return exact.rounded_form(self.parsed)
 
 
-RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied")
+RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied", "refused")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -163,6 +173,7 @@ class IntegritySpec(_Spec):
     cross_section: ShiftRule = ShiftRule(threshold_mads=8.0, effect="note")
     """The latest change far outside that night's distribution across all scanned entities."""
     copied: CopyRule = CopyRule()
+    refused: RefusedRule = RefusedRule()
     identities: list[Identity] = Field(default_factory=list)
 
     @model_validator(mode="after")

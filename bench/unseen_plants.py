@@ -5,7 +5,8 @@
 A probe of the skeptic's reach beyond the classes it was measured on: whole rows scaled, counts double-counted,
 year-to-date sales in place of monthly, a column clipped, a noisy column, a derived column computed differently
 (months of inventory over 3 months of sales; volume as sales x median; the median as the mean price), the median in
-thousands, a half-reported month, rows missing, published twice, a period early or frozen whole, and shifts, unit
+thousands, a column in another unit in every row (no break in its own history), volume written negative, a
+half-reported month, rows missing, published twice, a period early or frozen whole, and shifts, unit
 slips, stuck, lagged, drifting and spiking columns at magnitudes the bench does not use, subtle to gross. Each is
 planted into a copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the
 nights 0, 1, 3 and 6 months after the first that sees the break run through the same scan, analyze, verify and
@@ -116,6 +117,16 @@ def _frozen_rows(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.Dat
     return frame.with_columns(pl.when(after).then(pl.lit(last[c][0])).otherwise(pl.col(c)).alias(c) for c in columns)
 
 
+def _throughout(columns: tuple[str, ...], factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The columns in another unit in every row of the entity, before the break too: no break in its own history."""
+    scaled = _scaled(columns, factor)
+    return lambda frame, after, before: scaled(frame, after | before, before)
+
+
+def _negative_volume(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+    return frame.with_columns(volume=pl.when(after).then(-pl.col("volume")).otherwise(pl.col("volume")))
+
+
 CUSTOM: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
     "whole row x1.5": _scaled(("sales", "volume", "median", "listings", "inventory"), 1.5),
     "whole row x0.6": _scaled(("sales", "volume", "median", "listings", "inventory"), 0.6),
@@ -134,6 +145,9 @@ CUSTOM: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
     "median replaced by the mean price": _median_as_mean,
     "whole rows frozen": _frozen_rows,
     "whole row x10": _scaled(("sales", "volume", "median", "listings", "inventory"), 10.0),
+    "listings in tens in every row": _throughout(("listings",), 0.1),
+    "median x1.25 in every row": _throughout(("median",), 1.25),
+    "volume written negative": _negative_volume,
 }
 """Custom plants: (frame, the entity's broken periods, its periods before) -> the frame with the plant."""
 PLANTS = [("level_shift", ("sales",), 1.5), ("level_shift", ("listings",), 0.7), ("level_shift", ("inventory",), 1.25),

@@ -644,11 +644,11 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
 
 def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
     """A source's numeric columns read cell by cell, each with its key: `columns`, or for events each aggregate's
-    `column`."""
+    `column` read as a number (a column only counted distinct may be text)."""
     if spec.shape != "events":
         return {c: f"{within}.columns.{i}" for i, c in enumerate(spec.columns)}
     return {a.column: f"{within}.aggregates.{name}.column" for name, a in spec.aggregates.items()
-            if a.column is not None}
+            if a.column is not None and a.agg != "count_distinct"}
 
 
 _CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")

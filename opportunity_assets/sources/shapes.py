@@ -434,15 +434,18 @@ def seen_sql(src: SourceSpec, judged: str) -> str:
     return f"SELECT * REPLACE ({', '.join(clean(c) for c in cells)}) FROM {judged} WHERE {REASON} IS NULL"
 
 
-def _aggregate_sql(name: str, spec: AggregateSpec) -> str:
+def _aggregate_sql(name: str, spec: AggregateSpec, numeric: set[str]) -> str:
+    """One aggregate's SQL; `numeric`: the columns read as numbers (`cell_columns`), whose distinct values are their
+    numbers (the text as written is not kept for them past the typed rows)."""
     match = " AND ".join(_match(name, i) for i in range(len(spec.where))) or "true"
     if spec.agg == "share":
         return f"avg(CASE WHEN {match} THEN 1.0 ELSE 0.0 END) AS {_q(name)}"
     if spec.agg == "count":
         return f"count(*) FILTER (WHERE {match})::DOUBLE AS {_q(name)}"
     column = spec.column or ""
+    distinct = cell(column) if column in numeric else _raw(column)
     value = {"sum": f"fsum({cell(column)})", "avg": f"favg({cell(column)})", "min": f"min({cell(column)})",
-             "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {_raw(column)})"}[spec.agg]
+             "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {distinct})"}[spec.agg]
     return f"({value} FILTER (WHERE {match}))::DOUBLE AS {_q(name)}"
 
 
@@ -486,7 +489,8 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
         return f"""
         SELECT {keys}, {values} FROM {seen}
         QUALIFY row_number() OVER (PARTITION BY {ENTITY}, {PERIOD} ORDER BY {_VERSION} DESC NULLS LAST) = 1"""
-    aggregates = ", ".join(_aggregate_sql(name, spec) for name, spec in src.aggregates.items())
+    numeric = set(cell_columns(src))
+    aggregates = ", ".join(_aggregate_sql(name, spec, numeric) for name, spec in src.aggregates.items())
     # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
     zero = {"count", "sum", "count_distinct"}
     filled = ", ".join(f"coalesce(e.{_q(n)}, 0.0) AS {_q(n)}" if s.agg in zero else f"e.{_q(n)}"

@@ -161,6 +161,26 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_on_a_mostly_empty_text_column_is_refused(tmp_path: Path) -> None:
+    """A storm's category written `Cat 3`, empty for most points (no hurricane): `{column: category, op: ">=", value:
+    3}` matched no row and every share was 0, yet check said ok (its text was judged against every row, filled or
+    not)."""
+    rows = [[e, f"2018-0{m}-1{d}", category, 10] for e in "ab" for m in (3, 4)
+            for d, category in enumerate(["", "", "", "Cat 3"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "category", "price"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when",
+              "aggregates": {"level": {"agg": "count"},
+                             "major": {"agg": "share", "where": [{"column": "category", "op": ">=", "value": 3}]}}}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30)) == [
+        "key `source.aggregates.major.where.0`: got {'column': 'category', 'op': '>=', 'value': 3.0}; 'category' holds "
+        "text, not numbers (4 of 4 cells, e.g. ['Cat 3']): a numeric comparison (`op` '>=') matches none of them, so "
+        "every row would fail it: expected `in: [...]` (or `not_in`) listing the values to match, compared as trimmed "
+        "text"]
+    numbers = [[e, when, "3" if category else "", price] for e, when, category, price in rows]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "category", "price"], numbers)
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30)) == []
+
+
 # ---- 9. a formula component undefined for every candidate ----------------------------------------------------------
 
 def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:

@@ -726,7 +726,8 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
     for key, condition, column in shapes.numeric_conditions(spec):
         texts, rows = table.texts[key]
         if rows and texts > MOSTLY_TEXT * rows:
-            examples = _examples(pack, within, quote_identifier(column), "true", limit=4)
+            examples = _examples(pack, within, quote_identifier(column),
+                                 f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)
             written = condition.model_dump(by_alias=True, exclude_none=True)
             problems.append(
                 f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "

@@ -138,7 +138,7 @@ def listed_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
 def numeric_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
     """Each numeric comparison (`op`) of the source's `where` and its aggregates' `where`: its key under the
     source (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the cell's text
-    where it is not a number (NULL elsewhere: nothing for a column of numbers), which `check` counts."""
+    (NULL where empty or NA), among which `check` counts the cells that are not numbers."""
     found = [(f"where.{i}", c, f"__text_where_{i}") for i, c in enumerate(src.where) if c.op is not None]
     found += [(f"aggregates.{name}.where.{i}", c, f"__text_agg_{name}_{i}")
               for name, spec in src.aggregates.items() for i, c in enumerate(spec.where) if c.op is not None]
@@ -285,8 +285,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                 f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
     flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
-    flags += "".join(f", CASE WHEN try_cast({_text(c.column)} AS DOUBLE) IS NULL THEN {_text(c.column)} END "
-                     f"AS {_q(text)}" for _, c, text in numeric_conditions(src))
+    flags += "".join(f", {_text(c.column)} AS {_q(text)}" for _, c, text in numeric_conditions(src))
     flags += "".join(f", {_text(c.column)} AS {_q(text)}"
                      for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
     entity = entity_sql(src.entity_columns)

@@ -275,6 +275,11 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     ({"period_column": "when", "year_column": "y"}, "key `source.period_column`: got 'when'; expected either"),
     ({"period_format": "%Y"}, "key `source.period_format`"),
     ({"year_column": "y"}, "key `source.grain`: got 'month'; expected `year`"),
+    # a day or week grain over year and month columns put every event on the 1st: a 7-day window saw one month
+    ({"year_column": "year", "month_column": "month", "grain": "day"},
+     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: `year_column` 'year' and `month_column` "
+     "'month' date a month (a finer grain puts every row on its month's first day), or a `period_column` of dates"),
+    ({"year_column": "year", "month_column": "month", "grain": "week"}, "key `source.grain`: got 'week'; expected "),
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
     ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),

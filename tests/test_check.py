@@ -224,6 +224,33 @@ def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(t
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 
+def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_problem(tmp_path: Path) -> None:
+    """Trial 8: WHO's smear-positive counts are empty in 2013, their latest year (the series moved to other columns):
+    check said ok ("208 pass the hard filters"), and the night archived every candidate as a data gap; a filter's
+    sum over cells all NA left every candidate UNCLEAR, and the night sent all of them to "needs your judgment"."""
+    rows = [[e, y, 10 + k, "" if y == 2017 else 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "cases"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "cases"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "cases_now": {"agg": "last", "column": "cases"},
+               "rate": {"expression": "cases_now / level_now", "unit": "number"}}
+    formula = {"components": [{"name": "rate", "expression": "rate", "direction": "higher_is_better",
+                               "range": [0, 10], "weight": 1.0, "label": "rate"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate", "level_now"], formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `required_inputs.0`: got 'rate'; it has no value for any of the 3 candidates scanned (cases_now: 0 of 1 "
+        "years of cases filled in 2017; needs 1), so each going on would be archived as a data gap: expected a metric "
+        "the night's rows fill (a column with figures in its window)"]
+    hard_filters = [{"name": "enough", "metric": "cases_now", "op": ">=", "value": 0}]
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now"], hard_filters=hard_filters,
+                 formula={**formula, "components": [{**formula["components"][0], "expression": "level_now",
+                                                     "range": [0, 100]}]})
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.0.metric`: got 'cases_now'; it has no value for any of the 3 candidates scanned (cases_now: "
+        "0 of 1 years of cases filled in 2017; needs 1), so the filter is UNCLEAR for each, and none is refused or "
+        "passed by it: expected a metric the night's rows fill (a column with figures in its window)"]
+    assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
+
+
 def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path) -> None:
     """Trial 6: quarterly arrivals ("1981 Q1") with `grain: month` (the default): check said ok, and the night's
     every candidate failed its coverage filter (one month in three filled)."""

@@ -6,6 +6,7 @@ too (the check before a night scans, and the night's scan step is given the same
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -17,9 +18,10 @@ from opportunity_assets.records import Candidate
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`,
+    """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`)."""
-    return undefined_components(pack, found) + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
+    return unknown_for_all(pack, found) + undefined_components(pack, found) + identities_off_band(pack, found) \
+        + ranges_in_another_unit(pack, found)
 
 
 FILTER_APART = 10.0
@@ -103,6 +105,43 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
             problems.append(f"{got}, beyond its {'high' if beyond_high else 'low'} end by 10 times its width or "
                             f"more, so each gets the same points from it: is the range in another unit than the "
                             f"expression{which}? {expected}")
+    return problems
+
+
+_INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")
+
+
+def _root_gap(name: str, gaps: dict[str, str]) -> str:
+    """A metric's gap line, or, for a derived metric whose input is a gap, that input's (and so on down)."""
+    line = gaps.get(name, f"{name}: no value")
+    while (match := _INPUT_GAP.match(line)) and match.group(2) in gaps:
+        line = gaps[match.group(2)]
+    return line
+
+
+def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A required input or a hard filter's metric with no value for any scanned candidate (at least `_ENOUGH`): a
+    column empty in the window tonight (a series the source stopped filling, its latest period not yet out), a sum
+    over cells all NA. Every candidate going on would be archived as a data gap, or go on with the filter UNCLEAR;
+    said with the commonest gap of the metric, down to the input that is missing. A derived metric whose inputs are
+    there but whose arithmetic has no value is `undefined_components`'."""
+    read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
+    filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
+    problems = []
+    for name, key in {**filtered, **read}.items():
+        if len(found) < _ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
+                                       for c in found):
+            continue
+        lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
+        if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
+                "undefined" in line.split(":", 2)[1] for line in lines):
+            continue  # its inputs are there for some: `undefined_components` says why it has no value
+        line, _ = Counter(lines).most_common(1)[0]
+        effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
+            "the filter is UNCLEAR for each, and none is refused or passed by it"
+        problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
+                        f"({line}), so {effect}: expected a metric the night's rows fill (a column with figures in "
+                        "its window)")
     return problems
 
 

@@ -760,6 +760,30 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     assert report.warnings == []
 
 
+def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_problem(tmp_path: Path) -> None:
+    """Trial 8: `internet_share >= 50` (a percent) on internet users per head (0.002 to 0.95): every country with a
+    value failed, the night analyzed only those with none (UNCLEAR), and check said ok ("27 pass the hard
+    filters"). And the reverse: `<= 0.1` (a share) on a metric in percent."""
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    filters = [{"name": "online", "metric": "share_now", "op": ">=", "value": 50}]
+    _levels_of(tmp_path)  # writes y.csv
+    pack = _pack(tmp_path, {"path": "y.csv", "grain": "year", "year_column": "year", "columns": ["level"]}, metrics,
+                 hard_filters=filters)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 50; every candidate's share_now lies within [0.07, 0.47], 10 times or more "
+        "below it, so the filter refuses every one: is the bound in another unit than the metric (a percent for a "
+        "share, 50 for 0.5)? expected a bound in the metric's unit"]
+    filters = [{"name": "small", "metric": "level_now", "op": "<=", "value": 0.5}]
+    assert _problems(_levels_of(tmp_path, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 0.5; every candidate's level_now lies within [7, 47], 10 times or more above "
+        "it, so the filter refuses every one: is the bound in another unit than the metric (a share for a percent, "
+        "0.5 for 50)? expected a bound in the metric's unit"]
+    filters = [{"name": "online", "metric": "share_now", "op": ">=", "value": 0.5}]  # a bound that some meet
+    assert _problems(_pack(tmp_path, {"path": "y.csv", "grain": "year", "year_column": "year",
+                                      "columns": ["level"]}, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+
+
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
     """Trial 6: a growth component written as a share (-0.05 to 0.12) given `range: [-10, 20]` (percent): every
     candidate got the same points from it, and check said ok. And the reverse: a range of shares over values in

@@ -20,8 +20,8 @@ from opportunity_assets.records import Candidate
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`)."""
-    return unknown_for_all(pack, found) + undefined_components(pack, found) + identities_off_band(pack, found) \
-        + ranges_in_another_unit(pack, found)
+    return unknown_for_all(pack, found) + filters_refusing_all(pack, found) + undefined_components(pack, found) \
+        + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
 
 
 FILTER_APART = 10.0
@@ -70,6 +70,31 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
                 f"{'beyond' if lower else 'within'} it, so the filter refuses none: is the bound in another unit "
                 f"than the metric ({other}, {example})? expected a bound in the metric's unit")
     return warnings
+
+
+def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A hard filter that refuses every scanned candidate with a value (at least `_ENOUGH`) by `FILTER_APART` times
+    or more, its bound a percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents
+    (`<= 0.1` on a metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those
+    the filter cannot judge (UNCLEAR). A problem: unlike a filter that refuses none, it spoils the night."""
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) < _ENOUGH or min(values) < 0:
+            continue
+        lower = f.op in (">=", ">") and 1 < f.value <= 100 and max(values) <= 1 \
+            and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
+        upper = f.op in ("<=", "<") and 0 < f.value <= 1 and max(values) <= 100 \
+            and min(values) >= FILTER_APART * f.value
+        if lower or upper:
+            other = f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}" if lower \
+                else f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}"
+            problems.append(
+                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+                f"{'below' if lower else 'above'} it, so the filter refuses every one: is the bound in another unit "
+                f"than the metric ({other})? expected a bound in the metric's unit")
+    return problems
 
 
 def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

@@ -706,6 +706,26 @@ def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) 
     assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]
 
 
+@pytest.mark.parametrize(("written", "expected"), [
+    ("1,{:03d},000", "key `source.thousands_separator`: not set; 'level': 12 of 12 cells the night reads are not "
+                     "numbers, written as '1,000,000': expected `thousands_separator: ','` to read them"),
+    ("1.{:03d}.000,5", "key `source.thousands_separator`: not set; 'level': 12 of 12 cells the night reads are not "
+                       "numbers, written as '1.000.000,5': expected `thousands_separator: \".\" with "
+                       "decimal_separator: \",\"` to read them"),
+    ("{},5", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
+             "written as '0,5': expected `decimal_separator: \",\"` to read them"),
+])
+def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: Path, written: str,
+                                                                     expected: str) -> None:
+    """Trial 8: a population written '142,470,272' was "'population': 235 of 259 cells the night reads are not
+    numbers; expected a numeric column (list only numeric columns)": the column is numeric, and the key that reads
+    it is `source.thousands_separator` (a fact further down said so; the problem told the user to drop it)."""
+    name = _csv(tmp_path / "g.csv", ["id", "year", "level"], [[e, y, written.format(y - 2000)] for e in "ab"
+                                                              for y in range(2000, 2006)])
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30)) == [expected]
+
+
 def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
     """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
     answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only

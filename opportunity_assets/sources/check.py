@@ -675,6 +675,27 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:
+    """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
+    separator key that reads them, with the value its cells call for (`1,234`: `thousands_separator: ","`;
+    `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
+    example = grouped[0]
+    value: str | None
+    comma_decimal = re.fullmatch(r"-?\d+,\d+", example) is not None and not re.fullmatch(r"-?\d{1,3},\d{3}", example)
+    dotted = re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None
+    if comma_decimal:
+        key, value, wanted = "decimal_separator", spec.decimal_separator, 'decimal_separator: ","'
+    elif dotted:
+        key, value, wanted = "thousands_separator", spec.thousands_separator, \
+            'thousands_separator: "." with decimal_separator: ","'
+    else:
+        mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
+        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}"
+    said = "not set" if value is None else f"got {value!r}"
+    return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} cells the night reads are not "
+            f"numbers, written as {example!r}: expected `{wanted}` to read them")
+
+
 def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
                    within: str = "source") -> list[str]:
     """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
@@ -685,6 +706,10 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
         negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
         if seen and text / seen > MOSTLY_TEXT:
             written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+            grouped = [w for w in written if _GROUPED.match(w)]
+            if 2 * len(grouped) > len(written):
+                problems.append(_separated(spec, within, column, grouped, text, seen))
+                continue
             held = _numbers_dressed(column, written)
             if held is not None:
                 problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "

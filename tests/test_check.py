@@ -804,6 +804,16 @@ def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_proble
                                       "columns": ["level"]}, metrics, hard_filters=filters), date(2018, 3, 31)) == []
 
 
+def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
+    """Trial 8: `nights: {start: 1970-01-31}` on data first published in 1981: a night of 1975 was "key
+    `source.path`: no row is published by 1975-01-31", though the file was right and the start was not."""
+    assert _problems(_levels_of(tmp_path, nights={"start": "2015-01-31"}), date(2016, 6, 30)) == [
+        "key `nights.start`: got 2015-01-31; no row is published by 2016-06-30, a night it offers: expected a start "
+        "on or after 2017-01-30, the first night with data"]
+    assert _problems(_levels_of(tmp_path), date(2016, 6, 30)) == [
+        "key `source.path`: no row is published by 2016-06-30; the first night with data is 2017-01-30"]
+
+
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
     """Trial 6: a growth component written as a share (-0.05 to 0.12) given `range: [-10, 20]` (percent): every
     candidate got the same points from it, and check said ok. And the reverse: a range of shares over values in

@@ -354,6 +354,9 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
         return source_problem(pack, str(exc), missing=exc.missing)
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
+    if pack.nights is not None and pack.nights.start <= night:  # a night offered only by the pack's own start
+        return (f"key `nights.start`: got {pack.nights.start}; no row is published by {night}, a night it offers: "
+                f"expected a start on or after {span[0]}, the first night with data")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 

@@ -804,6 +804,17 @@ def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_proble
                                       "columns": ["level"]}, metrics, hard_filters=filters), date(2018, 3, 31)) == []
 
 
+def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
+    """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
+    candidate go on, and the line now says how many of those that pass do so."""
+    rows = [[e, y, "" if (e, y) == ("c", 2017) else 10] for e in "abcd" for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert "4 pass the hard filters (1 of them with a filter UNCLEAR: its metric has no value), 4 would go on " \
+           "(cap 30)" in report.facts, report.facts
+
+
 def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
     """Trial 8: `nights: {start: 1970-01-31}` on data first published in 1981: a night of 1975 was "key
     `source.path`: no row is published by 1975-01-31", though the file was right and the start was not."""

@@ -22,6 +22,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
@@ -343,6 +344,13 @@ def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> st
             "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
+def _unclear(found: list[Candidate]) -> str:
+    """How many of the candidates that pass the hard filters do so with a filter UNCLEAR (its metric missing): they
+    go on unjudged by it, and none of them passed it."""
+    unclear = sum(1 for c in found if (c.went_on or c.capped) and FilterResult.UNCLEAR in c.filters.values())
+    return f" ({unclear} of them with a filter UNCLEAR: its metric has no value)" if unclear else ""
+
+
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
     """No row published by the night: the period keys when no period parses at all, else when data begins."""
     from opportunity_assets.night import last_possible_night
@@ -487,7 +495,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
-             f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
+             f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts

@@ -391,7 +391,8 @@ class TableFacts:
     """Entities among the dated rows seen by as_of (approximate: a HyperLogLog count, a cheap pass over millions)."""
     texts: dict[str, tuple[int, int]]
     """Per numeric `where` condition's key under the source (`shapes.numeric_conditions`): its column's cells that
-    are text, not numbers, and the rows it is tested on."""
+    are text, not numbers, and its cells with a value among the rows it is tested on (a column mostly empty, a
+    storm's category, is judged by the cells it has)."""
     ranges: dict[str, ColumnRange] = field(default_factory=dict)
     """Per column with `bounds`, its numbers among the rows the night sees (`visible`), inside the bounds or not."""
 
@@ -420,9 +421,10 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     seen = f"{dated} AND {published} <= $as_of::DATE"
     early = f"{seen} AND {published} < {pack.grain.sql_end(period)}"
     conditions = shapes.numeric_conditions(spec)
-    texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
-                    f"AS __texts_{i}, count(*) FILTER (WHERE {'true' if key.startswith('where.') else scope}) "
-                    f"AS __compared_{i}" for i, (key, _, column) in enumerate(conditions))
+    texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope} AND "
+                    f"try_cast({_q(column)} AS DOUBLE) IS NULL) AS __texts_{i}, count({_q(column)}) FILTER (WHERE "
+                    f"{'true' if key.startswith('where.') else scope}) AS __compared_{i}"
+                    for i, (key, _, column) in enumerate(conditions))
     bounded = [c for c in shapes.cell_columns(spec) if c in spec.bounds]
     visible = f"{scope} AND ({published} IS NULL OR {published} <= $as_of::DATE)"
     for i, column in enumerate(bounded):

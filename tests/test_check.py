@@ -161,6 +161,26 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_on_a_mostly_empty_text_column_is_refused(tmp_path: Path) -> None:
+    """A storm's category written `Cat 3`, empty for most points (no hurricane): `{column: category, op: ">=", value:
+    3}` matched no row and every share was 0, yet check said ok (its text was judged against every row, filled or
+    not)."""
+    rows = [[e, f"2018-0{m}-1{d}", category, 10] for e in "ab" for m in (3, 4)
+            for d, category in enumerate(["", "", "", "Cat 3"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "category", "price"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when",
+              "aggregates": {"level": {"agg": "count"},
+                             "major": {"agg": "share", "where": [{"column": "category", "op": ">=", "value": 3}]}}}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30)) == [
+        "key `source.aggregates.major.where.0`: got {'column': 'category', 'op': '>=', 'value': 3.0}; 'category' holds "
+        "text, not numbers (4 of 4 cells, e.g. ['Cat 3']): a numeric comparison (`op` '>=') matches none of them, so "
+        "every row would fail it: expected `in: [...]` (or `not_in`) listing the values to match, compared as trimmed "
+        "text"]
+    numbers = [[e, when, "3" if category else "", price] for e, when, category, price in rows]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "category", "price"], numbers)
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30)) == []
+
+
 # ---- 9. a formula component undefined for every candidate ----------------------------------------------------------
 
 def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:
@@ -202,6 +222,33 @@ def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(t
     metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
     pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
+
+
+def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_problem(tmp_path: Path) -> None:
+    """Trial 8: WHO's smear-positive counts are empty in 2013, their latest year (the series moved to other columns):
+    check said ok ("208 pass the hard filters"), and the night archived every candidate as a data gap; a filter's
+    sum over cells all NA left every candidate UNCLEAR, and the night sent all of them to "needs your judgment"."""
+    rows = [[e, y, 10 + k, "" if y == 2017 else 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "cases"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "cases"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "cases_now": {"agg": "last", "column": "cases"},
+               "rate": {"expression": "cases_now / level_now", "unit": "number"}}
+    formula = {"components": [{"name": "rate", "expression": "rate", "direction": "higher_is_better",
+                               "range": [0, 10], "weight": 1.0, "label": "rate"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["rate", "level_now"], formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `required_inputs.0`: got 'rate'; it has no value for any of the 3 candidates scanned (cases_now: 0 of 1 "
+        "years of cases filled in 2017; needs 1), so each going on would be archived as a data gap: expected a metric "
+        "the night's rows fill (a column with figures in its window)"]
+    hard_filters = [{"name": "enough", "metric": "cases_now", "op": ">=", "value": 0}]
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now"], hard_filters=hard_filters,
+                 formula={**formula, "components": [{**formula["components"][0], "expression": "level_now",
+                                                     "range": [0, 100]}]})
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.0.metric`: got 'cases_now'; it has no value for any of the 3 candidates scanned (cases_now: "
+        "0 of 1 years of cases filled in 2017; needs 1), so the filter is UNCLEAR for each, and none is refused or "
+        "passed by it: expected a metric the night's rows fill (a column with figures in its window)"]
+    assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
 
 
 def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path) -> None:
@@ -659,6 +706,26 @@ def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) 
     assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]
 
 
+@pytest.mark.parametrize(("written", "expected"), [
+    ("1,{:03d},000", "key `source.thousands_separator`: not set; 'level': 12 of 12 cells the night reads are not "
+                     "numbers, written as '1,000,000': expected `thousands_separator: ','` to read them"),
+    ("1.{:03d}.000,5", "key `source.thousands_separator`: not set; 'level': 12 of 12 cells the night reads are not "
+                       "numbers, written as '1.000.000,5': expected `thousands_separator: \".\" with "
+                       "decimal_separator: \",\"` to read them"),
+    ("{},5", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
+             "written as '0,5': expected `decimal_separator: \",\"` to read them"),
+])
+def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: Path, written: str,
+                                                                     expected: str) -> None:
+    """Trial 8: a population written '142,470,272' was "'population': 235 of 259 cells the night reads are not
+    numbers; expected a numeric column (list only numeric columns)": the column is numeric, and the key that reads
+    it is `source.thousands_separator` (a fact further down said so; the problem told the user to drop it)."""
+    name = _csv(tmp_path / "g.csv", ["id", "year", "level"], [[e, y, written.format(y - 2000)] for e in "ab"
+                                                              for y in range(2000, 2006)])
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30)) == [expected]
+
+
 def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
     """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
     answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only
@@ -711,6 +778,51 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     filters = [{"name": "guard", "metric": "level_now", "op": "<=", "value": 1000}]
     report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
     assert report.warnings == []
+
+
+def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_problem(tmp_path: Path) -> None:
+    """Trial 8: `internet_share >= 50` (a percent) on internet users per head (0.002 to 0.95): every country with a
+    value failed, the night analyzed only those with none (UNCLEAR), and check said ok ("27 pass the hard
+    filters"). And the reverse: `<= 0.1` (a share) on a metric in percent."""
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    filters = [{"name": "online", "metric": "share_now", "op": ">=", "value": 50}]
+    _levels_of(tmp_path)  # writes y.csv
+    pack = _pack(tmp_path, {"path": "y.csv", "grain": "year", "year_column": "year", "columns": ["level"]}, metrics,
+                 hard_filters=filters)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 50; every candidate's share_now lies within [0.07, 0.47], 10 times or more "
+        "below it, so the filter refuses every one: is the bound in another unit than the metric (a percent for a "
+        "share, 50 for 0.5)? expected a bound in the metric's unit"]
+    filters = [{"name": "small", "metric": "level_now", "op": "<=", "value": 0.5}]
+    assert _problems(_levels_of(tmp_path, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 0.5; every candidate's level_now lies within [7, 47], 10 times or more above "
+        "it, so the filter refuses every one: is the bound in another unit than the metric (a share for a percent, "
+        "0.5 for 50)? expected a bound in the metric's unit"]
+    filters = [{"name": "online", "metric": "share_now", "op": ">=", "value": 0.5}]  # a bound that some meet
+    assert _problems(_pack(tmp_path, {"path": "y.csv", "grain": "year", "year_column": "year",
+                                      "columns": ["level"]}, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+
+
+def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
+    """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
+    candidate go on, and the line now says how many of those that pass do so."""
+    rows = [[e, y, "" if (e, y) == ("c", 2017) else 10] for e in "abcd" for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert "4 pass the hard filters (1 of them with a filter UNCLEAR: its metric has no value), 4 would go on " \
+           "(cap 30)" in report.facts, report.facts
+
+
+def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
+    """Trial 8: `nights: {start: 1970-01-31}` on data first published in 1981: a night of 1975 was "key
+    `source.path`: no row is published by 1975-01-31", though the file was right and the start was not."""
+    assert _problems(_levels_of(tmp_path, nights={"start": "2015-01-31"}), date(2016, 6, 30)) == [
+        "key `nights.start`: got 2015-01-31; no row is published by 2016-06-30, a night it offers: expected a start "
+        "on or after 2017-01-30, the first night with data"]
+    assert _problems(_levels_of(tmp_path), date(2016, 6, 30)) == [
+        "key `source.path`: no row is published by 2016-06-30; the first night with data is 2017-01-30"]
 
 
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from datetime import date
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
@@ -351,6 +353,16 @@ def test_a_few_rows_spelled_otherwise_never_take_the_real_entitys_id(synthetic: 
     assert {c.id: c.name for c in found.values()} == {"austin": "Austin", "austin-2": "AUSTIN"}
     assert "entity keys 'Austin' (24 rows, austin), 'AUSTIN' (12 rows, austin-2) share an id: read as 2 " \
            "entities (if they are one, the source should spell it one way)" in report.notes
+
+
+def test_the_note_on_keys_sharing_an_id_writes_only_numbers_the_scan_report_holds(synthetic: Build) -> None:
+    """The note goes into the brief's run summary, whose every number must be a stored one: its row counts were
+    not, and the night stopped at `numbers_in_store` ("numbers not in store: 43, 43, 36") naming no key."""
+    rows = city("Austin", months=24) + city("AUSTIN", start=(2014, 1), months=12)
+    _, report = run(synthetic(rows))
+    note = next(n for n in report.notes if n.startswith("entity keys "))
+    assert "(12 rows, austin-2)" in note
+    assert unsupported_numbers(note, numeric_leaves(dataclasses.asdict(report)), AS_OF) == []
 
 
 def test_entities_with_the_same_slug_keep_distinct_ids(synthetic: Build) -> None:

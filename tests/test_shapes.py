@@ -197,6 +197,21 @@ def test_events_dated_by_year_and_month_columns_aggregate_as_by_a_date(tmp_path:
     assert by_columns.metrics.equals(by_date.metrics.select(by_columns.metrics.columns))
 
 
+def test_a_column_both_counted_distinct_and_aggregated_as_a_number_reads_both(tmp_path: Path) -> None:
+    """`max` of a wind speed beside `count_distinct` of the same column: the distinct count read the column's text
+    as written, which the typed rows had dropped for a numeric column (a DuckDB binder error named `source.path`)."""
+    name = _csv(tmp_path / "loans.csv", ["state", "issued", "amount", "grade"], [list(e) for e in EVENTS])
+    pack = _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                            "period_column": "issued", "publication_lag_days": 10,
+                            "aggregates": {"loans": {"agg": "count"}, "largest": {"agg": "max", "column": "amount"},
+                                           "amounts": {"agg": "count_distinct", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"}})
+    snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
+    rows = {(r["entity_id"], str(r["period"])): r for r in snapshot.history.iter_rows(named=True)}
+    assert (rows[("TX", "2014-01-01")]["largest"], rows[("TX", "2014-01-01")]["amounts"]) == (3000, 3)
+    assert rows[("NY", "2014-02-01")]["amounts"] == 1  # the unreadable amount is a gap, counted by no one
+
+
 def test_a_source_where_keeps_only_matching_rows(tmp_path: Path) -> None:
     pack = _events_pack(tmp_path, where=[{"column": "grade", "not_in": ["C"]}])
     snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
@@ -260,6 +275,11 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     ({"period_column": "when", "year_column": "y"}, "key `source.period_column`: got 'when'; expected either"),
     ({"period_format": "%Y"}, "key `source.period_format`"),
     ({"year_column": "y"}, "key `source.grain`: got 'month'; expected `year`"),
+    # a day or week grain over year and month columns put every event on the 1st: a 7-day window saw one month
+    ({"year_column": "year", "month_column": "month", "grain": "day"},
+     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: `year_column` 'year' and `month_column` "
+     "'month' date a month (a finer grain puts every row on its month's first day), or a `period_column` of dates"),
+    ({"year_column": "year", "month_column": "month", "grain": "week"}, "key `source.grain`: got 'week'; expected "),
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
     ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),
@@ -446,6 +466,12 @@ _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
     ({"shape": "events", "period_column": "when", "period_format": "%b-%Y",
       "aggregates": {"level": {"agg": "avg", "column": "grade"}}}, _LEVELS,
      "key `source.aggregates.level.column`: 'grade': 4 of 4 cells the night reads are not numbers; expected a numeric"),
+    # ... also counted distinct (a DuckDB binder error named `source.path`; then the count's key was named)
+    ({"shape": "events", "period_column": "when", "period_format": "%b-%Y",
+      "aggregates": {"level": {"agg": "avg", "column": "grade"},
+                     "grades": {"agg": "count_distinct", "column": "grade"}}},
+     _LEVELS, "key `source.aggregates.level.column`: 'grade': 4 of 4 cells the night reads are not numbers; expected a "
+     "numeric"),
     # a file of one date without `known_at`, or with one in the future
     ({"shape": "snapshot", "columns": ["amount"]}, {"level_now": {"agg": "last", "column": "amount"}},
      "key `source.period_column`: the period keys `source.month_column`, `source.year_column` name columns "),

@@ -590,6 +590,25 @@ def test_no_message_of_a_postgres_source_holds_the_urls_password(tmp_path: Path,
     assert not store.exists()
 
 
+def test_a_password_with_a_bare_at_sign_is_named_without_any_part_of_it(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 8: `postgresql://opportunity:p@ss@127.0.0.1:5432/db` was "the host 'ss@127.0.0.1' is not known", the
+    URL shown as `opportunity:***@ss@127.0.0.1`: libpq splits at the first `@`, so the rest of the password was
+    shown as the host's name, and the `@` left unsaid."""
+    from tests.pg import server
+
+    params = server()
+    where = f"{params['host']}:{params['port']}/{params['dbname']}"
+    monkeypatch.setenv("SOURCES_PG_URL", f"postgresql://{params['user']}:Sekr3t@Pw0rd@{where}")
+    (problem,) = _pg_problems(tmp_path)
+    assert problem == (
+        f"key `source.url_env`: got 'SOURCES_PG_URL'; it holds 'postgresql://{params['user']}:***@{where}': not a "
+        "valid PostgreSQL URL (it has more than one `@` before its host: a password's @ is written %40): expected a "
+        "URL of the form postgresql://user:password@host:port/database (a special character of the password "
+        "percent-encoded: @ as %40, / as %2F, % as %25)"), problem
+    assert "Sekr3t" not in problem and "Pw0rd" not in problem
+
+
 def test_a_postgres_server_that_refuses_names_url_env_in_words(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A wrong password, database or port was `key `source.path`: … could not be read (URL from …): connection to

@@ -56,6 +56,9 @@ class ScanReport:
     unscored_capped: int = 0
     """Candidates the cap cut with no preliminary score (a required input missing or undefined, a formula component
     undefined): placed last by `caps.order_by: score`, and the cap's note names them with why."""
+    shared_ids: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Per entity key that shares its candidate id's slug with another (`Austin` and `AUSTIN`), its rows: the numbers
+    the scan's note on them writes, held here so that the brief's run summary writes only stored numbers."""
 
 
 def candidate_id(entity_key: str) -> str:
@@ -64,10 +67,11 @@ def candidate_id(entity_key: str) -> str:
     return slug or "entity"
 
 
-def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str], list[str]]:
-    """Each entity key's candidate id, and a note per set of keys that share one (`AUSTIN` and `Austin`: one
-    entity spelled two ways, or two entities). The key with the most rows takes the plain id, so that the real
-    Austin keeps `austin` when a few rows spell it otherwise; the others take `-2`, `-3`, by rows, then key."""
+def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str], list[str], dict[str, int]]:
+    """Each entity key's candidate id, a note per set of keys that share one (`AUSTIN` and `Austin`: one entity
+    spelled two ways, or two entities) and the rows of each such key. The key with the most rows takes the plain id,
+    so that the real Austin keeps `austin` when a few rows spell it otherwise; the others take `-2`, `-3`, by rows,
+    then key."""
     groups: dict[str, list[str]] = {}
     for key in entity_keys:
         groups.setdefault(candidate_id(key), []).append(key)
@@ -92,7 +96,7 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
             spelled = ", ".join(f"{markdown(clean(k))!r} ({rows.get(k, 0)} rows, {ids[k]})" for k in ranked)
             notes.append(f"entity keys {spelled} share an id: read as {len(ranked)} entities (if they are one, the "
                          "source should spell it one way)")
-    return ids, notes
+    return ids, notes, {key: rows.get(key, 0) for keys in shared.values() for key in keys}
 
 
 def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None,
@@ -328,7 +332,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         bad.setdefault(b["entity"], []).append(b)
     ordered = metrics.sort("entity_id")
     scores = formula_scores(pack, {name: ordered[name].to_list() for name in pack.required_inputs})
-    ids, spellings = _ids(ordered["entity_id"].to_list(), history)
+    ids, spellings, shared_ids = _ids(ordered["entity_id"].to_list(), history)
     reached: set[str] = set()
     """Candidates with a quarantined row or cell in a metric's reach (`_quarantined_metrics`)."""
     for row, score in zip(ordered.iter_rows(named=True), scores, strict=True):
@@ -406,6 +410,6 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
         flagged_past_cap=len(extra), best_capped_score=best_cut, failed_by_filter=dict(failing),
-        unscored_capped=len(unscored),
+        unscored_capped=len(unscored), shared_ids=shared_ids,
     )
     return candidates, report

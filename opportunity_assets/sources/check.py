@@ -119,7 +119,7 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
         wanted = set(missing)
         keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, within)))
                 if v in wanted and _COLUMN_KEY.search(k)}
-        period = {"year_column", "month_column", "period_column"}
+        period = {"year_column", "month_column", "day_column", "period_column"}
         if len(keys) == 1:  # one key names what is missing: that key is at fault
             (value, (key, written)), = keys.items()
             return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
@@ -293,6 +293,12 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
                 f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
                 "`source.period_column` naming a column of dates")
+    if src.day_column is not None:
+        return (f"key `source.year_column`: got {src.year_column!r}, `source.month_column` {src.month_column!r} and "
+                f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year (1800 to 2999), month "
+                f"and day that make a date in them (e.g. year, month, day {example!r}): expected the columns of each "
+                "row's year (2009), month (1 to 12) and day of the month, or `source.period_column` naming a column "
+                "of dates")
     return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
             f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "

@@ -3,6 +3,7 @@ conditions and the formula: each passed `check` ("ok"), or blamed a key that was
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import polars as pl
 import pytest
 
 from opportunity_assets.cli import main
+from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.check import check_pack
 from tests.test_shapes import TODAY, _csv, _pack
 
@@ -732,6 +734,41 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
         "the expression's unit"]
     formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
+
+
+def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
+    """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
+    rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]
+    source = {"path": _csv(tmp_path / "h.csv", ["id", "day", "sky"], rows), "shape": "events", "grain": "month",
+              "period_column": "day", "aggregates": {"foggy": {"agg": "share", "where": [
+                  {"column": "sky", "in": ["fog"]}]}}}
+    formula = {"components": [{"name": "clear", "expression": "foggy_now", "direction": "lower_is_better",
+                               "range": share_range, "weight": 1.0, "label": "foggy hours", "unit": "share"}]}
+    return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "foggy"},
+                                    "foggy_now": {"agg": "last", "column": "foggy"}},
+                 formula=formula, required_inputs=["foggy_now"])
+
+
+def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path: Path) -> None:
+    """Trial 7: hourly weather's share of low-visibility hours, `range: [0, 0.3]`, was 0 to 0.006 on a clear
+    February night: check called the range "in another unit" and `run` refused the night. A share by construction
+    is judged at load instead; another range at whose zero end every value sits is a warning."""
+    report = check_pack(_foggy(tmp_path, [0, 0.3]), as_of=date(2013, 5, 31), today=TODAY)
+    assert (report.problems, report.warnings) == ([], [])
+    with pytest.raises(CriteriaError, match=re.escape(
+            "key `formula.components.0.range`: got [0.0, 30.0]; expected a range a share fills, within [0, 1]: "
+            "foggy_now is the last of `foggy`, an events `share` aggregate, a share from 0 to 1, so it can reach "
+            "little of [0, 30] (30% is 0.3)")):
+        _foggy(tmp_path, [0, 30])
+    formula = {"components": [{"name": "level", "expression": "level_now / 10000", "direction": "higher_is_better",
+                               "range": [0, 1], "weight": 1.0, "label": "level"}]}
+    report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `formula.components.0.range`: got [0, 1]; every candidate's value lies within [0.0007, 0.0047], at its 0 "
+        "end, 50 times or more nearer zero than its other end, so each gets about the same points from it tonight: "
+        "if the range is in another unit than the expression, expected the range the values lie in, in the "
+        "expression's unit"]
 
 
 def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:

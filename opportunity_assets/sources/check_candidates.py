@@ -88,6 +88,8 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
         expected = "expected the range the values lie in, in the expression's unit"
         largest = max(abs(v) for v in values)
         end = max(abs(low), abs(high))
+        if pack.share_component(component) is not None or at_zero_end(component.range, values):
+            continue  # (a share's range is judged at load; a range at whose zero end the values sit, `warnings`)
         if largest > 0 and end >= RANGE_APART * largest:
             which = f" (a percent for a share: {significant(end, 4)} for {significant(end / 100, 4)})" \
                 if largest <= 1 < end else ""
@@ -104,6 +106,40 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
                             f"more, so each gets the same points from it: is the range in another unit than the "
                             f"expression{which}? {expected}")
     return problems
+
+
+def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:
+    """Whether every value lies within a range one of whose ends is 0, on that end's side: a dry week's rain, a
+    clear month's share of foggy hours, next to a range `[0, 2]`. A night's values sit there in the pack's unit as
+    well as in another: said as a warning, never a problem (it would stop every quiet night)."""
+    low, high = bounds
+    return (low == 0 and min(values) >= 0 and max(values) <= high) or \
+        (high == 0 and max(values) <= 0 and min(values) >= low)
+
+
+def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a formula range at whose zero end every candidate going on (at least 3) sits, `RANGE_APART` times
+    or more nearer zero than its other end, so each gets about the same points from it tonight: on a quiet night in
+    the pack's unit, or every night in another (`[0, 30]` over shares). A share by construction is judged at load."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, component in enumerate(pack.formula.components):
+        values = _values(component.parsed, going)
+        if len(values) < _ENOUGH or pack.share_component(component) is not None \
+                or not at_zero_end(component.range, values):
+            continue
+        low, high = component.range
+        largest, other = max(abs(v) for v in values), abs(high if low == 0 else low)
+        if largest > 0 and other >= RANGE_APART * largest:
+            which = f" (a percent for a share: {significant(other, 4)} for {significant(other / 100, 4)})" \
+                if largest <= 1 < other <= 100 else ""
+            warnings.append(
+                f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], at its 0 end, {RANGE_APART:g} times or "
+                f"more nearer zero than its other end, so each gets about the same points from it tonight: if the "
+                f"range is in another unit than the expression{which}, expected the range the values lie in, in the "
+                "expression's unit")
+    return warnings
 
 
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

@@ -715,6 +715,29 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     assert report.warnings == []
 
 
+def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_warning(tmp_path: Path) -> None:
+    """Trial 7: `rate_2m <= 0.15` (a share) on interest rates in percent (10.6 to 15.1): no state passed, the brief
+    was empty, and check said ok, where the same slip the other way (`>= 0.1`, refusing none) was a warning."""
+    filters = [{"name": "cheap", "metric": "level_now", "op": "<=", "value": 0.5}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `hard_filters.0.value`: got 0.5; every candidate's level_now lies within [7, 47], 10 times or more "
+        "beyond it, so the filter refuses every one: is the bound in another unit than the metric (a share for a "
+        "percent, 0.5 for 50)? expected a bound in the metric's unit"]
+    formula = {"components": [{"name": "level", "expression": "level_now", "direction": "higher_is_better",
+                               "range": [0, 1], "weight": 1.0, "label": "level"}]}
+    shares = {"level_now": {"agg": "last", "column": "level"}, "share_now": {"expression": "level_now / 100"}}
+    filters = [{"name": "educated", "metric": "share_now", "op": ">=", "value": 60}]
+    source = _levels_of(tmp_path).source.model_dump(by_alias=True, exclude_none=True)
+    report = check_pack(_pack(tmp_path, source, shares, hard_filters=filters, formula=formula),
+                        as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings[0].startswith(
+        "key `hard_filters.0.value`: got 60; every candidate's share_now lies within [0.07, 0.47], 10 times or more "
+        "within it, so the filter refuses every one: is the bound in another unit than the metric (a percent for a "
+        "share, 60 for 0.6)?"), report.warnings
+
+
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
     """Trial 6: a growth component written as a share (-0.05 to 0.12) given `range: [-10, 20]` (percent): every
     candidate got the same points from it, and check said ok. And the reverse: a range of shares over values in

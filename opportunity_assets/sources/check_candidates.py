@@ -43,11 +43,12 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 
 def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
-    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over shares (`<= 40` on
-    fractions of 1): it refuses none, and the bound's unit is the likely cause. A bound far from values of another
-    kind (`days_since_data <= 62`, every market 1 day old) is a guard, and says nothing. A warning, not a problem:
-    a filter that refuses nothing tonight spoils nothing."""
+    """Warnings: a hard filter whose bound lies `FILTER_APART` times or more from every scanned candidate's value, a
+    share's bound over percents (`college >= 0.2` on a metric in percent, 7 to 48, passes all; `rate <= 0.15` on
+    rates of 10 to 15 refuses all) or a percent's over fractions of 1 (`<= 40` passes all, `>= 20` refuses all):
+    the bound's unit is the likely cause. A bound far from values of another kind (`days_since_data <= 62`, every
+    market 1 day old) is a guard, and says nothing. A warning, not a problem: a night on which a filter passes or
+    refuses every candidate may be one."""
     warnings = []
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
@@ -55,18 +56,21 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
             continue
         # a share's bound (at most 1) below percents (at most 100), or a percent's (at most 100) above fractions
         # of 1: a bound far from values of another kind (62 days since data against 1) is a guard, not a unit slip
-        lower = f.op in (">=", ">") and f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
-        upper = f.op in ("<=", "<") and 1 < f.value <= 100 and max(values) <= 1 \
+        share_under_percents = f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
+        percent_over_shares = 1 < f.value <= 100 and max(values) <= 1 \
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
-        if lower or upper:
-            other = "a share for a percent" if lower else "a percent for a share"
-            example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if lower else \
-                f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
-            warnings.append(
-                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-                f"{'beyond' if lower else 'within'} it, so the filter refuses none: is the bound in another unit "
-                f"than the metric ({other}, {example})? expected a bound in the metric's unit")
+        if not share_under_percents and not percent_over_shares:
+            continue
+        passes_all = (f.op in (">=", ">")) == share_under_percents
+        other = "a share for a percent" if share_under_percents else "a percent for a share"
+        example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_under_percents else \
+            f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
+        warnings.append(
+            f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+            f"{'beyond' if share_under_percents else 'within'} it, so the filter refuses "
+            f"{'none' if passes_all else 'every one'}: is the bound in another unit than the metric ({other}, "
+            f"{example})? expected a bound in the metric's unit")
     return warnings
 
 

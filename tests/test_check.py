@@ -695,6 +695,22 @@ def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
 
 
+def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> None:
+    """Trial 7: hourly dew points in Fahrenheit, a few below zero in January: each such hour was quarantined, every
+    airport's average a gap, and check said only "quarantined for: column dewp", not why nor which key."""
+    rows = [[e, y, -2.5 if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert "cells of 'level' below zero (1, e.g. '-2.5') are quarantined as negative: if its values may be below " \
+        "zero, list it in `source.signed`" in report.facts, report.facts
+    signed = check_pack(_pack(tmp_path, {**source, "signed": ["level"]}, _LEVELS), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert not any("below zero" in f for f in signed.facts)
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""

@@ -503,6 +503,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
+    facts += _negatives_unsigned(pack.source, cells)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -705,6 +706,18 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
                             "values may be below zero (a delay, a change), else a column of counts or amounts")
     return problems
+
+
+def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:
+    """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
+    `_cell_problems`), how many and an example, naming `source.signed`: a temperature below zero, a loss."""
+    negative: dict[str, list[str]] = {}
+    for c in cells:
+        for column, (text, problem) in c.items():
+            if problem == "negative" and column not in spec.signed and column not in spec.bounds:
+                negative.setdefault(column, []).append(text)
+    return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
+            "values may be below zero, list it in `source.signed`" for column, texts in negative.items()]
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:

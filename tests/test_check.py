@@ -810,6 +810,30 @@ def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path
         "expression's unit"]
 
 
+@pytest.mark.parametrize(("written", "pattern", "expected"), [
+    ("Mar-2018", "%m-%Y", "(e.g. ['Apr-2018', 'Mar-2018']): expected a strptime pattern its values parse with; "
+                          "'%b-%Y' parses them"),
+    ("2018-03-01 00:00:00", "%b-%Y", "(e.g. ['2018-03-01 00:00:00', '2018-04-01 00:00:00']): expected no "
+                                     "`period_format`: they are ISO dates or timestamps, read as such without one"),
+])
+def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
+                                                                        expected: str) -> None:
+    """Trial 7: `%m-%Y` for `Mar-2018`, or `%b-%Y` over a Parquet column of timestamps, said "no parseable period
+    on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
+    months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
+                                                                           "2018-04-01 00:00:00"]}[written]
+    rows = [[e, m, 5] for e in "ab" for m in months]
+    events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
+              "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}
+    # with no night given, none can be found: no row has a period
+    (problem,) = check_pack(_pack(tmp_path, events, _LEVELS), today=TODAY).problems
+    assert problem == f"key `source.period_format`: got {pattern!r} for column 'when'; none of its values parses " \
+        f"with it {expected}"
+    # a night's rows say the same, counted
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(2018, 6, 30))
+    assert problem.endswith(expected.split(": ", 1)[1].split("; ")[-1]), problem
+
+
 def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:
     """Trial 6: an R time series exported as is (fpp2's `time`: 1956.0, 1956.25, ...) was told "expected a strptime
     pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy."""

@@ -170,8 +170,8 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
                 "text, case and all)")
     if src.published_column and facts.dated and not facts.published:
         return _not_publication_dates(pack, "source", facts.dated)
-    if src.period_column and not src.period_format and not facts.dated:
-        return _not_dates(pack, "source")
+    if src.period_column and not facts.dated:
+        return _not_parsed_by(pack, "source") if src.period_format else _not_dates(pack, "source")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
@@ -208,6 +208,31 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
             "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
+    """A `period_format` none of the `period_column`'s values parses with: that key, with examples and a pattern
+    that parses them, or none when they are ISO dates or timestamps (a Parquet or database column of dates)."""
+    src = _spec_at(pack, within)
+    column = src.period_column or ""
+    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
+                         limit=50)
+    said = (f"key `{within}.period_format`: got {src.period_format!r} for column {column!r}; none of its values "
+            f"parses with it (e.g. {unparsed[:3]})")
+    if unparsed and all(_iso(v) for v in unparsed):
+        return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    fits = suggested_pattern(unparsed, src.period_patterns)
+    return f"{said}: expected a strptime pattern its values parse with" + \
+        (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+def _iso(value: str) -> bool:
+    """Whether a period as written is an ISO date or timestamp (`2018-03-01`, `2013-01-01T06:00:00Z`)."""
+    try:
+        datetime.fromisoformat(value.strip())
+    except ValueError:
+        return False
+    return True
 
 
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
@@ -283,6 +308,10 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
                 f"pattern naming how the dates are written{suggestion}")
+    if src.period_column and values and all(_iso(v) for v in values):
+        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "
+                "dates or timestamps, read as such without one")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "

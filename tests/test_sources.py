@@ -330,8 +330,17 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
                       "in it): expected the data"
     nowhere = load_criteria(write_pack(tmp_path, TEXAS, **{"source.where": [{"column": "city", "in": ["Nowhere"]}]}))
     [problem] = check_pack(nowhere).problems
-    assert problem.startswith("key `source.where`: got [{'column': 'city', 'in': ['Nowhere']}]; it keeps none of "
-                              "the 8602 rows of source file")
+    # trial 7: the condition's own key, and the values the column holds
+    assert problem.startswith("key `source.where.0.in`: got ['Nowhere']; 'Nowhere' matches no row of 'city', so the "
+                              "condition keeps no row: it holds e.g. ['Abilene', "), problem
+    # a number no row reaches: not "compared as trimmed text" (trial 7), but the unit of its bound
+    huge = load_criteria(write_pack(tmp_path, TEXAS, **{"source.where": [{"column": "sales", "op": ">",
+                                                                           "value": 1e9}]}))
+    [problem] = check_pack(huge).problems
+    assert problem.startswith("key `source.where.0`: got {'column': 'sales', 'op': '>', 'value': 1000000000.0}; it "
+                              "keeps none of the 8602 rows of source file"), problem
+    assert problem.endswith("expected conditions some rows meet (numbers compared by `op`: is each `value` in the "
+                            "column's own unit?)"), problem
     # `check` on a night that has not ended is refused as `run` refuses it (it said ok)
     assert main(["check", "--criteria", str(write_pack(tmp_path, TEXAS)), "--as-of", "2999-01-01"]) == 2
     assert "has not ended yet" in capsys.readouterr().err

@@ -164,10 +164,15 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     if not in_scope:
         if text_compared := _text_compared(pack, "source", src, facts):
             return text_compared[0]
+        if listed := listed_values_unmatched(pack, "source", src)[0]:
+            return listed[0]
         conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in src.where]
-        return (f"key `source.where`: got {conditions}; it keeps none of the {rows} rows of "
-                f"{describe_location(pack)}: expected conditions some rows meet (values are compared as trimmed "
-                "text, case and all)")
+        key, got = ("source.where.0", conditions[0]) if len(conditions) == 1 else ("source.where", conditions)
+        compared = "text compared trimmed, case and all; numbers by `op` in the column's own unit"
+        if all(w.op is not None for w in src.where):
+            compared = "numbers compared by `op`: is each `value` in the column's own unit?"
+        return (f"key `{key}`: got {got}; it keeps none of the {rows} rows of {describe_location(pack)}: expected "
+                f"conditions some rows meet ({compared})")
     if src.published_column and facts.dated and not facts.published:
         return _not_publication_dates(pack, "source", facts.dated)
     if src.period_column and not facts.dated:

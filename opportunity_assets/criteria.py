@@ -683,7 +683,9 @@ _PLAIN = {
     "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
     "dict_type": "a mapping, such as {{key: value}}", "greater_than_equal": "a number of at least {ge}",
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
-    "less_than": "a number below {lt}",
+    "less_than": "a number below {lt}", "tuple_type": "a pair in brackets, such as [0, 2]",
+    "too_short": "at least {min_length} item(s), not {actual_length}",
+    "too_long": "at most {max_length} item(s), not {actual_length}",
 }
 """Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
 "input is too short", says what failed inside pydantic, not what the key takes)."""
@@ -732,8 +734,14 @@ def _describe(error: Any) -> str:
     if isinstance(ctx_error, _Within):
         return str(_KeyProblem(f"{key}.{ctx_error.key}" if key else ctx_error.key, ctx_error.value,
                                ctx_error.expected))
+    if error["type"] == "missing" and isinstance(error["loc"][-1], int) and isinstance(error["input"], list):
+        # an item of a pair (`window: [0]`), not a key: the pair's key, as written
+        pair = ".".join(str(part) for part in error["loc"][:-1])
+        return f"key `{pair}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
     if error["type"] == "missing":
         return f"key `{key}`: missing; expected a value"
+    if error["type"] == "too_long" and (error.get("ctx") or {}).get("field_type") == "Tuple":
+        return f"key `{key}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
     if error["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""

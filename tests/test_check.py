@@ -695,6 +695,19 @@ def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
 
 
+def test_check_says_why_more_go_on_than_the_cap(tmp_path: Path) -> None:
+    """Trial 7: one loan's line with two fields too many made its state's metrics unknown; check then said "21 would
+    go on (cap 20)", a count past the cap with no why."""
+    rows = [[e, y, "n/a" if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, caps={"max_candidates": 2, "min_candidates": 0}),
+                        as_of=date(2018, 3, 31), today=TODAY)
+    assert "5 pass the hard filters, 3 would go on (cap 2; 1 with quarantined rows in reach goes on past it, " \
+        "flagged)" in report.facts, report.facts
+
+
 def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> None:
     """Trial 7: hourly dew points in Fahrenheit, a few below zero in January: each such hour was quarantined, every
     airport's average a gap, and check said only "quarantined for: column dewp", not why nor which key."""

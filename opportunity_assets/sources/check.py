@@ -525,7 +525,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
-             f"(cap {pack.caps.max_candidates})"]
+             f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
@@ -740,6 +740,15 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
                             "values may be below zero (a delay, a change), else a column of counts or amounts")
     return problems
+
+
+def _past_cap(pack: CriteriaPack, flagged: int) -> str:
+    """Why more go on than the cap, when they do: candidates with quarantined rows in reach (or a gap in the cap
+    order's metric) are never capped out (`candidates.logic.scan`)."""
+    if not flagged:
+        return ""
+    gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
+    return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
 
 
 def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:

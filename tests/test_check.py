@@ -695,6 +695,15 @@ def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
 
 
+def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
+    """Trial 7: `nights: {start: 2010-01-31}` over loans of 2018, run on 2012-01-31, blamed `source.path` (a file
+    that reads well) for having no row by that night."""
+    (problem,) = _problems(_levels_of(tmp_path, nights={"start": "2010-01-31"}), date(2012, 1, 31))
+    assert problem == ("key `nights.start`: got 2010-01-31; no row is published by 2012-01-31, the first night with "
+                       "data is 2017-01-30: expected a first night on or after it (the nights before it have no data "
+                       "to scan)")
+
+
 def test_check_says_why_more_go_on_than_the_cap(tmp_path: Path) -> None:
     """Trial 7: one loan's line with two fields too many made its state's metrics unknown; check then said "21 would
     go on (cap 20)", a count past the cap with no why."""

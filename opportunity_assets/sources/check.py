@@ -394,6 +394,10 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
         return source_problem(pack, str(exc), missing=exc.missing)
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
+    if pack.nights is not None and pack.nights.start < span[0]:  # the night was offered by the pack's own start
+        return (f"key `nights.start`: got {pack.nights.start.isoformat()}; no row is published by {night}, the first "
+                f"night with data is {span[0]}: expected a first night on or after it (the nights before it have no "
+                "data to scan)")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 

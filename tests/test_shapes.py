@@ -535,6 +535,24 @@ def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> N
     assert not [p for p in check_pack(yearly, as_of=date(2018, 6, 30), today=TODAY).problems if "grain" in p]
 
 
+def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path) -> None:
+    """Trial 7: loans whose month was a Parquet timestamp (2018-03-01 00:00:00), read by the day: every window of
+    days but the 1st was empty, and check blamed a formula's division by zero."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [[e, f"2018-{m:02d}-01 00:00:00", "A", 1] for e in "ab" for m in range(1, 7) for _ in range(3)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "grain": "day",
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert problems[0] == (
+        "key `source.grain`: got 'day'; every row of `source.period_column` 'when' falls on the first day of a month, "
+        "month after month: expected `grain: month` for a column of months (a finer grain puts every row on the 1st, "
+        "and windows of days between them find nothing)"), problems
+    monthly = _pack(tmp_path, {**source, "grain": "month"}, _LEVELS)
+    assert not [p for p in check_pack(monthly, as_of=date(2018, 8, 31), today=TODAY).problems if "grain" in p]
+
+
 def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:
     """A delay of -3 minutes is a value, not a bad cell: without `signed`, every negative cell was quarantined and
     `check` said ok."""

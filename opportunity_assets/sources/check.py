@@ -22,6 +22,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import GRAINS
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
@@ -435,7 +436,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         night = as_of or latest_as_of(pack, today)
         # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
         counted = source_facts(pack, night)
-        seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
+        seen, starts = counted.tables[0].visible, counted.first_days
+        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts):
+            starts = None
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
@@ -487,16 +490,20 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(_periods_unparsed(pack, unparsed, seen))
     if many_unpublished:
         problems.append(_published_unparsed(pack, unpublished, seen))
-    if january:
-        src = pack.source
-        column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
-            f"`source.month_column` {src.month_column!r}"
+    src = pack.source
+    column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
+        f"`source.month_column` {src.month_column!r}"
+    if starts == "year":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
+    elif starts == "month":
+        problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
+                        "month, month after month: expected `grain: month` for a column of months (a finer grain "
+                        "puts every row on the 1st, and windows of days between them find nothing)")
     if many_duplicated:
         problems.append(_duplicated_keys(pack, duplicated))
-    if not january and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
+    if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())

@@ -704,6 +704,16 @@ def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path
                        "to scan)")
 
 
+def test_check_says_which_filter_refused_every_candidate(tmp_path: Path) -> None:
+    """Trial 7: `precip_7d >= 20` (millimetres) on rain in inches: check said "0 pass the hard filters" and no
+    more; the brief's run summary named the filter, check did not."""
+    filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0},
+               {"name": "wet", "metric": "level_now", "op": ">=", "value": 500}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: wet (5 of 5)" in report.facts, \
+        report.facts
+
+
 def test_check_says_why_more_go_on_than_the_cap(tmp_path: Path) -> None:
     """Trial 7: one loan's line with two fields too many made its state's metrics unknown; check then said "21 would
     go on (cap 20)", a count past the cap with no why."""

@@ -536,7 +536,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters, {report.went_on} would go on "
-             f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"]
+             f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
+             + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
@@ -760,6 +761,14 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
         return ""
     gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
     return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
+
+
+def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
+    """Which hard filters refused the most, when none passes: a night of nothing to analyze says why."""
+    if passed or not failed:
+        return ""
+    most = sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:2]
+    return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
 
 
 def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:

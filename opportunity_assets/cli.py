@@ -4,7 +4,9 @@ change of criteria (calibrate), record your judgment of a candidate (judge)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from datetime import date, timedelta
 from typing import Any
@@ -79,6 +81,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+BROKEN_PIPE = 141
+"""The exit code of a command whose output's reader went away, as a shell gives one killed by SIGPIPE."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported here so that `opportunity --help` stays fast.
@@ -86,8 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     from resources.source import kept_open
 
     nights.prepare_in_process_runs()
-    with kept_open():  # one command reads its source file once: its span, its check, its nights
-        return _command(args)
+    try:
+        with kept_open():  # one command reads its source file once: its span, its check, its nights
+            return _command(args)
+    except BrokenPipeError:
+        # the reader of the output went away (`opportunity check ... | head -3`): what was left to print has no
+        # reader, and neither has Python's flush of it at exit; the shell's code for a closed pipe (128 + SIGPIPE)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
 
 
 def _command(args: argparse.Namespace) -> int:

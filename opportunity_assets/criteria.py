@@ -350,6 +350,12 @@ class CriteriaPack(_Spec):
             return f"the {spec.agg} of `{spec.column}`, an events `share` aggregate"
         return None
 
+    def share_component(self, component: Component) -> str | None:
+        """What makes a formula component's value a share from 0 to 1 by construction (its expression one metric
+        that is, `_share_of`), in words, or None."""
+        name = component.expression.strip()
+        return self._share_of(name) if name in self.metrics else None
+
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.panel_columns)
@@ -381,6 +387,11 @@ class CriteriaPack(_Spec):
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
                               comparison=False, what="a required input", listed_in=(metrics, "required_inputs"))
+            if (bounded := self.share_component(c)) is not None and not _fits_a_share(c.range):
+                low, high = c.range
+                raise _KeyProblem(f"formula.components.{i}.range", [low, high], f"a range a share fills, within "
+                                  f"[0, 1]: {c.expression.strip()} is {bounded}, a share from 0 to 1, so it can "
+                                  f"reach little of [{low:g}, {high:g}] (30% is 0.3)")
         scale = self.formula.scale
         for name, value in (("strong", self.thresholds.strong), ("marginal", self.thresholds.marginal)):
             if not 0 < value <= scale or (name == "strong" and scale > 1 and value <= scale / 100):
@@ -511,6 +522,12 @@ class CriteriaPack(_Spec):
                                                           "join": {"__all__": {"delimiter"}}},
                                                "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
+
+
+def _fits_a_share(bounds: tuple[float, float]) -> bool:
+    """Whether a share's values (0 to 1) can fill at least half a range (`[-0.1, 1.1]` yes, `[0, 30]` no)."""
+    low, high = bounds
+    return max(0.0, min(high, 1.0) - max(low, 0.0)) >= (high - low) / 2
 
 
 def _did_you_mean(name: str, names: set[str]) -> str:
@@ -666,7 +683,9 @@ _PLAIN = {
     "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
     "dict_type": "a mapping, such as {{key: value}}", "greater_than_equal": "a number of at least {ge}",
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
-    "less_than": "a number below {lt}",
+    "less_than": "a number below {lt}", "tuple_type": "a pair in brackets, such as [0, 2]",
+    "too_short": "at least {min_length} item(s), not {actual_length}",
+    "too_long": "at most {max_length} item(s), not {actual_length}",
 }
 """Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
 "input is too short", says what failed inside pydantic, not what the key takes)."""
@@ -715,8 +734,14 @@ def _describe(error: Any) -> str:
     if isinstance(ctx_error, _Within):
         return str(_KeyProblem(f"{key}.{ctx_error.key}" if key else ctx_error.key, ctx_error.value,
                                ctx_error.expected))
+    if error["type"] == "missing" and isinstance(error["loc"][-1], int) and isinstance(error["input"], list):
+        # an item of a pair (`window: [0]`), not a key: the pair's key, as written
+        pair = ".".join(str(part) for part in error["loc"][:-1])
+        return f"key `{pair}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
     if error["type"] == "missing":
         return f"key `{key}`: missing; expected a value"
+    if error["type"] == "too_long" and (error.get("ctx") or {}).get("field_type") == "Tuple":
+        return f"key `{key}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
     if error["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""

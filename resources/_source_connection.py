@@ -149,6 +149,9 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
                           f"({exc.strerror}); set TMPDIR to a writable folder") from None
     opened = _Opened(duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True}), [],
                      scratch)
+    # A timestamp with a time zone (Parquet's, a DuckDB TIMESTAMPTZ) is written as text in the session's zone, which
+    # DuckDB takes from the machine: in UTC, a moment is the same day on every machine
+    opened.con.execute("SET TimeZone = 'UTC'")
     keeping = False
     try:
         try:

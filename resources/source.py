@@ -251,11 +251,21 @@ def january_only(pack: CriteriaPack) -> bool:
 
 
 def _january(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> bool:
+    return _first_days(con, pack) == "year"
+
+
+def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | None:
+    """`year` when every dated row in scope falls in a January, over two years or more (bare years read at a finer
+    grain); `month` when every one falls on the first day of a month, over two months or more (months, `Mar-2018`
+    or a Parquet column of month starts, read at a day grain); else None."""
     period = shapes.PERIOD
-    sql = (f"SELECT count(DISTINCT year({period})), max(month({period})) FROM {TYPED} "
+    sql = (f"SELECT count(DISTINCT year({period})), max(month({period})), "
+           f"count(DISTINCT date_trunc('month', {period})), max(day({period})) FROM {TYPED} "
            f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
-    ((years, month),) = _run(con, pack, sql, {}).rows()
-    return bool(years and years >= 2 and month == 1)
+    ((years, month, months, day),) = _run(con, pack, sql, {}).rows()
+    if years and years >= 2 and month == 1:
+        return "year"
+    return "month" if months and months >= 2 and day == 1 else None
 
 
 @dataclass(frozen=True)
@@ -401,8 +411,8 @@ class TableFacts:
 class SourceFacts:
     tables: list[TableFacts]
     """The main source's, then each joined table's."""
-    january: bool
-    """`january_only`."""
+    first_days: str | None
+    """`_first_days`: the coarser grain whose first day every dated row of the main source falls on, if any."""
 
 
 def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
@@ -410,8 +420,8 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
     with opened(pack) as (con, _):
         tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
                   [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
-        january = _january(con, pack)
-    return SourceFacts(tables=tables, january=january)
+        first_days = _first_days(con, pack)
+    return SourceFacts(tables=tables, first_days=first_days)
 
 
 def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str,

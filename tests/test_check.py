@@ -3,6 +3,7 @@ conditions and the formula: each passed `check` ("ok"), or blamed a key that was
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import polars as pl
 import pytest
 
 from opportunity_assets.cli import main
+from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.check import check_pack
 from tests.test_shapes import TODAY, _csv, _pack
 
@@ -760,6 +762,54 @@ def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, **changes)
 
 
+def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
+    """Trial 7: `nights: {start: 2010-01-31}` over loans of 2018, run on 2012-01-31, blamed `source.path` (a file
+    that reads well) for having no row by that night."""
+    (problem,) = _problems(_levels_of(tmp_path, nights={"start": "2010-01-31"}), date(2012, 1, 31))
+    assert problem == ("key `nights.start`: got 2010-01-31; no row is published by 2012-01-31, the first night with "
+                       "data is 2017-01-30: expected a first night on or after it (the nights before it have no data "
+                       "to scan)")
+
+
+def test_check_says_which_filter_refused_every_candidate(tmp_path: Path) -> None:
+    """Trial 7: `precip_7d >= 20` (millimetres) on rain in inches: check said "0 pass the hard filters" and no
+    more; the brief's run summary named the filter, check did not."""
+    filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0},
+               {"name": "wet", "metric": "level_now", "op": ">=", "value": 500}]
+    report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: wet (5 of 5)" in report.facts, \
+        report.facts
+
+
+def test_check_says_why_more_go_on_than_the_cap(tmp_path: Path) -> None:
+    """Trial 7: one loan's line with two fields too many made its state's metrics unknown; check then said "21 would
+    go on (cap 20)", a count past the cap with no why."""
+    rows = [[e, y, "n/a" if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, caps={"max_candidates": 2, "min_candidates": 0}),
+                        as_of=date(2018, 3, 31), today=TODAY)
+    assert "5 pass the hard filters (1 of them with a filter UNCLEAR: its metric has no value), 3 would go on " \
+        "(cap 2; 1 with quarantined rows in reach goes on past it, flagged)" in report.facts, report.facts
+
+
+def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> None:
+    """Trial 7: hourly dew points in Fahrenheit, a few below zero in January: each such hour was quarantined, every
+    airport's average a gap, and check said only "quarantined for: column dewp", not why nor which key."""
+    rows = [[e, y, -2.5 if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert "cells of 'level' below zero (1, e.g. '-2.5') are quarantined as negative: if its values may be below " \
+        "zero, list it in `source.signed`" in report.facts, report.facts
+    signed = check_pack(_pack(tmp_path, {**source, "signed": ["level"]}, _LEVELS), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert not any("below zero" in f for f in signed.facts)
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""
@@ -815,14 +865,15 @@ def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) ->
            "(cap 30)" in report.facts, report.facts
 
 
-def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path: Path) -> None:
+def test_nights_start_is_named_only_for_a_night_it_offers(tmp_path: Path) -> None:
     """Trial 8: `nights: {start: 1970-01-31}` on data first published in 1981: a night of 1975 was "key
     `source.path`: no row is published by 1975-01-31", though the file was right and the start was not."""
     assert _problems(_levels_of(tmp_path, nights={"start": "2015-01-31"}), date(2016, 6, 30)) == [
-        "key `nights.start`: got 2015-01-31; no row is published by 2016-06-30, a night it offers: expected a start "
-        "on or after 2017-01-30, the first night with data"]
+        "key `nights.start`: got 2015-01-31; no row is published by 2016-06-30, the first night with data is "
+        "2017-01-30: expected a first night on or after it (the nights before it have no data to scan)"]
     assert _problems(_levels_of(tmp_path), date(2016, 6, 30)) == [
         "key `source.path`: no row is published by 2016-06-30; the first night with data is 2017-01-30"]
+
 
 
 def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: Path) -> None:
@@ -844,6 +895,65 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
         "the expression's unit"]
     formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
+
+
+def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
+    """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
+    rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]
+    source = {"path": _csv(tmp_path / "h.csv", ["id", "day", "sky"], rows), "shape": "events", "grain": "month",
+              "period_column": "day", "aggregates": {"foggy": {"agg": "share", "where": [
+                  {"column": "sky", "in": ["fog"]}]}}}
+    formula = {"components": [{"name": "clear", "expression": "foggy_now", "direction": "lower_is_better",
+                               "range": share_range, "weight": 1.0, "label": "foggy hours", "unit": "share"}]}
+    return _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "foggy"},
+                                    "foggy_now": {"agg": "last", "column": "foggy"}},
+                 formula=formula, required_inputs=["foggy_now"])
+
+
+def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path: Path) -> None:
+    """Trial 7: hourly weather's share of low-visibility hours, `range: [0, 0.3]`, was 0 to 0.006 on a clear
+    February night: check called the range "in another unit" and `run` refused the night. A share by construction
+    is judged at load instead; another range at whose zero end every value sits is a warning."""
+    report = check_pack(_foggy(tmp_path, [0, 0.3]), as_of=date(2013, 5, 31), today=TODAY)
+    assert (report.problems, report.warnings) == ([], [])
+    with pytest.raises(CriteriaError, match=re.escape(
+            "key `formula.components.0.range`: got [0.0, 30.0]; expected a range a share fills, within [0, 1]: "
+            "foggy_now is the last of `foggy`, an events `share` aggregate, a share from 0 to 1, so it can reach "
+            "little of [0, 30] (30% is 0.3)")):
+        _foggy(tmp_path, [0, 30])
+    formula = {"components": [{"name": "level", "expression": "level_now / 10000", "direction": "higher_is_better",
+                               "range": [0, 1], "weight": 1.0, "label": "level"}]}
+    report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `formula.components.0.range`: got [0, 1]; every candidate's value lies within [0.0007, 0.0047], at its 0 "
+        "end, 50 times or more nearer zero than its other end, so each gets about the same points from it tonight: "
+        "if the range is in another unit than the expression, expected the range the values lie in, in the "
+        "expression's unit"]
+
+
+@pytest.mark.parametrize(("written", "pattern", "expected"), [
+    ("Mar-2018", "%m-%Y", "(e.g. ['Apr-2018', 'Mar-2018']): expected a strptime pattern its values parse with; "
+                          "'%b-%Y' parses them"),
+    ("2018-03-01 00:00:00", "%b-%Y", "(e.g. ['2018-03-01 00:00:00', '2018-04-01 00:00:00']): expected no "
+                                     "`period_format`: they are ISO dates or timestamps, read as such without one"),
+])
+def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
+                                                                        expected: str) -> None:
+    """Trial 7: `%m-%Y` for `Mar-2018`, or `%b-%Y` over a Parquet column of timestamps, said "no parseable period
+    on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
+    months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
+                                                                           "2018-04-01 00:00:00"]}[written]
+    rows = [[e, m, 5] for e in "ab" for m in months]
+    events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
+              "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}
+    # with no night given, none can be found: no row has a period
+    (problem,) = check_pack(_pack(tmp_path, events, _LEVELS), today=TODAY).problems
+    assert problem == f"key `source.period_format`: got {pattern!r} for column 'when'; none of its values parses " \
+        f"with it {expected}"
+    # a night's rows say the same, counted
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(2018, 6, 30))
+    assert problem.endswith(expected.split(": ", 1)[1].split("; ")[-1]), problem
 
 
 def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:

@@ -212,3 +212,23 @@ def test_run_checks_the_nights_candidates_on_its_own_scan(tmp_path: Path, capsys
     assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
     assert "# Morning brief" in capsys.readouterr().out
     assert len(scans) == 1
+
+
+def test_output_piped_into_a_reader_that_stops_ends_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 7: `opportunity check --criteria pack.yaml | head -3` ended in a `BrokenPipeError` traceback once
+    `head` had its three lines."""
+    import io
+    import sys
+
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self) -> int:  # (a pipe's descriptor; here none to point at the null device)
+            raise io.UnsupportedOperation("fileno")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["check", "--criteria", str(PACK)]) == 141

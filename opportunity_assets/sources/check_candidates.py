@@ -46,10 +46,11 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
-    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over shares (`<= 40` on
-    fractions of 1): it refuses none, and the bound's unit is the likely cause. A bound far from values of another
-    kind (`days_since_data <= 62`, every market 1 day old) is a guard, and says nothing. A warning, not a problem:
-    a filter that refuses nothing tonight spoils nothing."""
+    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over fractions of 1 (`<= 40` on
+    shares): it refuses none, and the bound's unit is the likely cause. A bound far from values of another kind
+    (`days_since_data <= 62`, every market 1 day old) is a guard, and says nothing. A warning, not a problem: a
+    filter that refuses nothing tonight spoils nothing (one that refuses every candidate so is
+    `filters_refusing_all`'s problem)."""
     warnings = []
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
@@ -57,18 +58,19 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
             continue
         # a share's bound (at most 1) below percents (at most 100), or a percent's (at most 100) above fractions
         # of 1: a bound far from values of another kind (62 days since data against 1) is a guard, not a unit slip
-        lower = f.op in (">=", ">") and f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
-        upper = f.op in ("<=", "<") and 1 < f.value <= 100 and max(values) <= 1 \
+        share_under_percents = f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
+        percent_over_shares = 1 < f.value <= 100 and max(values) <= 1 \
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
-        if lower or upper:
-            other = "a share for a percent" if lower else "a percent for a share"
-            example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if lower else \
-                f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
-            warnings.append(
-                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-                f"{'beyond' if lower else 'within'} it, so the filter refuses none: is the bound in another unit "
-                f"than the metric ({other}, {example})? expected a bound in the metric's unit")
+        if not (share_under_percents or percent_over_shares) or (f.op in (">=", ">")) != share_under_percents:
+            continue
+        other = "a share for a percent" if share_under_percents else "a percent for a share"
+        example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_under_percents else \
+            f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
+        warnings.append(
+            f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+            f"{'beyond' if share_under_percents else 'within'} it, so the filter refuses none: is the bound in "
+            f"another unit than the metric ({other}, {example})? expected a bound in the metric's unit")
     return warnings
 
 
@@ -115,6 +117,8 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
         expected = "expected the range the values lie in, in the expression's unit"
         largest = max(abs(v) for v in values)
         end = max(abs(low), abs(high))
+        if pack.share_component(component) is not None or at_zero_end(component.range, values):
+            continue  # (a share's range is judged at load; a range at whose zero end the values sit, `warnings`)
         if largest > 0 and end >= RANGE_APART * largest:
             which = f" (a percent for a share: {significant(end, 4)} for {significant(end / 100, 4)})" \
                 if largest <= 1 < end else ""
@@ -168,6 +172,40 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
                         f"({line}), so {effect}: expected a metric the night's rows fill (a column with figures in "
                         "its window)")
     return problems
+
+
+def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:
+    """Whether every value lies within a range one of whose ends is 0, on that end's side: a dry week's rain, a
+    clear month's share of foggy hours, next to a range `[0, 2]`. A night's values sit there in the pack's unit as
+    well as in another: said as a warning, never a problem (it would stop every quiet night)."""
+    low, high = bounds
+    return (low == 0 and min(values) >= 0 and max(values) <= high) or \
+        (high == 0 and max(values) <= 0 and min(values) >= low)
+
+
+def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a formula range at whose zero end every candidate going on (at least 3) sits, `RANGE_APART` times
+    or more nearer zero than its other end, so each gets about the same points from it tonight: on a quiet night in
+    the pack's unit, or every night in another (`[0, 30]` over shares). A share by construction is judged at load."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, component in enumerate(pack.formula.components):
+        values = _values(component.parsed, going)
+        if len(values) < _ENOUGH or pack.share_component(component) is not None \
+                or not at_zero_end(component.range, values):
+            continue
+        low, high = component.range
+        largest, other = max(abs(v) for v in values), abs(high if low == 0 else low)
+        if largest > 0 and other >= RANGE_APART * largest:
+            which = f" (a percent for a share: {significant(other, 4)} for {significant(other / 100, 4)})" \
+                if largest <= 1 < other <= 100 else ""
+            warnings.append(
+                f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within "
+                f"[{significant(min(values))}, {significant(max(values))}], at its 0 end, {RANGE_APART:g} times or "
+                f"more nearer zero than its other end, so each gets about the same points from it tonight: if the "
+                f"range is in another unit than the expression{which}, expected the range the values lie in, in the "
+                "expression's unit")
+    return warnings
 
 
 def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

@@ -335,6 +335,9 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
             statement = f"SELECT * FROM {relation} AS source LIMIT 0"
             try:
                 with pg.cursor() as cur:
+                    # a timestamptz is written as text in the session's zone (the server's, or `PGTZ`'s): in UTC, a
+                    # moment is the same day whatever the server or the machine
+                    cur.execute("SET TIME ZONE 'UTC'")
                     cur.execute(statement)
                     present = [d.name for d in cur.description or []]
             except psycopg2.Error as exc:

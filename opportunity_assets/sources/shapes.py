@@ -201,12 +201,12 @@ def _number(column: str) -> str:
 
 
 def _parsed_keys(src: SourceSpec) -> str:
-    """The year and month columns parsed as numbers, once per row, for `_whole` to test and use (a parse repeated
+    """The year, month and day columns parsed as numbers, once per row, for `_whole` to test and use (a parse repeated
     in each of the period's tests cost a wide source a quarter of its typing). DuckDB's cast reads a number with
     spaces around it."""
     if src.known_at is not None or src.period_column is not None:
         return ""
-    keys = [c for c in (src.year_column, src.month_column) if c]
+    keys = [c for c in (src.year_column, src.month_column, src.day_column) if c]
     return "".join(f", try_cast({_q(c)} AS DOUBLE) AS {_number(c)}" for c in keys)
 
 
@@ -229,9 +229,14 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     if src.month_column is None:
         return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
     month = _whole(src.month_column)
+    quoted += f" || ', ' || {_quoted(src.month_column)}"
+    day = "1" if src.day_column is None else _whole(src.day_column)
+    if src.day_column is not None:
+        quoted += f" || ', ' || {_quoted(src.day_column)}"
+    # a day the month has not (30 February) is no date: `try` makes it NULL, its row unparseable
     start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
-             f"THEN make_date({year}, {month}, 1) END")
-    return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.month_column)}"
+             f"THEN try(make_date({year}, {month}, {day})) END")
+    return grain.sql_start(start), quoted
 
 
 def versioned(src: SourceSpec) -> bool:
@@ -372,7 +377,7 @@ def duplicate_groups_sql(src: SourceSpec, typed: str) -> str | None:
     names = "1" if _name_is_id(src) else f"count(DISTINCT r.{NAME})"
     some_names = "[]::VARCHAR[]" if _name_is_id(src) else \
         f"list_sort(list_distinct(list(r.{NAME})))[1:4]"
-    period_columns = [c for c in (src.period_column, src.year_column, src.month_column) if c]
+    period_columns = [c for c in (src.period_column, src.year_column, src.month_column, src.day_column) if c]
     written = " || ', ' || ".join(f"coalesce(r.{_as_written(c)}, '')" for c in period_columns) or "NULL::VARCHAR"
     timed = f"bool_or(r.{_VERSION} <> date_trunc('day', r.{_VERSION}))" if versioned(src) and \
         src.published_column is None else "false"

@@ -10,7 +10,8 @@ Three shapes (`shape`), each read into the same entity × period panel the metri
   observation in a period stands for the period. A file with no dates at all is one snapshot, known at `known_at`.
 
 The period comes from a date or timestamp column (`period_column`, text parsed by `period_format` if given),
-from `year_column` + `month_column`, or from `year_column` alone (year grain). Windows count in `grain` periods.
+from `year_column` + `month_column` (+ `day_column`), or from `year_column` alone (year grain). Windows count in
+`grain` periods.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails
 
-from opportunity_assets.periods import GrainName
+from opportunity_assets.periods import GRAINS, GrainName
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 ENTITY_JOINER = " / "
@@ -44,6 +45,8 @@ RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", 
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
 _YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column`"
+_MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date a month, not a day (a `day_column` "
+                  "beside them dates a day)")
 
 
 class _Spec(BaseModel):
@@ -108,6 +111,8 @@ class AggregateSpec(_Spec):
 _DIRECTIVES = frozenset("abcdfghjmnpuwxyzABGHIMSTUVWXYZ%")
 _DASHED = frozenset("djmyHIMS")
 """The strptime directives DuckDB reads (`%-d`: unpadded), as its `strptime` accepts them."""
+_A_DAY, _A_WEEK, _A_WEEKDAY = frozenset("djcx"), frozenset("UWV"), frozenset("aAuw")
+"""Directives that name a day (of the month or year, a whole date), a week of the year, a day of the week."""
 
 
 _SEVERAL = {"entity_id": "a column, or a list of different columns that name an entity together "
@@ -117,6 +122,20 @@ _SEVERAL = {"entity_id": "a column, or a list of different columns that name an 
             "period_format": "a strptime pattern, or a list of different patterns (the first that parses a value "
                              "reads it)"}
 """What each key that takes one text or a list of them expects (`SourceSpec._one_or_several`)."""
+
+
+def _directives(pattern: str) -> set[str]:
+    """The letters of a strptime pattern's directives (`%-d` is `d`)."""
+    return {m[-1] for m in re.findall(r"%-?[A-Za-z%]", pattern)}
+
+
+def finest_grain(pattern: str) -> str:
+    """The finest grain a strptime pattern names: `day` when it names a day (`%d`, `%j`; a week's weekday),
+    `week` for a week of the year alone, else `month` (`%b-%Y` names a month, whatever the grain reads it in)."""
+    letters = _directives(pattern)
+    if letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
+        return "day"
+    return "week" if letters & _A_WEEK else "month"
 
 
 def unknown_directive(pattern: str) -> str | None:
@@ -166,6 +185,9 @@ class SourceSpec(_Spec):
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
+    day_column: str | None = None
+    """With `year_column` and `month_column`, the day of the month (1-31): the three date a day (a `day` or `week`
+    grain)."""
     known_at: date | None = None
     """A snapshot file with no period column: every row is known on this date (and belongs to its period)."""
     published_column: str | None = None
@@ -246,6 +268,8 @@ class SourceSpec(_Spec):
             main = info.data
             if main.get("year_column") and not main.get("month_column") and main.get("grain", "month") != "year":
                 raise _problem("grain", main.get("grain", "month"), _YEAR_ALONE) from None
+            if main.get("month_column") and not main.get("day_column") and main.get("grain") in ("day", "week"):
+                raise _problem("grain", main.get("grain"), _MONTH_AT_MOST) from None
             details = []
             for error in exc.errors():
                 problem = (error.get("ctx") or {}).get("error")
@@ -292,19 +316,26 @@ class SourceSpec(_Spec):
                            "without `period_format`")
         if self.month_column and not self.year_column:
             raise _problem("month_column", self.month_column, "a `year_column` beside it")
+        if self.day_column and not self.month_column:
+            raise _problem("day_column", self.day_column, "a `year_column` and a `month_column` beside it")
+        if self.year_column and self.month_column and not self.day_column and self.grain in ("day", "week"):
+            if isinstance(self, JoinSpec):
+                raise _problem("day_column", None, f"a day column beside `year_column` {self.year_column!r} and "
+                               f"`month_column` {self.month_column!r}: the joined rows count in the main source's "
+                               f"{self.grain} periods (`source.grain`), and a year and a month date only a month")
+            raise _problem("grain", self.grain, _MONTH_AT_MOST)
+        finest = min((finest_grain(p) for p in self.period_patterns), key=GRAINS.index, default=None)
+        if finest is not None and GRAINS.index(finest) > GRAINS.index(self.grain):
+            said = f"{self.period_format!r} names" if isinstance(self.period_format, str) else "its patterns name"
+            raise _problem("grain", self.grain, f"a grain the dates can tell: `period_format` {said} a {finest} at "
+                           f"most, so every {self.period_column!r} value would fall on the first day of its {finest}: "
+                           f"`{finest}` or coarser (or a pattern with the day, `%d`, if the column writes one)")
         if self.year_column and not self.month_column and self.grain != "year":
             if isinstance(self, JoinSpec):
                 raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "
                                f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
                                "a year column alone dates only a year")
             raise _problem("grain", self.grain, _YEAR_ALONE)
-        if self.year_column and self.month_column and self.grain in ("day", "week"):
-            dated = f"`year_column` {self.year_column!r} and `month_column` {self.month_column!r} date a month"
-            if isinstance(self, JoinSpec):
-                raise _problem("month_column", self.month_column, f"a `period_column` of dates: {dated}, and the "
-                               f"joined rows count in the main source's {self.grain} periods (`source.grain`)")
-            raise _problem("grain", self.grain, f"`month`, `quarter` or `year`: {dated} (a finer grain puts every row "
-                           "on its month's first day), or a `period_column` of dates")
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
@@ -412,7 +443,7 @@ class SourceSpec(_Spec):
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
         wanted: list[str | None] = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
-                                    self.month_column, self.published_column]
+                                    self.month_column, self.day_column, self.published_column]
         if self.shape == "events":
             for spec in self.aggregates.values():
                 wanted += [spec.column, *(c.column for c in spec.where)]
@@ -429,7 +460,8 @@ class SourceSpec(_Spec):
     @property
     def dated_columns(self) -> list[str]:
         """The columns a row's period and publication are read from."""
-        return [c for c in (self.period_column, self.year_column, self.month_column, self.published_column) if c]
+        return [c for c in (self.period_column, self.year_column, self.month_column, self.day_column,
+                            self.published_column) if c]
 
 
 class JoinSpec(SourceSpec):

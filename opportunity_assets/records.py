@@ -94,6 +94,17 @@ class Refusal(FrozenRecord):
     """The reason in a few words, without the raw values (`sales not a number`, `duplicated key`)."""
 
 
+class RepeatedEvents(FrozenRecord):
+    """An events source's rows of one period of the entity's, and how many repeat another in every column read."""
+
+    period: str
+    """The period, as the grain writes it."""
+    events: int
+    """Rows read for the period."""
+    repeated: int
+    """Of them, rows equal to another of the period's in every column the night reads (a copy)."""
+
+
 class Candidate(FrozenRecord):
     as_of: date
     id: str
@@ -128,6 +139,9 @@ class Candidate(FrozenRecord):
     copies: dict[str, CopiedFigures] = Field(default_factory=dict)
     """Per source column, the other entities whose latest figures this one's equal exactly (`verifications.copies`:
     found by the scan, which sees every entity; the verifier judges them)."""
+    repeated_events: list[RepeatedEvents] = Field(default_factory=list)
+    """An events source's periods of the candidate's kept history with a row, oldest first, each with its rows and
+    copies: the verifier doubts a period far fuller of copies than its past (`integrity.repeated_events`)."""
     refused: list[Refusal] = Field(default_factory=list)
     """The entity's source rows in the metrics' reach (periods 0 to the widest window back) that the source refused,
     oldest first: a figure the night could not read, which the verifier doubts (`integrity.refused`)."""

@@ -56,7 +56,8 @@ class SourceSnapshot:
     history: pl.DataFrame
     """Visible valid rows within the pack's history reach (metric windows, integrity yardstick): entity_id,
     entity_name, period, published_at,
-    periods_ago, source_row and the pack's columns."""
+    periods_ago, source_row and the pack's columns; for events, events_read and events_repeated (the period's rows,
+    and those repeating another in every column read: `shapes.EVENTS_REPEATED`)."""
     metrics: pl.DataFrame
     """One row per visible entity: entity_id, entity_name and one column per pack metric (null = gap)."""
     quarantined: pl.DataFrame
@@ -136,6 +137,8 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
                     f"{grain.sql_between('p.' + shapes.PERIOD, 'getvariable(' + literal('anchor') + ')::DATE')} "
                     f"AS {_AGO} FROM {panel} p", {})
     values = "".join(f", {_q(c)}" for c in pack.columns)
+    if src.shape == "events":
+        values += f", {shapes.EVENTS_READ} AS events_read, {shapes.EVENTS_REPEATED} AS events_repeated"
     history = _run(con, pack, f"""
         SELECT {shapes.ENTITY} AS entity_id, {shapes.NAME} AS entity_name, {ROW} AS source_row,
                {shapes.PERIOD} AS period, {shapes.PUBLISHED} AS published_at, {_AGO} AS periods_ago{values}
@@ -569,7 +572,7 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[An
                      schema={"source_row": pl.Int64, "entity_id": pl.Utf8, "period": pl.Date,
                              "reason": pl.Utf8})], how="vertical_relaxed")
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
-                       *pack.columns]
+                       *pack.columns, *(["events_read", "events_repeated"] if pack.source.shape == "events" else [])]
     return SourceSnapshot(
         as_of=as_of,
         anchor_period=anchor,

@@ -14,6 +14,8 @@ import yaml
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from opportunity_assets.periods import GRAINS, Grain
+from opportunity_assets.sources.check import check_pack
+from opportunity_assets.verifications import integrity
 from resources.source import SourceError, read_snapshot
 
 TODAY = date(2026, 12, 1)
@@ -485,7 +487,6 @@ def test_a_formula_that_cannot_give_a_number_is_refused_at_load(tmp_path: Path, 
 
 
 def test_check_says_when_the_grain_or_a_window_does_not_fit_the_data(tmp_path: Path) -> None:
-    from opportunity_assets.sources.check import check_pack
 
     days = [["a", f"2015-{m:02d}-{d:02d}", d] for m in range(1, 7) for d in (1, 11, 21)]
     name = _csv(tmp_path / "d.csv", ["id", "day", "level"], days)
@@ -537,7 +538,6 @@ def test_check_names_the_key_behind_a_source_it_cannot_use(tmp_path: Path, sourc
                                                           metrics: dict[str, Any], expected: str) -> None:
     """Found by a new user configuring loan records and a table of states: each of these blamed `source.path`,
     or passed `check` and archived every candidate as a data gap."""
-    from opportunity_assets.sources.check import check_pack
 
     name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], _EVENTS)
     pack = _pack(tmp_path, {"path": name, **source}, metrics)
@@ -547,7 +547,6 @@ def test_check_names_the_key_behind_a_source_it_cannot_use(tmp_path: Path, sourc
 
 def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> None:
     """Bare years (`2017`) read monthly put every event in January, and `check` said ok."""
-    from opportunity_assets.sources.check import check_pack
 
     rows = [[e, str(y), "A", 1] for e in "ab" for y in range(2010, 2018) for _ in range(3)]
     name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
@@ -564,7 +563,6 @@ def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> N
 def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path) -> None:
     """Trial 7: loans whose month was a Parquet timestamp (2018-03-01 00:00:00), read by the day: every window of
     days but the 1st was empty, and check blamed a formula's division by zero."""
-    from opportunity_assets.sources.check import check_pack
 
     rows = [[e, f"2018-{m:02d}-01 00:00:00", "A", 1] for e in "ab" for m in range(1, 7) for _ in range(3)]
     name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
@@ -582,7 +580,6 @@ def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path)
 def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:
     """A delay of -3 minutes is a value, not a bad cell: without `signed`, every negative cell was quarantined and
     `check` said ok."""
-    from opportunity_assets.sources.check import check_pack
 
     rows = [[e, m, "A", d] for e in "ab" for m in ("Mar-2018", "Apr-2018") for d in (-3, -1, 4)]
     name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "delay"], rows)
@@ -599,7 +596,6 @@ def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> 
 def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path) -> None:
     """`%d/%m/%Y` for month-first dates: 1/3/2018 parses (as the 1st of March), 1/13/2018 does not; the rows that do
     not were quarantined and `check` said ok."""
-    from opportunity_assets.sources.check import check_pack
 
     rows = [["a", f"{m}/{d}/2018", "A", 1] for m in range(1, 7) for d in (3, 13, 20, 27)]
     name = _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows)
@@ -614,7 +610,6 @@ def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path)
 
 
 def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
-    from opportunity_assets.sources.check import check_pack
 
     name = _csv(tmp_path / "p.csv", ["id", "year", "month", "level"], [["al", 2018, m, m] for m in range(1, 7)])
     _csv(tmp_path / "j.csv", ["state", "income"], [["Alabama", 5]])  # names where the source has codes
@@ -921,7 +916,6 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
     only "period unparseable (102)" and that their entities' metrics are unknown on every night, with no value and
     no way to read them. Now it names how they are written and the pattern list that reads both, and a list of
     patterns reads them (the first that parses a value)."""
-    from opportunity_assets.sources.check import check_pack
 
     rows = [["a", f"2018-{m:02d}-15", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-15", m] for m in range(1, 6)]
     rows += [["b", "June 15 2018", 6]]
@@ -1009,3 +1003,43 @@ def test_a_publication_lag_beside_a_published_column_is_refused_at_load(tmp_path
         _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
     assert ("key `source.publication_lag_days`: got 45; expected none beside `published_column` (each row is known on "
             "its 'released' date: no lag applies, none is added to it)") in str(exc.value)
+
+
+def _monthly_loans(tmp_path: Path, copies: dict[str, int]) -> CriteriaPack:
+    """Five distinct loans a month in TX for two years (2012-2013); `copies`: a month (`2013-12`, or `all`) whose
+    loans are written that many times."""
+    rows = []
+    for year in (2012, 2013):
+        for month in range(1, 13):
+            for k in range(5):
+                loan = ["TX", f"{year}-{month:02d}-{3 + 5 * k:02d}", 1000 + 37 * k + month, "AB"[k % 2]]
+                rows += [loan] * copies.get(f"{year}-{month:02d}", copies.get("all", 1))
+    name = _csv(tmp_path / "loans.csv", ["state", "issued", "amount", "grade"], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                            "period_column": "issued", "publication_lag_days": 10,
+                            "aggregates": {"loans": {"agg": "count"}, "amount": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"}})
+
+
+@pytest.mark.parametrize("times", [2, 3])
+def test_a_period_of_events_loaded_again_is_doubted_and_a_clean_one_is_not(tmp_path: Path, times: int) -> None:
+    """Trials 7 and 8 and `bench/planted_domains.py`: a month's loans written twice (a batch sent again) doubled its
+    count and sum and nothing said so. Each period's rows that repeat another in every column read are counted by the
+    source query; a month fuller of copies than the entity's past is doubted under INPUTS, naming the counts."""
+    as_of = date(2014, 1, 31)
+    for copies, expected in (({}, None), ({"2013-12": times}, "2013-12")):
+        pack = _monthly_loans(tmp_path, copies)
+        snapshot = read_snapshot(pack, as_of, today=TODAY)
+        (c,) = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)[0]
+        latest = c.repeated_events[-1]
+        assert (latest.period, latest.events, latest.repeated) == ("2013-12", 5 * (times if expected else 1),
+                                                                    5 * (times - 1) if expected else 0)
+        found = [f for f in integrity.check(pack, c) if f.rule == "repeated_events"]
+        if expected is None:
+            assert not found
+            continue
+        assert found[0].periods == ["2013-12"] and found[0].check == "inputs" and found[0].effect == "doubt"
+        assert found[0].message.startswith(f"{5 * (times - 1)} of the {5 * times} rows read in 2013-12 repeat "
+                                           "another of them in every column the night reads")
+        assert integrity.headline(found[0]).startswith("rows of 2013-12: ")

@@ -21,7 +21,7 @@ from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
-from opportunity_assets.records import Candidate, FilterResult, Refusal
+from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
 from opportunity_assets.sources.shapes import cell_columns
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures
@@ -223,6 +223,20 @@ def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[
     return by_entity
 
 
+def _repeated_events(pack: CriteriaPack, history: pl.DataFrame, going: set[str]) -> dict[str, list[RepeatedEvents]]:
+    """Per entity going on, an events source's periods with a row: its rows and its copies (`shapes.EVENTS_REPEATED`),
+    oldest first; none for a panel or a snapshot."""
+    if "events_repeated" not in history.columns:
+        return {}
+    frame = history.filter(pl.col("entity_id").is_in(sorted(going)) & (pl.col("events_read") > 0)) \
+        .sort("entity_id", "period").select("entity_id", "period", "events_read", "events_repeated")
+    out: dict[str, list[RepeatedEvents]] = {}
+    for entity, period, events, repeated in frame.iter_rows():
+        out.setdefault(entity, []).append(RepeatedEvents(period=pack.grain.label(period), events=int(events),
+                                                         repeated=int(repeated)))
+    return out
+
+
 def _over_remaining_rows(pack: CriteriaPack, candidate: Candidate, metric: str) -> float | None:
     """The metric over the window's filled rows only (a sum scaled to the whole window): the place in the cap
     order of a candidate whose value is a gap because some of its rows were quarantined. Ordering only: it is
@@ -373,9 +387,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
     copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
+    repeats = _repeated_events(pack, history, going)
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers,
-                                       "copies": copies.get(keys[c.id], {})}) if c.went_on
+                                       "copies": copies.get(keys[c.id], {}),
+                                       "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})
                   for c in candidates]
 

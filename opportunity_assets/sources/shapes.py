@@ -30,6 +30,9 @@ ENTITY, NAME, PERIOD, PUBLISHED = "__entity", "__name", "__period", "__published
 REASON, CELL_REASON = "__reason", "__cell_reason"
 """Why a row is refused whole; what is wrong with its cells (each then a gap)."""
 IN_SCOPE = "__in_scope"
+EVENTS_READ, EVENTS_REPEATED = "__events", "__repeated"
+"""An events panel's count of rows per entity and period, and of those that repeat another of them in every column
+the night reads (a feed loaded twice): the verifier's `integrity.repeated_events` reads them."""
 """Whether a row is in the source's scope (`source.where`): kept as a flag so step 1 keeps every row, in order."""
 AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
@@ -468,6 +471,8 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     of the values it carries."""
     select, clauses, published = [f"p.{c}" for c in (ENTITY, NAME, PERIOD, ROW)], [], [f"p.{PUBLISHED}"]
     select += [f"p.{_q(c)}" for c in src.columns]
+    if src.shape == "events":
+        select += [f"p.{EVENTS_READ}", f"p.{EVENTS_REPEATED}"]
     for i, (joined, relation, by_entity) in enumerate(zip(src.join, joins, src.joins_by_entity_only, strict=True)):
         alias = f"j{i}"
         if by_entity:
@@ -484,7 +489,8 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
 
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
-    ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it."""
+    ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
+    also EVENTS_READ and EVENTS_REPEATED."""
     keys = f"{ENTITY}, {NAME}, {PERIOD}, {PUBLISHED}, {ROW}"
     if src.shape != "events":
         values = ", ".join(f"{cell(c)} AS {_q(c)}" for c in src.columns)
@@ -504,7 +510,8 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
-                   min({ROW}) AS {ROW}, {aggregates}
+                   min({ROW}) AS {ROW}, {aggregates}, count(*)::DOUBLE AS {EVENTS_READ},
+                   (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
             FROM {seen} GROUP BY {ENTITY}, {PERIOD}
         ),
         spans AS (
@@ -515,6 +522,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
         grid AS (
             SELECT {ENTITY}, {NAME}, unnest(range(__first, __last + {step}, {step}))::DATE AS {PERIOD} FROM spans
         )
-        SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {lagged}) AS {PUBLISHED}, e.{ROW}, {filled}
+        SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {lagged}) AS {PUBLISHED}, e.{ROW}, {filled},
+               coalesce(e.{EVENTS_READ}, 0.0) AS {EVENTS_READ}, coalesce(e.{EVENTS_REPEATED}, 0.0) AS {EVENTS_REPEATED}
         FROM grid g LEFT JOIN events e USING ({ENTITY}, {PERIOD})
         WHERE coalesce(e.{PUBLISHED}, {lagged}) <= {AS_OF}"""

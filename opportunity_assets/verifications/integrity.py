@@ -39,7 +39,7 @@ from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
-from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal
+from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
 from opportunity_assets.verifications import exact
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 
@@ -52,7 +52,7 @@ _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused", "repeated_events")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -584,6 +584,38 @@ def _refused(found: _Findings, spec: IntegritySpec, refused: Sequence[Refusal]) 
                   f"confirm {_span(periods)} {'rows' if column == 'row' else column} with the source")
 
 
+_MIN_SHARE_SCALE = 0.02
+"""Floor of the scale of an entity's past shares of copied events: a past with none is no yardstick of zero width."""
+
+
+def _repeated_events(found: _Findings, spec: IntegritySpec, periods: Sequence[RepeatedEvents]) -> None:
+    """The judged period whose share of rows repeating another far exceeds the entity's past periods' shares."""
+    rule = spec.repeated_events
+    index = {period: i for i, period in enumerate(found.series.periods)}
+    dated = [(index[p.period], p) for p in periods if p.period in index and p.events > 0]
+    past = [(t, p.repeated / p.events) for t, p in dated if t < found.series.judged_from]
+    stick = robust(np.array([share for _, share in past]), found.series.periods[past[0][0]]) if past else None
+    worst: tuple[float, int, RepeatedEvents] | None = None
+    for t, p in dated:
+        share = p.repeated / p.events
+        if t < found.series.judged_from or share < rule.min_share:
+            continue
+        z = (share - stick.median) / max(stick.scale, _MIN_SHARE_SCALE) if stick is not None else math.inf
+        if (z >= rule.threshold_mads if stick is not None else share >= 0.5) and (worst is None or z > worst[0]):
+            worst = (z, t, p)
+    if worst is None:
+        return
+    z, t, p = worst
+    share = p.repeated / p.events
+    against = (f"against {stick.median:.0%} ± {max(stick.scale, _MIN_SHARE_SCALE):.0%} in its past periods since "
+               f"{stick.since} ({z:.1f} MADs above)") if stick is not None else "with too few past periods to judge "\
+        "against, and every row having a twin on average"
+    found.add("repeated_events", rule.effect, "events", [t], share, None if stick is None else z,
+              f"{p.repeated} of the {p.events} rows read in {p.period} repeat another of them in every column the "
+              f"night reads ({share:.0%}), {against}: a feed loaded twice counts each copy again in every count and "
+              "sum", f"confirm {p.period}'s rows with the source (sent twice?)")
+
+
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
     if len(values) < 2 or not (math.isfinite(values[-1]) and math.isfinite(values[-2])):
@@ -640,6 +672,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _copied(found, spec, column, copied)
     if pack.source.shape != "events":
         _refused(found, spec, candidate.refused)
+    else:
+        _repeated_events(found, spec, candidate.repeated_events)
     if len(columns) >= spec.repeated_rows.min_columns:
         _repeated_rows(found, spec, columns)
     for identity in spec.identities:
@@ -670,6 +704,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule.startswith("exact:"):
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)} is {finding.size:.1f} rounding "
                 f"steps from what its identity {finding.rule.removeprefix('exact:')} gives, more than rounding allows")
+    if finding.rule == "repeated_events":
+        return f"rows of {when(-1)}: {format_number(finding.value or 0.0)} of them copies of another"
     if finding.rule == "refused":
         what = "the whole row" if finding.column == "row" else finding.column
         where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"

@@ -83,6 +83,20 @@ class PrecisionRule(_Spec):
     effect: Effect = "doubt"
 
 
+class RepeatedEventsRule(_Spec):
+    """An events source's period in which far more of the entity's rows repeat another row of it in every column
+    the night reads than in its past periods: a feed loaded twice, a batch sent again. Every count and sum counts
+    each copy again, and no one column shows it (the shares and averages stay as they were)."""
+
+    threshold_mads: float = Field(default=6.0, gt=0)
+    """How far above the entity's past periods' shares of copies, in robust standard deviations (floored at 2
+    points of share: a past without a copy is not a yardstick of zero width)."""
+    min_share: float = Field(default=0.25, gt=0, le=1)
+    """Judged only where at least this share of the period's rows are copies; where the entity has too few past
+    periods to judge against, only where every row has a twin on average (half of them copies)."""
+    effect: Effect = "doubt"
+
+
 class RefusedRule(_Spec):
     """A figure of the entity's in the metrics' reach that the source refused when read (a cell that is no number,
     negative where not `signed`, outside its `bounds`, or a whole row: a duplicated key, a wrong field count). The
@@ -144,7 +158,8 @@ class Identity(_Spec):
         return exact.rounded_form(self.parsed)
 
 
-RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied", "refused")
+RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied", "refused",
+         "repeated_events")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -174,6 +189,7 @@ class IntegritySpec(_Spec):
     """The latest change far outside that night's distribution across all scanned entities."""
     copied: CopyRule = CopyRule()
     refused: RefusedRule = RefusedRule()
+    repeated_events: RepeatedEventsRule = RepeatedEventsRule()
     identities: list[Identity] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 import numpy as np
 
 from opportunity_assets import expressions
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import Candidate
 
@@ -44,58 +45,59 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
     return out
 
 
-def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
-    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over fractions of 1 (`<= 40` on
-    shares): it refuses none, and the bound's unit is the likely cause. A bound far from values of another kind
-    (`days_since_data <= 62`, every market 1 day old) is a guard, and says nothing. A warning, not a problem: a
-    filter that refuses nothing tonight spoils nothing (one that refuses every candidate so is
-    `filters_refusing_all`'s problem)."""
-    warnings = []
+def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
+                          ) -> Iterator[tuple[int, HardFilter, list[float], bool, bool]]:
+    """Hard filters whose bound lies `FILTER_APART` times or more from every scanned candidate's value (at least
+    `_ENOUGH`), a share's bound over percents or a percent's over fractions of 1: (index, filter, the values, whether
+    the bound is a share's, whether it passes every candidate). A bound far from values of another kind
+    (`days_since_data <= 62`, every market 1 day old) is a guard, not a unit slip, and is not one of them."""
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) < _ENOUGH or f.value <= 0 or min(values) <= 0:
+        if len(values) < _ENOUGH or f.value <= 0 or min(values) < 0:
             continue
-        # a share's bound (at most 1) below percents (at most 100), or a percent's (at most 100) above fractions
-        # of 1: a bound far from values of another kind (62 days since data against 1) is a guard, not a unit slip
         share_under_percents = f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
         percent_over_shares = 1 < f.value <= 100 and max(values) <= 1 \
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
-        if not (share_under_percents or percent_over_shares) or (f.op in (">=", ">")) != share_under_percents:
+        if share_under_percents or percent_over_shares:
+            yield n, f, values, share_under_percents, (f.op in (">=", ">")) == share_under_percents
+
+
+def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
+    over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over fractions of 1 (`<= 40` on
+    shares): it refuses none, and the bound's unit is the likely cause. A warning, not a problem: a filter that
+    refuses nothing tonight spoils nothing (one that refuses every candidate so is `filters_refusing_all`'s)."""
+    warnings = []
+    for n, f, values, share_bound, passes_all in _unit_slipped_filters(pack, found):
+        if not passes_all:
             continue
-        other = "a share for a percent" if share_under_percents else "a percent for a share"
-        example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_under_percents else \
+        other = "a share for a percent" if share_bound else "a percent for a share"
+        example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_bound else \
             f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         warnings.append(
             f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
             f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-            f"{'beyond' if share_under_percents else 'within'} it, so the filter refuses none: is the bound in "
+            f"{'beyond' if share_bound else 'within'} it, so the filter refuses none: is the bound in "
             f"another unit than the metric ({other}, {example})? expected a bound in the metric's unit")
     return warnings
 
 
 def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A hard filter that refuses every scanned candidate with a value (at least `_ENOUGH`) by `FILTER_APART` times
-    or more, its bound a percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents
-    (`<= 0.1` on a metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those
-    the filter cannot judge (UNCLEAR). A problem: unlike a filter that refuses none, it spoils the night."""
+    """A hard filter that refuses every scanned candidate with a value by `FILTER_APART` times or more, its bound a
+    percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents (`<= 0.1` on a
+    metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those the filter cannot
+    judge (UNCLEAR). A problem: unlike a filter that refuses none, it spoils the night."""
     problems = []
-    for n, f in enumerate(pack.hard_filters):
-        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) < _ENOUGH or min(values) < 0:
+    for n, f, values, share_bound, passes_all in _unit_slipped_filters(pack, found):
+        if passes_all:
             continue
-        lower = f.op in (">=", ">") and 1 < f.value <= 100 and max(values) <= 1 \
-            and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
-        upper = f.op in ("<=", "<") and 0 < f.value <= 1 and max(values) <= 100 \
-            and min(values) >= FILTER_APART * f.value
-        if lower or upper:
-            other = f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}" if lower \
-                else f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}"
-            problems.append(
-                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-                f"{'below' if lower else 'above'} it, so the filter refuses every one: is the bound in another unit "
-                f"than the metric ({other})? expected a bound in the metric's unit")
+        other = f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}" \
+            if share_bound else f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}"
+        problems.append(
+            f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
+            f"{'above' if share_bound else 'below'} it, so the filter refuses every one: is the bound in another unit "
+            f"than the metric ({other})? expected a bound in the metric's unit")
     return problems
 
 

@@ -10,6 +10,7 @@ history, in periods of the pack's grain.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import date
@@ -416,6 +417,9 @@ class SourceFacts:
     """The main source's, then each joined table's."""
     first_days: str | None
     """`_first_days`: the coarser grain whose first day every dated row of the main source falls on, if any."""
+    copies: tuple[int, int, int] | None = None
+    """`_copies`: an events source whose every row appears a multiple of k times (k >= 2) in every column read: (k,
+    rows, distinct rows); None otherwise."""
 
 
 def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
@@ -424,7 +428,30 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
         tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
                   [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
         first_days = _first_days(con, pack)
-    return SourceFacts(tables=tables, first_days=first_days)
+        copies = _copies(con, pack, as_of) if pack.source.shape == "events" else None
+    return SourceFacts(tables=tables, first_days=first_days, copies=copies)
+
+
+_FEWEST_COPIED = 10
+"""Fewest distinct rows, each repeated, before a source counts as copied throughout (a few events may agree)."""
+
+
+def _copies(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
+    """(k, rows, distinct rows) where every row of an events source the night sees appears a multiple of k >= 2
+    times, equal in every column read (a file appended to itself: each event counted k times). Two real events may
+    agree in the few columns a pack reads, but then some rows appear once, or an odd number of times: it takes every
+    group of equal rows to share a factor."""
+    visible = f"{shapes.IN_SCOPE} AND ({shapes.PUBLISHED} IS NULL OR {shapes.PUBLISHED} <= $as_of::DATE)"
+    sizes = _run(con, pack, f"""
+        SELECT n, count(*) AS groups FROM (
+            SELECT count(*) AS n FROM (SELECT hash(*COLUMNS(* EXCLUDE ({ROW}))) AS h FROM {TYPED} WHERE {visible})
+            GROUP BY h)
+        GROUP BY n""", {"as_of": as_of}).rows()
+    factor = math.gcd(*(int(n) for n, _ in sizes)) if sizes else 0
+    distinct = sum(int(groups) for _, groups in sizes)
+    if factor < 2 or distinct < _FEWEST_COPIED:
+        return None
+    return factor, sum(int(n) * int(groups) for n, groups in sizes), distinct
 
 
 def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str,

@@ -1043,3 +1043,20 @@ def test_a_period_of_events_loaded_again_is_doubted_and_a_clean_one_is_not(tmp_p
         assert found[0].message.startswith(f"{5 * (times - 1)} of the {5 * times} rows read in 2013-12 repeat "
                                            "another of them in every column the night reads")
         assert integrity.headline(found[0]).startswith("rows of 2013-12: ")
+
+
+@pytest.mark.parametrize("times", [2, 3])
+def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path: Path, times: int) -> None:
+    """Trial 7: a loans file appended to itself doubled every count and sum, and no period stood out to the
+    verifier. Every row appearing a multiple of k times, equal in every column read, is said by check naming the
+    counts; one month sent twice (some rows once, some twice) is the verifier's (`repeated_events`), not check's."""
+    problems = check_pack(_monthly_loans(tmp_path, {"all": times}), as_of=date(2014, 1, 31), today=TODAY).problems
+    assert [p for p in problems if "appears" in p] == [
+        f"key `source.path`: got 'loans.csv'; each of the 120 different rows the night reads appears {times} times "
+        f"(or a multiple of {times}), equal in every column read: {120 * times} rows for 120 events, so every count "
+        f"and sum would count each {times} times: expected each event once (a file appended to itself?), or, if "
+        "these are distinct events, a column that tells them apart among those the pack reads (a `count_distinct` of "
+        "an id, say)"]
+    for copies in ({}, {"2013-12": 2}):
+        assert not [p for p in check_pack(_monthly_loans(tmp_path, copies), as_of=date(2014, 1, 31),
+                                          today=TODAY).problems if "appears" in p]

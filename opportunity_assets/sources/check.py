@@ -522,6 +522,14 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
+    if counted.copies is not None:
+        factor, rows, distinct = counted.copies
+        problems.append(
+            f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
+            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
+            f"rows for {distinct} events, so every count and sum would count each {factor} times: expected each event "
+            "once (a file appended to itself?), or, if these are distinct events, a column that tells them apart "
+            "among those the pack reads (a `count_distinct` of an id, say)")
     main = counted.tables[0]
     if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
         problems.append(

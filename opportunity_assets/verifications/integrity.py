@@ -562,7 +562,6 @@ def _copied(found: _Findings, spec: IntegritySpec, column: str, copied: CopiedFi
               f"confirm {span} {column} with the source: it matches {whose}'s")
 
 
-# ---- public surface --------------------------------------------------------------------------------------
 def _refused(found: _Findings, spec: IntegritySpec, refused: Sequence[Refusal]) -> None:
     """The entity's figures in the periods judged that the source refused when read: one finding per column (or
     for whole rows), naming its periods and why."""
@@ -616,6 +615,7 @@ def _repeated_events(found: _Findings, spec: IntegritySpec, periods: Sequence[Re
               "sum", f"confirm {p.period}'s rows with the source (sent twice?)")
 
 
+# ---- public surface --------------------------------------------------------------------------------------
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
     if len(values) < 2 or not (math.isfinite(values[-1]) and math.isfinite(values[-2])):

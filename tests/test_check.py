@@ -99,6 +99,26 @@ def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_pat
                        "`publication_lag_days` after its period ends")
 
 
+@pytest.mark.parametrize(("years", "expected"), [
+    # Ecdat Cigar's years are written 63..92
+    ([63, 64, 65], "key `source.year_column`: got 'year'; its values are no years from 1800 to 2999 (e.g. ['63', "
+                   "'64', '65']) (two digits: write the century, 1963 for 63): expected whole years written in "
+                   "full, such as 1963 or 1963.0"),
+    (["1963-01-01", "1964-01-01", "1965-01-01"],
+     "key `source.year_column`: got 'year'; its values are dates, not years (e.g. ['1963-01-01', '1964-01-01', "
+     "'1965-01-01']): expected `period_column: year` for a column of dates (truncated to `grain`), or a column of "
+     "whole years"),
+])
+def test_year_columns_that_date_no_row_are_named_with_their_values(tmp_path: Path, years: list[Any],
+                                                                  expected: str) -> None:
+    """Trial 9: two-digit years, or dates under `year_column`, said "no parseable period ...: expected integer year
+    and month columns" and `month_column` None, though a year column alone dates a `year` grain, with no value."""
+    rows = [["a", y, 5] for y in years]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "year_column": "year", "columns": ["level"]}, _LEVELS)
+    assert check_pack(pack, today=TODAY).problems == [expected]
+
+
 def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
     """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
     look-ahead that `check` called ok."""

@@ -179,6 +179,8 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
         return _not_publication_dates(pack, "source", facts.dated)
     if src.period_column and not facts.dated:
         return _not_parsed_by(pack, "source") if src.period_format else _not_dates(pack, "source")
+    if src.year_column and src.known_at is None and not facts.dated:
+        return _not_years(pack, "source")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
@@ -215,6 +217,46 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
             "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+def _not_years(pack: CriteriaPack, within: str) -> str:
+    """Year (and month, day) columns no row of which dates a period: two-digit years (`63` for 1963), dates or
+    timestamps in the year column, months that are names. The key whose values fail, with examples; a date column
+    is pointed to `period_column`."""
+    src = _spec_at(pack, within)
+    keys = [(k, c) for k, c in (("year_column", src.year_column), ("month_column", src.month_column),
+                                ("day_column", src.day_column)) if c]
+    unparsed = {c: _examples(pack, within, shapes.written(c), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
+                             limit=50) for _, c in keys}
+    year = src.year_column or ""
+    years = unparsed[year]
+    if years and all(_iso(v) for v in years):
+        return (f"key `{within}.year_column`: got {year!r}; its values are dates, not years (e.g. {years[:3]}): "
+                f"expected `period_column: {year}` for a column of dates (truncated to `grain`), or a column of "
+                "whole years")
+    numbers = [float(v) for v in years if _number(v)]
+    if numbers and not any(1800 <= n <= 2999 for n in numbers):
+        short = " (two digits: write the century, 1963 for 63)" if all(0 <= n < 100 for n in numbers) else ""
+        return (f"key `{within}.year_column`: got {year!r}; its values are no years from 1800 to 2999 (e.g. "
+                f"{years[:3]}){short}: expected whole years written in full, such as 1963 or 1963.0")
+    if not years or numbers:
+        for key, column in keys[1:]:
+            if unparsed[column]:
+                wanted = "months from 1 to 12" if key == "month_column" else "days of the month from 1 to 31"
+                return (f"key `{within}.{key}`: got {column!r}; no row's {year} and {column} make a date (e.g. "
+                        f"{column} {unparsed[column][:3]}): expected whole {wanted}, or `period_column` with "
+                        "`period_format` for dates written otherwise")
+    return (f"key `{within}.year_column`: got {year!r}; its values are not whole years (e.g. {years[:3]}): expected "
+            "whole years such as 1963 or 1963.0, or `period_column` with `period_format` for dates written otherwise")
+
+
+def _number(value: str) -> bool:
+    """Whether a cell as written is a plain number (`63`, `1963.0`)."""
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
@@ -905,6 +947,8 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     if not table.dated:
         if joined.period_column and not joined.period_format:
             return _not_dates(pack, within)
+        if joined.year_column and joined.known_at is None and joined.period_column is None:
+            return _not_years(pack, within)
         return source_problem(pack, f"joined table {joined.table} has no parseable period", no_period=True,
                               within=within)
     if table.first_published is None or table.first_published > night:

@@ -728,6 +728,32 @@ def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) 
     assert not [f for f in check_pack(joined(covered), as_of=night, today=TODAY).facts if "source.join" in f]
 
 
+def test_numeric_ids_written_with_leading_zeros_in_one_table_are_said_so(tmp_path: Path) -> None:
+    """Trial 9: Ecdat Cigar's states (`1`..`51`) joined to a table writing them `01`: 7 states' joined columns were
+    gaps, said only as ids apart (`['1', '3']` against `['01', '03']`), not why."""
+    years = range(2000, 2006)
+    main = _csv(tmp_path / "main.csv", ["state", "year", "level"],
+                [[s, y, 10] for s in (1, 5, 12) for y in years])
+    _csv(tmp_path / "attrs.csv", ["state", "year", "pop"], [[s, y, 5] for s in ("01", "5", "12") for y in years])
+    join = {"table": "attrs", "path": "attrs.csv", "entity_id": "state", "year_column": "year",
+            "publication_lag_days": 30, "columns": ["pop"]}
+    source = {"path": main, "entity_id": "state", "entity_name": "state", "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30, "join": [join]}
+    checked = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2005, 3, 31), today=TODAY)
+    assert [f for f in checked.facts if "source.join" in f] == [
+        "key `source.join.0.entity_id`: got 'state'; 1 of the source's 3 entities match no id of the joined table "
+        "(e.g. ['1']), so its columns (pop) are gaps for them; the joined table has 1 ids no entity has (e.g. "
+        "['01']): the joined table writes them with leading zeros ('01' for '1'); expected ids written alike in "
+        "both tables"]
+    # most entities apart: a problem, in the same words
+    _csv(tmp_path / "attrs.csv", ["state", "year", "pop"], [[s, y, 5] for s in ("01", "05", "12") for y in years])
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2005, 3, 31)) == [
+        "key `source.join.0.entity_id`: got 'state'; 2 of the source's 3 entities match no id of the joined table "
+        "(e.g. ['1', '5']), so its columns (pop) are gaps for them; the joined table has 2 ids no entity has (e.g. "
+        "['01', '05']): the joined table writes them with leading zeros ('01' for '1'); expected ids written alike "
+        "in both tables"]
+
+
 @pytest.mark.parametrize(("written", "expected"), [
     ("1,{:03d},000", "key `source.thousands_separator`: not set; 'level': 12 of 12 cells the night reads are not "
                      "numbers, written as '1,000,000': expected `thousands_separator: ','` to read them"),

@@ -918,10 +918,28 @@ def _ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:
               f"(e.g. {ids.unmatched_examples}), so its columns ({', '.join(joined.columns)}) are gaps for them")
     spare = f"; the joined table has {ids.spare} ids no entity has (e.g. {ids.spare_examples})" if ids.spare else ""
     said = f"key `{within}.entity_id`: got {joined.entity_id!r}; {missed}{spare}"
+    padded = zero_padded(ids.unmatched_examples, ids.spare_examples)
     if ids.spare and 2 * ids.unmatched > ids.entities:
-        return [f"{said}: expected the column holding the values of `source.entity_id` ({pack.source.entity_id!r}), "
-                "written alike (ids match by their slug: case, spaces and punctuation aside)"], []
-    return [], [said]
+        return [said + (padded or f": expected the column holding the values of `source.entity_id` "
+                                  f"({pack.source.entity_id!r}), written alike (ids match by their slug: case, "
+                                  "spaces and punctuation aside)")], []
+    return [], [said + padded]
+
+
+def zero_padded(unmatched: list[str], spare: list[str]) -> str:
+    """A clause saying that numeric ids on one side are the other's with leading zeros (state `01` for `1`, a ZIP
+    code `02134` read as `2134`), when the examples show it; empty otherwise."""
+    def bare(i: str) -> str:
+        return i.strip().lstrip("0") or "0"
+
+    if not all(i.strip().isdigit() for i in [*unmatched, *spare]):
+        return ""
+    for side, ids, other in (("the joined table", spare, unmatched), ("the source", unmatched, spare)):
+        padded = [i.strip() for i in ids if i.strip() != bare(i) and bare(i) in {bare(o) for o in other}]
+        if padded:
+            return (f": {side} writes them with leading zeros ({padded[0]!r} for {bare(padded[0])!r}); expected ids "
+                    "written alike in both tables")
+    return ""
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],

@@ -273,6 +273,22 @@ def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_probl
     assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
 
 
+def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
+    """Trial 9: Ecdat Cigar with 1990 appended again for every state: each entity's 1990 rows were refused as a
+    duplicated key, and check blamed the filter's and the inputs' metrics ("expected a metric the night's rows
+    fill"), though the metrics were right and the rows at fault."""
+    rows = [[e, y, 10 + k] for k, e in enumerate("abc") for y in (2015, 2016, 2017)]
+    rows += [[e, 2016, 10 + k] for k, e in enumerate("abc")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "avg", "column": "level", "window": [0, 2]}})
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `required_inputs.0`: got 'level_now'; it has no value for any of the 3 candidates scanned (level_now: "
+        "unknown: source row 3 is quarantined (duplicated key), in its reach), so each going on would be archived "
+        "as a data gap: expected the source's rows mended: rows in every candidate's window are quarantined "
+        "(duplicated key; `check` lists them under 'quarantined for'), not a metric in error"]
+
+
 def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path) -> None:
     """Trial 6: quarterly arrivals ("1981 Q1") with `grain: month` (the default): check said ok, and the night's
     every candidate failed its coverage filter (one month in three filled)."""

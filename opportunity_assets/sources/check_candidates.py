@@ -171,9 +171,21 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
-                        f"({line}), so {effect}: expected a metric the night's rows fill (a column with figures in "
-                        "its window)")
+                        f"({line}), so {effect}: {_gap_expected(line)}")
     return problems
+
+
+_QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
+
+
+def _gap_expected(line: str) -> str:
+    """What a metric with no value for any candidate needs, from its commonest gap line: the quarantined rows in its
+    reach mended (a period sent twice: each entity's rows of it refused as a duplicated key), else rows that fill
+    its window."""
+    if match := _QUARANTINED.match(line):
+        return (f"expected the source's rows mended: rows in every candidate's window are quarantined "
+                f"({match.group(1)}; `check` lists them under 'quarantined for'), not a metric in error")
+    return "expected a metric the night's rows fill (a column with figures in its window)"
 
 
 def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:

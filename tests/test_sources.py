@@ -769,3 +769,24 @@ def test_a_postgres_timestamptz_is_a_utc_day_whatever_the_sessions_zone(tmp_path
         finally:
             monkeypatch.undo()
             time.tzset()
+
+
+def test_a_parquet_id_column_of_floats_names_whole_numbers_as_integers(tmp_path: Path) -> None:
+    """Trial 9: plm Grunfeld's firms saved by pandas as a float column (1.0, 2.0) were candidates `1.0`, `2.0` ("Look
+    at firm 6.0"), and matched no id of a CSV writing them 1, 2: a join of every entity's columns a gap."""
+    from opportunity_assets.sources.check import check_pack
+    from tests.test_shapes import TODAY, _csv, _pack
+
+    years = range(2000, 2006)
+    pl.DataFrame({"firm": [float(f) for f in (1, 2, 3) for _ in years], "year": [y for _ in (1, 2, 3) for y in years],
+                  "level": [10.0] * 18}).write_parquet(tmp_path / "main.parquet")
+    _csv(tmp_path / "attrs.csv", ["firm", "year", "size"], [[f, y, 5] for f in (1, 2, 3) for y in years])
+    join = {"table": "attrs", "path": "attrs.csv", "entity_id": "firm", "year_column": "year",
+            "publication_lag_days": 30, "columns": ["size"]}
+    source = {"path": "main.parquet", "entity_id": "firm", "entity_name": "firm", "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30, "join": [join]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
+    checked = check_pack(pack, as_of=date(2006, 3, 31), today=TODAY)
+    assert checked.problems == [] and not [f for f in checked.facts if "source.join" in f], checked
+    snapshot = read_snapshot(pack, date(2006, 3, 31))
+    assert sorted(set(snapshot.history["entity_id"].to_list())) == ["1", "2", "3"]

@@ -370,15 +370,21 @@ def _json_array(path: Path) -> int | None:
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],
-           failed: Callable[[duckdb.Error], SourceFormatError]) -> None:
+           failed: Callable[[duckdb.Error], SourceFormatError], entity: list[str]) -> None:
     """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
-    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows."""
+    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows. An `entity`
+    column of floating-point numbers (pandas writes a whole-number column with a gap so) names a whole number as
+    an integer, `6` and not `6.0`, as a CSV or another table writes that id."""
     try:
-        present = [d[0] for d in con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []]
+        description = con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []
     except duckdb.Error as exc:
         raise failed(exc) from None
+    present = [d[0] for d in description]
     _require(present, needed, path)
-    cells = ", ".join(f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
+    floats = {d[0] for d in description if str(d[1]).upper() in ("FLOAT", "DOUBLE")} & set(entity)
+    cells = ", ".join((f"CASE WHEN {_q(c)} = trunc({_q(c)}) AND abs({_q(c)}) < 1e15 THEN "
+                       f"CAST(CAST({_q(c)} AS BIGINT) AS VARCHAR) ELSE CAST({_q(c)} AS VARCHAR) END AS {_q(c)}")
+                      if c in floats else f"CAST({_q(c)} AS VARCHAR) AS {_q(c)}" for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS "
                 f"SELECT row_number() OVER () + 1 AS {ROW}, {cells} FROM {relation}")
 
@@ -486,18 +492,20 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,
                lambda _: SourceFormatError(f"source file {path} is a Parquet file that cannot be read: its metadata "
-                                           "is damaged (write it again)"))
+                                           "is damaged (write it again)"), entity)
         rejected = []
     else:
         _attach(con, path, declared, within)
         if query is not None:
             con.execute("USE source_db")
-            _typed(con, f"({query})", path, needed, functools.partial(_query_failed, con, path, query, within))
+            _typed(con, f"({query})", path, needed, functools.partial(_query_failed, con, path, query, within),
+                   entity)
         else:
             _require_table(con, path, table, within)
             _typed(con, f"source_db.{_q(table)}", path, needed,
                    lambda _: SourceFormatError(f"key `{within}.table`: got {table!r}; {path.name} cannot give its "
-                                               "rows (a damaged table or view): expected a table that reads"))
+                                               "rows (a damaged table or view): expected a table that reads"),
+                   entity)
         rejected = []
     into.make(con, "source_rows")
     return rejected

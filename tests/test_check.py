@@ -134,8 +134,8 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
     (problem,) = check_pack(pack, today=TODAY).problems
     assert problem == ("key `source.period_column`: got 'time'; its values are not dates (e.g. ['09:38:36', "
                        "'10:38:36', '11:38:36']): expected a column of dates (ISO dates or timestamps, 2015-07, "
-                       "2015 Q3, a bare year), or `period_format` naming how the dates are written (e.g. '%b-%Y' for "
-                       "Mar-2018)")
+                       "2015 Q3, 1991 W06, a bare year), or `period_format` naming how the dates are written (e.g. "
+                       "'%b-%Y' for Mar-2018)")
 
 
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
@@ -611,7 +611,8 @@ def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> Non
     (problem,) = _problems(_pack(tmp_path, events, _LEVELS), night)
     assert problem == (
         "key `source.period_format`: got none for column 'date'; 27 of the 27 rows the night reads have a period that "
-        "is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. '1/1/1997 0:00:00'): expected a strptime "
+        "is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. '1/1/1997 0:00:00'): expected a "
+        "strptime "
         "pattern naming how the dates are written; '%m/%d/%Y %H:%M:%S' parses them")
     (problem,) = _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y"}, _LEVELS), night)
     assert problem.startswith("key `source.period_format`: got '%m/%d/%Y' for column 'date'; 27 of the 27 rows ")

@@ -101,6 +101,10 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("2015Q3", None, "quarter", "2015-07-01"),
     ("Q3 2015", None, "quarter", "2015-07-01"),  # trial 6: a quarter written first, which no strptime pattern reads
     ("Q3-2015", None, "quarter", "2015-07-01"),
+    ("2015 W29", None, "week", "2015-07-13"),  # trial 10: fpp3's weekly `Week`, an ISO week as tsibble writes it
+    ("2015-W29", None, "week", "2015-07-13"),
+    ("2015W29", None, "week", "2015-07-13"),
+    ("2015-w01", None, "week", "2014-12-29"),  # its Monday, in the calendar year before
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -110,6 +114,18 @@ def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cel
         source["period_format"] = pattern
     pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
     assert _history(pack, date(2016, 6, 1), "a") == [(period, 0, 5.0)]
+
+
+def test_an_iso_week_the_year_has_not_is_no_date(tmp_path: Path) -> None:
+    """Trial 10: `1991 W06` was no date without a pattern; read natively now, `2016 W53` (2016 has 52 ISO weeks) is
+    quarantined rather than read as 2017's first week."""
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "when", "level"],
+                                         [["a", "2015 W53", 5], ["a", "2016 W53", 6]]),
+                            "grain": "week", "period_column": "when", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2017, 6, 1), today=TODAY)
+    reasons = dict(zip(snapshot.quarantined["source_row"], snapshot.quarantined["reason"], strict=True))
+    assert reasons == {3: "period unparseable: when=2016 W53"}
 
 
 def test_an_unparseable_period_is_quarantined_with_the_column_and_value(tmp_path: Path) -> None:

@@ -213,8 +213,9 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
                          limit=50)
     fits = suggested_pattern(unparsed)
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
-            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
-            "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
+            "naming how the dates are written "
+            + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
 
 
 def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
@@ -313,8 +314,8 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
-                f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
-                f"pattern naming how the dates are written{suggestion}")
+                f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
+                f"strptime pattern naming how the dates are written{suggestion}")
     if src.period_column and values and all(_iso(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
                 f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "

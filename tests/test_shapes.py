@@ -1008,6 +1008,24 @@ def test_a_period_format_with_no_strptime_directive_is_refused_at_load_naming_th
     assert "Invalid Input Error" not in message
 
 
+@pytest.mark.parametrize(("pattern", "grain", "said"), [
+    ("%H%M", "month", "it names no year (`%Y`, `%y`), so every value would be read in 1900"),
+    ("%H", "year", "it names no year (`%Y`, `%y`), so every value would be read in 1900"),
+    (["%Y-%m-%d", "%d %b"], "month", "it names no year"),
+    ("%Y W%V", "week", "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06"),
+])
+def test_a_period_format_naming_no_year_or_an_iso_week_of_a_calendar_year_is_refused_at_load(
+        tmp_path: Path, pattern: str | list[str], grain: str, said: str) -> None:
+    """Trial 10: `period_format: "%H%M"` over nycflights' `dep_time` (a time of day) loaded, and the night was
+    1900-02-03 with every window blamed; on a day grain the pack was told '%H%M' "names a month at most". `%Y W%V`
+    for `1991 W06` parsed no value (DuckDB reads `%V` only with `%G`) and said only that."""
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "when", "level"], [["a", "940", 5]]), "grain": grain,
+              "period_column": "when", "period_format": pattern, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, _LEVELS)
+    assert f"key `source.period_format`: got {pattern!r}; {said}" in str(caught.value), str(caught.value)
+
+
 def test_a_publication_lag_beside_a_published_column_is_refused_at_load(tmp_path: Path) -> None:
     """Trial 6: `published_column: published_at` with `publication_lag_days: 45` loaded, and the lag was silently
     ignored (as `known_at` with a lag is refused, so is this: the user meant one or the other)."""

@@ -729,7 +729,7 @@ def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: P
     assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30)) == [expected]
 
 
-def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
+def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_its_cells_hold(tmp_path: Path) -> None:
     """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
     answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only
     numeric columns)": the column is numeric, and nothing said what its cells hold."""
@@ -749,6 +749,13 @@ def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_h
                        "'{\"value\":2000,\"unit\":\"x\"}'): they are JSON objects (nested JSON), which are not "
                        "read: expected one number per key (the records flattened, `level.value` as a key of its "
                        "own)"), problem
+    # trial 10: fpp3 boston_marathon's winning `Time`, written 02:09:37
+    name = _csv(tmp_path / "d.csv", ["id", "year", "level"], [[e, y, f"02:{y - 1990:02d}:37"] for e in "ab"
+                                                                for y in range(2000, 2006)])
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'02:10:37'): they are durations or times of day written h:mm:ss, which are not read as "
+                       "numbers: expected one number in one unit (seconds or minutes, the file exported so)"), problem
     name = _csv(tmp_path / "t.csv", ["id", "year", "level"], [[e, y, "Rural"] for e in "ab" for y in range(2000, 2006)])
     (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "

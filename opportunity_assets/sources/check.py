@@ -723,6 +723,8 @@ def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
 
 _CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
 _PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
+_CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
+"""A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
 def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
@@ -735,6 +737,9 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
         if _PERCENT.match(cell):
             return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
                           "without the sign; a share's bounds and filters then in the same unit)")
+        if _CLOCK.match(cell):
+            return cell, ("they are durations or times of day written h:mm:ss, which are not read as numbers: "
+                          "expected one number in one unit (seconds or minutes, the file exported so)")
         if cell.lstrip().startswith("{") and cell.rstrip().endswith("}"):
             try:
                 inner = next(iter(json.loads(cell)), "value")

@@ -1001,3 +1001,17 @@ def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
         "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
         "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
         "its state, say), as the file writes it"]
+
+
+def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:
+    """Trial 10: fpp3 us_gasoline's `Week` ('1991 W06') with `period_format: '%Y W%W'` was read a week late in
+    years starting Tuesday to Thursday (`%W` counts from the first Monday), its last ISO week colliding with the next
+    year's first as duplicated keys, and check said nothing."""
+    rows = [["a", f"{y} W{w:02d}", 5] for y in (1991, 1992) for w in range(1, 53)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], rows), "grain": "week",
+              "period_column": "week", "period_format": "%Y W%W", "columns": ["level"]}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(1993, 1, 31))
+    assert ("key `source.period_format`: got '%Y W%W'; its values are ISO weeks (e.g. '1991 W01', the week of Monday "
+            "1990-12-31), which `%W` counts from the year's first Monday (1991-01-07): expected no `period_format` "
+            "(ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'") in problems, problems
+    assert not _problems(_pack(tmp_path, {**source, "period_format": "%G W%V"}, _LEVELS), date(1993, 1, 31))

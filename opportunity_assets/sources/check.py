@@ -298,6 +298,38 @@ _DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
 """A period written as a decimal year (1981.25 for the second quarter of 1981: an R time series' index)."""
 
 
+_ISO_WEEK = re.compile(r"^\s*(\d{4}) ?-? ?[Ww](\d{2})\s*$")
+
+
+def _calendar_week_patterns(spec: SourceSpec) -> list[str]:
+    """The patterns of `period_format` that count weeks from the year's first Monday or Sunday (`%W`, `%U`)."""
+    return [p for p in spec.period_patterns if re.search(r"%-?[UW]", p)]
+
+
+def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | None:
+    """A problem when a column's values are ISO week text (`1991 W06`) and `period_format` reads them by `%W` or
+    `%U`, which count weeks from the year's first Monday (Sunday): a week later than ISO in a year that starts on a
+    Tuesday to Thursday, so every such row sits in the next week and the year's last ISO week collides with the next
+    year's first. Names an example read otherwise; None when the values are no ISO weeks or none is read otherwise."""
+    weeks = [m for v in values if (m := _ISO_WEEK.match(v))]
+    if not weeks or len(weeks) < len(values):
+        return None
+    for match in weeks:
+        year, week = match.groups()
+        try:
+            iso = datetime.strptime(f"{year} {week} 1", "%G %V %u").date()
+        except ValueError:
+            continue
+        by = "%U" if any("U" in p for p in patterns) else "%W"
+        calendar = datetime.strptime(f"{year} {week} {'0' if by == '%U' else '1'}", f"%Y {by} %w").date()
+        if calendar != iso:
+            return (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
+                    f"{match.group(0).strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
+                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected no `period_format` (ISO "
+                    "week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'")
+    return None
+
+
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does."""
@@ -538,6 +570,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
+        values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
+        problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)

@@ -370,6 +370,24 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
         assert problem == expected
 
 
+def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:
+    """Trial 10: `query: "SELECT * FROM flights;"`, as a SQL console writes it, was "not valid SQL (syntax error at
+    or near \";\")": the read wraps the query in a SELECT of its own. Its ending `;` is taken off; a second statement
+    is still refused."""
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    plain = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": "SELECT * FROM txhousing"})))
+    ended = check_pack(load_criteria(write_pack(tmp_path, database,
+                                                **{"source.query": "SELECT * FROM txhousing ;\n"})))
+    assert ended.problems == plain.problems == []
+    assert ended.facts == plain.facts
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{
+        "source.query": "SELECT * FROM txhousing; SELECT 1"}))).problems
+    assert problem.startswith("key `source.query`: got 'SELECT * FROM txhousing; SELECT 1'; it is not valid SQL"), \
+        problem
+
+
 def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -> None:
     """A CSV declared Parquet, text named .duckdb, Parquet named .csv: each said DuckDB's "No magic bytes found at
     end of file" or "not a valid DuckDB database file", naming `source.path`."""

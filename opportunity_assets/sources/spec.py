@@ -274,6 +274,13 @@ class SourceSpec(_Spec):
                 return value[0]
         return value
 
+    @field_validator("query")
+    @classmethod
+    def _one_statement(cls, value: str | None) -> str | None:
+        """A query's statement, the `;` that ends it (as a SQL console writes it) taken off: the read wraps it in a
+        SELECT of its own, where a `;` is a syntax error. Two statements stay two, and are refused."""
+        return None if value is None else re.sub(r"[\s;]+$", "", value)
+
     @field_validator("join", mode="wrap")
     @classmethod
     def _join_keys(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:

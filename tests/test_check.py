@@ -1015,3 +1015,22 @@ def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_p
             "1990-12-31), which `%W` counts from the year's first Monday (1991-01-07): expected no `period_format` "
             "(ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'") in problems, problems
     assert not _problems(_pack(tmp_path, {**source, "period_format": "%G W%V"}, _LEVELS), date(1993, 1, 31))
+
+
+def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(tmp_path: Path) -> None:
+    """Trial 10: a share of evening flights written `{column: hour, op: ">=", value: 1800}` over nycflights' hours
+    (0-23) kept no row: every carrier's share was 0, the brief's best were "late 0%", and check said ok. So for an
+    average of the evening's delays (here), empty for every entity."""
+    rows = [["a" if n % 2 else "b", f"2013-01-{1 + n % 28:02d}", 6 + n % 17, n % 40] for n in range(120)]
+    name = _csv(tmp_path / "f.csv", ["id", "day", "hour", "delay"], rows)
+    evening = {"agg": "avg", "column": "delay", "where": [{"column": "hour", "op": ">=", "value": 1800}]}
+    source = {"path": name, "shape": "events", "grain": "week", "period_column": "day",
+              "aggregates": {"evening": evening, "flights": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "evening", "window": [0, 0]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28))
+    assert ("key `source.aggregates.evening.where.0`: got {'column': 'hour', 'op': '>=', 'value': 1800.0}; no number "
+            "of 'hour' meets it (it holds e.g. ['6', '10', '11', '12', '13', '14']), so the condition keeps no row (a "
+            "share of 0, an average of nothing, for every entity): expected a `value` in the column's own unit") \
+        in problems, problems
+    evening["where"] = [{"column": "hour", "op": ">=", "value": 18}]
+    assert not [p for p in _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28)) if "where" in p]

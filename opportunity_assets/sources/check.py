@@ -885,10 +885,22 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
 
 
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
-    """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row."""
+    """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row. An aggregate's
+    comparison that no number of the column meets, in any night, keeps no row either (`hour >= 1800` over hours
+    0-23: every share 0, and check said ok): the value is in another unit than the column's."""
     problems = []
     for key, condition, column in shapes.numeric_conditions(spec):
         texts, rows = table.texts[key]
+        number = f"try_cast({quote_identifier(column)} AS DOUBLE)"
+        if key.startswith("aggregates.") and rows > texts and not (rows and texts > MOSTLY_TEXT * rows) and not \
+                _examples(pack, within, "1", f"{number} {condition.op} {condition.value!r}", limit=1):
+            held = _examples(pack, within, quote_identifier(column), f"{number} IS NOT NULL", limit=6)
+            written = condition.model_dump(by_alias=True, exclude_none=True)
+            problems.append(
+                f"key `{within}.{key}`: got {written}; no number of {condition.column!r} meets it (it holds e.g. "
+                f"{held}), so the condition keeps no row (a share of 0, an average of nothing, for every entity): "
+                "expected a `value` in the column's own unit")
+            continue
         if rows and texts > MOSTLY_TEXT * rows:
             examples = _examples(pack, within, quote_identifier(column),
                                  f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)

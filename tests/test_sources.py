@@ -290,6 +290,23 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     assert snapshot.metrics.height == 46
 
 
+def test_a_json_line_null_or_a_number_is_quarantined_as_no_object(tmp_path: Path) -> None:
+    """Trial 10: a line `null` in JSON Lines was read by DuckDB's fast reader as a record of every key empty, and
+    quarantined as "missing entity id"; a line that is a number or a text said "a JSON int" ("a JSON str")."""
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    json_lines = [json.dumps(row) for row in frame.to_dicts()]
+    json_lines[5], json_lines[7], json_lines[9] = "null", "42", '"Austin"'
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("\n".join(json_lines) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [
+        (6, "a JSON null, not an object"), (8, "a JSON number, not an object"), (10, "a JSON string, not an object")]
+    json_lines[7], json_lines[9] = json.dumps(frame.row(7, named=True)), json.dumps(frame.row(9, named=True))
+    jsonl.write_text("\n".join(json_lines) + "\n")  # the null alone: DuckDB reads every other line
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "a JSON null, not an object")]
+
+
 def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from opportunity_assets.cli import main

@@ -154,8 +154,8 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
     (problem,) = check_pack(pack, today=TODAY).problems
     assert problem == ("key `source.period_column`: got 'time'; its values are not dates (e.g. ['09:38:36', "
                        "'10:38:36', '11:38:36']): expected a column of dates (ISO dates or timestamps, 2015-07, "
-                       "2015 Q3, a bare year), or `period_format` naming how the dates are written (e.g. '%b-%Y' for "
-                       "Mar-2018)")
+                       "2015 Q3, 1991 W06, a bare year), or `period_format` naming how the dates are written (e.g. "
+                       "'%b-%Y' for Mar-2018)")
 
 
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
@@ -647,7 +647,8 @@ def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> Non
     (problem,) = _problems(_pack(tmp_path, events, _LEVELS), night)
     assert problem == (
         "key `source.period_format`: got none for column 'date'; 27 of the 27 rows the night reads have a period that "
-        "is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. '1/1/1997 0:00:00'): expected a strptime "
+        "is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. '1/1/1997 0:00:00'): expected a "
+        "strptime "
         "pattern naming how the dates are written; '%m/%d/%Y %H:%M:%S' parses them")
     (problem,) = _problems(_pack(tmp_path, {**events, "period_format": "%m/%d/%Y"}, _LEVELS), night)
     assert problem.startswith("key `source.period_format`: got '%m/%d/%Y' for column 'date'; 27 of the 27 rows ")
@@ -790,7 +791,7 @@ def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: P
     assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30)) == [expected]
 
 
-def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_hold(tmp_path: Path) -> None:
+def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_its_cells_hold(tmp_path: Path) -> None:
     """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
     answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only
     numeric columns)": the column is numeric, and nothing said what its cells hold."""
@@ -810,6 +811,13 @@ def test_a_numeric_column_of_currency_signs_or_nested_json_says_what_its_cells_h
                        "'{\"value\":2000,\"unit\":\"x\"}'): they are JSON objects (nested JSON), which are not "
                        "read: expected one number per key (the records flattened, `level.value` as a key of its "
                        "own)"), problem
+    # trial 10: fpp3 boston_marathon's winning `Time`, written 02:09:37
+    name = _csv(tmp_path / "d.csv", ["id", "year", "level"], [[e, y, f"02:{y - 1990:02d}:37"] for e in "ab"
+                                                                for y in range(2000, 2006)])
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'02:10:37'): they are durations or times of day written h:mm:ss, which are not read as "
+                       "numbers: expected one number in one unit (seconds or minutes, the file exported so)"), problem
     name = _csv(tmp_path / "t.csv", ["id", "year", "level"], [[e, y, "Rural"] for e in "ab" for y in range(2000, 2006)])
     (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "
@@ -1055,3 +1063,36 @@ def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
         "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
         "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
         "its state, say), as the file writes it"]
+
+
+def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:
+    """Trial 10: fpp3 us_gasoline's `Week` ('1991 W06') with `period_format: '%Y W%W'` was read a week late in
+    years starting Tuesday to Thursday (`%W` counts from the first Monday), its last ISO week colliding with the next
+    year's first as duplicated keys, and check said nothing."""
+    rows = [["a", f"{y} W{w:02d}", 5] for y in (1991, 1992) for w in range(1, 53)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], rows), "grain": "week",
+              "period_column": "week", "period_format": "%Y W%W", "columns": ["level"]}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(1993, 1, 31))
+    assert ("key `source.period_format`: got '%Y W%W'; its values are ISO weeks (e.g. '1991 W01', the week of Monday "
+            "1990-12-31), which `%W` counts from the year's first Monday (1991-01-07): expected no `period_format` "
+            "(ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'") in problems, problems
+    assert not _problems(_pack(tmp_path, {**source, "period_format": "%G W%V"}, _LEVELS), date(1993, 1, 31))
+
+
+def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(tmp_path: Path) -> None:
+    """Trial 10: a share of evening flights written `{column: hour, op: ">=", value: 1800}` over nycflights' hours
+    (0-23) kept no row: every carrier's share was 0, the brief's best were "late 0%", and check said ok. So for an
+    average of the evening's delays (here), empty for every entity."""
+    rows = [["a" if n % 2 else "b", f"2013-01-{1 + n % 28:02d}", 6 + n % 17, n % 40] for n in range(120)]
+    name = _csv(tmp_path / "f.csv", ["id", "day", "hour", "delay"], rows)
+    evening = {"agg": "avg", "column": "delay", "where": [{"column": "hour", "op": ">=", "value": 1800}]}
+    source = {"path": name, "shape": "events", "grain": "week", "period_column": "day",
+              "aggregates": {"evening": evening, "flights": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "evening", "window": [0, 0]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28))
+    assert ("key `source.aggregates.evening.where.0`: got {'column': 'hour', 'op': '>=', 'value': 1800.0}; no number "
+            "of 'hour' meets it (it holds e.g. ['6', '10', '11', '12', '13', '14']), so the condition keeps no row (a "
+            "share of 0, an average of nothing, for every entity): expected a `value` in the column's own unit") \
+        in problems, problems
+    evening["where"] = [{"column": "hour", "op": ">=", "value": 18}]
+    assert not [p for p in _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28)) if "where" in p]

@@ -101,6 +101,10 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("2015Q3", None, "quarter", "2015-07-01"),
     ("Q3 2015", None, "quarter", "2015-07-01"),  # trial 6: a quarter written first, which no strptime pattern reads
     ("Q3-2015", None, "quarter", "2015-07-01"),
+    ("2015 W29", None, "week", "2015-07-13"),  # trial 10: fpp3's weekly `Week`, an ISO week as tsibble writes it
+    ("2015-W29", None, "week", "2015-07-13"),
+    ("2015W29", None, "week", "2015-07-13"),
+    ("2015-w01", None, "week", "2014-12-29"),  # its Monday, in the calendar year before
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -110,6 +114,18 @@ def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cel
         source["period_format"] = pattern
     pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}})
     assert _history(pack, date(2016, 6, 1), "a") == [(period, 0, 5.0)]
+
+
+def test_an_iso_week_the_year_has_not_is_no_date(tmp_path: Path) -> None:
+    """Trial 10: `1991 W06` was no date without a pattern; read natively now, `2016 W53` (2016 has 52 ISO weeks) is
+    quarantined rather than read as 2017's first week."""
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "when", "level"],
+                                         [["a", "2015 W53", 5], ["a", "2016 W53", 6]]),
+                            "grain": "week", "period_column": "when", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2017, 6, 1), today=TODAY)
+    reasons = dict(zip(snapshot.quarantined["source_row"], snapshot.quarantined["reason"], strict=True))
+    assert reasons == {3: "period unparseable: when=2016 W53"}
 
 
 def test_an_unparseable_period_is_quarantined_with_the_column_and_value(tmp_path: Path) -> None:
@@ -990,6 +1006,24 @@ def test_a_period_format_with_no_strptime_directive_is_refused_at_load_naming_th
             "directive)") in message, message
     assert "a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read without `period_format`" in message
     assert "Invalid Input Error" not in message
+
+
+@pytest.mark.parametrize(("pattern", "grain", "said"), [
+    ("%H%M", "month", "it names no year (`%Y`, `%y`), so every value would be read in 1900"),
+    ("%H", "year", "it names no year (`%Y`, `%y`), so every value would be read in 1900"),
+    (["%Y-%m-%d", "%d %b"], "month", "it names no year"),
+    ("%Y W%V", "week", "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06"),
+])
+def test_a_period_format_naming_no_year_or_an_iso_week_of_a_calendar_year_is_refused_at_load(
+        tmp_path: Path, pattern: str | list[str], grain: str, said: str) -> None:
+    """Trial 10: `period_format: "%H%M"` over nycflights' `dep_time` (a time of day) loaded, and the night was
+    1900-02-03 with every window blamed; on a day grain the pack was told '%H%M' "names a month at most". `%Y W%V`
+    for `1991 W06` parsed no value (DuckDB reads `%V` only with `%G`) and said only that."""
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "when", "level"], [["a", "940", 5]]), "grain": grain,
+              "period_column": "when", "period_format": pattern, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, _LEVELS)
+    assert f"key `source.period_format`: got {pattern!r}; {said}" in str(caught.value), str(caught.value)
 
 
 def test_a_publication_lag_beside_a_published_column_is_refused_at_load(tmp_path: Path) -> None:

@@ -290,6 +290,23 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     assert snapshot.metrics.height == 46
 
 
+def test_a_json_line_null_or_a_number_is_quarantined_as_no_object(tmp_path: Path) -> None:
+    """Trial 10: a line `null` in JSON Lines was read by DuckDB's fast reader as a record of every key empty, and
+    quarantined as "missing entity id"; a line that is a number or a text said "a JSON int" ("a JSON str")."""
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    json_lines = [json.dumps(row) for row in frame.to_dicts()]
+    json_lines[5], json_lines[7], json_lines[9] = "null", "42", '"Austin"'
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("\n".join(json_lines) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [
+        (6, "a JSON null, not an object"), (8, "a JSON number, not an object"), (10, "a JSON string, not an object")]
+    json_lines[7], json_lines[9] = json.dumps(frame.row(7, named=True)), json.dumps(frame.row(9, named=True))
+    jsonl.write_text("\n".join(json_lines) + "\n")  # the null alone: DuckDB reads every other line
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "a JSON null, not an object")]
+
+
 def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from opportunity_assets.cli import main
@@ -368,6 +385,24 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
              "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):
         [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **changes))).problems
         assert problem == expected
+
+
+def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:
+    """Trial 10: `query: "SELECT * FROM flights;"`, as a SQL console writes it, was "not valid SQL (syntax error at
+    or near \";\")": the read wraps the query in a SELECT of its own. Its ending `;` is taken off; a second statement
+    is still refused."""
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    plain = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": "SELECT * FROM txhousing"})))
+    ended = check_pack(load_criteria(write_pack(tmp_path, database,
+                                                **{"source.query": "SELECT * FROM txhousing ;\n"})))
+    assert ended.problems == plain.problems == []
+    assert ended.facts == plain.facts
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{
+        "source.query": "SELECT * FROM txhousing; SELECT 1"}))).problems
+    assert problem.startswith("key `source.query`: got 'SELECT * FROM txhousing; SELECT 1'; it is not valid SQL"), \
+        problem
 
 
 def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -> None:

@@ -215,8 +215,9 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
                          limit=50)
     fits = suggested_pattern(unparsed)
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
-            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, a bare year), or `period_format` naming how "
-            "the dates are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
+            "naming how the dates are written "
+            + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
 
 
 def _not_years(pack: CriteriaPack, within: str) -> str:
@@ -339,6 +340,38 @@ _DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
 """A period written as a decimal year (1981.25 for the second quarter of 1981: an R time series' index)."""
 
 
+_ISO_WEEK = re.compile(r"^\s*(\d{4}) ?-? ?[Ww](\d{2})\s*$")
+
+
+def _calendar_week_patterns(spec: SourceSpec) -> list[str]:
+    """The patterns of `period_format` that count weeks from the year's first Monday or Sunday (`%W`, `%U`)."""
+    return [p for p in spec.period_patterns if re.search(r"%-?[UW]", p)]
+
+
+def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | None:
+    """A problem when a column's values are ISO week text (`1991 W06`) and `period_format` reads them by `%W` or
+    `%U`, which count weeks from the year's first Monday (Sunday): a week later than ISO in a year that starts on a
+    Tuesday to Thursday, so every such row sits in the next week and the year's last ISO week collides with the next
+    year's first. Names an example read otherwise; None when the values are no ISO weeks or none is read otherwise."""
+    weeks = [m for v in values if (m := _ISO_WEEK.match(v))]
+    if not weeks or len(weeks) < len(values):
+        return None
+    for match in weeks:
+        year, week = match.groups()
+        try:
+            iso = datetime.strptime(f"{year} {week} 1", "%G %V %u").date()
+        except ValueError:
+            continue
+        by = "%U" if any("U" in p for p in patterns) else "%W"
+        calendar = datetime.strptime(f"{year} {week} {'0' if by == '%U' else '1'}", f"%Y {by} %w").date()
+        if calendar != iso:
+            return (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
+                    f"{match.group(0).strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
+                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected no `period_format` (ISO "
+                    "week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'")
+    return None
+
+
 def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does."""
@@ -355,8 +388,8 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
-                f"is no ISO date or timestamp, 2015-07, 2015 Q3 or bare year (e.g. {example!r}): expected a strptime "
-                f"pattern naming how the dates are written{suggestion}")
+                f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
+                f"strptime pattern naming how the dates are written{suggestion}")
     if src.period_column and values and all(_iso(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
                 f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "
@@ -579,6 +612,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
+        values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
+        problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -764,6 +800,8 @@ def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
 
 _CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
 _PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
+_CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
+"""A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
 def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
@@ -776,6 +814,9 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
         if _PERCENT.match(cell):
             return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
                           "without the sign; a share's bounds and filters then in the same unit)")
+        if _CLOCK.match(cell):
+            return cell, ("they are durations or times of day written h:mm:ss, which are not read as numbers: "
+                          "expected one number in one unit (seconds or minutes, the file exported so)")
         if cell.lstrip().startswith("{") and cell.rstrip().endswith("}"):
             try:
                 inner = next(iter(json.loads(cell)), "value")
@@ -886,10 +927,22 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
 
 
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
-    """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row."""
+    """A numeric `where` comparison (`op`, `value`) over a column that holds text: it matches no row. An aggregate's
+    comparison that no number of the column meets, in any night, keeps no row either (`hour >= 1800` over hours
+    0-23: every share 0, and check said ok): the value is in another unit than the column's."""
     problems = []
     for key, condition, column in shapes.numeric_conditions(spec):
         texts, rows = table.texts[key]
+        number = f"try_cast({quote_identifier(column)} AS DOUBLE)"
+        if key.startswith("aggregates.") and rows > texts and not (rows and texts > MOSTLY_TEXT * rows) and not \
+                _examples(pack, within, "1", f"{number} {condition.op} {condition.value!r}", limit=1):
+            held = _examples(pack, within, quote_identifier(column), f"{number} IS NOT NULL", limit=6)
+            written = condition.model_dump(by_alias=True, exclude_none=True)
+            problems.append(
+                f"key `{within}.{key}`: got {written}; no number of {condition.column!r} meets it (it holds e.g. "
+                f"{held}), so the condition keeps no row (a share of 0, an average of nothing, for every entity): "
+                "expected a `value` in the column's own unit")
+            continue
         if rows and texts > MOSTLY_TEXT * rows:
             examples = _examples(pack, within, quote_identifier(column),
                                  f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)

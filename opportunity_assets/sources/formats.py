@@ -252,11 +252,13 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({literal(str(path))}, "
                     f"format = 'newline_delimited', columns = {_as_text(needed)})")
+        empty = " AND ".join(f"{_q(c)} IS NULL" for c in needed)
         counts = con.execute("SELECT count(*), " + ", ".join(f"count({_q(c)})" for c in needed)
-                             + " FROM json_fast").fetchall()[0]
+                             + f", count(*) FILTER (WHERE {empty}) FROM json_fast").fetchall()[0]
     except duckdb.Error:
         return False
-    if counts[0] != _physical_lines(path) or not all(counts[1:]):
+    # a line `null` (or a record of nulls) is a row of every key empty to DuckDB: the slow path tells them apart
+    if counts[0] != _physical_lines(path) or not all(counts[1:-1]) or counts[-1]:
         return False
     cells = ", ".join(_q(c) for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT rowid + 1 AS {ROW}, {cells} FROM json_fast")
@@ -336,7 +338,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
             rejected.append(Rejected(number, f"not a JSON object ({type(exc).__name__})", None))
             continue
         if not isinstance(record, dict):
-            rejected.append(Rejected(number, f"a JSON {type(record).__name__}, not an object", None))
+            rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
         seen.update(record)
         lines.append(number)
@@ -355,6 +357,10 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
                                     f"{sorted(seen)}", tuple(missing))
     _register_text(con, lines, columns, needed)
     return rejected
+
+
+_JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}
+"""How a JSON line that is no object is named in its row's quarantine reason."""
 
 
 def _json_array(path: Path) -> int | None:

@@ -70,9 +70,19 @@ def _strptime_sql(text: str, pattern: str | list[str]) -> str:
     return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
 
 
+def _iso_week_sql(text: str) -> str:
+    """SQL for the Monday of the ISO week a text names as `1991 W06`, `1991-W06` or `1991W06` (tsibble's yearweek),
+    or NULL: a week the year has not (`2016 W53`) is no date, not the next year's first week."""
+    week = f"regexp_replace({text}, '^([0-9]{{4}}) ?-? ?[Ww]([0-9]{{2}})$', '\\1 W\\2')"
+    monday = f"try_strptime({week}, '%G W%V')::DATE"
+    return f"CASE WHEN regexp_matches({text}, '^[0-9]{{4}} ?-? ?[Ww][0-9]{{2}}$') " \
+           f"AND strftime({monday}, '%G W%V') = {week} THEN {monday} END"
+
+
 def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
     """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
-    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` / `Q3 2015`, or a bare year.
+    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` / `Q3 2015`, a bare year, or
+    an ISO week, `1991 W06` / `1991-W06` / `1991W06` (its Monday).
     Years outside 1800-2999 are no date."""
     t = _text(column)
     if pattern is not None:
@@ -83,7 +93,8 @@ def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
                   f"THEN make_date(left({t}, 4)::INTEGER, (right({t}, 1)::INTEGER - 1) * 3 + 1, 1) END, "
                   f"CASE WHEN regexp_matches({t}, '^[Qq][1-4] ?-? ?[0-9]{{4}}$') "
                   f"THEN make_date(right({t}, 4)::INTEGER, (substr({t}, 2, 1)::INTEGER - 1) * 3 + 1, 1) END, "
-                  f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}}$') THEN make_date({t}::INTEGER, 1, 1) END)")
+                  f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}}$') THEN make_date({t}::INTEGER, 1, 1) END, "
+                  f"{_iso_week_sql(t)})")
     return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
 
 

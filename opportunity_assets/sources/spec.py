@@ -138,6 +138,24 @@ def finest_grain(pattern: str) -> str:
     return "week" if letters & _A_WEEK else "month"
 
 
+_A_YEAR = frozenset("YyGcx")
+"""Directives that name a year (`%G` the ISO week's year; `%c`, `%x` a whole date)."""
+
+
+def yearless_or_mixed(pattern: str) -> str | None:
+    """Why a strptime pattern cannot date a period, or None: one that names no year (`%H%M`, a time of day, read
+    as 1900-01-01), or an ISO week `%V` beside the calendar year `%Y` (DuckDB reads no value with it: the ISO
+    week's year is `%G`, which differs from the calendar year around New Year)."""
+    letters = _directives(pattern)
+    if not letters & _A_YEAR:
+        return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
+               "year, or `year_column` (a time of day, `%H%M`, dates no period)"
+    if "V" in letters and "G" not in letters:
+        return "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06, or no " \
+               "`period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it)"
+    return None
+
+
 def unknown_directive(pattern: str) -> str | None:
     """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None."""
     i = 0
@@ -256,6 +274,13 @@ class SourceSpec(_Spec):
                 return value[0]
         return value
 
+    @field_validator("query")
+    @classmethod
+    def _one_statement(cls, value: str | None) -> str | None:
+        """A query's statement, the `;` that ends it (as a SQL console writes it) taken off: the read wraps it in a
+        SELECT of its own, where a `;` is a syntax error. Two statements stay two, and are refused."""
+        return None if value is None else re.sub(r"[\s;]+$", "", value)
+
     @field_validator("join", mode="wrap")
     @classmethod
     def _join_keys(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
@@ -314,6 +339,9 @@ class SourceSpec(_Spec):
                            "directive): its directives are `%Y` `%y` `%m` `%d` `%b` `%B` `%j` `%H` `%M` `%S`, "
                            "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
                            "without `period_format`")
+        if (why := next(filter(None, map(yearless_or_mixed, self.period_patterns)), None)) is not None:
+            raise KeyProblem("source.period_format", self.period_format, "",
+                             said=f"got {self.period_format!r}; {why}")
         if self.month_column and not self.year_column:
             raise _problem("month_column", self.month_column, "a `year_column` beside it")
         if self.day_column and not self.month_column:

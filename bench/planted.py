@@ -176,10 +176,12 @@ def run_plants(pack: CriteriaPack, picks: list[tuple[str, date]], kinds: list[st
     return results
 
 
-def false_doubt(pack: CriteriaPack, span: tuple[date, date]) -> tuple[int, int, Counter]:
+def false_doubt(pack: CriteriaPack, span: tuple[date, date], nights: list[date] | None = None
+                ) -> tuple[int, int, Counter]:
+    """Clean act-on picks over the span's month-end nights (or `nights`), those the checks doubted, and by rule."""
     picks = doubted = 0
     rules: Counter = Counter()
-    for as_of in nights_between(*span, "month-end"):
+    for as_of in nights if nights is not None else nights_between(*span, "month-end"):
         for fate in night_fates(pack, as_of).values():
             if fate.quiet_section == "act_on_these":
                 picks += 1

@@ -31,7 +31,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.planted import night_fates, with_source
+from bench.planted import false_doubt, night_fates, with_source
 from opportunity_assets.candidates.logic import candidate_id
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
@@ -220,15 +220,7 @@ def run(name: str, count: int) -> None:
     nights_n = sum(t["nights"] for t in tally.values())
     print(f"\nAll plants ({name}): {sum(t['reached'] for t in tally.values())} of {nights_n} planted entity-nights "
           f"reached act_on_these ({sum(t['before'] for t in tally.values())} without the checks' effects).")
-    acted = doubted = 0
-    rules: Counter[str] = Counter()
-    for night in domain.nights(*domain.design):
-        for fate in night_fates(pack, night).values():
-            if fate.quiet_section == "act_on_these":
-                acted += 1
-                if fate.section != "act_on_these":
-                    doubted += 1
-                    rules.update(fate.rules)
+    acted, doubted, rules = false_doubt(pack, domain.design, domain.nights(*domain.design))
     print(f"False-doubt rate ({name}, clean data, design period): {doubted} of {acted} clean act-on picks became "
           f"UNCERTAIN or REJECTED ({doubted / max(acted, 1):.1%}); by rule: {dict(rules.most_common())}")
 

@@ -279,3 +279,68 @@ def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Pa
     assert a.verdict == Verdict.STRONG and route(a, v).section_or_tag == "needs_your_judgment"
     others = [x for x in found if x.went_on and x.id != "amarillo"]
     assert others and not any(x.refused for x in others)
+
+
+def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:
+    series = integrity.Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
+                              values={"x": np.array(values, dtype=float)}, judged_from=judged_from, per_year=52)
+    found = integrity._Findings(series)
+    integrity._out_of_range(found, integrity_spec.IntegritySpec(), "x", signed)
+    return [f.message for f in found.items]
+
+
+def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> None:
+    """Seven weeks of a route's average delay swinging 3.5..18 minutes, then 1,040 (the same in seconds): its
+    changes are too few and too wild for a 6-MAD shift, but it is 58 times anything the entity published."""
+    delays = [3.5, 3.9, 9.5, 7.9, 18.0, 9.3, 13.3]
+    assert _range_findings([*delays, 1040.5], 0) == [
+        "x 1,040 in 2013-W08 is 58 times the largest of its 7 earlier values since 2013-W01 (18): beyond anything "
+        "the entity published before (a unit slip?)"]
+    assert _range_findings([*delays, 0.05], 0)[0].startswith("x 0.05 in 2013-W08 is 1/70 of the smallest positive ")
+    assert _range_findings([*delays, 0.05], 0, signed=True) == []  # a delay may cross zero: near it is no slip
+    assert _range_findings([*delays, -3.0, 300.0], 0)[0].endswith("(18 in size): beyond anything the entity "
+                                                                  "published before (a unit slip?)")
+    assert _range_findings([*delays, 150.0], 0) == []  # 8x: a bad week, not a unit
+    assert _range_findings([*delays, 1040.5], 8) == []  # before the judged span: not tonight's to judge
+    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 0.4], 0) == []  # a proportion swings within [0, 1]
+    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 4.0], 0) != []  # ... a percent written for one is not
+    assert _range_findings([1, 2, 1, 3, 2, 40], 0) == []  # a count of a few units growing
+    assert _range_findings([12, 20, 15, 30, 22, 400], 0) != []
+
+
+def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
+    """A balance around -20 that moves to -1,200 (in cents?) and stays: a log has no value below zero, so such a
+    column had no yardstick at all; on the asinh scale its changes are judged like any other's."""
+    rng = np.random.default_rng(3)
+    balance = np.append(-20 + rng.normal(0, 3, 48), [-1200.0, -1190.0])
+    series = integrity.Series(periods=[f"p{i}" for i in range(len(balance))], values={"balance": balance},
+                              judged_from=len(balance) - 3, per_year=12)
+    found = integrity._Findings(series)
+    integrity._shifts(found, integrity_spec.IntegritySpec(), "balance")
+    assert [(f.rule, f.periods) for f in found.items] == [("level_shift", [f"p{len(balance) - 2}"])]
+    positive = np.array([5.0, 7.0, 6.0])
+    assert np.allclose(integrity.log_level(positive), np.log(positive + 0.06))  # a column >= 0: unchanged
+
+
+def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_path: Path) -> None:
+    """The bundled NYC pack notes level shifts (weekly route figures swing), so a departure delay written in
+    seconds from one week on reached "Act on these" as STRONG + CONFIRMED: now beyond the route's own range."""
+    import polars as pl
+
+    pack = load_criteria(PACK.parent / "nyc_routes.yaml")
+    flights = pl.read_parquet(pack.source_path)
+    broken = (pl.col("route") == "EWR-ATL") & (pl.col("date").str.to_date() >= date(2013, 2, 18))
+    source = tmp_path / "flights.parquet"
+    flights.with_columns(dep_delay=pl.when(broken).then(pl.col("dep_delay") * 60).otherwise("dep_delay")
+                         ).write_parquet(source)
+    planted = pack.model_copy(update={"source": pack.source.model_copy(update={"path": str(source)})})
+    for p, section in ((pack, "act_on_these"), (planted, "needs_your_judgment")):
+        c = _candidate(p, date(2013, 3, 3), "ewr-atl")
+        a = analyze(p, c)
+        v = verify(p, c, a)
+        assert a.verdict == Verdict.STRONG and route(a, v).section_or_tag == section
+    found = [f for f in v.data_findings if f.rule == "out_of_range"]
+    assert [(f.column, f.periods, f.check, f.effect) for f in found] == [
+        ("dep_delay", ["2013-W08"], "assumptions", "doubt")]
+    assert integrity.headline(found[0]) == "dep_delay 1,040 in 2013-W08: 58 times beyond every earlier value"
+    assert pack.source.signed_panel_columns == {"dep_delay"}

@@ -442,6 +442,14 @@ class SourceSpec(_Spec):
         return [*self.columns, *(c for joined in self.join for c in joined.columns)]
 
     @property
+    def signed_panel_columns(self) -> set[str]:
+        """Panel columns that may go negative: a `signed` column, or an aggregate summing, averaging or taking the
+        least or greatest of one (a joined table's too)."""
+        own = ({name for name, a in self.aggregates.items() if a.agg in ("sum", "avg", "min", "max")
+                and a.column in self.signed} if self.shape == "events" else set(self.signed))
+        return own.union(*(joined.signed_panel_columns for joined in self.join))
+
+    @property
     def joins_by_entity_only(self) -> list[bool]:
         """Per join: whether it joins by entity alone (a table dated by `known_at`), not by entity and period."""
         return [joined.known_at is not None for joined in self.join]

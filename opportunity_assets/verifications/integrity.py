@@ -83,10 +83,17 @@ def robust(values: np.ndarray, since: str) -> Yardstick | None:
 
 
 def log_level(values: np.ndarray) -> np.ndarray:
-    """log(x + 1% of the column's median positive level): defined at zero, a ratio scale elsewhere."""
-    positive = values[np.isfinite(values) & (values > 0)]
-    offset = 0.01 * float(np.median(positive)) if len(positive) else 1.0
+    """log(x + 1% of the column's median positive level): defined at zero, a ratio scale elsewhere. A column that
+    goes negative (a delay, a balance, a growth rate) has no log: asinh(x / its median size) instead, about linear
+    within its usual size, where it crosses zero, and logarithmic beyond it, so a unit slip (minutes written as
+    seconds) is as far out there as on a count."""
+    finite = values[np.isfinite(values)]
     with np.errstate(all="ignore"):
+        if len(finite) and bool((finite < 0).any()):
+            size = np.abs(finite[finite != 0])
+            return np.arcsinh(values / (float(np.median(size)) if len(size) else 1.0))
+        positive = finite[finite > 0]
+        offset = 0.01 * float(np.median(positive)) if len(positive) else 1.0
         return np.log(values + offset)
 
 
@@ -97,7 +104,9 @@ def unit_step(values: np.ndarray) -> float:
     finite = values[np.isfinite(values)]
     if not len(finite) or not on_grid(finite, 1.0):
         return 0.0
-    level = log_level(np.array([float(np.median(finite)), float(np.median(finite)) + 1.0]))
+    pair = np.array([float(np.median(finite)), float(np.median(finite)) + 1.0])
+    signed = bool((finite < 0).any())  # then on the column's own scale (`log_level`)
+    level = log_level(np.concatenate([finite, pair]))[-2:] if signed else log_level(pair)
     return float(level[1] - level[0])
 
 
@@ -246,6 +255,46 @@ def _shifts(found: _Findings, spec: IntegritySpec, column: str) -> None:
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {_moved(step[t])} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
                   f"{stick.since} (typically {_moved(stick.median)} ± {stick.scale:.1%}), {what}")
+
+
+def _before(values: np.ndarray, accumulate: np.ufunc, empty: float) -> np.ndarray:
+    """Per period, `accumulate` (np.fmax, np.fmin, np.add) over the periods before it (`empty` before the first)."""
+    out = np.full(len(values), empty)
+    out[1:] = accumulate.accumulate(values)[:-1]
+    return out
+
+
+def _out_of_range(found: _Findings, spec: IntegritySpec, column: str, signed: bool) -> None:
+    """A judged value `factor` times beyond every value before it (in size where the column may go negative), or
+    below the smallest positive one before it (a column that may not): a unit slip the period it starts, however
+    short or noisy the history. Not judged: a proportion staying within [0, 1] (its swings are bounded, not
+    slips), or a count whose values before are too few units for a factor to mean a unit. A column that may go
+    negative (`signed`, or any value below zero) crosses zero: a value near zero is no slip there."""
+    rule, series = spec.out_of_range, found.series
+    raw = series.values[column]
+    finite = np.isfinite(raw)
+    signed = signed or bool((raw[finite] < 0).any())
+    size = np.abs(raw) if signed else raw
+    seen = _before(finite.astype(float), np.add, 0.0)
+    top = _before(np.where(finite, size, -np.inf), np.fmax, -np.inf)
+    bottom = _before(np.where(finite & (size > 0), size, np.inf), np.fmin, np.inf)
+    fractions = _before((finite & ~_on_grid_each(np.nan_to_num(raw), 1.0)).astype(float), np.add, 0.0)
+    with np.errstate(all="ignore"):
+        proportion = ~signed & (top <= 1) & (raw >= 0) & (raw <= 1)
+        few_units = (fractions == 0) & (top < rule.factor)
+        over = np.where((top > 0) & ~few_units, size / top, 0.0)
+        under = np.where(~signed & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
+        far = np.where(finite & (seen >= rule.min_history) & ~proportion, np.fmax(over, under), 0.0)
+    far[: series.judged_from] = 0.0
+    t = int(np.argmax(far))
+    if far[t] < rule.factor:
+        return
+    value, high = float(raw[t]), over[t] >= under[t]
+    side = f"{far[t]:.0f} times the largest" if high else f"1/{far[t]:.0f} of the smallest positive"
+    found.add("out_of_range", rule.effect, column, [t], value, float(far[t]),
+              f"{column} {format_number(value)} in {series.periods[t]} is {side} of its {int(seen[t])} earlier values "
+              f"since {series.periods[0]} ({format_number(float(top[t] if high else bottom[t]))}"
+              f"{' in size' if signed else ''}): beyond anything the entity published before (a unit slip?)")
 
 
 def resolution(values: np.ndarray, smallest_change: float) -> float:
@@ -658,10 +707,12 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     rows_reported = np.flatnonzero(filled >= max(1, len(columns) - 1))
     latest_row = int(rows_reported[-1]) if len(rows_reported) else -1  # the entity's latest (nearly) full row
     fits = {i.name: _exact_fit(series, spec, i) for i in spec.identities}
+    signed = pack.source.signed_panel_columns
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         _shifts(found, spec, column)
+        _out_of_range(found, spec, column, column in signed)
         _stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column])
         _stale(found, spec, column, latest_row)
@@ -710,6 +761,9 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         what = "the whole row" if finding.column == "row" else finding.column
         where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
         return f"{what} in {where} refused when read"
+    if finding.rule == "out_of_range":
+        return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.0f} times "
+                "beyond every earlier value")
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

@@ -40,6 +40,18 @@ class ShiftRule(_Spec):
     effect: Effect = "doubt"
 
 
+class RangeRule(_Spec):
+    """A value many times beyond every earlier value of the entity's: a unit slip (minutes written as seconds, a
+    figure in thousands) where the history is too short or too noisy for its changes to be a yardstick."""
+
+    factor: float = Field(default=10.0, gt=1)
+    """How many times the largest earlier value (in size, for a column that goes negative), or below the smallest
+    earlier positive value, counts as beyond the entity's range."""
+    min_history: int = Field(default=4, ge=2)
+    """Earlier values (before the periods judged) needed for a range."""
+    effect: Effect = "doubt"
+
+
 class StuckRule(_Spec):
     """A column unchanged for several periods where it normally moves."""
 
@@ -158,8 +170,8 @@ class Identity(_Spec):
         return exact.rounded_form(self.parsed)
 
 
-RULES = ("level_shift", "spike", "stuck", "repeated_rows", "stale", "precision", "cross_section", "copied", "refused",
-         "repeated_events")
+RULES = ("level_shift", "spike", "out_of_range", "stuck", "repeated_rows", "stale", "precision", "cross_section",
+         "copied", "refused", "repeated_events")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -181,6 +193,7 @@ class IntegritySpec(_Spec):
     """A period-on-period change (level shift, unit change) far outside the entity's past changes."""
     spike: ShiftRule = ShiftRule()
     """A one-period spike or drop: a change far outside, reverted the next period."""
+    out_of_range: RangeRule = RangeRule()
     stuck: StuckRule = StuckRule()
     repeated_rows: RepeatRule = RepeatRule()
     stale: StaleRule = StaleRule()

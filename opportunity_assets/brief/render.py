@@ -258,13 +258,20 @@ def numeric_leaves(value: Any) -> Iterable[float]:
             yield from numeric_leaves(item)
 
 
-def names_in_brief(night: NightRecords, scanned: Iterable[str] = ()) -> list[str]:
+def names_in_brief(night: NightRecords, scanned: Iterable[str] = (), within: str | None = None) -> list[str]:
     """Every entity name and id the brief may write, in each form it writes them: the candidates going on, those
     that did not (`scanned`: the run summary names the ones the cap cut with no preliminary score) and the entities
-    with quarantined rows. A name is not a number: ZIP code 98108 is a name."""
+    with quarantined rows. A name is not a number: ZIP code 98108 is a name. `within`: only the names this text
+    may hold (the start of their first word is in it: every form keeps it), not a wide night's ten thousand."""
     quarantined = [str(e["entity"]) for e in night.scan_report.get("quarantined_entities", [])]
     raw = [*(n for c in night.candidates for n in (c.name, c.id)), *scanned, *quarantined]
+    if within is not None:
+        raw = [name for name in raw if (word := _WORD.search(name)) is None or word.group()[:8] in within]
     return sorted({form for name in raw for form in (name, clean(name), markdown(clean(name)), shown_name(name))})
+
+
+_WORD = re.compile(r"[^\W_]+")
+"""A run of letters and digits: what no form of a name (cleaned, escaped, cut) breaks at its start."""
 
 
 def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,

@@ -174,7 +174,8 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
         scanned = store.scanned_rows(pack.domain, as_of)
         unsupported = unsupported_numbers(stored.get("markdown", ""), stored_numbers(store, pack, as_of, night), as_of,
                                           names=names_in_brief(night, [str(row[key]) for row in scanned for key in
-                                                                       ("name", "candidate_id") if row.get(key)]))
+                                                                       ("name", "candidate_id") if row.get(key)],
+                                                               within=stored.get("markdown", "")))
         route_failures = schemas.failures(schemas.RouteRows, schemas.route_frame(store.routes(pack.domain, as_of)))
         archived = store.archive(pack.domain, as_of=as_of)
         rows = night_rows(pack, stored_rows(pack, scanned), night.candidates,

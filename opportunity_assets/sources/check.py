@@ -674,17 +674,37 @@ _COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "yea
 """A grain's periods between rows that come in a coarser grain, and that grain."""
 
 
+_GRAIN_SAMPLE = 64
+"""Entities whose rows `_grain_finer_than_rows` looks at first (a wide night's 10,718 need not all be sorted)."""
+
+
+def _steps(history: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+    """The rows' distinct (entity, period) in time order, and the steps in periods between each entity's rows (one
+    pass over a wide night's rows, not a frame per entity)."""
+    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"]) \
+        .sort(["entity_id", "periods_ago"], descending=[False, True])
+    steps = kept.select((pl.col("periods_ago").shift(1).over("entity_id") - pl.col("periods_ago")).alias("step")) \
+        ["step"].drop_nulls()
+    return kept, steps
+
+
+def _common_step(steps: pl.Series) -> int:
+    return functools.reduce(math.gcd, steps.unique().to_list(), 0)
+
+
 def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
     """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
     months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
     3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
     if pack.source.shape != "panel" or not history.height:
         return None
-    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"]) \
-        .sort(["entity_id", "periods_ago"], descending=[False, True])
-    steps = kept.select((pl.col("periods_ago").shift(1).over("entity_id") - pl.col("periods_ago")).alias("step")) \
-        ["step"].drop_nulls()  # one pass over a wide night's rows, not a frame per entity
-    step = functools.reduce(math.gcd, steps.unique().to_list(), 0)
+    ids = history["entity_id"].unique(maintain_order=True)
+    if ids.len() > _GRAIN_SAMPLE:  # a common step divides each entity's: a sample's step of 1 answers for all
+        sample = history.filter(pl.col("entity_id").is_in(ids.head(_GRAIN_SAMPLE).implode()))
+        if _common_step(_steps(sample)[1]) == 1:
+            return None
+    kept, steps = _steps(history)
+    step = _common_step(steps)
     counts = kept.group_by("entity_id", maintain_order=True).len().filter(pl.col("len") >= 3)
     if steps.len() < 4 or step < 2 or not counts.height:
         return None

@@ -306,6 +306,28 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
     assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
 
 
+@pytest.mark.parametrize("late", [True, False], ids=["monthly-ones-last", "monthly-ones-first"])
+def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Path, late: bool) -> None:
+    """Over 64 entities a sample is looked at first; its steps of one period answer for every entity, and a sample
+    of quarterly rows leaves the answer to all of them: 70 quarterly entities, then 70 more of which the first or
+    the last ones report monthly."""
+    from opportunity_assets.sources.check import _GRAIN_SAMPLE, _grain_finer_than_rows
+
+    def history(monthly: set[int]) -> pl.DataFrame:
+        rows = [(f"e{k:03d}", back, date(2012, 12, 1)) for k in range(140) for back in range(0, 24)
+                if k in monthly or back % 3 == 0]
+        return pl.DataFrame(rows, schema=["entity_id", "periods_ago", "period"], orient="row")
+
+    rows = [["a", f"{y}-{m:02d}", m] for y in (2011, 2012) for m in range(1, 13)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column":
+                            "month", "columns": ["level"]}, _LEVELS)
+    assert _GRAIN_SAMPLE < 70
+    quarterly = _grain_finer_than_rows(pack, history(set()))
+    assert quarterly is not None and "lie 3 months apart" in quarterly
+    some = set(range(130, 140)) if late else set(range(0, 10))
+    assert _grain_finer_than_rows(pack, history(some)) is None
+
+
 # ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
 
 def _polls(tmp_path: Path, times: bool = False) -> str:

@@ -292,6 +292,20 @@ def test_digits_in_candidate_names_are_names_not_numbers() -> None:
     assert unsupported_numbers(brief, [71.3, 0.12], date(2015, 1, 30)) == ["9", "9"]
 
 
+def test_the_names_a_brief_may_hold_are_those_whose_first_word_it_holds() -> None:
+    """A wide night scans ten thousand names; the number check forms (cleaned, escaped, cut) only those whose first
+    word's start the brief holds, every form of each, a control character or markup inside the name or not."""
+    from opportunity_assets.brief.render import NightRecords, names_in_brief
+
+    night = NightRecords(as_of=date(2015, 1, 31), candidates=[], analyses=[], verifications=[], routes=[], errors=[],
+                         scan_report={"quarantined_entities": [{"entity": "Zone\u200b 7"}]})
+    scanned = ["District 9", "district-9", "Sector_12", "Ward 40", "98108", "--", "Zone 7"]
+    brief = "- **District 9**, Sector\\_12 and Zone 7 (ids district-9): 98108."
+    assert names_in_brief(night, scanned, within=brief) == sorted(
+        {"District 9", "district-9", "Sector_12", "Sector\\_12", "98108", "--", "Zone 7", "Zone\u200b 7"})
+    assert set(names_in_brief(night, scanned)) == set(names_in_brief(night, scanned, within=brief)) | {"Ward 40"}
+
+
 def test_a_name_that_is_a_number_is_masked_only_where_it_stands_alone() -> None:
     """Entities whose ids are numbers (a county's PID, a coded origin): the name `4` is the name where it stands
     alone, never the 4 of the score 47.9 (masked inside it, the score read as 7.9 and stopped the night)."""

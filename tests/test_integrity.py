@@ -344,3 +344,47 @@ def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_pat
         ("dep_delay", ["2013-W08"], "assumptions", "doubt")]
     assert integrity.headline(found[0]) == "dep_delay 1,040 in 2013-W08: 58 times beyond every earlier value"
     assert pack.source.signed_panel_columns == {"dep_delay"}
+
+
+def test_a_column_rounded_coarser_than_ever_is_doubted_once_the_run_is_unlikely(tmp_path: Path) -> None:
+    """Amarillo's median price, written to the hundred since 2000, rounded to ten thousands from 2005-04: one or
+    two such values happen by chance (its past holds a few), three in a row have a chance of 1.8e-4."""
+    import polars as pl
+
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv"))
+    after = (pl.col("city") == "Amarillo") & (pl.date(pl.col("year"), pl.col("month"), 1) >= AMARILLO_BREAK)
+    source = tmp_path / "rounded.csv"
+    write_source(frame.with_columns(median=pl.when(after).then((pl.col("median") / 1e4).round(0) * 1e4)
+                                    .otherwise("median")), str(source))
+    pack = load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+    for as_of, section in ((date(2005, 6, 30), "act_on_these"), (date(2005, 7, 31), "needs_your_judgment")):
+        c = _candidate(pack, as_of, "amarillo")
+        a = analyze(pack, c)
+        v = verify(pack, c, a)
+        assert a.verdict == Verdict.STRONG and route(a, v).section_or_tag == section
+    found = [f for f in v.data_findings if f.rule == "rounded"]
+    assert [(f.column, f.periods, f.check, f.effect) for f in found] == [
+        ("median", ["2005-04", "2005-05", "2005-06"], "inputs", "doubt")]
+    assert found[0].message.startswith("median is a multiple of 10,000 in each of the 3 periods 2005-04..2005-06, "
+                                       "where its 51 values since 2000-01 were written to 100: a run this long")
+    assert integrity.headline(found[0]) == "median rounded coarser than ever from 2005-04"
+
+
+def test_rounding_is_judged_against_the_columns_own_grid_and_habits() -> None:
+    def rounded(values: list[float], judged_from: int) -> list[str]:
+        series = integrity.Series(periods=[f"p{i}" for i in range(len(values))],
+                                  values={"x": np.array(values, dtype=float)}, judged_from=judged_from)
+        found = integrity._Findings(series)
+        integrity._coarser(found, integrity_spec.IntegritySpec(), "x")
+        return [f.column for f in found.items]
+
+    rng = np.random.default_rng(5)
+    prices = list(np.round(rng.uniform(100_000, 200_000, 30), -2))
+    assert rounded([*prices, 120_000, 130_000, 150_000], 30) == ["x"]
+    assert rounded([*prices, 120_000, 130_000, 150_100], 30) == []  # the latest is not on the grid: no run
+    assert rounded([*prices, 120_000, 0, 150_000], 30) == []  # a zero ends the run
+    habit = [p if i % 3 else round(p, -4) for i, p in enumerate(prices)]  # a third of its past in ten thousands
+    assert rounded([*habit, 120_000, 130_000, 150_000], 30) == []
+    counts = list(rng.integers(1, 60, 30).astype(float))
+    assert rounded([*counts, 10.0, 20.0, 30.0], 30) == []  # chance 1 in 10 each (or its own rate): not yet
+    assert rounded([*counts, 10.0, 20.0, 30.0, 40.0, 50.0], 30) == ["x"]

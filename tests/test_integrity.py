@@ -302,10 +302,11 @@ def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> No
                                                                   "published before (a unit slip?)")
     assert _range_findings([*delays, 150.0], 0) == []  # 8x: a bad week, not a unit
     assert _range_findings([*delays, 1040.5], 8) == []  # before the judged span: not tonight's to judge
-    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 0.4], 0) == []  # a proportion swings within [0, 1]
-    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 4.0], 0) != []  # ... a percent written for one is not
-    assert _range_findings([1, 2, 1, 3, 2, 40], 0) == []  # a count of a few units growing
-    assert _range_findings([12, 20, 15, 30, 22, 400], 0) != []
+    assert _range_findings([3.5, 3.9, 9.5, 7.9, 18.0, 1040.5], 0) == []  # five weeks: too new a series to say
+    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 0.02, 0.4], 0) == []  # a proportion swings within [0, 1]
+    assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 0.02, 4.0], 0) != []  # ... a percent written for one is not
+    assert _range_findings([1, 2, 1, 3, 2, 2, 40], 0) == []  # a count of a few units growing
+    assert _range_findings([12, 20, 15, 30, 22, 25, 400], 0) != []
 
 
 def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:

@@ -47,8 +47,8 @@ class RangeRule(_Spec):
     factor: float = Field(default=10.0, gt=1)
     """How many times the largest earlier value (in size, for a column that goes negative), or below the smallest
     earlier positive value, counts as beyond the entity's range."""
-    min_history: int = Field(default=4, ge=2)
-    """Earlier values (before the periods judged) needed for a range."""
+    min_history: int = Field(default=6, ge=2)
+    """Values before the one judged needed for a range (fewer: a series too new to say what is beyond it)."""
     effect: Effect = "doubt"
 
 

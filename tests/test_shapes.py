@@ -105,6 +105,10 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("2015-W29", None, "week", "2015-07-13"),
     ("2015W29", None, "week", "2015-07-13"),
     ("2015-w01", None, "week", "2014-12-29"),  # its Monday, in the calendar year before
+    # trial 11: MovieLens ratings dated by Unix time (seconds since 1970, UTC), which no strptime pattern read
+    ("1437091200", "%s", "week", "2015-07-13"),
+    ("1437091199", "%s", "day", "2015-07-16"),  # a second before midnight UTC, whatever the machine's zone
+    ("1437091200.75", "%s", "day", "2015-07-17"),
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -1094,3 +1098,28 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
     for copies in ({}, {"2013-12": 2}):
         assert not [p for p in check_pack(_monthly_loans(tmp_path, copies), as_of=date(2014, 1, 31),
                                           today=TODAY).problems if "appears" in p]
+
+
+def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it_beside_other_text(
+        tmp_path: Path) -> None:
+    """Trial 11: MovieLens's `timestamp` (1260759144) was "not dates" with no way to read it: `%s` was "no strptime
+    directive", and the file had to be converted or read through a DuckDB query. Now `check` names `%s` (and says
+    what milliseconds are), and a pattern with `%s` beside other text is refused at load."""
+
+    rows = [["a", str(1437091200 + 86400 * 7 * w), 1] for w in range(8)]
+    name = _csv(tmp_path / "u.csv", ["id", "rated", "level"], rows)
+    source = {"path": name, "shape": "events", "period_column": "rated", "grain": "week",
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
+    assert problem.startswith("key `source.period_format`: got none for column 'rated'; "), problem
+    assert "'%s' parses them: Unix time, seconds since 1970-01-01 UTC (1437091200 is 2015-07-17 00:00:00 UTC)" \
+        in problem, problem
+    unix = _pack(tmp_path, {**source, "period_format": "%s"}, _LEVELS)
+    assert check_pack(unix, as_of=date(2015, 12, 31), today=TODAY).problems == []
+    millis = _csv(tmp_path / "ms.csv", ["id", "rated", "level"], [[e, f"{t}000", v] for e, t, v in rows])
+    (problem,) = check_pack(_pack(tmp_path, {**source, "path": millis}, _LEVELS), as_of=date(2015, 12, 31),
+                            today=TODAY).problems
+    assert "they look like Unix time in milliseconds (1437091200000 is 2015-07-17 00:00:00 UTC)" in problem, problem
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
+    assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)

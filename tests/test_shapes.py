@@ -954,6 +954,40 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
                                                                           {"entity_id": "b", "level_now": 6.0}]
 
 
+def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_that_reads_both(
+        tmp_path: Path) -> None:
+    """Trial 11: Minneapolis stops stamped '2017-01-01T06:00:42Z', a seventh of them '01/01/2017 06:00:42'. Check
+    said "'%m/%d/%Y %H:%M:%S' parses them"; with that pattern, it said of the ISO rows "expected no
+    `period_format`", back where it began, and never named the list that reads both. A few such rows were told to
+    use '%Y-%m-%d' for the rest, which no timestamp parses with. Each now names the list, ISO pattern and all."""
+
+    iso = [["a" if d % 2 else "b", f"2018-{m:02d}-{d:02d}T06:00:42Z"] for m in range(1, 7) for d in range(1, 29)]
+    other = [[e, f"{m:02d}/{d:02d}/2018 06:00:42"] for e, m, d in [("a", 3, 14), ("b", 4, 15), ("a", 5, 16)]]
+    source = {"shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"}}}
+    both = ['%Y-%m-%dT%H:%M:%SZ', '%m/%d/%Y %H:%M:%S']
+
+    many = _csv(tmp_path / "many.csv", ["id", "when"], iso + other * 10)
+    problems = check_pack(_pack(tmp_path, {**source, "path": many}, _LEVELS), as_of=date(2018, 7, 31),
+                          today=TODAY).problems
+    assert f"the other rows are ISO, so the column is written two ways: `period_format: {both}` reads both" \
+        in problems[0], problems
+    alone = _pack(tmp_path, {**source, "path": many, "period_format": both[1]}, _LEVELS)
+    problems = check_pack(alone, as_of=date(2018, 7, 31), today=TODAY).problems
+    assert problems[0].endswith("they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
+                                f"that reads both ways, `period_format: {both[::-1]}` (the first that parses a value "
+                                "reading it)"), problems
+    listed = _pack(tmp_path, {**source, "path": many, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+    few = _csv(tmp_path / "few.csv", ["id", "when"], iso + other)
+    report = check_pack(_pack(tmp_path, {**source, "path": few}, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
+    assert any(f"`period_format: {both}` (the rest's pattern first: '%Y-%m-%dT%H:%M:%SZ' for ISO dates)" in fact
+               for fact in report.facts), report.facts
+    listed = _pack(tmp_path, {**source, "path": few, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+
 @pytest.mark.parametrize(("aggregates", "message"), [
     ({"n": {"agg": "count", "column": "level"}},
      "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),

@@ -285,6 +285,40 @@ def _iso(value: str) -> bool:
     return True
 
 
+_ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(?P<seconds>:\d{2})?"
+                          r"(?P<fraction>\.\d{1,6})?)?(?P<zone>Z)?")
+
+
+def iso_pattern(value: str) -> str | None:
+    """The strptime pattern that reads an ISO date or timestamp as written (`2017-01-01T06:00:42Z` is
+    '%Y-%m-%dT%H:%M:%SZ'), for a list of patterns beside another way; None for one with an offset (`-05:00`: a
+    pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    match = _ISO_WRITTEN.fullmatch(value.strip())
+    if match is None or bool(match["sep"]) != bool(match["time"]):
+        return None
+    pattern = "%Y-%m-%d"
+    if match["time"]:
+        pattern += f"{match['sep']}%H:%M" + (":%S" if match["seconds"] else "") + (".%f" if match["fraction"] else "")
+    return pattern + ("Z" if match["zone"] else "")
+
+
+def _iso_patterns(values: list[str]) -> list[str]:
+    """The patterns reading each of ISO `values` as written, commonest first (one, mostly); empty when any is
+    none."""
+    patterns = [iso_pattern(v) for v in values if v.strip()]
+    if not patterns or None in patterns:
+        return []
+    return [p for p, _ in Counter(p for p in patterns if p).most_common()]
+
+
+def _both_ways(pack: CriteriaPack, column: str) -> list[str]:
+    """The ISO patterns of the period values that did parse (no pattern, or the given patterns' ISO rows), for a
+    list that reads them beside the rows written otherwise."""
+    parsed = _examples(pack, "source", shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL",
+                       limit=20)
+    return _iso_patterns(parsed)
+
+
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
              "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
              "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
@@ -415,13 +449,24 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 "`year_column` with `month_column`")
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
+        fits = fitting_patterns(values)
+        if len(reasons) < seen and fits and (isos := _both_ways(pack, src.period_column)):
+            # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)
+            both = [*isos, fits[0]]
+            suggestion += (f"; the other rows are ISO, so the column is written two ways: `period_format: {both}` "
+                           "reads both (the first that parses a value reading it)")
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
                 f"strptime pattern naming how the dates are written{suggestion}")
     if src.period_column and values and all(_iso(v) for v in values):
-        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
-                f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "
-                "dates or timestamps, read as such without one")
+        said = (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} "
+                f"have a period that does not parse with it (e.g. {example!r})")
+        isos = _iso_patterns(values)
+        if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
+            return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
+                    f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
+                    "a value reading it)")
+        return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
@@ -461,9 +506,10 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
 
 
-def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
+def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
+    src = pack.source
     values = _written_periods(reasons)
     said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
@@ -472,8 +518,9 @@ def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
     fits = fitting_patterns(values, given)
     if not fits:
         return f"{said}: mend them in the source"
-    others = given or ["%Y-%m-%d"]
-    first = "" if given else " (the rest's pattern first: '%Y-%m-%d' for ISO dates)"
+    isos = [] if given else _both_ways(pack, src.period_column or "")
+    others = given or isos[:1] or ["%Y-%m-%d"]
+    first = "" if given else f" (the rest's pattern first: {others[0]!r} for ISO dates)"
     return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
             f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
 
@@ -682,7 +729,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      "the row may lie in any window, until the row is mended or removed")
     if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
-        facts.append(_written_otherwise(pack.source, unparsed))
+        facts.append(_written_otherwise(pack, unparsed))
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))

@@ -1115,3 +1115,31 @@ def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(
     evening["where"] = [{"column": "hour", "op": ">=", "value": 18}]
     assert not [p for p in _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28)) if "where" in p]
 
+
+def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole_night(tmp_path: Path) -> None:
+    """Trial 11: MovieLens's ratings stop on 2016-10-16 and Minneapolis's stops on Monday 2018-01-01 (and the
+    bundled NYC flights on Tuesday 2013-12-31): the default night read that last period, a part of it, as the
+    domain's (a year's ratings down a fifth, every neighbourhood's stops down to Monday's), and check said ok. A
+    source that fills the previous period to its end and stops well before its latest one ends is a warning naming
+    the night before that period is published; a sparse source (events on Mondays only) is no such thing."""
+    from datetime import timedelta
+
+    start = date(2018, 1, 1)  # a Monday: weeks 2018-W01..W04 every day, then W05's Monday alone
+    days = [start + timedelta(days=d) for d in range(28)] + [date(2018, 1, 29)]
+    rows = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days for e in "abc"]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events", "grain": "week",
+              "period_column": "when", "publication_lag_days": 2, "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 2, 6), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.path`")] == [
+        f"key `source.path`: source file {tmp_path / 'e.csv'}: its events end on 2018-01-29, 6 of the 7 days of the "
+        "latest period 2018-W05 before it ends (2018-02-04), though they reach the end of 2018-W04: 2018-W05's "
+        "counts and sums are a part of it, read as a drop (an extract's end, a file cut short?): expected a night "
+        "whose latest period the rows fill, one before 2018-W05 is published (`--as-of` before 2018-02-06)"]
+    def cut_short(pack: Any, as_of: date) -> list[str]:
+        return [w for w in check_pack(pack, as_of=as_of, today=TODAY).warnings if w.startswith("key `source.path`")]
+
+    assert cut_short(_pack(tmp_path, source, metrics), date(2018, 2, 5)) == []
+    mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
+    sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
+    assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -489,6 +489,43 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             "`source.period_column` naming a column of dates")
 
 
+CUT_SHORT = 0.1
+"""An events source whose rows end this share of its latest period (at least a day) before the period does, where
+they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
+
+
+def _latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
+    """A warning: an events source dated by a `period_column` whose events the night reads end well before its
+    latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
+    stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
+    sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
+    whole periods only."""
+    from resources.source import latest_by_period
+
+    src, grain = pack.source, pack.grain
+    if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
+        return []
+    previous = grain.back(anchor, 1)
+    day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
+    last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
+                            [anchor, previous])
+    if anchor not in last or previous not in last:
+        return []
+    days = (grain.end(anchor) - anchor).days + 1
+    short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
+    if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
+        return []
+    where = f"`source.query` of {src.path}" if src.query else describe_location(pack)
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    published = "" if src.published_column else \
+        f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
+    return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
+            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), though they reach the end of "
+            f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
+            f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
+            f"before {grain.label(anchor)} is published{published}"]
+
+
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
@@ -687,6 +724,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])

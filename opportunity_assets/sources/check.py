@@ -372,8 +372,8 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
         first = next((v.strip() for v in values if v.strip()), "")
         if first and all(unix_time(v, 1000) for v in values if v.strip()):
             return (f"; they look like Unix time in milliseconds ({first} is {unix_time(first, 1000)} UTC), which "
-                    f"no pattern reads: `period_format: '{UNIX_TIME}'` reads seconds since 1970 (the column divided "
-                    "by 1000)")
+                    f"no pattern reads: the column in seconds (divided by 1000) is read by `period_format: "
+                    f"'{UNIX_TIME}'`")
         return ""
     if fits[0] == UNIX_TIME:
         first = next(v.strip() for v in values if v.strip())

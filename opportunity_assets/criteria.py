@@ -395,9 +395,11 @@ class CriteriaPack(_Spec):
         scale = self.formula.scale
         for name, value in (("strong", self.thresholds.strong), ("marginal", self.thresholds.marginal)):
             if not 0 < value <= scale or (name == "strong" and scale > 1 and value <= scale / 100):
+                bar, other = 0.7 * scale, 70 if scale != 100 else 0.7  # a bar of 70% on this scale, and its slip
                 raise _KeyProblem(f"thresholds.{name}", value, f"a score on the formula's scale, above "
                                   f"{scale / 100 if name == 'strong' and scale > 1 else 0:g} and at most {scale:g} "
-                                  f"(`formula.scale`: a score runs 0 to {scale:g}; a bar of 70% is 70, not 0.7)")
+                                  f"(`formula.scale`: a score runs 0 to {scale:g}; a bar of 70% is {bar:g}, not "
+                                  f"{other:g})")
         for i, r in enumerate(self.red_flags):
             _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric")
         for i, o in enumerate(self.omissions):

@@ -553,6 +553,16 @@ def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
                    spare_examples=list(spares or []))
 
 
+def latest_by_period(pack: CriteriaPack, value: str, where: str, periods: list[date]) -> dict[date, Any]:
+    """The greatest value of the SQL `value` over the main source's typed rows matching the SQL `where`, per period
+    of `periods` (a period without such a row is left out): how far into each period the rows reach."""
+    listed = ", ".join(f"DATE '{p.isoformat()}'" for p in periods)
+    sql = (f"SELECT {shapes.PERIOD}, max({value}) FROM {TYPED} WHERE ({where}) AND {shapes.PERIOD} IN ({listed}) "
+           f"GROUP BY {shapes.PERIOD}")
+    with opened(pack) as (con, _):
+        return {period: latest for period, latest in _run(con, pack, sql, {}).rows() if latest is not None}
+
+
 def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,
                  limit: int = 3) -> list[str]:
     """The commonest values of the SQL `value` over the typed rows (an internal column: `shapes.written(column)`, a

@@ -946,6 +946,24 @@ def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_proble
                                       "columns": ["level"]}, metrics, hard_filters=filters), date(2018, 3, 31)) == []
 
 
+def test_a_filter_bound_on_another_scale_that_no_candidate_comes_near_is_a_problem(tmp_path: Path) -> None:
+    """Trial 11: `rating_1y >= 80` on MovieLens ratings out of 5 (0.5 to 5): every genre with a rating failed, the
+    brief was empty, and check said ok ("0 pass the hard filters ... the most failed: good"), naming no key: only a
+    share's bound over percents (or the reverse) was a problem. A bound 10 times or more beyond every value, on the
+    side the filter passes, is one whatever the unit; a bound within reach (a slow night) is not."""
+    filters = [{"name": "good", "metric": "level_now", "op": ">=", "value": 500}]
+    assert _problems(_levels_of(tmp_path, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 500; every candidate's level_now lies within [7, 47], 10 times or more below "
+        "it, so the filter refuses every one: is the bound on another scale than the metric (a score out of 100 for "
+        "a rating out of 5, a total for an average)? expected a bound in the metric's unit, that some values reach"]
+    filters = [{"name": "tiny", "metric": "level_now", "op": "<", "value": 0.7}]
+    (problem,) = _problems(_levels_of(tmp_path, hard_filters=filters), date(2018, 3, 31))
+    assert problem.startswith("key `hard_filters.0.value`: got 0.7; every candidate's level_now lies within [7, 47], "
+                              "10 times or more above it, so the filter refuses every one"), problem
+    filters = [{"name": "busy", "metric": "level_now", "op": ">=", "value": 100}]  # none passes tonight: no problem
+    assert _problems(_levels_of(tmp_path, hard_filters=filters), date(2018, 3, 31)) == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""
@@ -1118,3 +1136,32 @@ def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(
         in problems, problems
     evening["where"] = [{"column": "hour", "op": ">=", "value": 18}]
     assert not [p for p in _problems(_pack(tmp_path, source, metrics), date(2013, 2, 28)) if "where" in p]
+
+
+def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole_night(tmp_path: Path) -> None:
+    """Trial 11: MovieLens's ratings stop on 2016-10-16 and Minneapolis's stops on Monday 2018-01-01 (and the
+    bundled NYC flights on Tuesday 2013-12-31): the default night read that last period, a part of it, as the
+    domain's (a year's ratings down a fifth, every neighbourhood's stops down to Monday's), and check said ok. A
+    source that fills the previous period to its end and stops well before its latest one ends is a warning naming
+    the night before that period is published; a sparse source (events on Mondays only) is no such thing."""
+    from datetime import timedelta
+
+    start = date(2018, 1, 1)  # a Monday: weeks 2018-W01..W04 every day, then W05's Monday alone
+    days = [start + timedelta(days=d) for d in range(28)] + [date(2018, 1, 29)]
+    rows = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days for e in "abc"]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events", "grain": "week",
+              "period_column": "when", "publication_lag_days": 2, "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 2, 6), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.path`")] == [
+        f"key `source.path`: source file {tmp_path / 'e.csv'}: its events end on 2018-01-29, 6 of the 7 days of the "
+        "latest period 2018-W05 before it ends (2018-02-04), though they reach the end of 2018-W04: 2018-W05's "
+        "counts and sums are a part of it, read as a drop (an extract's end, a file cut short?): expected a night "
+        "whose latest period the rows fill, one before 2018-W05 is published (`--as-of` before 2018-02-06)"]
+    def cut_short(pack: Any, as_of: date) -> list[str]:
+        return [w for w in check_pack(pack, as_of=as_of, today=TODAY).warnings if w.startswith("key `source.path`")]
+
+    assert cut_short(_pack(tmp_path, source, metrics), date(2018, 2, 5)) == []
+    mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
+    sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
+    assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []

@@ -65,6 +65,10 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("thresholds_written_as_fractions", {"thresholds.strong": 0.7, "thresholds.marginal": 0.55},
      ["key `thresholds.strong`", "0.7", "a bar of 70% is 70, not 0.7"]),
     ("threshold_beyond_the_scale", {"thresholds.strong": 170}, ["key `thresholds.strong`", "at most 100"]),
+    # trial 11: on a formula scaled 0 to 1, a bar of 70 was told "a bar of 70% is 70, not 0.7", the reverse of its fix
+    ("thresholds_written_as_percents_on_a_scale_of_one",
+     {"formula.scale": 1, "thresholds.strong": 70, "thresholds.marginal": 55},
+     ["key `thresholds.strong`: got 70.0", "at most 1", "a bar of 70% is 0.7, not 70"]),
     ("weights_do_not_sum_to_one", {"formula.components.0.weight": 0.5},
      ["key `formula.components`", "1.15", "sum to 1"]),
     ("unknown_metric_in_hard_filter", {"hard_filters.0.metric": "sales_99m"},

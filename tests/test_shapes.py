@@ -105,6 +105,10 @@ def test_a_quarterly_panel_from_text_quarters_counts_windows_in_quarters(tmp_pat
     ("2015-W29", None, "week", "2015-07-13"),
     ("2015W29", None, "week", "2015-07-13"),
     ("2015-w01", None, "week", "2014-12-29"),  # its Monday, in the calendar year before
+    # trial 11: MovieLens ratings dated by Unix time (seconds since 1970, UTC), which no strptime pattern read
+    ("1437091200", "%s", "week", "2015-07-13"),
+    ("1437091199", "%s", "day", "2015-07-16"),  # a second before midnight UTC, whatever the machine's zone
+    ("1437091200.75", "%s", "day", "2015-07-17"),
 ])
 def test_a_period_is_read_from_dates_timestamps_and_patterns(tmp_path: Path, cell: str, pattern: str | None,
                                                              grain: str, period: str) -> None:
@@ -950,6 +954,40 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
                                                                           {"entity_id": "b", "level_now": 6.0}]
 
 
+def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_that_reads_both(
+        tmp_path: Path) -> None:
+    """Trial 11: Minneapolis stops stamped '2017-01-01T06:00:42Z', a seventh of them '01/01/2017 06:00:42'. Check
+    said "'%m/%d/%Y %H:%M:%S' parses them"; with that pattern, it said of the ISO rows "expected no
+    `period_format`", back where it began, and never named the list that reads both. A few such rows were told to
+    use '%Y-%m-%d' for the rest, which no timestamp parses with. Each now names the list, ISO pattern and all."""
+
+    iso = [["a" if d % 2 else "b", f"2018-{m:02d}-{d:02d}T06:00:42Z"] for m in range(1, 7) for d in range(1, 29)]
+    other = [[e, f"{m:02d}/{d:02d}/2018 06:00:42"] for e, m, d in [("a", 3, 14), ("b", 4, 15), ("a", 5, 16)]]
+    source = {"shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"}}}
+    both = ['%Y-%m-%dT%H:%M:%SZ', '%m/%d/%Y %H:%M:%S']
+
+    many = _csv(tmp_path / "many.csv", ["id", "when"], iso + other * 10)
+    problems = check_pack(_pack(tmp_path, {**source, "path": many}, _LEVELS), as_of=date(2018, 7, 31),
+                          today=TODAY).problems
+    assert f"the other rows are ISO, so the column is written two ways: `period_format: {both}` reads both" \
+        in problems[0], problems
+    alone = _pack(tmp_path, {**source, "path": many, "period_format": both[1]}, _LEVELS)
+    problems = check_pack(alone, as_of=date(2018, 7, 31), today=TODAY).problems
+    assert problems[0].endswith("they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
+                                f"that reads both ways, `period_format: {both[::-1]}` (the first that parses a value "
+                                "reading it)"), problems
+    listed = _pack(tmp_path, {**source, "path": many, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+    few = _csv(tmp_path / "few.csv", ["id", "when"], iso + other)
+    report = check_pack(_pack(tmp_path, {**source, "path": few}, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
+    assert any(f"`period_format: {both}` (the rest's pattern first: '%Y-%m-%dT%H:%M:%SZ' for ISO dates)" in fact
+               for fact in report.facts), report.facts
+    listed = _pack(tmp_path, {**source, "path": few, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+
 @pytest.mark.parametrize(("aggregates", "message"), [
     ({"n": {"agg": "count", "column": "level"}},
      "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),
@@ -1094,3 +1132,28 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
     for copies in ({}, {"2013-12": 2}):
         assert not [p for p in check_pack(_monthly_loans(tmp_path, copies), as_of=date(2014, 1, 31),
                                           today=TODAY).problems if "appears" in p]
+
+
+def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it_beside_other_text(
+        tmp_path: Path) -> None:
+    """Trial 11: MovieLens's `timestamp` (1260759144) was "not dates" with no way to read it: `%s` was "no strptime
+    directive", and the file had to be converted or read through a DuckDB query. Now `check` names `%s` (and says
+    what milliseconds are), and a pattern with `%s` beside other text is refused at load."""
+
+    rows = [["a", str(1437091200 + 86400 * 7 * w), 1] for w in range(8)]
+    name = _csv(tmp_path / "u.csv", ["id", "rated", "level"], rows)
+    source = {"path": name, "shape": "events", "period_column": "rated", "grain": "week",
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
+    assert problem.startswith("key `source.period_format`: got none for column 'rated'; "), problem
+    assert "'%s' parses them: Unix time, seconds since 1970-01-01 UTC (1437091200 is 2015-07-17 00:00:00 UTC)" \
+        in problem, problem
+    unix = _pack(tmp_path, {**source, "period_format": "%s"}, _LEVELS)
+    assert check_pack(unix, as_of=date(2015, 12, 31), today=TODAY).problems == []
+    millis = _csv(tmp_path / "ms.csv", ["id", "rated", "level"], [[e, f"{t}000", v] for e, t, v in rows])
+    (problem,) = check_pack(_pack(tmp_path, {**source, "path": millis}, _LEVELS), as_of=date(2015, 12, 31),
+                            today=TODAY).problems
+    assert "they look like Unix time in milliseconds (1437091200000 is 2015-07-17 00:00:00 UTC)" in problem, problem
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
+    assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)

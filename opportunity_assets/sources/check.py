@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -34,7 +34,7 @@ from opportunity_assets.sources.formats import (
     join_label,
     quote_identifier,
 )
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import UNIX_TIME, SourceSpec
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, TableFacts
@@ -285,18 +285,71 @@ def _iso(value: str) -> bool:
     return True
 
 
+_ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(?P<seconds>:\d{2})?"
+                          r"(?P<fraction>\.\d{1,6})?)?(?P<zone>Z)?")
+
+
+def iso_pattern(value: str) -> str | None:
+    """The strptime pattern that reads an ISO date or timestamp as written (`2017-01-01T06:00:42Z` is
+    '%Y-%m-%dT%H:%M:%SZ'), for a list of patterns beside another way; None for one with an offset (`-05:00`: a
+    pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    match = _ISO_WRITTEN.fullmatch(value.strip())
+    if match is None or bool(match["sep"]) != bool(match["time"]):
+        return None
+    pattern = "%Y-%m-%d"
+    if match["time"]:
+        pattern += f"{match['sep']}%H:%M" + (":%S" if match["seconds"] else "") + (".%f" if match["fraction"] else "")
+    return pattern + ("Z" if match["zone"] else "")
+
+
+def _iso_patterns(values: list[str]) -> list[str]:
+    """The patterns reading each of ISO `values` as written, commonest first (one, mostly); empty when any is
+    none."""
+    patterns = [iso_pattern(v) for v in values if v.strip()]
+    if not patterns or None in patterns:
+        return []
+    return [p for p, _ in Counter(p for p in patterns if p).most_common()]
+
+
+def _both_ways(pack: CriteriaPack, column: str) -> list[str]:
+    """The ISO patterns of the period values that did parse (no pattern, or the given patterns' ISO rows), for a
+    list that reads them beside the rows written otherwise."""
+    parsed = _examples(pack, "source", shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL",
+                       limit=20)
+    return _iso_patterns(parsed)
+
+
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
              "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
              "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
              "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
-             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z")
+             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z",
+             UNIX_TIME)
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
 
 
+_UNIX_SECONDS = re.compile(r"-?\d{9,11}(\.\d*)?")
+"""Unix time as `%s` reads it, and as a column of it is written: 9 to 11 digits of seconds (1973 to 5138)."""
+_UNIX_MILLISECONDS = re.compile(r"\d{12,14}(\.\d*)?")
+
+
+def unix_time(value: str, scale: int = 1) -> datetime | None:
+    """The UTC moment a cell of Unix time names (seconds since 1970, or milliseconds with `scale` 1000), or None."""
+    if not (_UNIX_SECONDS if scale == 1 else _UNIX_MILLISECONDS).fullmatch(value.strip()):
+        return None
+    try:
+        moment = datetime.fromtimestamp(float(value) / scale, tz=UTC).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment if 1800 <= moment.year <= 2999 else None
+
+
 def _parses(value: str, pattern: str) -> bool:
+    if pattern == UNIX_TIME:
+        return unix_time(value) is not None
     try:
         datetime.strptime(value, pattern)
     except ValueError:
@@ -316,7 +369,16 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     (1/3/2018), both orders are named."""
     fits = fitting_patterns(values, given)
     if not fits:
+        first = next((v.strip() for v in values if v.strip()), "")
+        if first and all(unix_time(v, 1000) for v in values if v.strip()):
+            return (f"; they look like Unix time in milliseconds ({first} is {unix_time(first, 1000)} UTC), which "
+                    f"no pattern reads: the column in seconds (divided by 1000) is read by `period_format: "
+                    f"'{UNIX_TIME}'`")
         return ""
+    if fits[0] == UNIX_TIME:
+        first = next(v.strip() for v in values if v.strip())
+        return (f"; '{UNIX_TIME}' parses them: Unix time, seconds since 1970-01-01 UTC ({first} is "
+                f"{unix_time(first)} UTC)")
     swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
     if swapped:
         return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
@@ -387,13 +449,24 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 "`year_column` with `month_column`")
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
+        fits = fitting_patterns(values)
+        if len(reasons) < seen and fits and (isos := _both_ways(pack, src.period_column)):
+            # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)
+            both = [*isos, fits[0]]
+            suggestion += (f"; the other rows are ISO, so the column is written two ways: `period_format: {both}` "
+                           "reads both (the first that parses a value reading it)")
         return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
                 f"strptime pattern naming how the dates are written{suggestion}")
     if src.period_column and values and all(_iso(v) for v in values):
-        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
-                f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are ISO "
-                "dates or timestamps, read as such without one")
+        said = (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} "
+                f"have a period that does not parse with it (e.g. {example!r})")
+        isos = _iso_patterns(values)
+        if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
+            return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
+                    f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
+                    "a value reading it)")
+        return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
@@ -416,6 +489,43 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             "`source.period_column` naming a column of dates")
 
 
+CUT_SHORT = 0.1
+"""An events source whose rows end this share of its latest period (at least a day) before the period does, where
+they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
+
+
+def _latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
+    """A warning: an events source dated by a `period_column` whose events the night reads end well before its
+    latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
+    stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
+    sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
+    whole periods only."""
+    from resources.source import latest_by_period
+
+    src, grain = pack.source, pack.grain
+    if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
+        return []
+    previous = grain.back(anchor, 1)
+    day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
+    last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
+                            [anchor, previous])
+    if anchor not in last or previous not in last:
+        return []
+    days = (grain.end(anchor) - anchor).days + 1
+    short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
+    if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
+        return []
+    where = f"`source.query` of {src.path}" if src.query else describe_location(pack)
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    published = "" if src.published_column else \
+        f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
+    return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
+            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), though they reach the end of "
+            f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
+            f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
+            f"before {grain.label(anchor)} is published{published}"]
+
+
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
@@ -433,9 +543,10 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
 
 
-def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
+def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
+    src = pack.source
     values = _written_periods(reasons)
     said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
@@ -444,8 +555,9 @@ def _written_otherwise(src: SourceSpec, reasons: list[str]) -> str:
     fits = fitting_patterns(values, given)
     if not fits:
         return f"{said}: mend them in the source"
-    others = given or ["%Y-%m-%d"]
-    first = "" if given else " (the rest's pattern first: '%Y-%m-%d' for ISO dates)"
+    isos = [] if given else _both_ways(pack, src.period_column or "")
+    others = given or isos[:1] or ["%Y-%m-%d"]
+    first = "" if given else f" (the rest's pattern first: {others[0]!r} for ISO dates)"
     return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
             f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
 
@@ -612,6 +724,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -654,7 +767,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      "the row may lie in any window, until the row is mended or removed")
     if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
-        facts.append(_written_otherwise(pack.source, unparsed))
+        facts.append(_written_otherwise(pack, unparsed))
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))

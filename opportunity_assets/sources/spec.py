@@ -124,6 +124,11 @@ _SEVERAL = {"entity_id": "a column, or a list of different columns that name an 
 """What each key that takes one text or a list of them expects (`SourceSpec._one_or_several`)."""
 
 
+UNIX_TIME = "%s"
+"""The `period_format` of Unix time: whole (or decimal) seconds since 1970-01-01 UTC, `1469278482` (GNU date's
+`%s`, which strptime has not): the pattern stands alone, and its moment is read in UTC, as a zoned timestamp is."""
+
+
 def _directives(pattern: str) -> set[str]:
     """The letters of a strptime pattern's directives (`%-d` is `d`)."""
     return {m[-1] for m in re.findall(r"%-?[A-Za-z%]", pattern)}
@@ -133,7 +138,7 @@ def finest_grain(pattern: str) -> str:
     """The finest grain a strptime pattern names: `day` when it names a day (`%d`, `%j`; a week's weekday),
     `week` for a week of the year alone, else `month` (`%b-%Y` names a month, whatever the grain reads it in)."""
     letters = _directives(pattern)
-    if letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
+    if pattern == UNIX_TIME or letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
         return "day"
     return "week" if letters & _A_WEEK else "month"
 
@@ -147,6 +152,8 @@ def yearless_or_mixed(pattern: str) -> str | None:
     as 1900-01-01), or an ISO week `%V` beside the calendar year `%Y` (DuckDB reads no value with it: the ISO
     week's year is `%G`, which differs from the calendar year around New Year)."""
     letters = _directives(pattern)
+    if pattern == UNIX_TIME:
+        return None
     if not letters & _A_YEAR:
         return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
                "year, or `year_column` (a time of day, `%H%M`, dates no period)"
@@ -157,7 +164,10 @@ def yearless_or_mixed(pattern: str) -> str | None:
 
 
 def unknown_directive(pattern: str) -> str | None:
-    """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None."""
+    """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None;
+    `%s` (Unix time) is read by itself only."""
+    if pattern == UNIX_TIME:
+        return None
     i = 0
     while i < len(pattern):
         if pattern[i] != "%":
@@ -334,6 +344,9 @@ class SourceSpec(_Spec):
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
         if self.period_format and not self.period_column:
             raise _problem("period_format", self.period_format, "a `period_column` to parse")
+        if any(UNIX_TIME in p and p != UNIX_TIME for p in self.period_patterns):
+            raise _problem("period_format", self.period_format, "'%s' by itself for Unix time (seconds since "
+                           "1970-01-01 UTC, 1469278482): it reads a whole cell, with no other text or directive")
         if (directive := next(filter(None, map(unknown_directive, self.period_patterns)), None)) is not None:
             raise _problem("period_format", self.period_format, f"a strptime pattern (`{directive}` is no strptime "
                            "directive): its directives are `%Y` `%y` `%m` `%d` `%b` `%B` `%j` `%H` `%M` `%S`, "

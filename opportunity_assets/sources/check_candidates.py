@@ -86,11 +86,10 @@ def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str
     percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents (`<= 0.1` on a
     metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those the filter cannot
     judge (UNCLEAR). A problem: unlike a filter that refuses none, it spoils the night."""
-    problems, said = [], set()
+    problems = []
     for n, f, values, share_bound, passes_all in _unit_slipped_filters(pack, found):
         if passes_all:
             continue
-        said.add(n)
         other = f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}" \
             if share_bound else f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         problems.append(
@@ -98,30 +97,33 @@ def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str
             f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
             f"{'above' if share_bound else 'below'} it, so the filter refuses every one: is the bound in another unit "
             f"than the metric ({other})? expected a bound in the metric's unit")
-    for n, f, values in _out_of_reach_filters(pack, found):
-        if n not in said:
-            problems.append(
+    return problems
+
+
+def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a hard filter whose bound no scanned candidate's value (at least `_ENOUGH`, none negative) comes
+    within `FILTER_APART` times of, on the side the filter passes, and that is no share's or percent's slip
+    (`filters_refusing_all`'s problem): `rating_1y >= 80` over ratings out of 5, `<= 0.5` over counts from 12 up.
+    No candidate passes tonight; most likely the bound is on another scale, but a filter for a rare event (a
+    surge 10 times the usual) refuses every candidate on a quiet night by design, and an empty brief is that
+    night's answer: a warning, so the night runs. A bound within 10 times of the values (sales `>= 600` on a slow
+    night) is a filter doing its work, and not one of them."""
+    slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
+    warnings = []
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if n in slipped or len(values) < _ENOUGH or f.value <= 0 or min(values) < 0:
+            continue
+        if (f.op in (">=", ">") and f.value >= FILTER_APART * max(values)) or \
+                (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values)):
+            warnings.append(
                 f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
                 f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
                 f"{'below' if f.op in ('>=', '>') else 'above'} it, so the filter refuses every one: is the bound on "
                 f"another scale than the metric (a score out of 100 for a rating out of 5, a total for an average)? "
-                "expected a bound in the metric's unit, that some values reach")
-    return problems
-
-
-def _out_of_reach_filters(pack: CriteriaPack, found: list[Candidate]
-                          ) -> Iterator[tuple[int, HardFilter, list[float]]]:
-    """Hard filters whose bound no scanned candidate's value (at least `_ENOUGH`, none negative) comes within
-    `FILTER_APART` times of, on the side the filter passes: `rating_1y >= 80` over ratings out of 5, `<= 0.5` over
-    counts from 12 up. Whatever the unit, no candidate could pass; a bound within 10 times of the values (sales
-    `>= 600` on a slow night) is a filter doing its work, and not one of them. (index, filter, the values)."""
-    for n, f in enumerate(pack.hard_filters):
-        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) < _ENOUGH or f.value <= 0 or min(values) < 0:
-            continue
-        if (f.op in (">=", ">") and f.value >= FILTER_APART * max(values)) or \
-                (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values)):
-            yield n, f, values
+                "expected a bound in the metric's unit, that some values reach (a filter for a rare event refuses "
+                "every candidate on a night without one)")
+    return warnings
 
 
 def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

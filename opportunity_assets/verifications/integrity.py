@@ -8,11 +8,8 @@ changes), so a volatile small market and a steady large one are each their own y
 
 - level shift or unit change: a change far outside the entity's past changes that stays;
 - spike: a one-period spike or drop, reverted the next period;
-- out of range: a value many times beyond every earlier value of the entity's (a unit slip where the history is
-  too short or noisy for its changes to be a yardstick);
 - stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
-- precision: a value written with more decimals than any of the column's past values had; rounded: the latest
-  values on a coarser grid than the column's past ones, a run unlikely by chance;
+- precision: a value written with more decimals than any of the column's past values had;
 - staleness: a column that stopped reporting while the entity's latest period goes on;
 - identities declared in the pack (ratios that hold in the domain): exactly, to the rounding of a derived column,
   where the entity's own past holds them so (`exact.py`); else against the entity's own band of the ratio, and
@@ -55,7 +52,7 @@ _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "refused", "repeated_events")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused", "repeated_events")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -477,46 +474,6 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
-def _coarser(found: _Findings, spec: IntegritySpec, column: str) -> None:
-    """The latest values, a run of two or more in the judged span, all on a grid coarser than the column's past
-    values are written in (`resolution`), where such a run's chance (`PrecisionRule.max_probability`) is small:
-    the feed rounds differently now. A zero, on every grid, ends the run."""
-    series = found.series
-    raw = series.values[column]
-    past = raw[: series.judged_from]
-    past = past[np.isfinite(past) & (past != 0)]
-    if len(past) < spec.min_history:
-        return
-    step = resolution(past, math.inf)
-    run = []
-    for t in range(series.length - 1, series.judged_from - 1, -1):
-        if not math.isfinite(raw[t]) or raw[t] == 0:
-            break
-        run.append(t)
-    if not math.isfinite(step) or len(run) < 2:
-        return
-    values = raw[run]
-    best: tuple[float, float, int] | None = None
-    grid = step * 10
-    while grid <= float(np.max(np.abs(values))):
-        on = _on_grid_each(values, grid)
-        n = int(np.argmin(on)) if not on.all() else len(on)  # the latest values on the grid, in a row
-        chance = max(step / grid, (float(np.sum(_on_grid_each(past, grid))) + 1) / (len(past) + 2))
-        if n >= 2 and (best is None or chance ** n < best[0]):
-            best = (chance ** n, grid, n)
-        grid *= 10
-    if best is None or best[0] >= spec.precision.max_probability:
-        return
-    probability, grid, n = best
-    indices = sorted(run[:n])
-    found.add("rounded", spec.precision.effect, column, indices, float(raw[indices[-1]]), float(n),
-              f"{column} is a multiple of {format_number(grid)} in each of the {n} periods "
-              f"{_span([series.periods[i] for i in indices])}, where its {len(past)} values since "
-              f"{series.periods[0]} were written to {format_number(step)}: a run this long on a grid that coarse has "
-              f"probability {probability:.1e}, so the figure is rounded (or computed) differently now",
-              f"confirm {column} from {series.periods[indices[0]]} on with the source (how it is rounded)")
-
-
 def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact.ExactFit | None:
     """The identity's exact fit on the entity's own past (`exact.fit`), where one side is a bare column written
     rounded; None where it has no such form or the past does not hold it to the rounding."""
@@ -760,7 +717,6 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                                      and i.rounded is not None and i.rounded.column == column])
         _stale(found, spec, column, latest_row)
         _precision(found, spec, column)
-        _coarser(found, spec, column)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
     for column, copied in sorted(candidate.copies.items()):
@@ -792,8 +748,6 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"the row {when(-1)} repeats the row {when(0)}"
     if finding.rule == "stuck":
         return f"{finding.column} unchanged for {finding.size:.0f} periods to {when(-1)}"
-    if finding.rule == "rounded":
-        return f"{finding.column} rounded coarser than ever from {when(0)}"
     if finding.rule == "precision":
         return f"{finding.column} has more decimals than ever from {when(0)}"
     if finding.rule == "copied":

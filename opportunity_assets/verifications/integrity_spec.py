@@ -88,15 +88,10 @@ class StaleRule(_Spec):
 
 class PrecisionRule(_Spec):
     """A column written with more decimals than it ever had (a feed that changed its unit or its computation
-    writes unrounded figures: 4.68 where every past value was in whole tenths), or rounded coarser than it ever
-    was (prices in hundreds now in ten thousands, period after period)."""
+    writes unrounded figures: 4.68 where every past value was in whole tenths)."""
 
     max_decimals: int = Field(default=4, ge=0, le=8)
     """Judged only for a column whose past values all had at most this many decimals."""
-    max_probability: float = Field(default=0.001, gt=0, lt=1)
-    """A run of the latest values all on a grid coarser than the column's counts where its chance is below this:
-    each value's chance is the larger of the grids' ratio (a value in hundreds is a multiple of 10,000 one time in
-    100) and the rate at which the column's past values fell on that grid."""
     effect: Effect = "doubt"
 
 

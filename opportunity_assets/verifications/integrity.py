@@ -8,6 +8,8 @@ changes), so a volatile small market and a steady large one are each their own y
 
 - level shift or unit change: a change far outside the entity's past changes that stays;
 - spike: a one-period spike or drop, reverted the next period;
+- out of range: a value many times beyond every earlier value of the entity's (a unit slip where the history is
+  too short or noisy for its changes to be a yardstick);
 - stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
 - precision: a value written with more decimals than any of the column's past values had;
 - staleness: a column that stopped reporting while the entity's latest period goes on;

@@ -307,6 +307,29 @@ def test_a_json_line_null_or_a_number_is_quarantined_as_no_object(tmp_path: Path
     assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "a JSON null, not an object")]
 
 
+def test_a_json_record_with_a_key_spelt_otherwise_is_quarantined_not_read_as_a_gap(tmp_path: Path) -> None:
+    """Trial 9: one JSON line wrote `SALES` for `sales` (a producer renamed its field for a while): the fast reader
+    took it as a gap with no line named. The record is refused with the key it has and the one expected, and
+    attributed to its entity; a record that merely omits a key (a null left out) is still a gap, not refused."""
+    from opportunity_assets.sources.formats import respelt
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    rows = frame.to_dicts()
+    austin = next(i for i, r in enumerate(rows) if r["city"] == "Austin" and r["year"] == "2008")
+    rows[austin]["SALES"] = rows[austin].pop("sales")
+    rows[austin + 1].pop("volume")  # omitted: a gap
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "entity_id", "reason").rows() == [
+        (austin + 1, "Austin", f"key 'SALES' for 'sales' (as {len(rows) - 1} of {len(rows)} records spell it): its "
+         "figure is no gap, and the record is not read")]
+    assert snapshot.metrics.height == 46
+    assert respelt(["sales"], ["city", "sale"], {"city": 9, "sale": 1}, 9) == {"sales": "sale"}
+    assert respelt(["sales"], ["city", "sale"], {"city": 900, "sale": 900}, 900) == {}  # a key of its own
+    assert respelt(["sales"], ["city", "volume"], {"city": 9, "volume": 1}, 9) == {}
+
+
 def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from opportunity_assets.cli import main

@@ -21,7 +21,8 @@ import gzip
 import json
 import os
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -37,7 +38,7 @@ from opportunity_assets.sources.csv_rows import (
     read_bytes,
     read_csv_rows,
 )
-from opportunity_assets.sources.spec import DUCKDB_SUFFIXES
+from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
@@ -246,9 +247,25 @@ def _physical_lines(path: Path, chunk: int = 1 << 24) -> int:
     return count if last == b"\n" else count + 1
 
 
+def respelt(missing: Iterable[str], keys: Iterable[str], counts: Mapping[str, int], records: int) -> dict[str, str]:
+    """For a JSON record lacking the needed keys `missing`, the rare keys it has in their place (`{'pce': 'PCE'}`):
+    a key the other records (`counts` over all `records`) nearly never have (at most 1 in 100 of them, or once)
+    that is a needed key spelt otherwise (another case, a letter off). Such a record's figure is no gap: its
+    producer wrote it under another name."""
+    rare = [k for k in keys if counts.get(k, 0) <= max(1, records // 100)]
+    found = {}
+    for key in missing:
+        close = [k for k in rare if k.casefold() == key.casefold()] or difflib.get_close_matches(key, rare, n=1,
+                                                                                                 cutoff=0.8)
+        if close:
+            found[key] = close[0]
+    return found
+
+
 def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> bool:
-    """DuckDB's own JSON Lines reader, kept only when every line is one object, none blank, and each needed key
-    has a value somewhere (a key absent from every record is told apart from all-null by the slow path)."""
+    """DuckDB's own JSON Lines reader, kept only when every line is one object, none blank, each needed key has a
+    value somewhere (a key absent from every record is told apart from all-null by the slow path), and no record
+    lacking one has it spelt otherwise (`respelt`: the slow path refuses that record)."""
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE json_fast AS SELECT * FROM read_json({literal(str(path))}, "
                     f"format = 'newline_delimited', columns = {_as_text(needed)})")
@@ -260,6 +277,14 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     # a line `null` (or a record of nulls) is a row of every key empty to DuckDB: the slow path tells them apart
     if counts[0] != _physical_lines(path) or not all(counts[1:-1]) or counts[-1]:
         return False
+    if min(counts[1:-1]) < counts[0]:  # some record lacks a needed key: under another name? (one pass, in DuckDB)
+        shapes = con.execute(f"SELECT json_keys(json), count(*) FROM read_ndjson_objects({literal(str(path))}) "
+                             "GROUP BY ALL").fetchall()
+        seen: Counter[str] = Counter()
+        for keys, n in shapes:
+            seen.update(dict.fromkeys(keys, n))
+        if any(respelt([c for c in needed if c not in keys], keys, seen, counts[0]) for keys, _ in shapes):
+            return False
     cells = ", ".join(_q(c) for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT rowid + 1 AS {ROW}, {cells} FROM json_fast")
     return True
@@ -321,14 +346,15 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     return rows.rejected
 
 
-def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declared: Format | None,
-           within: str) -> list[Rejected]:
+def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str],
+           declared: Format | None, within: str) -> list[Rejected]:
     if _json_fast(con, path, needed):
         return []
     lines: list[int] = []
     columns: dict[str, list[str | None]] = {c: [] for c in needed}
     rejected: list[Rejected] = []
-    seen: set[str] = set()
+    seen: Counter[str] = Counter()
+    lacking: list[tuple[int, list[str], list[str]]] = []  # (position, needed keys missing, the record's keys)
     for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
         if not raw.strip():
             continue
@@ -340,7 +366,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
         if not isinstance(record, dict):
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
-        seen.update(record)
+        seen.update(record.keys())
+        if missing := [c for c in needed if c not in record]:
+            lacking.append((len(lines), missing, list(record)))
         lines.append(number)
         for c in needed:
             value = record.get(c)
@@ -355,6 +383,19 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
         if missing:
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
                                     f"{sorted(seen)}", tuple(missing))
+    refused = {}
+    for position, missing, keys in lacking:
+        if spelt := respelt(missing, keys, seen, len(lines)):
+            said = "; ".join(f"key {odd!r} for {key!r} (as {seen[key]} of {len(lines)} records spell it)"
+                             for key, odd in spelt.items())
+            parts = [columns[c][position] if c in columns else None for c in entity]
+            refused[position] = Rejected(lines[position], f"{said}: its figure is no gap, and the record is not read",
+                                         None if None in parts else ENTITY_JOINER.join(str(p) for p in parts))
+    if refused:
+        kept = [i for i in range(len(lines)) if i not in refused]
+        lines = [lines[i] for i in kept]
+        columns = {c: [values[i] for i in kept] for c, values in columns.items()}
+        rejected = sorted([*rejected, *refused.values()], key=lambda r: r.line)
     _register_text(con, lines, columns, needed)
     return rejected
 
@@ -493,7 +534,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
     if fmt == "csv":
         return _csv(con, path, needed, entity, into, declared, within, delimiter)
     if fmt == "jsonl":
-        rejected = _jsonl(con, path, needed, declared, within)
+        rejected = _jsonl(con, path, needed, entity, declared, within)
     elif fmt == "parquet":
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,

@@ -967,6 +967,26 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
 
 
+def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_values(tmp_path: Path) -> None:
+    """Trial 12: murders' growth over three years (a share, +0.24) scored by `range: [-30, 30]` (percent): a few
+    small counties' +200% kept every value from lying 50 times nearer zero than the range's ends, so every score
+    was flattened to about the same points and check said ok."""
+    rows = [[e, y, level] for e, level in zip("abcdefghij", (30, 40, 50, 55, 60, 65, 70, 75, 80, 300), strict=True)
+            for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    formula = {"components": [{"name": "growth", "expression": "level_now / 100 - 0.5", "direction":
+                               "higher_is_better", "range": [-30, 30], "weight": 1.0, "label": "growth"}]}
+    pack = _pack(tmp_path, source, _LEVELS, formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [-30, 30]; every candidate's value lies within [-0.2, 2.5], but half "
+        "of them within ±0.175 and 9 in 10 within ±0.52, 50 and 10 times or more nearer zero than the range's ends, "
+        "so nearly all get the same points from it: is the range in another unit than the expression (a percent "
+        "for a share: 30 for 0.3)? expected the range the values lie in, in the expression's unit"]
+    formula["components"][0]["range"] = [-0.3, 0.3]
+    assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
+
+
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
     rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]

@@ -987,6 +987,26 @@ def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_val
     assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
 
 
+def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expression_they_lack(tmp_path: Path) -> None:
+    """Trial 12: `murder_growth >= 5` (5% written over shares) refused all 417 counties the other filters passed;
+    the two left were those of no growth (a division by zero), UNCLEAR, and check blamed the growth's expression."""
+    rows = [[e, y, "" if (e, y) == ("f", 2017) else 7 + 10 * k] for k, e in enumerate("abcdef") for y in (2016, 2017)]
+    rows += [["g", y, 600] for y in (2016, 2017)]  # a small county's +500%, refused by another filter
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "size", "metric": "level_now", "op": "<=", "value": 100},
+               {"name": "share", "metric": "share_now", "op": ">=", "value": 5}]
+    metrics = {**_LEVELS, "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    pack = _pack(tmp_path, source, metrics, hard_filters=filters)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.1.value`: got 5; it refuses every one of the 5 candidates the other filters pass with a "
+        "value of share_now (within [0.07, 0.47]), and the 1 left pass only as UNCLEAR (a filter's metric with no "
+        "value), so the night would judge only those: expected a bound that some candidates meet, in the metric's "
+        "unit (a percent for a share?)"]
+    filters[1]["value"] = 0.05
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+
+
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
     rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]

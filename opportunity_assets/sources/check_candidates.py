@@ -15,13 +15,17 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import significant
-from opportunity_assets.records import Candidate
+from opportunity_assets.records import Candidate, FilterResult
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`)."""
-    return unknown_for_all(pack, found) + filters_refusing_all(pack, found) + undefined_components(pack, found) \
+    refusing = filters_refusing_all(pack, found)
+    unclear_only = filters_passing_only_unclear(pack, found, skip={p.split("`")[1] for p in refusing})
+    # a derived metric with no value for the few candidates such a filter leaves (UNCLEAR) is not the pack's fault
+    undefined = [] if unclear_only else undefined_components(pack, found)
+    return unknown_for_all(pack, found) + refusing + unclear_only + undefined \
         + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
 
 
@@ -98,6 +102,32 @@ def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str
             f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
             f"{'above' if share_bound else 'below'} it, so the filter refuses every one: is the bound in another unit "
             f"than the metric ({other})? expected a bound in the metric's unit")
+    return problems
+
+
+def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], skip: set[str]) -> list[str]:
+    """A hard filter that refuses every scanned candidate with a value of its metric (at least `_ENOUGH`) on a night
+    whose candidates going on all pass only as UNCLEAR (a filter's metric has no value for them): the night would
+    judge only the candidates the filters cannot judge. `murder_growth >= 5` for 5% over shares of -1 to 3 left the
+    two counties of no growth (a division by zero) and check blamed the growth's expression. `skip`: the filters'
+    keys `filters_refusing_all` already names."""
+    passing = [c for c in found if c.went_on or c.capped]
+    if not passing or any(all(r == FilterResult.PASS for r in c.filters.values()) for c in passing):
+        return []
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        key = f"hard_filters.{n}.value"
+        others = [c for c in found if all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
+        judged = [c for c in others if c.filters.get(f.name) != FilterResult.UNCLEAR]
+        values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if key in skip or len(values) < _ENOUGH or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
+            continue
+        problems.append(
+            f"key `{key}`: got {f.value:g}; it refuses every one of the {len(judged)} candidates the other filters "
+            f"pass with a value of {f.metric} (within [{significant(min(values))}, {significant(max(values))}]), "
+            f"and the {len(passing)} left pass only as UNCLEAR (a filter's metric with no value), so the night would "
+            f"judge only those: expected a bound that some candidates meet, in the metric's unit"
+            + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1 else ""))
     return problems
 
 

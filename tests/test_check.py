@@ -1080,6 +1080,24 @@ def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) 
         "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")
 
 
+def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path) -> None:
+    """Trial 12: county FIPS codes written '01001' in some rows and '1001' in others (a spreadsheet export that lost
+    the zero in part) were read as two counties each, every window of both with gaps, and check said nothing."""
+    rows = [[("0" if y % 2 else "") + code, y, 10] for code in ("1001", "1003", "2010") for y in range(2010, 2016)]
+    rows += [["48001", y, 10] for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["fips", "year", "level"], rows), "entity_id": "fips",
+              "entity_name": "fips", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    assert report.warnings == [
+        "key `source.entity_id`: got 'fips'; 3 ids are written both with and without leading zeros (e.g. '01001' and "
+        "'1001'), each read as 2 entities that share its rows (their windows with gaps, their figures parts of "
+        "one): expected each id written one way throughout the source (its leading zeros kept, or dropped, in every "
+        "row)"]
+    rows = [[code.zfill(5), y, level] for code, y, level in rows]
+    source["path"] = _csv(tmp_path / "y.csv", ["fips", "year", "level"], rows)
+    assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
+
+
 def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
     """Trial 6: counties keyed by an id (PID) and named by the county alone: the brief's act-on list read HAMILTON,
     LAKE, DELAWARE, each the name of counties in several states, and nothing said so."""

@@ -487,6 +487,24 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
 
 
+@pytest.mark.parametrize("orders", [200, 230, 260, 290])
+def test_the_ids_counted_for_an_id_per_row_are_never_more_than_the_rows(tmp_path: Path, orders: int) -> None:
+    """Trial 12: "about 38473 values for 37349 rows the night reads": the count of ids is an estimate, and said
+    more ids than rows. And an events source's facts said "1728 rows in reach" of 35,549 captures: they are its
+    entity-periods; the events read are said beside them."""
+    rows = [[f"order-{i}", f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(orders)]
+    events = {"path": _csv(tmp_path / "orders.csv", ["order_id", "date"], rows), "entity_id": "order_id",
+              "entity_name": "order_id", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"sold": {"agg": "count"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "sold", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2016, 2, 29), today=TODAY)
+    (problem,) = [p for p in report.problems if "source.entity_id" in p]
+    counted = int(re.search(r"about (\d+) values for (\d+) rows", problem).group(1))  # type: ignore[union-attr]
+    assert counted <= orders, problem
+    assert report.facts[0].startswith(f"{orders} entities, {orders} events read, "), report.facts[0]
+    assert "entity-periods in reach" in report.facts[0]
+
+
 def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> None:
     """A pizza pack keyed by order id: 19,205 "entities" of one row each, none passing the filters, and `check`
     said ok. An entity column with about one row per value names `source.entity_id`."""

@@ -628,7 +628,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         if (key := gap.split(":")[0]).startswith("formula component "))
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
-    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
+    # an events source's panel rows are its entity-periods, not its rows: 1728 plot-months of 35,549 captures
+    in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
+        f"{main.seen_dated} events read, {read_rows} entity-periods in reach"
+    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"

@@ -487,6 +487,21 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
 
 
+@pytest.mark.parametrize("agg", ["count_distinct", "avg"])
+def test_an_aggregate_column_the_file_lacks_names_the_aggregates_key(tmp_path: Path, agg: str) -> None:
+    """Trial 12: `species: {agg: count_distinct, column: species}` over captures whose column is `species_id` said
+    "key `source.columns.2`: got 'species'", a key the pack does not have (an events source's columns are its
+    aggregates' names); it names the aggregate's `column` now."""
+    rows = [["p1", f"2015-{m:02d}-10", "DM"] for m in range(1, 7)]
+    events = {"path": _csv(tmp_path / "c.csv", ["plot", "date", "species_id"], rows), "entity_id": "plot",
+              "entity_name": "plot", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"caught": {"agg": "count"}, "species": {"agg": agg, "column": "species"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "caught", "window": [0, 2]}})
+    (problem,) = _problems(pack, date(2015, 8, 31))
+    assert problem.startswith("key `source.aggregates.species.column`: got 'species'; source file "), problem
+    assert "lacks column(s) ['species']" in problem
+
+
 @pytest.mark.parametrize("orders", [200, 230, 260, 290])
 def test_the_ids_counted_for_an_id_per_row_are_never_more_than_the_rows(tmp_path: Path, orders: int) -> None:
     """Trial 12: "about 38473 values for 37349 rows the night reads": the count of ids is an estimate, and said

@@ -85,8 +85,8 @@ def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
     `join`s: each is read as a source of its own): where a column name can come from."""
     if isinstance(spec, SourceSpec):
         for name in type(spec).model_fields:
-            if name == "join":
-                continue
+            if name == "join" or (name == "columns" and spec.shape == "events"):
+                continue  # (an events source's `columns` are its aggregates' names, not the file's columns)
             yield from ((k, v, w and name in spec.model_fields_set)
                         for k, v, w in _naming(getattr(spec, name), f"{path}.{name}"))
     elif hasattr(spec, "model_fields"):

@@ -502,6 +502,30 @@ def test_an_aggregate_column_the_file_lacks_names_the_aggregates_key(tmp_path: P
     assert "lacks column(s) ['species']" in problem
 
 
+def test_json_records_that_spell_a_key_otherwise_are_a_warning_naming_its_key(tmp_path: Path) -> None:
+    """Trial 12 (and trial 9's `PCE` for `pce`, left then): 31 captures written `"Weight"` for `"weight"` were read
+    as gaps, silently, the month's average weight taken over the others. A key the pack reads written otherwise in
+    some records (case, a letter or two) and never beside it is now a warning naming the key, with the first line.
+    A key of its own that sits beside it (`height` with `weight`) is not one."""
+    import json
+
+    records = [{"plot": "p1", "date": f"2015-{m:02d}-1{d}", "weight": 20 + d, "height": 3} for m in range(1, 7)
+               for d in range(4)]
+    records[-3:] = [{"plot": "p1", "date": r["date"], "Weight": r["weight"]} for r in records[-3:]]
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    events = {"path": "c.jsonl", "entity_id": "plot", "entity_name": "plot", "shape": "events", "grain": "month",
+              "period_column": "date", "aggregates": {"caught": {"agg": "count"},
+                                                      "weight": {"agg": "avg", "column": "weight"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "caught", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2015, 8, 31), today=TODAY)
+    assert report.warnings == [
+        "key `source.aggregates.weight.column`: got 'weight'; 3 records of c.jsonl write it 'Weight' instead (the "
+        "first at line 22), so their weight is read as a gap: expected the key written one way in every record"]
+    records[-3:] = [{**r, "weight": r["Weight"], "height": 3} for r in records[-3:]]  # `Weight` beside it: its own
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert check_pack(pack, as_of=date(2015, 8, 31), today=TODAY).warnings == []
+
+
 @pytest.mark.parametrize("orders", [200, 230, 260, 290])
 def test_the_ids_counted_for_an_id_per_row_are_never_more_than_the_rows(tmp_path: Path, orders: int) -> None:
     """Trial 12: "about 38473 values for 37349 rows the night reads": the count of ids is an estimate, and said

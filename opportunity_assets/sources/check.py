@@ -32,6 +32,7 @@ from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
     join_label,
+    keys_spelt_otherwise,
     quote_identifier,
 )
 from opportunity_assets.sources.spec import SourceSpec
@@ -612,7 +613,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics) \
-        + ids_zero_padded(pack, snapshot.metrics)
+        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -791,6 +792,30 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def json_keys_spelt_otherwise(pack: CriteriaPack) -> list[str]:
+    """Warnings: JSON Lines records (of the source or a joined file) that write a key the pack reads otherwise
+    ('Weight' for 'weight'), never beside it: their cells of it are gaps, with no line named (`formats.
+    keys_spelt_otherwise`). Each names the key that names the column, with the records' count and first line."""
+    out = []
+    for within, spec in [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]:
+        if spec.format == "postgres" or spec.path is None:
+            continue
+        path = pack.path_of(spec)
+        try:
+            if infer_format(path, spec.format, within=within) != "jsonl":
+                continue
+        except ValueError:
+            continue
+        keys = {v: k for k, v, _ in reversed(list(_naming(spec, within))) if _COLUMN_KEY.search(k)}
+        for needed, written, records, line in keys_spelt_otherwise(path, spec.read_columns):
+            where = "" if line is None else f" (the first at line {line})"
+            out.append(f"key `{keys.get(needed, within + '.path')}`: got {needed!r}; {records} record"
+                       f"{'s' if records > 1 else ''} of {path.name} write it {written!r} instead{where}, so "
+                       f"{'their' if records > 1 else 'its'} {needed} is read as a gap: expected the key written one "
+                       f"way in every record")
+    return out
 
 
 def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:

@@ -359,6 +359,45 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], declar
     return rejected
 
 
+def keys_spelt_otherwise(path: Path, needed: list[str]) -> list[tuple[str, str, int, int | None]]:
+    """JSON Lines records that write a needed key otherwise, by case or a letter or two ('Weight' or 'wieght' for
+    'weight', 'PCE' for 'pce'), and never beside it: the reader finds no such key in them, so each of their cells
+    is a gap with no line named. (needed key, key written, records writing it, the first line writing it), for
+    `check` to say; none for a file DuckDB cannot read as JSON Lines (the reader says why)."""
+    con = duckdb.connect()
+    try:
+        objects = (f"(SELECT json FROM read_json_objects({literal(str(path))}, format = 'newline_delimited', "
+                   "ignore_errors = true) WHERE json_type(json) = 'OBJECT')")
+        counts = dict(con.execute(f"SELECT k, count(*) FROM (SELECT unnest(json_keys(json)) AS k FROM {objects}) "
+                                  "GROUP BY k").fetchall())
+        found = []
+        for written in sorted(k for k in counts if k not in needed):
+            close = [c for c in needed if c.lower() == written.lower()] or \
+                difflib.get_close_matches(written, [c for c in needed if len(c) >= 4], n=1, cutoff=0.85)
+            if not close:
+                continue
+            ((together,),) = con.execute(f"SELECT count(*) FROM {objects} WHERE list_contains(json_keys(json), $1) "
+                                         "AND list_contains(json_keys(json), $2)", [written, close[0]]).fetchall()
+            if not together:  # a key of its own sits beside the needed one; a misspelling replaces it
+                found.append((close[0], written, int(counts[written]), None))
+    except duckdb.Error:
+        return []
+    finally:
+        con.close()
+    if not found:
+        return []
+    quoted = {written: json.dumps(written).encode() for _, written, _, _ in found}
+    first: dict[str, int] = {}
+    with opened_bytes(path) as lines:
+        for number, raw in enumerate(lines, start=1):
+            for written, text in quoted.items():
+                if written not in first and text in raw:
+                    first[written] = number
+            if len(first) == len(quoted):
+                break
+    return [(c, written, n, first.get(written)) for c, written, n, _ in found]
+
+
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}
 """How a JSON line that is no object is named in its row's quarantine reason."""
 

@@ -120,14 +120,18 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
         others = [c for c in found if all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
         judged = [c for c in others if c.filters.get(f.name) != FilterResult.UNCLEAR]
         values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if key in skip or len(values) < _ENOUGH or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
+        # most of those the other filters pass must have its value: where most lack it (their cells quarantined,
+        # grouped numbers with no `thousands_separator`), the few judged are no sign of the bound's fault
+        if key in skip or len(values) < _ENOUGH or 2 * len(judged) < len(others) \
+                or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
             continue
         problems.append(
             f"key `{key}`: got {f.value:g}; it refuses every one of the {len(judged)} candidates the other filters "
             f"pass with a value of {f.metric} (within [{significant(min(values))}, {significant(max(values))}]), "
             f"and the {len(passing)} left pass only as UNCLEAR (a filter's metric with no value), so the night would "
             f"judge only those: expected a bound that some candidates meet, in the metric's unit"
-            + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1 else ""))
+            + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1
+               and not all(float(v).is_integer() for v in values) else ""))
     return problems
 
 

@@ -1042,6 +1042,9 @@ def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_val
         "for a share: 30 for 0.3)? expected the range the values lie in, in the expression's unit"]
     formula["components"][0]["range"] = [-0.3, 0.3]
     assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
+    # values beyond 1 (points, counts) in a wide range show no percent's range over shares: not stopped by this rule
+    formula["components"][0] = {**formula["components"][0], "expression": "level_now - 50", "range": [-3000, 3000]}
+    assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
 
 
 def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expression_they_lack(tmp_path: Path) -> None:

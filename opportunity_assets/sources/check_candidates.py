@@ -163,15 +163,16 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
                             f"{expected}")
             continue
         # A few outliers (a county of 2 murders, then 6: +200%) keep the rule above from firing while most values
-        # sit at the range's middle: half 50 times nearer zero than its ends and 9 in 10 ten times nearer.
+        # sit at the range's middle: half 50 times nearer zero than its ends and 9 in 10 ten times nearer, the
+        # values fractions of 1 and the ends beyond 1 (a percent's range over shares; a quiet night of small
+        # changes in a range of the values' own unit is no unit slip, and is not stopped).
         typical, most = (float(np.percentile([abs(v) for v in values], q)) for q in (50, 90))
-        if typical > 0 and end >= RANGE_APART * typical and end >= 10 * most:
-            which = f" (a percent for a share: {significant(end, 4)} for {significant(end / 100, 4)})" \
-                if typical <= 1 < end else ""
+        if 0 < typical <= 1 < end and end >= RANGE_APART * typical and end >= 10 * most:
             problems.append(f"{got}, but half of them within ±{significant(typical)} and 9 in 10 within "
                             f"±{significant(most)}, {RANGE_APART:g} and 10 times or more nearer zero than the range's "
                             f"ends, so nearly all get the same points from it: is the range in another unit than the "
-                            f"expression{which}? {expected}")
+                            f"expression (a percent for a share: {significant(end, 4)} for "
+                            f"{significant(end / 100, 4)})? {expected}")
             continue
         width = high - low
         beyond_high, beyond_low = least - high >= 10 * width, low - greatest >= 10 * width

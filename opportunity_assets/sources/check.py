@@ -644,7 +644,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if grouped is not None:
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
-    tokens = Counter(w for w in written if w in _MISSING_TEXTS)
+    # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
+    not_finite = [text for c in cells for text, problem in c.values() if problem == "not finite"]
+    tokens = Counter(w for w in written + not_finite if w in _MISSING_TEXTS)
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")

@@ -453,6 +453,7 @@ class CriteriaPack(_Spec):
                                   f"metric of the pack ({', '.join(sorted(metrics))})"
                                   + (f"; did you mean `{{{close[0]}}}`?" if close else ""))
         _check_rendered(self.next_action, {name: spec.unit for name, spec in self.metrics.items()})
+        _check_labels(self)
         return self
 
     # ---- derived views -------------------------------------------------------------------------------
@@ -620,6 +621,24 @@ def _check_rendered(template: str, units: dict[str, str]) -> None:
         raise _KeyProblem("next_action", template, f"text whose only numbers are `{{metric}}` placeholders, with "
                           f"no unit written beside one (the metric's `unit` writes $ and %); as written, the brief "
                           f"would show {problems[0]!r}, a number the store does not hold")
+
+
+def _check_labels(pack: CriteriaPack) -> None:
+    """A component's `label` is written in the brief before the component's value ("murder rate 2.66"), and every
+    number in the brief must be one the store holds; of a label's text the store holds only the pack's own numbers
+    (it keeps the pack). A number of any other kind in a label ("murders per 10,000") stopped every night whose
+    act-on list that component led, at `numbers_in_store` and naming no key; here it stops the load."""
+    from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
+
+    held = list(numeric_leaves(pack.model_dump(mode="json")))
+    for index, component in enumerate(pack.formula.components):
+        problems = unsupported_numbers(component.label, held, date.max)
+        if problems:
+            raise _KeyProblem(f"formula.components.{index}.label", component.label,
+                              f"a label with no number the pack does not hold: the brief writes the label beside "
+                              f"the component's value, and {problems[0]!r} is a number the store does not hold, "
+                              f"which would stop the night at `numbers_in_store` (write it in words, \"murder rate\", "
+                              f"and the unit in the metric's `description`)")
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

@@ -489,7 +489,8 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                for i, column in enumerate(bounded) if row[ranges + 4 * i + 3]}
     return TableFacts(rows=row[0], in_scope=row[1], dated=row[2], published=row[3], visible=row[4],
                       first_published=row[5], early=row[6], seen_dated=row[7],
-                      early_example=(example[0], example[1]) if example else None, entities=row[9] or 0,
+                      early_example=(example[0], example[1]) if example else None,
+                      entities=min(row[9] or 0, row[7]),  # an estimate: never more ids than rows
                       texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
                       ranges={column: _column_range(row[ranges + 4 * i:ranges + 4 * i + 4], refused.get(column))
                               for i, column in enumerate(bounded)})

@@ -509,6 +509,70 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
 
 
+@pytest.mark.parametrize("agg", ["count_distinct", "avg"])
+def test_an_aggregate_column_the_file_lacks_names_the_aggregates_key(tmp_path: Path, agg: str) -> None:
+    """Trial 12: `species: {agg: count_distinct, column: species}` over captures whose column is `species_id` said
+    "key `source.columns.2`: got 'species'", a key the pack does not have (an events source's columns are its
+    aggregates' names); it names the aggregate's `column` now."""
+    rows = [["p1", f"2015-{m:02d}-10", "DM"] for m in range(1, 7)]
+    events = {"path": _csv(tmp_path / "c.csv", ["plot", "date", "species_id"], rows), "entity_id": "plot",
+              "entity_name": "plot", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"caught": {"agg": "count"}, "species": {"agg": agg, "column": "species"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "caught", "window": [0, 2]}})
+    (problem,) = _problems(pack, date(2015, 8, 31))
+    assert problem.startswith("key `source.aggregates.species.column`: got 'species'; source file "), problem
+    assert "lacks column(s) ['species']" in problem
+
+
+def test_json_records_that_spell_a_key_otherwise_are_a_warning_naming_its_key(tmp_path: Path) -> None:
+    """Trial 12 (and trial 9's `PCE` for `pce`, left then): 31 captures written `"Weight"` for `"weight"` were read
+    as gaps, silently, the month's average weight taken over the others. A key the pack reads written otherwise in
+    some records (case, a letter or two) and never beside it is now a warning naming the key, with the first line,
+    and each such record is quarantined with why. A key of its own beside it (`Weight` with `weight`) is not one."""
+    import json
+
+    records = [{"plot": "p1", "date": f"2015-{m:02d}-1{d}", "weight": 20 + d, "height": 3} for m in range(1, 7)
+               for d in range(4)]
+    records[-3:] = [{"plot": "p1", "date": r["date"], "Weight": r["weight"]} for r in records[-3:]]
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    events = {"path": "c.jsonl", "entity_id": "plot", "entity_name": "plot", "shape": "events", "grain": "month",
+              "period_column": "date", "aggregates": {"caught": {"agg": "count"},
+                                                      "weight": {"agg": "avg", "column": "weight"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "caught", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2015, 8, 31), today=TODAY)
+    assert report.warnings == [
+        "key `source.aggregates.weight.column`: got 'weight'; 3 records of c.jsonl write it 'Weight' instead (the "
+        "first at line 22), so each is quarantined (a figure under another name is no gap): expected the key written "
+        "one way in every record"]
+    from resources.source import read_snapshot
+
+    quarantined = read_snapshot(pack, date(2015, 8, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "entity_id").rows() == [(22, "p1"), (23, "p1"), (24, "p1")]
+    assert quarantined["reason"][0] == ("key 'Weight' for 'weight' (as 21 of 24 records spell it): its figure is no "
+                                        "gap, and the record is not read")
+    records[-3:] = [{**r, "weight": r["Weight"], "height": 3} for r in records[-3:]]  # `Weight` beside it: its own
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert check_pack(pack, as_of=date(2015, 8, 31), today=TODAY).warnings == []
+
+
+@pytest.mark.parametrize("orders", [200, 230, 260, 290])
+def test_the_ids_counted_for_an_id_per_row_are_never_more_than_the_rows(tmp_path: Path, orders: int) -> None:
+    """Trial 12: "about 38473 values for 37349 rows the night reads": the count of ids is an estimate, and said
+    more ids than rows. And an events source's facts said "1728 rows in reach" of 35,549 captures: they are its
+    entity-periods; the events read are said beside them."""
+    rows = [[f"order-{i}", f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(orders)]
+    events = {"path": _csv(tmp_path / "orders.csv", ["order_id", "date"], rows), "entity_id": "order_id",
+              "entity_name": "order_id", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"sold": {"agg": "count"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "sold", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2016, 2, 29), today=TODAY)
+    (problem,) = [p for p in report.problems if "source.entity_id" in p]
+    counted = int(re.search(r"about (\d+) values for (\d+) rows", problem).group(1))  # type: ignore[union-attr]
+    assert counted <= orders, problem
+    assert report.facts[0].startswith(f"{orders} entities, {orders} events read, "), report.facts[0]
+    assert "entity-periods in reach" in report.facts[0]
+
+
 def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> None:
     """A pizza pack keyed by order id: 19,205 "entities" of one row each, none passing the filters, and `check`
     said ok. An entity column with about one row per value names `source.entity_id`."""
@@ -1008,6 +1072,56 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
 
 
+def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_values(tmp_path: Path) -> None:
+    """Trial 12: murders' growth over three years (a share, +0.24) scored by `range: [-30, 30]` (percent): a few
+    small counties' +200% kept every value from lying 50 times nearer zero than the range's ends, so every score
+    was flattened to about the same points and check said ok."""
+    rows = [[e, y, level] for e, level in zip("abcdefghij", (30, 40, 50, 55, 60, 65, 70, 75, 80, 300), strict=True)
+            for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    formula = {"components": [{"name": "growth", "expression": "level_now / 100 - 0.5", "direction":
+                               "higher_is_better", "range": [-30, 30], "weight": 1.0, "label": "growth"}]}
+    pack = _pack(tmp_path, source, _LEVELS, formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [-30, 30]; every candidate's value lies within [-0.2, 2.5], but half "
+        "of them within ±0.175 and 9 in 10 within ±0.52, 50 and 10 times or more nearer zero than the range's ends, "
+        "so nearly all get the same points from it: is the range in another unit than the expression (a percent "
+        "for a share: 30 for 0.3)? expected the range the values lie in, in the expression's unit"]
+    formula["components"][0]["range"] = [-0.3, 0.3]
+    assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
+    # values beyond 1 (points, counts) in a wide range show no percent's range over shares: not stopped by this rule
+    formula["components"][0] = {**formula["components"][0], "expression": "level_now - 50", "range": [-3000, 3000]}
+    assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
+
+
+def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expression_they_lack(tmp_path: Path) -> None:
+    """Trial 12: `murder_growth >= 5` (5% written over shares) refused all 417 counties the other filters passed;
+    the two left were those of no growth (a division by zero), UNCLEAR, and check blamed the growth's expression."""
+    rows = [[e, y, "" if (e, y) == ("f", 2017) else 7 + 10 * k] for k, e in enumerate("abcdef") for y in (2016, 2017)]
+    rows += [["g", y, 600] for y in (2016, 2017)]  # a small county's +500%, refused by another filter
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "size", "metric": "level_now", "op": "<=", "value": 100},
+               {"name": "share", "metric": "share_now", "op": ">=", "value": 5}]
+    metrics = {**_LEVELS, "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    pack = _pack(tmp_path, source, metrics, hard_filters=filters)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `hard_filters.1.value`: got 5; it refuses every one of the 5 candidates the other filters pass with a "
+        "value of share_now (within [0.07, 0.47]), and the 1 left pass only as UNCLEAR (a filter's metric with no "
+        "value), so the night would judge only those: expected a bound that some candidates meet, in the metric's "
+        "unit (a percent for a share?)"]
+    filters[1]["value"] = 0.05
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+    # most candidates UNCLEAR (their cells quarantined: `1,234` with no `thousands_separator`): the few judged
+    # are no sign of the bound's fault, and the quarantine is what check names
+    filters[1]["value"] = 5
+    rows += [[e, y, "1,234"] for e in "klmnopqr" for y in (2016, 2017)]
+    source["path"] = _csv(tmp_path / "y.csv", ["id", "year", "level"], rows)
+    assert not [p for p in _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31))
+                if p.startswith("key `hard_filters")]
+
+
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
     rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]
@@ -1079,6 +1193,24 @@ def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) 
         "key `source.period_column`: got 'time'; 16 of the 16 rows the night reads have a period written as a decimal "
         "year (e.g. '2010.25': R's time index, the year plus the fraction of it gone), which no strptime pattern "
         "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")
+
+
+def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path) -> None:
+    """Trial 12: county FIPS codes written '01001' in some rows and '1001' in others (a spreadsheet export that lost
+    the zero in part) were read as two counties each, every window of both with gaps, and check said nothing."""
+    rows = [[("0" if y % 2 else "") + code, y, 10] for code in ("1001", "1003", "2010") for y in range(2010, 2016)]
+    rows += [["48001", y, 10] for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["fips", "year", "level"], rows), "entity_id": "fips",
+              "entity_name": "fips", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    assert report.warnings == [
+        "key `source.entity_id`: got 'fips'; 3 ids are written both with and without leading zeros (e.g. '01001' and "
+        "'1001'), each read as 2 entities that share its rows (their windows with gaps, their figures parts of "
+        "one): expected each id written one way throughout the source (its leading zeros kept, or dropped, in every "
+        "row)"]
+    rows = [[code.zfill(5), y, level] for code, y, level in rows]
+    source["path"] = _csv(tmp_path / "y.csv", ["fips", "year", "level"], rows)
+    assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
 def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:

@@ -273,6 +273,25 @@ def test_a_next_action_the_brief_check_would_refuse_is_refused_on_load(tmp_path:
     assert "key `next_action`" in message and fragment in message and "\n" not in message
 
 
+@pytest.mark.parametrize(("label", "fragment"), [
+    ("murders per 10,000", "'10,000'"),
+    ("sales per 1000 homes", "'1000'"),
+    ("homes at a 7.5% yield", "'7.5%'"),
+])
+def test_a_component_label_with_a_number_the_store_lacks_is_refused_on_load(tmp_path: Path, label: str,
+                                                                            fragment: str) -> None:
+    """The brief writes a component's label beside its value: a number in it that the pack does not hold ("murders
+    per 10,000") stopped every night that component led at `numbers_in_store`, naming no key."""
+    message = _error(tmp_path, **{"formula.components.0.label": label})
+    assert "key `formula.components.0.label`" in message and fragment in message and "\n" not in message
+
+
+def test_a_component_label_may_hold_the_packs_own_numbers(tmp_path: Path) -> None:
+    """A number the pack holds (a window's 12, "vs 12 months before") is one the store keeps with the pack."""
+    pack = _load(tmp_path, **{"formula.components.0.label": "sales vs 12 months before"})
+    assert pack.formula.components[0].label == "sales vs 12 months before"
+
+
 def test_the_load_time_template_check_agrees_with_the_brief_check_on_a_real_night(tmp_path: Path) -> None:
     from datetime import date
 

@@ -91,6 +91,18 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
            "them in `source.na_values`" in facts
 
 
+def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 12: `NaN` (numpy's missing number) parses as a number that is not finite, so check's hint for the
+    texts of a missing number passed it over; `na_values: [NaN]` makes it a gap."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "NaN"}, (2014, 6): {"inventory": "NaN"}})
+    facts = check_pack(synthetic(rows), as_of=AS_OF).facts
+    assert "cells written 'NaN' (2) are quarantined as not numbers: if they mean a missing number, list them in " \
+           "`source.na_values`" in facts
+    assert read_snapshot(synthetic(rows, **{"source.na_values": ["NA", "NaN"]}), AS_OF).quarantined.height == 0
+
+
 def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -> None:  # type: ignore[no-untyped-def]
     """`1,234` was not a number and `4,5` neither: a pack names how its numbers are written."""
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "1,234", "volume": "1,234,000"}})

@@ -325,9 +325,10 @@ def test_a_json_record_with_a_key_spelt_otherwise_is_quarantined_not_read_as_a_g
         (austin + 1, "Austin", f"key 'SALES' for 'sales' (as {len(rows) - 1} of {len(rows)} records spell it): its "
          "figure is no gap, and the record is not read")]
     assert snapshot.metrics.height == 46
-    assert respelt(["sales"], ["city", "sale"], {"city": 9, "sale": 1}, 9) == {"sales": "sale"}
-    assert respelt(["sales"], ["city", "sale"], {"city": 900, "sale": 900}, 900) == {}  # a key of its own
-    assert respelt(["sales"], ["city", "volume"], {"city": 9, "volume": 1}, 9) == {}
+    assert respelt(["city", "Sales"], ["city", "sales"], set()) == {"sales": "Sales"}
+    assert respelt(["city", "Sales"], ["city", "sales"], {("Sales", "sales")}) == {}  # beside it elsewhere: its own
+    assert respelt(["city", "volume"], ["city", "sales"], set()) == {}
+    assert respelt(["city", "Sales", "sales"], ["city", "sales"], set()) == {}
 
 
 def test_a_run_on_a_pack_that_check_refuses_stops_before_anything_is_stored(

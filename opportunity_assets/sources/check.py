@@ -25,13 +25,14 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_entities import names_shared, total_rows
+from opportunity_assets.sources.check_entities import ids_zero_padded, names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
     join_label,
+    keys_spelt_otherwise,
     quote_identifier,
 )
 from opportunity_assets.sources.spec import UNIX_TIME, SourceSpec
@@ -85,8 +86,8 @@ def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
     `join`s: each is read as a source of its own): where a column name can come from."""
     if isinstance(spec, SourceSpec):
         for name in type(spec).model_fields:
-            if name == "join":
-                continue
+            if name == "join" or (name == "columns" and spec.shape == "events"):
+                continue  # (an events source's `columns` are its aggregates' names, not the file's columns)
             yield from ((k, v, w and name in spec.model_fields_set)
                         for k, v, w in _naming(getattr(spec, name), f"{path}.{name}"))
     elif hasattr(spec, "model_fields"):
@@ -723,7 +724,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics)
+    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics) \
+        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack)
     warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
@@ -741,7 +743,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         if (key := gap.split(":")[0]).startswith("formula component "))
     entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
-    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {read_rows} rows in reach, latest period "
+    # an events source's panel rows are its entity-periods, not its rows: 1728 plot-months of 35,549 captures
+    in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
+        f"{main.seen_dated} events read, {read_rows} entity-periods in reach"
+    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period "
              f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
@@ -753,7 +758,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if grouped is not None:
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
-    tokens = Counter(w for w in written if w in _MISSING_TEXTS)
+    # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
+    not_finite = [text for c in cells for text, problem in c.values() if problem == "not finite"]
+    tokens = Counter(w for w in written + not_finite if w in _MISSING_TEXTS)
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
@@ -921,6 +928,30 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def json_keys_spelt_otherwise(pack: CriteriaPack) -> list[str]:
+    """Warnings: JSON Lines records (of the source or a joined file) that write a key the pack reads otherwise
+    ('Weight' for 'weight'), never beside it: the reader quarantines each (`formats.keys_spelt_otherwise`). Each
+    names the key that names the column, with the records' count and first line."""
+    out = []
+    for within, spec in [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]:
+        if spec.format == "postgres" or spec.path is None:
+            continue
+        path = pack.path_of(spec)
+        try:
+            if infer_format(path, spec.format, within=within) != "jsonl":
+                continue
+        except ValueError:
+            continue
+        keys = {v: k for k, v, _ in reversed(list(_naming(spec, within))) if _COLUMN_KEY.search(k)}
+        for needed, written, records, line in keys_spelt_otherwise(path, spec.read_columns):
+            where = "" if line is None else f" (the first at line {line})"
+            out.append(f"key `{keys.get(needed, within + '.path')}`: got {needed!r}; {records} record"
+                       f"{'s' if records > 1 else ''} of {path.name} write it {written!r} instead{where}, so "
+                       f"{'each is' if records > 1 else 'it is'} quarantined (a figure under another name is no gap): "
+                       "expected the key written one way in every record")
+    return out
 
 
 def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:

@@ -15,13 +15,17 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import significant
-from opportunity_assets.records import Candidate
+from opportunity_assets.records import Candidate, FilterResult
 
 
 def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`)."""
-    return unknown_for_all(pack, found) + filters_refusing_all(pack, found) + undefined_components(pack, found) \
+    refusing = filters_refusing_all(pack, found)
+    unclear_only = filters_passing_only_unclear(pack, found, skip={p.split("`")[1] for p in refusing})
+    # a derived metric with no value for the few candidates such a filter leaves (UNCLEAR) is not the pack's fault
+    undefined = [] if unclear_only else undefined_components(pack, found)
+    return unknown_for_all(pack, found) + refusing + unclear_only + undefined \
         + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
 
 
@@ -126,6 +130,36 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str
     return warnings
 
 
+def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], skip: set[str]) -> list[str]:
+    """A hard filter that refuses every scanned candidate with a value of its metric (at least `_ENOUGH`) on a night
+    whose candidates going on all pass only as UNCLEAR (a filter's metric has no value for them): the night would
+    judge only the candidates the filters cannot judge. `murder_growth >= 5` for 5% over shares of -1 to 3 left the
+    two counties of no growth (a division by zero) and check blamed the growth's expression. `skip`: the filters'
+    keys `filters_refusing_all` already names."""
+    passing = [c for c in found if c.went_on or c.capped]
+    if not passing or any(all(r == FilterResult.PASS for r in c.filters.values()) for c in passing):
+        return []
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        key = f"hard_filters.{n}.value"
+        others = [c for c in found if all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
+        judged = [c for c in others if c.filters.get(f.name) != FilterResult.UNCLEAR]
+        values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        # most of those the other filters pass must have its value: where most lack it (their cells quarantined,
+        # grouped numbers with no `thousands_separator`), the few judged are no sign of the bound's fault
+        if key in skip or len(values) < _ENOUGH or 2 * len(judged) < len(others) \
+                or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
+            continue
+        problems.append(
+            f"key `{key}`: got {f.value:g}; it refuses every one of the {len(judged)} candidates the other filters "
+            f"pass with a value of {f.metric} (within [{significant(min(values))}, {significant(max(values))}]), "
+            f"and the {len(passing)} left pass only as UNCLEAR (a filter's metric with no value), so the night would "
+            f"judge only those: expected a bound that some candidates meet, in the metric's unit"
+            + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1
+               and not all(float(v).is_integer() for v in values) else ""))
+    return problems
+
+
 def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """A formula component whose `range` is in another unit than its values, for every candidate going on (at
     least 3): its ends `RANGE_APART` times further from zero than every value (a percent range over a share), or
@@ -152,6 +186,18 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
             problems.append(f"{got}, {RANGE_APART:g} times or more nearer zero than the range's ends, so each gets "
                             f"the same points from it: is the range in another unit than the expression{which}? "
                             f"{expected}")
+            continue
+        # A few outliers (a county of 2 murders, then 6: +200%) keep the rule above from firing while most values
+        # sit at the range's middle: half 50 times nearer zero than its ends and 9 in 10 ten times nearer, the
+        # values fractions of 1 and the ends beyond 1 (a percent's range over shares; a quiet night of small
+        # changes in a range of the values' own unit is no unit slip, and is not stopped).
+        typical, most = (float(np.percentile([abs(v) for v in values], q)) for q in (50, 90))
+        if 0 < typical <= 1 < end and end >= RANGE_APART * typical and end >= 10 * most:
+            problems.append(f"{got}, but half of them within ±{significant(typical)} and 9 in 10 within "
+                            f"±{significant(most)}, {RANGE_APART:g} and 10 times or more nearer zero than the range's "
+                            f"ends, so nearly all get the same points from it: is the range in another unit than the "
+                            f"expression (a percent for a share: {significant(end, 4)} for "
+                            f"{significant(end / 100, 4)})? {expected}")
             continue
         width = high - low
         beyond_high, beyond_low = least - high >= 10 * width, low - greatest >= 10 * width

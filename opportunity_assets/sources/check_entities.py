@@ -1,11 +1,13 @@
 """`opportunity check`: what the night's entities say about the pack's entity keys (pure): a name column that most
 entities share (every state named 'Measles') or a few names each shown for several entities (counties of several
-states), and a total row read as an entity of its own ('Total', 'All states').
+states), a total row read as an entity of its own ('Total', 'All states'), and ids written both with and without
+leading zeros ('01001' and '1001': one county read as two).
 Each is a warning naming its key: the night's numbers stand, but its brief names the wrong thing, or scores a sum
 of other entities beside them."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import polars as pl
@@ -83,3 +85,25 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
                    f"beside them: expected `where: [{{column: {column}, not_in: {written}}}]` to leave it out, unless "
                    f"it is an entity of its own")
     return out
+
+
+_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
+
+
+def ids_zero_padded(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+    """Entity ids that differ only by leading zeros ('01001' and '1001', a FIPS code some rows of a spreadsheet
+    export lost its zero in): read as two entities, each with part of the one's rows, so each one's windows have
+    gaps and its figures are halves. A warning naming `source.entity_id`, with how many ids are split so."""
+    groups: dict[str, set[str]] = {}
+    for entity in {str(e) for e in entities["entity_id"].to_list()}:
+        groups.setdefault(_LEADING_ZEROS.sub("", entity), set()).add(entity)
+    split = sorted((sorted(ids, key=lambda i: (len(i), i)) for ids in groups.values() if len(ids) > 1),
+                   key=lambda ids: ids[0])
+    if not split:
+        return []
+    shown = " and ".join(repr(i) for i in split[0][::-1])
+    many = "s are" if len(split) > 1 else " is"
+    return [f"key `source.entity_id`: got {pack.source.entity_id!r}; {len(split)} id{many} "
+            f"written both with and without leading zeros (e.g. {shown}), each read as {len(split[0])} entities "
+            f"that share its rows (their windows with gaps, their figures parts of one): expected each id written one "
+            f"way throughout the source (its leading zeros kept, or dropped, in every row)"]

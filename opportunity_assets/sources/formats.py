@@ -22,7 +22,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -247,19 +247,33 @@ def _physical_lines(path: Path, chunk: int = 1 << 24) -> int:
     return count if last == b"\n" else count + 1
 
 
-def respelt(missing: Iterable[str], keys: Iterable[str], counts: Mapping[str, int], records: int) -> dict[str, str]:
-    """For a JSON record lacking the needed keys `missing`, the rare keys it has in their place (`{'pce': 'PCE'}`):
-    a key the other records (`counts` over all `records`) nearly never have (at most 1 in 100 of them, or once)
-    that is a needed key spelt otherwise (another case, a letter off). Such a record's figure is no gap: its
-    producer wrote it under another name."""
-    rare = [k for k in keys if counts.get(k, 0) <= max(1, records // 100)]
+def spelt_as(written: str, needed: Sequence[str]) -> str | None:
+    """The needed key a JSON key spells otherwise, by case or a letter or two ('Weight' or 'wieght' for 'weight',
+    'PCE' for 'pce'), or None (a needed key itself, or none close: within difflib's 0.85, four letters or more)."""
+    if written in needed:
+        return None
+    same = [c for c in needed if c.casefold() == written.casefold()]
+    close = same or difflib.get_close_matches(written, [c for c in needed if len(c) >= 4], n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+def respelt(keys: Iterable[str], needed: Sequence[str], together: Container[tuple[str, str]]) -> dict[str, str]:
+    """For a JSON record with `keys`, each needed key it lacks but has spelt otherwise (`{'weight': 'Weight'}`),
+    where no record of the file has both (`together`: the pairs (key written, needed key) found in one record: a
+    key of its own sits beside the needed one, a misspelling replaces it). Such a record's figure is no gap."""
+    present = set(keys)
     found = {}
-    for key in missing:
-        close = [k for k in rare if k.casefold() == key.casefold()] or difflib.get_close_matches(key, rare, n=1,
-                                                                                                 cutoff=0.8)
-        if close:
-            found[key] = close[0]
+    for key in present:
+        if (needed_key := spelt_as(key, needed)) is not None and needed_key not in present \
+                and (key, needed_key) not in together:
+            found[needed_key] = key
     return found
+
+
+def _together(keys: Iterable[str], needed: Sequence[str]) -> set[tuple[str, str]]:
+    """The pairs (key, the needed key it spells otherwise) that one record's `keys` hold both of."""
+    present = set(keys)
+    return {(k, c) for k in present if (c := spelt_as(k, needed)) is not None and c in present}
 
 
 def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) -> bool:
@@ -278,12 +292,10 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     if counts[0] != _physical_lines(path) or not all(counts[1:-1]) or counts[-1]:
         return False
     if min(counts[1:-1]) < counts[0]:  # some record lacks a needed key: under another name? (one pass, in DuckDB)
-        shapes = con.execute(f"SELECT json_keys(json), count(*) FROM read_ndjson_objects({literal(str(path))}) "
-                             "GROUP BY ALL").fetchall()
-        seen: Counter[str] = Counter()
-        for keys, n in shapes:
-            seen.update(dict.fromkeys(keys, n))
-        if any(respelt([c for c in needed if c not in keys], keys, seen, counts[0]) for keys, _ in shapes):
+        shapes = [keys for (keys,) in con.execute(f"SELECT DISTINCT json_keys(json) FROM read_ndjson_objects("
+                                                  f"{literal(str(path))})").fetchall()]
+        together = set().union(*(_together(keys, needed) for keys in shapes))
+        if any(respelt(keys, needed, together) for keys in shapes):
             return False
     cells = ", ".join(_q(c) for c in needed)
     con.execute(f"CREATE OR REPLACE TEMP VIEW source_rows AS SELECT rowid + 1 AS {ROW}, {cells} FROM json_fast")
@@ -354,7 +366,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     columns: dict[str, list[str | None]] = {c: [] for c in needed}
     rejected: list[Rejected] = []
     seen: Counter[str] = Counter()
-    lacking: list[tuple[int, list[str], list[str]]] = []  # (position, needed keys missing, the record's keys)
+    odd: list[tuple[int, list[str]]] = []  # (position, keys) of records with a key spelling a needed one otherwise
+    together: set[tuple[str, str]] = set()
+    spelling: dict[str, str | None] = {}  # each key's `spelt_as`, once
     for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
         if not raw.strip():
             continue
@@ -367,8 +381,13 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
         seen.update(record.keys())
-        if missing := [c for c in needed if c not in record]:
-            lacking.append((len(lines), missing, list(record)))
+        for key in record:
+            if key not in spelling:
+                spelling[key] = spelt_as(key, needed)
+            if spelling[key] is not None:
+                odd.append((len(lines), list(record)))
+                together |= _together(record, needed)
+                break
         lines.append(number)
         for c in needed:
             value = record.get(c)
@@ -384,10 +403,10 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
                                     f"{sorted(seen)}", tuple(missing))
     refused = {}
-    for position, missing, keys in lacking:
-        if spelt := respelt(missing, keys, seen, len(lines)):
-            said = "; ".join(f"key {odd!r} for {key!r} (as {seen[key]} of {len(lines)} records spell it)"
-                             for key, odd in spelt.items())
+    for position, keys in odd:
+        if spelt := respelt(keys, needed, together):
+            said = "; ".join(f"key {written!r} for {key!r} (as {seen[key]} of {len(lines)} records spell it)"
+                             for key, written in sorted(spelt.items()))
             parts = [columns[c][position] if c in columns else None for c in entity]
             refused[position] = Rejected(lines[position], f"{said}: its figure is no gap, and the record is not read",
                                          None if None in parts else ENTITY_JOINER.join(str(p) for p in parts))
@@ -398,6 +417,43 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         rejected = sorted([*rejected, *refused.values()], key=lambda r: r.line)
     _register_text(con, lines, columns, needed)
     return rejected
+
+
+def keys_spelt_otherwise(path: Path, needed: list[str]) -> list[tuple[str, str, int, int | None]]:
+    """JSON Lines records that write a needed key otherwise, by case or a letter or two (`spelt_as`: 'Weight' or
+    'wieght' for 'weight', 'PCE' for 'pce'), and never beside it: the reader quarantines each (`respelt`), its
+    figure no gap. (needed key, key written, records writing it, the first line writing it), for `check` to say
+    which pack key reads it; none for a file DuckDB cannot read as JSON Lines (the reader says why)."""
+    con = duckdb.connect()
+    try:
+        objects = (f"(SELECT json FROM read_json_objects({literal(str(path))}, format = 'newline_delimited', "
+                   "ignore_errors = true) WHERE json_type(json) = 'OBJECT')")
+        counts = dict(con.execute(f"SELECT k, count(*) FROM (SELECT unnest(json_keys(json)) AS k FROM {objects}) "
+                                  "GROUP BY k").fetchall())
+        found = []
+        for written in sorted(k for k in counts if k not in needed):
+            if (close := spelt_as(written, needed)) is None:
+                continue
+            ((together,),) = con.execute(f"SELECT count(*) FROM {objects} WHERE list_contains(json_keys(json), $1) "
+                                         "AND list_contains(json_keys(json), $2)", [written, close]).fetchall()
+            if not together:  # a key of its own sits beside the needed one; a misspelling replaces it
+                found.append((close, written, int(counts[written]), None))
+    except duckdb.Error:
+        return []
+    finally:
+        con.close()
+    if not found:
+        return []
+    quoted = {written: json.dumps(written).encode() for _, written, _, _ in found}
+    first: dict[str, int] = {}
+    with opened_bytes(path) as lines:
+        for number, raw in enumerate(lines, start=1):
+            for written, text in quoted.items():
+                if written not in first and text in raw:
+                    first[written] = number
+            if len(first) == len(quoted):
+                break
+    return [(c, written, n, first.get(written)) for c, written, n, _ in found]
 
 
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}

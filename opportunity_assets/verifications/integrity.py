@@ -282,10 +282,10 @@ def _out_of_range(found: _Findings, spec: IntegritySpec, column: str, signed: bo
     bottom = _before(np.where(finite & (size > 0), size, np.inf), np.fmin, np.inf)
     fractions = _before((finite & ~_on_grid_each(np.nan_to_num(raw), 1.0)).astype(float), np.add, 0.0)
     with np.errstate(all="ignore"):
-        proportion = ~signed & (top <= 1) & (raw >= 0) & (raw <= 1)
+        proportion = (not signed) & (top <= 1) & (raw >= 0) & (raw <= 1)
         few_units = (fractions == 0) & (top < rule.factor)
         over = np.where((top > 0) & ~few_units, size / top, 0.0)
-        under = np.where(~signed & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
+        under = np.where((not signed) & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
         far = np.where(finite & (seen >= rule.min_history) & ~proportion, np.fmax(over, under), 0.0)
     far[: series.judged_from] = 0.0
     t = int(np.argmax(far))

@@ -292,8 +292,11 @@ def _json_fast(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str]) ->
     if counts[0] != _physical_lines(path) or not all(counts[1:-1]) or counts[-1]:
         return False
     if min(counts[1:-1]) < counts[0]:  # some record lacks a needed key: under another name? (one pass, in DuckDB)
-        shapes = [keys for (keys,) in con.execute(f"SELECT DISTINCT json_keys(json) FROM read_ndjson_objects("
-                                                  f"{literal(str(path))})").fetchall()]
+        try:
+            shapes = [keys for (keys,) in con.execute(f"SELECT DISTINCT json_keys(json) FROM read_ndjson_objects("
+                                                      f"{literal(str(path))})").fetchall()]
+        except duckdb.Error:
+            return False
         together = set().union(*(_together(keys, needed) for keys in shapes))
         if any(respelt(keys, needed, together) for keys in shapes):
             return False

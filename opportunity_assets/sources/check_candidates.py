@@ -48,16 +48,28 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
     return [float(v) for v in values[~undefined]]
 
 
+def _judged_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
+    """Hard filters with a positive bound and at least `_ENOUGH` scanned candidates' values of their metric, none
+    negative: (index, filter, the values), what a unit judgment of the bound needs."""
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) >= _ENOUGH and f.value > 0 and min(values) >= 0:
+            yield n, f, values
+
+
+def _lying_within(n: int, f: HardFilter, values: list[float]) -> str:
+    """The start every filter unit judgment says: the key, the bound and the values' range."""
+    return (f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more")
+
+
 def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
                           ) -> Iterator[tuple[int, HardFilter, list[float], bool, bool]]:
     """Hard filters whose bound lies `FILTER_APART` times or more from every scanned candidate's value (at least
     `_ENOUGH`), a share's bound over percents or a percent's over fractions of 1: (index, filter, the values, whether
     the bound is a share's, whether it passes every candidate). A bound far from values of another kind
     (`days_since_data <= 62`, every market 1 day old) is a guard, not a unit slip, and is not one of them."""
-    for n, f in enumerate(pack.hard_filters):
-        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) < _ENOUGH or f.value <= 0 or min(values) < 0:
-            continue
+    for n, f, values in _judged_filters(pack, found):
         share_under_percents = f.value <= 1 and max(values) <= 100 and min(values) >= FILTER_APART * f.value
         percent_over_shares = 1 < f.value <= 100 and max(values) <= 1 \
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
@@ -78,10 +90,8 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
         example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_bound else \
             f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         warnings.append(
-            f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-            f"{'beyond' if share_bound else 'within'} it, so the filter refuses none: is the bound in "
-            f"another unit than the metric ({other}, {example})? expected a bound in the metric's unit")
+            f"{_lying_within(n, f, values)} {'beyond' if share_bound else 'within'} it, so the filter refuses none: "
+            f"is the bound in another unit than the metric ({other}, {example})? expected a bound in the metric's unit")
     return warnings
 
 
@@ -97,10 +107,8 @@ def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str
         other = f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}" \
             if share_bound else f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         problems.append(
-            f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-            f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-            f"{'above' if share_bound else 'below'} it, so the filter refuses every one: is the bound in another unit "
-            f"than the metric ({other})? expected a bound in the metric's unit")
+            f"{_lying_within(n, f, values)} {'above' if share_bound else 'below'} it, so the filter refuses every "
+            f"one: is the bound in another unit than the metric ({other})? expected a bound in the metric's unit")
     return problems
 
 
@@ -114,19 +122,14 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str
     night) is a filter doing its work, and not one of them."""
     slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
     warnings = []
-    for n, f in enumerate(pack.hard_filters):
-        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if n in slipped or len(values) < _ENOUGH or f.value <= 0 or min(values) < 0:
-            continue
-        if (f.op in (">=", ">") and f.value >= FILTER_APART * max(values)) or \
-                (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values)):
+    for n, f, values in _judged_filters(pack, found):
+        if n not in slipped and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
+                                 or (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values))):
             warnings.append(
-                f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
-                f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more "
-                f"{'below' if f.op in ('>=', '>') else 'above'} it, so the filter refuses every one: is the bound on "
-                f"another scale than the metric (a score out of 100 for a rating out of 5, a total for an average)? "
-                "expected a bound in the metric's unit, that some values reach (a filter for a rare event refuses "
-                "every candidate on a night without one)")
+                f"{_lying_within(n, f, values)} {'below' if f.op in ('>=', '>') else 'above'} it, so the filter "
+                "refuses every one: is the bound on another scale than the metric (a score out of 100 for a rating "
+                "out of 5, a total for an average)? expected a bound in the metric's unit, that some values reach (a "
+                "filter for a rare event refuses every candidate on a night without one)")
     return warnings
 
 

@@ -32,8 +32,8 @@ from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
     join_label,
-    keys_spelt_otherwise,
     quote_identifier,
+    respelt_in,
 )
 from opportunity_assets.sources.spec import UNIX_TIME, SourceSpec
 
@@ -725,7 +725,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics) \
-        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack)
+        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
@@ -930,27 +930,27 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"or a {apart}, or `published_column` if they are revisions of one figure")
 
 
-def json_keys_spelt_otherwise(pack: CriteriaPack) -> list[str]:
+def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
     """Warnings: JSON Lines records (of the source or a joined file) that write a key the pack reads otherwise
-    ('Weight' for 'weight'), never beside it: the reader quarantines each (`formats.keys_spelt_otherwise`). Each
-    names the key that names the column, with the records' count and first line."""
+    ('Weight' for 'weight'), never beside it, which the reader quarantined (`formats.respelt`, its reason read
+    back by `respelt_in`): each names the key that names the column, with the records' count and first line."""
+    rows = quarantined.select("source_row", "reason").rows()
+    labels = [f"{join_label(pack, j)}: " for j in pack.source.join]
     out = []
-    for within, spec in [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]:
-        if spec.format == "postgres" or spec.path is None:
-            continue
-        path = pack.path_of(spec)
-        try:
-            if infer_format(path, spec.format, within=within) != "jsonl":
-                continue
-        except ValueError:
-            continue
-        keys = {v: k for k, v, _ in reversed(list(_naming(spec, within))) if _COLUMN_KEY.search(k)}
-        for needed, written, records, line in keys_spelt_otherwise(path, spec.read_columns):
-            where = "" if line is None else f" (the first at line {line})"
+    for within, spec, label in [("source", pack.source, ""),
+                                *((f"source.join.{i}", j, labels[i]) for i, j in enumerate(pack.source.join))]:
+        found: dict[tuple[str, str], list[int]] = {}
+        for line, reason in rows:
+            if reason.startswith(label) and (label or not reason.startswith(tuple(labels))):
+                for written, needed in respelt_in(reason.removeprefix(label)):
+                    found.setdefault((needed, written), []).append(line)
+        keys = {v: k for k, v, _ in reversed(list(_naming(spec, within))) if _COLUMN_KEY.search(k)} if found else {}
+        for (needed, written), lines in sorted(found.items()):
+            records = len(lines)
             out.append(f"key `{keys.get(needed, within + '.path')}`: got {needed!r}; {records} record"
-                       f"{'s' if records > 1 else ''} of {path.name} write it {written!r} instead{where}, so "
-                       f"{'each is' if records > 1 else 'it is'} quarantined (a figure under another name is no gap): "
-                       "expected the key written one way in every record")
+                       f"{'s' if records > 1 else ''} of {pack.path_of(spec).name} write it {written!r} instead (the "
+                       f"first at line {min(lines)}), so {'each is' if records > 1 else 'it is'} quarantined (a "
+                       "figure under another name is no gap): expected the key written one way in every record")
     return out
 
 

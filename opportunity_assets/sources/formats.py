@@ -15,6 +15,7 @@ Formats, inferred from the path's extension (`source.format` overrides): CSV (`.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import gzip
@@ -22,7 +23,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -270,6 +271,23 @@ def respelt(keys: Iterable[str], needed: Sequence[str], together: Container[tupl
     return found
 
 
+def respelt_reason(spelt: Mapping[str, str], seen: Mapping[str, int], records: int) -> str:
+    """The quarantine reason of a record with needed keys spelt otherwise (`respelt`); `respelt_in` reads it."""
+    said = "; ".join(f"key {written!r} for {key!r} (as {seen[key]} of {records} records spell it)"
+                     for key, written in sorted(spelt.items()))
+    return f"{said}: its figure is no gap, and the record is not read"
+
+
+_RESPELT = re.compile(r"key ('[^']*'|\"[^\"]*\") for ('[^']*'|\"[^\"]*\") \(as \d+ of \d+ records spell it\)")
+
+
+def respelt_in(reason: str) -> list[tuple[str, str]]:
+    """The (key written, needed key) pairs a `respelt_reason` names; none for another reason."""
+    if not reason.endswith(": its figure is no gap, and the record is not read"):
+        return []
+    return [(ast.literal_eval(written), ast.literal_eval(key)) for written, key in _RESPELT.findall(reason)]
+
+
 def _together(keys: Iterable[str], needed: Sequence[str]) -> set[tuple[str, str]]:
     """The pairs (key, the needed key it spells otherwise) that one record's `keys` hold both of."""
     present = set(keys)
@@ -408,10 +426,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     refused = {}
     for position, keys in odd:
         if spelt := respelt(keys, needed, together):
-            said = "; ".join(f"key {written!r} for {key!r} (as {seen[key]} of {len(lines)} records spell it)"
-                             for key, written in sorted(spelt.items()))
             parts = [columns[c][position] if c in columns else None for c in entity]
-            refused[position] = Rejected(lines[position], f"{said}: its figure is no gap, and the record is not read",
+            refused[position] = Rejected(lines[position], respelt_reason(spelt, seen, len(lines)),
                                          None if None in parts else ENTITY_JOINER.join(str(p) for p in parts))
     if refused:
         kept = [i for i in range(len(lines)) if i not in refused]
@@ -420,43 +436,6 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         rejected = sorted([*rejected, *refused.values()], key=lambda r: r.line)
     _register_text(con, lines, columns, needed)
     return rejected
-
-
-def keys_spelt_otherwise(path: Path, needed: list[str]) -> list[tuple[str, str, int, int | None]]:
-    """JSON Lines records that write a needed key otherwise, by case or a letter or two (`spelt_as`: 'Weight' or
-    'wieght' for 'weight', 'PCE' for 'pce'), and never beside it: the reader quarantines each (`respelt`), its
-    figure no gap. (needed key, key written, records writing it, the first line writing it), for `check` to say
-    which pack key reads it; none for a file DuckDB cannot read as JSON Lines (the reader says why)."""
-    con = duckdb.connect()
-    try:
-        objects = (f"(SELECT json FROM read_json_objects({literal(str(path))}, format = 'newline_delimited', "
-                   "ignore_errors = true) WHERE json_type(json) = 'OBJECT')")
-        counts = dict(con.execute(f"SELECT k, count(*) FROM (SELECT unnest(json_keys(json)) AS k FROM {objects}) "
-                                  "GROUP BY k").fetchall())
-        found = []
-        for written in sorted(k for k in counts if k not in needed):
-            if (close := spelt_as(written, needed)) is None:
-                continue
-            ((together,),) = con.execute(f"SELECT count(*) FROM {objects} WHERE list_contains(json_keys(json), $1) "
-                                         "AND list_contains(json_keys(json), $2)", [written, close]).fetchall()
-            if not together:  # a key of its own sits beside the needed one; a misspelling replaces it
-                found.append((close, written, int(counts[written]), None))
-    except duckdb.Error:
-        return []
-    finally:
-        con.close()
-    if not found:
-        return []
-    quoted = {written: json.dumps(written).encode() for _, written, _, _ in found}
-    first: dict[str, int] = {}
-    with opened_bytes(path) as lines:
-        for number, raw in enumerate(lines, start=1):
-            for written, text in quoted.items():
-                if written not in first and text in raw:
-                    first[written] = number
-            if len(first) == len(quoted):
-                break
-    return [(c, written, n, first.get(written)) for c, written, n, _ in found]
 
 
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}

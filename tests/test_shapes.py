@@ -1134,11 +1134,13 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
                                           today=TODAY).problems if "appears" in p]
 
 
-def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it_beside_other_text(
+def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_beside_other_text(
         tmp_path: Path) -> None:
     """Trial 11: MovieLens's `timestamp` (1260759144) was "not dates" with no way to read it: `%s` was "no strptime
-    directive", and the file had to be converted or read through a DuckDB query. Now `check` names `%s` (and says
-    what milliseconds are), and a pattern with `%s` beside other text is refused at load."""
+    directive", and the file had to be converted or read through a DuckDB query. Now `check` names `%s`, and a
+    pattern with `%s` beside other text is refused at load. Milliseconds (JavaScript's, Kafka's), microseconds and
+    nanoseconds since 1970 were named but read by no pattern (convert the column): `unix_ms`, `unix_us` and
+    `unix_ns` read them, and `check` names the one that fits, also to a user who gave `%s`."""
 
     rows = [["a", str(1437091200 + 86400 * 7 * w), 1] for w in range(8)]
     name = _csv(tmp_path / "u.csv", ["id", "rated", "level"], rows)
@@ -1150,10 +1152,21 @@ def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it
         in problem, problem
     unix = _pack(tmp_path, {**source, "period_format": "%s"}, _LEVELS)
     assert check_pack(unix, as_of=date(2015, 12, 31), today=TODAY).problems == []
-    millis = _csv(tmp_path / "ms.csv", ["id", "rated", "level"], [[e, f"{t}000", v] for e, t, v in rows])
-    (problem,) = check_pack(_pack(tmp_path, {**source, "path": millis}, _LEVELS), as_of=date(2015, 12, 31),
-                            today=TODAY).problems
-    assert "they look like Unix time in milliseconds (1437091200000 is 2015-07-17 00:00:00 UTC)" in problem, problem
+    read_in_seconds = _history(unix, date(2015, 12, 31), "a")
+    for pattern, units, zeros in (("unix_ms", "milliseconds", "000"), ("unix_us", "microseconds", "000000"),
+                                  ("unix_ns", "nanoseconds", "000000000")):
+        finer = _csv(tmp_path / f"{pattern}.csv", ["id", "rated", "level"], [[e, f"{t}{zeros}", v] for e, t, v in rows])
+        (problem,) = check_pack(_pack(tmp_path, {**source, "path": finer}, _LEVELS), as_of=date(2015, 12, 31),
+                                today=TODAY).problems
+        assert f"'{pattern}' parses them: Unix time, {units} since 1970-01-01 UTC (1437091200{zeros} is " \
+            "2015-07-17 00:00:00 UTC)" in problem, problem
+        read = _pack(tmp_path, {**source, "path": finer, "period_format": pattern}, _LEVELS)
+        assert check_pack(read, as_of=date(2015, 12, 31), today=TODAY).problems == []
+        assert _history(read, date(2015, 12, 31), "a") == read_in_seconds
+        (as_seconds,) = check_pack(_pack(tmp_path, {**source, "path": finer, "period_format": "%s"}, _LEVELS),
+                                   as_of=date(2015, 12, 31), today=TODAY).problems  # no dates, and the fix named
+        assert as_seconds.startswith("key `source.period_format`: got '%s' for column 'rated'; ") \
+            and f"'{pattern}' parses them" in as_seconds, as_seconds
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)

@@ -35,7 +35,7 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import UNIX_TIME, SourceSpec
+from opportunity_assets.sources.spec import UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, TableFacts
@@ -327,35 +327,35 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
              "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z",
-             UNIX_TIME)
+             UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
 
 
-_UNIX_SECONDS = re.compile(r"-?\d{9,11}(\.\d*)?")
-"""Unix time as `%s` reads it, and as a column of it is written: 9 to 11 digits of seconds (1973 to 5138)."""
-_UNIX_MILLISECONDS = re.compile(r"\d{12,14}(\.\d*)?")
+_UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
 
 
-def unix_time(value: str, scale: int = 1) -> datetime | None:
-    """The UTC moment a cell of Unix time names (seconds since 1970, or milliseconds with `scale` 1000), or None."""
-    if not (_UNIX_SECONDS if scale == 1 else _UNIX_MILLISECONDS).fullmatch(value.strip()):
+def unix_time(value: str, per_second: int = 1) -> datetime | None:
+    """The UTC moment a cell of Unix time names in units of 1/`per_second` s since 1970, as a column of it is
+    written (9 to 11 digits' worth of seconds: 1973 to 5138), or None."""
+    digits = len(str(per_second)) - 1
+    if not re.fullmatch(rf"-?\d{{{9 + digits},{11 + digits}}}(\.\d*)?", value.strip()):
         return None
     try:
-        moment = datetime.fromtimestamp(float(value) / scale, tz=UTC).replace(tzinfo=None)
+        moment = datetime.fromtimestamp(float(value) / per_second, tz=UTC).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):
         return None
     return moment if 1800 <= moment.year <= 2999 else None
 
 
 def _parses(value: str, pattern: str) -> bool:
-    if pattern == UNIX_TIME:
-        return unix_time(value) is not None
+    """Whether `pattern` reads `value` as a date the source layer keeps (years 1800-2999, as `shapes.date_sql`)."""
+    if is_unix(pattern):
+        return unix_time(value, UNIX_SCALES[pattern]) is not None
     try:
-        datetime.strptime(value, pattern)
+        return 1800 <= datetime.strptime(value, pattern).year <= 2999
     except ValueError:
         return False
-    return True
 
 
 def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
@@ -370,16 +370,11 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     (1/3/2018), both orders are named."""
     fits = fitting_patterns(values, given)
     if not fits:
-        first = next((v.strip() for v in values if v.strip()), "")
-        if first and all(unix_time(v, 1000) for v in values if v.strip()):
-            return (f"; they look like Unix time in milliseconds ({first} is {unix_time(first, 1000)} UTC), which "
-                    f"no pattern reads: the column in seconds (divided by 1000) is read by `period_format: "
-                    f"'{UNIX_TIME}'`")
         return ""
-    if fits[0] == UNIX_TIME:
-        first = next(v.strip() for v in values if v.strip())
-        return (f"; '{UNIX_TIME}' parses them: Unix time, seconds since 1970-01-01 UTC ({first} is "
-                f"{unix_time(first)} UTC)")
+    if is_unix(fits[0]):
+        first, per_second = next(v.strip() for v in values if v.strip()), UNIX_SCALES[fits[0]]
+        return (f"; '{fits[0]}' parses them: Unix time, {_UNIT_NAMES[per_second]} since 1970-01-01 UTC ({first} is "
+                f"{unix_time(first, per_second)} UTC)")
     swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
     if swapped:
         return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "

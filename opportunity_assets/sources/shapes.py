@@ -21,7 +21,15 @@ import re
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
-from opportunity_assets.sources.spec import ENTITY_JOINER, UNIX_TIME, AggregateSpec, Condition, JoinSpec, SourceSpec
+from opportunity_assets.sources.spec import (
+    ENTITY_JOINER,
+    UNIX_SCALES,
+    AggregateSpec,
+    Condition,
+    JoinSpec,
+    SourceSpec,
+    is_unix,
+)
 from opportunity_assets.text import MAX_NAME
 
 # Internal column names start with `__` (a source's never do): no source column can collide with one.
@@ -66,17 +74,19 @@ def _missing_as_null(column: str, tokens: list[str]) -> str:
 def _strptime_sql(text: str, pattern: str | list[str]) -> str:
     """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
     patterns = [pattern] if isinstance(pattern, str) else pattern
-    parsed = [_unix_time_sql(text) if p == UNIX_TIME else f"try_strptime({text}, {literal(p)})" for p in patterns]
+    parsed = [_unix_time_sql(text, UNIX_SCALES[p]) if is_unix(p) else f"try_strptime({text}, {literal(p)})"
+              for p in patterns]
     return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
 
 
-def _unix_time_sql(text: str) -> str:
-    """SQL for the UTC TIMESTAMP a text of Unix time names (`1469278482`, `1469278482.5`: seconds since 1970), or
-    NULL. At most 11 digits of seconds (the year 5138), so the microseconds fit a BIGINT; milliseconds (13 digits)
-    are no date."""
-    seconds = f"try_cast({text} AS DOUBLE)"
-    return f"CASE WHEN regexp_full_match({text}, '-?[0-9]{{1,11}}(\\.[0-9]*)?') " \
-           f"THEN make_timestamp(CAST(round({seconds} * 1000000) AS BIGINT)) END"
+def _unix_time_sql(text: str, per_second: int) -> str:
+    """SQL for the UTC TIMESTAMP a text of Unix time names in units of 1/`per_second` s since 1970 (`1469278482`,
+    `1469278482.5` in seconds; `1469278482000` in milliseconds), or NULL. At most 11 digits' worth of seconds (the
+    year 5138), so the microseconds fit a BIGINT: milliseconds read as seconds are no date."""
+    digits = 11 + len(str(per_second)) - 1
+    units = f"try_cast({text} AS DOUBLE)"
+    return f"CASE WHEN regexp_full_match({text}, '-?[0-9]{{1,{digits}}}(\\.[0-9]*)?') " \
+           f"THEN make_timestamp(CAST(round({units} * {10**6 / per_second!r}) AS BIGINT)) END"
 
 
 def _iso_week_sql(text: str) -> str:

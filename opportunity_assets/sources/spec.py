@@ -127,6 +127,14 @@ _SEVERAL = {"entity_id": "a column, or a list of different columns that name an 
 UNIX_TIME = "%s"
 """The `period_format` of Unix time: whole (or decimal) seconds since 1970-01-01 UTC, `1469278482` (GNU date's
 `%s`, which strptime has not): the pattern stands alone, and its moment is read in UTC, as a zoned timestamp is."""
+UNIX_SCALES: dict[str, int] = {UNIX_TIME: 1, "unix_s": 1, "unix_ms": 10**3, "unix_us": 10**6, "unix_ns": 10**9}
+"""The `period_format`s of Unix time, each by itself, and its units per second: `%s` (or `unix_s`) seconds,
+`unix_ms` milliseconds (`1469278482000`, JavaScript's and Kafka's), `unix_us` microseconds, `unix_ns` nanoseconds."""
+
+
+def is_unix(pattern: str) -> bool:
+    """Whether a `period_format` reads Unix time (`UNIX_SCALES`) rather than by strptime."""
+    return pattern in UNIX_SCALES
 
 
 def _directives(pattern: str) -> set[str]:
@@ -138,7 +146,7 @@ def finest_grain(pattern: str) -> str:
     """The finest grain a strptime pattern names: `day` when it names a day (`%d`, `%j`; a week's weekday),
     `week` for a week of the year alone, else `month` (`%b-%Y` names a month, whatever the grain reads it in)."""
     letters = _directives(pattern)
-    if pattern == UNIX_TIME or letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
+    if is_unix(pattern) or letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
         return "day"
     return "week" if letters & _A_WEEK else "month"
 
@@ -152,7 +160,7 @@ def yearless_or_mixed(pattern: str) -> str | None:
     as 1900-01-01), or an ISO week `%V` beside the calendar year `%Y` (DuckDB reads no value with it: the ISO
     week's year is `%G`, which differs from the calendar year around New Year)."""
     letters = _directives(pattern)
-    if pattern == UNIX_TIME:
+    if is_unix(pattern):
         return None
     if not letters & _A_YEAR:
         return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
@@ -166,7 +174,7 @@ def yearless_or_mixed(pattern: str) -> str | None:
 def unknown_directive(pattern: str) -> str | None:
     """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None;
     `%s` (Unix time) is read by itself only."""
-    if pattern == UNIX_TIME:
+    if is_unix(pattern):
         return None
     i = 0
     while i < len(pattern):
@@ -209,7 +217,8 @@ class SourceSpec(_Spec):
     """A date or timestamp column (or text: ISO dates, `2015-07`, `2015 Q3`, a year), truncated to the grain."""
     period_format: str | list[str] | None = None
     """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
-    than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it."""
+    than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it. Unix time has its
+    own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...)."""
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""

@@ -633,8 +633,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
-        listed = [listed_values_unmatched(pack, within, spec) for within, spec in
-                  [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]]
+        listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
         problems += [p for found, _ in listed for p in found]
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
@@ -932,8 +931,7 @@ def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> 
     rows = quarantined.select("source_row", "reason").rows()
     labels = [f"{join_label(pack, j)}: " for j in pack.source.join]
     out = []
-    for within, spec, label in [("source", pack.source, ""),
-                                *((f"source.join.{i}", j, labels[i]) for i, j in enumerate(pack.source.join))]:
+    for (within, spec), label in zip(pack.source.keyed, ["", *labels], strict=True):
         found: dict[tuple[str, str], list[int]] = {}
         for line, reason in rows:
             if reason.startswith(label) and (label or not reason.startswith(tuple(labels))):
@@ -1071,8 +1069,7 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
     """What the counts over the typed rows show before any night is read (`resources.source.source_facts`): a numeric
     `where` comparison over a column of text, and rows published before their period ends."""
     problems = []
-    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
-    for (within, spec), table in zip(specs, facts.tables, strict=True):
+    for (within, spec), table in zip(pack.source.keyed, facts.tables, strict=True):
         problems += _text_compared(pack, within, spec, table)
         if spec.published_column and spec.shape == "panel" and table.seen_dated and \
                 table.early > MOSTLY_TEXT * table.seen_dated and table.early_example is not None:

@@ -34,8 +34,7 @@ def bounds_in_another_unit(pack: CriteriaPack, facts: SourceFacts) -> tuple[list
     the others' night), or every number lies `UNIT_APART` times or more nearer zero than the bounds on that side
     (`[0, 100]` on a share): they refuse nothing, so they guard nothing, and spoil nothing either."""
     problems, warnings = [], []
-    specs = [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]
-    for (within, spec), table in zip(specs, facts.tables, strict=True):
+    for (within, spec), table in zip(pack.source.keyed, facts.tables, strict=True):
         for column, seen in table.ranges.items():
             if not seen.numbers or seen.least is None or seen.greatest is None:
                 continue

@@ -472,6 +472,12 @@ class SourceSpec(_Spec):
         return own.union(*(joined.signed_panel_columns for joined in self.join))
 
     @property
+    def keyed(self) -> list[tuple[str, SourceSpec]]:
+        """The source and each joined table, with the pack key that configures it (`source`, `source.join.0`, ...),
+        in the order the source layer reads them into `facts.tables`."""
+        return [("source", self), *((f"source.join.{i}", joined) for i, joined in enumerate(self.join))]
+
+    @property
     def joins_by_entity_only(self) -> list[bool]:
         """Per join: whether it joins by entity alone (a table dated by `known_at`), not by entity and period."""
         return [joined.known_at is not None for joined in self.join]

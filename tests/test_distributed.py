@@ -81,6 +81,23 @@ def _step_executions(instance: dg.DagsterInstance) -> Counter[tuple[str, str, st
     return executions
 
 
+def _failures(instance: dg.DagsterInstance) -> list[str]:
+    """What each run that did not succeed logged of its failure, a line each: the message the status assertion
+    shows, so a run that failed once in a loaded CI leaves the why behind (its PostgreSQL goes with the test)."""
+    said = []
+    for run in instance.get_runs():
+        if run.status == dg.DagsterRunStatus.SUCCESS:
+            continue
+        said.append(f"{run.job_name} {run.tags.get('dagster/partition', '')} {run.status.value}")
+        for entry in instance.all_logs(run.run_id):
+            event = entry.dagster_event
+            error = getattr(event.event_specific_data, "error", None) if event is not None else None
+            if event is not None and (event.is_failure or error is not None):
+                said.append(f"  {entry.step_key or 'run'}: {event.event_type_value}: {event.message}"
+                            + (f"\n{error.to_string()}" if error is not None else ""))
+    return said
+
+
 def _waiting_on_lock(address: str, url: str) -> bool:
     """Whether a connection from `address` (a worker's host) waits for a lock in the store's database."""
     with psycopg.connect(url, autocommit=True) as connection:
@@ -143,7 +160,7 @@ def test_a_backfill_on_celery_workers_on_other_hosts_matches_one_machine_and_sur
                 assert not chain.is_alive()
 
                 runs = instance.get_runs()
-                assert {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}
+                assert {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}, "\n".join(_failures(instance))
                 acting = {m["as_of"] for m in single_messages if m["act_on_these"]}  # quiet nights notify nothing
                 assert Counter(run.job_name for run in runs) == {
                     "scan_night": 12, "analyze_night": 12, "brief_night": 12, "notify_night": len(acting)}

@@ -1157,3 +1157,54 @@ def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)
+
+
+def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
+    """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
+    column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding
+    a constant column (a Parquet, CSV or JSON Lines file takes no query). `entity: <name>` now names the source's
+    one entity: every row is its, its id the name's slug, and a line that does not parse is attributed to it."""
+    rows = [[f"2003-03-{d:02d}T{h:02d}:00:00Z", 100 + d] for d in range(3, 29) for h in (7, 12)]
+    name = _csv(tmp_path / "calls.csv", ["DateTime", "Calls"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "2003-03-28T13:00:00Z,5,surplus\n")
+    source = {"path": name, "entity_id": None, "entity_name": None, "entity": "Bank call centre",
+              "shape": "events", "period_column": "DateTime", "grain": "week", "publication_lag_days": 1,
+              "aggregates": {"level": {"agg": "sum", "column": "Calls"}}}
+    pack = _pack(tmp_path, source, _LEVELS)
+    snapshot = read_snapshot(pack, date(2003, 3, 31), today=TODAY)
+    assert snapshot.metrics.select("entity_id", "entity_name", "level_now").to_dicts() == [
+        {"entity_id": "Bank call centre", "entity_name": "Bank call centre",
+         "level_now": float(sum(2 * (100 + d) for d in range(24, 29)))}]
+    assert snapshot.quarantined.select("entity_id", "reason").rows() == [
+        ("Bank call centre", "3 fields, expected 2 (the header's)")]
+    found, _ = scan(pack, date(2003, 3, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert [(c.id, c.name) for c in found] == [("bank-call-centre", "Bank call centre")]
+    assert check_pack(pack, as_of=date(2003, 3, 31), today=TODAY).problems == []
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"entity_id": None, "entity_name": None},
+     "key `source.entity_id`: missing; expected the column of each entity's id, or `entity: <name>` for a source "
+     "of one series with no such column"),
+    ({"entity_id": "", "entity_name": ""},
+     "key `source.entity_id`: got ''; expected a column, or a list of different columns that name an entity "
+     "together (`[state, industry]`), or no `entity_id` and `entity: <name>` for a source of one series"),
+    ({"entity": "Bank", "entity_name": None},
+     "key `source.entity_id`: got 'id'; expected no `entity_id` beside `entity` 'Bank' (every row is that one "
+     "entity's)"),
+    ({"entity_id": None, "entity_name": None, "entity": " - "},
+     "key `source.entity`: got ' - '; expected the name of the source's one entity, with a letter or digit"),
+    ({"join": [{"table": "j", "path": "x.csv", "entity": "Bank", "columns": ["level2"]}]},
+     "key `source.join.0.entity`: unknown key"),
+])
+def test_an_entity_key_that_names_no_column_or_both_ways_is_refused_at_load(tmp_path: Path, source: dict[str, Any],
+                                                                             message: str) -> None:
+    """Trial 13: `entity_id: ''` loaded, then check said `source.path` ... "Parser Error: zero-length delimited
+    identifier" (DuckDB's text, the wrong key); a missing `entity_id` did not say how to read one series."""
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"], **source},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert message in str(caught.value), str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -432,12 +432,20 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
     return SourceFacts(tables=tables, first_days=first_days, copies=copies)
 
 
+def copied_rows(pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
+    """`_copies` of the main source whatever its shape: a panel or snapshot appended to itself has every key's rows
+    refused as duplicated keys, and the copies, not the key, are the fault (`check` asks only when most rows the
+    night reads are refused so)."""
+    with opened(pack) as (con, _):
+        return _copies(con, pack, as_of)
+
+
 _FEWEST_COPIED = 10
 """Fewest distinct rows, each repeated, before a source counts as copied throughout (a few events may agree)."""
 
 
 def _copies(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
-    """(k, rows, distinct rows) where every row of an events source the night sees appears a multiple of k >= 2
+    """(k, rows, distinct rows) where every row of a source the night sees appears a multiple of k >= 2
     times, equal in every column read (a file appended to itself: each event counted k times). Two real events may
     agree in the few columns a pack reads, but then some rows appear once, or an odd number of times: it takes every
     group of equal rows to share a factor."""

@@ -1134,6 +1134,25 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
                                           today=TODAY).problems if "appears" in p]
 
 
+def test_a_panel_file_appended_to_itself_is_named_as_copies_not_as_a_shape(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF appended to itself had every row refused as a duplicated key, and check named
+    `source.shape` with `shape: events` first, which would count every row twice. A panel whose every row appears
+    k times, equal in every column read, is now said naming `source.path` and the counts; a few rows sent twice
+    stay duplicated keys, refused with their line."""
+    rows = [[e, f"2015-{m:02d}", 10 * m + len(e)] for e in ("ab", "cde") for m in range(1, 13)]
+    name = _csv(tmp_path / "p.csv", ["id", "month", "level"], rows * 2)
+    source = {"path": name, "period_column": "month", "columns": ["level"], "publication_lag_days": 0}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
+    assert problems[0] == (
+        "key `source.path`: got 'p.csv'; each of the 24 different rows the night reads appears 2 times (or a multiple "
+        "of 2), equal in every column read: 48 rows for 24, each refused as a duplicated key (one row per entity and "
+        "period): expected each row once (a file appended to itself?)"), problems
+    assert not [p for p in problems if "`source.shape`" in p]
+    _csv(tmp_path / "p.csv", ["id", "month", "level"], rows + rows[:2])
+    assert not [p for p in check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31),
+                                      today=TODAY).problems if "appears" in p]
+
+
 def test_check_names_unix_time_for_a_column_of_seconds_since_1970_and_refuses_it_beside_other_text(
         tmp_path: Path) -> None:
     """Trial 11: MovieLens's `timestamp` (1260759144) was "not dates" with no way to read it: `%s` was "no strptime

@@ -698,7 +698,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "
                         "puts every row on the 1st, and windows of days between them find nothing)")
     if many_duplicated:
-        problems.append(_duplicated_keys(pack, duplicated))
+        problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
     if snapshot.history.height:
@@ -840,6 +840,25 @@ def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | N
             f"{grain.name} of {step} at most: expected {fix}")
 
 
+def _rows_copied(pack: CriteriaPack, night: date) -> str | None:
+    """A panel or snapshot whose every row the night reads appears k >= 2 times, equal in every column read (a file
+    appended to itself), said naming `source.path`: its keys are all duplicated, but no other shape, grain or entity
+    column would mend it (`shape: events` would count each row k times). None otherwise."""
+    from resources.source import SourceError, copied_rows
+
+    try:
+        copies = copied_rows(pack, night)
+    except SourceError:
+        return None
+    if copies is None:
+        return None
+    factor, rows, distinct = copies
+    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
+            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
+            f"rows for {distinct}, each refused as a duplicated key (one row per entity and period): expected each row "
+            "once (a file appended to itself?)")
+
+
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
 """What a `where` keeps when rows of several series share their entity and moment."""
 
@@ -870,7 +889,8 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     example = f"e.g. {copies} rows of {entity!r}{at}"
     apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
     finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period
-    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer):
+    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer
+                                                  and src.entity is None):
         named = f", named {names}" if names else ""
         why = (f"the rows of one id carry different names (`source.entity_name` {src.entity_name!r})" if names else
                f"every row in scope has the one id {entity!r}")

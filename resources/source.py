@@ -10,6 +10,7 @@ history, in periods of the pack's grain.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass, field
@@ -333,29 +334,42 @@ def source_columns(pack: CriteriaPack) -> list[str]:
         return list(exc.present)
 
 
-def key_completions(pack: CriteriaPack) -> list[str]:
+def key_completions(pack: CriteriaPack) -> list[list[str]]:
     """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
     and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by
-    state alone whose rows are of several industries names `Industry`. Empty for events (every row is an event)."""
+    state alone whose rows are of several industries names `[Industry]`; when no one column does, the first pair
+    that does (`[gender, legal]` beside `state`: prisoners by sex and legal status). Empty for events (every row is
+    an event)."""
     src = pack.source
     if src.shape == "events":
         return []
-    found = []
-    for column in [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]:
-        keyed = _keyed_by(pack, [*src.entity_columns, column])
-        duplicates = shapes.duplicates_sql(keyed.source, TYPED)
-        assert duplicates is not None
-        dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
-        try:
-            with opened(keyed) as (con, _):
-                ((rows, entities, repeated),) = _run(con, keyed, f"""
-                    SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
-                           (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
-        except SourceError:
-            continue
-        if rows and not repeated and 2 * entities <= rows:
-            found.append(column)
-    return found
+    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    found = [[column] for column in tried if _completes(pack, [column])]
+    if found:
+        return found
+    pairs = list(itertools.combinations(tried, 2))[:KEY_PAIRS_TRIED]
+    return next(([list(pair)] for pair in pairs if _completes(pack, list(pair))), [])
+
+
+KEY_PAIRS_TRIED = 10
+"""Pairs of columns `key_completions` tries at most when no one column completes the key (each a read)."""
+
+
+def _completes(pack: CriteriaPack, columns: list[str]) -> bool:
+    """Whether `columns` beside `entity_id` leave no two rows in scope sharing an entity and a period, with entities
+    that still recur (at least two dated rows each, on average)."""
+    keyed = _keyed_by(pack, [*pack.source.entity_columns, *columns])
+    duplicates = shapes.duplicates_sql(keyed.source, TYPED)
+    assert duplicates is not None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(keyed) as (con, _):
+            ((rows, entities, repeated),) = _run(con, keyed, f"""
+                SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
+                       (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
+    except SourceError:
+        return False
+    return bool(rows) and not repeated and 2 * entities <= rows
 
 
 def visible_rows(pack: CriteriaPack, as_of: date) -> int:

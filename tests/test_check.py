@@ -455,6 +455,25 @@ def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that
     assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
 
 
+def test_a_panel_keyed_by_one_column_of_three_names_the_two_columns_that_complete_it(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF (state x gender x legal status x quarter) read with `entity_id: state`: no one column
+    told the rows apart, and check named `source.shape`, offering `shape: events` first, which would have summed
+    the four series of a state. The first pair of columns that tells them apart is named now."""
+    keys = [(s, g, legal, y) for s in ("ACT", "NSW") for g in ("Female", "Male") for legal in ("Remanded", "Sentenced")
+            for y in range(1990, 1996)]
+    rows = [[i, state, sex, legal, year, year - 1990 + len(sex) + len(legal)]
+            for i, (state, sex, legal, year) in enumerate(keys, start=1)]
+    name = _csv(tmp_path / "p.csv", ["rownames", "state", "gender", "legal", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
+        "key `source.entity_id`: got 'state'; 48 rows share an entity and a year with another row (e.g. 4 rows of "
+        "'ACT' in 1990, '1990'), and columns 'gender' and 'legal' together tell them apart: expected the entity to be "
+        "the columns together, `entity_id: [state, gender, legal]` (and `entity_name` likewise)"]
+    together = {**source, "entity_id": ["state", "gender", "legal"], "entity_name": ["state", "gender", "legal"]}
+    assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
+
+
 def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: Path) -> None:
     """Trial 5: a negative case count, a percent in a count, a trailing "Total rows: 52519" line: check counted each
     reason ("quarantined for: column count (1)") without naming a row, so the user had to run a night and query the

@@ -938,11 +938,13 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
     if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
-        together = [*src.entity_columns, completions[0]]
-        others = f" (or {', '.join(repr(c) for c in completions[1:3])})" if len(completions) > 1 else ""
+        together = [*src.entity_columns, *completions[0]]
+        others = f" (or {', '.join(repr(c[0]) for c in completions[1:3])})" if len(completions) > 1 else ""
+        telling = f"column {completions[0][0]!r}{others} tells" if len(completions[0]) == 1 else \
+            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
                 f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
-                f"column {completions[0]!r}{others} tells them apart: expected the entity to be the columns together, "
+                f"{telling} them apart: expected the entity to be the columns together, "
                 f"`entity_id: [{', '.join(together)}]` (and `entity_name` likewise)")
     return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "

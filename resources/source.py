@@ -261,16 +261,20 @@ def _january(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> bool:
 
 def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | None:
     """`year` when every dated row in scope falls in a January, over two years or more (bare years read at a finer
-    grain); `month` when every one falls on the first day of a month, over two months or more (months, `Mar-2018`
-    or a Parquet column of month starts, read at a day grain); else None."""
+    grain); `quarter` when every one falls on the first day of a month, over two quarters or more, the months 3
+    apart (quarters dated by a month's start, `2005-03-01`); `month` when every one falls on the first day of a
+    month, over two months or more (months, `Mar-2018` or a Parquet column of month starts, read at a day grain);
+    else None."""
     period = shapes.PERIOD
     sql = (f"SELECT count(DISTINCT year({period})), max(month({period})), "
-           f"count(DISTINCT date_trunc('month', {period})), max(day({period})) FROM {TYPED} "
-           f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
-    ((years, month, months, day),) = _run(con, pack, sql, {}).rows()
+           f"count(DISTINCT date_trunc('month', {period})), max(day({period})), "
+           f"count(DISTINCT month({period}) % 3) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
+    ((years, month, months, day, in_quarter),) = _run(con, pack, sql, {}).rows()
     if years and years >= 2 and month == 1:
         return "year"
-    return "month" if months and months >= 2 and day == 1 else None
+    if not (months and months >= 2 and day == 1):
+        return None
+    return "quarter" if in_quarter == 1 else "month"
 
 
 @dataclass(frozen=True)

@@ -597,6 +597,27 @@ def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path)
     assert not [p for p in check_pack(monthly, as_of=date(2018, 8, 31), today=TODAY).problems if "grain" in p]
 
 
+def test_check_says_a_column_of_quarters_dated_by_a_month_start_read_at_a_day_grain(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF dates each quarter by its last month's first day (2005-03-01, 2005-06-01, ...); read
+    by the day, check said `grain: month`, which check then refused for `grain: quarter`. Month starts one month
+    of each quarter apart now name the quarter."""
+
+    rows = [[e, f"{y}-{m:02d}-01", 10 + m] for e in "ab" for y in (2015, 2016) for m in (3, 6, 9, 12)]
+    name = _csv(tmp_path / "q.csv", ["id", "t", "level"], rows)
+    source = {"path": name, "period_column": "t", "columns": ["level"], "publication_lag_days": 60}
+    problems = check_pack(_pack(tmp_path, {**source, "grain": "day"}, _LEVELS), as_of=date(2017, 3, 1),
+                          today=TODAY).problems
+    assert problems[0] == (
+        "key `source.grain`: got 'day'; every row of `source.period_column` 't' falls on the first day of a month, "
+        "one month of each quarter, quarter after quarter: expected `grain: quarter` for a column of quarters (a "
+        "finer grain puts every row on the 1st, and windows of days between them find nothing)"), problems
+    monthly = check_pack(_pack(tmp_path, {**source, "grain": "month"}, _LEVELS), as_of=date(2017, 3, 1),
+                         today=TODAY).problems
+    assert monthly[0].startswith("key `source.grain`: got 'month'; every entity's rows lie 3 months apart"), monthly
+    quarterly = _pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS)
+    assert not [p for p in check_pack(quarterly, as_of=date(2017, 3, 1), today=TODAY).problems if "grain" in p]
+
+
 def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:
     """A delay of -3 minutes is a value, not a bad cell: without `signed`, every negative cell was quarantined and
     `check` said ok."""

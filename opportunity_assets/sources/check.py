@@ -633,8 +633,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
         counted = source_facts(pack, night)
         seen, starts = counted.tables[0].visible, counted.first_days
-        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts):
-            starts = None
+        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
+            starts = None  # (a month grain over quarters: `_grain_finer_than_rows` says so, with the rows' step)
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
@@ -693,6 +693,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
+    elif starts == "quarter":
+        problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
+                        "month, one month of each quarter, quarter after quarter: expected `grain: quarter` for a "
+                        "column of quarters (a finer grain puts every row on the 1st, and windows of "
+                        f"{pack.grain.plural} between them find nothing)")
     elif starts == "month":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "

@@ -1317,3 +1317,22 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
     sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
+
+
+def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 13: `outcome: {window_periods: 100}` over 48 quarters of prisonLF passed check and every night ran, each
+    outcome a gap in the backtest with nothing said. An outcome window longer than the history the night reads is a
+    warning naming `outcome.window_periods` (a warning: an outcome never changes a verdict)."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    name = _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows)
+    source = {"path": name, "period_column": "quarter", "grain": "quarter", "columns": ["level"],
+              "publication_lag_days": 60}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 100, "horizon_periods": 4}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `outcome.window_periods`: got 100; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "outcome of this night or an earlier one can be measured (each a gap in the backtest): expected a window "
+        "within the source's history (it counts quarters, `source.grain`)"]
+    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "window_periods": 2})
+    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []

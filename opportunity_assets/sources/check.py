@@ -714,6 +714,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                 problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
                                 f"the source's history: on {night} no entity has more than {reach + 1} "
                                 f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+        warnings += _outcome_out_of_reach(pack, night, reach)
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies
@@ -843,6 +844,20 @@ def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | N
     return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
             f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
             f"{grain.name} of {step} at most: expected {fix}")
+
+
+def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:
+    """A warning when `outcome.window_periods` is longer than the history the night reads (`reach` + 1 periods at
+    most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
+    warning, not a problem: an outcome never changes a verdict, and the night runs."""
+    outcome = pack.outcome
+    if outcome is None or outcome.window_periods <= reach + 1:
+        return []
+    plural = pack.grain.plural
+    return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "
+            f"{reach + 1} {plural} published, so no outcome of this night or an earlier one can be measured (each a "
+            f"gap in the backtest): expected a window within the source's history (it counts {plural}, "
+            "`source.grain`)"]
 
 
 def _rows_copied(pack: CriteriaPack, night: date) -> str | None:

@@ -1336,3 +1336,8 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
         "within the source's history (it counts quarters, `source.grain`)"]
     fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "window_periods": 2})
     assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+    # a metric's window beyond the history is the problem to mend first (a grain read too fine, say): not said twice
+    beyond = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "level", "window": [0, 9]}},
+                   outcome=outcome)
+    report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
+    assert [p for p in report.problems if "window" in p] and not report.warnings, report

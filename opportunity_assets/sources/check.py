@@ -709,12 +709,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
-        for name, spec in pack.metrics.items():
-            if spec.agg not in ("derived", "age_days") and spec.window[1] > reach:
-                problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
-                                f"the source's history: on {night} no entity has more than {reach + 1} "
-                                f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
-        warnings += _outcome_out_of_reach(pack, night, reach)
+        beyond = [(name, spec) for name, spec in pack.metrics.items()
+                  if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
+        for name, spec in beyond:
+            problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
+                            f"the source's history: on {night} no entity has more than {reach + 1} "
+                            f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+        warnings += [] if beyond else _outcome_out_of_reach(pack, night, reach)  # (else the same cause, again)
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies

@@ -519,10 +519,12 @@ class CriteriaPack(_Spec):
         """Hash of the pack's criteria: which criteria produced a record. Not where its files lie, how outcomes
         are measured afterwards, which nights are offered, which models judge or what they may cost: none of that
         changes a code verdict."""
-        # how a file separates its fields says nothing of its rows: `delimiter`, like `path`, is left out
+        # how a file separates its fields says nothing of its rows: `delimiter`, like `path`, is left out; and
+        # `entity` unset is left out, so a pack of entity columns keeps the fingerprint it had before the key
+        unset = {"entity": True} if self.source.entity is None else {}
         dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
-                                               "source": {"path": True, "delimiter": True,
-                                                          "join": {"__all__": {"delimiter"}}},
+                                               "source": {"path": True, "delimiter": True, **unset,
+                                                          "join": {"__all__": {"delimiter", "entity"}}},
                                                "caps": {"cost_ceiling_usd", "retries"}})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 

@@ -10,6 +10,7 @@ history, in periods of the pack's grain.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass, field
@@ -260,16 +261,20 @@ def _january(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> bool:
 
 def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | None:
     """`year` when every dated row in scope falls in a January, over two years or more (bare years read at a finer
-    grain); `month` when every one falls on the first day of a month, over two months or more (months, `Mar-2018`
-    or a Parquet column of month starts, read at a day grain); else None."""
+    grain); `quarter` when every one falls on the first day of a month, over two quarters or more, the months 3
+    apart (quarters dated by a month's start, `2005-03-01`); `month` when every one falls on the first day of a
+    month, over two months or more (months, `Mar-2018` or a Parquet column of month starts, read at a day grain);
+    else None."""
     period = shapes.PERIOD
     sql = (f"SELECT count(DISTINCT year({period})), max(month({period})), "
-           f"count(DISTINCT date_trunc('month', {period})), max(day({period})) FROM {TYPED} "
-           f"WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
-    ((years, month, months, day),) = _run(con, pack, sql, {}).rows()
+           f"count(DISTINCT date_trunc('month', {period})), max(day({period})), "
+           f"count(DISTINCT month({period}) % 3) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
+    ((years, month, months, day, in_quarter),) = _run(con, pack, sql, {}).rows()
     if years and years >= 2 and month == 1:
         return "year"
-    return "month" if months and months >= 2 and day == 1 else None
+    if not (months and months >= 2 and day == 1):
+        return None
+    return "quarter" if in_quarter == 1 else "month"
 
 
 @dataclass(frozen=True)
@@ -333,29 +338,42 @@ def source_columns(pack: CriteriaPack) -> list[str]:
         return list(exc.present)
 
 
-def key_completions(pack: CriteriaPack) -> list[str]:
+def key_completions(pack: CriteriaPack) -> list[list[str]]:
     """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
     and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by
-    state alone whose rows are of several industries names `Industry`. Empty for events (every row is an event)."""
+    state alone whose rows are of several industries names `[Industry]`; when no one column does, the first pair
+    that does (`[gender, legal]` beside `state`: prisoners by sex and legal status). Empty for events (every row is
+    an event)."""
     src = pack.source
     if src.shape == "events":
         return []
-    found = []
-    for column in [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]:
-        keyed = _keyed_by(pack, [*src.entity_columns, column])
-        duplicates = shapes.duplicates_sql(keyed.source, TYPED)
-        assert duplicates is not None
-        dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
-        try:
-            with opened(keyed) as (con, _):
-                ((rows, entities, repeated),) = _run(con, keyed, f"""
-                    SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
-                           (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
-        except SourceError:
-            continue
-        if rows and not repeated and 2 * entities <= rows:
-            found.append(column)
-    return found
+    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    found = [[column] for column in tried if _completes(pack, [column])]
+    if found:
+        return found
+    pairs = list(itertools.combinations(tried, 2))[:KEY_PAIRS_TRIED]
+    return next(([list(pair)] for pair in pairs if _completes(pack, list(pair))), [])
+
+
+KEY_PAIRS_TRIED = 10
+"""Pairs of columns `key_completions` tries at most when no one column completes the key (each a read)."""
+
+
+def _completes(pack: CriteriaPack, columns: list[str]) -> bool:
+    """Whether `columns` beside `entity_id` leave no two rows in scope sharing an entity and a period, with entities
+    that still recur (at least two dated rows each, on average)."""
+    keyed = _keyed_by(pack, [*pack.source.entity_columns, *columns])
+    duplicates = shapes.duplicates_sql(keyed.source, TYPED)
+    assert duplicates is not None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(keyed) as (con, _):
+            ((rows, entities, repeated),) = _run(con, keyed, f"""
+                SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
+                       (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
+    except SourceError:
+        return False
+    return bool(rows) and not repeated and 2 * entities <= rows
 
 
 def visible_rows(pack: CriteriaPack, as_of: date) -> int:
@@ -432,12 +450,20 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
     return SourceFacts(tables=tables, first_days=first_days, copies=copies)
 
 
+def copied_rows(pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
+    """`_copies` of the main source whatever its shape: a panel or snapshot appended to itself has every key's rows
+    refused as duplicated keys, and the copies, not the key, are the fault (`check` asks only when most rows the
+    night reads are refused so)."""
+    with opened(pack) as (con, _):
+        return _copies(con, pack, as_of)
+
+
 _FEWEST_COPIED = 10
 """Fewest distinct rows, each repeated, before a source counts as copied throughout (a few events may agree)."""
 
 
 def _copies(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
-    """(k, rows, distinct rows) where every row of an events source the night sees appears a multiple of k >= 2
+    """(k, rows, distinct rows) where every row of a source the night sees appears a multiple of k >= 2
     times, equal in every column read (a file appended to itself: each event counted k times). Two real events may
     agree in the few columns a pack reads, but then some rows appear once, or an odd number of times: it takes every
     group of equal rows to share a factor."""

@@ -182,3 +182,20 @@ def test_calibration_config_is_validated(tmp_path: Path) -> None:
         assert all(f in str(exc.value) for f in fragments), str(exc.value)
     with pytest.raises(CalibrationError, match="not found"):
         load_calibration_config(tmp_path / "missing.yaml")
+
+
+def test_packs_of_one_series_named_apart_are_not_the_same_candidates(tmp_path: Path) -> None:
+    """Trial 13: `source.entity` names a source's one series; two packs over one file that name it apart judge other
+    candidates (ids are the name's slug), and the calibration gate's check of the source compared `entity_id`
+    only (None for both)."""
+    from opportunity_assets.outcomes.replay import _same_candidates
+    from tests.test_shapes import _csv, _pack
+
+    name = _csv(tmp_path / "s.csv", ["month", "level"], [[f"2015-{m:02d}", m] for m in range(1, 13)])
+    source = {"path": name, "entity_id": None, "entity_name": None, "period_column": "month", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}}
+    bank, shop = (_pack(tmp_path, {**source, "entity": entity}, metrics) for entity in ("Bank", "Shop"))
+    _same_candidates(bank, bank)
+    with pytest.raises(CalibrationError, match=r"sources differ: NEW reads .*s\.csv by entity 'Shop', OLD .*s\.csv by "
+                                               r"entity 'Bank'; the candidates must be the same"):
+        _same_candidates(shop, bank)

@@ -455,6 +455,25 @@ def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that
     assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
 
 
+def test_a_panel_keyed_by_one_column_of_three_names_the_two_columns_that_complete_it(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF (state x gender x legal status x quarter) read with `entity_id: state`: no one column
+    told the rows apart, and check named `source.shape`, offering `shape: events` first, which would have summed
+    the four series of a state. The first pair of columns that tells them apart is named now."""
+    keys = [(s, g, legal, y) for s in ("ACT", "NSW") for g in ("Female", "Male") for legal in ("Remanded", "Sentenced")
+            for y in range(1990, 1996)]
+    rows = [[i, state, sex, legal, year, year - 1990 + len(sex) + len(legal)]
+            for i, (state, sex, legal, year) in enumerate(keys, start=1)]
+    name = _csv(tmp_path / "p.csv", ["rownames", "state", "gender", "legal", "year", "level"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
+        "key `source.entity_id`: got 'state'; 48 rows share an entity and a year with another row (e.g. 4 rows of "
+        "'ACT' in 1990, '1990'), and columns 'gender' and 'legal' together tell them apart: expected the entity to be "
+        "the columns together, `entity_id: [state, gender, legal]` (and `entity_name` likewise)"]
+    together = {**source, "entity_id": ["state", "gender", "legal"], "entity_name": ["state", "gender", "legal"]}
+    assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
+
+
 def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: Path) -> None:
     """Trial 5: a negative case count, a percent in a count, a trailing "Total rows: 52519" line: check counted each
     reason ("quarantined for: column count (1)") without naming a row, so the user had to run a night and query the
@@ -1298,3 +1317,27 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
     sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
+
+
+def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 13: `outcome: {window_periods: 100}` over 48 quarters of prisonLF passed check and every night ran, each
+    outcome a gap in the backtest with nothing said. An outcome window longer than the history the night reads is a
+    warning naming `outcome.window_periods` (a warning: an outcome never changes a verdict)."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    name = _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows)
+    source = {"path": name, "period_column": "quarter", "grain": "quarter", "columns": ["level"],
+              "publication_lag_days": 60}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 100, "horizon_periods": 4}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `outcome.window_periods`: got 100; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "outcome of this night or an earlier one can be measured (each a gap in the backtest): expected a window "
+        "within the source's history (it counts quarters, `source.grain`)"]
+    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "window_periods": 2})
+    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+    # a metric's window beyond the history is the problem to mend first (a grain read too fine, say): not said twice
+    beyond = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "level", "window": [0, 9]}},
+                   outcome=outcome)
+    report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
+    assert [p for p in report.problems if "window" in p] and not report.warnings, report

@@ -597,6 +597,27 @@ def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path)
     assert not [p for p in check_pack(monthly, as_of=date(2018, 8, 31), today=TODAY).problems if "grain" in p]
 
 
+def test_check_says_a_column_of_quarters_dated_by_a_month_start_read_at_a_day_grain(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF dates each quarter by its last month's first day (2005-03-01, 2005-06-01, ...); read
+    by the day, check said `grain: month`, which check then refused for `grain: quarter`. Month starts one month
+    of each quarter apart now name the quarter."""
+
+    rows = [[e, f"{y}-{m:02d}-01", 10 + m] for e in "ab" for y in (2015, 2016) for m in (3, 6, 9, 12)]
+    name = _csv(tmp_path / "q.csv", ["id", "t", "level"], rows)
+    source = {"path": name, "period_column": "t", "columns": ["level"], "publication_lag_days": 60}
+    problems = check_pack(_pack(tmp_path, {**source, "grain": "day"}, _LEVELS), as_of=date(2017, 3, 1),
+                          today=TODAY).problems
+    assert problems[0] == (
+        "key `source.grain`: got 'day'; every row of `source.period_column` 't' falls on the first day of a month, "
+        "one month of each quarter, quarter after quarter: expected `grain: quarter` for a column of quarters (a "
+        "finer grain puts every row on the 1st, and windows of days between them find nothing)"), problems
+    monthly = check_pack(_pack(tmp_path, {**source, "grain": "month"}, _LEVELS), as_of=date(2017, 3, 1),
+                         today=TODAY).problems
+    assert monthly[0].startswith("key `source.grain`: got 'month'; every entity's rows lie 3 months apart"), monthly
+    quarterly = _pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS)
+    assert not [p for p in check_pack(quarterly, as_of=date(2017, 3, 1), today=TODAY).problems if "grain" in p]
+
+
 def test_check_says_a_column_of_negative_values_needs_signed(tmp_path: Path) -> None:
     """A delay of -3 minutes is a value, not a bad cell: without `signed`, every negative cell was quarantined and
     `check` said ok."""
@@ -1134,6 +1155,25 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
                                           today=TODAY).problems if "appears" in p]
 
 
+def test_a_panel_file_appended_to_itself_is_named_as_copies_not_as_a_shape(tmp_path: Path) -> None:
+    """Trial 13: fpp2 prisonLF appended to itself had every row refused as a duplicated key, and check named
+    `source.shape` with `shape: events` first, which would count every row twice. A panel whose every row appears
+    k times, equal in every column read, is now said naming `source.path` and the counts; a few rows sent twice
+    stay duplicated keys, refused with their line."""
+    rows = [[e, f"2015-{m:02d}", 10 * m + len(e)] for e in ("ab", "cde") for m in range(1, 13)]
+    name = _csv(tmp_path / "p.csv", ["id", "month", "level"], rows * 2)
+    source = {"path": name, "period_column": "month", "columns": ["level"], "publication_lag_days": 0}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
+    assert problems[0] == (
+        "key `source.path`: got 'p.csv'; each of the 24 different rows the night reads appears 2 times (or a multiple "
+        "of 2), equal in every column read: 48 rows for 24, each refused as a duplicated key (one row per entity and "
+        "period): expected each row once (a file appended to itself?)"), problems
+    assert not [p for p in problems if "`source.shape`" in p]
+    _csv(tmp_path / "p.csv", ["id", "month", "level"], rows + rows[:2])
+    assert not [p for p in check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31),
+                                      today=TODAY).problems if "appears" in p]
+
+
 def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_beside_other_text(
         tmp_path: Path) -> None:
     """Trial 11: MovieLens's `timestamp` (1260759144) was "not dates" with no way to read it: `%s` was "no strptime
@@ -1170,3 +1210,54 @@ def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)
+
+
+def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
+    """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
+    column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding
+    a constant column (a Parquet, CSV or JSON Lines file takes no query). `entity: <name>` now names the source's
+    one entity: every row is its, its id the name's slug, and a line that does not parse is attributed to it."""
+    rows = [[f"2003-03-{d:02d}T{h:02d}:00:00Z", 100 + d] for d in range(3, 29) for h in (7, 12)]
+    name = _csv(tmp_path / "calls.csv", ["DateTime", "Calls"], rows)
+    (tmp_path / name).write_text((tmp_path / name).read_text() + "2003-03-28T13:00:00Z,5,surplus\n")
+    source = {"path": name, "entity_id": None, "entity_name": None, "entity": "Bank call centre",
+              "shape": "events", "period_column": "DateTime", "grain": "week", "publication_lag_days": 1,
+              "aggregates": {"level": {"agg": "sum", "column": "Calls"}}}
+    pack = _pack(tmp_path, source, _LEVELS)
+    snapshot = read_snapshot(pack, date(2003, 3, 31), today=TODAY)
+    assert snapshot.metrics.select("entity_id", "entity_name", "level_now").to_dicts() == [
+        {"entity_id": "Bank call centre", "entity_name": "Bank call centre",
+         "level_now": float(sum(2 * (100 + d) for d in range(24, 29)))}]
+    assert snapshot.quarantined.select("entity_id", "reason").rows() == [
+        ("Bank call centre", "3 fields, expected 2 (the header's)")]
+    found, _ = scan(pack, date(2003, 3, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert [(c.id, c.name) for c in found] == [("bank-call-centre", "Bank call centre")]
+    assert check_pack(pack, as_of=date(2003, 3, 31), today=TODAY).problems == []
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"entity_id": None, "entity_name": None},
+     "key `source.entity_id`: missing; expected the column of each entity's id, or `entity: <name>` for a source "
+     "of one series with no such column"),
+    ({"entity_id": "", "entity_name": ""},
+     "key `source.entity_id`: got ''; expected a column, or a list of different columns that name an entity "
+     "together (`[state, industry]`), or no `entity_id` and `entity: <name>` for a source of one series"),
+    ({"entity": "Bank", "entity_name": None},
+     "key `source.entity_id`: got 'id'; expected no `entity_id` beside `entity` 'Bank' (every row is that one "
+     "entity's)"),
+    ({"entity_id": None, "entity_name": None, "entity": " - "},
+     "key `source.entity`: got ' - '; expected the name of the source's one entity, with a letter or digit"),
+    ({"join": [{"table": "j", "path": "x.csv", "entity": "Bank", "columns": ["level2"]}]},
+     "key `source.join.0.entity`: unknown key"),
+])
+def test_an_entity_key_that_names_no_column_or_both_ways_is_refused_at_load(tmp_path: Path, source: dict[str, Any],
+                                                                             message: str) -> None:
+    """Trial 13: `entity_id: ''` loaded, then check said `source.path` ... "Parser Error: zero-length delimited
+    identifier" (DuckDB's text, the wrong key); a missing `entity_id` did not say how to read one series."""
+    name = _csv(tmp_path / "x.csv", ["id", "year", "month", "level"], [["a", 2015, 1, 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "columns": ["level"], **source},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert message in str(caught.value), str(caught.value)
+    assert "\n" not in str(caught.value)

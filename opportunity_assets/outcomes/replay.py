@@ -159,13 +159,19 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
 
 
 # ---- the calibration gate ----------------------------------------------------------------------------------
+def _keyed(pack: CriteriaPack) -> str:
+    """How a pack's source names its candidates: its entity column (or list), or the one `entity` of a single
+    series."""
+    return repr(pack.source.entity_id) if pack.source.entity is None else f"entity {pack.source.entity!r}"
+
+
 def _same_candidates(new: CriteriaPack, old: CriteriaPack) -> None:
     """Both packs must judge the same candidates by the same yardstick."""
     if new.domain != old.domain:
         raise CalibrationError(f"domains differ: NEW {new.domain!r}, OLD {old.domain!r}; judgments are per domain")
-    if (new.source_path, new.source.entity_id) != (old.source_path, old.source.entity_id):
-        raise CalibrationError(f"sources differ: NEW reads {new.source_path} by {new.source.entity_id!r}, OLD "
-                               f"{old.source_path} by {old.source.entity_id!r}; the candidates must be the same")
+    if (new.source_path, _keyed(new)) != (old.source_path, _keyed(old)):
+        raise CalibrationError(f"sources differ: NEW reads {new.source_path} by {_keyed(new)}, OLD "
+                               f"{old.source_path} by {_keyed(old)}; the candidates must be the same")
     if new.outcome is not None and new.outcome != old.outcome:
         raise CalibrationError("NEW changes the `outcome:` section; the yardstick must not move with the change "
                                "(labels come from OLD's outcome definition)")

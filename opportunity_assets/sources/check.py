@@ -628,8 +628,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
         counted = source_facts(pack, night)
         seen, starts = counted.tables[0].visible, counted.first_days
-        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts):
-            starts = None
+        if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
+            starts = None  # (a month grain over quarters: `_grain_finer_than_rows` says so, with the rows' step)
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
@@ -687,22 +687,29 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
+    elif starts == "quarter":
+        problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
+                        "month, one month of each quarter, quarter after quarter: expected `grain: quarter` for a "
+                        "column of quarters (a finer grain puts every row on the 1st, and windows of "
+                        f"{pack.grain.plural} between them find nothing)")
     elif starts == "month":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "
                         "puts every row on the 1st, and windows of days between them find nothing)")
     if many_duplicated:
-        problems.append(_duplicated_keys(pack, duplicated))
+        problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
-        for name, spec in pack.metrics.items():
-            if spec.agg not in ("derived", "age_days") and spec.window[1] > reach:
-                problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
-                                f"the source's history: on {night} no entity has more than {reach + 1} "
-                                f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+        beyond = [(name, spec) for name, spec in pack.metrics.items()
+                  if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
+        for name, spec in beyond:
+            problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
+                            f"the source's history: on {night} no entity has more than {reach + 1} "
+                            f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+        warnings += [] if beyond else _outcome_out_of_reach(pack, night, reach)  # (else the same cause, again)
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies
@@ -834,6 +841,39 @@ def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | N
             f"{grain.name} of {step} at most: expected {fix}")
 
 
+def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:
+    """A warning when `outcome.window_periods` is longer than the history the night reads (`reach` + 1 periods at
+    most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
+    warning, not a problem: an outcome never changes a verdict, and the night runs."""
+    outcome = pack.outcome
+    if outcome is None or outcome.window_periods <= reach + 1:
+        return []
+    plural = pack.grain.plural
+    return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "
+            f"{reach + 1} {plural} published, so no outcome of this night or an earlier one can be measured (each a "
+            f"gap in the backtest): expected a window within the source's history (it counts {plural}, "
+            "`source.grain`)"]
+
+
+def _rows_copied(pack: CriteriaPack, night: date) -> str | None:
+    """A panel or snapshot whose every row the night reads appears k >= 2 times, equal in every column read (a file
+    appended to itself), said naming `source.path`: its keys are all duplicated, but no other shape, grain or entity
+    column would mend it (`shape: events` would count each row k times). None otherwise."""
+    from resources.source import SourceError, copied_rows
+
+    try:
+        copies = copied_rows(pack, night)
+    except SourceError:
+        return None
+    if copies is None:
+        return None
+    factor, rows, distinct = copies
+    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
+            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
+            f"rows for {distinct}, each refused as a duplicated key (one row per entity and period): expected each row "
+            "once (a file appended to itself?)")
+
+
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
 """What a `where` keeps when rows of several series share their entity and moment."""
 
@@ -864,7 +904,8 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     example = f"e.g. {copies} rows of {entity!r}{at}"
     apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
     finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period
-    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer):
+    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer
+                                                  and src.entity is None):
         named = f", named {names}" if names else ""
         why = (f"the rows of one id carry different names (`source.entity_name` {src.entity_name!r})" if names else
                f"every row in scope has the one id {entity!r}")
@@ -912,11 +953,13 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
     if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
-        together = [*src.entity_columns, completions[0]]
-        others = f" (or {', '.join(repr(c) for c in completions[1:3])})" if len(completions) > 1 else ""
+        together = [*src.entity_columns, *completions[0]]
+        others = f" (or {', '.join(repr(c[0]) for c in completions[1:3])})" if len(completions) > 1 else ""
+        telling = f"column {completions[0][0]!r}{others} tells" if len(completions[0]) == 1 else \
+            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
                 f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
-                f"column {completions[0]!r}{others} tells them apart: expected the entity to be the columns together, "
+                f"{telling} them apart: expected the entity to be the columns together, "
                 f"`entity_id: [{', '.join(together)}]` (and `entity_name` likewise)")
     return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "

@@ -24,7 +24,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -525,6 +525,8 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
                                entity=spec.entity_columns, table=spec.table, query=spec.query, into=into,
                                declared=spec.format, within=within, delimiter=spec.delimiter)
     _release_text(con)
+    if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
+        rejected = [replace(r, entity=spec.entity) for r in rejected]
     return rejected
 
 

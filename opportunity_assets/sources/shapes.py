@@ -328,7 +328,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     flags += "".join(f", {_text(c.column)} AS {_q(text)}" for _, c, text in numeric_conditions(src))
     flags += "".join(f", {_text(c.column)} AS {_q(text)}"
                      for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
-    entity = entity_sql(src.entity_columns)
+    entity = entity_of(src)
     if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
         entity = slug_sql(entity)
     scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
@@ -341,7 +341,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         FROM (
             SELECT {ROW},
                    {entity} AS {ENTITY},
-                   {entity_sql(src.name_columns)} AS {NAME},
+                   {entity_of(src, name=True)} AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
                    {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
             FROM {f"(SELECT *{parsed} FROM {relation})" if (parsed := _parsed_keys(src)) else relation}
@@ -364,6 +364,13 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
 
 def _name_is_id(src: SourceSpec) -> bool:
     return src.name_columns == src.entity_columns
+
+
+def entity_of(src: SourceSpec, *, name: bool = False) -> str:
+    """A row's entity id (or, with `name`, its name): from its columns (`entity_sql`), or the one `entity` of a
+    source of one series, the same for every row."""
+    columns = src.name_columns if name else src.entity_columns
+    return literal(src.entity) if not columns and src.entity is not None else entity_sql(columns)
 
 
 def entity_sql(columns: list[str]) -> str:

@@ -122,6 +122,11 @@ _SEVERAL = {"entity_id": "a column, or a list of different columns that name an 
             "period_format": "a strptime pattern, or a list of different patterns (the first that parses a value "
                              "reads it)"}
 """What each key that takes one text or a list of them expects (`SourceSpec._one_or_several`)."""
+_ONE_ENTITY = {"entity_id": ", or no `entity_id` and `entity: <name>` for a source of one series with no entity "
+                            "column",
+               "entity_name": ", or no `entity_name` and `entity: <name>` for a source of one series with no "
+                              "entity column"}
+"""The other way an empty entity key may have meant: a source of one series."""
 
 
 UNIX_TIME = "%s"
@@ -205,11 +210,15 @@ class SourceSpec(_Spec):
     """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
     query: str | None = None
     """PostgreSQL or DuckDB only: a SELECT to read instead of `table`."""
-    entity_id: str | list[str]
+    entity_id: str | list[str] | None = None
     """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
-    entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`."""
-    entity_name: str | list[str]
+    entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`. Required
+    unless `entity` names the source's one entity."""
+    entity_name: str | list[str] | None = None
     """Column shown to the user (a list: their values joined, as `entity_id`'s)."""
+    entity: str | None = None
+    """A source of one series with no entity column (a call centre's counts, one city's demand): its one entity's
+    name, every row that entity's; its id is the name's slug. Instead of `entity_id` and `entity_name`."""
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
@@ -284,14 +293,26 @@ class SourceSpec(_Spec):
     @field_validator("entity_id", "entity_name", "period_format")
     @classmethod
     def _one_or_several(cls, value: str | list[str] | None, info: ValidationInfo) -> str | list[str] | None:
-        """A key that takes one text or a list of them: a list of different, non-empty ones; a list of one is that
-        one."""
+        """A key that takes one text or a list of them: a non-empty one, or a list of different, non-empty ones; a
+        list of one is that one."""
+        if isinstance(value, str) and not value.strip():
+            raise _problem(str(info.field_name), value, _SEVERAL[str(info.field_name)] + _ONE_ENTITY.get(
+                str(info.field_name), ""))
         if isinstance(value, list):
             if not value or len(set(value)) != len(value) or not all(value):
                 raise _problem(str(info.field_name), value, _SEVERAL[str(info.field_name)])
             if len(value) == 1:
                 return value[0]
         return value
+
+    @field_validator("entity")
+    @classmethod
+    def _entity_named(cls, value: str | None) -> str | None:
+        """The one entity's name, trimmed: text with a letter or digit (its slug is the candidate id)."""
+        if value is not None and not re.search(r"[^\W_]", value):
+            raise _problem("entity", value, "the name of the source's one entity, with a letter or digit "
+                           "(`entity: Bank call centre`; its id is the name's slug)")
+        return None if value is None else value.strip()
 
     @field_validator("query")
     @classmethod
@@ -327,6 +348,7 @@ class SourceSpec(_Spec):
 
     @model_validator(mode="after")
     def _consistent(self) -> SourceSpec:
+        self._entity_keys()
         if self.format == "postgres":
             if not self.url_env:
                 raise _problem("url_env", None, "the environment variable holding the PostgreSQL URL")
@@ -448,6 +470,24 @@ class SourceSpec(_Spec):
                 raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")
         return self
 
+    def _entity_keys(self) -> None:
+        """`entity_id` and `entity_name` (columns), or `entity` (a source of one series), never both: a missing one
+        names the other way too."""
+        if self.entity is not None:
+            for key in ("entity_id", "entity_name"):
+                if getattr(self, key) is not None:
+                    raise _problem(key, getattr(self, key), f"no `{key}` beside `entity` {self.entity!r} (every row "
+                                   "is that one entity's): either `entity` for a source of one series, or "
+                                   "`entity_id` and `entity_name` naming columns")
+            return
+        wanted = {"entity_id": "the column of each entity's id", "entity_name": "the column of each entity's name "
+                  "(the id's own column will do)"}
+        for key, what in wanted.items():
+            if getattr(self, key) is None:
+                raise KeyProblem(f"source.{key}", None, "", said=f"missing; expected {what}" + (
+                    "" if isinstance(self, JoinSpec) else
+                    ", or `entity: <name>` for a source of one series with no such column"))
+
     def floor(self, column: str) -> float | None:
         """The least value a cell of `column` may hold: its `bounds` low, else 0 unless it is `signed`."""
         low = self.bounds.get(column, (None, None))[0]
@@ -489,8 +529,9 @@ class SourceSpec(_Spec):
 
     @property
     def entity_columns(self) -> list[str]:
-        """The columns of an entity's id: `entity_id`, or each of its list."""
-        return [self.entity_id] if isinstance(self.entity_id, str) else list(self.entity_id)
+        """The columns of an entity's id: `entity_id`, or each of its list (none for a source of one `entity`)."""
+        return [] if self.entity_id is None else [self.entity_id] if isinstance(self.entity_id, str) \
+            else list(self.entity_id)
 
     @property
     def period_patterns(self) -> list[str]:
@@ -500,8 +541,10 @@ class SourceSpec(_Spec):
 
     @property
     def name_columns(self) -> list[str]:
-        """The columns of an entity's name: `entity_name`, or each of its list."""
-        return [self.entity_name] if isinstance(self.entity_name, str) else list(self.entity_name)
+        """The columns of an entity's name: `entity_name`, or each of its list (none for a source of one
+        `entity`)."""
+        return [] if self.entity_name is None else [self.entity_name] if isinstance(self.entity_name, str) \
+            else list(self.entity_name)
 
     @property
     def read_columns(self) -> list[str]:
@@ -534,6 +577,7 @@ class JoinSpec(SourceSpec):
 
 
 NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",
+                 "entity": "a joined table joins by the ids in its own `entity_id` column",
                  "join": "no join inside a join: list every table under the main source's `join`"}
 """The keys of `source` a join entry does not take, and why."""
 JOIN_KEYS = [k for k in SourceSpec.model_fields if k not in NOT_IN_A_JOIN]

@@ -14,7 +14,7 @@ import pytest
 from opportunity_assets.cli import main
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.check import check_pack
-from tests.test_shapes import TODAY, _csv, _pack
+from tests.test_shapes import TODAY, _csv, _history, _pack
 
 _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
 
@@ -1200,18 +1200,30 @@ def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path:
     assert problem.endswith(expected.split(": ", 1)[1].split("; ")[-1]), problem
 
 
-def test_a_period_column_of_decimal_years_says_so_not_a_pattern(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("grain", "per_year"), [("quarter", 4), ("month", 12)])
+def test_a_period_column_of_decimal_years_is_named_by_check_and_read_by_its_format(
+        tmp_path: Path, grain: str, per_year: int) -> None:
     """Trial 6: an R time series exported as is (fpp2's `time`: 1956.0, 1956.25, ...) was told "expected a strptime
-    pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy."""
-    rows = [[e, y + q / 4, 10 + q] for e in "ab" for y in (2010, 2011) for q in range(4)]
-    source = {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "grain": "quarter",
+    pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy; then a
+    column of dates, which meant reshaping the file. `period_format: decimal_year` reads it: each month's (k/12) and
+    quarter's (k/4) index in its own period, as R writes it (`1991.0833`, to 4 places) or in full."""
+    rows = [[e, round(y + k / per_year, 4 if e == "a" else 10), 10 * y + k] for e in "ab" for y in (2010, 2011)
+            for k in range(per_year)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "grain": grain,
               "period_column": "time", "columns": ["level"]}
     (problem,) = [p for p in _problems(_pack(tmp_path, source, _LEVELS), date(2012, 6, 30))
                   if "decimal" in p or "strptime" in p]
     assert problem == (
-        "key `source.period_column`: got 'time'; 16 of the 16 rows the night reads have a period written as a decimal "
-        "year (e.g. '2010.25': R's time index, the year plus the fraction of it gone), which no strptime pattern "
-        "reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or `year_column` with `month_column`")
+        f"key `source.period_format`: got none for column 'time'; {4 * per_year} of the {4 * per_year} rows the night "
+        f"reads have a period written as a decimal year (e.g. '2010.{'25' if per_year == 4 else '0833'}': R's time "
+        "index, the year plus the fraction of it gone): expected `period_format: decimal_year`, which reads it")
+    read = _pack(tmp_path, {**source, "period_format": "decimal_year"}, _LEVELS)
+    assert check_pack(read, as_of=date(2012, 6, 30), today=TODAY).problems == []
+    step = 12 // per_year
+    for entity in "ab":  # every period once, each with its own figure: none read into its neighbour
+        assert _history(read, date(2012, 6, 30), entity) == [
+            (f"{y}-{1 + step * k:02d}-01", (2011 - y) * per_year + per_year - 1 - k, float(10 * y + k))
+            for y in (2010, 2011) for k in range(per_year)]
 
 
 def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path) -> None:

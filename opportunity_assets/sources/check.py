@@ -35,7 +35,7 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
+from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, TableFacts
@@ -352,6 +352,8 @@ def _parses(value: str, pattern: str) -> bool:
     """Whether `pattern` reads `value` as a date the source layer keeps (years 1800-2999, as `shapes.date_sql`)."""
     if is_unix(pattern):
         return unix_time(value, UNIX_SCALES[pattern]) is not None
+    if pattern == DECIMAL_YEAR:
+        return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
     try:
         return 1800 <= datetime.strptime(value, pattern).year <= 2999
     except ValueError:
@@ -439,10 +441,9 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     many = f"{len(reasons)} of the {seen} rows the night reads"
     decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
     if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
-        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period written as a decimal "
-                f"year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it gone), which no "
-                "strptime pattern reads: expected a column of dates or quarters (2015-04-01, '2015 Q2'), or "
-                "`year_column` with `month_column`")
+        return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period "
+                f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
+                f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
     if src.period_column and src.period_format is None:
         suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
         fits = fitting_patterns(values)

@@ -22,6 +22,7 @@ from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import (
+    DECIMAL_YEAR,
     ENTITY_JOINER,
     UNIX_SCALES,
     AggregateSpec,
@@ -74,8 +75,8 @@ def _missing_as_null(column: str, tokens: list[str]) -> str:
 def _strptime_sql(text: str, pattern: str | list[str]) -> str:
     """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
     patterns = [pattern] if isinstance(pattern, str) else pattern
-    parsed = [_unix_time_sql(text, UNIX_SCALES[p]) if is_unix(p) else f"try_strptime({text}, {literal(p)})"
-              for p in patterns]
+    parsed = [_unix_time_sql(text, UNIX_SCALES[p]) if is_unix(p) else _decimal_year_sql(text) if p == DECIMAL_YEAR
+              else f"try_strptime({text}, {literal(p)})" for p in patterns]
     return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
 
 
@@ -87,6 +88,17 @@ def _unix_time_sql(text: str, per_second: int) -> str:
     units = f"try_cast({text} AS DOUBLE)"
     return f"CASE WHEN regexp_full_match({text}, '-?[0-9]{{1,{digits}}}(\\.[0-9]*)?') " \
            f"THEN make_timestamp(CAST(round({units} * {10**6 / per_second!r}) AS BIGINT)) END"
+
+
+def _decimal_year_sql(text: str) -> str:
+    """SQL for the TIMESTAMP a decimal year names (`1981.25`, `1991.0833`: the year plus the fraction of it gone),
+    or NULL: the day that fraction of the year's days reaches, rounded up (February's 1/12 of 365 days, 30.4, is
+    its first day, not 31 January's)."""
+    value = f"try_cast({text} AS DOUBLE)"
+    year = f"floor({value})::INTEGER"
+    days = f"(make_date({year} + 1, 1, 1) - make_date({year}, 1, 1))"
+    return (f"CASE WHEN regexp_full_match(trim({text}), '[0-9]{{4}}(\\.[0-9]*)?') THEN (make_date({year}, 1, 1) + "
+            f"CAST(ceil(({value} - {year}) * {days} - 1e-6) AS INTEGER))::TIMESTAMP END")
 
 
 def _iso_week_sql(text: str) -> str:

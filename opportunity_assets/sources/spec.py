@@ -137,9 +137,20 @@ UNIX_SCALES: dict[str, int] = {UNIX_TIME: 1, "unix_s": 1, "unix_ms": 10**3, "uni
 `unix_ms` milliseconds (`1469278482000`, JavaScript's and Kafka's), `unix_us` microseconds, `unix_ns` nanoseconds."""
 
 
+DECIMAL_YEAR = "decimal_year"
+"""The `period_format` of a decimal year, the year plus the fraction of it gone (`1981.25` for April 1981), as R's
+time series index is exported: read as the day that fraction of the year reaches, rounded up, so that each
+month's (k/12) and quarter's (k/4) index falls in its own period whatever the exported precision."""
+
+
 def is_unix(pattern: str) -> bool:
     """Whether a `period_format` reads Unix time (`UNIX_SCALES`) rather than by strptime."""
     return pattern in UNIX_SCALES
+
+
+def is_named(pattern: str) -> bool:
+    """Whether a `period_format` names a way of writing time (Unix time, a decimal year), not a strptime pattern."""
+    return is_unix(pattern) or pattern == DECIMAL_YEAR
 
 
 def _directives(pattern: str) -> set[str]:
@@ -151,7 +162,7 @@ def finest_grain(pattern: str) -> str:
     """The finest grain a strptime pattern names: `day` when it names a day (`%d`, `%j`; a week's weekday),
     `week` for a week of the year alone, else `month` (`%b-%Y` names a month, whatever the grain reads it in)."""
     letters = _directives(pattern)
-    if is_unix(pattern) or letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
+    if is_named(pattern) or letters & _A_DAY or (letters & _A_WEEK and letters & _A_WEEKDAY):
         return "day"
     return "week" if letters & _A_WEEK else "month"
 
@@ -165,7 +176,7 @@ def yearless_or_mixed(pattern: str) -> str | None:
     as 1900-01-01), or an ISO week `%V` beside the calendar year `%Y` (DuckDB reads no value with it: the ISO
     week's year is `%G`, which differs from the calendar year around New Year)."""
     letters = _directives(pattern)
-    if is_unix(pattern):
+    if is_named(pattern):
         return None
     if not letters & _A_YEAR:
         return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
@@ -179,7 +190,7 @@ def yearless_or_mixed(pattern: str) -> str | None:
 def unknown_directive(pattern: str) -> str | None:
     """The first `%` directive of a strptime pattern that DuckDB's strptime has not (`%q`, a lone `%`), or None;
     `%s` (Unix time) is read by itself only."""
-    if is_unix(pattern):
+    if is_named(pattern):
         return None
     i = 0
     while i < len(pattern):
@@ -227,7 +238,8 @@ class SourceSpec(_Spec):
     period_format: str | list[str] | None = None
     """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
     than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it. Unix time has its
-    own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...)."""
+    own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...), as has a decimal year
+    (`DECIMAL_YEAR`: 1981.25, R's time index)."""
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""

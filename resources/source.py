@@ -24,6 +24,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import ROW, TYPED, describe_location, join_label, join_rows, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
@@ -37,6 +38,7 @@ __all__ = [
     "SourceSnapshot",
     "TableFacts",
     "duplicate_facts",
+    "earlier_snapshots",
     "january_only",
     "kept_open",
     "publication_span",
@@ -625,10 +627,23 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
     return snapshot
 
 
+def earlier_snapshots(pack: CriteriaPack, nights: list[date], today: date | None = None) -> list[SourceSnapshot]:
+    """What the scanner knew on each of `nights`, read on the rows a command keeps open (`kept_open`) and left
+    open for its own night's `read_snapshot`, which this does not replace as the process's latest read."""
+    with opened(pack) as (con, rejected):
+        read = [(night, _read(con, pack, night, today or date.today())) for night in nights]
+    return [_snapshot(pack, night, *found, rejected) for night, found in read]
+
+
 def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[Any, ...] | None) -> SourceSnapshot:
     with opened(pack, files) as (con, rejected):
         anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
     release_kept()
+    return _snapshot(pack, as_of, anchor, metrics, history, quarantine, rejected)
+
+
+def _snapshot(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
+              quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
     refused = pl.concat([
         quarantine.select("source_row", "entity_id", "period", "reason"),
         pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],

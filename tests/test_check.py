@@ -1207,8 +1207,8 @@ def test_a_period_column_of_decimal_years_is_named_by_check_and_read_by_its_form
     pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)", which no pattern can satisfy; then a
     column of dates, which meant reshaping the file. `period_format: decimal_year` reads it: each month's (k/12) and
     quarter's (k/4) index in its own period, as R writes it (`1991.0833`, to 4 places) or in full."""
-    rows = [[e, round(y + k / per_year, 4 if e == "a" else 10), 10 * y + k] for e in "ab" for y in (2010, 2011)
-            for k in range(per_year)]
+    rows = [[e, round(y + k / per_year, 4 if e == "a" else 10), 20 * (y - 2010) + k] for e in "ab"
+            for y in (2010, 2011) for k in range(per_year)]
     source = {"path": _csv(tmp_path / "t.csv", ["id", "time", "level"], rows), "grain": grain,
               "period_column": "time", "columns": ["level"]}
     (problem,) = [p for p in _problems(_pack(tmp_path, source, _LEVELS), date(2012, 6, 30))
@@ -1222,8 +1222,35 @@ def test_a_period_column_of_decimal_years_is_named_by_check_and_read_by_its_form
     step = 12 // per_year
     for entity in "ab":  # every period once, each with its own figure: none read into its neighbour
         assert _history(read, date(2012, 6, 30), entity) == [
-            (f"{y}-{1 + step * k:02d}-01", (2011 - y) * per_year + per_year - 1 - k, float(10 * y + k))
+            (f"{y}-{1 + step * k:02d}-01", (2011 - y) * per_year + per_year - 1 - k, float(20 * (y - 2010) + k))
             for y in (2010, 2011) for k in range(per_year)]
+
+
+def test_a_source_of_one_series_has_its_units_judged_over_its_earlier_nights(tmp_path: Path) -> None:
+    """Trial 13: fpp3 bank_calls, one series: a growth range written in percent, [-10, 10], over a growth that is a
+    share (-0.05 to 0.06) scored the component flat every night, and check said ok: every unit judgment needs 3
+    candidates, and a source of one entity has one a night. Its candidates of the 7 nights before lend it theirs;
+    a source of 3 entities or more is judged on its own night as before."""
+    rows = [["Bank", f"{2015 + (m - 1) // 12}-{(m - 1) % 12 + 1:02d}-01", 1000 + 40 * (m % 5)] for m in range(1, 37)]
+    source = {"path": _csv(tmp_path / "calls.csv", ["id", "month", "calls"], rows), "grain": "month",
+              "period_column": "month", "columns": ["calls"], "publication_lag_days": 0}
+    metrics = {"level_now": {"agg": "last", "column": "calls"}, "level_before": {"agg": "last", "column": "calls",
+                                                                                  "window": [1, 1]},
+               "growth": {"expression": "level_now / level_before - 1"}}
+    component = {"name": "growth", "expression": "growth", "direction": "higher_is_better", "range": [-10, 10],
+                 "weight": 1.0, "label": "growth"}
+    pack = _pack(tmp_path, source, metrics, formula={"components": [component]}, required_inputs=["growth"])
+    expected = ("key `formula.components.0.range`: got [-10, 10]; on this night and the 7 before it, every "
+                "candidate's value lies within [")
+    problems = check_pack(pack, as_of=date(2017, 12, 31), today=TODAY).problems
+    assert [p for p in problems if p.startswith(expected)], problems
+    mended = _pack(tmp_path, source, metrics, formula={"components": [{**component, "range": [-0.1, 0.1]}]},
+                   required_inputs=["growth"])
+    assert check_pack(mended, as_of=date(2017, 12, 31), today=TODAY).problems == []
+    rows += [[e, month, calls * 1.1] for e in ("Other", "Third") for _, month, calls in rows]
+    _csv(tmp_path / "calls.csv", ["id", "month", "calls"], rows)
+    (problem,) = check_pack(pack, as_of=date(2017, 12, 31), today=TODAY).problems
+    assert problem.startswith("key `formula.components.0.range`: got [-10, 10]; every candidate's value lies within ")
 
 
 def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path) -> None:

@@ -619,10 +619,15 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     return report
 
 
+_EARLIER_NIGHTS = 7
+"""Earlier nights, a grain's period apart, whose candidates a source of too few entities for a unit judgment lends
+it (a single series: a percent range over its share growth scores it flat every night, and check said ok)."""
+
+
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
-    from resources.source import SourceError, read_snapshot, source_facts
+    from resources.source import SourceError, earlier_snapshots, read_snapshot, source_facts
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -636,6 +641,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
         problems += [p for found, _ in listed for p in found]
+        # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
+        earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
+        before = [pack.grain.later(night, -k) for k in range(1, earlier + 1)]
+        past = [c for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)
+                for c in scan(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)[0]]
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -738,6 +748,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += check_candidates.problems(pack, found)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
         pack, found) + check_candidates.ranges_at_zero_end(pack, found)
+    if past:
+        pooled_problems, pooled_warnings = check_candidates.unit_judgments(
+            pack, [*found, *past], check_candidates.over_nights(earlier))
+        problems += pooled_problems
+        warnings += pooled_warnings
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)

@@ -34,8 +34,24 @@ FILTER_APART = 10.0
 than every value, for an upper bound) refuses none: a warning, the bound likely in another unit."""
 RANGE_APART = 50.0
 """A formula range whose ends lie this many times further from zero than every candidate's value: another unit."""
-_ENOUGH = 3
+ENOUGH = 3
 """Candidates with a value a unit judgment needs."""
+TONIGHT = "every candidate's"
+"""Whose values a unit judgment reads, as its message says: the night's candidates (`check` passes another wording
+for a source of fewer entities, whose candidates it pools over earlier nights: `over_nights`)."""
+
+
+def over_nights(nights: int) -> str:
+    """Whose values a unit judgment reads when they are the candidates of this night and `nights` before it."""
+    return f"on this night and the {nights} before it, every candidate's"
+
+
+def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of the unit judgments alone (filters and ranges in another unit), for candidates
+    pooled over nights (`problems` and the night's own warnings judge the night's)."""
+    return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
+            filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
+            + ranges_at_zero_end(pack, found, whose))
 
 
 def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
@@ -49,24 +65,24 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 
 def _judged_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
-    """Hard filters with a positive bound and at least `_ENOUGH` scanned candidates' values of their metric, none
+    """Hard filters with a positive bound and at least `ENOUGH` scanned candidates' values of their metric, none
     negative: (index, filter, the values), what a unit judgment of the bound needs."""
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) >= _ENOUGH and f.value > 0 and min(values) >= 0:
+        if len(values) >= ENOUGH and f.value > 0 and min(values) >= 0:
             yield n, f, values
 
 
-def _lying_within(n: int, f: HardFilter, values: list[float]) -> str:
+def _lying_within(n: int, f: HardFilter, values: list[float], whose: str) -> str:
     """The start every filter unit judgment says: the key, the bound and the values' range."""
-    return (f"key `hard_filters.{n}.value`: got {f.value:g}; every candidate's {f.metric} lies within "
+    return (f"key `hard_filters.{n}.value`: got {f.value:g}; {whose} {f.metric} lies within "
             f"[{significant(min(values))}, {significant(max(values))}], {FILTER_APART:g} times or more")
 
 
 def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
                           ) -> Iterator[tuple[int, HardFilter, list[float], bool, bool]]:
     """Hard filters whose bound lies `FILTER_APART` times or more from every scanned candidate's value (at least
-    `_ENOUGH`), a share's bound over percents or a percent's over fractions of 1: (index, filter, the values, whether
+    `ENOUGH`), a share's bound over percents or a percent's over fractions of 1: (index, filter, the values, whether
     the bound is a share's, whether it passes every candidate). A bound far from values of another kind
     (`days_since_data <= 62`, every market 1 day old) is a guard, not a unit slip, and is not one of them."""
     for n, f, values in _judged_filters(pack, found):
@@ -77,7 +93,7 @@ def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
             yield n, f, values, share_under_percents, (f.op in (">=", ">")) == share_under_percents
 
 
-def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a hard filter every scanned candidate passes by `FILTER_APART` times or more, its bound a share's
     over percents (`college >= 0.2` on a metric in percent, 7 to 48) or a percent's over fractions of 1 (`<= 40` on
     shares): it refuses none, and the bound's unit is the likely cause. A warning, not a problem: a filter that
@@ -90,12 +106,13 @@ def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[
         example = f"{significant(f.value, 4)} for {significant(f.value * 100, 4)}" if share_bound else \
             f"{significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         warnings.append(
-            f"{_lying_within(n, f, values)} {'beyond' if share_bound else 'within'} it, so the filter refuses none: "
-            f"is the bound in another unit than the metric ({other}, {example})? expected a bound in the metric's unit")
+            f"{_lying_within(n, f, values, whose)} {'beyond' if share_bound else 'within'} it, so the filter refuses "
+            f"none: is the bound in another unit than the metric ({other}, {example})? expected a bound in the "
+            "metric's unit")
     return warnings
 
 
-def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def filters_refusing_all(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """A hard filter that refuses every scanned candidate with a value by `FILTER_APART` times or more, its bound a
     percent's over shares (`internet_share >= 50` on fractions of 1) or a share's over percents (`<= 0.1` on a
     metric in percent, 3 to 15): no candidate could pass it, and the night would judge only those the filter cannot
@@ -107,13 +124,13 @@ def filters_refusing_all(pack: CriteriaPack, found: list[Candidate]) -> list[str
         other = f"a share for a percent, {significant(f.value, 4)} for {significant(f.value * 100, 4)}" \
             if share_bound else f"a percent for a share, {significant(f.value, 4)} for {significant(f.value / 100, 4)}"
         problems.append(
-            f"{_lying_within(n, f, values)} {'above' if share_bound else 'below'} it, so the filter refuses every "
-            f"one: is the bound in another unit than the metric ({other})? expected a bound in the metric's unit")
+            f"{_lying_within(n, f, values, whose)} {'above' if share_bound else 'below'} it, so the filter refuses "
+            f"every one: is the bound in another unit than the metric ({other})? expected a bound in the metric's unit")
     return problems
 
 
-def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """Warnings: a hard filter whose bound no scanned candidate's value (at least `_ENOUGH`, none negative) comes
+def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
+    """Warnings: a hard filter whose bound no scanned candidate's value (at least `ENOUGH`, none negative) comes
     within `FILTER_APART` times of, on the side the filter passes, and that is no share's or percent's slip
     (`filters_refusing_all`'s problem): `rating_1y >= 80` over ratings out of 5, `<= 0.5` over counts from 12 up.
     No candidate passes tonight; most likely the bound is on another scale, but a filter for a rare event (a
@@ -126,7 +143,7 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str
         if n not in slipped and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
                                  or (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values))):
             warnings.append(
-                f"{_lying_within(n, f, values)} {'below' if f.op in ('>=', '>') else 'above'} it, so the filter "
+                f"{_lying_within(n, f, values, whose)} {'below' if f.op in ('>=', '>') else 'above'} it, so the filter "
                 "refuses every one: is the bound on another scale than the metric (a score out of 100 for a rating "
                 "out of 5, a total for an average)? expected a bound in the metric's unit, that some values reach (a "
                 "filter for a rare event refuses every candidate on a night without one)")
@@ -134,7 +151,7 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate]) -> list[str
 
 
 def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], skip: set[str]) -> list[str]:
-    """A hard filter that refuses every scanned candidate with a value of its metric (at least `_ENOUGH`) on a night
+    """A hard filter that refuses every scanned candidate with a value of its metric (at least `ENOUGH`) on a night
     whose candidates going on all pass only as UNCLEAR (a filter's metric has no value for them): the night would
     judge only the candidates the filters cannot judge. `murder_growth >= 5` for 5% over shares of -1 to 3 left the
     two counties of no growth (a division by zero) and check blamed the growth's expression. `skip`: the filters'
@@ -150,7 +167,7 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
         values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
         # most of those the other filters pass must have its value: where most lack it (their cells quarantined,
         # grouped numbers with no `thousands_separator`), the few judged are no sign of the bound's fault
-        if key in skip or len(values) < _ENOUGH or 2 * len(judged) < len(others) \
+        if key in skip or len(values) < ENOUGH or 2 * len(judged) < len(others) \
                 or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
             continue
         problems.append(
@@ -163,7 +180,7 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
     return problems
 
 
-def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """A formula component whose `range` is in another unit than its values, for every candidate going on (at
     least 3): its ends `RANGE_APART` times further from zero than every value (a percent range over a share), or
     every value beyond one end by 10 times the range's width or more (a share range over a percent). Either way
@@ -172,11 +189,11 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate]) -> list[s
     problems = []
     for n, component in enumerate(pack.formula.components):
         values = _values(component.parsed, going)
-        if len(values) < _ENOUGH:
+        if len(values) < ENOUGH:
             continue
         low, high = component.range
         least, greatest = min(values), max(values)
-        got = f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within " \
+        got = f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {whose} value lies within " \
             f"[{significant(least)}, {significant(greatest)}]"
         expected = "expected the range the values lie in, in the expression's unit"
         largest = max(abs(v) for v in values)
@@ -225,7 +242,7 @@ def _root_gap(name: str, gaps: dict[str, str]) -> str:
 
 
 def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A required input or a hard filter's metric with no value for any scanned candidate (at least `_ENOUGH`): a
+    """A required input or a hard filter's metric with no value for any scanned candidate (at least `ENOUGH`): a
     column empty in the window tonight (a series the source stopped filling, its latest period not yet out), a sum
     over cells all NA. Every candidate going on would be archived as a data gap, or go on with the filter UNCLEAR;
     said with the commonest gap of the metric, down to the input that is missing. A derived metric whose inputs are
@@ -234,7 +251,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
     problems = []
     for name, key in {**filtered, **read}.items():
-        if len(found) < _ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
+        if len(found) < ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
                                        for c in found):
             continue
         lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
@@ -271,7 +288,7 @@ def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:
         (high == 0 and max(values) <= 0 and min(values) >= low)
 
 
-def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a formula range at whose zero end every candidate going on (at least 3) sits, `RANGE_APART` times
     or more nearer zero than its other end, so each gets about the same points from it tonight: on a quiet night in
     the pack's unit, or every night in another (`[0, 30]` over shares). A share by construction is judged at load."""
@@ -279,7 +296,7 @@ def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     warnings = []
     for n, component in enumerate(pack.formula.components):
         values = _values(component.parsed, going)
-        if len(values) < _ENOUGH or pack.share_component(component) is not None \
+        if len(values) < ENOUGH or pack.share_component(component) is not None \
                 or not at_zero_end(component.range, values):
             continue
         low, high = component.range
@@ -288,7 +305,7 @@ def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
             which = f" (a percent for a share: {significant(other, 4)} for {significant(other / 100, 4)})" \
                 if largest <= 1 < other <= 100 else ""
             warnings.append(
-                f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; every candidate's value lies within "
+                f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {whose} value lies within "
                 f"[{significant(min(values))}, {significant(max(values))}], at its 0 end, {RANGE_APART:g} times or "
                 f"more nearer zero than its other end, so each gets about the same points from it tonight: if the "
                 f"range is in another unit than the expression{which}, expected the range the values lie in, in the "

@@ -3,6 +3,7 @@ conditions and the formula: each passed `check` ("ok"), or blamed a key that was
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date
 from pathlib import Path
@@ -437,40 +438,29 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
 
 
 
-def test_a_panel_keyed_by_one_column_of_two_names_the_entity_and_the_column_that_completes_it(tmp_path: Path) -> None:
-    """Trial 5: us_contagious_diseases (disease x state x year) read with `entity_id: state`: every row a duplicated
-    key, and check named `source.shape`, offering `shape: events` first, which would have summed the diseases of a
-    state. The column that tells the rows apart (not a row's own number, which tells every row apart) is named."""
-    keys = [(d, s, y) for d in ("Measles", "Polio") for s in ("Ohio", "Utah") for y in range(1990, 1996)]
-    rows = [[i, disease, state, year, year - 1990 + len(disease)]
-            for i, (disease, state, year) in enumerate(keys, start=1)]
-    name = _csv(tmp_path / "d.csv", ["rownames", "disease", "state", "year", "level"], rows)
+_COMPLETING = {"disease": ("Measles", "Polio"), "gender": ("Female", "Male"), "legal": ("Remanded", "Sentenced")}
+
+
+@pytest.mark.parametrize(("others", "told"), [
+    (["disease"], "column 'disease' tells them apart"),
+    (["gender", "legal"], "columns 'gender' and 'legal' together tell them apart")])
+def test_a_panel_keyed_by_one_column_of_several_names_the_columns_that_complete_it(
+        tmp_path: Path, others: list[str], told: str) -> None:
+    """Trial 5: us_contagious_diseases (disease x state x year) read with `entity_id: state`; trial 13: fpp2
+    prisonLF (state x gender x legal status x quarter) likewise. Every row was a duplicated key, and check named
+    `source.shape`, offering `shape: events` first, which would have summed a state's series. The column, or the
+    first pair of columns, that tells the rows apart (not a row's own number, which tells every row apart) is
+    named."""
+    keys = itertools.product(("Ohio", "Utah"), *(_COMPLETING[c] for c in others), range(1990, 1996))
+    rows = [[i, *key, key[-1] - 1990 + sum(map(len, key[1:-1]))] for i, key in enumerate(keys, start=1)]
+    name = _csv(tmp_path / "d.csv", ["rownames", "state", *others, "year", "level"], rows)
     source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
               "columns": ["level"]}
     assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
-        "key `source.entity_id`: got 'state'; 24 rows share an entity and a year with another row (e.g. 2 rows of "
-        "'Ohio' in 1990, '1990'), and column 'disease' tells them apart: expected the entity to be the columns "
-        "together, `entity_id: [state, disease]` (and `entity_name` likewise)"]
-    together = {**source, "entity_id": ["state", "disease"], "entity_name": ["state", "disease"]}
-    assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
-
-
-def test_a_panel_keyed_by_one_column_of_three_names_the_two_columns_that_complete_it(tmp_path: Path) -> None:
-    """Trial 13: fpp2 prisonLF (state x gender x legal status x quarter) read with `entity_id: state`: no one column
-    told the rows apart, and check named `source.shape`, offering `shape: events` first, which would have summed
-    the four series of a state. The first pair of columns that tells them apart is named now."""
-    keys = [(s, g, legal, y) for s in ("ACT", "NSW") for g in ("Female", "Male") for legal in ("Remanded", "Sentenced")
-            for y in range(1990, 1996)]
-    rows = [[i, state, sex, legal, year, year - 1990 + len(sex) + len(legal)]
-            for i, (state, sex, legal, year) in enumerate(keys, start=1)]
-    name = _csv(tmp_path / "p.csv", ["rownames", "state", "gender", "legal", "year", "level"], rows)
-    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
-              "columns": ["level"]}
-    assert _problems(_pack(tmp_path, source, _LEVELS), date(1996, 6, 30)) == [
-        "key `source.entity_id`: got 'state'; 48 rows share an entity and a year with another row (e.g. 4 rows of "
-        "'ACT' in 1990, '1990'), and columns 'gender' and 'legal' together tell them apart: expected the entity to be "
-        "the columns together, `entity_id: [state, gender, legal]` (and `entity_name` likewise)"]
-    together = {**source, "entity_id": ["state", "gender", "legal"], "entity_name": ["state", "gender", "legal"]}
+        f"key `source.entity_id`: got 'state'; {len(rows)} rows share an entity and a year with another row (e.g. "
+        f"{2 ** len(others)} rows of 'Ohio' in 1990, '1990'), and {told}: expected the entity to be the columns "
+        f"together, `entity_id: [{', '.join(['state', *others])}]` (and `entity_name` likewise)"]
+    together = {**source, "entity_id": ["state", *others], "entity_name": ["state", *others]}
     assert _problems(_pack(tmp_path, together, _LEVELS), date(1996, 6, 30)) == []
 
 

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 import yaml
 
@@ -1261,3 +1262,67 @@ def test_an_entity_key_that_names_no_column_or_both_ways_is_refused_at_load(tmp_
               {"level_now": {"agg": "last", "column": "level"}})
     assert message in str(caught.value), str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+_WIDE = {"columns": ["Japan", "New Zealand", "UK"], "entity": "country", "value": "arrivals"}
+
+
+def _wide_rows() -> list[list[Any]]:
+    """Quarters by decimal year, a column per country (New Zealand's 2012-Q2 cell empty)."""
+    return [[round(2010 + i / 4, 4), 100 + i, "" if i == 9 else 200 + 2 * i, 300 + 3 * i] for i in range(12)]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) -> None:
+    """A panel with its entities side by side (a spreadsheet of series, an R multivariate time series exported as
+    is: `time`, then one column per country) needed reshaping in Python first. `wide` reads each column as an
+    entity, its header the id and name, its cells the values; an empty cell is that period's gap, and a cell that
+    is no number is quarantined with its line, as the entity's."""
+    rows = _wide_rows()
+    rows[5][3] = "n/a?"
+    header = ["time", *_WIDE["columns"]]
+    name = _csv(tmp_path / "arrivals.csv", header, rows)
+    if fmt != "csv":
+        frame = pl.read_csv(tmp_path / name, infer_schema_length=0)
+        name = f"arrivals.{fmt}"
+        frame.write_parquet(tmp_path / name) if fmt == "parquet" else frame.write_ndjson(tmp_path / name)
+    source = {"path": name, "entity_id": None, "entity_name": None, "wide": _WIDE, "grain": "quarter",
+              "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "arrivals"}})
+    assert (pack.source.entity_id, pack.source.columns) == ("country", ["arrivals"])
+    snapshot = read_snapshot(pack, date(2012, 12, 31), today=TODAY)
+    assert snapshot.metrics.select("entity_id", "level_now").rows() == [
+        ("Japan", 111.0), ("New Zealand", 222.0), ("UK", 333.0)]
+    assert [(period, value) for period, _, value in _history(pack, date(2012, 12, 31), "New Zealand")][8:11] == [
+        ("2012-01-01", 216.0), ("2012-04-01", None), ("2012-07-01", 220.0)]
+    assert snapshot.quarantined.select("source_row", "entity_id", "reason").rows() == [
+        (6 if fmt == "jsonl" else 7, "UK",  # JSON Lines: its line; CSV and Parquet: as under a header line
+         "column arrivals: n/a? is not a number (that cell is a gap; the row is kept)")]
+    assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == []  # one cell of 36: said, not fatal
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"wide": _WIDE}, "key `source.entity_id`: got 'id'; expected no `entity_id` beside `wide`"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "country"}},
+     "key `source.wide`: "),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": ["UK", "UK"]}},
+     "key `source.wide.columns`: "),
+    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "shape": "snapshot"},
+     "key `source.shape`: got 'snapshot'; expected `panel` for a `wide` source"),
+])
+def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[str, Any], message: str) -> None:
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "grain": "quarter", "period_column": "time", "period_format": "decimal_year",
+                         **source}, {"level_now": {"agg": "last", "column": "arrivals"}})
+    assert message in str(caught.value), str(caught.value)
+
+
+def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    wide = {**_WIDE, "columns": ["Japan", "Nw Zealand", "UK"]}
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "wide": wide, "grain": "quarter",
+                            "period_column": "time", "period_format": "decimal_year"},
+                 {"level_now": {"agg": "last", "column": "arrivals"}})
+    (problem,) = check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems
+    assert problem.startswith("key `source.wide.columns.1`: got 'Nw Zealand'; "), problem

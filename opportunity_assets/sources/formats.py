@@ -199,6 +199,9 @@ class Into:
 
     table: str
     typed: Callable[[str], str]
+    row_per_line: bool = True
+    """Whether each record makes one typed row (a wide source's makes one per entity column: its rows cannot be
+    numbered by their place in the table, so the fast CSV reader, which numbers them so, is not used)."""
 
     @property
     def stored(self) -> str:
@@ -371,7 +374,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     if any(c not in header for c in needed) and looks_like(path)[0] == "jsonl":
         raise _not_its_format(path, "csv", declared, within)  # JSON Lines read as CSV: its "header" is a record
     _require(header, needed, path)
-    if _csv_fast(con, path, header, needed, delimiter, into):
+    if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []
     rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity)
     _register_text(con, rows.lines, {c: list(rows.columns[c]) for c in needed}, needed)
@@ -521,9 +524,10 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
     else:
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")
-        rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed,
-                               entity=spec.entity_columns, table=spec.table, query=spec.query, into=into,
-                               declared=spec.format, within=within, delimiter=spec.delimiter)
+        entity = [] if spec.wide is not None else spec.entity_columns  # (a wide line is every entity's)
+        rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed, entity=entity,
+                               table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
+                               delimiter=spec.delimiter)
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
@@ -559,7 +563,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
         except SourceFormatError as exc:  # said of the join's own keys, whoever reports it
             raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within)) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
-    main = Into(TYPED, functools.partial(typed, pack.source))
+    main = Into(TYPED, functools.partial(typed, pack.source), row_per_line=pack.source.wide is None)
     return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
 
 

@@ -29,6 +29,7 @@ from opportunity_assets.sources.spec import (
     Condition,
     JoinSpec,
     SourceSpec,
+    WideSpec,
     is_unix,
 )
 from opportunity_assets.text import MAX_NAME
@@ -361,6 +362,16 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     )"""
 
 
+def wide_sql(wide: WideSpec, relation: str) -> str:
+    """A wide source's rows as a panel's, over its rows as text: one row per line and column of `wide.columns`,
+    the column's header its entity (`wide.entity`), its cell the value (`wide.value`), an empty cell kept empty (a
+    gap, not a missing row); the line's other columns (its period) on each."""
+    names = ", ".join(literal(c) for c in wide.columns)
+    cells = ", ".join(_q(c) for c in wide.columns)
+    return (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.entity)}, "
+            f"unnest([{cells}]) AS {_q(wide.value)} FROM {relation})")
+
+
 def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
     """Step 1 as the table a night reads (`formats.TYPED`), without what step 2 can do without: the text only
     step 1 reads (numbers, periods and publication dates as written: each is already a typed cell and, if bad, a
@@ -371,6 +382,8 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
         scratch.append(NAME)
     if not versioned(src):
         scratch.append(_VERSION)
+    if src.wide is not None:
+        relation = wide_sql(src.wide, relation)
     return f"SELECT * EXCLUDE ({', '.join(_q(c) for c in scratch)}) FROM ({rows_sql(src, grain, relation)})"
 
 

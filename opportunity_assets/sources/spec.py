@@ -87,6 +87,34 @@ class Condition(_Spec):
         return self
 
 
+class WideSpec(_Spec):
+    """A panel whose entities are columns (a spreadsheet of series side by side, an R multivariate time series as
+    exported): each row a period, each of `columns` one entity's values, its header the entity's id and name."""
+
+    columns: list[str] = Field(min_length=1)
+    """The columns, one entity's series each."""
+    entity: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    """The name the entities go by (`country`): a column of no file, as `entity_id` would name one."""
+    value: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    """The name their values go by (`arrivals`): the column the metrics read."""
+
+    @field_validator("columns")
+    @classmethod
+    def _different(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value) or not all(c.strip() for c in value):
+            raise ValueError("a list of different, non-empty column names")
+        return value
+
+    @model_validator(mode="after")
+    def _apart(self) -> WideSpec:
+        if self.entity == self.value:
+            raise ValueError(f"`entity` and `value` named apart (both {self.entity!r})")
+        taken = {self.entity, self.value} & set(self.columns)
+        if taken:
+            raise ValueError(f"`entity` and `value` names that are none of `columns` ({sorted(taken)[0]!r} is one)")
+        return self
+
+
 class AggregateSpec(_Spec):
     """One panel column made from events: per entity and period, over the events that match `where`."""
 
@@ -230,6 +258,9 @@ class SourceSpec(_Spec):
     entity: str | None = None
     """A source of one series with no entity column (a call centre's counts, one city's demand): its one entity's
     name, every row that entity's; its id is the name's slug. Instead of `entity_id` and `entity_name`."""
+    wide: WideSpec | None = None
+    """A panel whose entities are columns (`{columns: [Japan, UK, US], entity: country, value: arrivals}`): instead
+    of `entity_id`, `entity_name` and `columns`, which it sets (`country`, `country`, `[arrivals]`)."""
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
@@ -294,6 +325,14 @@ class SourceSpec(_Spec):
                         raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
             data["join"] = [{"entity_name": j.get("entity_id"), **j, "grain": grain} if isinstance(j, dict) else j
                             for j in data["join"]]
+        if isinstance(wide := data.get("wide"), dict):
+            for key in ("entity_id", "entity_name", "entity", "columns"):
+                if data.get(key) is not None:
+                    raise KeyProblem(f"source.{key}", data[key], "", said=(
+                        f"got {data[key]!r}; expected no `{key}` beside `wide`: its entities are its columns' "
+                        "headers (named by `wide.entity`), its values `wide.value`"))
+            if isinstance(wide.get("entity"), str) and isinstance(wide.get("value"), str):
+                data.update(entity_id=wide["entity"], entity_name=wide["entity"], columns=[wide["value"]])
         if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
             data["columns"] = list(data["aggregates"])
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
@@ -423,6 +462,8 @@ class SourceSpec(_Spec):
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
+        if self.wide is not None and self.shape != "panel":
+            raise _problem("shape", self.shape, "`panel` for a `wide` source (a row per period, a column per entity)")
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
         if self.published_column and "publication_lag_days" in self.model_fields_set:
@@ -561,8 +602,12 @@ class SourceSpec(_Spec):
     @property
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
-        wanted: list[str | None] = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
-                                    self.month_column, self.day_column, self.published_column]
+        if self.wide is not None:  # its entity and value columns are made from these (`shapes.wide_sql`)
+            wanted: list[str | None] = [self.period_column, self.year_column, self.month_column, self.day_column,
+                                        self.published_column, *self.wide.columns]
+            return list(dict.fromkeys(c for c in [*wanted, *(c.column for c in self.where)] if c))
+        wanted = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
+                  self.month_column, self.day_column, self.published_column]
         if self.shape == "events":
             for spec in self.aggregates.values():
                 wanted += [spec.column, *(c.column for c in spec.where)]
@@ -589,6 +634,7 @@ class JoinSpec(SourceSpec):
 
 
 NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",
+                 "wide": "a joined table has one column per kind of value, its rows by entity and period",
                  "entity": "a joined table joins by the ids in its own `entity_id` column",
                  "join": "no join inside a join: list every table under the main source's `join`"}
 """The keys of `source` a join entry does not take, and why."""

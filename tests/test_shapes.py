@@ -1326,3 +1326,17 @@ def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> N
                  {"level_now": {"agg": "last", "column": "arrivals"}})
     (problem,) = check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems
     assert problem.startswith("key `source.wide.columns.1`: got 'Nw Zealand'; "), problem
+
+
+def test_a_wide_source_s_column_of_text_is_a_problem_naming_it(tmp_path: Path) -> None:
+    """A notes column listed among a wide source's series is a fifth of the cells read under `wide.value`, too few
+    for the pooled judgment of a column mostly text: each column is judged on its own, and named by its key."""
+    rows = [[*row, "revised" if i % 3 else ""] for i, row in enumerate(_wide_rows())]
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"], "Notes"], rows)
+    wide = {**_WIDE, "columns": [*_WIDE["columns"], "Notes"]}
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "wide": wide, "grain": "quarter",
+                            "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "arrivals"}})
+    assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == [
+        "key `source.wide.columns.3`: got 'Notes'; 8 of 12 of its cells the night reads are not numbers: expected a "
+        "column of one entity's figures (list only such columns)"]

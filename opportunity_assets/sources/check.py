@@ -658,7 +658,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     columns = _numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    problems += _cell_problems(pack.source, columns, cells, seen)
+    problems += _cell_problems(pack.source, columns, cells, seen) + wide_columns_of_text(
+        pack.source, snapshot.quarantined, snapshot.history)
     joined_facts: list[str] = []
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
@@ -1092,6 +1093,25 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
             problems.append(f"key `{within}.signed`: {column!r}: {negative} of {seen} cells the night reads are "
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
                             "values may be below zero (a delay, a change), else a column of counts or amounts")
+    return problems
+
+
+def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:
+    """A wide source's column (one entity's series) whose cells the night reads are mostly text: a notes or a
+    flags column listed among `wide.columns`. Judged per column: pooled with the others under `wide.value`, a
+    column of text among four is a quarter of the cells, which `_cell_problems` does not call mostly text."""
+    if spec.wide is None:
+        return []
+    value = spec.wide.value
+    seen = dict(history.group_by("entity_id").len().rows())
+    text = Counter(entity for entity, reason in quarantined.select("entity_id", "reason").rows()
+                   if bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
+    problems = []
+    for n, column in enumerate(spec.wide.columns):
+        if seen.get(column) and text[column] / seen[column] > MOSTLY_TEXT:
+            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of {seen[column]} of its "
+                            "cells the night reads are not numbers: expected a column of one entity's figures (list "
+                            "only such columns)")
     return problems
 
 

@@ -504,21 +504,27 @@ def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_li
                        "extension says .csv: expected `format: csv` (or no `format`: the extension says so)")
 
 
-@pytest.mark.parametrize("indent", [None, 1])
-def test_a_json_array_named_jsonl_says_it_is_one_array_not_json_lines(tmp_path: Path, indent: int | None) -> None:
-    """Trial 6: a JSON document of records (`[{...}, {...}]`, what `to_json(orient="records")` writes) named .jsonl
-    said "has no rows (a header, or a table, and nothing in it)", beside "quarantined for: a JSON list, not an
-    object (1)"."""
-    import json
-
+@pytest.mark.parametrize(("indent", "suffix"), [(None, ".jsonl"), (1, ".jsonl"), (1, ".json")])
+def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: int | None, suffix: str) -> None:
+    """Trial 6: a JSON document of records (`[{...}, {...}]`, what `to_json(orient="records")`, `json.dump` or an
+    API writes) named .jsonl said "has no rows"; then it was refused, asking for `jq -c '.[]'`, and a `.json` file
+    had no format at all. Either is read now, its items numbered from 1: the same scan as the JSON Lines file."""
     from opportunity_assets.sources.check import check_pack
 
-    records = [json.loads(line) for line in _texas_as(tmp_path, "jsonl").read_text().splitlines()]
-    array = tmp_path / "rows.jsonl"
+    lines = _texas_as(tmp_path, "jsonl")
+    records = [json.loads(line) for line in lines.read_text().splitlines()]
+    records[3]["sales"] = "n/a?"
+    array = tmp_path / f"rows{suffix}"
     array.write_text(json.dumps(records, indent=indent))
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, array))).problems
-    assert problem == (f"key `source.path`: source file {array} is one JSON array of {len(records)} records, not JSON "
-                       "Lines: expected one JSON object per line (`jq -c '.[]'` writes the array so)"), problem
+    pack = load_criteria(write_pack(tmp_path, array))
+    assert check_pack(pack, as_of=date(2009, 12, 31)).problems == []
+    read = read_snapshot(pack, date(2009, 12, 31))
+    lines.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "lines").mkdir()
+    expected = read_snapshot(load_criteria(write_pack(tmp_path / "lines", lines)), date(2009, 12, 31))
+    assert read.metrics.equals(expected.metrics)
+    assert read.quarantined.select("source_row", "entity_id").rows() == [(4, "Abilene")]
+    assert read.quarantined.rows() == expected.quarantined.rows()
 
 
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ field count or a broken quote, a JSON line that does not parse) come back as `Re
 rest of the file is read as usual.
 
 Formats, inferred from the path's extension (`source.format` overrides): CSV (`.csv`, `.tsv`, `.txt`), Parquet
-(`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`), a table, view or query of a DuckDB database file
+(`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`) or one JSON array of records (`.json`: either), a table,
+view or query of a DuckDB database file
 (`.duckdb`, `.db`; `source.table` or `source.query`), and a table, view or query of a PostgreSQL database
 (`format: postgres`; the URL in the environment variable `source.url_env`), read through psycopg2.
 """
@@ -23,10 +24,10 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import pyarrow as pa
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 
 Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
-                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
                                     **dict.fromkeys(DUCKDB_SUFFIXES, "duckdb")}
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb", "postgres")
 ROW = "__row"
@@ -393,13 +394,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     odd: list[tuple[int, list[str]]] = []  # (position, keys) of records with a key spelling a needed one otherwise
     together: set[tuple[str, str]] = set()
     spelling: dict[str, str | None] = {}  # each key's `spelt_as`, once
-    for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            rejected.append(Rejected(number, f"not a JSON object ({type(exc).__name__})", None))
+    for number, record in _json_records(path):
+        if isinstance(record, ValueError):
+            rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None))
             continue
         if not isinstance(record, dict):
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
@@ -418,9 +415,6 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
             columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
     if not lines and rejected and looks_like(path)[0] != "jsonl":  # CSV read as JSON Lines: no line an object
         raise _not_its_format(path, "jsonl", declared, within)
-    if not lines and rejected and (records := _json_array(path)) is not None:
-        raise SourceFormatError(f"source file {path} is one JSON array of {records} records, not JSON Lines: "
-                                "expected one JSON object per line (`jq -c '.[]'` writes the array so)")
     if lines:
         missing = [c for c in needed if c not in seen]
         if missing:
@@ -445,8 +439,9 @@ _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", f
 """How a JSON line that is no object is named in its row's quarantine reason."""
 
 
-def _json_array(path: Path) -> int | None:
-    """How many items a file that is one JSON array holds (a JSON document of records, not JSON Lines), else None."""
+def _json_array(path: Path) -> list[Any] | None:
+    """The items of a file that is one JSON array (a JSON document of records, as an API or `json.dump` writes
+    them, not JSON Lines), else None."""
     text = read_bytes(path).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text.startswith(b"["):
         return None
@@ -454,7 +449,23 @@ def _json_array(path: Path) -> int | None:
         document = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return len(document) if isinstance(document, list) else None
+    return document if isinstance(document, list) else None
+
+
+def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
+    """(position, the record or the error that kept it from parsing) of each record: a JSON Lines file's lines
+    (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1."""
+    items = _json_array(path)
+    if items is not None:
+        yield from enumerate(items, start=1)
+        return
+    for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield number, json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            yield number, exc
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],

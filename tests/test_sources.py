@@ -86,8 +86,9 @@ def test_the_format_comes_from_the_extension_unless_declared() -> None:
     assert [infer_format(Path(p)) for p in ("a.csv", "a.TSV", "a.parquet", "a.jsonl", "a.ndjson", "a.duckdb")] == \
         ["csv", "csv", "parquet", "jsonl", "jsonl", "duckdb"]
     assert infer_format(Path("a.data"), "parquet") == "parquet"
+    assert [infer_format(Path(p)) for p in ("a.xlsx", "a.xls", "a.ods", "a.json")] == ["excel"] * 3 + ["jsonl"]
     with pytest.raises(SourceFormatError, match=r"set `source\.format`"):
-        infer_format(Path("a.xlsx"))
+        infer_format(Path("a.numbers"))
 
 
 def _texas_as(tmp_path: Path, fmt: str) -> Path:
@@ -112,12 +113,55 @@ def _scan(pack_path: Path) -> tuple[dict[str, object], list[tuple[object, ...]],
             snapshot.quarantined.rows(), snapshot.metrics.to_dicts())
 
 
+def _texas_workbook(path: Path, *, sheet: str = "txhousing", above: int = 0) -> Path:
+    """Texas as an Excel workbook, as a spreadsheet holds it: numbers as numbers (an `NA` an empty cell), the rest
+    as text; `above`: empty rows above the header (the header is the first row filled)."""
+    from openpyxl import Workbook
+
+    frame = pl.read_csv(TEXAS, null_values="NA")
+    book = Workbook()
+    book.active.title = "notes"
+    book.active.append(["Texas housing, from the ggplot2 package"])
+    table = book.create_sheet(sheet)
+    for _ in range(above):
+        table.append([])
+    table.append(frame.columns)
+    for row in frame.iter_rows():
+        table.append(list(row))
+    book.save(path)
+    return path
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl", "duckdb"])
 def test_texas_in_every_format_scans_as_the_csv_does(tmp_path: Path, fmt: str) -> None:
     csv_scan = _scan(write_pack(tmp_path, TEXAS))
     other = tmp_path / fmt
     other.mkdir()
     assert _scan(write_pack(other, _texas_as(other, fmt))) == csv_scan
+
+
+def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> None:
+    """A spreadsheet user's file is a workbook: it was "cannot tell the format of txhousing.xlsx", then, declared,
+    "a ZIP archive (save it as CSV)". The sheet named by `source.sheet` is read, each row numbered as the
+    spreadsheet shows it; a sheet the workbook has not is named with those it has."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    (tmp_path / "x").mkdir()
+    book = _texas_workbook(tmp_path / "x" / "txhousing.xlsx")
+    assert _scan(write_pack(tmp_path / "x", book, **{"source.sheet": "txhousing"})) == csv_scan
+    from opportunity_assets.sources.check import check_pack
+
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book, **{"source.sheet": "Sheet1"}))).problems
+    assert problem == ("key `source.sheet`: got 'Sheet1'; txhousing.xlsx has the sheets ['notes', 'txhousing']: "
+                       "expected one of them"), problem
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book))).problems  # the first sheet: notes
+    assert problem == ("key `source.sheet`: got none, so the first sheet, 'notes', is read, and it lacks column(s) "
+                       "['city', 'year', 'month', 'sales', 'volume', 'median', 'listings', 'inventory']; sheet "
+                       "'txhousing' has them all: expected `sheet: txhousing`"), problem
+    above = _texas_workbook(tmp_path / "x" / "titled.xlsx", sheet="data", above=2)  # a title block above the header
+    assert _scan(write_pack(tmp_path / "x", above, **{"source.sheet": "data"}))[0] == csv_scan[0]
+    with pytest.raises(CriteriaError, match=r"key `source\.sheet`: got 'txhousing'; expected no `sheet` but for an "
+                                            r"Excel workbook"):
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.sheet": "txhousing"}))
 
 
 def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import gzip
 import json
 import os
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -40,17 +41,19 @@ from opportunity_assets.sources.csv_rows import (
     read_bytes,
     read_csv_rows,
 )
+from opportunity_assets.sources.excel import WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
     from opportunity_assets.sources.spec import SourceSpec
 
-Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
+Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
                                     ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+                                    ".xlsx": "excel", ".xlsm": "excel", ".xls": "excel", ".ods": "excel",
                                     **dict.fromkeys(DUCKDB_SUFFIXES, "duckdb")}
-FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "duckdb", "postgres")
+FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "excel", "duckdb", "postgres")
 ROW = "__row"
 """`source_rows`' own column: the record's line or position. Internal names start with `__`; a source's never do
 (`SourceSpec` refuses them), so no source column can collide with one."""
@@ -92,6 +95,7 @@ def infer_format(path: Path, declared: Format | None = None, *, within: str = "s
 
 
 _FORMAT_NAMES: dict[Format, str] = {"csv": "CSV text", "parquet": "a Parquet file", "jsonl": "JSON Lines text",
+                                    "excel": "an Excel workbook",
                                     "duckdb": "a DuckDB database", "postgres": "a PostgreSQL database"}
 
 
@@ -117,7 +121,11 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     if head.startswith(b"SQLite format 3\x00"):
         return None, "an SQLite database"
     if head.startswith(b"PK\x03\x04"):
-        return None, "a ZIP archive (a spreadsheet workbook, perhaps: save it as CSV)"
+        if _zipped(path, ("xl/workbook.xml", "content.xml")):
+            return "excel", "an Excel workbook"
+        return None, "a ZIP archive"
+    if head.startswith(b"\xd0\xcf\x11\xe0"):  # an OLE2 compound file: Excel 97-2003's .xls
+        return "excel", "an Excel 97-2003 workbook"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark of UTF-16 (UTF-32's begins so too)
         text = head[:len(head) // 4 * 4].decode("utf-16", "replace")
         first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
@@ -134,6 +142,15 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return found, f"gzip-compressed {text}" if found else "gzip-compressed data"
     found, text = _text_kind(head)
     return found, text or "binary data of another format"
+
+
+def _zipped(path: Path, members: tuple[str, ...]) -> bool:
+    """Whether a ZIP archive holds one of `members` (a workbook's own part: Excel's, or OpenDocument's)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return any(name in members for name in archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _text_kind(head: bytes) -> tuple[Format | None, str]:
@@ -538,7 +555,7 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
         entity = [] if spec.wide is not None else spec.entity_columns  # (a wide line is every entity's)
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed, entity=entity,
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
-                               delimiter=spec.delimiter)
+                               delimiter=spec.delimiter, sheet=spec.sheet)
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
@@ -580,7 +597,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
-                within: str = "source", delimiter: str | None = None) -> list[Rejected]:
+                within: str = "source", delimiter: str | None = None, sheet: str | None = None) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the
     pack's `format` (None: from the extension); `within`: the source's key, `source` or `source.join.N`, that a
     problem names. No message carries DuckDB's own error text."""
@@ -588,7 +605,10 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
     if fmt == "csv":
         return _csv(con, path, needed, entity, into, declared, within, delimiter)
-    if fmt == "jsonl":
+    if fmt == "excel":
+        _excel(con, path, needed, sheet, declared, within)
+        rejected = []
+    elif fmt == "jsonl":
         rejected = _jsonl(con, path, needed, entity, declared, within)
     elif fmt == "parquet":
         _parquet(path, declared, within)
@@ -611,6 +631,28 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         rejected = []
     into.make(con, "source_rows")
     return rejected
+
+
+def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet: str | None,
+           declared: Format | None, within: str) -> None:
+    """A workbook's sheet (`sources/excel.py`) as the rows as text, each numbered by its spreadsheet row."""
+    if looks_like(path)[0] != "excel":
+        raise _not_its_format(path, "excel", declared, within)
+    try:
+        read = read_sheet(path, sheet, needed)
+    except WorkbookError as exc:
+        said = f"key `{within}.sheet`: {exc}" if sheet is not None and str(exc).startswith("got ") else \
+            f"source file {path}: {exc}"
+        raise SourceFormatError(said) from None
+    if sheet is None and (missing := [c for c in needed if c not in read.header]):
+        holding = next((name for name in sheet_names(path)[1:]
+                        if all(c in read_sheet(path, name, []).header for c in needed)), None)
+        if holding is not None:  # the first sheet is a cover or a note: the table is on another
+            raise SourceFormatError(f"key `{within}.sheet`: got none, so the first sheet, {read.name!r}, is read, "
+                                    f"and it lacks column(s) {missing}; sheet {holding!r} has them all: expected "
+                                    f"`sheet: {holding}`")
+    _require(read.header, needed, f"sheet {read.name!r} of source file {path}")
+    _register_text(con, read.lines, read.columns, needed)
 
 
 def _parquet(path: Path, declared: Format | None, within: str) -> None:

@@ -37,7 +37,7 @@ from pydantic_core import InitErrorDetails
 
 from opportunity_assets.periods import GRAINS, GrainName
 
-Format = Literal["csv", "parquet", "jsonl", "duckdb", "postgres"]
+Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 ENTITY_JOINER = " / "
 """Between the values of an entity of several columns (`entity_id: [state, industry]`): `Victoria / Food retailing`
 (the candidate id is its slug, `victoria-food-retailing`)."""
@@ -242,6 +242,8 @@ class SourceSpec(_Spec):
     (`opportunity_assets/sources/formats.py`). Not for PostgreSQL."""
     format: Format | None = None
     """The file's format; default: from the path's extension. `postgres` needs `url_env`."""
+    sheet: str | None = None
+    """Excel only: the sheet to read (default the workbook's first); its first row is the header."""
     delimiter: Literal[",", ";", "\t", "|"] | None = None
     """CSV only: the character between fields; default a tab for `.tsv`, else a comma (`";"` for a spreadsheet's
     export in a locale that writes a decimal comma)."""
@@ -411,6 +413,9 @@ class SourceSpec(_Spec):
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
                            "whole (name its table's columns instead)")
+        if self.sheet is not None and (self.format or _extension_format(self.path)) != "excel":
+            raise _problem("sheet", self.sheet, "no `sheet` but for an Excel workbook (`.xlsx`, `.xlsm`, `.xls`, "
+                           "`.ods`, or `format: excel`)")
         if self.delimiter is not None and (self.format or _extension_format(self.path)) not in (None, "csv"):
             raise _problem("delimiter", self.delimiter, "no `delimiter` but for a CSV file (`.csv`, `.tsv`, `.txt` "
                            "or `format: csv`)")

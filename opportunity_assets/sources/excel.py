@@ -1,0 +1,96 @@
+"""A sheet of an Excel workbook (`.xlsx`, `.xlsm`, `.xls`) or an OpenDocument spreadsheet (`.ods`) as text rows.
+
+Read by python-calamine (Rust's calamine: every one of these formats, no Excel needed, no formula evaluated: a
+cell's cached value is read). The sheet's first row is its header; each later row is a record numbered by its row
+in the spreadsheet, as a user sees it there. Each cell becomes the text the source layer parses, as a CSV writes
+it: a whole number without a decimal part (Excel stores every number as a float: `2009`, not `2009.0`, for a year
+or an id), a date as ISO (`2015-07-01`), a moment as an ISO timestamp, an empty cell as none. Pure: no DuckDB here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+from python_calamine import CalamineError, CalamineWorkbook
+
+
+class WorkbookError(ValueError):
+    """The file is no workbook this reader opens, or has not the sheet asked for; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A sheet's header and its records as text, by spreadsheet row."""
+
+    name: str
+    header: list[str]
+    lines: list[int]
+    """Each record's row number in the spreadsheet (the header's is its first)."""
+    columns: dict[str, list[str | None]]
+    """Per header name, each record's cell as text (None for an empty cell)."""
+
+
+def sheet_names(path: Path) -> list[str]:
+    """The workbook's sheets, in order."""
+    return list(_workbook(path).sheet_names)
+
+
+def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
+    """The `needed` columns of `sheet` (default: the first) as text. A header cell written twice keeps its first
+    column; a row with no cell filled is skipped, as a blank line is."""
+    book = _workbook(path)
+    names = list(book.sheet_names)
+    if not names:
+        raise WorkbookError(f"{path.name} holds no sheet")
+    if sheet is not None and sheet not in names:
+        raise WorkbookError(f"got {sheet!r}; {path.name} has the sheets {names}: expected one of them")
+    chosen = sheet if sheet is not None else names[0]
+    try:
+        grid = book.get_sheet_by_name(chosen).to_python(skip_empty_area=False)
+    except CalamineError as exc:
+        raise WorkbookError(f"{path.name}'s sheet {chosen!r} cannot be read ({type(exc).__name__})") from None
+    first = next((i for i, row in enumerate(grid) if any(_text(c) for c in row)), None)
+    if first is None:
+        return Sheet(chosen, [], [], {c: [] for c in needed})
+    header = [_text(c) or "" for c in grid[first]]
+    where = {name: header.index(name) for name in needed if name in header}
+    lines: list[int] = []
+    columns: dict[str, list[str | None]] = {c: [] for c in needed}
+    for number, row in enumerate(grid[first + 1:], start=first + 2):
+        cells = [_text(c) for c in row]
+        if not any(cells):
+            continue
+        lines.append(number)
+        for name, index in where.items():
+            columns[name].append(cells[index] if index < len(cells) else None)
+    return Sheet(chosen, header, lines, columns)
+
+
+def _workbook(path: Path) -> CalamineWorkbook:
+    try:
+        return CalamineWorkbook.from_path(str(path))
+    except (CalamineError, OSError, ValueError) as exc:
+        raise WorkbookError(f"{path.name} cannot be opened as a workbook ({type(exc).__name__})") from None
+
+
+def _text(cell: object) -> str | None:
+    """A cell as the text a CSV export writes of it; None for an empty one."""
+    if cell is None or cell == "":
+        return None
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
+    if isinstance(cell, float):
+        if not math.isfinite(cell):
+            return str(cell)
+        return str(int(cell)) if cell.is_integer() and abs(cell) < 1e15 else repr(cell)
+    if isinstance(cell, datetime):
+        return cell.isoformat(sep=" ")
+    if isinstance(cell, date | time):
+        return cell.isoformat()
+    if isinstance(cell, timedelta):
+        return str(cell)
+    text = str(cell).strip()
+    return text or None

@@ -1029,6 +1029,22 @@ def test_a_filter_bound_on_another_scale_that_no_candidate_comes_near_is_a_warni
     assert warned([{"name": "busy", "metric": "level_now", "op": ">=", "value": 100}]) == []  # a slow night
 
 
+def test_a_filter_over_values_that_are_all_zero_is_no_other_scale(tmp_path: Path) -> None:
+    """Trial 14: `built_10y >= 20` over NYC's aircraft makers, where every maker with a count built nothing in ten
+    years (the big ones' counts unknown, their rows of no year quarantined), was warned "every candidate's built_10y
+    lies within [0, 0] ... is the bound on another scale than the metric?": zeros have no scale, and the bound was
+    right."""
+    rows = [[e, y, 0] for e in "abcde" for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "busy", "metric": "level_now", "op": ">=", "value": 20}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `hard_filters.")], report.warnings
+    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: busy (5 of 5)" in report.facts, \
+        report.facts
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

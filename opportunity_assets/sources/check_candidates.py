@@ -50,10 +50,12 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 def _judged_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
     """Hard filters with a positive bound and at least `_ENOUGH` scanned candidates' values of their metric, none
-    negative: (index, filter, the values), what a unit judgment of the bound needs."""
+    negative and not all zero (zeros have no scale: the counts of makers that built nothing in ten years are no
+    sign that `built_10y >= 20` is on another scale): (index, filter, the values), what a unit judgment of the
+    bound needs."""
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) >= _ENOUGH and f.value > 0 and min(values) >= 0:
+        if len(values) >= _ENOUGH and f.value > 0 and min(values) >= 0 and max(values) > 0:
             yield n, f, values
 
 

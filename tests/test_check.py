@@ -158,6 +158,24 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
                        "'%b-%Y' for Mar-2018)")
 
 
+def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path: Path) -> None:
+    """Trial 14: NYC's planes have `year` 2004.0 (a column of years with some missing, as R exports it). Read as
+    `period_column: year` it was "not dates ... expected ... a bare year", and with `period_format: '%Y'` "none of
+    its values parses with it": neither named `year_column`, which reads them."""
+    rows = [["a", f"{y}.0", 5] for y in range(2001, 2007)]
+    source = {"path": _csv(tmp_path / "p.csv", ["id", "year", "level"], rows), "period_column": "year",
+              "grain": "year", "columns": ["level"]}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_column`: got 'year'; its values are whole years written as numbers (e.g. "
+                       "['2001.0', '2002.0', '2003.0']), which no date pattern reads: expected `source.year_column: "
+                       "year` in its place (it reads whole years, 2001 or 2001.0)")
+    (problem,) = check_pack(_pack(tmp_path, {**source, "period_format": "%Y"}, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_format`: got '%Y' for column 'year'; none of its values parses with it "
+                       "(e.g. ['2001.0', '2002.0', '2003.0']): they are whole years written as numbers: expected "
+                       "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
+                       "years, 2001 or 2001.0)")
+
+
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
 
 def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_path: Path) -> None:

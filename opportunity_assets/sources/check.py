@@ -214,6 +214,10 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     column = src.period_column or ""
     unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
                          limit=50)
+    if _years_as_numbers(unparsed):
+        return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
+                f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
+                "(it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed)
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
@@ -272,9 +276,19 @@ def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
             f"parses with it (e.g. {unparsed[:3]})")
     if unparsed and all(_iso(v) for v in unparsed):
         return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    if _years_as_numbers(unparsed):
+        return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
+                "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+def _years_as_numbers(values: list[str]) -> bool:
+    """Whether periods as written are all whole years written as decimal numbers (`2001.0`, a column of years that
+    held a missing value, as R and pandas export it): `year_column` reads them, no date pattern does."""
+    found = [re.fullmatch(r"\s*(\d{4})\.0+\s*", v) for v in values]
+    return bool(found) and all(m is not None and 1800 <= int(m[1]) <= 2999 for m in found)
 
 
 def _iso(value: str) -> bool:

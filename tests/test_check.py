@@ -1063,6 +1063,28 @@ def test_a_filter_over_values_that_are_all_zero_is_no_other_scale(tmp_path: Path
         report.facts
 
 
+def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_path: Path) -> None:
+    """Trial 14: daily aluminium premiums, quoted on trading days only, read by the day with `window: [0, 6]`: the
+    required input had no value for any region ("5 of 7 days of level filled ...; needs 7") and check said "expected
+    a metric the night's rows fill (a column with figures in its window)", naming neither `min_rows` nor the
+    weekends the source never fills."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(30)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 6]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `required_inputs.0`: got 'level_now'; it has no value for any of the 3 candidates scanned (level_now: 5 "
+        "of 7 days of level filled in 2018-03-24..2018-03-30; needs 7), so each going on would be archived as a data "
+        "gap: expected `metrics.level_now.min_rows` of at most 5 (it needs 7 of the window's 7 days filled, and the "
+        "candidates fill fewer; the 2 missing are on a Saturday or Sunday: a source of trading days has no rows "
+        "then), or a window the rows fill"]
+    metrics["level_now"]["min_rows"] = 5
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

@@ -9,6 +9,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -247,21 +248,49 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
-                        f"({line}), so {effect}: {_gap_expected(line)}")
+                        f"({line}), so {effect}: {_gap_expected(pack, line)}")
     return problems
 
 
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
 
 
-def _gap_expected(line: str) -> str:
+_PARTLY_FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<periods>\w+) of .+ filled in "
+                            r"(?P<first>[^.]+)\.\.(?P<last>[^.]+); needs (?P<needs>\d+)$")
+
+
+def _gap_expected(pack: CriteriaPack, line: str) -> str:
     """What a metric with no value for any candidate needs, from its commonest gap line: the quarantined rows in its
-    reach mended (a period sent twice: each entity's rows of it refused as a duplicated key), else rows that fill
-    its window."""
+    reach mended (a period sent twice: each entity's rows of it refused as a duplicated key); a window the rows
+    fill in part, the aggregate's `min_rows` (`_fewer_rows`); else rows that fill its window."""
     if match := _QUARANTINED.match(line):
         return (f"expected the source's rows mended: rows in every candidate's window are quarantined "
                 f"({match.group(1)}; `check` lists them under 'quarantined for'), not a metric in error")
+    if (match := _PARTLY_FILLED.match(line)) and int(match["filled"]) > 0 and match["metric"] in pack.metrics:
+        return _fewer_rows(pack, match)
     return "expected a metric the night's rows fill (a column with figures in its window)"
+
+
+def _fewer_rows(pack: CriteriaPack, gap: re.Match[str]) -> str:
+    """A window every candidate fills in part (3 of 5 days): by default an aggregate needs every period of its
+    window, so a source with no rows on some periods (trading days: none on Saturdays and Sundays) never fills one.
+    The metric's `min_rows` at most the filled count is the key that lets it; on a day grain, the window's
+    weekend days are named when they are exactly the periods missing."""
+    filled, length = int(gap["filled"]), int(gap["length"])
+    weekend = ""
+    if pack.source.grain == "day":
+        try:
+            first, last = date.fromisoformat(gap["first"]), date.fromisoformat(gap["last"])
+        except ValueError:
+            first, last = date.max, date.min
+        days = [first + timedelta(days=k) for k in range((last - first).days + 1)]
+        saturdays_sundays = sum(1 for d in days if d.weekday() >= 5)
+        if saturdays_sundays and saturdays_sundays == length - filled:
+            weekend = (f"; the {saturdays_sundays} missing {'is' if saturdays_sundays == 1 else 'are'} on a "
+                       "Saturday or Sunday: a source of trading days has no rows then")
+    return (f"expected `metrics.{gap['metric']}.min_rows` of at most {filled} (it needs {gap['needs']} of the "
+            f"window's {length} {gap['periods']} filled, and the candidates fill fewer{weekend}), or a window the "
+            "rows fill")
 
 
 def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:

@@ -773,7 +773,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += _negatives_unsigned(pack.source, cells)
+    facts += _negatives_unsigned(pack.source, cells) + _text_cells(columns, cells, seen)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -1050,6 +1050,26 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
                             "values may be below zero (a delay, a change), else a column of counts or amounts")
     return problems
+
+
+def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:
+    """A numeric column some of whose cells (no more than `MOSTLY_TEXT` of those read: more is `_cell_problems`'s)
+    are text that is no grouped number and no missing-number token (those have facts of their own): `$200` in a
+    third of the premiums, `155 seats`. Each such cell is quarantined; the fact names the column, the count, an
+    example and, for a dressed number, the dress (`_numbers_dressed`)."""
+    facts = []
+    for column in columns:
+        written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+        written = [w for w in written if not _GROUPED.match(w) and w not in _MISSING_TEXTS]
+        if not written or (seen and len(written) / seen > MOSTLY_TEXT):
+            continue
+        held = _numbers_dressed(column, written)
+        example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
+                                                      "text that means a missing number, `source.na_values` listing "
+                                                      "it)")
+        facts.append(f"cells of {column!r} such as {example!r} ({len(written)}) are quarantined as not numbers: "
+                     f"{why}")
+    return facts
 
 
 def _past_cap(pack: CriteriaPack, flagged: int) -> str:

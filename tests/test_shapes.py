@@ -364,6 +364,9 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
     ({"query": "SELECT 1"}, "key `source.query`"),
     ({"format": "postgres"}, "key `source.url_env`"),
+    # trial 14: a file's `path` left beside `format: postgres` was read by nothing, silently
+    ({"format": "postgres", "url_env": "PG_URL"}, "key `source.path`: got 'x.csv'; expected no `path` beside "
+     "`format: postgres`, whose rows come from the database `url_env` names (or another `format`, to read the file)"),
     ({"signed": ["nope"]}, "key `source.signed`"),
     ({"bounds": {"nope": [0, 100]}}, "key `source.bounds.nope`: got [0.0, 100.0]; expected a column among ['level']"),
     ({"bounds": {"level": [100, 0]}}, "key `source.bounds.level`: got [100.0, 0.0]; expected [low, high] with low"),

@@ -1085,6 +1085,28 @@ def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_p
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
 
 
+def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:
+    """Trial 14: daily aluminium premiums (trading days) read by the day with `coverage >= 0.9` over 14 days: a
+    candidate's coverage is at most 10 of 14 (its Saturdays and Sundays never filled), the filter refused every
+    region on every night, and check said ok ("0 pass the hard filters ... the most failed: covered"). A bound the
+    weekdays can reach is no problem."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(30)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {**_LEVELS, "filled_2w": {"agg": "coverage", "columns": ["level"], "window": [0, 13]}}
+    filters = [{"name": "covered", "metric": "filled_2w", "op": ">=", "value": 0.9}]
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 0.9; filled_2w is the filled share of 14 days, and the source has no row on "
+        "a Saturday or Sunday (trading days), so a candidate's filled_2w reaches about 10 of 14 (0.714) at most and "
+        "the filter refuses every one, tonight and every night: expected a bound of at most 0.714 (or "
+        "`source.grain: week`)"]
+    filters[0]["value"] = 0.7
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

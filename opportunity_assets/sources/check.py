@@ -742,7 +742,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += check_candidates.problems(pack, found)
+    problems += check_candidates.problems(pack, found) + coverage_past_trading_days(pack, snapshot.history, found)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
         pack, found) + check_candidates.ranges_at_zero_end(pack, found)
     if not with_facts:
@@ -937,6 +937,48 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+_WEEKEND_SHARE = 0.05
+"""A day-grain source with fewer of its rows than this on Saturdays and Sundays is one of trading days (a daily one
+has 2 in 7 there)."""
+
+
+def _weekdays_at_most(length: int) -> int:
+    """The most Mondays to Fridays that `length` consecutive days hold."""
+    return 5 * (length // 7) + min(length % 7, 5)
+
+
+def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found: list[Candidate]) -> list[str]:
+    """A `coverage` filter on a day grain that refuses every scanned candidate tonight, over a source of trading days
+    (fewer than `_WEEKEND_SHARE` of the rows the night reads on a Saturday or Sunday: exchange quotes, a
+    working-day feed), with a bound above its window's weekdays' share: the weekend days are (nearly) never
+    filled, so its coverage is at most about that share (10 of 14 days, 0.714), and the filter refuses every
+    candidate on every night while check said ok. A problem naming the filter's value."""
+    columns = [c for c in pack.columns if c in history.columns]
+    if pack.source.grain != "day" or not columns or history.height == 0:
+        return []
+    filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
+    weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
+    if filled.height == 0 or weekend >= _WEEKEND_SHARE * filled.height:
+        return []
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        spec = pack.metrics.get(f.metric)
+        judged = [c.filters.get(f.name) for c in found if c.filters.get(f.name) != FilterResult.UNCLEAR]
+        if spec is None or spec.agg != "coverage" or f.op not in (">=", ">") or not judged \
+                or any(r != FilterResult.FAIL for r in judged):
+            continue
+        length = spec.window[1] - spec.window[0] + 1
+        most = _weekdays_at_most(length)
+        if f.value > most / length or (f.op == ">" and f.value >= most / length):
+            rows = "no row" if not weekend else f"{weekend} of its {filled.height} rows"
+            problems.append(f"key `hard_filters.{n}.value`: got {f.value:g}; {f.metric} is the filled share of "
+                            f"{length} days, and the source has {rows} on a Saturday or Sunday (trading days), so a "
+                            f"candidate's {f.metric} reaches about {most} of {length} ({most / length:.3g}) at most "
+                            "and the filter refuses every one, tonight and every night: expected a bound of at most "
+                            f"{most / length:.3g} (or `source.grain: week`)")
+    return problems
 
 
 def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:

@@ -669,6 +669,25 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path,
                        "its values lie within")
 
 
+def test_a_source_keys_problem_is_not_said_again_by_each_metric_its_rows_leave_unknown(tmp_path: Path) -> None:
+    """Trial 14 (seen in trial 12, left): `bounds: {price: [0, 1]}` on premiums in dollars was named first, then the
+    two filters and two required inputs its quarantined rows left unknown, each "expected the source's rows
+    mended": five lines of one cause. The source key's line is said once; with no such line (a few cells of text,
+    nothing else wrong) the metrics' lines stay, as they name what is quarantined."""
+    rows = [[e, y, 10 + k] for k, e in enumerate("abc") for y in (2015, 2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "bounds": {"level": [0, 1]}}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `source.bounds.level`: got [0, 1]; 9 of the 9 numbers the night reads lie outside it, each quarantined "
+        "(the values lie within [10, 12]): expected bounds in the column's unit, that its values lie within"]
+    rows[-1][-1] = rows[-4][-1] = rows[-7][-1] = "lots"  # each entity's latest cell text: nothing else wrong
+    plain = {**source, "path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows)}
+    del plain["bounds"]
+    assert [p.split(";")[0] for p in _problems(_pack(tmp_path, plain, metrics), date(2018, 3, 31))] == [
+        "key `required_inputs.0`: got 'level_now'"]
+
+
 def test_bounds_that_refuse_every_number_of_an_entity_are_a_warning_and_the_others_go_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly

@@ -743,6 +743,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     problems += check_candidates.problems(pack, found) + coverage_past_trading_days(pack, snapshot.history, found)
+    problems = _one_cause_once(problems)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
         pack, found) + check_candidates.ranges_at_zero_end(pack, found)
     if not with_facts:
@@ -937,6 +938,23 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+_QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
+    "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "columns", "aggregates",
+    "thousands_separator", "decimal_separator", "signed", "grain", "entity_id", "shape", "known_at"))
+"""The source keys whose problem is a cause of quarantined rows (a bound in another unit, dates no pattern reads, a
+column of text, duplicated keys)."""
+
+
+def _one_cause_once(problems: list[str]) -> list[str]:
+    """The problems without those that say a source key's problem again: when a line names a key whose mistake
+    quarantines rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows
+    fail), the filters and required inputs those rows leave unknown ("expected the source's rows mended") are the
+    same cause, four more lines of it. Without such a line (a third of the cells written `$200`), they stay."""
+    if not any(p.startswith(_QUARANTINING_KEYS) for p in problems):
+        return problems
+    return [p for p in problems if not check_candidates.says_rows_mended(p)]
 
 
 _WEEKEND_SHARE = 0.05

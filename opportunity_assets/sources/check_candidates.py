@@ -259,12 +259,20 @@ _PARTLY_FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d
                             r"(?P<first>[^.]+)\.\.(?P<last>[^.]+); needs (?P<needs>\d+)$")
 
 
+_MENDED = "expected the source's rows mended"
+
+
+def says_rows_mended(problem: str) -> bool:
+    """Whether a problem is `unknown_for_all`'s for a metric whose window holds quarantined rows (`_gap_expected`)."""
+    return f": {_MENDED}: " in problem
+
+
 def _gap_expected(pack: CriteriaPack, line: str) -> str:
     """What a metric with no value for any candidate needs, from its commonest gap line: the quarantined rows in its
     reach mended (a period sent twice: each entity's rows of it refused as a duplicated key); a window the rows
     fill in part, the aggregate's `min_rows` (`_fewer_rows`); else rows that fill its window."""
     if match := _QUARANTINED.match(line):
-        return (f"expected the source's rows mended: rows in every candidate's window are quarantined "
+        return (f"{_MENDED}: rows in every candidate's window are quarantined "
                 f"({match.group(1)}; `check` lists them under 'quarantined for'), not a metric in error")
     if (match := _PARTLY_FILLED.match(line)) and int(match["filled"]) > 0 and match["metric"] in pack.metrics:
         return _fewer_rows(pack, match)

@@ -396,6 +396,20 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     return f"; {fits[0]!r} parses them"
 
 
+def _empty_period_column(reasons: list[str]) -> str | None:
+    """The period column every one of these quarantine reasons finds empty (`period unparseable: built_at=`, a year
+    column's NaN), which a `where` keeps out; None when some row's period is written, or a reason is another."""
+    columns = set()
+    for reason in reasons:
+        if not reason.startswith("period unparseable: "):
+            return None
+        parts = [part.partition("=") for part in reason.removeprefix("period unparseable: ").split(", ")]
+        if any(not sep or value.strip() for _, sep, value in parts):
+            return None
+        columns.add(parts[0][0])
+    return next(iter(columns)) if len(columns) == 1 else None
+
+
 def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     """The periods as written that reasons `period unparseable: when=Mar 2018` (or `year=20x4, month=11`) quote,
     the first `limit` distinct ones."""
@@ -564,6 +578,10 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     given = src.period_patterns
     fits = fitting_patterns(values, given)
     if not fits:
+        empty = _empty_period_column(reasons)
+        if empty is not None:
+            return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
+                    "not_in: ['']}]` keeps such rows out, or mend them in the source")
         return f"{said}: mend them in the source"
     isos = [] if given else _both_ways(pack, src.period_column or "")
     others = given or isos[:1] or ["%Y-%m-%d"]
@@ -781,9 +799,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
                           for r in undated.head(3).iter_rows(named=True))
+        empty = _empty_period_column(undated["reason"].to_list())
+        kept_out = "" if empty is None else (f" (an empty period: `source.where: [{{column: {empty}, not_in: "
+                                             "['']}]` keeps such rows out)")
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
-                     "the row may lie in any window, until the row is mended or removed")
+                     f"the row may lie in any window, until the row is mended or removed{kept_out}")
     if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
         facts.append(_written_otherwise(pack, unparsed))
     for source in (pack.source, *pack.source.join):

@@ -688,6 +688,19 @@ def test_a_source_keys_problem_is_not_said_again_by_each_metric_its_rows_leave_u
         "key `required_inputs.0`: got 'level_now'"]
 
 
+def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leaves_unknown(tmp_path: Path) -> None:
+    """Trial 14: a snapshot of planes (one period) with `window: [0, 1]`, and weekly premiums with a window 200 weeks
+    back: the window was named, then again by the filter and the required input it left unknown (three lines of one
+    cause, the later two naming other keys)."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 4]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `metrics.level_now.window`: got [0, 4]; expected a window within the source's history: on 2018-03-31 no "
+        "entity has more than 2 years published (windows count years, `source.grain`)"]
+
+
 def test_bounds_that_refuse_every_number_of_an_entity_are_a_warning_and_the_others_go_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly

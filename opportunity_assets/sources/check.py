@@ -968,14 +968,21 @@ _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
 column of text, duplicated keys)."""
 
 
+_WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
+_GAP_OF = re.compile(r"scanned \((\w+): ")
+
+
 def _one_cause_once(problems: list[str]) -> list[str]:
-    """The problems without those that say a source key's problem again: when a line names a key whose mistake
-    quarantines rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows
-    fail), the filters and required inputs those rows leave unknown ("expected the source's rows mended") are the
-    same cause, four more lines of it. Without such a line (a third of the cells written `$200`), they stay."""
-    if not any(p.startswith(_QUARANTINING_KEYS) for p in problems):
-        return problems
-    return [p for p in problems if not check_candidates.says_rows_mended(p)]
+    """The problems without those that say another's cause again: when a line names a key whose mistake quarantines
+    rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
+    filters and required inputs those rows leave unknown ("expected the source's rows mended") are the same cause,
+    four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
+    `metrics.X.window` line). Without such a line (a third of the cells written `$200`), they stay."""
+    quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    return [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
+            and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
+                                                                                "key `hard_filters.")))]
 
 
 _WEEKEND_SHARE = 0.05

@@ -1348,6 +1348,25 @@ def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
         "its state, say), as the file writes it"]
 
 
+def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) -> None:
+    """Trial 14: aluminium premiums with `entity_name: rownames` (each row's own number): check said ok, and the
+    brief's items read '1836' and '920' for East Asia and Western Europe. A name that changes once (a company
+    renamed) says nothing."""
+    rows = [[region, number, y, 5] for k, region in enumerate(["east", "west", "south"])
+            for number, y in enumerate(range(2010, 2016), start=100 * k)]
+    source = {"path": _csv(tmp_path / "y.csv", ["region", "row", "year", "level"], rows), "entity_id": "region",
+              "entity_name": "row", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.entity_name`: got 'row'; 3 of the 3 entities are named differently on half their rows or more "
+        "('east' has 6 names, e.g. '0', '1'), so the brief shows one row's: expected the column of each entity's own "
+        "name, the same in its rows (`entity_name: region`, the id's own, perhaps)"]
+    renamed = [[r, f"{r} Ltd" if y < 2014 else f"{r} plc", y, level] for r, _, y, level in rows]
+    source["path"] = _csv(tmp_path / "y.csv", ["region", "row", "year", "level"], renamed)
+    assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
+
+
 def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:
     """Trial 10: fpp3 us_gasoline's `Week` ('1991 W06') with `period_format: '%Y W%W'` was read a week late in
     years starting Tuesday to Thursday (`%W` counts from the first Monday), its last ISO week colliding with the next

@@ -25,7 +25,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_entities import ids_zero_padded, names_shared, total_rows
+from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
@@ -751,7 +751,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics) \
+    warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
+        + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):

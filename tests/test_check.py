@@ -1139,6 +1139,26 @@ def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_
     assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
 
 
+def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: Path) -> None:
+    """Trial 14: aluminium premiums ($15 to $425 a tonne) averaged into a metric of `unit: share`: check said ok and
+    the act-on list read "the premium there averages 1500% a tonne". A share's values above 1 but near it (a
+    growth of +150%) say nothing."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.level_now.unit`: got 'share'; every candidate's level_now lies beyond 1 (within [7, 47]), and a "
+        "share is a fraction of 1 that the brief writes as a percent (27 as 2,700%): expected the unit of its values "
+        "(`usd`, `count`, `number`; a column in percent is `number`)"]
+    metrics["level_now"] = {"expression": "level_raw / 20", "unit": "share"}  # 0.35 to 2.35: a growth, say
+    metrics["level_raw"] = {"agg": "last", "column": "level"}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

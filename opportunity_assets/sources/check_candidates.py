@@ -301,6 +301,32 @@ def _fewer_rows(pack: CriteriaPack, gap: re.Match[str]) -> str:
             "rows fill")
 
 
+SHARE_FAR_BEYOND = 10.0
+"""A `share` metric whose candidates' values are all above 1 and this far beyond it at their median is no fraction
+of 1: dollars or percents, written by the brief as 1500% or 3500%."""
+
+
+def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a metric of `unit: share` (the brief writes 0.35 as 35%) whose scanned candidates' values (at
+    least `_ENOUGH`) are all above 1, their median `SHARE_FAR_BEYOND` or more: a premium of $15 a tonne with `unit:
+    share` read "the premium there averages 1500% a tonne" in the act-on list, and check said ok. A warning: the
+    night's numbers stand, only their writing is wrong."""
+    warnings = []
+    for name, spec in pack.metrics.items():
+        if spec.unit != "share":
+            continue
+        values = [abs(v) for c in found if isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)]
+        if len(values) < _ENOUGH or min(values) <= 1 or float(np.median(values)) < SHARE_FAR_BEYOND:
+            continue
+        example = float(np.median(values))
+        warnings.append(f"key `metrics.{name}.unit`: got 'share'; every candidate's {name} lies beyond 1 (within "
+                        f"[{significant(min(values))}, {significant(max(values))}]), and a share is a fraction of 1 "
+                        f"that the brief writes as a percent ({significant(example)} as "
+                        f"{significant(example * 100)}%): expected the unit of its values (`usd`, `count`, `number`; "
+                        "a column in percent is `number`)")
+    return warnings
+
+
 def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:
     """Whether every value lies within a range one of whose ends is 0, on that end's side: a dry week's rain, a
     clear month's share of foggy hours, next to a range `[0, 2]`. A night's values sit there in the pack's unit as

@@ -11,6 +11,7 @@ import sys
 from datetime import date, timedelta
 from typing import Any
 
+from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.definitions import DEFAULT_STORE, build_definitions
 from opportunity_assets.periods import EVERY
@@ -54,8 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("--as-of", type=_date, default=None)
     archive = sub.add_parser("archive", parents=[common], help="query routed candidates")
     archive.add_argument("--as-of", type=_date, default=None)
-    archive.add_argument("--tag", default=None, help="data_gap, failed_verification or below_threshold")
-    archive.add_argument("--section", default=None, help="act_on_these or needs_your_judgment (brief sections)")
+    # a misspelt tag or section matched no row and said "nothing in the archive": refused as argparse refuses --every
+    archive.add_argument("--tag", default=None, choices=ARCHIVE_TAGS,
+                         help="data_gap, failed_verification or below_threshold")
+    archive.add_argument("--section", default=None, choices=BRIEF_SECTIONS,
+                         help="act_on_these or needs_your_judgment (brief sections)")
     archive.add_argument("--candidate", default=None)
     backtest = sub.add_parser("backtest", parents=[common], help="outcomes of past verdicts: by verdict and "
                               "verification, STRONG's hit rate, the verifier's lift, a plot")

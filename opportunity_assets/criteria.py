@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from opportunity_assets import expressions
 from opportunity_assets.periods import Grain
@@ -238,17 +247,33 @@ class OutcomeSpec(_Spec):
     design_until: date | None = None
     """Last as_of the pack was designed on; the backtest reports later nights separately, as held out."""
     description: str = ""
+    _month_keys: dict[str, int] = PrivateAttr(default_factory=dict)
+    """The keys written by their first names (`window_months`: its value), which count months only on a month grain
+    (`CriteriaPack` refuses them on another)."""
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _month_names(cls, data: Any) -> Any:
+    def _month_names(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> OutcomeSpec:
         """The keys' first names, from when every source was monthly."""
+        named: dict[str, int] = {}
         if isinstance(data, dict):
             data = dict(data)
             for old, new in (("window_months", "window_periods"), ("horizon_months", "horizon_periods")):
                 if old in data and new not in data:
-                    data[new] = data.pop(old)
-        return data
+                    named[old] = data[new] = data.pop(old)
+        spec: OutcomeSpec = handler(data)
+        spec._month_keys = named
+        return spec
+
+
+def _months_on_another_grain(named: dict[str, int], grain: str) -> _KeyProblem:
+    """`outcome.window_months` (or `horizon_months`) on a pack whose grain is not the month: the key counts the
+    grain's periods, so `window_months: 1` on a weekly source was one week, silently."""
+    old, value = next(iter(named.items()))
+    new = old.replace("_months", "_periods")
+    return _KeyProblem(f"outcome.{old}", value, f"`{new}` counting {grain}s (`source.grain`): `{old}` counts the "
+                       f"grain's periods, so {value} would be {value} {grain}{'s' if value != 1 else ''}, not "
+                       f"{value} month{'s' if value != 1 else ''}")
 
 
 class Nights(_Spec):
@@ -427,6 +452,8 @@ class CriteriaPack(_Spec):
                               f"periods before them for the data checks) is at most {MAX_HISTORY} periods")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
+        if self.outcome is not None and self.source.grain != "month" and self.outcome._month_keys:
+            raise _months_on_another_grain(self.outcome._month_keys, self.source.grain)
         _derived_order(self.metrics)  # refuses a cycle
         for reserved in ("entity_id", "entity_name"):
             if reserved in metrics:

@@ -159,6 +159,24 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
                        "'%b-%Y' for Mar-2018)")
 
 
+def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path: Path) -> None:
+    """Trial 14: NYC's planes have `year` 2004.0 (a column of years with some missing, as R exports it). Read as
+    `period_column: year` it was "not dates ... expected ... a bare year", and with `period_format: '%Y'` "none of
+    its values parses with it": neither named `year_column`, which reads them."""
+    rows = [["a", f"{y}.0", 5] for y in range(2001, 2007)]
+    source = {"path": _csv(tmp_path / "p.csv", ["id", "year", "level"], rows), "period_column": "year",
+              "grain": "year", "columns": ["level"]}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_column`: got 'year'; its values are whole years written as numbers (e.g. "
+                       "['2001.0', '2002.0', '2003.0']), which no date pattern reads: expected `source.year_column: "
+                       "year` in its place (it reads whole years, 2001 or 2001.0)")
+    (problem,) = check_pack(_pack(tmp_path, {**source, "period_format": "%Y"}, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_format`: got '%Y' for column 'year'; none of its values parses with it "
+                       "(e.g. ['2001.0', '2002.0', '2003.0']): they are whole years written as numbers: expected "
+                       "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
+                       "years, 2001 or 2001.0)")
+
+
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
 
 def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_path: Path) -> None:
@@ -660,6 +678,38 @@ def test_bounds_in_another_unit_than_their_column_are_named(tmp_path: Path,
                        "its values lie within")
 
 
+def test_a_source_keys_problem_is_not_said_again_by_each_metric_its_rows_leave_unknown(tmp_path: Path) -> None:
+    """Trial 14 (seen in trial 12, left): `bounds: {price: [0, 1]}` on premiums in dollars was named first, then the
+    two filters and two required inputs its quarantined rows left unknown, each "expected the source's rows
+    mended": five lines of one cause. The source key's line is said once; with no such line (a few cells of text,
+    nothing else wrong) the metrics' lines stay, as they name what is quarantined."""
+    rows = [[e, y, 10 + k] for k, e in enumerate("abc") for y in (2015, 2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "bounds": {"level": [0, 1]}}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `source.bounds.level`: got [0, 1]; 9 of the 9 numbers the night reads lie outside it, each quarantined "
+        "(the values lie within [10, 12]): expected bounds in the column's unit, that its values lie within"]
+    rows[-1][-1] = rows[-4][-1] = rows[-7][-1] = "lots"  # each entity's latest cell text: nothing else wrong
+    plain = {**source, "path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows)}
+    del plain["bounds"]
+    assert [p.split(";")[0] for p in _problems(_pack(tmp_path, plain, metrics), date(2018, 3, 31))] == [
+        "key `required_inputs.0`: got 'level_now'"]
+
+
+def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leaves_unknown(tmp_path: Path) -> None:
+    """Trial 14: a snapshot of planes (one period) with `window: [0, 1]`, and weekly premiums with a window 200 weeks
+    back: the window was named, then again by the filter and the required input it left unknown (three lines of one
+    cause, the later two naming other keys)."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 4]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `metrics.level_now.window`: got [0, 4]; expected a window within the source's history: on 2018-03-31 no "
+        "entity has more than 2 years published (windows count years, `source.grain`)"]
+
+
 def test_bounds_that_refuse_every_number_of_an_entity_are_a_warning_and_the_others_go_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly
@@ -1038,6 +1088,86 @@ def test_a_filter_bound_on_another_scale_that_no_candidate_comes_near_is_a_warni
     assert warned([{"name": "busy", "metric": "level_now", "op": ">=", "value": 100}]) == []  # a slow night
 
 
+def test_a_filter_over_values_that_are_all_zero_is_no_other_scale(tmp_path: Path) -> None:
+    """Trial 14: `built_10y >= 20` over NYC's aircraft makers, where every maker with a count built nothing in ten
+    years (the big ones' counts unknown, their rows of no year quarantined), was warned "every candidate's built_10y
+    lies within [0, 0] ... is the bound on another scale than the metric?": zeros have no scale, and the bound was
+    right."""
+    rows = [[e, y, 0] for e in "abcde" for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "busy", "metric": "level_now", "op": ">=", "value": 20}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `hard_filters.")], report.warnings
+    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: busy (5 of 5)" in report.facts, \
+        report.facts
+
+
+def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_path: Path) -> None:
+    """Trial 14: daily aluminium premiums, quoted on trading days only, read by the day with `window: [0, 6]`: the
+    required input had no value for any region ("5 of 7 days of level filled ...; needs 7") and check said "expected
+    a metric the night's rows fill (a column with figures in its window)", naming neither `min_rows` nor the
+    weekends the source never fills."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(30)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 6]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `required_inputs.0`: got 'level_now'; it has no value for any of the 3 candidates scanned (level_now: 5 "
+        "of 7 days of level filled in 2018-03-24..2018-03-30; needs 7), so each going on would be archived as a data "
+        "gap: expected `metrics.level_now.min_rows` of at most 5 (it needs 7 of the window's 7 days filled, and the "
+        "candidates fill fewer; the 2 missing are on a Saturday or Sunday: a source of trading days has no rows "
+        "then), or a window the rows fill"]
+    metrics["level_now"]["min_rows"] = 5
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
+
+
+def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:
+    """Trial 14: daily aluminium premiums (trading days) read by the day with `coverage >= 0.9` over 14 days: a
+    candidate's coverage is at most 10 of 14 (its Saturdays and Sundays never filled), the filter refused every
+    region on every night, and check said ok ("0 pass the hard filters ... the most failed: covered"). A bound the
+    weekdays can reach is no problem."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(30)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {**_LEVELS, "filled_2w": {"agg": "coverage", "columns": ["level"], "window": [0, 13]}}
+    filters = [{"name": "covered", "metric": "filled_2w", "op": ">=", "value": 0.9}]
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 0.9; filled_2w is the filled share of 14 days, and the source has no row on "
+        "a Saturday or Sunday (trading days), so a candidate's filled_2w reaches about 10 of 14 (0.714) at most and "
+        "the filter refuses every one, tonight and every night: expected a bound of at most 0.714 (or "
+        "`source.grain: week`)"]
+    filters[0]["value"] = 0.7
+    assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
+
+
+def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: Path) -> None:
+    """Trial 14: aluminium premiums ($15 to $425 a tonne) averaged into a metric of `unit: share`: check said ok and
+    the act-on list read "the premium there averages 1500% a tonne". A share's values above 1 but near it (a
+    growth of +150%) say nothing."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.level_now.unit`: got 'share'; every candidate's level_now lies beyond 1 (within [7, 47]), and a "
+        "share is a fraction of 1 that the brief writes as a percent (27 as 2,700%): expected the unit of its values "
+        "(`usd`, `count`, `number`; a column in percent is `number`)"]
+    metrics["level_now"] = {"expression": "level_raw / 20", "unit": "share"}  # 0.35 to 2.35: a growth, say
+    metrics["level_raw"] = {"agg": "last", "column": "level"}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""
@@ -1284,6 +1414,25 @@ def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
         "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
         "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
         "its state, say), as the file writes it"]
+
+
+def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) -> None:
+    """Trial 14: aluminium premiums with `entity_name: rownames` (each row's own number): check said ok, and the
+    brief's items read '1836' and '920' for East Asia and Western Europe. A name that changes once (a company
+    renamed) says nothing."""
+    rows = [[region, number, y, 5] for k, region in enumerate(["east", "west", "south"])
+            for number, y in enumerate(range(2010, 2016), start=100 * k)]
+    source = {"path": _csv(tmp_path / "y.csv", ["region", "row", "year", "level"], rows), "entity_id": "region",
+              "entity_name": "row", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.entity_name`: got 'row'; 3 of the 3 entities are named differently on half their rows or more "
+        "('east' has 6 names, e.g. '0', '1'), so the brief shows one row's: expected the column of each entity's own "
+        "name, the same in its rows (`entity_name: region`, the id's own, perhaps)"]
+    renamed = [[r, f"{r} Ltd" if y < 2014 else f"{r} plc", y, level] for r, _, y, level in rows]
+    source["path"] = _csv(tmp_path / "y.csv", ["region", "row", "year", "level"], renamed)
+    assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
 def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:

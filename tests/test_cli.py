@@ -70,6 +70,20 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         "2009-12-31\n"
 
 
+def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 14: `archive --tag below_treshold` said "nothing in the archive ... for tag below_treshold", exit 0, as
+    if the night had archived none; the tags and sections are a fixed set, so a misspelt one is refused as a
+    misspelt `--every` is, naming the choices, before any store is read."""
+    for option, value, choices in (("--tag", "below_treshold", "'data_gap', 'failed_verification', 'below_threshold'"),
+                                   ("--section", "act_on_this", "'act_on_these', 'needs_your_judgment'")):
+        with pytest.raises(SystemExit) as exited:
+            main(["archive", option, value, *_args(tmp_path)])
+        assert exited.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"opportunity archive: error: argument {option}: invalid choice: {value!r} (choose from {choices})")
+
+
 def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"thresholds.marginal": 95})
     assert main(["run", "--as-of", "2009-12-31", "--criteria", str(bad), *_args(tmp_path)]) == 2

@@ -165,6 +165,27 @@ def test_outcome_section_is_validated_and_leaves_the_fingerprint_alone(tmp_path:
         assert all(f in str(exc.value) for f in fragments), str(exc.value)
 
 
+def test_outcome_windows_in_months_on_another_grain_are_refused(tmp_path: Path) -> None:
+    """Trial 14: `outcome: {window_months: 1}` on a weekly source of aluminium premiums loaded and measured the
+    outcome over one week, silently: the months' names count the grain's periods. On another grain than the month
+    they are refused, naming the key and the periods they would count; on a month grain they read as before."""
+    source = write_csv(tmp_path / "s.csv", month_rows("Alpha"))
+    for key, value in (("window_months", 1), ("horizon_months", 12)):
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(write_pack(tmp_path, source, outcome={"metric": "median", key: value},
+                                     **{"source.grain": "quarter"}))
+        periods = key.replace("_months", "_periods")
+        plural = "" if value == 1 else "s"
+        assert str(exc.value).endswith(
+            f"key `outcome.{key}`: got {value}; expected `{periods}` counting quarters (`source.grain`): `{key}` "
+            f"counts the grain's periods, so {value} would be {value} quarter{plural}, not {value} month{plural}")
+    monthly = load_criteria(write_pack(tmp_path, source, outcome={"metric": "median", "window_months": 2}))
+    assert monthly.outcome is not None and monthly.outcome.window_periods == 2
+    quarterly = load_criteria(write_pack(tmp_path, source, outcome={"metric": "median", "window_periods": 2},
+                                         **{"source.grain": "quarter"}))
+    assert quarterly.outcome is not None and quarterly.outcome.window_periods == 2
+
+
 # ---- outcomes never feed a verdict -------------------------------------------------------------------------------
 VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.candidates.step",
                 "opportunity_assets.candidates.logic", "opportunity_assets.analyses.logic",

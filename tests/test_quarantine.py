@@ -103,6 +103,23 @@ def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type:
     assert read_snapshot(synthetic(rows, **{"source.na_values": ["NA", "NaN"]}), AS_OF).quarantined.height == 0
 
 
+def test_check_names_a_few_cells_of_text_in_a_numeric_column(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 14: a third of the aluminium premiums written `$200`, and NYC planes' seats `182 seats` in some rows,
+    were quarantined with no line naming a cell: check's only hints were for `N/A`-like texts and grouped numbers,
+    and its one for a currency sign came when most cells carried one. Each column's such cells are now a fact, with
+    the dress where it is one; the texts of a missing number keep their own fact, and no line of this kind."""
+    from opportunity_assets.sources.check import check_pack
+
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "$120"}, (2014, 6): {"sales": "$130"},
+                                        (2014, 7): {"listings": "900 homes"}, (2014, 8): {"inventory": "N/A"}})
+    facts = check_pack(synthetic(rows), as_of=AS_OF).facts
+    assert "cells of 'sales' such as '$120' (2) are quarantined as not numbers: they carry a currency sign, which no " \
+           "key strips: expected plain numbers (the file exported without the sign)" in facts, facts
+    assert "cells of 'listings' such as '900 homes' (1) are quarantined as not numbers: expected plain numbers in " \
+           "the column (or, for a text that means a missing number, `source.na_values` listing it)" in facts, facts
+    assert not [f for f in facts if f.startswith("cells of 'inventory'")], facts
+
+
 def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -> None:  # type: ignore[no-untyped-def]
     """`1,234` was not a number and `4,5` neither: a pack names how its numbers are written."""
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "1,234", "volume": "1,234,000"}})

@@ -365,6 +365,9 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
     ({"query": "SELECT 1"}, "key `source.query`"),
     ({"format": "postgres"}, "key `source.url_env`"),
+    # trial 14: a file's `path` left beside `format: postgres` was read by nothing, silently
+    ({"format": "postgres", "url_env": "PG_URL"}, "key `source.path`: got 'x.csv'; expected no `path` beside "
+     "`format: postgres`, whose rows come from the database `url_env` names (or another `format`, to read the file)"),
     ({"signed": ["nope"]}, "key `source.signed`"),
     ({"bounds": {"nope": [0, 100]}}, "key `source.bounds.nope`: got [0.0, 100.0]; expected a column among ['level']"),
     ({"bounds": {"level": [100, 0]}}, "key `source.bounds.level`: got [100.0, 0.0]; expected [low, high] with low"),
@@ -974,6 +977,25 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
     assert snapshot.quarantined.is_empty()
     assert snapshot.metrics.select("entity_id", "level_now").to_dicts() == [{"entity_id": "a", "level_now": 6.0},
                                                                           {"entity_id": "b", "level_now": 6.0}]
+
+
+def test_rows_of_an_empty_period_name_the_where_that_keeps_them_out(tmp_path: Path) -> None:
+    """Trial 14: 70 of NYC's planes have no year built (and a timestamp column of them NULLs): check said their
+    makers' metrics were unknown on every night "until the row is mended or removed", and of the column "mend them
+    in the source"; a `where` keeps them out, and check now says which."""
+    rows = [["a", f"2018-{m:02d}-15", m] for m in range(1, 7)] + [["b", f"2018-{m:02d}-15", m] for m in range(1, 7)]
+    rows += [["b", "", 7]]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "level"], rows), "period_column": "day",
+              "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "1 quarantined row has no period (source row 14 of 'b'): its entity's metrics are unknown on every night, " \
+           "as the row may lie in any window, until the row is mended or removed (an empty period: `source.where: " \
+           "[{column: day, not_in: ['']}]` keeps such rows out)" in facts, facts
+    assert "1 row of `source.period_column` 'day' is written otherwise than the rest (e.g. ''), its period " \
+           "unparseable: it is empty: `source.where: [{column: day, not_in: ['']}]` keeps such rows out, or mend " \
+           "them in the source" in facts, facts
+    kept_out = _pack(tmp_path, {**source, "where": [{"column": "day", "not_in": [""]}]}, _LEVELS)
+    assert read_snapshot(kept_out, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
 
 
 def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_that_reads_both(

@@ -615,6 +615,29 @@ def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path
     assert problem == f"key `source.path`: source file {fake}: the file is named .gz but is not gzip"
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_gzipped_file_cut_short_or_holding_nothing_is_one_line(tmp_path: Path, fmt: str) -> None:
+    """Trial 14: a `.csv.gz` cut short (a download that did not finish) was a traceback ending in gzip's EOFError,
+    in `check` and mid-`run`; a `.csv.gz` holding nothing once decompressed was told to be renamed `.csv.gz.gz`."""
+    import gzip
+
+    from opportunity_assets.sources.check import check_pack
+
+    whole = gzip.compress((_texas_as(tmp_path, "jsonl") if fmt == "jsonl" else TEXAS).read_bytes())
+    cut = tmp_path / f"cut.{fmt}.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, cut))).problems
+    assert problem == (f"key `source.path`: source file {cut} is gzip-compressed but cut short: it ends before its "
+                       "compressed data does (a download or copy that did not finish): expected the whole file (copy "
+                       "or write it again)")
+    if fmt == "csv":
+        empty = tmp_path / "empty.csv.gz"
+        empty.write_bytes(gzip.compress(b""))
+        [problem] = check_pack(load_criteria(write_pack(tmp_path, empty))).problems
+        assert problem == (f"key `source.path`: source file {empty} is gzip-compressed and holds nothing once "
+                           "decompressed: no header, no rows: expected the data")
+
+
 _MOMENTS = ["2018-03-01 20:00:00+00", "2018-03-02 01:00:00+00", "2018-03-02 02:00:00+00"]
 """Three events of one entity: one on 1 March UTC, two on 2 March (all three on 2 March in Tokyo)."""
 

@@ -25,7 +25,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_entities import ids_zero_padded, names_shared, total_rows
+from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
@@ -214,6 +214,10 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
     column = src.period_column or ""
     unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
                          limit=50)
+    if _years_as_numbers(unparsed):
+        return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
+                f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
+                "(it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed)
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
@@ -272,9 +276,19 @@ def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
             f"parses with it (e.g. {unparsed[:3]})")
     if unparsed and all(_iso(v) for v in unparsed):
         return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    if _years_as_numbers(unparsed):
+        return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
+                "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+def _years_as_numbers(values: list[str]) -> bool:
+    """Whether periods as written are all whole years written as decimal numbers (`2001.0`, a column of years that
+    held a missing value, as R and pandas export it): `year_column` reads them, no date pattern does."""
+    found = [re.fullmatch(r"\s*(\d{4})\.0+\s*", v) for v in values]
+    return bool(found) and all(m is not None and 1800 <= int(m[1]) <= 2999 for m in found)
 
 
 def _iso(value: str) -> bool:
@@ -382,6 +396,20 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
         return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
                 "is month-first)")
     return f"; {fits[0]!r} parses them"
+
+
+def _empty_period_column(reasons: list[str]) -> str | None:
+    """The period column every one of these quarantine reasons finds empty (`period unparseable: built_at=`, a year
+    column's NaN), which a `where` keeps out; None when some row's period is written, or a reason is another."""
+    columns = set()
+    for reason in reasons:
+        if not reason.startswith("period unparseable: "):
+            return None
+        parts = [part.partition("=") for part in reason.removeprefix("period unparseable: ").split(", ")]
+        if any(not sep or value.strip() for _, sep, value in parts):
+            return None
+        columns.add(parts[0][0])
+    return next(iter(columns)) if len(columns) == 1 else None
 
 
 def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
@@ -551,6 +579,10 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     given = src.period_patterns
     fits = fitting_patterns(values, given)
     if not fits:
+        empty = _empty_period_column(reasons)
+        if empty is not None:
+            return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
+                    "not_in: ['']}]` keeps such rows out, or mend them in the source")
         return f"{said}: mend them in the source"
     isos = [] if given else _both_ways(pack, src.period_column or "")
     others = given or isos[:1] or ["%Y-%m-%d"]
@@ -737,7 +769,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
-    warnings += names_shared(pack, snapshot.metrics) + total_rows(pack, snapshot.metrics) \
+    warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
+        + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
@@ -746,9 +779,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += check_candidates.problems(pack, found)
+    problems += check_candidates.problems(pack, found) + coverage_past_trading_days(pack, snapshot.history, found)
+    problems = _one_cause_once(problems)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
-        pack, found) + check_candidates.ranges_at_zero_end(pack, found)
+        pack, found) + check_candidates.ranges_at_zero_end(pack, found) \
+        + check_candidates.shares_beyond_one(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -782,16 +817,19 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += _negatives_unsigned(pack.source, cells)
+    facts += _negatives_unsigned(pack.source, cells) + _text_cells(columns, cells, seen)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
                           for r in undated.head(3).iter_rows(named=True))
+        empty = _empty_period_column(undated["reason"].to_list())
+        kept_out = "" if empty is None else (f" (an empty period: `source.where: [{{column: {empty}, not_in: "
+                                             "['']}]` keeps such rows out)")
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
-                     "the row may lie in any window, until the row is mended or removed")
+                     f"the row may lie in any window, until the row is mended or removed{kept_out}")
     if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
         facts.append(_written_otherwise(pack, unparsed))
     for source in (pack.source, *pack.source.join):
@@ -984,6 +1022,72 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"or a {apart}, or `published_column` if they are revisions of one figure")
 
 
+_QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
+    "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "columns", "aggregates",
+    "thousands_separator", "decimal_separator", "signed", "grain", "entity_id", "shape", "known_at"))
+"""The source keys whose problem is a cause of quarantined rows (a bound in another unit, dates no pattern reads, a
+column of text, duplicated keys)."""
+
+
+_WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
+_GAP_OF = re.compile(r"scanned \((\w+): ")
+
+
+def _one_cause_once(problems: list[str]) -> list[str]:
+    """The problems without those that say another's cause again: when a line names a key whose mistake quarantines
+    rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
+    filters and required inputs those rows leave unknown ("expected the source's rows mended") are the same cause,
+    four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
+    `metrics.X.window` line). Without such a line (a third of the cells written `$200`), they stay."""
+    quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    return [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
+            and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
+                                                                                "key `hard_filters.")))]
+
+
+_WEEKEND_SHARE = 0.05
+"""A day-grain source with fewer of its rows than this on Saturdays and Sundays is one of trading days (a daily one
+has 2 in 7 there)."""
+
+
+def _weekdays_at_most(length: int) -> int:
+    """The most Mondays to Fridays that `length` consecutive days hold."""
+    return 5 * (length // 7) + min(length % 7, 5)
+
+
+def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found: list[Candidate]) -> list[str]:
+    """A `coverage` filter on a day grain that refuses every scanned candidate tonight, over a source of trading days
+    (fewer than `_WEEKEND_SHARE` of the rows the night reads on a Saturday or Sunday: exchange quotes, a
+    working-day feed), with a bound above its window's weekdays' share: the weekend days are (nearly) never
+    filled, so its coverage is at most about that share (10 of 14 days, 0.714), and the filter refuses every
+    candidate on every night while check said ok. A problem naming the filter's value."""
+    columns = [c for c in pack.columns if c in history.columns]
+    if pack.source.grain != "day" or not columns or history.height == 0:
+        return []
+    filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
+    weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
+    if filled.height == 0 or weekend >= _WEEKEND_SHARE * filled.height:
+        return []
+    problems = []
+    for n, f in enumerate(pack.hard_filters):
+        spec = pack.metrics.get(f.metric)
+        judged = [c.filters.get(f.name) for c in found if c.filters.get(f.name) != FilterResult.UNCLEAR]
+        if spec is None or spec.agg != "coverage" or f.op not in (">=", ">") or not judged \
+                or any(r != FilterResult.FAIL for r in judged):
+            continue
+        length = spec.window[1] - spec.window[0] + 1
+        most = _weekdays_at_most(length)
+        if f.value > most / length or (f.op == ">" and f.value >= most / length):
+            rows = "no row" if not weekend else f"{weekend} of its {filled.height} rows"
+            problems.append(f"key `hard_filters.{n}.value`: got {f.value:g}; {f.metric} is the filled share of "
+                            f"{length} days, and the source has {rows} on a Saturday or Sunday (trading days), so a "
+                            f"candidate's {f.metric} reaches about {most} of {length} ({most / length:.3g}) at most "
+                            "and the filter refuses every one, tonight and every night: expected a bound of at most "
+                            f"{most / length:.3g} (or `source.grain: week`)")
+    return problems
+
+
 def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
     """Warnings: JSON Lines records (of the source or a joined file) that write a key the pack reads otherwise
     ('Weight' for 'weight'), never beside it, which the reader quarantined (`formats.respelt`, its reason read
@@ -1113,6 +1217,26 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
                             "cells the night reads are not numbers: expected a column of one entity's figures (list "
                             "only such columns)")
     return problems
+
+
+def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:
+    """A numeric column some of whose cells (no more than `MOSTLY_TEXT` of those read: more is `_cell_problems`'s)
+    are text that is no grouped number and no missing-number token (those have facts of their own): `$200` in a
+    third of the premiums, `155 seats`. Each such cell is quarantined; the fact names the column, the count, an
+    example and, for a dressed number, the dress (`_numbers_dressed`)."""
+    facts = []
+    for column in columns:
+        written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
+        written = [w for w in written if not _GROUPED.match(w) and w not in _MISSING_TEXTS]
+        if not written or (seen and len(written) / seen > MOSTLY_TEXT):
+            continue
+        held = _numbers_dressed(column, written)
+        example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
+                                                      "text that means a missing number, `source.na_values` listing "
+                                                      "it)")
+        facts.append(f"cells of {column!r} such as {example!r} ({len(written)}) are quarantined as not numbers: "
+                     f"{why}")
+    return facts
 
 
 def _past_cap(pack: CriteriaPack, flagged: int) -> str:

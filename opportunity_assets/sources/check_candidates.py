@@ -9,6 +9,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -66,10 +67,12 @@ def _values(expression: expressions.Expression, candidates: list[Candidate]) -> 
 
 def _judged_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
     """Hard filters with a positive bound and at least `ENOUGH` scanned candidates' values of their metric, none
-    negative: (index, filter, the values), what a unit judgment of the bound needs."""
+    negative and not all zero (zeros have no scale: the counts of makers that built nothing in ten years are no
+    sign that `built_10y >= 20` is on another scale): (index, filter, the values), what a unit judgment of the
+    bound needs."""
     for n, f in enumerate(pack.hard_filters):
         values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
-        if len(values) >= ENOUGH and f.value > 0 and min(values) >= 0:
+        if len(values) >= ENOUGH and f.value > 0 and min(values) >= 0 and max(values) > 0:
             yield n, f, values
 
 
@@ -262,21 +265,83 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
-                        f"({line}), so {effect}: {_gap_expected(line)}")
+                        f"({line}), so {effect}: {_gap_expected(pack, line)}")
     return problems
 
 
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
 
 
-def _gap_expected(line: str) -> str:
+_PARTLY_FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<periods>\w+) of .+ filled in "
+                            r"(?P<first>[^.]+)\.\.(?P<last>[^.]+); needs (?P<needs>\d+)$")
+
+
+_MENDED = "expected the source's rows mended"
+
+
+def says_rows_mended(problem: str) -> bool:
+    """Whether a problem is `unknown_for_all`'s for a metric whose window holds quarantined rows (`_gap_expected`)."""
+    return f": {_MENDED}: " in problem
+
+
+def _gap_expected(pack: CriteriaPack, line: str) -> str:
     """What a metric with no value for any candidate needs, from its commonest gap line: the quarantined rows in its
-    reach mended (a period sent twice: each entity's rows of it refused as a duplicated key), else rows that fill
-    its window."""
+    reach mended (a period sent twice: each entity's rows of it refused as a duplicated key); a window the rows
+    fill in part, the aggregate's `min_rows` (`_fewer_rows`); else rows that fill its window."""
     if match := _QUARANTINED.match(line):
-        return (f"expected the source's rows mended: rows in every candidate's window are quarantined "
+        return (f"{_MENDED}: rows in every candidate's window are quarantined "
                 f"({match.group(1)}; `check` lists them under 'quarantined for'), not a metric in error")
+    if (match := _PARTLY_FILLED.match(line)) and int(match["filled"]) > 0 and match["metric"] in pack.metrics:
+        return _fewer_rows(pack, match)
     return "expected a metric the night's rows fill (a column with figures in its window)"
+
+
+def _fewer_rows(pack: CriteriaPack, gap: re.Match[str]) -> str:
+    """A window every candidate fills in part (3 of 5 days): by default an aggregate needs every period of its
+    window, so a source with no rows on some periods (trading days: none on Saturdays and Sundays) never fills one.
+    The metric's `min_rows` at most the filled count is the key that lets it; on a day grain, the window's
+    weekend days are named when they are exactly the periods missing."""
+    filled, length = int(gap["filled"]), int(gap["length"])
+    weekend = ""
+    if pack.source.grain == "day":
+        try:
+            first, last = date.fromisoformat(gap["first"]), date.fromisoformat(gap["last"])
+        except ValueError:
+            first, last = date.max, date.min
+        days = [first + timedelta(days=k) for k in range((last - first).days + 1)]
+        saturdays_sundays = sum(1 for d in days if d.weekday() >= 5)
+        if saturdays_sundays and saturdays_sundays == length - filled:
+            weekend = (f"; the {saturdays_sundays} missing {'is' if saturdays_sundays == 1 else 'are'} on a "
+                       "Saturday or Sunday: a source of trading days has no rows then")
+    return (f"expected `metrics.{gap['metric']}.min_rows` of at most {filled} (it needs {gap['needs']} of the "
+            f"window's {length} {gap['periods']} filled, and the candidates fill fewer{weekend}), or a window the "
+            "rows fill")
+
+
+SHARE_FAR_BEYOND = 10.0
+"""A `share` metric whose candidates' values are all above 1 and this far beyond it at their median is no fraction
+of 1: dollars or percents, written by the brief as 1500% or 3500%."""
+
+
+def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a metric of `unit: share` (the brief writes 0.35 as 35%) whose scanned candidates' values (at
+    least `ENOUGH`) are all above 1, their median `SHARE_FAR_BEYOND` or more: a premium of $15 a tonne with `unit:
+    share` read "the premium there averages 1500% a tonne" in the act-on list, and check said ok. A warning: the
+    night's numbers stand, only their writing is wrong."""
+    warnings = []
+    for name, spec in pack.metrics.items():
+        if spec.unit != "share":
+            continue
+        values = [abs(v) for c in found if isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)]
+        if len(values) < ENOUGH or min(values) <= 1 or float(np.median(values)) < SHARE_FAR_BEYOND:
+            continue
+        example = float(np.median(values))
+        warnings.append(f"key `metrics.{name}.unit`: got 'share'; every candidate's {name} lies beyond 1 (within "
+                        f"[{significant(min(values))}, {significant(max(values))}]), and a share is a fraction of 1 "
+                        f"that the brief writes as a percent ({significant(example)} as "
+                        f"{significant(example * 100)}%): expected the unit of its values (`usd`, `count`, `number`; "
+                        "a column in percent is `number`)")
+    return warnings
 
 
 def at_zero_end(bounds: tuple[float, float], values: list[float]) -> bool:

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -379,6 +380,9 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         found, looks = looks_like(path)
         if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
             raise _not_its_format(path, "csv", declared, within) from None
+        if looks.startswith("gzip-compressed") and path.suffix.lower() == ".gz":  # named so, and holding nothing
+            raise SourceFormatError(f"source file {path} is gzip-compressed and holds nothing once decompressed: "
+                                    "no header, no rows: expected the data") from None
         if looks.startswith("gzip-compressed"):  # compressed, its name not saying so: read as plain text
             raise SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but "
                                     f"its name ends {_extension(path) or 'without .gz'}: expected a name ending .gz "
@@ -603,6 +607,23 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
     problem names. No message carries DuckDB's own error text."""
     if fmt == "postgres":
         raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
+    try:
+        return _open_file(con, path, fmt, needed, entity=entity, table=table, query=query, into=into,
+                          declared=declared, within=within, delimiter=delimiter, sheet=sheet)
+    except (EOFError, zlib.error):  # a gzipped file cut short (the readers read it whole)
+        raise SourceFormatError(_cut_short(path)) from None
+
+
+def _cut_short(path: Path) -> str:
+    """Why a gzipped file ends before its compressed data does, in one line."""
+    return (f"source file {path} is gzip-compressed but cut short: it ends before its compressed data does (a "
+            "download or copy that did not finish): expected the whole file (copy or write it again)")
+
+
+def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
+               table: str, query: str | None, into: Into, declared: Format | None, within: str,
+               delimiter: str | None, sheet: str | None) -> list[Rejected]:
+    """`open_source` for a file."""
     if fmt == "csv":
         return _csv(con, path, needed, entity, into, declared, within, delimiter)
     if fmt == "excel":

@@ -405,6 +405,9 @@ class SourceSpec(_Spec):
         if self.format == "postgres":
             if not self.url_env:
                 raise _problem("url_env", None, "the environment variable holding the PostgreSQL URL")
+            if self.path:  # left from a file source: read by nothing, and a reader would think it is
+                raise _problem("path", self.path, "no `path` beside `format: postgres`, whose rows come from the "
+                               "database `url_env` names (or another `format`, to read the file)")
         elif not self.path:
             raise _problem("path", None, "the source file, relative to the pack")
         database = self.format in ("postgres", "duckdb") or (

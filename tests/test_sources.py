@@ -115,7 +115,8 @@ def _scan(pack_path: Path) -> tuple[dict[str, object], list[tuple[object, ...]],
 
 def _texas_workbook(path: Path, *, sheet: str = "txhousing", above: int = 0) -> Path:
     """Texas as an Excel workbook, as a spreadsheet holds it: numbers as numbers (an `NA` an empty cell), the rest
-    as text; `above`: empty rows above the header (the header is the first row filled)."""
+    as text; `above`: rows above the header, a title and empty rows (not read: the header is the first row that
+    holds the pack's columns)."""
     from openpyxl import Workbook
 
     frame = pl.read_csv(TEXAS, null_values="NA")
@@ -123,8 +124,8 @@ def _texas_workbook(path: Path, *, sheet: str = "txhousing", above: int = 0) -> 
     book.active.title = "notes"
     book.active.append(["Texas housing, from the ggplot2 package"])
     table = book.create_sheet(sheet)
-    for _ in range(above):
-        table.append([])
+    for k in range(above):
+        table.append(["Texas housing, monthly, by city" if k == 0 else None])
     table.append(frame.columns)
     for row in frame.iter_rows():
         table.append(list(row))
@@ -157,7 +158,7 @@ def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> Non
     assert problem == ("key `source.sheet`: got none, so the first sheet, 'notes', is read, and it lacks column(s) "
                        "['city', 'year', 'month', 'sales', 'volume', 'median', 'listings', 'inventory']; sheet "
                        "'txhousing' has them all: expected `sheet: txhousing`"), problem
-    above = _texas_workbook(tmp_path / "x" / "titled.xlsx", sheet="data", above=2)  # a title block above the header
+    above = _texas_workbook(tmp_path / "x" / "titled.xlsx", sheet="data", above=3)  # a title above the header
     assert _scan(write_pack(tmp_path / "x", above, **{"source.sheet": "data"}))[0] == csv_scan[0]
     with pytest.raises(CriteriaError, match=r"key `source\.sheet`: got 'txhousing'; expected no `sheet` but for an "
                                             r"Excel workbook"):

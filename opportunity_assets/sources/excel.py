@@ -1,10 +1,11 @@
 """A sheet of an Excel workbook (`.xlsx`, `.xlsm`, `.xls`) or an OpenDocument spreadsheet (`.ods`) as text rows.
 
 Read by python-calamine (Rust's calamine: every one of these formats, no Excel needed, no formula evaluated: a
-cell's cached value is read). The sheet's first row is its header; each later row is a record numbered by its row
-in the spreadsheet, as a user sees it there. Each cell becomes the text the source layer parses, as a CSV writes
-it: a whole number without a decimal part (Excel stores every number as a float: `2009`, not `2009.0`, for a year
-or an id), a date as ISO (`2015-07-01`), a moment as an ISO timestamp, an empty cell as none. Pure: no DuckDB here.
+cell's cached value is read). The sheet's header is its first row holding the pack's columns (a title above the
+table is skipped); each later row is a record numbered by its row in the spreadsheet, as a user sees it there.
+Each cell becomes the text the source layer parses, as a CSV writes it: a whole number without a decimal part
+(Excel stores every number as a float: `2009`, not `2009.0`, for a year or an id), a date as ISO (`2015-07-01`),
+a moment as an ISO timestamp, an empty cell as none. Pure: no DuckDB here.
 """
 
 from __future__ import annotations
@@ -38,9 +39,15 @@ def sheet_names(path: Path) -> list[str]:
     return list(_workbook(path).sheet_names)
 
 
+_TITLE_ROWS = 30
+"""Rows a header is looked for in: a sheet may open with a title, a source line or a note above its table."""
+
+
 def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
-    """The `needed` columns of `sheet` (default: the first) as text. A header cell written twice keeps its first
-    column; a row with no cell filled is skipped, as a blank line is."""
+    """The `needed` columns of `sheet` (default: the first) as text, under its header: the first of its first
+    `_TITLE_ROWS` rows that holds every needed name (a title above the table is not read), else its first filled
+    row. A header cell written twice keeps its first column; a row with no cell filled is skipped, as a blank line
+    is."""
     book = _workbook(path)
     names = list(book.sheet_names)
     if not names:
@@ -52,9 +59,10 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
         grid = book.get_sheet_by_name(chosen).to_python(skip_empty_area=False)
     except CalamineError as exc:
         raise WorkbookError(f"{path.name}'s sheet {chosen!r} cannot be read ({type(exc).__name__})") from None
-    first = next((i for i, row in enumerate(grid) if any(_text(c) for c in row)), None)
-    if first is None:
+    filled = [i for i, row in enumerate(grid[:_TITLE_ROWS]) if any(_text(c) for c in row)]
+    if not filled:
         return Sheet(chosen, [], [], {c: [] for c in needed})
+    first = next((i for i in filled if set(needed) <= {_text(c) for c in grid[i]}), filled[0])
     header = [_text(c) or "" for c in grid[first]]
     where = {name: header.index(name) for name in needed if name in header}
     lines: list[int] = []

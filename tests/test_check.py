@@ -102,8 +102,10 @@ def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_pat
 @pytest.mark.parametrize(("years", "expected"), [
     # Ecdat Cigar's years are written 63..92
     ([63, 64, 65], "key `source.year_column`: got 'year'; its values are no years from 1800 to 2999 (e.g. ['63', "
-                   "'64', '65']) (two digits: write the century, 1963 for 63): expected whole years written in "
-                   "full, such as 1963 or 1963.0"),
+                   "'64', '65']) (two digits: write the century, 1963 for 63, or read them with "
+                   "`source.period_column: year` and `period_format: '%y'` instead of `year_column`: a year after "
+                   "this one is read a century earlier): expected whole years written in full, such as 1963 or "
+                   "1963.0"),
     (["1963-01-01", "1964-01-01", "1965-01-01"],
      "key `source.year_column`: got 'year'; its values are dates, not years (e.g. ['1963-01-01', '1964-01-01', "
      "'1965-01-01']): expected `period_column: year` for a column of dates (truncated to `grain`), or a column of "

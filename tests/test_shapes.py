@@ -154,6 +154,22 @@ def test_a_year_column_alone_dates_an_annual_panel(tmp_path: Path) -> None:
                                                    "level_5y_ago": 4.0}
 
 
+def test_two_digit_years_read_by_percent_y_are_never_after_this_year(tmp_path: Path) -> None:
+    """Trial 15: nlswork's surveys are years written `68`..`88`; `period_format: '%y'` read `68` as 2068 (strptime's
+    00-68), so every 1968 row was quarantined as a period after today while check said ok. A two-digit year after
+    this one is now read a century earlier: the latest year of its digits not after today's."""
+    rows = [["a", y, y] for y in (68, 69, 70, 71, 5, 25)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "period_column": "year", "period_format": "%y", "columns": ["level"],
+                            "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2026, 12, 1), today=TODAY)
+    assert snapshot.quarantined.height == 0
+    assert [(p, v) for p, _, v in _history(pack, date(2026, 12, 1), "a")] == [
+        ("1968-01-01", 68.0), ("1969-01-01", 69.0), ("1970-01-01", 70.0), ("1971-01-01", 71.0),
+        ("2005-01-01", 5.0), ("2025-01-01", 25.0)]
+
+
 EVENTS = [  # (state, issued, amount, grade)
     ("TX", "2014-01-05", 1000, "A"), ("TX", "2014-01-20", 3000, "B"), ("TX", "2014-01-28", 2000, "A"),
     ("TX", "2014-03-02", 500, "C"),

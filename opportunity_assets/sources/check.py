@@ -107,6 +107,15 @@ class SourceProblem(ValueError):
     """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
 
 
+def _two_digit_years(within: str, column: str, alone: bool) -> str:
+    """What a year column of two-digit years (`63` for 1963, nlswork's `68`..`88`) may do: write the century, or,
+    a year column alone, be read as text by `%y` (a year after this one a century earlier), no Python needed."""
+    if not alone:
+        return " (two digits: write the century, 1963 for 63)"
+    return (f" (two digits: write the century, 1963 for 63, or read them with `{within}.period_column: {column}` "
+            "and `period_format: '%y'` instead of `year_column`: a year after this one is read a century earlier)")
+
+
 def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
     """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
     return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
@@ -238,7 +247,7 @@ def _not_years(pack: CriteriaPack, within: str) -> str:
                 "whole years")
     numbers = [float(v) for v in years if _number(v)]
     if numbers and not any(1800 <= n <= 2999 for n in numbers):
-        short = " (two digits: write the century, 1963 for 63)" if all(0 <= n < 100 for n in numbers) else ""
+        short = _two_digit_years(within, year, len(keys) == 1) if all(0 <= n < 100 for n in numbers) else ""
         return (f"key `{within}.year_column`: got {year!r}; its values are no years from 1800 to 2999 (e.g. "
                 f"{years[:3]}){short}: expected whole years written in full, such as 1963 or 1963.0")
     if not years or numbers:

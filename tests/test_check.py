@@ -987,6 +987,24 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_path: Path) -> None:
+    """Trial 15: the World Values Survey writes -1 for "no answer" in every question; check told the user to list
+    the column in `source.signed`, which would average -1 in as an answer. A code or two repeated is now named for
+    `na_values` too."""
+    rows = [[e, y, -1 if y % 3 == 0 else 7 + 10 * k] for k, e in enumerate("abcde") for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    (fact,) = [f for f in report.facts if "below zero" in f]
+    assert fact == ("cells of 'level' below zero (45, e.g. '-1') are quarantined as negative: if its values may be "
+                    "below zero, list it in `source.signed`; but its negative cells are only '-1', 45 times: if that "
+                    "is a code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
+                    "instead (`na_values: ['NA', '-1']`): `signed` would count it as values")
+    coded = check_pack(_pack(tmp_path, {**source, "na_values": ["NA", "-1"]}, _LEVELS), as_of=date(2018, 3, 31),
+                       today=TODAY)
+    assert not any("below zero" in f for f in coded.facts) and coded.problems == []
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""

@@ -116,6 +116,10 @@ def _two_digit_years(within: str, column: str, alone: bool) -> str:
             "and `period_format: '%y'` instead of `year_column`: a year after this one is read a century earlier)")
 
 
+MISSING_CODES = 3
+"""At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""
+
+
 def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
     """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
     return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
@@ -1082,9 +1086,11 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                                                            " (for a category, `agg: share` with a `where` "
                                                            "condition counts its share of rows)"))
         elif seen and negative / seen > UNPARSED_PERIODS and column not in spec.signed:
+            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "negative"]
             problems.append(f"key `{within}.signed`: {column!r}: {negative} of {seen} cells the night reads are "
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
-                            "values may be below zero (a delay, a change), else a column of counts or amounts")
+                            "values may be below zero (a delay, a change), else a column of counts or amounts"
+                            + _missing_codes_hint(spec, within, written))
     return problems
 
 
@@ -1114,7 +1120,34 @@ def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]
             if problem == "negative" and column not in spec.signed and column not in spec.bounds:
                 negative.setdefault(column, []).append(text)
     return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
-            "values may be below zero, list it in `source.signed`" for column, texts in negative.items()]
+            "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)
+            for column, texts in negative.items()]
+
+
+def _missing_codes(written: list[str]) -> list[str]:
+    """The few negative whole numbers a column's quarantined cells repeat (`-1`, `-9`: a survey's codes for "no
+    answer", the World Values Survey's in every question), or none: values below zero that are no number at all
+    are read as gaps by `na_values`; `signed` would average them in as figures."""
+    distinct = sorted({w.strip() for w in written})
+    if not distinct or len(distinct) > MISSING_CODES or len(written) < 10 * len(distinct):
+        return []
+    try:
+        return distinct if all(float(w).is_integer() for w in distinct) else []
+    except ValueError:
+        return []
+
+
+def _missing_codes_hint(spec: SourceSpec, within: str, written: list[str]) -> str:
+    """The other reading of a column's negative cells when they repeat a code or two (`_missing_codes`): a missing
+    number, for `na_values` (beside the ones it has), or nothing."""
+    codes = _missing_codes(written)
+    if not codes:
+        return ""
+    listed = [*spec.na_values, *(c for c in codes if c not in spec.na_values)]
+    return (f"; but its negative cells are only {', '.join(repr(c) for c in codes)}, {len(written)} times: if "
+            f"{'that is a code' if len(codes) == 1 else 'those are codes'} for a missing number (a survey's \"no "
+            f"answer\"), list {'it' if len(codes) == 1 else 'them'} in `{within}.na_values` instead "
+            f"(`na_values: {listed}`): `signed` would count {'it' if len(codes) == 1 else 'them'} as values")
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:

@@ -275,6 +275,25 @@ def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_probl
     assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
 
 
+def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path: Path) -> None:
+    """Trial 15: nlswork's surveys skip 1986; a `last` over 1986..1988 needing its 3 years (the default) had no value
+    for any woman, and check named `required_inputs.0`, "0 of 3 years filled", "expected a metric the night's rows
+    fill", though most had 2 of the 3 and the metric's `min_rows` was what to change."""
+    rows = [[e, y, 10 + k] for k, e in enumerate("abcd") for y in (1984, 1985, 1987, 1988)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 2]}}
+    pack = _pack(tmp_path, source, metrics)
+    assert _problems(pack, date(1989, 3, 31)) == [
+        "key `metrics.level_now.min_rows`: got 3 (every period of its window, by default); no candidate has more than "
+        "2 of the 3 years of level filled in 1986..1988 (perhaps a period no entity has rows in: a survey not held "
+        "that year, an extract's gap), so level_now has no value for any of the 4 candidates scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 2` or less, or a "
+        "window over years the source fills"]
+    metrics["level_now"]["min_rows"] = 2
+    assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == []
+
+
 def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
     """Trial 9: Ecdat Cigar with 1990 appended again for every state: each entity's 1990 rows were refused as a
     duplicated key, and check blamed the filter's and the inputs' metrics ("expected a metric the night's rows

@@ -244,9 +244,36 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         line, _ = Counter(lines).most_common(1)[0]
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
-        problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
+        problems.append(_too_few_filled(pack, name, key, lines, len(found), effect) or
+                        f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
                         f"({line}), so {effect}: {_gap_expected(line)}")
     return problems
+
+
+_FILLED = re.compile(r"^(\w+): (\d+) of (\d+) \w+ of .+ filled in (.+); needs (\d+)$")
+
+
+def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], scanned: int, effect: str
+                    ) -> str | None:
+    """The metric's own `min_rows` when its window needs more periods filled than any candidate has, though some
+    have some: a window over a period no entity has rows in (nlswork's surveys skip 1986: a window of 1986-88 needing
+    all 3 years has no value for anyone). The required input or filter reading it is not what is wrong."""
+    matches = [m for m in map(_FILLED.match, lines) if m]
+    if len(matches) != len(lines) or len({m.group(1) for m in matches}) != 1:
+        return None
+    best = max(int(m.group(2)) for m in matches)
+    metric, length, label, needs = (matches[0].group(1), int(matches[0].group(3)), matches[0].group(4),
+                                    int(matches[0].group(5)))
+    if best == 0 or metric not in pack.metrics:
+        return None
+    spec, plural = pack.metrics[metric], pack.grain.plural
+    default = "" if spec.min_rows is not None else " (every period of its window, by default)"
+    via = "" if metric == name else f", so {name} has none either"
+    return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
+            f"{length} {plural} of {spec.column} filled in {label} (perhaps a period no entity has rows in: a "
+            f"survey not held that year, an extract's gap), so {metric} has no value for any of the {scanned} "
+            f"candidates scanned{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window over "
+            f"{plural} the source fills")
 
 
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")

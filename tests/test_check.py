@@ -294,6 +294,29 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
     assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == []
 
 
+def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:
+    """Trial 15: `bounds: {f117: [0, 1]}` over the World Values Survey's answers from 1 to 10 (most of them 1)
+    refused a minority of the cells, too few for the bounds' own judgment, but one in every country's survey year,
+    each period's average unknown; check named `required_inputs.1`, "0 of 5 years filled" (the line of the
+    countries with no survey in the window, the commonest: each quarantine line names its own row) and "expected a
+    metric the night's rows fill"."""
+    rows = [[e, y, 1 if n % 4 else 3, n] for e in "ab" for y in (2014, 2015) for n in range(8)]
+    rows += [[e, 2010, 1, n] for e in "cd" for n in range(8)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "answer", "uid"], rows), "grain": "year",
+              "year_column": "year", "shape": "events", "bounds": {"answer": [0, 1]},
+              "aggregates": {"people": {"agg": "count_distinct", "column": "uid"},
+                             "answer_avg": {"agg": "avg", "column": "answer"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "answer_avg", "window": [0, 1], "min_rows": 1}}
+    pack = _pack(tmp_path, source, metrics)
+    (problem,) = _problems(pack, date(2016, 3, 31))
+    assert problem.startswith(
+        "key `source.bounds.answer`: got [0, 1]; cells of answer outside it are refused in every candidate's reach (an "
+        "events period with a refused cell has its aggregates of the column unknown), so level_now has no value for "
+        "any of the 4 candidates scanned (level_now: unknown: source row "), problem
+    assert problem.endswith("`required_inputs.0`: each going on would be archived as a data gap): expected bounds in "
+                            "the column's unit, that its values lie within"), problem
+
+
 def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
     """Trial 9: Ecdat Cigar with 1990 appended again for every state: each entity's 1990 rows were refused as a
     duplicated key, and check blamed the filter's and the inputs' metrics ("expected a metric the night's rows

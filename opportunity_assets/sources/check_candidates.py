@@ -232,7 +232,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     there but whose arithmetic has no value is `undefined_components`'."""
     read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
-    problems = []
+    problems: list[str] = []
     for name, key in {**filtered, **read}.items():
         if len(found) < _ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
                                        for c in found):
@@ -241,13 +241,45 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
                 "undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value
-        line, _ = Counter(lines).most_common(1)[0]
+        line = _commonest(lines)
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
-        problems.append(_too_few_filled(pack, name, key, lines, len(found), effect) or
-                        f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
-                        f"({line}), so {effect}: {_gap_expected(line)}")
+        problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
+            _too_few_filled(pack, name, key, lines, len(found), effect) or \
+            f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned " \
+            f"({line}), so {effect}: {_gap_expected(line)}"
+        if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
+            problems.append(problem)
     return problems
+
+
+_ROW = re.compile(r"source row \d+")
+
+
+def _commonest(lines: list[str]) -> str:
+    """The commonest of the candidates' gap lines, counted without their row numbers (each entity's quarantined row
+    is its own, `source row 260188`; a reason shared by every entity must outnumber a window a few leave empty), as
+    the first candidate writes it."""
+    counted = Counter(_ROW.sub("source row N", line) for line in lines)
+    common, _ = counted.most_common(1)[0]
+    return next(line for line in lines if _ROW.sub("source row N", line) == common)
+
+
+def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned: int, effect: str) -> str | None:
+    """`source.bounds.X` when the gap every candidate has is a cell of X its bounds refused (a refused cell's reason
+    is `column X` alone; no number, negative and not finite are said): bounds in another unit (`[0, 1]` over answers
+    from 1 to 10) that refuse a minority of the cells, too few for `check_values`, but one in every entity's window,
+    as on an events source, where one refused cell leaves its period's aggregates of the column unknown."""
+    match = _QUARANTINED.match(line)
+    column = match.group(1).removeprefix("column ") if match and match.group(1).startswith("column ") else None
+    if column is None or column not in pack.source.bounds:
+        return None
+    low, high = ("null" if b is None else f"{b:g}" for b in pack.source.bounds[column])
+    events = " (an events period with a refused cell has its aggregates of the column unknown)" \
+        if pack.source.shape == "events" else ""
+    return (f"key `source.bounds.{column}`: got [{low}, {high}]; cells of {column} outside it are refused in every "
+            f"candidate's reach{events}, so {name} has no value for any of the {scanned} candidates scanned ({line}; "
+            f"`{key}`: {effect}): expected bounds in the column's unit, that its values lie within")
 
 
 _FILLED = re.compile(r"^(\w+): (\d+) of (\d+) \w+ of .+ filled in (.+); needs (\d+)$")

@@ -1047,6 +1047,23 @@ def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_
     assert not any("below zero" in f for f in coded.facts) and coded.problems == []
 
 
+def test_a_red_flag_that_doubts_every_candidate_going_on_is_a_warning(tmp_path: Path) -> None:
+    """Trial 15: `tenure_now >= 0` with `effect: doubt` (and `respondents_5y >= 0` with `reject`) held for every
+    candidate: the night had no "act on these" (or archived every one REJECTED) and check said ok."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    flags = [{"name": "always", "when": "level_now >= 0", "message": "any level", "effect": "doubt"},
+             {"name": "rare", "when": "level_now > 40", "message": "a high level", "effect": "reject"},
+             {"name": "noted", "when": "level_now >= 0", "message": "any level"}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, red_flags=flags), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `red_flags.0.when`: got 'level_now >= 0'; it holds for every one of the 5 candidates going on with its "
+        "metrics, each its STRONG verdict doubted, so none reaches \"act on these\" (`effect: doubt`): is the "
+        "comparison the wrong way round, or its bound in another unit? expected a condition that singles out some "
+        "candidates (or `effect: note`)"]
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""

@@ -749,7 +749,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                          snapshot.quarantined)
     problems += check_candidates.problems(pack, found)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
-        pack, found) + check_candidates.ranges_at_zero_end(pack, found)
+        pack, found) + check_candidates.ranges_at_zero_end(pack, found) + check_candidates.red_flags_firing_for_all(
+        pack, found)
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)

@@ -385,6 +385,37 @@ def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str
     return problems
 
 
+def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a red flag that doubts or rejects and holds for every candidate going on with its metrics (at least
+    `_ENOUGH`): `tenure_now >= 0` (the comparison the wrong way round, a bound in another unit) sends every STRONG
+    verdict to "needs your judgment", or archives each REJECTED, and check said ok. A warning, not a problem: a rule
+    may hold for every candidate on some night by design."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, rule in enumerate(pack.red_flags):
+        if rule.effect == "note":
+            continue
+        held = [bool(value) for c in going if (value := _flag_value(rule.parsed, c.metrics)) is not None]
+        if len(held) >= _ENOUGH and all(held):
+            what = "its STRONG verdict doubted, so none reaches \"act on these\"" if rule.effect == "doubt" else \
+                "REJECTED and archived, so none reaches the brief"
+            warnings.append(
+                f"key `red_flags.{n}.when`: got {rule.when!r}; it holds for every one of the {len(held)} candidates "
+                f"going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison the wrong way "
+                "round, or its bound in another unit? expected a condition that singles out some candidates (or "
+                "`effect: note`)")
+    return warnings
+
+
+def _flag_value(parsed: expressions.Expression, metrics: dict[str, float | None]) -> float | None:
+    """A red flag's condition for one candidate, or None where a metric it reads is a gap."""
+    try:
+        value, _ = expressions.evaluate_explained(parsed, metrics)
+    except expressions.MissingValue:
+        return None
+    return float(value)
+
+
 def identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """An identity whose `expected` band most candidates going on lie outside (at least 3 of them, more than half):
     the band is the pack's mistake (a ratio written per thousand, a band for another unit), not every entity's

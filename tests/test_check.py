@@ -317,6 +317,26 @@ def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_inpu
                             "the column's unit, that its values lie within"), problem
 
 
+def test_events_that_repeat_by_nature_warn_of_repeated_events_doubting_them(tmp_path: Path) -> None:
+    """Trial 15: the World Values Survey's answers read as a country, a year and a score from 1 to 10 (346,136
+    events, 2,523 distinct): every candidate of the first night was doubted by `integrity.repeated_events` ("0.996
+    of them copies of another ... sent twice?"), no act-on list, and check said ok."""
+    rows = [[e, y, 1 + (n % 3)] for e in "abcd" for y in (2014, 2015) for n in range(40 + y % 2)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "answer"], rows), "grain": "year",
+              "year_column": "year", "shape": "events",
+              "aggregates": {"answers": {"agg": "count"}, "answer_avg": {"agg": "avg", "column": "answer"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "answer_avg", "window": [0, 1], "min_rows": 1}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if "repeated_events" in w] == [
+        "key `integrity.repeated_events`: got effect 'doubt'; 300 of the 324 events the night reads repeat another in "
+        "every column it reads (24 distinct), so copies are this source's nature (answers on a scale, a category and "
+        "a date), and the rule would doubt periods for them as if a feed had been sent twice: expected `integrity: "
+        "{repeated_events: {effect: note}}`, or a column that tells the events apart among those the pack reads (a "
+        "`count_distinct` of an id)"]
+    noted = _pack(tmp_path, source, metrics, integrity={"repeated_events": {"effect": "note"}})
+    assert not any("repeated_events" in w for w in check_pack(noted, as_of=date(2016, 3, 31), today=TODAY).warnings)
+
+
 def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
     """Trial 9: Ecdat Cigar with 1990 appended again for every state: each entity's 1990 rows were refused as a
     duplicated key, and check blamed the filter's and the inputs' metrics ("expected a metric the night's rows
@@ -1222,7 +1242,8 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
 
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
-    rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]
+    rows = [[e, f"2013-03-{1 + h // 24:02d}T{h % 24:02d}:00:00", "fog" if h == 0 else "clear"]
+            for e in "abc" for h in range(200)]
     source = {"path": _csv(tmp_path / "h.csv", ["id", "day", "sky"], rows), "shape": "events", "grain": "month",
               "period_column": "day", "aggregates": {"foggy": {"agg": "share", "where": [
                   {"column": "sky", "in": ["fog"]}]}}}

@@ -120,6 +120,28 @@ MISSING_CODES = 3
 """At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""
 
 
+def _copies_by_nature(pack: CriteriaPack, repeats: tuple[int, int] | None) -> list[str]:
+    """A warning: an events source half or more of whose rows repeat another in every column the night reads (the
+    World Values Survey's answers, a country, a year and a score from 1 to 10: 346,136 rows, 2,523 distinct), while
+    `integrity.repeated_events` doubts: its copies are the data's nature, not a feed sent twice, and the rule doubts
+    every period of an entity with few past ones ("0.996 of them copies of another ... sent twice?")."""
+    rule = pack.integrity.repeated_events
+    if repeats is None or rule.effect == "note":
+        return []
+    rows, distinct = repeats
+    if rows < _FEWEST_REPEATED or 2 * distinct > rows:
+        return []
+    return [f"key `integrity.repeated_events`: got effect {rule.effect!r}; {rows - distinct} of the {rows} events "
+            f"the night reads repeat another in every column it reads ({distinct} distinct), so copies are this "
+            "source's nature (answers on a scale, a category and a date), and the rule would doubt periods for "
+            "them as if a feed had been sent twice: expected `integrity: {repeated_events: {effect: note}}`, or a "
+            "column that tells the events apart among those the pack reads (a `count_distinct` of an id)"]
+
+
+_FEWEST_REPEATED = 100
+"""Fewest events before their repeats are judged the source's nature (a few events may all agree)."""
+
+
 def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
     """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
     return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
@@ -732,6 +754,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"rows for {distinct} events, so every count and sum would count each {factor} times: expected each event "
             "once (a file appended to itself?), or, if these are distinct events, a column that tells them apart "
             "among those the pack reads (a `count_distinct` of an id, say)")
+    warnings += _copies_by_nature(pack, counted.repeats) if counted.copies is None else []
     main = counted.tables[0]
     if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
         problems.append(

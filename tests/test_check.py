@@ -675,6 +675,30 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
 
 
+def test_an_entity_id_of_one_row_each_is_said_without_scanning_a_candidate_per_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 15: `entity_id: uid` over the World Values Survey's 348,532 answers (each its own respondent) named
+    the key, but only after scanning 348,532 candidates: 87 s (the pack's own check takes 2.5 s), and two more
+    problems about them that were this one again."""
+    from opportunity_assets.candidates import logic
+
+    rows = [[f"order-{i}", f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(240)]
+    events = {"path": _csv(tmp_path / "orders.csv", ["order_id", "date"], rows), "entity_id": "order_id",
+              "entity_name": "order_id", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"sold": {"agg": "count"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "sold", "window": [0, 2]}})
+
+    def scanned(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a candidate per row was scanned")
+
+    monkeypatch.setattr(logic, "scan", scanned)
+    report = check_pack(pack, as_of=date(2016, 2, 29), today=TODAY)
+    (problem,) = report.problems
+    assert problem.startswith("key `source.entity_id`: got 'order_id'; about ")
+    assert report.facts == ["240 entities, 240 events read, 1560 entity-periods in reach, latest period 2015-12, 0 "
+                            "quarantined rows", "candidates not scanned: one an entity of about one row"]
+
+
 # ---- bounds in another unit than their column ----------------------------------------------------------------------
 
 def _belts(tmp_path: Path, values: list[float], bounds: list[float]) -> Any:

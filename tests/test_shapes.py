@@ -363,6 +363,18 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     assert _history(pack, date(2015, 4, 20), "a") == [("2015-01-01", 0, 90.0)]
 
 
+def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_path: Path) -> None:
+    """Trial 15: `format: jsonl` on nlswork.duckdb read by a `query` named `source.query` ("a query only over a
+    database"), though the query was right and the declared format wrong."""
+    (tmp_path / "x.duckdb").write_bytes(b"")
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": "x.duckdb", "format": "jsonl", "query": "SELECT * FROM t", "columns": ["level"]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(caught.value).endswith(
+        "key `source.format`: got 'jsonl'; expected `format: duckdb` (or no `format`): x.duckdb is named as a DuckDB "
+        "database, and `query` reads only a database")
+
+
 @pytest.mark.parametrize(("source", "message"), [
     ({"grain": "fortnight"}, "key `source.grain`"),
     ({"period_column": "when", "year_column": "y"}, "key `source.period_column`: got 'when'; expected either"),

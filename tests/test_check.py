@@ -337,6 +337,20 @@ def test_events_that_repeat_by_nature_warn_of_repeated_events_doubting_them(tmp_
     assert not any("repeated_events" in w for w in check_pack(noted, as_of=date(2016, 3, 31), today=TODAY).warnings)
 
 
+def test_a_few_rows_of_no_year_in_every_entity_name_the_year_column_once(tmp_path: Path) -> None:
+    """Trial 15: `1984-85` in 1 of 50 rows of the World Values Survey's year column (too few for the period key's own
+    judgment) left every country's metrics unknown, a row of no period lying in any window: check said four
+    problems naming `hard_filters.N.metric` and `required_inputs.N`, and none named `source.year_column`."""
+    rows = [[e, "2012-13" if y == 2012 else y, 10 + k] for k, e in enumerate("abcd") for y in range(2000, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 3, 31)) == [
+        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1800 to "
+        "2999 in it (e.g. '2012-13'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column` naming a column of dates (a row of no period leaves its entity's every metric "
+        "unknown, as it may lie in any window: no candidate has a value of 'level_now')"]
+
+
 def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
     """Trial 9: Ecdat Cigar with 1990 appended again for every state: each entity's 1990 rows were refused as a
     duplicated key, and check blamed the filter's and the inputs' metrics ("expected a metric the night's rows

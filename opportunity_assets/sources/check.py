@@ -428,6 +428,22 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     return f"; {fits[0]!r} parses them"
 
 
+def _undated_at_fault(pack: CriteriaPack, found: list[str], unparsed: list[str], seen: int, said: bool) -> list[str]:
+    """The candidates' problems, those whose cause is rows of no period (each leaves its entity's every metric
+    unknown, in any window) made one line naming the period key (`_periods_unparsed`, unless it is said already):
+    `1984-85` in 1 of 50 rows of a year column made four problems naming the filters' and inputs' metrics, and no
+    line named `source.year_column`."""
+    undated = [p for p in found if "is quarantined (period unparseable)" in p]
+    if not undated or not unparsed:
+        return found
+    kept = [p for p in found if p not in undated]
+    if said:
+        return kept
+    return [f"{_periods_unparsed(pack, unparsed, seen)} (a row of no period leaves its entity's every metric "
+            "unknown, as it may lie in any window: no candidate has a value of "
+            f"{', '.join(p.split('; ')[0].split(': got ')[1] for p in undated)})", *kept]
+
+
 def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     """The periods as written that reasons `period unparseable: when=Mar 2018` (or `year=20x4, month=11`) quote,
     the first `limit` distinct ones."""
@@ -786,7 +802,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += check_candidates.problems(pack, found)
+    problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
         pack, found) + check_candidates.ranges_at_zero_end(pack, found) + check_candidates.red_flags_firing_for_all(
         pack, found)

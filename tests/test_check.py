@@ -292,6 +292,12 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "window over years the source fills"]
     metrics["level_now"]["min_rows"] = 2
     assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == []
+    metrics["level_now"] = {"agg": "last", "column": "level", "window": [2, 2]}  # 1986 alone
+    assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == [
+        "key `metrics.level_now.window`: got [2, 2]; no entity has a row in 1986 (perhaps a period the source skips: a "
+        "survey not held that year), so level_now has no value for any of the 4 candidates scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected a window over years the "
+        "source has rows in"]
 
 
 def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import significant
+from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
 
@@ -245,7 +246,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
-            _too_few_filled(pack, name, key, lines, len(found), effect) or \
+            _too_few_filled(pack, name, key, lines, found, effect) or \
             f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned " \
             f"({line}), so {effect}: {_gap_expected(line)}"
         if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
@@ -285,22 +286,30 @@ def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned
 _FILLED = re.compile(r"^(\w+): (\d+) of (\d+) \w+ of .+ filled in (.+); needs (\d+)$")
 
 
-def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], scanned: int, effect: str
+def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], found: list[Candidate], effect: str
                     ) -> str | None:
     """The metric's own `min_rows` when its window needs more periods filled than any candidate has, though some
     have some: a window over a period no entity has rows in (nlswork's surveys skip 1986: a window of 1986-88 needing
-    all 3 years has no value for anyone). The required input or filter reading it is not what is wrong."""
+    all 3 years has no value for anyone); its `window` when no entity has a row in it at all (`[2, 2]`, 1986 alone).
+    The required input or filter reading it is not what is wrong."""
     matches = [m for m in map(_FILLED.match, lines) if m]
     if len(matches) != len(lines) or len({m.group(1) for m in matches}) != 1:
         return None
-    best = max(int(m.group(2)) for m in matches)
+    best, scanned = max(int(m.group(2)) for m in matches), len(found)
     metric, length, label, needs = (matches[0].group(1), int(matches[0].group(3)), matches[0].group(4),
                                     int(matches[0].group(5)))
-    if best == 0 or metric not in pack.metrics:
+    if metric not in pack.metrics:
         return None
     spec, plural = pack.metrics[metric], pack.grain.plural
-    default = "" if spec.min_rows is not None else " (every period of its window, by default)"
     via = "" if metric == name else f", so {name} has none either"
+    if best == 0:
+        if any(rows_in_window(c.raw_data, spec.window) for c in found):
+            return None  # rows there, the column empty in them: a series the source stopped filling
+        return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} (perhaps a "
+                f"period the source skips: a survey not held that year), so {metric} has no value for any of the "
+                f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected a window over {plural} the source "
+                "has rows in")
+    default = "" if spec.min_rows is not None else " (every period of its window, by default)"
     return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
             f"{length} {plural} of {spec.column} filled in {label} (perhaps a period no entity has rows in: a "
             f"survey not held that year, an extract's gap), so {metric} has no value for any of the {scanned} "

@@ -440,6 +440,8 @@ class SourceFacts:
     copies: tuple[int, int, int] | None = None
     """`_copies`: an events source whose every row appears a multiple of k times (k >= 2) in every column read: (k,
     rows, distinct rows); None otherwise."""
+    repeats: tuple[int, int] | None = None
+    """An events source's (rows, distinct rows) the night sees, equal in every column read; None for another shape."""
 
 
 def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
@@ -448,8 +450,10 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
         tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
                   [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
         first_days = _first_days(con, pack)
-        copies = _copies(con, pack, as_of) if pack.source.shape == "events" else None
-    return SourceFacts(tables=tables, first_days=first_days, copies=copies)
+        sizes = _row_sizes(con, pack, as_of) if pack.source.shape == "events" else None
+    return SourceFacts(tables=tables, first_days=first_days, copies=None if sizes is None else _copies_of(sizes),
+                       repeats=None if sizes is None else (sum(n * groups for n, groups in sizes),
+                                                           sum(groups for _, groups in sizes)))
 
 
 def copied_rows(pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
@@ -465,21 +469,31 @@ _FEWEST_COPIED = 10
 
 
 def _copies(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:
-    """(k, rows, distinct rows) where every row of a source the night sees appears a multiple of k >= 2
-    times, equal in every column read (a file appended to itself: each event counted k times). Two real events may
-    agree in the few columns a pack reads, but then some rows appear once, or an odd number of times: it takes every
-    group of equal rows to share a factor."""
+    """`_copies_of` the rows the night sees."""
+    return _copies_of(_row_sizes(con, pack, as_of))
+
+
+def _row_sizes(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> list[tuple[int, int]]:
+    """(n, groups): how many groups of rows equal in every column read the night sees have n rows."""
     visible = f"{shapes.IN_SCOPE} AND ({shapes.PUBLISHED} IS NULL OR {shapes.PUBLISHED} <= $as_of::DATE)"
     sizes = _run(con, pack, f"""
         SELECT n, count(*) AS groups FROM (
             SELECT count(*) AS n FROM (SELECT hash(*COLUMNS(* EXCLUDE ({ROW}))) AS h FROM {TYPED} WHERE {visible})
             GROUP BY h)
         GROUP BY n""", {"as_of": as_of}).rows()
-    factor = math.gcd(*(int(n) for n, _ in sizes)) if sizes else 0
-    distinct = sum(int(groups) for _, groups in sizes)
+    return [(int(n), int(groups)) for n, groups in sizes]
+
+
+def _copies_of(sizes: list[tuple[int, int]]) -> tuple[int, int, int] | None:
+    """(k, rows, distinct rows) where every row of a source the night sees appears a multiple of k >= 2
+    times, equal in every column read (a file appended to itself: each event counted k times). Two real events may
+    agree in the few columns a pack reads, but then some rows appear once, or an odd number of times: it takes every
+    group of equal rows to share a factor."""
+    factor = math.gcd(*(n for n, _ in sizes)) if sizes else 0
+    distinct = sum(groups for _, groups in sizes)
     if factor < 2 or distinct < _FEWEST_COPIED:
         return None
-    return factor, sum(int(n) * int(groups) for n, groups in sizes), distinct
+    return factor, sum(n * groups for n, groups in sizes), distinct
 
 
 def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str,

@@ -103,8 +103,10 @@ def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_pat
 @pytest.mark.parametrize(("years", "expected"), [
     # Ecdat Cigar's years are written 63..92
     ([63, 64, 65], "key `source.year_column`: got 'year'; its values are no years from 1800 to 2999 (e.g. ['63', "
-                   "'64', '65']) (two digits: write the century, 1963 for 63): expected whole years written in "
-                   "full, such as 1963 or 1963.0"),
+                   "'64', '65']) (two digits: write the century, 1963 for 63, or read them with "
+                   "`source.period_column: year` and `period_format: '%y'` instead of `year_column`: a year after "
+                   "this one is read a century earlier): expected whole years written in full, such as 1963 or "
+                   "1963.0"),
     (["1963-01-01", "1964-01-01", "1965-01-01"],
      "key `source.year_column`: got 'year'; its values are dates, not years (e.g. ['1963-01-01', '1964-01-01', "
      "'1965-01-01']): expected `period_column: year` for a column of dates (truncated to `grain`), or a column of "
@@ -290,6 +292,88 @@ def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_probl
         "0 of 1 years of cases filled in 2017; needs 1), so the filter is UNCLEAR for each, and none is refused or "
         "passed by it: expected a metric the night's rows fill (a column with figures in its window)"]
     assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
+
+
+def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path: Path) -> None:
+    """Trial 15: nlswork's surveys skip 1986; a `last` over 1986..1988 needing its 3 years (the default) had no value
+    for any woman, and check named `required_inputs.0`, "0 of 3 years filled", "expected a metric the night's rows
+    fill", though most had 2 of the 3 and the metric's `min_rows` was what to change."""
+    rows = [[e, y, 10 + k] for k, e in enumerate("abcd") for y in (1984, 1985, 1987, 1988)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 2]}}
+    pack = _pack(tmp_path, source, metrics)
+    assert _problems(pack, date(1989, 3, 31)) == [
+        "key `metrics.level_now.min_rows`: got 3 (every period of its window, by default); no candidate has more than "
+        "2 of the 3 years of level filled in 1986..1988 (perhaps a period no entity has rows in: a survey not held "
+        "that year, an extract's gap), so level_now has no value for any of the 4 candidates scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 2` or less, or a "
+        "window over years the source fills"]
+    metrics["level_now"]["min_rows"] = 2
+    assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == []
+    metrics["level_now"] = {"agg": "last", "column": "level", "window": [2, 2]}  # 1986 alone
+    assert _problems(_pack(tmp_path, source, metrics), date(1989, 3, 31)) == [
+        "key `metrics.level_now.window`: got [2, 2]; no entity has a row in 1986 (perhaps a period the source skips: a "
+        "survey not held that year), so level_now has no value for any of the 4 candidates scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected a window over years the "
+        "source has rows in"]
+
+
+def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:
+    """Trial 15: `bounds: {f117: [0, 1]}` over the World Values Survey's answers from 1 to 10 (most of them 1)
+    refused a minority of the cells, too few for the bounds' own judgment, but one in every country's survey year,
+    each period's average unknown; check named `required_inputs.1`, "0 of 5 years filled" (the line of the
+    countries with no survey in the window, the commonest: each quarantine line names its own row) and "expected a
+    metric the night's rows fill"."""
+    rows = [[e, y, 1 if n % 4 else 3, n] for e in "ab" for y in (2014, 2015) for n in range(8)]
+    rows += [[e, 2010, 1, n] for e in "cd" for n in range(8)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "answer", "uid"], rows), "grain": "year",
+              "year_column": "year", "shape": "events", "bounds": {"answer": [0, 1]},
+              "aggregates": {"people": {"agg": "count_distinct", "column": "uid"},
+                             "answer_avg": {"agg": "avg", "column": "answer"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "answer_avg", "window": [0, 1], "min_rows": 1}}
+    pack = _pack(tmp_path, source, metrics)
+    (problem,) = _problems(pack, date(2016, 3, 31))
+    assert problem.startswith(
+        "key `source.bounds.answer`: got [0, 1]; cells of answer outside it are refused in every candidate's reach (an "
+        "events period with a refused cell has its aggregates of the column unknown), so level_now has no value for "
+        "any of the 4 candidates scanned (level_now: unknown: source row "), problem
+    assert problem.endswith("`required_inputs.0`: each going on would be archived as a data gap): expected bounds in "
+                            "the column's unit, that its values lie within"), problem
+
+
+def test_events_that_repeat_by_nature_warn_of_repeated_events_doubting_them(tmp_path: Path) -> None:
+    """Trial 15: the World Values Survey's answers read as a country, a year and a score from 1 to 10 (346,136
+    events, 2,523 distinct): every candidate of the first night was doubted by `integrity.repeated_events` ("0.996
+    of them copies of another ... sent twice?"), no act-on list, and check said ok."""
+    rows = [[e, y, 1 + (n % 3)] for e in "abcd" for y in (2014, 2015) for n in range(40 + y % 2)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "answer"], rows), "grain": "year",
+              "year_column": "year", "shape": "events",
+              "aggregates": {"answers": {"agg": "count"}, "answer_avg": {"agg": "avg", "column": "answer"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "answer_avg", "window": [0, 1], "min_rows": 1}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if "repeated_events" in w] == [
+        "key `integrity.repeated_events`: got effect 'doubt'; 300 of the 324 events the night reads repeat another in "
+        "every column it reads (24 distinct), so copies are this source's nature (answers on a scale, a category and "
+        "a date), and the rule would doubt periods for them as if a feed had been sent twice: expected `integrity: "
+        "{repeated_events: {effect: note}}`, or a column that tells the events apart among those the pack reads (a "
+        "`count_distinct` of an id)"]
+    noted = _pack(tmp_path, source, metrics, integrity={"repeated_events": {"effect": "note"}})
+    assert not any("repeated_events" in w for w in check_pack(noted, as_of=date(2016, 3, 31), today=TODAY).warnings)
+
+
+def test_a_few_rows_of_no_year_in_every_entity_name_the_year_column_once(tmp_path: Path) -> None:
+    """Trial 15: `1984-85` in 1 of 50 rows of the World Values Survey's year column (too few for the period key's own
+    judgment) left every country's metrics unknown, a row of no period lying in any window: check said four
+    problems naming `hard_filters.N.metric` and `required_inputs.N`, and none named `source.year_column`."""
+    rows = [[e, "2012-13" if y == 2012 else y, 10 + k] for k, e in enumerate("abcd") for y in range(2000, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 3, 31)) == [
+        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1800 to "
+        "2999 in it (e.g. '2012-13'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column` naming a column of dates (a row of no period leaves its entity's every metric "
+        "unknown, as it may lie in any window: no candidate has a value of 'level_now')"]
 
 
 def test_a_period_sent_twice_for_every_entity_asks_for_the_rows_not_the_metric(tmp_path: Path) -> None:
@@ -617,6 +701,30 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     right = _pack(tmp_path, {**events, "entity_id": "pizza", "entity_name": "pizza"}, metrics, hard_filters=[
         {"name": "enough", "metric": "level_now", "op": ">=", "value": 5}])
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
+
+
+def test_an_entity_id_of_one_row_each_is_said_without_scanning_a_candidate_per_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 15: `entity_id: uid` over the World Values Survey's 348,532 answers (each its own respondent) named
+    the key, but only after scanning 348,532 candidates: 87 s (the pack's own check takes 2.5 s), and two more
+    problems about them that were this one again."""
+    from opportunity_assets.candidates import logic
+
+    rows = [[f"order-{i}", f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(240)]
+    events = {"path": _csv(tmp_path / "orders.csv", ["order_id", "date"], rows), "entity_id": "order_id",
+              "entity_name": "order_id", "shape": "events", "grain": "month", "period_column": "date",
+              "aggregates": {"sold": {"agg": "count"}}}
+    pack = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "sold", "window": [0, 2]}})
+
+    def scanned(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a candidate per row was scanned")
+
+    monkeypatch.setattr(logic, "scan", scanned)
+    report = check_pack(pack, as_of=date(2016, 2, 29), today=TODAY)
+    (problem,) = report.problems
+    assert problem.startswith("key `source.entity_id`: got 'order_id'; about ")
+    assert report.facts == ["240 entities, 240 events read, 1560 entity-periods in reach, latest period 2015-12, 0 "
+                            "quarantined rows", "candidates not scanned: one an entity of about one row"]
 
 
 # ---- bounds in another unit than their column ----------------------------------------------------------------------
@@ -1025,6 +1133,41 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_path: Path) -> None:
+    """Trial 15: the World Values Survey writes -1 for "no answer" in every question; check told the user to list
+    the column in `source.signed`, which would average -1 in as an answer. A code or two repeated is now named for
+    `na_values` too."""
+    rows = [[e, y, -1 if y % 3 == 0 else 7 + 10 * k] for k, e in enumerate("abcde") for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    (fact,) = [f for f in report.facts if "below zero" in f]
+    assert fact == ("cells of 'level' below zero (45, e.g. '-1') are quarantined as negative: if its values may be "
+                    "below zero, list it in `source.signed`; but its negative cells are only '-1', 45 times: if that "
+                    "is a code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
+                    "instead (`na_values: ['NA', '-1']`): `signed` would count it as values")
+    coded = check_pack(_pack(tmp_path, {**source, "na_values": ["NA", "-1"]}, _LEVELS), as_of=date(2018, 3, 31),
+                       today=TODAY)
+    assert not any("below zero" in f for f in coded.facts) and coded.problems == []
+
+
+def test_a_red_flag_that_doubts_every_candidate_going_on_is_a_warning(tmp_path: Path) -> None:
+    """Trial 15: `tenure_now >= 0` with `effect: doubt` (and `respondents_5y >= 0` with `reject`) held for every
+    candidate: the night had no "act on these" (or archived every one REJECTED) and check said ok."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    flags = [{"name": "always", "when": "level_now >= 0", "message": "any level", "effect": "doubt"},
+             {"name": "rare", "when": "level_now > 40", "message": "a high level", "effect": "reject"},
+             {"name": "noted", "when": "level_now >= 0", "message": "any level"}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, red_flags=flags), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `red_flags.0.when`: got 'level_now >= 0'; it holds for every one of the 5 candidates going on with its "
+        "metrics, each its STRONG verdict doubted, so none reaches \"act on these\" (`effect: doubt`): is the "
+        "comparison the wrong way round, or its bound in another unit? expected a condition that singles out some "
+        "candidates (or `effect: note`)"]
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""
@@ -1263,7 +1406,8 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
 
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
-    rows = [[e, f"2013-03-{1 + h // 24:02d}", "fog" if h == 0 else "clear"] for e in "abc" for h in range(200)]
+    rows = [[e, f"2013-03-{1 + h // 24:02d}T{h % 24:02d}:00:00", "fog" if h == 0 else "clear"]
+            for e in "abc" for h in range(200)]
     source = {"path": _csv(tmp_path / "h.csv", ["id", "day", "sky"], rows), "shape": "events", "grain": "month",
               "period_column": "day", "aggregates": {"foggy": {"agg": "share", "where": [
                   {"column": "sky", "in": ["fog"]}]}}}

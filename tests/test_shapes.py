@@ -155,6 +155,22 @@ def test_a_year_column_alone_dates_an_annual_panel(tmp_path: Path) -> None:
                                                    "level_5y_ago": 4.0}
 
 
+def test_two_digit_years_read_by_percent_y_are_never_after_this_year(tmp_path: Path) -> None:
+    """Trial 15: nlswork's surveys are years written `68`..`88`; `period_format: '%y'` read `68` as 2068 (strptime's
+    00-68), so every 1968 row was quarantined as a period after today while check said ok. A two-digit year after
+    this one is now read a century earlier: the latest year of its digits not after today's."""
+    rows = [["a", y, y] for y in (68, 69, 70, 71, 5, 25)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "period_column": "year", "period_format": "%y", "columns": ["level"],
+                            "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    snapshot = read_snapshot(pack, date(2026, 12, 1), today=TODAY)
+    assert snapshot.quarantined.height == 0
+    assert [(p, v) for p, _, v in _history(pack, date(2026, 12, 1), "a")] == [
+        ("1968-01-01", 68.0), ("1969-01-01", 69.0), ("1970-01-01", 70.0), ("1971-01-01", 71.0),
+        ("2005-01-01", 5.0), ("2025-01-01", 25.0)]
+
+
 EVENTS = [  # (state, issued, amount, grade)
     ("TX", "2014-01-05", 1000, "A"), ("TX", "2014-01-20", 3000, "B"), ("TX", "2014-01-28", 2000, "A"),
     ("TX", "2014-03-02", 500, "C"),
@@ -346,6 +362,18 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
                  {"level_now": {"agg": "last", "column": "level"}})
     assert _history(pack, date(2015, 3, 1), "a") == [("2015-01-01", 0, 100.0)]
     assert _history(pack, date(2015, 4, 20), "a") == [("2015-01-01", 0, 90.0)]
+
+
+def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_path: Path) -> None:
+    """Trial 15: `format: jsonl` on nlswork.duckdb read by a `query` named `source.query` ("a query only over a
+    database"), though the query was right and the declared format wrong."""
+    (tmp_path / "x.duckdb").write_bytes(b"")
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": "x.duckdb", "format": "jsonl", "query": "SELECT * FROM t", "columns": ["level"]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(caught.value).endswith(
+        "key `source.format`: got 'jsonl'; expected `format: duckdb` (or no `format`): x.duckdb is named as a DuckDB "
+        "database, and `query` reads only a database")
 
 
 @pytest.mark.parametrize(("source", "message"), [

@@ -38,7 +38,7 @@ from opportunity_assets.sources.formats import (
 from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
 
 if TYPE_CHECKING:
-    from resources.source import SourceFacts, TableFacts
+    from resources.source import SourceFacts, SourceSnapshot, TableFacts
 
 MOSTLY_TEXT = 0.5
 """A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
@@ -105,6 +105,52 @@ def _naming(spec: Any, path: str) -> Iterator[tuple[str, Any, bool]]:
 
 class SourceProblem(ValueError):
     """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
+
+
+def _two_digit_years(within: str, column: str, alone: bool) -> str:
+    """What a year column of two-digit years (`63` for 1963, nlswork's `68`..`88`) may do: write the century, or,
+    a year column alone, be read as text by `%y` (a year after this one a century earlier), no Python needed."""
+    if not alone:
+        return " (two digits: write the century, 1963 for 63)"
+    return (f" (two digits: write the century, 1963 for 63, or read them with `{within}.period_column: {column}` "
+            "and `period_format: '%y'` instead of `year_column`: a year after this one is read a century earlier)")
+
+
+MISSING_CODES = 3
+"""At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""
+
+
+def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int) -> str:
+    """Check's first fact: entities, rows in reach (an events source's panel rows are its entity-periods, not its
+    rows: 1728 plot-months of 35,549 captures, the events read said beside them), latest period, quarantined rows."""
+    entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
+    latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
+    in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
+        f"{events} events read, {read_rows} entity-periods in reach"
+    return (f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period {latest}, {quarantined} "
+            f"quarantined row{'' if quarantined == 1 else 's'}")
+
+
+def _copies_by_nature(pack: CriteriaPack, repeats: tuple[int, int] | None) -> list[str]:
+    """A warning: an events source half or more of whose rows repeat another in every column the night reads (the
+    World Values Survey's answers, a country, a year and a score from 1 to 10: 346,136 rows, 2,523 distinct), while
+    `integrity.repeated_events` doubts: its copies are the data's nature, not a feed sent twice, and the rule doubts
+    every period of an entity with few past ones ("0.996 of them copies of another ... sent twice?")."""
+    rule = pack.integrity.repeated_events
+    if repeats is None or rule.effect == "note":
+        return []
+    rows, distinct = repeats
+    if rows < _FEWEST_REPEATED or 2 * distinct > rows:
+        return []
+    return [f"key `integrity.repeated_events`: got effect {rule.effect!r}; {rows - distinct} of the {rows} events "
+            f"the night reads repeat another in every column it reads ({distinct} distinct), so copies are this "
+            "source's nature (answers on a scale, a category and a date), and the rule would doubt periods for "
+            "them as if a feed had been sent twice: expected `integrity: {repeated_events: {effect: note}}`, or a "
+            "column that tells the events apart among those the pack reads (a `count_distinct` of an id)"]
+
+
+_FEWEST_REPEATED = 100
+"""Fewest events before their repeats are judged the source's nature (a few events may all agree)."""
 
 
 def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
@@ -242,7 +288,7 @@ def _not_years(pack: CriteriaPack, within: str) -> str:
                 "whole years")
     numbers = [float(v) for v in years if _number(v)]
     if numbers and not any(1800 <= n <= 2999 for n in numbers):
-        short = " (two digits: write the century, 1963 for 63)" if all(0 <= n < 100 for n in numbers) else ""
+        short = _two_digit_years(within, year, len(keys) == 1) if all(0 <= n < 100 for n in numbers) else ""
         return (f"key `{within}.year_column`: got {year!r}; its values are no years from 1800 to 2999 (e.g. "
                 f"{years[:3]}){short}: expected whole years written in full, such as 1963 or 1963.0")
     if not years or numbers:
@@ -410,6 +456,22 @@ def _empty_period_column(reasons: list[str]) -> str | None:
             return None
         columns.add(parts[0][0])
     return next(iter(columns)) if len(columns) == 1 else None
+
+
+def _undated_at_fault(pack: CriteriaPack, found: list[str], unparsed: list[str], seen: int, said: bool) -> list[str]:
+    """The candidates' problems, those whose cause is rows of no period (each leaves its entity's every metric
+    unknown, in any window) made one line naming the period key (`_periods_unparsed`, unless it is said already):
+    `1984-85` in 1 of 50 rows of a year column made four problems naming the filters' and inputs' metrics, and no
+    line named `source.year_column`."""
+    undated = [p for p in found if "is quarantined (period unparseable)" in p]
+    if not undated or not unparsed:
+        return found
+    kept = [p for p in found if p not in undated]
+    if said:
+        return kept
+    return [f"{_periods_unparsed(pack, unparsed, seen)} (a row of no period leaves its entity's every metric "
+            "unknown, as it may lie in any window: no candidate has a value of "
+            f"{', '.join(p.split('; ')[0].split(': got ')[1] for p in undated)})", *kept]
 
 
 def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
@@ -763,12 +825,18 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             f"rows for {distinct} events, so every count and sum would count each {factor} times: expected each event "
             "once (a file appended to itself?), or, if these are distinct events, a column that tells them apart "
             "among those the pack reads (a `count_distinct` of an id, say)")
+    warnings += _copies_by_nature(pack, counted.repeats) if counted.copies is None else []
     main = counted.tables[0]
     if pack.source.known_at is None and main.entities >= _MANY_IDS and main.seen_dated <= _ROWS_PER_ID * main.entities:
         problems.append(
             f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
             f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
             "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+        # a candidate per row: their scan is the night's whole cost (348,532 survey answers: 87 s), and every other
+        # finding over them (inputs with no value, filters refusing all) is this problem again
+        return CheckReport(as_of=night, problems=problems, warnings=warnings,
+                           facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
+                                  "candidates not scanned: one an entity of about one row"])
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
@@ -779,11 +847,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += check_candidates.problems(pack, found) + coverage_past_trading_days(pack, snapshot.history, found)
+    problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
+        + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems)
     warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
         pack, found) + check_candidates.ranges_at_zero_end(pack, found) \
-        + check_candidates.shares_beyond_one(pack, found)
+        + check_candidates.shares_beyond_one(pack, found) + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -794,13 +863,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
     undefined = Counter(key.removeprefix("formula component ") for c in found for gap in c.data_gaps
                         if (key := gap.split(":")[0]).startswith("formula component "))
-    entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
-    latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
-    # an events source's panel rows are its entity-periods, not its rows: 1728 plot-months of 35,549 captures
-    in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
-        f"{main.seen_dated} events read, {read_rows} entity-periods in reach"
-    facts = [f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period "
-             f"{latest}, {quarantined} quarantined row{'' if quarantined == 1 else 's'}",
+    facts = [_read_fact(pack, snapshot, main.seen_dated, read_rows),
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
              + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
@@ -1194,9 +1257,11 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
                                                            " (for a category, `agg: share` with a `where` "
                                                            "condition counts its share of rows)"))
         elif seen and negative / seen > UNPARSED_PERIODS and column not in spec.signed:
+            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "negative"]
             problems.append(f"key `{within}.signed`: {column!r}: {negative} of {seen} cells the night reads are "
                             f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
-                            "values may be below zero (a delay, a change), else a column of counts or amounts")
+                            "values may be below zero (a delay, a change), else a column of counts or amounts"
+                            + _missing_codes_hint(spec, within, written))
     return problems
 
 
@@ -1265,7 +1330,34 @@ def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]
             if problem == "negative" and column not in spec.signed and column not in spec.bounds:
                 negative.setdefault(column, []).append(text)
     return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
-            "values may be below zero, list it in `source.signed`" for column, texts in negative.items()]
+            "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)
+            for column, texts in negative.items()]
+
+
+def _missing_codes(written: list[str]) -> list[str]:
+    """The few negative whole numbers a column's quarantined cells repeat (`-1`, `-9`: a survey's codes for "no
+    answer", the World Values Survey's in every question), or none: values below zero that are no number at all
+    are read as gaps by `na_values`; `signed` would average them in as figures."""
+    distinct = sorted({w.strip() for w in written})
+    if not distinct or len(distinct) > MISSING_CODES or len(written) < 10 * len(distinct):
+        return []
+    try:
+        return distinct if all(float(w).is_integer() for w in distinct) else []
+    except ValueError:
+        return []
+
+
+def _missing_codes_hint(spec: SourceSpec, within: str, written: list[str]) -> str:
+    """The other reading of a column's negative cells when they repeat a code or two (`_missing_codes`): a missing
+    number, for `na_values` (beside the ones it has), or nothing."""
+    codes = _missing_codes(written)
+    if not codes:
+        return ""
+    listed = [*spec.na_values, *(c for c in codes if c not in spec.na_values)]
+    return (f"; but its negative cells are only {', '.join(repr(c) for c in codes)}, {len(written)} times: if "
+            f"{'that is a code' if len(codes) == 1 else 'those are codes'} for a missing number (a survey's \"no "
+            f"answer\"), list {'it' if len(codes) == 1 else 'them'} in `{within}.na_values` instead "
+            f"(`na_values: {listed}`): `signed` would count {'it' if len(codes) == 1 else 'them'} as values")
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:

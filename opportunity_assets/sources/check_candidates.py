@@ -16,6 +16,7 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import significant
+from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
 
@@ -252,7 +253,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     there but whose arithmetic has no value is `undefined_components`'."""
     read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
-    problems = []
+    problems: list[str] = []
     for name, key in {**filtered, **read}.items():
         if len(found) < ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
                                        for c in found):
@@ -261,12 +262,79 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
                 "undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value
-        line, _ = Counter(lines).most_common(1)[0]
+        line = _commonest(lines)
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
-        problems.append(f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned "
-                        f"({line}), so {effect}: {_gap_expected(pack, line)}")
+        problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
+            _too_few_filled(pack, name, key, lines, found, effect) or \
+            f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned " \
+            f"({line}), so {effect}: {_gap_expected(pack, line)}"
+        if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
+            problems.append(problem)
     return problems
+
+
+_ROW = re.compile(r"source row \d+")
+
+
+def _commonest(lines: list[str]) -> str:
+    """The commonest of the candidates' gap lines, counted without their row numbers (each entity's quarantined row
+    is its own, `source row 260188`; a reason shared by every entity must outnumber a window a few leave empty), as
+    the first candidate writes it."""
+    counted = Counter(_ROW.sub("source row N", line) for line in lines)
+    common, _ = counted.most_common(1)[0]
+    return next(line for line in lines if _ROW.sub("source row N", line) == common)
+
+
+def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned: int, effect: str) -> str | None:
+    """`source.bounds.X` when the gap every candidate has is a cell of X its bounds refused (a refused cell's reason
+    is `column X` alone; no number, negative and not finite are said): bounds in another unit (`[0, 1]` over answers
+    from 1 to 10) that refuse a minority of the cells, too few for `check_values`, but one in every entity's window,
+    as on an events source, where one refused cell leaves its period's aggregates of the column unknown."""
+    match = _QUARANTINED.match(line)
+    column = match.group(1).removeprefix("column ") if match and match.group(1).startswith("column ") else None
+    if column is None or column not in pack.source.bounds:
+        return None
+    low, high = ("null" if b is None else f"{b:g}" for b in pack.source.bounds[column])
+    events = " (an events period with a refused cell has its aggregates of the column unknown)" \
+        if pack.source.shape == "events" else ""
+    return (f"key `source.bounds.{column}`: got [{low}, {high}]; cells of {column} outside it are refused in every "
+            f"candidate's reach{events}, so {name} has no value for any of the {scanned} candidates scanned ({line}; "
+            f"`{key}`: {effect}): expected bounds in the column's unit, that its values lie within")
+
+
+_FILLED = re.compile(r"^(\w+): (\d+) of (\d+) \w+ of .+ filled in (.+); needs (\d+)$")
+
+
+def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], found: list[Candidate], effect: str
+                    ) -> str | None:
+    """The metric's own `min_rows` when its window needs more periods filled than any candidate has, though some
+    have some: a window over a period no entity has rows in (nlswork's surveys skip 1986: a window of 1986-88 needing
+    all 3 years has no value for anyone); its `window` when no entity has a row in it at all (`[2, 2]`, 1986 alone).
+    The required input or filter reading it is not what is wrong."""
+    matches = [m for m in map(_FILLED.match, lines) if m]
+    if len(matches) != len(lines) or len({m.group(1) for m in matches}) != 1:
+        return None
+    best, scanned = max(int(m.group(2)) for m in matches), len(found)
+    metric, length, label, needs = (matches[0].group(1), int(matches[0].group(3)), matches[0].group(4),
+                                    int(matches[0].group(5)))
+    if metric not in pack.metrics:
+        return None
+    spec, plural = pack.metrics[metric], pack.grain.plural
+    via = "" if metric == name else f", so {name} has none either"
+    if best == 0:
+        if any(rows_in_window(c.raw_data, spec.window) for c in found):
+            return None  # rows there, the column empty in them: a series the source stopped filling
+        return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} (perhaps a "
+                f"period the source skips: a survey not held that year), so {metric} has no value for any of the "
+                f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected a window over {plural} the source "
+                "has rows in")
+    default = "" if spec.min_rows is not None else " (every period of its window, by default)"
+    return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
+            f"{length} {plural} of {spec.column} filled in {label} (perhaps a period no entity has rows in: a "
+            f"survey not held that year, an extract's gap), so {metric} has no value for any of the {scanned} "
+            f"candidates scanned{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window over "
+            f"{plural} the source fills")
 
 
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
@@ -406,6 +474,37 @@ def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str
                     f"the hard filters with its inputs ({why}), so each would be archived as a data gap: expected an "
                     "expression with a value for them")
     return problems
+
+
+def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a red flag that doubts or rejects and holds for every candidate going on with its metrics (at least
+    `ENOUGH`): `tenure_now >= 0` (the comparison the wrong way round, a bound in another unit) sends every STRONG
+    verdict to "needs your judgment", or archives each REJECTED, and check said ok. A warning, not a problem: a rule
+    may hold for every candidate on some night by design."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, rule in enumerate(pack.red_flags):
+        if rule.effect == "note":
+            continue
+        held = [bool(value) for c in going if (value := _flag_value(rule.parsed, c.metrics)) is not None]
+        if len(held) >= ENOUGH and all(held):
+            what = "its STRONG verdict doubted, so none reaches \"act on these\"" if rule.effect == "doubt" else \
+                "REJECTED and archived, so none reaches the brief"
+            warnings.append(
+                f"key `red_flags.{n}.when`: got {rule.when!r}; it holds for every one of the {len(held)} candidates "
+                f"going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison the wrong way "
+                "round, or its bound in another unit? expected a condition that singles out some candidates (or "
+                "`effect: note`)")
+    return warnings
+
+
+def _flag_value(parsed: expressions.Expression, metrics: dict[str, float | None]) -> float | None:
+    """A red flag's condition for one candidate, or None where a metric it reads is a gap."""
+    try:
+        value, _ = expressions.evaluate_explained(parsed, metrics)
+    except expressions.MissingValue:
+        return None
+    return float(value)
 
 
 def identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

@@ -272,7 +272,14 @@ def _physical_lines(path: Path, chunk: int = 1 << 24) -> int:
 
 def spelt_as(written: str, needed: Sequence[str]) -> str | None:
     """The needed key a JSON key spells otherwise, by case or a letter or two ('Weight' or 'wieght' for 'weight',
-    'PCE' for 'pce'), or None (a needed key itself, or none close: within difflib's 0.85, four letters or more)."""
+    'PCE' for 'pce'), or None (a needed key itself, or none close: within difflib's 0.85, four letters or more).
+    Answered once per key and needed keys: every record of a file asks again (nlswork's `ind_code` is close to
+    `idcode` in each of its 28,534 records: 61 s of difflib per read, uncached)."""
+    return _spelt_as(written, tuple(needed))
+
+
+@functools.lru_cache(maxsize=65536)
+def _spelt_as(written: str, needed: tuple[str, ...]) -> str | None:
     if written in needed:
         return None
     same = [c for c in needed if c.casefold() == written.casefold()]

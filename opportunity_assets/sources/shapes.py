@@ -77,8 +77,19 @@ def _strptime_sql(text: str, pattern: str | list[str]) -> str:
     """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
     patterns = [pattern] if isinstance(pattern, str) else pattern
     parsed = [_unix_time_sql(text, UNIX_SCALES[p]) if is_unix(p) else _decimal_year_sql(text) if p == DECIMAL_YEAR
-              else f"try_strptime({text}, {literal(p)})" for p in patterns]
+              else _two_digit_year_sql(f"try_strptime({text}, {literal(p)})", p) for p in patterns]
     return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
+
+
+def _two_digit_year_sql(parsed: str, pattern: str) -> str:
+    """`parsed` (a pattern's TIMESTAMP), a century earlier where the pattern writes the year in two digits (`%y`)
+    and the year read lies after today's: strptime reads 00-68 as 2000-2068, so NLS's survey of `68` would be
+    2068, a period after today, where a two-digit year means the latest year of its digits not after this one
+    (1968). The year is the `today` variable's, else the clock's (the rows are typed before a night sets it)."""
+    if "%y" not in pattern:
+        return parsed
+    this_year = f"year(coalesce({TODAY}, current_date))"
+    return f"(CASE WHEN year({parsed}) > {this_year} THEN {parsed} - INTERVAL 100 YEAR ELSE {parsed} END)"
 
 
 def _unix_time_sql(text: str, per_second: int) -> str:

@@ -412,6 +412,9 @@ class SourceSpec(_Spec):
             raise _problem("path", None, "the source file, relative to the pack")
         database = self.format in ("postgres", "duckdb") or (
             self.format is None and (self.path or "").lower().endswith(DUCKDB_SUFFIXES))
+        if self.query is not None and not database and (self.path or "").lower().endswith(DUCKDB_SUFFIXES):
+            raise _problem("format", self.format, f"`format: duckdb` (or no `format`): {self.path} is named as a "
+                           "DuckDB database, and `query` reads only a database")
         if self.query is not None and not database:
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "

@@ -1260,11 +1260,11 @@ def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_p
               "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
     metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 6]}}
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
-        "key `required_inputs.0`: got 'level_now'; it has no value for any of the 3 candidates scanned (level_now: 5 "
-        "of 7 days of level filled in 2018-03-24..2018-03-30; needs 7), so each going on would be archived as a data "
-        "gap: expected `metrics.level_now.min_rows` of at most 5 (it needs 7 of the window's 7 days filled, and the "
-        "candidates fill fewer; the 2 missing are on a Saturday or Sunday: a source of trading days has no rows "
-        "then), or a window the rows fill"]
+        "key `metrics.level_now.min_rows`: got 7 (every period of its window, by default); no candidate has more than "
+        "5 of the 7 days of level filled in 2018-03-24..2018-03-30 (the 2 missing are on a Saturday or Sunday: a "
+        "source of trading days has no rows then), so level_now has no value for any of the 3 candidates scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 5` or less, or a "
+        "window over days the source fills"]
     metrics["level_now"]["min_rows"] = 5
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
 

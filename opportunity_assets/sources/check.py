@@ -1101,12 +1101,23 @@ def _one_cause_once(problems: list[str]) -> list[str]:
     rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
     filters and required inputs those rows leave unknown ("expected the source's rows mended") are the same cause,
     four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
-    `metrics.X.window` line). Without such a line (a third of the cells written `$200`), they stay."""
+    `metrics.X.window` line), the metric's `min_rows` among them. Without such a line (a third of the cells written
+    `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
+    unknown traced back to it) is said once."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
-    return [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
+    kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
             and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
-                                                                                "key `hard_filters.")))]
+                                                                                "key `hard_filters.")))
+            and not p.startswith(tuple(f"key `metrics.{metric}.min_rows`" for metric in past))]
+    said: set[str] = set()
+    out = []
+    for p in kept:
+        opening = p.split(";")[0]
+        if not (p.startswith("key `source.") and opening in said):
+            out.append(p)
+            said.add(opening)
+    return out
 
 
 _WEEKEND_SHARE = 0.05

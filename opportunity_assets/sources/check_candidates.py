@@ -330,11 +330,13 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
                 f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected a window over {plural} the source "
                 "has rows in")
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"
+    first, _, last = label.partition("..")
+    why = _weekend_missing(pack, first, last, length - best) if last else ""
+    why = why or "perhaps a period no entity has rows in: a survey not held that year, an extract's gap"
     return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
-            f"{length} {plural} of {spec.column} filled in {label} (perhaps a period no entity has rows in: a "
-            f"survey not held that year, an extract's gap), so {metric} has no value for any of the {scanned} "
-            f"candidates scanned{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window over "
-            f"{plural} the source fills")
+            f"{length} {plural} of {spec.column} filled in {label} ({why}), so {metric} has no value for any of the "
+            f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window "
+            f"over {plural} the source fills")
 
 
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
@@ -364,23 +366,30 @@ def _gap_expected(pack: CriteriaPack, line: str) -> str:
     return "expected a metric the night's rows fill (a column with figures in its window)"
 
 
+def _weekend_missing(pack: CriteriaPack, first: str, last: str, missing: int) -> str:
+    """On a day grain, the clause saying a window's `missing` days are exactly its Saturdays and Sundays (a source of
+    trading days has no rows then); empty otherwise."""
+    if pack.source.grain != "day":
+        return ""
+    try:
+        start, end = date.fromisoformat(first), date.fromisoformat(last)
+    except ValueError:
+        return ""
+    weekend = sum(1 for k in range((end - start).days + 1) if (start + timedelta(days=k)).weekday() >= 5)
+    if not weekend or weekend != missing:
+        return ""
+    return (f"the {weekend} missing {'is' if weekend == 1 else 'are'} on a Saturday or Sunday: a source of trading "
+            "days has no rows then")
+
+
 def _fewer_rows(pack: CriteriaPack, gap: re.Match[str]) -> str:
     """A window every candidate fills in part (3 of 5 days): by default an aggregate needs every period of its
     window, so a source with no rows on some periods (trading days: none on Saturdays and Sundays) never fills one.
     The metric's `min_rows` at most the filled count is the key that lets it; on a day grain, the window's
     weekend days are named when they are exactly the periods missing."""
     filled, length = int(gap["filled"]), int(gap["length"])
-    weekend = ""
-    if pack.source.grain == "day":
-        try:
-            first, last = date.fromisoformat(gap["first"]), date.fromisoformat(gap["last"])
-        except ValueError:
-            first, last = date.max, date.min
-        days = [first + timedelta(days=k) for k in range((last - first).days + 1)]
-        saturdays_sundays = sum(1 for d in days if d.weekday() >= 5)
-        if saturdays_sundays and saturdays_sundays == length - filled:
-            weekend = (f"; the {saturdays_sundays} missing {'is' if saturdays_sundays == 1 else 'are'} on a "
-                       "Saturday or Sunday: a source of trading days has no rows then")
+    weekend = _weekend_missing(pack, gap["first"], gap["last"], length - filled)
+    weekend = f"; {weekend}" if weekend else ""
     return (f"expected `metrics.{gap['metric']}.min_rows` of at most {filled} (it needs {gap['needs']} of the "
             f"window's {length} {gap['periods']} filled, and the candidates fill fewer{weekend}), or a window the "
             "rows fill")

@@ -1378,15 +1378,19 @@ def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> N
     assert problem.startswith("key `source.wide.columns.1`: got 'Nw Zealand'; "), problem
 
 
+def _wide_pack(tmp_path: Path, columns: list[str], rows: list[list[Any]]) -> CriteriaPack:
+    """A quarterly wide pack over these columns (after `time`) of these rows, reading the latest `arrivals`."""
+    name = _csv(tmp_path / "arrivals.csv", ["time", *columns], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": columns},
+                            "grain": "quarter", "period_column": "time", "period_format": "decimal_year",
+                            "publication_lag_days": 0}, {"level_now": {"agg": "last", "column": "arrivals"}})
+
+
 def test_a_wide_source_s_column_of_text_is_a_problem_naming_it(tmp_path: Path) -> None:
     """A notes column listed among a wide source's series is a fifth of the cells read under `wide.value`, too few
     for the pooled judgment of a column mostly text: each column is judged on its own, and named by its key."""
     rows = [[*row, "revised" if i % 3 else ""] for i, row in enumerate(_wide_rows())]
-    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"], "Notes"], rows)
-    wide = {**_WIDE, "columns": [*_WIDE["columns"], "Notes"]}
-    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "wide": wide, "grain": "quarter",
-                            "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0},
-                 {"level_now": {"agg": "last", "column": "arrivals"}})
+    pack = _wide_pack(tmp_path, [*_WIDE["columns"], "Notes"], rows)
     assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == [
         "key `source.wide.columns.3`: got 'Notes'; 8 of 12 of its cells the night reads are not numbers: expected a "
         "column of one entity's figures (list only such columns)"]
@@ -1396,11 +1400,7 @@ def test_a_wide_source_s_total_column_is_a_warning_naming_it(tmp_path: Path) -> 
     """A spreadsheet's series often end in a Total column: read as an entity, it would be scored beside the ones it
     sums. The warning names the column's key (a `where` on the entity, which the file has no column of, cannot)."""
     rows = [[*row, sum(float(v) for v in row[1:] if v != "")] for row in _wide_rows()]
-    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"], "Total"], rows)
-    wide = {**_WIDE, "columns": [*_WIDE["columns"], "Total"]}
-    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "wide": wide, "grain": "quarter",
-                            "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0},
-                 {"level_now": {"agg": "last", "column": "arrivals"}})
+    pack = _wide_pack(tmp_path, [*_WIDE["columns"], "Total"], rows)
     assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).warnings == [
         "key `source.wide.columns.3`: got 'Total'; its column reads as a total, a sum of the other columns' entities "
         "that would be scored beside them: expected it left out of `source.wide.columns`, unless it is an entity of "

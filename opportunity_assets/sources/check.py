@@ -850,9 +850,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems)
-    warnings += check_candidates.filters_in_another_unit(pack, found) + check_candidates.filters_out_of_reach(
-        pack, found) + check_candidates.ranges_at_zero_end(pack, found) \
-        + check_candidates.shares_beyond_one(pack, found) + check_candidates.red_flags_firing_for_all(pack, found)
+    warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
+        + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))

@@ -49,8 +49,8 @@ def over_nights(nights: int) -> str:
 
 
 def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> tuple[list[str], list[str]]:
-    """(problems, warnings) of the unit judgments alone (filters and ranges in another unit), for candidates
-    pooled over nights (`problems` and the night's own warnings judge the night's)."""
+    """(problems, warnings) of the unit judgments alone (filters and ranges in another unit): the night's warnings,
+    and both for candidates pooled over nights (the night's own problems are among `problems`')."""
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
             + ranges_at_zero_end(pack, found, whose))
@@ -303,7 +303,10 @@ def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned
             f"`{key}`: {effect}): expected bounds in the column's unit, that its values lie within")
 
 
-_FILLED = re.compile(r"^(\w+): (\d+) of (\d+) \w+ of .+ filled in (.+); needs (\d+)$")
+_FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<periods>\w+) of .+ filled in "
+                     r"(?P<label>.+); needs (?P<needs>\d+)$")
+"""A metric's gap line when its window is filled in part: `level_now: 5 of 7 days of level filled in
+2018-03-24..2018-03-30; needs 7` (the label one period alone for a window of one)."""
 
 
 def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], found: list[Candidate], effect: str
@@ -313,11 +316,11 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
     all 3 years has no value for anyone); its `window` when no entity has a row in it at all (`[2, 2]`, 1986 alone).
     The required input or filter reading it is not what is wrong."""
     matches = [m for m in map(_FILLED.match, lines) if m]
-    if len(matches) != len(lines) or len({m.group(1) for m in matches}) != 1:
+    if len(matches) != len(lines) or len({m["metric"] for m in matches}) != 1:
         return None
-    best, scanned = max(int(m.group(2)) for m in matches), len(found)
-    metric, length, label, needs = (matches[0].group(1), int(matches[0].group(3)), matches[0].group(4),
-                                    int(matches[0].group(5)))
+    best, scanned = max(int(m["filled"]) for m in matches), len(found)
+    metric, length, label, needs = (matches[0]["metric"], int(matches[0]["length"]), matches[0]["label"],
+                                    int(matches[0]["needs"]))
     if metric not in pack.metrics:
         return None
     spec, plural = pack.metrics[metric], pack.grain.plural
@@ -342,10 +345,6 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
 
 
-_PARTLY_FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<periods>\w+) of .+ filled in "
-                            r"(?P<first>[^.]+)\.\.(?P<last>[^.]+); needs (?P<needs>\d+)$")
-
-
 _MENDED = "expected the source's rows mended"
 
 
@@ -361,7 +360,8 @@ def _gap_expected(pack: CriteriaPack, line: str) -> str:
     if match := _QUARANTINED.match(line):
         return (f"{_MENDED}: rows in every candidate's window are quarantined "
                 f"({match.group(1)}; `check` lists them under 'quarantined for'), not a metric in error")
-    if (match := _PARTLY_FILLED.match(line)) and int(match["filled"]) > 0 and match["metric"] in pack.metrics:
+    if (match := _FILLED.match(line)) and ".." in match["label"] and int(match["filled"]) > 0 \
+            and match["metric"] in pack.metrics:
         return _fewer_rows(pack, match)
     return "expected a metric the night's rows fill (a column with figures in its window)"
 
@@ -388,7 +388,8 @@ def _fewer_rows(pack: CriteriaPack, gap: re.Match[str]) -> str:
     The metric's `min_rows` at most the filled count is the key that lets it; on a day grain, the window's
     weekend days are named when they are exactly the periods missing."""
     filled, length = int(gap["filled"]), int(gap["length"])
-    weekend = _weekend_missing(pack, gap["first"], gap["last"], length - filled)
+    first, _, last = gap["label"].partition("..")
+    weekend = _weekend_missing(pack, first, last, length - filled)
     weekend = f"; {weekend}" if weekend else ""
     return (f"expected `metrics.{gap['metric']}.min_rows` of at most {filled} (it needs {gap['needs']} of the "
             f"window's {length} {gap['periods']} filled, and the candidates fill fewer{weekend}), or a window the "

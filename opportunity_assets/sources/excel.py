@@ -19,7 +19,11 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 
 class WorkbookError(ValueError):
-    """The file is no workbook this reader opens, or has not the sheet asked for; the message is one line."""
+    """The file is no workbook this reader opens; the message is one line."""
+
+
+class SheetNotFound(WorkbookError):
+    """The workbook has not the sheet asked for: the message names the sheets it has."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
     if not names:
         raise WorkbookError(f"{path.name} holds no sheet")
     if sheet is not None and sheet not in names:
-        raise WorkbookError(f"got {sheet!r}; {path.name} has the sheets {names}: expected one of them")
+        raise SheetNotFound(f"got {sheet!r}; {path.name} has the sheets {names}: expected one of them")
     chosen = sheet if sheet is not None else names[0]
     try:
         grid = book.get_sheet_by_name(chosen).to_python(skip_empty_area=False)

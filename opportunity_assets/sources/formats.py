@@ -42,7 +42,7 @@ from opportunity_assets.sources.csv_rows import (
     read_bytes,
     read_csv_rows,
 )
-from opportunity_assets.sources.excel import WorkbookError, read_sheet, sheet_names
+from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER
 
 if TYPE_CHECKING:
@@ -467,10 +467,10 @@ _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", f
 """How a JSON line that is no object is named in its row's quarantine reason."""
 
 
-def _json_array(path: Path) -> list[Any] | None:
-    """The items of a file that is one JSON array (a JSON document of records, as an API or `json.dump` writes
-    them, not JSON Lines), else None."""
-    text = read_bytes(path).lstrip(b"\xef\xbb\xbf \t\r\n")
+def _json_array(data: bytes) -> list[Any] | None:
+    """The items of a file's bytes that are one JSON array (a JSON document of records, as an API or `json.dump`
+    writes them, not JSON Lines), else None."""
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text.startswith(b"["):
         return None
     try:
@@ -483,11 +483,12 @@ def _json_array(path: Path) -> list[Any] | None:
 def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(position, the record or the error that kept it from parsing) of each record: a JSON Lines file's lines
     (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1."""
-    items = _json_array(path)
+    data = read_bytes(path)
+    items = _json_array(data)
     if items is not None:
         yield from enumerate(items, start=1)
         return
-    for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
+    for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
@@ -668,13 +669,13 @@ def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet:
         raise _not_its_format(path, "excel", declared, within)
     try:
         read = read_sheet(path, sheet, needed)
+    except SheetNotFound as exc:
+        raise SourceFormatError(f"key `{within}.sheet`: {exc}") from None
     except WorkbookError as exc:
-        said = f"key `{within}.sheet`: {exc}" if sheet is not None and str(exc).startswith("got ") else \
-            f"source file {path}: {exc}"
-        raise SourceFormatError(said) from None
+        raise SourceFormatError(f"source file {path}: {exc}") from None
     if sheet is None and (missing := [c for c in needed if c not in read.header]):
         holding = next((name for name in sheet_names(path)[1:]
-                        if all(c in read_sheet(path, name, []).header for c in needed)), None)
+                        if all(c in read_sheet(path, name, needed).header for c in needed)), None)
         if holding is not None:  # the first sheet is a cover or a note: the table is on another
             raise SourceFormatError(f"key `{within}.sheet`: got none, so the first sheet, {read.name!r}, is read, "
                                     f"and it lacks column(s) {missing}; sheet {holding!r} has them all: expected "

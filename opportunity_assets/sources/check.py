@@ -26,7 +26,11 @@ from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
-from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
+from opportunity_assets.sources.check_values import (
+    bounds_in_another_unit,
+    listed_values_unmatched,
+    long_names_unmatched,
+)
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.formats import (
     describe_location,
@@ -213,7 +217,7 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     if not in_scope:
         if text_compared := _text_compared(pack, "source", src, facts):
             return text_compared[0]
-        if listed := listed_values_unmatched(pack, "source", src)[0]:
+        if listed := listed_values_unmatched(pack, "source", src)[0] + long_names_unmatched(pack, "source", src):
             return listed[0]
         conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in src.where]
         key, got = ("source.where.0", conditions[0]) if len(conditions) == 1 else ("source.where", conditions)
@@ -735,6 +739,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
         problems += [p for found, _ in listed for p in found]
+        problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
         before = [pack.grain.later(night, -k) for k in range(1, earlier + 1)]
@@ -1279,7 +1284,7 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
     """A wide source's column (one entity's series) whose cells the night reads are mostly text: a notes or a
     flags column listed among `wide.columns`. Judged per column: pooled with the others under `wide.value`, a
     column of text among four is a quarter of the cells, which `_cell_problems` does not call mostly text."""
-    if spec.wide is None:
+    if spec.wide is None or spec.wide.across != "entity":
         return []
     value = spec.wide.value
     seen = dict(history.group_by("entity_id").len().rows())

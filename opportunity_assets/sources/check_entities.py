@@ -100,7 +100,7 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
         for column, part in zip(columns, parts, strict=True):
             if part.strip().lower() in TOTAL_WORDS:
                 found.setdefault(column, []).append(part)
-    if src.wide is not None and found:  # its entities are its columns: the total is a column to leave unlisted
+    if src.wide is not None and src.wide.across == "entity" and found:  # the total is a column to leave unlisted
         written = sorted({v for values in found.values() for v in values})
         n = src.wide.columns.index(written[0])
         return [f"key `source.wide.columns.{n}`: got {written[0]!r}; its column reads as a total, a sum of the other "

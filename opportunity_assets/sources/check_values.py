@@ -125,3 +125,29 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
         else:
             facts.append(f"{said} ({holds})")
     return problems, facts
+
+
+def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """The `columns` of a long source (`long.names` values read as columns) that no row's name is, in any night:
+    each is a column every period of which is a gap, a problem naming its key, with the name it was likely meant as
+    (`SP.POP.TOTl` for `SP.POP.TOTL`) or the names the column holds."""
+    from resources.source import value_counts
+
+    if spec.long is None:
+        return []
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    held = set(value_counts(pack, shapes.VARIABLE, f"{shapes.VARIABLE} IN ({', '.join(map(literal, spec.columns))})",
+                            join=join, limit=len(spec.columns)))
+    unmatched = [(i, c) for i, c in enumerate(spec.columns) if c not in held]
+    if not unmatched:
+        return []
+    values = value_counts(pack, shapes.VARIABLE, "true", join=join, limit=_VALUES_SHOWN)
+    holds = f"it holds e.g. {values[:6]}" if values else "it holds no name"
+    problems = []
+    for i, column in unmatched:
+        near = _near(column, values)
+        meant = f" (did you mean {near!r}? names are compared as trimmed text, case and all)" if near else ""
+        problems.append(f"key `{within}.columns.{i}`: got {column!r}; no row of {spec.long.names!r} (`long.names`) "
+                        f"names it{meant}, so every period of it would be a gap: {holds}: expected names as the "
+                        "column writes them")
+    return problems

@@ -564,7 +564,8 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
     else:
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")
-        entity = [] if spec.wide is not None else spec.entity_columns  # (a wide line is every entity's)
+        # (a line of a wide source whose columns are entities is every entity's)
+        entity = [] if spec.wide is not None and spec.wide.across == "entity" else spec.entity_columns
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed, entity=entity,
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
                                delimiter=spec.delimiter, sheet=spec.sheet)

@@ -28,6 +28,7 @@ from opportunity_assets.sources.spec import (
     AggregateSpec,
     Condition,
     JoinSpec,
+    LongSpec,
     SourceSpec,
     WideSpec,
     is_unix,
@@ -48,6 +49,8 @@ AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
 _VERSION, _DATE_PROBLEM, _COPIES, _SLUG = "__version", "__date_problem", "__copies", "__slug"
+VARIABLE = "__variable"
+"""A long source's row's name of its value (`long.names`, trimmed): part of its key."""
 
 
 def _text(column: str) -> str:
@@ -355,7 +358,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     entity = entity_of(src)
     if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
         entity = slug_sql(entity)
-    scope = " AND ".join(condition_sql(c) for c in src.where) or "true"
+    scope = " AND ".join([*(condition_sql(c) for c in src.where), *_long_scope(src.long, src.columns)]) or "true"
+    variable = "" if src.long is None else f", nullif(trim({_q(src.long.names)}), '') AS {VARIABLE}"
     return f"""
     SELECT *, {problems} AS {CELL_REASON},
            CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {period_text}
@@ -367,7 +371,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                    {entity} AS {ENTITY},
                    {entity_of(src, name=True)} AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
-                   {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{written}{raw_cells}{flags}
+                   {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{variable}{written}{raw_cells}{flags}
             FROM {f"(SELECT *{parsed} FROM {relation})" if (parsed := _parsed_keys(src)) else relation}
         )
     )"""
@@ -375,12 +379,29 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
 
 def wide_sql(wide: WideSpec, relation: str) -> str:
     """A wide source's rows as a panel's, over its rows as text: one row per line and column of `wide.columns`,
-    the column's header its entity (`wide.entity`), its cell the value (`wide.value`), an empty cell kept empty (a
-    gap, not a missing row); the line's other columns (its period) on each."""
+    the column's header its entity or period (`wide.entity`, `wide.period`), its cell the value (`wide.value`), an
+    empty cell kept empty (a gap, not a missing row); the line's other columns (its period, or its entity) on each."""
     names = ", ".join(literal(c) for c in wide.columns)
     cells = ", ".join(_q(c) for c in wide.columns)
-    return (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.entity)}, "
+    return (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.header)}, "
             f"unnest([{cells}]) AS {_q(wide.value)} FROM {relation})")
+
+
+def long_sql(long: LongSpec, columns: list[str], relation: str) -> str:
+    """A long source's rows with a text column per name of `columns`, over its rows as text: a row's value
+    (`long.values`) in the column its name (`long.names`, trimmed) gives, the others empty. A row stays one row,
+    keyed by its name too (`VARIABLE`), so a bad cell or a duplicated row refuses that value alone; the panel
+    (`panel_sql`) puts an entity's values of a period in one row."""
+    name = f"trim({_q(long.names)})"
+    cells = ", ".join(f"CASE WHEN {name} = {literal(c)} THEN {_q(long.values)} END AS {_q(c)}" for c in columns)
+    return f"(SELECT *, {cells} FROM {relation})"
+
+
+def _long_scope(long: LongSpec | None, columns: list[str]) -> list[str]:
+    """A long source's scope condition: a row of a name not in `columns` is not read."""
+    if long is None:
+        return []
+    return [f"coalesce(trim({_q(long.names)}) IN ({', '.join(literal(c) for c in columns)}), false)"]
 
 
 def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
@@ -395,6 +416,8 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
         scratch.append(_VERSION)
     if src.wide is not None:
         relation = wide_sql(src.wide, relation)
+    if src.long is not None:
+        relation = long_sql(src.long, src.columns, relation)
     return f"SELECT * EXCLUDE ({', '.join(_q(c) for c in scratch)}) FROM ({rows_sql(src, grain, relation)})"
 
 
@@ -424,8 +447,9 @@ def _match(aggregate: str, index: int) -> str:
 
 
 def _key(src: SourceSpec) -> tuple[str, ...]:
-    """What makes a row of `typed` one of its kind: entity and period, and the version where rows have one."""
-    return (ENTITY, PERIOD, _VERSION) if versioned(src) else (ENTITY, PERIOD)
+    """What makes a row of `typed` one of its kind: entity and period, the version where rows have one, and a long
+    source's name of its value."""
+    return (ENTITY, PERIOD, *((_VERSION,) if versioned(src) else ()), *((VARIABLE,) if src.long else ()))
 
 
 def duplicates_sql(src: SourceSpec, typed: str) -> str | None:
@@ -476,7 +500,8 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                         "" if versioned(src) else f", NULL::TIMESTAMP AS {_VERSION}"])
     too_long = f"greatest(length(r.{ENTITY}), length(coalesce(r.{ENTITY if _name_is_id(src) else NAME}, '')))"
     duplicated, joined = "", ""
-    written = " || ', ' || ".join([f"coalesce(r.{_as_written(c)}, '')" for c in src.dated_columns] or ["''"])
+    written = " || ', ' || ".join([*(f"coalesce(r.{_as_written(c)}, '')" for c in src.dated_columns),
+                                   *([f"r.{VARIABLE}"] if src.long is not None else [])] or ["''"])
     if duplicates is not None:
         same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM d.{c}" for c in _key(src))
         joined = f" LEFT JOIN {duplicates} d ON {same}"
@@ -567,6 +592,14 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
     also EVENTS_READ and EVENTS_REPEATED."""
     keys = f"{ENTITY}, {NAME}, {PERIOD}, {PUBLISHED}, {ROW}"
+    if src.long is not None:  # a row per value: the latest vintage of each, then an entity's of a period in one row
+        latest = seen if not versioned(src) else f"""(SELECT * FROM {seen} QUALIFY row_number() OVER (
+            PARTITION BY {ENTITY}, {PERIOD}, {VARIABLE} ORDER BY {_VERSION} DESC NULLS LAST) = 1)"""
+        values = ", ".join(f"max({cell(c)}) AS {_q(c)}" for c in src.columns)
+        return f"""
+        SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED}, min({ROW}) AS {ROW},
+               {values}
+        FROM {latest} GROUP BY {ENTITY}, {PERIOD}"""
     if src.shape != "events":
         values = ", ".join(f"{cell(c)} AS {_q(c)}" for c in src.columns)
         if not versioned(src):  # one row per entity and period already: any other was refused as a duplicate

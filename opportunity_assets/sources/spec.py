@@ -88,15 +88,19 @@ class Condition(_Spec):
 
 
 class WideSpec(_Spec):
-    """A panel whose entities are columns (a spreadsheet of series side by side, an R multivariate time series as
-    exported): each row a period, each of `columns` one entity's values, its header the entity's id and name."""
+    """A table whose columns are entities or periods, side by side: a spreadsheet of series (`entity`), an R
+    multivariate time series as exported; or a row per entity with a column per year (`period`), as the World Bank
+    and Eurostat publish. Each of `columns` is read as one row per line, its header the entity or the period."""
 
     columns: list[str] = Field(min_length=1)
-    """The columns, one entity's series each."""
-    entity: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    """The columns, one entity's series each (`entity`), or one period's values each (`period`)."""
+    entity: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
     """The name the entities go by (`country`): a column of no file, as `entity_id` would name one."""
+    period: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    """The name the periods go by (`year`): a column of no file, as `period_column` would name one; the headers
+    are read as its text (`2015`, `2015-07`, `Jul-2015` under `period_format`)."""
     value: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
-    """The name their values go by (`arrivals`): the column the metrics read."""
+    """The name their values go by (`arrivals`): the column the metrics read (or `long.values`)."""
 
     @field_validator("columns")
     @classmethod
@@ -107,11 +111,41 @@ class WideSpec(_Spec):
 
     @model_validator(mode="after")
     def _apart(self) -> WideSpec:
-        if self.entity == self.value:
-            raise ValueError(f"`entity` and `value` named apart (both {self.entity!r})")
-        taken = {self.entity, self.value} & set(self.columns)
+        if (self.entity is None) == (self.period is None):
+            raise ValueError("exactly one of `entity` (the columns are entities) or `period` (the columns are "
+                             "periods)")
+        if self.header == self.value:
+            raise ValueError(f"`{self.across}` and `value` named apart (both {self.value!r})")
+        taken = {self.header, self.value} & set(self.columns)
         if taken:
-            raise ValueError(f"`entity` and `value` names that are none of `columns` ({sorted(taken)[0]!r} is one)")
+            raise ValueError(f"`{self.across}` and `value` names that are none of `columns` ({sorted(taken)[0]!r} "
+                             "is one)")
+        return self
+
+    @property
+    def across(self) -> Literal["entity", "period"]:
+        """What the columns are: entities or periods."""
+        return "entity" if self.entity is not None else "period"
+
+    @property
+    def header(self) -> str:
+        """The name the columns' headers go by (`entity` or `period`)."""
+        return self.entity or self.period or ""
+
+
+class LongSpec(_Spec):
+    """A table of one value per row, another column naming which value it is (a long, or tidy, table:
+    `country, indicator, year, value`): each name listed in `columns` is read as a column of its own."""
+
+    names: str
+    """The column naming the value a row holds (`indicator`): its texts, compared trimmed, are `columns`."""
+    values: str
+    """The column holding the value (`value`)."""
+
+    @model_validator(mode="after")
+    def _apart(self) -> LongSpec:
+        if self.names == self.values:
+            raise ValueError(f"`names` and `values` named apart (both {self.names!r})")
         return self
 
 
@@ -262,7 +296,12 @@ class SourceSpec(_Spec):
     name, every row that entity's; its id is the name's slug. Instead of `entity_id` and `entity_name`."""
     wide: WideSpec | None = None
     """A panel whose entities are columns (`{columns: [Japan, UK, US], entity: country, value: arrivals}`): instead
-    of `entity_id`, `entity_name` and `columns`, which it sets (`country`, `country`, `[arrivals]`)."""
+    of `entity_id`, `entity_name` and `columns`, which it sets (`country`, `country`, `[arrivals]`). Or whose periods
+    are columns (`{columns: ['2000', '2001'], period: year, value: population}`): instead of a period column, which
+    it sets (`period_column: year`), and of `columns` (`[population]`) unless `long` names them."""
+    long: LongSpec | None = None
+    """A panel or snapshot of one value per row, named by another column (`{names: indicator, values: value}`):
+    `columns` lists the names read, each a column of the panel (a row of another name is out of scope)."""
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
@@ -327,7 +366,22 @@ class SourceSpec(_Spec):
                         raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
             data["join"] = [{"entity_name": j.get("entity_id"), **j, "grain": grain} if isinstance(j, dict) else j
                             for j in data["join"]]
-        if isinstance(wide := data.get("wide"), dict):
+        if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
+            for key in ("period_column", "year_column", "month_column", "day_column", "known_at",
+                        *(() if data.get("long") else ("columns",))):
+                if data.get(key) is not None:
+                    raise KeyProblem(f"source.{key}", data[key], "", said=(
+                        f"got {data[key]!r}; expected no `{key}` beside `wide.period`: its periods are its columns' "
+                        "headers (named by `wide.period`), its values `wide.value`"))
+            if isinstance(wide.get("period"), str):
+                data["period_column"] = wide["period"]
+            if isinstance(wide.get("value"), str) and not data.get("long"):
+                data["columns"] = [wide["value"]]
+        elif isinstance(wide, dict):
+            if data.get("long") is not None:
+                raise KeyProblem("source.long", data["long"], "", said=(
+                    f"got {data['long']!r}; expected no `long` beside `wide.entity` (a column per entity holds one "
+                    "kind of value)"))
             for key in ("entity_id", "entity_name", "entity", "columns"):
                 if data.get(key) is not None:
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
@@ -474,7 +528,10 @@ class SourceSpec(_Spec):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
         if self.wide is not None and self.shape != "panel":
-            raise _problem("shape", self.shape, "`panel` for a `wide` source (a row per period, a column per entity)")
+            raise _problem("shape", self.shape, "`panel` for a `wide` source (a row per period, a column per entity)"
+                           if self.wide.across == "entity" else
+                           "`panel` for a `wide` source (a row per entity, a column per period)")
+        self._long_keys()
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
         if self.published_column and "publication_lag_days" in self.model_fields_set:
@@ -533,6 +590,25 @@ class SourceSpec(_Spec):
                     or any(v is not None and not math.isfinite(v) for v in (low, high)):
                 raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")
         return self
+
+    def _long_keys(self) -> None:
+        """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and
+        beside `wide.period` its values are the wide columns' (`wide.value`)."""
+        if self.long is None:
+            return
+        if self.shape == "events":
+            raise _problem("long", self.long.model_dump(), "no `long` for events (each event's columns are read as "
+                           "they are, by `aggregates`): a `panel` or `snapshot` whose rows each hold one value")
+        if self.wide is not None and self.long.values != self.wide.value:
+            raise _problem("long.values", self.long.values, f"{self.wide.value!r}, the name `wide.value` gives the "
+                           "values read from the wide columns")
+        others = set(self.read_columns) - {self.long.names, self.long.values}
+        if self.wide is not None:
+            others.add(self.wide.header)
+        for i, name in enumerate(self.columns):
+            if name in (self.long.names, self.long.values) or name in others:
+                raise _problem(f"columns.{i}", name, f"a value of `long.names` ({self.long.names!r}) other than the "
+                               "name of a column the source reads (a column of the file keeps its name)")
 
     def _entity_keys(self) -> None:
         """`entity_id` and `entity_name` (columns), or `entity` (a source of one series), never both: a missing one
@@ -613,24 +689,26 @@ class SourceSpec(_Spec):
     @property
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
-        if self.wide is not None:  # its entity and value columns are made from these (`shapes.wide_sql`)
-            wanted: list[str | None] = [self.period_column, self.year_column, self.month_column, self.day_column,
-                                        self.published_column, *self.wide.columns]
-            return list(dict.fromkeys(c for c in [*wanted, *(c.column for c in self.where)] if c))
         wanted = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
                   self.month_column, self.day_column, self.published_column]
         if self.shape == "events":
             for spec in self.aggregates.values():
                 wanted += [spec.column, *(c.column for c in spec.where)]
+        elif self.long is not None:  # the panel's columns are made from these (`shapes.long_sql`)
+            wanted += [self.long.names, self.long.values]
         else:
             wanted += self.columns
         wanted += [c.column for c in self.where]
+        if self.wide is not None:  # its entity or period, and its value, are made from its columns (`shapes.wide_sql`)
+            made = {self.wide.header, self.wide.value}
+            wanted = [c for c in wanted if c not in made] + list(self.wide.columns)
         return list(dict.fromkeys(c for c in wanted if c))
 
     @property
     def key_columns(self) -> list[str]:
-        """The columns a row's key is read from, for the duplicated-key reason: the entity's, then `dated_columns`."""
-        return [*self.entity_columns, *self.dated_columns]
+        """The columns a row's key is read from, for the duplicated-key reason: the entity's, then `dated_columns`,
+        then a long source's names."""
+        return [*self.entity_columns, *self.dated_columns, *([self.long.names] if self.long is not None else [])]
 
     @property
     def dated_columns(self) -> list[str]:

@@ -1,0 +1,194 @@
+"""Tables shaped otherwise than a panel, read as one by YAML alone: long (one value per row, named by another column,
+`source.long`) and wide by period (a column per year or month, `source.wide.period`), alone and together (the World
+Bank's and Eurostat's downloads: a row per country and indicator, a column per year)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from opportunity_assets.criteria import CriteriaError, CriteriaPack
+from opportunity_assets.sources.check import check_pack
+from resources.source import read_snapshot
+from tests.test_shapes import TODAY, _csv, _pack
+
+_METRICS = {"level_now": {"agg": "last", "column": "sales"},
+            "listings_6m": {"agg": "avg", "column": "listings", "window": [0, 5]}}
+_MONTHS = [f"2015-{m:02d}" for m in range(1, 13)] + [f"2016-{m:02d}" for m in range(1, 13)]
+
+
+def _panel() -> list[tuple[str, str, float | None, float | None]]:
+    """(entity, month, sales, listings) of three entities over two years; Bravo's listings of 2016-03 missing."""
+    return [(entity, month, 100.0 * (e + 1) + i, None if (entity, month) == ("Bravo", "2016-03") else 10.0 * e + i)
+            for e, entity in enumerate(["Alpha", "Bravo", "Charlie"]) for i, month in enumerate(_MONTHS)]
+
+
+def _read(pack: CriteriaPack, as_of: date = date(2016, 12, 31)) -> tuple[list[Any], list[Any]]:
+    """(the night's metrics, every entity's history of both columns), in a stable order."""
+    snapshot = read_snapshot(pack, as_of, today=TODAY)
+    history = snapshot.history.sort("entity_id", "period").select("entity_id", "period", "sales", "listings").rows()
+    return snapshot.metrics.sort("entity_id").rows(), history
+
+
+def test_one_panel_written_as_is_long_or_wide_by_month_reads_the_same(tmp_path: Path) -> None:
+    """A long table (`entity, month, variable, value`: tidy data, a statistics office's download) and a table with
+    a column per month needed reshaping in Python first. Read by `long` and by `wide.period`, each gives the panel
+    its rows say: the same metrics and history as the panel written as is, a missing value a gap in each."""
+    rows = _panel()
+    as_is = _pack(tmp_path, {"path": _csv(tmp_path / "panel.csv", ["id", "month", "sales", "listings"],
+                                          [list(r) for r in rows]),
+                             "period_column": "month", "columns": ["sales", "listings"]}, _METRICS)
+    expected = _read(as_is)
+    assert len(expected[0]) == 3 and len(expected[1]) == 69  # 2016-12 is published after the night
+
+    long_rows = [[e, m, name, value] for e, m, sales, listings in rows
+                 for name, value in (("sales", sales), ("listings", listings)) if value is not None]
+    long_rows.append(["Alpha", "2016-12", "inventory", 4.5])  # a name not listed: out of scope
+    (tmp_path / "long").mkdir()
+    long = _pack(tmp_path / "long", {"path": _csv(tmp_path / "long" / "long.csv", ["id", "month", "variable", "value"],
+                                                  long_rows),
+                                     "period_column": "month", "long": {"names": "variable", "values": "value"},
+                                     "columns": ["sales", "listings"]}, _METRICS)
+    assert _read(long) == expected
+
+    by_month = {(e, m): (s, li) for e, m, s, li in rows}
+    wide_rows = [[e, name, *("" if (v := by_month[e, m][k]) is None else v for m in _MONTHS)]
+                 for e in ("Alpha", "Bravo", "Charlie") for k, name in enumerate(["sales", "listings"])]
+    (tmp_path / "wide").mkdir()
+    wide = _pack(tmp_path / "wide", {"path": _csv(tmp_path / "wide" / "wide.csv", ["id", "variable", *_MONTHS],
+                                                  wide_rows),
+                                     "wide": {"columns": _MONTHS, "period": "month", "value": "value"},
+                                     "long": {"names": "variable", "values": "value"},
+                                     "columns": ["sales", "listings"]}, _METRICS)
+    assert wide.source.period_column == "month"
+    assert _read(wide) == expected
+    assert check_pack(long, as_of=date(2016, 12, 31), today=TODAY).problems == []
+    assert check_pack(wide, as_of=date(2016, 12, 31), today=TODAY).problems == []
+
+
+def test_a_long_source_refuses_one_value_alone(tmp_path: Path) -> None:
+    """A bad cell, or a value sent twice, refuses that value of that entity and period: its other values of the
+    period are read, and the quarantine says which name's row it was."""
+    rows = [["a", 2014, "income", 100], ["a", 2014, "rent", 10], ["a", 2015, "income", 110],
+            ["a", 2015, "rent", "ten"], ["a", 2016, "income", 120], ["a", 2016, "rent", 12], ["a", 2016, "rent", 13],
+            ["b", 2016, "income", 90], ["b", 2016, "rent", 9]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "acs.csv", ["id", "year", "variable", "estimate"], rows),
+                            "year_column": "year", "grain": "year", "long": {"names": "variable", "values": "estimate"},
+                            "columns": ["income", "rent"]},
+                 {"level_now": {"agg": "last", "column": "income"}, "rent_now": {"agg": "last", "column": "rent"}})
+    snapshot = read_snapshot(pack, date(2017, 6, 30), today=TODAY)
+    history = snapshot.history.sort("entity_id", "period").select("entity_id", "period", "income", "rent").rows()
+    assert history == [("a", date(2014, 1, 1), 100.0, 10.0), ("a", date(2015, 1, 1), 110.0, None),
+                       ("a", date(2016, 1, 1), 120.0, None), ("b", date(2016, 1, 1), 90.0, 9.0)]
+    assert snapshot.quarantined.select("source_row", "entity_id", "reason").sort("source_row").rows() == [
+        (5, "a", "column rent: ten is not a number (that cell is a gap; the row is kept)"),
+        (7, "a", "duplicated key (id, year, variable) = (a, 2016, rent): 2 rows, none used"),
+        (8, "a", "duplicated key (id, year, variable) = (a, 2016, rent): 2 rows, none used")]
+
+
+def test_a_long_source_s_revised_value_is_seen_as_it_was_known(tmp_path: Path) -> None:
+    """Vintages of one name: the latest published by as_of wins, name by name."""
+    rows = [["a", "2015-01", "sales", 100, "2015-02-10"], ["a", "2015-01", "listings", 7, "2015-02-10"],
+            ["a", "2015-01", "sales", 150, "2015-04-01"]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "name", "value", "published"], rows),
+                            "period_column": "month", "published_column": "published",
+                            "long": {"names": "name", "values": "value"}, "columns": ["sales", "listings"]},
+                 _METRICS)
+    before = read_snapshot(pack, date(2015, 3, 1), today=TODAY).history
+    after = read_snapshot(pack, date(2015, 4, 30), today=TODAY).history
+    assert before.select("sales", "listings").rows() == [(100.0, 7.0)]
+    assert after.select("sales", "listings").rows() == [(150.0, 7.0)]
+
+
+def test_a_long_table_joins_by_entity_and_period(tmp_path: Path) -> None:
+    """A joined table may be long too: its listed names join as columns."""
+    main = _csv(tmp_path / "m.csv", ["id", "year", "month", "sales"], [["a", 2015, m, 10 * m] for m in range(1, 7)])
+    joined = _csv(tmp_path / "j.csv", ["code", "month", "what", "value"],
+                  [["A", f"2015-{m:02d}", w, m + (w == "permits") * 100] for m in range(1, 7)
+                   for w in ("permits", "starts")])
+    pack = _pack(tmp_path, {"path": main, "columns": ["sales"],
+                            "join": [{"table": "j", "path": joined, "entity_id": "code", "period_column": "month",
+                                      "long": {"names": "what", "values": "value"},
+                                      "columns": ["permits", "starts"]}]},
+                 {"level_now": {"agg": "last", "column": "permits"}})
+    history = read_snapshot(pack, date(2015, 8, 31), today=TODAY).history
+    assert history.select("sales", "permits", "starts").rows()[-1] == (60.0, 106.0, 6.0)
+
+
+def test_a_long_source_s_name_spelt_otherwise_is_a_problem_naming_its_key(tmp_path: Path) -> None:
+    rows = [["a", f"2015-{m:02d}", name, m] for m in range(1, 13) for name in ("SP.POP.TOTL", "SP.URB.GROW")]
+    name = _csv(tmp_path / "wb.csv", ["id", "month", "indicator", "value"], rows)
+
+    def problems(columns: list[str]) -> list[str]:
+        pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": columns,
+                                "long": {"names": "indicator", "values": "value"}},
+                     {"level_now": {"agg": "last", "column": columns[0]}})
+        return check_pack(pack, as_of=date(2015, 12, 31), today=TODAY).problems
+
+    meant = ("key `source.columns.1`: got 'sp.urb.grow'; no row of 'indicator' (`long.names`) names it (did you mean "
+             "'SP.URB.GROW'? names are compared as trimmed text, case and all), so every period of it would be a gap")
+    (spelt,) = problems(["SP.POP.TOTL", "sp.urb.grow"])
+    assert spelt.startswith(meant), spelt
+    (alone,) = problems(["SP.POP.TOTX"])  # no listed name held: no row in scope, and said so by its key
+    assert alone.startswith("key `source.columns.0`: got 'SP.POP.TOTX'; no row of 'indicator' (`long.names`) names "
+                            "it (did you mean 'SP.POP.TOTL'?"), alone
+
+
+def test_a_row_per_entity_with_a_column_per_year_is_read_by_wide_period(tmp_path: Path) -> None:
+    """`wide.period` alone: one kind of value, a row per entity, a column per year (a bare year's header)."""
+    years = ["2012", "2013", "2014"]
+    rows = [["ABW", "Aruba", 101, 102, ""], ["AFG", "Afghanistan", 30, 31, 32]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "pop.csv", ["code", "name", *years], rows), "entity_id": "code",
+                            "entity_name": "name", "grain": "year",
+                            "wide": {"columns": years, "period": "year", "value": "population"}},
+                 {"level_now": {"agg": "last", "column": "population"}})
+    assert pack.source.columns == ["population"]
+    snapshot = read_snapshot(pack, date(2015, 6, 30), today=TODAY)
+    assert snapshot.history.sort("entity_id", "period").select("entity_id", "period", "population").rows() == [
+        ("ABW", date(2012, 1, 1), 101.0), ("ABW", date(2013, 1, 1), 102.0), ("ABW", date(2014, 1, 1), None),
+        ("AFG", date(2012, 1, 1), 30.0), ("AFG", date(2013, 1, 1), 31.0), ("AFG", date(2014, 1, 1), 32.0)]
+    frame = pl.read_csv(tmp_path / "pop.csv", infer_schema_length=0)
+    frame.write_parquet(tmp_path / "pop.parquet")
+    parquet = _pack(tmp_path, {**pack.source.model_dump(include={"entity_id", "entity_name", "grain"}),
+                               "path": "pop.parquet",
+                               "wide": {"columns": years, "period": "year", "value": "population"}},
+                    {"level_now": {"agg": "last", "column": "population"}})
+    assert read_snapshot(parquet, date(2015, 6, 30), today=TODAY).history.sort("entity_id", "period").select(
+        "entity_id", "period", "population").rows() == snapshot.history.sort("entity_id", "period").select(
+        "entity_id", "period", "population").rows()
+
+
+_WB = {"columns": ["2012", "2013"], "period": "year", "value": "value"}
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"entity_id": None, "entity_name": None, "wide": {**_WB, "entity": "country"}},
+     "key `source.wide`: "),
+    ({"wide": _WB, "year_column": "year"},
+     "key `source.year_column`: got 'year'; expected no `year_column` beside `wide.period`"),
+    ({"wide": _WB, "columns": ["value"]}, "key `source.columns`: got ['value']; expected no `columns` beside"),
+    ({"wide": _WB, "long": {"names": "indicator", "values": "v"}, "columns": ["SP.POP.TOTL"]},
+     "key `source.long.values`: got 'v'; expected 'value', the name `wide.value` gives"),
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["indicator"]},
+     "key `source.columns.0`: got 'indicator'; expected a value of `long.names`"),
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["year"]},
+     "key `source.columns.0`: got 'year'; expected a value of `long.names`"),
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "shape": "events",
+      "aggregates": {"n": {"agg": "count"}}},
+     "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` for events"),
+    ({"long": {"names": "indicator", "values": "indicator"}, "period_column": "year", "columns": ["x"]},
+     "key `source.long`: "),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WB, "period": None, "entity": "country"},
+      "period_column": "year", "long": {"names": "indicator", "values": "value"}, "columns": ["x"]},
+     "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` beside `wide.entity`"),
+])
+def test_long_and_wide_period_keys_are_checked_at_load(tmp_path: Path, source: dict[str, Any], message: str) -> None:
+    name = _csv(tmp_path / "wb.csv", ["id", "indicator", "2012", "2013"], [["a", "SP.POP.TOTL", 1, 2]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "grain": "year", **source}, {"level_now": {"agg": "last", "column": "x"}})
+    assert message in str(caught.value), str(caught.value)
+    assert "\n" not in str(caught.value)

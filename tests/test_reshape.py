@@ -192,3 +192,38 @@ def test_long_and_wide_period_keys_are_checked_at_load(tmp_path: Path, source: d
         _pack(tmp_path, {"path": name, "grain": "year", **source}, {"level_now": {"agg": "last", "column": "x"}})
     assert message in str(caught.value), str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_headers_that_are_no_periods_name_the_wide_columns_and_the_pattern_that_reads_them(tmp_path: Path) -> None:
+    """R writes a column named 2000 as `X2000`: the headers, not a `period_column` the user never wrote, are named,
+    with the pattern that reads them; under it the night reads them."""
+    years = ["X2012", "X2013", "X2014"]
+    name = _csv(tmp_path / "pop.csv", ["code", *years], [["ABW", 101, 102, 103], ["AFG", 30, 31, 32]])
+    source = {"path": name, "entity_id": "code", "entity_name": "code", "grain": "year",
+              "wide": {"columns": years, "period": "year", "value": "population"}}
+    metrics = {"level_now": {"agg": "last", "column": "population"}}
+    (problem,) = check_pack(_pack(tmp_path, source, metrics), as_of=date(2015, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.period_format`: got none for the headers of `source.wide.columns`; ") \
+        and problem.endswith("'X%Y' parses them"), problem
+    fixed = _pack(tmp_path, {**source, "period_format": "X%Y"}, metrics)
+    assert read_snapshot(fixed, date(2015, 6, 30), today=TODAY).metrics.sort("entity_id").select(
+        "entity_id", "level_now").rows() == [("ABW", 103.0), ("AFG", 32.0)]
+
+
+def test_a_period_column_written_after_a_word_is_read_by_the_pattern_check_names(tmp_path: Path) -> None:
+    """A fiscal year written `FY2015` is no date; check names the pattern with the word in it."""
+    name = _csv(tmp_path / "fy.csv", ["id", "fiscal", "level"], [["a", f"FY{y}", y - 2000] for y in range(2010, 2016)])
+    pack = _pack(tmp_path, {"path": name, "period_column": "fiscal", "grain": "year", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    (problem,) = check_pack(pack, as_of=date(2016, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.period_format`: got none for column 'fiscal'; ") and \
+        problem.endswith("'FY%Y' parses them"), problem
+
+
+def test_a_long_source_s_misspelt_names_column_is_named_by_its_key(tmp_path: Path) -> None:
+    name = _csv(tmp_path / "l.csv", ["id", "month", "indicator", "value"], [["a", "2015-01", "sales", 1]])
+    pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": ["sales"],
+                            "long": {"names": "indicatr", "values": "value"}},
+                 {"level_now": {"agg": "last", "column": "sales"}})
+    (problem,) = check_pack(pack, as_of=date(2015, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.long.names`: got 'indicatr'; "), problem

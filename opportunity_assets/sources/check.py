@@ -39,7 +39,7 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
+from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, SourceSnapshot, TableFacts
@@ -81,7 +81,7 @@ class CheckReport:
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|entity_id\.\d+|entity_name\.\d+|_column|\.column|\.columns\.\d+|"
-                         r"\.signed\.\d+)$")
+                         r"\.signed\.\d+|long\.names|long\.values)$")
 """Source keys whose value is a column name."""
 
 
@@ -269,6 +269,10 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
                 f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
                 "(it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed)
+    if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
+        return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
+                "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
+                "how they are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
             "naming how the dates are written "
@@ -425,9 +429,21 @@ def _parses(value: str, pattern: str) -> bool:
 
 
 def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
-    """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order."""
+    """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order; where every
+    value starts with the same text of no digit (R's `X2000` for a column named 2000, `FY2015`), those patterns and
+    a bare year after it (`'X%Y'`)."""
     values = [v.strip() for v in values if v.strip()]
-    return [p for p in _PATTERNS if p not in given and all(_parses(v, p) for v in values)] if values else []
+    lead = _common_lead(values)
+    tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q))] if lead.strip() else _PATTERNS
+    return [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
+
+
+def _common_lead(values: list[str]) -> str:
+    """The text of no digit (and no `%`) that every value starts with: `X` of `X2000`, `X2001`."""
+    lead = re.sub(r"[\d%].*", "", values[0], flags=re.DOTALL) if values else ""
+    while lead and not all(v.startswith(lead) for v in values):
+        lead = lead[:-1]
+    return lead
 
 
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
@@ -535,7 +551,7 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     many = f"{len(reasons)} of the {seen} rows the night reads"
     decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
     if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
-        return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period "
+        return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
     if src.period_column and src.period_format is None:
@@ -546,11 +562,11 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             both = [*isos, fits[0]]
             suggestion += (f"; the other rows are ISO, so the column is written two ways: `period_format: {both}` "
                            "reads both (the first that parses a value reading it)")
-        return (f"key `source.period_format`: got none for column {src.period_column!r}; {many} have a period that "
+        return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
                 f"strptime pattern naming how the dates are written{suggestion}")
     if src.period_column and values and all(_iso(v) for v in values):
-        said = (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} "
+        said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
         isos = _iso_patterns(values)
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
@@ -560,7 +576,7 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
-        return (f"key `source.period_format`: got {src.period_format!r} for column {src.period_column!r}; {many} have "
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
                 f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
                 "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
                 f"read as the pattern says: check the order of day and month){suggestion}")
@@ -578,6 +594,13 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
             "`source.period_column` naming a column of dates")
+
+
+def _period_named(src: SourceSpec) -> str:
+    """What a source's period is read from, as a problem names it: its column, or a wide source's headers."""
+    if src.wide is not None and src.wide.across == "period":
+        return "the headers of `source.wide.columns`"
+    return f"column {src.period_column!r}"
 
 
 CUT_SHORT = 0.1

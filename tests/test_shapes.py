@@ -1405,3 +1405,60 @@ def test_a_wide_source_s_total_column_is_a_warning_naming_it(tmp_path: Path) -> 
         "key `source.wide.columns.3`: got 'Total'; its column reads as a total, a sum of the other columns' entities "
         "that would be scored beside them: expected it left out of `source.wide.columns`, unless it is an entity of "
         "its own"]
+
+
+def test_a_year_and_a_quarter_column_date_a_quarter(tmp_path: Path) -> None:
+    """Quarterly figures with `year` and `quarter` (1-4) columns needed a query or Python to make a date."""
+    rows = [["a", y, q, 10 * (y - 2010) + q] for y in (2010, 2011) for q in (1, 2, 3, 4)] + [["a", 2012, 5, 99]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "q.csv", ["id", "yr", "qtr", "level"], rows), "year_column": "yr",
+                            "quarter_column": "qtr", "grain": "quarter", "publication_lag_days": 0,
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    assert [(p, v) for p, _, v in _history(pack, date(2012, 3, 31), "a")][-3:] == [
+        ("2011-04-01", 12.0), ("2011-07-01", 13.0), ("2011-10-01", 14.0)]
+    quarantined = read_snapshot(pack, date(2012, 3, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "reason").rows() == [(10, "period unparseable: yr=2012, qtr=5")]
+
+
+def test_a_year_and_an_iso_week_column_date_a_week(tmp_path: Path) -> None:
+    """Weekly reports (a flu surveillance table's YEAR and WEEK): the ISO week's Monday; 2015 has a week 53, 2016
+    has none (its row is no date, not 2017's first week)."""
+    rows = [["a", 2015, 52, 1], ["a", 2015, 53, 2], ["a", 2016, 1, 3], ["a", 2016, 53, 4]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "YEAR", "WEEK", "level"], rows),
+                            "year_column": "YEAR", "week_column": "WEEK", "grain": "week", "publication_lag_days": 0,
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    assert [(p, v) for p, _, v in _history(pack, date(2016, 1, 31), "a")] == [
+        ("2015-12-21", 1.0), ("2015-12-28", 2.0), ("2016-01-04", 3.0)]
+    quarantined = read_snapshot(pack, date(2017, 1, 31), today=TODAY).quarantined
+    assert quarantined["reason"].to_list() == ["period unparseable: YEAR=2016, WEEK=53"]
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ({"quarter_column": "q", "grain": "month"},
+     "key `source.grain`: got 'month'; expected `quarter` or coarser: a year and a quarter column date a quarter"),
+    ({"week_column": "q", "grain": "day"}, "key `source.grain`: got 'day'; expected `week` or coarser"),
+    ({"quarter_column": "q", "month_column": "m", "grain": "quarter"},
+     "key `source.quarter_column`: got 'q'; expected no `month_column` beside it"),
+    ({"year_column": None, "period_column": "p", "quarter_column": "q", "grain": "quarter"},
+     "key `source.quarter_column`: got 'q'; expected a `year_column` beside it"),
+    ({"grain": "quarter"}, "key `source.grain`: got 'quarter'; expected `year` (a year column alone dates a year), "
+                           "or a `month_column` (or `quarter_column`, `week_column`)"),
+])
+def test_quarter_and_week_columns_are_checked_at_load(tmp_path: Path, source: dict[str, Any], message: str) -> None:
+    name = _csv(tmp_path / "x.csv", ["id", "y", "q", "m", "p", "level"], [["a", 2015, 1, 1, "2015", 1]])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "year_column": "y", "columns": ["level"], **source},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert message in str(caught.value), str(caught.value)
+
+
+def test_quarters_no_row_of_which_is_a_quarter_are_named_by_check(tmp_path: Path) -> None:
+    rows = [["a", 2015, f"Q{q}", q] for q in (1, 2, 3, 4)]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "q.csv", ["id", "yr", "qtr", "level"], rows), "year_column": "yr",
+                            "quarter_column": "qtr", "grain": "quarter", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    problems = check_pack(pack, as_of=date(2016, 6, 30), today=TODAY).problems
+    assert problems == [
+        "key `source.year_column`: got 'yr' and `source.quarter_column` 'qtr'; 4 of the 4 rows the night reads hold no "
+        "whole-number year (1800 to 2999) and quarter (1 to 4) that make a period in them (e.g. year, quarter "
+        "'2015, Q1'): expected the columns of each row's year (2009) and quarter (1 to 4), or "
+        "`source.period_column` naming a column of dates"]

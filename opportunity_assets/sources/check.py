@@ -172,7 +172,7 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
         wanted = set(missing)
         keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, within)))
                 if v in wanted and _COLUMN_KEY.search(k)}
-        period = {"year_column", "month_column", "day_column", "period_column"}
+        period = {"year_column", "month_column", "day_column", "quarter_column", "week_column", "period_column"}
         if len(keys) == 1:  # one key names what is missing: that key is at fault
             (value, (key, written)), = keys.items()
             return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
@@ -285,7 +285,8 @@ def _not_years(pack: CriteriaPack, within: str) -> str:
     is pointed to `period_column`."""
     src = _spec_at(pack, within)
     keys = [(k, c) for k, c in (("year_column", src.year_column), ("month_column", src.month_column),
-                                ("day_column", src.day_column)) if c]
+                                ("day_column", src.day_column), ("quarter_column", src.quarter_column),
+                                ("week_column", src.week_column)) if c]
     unparsed = {c: _examples(pack, within, shapes.written(c), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
                              limit=50) for _, c in keys}
     year = src.year_column or ""
@@ -302,7 +303,9 @@ def _not_years(pack: CriteriaPack, within: str) -> str:
     if not years or numbers:
         for key, column in keys[1:]:
             if unparsed[column]:
-                wanted = "months from 1 to 12" if key == "month_column" else "days of the month from 1 to 31"
+                wanted = {"month_column": "months from 1 to 12", "quarter_column": "quarters from 1 to 4",
+                          "week_column": "ISO weeks from 1 to 53 (53 only in a year that has it)"}.get(
+                    key, "days of the month from 1 to 31")
                 return (f"key `{within}.{key}`: got {column!r}; no row's {year} and {column} make a date (e.g. "
                         f"{column} {unparsed[column][:3]}): expected whole {wanted}, or `period_column` with "
                         "`period_format` for dates written otherwise")
@@ -580,6 +583,12 @@ def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
                 "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
                 f"read as the pattern says: check the order of day and month){suggestion}")
+    for key, what in (("quarter_column", "quarter (1 to 4)"), ("week_column", "ISO week (1 to 53)")):
+        if (column := getattr(src, key)) is not None:
+            return (f"key `source.year_column`: got {src.year_column!r} and `source.{key}` {column!r}; {many} hold "
+                    f"no whole-number year (1800 to 2999) and {what} that make a period in them (e.g. year, "
+                    f"{key.removesuffix('_column')} {example!r}): expected the columns of each row's year (2009) and "
+                    f"{what}, or `source.period_column` naming a column of dates")
     if src.month_column is None:
         return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
                 f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
@@ -1113,7 +1122,8 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
 
 
 _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
-    "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "columns", "aggregates",
+    "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "quarter_column",
+    "week_column", "columns", "aggregates",
     "thousands_separator", "decimal_separator", "signed", "grain", "entity_id", "shape", "known_at"))
 """The source keys whose problem is a cause of quarantined rows (a bound in another unit, dates no pattern reads, a
 column of text, duplicated keys)."""

@@ -266,7 +266,7 @@ def _parsed_keys(src: SourceSpec) -> str:
     spaces around it."""
     if src.known_at is not None or src.period_column is not None:
         return ""
-    keys = [c for c in (src.year_column, src.month_column, src.day_column) if c]
+    keys = [c for c in (src.year_column, src.month_column, src.day_column, src.quarter_column, src.week_column) if c]
     return "".join(f", try_cast({_q(c)} AS DOUBLE) AS {_number(c)}" for c in keys)
 
 
@@ -286,6 +286,18 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
         return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", _quoted(src.period_column)
     year = _whole(src.year_column or "")
     quoted = _quoted(src.year_column or "")
+    if src.quarter_column is not None:
+        quarter = _whole(src.quarter_column)
+        start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {quarter} BETWEEN 1 AND 4 "
+                 f"THEN make_date({year}, 3 * {quarter} - 2, 1) END")
+        return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.quarter_column)}"
+    if src.week_column is not None:  # the ISO week's Monday; a week 53 the year has not is no date
+        week = _whole(src.week_column)
+        written = f"printf('%d W%02d', {year}, {week})"
+        monday = f"try_strptime({written}, '%G W%V')::DATE"
+        start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {week} BETWEEN 1 AND 53 "
+                 f"AND strftime({monday}, '%G W%V') = {written} THEN {monday} END")
+        return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.week_column)}"
     if src.month_column is None:
         return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
     month = _whole(src.month_column)
@@ -479,7 +491,7 @@ def duplicate_groups_sql(src: SourceSpec, typed: str) -> str | None:
     names = "1" if _name_is_id(src) else f"count(DISTINCT r.{NAME})"
     some_names = "[]::VARCHAR[]" if _name_is_id(src) else \
         f"list_sort(list_distinct(list(r.{NAME})))[1:4]"
-    period_columns = [c for c in (src.period_column, src.year_column, src.month_column, src.day_column) if c]
+    period_columns = [c for c in src.dated_columns if c != src.published_column]
     written = " || ', ' || ".join(f"coalesce(r.{_as_written(c)}, '')" for c in period_columns) or "NULL::VARCHAR"
     timed = f"bool_or(r.{_VERSION} <> date_trunc('day', r.{_VERSION}))" if versioned(src) and \
         src.published_column is None else "false"

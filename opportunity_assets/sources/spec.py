@@ -44,7 +44,7 @@ ENTITY_JOINER = " / "
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
-_YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column`"
+_YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column` (or `quarter_column`, `week_column`)"
 _MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date a month, not a day (a `day_column` "
                   "beside them dates a day)")
 
@@ -318,6 +318,11 @@ class SourceSpec(_Spec):
     day_column: str | None = None
     """With `year_column` and `month_column`, the day of the month (1-31): the three date a day (a `day` or `week`
     grain)."""
+    quarter_column: str | None = None
+    """With `year_column`, the quarter (1-4): the two date a quarter (a `quarter` or `year` grain)."""
+    week_column: str | None = None
+    """With `year_column` (the ISO year), the ISO week (1-53, Monday to Sunday: week 53 only in a year that has
+    one): the two date a week (a `week` grain or coarser), as epidemiological reports write it."""
     known_at: date | None = None
     """A snapshot file with no period column: every row is known on this date (and belongs to its period)."""
     published_column: str | None = None
@@ -438,7 +443,8 @@ class SourceSpec(_Spec):
             return handler(value)
         except ValidationError as exc:
             main = info.data
-            if main.get("year_column") and not main.get("month_column") and main.get("grain", "month") != "year":
+            within_year = any(main.get(k) for k in ("month_column", "quarter_column", "week_column"))
+            if main.get("year_column") and not within_year and main.get("grain", "month") != "year":
                 raise _problem("grain", main.get("grain", "month"), _YEAR_ALONE) from None
             if main.get("month_column") and not main.get("day_column") and main.get("grain") in ("day", "week"):
                 raise _problem("grain", main.get("grain"), _MONTH_AT_MOST) from None
@@ -504,6 +510,7 @@ class SourceSpec(_Spec):
                              said=f"got {self.period_format!r}; {why}")
         if self.month_column and not self.year_column:
             raise _problem("month_column", self.month_column, "a `year_column` beside it")
+        self._quarter_and_week_keys()
         if self.day_column and not self.month_column:
             raise _problem("day_column", self.day_column, "a `year_column` and a `month_column` beside it")
         if self.year_column and self.month_column and not self.day_column and self.grain in ("day", "week"):
@@ -518,7 +525,7 @@ class SourceSpec(_Spec):
             raise _problem("grain", self.grain, f"a grain the dates can tell: `period_format` {said} a {finest} at "
                            f"most, so every {self.period_column!r} value would fall on the first day of its {finest}: "
                            f"`{finest}` or coarser (or a pattern with the day, `%d`, if the column writes one)")
-        if self.year_column and not self.month_column and self.grain != "year":
+        if self.year_column and not self.within_year_column and self.grain != "year":
             if isinstance(self, JoinSpec):
                 raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "
                                f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
@@ -590,6 +597,25 @@ class SourceSpec(_Spec):
                     or any(v is not None and not math.isfinite(v) for v in (low, high)):
                 raise _problem(f"bounds.{column}", [low, high], "[low, high] with low < high (either may be null)")
         return self
+
+    def _quarter_and_week_keys(self) -> None:
+        """`quarter_column` and `week_column`: each beside `year_column` alone, at a grain they can date."""
+        for key, finest in (("quarter_column", "quarter"), ("week_column", "week")):
+            column = getattr(self, key)
+            if column is None:
+                continue
+            if not self.year_column:
+                raise _problem(key, column, f"a `year_column` beside it (the {finest}'s year)")
+            other = next((k for k in ("month_column", "day_column", "quarter_column", "week_column")
+                          if k != key and getattr(self, k)), None)
+            if other is not None:
+                raise _problem(key, column, f"no `{other}` beside it: a year and a {finest} date a {finest} (a year, "
+                               "a month and a day column date a day)")
+            if GRAINS.index(self.grain) < GRAINS.index(finest):
+                within = "the joined rows count in the main source's periods (`source.grain`), and " \
+                    if isinstance(self, JoinSpec) else ""
+                raise _problem(key if within else "grain", column if within else self.grain,
+                               f"{within}`{finest}` or coarser: a year and a {finest} column date a {finest}")
 
     def _long_keys(self) -> None:
         """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and
@@ -689,8 +715,7 @@ class SourceSpec(_Spec):
     @property
     def read_columns(self) -> list[str]:
         """Every source column the reading needs, in a stable order (what the file must have)."""
-        wanted = [*self.entity_columns, *self.name_columns, self.period_column, self.year_column,
-                  self.month_column, self.day_column, self.published_column]
+        wanted: list[str | None] = [*self.entity_columns, *self.name_columns, *self.dated_columns]
         if self.shape == "events":
             for spec in self.aggregates.values():
                 wanted += [spec.column, *(c.column for c in spec.where)]
@@ -705,6 +730,11 @@ class SourceSpec(_Spec):
         return list(dict.fromkeys(c for c in wanted if c))
 
     @property
+    def within_year_column(self) -> str | None:
+        """The column that dates a period within `year_column`'s year: the month, quarter or week, if any."""
+        return self.month_column or self.quarter_column or self.week_column
+
+    @property
     def key_columns(self) -> list[str]:
         """The columns a row's key is read from, for the duplicated-key reason: the entity's, then `dated_columns`,
         then a long source's names."""
@@ -714,7 +744,7 @@ class SourceSpec(_Spec):
     def dated_columns(self) -> list[str]:
         """The columns a row's period and publication are read from."""
         return [c for c in (self.period_column, self.year_column, self.month_column, self.day_column,
-                            self.published_column) if c]
+                            self.quarter_column, self.week_column, self.published_column) if c]
 
 
 class JoinSpec(SourceSpec):

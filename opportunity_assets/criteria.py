@@ -490,7 +490,8 @@ class CriteriaPack(_Spec):
         return self.path_of(self.source)
 
     def path_of(self, source: SourceSpec) -> Path:
-        """A source's (or a joined table's) file, relative to the pack file."""
+        """A source's (or a joined table's) file, relative to the pack file (the pack's folder for a query over
+        files: `SourceSpec.over_files`)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
         return (base / (source.path or "")).resolve()
 
@@ -713,11 +714,11 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     except ValidationError as exc:
         raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
                             ) from None
-    if pack.source.format != "postgres" and not pack.source_path.is_file():
+    if pack.source.format != "postgres" and not pack.source.over_files and not pack.source_path.is_file():
         raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
                             f"expected an existing file (looked at {pack.source_path})")
     for i, joined in enumerate(pack.source.join):
-        if joined.format != "postgres" and not pack.path_of(joined).is_file():
+        if joined.format != "postgres" and not joined.over_files and not pack.path_of(joined).is_file():
             raise CriteriaError(f"criteria file {path}: key `source.join.{i}.path`: got {joined.path!r}; "
                                 f"expected an existing file (looked at {pack.path_of(joined)})")
     return pack

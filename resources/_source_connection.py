@@ -133,7 +133,7 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
         return
     src = pack.source
     where = describe_location(pack)
-    if src.format != "postgres":
+    if src.format != "postgres" and not src.over_files:
         path: Path = pack.source_path
         if not path.is_file():
             raise SourceError(f"source file {path} not found")

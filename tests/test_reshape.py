@@ -227,3 +227,41 @@ def test_a_long_source_s_misspelt_names_column_is_named_by_its_key(tmp_path: Pat
                  {"level_now": {"agg": "last", "column": "sales"}})
     (problem,) = check_pack(pack, as_of=date(2015, 6, 30), today=TODAY).problems
     assert problem.startswith("key `source.long.names`: got 'indicatr'; "), problem
+
+
+def test_a_duckdb_query_over_files_reads_a_folder_of_monthly_exports(tmp_path: Path) -> None:
+    """Monthly exports, a file each (`exports/2015-01.csv`, ...), or a hive-partitioned Parquet folder, needed
+    concatenating first. `format: duckdb` with a `query` and no `path` runs the query over the files it names,
+    relative to the pack (globs, `union_by_name`, `hive_partitioning`): the same rows as one file."""
+    rows = [[e, f"2015-{m:02d}", 10 * m + i] for m in range(1, 7) for i, e in enumerate(["a", "b"])]
+    whole = _pack(tmp_path, {"path": _csv(tmp_path / "all.csv", ["id", "month", "level"], rows),
+                             "period_column": "month", "columns": ["level"]},
+                  {"level_now": {"agg": "last", "column": "level"}})
+    (tmp_path / "exports").mkdir()
+    for m in range(1, 7):
+        _csv(tmp_path / "exports" / f"2015-{m:02d}.csv", ["id", "month", "level"], [r for r in rows
+                                                                                    if r[1] == f"2015-{m:02d}"])
+        lake = tmp_path / "lake" / f"month=2015-{m:02d}"
+        lake.mkdir(parents=True)
+        pl.DataFrame({"id": ["a", "b"], "level": [10 * m, 10 * m + 1]}).write_parquet(lake / "part-0.parquet")
+    expected = read_snapshot(whole, date(2015, 7, 31), today=TODAY).history.select(
+        "entity_id", "period", "level").sort("entity_id", "period").rows()
+    assert len(expected) == 12
+    for query in ("SELECT * FROM read_csv('exports/*.csv', all_varchar = true)",
+                  "SELECT id, month, level FROM read_parquet('lake/*/*.parquet', hive_partitioning = true)"):
+        pack = _pack(tmp_path, {"format": "duckdb", "query": query, "period_column": "month",
+                                "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+        assert read_snapshot(pack, date(2015, 7, 31), today=TODAY).history.select(
+            "entity_id", "period", "level").sort("entity_id", "period").rows() == expected, query
+        assert check_pack(pack, as_of=date(2015, 7, 31), today=TODAY).problems == []
+    missing = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('export/*.csv')",
+                               "period_column": "month", "columns": ["level"]},
+                    {"level_now": {"agg": "last", "column": "level"}})
+    assert check_pack(missing, as_of=date(2015, 7, 31), today=TODAY).problems == [
+        f"key `source.query`: got \"SELECT * FROM read_csv('export/*.csv')\"; it reads 'export/*.csv', which names "
+        f"no file of {tmp_path} (paths are relative to the pack): expected a SELECT that runs on the files of "
+        f"{tmp_path}"]
+    with pytest.raises(CriteriaError, match=r"key `source.path`: got nothing; expected the source file, relative to "
+                       r"the pack \(or `format: duckdb` and a `query`"):
+        _pack(tmp_path, {"query": "SELECT 1", "period_column": "month", "columns": ["level"]},
+              {"level_now": {"agg": "last", "column": "level"}})

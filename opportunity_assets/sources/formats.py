@@ -10,7 +10,8 @@ rest of the file is read as usual.
 Formats, inferred from the path's extension (`source.format` overrides): CSV (`.csv`, `.tsv`, `.txt`), Parquet
 (`.parquet`, `.pq`), JSON Lines (`.jsonl`, `.ndjson`) or one JSON array of records (`.json`: either), a table,
 view or query of a DuckDB database file
-(`.duckdb`, `.db`; `source.table` or `source.query`), and a table, view or query of a PostgreSQL database
+(`.duckdb`, `.db`; `source.table` or `source.query`), a DuckDB query over files (`format: duckdb`, a `query` and
+no `path`: globs, hive-partitioned Parquet), and a table, view or query of a PostgreSQL database
 (`format: postgres`; the URL in the environment variable `source.url_env`), read through psycopg2.
 """
 
@@ -534,6 +535,8 @@ def describe_location(pack: CriteriaPack) -> str:
     src = pack.source
     if src.format == "postgres":
         return f"PostgreSQL source {src.query[:60] if src.query else src.table!r} (URL from {src.url_env})"
+    if src.over_files:
+        return f"the DuckDB query {src.query[:60] if src.query else ''!r} (over files in {pack.source_path})"
     return f"source file {pack.source_path}"
 
 
@@ -559,6 +562,10 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
     needed = spec.read_columns
     if spec.format == "postgres":
         _postgres(con, spec, needed, within)
+        into.make(con, "source_rows")
+        rejected = []
+    elif spec.over_files:
+        _over_files(con, spec.query or "", path, needed, within, spec.entity_columns)
         into.make(con, "source_rows")
         rejected = []
     else:
@@ -663,6 +670,14 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
     return rejected
 
 
+def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed: list[str], within: str,
+                entity: list[str]) -> None:
+    """A DuckDB query over files (`SourceSpec.over_files`) as the rows as text: the files it names are looked for
+    in the pack's `folder`, each row numbered by its position in the query's result."""
+    con.execute(f"SET file_search_path = {literal(str(folder))}")
+    _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity)
+
+
 def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet: str | None,
            declared: Format | None, within: str) -> None:
     """A workbook's sheet (`sources/excel.py`) as the rows as text, each numbered by its spreadsheet row."""
@@ -750,6 +765,7 @@ _NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro 
                       r"with name \"?([^\s\"!]+)\"? does not exist")
 _NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
 _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
+_NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 
 
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
@@ -758,7 +774,10 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     there, or a syntax error's short reason."""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     missing, column = _NO_SUCH.search(first), _NO_COLUMN.search(first)
-    if missing and missing.group(1) in ("Table", "View"):
+    on = path.name if not path.is_dir() else f"the files of {path}"
+    if (no_file := _NO_FILE.search(first)) is not None:  # a query over files (`SourceSpec.over_files`)
+        why = f"it reads {no_file.group(1)!r}, which names no file of {path} (paths are relative to the pack)"
+    elif missing and missing.group(1) in ("Table", "View"):
         why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"
     elif missing:
         why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
@@ -768,6 +787,5 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         reason = _ENGINE_LABEL.sub("", first)
         why = f"it is not valid SQL ({reason[:80]})"
     else:
-        why = f"it does not run on {path.name} ({_ENGINE_LABEL.sub('', first)[:80]})"
-    return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on "
-                             f"{path.name}")
+        why = f"it does not run on {on} ({_ENGINE_LABEL.sub('', first)[:80]})"
+    return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on {on}")

@@ -284,7 +284,8 @@ class SourceSpec(_Spec):
     url_env: str | None = Field(default=None, pattern=r"^[A-Z_][A-Z0-9_]*$")
     """PostgreSQL only: the environment variable holding the connection URL (secrets never sit in a pack)."""
     query: str | None = None
-    """PostgreSQL or DuckDB only: a SELECT to read instead of `table`."""
+    """PostgreSQL or DuckDB only: a SELECT to read instead of `table`. Under `format: duckdb` without `path`, a
+    query over files (`SELECT * FROM read_csv('exports/*.csv', union_by_name = true)`), relative to the pack."""
     entity_id: str | list[str] | None = None
     """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
     entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`. Required
@@ -468,8 +469,9 @@ class SourceSpec(_Spec):
             if self.path:  # left from a file source: read by nothing, and a reader would think it is
                 raise _problem("path", self.path, "no `path` beside `format: postgres`, whose rows come from the "
                                "database `url_env` names (or another `format`, to read the file)")
-        elif not self.path:
-            raise _problem("path", None, "the source file, relative to the pack")
+        elif not self.path and not self.over_files:
+            raise _problem("path", None, "the source file, relative to the pack (or `format: duckdb` and a `query` "
+                           "over files, without `path`)")
         database = self.format in ("postgres", "duckdb") or (
             self.format is None and (self.path or "").lower().endswith(DUCKDB_SUFFIXES))
         if self.query is not None and not database and (self.path or "").lower().endswith(DUCKDB_SUFFIXES):
@@ -728,6 +730,12 @@ class SourceSpec(_Spec):
             made = {self.wide.header, self.wide.value}
             wanted = [c for c in wanted if c not in made] + list(self.wide.columns)
         return list(dict.fromkeys(c for c in wanted if c))
+
+    @property
+    def over_files(self) -> bool:
+        """A DuckDB `query` over files, with no database file: `format: duckdb`, a `query` and no `path` (the query
+        reads the files it names, relative to the pack: several CSV files by a glob, hive-partitioned Parquet)."""
+        return self.format == "duckdb" and self.query is not None and self.path is None
 
     @property
     def within_year_column(self) -> str | None:

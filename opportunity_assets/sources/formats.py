@@ -560,14 +560,13 @@ compressed table: `Into`)."""
 def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, into: Into,
                within: str = "source") -> list[Rejected]:
     needed = spec.read_columns
+    rejected: list[Rejected] = []
     if spec.format == "postgres":
         _postgres(con, spec, needed, within)
         into.make(con, "source_rows")
-        rejected = []
     elif spec.over_files:
         _over_files(con, spec.query or "", path, needed, within, spec.entity_columns)
         into.make(con, "source_rows")
-        rejected = []
     else:
         if not path.is_file():
             raise SourceFormatError(f"source file {path} not found")

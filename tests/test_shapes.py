@@ -1462,3 +1462,17 @@ def test_quarters_no_row_of_which_is_a_quarter_are_named_by_check(tmp_path: Path
         "whole-number year (1800 to 2999) and quarter (1 to 4) that make a period in them (e.g. year, quarter "
         "'2015, Q1'): expected the columns of each row's year (2009) and quarter (1 to 4), or "
         "`source.period_column` naming a column of dates"]
+
+
+def test_a_month_column_of_names_dates_its_rows(tmp_path: Path) -> None:
+    """`Year` and `Month` columns with the month's name (`Jan`, `February`, `SEP`) could not be read without a query:
+    a month's English name, in full or short and in any case, is its month; another word quarantines its row."""
+    months = ["Jan", "February", "mar", "APRIL", "May", "Jun", "jul", "August", "Sep", "Oct", "Nov", "December"]
+    rows = [["a", 2015, m, i + 1] for i, m in enumerate(months)] + [["a", 2016, "Janvier", 99]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "m.csv", ["id", "Year", "Month", "level"], rows),
+                            "year_column": "Year", "month_column": "Month", "publication_lag_days": 0,
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    history = _history(pack, date(2016, 3, 31), "a")
+    assert [(p, v) for p, _, v in history] == [(f"2015-{m:02d}-01", float(m)) for m in range(1, 13)]
+    quarantined = read_snapshot(pack, date(2016, 3, 31), today=TODAY).quarantined
+    assert quarantined["reason"].to_list() == ["period unparseable: Year=2016, Month=Janvier"]

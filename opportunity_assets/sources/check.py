@@ -303,7 +303,8 @@ def _not_years(pack: CriteriaPack, within: str) -> str:
     if not years or numbers:
         for key, column in keys[1:]:
             if unparsed[column]:
-                wanted = {"month_column": "months from 1 to 12", "quarter_column": "quarters from 1 to 4",
+                wanted = {"month_column": "months from 1 to 12 (or their English names, Jan or January)",
+                          "quarter_column": "quarters from 1 to 4",
                           "week_column": "ISO weeks from 1 to 53 (53 only in a year that has it)"}.get(
                     key, "days of the month from 1 to 31")
                 return (f"key `{within}.{key}`: got {column!r}; no row's {year} and {column} make a date (e.g. "

@@ -300,7 +300,7 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
         return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.week_column)}"
     if src.month_column is None:
         return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
-    month = _whole(src.month_column)
+    month = _month(src.month_column)
     quoted += f" || ', ' || {_quoted(src.month_column)}"
     day = "1" if src.day_column is None else _whole(src.day_column)
     if src.day_column is not None:
@@ -311,6 +311,14 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
              f"THEN {made if src.day_column is None else f'try({made})'} END")
     return grain.sql_start(start), quoted
+
+
+def _month(column: str) -> str:
+    """SQL for a month column's month, 1-12: a whole number (`_whole`), or a month's name in English, written in
+    full or short, in any case (`January`, `jan`, `SEP`), as a table with `Year` and `Month` columns writes it."""
+    text = f"trim({_q(column)})"
+    named = f"coalesce(month(try_strptime({text}, '%b')), month(try_strptime({text}, '%B')))"
+    return f"(CASE WHEN {_number(column)} IS NOT NULL THEN {_whole(column)} ELSE {named} END)"
 
 
 def versioned(src: SourceSpec) -> bool:

@@ -200,7 +200,7 @@ def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
     try:
         span = publication_span(pack, last_night)
     except SourceError as exc:
-        raise SourceProblem(source_problem(pack, str(exc), missing=exc.missing)) from None
+        raise SourceProblem(source_problem(pack, str(exc), missing=exc.missing, present=exc.present)) from None
     if span is None:
         raise SourceProblem(no_period_problem(pack, last_night))
     return min(span[1], last_night)

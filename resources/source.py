@@ -357,6 +357,34 @@ def key_completions(pack: CriteriaPack) -> list[list[str]]:
     return next(([list(pair)] for pair in pairs if _completes(pack, list(pair))), [])
 
 
+def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) -> tuple[str, list[str]] | None:
+    """The column of the main source, among `present` (its file's columns), whose values hold the most of `names`
+    (columns the pack lists that the file lacks), with those it holds: a long table (a row per value, named by that
+    column) read as if it had a column each. None when no column holds any, or for events. One read of the source."""
+    src = pack.source
+    tried = [c for c in present if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    if src.shape == "events" or src.long is not None or not tried or not names:
+        return None
+    from opportunity_assets.sources.spec import Condition
+
+    probe = pack.model_copy(update={"source": src.model_copy(update={
+        "columns": [], "signed": [], "bounds": {}, "wide": None, "join": [],
+        "where": [Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried]})})
+    listed = [text for _, _, text in shapes.listed_conditions(probe.source)]
+    held = ", ".join(literal(n) for n in names)
+    counts = " UNION ALL ".join(f"SELECT {i} AS k, list(DISTINCT {_q(text)}) AS v FROM {TYPED} WHERE {_q(text)} IN "
+                                f"({held})" for i, text in enumerate(listed))
+    try:
+        with opened(probe) as (con, _):
+            found = _run(con, probe, counts, {}).rows()
+    except SourceError:
+        return None
+    best = max(found, key=lambda row: len(row[1] or []), default=None)
+    if best is None or not best[1]:
+        return None
+    return tried[best[0]], [n for n in names if n in set(best[1])]
+
+
 KEY_PAIRS_TRIED = 10
 """Pairs of columns `key_completions` tries at most when no one column completes the key (each a read)."""
 

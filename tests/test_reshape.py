@@ -265,3 +265,15 @@ def test_a_duckdb_query_over_files_reads_a_folder_of_monthly_exports(tmp_path: P
                        r"the pack \(or `format: duckdb` and a `query`"):
         _pack(tmp_path, {"query": "SELECT 1", "period_column": "month", "columns": ["level"]},
               {"level_now": {"agg": "last", "column": "level"}})
+
+
+def test_a_long_table_read_as_a_panel_names_the_long_key(tmp_path: Path) -> None:
+    """A long file read without `long`: its names are no columns; the column holding them is named, with `long`."""
+    rows = [["a", f"2015-{m:02d}", name, m] for m in range(1, 13) for name in ("sales", "listings")]
+    name = _csv(tmp_path / "l.csv", ["id", "month", "variable", "value"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": ["sales", "listings"]},
+                 {"level_now": {"agg": "last", "column": "sales"}})
+    assert check_pack(pack, as_of=date(2015, 12, 31), today=TODAY).problems == [
+        "key `source.columns.0`: got 'sales'; the file has no such column, but its column 'variable' holds ['sales', "
+        "'listings'] as values: a long table (one value per row, named by 'variable'): expected `long: {names: "
+        "variable, values: <the column of the numbers, one of ['value']>}` beside `columns`"]

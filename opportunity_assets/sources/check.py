@@ -162,8 +162,25 @@ def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
     return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
 
 
+def _long_table(pack: CriteriaPack, missing: list[str], present: tuple[str, ...]) -> str | None:
+    """Columns the pack lists (`source.columns`) that the file lacks but holds as values of one of its columns: a
+    long table, a row per value (`country, indicator, year, value`), read by `source.long`: that problem, or None."""
+    from resources.source import names_as_values
+
+    listed = [c for c in pack.source.columns if c in missing]
+    if len(listed) != len(set(missing)) or not (found := names_as_values(pack, listed, list(present))):
+        return None
+    column, held = found
+    n = pack.source.columns.index(held[0])
+    values = [c for c in present if c != column and c not in pack.source.read_columns]
+    return (f"key `source.columns.{n}`: got {held[0]!r}; the file has no such column, but its column {column!r} "
+            f"holds {held if len(held) > 1 else repr(held[0])} as values: a long table (one value per row, named by "
+            f"{column!r}): expected `long: {{names: {column}, values: <the column of the numbers"
+            f"{', one of ' + str(values[:6]) if values else ''}>}}` beside `columns`")
+
+
 def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] = (),
-                   no_period: bool = False, within: str = "source") -> str:
+                   no_period: bool = False, within: str = "source", present: tuple[str, ...] = ()) -> str:
     """A source that could not be read, as one line naming the pack key at fault: the key that names a `missing`
     column (an aggregate's column, the period column), the period keys when `no_period` parses; the source's path
     otherwise. `within`: the source's key, `source` or a joined table's `source.join.N`, whose keys are named."""
@@ -180,6 +197,8 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             return (f"key `{within}.period_column`: the period keys {named} name columns the file lacks; {error}; "
                     f"a file with no dates is one snapshot: `shape: snapshot` with `{within}.known_at`")
+        if keys and within == "source" and (long := _long_table(pack, list(keys), present)):
+            return long
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             return f"key `{within}.path`: {error} (named by {named}: is it the right file?)"
@@ -715,7 +734,7 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     try:
         span = publication_span(pack, last_possible_night(today))
     except SourceError as exc:
-        return source_problem(pack, str(exc), missing=exc.missing)
+        return source_problem(pack, str(exc), missing=exc.missing, present=exc.present)
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
     if pack.nights is not None and pack.nights.start <= night:  # a night offered only by the pack's own start
@@ -782,7 +801,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
     except SourceError as exc:
-        return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc), missing=exc.missing)])
+        return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc), missing=exc.missing,
+                                                                 present=exc.present)])
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
     labels = [f"{join_label(pack, j)}: " for j in pack.source.join]

@@ -277,3 +277,23 @@ def test_a_long_table_read_as_a_panel_names_the_long_key(tmp_path: Path) -> None
         "key `source.columns.0`: got 'sales'; the file has no such column, but its column 'variable' holds ['sales', "
         "'listings'] as values: a long table (one value per row, named by 'variable'): expected `long: {names: "
         "variable, values: <the column of the numbers, one of ['value']>}` beside `columns`"]
+
+
+def test_a_joined_table_with_a_column_per_year_joins_by_entity_and_year(tmp_path: Path) -> None:
+    """A World Bank table joined to a yearly panel: `wide.period` (and `long`) in a join; a column per entity is
+    refused there, naming why."""
+    main = _csv(tmp_path / "m.csv", ["id", "year", "sales"], [["ABW", y, y - 2000] for y in range(2010, 2015)])
+    years = [str(y) for y in range(2010, 2015)]
+    joined = _csv(tmp_path / "wb.csv", ["country", "indicator", *years],
+                  [["ABW", "SP.POP.TOTL", *range(100, 105)], ["ABW", "SP.URB.GROW", *range(5)]])
+    source = {"path": main, "year_column": "year", "grain": "year", "columns": ["sales"]}
+    join = {"table": "wb", "path": joined, "entity_id": "country",
+            "wide": {"columns": years, "period": "year", "value": "value"},
+            "long": {"names": "indicator", "values": "value"}, "columns": ["SP.POP.TOTL", "SP.URB.GROW"]}
+    pack = _pack(tmp_path, {**source, "join": [join]}, {"level_now": {"agg": "last", "column": "SP.POP.TOTL"}})
+    history = read_snapshot(pack, date(2015, 6, 30), today=TODAY).history
+    assert history.select("period", "sales", "SP.POP.TOTL", "SP.URB.GROW").rows()[-2:] == [
+        (date(2013, 1, 1), 13.0, 103.0, 3.0), (date(2014, 1, 1), 14.0, 104.0, 4.0)]
+    with pytest.raises(CriteriaError, match=r"key `source.join.0.wide`: unknown key.*`wide.entity`, a column per "):
+        _pack(tmp_path, {**source, "join": [{**join, "wide": {"columns": ["a"], "entity": "c", "value": "v"}}]},
+              {"level_now": {"agg": "last", "column": "sales"}})

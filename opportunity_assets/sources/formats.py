@@ -606,7 +606,8 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     for i, joined in enumerate(pack.source.join):
         path, within = pack.path_of(joined), f"source.join.{i}"
         try:
-            refused = _open_spec(con, joined, path, Into(join_rows(i), functools.partial(typed, joined)), within)
+            into = Into(join_rows(i), functools.partial(typed, joined), row_per_line=joined.wide is None)
+            refused = _open_spec(con, joined, path, into, within)
         except SourceFormatError as exc:  # said of the join's own keys, whoever reports it
             raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within)) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]

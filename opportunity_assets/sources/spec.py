@@ -368,7 +368,9 @@ class SourceSpec(_Spec):
             grain = data.get("grain", "month")
             for i, j in enumerate(data["join"]):
                 for key in NOT_IN_A_JOIN:
-                    if isinstance(j, dict) and key in j:
+                    by_period = key == "wide" and isinstance(j, dict) and isinstance(j.get(key), dict) \
+                        and j[key].get("period") is not None and j[key].get("entity") is None
+                    if isinstance(j, dict) and key in j and not by_period:
                         raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
             data["join"] = [{"entity_name": j.get("entity_id"), **j, "grain": grain} if isinstance(j, dict) else j
                             for j in data["join"]]
@@ -761,7 +763,8 @@ class JoinSpec(SourceSpec):
 
 
 NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",
-                 "wide": "a joined table has one column per kind of value, its rows by entity and period",
+                 "wide": "a joined table's rows are entities, each its id in `entity_id` (`wide.period`, a column "
+                         "per period, is read in a join; `wide.entity`, a column per entity, is not)",
                  "entity": "a joined table joins by the ids in its own `entity_id` column",
                  "join": "no join inside a join: list every table under the main source's `join`"}
 """The keys of `source` a join entry does not take, and why."""

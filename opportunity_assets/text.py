@@ -16,6 +16,10 @@ _SPACE = re.compile(r"\s+")
 _MARKDOWN = re.compile(r"([\\`*_\[\]~])")
 """What Markdown reads as markup inside a line: emphasis, code, links and images (`[`), strike; a name is never at
 a line's start (it follows `- **`), so `#`, `-`, `+` and `>` need no escape there."""
+_ENTITY_START = re.compile(r"&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+"""A `&` that Markdown reads as the start of an HTML entity (a name or a number, then `;`)."""
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+"""A `<` that Markdown reads as the start of an HTML tag, a comment or an autolink."""
 _SLACK_FORMAT = re.compile(r"(?<![A-Za-z0-9])([*_~`])|([*_~`])(?![A-Za-z0-9])")
 """A formatting character that could open or close formatting: one not between two letters or digits (Slack does
 not format `inventory_3m`)."""
@@ -33,8 +37,10 @@ def clean(text: str) -> str:
 
 def markdown(text: str) -> str:
     """For Markdown (the brief): every character Markdown could read as markup inside a line backslash-escaped;
-    `<` and `&` as HTML entities, so no tag or entity survives a Markdown-to-HTML renderer."""
-    return _MARKDOWN.sub(r"\\\1", clean(text).replace("&", "&amp;").replace("<", "&lt;"))
+    a `&` that would start an entity (`&copy;`, `&#60;`) and a `<` that would open a tag or an autolink as HTML
+    entities, so none survives a Markdown-to-HTML renderer. Any other `&` and `<` is text to Markdown and stays as
+    written: "S&P 500" and "AT&T" read so in the terminal's brief, not "S&amp;P 500"."""
+    return _MARKDOWN.sub(r"\\\1", _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", clean(text))))
 
 
 def slack(text: str) -> str:

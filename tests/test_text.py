@@ -52,3 +52,12 @@ def test_the_quarantine_summary_cuts_and_escapes_names() -> None:
     line = summary_line([{"entity": "L" * 5000, "rows": 1, "why": "entity id or name too long"},
                          {"entity": "**x**\n", "rows": 1, "why": "sales not a number"}], 2)
     assert len(line) < 200 and "L" * 41 not in line and "…" in line and r"\*\*x\*\*" in line
+
+
+def test_markdown_keeps_an_ampersand_that_starts_no_entity() -> None:
+    """Real names hold `&` and `<` ("S&P 500", "AT&T", "Bosnia & Herzegovina", "< 5 years"): the terminal's brief
+    showed "S&amp;P 500". Only what a renderer would read as an entity or a tag is escaped."""
+    assert markdown("S&P 500") == "S&P 500" and markdown("AT&T and B&B") == "AT&T and B&B"
+    assert markdown("Tom &amp; Jerry &#60; &#x3C;") == "Tom &amp;amp; Jerry &amp;#60; &amp;#x3C;"
+    assert markdown("< 5 years <b>x</b> <!-- c --> <http://e.x>") == \
+        "< 5 years &lt;b>x&lt;/b> &lt;!-- c --> &lt;http://e.x>"

@@ -4,7 +4,7 @@ aggregated with filters; snapshots; vintages seen as known on as_of; and the sam
 from __future__ import annotations
 
 import csv
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1357,8 +1357,23 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
      "key `source.wide`: "),
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": ["UK", "UK"]}},
      "key `source.wide.columns`: "),
-    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "shape": "snapshot"},
-     "key `source.shape`: got 'snapshot'; expected `panel` for a `wide` source"),
+    # trial 16: a date column listed among the series was DuckDB's "Binder Error: Referenced column "time" not found"
+    # under `source.path`; `value: time` blamed the metric reading it; `value: entity_id` named `source.columns`
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": [*_WIDE["columns"], "time"]}},
+     "key `source.wide.columns.3`: got 'time'; expected only the entities' columns: it dates the rows"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "time"}},
+     "key `source.wide.value`: got 'time'; expected a name of its own for the values (a column that dates the rows)"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "entity_id"}},
+     "key `source.wide.value`: got 'entity_id'; expected a name of its own for the values (a name every history "
+     "row has)"),
+    # a `where` over an entity's own column was DuckDB's Binder Error under `source.path`
+    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "where": [{"column": "UK", "op": ">", "value": 0}]},
+     "key `source.where.0.column`: got 'UK'; expected a column the rows have: 'UK' is one of `source.wide.columns`, "
+     "an entity's series, read as `country` and `arrivals` (`source.wide.entity`, `source.wide.value`): `{column: "
+     "country, in: [UK]}` keeps that entity, `column: arrivals` tests its values"),
+    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "shape": "events",
+      "aggregates": {"arrivals": {"agg": "avg", "column": "UK"}}},
+     "key `source.aggregates.arrivals.column`: got 'UK'; expected `arrivals` (`source.wide.value`)"),
 ])
 def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[str, Any], message: str) -> None:
     name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
@@ -1366,6 +1381,81 @@ def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[s
         _pack(tmp_path, {"path": name, "grain": "quarter", "period_column": "time", "period_format": "decimal_year",
                          **source}, {"level_now": {"agg": "last", "column": "arrivals"}})
     assert message in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("key", "column", "message"), [
+    ("metrics", "UK", "key `metrics.level_now`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is "
+     "one of `source.wide.columns`, an entity's series, whose values every entity's metric reads as `arrivals` "
+     "(`source.wide.value`)"),
+    ("outcome", "UK", "key `outcome.metric`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is one "
+     "of `source.wide.columns`"),
+    ("metrics", "arivals", "key `metrics.level_now`: got 'arivals'; expected one of the panel's columns ['arrivals'] "
+     "(`source.wide.value`, and any joined table's columns); did you mean 'arrivals'?"),
+])
+def test_a_wide_source_s_entity_column_read_by_a_metric_names_wide_value(tmp_path: Path, key: str, column: str,
+                                                                         message: str) -> None:
+    """Trial 16: `column: oil_brent` (an entity's series) in a metric or `outcome.metric` was told "expected one of
+    source.columns ['price'] (or that name added to `source.columns`...)", a key refused beside `wide`."""
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    source = {"path": name, "entity_id": None, "entity_name": None, "wide": _WIDE, "grain": "quarter",
+              "period_column": "time", "period_format": "decimal_year"}
+    metric = {"agg": "last", "column": column if key == "metrics" else "arrivals"}
+    outcome = {"outcome": {"metric": column, "agg": "sum", "window_periods": 1, "horizon_periods": 1,
+                           "change": "relative", "direction": "higher_is_better"}} if key == "outcome" else {}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, {"level_now": metric}, **outcome)
+    assert message in str(caught.value), str(caught.value)
+    assert "source.columns" not in str(caught.value)
+
+
+def test_a_wide_source_s_where_reads_its_entity_and_value(tmp_path: Path) -> None:
+    """Trial 16: a `where` over `wide.entity` was told `source.entity_id` lacked the column, and one over
+    `wide.value` `source.columns.0`, keys the pack does not have: both read the rows each column's cells make."""
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    source = {"path": name, "entity_id": None, "entity_name": None, "wide": _WIDE, "grain": "quarter",
+              "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0,
+              "where": [{"column": "country", "in": ["Japan", "UK"]}, {"column": "arrivals", "op": ">=", "value": 105}]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "arrivals"}})
+    assert read_snapshot(pack, date(2012, 12, 31), today=TODAY).metrics.select("entity_id", "level_now").rows() == [
+        ("Japan", 111.0), ("UK", 333.0)]
+    respelt = {**source, "where": [{"column": "country", "in": ["Japn"]}]}
+    problems = check_pack(_pack(tmp_path, respelt, {"level_now": {"agg": "last", "column": "arrivals"}}),
+                          as_of=date(2012, 12, 31), today=TODAY).problems
+    assert problems[0].startswith("key `source.where.0.in`: got ['Japn']; 'Japn' matches no row of 'country' (did "
+                                  "you mean 'Japan' for 'Japn'?"), problems
+
+
+def _daily_wide(tmp_path: Path, **source: Any) -> CriteriaPack:
+    """Chicago's L stations as modeldata writes them: a row per day, a column per station; 4 weeks from Monday
+    2016-08-01, Austin's cells 1..28 (its 2016-08-10 cell empty), Polk's 10 each."""
+    rows = [[(date(2016, 8, 1) + timedelta(days=i)).isoformat(), "" if i == 9 else i + 1, 10] for i in range(28)]
+    name = _csv(tmp_path / "chicago.csv", ["date", "Austin", "Polk"], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "wide": {"columns": ["Austin", "Polk"], "entity": "station", "value": "riders"},
+                            "period_column": "date", "publication_lag_days": 0, **source},
+                 {"level_now": {"agg": "last", "column": "riders", "window": [0, 0]}})
+
+
+def test_a_wide_daily_source_is_read_by_the_week_as_events_or_a_snapshot(tmp_path: Path) -> None:
+    """Trial 16: a wide source of daily columns (Chicago's stations) could not be read by the week: check told
+    `shape: events` or `shape: snapshot`, and each was refused at load (`panel` for a `wide` source). Each cell is
+    now an event (an empty one none: the count is of figures) or an observation, the column's entity's."""
+    panel = _daily_wide(tmp_path)
+    problems = check_pack(panel, as_of=date(2016, 8, 31), today=TODAY).problems
+    assert problems[0].startswith("key `source.grain`: got 'week'; 56 rows share an entity and a week with another "
+                                  "row"), problems
+    assert ("expected the grain of one row per entity and period, or `shape: events` with `aggregates: {riders: "
+            "{agg: avg, column: riders}}` (each cell an event: the week's average") in problems[0]
+    events = _daily_wide(tmp_path, shape="events", aggregates={"riders": {"agg": "avg", "column": "riders"},
+                                                               "days": {"agg": "count"}})
+    assert check_pack(events, as_of=date(2016, 8, 31), today=TODAY).problems == []
+    history = read_snapshot(events, date(2016, 8, 31), today=TODAY).history
+    rows = history.sort("entity_id", "period").select("entity_id", "riders", "days").rows()
+    assert rows == [("Austin", 4.0, 7), ("Austin", 67 / 6, 6), ("Austin", 18.0, 7), ("Austin", 25.0, 7),
+                    ("Polk", 10.0, 7), ("Polk", 10.0, 7), ("Polk", 10.0, 7), ("Polk", 10.0, 7)]
+    snapshot = _daily_wide(tmp_path, shape="snapshot")
+    latest = read_snapshot(snapshot, date(2016, 8, 31), today=TODAY).metrics
+    assert latest.select("entity_id", "level_now").rows() == [("Austin", 28.0), ("Polk", 10.0)]
 
 
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:

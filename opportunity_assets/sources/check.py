@@ -1054,7 +1054,10 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
                 f"{grain.name})")
     if finer:  # rows of several dates in one period: the grain is too coarse
-        shapes_else = " or ".join(s for s in ("`shape: events` (rows to aggregate)",
+        events = "`shape: events` (rows to aggregate)" if src.wide is None else (
+            f"`shape: events` with `aggregates: {{{src.wide.value}: {{agg: avg, column: {src.wide.value}}}}}` (each "
+            f"cell an event: the {grain.name}'s average; `sum`, `min`, `max` likewise)")
+        shapes_else = " or ".join(s for s in (events,
                                               "`shape: snapshot` (observations, each period's latest kept)")
                                   if not s.startswith(f"`shape: {src.shape}`"))
         return (f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a {grain.name} with "

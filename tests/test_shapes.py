@@ -1482,8 +1482,37 @@ def test_a_wide_source_s_column_of_text_is_a_problem_naming_it(tmp_path: Path) -
     rows = [[*row, "revised" if i % 3 else ""] for i, row in enumerate(_wide_rows())]
     pack = _wide_pack(tmp_path, [*_WIDE["columns"], "Notes"], rows)
     assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == [
-        "key `source.wide.columns.3`: got 'Notes'; 8 of 12 of its cells the night reads are not numbers: expected a "
+        "key `source.wide.columns.3`: got 'Notes'; 8 of its 12 cells in reach are not numbers: expected a "
         "column of one entity's figures (list only such columns)"]
+
+
+def _monthly_wide(tmp_path: Path, columns: dict[str, Any], **source: Any) -> CriteriaPack:
+    """World Bank prices as stevedata writes them: 120 months from 2010-01, a column per commodity (each value a
+    function of the month's index, or text), read by a 3-month window."""
+    rows = [[f"{2010 + i // 12}-{i % 12 + 1:02d}-01", *(f(i) for f in columns.values())] for i in range(120)]
+    name = _csv(tmp_path / "prices.csv", ["date", *columns], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "period_column": "date",
+                            "wide": {"columns": list(columns), "entity": "commodity", "value": "price"},
+                            "publication_lag_days": 5, **source},
+                 {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]}})
+
+
+def test_a_wide_column_of_text_is_counted_in_the_night_s_windows(tmp_path: Path) -> None:
+    """Trial 16: a notes column among 10 years of monthly prices was told "120 of 72 of its cells the night reads
+    are not numbers": the quarantine's every month against the months in reach (the windows and the data checks'
+    history before them, check's "rows in reach"). Both now count those in reach."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "note": lambda i: "revised" if i % 3 else "ok"})
+    problems = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).problems
+    assert problems == ["key `source.wide.columns.1`: got 'note'; 72 of its 72 cells in reach are not numbers: "
+                        "expected a column of one entity's figures (list only such columns)"], problems
+
+
+def test_numbers_written_with_a_decimal_comma_are_said_once_not_once_per_wide_column(tmp_path: Path) -> None:
+    """Trial 16: a `;` export with decimal commas read as `decimal_separator: '.'` named the separator, then each
+    of the ten commodities' columns as "not numbers" (eleven lines of one cause)."""
+    pack = _monthly_wide(tmp_path, {name: (lambda i: f"{50 + i},5") for name in ("oil", "tea", "sugar")})
+    problems = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).problems
+    assert len(problems) == 1 and problems[0].startswith("key `source.decimal_separator`: got '.'; "), problems
 
 
 def test_a_wide_source_s_total_column_is_a_warning_naming_it(tmp_path: Path) -> None:

@@ -752,8 +752,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     columns = _numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    problems += _cell_problems(pack.source, columns, cells, seen) + wide_columns_of_text(
-        pack.source, snapshot.quarantined, snapshot.history)
+    mistaken_cells = _cell_problems(pack.source, columns, cells, seen)
+    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`"))
+                            for p in mistaken_cells)  # every column's numbers: no one column's text
+    problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
+        pack.source, snapshot.quarantined, snapshot.history))
     joined_facts: list[str] = []
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
@@ -1286,14 +1289,15 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
         return []
     value = spec.wide.value
     seen = dict(history.group_by("entity_id").len().rows())
-    text = Counter(entity for entity, reason in quarantined.select("entity_id", "reason").rows()
-                   if bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
+    reach = set(history["period"].to_list())  # the quarantine holds every period's rows, the history the night's
+    text = Counter(entity for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows()
+                   if period in reach and bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
     problems = []
     for n, column in enumerate(spec.wide.columns):
         if seen.get(column) and text[column] / seen[column] > MOSTLY_TEXT:
-            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of {seen[column]} of its "
-                            "cells the night reads are not numbers: expected a column of one entity's figures (list "
-                            "only such columns)")
+            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of its {seen[column]} "
+                            "cells in reach are not numbers: expected a column of one entity's figures (list only "
+                            "such columns)")
     return problems
 
 

@@ -1524,3 +1524,20 @@ def test_a_wide_source_s_total_column_is_a_warning_naming_it(tmp_path: Path) -> 
         "key `source.wide.columns.3`: got 'Total'; its column reads as a total, a sum of the other columns' entities "
         "that would be scored beside them: expected it left out of `source.wide.columns`, unless it is an entity of "
         "its own"]
+
+
+@pytest.mark.parametrize(("written", "pattern", "expected"), [("%Y-%m-%d", "%Y-%d-%m", "%Y-%m-%d"),
+                                                              ("%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y")])
+def test_a_period_format_with_day_and_month_swapped_is_named(tmp_path: Path, written: str, pattern: str,
+                                                              expected: str) -> None:
+    """Trial 16: monthly prices dated by each month's 1st, read with the day and the month swapped, fall every one
+    in January; check said `grain: year` "for a column of years", the wrong key and the wrong fix."""
+    rows = [["oil", date(2010 + i // 12, i % 12 + 1, 1).strftime(written), 50 + i] for i in range(48)]
+    name = _csv(tmp_path / "prices.csv", ["id", "date", "price"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "date", "period_format": pattern, "columns": ["price"],
+                            "publication_lag_days": 5}, {"level_now": {"agg": "last", "column": "price"}})
+    problems = check_pack(pack, as_of=date(2014, 1, 10), today=TODAY).problems
+    assert problems[0].startswith(f"key `source.period_format`: got {pattern!r}; it reads every value of 'date' into "
+                                  "January, its day read as the month"), problems
+    assert problems[0].endswith(f"expected {expected!r}, the month and the day in the column's order"), problems
+    assert not any(p.startswith("key `source.grain`") for p in problems), problems

@@ -240,6 +240,30 @@ def _examples(pack: CriteriaPack, within: str, value: str, where: str, limit: in
     return value_counts(pack, value, where, join=join, limit=limit)
 
 
+def _day_and_month_swapped(pack: CriteriaPack) -> str | None:
+    """A `period_format` that reads the day as the month (`%Y-%d-%m` over `2022-07-01`, `%m/%d/%Y` over day-first
+    dates of the 1st): every row falls in January, as a column of years would, but the pattern with the two swapped
+    reads the same values into several months. That key, with the swapped pattern; None otherwise."""
+    src = pack.source
+    if not isinstance(src.period_format, str) or not src.period_column or \
+            not {"%d", "%m"} <= set(re.findall(r"%.", src.period_format)):
+        return None
+    swapped = src.period_format.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
+    values = _examples(pack, "source", shapes.written(src.period_column), shapes.IN_SCOPE, limit=400)
+    months = {}
+    for value in values:
+        try:
+            months[value] = datetime.strptime(value.strip(), swapped).month
+        except ValueError:
+            return None
+    if len(set(months.values())) < 2:
+        return None
+    shown = [v for v, month in months.items() if month != 1][:3]
+    return (f"key `source.period_format`: got {src.period_format!r}; it reads every value of {src.period_column!r} "
+            f"into January, its day read as the month (e.g. {shown}), while {swapped!r} reads them into months "
+            f"of their own: expected {swapped!r}, the month and the day in the column's order")
+
+
 def _not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
     """A `published_column` whose cells are no dates (a weekday, yes/no, a bare year): that key, with examples."""
     src = _spec_at(pack, within)
@@ -792,7 +816,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     src = pack.source
     column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
         f"`source.month_column` {src.month_column!r}"
-    if starts == "year":
+    swapped = _day_and_month_swapped(pack) if starts == "year" else None
+    if swapped is not None:  # (its rows of one January each are duplicated keys: that is this, said once)
+        problems.append(swapped)
+    elif starts == "year":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
@@ -805,7 +832,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "
                         "puts every row on the 1st, and windows of days between them find nothing)")
-    if many_duplicated:
+    if many_duplicated and swapped is None:
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)

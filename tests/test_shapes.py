@@ -1541,3 +1541,31 @@ def test_a_period_format_with_day_and_month_swapped_is_named(tmp_path: Path, wri
                                   "January, its day read as the month"), problems
     assert problems[0].endswith(f"expected {expected!r}, the month and the day in the column's order"), problems
     assert not any(p.startswith("key `source.grain`") for p in problems), problems
+
+
+def test_decimal_years_none_of_which_parses_name_the_decimal_year_pattern(tmp_path: Path) -> None:
+    """Trial 16: monthly prices indexed by decimal years (`1960.0833`, R's `time()` exported) with no
+    `period_format`: every value unparsed, check said "not dates ... (e.g. '%b-%Y' for Mar-2018)", though the
+    README promises it names `decimal_year` (it did only when some rows parsed)."""
+    rows = [[round(1960 + i / 12, 4), 50 + i, 70 - i] for i in range(36)]
+    name = _csv(tmp_path / "prices.csv", ["time", "oil", "tea"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "time", "entity_id": None, "entity_name": None,
+                            "wide": {"columns": ["oil", "tea"], "entity": "commodity", "value": "price"}},
+                 {"level_now": {"agg": "last", "column": "price"}})
+    problems = check_pack(pack, today=TODAY).problems  # the latest night: none, no period being read
+    assert problems[0].startswith("key `source.period_format`: got none for column 'time'; its values are decimal "
+                                  "years (e.g. ["), problems
+    assert problems[0].endswith("expected `period_format: decimal_year`, which reads them"), problems
+
+
+def test_keys_sharing_an_id_are_written_as_the_source_writes_them(tmp_path: Path) -> None:
+    """Trial 16: wide columns 'oil brent' and 'oil_brent' share the id `oil-brent`; check's line wrote
+    "'oil\\\\_brent'" (Markdown's escape, doubled by repr), and the brief's run summary the same, a backslash shown
+    before the `_`. Check writes the key as the file does; the brief escapes it once."""
+    pack = _monthly_wide(tmp_path, {"oil brent": lambda i: 50 + i, "oil_brent": lambda i: 60 + i})
+    report = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY)
+    assert "entity keys 'oil brent' (72 rows, oil-brent), 'oil_brent' (72 rows, oil-brent-2) share an id: read as 2 " \
+           "entities (if they are one, the source should spell it one way)" in report.facts, report.facts
+    snapshot = read_snapshot(pack, date(2020, 1, 10), today=TODAY)
+    _, scanned = scan(pack, date(2020, 1, 10), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    assert any("'oil\\_brent' (72 rows" in n for n in scanned.notes), scanned.notes

@@ -36,6 +36,7 @@ from opportunity_assets.sources.formats import (
     respelt_in,
 )
 from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_unix
+from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, SourceSnapshot, TableFacts
@@ -288,6 +289,11 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
                 f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
                 "(it reads whole years, 2001 or 2001.0)")
+    decimal = [v for v in unparsed if _DECIMAL_YEAR.match(v.strip()) and float(v) % 1]
+    if decimal and all(_DECIMAL_YEAR.match(v.strip()) for v in unparsed):
+        return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
+                f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
+                f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
@@ -896,7 +902,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
              + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
-    facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)

@@ -1569,3 +1569,13 @@ def test_keys_sharing_an_id_are_written_as_the_source_writes_them(tmp_path: Path
     snapshot = read_snapshot(pack, date(2020, 1, 10), today=TODAY)
     _, scanned = scan(pack, date(2020, 1, 10), snapshot.anchor_period, snapshot.metrics, snapshot.history)
     assert any("'oil\\_brent' (72 rows" in n for n in scanned.notes), scanned.notes
+
+
+def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 16: a commodity's column empty in every row (a series not yet filled) was an entity scored on nothing,
+    said only as "metrics with gaps: price_3m (1 entities)", naming neither the entity nor the column."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "cocoa": lambda i: "", "tea": lambda i: 70 + i})
+    assert check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings == [
+        "key `source.wide.columns.1`: got 'cocoa'; its column has no figure in reach (every cell of its 72 rows in "
+        "reach empty), so 'cocoa' is scored on nothing: expected a column of one entity's figures (list only such "
+        "columns)"]

@@ -876,7 +876,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + wide_columns_empty(
+        pack.source, snapshot.history, snapshot.quarantined)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -1332,6 +1333,24 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
                             "cells in reach are not numbers: expected a column of one entity's figures (list only "
                             "such columns)")
     return problems
+
+
+def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.DataFrame) -> list[str]:
+    """A wide source's column with no figure in reach while others have some (a series the file has not filled, or
+    a heading of empty cells listed among `wide.columns`): its entity scores nothing, every metric a gap, on a
+    night that reads every other. A warning naming the column's key (text cells are `wide_columns_of_text`'s)."""
+    if spec.wide is None or history.is_empty():
+        return []
+    value = spec.wide.value
+    filled = dict(history.group_by("entity_id").agg(pl.col(value).is_not_null().sum()).rows())
+    refused = set(quarantined["entity_id"].to_list())
+    if not any(filled.values()):
+        return []
+    rows = dict(history.group_by("entity_id").len().rows())
+    return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell of its "
+            f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
+            "one entity's figures (list only such columns)"
+            for n, column in enumerate(spec.wide.columns) if not filled.get(column) and column not in refused]
 
 
 def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:

@@ -4,6 +4,7 @@ aggregated with filters; snapshots; vintages seen as known on as_of; and the sam
 from __future__ import annotations
 
 import csv
+import json
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -1579,3 +1580,26 @@ def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> 
         "key `source.wide.columns.1`: got 'cocoa'; its column has no figure in reach (every cell of its 72 rows in "
         "reach empty), so 'cocoa' is scored on nothing: expected a column of one entity's figures (list only such "
         "columns)"]
+
+
+def test_a_wide_json_record_writing_one_entity_s_key_otherwise_loses_that_entity_s_cell_only(tmp_path: Path) -> None:
+    """Trial 16: one JSON Lines record of monthly prices writing `Oil` for `oil` was refused whole, every
+    commodity's month with it, attributed to no entity ("source row 9 of ''"), and check blamed
+    `metrics.X.min_rows` for the month the others then lacked. Only `oil` is refused now (its figure is no gap:
+    its metrics unknown, as a record's are), the others' month read."""
+    lines = []
+    for i in range(36):
+        record = {"date": f"{2010 + i // 12}-{i % 12 + 1:02d}-01", "oil": 50 + i, "tea": 70 + i}
+        if i == 34:
+            record["Oil"] = record.pop("oil")
+        lines.append(json.dumps(record))
+    (tmp_path / "prices.jsonl").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "prices.jsonl", "entity_id": None, "entity_name": None, "period_column": "date",
+                            "wide": {"columns": ["oil", "tea"], "entity": "commodity", "value": "price"},
+                            "publication_lag_days": 5},
+                 {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2013, 1, 10), today=TODAY)
+    assert report.problems == [], report.problems
+    snapshot = read_snapshot(pack, date(2013, 1, 10), today=TODAY)
+    assert snapshot.quarantined.select("source_row", "entity_id").rows() == [(35, "oil")]
+    assert dict(snapshot.metrics.select("entity_id", "level_now").rows()) == {"oil": None, "tea": 104.0}

@@ -1603,3 +1603,30 @@ def test_a_wide_json_record_writing_one_entity_s_key_otherwise_loses_that_entity
     snapshot = read_snapshot(pack, date(2013, 1, 10), today=TODAY)
     assert snapshot.quarantined.select("source_row", "entity_id").rows() == [(35, "oil")]
     assert dict(snapshot.metrics.select("entity_id", "level_now").rows()) == {"oil": None, "tea": 104.0}
+
+
+@pytest.mark.parametrize(("op", "bound", "said"), [
+    (">", -5, "warning: 10 times or more within it, so the filter refuses none: is the bound in another unit than the "
+              "metric (a percent for a share, -5 for -0.05)?"),
+    (">", 5, "problem: 10 times or more below it, so the filter refuses every one: is the bound in another unit than "
+             "the metric (a percent for a share, 5 for 0.05)?"),
+])
+def test_a_filter_on_a_signed_change_in_percent_over_shares_is_named(tmp_path: Path, op: str, bound: float,
+                                                                     said: str) -> None:
+    """Trial 16: `mom_3m > -5` (for -5%) over price changes of -0.2 to 0.04 passed every commodity, and check said
+    ok; `> 5` refused every one with no word of the unit. The unit judgments left out a metric that goes below
+    zero, and a bound below it."""
+    _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "tea": lambda i: 200 - i, "sugar": lambda i: 90 + i % 2,
+                             "coffee": lambda i: 100 + 2 * i})  # the pack is then given the change and its filter
+    metrics = {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]},
+               "level_prev": {"agg": "avg", "column": "price", "window": [3, 5]},
+               "change": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["metrics"] = metrics
+    raw["hard_filters"] = [{"name": "rising", "metric": "change", "op": op, "value": bound}]
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    report = check_pack(load_criteria(tmp_path / "pack.yaml"), as_of=date(2020, 1, 10), today=TODAY)
+    kind, text = said.split(": ", 1)
+    lines = report.warnings if kind == "warning" else report.problems
+    assert any(line.startswith(f"key `hard_filters.0.value`: got {bound:g}; every candidate's change lies within ")
+               and text in line for line in lines), (report.problems, report.warnings)

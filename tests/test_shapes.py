@@ -1630,3 +1630,34 @@ def test_a_filter_on_a_signed_change_in_percent_over_shares_is_named(tmp_path: P
     lines = report.warnings if kind == "warning" else report.problems
     assert any(line.startswith(f"key `hard_filters.0.value`: got {bound:g}; every candidate's change lies within ")
                and text in line for line in lines), (report.problems, report.warnings)
+
+
+def _with_change(tmp_path: Path, prev: list[int]) -> CriteriaPack:
+    """The pack `_monthly_wide` wrote, scoring a price change (derived, the required input) against `prev`, as
+    trial 16's commodity pack did (a coverage filter, a freshness one)."""
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["metrics"] = {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]},
+                      "level_prev": {"agg": "avg", "column": "price", "window": prev},
+                      "covered": {"agg": "coverage", "columns": ["price"], "window": [0, 14], "unit": "share"},
+                      "age": {"agg": "age_days", "column": "price", "unit": "days"},
+                      "change": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    raw["required_inputs"] = ["change"]
+    raw["hard_filters"] = [{"name": "covered", "metric": "covered", "op": ">=", "value": 0.9},
+                           {"name": "fresh", "metric": "age", "op": "<=", "value": 70}]
+    raw["formula"]["components"][0].update(expression="change", range=[-0.1, 0.1])
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    return load_criteria(tmp_path / "pack.yaml")
+
+
+def test_months_read_by_the_day_and_a_window_past_the_history_are_each_said_once(tmp_path: Path) -> None:
+    """Trial 16: monthly prices read with `grain: day` named `source.grain` (right), then each metric's `min_rows`
+    again for the days between month starts; a window of [130, 132] months back over 120 named its `window` twice,
+    past the history and then "no entity has a row in ...". One cause, one line."""
+    series = {"oil": lambda i: 50 + i, "tea": lambda i: 70 + i, "sugar": lambda i: 20 + i, "coffee": lambda i: 9 + i}
+    _monthly_wide(tmp_path, series, grain="day")
+    problems = check_pack(_with_change(tmp_path, [3, 5]), as_of=date(2019, 12, 10), today=TODAY).problems
+    assert len(problems) == 1 and problems[0].startswith("key `source.grain`: got 'day'; every row of "), problems
+    _monthly_wide(tmp_path, series)
+    problems = check_pack(_with_change(tmp_path, [130, 132]), as_of=date(2020, 1, 10), today=TODAY).problems
+    windows = [p for p in problems if p.startswith("key `metrics.level_prev.window`")]
+    assert len(windows) == 1 and "expected a window within the source's history" in windows[0], problems

@@ -1131,6 +1131,8 @@ _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
 column of text, duplicated keys)."""
 
 
+_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .* falls (on the first day of a|in a) ")
+"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
 
@@ -1145,10 +1147,15 @@ def _one_cause_once(problems: list[str]) -> list[str]:
     unknown traced back to it) is said once."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    # a grain finer than the rows' (months read by the day): every window between their dates finds nothing
+    first_days = any(_FINER_THAN_ROWS.match(p) for p in problems)
     kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
             and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
                                                                                 "key `hard_filters.")))
-            and not p.startswith(tuple(f"key `metrics.{metric}.min_rows`" for metric in past))]
+            and not p.startswith(tuple(f"key `metrics.{metric}.min_rows`" for metric in past))
+            and not (p.startswith(tuple(f"key `metrics.{metric}.window`" for metric in past))
+                     and not _WINDOW_PAST.match(p))
+            and not (first_days and p.startswith("key `metrics.") and (".min_rows`" in p or ".window`" in p))]
     said: set[str] = set()
     out = []
     for p in kept:

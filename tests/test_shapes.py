@@ -1664,3 +1664,14 @@ def test_months_read_by_the_day_and_a_window_past_the_history_are_each_said_once
     problems = check_pack(_with_change(tmp_path, [130, 132]), as_of=date(2020, 1, 10), today=TODAY).problems
     windows = [p for p in problems if p.startswith("key `metrics.level_prev.window`")]
     assert len(windows) == 1 and "expected a window within the source's history" in windows[0], problems
+
+
+def test_a_wide_column_of_row_numbers_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 16: stevedata's `rownames` (1 to 756, R's row number) listed among the commodities was an eleventh
+    commodity, scored on its row number, and check said ok."""
+    pack = _monthly_wide(tmp_path, {"rownames": lambda i: i + 1, "oil": lambda i: 50 + i, "tea": lambda i: 70 + i})
+    warnings = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings
+    assert warnings == [
+        "key `source.wide.columns.0`: got 'rownames'; its values count up by 1 from one period to the next (49, 50, "
+        "51, ...: a row number, such as R's rownames), so 'rownames' is scored as an entity: expected it left out of "
+        "`source.wide.columns`, unless it is a series of its own"], warnings

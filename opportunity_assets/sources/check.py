@@ -9,6 +9,7 @@ is one line naming the pack key.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import re
@@ -877,7 +878,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + wide_columns_empty(
-        pack.source, snapshot.history, snapshot.quarantined)
+        pack.source, snapshot.history, snapshot.quarantined) + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -1358,6 +1359,25 @@ def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.
             f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
             "one entity's figures (list only such columns)"
             for n, column in enumerate(spec.wide.columns) if not filled.get(column) and column not in refused]
+
+
+def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:
+    """A wide source's column whose values are the rows' own numbers, counting up by 1 from period to period
+    (`rownames`, R's row number, listed among the series: each the line's number, or that less the header's):
+    an entity scored on the row's number. A warning naming the column's key."""
+    if spec.wide is None or history.is_empty():
+        return []
+    value, warnings = spec.wide.value, []
+    for n, column in enumerate(spec.wide.columns):
+        rows = history.filter((pl.col("entity_id") == column) & pl.col(value).is_not_null()).sort("period")
+        values, lines = rows[value].to_list(), rows["source_row"].to_list()
+        if len(values) >= 6 and all(b - a == 1 for a, b in itertools.pairwise(values)) \
+                and len({line - v for v, line in zip(values, lines, strict=True)} - {0, 1}) == 0:
+            warnings.append(f"key `source.wide.columns.{n}`: got {column!r}; its values count up by 1 from one "
+                            f"period to the next ({', '.join(f'{v:g}' for v in values[:3])}, ...: a row number, such "
+                            f"as R's rownames), so {column!r} is scored as an entity: expected it left out of "
+                            "`source.wide.columns`, unless it is a series of its own")
+    return warnings
 
 
 def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:

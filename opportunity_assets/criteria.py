@@ -381,6 +381,21 @@ class CriteriaPack(_Spec):
         name = component.expression.strip()
         return self._share_of(name) if name in self.metrics else None
 
+    def _column_expected(self, column: str, columns: set[str]) -> str:
+        """What a key naming a panel column (a metric's, the outcome's) expected instead of `column`: the events'
+        aggregates, a wide source's `value` (an entity's own column is no panel column), or `source.columns`."""
+        src, wide = self.source, self.source.wide
+        if src.shape == "events":
+            return f"one of the aggregates' names (`source.aggregates`: events are counted into them) {sorted(columns)}"
+        if wide is not None and column in wide.columns:
+            return (f"one of the panel's columns {sorted(columns)}: {column!r} is one of `source.wide.columns`, an "
+                    f"entity's series, whose values every entity's metric reads as `{wide.value}` "
+                    f"(`source.wide.value`)")
+        if wide is not None:
+            return f"one of the panel's columns {sorted(columns)} (`source.wide.value`, and any joined table's columns)"
+        return (f"one of source.columns {sorted(columns)} (or that name added to `source.columns`, if it is the column "
+                "list that is wrong)")
+
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.panel_columns)
@@ -392,11 +407,7 @@ class CriteriaPack(_Spec):
                 if column not in columns:
                     close = difflib.get_close_matches(column, sorted(columns), n=1)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
-                    where = ("one of the aggregates' names (`source.aggregates`: events are counted into them) "
-                             f"{sorted(columns)}") if self.source.shape == "events" else (
-                        f"one of source.columns {sorted(columns)} (or that name added to `source.columns`, if it is "
-                        "the column list that is wrong)")
-                    raise _KeyProblem(f"metrics.{name}", column, where + hint)
+                    raise _KeyProblem(f"metrics.{name}", column, self._column_expected(column, columns) + hint)
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric,
@@ -451,7 +462,8 @@ class CriteriaPack(_Spec):
                               f"back: the history kept for a candidate (its windows, and `integrity.min_history` "
                               f"periods before them for the data checks) is at most {MAX_HISTORY} periods")
         if self.outcome is not None and self.outcome.metric not in columns:
-            raise _KeyProblem("outcome.metric", self.outcome.metric, f"one of source.columns {sorted(columns)}")
+            raise _KeyProblem("outcome.metric", self.outcome.metric,
+                              self._column_expected(self.outcome.metric, columns))
         if self.outcome is not None and self.source.grain != "month" and self.outcome._month_keys:
             raise _months_on_another_grain(self.outcome._month_keys, self.source.grain)
         _derived_order(self.metrics)  # refuses a cycle
@@ -732,7 +744,8 @@ _PLAIN = {
     "int_from_float": _WHOLE, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
     "date_from_datetime_inexact": _DATE, "string_type": "one name or text (not a list, a number or a mapping)",
     "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
-    "dict_type": "a mapping, such as {{key: value}}", "greater_than_equal": "a number of at least {ge}",
+    "dict_type": "a mapping, such as {{key: value}}", "model_type": "a mapping of its own keys, such as {{key: value}}",
+    "greater_than_equal": "a number of at least {ge}",
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
     "less_than": "a number below {lt}", "tuple_type": "a pair in brackets, such as [0, 2]",
     "too_short": "at least {min_length} item(s), not {actual_length}",

@@ -43,6 +43,14 @@ def markdown(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", clean(text))))
 
 
+def plain(text: str) -> str:
+    """Text `markdown` escaped, as written again: for a line shown as plain text (`opportunity check`)."""
+    return _ESCAPED.sub(r"\1", text).replace("&lt;", "<").replace("&amp;", "&")
+
+
+_ESCAPED = re.compile(r"\\([\\`*_\[\]~])")
+
+
 def slack(text: str) -> str:
     """For Slack mrkdwn: `& < >` as Slack's entities, and each formatting character `* _ ~ `` ` that could open or
     close formatting followed by a zero-width space (Slack has no backslash escape)."""

@@ -4,7 +4,8 @@ aggregated with filters; snapshots; vintages seen as known on as_of; and the sam
 from __future__ import annotations
 
 import csv
-from datetime import date
+import json
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1357,8 +1358,26 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
      "key `source.wide`: "),
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": ["UK", "UK"]}},
      "key `source.wide.columns`: "),
-    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "shape": "snapshot"},
-     "key `source.shape`: got 'snapshot'; expected `panel` for a `wide` source"),
+    # trial 16: a date column listed among the series was DuckDB's "Binder Error: Referenced column "time" not found"
+    # under `source.path`; `value: time` blamed the metric reading it; `value: entity_id` named `source.columns`
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": [*_WIDE["columns"], "time"]}},
+     "key `source.wide.columns.3`: got 'time'; expected only the entities' columns: it dates the rows"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "time"}},
+     "key `source.wide.value`: got 'time'; expected a name of its own for the values (a column that dates the rows)"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "entity_id"}},
+     "key `source.wide.value`: got 'entity_id'; expected a name of its own for the values (a name every history "
+     "row has)"),
+    # the columns given as `wide` itself: "expected a valid dictionary or instance of WideSpec" (pydantic's class)
+    ({"entity_id": None, "entity_name": None, "wide": ["Japan", "UK"]},
+     "key `source.wide`: got ['Japan', 'UK']; expected a mapping of its own keys, such as {key: value}"),
+    # a `where` over an entity's own column was DuckDB's Binder Error under `source.path`
+    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "where": [{"column": "UK", "op": ">", "value": 0}]},
+     "key `source.where.0.column`: got 'UK'; expected a column the rows have: 'UK' is one of `source.wide.columns`, "
+     "an entity's series, read as `country` and `arrivals` (`source.wide.entity`, `source.wide.value`): `{column: "
+     "country, in: [UK]}` keeps that entity, `column: arrivals` tests its values"),
+    ({"entity_id": None, "entity_name": None, "wide": _WIDE, "shape": "events",
+      "aggregates": {"arrivals": {"agg": "avg", "column": "UK"}}},
+     "key `source.aggregates.arrivals.column`: got 'UK'; expected `arrivals` (`source.wide.value`)"),
 ])
 def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[str, Any], message: str) -> None:
     name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
@@ -1366,6 +1385,81 @@ def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[s
         _pack(tmp_path, {"path": name, "grain": "quarter", "period_column": "time", "period_format": "decimal_year",
                          **source}, {"level_now": {"agg": "last", "column": "arrivals"}})
     assert message in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("key", "column", "message"), [
+    ("metrics", "UK", "key `metrics.level_now`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is "
+     "one of `source.wide.columns`, an entity's series, whose values every entity's metric reads as `arrivals` "
+     "(`source.wide.value`)"),
+    ("outcome", "UK", "key `outcome.metric`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is one "
+     "of `source.wide.columns`"),
+    ("metrics", "arivals", "key `metrics.level_now`: got 'arivals'; expected one of the panel's columns ['arrivals'] "
+     "(`source.wide.value`, and any joined table's columns); did you mean 'arrivals'?"),
+])
+def test_a_wide_source_s_entity_column_read_by_a_metric_names_wide_value(tmp_path: Path, key: str, column: str,
+                                                                         message: str) -> None:
+    """Trial 16: `column: oil_brent` (an entity's series) in a metric or `outcome.metric` was told "expected one of
+    source.columns ['price'] (or that name added to `source.columns`...)", a key refused beside `wide`."""
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    source = {"path": name, "entity_id": None, "entity_name": None, "wide": _WIDE, "grain": "quarter",
+              "period_column": "time", "period_format": "decimal_year"}
+    metric = {"agg": "last", "column": column if key == "metrics" else "arrivals"}
+    outcome = {"outcome": {"metric": column, "agg": "sum", "window_periods": 1, "horizon_periods": 1,
+                           "change": "relative", "direction": "higher_is_better"}} if key == "outcome" else {}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, {"level_now": metric}, **outcome)
+    assert message in str(caught.value), str(caught.value)
+    assert "source.columns" not in str(caught.value)
+
+
+def test_a_wide_source_s_where_reads_its_entity_and_value(tmp_path: Path) -> None:
+    """Trial 16: a `where` over `wide.entity` was told `source.entity_id` lacked the column, and one over
+    `wide.value` `source.columns.0`, keys the pack does not have: both read the rows each column's cells make."""
+    name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
+    source = {"path": name, "entity_id": None, "entity_name": None, "wide": _WIDE, "grain": "quarter",
+              "period_column": "time", "period_format": "decimal_year", "publication_lag_days": 0,
+              "where": [{"column": "country", "in": ["Japan", "UK"]}, {"column": "arrivals", "op": ">=", "value": 105}]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "arrivals"}})
+    assert read_snapshot(pack, date(2012, 12, 31), today=TODAY).metrics.select("entity_id", "level_now").rows() == [
+        ("Japan", 111.0), ("UK", 333.0)]
+    respelt = {**source, "where": [{"column": "country", "in": ["Japn"]}]}
+    problems = check_pack(_pack(tmp_path, respelt, {"level_now": {"agg": "last", "column": "arrivals"}}),
+                          as_of=date(2012, 12, 31), today=TODAY).problems
+    assert problems[0].startswith("key `source.where.0.in`: got ['Japn']; 'Japn' matches no row of 'country' (did "
+                                  "you mean 'Japan' for 'Japn'?"), problems
+
+
+def _daily_wide(tmp_path: Path, **source: Any) -> CriteriaPack:
+    """Chicago's L stations as modeldata writes them: a row per day, a column per station; 4 weeks from Monday
+    2016-08-01, Austin's cells 1..28 (its 2016-08-10 cell empty), Polk's 10 each."""
+    rows = [[(date(2016, 8, 1) + timedelta(days=i)).isoformat(), "" if i == 9 else i + 1, 10] for i in range(28)]
+    name = _csv(tmp_path / "chicago.csv", ["date", "Austin", "Polk"], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "wide": {"columns": ["Austin", "Polk"], "entity": "station", "value": "riders"},
+                            "period_column": "date", "publication_lag_days": 0, **source},
+                 {"level_now": {"agg": "last", "column": "riders", "window": [0, 0]}})
+
+
+def test_a_wide_daily_source_is_read_by_the_week_as_events_or_a_snapshot(tmp_path: Path) -> None:
+    """Trial 16: a wide source of daily columns (Chicago's stations) could not be read by the week: check told
+    `shape: events` or `shape: snapshot`, and each was refused at load (`panel` for a `wide` source). Each cell is
+    now an event (an empty one none: the count is of figures) or an observation, the column's entity's."""
+    panel = _daily_wide(tmp_path)
+    problems = check_pack(panel, as_of=date(2016, 8, 31), today=TODAY).problems
+    assert problems[0].startswith("key `source.grain`: got 'week'; 56 rows share an entity and a week with another "
+                                  "row"), problems
+    assert ("expected the grain of one row per entity and period, or `shape: events` with `aggregates: {riders: "
+            "{agg: avg, column: riders}}` (each cell an event: the week's average") in problems[0]
+    events = _daily_wide(tmp_path, shape="events", aggregates={"riders": {"agg": "avg", "column": "riders"},
+                                                               "days": {"agg": "count"}})
+    assert check_pack(events, as_of=date(2016, 8, 31), today=TODAY).problems == []
+    history = read_snapshot(events, date(2016, 8, 31), today=TODAY).history
+    rows = history.sort("entity_id", "period").select("entity_id", "riders", "days").rows()
+    assert rows == [("Austin", 4.0, 7), ("Austin", 67 / 6, 6), ("Austin", 18.0, 7), ("Austin", 25.0, 7),
+                    ("Polk", 10.0, 7), ("Polk", 10.0, 7), ("Polk", 10.0, 7), ("Polk", 10.0, 7)]
+    snapshot = _daily_wide(tmp_path, shape="snapshot")
+    latest = read_snapshot(snapshot, date(2016, 8, 31), today=TODAY).metrics
+    assert latest.select("entity_id", "level_now").rows() == [("Austin", 28.0), ("Polk", 10.0)]
 
 
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:
@@ -1392,8 +1486,37 @@ def test_a_wide_source_s_column_of_text_is_a_problem_naming_it(tmp_path: Path) -
     rows = [[*row, "revised" if i % 3 else ""] for i, row in enumerate(_wide_rows())]
     pack = _wide_pack(tmp_path, [*_WIDE["columns"], "Notes"], rows)
     assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == [
-        "key `source.wide.columns.3`: got 'Notes'; 8 of 12 of its cells the night reads are not numbers: expected a "
+        "key `source.wide.columns.3`: got 'Notes'; 8 of its 12 cells in reach are not numbers: expected a "
         "column of one entity's figures (list only such columns)"]
+
+
+def _monthly_wide(tmp_path: Path, columns: dict[str, Any], **source: Any) -> CriteriaPack:
+    """World Bank prices as stevedata writes them: 120 months from 2010-01, a column per commodity (each value a
+    function of the month's index, or text), read by a 3-month window."""
+    rows = [[f"{2010 + i // 12}-{i % 12 + 1:02d}-01", *(f(i) for f in columns.values())] for i in range(120)]
+    name = _csv(tmp_path / "prices.csv", ["date", *columns], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "period_column": "date",
+                            "wide": {"columns": list(columns), "entity": "commodity", "value": "price"},
+                            "publication_lag_days": 5, **source},
+                 {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]}})
+
+
+def test_a_wide_column_of_text_is_counted_in_the_night_s_windows(tmp_path: Path) -> None:
+    """Trial 16: a notes column among 10 years of monthly prices was told "120 of 72 of its cells the night reads
+    are not numbers": the quarantine's every month against the months in reach (the windows and the data checks'
+    history before them, check's "rows in reach"). Both now count those in reach."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "note": lambda i: "revised" if i % 3 else "ok"})
+    problems = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).problems
+    assert problems == ["key `source.wide.columns.1`: got 'note'; 72 of its 72 cells in reach are not numbers: "
+                        "expected a column of one entity's figures (list only such columns)"], problems
+
+
+def test_numbers_written_with_a_decimal_comma_are_said_once_not_once_per_wide_column(tmp_path: Path) -> None:
+    """Trial 16: a `;` export with decimal commas read as `decimal_separator: '.'` named the separator, then each
+    of the ten commodities' columns as "not numbers" (eleven lines of one cause)."""
+    pack = _monthly_wide(tmp_path, {name: (lambda i: f"{50 + i},5") for name in ("oil", "tea", "sugar")})
+    problems = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).problems
+    assert len(problems) == 1 and problems[0].startswith("key `source.decimal_separator`: got '.'; "), problems
 
 
 def test_a_wide_source_s_total_column_is_a_warning_naming_it(tmp_path: Path) -> None:
@@ -1476,3 +1599,150 @@ def test_a_month_column_of_names_dates_its_rows(tmp_path: Path) -> None:
     assert [(p, v) for p, _, v in history] == [(f"2015-{m:02d}-01", float(m)) for m in range(1, 13)]
     quarantined = read_snapshot(pack, date(2016, 3, 31), today=TODAY).quarantined
     assert quarantined["reason"].to_list() == ["period unparseable: Year=2016, Month=Janvier"]
+
+
+@pytest.mark.parametrize(("written", "pattern", "expected"), [("%Y-%m-%d", "%Y-%d-%m", "%Y-%m-%d"),
+                                                              ("%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y")])
+def test_a_period_format_with_day_and_month_swapped_is_named(tmp_path: Path, written: str, pattern: str,
+                                                              expected: str) -> None:
+    """Trial 16: monthly prices dated by each month's 1st, read with the day and the month swapped, fall every one
+    in January; check said `grain: year` "for a column of years", the wrong key and the wrong fix."""
+    rows = [["oil", date(2010 + i // 12, i % 12 + 1, 1).strftime(written), 50 + i] for i in range(48)]
+    name = _csv(tmp_path / "prices.csv", ["id", "date", "price"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "date", "period_format": pattern, "columns": ["price"],
+                            "publication_lag_days": 5}, {"level_now": {"agg": "last", "column": "price"}})
+    problems = check_pack(pack, as_of=date(2014, 1, 10), today=TODAY).problems
+    assert problems[0].startswith(f"key `source.period_format`: got {pattern!r}; it reads every value of 'date' into "
+                                  "January, its day read as the month"), problems
+    assert problems[0].endswith(f"expected {expected!r}, the month and the day in the column's order"), problems
+    assert not any(p.startswith("key `source.grain`") for p in problems), problems
+
+
+def test_decimal_years_none_of_which_parses_name_the_decimal_year_pattern(tmp_path: Path) -> None:
+    """Trial 16: monthly prices indexed by decimal years (`1960.0833`, R's `time()` exported) with no
+    `period_format`: every value unparsed, check said "not dates ... (e.g. '%b-%Y' for Mar-2018)", though the
+    README promises it names `decimal_year` (it did only when some rows parsed)."""
+    rows = [[round(1960 + i / 12, 4), 50 + i, 70 - i] for i in range(36)]
+    name = _csv(tmp_path / "prices.csv", ["time", "oil", "tea"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "time", "entity_id": None, "entity_name": None,
+                            "wide": {"columns": ["oil", "tea"], "entity": "commodity", "value": "price"}},
+                 {"level_now": {"agg": "last", "column": "price"}})
+    problems = check_pack(pack, today=TODAY).problems  # the latest night: none, no period being read
+    assert problems[0].startswith("key `source.period_format`: got none for column 'time'; its values are decimal "
+                                  "years (e.g. ["), problems
+    assert problems[0].endswith("expected `period_format: decimal_year`, which reads them"), problems
+
+
+def test_keys_sharing_an_id_are_written_as_the_source_writes_them(tmp_path: Path) -> None:
+    """Trial 16: wide columns 'oil brent' and 'oil_brent' share the id `oil-brent`; check's line wrote
+    "'oil\\\\_brent'" (Markdown's escape, doubled by repr), and the brief's run summary the same, a backslash shown
+    before the `_`. Check writes the key as the file does; the brief escapes it once."""
+    pack = _monthly_wide(tmp_path, {"oil brent": lambda i: 50 + i, "oil_brent": lambda i: 60 + i})
+    report = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY)
+    assert "entity keys 'oil brent' (72 rows, oil-brent), 'oil_brent' (72 rows, oil-brent-2) share an id: read as 2 " \
+           "entities (if they are one, the source should spell it one way)" in report.facts, report.facts
+    snapshot = read_snapshot(pack, date(2020, 1, 10), today=TODAY)
+    _, scanned = scan(pack, date(2020, 1, 10), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    assert any("'oil\\_brent' (72 rows" in n for n in scanned.notes), scanned.notes
+
+
+def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 16: a commodity's column empty in every row (a series not yet filled) was an entity scored on nothing,
+    said only as "metrics with gaps: price_3m (1 entities)", naming neither the entity nor the column."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "cocoa": lambda i: "", "tea": lambda i: 70 + i})
+    assert check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings == [
+        "key `source.wide.columns.1`: got 'cocoa'; its column has no figure in reach (every cell of its 72 rows in "
+        "reach empty), so 'cocoa' is scored on nothing: expected a column of one entity's figures (list only such "
+        "columns)"]
+
+
+def test_a_wide_json_record_writing_one_entity_s_key_otherwise_loses_that_entity_s_cell_only(tmp_path: Path) -> None:
+    """Trial 16: one JSON Lines record of monthly prices writing `Oil` for `oil` was refused whole, every
+    commodity's month with it, attributed to no entity ("source row 9 of ''"), and check blamed
+    `metrics.X.min_rows` for the month the others then lacked. Only `oil` is refused now (its figure is no gap:
+    its metrics unknown, as a record's are), the others' month read."""
+    lines = []
+    for i in range(36):
+        record = {"date": f"{2010 + i // 12}-{i % 12 + 1:02d}-01", "oil": 50 + i, "tea": 70 + i}
+        if i == 34:
+            record["Oil"] = record.pop("oil")
+        lines.append(json.dumps(record))
+    (tmp_path / "prices.jsonl").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "prices.jsonl", "entity_id": None, "entity_name": None, "period_column": "date",
+                            "wide": {"columns": ["oil", "tea"], "entity": "commodity", "value": "price"},
+                            "publication_lag_days": 5},
+                 {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]}})
+    report = check_pack(pack, as_of=date(2013, 1, 10), today=TODAY)
+    assert report.problems == [], report.problems
+    snapshot = read_snapshot(pack, date(2013, 1, 10), today=TODAY)
+    assert snapshot.quarantined.select("source_row", "entity_id").rows() == [(35, "oil")]
+    assert dict(snapshot.metrics.select("entity_id", "level_now").rows()) == {"oil": None, "tea": 104.0}
+
+
+@pytest.mark.parametrize(("op", "bound", "said"), [
+    (">", -5, "warning: 10 times or more within it, so the filter refuses none: is the bound in another unit than the "
+              "metric (a percent for a share, -5 for -0.05)?"),
+    (">", 5, "problem: 10 times or more below it, so the filter refuses every one: is the bound in another unit than "
+             "the metric (a percent for a share, 5 for 0.05)?"),
+])
+def test_a_filter_on_a_signed_change_in_percent_over_shares_is_named(tmp_path: Path, op: str, bound: float,
+                                                                     said: str) -> None:
+    """Trial 16: `mom_3m > -5` (for -5%) over price changes of -0.2 to 0.04 passed every commodity, and check said
+    ok; `> 5` refused every one with no word of the unit. The unit judgments left out a metric that goes below
+    zero, and a bound below it."""
+    _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "tea": lambda i: 200 - i, "sugar": lambda i: 90 + i % 2,
+                             "coffee": lambda i: 100 + 2 * i})  # the pack is then given the change and its filter
+    metrics = {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]},
+               "level_prev": {"agg": "avg", "column": "price", "window": [3, 5]},
+               "change": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["metrics"] = metrics
+    raw["hard_filters"] = [{"name": "rising", "metric": "change", "op": op, "value": bound}]
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    report = check_pack(load_criteria(tmp_path / "pack.yaml"), as_of=date(2020, 1, 10), today=TODAY)
+    kind, text = said.split(": ", 1)
+    lines = report.warnings if kind == "warning" else report.problems
+    assert any(line.startswith(f"key `hard_filters.0.value`: got {bound:g}; every candidate's change lies within ")
+               and text in line for line in lines), (report.problems, report.warnings)
+
+
+def _with_change(tmp_path: Path, prev: list[int]) -> CriteriaPack:
+    """The pack `_monthly_wide` wrote, scoring a price change (derived, the required input) against `prev`, as
+    trial 16's commodity pack did (a coverage filter, a freshness one)."""
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["metrics"] = {"level_now": {"agg": "avg", "column": "price", "window": [0, 2]},
+                      "level_prev": {"agg": "avg", "column": "price", "window": prev},
+                      "covered": {"agg": "coverage", "columns": ["price"], "window": [0, 14], "unit": "share"},
+                      "age": {"agg": "age_days", "column": "price", "unit": "days"},
+                      "change": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    raw["required_inputs"] = ["change"]
+    raw["hard_filters"] = [{"name": "covered", "metric": "covered", "op": ">=", "value": 0.9},
+                           {"name": "fresh", "metric": "age", "op": "<=", "value": 70}]
+    raw["formula"]["components"][0].update(expression="change", range=[-0.1, 0.1])
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    return load_criteria(tmp_path / "pack.yaml")
+
+
+def test_months_read_by_the_day_and_a_window_past_the_history_are_each_said_once(tmp_path: Path) -> None:
+    """Trial 16: monthly prices read with `grain: day` named `source.grain` (right), then each metric's `min_rows`
+    again for the days between month starts; a window of [130, 132] months back over 120 named its `window` twice,
+    past the history and then "no entity has a row in ...". One cause, one line."""
+    series = {"oil": lambda i: 50 + i, "tea": lambda i: 70 + i, "sugar": lambda i: 20 + i, "coffee": lambda i: 9 + i}
+    _monthly_wide(tmp_path, series, grain="day")
+    problems = check_pack(_with_change(tmp_path, [3, 5]), as_of=date(2019, 12, 10), today=TODAY).problems
+    assert len(problems) == 1 and problems[0].startswith("key `source.grain`: got 'day'; every row of "), problems
+    _monthly_wide(tmp_path, series)
+    problems = check_pack(_with_change(tmp_path, [130, 132]), as_of=date(2020, 1, 10), today=TODAY).problems
+    windows = [p for p in problems if p.startswith("key `metrics.level_prev.window`")]
+    assert len(windows) == 1 and "expected a window within the source's history" in windows[0], problems
+
+
+def test_a_wide_column_of_row_numbers_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 16: stevedata's `rownames` (1 to 756, R's row number) listed among the commodities was an eleventh
+    commodity, scored on its row number, and check said ok."""
+    pack = _monthly_wide(tmp_path, {"rownames": lambda i: i + 1, "oil": lambda i: 50 + i, "tea": lambda i: 70 + i})
+    warnings = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings
+    assert warnings == [
+        "key `source.wide.columns.0`: got 'rownames'; its values count up by 1 from one period to the next (49, 50, "
+        "51, ...: a row number, such as R's rownames), so 'rownames' is scored as an entity: expected it left out of "
+        "`source.wide.columns`, unless it is a series of its own"], warnings

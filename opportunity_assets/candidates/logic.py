@@ -93,7 +93,8 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
             used.add(cid)
             ids[key] = cid
         if len(ranked) > 1:
-            spelled = ", ".join(f"{markdown(clean(k))!r} ({rows.get(k, 0)} rows, {ids[k]})" for k in ranked)
+            # quoted, not repr'd: repr doubles markdown's escape (`'oil\\_brent'`, read as a backslash and a `_`)
+            spelled = ", ".join(f"'{markdown(clean(k))}' ({rows.get(k, 0)} rows, {ids[k]})" for k in ranked)
             notes.append(f"entity keys {spelled} share an id: read as {len(ranked)} entities (if they are one, the "
                          "source should spell it one way)")
     return ids, notes, {key: rows.get(key, 0) for keys in shared.values() for key in keys}

@@ -9,6 +9,7 @@ is one line naming the pack key.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import re
@@ -40,6 +41,7 @@ from opportunity_assets.sources.formats import (
     respelt_in,
 )
 from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
+from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
     from resources.source import SourceFacts, SourceSnapshot, TableFacts
@@ -263,6 +265,30 @@ def _examples(pack: CriteriaPack, within: str, value: str, where: str, limit: in
     return value_counts(pack, value, where, join=join, limit=limit)
 
 
+def _day_and_month_swapped(pack: CriteriaPack) -> str | None:
+    """A `period_format` that reads the day as the month (`%Y-%d-%m` over `2022-07-01`, `%m/%d/%Y` over day-first
+    dates of the 1st): every row falls in January, as a column of years would, but the pattern with the two swapped
+    reads the same values into several months. That key, with the swapped pattern; None otherwise."""
+    src = pack.source
+    if not isinstance(src.period_format, str) or not src.period_column or \
+            not {"%d", "%m"} <= set(re.findall(r"%.", src.period_format)):
+        return None
+    swapped = src.period_format.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
+    values = _examples(pack, "source", shapes.written(src.period_column), shapes.IN_SCOPE, limit=400)
+    months = {}
+    for value in values:
+        try:
+            months[value] = datetime.strptime(value.strip(), swapped).month
+        except ValueError:
+            return None
+    if len(set(months.values())) < 2:
+        return None
+    shown = [v for v, month in months.items() if month != 1][:3]
+    return (f"key `source.period_format`: got {src.period_format!r}; it reads every value of {src.period_column!r} "
+            f"into January, its day read as the month (e.g. {shown}), while {swapped!r} reads them into months "
+            f"of their own: expected {swapped!r}, the month and the day in the column's order")
+
+
 def _not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
     """A `published_column` whose cells are no dates (a weekday, yes/no, a bare year): that key, with examples."""
     src = _spec_at(pack, within)
@@ -287,6 +313,11 @@ def _not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
                 f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
                 "(it reads whole years, 2001 or 2001.0)")
+    decimal = [v for v in unparsed if _DECIMAL_YEAR.match(v.strip()) and float(v) % 1]
+    if decimal and all(_DECIMAL_YEAR.match(v.strip()) for v in unparsed):
+        return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
+                f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
+                f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
@@ -810,8 +841,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     columns = _numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    problems += _cell_problems(pack.source, columns, cells, seen) + wide_columns_of_text(
-        pack.source, snapshot.quarantined, snapshot.history)
+    mistaken_cells = _cell_problems(pack.source, columns, cells, seen)
+    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`"))
+                            for p in mistaken_cells)  # every column's numbers: no one column's text
+    problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
+        pack.source, snapshot.quarantined, snapshot.history))
     joined_facts: list[str] = []
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
@@ -847,7 +881,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     src = pack.source
     column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
         f"`source.month_column` {src.month_column!r}"
-    if starts == "year":
+    swapped = _day_and_month_swapped(pack) if starts == "year" else None
+    if swapped is not None:  # (its rows of one January each are duplicated keys: that is this, said once)
+        problems.append(swapped)
+    elif starts == "year":
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls in a January, year "
                         "after year: expected `grain: year` for a column of years (a finer grain puts every row "
                         "in January)")
@@ -860,7 +897,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "
                         "puts every row on the 1st, and windows of days between them find nothing)")
-    if many_duplicated:
+    if many_duplicated and swapped is None:
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
@@ -898,7 +935,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + wide_columns_empty(
+        pack.source, snapshot.history, snapshot.quarantined) + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -924,7 +962,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
              + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
-    facts += [n for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
@@ -1112,7 +1150,10 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
                 f"{grain.name})")
     if finer:  # rows of several dates in one period: the grain is too coarse
-        shapes_else = " or ".join(s for s in ("`shape: events` (rows to aggregate)",
+        events = "`shape: events` (rows to aggregate)" if src.wide is None else (
+            f"`shape: events` with `aggregates: {{{src.wide.value}: {{agg: avg, column: {src.wide.value}}}}}` (each "
+            f"cell an event: the {grain.name}'s average; `sum`, `min`, `max` likewise)")
+        shapes_else = " or ".join(s for s in (events,
                                               "`shape: snapshot` (observations, each period's latest kept)")
                                   if not s.startswith(f"`shape: {src.shape}`"))
         return (f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a {grain.name} with "
@@ -1150,6 +1191,8 @@ _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
 column of text, duplicated keys)."""
 
 
+_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .* falls (on the first day of a|in a) ")
+"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
 
@@ -1164,10 +1207,15 @@ def _one_cause_once(problems: list[str]) -> list[str]:
     unknown traced back to it) is said once."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    # a grain finer than the rows' (months read by the day): every window between their dates finds nothing
+    first_days = any(_FINER_THAN_ROWS.match(p) for p in problems)
     kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
             and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
                                                                                 "key `hard_filters.")))
-            and not p.startswith(tuple(f"key `metrics.{metric}.min_rows`" for metric in past))]
+            and not p.startswith(tuple(f"key `metrics.{metric}.min_rows`" for metric in past))
+            and not (p.startswith(tuple(f"key `metrics.{metric}.window`" for metric in past))
+                     and not _WINDOW_PAST.match(p))
+            and not (first_days and p.startswith("key `metrics.") and (".min_rows`" in p or ".window`" in p))]
     said: set[str] = set()
     out = []
     for p in kept:
@@ -1342,15 +1390,53 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
         return []
     value = spec.wide.value
     seen = dict(history.group_by("entity_id").len().rows())
-    text = Counter(entity for entity, reason in quarantined.select("entity_id", "reason").rows()
-                   if bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
+    reach = set(history["period"].to_list())  # the quarantine holds every period's rows, the history the night's
+    text = Counter(entity for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows()
+                   if period in reach and bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
     problems = []
     for n, column in enumerate(spec.wide.columns):
         if seen.get(column) and text[column] / seen[column] > MOSTLY_TEXT:
-            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of {seen[column]} of its "
-                            "cells the night reads are not numbers: expected a column of one entity's figures (list "
-                            "only such columns)")
+            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of its {seen[column]} "
+                            "cells in reach are not numbers: expected a column of one entity's figures (list only "
+                            "such columns)")
     return problems
+
+
+def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.DataFrame) -> list[str]:
+    """A wide source's column with no figure in reach while others have some (a series the file has not filled, or
+    a heading of empty cells listed among `wide.columns`): its entity scores nothing, every metric a gap, on a
+    night that reads every other. A warning naming the column's key (text cells are `wide_columns_of_text`'s)."""
+    if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
+        return []
+    value = spec.wide.value
+    filled = dict(history.group_by("entity_id").agg(pl.col(value).is_not_null().sum()).rows())
+    refused = set(quarantined["entity_id"].to_list())
+    if not any(filled.values()):
+        return []
+    rows = dict(history.group_by("entity_id").len().rows())
+    return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell of its "
+            f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
+            "one entity's figures (list only such columns)"
+            for n, column in enumerate(spec.wide.columns) if not filled.get(column) and column not in refused]
+
+
+def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:
+    """A wide source's column whose values are the rows' own numbers, counting up by 1 from period to period
+    (`rownames`, R's row number, listed among the series: each the line's number, or that less the header's):
+    an entity scored on the row's number. A warning naming the column's key."""
+    if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
+        return []
+    value, warnings = spec.wide.value, []
+    for n, column in enumerate(spec.wide.columns):
+        rows = history.filter((pl.col("entity_id") == column) & pl.col(value).is_not_null()).sort("period")
+        values, lines = rows[value].to_list(), rows["source_row"].to_list()
+        if len(values) >= 6 and all(b - a == 1 for a, b in itertools.pairwise(values)) \
+                and len({line - v for v, line in zip(values, lines, strict=True)} - {0, 1}) == 0:
+            warnings.append(f"key `source.wide.columns.{n}`: got {column!r}; its values count up by 1 from one "
+                            f"period to the next ({', '.join(f'{v:g}' for v in values[:3])}, ...: a row number, such "
+                            f"as R's rownames), so {column!r} is scored as an entity: expected it left out of "
+                            "`source.wide.columns`, unless it is a series of its own")
+    return warnings
 
 
 def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:

@@ -95,6 +95,20 @@ def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
         if share_under_percents or percent_over_shares:
             yield n, f, values, share_under_percents, (f.op in (">=", ">")) == share_under_percents
+    for n, f, values in _signed_filters(pack, found):  # a change, a growth: `mom_3m > -5` for -5% over shares
+        largest = max(abs(v) for v in values)
+        if 1 < abs(f.value) <= 100 and largest <= 1 and not all(float(v).is_integer() for v in values) \
+                and abs(f.value) >= FILTER_APART * largest:
+            yield n, f, values, False, f.value < 0 if f.op in (">=", ">") else f.value > 0
+
+
+def _signed_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
+    """Hard filters `_judged_filters` leaves out as signed (a bound below zero, or values below it: a change),
+    with at least `ENOUGH` scanned candidates' values of their metric, not all zero: (index, filter, values)."""
+    for n, f in enumerate(pack.hard_filters):
+        values = [v for c in found if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
+        if len(values) >= ENOUGH and (f.value < 0 or min(values) < 0) and any(values):
+            yield n, f, values
 
 
 def filters_in_another_unit(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:

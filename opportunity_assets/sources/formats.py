@@ -413,7 +413,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
 
 
 def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str],
-           declared: Format | None, within: str) -> list[Rejected]:
+           declared: Format | None, within: str, series: Sequence[str] = ()) -> list[Rejected]:
     if _json_fast(con, path, needed):
         return []
     lines: list[int] = []
@@ -451,7 +451,11 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
                                     f"{sorted(seen)}", tuple(missing))
     refused = {}
     for position, keys in odd:
-        if spelt := respelt(keys, needed, together):
+        spelt = respelt(keys, needed, together)
+        if spelt and set(spelt) <= set(series):  # a wide record: only those entities' cells are not read
+            rejected += [Rejected(lines[position], respelt_reason({key: written}, seen, len(lines)), key)
+                         for key, written in sorted(spelt.items())]
+        elif spelt:
             parts = [columns[c][position] if c in columns else None for c in entity]
             refused[position] = Rejected(lines[position], respelt_reason(spelt, seen, len(lines)),
                                          None if None in parts else ENTITY_JOINER.join(str(p) for p in parts))
@@ -459,6 +463,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         kept = [i for i in range(len(lines)) if i not in refused]
         lines = [lines[i] for i in kept]
         columns = {c: [values[i] for i in kept] for c, values in columns.items()}
+    if refused or series:
         rejected = sorted([*rejected, *refused.values()], key=lambda r: r.line)
     _register_text(con, lines, columns, needed)
     return rejected
@@ -574,7 +579,9 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
         entity = [] if spec.wide is not None and spec.wide.across == "entity" else spec.entity_columns
         rejected = open_source(con, path, infer_format(path, spec.format, within=within), needed, entity=entity,
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
-                               delimiter=spec.delimiter, sheet=spec.sheet)
+                               delimiter=spec.delimiter, sheet=spec.sheet,
+                               series=spec.wide.columns if spec.wide is not None and spec.wide.across == "entity"
+                               else ())
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
@@ -617,7 +624,8 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
-                within: str = "source", delimiter: str | None = None, sheet: str | None = None) -> list[Rejected]:
+                within: str = "source", delimiter: str | None = None, sheet: str | None = None,
+                series: Sequence[str] = ()) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the
     pack's `format` (None: from the extension); `within`: the source's key, `source` or `source.join.N`, that a
     problem names. No message carries DuckDB's own error text."""
@@ -625,7 +633,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
     try:
         return _open_file(con, path, fmt, needed, entity=entity, table=table, query=query, into=into,
-                          declared=declared, within=within, delimiter=delimiter, sheet=sheet)
+                          declared=declared, within=within, delimiter=delimiter, sheet=sheet, series=series)
     except (EOFError, zlib.error):  # a gzipped file cut short (the readers read it whole)
         raise SourceFormatError(_cut_short(path)) from None
 
@@ -638,7 +646,7 @@ def _cut_short(path: Path) -> str:
 
 def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                table: str, query: str | None, into: Into, declared: Format | None, within: str,
-               delimiter: str | None, sheet: str | None) -> list[Rejected]:
+               delimiter: str | None, sheet: str | None, series: Sequence[str] = ()) -> list[Rejected]:
     """`open_source` for a file."""
     if fmt == "csv":
         return _csv(con, path, needed, entity, into, declared, within, delimiter)
@@ -646,7 +654,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
         _excel(con, path, needed, sheet, declared, within)
         rejected = []
     elif fmt == "jsonl":
-        rejected = _jsonl(con, path, needed, entity, declared, within)
+        rejected = _jsonl(con, path, needed, entity, declared, within, series)
     elif fmt == "parquet":
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,

@@ -30,7 +30,6 @@ from opportunity_assets.sources.spec import (
     JoinSpec,
     LongSpec,
     SourceSpec,
-    WideSpec,
     is_unix,
 )
 from opportunity_assets.text import MAX_NAME
@@ -397,14 +396,21 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     )"""
 
 
-def wide_sql(wide: WideSpec, relation: str) -> str:
+def wide_sql(src: SourceSpec, relation: str) -> str:
     """A wide source's rows as a panel's, over its rows as text: one row per line and column of `wide.columns`,
     the column's header its entity or period (`wide.entity`, `wide.period`), its cell the value (`wide.value`), an
-    empty cell kept empty (a gap, not a missing row); the line's other columns (its period, or its entity) on each."""
+    empty cell kept empty (a gap, not a missing row); the line's other columns (its period, or its entity) on each.
+    Read as events (a daily series by the week), a cell is an event and an empty one (or one of `na_values`) none:
+    a `count` counts the figures."""
+    wide = src.wide
+    assert wide is not None
     names = ", ".join(literal(c) for c in wide.columns)
     cells = ", ".join(_q(c) for c in wide.columns)
-    return (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.header)}, "
+    rows = (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.header)}, "
             f"unnest([{cells}]) AS {_q(wide.value)} FROM {relation})")
+    if src.shape != "events":
+        return rows
+    return f"(SELECT * FROM {rows} WHERE nullif(trim({_missing_as_null(wide.value, src.na_values)}), '') IS NOT NULL)"
 
 
 def long_sql(long: LongSpec, columns: list[str], relation: str) -> str:
@@ -435,7 +441,7 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
     if not versioned(src):
         scratch.append(_VERSION)
     if src.wide is not None:
-        relation = wide_sql(src.wide, relation)
+        relation = wide_sql(src, relation)
     if src.long is not None:
         relation = long_sql(src.long, src.columns, relation)
     return f"SELECT * EXCLUDE ({', '.join(_q(c) for c in scratch)}) FROM ({rows_sql(src, grain, relation)})"

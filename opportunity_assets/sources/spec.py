@@ -383,7 +383,7 @@ class SourceSpec(_Spec):
                         "headers (named by `wide.period`), its values `wide.value`"))
             if isinstance(wide.get("period"), str):
                 data["period_column"] = wide["period"]
-            if isinstance(wide.get("value"), str) and not data.get("long"):
+            if isinstance(wide.get("value"), str) and not data.get("long") and data.get("shape") != "events":
                 data["columns"] = [wide["value"]]
         elif isinstance(wide, dict):
             if data.get("long") is not None:
@@ -396,7 +396,9 @@ class SourceSpec(_Spec):
                         f"got {data[key]!r}; expected no `{key}` beside `wide`: its entities are its columns' "
                         "headers (named by `wide.entity`), its values `wide.value`"))
             if isinstance(wide.get("entity"), str) and isinstance(wide.get("value"), str):
-                data.update(entity_id=wide["entity"], entity_name=wide["entity"], columns=[wide["value"]])
+                data.update(entity_id=wide["entity"], entity_name=wide["entity"])
+                if data.get("shape") != "events":  # events: the panel's columns are the aggregates' names
+                    data.update(columns=[wide["value"]])
         if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
             data["columns"] = list(data["aggregates"])
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
@@ -465,6 +467,7 @@ class SourceSpec(_Spec):
     @model_validator(mode="after")
     def _consistent(self) -> SourceSpec:
         self._entity_keys()
+        self._wide_keys()
         if self.format == "postgres":
             if not self.url_env:
                 raise _problem("url_env", None, "the environment variable holding the PostgreSQL URL")
@@ -538,10 +541,6 @@ class SourceSpec(_Spec):
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
-        if self.wide is not None and self.shape != "panel":
-            raise _problem("shape", self.shape, "`panel` for a `wide` source (a row per period, a column per entity)"
-                           if self.wide.across == "entity" else
-                           "`panel` for a `wide` source (a row per entity, a column per period)")
         self._long_keys()
         if self.known_at and self.shape != "snapshot":
             raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
@@ -639,6 +638,41 @@ class SourceSpec(_Spec):
             if name in (self.long.names, self.long.values) or name in others:
                 raise _problem(f"columns.{i}", name, f"a value of `long.names` ({self.long.names!r}) other than the "
                                "name of a column the source reads (a column of the file keeps its name)")
+
+    def _wide_keys(self) -> None:
+        """A wide source's columns are its entities' series, read as `wide.entity` and `wide.value`: a column that
+        dates the rows is none of them, the two names are no column the rows have already, and a condition or an
+        aggregate reads the two names, not an entity's column."""
+        wide = self.wide
+        if wide is None:
+            return
+        for n, column in enumerate(wide.columns):
+            if column in self.dated_columns:
+                raise _problem(f"wide.columns.{n}", column, "only the entities' columns: it dates the rows "
+                               "(`period_column` and the like), which every entity's values share")
+        if wide.across == "period":  # its headers are the period column's text: it reads like any other source
+            return
+        for key in ("entity", "value"):
+            name = getattr(wide, key)
+            if (key == "value" and name in RESERVED) or name in self.dated_columns:
+                taken = "a name every history row has" if name in RESERVED else "a column that dates the rows"
+                what, example = ("entities", "series") if key == "entity" else ("values", "level")
+                raise _problem(f"wide.{key}", name, f"a name of its own for the {what} ({taken}): e.g. `{example}`")
+        read_as = f"`{wide.entity}` and `{wide.value}` (`source.wide.entity`, `source.wide.value`)"
+        for i, condition in enumerate(self.where):
+            if condition.column in wide.columns:
+                raise _problem(f"where.{i}.column", condition.column, f"a column the rows have: "
+                               f"{condition.column!r} is one of `source.wide.columns`, an entity's series, read as "
+                               f"{read_as}: `{{column: {wide.entity}, in: [{condition.column}]}}` keeps that entity, "
+                               f"`column: {wide.value}` tests its values")
+        for name, aggregate in self.aggregates.items():
+            read: list[tuple[str, str | None]] = [("column", aggregate.column)]
+            read += [(f"where.{i}.column", c.column) for i, c in enumerate(aggregate.where)]
+            for part, named in read:
+                if named is not None and named not in (wide.value, wide.entity if part != "column" else None):
+                    raise _problem(f"aggregates.{name}.{part}", named, f"`{wide.value}` (`source.wide.value`): "
+                                   "each cell of `source.wide.columns` is an event of that value, its column's "
+                                   f"entity `{wide.entity}`")
 
     def _entity_keys(self) -> None:
         """`entity_id` and `entity_name` (columns), or `entity` (a source of one series), never both: a missing one

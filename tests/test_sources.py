@@ -80,6 +80,25 @@ def test_not_utf8_lines_crlf_endings_trailing_delimiters_and_huge_fields(tmp_pat
     assert rows.rejected == [] and rows.recoded == [3] and not_utf8_lines(path) == [3]
 
 
+def test_a_carriage_return_or_line_separator_inside_an_unquoted_text_field_is_text(tmp_path: Path) -> None:
+    """Trial 17: dslabs' trump_tweets as pandas writes it (its writer quotes a field holding `\\n`, not one holding a
+    bare `\\r`) stopped `check` with a traceback of Python's csv module ("new-line character seen in unquoted
+    field"). A line ends at a newline; a `\\r` or U+2028 before it is the field's own text, and a line rejected for
+    another reason is still attributed to its entity."""
+    path = tmp_path / "tweets.csv"
+    path.write_bytes("source,created_at,favorite_count,text\n"
+                     "TweetDeck,2011-09-19T17:54:28Z,7,My interview\rMy in\u2026 (cont)\n"
+                     "TweetDeck,2011-08-02T19:56:31Z,12,http://bit.ly \r\r  My interview\u2028on CNBC\r\n"
+                     'Web,2011-08-03T10:00:00Z,3,"quoted\rtext"\n'
+                     "Web,2011-08-04T10:00:00Z,3,one\rtoo,many\n".encode())
+    rows = read_csv_rows(path, entity_column="source")
+    assert rows.lines == [2, 3, 4]
+    assert rows.columns["text"] == ["My interview\rMy in\u2026 (cont)", "http://bit.ly \r\r  My interview\u2028on CNBC",
+                                    "quoted\rtext"]
+    assert [(r.line, r.reason, r.entity) for r in rows.rejected] == [
+        (5, "5 fields, expected 4 (the header's)", "Web")]
+
+
 # ---- formats ------------------------------------------------------------------------------------------------------
 
 def test_the_format_comes_from_the_extension_unless_declared() -> None:

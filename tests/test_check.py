@@ -805,6 +805,50 @@ def test_a_source_keys_problem_is_not_said_again_by_each_metric_its_rows_leave_u
         "key `required_inputs.0`: got 'level_now'"]
 
 
+def test_an_average_of_a_text_column_is_said_once_and_its_texts_own_words_are_no_reason(tmp_path: Path) -> None:
+    """Trial 17: `agg: avg` over dslabs' trump_tweets `text`. A tweet holding a newline, or the words " is negative"
+    ("coverage of me is negative"), fooled the reading of its quarantine reason: such a row's every aggregate was
+    unknown (its count too), check counted 19388 of 20761 text cells, called one negative, and after the right line
+    said four more problems: each required input, and the count's filter "refuses every one ... within [0, 0]". Now
+    one line; the count and the other averages keep their values."""
+    texts = ["Great rally\ntonight!", "coverage of me is negative; sad", "MAKE AMERICA GREAT AGAIN", "Thank you"]
+    rows = [[e, f"2017-12-{d:02d}T10:00:00Z", texts[(d + k) % 4], 100 * d + k, 1000 + k]
+            for k, e in enumerate(("iPhone", "Android", "Web")) for d in range(1, 29)]
+    source = {"path": _csv(tmp_path / "t.csv", ["source", "created_at", "text", "retweets", "favs"], rows),
+              "entity_id": "source", "entity_name": "source", "shape": "events", "grain": "week",
+              "period_column": "created_at", "publication_lag_days": 1,
+              "aggregates": {"tweets": {"agg": "count"}, "favs": {"agg": "avg", "column": "text"},
+                             "rts": {"agg": "avg", "column": "retweets"}}}
+    metrics = {"tweets_2w": {"agg": "sum", "column": "tweets", "window": [0, 1]},
+               "favs_2w": {"agg": "avg", "column": "favs", "window": [0, 1]},
+               "rts_2w": {"agg": "avg", "column": "rts", "window": [0, 1]}}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["favs_2w", "rts_2w"],
+                 hard_filters=[{"name": "active", "metric": "tweets_2w", "op": ">=", "value": 5}],
+                 formula={"components": [{"name": "level", "expression": "rts_2w", "direction": "higher_is_better",
+                                          "range": [0, 3000], "weight": 1.0, "label": "level"}]})
+    assert _problems(pack, date(2018, 1, 2)) == [
+        "key `source.aggregates.favs.column`: 'text': 84 of 84 cells the night reads are not numbers; expected a "
+        "numeric column (for a category, `agg: share` with a `where` condition counts its share of rows)"]
+    report = check_pack(pack, as_of=date(2018, 1, 2), today=TODAY)
+    assert not any("negative" in f for f in report.facts), report.facts
+    assert "3 pass the hard filters, 3 would go on (cap 30)" in report.facts, report.facts
+
+
+def test_a_year_column_of_text_is_said_once_not_again_by_each_window_past_what_is_left(tmp_path: Path) -> None:
+    """Trial 17: `year_column: title` on ggplot2movies' films: the year column was named, then four windows "within
+    the source's history: no entity has more than 1 years published", the one title that reads as a year ('1999')
+    being all the history left."""
+    rows = [[e, "1999" if (e, y) == ("pg", 2001) else f"Film {e} {y}", y, 5.5] for e in ("pg", "r", "pg-13")
+            for y in range(1995, 2006)]
+    source = {"path": _csv(tmp_path / "m.csv", ["mpaa", "title", "year", "rating"], rows), "entity_id": "mpaa",
+              "entity_name": "mpaa", "shape": "events", "grain": "year", "year_column": "title",
+              "aggregates": {"films": {"agg": "count"}, "rating": {"agg": "avg", "column": "rating"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "films", "window": [0, 2]},
+               "rating_prev": {"agg": "avg", "column": "rating", "window": [3, 5]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2006, 3, 31))
+    assert [p.split(";")[0] for p in problems] == ["key `source.year_column`: got 'title'"], problems
+
+
 def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leaves_unknown(tmp_path: Path) -> None:
     """Trial 14: a snapshot of planes (one period) with `window: [0, 1]`, and weekly premiums with a window 200 weeks
     back: the window was named, then again by the filter and the required input it left unknown (three lines of one

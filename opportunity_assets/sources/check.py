@@ -849,7 +849,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                          snapshot.quarantined)
     problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
-    problems = _one_cause_once(problems)
+    problems = _one_cause_once(problems, pack)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
@@ -1093,18 +1093,40 @@ column of text, duplicated keys)."""
 
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
+_PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
+    "period_format", "period_column", "year_column", "month_column", "day_column"))
+"""The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
+the same cause."""
+_MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)': \d+ of \d+ cells "
+                                 r"the night reads are not numbers")
 
 
-def _one_cause_once(problems: list[str]) -> list[str]:
+def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
+    """The metrics reading a source column that a problem calls mostly text (`_cell_problems`: `avg` over a tweet's
+    text): every one is a gap for that cause, which the filters and required inputs reading them need not say again.
+    On events, the aggregates over the column; on a panel, the column itself."""
+    text = {m[1] for p in problems if (m := _MOSTLY_TEXT_COLUMN.match(p))}
+    if not text:
+        return set()
+    fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
+        if pack.source.shape == "events" else text
+    return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     """The problems without those that say another's cause again: when a line names a key whose mistake quarantines
     rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
     filters and required inputs those rows leave unknown ("expected the source's rows mended") are the same cause,
     four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
     `metrics.X.window` line), the metric's `min_rows` among them. Without such a line (a third of the cells written
     `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
-    unknown traced back to it) is said once."""
+    unknown traced back to it) is said once. A column of text that metrics read (`_metrics_of_text`) leaves them gaps
+    ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it again. Rows of no period (a
+    `year_column` of titles) leave a short history: windows past it say it again."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
-    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
+    problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems)
     kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
             and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
                                                                                 "key `hard_filters.")))

@@ -1398,6 +1398,27 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
 
 
+def test_a_formula_range_on_another_scale_that_no_candidate_reaches_is_a_warning(tmp_path: Path) -> None:
+    """Trial 17: `range: [50, 70]` (a score out of 100) over ggplot2movies' average ratings out of 10, 5.4 to 5.8:
+    every candidate scored none of the component's weight, the brief had no act-on list, and check said ok (the
+    values neither 50 times nearer zero than the range's ends nor 10 widths below it). Values beyond one end by the
+    range's width or more are now a warning naming the key; values within a width of it are not."""
+    def warned(low: float, high: float, direction: str = "higher_is_better") -> list[str]:
+        formula = {"components": [{"name": "level", "expression": "level_now / 10", "direction": direction,
+                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
+        report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+        assert not report.problems, report.problems
+        return [w for w in report.warnings if w.startswith("key `formula.")]
+
+    assert warned(50, 70) == [
+        "key `formula.components.0.range`: got [50, 70]; every candidate's value lies within [0.7, 4.7], below its low "
+        "end by its width or more, so each gets the same points from it (none of its weight) and it ranks no one: is "
+        "the range on another scale than the expression (a score out of 100 for a rating out of 10)? expected the "
+        "range the values lie in, on the expression's scale"]
+    assert "(all of its weight)" in warned(50, 70, "lower_is_better")[0]
+    assert warned(5, 9) == [] and warned(1, 5) == []  # within a width of the values, or among them
+
+
 def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_values(tmp_path: Path) -> None:
     """Trial 12: murders' growth over three years (a share, +0.24) scored by `range: [-30, 30]` (percent): a few
     small counties' +200% kept every value from lying 50 times nearer zero than the range's ends, so every score

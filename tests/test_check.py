@@ -929,6 +929,8 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
         "; '%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is month-first)")
     assert suggested_pattern(["Mar 2018", "Apr 2018"]) == "; '%b %Y' parses them"
     assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
+    # trial 17: Twitter's own `created_at` beside ISO timestamps was told "e.g. '%b-%Y' for Mar-2018"
+    assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
 
 
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:

@@ -386,10 +386,11 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
-             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z",
-             UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
+             "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
+             "%Y-%m-%d %H:%M:%S %Z", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
-that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
+that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
+API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`."""
 
 
 _UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}

@@ -301,6 +301,35 @@ def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp
     assert not any("no period" in f for f in facts), facts
 
 
+def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_source_path(tmp_path: Path) -> None:
+    """Trial 17: dslabs' tweets cut in half (a download that did not finish) said only "6 fields, expected 9 (source
+    row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".
+    A file that ends without a newline in a quarantined line is now said to be cut short; a whole last record
+    without its newline is no such thing."""
+    from opportunity_assets.sources.check import check_pack
+
+    text = TEXAS.read_text()
+    cut_at = text.index("\n", len(text) // 2) + 25  # within a record
+    for name, body in (("cut.csv", text[:cut_at]),
+                       ("cut.jsonl", "".join(json.dumps(r) + "\n" for r in pl.read_csv(TEXAS, infer_schema_length=0)
+                                             .head(3000).to_dicts())[:-30])):
+        source = tmp_path / name
+        source.write_text(body)
+        report = check_pack(load_criteria(write_pack(tmp_path, source)), today=date(2026, 12, 1))
+        last = body.count("\n") + 1
+        said = [w for w in report.warnings if "cut short" in w and "ends in the middle" in w]
+        assert said == [f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
+                        f"{last}, has no newline at its end and is quarantined ("
+                        + ("3 fields, expected 9 (the header's)" if name.endswith(".csv") else
+                           "not a JSON object (JSONDecodeError)")
+                        + "): a file cut short (a download or copy that did not finish)? The night reads only the "
+                        "rows before it: expected the whole file"], report.warnings
+    whole = tmp_path / "whole.csv"
+    whole.write_text(text.rstrip("\n"))
+    report = check_pack(load_criteria(write_pack(tmp_path, whole)), today=date(2026, 12, 1))
+    assert not any("ends in the middle" in w for w in report.warnings), report.warnings
+
+
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
     from opportunity_assets.sources.check import check_pack
 

@@ -27,7 +27,7 @@ from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
 from opportunity_assets.sources.check_values import bounds_in_another_unit, listed_values_unmatched
-from opportunity_assets.sources.csv_rows import not_utf8_lines
+from opportunity_assets.sources.csv_rows import not_utf8_lines, unfinished_line
 from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
@@ -614,6 +614,28 @@ def _latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | Non
             f"before {grain.label(anchor)} is published{published}"]
 
 
+def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
+    """A warning naming `source.path` when the CSV or JSON Lines file ends in the middle of a line that is
+    quarantined (too few fields, a quote that never closes, JSON that does not parse): a file cut short. Trial 17:
+    dslabs' tweets cut in half said only "6 fields, expected 9 (source row 11292)", and check said ok on a night
+    years before the data's end (Parquet and gzip cut short are problems: they do not read at all; here the rows
+    before the cut do)."""
+    src = pack.source
+    if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl") \
+            or not quarantined.height:
+        return []
+    last = unfinished_line(pack.path_of(src))
+    labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
+    reasons = [] if last is None else [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
+                                       if not r.startswith(labels)]
+    if not reasons:
+        return []
+    reason = reasons[0]
+    return [f"key `source.path`: source file {pack.path_of(src)} ends in the middle of a record: its last line, "
+            f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
+            "that did not finish)? The night reads only the rows before it: expected the whole file"]
+
+
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
@@ -841,7 +863,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) \
+        + _file_cut_short(pack, snapshot.quarantined)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])

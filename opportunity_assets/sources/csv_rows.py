@@ -145,6 +145,16 @@ def not_utf8_lines(path: str | Path) -> list[int]:
     return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if _decoded(raw)[1]]
 
 
+def unfinished_line(path: str | Path) -> int | None:
+    """The number of the file's last line (from 1) when the file does not end with a newline, else None: a text
+    file cut short (a download or copy that did not finish) ends in the middle of a line. A file whose last line
+    is whole but unterminated ends so too; whether that line is a record tells them apart (`check`)."""
+    data = read_bytes(path)
+    if not data or data.endswith(b"\n"):
+        return None
+    return data.count(b"\n") + 1
+
+
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     """The file's column names, from its first line alone."""
     with opened_bytes(path) as f:

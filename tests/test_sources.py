@@ -668,6 +668,21 @@ def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path)
         assert check_pack(pack).problems == [expected]
 
 
+def test_a_column_named_in_another_case_or_a_letter_off_gets_a_did_you_mean(tmp_path: Path) -> None:
+    """Trial 17: `entity_id: Source` over trump_tweets' `source`, `Favorite_Count`, `favourite_count`, and
+    PostgreSQL's `action` for a table's "Action": each listed the file's columns, without saying which one."""
+    from opportunity_assets.sources.check import check_pack
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    for renamed, hint in (({"city": "City"}, "['city'] (did you mean 'City' for 'city'?)"),
+                          ({"listings": "listing"}, "['listings'] (did you mean 'listing' for 'listings'?)"),
+                          ({"city": "town"}, "['city']")):
+        frame.rename(renamed).write_parquet(tmp_path / "s.parquet")
+        (problem,) = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.parquet")),
+                                today=date(2026, 12, 1)).problems
+        assert f"lacks column(s) {hint}; it has [" in problem, problem
+
+
 def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path: Path) -> None:
     import gzip
 

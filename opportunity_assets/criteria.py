@@ -381,6 +381,14 @@ class CriteriaPack(_Spec):
         name = component.expression.strip()
         return self._share_of(name) if name in self.metrics else None
 
+    def _one_of_columns(self, columns: set[str]) -> str:
+        """What a name of the panel's columns is, in the words of the pack's shape: an events pack has no
+        `source.columns` (its panel's columns are its aggregates' names: trial 17's `outcome.metric: film` was told
+        "one of source.columns")."""
+        if self.source.shape == "events":
+            return f"one of the aggregates' names (`source.aggregates`: events are counted into them) {sorted(columns)}"
+        return f"one of source.columns {sorted(columns)}"
+
     def _column_expected(self, column: str, columns: set[str]) -> str:
         """What a key naming a panel column (a metric's, the outcome's) expected instead of `column`: the events'
         aggregates, a wide source's `value` (an entity's own column is no panel column), or `source.columns`."""
@@ -453,8 +461,8 @@ class CriteriaPack(_Spec):
                 raise _KeyProblem(key, identity.ratio, f"a series expression over source columns: {exc}") from None
             unknown = sorted(parsed.names - columns)
             if unknown:
-                raise _KeyProblem(key, identity.ratio, f"names that are each one of source.columns "
-                                  f"{sorted(columns)}; unknown: {unknown}")
+                raise _KeyProblem(key, identity.ratio, f"names that are each {self._one_of_columns(columns)}; "
+                                  f"unknown: {unknown}" + _did_you_mean(unknown[0], columns))
         if self.history_reach >= MAX_HISTORY:
             widest = max(self.metrics, key=lambda name: self.metrics[name].window[1])
             raise _KeyProblem(f"metrics.{widest}.window", list(self.metrics[widest].window),
@@ -463,7 +471,8 @@ class CriteriaPack(_Spec):
                               f"periods before them for the data checks) is at most {MAX_HISTORY} periods")
         if self.outcome is not None and self.outcome.metric not in columns:
             raise _KeyProblem("outcome.metric", self.outcome.metric,
-                              self._column_expected(self.outcome.metric, columns))
+                              self._column_expected(self.outcome.metric, columns)
+                              + _did_you_mean(self.outcome.metric, columns))
         if self.outcome is not None and self.source.grain != "month" and self.outcome._month_keys:
             raise _months_on_another_grain(self.outcome._month_keys, self.source.grain)
         _derived_order(self.metrics)  # refuses a cycle

@@ -805,6 +805,50 @@ def test_a_source_keys_problem_is_not_said_again_by_each_metric_its_rows_leave_u
         "key `required_inputs.0`: got 'level_now'"]
 
 
+def test_an_average_of_a_text_column_is_said_once_and_its_texts_own_words_are_no_reason(tmp_path: Path) -> None:
+    """Trial 17: `agg: avg` over dslabs' trump_tweets `text`. A tweet holding a newline, or the words " is negative"
+    ("coverage of me is negative"), fooled the reading of its quarantine reason: such a row's every aggregate was
+    unknown (its count too), check counted 19388 of 20761 text cells, called one negative, and after the right line
+    said four more problems: each required input, and the count's filter "refuses every one ... within [0, 0]". Now
+    one line; the count and the other averages keep their values."""
+    texts = ["Great rally\ntonight!", "coverage of me is negative; sad", "MAKE AMERICA GREAT AGAIN", "Thank you"]
+    rows = [[e, f"2017-12-{d:02d}T10:00:00Z", texts[(d + k) % 4], 100 * d + k, 1000 + k]
+            for k, e in enumerate(("iPhone", "Android", "Web")) for d in range(1, 29)]
+    source = {"path": _csv(tmp_path / "t.csv", ["source", "created_at", "text", "retweets", "favs"], rows),
+              "entity_id": "source", "entity_name": "source", "shape": "events", "grain": "week",
+              "period_column": "created_at", "publication_lag_days": 1,
+              "aggregates": {"tweets": {"agg": "count"}, "favs": {"agg": "avg", "column": "text"},
+                             "rts": {"agg": "avg", "column": "retweets"}}}
+    metrics = {"tweets_2w": {"agg": "sum", "column": "tweets", "window": [0, 1]},
+               "favs_2w": {"agg": "avg", "column": "favs", "window": [0, 1]},
+               "rts_2w": {"agg": "avg", "column": "rts", "window": [0, 1]}}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["favs_2w", "rts_2w"],
+                 hard_filters=[{"name": "active", "metric": "tweets_2w", "op": ">=", "value": 5}],
+                 formula={"components": [{"name": "level", "expression": "rts_2w", "direction": "higher_is_better",
+                                          "range": [0, 3000], "weight": 1.0, "label": "level"}]})
+    assert _problems(pack, date(2018, 1, 2)) == [
+        "key `source.aggregates.favs.column`: 'text': 84 of 84 cells the night reads are not numbers; expected a "
+        "numeric column (for a category, `agg: share` with a `where` condition counts its share of rows)"]
+    report = check_pack(pack, as_of=date(2018, 1, 2), today=TODAY)
+    assert not any("negative" in f for f in report.facts), report.facts
+    assert "3 pass the hard filters, 3 would go on (cap 30)" in report.facts, report.facts
+
+
+def test_a_year_column_of_text_is_said_once_not_again_by_each_window_past_what_is_left(tmp_path: Path) -> None:
+    """Trial 17: `year_column: title` on ggplot2movies' films: the year column was named, then four windows "within
+    the source's history: no entity has more than 1 years published", the one title that reads as a year ('1999')
+    being all the history left."""
+    rows = [[e, "1999" if (e, y) == ("pg", 2001) else f"Film {e} {y}", y, 5.5] for e in ("pg", "r", "pg-13")
+            for y in range(1995, 2006)]
+    source = {"path": _csv(tmp_path / "m.csv", ["mpaa", "title", "year", "rating"], rows), "entity_id": "mpaa",
+              "entity_name": "mpaa", "shape": "events", "grain": "year", "year_column": "title",
+              "aggregates": {"films": {"agg": "count"}, "rating": {"agg": "avg", "column": "rating"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "films", "window": [0, 2]},
+               "rating_prev": {"agg": "avg", "column": "rating", "window": [3, 5]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2006, 3, 31))
+    assert [p.split(";")[0] for p in problems] == ["key `source.year_column`: got 'title'"], problems
+
+
 def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leaves_unknown(tmp_path: Path) -> None:
     """Trial 14: a snapshot of planes (one period) with `window: [0, 1]`, and weekly premiums with a window 200 weeks
     back: the window was named, then again by the filter and the required input it left unknown (three lines of one
@@ -885,6 +929,8 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
         "; '%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is month-first)")
     assert suggested_pattern(["Mar 2018", "Apr 2018"]) == "; '%b %Y' parses them"
     assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
+    # trial 17: Twitter's own `created_at` beside ISO timestamps was told "e.g. '%b-%Y' for Mar-2018"
+    assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
 
 
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
@@ -1352,6 +1398,27 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
         "the expression's unit"]
     formula["components"][0] = {**formula["components"][0], "range": [5, 50]}
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
+
+
+def test_a_formula_range_on_another_scale_that_no_candidate_reaches_is_a_warning(tmp_path: Path) -> None:
+    """Trial 17: `range: [50, 70]` (a score out of 100) over ggplot2movies' average ratings out of 10, 5.4 to 5.8:
+    every candidate scored none of the component's weight, the brief had no act-on list, and check said ok (the
+    values neither 50 times nearer zero than the range's ends nor 10 widths below it). Values beyond one end by the
+    range's width or more are now a warning naming the key; values within a width of it are not."""
+    def warned(low: float, high: float, direction: str = "higher_is_better") -> list[str]:
+        formula = {"components": [{"name": "level", "expression": "level_now / 10", "direction": direction,
+                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
+        report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+        assert not report.problems, report.problems
+        return [w for w in report.warnings if w.startswith("key `formula.")]
+
+    assert warned(50, 70) == [
+        "key `formula.components.0.range`: got [50, 70]; every candidate's value lies within [0.7, 4.7], below its low "
+        "end by its width or more, so each gets the same points from it (none of its weight) and it ranks no one: is "
+        "the range on another scale than the expression (a score out of 100 for a rating out of 10)? expected the "
+        "range the values lie in, on the expression's scale"]
+    assert "(all of its weight)" in warned(50, 70, "lower_is_better")[0]
+    assert warned(5, 9) == [] and warned(1, 5) == []  # within a width of the values, or among them
 
 
 def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_values(tmp_path: Path) -> None:

@@ -346,6 +346,29 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
         load_criteria(pack)
 
 
+def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_aggregates(tmp_path: Path) -> None:
+    """Trial 17: `outcome.metric: film` on an events pack (ggplot2movies counted by rating and year) was told
+    "expected one of source.columns [...]", a key an events pack cannot have, with no "did you mean"; so was an
+    identity's ratio."""
+    nyc = Path(PACK).parent / "nyc_routes.yaml"
+    raw = yaml.safe_load(nyc.read_text())
+    raw["source"]["path"] = str((nyc.parent / raw["source"]["path"]).resolve())
+    names = "['carriers', 'dep_delay', 'flights', 'late_share']"
+    for key, value, said in (
+            ("outcome", {**raw["outcome"], "metric": "flight"},
+             f"key `outcome.metric`: got 'flight'; expected one of the aggregates' names (`source.aggregates`: "
+             f"events are counted into them) {names}; did you mean `flights`?"),
+            ("integrity", {**raw["integrity"], "identities": [{"name": "late", "ratio": "late_shares / flights",
+                                                               "expected": [0.01, 1]}]},
+             f"key `integrity.identities.0.ratio`: got 'late_shares / flights'; expected names that are each one of "
+             f"the aggregates' names (`source.aggregates`: events are counted into them) {names}; unknown: "
+             "['late_shares']; did you mean `late_share`?")):
+        (tmp_path / "pack.yaml").write_text(yaml.safe_dump({**raw, key: value}, sort_keys=False))
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(tmp_path / "pack.yaml")
+        assert str(exc.value).endswith(said), str(exc.value)
+
+
 @pytest.mark.parametrize(("changes", "fragments"), [
     ({"hard_filters.0.value": "50,000"}, ["key `hard_filters.0.value`: got '50,000'; expected a number written "
                                           "plainly (50000, 0.25: no thousands separator, unit or % sign)"]),

@@ -80,6 +80,25 @@ def test_not_utf8_lines_crlf_endings_trailing_delimiters_and_huge_fields(tmp_pat
     assert rows.rejected == [] and rows.recoded == [3] and not_utf8_lines(path) == [3]
 
 
+def test_a_carriage_return_or_line_separator_inside_an_unquoted_text_field_is_text(tmp_path: Path) -> None:
+    """Trial 17: dslabs' trump_tweets as pandas writes it (its writer quotes a field holding `\\n`, not one holding a
+    bare `\\r`) stopped `check` with a traceback of Python's csv module ("new-line character seen in unquoted
+    field"). A line ends at a newline; a `\\r` or U+2028 before it is the field's own text, and a line rejected for
+    another reason is still attributed to its entity."""
+    path = tmp_path / "tweets.csv"
+    path.write_bytes("source,created_at,favorite_count,text\n"
+                     "TweetDeck,2011-09-19T17:54:28Z,7,My interview\rMy in\u2026 (cont)\n"
+                     "TweetDeck,2011-08-02T19:56:31Z,12,http://bit.ly \r\r  My interview\u2028on CNBC\r\n"
+                     'Web,2011-08-03T10:00:00Z,3,"quoted\rtext"\n'
+                     "Web,2011-08-04T10:00:00Z,3,one\rtoo,many\n".encode())
+    rows = read_csv_rows(path, entity_column="source")
+    assert rows.lines == [2, 3, 4]
+    assert rows.columns["text"] == ["My interview\rMy in\u2026 (cont)", "http://bit.ly \r\r  My interview\u2028on CNBC",
+                                    "quoted\rtext"]
+    assert [(r.line, r.reason, r.entity) for r in rows.rejected] == [
+        (5, "5 fields, expected 4 (the header's)", "Web")]
+
+
 # ---- formats ------------------------------------------------------------------------------------------------------
 
 def test_the_format_comes_from_the_extension_unless_declared() -> None:
@@ -280,6 +299,35 @@ def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp
     dated.write_text("".join([*lines[:3], lines[3].replace(",", ",-", 3).replace(",-", ",", 2), *lines[4:]]))
     facts = check_pack(load_criteria(write_pack(tmp_path, dated)), today=date(2026, 12, 1)).facts
     assert not any("no period" in f for f in facts), facts
+
+
+def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_source_path(tmp_path: Path) -> None:
+    """Trial 17: dslabs' tweets cut in half (a download that did not finish) said only "6 fields, expected 9 (source
+    row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".
+    A file that ends without a newline in a quarantined line is now said to be cut short; a whole last record
+    without its newline is no such thing."""
+    from opportunity_assets.sources.check import check_pack
+
+    text = TEXAS.read_text()
+    cut_at = text.index("\n", len(text) // 2) + 25  # within a record
+    for name, body in (("cut.csv", text[:cut_at]),
+                       ("cut.jsonl", "".join(json.dumps(r) + "\n" for r in pl.read_csv(TEXAS, infer_schema_length=0)
+                                             .head(3000).to_dicts())[:-30])):
+        source = tmp_path / name
+        source.write_text(body)
+        report = check_pack(load_criteria(write_pack(tmp_path, source)), today=date(2026, 12, 1))
+        last = body.count("\n") + 1
+        said = [w for w in report.warnings if "cut short" in w and "ends in the middle" in w]
+        assert said == [f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
+                        f"{last}, has no newline at its end and is quarantined ("
+                        + ("3 fields, expected 9 (the header's)" if name.endswith(".csv") else
+                           "not a JSON object (JSONDecodeError)")
+                        + "): a file cut short (a download or copy that did not finish)? The night reads only the "
+                        "rows before it: expected the whole file"], report.warnings
+    whole = tmp_path / "whole.csv"
+    whole.write_text(text.rstrip("\n"))
+    report = check_pack(load_criteria(write_pack(tmp_path, whole)), today=date(2026, 12, 1))
+    assert not any("ends in the middle" in w for w in report.warnings), report.warnings
 
 
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
@@ -618,6 +666,21 @@ def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path)
                                     "'people']")):
         pack = load_criteria(write_pack(tmp_path, TEXAS, **{"source.join": [{**joined, **changes}]}))
         assert check_pack(pack).problems == [expected]
+
+
+def test_a_column_named_in_another_case_or_a_letter_off_gets_a_did_you_mean(tmp_path: Path) -> None:
+    """Trial 17: `entity_id: Source` over trump_tweets' `source`, `Favorite_Count`, `favourite_count`, and
+    PostgreSQL's `action` for a table's "Action": each listed the file's columns, without saying which one."""
+    from opportunity_assets.sources.check import check_pack
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    for renamed, hint in (({"city": "City"}, "['city'] (did you mean 'City' for 'city'?)"),
+                          ({"listings": "listing"}, "['listings'] (did you mean 'listing' for 'listings'?)"),
+                          ({"city": "town"}, "['city']")):
+        frame.rename(renamed).write_parquet(tmp_path / "s.parquet")
+        (problem,) = check_pack(load_criteria(write_pack(tmp_path, tmp_path / "s.parquet")),
+                                today=date(2026, 12, 1)).problems
+        assert f"lacks column(s) {hint}; it has [" in problem, problem
 
 
 def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path: Path) -> None:

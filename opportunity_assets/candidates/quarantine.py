@@ -14,12 +14,16 @@ from typing import Any
 
 from opportunity_assets.text import clean, markdown
 
-_CELL = re.compile(r"column (\w+): .*? is (not a number|negative|not finite)")
+_CELL_END = r"(?: -?[\d.e+-]+, its bounds (?:low|high))?(?=; column | \(that cell is a gap|\Z)"
+"""What may follow a refused cell's problem in a quarantine reason (`shapes.rows_sql`, `resources/source.py`): its
+bound, then the next cell, the reason's closing words or its end. The cell's text before it is the source's own and
+may hold a newline, `; ` or the words themselves (a tweet: "coverage of me is negative ...")."""
+_CELL = re.compile(r"column (\w+): .*? is (not a number|negative|not finite)" + _CELL_END, re.DOTALL)
 SHOWN = 3
 """Entities the run summary names; the rest are counted."""
 
 
-_FAULT = re.compile(r"(.*?) is (not a number|negative|not finite|below|above)\b")
+_FAULT = re.compile(r"(.*?) is (not a number|negative|not finite|below|above)\b" + _CELL_END, re.DOTALL)
 
 
 def bad_cells(reason: str, columns: Iterable[str]) -> dict[str, tuple[str, str]]:

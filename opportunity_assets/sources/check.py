@@ -32,7 +32,7 @@ from opportunity_assets.sources.check_values import (
     listed_values_unmatched,
     long_names_unmatched,
 )
-from opportunity_assets.sources.csv_rows import not_utf8_lines
+from opportunity_assets.sources.csv_rows import not_utf8_lines, unfinished_line
 from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
@@ -448,10 +448,11 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
-             "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S %Z",
-             UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
+             "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
+             "%Y-%m-%d %H:%M:%S %Z", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
-that parses them all is suggested (month-first before day-first: a value that tells them apart decides)."""
+that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
+API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`."""
 
 
 _UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
@@ -700,6 +701,28 @@ def _latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | Non
             f"before {grain.label(anchor)} is published{published}"]
 
 
+def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
+    """A warning naming `source.path` when the CSV or JSON Lines file ends in the middle of a line that is
+    quarantined (too few fields, a quote that never closes, JSON that does not parse): a file cut short. Trial 17:
+    dslabs' tweets cut in half said only "6 fields, expected 9 (source row 11292)", and check said ok on a night
+    years before the data's end (Parquet and gzip cut short are problems: they do not read at all; here the rows
+    before the cut do)."""
+    src = pack.source
+    if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl") \
+            or not quarantined.height:
+        return []
+    last = unfinished_line(pack.path_of(src))
+    labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
+    reasons = [] if last is None else [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
+                                       if not r.startswith(labels)]
+    if not reasons:
+        return []
+    reason = reasons[0]
+    return [f"key `source.path`: source file {pack.path_of(src)} ends in the middle of a record: its last line, "
+            f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
+            "that did not finish)? The night reads only the rows before it: expected the whole file"]
+
+
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`."""
@@ -935,8 +958,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + wide_columns_empty(
-        pack.source, snapshot.history, snapshot.quarantined) + wide_columns_counting(pack.source, snapshot.history)
+    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
+        pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
+        + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
         values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
@@ -945,7 +969,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                          snapshot.quarantined)
     problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
-    problems = _one_cause_once(problems)
+    problems = _one_cause_once(problems, pack)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
@@ -1195,18 +1219,40 @@ _FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .*
 """`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
+_PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
+    "period_format", "period_column", "year_column", "month_column", "day_column"))
+"""The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
+the same cause."""
+_MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)': \d+ of \d+ cells "
+                                 r"the night reads are not numbers")
 
 
-def _one_cause_once(problems: list[str]) -> list[str]:
+def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
+    """The metrics reading a source column that a problem calls mostly text (`_cell_problems`: `avg` over a tweet's
+    text): every one is a gap for that cause, which the filters and required inputs reading them need not say again.
+    On events, the aggregates over the column; on a panel, the column itself."""
+    text = {m[1] for p in problems if (m := _MOSTLY_TEXT_COLUMN.match(p))}
+    if not text:
+        return set()
+    fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
+        if pack.source.shape == "events" else text
+    return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     """The problems without those that say another's cause again: when a line names a key whose mistake quarantines
     rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
     filters and required inputs those rows leave unknown ("expected the source's rows mended") are the same cause,
     four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
     `metrics.X.window` line), the metric's `min_rows` among them. Without such a line (a third of the cells written
     `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
-    unknown traced back to it) is said once."""
+    unknown traced back to it) is said once. A column of text that metrics read (`_metrics_of_text`) leaves them gaps
+    ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it again. Rows of no period (a
+    `year_column` of titles) leave a short history: windows past it say it again."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
-    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))}
+    undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
+    problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems)
     # a grain finer than the rows' (months read by the day): every window between their dates finds nothing
     first_days = any(_FINER_THAN_ROWS.match(p) for p in problems)
     kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))

@@ -53,7 +53,7 @@ def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONI
     and both for candidates pooled over nights (the night's own problems are among `problems`')."""
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
-            + ranges_at_zero_end(pack, found, whose))
+            + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose))
 
 
 def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
@@ -246,6 +246,35 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate], whose: st
                             f"more, so each gets the same points from it: is the range in another unit than the "
                             f"expression{which}? {expected}")
     return problems
+
+
+def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
+    """Warnings: a formula range beyond whose one end every candidate going on (at least `ENOUGH`) lies by its width
+    or more, but by less than `ranges_in_another_unit`'s 10 widths: `range: [50, 70]` over ratings out of 10, each
+    5.4 to 5.8, the range of a score out of 100. Each candidate gets the same points from the component (none, or
+    all of its weight), so it ranks no one, and check said ok. A warning, as for a filter no value reaches
+    (`filters_out_of_reach`): a night of values all past a range in the pack's own unit can happen."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, component in enumerate(pack.formula.components):
+        values = _values(component.parsed, going)
+        if len(values) < ENOUGH or pack.share_component(component) is not None \
+                or at_zero_end(component.range, values):
+            continue
+        low, high = component.range
+        width, least, greatest = high - low, min(values), max(values)
+        below, above = low - greatest, least - high
+        side = "below its low end" if below >= width else "above its high end" if above >= width else None
+        if side is None or max(below, above) >= 10 * width:
+            continue  # (within reach, or so far beyond it that `ranges_in_another_unit` says so)
+        points = "none of its weight" if (side == "below its low end") == (component.direction == "higher_is_better") \
+            else "all of its weight"
+        warnings.append(
+            f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {whose} value lies within "
+            f"[{significant(least)}, {significant(greatest)}], {side} by its width or more, so each gets the same "
+            f"points from it ({points}) and it ranks no one: is the range on another scale than the expression (a "
+            "score out of 100 for a rating out of 10)? expected the range the values lie in, on the expression's scale")
+    return warnings
 
 
 _INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")

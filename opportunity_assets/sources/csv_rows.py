@@ -25,6 +25,23 @@ from opportunity_assets.sources.spec import ENTITY_JOINER
 MAX_RECORD_LINES = 20
 """Most physical lines one quoted record may span (a multi-line name); past it, the quote is broken."""
 
+_CR = "\ue000"
+"""A private-use character standing for a carriage return inside a line while Python's csv module parses it: a
+line ends at a newline alone (its `\r` before it dropped), so a `\r` left is the text's own (a tweet's line break,
+written unquoted by pandas, whose writer quotes only fields holding its own line terminator), which the csv module
+refuses outside quotes ("new-line character seen in unquoted field")."""
+
+
+def _csv_lines(text: str) -> list[str]:
+    """The physical lines of one record's text for the csv module: split at newlines only (not at `\r`, U+2028 or
+    the other breaks `str.splitlines` knows, which a text field may hold), each `\r` standing in as `_CR`."""
+    parts = text.replace("\r", _CR).split("\n")
+    return [f"{part}\n" for part in parts[:-1]] + [parts[-1]]
+
+
+def _restored(fields: list[str]) -> list[str]:
+    return [f.replace(_CR, "\r") for f in fields]
+
 
 class CsvHeaderError(ValueError):
     """The file has no usable header; the message is one line."""
@@ -80,8 +97,9 @@ def _field(text: str, index: int | None, delimiter: str, width: int) -> str | No
     line's field count); None if there is none."""
     if index is None:
         return None
-    line = text.split("\n", 1)[0]
-    rows = [row for candidate in (line, line.replace('"', "")) for row in csv.reader([candidate], delimiter=delimiter)]
+    line = text.split("\n", 1)[0].replace("\r", _CR)
+    rows = [_restored(row) for candidate in (line, line.replace('"', ""))
+            for row in csv.reader([candidate], delimiter=delimiter)]
     row = next((r for r in rows if len(r) == width), rows[0] if rows else [])
     return (row[index].strip() or None) if index < len(row) else None
 
@@ -89,10 +107,10 @@ def _field(text: str, index: int | None, delimiter: str, width: int) -> str | No
 def _parse(text: str, delimiter: str) -> list[str] | None:
     """The fields of one record's text, or None if it does not parse as exactly one record."""
     try:
-        rows = list(csv.reader(text.splitlines(keepends=True), delimiter=delimiter, strict=True))
+        rows = list(csv.reader(_csv_lines(text), delimiter=delimiter, strict=True))
     except csv.Error:
         return None
-    return rows[0] if len(rows) == 1 else None
+    return _restored(rows[0]) if len(rows) == 1 else None
 
 
 def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
@@ -125,6 +143,16 @@ def read_bytes(path: str | Path) -> bytes:
 def not_utf8_lines(path: str | Path) -> list[int]:
     """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252)."""
     return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if _decoded(raw)[1]]
+
+
+def unfinished_line(path: str | Path) -> int | None:
+    """The number of the file's last line (from 1) when the file does not end with a newline, else None: a text
+    file cut short (a download or copy that did not finish) ends in the middle of a line. A file whose last line
+    is whole but unterminated ends so too; whether that line is a record tells them apart (`check`)."""
+    data = read_bytes(path)
+    if not data or data.endswith(b"\n"):
+        return None
+    return data.count(b"\n") + 1
 
 
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:

@@ -248,7 +248,11 @@ def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
         shown = f"source file {where}" if isinstance(where, Path) else where
-        raise SourceFormatError(f"{shown} lacks column(s) {missing}; it has {present}", tuple(missing), tuple(present))
+        # a column named in another case or a letter off ('Source' for 'source', PostgreSQL's 'action' for 'Action')
+        close = [f"{found!r} for {c!r}" for c in missing if (found := spelt_as(c, present)) is not None]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}{hint}; it has {present}", tuple(missing),
+                                tuple(present))
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],

@@ -14,7 +14,7 @@ import itertools
 import math
 import os
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import dagster as dg
@@ -686,10 +686,13 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[An
 
 def _snapshot(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
               quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
+    # a rejected line dated by its fields (`formats.date_rejected`) is seen once its period is published, as a row is
+    lag = timedelta(days=pack.source.publication_lag_days)
+    rejected = [r for r in rejected if r.period is None or pack.grain.end(r.period) + lag <= as_of]
     refused = pl.concat([
         quarantine.select("source_row", "entity_id", "period", "reason"),
         pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],
-                      "period": [None] * len(rejected), "reason": [r.reason for r in rejected]},
+                      "period": [r.period for r in rejected], "reason": [r.reason for r in rejected]},
                      schema={"source_row": pl.Int64, "entity_id": pl.Utf8, "period": pl.Date,
                              "reason": pl.Utf8})], how="vertical_relaxed")
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",

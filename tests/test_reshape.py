@@ -11,7 +11,9 @@ from typing import Any
 import polars as pl
 import pytest
 
+from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack
+from opportunity_assets.records import FilterResult
 from opportunity_assets.sources.check import check_pack
 from resources.source import read_snapshot
 from tests.test_shapes import TODAY, _csv, _pack
@@ -297,3 +299,41 @@ def test_a_joined_table_with_a_column_per_year_joins_by_entity_and_year(tmp_path
     with pytest.raises(CriteriaError, match=r"key `source.join.0.wide`: unknown key.*`wide.entity`, a column per "):
         _pack(tmp_path, {**source, "join": [{**join, "wide": {"columns": ["a"], "entity": "c", "value": "v"}}]},
               {"level_now": {"agg": "last", "column": "sales"}})
+
+
+def _tweets_like(tmp_path: Path, bad: str) -> CriteriaPack:
+    """Monthly rows with a free-text column before the date (a tweet's), and one bad line of entity `a` (`bad`)."""
+    lines = ["id,note,month,level"] + [f"{e},fine,2015-{m:02d},{m}" for m in range(1, 13) for e in ("a", "b")]
+    lines.insert(7, bad)  # between a's 2015-03 and b's
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    return _pack(tmp_path, {"path": "t.csv", "period_column": "month", "publication_lag_days": 0,
+                            "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "level_3m": {"agg": "sum", "column": "level", "window": [0, 2]}},
+                 hard_filters=[{"name": "enough", "metric": "level_3m", "op": ">=", "value": 0}])
+
+
+def test_a_line_with_a_field_too_many_is_dated_by_the_reading_that_names_a_period(tmp_path: Path) -> None:
+    """Trial 17: one tweet with an unquoted comma in its text was quarantined with no period, so its device's every
+    metric was unknown on every night (10,718 tweets blanked by one line). The line's date, read from its end past
+    the text's extra field, names 2015-03 (read from its start, ` and more`, no date): the line is that period's,
+    unseen before it is published, and its entity's metrics are unknown only where a window reaches it."""
+    pack = _tweets_like(tmp_path, "a,fine, and more,2015-03,99")
+    before = read_snapshot(pack, date(2015, 2, 28), today=TODAY)
+    assert before.quarantined.height == 0
+    during = read_snapshot(pack, date(2015, 4, 30), today=TODAY)
+    assert during.quarantined.select("source_row", "entity_id", "period").rows() == [(8, "a", date(2015, 3, 1))]
+    after = read_snapshot(pack, date(2015, 12, 31), today=TODAY)
+    found, _ = scan(pack, date(2015, 12, 31), after.anchor_period, after.metrics, after.history, after.quarantined)
+    assert {c.id: c.filters["enough"] for c in found} == {"a": FilterResult.PASS, "b": FilterResult.PASS}
+    found, _ = scan(pack, date(2015, 4, 30), during.anchor_period, during.metrics, during.history,
+                    during.quarantined)
+    assert {c.id: c.filters["enough"] for c in found} == {"a": FilterResult.UNCLEAR, "b": FilterResult.PASS}
+
+
+def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Path) -> None:
+    """Read from its start and from its end, this line names two periods: which is its own cannot be told, so it is
+    every night's, as before."""
+    pack = _tweets_like(tmp_path, "a,x,2015-04,2015-03,99")
+    (row,) = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined.select("period").rows()
+    assert row == (None,)

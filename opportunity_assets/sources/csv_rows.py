@@ -14,9 +14,10 @@ from __future__ import annotations
 import csv
 import gzip
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO, cast
 
@@ -56,6 +57,13 @@ class Rejected:
     reason: str
     entity: str | None
     """The line's value in the entity column as far as it parses (to attribute the line), or None."""
+    dated: tuple[tuple[str | None, ...], ...] = ()
+    """The line's values in the columns that date it (`read_csv_rows`' `dated_columns`, in their order), as far as
+    they parse: one reading when the line has the header's field count, else two, its fields counted from the start
+    and from the end (a field too many or too few shifts one side of it); none for a line that does not parse."""
+    period: date | None = None
+    """The period the line's dates name, where one reading alone names one (`formats.date_rejected`): then the
+    line lies in that period, and a night before it is published does not see it. None: undated, every night's."""
 
 
 @dataclass(frozen=True)
@@ -169,11 +177,12 @@ def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     return _header(first, empty=not raw, delimiter=delimiter)
 
 
-def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | list[str] | None = None) -> CsvRows:
+def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | list[str] | None = None,
+                  dated_columns: Sequence[str] = ()) -> CsvRows:
     """Every record of the file, by header name, and every rejected line with its reason (attributed to its value
     in `entity_column` where that can be read; of several columns, their values joined by `ENTITY_JOINER`)."""
     with _any_field_size():
-        return _read_csv_rows(Path(path), delimiter, entity_column)
+        return _read_csv_rows(Path(path), delimiter, entity_column, dated_columns)
 
 
 def _entity(text: str, indexes: list[int] | None, delimiter: str, width: int) -> str | None:
@@ -184,7 +193,23 @@ def _entity(text: str, indexes: list[int] | None, delimiter: str, width: int) ->
     return None if None in parts else ENTITY_JOINER.join(p for p in parts if p is not None)
 
 
-def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | None) -> CsvRows:
+def _readings(text: str, indexes: list[int] | None, delimiter: str, width: int) -> tuple[tuple[str | None, ...], ...]:
+    """The values of the columns at `indexes` in a rejected line (its first physical line, read leniently): one
+    reading if it has `width` fields, else from its start and from its end."""
+    if not indexes:
+        return ()
+    line = text.split("\n", 1)[0].replace("\r", _CR)
+    row = _restored(next(csv.reader([line], delimiter=delimiter), []))
+    extra = len(row) - width
+    starts = tuple((row[i].strip() or None) if i < len(row) else None for i in indexes)
+    if extra == 0:
+        return (starts,)
+    ends = tuple((row[i + extra].strip() or None) if 0 <= i + extra < len(row) else None for i in indexes)
+    return (starts, ends)
+
+
+def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | None,
+                   dated_columns: Sequence[str] = ()) -> CsvRows:
     raw_lines = read_bytes(path).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
@@ -202,6 +227,8 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
     width = len(header)
     wanted = [entity_column] if isinstance(entity_column, str) else entity_column or []
     entity_indexes = [header.index(c) for c in wanted] if wanted and all(c in header for c in wanted) else None
+    dated_indexes = [header.index(c) for c in dated_columns] if dated_columns and all(
+        c in header for c in dated_columns) else None
     starts: list[int] = []
     values: list[list[str]] = [[] for _ in header]
     rejected: list[Rejected] = []
@@ -229,14 +256,16 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
         if fields is None or (end > i and len(fields) != width):
             # A quote that opens a field on this line and closes nowhere sensible: only this line is lost.
             reason = "unbalanced quote" if first.count('"') % 2 else "does not parse as CSV"
-            rejected.append(Rejected(number, reason, _entity(first, entity_indexes, delimiter, width)))
+            rejected.append(Rejected(number, reason, _entity(first, entity_indexes, delimiter, width),
+                                     _readings(first, dated_indexes, delimiter, width)))
             i += 1
             continue
         if len(fields) == width + 1 and not fields[-1]:
             fields = fields[:-1]  # a trailing delimiter
         if len(fields) != width:
             rejected.append(Rejected(number, f"{len(fields)} fields, expected {width} (the header's)",
-                                     _entity(first, entity_indexes, delimiter, width)))
+                                     _entity(first, entity_indexes, delimiter, width),
+                                     _readings(first, dated_indexes, delimiter, width)))
             i = end + 1
             continue
         starts.append(number)

@@ -48,6 +48,7 @@ from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
+    from opportunity_assets.periods import Grain
     from opportunity_assets.sources.spec import SourceSpec
 
 Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
@@ -384,7 +385,7 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
 
 
 def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str], into: Into,
-         declared: Format | None, within: str, delimiter: str | None) -> list[Rejected]:
+         declared: Format | None, within: str, delimiter: str | None, dated: Sequence[str] = ()) -> list[Rejected]:
     given, delimiter = delimiter, delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
     try:
         header = header_of(path, delimiter)
@@ -410,7 +411,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []
-    rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity)
+    rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity, dated_columns=dated)
     _register_text(con, rows.lines, {c: list(rows.columns[c]) for c in needed}, needed)
     into.make(con, "source_rows")
     return rows.rejected
@@ -585,11 +586,45 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
                                delimiter=spec.delimiter, sheet=spec.sheet,
                                series=spec.wide.columns if spec.wide is not None and spec.wide.across == "entity"
-                               else ())
+                               else (), dated=_lag_dated(spec))
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
     return rejected
+
+
+def _lag_dated(spec: SourceSpec) -> list[str]:
+    """The columns that date a source's rows, when the period alone says when a row is known (the lag rule): a
+    rejected line is dated by them (`date_rejected`). None with `published_column` or `known_at`."""
+    if spec.published_column is not None or spec.known_at is not None:
+        return []
+    return [c for c in spec.dated_columns if c in spec.read_columns]
+
+
+def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain,
+                  rejected: list[Rejected]) -> list[Rejected]:
+    """The rejected lines, each with the period its dates name where one reading of its fields alone names one
+    (`Rejected.dated`): a line with a field too many, an unquoted comma in a tweet's text, has its dates read from
+    its start and from its end, and a shifted reading is seldom a date where the right one, like every other line's,
+    is. Both or neither naming one: undated, as a line that does not parse is (every night's, to its entity)."""
+    from opportunity_assets.sources import shapes
+
+    columns = _lag_dated(spec)
+    readings = [(n, k, values) for n, r in enumerate(rejected) for k, values in enumerate(r.dated)
+                if len(values) == len(columns)]
+    if not readings or not columns:
+        return rejected
+    frame = pa.table({"__n": [n for n, _, _ in readings],
+                      **{c: [values[i] for _, _, values in readings] for i, c in enumerate(columns)}},
+                     schema=pa.schema([("__n", pa.int64()), *((c, pa.string()) for c in columns)]))
+    con.register("rejected_dates", frame)
+    try:
+        found = con.execute(f"SELECT __n, list(DISTINCT period) FILTER (WHERE period IS NOT NULL) "
+                            f"FROM ({shapes.periods_sql(spec, grain, 'rejected_dates')}) GROUP BY __n").fetchall()
+    finally:
+        con.unregister("rejected_dates")
+    periods = {n: dates[0] for n, dates in found if dates is not None and len(dates) == 1}
+    return [replace(r, period=periods[n]) if n in periods else r for n, r in enumerate(rejected)]
 
 
 def _release_text(con: duckdb.DuckDBPyConnection) -> None:
@@ -623,13 +658,14 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
             raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within)) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
     main = Into(TYPED, functools.partial(typed, pack.source), row_per_line=pack.source.wide is None)
-    return [*_open_spec(con, pack.source, pack.source_path, main), *rejected]
+    own = date_rejected(con, pack.source, pack.grain, _open_spec(con, pack.source, pack.source_path, main))
+    return [*own, *rejected]
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                 table: str, query: str | None = None, into: Into, declared: Format | None = None,
                 within: str = "source", delimiter: str | None = None, sheet: str | None = None,
-                series: Sequence[str] = ()) -> list[Rejected]:
+                series: Sequence[str] = (), dated: Sequence[str] = ()) -> list[Rejected]:
     """Read a file's rows (see the module) into `into`'s table; the lines that are not records. `declared`: the
     pack's `format` (None: from the extension); `within`: the source's key, `source` or `source.join.N`, that a
     problem names. No message carries DuckDB's own error text."""
@@ -637,7 +673,8 @@ def open_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed:
         raise SourceFormatError(f"format `postgres` reads a database, not a file: set `{within}.url_env`")
     try:
         return _open_file(con, path, fmt, needed, entity=entity, table=table, query=query, into=into,
-                          declared=declared, within=within, delimiter=delimiter, sheet=sheet, series=series)
+                          declared=declared, within=within, delimiter=delimiter, sheet=sheet, series=series,
+                          dated=dated)
     except (EOFError, zlib.error):  # a gzipped file cut short (the readers read it whole)
         raise SourceFormatError(_cut_short(path)) from None
 
@@ -650,10 +687,11 @@ def _cut_short(path: Path) -> str:
 
 def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: list[str], *, entity: list[str],
                table: str, query: str | None, into: Into, declared: Format | None, within: str,
-               delimiter: str | None, sheet: str | None, series: Sequence[str] = ()) -> list[Rejected]:
+               delimiter: str | None, sheet: str | None, series: Sequence[str] = (),
+               dated: Sequence[str] = ()) -> list[Rejected]:
     """`open_source` for a file."""
     if fmt == "csv":
-        return _csv(con, path, needed, entity, into, declared, within, delimiter)
+        return _csv(con, path, needed, entity, into, declared, within, delimiter, dated)
     if fmt == "excel":
         _excel(con, path, needed, sheet, declared, within)
         rejected = []

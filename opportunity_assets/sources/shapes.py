@@ -320,6 +320,14 @@ def _month(column: str) -> str:
     return f"(CASE WHEN {_number(column)} IS NOT NULL THEN {_whole(column)} ELSE {named} END)"
 
 
+def periods_sql(src: SourceSpec, grain: Grain, relation: str) -> str:
+    """Each row of `relation` (the source's dating columns as text, and any others) with `period`, its period's
+    start at the grain, or NULL where its dates name none (a rejected line's, `formats.date_rejected`)."""
+    period, _ = _period_sql(src, grain)
+    parsed = _parsed_keys(src)
+    return f"SELECT *, {period} AS period FROM (SELECT *{parsed} FROM {relation})"
+
+
 def versioned(src: SourceSpec) -> bool:
     """Whether rows of one entity and period may differ in version (vintages by `published_column`, a snapshot's
     observations by their moment), the latest winning; otherwise two such rows are a duplicated key."""

@@ -414,7 +414,7 @@ def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Pa
     """Over 64 entities a sample is looked at first; its steps of one period answer for every entity, and a sample
     of quarterly rows leaves the answer to all of them: 70 quarterly entities, then 70 more of which the first or
     the last ones report monthly."""
-    from opportunity_assets.sources.check import _GRAIN_SAMPLE, _grain_finer_than_rows
+    from opportunity_assets.sources.check_periods import _GRAIN_SAMPLE, grain_finer_than_rows
 
     def history(monthly: set[int]) -> pl.DataFrame:
         rows = [(f"e{k:03d}", back, date(2012, 12, 1)) for k in range(140) for back in range(0, 24)
@@ -425,10 +425,10 @@ def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Pa
     pack = _pack(tmp_path, {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column":
                             "month", "columns": ["level"]}, _LEVELS)
     assert _GRAIN_SAMPLE < 70
-    quarterly = _grain_finer_than_rows(pack, history(set()))
+    quarterly = grain_finer_than_rows(pack, history(set()))
     assert quarterly is not None and "lie 3 months apart" in quarterly
     some = set(range(130, 140)) if late else set(range(0, 10))
-    assert _grain_finer_than_rows(pack, history(some)) is None
+    assert grain_finer_than_rows(pack, history(some)) is None
 
 
 # ---- 10. duplicated keys: the key the pack's shape makes most likely wrong, never the shape it already has ---------
@@ -921,7 +921,7 @@ def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check
 # ---- trial 3: the period keys' message says what is wrong with them, and which pattern parses ---------------------
 
 def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do_not_tell() -> None:
-    from opportunity_assets.sources.check import suggested_pattern
+    from opportunity_assets.sources.check_periods import suggested_pattern
 
     assert suggested_pattern(["9/30/1990 0:00:00", "11/29/1993 0:00:00"]) == "; '%m/%d/%Y %H:%M:%S' parses them"
     assert suggested_pattern(["30/9/1990"]) == "; '%d/%m/%Y' parses them"

@@ -8,15 +8,13 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
-import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -27,6 +25,27 @@ from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
+from opportunity_assets.sources.check_periods import (
+    both_ways,
+    calendar_week_patterns,
+    commonest_values,
+    coverage_past_trading_days,
+    day_and_month_swapped,
+    empty_period_column,
+    fitting_patterns,
+    grain_finer_than_rows,
+    iso_weeks_read_by_calendar,
+    latest_period_cut_short,
+    not_dates,
+    not_parsed_by,
+    not_publication_dates,
+    not_years,
+    periods_unparsed,
+    published_unparsed,
+    spec_at,
+    undated_at_fault,
+    written_periods,
+)
 from opportunity_assets.sources.check_values import (
     bounds_in_another_unit,
     listed_values_unmatched,
@@ -40,7 +59,7 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
+from opportunity_assets.sources.spec import SourceSpec
 from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
@@ -113,15 +132,6 @@ class SourceProblem(ValueError):
     """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
 
 
-def _two_digit_years(within: str, column: str, alone: bool) -> str:
-    """What a year column of two-digit years (`63` for 1963, nlswork's `68`..`88`) may do: write the century, or,
-    a year column alone, be read as text by `%y` (a year after this one a century earlier), no Python needed."""
-    if not alone:
-        return " (two digits: write the century, 1963 for 63)"
-    return (f" (two digits: write the century, 1963 for 63, or read them with `{within}.period_column: {column}` "
-            "and `period_format: '%y'` instead of `year_column`: a year after this one is read a century earlier)")
-
-
 MISSING_CODES = 3
 """At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""
 
@@ -159,11 +169,6 @@ _FEWEST_REPEATED = 100
 """Fewest events before their repeats are judged the source's nature (a few events may all agree)."""
 
 
-def _spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
-    """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
-    return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
-
-
 def _long_table(pack: CriteriaPack, missing: list[str], present: tuple[str, ...]) -> str | None:
     """Columns the pack lists (`source.columns`) that the file lacks but holds as values of one of its columns: a
     long table, a row per value (`country, indicator, year, value`), read by `source.long`: that problem, or None."""
@@ -186,7 +191,7 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
     """A source that could not be read, as one line naming the pack key at fault: the key that names a `missing`
     column (an aggregate's column, the period column), the period keys when `no_period` parses; the source's path
     otherwise. `within`: the source's key, `source` or a joined table's `source.join.N`, whose keys are named."""
-    src = _spec_at(pack, within)
+    src = spec_at(pack, within)
     if missing:
         wanted = set(missing)
         keys = {v: (k, w) for k, v, w in reversed(list(_naming(src, within)))
@@ -248,457 +253,13 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
         return (f"key `{key}`: got {got}; it keeps none of the {rows} rows of {describe_location(pack)}: expected "
                 f"conditions some rows meet ({compared})")
     if src.published_column and facts.dated and not facts.published:
-        return _not_publication_dates(pack, "source", facts.dated)
+        return not_publication_dates(pack, "source", facts.dated)
     if src.period_column and not facts.dated:
-        return _not_parsed_by(pack, "source") if src.period_format else _not_dates(pack, "source")
+        return not_parsed_by(pack, "source") if src.period_format else not_dates(pack, "source")
     if src.year_column and src.known_at is None and not facts.dated:
-        return _not_years(pack, "source")
+        return not_years(pack, "source")
     where = pack.source.path or pack.source.table
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
-
-
-def _examples(pack: CriteriaPack, within: str, value: str, where: str, limit: int = 3) -> list[str]:
-    """The commonest values of a typed rows' column among rows matching `where` (`resources.source.value_counts`)."""
-    from resources.source import value_counts
-
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
-    return value_counts(pack, value, where, join=join, limit=limit)
-
-
-def _day_and_month_swapped(pack: CriteriaPack) -> str | None:
-    """A `period_format` that reads the day as the month (`%Y-%d-%m` over `2022-07-01`, `%m/%d/%Y` over day-first
-    dates of the 1st): every row falls in January, as a column of years would, but the pattern with the two swapped
-    reads the same values into several months. That key, with the swapped pattern; None otherwise."""
-    src = pack.source
-    if not isinstance(src.period_format, str) or not src.period_column or \
-            not {"%d", "%m"} <= set(re.findall(r"%.", src.period_format)):
-        return None
-    swapped = src.period_format.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
-    values = _examples(pack, "source", shapes.written(src.period_column), shapes.IN_SCOPE, limit=400)
-    months = {}
-    for value in values:
-        try:
-            months[value] = datetime.strptime(value.strip(), swapped).month
-        except ValueError:
-            return None
-    if len(set(months.values())) < 2:
-        return None
-    shown = [v for v, month in months.items() if month != 1][:3]
-    return (f"key `source.period_format`: got {src.period_format!r}; it reads every value of {src.period_column!r} "
-            f"into January, its day read as the month (e.g. {shown}), while {swapped!r} reads them into months "
-            f"of their own: expected {swapped!r}, the month and the day in the column's order")
-
-
-def _not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
-    """A `published_column` whose cells are no dates (a weekday, yes/no, a bare year): that key, with examples."""
-    src = _spec_at(pack, within)
-    column = src.published_column or ""
-    examples = _examples(pack, within, shapes.written(column),
-                         f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} IS NULL")
-    years = " (a bare year names no day: every row would be known on 1 January, before its year ended)" \
-        if examples and all(re.fullmatch(r"\d{4}(\.0+)?", e.strip()) for e in examples) else ""
-    return (f"key `{within}.published_column`: got {column!r}; its values are not dates (e.g. {examples}), so none "
-            f"of the {rows} rows says when it became known{years}: expected a column of the dates each row was "
-            "published (ISO dates or timestamps), or no `published_column`: a row is then known "
-            "`publication_lag_days` after its period ends")
-
-
-def _not_dates(pack: CriteriaPack, within: str) -> str:
-    """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
-    src = _spec_at(pack, within)
-    column = src.period_column or ""
-    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
-                         limit=50)
-    if _years_as_numbers(unparsed):
-        return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
-                f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
-                "(it reads whole years, 2001 or 2001.0)")
-    decimal = [v for v in unparsed if _DECIMAL_YEAR.match(v.strip()) and float(v) % 1]
-    if decimal and all(_DECIMAL_YEAR.match(v.strip()) for v in unparsed):
-        return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
-                f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
-                f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
-    fits = suggested_pattern(unparsed)
-    if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
-        return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
-                "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
-                "how they are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
-    return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
-            "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
-            "naming how the dates are written "
-            + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
-
-
-def _not_years(pack: CriteriaPack, within: str) -> str:
-    """Year (and month, day) columns no row of which dates a period: two-digit years (`63` for 1963), dates or
-    timestamps in the year column, months that are names. The key whose values fail, with examples; a date column
-    is pointed to `period_column`."""
-    src = _spec_at(pack, within)
-    keys = [(k, c) for k, c in (("year_column", src.year_column), ("month_column", src.month_column),
-                                ("day_column", src.day_column), ("quarter_column", src.quarter_column),
-                                ("week_column", src.week_column)) if c]
-    unparsed = {c: _examples(pack, within, shapes.written(c), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
-                             limit=50) for _, c in keys}
-    year = src.year_column or ""
-    years = unparsed[year]
-    if years and all(_iso(v) for v in years):
-        return (f"key `{within}.year_column`: got {year!r}; its values are dates, not years (e.g. {years[:3]}): "
-                f"expected `period_column: {year}` for a column of dates (truncated to `grain`), or a column of "
-                "whole years")
-    numbers = [float(v) for v in years if _number(v)]
-    if numbers and not any(1800 <= n <= 2999 for n in numbers):
-        short = _two_digit_years(within, year, len(keys) == 1) if all(0 <= n < 100 for n in numbers) else ""
-        return (f"key `{within}.year_column`: got {year!r}; its values are no years from 1800 to 2999 (e.g. "
-                f"{years[:3]}){short}: expected whole years written in full, such as 1963 or 1963.0")
-    if not years or numbers:
-        for key, column in keys[1:]:
-            if unparsed[column]:
-                wanted = {"month_column": "months from 1 to 12 (or their English names, Jan or January)",
-                          "quarter_column": "quarters from 1 to 4",
-                          "week_column": "ISO weeks from 1 to 53 (53 only in a year that has it)"}.get(
-                    key, "days of the month from 1 to 31")
-                return (f"key `{within}.{key}`: got {column!r}; no row's {year} and {column} make a date (e.g. "
-                        f"{column} {unparsed[column][:3]}): expected whole {wanted}, or `period_column` with "
-                        "`period_format` for dates written otherwise")
-    return (f"key `{within}.year_column`: got {year!r}; its values are not whole years (e.g. {years[:3]}): expected "
-            "whole years such as 1963 or 1963.0, or `period_column` with `period_format` for dates written otherwise")
-
-
-def _number(value: str) -> bool:
-    """Whether a cell as written is a plain number (`63`, `1963.0`)."""
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _not_parsed_by(pack: CriteriaPack, within: str) -> str:
-    """A `period_format` none of the `period_column`'s values parses with: that key, with examples and a pattern
-    that parses them, or none when they are ISO dates or timestamps (a Parquet or database column of dates)."""
-    src = _spec_at(pack, within)
-    column = src.period_column or ""
-    unparsed = _examples(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
-                         limit=50)
-    said = (f"key `{within}.period_format`: got {src.period_format!r} for column {column!r}; none of its values "
-            f"parses with it (e.g. {unparsed[:3]})")
-    if unparsed and all(_iso(v) for v in unparsed):
-        return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
-    if _years_as_numbers(unparsed):
-        return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
-                "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
-    fits = suggested_pattern(unparsed, src.period_patterns)
-    return f"{said}: expected a strptime pattern its values parse with" + \
-        (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
-
-
-def _years_as_numbers(values: list[str]) -> bool:
-    """Whether periods as written are all whole years written as decimal numbers (`2001.0`, a column of years that
-    held a missing value, as R and pandas export it): `year_column` reads them, no date pattern does."""
-    found = [re.fullmatch(r"\s*(\d{4})\.0+\s*", v) for v in values]
-    return bool(found) and all(m is not None and 1800 <= int(m[1]) <= 2999 for m in found)
-
-
-def _iso(value: str) -> bool:
-    """Whether a period as written is an ISO date or timestamp (`2018-03-01`, `2013-01-01T06:00:00Z`)."""
-    try:
-        datetime.fromisoformat(value.strip())
-    except ValueError:
-        return False
-    return True
-
-
-_ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(?P<seconds>:\d{2})?"
-                          r"(?P<fraction>\.\d{1,6})?)?(?P<zone>Z)?")
-
-
-def iso_pattern(value: str) -> str | None:
-    """The strptime pattern that reads an ISO date or timestamp as written (`2017-01-01T06:00:42Z` is
-    '%Y-%m-%dT%H:%M:%SZ'), for a list of patterns beside another way; None for one with an offset (`-05:00`: a
-    pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
-    match = _ISO_WRITTEN.fullmatch(value.strip())
-    if match is None or bool(match["sep"]) != bool(match["time"]):
-        return None
-    pattern = "%Y-%m-%d"
-    if match["time"]:
-        pattern += f"{match['sep']}%H:%M" + (":%S" if match["seconds"] else "") + (".%f" if match["fraction"] else "")
-    return pattern + ("Z" if match["zone"] else "")
-
-
-def _iso_patterns(values: list[str]) -> list[str]:
-    """The patterns reading each of ISO `values` as written, commonest first (one, mostly); empty when any is
-    none."""
-    patterns = [iso_pattern(v) for v in values if v.strip()]
-    if not patterns or None in patterns:
-        return []
-    return [p for p, _ in Counter(p for p in patterns if p).most_common()]
-
-
-def _both_ways(pack: CriteriaPack, column: str) -> list[str]:
-    """The ISO patterns of the period values that did parse (no pattern, or the given patterns' ISO rows), for a
-    list that reads them beside the rows written otherwise."""
-    parsed = _examples(pack, "source", shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL",
-                       limit=20)
-    return _iso_patterns(parsed)
-
-
-_PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
-             "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
-             "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
-             "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
-             "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
-             "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
-             "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
-             "%Y-%m-%d %H:%M:%S %Z", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
-"""Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
-that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
-API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`."""
-
-
-_UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
-
-
-def unix_time(value: str, per_second: int = 1) -> datetime | None:
-    """The UTC moment a cell of Unix time names in units of 1/`per_second` s since 1970, as a column of it is
-    written (9 to 11 digits' worth of seconds: 1973 to 5138), or None."""
-    digits = len(str(per_second)) - 1
-    if not re.fullmatch(rf"-?\d{{{9 + digits},{11 + digits}}}(\.\d*)?", value.strip()):
-        return None
-    try:
-        moment = datetime.fromtimestamp(float(value) / per_second, tz=UTC).replace(tzinfo=None)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment if 1800 <= moment.year <= 2999 else None
-
-
-def _parses(value: str, pattern: str) -> bool:
-    """Whether `pattern` reads `value` as a date the source layer keeps (years 1800-2999, as `shapes.date_sql`)."""
-    if is_unix(pattern):
-        return unix_time(value, UNIX_SCALES[pattern]) is not None
-    if pattern == DECIMAL_YEAR:
-        return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
-    try:
-        return 1800 <= datetime.strptime(value, pattern).year <= 2999
-    except ValueError:
-        return False
-
-
-def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
-    """The patterns of `_PATTERNS` (but those `given`) that parse every one of `values`, in its order; where every
-    value starts with the same text of no digit (R's `X2000` for a column named 2000, `FY2015`), those patterns and
-    a bare year after it (`'X%Y'`)."""
-    values = [v.strip() for v in values if v.strip()]
-    lead = _common_lead(values)
-    tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q))] if lead.strip() else _PATTERNS
-    return [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
-
-
-def _common_lead(values: list[str]) -> str:
-    """The text of no digit (and no `%`) that every value starts with: `X` of `X2000`, `X2001`."""
-    lead = re.sub(r"[\d%].*", "", values[0], flags=re.DOTALL) if values else ""
-    while lead and not all(v.startswith(lead) for v in values):
-        lead = lead[:-1]
-    return lead
-
-
-def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
-    """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
-    the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
-    (1/3/2018), both orders are named."""
-    fits = fitting_patterns(values, given)
-    if not fits:
-        return ""
-    if is_unix(fits[0]):
-        first, per_second = next(v.strip() for v in values if v.strip()), UNIX_SCALES[fits[0]]
-        return (f"; '{fits[0]}' parses them: Unix time, {_UNIT_NAMES[per_second]} since 1970-01-01 UTC ({first} is "
-                f"{unix_time(first, per_second)} UTC)")
-    swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
-    if swapped:
-        return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
-                "is month-first)")
-    return f"; {fits[0]!r} parses them"
-
-
-def _empty_period_column(reasons: list[str]) -> str | None:
-    """The period column every one of these quarantine reasons finds empty (`period unparseable: built_at=`, a year
-    column's NaN), which a `where` keeps out; None when some row's period is written, or a reason is another."""
-    columns = set()
-    for reason in reasons:
-        if not reason.startswith("period unparseable: "):
-            return None
-        parts = [part.partition("=") for part in reason.removeprefix("period unparseable: ").split(", ")]
-        if any(not sep or value.strip() for _, sep, value in parts):
-            return None
-        columns.add(parts[0][0])
-    return next(iter(columns)) if len(columns) == 1 else None
-
-
-def _undated_at_fault(pack: CriteriaPack, found: list[str], unparsed: list[str], seen: int, said: bool) -> list[str]:
-    """The candidates' problems, those whose cause is rows of no period (each leaves its entity's every metric
-    unknown, in any window) made one line naming the period key (`_periods_unparsed`, unless it is said already):
-    `1984-85` in 1 of 50 rows of a year column made four problems naming the filters' and inputs' metrics, and no
-    line named `source.year_column`."""
-    undated = [p for p in found if "is quarantined (period unparseable)" in p]
-    if not undated or not unparsed:
-        return found
-    kept = [p for p in found if p not in undated]
-    if said:
-        return kept
-    return [f"{_periods_unparsed(pack, unparsed, seen)} (a row of no period leaves its entity's every metric "
-            "unknown, as it may lie in any window: no candidate has a value of "
-            f"{', '.join(p.split('; ')[0].split(': got ')[1] for p in undated)})", *kept]
-
-
-def _written_periods(reasons: list[str], limit: int = 50) -> list[str]:
-    """The periods as written that reasons `period unparseable: when=Mar 2018` (or `year=20x4, month=11`) quote,
-    the first `limit` distinct ones."""
-    values = []
-    for reason in reasons:
-        text = reason.split(": ", 1)[1] if ": " in reason else ""
-        parts = [part.split("=", 1)[1] if "=" in part else part for part in text.split(", ")] if "=" in text else \
-            [text]
-        values.append(", ".join(parts))
-    return list(dict.fromkeys(values))[:limit]
-
-
-_DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
-"""A period written as a decimal year (1981.25 for the second quarter of 1981: an R time series' index)."""
-
-
-_ISO_WEEK = re.compile(r"^\s*(\d{4}) ?-? ?[Ww](\d{2})\s*$")
-
-
-def _calendar_week_patterns(spec: SourceSpec) -> list[str]:
-    """The patterns of `period_format` that count weeks from the year's first Monday or Sunday (`%W`, `%U`)."""
-    return [p for p in spec.period_patterns if re.search(r"%-?[UW]", p)]
-
-
-def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | None:
-    """A problem when a column's values are ISO week text (`1991 W06`) and `period_format` reads them by `%W` or
-    `%U`, which count weeks from the year's first Monday (Sunday): a week later than ISO in a year that starts on a
-    Tuesday to Thursday, so every such row sits in the next week and the year's last ISO week collides with the next
-    year's first. Names an example read otherwise; None when the values are no ISO weeks or none is read otherwise."""
-    weeks = [m for v in values if (m := _ISO_WEEK.match(v))]
-    if not weeks or len(weeks) < len(values):
-        return None
-    for match in weeks:
-        year, week = match.groups()
-        try:
-            iso = datetime.strptime(f"{year} {week} 1", "%G %V %u").date()
-        except ValueError:
-            continue
-        by = "%U" if any("U" in p for p in patterns) else "%W"
-        calendar = datetime.strptime(f"{year} {week} {'0' if by == '%U' else '1'}", f"%Y {by} %w").date()
-        if calendar != iso:
-            return (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
-                    f"{match.group(0).strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
-                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected no `period_format` (ISO "
-                    "week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'")
-    return None
-
-
-def _periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
-    """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
-    dates, a pattern that parses them where a common one does."""
-    src = pack.source
-    values = _written_periods(reasons)
-    example = values[0] if values else "?"
-    many = f"{len(reasons)} of the {seen} rows the night reads"
-    decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
-    if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
-        return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "
-                f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
-                f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
-    if src.period_column and src.period_format is None:
-        suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
-        fits = fitting_patterns(values)
-        if len(reasons) < seen and fits and (isos := _both_ways(pack, src.period_column)):
-            # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)
-            both = [*isos, fits[0]]
-            suggestion += (f"; the other rows are ISO, so the column is written two ways: `period_format: {both}` "
-                           "reads both (the first that parses a value reading it)")
-        return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period that "
-                f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
-                f"strptime pattern naming how the dates are written{suggestion}")
-    if src.period_column and values and all(_iso(v) for v in values):
-        said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
-                f"have a period that does not parse with it (e.g. {example!r})")
-        isos = _iso_patterns(values)
-        if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
-            return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
-                    f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
-                    "a value reading it)")
-        return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
-    if src.period_column:
-        suggestion = suggested_pattern(values, src.period_patterns)
-        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
-                f"a period that does not parse with it (e.g. {example!r}): expected a pattern that parses every "
-                "row's period (a value that parses with a day-first and a month-first pattern alike, 1/3/2018, is "
-                f"read as the pattern says: check the order of day and month){suggestion}")
-    for key, what in (("quarter_column", "quarter (1 to 4)"), ("week_column", "ISO week (1 to 53)")):
-        if (column := getattr(src, key)) is not None:
-            return (f"key `source.year_column`: got {src.year_column!r} and `source.{key}` {column!r}; {many} hold "
-                    f"no whole-number year (1800 to 2999) and {what} that make a period in them (e.g. year, "
-                    f"{key.removesuffix('_column')} {example!r}): expected the columns of each row's year (2009) and "
-                    f"{what}, or `source.period_column` naming a column of dates")
-    if src.month_column is None:
-        return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
-                f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
-                "`source.period_column` naming a column of dates")
-    if src.day_column is not None:
-        return (f"key `source.year_column`: got {src.year_column!r}, `source.month_column` {src.month_column!r} and "
-                f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year (1800 to 2999), month "
-                f"and day that make a date in them (e.g. year, month, day {example!r}): expected the columns of each "
-                "row's year (2009), month (1 to 12) and day of the month, or `source.period_column` naming a column "
-                "of dates")
-    return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
-            f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
-            f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
-            "`source.period_column` naming a column of dates")
-
-
-def _period_named(src: SourceSpec) -> str:
-    """What a source's period is read from, as a problem names it: its column, or a wide source's headers."""
-    if src.wide is not None and src.wide.across == "period":
-        return "the headers of `source.wide.columns`"
-    return f"column {src.period_column!r}"
-
-
-CUT_SHORT = 0.1
-"""An events source whose rows end this share of its latest period (at least a day) before the period does, where
-they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
-
-
-def _latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
-    """A warning: an events source dated by a `period_column` whose events the night reads end well before its
-    latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
-    stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
-    sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
-    whole periods only."""
-    from resources.source import latest_by_period
-
-    src, grain = pack.source, pack.grain
-    if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
-        return []
-    previous = grain.back(anchor, 1)
-    day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
-    last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
-                            [anchor, previous])
-    if anchor not in last or previous not in last:
-        return []
-    days = (grain.end(anchor) - anchor).days + 1
-    short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
-    if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
-        return []
-    where = f"`source.query` of {src.path}" if src.query else describe_location(pack)
-    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
-    published = "" if src.published_column else \
-        f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
-    return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
-            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), though they reach the end of "
-            f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
-            f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
-            f"before {grain.label(anchor)} is published{published}"]
 
 
 def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
@@ -744,33 +305,23 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
     src = pack.source
-    values = _written_periods(reasons)
+    values = written_periods(reasons)
     said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
     given = src.period_patterns
     fits = fitting_patterns(values, given)
     if not fits:
-        empty = _empty_period_column(reasons)
+        empty = empty_period_column(reasons)
         if empty is not None:
             return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
                     "not_in: ['']}]` keeps such rows out, or mend them in the source")
         return f"{said}: mend them in the source"
-    isos = [] if given else _both_ways(pack, src.period_column or "")
+    isos = [] if given else both_ways(pack, src.period_column or "")
     others = given or isos[:1] or ["%Y-%m-%d"]
     first = "" if given else f" (the rest's pattern first: {others[0]!r} for ISO dates)"
     return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
             f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
-
-
-def _published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
-    """Many rows whose publication date does not parse: `source.published_column`, with an example value."""
-    src = pack.source
-    column = src.published_column or ""
-    example = reasons[0].split(": ", 1)[1] if ": " in reasons[0] else "?"
-    return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads have a "
-            f"publication date that is no date (e.g. {example!r}), each quarantined: expected a column of the dates "
-            "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
 def _unclear(found: list[Candidate]) -> str:
@@ -839,7 +390,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         counted = source_facts(pack, night)
         seen, starts = counted.tables[0].visible, counted.first_days
         if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
-            starts = None  # (a month grain over quarters: `_grain_finer_than_rows` says so, with the rows' step)
+            starts = None  # (a month grain over quarters: `grain_finer_than_rows` says so, with the rows' step)
         problems = _before_the_night(pack, counted)
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
@@ -898,13 +449,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if snapshot.anchor_period is None and not (many_duplicated or many_unparsed or many_unpublished or scoped):
         problems.append(_nothing_published(pack, night, today))  # (many duplicated keys: the grain's problem)
     if many_unparsed:
-        problems.append(_periods_unparsed(pack, unparsed, seen))
+        problems.append(periods_unparsed(pack, unparsed, seen))
     if many_unpublished:
-        problems.append(_published_unparsed(pack, unpublished, seen))
+        problems.append(published_unparsed(pack, unpublished, seen))
     src = pack.source
     column = f"`source.period_column` {src.period_column!r}" if src.period_column else \
         f"`source.month_column` {src.month_column!r}"
-    swapped = _day_and_month_swapped(pack) if starts == "year" else None
+    swapped = day_and_month_swapped(pack) if starts == "year" else None
     if swapped is not None:  # (its rows of one January each are duplicated keys: that is this, said once)
         problems.append(swapped)
     elif starts == "year":
@@ -922,7 +473,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         "puts every row on the 1st, and windows of days between them find nothing)")
     if many_duplicated and swapped is None:
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
-    if starts is None and (coarser := _grain_finer_than_rows(pack, snapshot.history)) is not None:
+    if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
     if snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
@@ -958,16 +509,16 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += _latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
+    warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
-    if pack.source.period_column and (calendar := _calendar_week_patterns(pack.source)):
-        values = _examples(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
+    if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
+        values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += _undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
+    problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
@@ -1006,7 +557,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
                           for r in undated.head(3).iter_rows(named=True))
-        empty = _empty_period_column(undated["reason"].to_list())
+        empty = empty_period_column(undated["reason"].to_list())
         kept_out = "" if empty is None else (f" (an empty period: `source.where: [{{column: {empty}, not_in: "
                                              "['']}]` keeps such rows out)")
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
@@ -1027,55 +578,6 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
-
-
-_COARSER = {("month", 3): "quarter", ("month", 12): "year", ("quarter", 4): "year", ("day", 7): "week"}
-"""A grain's periods between rows that come in a coarser grain, and that grain."""
-
-
-_GRAIN_SAMPLE = 64
-"""Entities whose rows `_grain_finer_than_rows` looks at first (a wide night's 10,718 need not all be sorted)."""
-
-
-def _steps(history: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
-    """The rows' distinct (entity, period) in time order, and the steps in periods between each entity's rows (one
-    pass over a wide night's rows, not a frame per entity)."""
-    kept = history.select("entity_id", "periods_ago", "period").unique(["entity_id", "periods_ago"]) \
-        .sort(["entity_id", "periods_ago"], descending=[False, True])
-    steps = kept.select((pl.col("periods_ago").shift(1).over("entity_id") - pl.col("periods_ago")).alias("step")) \
-        ["step"].drop_nulls()
-    return kept, steps
-
-
-def _common_step(steps: pl.Series) -> int:
-    return functools.reduce(math.gcd, steps.unique().to_list(), 0)
-
-
-def _grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
-    """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
-    months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
-    3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
-    if pack.source.shape != "panel" or not history.height:
-        return None
-    ids = history["entity_id"].unique(maintain_order=True)
-    if ids.len() > _GRAIN_SAMPLE:  # a common step divides each entity's: a sample's step of 1 answers for all
-        sample = history.filter(pl.col("entity_id").is_in(ids.head(_GRAIN_SAMPLE).implode()))
-        if _common_step(_steps(sample)[1]) == 1:
-            return None
-    kept, steps = _steps(history)
-    step = _common_step(steps)
-    counts = kept.group_by("entity_id", maintain_order=True).len().filter(pl.col("len") >= 3)
-    if steps.len() < 4 or step < 2 or not counts.height:
-        return None
-    first = counts["entity_id"][0]
-    example = (str(first), kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
-    grain = pack.grain
-    shown = ", ".join(grain.label(p) for p in example[1])
-    coarser = _COARSER.get((grain.name, step))
-    fix = f"`grain: {coarser}`, the grain the rows come in" if coarser else "a coarser `grain`, one the rows fill"
-    return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
-            f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
-            f"{grain.name} of {step} at most: expected {fix}")
 
 
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:
@@ -1270,48 +772,6 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
             out.append(p)
             said.add(opening)
     return out
-
-
-_WEEKEND_SHARE = 0.05
-"""A day-grain source with fewer of its rows than this on Saturdays and Sundays is one of trading days (a daily one
-has 2 in 7 there)."""
-
-
-def _weekdays_at_most(length: int) -> int:
-    """The most Mondays to Fridays that `length` consecutive days hold."""
-    return 5 * (length // 7) + min(length % 7, 5)
-
-
-def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found: list[Candidate]) -> list[str]:
-    """A `coverage` filter on a day grain that refuses every scanned candidate tonight, over a source of trading days
-    (fewer than `_WEEKEND_SHARE` of the rows the night reads on a Saturday or Sunday: exchange quotes, a
-    working-day feed), with a bound above its window's weekdays' share: the weekend days are (nearly) never
-    filled, so its coverage is at most about that share (10 of 14 days, 0.714), and the filter refuses every
-    candidate on every night while check said ok. A problem naming the filter's value."""
-    columns = [c for c in pack.columns if c in history.columns]
-    if pack.source.grain != "day" or not columns or history.height == 0:
-        return []
-    filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
-    weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
-    if filled.height == 0 or weekend >= _WEEKEND_SHARE * filled.height:
-        return []
-    problems = []
-    for n, f in enumerate(pack.hard_filters):
-        spec = pack.metrics.get(f.metric)
-        judged = [c.filters.get(f.name) for c in found if c.filters.get(f.name) != FilterResult.UNCLEAR]
-        if spec is None or spec.agg != "coverage" or f.op not in (">=", ">") or not judged \
-                or any(r != FilterResult.FAIL for r in judged):
-            continue
-        length = spec.window[1] - spec.window[0] + 1
-        most = _weekdays_at_most(length)
-        if f.value > most / length or (f.op == ">" and f.value >= most / length):
-            rows = "no row" if not weekend else f"{weekend} of its {filled.height} rows"
-            problems.append(f"key `hard_filters.{n}.value`: got {f.value:g}; {f.metric} is the filled share of "
-                            f"{length} days, and the source has {rows} on a Saturday or Sunday (trading days), so a "
-                            f"candidate's {f.metric} reaches about {most} of {length} ({most / length:.3g}) at most "
-                            "and the filter refuses every one, tonight and every night: expected a bound of at most "
-                            f"{most / length:.3g} (or `source.grain: week`)")
-    return problems
 
 
 def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
@@ -1588,8 +1048,8 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
         texts, rows = table.texts[key]
         number = f"try_cast({quote_identifier(column)} AS DOUBLE)"
         if key.startswith("aggregates.") and rows > texts and not (rows and texts > MOSTLY_TEXT * rows) and not \
-                _examples(pack, within, "1", f"{number} {condition.op} {condition.value!r}", limit=1):
-            held = _examples(pack, within, quote_identifier(column), f"{number} IS NOT NULL", limit=6)
+                commonest_values(pack, within, "1", f"{number} {condition.op} {condition.value!r}", limit=1):
+            held = commonest_values(pack, within, quote_identifier(column), f"{number} IS NOT NULL", limit=6)
             written = condition.model_dump(by_alias=True, exclude_none=True)
             problems.append(
                 f"key `{within}.{key}`: got {written}; no number of {condition.column!r} meets it (it holds e.g. "
@@ -1597,8 +1057,8 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
                 "expected a `value` in the column's own unit")
             continue
         if rows and texts > MOSTLY_TEXT * rows:
-            examples = _examples(pack, within, quote_identifier(column),
-                                 f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)
+            examples = commonest_values(pack, within, quote_identifier(column),
+                                        f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)
             written = condition.model_dump(by_alias=True, exclude_none=True)
             problems.append(
                 f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "
@@ -1667,12 +1127,12 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
         return (f"key `{within}.where`: got {conditions}; it keeps none of the {table.rows} rows of {where}: "
                 "expected conditions some rows meet (values are compared as trimmed text, case and all)")
     if joined.published_column and table.dated and not table.published:
-        return _not_publication_dates(pack, within, table.dated)
+        return not_publication_dates(pack, within, table.dated)
     if not table.dated:
         if joined.period_column and not joined.period_format:
-            return _not_dates(pack, within)
+            return not_dates(pack, within)
         if joined.year_column and joined.known_at is None and joined.period_column is None:
-            return _not_years(pack, within)
+            return not_years(pack, within)
         return source_problem(pack, f"joined table {joined.table} has no parseable period", no_period=True,
                               within=within)
     if table.first_published is None or table.first_published > night:

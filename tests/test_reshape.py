@@ -337,3 +337,27 @@ def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Pa
     pack = _tweets_like(tmp_path, "a,x,2015-04,2015-03,99")
     (row,) = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined.select("period").rows()
     assert row == (None,)
+
+
+def test_a_table_of_one_series_joins_every_entity_by_period(tmp_path: Path) -> None:
+    """Trial 16: the weather by date could not be joined to every station (a join needs an entity id). A joined
+    table with `every_entity: true` (an interest rate, a price index, the weather) gives each period's row to every
+    entity of that period, point in time by its own dates: a rate not yet published is a gap."""
+    main = _csv(tmp_path / "m.csv", ["id", "month", "sales"],
+                [[e, f"2015-{m:02d}", m + 10 * k] for m in range(1, 7) for k, e in enumerate(["a", "b"])])
+    rates = _csv(tmp_path / "rates.csv", ["date", "rate", "published"],
+                 [[f"2015-{m:02d}-01", m / 10, f"2015-{m + 1:02d}-05" if m < 6 else "2015-08-20"]
+                  for m in range(1, 7)])
+    join = {"table": "rates", "path": rates, "every_entity": True, "period_column": "date",
+            "published_column": "published", "columns": ["rate"]}
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["sales"],
+                            "join": [join]}, {"level_now": {"agg": "last", "column": "sales"}})
+    history = read_snapshot(pack, date(2015, 7, 31), today=TODAY).history.sort("entity_id", "period")
+    assert history.filter(pl.col("period") >= date(2015, 5, 1)).select("entity_id", "period", "rate").rows() == [
+        ("a", date(2015, 5, 1), 0.5), ("a", date(2015, 6, 1), None),  # June's rate is published in August
+        ("b", date(2015, 5, 1), 0.5), ("b", date(2015, 6, 1), None)]
+    assert check_pack(pack, as_of=date(2015, 7, 31), today=TODAY).problems == []
+    with pytest.raises(CriteriaError, match=r"key `source.join.0.entity_id`: got 'code'; expected no `entity_id` "
+                                            r"beside `every_entity: true`"):
+        _pack(tmp_path, {"path": main, "period_column": "month", "columns": ["sales"],
+                         "join": [{**join, "entity_id": "code"}]}, {"level_now": {"agg": "last", "column": "sales"}})

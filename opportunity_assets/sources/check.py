@@ -433,7 +433,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         if present and snapshot.history.height and not mistaken and all(
                 snapshot.history[c].null_count() == snapshot.history.height for c in present):
             problems.append(_join_unmatched(pack, i, night, table, present, snapshot.metrics))
-        elif table.in_scope:
+        elif table.in_scope and not joined.every_entity:
             apart, fact = _ids_apart(pack, i)
             problems += apart
             joined_facts += fact
@@ -1140,6 +1140,9 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
         return (f"key `{within}`: got table {joined.table!r} ({where}); none of its rows is published by {night}, "
                 f"its first on {first} ({empty} until then): expected a night on or after {first}, or a join whose "
                 "rows are known by the night")
+    if joined.every_entity:
+        return (f"key `{within}`: got table {joined.table!r} ({where}); none of its periods is one of the source's "
+                f"({empty}): expected rows dated in the source's periods (the same `grain`, counted alike)")
     return (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
             f"period of the source ({empty}): expected the values of `source.entity_id` "
             f"({pack.source.entity_id!r}), e.g. {metrics['entity_name'].head(2).to_list()}")

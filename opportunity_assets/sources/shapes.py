@@ -607,12 +607,15 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     select += [f"p.{_q(c)}" for c in src.columns]
     if src.shape == "events":
         select += [f"p.{EVENTS_READ}", f"p.{EVENTS_REPEATED}"]
-    for i, (joined, relation, by_entity) in enumerate(zip(src.join, joins, src.joins_by_entity_only, strict=True)):
+    for i, (joined, relation, by_entity, every) in enumerate(zip(src.join, joins, src.joins_by_entity_only,
+                                                                   src.joins_every_entity, strict=True)):
         alias = f"j{i}"
         if by_entity:
             relation = (f"(SELECT * FROM {relation} QUALIFY row_number() OVER (PARTITION BY {ENTITY} "
                         f"ORDER BY {PERIOD} DESC) = 1)")
-        on = f"{alias}.{ENTITY} = p.{_SLUG}" + ("" if by_entity else f" AND {alias}.{PERIOD} = p.{PERIOD}")
+        keys = ([] if every else [f"{alias}.{ENTITY} = p.{_SLUG}"]) + ([] if by_entity else
+                                                                        [f"{alias}.{PERIOD} = p.{PERIOD}"])
+        on = " AND ".join(keys) or "true"
         clauses.append(f"LEFT JOIN {relation} {alias} ON {on}")
         select += [f"{alias}.{_q(c)}" for c in joined.columns]
         published.append(f"{alias}.{PUBLISHED}")

@@ -38,6 +38,8 @@ from pydantic_core import InitErrorDetails
 from opportunity_assets.periods import GRAINS, GrainName
 
 Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
+EVERY_ENTITY = "every entity"
+"""The one entity of a joined table with `every_entity: true` (its rows' id, never matched: it joins by period)."""
 ENTITY_JOINER = " / "
 """Between the values of an entity of several columns (`entity_id: [state, industry]`): `Victoria / Food retailing`
 (the candidate id is its slug, `victoria-food-retailing`)."""
@@ -372,8 +374,16 @@ class SourceSpec(_Spec):
                         and j[key].get("period") is not None and j[key].get("entity") is None
                     if isinstance(j, dict) and key in j and not by_period:
                         raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
-            data["join"] = [{"entity_name": j.get("entity_id"), **j, "grain": grain} if isinstance(j, dict) else j
-                            for j in data["join"]]
+            for i, j in enumerate(data["join"]):
+                if isinstance(j, dict) and j.get("every_entity") is True:
+                    for key in ("entity_id", "entity_name"):
+                        if j.get(key) is not None:
+                            raise KeyProblem(f"source.join.{i}.{key}", j[key], "", said=(
+                                f"got {j[key]!r}; expected no `{key}` beside `every_entity: true` (its rows, one "
+                                "per period, join every entity), or `entity_id` without `every_entity`"))
+            data["join"] = [({**j, "entity": EVERY_ENTITY, "grain": grain} if j.get("every_entity") is True
+                             else {"entity_name": j.get("entity_id"), **j, "grain": grain}) if isinstance(j, dict)
+                            else j for j in data["join"]]
         if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
             for key in ("period_column", "year_column", "month_column", "day_column", "known_at",
                         *(() if data.get("long") else ("columns",))):
@@ -722,6 +732,12 @@ class SourceSpec(_Spec):
         return [("source", self), *((f"source.join.{i}", joined) for i, joined in enumerate(self.join))]
 
     @property
+    def joins_every_entity(self) -> list[bool]:
+        """Per join: whether its rows join every entity (`JoinSpec.every_entity`), by period (or, dated by
+        `known_at`, every period)."""
+        return [joined.every_entity for joined in self.join]
+
+    @property
     def joins_by_entity_only(self) -> list[bool]:
         """Per join: whether it joins by entity alone (a table dated by `known_at`), not by entity and period."""
         return [joined.known_at is not None for joined in self.join]
@@ -794,6 +810,10 @@ class SourceSpec(_Spec):
 class JoinSpec(SourceSpec):
     """One table of `source.join`: a source of its own (every key of `source` but `grain`, which is the main
     source's, and `join`). Its problems name its keys, `source.join.N.…`."""
+
+    every_entity: bool = False
+    """A table of one series (an interest rate, a price index, the weather by date), with no entity column: each
+    period's row joins every entity of that period (a `known_at` one, every period). Instead of `entity_id`."""
 
 
 NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",

@@ -361,3 +361,19 @@ def test_a_table_of_one_series_joins_every_entity_by_period(tmp_path: Path) -> N
                                             r"beside `every_entity: true`"):
         _pack(tmp_path, {"path": main, "period_column": "month", "columns": ["sales"],
                          "join": [{**join, "entity_id": "code"}]}, {"level_now": {"agg": "last", "column": "sales"}})
+
+
+def test_a_one_row_table_known_at_a_date_joins_every_entity_every_period(tmp_path: Path) -> None:
+    """`every_entity` with `known_at`: one row of constants (a tax rate, a fee schedule) beside every entity and
+    period, once known."""
+    main = _csv(tmp_path / "m.csv", ["id", "month", "sales"],
+                [[e, f"2015-{m:02d}", m] for m in range(1, 4) for e in ("a", "b")])
+    fees = _csv(tmp_path / "fees.csv", ["fee"], [[2.5]])
+    join = {"table": "fees", "path": fees, "every_entity": True, "shape": "snapshot", "known_at": "2015-02-15",
+            "columns": ["fee"]}
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["sales"],
+                            "join": [join]}, {"level_now": {"agg": "last", "column": "sales"}})
+    before = read_snapshot(pack, date(2015, 2, 1), today=TODAY).history
+    after = read_snapshot(pack, date(2015, 3, 31), today=TODAY).history
+    assert before["fee"].to_list() == [None, None]
+    assert after.sort("entity_id", "period")["fee"].to_list() == [2.5] * 6

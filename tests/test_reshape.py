@@ -377,3 +377,20 @@ def test_a_one_row_table_known_at_a_date_joins_every_entity_every_period(tmp_pat
     after = read_snapshot(pack, date(2015, 3, 31), today=TODAY).history
     assert before["fee"].to_list() == [None, None]
     assert after.sort("entity_id", "period")["fee"].to_list() == [2.5] * 6
+
+
+@pytest.mark.parametrize("written", [["true", "false"], ["True", "False"], ["TRUE", "FALSE"]])
+def test_a_truth_value_listed_in_a_condition_matches_it_in_any_case(tmp_path: Path, written: list[str]) -> None:
+    """Trial 17: a boolean is text as each format spells it, `false` from Parquet and JSON Lines, `False` from
+    pandas' CSV, so `where: {column: is_retweet, in: [true]}` (YAML's true, read as 'True') kept no row of one and
+    every row of the other. `true` and `false` now match in any case; other values are compared as written."""
+    rows = [["a", f"2015-{m:02d}-0{d}", written[d % 2]] for m in range(1, 4) for d in (1, 2, 3)]
+    name = _csv(tmp_path / "e.csv", ["id", "day", "retweet"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "day", "shape": "events", "publication_lag_days": 0,
+                            "aggregates": {"n": {"agg": "count"},
+                                           "retweets": {"agg": "count", "where": [{"column": "retweet",
+                                                                                   "in": [True]}]}}},
+                 {"level_now": {"agg": "last", "column": "retweets"}})
+    history = read_snapshot(pack, date(2015, 3, 31), today=TODAY).history
+    assert history.select("n", "retweets").rows() == [(3.0, 1.0), (3.0, 1.0), (3.0, 1.0)]
+    assert check_pack(pack, as_of=date(2015, 3, 31), today=TODAY).problems == []

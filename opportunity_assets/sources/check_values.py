@@ -104,9 +104,9 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
         if not listed:
             continue
         text = quote_identifier(column)
-        held = set(value_counts(pack, text, f"{text} IN ({', '.join(literal(v) for v in listed)})", join=join,
-                                limit=len(listed)))
-        unmatched = [v for v in listed if v not in held]
+        held = set(value_counts(pack, text, shapes.listed_sql(text, listed), join=join, limit=4 * len(listed)))
+        truths = {h.strip().lower() for h in held} & shapes.TRUTH_WORDS  # (matched in any case)
+        unmatched = [v for v in listed if v not in held and v.strip().lower() not in truths]
         if not unmatched:
             continue
         values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)

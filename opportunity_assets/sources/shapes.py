@@ -171,13 +171,27 @@ def _timestamp_sql(column: str, pattern: str | list[str] | None) -> str:
     return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
 
 
+def listed_sql(text: str, values: list[str]) -> str:
+    """SQL for whether a text is one of `values` (as written, trimmed), a truth value in any case: `true` and `false`
+    match `True`, `TRUE` and `false` alike, as Parquet, JSON Lines, pandas' CSV and a spreadsheet each spell them."""
+    truths = sorted({v.strip().lower() for v in values if v.strip().lower() in TRUTH_WORDS})
+    others = [v for v in values if v.strip().lower() not in TRUTH_WORDS]
+    tests = ([f"{text} IN ({', '.join(literal(v) for v in others)})"] if others else []) + \
+        ([f"lower({text}) IN ({', '.join(literal(v) for v in truths)})"] if truths else [])
+    return f"({' OR '.join(tests)})" if tests else "false"
+
+
+TRUTH_WORDS = frozenset({"true", "false"})
+"""Listed values that match a cell in any case (`listed_sql`)."""
+
+
 def condition_sql(condition: Condition) -> str:
     """A `where` condition as a SQL boolean (never NULL: an empty cell does not match)."""
     t = _text(condition.column)
     if condition.in_ is not None:
-        test = f"{t} IN ({', '.join(literal(v) for v in condition.in_)})"
+        test = listed_sql(t, condition.in_)
     elif condition.not_in is not None:
-        test = f"{t} NOT IN ({', '.join(literal(v) for v in condition.not_in)})"
+        test = f"NOT {listed_sql(t, condition.not_in)}"
     else:
         test = f"try_cast({t} AS DOUBLE) {condition.op} {condition.value!r}"
     return f"coalesce({test}, false)"

@@ -100,14 +100,19 @@ def _decoded(raw: bytes) -> tuple[str, bool]:
             return raw.decode("latin-1"), True
 
 
+def _lenient_rows(text: str, delimiter: str) -> list[list[str]]:
+    """The fields of a line's first physical line, read leniently: as written, then without its quotes."""
+    line = text.split("\n", 1)[0].replace("\r", _CR)
+    return [_restored(row) for candidate in (line, line.replace('"', ""))
+            for row in csv.reader([candidate], delimiter=delimiter)]
+
+
 def _field(text: str, index: int | None, delimiter: str, width: int) -> str | None:
     """Field `index` of the line's first physical line, read leniently (without its quotes when they break the
     line's field count); None if there is none."""
     if index is None:
         return None
-    line = text.split("\n", 1)[0].replace("\r", _CR)
-    rows = [_restored(row) for candidate in (line, line.replace('"', ""))
-            for row in csv.reader([candidate], delimiter=delimiter)]
+    rows = _lenient_rows(text, delimiter)
     row = next((r for r in rows if len(r) == width), rows[0] if rows else [])
     return (row[index].strip() or None) if index < len(row) else None
 
@@ -198,8 +203,8 @@ def _readings(text: str, indexes: list[int] | None, delimiter: str, width: int) 
     reading if it has `width` fields, else from its start and from its end."""
     if not indexes:
         return ()
-    line = text.split("\n", 1)[0].replace("\r", _CR)
-    row = _restored(next(csv.reader([line], delimiter=delimiter), []))
+    rows = _lenient_rows(text, delimiter)
+    row = rows[0] if rows else []
     extra = len(row) - width
     starts = tuple((row[i].strip() or None) if i < len(row) else None for i in indexes)
     if extra == 0:

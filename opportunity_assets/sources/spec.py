@@ -374,7 +374,6 @@ class SourceSpec(_Spec):
                         and j[key].get("period") is not None and j[key].get("entity") is None
                     if isinstance(j, dict) and key in j and not by_period:
                         raise KeyProblem.unknown(f"source.join.{i}.{key}", NOT_IN_A_JOIN[key], JOIN_KEYS)
-            for i, j in enumerate(data["join"]):
                 if isinstance(j, dict) and j.get("every_entity") is True:
                     for key in ("entity_id", "entity_name"):
                         if j.get(key) is not None:
@@ -385,8 +384,8 @@ class SourceSpec(_Spec):
                              else {"entity_name": j.get("entity_id"), **j, "grain": grain}) if isinstance(j, dict)
                             else j for j in data["join"]]
         if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
-            for key in ("period_column", "year_column", "month_column", "day_column", "known_at",
-                        *(() if data.get("long") else ("columns",))):
+            for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
+                        "week_column", "known_at", *(() if data.get("long") else ("columns",))):
                 if data.get(key) is not None:
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
                         f"got {data[key]!r}; expected no `{key}` beside `wide.period`: its periods are its columns' "
@@ -650,9 +649,10 @@ class SourceSpec(_Spec):
                                "name of a column the source reads (a column of the file keeps its name)")
 
     def _wide_keys(self) -> None:
-        """A wide source's columns are its entities' series, read as `wide.entity` and `wide.value`: a column that
-        dates the rows is none of them, the two names are no column the rows have already, and a condition or an
-        aggregate reads the two names, not an entity's column."""
+        """A wide source's columns are its series: a column that dates the rows is none of them. Columns of
+        entities are read as `wide.entity` and `wide.value`: the two names are no column the rows have already, and
+        a condition or an aggregate reads the two names, not an entity's column (columns of periods are read as a
+        period column, their values as any source's)."""
         wide = self.wide
         if wide is None:
             return

@@ -173,6 +173,8 @@ _WB = {"columns": ["2012", "2013"], "period": "year", "value": "value"}
     ({"wide": _WB, "year_column": "year"},
      "key `source.year_column`: got 'year'; expected no `year_column` beside `wide.period`"),
     ({"wide": _WB, "columns": ["value"]}, "key `source.columns`: got ['value']; expected no `columns` beside"),
+    ({"wide": _WB, "quarter_column": "q"},
+     "key `source.quarter_column`: got 'q'; expected no `quarter_column` beside `wide.period`"),
     ({"wide": _WB, "long": {"names": "indicator", "values": "v"}, "columns": ["SP.POP.TOTL"]},
      "key `source.long.values`: got 'v'; expected 'value', the name `wide.value` gives"),
     ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["indicator"]},

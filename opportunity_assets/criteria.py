@@ -39,6 +39,10 @@ from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect,
 _NAME = r"^[a-z][a-z0-9_]*$"
 
 
+_NOT_A_SHARE = frozenset({"usd", "count", "months", "days"})
+"""The metric units a share from 0 to 1 is not (each writes 0.42 in the brief as something else)."""
+
+
 class CriteriaError(ValueError):
     """A criteria pack that cannot be used; the message names the key, the value and what was expected."""
 
@@ -416,6 +420,14 @@ class CriteriaPack(_Spec):
                     close = difflib.get_close_matches(column, sorted(columns), n=1)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
                     raise _KeyProblem(f"metrics.{name}", column, self._column_expected(column, columns) + hint)
+        for name in self.metrics:
+            unit = self.metrics[name].unit
+            if unit in _NOT_A_SHARE and (bounded := self._share_of(name)) is not None:
+                from opportunity_assets.formatting import format_value
+
+                raise _KeyProblem(f"metrics.{name}.unit", unit, f"`unit: share`: {name} is {bounded}, a share from "
+                                  f"0 to 1, and `unit: {unit}` writes a share of 0.42 in the brief as "
+                                  f"{format_value(0.42, unit)!r}")
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric,

@@ -346,6 +346,27 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
         load_criteria(pack)
 
 
+def test_a_share_metric_under_a_unit_that_is_no_share_is_refused_naming_the_unit(tmp_path: Path) -> None:
+    """A share under `unit: usd` wrote a 42% late share as "$0" in the brief. A share by construction (an events
+    `share` aggregate's average, a coverage) under usd, count, months or days names `metrics.X.unit`; under `share`
+    or `number` it loads."""
+    nyc = Path(PACK).parent / "nyc_routes.yaml"
+    raw = yaml.safe_load(nyc.read_text())
+    raw["source"]["path"] = str((nyc.parent / raw["source"]["path"]).resolve())
+    for unit, written in (("usd", "$0"), ("count", "0"), ("days", "0"), ("share", None), ("number", None)):
+        raw["metrics"]["late_share_4w"]["unit"] = unit
+        (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+        if written is None:
+            load_criteria(tmp_path / "pack.yaml")
+            continue
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(tmp_path / "pack.yaml")
+        assert str(exc.value).endswith(
+            f"key `metrics.late_share_4w.unit`: got {unit!r}; expected `unit: share`: late_share_4w is the avg of "
+            f"`late_share`, an events `share` aggregate, a share from 0 to 1, and `unit: {unit}` writes a share of "
+            f"0.42 in the brief as {written!r}")
+
+
 def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_aggregates(tmp_path: Path) -> None:
     """Trial 17: `outcome.metric: film` on an events pack (ggplot2movies counted by rating and year) was told
     "expected one of source.columns [...]", a key an events pack cannot have, with no "did you mean"; so was an

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -159,6 +160,33 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
                        "'10:38:36', '11:38:36']): expected a column of dates (ISO dates or timestamps, 2015-07, "
                        "2015 Q3, 1991 W06, a bare year), or `period_format` naming how the dates are written (e.g. "
                        "'%b-%Y' for Mar-2018)")
+
+
+def test_a_period_column_of_day_numbers_names_the_query_that_dates_them(tmp_path: Path) -> None:
+    """Trial 18: medicaldata's covid_testing dates each test by `pan_day`, the day of the pandemic (4, 5, ... 107).
+    `period_column: pan_day` was told "not dates ... e.g. '%b-%Y' for Mar-2018": no pattern reads a count of days,
+    which has no first day; the way that reads it (a DuckDB `source.query` adding it to a date) was not named."""
+    rows = [["a", d, 5] for d in range(4, 10)]
+    for name, written in (("d.csv", None), ("d.parquet", "read_parquet")):
+        path = _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows)
+        if written:
+            duckdb.sql(f"COPY (SELECT * FROM read_csv('{tmp_path / path}')) TO '{tmp_path / name}' (FORMAT parquet)")
+        pack = _pack(tmp_path, {"path": name, "period_column": "pan_day", "grain": "day", "columns": ["level"]},
+                     _LEVELS)
+        (problem,) = check_pack(pack, today=TODAY).problems
+        reader = written or "read_csv"
+        assert problem == (
+            "key `source.period_column`: got 'pan_day'; its values are whole numbers (e.g. ['4', '5', '6']), a count "
+            "of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, which names "
+            "no first day: expected a `source.query` that adds the count to its day 0, under `format: duckdb` with "
+            f"no `path` (e.g. query: \"SELECT *, DATE '2020-01-01' + CAST(pan_day AS INTEGER) AS day FROM "
+            f"{reader}('{name}')\", day 0 being 2020-01-01, and `period_column: day`), or a column of dates"), problem
+    # months written as six digits (201501) are whole numbers too, but a pattern reads them: that is named
+    rows = [["a", f"2015{m:02d}", 5] for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"]}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
 def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.formats import describe_location, infer_format
 from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
 
 
@@ -98,6 +98,10 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
+    if not fits and src.wide is None and _counts(unparsed):
+        return (f"key `{within}.period_column`: got {column!r}; its values are whole numbers (e.g. {unparsed[:3]}), a "
+                "count of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, "
+                f"which names no first day: expected {_count_dated(pack, src, within, column)}, or a column of dates")
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -106,6 +110,33 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
             "naming how the dates are written "
             + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+def _counts(values: list[str]) -> bool:
+    """Whether periods as written are all whole numbers of up to 6 digits (`4`, `107`, `79.0`): a count of days (or
+    weeks) from a first day, as a study numbers its days (medicaldata's `pan_day`), which no date pattern reads."""
+    return bool(values) and all(re.fullmatch(r"\s*-?\d{1,6}(\.0+)?\s*", v) for v in values)
+
+
+_COUNT_READERS = {"csv": "read_csv", "parquet": "read_parquet", "jsonl": "read_json"}
+"""DuckDB's reader of each file format a `source.query` over files may name (`SourceSpec.over_files`)."""
+
+
+def _count_dated(pack: CriteriaPack, src: SourceSpec, within: str, column: str) -> str:
+    """The `source.query` that dates a count of days (`_counts`): the count added to its day 0, as a new column the
+    `period_column` then names; over the pack's own file (`format: duckdb` with no `path`), or its table."""
+    cast = f"CAST({column} AS INTEGER)" if re.fullmatch(r"[a-z_][a-z0-9_]*", column) else \
+        f'CAST("{column}" AS INTEGER)'
+    fmt = None if src.format == "postgres" or src.over_files or not src.path else \
+        infer_format(pack.path_of(src), src.format)
+    if fmt in _COUNT_READERS:
+        read, where = f"{_COUNT_READERS[fmt]}('{src.path}')", "under `format: duckdb` with no `path`"
+    elif fmt in ("duckdb", "postgres") or src.format == "postgres":
+        read, where = src.table, "beside `table`"
+    else:
+        return f"a `{within}.query` adding the count to its day 0, as a date"
+    return (f"a `{within}.query` that adds the count to its day 0, {where} (e.g. query: \"SELECT *, DATE "
+            f"'2020-01-01' + {cast} AS day FROM {read}\", day 0 being 2020-01-01, and `period_column: day`)")
 
 
 def not_years(pack: CriteriaPack, within: str) -> str:

@@ -189,6 +189,33 @@ def test_a_period_column_of_day_numbers_names_the_query_that_dates_them(tmp_path
     assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
+def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
+    """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
+    minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks
+    published", and a panel's duplicated keys), lines of one cause naming neither `period_format` nor the values."""
+    rows = [["a", d, 5] for d in range(4, 40)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows), "period_column": "pan_day",
+              "period_format": "%s", "grain": "week", "columns": ["level"], "publication_lag_days": 1}
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "level_4w": {"agg": "avg", "column": "level", "window": [0, 3]}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(1970, 1, 10))
+    assert problem.startswith("key `source.period_format`: got '%s' for column 'pan_day'; its values are no Unix "
+                              "time (e.g. ["), problem
+    assert ("seconds since 1970-01-01 UTC, '39' is 1970-01-01 00:00:39 UTC): they are whole numbers, a "
+            "count of days (or weeks, months) from a first day: expected a `source.query` that adds the count to its "
+            "day 0, under `format: duckdb` with no `path`") in problem, problem
+    # as events (the trial's tests): one line too, not each metric's `min_rows` for the weeks before 1970's first
+    events = {key: value for key, value in source.items() if key != "columns"} | {
+        "shape": "events", "aggregates": {"tests": {"agg": "count"}}}
+    counts = {"level_now": {"agg": "sum", "column": "tests", "window": [0, 1]}}
+    assert [p.split(";")[0] for p in _problems(_pack(tmp_path, events, counts), date(1970, 1, 10))] == [
+        "key `source.period_format`: got '%s' for column 'pan_day'"]
+    # real Unix seconds are read as before
+    rows = [["a", 1262304000 + 86400 * 7 * w, 5] for w in range(8)]
+    source = {**source, "path": _csv(tmp_path / "u.csv", ["id", "pan_day", "level"], rows)}
+    assert _problems(_pack(tmp_path, source, metrics), date(2010, 3, 31)) == []
+
+
 def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path: Path) -> None:
     """Trial 14: NYC's planes have `year` 2004.0 (a column of years with some missing, as R exports it). Read as
     `period_column: year` it was "not dates ... expected ... a bare year", and with `period_format: '%Y'` "none of

@@ -112,6 +112,28 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
             + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
 
 
+def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | None:
+    """A Unix `period_format` (`%s`, `unix_ms`) over values each too small for Unix time as a column of it is written
+    (`unix_time`: 9 digits' worth of seconds or more), so every row falls in 1970's first moments (or days): that key,
+    with the moment the biggest value names, and the query that dates a count of days when they are one; or None."""
+    src = spec_at(pack, within)
+    pattern, column = src.period_format, src.period_column
+    if not isinstance(pattern, str) or not is_unix(pattern) or not column:
+        return None
+    values = commonest_values(pack, within, shapes.written(column), shapes.IN_SCOPE, limit=50)
+    per_second = UNIX_SCALES[pattern]
+    if not values or not all(_number(v) and abs(float(v)) < 10**8 * per_second for v in values):
+        return None
+    biggest = max(values, key=float)
+    moment = datetime.fromtimestamp(float(biggest) / per_second, tz=UTC).replace(tzinfo=None)
+    said = (f"key `{within}.period_format`: got {pattern!r} for column {column!r}; its values are no Unix time (e.g. "
+            f"{values[:3]}: {_UNIT_NAMES[per_second]} since 1970-01-01 UTC, {biggest.strip()!r} is {moment} UTC)")
+    if _counts(values):
+        return (f"{said}: they are whole numbers, a count of days (or weeks, months) from a first day: expected "
+                f"{_count_dated(pack, src, within, column)}")
+    return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
+
+
 def _counts(values: list[str]) -> bool:
     """Whether periods as written are all whole numbers of up to 6 digits (`4`, `107`, `79.0`): a count of days (or
     weeks) from a first day, as a study numbers its days (medicaldata's `pan_day`), which no date pattern reads."""

@@ -1763,6 +1763,27 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_a_query_over_files_is_named_as_a_query_not_a_file_of_none(tmp_path: Path) -> None:
+    """Trial 18: a DuckDB `query` over files (`format: duckdb`, no `path`) was named "`source.query` of None" in the
+    warning of events that end early, and "source file <the pack's folder> lacks column(s)" for a misspelt column:
+    a file the pack never named. Each now names the query."""
+    from datetime import timedelta
+
+    days = [date(2018, 1, 1) + timedelta(days=d) for d in range(28)] + [date(2018, 1, 29)]
+    _csv(tmp_path / "e.csv", ["id", "when", "level"], [[e, d.isoformat(), 1] for d in days for e in "abc"])
+    query = "SELECT * FROM read_csv('e.csv')"
+    source = {"format": "duckdb", "query": query, "shape": "events", "grain": "week", "period_column": "when",
+              "publication_lag_days": 2, "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 2, 6), today=TODAY)
+    assert [w.split(": its events end")[0] for w in report.warnings if "its events end" in w] == [
+        f"key `source.query`: the DuckDB query {query!r} (over files in {tmp_path})"]
+    misspelt = {**source, "aggregates": {"level": {"agg": "sum", "column": "levels"}}}
+    assert _problems(_pack(tmp_path, misspelt, metrics), date(2018, 2, 6)) == [
+        "key `source.aggregates.level.column`: got 'levels'; the result of `source.query` lacks column(s) ['levels'] "
+        "(did you mean 'level' for 'levels'?); it has ['id', 'when', 'level']"]
+
+
 def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
     """Trial 13: `outcome: {window_periods: 100}` over 48 quarters of prisonLF passed check and every night ran, each
     outcome a gap in the backtest with nothing said. An outcome window longer than the history the night reads is a

@@ -522,7 +522,7 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
     if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
         return []
-    where = f"`source.query` of {src.path}" if src.query else describe_location(pack)
+    where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
     key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"

@@ -509,17 +509,18 @@ def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],
-           failed: Callable[[duckdb.Error], SourceFormatError], entity: list[str]) -> None:
+           failed: Callable[[duckdb.Error], SourceFormatError], entity: list[str], shown: str | None = None) -> None:
     """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
-    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows. An `entity`
-    column of floating-point numbers (pandas writes a whole-number column with a gap so) names a whole number as
-    an integer, `6` and not `6.0`, as a CSV or another table writes that id."""
+    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows; `shown`: how
+    a missing column's message names the relation (a query over files has no file: the pack's folder is none). An
+    `entity` column of floating-point numbers (pandas writes a whole-number column with a gap so) names a whole
+    number as an integer, `6` and not `6.0`, as a CSV or another table writes that id."""
     try:
         description = con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []
     except duckdb.Error as exc:
         raise failed(exc) from None
     present = [d[0] for d in description]
-    _require(present, needed, path)
+    _require(present, needed, shown or path)
     floats = {d[0] for d in description if str(d[1]).upper() in ("FLOAT", "DOUBLE")} & set(entity)
     cells = ", ".join((f"CASE WHEN {_q(c)} = trunc({_q(c)}) AND abs({_q(c)}) < 1e15 THEN "
                        f"CAST(CAST({_q(c)} AS BIGINT) AS VARCHAR) ELSE CAST({_q(c)} AS VARCHAR) END AS {_q(c)}")
@@ -725,7 +726,8 @@ def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed
     """A DuckDB query over files (`SourceSpec.over_files`) as the rows as text: the files it names are looked for
     in the pack's `folder`, each row numbered by its position in the query's result."""
     con.execute(f"SET file_search_path = {literal(str(folder))}")
-    _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity)
+    _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity,
+           shown=f"the result of `{within}.query`")
 
 
 def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet: str | None,

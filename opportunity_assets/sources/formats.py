@@ -820,6 +820,17 @@ _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 
 
+def _short_reason(reason: str, limit: int = 200) -> str:
+    """An engine's one-line reason, whole up to `limit` characters, else cut at its last sentence's end within
+    them, or its last word's (`...`): a reason cut mid-word loses its fix ("You might need to add explicit type
+    casts.")."""
+    if len(reason) <= limit:
+        return reason
+    head = reason[:limit]
+    end = head.rfind(". ")
+    return head[:end + 1] if end > 0 else head.rsplit(" ", 1)[0] + " ..."
+
+
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
                   exc: duckdb.Error) -> SourceFormatError:
     """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
@@ -836,8 +847,7 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
     elif isinstance(exc, duckdb.ParserException):
-        reason = _ENGINE_LABEL.sub("", first)
-        why = f"it is not valid SQL ({reason[:80]})"
+        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     else:
-        why = f"it does not run on {on} ({_ENGINE_LABEL.sub('', first)[:80]})"
+        why = f"it does not run on {on} ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on {on}")

@@ -1234,6 +1234,27 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_cause_a_problem_names_is_not_said_again_as_a_fact(tmp_path: Path) -> None:
+    """Trial 18: brexit polls' `spread` without `signed` was a problem naming `source.signed` ("49 of 127 cells the
+    night reads are negative"), then the fact "cells of 'spread' below zero (49, ...): ... list it in
+    `source.signed`", the same cause again; a `;` file's decimal commas likewise (`source.decimal_separator`, then
+    "cells such as '0,04' ... say so in ..."). The fact is for the few cells no problem names."""
+    rows = [[e, y, -2.5 - k if y % 2 else 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.signed`: 'level': 25 of 50 cells the night "
+                                                          "reads are negative, and each is quarantined: expected "
+                                                          "'level' in `source.signed` if its values may be below zero "
+                                                          "(a delay, a change), else a column of counts or amounts"]
+    assert not any("below zero (" in f for f in report.facts), report.facts
+    commas = [[e, y, f"{7 + k},5"] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {**source, "path": _csv(tmp_path / "c.csv", ["id", "year", "level"], commas)}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.decimal_separator`: got '.'"], report.problems
+    assert not any(f.startswith("cells such as") for f in report.facts), report.facts
+
+
 def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_path: Path) -> None:
     """Trial 15: the World Values Survey writes -1 for "no answer" in every question; check told the user to list
     the column in `source.signed`, which would average -1 in as an answer. A code or two repeated is now named for
@@ -1242,11 +1263,12 @@ def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "columns": ["level"]}
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
-    (fact,) = [f for f in report.facts if "below zero" in f]
-    assert fact == ("cells of 'level' below zero (45, e.g. '-1') are quarantined as negative: if its values may be "
-                    "below zero, list it in `source.signed`; but its negative cells are only '-1', 45 times: if that "
-                    "is a code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
-                    "instead (`na_values: ['NA', '-1']`): `signed` would count it as values")
+    # (45 of 140 cells: a problem naming `source.signed`, with the hint; no fact says it again, trial 18)
+    (said,) = [f for f in report.problems + report.facts if "below zero" in f]
+    assert said.endswith("'level' in `source.signed` if its values may be below zero (a delay, a change), else a "
+                         "column of counts or amounts; but its negative cells are only '-1', 45 times: if that is a "
+                         "code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
+                         "instead (`na_values: ['NA', '-1']`): `signed` would count it as values"), said
     coded = check_pack(_pack(tmp_path, {**source, "na_values": ["NA", "-1"]}, _LEVELS), as_of=date(2018, 3, 31),
                        today=TODAY)
     assert not any("below zero" in f for f in coded.facts) and coded.problems == []

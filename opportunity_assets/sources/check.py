@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -546,7 +546,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
-    if grouped is not None:
+    if grouped is not None and not written_otherwise:  # (a problem names the separator: the same cause)
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
     # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
@@ -555,7 +555,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += _negatives_unsigned(pack.source, cells) + _text_cells(columns, cells, seen)
+    facts += _negatives_unsigned(pack.source, cells, problems) + _text_cells(columns, cells, seen)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -992,13 +992,16 @@ def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
     return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
 
 
-def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:
+def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]],
+                        problems: Sequence[str] = ()) -> list[str]:
     """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
-    `_cell_problems`), how many and an example, naming `source.signed`: a temperature below zero, a loss."""
+    `_cell_problems`; a column one of `problems` names for `source.signed` is not said again), how many and an
+    example, naming `source.signed`: a temperature below zero, a loss."""
+    named = {m[1] for p in problems if (m := re.match(r"key `source\.signed`: '(.+?)': ", p))}
     negative: dict[str, list[str]] = {}
     for c in cells:
         for column, (text, problem) in c.items():
-            if problem == "negative" and column not in spec.signed and column not in spec.bounds:
+            if problem == "negative" and column not in {*spec.signed, *spec.bounds, *named}:
                 negative.setdefault(column, []).append(text)
     return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
             "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)

@@ -828,9 +828,14 @@ def _describe(error: Any) -> str:
     if error["type"] == "too_long" and (error.get("ctx") or {}).get("field_type") == "Tuple":
         return f"key `{key}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
     if error["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(str(error["loc"][-1]), _known_keys(), n=1)
+        name, section = str(error["loc"][-1]), _keys_at(tuple(error["loc"][:-1]))
+        # a name close to one of its own section's keys; only else to any key (never the name refused itself)
+        close = difflib.get_close_matches(name, [k for k in section or _known_keys() if k != name], n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
-        return f"key `{key}`: unknown key{hint}; expected only the documented keys"
+        within = ".".join(str(part) for part in error["loc"][:-1])
+        expected = f"only the keys of `{within}`: " + ", ".join(f"`{k}`" for k in section) \
+            if section and within and len(section) <= _LISTED_KEYS else "only the documented keys"
+        return f"key `{key}`: unknown key{hint}; expected {expected}"
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
     shown = error.get("input")
@@ -840,6 +845,40 @@ def _describe(error: Any) -> str:
         return f"key `{key or '(top level)'}`: {message}"
     shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+_LISTED_KEYS = 12
+"""The most keys an unknown key's message lists as its section's (a longer section, `source`, is not listed)."""
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pack models an annotation holds directly (`X`, `X | None`), not inside a list or mapping."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    if getattr(annotation, "__origin__", None) in (list, dict, tuple):
+        return []
+    return [m for arg in getattr(annotation, "__args__", ()) for m in _models_in(arg)]
+
+
+def _items_of(annotation: Any) -> Any:
+    """The type of an item of a list or a mapping an annotation holds (`list[X]`, `dict[str, X] | None`), or None."""
+    if getattr(annotation, "__origin__", None) in (list, dict):
+        return annotation.__args__[-1]
+    found = [item for arg in getattr(annotation, "__args__", ()) if (item := _items_of(arg)) is not None]
+    return found[0] if found else None
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str] | None:
+    """The keys the pack section at `loc` takes (`('omissions', 0)`: `name`, `description`, `requires`), in their
+    order, or None where the path is not one of the pack's models (a mapping of free names, a union's tag)."""
+    annotation: Any = CriteriaPack
+    for part in loc:
+        model = next((m for m in _models_in(annotation) if isinstance(part, str) and part in m.model_fields), None)
+        annotation = model.model_fields[part].annotation if model is not None else _items_of(annotation)
+        if annotation is None:
+            return None
+    keys = [k for m in _models_in(annotation) for k in m.model_fields if k != "pack_path"]
+    return list(dict.fromkeys(keys)) or None
 
 
 @functools.cache

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -159,6 +160,60 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
                        "'10:38:36', '11:38:36']): expected a column of dates (ISO dates or timestamps, 2015-07, "
                        "2015 Q3, 1991 W06, a bare year), or `period_format` naming how the dates are written (e.g. "
                        "'%b-%Y' for Mar-2018)")
+
+
+def test_a_period_column_of_day_numbers_names_the_query_that_dates_them(tmp_path: Path) -> None:
+    """Trial 18: medicaldata's covid_testing dates each test by `pan_day`, the day of the pandemic (4, 5, ... 107).
+    `period_column: pan_day` was told "not dates ... e.g. '%b-%Y' for Mar-2018": no pattern reads a count of days,
+    which has no first day; the way that reads it (a DuckDB `source.query` adding it to a date) was not named."""
+    rows = [["a", d, 5] for d in range(4, 10)]
+    for name, written in (("d.csv", None), ("d.parquet", "read_parquet")):
+        path = _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows)
+        if written:
+            duckdb.sql(f"COPY (SELECT * FROM read_csv('{tmp_path / path}')) TO '{tmp_path / name}' (FORMAT parquet)")
+        pack = _pack(tmp_path, {"path": name, "period_column": "pan_day", "grain": "day", "columns": ["level"]},
+                     _LEVELS)
+        (problem,) = check_pack(pack, today=TODAY).problems
+        reader = written or "read_csv"
+        assert problem == (
+            "key `source.period_column`: got 'pan_day'; its values are whole numbers (e.g. ['4', '5', '6']), a count "
+            "of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, which names "
+            "no first day: expected a `source.query` that adds the count to its day 0, under `format: duckdb` with "
+            f"no `path` (e.g. query: \"SELECT *, DATE '2020-01-01' + CAST(pan_day AS INTEGER) AS day FROM "
+            f"{reader}('{name}')\", day 0 being 2020-01-01, and `period_column: day`), or a column of dates"), problem
+    # months written as six digits (201501) are whole numbers too, but a pattern reads them: that is named
+    rows = [["a", f"2015{m:02d}", 5] for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"]}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
+
+
+def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
+    """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
+    minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks
+    published", and a panel's duplicated keys), lines of one cause naming neither `period_format` nor the values."""
+    rows = [["a", d, 5] for d in range(4, 40)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows), "period_column": "pan_day",
+              "period_format": "%s", "grain": "week", "columns": ["level"], "publication_lag_days": 1}
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "level_4w": {"agg": "avg", "column": "level", "window": [0, 3]}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(1970, 1, 10))
+    assert problem.startswith("key `source.period_format`: got '%s' for column 'pan_day'; its values are no Unix "
+                              "time (e.g. ["), problem
+    assert ("seconds since 1970-01-01 UTC, '39' is 1970-01-01 00:00:39 UTC): they are whole numbers, a "
+            "count of days (or weeks, months) from a first day: expected a `source.query` that adds the count to its "
+            "day 0, under `format: duckdb` with no `path`") in problem, problem
+    # as events (the trial's tests): one line too, not each metric's `min_rows` for the weeks before 1970's first
+    events = {key: value for key, value in source.items() if key != "columns"} | {
+        "shape": "events", "aggregates": {"tests": {"agg": "count"}}}
+    counts = {"level_now": {"agg": "sum", "column": "tests", "window": [0, 1]}}
+    assert [p.split(";")[0] for p in _problems(_pack(tmp_path, events, counts), date(1970, 1, 10))] == [
+        "key `source.period_format`: got '%s' for column 'pan_day'"]
+    # real Unix seconds are read as before
+    rows = [["a", 1262304000 + 86400 * 7 * w, 5] for w in range(8)]
+    source = {**source, "path": _csv(tmp_path / "u.csv", ["id", "pan_day", "level"], rows)}
+    assert _problems(_pack(tmp_path, source, metrics), date(2010, 3, 31)) == []
 
 
 def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path: Path) -> None:
@@ -1179,6 +1234,27 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_cause_a_problem_names_is_not_said_again_as_a_fact(tmp_path: Path) -> None:
+    """Trial 18: brexit polls' `spread` without `signed` was a problem naming `source.signed` ("49 of 127 cells the
+    night reads are negative"), then the fact "cells of 'spread' below zero (49, ...): ... list it in
+    `source.signed`", the same cause again; a `;` file's decimal commas likewise (`source.decimal_separator`, then
+    "cells such as '0,04' ... say so in ..."). The fact is for the few cells no problem names."""
+    rows = [[e, y, -2.5 - k if y % 2 else 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.signed`: 'level': 25 of 50 cells the night "
+                                                          "reads are negative, and each is quarantined: expected "
+                                                          "'level' in `source.signed` if its values may be below zero "
+                                                          "(a delay, a change), else a column of counts or amounts"]
+    assert not any("below zero (" in f for f in report.facts), report.facts
+    commas = [[e, y, f"{7 + k},5"] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {**source, "path": _csv(tmp_path / "c.csv", ["id", "year", "level"], commas)}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.decimal_separator`: got '.'"], report.problems
+    assert not any(f.startswith("cells such as") for f in report.facts), report.facts
+
+
 def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_path: Path) -> None:
     """Trial 15: the World Values Survey writes -1 for "no answer" in every question; check told the user to list
     the column in `source.signed`, which would average -1 in as an answer. A code or two repeated is now named for
@@ -1187,11 +1263,12 @@ def test_a_negative_code_repeated_in_a_column_names_na_values_beside_signed(tmp_
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "columns": ["level"]}
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
-    (fact,) = [f for f in report.facts if "below zero" in f]
-    assert fact == ("cells of 'level' below zero (45, e.g. '-1') are quarantined as negative: if its values may be "
-                    "below zero, list it in `source.signed`; but its negative cells are only '-1', 45 times: if that "
-                    "is a code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
-                    "instead (`na_values: ['NA', '-1']`): `signed` would count it as values")
+    # (45 of 140 cells: a problem naming `source.signed`, with the hint; no fact says it again, trial 18)
+    (said,) = [f for f in report.problems + report.facts if "below zero" in f]
+    assert said.endswith("'level' in `source.signed` if its values may be below zero (a delay, a change), else a "
+                         "column of counts or amounts; but its negative cells are only '-1', 45 times: if that is a "
+                         "code for a missing number (a survey's \"no answer\"), list it in `source.na_values` "
+                         "instead (`na_values: ['NA', '-1']`): `signed` would count it as values"), said
     coded = check_pack(_pack(tmp_path, {**source, "na_values": ["NA", "-1"]}, _LEVELS), as_of=date(2018, 3, 31),
                        today=TODAY)
     assert not any("below zero" in f for f in coded.facts) and coded.problems == []
@@ -1706,6 +1783,27 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
     sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
+
+
+def test_a_query_over_files_is_named_as_a_query_not_a_file_of_none(tmp_path: Path) -> None:
+    """Trial 18: a DuckDB `query` over files (`format: duckdb`, no `path`) was named "`source.query` of None" in the
+    warning of events that end early, and "source file <the pack's folder> lacks column(s)" for a misspelt column:
+    a file the pack never named. Each now names the query."""
+    from datetime import timedelta
+
+    days = [date(2018, 1, 1) + timedelta(days=d) for d in range(28)] + [date(2018, 1, 29)]
+    _csv(tmp_path / "e.csv", ["id", "when", "level"], [[e, d.isoformat(), 1] for d in days for e in "abc"])
+    query = "SELECT * FROM read_csv('e.csv')"
+    source = {"format": "duckdb", "query": query, "shape": "events", "grain": "week", "period_column": "when",
+              "publication_lag_days": 2, "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 2, 6), today=TODAY)
+    assert [w.split(": its events end")[0] for w in report.warnings if "its events end" in w] == [
+        f"key `source.query`: the DuckDB query {query!r} (over files in {tmp_path})"]
+    misspelt = {**source, "aggregates": {"level": {"agg": "sum", "column": "levels"}}}
+    assert _problems(_pack(tmp_path, misspelt, metrics), date(2018, 2, 6)) == [
+        "key `source.aggregates.level.column`: got 'levels'; the result of `source.query` lacks column(s) ['levels'] "
+        "(did you mean 'level' for 'levels'?); it has ['id', 'when', 'level']"]
 
 
 def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:

@@ -322,6 +322,28 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)
 
 
+def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) -> None:
+    """Trial 18: a hard filter pasted under `omissions` was told "key `omissions.0.metric`: unknown key (did you mean
+    `metric`?)": the "did you mean" was drawn from every key of every section, so it offered the very name refused.
+    It is now drawn from the keys that section takes, which the message lists."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    raw["omissions"][0].update({"metric": "sales_3m", "op": ">=", "value": 5})
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert "key `omissions.0.metric`: unknown key; expected only the keys of `omissions.0`: `name`, `description`, " \
+        "`requires`" in str(exc.value), str(exc.value)
+    assert "did you mean `metric`" not in str(exc.value) and "did you mean `op`" not in str(exc.value)
+    raw["omissions"][0] = {"name": "x", "description": "y", "require": ["sales_3m"]}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert "key `omissions.0.require`: unknown key (did you mean `requires`?); expected only the keys of " \
+        "`omissions.0`" in str(exc.value), str(exc.value)
+
+
 def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) -> None:
     """A bird-strike pack's `coverage_12m >= 90` (a percent for a share): every entity failed the filter, the night
     had no candidate and check said ok. An events `share` aggregate's average is a share too; a bound any share

@@ -525,6 +525,22 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
         assert problem == expected
 
 
+def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_end(tmp_path: Path) -> None:
+    """Trial 18: `DATE '2020-03-01' + (pan_day - 1)` (a date plus a BIGINT) was told "(No function matches the given
+    name and argument types '+(DATE, BIGINT)'. You mig)": the reason cut at 80 characters, mid-word, losing
+    DuckDB's own fix ("add explicit type casts"). A reason is now cut at a sentence's or a word's end, and kept
+    whole up to 200 characters."""
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    query = "SELECT *, DATE '2020-03-01' + CAST(year AS BIGINT) AS day FROM txhousing"
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    assert problem == (
+        f"key `source.query`: got {query[:80]!r}; it does not run on txhousing.duckdb (No function matches the given "
+        "name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts.): expected a SELECT "
+        "that runs on txhousing.duckdb"), problem
+
+
 def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:
     """Trial 10: `query: "SELECT * FROM flights;"`, as a SQL console writes it, was "not valid SQL (syntax error at
     or near \";\")": the read wraps the query in a SELECT of its own. Its ending `;` is taken off; a second statement

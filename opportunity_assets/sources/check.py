@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ from opportunity_assets.sources.check_periods import (
     published_unparsed,
     spec_at,
     undated_at_fault,
+    unix_time_of_no_time,
     written_periods,
 )
 from opportunity_assets.sources.check_values import (
@@ -471,11 +472,15 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(f"key `source.grain`: got {src.grain!r}; every row of {column} falls on the first day of a "
                         "month, month after month: expected `grain: month` for a column of months (a finer grain "
                         "puts every row on the 1st, and windows of days between them find nothing)")
-    if many_duplicated and swapped is None:
+    # every row in 1970's first moments: their duplicated keys and windows past the history are that, again
+    no_time = unix_time_of_no_time(pack)
+    if many_duplicated and swapped is None and no_time is None:
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
-    if snapshot.history.height:
+    if no_time is not None:
+        problems.append(no_time)
+    elif snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
         grain = pack.grain
         beyond = [(name, spec) for name, spec in pack.metrics.items()
@@ -541,7 +546,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = next((w for w in written if _GROUPED.match(w)), None)
-    if grouped is not None:
+    if grouped is not None and not written_otherwise:  # (a problem names the separator: the same cause)
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
     # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
@@ -550,7 +555,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += _negatives_unsigned(pack.source, cells) + _text_cells(columns, cells, seen)
+    facts += _negatives_unsigned(pack.source, cells, problems) + _text_cells(columns, cells, seen)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -719,6 +724,9 @@ column of text, duplicated keys)."""
 
 _FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .* falls (on the first day of a|in a) ")
 """`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
+_NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for column .*; its values are no Unix time ")
+"""`source.period_format`'s line for Unix time over small numbers (`unix_time_of_no_time`): every row in 1970's
+first moments, so every window but the latest finds nothing."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
@@ -750,13 +758,15 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
     unknown traced back to it) is said once. A column of text that metrics read (`_metrics_of_text`) leaves them gaps
     ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it again. Rows of no period (a
-    `year_column` of titles) leave a short history: windows past it say it again."""
+    `year_column` of titles) leave a short history: windows past it say it again; so do rows all read into 1970's
+    first moments (`_NO_UNIX_TIME`)."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
     past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems)
-    # a grain finer than the rows' (months read by the day): every window between their dates finds nothing
-    first_days = any(_FINER_THAN_ROWS.match(p) for p in problems)
+    # a grain finer than the rows' (months read by the day), or every row in 1970's first moments (Unix time over
+    # a count of days): every window between their dates finds nothing
+    first_days = any(_FINER_THAN_ROWS.match(p) or _NO_UNIX_TIME.match(p) for p in problems)
     kept = [p for p in problems if not (quarantining and check_candidates.says_rows_mended(p))
             and not ((m := _GAP_OF.search(p)) and m[1] in past and p.startswith(("key `required_inputs.",
                                                                                 "key `hard_filters.")))
@@ -982,13 +992,16 @@ def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
     return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
 
 
-def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]]) -> list[str]:
+def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]],
+                        problems: Sequence[str] = ()) -> list[str]:
     """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
-    `_cell_problems`), how many and an example, naming `source.signed`: a temperature below zero, a loss."""
+    `_cell_problems`; a column one of `problems` names for `source.signed` is not said again), how many and an
+    example, naming `source.signed`: a temperature below zero, a loss."""
+    named = {m[1] for p in problems if (m := re.match(r"key `source\.signed`: '(.+?)': ", p))}
     negative: dict[str, list[str]] = {}
     for c in cells:
         for column, (text, problem) in c.items():
-            if problem == "negative" and column not in spec.signed and column not in spec.bounds:
+            if problem == "negative" and column not in {*spec.signed, *spec.bounds, *named}:
                 negative.setdefault(column, []).append(text)
     return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
             "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)

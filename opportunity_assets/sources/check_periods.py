@@ -18,7 +18,7 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.formats import describe_location, infer_format
 from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
 
 
@@ -98,6 +98,10 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
+    if not fits and src.wide is None and _counts(unparsed):
+        return (f"key `{within}.period_column`: got {column!r}; its values are whole numbers (e.g. {unparsed[:3]}), a "
+                "count of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, "
+                f"which names no first day: expected {_count_dated(pack, src, within, column)}, or a column of dates")
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -106,6 +110,55 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
             "naming how the dates are written "
             + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | None:
+    """A Unix `period_format` (`%s`, `unix_ms`) over values each too small for Unix time as a column of it is written
+    (`unix_time`: 9 digits' worth of seconds or more), so every row falls in 1970's first moments (or days): that key,
+    with the moment the biggest value names, and the query that dates a count of days when they are one; or None."""
+    src = spec_at(pack, within)
+    pattern, column = src.period_format, src.period_column
+    if not isinstance(pattern, str) or not is_unix(pattern) or not column:
+        return None
+    values = commonest_values(pack, within, shapes.written(column), shapes.IN_SCOPE, limit=50)
+    per_second = UNIX_SCALES[pattern]
+    if not values or not all(_number(v) and abs(float(v)) < 10**8 * per_second for v in values):
+        return None
+    biggest = max(values, key=float)
+    moment = datetime.fromtimestamp(float(biggest) / per_second, tz=UTC).replace(tzinfo=None)
+    said = (f"key `{within}.period_format`: got {pattern!r} for column {column!r}; its values are no Unix time (e.g. "
+            f"{values[:3]}: {_UNIT_NAMES[per_second]} since 1970-01-01 UTC, {biggest.strip()!r} is {moment} UTC)")
+    if _counts(values):
+        return (f"{said}: they are whole numbers, a count of days (or weeks, months) from a first day: expected "
+                f"{_count_dated(pack, src, within, column)}")
+    return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
+
+
+def _counts(values: list[str]) -> bool:
+    """Whether periods as written are all whole numbers of up to 6 digits (`4`, `107`, `79.0`): a count of days (or
+    weeks) from a first day, as a study numbers its days (medicaldata's `pan_day`), which no date pattern reads."""
+    return bool(values) and all(re.fullmatch(r"\s*-?\d{1,6}(\.0+)?\s*", v) for v in values)
+
+
+_COUNT_READERS = {"csv": "read_csv", "parquet": "read_parquet", "jsonl": "read_json"}
+"""DuckDB's reader of each file format a `source.query` over files may name (`SourceSpec.over_files`)."""
+
+
+def _count_dated(pack: CriteriaPack, src: SourceSpec, within: str, column: str) -> str:
+    """The `source.query` that dates a count of days (`_counts`): the count added to its day 0, as a new column the
+    `period_column` then names; over the pack's own file (`format: duckdb` with no `path`), or its table."""
+    cast = f"CAST({column} AS INTEGER)" if re.fullmatch(r"[a-z_][a-z0-9_]*", column) else \
+        f'CAST("{column}" AS INTEGER)'
+    fmt = None if src.format == "postgres" or src.over_files or not src.path else \
+        infer_format(pack.path_of(src), src.format)
+    if fmt in _COUNT_READERS:
+        read, where = f"{_COUNT_READERS[fmt]}('{src.path}')", "under `format: duckdb` with no `path`"
+    elif fmt in ("duckdb", "postgres") or src.format == "postgres":
+        read, where = src.table, "beside `table`"
+    else:
+        return f"a `{within}.query` adding the count to its day 0, as a date"
+    return (f"a `{within}.query` that adds the count to its day 0, {where} (e.g. query: \"SELECT *, DATE "
+            f"'2020-01-01' + {cast} AS day FROM {read}\", day 0 being 2020-01-01, and `period_column: day`)")
 
 
 def not_years(pack: CriteriaPack, within: str) -> str:
@@ -469,7 +522,7 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
     if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
         return []
-    where = f"`source.query` of {src.path}" if src.query else describe_location(pack)
+    where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
     key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"

@@ -509,17 +509,18 @@ def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _typed(con: duckdb.DuckDBPyConnection, relation: str, path: Path, needed: list[str],
-           failed: Callable[[duckdb.Error], SourceFormatError], entity: list[str]) -> None:
+           failed: Callable[[duckdb.Error], SourceFormatError], entity: list[str], shown: str | None = None) -> None:
     """A typed relation (Parquet, a DuckDB table or query) as text columns, numbered from 2 as if under a header
-    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows. An `entity`
-    column of floating-point numbers (pandas writes a whole-number column with a gap so) names a whole number as
-    an integer, `6` and not `6.0`, as a CSV or another table writes that id."""
+    line. `failed`: the one-line problem, naming its pack key, when the relation cannot give its rows; `shown`: how
+    a missing column's message names the relation (a query over files has no file: the pack's folder is none). An
+    `entity` column of floating-point numbers (pandas writes a whole-number column with a gap so) names a whole
+    number as an integer, `6` and not `6.0`, as a CSV or another table writes that id."""
     try:
         description = con.execute(f"SELECT * FROM {relation} LIMIT 0").description or []
     except duckdb.Error as exc:
         raise failed(exc) from None
     present = [d[0] for d in description]
-    _require(present, needed, path)
+    _require(present, needed, shown or path)
     floats = {d[0] for d in description if str(d[1]).upper() in ("FLOAT", "DOUBLE")} & set(entity)
     cells = ", ".join((f"CASE WHEN {_q(c)} = trunc({_q(c)}) AND abs({_q(c)}) < 1e15 THEN "
                        f"CAST(CAST({_q(c)} AS BIGINT) AS VARCHAR) ELSE CAST({_q(c)} AS VARCHAR) END AS {_q(c)}")
@@ -725,7 +726,8 @@ def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed
     """A DuckDB query over files (`SourceSpec.over_files`) as the rows as text: the files it names are looked for
     in the pack's `folder`, each row numbered by its position in the query's result."""
     con.execute(f"SET file_search_path = {literal(str(folder))}")
-    _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity)
+    _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity,
+           shown=f"the result of `{within}.query`")
 
 
 def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet: str | None,
@@ -818,6 +820,17 @@ _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 
 
+def _short_reason(reason: str, limit: int = 200) -> str:
+    """An engine's one-line reason, whole up to `limit` characters, else cut at its last sentence's end within
+    them, or its last word's (`...`): a reason cut mid-word loses its fix ("You might need to add explicit type
+    casts.")."""
+    if len(reason) <= limit:
+        return reason
+    head = reason[:limit]
+    end = head.rfind(". ")
+    return head[:end + 1] if end > 0 else head.rsplit(" ", 1)[0] + " ..."
+
+
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
                   exc: duckdb.Error) -> SourceFormatError:
     """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
@@ -834,8 +847,7 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
     elif isinstance(exc, duckdb.ParserException):
-        reason = _ENGINE_LABEL.sub("", first)
-        why = f"it is not valid SQL ({reason[:80]})"
+        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     else:
-        why = f"it does not run on {on} ({_ENGINE_LABEL.sub('', first)[:80]})"
+        why = f"it does not run on {on} ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on {on}")

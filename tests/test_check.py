@@ -16,6 +16,7 @@ import pytest
 from opportunity_assets.cli import main
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.check import check_pack
+from resources.source import read_snapshot
 from tests.test_shapes import TODAY, _csv, _history, _pack
 
 _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
@@ -162,25 +163,31 @@ def test_a_period_column_of_times_of_day_says_its_values_are_not_dates(tmp_path:
                        "'%b-%Y' for Mar-2018)")
 
 
-def test_a_period_column_of_day_numbers_names_the_query_that_dates_them(tmp_path: Path) -> None:
+def test_a_period_column_of_day_numbers_names_the_format_that_reads_them(tmp_path: Path) -> None:
     """Trial 18: medicaldata's covid_testing dates each test by `pan_day`, the day of the pandemic (4, 5, ... 107).
-    `period_column: pan_day` was told "not dates ... e.g. '%b-%Y' for Mar-2018": no pattern reads a count of days,
-    which has no first day; the way that reads it (a DuckDB `source.query` adding it to a date) was not named."""
-    rows = [["a", d, 5] for d in range(4, 10)]
+    `period_column: pan_day` was told "not dates ... e.g. '%b-%Y' for Mar-2018", and nothing in YAML read a count
+    of days. Check names `period_format: '<unit> since <day 0>'` (CF conventions' time units), which reads them,
+    from CSV and Parquet alike (a Parquet column of integers, a CSV's `79.0` as pandas writes a column with gaps)."""
+    rows = [["a", d, 5] for d in range(4, 10)] + [["a", "12.0", 6]]
     for name, written in (("d.csv", None), ("d.parquet", "read_parquet")):
         path = _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows)
         if written:
-            duckdb.sql(f"COPY (SELECT * FROM read_csv('{tmp_path / path}')) TO '{tmp_path / name}' (FORMAT parquet)")
-        pack = _pack(tmp_path, {"path": name, "period_column": "pan_day", "grain": "day", "columns": ["level"]},
-                     _LEVELS)
-        (problem,) = check_pack(pack, today=TODAY).problems
-        reader = written or "read_csv"
-        assert problem == (
-            "key `source.period_column`: got 'pan_day'; its values are whole numbers (e.g. ['4', '5', '6']), a count "
-            "of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, which names "
-            "no first day: expected a `source.query` that adds the count to its day 0, under `format: duckdb` with "
-            f"no `path` (e.g. query: \"SELECT *, DATE '2020-01-01' + CAST(pan_day AS INTEGER) AS day FROM "
-            f"{reader}('{name}')\", day 0 being 2020-01-01, and `period_column: day`), or a column of dates"), problem
+            duckdb.sql(f"COPY (SELECT id, CAST(CAST(pan_day AS DOUBLE) AS INTEGER) AS pan_day, level FROM "
+                       f"read_csv('{tmp_path / path}')) TO '{tmp_path / name}' (FORMAT parquet)")
+        source = {"path": name, "period_column": "pan_day", "grain": "day", "columns": ["level"],
+                  "publication_lag_days": 0}
+        (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+        assert re.fullmatch(re.escape(
+            "key `source.period_format`: got none for column 'pan_day'; its values are whole numbers (e.g. [@]), a "
+            "count of days (or weeks, hours) from a first day, not dates: expected the count's unit and its day 0, "
+            "`period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01; units ['seconds', 'minutes', "
+            "'hours', 'days', 'weeks']), or a column of dates").replace("@", "'[0-9.]+'(, '[0-9.]+'){2}"),
+            problem), problem
+        counted = _pack(tmp_path, {**source, "period_format": "days since 2020-02-29"}, _LEVELS)
+        assert check_pack(counted, date(2020, 3, 12), today=TODAY).problems == []
+        snapshot = read_snapshot(counted, date(2020, 3, 12), today=TODAY)
+        assert snapshot.anchor_period == date(2020, 3, 12)  # day 12 of the count: 2020-02-29 + 12 days
+        assert sorted(snapshot.history["period"].to_list()) == [date(2020, 3, d) for d in (4, 5, 6, 7, 8, 9, 12)]
     # months written as six digits (201501) are whole numbers too, but a pattern reads them: that is named
     rows = [["a", f"2015{m:02d}", 5] for m in range(1, 7)]
     source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
@@ -202,8 +209,8 @@ def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> 
     assert problem.startswith("key `source.period_format`: got '%s' for column 'pan_day'; its values are no Unix "
                               "time (e.g. ["), problem
     assert ("seconds since 1970-01-01 UTC, '39' is 1970-01-01 00:00:39 UTC): they are whole numbers, a "
-            "count of days (or weeks, months) from a first day: expected a `source.query` that adds the count to its "
-            "day 0, under `format: duckdb` with no `path`") in problem, problem
+            "count of days (or weeks, hours) from a first day: expected the count's unit and its day 0, "
+            "`period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01)") in problem, problem
     # as events (the trial's tests): one line too, not each metric's `min_rows` for the weeks before 1970's first
     events = {key: value for key, value in source.items() if key != "columns"} | {
         "shape": "events", "aggregates": {"tests": {"agg": "count"}}}

@@ -1264,6 +1264,35 @@ def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)
 
 
+def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_names_the_key(tmp_path: Path) -> None:
+    """Trial 18: a study's day numbers (`pan_day`: 4, 5, ... 107) had no YAML reading. `period_format: '<unit> since
+    <moment>'`, as CF conventions write time units, reads a count (whole or decimal, `79.0` as pandas writes a
+    column with gaps) as that moment plus the count: events by the week from day numbers, and hours the same as
+    days. A unit of no fixed length (months) or a moment that is no date is refused at load naming the key; a
+    count in another unit names it too."""
+    rows = [["a", str(d), 1] for d in range(1, 50)] + [["a", "50.0", 1]]
+    name = _csv(tmp_path / "d.csv", ["id", "pan_day", "level"], rows)
+    source = {"path": name, "shape": "events", "period_column": "pan_day", "grain": "week",
+              "period_format": "days since 2020-02-29", "aggregates": {"level": {"agg": "count"}},
+              "publication_lag_days": 0}
+    days = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "level"}})
+    assert check_pack(days, as_of=date(2020, 4, 19), today=TODAY).problems == []
+    by_week = sorted((period, value) for period, _, value in _history(days, date(2020, 4, 19), "a"))
+    # day 1 is Sunday 2020-03-01 (week of 24 February: one test); days 2..8 the next ISO week; day 50 is 2020-04-19
+    assert by_week[:2] == [("2020-02-24", 1.0), ("2020-03-02", 7.0)] and by_week[-1] == ("2020-04-13", 7.0), by_week
+    hours = _csv(tmp_path / "h.csv", ["id", "pan_day", "level"], [[e, str(float(d) * 24), v] for e, d, v in rows])
+    in_hours = _pack(tmp_path, {**source, "path": hours, "period_format": "hours since 2020-02-29 00:00"},
+                     {"level_now": {"agg": "sum", "column": "level"}})
+    assert sorted((period, value) for period, _, value in _history(in_hours, date(2020, 4, 19), "a")) == by_week
+    for written, said in (("months since 2020-01-01", "expected a count's unit, one of ['seconds', 'minutes', "
+                           "'hours', 'days', 'weeks'] (`months` has no fixed length or is none)"),
+                          ("days since 2020-02-30", "expected the first moment as an ISO date or time with no zone "
+                           "('2020-02-30' is none)")):
+        with pytest.raises(CriteriaError) as caught:
+            _pack(tmp_path, {**source, "period_format": written}, _LEVELS)
+        assert f"key `source.period_format`: got {written!r}; {said}" in str(caught.value), str(caught.value)
+
+
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
     """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
     column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding

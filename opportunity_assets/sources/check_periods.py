@@ -18,8 +18,17 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location, infer_format
-from opportunity_assets.sources.spec import DECIMAL_YEAR, UNIX_SCALES, UNIX_TIME, SourceSpec, is_named, is_unix
+from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.spec import (
+    DECIMAL_YEAR,
+    SINCE_UNITS,
+    UNIX_SCALES,
+    UNIX_TIME,
+    SourceSpec,
+    is_named,
+    is_unix,
+    since,
+)
 
 
 def _two_digit_years(within: str, column: str, alone: bool) -> str:
@@ -99,9 +108,11 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
     if not fits and src.wide is None and _counts(unparsed):
-        return (f"key `{within}.period_column`: got {column!r}; its values are whole numbers (e.g. {unparsed[:3]}), a "
-                "count of days (or weeks, months) from a first day, not dates: no `period_format` reads a count, "
-                f"which names no first day: expected {_count_dated(pack, src, within, column)}, or a column of dates")
+        given = repr(src.period_format) if src.period_format else "none"
+        return (f"key `{within}.period_format`: got {given} for column {column!r}; its values are whole numbers (e.g. "
+                f"{unparsed[:3]}), a count of days (or weeks, hours) from a first day, not dates: expected the "
+                "count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01; "
+                f"units {list(SINCE_UNITS)}), or a column of dates")
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -115,7 +126,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
 def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | None:
     """A Unix `period_format` (`%s`, `unix_ms`) over values each too small for Unix time as a column of it is written
     (`unix_time`: 9 digits' worth of seconds or more), so every row falls in 1970's first moments (or days): that key,
-    with the moment the biggest value names, and the query that dates a count of days when they are one; or None."""
+    with the moment the biggest value names, and the pattern that reads a count of days when they are one; or
+    None."""
     src = spec_at(pack, within)
     pattern, column = src.period_format, src.period_column
     if not isinstance(pattern, str) or not is_unix(pattern) or not column:
@@ -129,8 +141,8 @@ def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | No
     said = (f"key `{within}.period_format`: got {pattern!r} for column {column!r}; its values are no Unix time (e.g. "
             f"{values[:3]}: {_UNIT_NAMES[per_second]} since 1970-01-01 UTC, {biggest.strip()!r} is {moment} UTC)")
     if _counts(values):
-        return (f"{said}: they are whole numbers, a count of days (or weeks, months) from a first day: expected "
-                f"{_count_dated(pack, src, within, column)}")
+        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day: expected "
+                "the count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01)")
     return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
 
 
@@ -138,27 +150,6 @@ def _counts(values: list[str]) -> bool:
     """Whether periods as written are all whole numbers of up to 6 digits (`4`, `107`, `79.0`): a count of days (or
     weeks) from a first day, as a study numbers its days (medicaldata's `pan_day`), which no date pattern reads."""
     return bool(values) and all(re.fullmatch(r"\s*-?\d{1,6}(\.0+)?\s*", v) for v in values)
-
-
-_COUNT_READERS = {"csv": "read_csv", "parquet": "read_parquet", "jsonl": "read_json"}
-"""DuckDB's reader of each file format a `source.query` over files may name (`SourceSpec.over_files`)."""
-
-
-def _count_dated(pack: CriteriaPack, src: SourceSpec, within: str, column: str) -> str:
-    """The `source.query` that dates a count of days (`_counts`): the count added to its day 0, as a new column the
-    `period_column` then names; over the pack's own file (`format: duckdb` with no `path`), or its table."""
-    cast = f"CAST({column} AS INTEGER)" if re.fullmatch(r"[a-z_][a-z0-9_]*", column) else \
-        f'CAST("{column}" AS INTEGER)'
-    fmt = None if src.format == "postgres" or src.over_files or not src.path else \
-        infer_format(pack.path_of(src), src.format)
-    if fmt in _COUNT_READERS:
-        read, where = f"{_COUNT_READERS[fmt]}('{src.path}')", "under `format: duckdb` with no `path`"
-    elif fmt in ("duckdb", "postgres") or src.format == "postgres":
-        read, where = src.table, "beside `table`"
-    else:
-        return f"a `{within}.query` adding the count to its day 0, as a date"
-    return (f"a `{within}.query` that adds the count to its day 0, {where} (e.g. query: \"SELECT *, DATE "
-            f"'2020-01-01' + {cast} AS day FROM {read}\", day 0 being 2020-01-01, and `period_column: day`)")
 
 
 def not_years(pack: CriteriaPack, within: str) -> str:
@@ -303,12 +294,26 @@ def unix_time(value: str, per_second: int = 1) -> datetime | None:
     return moment if 1800 <= moment.year <= 2999 else None
 
 
+def _counted(value: str, counted: tuple[int, datetime]) -> datetime | None:
+    """The moment a count from a first moment names (`spec.since`), as `shapes` reads it, or None."""
+    if not re.fullmatch(r"-?\d{1,7}(\.\d*)?", value.strip()):
+        return None
+    per_unit, origin = counted
+    try:
+        moment = origin + timedelta(seconds=round(float(value) * per_unit, 6))
+    except OverflowError:
+        return None
+    return moment if 1800 <= moment.year <= 2999 else None
+
+
 def _parses(value: str, pattern: str) -> bool:
     """Whether `pattern` reads `value` as a date the source layer keeps (years 1800-2999, as `shapes.date_sql`)."""
     if is_unix(pattern):
         return unix_time(value, UNIX_SCALES[pattern]) is not None
     if pattern == DECIMAL_YEAR:
         return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
+    if (counted := since(pattern)) is not None:
+        return _counted(value, counted) is not None
     try:
         return 1800 <= datetime.strptime(value, pattern).year <= 2999
     except ValueError:

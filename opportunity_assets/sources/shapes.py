@@ -17,6 +17,7 @@ names its value columns after the pack's `columns`.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import ROW, literal
@@ -31,6 +32,7 @@ from opportunity_assets.sources.spec import (
     LongSpec,
     SourceSpec,
     is_unix,
+    since,
 )
 from opportunity_assets.text import MAX_NAME
 
@@ -79,6 +81,7 @@ def _strptime_sql(text: str, pattern: str | list[str]) -> str:
     """SQL for the TIMESTAMP a text names by a strptime pattern, or by the first of a list that parses it."""
     patterns = [pattern] if isinstance(pattern, str) else pattern
     parsed = [_unix_time_sql(text, UNIX_SCALES[p]) if is_unix(p) else _decimal_year_sql(text) if p == DECIMAL_YEAR
+              else _since_sql(text, counted) if (counted := since(p)) is not None
               else _two_digit_year_sql(f"try_strptime({text}, {literal(p)})", p) for p in patterns]
     return parsed[0] if len(parsed) == 1 else f"coalesce({', '.join(parsed)})"
 
@@ -102,6 +105,17 @@ def _unix_time_sql(text: str, per_second: int) -> str:
     units = f"try_cast({text} AS DOUBLE)"
     return f"CASE WHEN regexp_full_match({text}, '-?[0-9]{{1,{digits}}}(\\.[0-9]*)?') " \
            f"THEN make_timestamp(CAST(round({units} * {10**6 / per_second!r}) AS BIGINT)) END"
+
+
+def _since_sql(text: str, counted: tuple[int, datetime]) -> str:
+    """SQL for the TIMESTAMP a count of units from a first moment names (`since`: `107` days since 2020-02-29 is
+    2020-06-15), or NULL: a number, whole or decimal (`79.0`, as a column with gaps is exported), within 10 million
+    units, so that no count in the wrong unit overflows."""
+    per_unit, origin = counted
+    count = f"try_cast(trim({text}) AS DOUBLE)"
+    return (f"CASE WHEN regexp_full_match(trim({text}), '-?[0-9]{{1,7}}(\\.[0-9]*)?') THEN "
+            f"TIMESTAMP '{origin.isoformat(sep=' ')}' + to_microseconds(CAST(round({count} * {per_unit * 10**6}) "
+            "AS BIGINT)) END")
 
 
 def _decimal_year_sql(text: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -207,14 +207,47 @@ time series index is exported: read as the day that fraction of the year reaches
 month's (k/12) and quarter's (k/4) index falls in its own period whatever the exported precision."""
 
 
+SINCE_UNITS: dict[str, int] = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
+"""The units a count from a first moment may be in, and their seconds (fixed lengths only: a month has none)."""
+_SINCE = re.compile(r"(\w+) since (.+)")
+
+
+def since(pattern: str) -> tuple[int, datetime] | None:
+    """A `period_format` of a count from a first moment, as CF conventions write time units (`'days since
+    2020-02-29'`, `'hours since 1970-01-01 00:00'`): the count's seconds per unit and the moment of 0 (day 1 is
+    2020-03-01 there); None for another pattern or a malformed one (`since_problem` says why)."""
+    found = _SINCE.fullmatch(pattern.strip())
+    if found is None or found[1] not in SINCE_UNITS:
+        return None
+    try:
+        origin = datetime.fromisoformat(found[2].strip())
+    except ValueError:
+        return None
+    return (SINCE_UNITS[found[1]], origin) if origin.tzinfo is None else None
+
+
+def since_problem(pattern: str) -> str | None:
+    """Why a `period_format` written as a count from a first moment (`<unit> since <date>`) is none, or None (it is
+    one, or no such pattern)."""
+    found = _SINCE.fullmatch(pattern.strip())
+    if found is None or since(pattern) is not None:
+        return None
+    if found[1] not in SINCE_UNITS:
+        return (f"a count's unit, one of {list(SINCE_UNITS)} (`{found[1]}` has no fixed length or is none), as "
+                "'days since 2020-02-29'")
+    return (f"the first moment as an ISO date or time with no zone ({found[2].strip()!r} is none), as 'days since "
+            "2020-02-29' or 'hours since 1970-01-01 00:00' (the count 0 is that moment)")
+
+
 def is_unix(pattern: str) -> bool:
     """Whether a `period_format` reads Unix time (`UNIX_SCALES`) rather than by strptime."""
     return pattern in UNIX_SCALES
 
 
 def is_named(pattern: str) -> bool:
-    """Whether a `period_format` names a way of writing time (Unix time, a decimal year), not a strptime pattern."""
-    return is_unix(pattern) or pattern == DECIMAL_YEAR
+    """Whether a `period_format` names a way of writing time (Unix time, a decimal year, a count from a first
+    moment), not a strptime pattern."""
+    return is_unix(pattern) or pattern == DECIMAL_YEAR or since(pattern) is not None
 
 
 def _directives(pattern: str) -> set[str]:
@@ -313,8 +346,9 @@ class SourceSpec(_Spec):
     period_format: str | list[str] | None = None
     """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
     than one way (`['%Y-%m-%d', '%B %d %Y']`): the first pattern that parses a value reads it. Unix time has its
-    own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...), as has a decimal year
-    (`DECIMAL_YEAR`: 1981.25, R's time index)."""
+    own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...), as have a decimal year
+    (`DECIMAL_YEAR`: 1981.25, R's time index) and a count from a first moment (`since`: `'days since 2020-02-29'`
+    reads a study's day numbers)."""
     year_column: str | None = None
     month_column: str | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
@@ -513,6 +547,8 @@ class SourceSpec(_Spec):
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
         if self.period_format and not self.period_column:
             raise _problem("period_format", self.period_format, "a `period_column` to parse")
+        if (problem := next(filter(None, map(since_problem, self.period_patterns)), None)) is not None:
+            raise _problem("period_format", self.period_format, problem)
         if any(UNIX_TIME in p and p != UNIX_TIME for p in self.period_patterns):
             raise _problem("period_format", self.period_format, "'%s' by itself for Unix time (seconds since "
                            "1970-01-01 UTC, 1469278482): it reads a whole cell, with no other text or directive")

@@ -1293,6 +1293,37 @@ def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_nam
         assert f"key `source.period_format`: got {written!r}; {said}" in str(caught.value), str(caught.value)
 
 
+def test_a_quiet_period_under_published_column_is_a_count_of_zero_once_the_feed_has_reached_it(
+        tmp_path: Path) -> None:
+    """Trial 18: brexit polls as events by pollster and week, each known on its `published_column` date. A week in
+    which a pollster published nothing was a gap for the default lag's 30 days (`publication_lag_days` cannot be set
+    beside `published_column`), so a 4-week count over a quiet week was unknown, blamed on `min_rows`. A period with
+    no event of an entity is known empty once the feed has published any event of that period or a later one; not
+    before (point in time), and a later poll of that week, published later, is counted from then on."""
+    weeks = ["2016-05-02", "2016-05-09", "2016-05-16", "2016-05-23", "2016-05-30"]
+    rows = [["b", day, "2016-05-25" if day == "2016-05-16" else day, 1] for day in weeks] + [
+        ["a", day, day, 1] for day in weeks if day != "2016-05-16"]
+    rows.append(["a", "2016-05-16", "2016-06-10", 1])  # a's poll of the quiet week, published weeks later
+    name = _csv(tmp_path / "p.csv", ["id", "enddate", "known", "x"], rows)
+    source = {"path": name, "shape": "events", "period_column": "enddate", "grain": "week",
+              "published_column": "known", "aggregates": {"polls": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "polls", "window": [0, 3]}})
+
+    def counts(as_of: date) -> dict[str, dict[str, float]]:
+        history = read_snapshot(pack, as_of, today=TODAY).history
+        return {e: {str(r["period"]): r["polls"] for r in history.filter(history["entity_id"] == e).iter_rows(
+            named=True)} for e in ("a", "b")}
+
+    assert counts(date(2016, 6, 5))["a"] == {"2016-05-02": 1.0, "2016-05-09": 1.0, "2016-05-16": 0.0,
+                                             "2016-05-23": 1.0, "2016-05-30": 1.0}
+    assert read_snapshot(pack, date(2016, 6, 5), today=TODAY).metrics.sort("entity_id")["level_now"].to_list() == [
+        3.0, 4.0]
+    # on 2016-05-20 nothing of that week or later was published yet: the week is not known, for either
+    assert "2016-05-16" not in counts(date(2016, 5, 20))["a"] and "2016-05-16" not in counts(date(2016, 5, 20))["b"]
+    assert counts(date(2016, 5, 25))["a"]["2016-05-16"] == 0.0  # b's poll of it is known: the feed reached it
+    assert counts(date(2016, 6, 12))["a"]["2016-05-16"] == 1.0  # the late poll, once it is known
+
+
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
     """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
     column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding

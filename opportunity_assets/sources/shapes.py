@@ -680,6 +680,10 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                        for n, s in src.aggregates.items())
     step = f"INTERVAL 1 {grain.name.upper()}"
     lagged = f"({grain.sql_end('g.' + PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
+    # A period without an entity's events is known empty by the lag rule, or as soon as the feed has published an
+    # event (of any entity) of that period or a later one: under `published_column` a quiet week in a window was a
+    # gap for the 30 days of the default lag (events dated by the lag rule reach no period sooner than it: the same).
+    empty = f"least({lagged}, r.__reached)"
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -694,8 +698,12 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
         ),
         grid AS (
             SELECT {ENTITY}, {NAME}, unnest(range(__first, __last + {step}, {step}))::DATE AS {PERIOD} FROM spans
+        ),
+        reached AS (
+            SELECT {PERIOD}, min(__first) OVER (ORDER BY {PERIOD} DESC ROWS UNBOUNDED PRECEDING) AS __reached
+            FROM (SELECT {PERIOD}, min({PUBLISHED}) AS __first FROM events GROUP BY {PERIOD})
         )
-        SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {lagged}) AS {PUBLISHED}, e.{ROW}, {filled},
+        SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {empty}) AS {PUBLISHED}, e.{ROW}, {filled},
                coalesce(e.{EVENTS_READ}, 0.0) AS {EVENTS_READ}, coalesce(e.{EVENTS_REPEATED}, 0.0) AS {EVENTS_REPEATED}
-        FROM grid g LEFT JOIN events e USING ({ENTITY}, {PERIOD})
-        WHERE coalesce(e.{PUBLISHED}, {lagged}) <= {AS_OF}"""
+        FROM grid g LEFT JOIN events e USING ({ENTITY}, {PERIOD}) LEFT JOIN reached r USING ({PERIOD})
+        WHERE coalesce(e.{PUBLISHED}, {empty}) <= {AS_OF}"""

@@ -12,7 +12,9 @@ can be scripted: per request, a queue of faults or answers, or a function of the
 
 from __future__ import annotations
 
+import gzip
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
+
+_WIRE = ("close", "drip", "gzip", "chunked", "sse")
+"""Actions about the wire, not the message: closed without a response, a drip, gzip, chunked, an SSE body."""
 
 RAW = "__raw_body"
 """A payload holding this key is sent as its text as it is, not as JSON (a body that is no message)."""
@@ -138,6 +143,26 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         else:
             payload["content"] = None
         return status, payload, headers, wait
+    if kind in ("400", "401", "403", "404"):  # the request itself is refused: a retry gets the same answer
+        return error(int(kind), {"400": "invalid_request_error", "401": "authentication_error",
+                                 "403": "permission_error", "404": "not_found_error"}[kind])
+    if kind == "stop":  # any stop_reason, known or not ("stop:pause_turn")
+        return message(answer(), stop_reason=arg)
+    if kind in ("tooluse", "split", "unknownblock"):  # the answer's JSON in other content blocks
+        status, payload, headers, wait = message(answer())
+        text = payload["content"][0]["text"]
+        payload["content"] = {
+            "tooluse": [{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": json.loads(text)}],
+            "split": [{"type": "text", "text": text[:10]}, {"type": "text", "text": text[10:]}],
+            "unknownblock": [{"type": "citations_delta_v9", "data": {"x": 1}}, {"type": "text", "text": text}],
+        }[kind]
+        return status, payload, headers, wait
+    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc"
+        status, payload, headers, wait = message(answer())
+        value: Any = int(arg) if arg.lstrip("-").isdigit() else arg
+        payload["usage"] = {"input_tokens": value, "output_tokens": value, "server_tool_use": {"web": 1},
+                            "service_tier": "standard", "brand_new_counter": 7}
+        return status, payload, headers, wait
     if kind in ("html", "notjson", "array"):  # a 200 that is no message at all (a proxy's page, a cut body)
         raw = {"html": "<html><body>502 Bad Gateway</body></html>", "notjson": '{"id": "msg_1", "type": "mess',
                "array": "[]"}[kind]
@@ -184,7 +209,11 @@ class FakeAnthropic:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?")[0].rstrip("/")
                 if path == "/v1/messages":
-                    status, payload, headers, wait = _respond(state, self._record(body), body)
+                    action = self._record(body)
+                    if isinstance(action, str) and action.partition(":")[0] in _WIRE:
+                        self._wire(action, body)
+                        return
+                    status, payload, headers, wait = _respond(state, action, body)
                     time.sleep(wait)
                     self._send(status, payload, headers)
                 elif path == "/v1/messages/batches":
@@ -210,6 +239,46 @@ class FakeAnthropic:
                     self._send(200, self._batch(parts[4]))
                     return
                 self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+
+            def _wire(self, action: str, body: dict[str, Any]) -> None:
+                """A normal answer sent in an unusual way on the wire (see `_WIRE`)."""
+                kind, _, arg = action.partition(":")
+                if kind == "close":  # the connection closed with no response at all
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                _, payload, _, _ = _respond(state, "ok", body)
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                if kind == "gzip":
+                    data = gzip.compress(data)
+                    self.send_header("content-encoding", "gzip")
+                if kind == "sse":  # a stream nobody asked for
+                    data = (f"event: message_start\ndata: {json.dumps({'type': 'message_start'})}\n\n"
+                            "event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n").encode()
+                    self.send_header("content-type", "text/event-stream")
+                else:
+                    self.send_header("content-type", "application/json")
+                if kind == "chunked":
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                    for at in range(0, len(data), 50):
+                        piece = data[at:at + 50]
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    if kind == "drip":  # one byte every `arg` seconds: each read is quick, the whole is not
+                        for byte in data:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(float(arg or 0.1))
+                    else:
+                        self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
 
             def _batch(self, batch_id: str) -> dict[str, Any]:
                 batch = batches[batch_id]
@@ -256,7 +325,9 @@ class FakeAnthropic:
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", or a dict answered as the JSON text."""
+        "html", "notjson", "array", "400", "401", "403", "404", "stop:<stop_reason>", "tooluse", "split",
+        "unknownblock", "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a
+        dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

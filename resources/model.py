@@ -209,6 +209,28 @@ def _error_type(body: object) -> str:
     return f" ({kind})" if isinstance(kind, str) and kind.replace("_", "").isalnum() and len(kind) <= 40 else ""
 
 
+_MOST_TOKENS = 2_000_000
+"""More input tokens than any model's context window holds: a reported count above it is no count."""
+
+
+def _count(value: object, most: int) -> int | None:
+    """A reported token count if it is one: a whole number from 0 to `most` (not a string, a bool or a float)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most else None
+
+
+def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(input, output, cache write, cache read) tokens to bill from a response's `usage`. A count that is missing
+    or no count (negative, not a whole number, more input than any context, more output than `max_tokens`
+    allows) is billed at the call's worst case (`worst`: input, output tokens) for input and output, and as
+    nothing for the cache: a server's odd report can neither make a call free or negative (which would free
+    budget for more calls) nor bill the night thousands of dollars, nor crash the arithmetic."""
+    read = [_count(getattr(usage, name, None), most) for name, most in (
+        ("input_tokens", _MOST_TOKENS), ("output_tokens", worst[1]), ("cache_creation_input_tokens", _MOST_TOKENS),
+        ("cache_read_input_tokens", _MOST_TOKENS))]
+    return (worst[0] if read[0] is None else read[0], worst[1] if read[1] is None else read[1],
+            read[2] or 0, read[3] or 0)
+
+
 def _json_objects(text: str) -> list[Any]:
     """The top-level JSON values that start with `{` in `text`, left to right."""
     decoder, found, at = json.JSONDecoder(), [], text.find("{")
@@ -361,12 +383,7 @@ class AnthropicModel(ModelResource):
         if not isinstance(message, anthropic_types().Message):
             body = "its body is not JSON" if isinstance(message, Exception) else f"a {type(message).__name__} body"
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
-        u = message.usage
-        if u is None or u.input_tokens is None or u.output_tokens is None:
-            usage = (*worst, 0, 0)
-        else:
-            usage = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens or 0,
-                     u.cache_read_input_tokens or 0)
+        usage = _billed_usage(message.usage, worst)
         if message.stop_reason == "max_tokens":
             return None, usage, "truncated answer (stop_reason max_tokens)"
         if message.stop_reason == "refusal":

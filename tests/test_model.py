@@ -150,6 +150,10 @@ FAULT_SCRIPTS = [
     (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
+    # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
+    (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
+    (["usage:99999999999"], 1, True),  # more tokens than any context holds
+    (["usage:abc"], 1, True),  # not a number: the arithmetic crashed
 ]
 """What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
 
@@ -177,8 +181,10 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
     records = log.calls
     assert [u.replayed for u in log.uses] == [False] and log.uses[0].key == records[0].key
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
-    if script[0] in ("nousage", "nullusage"):  # unreported usage is never free: the call's worst case is billed
+    if script[0] in ("nousage", "nullusage") or script[0].startswith("usage:"):
+        # unreported or unbelievable usage is never free nor unbounded: the call's worst case is billed
         assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
+        assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
 
 
 def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from opportunity_assets.cost import DEFAULT_PRICES, Prices, load_prices
 from opportunity_assets.llm.roles import Prompt
+from opportunity_assets.records import MODEL_STOPPED
 from resources.store import ResultStore
 
 if TYPE_CHECKING:
@@ -36,6 +37,18 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=BaseModel)
 
 _TRANSIENT = (408, 409, 429, 500, 502, 503, 504, 529)
+_STOPPING = {
+    401: "the API refused the key: set a valid ANTHROPIC_API_KEY (or the key the gateway at the base URL expects)",
+    403: "the key may not use this model: give the key access to it, or name another model in the pack's models",
+    404: "the API serves no such model (or no Messages API at the base URL): name a served model in the pack's "
+         "models, or fix the base URL",
+}
+"""Answers no retry and no other candidate can change: the first stops the night's calls to that model (a refused
+key: to every model), with the fix (digit-free: every number in the brief must be a stored one). Calls already in
+flight still get their own refusal (free, and at most one per worker): holding every call until a first one has
+come back would add a call's latency to every healthy night."""
+_EVERY_MODEL = ""
+"""The `_stopped` key of a stop that holds for every model (the key was refused)."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +287,8 @@ class AnthropicModel(ModelResource):
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
+    _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         import anthropic
@@ -329,6 +344,9 @@ class AnthropicModel(ModelResource):
                 self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, key, True))
             return replayed, ModelReply(replayed, stored["input_tokens"], stored["output_tokens"],
                                         stored["cache_write_tokens"], stored["cache_read_tokens"], 0.0, True, key)
+        stopped = self._stopped.get(_EVERY_MODEL) or self._stopped.get(spec.model)
+        if stopped is not None:
+            raise ModelCallFailed(f"{spec.role}: not sent; {MODEL_STOPPED}{stopped}")
         worst = self.worst_case_usd(spec)
         with self._lock:  # reserve the call's worst case: concurrent calls cannot overshoot the ceiling together
             committed = self._spent[night] + self._reserved.get(night, 0.0)
@@ -374,6 +392,17 @@ class AnthropicModel(ModelResource):
                 "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
                 "output_config": {"format": {"type": "json_schema", "schema": _answer_schema(spec.output_type)}}}
 
+    def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int) -> str:
+        """The problem line of a request the API refused; a refusal no retry can change (`_STOPPING`) also stops
+        the night's calls to that model, so the other candidates' calls fail at once with the same fix."""
+        problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
+        stop = _STOPPING.get(exc.status_code)
+        if stop is not None:
+            with self._lock:
+                self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
+            problem += f"; {MODEL_STOPPED}{stop}"
+        return problem
+
     @staticmethod
     def _read(message: Any, output_type: type[T], worst: tuple[int, int]
               ) -> tuple[T | None, tuple[int, int, int, int], str | None]:
@@ -413,8 +442,7 @@ class AnthropicModel(ModelResource):
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
-                return total.failed(f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after "
-                                    f"{total.attempts} attempt(s)")
+                return total.failed(self._refused(spec, exc, total.attempts))
             except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
                 total = total.plus_attempt()
                 if transient < self.max_retries:

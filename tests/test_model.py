@@ -23,6 +23,7 @@ from opportunity_assets.definitions import build_definitions
 from opportunity_assets.llm.models import AnalyzerJudgment
 from opportunity_assets.llm.roles import alias, load_prompt
 from opportunity_assets.records import RunState
+from opportunity_assets.text import plain
 from resources.model import AnthropicModel, CallSpec, ModelCallFailed, ModelOff
 from resources.store import ResultStore
 from tests.conftest import month_rows, write_csv, write_pack
@@ -376,3 +377,60 @@ def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Pa
         direct = [r for r in server.requests if r.path == "/v1/messages"]
     assert len(direct) == 1 and alias("town-elm") in json.dumps(direct[0].body["messages"])
     assert not [e for e in run.errors if not e.fatal]  # the retry answered
+
+
+@pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),
+                                             ("403", "give the key access to it"),
+                                             ("404", "name a served model in the pack's models")])
+def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
+        tmp_path: Path, server: FakeAnthropic, status: str, fix: str) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    server.fail_when(lambda body: True, status)
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    # No retry can change the answer: one request at most per call (the calls in flight at the first refusal), and
+    # after a refused key no other model is asked either (the 12 analyzer calls in flight, then the brief's run).
+    assert len(server.requests) <= (13 if status == "401" else 25)
+    assert run.summary.model_errors == 25 and _decisions(run) == _decisions(baseline)
+    assert run.brief is not None
+    said = [line for line in plain(run.brief.markdown).splitlines() if fix in line]
+    assert len(said) == 1 and said[0].startswith("- Model calls stopped tonight: "), run.brief.markdown
+    assert not nights_unsupported(run)
+    assert SECRET not in run.brief.markdown + json.dumps([e.error for e in run.errors])
+
+
+@pytest.mark.parametrize("status", ["401", "403", "404"])
+def test_after_a_refused_key_or_model_no_more_requests_are_sent(tmp_path: Path, server: FakeAnthropic,
+                                                                 status: str) -> None:
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: True, status)
+    said = []
+    for candidate in ("a", "b", "c"):
+        spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"),
+                        payload={"x": candidate}, output_type=AnalyzerJudgment, max_tokens=600,
+                        max_input_tokens=2500, domain="d", as_of=AS_OF, candidate_id=candidate, ceiling_usd=1.0)
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(spec, AnalyzerJudgment)
+        said.append(str(failed.value))
+    assert len(server.requests) == 1
+    assert said[0].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: " in said[0]
+    assert said[1] == said[2] == "analyzer: not sent; stopped tonight: " + said[0].split("; stopped tonight: ")[1]
+    assert SECRET not in "".join(said)
+
+
+def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: body["model"] == "claude-sonnet-5-5", "404")  # the verifier's model
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))
+    assert {e.node for e in run.errors} == {"verifier_model"} and len(run.errors) == 12
+    assert len([r for r in server.requests if r.body["model"] == "claude-sonnet-5-5"]) < 12
+    assert all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)  # the analyzer answered
+    assert run.brief is not None and run.brief.markdown.count("Model calls stopped tonight") == 1
+
+
+def nights_unsupported(run: RunState) -> list[str]:
+    """Numbers in the brief's run summary that are neither a count of the night nor part of a name."""
+    assert run.brief is not None
+    summary = run.brief.markdown.split("## Run summary", 1)[1]
+    return re.findall(r"HTTP \d+|\b[45]\d\d\b", summary)

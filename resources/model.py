@@ -49,6 +49,8 @@ flight still get their own refusal (free, and at most one per worker): holding e
 come back would add a call's latency to every healthy night."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
+_SCHEMA_IN_PROMPT = ("Answer with exactly one JSON object and nothing else: no prose, no code fence. It must match "
+                     "this JSON schema:\n")
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,9 @@ class AnthropicModel(ModelResource):
     _timer: threading.Timer | None = PrivateAttr(default=None)
     _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
+    _schema_config: bool | None = PrivateAttr(default=None)
+    """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
+    (a 400) and answered with the schema in the prompt instead."""
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         import anthropic
@@ -301,7 +306,11 @@ class AnthropicModel(ModelResource):
         return True
 
     def mode_line(self) -> str:
-        return "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
+        line = "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
+        if self._schema_config is False:
+            line += ("; the server refused the JSON-schema output config, so the schema was asked in the prompt "
+                     "and code validated every answer against it")
+        return line
 
     def knowledge_cutoff(self) -> date:
         return date.fromisoformat(self.knowledge_cutoff_date)
@@ -385,17 +394,27 @@ class AnthropicModel(ModelResource):
         return log
 
     @staticmethod
-    def _params(spec: CallSpec) -> dict[str, Any]:
-        """One Messages request: the shared system prompt cached, the payload as JSON, a JSON-schema answer."""
-        return {"model": spec.model, "max_tokens": spec.max_tokens,
-                "system": [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}],
+    def _params(spec: CallSpec, schema_in_prompt: bool = False) -> dict[str, Any]:
+        """One Messages request: the shared system prompt cached, the payload as JSON, a JSON-schema answer. For a
+        server that refuses the output config, the schema is asked for in a second system block instead: the
+        answer is validated against it by code either way (`answer_json`)."""
+        schema = _answer_schema(spec.output_type)
+        system = [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}]
+        if schema_in_prompt:
+            return {"model": spec.model, "max_tokens": spec.max_tokens,
+                    "system": [*system, {"type": "text", "text": _SCHEMA_IN_PROMPT + json.dumps(schema)}],
+                    "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}]}
+        return {"model": spec.model, "max_tokens": spec.max_tokens, "system": system,
                 "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
-                "output_config": {"format": {"type": "json_schema", "schema": _answer_schema(spec.output_type)}}}
+                "output_config": {"format": {"type": "json_schema", "schema": schema}}}
 
-    def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int) -> str:
-        """The problem line of a request the API refused; a refusal no retry can change (`_STOPPING`) also stops
-        the night's calls to that model, so the other candidates' calls fail at once with the same fix."""
+    def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
+        """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the
+        prompt); a refusal no retry can change (`_STOPPING`) also stops the night's calls to that model, so the
+        other candidates' calls fail at once with the same fix."""
         problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
+        if exc.status_code == 400 and fell_back:
+            problem += ", also with the schema in the prompt instead of the output config"
         stop = _STOPPING.get(exc.status_code)
         if stop is not None:
             with self._lock:
@@ -431,18 +450,22 @@ class AnthropicModel(ModelResource):
         assert self._client is not None, "setup_for_execution was not run"
         total = _Attempted[T](None, (0, 0, 0, 0), 0.0, 0, None)
         transient = 0
+        in_prompt, fell_back = self._schema_config is False, False
         while True:
             try:
-                message: Any = self._client.messages.create(**self._params(spec))
+                message: Any = self._client.messages.create(**self._params(spec, in_prompt))
             except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:  # a 200 whose body is no JSON
                 message = exc
             except anthropic.APIStatusError as exc:
                 total = total.plus_attempt()
+                if exc.status_code == 400 and not in_prompt and self._schema_config is not True:
+                    in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
+                    continue
                 if exc.status_code in _TRANSIENT and transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
-                return total.failed(self._refused(spec, exc, total.attempts))
+                return total.failed(self._refused(spec, exc, total.attempts, fell_back))
             except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
                 total = total.plus_attempt()
                 if transient < self.max_retries:
@@ -452,6 +475,8 @@ class AnthropicModel(ModelResource):
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
             answer, usage, problem = self._read(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
+            if isinstance(message, anthropic_types().Message) and self._schema_config is None:
+                self._schema_config = not in_prompt  # the server answered: it takes the output config, or not
             if problem is None:
                 return total.answered(answer)
             if bad_output_retries <= 0:
@@ -487,7 +512,7 @@ class AnthropicModel(ModelResource):
         assert self._client is not None
         try:
             batch = self._client.messages.batches.create(
-                requests=[{"custom_id": f"c{i}", "params": self._params(spec)}  # type: ignore[typeddict-item]
+                requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
                           for i, (spec, _) in enumerate(items)])
             deadline = time.monotonic() + self.batch_timeout_s
             while batch.processing_status != "ended":

@@ -36,8 +36,17 @@ def estimate_tokens(text: str) -> int:
 
 
 def _schema_title(request: dict[str, Any]) -> str:
+    """The answer schema's title: from the output config, or else from a schema the system prompt holds."""
     fmt = (request.get("output_config") or {}).get("format") or {}
-    return str((fmt.get("schema") or {}).get("title", ""))
+    if fmt:
+        return str((fmt.get("schema") or {}).get("title", ""))
+    system = request.get("system") or []
+    last = system if isinstance(system, str) else (system[-1].get("text", "") if system else "")
+    try:
+        schema, _ = json.JSONDecoder().raw_decode(last[last.find('{"'):])
+    except json.JSONDecodeError:
+        return ""
+    return str(schema.get("title", "")) if isinstance(schema, dict) else ""
 
 
 def default_answer(request: dict[str, Any]) -> dict[str, Any]:

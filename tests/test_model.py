@@ -429,6 +429,32 @@ def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, serve
     assert run.brief is not None and run.brief.markdown.count("Model calls stopped tonight") == 1
 
 
+def test_a_server_that_refuses_the_output_config_is_asked_for_the_schema_in_the_prompt(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: "output_config" in body, "400")  # a gateway or an older compatible server
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))
+    assert not run.errors and all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)
+    # Noticed at the first refusal: only the analyzer calls already in flight, and the brief run's first call, were
+    # refused; every verifier call went with the schema in the prompt at once.
+    configured = [r.body for r in server.requests if "output_config" in r.body]
+    assert len(configured) <= 13 and {b["model"] for b in configured} == {"claude-haiku-5-5"}
+    prompted = [r.body for r in server.requests if "output_config" not in r.body]
+    assert len(prompted) == 25 and all('"title": "' in b["system"][-1]["text"] for b in prompted)
+    assert run.model_checks.startswith("on") and "refused the JSON-schema output config" in run.model_checks
+
+
+def test_a_schema_in_the_prompt_is_still_validated_by_code(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    server.fail_when(lambda body: "output_config" in body, "400")
+    server.answer_with("VerifierJudgment", lambda r: {"findings": "all CONFIRMED", "status": "CONFIRMED"})
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert {e.node for e in run.errors} == {"verifier_model"}
+    assert all("answer does not match the schema" in e.error for e in run.errors)
+    assert _decisions(run) == _decisions(baseline)
+
+
 def nights_unsupported(run: RunState) -> list[str]:
     """Numbers in the brief's run summary that are neither a count of the night nor part of a name."""
     assert run.brief is not None

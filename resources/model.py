@@ -18,6 +18,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date
@@ -246,6 +247,37 @@ def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int,
             read[2] or 0, read[3] or 0)
 
 
+def _deadline_client(seconds: float) -> Any:
+    """The SDK's HTTP client with every response's body bounded in time as a whole. httpx's read timeout bounds
+    each read, so a server that drips a byte a second held a call (and the night) as long as it liked."""
+    import anthropic
+    import httpx2 as httpx  # the HTTP client this SDK is built on
+
+    class Deadline(httpx.SyncByteStream):
+        def __init__(self, body: httpx.SyncByteStream, until: float) -> None:
+            self._body, self._until = body, until
+
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in self._body:
+                if time.monotonic() > self._until:
+                    raise httpx.ReadTimeout(f"the response took more than {seconds:g} s in all")
+                yield chunk
+
+        def close(self) -> None:
+            self._body.close()
+
+    class Bounded(httpx.HTTPTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            until = time.monotonic() + seconds
+            response = super().handle_request(request)
+            assert isinstance(response.stream, httpx.SyncByteStream)
+            response.stream = Deadline(response.stream, until)
+            return response
+
+    return anthropic.DefaultHttpxClient(transport=Bounded(limits=httpx.Limits(max_connections=1000,
+                                                                              max_keepalive_connections=100)))
+
+
 def _json_objects(text: str) -> list[Any]:
     """The top-level JSON values that start with `{` in `text`, left to right."""
     decoder, found, at = json.JSONDecoder(), [], text.find("{")
@@ -264,7 +296,8 @@ class AnthropicModel(ModelResource):
     api_key: str | None = Field(default=None, repr=False,
                                 description="Set from EnvVar('ANTHROPIC_API_KEY') at wiring time; never printed.")
     base_url: str | None = Field(default=None, description="Anthropic-compatible endpoint; default the SDK's.")
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, description="Longest wait for any read, and for one whole "
+                                                                 "response, first byte to last.")
     max_retries: int = Field(default=2, ge=0, le=5, description="Retries of transient HTTP errors (code-owned).")
     max_retry_after_s: float = Field(default=10.0, ge=0, description="Cap on any retry-after wait.")
     knowledge_cutoff_date: str = Field(default="2025-06-01",
@@ -299,7 +332,8 @@ class AnthropicModel(ModelResource):
         import anthropic
 
         self._client = anthropic.Anthropic(api_key=self.api_key or "no-key-needed-by-this-gateway",
-                                           base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+                                           base_url=self.base_url, timeout=self.timeout_s, max_retries=0,
+                                           http_client=_deadline_client(self.timeout_s))
         self._prices = load_prices(self.prices_path)
 
     def enabled(self) -> bool:

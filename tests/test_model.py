@@ -8,8 +8,10 @@ is never stored or logged.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -198,6 +200,22 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
     with pytest.raises(ModelCallFailed, match="APITimeoutError"):
         model.complete(spec, AnalyzerJudgment)
     assert len(server.requests) == 2
+
+
+def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server, timeout_s=0.5, max_retries=1)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+    server.script("drip:0.05", "drip:0.05")  # a byte every 0.05 s: no read waits long, the whole takes 15 s
+    started = time.monotonic()
+    with pytest.raises(ModelCallFailed, match="APITimeoutError after 2 attempt"):
+        model.complete(spec, AnalyzerJudgment)
+    assert time.monotonic() - started < 3 and len(server.requests) == 2
+    for body in ("gzip", "chunked", "close"):  # other wire shapes: read as the message, or retried as a connection
+        server.script(body, "ok")
+        assert model.complete(dataclasses.replace(spec, candidate_id=body), AnalyzerJudgment)[0].assumptions
 
 
 def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, server: FakeAnthropic) -> None:

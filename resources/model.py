@@ -217,6 +217,25 @@ def answer_json(text: str, output_type: type[T]) -> T | str:
         return f"answer does not match the schema ({exc.error_count()} error(s))"
 
 
+def _answer_in(content: object, output_type: type[T]) -> T | str:
+    """The answer in a message's content blocks, or why there is none: the text blocks' text (`answer_json`), or
+    else the input of its one `tool_use` block (a gateway that turns the output schema into a tool). The SDK builds
+    a message without validating it, so content of another shape (a string, blocks without text) is read as what
+    it holds, never trusted to have the declared attributes."""
+    blocks = content if isinstance(content, list) else []
+    text = "".join(b.text for b in blocks if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None),
+                                                                                              str))
+    answer = answer_json(text, output_type)
+    tools = [b.input for b in blocks if getattr(b, "type", None) == "tool_use" and isinstance(getattr(b, "input", None),
+                                                                                               dict)]
+    if not isinstance(answer, str) or len(tools) != 1:
+        return answer
+    try:
+        return output_type.model_validate(tools[0])
+    except ValidationError as exc:
+        return f"answer does not match the schema ({exc.error_count()} error(s))"
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
@@ -470,11 +489,20 @@ class AnthropicModel(ModelResource):
             return None, usage, "truncated answer (stop_reason max_tokens)"
         if message.stop_reason == "refusal":
             return None, usage, "refusal"
-        text = "".join(block.text for block in message.content or () if block.type == "text")
-        answer = answer_json(text, output_type)
+        answer = _answer_in(message.content, output_type)
         if isinstance(answer, str):
             return None, usage, answer
         return answer, usage, None
+
+    @classmethod
+    def _read_safely(cls, message: Any, output_type: type[T], worst: tuple[int, int]
+                     ) -> tuple[T | None, tuple[int, int, int, int], str | None]:
+        """`_read`, and a response it could not read (a field of a type no API sends) is a bad answer billed at the
+        worst case: what a server answers never raises past the call."""
+        try:
+            return cls._read(message, output_type, worst)
+        except Exception as exc:
+            return None, (*worst, 0, 0), f"the response could not be read ({type(exc).__name__})"
 
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
@@ -507,7 +535,7 @@ class AnthropicModel(ModelResource):
                     time.sleep(self._wait(None, transient))
                     continue
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
-            answer, usage, problem = self._read(message, output_type, (spec.max_input_tokens, spec.max_tokens))
+            answer, usage, problem = self._read_safely(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
             if isinstance(message, anthropic_types().Message) and self._schema_config is None:
                 self._schema_config = not in_prompt  # the server answered: it takes the output config, or not
@@ -531,7 +559,7 @@ class AnthropicModel(ModelResource):
         prices = self._prices or load_prices(self.prices_path)
         if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
             return self._call(spec, output_type, bad_output_retries=0)
-        answer, usage, problem = self._read(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
+        answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
         batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
         if problem is None:
             return batched.answered(answer)

@@ -166,6 +166,10 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
             "unknownblock": [{"type": "citations_delta_v9", "data": {"x": 1}}, {"type": "text", "text": text}],
         }[kind]
         return status, payload, headers, wait
+    if kind == "content":  # the message's content as scripted JSON ("content:[{\"type\": \"text\"}]")
+        status, payload, headers, wait = message(answer())
+        payload["content"] = json.loads(arg)
+        return status, payload, headers, wait
     if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc"
         status, payload, headers, wait = message(answer())
         value: Any = int(arg) if arg.lstrip("-").isdigit() else arg
@@ -335,8 +339,8 @@ class FakeAnthropic:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
         "html", "notjson", "array", "400", "401", "403", "404", "stop:<stop_reason>", "tooluse", "split",
-        "unknownblock", "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a
-        dict answered as the JSON text."""
+        "unknownblock", "content:<JSON>", "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip",
+        "chunked", "sse"; or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

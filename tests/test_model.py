@@ -153,6 +153,13 @@ FAULT_SCRIPTS = [
     (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
+    # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
+    (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
+    (["split"], 1, True),  # the JSON across two text blocks
+    (["unknownblock"], 1, True),  # a block type this SDK does not know, before the text
+    (['content:"the answer as a bare string"', "ok"], 2, True),  # crashed: 'str' object has no attribute 'type'
+    (['content:[{"type": "text"}]', "ok"], 2, True),  # a text block without text crashed the join
+    (['content:[{"type": "tool_use", "id": "t", "name": "a", "input": {"assumptions": 5}}]', "ok"], 2, True),
     # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds

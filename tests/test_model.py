@@ -485,3 +485,37 @@ def nights_unsupported(run: RunState) -> list[str]:
     assert run.brief is not None
     summary = run.brief.markdown.split("## Run summary", 1)[1]
     return re.findall(r"HTTP \d+|\b[45]\d\d\b", summary)
+
+
+def test_what_a_model_writes_cannot_stop_the_night_or_become_the_briefs_markup(tmp_path: Path,
+                                                                              server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = {v.candidate_id: v.status for v in _night(tmp_path / "off", ModelOff(), pack).verifications}
+    # A skeptic's finding with a number the store does not hold became the verification's reason, which the brief
+    # shows: its numbers_in_store check then stopped the whole night. With markup, it was the brief's markup too.
+    evil = ("Inventory may rise 37% in 11 months.\n\n## Act on these\n- **FAKE** <script>alert(1)</script> "
+            "[click](http://evil.example) \x1b[31m\u202e")
+    server.answer_with("VerifierJudgment", lambda r: {"findings": [
+        {"check": "assumptions", "cites": "numbers.inventory_3m", "finding": evil[:400], "effect": "uncertain"}],
+        "fatal_assumption": "Inventory stays low."})
+    server.answer_with("BriefWording", lambda r: {"lines": [
+        {"candidate_id": c["candidate_id"], "text": "Call <b>now</b>\n## Owned [here](http://evil.example)"}
+        for c in json.loads(r["messages"][0]["content"])["candidates"]]})
+    server.answer_with("AnalyzerJudgment", lambda r: {"assumptions": ["a" * 1_000_000], "red_flags": ["Z"]})
+    run = _night(tmp_path, _model(tmp_path, server), pack)  # NightFailed before: numbers not in store: 37%, ...
+    assert run.brief is not None
+    markdown_ = run.brief.markdown
+    assert [line for line in markdown_.splitlines() if line.startswith("#")] == [
+        markdown_.splitlines()[0], "## Act on these", "## Needs your judgment", "## Run summary"]
+    assert "<script" not in markdown_ and "<b>" not in markdown_ and not re.search(r"(?<!\\)\]\(http", markdown_)
+    assert "37%" not in markdown_ and "\x1b" not in markdown_ and "\u202e" not in markdown_
+    assert "The skeptic model doubts numbers.inventory_3m" in markdown_
+    # The model's own words stay in its finding, stored for people; the verdicts only went down.
+    assert all(v.model_findings[0].finding.startswith("Inventory may rise 37%") for v in run.verifications)
+    downgraded = {"CONFIRMED": "UNCERTAIN", "UNCERTAIN": "UNCERTAIN", "REJECTED": "REJECTED"}
+    assert {v.candidate_id: v.status for v in run.verifications} == {
+        c: downgraded[s] for c, s in baseline.items()}
+    # A 1 MB assumption is no answer (the schema bounds each item): an error record, not a megabyte in the store.
+    assert {e.node for e in run.errors} == {"analyzer_model"} and len(run.errors) == 12
+    assert max(len(a) for an in run.analyses for a in an.assumptions) < 1000

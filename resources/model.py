@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -593,8 +594,13 @@ class AnthropicModel(ModelResource):
                     waiting.set_result(f"batch failed: {type(exc).__name__}")
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
+        """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,
+        not NaN, which time.sleep refuses with a ValueError that escaped the call), else exponential backoff;
+        either way from 0 to `max_retry_after_s`."""
         try:
-            asked = float(retry_after) if retry_after is not None else 0.5 * 2 ** (retry - 1)
+            asked = float(retry_after) if retry_after is not None else math.nan
         except ValueError:
+            asked = math.nan
+        if math.isnan(asked):
             asked = 0.5 * 2 ** (retry - 1)
         return min(max(asked, 0.0), self.max_retry_after_s)

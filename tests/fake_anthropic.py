@@ -176,6 +176,9 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         payload["usage"] = {"input_tokens": value, "output_tokens": value, "server_tool_use": {"web": 1},
                             "service_tier": "standard", "brand_new_counter": 7}
         return status, payload, headers, wait
+    if kind == "raw":  # any status, content type and body: "raw:200|application/json|null"
+        status_text, content_type, raw_body = arg.split("|", 2)
+        return int(status_text), {RAW: raw_body}, {"content-type": content_type} if content_type else {}, 0.0
     if kind in ("html", "notjson", "array"):  # a 200 that is no message at all (a proxy's page, a cut body)
         raw = {"html": "<html><body>502 Bad Gateway</body></html>", "notjson": '{"id": "msg_1", "type": "mess',
                "array": "[]"}[kind]
@@ -339,8 +342,8 @@ class FakeAnthropic:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
         "html", "notjson", "array", "400", "401", "403", "404", "stop:<stop_reason>", "tooluse", "split",
-        "unknownblock", "content:<JSON>", "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip",
-        "chunked", "sse"; or a dict answered as the JSON text."""
+        "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>", or on the wire
+        "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

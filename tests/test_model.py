@@ -136,6 +136,7 @@ def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, 
 
 FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
+    (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
     (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
     (["500", "ok"], 2, True),
     (["truncate", "ok"], 2, True),  # truncated once: one retry of bad output

@@ -237,6 +237,15 @@ def _answer_in(content: object, output_type: type[T]) -> T | str:
         return f"answer does not match the schema ({exc.error_count()} error(s))"
 
 
+def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
+    """A stored answer to replay, if it still is one: an answer stored under an older, looser schema (a longer
+    assumption than the schema now takes) is asked for again rather than raised out of the call."""
+    try:
+        return None if stored is None else output_type.model_validate_json(stored["response"])
+    except ValidationError:
+        return None
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
@@ -400,9 +409,9 @@ class AnthropicModel(ModelResource):
         key = self.cache_key(spec)
         night = (spec.domain, spec.as_of)
         self._night(*night)
-        if not self.refresh and key in self._cache:
-            stored = self._cache[key]
-            replayed = output_type.model_validate_json(stored["response"])
+        stored = None if self.refresh else self._cache.get(key)
+        replayed = _stored_answer(stored, output_type)
+        if stored is not None and replayed is not None:
             with self._lock:
                 self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, key, True))
             return replayed, ModelReply(replayed, stored["input_tokens"], stored["output_tokens"],

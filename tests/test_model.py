@@ -198,6 +198,20 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
 
 
+def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path: Path,
+                                                                      server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+    model.complete(spec, AnalyzerJudgment)
+    stored = model._cache[model.cache_key(spec)]  # as an older, looser schema stored it: a 5000-char assumption
+    model._cache[model.cache_key(spec)] = {**stored, "response": json.dumps({"assumptions": ["x" * 5000]})}
+    answer, reply = model.complete(spec, AnalyzerJudgment)  # raised ValidationError before
+    assert not reply.replayed and answer.assumptions and len(server.requests) == 2
+
+
 def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:
     model = _model(tmp_path, server, timeout_s=0.3, max_retries=1)
     model.setup_for_execution(dg.build_init_resource_context())

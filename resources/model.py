@@ -237,6 +237,51 @@ def _answer_in(content: object, output_type: type[T]) -> T | str:
         return f"answer does not match the schema ({exc.error_count()} error(s))"
 
 
+def _streamed_message(body: object) -> Any:
+    """The message an event stream carries, when a server streamed though no stream was asked for (the SDK then
+    hands back the body's text); any other body as it is. The events are read as the Messages API streams them:
+    the message's start, its content blocks in text and JSON pieces, then its stop reason and output usage. A
+    stream that does not add up to a message stays text: no message."""
+    if not isinstance(body, str) or "data:" not in body:
+        return body
+    message: dict[str, Any] | None = None
+    blocks: dict[int, dict[str, Any]] = {}
+    for line in body.splitlines():
+        event: Any
+        try:
+            event = json.loads(line[5:]) if line.startswith("data:") else None
+        except json.JSONDecodeError:
+            continue
+        kind, index = (event.get("type"), event.get("index")) if isinstance(event, dict) else (None, None)
+        if kind == "message_start" and isinstance(event.get("message"), dict):
+            message = dict(event["message"])
+        elif kind == "content_block_start" and isinstance(index, int) and isinstance(event.get("content_block"), dict):
+            blocks[index] = dict(event["content_block"])
+        elif kind == "content_block_delta" and index in blocks:
+            delta, block = event.get("delta"), blocks[index]
+            for piece in ("text", "partial_json"):
+                if isinstance(delta, dict) and isinstance(delta.get(piece), str):
+                    block[piece] = str(block.get(piece) or "") + delta[piece]
+        elif kind == "message_delta" and message is not None:
+            delta = event.get("delta")
+            message.update({k: v for k, v in (delta.items() if isinstance(delta, dict) else ())
+                            if k in ("stop_reason", "stop_sequence")})
+            if isinstance(event.get("usage"), dict) and isinstance(message.get("usage"), dict):
+                message["usage"] = {**message["usage"], **event["usage"]}
+    if message is None:
+        return body
+    for block in blocks.values():
+        if block.get("type") == "tool_use" and "partial_json" in block:
+            try:
+                block["input"] = json.loads(block.pop("partial_json"))
+            except json.JSONDecodeError:
+                block.pop("input", None)
+    try:
+        return anthropic_types().Message.model_validate({**message, "content": [blocks[i] for i in sorted(blocks)]})
+    except ValidationError:
+        return body
+
+
 def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
     """A stored answer to replay, if it still is one: an answer stored under an older, looser schema (a longer
     assumption than the schema now takes) is asked for again rather than raised out of the call."""
@@ -545,6 +590,7 @@ class AnthropicModel(ModelResource):
                     time.sleep(self._wait(None, transient))
                     continue
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
+            message = _streamed_message(message)
             answer, usage, problem = self._read_safely(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
             if isinstance(message, anthropic_types().Message) and self._schema_config is None:

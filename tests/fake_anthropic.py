@@ -186,6 +186,21 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
     return message(answer(), wait=state.latency)
 
 
+def _event_stream(message: dict[str, Any]) -> str:
+    """A message as the Messages API streams it: start, one text block in pieces, the stop reason and usage."""
+    text = message["content"][0]["text"]
+    events = [{"type": "message_start", "message": {**message, "content": [], "stop_reason": None,
+                                                    "usage": {**message["usage"], "output_tokens": 1}}},
+              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+              *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[at:at + 40]}}
+                for at in range(0, len(text), 40)),
+              {"type": "content_block_stop", "index": 0}, {"type": "ping"},
+              {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+               "usage": {"output_tokens": message["usage"]["output_tokens"]}},
+              {"type": "message_stop"}]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -269,9 +284,8 @@ class FakeAnthropic:
                 if kind == "gzip":
                     data = gzip.compress(data)
                     self.send_header("content-encoding", "gzip")
-                if kind == "sse":  # a stream nobody asked for
-                    data = (f"event: message_start\ndata: {json.dumps({'type': 'message_start'})}\n\n"
-                            "event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n").encode()
+                if kind == "sse":  # the answer as a stream nobody asked for
+                    data = _event_stream(payload).encode()
                     self.send_header("content-type", "text/event-stream")
                 else:
                     self.send_header("content-type", "application/json")

@@ -161,6 +161,9 @@ FAULT_SCRIPTS = [
     (['content:"the answer as a bare string"', "ok"], 2, True),  # crashed: 'str' object has no attribute 'type'
     (['content:[{"type": "text"}]', "ok"], 2, True),  # a text block without text crashed the join
     (['content:[{"type": "tool_use", "id": "t", "name": "a", "input": {"assumptions": 5}}]', "ok"], 2, True),
+    # A stream nobody asked for (a gateway that always streams): the message its events carry
+    (["sse"], 1, True),  # was 'the response is not a message (a str body)', twice, then an error record
+    (['raw:200|text/event-stream|data: {"type": "message_start", "message": [1]}\n\ndata: x', "ok"], 2, True),
     # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds

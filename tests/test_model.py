@@ -271,6 +271,30 @@ def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, 
     assert f"model errors {len(model_errors)}" in run.brief.markdown
 
 
+def test_other_servers_answers_mid_night_leave_error_records_or_answers_and_a_whole_brief(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+
+    def about(town_id: str, title: str):  # type: ignore[no-untyped-def]
+        return lambda body: (alias(town_id) in json.dumps(body["messages"])
+                             and body["output_config"]["format"]["schema"]["title"] == title)
+
+    server.fail_when(about("town-alder", "AnalyzerJudgment"), 'content:"a bare string"')  # crashed the candidate
+    server.fail_when(about("town-birch", "VerifierJudgment"), "usage:abc")  # crashed the candidate
+    server.fail_when(about("town-cedar", "AnalyzerJudgment"), "429:nan")  # crashed the candidate
+    server.fail_when(about("town-dogwood", "AnalyzerJudgment"), "tooluse")  # answered now
+    server.fail_when(about("town-elm", "VerifierJudgment"), "sse")  # answered now
+    server.fail_when(about("town-fir", "AnalyzerJudgment"), "usage:-99999")  # answered, billed its worst case
+    run = _night(tmp_path, _model(tmp_path, server, timeout_s=5), pack)
+    assert sorted((e.candidate_id, e.node) for e in run.errors) == [("town-alder", "analyzer_model"),
+                                                                    ("town-cedar", "analyzer_model")]
+    assert "HTTP 429 (rate_limit_error) after 3 attempt(s)" in " ".join(e.error for e in run.errors)
+    assert _decisions(run) == _decisions(baseline) and run.summary.errors == 0
+    assert run.brief is not None and "## Run summary" in run.brief.markdown and run.cost.usd > 0
+
+
 def test_a_night_whose_model_calls_all_failed_says_so_first(tmp_path: Path, server: FakeAnthropic) -> None:
     server.fail_when(lambda body: True, "refuse")
     run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))

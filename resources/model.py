@@ -282,6 +282,15 @@ def _streamed_message(body: object) -> Any:
         return body
 
 
+def _unread(exc: Exception) -> str:
+    """Why the SDK could not make a message of a 200's body, in a few words (never the body: it may echo the key)."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
+        return "its body is not JSON"
+    return f"its body could not be read ({type(exc).__name__})"
+
+
 def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
     """A stored answer to replay, if it still is one: an answer stored under an older, looser schema (a longer
     assumption than the schema now takes) is asked for again rather than raised out of the call."""
@@ -537,7 +546,7 @@ class AnthropicModel(ModelResource):
         is no message (a gateway's page) is a problem. Usage the response does not report is billed at the
         call's worst case (`worst`: input, output tokens), so the night's budget never counts it as free."""
         if not isinstance(message, anthropic_types().Message):
-            body = "its body is not JSON" if isinstance(message, Exception) else f"a {type(message).__name__} body"
+            body = _unread(message) if isinstance(message, Exception) else f"a {type(message).__name__} body"
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
         usage = _billed_usage(message.usage, worst)
         if message.stop_reason == "max_tokens":
@@ -590,6 +599,8 @@ class AnthropicModel(ModelResource):
                     time.sleep(self._wait(None, transient))
                     continue
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
+            except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
+                message = exc
             message = _streamed_message(message)
             answer, usage, problem = self._read_safely(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))

@@ -164,6 +164,8 @@ FAULT_SCRIPTS = [
     # A stream nobody asked for (a gateway that always streams): the message its events carry
     (["sse"], 1, True),  # was 'the response is not a message (a str body)', twice, then an error record
     (['raw:200|text/event-stream|data: {"type": "message_start", "message": [1]}\n\ndata: x', "ok"], 2, True),
+    # A body the SDK cannot read: nested past the recursion limit (RecursionError escaped the call and the step)
+    (["raw:200|application/json|" + "[" * 100_000 + "]" * 100_000, "ok"], 2, True),
     # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds

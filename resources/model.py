@@ -549,6 +549,8 @@ class AnthropicModel(ModelResource):
             body = _unread(message) if isinstance(message, Exception) else f"a {type(message).__name__} body"
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
         usage = _billed_usage(message.usage, worst)
+        if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too
+            return None, usage, f"an API error with status 200{_error_type({'error': getattr(message, 'error', None)})}"
         if message.stop_reason == "max_tokens":
             return None, usage, "truncated answer (stop_reason max_tokens)"
         if message.stop_reason == "refusal":

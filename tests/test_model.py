@@ -134,6 +134,10 @@ def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, 
     assert any(baseline[v.candidate_id] == "CONFIRMED" for v in run.verifications)
 
 
+ERROR_200 = ('raw:200|application/json|{"type": "error", "error": {"type": "overloaded_error", "message": '
+             f'"echoing {SECRET}"}}}}')
+"""An API error sent with status 200 (a gateway's), its message echoing the key."""
+
 FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
     (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
@@ -166,6 +170,7 @@ FAULT_SCRIPTS = [
     (['raw:200|text/event-stream|data: {"type": "message_start", "message": [1]}\n\ndata: x', "ok"], 2, True),
     # A body the SDK cannot read: nested past the recursion limit (RecursionError escaped the call and the step)
     (["raw:200|application/json|" + "[" * 100_000 + "]" * 100_000, "ok"], 2, True),
+    ([ERROR_200, ERROR_200], 2, False),  # was 'answer does not match the schema': the error is named
     # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds
@@ -190,8 +195,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         with pytest.raises(ModelCallFailed) as failed:
             model.complete(spec, AnalyzerJudgment)
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
+                ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
                 "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry"}
-        assert str(failed.value) == said.get(script[0], str(failed.value))
+        assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed
     records = log.calls

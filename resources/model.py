@@ -209,6 +209,8 @@ def answer_json(text: str, output_type: type[T]) -> T | str:
         return output_type.model_validate_json(text)
     except ValidationError as exc:
         strict = f"answer does not match the schema ({exc.error_count()} error(s))"
+    if text.strip() and "{" not in text:
+        return PROSE
     objects = [o for o in _json_objects(text) if isinstance(o, dict)]
     if len(objects) != 1:
         return strict
@@ -216,6 +218,10 @@ def answer_json(text: str, output_type: type[T]) -> T | str:
         return output_type.model_validate(objects[0])
     except ValidationError as exc:
         return f"answer does not match the schema ({exc.error_count()} error(s))"
+
+
+PROSE = "answer is prose, no JSON"
+"""What a server that ignores the output config sends back: the model wrote to the prompt alone."""
 
 
 def _answer_in(content: object, output_type: type[T]) -> T | str:
@@ -425,8 +431,8 @@ class AnthropicModel(ModelResource):
     def mode_line(self) -> str:
         line = "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
         if self._schema_config is False:
-            line += ("; the server refused the JSON-schema output config, so the schema was asked in the prompt "
-                     "and code validated every answer against it")
+            line += ("; the server refused or ignored the JSON-schema output config, so the schema was asked in the "
+                     "prompt and code validated every answer against it")
         return line
 
     def knowledge_cutoff(self) -> date:
@@ -606,14 +612,16 @@ class AnthropicModel(ModelResource):
             message = _streamed_message(message)
             answer, usage, problem = self._read_safely(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
-            if isinstance(message, anthropic_types().Message) and self._schema_config is None:
-                self._schema_config = not in_prompt  # the server answered: it takes the output config, or not
             if problem is None:
+                if self._schema_config is None:  # the server answered: it takes the output config, or not
+                    self._schema_config = not in_prompt
                 return total.answered(answer)
             if bad_output_retries <= 0:
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1
                                                                   else ""))
             bad_output_retries -= 1
+            if problem == PROSE and not in_prompt and self._schema_config is not True:
+                in_prompt = True  # a server that ignores the output config: the retry asks for the schema in the prompt
 
     # ---- the Message Batches API: calls made at the same moment go out as one batch, at the batch price ------
     def _via_batch(self, spec: CallSpec, output_type: type[T]) -> _Attempted[T]:

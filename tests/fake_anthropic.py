@@ -133,6 +133,8 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return message(answer(), wait=float(arg or 1))
     if kind == "truncate":
         return message(answer()[:25], stop_reason="max_tokens")
+    if kind == "prose":  # a server that ignores the output config: the model answers the prompt in prose
+        return message("The market looks tight; I would check rents before acting.")
     if kind == "refuse":
         return message("I can't help with that.", stop_reason="refusal")
     if kind == "malformed":
@@ -355,7 +357,7 @@ class FakeAnthropic:
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", "400", "401", "403", "404", "stop:<stop_reason>", "tooluse", "split",
+        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "tooluse", "split",
         "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>", or on the wire
         "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
         with self._state.lock:

@@ -515,7 +515,17 @@ def test_a_server_that_refuses_the_output_config_is_asked_for_the_schema_in_the_
     assert len(configured) <= 13 and {b["model"] for b in configured} == {"claude-haiku-5-5"}
     prompted = [r.body for r in server.requests if "output_config" not in r.body]
     assert len(prompted) == 25 and all('"title": "' in b["system"][-1]["text"] for b in prompted)
-    assert run.model_checks.startswith("on") and "refused the JSON-schema output config" in run.model_checks
+    assert run.model_checks.startswith("on") and "refused or ignored the JSON-schema output config" in run.model_checks
+
+
+def test_a_server_that_ignores_the_output_config_is_asked_for_the_schema_in_the_prompt(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: "output_config" in body, "prose")  # drops the unknown parameter: prose comes back
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))  # every model call failed before
+    assert not run.errors and all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)
+    configured = [r.body for r in server.requests if "output_config" in r.body]
+    assert len(configured) <= 13 and {b["model"] for b in configured} == {"claude-haiku-5-5"}
+    assert "refused or ignored the JSON-schema output config" in run.model_checks
 
 
 def test_a_schema_in_the_prompt_is_still_validated_by_code(tmp_path: Path, server: FakeAnthropic) -> None:

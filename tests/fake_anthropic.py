@@ -191,15 +191,16 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
 def _event_stream(message: dict[str, Any]) -> str:
     """A message as the Messages API streams it: start, one text block in pieces, the stop reason and usage."""
     text = message["content"][0]["text"]
-    events = [{"type": "message_start", "message": {**message, "content": [], "stop_reason": None,
-                                                    "usage": {**message["usage"], "output_tokens": 1}}},
-              {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-              *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[at:at + 40]}}
-                for at in range(0, len(text), 40)),
-              {"type": "content_block_stop", "index": 0}, {"type": "ping"},
-              {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-               "usage": {"output_tokens": message["usage"]["output_tokens"]}},
-              {"type": "message_stop"}]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"], "output_tokens": 1}}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": start},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[at:at + 40]}}
+          for at in range(0, len(text), 40)),
+        {"type": "content_block_stop", "index": 0}, {"type": "ping"},
+        {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+         "usage": {"output_tokens": message["usage"]["output_tokens"]}},
+        {"type": "message_stop"}]
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -285,7 +285,7 @@ def test_other_servers_answers_mid_night_leave_error_records_or_answers_and_a_wh
     (tmp_path / "off").mkdir()
     baseline = _night(tmp_path / "off", ModelOff(), pack)
 
-    def about(town_id: str, title: str):  # type: ignore[no-untyped-def]
+    def about(town_id: str, title: str) -> Callable[[dict[str, Any]], bool]:
         return lambda body: (alias(town_id) in json.dumps(body["messages"])
                              and body["output_config"]["format"]["schema"]["title"] == title)
 

@@ -274,6 +274,12 @@ FATAL_NODES = ("analyze", "verify", "brief")
 `brief_model`) only mean the model added nothing: the code's records stand and are routed."""
 
 
+MODEL_STOPPED = "stopped tonight: "
+"""In a model error record, what follows says why the night sends no more calls to a model (a refused key, an
+unknown model): one digit-free sentence that names the fix, which the brief says once however many calls it
+stopped."""
+
+
 class RunError(FrozenRecord):
     as_of: date
     candidate_id: str

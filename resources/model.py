@@ -16,8 +16,10 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date
@@ -28,6 +30,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from opportunity_assets.cost import DEFAULT_PRICES, Prices, load_prices
 from opportunity_assets.llm.roles import Prompt
+from opportunity_assets.records import MODEL_STOPPED
 from resources.store import ResultStore
 
 if TYPE_CHECKING:
@@ -36,6 +39,20 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=BaseModel)
 
 _TRANSIENT = (408, 409, 429, 500, 502, 503, 504, 529)
+_STOPPING = {
+    401: "the API refused the key: set a valid ANTHROPIC_API_KEY (or the key the gateway at the base URL expects)",
+    403: "the key may not use this model: give the key access to it, or name another model in the pack's models",
+    404: "the API serves no such model (or no Messages API at the base URL): name a served model in the pack's "
+         "models, or fix the base URL",
+}
+"""Answers no retry and no other candidate can change: the first stops the night's calls to that model (a refused
+key: to every model), with the fix (digit-free: every number in the brief must be a stored one). Calls already in
+flight still get their own refusal (free, and at most one per worker): holding every call until a first one has
+come back would add a call's latency to every healthy night."""
+_EVERY_MODEL = ""
+"""The `_stopped` key of a stop that holds for every model (the key was refused)."""
+_SCHEMA_IN_PROMPT = ("Answer with exactly one JSON object and nothing else: no prose, no code fence. It must match "
+                     "this JSON schema:\n")
 
 
 @dataclass(frozen=True)
@@ -192,6 +209,8 @@ def answer_json(text: str, output_type: type[T]) -> T | str:
         return output_type.model_validate_json(text)
     except ValidationError as exc:
         strict = f"answer does not match the schema ({exc.error_count()} error(s))"
+    if text.strip() and "{" not in text:
+        return PROSE
     objects = [o for o in _json_objects(text) if isinstance(o, dict)]
     if len(objects) != 1:
         return strict
@@ -201,12 +220,151 @@ def answer_json(text: str, output_type: type[T]) -> T | str:
         return f"answer does not match the schema ({exc.error_count()} error(s))"
 
 
+PROSE = "answer is prose, no JSON"
+"""What a server that ignores the output config sends back: the model wrote to the prompt alone."""
+
+
+def _answer_in(content: object, output_type: type[T]) -> T | str:
+    """The answer in a message's content blocks, or why there is none: the text blocks' text (`answer_json`), or
+    else the input of its one `tool_use` block (a gateway that turns the output schema into a tool). The SDK builds
+    a message without validating it, so content of another shape (a string, blocks without text) is read as what
+    it holds, never trusted to have the declared attributes."""
+    blocks = content if isinstance(content, list) else []
+    text = "".join(b.text for b in blocks if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None),
+                                                                                              str))
+    answer = answer_json(text, output_type)
+    tools = [b.input for b in blocks if getattr(b, "type", None) == "tool_use" and isinstance(getattr(b, "input", None),
+                                                                                               dict)]
+    if not isinstance(answer, str) or len(tools) != 1:
+        return answer
+    try:
+        return output_type.model_validate(tools[0])
+    except ValidationError as exc:
+        return f"answer does not match the schema ({exc.error_count()} error(s))"
+
+
+def _streamed_message(body: object) -> Any:
+    """The message an event stream carries, when a server streamed though no stream was asked for (the SDK then
+    hands back the body's text); any other body as it is. The events are read as the Messages API streams them:
+    the message's start, its content blocks in text and JSON pieces, then its stop reason and output usage. A
+    stream that does not add up to a message stays text: no message."""
+    if not isinstance(body, str) or "data:" not in body:
+        return body
+    message: dict[str, Any] | None = None
+    blocks: dict[int, dict[str, Any]] = {}
+    for line in body.splitlines():
+        event: Any
+        try:
+            event = json.loads(line[5:]) if line.startswith("data:") else None
+        except json.JSONDecodeError:
+            continue
+        kind, index = (event.get("type"), event.get("index")) if isinstance(event, dict) else (None, None)
+        if kind == "message_start" and isinstance(event.get("message"), dict):
+            message = dict(event["message"])
+        elif kind == "content_block_start" and isinstance(index, int) and isinstance(event.get("content_block"), dict):
+            blocks[index] = dict(event["content_block"])
+        elif kind == "content_block_delta" and index in blocks:
+            delta, block = event.get("delta"), blocks[index]
+            for piece in ("text", "partial_json"):
+                if isinstance(delta, dict) and isinstance(delta.get(piece), str):
+                    block[piece] = str(block.get(piece) or "") + delta[piece]
+        elif kind == "message_delta" and message is not None:
+            delta = event.get("delta")
+            message.update({k: v for k, v in (delta.items() if isinstance(delta, dict) else ())
+                            if k in ("stop_reason", "stop_sequence")})
+            if isinstance(event.get("usage"), dict) and isinstance(message.get("usage"), dict):
+                message["usage"] = {**message["usage"], **event["usage"]}
+    if message is None:
+        return body
+    for block in blocks.values():
+        if block.get("type") == "tool_use" and "partial_json" in block:
+            try:
+                block["input"] = json.loads(block.pop("partial_json"))
+            except json.JSONDecodeError:
+                block.pop("input", None)
+    try:
+        return anthropic_types().Message.model_validate({**message, "content": [blocks[i] for i in sorted(blocks)]})
+    except ValidationError:
+        return body
+
+
+def _unread(exc: Exception) -> str:
+    """Why the SDK could not make a message of a 200's body, in a few words (never the body: it may echo the key)."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
+        return "its body is not JSON"
+    return f"its body could not be read ({type(exc).__name__})"
+
+
+def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
+    """A stored answer to replay, if it still is one: an answer stored under an older, looser schema (a longer
+    assumption than the schema now takes) is asked for again rather than raised out of the call."""
+    try:
+        return None if stored is None else output_type.model_validate_json(stored["response"])
+    except ValidationError:
+        return None
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
     error = body.get("error") if isinstance(body, dict) else None
     kind = error.get("type") if isinstance(error, dict) else None
     return f" ({kind})" if isinstance(kind, str) and kind.replace("_", "").isalnum() and len(kind) <= 40 else ""
+
+
+_MOST_TOKENS = 2_000_000
+"""More input tokens than any model's context window holds: a reported count above it is no count."""
+
+
+def _count(value: object, most: int) -> int | None:
+    """A reported token count if it is one: a whole number from 0 to `most` (not a string, a bool or a float)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most else None
+
+
+def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(input, output, cache write, cache read) tokens to bill from a response's `usage`. A count that is missing
+    or no count (negative, not a whole number, more input than any context, more output than `max_tokens`
+    allows) is billed at the call's worst case (`worst`: input, output tokens) for input and output, and as
+    nothing for the cache: a server's odd report can neither make a call free or negative (which would free
+    budget for more calls) nor bill the night thousands of dollars, nor crash the arithmetic."""
+    read = [_count(getattr(usage, name, None), most) for name, most in (
+        ("input_tokens", _MOST_TOKENS), ("output_tokens", worst[1]), ("cache_creation_input_tokens", _MOST_TOKENS),
+        ("cache_read_input_tokens", _MOST_TOKENS))]
+    return (worst[0] if read[0] is None else read[0], worst[1] if read[1] is None else read[1],
+            read[2] or 0, read[3] or 0)
+
+
+def _deadline_client(seconds: float) -> Any:
+    """The SDK's HTTP client with every response's body bounded in time as a whole. httpx's read timeout bounds
+    each read, so a server that drips a byte a second held a call (and the night) as long as it liked."""
+    import anthropic
+    import httpx2 as httpx  # the HTTP client this SDK is built on
+
+    class Deadline(httpx.SyncByteStream):
+        def __init__(self, body: httpx.SyncByteStream, until: float) -> None:
+            self._body, self._until = body, until
+
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in self._body:
+                if time.monotonic() > self._until:
+                    raise httpx.ReadTimeout(f"the response took more than {seconds:g} s in all")
+                yield chunk
+
+        def close(self) -> None:
+            self._body.close()
+
+    class Bounded(httpx.HTTPTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            until = time.monotonic() + seconds
+            response = super().handle_request(request)
+            assert isinstance(response.stream, httpx.SyncByteStream)
+            response.stream = Deadline(response.stream, until)
+            return response
+
+    return anthropic.DefaultHttpxClient(transport=Bounded(limits=httpx.Limits(max_connections=1000,
+                                                                              max_keepalive_connections=100)))
 
 
 def _json_objects(text: str) -> list[Any]:
@@ -227,7 +385,8 @@ class AnthropicModel(ModelResource):
     api_key: str | None = Field(default=None, repr=False,
                                 description="Set from EnvVar('ANTHROPIC_API_KEY') at wiring time; never printed.")
     base_url: str | None = Field(default=None, description="Anthropic-compatible endpoint; default the SDK's.")
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, description="Longest wait for any read, and for one whole "
+                                                                 "response, first byte to last.")
     max_retries: int = Field(default=2, ge=0, le=5, description="Retries of transient HTTP errors (code-owned).")
     max_retry_after_s: float = Field(default=10.0, ge=0, description="Cap on any retry-after wait.")
     knowledge_cutoff_date: str = Field(default="2025-06-01",
@@ -252,19 +411,29 @@ class AnthropicModel(ModelResource):
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
+    _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
+    _schema_config: bool | None = PrivateAttr(default=None)
+    """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
+    (a 400) and answered with the schema in the prompt instead."""
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         import anthropic
 
         self._client = anthropic.Anthropic(api_key=self.api_key or "no-key-needed-by-this-gateway",
-                                           base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+                                           base_url=self.base_url, timeout=self.timeout_s, max_retries=0,
+                                           http_client=_deadline_client(self.timeout_s))
         self._prices = load_prices(self.prices_path)
 
     def enabled(self) -> bool:
         return True
 
     def mode_line(self) -> str:
-        return "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
+        line = "on (model judgment on assumptions, red flags and wording; numbers, verdicts and routes are code)"
+        if self._schema_config is False:
+            line += ("; the server refused or ignored the JSON-schema output config, so the schema was asked in the "
+                     "prompt and code validated every answer against it")
+        return line
 
     def knowledge_cutoff(self) -> date:
         return date.fromisoformat(self.knowledge_cutoff_date)
@@ -300,13 +469,16 @@ class AnthropicModel(ModelResource):
         key = self.cache_key(spec)
         night = (spec.domain, spec.as_of)
         self._night(*night)
-        if not self.refresh and key in self._cache:
-            stored = self._cache[key]
-            replayed = output_type.model_validate_json(stored["response"])
+        stored = None if self.refresh else self._cache.get(key)
+        replayed = _stored_answer(stored, output_type)
+        if stored is not None and replayed is not None:
             with self._lock:
                 self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, key, True))
             return replayed, ModelReply(replayed, stored["input_tokens"], stored["output_tokens"],
                                         stored["cache_write_tokens"], stored["cache_read_tokens"], 0.0, True, key)
+        stopped = self._stopped.get(_EVERY_MODEL) or self._stopped.get(spec.model)
+        if stopped is not None:
+            raise ModelCallFailed(f"{spec.role}: not sent; {MODEL_STOPPED}{stopped}")
         worst = self.worst_case_usd(spec)
         with self._lock:  # reserve the call's worst case: concurrent calls cannot overshoot the ceiling together
             committed = self._spent[night] + self._reserved.get(night, 0.0)
@@ -345,12 +517,33 @@ class AnthropicModel(ModelResource):
         return log
 
     @staticmethod
-    def _params(spec: CallSpec) -> dict[str, Any]:
-        """One Messages request: the shared system prompt cached, the payload as JSON, a JSON-schema answer."""
-        return {"model": spec.model, "max_tokens": spec.max_tokens,
-                "system": [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}],
+    def _params(spec: CallSpec, schema_in_prompt: bool = False) -> dict[str, Any]:
+        """One Messages request: the shared system prompt cached, the payload as JSON, a JSON-schema answer. For a
+        server that refuses the output config, the schema is asked for in a second system block instead: the
+        answer is validated against it by code either way (`answer_json`)."""
+        schema = _answer_schema(spec.output_type)
+        system = [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}]
+        if schema_in_prompt:
+            return {"model": spec.model, "max_tokens": spec.max_tokens,
+                    "system": [*system, {"type": "text", "text": _SCHEMA_IN_PROMPT + json.dumps(schema)}],
+                    "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}]}
+        return {"model": spec.model, "max_tokens": spec.max_tokens, "system": system,
                 "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
-                "output_config": {"format": {"type": "json_schema", "schema": _answer_schema(spec.output_type)}}}
+                "output_config": {"format": {"type": "json_schema", "schema": schema}}}
+
+    def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
+        """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the
+        prompt); a refusal no retry can change (`_STOPPING`) also stops the night's calls to that model, so the
+        other candidates' calls fail at once with the same fix."""
+        problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
+        if exc.status_code == 400 and fell_back:
+            problem += ", also with the schema in the prompt instead of the output config"
+        stop = _STOPPING.get(exc.status_code)
+        if stop is not None:
+            with self._lock:
+                self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
+            problem += f"; {MODEL_STOPPED}{stop}"
+        return problem
 
     @staticmethod
     def _read(message: Any, output_type: type[T], worst: tuple[int, int]
@@ -359,23 +552,29 @@ class AnthropicModel(ModelResource):
         is no message (a gateway's page) is a problem. Usage the response does not report is billed at the
         call's worst case (`worst`: input, output tokens), so the night's budget never counts it as free."""
         if not isinstance(message, anthropic_types().Message):
-            body = "its body is not JSON" if isinstance(message, Exception) else f"a {type(message).__name__} body"
+            body = _unread(message) if isinstance(message, Exception) else f"a {type(message).__name__} body"
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
-        u = message.usage
-        if u is None or u.input_tokens is None or u.output_tokens is None:
-            usage = (*worst, 0, 0)
-        else:
-            usage = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens or 0,
-                     u.cache_read_input_tokens or 0)
+        usage = _billed_usage(message.usage, worst)
+        if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too
+            return None, usage, f"an API error with status 200{_error_type({'error': getattr(message, 'error', None)})}"
         if message.stop_reason == "max_tokens":
             return None, usage, "truncated answer (stop_reason max_tokens)"
         if message.stop_reason == "refusal":
             return None, usage, "refusal"
-        text = "".join(block.text for block in message.content or () if block.type == "text")
-        answer = answer_json(text, output_type)
+        answer = _answer_in(message.content, output_type)
         if isinstance(answer, str):
             return None, usage, answer
         return answer, usage, None
+
+    @classmethod
+    def _read_safely(cls, message: Any, output_type: type[T], worst: tuple[int, int]
+                     ) -> tuple[T | None, tuple[int, int, int, int], str | None]:
+        """`_read`, and a response it could not read (a field of a type no API sends) is a bad answer billed at the
+        worst case: what a server answers never raises past the call."""
+        try:
+            return cls._read(message, output_type, worst)
+        except Exception as exc:
+            return None, (*worst, 0, 0), f"the response could not be read ({type(exc).__name__})"
 
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
@@ -385,19 +584,22 @@ class AnthropicModel(ModelResource):
         assert self._client is not None, "setup_for_execution was not run"
         total = _Attempted[T](None, (0, 0, 0, 0), 0.0, 0, None)
         transient = 0
+        in_prompt, fell_back = self._schema_config is False, False
         while True:
             try:
-                message: Any = self._client.messages.create(**self._params(spec))
+                message: Any = self._client.messages.create(**self._params(spec, in_prompt))
             except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:  # a 200 whose body is no JSON
                 message = exc
             except anthropic.APIStatusError as exc:
                 total = total.plus_attempt()
+                if exc.status_code == 400 and not in_prompt and self._schema_config is not True:
+                    in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
+                    continue
                 if exc.status_code in _TRANSIENT and transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
-                return total.failed(f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after "
-                                    f"{total.attempts} attempt(s)")
+                return total.failed(self._refused(spec, exc, total.attempts, fell_back))
             except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
                 total = total.plus_attempt()
                 if transient < self.max_retries:
@@ -405,14 +607,21 @@ class AnthropicModel(ModelResource):
                     time.sleep(self._wait(None, transient))
                     continue
                 return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
-            answer, usage, problem = self._read(message, output_type, (spec.max_input_tokens, spec.max_tokens))
+            except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
+                message = exc
+            message = _streamed_message(message)
+            answer, usage, problem = self._read_safely(message, output_type, (spec.max_input_tokens, spec.max_tokens))
             total = total.plus_attempt(usage, self.usd(spec.model, *usage))
             if problem is None:
+                if self._schema_config is None:  # the server answered: it takes the output config, or not
+                    self._schema_config = not in_prompt
                 return total.answered(answer)
             if bad_output_retries <= 0:
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1
                                                                   else ""))
             bad_output_retries -= 1
+            if problem == PROSE and not in_prompt and self._schema_config is not True:
+                in_prompt = True  # a server that ignores the output config: the retry asks for the schema in the prompt
 
     # ---- the Message Batches API: calls made at the same moment go out as one batch, at the batch price ------
     def _via_batch(self, spec: CallSpec, output_type: type[T]) -> _Attempted[T]:
@@ -427,7 +636,7 @@ class AnthropicModel(ModelResource):
         prices = self._prices or load_prices(self.prices_path)
         if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
             return self._call(spec, output_type, bad_output_retries=0)
-        answer, usage, problem = self._read(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
+        answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
         batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
         if problem is None:
             return batched.answered(answer)
@@ -442,7 +651,7 @@ class AnthropicModel(ModelResource):
         assert self._client is not None
         try:
             batch = self._client.messages.batches.create(
-                requests=[{"custom_id": f"c{i}", "params": self._params(spec)}  # type: ignore[typeddict-item]
+                requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
                           for i, (spec, _) in enumerate(items)])
             deadline = time.monotonic() + self.batch_timeout_s
             while batch.processing_status != "ended":
@@ -461,8 +670,13 @@ class AnthropicModel(ModelResource):
                     waiting.set_result(f"batch failed: {type(exc).__name__}")
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
+        """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,
+        not NaN, which time.sleep refuses with a ValueError that escaped the call), else exponential backoff;
+        either way from 0 to `max_retry_after_s`."""
         try:
-            asked = float(retry_after) if retry_after is not None else 0.5 * 2 ** (retry - 1)
+            asked = float(retry_after) if retry_after is not None else math.nan
         except ValueError:
+            asked = math.nan
+        if math.isnan(asked):
             asked = 0.5 * 2 ** (retry - 1)
         return min(max(asked, 0.0), self.max_retry_after_s)

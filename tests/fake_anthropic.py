@@ -12,7 +12,9 @@ can be scripted: per request, a queue of faults or answers, or a function of the
 
 from __future__ import annotations
 
+import gzip
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
+
+_WIRE = ("close", "drip", "gzip", "chunked", "sse")
+"""Actions about the wire, not the message: closed without a response, a drip, gzip, chunked, an SSE body."""
 
 RAW = "__raw_body"
 """A payload holding this key is sent as its text as it is, not as JSON (a body that is no message)."""
@@ -31,8 +36,17 @@ def estimate_tokens(text: str) -> int:
 
 
 def _schema_title(request: dict[str, Any]) -> str:
+    """The answer schema's title: from the output config, or else from a schema the system prompt holds."""
     fmt = (request.get("output_config") or {}).get("format") or {}
-    return str((fmt.get("schema") or {}).get("title", ""))
+    if fmt:
+        return str((fmt.get("schema") or {}).get("title", ""))
+    system = request.get("system") or []
+    last = system if isinstance(system, str) else (system[-1].get("text", "") if system else "")
+    try:
+        schema, _ = json.JSONDecoder().raw_decode(last[last.find('{"'):])
+    except json.JSONDecodeError:
+        return ""
+    return str(schema.get("title", "")) if isinstance(schema, dict) else ""
 
 
 def default_answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -119,6 +133,8 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return message(answer(), wait=float(arg or 1))
     if kind == "truncate":
         return message(answer()[:25], stop_reason="max_tokens")
+    if kind == "prose":  # a server that ignores the output config: the model answers the prompt in prose
+        return message("The market looks tight; I would check rents before acting.")
     if kind == "refuse":
         return message("I can't help with that.", stop_reason="refusal")
     if kind == "malformed":
@@ -138,11 +154,54 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         else:
             payload["content"] = None
         return status, payload, headers, wait
+    if kind in ("400", "401", "403", "404"):  # the request itself is refused: a retry gets the same answer
+        return error(int(kind), {"400": "invalid_request_error", "401": "authentication_error",
+                                 "403": "permission_error", "404": "not_found_error"}[kind])
+    if kind == "stop":  # any stop_reason, known or not ("stop:pause_turn")
+        return message(answer(), stop_reason=arg)
+    if kind in ("tooluse", "split", "unknownblock"):  # the answer's JSON in other content blocks
+        status, payload, headers, wait = message(answer())
+        text = payload["content"][0]["text"]
+        payload["content"] = {
+            "tooluse": [{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": json.loads(text)}],
+            "split": [{"type": "text", "text": text[:10]}, {"type": "text", "text": text[10:]}],
+            "unknownblock": [{"type": "citations_delta_v9", "data": {"x": 1}}, {"type": "text", "text": text}],
+        }[kind]
+        return status, payload, headers, wait
+    if kind == "content":  # the message's content as scripted JSON ("content:[{\"type\": \"text\"}]")
+        status, payload, headers, wait = message(answer())
+        payload["content"] = json.loads(arg)
+        return status, payload, headers, wait
+    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc"
+        status, payload, headers, wait = message(answer())
+        value: Any = int(arg) if arg.lstrip("-").isdigit() else arg
+        payload["usage"] = {"input_tokens": value, "output_tokens": value, "server_tool_use": {"web": 1},
+                            "service_tier": "standard", "brand_new_counter": 7}
+        return status, payload, headers, wait
+    if kind == "raw":  # any status, content type and body: "raw:200|application/json|null"
+        status_text, content_type, raw_body = arg.split("|", 2)
+        return int(status_text), {RAW: raw_body}, {"content-type": content_type} if content_type else {}, 0.0
     if kind in ("html", "notjson", "array"):  # a 200 that is no message at all (a proxy's page, a cut body)
         raw = {"html": "<html><body>502 Bad Gateway</body></html>", "notjson": '{"id": "msg_1", "type": "mess',
                "array": "[]"}[kind]
         return 200, {RAW: raw}, {"content-type": "text/html" if kind == "html" else "application/json"}, 0.0
     return message(answer(), wait=state.latency)
+
+
+def _event_stream(message: dict[str, Any]) -> str:
+    """A message as the Messages API streams it: start, one text block in pieces, the stop reason and usage."""
+    text = message["content"][0]["text"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"], "output_tokens": 1}}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": start},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[at:at + 40]}}
+          for at in range(0, len(text), 40)),
+        {"type": "content_block_stop", "index": 0}, {"type": "ping"},
+        {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+         "usage": {"output_tokens": message["usage"]["output_tokens"]}},
+        {"type": "message_stop"}]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
 
 
 class _Server(ThreadingHTTPServer):
@@ -184,7 +243,11 @@ class FakeAnthropic:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?")[0].rstrip("/")
                 if path == "/v1/messages":
-                    status, payload, headers, wait = _respond(state, self._record(body), body)
+                    action = self._record(body)
+                    if isinstance(action, str) and action.partition(":")[0] in _WIRE:
+                        self._wire(action, body)
+                        return
+                    status, payload, headers, wait = _respond(state, action, body)
                     time.sleep(wait)
                     self._send(status, payload, headers)
                 elif path == "/v1/messages/batches":
@@ -210,6 +273,45 @@ class FakeAnthropic:
                     self._send(200, self._batch(parts[4]))
                     return
                 self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+
+            def _wire(self, action: str, body: dict[str, Any]) -> None:
+                """A normal answer sent in an unusual way on the wire (see `_WIRE`)."""
+                kind, _, arg = action.partition(":")
+                if kind == "close":  # the connection closed with no response at all
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                _, payload, _, _ = _respond(state, "ok", body)
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                if kind == "gzip":
+                    data = gzip.compress(data)
+                    self.send_header("content-encoding", "gzip")
+                if kind == "sse":  # the answer as a stream nobody asked for
+                    data = _event_stream(payload).encode()
+                    self.send_header("content-type", "text/event-stream")
+                else:
+                    self.send_header("content-type", "application/json")
+                if kind == "chunked":
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                    for at in range(0, len(data), 50):
+                        piece = data[at:at + 50]
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    if kind == "drip":  # one byte every `arg` seconds: each read is quick, the whole is not
+                        for byte in data:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(float(arg or 0.1))
+                    else:
+                        self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
 
             def _batch(self, batch_id: str) -> dict[str, Any]:
                 batch = batches[batch_id]
@@ -256,7 +358,9 @@ class FakeAnthropic:
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", or a dict answered as the JSON text."""
+        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "tooluse", "split",
+        "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>", or on the wire
+        "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

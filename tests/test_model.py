@@ -8,9 +8,11 @@ is never stored or logged.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from opportunity_assets.definitions import build_definitions
 from opportunity_assets.llm.models import AnalyzerJudgment
 from opportunity_assets.llm.roles import alias, load_prompt
 from opportunity_assets.records import RunState
+from opportunity_assets.text import plain
 from resources.model import AnthropicModel, CallSpec, ModelCallFailed, ModelOff
 from resources.store import ResultStore
 from tests.conftest import month_rows, write_csv, write_pack
@@ -131,8 +134,13 @@ def test_findings_must_cite_the_analysis_and_can_only_downgrade(tmp_path: Path, 
     assert any(baseline[v.candidate_id] == "CONFIRMED" for v in run.verifications)
 
 
+ERROR_200 = ('raw:200|application/json|{"type": "error", "error": {"type": "overloaded_error", "message": '
+             f'"echoing {SECRET}"}}}}')
+"""An API error sent with status 200 (a gateway's), its message echoing the key."""
+
 FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
+    (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
     (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
     (["500", "ok"], 2, True),
     (["truncate", "ok"], 2, True),  # truncated once: one retry of bad output
@@ -150,6 +158,23 @@ FAULT_SCRIPTS = [
     (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
+    # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
+    (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
+    (["split"], 1, True),  # the JSON across two text blocks
+    (["unknownblock"], 1, True),  # a block type this SDK does not know, before the text
+    (['content:"the answer as a bare string"', "ok"], 2, True),  # crashed: 'str' object has no attribute 'type'
+    (['content:[{"type": "text"}]', "ok"], 2, True),  # a text block without text crashed the join
+    (['content:[{"type": "tool_use", "id": "t", "name": "a", "input": {"assumptions": 5}}]', "ok"], 2, True),
+    # A stream nobody asked for (a gateway that always streams): the message its events carry
+    (["sse"], 1, True),  # was 'the response is not a message (a str body)', twice, then an error record
+    (['raw:200|text/event-stream|data: {"type": "message_start", "message": [1]}\n\ndata: x', "ok"], 2, True),
+    # A body the SDK cannot read: nested past the recursion limit (RecursionError escaped the call and the step)
+    (["raw:200|application/json|" + "[" * 100_000 + "]" * 100_000, "ok"], 2, True),
+    ([ERROR_200, ERROR_200], 2, False),  # was 'answer does not match the schema': the error is named
+    # Usage no honest server reports, beside fields the SDK does not know: billed at the worst case (below)
+    (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
+    (["usage:99999999999"], 1, True),  # more tokens than any context holds
+    (["usage:abc"], 1, True),  # not a number: the arithmetic crashed
 ]
 """What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
 
@@ -170,15 +195,32 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         with pytest.raises(ModelCallFailed) as failed:
             model.complete(spec, AnalyzerJudgment)
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
+                ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
                 "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry"}
-        assert str(failed.value) == said.get(script[0], str(failed.value))
+        assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed
     records = log.calls
     assert [u.replayed for u in log.uses] == [False] and log.uses[0].key == records[0].key
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
-    if script[0] in ("nousage", "nullusage"):  # unreported usage is never free: the call's worst case is billed
+    if script[0] in ("nousage", "nullusage") or script[0].startswith("usage:"):
+        # unreported or unbelievable usage is never free nor unbounded: the call's worst case is billed
         assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
+        assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
+def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path: Path,
+                                                                      server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+    model.complete(spec, AnalyzerJudgment)
+    stored = model._cache[model.cache_key(spec)]  # as an older, looser schema stored it: a 5000-char assumption
+    model._cache[model.cache_key(spec)] = {**stored, "response": json.dumps({"assumptions": ["x" * 5000]})}
+    answer, reply = model.complete(spec, AnalyzerJudgment)  # raised ValidationError before
+    assert not reply.replayed and answer.assumptions and len(server.requests) == 2
 
 
 def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:
@@ -191,6 +233,22 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
     with pytest.raises(ModelCallFailed, match="APITimeoutError"):
         model.complete(spec, AnalyzerJudgment)
     assert len(server.requests) == 2
+
+
+def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server, timeout_s=0.5, max_retries=1)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+    server.script("drip:0.05", "drip:0.05")  # a byte every 0.05 s: no read waits long, the whole takes 15 s
+    started = time.monotonic()
+    with pytest.raises(ModelCallFailed, match="APITimeoutError after 2 attempt"):
+        model.complete(spec, AnalyzerJudgment)
+    assert time.monotonic() - started < 3 and len(server.requests) == 2
+    for body in ("gzip", "chunked", "close"):  # other wire shapes: read as the message, or retried as a connection
+        server.script(body, "ok")
+        assert model.complete(dataclasses.replace(spec, candidate_id=body), AnalyzerJudgment)[0].assumptions
 
 
 def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, server: FakeAnthropic) -> None:
@@ -219,6 +277,30 @@ def test_faults_mid_night_leave_error_records_and_a_whole_brief(tmp_path: Path, 
     assert _decisions(run) == _decisions(baseline)  # the code's verdicts stand for every candidate
     assert run.brief is not None and "## Run summary" in run.brief.markdown
     assert f"model errors {len(model_errors)}" in run.brief.markdown
+
+
+def test_other_servers_answers_mid_night_leave_error_records_or_answers_and_a_whole_brief(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+
+    def about(town_id: str, title: str) -> Callable[[dict[str, Any]], bool]:
+        return lambda body: (alias(town_id) in json.dumps(body["messages"])
+                             and body["output_config"]["format"]["schema"]["title"] == title)
+
+    server.fail_when(about("town-alder", "AnalyzerJudgment"), 'content:"a bare string"')  # crashed the candidate
+    server.fail_when(about("town-birch", "VerifierJudgment"), "usage:abc")  # crashed the candidate
+    server.fail_when(about("town-cedar", "AnalyzerJudgment"), "429:nan")  # crashed the candidate
+    server.fail_when(about("town-dogwood", "AnalyzerJudgment"), "tooluse")  # answered now
+    server.fail_when(about("town-elm", "VerifierJudgment"), "sse")  # answered now
+    server.fail_when(about("town-fir", "AnalyzerJudgment"), "usage:-99999")  # answered, billed its worst case
+    run = _night(tmp_path, _model(tmp_path, server, timeout_s=5), pack)
+    assert sorted((e.candidate_id, e.node) for e in run.errors) == [("town-alder", "analyzer_model"),
+                                                                    ("town-cedar", "analyzer_model")]
+    assert "HTTP 429 (rate_limit_error) after 3 attempt(s)" in " ".join(e.error for e in run.errors)
+    assert _decisions(run) == _decisions(baseline) and run.summary.errors == 0
+    assert run.brief is not None and "## Run summary" in run.brief.markdown and run.cost.usd > 0
 
 
 def test_a_night_whose_model_calls_all_failed_says_so_first(tmp_path: Path, server: FakeAnthropic) -> None:
@@ -370,3 +452,130 @@ def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Pa
         direct = [r for r in server.requests if r.path == "/v1/messages"]
     assert len(direct) == 1 and alias("town-elm") in json.dumps(direct[0].body["messages"])
     assert not [e for e in run.errors if not e.fatal]  # the retry answered
+
+
+@pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),
+                                             ("403", "give the key access to it"),
+                                             ("404", "name a served model in the pack's models")])
+def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
+        tmp_path: Path, server: FakeAnthropic, status: str, fix: str) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    server.fail_when(lambda body: True, status)
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    # No retry can change the answer: one request at most per call (the calls in flight at the first refusal), and
+    # after a refused key no other model is asked either (the 12 analyzer calls in flight, then the brief's run).
+    assert len(server.requests) <= (13 if status == "401" else 25)
+    assert run.summary.model_errors == 25 and _decisions(run) == _decisions(baseline)
+    assert run.brief is not None
+    said = [line for line in plain(run.brief.markdown).splitlines() if fix in line]
+    assert len(said) == 1 and said[0].startswith("- Model calls stopped tonight: "), run.brief.markdown
+    assert not nights_unsupported(run)
+    assert SECRET not in run.brief.markdown + json.dumps([e.error for e in run.errors])
+
+
+@pytest.mark.parametrize("status", ["401", "403", "404"])
+def test_after_a_refused_key_or_model_no_more_requests_are_sent(tmp_path: Path, server: FakeAnthropic,
+                                                                 status: str) -> None:
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: True, status)
+    said = []
+    for candidate in ("a", "b", "c"):
+        spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"),
+                        payload={"x": candidate}, output_type=AnalyzerJudgment, max_tokens=600,
+                        max_input_tokens=2500, domain="d", as_of=AS_OF, candidate_id=candidate, ceiling_usd=1.0)
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(spec, AnalyzerJudgment)
+        said.append(str(failed.value))
+    assert len(server.requests) == 1
+    assert said[0].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: " in said[0]
+    assert said[1] == said[2] == "analyzer: not sent; stopped tonight: " + said[0].split("; stopped tonight: ")[1]
+    assert SECRET not in "".join(said)
+
+
+def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: body["model"] == "claude-sonnet-5-5", "404")  # the verifier's model
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))
+    assert {e.node for e in run.errors} == {"verifier_model"} and len(run.errors) == 12
+    assert len([r for r in server.requests if r.body["model"] == "claude-sonnet-5-5"]) < 12
+    assert all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)  # the analyzer answered
+    assert run.brief is not None and run.brief.markdown.count("Model calls stopped tonight") == 1
+
+
+def test_a_server_that_refuses_the_output_config_is_asked_for_the_schema_in_the_prompt(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: "output_config" in body, "400")  # a gateway or an older compatible server
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))
+    assert not run.errors and all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)
+    # Noticed at the first refusal: only the analyzer calls already in flight, and the brief run's first call, were
+    # refused; every verifier call went with the schema in the prompt at once.
+    configured = [r.body for r in server.requests if "output_config" in r.body]
+    assert len(configured) <= 13 and {b["model"] for b in configured} == {"claude-haiku-5-5"}
+    prompted = [r.body for r in server.requests if "output_config" not in r.body]
+    assert len(prompted) == 25 and all('"title": "' in b["system"][-1]["text"] for b in prompted)
+    assert run.model_checks.startswith("on") and "refused or ignored the JSON-schema output config" in run.model_checks
+
+
+def test_a_server_that_ignores_the_output_config_is_asked_for_the_schema_in_the_prompt(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    server.fail_when(lambda body: "output_config" in body, "prose")  # drops the unknown parameter: prose comes back
+    run = _night(tmp_path, _model(tmp_path, server), _source(tmp_path))  # every model call failed before
+    assert not run.errors and all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)
+    configured = [r.body for r in server.requests if "output_config" in r.body]
+    assert len(configured) <= 13 and {b["model"] for b in configured} == {"claude-haiku-5-5"}
+    assert "refused or ignored the JSON-schema output config" in run.model_checks
+
+
+def test_a_schema_in_the_prompt_is_still_validated_by_code(tmp_path: Path, server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = _night(tmp_path / "off", ModelOff(), pack)
+    server.fail_when(lambda body: "output_config" in body, "400")
+    server.answer_with("VerifierJudgment", lambda r: {"findings": "all CONFIRMED", "status": "CONFIRMED"})
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert {e.node for e in run.errors} == {"verifier_model"}
+    assert all("answer does not match the schema" in e.error for e in run.errors)
+    assert _decisions(run) == _decisions(baseline)
+
+
+def nights_unsupported(run: RunState) -> list[str]:
+    """Numbers in the brief's run summary that are neither a count of the night nor part of a name."""
+    assert run.brief is not None
+    summary = run.brief.markdown.split("## Run summary", 1)[1]
+    return re.findall(r"HTTP \d+|\b[45]\d\d\b", summary)
+
+
+def test_what_a_model_writes_cannot_stop_the_night_or_become_the_briefs_markup(tmp_path: Path,
+                                                                              server: FakeAnthropic) -> None:
+    pack = _source(tmp_path)
+    (tmp_path / "off").mkdir()
+    baseline = {v.candidate_id: v.status for v in _night(tmp_path / "off", ModelOff(), pack).verifications}
+    # A skeptic's finding with a number the store does not hold became the verification's reason, which the brief
+    # shows: its numbers_in_store check then stopped the whole night. With markup, it was the brief's markup too.
+    evil = ("Inventory may rise 37% in 11 months.\n\n## Act on these\n- **FAKE** <script>alert(1)</script> "
+            "[click](http://evil.example) \x1b[31m\u202e")
+    server.answer_with("VerifierJudgment", lambda r: {"findings": [
+        {"check": "assumptions", "cites": "numbers.inventory_3m", "finding": evil[:400], "effect": "uncertain"}],
+        "fatal_assumption": "Inventory stays low."})
+    server.answer_with("BriefWording", lambda r: {"lines": [
+        {"candidate_id": c["candidate_id"], "text": "Call <b>now</b>\n## Owned [here](http://evil.example)"}
+        for c in json.loads(r["messages"][0]["content"])["candidates"]]})
+    server.answer_with("AnalyzerJudgment", lambda r: {"assumptions": ["a" * 1_000_000], "red_flags": ["Z"]})
+    run = _night(tmp_path, _model(tmp_path, server), pack)  # NightFailed before: numbers not in store: 37%, ...
+    assert run.brief is not None
+    markdown_ = run.brief.markdown
+    assert [line for line in markdown_.splitlines() if line.startswith("#")] == [
+        markdown_.splitlines()[0], "## Act on these", "## Needs your judgment", "## Run summary"]
+    assert "<script" not in markdown_ and "<b>" not in markdown_ and not re.search(r"(?<!\\)\]\(http", markdown_)
+    assert "37%" not in markdown_ and "\x1b" not in markdown_ and "\u202e" not in markdown_
+    assert "The skeptic model doubts numbers.inventory_3m" in markdown_
+    # The model's own words stay in its finding, stored for people; the verdicts only went down.
+    assert all(v.model_findings[0].finding.startswith("Inventory may rise 37%") for v in run.verifications)
+    downgraded = {"CONFIRMED": "UNCERTAIN", "UNCERTAIN": "UNCERTAIN", "REJECTED": "REJECTED"}
+    assert {v.candidate_id: v.status for v in run.verifications} == {
+        c: downgraded[s] for c, s in baseline.items()}
+    # A 1 MB assumption is no answer (the schema bounds each item): an error record, not a megabyte in the store.
+    assert {e.node for e in run.errors} == {"analyzer_model"} and len(run.errors) == 12
+    assert max(len(a) for an in run.analyses for a in an.assumptions) < 1000

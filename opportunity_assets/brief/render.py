@@ -19,6 +19,7 @@ from opportunity_assets.candidates.quarantine import shown_name, summary_line
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
 from opportunity_assets.records import (
+    MODEL_STOPPED,
     Analysis,
     Brief,
     Candidate,
@@ -144,7 +145,15 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
     if summary.errors:
         failed = sorted({f"{e.candidate_id} ({e.node})" for e in night.errors if e.fatal})
         lines.append("Errors: " + ", ".join(failed) + ".")
+    lines += _model_stops(night.errors)
     return lines
+
+
+def _model_stops(errors: Iterable[RunError]) -> list[str]:
+    """Why the night stopped calling a model (a refused key, an unknown model), each said once with its fix,
+    however many model error records it left: the records name the calls, the brief names the cause."""
+    stops = sorted({e.error.split(MODEL_STOPPED, 1)[1] for e in errors if not e.fatal and MODEL_STOPPED in e.error})
+    return [f"Model calls stopped tonight: {markdown(stop)}." for stop in stops]
 
 
 def _sentence(note: str) -> str:

@@ -187,6 +187,14 @@ def cites_the_analysis(finding: VerifierFinding, view: dict[str, Any]) -> bool:
 _DOWN = {Status.CONFIRMED: 0, Status.UNCERTAIN: 1, Status.REJECTED: 2}
 
 
+def _cited(cites: str) -> str:
+    """What a downgrade's reason says the skeptic cited: the field it names, or "a number of the analysis". The
+    reason travels to the brief, the notifications and the archive; the model's own words (any number, any
+    markup, any length) stay in its finding, stored for people, and never become the reason a reader is given."""
+    cited = cites.strip().strip("`")
+    return cited if _FIELD.match(cited) else "a number of the analysis"
+
+
 def apply_verifier(verification: Verification, judgment: VerifierJudgment, view: dict[str, Any],
                    blinder: Blinder) -> Verification:
     """Kept findings may only downgrade the code's status; uncited ones are counted as noise and dropped."""
@@ -202,9 +210,9 @@ def apply_verifier(verification: Verification, judgment: VerifierJudgment, view:
     update: dict[str, Any] = {"model_findings": findings, "model_noise": noise, "status": status}
     if status != verification.status:
         decisive = next(f for f in findings if f.effect in ("uncertain", "reject"))
-        update["reason"] = f"{verification.reason} Skeptic ({decisive.cites}): {decisive.finding}"
+        update["reason"] = f"{verification.reason} The skeptic model doubts {_cited(decisive.cites)}"
         if status == Status.UNCERTAIN and verification.to_resolve is None:
-            update["to_resolve"] = f"settle the skeptic's point on {decisive.cites}."
+            update["to_resolve"] = f"settle the skeptic's point on {_cited(decisive.cites)}."
     if judgment.fatal_assumption and verification.fatal_assumption is None and kept:
         update["model_fatal_assumption"] = blinder.reveal(judgment.fatal_assumption)
     return verification.model_copy(update=update)

@@ -22,6 +22,7 @@ from opportunity_assets.llm.roles import (
     verifier_view,
 )
 from opportunity_assets.records import Analysis, Candidate, RunError, Verification
+from opportunity_assets.text import markdown
 from resources.model import BudgetExhausted, CallSpec, ModelCallFailed, ModelReply, ModelResource
 from resources.store import NIGHT_WIDE
 
@@ -105,5 +106,5 @@ def word_brief(model: ModelResource, pack: CriteriaPack, as_of: date, items: lis
     for line in wording.lines:
         text = blinder.reveal(line.text.strip())
         if line.candidate_id in ids and acceptable_line(text, stored, as_of, names):
-            kept[ids[line.candidate_id]] = text
+            kept[ids[line.candidate_id]] = markdown(text)  # the model's words are text, never the brief's markup
     return Judged(kept, None, reply)

@@ -102,7 +102,13 @@ def is_orphaned(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str | No
         return None
     if process.pid == os.getpid() and process.host is not None:
         return None  # this very process: the run is in flight here
-    return None if process_alive(process.pid, _started_at(instance, run.run_id)) else process
+    if process_alive(process.pid, _started_at(instance, run.run_id)):
+        return None
+    # `run` may have been read while its process still ran: a process that finished its run wrote the run's end
+    # before it exited, so its status now says whether anything was left in flight (a run that succeeded a moment
+    # ago is not marked failed)
+    current = instance.get_run_by_id(run.run_id)
+    return process if current is not None and current.status in _IN_FLIGHT else None
 
 
 def describe(run: dg.DagsterRun) -> str:

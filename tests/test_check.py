@@ -104,8 +104,8 @@ def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_pat
 
 @pytest.mark.parametrize(("years", "expected"), [
     # Ecdat Cigar's years are written 63..92
-    ([63, 64, 65], "key `source.year_column`: got 'year'; its values are no years from 1800 to 2999 (e.g. ['63', "
-                   "'64', '65']) (two digits: write the century, 1963 for 63, or read them with "
+    ([63, 64, 65], "key `source.year_column`: got 'year'; every year it holds is below 100 (e.g. ['63', '64', "
+                   "'65']), the first century's (two digits: write the century, 1963 for 63, or read them with "
                    "`source.period_column: year` and `period_format: '%y'` instead of `year_column`: a year after "
                    "this one is read a century earlier): expected whole years written in full, such as 1963 or "
                    "1963.0"),
@@ -432,7 +432,7 @@ def test_a_few_rows_of_no_year_in_every_entity_name_the_year_column_once(tmp_pat
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "columns": ["level"]}
     assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 3, 31)) == [
-        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1800 to "
+        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1 to "
         "2999 in it (e.g. '2012-13'): expected the column of each row's year (2009, or 2009.0), or "
         "`source.period_column` naming a column of dates (a row of no period leaves its entity's every metric "
         "unknown, as it may lie in any window: no candidate has a value of 'level_now')"]
@@ -1020,7 +1020,7 @@ def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> Non
     (problem,) = _problems(_pack(tmp_path, panel, _LEVELS), night)
     assert problem == (
         "key `source.year_column`: got 'continent'; 27 of the 27 rows the night reads hold no whole-number year from "
-        "1800 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
+        "1 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
         "`source.period_column` naming a column of dates")
 
 

@@ -43,6 +43,7 @@ from opportunity_assets.sources.check_periods import (
     periods_unparsed,
     published_unparsed,
     spec_at,
+    two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
@@ -393,6 +394,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
             starts = None  # (a month grain over quarters: `grain_finer_than_rows` says so, with the rows' step)
         problems = _before_the_night(pack, counted)
+        problems += [p for within, _ in pack.source.keyed if (p := two_digit_years(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]

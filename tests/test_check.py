@@ -471,6 +471,22 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
     assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
 
 
+
+def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
+    """Trial 19: dslabs greenhouse_gases holds each gas every 20 years (an ice core's samples); `grain: year` with
+    windows on the samples' own years, `[0, 0]` and `[100, 100]`, filled every metric, and check refused the pack:
+    "expected a coarser `grain`, one the rows fill", though no grain is coarser than a year. A window that finds
+    no row is still named, by its own key."""
+    rows = [[gas, y, 280 + y / 10] for gas in ("CO2", "CH4", "N2O") for y in range(1800, 2001, 20)]
+    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 0}
+    on_samples = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+                  "level_then": {"agg": "last", "column": "level", "window": [100, 100]}}
+    assert _problems(_pack(tmp_path, source, on_samples), date(2001, 1, 1)) == []
+    between = {**on_samples, "level_now": {"agg": "last", "column": "level", "window": [10, 10]}}
+    (problem,) = _problems(_pack(tmp_path, source, between), date(2001, 1, 1))
+    assert problem.startswith("key `metrics.level_now."), problem
+
 @pytest.mark.parametrize("late", [True, False], ids=["monthly-ones-last", "monthly-ones-first"])
 def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Path, late: bool) -> None:
     """Over 64 entities a sample is looked at first; its steps of one period answer for every entity, and a sample
@@ -1835,3 +1851,4 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
                    outcome=outcome)
     report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
     assert [p for p in report.problems if "window" in p] and not report.warnings, report
+

@@ -604,7 +604,11 @@ def _common_step(steps: pl.Series) -> int:
 def grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
     """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
     months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
-    3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
+    3-month sum holds one quarter or two), and the grain the rows come in is a coarser one (`_COARSER`). Judged over
+    the rows in reach, when they give at least 4 steps. Rows a step apart that no grain fills (every 20 years: an
+    ice core's samples; every two months) are no grain's mistake: windows on their own periods (`[0, 0]`,
+    `[5, 5]`) read them, and a window that finds no row is named by its own key (`min_rows`, a window past the
+    history), as on any source."""
     if pack.source.shape != "panel" or not history.height:
         return None
     ids = history["entity_id"].unique(maintain_order=True)
@@ -615,17 +619,14 @@ def grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | No
     kept, steps = _steps(history)
     step = _common_step(steps)
     counts = kept.group_by("entity_id", maintain_order=True).len().filter(pl.col("len") >= 3)
-    if steps.len() < 4 or step < 2 or not counts.height:
+    grain = pack.grain
+    if steps.len() < 4 or not counts.height or (coarser := _COARSER.get((grain.name, step))) is None:
         return None
     first = counts["entity_id"][0]
-    example = (str(first), kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
-    grain = pack.grain
-    shown = ", ".join(grain.label(p) for p in example[1])
-    coarser = _COARSER.get((grain.name, step))
-    fix = f"`grain: {coarser}`, the grain the rows come in" if coarser else "a coarser `grain`, one the rows fill"
+    shown = ", ".join(grain.label(p) for p in kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
     return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
-            f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
-            f"{grain.name} of {step} at most: expected {fix}")
+            f"multiple of it (e.g. {str(first)!r}: {shown}), so a window of {grain.plural} finds a row in one "
+            f"{grain.name} of {step} at most: expected `grain: {coarser}`, the grain the rows come in")
 
 
 _WEEKEND_SHARE = 0.05

@@ -1852,3 +1852,22 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
     report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
     assert [p for p in report.problems if "window" in p] and not report.warnings, report
 
+
+def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behind_the_gap(tmp_path: Path) -> None:
+    """Trial 19: dslabs temp_carbon is one series whose emissions end in 2014 while its temperatures run to 2018; a
+    10-year sum needing its 10 years (the default) had no value, and check said only "metrics with gaps:
+    carbon_10y (1 entities)", the archive "its input carbon_10y is a gap": `unknown_for_all` judged 3 candidates or
+    more only. A source of fewer entities is warned (one series' gap tonight stops no night), naming `min_rows`."""
+    rows = [[y, 1.0, 10.0 if y <= 2014 else ""] for y in range(2000, 2019)]
+    source = {"path": _csv(tmp_path / "t.csv", ["year", "temp", "carbon"], rows), "entity": "World",
+              "entity_id": None, "entity_name": None, "grain": "year", "year_column": "year",
+              "columns": ["temp", "carbon"], "publication_lag_days": 0}
+    metrics = {"level_now": {"agg": "sum", "column": "carbon", "window": [0, 9]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2019, 1, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.level_now.min_rows`: got 10 (every period of its window, by default); no candidate has more "
+        "than 6 of the 10 years of carbon filled in 2009..2018 (perhaps a period no entity has rows in: a survey not "
+        "held that year, an extract's gap), so level_now has no value for the one candidate scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 6` or less, or a "
+        "window over years the source fills"]

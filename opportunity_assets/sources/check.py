@@ -528,6 +528,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    if earlier:
+        warnings += _lacking_of_few(pack, found, problems)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
@@ -749,6 +751,21 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
         if pack.source.shape == "events" else text
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[str]) -> list[str]:
+    """On a source of too few entities for `check_candidates.problems`' judgment (a single series), the metrics
+    its candidates lack tonight that a metric's own key explains (`min_rows` of more periods than the rows fill, a
+    window over none), as warnings, each key once: check said only "metrics with gaps", the archive "is a gap".
+    A gap of quarantined rows is said by their lines, and one whose cause a problem names (a window past the
+    history) by that problem (`_one_cause_once`)."""
+    lacking = [w for w in check_candidates.unknown_for_all(pack, found, least=1) if w.startswith("key `metrics.")]
+    kept = set(_one_cause_once([*problems, *lacking], pack))
+    out: list[str] = []
+    for line in lacking:
+        if line in kept and line.split(";")[0] not in {o.split(";")[0] for o in out}:
+            out.append(line)
+    return out
 
 
 def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:

@@ -1746,6 +1746,25 @@ def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) ->
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_a_name_column_that_changes_on_every_event_is_a_warning(tmp_path: Path) -> None:
+    """Trial 19: dslabs reported_heights as events by sex, `entity_name: rownames` (each answer's own number): check
+    said ok and the brief named the men '1' and the women '6', one event's row number: an events panel holds one
+    name per entity, so the check of the name column, over the panel's rows, saw none change. It reads the events."""
+    rows = [[sex, number, f"2016-{month:02d}-{day:02d}", 68] for k, sex in enumerate(["Male", "Female"])
+            for number, (month, day) in enumerate(((m, d) for m in range(1, 7) for d in (3, 17)), start=100 * k)]
+    source = {"path": _csv(tmp_path / "h.csv", ["sex", "rownames", "time_stamp", "height"], rows),
+              "entity_id": "sex", "entity_name": "rownames", "shape": "events", "period_column": "time_stamp",
+              "publication_lag_days": 1, "aggregates": {"answers": {"agg": "count"}}}
+    answers = {"level_now": {"agg": "last", "column": "answers"}}
+    report = check_pack(_pack(tmp_path, source, answers), as_of=date(2016, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'rownames'; 2 of the 2 entities are named differently on half their events or "
+        "more ('Female' has 12 names, e.g. '100', '111'), so the brief shows one row's: expected the column of each "
+        "entity's own name, the same in its rows (`entity_name: sex`, the id's own, perhaps)"]
+    source["entity_name"] = "sex"
+    named = check_pack(_pack(tmp_path, source, answers), as_of=date(2016, 7, 31), today=TODAY)
+    assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
+
 def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:
     """Trial 10: fpp3 us_gasoline's `Week` ('1991 W06') with `period_format: '%Y W%W'` was read a week late in
     years starting Tuesday to Thursday (`%W` counts from the first Monday), its last ISO week colliding with the next

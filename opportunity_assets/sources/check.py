@@ -24,7 +24,13 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
+from opportunity_assets.sources.check_entities import (
+    ids_zero_padded,
+    names_changing,
+    names_per_row,
+    names_shared,
+    total_rows,
+)
 from opportunity_assets.sources.check_periods import (
     both_ways,
     calendar_week_patterns,
@@ -513,7 +519,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         return CheckReport(as_of=night, problems=problems, warnings=warnings,
                            facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
                                   "candidates not scanned: one an entity of about one row"])
-    warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
+    warnings += names_shared(pack, snapshot.metrics) \
+        + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
@@ -751,6 +758,16 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
         if pack.source.shape == "events" else text
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
+    """The names each entity's rows carry, for `names_changing`: a panel's over the rows the night reads; an events
+    source's over its events (its panel holds one name per entity, whatever its events say)."""
+    if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
+        return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
+    from resources.source import names_per_entity
+
+    return names_per_entity(pack)
 
 
 def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[str]) -> list[str]:

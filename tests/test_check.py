@@ -1257,6 +1257,22 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_few_comma_cells_among_other_text_get_no_separator_hint(tmp_path: Path) -> None:
+    """Trial 19: dslabs reported_heights' typed answers (`5'6`, `5 feet 7 inches`, a `5,3` for five feet three among
+    them) got the fact "cells such as '5,3' are quarantined as not numbers: if the source groups thousands or writes
+    a decimal comma, say so in `source.thousands_separator`": no separator mends the answers, nor the column's
+    `67.7165`. The hint is for cells most of which are numbers so written."""
+    answers = ["5'6", "5 feet 7 inches", "five foot", "5' 4\"", "5,3"]
+    rows = [[e, y, answers[k] if y == 2010 else 60 + k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "h.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert not any(f.startswith("cells such as") for f in report.facts), report.facts
+    grouped = [[e, y, "1,234" if y == 2010 else 60 + k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source["path"] = _csv(tmp_path / "g.csv", ["id", "year", "level"], grouped)
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert any(f.startswith("cells such as '1,234'") for f in report.facts), report.facts
+
 def test_a_cause_a_problem_names_is_not_said_again_as_a_fact(tmp_path: Path) -> None:
     """Trial 18: brexit polls' `spread` without `signed` was a problem naming `source.signed` ("49 of 127 cells the
     night reads are negative"), then the fact "cells of 'spread' below zero (49, ...): ... list it in

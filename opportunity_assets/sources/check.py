@@ -556,7 +556,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
-    grouped = next((w for w in written if _GROUPED.match(w)), None)
+    grouped = _grouped_most(written)
     if grouped is not None and not written_otherwise:  # (a problem names the separator: the same cause)
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
@@ -879,6 +879,15 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
             return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
                           f"(the records flattened, `{column}.{inner}` as a key of its own)")
     return None
+
+
+def _grouped_most(written: list[str]) -> str | None:
+    """The first cell quarantined as not a number that reads as one written with a separator (`1,234`, `4,5`), when
+    such cells are most of those quarantined so, or None. A source that groups thousands or writes a decimal comma
+    writes every such number so; a few among other text (a survey's typed answers: `5,3` for five feet three,
+    beside `5'6` and `5 feet 7 inches`) are that text, and a separator key would mend none of the rest."""
+    grouped = [w for w in written if _GROUPED.match(w)]
+    return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
 
 
 def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:

@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from opportunity_assets import expressions
-from opportunity_assets.periods import Grain
+from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
@@ -294,6 +294,9 @@ class Nights(_Spec):
         latest = datetime.now(UTC).date() - timedelta(days=1)
         if value > latest:
             raise ValueError(f"a night that has ended, on or before {latest}")
+        if value < FIRST_NIGHT:
+            raise ValueError(f"a night on or after {FIRST_NIGHT} (earlier rows are the first nights' history; a "
+                             "partition a day from earlier is too many, and before 1000 no date Dagster can write)")
         return value
 
 

@@ -13,6 +13,8 @@ from datetime import date
 
 import dagster as dg
 
+from opportunity_assets.periods import FIRST_NIGHT
+
 CANDIDATE_PARTITIONS = "night_candidates"
 
 candidate_partitions = dg.DynamicPartitionsDefinition(name=CANDIDATE_PARTITIONS)
@@ -21,10 +23,11 @@ candidate_partitions = dg.DynamicPartitionsDefinition(name=CANDIDATE_PARTITIONS)
 def first_night(override: date | None, span: tuple[date, date] | None, latest: date) -> date:
     """The first night of the partitions: the pack's `nights.start` if it has one, else the first publication date of
     the source's rows (`span`: the first and latest, None when no dated row could be read). Without either, the
-    partitions hold only `latest`, the latest night that has ended, until the data can be read."""
+    partitions hold only `latest`, the latest night that has ended, until the data can be read. The data's first
+    night is never before `periods.FIRST_NIGHT` (1800-01-01): rows before it are the early nights' history."""
     if override is not None:
         return override
-    return min(span[0], latest) if span is not None else latest
+    return max(min(span[0], latest), FIRST_NIGHT) if span is not None else latest
 
 
 def nightly_partitions(start: date) -> dg.DailyPartitionsDefinition:

@@ -15,6 +15,17 @@ from typing import Any, Literal
 GrainName = Literal["day", "week", "month", "quarter", "year"]
 GRAINS: tuple[GrainName, ...] = ("day", "week", "month", "quarter", "year")
 
+FIRST_YEAR, LAST_YEAR = 1, 2999
+"""The years a source's period may fall in: any a calendar date holds from year 1 (DuckDB's DATE and Python's
+`date` alike: temperature records from 1751, ice-core gases from year 20) to 2999 (a year 9999 is a placeholder,
+and a row dated after today is quarantined anyway). A column of two-digit years (`63` for 1963) is told apart by
+`check`, every year of it below 100, not by refusing early years."""
+
+FIRST_NIGHT = date(1800, 1, 1)
+"""The earliest night the UI's daily partitions offer (`partitions.first_night`): Dagster writes a partition key's
+year with as many digits as it has (`21-12-31`, no date), and a partition a day from year 21 would be 730,000 of
+them. Rows before it are history the first nights' windows read."""
+
 
 @dataclass(frozen=True)
 class Grain:
@@ -76,17 +87,17 @@ class Grain:
         return months // {"month": 1, "quarter": 3, "year": 12}[self.name]
 
     def label(self, period: date) -> str:
-        """How a period is written for a reader: 2015-07-03, 2015-W27, 2015-07, 2015-Q3, 2015."""
+        """How a period is written for a reader: 2015-07-03, 2015-W27, 2015-07, 2015-Q3, 2015 (year 20: 0020)."""
         if self.name == "day":
-            return f"{period:%Y-%m-%d}"
+            return period.isoformat()  # four-digit years, as DuckDB's strftime writes them (`0020-01-01`)
         if self.name == "week":
             year, week, _ = period.isocalendar()
-            return f"{year}-W{week:02d}"
+            return f"{year:04d}-W{week:02d}"
         if self.name == "month":
-            return f"{period:%Y-%m}"
+            return f"{period.year:04d}-{period.month:02d}"
         if self.name == "quarter":
-            return f"{period.year}-Q{(period.month - 1) // 3 + 1}"
-        return f"{period.year}"
+            return f"{period.year:04d}-Q{(period.month - 1) // 3 + 1}"
+        return f"{period.year:04d}"
 
     # ---- the same arithmetic in DuckDB SQL ------------------------------------------------------------------
     def sql_start(self, day_sql: str) -> str:

@@ -299,6 +299,18 @@ class DuplicateFacts:
     column) and up to four of its names (when the name is another column than the id, and they differ)."""
 
 
+def names_per_entity(pack: CriteriaPack) -> pl.DataFrame:
+    """Per entity of the main source's rows in scope: `entity_id`, how many `names` its rows carry, its `rows` and
+    two names `shown` (its first and last, sorted: no list of a million events' names), as
+    `check_entities.names_per_row` gives them for a panel's rows. An events panel carries one name per entity, so
+    the check of a name column reads the events themselves."""
+    sql = (f"SELECT {shapes.ENTITY} AS entity_id, count(DISTINCT {shapes.NAME})::BIGINT AS names, "
+           f"count(*)::BIGINT AS rows, list_value(min({shapes.NAME}), max({shapes.NAME})) AS shown FROM {TYPED} "
+           f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY 1 ORDER BY 1")
+    with opened(pack) as (con, _):
+        return _run(con, pack, sql, {})
+
+
 def duplicate_facts(pack: CriteriaPack) -> DuplicateFacts | None:
     """The main source's duplicated keys, described (None for events, or no duplicated key at all)."""
     sql = shapes.duplicate_groups_sql(pack.source, TYPED)

@@ -104,8 +104,8 @@ def test_a_published_column_that_holds_no_dates_is_named_with_its_values(tmp_pat
 
 @pytest.mark.parametrize(("years", "expected"), [
     # Ecdat Cigar's years are written 63..92
-    ([63, 64, 65], "key `source.year_column`: got 'year'; its values are no years from 1800 to 2999 (e.g. ['63', "
-                   "'64', '65']) (two digits: write the century, 1963 for 63, or read them with "
+    ([63, 64, 65], "key `source.year_column`: got 'year'; every year it holds is below 100 (e.g. ['63', '64', "
+                   "'65']), the first century's (two digits: write the century, 1963 for 63, or read them with "
                    "`source.period_column: year` and `period_format: '%y'` instead of `year_column`: a year after "
                    "this one is read a century earlier): expected whole years written in full, such as 1963 or "
                    "1963.0"),
@@ -432,7 +432,7 @@ def test_a_few_rows_of_no_year_in_every_entity_name_the_year_column_once(tmp_pat
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "columns": ["level"]}
     assert _problems(_pack(tmp_path, source, _LEVELS), date(2018, 3, 31)) == [
-        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1800 to "
+        "key `source.year_column`: got 'year'; 4 of the 72 rows the night reads hold no whole-number year from 1 to "
         "2999 in it (e.g. '2012-13'): expected the column of each row's year (2009, or 2009.0), or "
         "`source.period_column` naming a column of dates (a row of no period leaves its entity's every metric "
         "unknown, as it may lie in any window: no candidate has a value of 'level_now')"]
@@ -470,6 +470,22 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
     monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
     assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
 
+
+
+def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
+    """Trial 19: dslabs greenhouse_gases holds each gas every 20 years (an ice core's samples); `grain: year` with
+    windows on the samples' own years, `[0, 0]` and `[100, 100]`, filled every metric, and check refused the pack:
+    "expected a coarser `grain`, one the rows fill", though no grain is coarser than a year. A window that finds
+    no row is still named, by its own key."""
+    rows = [[gas, y, 280 + y / 10] for gas in ("CO2", "CH4", "N2O") for y in range(1800, 2001, 20)]
+    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 0}
+    on_samples = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+                  "level_then": {"agg": "last", "column": "level", "window": [100, 100]}}
+    assert _problems(_pack(tmp_path, source, on_samples), date(2001, 1, 1)) == []
+    between = {**on_samples, "level_now": {"agg": "last", "column": "level", "window": [10, 10]}}
+    (problem,) = _problems(_pack(tmp_path, source, between), date(2001, 1, 1))
+    assert problem.startswith("key `metrics.level_now."), problem
 
 @pytest.mark.parametrize("late", [True, False], ids=["monthly-ones-last", "monthly-ones-first"])
 def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Path, late: bool) -> None:
@@ -1020,7 +1036,7 @@ def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> Non
     (problem,) = _problems(_pack(tmp_path, panel, _LEVELS), night)
     assert problem == (
         "key `source.year_column`: got 'continent'; 27 of the 27 rows the night reads hold no whole-number year from "
-        "1800 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
+        "1 to 2999 in it (e.g. 'Europe'): expected the column of each row's year (2009, or 2009.0), or "
         "`source.period_column` naming a column of dates")
 
 
@@ -1240,6 +1256,22 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
                         today=TODAY)
     assert not any("below zero" in f for f in signed.facts)
 
+
+def test_a_few_comma_cells_among_other_text_get_no_separator_hint(tmp_path: Path) -> None:
+    """Trial 19: dslabs reported_heights' typed answers (`5'6`, `5 feet 7 inches`, a `5,3` for five feet three among
+    them) got the fact "cells such as '5,3' are quarantined as not numbers: if the source groups thousands or writes
+    a decimal comma, say so in `source.thousands_separator`": no separator mends the answers, nor the column's
+    `67.7165`. The hint is for cells most of which are numbers so written."""
+    answers = ["5'6", "5 feet 7 inches", "five foot", "5' 4\"", "5,3"]
+    rows = [[e, y, answers[k] if y == 2010 else 60 + k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "h.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert not any(f.startswith("cells such as") for f in report.facts), report.facts
+    grouped = [[e, y, "1,234" if y == 2010 else 60 + k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source["path"] = _csv(tmp_path / "g.csv", ["id", "year", "level"], grouped)
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert any(f.startswith("cells such as '1,234'") for f in report.facts), report.facts
 
 def test_a_cause_a_problem_names_is_not_said_again_as_a_fact(tmp_path: Path) -> None:
     """Trial 18: brexit polls' `spread` without `signed` was a problem naming `source.signed` ("49 of 127 cells the
@@ -1730,6 +1762,25 @@ def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) ->
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_a_name_column_that_changes_on_every_event_is_a_warning(tmp_path: Path) -> None:
+    """Trial 19: dslabs reported_heights as events by sex, `entity_name: rownames` (each answer's own number): check
+    said ok and the brief named the men '1' and the women '6', one event's row number: an events panel holds one
+    name per entity, so the check of the name column, over the panel's rows, saw none change. It reads the events."""
+    rows = [[sex, number, f"2016-{month:02d}-{day:02d}", 68] for k, sex in enumerate(["Male", "Female"])
+            for number, (month, day) in enumerate(((m, d) for m in range(1, 7) for d in (3, 17)), start=100 * k)]
+    source = {"path": _csv(tmp_path / "h.csv", ["sex", "rownames", "time_stamp", "height"], rows),
+              "entity_id": "sex", "entity_name": "rownames", "shape": "events", "period_column": "time_stamp",
+              "publication_lag_days": 1, "aggregates": {"answers": {"agg": "count"}}}
+    answers = {"level_now": {"agg": "last", "column": "answers"}}
+    report = check_pack(_pack(tmp_path, source, answers), as_of=date(2016, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'rownames'; 2 of the 2 entities are named differently on half their events or "
+        "more ('Female' has 12 names, e.g. '100', '111'), so the brief shows one row's: expected the column of each "
+        "entity's own name, the same in its rows (`entity_name: sex`, the id's own, perhaps)"]
+    source["entity_name"] = "sex"
+    named = check_pack(_pack(tmp_path, source, answers), as_of=date(2016, 7, 31), today=TODAY)
+    assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
+
 def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_pattern(tmp_path: Path) -> None:
     """Trial 10: fpp3 us_gasoline's `Week` ('1991 W06') with `period_format: '%Y W%W'` was read a week late in
     years starting Tuesday to Thursday (`%W` counts from the first Monday), its last ISO week colliding with the next
@@ -1835,3 +1886,23 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
                    outcome=outcome)
     report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
     assert [p for p in report.problems if "window" in p] and not report.warnings, report
+
+
+def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behind_the_gap(tmp_path: Path) -> None:
+    """Trial 19: dslabs temp_carbon is one series whose emissions end in 2014 while its temperatures run to 2018; a
+    10-year sum needing its 10 years (the default) had no value, and check said only "metrics with gaps:
+    carbon_10y (1 entities)", the archive "its input carbon_10y is a gap": `unknown_for_all` judged 3 candidates or
+    more only. A source of fewer entities is warned (one series' gap tonight stops no night), naming `min_rows`."""
+    rows = [[y, 1.0, 10.0 if y <= 2014 else ""] for y in range(2000, 2019)]
+    source = {"path": _csv(tmp_path / "t.csv", ["year", "temp", "carbon"], rows), "entity": "World",
+              "entity_id": None, "entity_name": None, "grain": "year", "year_column": "year",
+              "columns": ["temp", "carbon"], "publication_lag_days": 0}
+    metrics = {"level_now": {"agg": "sum", "column": "carbon", "window": [0, 9]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2019, 1, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.level_now.min_rows`: got 10 (every period of its window, by default); no candidate has more "
+        "than 6 of the 10 years of carbon filled in 2009..2018 (perhaps a period no entity has rows in: a survey not "
+        "held that year, an extract's gap), so level_now has no value for the one candidate scanned "
+        "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 6` or less, or a "
+        "window over years the source fills"]

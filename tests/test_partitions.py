@@ -28,6 +28,8 @@ def test_the_first_night_is_the_packs_then_the_datas_then_only_the_latest() -> N
     assert first_night(None, span, latest) == date(2000, 3, 1)
     assert first_night(None, None, latest) == latest  # nothing readable: only the latest night
     assert first_night(None, (date(2024, 6, 1), date(2024, 6, 1)), latest) == latest  # first row still to come
+    # trial 19: rows from year 20 (an ice core) are history; a partition a day from then is no key Dagster writes
+    assert first_night(None, (date(21, 12, 31), date(2001, 12, 31)), latest) == date(1800, 1, 1)
 
 
 def _first_published(csv_path: Path, lag_days: int) -> date:
@@ -74,6 +76,7 @@ def test_a_pack_key_overrides_the_first_night_without_changing_the_criteria(tmp_
 
 @pytest.mark.parametrize(("nights", "says"), [
     ({"start": "2999-01-01"}, r"key `nights\.start`: got .*2999-01-01.*; expected a night that has ended"),
+    ({"start": "1751-03-31"}, r"key `nights\.start`: got .*1751-03-31.*; expected a night on or after 1800-01-01"),
     ({"start": "last year"}, r"key `nights\.start`: got 'last year'; expected a valid date"),
     ({"begin": "2003-01-31"}, r"key `nights\.begin`: unknown key"),
 ])

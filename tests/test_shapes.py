@@ -172,6 +172,24 @@ def test_two_digit_years_read_by_percent_y_are_never_after_this_year(tmp_path: P
         ("2005-01-01", 5.0), ("2025-01-01", 25.0)]
 
 
+
+def test_years_before_1800_date_their_rows(tmp_path: Path) -> None:
+    """Trial 19: dslabs temp_carbon runs from 1751 and greenhouse_gases from year 20 (every 20 years, an ice core);
+    a year column below 1800 quarantined the row as "no whole-number year from 1800 to 2999", and each such row,
+    of no period, left its entity's every metric unknown on every night. A year from 1 dates its row; the nights
+    the UI offers still start in 1800 at the earliest (`periods.FIRST_NIGHT`), the earlier rows their history."""
+    rows = [["co2", y, 277 + y / 100] for y in range(20, 2001, 20)] + [["temp", 1751, 1.0], ["temp", 1799, 2.0]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "year_column": "year", "columns": ["level"], "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "level_then": {"agg": "last", "column": "level", "window": [1100, 1100]}})
+    snapshot = read_snapshot(pack, date(2001, 1, 1), today=TODAY)
+    assert snapshot.quarantined.height == 0
+    assert snapshot.metrics.filter(pl.col("entity_id") == "co2")["level_then"].to_list() == [286.0]  # year 900
+    assert _history(pack, date(1800, 1, 1), "temp") == [("1751-01-01", 48, 1.0), ("1799-01-01", 0, 2.0)]
+    assert Grain("year").label(date(20, 1, 1)) == "0020"  # as DuckDB writes it: a label the SQL's agrees with
+
+
 EVENTS = [  # (state, issued, amount, grade)
     ("TX", "2014-01-05", 1000, "A"), ("TX", "2014-01-20", 3000, "B"), ("TX", "2014-01-28", 2000, "A"),
     ("TX", "2014-03-02", 500, "C"),
@@ -1641,7 +1659,7 @@ def test_quarters_no_row_of_which_is_a_quarter_are_named_by_check(tmp_path: Path
     problems = check_pack(pack, as_of=date(2016, 6, 30), today=TODAY).problems
     assert problems == [
         "key `source.year_column`: got 'yr' and `source.quarter_column` 'qtr'; 4 of the 4 rows the night reads hold no "
-        "whole-number year (1800 to 2999) and quarter (1 to 4) that make a period in them (e.g. year, quarter "
+        "whole-number year (1 to 2999) and quarter (1 to 4) that make a period in them (e.g. year, quarter "
         "'2015, Q1'): expected the columns of each row's year (2009) and quarter (1 to 4), or "
         "`source.period_column` naming a column of dates"]
 

@@ -24,7 +24,13 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_entities import ids_zero_padded, names_changing, names_shared, total_rows
+from opportunity_assets.sources.check_entities import (
+    ids_zero_padded,
+    names_changing,
+    names_per_row,
+    names_shared,
+    total_rows,
+)
 from opportunity_assets.sources.check_periods import (
     both_ways,
     calendar_week_patterns,
@@ -43,6 +49,7 @@ from opportunity_assets.sources.check_periods import (
     periods_unparsed,
     published_unparsed,
     spec_at,
+    two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
@@ -393,6 +400,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
             starts = None  # (a month grain over quarters: `grain_finer_than_rows` says so, with the rows' step)
         problems = _before_the_night(pack, counted)
+        problems += [p for within, _ in pack.source.keyed if (p := two_digit_years(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
@@ -511,7 +519,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         return CheckReport(as_of=night, problems=problems, warnings=warnings,
                            facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
                                   "candidates not scanned: one an entity of about one row"])
-    warnings += names_shared(pack, snapshot.metrics) + names_changing(pack, snapshot.history) \
+    warnings += names_shared(pack, snapshot.metrics) \
+        + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
@@ -526,6 +535,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    if earlier:
+        warnings += _lacking_of_few(pack, found, problems)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.red_flags_firing_for_all(pack, found)
     if past:
@@ -545,7 +556,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
-    grouped = next((w for w in written if _GROUPED.match(w)), None)
+    grouped = _grouped_most(written)
     if grouped is not None and not written_otherwise:  # (a problem names the separator: the same cause)
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
@@ -749,6 +760,31 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
 
 
+def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
+    """The names each entity's rows carry, for `names_changing`: a panel's over the rows the night reads; an events
+    source's over its events (its panel holds one name per entity, whatever its events say)."""
+    if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
+        return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
+    from resources.source import names_per_entity
+
+    return names_per_entity(pack)
+
+
+def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[str]) -> list[str]:
+    """On a source of too few entities for `check_candidates.problems`' judgment (a single series), the metrics
+    its candidates lack tonight that a metric's own key explains (`min_rows` of more periods than the rows fill, a
+    window over none), as warnings, each key once: check said only "metrics with gaps", the archive "is a gap".
+    A gap of quarantined rows is said by their lines, and one whose cause a problem names (a window past the
+    history) by that problem (`_one_cause_once`)."""
+    lacking = [w for w in check_candidates.unknown_for_all(pack, found, least=1) if w.startswith("key `metrics.")]
+    kept = set(_one_cause_once([*problems, *lacking], pack))
+    out: list[str] = []
+    for line in lacking:
+        if line in kept and line.split(";")[0] not in {o.split(";")[0] for o in out}:
+            out.append(line)
+    return out
+
+
 def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     """The problems without those that say another's cause again: when a line names a key whose mistake quarantines
     rows (`_QUARANTINING_KEYS`: `bounds: [0, 1]` on premiums in dollars, a `period_format` most rows fail), the
@@ -843,6 +879,15 @@ def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
             return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
                           f"(the records flattened, `{column}.{inner}` as a key of its own)")
     return None
+
+
+def _grouped_most(written: list[str]) -> str | None:
+    """The first cell quarantined as not a number that reads as one written with a separator (`1,234`, `4,5`), when
+    such cells are most of those quarantined so, or None. A source that groups thousands or writes a decimal comma
+    writes every such number so; a few among other text (a survey's typed answers: `5,3` for five feet three,
+    beside `5'6` and `5 feet 7 inches`) are that text, and a separator key would mend none of the rest."""
+    grouped = [w for w in written if _GROUPED.match(w)]
+    return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
 
 
 def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:

@@ -288,17 +288,25 @@ def _root_gap(name: str, gaps: dict[str, str]) -> str:
     return line
 
 
-def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A required input or a hard filter's metric with no value for any scanned candidate (at least `ENOUGH`): a
+def _any_of(scanned: int) -> str:
+    """The candidates a metric has no value for, as a line says it: `any of the 3 candidates scanned`, or `the one
+    candidate scanned` (a source of one series)."""
+    return "the one candidate scanned" if scanned == 1 else f"any of the {scanned} candidates scanned"
+
+
+def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENOUGH) -> list[str]:
+    """A required input or a hard filter's metric with no value for any scanned candidate (at least `least`): a
     column empty in the window tonight (a series the source stopped filling, its latest period not yet out), a sum
     over cells all NA. Every candidate going on would be archived as a data gap, or go on with the filter UNCLEAR;
     said with the commonest gap of the metric, down to the input that is missing. A derived metric whose inputs are
-    there but whose arithmetic has no value is `undefined_components`'."""
+    there but whose arithmetic has no value is `undefined_components`'. `check` asks it of a source of fewer
+    entities than `ENOUGH` too (`least` 1), for warnings: one series' gap tonight is no unit's mistake to stop
+    nights for, but its line names the key that explains the gap (`min_rows`, a window)."""
     read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
     problems: list[str] = []
     for name, key in {**filtered, **read}.items():
-        if len(found) < ENOUGH or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
+        if len(found) < max(least, 1) or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
                                        for c in found):
             continue
         lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
@@ -310,7 +318,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
             _too_few_filled(pack, name, key, lines, found, effect) or \
-            f"key `{key}`: got {name!r}; it has no value for any of the {len(found)} candidates scanned " \
+            f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} " \
             f"({line}), so {effect}: {_gap_expected(pack, line)}"
         if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
             problems.append(problem)
@@ -342,7 +350,7 @@ def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned
     events = " (an events period with a refused cell has its aggregates of the column unknown)" \
         if pack.source.shape == "events" else ""
     return (f"key `source.bounds.{column}`: got [{low}, {high}]; cells of {column} outside it are refused in every "
-            f"candidate's reach{events}, so {name} has no value for any of the {scanned} candidates scanned ({line}; "
+            f"candidate's reach{events}, so {name} has no value for {_any_of(scanned)} ({line}; "
             f"`{key}`: {effect}): expected bounds in the column's unit, that its values lie within")
 
 
@@ -372,16 +380,16 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
         if any(rows_in_window(c.raw_data, spec.window) for c in found):
             return None  # rows there, the column empty in them: a series the source stopped filling
         return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} (perhaps a "
-                f"period the source skips: a survey not held that year), so {metric} has no value for any of the "
-                f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected a window over {plural} the source "
+                f"period the source skips: a survey not held that year), so {metric} has no value for "
+                f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected a window over {plural} the source "
                 "has rows in")
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"
     first, _, last = label.partition("..")
     why = _weekend_missing(pack, first, last, length - best) if last else ""
     why = why or "perhaps a period no entity has rows in: a survey not held that year, an extract's gap"
     return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
-            f"{length} {plural} of {spec.column} filled in {label} ({why}), so {metric} has no value for any of the "
-            f"{scanned} candidates scanned{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window "
+            f"{length} {plural} of {spec.column} filled in {label} ({why}), so {metric} has no value for "
+            f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window "
             f"over {plural} the source fills")
 
 

@@ -47,23 +47,31 @@ NAMES_CHANGE_FROM = 3
 """Rows of an entity from which a name on every other row of them is the name column's fault (a row's number)."""
 
 
-def names_changing(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
-    """`source.entity_name` naming most entities differently on half their rows or more (`history`: the rows the
-    night reads, `entity_id` and `entity_name`; entities of `NAMES_CHANGE_FROM` rows or more): a row's own number
-    or date taken for the name column (`entity_name: rownames`), so the brief shows one row's value, '1836' for East
-    Asia. A company renamed once or twice is no such entity."""
+def names_per_row(history: pl.DataFrame) -> pl.DataFrame:
+    """Per entity of a panel's rows (`history`: the rows the night reads, `entity_id` and `entity_name`): how many
+    `names` they carry, its `rows` and the first two names `shown` (sorted): what `names_changing` judges (an events
+    source's are counted over its events, `resources.source.names_per_entity`)."""
+    return history.group_by("entity_id").agg(pl.col("entity_name").n_unique().alias("names"), pl.len().alias("rows"),
+                                              pl.col("entity_name").sort().head(2).alias("shown"))
+
+
+def names_changing(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
+    """`source.entity_name` naming most entities differently on half their rows or more (`per`: one row per entity,
+    `names_per_row`'s; entities of `NAMES_CHANGE_FROM` rows or more): a row's own number or date taken for the name
+    column (`entity_name: rownames`), so the brief shows one row's value, '1836' for East Asia, or one event's,
+    '6' for the women of a survey. A company renamed once or twice is no such entity."""
     src = pack.source
-    if src.name_columns == src.entity_columns or not history.height:
+    if src.name_columns == src.entity_columns or not per.height:
         return []
-    per = (history.group_by("entity_id").agg(pl.col("entity_name").n_unique().alias("names"), pl.len().alias("rows"),
-                                             pl.col("entity_name").sort().head(2).alias("shown"))
-           .filter(pl.col("rows") >= NAMES_CHANGE_FROM).sort("entity_id"))
+    per = per.filter(pl.col("rows") >= NAMES_CHANGE_FROM).sort("entity_id")
     changing = per.filter(2 * pl.col("names") >= pl.col("rows"))
     if not per.height or 2 * changing.height <= per.height:
         return []
-    entity, names, shown = changing.row(0)[0], changing["names"][0], changing["shown"][0].to_list()
+    row = changing.row(0, named=True)
+    entity, names, shown = row["entity_id"], row["names"], list(row["shown"])
+    rows = "events" if src.shape == "events" else "rows"
     return [f"key `source.entity_name`: got {src.entity_name!r}; {changing.height} of the {per.height} entities are "
-            f"named differently on half their rows or more ({entity!r} has {names} names, e.g. "
+            f"named differently on half their {rows} or more ({entity!r} has {names} names, e.g. "
             f"{', '.join(repr(str(n)) for n in shown)}), so the brief shows one row's: expected the column of each "
             f"entity's own name, the same in its rows (`entity_name: {src.entity_id}`, the id's own, perhaps)"]
 

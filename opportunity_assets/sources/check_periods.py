@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import describe_location
@@ -152,6 +153,26 @@ def _counts(values: list[str]) -> bool:
     return bool(values) and all(re.fullmatch(r"\s*-?\d{1,6}(\.0+)?\s*", v) for v in values)
 
 
+def two_digit_years(pack: CriteriaPack, within: str) -> str | None:
+    """A `year_column` every dated row of which holds a year below 100 (`63` for 1963: Ecdat Cigar's, nlswork's
+    `68`..`88`), or None. Such years date their rows (the source reads years from `FIRST_YEAR`, 20 for an ice
+    core's gases), in the first century: the key, with examples and what reads them. A column that also holds a
+    year of three digits or more (20, 40, ..., 2000) is years written in full."""
+    src = spec_at(pack, within)
+    if src.year_column is None or src.period_column is not None or src.known_at is not None:
+        return None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    if commonest_values(pack, within, f"year({shapes.PERIOD})", f"{dated} AND year({shapes.PERIOD}) >= 100", 1):
+        return None
+    years = commonest_values(pack, within, shapes.written(src.year_column), dated)
+    if not years:
+        return None
+    alone = not any((src.month_column, src.day_column, src.quarter_column, src.week_column))
+    return (f"key `{within}.year_column`: got {src.year_column!r}; every year it holds is below 100 (e.g. {years}), "
+            f"the first century's{_two_digit_years(within, src.year_column, alone)}: expected whole years written "
+            "in full, such as 1963 or 1963.0")
+
+
 def not_years(pack: CriteriaPack, within: str) -> str:
     """Year (and month, day) columns no row of which dates a period: two-digit years (`63` for 1963), dates or
     timestamps in the year column, months that are names. The key whose values fail, with examples; a date column
@@ -169,10 +190,9 @@ def not_years(pack: CriteriaPack, within: str) -> str:
                 f"expected `period_column: {year}` for a column of dates (truncated to `grain`), or a column of "
                 "whole years")
     numbers = [float(v) for v in years if _number(v)]
-    if numbers and not any(1800 <= n <= 2999 for n in numbers):
-        short = _two_digit_years(within, year, len(keys) == 1) if all(0 <= n < 100 for n in numbers) else ""
-        return (f"key `{within}.year_column`: got {year!r}; its values are no years from 1800 to 2999 (e.g. "
-                f"{years[:3]}){short}: expected whole years written in full, such as 1963 or 1963.0")
+    if numbers and not any(FIRST_YEAR <= n <= LAST_YEAR for n in numbers):
+        return (f"key `{within}.year_column`: got {year!r}; its values are no years from {FIRST_YEAR} to "
+                f"{LAST_YEAR} (e.g. {years[:3]}): expected whole years written in full, such as 1963 or 1963.0")
     if not years or numbers:
         for key, column in keys[1:]:
             if unparsed[column]:
@@ -185,6 +205,17 @@ def not_years(pack: CriteriaPack, within: str) -> str:
                         "`period_format` for dates written otherwise")
     return (f"key `{within}.year_column`: got {year!r}; its values are not whole years (e.g. {years[:3]}): expected "
             "whole years such as 1963 or 1963.0, or `period_column` with `period_format` for dates written otherwise")
+
+
+_YEARS = f"{FIRST_YEAR} to {LAST_YEAR}"
+"""The whole-number years a year column may hold, as a problem writes them."""
+
+
+def _likely(year: int) -> bool:
+    """Whether a year is one a guessed pattern or unit may land in to be suggested, 1800 to 2999: the source reads
+    years from `FIRST_YEAR`, but `'%Y'` reads `68` as year 68 and Unix time in the wrong unit lands in 1970 or
+    far ahead; a guess that lands in an early year is the wrong guess."""
+    return 1800 <= year <= LAST_YEAR
 
 
 def _number(value: str) -> bool:
@@ -219,7 +250,7 @@ def _years_as_numbers(values: list[str]) -> bool:
     """Whether periods as written are all whole years written as decimal numbers (`2001.0`, a column of years that
     held a missing value, as R and pandas export it): `year_column` reads them, no date pattern does."""
     found = [re.fullmatch(r"\s*(\d{4})\.0+\s*", v) for v in values]
-    return bool(found) and all(m is not None and 1800 <= int(m[1]) <= 2999 for m in found)
+    return bool(found) and all(m is not None and _likely(int(m[1])) for m in found)
 
 
 def _iso(value: str) -> bool:
@@ -291,7 +322,7 @@ def unix_time(value: str, per_second: int = 1) -> datetime | None:
         moment = datetime.fromtimestamp(float(value) / per_second, tz=UTC).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):
         return None
-    return moment if 1800 <= moment.year <= 2999 else None
+    return moment if _likely(moment.year) else None
 
 
 def _counted(value: str, counted: tuple[int, datetime]) -> datetime | None:
@@ -303,11 +334,11 @@ def _counted(value: str, counted: tuple[int, datetime]) -> datetime | None:
         moment = origin + timedelta(seconds=round(float(value) * per_unit, 6))
     except OverflowError:
         return None
-    return moment if 1800 <= moment.year <= 2999 else None
+    return moment if _likely(moment.year) else None
 
 
 def _parses(value: str, pattern: str) -> bool:
-    """Whether `pattern` reads `value` as a date the source layer keeps (years 1800-2999, as `shapes.date_sql`)."""
+    """Whether `pattern` reads `value` as a date of a year a suggestion may name (`_likely`)."""
     if is_unix(pattern):
         return unix_time(value, UNIX_SCALES[pattern]) is not None
     if pattern == DECIMAL_YEAR:
@@ -315,7 +346,7 @@ def _parses(value: str, pattern: str) -> bool:
     if (counted := since(pattern)) is not None:
         return _counted(value, counted) is not None
     try:
-        return 1800 <= datetime.strptime(value, pattern).year <= 2999
+        return _likely(datetime.strptime(value, pattern).year)
     except ValueError:
         return False
 
@@ -475,21 +506,21 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     for key, what in (("quarter_column", "quarter (1 to 4)"), ("week_column", "ISO week (1 to 53)")):
         if (column := getattr(src, key)) is not None:
             return (f"key `source.year_column`: got {src.year_column!r} and `source.{key}` {column!r}; {many} hold "
-                    f"no whole-number year (1800 to 2999) and {what} that make a period in them (e.g. year, "
+                    f"no whole-number year ({_YEARS}) and {what} that make a period in them (e.g. year, "
                     f"{key.removesuffix('_column')} {example!r}): expected the columns of each row's year (2009) and "
                     f"{what}, or `source.period_column` naming a column of dates")
     if src.month_column is None:
-        return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from 1800 to "
-                f"2999 in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
+        return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from {_YEARS} "
+                f"in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
                 "`source.period_column` naming a column of dates")
     if src.day_column is not None:
         return (f"key `source.year_column`: got {src.year_column!r}, `source.month_column` {src.month_column!r} and "
-                f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year (1800 to 2999), month "
+                f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year ({_YEARS}), month "
                 f"and day that make a date in them (e.g. year, month, day {example!r}): expected the columns of each "
                 "row's year (2009), month (1 to 12) and day of the month, or `source.period_column` naming a column "
                 "of dates")
     return (f"key `source.year_column`: got {src.year_column!r} and `source.month_column` {src.month_column!r}; "
-            f"{many} hold no whole-number year (1800 to 2999) and month (1 to 12) in them (e.g. year, month "
+            f"{many} hold no whole-number year ({_YEARS}) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
             "`source.period_column` naming a column of dates")
 
@@ -573,7 +604,11 @@ def _common_step(steps: pl.Series) -> int:
 def grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | None:
     """A panel whose every entity's rows lie a whole number (2 or more) of periods apart: quarterly rows read in
     months, say, where a window of months finds a row in one month of three (a coverage filter fails them all, a
-    3-month sum holds one quarter or two). Judged over the rows in reach, when they give at least 4 steps."""
+    3-month sum holds one quarter or two), and the grain the rows come in is a coarser one (`_COARSER`). Judged over
+    the rows in reach, when they give at least 4 steps. Rows a step apart that no grain fills (every 20 years: an
+    ice core's samples; every two months) are no grain's mistake: windows on their own periods (`[0, 0]`,
+    `[5, 5]`) read them, and a window that finds no row is named by its own key (`min_rows`, a window past the
+    history), as on any source."""
     if pack.source.shape != "panel" or not history.height:
         return None
     ids = history["entity_id"].unique(maintain_order=True)
@@ -584,17 +619,14 @@ def grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | No
     kept, steps = _steps(history)
     step = _common_step(steps)
     counts = kept.group_by("entity_id", maintain_order=True).len().filter(pl.col("len") >= 3)
-    if steps.len() < 4 or step < 2 or not counts.height:
+    grain = pack.grain
+    if steps.len() < 4 or not counts.height or (coarser := _COARSER.get((grain.name, step))) is None:
         return None
     first = counts["entity_id"][0]
-    example = (str(first), kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
-    grain = pack.grain
-    shown = ", ".join(grain.label(p) for p in example[1])
-    coarser = _COARSER.get((grain.name, step))
-    fix = f"`grain: {coarser}`, the grain the rows come in" if coarser else "a coarser `grain`, one the rows fill"
+    shown = ", ".join(grain.label(p) for p in kept.filter(pl.col("entity_id") == first)["period"].to_list()[-3:])
     return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
-            f"multiple of it (e.g. {example[0]!r}: {shown}), so a window of {grain.plural} finds a row in one "
-            f"{grain.name} of {step} at most: expected {fix}")
+            f"multiple of it (e.g. {str(first)!r}: {shown}), so a window of {grain.plural} finds a row in one "
+            f"{grain.name} of {step} at most: expected `grain: {coarser}`, the grain the rows come in")
 
 
 _WEEKEND_SHARE = 0.05

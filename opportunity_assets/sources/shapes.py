@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from opportunity_assets.periods import Grain
+from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR, Grain
 from opportunity_assets.sources.formats import ROW, literal
 from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import (
@@ -142,7 +142,7 @@ def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
     """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
     given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` / `Q3 2015`, a bare year, or
     an ISO week, `1991 W06` / `1991-W06` / `1991W06` (its Monday).
-    Years outside 1800-2999 are no date."""
+    Years outside `periods.FIRST_YEAR`..`LAST_YEAR` are no date."""
     t = _text(column)
     if pattern is not None:
         parsed = f"{_strptime_sql(t, pattern)}::DATE"
@@ -154,7 +154,7 @@ def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
                   f"THEN make_date(right({t}, 4)::INTEGER, (substr({t}, 2, 1)::INTEGER - 1) * 3 + 1, 1) END, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}}$') THEN make_date({t}::INTEGER, 1, 1) END, "
                   f"{_iso_week_sql(t)})")
-    return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
+    return f"(CASE WHEN year({parsed}) BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN {parsed} END)"
 
 
 def published_sql(column: str) -> str:
@@ -162,7 +162,7 @@ def published_sql(column: str) -> str:
     month (`2015-07`) or a quarter names no day a row became known (read as its first day, every row would be known
     before its period ended: a look-ahead)."""
     parsed = f"try_cast({_text(column)} AS TIMESTAMP)::DATE"
-    return f"(CASE WHEN year({parsed}) BETWEEN 1800 AND 2999 THEN {parsed} END)"
+    return f"(CASE WHEN year({parsed}) BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN {parsed} END)"
 
 
 def entity_slug(key: str) -> str:
@@ -315,18 +315,18 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     quoted = _quoted(src.year_column or "")
     if src.quarter_column is not None:
         quarter = _whole(src.quarter_column)
-        start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {quarter} BETWEEN 1 AND 4 "
+        start = (f"CASE WHEN {year} BETWEEN {FIRST_YEAR} AND {LAST_YEAR} AND {quarter} BETWEEN 1 AND 4 "
                  f"THEN make_date({year}, 3 * {quarter} - 2, 1) END")
         return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.quarter_column)}"
     if src.week_column is not None:  # the ISO week's Monday; a week 53 the year has not is no date
         week = _whole(src.week_column)
         written = f"printf('%d W%02d', {year}, {week})"
         monday = f"try_strptime({written}, '%G W%V')::DATE"
-        start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {week} BETWEEN 1 AND 53 "
+        start = (f"CASE WHEN {year} BETWEEN {FIRST_YEAR} AND {LAST_YEAR} AND {week} BETWEEN 1 AND 53 "
                  f"AND strftime({monday}, '%G W%V') = {written} THEN {monday} END")
         return grain.sql_start(start), f"{quoted} || ', ' || {_quoted(src.week_column)}"
     if src.month_column is None:
-        return f"CASE WHEN {year} BETWEEN 1800 AND 2999 THEN make_date({year}, 1, 1) END", quoted
+        return f"CASE WHEN {year} BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN make_date({year}, 1, 1) END", quoted
     month = _month(src.month_column)
     quoted += f" || ', ' || {_quoted(src.month_column)}"
     day = "1" if src.day_column is None else _whole(src.day_column)
@@ -335,7 +335,7 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     # a day the month has not (30 February) is no date: `try` makes it NULL, its row unparseable (a month's first
     # day always is one: no `try`, which costs a typed read of 2M rows about a second)
     made = f"make_date({year}, {month}, {day})"
-    start = (f"CASE WHEN {year} BETWEEN 1800 AND 2999 AND {month} BETWEEN 1 AND 12 "
+    start = (f"CASE WHEN {year} BETWEEN {FIRST_YEAR} AND {LAST_YEAR} AND {month} BETWEEN 1 AND 12 "
              f"THEN {made if src.day_column is None else f'try({made})'} END")
     return grain.sql_start(start), quoted
 

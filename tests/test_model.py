@@ -66,6 +66,13 @@ def _model(tmp_path: Path, server: FakeAnthropic, **kwargs: Any) -> AnthropicMod
                           max_retry_after_s=0.2, **kwargs)
 
 
+def _analyzer_call() -> CallSpec:
+    """One analyzer call of candidate `x`, with the pack's default limits."""
+    return CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
+                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
+                    candidate_id="x", ceiling_usd=1.0)
+
+
 def _bodies(server: FakeAnthropic, title: str) -> list[dict[str, Any]]:
     return [r.body for r in server.requests
             if r.body.get("output_config", {}).get("format", {}).get("schema", {}).get("title") == title]
@@ -213,9 +220,7 @@ def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path:
                                                                       server: FakeAnthropic) -> None:
     model = _model(tmp_path, server)
     model.setup_for_execution(dg.build_init_resource_context())
-    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
-                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
-                    candidate_id="x", ceiling_usd=1.0)
+    spec = _analyzer_call()
     model.complete(spec, AnalyzerJudgment)
     stored = model._cache[model.cache_key(spec)]  # as an older, looser schema stored it: a 5000-char assumption
     model._cache[model.cache_key(spec)] = {**stored, "response": json.dumps({"assumptions": ["x" * 5000]})}
@@ -226,9 +231,7 @@ def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path:
 def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnthropic) -> None:
     model = _model(tmp_path, server, timeout_s=0.3, max_retries=1)
     model.setup_for_execution(dg.build_init_resource_context())
-    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
-                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
-                    candidate_id="x", ceiling_usd=1.0)
+    spec = _analyzer_call()
     server.script("hang:1", "hang:1")
     with pytest.raises(ModelCallFailed, match="APITimeoutError"):
         model.complete(spec, AnalyzerJudgment)
@@ -238,9 +241,7 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
 def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, server: FakeAnthropic) -> None:
     model = _model(tmp_path, server, timeout_s=0.5, max_retries=1)
     model.setup_for_execution(dg.build_init_resource_context())
-    spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"), payload={"a": 1},
-                    output_type=AnalyzerJudgment, max_tokens=600, max_input_tokens=2500, domain="d", as_of=AS_OF,
-                    candidate_id="x", ceiling_usd=1.0)
+    spec = _analyzer_call()
     server.script("drip:0.05", "drip:0.05")  # a byte every 0.05 s: no read waits long, the whole takes 15 s
     started = time.monotonic()
     with pytest.raises(ModelCallFailed, match="APITimeoutError after 2 attempt"):

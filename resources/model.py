@@ -523,13 +523,11 @@ class AnthropicModel(ModelResource):
         answer is validated against it by code either way (`answer_json`)."""
         schema = _answer_schema(spec.output_type)
         system = [{"type": "text", "text": spec.prompt.text, "cache_control": {"type": "ephemeral"}}]
+        request = {"model": spec.model, "max_tokens": spec.max_tokens, "system": system,
+                   "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}]}
         if schema_in_prompt:
-            return {"model": spec.model, "max_tokens": spec.max_tokens,
-                    "system": [*system, {"type": "text", "text": _SCHEMA_IN_PROMPT + json.dumps(schema)}],
-                    "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}]}
-        return {"model": spec.model, "max_tokens": spec.max_tokens, "system": system,
-                "messages": [{"role": "user", "content": json.dumps(spec.payload, default=str)}],
-                "output_config": {"format": {"type": "json_schema", "schema": schema}}}
+            return {**request, "system": [*system, {"type": "text", "text": _SCHEMA_IN_PROMPT + json.dumps(schema)}]}
+        return {**request, "output_config": {"format": {"type": "json_schema", "schema": schema}}}
 
     def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
         """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the

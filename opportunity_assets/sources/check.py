@@ -779,8 +779,11 @@ def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[s
     lacking = [w for w in check_candidates.unknown_for_all(pack, found, least=1) if w.startswith("key `metrics.")]
     kept = set(_one_cause_once([*problems, *lacking], pack))
     out: list[str] = []
+    keys: set[str] = set()
     for line in lacking:
-        if line in kept and line.split(";")[0] not in {o.split(";")[0] for o in out}:
+        key = line.split(";")[0]
+        if line in kept and key not in keys:
+            keys.add(key)
             out.append(line)
     return out
 

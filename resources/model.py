@@ -336,6 +336,15 @@ def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int,
             read[2] or 0, read[3] or 0)
 
 
+def _answer_lost(exc: BaseException) -> bool:
+    """Whether a request that raised `exc` reached the server, which may have answered and billed it (a read that
+    timed out, a connection dropped mid-answer), or never left (no connection made): the first is billed at the
+    call's worst case, so a slow server cannot spend past the night's ceiling unseen."""
+    import httpx2 as httpx
+
+    return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+
+
 def _deadline_client(seconds: float) -> Any:
     """The SDK's HTTP client with every response's body bounded in time as a whole. httpx's read timeout bounds
     each read, so a server that drips a byte a second held a call (and the night) as long as it liked."""
@@ -599,12 +608,15 @@ class AnthropicModel(ModelResource):
                     continue
                 return total.failed(self._refused(spec, exc, total.attempts, fell_back))
             except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
-                total = total.plus_attempt()
+                lost = _answer_lost(exc)
+                usage = (spec.max_input_tokens, spec.max_tokens, 0, 0) if lost else (0, 0, 0, 0)
+                total = total.plus_attempt(usage, self.usd(spec.model, *usage))
                 if transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue
-                return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)")
+                return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)"
+                                    + (", each answer lost billed at its worst case" if total.usd else ""))
             except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
                 message = exc
             message = _streamed_message(message)

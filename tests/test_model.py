@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import socket
 import time
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -233,9 +234,26 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
     model.setup_for_execution(dg.build_init_resource_context())
     spec = _analyzer_call()
     server.script("hang:1", "hang:1")
-    with pytest.raises(ModelCallFailed, match="APITimeoutError"):
+    with pytest.raises(ModelCallFailed, match=r"APITimeoutError after 2 attempt.*lost billed at its worst case"):
         model.complete(spec, AnalyzerJudgment)
     assert len(server.requests) == 2
+    # the server had both requests and may have answered (and billed) each: never recorded as free
+    (record,) = model.drain().calls
+    assert (record.input_tokens, record.output_tokens) == (2 * 2500, 2 * 600)
+    assert record.usd == pytest.approx(2 * model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
+def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -> None:
+    with socket.socket() as closed:  # a port nothing listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    model = AnthropicModel(api_key=SECRET, base_url=f"http://127.0.0.1:{port}",
+                           store=ResultStore(path=str(tmp_path / "r.duckdb")), max_retries=1, max_retry_after_s=0.2)
+    model.setup_for_execution(dg.build_init_resource_context())
+    with pytest.raises(ModelCallFailed, match=r"APIConnectionError after 2 attempt\(s\)$"):
+        model.complete(_analyzer_call(), AnalyzerJudgment)
+    (record,) = model.drain().calls
+    assert (record.input_tokens, record.output_tokens, record.usd) == (0, 0, 0.0)
 
 
 def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, server: FakeAnthropic) -> None:

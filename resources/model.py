@@ -457,6 +457,16 @@ class AnthropicModel(ModelResource):
     def worst_case_usd(self, spec: CallSpec) -> float:
         return self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0) * 2  # one retry of bad output
 
+    def _affords_another(self, spec: CallSpec, billed: float) -> bool:
+        """Whether one more attempt at its worst case keeps the night within its ceiling, for a call that has billed
+        `billed` so far: what passes the call's own reservation (`worst_case_usd`) must fit beside the night's
+        spending and the other calls' reservations."""
+        attempt = self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0)
+        beyond = max(0.0, billed + attempt - self.worst_case_usd(spec))
+        night = (spec.domain, spec.as_of)
+        with self._lock:
+            return self._spent.get(night, 0.0) + self._reserved.get(night, 0.0) + beyond <= spec.ceiling_usd
+
     # ---- the call ----------------------------------------------------------------------------------------
     @staticmethod
     def cache_key(spec: CallSpec) -> str:
@@ -611,7 +621,7 @@ class AnthropicModel(ModelResource):
                 lost = _answer_lost(exc)
                 usage = (spec.max_input_tokens, spec.max_tokens, 0, 0) if lost else (0, 0, 0, 0)
                 total = total.plus_attempt(usage, self.usd(spec.model, *usage))
-                if transient < self.max_retries:
+                if transient < self.max_retries and self._affords_another(spec, total.usd):
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue

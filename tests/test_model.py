@@ -243,6 +243,20 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
     assert record.usd == pytest.approx(2 * model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
 
 
+def test_retries_of_lost_answers_stop_at_the_nights_ceiling(tmp_path: Path, server: FakeAnthropic) -> None:
+    model = _model(tmp_path, server, timeout_s=0.3, max_retries=2)
+    model.setup_for_execution(dg.build_init_resource_context())
+    spec = _analyzer_call()
+    worst = model.usd("claude-haiku-5-5", 2500, 600, 0, 0)
+    server.script("hang:1", "hang:1", "hang:1")
+    # the ceiling covers the call's reservation (two attempts at their worst case), not a third lost answer
+    with pytest.raises(ModelCallFailed, match=r"APITimeoutError after 2 attempt"):
+        model.complete(dataclasses.replace(spec, ceiling_usd=2.5 * worst), AnalyzerJudgment)
+    assert len(server.requests) == 2
+    (record,) = model.drain().calls
+    assert record.usd == pytest.approx(2 * worst)
+
+
 def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nothing listens on: the connection is refused
         closed.bind(("127.0.0.1", 0))

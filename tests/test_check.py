@@ -1795,6 +1795,24 @@ def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_p
     assert not _problems(_pack(tmp_path, {**source, "period_format": "%G W%V"}, _LEVELS), date(1993, 1, 31))
 
 
+def test_iso_week_text_written_week_first_is_named_with_the_pattern_that_reads_it(tmp_path: Path) -> None:
+    """Trial 20: Ansett's weekly passengers with `Week` written week first ('W26 1987'): without a `period_format`
+    check named '%b-%Y', a month's pattern, and no pattern that reads them; with 'W%W %Y' it said ok while every week
+    of 1987 (a year starting on a Thursday) was read a week late and two weeks collided as duplicated keys."""
+    rows = [["a", f"W{w:02d} {y}", 5] for y in (1991, 1992) for w in range(1, 53)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], rows), "grain": "week",
+              "period_column": "week", "columns": ["level"]}
+    unread = _problems(_pack(tmp_path, source, _LEVELS), date(1993, 1, 31))
+    named = "expected a strptime pattern naming how the dates are written; 'W%V %G' parses them"
+    assert [p for p in unread if p.startswith("key `source.period_format`: got none for column 'week'")
+            and p.endswith(named)], unread
+    calendar = _problems(_pack(tmp_path, {**source, "period_format": "W%W %Y"}, _LEVELS), date(1993, 1, 31))
+    assert ("key `source.period_format`: got 'W%W %Y'; its values are ISO weeks (e.g. 'W01 1991', the week of Monday "
+            "1990-12-31), which `%W` counts from the year's first Monday (1991-01-07): expected 'W%V %G', its ISO "
+            "week `%V` of the ISO year `%G`") in calendar, calendar
+    assert not _problems(_pack(tmp_path, {**source, "period_format": "W%V %G"}, _LEVELS), date(1993, 1, 31))
+
+
 def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(tmp_path: Path) -> None:
     """Trial 10: a share of evening flights written `{column: hour, op: ">=", value: 1800}` over nycflights' hours
     (0-23) kept no row: every carrier's share was 0, the brief's best were "late 0%", and check said ok. So for an
@@ -1906,3 +1924,4 @@ def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behin
         "held that year, an extract's gap), so level_now has no value for the one candidate scanned "
         "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 6` or less, or a "
         "window over years the source fills"]
+

@@ -303,10 +303,11 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
              "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
-             "%Y-%m-%d %H:%M:%S %Z", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
+             "%Y-%m-%d %H:%M:%S %Z", "W%V %G", "W%V-%G", "W%V/%G", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
-API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`."""
+API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`; an ISO week written week first, `W26 1987`, is read
+only by a pattern (the year first, `1987 W26`, is read without one)."""
 
 
 _UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
@@ -345,6 +346,8 @@ def _parses(value: str, pattern: str) -> bool:
         return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
     if (counted := since(pattern)) is not None:
         return _counted(value, counted) is not None
+    if "%V" in pattern and "%u" not in pattern:  # Python reads an ISO week only with its day, as DuckDB does not
+        value, pattern = f"{value} 1", f"{pattern} %u"
     try:
         return _likely(datetime.strptime(value, pattern).year)
     except ValueError:
@@ -434,6 +437,24 @@ _DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
 
 
 _ISO_WEEK = re.compile(r"^\s*(\d{4}) ?-? ?[Ww](\d{2})\s*$")
+"""ISO week text, the year first (`1991 W06`, `1991-W06`, `1991W06`): read without a `period_format`."""
+
+_ISO_WEEK_FIRST = re.compile(r"^\s*[Ww](\d{2}) ?-? ?(\d{4})\s*$")
+"""ISO week text, the week first (`W06 1991`, `W06-1991`: a spreadsheet's export), which only a pattern reads."""
+
+
+def _iso_week(value: str) -> tuple[str, str, bool] | None:
+    """The year and week ISO week text names, and whether its week comes first; None for other text."""
+    if match := _ISO_WEEK.match(value):
+        return match[1], match[2], False
+    if match := _ISO_WEEK_FIRST.match(value):
+        return match[2], match[1], True
+    return None
+
+
+def _iso_reading(pattern: str) -> str:
+    """The pattern that reads ISO weeks as `pattern` lays them out: `%V` for `%W` or `%U`, `%G` for `%Y`."""
+    return re.sub(r"%-?[UW]", "%V", pattern).replace("%Y", "%G")
 
 
 def calendar_week_patterns(spec: SourceSpec) -> list[str]:
@@ -446,11 +467,10 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
     `%U`, which count weeks from the year's first Monday (Sunday): a week later than ISO in a year that starts on a
     Tuesday to Thursday, so every such row sits in the next week and the year's last ISO week collides with the next
     year's first. Names an example read otherwise; None when the values are no ISO weeks or none is read otherwise."""
-    weeks = [m for v in values if (m := _ISO_WEEK.match(v))]
+    weeks = [(v, w) for v in values if (w := _iso_week(v))]
     if not weeks or len(weeks) < len(values):
         return None
-    for match in weeks:
-        year, week = match.groups()
+    for value, (year, week, week_first) in weeks:
         try:
             iso = datetime.strptime(f"{year} {week} 1", "%G %V %u").date()
         except ValueError:
@@ -458,10 +478,13 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
         by = "%U" if any("U" in p for p in patterns) else "%W"
         calendar = datetime.strptime(f"{year} {week} {'0' if by == '%U' else '1'}", f"%Y {by} %w").date()
         if calendar != iso:
-            return (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
-                    f"{match.group(0).strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
-                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected no `period_format` (ISO "
-                    "week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'")
+            said = (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
+                    f"{value.strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
+                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected ")
+            if week_first:  # no reading without a pattern: the same pattern's ISO directives
+                return f"{said}{_iso_reading(patterns[0])!r}, its ISO week `%V` of the ISO year `%G`"
+            return (f"{said}no `period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it) "
+                    "or '%G W%V'")
     return None
 
 

@@ -1925,3 +1925,30 @@ def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behin
         "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 6` or less, or a "
         "window over years the source fills"]
 
+
+def test_a_night_after_the_data_ends_is_a_warning_naming_the_source_and_its_latest_period(tmp_path: Path) -> None:
+    """Trial 20: car exports to 2014 read on 2021-06-30 said ok, the brief's metrics being 2014's as if current; and
+    Victoria's 2014 electricity demand read on 2016-03-01 blamed its `days_since <= 3` filter, refusing every
+    candidate, as "on another scale than the metric", though days were compared with days: the data had ended."""
+    rows = [[e, f"2015-{m:02d}-01", 10 + m] for e in ("a", "b", "c") for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "publication_lag_days": 30, "columns": ["level"]}
+    metrics = {**_LEVELS, "age": {"agg": "age_days", "column": "level"}}
+    filters = [{"name": "fresh", "metric": "age", "op": "<=", "value": 3}]
+    pack = _pack(tmp_path, source, metrics, hard_filters=filters)
+    stale = check_pack(pack, as_of=date(2017, 6, 30), today=TODAY).warnings
+    assert stale == [
+        f"key `source.path`: source file {tmp_path / 'm.csv'}: its latest period is 2015-12, but by this night, "
+        "2017-06-30, the lag rule (`publication_lag_days: 30`) has published 17 months after it, to 2017-05, and no "
+        "row holds one: the night's metrics are 2015-12's, its latest values 547 days old (a night after the data "
+        "ends, or a feed that stopped?): expected a night before 2016-03-01, when 2016-01 would be published, or "
+        "the source's newer rows"], stale
+    # a night the data reaches, the next month not yet due or one month late: no such warning
+    for night in (date(2016, 2, 15), date(2016, 3, 15)):
+        warnings = check_pack(pack, as_of=night, today=TODAY).warnings
+        assert not [w for w in warnings if w.startswith("key `source.path`")], warnings
+    # an age filter no candidate meets on a night the data reaches is days against days, not another scale
+    ages = check_pack(pack, as_of=date(2016, 3, 15), today=TODAY).warnings
+    assert [w for w in ages if w.startswith("key `hard_filters.0.value`") and "another scale" not in w
+            and "latest value is that many days old" in w], ages
+

@@ -42,6 +42,7 @@ from opportunity_assets.sources.check_periods import (
     grain_finer_than_rows,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
+    night_after_the_data,
     not_dates,
     not_parsed_by,
     not_publication_dates,
@@ -523,7 +524,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
-    warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
+    stale = night_after_the_data(pack, night, snapshot.anchor_period)
+    warnings += stale + latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
@@ -544,6 +546,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             pack, [*found, *past], check_candidates.over_nights(earlier))
         problems += pooled_problems
         warnings += pooled_warnings
+    if stale:  # an age filter refusing every candidate on a night after the data ends: that cause, said once
+        ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
+                     if pack.metrics[f.metric].agg == "age_days")
+        warnings = [w for w in warnings if not w.startswith(ages)]
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)

@@ -160,6 +160,13 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     for n, f, values in _judged_filters(pack, found):
         if n not in slipped and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
                                  or (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values))):
+            if pack.metrics[f.metric].agg == "age_days":  # days against days: no scale to mistake, but time
+                warnings.append(
+                    f"{_lying_within(n, f, values, whose)} {'below' if f.op in ('>=', '>') else 'above'} it, so the "
+                    "filter refuses every one: each candidate's latest value is that many days old on this night (its "
+                    "latest period ended then, and a period is known `source.publication_lag_days` after it ends): "
+                    "expected a bound in days that the source's freshest values meet, or a night the data reaches")
+                continue
             warnings.append(
                 f"{_lying_within(n, f, values, whose)} {'below' if f.op in ('>=', '>') else 'above'} it, so the filter "
                 "refuses every one: is the bound on another scale than the metric (a score out of 100 for a rating "

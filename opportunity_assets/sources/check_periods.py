@@ -592,6 +592,38 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
             f"before {grain.label(anchor)} is published{published}"]
 
 
+STALE_PERIODS = 2
+"""Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
+the night lies after the data's end."""
+
+
+def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
+    """A warning: a night after the source's data ends, `STALE_PERIODS` or more periods after its latest one that
+    the lag rule (`publication_lag_days`) says were published by then having no row (Victoria's 2014 electricity
+    demand read on 2016-03-01; car exports to 2014 on 2021-06-30). Every window counts back from the latest period,
+    so the night's metrics are that period's, as if current: check said ok, or told an `age_days` filter that
+    refused every candidate it was "on another scale". A source dated by `published_column` or `known_at` says when
+    its rows come itself, and is not judged."""
+    src, grain = pack.source, pack.grain
+    if anchor is None or src.known_at is not None or src.published_column:
+        return []
+    lag = timedelta(days=src.publication_lag_days)
+    due = grain.start(night - lag)  # the latest period the lag rule has published by the night
+    if grain.end(due) + lag > night:
+        due = grain.back(due, 1)
+    missing = grain.between(anchor, due)
+    if missing < STALE_PERIODS:
+        return []
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    after = grain.back(anchor, -1)
+    return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
+            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
+            f"{grain.plural} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
+            f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
+            f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
+            f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
 def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose publication date does not parse: `source.published_column`, with an example value."""
     src = pack.source

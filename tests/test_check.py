@@ -1952,3 +1952,27 @@ def test_a_night_after_the_data_ends_is_a_warning_naming_the_source_and_its_late
     assert [w for w in ages if w.startswith("key `hard_filters.0.value`") and "another scale" not in w
             and "latest value is that many days old" in w], ages
 
+
+def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:
+    """Trial 20: Ansett's weekly passengers after the 1989 pilots' strike (four weeks of zeros), `pax_4w /
+    pax_4w_prev - 1`: the night was refused, blaming the expression ("expected an expression with a value for
+    them"), though it had a value every week before the strike. The data's zeros are the night's, not the pack's:
+    a warning, and the night runs with its candidates data gaps."""
+    rows = [[e, f"2015-{m:02d}-01", 0 if m == 6 else 10 + k] for k, e in enumerate("abc") for m in range(1, 9)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "level_prev": {"agg": "last", "column": "level",
+                                                                              "window": [1, 1]}}
+    formula = {"components": [{"name": "growth", "expression": "level_now / level_prev - 1", "unit": "percent",
+                               "direction": "higher_is_better", "range": [-1, 1], "weight": 1.0, "label": "growth"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "level_prev"], formula=formula)
+    night = date(2015, 8, 31)  # July over June's zeros; June over May had a value
+    report = check_pack(pack, as_of=night, today=TODAY)
+    assert report.problems == [], report.problems
+    assert report.warnings == [
+        "key `formula.components.0.expression`: got 'level_now / level_prev - 1'; it has no value for any of the 3 "
+        "candidates that pass the hard filters with its inputs (division by zero in `level_now / level_prev`: "
+        "level_prev is zero), so each is archived as a data gap tonight; it had a value on 5 of the 7 nights "
+        "before, a month apart (the latest 2015-07-31), so tonight's data, not the expression, leaves it none (a "
+        "period of zeros: a strike, a closure?): expected nothing to mend if the source says so"], report.warnings
+    assert check_pack(pack, as_of=night, today=TODAY, with_facts=False).problems == []

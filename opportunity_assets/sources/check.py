@@ -537,6 +537,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems)
+    warnings += tonight_only
     if earlier:
         warnings += _lacking_of_few(pack, found, problems)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
@@ -600,6 +602,40 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
+
+
+_UNDEFINED = re.compile(r"^(key `(?:metrics\.\w+|formula\.components\.\d+)\.expression`: got .*; it has no value "
+                        r"for any of the \d+ candidates that pass the hard filters with its inputs \(.*\)), so each "
+                        r"would be archived as a data gap: expected an expression with a value for them$")
+
+
+def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str]
+                            ) -> tuple[list[str], list[str]]:
+    """(problems, warnings): an expression with no value for any candidate tonight (`undefined_components`) that
+    had one on an earlier night, of the `_EARLIER_NIGHTS` a period apart, is the data's (Ansett's passengers after
+    the 1989 pilots' strike, four weeks of zeros, divided by): a warning, the night running with its candidates
+    data gaps, not a problem blaming the expression that stopped the night. An expression never defined stays a
+    problem."""
+    from opportunity_assets.candidates.logic import scan_aside
+    from resources.source import earlier_snapshots
+
+    undefined = {p: m for p in problems if (m := _UNDEFINED.match(p))}
+    if not undefined:
+        return problems, []
+    before = [pack.grain.later(night, -k) for k in range(1, _EARLIER_NIGHTS + 1)]
+    earlier = [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
+               for n, s in zip(before, earlier_snapshots(pack, before, today), strict=True)]
+    warnings = []
+    for problem, match in undefined.items():
+        valued = [n for n, found in earlier if check_candidates.has_value(pack, problem.split("`")[1], found)]
+        if valued:
+            problems = [p for p in problems if p != problem]
+            warnings.append(
+                f"{match[1]}, so each is archived as a data gap tonight; it had a value on {len(valued)} of the "
+                f"{len(before)} nights before, a {pack.grain.name} apart (the latest {valued[0]}), so tonight's data, "
+                "not the expression, leaves it none (a period of zeros: a strike, a closure?): expected nothing to "
+                "mend if the source says so")
+    return problems, warnings
 
 
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:

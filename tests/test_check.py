@@ -1976,3 +1976,26 @@ def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_wa
         "before, a month apart (the latest 2015-07-31), so tonight's data, not the expression, leaves it none (a "
         "period of zeros: a strike, a closure?): expected nothing to mend if the source says so"], report.warnings
     assert check_pack(pack, as_of=night, today=TODAY, with_facts=False).problems == []
+
+
+def test_a_parquet_period_column_zoned_other_than_utc_is_a_warning_naming_the_zone(tmp_path: Path) -> None:
+    """Trial 20: Victoria's half-hourly electricity demand as Parquet timestamps zoned `Australia/Melbourne`, by the
+    day: check said ok and every day ran from 10:00 or 11:00 local time (the UTC moments' days), its sums unlike the
+    same moments written as text with their offset (read as written). Zoned in UTC, no warning."""
+    from datetime import datetime, timedelta
+
+    moments = [datetime(2014, 1, 1) + timedelta(hours=6 * k) for k in range(40)]
+    for zone, warned in (("Australia/Melbourne", True), ("UTC", False)):
+        frame = pl.DataFrame({"id": ["vic"] * 40, "level": [float(k) for k in range(40)],
+                              "at": pl.Series(moments).dt.replace_time_zone(zone)})
+        frame.write_parquet(tmp_path / "d.parquet")
+        source = {"path": "d.parquet", "shape": "events", "grain": "day", "period_column": "at",
+                  "publication_lag_days": 1, "aggregates": {"level": {"agg": "sum", "column": "level"}}}
+        warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2014, 1, 9), today=TODAY).warnings
+        said = [w for w in warnings if w.startswith("key `source.period_column`")]
+        assert said == ([
+            "key `source.period_column`: got 'at'; its timestamps carry the time zone 'Australia/Melbourne' and are "
+            "read as their UTC moments, as every format's zoned timestamps are, so each day runs from UTC midnight, "
+            "not Australia/Melbourne's (a local day split between two): expected UTC days if they are meant, else the "
+            "zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('Australia/Melbourne', "
+            "at) AS at) FROM read_parquet('d.parquet')\"` in place of `path`"] if warned else []), warnings

@@ -54,6 +54,7 @@ from opportunity_assets.sources.check_periods import (
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
+    zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
     bounds_in_another_unit,
@@ -525,7 +526,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
     stale = night_after_the_data(pack, night, snapshot.anchor_period)
-    warnings += stale + latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
+    warnings += zoned_elsewhere(pack) + stale
+    warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):

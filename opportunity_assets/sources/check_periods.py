@@ -19,7 +19,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.formats import describe_location, infer_format
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     SINCE_UNITS,
@@ -590,6 +590,43 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
             f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
             f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
             f"before {grain.label(anchor)} is published{published}"]
+
+
+_UTC = {"UTC", "Etc/UTC", "Etc/GMT", "GMT", "Z", "+00:00", "00:00"}
+"""Zone names of UTC itself, whose moments are their own days."""
+
+
+def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
+    """A warning: a Parquet file's period column of timestamps that carry a time zone other than UTC (Melbourne's
+    pedestrian counts, `Australia/Melbourne`). Every format's zoned timestamp is read as its UTC moment (one machine
+    and the next read the same days), so the zone's days run from its 10:00 or 11:00 and each local day is split in
+    two, while the same moments written as text with their offset are read as written: check said ok, and the
+    Parquet file's daily sums differed from the CSV's. Only Parquet keeps the zone's name to say; a database's
+    `TIMESTAMPTZ` keeps the moment alone."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = pack.source
+    if not src.period_column or src.format == "postgres" or src.query or src.wide is not None \
+            or infer_format(pack.source_path, src.format) != "parquet":
+        return []
+    try:
+        schema = pq.read_schema(pack.source_path)
+    except (OSError, pa.ArrowException):  # (not Parquet: the read says so)
+        return []
+    if src.period_column not in schema.names:
+        return []
+    kind = schema.field(src.period_column).type
+    zone = getattr(kind, "tz", None) if pa.types.is_timestamp(kind) else None
+    if not zone or zone in _UTC:
+        return []
+    column, name = src.period_column, src.path
+    named = column if re.fullmatch(r"[A-Za-z_]\w*", column) else '\\"' + column.replace('"', '\\"\\"') + '\\"'
+    return [f"key `source.period_column`: got {column!r}; its timestamps carry the time zone {zone!r} and are read "
+            f"as their UTC moments, as every format's zoned timestamps are, so each {pack.grain.name} runs from UTC "
+            f"midnight, not {zone}'s (a local day split between two): expected UTC {pack.grain.plural} if they are "
+            f"meant, else the zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('{zone}', "
+            f"{named}) AS {named}) FROM read_parquet('{name}')\"` in place of `path`"]
 
 
 STALE_PERIODS = 2

@@ -1795,6 +1795,24 @@ def test_iso_week_text_read_by_a_calendar_week_pattern_is_a_problem_naming_the_p
     assert not _problems(_pack(tmp_path, {**source, "period_format": "%G W%V"}, _LEVELS), date(1993, 1, 31))
 
 
+def test_iso_week_text_written_week_first_is_named_with_the_pattern_that_reads_it(tmp_path: Path) -> None:
+    """Trial 20: Ansett's weekly passengers with `Week` written week first ('W26 1987'): without a `period_format`
+    check named '%b-%Y', a month's pattern, and no pattern that reads them; with 'W%W %Y' it said ok while every week
+    of 1987 (a year starting on a Thursday) was read a week late and two weeks collided as duplicated keys."""
+    rows = [["a", f"W{w:02d} {y}", 5] for y in (1991, 1992) for w in range(1, 53)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], rows), "grain": "week",
+              "period_column": "week", "columns": ["level"]}
+    unread = _problems(_pack(tmp_path, source, _LEVELS), date(1993, 1, 31))
+    named = "expected a strptime pattern naming how the dates are written; 'W%V %G' parses them"
+    assert [p for p in unread if p.startswith("key `source.period_format`: got none for column 'week'")
+            and p.endswith(named)], unread
+    calendar = _problems(_pack(tmp_path, {**source, "period_format": "W%W %Y"}, _LEVELS), date(1993, 1, 31))
+    assert ("key `source.period_format`: got 'W%W %Y'; its values are ISO weeks (e.g. 'W01 1991', the week of Monday "
+            "1990-12-31), which `%W` counts from the year's first Monday (1991-01-07): expected 'W%V %G', its ISO "
+            "week `%V` of the ISO year `%G`") in calendar, calendar
+    assert not _problems(_pack(tmp_path, {**source, "period_format": "W%V %G"}, _LEVELS), date(1993, 1, 31))
+
+
 def test_an_aggregates_numeric_condition_no_number_meets_is_a_problem_naming_it(tmp_path: Path) -> None:
     """Trial 10: a share of evening flights written `{column: hour, op: ">=", value: 1800}` over nycflights' hours
     (0-23) kept no row: every carrier's share was 0, the brief's best were "late 0%", and check said ok. So for an
@@ -1906,3 +1924,78 @@ def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behin
         "held that year, an extract's gap), so level_now has no value for the one candidate scanned "
         "(`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: 6` or less, or a "
         "window over years the source fills"]
+
+
+def test_a_night_after_the_data_ends_is_a_warning_naming_the_source_and_its_latest_period(tmp_path: Path) -> None:
+    """Trial 20: car exports to 2014 read on 2021-06-30 said ok, the brief's metrics being 2014's as if current; and
+    Victoria's 2014 electricity demand read on 2016-03-01 blamed its `days_since <= 3` filter, refusing every
+    candidate, as "on another scale than the metric", though days were compared with days: the data had ended."""
+    rows = [[e, f"2015-{m:02d}-01", 10 + m] for e in ("a", "b", "c") for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "publication_lag_days": 30, "columns": ["level"]}
+    metrics = {**_LEVELS, "age": {"agg": "age_days", "column": "level"}}
+    filters = [{"name": "fresh", "metric": "age", "op": "<=", "value": 3}]
+    pack = _pack(tmp_path, source, metrics, hard_filters=filters)
+    stale = check_pack(pack, as_of=date(2017, 6, 30), today=TODAY).warnings
+    assert stale == [
+        f"key `source.path`: source file {tmp_path / 'm.csv'}: its latest period is 2015-12, but by this night, "
+        "2017-06-30, the lag rule (`publication_lag_days: 30`) has published 17 months after it, to 2017-05, and no "
+        "row holds one: the night's metrics are 2015-12's, its latest values 547 days old (a night after the data "
+        "ends, or a feed that stopped?): expected a night before 2016-03-01, when 2016-01 would be published, or "
+        "the source's newer rows"], stale
+    # a night the data reaches, the next month not yet due or one month late: no such warning
+    for night in (date(2016, 2, 15), date(2016, 3, 15)):
+        warnings = check_pack(pack, as_of=night, today=TODAY).warnings
+        assert not [w for w in warnings if w.startswith("key `source.path`")], warnings
+    # an age filter no candidate meets on a night the data reaches is days against days, not another scale
+    ages = check_pack(pack, as_of=date(2016, 3, 15), today=TODAY).warnings
+    assert [w for w in ages if w.startswith("key `hard_filters.0.value`") and "another scale" not in w
+            and "latest value is that many days old" in w], ages
+
+
+def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:
+    """Trial 20: Ansett's weekly passengers after the 1989 pilots' strike (four weeks of zeros), `pax_4w /
+    pax_4w_prev - 1`: the night was refused, blaming the expression ("expected an expression with a value for
+    them"), though it had a value every week before the strike. The data's zeros are the night's, not the pack's:
+    a warning, and the night runs with its candidates data gaps."""
+    rows = [[e, f"2015-{m:02d}-01", 0 if m == 6 else 10 + k] for k, e in enumerate("abc") for m in range(1, 9)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "level_prev": {"agg": "last", "column": "level",
+                                                                              "window": [1, 1]}}
+    formula = {"components": [{"name": "growth", "expression": "level_now / level_prev - 1", "unit": "percent",
+                               "direction": "higher_is_better", "range": [-1, 1], "weight": 1.0, "label": "growth"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "level_prev"], formula=formula)
+    night = date(2015, 8, 31)  # July over June's zeros; June over May had a value
+    report = check_pack(pack, as_of=night, today=TODAY)
+    assert report.problems == [], report.problems
+    assert report.warnings == [
+        "key `formula.components.0.expression`: got 'level_now / level_prev - 1'; it has no value for any of the 3 "
+        "candidates that pass the hard filters with its inputs (division by zero in `level_now / level_prev`: "
+        "level_prev is zero), so each is archived as a data gap tonight; it had a value on 5 of the 7 nights "
+        "before, a month apart (the latest 2015-07-31), so tonight's data, not the expression, leaves it none (a "
+        "period of zeros: a strike, a closure?): expected nothing to mend if the source says so"], report.warnings
+    assert check_pack(pack, as_of=night, today=TODAY, with_facts=False).problems == []
+
+
+def test_a_parquet_period_column_zoned_other_than_utc_is_a_warning_naming_the_zone(tmp_path: Path) -> None:
+    """Trial 20: Victoria's half-hourly electricity demand as Parquet timestamps zoned `Australia/Melbourne`, by the
+    day: check said ok and every day ran from 10:00 or 11:00 local time (the UTC moments' days), its sums unlike the
+    same moments written as text with their offset (read as written). Zoned in UTC, no warning."""
+    from datetime import datetime, timedelta
+
+    moments = [datetime(2014, 1, 1) + timedelta(hours=6 * k) for k in range(40)]
+    for zone, warned in (("Australia/Melbourne", True), ("UTC", False)):
+        frame = pl.DataFrame({"id": ["vic"] * 40, "level": [float(k) for k in range(40)],
+                              "at": pl.Series(moments).dt.replace_time_zone(zone)})
+        frame.write_parquet(tmp_path / "d.parquet")
+        source = {"path": "d.parquet", "shape": "events", "grain": "day", "period_column": "at",
+                  "publication_lag_days": 1, "aggregates": {"level": {"agg": "sum", "column": "level"}}}
+        warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2014, 1, 9), today=TODAY).warnings
+        said = [w for w in warnings if w.startswith("key `source.period_column`")]
+        assert said == ([
+            "key `source.period_column`: got 'at'; its timestamps carry the time zone 'Australia/Melbourne' and are "
+            "read as their UTC moments, as every format's zoned timestamps are, so each day runs from UTC midnight, "
+            "not Australia/Melbourne's (a local day split between two): expected UTC days if they are meant, else the "
+            "zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('Australia/Melbourne', "
+            "at) AS at) FROM read_parquet('d.parquet')\"` in place of `path`"] if warned else []), warnings

@@ -324,6 +324,13 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     return list(result[0]), result[1]
 
 
+def scan_aside(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
+               quarantined: pl.DataFrame | None = None) -> list[Candidate]:
+    """The candidates of a night read beside the one a command runs (`check`'s earlier nights), leaving the kept
+    latest scan in place: the night's own scan step is still given the check's."""
+    return _scan(pack, as_of, anchor, metrics, history, quarantined, False)[0]
+
+
 def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
           quarantined: pl.DataFrame | None, window_rows: bool) -> tuple[list[Candidate], ScanReport]:
     # The rows of the metric windows are read for a candidate with a gap (its gaps are told from them) or with

@@ -42,6 +42,7 @@ from opportunity_assets.sources.check_periods import (
     grain_finer_than_rows,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
+    night_after_the_data,
     not_dates,
     not_parsed_by,
     not_publication_dates,
@@ -53,6 +54,7 @@ from opportunity_assets.sources.check_periods import (
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
+    zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
     bounds_in_another_unit,
@@ -523,6 +525,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
+    stale = night_after_the_data(pack, night, snapshot.anchor_period)
+    warnings += zoned_elsewhere(pack) + stale
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
@@ -535,6 +539,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems)
+    warnings += tonight_only
     if earlier:
         warnings += _lacking_of_few(pack, found, problems)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
@@ -544,6 +550,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             pack, [*found, *past], check_candidates.over_nights(earlier))
         problems += pooled_problems
         warnings += pooled_warnings
+    if stale:  # an age filter refusing every candidate on a night after the data ends: that cause, said once
+        ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
+                     if pack.metrics[f.metric].agg == "age_days")
+        warnings = [w for w in warnings if not w.startswith(ages)]
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -594,6 +604,40 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
                      + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
+
+
+_UNDEFINED = re.compile(r"^(key `(?:metrics\.\w+|formula\.components\.\d+)\.expression`: got .*; it has no value "
+                        r"for any of the \d+ candidates that pass the hard filters with its inputs \(.*\)), so each "
+                        r"would be archived as a data gap: expected an expression with a value for them$")
+
+
+def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str]
+                            ) -> tuple[list[str], list[str]]:
+    """(problems, warnings): an expression with no value for any candidate tonight (`undefined_components`) that
+    had one on an earlier night, of the `_EARLIER_NIGHTS` a period apart, is the data's (Ansett's passengers after
+    the 1989 pilots' strike, four weeks of zeros, divided by): a warning, the night running with its candidates
+    data gaps, not a problem blaming the expression that stopped the night. An expression never defined stays a
+    problem."""
+    from opportunity_assets.candidates.logic import scan_aside
+    from resources.source import earlier_snapshots
+
+    undefined = {p: m for p in problems if (m := _UNDEFINED.match(p))}
+    if not undefined:
+        return problems, []
+    before = [pack.grain.later(night, -k) for k in range(1, _EARLIER_NIGHTS + 1)]
+    earlier = [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
+               for n, s in zip(before, earlier_snapshots(pack, before, today), strict=True)]
+    warnings = []
+    for problem, match in undefined.items():
+        valued = [n for n, found in earlier if check_candidates.has_value(pack, problem.split("`")[1], found)]
+        if valued:
+            problems = [p for p in problems if p != problem]
+            warnings.append(
+                f"{match[1]}, so each is archived as a data gap tonight; it had a value on {len(valued)} of the "
+                f"{len(before)} nights before, a {pack.grain.name} apart (the latest {valued[0]}), so tonight's data, "
+                "not the expression, leaves it none (a period of zeros: a strike, a closure?): expected nothing to "
+                "mend if the source says so")
+    return problems, warnings
 
 
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:

@@ -160,6 +160,13 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     for n, f, values in _judged_filters(pack, found):
         if n not in slipped and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
                                  or (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values))):
+            if pack.metrics[f.metric].agg == "age_days":  # days against days: no scale to mistake, but time
+                warnings.append(
+                    f"{_lying_within(n, f, values, whose)} {'below' if f.op in ('>=', '>') else 'above'} it, so the "
+                    "filter refuses every one: each candidate's latest value is that many days old on this night (its "
+                    "latest period ended then, and a period is known `source.publication_lag_days` after it ends): "
+                    "expected a bound in days that the source's freshest values meet, or a night the data reaches")
+                continue
             warnings.append(
                 f"{_lying_within(n, f, values, whose)} {'below' if f.op in ('>=', '>') else 'above'} it, so the filter "
                 "refuses every one: is the bound on another scale than the metric (a score out of 100 for a rating "
@@ -507,18 +514,32 @@ def ranges_at_zero_end(pack: CriteriaPack, found: list[Candidate], whose: str = 
     return warnings
 
 
-def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
-    """A formula component, or a derived metric the formula or a hard filter reads, with no value for any candidate
-    that passed the hard filters although its inputs are all there (a division by zero for each): every one of them
-    would be a data gap. Evaluated as the analyzer does (`expressions.why_undefined`)."""
-    passing = [c for c in found if c.went_on or c.capped]
+def _expressions_read(pack: CriteriaPack) -> list[tuple[str, str, expressions.Expression]]:
+    """(key, text, parsed) of the formula's components and the derived metrics it or a hard filter reads."""
     read = dict.fromkeys([*pack.required_inputs, *(f.metric for f in pack.hard_filters)])
     derived = [(f"metrics.{name}.expression", pack.metrics[name].expression or "", pack.metrics[name].parsed)
                for name in read if pack.metrics[name].agg == "derived"]
     components = [(f"formula.components.{n}.expression", c.expression, c.parsed)
                   for n, c in enumerate(pack.formula.components)]
+    return [*derived, *components]
+
+
+def has_value(pack: CriteriaPack, key: str, found: list[Candidate]) -> bool:
+    """Whether the expression at `key` (`undefined_components`' key) has a value for a candidate that passed the
+    hard filters."""
+    parsed = next(p for k, _, p in _expressions_read(pack) if k == key)
+    with_inputs = [c for c in found if (c.went_on or c.capped) and all(
+        isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for name in parsed.names)]
+    return any(expressions.why_undefined(parsed, c.metrics) is None for c in with_inputs)
+
+
+def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A formula component, or a derived metric the formula or a hard filter reads, with no value for any candidate
+    that passed the hard filters although its inputs are all there (a division by zero for each): every one of them
+    would be a data gap. Evaluated as the analyzer does (`expressions.why_undefined`)."""
+    passing = [c for c in found if c.went_on or c.capped]
     problems = []
-    for key, text, parsed in [*derived, *components]:
+    for key, text, parsed in _expressions_read(pack):
         reasons = []  # one per candidate with its inputs, until one has a value (a wide night's first, mostly)
         for candidate in passing:
             if not all(isinstance(candidate.metrics.get(name), int | float)

@@ -19,7 +19,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.formats import describe_location, infer_format
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     SINCE_UNITS,
@@ -303,10 +303,11 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
              "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
-             "%Y-%m-%d %H:%M:%S %Z", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
+             "%Y-%m-%d %H:%M:%S %Z", "W%V %G", "W%V-%G", "W%V/%G", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
-API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`."""
+API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`; an ISO week written week first, `W26 1987`, is read
+only by a pattern (the year first, `1987 W26`, is read without one)."""
 
 
 _UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
@@ -345,6 +346,8 @@ def _parses(value: str, pattern: str) -> bool:
         return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
     if (counted := since(pattern)) is not None:
         return _counted(value, counted) is not None
+    if "%V" in pattern and "%u" not in pattern:  # Python reads an ISO week only with its day, as DuckDB does not
+        value, pattern = f"{value} 1", f"{pattern} %u"
     try:
         return _likely(datetime.strptime(value, pattern).year)
     except ValueError:
@@ -434,6 +437,24 @@ _DECIMAL_YEAR = re.compile(r"^(1[89]|2\d)\d\d\.\d+$")
 
 
 _ISO_WEEK = re.compile(r"^\s*(\d{4}) ?-? ?[Ww](\d{2})\s*$")
+"""ISO week text, the year first (`1991 W06`, `1991-W06`, `1991W06`): read without a `period_format`."""
+
+_ISO_WEEK_FIRST = re.compile(r"^\s*[Ww](\d{2}) ?-? ?(\d{4})\s*$")
+"""ISO week text, the week first (`W06 1991`, `W06-1991`: a spreadsheet's export), which only a pattern reads."""
+
+
+def _iso_week(value: str) -> tuple[str, str, bool] | None:
+    """The year and week ISO week text names, and whether its week comes first; None for other text."""
+    if match := _ISO_WEEK.match(value):
+        return match[1], match[2], False
+    if match := _ISO_WEEK_FIRST.match(value):
+        return match[2], match[1], True
+    return None
+
+
+def _iso_reading(pattern: str) -> str:
+    """The pattern that reads ISO weeks as `pattern` lays them out: `%V` for `%W` or `%U`, `%G` for `%Y`."""
+    return re.sub(r"%-?[UW]", "%V", pattern).replace("%Y", "%G")
 
 
 def calendar_week_patterns(spec: SourceSpec) -> list[str]:
@@ -446,11 +467,10 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
     `%U`, which count weeks from the year's first Monday (Sunday): a week later than ISO in a year that starts on a
     Tuesday to Thursday, so every such row sits in the next week and the year's last ISO week collides with the next
     year's first. Names an example read otherwise; None when the values are no ISO weeks or none is read otherwise."""
-    weeks = [m for v in values if (m := _ISO_WEEK.match(v))]
+    weeks = [(v, w) for v in values if (w := _iso_week(v))]
     if not weeks or len(weeks) < len(values):
         return None
-    for match in weeks:
-        year, week = match.groups()
+    for value, (year, week, week_first) in weeks:
         try:
             iso = datetime.strptime(f"{year} {week} 1", "%G %V %u").date()
         except ValueError:
@@ -458,10 +478,13 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
         by = "%U" if any("U" in p for p in patterns) else "%W"
         calendar = datetime.strptime(f"{year} {week} {'0' if by == '%U' else '1'}", f"%Y {by} %w").date()
         if calendar != iso:
-            return (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
-                    f"{match.group(0).strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
-                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected no `period_format` (ISO "
-                    "week text, 1991 W06, 1991-W06 or 1991W06, is read without it) or '%G W%V'")
+            said = (f"key `source.period_format`: got {patterns[0]!r}; its values are ISO weeks (e.g. "
+                    f"{value.strip()!r}, the week of Monday {iso}), which `{by}` counts from the year's "
+                    f"first {'Sunday' if by == '%U' else 'Monday'} ({calendar}): expected ")
+            if week_first:  # no reading without a pattern: the same pattern's ISO directives
+                return f"{said}{_iso_reading(patterns[0])!r}, its ISO week `%V` of the ISO year `%G`"
+            return (f"{said}no `period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it) "
+                    "or '%G W%V'")
     return None
 
 
@@ -567,6 +590,75 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
             f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
             f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
             f"before {grain.label(anchor)} is published{published}"]
+
+
+_UTC = {"UTC", "Etc/UTC", "Etc/GMT", "GMT", "Z", "+00:00", "00:00"}
+"""Zone names of UTC itself, whose moments are their own days."""
+
+
+def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
+    """A warning: a Parquet file's period column of timestamps that carry a time zone other than UTC (Melbourne's
+    pedestrian counts, `Australia/Melbourne`). Every format's zoned timestamp is read as its UTC moment (one machine
+    and the next read the same days), so the zone's days run from its 10:00 or 11:00 and each local day is split in
+    two, while the same moments written as text with their offset are read as written: check said ok, and the
+    Parquet file's daily sums differed from the CSV's. Only Parquet keeps the zone's name to say; a database's
+    `TIMESTAMPTZ` keeps the moment alone."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = pack.source
+    if not src.period_column or src.format == "postgres" or src.query or src.wide is not None \
+            or infer_format(pack.source_path, src.format) != "parquet":
+        return []
+    try:
+        schema = pq.read_schema(pack.source_path)
+    except (OSError, pa.ArrowException):  # (not Parquet: the read says so)
+        return []
+    if src.period_column not in schema.names:
+        return []
+    kind = schema.field(src.period_column).type
+    zone = getattr(kind, "tz", None) if pa.types.is_timestamp(kind) else None
+    if not zone or zone in _UTC:
+        return []
+    column, name = src.period_column, src.path
+    named = column if re.fullmatch(r"[A-Za-z_]\w*", column) else '\\"' + column.replace('"', '\\"\\"') + '\\"'
+    return [f"key `source.period_column`: got {column!r}; its timestamps carry the time zone {zone!r} and are read "
+            f"as their UTC moments, as every format's zoned timestamps are, so each {pack.grain.name} runs from UTC "
+            f"midnight, not {zone}'s (a local day split between two): expected UTC {pack.grain.plural} if they are "
+            f"meant, else the zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('{zone}', "
+            f"{named}) AS {named}) FROM read_parquet('{name}')\"` in place of `path`"]
+
+
+STALE_PERIODS = 2
+"""Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
+the night lies after the data's end."""
+
+
+def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
+    """A warning: a night after the source's data ends, `STALE_PERIODS` or more periods after its latest one that
+    the lag rule (`publication_lag_days`) says were published by then having no row (Victoria's 2014 electricity
+    demand read on 2016-03-01; car exports to 2014 on 2021-06-30). Every window counts back from the latest period,
+    so the night's metrics are that period's, as if current: check said ok, or told an `age_days` filter that
+    refused every candidate it was "on another scale". A source dated by `published_column` or `known_at` says when
+    its rows come itself, and is not judged."""
+    src, grain = pack.source, pack.grain
+    if anchor is None or src.known_at is not None or src.published_column:
+        return []
+    lag = timedelta(days=src.publication_lag_days)
+    due = grain.start(night - lag)  # the latest period the lag rule has published by the night
+    if grain.end(due) + lag > night:
+        due = grain.back(due, 1)
+    missing = grain.between(anchor, due)
+    if missing < STALE_PERIODS:
+        return []
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    after = grain.back(anchor, -1)
+    return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
+            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
+            f"{grain.plural} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
+            f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
+            f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
+            f"{grain.label(after)} would be published, or the source's newer rows"]
 
 
 def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:

@@ -19,7 +19,7 @@ import duckdb
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import SourceFormatError, describe_location, open_pack_source
+from opportunity_assets.sources.formats import SourceFormatError, describe_location, literal, open_pack_source
 
 
 class SourceError(RuntimeError):
@@ -150,8 +150,8 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
     opened = _Opened(duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True}), [],
                      scratch)
     # A timestamp with a time zone (Parquet's, a DuckDB TIMESTAMPTZ) is written as text in the session's zone, which
-    # DuckDB takes from the machine: in UTC, a moment is the same day on every machine
-    opened.con.execute("SET TimeZone = 'UTC'")
+    # DuckDB takes from the machine: the pack's `time_zone`, else UTC, so a moment is the same day on every machine
+    opened.con.execute(f"SET TimeZone = {literal(pack.source.time_zone or 'UTC')}")
     keeping = False
     try:
         try:

@@ -1995,7 +1995,6 @@ def test_a_parquet_period_column_zoned_other_than_utc_is_a_warning_naming_the_zo
         said = [w for w in warnings if w.startswith("key `source.period_column`")]
         assert said == ([
             "key `source.period_column`: got 'at'; its timestamps carry the time zone 'Australia/Melbourne' and are "
-            "read as their UTC moments, as every format's zoned timestamps are, so each day runs from UTC midnight, "
-            "not Australia/Melbourne's (a local day split between two): expected UTC days if they are meant, else the "
-            "zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('Australia/Melbourne', "
-            "at) AS at) FROM read_parquet('d.parquet')\"` in place of `path`"] if warned else []), warnings
+            "read as their UTC moments, as every format's zoned timestamps are without `source.time_zone`, so each "
+            "day runs from UTC midnight, not Australia/Melbourne's (a local day split between two): expected UTC "
+            "days if they are meant, else `time_zone: Australia/Melbourne` under `source`"] if warned else []), warnings

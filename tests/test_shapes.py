@@ -1823,3 +1823,89 @@ def test_a_wide_column_of_row_numbers_is_a_warning_naming_it(tmp_path: Path) -> 
         "key `source.wide.columns.0`: got 'rownames'; its values count up by 1 from one period to the next (49, 50, "
         "51, ...: a row number, such as R's rownames), so 'rownames' is scored as an entity: expected it left out of "
         "`source.wide.columns`, unless it is a series of its own"], warnings
+
+
+# ---- time zones: a moment's day is the zone's the pack names ------------------------------------------------------
+
+def _half_hours(tmp_path: Path, written: str, zone: str | None) -> CriteriaPack:
+    """Victoria's demand every half hour of 2014-01-01..05 (its value the hour of day, local time), written as
+    `written`: `parquet` (zoned Australia/Melbourne), `offset` (text with its +11:00) or `utc` (text in UTC, `Z`)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    melbourne = ZoneInfo("Australia/Melbourne")
+    moments = [datetime(2014, 1, 1, tzinfo=melbourne) + timedelta(minutes=30 * k) for k in range(5 * 48)]
+    levels = [m.hour + m.minute / 60 for m in moments]
+    if written == "parquet":
+        pl.DataFrame({"id": ["vic"] * len(moments), "level": levels,
+                      "at": pl.Series(moments).dt.convert_time_zone("Australia/Melbourne")}).write_parquet(
+            tmp_path / "d.parquet")
+        name = "d.parquet"
+    else:
+        text = [m.isoformat() if written == "offset" else
+                m.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ") for m in moments]
+        name = _csv(tmp_path / "d.csv", ["id", "level", "at"], [["vic", v, t] for v, t in zip(levels, text,
+                                                                                              strict=True)])
+    source = {"path": name, "shape": "events", "grain": "day", "period_column": "at", "publication_lag_days": 1,
+              "aggregates": {"level": {"agg": "sum", "column": "level"}}, **({"time_zone": zone} if zone else {})}
+    return _pack(tmp_path, source, _LEVELS_NOW)
+
+
+_LEVELS_NOW = {"level_now": {"agg": "last", "column": "level"}}
+
+
+def _daily_sums(pack: CriteriaPack) -> dict[str, float]:
+    history = read_snapshot(pack, date(2014, 1, 9), today=TODAY).history
+    return {str(p): v for p, v in zip(history["period"], history["level"], strict=True)}
+
+
+def test_a_time_zone_reads_every_moment_by_that_zones_days_whatever_the_format(tmp_path: Path) -> None:
+    """Trial 20's question: zoned Parquet timestamps were read by UTC days (a Melbourne day split at 11:00), text
+    with an offset by its own wall clock, and text in UTC by UTC days: three sums for the same moments. With
+    `time_zone`, each is the zone's day: every local day sums its 48 half hours, 0 + 0.5 + ... + 23.5 = 564."""
+    local = {f"2014-01-0{d}": 564.0 for d in range(1, 6)}
+    for written in ("parquet", "offset", "utc"):
+        assert _daily_sums(_half_hours(tmp_path, written, "Australia/Melbourne")) == local, written
+    # without it: zoned and UTC moments by UTC days (11:00 local), text with an offset as written
+    assert _daily_sums(_half_hours(tmp_path, "parquet", None)) != local
+    assert _daily_sums(_half_hours(tmp_path, "utc", None)) != local
+    assert _daily_sums(_half_hours(tmp_path, "offset", None)) == local
+    # and check names the zone to set only where it is not set
+    warned = [w for w in check_pack(_half_hours(tmp_path, "parquet", None), as_of=date(2014, 1, 9),
+                                    today=TODAY).warnings if w.startswith("key `source.period_column`")]
+    assert warned and warned[0].endswith("else `time_zone: Australia/Melbourne` under `source`")
+    assert not [w for w in check_pack(_half_hours(tmp_path, "parquet", "Australia/Melbourne"),
+                                      as_of=date(2014, 1, 9), today=TODAY).warnings
+                if w.startswith("key `source.period_column`")]
+
+
+@pytest.mark.parametrize(("zone", "said"), [
+    ("Australia/Melborne", "key `source.time_zone`: got 'Australia/Melborne'; expected an IANA time zone name, "
+                           "'Australia/Melbourne' or 'UTC' (did you mean 'Australia/Melbourne'?)"),
+    ("australia/melbourne", "(did you mean 'Australia/Melbourne'?)"),
+    ("AEST", "key `source.time_zone`: got 'AEST'; expected an IANA time zone name, 'Australia/Melbourne' or 'UTC'"),
+])
+def test_an_unknown_time_zone_is_refused_at_load_naming_the_closest(tmp_path: Path, zone: str, said: str) -> None:
+    with pytest.raises(CriteriaError) as refused:
+        _half_hours(tmp_path, "offset", zone)
+    assert said in str(refused.value)
+
+
+def test_a_joined_table_takes_the_main_sources_time_zone(tmp_path: Path) -> None:
+    _csv(tmp_path / "w.csv", ["id", "at", "temp"], [["vic", "2014-01-01T23:30:00Z", 30.0]])
+    join = {"table": "weather", "path": "w.csv", "entity_id": "id", "period_column": "at", "columns": ["temp"],
+            "publication_lag_days": 1}
+    pack = _half_hours(tmp_path, "offset", "Australia/Melbourne")
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["source"]["join"] = [join]
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw))
+    pack = load_criteria(tmp_path / "pack.yaml")
+    assert pack.source.join[0].time_zone == "Australia/Melbourne"
+    history = read_snapshot(pack, date(2014, 1, 9), today=TODAY).history  # 23:30 UTC is 10:30 the next day there
+    assert {str(p): t for p, t in zip(history["period"], history["temp"], strict=True) if t is not None} == {
+        "2014-01-02": 30.0}
+    raw["source"]["join"] = [{**join, "time_zone": "UTC"}]
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError, match=r"key `source.join.0.time_zone`: unknown key.*every table is read in "
+                                            r"the main source's `time_zone`"):
+        load_criteria(tmp_path / "pack.yaml")

@@ -602,13 +602,13 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
     and the next read the same days), so the zone's days run from its 10:00 or 11:00 and each local day is split in
     two, while the same moments written as text with their offset are read as written: check said ok, and the
     Parquet file's daily sums differed from the CSV's. Only Parquet keeps the zone's name to say; a database's
-    `TIMESTAMPTZ` keeps the moment alone."""
+    `TIMESTAMPTZ` keeps the moment alone. Said only without `source.time_zone`, which reads them in a zone."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     src = pack.source
-    if not src.period_column or src.format == "postgres" or src.query or src.wide is not None \
-            or infer_format(pack.source_path, src.format) != "parquet":
+    if not src.period_column or src.time_zone is not None or src.format == "postgres" or src.query \
+            or src.wide is not None or infer_format(pack.source_path, src.format) != "parquet":
         return []
     try:
         schema = pq.read_schema(pack.source_path)
@@ -620,13 +620,10 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
     zone = getattr(kind, "tz", None) if pa.types.is_timestamp(kind) else None
     if not zone or zone in _UTC:
         return []
-    column, name = src.period_column, src.path
-    named = column if re.fullmatch(r"[A-Za-z_]\w*", column) else '\\"' + column.replace('"', '\\"\\"') + '\\"'
-    return [f"key `source.period_column`: got {column!r}; its timestamps carry the time zone {zone!r} and are read "
-            f"as their UTC moments, as every format's zoned timestamps are, so each {pack.grain.name} runs from UTC "
-            f"midnight, not {zone}'s (a local day split between two): expected UTC {pack.grain.plural} if they are "
-            f"meant, else the zone's own, read by `format: duckdb` with `query: \"SELECT * REPLACE (timezone('{zone}', "
-            f"{named}) AS {named}) FROM read_parquet('{name}')\"` in place of `path`"]
+    return [f"key `source.period_column`: got {src.period_column!r}; its timestamps carry the time zone {zone!r} and "
+            f"are read as their UTC moments, as every format's zoned timestamps are without `source.time_zone`, so "
+            f"each {pack.grain.name} runs from UTC midnight, not {zone}'s (a local day split between two): expected "
+            f"UTC {pack.grain.plural} if they are meant, else `time_zone: {zone}` under `source`"]
 
 
 STALE_PERIODS = 2

@@ -138,16 +138,23 @@ def _iso_week_sql(text: str) -> str:
            f"AND strftime({monday}, '%G W%V') = {week} THEN {monday} END"
 
 
-def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
+def _moment_sql(text: str, zoned: bool) -> str:
+    """SQL for the TIMESTAMP an ISO date or timestamp text names, or NULL. `zoned` (a pack's `time_zone`, the
+    session's zone): an offset it carries (`+10:00`, `Z`) is turned into the zone's wall-clock time; else the time
+    is read as written, its offset dropped."""
+    return f"try_cast({text} AS TIMESTAMPTZ)::TIMESTAMP" if zoned else f"try_cast({text} AS TIMESTAMP)"
+
+
+def date_sql(column: str, pattern: str | list[str] | None = None, zoned: bool = False) -> str:
     """SQL for the DATE a text cell names, or NULL: by `pattern` (strptime; a list: the first that parses it) if
-    given, else an ISO date or timestamp, `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` / `Q3 2015`, a bare year, or
-    an ISO week, `1991 W06` / `1991-W06` / `1991W06` (its Monday).
+    given, else an ISO date or timestamp (`zoned`: `_moment_sql`), `2015-07`, `2015 Q3` / `2015-Q3` / `2015Q3` /
+    `Q3 2015`, a bare year, or an ISO week, `1991 W06` / `1991-W06` / `1991W06` (its Monday).
     Years outside `periods.FIRST_YEAR`..`LAST_YEAR` are no date."""
     t = _text(column)
     if pattern is not None:
         parsed = f"{_strptime_sql(t, pattern)}::DATE"
     else:
-        parsed = (f"coalesce(try_cast({t} AS TIMESTAMP)::DATE, try_strptime({t}, '%Y-%m')::DATE, "
+        parsed = (f"coalesce({_moment_sql(t, zoned)}::DATE, try_strptime({t}, '%Y-%m')::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
                   f"THEN make_date(left({t}, 4)::INTEGER, (right({t}, 1)::INTEGER - 1) * 3 + 1, 1) END, "
                   f"CASE WHEN regexp_matches({t}, '^[Qq][1-4] ?-? ?[0-9]{{4}}$') "
@@ -157,11 +164,11 @@ def date_sql(column: str, pattern: str | list[str] | None = None) -> str:
     return f"(CASE WHEN year({parsed}) BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN {parsed} END)"
 
 
-def published_sql(column: str) -> str:
-    """SQL for the DATE a publication cell names, or NULL: an ISO date or timestamp only. A bare year (`1988`), a
-    month (`2015-07`) or a quarter names no day a row became known (read as its first day, every row would be known
-    before its period ended: a look-ahead)."""
-    parsed = f"try_cast({_text(column)} AS TIMESTAMP)::DATE"
+def published_sql(column: str, zoned: bool = False) -> str:
+    """SQL for the DATE a publication cell names, or NULL: an ISO date or timestamp only (`zoned`: `_moment_sql`).
+    A bare year (`1988`), a month (`2015-07`) or a quarter names no day a row became known (read as its first day,
+    every row would be known before its period ended: a look-ahead)."""
+    parsed = f"{_moment_sql(_text(column), zoned)}::DATE"
     return f"(CASE WHEN year({parsed}) BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN {parsed} END)"
 
 
@@ -177,12 +184,12 @@ def slug_sql(text: str) -> str:
     return f"(CASE WHEN {text} IS NOT NULL THEN coalesce(nullif({slug}, ''), 'entity') END)"
 
 
-def _timestamp_sql(column: str, pattern: str | list[str] | None) -> str:
+def _timestamp_sql(column: str, pattern: str | list[str] | None, zoned: bool) -> str:
     """The full moment a text cell names (an observation's order within its period)."""
     t = _text(column)
     if pattern is not None:
         return _strptime_sql(t, pattern)
-    return f"coalesce(try_cast({t} AS TIMESTAMP), {date_sql(column)}::TIMESTAMP)"
+    return f"coalesce({_moment_sql(t, zoned)}, {date_sql(column, zoned=zoned)}::TIMESTAMP)"
 
 
 def listed_sql(text: str, values: list[str]) -> str:
@@ -310,7 +317,8 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
     if src.known_at is not None:
         return grain.sql_start(f"DATE '{src.known_at.isoformat()}'"), "''"
     if src.period_column is not None:
-        return f"{grain.sql_start(date_sql(src.period_column, src.period_format))}", _quoted(src.period_column)
+        day = date_sql(src.period_column, src.period_format, src.time_zone is not None)
+        return grain.sql_start(day), _quoted(src.period_column)
     year = _whole(src.year_column or "")
     quoted = _quoted(src.year_column or "")
     if src.quarter_column is not None:
@@ -367,7 +375,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     own). Text is built only where a reason needs it: a cell's parse and a key's are tested first."""
     period, period_text = _period_sql(src, grain)
     if src.published_column is not None:
-        given, version = published_sql(src.published_column), published_sql(src.published_column)
+        zoned = src.time_zone is not None
+        given, version = published_sql(src.published_column, zoned), published_sql(src.published_column, zoned)
         published = "__published_given"
         published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {literal(src.published_column + ' unparseable: ')} "
                              f"|| coalesce({_as_written(src.published_column)}, '')")
@@ -377,7 +386,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
             f"({grain.sql_end(PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
         version = "NULL::TIMESTAMP"
     if versioned(src) and src.published_column is None:
-        version = _timestamp_sql(src.period_column or "", src.period_format)
+        version = _timestamp_sql(src.period_column or "", src.period_format, src.time_zone is not None)
     cells = cell_columns(src)
     written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.dated_columns)
     raw_cells = "".join([*(f", {_number_text(src, c)} AS {_raw(c)}" for c in cells),

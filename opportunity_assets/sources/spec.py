@@ -17,6 +17,7 @@ from `year_column` + `month_column` (+ `day_column`), or from `year_column` alon
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from datetime import date, datetime
@@ -367,6 +368,12 @@ class SourceSpec(_Spec):
     known by as_of wins. Without it, a row is known `publication_lag_days` after its period ends."""
     publication_lag_days: int = Field(default=30, ge=0, le=3650)
     """A period's row is assumed published this many days after the period ends (point in time)."""
+    time_zone: str | None = None
+    """The zone whose days (and weeks, months...) a moment belongs to, an IANA name (`Australia/Melbourne`): a
+    timestamp that carries a zone (Parquet's, a DuckDB or PostgreSQL `TIMESTAMPTZ`) or text with an offset
+    (`2014-01-01T00:30:00+10:00`, `...Z`) is read as its wall-clock time there; text with none is that time
+    already. Without it, a zoned timestamp is read as its UTC moment and text as written. The main source's only:
+    every joined table is read in it."""
     columns: list[str] = Field(default_factory=list)
     """Numeric columns (panel, snapshot); values must parse as numbers >= 0 (unless `signed`), or be empty / NA (a
     gap). For events, the panel's columns are the `aggregates`' names."""
@@ -474,6 +481,22 @@ class SourceSpec(_Spec):
                            "(`entity: Bank call centre`; its id is the name's slug)")
         return None if value is None else value.strip()
 
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        """An IANA zone name as the zone database spells it (`Australia/Melbourne`), a misspelt one named with the
+        closest."""
+        if value is None:
+            return None
+        zones = _zone_names()
+        if value.strip() in zones:
+            return value.strip()
+        spelt = {z.casefold(): z for z in zones}
+        close = [spelt[value.strip().casefold()]] if value.strip().casefold() in spelt else \
+            difflib.get_close_matches(value.strip(), sorted(zones), n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise _problem("time_zone", value, f"an IANA time zone name, 'Australia/Melbourne' or 'UTC'{hint}")
+
     @field_validator("query")
     @classmethod
     def _one_statement(cls, value: str | None) -> str | None:
@@ -484,11 +507,11 @@ class SourceSpec(_Spec):
     @field_validator("join", mode="wrap")
     @classmethod
     def _join_keys(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
-        """A joined table's own problems name its keys (`source.join.0.path`), not the main source's. A join counts
-        in the main source's grain: when the main source's own year column cannot date that grain, that is said
-        first (every join would repeat it)."""
+        """A joined table's own problems name its keys (`source.join.0.path`), not the main source's, and it is
+        read in the main source's `time_zone`. A join counts in the main source's grain: when the main source's own
+        year column cannot date that grain, that is said first (every join would repeat it)."""
         try:
-            return handler(value)
+            joined = handler(value)
         except ValidationError as exc:
             main = info.data
             within_year = any(main.get(k) for k in ("month_column", "quarter_column", "week_column"))
@@ -506,6 +529,8 @@ class SourceSpec(_Spec):
                     detail["ctx"] = error["ctx"]
                 details.append(detail)
             raise ValidationError.from_exception_data(exc.title, details) from None
+        zone = info.data.get("time_zone")  # every table in the main source's zone (`NOT_IN_A_JOIN`)
+        return [j.model_copy(update={"time_zone": zone}) for j in joined] if zone else joined
 
     @model_validator(mode="after")
     def _consistent(self) -> SourceSpec:
@@ -856,7 +881,8 @@ NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`
                  "wide": "a joined table's rows are entities, each its id in `entity_id` (`wide.period`, a column "
                          "per period, is read in a join; `wide.entity`, a column per entity, is not)",
                  "entity": "a joined table joins by the ids in its own `entity_id` column",
-                 "join": "no join inside a join: list every table under the main source's `join`"}
+                 "join": "no join inside a join: list every table under the main source's `join`",
+                 "time_zone": "every table is read in the main source's `time_zone`"}
 """The keys of `source` a join entry does not take, and why."""
 JOIN_KEYS = [k for k in SourceSpec.model_fields if k not in NOT_IN_A_JOIN]
 """The keys a join entry takes."""
@@ -909,6 +935,14 @@ class Within(ValueError):
     def __init__(self, key: str, value: Any, expected: str) -> None:
         super().__init__(f"{key}: expected {expected}")
         self.key, self.value, self.expected = key, value, expected
+
+
+@functools.cache
+def _zone_names() -> frozenset[str]:
+    """The IANA zones this machine knows (Python's zoneinfo, the system's database or the `tzdata` package)."""
+    import zoneinfo
+
+    return frozenset(zoneinfo.available_timezones())
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

@@ -345,3 +345,16 @@ def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_pat
         ("dep_delay", ["2013-W08"], "assumptions", "doubt")]
     assert integrity.headline(found[0]) == "dep_delay 1,040 in 2013-W08: 58 times beyond every earlier value"
     assert pack.source.signed_panel_columns == {"dep_delay"}
+
+
+def test_a_unit_slip_in_a_series_only_a_few_periods_old_is_out_of_range() -> None:
+    """Unseen domain (dslabs gapminder, annual from 1960): China's GDP written in thousands of its unit from 1964,
+    four years into the panel, reached "Act on these": too few earlier values for the range (6) or a yardstick of
+    changes. A thousandfold step needs no spread to be judged; a new series' real swings stay far below 100x."""
+    gdp = [70.3, 51.3, 48.2, 53.1]
+    assert _range_findings([*gdp, 61546.0], 0)[0].startswith("x 61,546 in 2013-W05 is 875 times the largest of its 4 ")
+    assert _range_findings([*gdp, 0.0615], 0)[0].startswith("x 0.0615 in 2013-W05 is 1/784 of the smallest positive")
+    assert _range_findings([*gdp, 3000.0], 0) == []  # 42x: a new series' step is not judged at the usual factor
+    assert _range_findings([70.3, 51.3, 61546.0], 0) == []  # two earlier values: too few to say anything
+    assert _range_findings([3, 5, 2, 90], 0) == []  # a count of a few units taking off
+

@@ -427,7 +427,12 @@ def _stale(found: _Findings, spec: IntegritySpec, column: str, latest_row: int) 
         return
     last = int(present[-1])
     lag = series.length - 1 - last
-    past = np.isfinite(raw[: series.judged_from]) if series.judged_from >= spec.min_history else np.isfinite(raw)
+    # the fill before the judged span; with a short history, up to its last value where `_MIN_SAMPLE` periods lead
+    # to it (its own silence since is what is judged, not a gap in its past), else over every period
+    if series.judged_from >= spec.min_history:
+        past = np.isfinite(raw[: series.judged_from])
+    else:
+        past = np.isfinite(raw[: last + 1] if last + 1 >= _MIN_SAMPLE else raw)
     fill = float(past.mean()) if len(past) else 0.0
     if fill < spec.stale.min_fill or lag == 0 or (lag < spec.stale.periods and last >= latest_row):
         return

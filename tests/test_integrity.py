@@ -7,6 +7,7 @@ same scan, analyze, verify and route code the assets call. A gross plant of each
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 
@@ -345,3 +346,39 @@ def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_pat
         ("dep_delay", ["2013-W08"], "assumptions", "doubt")]
     assert integrity.headline(found[0]) == "dep_delay 1,040 in 2013-W08: 58 times beyond every earlier value"
     assert pack.source.signed_panel_columns == {"dep_delay"}
+
+
+def test_a_unit_slip_in_a_series_only_a_few_periods_old_is_out_of_range() -> None:
+    """Unseen domain (dslabs gapminder, annual from 1960): China's GDP written in thousands of its unit from 1964,
+    four years into the panel, reached "Act on these": too few earlier values for the range (6) or a yardstick of
+    changes. A thousandfold step needs no spread to be judged; a new series' real swings stay far below 100x."""
+    gdp = [70.3, 51.3, 48.2, 53.1]
+    assert _range_findings([*gdp, 61546.0], 0)[0].startswith("x 61,546 in 2013-W05 is 875 times the largest of its 4 ")
+    assert _range_findings([*gdp, 0.0615], 0)[0].startswith("x 0.0615 in 2013-W05 is 1/784 of the smallest positive")
+    assert _range_findings([*gdp, 3000.0], 0) == []  # 42x: a new series' step is not judged at the usual factor
+    assert _range_findings([70.3, 51.3, 61546.0], 0) == []  # two earlier values: too few to say anything
+    assert _range_findings([3, 5, 2, 90], 0) == []  # a count of a few units taking off
+
+
+def test_a_column_that_stopped_in_a_short_history_is_stale() -> None:
+    """Unseen domain (dslabs gapminder, annual): Greece's life expectancy blank from 1966, six years into the panel,
+    while GDP and population go on, reached "Act on these" a year and three years later: with a history shorter
+    than `min_history`, the column's fill was measured over every period, its own blank ones too (6 of 10 filled,
+    below 80%), so its silence hid itself. Three values before a gap are too few to say it reports (China's
+    infant mortality, blank 1963-64 in the real file, is not doubted)."""
+    life = np.array([68.41, 68.8, 69.14, 69.44, 69.69, 69.91, *[np.nan] * 4])
+    series = integrity.Series(periods=[str(1960 + i) for i in range(10)], values={"life": life},
+                              judged_from=6, per_year=1)
+    found = integrity._Findings(series)
+    integrity._stale(found, integrity_spec.IntegritySpec(), "life", latest_row=9)
+    assert [(f.rule, f.periods, f.size) for f in found.items] == [("stale", ["1965"], 4.0)]
+    patchy = np.array([68.41, np.nan, np.nan, 69.44, np.nan, 69.91, *[np.nan] * 4])  # never filled 80%: no yardstick
+    found = integrity._Findings(dataclasses.replace(series, values={"life": patchy}))
+    integrity._stale(found, integrity_spec.IntegritySpec(), "life", latest_row=9)
+    assert found.items == []
+    infant = np.array([190.0, 161.0, 110.0, np.nan, np.nan])
+    found = integrity._Findings(integrity.Series(periods=series.periods[:5], values={"infant": infant},
+                                                 judged_from=3, per_year=1))
+    integrity._stale(found, integrity_spec.IntegritySpec(), "infant", latest_row=4)
+    assert found.items == []
+

@@ -52,6 +52,8 @@ _MIN_SAMPLE = 6
 """Fewest values a robust yardstick is computed from."""
 _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
+_FEW_VALUES = 3
+"""Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
 INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused", "repeated_events")
@@ -269,7 +271,8 @@ def _before(values: np.ndarray, accumulate: np.ufunc, empty: float) -> np.ndarra
 def _out_of_range(found: _Findings, spec: IntegritySpec, column: str, signed: bool) -> None:
     """A judged value `factor` times beyond every value before it (in size where the column may go negative), or
     below the smallest positive one before it (a column that may not): a unit slip the period it starts, however
-    short or noisy the history. Not judged: a proportion staying within [0, 1] (its swings are bounded, not
+    short or noisy the history; a series with fewer than `min_history` earlier values (but `_FEW_VALUES`) at the
+    factor squared. Not judged: a proportion staying within [0, 1] (its swings are bounded, not
     slips), or a count whose values before are too few units for a factor to mean a unit. A column that may go
     negative (`signed`, or any value below zero) crosses zero: a value near zero is no slip there."""
     rule, series = spec.out_of_range, found.series
@@ -281,16 +284,21 @@ def _out_of_range(found: _Findings, spec: IntegritySpec, column: str, signed: bo
     top = _before(np.where(finite, size, -np.inf), np.fmax, -np.inf)
     bottom = _before(np.where(finite & (size > 0), size, np.inf), np.fmin, np.inf)
     fractions = _before((finite & ~_on_grid_each(np.nan_to_num(raw), 1.0)).astype(float), np.add, 0.0)
+    # a series too new for `min_history` values (an annual panel's first years) is judged from `_FEW_VALUES` on,
+    # at the square of the factor: a hundredfold step is no market's move whatever its spread
+    needed = np.where(seen >= rule.min_history, rule.factor, rule.factor ** 2)
     with np.errstate(all="ignore"):
         proportion = (not signed) & (top <= 1) & (raw >= 0) & (raw <= 1)
-        few_units = (fractions == 0) & (top < rule.factor)
+        few_units = (fractions == 0) & (top < needed)
         over = np.where((top > 0) & ~few_units, size / top, 0.0)
         under = np.where((not signed) & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
-        far = np.where(finite & (seen >= rule.min_history) & ~proportion, np.fmax(over, under), 0.0)
+        enough = seen >= min(rule.min_history, _FEW_VALUES)
+        far = np.where(finite & enough & ~proportion, np.fmax(over, under) / needed, 0.0)
     far[: series.judged_from] = 0.0
     t = int(np.argmax(far))
-    if far[t] < rule.factor:
+    if far[t] < 1.0:
         return
+    far = far * needed
     value, high = float(raw[t]), over[t] >= under[t]
     side = f"{far[t]:.0f} times the largest" if high else f"1/{far[t]:.0f} of the smallest positive"
     found.add("out_of_range", rule.effect, column, [t], value, float(far[t]),
@@ -419,7 +427,12 @@ def _stale(found: _Findings, spec: IntegritySpec, column: str, latest_row: int) 
         return
     last = int(present[-1])
     lag = series.length - 1 - last
-    past = np.isfinite(raw[: series.judged_from]) if series.judged_from >= spec.min_history else np.isfinite(raw)
+    # the fill before the judged span; with a short history, up to its last value where `_MIN_SAMPLE` periods lead
+    # to it (its own silence since is what is judged, not a gap in its past), else over every period
+    if series.judged_from >= spec.min_history:
+        past = np.isfinite(raw[: series.judged_from])
+    else:
+        past = np.isfinite(raw[: last + 1] if last + 1 >= _MIN_SAMPLE else raw)
     fill = float(past.mean()) if len(past) else 0.0
     if fill < spec.stale.min_fill or lag == 0 or (lag < spec.stale.periods and last >= latest_row):
         return

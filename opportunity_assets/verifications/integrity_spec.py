@@ -48,7 +48,9 @@ class RangeRule(_Spec):
     """How many times the largest earlier value (in size, for a column that goes negative), or below the smallest
     earlier positive value, counts as beyond the entity's range."""
     min_history: int = Field(default=6, ge=2)
-    """Values before the one judged needed for a range (fewer: a series too new to say what is beyond it)."""
+    """Values before the one judged needed for a range at `factor`; with fewer (but 3 or more: an annual panel's first
+    years) a value is judged at `factor` squared, a hundredfold step being no entity's move whatever its spread; with
+    fewer than 3, a series too new to say what is beyond it."""
     effect: Effect = "doubt"
 
 

@@ -1998,3 +1998,27 @@ def test_a_parquet_period_column_zoned_other_than_utc_is_a_warning_naming_the_zo
             "read as their UTC moments, as every format's zoned timestamps are without `source.time_zone`, so each "
             "day runs from UTC midnight, not Australia/Melbourne's (a local day split between two): expected UTC "
             "days if they are meant, else `time_zone: Australia/Melbourne` under `source`"] if warned else []), warnings
+
+
+def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path) -> None:
+    """Trial 20: stevedata eq_passengercars keyed `[country, category]`, the category naming the measure (export
+    quality indexes near 1 beside trade values in millions): check said ok, and the formula's range, right for the
+    indexes, gave every trade value its whole weight. Industries of different sizes are no measure."""
+    rows = [[c, m, y, (1.0 + 0.01 * y - 20.0 + i) if m == "quality" else 2e6 * (1 + i) + 1e4 * (y - 2000)]
+            for i, c in enumerate(("fr", "de", "it")) for m in ("quality", "trade") for y in range(2000, 2006)]
+    _csv(tmp_path / "m.csv", ["country", "category", "year", "level"], rows)
+    source = {"path": "m.csv", "entity_id": ["country", "category"], "entity_name": ["country", "category"],
+              "grain": "year", "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
+    said = [w for w in warnings if w.startswith("key `source.entity_id`")]
+    assert said == [
+        "key `source.entity_id`: got ['country', 'category']; level under 'category' 'trade' (typically 4,025,000) "
+        "is over 1,000,000 times its size under 'quality' (typically 2.03), no entity's range reaching the other's: is "
+        "'category' the name of the measure each row holds, each scored on ranges and filters meant for one? "
+        "expected `long: {names: category, values: level}` with `columns` naming the measures read, if so"], warnings
+    # retail turnover by state and industry: sizes ten times apart, ranges crossing, no warning
+    rows = [[s, n, y, (100.0 if n == "food" else 10.0) * (1 + 3 * i) + y - 2000]
+            for i, s in enumerate(("nsw", "vic", "tas")) for n in ("food", "other") for y in range(2000, 2006)]
+    _csv(tmp_path / "m.csv", ["country", "category", "year", "level"], rows)
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings

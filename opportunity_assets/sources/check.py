@@ -26,6 +26,7 @@ from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_entities import (
     ids_zero_padded,
+    measure_in_key,
     names_changing,
     names_per_row,
     names_shared,
@@ -524,7 +525,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) \
         + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
         + total_rows(pack, snapshot.metrics) \
-        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined)
+        + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
+        + measure_in_key(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period)
     warnings += zoned_elsewhere(pack) + stale
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(

@@ -1,18 +1,20 @@
 """`opportunity check`: what the night's entities say about the pack's entity keys (pure): a name column that most
 entities share (every state named 'Measles') or a few names each shown for several entities (counties of several
 states), a total row read as an entity of its own ('Total', 'All states'), and ids written both with and without
-leading zeros ('01001' and '1001': one county read as two).
+leading zeros ('01001' and '1001': one county read as two), and a key column that names the measure a row holds.
 Each is a warning naming its key: the night's numbers stand, but its brief names the wrong thing, or scores a sum
 of other entities beside them."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
 from opportunity_assets.sources.spec import ENTITY_JOINER
 
 SHARED_NAMES_FROM = 3
@@ -146,3 +148,54 @@ def ids_zero_padded(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
             f"written both with and without leading zeros (e.g. {shown}), each read as {len(split[0])} entities "
             f"that share its rows (their windows with gaps, their figures parts of one): expected each id written one "
             f"way throughout the source (its leading zeros kept, or dropped, in every row)"]
+
+
+MEASURE_APART = 1000.0
+"""Times apart the typical sizes of a column under two values of one key column must be, with no overlap between
+their entities' ranges, before that key column reads as the name of the measure each row holds."""
+
+
+def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning: a column of a key of several columns that names the measure a row holds (`[country, category]`
+    over export quality indexes near 1 and trade values in millions), not a part of the entity: one numeric column's
+    values under two of its values lie `MEASURE_APART` times apart or more, every entity's own range under one below
+    every entity's under the other. Each such "entity" is then a measure of a country, scored on ranges and filters
+    meant for one measure (trial 20: the formula's level range, right for the indexes, gave every trade value its
+    whole weight). `long` reads such a table, each measure a column."""
+    src = pack.source
+    columns = src.entity_columns
+    if len(columns) < 2 or src.long is not None or src.wide is not None or history.is_empty():
+        return []
+    sizes = (history.select("entity_id", *[pl.col(c).abs() for c in src.columns])
+             .group_by("entity_id").agg([pl.col(c).drop_nans().min().alias(f"{c}\x00lo") for c in src.columns]
+                                        + [pl.col(c).drop_nans().max().alias(f"{c}\x00hi") for c in src.columns]
+                                        + [pl.col(c).drop_nans().median().alias(c) for c in src.columns]))
+    parts = [str(e).split(ENTITY_JOINER) for e in sizes["entity_id"].to_list()]
+    out = []
+    for k, key_column in enumerate(columns):
+        values = [p[k] if len(p) == len(columns) else None for p in parts]
+        if len(set(values) - {None}) < 2:
+            continue
+        for column in src.columns:
+            groups: dict[str, tuple[list[float], float, float]] = {}
+            for value, median, low, high in zip(values, sizes[column], sizes[f"{column}\x00lo"],
+                                                sizes[f"{column}\x00hi"], strict=True):
+                if value is None or median is None or median <= 0:
+                    continue
+                medians, lo, hi = groups.get(value, ([], float("inf"), 0.0))
+                groups[value] = ([*medians, median], min(lo, low), max(hi, high))
+            if len(groups) < 2:
+                continue
+            typical = {v: sorted(m)[len(m) // 2] for v, (m, _, _) in groups.items()}
+            small, large = min(typical, key=typical.__getitem__), max(typical, key=typical.__getitem__)
+            if typical[large] < MEASURE_APART * typical[small] or groups[small][2] >= groups[large][1]:
+                continue
+            apart = 10 ** math.floor(math.log10(typical[large] / typical[small]))
+            out.append(
+                f"key `source.entity_id`: got {src.entity_id!r}; {column} under {key_column!r} {large!r} (typically "
+                f"{significant(typical[large])}) is over {apart:,} times its size under {small!r} (typically "
+                f"{significant(typical[small])}), no entity's range reaching the other's: is {key_column!r} the name "
+                f"of the measure each row holds, each scored on ranges and filters meant for one? expected `long: "
+                f"{{names: {key_column}, values: {column}}}` with `columns` naming the measures read, if so")
+            break
+    return out

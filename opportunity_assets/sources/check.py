@@ -393,7 +393,7 @@ it (a single series: a percent range over its share growth scores it flat every 
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
-    from resources.source import SourceError, earlier_snapshots, read_snapshot, source_facts
+    from resources.source import SourceError, read_snapshot, source_facts
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -411,9 +411,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
-        before = [pack.grain.later(night, -k) for k in range(1, earlier + 1)]
-        past = [c for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)
-                for c in scan(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)[0]]
+        nights_before = _earlier_candidates(pack, night, earlier, today)
+        past = [c for _, found_then in nights_before for c in found_then]
         snapshot = read_snapshot(pack, night, today=today)
     except SourceProblem as exc:
         return CheckReport(as_of=as_of, problems=[str(exc)])
@@ -541,7 +540,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
-    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems)
+    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, nights_before)
     warnings += tonight_only
     if earlier:
         warnings += _lacking_of_few(pack, found, problems)
@@ -613,22 +612,34 @@ _UNDEFINED = re.compile(r"^(key `(?:metrics\.\w+|formula\.components\.\d+)\.expr
                         r"would be archived as a data gap: expected an expression with a value for them$")
 
 
-def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str]
-                            ) -> tuple[list[str], list[str]]:
+def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: date | None
+                        ) -> list[tuple[date, list[Candidate]]]:
+    """The candidates of each of the `nights` nights before `night`, a grain's period apart, latest first (read
+    beside the night's own scan, which stays the kept one)."""
+    from opportunity_assets.candidates.logic import scan_aside
+    from resources.source import earlier_snapshots
+
+    before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
+    return [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
+            for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
+
+
+def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str],
+                            read: list[tuple[date, list[Candidate]]]) -> tuple[list[str], list[str]]:
     """(problems, warnings): an expression with no value for any candidate tonight (`undefined_components`) that
     had one on an earlier night, of the `_EARLIER_NIGHTS` a period apart, is the data's (Ansett's passengers after
     the 1989 pilots' strike, four weeks of zeros, divided by): a warning, the night running with its candidates
     data gaps, not a problem blaming the expression that stopped the night. An expression never defined stays a
-    problem."""
-    from opportunity_assets.candidates.logic import scan_aside
-    from resources.source import earlier_snapshots
+    problem. `read`: those nights' candidates if the check has them already (a source of few entities)."""
+    from resources.source import SourceError
 
     undefined = {p: m for p in problems if (m := _UNDEFINED.match(p))}
     if not undefined:
         return problems, []
-    before = [pack.grain.later(night, -k) for k in range(1, _EARLIER_NIGHTS + 1)]
-    earlier = [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
-               for n, s in zip(before, earlier_snapshots(pack, before, today), strict=True)]
+    try:
+        earlier = read or _earlier_candidates(pack, night, _EARLIER_NIGHTS, today)
+    except SourceError:  # an earlier night unreadable: nothing says the expression had a value
+        return problems, []
     warnings = []
     for problem, match in undefined.items():
         valued = [n for n, found in earlier if check_candidates.has_value(pack, problem.split("`")[1], found)]
@@ -636,7 +647,7 @@ def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None,
             problems = [p for p in problems if p != problem]
             warnings.append(
                 f"{match[1]}, so each is archived as a data gap tonight; it had a value on {len(valued)} of the "
-                f"{len(before)} nights before, a {pack.grain.name} apart (the latest {valued[0]}), so tonight's data, "
+                f"{len(earlier)} nights before, a {pack.grain.name} apart (the latest {valued[0]}), so tonight's data, "
                 "not the expression, leaves it none (a period of zeros: a strike, a closure?): expected nothing to "
                 "mend if the source says so")
     return problems, warnings

@@ -488,12 +488,12 @@ class SourceSpec(_Spec):
         closest."""
         if value is None:
             return None
-        zones = _zone_names()
-        if value.strip() in zones:
-            return value.strip()
+        written, zones = value.strip(), _zone_names()
+        if written in zones:
+            return written
         spelt = {z.casefold(): z for z in zones}
-        close = [spelt[value.strip().casefold()]] if value.strip().casefold() in spelt else \
-            difflib.get_close_matches(value.strip(), sorted(zones), n=1, cutoff=0.8)
+        close = [spelt[written.casefold()]] if written.casefold() in spelt else \
+            difflib.get_close_matches(written, sorted(zones), n=1, cutoff=0.8)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise _problem("time_zone", value, f"an IANA time zone name, 'Australia/Melbourne' or 'UTC'{hint}")
 

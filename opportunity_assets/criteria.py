@@ -221,8 +221,18 @@ class Caps(_Spec):
     formula on the scan's metrics (the default: the in-depth work goes to the best candidates, not the largest),
     or a metric name (with `descending`). None: by id."""
     descending: bool = True
+    max_flagged: int | None = Field(default=None, ge=0)
+    """How many candidates flagged past the cap (a quarantined row or cell in a metric's reach, or a gap in the cap
+    order's metric) go on besides `max_candidates`, best placed first (by their remaining rows); the rest are capped
+    and named. None: as many as `max_candidates` (a night's in-depth work at most doubles, however much of the source
+    is refused). One entity's bad rows move no other candidate while the flagged fit."""
     retries: int = Field(default=1, ge=0, le=5)
     cost_ceiling_usd: float = Field(default=0.50, ge=0)
+
+    @property
+    def flagged_bound(self) -> int:
+        """`max_flagged`, or `max_candidates` when unset."""
+        return self.max_candidates if self.max_flagged is None else self.max_flagged
 
     @model_validator(mode="after")
     def _order(self) -> Caps:
@@ -586,10 +596,11 @@ class CriteriaPack(_Spec):
         # how a file separates its fields says nothing of its rows: `delimiter`, like `path`, is left out; and
         # `entity` unset is left out, so a pack of entity columns keeps the fingerprint it had before the key
         unset = {"entity": True} if self.source.entity is None else {}
+        caps = {"cost_ceiling_usd", "retries"} | ({"max_flagged"} if self.caps.max_flagged is None else set())
         dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
                                                "source": {"path": True, "delimiter": True, **unset,
                                                           "join": {"__all__": {"delimiter", "entity"}}},
-                                               "caps": {"cost_ceiling_usd", "retries"}})
+                                               "caps": caps})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 

@@ -122,7 +122,10 @@ def not_going_reason(pack: CriteriaPack, candidate: Candidate) -> str:
         prelim = (f", preliminary score {format_score(candidate.preliminary_score)}"
                   if candidate.preliminary_score is not None
                   else f", no preliminary score ({', '.join(why_unscored(pack, candidate.metrics)) or 'no value'})")
-        return f"capped: beyond max_candidates={pack.caps.max_candidates}{prelim}"
+        gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
+        flagged = (f" and max_flagged={pack.caps.flagged_bound} (quarantined rows in reach{gap}, placed by its "
+                   "remaining rows)" if candidate.flagged else "")
+        return f"capped: beyond max_candidates={pack.caps.max_candidates}{flagged}{prelim}"
     return "; ".join(filter_reasons(pack, candidate)) or "did not go on"
 
 

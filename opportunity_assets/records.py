@@ -127,6 +127,9 @@ class Candidate(FrozenRecord):
     """True when no filter FAILed and the cap did not cut it: it gets an analysis partition."""
     capped: bool = False
     """True when it passed the filters but fell beyond `max_candidates`."""
+    flagged: bool = False
+    """True when it was placed past the cap with a quarantined row or cell in a metric's reach, or a gap in the cap
+    order's metric: it went on besides `max_candidates`, or, beyond `caps.max_flagged`, was capped."""
     preliminary_score: float | None = None
     """The pack's formula on the scan's metrics (what the cap orders by under `caps.order_by: score`); None when a
     required input is missing. The analysis computes the same score again, step by step."""

@@ -14,7 +14,9 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.reasons import not_going_reason
 from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.sources.check import check_pack
 from resources.source import read_snapshot
 from tests.conftest import month_rows
 
@@ -244,6 +246,37 @@ def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any
     assert reached["foxtrot"].went_on and not reached["foxtrot"].capped and reached["alpha"].capped
     assert report.flagged_past_cap == 1 and report.capped == 2
     assert any("went on past the cap, flagged: Foxtrot" in note for note in report.notes)
+
+
+def test_flagged_markets_past_the_cap_go_on_up_to_max_flagged_the_rest_capped_and_named(synthetic: Build) -> None:
+    """A source refused in every entity's reach (a marker in each one's cell) flags every market; past a cap of 2,
+    only `caps.max_flagged` of them go on, best placed by their remaining rows (Charlie and Delta), and the rest
+    are capped, each saying so, named in the notes and warned of by check. Unset, the bound is the cap."""
+    rows = [row for name, sales in CAPPED_MARKETS
+            for row in city(name, sales=sales, overrides={(2014, 6): {"sales": "abc"}})]
+    changes = {"caps.max_candidates": 2, "caps.min_candidates": 0, "caps.order_by": "sales_12m"}
+    found, report = run(synthetic(rows, **changes, **{"caps.max_flagged": 2}))
+    assert {c for c, f in found.items() if f.went_on} == {"bravo", "echo", "charlie", "delta"}
+    assert {c for c, f in found.items() if f.capped} == {"alpha", "foxtrot", "thin"}
+    assert all(f.flagged for c, f in found.items() if c not in ("bravo", "echo"))
+    assert report.flagged_past_cap == 2 and report.flagged_capped == 3 and report.capped == 3
+    assert any(n.startswith("3 more flagged past the cap were capped, beyond max_flagged=2: Alpha, Foxtrot, Thin")
+               for n in report.notes)
+    pack = synthetic(rows, **changes, **{"caps.max_flagged": 2})
+    assert not_going_reason(pack, found["thin"]).startswith(
+        "capped: beyond max_candidates=2 and max_flagged=2 (quarantined rows in reach or a gap in sales_12m")
+    (warning,) = [w for w in check_pack(pack, as_of=AS_OF).warnings if "max_flagged" in w]
+    assert warning.startswith("key `caps.max_flagged`: 5 candidates past the cap have quarantined rows in reach; "
+                              "2 go on flagged, 3 are capped (max_flagged=2)")
+    unset, report = run(synthetic(rows, **changes))
+    assert report.flagged_past_cap == 2 and report.flagged_capped == 3
+    assert pack.caps.flagged_bound == 2 and synthetic(rows, **changes).fingerprint != pack.fingerprint
+    wide, report = run(synthetic(rows, **changes, **{"caps.max_flagged": 10}))
+    assert all(f.went_on for f in wide.values()) and report.flagged_capped == 0
+    # by score: flagged markets are placed by their remaining rows, not "placed last" for want of a score
+    by_score, report = run(synthetic(rows, **{**changes, "caps.order_by": "score", "caps.max_flagged": 1}))
+    assert report.flagged_past_cap == 1 and report.flagged_capped == 4
+    assert not any("no preliminary score" in n or "gap in score" in n for n in report.notes), report.notes
 
 
 def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) -> None:

@@ -49,6 +49,8 @@ class ScanReport:
     """Candidates with a quarantined row or cell in a metric's reach, or a gap in the cap order's metric, that went
     on although their place was past the cap (never silently capped out). A quarantined row outside every metric
     window changes no metric, so nothing of its place: it is capped like any other."""
+    flagged_capped: int = 0
+    """Flagged candidates past the cap beyond `caps.max_flagged`: capped, each named in the candidates table."""
     best_capped_score: float | None = None
     """The best preliminary score among the candidates the cap cut (None: none cut, or none of them scored)."""
     failed_by_filter: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -286,6 +288,17 @@ def _cap_key(pack: CriteriaPack, candidate: Candidate, flagged: set[str]) -> tup
     return (1, 0.0, candidate.id) if value is None else (0, -value, candidate.id)
 
 
+SHOWN_FLAGGED = 5
+"""Flagged candidates past the cap that its notes name; the count says how many in all."""
+
+
+def _first_named(ids: list[str], names: dict[str, str]) -> str:
+    """The first `SHOWN_FLAGGED` of `ids` by name, in Markdown; the rest pointed to, never counted (every number
+    in the brief is one the store holds)."""
+    more = " and others (the night's candidates table names each)" if len(ids) > SHOWN_FLAGGED else ""
+    return ", ".join(markdown(names[cid]) for cid in ids[:SHOWN_FLAGGED]) + more
+
+
 SHOWN_UNSCORED = 3
 """Candidates cut with no preliminary score that the cap's note names, with why; its count says how many in all."""
 
@@ -388,10 +401,16 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     passing = sorted((c for c in judged if c.went_on), key=lambda c: _cap_key(pack, c, flagged))
     past_cap = [c.id for c in passing[pack.caps.max_candidates:]]
     # One entity's bad rows never move another's route: a flagged candidate (quarantined rows in reach, or a gap in
-    # the cap order's metric) keeps its place by its remaining rows and is never capped out; past the cap it goes on
-    # besides the others, who keep theirs.
-    cut = {cid for cid in past_cap if cid not in flagged}
-    candidates = [c.model_copy(update={"went_on": False, "capped": True}) if c.id in cut else c for c in judged]
+    # the cap order's metric) keeps its place by its remaining rows and is not capped out; past the cap it goes on
+    # besides the others, who keep theirs; up to `caps.max_flagged` of them, best placed first: a source refused
+    # everywhere (a marker in every entity's latest cell) must not fan a wide night out to every entity. The rest
+    # are capped, and named.
+    flagged_on = [cid for cid in past_cap if cid in flagged]
+    extra, over = flagged_on[:pack.caps.flagged_bound], flagged_on[pack.caps.flagged_bound:]
+    cut = {cid for cid in past_cap if cid not in flagged} | set(over)
+    past = set(flagged_on)
+    candidates = [c.model_copy(update={"went_on": c.id not in cut, "capped": c.id in cut, "flagged": c.id in past})
+                  if c.id in cut or c.id in past else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
     copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
@@ -403,12 +422,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})
                   for c in candidates]
 
-    extra = [cid for cid in past_cap if cid in flagged]
     notes = list(spellings)
     cut_scores = [c.preliminary_score for c in judged if c.id in cut and c.preliminary_score is not None]
     best_cut = max(cut_scores) if cut_scores else None
     # by score, a candidate with none has no place in the order: placed last, and named with why (never cut unsaid)
-    unscored = [c for c in passing if c.id in cut and c.preliminary_score is None] \
+    unscored = [c for c in passing if c.id in cut and c.id not in past and c.preliminary_score is None] \
         if pack.caps.order_by == "score" else []
     if cut:
         order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
@@ -417,10 +435,14 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         best = f"; the best score among them {format_score(best_cut)}" if best_cut is not None else ""
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight{best}" + _unscored_note(pack, unscored))
+    named = {c.id: c.name for c in judged}
+    gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
     if extra:
-        named = {c.id: c.name for c in judged}
-        notes.append(f"{len(extra)} with quarantined rows in reach or a gap in {pack.caps.order_by} went on past "
-                     f"the cap, flagged: {', '.join(markdown(named[cid]) for cid in extra)}")
+        notes.append(f"{len(extra)} with quarantined rows in reach{gap} went on past the cap, flagged: "
+                     f"{_first_named(extra, named)}")
+    if over:
+        notes.append(f"{len(over)} more flagged past the cap were capped, beyond max_flagged="
+                     f"{pack.caps.flagged_bound}: {_first_named(over, named)}")
     below = len(passing) < pack.caps.min_candidates
     failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
     if below:
@@ -433,7 +455,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
-        flagged_past_cap=len(extra), best_capped_score=best_cut, failed_by_filter=dict(failing),
-        unscored_capped=len(unscored), shared_ids=shared_ids,
+        flagged_past_cap=len(extra), flagged_capped=len(over), best_capped_score=best_cut,
+        failed_by_filter=dict(failing), unscored_capped=len(unscored), shared_ids=shared_ids,
     )
     return candidates, report

@@ -74,6 +74,7 @@ from opportunity_assets.sources.spec import SourceSpec
 from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
+    from opportunity_assets.candidates.logic import ScanReport
     from resources.source import SourceFacts, SourceSnapshot, TableFacts
 
 MOSTLY_TEXT = 0.5
@@ -545,7 +546,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if earlier:
         warnings += _lacking_of_few(pack, found, problems)
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + check_candidates.red_flags_firing_for_all(pack, found)
+        + check_candidates.red_flags_firing_for_all(pack, found) + _flagged_capped(pack, report)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -1087,6 +1088,19 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
         return ""
     gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
     return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
+
+
+def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
+    """Candidates flagged past the cap beyond `caps.max_flagged`: refused rows across many entities, so the night
+    analyzes only the best placed of them (a warning: the night runs, and names them)."""
+    if not report.flagged_capped:
+        return []
+    flagged = report.flagged_past_cap + report.flagged_capped
+    why = Counter(e["why"] for e in report.quarantined_entities).most_common(1)
+    commonest = f"; the commonest reason: {why[0][0]}" if why else ""
+    return [f"key `caps.max_flagged`: {flagged} candidates past the cap have quarantined rows in reach; "
+            f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
+            f"{pack.caps.flagged_bound}){commonest}: mend the source, or raise `caps.max_flagged` to analyze them"]
 
 
 def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:

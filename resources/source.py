@@ -658,6 +658,17 @@ def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None
         return [str(v) for v, _ in _run(con, pack, sql, {}).rows()]
 
 
+def rows_matching(pack: CriteriaPack, wheres: list[str], *, join: int | None = None) -> list[int]:
+    """How many typed rows match each SQL condition of `wheres`, in one pass (`join`: a joined table's rows)."""
+    if not wheres:
+        return []
+    table = TYPED if join is None else join_rows(join)
+    sql = f"SELECT {', '.join(f'count(*) FILTER (WHERE {w})' for w in wheres)} FROM {table}"
+    with opened(pack) as (con, _):
+        (row,) = _run(con, pack, sql, {}).rows()
+    return [int(n) for n in row]
+
+
 _LAST: list[tuple[tuple[Any, ...], SourceSnapshot]] = []
 """The process's latest read and its key: `opportunity run` checks the data, then runs the night on the same
 snapshot, without reading a wide source twice."""

@@ -1079,6 +1079,44 @@ def test_listed_values_no_row_holds_are_named_with_the_columns_values(tmp_path: 
            "(it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night'])" in lacking.facts
 
 
+def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
+        tmp_path: Path) -> None:
+    """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A
+    read 0.3 where it is 0.5 among graded loans, and check said ok. A warning names the condition's key with the
+    counts, and the way it gives (two counts and a derived metric) reads 0.5; a column with few empties (one in
+    ten) is no warning."""
+    grades = ["A", "A", "A", "B", "B", "B", "", "", "", ""]
+
+    def pack(grades: list[str], aggregates: dict[str, Any], metrics: dict[str, Any]) -> Any:
+        rows = [[s, f"2018-0{m}-{d + 10}", g] for s in ("tx", "ca") for m in (3, 4, 5) for d, g in enumerate(grades)]
+        name = _csv(tmp_path / "loans.csv", ["state", "issued", "grade"], rows)
+        return _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                                "period_column": "issued", "aggregates": aggregates}, metrics)
+
+    share = {"loans": {"agg": "count"}, "a_share": {"agg": "share", "where": [{"column": "grade", "in": ["A"]}]}}
+    plain = pack(grades, share, {"level_now": {"agg": "last", "column": "loans"},
+                                 "a_now": {"agg": "last", "column": "a_share", "unit": "share"}})
+    report = check_pack(plain, as_of=date(2018, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if "a_share" in w] == [
+        "key `source.aggregates.a_share.where.0`: 'grade' is empty in 24 of the 60 events, and an empty cell never "
+        "matches, so share 'a_share' counts them as not matching (its denominator is every event): if an empty grade "
+        "is unknown rather than a no, take the share among the events that have one: an `agg: count` with this "
+        "`where`, an `agg: count` with `{column: grade, not_in: ['']}`, and a derived metric dividing the two"]
+    snapshot = read_snapshot(plain, date(2018, 6, 30), today=TODAY)
+    assert snapshot.metrics["a_now"].to_list() == [pytest.approx(0.3)] * 2
+    counts = {"graded_a": {"agg": "count", "where": [{"column": "grade", "in": ["A"]}]},
+              "graded": {"agg": "count", "where": [{"column": "grade", "not_in": [""]}]}}
+    among = pack(grades, counts, {"level_now": {"agg": "last", "column": "graded_a"},
+                                  "graded_now": {"agg": "last", "column": "graded"},
+                                  "a_now": {"expression": "level_now / graded_now", "unit": "share"}})
+    assert read_snapshot(among, date(2018, 6, 30), today=TODAY).metrics["a_now"].to_list() == \
+        [pytest.approx(0.5)] * 2
+    few = pack(["A", "A", "A", "B", "B", "B", "B", "B", "B", ""], share,
+               {"level_now": {"agg": "last", "column": "loans"}})
+    assert not [w for w in check_pack(few, as_of=date(2018, 6, 30), today=TODAY).warnings if "a_share" in w]
+
+
 # ---- trial 3: a join whose ids miss some of the source's entities -------------------------------------------------
 
 def test_a_join_whose_ids_miss_entities_says_how_many_and_which(tmp_path: Path) -> None:

@@ -268,13 +268,13 @@ def test_flagged_markets_past_the_cap_go_on_up_to_max_flagged_the_rest_capped_an
     (warning,) = [w for w in check_pack(pack, as_of=AS_OF).warnings if "max_flagged" in w]
     assert warning.startswith("key `caps.max_flagged`: 5 candidates past the cap have quarantined rows in reach; "
                               "2 go on flagged, 3 are capped (max_flagged=2)")
-    unset, report = run(synthetic(rows, **changes))
+    _, report = run(synthetic(rows, **changes))
     assert report.flagged_past_cap == 2 and report.flagged_capped == 3
     assert pack.caps.flagged_bound == 2 and synthetic(rows, **changes).fingerprint != pack.fingerprint
     wide, report = run(synthetic(rows, **changes, **{"caps.max_flagged": 10}))
     assert all(f.went_on for f in wide.values()) and report.flagged_capped == 0
     # by score: flagged markets are placed by their remaining rows, not "placed last" for want of a score
-    by_score, report = run(synthetic(rows, **{**changes, "caps.order_by": "score", "caps.max_flagged": 1}))
+    _, report = run(synthetic(rows, **{**changes, "caps.order_by": "score", "caps.max_flagged": 1}))
     assert report.flagged_past_cap == 1 and report.flagged_capped == 4
     assert not any("no preliminary score" in n or "gap in score" in n for n in report.notes), report.notes
 

@@ -61,6 +61,7 @@ from opportunity_assets.sources.check_values import (
     bounds_in_another_unit,
     listed_values_unmatched,
     long_names_unmatched,
+    shares_over_empty_cells,
 )
 from opportunity_assets.sources.csv_rows import not_utf8_lines, unfinished_line
 from opportunity_assets.sources.formats import (
@@ -410,6 +411,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
         problems += [p for found, _ in listed for p in found]
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
         nights_before = _earlier_candidates(pack, night, earlier, today)

@@ -127,6 +127,42 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
     return problems, facts
 
 
+EMPTY_IN_A_SHARE = 0.1
+"""A share's condition column empty in more than this fraction of the events: they count as not matching, so the
+share reads low by up to that much (the share of loans graded A among loans of which a tenth have no grade)."""
+
+
+def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """A warning per `share` whose condition column is empty in more than `EMPTY_IN_A_SHARE` of the events in
+    scope: an empty cell never matches, so the share's denominator counts events whose category is unknown as
+    not in it. The way to a share among the events that have one: two counts and a derived metric."""
+    from resources.source import rows_matching
+
+    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    texts = {c.column: text for _, c, text in [*shapes.listed_conditions(spec), *shapes.numeric_conditions(spec)]}
+    tested = [(name, i, c) for name, a in spec.aggregates.items() if a.agg == "share"
+              for i, c in enumerate(a.where)]
+    columns = list(dict.fromkeys(c.column for _, _, c in tested))
+    if not columns:
+        return []
+    counts = rows_matching(pack, [shapes.IN_SCOPE, *(f"{shapes.IN_SCOPE} AND {quote_identifier(texts[c])} IS NULL"
+                                                      for c in columns)], join=join)
+    events, empty = counts[0], dict(zip(columns, counts[1:], strict=True))
+    warnings, said = [], set()
+    for name, i, condition in tested:
+        if not events or empty[condition.column] <= EMPTY_IN_A_SHARE * events or name in said:
+            continue
+        said.add(name)
+        column = condition.column
+        warnings.append(
+            f"key `{within}.aggregates.{name}.where.{i}`: {column!r} is empty in {empty[column]} of the {events} "
+            f"events, and an empty cell never matches, so share {name!r} counts them as not matching (its "
+            f"denominator is every event): if an empty {column} is unknown rather than a no, take the share among "
+            f"the events that have one: an `agg: count` with this `where`, an `agg: count` with `{{column: "
+            f"{column}, not_in: ['']}}`, and a derived metric dividing the two")
+    return warnings
+
+
 def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
     """The `columns` of a long source (`long.names` values read as columns) that no row's name is, in any night:
     each is a column every period of which is a gap, a problem naming its key, with the name it was likely meant as

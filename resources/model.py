@@ -49,6 +49,15 @@ _STOPPING = {
 key: to every model), with the fix (digit-free: every number in the brief must be a stored one). Calls already in
 flight still get their own refusal (free, and at most one per worker): holding every call until a first one has
 come back would add a call's latency to every healthy night."""
+_INVALID = (400, 413, 422)
+"""A request refused as invalid (too large, a parameter the model does not take): one candidate's request may be at
+fault, so one refusal stops nothing; `INVALID_STOPPING` of a model's requests refused running, with no answer
+between, stop its calls for the night as `_STOPPING` does (every candidate's request has the same shape)."""
+INVALID_STOPPING = 3
+_INVALID_STOP = ("the API refused this model's requests as invalid three times running, with no answer between: "
+                 "fix the pack's models (max_tokens, max_input_tokens, the model's name) or the gateway at the base "
+                 "URL")
+"""Digit-free, as every `_STOPPING` fix is: every number in the brief must be a stored one."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _SCHEMA_IN_PROMPT = ("Answer with exactly one JSON object and nothing else: no prose, no code fence. It must match "
@@ -421,6 +430,8 @@ class AnthropicModel(ModelResource):
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
     _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
+    _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
+    """Per model, its requests refused as invalid since its last answer (`_INVALID`)."""
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _schema_config: bool | None = PrivateAttr(default=None)
     """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
@@ -550,12 +561,17 @@ class AnthropicModel(ModelResource):
 
     def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
         """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the
-        prompt); a refusal no retry can change (`_STOPPING`) also stops the night's calls to that model, so the
-        other candidates' calls fail at once with the same fix."""
+        prompt); a refusal no retry can change (`_STOPPING`, or the model's third request refused as invalid
+        running: `_INVALID`) also stops the night's calls to that model, so the other candidates' calls fail at
+        once with the same fix."""
         problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
         if exc.status_code == 400 and fell_back:
             problem += ", also with the schema in the prompt instead of the output config"
         stop = _STOPPING.get(exc.status_code)
+        if exc.status_code in _INVALID:
+            with self._lock:
+                self._invalid[spec.model] = self._invalid.get(spec.model, 0) + 1
+                stop = _INVALID_STOP if self._invalid[spec.model] >= INVALID_STOPPING else None
         if stop is not None:
             with self._lock:
                 self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
@@ -635,6 +651,8 @@ class AnthropicModel(ModelResource):
             if problem is None:
                 if self._schema_config is None:  # the server answered: it takes the output config, or not
                     self._schema_config = not in_prompt
+                with self._lock:
+                    self._invalid.pop(spec.model, None)
                 return total.answered(answer)
             if bad_output_retries <= 0:
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1

@@ -489,7 +489,8 @@ def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Pa
 
 @pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),
                                              ("403", "give the key access to it"),
-                                             ("404", "name a served model in the pack's models")])
+                                             ("404", "name a served model in the pack's models"),
+                                             ("400", "refused this model's requests as invalid")])
 def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
         tmp_path: Path, server: FakeAnthropic, status: str, fix: str) -> None:
     pack = _source(tmp_path)
@@ -498,8 +499,9 @@ def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
     server.fail_when(lambda body: True, status)
     run = _night(tmp_path, _model(tmp_path, server), pack)
     # No retry can change the answer: one request at most per call (the calls in flight at the first refusal), and
-    # after a refused key no other model is asked either (the 12 analyzer calls in flight, then the brief's run).
-    assert len(server.requests) <= (13 if status == "401" else 25)
+    # after a refused key no other model is asked either (the 12 analyzer calls in flight, then the brief's run); a
+    # 400 is asked again with the schema in the prompt, and every call of this night is in flight at its third.
+    assert len(server.requests) <= {"401": 13, "400": 50}.get(status, 25)
     assert run.summary.model_errors == 25 and _decisions(run) == _decisions(baseline)
     assert run.brief is not None
     said = [line for line in plain(run.brief.markdown).splitlines() if fix in line]
@@ -526,6 +528,37 @@ def test_after_a_refused_key_or_model_no_more_requests_are_sent(tmp_path: Path, 
     assert said[0].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: " in said[0]
     assert said[1] == said[2] == "analyzer: not sent; stopped tonight: " + said[0].split("; stopped tonight: ")[1]
     assert SECRET not in "".join(said)
+
+
+def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_between_answers_does_not(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """A 400 may be one request's fault (one candidate's prompt too large): it stops nothing. The same model's
+    requests refused as invalid three times running, no answer between, are every candidate's: its calls stop
+    for the night, saying how to fix it, and no further request is sent."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    refused = {"a", "c", "d", "e", "f"}
+    server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in refused, "400")
+
+    def call(candidate: str) -> str:
+        spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"),
+                        payload={"x": candidate}, output_type=AnalyzerJudgment, max_tokens=600,
+                        max_input_tokens=2500, domain="d", as_of=AS_OF, candidate_id=candidate, ceiling_usd=1.0)
+        try:
+            model.complete(spec, AnalyzerJudgment)
+        except ModelCallFailed as failed:
+            return str(failed)
+        return "answered"
+
+    said = {c: call(c) for c in "abcdefg"}
+    assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
+    assert said["e"].startswith("analyzer: HTTP 400 (") and said["e"].endswith(
+        "; stopped tonight: the API refused this model's requests as invalid three times running, with no answer "
+        "between: fix the pack's models (max_tokens, max_input_tokens, the model's name) or the gateway at the base "
+        "URL")
+    assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
+    sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
+    assert "f" not in sent and "g" not in sent and not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
 def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:

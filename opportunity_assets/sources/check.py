@@ -540,10 +540,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
+    found_problems, undefined_tonight = check_candidates.problems(pack, found)
+    problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
-    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, nights_before)
+    problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, undefined_tonight,
+                                                     nights_before)
     warnings += tonight_only
     if earlier:
         warnings += _lacking_of_few(pack, found, problems)
@@ -610,11 +612,6 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 
-_UNDEFINED = re.compile(r"^(key `(?:metrics\.\w+|formula\.components\.\d+)\.expression`: got .*; it has no value "
-                        r"for any of the \d+ candidates that pass the hard filters with its inputs \(.*\)), so each "
-                        r"would be archived as a data gap: expected an expression with a value for them$")
-
-
 def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: date | None
                         ) -> list[tuple[date, list[Candidate]]]:
     """The candidates of each of the `nights` nights before `night`, a grain's period apart, latest first (read
@@ -628,31 +625,29 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
 
 
 def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str],
+                            undefined: dict[str, check_candidates.Undefined],
                             read: list[tuple[date, list[Candidate]]]) -> tuple[list[str], list[str]]:
-    """(problems, warnings): an expression with no value for any candidate tonight (`undefined_components`) that
-    had one on an earlier night, of the `_EARLIER_NIGHTS` a period apart, is the data's (Ansett's passengers after
-    the 1989 pilots' strike, four weeks of zeros, divided by): a warning, the night running with its candidates
-    data gaps, not a problem blaming the expression that stopped the night. An expression never defined stays a
-    problem. `read`: those nights' candidates if the check has them already (a source of few entities)."""
+    """(problems, warnings): an expression with no value for any candidate tonight (`undefined`, by its problem's
+    text) that had one on an earlier night, of the `_EARLIER_NIGHTS` a period apart, is the data's (Ansett's
+    passengers after the 1989 pilots' strike, four weeks of zeros, divided by): a warning, the night running with
+    its candidates data gaps, not a problem blaming the expression that stopped the night. An expression never
+    defined stays a problem. `read`: those nights' candidates if the check has them already (a source of few
+    entities)."""
     from resources.source import SourceError
 
-    undefined = {p: m for p in problems if (m := _UNDEFINED.match(p))}
-    if not undefined:
+    standing = [undefined[p] for p in problems if p in undefined]
+    if not standing:
         return problems, []
     try:
         earlier = read or _earlier_candidates(pack, night, _EARLIER_NIGHTS, today)
     except SourceError:  # an earlier night unreadable: nothing says the expression had a value
         return problems, []
     warnings = []
-    for problem, match in undefined.items():
-        valued = [n for n, found in earlier if check_candidates.has_value(pack, problem.split("`")[1], found)]
+    for expression in standing:
+        valued = [n for n, found in earlier if check_candidates.has_value(pack, expression.key, found)]
         if valued:
-            problems = [p for p in problems if p != problem]
-            warnings.append(
-                f"{match[1]}, so each is archived as a data gap tonight; it had a value on {len(valued)} of the "
-                f"{len(earlier)} nights before, a {pack.grain.name} apart (the latest {valued[0]}), so tonight's data, "
-                "not the expression, leaves it none (a period of zeros: a strike, a closure?): expected nothing to "
-                "mend if the source says so")
+            problems = [p for p in problems if p != expression.problem]
+            warnings.append(expression.tonight_only(pack.grain.name, valued, len(earlier)))
     return problems, warnings
 
 

@@ -9,6 +9,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import numpy as np
@@ -20,15 +21,16 @@ from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
 
-def problems(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def problems(pack: CriteriaPack, found: list[Candidate]) -> tuple[list[str], dict[str, Undefined]]:
     """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
-    `ranges_in_another_unit`)."""
+    `ranges_in_another_unit`), and the undefined expressions among them by their problem's text (`check` asks the
+    nights before whether each had a value)."""
     refusing = filters_refusing_all(pack, found)
     unclear_only = filters_passing_only_unclear(pack, found, skip={p.split("`")[1] for p in refusing})
     # a derived metric with no value for the few candidates such a filter leaves (UNCLEAR) is not the pack's fault
-    undefined = [] if unclear_only else undefined_components(pack, found)
-    return unknown_for_all(pack, found) + refusing + unclear_only + undefined \
-        + identities_off_band(pack, found) + ranges_in_another_unit(pack, found)
+    undefined = {u.problem: u for u in ([] if unclear_only else undefined_components(pack, found))}
+    return unknown_for_all(pack, found) + refusing + unclear_only + list(undefined) \
+        + identities_off_band(pack, found) + ranges_in_another_unit(pack, found), undefined
 
 
 FILTER_APART = 10.0
@@ -533,7 +535,37 @@ def has_value(pack: CriteriaPack, key: str, found: list[Candidate]) -> bool:
     return any(expressions.why_undefined(parsed, c.metrics) is None for c in with_inputs)
 
 
-def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+@dataclass(frozen=True)
+class Undefined:
+    """An expression with no value for any candidate that passed the hard filters with its inputs."""
+
+    key: str
+    """Its pack key (`metrics.NAME.expression`, `formula.components.N.expression`)."""
+    text: str
+    """The expression as written."""
+    candidates: int
+    """The candidates that passed the hard filters with its inputs."""
+    why: str
+    """The commonest reason it had no value (`expressions.why_undefined`)."""
+
+    @property
+    def _said(self) -> str:
+        return (f"key `{self.key}`: got {self.text!r}; it has no value for any of the {self.candidates} candidates "
+                f"that pass the hard filters with its inputs ({self.why})")
+
+    @property
+    def problem(self) -> str:
+        return f"{self._said}, so each would be archived as a data gap: expected an expression with a value for them"
+
+    def tonight_only(self, grain: str, valued: list[date], nights: int) -> str:
+        """The warning when it had a value on `valued` of the `nights` nights before (latest first): the data's."""
+        return (f"{self._said}, so each is archived as a data gap tonight; it had a value on {len(valued)} of the "
+                f"{nights} nights before, a {grain} apart (the latest {valued[0]}), so tonight's data, not the "
+                "expression, leaves it none (a period of zeros: a strike, a closure?): expected nothing to mend if "
+                "the source says so")
+
+
+def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[Undefined]:
     """A formula component, or a derived metric the formula or a hard filter reads, with no value for any candidate
     that passed the hard filters although its inputs are all there (a division by zero for each): every one of them
     would be a data gap. Evaluated as the analyzer does (`expressions.why_undefined`)."""
@@ -550,11 +582,7 @@ def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[str
             reasons.append(str(undefined))
         else:
             if reasons:
-                why = Counter(reasons).most_common(1)[0][0]
-                problems.append(
-                    f"key `{key}`: got {text!r}; it has no value for any of the {len(reasons)} candidates that pass "
-                    f"the hard filters with its inputs ({why}), so each would be archived as a data gap: expected an "
-                    "expression with a value for them")
+                problems.append(Undefined(key, text, len(reasons), Counter(reasons).most_common(1)[0][0]))
     return problems
 
 

@@ -1179,8 +1179,8 @@ def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_i
     source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
     (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
-                       "'$10.00'): they carry a currency sign, which no key strips: expected plain numbers (the "
-                       "file exported without the sign)"), problem
+                       "'$10.00'): they carry a currency sign: expected `source.strip_from_numbers: ['$']`, which "
+                       "removes it before the number is read, or plain numbers (the file exported without it)"), problem
     (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "level": {"value": y, "unit": "x"}})
                                               + "\n" for e in "ab" for y in range(2000, 2006)))
     (problem,) = _problems(_pack(tmp_path, {**source, "path": "n.jsonl"}, _LEVELS), date(2006, 6, 30))
@@ -2022,3 +2022,25 @@ def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path
     _csv(tmp_path / "m.csv", ["country", "category", "year", "level"], rows)
     warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
+def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(tmp_path: Path) -> None:
+    """Trial 21: a hotel's bookings export writes `€1,234.50`; check said "a currency sign, which no key strips"
+    and only a DuckDB `query` replacing it read the file. `strip_from_numbers` removes the sign (with the thousands
+    separator the cells show, which check names beside it); `%` reads a percent as its number. A text with a digit,
+    a sign or a separator is refused at load naming the key."""
+    rows = [[e, y, f"€{1000 * (y - 1999) + k:,.2f}", f"{10 + k}%"] for k, e in enumerate("ab")
+            for y in range(2000, 2006)]
+    name = _csv(tmp_path / "c.csv", ["id", "year", "level", "share"], rows)
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level", "share"]}
+    metrics = {**_LEVELS, "share_now": {"agg": "last", "column": "share"}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2006, 6, 30))
+    assert [p.split(": expected ")[1].split(", which")[0] for p in problems] == [
+        '`source.strip_from_numbers: [\'€\']` and `thousands_separator: ","`', "`source.strip_from_numbers: ['%']`"]
+    read = _pack(tmp_path, {**source, "strip_from_numbers": ["€", "%"], "thousands_separator": ","}, metrics)
+    assert _problems(read, date(2006, 6, 30)) == []
+    assert _history(read, date(2006, 6, 30), "b")[-1] == ("2005-01-01", 0, 6001.0)
+    snapshot = read_snapshot(read, date(2006, 6, 30), today=TODAY)
+    assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
+    with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
+        _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)

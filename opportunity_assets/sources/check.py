@@ -918,16 +918,23 @@ _CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
 """A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
-def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
-    """Numbers in a dress no key takes off, from the cells of a column read as not numbers: an example and what to
-    do, or None when the cells are text (a category, a date)."""
+def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
+                     within: str = "source") -> tuple[str, str] | None:
+    """Numbers in a dress, from the cells of a column read as not numbers: an example and what to do (a currency or
+    % sign: `strip_from_numbers`, with the thousands separator a cell shows), or None when the cells are text (a
+    category, a date). Trial 21: `€1,234.50` was "a currency sign, which no key strips", read only through a
+    DuckDB `query` that replaced it."""
+    separator = spec.thousands_separator if spec is not None else None
     for cell in written:
-        if _CURRENCY.match(cell):
-            return cell, ("they carry a currency sign, which no key strips: expected plain numbers (the file "
-                          "exported without the sign)")
-        if _PERCENT.match(cell):
-            return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
-                          "without the sign; a share's bounds and filters then in the same unit)")
+        dressing = re.search(r"[$€£¥₹%]", cell) if _CURRENCY.match(cell) or _PERCENT.match(cell) else None
+        if dressing is not None:
+            grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", cell) is not None
+            also = ' and `thousands_separator: ","`' if grouped else ""
+            what = "a currency sign" if dressing[0] != "%" else "a % sign"
+            read = "" if dressing[0] != "%" else " (a percent: 12.5% reads 12.5, its bounds and filters in percent)"
+            return cell, (f"they carry {what}: expected `{within}.strip_from_numbers: [{dressing[0]!r}]`{also}, "
+                          f"which removes it before the number is read{read}, or plain numbers (the file exported "
+                          "without it)")
         if _CLOCK.match(cell):
             return cell, ("they are durations or times of day written h:mm:ss, which are not read as numbers: "
                           "expected one number in one unit (seconds or minutes, the file exported so)")
@@ -985,7 +992,7 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
             if 2 * len(grouped) > len(written):
                 problems.append(_separated(spec, within, column, grouped, text, seen))
                 continue
-            held = _numbers_dressed(column, written)
+            held = _numbers_dressed(column, written, spec, within)
             if held is not None:
                 problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
                                 f"(e.g. {held[0]!r}): {held[1]}")

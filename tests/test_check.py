@@ -2024,6 +2024,68 @@ def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
 
 
+# ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
+
+def _spans(years: range) -> list[str]:
+    return [f"{y}-{(y + 1) % 100:02d}" for y in years]
+
+
+def test_academic_years_are_named_with_the_pattern_that_reads_them(tmp_path: Path) -> None:
+    """Trial 21: the College Scorecard's `2012-13` was told "expected a strptime pattern (e.g. '%b-%Y' for
+    Mar-2018)", while `2007-08` was read as August 2007; a file of `2007-08` to `2010-11` alone, every one an ISO
+    month, passed check, each row in the year it starts in. Both now name `period_format: '%Y-%y'`, which reads a
+    span as the year it ends in."""
+    def pack(years: range, **changes: Any) -> Any:
+        rows = [[e, span, 10 + k] for e in ("a", "b", "c") for k, span in enumerate(_spans(years))]
+        source = {"path": _csv(tmp_path / "s.csv", ["id", "acad_year", "level"], rows), "grain": "year",
+                  "period_column": "acad_year", "columns": ["level"], "publication_lag_days": 30, **changes}
+        return _pack(tmp_path, source, _LEVELS)
+
+    (problem, *_) = _problems(pack(range(2009, 2014)), date(2014, 3, 1))
+    assert problem.startswith("key `source.period_format`: got none for column 'acad_year'; "), problem
+    assert "academic or fiscal years" in problem and "`period_format: '%Y-%y'` reads each as the year it ends in" \
+        in problem, problem
+    (problem,) = _problems(pack(range(2007, 2011)), date(2011, 3, 1))
+    assert problem == (
+        "key `source.period_format`: got none for column 'acad_year'; every value is a year and the next (e.g. "
+        "['2007-08', '2008-09', '2009-10']), which ISO reads as a month ('2007-08' as August 2007), each row landing "
+        "in the year it starts in: expected `period_format: '%Y-%y'` if they are academic or fiscal years (each then "
+        "read as the year it ends in, 2008, known once that year ends, by the lag rule), or dates written as dates")
+    read = pack(range(2009, 2014), period_format="%Y-%y")
+    assert _problems(read, date(2015, 3, 1)) == []
+    assert _history(read, date(2015, 3, 1), "a") == [(f"{y}-01-01", 2014 - y, 10.0 + y - 2010)
+                                                      for y in range(2010, 2015)]
+
+
+def test_a_join_that_meets_nothing_names_its_periods_or_its_ids_with_both_sides(tmp_path: Path) -> None:
+    """Trial 21: a joined table of academic years with no `period_format` (`2012-13` unparsed, `2007-08` read as
+    a month) was blamed on `source.join.0.entity_id`, "expected the values of `source.entity_id`, e.g. ['Alabama A
+    & M University', ...]" (names, not ids); a join whose ids carry leading zeros ('00100654') showed the same
+    names and no zeros. Now the join's `period_format`, or its ids beside the source's, zeros named."""
+    _csv(tmp_path / "counts.csv", ["unit", "acad_year", "working"],
+         [[u, span, 5] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    join = {"table": "counts", "path": "counts.csv", "entity_id": "unit", "period_column": "acad_year",
+            "publication_lag_days": 30, "columns": ["working"]}
+    name = _csv(tmp_path / "main.csv", ["unit", "acad_year", "level"],
+                [[u, span, 1] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    source = {"path": name, "entity_id": "unit", "entity_name": "unit", "grain": "year",
+              "period_column": "acad_year", "period_format": "%Y-%y", "columns": ["level"],
+              "publication_lag_days": 30, "join": [join]}
+    (problem, *_) = _problems(_pack(tmp_path, source, _LEVELS), date(2015, 3, 1))
+    assert problem.startswith("key `source.join.0.period_format`: got none for column 'acad_year'; 4 of the joined "
+                              "table's 10 rows have a period that does not parse (e.g. '2012-13'), each "
+                              "quarantined: expected"), problem
+    assert "'%Y-%y'" in problem, problem
+    _csv(tmp_path / "counts.csv", ["unit", "acad_year", "working"],
+         [[f"00{u}", span, 5] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    padded = {**source, "join": [{**join, "period_format": "%Y-%y"}]}
+    (problem, *_) = _problems(_pack(tmp_path, padded, _LEVELS), date(2015, 3, 1))
+    assert problem == (
+        "key `source.join.0.entity_id`: got 'unit'; no row of the joined table matched an entity and period of the "
+        "source (working empty for all 2 entities): the joined table writes them with leading zeros ('00100654' for "
+        "'100654'); expected ids written alike in both tables")
+
+
 def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(tmp_path: Path) -> None:
     """Trial 21: a hotel's bookings export writes `€1,234.50`; check said "a currency sign, which no key strips"
     and only a DuckDB `query` replacing it read the file. `strip_from_numbers` removes the sign (with the thousands

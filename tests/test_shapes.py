@@ -711,7 +711,7 @@ def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
     problems = check_pack(pack, as_of=date(2018, 8, 31), today=TODAY).problems
     assert problems == ["key `source.join.0.entity_id`: got 'state'; no row of the joined table matched an entity "
                         "and period of the source (income empty for all 1 entities): expected the values of "
-                        "`source.entity_id` ('id'), e.g. ['al']"]
+                        "`source.entity_id` ('id'), e.g. ['al'] (the joined table's: ['alabama'])"]
 
 
 def test_a_joined_column_named_as_a_source_column_but_for_case_is_refused_at_load(tmp_path: Path) -> None:

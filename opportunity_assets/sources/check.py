@@ -51,10 +51,12 @@ from opportunity_assets.sources.check_periods import (
     periods_unparsed,
     published_unparsed,
     spec_at,
+    suggested_pattern,
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
+    year_spans_read_as_months,
     zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
@@ -441,9 +443,17 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += mistaken
         mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in snapshot.history.columns]
-        if present and snapshot.history.height and not mistaken and all(
-                snapshot.history[c].null_count() == snapshot.history.height for c in present):
-            problems.append(_join_unmatched(pack, i, night, table, present, snapshot.metrics))
+        join_undated = [r.removeprefix(label) for r in reasons
+                        if r.startswith(label) and r.removeprefix(label).startswith("period unparseable")]
+        all_empty = bool(present and snapshot.history.height and all(
+            snapshot.history[c].null_count() == snapshot.history.height for c in present))
+        if not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
+            # many of its periods unparsed: the rest, read another way (`2007-08` a month), may meet the wrong ones
+            problems.append(_join_periods_unparsed(pack, i, table, join_undated, present if all_empty else []))
+        elif present and snapshot.history.height and not mistaken and all_empty:
+            own_undated = sum(1 for r in own if r.startswith("period unparseable")) > UNPARSED_PERIODS * seen
+            problems += filter(None, [_join_unmatched(pack, i, night, table, present, snapshot.metrics,
+                                                      own_undated)])
         elif table.in_scope and not joined.every_entity:
             apart, fact = _ids_apart(pack, i)
             problems += apart
@@ -534,6 +544,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
+    problems += year_spans_read_as_months(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -1233,10 +1244,29 @@ def zero_padded(unmatched: list[str], spare: list[str]) -> str:
     return ""
 
 
+def _join_periods_unparsed(pack: CriteriaPack, index: int, table: TableFacts, undated: Sequence[str],
+                           empty: list[str]) -> str:
+    """A joined table many of whose periods do not parse (`undated`: their quarantine reasons): its
+    `period_format`, with a pattern that reads them where one does. Trial 21: academic years `2012-13` with no
+    pattern were unparsed, and `2007-08` read as August 2007 met the source's rows of the wrong year (or, the years
+    apart, none: then blamed on `entity_id` with the entities' names). `empty`: the joined columns, when they are
+    empty for every entity."""
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    values = written_periods(list(undated))
+    given = repr(joined.period_format) if joined.period_format else "none"
+    suggestion = suggested_pattern(values, joined.period_patterns) or " (e.g. '%b-%Y' for Mar-2018)"
+    meets = f" ({', '.join(empty)} empty for every entity)" if empty else ""
+    return (f"key `{within}.period_format`: got {given} for column {joined.period_column!r}; {len(undated)} of the "
+            f"joined table's {table.in_scope} rows have a period that does not parse (e.g. {values[0]!r}), each "
+            f"quarantined{meets}: expected a strptime pattern naming how its dates are written{suggestion}")
+
+
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],
-                    metrics: pl.DataFrame) -> str:
+                    metrics: pl.DataFrame, own_undated: bool = False) -> str | None:
     """A joined table whose columns are empty for every entity and period of the source: it has no rows, `where`
-    keeps none, none is dated or published by the night, or its ids are not the source's."""
+    keeps none, none is dated or published by the night, or its ids are not the source's (each side's ids shown,
+    and leading zeros named), or its ids are and its periods are not: said unless the source's own periods mostly
+    do not parse (`own_undated`: its problem is that, and the join's periods, read another way, follow it)."""
     joined, within = pack.source.join[index], f"source.join.{index}"
     where = (f"PostgreSQL source {joined.query[:60] if joined.query else joined.table!r} (URL from "
              f"{joined.url_env})" if joined.format == "postgres" else f"source file {pack.path_of(joined)}")
@@ -1268,9 +1298,24 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     if joined.every_entity:
         return (f"key `{within}`: got table {joined.table!r} ({where}); none of its periods is one of the source's "
                 f"({empty}): expected rows dated in the source's periods (the same `grain`, counted alike)")
-    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
-            f"period of the source ({empty}): expected the values of `source.entity_id` "
-            f"({pack.source.entity_id!r}), e.g. {metrics['entity_name'].head(2).to_list()}")
+    from resources.source import join_ids
+
+    ids = join_ids(pack, index)
+    if ids.entities and ids.unmatched < ids.entities:  # the ids meet: the periods do not
+        if own_undated:
+            return None
+        column = joined.period_column or joined.year_column
+        key = "period_column" if joined.period_column else "year_column"
+        return (f"key `{within}.{key}`: got {column!r}; {ids.entities - ids.unmatched} of the source's "
+                f"{ids.entities} entities have ids in the joined table, but none of its rows lies in a period the "
+                f"source has ({empty}): expected periods read as the source's are (the same days, years or "
+                "`period_format`)")
+    padded = zero_padded(ids.unmatched_examples, ids.spare_examples)
+    theirs = f" (the joined table's: {ids.spare_examples})" if ids.spare_examples else ""
+    said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
+            f"period of the source ({empty})")
+    return said + (padded or f": expected the values of `source.entity_id` ({pack.source.entity_id!r}), e.g. "
+                             f"{ids.unmatched_examples[:2]}{theirs}")
 
 
 _MANY_IDS = 100

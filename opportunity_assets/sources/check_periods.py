@@ -372,10 +372,72 @@ def _common_lead(values: list[str]) -> str:
     return lead
 
 
+_YEAR_SPAN = re.compile(r"^\s*(\d{4})\s*([-/])\s*(\d{2}|\d{4})\s*$")
+"""An academic or fiscal year as written: a year and the next (`2012-13`, `2012/13`, `2012-2013`)."""
+
+
+def year_span_pattern(values: Sequence[str]) -> str | None:
+    """The `period_format` reading `values` when each names a year and the next, as an academic or fiscal year is
+    written (`2012-13`: '%Y-%y'; `2012/2013`: '%Y/%Y'), one way throughout; None otherwise. DuckDB's strptime
+    keeps the later of two years, so each reads as the year it ends in: its figures known after that year ends,
+    by the lag rule, never before the span does (the year it starts in would read 2012-13 as known in 2013,
+    halfway through it)."""
+    patterns = set()
+    for value in (v for v in values if v.strip()):
+        match = _YEAR_SPAN.match(value)
+        if match is None:
+            return None
+        first, later = int(match[1]), int(match[3])
+        if later != ((first + 1) % 100 if len(match[3]) == 2 else first + 1):
+            return None
+        patterns.add(f"%Y{match[2]}{'%y' if len(match[3]) == 2 else '%Y'}")
+    return patterns.pop() if len(patterns) == 1 else None
+
+
+def year_span_clause(values: Sequence[str]) -> str:
+    """A clause naming the pattern of academic or fiscal years (`year_span_pattern`), with what it reads; empty
+    when `values` are not such years. Without it, a span whose later part is 01 to 12 (`2007-08`) reads as an ISO
+    month (August 2007) and the others (`2012-13`) as no date."""
+    pattern = year_span_pattern(values)
+    if pattern is None:
+        return ""
+    example = next(v.strip() for v in values if v.strip())
+    ends = int(_YEAR_SPAN.match(example)[1]) + 1  # type: ignore[index]
+    return (f"; they are academic or fiscal years, a year and the next ({example!r}): `period_format: "
+            f"{pattern!r}` reads each as the year it ends in ({ends}), known once that year ends (by the lag rule)")
+
+
+def year_spans_read_as_months(pack: CriteriaPack) -> list[str]:
+    """Problems: a period column with no `period_format` whose every value is an academic or fiscal year written a
+    year and the next (`2007-08`, `2010-11`), each of which ISO reads as a month (August 2007): the rows land in
+    the year they start in, known by the lag rule months before the span ends, and check said ok (trial 21: the
+    College Scorecard's `2012-13` failed while `2007-08` was read as a month). Each names the key of its table."""
+    problems = []
+    for within, spec in [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]:
+        if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
+            continue
+        values = commonest_values(pack, within, shapes.written(spec.period_column), shapes.IN_SCOPE, limit=50)
+        spans = [_YEAR_SPAN.match(v) for v in values if v.strip()]
+        if len(spans) < 2 or year_span_pattern(values) is None or not all(m and int(m[3]) <= 12 for m in spans):
+            continue
+        first = spans[0]
+        assert first is not None
+        month = date(int(first[1]), int(first[3]), 1).strftime("%B %Y")
+        problems.append(f"key `{within}.period_format`: got none for column {spec.period_column!r}; every value "
+                        f"is a year and the next (e.g. {[v for v in values if v.strip()][:3]}), which ISO reads as a "
+                        f"month ({first[0].strip()!r} as {month}), each row landing in the year it starts in: "
+                        f"expected `period_format: {year_span_pattern(values)!r}` if they are academic or fiscal "
+                        f"years (each then read as the year it ends in, {int(first[1]) + 1}, known once that year "
+                        "ends, by the lag rule), or dates written as dates")
+    return problems
+
+
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
-    (1/3/2018), both orders are named."""
+    (1/3/2018), both orders are named. Academic or fiscal years (`2012-13`) are named as such (`year_span_clause`)."""
+    if (span := year_span_pattern(values)) is not None and span not in given:
+        return year_span_clause(values)
     fits = fitting_patterns(values, given)
     if not fits:
         return ""

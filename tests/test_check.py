@@ -2106,3 +2106,31 @@ def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(
     assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
     with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
         _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)
+
+def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 21: `horizon_periods: 200` weeks over 62 weeks of bookings passed check: no night's outcome could ever
+    be measured. A horizon and window longer than the history is a warning naming `outcome.horizon_periods`."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+              "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 2, "horizon_periods": 200}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `outcome.horizon_periods`: got 200; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "night's outcome, its 2 quarters ending 200 quarters after the night's latest, can be measured within them "
+        "(each a gap in the backtest): expected a horizon of at most 6 quarters (it counts `source.grain`'s "
+        "periods), or a longer history"]
+    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "horizon_periods": 6})
+    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+
+def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:
+    """Trial 21: a DuckDB `query` keeping three columns of a file was named "key `source.path`: the result of
+    `source.query` lacks column(s) [...]: is it the right file?", a key the pack does not have."""
+    _csv(tmp_path / "e.csv", ["id", "year", "level", "other"], [[e, y, 1, 2] for e in "abc" for y in (2015, 2016)])
+    source = {"format": "duckdb", "query": "SELECT id, year FROM read_csv('e.csv')", "grain": "year",
+              "year_column": "year", "columns": ["level", "other"]}
+    metrics = {**_LEVELS, "other_now": {"agg": "last", "column": "other"}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2017, 3, 1))
+    assert problem.startswith("key `source.query`: the result of `source.query` lacks column(s) ['level', 'other']"), \
+        problem

@@ -221,6 +221,10 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
             return long
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
+            if src.query:  # (no `path` to blame, or a folder's files the query reads: the SELECT is at fault)
+                return f"key `{within}.query`: {error} (named by {named}: does the SELECT keep them?)"
+            if src.format == "postgres":
+                return f"key `{within}.table`: {error} (named by {named}: is it the right table?)"
             return f"key `{within}.path`: {error} (named by {named}: is it the right file?)"
     if error.startswith("key `"):  # the reader named the key already
         return error
@@ -669,9 +673,18 @@ def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[s
     most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
     warning, not a problem: an outcome never changes a verdict, and the night runs."""
     outcome = pack.outcome
-    if outcome is None or outcome.window_periods <= reach + 1:
+    if outcome is None:
         return []
-    plural = pack.grain.plural
+    plural, held = pack.grain.plural, reach + 1
+    if outcome.window_periods <= held < outcome.window_periods + outcome.horizon_periods:
+        # (trial 21: 200 weeks on 62 weeks of bookings said ok) the later window lies past every night's data
+        return [f"key `outcome.horizon_periods`: got {outcome.horizon_periods}; on {night} no entity has more than "
+                f"{held} {plural} published, so no night's outcome, its {outcome.window_periods} {plural} ending "
+                f"{outcome.horizon_periods} {plural} after the night's latest, can be measured within them (each a "
+                f"gap in the backtest): expected a horizon of at most {held - outcome.window_periods} {plural} "
+                "(it counts `source.grain`'s periods), or a longer history"]
+    if outcome.window_periods <= held:
+        return []
     return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "
             f"{reach + 1} {plural} published, so no outcome of this night or an earlier one can be measured (each a "
             f"gap in the backtest): expected a window within the source's history (it counts {plural}, "

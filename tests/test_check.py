@@ -2086,6 +2086,93 @@ def test_a_join_that_meets_nothing_names_its_periods_or_its_ids_with_both_sides(
         "'100654'); expected ids written alike in both tables")
 
 
+def test_a_few_iso_dates_beside_a_pattern_name_the_list_not_the_inputs(tmp_path: Path) -> None:
+    """Trial 21: bookings dated `02.07.2016` (`'%d.%m.%Y'`) with their first weeks written `2016-07-02`: the rows
+    of no period blanked their entities' every metric, and check blamed `required_inputs` with a quiet entity's
+    gap and warned that the volume filter was on another scale; a fact said "mend them in the source". Now one
+    problem names `period_format` with the list that reads both; where other entities keep the night going, a
+    warning does (check said ok, the fact naming no key)."""
+    from datetime import timedelta
+
+    def pack(quiet: bool) -> Any:
+        days = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
+        rows = [[e, d.isoformat() if d < date(2016, 7, 11) else d.strftime("%d.%m.%Y"), 1]
+                for d in days for e in ("a", "b")]
+        rows += [["z", d.strftime("%d.%m.%Y"), 1] for d in days if not quiet or d < date(2016, 7, 25)]
+        source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
+                  "grain": "week", "period_column": "when", "period_format": "%d.%m.%Y", "publication_lag_days": 2,
+                  "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
+        metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+                   "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
+        filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 20}]
+        return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
+                     formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
+                                              "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
+
+    report = check_pack(pack(quiet=True), as_of=date(2016, 9, 14), today=TODAY)
+    assert [p.split(" (a row of no period")[0] for p in report.problems] == [
+        "key `source.period_format`: got '%d.%m.%Y' for column 'when'; 14 of the 161 rows the night reads have a "
+        "period that does not parse with it (e.g. '2016-07-04'): they are ISO dates or timestamps, which the "
+        "pattern's rows are not: expected a list that reads both ways, `period_format: ['%d.%m.%Y', '%Y-%m-%d']` "
+        "(the first that parses a value reading it)"], report.problems
+    assert not any(w.startswith("key `hard_filters.") for w in report.warnings), report.warnings
+    report = check_pack(pack(quiet=False), as_of=date(2016, 9, 14), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.period_format`")] == [
+        "key `source.period_format`: got '%d.%m.%Y'; 14 rows of `source.period_column` 'when' are written otherwise "
+        "than the rest (e.g. '2016-07-04'), their period unparseable: they are ISO dates or timestamps, which the "
+        "pattern's rows are not: a column written two ways is read with a list of patterns, the first that parses "
+        "a value reading it, `period_format: ['%d.%m.%Y', '%Y-%m-%d']` (each such row leaves its entity's every "
+        "metric unknown on every night, as it may lie in any window)"]
+
+
+def test_latest_years_of_rows_with_no_figures_name_the_night_not_the_inputs(tmp_path: Path) -> None:
+    """Trial 21: the College Scorecard's last two years have a row per college and no earnings or counts: check's
+    default night read them, and blamed every required input and the age filter's bound. Now one problem names the
+    source, its latest figures' year and the night before the empty years are published."""
+    rows = [[e, y, "" if y >= 2016 else 10 + y - 2010] for e in ("a", "b", "c") for y in range(2010, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert _problems(pack, date(2018, 3, 1)) == [
+        f"key `source.path`: source file {tmp_path / 'y.csv'}: on 2018-03-01 its rows of the latest 2 years "
+        "(2016..2017) hold no figure of any column the pack reads (level) for any entity, its latest figures being "
+        "of 2015, so every window counts back from an empty year and each metric is a gap: expected a night whose "
+        "latest year has figures, one before 2016 is published (`--as-of` before 2017-01-30), or the source's "
+        "figures"]
+    assert _problems(pack, date(2017, 1, 29)) == []
+
+
+def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 21: `horizon_periods: 200` weeks over 62 weeks of bookings passed check: no night's outcome could ever
+    be measured. A horizon and window longer than the history is a warning naming `outcome.horizon_periods`."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+              "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 2, "horizon_periods": 200}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `outcome.horizon_periods`: got 200; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "night's outcome, its 2 quarters ending 200 quarters after the night's latest, can be measured within them "
+        "(each a gap in the backtest): expected a horizon of at most 6 quarters (it counts `source.grain`'s "
+        "periods), or a longer history"]
+    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "horizon_periods": 6})
+    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+
+
+def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:
+    """Trial 21: a DuckDB `query` keeping three columns of a file was named "key `source.path`: the result of
+    `source.query` lacks column(s) [...]: is it the right file?", a key the pack does not have."""
+    _csv(tmp_path / "e.csv", ["id", "year", "level", "other"], [[e, y, 1, 2] for e in "abc" for y in (2015, 2016)])
+    source = {"format": "duckdb", "query": "SELECT id, year FROM read_csv('e.csv')", "grain": "year",
+              "year_column": "year", "columns": ["level", "other"]}
+    metrics = {**_LEVELS, "other_now": {"agg": "last", "column": "other"}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2017, 3, 1))
+    assert problem.startswith("key `source.query`: the result of `source.query` lacks column(s) ['level', 'other']"), \
+        problem
+
+
 def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(tmp_path: Path) -> None:
     """Trial 21: a hotel's bookings export writes `€1,234.50`; check said "a currency sign, which no key strips"
     and only a DuckDB `query` replacing it read the file. `strip_from_numbers` removes the sign (with the thousands
@@ -2106,31 +2193,3 @@ def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(
     assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
     with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
         _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)
-
-def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
-    """Trial 21: `horizon_periods: 200` weeks over 62 weeks of bookings passed check: no night's outcome could ever
-    be measured. A horizon and window longer than the history is a warning naming `outcome.horizon_periods`."""
-    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
-    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
-              "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
-    outcome = {"metric": "level", "agg": "avg", "window_periods": 2, "horizon_periods": 200}
-    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
-    assert report.problems == []
-    assert report.warnings == [
-        "key `outcome.horizon_periods`: got 200; on 2017-03-01 no entity has more than 8 quarters published, so no "
-        "night's outcome, its 2 quarters ending 200 quarters after the night's latest, can be measured within them "
-        "(each a gap in the backtest): expected a horizon of at most 6 quarters (it counts `source.grain`'s "
-        "periods), or a longer history"]
-    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "horizon_periods": 6})
-    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
-
-def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:
-    """Trial 21: a DuckDB `query` keeping three columns of a file was named "key `source.path`: the result of
-    `source.query` lacks column(s) [...]: is it the right file?", a key the pack does not have."""
-    _csv(tmp_path / "e.csv", ["id", "year", "level", "other"], [[e, y, 1, 2] for e in "abc" for y in (2015, 2016)])
-    source = {"format": "duckdb", "query": "SELECT id, year FROM read_csv('e.csv')", "grain": "year",
-              "year_column": "year", "columns": ["level", "other"]}
-    metrics = {**_LEVELS, "other_now": {"agg": "last", "column": "other"}}
-    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2017, 3, 1))
-    assert problem.startswith("key `source.query`: the result of `source.query` lacks column(s) ['level', 'other']"), \
-        problem

@@ -39,8 +39,10 @@ from opportunity_assets.sources.check_periods import (
     coverage_past_trading_days,
     day_and_month_swapped,
     empty_period_column,
+    figures_ended,
     fitting_patterns,
     grain_finer_than_rows,
+    iso_patterns,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
     night_after_the_data,
@@ -328,6 +330,10 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
     given = src.period_patterns
     fits = fitting_patterns(values, given)
+    if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both
+        return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: a column written two "
+                f"ways is read with a list of patterns, the first that parses a value reading it, `period_format: "
+                f"{[*given, *isos]}`")
     if not fits:
         empty = empty_period_column(reasons)
         if empty is not None:
@@ -555,6 +561,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, check_candidates.problems(pack, found), unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    # rows of the latest periods with no figure: every metric's gap, that cause said once
+    periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
+    if not any(periods_read.match(p) for p in problems) and (  # (periods misread: empty ones are that, again)
+            ended := figures_ended(pack, night, snapshot.history, snapshot.quarantined)) is not None:
+        problems = [ended, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
     problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, nights_before)
     warnings += tonight_only
     if earlier:
@@ -570,6 +581,19 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")
         warnings = [w for w in warnings if not w.startswith(ages)]
+    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and pack.source.period_column \
+        else None  # a few rows' dates written another way
+    if otherwise and "`period_format: [" in otherwise and not any(
+            p.startswith("key `source.period_format`") for p in problems):
+        # a pattern reads them: each such row leaves its entity's every metric unknown on every night (trial 21: a
+        # fact, with no key, beside check's ok); a warning, the night running with those entities' gaps
+        given = repr(pack.source.period_format) if pack.source.period_format else "none"
+        warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
+                        "every metric unknown on every night, as it may lie in any window)")
+        otherwise = None
+    if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
+        # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
+        warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -605,8 +629,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      f"the row may lie in any window, until the row is mended or removed{kept_out}")
-    if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
-        facts.append(_written_otherwise(pack, unparsed))
+    if otherwise and not any(p.startswith("key `source.period_format`") for p in problems):
+        facts.append(otherwise)
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))

@@ -279,7 +279,7 @@ def iso_pattern(value: str) -> str | None:
     return pattern + ("Z" if match["zone"] else "")
 
 
-def _iso_patterns(values: list[str]) -> list[str]:
+def iso_patterns(values: list[str]) -> list[str]:
     """The patterns reading each of ISO `values` as written, commonest first (one, mostly); empty when any is
     none."""
     patterns = [iso_pattern(v) for v in values if v.strip()]
@@ -293,7 +293,7 @@ def both_ways(pack: CriteriaPack, column: str) -> list[str]:
     list that reads them beside the rows written otherwise."""
     parsed = commonest_values(pack, "source", shapes.written(column),
                               f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL", limit=20)
-    return _iso_patterns(parsed)
+    return iso_patterns(parsed)
 
 
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
@@ -576,7 +576,7 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(_iso(v) for v in values):
         said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
-        isos = _iso_patterns(values)
+        isos = iso_patterns(values)
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
             return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
                     f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
@@ -718,6 +718,42 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None) -
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
             f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
+def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:
+    """A problem: the night's latest periods have rows, but no figure in any column the pack reads, for any
+    entity: the source wrote rows for periods it has no figures of yet (the College Scorecard's last two years,
+    every earnings and count empty), so every window counts back from an empty period and each metric is a gap,
+    which check blamed on the required inputs and filters that read them (trial 21). Names the source and the night
+    before the first empty period is published; None otherwise (an events source's counts are never empty, and
+    cells quarantined in those periods, text or out of bounds, are what is wrong there: their lines say so)."""
+    src, grain = pack.source, pack.grain
+    read = sorted(({c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c}
+                   | set(pack.columns)) & set(history.columns))  # (one column filled: a series stopped, said apart)
+    if not read or not history.height or "periods_ago" not in history.columns:
+        return None
+    filled = history.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in read))
+    if not filled.height:
+        return None  # no figure at all: another problem says why
+    empty = int(filled["periods_ago"].min())  # type: ignore[arg-type]
+    latest = history.filter((pl.col("periods_ago") == 0) & pl.col("source_row").is_not_null())["period"] \
+        if "source_row" in history.columns else history.filter(pl.col("periods_ago") == 0)["period"]
+    if empty < 1 or not latest.len():  # (a latest period of no row at all: `night_after_the_data`'s)
+        return None
+    anchor = latest[0]
+    last, first_empty = grain.back(anchor, empty), grain.back(anchor, empty - 1)
+    if quarantined.height and quarantined.filter(pl.col("period") >= first_empty).height:
+        return None
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    span = grain.label(first_empty) if empty == 1 else f"{grain.label(first_empty)}..{grain.label(anchor)}"
+    night_before = "" if src.published_column or src.known_at else \
+        f" (`--as-of` before {grain.end(first_empty) + timedelta(days=src.publication_lag_days)})"
+    return (f"key `{key}`: {describe_location(pack)}: on {night} its rows of the latest {empty} "
+            f"{grain.plural if empty > 1 else grain.name} ({span}) hold no figure of any column the pack reads "
+            f"({', '.join(read)}) for any entity, its latest figures being of {grain.label(last)}, so every window "
+            f"counts back from an empty {grain.name} and each metric is a gap: expected a night whose latest "
+            f"{grain.name} has figures, one before {grain.label(first_empty)} is published{night_before}, or the "
+            "source's figures")
 
 
 def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:

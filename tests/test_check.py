@@ -1217,8 +1217,8 @@ def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_i
     source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level"]}
     (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
-                       "'$10.00'): they carry a currency sign, which no key strips: expected plain numbers (the "
-                       "file exported without the sign)"), problem
+                       "'$10.00'): they carry a currency sign: expected `source.strip_from_numbers: ['$']`, which "
+                       "removes it before the number is read, or plain numbers (the file exported without it)"), problem
     (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "level": {"value": y, "unit": "x"}})
                                               + "\n" for e in "ab" for y in range(2000, 2006)))
     (problem,) = _problems(_pack(tmp_path, {**source, "path": "n.jsonl"}, _LEVELS), date(2006, 6, 30))
@@ -2060,3 +2060,174 @@ def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path
     _csv(tmp_path / "m.csv", ["country", "category", "year", "level"], rows)
     warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
+# ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
+
+def _spans(years: range) -> list[str]:
+    return [f"{y}-{(y + 1) % 100:02d}" for y in years]
+
+
+def test_academic_years_are_named_with_the_pattern_that_reads_them(tmp_path: Path) -> None:
+    """Trial 21: the College Scorecard's `2012-13` was told "expected a strptime pattern (e.g. '%b-%Y' for
+    Mar-2018)", while `2007-08` was read as August 2007; a file of `2007-08` to `2010-11` alone, every one an ISO
+    month, passed check, each row in the year it starts in. Both now name `period_format: '%Y-%y'`, which reads a
+    span as the year it ends in."""
+    def pack(years: range, **changes: Any) -> Any:
+        rows = [[e, span, 10 + k] for e in ("a", "b", "c") for k, span in enumerate(_spans(years))]
+        source = {"path": _csv(tmp_path / "s.csv", ["id", "acad_year", "level"], rows), "grain": "year",
+                  "period_column": "acad_year", "columns": ["level"], "publication_lag_days": 30, **changes}
+        return _pack(tmp_path, source, _LEVELS)
+
+    (problem, *_) = _problems(pack(range(2009, 2014)), date(2014, 3, 1))
+    assert problem.startswith("key `source.period_format`: got none for column 'acad_year'; "), problem
+    assert "academic or fiscal years" in problem and "`period_format: '%Y-%y'` reads each as the year it ends in" \
+        in problem, problem
+    (problem,) = _problems(pack(range(2007, 2011)), date(2011, 3, 1))
+    assert problem == (
+        "key `source.period_format`: got none for column 'acad_year'; every value is a year and the next (e.g. "
+        "['2007-08', '2008-09', '2009-10']), which ISO reads as a month ('2007-08' as August 2007), each row landing "
+        "in the year it starts in: expected `period_format: '%Y-%y'` if they are academic or fiscal years (each then "
+        "read as the year it ends in, 2008, known once that year ends, by the lag rule), or dates written as dates")
+    read = pack(range(2009, 2014), period_format="%Y-%y")
+    assert _problems(read, date(2015, 3, 1)) == []
+    assert _history(read, date(2015, 3, 1), "a") == [(f"{y}-01-01", 2014 - y, 10.0 + y - 2010)
+                                                      for y in range(2010, 2015)]
+
+
+def test_a_join_that_meets_nothing_names_its_periods_or_its_ids_with_both_sides(tmp_path: Path) -> None:
+    """Trial 21: a joined table of academic years with no `period_format` (`2012-13` unparsed, `2007-08` read as
+    a month) was blamed on `source.join.0.entity_id`, "expected the values of `source.entity_id`, e.g. ['Alabama A
+    & M University', ...]" (names, not ids); a join whose ids carry leading zeros ('00100654') showed the same
+    names and no zeros. Now the join's `period_format`, or its ids beside the source's, zeros named."""
+    _csv(tmp_path / "counts.csv", ["unit", "acad_year", "working"],
+         [[u, span, 5] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    join = {"table": "counts", "path": "counts.csv", "entity_id": "unit", "period_column": "acad_year",
+            "publication_lag_days": 30, "columns": ["working"]}
+    name = _csv(tmp_path / "main.csv", ["unit", "acad_year", "level"],
+                [[u, span, 1] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    source = {"path": name, "entity_id": "unit", "entity_name": "unit", "grain": "year",
+              "period_column": "acad_year", "period_format": "%Y-%y", "columns": ["level"],
+              "publication_lag_days": 30, "join": [join]}
+    (problem, *_) = _problems(_pack(tmp_path, source, _LEVELS), date(2015, 3, 1))
+    assert problem.startswith("key `source.join.0.period_format`: got none for column 'acad_year'; 4 of the joined "
+                              "table's 10 rows have a period that does not parse (e.g. '2012-13'), each "
+                              "quarantined: expected"), problem
+    assert "'%Y-%y'" in problem, problem
+    _csv(tmp_path / "counts.csv", ["unit", "acad_year", "working"],
+         [[f"00{u}", span, 5] for u in ("100654", "100663") for span in _spans(range(2009, 2014))])
+    padded = {**source, "join": [{**join, "period_format": "%Y-%y"}]}
+    (problem, *_) = _problems(_pack(tmp_path, padded, _LEVELS), date(2015, 3, 1))
+    assert problem == (
+        "key `source.join.0.entity_id`: got 'unit'; no row of the joined table matched an entity and period of the "
+        "source (working empty for all 2 entities): the joined table writes them with leading zeros ('00100654' for "
+        "'100654'); expected ids written alike in both tables")
+
+
+def test_a_few_iso_dates_beside_a_pattern_name_the_list_not_the_inputs(tmp_path: Path) -> None:
+    """Trial 21: bookings dated `02.07.2016` (`'%d.%m.%Y'`) with their first weeks written `2016-07-02`: the rows
+    of no period blanked their entities' every metric, and check blamed `required_inputs` with a quiet entity's
+    gap and warned that the volume filter was on another scale; a fact said "mend them in the source". Now one
+    problem names `period_format` with the list that reads both; where other entities keep the night going, a
+    warning does (check said ok, the fact naming no key)."""
+    from datetime import timedelta
+
+    def pack(quiet: bool) -> Any:
+        days = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
+        rows = [[e, d.isoformat() if d < date(2016, 7, 11) else d.strftime("%d.%m.%Y"), 1]
+                for d in days for e in ("a", "b")]
+        rows += [["z", d.strftime("%d.%m.%Y"), 1] for d in days if not quiet or d < date(2016, 7, 25)]
+        source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
+                  "grain": "week", "period_column": "when", "period_format": "%d.%m.%Y", "publication_lag_days": 2,
+                  "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
+        metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+                   "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
+        filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 20}]
+        return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
+                     formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
+                                              "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
+
+    report = check_pack(pack(quiet=True), as_of=date(2016, 9, 14), today=TODAY)
+    assert [p.split(" (a row of no period")[0] for p in report.problems] == [
+        "key `source.period_format`: got '%d.%m.%Y' for column 'when'; 14 of the 161 rows the night reads have a "
+        "period that does not parse with it (e.g. '2016-07-04'): they are ISO dates or timestamps, which the "
+        "pattern's rows are not: expected a list that reads both ways, `period_format: ['%d.%m.%Y', '%Y-%m-%d']` "
+        "(the first that parses a value reading it)"], report.problems
+    assert not any(w.startswith("key `hard_filters.") for w in report.warnings), report.warnings
+    report = check_pack(pack(quiet=False), as_of=date(2016, 9, 14), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.period_format`")] == [
+        "key `source.period_format`: got '%d.%m.%Y'; 14 rows of `source.period_column` 'when' are written otherwise "
+        "than the rest (e.g. '2016-07-04'), their period unparseable: they are ISO dates or timestamps, which the "
+        "pattern's rows are not: a column written two ways is read with a list of patterns, the first that parses "
+        "a value reading it, `period_format: ['%d.%m.%Y', '%Y-%m-%d']` (each such row leaves its entity's every "
+        "metric unknown on every night, as it may lie in any window)"]
+
+
+def test_latest_years_of_rows_with_no_figures_name_the_night_not_the_inputs(tmp_path: Path) -> None:
+    """Trial 21: the College Scorecard's last two years have a row per college and no earnings or counts: check's
+    default night read them, and blamed every required input and the age filter's bound. Now one problem names the
+    source, its latest figures' year and the night before the empty years are published."""
+    rows = [[e, y, "" if y >= 2016 else 10 + y - 2010] for e in ("a", "b", "c") for y in range(2010, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert _problems(pack, date(2018, 3, 1)) == [
+        f"key `source.path`: source file {tmp_path / 'y.csv'}: on 2018-03-01 its rows of the latest 2 years "
+        "(2016..2017) hold no figure of any column the pack reads (level) for any entity, its latest figures being "
+        "of 2015, so every window counts back from an empty year and each metric is a gap: expected a night whose "
+        "latest year has figures, one before 2016 is published (`--as-of` before 2017-01-30), or the source's "
+        "figures"]
+    assert _problems(pack, date(2017, 1, 29)) == []
+
+
+def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 21: `horizon_periods: 200` weeks over 62 weeks of bookings passed check: no night's outcome could ever
+    be measured. A horizon and window longer than the history is a warning naming `outcome.horizon_periods`."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+              "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 2, "horizon_periods": 200}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `outcome.horizon_periods`: got 200; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "night's outcome, its 2 quarters ending 200 quarters after the night's latest, can be measured within them "
+        "(each a gap in the backtest): expected a horizon of at most 6 quarters (it counts `source.grain`'s "
+        "periods), or a longer history"]
+    fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "horizon_periods": 6})
+    assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+
+
+def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:
+    """Trial 21: a DuckDB `query` keeping three columns of a file was named "key `source.path`: the result of
+    `source.query` lacks column(s) [...]: is it the right file?", a key the pack does not have."""
+    _csv(tmp_path / "e.csv", ["id", "year", "level", "other"], [[e, y, 1, 2] for e in "abc" for y in (2015, 2016)])
+    source = {"format": "duckdb", "query": "SELECT id, year FROM read_csv('e.csv')", "grain": "year",
+              "year_column": "year", "columns": ["level", "other"]}
+    metrics = {**_LEVELS, "other_now": {"agg": "last", "column": "other"}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2017, 3, 1))
+    assert problem.startswith("key `source.query`: the result of `source.query` lacks column(s) ['level', 'other']"), \
+        problem
+
+
+def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(tmp_path: Path) -> None:
+    """Trial 21: a hotel's bookings export writes `€1,234.50`; check said "a currency sign, which no key strips"
+    and only a DuckDB `query` replacing it read the file. `strip_from_numbers` removes the sign (with the thousands
+    separator the cells show, which check names beside it); `%` reads a percent as its number. A text with a digit,
+    a sign or a separator is refused at load naming the key."""
+    rows = [[e, y, f"€{1000 * (y - 1999) + k:,.2f}", f"{10 + k}%"] for k, e in enumerate("ab")
+            for y in range(2000, 2006)]
+    name = _csv(tmp_path / "c.csv", ["id", "year", "level", "share"], rows)
+    source = {"path": name, "grain": "year", "year_column": "year", "columns": ["level", "share"]}
+    metrics = {**_LEVELS, "share_now": {"agg": "last", "column": "share"}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2006, 6, 30))
+    assert [p.split(": expected ")[1].split(", which")[0] for p in problems] == [
+        '`source.strip_from_numbers: [\'€\']` and `thousands_separator: ","`', "`source.strip_from_numbers: ['%']`"]
+    read = _pack(tmp_path, {**source, "strip_from_numbers": ["€", "%"], "thousands_separator": ","}, metrics)
+    assert _problems(read, date(2006, 6, 30)) == []
+    assert _history(read, date(2006, 6, 30), "b")[-1] == ("2005-01-01", 0, 6001.0)
+    snapshot = read_snapshot(read, date(2006, 6, 30), today=TODAY)
+    assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
+    with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
+        _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)

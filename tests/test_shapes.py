@@ -711,7 +711,7 @@ def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
     problems = check_pack(pack, as_of=date(2018, 8, 31), today=TODAY).problems
     assert problems == ["key `source.join.0.entity_id`: got 'state'; no row of the joined table matched an entity "
                         "and period of the source (income empty for all 1 entities): expected the values of "
-                        "`source.entity_id` ('id'), e.g. ['al']"]
+                        "`source.entity_id` ('id'), e.g. ['al'] (the joined table's: ['alabama'])"]
 
 
 def test_a_joined_column_named_as_a_source_column_but_for_case_is_refused_at_load(tmp_path: Path) -> None:
@@ -1015,10 +1015,13 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
     source = {"path": name, "period_column": "day", "columns": ["level"], "publication_lag_days": 0}
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
     assert report.problems == []
-    assert "1 row of `source.period_column` 'day' is written otherwise than the rest (e.g. 'June 15 2018'), its " \
-           "period unparseable; '%B %d %Y' parses them: a column written two ways is read with a list of patterns, " \
-           "the first that parses a value reading it, `period_format: ['%Y-%m-%d', '%B %d %Y']` (the rest's pattern " \
-           "first: '%Y-%m-%d' for ISO dates)" in report.facts, report.facts
+    # a warning naming the key (trial 21: a fact, naming none, beside check's ok)
+    assert "key `source.period_format`: got none; 1 row of `source.period_column` 'day' is written otherwise than " \
+           "the rest (e.g. 'June 15 2018'), its period unparseable; '%B %d %Y' parses them: a column written two " \
+           "ways is read with a list of patterns, the first that parses a value reading it, `period_format: " \
+           "['%Y-%m-%d', '%B %d %Y']` (the rest's pattern first: '%Y-%m-%d' for ISO dates) (each such row leaves its " \
+           "entity's every metric unknown on every night, as it may lie in any window)" in report.warnings, \
+        report.warnings
     both = _pack(tmp_path, {**source, "period_format": ["%Y-%m-%d", "%B %d %Y"]}, _LEVELS)
     snapshot = read_snapshot(both, date(2018, 7, 31), today=TODAY)
     assert snapshot.quarantined.is_empty()
@@ -1073,8 +1076,8 @@ def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_t
 
     few = _csv(tmp_path / "few.csv", ["id", "when"], iso + other)
     report = check_pack(_pack(tmp_path, {**source, "path": few}, _LEVELS), as_of=date(2018, 7, 31), today=TODAY)
-    assert any(f"`period_format: {both}` (the rest's pattern first: '%Y-%m-%dT%H:%M:%SZ' for ISO dates)" in fact
-               for fact in report.facts), report.facts
+    assert any(f"`period_format: {both}` (the rest's pattern first: '%Y-%m-%dT%H:%M:%SZ' for ISO dates)" in warning
+               for warning in report.warnings if warning.startswith("key `source.period_format`")), report.warnings
     listed = _pack(tmp_path, {**source, "path": few, "period_format": both}, _LEVELS)
     assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
 

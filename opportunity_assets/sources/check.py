@@ -39,8 +39,10 @@ from opportunity_assets.sources.check_periods import (
     coverage_past_trading_days,
     day_and_month_swapped,
     empty_period_column,
+    figures_ended,
     fitting_patterns,
     grain_finer_than_rows,
+    iso_patterns,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
     night_after_the_data,
@@ -51,10 +53,12 @@ from opportunity_assets.sources.check_periods import (
     periods_unparsed,
     published_unparsed,
     spec_at,
+    suggested_pattern,
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
     written_periods,
+    year_spans_read_as_months,
     zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
@@ -221,6 +225,10 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
             return long
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
+            if src.query:  # (no `path` to blame, or a folder's files the query reads: the SELECT is at fault)
+                return f"key `{within}.query`: {error} (named by {named}: does the SELECT keep them?)"
+            if src.format == "postgres":
+                return f"key `{within}.table`: {error} (named by {named}: is it the right table?)"
             return f"key `{within}.path`: {error} (named by {named}: is it the right file?)"
     if error.startswith("key `"):  # the reader named the key already
         return error
@@ -324,6 +332,10 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
     given = src.period_patterns
     fits = fitting_patterns(values, given)
+    if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both
+        return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: a column written two "
+                f"ways is read with a list of patterns, the first that parses a value reading it, `period_format: "
+                f"{[*given, *isos]}`")
     if not fits:
         empty = empty_period_column(reasons)
         if empty is not None:
@@ -444,9 +456,17 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += mistaken
         mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in snapshot.history.columns]
-        if present and snapshot.history.height and not mistaken and all(
-                snapshot.history[c].null_count() == snapshot.history.height for c in present):
-            problems.append(_join_unmatched(pack, i, night, table, present, snapshot.metrics))
+        join_undated = [r.removeprefix(label) for r in reasons
+                        if r.startswith(label) and r.removeprefix(label).startswith("period unparseable")]
+        all_empty = bool(present and snapshot.history.height and all(
+            snapshot.history[c].null_count() == snapshot.history.height for c in present))
+        if not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
+            # many of its periods unparsed: the rest, read another way (`2007-08` a month), may meet the wrong ones
+            problems.append(_join_periods_unparsed(pack, i, table, join_undated, present if all_empty else []))
+        elif present and snapshot.history.height and not mistaken and all_empty:
+            own_undated = sum(1 for r in own if r.startswith("period unparseable")) > UNPARSED_PERIODS * seen
+            problems += filter(None, [_join_unmatched(pack, i, night, table, present, snapshot.metrics,
+                                                      own_undated)])
         elif table.in_scope and not joined.every_entity:
             apart, fact = _ids_apart(pack, i)
             problems += apart
@@ -537,6 +557,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
+    problems += year_spans_read_as_months(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -544,6 +565,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems = _one_cause_once(problems, pack)
+    # rows of the latest periods with no figure: every metric's gap, that cause said once
+    periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
+    if not any(periods_read.match(p) for p in problems) and (  # (periods misread: empty ones are that, again)
+            ended := figures_ended(pack, night, snapshot.history, snapshot.quarantined)) is not None:
+        problems = [ended, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
     problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, undefined_tonight,
                                                      nights_before)
     warnings += tonight_only
@@ -560,6 +586,19 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")
         warnings = [w for w in warnings if not w.startswith(ages)]
+    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and pack.source.period_column \
+        else None  # a few rows' dates written another way
+    if otherwise and "`period_format: [" in otherwise and not any(
+            p.startswith("key `source.period_format`") for p in problems):
+        # a pattern reads them: each such row leaves its entity's every metric unknown on every night (trial 21: a
+        # fact, with no key, beside check's ok); a warning, the night running with those entities' gaps
+        given = repr(pack.source.period_format) if pack.source.period_format else "none"
+        warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
+                        "every metric unknown on every night, as it may lie in any window)")
+        otherwise = None
+    if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
+        # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
+        warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     gaps = Counter(key for c in found for gap in c.data_gaps if (key := gap.split(":")[0]) in pack.metrics)
@@ -595,8 +634,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
                      f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
                      f"the row may lie in any window, until the row is mended or removed{kept_out}")
-    if unparsed and not many_unparsed and pack.source.period_column:  # a few rows' dates written another way
-        facts.append(_written_otherwise(pack, unparsed))
+    if otherwise and not any(p.startswith("key `source.period_format`") for p in problems):
+        facts.append(otherwise)
     for source in (pack.source, *pack.source.join):
         if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
             recoded = not_utf8_lines(pack.path_of(source))
@@ -656,9 +695,18 @@ def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[s
     most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
     warning, not a problem: an outcome never changes a verdict, and the night runs."""
     outcome = pack.outcome
-    if outcome is None or outcome.window_periods <= reach + 1:
+    if outcome is None:
         return []
-    plural = pack.grain.plural
+    plural, held = pack.grain.plural, reach + 1
+    if outcome.window_periods <= held < outcome.window_periods + outcome.horizon_periods:
+        # (trial 21: 200 weeks on 62 weeks of bookings said ok) the later window lies past every night's data
+        return [f"key `outcome.horizon_periods`: got {outcome.horizon_periods}; on {night} no entity has more than "
+                f"{held} {plural} published, so no night's outcome, its {outcome.window_periods} {plural} ending "
+                f"{outcome.horizon_periods} {plural} after the night's latest, can be measured within them (each a "
+                f"gap in the backtest): expected a horizon of at most {held - outcome.window_periods} {plural} "
+                "(it counts `source.grain`'s periods), or a longer history"]
+    if outcome.window_periods <= held:
+        return []
     return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "
             f"{reach + 1} {plural} published, so no outcome of this night or an earlier one can be measured (each a "
             f"gap in the backtest): expected a window within the source's history (it counts {plural}, "
@@ -916,16 +964,23 @@ _CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
 """A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
-def _numbers_dressed(column: str, written: list[str]) -> tuple[str, str] | None:
-    """Numbers in a dress no key takes off, from the cells of a column read as not numbers: an example and what to
-    do, or None when the cells are text (a category, a date)."""
+def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
+                     within: str = "source") -> tuple[str, str] | None:
+    """Numbers in a dress, from the cells of a column read as not numbers: an example and what to do (a currency or
+    % sign: `strip_from_numbers`, with the thousands separator a cell shows), or None when the cells are text (a
+    category, a date). Trial 21: `€1,234.50` was "a currency sign, which no key strips", read only through a
+    DuckDB `query` that replaced it."""
+    separator = spec.thousands_separator if spec is not None else None
     for cell in written:
-        if _CURRENCY.match(cell):
-            return cell, ("they carry a currency sign, which no key strips: expected plain numbers (the file "
-                          "exported without the sign)")
-        if _PERCENT.match(cell):
-            return cell, ("they carry a % sign, which no key strips: expected plain numbers (the file exported "
-                          "without the sign; a share's bounds and filters then in the same unit)")
+        dressing = re.search(r"[$€£¥₹%]", cell) if _CURRENCY.match(cell) or _PERCENT.match(cell) else None
+        if dressing is not None:
+            grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", cell) is not None
+            also = ' and `thousands_separator: ","`' if grouped else ""
+            what = "a currency sign" if dressing[0] != "%" else "a % sign"
+            read = "" if dressing[0] != "%" else " (a percent: 12.5% reads 12.5, its bounds and filters in percent)"
+            return cell, (f"they carry {what}: expected `{within}.strip_from_numbers: [{dressing[0]!r}]`{also}, "
+                          f"which removes it before the number is read{read}, or plain numbers (the file exported "
+                          "without it)")
         if _CLOCK.match(cell):
             return cell, ("they are durations or times of day written h:mm:ss, which are not read as numbers: "
                           "expected one number in one unit (seconds or minutes, the file exported so)")
@@ -983,7 +1038,7 @@ def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[s
             if 2 * len(grouped) > len(written):
                 problems.append(_separated(spec, within, column, grouped, text, seen))
                 continue
-            held = _numbers_dressed(column, written)
+            held = _numbers_dressed(column, written, spec, within)
             if held is not None:
                 problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
                                 f"(e.g. {held[0]!r}): {held[1]}")
@@ -1237,10 +1292,29 @@ def zero_padded(unmatched: list[str], spare: list[str]) -> str:
     return ""
 
 
+def _join_periods_unparsed(pack: CriteriaPack, index: int, table: TableFacts, undated: Sequence[str],
+                           empty: list[str]) -> str:
+    """A joined table many of whose periods do not parse (`undated`: their quarantine reasons): its
+    `period_format`, with a pattern that reads them where one does. Trial 21: academic years `2012-13` with no
+    pattern were unparsed, and `2007-08` read as August 2007 met the source's rows of the wrong year (or, the years
+    apart, none: then blamed on `entity_id` with the entities' names). `empty`: the joined columns, when they are
+    empty for every entity."""
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    values = written_periods(list(undated))
+    given = repr(joined.period_format) if joined.period_format else "none"
+    suggestion = suggested_pattern(values, joined.period_patterns) or " (e.g. '%b-%Y' for Mar-2018)"
+    meets = f" ({', '.join(empty)} empty for every entity)" if empty else ""
+    return (f"key `{within}.period_format`: got {given} for column {joined.period_column!r}; {len(undated)} of the "
+            f"joined table's {table.in_scope} rows have a period that does not parse (e.g. {values[0]!r}), each "
+            f"quarantined{meets}: expected a strptime pattern naming how its dates are written{suggestion}")
+
+
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],
-                    metrics: pl.DataFrame) -> str:
+                    metrics: pl.DataFrame, own_undated: bool = False) -> str | None:
     """A joined table whose columns are empty for every entity and period of the source: it has no rows, `where`
-    keeps none, none is dated or published by the night, or its ids are not the source's."""
+    keeps none, none is dated or published by the night, or its ids are not the source's (each side's ids shown,
+    and leading zeros named), or its ids are and its periods are not: said unless the source's own periods mostly
+    do not parse (`own_undated`: its problem is that, and the join's periods, read another way, follow it)."""
     joined, within = pack.source.join[index], f"source.join.{index}"
     where = (f"PostgreSQL source {joined.query[:60] if joined.query else joined.table!r} (URL from "
              f"{joined.url_env})" if joined.format == "postgres" else f"source file {pack.path_of(joined)}")
@@ -1272,9 +1346,24 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     if joined.every_entity:
         return (f"key `{within}`: got table {joined.table!r} ({where}); none of its periods is one of the source's "
                 f"({empty}): expected rows dated in the source's periods (the same `grain`, counted alike)")
-    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
-            f"period of the source ({empty}): expected the values of `source.entity_id` "
-            f"({pack.source.entity_id!r}), e.g. {metrics['entity_name'].head(2).to_list()}")
+    from resources.source import join_ids
+
+    ids = join_ids(pack, index)
+    if ids.entities and ids.unmatched < ids.entities:  # the ids meet: the periods do not
+        if own_undated:
+            return None
+        column = joined.period_column or joined.year_column
+        key = "period_column" if joined.period_column else "year_column"
+        return (f"key `{within}.{key}`: got {column!r}; {ids.entities - ids.unmatched} of the source's "
+                f"{ids.entities} entities have ids in the joined table, but none of its rows lies in a period the "
+                f"source has ({empty}): expected periods read as the source's are (the same days, years or "
+                "`period_format`)")
+    padded = zero_padded(ids.unmatched_examples, ids.spare_examples)
+    theirs = f" (the joined table's: {ids.spare_examples})" if ids.spare_examples else ""
+    said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
+            f"period of the source ({empty})")
+    return said + (padded or f": expected the values of `source.entity_id` ({pack.source.entity_id!r}), e.g. "
+                             f"{ids.unmatched_examples[:2]}{theirs}")
 
 
 _MANY_IDS = 100

@@ -286,6 +286,8 @@ def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str =
     return warnings
 
 
+_UNDATED = "is quarantined (period unparseable)"
+"""A gap line's words for a row whose period does not parse (`check_periods.undated_at_fault` reads them)."""
 _INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")
 
 
@@ -322,7 +324,9 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENO
         if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
                 "undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value
-        line = _commonest(lines)
+        # a row of no period blanks its entity's every metric: that cause first, however few entities it has (the
+        # rest may lack the metric for a reason of their own, a quiet window; mending the periods changes the night)
+        line = next((g for g in lines if _UNDATED in g), None) or _commonest(lines)
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \

@@ -279,7 +279,7 @@ def iso_pattern(value: str) -> str | None:
     return pattern + ("Z" if match["zone"] else "")
 
 
-def _iso_patterns(values: list[str]) -> list[str]:
+def iso_patterns(values: list[str]) -> list[str]:
     """The patterns reading each of ISO `values` as written, commonest first (one, mostly); empty when any is
     none."""
     patterns = [iso_pattern(v) for v in values if v.strip()]
@@ -293,7 +293,7 @@ def both_ways(pack: CriteriaPack, column: str) -> list[str]:
     list that reads them beside the rows written otherwise."""
     parsed = commonest_values(pack, "source", shapes.written(column),
                               f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL", limit=20)
-    return _iso_patterns(parsed)
+    return iso_patterns(parsed)
 
 
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
@@ -372,10 +372,72 @@ def _common_lead(values: list[str]) -> str:
     return lead
 
 
+_YEAR_SPAN = re.compile(r"^\s*(\d{4})\s*([-/])\s*(\d{2}|\d{4})\s*$")
+"""An academic or fiscal year as written: a year and the next (`2012-13`, `2012/13`, `2012-2013`)."""
+
+
+def year_span_pattern(values: Sequence[str]) -> str | None:
+    """The `period_format` reading `values` when each names a year and the next, as an academic or fiscal year is
+    written (`2012-13`: '%Y-%y'; `2012/2013`: '%Y/%Y'), one way throughout; None otherwise. DuckDB's strptime
+    keeps the later of two years, so each reads as the year it ends in: its figures known after that year ends,
+    by the lag rule, never before the span does (the year it starts in would read 2012-13 as known in 2013,
+    halfway through it)."""
+    patterns = set()
+    for value in (v for v in values if v.strip()):
+        match = _YEAR_SPAN.match(value)
+        if match is None:
+            return None
+        first, later = int(match[1]), int(match[3])
+        if later != ((first + 1) % 100 if len(match[3]) == 2 else first + 1):
+            return None
+        patterns.add(f"%Y{match[2]}{'%y' if len(match[3]) == 2 else '%Y'}")
+    return patterns.pop() if len(patterns) == 1 else None
+
+
+def year_span_clause(values: Sequence[str]) -> str:
+    """A clause naming the pattern of academic or fiscal years (`year_span_pattern`), with what it reads; empty
+    when `values` are not such years. Without it, a span whose later part is 01 to 12 (`2007-08`) reads as an ISO
+    month (August 2007) and the others (`2012-13`) as no date."""
+    pattern = year_span_pattern(values)
+    if pattern is None:
+        return ""
+    example = next(v.strip() for v in values if v.strip())
+    ends = int(_YEAR_SPAN.match(example)[1]) + 1  # type: ignore[index]
+    return (f"; they are academic or fiscal years, a year and the next ({example!r}): `period_format: "
+            f"{pattern!r}` reads each as the year it ends in ({ends}), known once that year ends (by the lag rule)")
+
+
+def year_spans_read_as_months(pack: CriteriaPack) -> list[str]:
+    """Problems: a period column with no `period_format` whose every value is an academic or fiscal year written a
+    year and the next (`2007-08`, `2010-11`), each of which ISO reads as a month (August 2007): the rows land in
+    the year they start in, known by the lag rule months before the span ends, and check said ok (trial 21: the
+    College Scorecard's `2012-13` failed while `2007-08` was read as a month). Each names the key of its table."""
+    problems = []
+    for within, spec in [("source", pack.source), *((f"source.join.{i}", j) for i, j in enumerate(pack.source.join))]:
+        if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
+            continue
+        values = commonest_values(pack, within, shapes.written(spec.period_column), shapes.IN_SCOPE, limit=50)
+        spans = [_YEAR_SPAN.match(v) for v in values if v.strip()]
+        if len(spans) < 2 or year_span_pattern(values) is None or not all(m and int(m[3]) <= 12 for m in spans):
+            continue
+        first = spans[0]
+        assert first is not None
+        month = date(int(first[1]), int(first[3]), 1).strftime("%B %Y")
+        problems.append(f"key `{within}.period_format`: got none for column {spec.period_column!r}; every value "
+                        f"is a year and the next (e.g. {[v for v in values if v.strip()][:3]}), which ISO reads as a "
+                        f"month ({first[0].strip()!r} as {month}), each row landing in the year it starts in: "
+                        f"expected `period_format: {year_span_pattern(values)!r}` if they are academic or fiscal "
+                        f"years (each then read as the year it ends in, {int(first[1]) + 1}, known once that year "
+                        "ends, by the lag rule), or dates written as dates")
+    return problems
+
+
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
-    (1/3/2018), both orders are named."""
+    (1/3/2018), both orders are named. Academic or fiscal years (`2012-13`) are named as such (`year_span_clause`)."""
+    if (span := year_span_pattern(values)) is not None and span not in given:
+        return year_span_clause(values)
     fits = fitting_patterns(values, given)
     if not fits:
         return ""
@@ -514,7 +576,7 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(_iso(v) for v in values):
         said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
-        isos = _iso_patterns(values)
+        isos = iso_patterns(values)
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
             return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
                     f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
@@ -656,6 +718,42 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None) -
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
             f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
+def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:
+    """A problem: the night's latest periods have rows, but no figure in any column the pack reads, for any
+    entity: the source wrote rows for periods it has no figures of yet (the College Scorecard's last two years,
+    every earnings and count empty), so every window counts back from an empty period and each metric is a gap,
+    which check blamed on the required inputs and filters that read them (trial 21). Names the source and the night
+    before the first empty period is published; None otherwise (an events source's counts are never empty, and
+    cells quarantined in those periods, text or out of bounds, are what is wrong there: their lines say so)."""
+    src, grain = pack.source, pack.grain
+    read = sorted(({c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c}
+                   | set(pack.columns)) & set(history.columns))  # (one column filled: a series stopped, said apart)
+    if not read or not history.height or "periods_ago" not in history.columns:
+        return None
+    filled = history.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in read))
+    if not filled.height:
+        return None  # no figure at all: another problem says why
+    empty = int(filled["periods_ago"].min())  # type: ignore[arg-type]
+    latest = history.filter((pl.col("periods_ago") == 0) & pl.col("source_row").is_not_null())["period"] \
+        if "source_row" in history.columns else history.filter(pl.col("periods_ago") == 0)["period"]
+    if empty < 1 or not latest.len():  # (a latest period of no row at all: `night_after_the_data`'s)
+        return None
+    anchor = latest[0]
+    last, first_empty = grain.back(anchor, empty), grain.back(anchor, empty - 1)
+    if quarantined.height and quarantined.filter(pl.col("period") >= first_empty).height:
+        return None
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    span = grain.label(first_empty) if empty == 1 else f"{grain.label(first_empty)}..{grain.label(anchor)}"
+    night_before = "" if src.published_column or src.known_at else \
+        f" (`--as-of` before {grain.end(first_empty) + timedelta(days=src.publication_lag_days)})"
+    return (f"key `{key}`: {describe_location(pack)}: on {night} its rows of the latest {empty} "
+            f"{grain.plural if empty > 1 else grain.name} ({span}) hold no figure of any column the pack reads "
+            f"({', '.join(read)}) for any entity, its latest figures being of {grain.label(last)}, so every window "
+            f"counts back from an empty {grain.name} and each metric is a gap: expected a night whose latest "
+            f"{grain.name} has figures, one before {grain.label(first_empty)} is published{night_before}, or the "
+            "source's figures")
 
 
 def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:

@@ -62,6 +62,8 @@ def _text(column: str) -> str:
 def _number_text(src: SourceSpec, column: str) -> str:
     """A numeric column's text as DuckDB reads a number: missing texts NULL, thousands unseparated, a decimal point."""
     text = _missing_as_null(column, src.na_values)
+    for dressing in src.strip_from_numbers:  # (`€1,234.50`: the sign, then the separator)
+        text = f"trim(replace({text}, {literal(dressing)}, ''))"
     if src.thousands_separator is not None:
         text = f"replace({text}, {literal(src.thousands_separator)}, '')"
     if src.decimal_separator != ".":

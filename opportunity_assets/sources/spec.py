@@ -384,6 +384,10 @@ class SourceSpec(_Spec):
     `decimal_separator` (removed before the number is read)."""
     decimal_separator: Literal[".", ","] = "."
     """`","` for numbers written `4,5` (European style)."""
+    strip_from_numbers: list[str] = Field(default_factory=list)
+    """Texts a numeric cell carries beside its number, removed before it is read: a currency sign or code, a unit,
+    a % sign (`["€"]` for `€1,234.50`, with `thousands_separator: ","`; `["%"]` for `12.5%`, read as 12.5, a
+    percent: its bounds and filters then in percent). Never a digit, a sign or a separator."""
     na_values: list[str] = Field(default_factory=lambda: ["NA"])
     """Texts a numeric cell holds for a missing number, besides an empty cell (compared trimmed, case and all):
     such a cell is a gap, not a bad cell, e.g. `["NA", "N/A", "-", "null"]`."""
@@ -566,6 +570,10 @@ class SourceSpec(_Spec):
         if self.thousands_separator is not None and self.thousands_separator == self.decimal_separator:
             raise _problem("thousands_separator", self.thousands_separator, "a separator other than "
                            f"`decimal_separator` {self.decimal_separator!r}")
+        for n, text in enumerate(self.strip_from_numbers):
+            if not text.strip() or re.search(r"[\d+\-.,]", text) or text in (self.thousands_separator, " "):
+                raise _problem(f"strip_from_numbers.{n}", text, "a text a number is written beside, with no digit, "
+                               "sign or separator (a currency sign, `€`; a unit, `kg`; `%`)")
         if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
             raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
         if self.period_column and self.year_column:

@@ -227,6 +227,9 @@ def test_the_run_summary_names_entities_as_the_source_writes_them(tmp_path: Path
         in brief.markdown
     assert "4 passed the filters; capped at max_candidates=2 by sales_12m descending, then id; 1 not analyzed " \
         "tonight" in brief.markdown
+    # TX's filters read its unknown sales as UNCLEAR: it passed none of them for sure, and the count says so
+    assert "Scanned 4; passed filters 4 (1 with a filter UNCLEAR: its metric has no value); capped 1;" \
+        in brief.markdown
     store = ResultStore(path=str(tmp_path / "results.duckdb"))
     store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
                      criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),

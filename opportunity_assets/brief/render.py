@@ -135,8 +135,10 @@ def _judged_suffix(night: NightRecords, candidate_id: str) -> str:
 
 def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
     archived = ", ".join(f"{tag} {summary.by_tag[tag]}" for tag in ARCHIVE_TAGS)
-    lines = [f"Scanned {summary.scanned}; passed filters {summary.passed_filters}; capped {summary.capped}; "
-             f"analyzed {summary.analyzed}; errors {summary.errors}. Archived: {archived}."]
+    unclear = int(night.scan_report.get("unclear", 0))
+    unclear_said = f" ({unclear} with a filter UNCLEAR: its metric has no value)" if unclear else ""
+    lines = [f"Scanned {summary.scanned}; passed filters {summary.passed_filters}{unclear_said}; "
+             f"capped {summary.capped}; analyzed {summary.analyzed}; errors {summary.errors}. Archived: {archived}."]
     quarantined = int(night.scan_report.get("quarantined", 0))
     if quarantined:
         lines.append(summary_line(list(night.scan_report.get("quarantined_entities", [])), quarantined) + ".")

@@ -49,6 +49,9 @@ class ScanReport:
     """Candidates with a quarantined row or cell in a metric's reach, or a gap in the cap order's metric, that went
     on although their place was past the cap (never silently capped out). A quarantined row outside every metric
     window changes no metric, so nothing of its place: it is capped like any other."""
+    unclear: int = 0
+    """Of the candidates that passed the filters, those with a filter UNCLEAR (its metric has no value): none
+    FAILed, so they went on, but not every filter passed."""
     flagged_capped: int = 0
     """Flagged candidates past the cap beyond `caps.max_flagged`: capped, each named in the candidates table."""
     best_capped_score: float | None = None
@@ -455,6 +458,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
+        unclear=sum(FilterResult.UNCLEAR in c.filters.values() for c in passing),
         flagged_past_cap=len(extra), flagged_capped=len(over), best_capped_score=best_cut,
         failed_by_filter=dict(failing), unscored_capped=len(unscored), shared_ids=shared_ids,
     )

@@ -270,15 +270,20 @@ def _swapped_in_time(columns: tuple[str, ...], apart: int) -> Callable[[pl.DataF
     return apply
 
 
-def _neighbour_scaled(factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+def _neighbour_scaled(factor: float, factors: dict[str, float] | None = None
+                      ) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
     """Every row of the entity, from its first, another entity's (the next in sorted order), its counts x`factor`
-    (months of inventory and the median, ratios of counts and prices, are that entity's as they are)."""
+    (months of inventory and the median, ratios of counts and prices, are that entity's as they are); or each
+    column by its own of `factors`, months of inventory recomputed from the scaled listings and sales."""
     def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
         me = frame.filter(after)["city"][0]
         names = sorted(frame["city"].unique().to_list())
         other = names[(names.index(me) + 1) % len(names)]
+        scale = factors or dict.fromkeys(_COUNTS, factor)
         theirs = frame.filter(pl.col("city") == other).with_columns(
-            _round_as(c, pl.col(c) * factor) for c in _COUNTS).with_columns(city=pl.lit(me))
+            _round_as(c, pl.col(c) * f) for c, f in scale.items()).with_columns(city=pl.lit(me))
+        if factors is not None:
+            theirs = _recompute_inventory(theirs, pl.lit(True))
         return pl.concat([frame.filter(pl.col("city") != me), theirs.select(frame.columns)])
     return apply
 
@@ -395,6 +400,8 @@ NEW: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
                                                                 "inventory"), 6),
     "whole history a neighbour's, counts x0.8": _neighbour_scaled(0.8),
     "whole history a neighbour's": _neighbour_scaled(1.0),
+    "whole history a neighbour's, each column scaled apart": _neighbour_scaled(1.0, {
+        "sales": 0.7, "volume": 0.77, "median": 1.1, "listings": 0.8}),
     "median sign flipped for one month": _sign_flipped("median", 1),
     "sales sign flipped": _sign_flipped("sales", None),
     "sales double-counted x1.3 once, then corrected": _double_counted_then_corrected(1.3),

@@ -70,7 +70,8 @@ class Criteria(FrozenRecord):
 
 
 class CopiedFigures(FrozenRecord):
-    """A candidate's column equal, period for period, to other entities' (`verifications.copies`)."""
+    """A candidate's column equal, period for period, to other entities' (`verifications.copies`), or a multiple of
+    another's (`scale`)."""
 
     others: list[str]
     """The entities' names, sorted."""
@@ -80,6 +81,9 @@ class CopiedFigures(FrozenRecord):
     """Of a coincidence this close among the night's entities."""
     basis: str
     """How the chance was judged, in words."""
+    scale: float | None = None
+    """None: the figures themselves. Else the entity's figures are the others' times about this, change for change
+    within rounding (a scaled copy: `verifications.copies.scaled_copies`)."""
 
 
 class Refusal(FrozenRecord):

@@ -669,9 +669,12 @@ def _copied(found: _Findings, spec: IntegritySpec, column: str, copied: CopiedFi
     shown = ", ".join(format_number(float(values[i])) for i in indices)
     whose = ", ".join(copied.others[:3]) + (f" and {len(copied.others) - 3} more" if len(copied.others) > 3 else "")
     span = _span([series.periods[i] for i in indices])
+    what = (f"are {whose}'s figures exactly, period for period: another entity's data (a join on the wrong key?)"
+            if copied.scale is None else
+            f"are {whose}'s figures times {copied.scale:.3g}, change for change within rounding: another entity's "
+            "data rescaled (imputed from a donor, a borrowed history?)")
     found.add("copied", spec.copied.effect, column, indices, float(values[last]), float(copied.periods),
-              f"{column} {shown} in {span} are {whose}'s figures exactly, period for period: another entity's "
-              f"data (a join on the wrong key?); the chance of such a coincidence is {copied.chance:.1g} "
+              f"{column} {shown} in {span} {what}; the chance of such a coincidence is {copied.chance:.1g} "
               f"({copied.basis})",
               f"confirm {span} {column} with the source: it matches {whose}'s")
 

@@ -7,16 +7,28 @@ year-to-date sales in place of monthly, a column clipped, a noisy column, a deri
 (months of inventory over 3 months of sales; volume as sales x median; the median as the mean price), the median in
 thousands, a column in another unit in every row (no break in its own history), volume written negative, a
 half-reported month, rows missing, published twice, a period early or frozen whole, and shifts, unit
-slips, stuck, lagged, drifting and spiking columns at magnitudes the bench does not use, subtle to gross. Each is
-planted into a copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the
-nights 0, 1, 3 and 6 months after the first that sees the break run through the same scan, analyze, verify and
-route code the assets call. Prints each planted market-night that reached act-on and the count. Design on the
-design period; the held-out period is reported, never tuned on.
+slips, stuck, lagged, drifting and spiking columns at magnitudes the bench does not use, subtle to gross. And
+(`NEW`, `--kinds new`; each at a moderate and a gross magnitude): a decimal point shifted in only some rows, a
+column rounded to a coarse grid, a missing figure written as 0 for one month, a column copied from another of the
+entity's, a switch to seasonally adjusted figures, a running total in a non-sales column, values capped at a
+ceiling, two months' values swapped in time, the whole history a neighbour's (scaled), a sign flipped, a month
+double-counted then corrected, a drift of listings and inventory together by 3% or 8% a month, revised rows
+published beside the first ones, a row's fields shifted a column, moving averages in place of the month's
+figure, a thousands separator read as a decimal point, a field too narrow for the figure. Each is planted into a
+copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the nights 0, 1, 3
+and 6 months after the first that sees the break run through the same scan, analyze, verify and route code the
+assets call; a night whose published rows of the market are still the clean ones (a cap that has not bound yet) is
+not counted. Prints each planted market-night that reached act-on and the count. Design on the design period; the
+held-out period is reported, never tuned on.
+
+    .venv/bin/python bench/unseen_plants.py --period design --kinds new        # only the kinds of `NEW`
+    .venv/bin/python bench/unseen_plants.py --kinds "rounded" "moving average"  # names containing either
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 import time
@@ -40,6 +52,7 @@ from tests.plants import Plant, plant, read_source, write_source
 period = pl.date(pl.col("year"), pl.col("month"), 1)
 """The row's period (first of its month)."""
 _COUNTS = ("sales", "volume", "listings")
+_COLUMNS = ("sales", "volume", "median", "listings", "inventory")
 
 
 def _scaled(columns: tuple[str, ...], factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
@@ -150,6 +163,264 @@ CUSTOM: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
     "volume written negative": _negative_volume,
 }
 """Custom plants: (frame, the entity's broken periods, its periods before) -> the frame with the plant."""
+
+
+# ---- more kinds real feeds have (issue 11, skeptic22): each at a moderate and a gross magnitude -------------------
+def _first(frame: pl.DataFrame, after: pl.Expr) -> date:
+    """The entity's first broken period."""
+    return frame.filter(after).select(period.min()).item()
+
+
+def _round_as(column: str, value: pl.Expr) -> pl.Expr:
+    """`value` written as the file writes the column: volume in thousands, inventory in tenths, else whole."""
+    return (value / 1000).round(0) * 1000 if column == "volume" else value.round(1 if column == "inventory" else 0)
+
+
+def _months_since(first: date) -> pl.Expr:
+    return pl.col("year") * 12 + pl.col("month") - (first.year * 12 + first.month)
+
+
+def _every_kth_row(column: str, factor: float, k: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A decimal point shifted in only some rows (the first broken month, then every `k`-th): mixed units in a run."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        hit = after & (_months_since(_first(frame, after)) % k == 0)
+        return frame.with_columns(pl.when(hit).then((pl.col(column) * factor).round(1 if column == "inventory" else 0))
+                                  .otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _rounded(column: str, step: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Precision lost: the column rounded to a coarse grid from the break on."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        coarse = (pl.col(column) / step).round(0) * step
+        return frame.with_columns(pl.when(after).then(coarse).otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _zero_one_month(column: str) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A missing figure written as 0 in one column for the first broken month only."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        hit = after & (period == _first(frame, after))
+        return frame.with_columns(pl.when(hit).then(0.0).otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _copied_column(into: str, source: str, months: int | None) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr],
+                                                                           pl.DataFrame]:
+    """A column carrying another column of the same entity (listings = sales) for `months` (None: from the break on)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        hit = after if months is None else after & (_months_since(_first(frame, after)) < months)
+        return frame.with_columns(pl.when(hit).then(pl.col(source)).otherwise(pl.col(into)).alias(into))
+    return apply
+
+
+def _seasonally_adjusted(power: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The feed switches to seasonally adjusted sales and volume: each month divided by its calendar month's factor
+    (its mean over the entity's years before the break against their overall mean), to the `power` (1: fully)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        past = frame.filter(before)
+        factors = (past.group_by("month").agg(pl.col("sales").mean().alias("f"))
+                   .with_columns(pl.col("f") / pl.col("f").mean()))
+        out = frame.join(factors, on="month", how="left")
+        adjust = pl.col("f") ** power
+        return out.with_columns(pl.when(after).then(_round_as(c, pl.col(c) / adjust))
+                                .otherwise(pl.col(c)).alias(c) for c in ("sales", "volume")).drop("f")
+    return apply
+
+
+def _running_total(column: str, year_to_date: bool) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A non-sales column written as a running total: year to date, or since the month before the break."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        first = _first(frame, after)
+        ordered = frame.sort("city", "year", "month")
+        if year_to_date:
+            total = pl.col(column).cum_sum().over(["city", "year"], order_by="month")
+        else:
+            since = pl.when(_months_since(first) >= -1).then(pl.col(column)).otherwise(0.0)
+            total = since.cum_sum().over("city", order_by=["year", "month"])
+        return ordered.with_columns(pl.when(after).then(total).otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _capped(column: str, share: float | None) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Values capped at a ceiling from the break on: `share` of the largest of the two years before, or (None) a
+    field too narrow for the figure, capped at the largest number of one digit fewer (999 for 1,500)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        past = frame.filter(before).sort("year", "month")[column].drop_nulls()
+        if share is not None:
+            cap = round(share * float(past.tail(24).max()))  # type: ignore[arg-type]
+        else:
+            cap = 10 ** math.floor(math.log10(float(past[-1]))) - 1
+        return frame.with_columns(pl.when(after).then(pl.min_horizontal(column, pl.lit(float(cap))))
+                                  .otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _swapped_in_time(columns: tuple[str, ...], apart: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr],
+                                                                        pl.DataFrame]:
+    """The first broken month's values and those of `apart` months before it swapped (rows misdated)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        months = _months_since(_first(frame, after))
+        entity = pl.col("city") == frame.filter(after)["city"][0]
+        ordered = frame.sort("city", "year", "month")
+        return ordered.with_columns(
+            pl.when(entity & (months == 0)).then(pl.col(c).shift(apart).over("city"))
+            .when(entity & (months == -apart)).then(pl.col(c).shift(-apart).over("city"))
+            .otherwise(pl.col(c)).alias(c) for c in columns)
+    return apply
+
+
+def _neighbour_scaled(factor: float, factors: dict[str, float] | None = None
+                      ) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Every row of the entity, from its first, another entity's (the next in sorted order), its counts x`factor`
+    (months of inventory and the median, ratios of counts and prices, are that entity's as they are); or each
+    column by its own of `factors`, months of inventory recomputed from the scaled listings and sales."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        me = frame.filter(after)["city"][0]
+        names = sorted(frame["city"].unique().to_list())
+        other = names[(names.index(me) + 1) % len(names)]
+        scale = factors or dict.fromkeys(_COUNTS, factor)
+        theirs = frame.filter(pl.col("city") == other).with_columns(
+            _round_as(c, pl.col(c) * f) for c, f in scale.items()).with_columns(city=pl.lit(me))
+        if factors is not None:
+            theirs = _recompute_inventory(theirs, pl.lit(True))
+        return pl.concat([frame.filter(pl.col("city") != me), theirs.select(frame.columns)])
+    return apply
+
+
+def _sign_flipped(column: str, months: int | None) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        hit = after if months is None else after & (_months_since(_first(frame, after)) < months)
+        return frame.with_columns(pl.when(hit).then(-pl.col(column)).otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _recompute_inventory(frame: pl.DataFrame, after: pl.Expr) -> pl.DataFrame:
+    """Months of inventory as the publisher computes it (listings / 12-month average sales, in tenths), from the
+    break on: a defect upstream of it shows in it as the publisher's own figure would."""
+    ordered = frame.sort("city", "year", "month")
+    average = pl.col("sales").rolling_mean(12).over("city", order_by=["year", "month"])
+    return ordered.with_columns(inventory=pl.when(after).then((pl.col("listings") / average).round(1))
+                                .otherwise(pl.col("inventory")))
+
+
+def _double_counted_then_corrected(factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """One month's sales and volume counted `factor` times, the next month's written net of the excess (a
+    correction), months of inventory recomputed from them."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        months = _months_since(_first(frame, after))
+        ordered = frame.sort("city", "year", "month")
+        fixed = ordered.with_columns(
+            pl.when(after & (months == 0)).then((pl.col(c) * factor).round(0))
+            .when(after & (months == 1)).then(pl.max_horizontal(
+                pl.col(c) - (pl.col(c).shift(1).over("city") * (factor - 1)).round(0), pl.lit(0.0)))
+            .otherwise(pl.col(c)).alias(c) for c in ("sales", "volume"))
+        return _recompute_inventory(fixed, after)
+    return apply
+
+
+def _drift_per_month(columns: tuple[str, ...], rate: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr],
+                                                                         pl.DataFrame]:
+    """The columns drifting by `rate` a month, compounding, for a year from the break (then staying off)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        months = pl.min_horizontal(_months_since(_first(frame, after)) + 1, pl.lit(12))
+        return frame.with_columns(pl.when(after).then((pl.col(c) * (1 + rate) ** months)
+                                                      .round(1 if c == "inventory" else 0))
+                                  .otherwise(pl.col(c)).alias(c) for c in columns)
+    return apply
+
+
+def _revised_twice(months: int, factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The latest `months` rows before and at the break each published again with revised counts (x`factor`) and
+    no publication date: two rows for one month."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        months_since = _months_since(_first(frame, after))
+        entity = pl.col("city") == frame.filter(after)["city"][0]
+        again = frame.filter(entity & (months_since <= 0) & (months_since > -months)).with_columns(
+            (pl.col(c) * factor).round(0) for c in _COUNTS)
+        return pl.concat([frame, again])
+    return apply
+
+
+def _fields_shifted(months: int | None) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A field missing from the row: every value one column to the right (sales empty, volume holds the sales ...)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        hit = after if months is None else after & (_months_since(_first(frame, after)) < months)
+        columns = ("sales", "volume", "median", "listings", "inventory")
+        shifted = [pl.lit(None, dtype=pl.Float64), *(pl.col(c) for c in columns[:-1])]
+        return frame.with_columns(pl.when(hit).then(new).otherwise(pl.col(c)).alias(c)
+                                  for c, new in zip(columns, shifted, strict=True))
+    return apply
+
+
+def _moving_average(column: str, months: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The feed publishes the column's `months`-month moving average in place of the month's figure (smoothed)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        average = pl.col(column).rolling_mean(months).over("city", order_by=["year", "month"])
+        return ordered.with_columns(pl.when(after).then(_round_as(column, average)).otherwise(pl.col(column))
+                                    .alias(column))
+    return apply
+
+
+def _separator_misread(column: str) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A thousands separator read as a decimal point ("1,082" as 1.082): values of 1,000 or more divided by 1,000,
+    smaller ones right (mixed units where the column crosses 1,000)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        return frame.with_columns(pl.when(after & (pl.col(column) >= 1000)).then(pl.col(column) / 1000)
+                                  .otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _leading_digits_lost(column: str, digits: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A field too narrow: only the column's last `digits` digits are written (1,082 as 82 at 2 digits)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        return frame.with_columns(pl.when(after).then(pl.col(column) % 10 ** digits).otherwise(pl.col(column))
+                                  .alias(column))
+    return apply
+
+
+NEW: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
+    "median /10 in every third row": _every_kth_row("median", 0.1, 3),
+    "sales x10 in every other row": _every_kth_row("sales", 10.0, 2),
+    "sales rounded to tens": _rounded("sales", 10.0),
+    "sales rounded to hundreds": _rounded("sales", 100.0),
+    "volume 0 for one month": _zero_one_month("volume"),
+    "sales 0 for one month": _zero_one_month("sales"),
+    "listings = sales for one month": _copied_column("listings", "sales", 1),
+    "listings = sales from the break on": _copied_column("listings", "sales", None),
+    "sales and volume half seasonally adjusted": _seasonally_adjusted(0.5),
+    "sales and volume seasonally adjusted": _seasonally_adjusted(1.0),
+    "volume year-to-date": _running_total("volume", True),
+    "listings a running total": _running_total("listings", False),
+    "sales capped at 90% of their 2-year high": _capped("sales", 0.9),
+    "listings capped at 10^k - 1": _capped("listings", None),
+    "sales swapped with the month before": _swapped_in_time(("sales",), 1),
+    "whole row swapped with 6 months before": _swapped_in_time(("sales", "volume", "median", "listings",
+                                                                "inventory"), 6),
+    "whole history a neighbour's, counts x0.8": _neighbour_scaled(0.8),
+    "whole history a neighbour's": _neighbour_scaled(1.0),
+    "whole history a neighbour's, each column scaled apart": _neighbour_scaled(1.0, {
+        "sales": 0.7, "volume": 0.77, "median": 1.1, "listings": 0.8}),
+    "median sign flipped for one month": _sign_flipped("median", 1),
+    "sales sign flipped": _sign_flipped("sales", None),
+    "sales double-counted x1.3 once, then corrected": _double_counted_then_corrected(1.3),
+    "sales double-counted x2 once, then corrected": _double_counted_then_corrected(2.0),
+    "listings and inventory drift -3% a month": _drift_per_month(("listings", "inventory"), -0.03),
+    "listings and inventory drift -8% a month": _drift_per_month(("listings", "inventory"), -0.08),
+    "the break month revised x1.03, published twice": _revised_twice(1, 1.03),
+    "3 months revised x1.2, published twice": _revised_twice(3, 1.2),
+    "one row's fields shifted a column right": _fields_shifted(1),
+    "fields shifted a column right from the break": _fields_shifted(None),
+    "sales as a 3-month moving average": _moving_average("sales", 3),
+    "sales as a 12-month moving average": _moving_average("sales", 12),
+    "listings with a thousands separator read as a decimal point": _separator_misread("listings"),
+    "sales with a thousands separator read as a decimal point": _separator_misread("sales"),
+    "listings' last 3 digits only": _leading_digits_lost("listings", 3),
+    "sales' last 2 digits only": _leading_digits_lost("sales", 2),
+}
+"""Kinds neither bench planted before, each at a moderate magnitude and a gross one (`--kinds new` runs these)."""
+CUSTOM.update(NEW)
 PLANTS = [("level_shift", ("sales",), 1.5), ("level_shift", ("listings",), 0.7), ("level_shift", ("inventory",), 1.25),
           ("level_shift", ("median",), 1.4), ("level_shift", ("volume",), 0.6), ("stuck", ("sales",), 4),
           ("stuck", ("inventory",), 4), ("stuck", ("listings",), 2), ("lagged", ("listings",), 2),
@@ -172,6 +443,19 @@ def planted_copy(clean: pl.DataFrame, name: str, entity: str, start: date) -> pl
     return plant(clean, Plant(kind, entity, columns, start, magnitude), keep_precision=True)
 
 
+def first_difference(clean: pl.DataFrame, planted: pl.DataFrame, entity: str) -> date | None:
+    """The entity's earliest period whose rows differ between the two frames (a value, a row added or missing); None
+    where none does (a cap that never binds, a running total's first month: no defect published yet)."""
+    def rows(frame: pl.DataFrame) -> dict[date, list[tuple]]:
+        out: dict[date, list[tuple]] = {}
+        for row in frame.filter(pl.col("city") == entity).iter_rows(named=True):
+            out.setdefault(date(row["year"], row["month"], 1), []).append(tuple(
+                None if row[c] is None else float(row[c]) for c in _COLUMNS))
+        return {k: sorted(v, key=repr) for k, v in out.items()}
+    before, after = rows(clean), rows(planted)
+    return min((p for p in before.keys() | after.keys() if before.get(p) != after.get(p)), default=None)
+
+
 def _label(p: tuple[str, tuple[str, ...], float]) -> str:
     return f"{p[0]} x{p[2]:g} in {'+'.join(p[1])}"
 
@@ -180,21 +464,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--period", choices=("design", "held-out"), default="design")
     parser.add_argument("--markets", type=int, default=4)
+    parser.add_argument("--kinds", nargs="*", default=[],
+                        help="only kinds whose name contains one of these (`new`: the kinds added in issue 11)")
     args = parser.parse_args()
     pack = load_criteria(DEFAULT_PACK)
     clean = read_source(str(pack.source_path))
     picks = targets(pack, DESIGN if args.period == "design" else HELD_OUT, args.markets)
     print(f"markets: {', '.join(f'{e} from {m:%Y-%m}' for e, m in picks)}")
-    started, total, reached = time.perf_counter(), 0, 0
+    started, total, reached, unbroken = time.perf_counter(), 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "planted.csv"
-        for name in [*CUSTOM, *(_label(p) for p in PLANTS)]:
+        names = [*CUSTOM, *(_label(p) for p in PLANTS)]
+        if args.kinds:
+            names = [n for n in names if any(k in n or (k == "new" and n in NEW) for k in args.kinds)]
+        for name in names:
             for entity, start in picks:
-                write_source(planted_copy(clean, name, entity, start), str(path))
+                broken = planted_copy(clean, name, entity, start)
+                write_source(broken, str(path))
                 planted = with_source(pack, path)
                 first = first_night_seeing(start, pack.source.publication_lag_days)
+                differs = first_difference(clean, broken, entity)
                 for k in AFTER:
                     as_of = nights_between(MONTH.back(first, -k), MONTH.back(first, -k - 1), "month-end")[0]
+                    if differs is None or as_of < first_night_seeing(differs, pack.source.publication_lag_days):
+                        unbroken += 1  # the published rows are the clean ones yet: no defect to catch
+                        continue
                     fate = night_fates(planted, as_of, {candidate_id(entity)}).get(candidate_id(entity))
                     if fate is None:
                         continue
@@ -203,7 +497,7 @@ def main() -> None:
                         reached += 1
                         print(f"  reached act-on: {name} of {entity} from {start:%Y-%m} on {as_of}", flush=True)
     print(f"{reached} of {total} planted market-nights reached act_on_these ({args.period}; "
-          f"{time.perf_counter() - started:.0f} s)")
+          f"{time.perf_counter() - started:.0f} s; {unbroken} nights not counted: their published rows were clean)")
 
 
 if __name__ == "__main__":

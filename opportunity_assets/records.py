@@ -70,7 +70,8 @@ class Criteria(FrozenRecord):
 
 
 class CopiedFigures(FrozenRecord):
-    """A candidate's column equal, period for period, to other entities' (`verifications.copies`)."""
+    """A candidate's column equal, period for period, to other entities' (`verifications.copies`), or a multiple of
+    another's (`scale`)."""
 
     others: list[str]
     """The entities' names, sorted."""
@@ -80,6 +81,9 @@ class CopiedFigures(FrozenRecord):
     """Of a coincidence this close among the night's entities."""
     basis: str
     """How the chance was judged, in words."""
+    scale: float | None = None
+    """None: the figures themselves. Else the entity's figures are the others' times about this, change for change
+    within rounding (a scaled copy: `verifications.copies.scaled_copies`)."""
 
 
 class Refusal(FrozenRecord):
@@ -204,9 +208,9 @@ class DataFinding(FrozenRecord):
     cross-section, or a declared identity)."""
 
     rule: str
-    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `copied`, `refused`, `repeated_events`,
-    `cross_section`, `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by more than
-    its rounding)."""
+    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`, `refused`,
+    `repeated_events`, `cross_section`, `identity:<name>` (off the identity's band), `exact:<name>` (off an exact
+    identity by more than its rounding)."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
     value far outside what this entity or tonight's entities do)."""

@@ -10,15 +10,17 @@ import numpy as np
 import polars as pl
 
 from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.records import Status
 from opportunity_assets.verifications import integrity
-from opportunity_assets.verifications.copies import copied_figures
+from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity_spec import CopyRule
 from opportunity_assets.verifications.logic import verify
 from resources.source import read_snapshot
-from tests.plants import Plant
+from tests.conftest import PACK, write_pack
+from tests.plants import Plant, read_source, write_source
 from tests.test_integrity import AMARILLO_BREAK, NIGHTS, _candidate, _planted_pack
 
 RULE = CopyRule()
@@ -151,3 +153,47 @@ def test_a_short_or_degenerate_history_is_judged_without_failing() -> None:
     markets["m3"] = [900.0, *markets["m5"][1:]]  # one period before the run: a copy is still judged, and found
     found = copied_figures(_history(markets), ["x"], {"m3", "m5"}, RULE)
     assert set(found) == {"m3"} and found["m3"]["x"].others == ["M5"]
+
+
+def test_a_column_that_is_another_entitys_rescaled_is_found_naming_it_and_the_scale() -> None:
+    """An area imputed as 70% of a donor's figures from some period on: no figure equals the donor's, but every
+    change does, within the rounding of both; the donor, whose series goes on as it was, is not doubted."""
+    markets = {f"m{i}": _market(i, 300 + 40 * i) for i in range(12)}
+    markets["m3"] = markets["m3"][:-12] + [float(round(0.7 * v)) for v in markets["m5"][-12:]]
+    found = scaled_copies(_history(markets), ["x"], {"m3", "m5", "m7"}, RULE)
+    assert set(found) == {"m3"}
+    copy = found["m3"]["x"]
+    assert copy.others == ["M5"] and copy.periods == 7 and copy.chance < RULE.max_probability
+    assert copy.scale is not None and abs(copy.scale - 0.7) < 0.01
+    assert copied_figures(_history(markets), ["x"], {"m3"}, RULE) == {}  # no figure equal outright
+
+
+def test_a_series_several_entities_carry_rescaled_or_a_short_match_is_no_scaled_copy() -> None:
+    index = _market(99, 1000.0)  # a national index every area carries, each at its own weight
+    shared = {f"s{i}": [float(round(w * v)) for v in index] for i, w in enumerate((0.5, 0.8, 1.3, 2.0))}
+    assert scaled_copies(_history(shared), ["x"], {"s1"}, RULE) == {}
+    markets = {f"m{i}": _market(i, 300 + 40 * i) for i in range(12)}
+    markets["m3"] = markets["m3"][:-5] + [float(round(0.7 * v)) for v in markets["m5"][-5:]]  # 4 changes only
+    assert scaled_copies(_history(markets), ["x"], {"m3"}, RULE) == {}
+
+
+def test_a_markets_whole_history_a_neighbours_rescaled_is_doubted(tmp_path: Path) -> None:
+    """Abilene's every row Amarillo's, sales x0.7, volume x0.77, median x1.1, listings x0.8 and months of
+    inventory recomputed from them: nothing equals Amarillo's, no break in Abilene's own history and every identity
+    holds, so it reached "Act on these" as Amarillo's twin; now its columns are Amarillo's rescaled."""
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv"))
+    twin = frame.filter(pl.col("city") == "Amarillo").sort("year", "month").with_columns(
+        city=pl.lit("Abilene"), sales=(pl.col("sales") * 0.7).round(0), volume=(pl.col("volume") * 0.77).round(0),
+        median=(pl.col("median") * 1.1).round(0), listings=(pl.col("listings") * 0.8).round(0))
+    twin = twin.with_columns(inventory=(pl.col("listings") / pl.col("sales").rolling_mean(12)).round(1)
+                             .fill_null(pl.col("inventory")))
+    source = tmp_path / "twin.csv"
+    write_source(pl.concat([frame.filter(pl.col("city") != "Abilene"), twin]), str(source))
+    pack = load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+    c = _candidate(pack, date(2005, 1, 31), "abilene")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    scaled = [f for f in v.data_findings if f.rule == "copied" and "times" in f.message]
+    assert {f.column for f in scaled} >= {"sales", "listings"}
+    assert all(f.effect == "doubt" and "Amarillo's figures times" in f.message for f in scaled)
+    assert route(a, v).section_or_tag != "act_on_these"

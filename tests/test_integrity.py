@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 from opportunity_assets import expressions
@@ -382,3 +383,38 @@ def test_a_column_that_stopped_in_a_short_history_is_stale() -> None:
     integrity._stale(found, integrity_spec.IntegritySpec(), "infant", latest_row=4)
     assert found.items == []
 
+
+
+def _austin_rounded(tmp_path: Path, column: str, step: float) -> CriteriaPack:
+    """The bundled pack over a copy of the source whose Austin `column` is rounded to `step` from 2006-06 on."""
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv"))
+    broken = (pl.col("city") == "Austin") & (pl.date(pl.col("year"), pl.col("month"), 1) >= date(2006, 6, 1))
+    frame = frame.with_columns(pl.when(broken).then((pl.col(column) / step).round(0) * step)
+                               .otherwise(pl.col(column)).alias(column))
+    source = tmp_path / "rounded.csv"
+    write_source(frame, str(source))
+    return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+
+
+def test_a_scored_column_rounded_coarser_than_ever_is_doubted(tmp_path: Path) -> None:
+    """Austin's sales (2,000 to 3,000 a month, in whole numbers, about 1 in 100 of them round hundreds before)
+    written in round hundreds from 2006-06: each within its own noise and its identity's rounding, so nothing
+    else sees it; four such values in a row have probability ~1e-6, and the market, act-on before, is doubted."""
+    pack = _austin_rounded(tmp_path, "sales", 100.0)
+    c = _candidate(pack, date(2006, 10, 31), "austin")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    (finding,) = [f for f in v.data_findings if f.rule == "rounded"]
+    assert (finding.column, finding.periods, finding.check, finding.effect) == \
+        ("sales", ["2006-06", "2006-07", "2006-08", "2006-09"], "inputs", "doubt")
+    assert "multiple of 100 in each of its 4 changed values" in finding.message
+    assert route(a, v).section_or_tag != "act_on_these"
+    assert integrity.headline(finding) == "sales on a coarser grid than ever for 4 values to 2006-09"
+
+
+def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:
+    """The real file writes listings, which no metric reads, in round tens for months at a time (Killeen-Fort
+    Hood 2004-12..2005-06): a figure rounded is still the figure, so a column outside the metrics is not judged."""
+    pack = _austin_rounded(tmp_path, "listings", 100.0)
+    c = _candidate(pack, date(2006, 10, 31), "austin")
+    assert not [f for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "rounded"]

@@ -24,7 +24,7 @@ from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
 from opportunity_assets.sources.shapes import cell_columns
 from opportunity_assets.text import clean, markdown
-from opportunity_assets.verifications.copies import copied_figures
+from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import night_peers
 
 
@@ -417,6 +417,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
     copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
+    for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
+        copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first
     repeats = _repeated_events(pack, history, going)
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers,

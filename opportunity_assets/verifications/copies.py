@@ -227,3 +227,88 @@ def _spread(changes: np.ndarray) -> float:
     centre = float(np.median(changes))
     mad = float(np.median(np.abs(changes - centre)))
     return 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(changes - centre)))
+
+
+def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collection[str],
+                  rule: CopyRule) -> dict[str, dict[str, CopiedFigures]]:
+    """Per entity of `going`, per column: the other entity whose figures its own are a multiple of, change for
+    change, over the latest 2 × `rule.min_periods` period-on-period changes (an area imputed as a share of a
+    donor's figures, a history borrowed and rescaled): every change equal to the other's within the rounding of
+    both, where the chance of that is below `rule.max_probability`. The chance, per change, is the width of the
+    rounding's band against the spread of the entity's own changes (a rival must move as it moves), for every
+    other entity tonight. Figures equal outright are `copied_figures`'; a series that three or more entities share
+    so (a national index every area carries) is no one entity's defect. Of the two, the one whose own series broke
+    into the run is doubted (the donor's goes on as it was), both where they match as far back as they go."""
+    out: dict[str, dict[str, CopiedFigures]] = {}
+    changes = 2 * rule.min_periods
+    if history.is_empty() or not going:
+        return out
+    entities = sorted(history["entity_id"].unique().to_list(), key=str)
+    if len(entities) < 2:
+        return out
+    names = dict(history.filter(pl.col("periods_ago") == 0).select("entity_id", "entity_name").iter_rows())
+    index = {e: i for i, e in enumerate(entities)}
+    rows = np.array([index[e] for e in history["entity_id"].to_list()])
+    ago = history["periods_ago"].to_numpy()
+    reach = int(ago.max())
+    if reach < changes:
+        return out
+    for column in columns:
+        values = np.full((len(entities), reach + 1), np.nan)
+        values[rows, reach - ago] = history[column].cast(pl.Float64).to_numpy()  # oldest first
+        with np.errstate(all="ignore"):
+            logs = np.where(values > 0, np.log(values), np.nan)
+            step = np.diff(logs, axis=1)
+            half = np.full(values.shape, np.nan)
+            for i, series in enumerate(values):
+                finite = series[np.isfinite(series)]
+                if len(finite):
+                    half[i] = np.where(series > 0, resolution(finite, math.inf) / 2 / series, np.nan)  # relative
+            band = half[:, 1:] + half[:, :-1]  # of each change (log): both ends rounded
+        recent = step[:, -changes:]
+        # a series that mostly repeats is `stuck`'s (and matches any other that does); a repeat the rounding of a
+        # rescaled copy makes (228 and 229 both 160 at 70%) is one change among others
+        usable = np.all(np.isfinite(recent), axis=1) & (np.count_nonzero(recent, axis=1) >= changes / 2)
+        for me in sorted(index[e] for e in going if e in index):
+            if not usable[me]:
+                continue
+            spread = _spread(step[me][np.isfinite(step[me])])
+            with np.errstate(invalid="ignore"):
+                tolerance = band[:, -changes:] + band[me, -changes:]
+                close = usable & np.all(np.abs(recent - recent[me]) <= tolerance, axis=1)
+            close &= ~np.all(values[:, -changes - 1:] == values[me, -changes - 1:], axis=1)  # `copied_figures`'
+            close[me] = False
+            found = np.flatnonzero(close)
+            if len(found) != 1 or not spread > 0:  # none, or a series several share
+                continue
+            other = int(found[0])
+            per_change = np.minimum(1.0, 2 * tolerance[other] / (spread * math.sqrt(2 * math.pi)))
+            chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+            if chance >= rule.max_probability or not _scaled_copier(step[me], step[other], band[me] + band[other]):
+                continue
+            scale = float(np.median(values[me, -changes - 1:] / values[other, -changes - 1:]))
+            out.setdefault(entities[me], {})[column] = CopiedFigures(
+                others=[names.get(entities[other], entities[other])], periods=changes + 1, chance=chance,
+                basis=f"each of its {changes} changes within the rounding of both, against its changes' spread "
+                      f"{significant(spread)} on the log scale", scale=scale)
+    return out
+
+
+def _scaled_copier(mine: np.ndarray, theirs: np.ndarray, tolerance: np.ndarray) -> bool:
+    """Whether the entity whose changes are `mine` took the other's (`theirs`, a multiple of them): going back from
+    the latest change, the first that does not match is the change into the run, and there the copier's series
+    broke further from its own past changes than the other's did. Matching as far back as both go: True."""
+    with np.errstate(invalid="ignore"):
+        match = np.abs(mine - theirs) <= tolerance
+    differ = np.flatnonzero(~match)
+    if not len(differ):
+        return True
+    start = int(differ[-1])
+    if not (math.isfinite(mine[start]) and math.isfinite(theirs[start])):
+        return True
+
+    def jump(changes: np.ndarray) -> float:
+        spread = _spread(changes[np.isfinite(changes)])
+        return abs(float(changes[start])) / spread if spread > 0 else math.inf
+
+    return jump(mine) >= jump(theirs)

@@ -11,7 +11,8 @@ changes), so a volatile small market and a steady large one are each their own y
 - out of range: a value many times beyond every earlier value of the entity's (a unit slip where the history is
   too short or noisy for its changes to be a yardstick);
 - stuck feed: a column unchanged for a run its own past makes improbable; a row that repeats another exactly;
-- precision: a value written with more decimals than any of the column's past values had;
+- precision: a value written with more decimals than any of the column's past values had, or a run of values
+  on a coarser grid than its past made likely (rounded, estimated);
 - staleness: a column that stopped reporting while the entity's latest period goes on;
 - identities declared in the pack (ratios that hold in the domain): exactly, to the rounding of a derived column,
   where the entity's own past holds them so (`exact.py`); else against the entity's own band of the ratio, and
@@ -56,7 +57,7 @@ _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "copied", "refused", "repeated_events")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "refused", "repeated_events")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -489,6 +490,55 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
+_COARSER_GRIDS = 3
+"""Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
+
+
+def _rounded(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
+    or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
+    for such a run by chance: the chance of a value on the grid is the share of its past new values that were
+    (Laplace-smoothed), and a run counts where that share raised to the run's length is below
+    `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
+    nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
+    in the columns the metrics read only: a figure rounded is still the figure, and only there can its lost
+    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months)."""
+    series, rule = found.series, spec.precision
+    raw = series.values[column]
+    past = raw[: series.judged_from]
+    if np.isfinite(past).sum() < spec.min_history or decimals(past, 6) is None:
+        return
+    own = resolution(past, math.inf)
+    previous = np.concatenate([[np.nan], raw[:-1]])
+    with np.errstate(invalid="ignore"):
+        moved = np.isfinite(raw) & (raw != 0) & (raw != previous)
+    past_moved = np.flatnonzero(moved[: series.judged_from])
+    worst: tuple[float, float, float, list[int]] | None = None
+    for power in range(1, _COARSER_GRIDS + 1):
+        grid = own * 10.0 ** power
+        on = _on_grid_each(np.nan_to_num(raw), grid)
+        share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
+        run: list[int] = []
+        best: list[int] = []
+        for t in range(series.judged_from, series.length):
+            if moved[t]:
+                run = [*run, t] if on[t] else []
+                best = run if len(run) > len(best) else best
+        chance = share ** len(best)
+        if best and chance < rule.max_probability and (worst is None or chance < worst[0]):
+            worst = (chance, grid, float(on[past_moved].mean()) if len(past_moved) else 0.0, best)
+    if worst is None:
+        return
+    chance, grid, share, run = worst
+    shown = ", ".join(format_number(float(raw[t])) for t in run[-4:])
+    found.add("rounded", rule.effect, column, run, float(raw[run[-1]]), float(len(run)),
+              f"{column} is a multiple of {format_number(grid)} in each of its {len(run)} changed values "
+              f"{_span([series.periods[run[0]], series.periods[run[-1]]])} ({shown}), a grid {share:.0%} of its past "
+              f"values since {series.periods[0]} fell on (written to {format_number(own)}): a run this long has "
+              f"probability {chance:.1e}; the figure is rounded, estimated or converted",
+              f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
+
+
 def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact.ExactFit | None:
     """The identity's exact fit on the entity's own past (`exact.fit`), where one side is a bare column written
     rounded; None where it has no such form or the past does not hold it to the rounding."""
@@ -619,9 +669,12 @@ def _copied(found: _Findings, spec: IntegritySpec, column: str, copied: CopiedFi
     shown = ", ".join(format_number(float(values[i])) for i in indices)
     whose = ", ".join(copied.others[:3]) + (f" and {len(copied.others) - 3} more" if len(copied.others) > 3 else "")
     span = _span([series.periods[i] for i in indices])
+    what = (f"are {whose}'s figures exactly, period for period: another entity's data (a join on the wrong key?)"
+            if copied.scale is None else
+            f"are {whose}'s figures times {copied.scale:.3g}, change for change within rounding: another entity's "
+            "data rescaled (imputed from a donor, a borrowed history?)")
     found.add("copied", spec.copied.effect, column, indices, float(values[last]), float(copied.periods),
-              f"{column} {shown} in {span} are {whose}'s figures exactly, period for period: another entity's "
-              f"data (a join on the wrong key?); the chance of such a coincidence is {copied.chance:.1g} "
+              f"{column} {shown} in {span} {what}; the chance of such a coincidence is {copied.chance:.1g} "
               f"({copied.basis})",
               f"confirm {span} {column} with the source: it matches {whose}'s")
 
@@ -723,6 +776,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     latest_row = int(rows_reported[-1]) if len(rows_reported) else -1  # the entity's latest (nearly) full row
     fits = {i.name: _exact_fit(series, spec, i) for i in spec.identities}
     signed = pack.source.signed_panel_columns
+    read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -732,6 +786,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                                      and i.rounded is not None and i.rounded.column == column])
         _stale(found, spec, column, latest_row)
         _precision(found, spec, column)
+        if column in read:
+            _rounded(found, spec, column)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
     for column, copied in sorted(candidate.copies.items()):
@@ -765,6 +821,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} unchanged for {finding.size:.0f} periods to {when(-1)}"
     if finding.rule == "precision":
         return f"{finding.column} has more decimals than ever from {when(0)}"
+    if finding.rule == "rounded":
+        return f"{finding.column} on a coarser grid than ever for {finding.size:.0f} values to {when(-1)}"
     if finding.rule == "copied":
         return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
     if finding.rule.startswith("exact:"):

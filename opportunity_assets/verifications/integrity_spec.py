@@ -90,10 +90,15 @@ class StaleRule(_Spec):
 
 class PrecisionRule(_Spec):
     """A column written with more decimals than it ever had (a feed that changed its unit or its computation
-    writes unrounded figures: 4.68 where every past value was in whole tenths)."""
+    writes unrounded figures: 4.68 where every past value was in whole tenths), or on a coarser grid than it ever
+    was for so long (rounded, estimated)."""
 
     max_decimals: int = Field(default=4, ge=0, le=8)
     """Judged only for a column whose past values all had at most this many decimals."""
+    max_probability: float = Field(default=0.001, gt=0, lt=1)
+    """The other way: a run of values on a grid 10 to 1,000 times coarser than the column's own resolution counts
+    where the share of its past values on that grid, raised to the run's length, is below this (sales in whole
+    numbers written in round hundreds: a figure rounded or estimated)."""
     effect: Effect = "doubt"
 
 

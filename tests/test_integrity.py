@@ -177,6 +177,22 @@ def test_window_functions_of_series_expressions() -> None:
     assert got[2] == pytest.approx(3.0 / 2.0 + 2.0)
 
 
+def test_resolutions_of_a_matrix_are_each_rows_resolution() -> None:
+    """`resolutions` (every entity's step at once, for the scaled-copy search over a wide night) gives what
+    `resolution` gives row by row: whole tenths, counts, round hundreds, more decimals than judged, a row of gaps."""
+    from opportunity_assets.verifications.integrity import resolution, resolutions
+
+    rng = np.random.default_rng(3)
+    rows = [np.round(rng.uniform(0, 50, 30), 1), np.round(rng.uniform(0, 500, 30)),
+            np.round(rng.uniform(0, 9e4, 30), -2), rng.uniform(0, 1, 30), np.full(30, np.nan),
+            np.array([2.3, np.nan, 1_234_567.5, *range(27)]),
+            np.full(30, 5e11), np.array([0.000001 * k for k in range(30)])]
+    matrix = np.vstack(rows)
+    expected = [resolution(r[np.isfinite(r)], float("inf")) if np.isfinite(r).any() else np.nan for r in rows]
+    assert resolutions(matrix).tolist() == pytest.approx(expected, nan_ok=True)
+    assert resolutions(matrix)[:3].tolist() == [0.1, 1.0, 100.0]
+
+
 def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     """A rounded column that moves by a step or two repeats often; a count moving by dozens rarely; a dollar
     total almost never: the chance of one repeat, from the column's own values."""

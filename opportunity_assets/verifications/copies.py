@@ -25,7 +25,7 @@ import polars as pl
 
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
-from opportunity_assets.verifications.integrity import resolution
+from opportunity_assets.verifications.integrity import resolution, resolutions
 from opportunity_assets.verifications.integrity_spec import CopyRule
 
 _NEAR = 0.1
@@ -259,11 +259,8 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
         with np.errstate(all="ignore"):
             logs = np.where(values > 0, np.log(values), np.nan)
             step = np.diff(logs, axis=1)
-            half = np.full(values.shape, np.nan)
-            for i, series in enumerate(values):
-                finite = series[np.isfinite(series)]
-                if len(finite):
-                    half[i] = np.where(series > 0, resolution(finite, math.inf) / 2 / series, np.nan)  # relative
+            steps = resolutions(values)[:, None]
+            half = np.where(values > 0, steps / 2 / values, np.nan)  # relative
             band = half[:, 1:] + half[:, :-1]  # of each change (log): both ends rounded
         recent = step[:, -changes:]
         # a series that mostly repeats is `stuck`'s (and matches any other that does); a repeat the rounding of a

@@ -322,6 +322,28 @@ def resolution(values: np.ndarray, smallest_change: float) -> float:
     return min(grid, smallest_change)
 
 
+def resolutions(values: np.ndarray) -> np.ndarray:
+    """`resolution(row, math.inf)` of each row of a matrix at once (NaN where a row has no finite value): every
+    entity's step in one pass per power of ten, not one Python call per entity (a wide night has 10k)."""
+    finite = np.isfinite(values)
+    powers = range(-6, 10)
+    ok = np.empty((len(powers), len(values)), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for k, power in enumerate(powers):
+            ok[k] = np.all(_on_grid_each(values, 10.0 ** power) | ~finite, axis=1)
+    # `decimals` (the first of 0..6 places on its grid), then up by tens while on the grid, to 1e9 at most
+    places = np.argmax(ok[6::-1], axis=0)  # ok[6] is 10^0; read down to 10^-6
+    written = ok[6::-1].any(axis=0)
+    out = np.full(len(values), math.inf)
+    for i in np.flatnonzero(written):
+        k = 6 - int(places[i])
+        while k + 1 < len(powers) and ok[k + 1, i]:
+            k += 1
+        out[i] = 10.0 ** powers[k]
+    out[~finite.any(axis=1)] = np.nan
+    return out
+
+
 def repeat_probability(values: np.ndarray, at: float | None = None) -> float | None:
     """How likely one period's value is to equal the period before's, for a column with these values: the
     larger of the rate at which they repeated and the chance a change smaller than the column's resolution

@@ -55,16 +55,17 @@ caps: {min_candidates: 1}
 
 def _write_source(path: Path) -> None:
     """Two years a town: visits growing steadily (Brookfield doubles), with a few percent of month-to-month noise
-    as real counts have, so the data checks' defaults see believable data."""
+    as real counts have, each town its own (one noise for all made Brookfield Thinford's figures times 10, change
+    for change: a rescaled copy the skeptic doubts), so the data checks' defaults see believable data."""
     towns = {"BRK": ("Brookfield", 1000, 2.0, 1), "DUL": ("Dullsville", 1100, 1.0, 8),
              "THN": ("Thinford", 100, 2.0, 0)}
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["town_code", "town", "yr", "mo", "visits", "competitors"])
-        for code, (name, start, growth, competitors) in towns.items():
+        for phase, (code, (name, start, growth, competitors)) in enumerate(towns.items()):
             for i in range(24):
                 year, month = 2023 + i // 12, i % 12 + 1
-                visits = round(start * growth ** (i / 23) * (1 + 0.04 * math.sin(2.3 * i)))
+                visits = round(start * growth ** (i / 23) * (1 + 0.04 * math.sin(2.3 * i + phase)))
                 writer.writerow([code, name, year, month, visits, competitors])
 
 

@@ -113,8 +113,9 @@ def test_check_names_a_few_cells_of_text_in_a_numeric_column(synthetic) -> None:
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "$120"}, (2014, 6): {"sales": "$130"},
                                         (2014, 7): {"listings": "900 homes"}, (2014, 8): {"inventory": "N/A"}})
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
-    assert "cells of 'sales' such as '$120' (2) are quarantined as not numbers: they carry a currency sign, which no " \
-           "key strips: expected plain numbers (the file exported without the sign)" in facts, facts
+    assert "cells of 'sales' such as '$120' (2) are quarantined as not numbers: they carry a currency sign: " \
+           "expected `source.strip_from_numbers: ['$']`, which removes it before the number is read, or plain " \
+           "numbers (the file exported without it)" in facts, facts
     assert "cells of 'listings' such as '900 homes' (1) are quarantined as not numbers: expected plain numbers in " \
            "the column (or, for a text that means a missing number, `source.na_values` listing it)" in facts, facts
     assert not [f for f in facts if f.startswith("cells of 'inventory'")], facts

@@ -248,7 +248,10 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
         return out
     names = dict(history.filter(pl.col("periods_ago") == 0).select("entity_id", "entity_name").iter_rows())
     index = {e: i for i, e in enumerate(entities)}
-    rows = np.array([index[e] for e in history["entity_id"].to_list()])
+    codes = pl.DataFrame({"entity_id": entities, "__row": np.arange(len(entities))},
+                         schema_overrides={"entity_id": history.schema["entity_id"]})
+    rows = history.select("entity_id").join(codes, on="entity_id", how="left", maintain_order="left")["__row"] \
+        .to_numpy()  # (no Python object per history row: a wide night has 771k)
     ago = history["periods_ago"].to_numpy()
     reach = int(ago.max())
     if reach < changes:
@@ -256,22 +259,18 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
     for column in columns:
         values = np.full((len(entities), reach + 1), np.nan)
         values[rows, reach - ago] = history[column].cast(pl.Float64).to_numpy()  # oldest first
-        with np.errstate(all="ignore"):
-            logs = np.where(values > 0, np.log(values), np.nan)
-            step = np.diff(logs, axis=1)
-            steps = resolutions(values)[:, None]
-            half = np.where(values > 0, steps / 2 / values, np.nan)  # relative
-            band = half[:, 1:] + half[:, :-1]  # of each change (log): both ends rounded
-        recent = step[:, -changes:]
+        steps = resolutions(values)
+        recent, recent_band = _changes(values[:, -changes - 1:], steps)  # every entity's latest changes only
         # a series that mostly repeats is `stuck`'s (and matches any other that does); a repeat the rounding of a
         # rescaled copy makes (228 and 229 both 160 at 70%) is one change among others
         usable = np.all(np.isfinite(recent), axis=1) & (np.count_nonzero(recent, axis=1) >= changes / 2)
         for me in sorted(index[e] for e in going if e in index):
             if not usable[me]:
                 continue
-            spread = _spread(step[me][np.isfinite(step[me])])
+            mine, mine_band = _changes(values[me:me + 1], steps[me:me + 1])
+            spread = _spread(mine[0][np.isfinite(mine[0])])
             with np.errstate(invalid="ignore"):
-                tolerance = band[:, -changes:] + band[me, -changes:]
+                tolerance = recent_band + recent_band[me]
                 close = usable & np.all(np.abs(recent - recent[me]) <= tolerance, axis=1)
             close &= ~np.all(values[:, -changes - 1:] == values[me, -changes - 1:], axis=1)  # `copied_figures`'
             close[me] = False
@@ -281,7 +280,10 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
             other = int(found[0])
             per_change = np.minimum(1.0, 2 * tolerance[other] / (spread * math.sqrt(2 * math.pi)))
             chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
-            if chance >= rule.max_probability or not _scaled_copier(step[me], step[other], band[me] + band[other]):
+            if chance >= rule.max_probability:
+                continue
+            theirs, their_band = _changes(values[other:other + 1], steps[other:other + 1])
+            if not _scaled_copier(mine[0], theirs[0], mine_band[0] + their_band[0]):
                 continue
             scale = float(np.median(values[me, -changes - 1:] / values[other, -changes - 1:]))
             out.setdefault(entities[me], {})[column] = CopiedFigures(
@@ -289,6 +291,14 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
                 basis=f"each of its {changes} changes within the rounding of both, against its changes' spread "
                       f"{significant(spread)} on the log scale", scale=scale)
     return out
+
+
+def _changes(values: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's period-on-period changes (log), and the band its rounding leaves each (relative: both ends
+    rounded to half the row's step, `steps`). Built for the rows asked only: a wide night has 10k entities."""
+    with np.errstate(all="ignore"):
+        inverse = np.where(values > 0, 1 / values, np.nan)
+        return -np.diff(np.log(inverse), axis=1), steps[:, None] / 2 * (inverse[:, 1:] + inverse[:, :-1])
 
 
 def _scaled_copier(mine: np.ndarray, theirs: np.ndarray, tolerance: np.ndarray) -> bool:

@@ -322,6 +322,10 @@ def resolution(values: np.ndarray, smallest_change: float) -> float:
     return min(grid, smallest_change)
 
 
+_ROWS_AT_ONCE = 1024
+"""Rows of a matrix `resolutions` tests together."""
+
+
 def resolutions(values: np.ndarray) -> np.ndarray:
     """`resolution(row, math.inf)` of each row of a matrix at once (NaN where a row has no finite value): every
     entity's step in one pass per power of ten, not one Python call per entity (a wide night has 10k)."""
@@ -329,8 +333,10 @@ def resolutions(values: np.ndarray) -> np.ndarray:
     powers = range(-6, 10)
     ok = np.empty((len(powers), len(values)), dtype=bool)
     with np.errstate(invalid="ignore"):
-        for k, power in enumerate(powers):
-            ok[k] = np.all(_on_grid_each(values, 10.0 ** power) | ~finite, axis=1)
+        for start in range(0, len(values), _ROWS_AT_ONCE):  # (a few rows at a time: each test makes 5 copies)
+            rows = slice(start, start + _ROWS_AT_ONCE)
+            for k, power in enumerate(powers):
+                ok[k, rows] = np.all(_on_grid_each(values[rows], 10.0 ** power) | ~finite[rows], axis=1)
     # `decimals` (the first of 0..6 places on its grid), then up by tens while on the grid, to 1e9 at most
     places = np.argmax(ok[6::-1], axis=0)  # ok[6] is 10^0; read down to 10^-6
     written = ok[6::-1].any(axis=0)

@@ -326,27 +326,34 @@ _ROWS_AT_ONCE = 1024
 """Rows of a matrix `resolutions` tests together."""
 
 
+def _rows_on_grid(values: np.ndarray, rows: np.ndarray, power: int) -> np.ndarray:
+    """Of `rows`, those whose every finite value is a multiple of 10^`power` (`on_grid`), a few rows at a time."""
+    keep = np.zeros(len(rows), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for start in range(0, len(rows), _ROWS_AT_ONCE):  # (each test makes a few copies of what it reads)
+            part = values[rows[start:start + _ROWS_AT_ONCE]]
+            keep[start:start + len(part)] = np.all(_on_grid_each(part, 10.0 ** power) | ~np.isfinite(part), axis=1)
+    return rows[keep]
+
+
 def resolutions(values: np.ndarray) -> np.ndarray:
     """`resolution(row, math.inf)` of each row of a matrix at once (NaN where a row has no finite value): every
-    entity's step in one pass per power of ten, not one Python call per entity (a wide night has 10k)."""
-    finite = np.isfinite(values)
-    powers = range(-6, 10)
-    ok = np.empty((len(powers), len(values)), dtype=bool)
-    with np.errstate(invalid="ignore"):
-        for start in range(0, len(values), _ROWS_AT_ONCE):  # (a few rows at a time: each test makes 5 copies)
-            rows = slice(start, start + _ROWS_AT_ONCE)
-            for k, power in enumerate(powers):
-                ok[k, rows] = np.all(_on_grid_each(values[rows], 10.0 ** power) | ~finite[rows], axis=1)
-    # `decimals` (the first of 0..6 places on its grid), then up by tens while on the grid, to 1e9 at most
-    places = np.argmax(ok[6::-1], axis=0)  # ok[6] is 10^0; read down to 10^-6
-    written = ok[6::-1].any(axis=0)
+    entity's step without one Python call per entity (a wide night has 10k). As `resolution` does: rows of whole
+    numbers climb by tens while on the grid (to 1e9), the others take the fewest decimals (to 6) that hold them;
+    each power is tested only on the rows still climbing or looking, mostly two passes in all."""
     out = np.full(len(values), math.inf)
-    for i in np.flatnonzero(written):
-        k = 6 - int(places[i])
-        while k + 1 < len(powers) and ok[k + 1, i]:
-            k += 1
-        out[i] = 10.0 ** powers[k]
-    out[~finite.any(axis=1)] = np.nan
+    rows = np.flatnonzero(np.isfinite(values).any(axis=1))
+    whole = _rows_on_grid(values, rows, 0)
+    out[whole] = 1.0
+    for power in range(1, 10):
+        whole = _rows_on_grid(values, whole, power)
+        out[whole] = 10.0 ** power
+    looking = rows[np.isinf(out[rows])]  # no whole numbers: the fewest decimals
+    for power in range(-1, -7, -1):
+        held = _rows_on_grid(values, looking, power)
+        out[held] = 10.0 ** power
+        looking = np.setdiff1d(looking, held)
+    out[np.setdiff1d(np.arange(len(values)), rows)] = np.nan
     return out
 
 

@@ -19,7 +19,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import describe_location, infer_format
+from opportunity_assets.sources.formats import describe_location, infer_format, join_index
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     SINCE_UNITS,
@@ -43,14 +43,15 @@ def _two_digit_years(within: str, column: str, alone: bool) -> str:
 
 def spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
     """The source spec at the key `within`: `source`, or a joined table's `source.join.N`."""
-    return pack.source if within == "source" else pack.source.join[int(within.rsplit(".", 1)[1])]
+    index = join_index(within)
+    return pack.source if index is None else pack.source.join[index]
 
 
 def commonest_values(pack: CriteriaPack, within: str, value: str, where: str, limit: int = 3) -> list[str]:
     """The commonest values of a typed rows' column among rows matching `where` (`resources.source.value_counts`)."""
     from resources.source import value_counts
 
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    join = join_index(within)
     return value_counts(pack, value, where, join=join, limit=limit)
 
 

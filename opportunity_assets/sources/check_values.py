@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import literal, quote_identifier
+from opportunity_assets.sources.formats import join_index, literal, quote_identifier
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
     holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
     from resources.source import value_counts
 
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    join = join_index(within)
     problems, facts = [], []
     for key, condition, column in shapes.listed_conditions(spec):
         test = "in" if condition.in_ is not None else "not_in"
@@ -138,7 +138,7 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
     not in it. The way to a share among the events that have one: two counts and a derived metric."""
     from resources.source import rows_matching
 
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    join = join_index(within)
     texts = {c.column: text for _, c, text in [*shapes.listed_conditions(spec), *shapes.numeric_conditions(spec)]}
     tested = [(name, i, c) for name, a in spec.aggregates.items() if a.agg == "share"
               for i, c in enumerate(a.where)]
@@ -171,7 +171,7 @@ def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> l
 
     if spec.long is None:
         return []
-    join = None if within == "source" else int(within.rsplit(".", 1)[1])
+    join = join_index(within)
     held = set(value_counts(pack, shapes.VARIABLE, f"{shapes.VARIABLE} IN ({', '.join(map(literal, spec.columns))})",
                             join=join, limit=len(spec.columns)))
     unmatched = [(i, c) for i, c in enumerate(spec.columns) if c not in held]

@@ -558,6 +558,11 @@ def join_label(pack: CriteriaPack, joined: SourceSpec) -> str:
     return f"join {joined.table} ({where})"
 
 
+def join_index(within: str) -> int | None:
+    """The join a source key names (`source.join.2` -> 2), None for the main source (`source`)."""
+    return None if within == "source" else int(within.rsplit(".", 1)[1])
+
+
 def join_rows(index: int) -> str:
     """The table of the rows of the pack's join `index` (as `TYPED` holds the main source's)."""
     return f"__join_{index}_rows"

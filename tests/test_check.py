@@ -1920,14 +1920,18 @@ def test_a_query_over_files_is_named_as_a_query_not_a_file_of_none(tmp_path: Pat
         "(did you mean 'level' for 'levels'?); it has ['id', 'when', 'level']"]
 
 
+def _two_years_of_quarters(tmp_path: Path) -> dict[str, Any]:
+    """A quarterly source of two entities, 2015 Q1 to 2016 Q4 (8 quarters), known 60 days after each quarter."""
+    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
+    return {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
+            "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
+
+
 def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
     """Trial 13: `outcome: {window_periods: 100}` over 48 quarters of prisonLF passed check and every night ran, each
     outcome a gap in the backtest with nothing said. An outcome window longer than the history the night reads is a
     warning naming `outcome.window_periods` (a warning: an outcome never changes a verdict)."""
-    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
-    name = _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows)
-    source = {"path": name, "period_column": "quarter", "grain": "quarter", "columns": ["level"],
-              "publication_lag_days": 60}
+    source = _two_years_of_quarters(tmp_path)
     outcome = {"metric": "level", "agg": "avg", "window_periods": 100, "horizon_periods": 4}
     report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
     assert report.problems == []
@@ -2184,9 +2188,7 @@ def test_latest_years_of_rows_with_no_figures_name_the_night_not_the_inputs(tmp_
 def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Path) -> None:
     """Trial 21: `horizon_periods: 200` weeks over 62 weeks of bookings passed check: no night's outcome could ever
     be measured. A horizon and window longer than the history is a warning naming `outcome.horizon_periods`."""
-    rows = [[e, f"{y} Q{q}", 10 * q + len(e)] for e in ("ab", "cde") for y in (2015, 2016) for q in range(1, 5)]
-    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "level"], rows), "period_column": "quarter",
-              "grain": "quarter", "columns": ["level"], "publication_lag_days": 60}
+    source = _two_years_of_quarters(tmp_path)
     outcome = {"metric": "level", "agg": "avg", "window_periods": 2, "horizon_periods": 200}
     report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
     assert report.problems == []

@@ -31,6 +31,7 @@ from pydantic import (
 
 from opportunity_assets import expressions
 from opportunity_assets.periods import FIRST_NIGHT, Grain
+from opportunity_assets.sources import archives
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
@@ -539,7 +540,9 @@ class CriteriaPack(_Spec):
         """A source's (or a joined table's) file, relative to the pack file (the pack's folder for a query over
         files: `SourceSpec.over_files`)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        return (base / (source.path or "")).resolve()
+        path = (base / (source.path or "")).resolve()
+        # a ZIP archive's file, extracted once (`sources.archives`); raises ArchiveError naming the key at fault
+        return archives.extracted(path, source.member) if archives.is_archive(source.path) and path.is_file() else path
 
     @cached_property
     def derived_order(self) -> list[str]:
@@ -761,13 +764,16 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     except ValidationError as exc:
         raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
                             ) from None
-    if pack.source.format != "postgres" and not pack.source.over_files and not pack.source_path.is_file():
-        raise CriteriaError(f"criteria file {path}: key `source.path`: got {pack.source.path!r}; "
-                            f"expected an existing file (looked at {pack.source_path})")
-    for i, joined in enumerate(pack.source.join):
-        if joined.format != "postgres" and not joined.over_files and not pack.path_of(joined).is_file():
-            raise CriteriaError(f"criteria file {path}: key `source.join.{i}.path`: got {joined.path!r}; "
-                                f"expected an existing file (looked at {pack.path_of(joined)})")
+    for within, source in pack.source.keyed:
+        if source.format == "postgres" or source.over_files:
+            continue
+        try:
+            found = pack.path_of(source)
+        except archives.ArchiveError as exc:
+            raise CriteriaError(f"criteria file {path}: key `{within}.{exc.key}`: {exc}") from None
+        if not found.is_file():
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
+                                f"expected an existing file (looked at {found})")
     return pack
 
 

@@ -18,6 +18,7 @@ import duckdb
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.archives import ArchiveError
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import SourceFormatError, describe_location, literal, open_pack_source
 
@@ -91,7 +92,7 @@ def file_key(pack: CriteriaPack) -> tuple[Any, ...] | None:
         return None
     try:
         digests = [_digest(pack.path_of(source)) for source in sources]
-    except OSError:
+    except (OSError, ArchiveError):
         return None
     return (pack.model_dump_json(), str(pack.source_path), *digests)
 
@@ -134,7 +135,10 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
     src = pack.source
     where = describe_location(pack)
     if src.format != "postgres" and not src.over_files:
-        path: Path = pack.source_path
+        try:
+            path: Path = pack.source_path
+        except ArchiveError as exc:  # the archive changed since the pack was loaded
+            raise SourceError(f"key `source.{exc.key}`: {exc}") from None
         if not path.is_file():
             raise SourceError(f"source file {path} not found")
         if path.stat().st_size == 0:

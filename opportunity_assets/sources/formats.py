@@ -126,7 +126,7 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
-        return None, "a ZIP archive"
+        return None, "a ZIP archive (named .zip, the data file it holds is read)"
     if head.startswith(b"\xd0\xcf\x11\xe0"):  # an OLE2 compound file: Excel 97-2003's .xls
         return "excel", "an Excel 97-2003 workbook"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark of UTF-16 (UTF-32's begins so too)

@@ -37,6 +37,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails
 
 from opportunity_assets.periods import GRAINS, GrainName
+from opportunity_assets.sources.archives import is_archive
 
 Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 EVERY_ENTITY = "every entity"
@@ -314,6 +315,9 @@ class SourceSpec(_Spec):
     """The file's format; default: from the path's extension. `postgres` needs `url_env`."""
     sheet: str | None = None
     """Excel only: the sheet to read (default the workbook's first); its first row is the header."""
+    member: str | None = None
+    """A ZIP archive's (`path` ending `.zip`) file to read, by its path in the archive (or its file name, if no other
+    member has it); default the archive's one data file. Its format comes from its own extension."""
     delimiter: Literal[",", ";", "\t", "|"] | None = None
     """CSV only: the character between fields; default a tab for `.tsv`, else a comma (`";"` for a spreadsheet's
     export in a locale that writes a decimal comma)."""
@@ -558,10 +562,16 @@ class SourceSpec(_Spec):
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
                            "whole (name its table's columns instead)")
-        if self.sheet is not None and (self.format or _extension_format(self.path)) != "excel":
+        if self.member is not None and not is_archive(self.path):
+            raise _problem("member", self.member, "no `member` but for a ZIP archive (a `path` ending .zip, the file "
+                           "of it to read)")
+        # the format a file's name says: an archive's member's own (unknown until read if no `member` names it)
+        named = self.format or _extension_format(self.member if is_archive(self.path) else self.path)
+        unnamed = named is None and is_archive(self.path) and self.member is None
+        if self.sheet is not None and named != "excel" and not unnamed:
             raise _problem("sheet", self.sheet, "no `sheet` but for an Excel workbook (`.xlsx`, `.xlsm`, `.xls`, "
                            "`.ods`, or `format: excel`)")
-        if self.delimiter is not None and (self.format or _extension_format(self.path)) not in (None, "csv"):
+        if self.delimiter is not None and named not in (None, "csv"):
             raise _problem("delimiter", self.delimiter, "no `delimiter` but for a CSV file (`.csv`, `.tsv`, `.txt` "
                            "or `format: csv`)")
         if self.thousands_separator is not None and self.thousands_separator == self.delimiter:

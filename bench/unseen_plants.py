@@ -14,7 +14,17 @@ entity's, a switch to seasonally adjusted figures, a running total in a non-sale
 ceiling, two months' values swapped in time, the whole history a neighbour's (scaled), a sign flipped, a month
 double-counted then corrected, a drift of listings and inventory together by 3% or 8% a month, revised rows
 published beside the first ones, a row's fields shifted a column, moving averages in place of the month's
-figure, a thousands separator read as a decimal point, a field too narrow for the figure. Each is planted into a
+figure, a thousands separator read as a decimal point, a field too narrow for the figure. And (`NEWER`, `--kinds
+newer`; most at a moderate and a gross magnitude): defects upstream of months of inventory that the publisher
+recomputed from the broken counts (its exact identity holds): two markets merged or a sub-area split off, flows cut
+off early or over a 5-week month, sales by contract date (1 or 3 months early), a nowcast from last year's month
+(x1.1, x2) or the whole row a year old (counts x1.02), sales carried forward +1% or +5% a month, listings a nowcast
+(last value +-1%, +-5%), a 4- or 12-month outage interpolated, sales imputed as a seasonal or a 12-month mean, a
+4-4-5 or 4-5-4 week calendar, a history restated (the 2 years before x0.9, x0.6), sales imputed from a donor
+market's changes, listings as new listings (x0.3); and money columns in a drifting currency (2%, 6% a month), sales
+rounded to fives or 25s and the median in $2,500 or $25,000 brackets (grids that are no power of ten), months of
+inventory over 6 months of sales or in weeks, the median as its year-over-year % change, volume as its log, months
+of inventory inverted, sales and listings swapped. Each is planted into a
 copy of the Texas source for markets in "Act on these" on clean data (`planted.targets`), and the nights 0, 1, 3
 and 6 months after the first that sees the break run through the same scan, analyze, verify and route code the
 assets call; a night whose published rows of the market are still the clean ones (a cap that has not bound yet) is
@@ -22,6 +32,7 @@ not counted. Prints each planted market-night that reached act-on and the count.
 held-out period is reported, never tuned on.
 
     .venv/bin/python bench/unseen_plants.py --period design --kinds new        # only the kinds of `NEW`
+    .venv/bin/python bench/unseen_plants.py --period design --kinds newer      # only the kinds of `NEWER`
     .venv/bin/python bench/unseen_plants.py --kinds "rounded" "moving average"  # names containing either
 """
 
@@ -421,6 +432,287 @@ NEW: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
 }
 """Kinds neither bench planted before, each at a moderate magnitude and a gross one (`--kinds new` runs these)."""
 CUSTOM.update(NEW)
+
+
+# ---- still more kinds real feeds have (issue 11, probe23): corruption the publisher carried into its own months of
+# inventory (recomputed from the broken counts: the exact identity holds), imputation, definitions, calendars -------
+def _with_inventory(plant_: Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame], *, before_break: int = 0
+                    ) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """`plant_`, then months of inventory recomputed by the publisher from the broken columns, from the break on (and
+    in the entity's `before_break` months before it: a restated history)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        since = before & (_months_since(_first(frame, after)) >= -before_break)
+        return _recompute_inventory(plant_(frame, after, before), after | since)
+    return apply
+
+
+def _neighbour(frame: pl.DataFrame, after: pl.Expr, step: int = 1) -> str:
+    me = frame.filter(after)["city"][0]
+    names = sorted(frame["city"].unique().to_list())
+    return names[(names.index(me) + step) % len(names)]
+
+
+def _merged(share: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Two markets merged from the break: the next market's counts added (scaled so its 12 months of sales before the
+    break are `share` of this one's), the median the sales-weighted mean of the two, months of inventory recomputed."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        other = _neighbour(frame, after)
+        first = _first(frame, after)
+        last_year = (_months_since(first) < 0) & (_months_since(first) >= -12)
+        mine = float(frame.filter(before & last_year)["sales"].sum())
+        theirs_sales = float(frame.filter((pl.col("city") == other) & last_year)["sales"].sum())
+        k = share * mine / theirs_sales
+        theirs = frame.filter(pl.col("city") == other).select(
+            "year", "month", *(pl.col(c).fill_null(0.0).alias(f"__{c}") for c in ("sales", "volume", "median",
+                                                                                   "listings")))
+        out = frame.join(theirs, on=["year", "month"], how="left")
+        weight = pl.col("__sales") * k
+        merged = {
+            "sales": (pl.col("sales") + weight).round(0),
+            "volume": _round_as("volume", pl.col("volume") + pl.col("__volume") * k),
+            "median": ((pl.col("median") * pl.col("sales") + pl.col("__median") * weight)
+                       / (pl.col("sales") + weight) / 100).round(0) * 100,
+            "listings": (pl.col("listings") + pl.col("__listings") * k).round(0)}
+        out = out.with_columns(pl.when(after).then(v).otherwise(pl.col(c)).alias(c) for c, v in merged.items())
+        return _recompute_inventory(out.drop(f"__{c}" for c in ("sales", "volume", "median", "listings")), after)
+    return apply
+
+
+def _flows_cut(factor: float, columns: tuple[str, ...] = ("sales", "volume")
+               ) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The columns x`factor` from the break (a month's flows cut off early, a sub-area split off), months of
+    inventory recomputed from them."""
+    return _with_inventory(_scaled(columns, factor))
+
+
+def _early(columns: tuple[str, ...], months: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The columns by contract date, not closing date, from the break: each month's figure `months` later's (pending
+    sales reported as sales), months of inventory recomputed from them."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        return ordered.with_columns(pl.when(after).then(pl.col(c).shift(-months).over("city")).otherwise(pl.col(c))
+                                    .alias(c) for c in columns)
+    return _with_inventory(apply)
+
+
+def _written(column: str, value: pl.Expr) -> pl.Expr:
+    """`_round_as`, the median in hundreds as the file writes it."""
+    return (value / 100).round(0) * 100 if column == "median" else _round_as(column, value)
+
+
+def _a_year_old(columns: tuple[str, ...], factor: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A nowcast from last year: the columns' same month a year earlier from the break, the counts among them
+    x`factor` (no row repeats), months of inventory recomputed from them (or, one of the columns, a year old too)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        return ordered.with_columns(pl.when(after).then(_written(c, pl.col(c).shift(12).over("city")
+                                                                 * (factor if c in _COUNTS else 1.0)))
+                                    .otherwise(pl.col(c)).alias(c) for c in columns)
+    return apply if "inventory" in columns else _with_inventory(apply)
+
+
+def _carried_forward(column: str, rate: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """A delayed feed nowcast: the column's last value before the break, grown by `rate` a month, compounding (no
+    month repeats), months of inventory recomputed from it."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        last = float(frame.filter(before).sort("year", "month")[column].drop_nulls()[-1])
+        grown = pl.lit(last) * (1 + rate) ** (_months_since(_first(frame, after)) + 1)
+        return frame.with_columns(pl.when(after).then(_round_as(column, grown)).otherwise(pl.col(column)).alias(column))
+    return _with_inventory(apply)
+
+
+def _per_month(frame: pl.DataFrame, after: pl.Expr, factors: np.ndarray) -> pl.DataFrame:
+    """The frame with `__f`: `factors[k]` in the entity's k-th broken month (1 elsewhere)."""
+    first = _first(frame, after)
+    table = pl.DataFrame({"__k": list(range(len(factors))), "__f": factors.astype(float)})
+    out = frame.with_columns(__k=pl.when(after).then(_months_since(first)).otherwise(-1))
+    return out.join(table, on="__k", how="left").with_columns(pl.col("__f").fill_null(1.0)).drop("__k")
+
+
+def _nowcast(column: str, noise: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The column a nowcast from the break: its last value before it, plus noise (`noise` relative SD, seeded) so
+    that no month repeats; months of inventory recomputed from it."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        last = float(frame.filter(before).sort("year", "month")[column].drop_nulls()[-1])
+        out = _per_month(frame, after, 1 + np.random.default_rng(23).normal(0, noise, 240))
+        return out.with_columns(pl.when(after).then(_round_as(column, pl.lit(last) * pl.col("__f")))
+                                .otherwise(pl.col(column)).alias(column)).drop("__f")
+    return _with_inventory(apply)
+
+
+def _interpolated(months: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """An outage of `months` months back-filled by linear interpolation between the real values either side, in
+    sales, volume, median and listings, written at each column's precision; months of inventory recomputed."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        k = _months_since(_first(ordered, after))
+        hit = after & (k < months)
+        out = ordered
+        for c in ("sales", "volume", "median", "listings"):
+            start = pl.col(c).shift(1).over("city")  # the month before, carried along the gap below
+            end = pl.col(c).shift(-(months)).over("city")
+            left = ordered.with_columns(s=start, e=end).filter(after & (k == 0))
+            a, b = float(left["s"][0]), float(left["e"][0])
+            value = pl.lit(a) + (b - a) * (k + 1) / (months + 1)
+            out = out.with_columns(pl.when(hit).then(_written(c, value))
+                                   .otherwise(pl.col(c)).alias(c))
+        return out
+    return _with_inventory(apply)
+
+
+def _seasonal_mean(years: int | None) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Sales (and volume) imputed from the break: the mean of the same calendar month over the entity's `years`
+    years before it (None: the mean of its 12 months before, one value for every month), months of inventory
+    recomputed."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        first = _first(frame, after)
+        if years is None:
+            past = frame.filter(before & (_months_since(first) >= -12))
+            means = pl.DataFrame({"month": list(range(1, 13))}).with_columns(
+                __s=pl.lit(past.select(pl.col("sales").mean()).item()),
+                __v=pl.lit(past.select(pl.col("volume").mean()).item()))
+        else:
+            past = frame.filter(before & (_months_since(first) >= -12 * years))
+            means = past.group_by("month").agg(pl.col("sales").mean().alias("__s"), pl.col("volume").mean()
+                                               .alias("__v"))
+        out = frame.join(means, on="month", how="left")
+        return out.with_columns(pl.when(after).then(_round_as("sales", pl.col("__s"))).otherwise(pl.col("sales"))
+                                .alias("sales"),
+                                pl.when(after).then(_round_as("volume", pl.col("__v"))).otherwise(pl.col("volume"))
+                                .alias("volume")).drop("__s", "__v")
+    return _with_inventory(apply)
+
+
+def _week_calendar(weeks: tuple[int, int, int]) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Sales and volume counted over a 4-4-5 week retail calendar from the break: each month of a quarter x its
+    weeks over 13/3, months of inventory recomputed."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        share = pl.Series([w * 3 / sum(weeks) for w in weeks])
+        factor = pl.lit(share).gather((pl.col("month") - 1) % 3)
+        return frame.with_columns(pl.when(after).then(_round_as(c, pl.col(c) * factor)).otherwise(pl.col(c)).alias(c)
+                                  for c in ("sales", "volume"))
+    return _with_inventory(apply)
+
+
+def _currency_walk(sd: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """The money columns (median, volume) converted at a rate walking at random (`sd` a month, seeded) from the break:
+    volume / (sales x median) holds, each column moves a little more than it did."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        walk = np.exp(np.cumsum(np.random.default_rng(11).normal(0, sd, 240)))
+        out = _per_month(frame, after, walk)
+        return out.with_columns(pl.when(after).then(_written("median", pl.col("median") * pl.col("__f")))
+                                .otherwise(pl.col("median")).alias("median"),
+                                pl.when(after).then(_round_as("volume", pl.col("volume") * pl.col("__f")))
+                                .otherwise(pl.col("volume")).alias("volume")).drop("__f")
+    return apply
+
+
+def _restated(factor: float, months: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """History restated at the break: sales and volume of the `months` months before it x`factor` (a methodology
+    applied backwards only), months of inventory recomputed in every row. The break month itself is as it was."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        hit = before & (_months_since(_first(frame, after)) >= -months)
+        return frame.with_columns(pl.when(hit).then(_round_as(c, pl.col(c) * factor)).otherwise(pl.col(c)).alias(c)
+                                  for c in ("sales", "volume"))
+    return _with_inventory(apply, before_break=months)
+
+
+def _donor_imputed(step: int) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Sales, volume and listings imputed from the break by a donor market's changes (the `step`-th next market's
+    figure over its own of the month before the break, times this one's then), months of inventory recomputed."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, before: pl.Expr) -> pl.DataFrame:
+        columns = ("sales", "volume", "listings")
+        mine = frame.filter(before).sort("year", "month").tail(1)
+        for k in range(step, step + frame["city"].n_unique()):  # the first donor from `step` on with the month
+            donor = frame.filter(pl.col("city") == _neighbour(frame, after, k))
+            base = donor.filter((pl.col("year") == mine["year"][0]) & (pl.col("month") == mine["month"][0]))
+            if base.height and all(base[c][0] for c in columns):
+                break
+        theirs = donor.select("year", "month", *(pl.col(c).alias(f"__{c}") for c in columns))
+        out = frame.join(theirs, on=["year", "month"], how="left")
+        return out.with_columns(pl.when(after).then(_round_as(c, pl.col(f"__{c}") / float(base[c][0])
+                                                              * float(mine[c][0])))
+                                .otherwise(pl.col(c)).alias(c) for c in columns).drop(f"__{c}" for c in columns)
+    return _with_inventory(apply)
+
+
+def _replaced(column: str, value: Callable[[pl.Expr], pl.Expr]) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr],
+                                                                           pl.DataFrame]:
+    """The column replaced from the break by a transform of itself (its year-over-year % change, its log, ...)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        return ordered.with_columns(pl.when(after).then(value(pl.col(column))).otherwise(pl.col(column)).alias(column))
+    return apply
+
+
+def _inventory_over(months: int, unit: float) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Months of inventory computed another way from the break: listings over `months` months' average sales, in
+    units `unit` times a month (weeks: 52/12)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        ordered = frame.sort("city", "year", "month")
+        average = pl.col("sales").rolling_mean(months).over("city", order_by=["year", "month"])
+        return ordered.with_columns(inventory=pl.when(after).then((pl.col("listings") / average * unit).round(1))
+                                    .otherwise(pl.col("inventory")))
+    return apply
+
+
+def _swapped_columns(first: str, second: str) -> Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]:
+    """Two columns' labels swapped from the break (months of inventory as published)."""
+    def apply(frame: pl.DataFrame, after: pl.Expr, _: pl.Expr) -> pl.DataFrame:
+        return frame.with_columns(pl.when(after).then(pl.col(second)).otherwise(pl.col(first)).alias(first),
+                                  pl.when(after).then(pl.col(first)).otherwise(pl.col(second)).alias(second))
+    return apply
+
+
+
+
+NEWER: dict[str, Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]] = {
+    "merged with a neighbour 0.2 its size, inventory recomputed": _merged(0.2),
+    "merged with a neighbour its size, inventory recomputed": _merged(1.0),
+    "a sub-area split off, counts x0.85, inventory recomputed": _flows_cut(0.85, _COUNTS),
+    "a sub-area split off, counts x0.5, inventory recomputed": _flows_cut(0.5, _COUNTS),
+    "flows cut off at day 24 (x0.8), inventory recomputed": _flows_cut(0.8),
+    "flows over a 5-week month (x1.25), inventory recomputed": _flows_cut(1.25),
+    "sales and volume by contract date (1 month early), inventory recomputed": _early(("sales", "volume"), 1),
+    "sales and volume by contract date (3 months early), inventory recomputed": _early(("sales", "volume"), 3),
+    "sales and volume a year old x1.1 (nowcast), inventory recomputed": _a_year_old(("sales", "volume"), 1.1),
+    "sales and volume a year old x2 (nowcast), inventory recomputed": _a_year_old(("sales", "volume"), 2.0),
+    "whole row a year old, counts x1.02": _a_year_old(_COLUMNS, 1.02),
+    "sales carried forward +1% a month, inventory recomputed": _carried_forward("sales", 0.01),
+    "sales carried forward +5% a month, inventory recomputed": _carried_forward("sales", 0.05),
+    "listings a nowcast (last value +-1%), inventory recomputed": _nowcast("listings", 0.01),
+    "listings a nowcast (last value +-5%), inventory recomputed": _nowcast("listings", 0.05),
+    "a 4-month outage interpolated, inventory recomputed": _interpolated(4),
+    "a 12-month outage interpolated, inventory recomputed": _interpolated(12),
+    "sales imputed as the calendar month's 3-year mean, inventory recomputed": _seasonal_mean(3),
+    "sales imputed as the 12-month mean, inventory recomputed": _seasonal_mean(None),
+    "sales on a 4-4-5 week calendar, inventory recomputed": _week_calendar((4, 4, 5)),
+    "sales on a 4-5-4 week calendar, inventory recomputed": _week_calendar((4, 5, 4)),
+    "median and volume in a currency walking 2% a month": _currency_walk(0.02),
+    "median and volume in a currency walking 6% a month": _currency_walk(0.06),
+    "sales rounded to fives": _rounded("sales", 5.0),
+    "sales rounded to 25s": _rounded("sales", 25.0),
+    "median in $2,500 brackets": _rounded("median", 2500.0),
+    "median in $25,000 brackets": _rounded("median", 25000.0),
+    "the 2 years before restated, sales x0.9, inventory recomputed": _restated(0.9, 24),
+    "the 2 years before restated, sales x0.6, inventory recomputed": _restated(0.6, 24),
+    "sales, volume, listings imputed from a neighbour's changes, inventory recomputed": _donor_imputed(1),
+    "sales, volume, listings imputed from a far market's changes, inventory recomputed": _donor_imputed(7),
+    "listings as new listings (x0.3), inventory recomputed": _flows_cut(0.3, ("listings",)),
+    "inventory over 6 months of sales": _inventory_over(6, 1.0),
+    "inventory in weeks": _inventory_over(12, 52 / 12),
+    "median as its year-over-year % change": _replaced("median", lambda c: ((c / c.shift(12).over("city") - 1)
+                                                                             * 100).round(1)),
+    "volume as its natural log": _replaced("volume", lambda c: c.log().round(2)),
+    "inventory inverted (sales per 100 listings)": _replaced(
+        "inventory", lambda c: (pl.col("sales").rolling_mean(12).over("city") / pl.col("listings") * 100).round(1)),
+    "sales and listings swapped": _swapped_columns("sales", "listings"),
+}
+"""Kinds none of the above covers (`--kinds newer`), most at a moderate and a gross magnitude: corruption upstream of
+months of inventory that the publisher recomputed (its exact identity holds), markets merged or split, imputation
+(nowcasts, interpolation, means, a donor's changes), another calendar or currency, coarser non-decimal grids, a
+restated history, definitions changed (contract date, new listings, inventory in weeks), transformed columns."""
+CUSTOM.update(NEWER)
 PLANTS = [("level_shift", ("sales",), 1.5), ("level_shift", ("listings",), 0.7), ("level_shift", ("inventory",), 1.25),
           ("level_shift", ("median",), 1.4), ("level_shift", ("volume",), 0.6), ("stuck", ("sales",), 4),
           ("stuck", ("inventory",), 4), ("stuck", ("listings",), 2), ("lagged", ("listings",), 2),
@@ -465,7 +757,7 @@ def main() -> None:
     parser.add_argument("--period", choices=("design", "held-out"), default="design")
     parser.add_argument("--markets", type=int, default=4)
     parser.add_argument("--kinds", nargs="*", default=[],
-                        help="only kinds whose name contains one of these (`new`: the kinds added in issue 11)")
+                        help="only kinds whose name contains one of these (`new`, `newer`: the kinds of issue 11)")
     args = parser.parse_args()
     pack = load_criteria(DEFAULT_PACK)
     clean = read_source(str(pack.source_path))
@@ -476,7 +768,8 @@ def main() -> None:
         path = Path(tmp) / "planted.csv"
         names = [*CUSTOM, *(_label(p) for p in PLANTS)]
         if args.kinds:
-            names = [n for n in names if any(k in n or (k == "new" and n in NEW) for k in args.kinds)]
+            groups = {"new": NEW, "newer": NEWER}
+            names = [n for n in names if any(n in groups[k] if k in groups else k in n for k in args.kinds)]
         for name in names:
             for entity, start in picks:
                 broken = planted_copy(clean, name, entity, start)

@@ -449,3 +449,64 @@ def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> 
     pack = _austin_rounded(tmp_path, "listings", 100.0)
     c = _candidate(pack, date(2006, 10, 31), "austin")
     assert not [f for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "rounded"]
+
+
+def _a_year_old(tmp_path: Path, factor: float) -> CriteriaPack:
+    """Austin's sales and volume from 2006-06 on: the same month a year earlier x`factor` (a nowcast from last
+    year's figures), months of inventory recomputed from them as the publisher computes it (so the identity holds
+    exactly): each change is last year's own, so no change-based rule and no identity sees it."""
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv")).sort("city", "year", "month")
+    austin = pl.col("city") == "Austin"
+    broken = austin & (pl.date(pl.col("year"), pl.col("month"), 1) >= date(2006, 6, 1))
+    year_ago = {c: pl.col(c).shift(12).over("city") for c in ("sales", "volume")}
+    frame = frame.with_columns(**{c: pl.when(broken).then((e * factor).round(0)).otherwise(pl.col(c))
+                                  for c, e in year_ago.items()})
+    twelve = pl.col("sales").rolling_mean(12).over("city")
+    frame = frame.with_columns(inventory=pl.when(broken).then((pl.col("listings") / twelve).round(1))
+                               .otherwise(pl.col("inventory")))
+    source = tmp_path / "year_old.csv"
+    write_source(frame, str(source))
+    return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+
+
+@pytest.mark.parametrize("factor", [1.1, 2.0])
+def test_figures_moving_as_a_year_earlier_are_doubted(tmp_path: Path, factor: float) -> None:
+    """Probe 23: last year's sales and volume republished (x1.1 or x2 from 2006-06), inventory recomputed: Austin
+    went on to act-on on night 3 with a score of 100 (sales_3m / sales_3m_prev exactly 2). Each of the three latest
+    changes equals a year earlier's to the rounding: the run has probability below 1e-6."""
+    pack = _a_year_old(tmp_path, factor)
+    c = _candidate(pack, date(2006, 10, 31), "austin")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    echoed = {f.column: f for f in v.data_findings if f.rule == "echoed"}
+    assert "sales" in echoed, [f.message for f in v.data_findings]
+    finding = echoed["sales"]
+    assert (finding.periods, finding.check, finding.effect) == (["2006-07", "2006-08", "2006-09"], "inputs", "doubt")
+    assert "sales moved as it did a year earlier in each of its 3 changes 2006-07..2006-09" in finding.message
+    assert "in 2006-09 as in 2005-09" in finding.message
+    assert route(a, v).section_or_tag != "act_on_these"
+    assert integrity.headline(finding) == "sales moving as a year earlier for 3 changes to 2006-09"
+
+
+def test_clean_seasons_that_repeat_closely_are_no_echo() -> None:
+    """A seasonal series whose changes repeat a year later only roughly (noise of 2% on each figure) is no echo;
+    its last four changes copied from a year earlier to the unit are one, with the chance in the message."""
+    rng = np.random.default_rng(3)
+    months = 72
+    season = 1 + 0.2 * np.sin(2 * np.pi * np.arange(months) / 12)
+    values = np.round(10000 * season * np.exp(rng.normal(0, 0.02, months)))
+    periods = [f"{2000 + i // 12}-{i % 12 + 1:02d}" for i in range(months)]
+    spec = integrity_spec.IntegritySpec()
+
+    def echoes(series_values: np.ndarray) -> list[str]:
+        found = integrity._Findings(integrity.Series(periods=periods, values={"sales": series_values},
+                                                     judged_from=months - 15))
+        integrity._echoed(found, spec, "sales")
+        return [f.message for f in found.items]
+
+    assert echoes(values) == []
+    copied = values.copy()
+    copied[-5:] = np.round(values[-17:-12] * 1.3)  # last year's five figures, scaled: four changes echo
+    (message,) = echoes(copied)
+    assert message.startswith("sales moved as it did a year earlier in each of its 4 changes 2005-09..2005-12")
+    assert "a run this long has probability" in message

@@ -57,7 +57,8 @@ _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "refused", "repeated_events")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "refused",
+                   "repeated_events")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -575,6 +576,61 @@ def _rounded(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
 
 
+def _echoed(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """The longest run of judged changes each equal to the change a year earlier (`Series.per_year` periods) to
+    the rounding of the four figures, both moves real (an unchanged pair is `stuck`'s), where such a run is too
+    improbable (`EchoRule`): the per-change chance is the larger of the entity's past rate of echoes before the
+    run and the rounding band's width against the spread of its past differences from a year earlier (a rate
+    smoothed up from none, 1 in 46 past changes, would hide a four-change echo of a year ago behind a floor the
+    rounding does not justify). On the log scale; positive figures only (a ratio means nothing across zero)."""
+    series, rule = found.series, spec.echoed
+    lag, raw = series.per_year, series.values[column]
+    if lag < 2 or series.length <= lag + 1 + rule.min_periods:
+        return
+    past = raw[: series.judged_from]
+    if not np.isfinite(past).any():
+        return
+    step = resolution(past[np.isfinite(past)], math.inf)
+    with np.errstate(all="ignore"):
+        inverse = np.where(raw > 0, 1 / raw, np.nan)
+        change = np.full(series.length, np.nan)
+        change[1:] = np.log(raw[1:] * inverse[:-1])
+        band = np.full(series.length, np.nan)
+        band[1:] = step / 2 * (inverse[1:] + inverse[:-1])
+        echo, tolerance = np.full(series.length, np.nan), np.full(series.length, np.nan)
+        echo[lag:], tolerance[lag:] = change[lag:] - change[:-lag], band[lag:] + band[:-lag]
+        moved = np.isfinite(change) & (change != 0)
+        judged = np.zeros(series.length, dtype=bool)
+        judged[lag:] = moved[lag:] & moved[:-lag] & np.isfinite(echo[lag:]) & np.isfinite(tolerance[lag:])
+        match = judged & (np.abs(echo) <= tolerance)
+    run: list[int] = []
+    best: list[int] = []
+    for t in range(max(series.judged_from, lag + 1), series.length):
+        run = [*run, t] if match[t] else []
+        best = run if len(run) > len(best) else best
+    if len(best) < rule.min_periods:
+        return
+    before = np.flatnonzero(judged[: best[0]])
+    if len(before) < spec.min_history:
+        return
+    spread = robust(echo[before], series.periods[int(before[0])])
+    if spread is None:
+        return
+    rate = float(match[before].mean())
+    per_change = np.maximum(rate, np.minimum(1.0, 2 * tolerance[best] / (spread.scale * math.sqrt(2 * math.pi))))
+    chance = float(np.prod(per_change))
+    if chance >= rule.max_probability:
+        return
+    shown = ", ".join(f"{_moved(float(change[t]))} in {series.periods[t]} as in {series.periods[t - lag]}"
+                      for t in best[-3:])
+    found.add("echoed", rule.effect, column, best, float(raw[best[-1]]), float(len(best)),
+              f"{column} moved as it did a year earlier in each of its {len(best)} changes "
+              f"{_span([series.periods[best[0]], series.periods[best[-1]]])} ({shown}), to the rounding of the "
+              f"figures; its changes since {spread.since} matched a year earlier's so closely {rate:.0%} of the "
+              f"time: a run this long has probability {chance:.1e}; last year's figures republished (or rescaled)?",
+              f"confirm {column} from {series.periods[best[0]]} on with the source (a year earlier's figures?)")
+
+
 def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact.ExactFit | None:
     """The identity's exact fit on the entity's own past (`exact.fit`), where one side is a bare column written
     rounded; None where it has no such form or the past does not hold it to the rounding."""
@@ -822,6 +878,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                                      and i.rounded is not None and i.rounded.column == column])
         _stale(found, spec, column, latest_row)
         _precision(found, spec, column)
+        _echoed(found, spec, column)
         if column in read:
             _rounded(found, spec, column)
         if column in candidate.peers:
@@ -859,6 +916,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} has more decimals than ever from {when(0)}"
     if finding.rule == "rounded":
         return f"{finding.column} on a coarser grid than ever for {finding.size:.0f} values to {when(-1)}"
+    if finding.rule == "echoed":
+        return f"{finding.column} moving as a year earlier for {finding.size:.0f} changes to {when(-1)}"
     if finding.rule == "copied":
         return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
     if finding.rule.startswith("exact:"):

@@ -428,21 +428,6 @@ def test_a_scored_column_rounded_coarser_than_ever_is_doubted(tmp_path: Path) ->
     assert integrity.headline(finding) == "sales on a coarser grid than ever for 4 values to 2006-09"
 
 
-@pytest.mark.parametrize(("column", "step", "grid"), [("sales", 25.0, "25"), ("median", 2500.0, "2,500")])
-def test_a_scored_column_rounded_to_a_grid_no_power_of_ten_is_doubted(tmp_path: Path, column: str, step: float,
-                                                                      grid: str) -> None:
-    """Probe 23: sales to the nearest 25, a median in $2,500 brackets. Such a grid holds a power of ten's multiples
-    only every other (or fourth) step, so a run on it broke the run on 10 or 1,000 times the column's resolution:
-    Austin's grids stayed act-on. Each grid between the powers of ten is judged at its own share."""
-    pack = _austin_rounded(tmp_path, column, step)
-    c = _candidate(pack, date(2006, 10, 31), "austin")
-    a = analyze(pack, c)
-    v = verify(pack, c, a)
-    (finding,) = [f for f in v.data_findings if f.rule == "rounded"]
-    assert finding.column == column and f"a multiple of {grid} in each of its" in finding.message
-    assert route(a, v).section_or_tag != "act_on_these"
-
-
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:
     """The real file writes listings, which no metric reads, in round tens for months at a time (Killeen-Fort
     Hood 2004-12..2005-06): a figure rounded is still the figure, so a column outside the metrics is not judged."""

@@ -526,14 +526,13 @@ def _precision(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
-_COARSER_GRIDS = (5, 10, 25, 50, 100, 250, 500, 1000)
-"""Grids judged beyond the column's own, in multiples of its resolution: the powers of ten, and the steps people
-round to between them (to the nearest 5 or 25 sales, $2,500 or $25,000 of a price), each judged at its own share."""
+_COARSER_GRIDS = 3
+"""Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
 
 
 def _rounded(found: _Findings, spec: IntegritySpec, column: str) -> None:
-    """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens,
-    fives or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
+    """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
+    or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
     for such a run by chance: the chance of a value on the grid is the share of its past new values that were
     (Laplace-smoothed), and a run counts where that share raised to the run's length is below
     `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
@@ -551,8 +550,8 @@ def _rounded(found: _Findings, spec: IntegritySpec, column: str) -> None:
         moved = np.isfinite(raw) & (raw != 0) & (raw != previous)
     past_moved = np.flatnonzero(moved[: series.judged_from])
     worst: tuple[float, float, float, list[int]] | None = None
-    for multiple in _COARSER_GRIDS:
-        grid = own * multiple
+    for power in range(1, _COARSER_GRIDS + 1):
+        grid = own * 10.0 ** power
         on = _on_grid_each(np.nan_to_num(raw), grid)
         share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
         run: list[int] = []

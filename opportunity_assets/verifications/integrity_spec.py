@@ -96,9 +96,9 @@ class PrecisionRule(_Spec):
     max_decimals: int = Field(default=4, ge=0, le=8)
     """Judged only for a column whose past values all had at most this many decimals."""
     max_probability: float = Field(default=0.001, gt=0, lt=1)
-    """The other way: a run of values on a grid 5 to 1,000 times coarser (5, 10, 25, 50, ... 1,000 times) than
-    the column's own resolution counts where the share of its past values on that grid, raised to the run's
-    length, is below this (sales in whole numbers written in round hundreds: a figure rounded or estimated)."""
+    """The other way: a run of values on a grid 10 to 1,000 times coarser than the column's own resolution counts
+    where the share of its past values on that grid, raised to the run's length, is below this (sales in whole
+    numbers written in round hundreds: a figure rounded or estimated)."""
     effect: Effect = "doubt"
 
 

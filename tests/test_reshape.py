@@ -92,6 +92,29 @@ def test_a_long_source_refuses_one_value_alone(tmp_path: Path) -> None:
         (8, "a", "duplicated key (id, year, variable) = (a, 2016, rent): 2 rows, none used")]
 
 
+def test_a_long_source_s_value_sent_twice_leaves_only_that_name_s_metrics_unknown(tmp_path: Path) -> None:
+    """Trial 22: validate's samplonomy sends Induston's exports of 2018Q2 twice. That value alone is refused, yet
+    the scan read the duplicated key as a whole row refused: Induston's GDP of the same quarter, read and in its
+    history, was "unknown: source row 871 is quarantined (duplicated key), in its reach", and its growth a gap.
+    Now only the metrics of the name sent twice are unknown, and the refusal names that name."""
+    rows = [["a", q, name, 100 + i] for i, q in enumerate(["2018Q1", "2018Q2", "2018Q3", "2018Q4"])
+            for name in ("gdp", "export")]
+    rows.append(["a", "2018Q2", "export", 999])
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "s.csv", ["region", "period", "measure", "value"], rows),
+                            "entity_id": "region", "entity_name": "region", "grain": "quarter",
+                            "period_column": "period", "long": {"names": "measure", "values": "value"},
+                            "columns": ["gdp", "export"]},
+                 {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]},
+                  "export_4q": {"agg": "sum", "column": "export", "window": [0, 3]}})
+    snapshot = read_snapshot(pack, date(2019, 3, 31), today=TODAY)
+    (found,), _ = scan(pack, date(2019, 3, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                       snapshot.quarantined)
+    assert found.metrics["level_now"] == 406.0 and found.metrics["export_4q"] is None
+    assert found.data_gaps[0].startswith("export_4q: unknown: source row ")
+    assert not any(gap.startswith("level_now") for gap in found.data_gaps)
+    assert [(r.period, r.columns) for r in found.refused] == [("2018-Q2", ["export"])] * 2
+
+
 def test_a_long_source_s_revised_value_is_seen_as_it_was_known(tmp_path: Path) -> None:
     """Vintages of one name: the latest published by as_of wins, name by name."""
     rows = [["a", "2015-01", "sales", 100, "2015-02-10"], ["a", "2015-01", "listings", 7, "2015-02-10"],

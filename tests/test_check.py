@@ -2233,3 +2233,29 @@ def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(
     assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
     with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
         _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)
+
+
+def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
+    """Trial 22: Minneapolis's uses of force as events by precinct, with `entity_name: neighborhood` (each precinct
+    holds several): check said ok, and the brief named precinct 1 'Downtown East' and precinct 2 'Marcy Holmes', one
+    neighbourhood each for the whole precinct's count. Each name recurs, so `names_changing` (a name on nearly every
+    row apart: a row's number) did not speak."""
+    hoods = {"1": ["Downtown East", "Downtown West", "Loring Park", "North Loop", "Elliot Park"],
+             "2": ["Marcy Holmes", "Como", "Prospect Park", "Audubon Park"], "3": ["Phillips"]}
+    rows = [[precinct, hood, f"2021/{month:02d}/{day:02d} 10:00:00", "Taser"]
+            for precinct, names in hoods.items() for month in range(1, 7) for day in (3, 17) for hood in names]
+    source = {"path": _csv(tmp_path / "force.csv", ["precinct", "neighborhood", "response_datetime", "force_type"],
+                           rows),
+              "entity_id": "precinct", "entity_name": "neighborhood", "shape": "events",
+              "period_column": "response_datetime", "publication_lag_days": 15,
+              "aggregates": {"uses": {"agg": "count"}}}
+    uses = {"level_now": {"agg": "last", "column": "uses"}}
+    report = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'neighborhood'; 2 of the 3 entities carry 4 names or more over their events "
+        "('1' has 5, e.g. 'Downtown East', 'North Loop'), so the brief shows one of them for the whole entity: "
+        "expected the column of each entity's own name (`entity_name: precinct`, the id's own, perhaps), or, if each "
+        "name is an entity of its own, both as the key (`entity_id: [precinct, neighborhood]`)"]
+    source["entity_name"] = "precinct"
+    named = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
+    assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]

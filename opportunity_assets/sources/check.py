@@ -28,6 +28,7 @@ from opportunity_assets.sources.check_entities import (
     ids_zero_padded,
     measure_in_key,
     names_changing,
+    names_finer,
     names_per_row,
     names_shared,
     total_rows,
@@ -544,8 +545,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         return CheckReport(as_of=night, problems=problems, warnings=warnings,
                            facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
                                   "candidates not scanned: one an entity of about one row"])
-    warnings += names_shared(pack, snapshot.metrics) \
-        + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
+    per = _names_per_entity(pack, snapshot.history)
+    warnings += names_shared(pack, snapshot.metrics) + (names_changing(pack, per) or names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history)
@@ -864,8 +865,8 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
 
 
 def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
-    """The names each entity's rows carry, for `names_changing`: a panel's over the rows the night reads; an events
-    source's over its events (its panel holds one name per entity, whatever its events say)."""
+    """The names each entity's rows carry, for `names_changing` and `names_finer`: a panel's over the rows the night
+    reads; an events source's over its events (its panel holds one name per entity, whatever its events say)."""
     if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
         return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
     from resources.source import names_per_entity

@@ -465,6 +465,22 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
         "2012-04, 2012-07, 2012-10), so a window of months finds a row in one month of 3 at most: expected `grain: "
         "quarter`, the grain the rows come in"]
     assert _problems(_pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS), date(2012, 12, 31)) == []
+    # trial 22: windows of 4 months over three such entities said the grain again, as each metric's `min_rows`,
+    # once per input it leaves unknown (the same key twice)
+    three = [[e, f"{y} Q{q}", 10 * q] for e in "abc" for y in (2010, 2011, 2012) for q in (1, 2, 3, 4)]
+    quarters = {**source, "path": _csv(tmp_path / "q3.csv", ["id", "quarter", "level"], three)}
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+            "level_then": {"agg": "sum", "column": "level", "window": [4, 7]},
+            "growth": {"expression": "level_now / level_then - 1"}}
+    inputs = ["level_now", "growth"]
+    (problem,) = _problems(_pack(tmp_path, quarters, sums, required_inputs=inputs), date(2012, 12, 31))
+    assert problem.startswith("key `source.grain`: got 'month'; every entity's rows lie 3 months apart"), problem
+    # read by the quarter, a quarter no entity has leaves the 4-quarter sum unknown: its `min_rows`, said once
+    gap = [r for r in three if r[1] != "2012 Q2"]
+    missing = {**quarters, "grain": "quarter", "path": _csv(tmp_path / "q3.csv", ["id", "quarter", "level"], gap)}
+    (problem,) = _problems(_pack(tmp_path, missing, sums, required_inputs=inputs), date(2013, 3, 31))
+    assert problem.startswith("key `metrics.level_now.min_rows`: got 4 (every period of its window, by default); no "
+                              "candidate has more than 3 of the 4 quarters"), problem
     # a monthly panel with months missing here and there is no coarser grain
     rows = [[e, f"{y}-{m:02d}", m] for e in "ab" for y in (2011, 2012) for m in range(1, 13) if (m + y) % 5]
     monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
@@ -2259,3 +2275,4 @@ def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
     source["entity_name"] = "precinct"
     named = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
     assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
+

@@ -837,8 +837,10 @@ _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
 column of text, duplicated keys)."""
 
 
-_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .* falls (on the first day of a|in a) ")
-"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
+_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every (row of .* falls (on the first day of a|in a) "
+                              r"|entity's rows lie \d+ \w+ apart or a multiple of it )")
+"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain, or for rows a whole
+number of periods apart (`grain_finer_than_rows`: quarters read in months)."""
 _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for column .*; its values are no Unix time ")
 """`source.period_format`'s line for Unix time over small numbers (`unix_time_of_no_time`): every row in 1970's
 first moments, so every window but the latest finds nothing."""
@@ -899,10 +901,11 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
     `metrics.X.window` line), the metric's `min_rows` among them. Without such a line (a third of the cells written
     `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
-    unknown traced back to it) is said once. A column of text that metrics read (`_metrics_of_text`) leaves them gaps
-    ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it again. Rows of no period (a
-    `year_column` of titles) leave a short history: windows past it say it again; so do rows all read into 1970's
-    first moments (`_NO_UNIX_TIME`)."""
+    unknown traced back to it) is said once, and so is a metric's key said for each filter and input it leaves
+    unknown (its `min_rows` behind a required input and a derived one). A column of text that metrics read
+    (`_metrics_of_text`) leaves them gaps ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it
+    again. Rows of no period (a `year_column` of titles) leave a short history: windows past it say it again; so do
+    rows all read into 1970's first moments (`_NO_UNIX_TIME`)."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
@@ -921,7 +924,7 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     out = []
     for p in kept:
         opening = p.split(";")[0]
-        if not (p.startswith("key `source.") and opening in said):
+        if not (p.startswith(("key `source.", "key `metrics.")) and opening in said):
             out.append(p)
             said.add(opening)
     return out

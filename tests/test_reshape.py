@@ -356,6 +356,21 @@ def test_a_line_with_a_field_too_many_is_dated_by_the_reading_that_names_a_perio
     assert {c.id: c.filters["enough"] for c in found} == {"a": FilterResult.UNCLEAR, "b": FilterResult.PASS}
 
 
+def test_a_line_with_a_field_too_many_is_dated_when_the_period_column_is_called_period(tmp_path: Path) -> None:
+    """Trial 22: samplonomy's period column is called `period`. A line with a field too many, `2014Q4` read from its
+    start, was left undated, its region's every metric unknown on every night: the readings' periods were computed
+    under the name `period`, and the column's own text (`2014Q4`, `balance`) was read in their place, two periods."""
+    lines = ["region,period,measure,value"] + [f"{e},2015Q{q},gdp,{q}" for q in range(1, 5) for e in ("a", "b")]
+    lines.insert(4, "a,2015Q2,gdp,7,extra")
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "s.csv", "entity_id": "region", "entity_name": "region", "grain": "quarter",
+                            "period_column": "period", "publication_lag_days": 0,
+                            "long": {"names": "measure", "values": "value"}, "columns": ["gdp"]},
+                 {"level_now": {"agg": "last", "column": "gdp"}})
+    quarantined = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "entity_id", "period").rows() == [(5, "a", date(2015, 4, 1))]
+
+
 def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Path) -> None:
     """Read from its start and from its end, this line names two periods: which is its own cannot be told, so it is
     every night's, as before."""

@@ -2276,3 +2276,54 @@ def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
     named = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
     assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
 
+
+def _regions(tmp_path: Path, name: str, years: bool, quarters: bool, measure: str = "gdp") -> str:
+    """A statistics office's long download, validate's samplonomy's shape: three regions' GDP by year (`2014`,
+    frequency `A`) and by quarter (`2014Q1`, frequency `Q`), 2014 to 2016, either or both."""
+    rows = [[r, "A", str(y), measure, 400 + y - 2014] for r in ("Agria", "Crowdon", "Wheaton")
+            for y in (2014, 2015, 2016) if years]
+    rows += [[r, "Q", f"{y}Q{q}", measure, 100 + q] for r in ("Agria", "Crowdon", "Wheaton")
+             for y in (2014, 2015, 2016) for q in (1, 2, 3, 4) if quarters]
+    return _csv(tmp_path / name, ["region", "freq", "period", "measure", "value"], rows)
+
+
+def test_bare_years_beside_quarters_name_the_period_column_and_the_where_that_keeps_the_quarters(
+        tmp_path: Path) -> None:
+    """Trial 22: samplonomy's period column holds `2014` on its annual rows and `2014Q1` on its quarterly ones. Read by
+    the quarter with no `where`, each year landed in its first quarter beside that quarter's own row, both refused as
+    duplicated keys, and check blamed five filters and inputs ("expected the source's rows mended"). Now one problem
+    names the period column and the `where` that keeps the quarters, from the column that tells them apart."""
+    source = {"path": _regions(tmp_path, "s.csv", True, True), "entity_id": "region", "entity_name": "region",
+              "grain": "quarter", "period_column": "period", "publication_lag_days": 60,
+              "long": {"names": "measure", "values": "value"}, "columns": ["gdp"]}
+    gdp = {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]}}
+    assert _problems(_pack(tmp_path, source, gdp), date(2017, 3, 31)) == [
+        "key `source.period_column`: got 'period'; 9 of its 45 rows are bare years (e.g. ['2014', '2015', '2016']) "
+        "beside quarters (e.g. ['2014Q1', '2014Q2', '2014Q3']): on `grain: quarter` a year is read as its first "
+        "quarter, known 60 days after that quarter ends (`publication_lag_days`), before the year it stands for has "
+        "ended, and refused beside that quarter's own row as a duplicated key: expected `source.where: [{column: "
+        "freq, in: [Q]}]` ('freq' is 'A' on the years' rows)"]
+    assert _problems(_pack(tmp_path, {**source, "where": [{"column": "freq", "in": ["Q"]}]}, gdp),
+                     date(2017, 3, 31)) == []
+
+
+def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
+    """Trial 22: samplonomy's annual GDP joined to its quarters. Each year was read as its first quarter, known 60
+    days after that quarter ended: on 2016-06-30 the night read 2016's annual GDP, six months before the year ended
+    (a look-ahead), and check said ok."""
+    source = {"path": _regions(tmp_path, "q.csv", False, True), "entity_id": "region", "entity_name": "region",
+              "grain": "quarter", "period_column": "period", "publication_lag_days": 60,
+              "long": {"names": "measure", "values": "value"}, "columns": ["gdp"],
+              "join": [{"table": "annual", "path": _regions(tmp_path, "a.csv", True, False, "gdp_year"),
+                        "entity_id": "region", "period_column": "period", "publication_lag_days": 60,
+                        "long": {"names": "measure", "values": "value"}, "columns": ["gdp_year"]}]}
+    metrics = {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]},
+               "year_gdp": {"agg": "last", "column": "gdp_year", "window": [0, 3], "min_rows": 1}}
+    pack = _pack(tmp_path, source, metrics)
+    assert read_snapshot(pack, date(2016, 6, 30), today=TODAY).metrics["year_gdp"].to_list() == [402.0] * 3
+    assert _problems(pack, date(2016, 6, 30)) == [
+        "key `source.join.0.period_column`: got 'period'; its values are bare years (e.g. ['2014', '2015', '2016']): "
+        "on `grain: quarter` a year is read as its first quarter, known 60 days after that quarter ends "
+        "(`publication_lag_days`), before the year it stands for has ended, and met by the source's rows of that "
+        "quarter alone: expected a joined table of the source's grain, quarters (a year's figure cannot join "
+        "quarters point in time)"]

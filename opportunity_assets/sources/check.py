@@ -60,6 +60,7 @@ from opportunity_assets.sources.check_periods import (
     unix_time_of_no_time,
     written_periods,
     year_spans_read_as_months,
+    years_beside_periods,
     zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
@@ -558,7 +559,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
-    problems += year_spans_read_as_months(pack)
+    problems += year_spans_read_as_months(pack) + years_beside_periods(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)

@@ -239,12 +239,21 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
             f"parses with it (e.g. {unparsed[:3]})")
     if unparsed and all(_iso(v) for v in unparsed):
         return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    if unparsed and all(_QUARTER.match(v) for v in unparsed):
+        return f"{said}: {_QUARTERS_READ}"
     if _years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+_QUARTER = re.compile(r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$")
+"""A quarter as the source reads it without a `period_format` (`shapes`: `2015Q3`, `2015 Q3`, `2015-Q3`, `Q3 2015`)."""
+_QUARTERS_READ = ("expected no `period_format`: they are quarters (2015Q3, 2015 Q3, 2015-Q3 or Q3 2015), read as such "
+                  "without one (strptime has no quarter directive)")
+"""What a `period_format` over quarters is told."""
 
 
 def _years_as_numbers(values: list[str]) -> bool:
@@ -637,6 +646,9 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                     f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
                     "a value reading it)")
         return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
+    if src.period_column and values and all(_QUARTER.match(v) for v in values):
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
+                f"period that does not parse with it (e.g. {example!r}): {_QUARTERS_READ}")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

@@ -324,6 +324,16 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
 
 
+def _rows_numbered(src: SourceSpec) -> str:
+    """How a PostgreSQL source's rows are numbered, said beside the quarantined rows' numbers: a table has no order
+    of its own, so the reader sorts the rows by the columns it reads, as text (`sources.postgres.read_rows`), and
+    without the order a row's number finds nothing in the user's table. Empty for a file's source (its lines)."""
+    if src.format != "postgres":
+        return ""
+    return (f" (a PostgreSQL table has no order of its own: its rows are numbered as `ORDER BY "
+            f"{', '.join(quote_identifier(c) + '::text' for c in src.read_columns)}` returns them)")
+
+
 def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
@@ -625,7 +635,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     facts += _negatives_unsigned(pack.source, cells, problems) + _text_cells(columns, cells, seen)
     if reasons:
-        facts.append(_quarantined_for(snapshot.quarantined))
+        facts.append(_quarantined_for(snapshot.quarantined) + _rows_numbered(pack.source))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"

@@ -209,6 +209,15 @@ _WB = {"columns": ["2012", "2013"], "period": "year", "value": "value"}
      "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` for events"),
     ({"long": {"names": "indicator", "values": "indicator"}, "period_column": "year", "columns": ["x"]},
      "key `source.long`: "),
+    # trial 22: `entity_id: measure` over samplonomy's region x measure table was told `shape: events` first
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["x"],
+      "entity_id": "indicator", "entity_name": "indicator"},
+     "key `source.entity_id`: got 'indicator'; expected the column of each entity's id: 'indicator' is "
+     "`long.names`, the column naming which value each row holds, not an entity"),
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["x"],
+      "entity_id": ["id", "value"]},
+     "key `source.entity_id`: got ['id', 'value']; expected the column of each entity's id: 'value' is "
+     "`long.values`, the column of the value each row holds, not an entity"),
     ({"entity_id": None, "entity_name": None, "wide": {**_WB, "period": None, "entity": "country"},
       "period_column": "year", "long": {"names": "indicator", "values": "value"}, "columns": ["x"]},
      "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` beside `wide.entity`"),

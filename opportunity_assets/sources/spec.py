@@ -701,9 +701,16 @@ class SourceSpec(_Spec):
 
     def _long_keys(self) -> None:
         """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and
-        beside `wide.period` its values are the wide columns' (`wide.value`)."""
+        beside `wide.period` its values are the wide columns' (`wide.value`). Its names or values are no entity's id:
+        each entity would hold one name's values alone (`entity_id: measure` over a region × measure table)."""
         if self.long is None:
             return
+        for key in ("names", "values"):
+            column = getattr(self.long, key)
+            if column in self.entity_columns:
+                raise _problem("entity_id", self.entity_id, f"the column of each entity's id: {column!r} is "
+                               f"`long.{key}`, the column {'naming which value' if key == 'names' else 'of the value'} "
+                               "each row holds, not an entity")
         if self.shape == "events":
             raise _problem("long", self.long.model_dump(), "no `long` for events (each event's columns are read as "
                            "they are, by `aggregates`): a `panel` or `snapshot` whose rows each hold one value")

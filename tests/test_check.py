@@ -2331,3 +2331,25 @@ def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_p
         "(`publication_lag_days`), before the year it stands for has ended, and met by the source's rows of that "
         "quarter alone: expected a joined table of the source's grain, quarters (a year's figure cannot join "
         "quarters point in time)"]
+
+
+def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path) -> None:
+    """Trial 22: Minneapolis's uses of force, an average age `where: [{column: sex, in: [female]}]` (the column writes
+    `Female`): check named the condition, then the age filter again ("it has no value for any of the 6 candidates
+    ... expected a metric the night's rows fill"), one cause said twice, the second pointing at the filter."""
+    rows = [[p, sex, f"2021-{m:02d}-{d:02d}", 30 + d] for p in ("1", "2", "3") for sex in ("Male", "Female")
+            for m in range(1, 7) for d in (3, 17)]
+    source = {"path": _csv(tmp_path / "f.csv", ["precinct", "sex", "at", "age"], rows), "entity_id": "precinct",
+              "entity_name": "precinct", "shape": "events", "period_column": "at", "publication_lag_days": 15,
+              "aggregates": {"uses": {"agg": "count"},
+                             "women_age": {"agg": "avg", "column": "age", "where": [{"column": "sex",
+                                                                                      "in": ["female"]}]}}}
+    metrics = {"level_now": {"agg": "last", "column": "uses"},
+               "age_now": {"agg": "last", "column": "women_age"},
+               "days_since": {"agg": "age_days", "column": "women_age"}}
+    filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0},
+               {"name": "fresh", "metric": "days_since", "op": "<=", "value": 90},
+               {"name": "adult", "metric": "age_now", "op": ">=", "value": 18}]
+    (problem,) = _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2021, 7, 31))
+    assert problem.startswith("key `source.aggregates.women_age.where.0.in`: got ['female']; 'female' matches no "
+                              "row of 'sex' (did you mean 'Female' for 'female'?"), problem

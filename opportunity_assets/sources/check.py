@@ -857,6 +857,8 @@ _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for colum
 first moments, so every window but the latest finds nothing."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
+_CONDITION_OF = re.compile(r"^key `source\.aggregates\.(\w+)\.where\.\d+[.`]")
+"""A problem naming an events aggregate's condition (`source.aggregates.avg_age.where.0.in`): the aggregate's name."""
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
     "period_format", "period_column", "year_column", "month_column", "day_column"))
 """The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
@@ -875,6 +877,14 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
         if pack.source.shape == "events" else text
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+def _metrics_of_conditions(pack: CriteriaPack, problems: list[str]) -> set[str]:
+    """The metrics reading an events aggregate whose `where` a problem names (`in: [female]` for `Female`: the
+    aggregate keeps no event, so an `avg` of it, and an `age_days` dating by it, has no value): the filters and
+    required inputs they leave unknown are that condition again."""
+    named = {m[1] for p in problems if (m := _CONDITION_OF.match(p))}
+    return {name for name, spec in pack.metrics.items() if spec.column in named or set(spec.columns or []) & named}
 
 
 def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
@@ -916,11 +926,13 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     unknown (its `min_rows` behind a required input and a derived one). A column of text that metrics read
     (`_metrics_of_text`) leaves them gaps ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it
     again. Rows of no period (a `year_column` of titles) leave a short history: windows past it say it again; so do
-    rows all read into 1970's first moments (`_NO_UNIX_TIME`)."""
+    rows all read into 1970's first moments (`_NO_UNIX_TIME`). An events aggregate's condition that keeps no event
+    leaves the metrics reading it gaps (`_metrics_of_conditions`): their filters and inputs say it again."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
-    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems)
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems) \
+        | _metrics_of_conditions(pack, problems)
     # a grain finer than the rows' (months read by the day), or every row in 1970's first moments (Unix time over
     # a count of days): every window between their dates finds nothing
     first_days = any(_FINER_THAN_ROWS.match(p) or _NO_UNIX_TIME.match(p) for p in problems)

@@ -370,7 +370,7 @@ own number tells every row from every other."""
 
 def telling_apart(pack: CriteriaPack, condition: str,
                   join: int | None = None) -> tuple[str, list[str], list[str]] | None:
-    """A column of the main source (or of its joined table `join`) that the pack does not read, whose values on the
+    """A column of the main source (or of its joined table `join`) that does not date its rows, whose values on the
     typed rows in scope matching the SQL `condition` are none of its values on the other dated rows, each side of
     `TELLING_VALUES` values at most: a statistics office's frequency column ('A' on its annual rows, 'Q' on its
     quarters'), with both sides' values, sorted. None when no column does. Two reads of the source."""
@@ -379,7 +379,7 @@ def telling_apart(pack: CriteriaPack, condition: str,
         with opened(_with_spec(pack, join, {"entity_id": [*spec.entity_columns, _NO_COLUMN]})):
             return None
     except SourceError as exc:
-        tried = [c for c in exc.present if c not in spec.read_columns][:KEY_COMPLETIONS_TRIED]
+        tried = [c for c in exc.present if c not in spec.dated_columns][:KEY_COMPLETIONS_TRIED]
     if not tried:
         return None
     from opportunity_assets.sources.spec import Condition

@@ -2305,8 +2305,12 @@ def test_bare_years_beside_quarters_name_the_period_column_and_the_where_that_ke
         "key `source.period_column`: got 'period'; 9 of its 45 rows are bare years (e.g. ['2014', '2015', '2016']) "
         "beside quarters (e.g. ['2014Q1', '2014Q2', '2014Q3']): on `grain: quarter` a year is read as its first "
         "quarter, known 60 days after that quarter ends (`publication_lag_days`), before the year it stands for has "
-        "ended, and refused beside that quarter's own row as a duplicated key: expected `source.where: [{column: "
-        "freq, in: [Q]}]` ('freq' is 'A' on the years' rows)"]
+        "ended, or refused as a duplicated key beside the quarter's own row: expected `source.where: [{column: freq, "
+        "in: [Q]}]` ('freq' is 'A' on the years' rows)"]
+    # the frequency in the key, each region's years an entity of their own: still read as first quarters, months early
+    keyed = {**source, "entity_id": ["region", "freq"], "entity_name": ["region", "freq"]}
+    (problem,) = _problems(_pack(tmp_path, keyed, gdp), date(2017, 3, 31))
+    assert problem.endswith("expected `source.where: [{column: freq, in: [Q]}]` ('freq' is 'A' on the years' rows)")
     assert _problems(_pack(tmp_path, {**source, "where": [{"column": "freq", "in": ["Q"]}]}, gdp),
                      date(2017, 3, 31)) == []
 

@@ -477,10 +477,10 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
         grain, lag = pack.grain.name, spec.publication_lag_days
         shown = commonest_values(pack, within, written, f"{dated} AND {years}")
         read = (f"on `grain: {grain}` a year is read as its first {grain}, known {lag} days after that {grain} ends "
-                f"(`publication_lag_days`), before the year it stands for has ended, and")
+                f"(`publication_lag_days`), before the year it stands for has ended,")
         if alone:
             problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are bare years "
-                            f"(e.g. {shown}): {read} met by the source's rows of that {grain} alone: expected a "
+                            f"(e.g. {shown}): {read} and met by the source's rows of that {grain} alone: expected a "
                             f"joined table of the source's grain, {grain}s (a year's figure cannot join "
                             f"{pack.grain.plural} point in time)")
             continue
@@ -491,8 +491,8 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
                  else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each row's "
                       "frequency), or the years' rows out of the file")
         problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows are "
-                        f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} refused "
-                        f"beside that {grain}'s own row as a duplicated key: expected {where}")
+                        f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or refused "
+                        f"as a duplicated key beside the {grain}'s own row: expected {where}")
     return problems
 
 

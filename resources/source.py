@@ -45,6 +45,7 @@ __all__ = [
     "read_snapshot",
     "row_counts",
     "source_facts",
+    "telling_apart",
     "value_counts",
     "visible_rows",
 ]
@@ -350,6 +351,58 @@ def source_columns(pack: CriteriaPack) -> list[str]:
             return []
     except SourceError as exc:
         return list(exc.present)
+
+
+def _with_spec(pack: CriteriaPack, join: int | None, update: dict[str, Any]) -> CriteriaPack:
+    """The pack with `update` made to its main source (`join` None) or to its joined table `join` (nothing else
+    changed, nothing validated)."""
+    src = pack.source
+    if join is None:
+        return pack.model_copy(update={"source": src.model_copy(update=update)})
+    joins = [j.model_copy(update=update) if i == join else j for i, j in enumerate(src.join)]
+    return pack.model_copy(update={"source": src.model_copy(update={"join": joins})})
+
+
+TELLING_VALUES = 3
+"""Values on either side from which a column tells rows apart by more than a code (a frequency `A` / `Q`): a row's
+own number tells every row from every other."""
+
+
+def telling_apart(pack: CriteriaPack, condition: str,
+                  join: int | None = None) -> tuple[str, list[str], list[str]] | None:
+    """A column of the main source (or of its joined table `join`) that does not date its rows, whose values on the
+    typed rows in scope matching the SQL `condition` are none of its values on the other dated rows, each side of
+    `TELLING_VALUES` values at most: a statistics office's frequency column ('A' on its annual rows, 'Q' on its
+    quarters'), with both sides' values, sorted. None when no column does. Two reads of the source."""
+    spec = pack.source if join is None else pack.source.join[join]
+    try:
+        with opened(_with_spec(pack, join, {"entity_id": [*spec.entity_columns, _NO_COLUMN]})):
+            return None
+    except SourceError as exc:
+        tried = [c for c in exc.present if c not in spec.dated_columns][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+    from opportunity_assets.sources.spec import Condition
+
+    probe = _with_spec(pack, join, {"where": [*spec.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]})
+                                                            for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source if join is None
+                                                                         else probe.source.join[join])}
+    table = TYPED if join is None else join_rows(join)
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    sides = ", ".join(f"list(DISTINCT {_q(listed[c])}) FILTER (WHERE {condition}), "
+                      f"list(DISTINCT {_q(listed[c])}) FILTER (WHERE NOT ({condition}))" for c in tried)
+    try:
+        with opened(probe) as (con, _):
+            (row,) = _run(con, probe, f"SELECT {sides} FROM {table} WHERE {dated}", {}).rows()
+    except SourceError:
+        return None
+    for k, column in enumerate(tried):
+        these, others = sorted(row[2 * k] or []), sorted(row[2 * k + 1] or [])
+        if these and others and len(these) <= TELLING_VALUES and len(others) <= TELLING_VALUES \
+                and not set(these) & set(others):
+            return column, these, others
+    return None
 
 
 def key_completions(pack: CriteriaPack) -> list[list[str]]:

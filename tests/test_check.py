@@ -465,6 +465,22 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
         "2012-04, 2012-07, 2012-10), so a window of months finds a row in one month of 3 at most: expected `grain: "
         "quarter`, the grain the rows come in"]
     assert _problems(_pack(tmp_path, {**source, "grain": "quarter"}, _LEVELS), date(2012, 12, 31)) == []
+    # trial 22: windows of 4 months over three such entities said the grain again, as each metric's `min_rows`,
+    # once per input it leaves unknown (the same key twice)
+    three = [[e, f"{y} Q{q}", 10 * q] for e in "abc" for y in (2010, 2011, 2012) for q in (1, 2, 3, 4)]
+    quarters = {**source, "path": _csv(tmp_path / "q3.csv", ["id", "quarter", "level"], three)}
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+            "level_then": {"agg": "sum", "column": "level", "window": [4, 7]},
+            "growth": {"expression": "level_now / level_then - 1"}}
+    inputs = ["level_now", "growth"]
+    (problem,) = _problems(_pack(tmp_path, quarters, sums, required_inputs=inputs), date(2012, 12, 31))
+    assert problem.startswith("key `source.grain`: got 'month'; every entity's rows lie 3 months apart"), problem
+    # read by the quarter, a quarter no entity has leaves the 4-quarter sum unknown: its `min_rows`, said once
+    gap = [r for r in three if r[1] != "2012 Q2"]
+    missing = {**quarters, "grain": "quarter", "path": _csv(tmp_path / "q3.csv", ["id", "quarter", "level"], gap)}
+    (problem,) = _problems(_pack(tmp_path, missing, sums, required_inputs=inputs), date(2013, 3, 31))
+    assert problem.startswith("key `metrics.level_now.min_rows`: got 4 (every period of its window, by default); no "
+                              "candidate has more than 3 of the 4 quarters"), problem
     # a monthly panel with months missing here and there is no coarser grain
     rows = [[e, f"{y}-{m:02d}", m] for e in "ab" for y in (2011, 2012) for m in range(1, 13) if (m + y) % 5]
     monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
@@ -1666,13 +1682,17 @@ def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path
                           "'%b-%Y' parses them"),
     ("2018-03-01 00:00:00", "%b-%Y", "(e.g. ['2018-03-01 00:00:00', '2018-04-01 00:00:00']): expected no "
                                      "`period_format`: they are ISO dates or timestamps, read as such without one"),
+    # trial 22: samplonomy's quarters given '%Y' were told the strptime directives, none of which reads a quarter
+    ("2018Q1", "%Y", "(e.g. ['2018Q1', '2018Q2']): expected no `period_format`: they are quarters (2015Q3, 2015 Q3, "
+                     "2015-Q3 or Q3 2015), read as such without one (strptime has no quarter directive)"),
 ])
 def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
                                                                         expected: str) -> None:
     """Trial 7: `%m-%Y` for `Mar-2018`, or `%b-%Y` over a Parquet column of timestamps, said "no parseable period
     on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
     months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
-                                                                           "2018-04-01 00:00:00"]}[written]
+                                                                           "2018-04-01 00:00:00"],
+              "2018Q1": ["2018Q1", "2018Q2"]}[written]
     rows = [[e, m, 5] for e in "ab" for m in months]
     events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
               "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}
@@ -2233,3 +2253,107 @@ def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(
     assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
     with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
         _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)
+
+
+def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
+    """Trial 22: Minneapolis's uses of force as events by precinct, with `entity_name: neighborhood` (each precinct
+    holds several): check said ok, and the brief named precinct 1 'Downtown East' and precinct 2 'Marcy Holmes', one
+    neighbourhood each for the whole precinct's count. Each name recurs, so `names_changing` (a name on nearly every
+    row apart: a row's number) did not speak."""
+    hoods = {"1": ["Downtown East", "Downtown West", "Loring Park", "North Loop", "Elliot Park"],
+             "2": ["Marcy Holmes", "Como", "Prospect Park", "Audubon Park"], "3": ["Phillips"]}
+    rows = [[precinct, hood, f"2021/{month:02d}/{day:02d} 10:00:00", "Taser"]
+            for precinct, names in hoods.items() for month in range(1, 7) for day in (3, 17) for hood in names]
+    source = {"path": _csv(tmp_path / "force.csv", ["precinct", "neighborhood", "response_datetime", "force_type"],
+                           rows),
+              "entity_id": "precinct", "entity_name": "neighborhood", "shape": "events",
+              "period_column": "response_datetime", "publication_lag_days": 15,
+              "aggregates": {"uses": {"agg": "count"}}}
+    uses = {"level_now": {"agg": "last", "column": "uses"}}
+    report = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'neighborhood'; 2 of the 3 entities carry 4 names or more over their events "
+        "('1' has 5, e.g. 'Downtown East', 'North Loop'), so the brief shows one of them for the whole entity: "
+        "expected the column of each entity's own name (`entity_name: precinct`, the id's own, perhaps), or, if each "
+        "name is an entity of its own, both as the key (`entity_id: [precinct, neighborhood]`)"]
+    source["entity_name"] = "precinct"
+    named = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
+    assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
+
+
+def _regions(tmp_path: Path, name: str, years: bool, quarters: bool, measure: str = "gdp") -> str:
+    """A statistics office's long download, validate's samplonomy's shape: three regions' GDP by year (`2014`,
+    frequency `A`) and by quarter (`2014Q1`, frequency `Q`), 2014 to 2016, either or both."""
+    rows = [[r, "A", str(y), measure, 400 + y - 2014] for r in ("Agria", "Crowdon", "Wheaton")
+            for y in (2014, 2015, 2016) if years]
+    rows += [[r, "Q", f"{y}Q{q}", measure, 100 + q] for r in ("Agria", "Crowdon", "Wheaton")
+             for y in (2014, 2015, 2016) for q in (1, 2, 3, 4) if quarters]
+    return _csv(tmp_path / name, ["region", "freq", "period", "measure", "value"], rows)
+
+
+def test_bare_years_beside_quarters_name_the_period_column_and_the_where_that_keeps_the_quarters(
+        tmp_path: Path) -> None:
+    """Trial 22: samplonomy's period column holds `2014` on its annual rows and `2014Q1` on its quarterly ones. Read by
+    the quarter with no `where`, each year landed in its first quarter beside that quarter's own row, both refused as
+    duplicated keys, and check blamed five filters and inputs ("expected the source's rows mended"). Now one problem
+    names the period column and the `where` that keeps the quarters, from the column that tells them apart."""
+    source = {"path": _regions(tmp_path, "s.csv", True, True), "entity_id": "region", "entity_name": "region",
+              "grain": "quarter", "period_column": "period", "publication_lag_days": 60,
+              "long": {"names": "measure", "values": "value"}, "columns": ["gdp"]}
+    gdp = {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]}}
+    assert _problems(_pack(tmp_path, source, gdp), date(2017, 3, 31)) == [
+        "key `source.period_column`: got 'period'; 9 of its 45 rows are bare years (e.g. ['2014', '2015', '2016']) "
+        "beside quarters (e.g. ['2014Q1', '2014Q2', '2014Q3']): on `grain: quarter` a year is read as its first "
+        "quarter, known 60 days after that quarter ends (`publication_lag_days`), before the year it stands for has "
+        "ended, or refused as a duplicated key beside the quarter's own row: expected `source.where: [{column: freq, "
+        "in: [Q]}]` ('freq' is 'A' on the years' rows)"]
+    # the frequency in the key, each region's years an entity of their own: still read as first quarters, months early
+    keyed = {**source, "entity_id": ["region", "freq"], "entity_name": ["region", "freq"]}
+    (problem,) = _problems(_pack(tmp_path, keyed, gdp), date(2017, 3, 31))
+    assert problem.endswith("expected `source.where: [{column: freq, in: [Q]}]` ('freq' is 'A' on the years' rows)")
+    assert _problems(_pack(tmp_path, {**source, "where": [{"column": "freq", "in": ["Q"]}]}, gdp),
+                     date(2017, 3, 31)) == []
+
+
+def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
+    """Trial 22: samplonomy's annual GDP joined to its quarters. Each year was read as its first quarter, known 60
+    days after that quarter ended: on 2016-06-30 the night read 2016's annual GDP, six months before the year ended
+    (a look-ahead), and check said ok."""
+    source = {"path": _regions(tmp_path, "q.csv", False, True), "entity_id": "region", "entity_name": "region",
+              "grain": "quarter", "period_column": "period", "publication_lag_days": 60,
+              "long": {"names": "measure", "values": "value"}, "columns": ["gdp"],
+              "join": [{"table": "annual", "path": _regions(tmp_path, "a.csv", True, False, "gdp_year"),
+                        "entity_id": "region", "period_column": "period", "publication_lag_days": 60,
+                        "long": {"names": "measure", "values": "value"}, "columns": ["gdp_year"]}]}
+    metrics = {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]},
+               "year_gdp": {"agg": "last", "column": "gdp_year", "window": [0, 3], "min_rows": 1}}
+    pack = _pack(tmp_path, source, metrics)
+    assert read_snapshot(pack, date(2016, 6, 30), today=TODAY).metrics["year_gdp"].to_list() == [402.0] * 3
+    assert _problems(pack, date(2016, 6, 30)) == [
+        "key `source.join.0.period_column`: got 'period'; its values are bare years (e.g. ['2014', '2015', '2016']): "
+        "on `grain: quarter` a year is read as its first quarter, known 60 days after that quarter ends "
+        "(`publication_lag_days`), before the year it stands for has ended, and met by the source's rows of that "
+        "quarter alone: expected a joined table of the source's grain, quarters (a year's figure cannot join "
+        "quarters point in time)"]
+
+
+def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path) -> None:
+    """Trial 22: Minneapolis's uses of force, an average age `where: [{column: sex, in: [female]}]` (the column writes
+    `Female`): check named the condition, then the age filter again ("it has no value for any of the 6 candidates
+    ... expected a metric the night's rows fill"), one cause said twice, the second pointing at the filter."""
+    rows = [[p, sex, f"2021-{m:02d}-{d:02d}", 30 + d] for p in ("1", "2", "3") for sex in ("Male", "Female")
+            for m in range(1, 7) for d in (3, 17)]
+    source = {"path": _csv(tmp_path / "f.csv", ["precinct", "sex", "at", "age"], rows), "entity_id": "precinct",
+              "entity_name": "precinct", "shape": "events", "period_column": "at", "publication_lag_days": 15,
+              "aggregates": {"uses": {"agg": "count"},
+                             "women_age": {"agg": "avg", "column": "age", "where": [{"column": "sex",
+                                                                                      "in": ["female"]}]}}}
+    metrics = {"level_now": {"agg": "last", "column": "uses"},
+               "age_now": {"agg": "last", "column": "women_age"},
+               "days_since": {"agg": "age_days", "column": "women_age"}}
+    filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0},
+               {"name": "fresh", "metric": "days_since", "op": "<=", "value": 90},
+               {"name": "adult", "metric": "age_now", "op": ">=", "value": 18}]
+    (problem,) = _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2021, 7, 31))
+    assert problem.startswith("key `source.aggregates.women_age.where.0.in`: got ['female']; 'female' matches no "
+                              "row of 'sex' (did you mean 'Female' for 'female'?"), problem

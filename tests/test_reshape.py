@@ -92,6 +92,29 @@ def test_a_long_source_refuses_one_value_alone(tmp_path: Path) -> None:
         (8, "a", "duplicated key (id, year, variable) = (a, 2016, rent): 2 rows, none used")]
 
 
+def test_a_long_source_s_value_sent_twice_leaves_only_that_name_s_metrics_unknown(tmp_path: Path) -> None:
+    """Trial 22: validate's samplonomy sends Induston's exports of 2018Q2 twice. That value alone is refused, yet
+    the scan read the duplicated key as a whole row refused: Induston's GDP of the same quarter, read and in its
+    history, was "unknown: source row 871 is quarantined (duplicated key), in its reach", and its growth a gap.
+    Now only the metrics of the name sent twice are unknown, and the refusal names that name."""
+    rows = [["a", q, name, 100 + i] for i, q in enumerate(["2018Q1", "2018Q2", "2018Q3", "2018Q4"])
+            for name in ("gdp", "export")]
+    rows.append(["a", "2018Q2", "export", 999])
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "s.csv", ["region", "period", "measure", "value"], rows),
+                            "entity_id": "region", "entity_name": "region", "grain": "quarter",
+                            "period_column": "period", "long": {"names": "measure", "values": "value"},
+                            "columns": ["gdp", "export"]},
+                 {"level_now": {"agg": "sum", "column": "gdp", "window": [0, 3]},
+                  "export_4q": {"agg": "sum", "column": "export", "window": [0, 3]}})
+    snapshot = read_snapshot(pack, date(2019, 3, 31), today=TODAY)
+    (found,), _ = scan(pack, date(2019, 3, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                       snapshot.quarantined)
+    assert found.metrics["level_now"] == 406.0 and found.metrics["export_4q"] is None
+    assert found.data_gaps[0].startswith("export_4q: unknown: source row ")
+    assert not any(gap.startswith("level_now") for gap in found.data_gaps)
+    assert [(r.period, r.columns) for r in found.refused] == [("2018-Q2", ["export"])] * 2
+
+
 def test_a_long_source_s_revised_value_is_seen_as_it_was_known(tmp_path: Path) -> None:
     """Vintages of one name: the latest published by as_of wins, name by name."""
     rows = [["a", "2015-01", "sales", 100, "2015-02-10"], ["a", "2015-01", "listings", 7, "2015-02-10"],
@@ -186,6 +209,15 @@ _WB = {"columns": ["2012", "2013"], "period": "year", "value": "value"}
      "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` for events"),
     ({"long": {"names": "indicator", "values": "indicator"}, "period_column": "year", "columns": ["x"]},
      "key `source.long`: "),
+    # trial 22: `entity_id: measure` over samplonomy's region x measure table was told `shape: events` first
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["x"],
+      "entity_id": "indicator", "entity_name": "indicator"},
+     "key `source.entity_id`: got 'indicator'; expected the column of each entity's id: 'indicator' is "
+     "`long.names`, the column naming which value each row holds, not an entity"),
+    ({"long": {"names": "indicator", "values": "value"}, "period_column": "year", "columns": ["x"],
+      "entity_id": ["id", "value"]},
+     "key `source.entity_id`: got ['id', 'value']; expected the column of each entity's id: 'value' is "
+     "`long.values`, the column of the value each row holds, not an entity"),
     ({"entity_id": None, "entity_name": None, "wide": {**_WB, "period": None, "entity": "country"},
       "period_column": "year", "long": {"names": "indicator", "values": "value"}, "columns": ["x"]},
      "key `source.long`: got {'names': 'indicator', 'values': 'value'}; expected no `long` beside `wide.entity`"),
@@ -331,6 +363,21 @@ def test_a_line_with_a_field_too_many_is_dated_by_the_reading_that_names_a_perio
     found, _ = scan(pack, date(2015, 4, 30), during.anchor_period, during.metrics, during.history,
                     during.quarantined)
     assert {c.id: c.filters["enough"] for c in found} == {"a": FilterResult.UNCLEAR, "b": FilterResult.PASS}
+
+
+def test_a_line_with_a_field_too_many_is_dated_when_the_period_column_is_called_period(tmp_path: Path) -> None:
+    """Trial 22: samplonomy's period column is called `period`. A line with a field too many, `2014Q4` read from its
+    start, was left undated, its region's every metric unknown on every night: the readings' periods were computed
+    under the name `period`, and the column's own text (`2014Q4`, `balance`) was read in their place, two periods."""
+    lines = ["region,period,measure,value"] + [f"{e},2015Q{q},gdp,{q}" for q in range(1, 5) for e in ("a", "b")]
+    lines.insert(4, "a,2015Q2,gdp,7,extra")
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "s.csv", "entity_id": "region", "entity_name": "region", "grain": "quarter",
+                            "period_column": "period", "publication_lag_days": 0,
+                            "long": {"names": "measure", "values": "value"}, "columns": ["gdp"]},
+                 {"level_now": {"agg": "last", "column": "gdp"}})
+    quarantined = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "entity_id", "period").rows() == [(5, "a", date(2015, 4, 1))]
 
 
 def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Path) -> None:

@@ -1887,6 +1887,13 @@ def test_a_time_zone_reads_every_moment_by_that_zones_days_whatever_the_format(t
                            "'Australia/Melbourne' or 'UTC' (did you mean 'Australia/Melbourne'?)"),
     ("australia/melbourne", "(did you mean 'Australia/Melbourne'?)"),
     ("AEST", "key `source.time_zone`: got 'AEST'; expected an IANA time zone name, 'Australia/Melbourne' or 'UTC'"),
+    # trial 22: Minneapolis names no zone, and 'America/Indianapolis', offered as its spelling, keeps another clock
+    ("America/Minneapolis", "key `source.time_zone`: got 'America/Minneapolis'; expected an IANA time zone name, "
+                            "'Australia/Melbourne' or 'UTC' (no zone is named after 'Minneapolis': a zone is named "
+                            "after one city of those that keep its clock, as 'America/Chicago' names the US Central "
+                            "time)"),
+    ("America/Chicgo", "(did you mean 'America/Chicago'?)"),
+    ("Melborne", "(did you mean 'Australia/Melbourne'?)"),
 ])
 def test_an_unknown_time_zone_is_refused_at_load_naming_the_closest(tmp_path: Path, zone: str, said: str) -> None:
     with pytest.raises(CriteriaError) as refused:

@@ -1023,3 +1023,31 @@ def test_a_parquet_id_column_of_floats_names_whole_numbers_as_integers(tmp_path:
     assert checked.problems == [] and not [f for f in checked.facts if "source.join" in f], checked
     snapshot = read_snapshot(pack, date(2006, 3, 31))
     assert sorted(set(snapshot.history["entity_id"].to_list())) == ["1", "2", "3"]
+
+
+def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 22: samplonomy in PostgreSQL, its Induston exports of 2018Q2 sent twice: check said "duplicated key (2:
+    source rows 449, 450)", numbers nothing in the table holds (a table has no order; the reader sorts its rows).
+    The line now says the order they are numbered in, which finds them."""
+    import psycopg2
+
+    from opportunity_assets.sources.check import check_pack
+    from tests.pg import fresh_database, url
+    from tests.test_shapes import TODAY, _pack
+
+    rows = [(r, f"2018Q{q}", 10.0 * q) for r in ("Induston", "Agria") for q in (1, 2, 3, 4)]
+    rows.append(("Agria", "2018Q2", 9.0))
+    with fresh_database() as params:
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("CREATE TABLE s (region TEXT, period TEXT, gdp DOUBLE PRECISION)")
+            cur.executemany("INSERT INTO s VALUES (%s, %s, %s)", rows)
+        pg.close()
+        monkeypatch.setenv("SOURCES_ORDER_URL", url(params))
+        pack = _pack(tmp_path, {"format": "postgres", "url_env": "SOURCES_ORDER_URL", "table": "s",
+                                "entity_id": "region", "entity_name": "region", "grain": "quarter",
+                                "period_column": "period", "columns": ["gdp"], "publication_lag_days": 0},
+                     {"level_now": {"agg": "last", "column": "gdp"}})
+        facts = check_pack(pack, as_of=date(2019, 3, 31), today=TODAY).facts
+    assert "quarantined for: duplicated key (2: source rows 2, 3) (a PostgreSQL table has no order of its own: its " \
+        "rows are numbered as `ORDER BY \"region\"::text, \"period\"::text, \"gdp\"::text` returns them)" in facts

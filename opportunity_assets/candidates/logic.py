@@ -17,7 +17,7 @@ import polars as pl
 
 from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import formula_score, formula_scores, undefined_components, why_unscored
-from opportunity_assets.candidates.quarantine import bad_cells, by_entity, short_reason
+from opportunity_assets.candidates.quarantine import bad_cells, by_entity, duplicated_name, short_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
@@ -134,6 +134,14 @@ def _fed(pack: CriteriaPack, cells: set[str]) -> set[str]:
                                           if a.column in cells or any(w.column in cells for w in a.where)}
 
 
+def _refused_cells(pack: CriteriaPack, reason: str, columns: list[str]) -> list[str]:
+    """The cells of `columns` a quarantine reason refuses: its bad cells, or the one value a long table's duplicated
+    key refuses (`source.long`: a name sent twice); none, the whole row."""
+    names = [c for spec in (pack.source, *pack.source.join) if spec.long is not None for c in spec.columns]
+    name = duplicated_name(reason, names)
+    return [name] if name is not None else list(bad_cells(reason, columns))
+
+
 def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
                          anchor: date | None) -> dict[str, str]:
     """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
@@ -147,7 +155,7 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
         period = r.get("period")
         if period is not None and anchor is not None and period > anchor:
             continue  # after the night's latest period: in no window
-        cells = _fed(pack, set(bad_cells(str(r["reason"]), [*pack.columns, *events]))) or None
+        cells = _fed(pack, set(_refused_cells(pack, str(r["reason"]), [*pack.columns, *events]))) or None
         back = pack.grain.between(period, anchor) if period is not None and anchor is not None else None
         judged.append((r, cells, back))
     out: dict[str, str] = {}
@@ -182,8 +190,8 @@ def _refusals(pack: CriteriaPack, refused: list[dict[str, Any]], anchor: date | 
         if period is None or not 0 <= pack.grain.between(period, anchor) <= pack.max_window:
             continue
         reason = str(r["reason"])
-        out.append((period, Refusal(period=pack.grain.label(period), columns=list(bad_cells(reason, pack.columns)),
-                                    why=short_reason(reason))))
+        out.append((period, Refusal(period=pack.grain.label(period),
+                                    columns=_refused_cells(pack, reason, pack.columns), why=short_reason(reason))))
     return [refusal for _, refusal in sorted(out, key=lambda item: item[0])]
 
 

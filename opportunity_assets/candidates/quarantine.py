@@ -39,6 +39,15 @@ def bad_cells(reason: str, columns: Iterable[str]) -> dict[str, tuple[str, str]]
     return out
 
 
+def duplicated_name(reason: str, names: Iterable[str]) -> str | None:
+    """The name whose value a long table's duplicated key refuses (`shapes.judged_sql` writes `duplicated key (id,
+    year, variable) = (a, 2016, rent): 2 rows, none used`, the name last), or None: a name sent twice for one entity
+    and period refuses that value alone, and the entity's other values of the period are read (`source.long`)."""
+    if "duplicated key (" not in reason:
+        return None
+    return max((name for name in names if f", {name}): " in reason), key=len, default=None)
+
+
 _FIELDS = re.compile(r"\d+ fields, expected \d+")
 """A CSV line of another width than the header's (`sources/csv_rows.py`): `10 fields, expected 8 (the header's)`."""
 

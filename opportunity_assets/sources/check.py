@@ -28,6 +28,7 @@ from opportunity_assets.sources.check_entities import (
     ids_zero_padded,
     measure_in_key,
     names_changing,
+    names_finer,
     names_per_row,
     names_shared,
     total_rows,
@@ -59,6 +60,7 @@ from opportunity_assets.sources.check_periods import (
     unix_time_of_no_time,
     written_periods,
     year_spans_read_as_months,
+    years_beside_periods,
     zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
@@ -322,6 +324,16 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     return "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
 
 
+def _rows_numbered(src: SourceSpec) -> str:
+    """How a PostgreSQL source's rows are numbered, said beside the quarantined rows' numbers: a table has no order
+    of its own, so the reader sorts the rows by the columns it reads, as text (`sources.postgres.read_rows`), and
+    without the order a row's number finds nothing in the user's table. Empty for a file's source (its lines)."""
+    if src.format != "postgres":
+        return ""
+    return (f" (a PostgreSQL table has no order of its own: its rows are numbered as `ORDER BY "
+            f"{', '.join(quote_identifier(c) + '::text' for c in src.read_columns)}` returns them)")
+
+
 def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
@@ -544,8 +556,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         return CheckReport(as_of=night, problems=problems, warnings=warnings,
                            facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
                                   "candidates not scanned: one an entity of about one row"])
-    warnings += names_shared(pack, snapshot.metrics) \
-        + names_changing(pack, _names_per_entity(pack, snapshot.history)) \
+    per = _names_per_entity(pack, snapshot.history)
+    warnings += names_shared(pack, snapshot.metrics) + (names_changing(pack, per) or names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history)
@@ -557,7 +569,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
-    problems += year_spans_read_as_months(pack)
+    problems += year_spans_read_as_months(pack) + years_beside_periods(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -623,7 +635,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     facts += _negatives_unsigned(pack.source, cells, problems) + _text_cells(columns, cells, seen)
     if reasons:
-        facts.append(_quarantined_for(snapshot.quarantined))
+        facts.append(_quarantined_for(snapshot.quarantined) + _rows_numbered(pack.source))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
@@ -836,13 +848,17 @@ _QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
 column of text, duplicated keys)."""
 
 
-_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every row of .* falls (on the first day of a|in a) ")
-"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain."""
+_FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every (row of .* falls (on the first day of a|in a) "
+                              r"|entity's rows lie \d+ \w+ apart or a multiple of it )")
+"""`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain, or for rows a whole
+number of periods apart (`grain_finer_than_rows`: quarters read in months)."""
 _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for column .*; its values are no Unix time ")
 """`source.period_format`'s line for Unix time over small numbers (`unix_time_of_no_time`): every row in 1970's
 first moments, so every window but the latest finds nothing."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
+_CONDITION_OF = re.compile(r"^key `source\.aggregates\.(\w+)\.where\.\d+[.`]")
+"""A problem naming an events aggregate's condition (`source.aggregates.avg_age.where.0.in`): the aggregate's name."""
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
     "period_format", "period_column", "year_column", "month_column", "day_column"))
 """The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
@@ -863,9 +879,17 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
 
 
+def _metrics_of_conditions(pack: CriteriaPack, problems: list[str]) -> set[str]:
+    """The metrics reading an events aggregate whose `where` a problem names (`in: [female]` for `Female`: the
+    aggregate keeps no event, so an `avg` of it, and an `age_days` dating by it, has no value): the filters and
+    required inputs they leave unknown are that condition again."""
+    named = {m[1] for p in problems if (m := _CONDITION_OF.match(p))}
+    return {name for name, spec in pack.metrics.items() if spec.column in named or set(spec.columns or []) & named}
+
+
 def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
-    """The names each entity's rows carry, for `names_changing`: a panel's over the rows the night reads; an events
-    source's over its events (its panel holds one name per entity, whatever its events say)."""
+    """The names each entity's rows carry, for `names_changing` and `names_finer`: a panel's over the rows the night
+    reads; an events source's over its events (its panel holds one name per entity, whatever its events say)."""
     if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
         return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
     from resources.source import names_per_entity
@@ -898,14 +922,17 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     four more lines of it; and so are those whose gap is a metric's window that reaches past the history (its
     `metrics.X.window` line), the metric's `min_rows` among them. Without such a line (a third of the cells written
     `$200`), they stay. A source key said twice with the same value (its rows' line, then a metric they leave
-    unknown traced back to it) is said once. A column of text that metrics read (`_metrics_of_text`) leaves them gaps
-    ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it again. Rows of no period (a
-    `year_column` of titles) leave a short history: windows past it say it again; so do rows all read into 1970's
-    first moments (`_NO_UNIX_TIME`)."""
+    unknown traced back to it) is said once, and so is a metric's key said for each filter and input it leaves
+    unknown (its `min_rows` behind a required input and a derived one). A column of text that metrics read
+    (`_metrics_of_text`) leaves them gaps ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it
+    again. Rows of no period (a `year_column` of titles) leave a short history: windows past it say it again; so do
+    rows all read into 1970's first moments (`_NO_UNIX_TIME`). An events aggregate's condition that keeps no event
+    leaves the metrics reading it gaps (`_metrics_of_conditions`): their filters and inputs say it again."""
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
-    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems)
+    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems) \
+        | _metrics_of_conditions(pack, problems)
     # a grain finer than the rows' (months read by the day), or every row in 1970's first moments (Unix time over
     # a count of days): every window between their dates finds nothing
     first_days = any(_FINER_THAN_ROWS.match(p) or _NO_UNIX_TIME.match(p) for p in problems)
@@ -920,7 +947,7 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     out = []
     for p in kept:
         opening = p.split(";")[0]
-        if not (p.startswith("key `source.") and opening in said):
+        if not (p.startswith(("key `source.", "key `metrics.")) and opening in said):
             out.append(p)
             said.add(opening)
     return out

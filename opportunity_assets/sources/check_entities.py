@@ -1,7 +1,8 @@
 """`opportunity check`: what the night's entities say about the pack's entity keys (pure): a name column that most
 entities share (every state named 'Measles') or a few names each shown for several entities (counties of several
 states), a total row read as an entity of its own ('Total', 'All states'), and ids written both with and without
-leading zeros ('01001' and '1001': one county read as two), and a key column that names the measure a row holds.
+leading zeros ('01001' and '1001': one county read as two), a key column that names the measure a row holds, and a
+name column finer than the id (a precinct named by each of its neighbourhoods).
 Each is a warning naming its key: the night's numbers stand, but its brief names the wrong thing, or scores a sum
 of other entities beside them."""
 
@@ -76,6 +77,34 @@ def names_changing(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
             f"named differently on half their {rows} or more ({entity!r} has {names} names, e.g. "
             f"{', '.join(repr(str(n)) for n in shown)}), so the brief shows one row's: expected the column of each "
             f"entity's own name, the same in its rows (`entity_name: {src.entity_id}`, the id's own, perhaps)"]
+
+
+NAMES_FINER_FROM = 4
+"""Names of one entity from which its name column is a finer key than its id (a neighbourhood for a precinct's id),
+not a name changed once or twice."""
+
+
+def names_finer(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
+    """`source.entity_name` under which most entities carry `NAMES_FINER_FROM` names or more, each name on several of
+    their rows (`per`: `names_per_row`'s, or an events source's counted over its events): a column finer than the id
+    taken for the name (Minneapolis's uses of force by precinct, named by neighbourhood), so the brief shows one
+    neighbourhood for a whole precinct. A name on nearly every row apart is `names_changing`'s."""
+    src = pack.source
+    if src.name_columns == src.entity_columns or not per.height:
+        return []
+    per = per.filter(pl.col("rows") >= NAMES_CHANGE_FROM).sort("entity_id")
+    finer = per.filter((pl.col("names") >= NAMES_FINER_FROM) & (2 * pl.col("names") < pl.col("rows")))
+    if not per.height or 2 * finer.height <= per.height:
+        return []
+    row = finer.row(0, named=True)
+    entity, names, shown = row["entity_id"], row["names"], list(row["shown"])
+    rows = "events" if src.shape == "events" else "rows"
+    key = [*src.entity_columns, *(c for c in src.name_columns if c not in src.entity_columns)]
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {finer.height} of the {per.height} entities carry "
+            f"{NAMES_FINER_FROM} names or more over their {rows} ({entity!r} has {names}, e.g. "
+            f"{', '.join(repr(str(n)) for n in shown)}), so the brief shows one of them for the whole entity: expected "
+            f"the column of each entity's own name (`entity_name: {src.entity_id}`, the id's own, perhaps), or, if "
+            f"each name is an entity of its own, both as the key (`entity_id: [{', '.join(key)}]`)"]
 
 
 def _names_repeated(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:

@@ -239,12 +239,21 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
             f"parses with it (e.g. {unparsed[:3]})")
     if unparsed and all(_iso(v) for v in unparsed):
         return f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one"
+    if unparsed and all(_QUARTER.match(v) for v in unparsed):
+        return f"{said}: {_QUARTERS_READ}"
     if _years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
+
+
+_QUARTER = re.compile(r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$")
+"""A quarter as the source reads it without a `period_format` (`shapes`: `2015Q3`, `2015 Q3`, `2015-Q3`, `Q3 2015`)."""
+_QUARTERS_READ = ("expected no `period_format`: they are quarters (2015Q3, 2015 Q3, 2015-Q3 or Q3 2015), read as such "
+                  "without one (strptime has no quarter directive)")
+"""What a `period_format` over quarters is told."""
 
 
 def _years_as_numbers(values: list[str]) -> bool:
@@ -433,6 +442,60 @@ def year_spans_read_as_months(pack: CriteriaPack) -> list[str]:
     return problems
 
 
+YEARS_BESIDE = 0.1
+"""A share of a period column's dated rows above which its bare years beside the grain's periods are another
+frequency's rows, not a typing slip."""
+_BARE_YEAR = r"^\s*\d{4}(\.0+)?\s*$"
+"""A period as written that is a bare year (`2014`, `2014.0`), in DuckDB's regular expressions."""
+
+
+def years_beside_periods(pack: CriteriaPack) -> list[str]:
+    """Problems: a period column (of the source or a joined table, no `period_format`) on a grain finer than a year
+    whose values are bare years (`2014`) beside periods of the grain (`2014Q1`: a statistics office's download of
+    annual and quarterly rows together, validate's samplonomy), or, in a joined table, bare years alone. A year is
+    read as its first quarter (month, week, day): known `publication_lag_days` after that period ends, before the
+    year it stands for has ended (a look-ahead), and met by that period's rows alone, or refused beside its own row
+    as a duplicated key. Each names its table's `period_column`, with the `where` that keeps the grain's rows when a
+    column tells the two apart (the main source's column of years alone is `source.grain`'s: every row in January).
+    A few years among many periods (`YEARS_BESIDE`) are a typing slip, their rows quarantined."""
+    from resources.source import rows_matching, telling_apart
+
+    if pack.grain.name == "year":
+        return []
+    problems = []
+    for within, spec in pack.source.keyed:
+        if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
+            continue
+        join = join_index(within)
+        written = shapes.written(spec.period_column)
+        years = f"regexp_matches({written}, '{_BARE_YEAR}')"
+        dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+        bare, rows = rows_matching(pack, [f"{dated} AND {years}", dated], join=join)
+        alone = bare == rows
+        if not bare or (alone and join is None) or (not alone and bare <= YEARS_BESIDE * rows):
+            continue
+        grain, lag = pack.grain.name, spec.publication_lag_days
+        shown = commonest_values(pack, within, written, f"{dated} AND {years}")
+        read = (f"on `grain: {grain}` a year is read as its first {grain}, known {lag} days after that {grain} ends "
+                f"(`publication_lag_days`), before the year it stands for has ended,")
+        if alone:
+            problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are bare years "
+                            f"(e.g. {shown}): {read} and met by the source's rows of that {grain} alone: expected a "
+                            f"joined table of the source's grain, {grain}s (a year's figure cannot join "
+                            f"{pack.grain.plural} point in time)")
+            continue
+        others = commonest_values(pack, within, written, f"{dated} AND NOT {years}")
+        apart = telling_apart(pack, years, join)
+        where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
+                 f"{' or '.join(map(repr, apart[1]))} on the years' rows)" if apart is not None
+                 else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each row's "
+                      "frequency), or the years' rows out of the file")
+        problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows are "
+                        f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or refused "
+                        f"as a duplicated key beside the {grain}'s own row: expected {where}")
+    return problems
+
+
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
@@ -583,6 +646,9 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                     f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
                     "a value reading it)")
         return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
+    if src.period_column and values and all(_QUARTER.match(v) for v in values):
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
+                f"period that does not parse with it (e.g. {example!r}): {_QUARTERS_READ}")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

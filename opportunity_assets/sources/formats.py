@@ -625,7 +625,7 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
                      schema=pa.schema([("__n", pa.int64()), *((c, pa.string()) for c in columns)]))
     con.register("rejected_dates", frame)
     try:
-        found = con.execute(f"SELECT __n, list(DISTINCT period) FILTER (WHERE period IS NOT NULL) "
+        found = con.execute(f"SELECT __n, list(DISTINCT {shapes.PERIOD}) FILTER (WHERE {shapes.PERIOD} IS NOT NULL) "
                             f"FROM ({shapes.periods_sql(spec, grain, 'rejected_dates')}) GROUP BY __n").fetchall()
     finally:
         con.unregister("rejected_dates")

@@ -359,11 +359,12 @@ def _month(column: str) -> str:
 
 
 def periods_sql(src: SourceSpec, grain: Grain, relation: str) -> str:
-    """Each row of `relation` (the source's dating columns as text, and any others) with `period`, its period's
-    start at the grain, or NULL where its dates name none (a rejected line's, `formats.date_rejected`)."""
+    """Each row of `relation` (the source's dating columns as text, and any others) with `PERIOD`, its period's
+    start at the grain, or NULL where its dates name none (a rejected line's, `formats.date_rejected`): an internal
+    name, as a source's period column may be called `period`."""
     period, _ = _period_sql(src, grain)
     parsed = _parsed_keys(src)
-    return f"SELECT *, {period} AS period FROM (SELECT *{parsed} FROM {relation})"
+    return f"SELECT *, {period} AS {PERIOD} FROM (SELECT *{parsed} FROM {relation})"
 
 
 def versioned(src: SourceSpec) -> bool:

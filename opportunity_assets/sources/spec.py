@@ -499,10 +499,11 @@ class SourceSpec(_Spec):
         written, zones = value.strip(), _zone_names()
         if written in zones:
             return written
-        spelt = {z.casefold(): z for z in zones}
-        close = [spelt[written.casefold()]] if written.casefold() in spelt else \
-            difflib.get_close_matches(written, sorted(zones), n=1, cutoff=0.8)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        close = _closest_zone(written, zones)
+        city = written.rpartition("/")[2]
+        hint = f" (did you mean {close!r}?)" if close else (
+            f" (no zone is named after {city!r}: a zone is named after one city of those that keep its clock, as "
+            "'America/Chicago' names the US Central time)" if "/" in written else "")
         raise _problem("time_zone", value, f"an IANA time zone name, 'Australia/Melbourne' or 'UTC'{hint}")
 
     @field_validator("query")
@@ -710,9 +711,16 @@ class SourceSpec(_Spec):
 
     def _long_keys(self) -> None:
         """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and
-        beside `wide.period` its values are the wide columns' (`wide.value`)."""
+        beside `wide.period` its values are the wide columns' (`wide.value`). Its names or values are no entity's id:
+        each entity would hold one name's values alone (`entity_id: measure` over a region × measure table)."""
         if self.long is None:
             return
+        for key in ("names", "values"):
+            column = getattr(self.long, key)
+            if column in self.entity_columns:
+                raise _problem("entity_id", self.entity_id, f"the column of each entity's id: {column!r} is "
+                               f"`long.{key}`, the column {'naming which value' if key == 'names' else 'of the value'} "
+                               "each row holds, not an entity")
         if self.shape == "events":
             raise _problem("long", self.long.model_dump(), "no `long` for events (each event's columns are read as "
                            "they are, by `aggregates`): a `panel` or `snapshot` whose rows each hold one value")
@@ -961,6 +969,20 @@ def _zone_names() -> frozenset[str]:
     import zoneinfo
 
     return frozenset(zoneinfo.available_timezones())
+
+
+def _closest_zone(written: str, zones: frozenset[str]) -> str | None:
+    """The zone a misspelt name means: the same name in another case, or its city spelt a letter or two otherwise
+    in the same region ('Australia/Melborne'); None for another city's name ('America/Minneapolis' is no misspelling
+    of 'America/Indianapolis', a zone an hour ahead of Minneapolis's clock)."""
+    spelt = {z.casefold(): z for z in zones}
+    if written.casefold() in spelt:
+        return spelt[written.casefold()]
+    region, _, city = written.rpartition("/")
+    cities = {z.rpartition("/")[2]: z for z in sorted(zones, reverse=True)
+              if not region or z.rpartition("/")[0].casefold() == region.casefold()}
+    close = difflib.get_close_matches(city, sorted(cities), n=1, cutoff=0.8)
+    return cities[close[0]] if close else None
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

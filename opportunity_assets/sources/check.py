@@ -8,8 +8,6 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
-import itertools
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -24,6 +22,18 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
+from opportunity_assets.sources.check_cells import (
+    MISSING_TEXTS,
+    MOSTLY_TEXT,
+    cell_problems,
+    grouped_most,
+    negatives_unsigned,
+    numeric_columns,
+    text_cells,
+    wide_columns_counting,
+    wide_columns_empty,
+    wide_columns_of_text,
+)
 from opportunity_assets.sources.check_entities import (
     ids_zero_padded,
     measure_in_key,
@@ -34,6 +44,7 @@ from opportunity_assets.sources.check_entities import (
     total_rows,
 )
 from opportunity_assets.sources.check_periods import (
+    UNPARSED_PERIODS,
     both_ways,
     calendar_week_patterns,
     commonest_values,
@@ -84,19 +95,7 @@ if TYPE_CHECKING:
     from opportunity_assets.candidates.logic import ScanReport
     from resources.source import SourceFacts, SourceSnapshot, TableFacts
 
-MOSTLY_TEXT = 0.5
-"""A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
-date column): a problem, not a quarantine."""
 
-
-_GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
-"""A number written with thousands grouped (1,234; 1.234,5) or a decimal comma (4,5)."""
-_MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
-"""Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
-
-UNPARSED_PERIODS = 0.1
-"""A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
-period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
 
 
 class NightRefused(ValueError):
@@ -151,8 +150,6 @@ class SourceProblem(ValueError):
     """A source that cannot be read, in one line that already names the pack key at fault (`source_problem`)."""
 
 
-MISSING_CODES = 3
-"""At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""
 
 
 def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int) -> str:
@@ -450,10 +447,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     read_rows = snapshot.history.height
     labels = [f"{join_label(pack, j)}: " for j in pack.source.join]
     own = [r for r in reasons if not r.startswith(tuple(labels))] if labels else reasons
-    columns = _numeric_columns(pack.source, "source")
+    columns = numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    mistaken_cells = _cell_problems(pack.source, columns, cells, seen)
+    mistaken_cells = cell_problems(pack.source, columns, cells, seen)
     written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`"))
                             for p in mistaken_cells)  # every column's numbers: no one column's text
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
@@ -461,10 +458,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     joined_facts: list[str] = []
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
-        joined_columns = _numeric_columns(joined, within)
+        joined_columns = numeric_columns(joined, within)
         joined_cells = [bad_cells(r.removeprefix(label), [*joined_columns, *joined.columns]) for r in reasons
                         if r.startswith(label)]
-        mistaken = _cell_problems(joined, joined_columns, joined_cells, table.visible, within)
+        mistaken = cell_problems(joined, joined_columns, joined_cells, table.visible, within)
         problems += mistaken
         mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in snapshot.history.columns]
@@ -623,17 +620,17 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
-    grouped = _grouped_most(written)
+    grouped = grouped_most(written)
     if grouped is not None and not written_otherwise:  # (a problem names the separator: the same cause)
         facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
                      "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
     # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
     not_finite = [text for c in cells for text, problem in c.values() if problem == "not finite"]
-    tokens = Counter(w for w in written + not_finite if w in _MISSING_TEXTS)
+    tokens = Counter(w for w in written + not_finite if w in MISSING_TEXTS)
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += _negatives_unsigned(pack.source, cells, problems) + _text_cells(columns, cells, seen)
+    facts += negatives_unsigned(pack.source, cells, problems) + text_cells(columns, cells, seen)
     if reasons:
         facts.append(_quarantined_for(snapshot.quarantined) + _rows_numbered(pack.source))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
@@ -868,7 +865,7 @@ _MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|colu
 
 
 def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
-    """The metrics reading a source column that a problem calls mostly text (`_cell_problems`: `avg` over a tweet's
+    """The metrics reading a source column that a problem calls mostly text (`cell_problems`: `avg` over a tweet's
     text): every one is a gap for that cause, which the filters and required inputs reading them need not say again.
     On events, the aggregates over the column; on a panel, the column itself."""
     text = {m[1] for p in problems if (m := _MOSTLY_TEXT_COLUMN.match(p))}
@@ -976,190 +973,6 @@ def json_keys_spelt_otherwise(pack: CriteriaPack, quarantined: pl.DataFrame) -> 
     return out
 
 
-def _numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
-    """A source's numeric columns read cell by cell, each with its key: `columns`, or for events each aggregate's
-    `column` read as a number (a column only counted distinct may be text)."""
-    if spec.shape != "events":
-        return {c: f"{within}.columns.{i}" for i, c in enumerate(spec.columns)}
-    return {a.column: f"{within}.aggregates.{name}.column" for name, a in spec.aggregates.items()
-            if a.column is not None and a.agg != "count_distinct"}
-
-
-_CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
-_PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
-_CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
-"""A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
-
-
-def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
-                     within: str = "source") -> tuple[str, str] | None:
-    """Numbers in a dress, from the cells of a column read as not numbers: an example and what to do (a currency or
-    % sign: `strip_from_numbers`, with the thousands separator a cell shows), or None when the cells are text (a
-    category, a date). Trial 21: `€1,234.50` was "a currency sign, which no key strips", read only through a
-    DuckDB `query` that replaced it."""
-    separator = spec.thousands_separator if spec is not None else None
-    for cell in written:
-        dressing = re.search(r"[$€£¥₹%]", cell) if _CURRENCY.match(cell) or _PERCENT.match(cell) else None
-        if dressing is not None:
-            grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", cell) is not None
-            also = ' and `thousands_separator: ","`' if grouped else ""
-            what = "a currency sign" if dressing[0] != "%" else "a % sign"
-            read = "" if dressing[0] != "%" else " (a percent: 12.5% reads 12.5, its bounds and filters in percent)"
-            return cell, (f"they carry {what}: expected `{within}.strip_from_numbers: [{dressing[0]!r}]`{also}, "
-                          f"which removes it before the number is read{read}, or plain numbers (the file exported "
-                          "without it)")
-        if _CLOCK.match(cell):
-            return cell, ("they are durations or times of day written h:mm:ss, which are not read as numbers: "
-                          "expected one number in one unit (seconds or minutes, the file exported so)")
-        if cell.lstrip().startswith("{") and cell.rstrip().endswith("}"):
-            try:
-                inner = next(iter(json.loads(cell)), "value")
-            except (ValueError, TypeError):
-                inner = "value"
-            return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
-                          f"(the records flattened, `{column}.{inner}` as a key of its own)")
-    return None
-
-
-def _grouped_most(written: list[str]) -> str | None:
-    """The first cell quarantined as not a number that reads as one written with a separator (`1,234`, `4,5`), when
-    such cells are most of those quarantined so, or None. A source that groups thousands or writes a decimal comma
-    writes every such number so; a few among other text (a survey's typed answers: `5,3` for five feet three,
-    beside `5'6` and `5 feet 7 inches`) are that text, and a separator key would mend none of the rest."""
-    grouped = [w for w in written if _GROUPED.match(w)]
-    return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
-
-
-def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:
-    """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
-    separator key that reads them, with the value its cells call for (`1,234`: `thousands_separator: ","`;
-    `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
-    example = grouped[0]
-    value: str | None
-    comma_decimal = re.fullmatch(r"-?\d+,\d+", example) is not None and not re.fullmatch(r"-?\d{1,3},\d{3}", example)
-    dotted = re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None
-    if comma_decimal:
-        key, value, wanted = "decimal_separator", spec.decimal_separator, 'decimal_separator: ","'
-    elif dotted:
-        key, value, wanted = "thousands_separator", spec.thousands_separator, \
-            'thousands_separator: "." with decimal_separator: ","'
-    else:
-        mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
-        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}"
-    said = "not set" if value is None else f"got {value!r}"
-    return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} cells the night reads are not "
-            f"numbers, written as {example!r}: expected `{wanted}` to read them")
-
-
-def _cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
-                   within: str = "source") -> list[str]:
-    """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
-    often negative without `signed`: its key (the main source's, or a joined table's)."""
-    problems = []
-    for column, key in columns.items():
-        text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
-        negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
-        if seen and text / seen > MOSTLY_TEXT:
-            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
-            grouped = [w for w in written if _GROUPED.match(w)]
-            if 2 * len(grouped) > len(written):
-                problems.append(_separated(spec, within, column, grouped, text, seen))
-                continue
-            held = _numbers_dressed(column, written, spec, within)
-            if held is not None:
-                problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
-                                f"(e.g. {held[0]!r}): {held[1]}")
-                continue
-            problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers; "
-                            "expected a numeric column" + (" (list only numeric columns)" if "columns" in key else
-                                                           " (for a category, `agg: share` with a `where` "
-                                                           "condition counts its share of rows)"))
-        elif seen and negative / seen > UNPARSED_PERIODS and column not in spec.signed:
-            written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "negative"]
-            problems.append(f"key `{within}.signed`: {column!r}: {negative} of {seen} cells the night reads are "
-                            f"negative, and each is quarantined: expected {column!r} in `{within}.signed` if its "
-                            "values may be below zero (a delay, a change), else a column of counts or amounts"
-                            + _missing_codes_hint(spec, within, written))
-    return problems
-
-
-def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:
-    """A wide source's column (one entity's series) whose cells the night reads are mostly text: a notes or a
-    flags column listed among `wide.columns`. Judged per column: pooled with the others under `wide.value`, a
-    column of text among four is a quarter of the cells, which `_cell_problems` does not call mostly text."""
-    if spec.wide is None or spec.wide.across != "entity":
-        return []
-    value = spec.wide.value
-    seen = dict(history.group_by("entity_id").len().rows())
-    reach = set(history["period"].to_list())  # the quarantine holds every period's rows, the history the night's
-    text = Counter(entity for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows()
-                   if period in reach and bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
-    problems = []
-    for n, column in enumerate(spec.wide.columns):
-        if seen.get(column) and text[column] / seen[column] > MOSTLY_TEXT:
-            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of its {seen[column]} "
-                            "cells in reach are not numbers: expected a column of one entity's figures (list only "
-                            "such columns)")
-    return problems
-
-
-def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.DataFrame) -> list[str]:
-    """A wide source's column with no figure in reach while others have some (a series the file has not filled, or
-    a heading of empty cells listed among `wide.columns`): its entity scores nothing, every metric a gap, on a
-    night that reads every other. A warning naming the column's key (text cells are `wide_columns_of_text`'s)."""
-    if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
-        return []
-    value = spec.wide.value
-    filled = dict(history.group_by("entity_id").agg(pl.col(value).is_not_null().sum()).rows())
-    refused = set(quarantined["entity_id"].to_list())
-    if not any(filled.values()):
-        return []
-    rows = dict(history.group_by("entity_id").len().rows())
-    return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell of its "
-            f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
-            "one entity's figures (list only such columns)"
-            for n, column in enumerate(spec.wide.columns) if not filled.get(column) and column not in refused]
-
-
-def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:
-    """A wide source's column whose values are the rows' own numbers, counting up by 1 from period to period
-    (`rownames`, R's row number, listed among the series: each the line's number, or that less the header's):
-    an entity scored on the row's number. A warning naming the column's key."""
-    if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
-        return []
-    value, warnings = spec.wide.value, []
-    for n, column in enumerate(spec.wide.columns):
-        rows = history.filter((pl.col("entity_id") == column) & pl.col(value).is_not_null()).sort("period")
-        values, lines = rows[value].to_list(), rows["source_row"].to_list()
-        if len(values) >= 6 and all(b - a == 1 for a, b in itertools.pairwise(values)) \
-                and len({line - v for v, line in zip(values, lines, strict=True)} - {0, 1}) == 0:
-            warnings.append(f"key `source.wide.columns.{n}`: got {column!r}; its values count up by 1 from one "
-                            f"period to the next ({', '.join(f'{v:g}' for v in values[:3])}, ...: a row number, such "
-                            f"as R's rownames), so {column!r} is scored as an entity: expected it left out of "
-                            "`source.wide.columns`, unless it is a series of its own")
-    return warnings
-
-
-def _text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:
-    """A numeric column some of whose cells (no more than `MOSTLY_TEXT` of those read: more is `_cell_problems`'s)
-    are text that is no grouped number and no missing-number token (those have facts of their own): `$200` in a
-    third of the premiums, `155 seats`. Each such cell is quarantined; the fact names the column, the count, an
-    example and, for a dressed number, the dress (`_numbers_dressed`)."""
-    facts = []
-    for column in columns:
-        written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
-        written = [w for w in written if not _GROUPED.match(w) and w not in _MISSING_TEXTS]
-        if not written or (seen and len(written) / seen > MOSTLY_TEXT):
-            continue
-        held = _numbers_dressed(column, written)
-        example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
-                                                      "text that means a missing number, `source.na_values` listing "
-                                                      "it)")
-        facts.append(f"cells of {column!r} such as {example!r} ({len(written)}) are quarantined as not numbers: "
-                     f"{why}")
-    return facts
-
-
 def _past_cap(pack: CriteriaPack, flagged: int) -> str:
     """Why more go on than the cap, when they do: candidates with quarantined rows in reach (or a gap in the cap
     order's metric) are never capped out (`candidates.logic.scan`)."""
@@ -1188,48 +1001,6 @@ def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
         return ""
     most = sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:2]
     return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
-
-
-def _negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]],
-                        problems: Sequence[str] = ()) -> list[str]:
-    """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
-    `_cell_problems`; a column one of `problems` names for `source.signed` is not said again), how many and an
-    example, naming `source.signed`: a temperature below zero, a loss."""
-    named = {m[1] for p in problems if (m := re.match(r"key `source\.signed`: '(.+?)': ", p))}
-    negative: dict[str, list[str]] = {}
-    for c in cells:
-        for column, (text, problem) in c.items():
-            if problem == "negative" and column not in {*spec.signed, *spec.bounds, *named}:
-                negative.setdefault(column, []).append(text)
-    return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
-            "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)
-            for column, texts in negative.items()]
-
-
-def _missing_codes(written: list[str]) -> list[str]:
-    """The few negative whole numbers a column's quarantined cells repeat (`-1`, `-9`: a survey's codes for "no
-    answer", the World Values Survey's in every question), or none: values below zero that are no number at all
-    are read as gaps by `na_values`; `signed` would average them in as figures."""
-    distinct = sorted({w.strip() for w in written})
-    if not distinct or len(distinct) > MISSING_CODES or len(written) < 10 * len(distinct):
-        return []
-    try:
-        return distinct if all(float(w).is_integer() for w in distinct) else []
-    except ValueError:
-        return []
-
-
-def _missing_codes_hint(spec: SourceSpec, within: str, written: list[str]) -> str:
-    """The other reading of a column's negative cells when they repeat a code or two (`_missing_codes`): a missing
-    number, for `na_values` (beside the ones it has), or nothing."""
-    codes = _missing_codes(written)
-    if not codes:
-        return ""
-    listed = [*spec.na_values, *(c for c in codes if c not in spec.na_values)]
-    return (f"; but its negative cells are only {', '.join(repr(c) for c in codes)}, {len(written)} times: if "
-            f"{'that is a code' if len(codes) == 1 else 'those are codes'} for a missing number (a survey's \"no "
-            f"answer\"), list {'it' if len(codes) == 1 else 'them'} in `{within}.na_values` instead "
-            f"(`na_values: {listed}`): `signed` would count {'it' if len(codes) == 1 else 'them'} as values")
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:

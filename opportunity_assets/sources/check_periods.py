@@ -31,6 +31,10 @@ from opportunity_assets.sources.spec import (
     since,
 )
 
+UNPARSED_PERIODS = 0.1
+"""A source whose rows in reach have more than this share of periods that do not parse is read with the wrong
+period keys (a pattern that fits some values only: `%d/%m/%Y` for 1/13/2002), not with a few bad cells."""
+
 
 def _two_digit_years(within: str, column: str, alone: bool) -> str:
     """What a year column of two-digit years (`63` for 1963, nlswork's `68`..`88`) may do: write the century, or,

@@ -6,6 +6,7 @@ import ast
 import csv
 import warnings
 from collections.abc import Callable, Iterable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,17 @@ def synthetic(tmp_path: Path) -> Callable[..., CriteriaPack]:
         return load_criteria(write_pack(tmp_path, source, **changes))
 
     return build
+
+
+def scanned(pack_path: Path, as_of: date
+            ) -> tuple[dict[str, object], list[tuple[object, ...]], list[dict[str, object]]]:
+    """What a night's scan of the pack makes of its source: each candidate's fate and metrics, the quarantined rows
+    and the metrics table (two reads of one source compare equal when these do)."""
+    from opportunity_assets.candidates.logic import scan
+    from resources.source import read_snapshot
+
+    pack = load_criteria(pack_path)
+    snapshot = read_snapshot(pack, as_of, today=date(2026, 12, 1))
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    return ({c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
+            snapshot.quarantined.rows(), snapshot.metrics.to_dicts())

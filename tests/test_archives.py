@@ -11,11 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
 from opportunity_assets.sources.archives import data_files, extracted
-from resources.source import read_snapshot
-from tests.conftest import ROOT, write_pack
+from tests.conftest import ROOT, scanned, write_pack
 
 TEXAS = ROOT / "data" / "txhousing.csv"
 AS_OF = date(2009, 12, 31)
@@ -29,11 +27,7 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
 
 
 def _scan(pack_path: Path) -> tuple[dict[str, object], list[tuple[object, ...]], list[dict[str, object]]]:
-    pack = load_criteria(pack_path)
-    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
-    found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
-    return ({c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
-            snapshot.quarantined.rows(), snapshot.metrics.to_dicts())
+    return scanned(pack_path, AS_OF)
 
 
 def _in(tmp_path: Path, name: str) -> Path:

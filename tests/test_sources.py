@@ -18,7 +18,7 @@ from opportunity_assets.criteria import CriteriaError, load_criteria
 from opportunity_assets.sources.csv_rows import MAX_RECORD_LINES, CsvHeaderError, not_utf8_lines, read_csv_rows
 from opportunity_assets.sources.formats import SourceFormatError, infer_format
 from resources.source import SourceError, read_snapshot
-from tests.conftest import PACK, ROOT, write_pack
+from tests.conftest import PACK, ROOT, scanned, write_pack
 
 TEXAS = ROOT / "data" / "txhousing.csv"
 AS_OF = date(2009, 12, 31)
@@ -125,11 +125,7 @@ def _texas_as(tmp_path: Path, fmt: str) -> Path:
 
 
 def _scan(pack_path: Path) -> tuple[dict[str, object], list[tuple[object, ...]], list[dict[str, object]]]:
-    pack = load_criteria(pack_path)
-    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
-    found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
-    return ({c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
-            snapshot.quarantined.rows(), snapshot.metrics.to_dicts())
+    return scanned(pack_path, AS_OF)
 
 
 def _texas_workbook(path: Path, *, sheet: str = "txhousing", above: int = 0) -> Path:

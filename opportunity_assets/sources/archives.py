@@ -43,6 +43,8 @@ def data_files(names: list[str]) -> list[str]:
             and not PurePosixPath(n).name.startswith(".") and _by_extension(Path(n)) is not None]
 
 
+_READ_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA})
+"""The compression methods zipfile reads."""
 _LOCK = threading.Lock()
 _EXTRACTED: dict[tuple[str, str | None], tuple[tuple[int, int], Path]] = {}
 """By archive and member asked for: the archive's version (change time and size) and the file extracted from it."""
@@ -104,6 +106,11 @@ def _extract(archive: Path, member: str | None, serial: int) -> Path:
     try:
         with zipfile.ZipFile(archive) as opened:
             name = _chosen(opened.namelist(), member, archive)
+            method = opened.getinfo(name).compress_type
+            if method not in _READ_METHODS:  # deflate64, implode: zipfile has no decompressor for them
+                raise ArchiveError("path", f"source file {archive}: {name} is compressed by method {method}, which "
+                                           "Python's zipfile cannot read: expected an archive compressed by deflate, "
+                                           "bzip2 or lzma (or stored)")
             folder = _scratch() / str(serial) / archive.name
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / PurePosixPath(name).name
@@ -120,9 +127,6 @@ def _extract(archive: Path, member: str | None, serial: int) -> Path:
     except RuntimeError as exc:  # zipfile's "File ... is encrypted, password required for extraction"
         raise ArchiveError("path", f"source file {archive}: {str(exc).splitlines()[0]}: expected an archive "
                                    "without a password") from None
-    except NotImplementedError as exc:  # a compression method zipfile has not (deflate64, implode)
-        raise ArchiveError("path", f"source file {archive}: {exc}: expected an archive compressed by deflate, "
-                                   "bzip2 or lzma (or stored)") from None
     except OSError as exc:
         raise ArchiveError("path", f"source file {archive} could not be extracted into {tempfile.gettempdir()} "
                                    f"({exc.strerror}): set TMPDIR to a folder with room") from None

@@ -473,6 +473,81 @@ def test_figures_moving_as_a_year_earlier_are_doubted(tmp_path: Path, factor: fl
     assert integrity.headline(finding) == "sales moving as a year earlier for 3 changes to 2006-09"
 
 
+def _interpolated_outage(tmp_path: Path) -> CriteriaPack:
+    """Austin's 2006-06..2006-09 lost and filled in by a straight line from 2006-05 to 2006-10 in sales, volume,
+    median and listings (each written as the column is), months of inventory recomputed as the publisher computes
+    it: every figure plausible, every identity exact."""
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv")).sort("city", "year", "month")
+    austin = frame.filter(pl.col("city") == "Austin")
+    month = pl.date(pl.col("year"), pl.col("month"), 1)
+    lost = (pl.col("city") == "Austin") & month.is_between(date(2006, 6, 1), date(2006, 9, 1))
+    filled = {}
+    for c in ("sales", "volume", "median", "listings"):
+        a = austin.filter((pl.col("year") == 2006) & (pl.col("month") == 5))[c][0]
+        b = austin.filter((pl.col("year") == 2006) & (pl.col("month") == 10))[c][0]
+        filled[c] = pl.when(lost).then((a + (b - a) * (pl.col("month") - 5) / 5).round(0)).otherwise(pl.col(c))
+    frame = frame.with_columns(**filled)
+    twelve = pl.col("sales").rolling_mean(12).over("city")
+    frame = frame.with_columns(inventory=pl.when(lost).then((pl.col("listings") / twelve).round(1))
+                               .otherwise(pl.col("inventory")))
+    source = tmp_path / "interpolated.csv"
+    write_source(frame, str(source))
+    return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+
+
+def test_an_outage_filled_in_by_a_straight_line_is_doubted(tmp_path: Path) -> None:
+    """Probe 23: a 4-month outage interpolated, inventory recomputed, went to act-on on nights 3 and 6 (no change
+    far out, no identity broken). Three periods in a row each on the line through the two before, in columns whose
+    past moves were never so even (volume, in dollars): too improbable, so doubted, naming the figures."""
+    pack = _interpolated_outage(tmp_path)
+    c = _candidate(pack, date(2006, 10, 31), "austin")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    filled = {f.column: f for f in v.data_findings if f.rule == "interpolated"}
+    assert "volume" in filled, [f.message for f in v.data_findings]
+    finding = filled["volume"]
+    assert (finding.periods[0], finding.periods[-1], finding.check, finding.effect) == ("2006-05", "2006-09",
+                                                                                        "inputs", "doubt")
+    assert finding.message.startswith("volume moved by an even step or rate in each of its 4 moves 2006-05..2006-09")
+    assert "figures filled in (interpolated or carried forward), not measured?" in finding.message
+    assert finding.to_resolve == "confirm volume from 2006-06 on with the source (filled in, not measured?)"
+    assert route(a, v).section_or_tag != "act_on_these"
+    assert integrity.headline(finding) == "volume moving by an even step for 3 periods to 2006-09"
+    clean = load_criteria(PACK)
+    c = _candidate(clean, date(2006, 10, 31), "austin")
+    assert not [f for f in verify(clean, c, analyze(clean, c)).data_findings if f.rule == "interpolated"]
+
+
+def _even(values: np.ndarray, judged: int = 12) -> list[str]:
+    periods = [f"{2000 + i // 12}-{i % 12 + 1:02d}" for i in range(len(values))]
+    found = integrity._Findings(integrity.Series(periods=periods, values={"x": values},
+                                                 judged_from=len(values) - judged))
+    integrity._interpolated(found, integrity_spec.IntegritySpec(), "x")
+    return [f.message for f in found.items]
+
+
+def test_figures_carried_forward_at_a_constant_rate_or_step_are_doubted_where_the_column_never_moved_so() -> None:
+    """A noisy count is not doubted; its last four figures grown 5% a month from the one before (a nowcast), or
+    stepped by a constant 37 (a line), are, with the chance in the message. A column whose past moved evenly as
+    often (a steady counter's constant step, a smooth trend) is not: its own past says so."""
+    rng = np.random.default_rng(5)
+    noisy = np.round(10000 * np.exp(rng.normal(0, 0.08, 60)))
+    assert _even(noisy) == []
+    grown = noisy.copy()
+    grown[-4:] = np.round(grown[-5] * 1.05 ** np.arange(1, 5))
+    (message,) = _even(grown)
+    assert message.startswith("x moved by an even step or rate in each of its 4 moves 2004-08..2004-12")
+    assert "a run this long has probability" in message
+    stepped = noisy.copy()
+    stepped[-4:] = stepped[-5] + 37 * np.arange(1, 5)
+    assert len(_even(stepped)) == 1
+    counter = 100.0 + 7 * np.arange(60)  # every move even: the run is the column's way
+    assert _even(counter) == []
+    trend = np.round(5000 + 30 * np.arange(60) + rng.normal(0, 1, 60))  # a smooth stock: even to the unit often
+    trend[-4:] = trend[-5] + 30 * np.arange(1, 5)
+    assert _even(trend) == []
+
+
 def test_clean_seasons_that_repeat_closely_are_no_echo() -> None:
     """A seasonal series whose changes repeat a year later only roughly (noise of 2% on each figure) is no echo;
     its last four changes copied from a year earlier to the unit are one, with the chance in the message."""

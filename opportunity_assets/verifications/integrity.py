@@ -57,8 +57,8 @@ _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 _MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "refused",
-                   "repeated_events")
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "interpolated",
+                   "refused", "repeated_events")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 
@@ -630,6 +630,80 @@ def _echoed(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[best[0]]} on with the source (a year earlier's figures?)")
 
 
+def _second_differences(raw: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per period, its distance from the straight line through the two periods before (`x[t] - 2x[t-1] + x[t-2]`)
+    and from their constant rate (the same on the log scale), each with the band the rounding of the three figures
+    to `step[t]` allows (half a step each, weighted 1, 2, 1); NaN where a figure is missing (or not positive, for
+    the rate)."""
+    n = len(raw)
+    line, rate = np.full(n, np.nan), np.full(n, np.nan)
+    line_band, rate_band = np.full(n, np.nan), np.full(n, np.nan)
+    line[2:] = raw[2:] - 2 * raw[1:-1] + raw[:-2]
+    line_band[2:] = 2 * step[2:]
+    with np.errstate(all="ignore"):
+        positive = np.where(raw > 0, raw, np.nan)
+        level, inverse = np.log(positive), 1 / positive
+        rate[2:] = level[2:] - 2 * level[1:-1] + level[:-2]
+        rate_band[2:] = step[2:] / 2 * (inverse[2:] + 2 * inverse[1:-1] + inverse[:-2])
+    return line, line_band, rate, rate_band
+
+
+def _interpolated(found: _Findings, spec: IntegritySpec, column: str) -> None:
+    """The longest run of judged periods each on the straight line, or the constant rate, through the two periods
+    before it (to the rounding of the three figures; both moves real: an unchanged pair is `stuck`'s), where such
+    a run is too improbable (`InterpolatedRule`): per period, the larger of the entity's past rate of moves so even
+    before the run and the two rounding bands' widths against the spread of its past second differences (each on
+    its own scale, added)."""
+    series, rule = found.series, spec.interpolated
+    raw = series.values[column]
+    if series.length < 2 + rule.min_periods:
+        return
+    past = raw[: series.judged_from]
+    if not np.isfinite(past).any():
+        return
+    step = np.full(series.length, resolution(past[np.isfinite(past)], math.inf))
+    for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their own rounding
+        step[t] = max(step[t], resolution(raw[t - 2: t + 1], math.inf))
+    line, line_band, rate, rate_band = _second_differences(raw, step)
+    moved = np.zeros(series.length, dtype=bool)
+    moved[1:] = np.isfinite(raw[1:]) & np.isfinite(raw[:-1]) & (raw[1:] != raw[:-1])
+    judged = np.zeros(series.length, dtype=bool)
+    judged[2:] = moved[2:] & moved[1:-1]
+    with np.errstate(invalid="ignore"):
+        match = judged & ((np.abs(line) <= line_band) | (np.abs(rate) <= rate_band))
+    run: list[int] = []
+    best: list[int] = []
+    for t in range(max(series.judged_from, 2), series.length):
+        run = [*run, t] if match[t] else []
+        best = run if len(run) > len(best) else best
+    if len(best) < rule.min_periods:
+        return
+    before = np.flatnonzero(judged[: best[0]])
+    if len(before) < spec.min_history:
+        return
+    since = series.periods[int(before[0])]
+    line_spread, rate_spread = robust(line[before], since), robust(rate[before], since)
+    if line_spread is None:
+        return
+    by_rounding = 2 * line_band[best] / (line_spread.scale * math.sqrt(2 * math.pi))
+    if rate_spread is not None:
+        by_rounding = by_rounding + 2 * np.nan_to_num(rate_band[best], nan=0.0) / (rate_spread.scale
+                                                                                  * math.sqrt(2 * math.pi))
+    even = float(match[before].mean())
+    chance = float(np.prod(np.maximum(even, np.minimum(1.0, by_rounding))))
+    if chance >= rule.max_probability:
+        return
+    start = best[0] - 2
+    shown = ", ".join(format_number(float(v)) for v in raw[start: best[-1] + 1][-6:])
+    found.add("interpolated", rule.effect, column, list(range(start, best[-1] + 1)), float(raw[best[-1]]),
+              float(len(best)),
+              f"{column} moved by an even step or rate in each of its {len(best) + 1} moves "
+              f"{_span([series.periods[start], series.periods[best[-1]]])} ({shown}), to the rounding of the figures; "
+              f"its moves since {since} were so even {even:.0%} of the time: a run this long has probability "
+              f"{chance:.1e}; figures filled in (interpolated or carried forward), not measured?",
+              f"confirm {column} from {series.periods[start + 1]} on with the source (filled in, not measured?)")
+
+
 def _exact_fit(series: Series, spec: IntegritySpec, identity: Identity) -> exact.ExactFit | None:
     """The identity's exact fit on the entity's own past (`exact.fit`), where one side is a bare column written
     rounded; None where it has no such form or the past does not hold it to the rounding."""
@@ -878,6 +952,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _stale(found, spec, column, latest_row)
         _precision(found, spec, column)
         _echoed(found, spec, column)
+        _interpolated(found, spec, column)
         if column in read:
             _rounded(found, spec, column)
         if column in candidate.peers:
@@ -917,6 +992,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} on a coarser grid than ever for {finding.size:.0f} values to {when(-1)}"
     if finding.rule == "echoed":
         return f"{finding.column} moving as a year earlier for {finding.size:.0f} changes to {when(-1)}"
+    if finding.rule == "interpolated":
+        return f"{finding.column} moving by an even step for {finding.size:.0f} periods to {when(-1)}"
     if finding.rule == "copied":
         return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
     if finding.rule.startswith("exact:"):

@@ -158,6 +158,23 @@ class EchoRule(_Spec):
     effect: Effect = "doubt"
 
 
+class InterpolatedRule(_Spec):
+    """A column whose moves follow a straight line or a constant rate, period after period, to the rounding of the
+    figures: values filled in between two real ones (an outage interpolated) or carried forward from the last one
+    (a nowcast grown by a fixed step or percentage), where the entity's own figures never move so evenly. An
+    unchanged column is `stuck`'s."""
+
+    min_periods: int = Field(default=2, ge=1)
+    """Periods in a row whose value lies on the line (or the constant rate) through the two before it: 2, four
+    figures on one line, where one coincidence in a column written to the unit would be improbable enough alone."""
+    max_probability: float = Field(default=1e-6, gt=0, lt=1)
+    """A run counts when its chance is below this: per period, the larger of how often the entity's past moves
+    were so even and the chance that a second difference as spread as its past ones falls within the rounding
+    (on the straight line and on the constant rate, added). As strict as `echoed`'s: a smooth column (a stock, a
+    rate) moves evenly more often than a flow, and its own past says so."""
+    effect: Effect = "doubt"
+
+
 class Identity(_Spec):
     """A relation between columns that holds in the domain, as a ratio that should stay near its usual value,
     e.g. `inventory / (listings / avg(sales, 12))`. Where one side of the ratio is a bare column and the entity's
@@ -194,7 +211,7 @@ class Identity(_Spec):
 
 
 RULES = ("level_shift", "spike", "out_of_range", "stuck", "repeated_rows", "stale", "precision", "cross_section",
-         "copied", "echoed", "refused", "repeated_events")
+         "copied", "echoed", "interpolated", "refused", "repeated_events")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -225,6 +242,7 @@ class IntegritySpec(_Spec):
     """The latest change far outside that night's distribution across all scanned entities."""
     copied: CopyRule = CopyRule()
     echoed: EchoRule = EchoRule()
+    interpolated: InterpolatedRule = InterpolatedRule()
     refused: RefusedRule = RefusedRule()
     repeated_events: RepeatedEventsRule = RepeatedEventsRule()
     identities: list[Identity] = Field(default_factory=list)

@@ -956,6 +956,25 @@ def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leav
         "entity has more than 2 years published (windows count years, `source.grain`)"]
 
 
+def test_an_early_night_is_one_line_naming_every_window_past_the_history_and_the_first_night_they_fit() -> None:
+    """Trial 22 (left then): `--as-of` five months into the Texas history was five lines, one per window, each its
+    own key, of one cause: the night. One line now, the first window's key, the others', and the first night on
+    which all fit (2001-04-30 checks ok; the month before does not)."""
+    from opportunity_assets.criteria import load_criteria
+    from tests.conftest import PACK
+
+    pack = load_criteria(PACK)
+    assert _problems(pack, date(2000, 6, 30)) == [
+        "key `metrics.sales_3m_prev.window`: got [12, 14]; expected a window within the source's history: on "
+        "2000-06-30 no entity has more than 5 months published (windows count months, `source.grain`); so do 4 more "
+        "(`metrics.sales_12m.window` [0, 11], `metrics.inventory_3m_prev.window` [12, 14], "
+        "`metrics.median_3m_prev.window` [12, 14], `metrics.coverage_15m.window` [0, 14]): the night is too early "
+        "for the pack, whose windows need 15 months published, from 2001-04-30 on if the history goes on as it has"]
+    (line,) = _problems(pack, date(2001, 3, 31))
+    assert line.endswith("from 2001-04-30 on if the history goes on as it has"), line
+    assert check_pack(pack, as_of=date(2001, 4, 30), today=TODAY).problems == []
+
+
 def test_bounds_that_refuse_every_number_of_an_entity_are_a_warning_and_the_others_go_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 4: `bounds: {rate: [0, 1]}` on five exchange rates, one of which (the pound, 1.05..2.45) lies wholly

@@ -8,17 +8,18 @@ is one line naming the pack key.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
@@ -524,13 +525,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(no_time)
     elif snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
-        grain = pack.grain
         beyond = [(name, spec) for name, spec in pack.metrics.items()
                   if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
-        for name, spec in beyond:
-            problems.append(f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within "
-                            f"the source's history: on {night} no entity has more than {reach + 1} "
-                            f"{grain.plural} published (windows count {grain.plural}, `source.grain`)")
+        if beyond:
+            problems.append(_windows_past(pack, night, reach, beyond))
         warnings += [] if beyond else _outcome_out_of_reach(pack, night, reach)  # (else the same cause, again)
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
@@ -699,6 +697,27 @@ def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None,
     return problems, warnings
 
 
+def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tuple[str, MetricSpec]]) -> str:
+    """One line for the metrics whose windows reach past the history the night reads (`reach` + 1 periods at
+    most), naming the first's key; with several (an early `--as-of`: trial 22 had five lines, one per window, of
+    one cause), the others' keys and windows, and the first night from which every window fits, if the history
+    goes on as it has."""
+    grain = pack.grain
+    (name, spec), *more = beyond
+    line = (f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within the source's history: "
+            f"on {night} no entity has more than {reach + 1} {grain.plural} published (windows count "
+            f"{grain.plural}, `source.grain`)")
+    if not more:
+        return line
+    deepest = max(s.window[1] for _, s in beyond)
+    later = grain.later(night, deepest - reach)
+    if grain.name in ("month", "quarter", "year") and (night + timedelta(days=1)).day == 1:
+        later = date(later.year, later.month, calendar.monthrange(later.year, later.month)[1])
+    others = ", ".join(f"`metrics.{n}.window` {list(s.window)}" for n, s in more)
+    return (f"{line}; so do {len(more)} more ({others}): the night is too early for the pack, whose windows need "
+            f"{deepest + 1} {grain.plural} published, from {later} on if the history goes on as it has")
+
+
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:
     """A warning when `outcome.window_periods` is longer than the history the night reads (`reach` + 1 periods at
     most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
@@ -853,6 +872,7 @@ _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for colum
 """`source.period_format`'s line for Unix time over small numbers (`unix_time_of_no_time`): every row in 1970's
 first moments, so every window but the latest finds nothing."""
 _WINDOW_PAST = re.compile(r"^key `metrics\.(\w+)\.window`: .*expected a window within the source's history")
+_WINDOW_KEY = re.compile(r"`metrics\.(\w+)\.window`")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
 _CONDITION_OF = re.compile(r"^key `source\.aggregates\.(\w+)\.where\.\d+[.`]")
 """A problem naming an events aggregate's condition (`source.aggregates.avg_age.where.0.in`): the aggregate's name."""
@@ -928,7 +948,8 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
-    past = {m[1] for p in problems if (m := _WINDOW_PAST.match(p))} | _metrics_of_text(pack, problems) \
+    past = {name for p in problems if _WINDOW_PAST.match(p) for name in _WINDOW_KEY.findall(p)} \
+        | _metrics_of_text(pack, problems) \
         | _metrics_of_conditions(pack, problems)
     # a grain finer than the rows' (months read by the day), or every row in 1970's first moments (Unix time over
     # a count of days): every window between their dates finds nothing

@@ -661,9 +661,13 @@ def _interpolated(found: _Findings, spec: IntegritySpec, column: str) -> None:
     past = raw[: series.judged_from]
     if not np.isfinite(past).any():
         return
-    step = np.full(series.length, resolution(past[np.isfinite(past)], math.inf))
+    written = resolution(past[np.isfinite(past)], math.inf)
+    if not math.isfinite(written):  # figures on no grid (computed to full precision): no rounding to judge within
+        return
+    step = np.full(series.length, written)
     for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their own rounding
-        step[t] = max(step[t], resolution(raw[t - 2: t + 1], math.inf))
+        if math.isfinite(own := resolution(raw[t - 2: t + 1], math.inf)):
+            step[t] = max(step[t], own)
     line, line_band, rate, rate_band = _second_differences(raw, step)
     moved = np.zeros(series.length, dtype=bool)
     moved[1:] = np.isfinite(raw[1:]) & np.isfinite(raw[:-1]) & (raw[1:] != raw[:-1])

@@ -20,7 +20,7 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
-from opportunity_assets.records import Candidate, Status, Verdict
+from opportunity_assets.records import Analysis, Candidate, DataFinding, Status, Verdict, Verification
 from opportunity_assets.verifications import integrity, integrity_spec
 from opportunity_assets.verifications.logic import verify
 from resources.source import read_snapshot
@@ -436,6 +436,15 @@ def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> 
     assert not [f for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "rounded"]
 
 
+def _ruled(pack: CriteriaPack, as_of: date, cid: str, rule: str) -> tuple[Analysis, Verification,
+                                                                          dict[str, DataFinding]]:
+    """The candidate's analysis and verification on the night, and its findings of `rule` by column."""
+    c = _candidate(pack, as_of, cid)
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    return a, v, {f.column: f for f in v.data_findings if f.rule == rule}
+
+
 def _a_year_old(tmp_path: Path, factor: float) -> CriteriaPack:
     """Austin's sales and volume from 2006-06 on: the same month a year earlier x`factor` (a nowcast from last
     year's figures), months of inventory recomputed from them as the publisher computes it (so the identity holds
@@ -446,10 +455,16 @@ def _a_year_old(tmp_path: Path, factor: float) -> CriteriaPack:
     year_ago = {c: pl.col(c).shift(12).over("city") for c in ("sales", "volume")}
     frame = frame.with_columns(**{c: pl.when(broken).then((e * factor).round(0)).otherwise(pl.col(c))
                                   for c, e in year_ago.items()})
+    return _inventory_recomputed(tmp_path, frame, broken)
+
+
+def _inventory_recomputed(tmp_path: Path, frame: pl.DataFrame, broken: pl.Expr) -> CriteriaPack:
+    """The pack over `frame` with months of inventory recomputed in the `broken` rows as the publisher computes it
+    (listings over the 12-month average of sales, to a tenth): the identity holds exactly over the broken counts."""
     twelve = pl.col("sales").rolling_mean(12).over("city")
     frame = frame.with_columns(inventory=pl.when(broken).then((pl.col("listings") / twelve).round(1))
                                .otherwise(pl.col("inventory")))
-    source = tmp_path / "year_old.csv"
+    source = tmp_path / "broken.csv"
     write_source(frame, str(source))
     return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
 
@@ -459,11 +474,7 @@ def test_figures_moving_as_a_year_earlier_are_doubted(tmp_path: Path, factor: fl
     """Probe 23: last year's sales and volume republished (x1.1 or x2 from 2006-06), inventory recomputed: Austin
     went on to act-on on night 3 with a score of 100 (sales_3m / sales_3m_prev exactly 2). Each of the three latest
     changes equals a year earlier's to the rounding: the run has probability below 1e-6."""
-    pack = _a_year_old(tmp_path, factor)
-    c = _candidate(pack, date(2006, 10, 31), "austin")
-    a = analyze(pack, c)
-    v = verify(pack, c, a)
-    echoed = {f.column: f for f in v.data_findings if f.rule == "echoed"}
+    a, v, echoed = _ruled(_a_year_old(tmp_path, factor), date(2006, 10, 31), "austin", "echoed")
     assert "sales" in echoed, [f.message for f in v.data_findings]
     finding = echoed["sales"]
     assert (finding.periods, finding.check, finding.effect) == (["2006-07", "2006-08", "2006-09"], "inputs", "doubt")
@@ -486,24 +497,14 @@ def _interpolated_outage(tmp_path: Path) -> CriteriaPack:
         a = austin.filter((pl.col("year") == 2006) & (pl.col("month") == 5))[c][0]
         b = austin.filter((pl.col("year") == 2006) & (pl.col("month") == 10))[c][0]
         filled[c] = pl.when(lost).then((a + (b - a) * (pl.col("month") - 5) / 5).round(0)).otherwise(pl.col(c))
-    frame = frame.with_columns(**filled)
-    twelve = pl.col("sales").rolling_mean(12).over("city")
-    frame = frame.with_columns(inventory=pl.when(lost).then((pl.col("listings") / twelve).round(1))
-                               .otherwise(pl.col("inventory")))
-    source = tmp_path / "interpolated.csv"
-    write_source(frame, str(source))
-    return load_criteria(write_pack(tmp_path, source, quiet_integrity=False))
+    return _inventory_recomputed(tmp_path, frame.with_columns(**filled), lost)
 
 
 def test_an_outage_filled_in_by_a_straight_line_is_doubted(tmp_path: Path) -> None:
     """Probe 23: a 4-month outage interpolated, inventory recomputed, went to act-on on nights 3 and 6 (no change
     far out, no identity broken). Three periods in a row each on the line through the two before, in columns whose
     past moves were never so even (volume, in dollars): too improbable, so doubted, naming the figures."""
-    pack = _interpolated_outage(tmp_path)
-    c = _candidate(pack, date(2006, 10, 31), "austin")
-    a = analyze(pack, c)
-    v = verify(pack, c, a)
-    filled = {f.column: f for f in v.data_findings if f.rule == "interpolated"}
+    a, v, filled = _ruled(_interpolated_outage(tmp_path), date(2006, 10, 31), "austin", "interpolated")
     assert "volume" in filled, [f.message for f in v.data_findings]
     finding = filled["volume"]
     assert (finding.periods[0], finding.periods[-1], finding.check, finding.effect) == ("2006-05", "2006-09",

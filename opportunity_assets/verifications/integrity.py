@@ -575,6 +575,16 @@ def _rounded(found: _Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
 
 
+def _longest_run(match: np.ndarray, first: int) -> list[int]:
+    """The indices of the longest run of `match` from index `first` on (the earliest of equally long ones)."""
+    run: list[int] = []
+    best: list[int] = []
+    for t in range(first, len(match)):
+        run = [*run, t] if match[t] else []
+        best = run if len(run) > len(best) else best
+    return best
+
+
 def _echoed(found: _Findings, spec: IntegritySpec, column: str) -> None:
     """The longest run of judged changes each equal to the change a year earlier (`Series.per_year` periods) to
     the rounding of the four figures, both moves real (an unchanged pair is `stuck`'s), where such a run is too
@@ -602,11 +612,7 @@ def _echoed(found: _Findings, spec: IntegritySpec, column: str) -> None:
         judged = np.zeros(series.length, dtype=bool)
         judged[lag:] = moved[lag:] & moved[:-lag] & np.isfinite(echo[lag:]) & np.isfinite(tolerance[lag:])
         match = judged & (np.abs(echo) <= tolerance)
-    run: list[int] = []
-    best: list[int] = []
-    for t in range(max(series.judged_from, lag + 1), series.length):
-        run = [*run, t] if match[t] else []
-        best = run if len(run) > len(best) else best
+    best = _longest_run(match, max(series.judged_from, lag + 1))
     if len(best) < rule.min_periods:
         return
     before = np.flatnonzero(judged[: best[0]])
@@ -675,11 +681,7 @@ def _interpolated(found: _Findings, spec: IntegritySpec, column: str) -> None:
     judged[2:] = moved[2:] & moved[1:-1]
     with np.errstate(invalid="ignore"):
         match = judged & ((np.abs(line) <= line_band) | (np.abs(rate) <= rate_band))
-    run: list[int] = []
-    best: list[int] = []
-    for t in range(max(series.judged_from, 2), series.length):
-        run = [*run, t] if match[t] else []
-        best = run if len(run) > len(best) else best
+    best = _longest_run(match, max(series.judged_from, 2))
     if len(best) < rule.min_periods:
         return
     before = np.flatnonzero(judged[: best[0]])

@@ -13,7 +13,7 @@ from datetime import date
 
 import polars as pl
 
-from opportunity_assets.verifications.integrity import decimals
+from opportunity_assets.verifications.series import decimals
 
 KINDS = ("level_shift", "unit_slip", "spike", "stuck", "repeated_rows", "drift", "stale", "swapped", "sentinel",
          "lagged", "borrowed")

@@ -16,6 +16,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate
 from opportunity_assets.verifications import exact, integrity
 from opportunity_assets.verifications.logic import verify
+from opportunity_assets.verifications.series import series_of
 from tests.plants import Plant
 from tests.test_integrity import AMARILLO_BREAK, NIGHTS, _candidate, _planted_pack
 
@@ -89,7 +90,7 @@ def _findings(pack: CriteriaPack, c: Candidate) -> list:
 def test_texas_months_of_inventory_is_exact_and_no_clean_night_doubts_it(texas_pack: CriteriaPack) -> None:
     for as_of in (date(2003, 1, 31), *NIGHTS, date(2009, 12, 31)):
         c = _candidate(texas_pack, as_of, "amarillo")
-        series = integrity.series_of(c, texas_pack.columns, texas_pack.max_window + 1, texas_pack.grain)
+        series = series_of(c, texas_pack.columns, texas_pack.max_window + 1, texas_pack.grain)
         assert series is not None
         identity = next(i for i in texas_pack.integrity.identities if i.name == "months_of_inventory")
         fit = integrity._exact_fit(series, texas_pack.integrity, identity)

@@ -21,8 +21,18 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Analysis, Candidate, DataFinding, Status, Verdict, Verification
-from opportunity_assets.verifications import integrity, integrity_spec
+from opportunity_assets.verifications import integrity, integrity_spec, regularity
 from opportunity_assets.verifications.logic import verify
+from opportunity_assets.verifications.series import (
+    Findings,
+    Series,
+    decimals,
+    format_number,
+    log_level,
+    repeat_probability,
+    resolution,
+    robust,
+)
 from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
@@ -97,13 +107,13 @@ def test_a_finding_names_column_period_value_and_size(tmp_path: Path) -> None:
     assert shift.periods == ["2005-04"] and shift.periods_back == [0]
     assert shift.check == "assumptions" and shift.effect == "doubt"
     assert shift.size is not None and shift.size >= pack.integrity.level_shift.threshold_mads
-    assert shift.value is not None and f"inventory {integrity.format_number(shift.value)} in 2005-04" in shift.message
+    assert shift.value is not None and f"inventory {format_number(shift.value)} in 2005-04" in shift.message
     assert f"{shift.size:.1f} MADs below its period-on-period changes since" in shift.message
     identity = next(f for f in v.data_findings if f.rule == "exact:months_of_inventory")
     assert identity.check == "inputs"
     assert "steps of 0.1 away" in v.checks["inputs"].finding and "Data:" in v.checks["assumptions"].finding
     assert integrity.headline(shift, blinded=True) == \
-        f"inventory {integrity.format_number(shift.value)} in 0 periods back: {shift.size:.1f} MADs, level shift"
+        f"inventory {format_number(shift.value)} in 0 periods back: {shift.size:.1f} MADs, level shift"
 
 
 @pytest.mark.parametrize(("effect", "status", "section"), [
@@ -148,8 +158,8 @@ def test_a_volatile_market_is_its_own_yardstick() -> None:
     volatile = 1000 * np.exp(np.cumsum(rng.normal(0, 0.25, 60)))
     for series, expected in ((steady, True), (volatile, False)):
         values = np.append(series, series[-1] * 1.3)
-        step = np.diff(integrity.log_level(values))
-        stick = integrity.robust(step[:-1], "")
+        step = np.diff(log_level(values))
+        stick = robust(step[:-1], "")
         assert stick is not None
         assert bool(abs(stick.z(step[-1])) >= 6) is expected
 
@@ -180,7 +190,7 @@ def test_window_functions_of_series_expressions() -> None:
 def test_resolutions_of_a_matrix_are_each_rows_resolution() -> None:
     """`resolutions` (every entity's step at once, for the scaled-copy search over a wide night) gives what
     `resolution` gives row by row: whole tenths, counts, round hundreds, more decimals than judged, a row of gaps."""
-    from opportunity_assets.verifications.integrity import resolution, resolutions
+    from opportunity_assets.verifications.series import resolution, resolutions
 
     rng = np.random.default_rng(3)
     rows = [np.round(rng.uniform(0, 50, 30), 1), np.round(rng.uniform(0, 500, 30)),
@@ -200,21 +210,21 @@ def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     tenths = np.round(5 + np.cumsum(rng.normal(0, 0.12, 30)), 1)
     counts = np.round(400 + rng.normal(0, 40, 30))
     dollars = np.round(4e7 + rng.normal(0, 4e6, 30), -3)
-    assert integrity.resolution(tenths, 0.3) == pytest.approx(0.1)
-    assert integrity.resolution(dollars, 5000.0) == 1000.0
-    chance = {name: integrity.repeat_probability(v) for name, v in
+    assert resolution(tenths, 0.3) == pytest.approx(0.1)
+    assert resolution(dollars, 5000.0) == 1000.0
+    chance = {name: repeat_probability(v) for name, v in
               (("tenths", tenths), ("counts", counts), ("dollars", dollars))}
     assert chance["tenths"] is not None and chance["tenths"] > 0.2
     assert chance["counts"] is not None and 0.001 < chance["counts"] < 0.02
     assert chance["dollars"] is not None and chance["dollars"] < 0.001
-    assert integrity.repeat_probability(np.full(30, 7.0)) == 1.0  # a flat column is never stuck
-    assert integrity.repeat_probability(np.arange(30.0)) == 0.0  # a counter that always grows by 1 never stands
+    assert repeat_probability(np.full(30, 7.0)) == 1.0  # a flat column is never stuck
+    assert repeat_probability(np.arange(30.0)) == 0.0  # a counter that always grows by 1 never stands
     # a count at its ceiling (a week's 168 hourly readings, short of one now and then) stays there by design: its
     # rate of staying at the bound, not the column's rate of repeats, is its chance
     week = np.array([137, 168, 168, 168, 168, 168, 168, 167, 168, 167, 168, 168, 168, 167, 168], dtype=float)
-    assert integrity.repeat_probability(week) == pytest.approx(0.538, abs=0.001)
-    assert integrity.repeat_probability(week, 168.0) == pytest.approx(0.7)
-    assert integrity.repeat_probability(week, 167.0) == integrity.repeat_probability(week)  # not its bound
+    assert repeat_probability(week) == pytest.approx(0.538, abs=0.001)
+    assert repeat_probability(week, 168.0) == pytest.approx(0.7)
+    assert repeat_probability(week, 167.0) == repeat_probability(week)  # not its bound
 
 
 def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:
@@ -240,8 +250,8 @@ def test_more_decimals_than_the_column_ever_had_is_doubted(tmp_path: Path) -> No
     assert (finding.column, finding.periods[0], finding.check, finding.effect) == \
         ("inventory", "2005-04", "inputs", "doubt")
     assert "more decimals than any of its" in finding.message and "(at most 1 decimal)" in finding.message
-    assert integrity.decimals(np.array([6.3, 5.0, 12.1]), 4) == 1
-    assert integrity.decimals(np.array([6.35, 4.6797]), 3) is None
+    assert decimals(np.array([6.3, 5.0, 12.1]), 4) == 1
+    assert decimals(np.array([6.35, 4.6797]), 3) is None
 
 
 def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: CriteriaPack) -> None:
@@ -260,7 +270,7 @@ def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: 
                 change = integrity.latest_change(np.array([latest[1], latest[0]], dtype=float))
                 if change is not None and np.isfinite(change):
                     changes.append(change)
-        expected = integrity.robust(np.array(changes), "")
+        expected = robust(np.array(changes), "")
         assert expected is not None and peers[column]["count"] == expected.count
         assert peers[column]["median"] == pytest.approx(expected.median, rel=1e-12, abs=1e-15)
         assert peers[column]["scale"] == pytest.approx(expected.scale, rel=1e-12)
@@ -300,9 +310,9 @@ def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Pa
 
 
 def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:
-    series = integrity.Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
+    series = Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
                               values={"x": np.array(values, dtype=float)}, judged_from=judged_from, per_year=52)
-    found = integrity._Findings(series)
+    found = Findings(series)
     integrity._out_of_range(found, integrity_spec.IntegritySpec(), "x", signed)
     return [f.message for f in found.items]
 
@@ -332,13 +342,13 @@ def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
     column had no yardstick at all; on the asinh scale its changes are judged like any other's."""
     rng = np.random.default_rng(3)
     balance = np.append(-20 + rng.normal(0, 3, 48), [-1200.0, -1190.0])
-    series = integrity.Series(periods=[f"p{i}" for i in range(len(balance))], values={"balance": balance},
+    series = Series(periods=[f"p{i}" for i in range(len(balance))], values={"balance": balance},
                               judged_from=len(balance) - 3, per_year=12)
-    found = integrity._Findings(series)
+    found = Findings(series)
     integrity._shifts(found, integrity_spec.IntegritySpec(), "balance")
     assert [(f.rule, f.periods) for f in found.items] == [("level_shift", [f"p{len(balance) - 2}"])]
     positive = np.array([5.0, 7.0, 6.0])
-    assert np.allclose(integrity.log_level(positive), np.log(positive + 0.06))  # a column >= 0: unchanged
+    assert np.allclose(log_level(positive), np.log(positive + 0.06))  # a column >= 0: unchanged
 
 
 def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_path: Path) -> None:
@@ -384,17 +394,17 @@ def test_a_column_that_stopped_in_a_short_history_is_stale() -> None:
     below 80%), so its silence hid itself. Three values before a gap are too few to say it reports (China's
     infant mortality, blank 1963-64 in the real file, is not doubted)."""
     life = np.array([68.41, 68.8, 69.14, 69.44, 69.69, 69.91, *[np.nan] * 4])
-    series = integrity.Series(periods=[str(1960 + i) for i in range(10)], values={"life": life},
+    series = Series(periods=[str(1960 + i) for i in range(10)], values={"life": life},
                               judged_from=6, per_year=1)
-    found = integrity._Findings(series)
+    found = Findings(series)
     integrity._stale(found, integrity_spec.IntegritySpec(), "life", latest_row=9)
     assert [(f.rule, f.periods, f.size) for f in found.items] == [("stale", ["1965"], 4.0)]
     patchy = np.array([68.41, np.nan, np.nan, 69.44, np.nan, 69.91, *[np.nan] * 4])  # never filled 80%: no yardstick
-    found = integrity._Findings(dataclasses.replace(series, values={"life": patchy}))
+    found = Findings(dataclasses.replace(series, values={"life": patchy}))
     integrity._stale(found, integrity_spec.IntegritySpec(), "life", latest_row=9)
     assert found.items == []
     infant = np.array([190.0, 161.0, 110.0, np.nan, np.nan])
-    found = integrity._Findings(integrity.Series(periods=series.periods[:5], values={"infant": infant},
+    found = Findings(Series(periods=series.periods[:5], values={"infant": infant},
                                                  judged_from=3, per_year=1))
     integrity._stale(found, integrity_spec.IntegritySpec(), "infant", latest_row=4)
     assert found.items == []
@@ -521,9 +531,9 @@ def test_an_outage_filled_in_by_a_straight_line_is_doubted(tmp_path: Path) -> No
 
 def _even(values: np.ndarray, judged: int = 12) -> list[str]:
     periods = [f"{2000 + i // 12}-{i % 12 + 1:02d}" for i in range(len(values))]
-    found = integrity._Findings(integrity.Series(periods=periods, values={"x": values},
+    found = Findings(Series(periods=periods, values={"x": values},
                                                  judged_from=len(values) - judged))
-    integrity._interpolated(found, integrity_spec.IntegritySpec(), "x")
+    regularity.interpolated(found, integrity_spec.IntegritySpec(), "x")
     return [f.message for f in found.items]
 
 
@@ -560,9 +570,9 @@ def test_clean_seasons_that_repeat_closely_are_no_echo() -> None:
     spec = integrity_spec.IntegritySpec()
 
     def echoes(series_values: np.ndarray) -> list[str]:
-        found = integrity._Findings(integrity.Series(periods=periods, values={"sales": series_values},
+        found = Findings(Series(periods=periods, values={"sales": series_values},
                                                      judged_from=months - 15))
-        integrity._echoed(found, spec, "sales")
+        regularity.echoed(found, spec, "sales")
         return [f.message for f in found.items]
 
     assert echoes(values) == []

@@ -625,7 +625,7 @@ def identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]
     """An identity whose `expected` band most candidates going on lie outside (at least 3 of them, more than half):
     the band is the pack's mistake (a ratio written per thousand, a band for another unit), not every entity's
     data; judged as the skeptic would, each candidate by the median of its ratio over its kept history."""
-    from opportunity_assets.verifications.integrity import series_of
+    from opportunity_assets.verifications.series import series_of
 
     banded = [(n, identity) for n, identity in enumerate(pack.integrity.identities) if identity.expected is not None]
     if not banded:

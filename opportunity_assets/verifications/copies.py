@@ -25,8 +25,8 @@ import polars as pl
 
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
-from opportunity_assets.verifications.integrity import resolution, resolutions
 from opportunity_assets.verifications.integrity_spec import CopyRule
+from opportunity_assets.verifications.series import resolution, resolutions
 
 _NEAR = 0.1
 """Entities within this relative distance of a value are the ones that could coincide with it by chance."""

@@ -1,0 +1,307 @@
+"""Figures too regular to have been measured: the data checks that find a feed filled in rather than read.
+
+Each rule asks how likely the entity's own past makes a run of too-regular figures reaching into the judged span,
+and finds it below its rule's bound:
+- stuck: a column unchanged for a run; `repeated_rows`: a row equal to another period's in every column;
+- precision: more decimals than the column ever had; `rounded`: a run on a coarser grid than its past made likely;
+- echoed: changes equal, one after another, to the changes a year earlier;
+- interpolated: figures on the straight line, or the constant rate, through the two before.
+Pure, as `integrity.py`, which runs them over every column.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from opportunity_assets.formatting import significant
+from opportunity_assets.verifications import exact
+from opportunity_assets.verifications.integrity_spec import IntegritySpec
+from opportunity_assets.verifications.series import (
+    MIN_SAMPLE,
+    Findings,
+    as_percent,
+    decimals,
+    format_number,
+    on_grid_each,
+    period_span,
+    repeat_probability,
+    resolution,
+    robust,
+)
+
+
+def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exact.ExactFit] = ()) -> None:
+    """The longest run of unchanged periods reaching into the judged span, against the column's own chance of
+    repeating in the `min_history` periods before the run began (a column is "normally moving" as it moved just
+    before, not as it moved years earlier: a calm year repeats a rounded column more often). A run that an exact
+    identity of the column reproduces from columns that did move (`fits`) is that identity's value rounded, not a
+    frozen feed."""
+    series = found.series
+    raw = series.values[column]
+    run, best = 0, (0, 0)
+    for t in range(1, series.length):
+        same = math.isfinite(raw[t]) and raw[t] == raw[t - 1]
+        run = run + 1 if same else 0
+        if t >= series.judged_from and run > best[0]:
+            best = (run, t)
+    run, end = best
+    if run < spec.stuck.min_periods:
+        return
+    start = end - run
+    if any(fit.reproduces(start, end) for fit in fits):
+        return
+    rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
+    if rate is None or rate ** run >= spec.stuck.max_probability:
+        return
+    indices = list(range(start, end + 1))
+    found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
+              f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
+              f"({period_span([series.periods[i] for i in indices])}); "
+              f"before that it repeated with probability {rate:.1%} a period, so a run this long has "
+              f"probability {rate ** run:.1e}")
+
+
+def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
+    """A judged row equal, in every filled column, to another period's row, where the entity's own past rows
+    (nearly) never repeat: the latest such row is reported, with how many there are."""
+    series = found.series
+    table = np.column_stack([series.values[c] for c in columns])
+    filled = np.isfinite(table)
+    # each row's nearest earlier row with the same filled columns and the same values in them, by one pass over
+    # the rows keyed by their bytes (-0.0 written as 0.0): a comparison of every pair cost a night 0.4 s
+    twin_of: list[int | None] = []
+    latest: dict[tuple[bytes, bytes], int] = {}
+    for t, (row, mask) in enumerate(zip(table, filled, strict=True)):
+        key = (mask.tobytes(), (np.where(mask, row, 0.0) + 0.0).tobytes())
+        twin_of.append(latest.get(key) if mask.sum() >= spec.repeated_rows.min_columns else None)
+        latest[key] = t
+
+    past = [twin_of[t] is not None for t in range(series.judged_from) if filled[t].sum()]
+    rate = (sum(past) + 1) / (len(past) + 2)
+    if len(past) < MIN_SAMPLE or rate > spec.repeated_rows.max_rate:
+        return
+    twins = [(t, twin) for t in range(series.judged_from, series.length) if (twin := twin_of[t]) is not None]
+    if not twins:
+        return
+    t, twin = twins[-1]
+    more = f"; {len(twins)} judged rows repeat an earlier one" if len(twins) > 1 else ""
+    names = ", ".join(c for c, f in zip(columns, filled[t], strict=True) if f)
+    found.add("repeated_row", spec.repeated_rows.effect, "row", [twin, t], None, float(len(twins)),
+              f"the row for {series.periods[t]} repeats {series.periods[twin]} exactly in all {int(filled[t].sum())} "
+              f"filled columns ({names}){more}; {rate:.0%} of the entity's past rows repeated an earlier one",
+              f"confirm the {series.periods[t]} row with the source (it repeats {series.periods[twin]})")
+
+
+def precision(found: Findings, spec: IntegritySpec, column: str) -> None:
+    """A judged value with more decimals than every past value of the column had."""
+    series = found.series
+    raw = series.values[column]
+    past = raw[: series.judged_from]
+    if np.isfinite(past).sum() < spec.min_history:
+        return
+    places = decimals(past, spec.precision.max_decimals)
+    if places is None:
+        return
+    judged = raw[series.judged_from:]
+    with np.errstate(invalid="ignore"):  # a value with more decimals is off the grid of `places` decimals
+        off = np.isfinite(judged) & ~on_grid_each(judged, 10.0 ** -places)
+    finer = [series.judged_from + int(i) for i in np.flatnonzero(off)]
+    if not finer:
+        return
+    t = finer[0]
+    unit = "whole numbers" if places == 0 else f"at most {places} decimal{'s' if places > 1 else ''}"
+    more = f", and {len(finer) - 1} later value{'s' if len(finer) > 2 else ''} too" if len(finer) > 1 else ""
+    found.add("precision", spec.precision.effect, column, finer, float(raw[t]), float(len(finer)),
+              f"{column} {significant(float(raw[t]), 12)} in {series.periods[t]} has more decimals than any of its "
+              f"{int(np.isfinite(past).sum())} values since {series.periods[0]} ({unit}){more}: the figure was "
+              f"computed or converted differently",
+              f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
+
+
+_COARSER_GRIDS = 3
+"""Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
+
+
+def rounded(found: Findings, spec: IntegritySpec, column: str) -> None:
+    """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
+    or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
+    for such a run by chance: the chance of a value on the grid is the share of its past new values that were
+    (Laplace-smoothed), and a run counts where that share raised to the run's length is below
+    `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
+    nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
+    in the columns the metrics read only: a figure rounded is still the figure, and only there can its lost
+    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months)."""
+    series, rule = found.series, spec.precision
+    raw = series.values[column]
+    past = raw[: series.judged_from]
+    if np.isfinite(past).sum() < spec.min_history or decimals(past, 6) is None:
+        return
+    own = resolution(past, math.inf)
+    previous = np.concatenate([[np.nan], raw[:-1]])
+    with np.errstate(invalid="ignore"):
+        moved = np.isfinite(raw) & (raw != 0) & (raw != previous)
+    past_moved = np.flatnonzero(moved[: series.judged_from])
+    worst: tuple[float, float, float, list[int]] | None = None
+    for power in range(1, _COARSER_GRIDS + 1):
+        grid = own * 10.0 ** power
+        on = on_grid_each(np.nan_to_num(raw), grid)
+        share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
+        run: list[int] = []
+        best: list[int] = []
+        for t in range(series.judged_from, series.length):
+            if moved[t]:
+                run = [*run, t] if on[t] else []
+                best = run if len(run) > len(best) else best
+        chance = share ** len(best)
+        if best and chance < rule.max_probability and (worst is None or chance < worst[0]):
+            worst = (chance, grid, float(on[past_moved].mean()) if len(past_moved) else 0.0, best)
+    if worst is None:
+        return
+    chance, grid, share, run = worst
+    shown = ", ".join(format_number(float(raw[t])) for t in run[-4:])
+    found.add("rounded", rule.effect, column, run, float(raw[run[-1]]), float(len(run)),
+              f"{column} is a multiple of {format_number(grid)} in each of its {len(run)} changed values "
+              f"{period_span([series.periods[run[0]], series.periods[run[-1]]])} ({shown}), a grid {share:.0%} of its "
+              f"past values since {series.periods[0]} fell on (written to {format_number(own)}): a run this long has "
+              f"probability {chance:.1e}; the figure is rounded, estimated or converted",
+              f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
+
+
+def _longest_run(match: np.ndarray, first: int) -> list[int]:
+    """The indices of the longest run of `match` from index `first` on (the earliest of equally long ones)."""
+    run: list[int] = []
+    best: list[int] = []
+    for t in range(first, len(match)):
+        run = [*run, t] if match[t] else []
+        best = run if len(run) > len(best) else best
+    return best
+
+
+def echoed(found: Findings, spec: IntegritySpec, column: str) -> None:
+    """The longest run of judged changes each equal to the change a year earlier (`Series.per_year` periods) to
+    the rounding of the four figures, both moves real (an unchanged pair is `stuck`'s), where such a run is too
+    improbable (`EchoRule`): the per-change chance is the larger of the entity's past rate of echoes before the
+    run and the rounding band's width against the spread of its past differences from a year earlier (a rate
+    smoothed up from none, 1 in 46 past changes, would hide a four-change echo of a year ago behind a floor the
+    rounding does not justify). On the log scale; positive figures only (a ratio means nothing across zero)."""
+    series, rule = found.series, spec.echoed
+    lag, raw = series.per_year, series.values[column]
+    if lag < 2 or series.length <= lag + 1 + rule.min_periods:
+        return
+    past = raw[: series.judged_from]
+    if not np.isfinite(past).any():
+        return
+    step = resolution(past[np.isfinite(past)], math.inf)
+    with np.errstate(all="ignore"):
+        inverse = np.where(raw > 0, 1 / raw, np.nan)
+        change = np.full(series.length, np.nan)
+        change[1:] = np.log(raw[1:] * inverse[:-1])
+        band = np.full(series.length, np.nan)
+        band[1:] = step / 2 * (inverse[1:] + inverse[:-1])
+        echo, tolerance = np.full(series.length, np.nan), np.full(series.length, np.nan)
+        echo[lag:], tolerance[lag:] = change[lag:] - change[:-lag], band[lag:] + band[:-lag]
+        moved = np.isfinite(change) & (change != 0)
+        judged = np.zeros(series.length, dtype=bool)
+        judged[lag:] = moved[lag:] & moved[:-lag] & np.isfinite(echo[lag:]) & np.isfinite(tolerance[lag:])
+        match = judged & (np.abs(echo) <= tolerance)
+    best = _longest_run(match, max(series.judged_from, lag + 1))
+    if len(best) < rule.min_periods:
+        return
+    before = np.flatnonzero(judged[: best[0]])
+    if len(before) < spec.min_history:
+        return
+    spread = robust(echo[before], series.periods[int(before[0])])
+    if spread is None:
+        return
+    rate = float(match[before].mean())
+    per_change = np.maximum(rate, np.minimum(1.0, 2 * tolerance[best] / (spread.scale * math.sqrt(2 * math.pi))))
+    chance = float(np.prod(per_change))
+    if chance >= rule.max_probability:
+        return
+    shown = ", ".join(f"{as_percent(float(change[t]))} in {series.periods[t]} as in {series.periods[t - lag]}"
+                      for t in best[-3:])
+    found.add("echoed", rule.effect, column, best, float(raw[best[-1]]), float(len(best)),
+              f"{column} moved as it did a year earlier in each of its {len(best)} changes "
+              f"{period_span([series.periods[best[0]], series.periods[best[-1]]])} ({shown}), to the rounding of the "
+              f"figures; its changes since {spread.since} matched a year earlier's so closely {rate:.0%} of the "
+              f"time: a run this long has probability {chance:.1e}; last year's figures republished (or rescaled)?",
+              f"confirm {column} from {series.periods[best[0]]} on with the source (a year earlier's figures?)")
+
+
+def _second_differences(raw: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per period, its distance from the straight line through the two periods before (`x[t] - 2x[t-1] + x[t-2]`)
+    and from their constant rate (the same on the log scale), each with the band the rounding of the three figures
+    to `step[t]` allows (half a step each, weighted 1, 2, 1); NaN where a figure is missing (or not positive, for
+    the rate)."""
+    n = len(raw)
+    line, rate = np.full(n, np.nan), np.full(n, np.nan)
+    line_band, rate_band = np.full(n, np.nan), np.full(n, np.nan)
+    line[2:] = raw[2:] - 2 * raw[1:-1] + raw[:-2]
+    line_band[2:] = 2 * step[2:]
+    with np.errstate(all="ignore"):
+        positive = np.where(raw > 0, raw, np.nan)
+        level, inverse = np.log(positive), 1 / positive
+        rate[2:] = level[2:] - 2 * level[1:-1] + level[:-2]
+        rate_band[2:] = step[2:] / 2 * (inverse[2:] + 2 * inverse[1:-1] + inverse[:-2])
+    return line, line_band, rate, rate_band
+
+
+def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
+    """The longest run of judged periods each on the straight line, or the constant rate, through the two periods
+    before it (to the rounding of the three figures; both moves real: an unchanged pair is `stuck`'s), where such
+    a run is too improbable (`InterpolatedRule`): per period, the larger of the entity's past rate of moves so even
+    before the run and the two rounding bands' widths against the spread of its past second differences (each on
+    its own scale, added)."""
+    series, rule = found.series, spec.interpolated
+    raw = series.values[column]
+    if series.length < 2 + rule.min_periods:
+        return
+    past = raw[: series.judged_from]
+    if not np.isfinite(past).any():
+        return
+    written = resolution(past[np.isfinite(past)], math.inf)
+    if not math.isfinite(written):  # figures on no grid (computed to full precision): no rounding to judge within
+        return
+    step = np.full(series.length, written)
+    for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their own rounding
+        if math.isfinite(own := resolution(raw[t - 2: t + 1], math.inf)):
+            step[t] = max(step[t], own)
+    line, line_band, rate, rate_band = _second_differences(raw, step)
+    moved = np.zeros(series.length, dtype=bool)
+    moved[1:] = np.isfinite(raw[1:]) & np.isfinite(raw[:-1]) & (raw[1:] != raw[:-1])
+    judged = np.zeros(series.length, dtype=bool)
+    judged[2:] = moved[2:] & moved[1:-1]
+    with np.errstate(invalid="ignore"):
+        match = judged & ((np.abs(line) <= line_band) | (np.abs(rate) <= rate_band))
+    best = _longest_run(match, max(series.judged_from, 2))
+    if len(best) < rule.min_periods:
+        return
+    before = np.flatnonzero(judged[: best[0]])
+    if len(before) < spec.min_history:
+        return
+    since = series.periods[int(before[0])]
+    line_spread, rate_spread = robust(line[before], since), robust(rate[before], since)
+    if line_spread is None:
+        return
+    by_rounding = 2 * line_band[best] / (line_spread.scale * math.sqrt(2 * math.pi))
+    if rate_spread is not None:
+        by_rounding = by_rounding + 2 * np.nan_to_num(rate_band[best], nan=0.0) / (rate_spread.scale
+                                                                                  * math.sqrt(2 * math.pi))
+    even = float(match[before].mean())
+    chance = float(np.prod(np.maximum(even, np.minimum(1.0, by_rounding))))
+    if chance >= rule.max_probability:
+        return
+    start = best[0] - 2
+    shown = ", ".join(format_number(float(v)) for v in raw[start: best[-1] + 1][-6:])
+    found.add("interpolated", rule.effect, column, list(range(start, best[-1] + 1)), float(raw[best[-1]]),
+              float(len(best)),
+              f"{column} moved by an even step or rate in each of its {len(best) + 1} moves "
+              f"{period_span([series.periods[start], series.periods[best[-1]]])} ({shown}), to the rounding of the "
+              f"figures; its moves since {since} were so even {even:.0%} of the time: a run this long has probability "
+              f"{chance:.1e}; figures filled in (interpolated or carried forward), not measured?",
+              f"confirm {column} from {series.periods[start + 1]} on with the source (filled in, not measured?)")
+
+

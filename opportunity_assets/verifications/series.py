@@ -1,0 +1,271 @@
+"""One candidate's rows as arrays, and the yardsticks the data checks measure them with (DESIGN §7b).
+
+Pure: the robust location and scale (median and MAD) of an entity's own past, changes on a log scale, the grid a
+column is written on (its resolution) and the chance it repeats; and the findings every rule adds to, each filed
+under INPUTS or ASSUMPTIONS by its rule. `integrity.py` runs the rules; this module holds what they share.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from opportunity_assets.formatting import significant
+from opportunity_assets.periods import Grain
+from opportunity_assets.records import Candidate, DataFinding
+
+MIN_SCALE = 0.005
+"""Floor of a robust scale on the log scale (0.5%): a column rounded to a few values must not make every move
+look enormous."""
+MIN_SAMPLE = 6
+"""Fewest values a robust yardstick is computed from."""
+_MIN_AT_BOUND = 3
+"""Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
+INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "interpolated",
+                   "refused", "repeated_events")
+"""Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
+
+
+@dataclass(frozen=True)
+class Yardstick:
+    """Robust location and scale of a sample, and where it comes from."""
+
+    median: float
+    scale: float
+    """1.4826 × MAD, floored (see `MIN_SCALE`)."""
+    count: int
+    since: str
+    """First period of the sample, `YYYY-MM`."""
+
+    def z(self, value: float) -> float:
+        return (value - self.median) / self.scale
+
+
+def robust(values: np.ndarray, since: str) -> Yardstick | None:
+    """Median and MAD-scale of the finite values, or None with fewer than `MIN_SAMPLE`."""
+    sample = values[np.isfinite(values)]
+    if len(sample) < MIN_SAMPLE:
+        return None
+    median = float(np.median(sample))
+    mad = float(np.median(np.abs(sample - median)))
+    scale = 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(sample - median)))
+    return Yardstick(median=median, scale=max(scale, MIN_SCALE), count=len(sample), since=since)
+
+
+def log_level(values: np.ndarray) -> np.ndarray:
+    """log(x + 1% of the column's median positive level): defined at zero, a ratio scale elsewhere. A column that
+    goes negative (a delay, a balance, a growth rate) has no log: asinh(x / its median size) instead, about linear
+    within its usual size, where it crosses zero, and logarithmic beyond it, so a unit slip (minutes written as
+    seconds) is as far out there as on a count."""
+    finite = values[np.isfinite(values)]
+    with np.errstate(all="ignore"):
+        if len(finite) and bool((finite < 0).any()):
+            size = np.abs(finite[finite != 0])
+            return np.arcsinh(values / (float(np.median(size)) if len(size) else 1.0))
+        positive = finite[finite > 0]
+        offset = 0.01 * float(np.median(positive)) if len(positive) else 1.0
+        return np.log(values + offset)
+
+
+def unit_step(values: np.ndarray) -> float:
+    """For a column of whole numbers (a count), the change one unit makes at its median level on the log scale:
+    no move of a count is smaller, so its yardstick's scale is never below it (a route going from 2 carriers to
+    3 is one step, not a level shift). 0 for a column with fractions."""
+    finite = values[np.isfinite(values)]
+    if not len(finite) or not on_grid(finite, 1.0):
+        return 0.0
+    pair = np.array([float(np.median(finite)), float(np.median(finite)) + 1.0])
+    signed = bool((finite < 0).any())  # then on the column's own scale (`log_level`)
+    level = log_level(np.concatenate([finite, pair]))[-2:] if signed else log_level(pair)
+    return float(level[1] - level[0])
+
+
+def period_changes(values: np.ndarray) -> np.ndarray:
+    """Each period's change from the one before on the log scale (`log_level`); NaN for the first period and
+    wherever either value is missing."""
+    level = log_level(values)
+    step = np.full(len(values), np.nan)
+    step[1:] = level[1:] - level[:-1]
+    return step
+
+
+@dataclass(frozen=True)
+class Series:
+    """One candidate's rows as arrays in time order (index 0 = oldest kept period; NaN = no value)."""
+
+    periods: list[str]
+    """Each index's period as a reader sees it (`2015-07` for a month, `periods.Grain.label`)."""
+    values: dict[str, np.ndarray]
+    judged_from: int
+    """First index of the judged span (the periods the metrics read)."""
+    per_year: int = 12
+    """Periods in a year at the source's grain: the lag of the year-on-year change."""
+
+    @property
+    def length(self) -> int:
+        return len(self.periods)
+
+    def back(self, index: int) -> int:
+        return self.length - 1 - index
+
+
+def series_of(candidate: Candidate, columns: Sequence[str], judged_periods: int, grain: Grain) -> Series | None:
+    """The candidate's raw rows as arrays; None without a published period."""
+    if candidate.anchor_period is None or not candidate.raw_data:
+        return None
+    reach = max(int(row["periods_ago"]) for row in candidate.raw_data)
+    length = reach + 1
+    values = {c: np.full(length, np.nan) for c in columns}
+    for row in candidate.raw_data:
+        index = reach - int(row["periods_ago"])
+        for c in columns:
+            if row.get(c) is not None:
+                values[c][index] = float(row[c])
+    periods = [grain.label(grain.back(candidate.anchor_period, reach - i)) for i in range(length)]
+    return Series(periods=periods, values=values, judged_from=max(0, length - judged_periods),
+                  per_year=grain.per_year)
+
+
+def yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: int = 1) -> Yardstick | None:
+    """The entity's own yardstick: the changes before the judged span if there are enough, else all of them."""
+    past = changes[: series.judged_from]
+    if np.isfinite(past).sum() >= min_history:
+        return robust(past, series.periods[start])
+    return robust(changes, series.periods[start])
+
+
+def format_number(value: float) -> str:
+    """A source value as findings write it (the brief's number check reads it back the same way)."""
+    return significant(value, 3 if value != 0 and abs(value) < 1 else 4)
+
+
+def as_percent(change: float) -> str:
+    return f"{math.expm1(change):+.0%}"
+
+
+def period_span(periods: Sequence[str]) -> str:
+    return periods[0] if len(periods) == 1 else f"{periods[0]}..{periods[-1]}"
+
+
+class Findings:
+    """Collects findings, each with its rule's effect."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        self.items: list[DataFinding] = []
+
+    def add(self, rule: str, effect: str, column: str, indices: Sequence[int], value: float | None,
+            size: float | None, message: str, resolve: str | None = None) -> None:
+        periods = [self.series.periods[i] for i in indices]
+        check = "inputs" if rule in INTEGRITY_RULES or rule.startswith(("identity:", "exact:")) else "assumptions"
+        self.items.append(DataFinding(
+            rule=rule, check=check, column=column, periods=periods,
+            periods_back=[self.series.back(i) for i in indices], value=value,
+            size=None if size is None else round(size, 1), effect=effect, message=message,
+            to_resolve=resolve or f"confirm {period_span(periods)} {column} with the source"))
+
+
+def resolution(values: np.ndarray, smallest_change: float) -> float:
+    """The step the column is written in: the largest power of ten all its values are multiples of (0.1 for
+    whole tenths, 1 for a count, 100 for prices rounded to hundreds); its smallest change where its values are
+    not written on such a grid."""
+    finite = values[np.isfinite(values)]
+    places = decimals(finite, 6)
+    if places is None:
+        return smallest_change
+    grid = 10.0 ** -places
+    while grid < 1e9 and on_grid(finite, grid * 10):
+        grid *= 10
+    return min(grid, smallest_change)
+
+
+_ROWS_AT_ONCE = 1024
+"""Rows of a matrix `resolutions` tests together."""
+
+
+def _rows_on_grid(values: np.ndarray, rows: np.ndarray, power: int) -> np.ndarray:
+    """Of `rows`, those whose every finite value is a multiple of 10^`power` (`on_grid`), a few rows at a time."""
+    keep = np.zeros(len(rows), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for start in range(0, len(rows), _ROWS_AT_ONCE):  # (each test makes a few copies of what it reads)
+            part = values[rows[start:start + _ROWS_AT_ONCE]]
+            keep[start:start + len(part)] = np.all(on_grid_each(part, 10.0 ** power) | ~np.isfinite(part), axis=1)
+    return rows[keep]
+
+
+def resolutions(values: np.ndarray) -> np.ndarray:
+    """`resolution(row, math.inf)` of each row of a matrix at once (NaN where a row has no finite value): every
+    entity's step without one Python call per entity (a wide night has 10k). As `resolution` does: rows of whole
+    numbers climb by tens while on the grid (to 1e9), the others take the fewest decimals (to 6) that hold them;
+    each power is tested only on the rows still climbing or looking, mostly two passes in all."""
+    out = np.full(len(values), math.inf)
+    rows = np.flatnonzero(np.isfinite(values).any(axis=1))
+    whole = _rows_on_grid(values, rows, 0)
+    out[whole] = 1.0
+    for power in range(1, 10):
+        whole = _rows_on_grid(values, whole, power)
+        out[whole] = 10.0 ** power
+    looking = rows[np.isinf(out[rows])]  # no whole numbers: the fewest decimals
+    for power in range(-1, -7, -1):
+        held = _rows_on_grid(values, looking, power)
+        out[held] = 10.0 ** power
+        looking = np.setdiff1d(looking, held)
+    out[np.setdiff1d(np.arange(len(values)), rows)] = np.nan
+    return out
+
+
+def repeat_probability(values: np.ndarray, at: float | None = None) -> float | None:
+    """How likely one period's value is to equal the period before's, for a column with these values: the
+    larger of the rate at which they repeated and the chance a change smaller than the column's resolution
+    happens (`resolution`, against the robust spread of its changes: a column rounded to 0.1 that moves by 0.1
+    or 0.2 repeats often; a count moving by dozens rarely; a dollar total almost never; a counter that grows by
+    the same step every period never); and, where the value `at` is the column's bound (its past maximum or
+    minimum) and it stood there `_MIN_AT_BOUND` times before, the rate at which it stayed there (a count at its
+    ceiling, a week's 168 hours, repeats by design). None with fewer than `MIN_SAMPLE` changes."""
+    diffs = np.diff(values)
+    finite = np.isfinite(diffs)
+    if at is not None and math.isfinite(at) and np.isfinite(values).any():
+        bound = at >= np.nanmax(values) or at <= np.nanmin(values)
+        there = finite & (values[:-1] == at)
+        if bound and there.sum() >= _MIN_AT_BOUND:
+            stays = float(np.mean(diffs[there] == 0))
+            rest = repeat_probability(values)
+            return None if rest is None else max(rest, stays)
+    diffs = diffs[finite]
+    if len(diffs) < MIN_SAMPLE:
+        return None
+    moved = np.abs(diffs[diffs != 0])
+    if not len(moved):
+        return 1.0
+    rate = float(np.mean(diffs == 0))
+    centre = float(np.median(diffs))
+    spread = 1.4826 * float(np.median(np.abs(diffs - centre)))
+    if spread == 0:  # most changes the same step: a flat column repeats, a steady counter never stands still
+        return 1.0 if centre == 0 else rate
+    # P(|change| < half a resolution step) for changes spread around 0 (not around their median: the changes of
+    # a rounded column are themselves rounded, so a slow trend's median change is one whole step)
+    by_resolution = resolution(values, float(moved.min())) / (spread * math.sqrt(2 * math.pi))
+    return min(1.0, max(rate, by_resolution))
+
+
+def decimals(values: np.ndarray, most: int) -> int | None:
+    """The fewest decimals (0 to `most`) every finite value is written with; None if some need more."""
+    finite = values[np.isfinite(values)]
+    return next((places for places in range(most + 1) if on_grid(finite, 10.0 ** -places)), None)
+
+
+def on_grid(values: np.ndarray, step: float) -> bool:
+    """Every value a whole multiple of `step`, up to the error of writing it as a float (a relative 1e-9: 2.3 is
+    23 tenths, 1,234,567.5 is not a whole number)."""
+    return bool(np.all(on_grid_each(values, step)))
+
+
+def on_grid_each(values: np.ndarray, step: float) -> np.ndarray:
+    """`on_grid` of each value apart."""
+    scaled = values / step
+    return np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))
+
+

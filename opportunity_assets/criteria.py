@@ -779,10 +779,12 @@ def load_criteria(path: str | Path) -> CriteriaPack:
 
 _NUMBER = "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)"
 _WHOLE = "a whole number written plainly (45: no unit, the key's name says it)"
+_FRACTION = "a whole number, without a fraction (periods, days and rows are counted whole)"
+"""Trial 23: `window: [0, 4.5]` was told "a whole number written plainly (45: ...)", read as 45 offered for 4.5."""
 _DATE = "a valid date, written YYYY-MM-DD (2002-06-30)"
 _PLAIN = {
     "float_parsing": _NUMBER, "float_type": _NUMBER, "int_parsing": _WHOLE, "int_type": _WHOLE,
-    "int_from_float": _WHOLE, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
+    "int_from_float": _FRACTION, "date_parsing": _DATE, "date_from_datetime_parsing": _DATE, "date_type": _DATE,
     "date_from_datetime_inexact": _DATE, "string_type": "one name or text (not a list, a number or a mapping)",
     "bool_parsing": "true or false", "bool_type": "true or false", "list_type": "a list, such as [a, b]",
     "dict_type": "a mapping, such as {{key: value}}", "model_type": "a mapping of its own keys, such as {{key: value}}",

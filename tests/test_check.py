@@ -1633,6 +1633,26 @@ def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_val
     assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
 
 
+def test_a_narrow_range_most_values_lie_past_on_both_sides_is_a_problem(tmp_path: Path) -> None:
+    """Trial 23: gapminder's income growth written `gdp_growth * 100` (a percent, -33 to +152) scored by `range:
+    [-0.1, 0.5]` (a share's): values on both sides of the range, every one past an end, each got none or all of its
+    points, and check said ok (no end was 10 widths from every value, nor every value 50 times nearer zero)."""
+    rows = [[e, y, level] for e, level in zip("abcdefghij", (20, 35, 45, 50, 58, 70, 85, 100, 140, 250), strict=True)
+            for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    formula = {"components": [{"name": "growth", "expression": "level_now - 50", "direction":
+                               "higher_is_better", "range": [-0.1, 0.5], "weight": 1.0, "label": "growth"}]}
+    pack = _pack(tmp_path, source, _LEVELS, formula=formula)
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `formula.components.0.range`: got [-0.1, 0.5]; every candidate's value lies within [-30, 200], half of "
+        "them beyond ±25, 10 times or more further from zero than the range's ends, and 9 of 10 outside it, so "
+        "nearly all get none or all of its points: is the range in another unit than the expression (a share for "
+        "a percent: 0.5 for 50)? expected the range the values lie in, in the expression's unit"]
+    formula["components"][0]["range"] = [-10, 50]
+    assert _problems(_pack(tmp_path, source, _LEVELS, formula=formula), date(2018, 3, 31)) == []
+
+
 def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expression_they_lack(tmp_path: Path) -> None:
     """Trial 12: `murder_growth >= 5` (5% written over shares) refused all 417 counties the other filters passed;
     the two left were those of no growth (a division by zero), UNCLEAR, and check blamed the growth's expression."""
@@ -2105,6 +2125,20 @@ def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
 
 
+def test_a_key_column_naming_each_entity_is_no_measure(tmp_path: Path) -> None:
+    """Trial 23: gapminder keyed `[country, continent]` (the continent adding nothing) was warned that 'country' was
+    the name of a measure, China's population 10,000 times Aruba's, and told to read the table as `long`. A column
+    each of whose values is one entity's names the entities: no warning."""
+    rows = [[c, "asia" if i < 2 else "oceania", y, size * (1 + 0.01 * (y - 2000))]
+            for i, (c, size) in enumerate((("china", 1.3e9), ("india", 1.1e9), ("aruba", 9e4), ("tonga", 1e5)))
+            for y in range(2000, 2006)]
+    _csv(tmp_path / "m.csv", ["country", "continent", "year", "level"], rows)
+    source = {"path": "m.csv", "entity_id": ["country", "continent"], "entity_name": "country", "grain": "year",
+              "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
 # ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
 
 def _spans(years: range) -> list[str]:
@@ -2376,3 +2410,93 @@ def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path
     (problem,) = _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2021, 7, 31))
     assert problem.startswith("key `source.aggregates.women_age.where.0.in`: got ['female']; 'female' matches no "
                               "row of 'sex' (did you mean 'Female' for 'female'?"), problem
+
+
+def test_windows_most_entities_fill_in_part_name_min_rows_once(tmp_path: Path) -> None:
+    """Trial 23: gapminder's countries have a row every 5 years, a few every year. `window: [0, 4]` needing all 5
+    years (the default `min_rows`) left 169 of 187 countries' metrics unknown, the night ranking the 18 annual ones
+    alone, and check said ok. Now one warning names the first metric's `min_rows`, the filled count most candidates
+    have, and the other metrics' keys; with `min_rows: 1` it is gone."""
+    rows = [[e, year, year - 1990] for e in "abcd" for year in (2000, 2005, 2010)] + \
+        [["e", year, year - 1990] for year in range(2000, 2011)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 0, "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "window": [0, 4]},
+                               "level_prev": {"agg": "last", "column": "level", "window": [5, 9]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2011, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if ".min_rows`" in w] == [
+        "key `metrics.level_now.min_rows`: got 5 (every period of its window, by default); 4 of the 5 candidates "
+        "scanned fill fewer of its window's 5 years of level (e.g. a: 1 of 5, in 2006..2010), so level_now has no "
+        "value for them and they would be archived as data gaps or left UNCLEAR; so do 1 more "
+        "(`metrics.level_prev.min_rows`): a source whose entities have rows only some years (a survey every few "
+        "years)? expected `min_rows: 1` (the years most of them fill), or a window the rows fill"]
+    for spec in metrics.values():
+        spec["min_rows"] = 1
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2011, 6, 30), today=TODAY)
+    assert (report.problems, [w for w in report.warnings if ".min_rows`" in w]) == ([], [])
+
+
+def test_quarantine_reasons_past_the_third_are_counted(tmp_path: Path) -> None:
+    """Trial 23: four bad lines of four reasons (a field too many, a stray quote, text in a number column, two
+    fields too many) were "4 quarantined rows" beside a line of three reasons, one row each: the fourth row was
+    named nowhere. Past the third reason the line says how many rows more, and the first of them."""
+    rows = [[e, f"2015-{m:02d}", m] for m in range(1, 13) for e in ("a", "b", "c")]
+    path = tmp_path / _csv(tmp_path / "m.csv", ["id", "month", "level"], rows)
+    lines = path.read_text().splitlines()
+    lines[3], lines[6] = lines[3] + ",x", 'b,"2015-03,3'
+    lines[9], lines[12] = lines[9].rsplit(",", 1)[0] + ",four", lines[12] + ",x,y"
+    path.write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": path.name, "period_column": "month", "publication_lag_days": 0,
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    facts = check_pack(pack, as_of=date(2015, 12, 31), today=TODAY).facts
+    assert [f for f in facts if f.startswith("quarantined for")] == [
+        "quarantined for: 4 fields, expected 3 (1: source row 4), unbalanced quote (1: source row 7), column level "
+        "(1: source row 10), and 1 row more for 1 other reason (5 fields, expected 3: source row 13)"], facts
+
+
+def test_rows_refused_as_duplicated_keys_are_not_told_a_feed_that_stopped(tmp_path: Path) -> None:
+    """Trial 23: gapminder with `entity_id: continent` refused 3,293 of 3,313 rows as duplicated keys; the 20 left
+    ended in 2004, and beside the problem naming `source.entity_id` a warning said the source's latest period was
+    2004, "a night after the data ends, or a feed that stopped?", the same cause in other words. Rows quarantined in
+    the periods due are no data that ended: only the problem is said."""
+    rows = [["A", item, f"2015-{m:02d}", m] for m in range(1, 13) for item in ("x", "y", "z")] + \
+        [["B", "w", f"2015-{m:02d}", m] for m in range(1, 4)]
+    source = {"path": _csv(tmp_path / "m.csv", ["grp", "item", "month", "level"], rows), "entity_id": "grp",
+              "entity_name": "grp", "period_column": "month", "publication_lag_days": 0, "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}),
+                        as_of=date(2015, 12, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.entity_id`: got 'grp'"], report.problems
+    assert not [w for w in report.warnings if "a feed that stopped?" in w], report.warnings
+
+
+def test_rows_a_bounds_problem_refuses_are_not_said_again_as_candidates_flagged_past_the_cap(tmp_path: Path) -> None:
+    """Trial 23: `bounds: {lifeExp: [0, 1]}` over life expectancies was one problem naming the bounds, then a
+    warning naming `caps.max_flagged` ("145 candidates past the cap have quarantined rows in reach ... the
+    commonest reason: column lifeExp"): the same rows, said twice. Now the problem alone."""
+    rows = [[e, f"2015-{m:02d}", m, 50 + m] for m in range(1, 13) for e in "abcdef"]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level", "age"], rows), "period_column": "month",
+              "publication_lag_days": 0, "columns": ["level", "age"], "bounds": {"age": [0, 1]}}
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "age_now": {"agg": "last", "column": "age"}}
+    report = check_pack(_pack(tmp_path, source, metrics, caps={"min_candidates": 0, "max_candidates": 1,
+                                                              "max_flagged": 1}),
+                        as_of=date(2015, 12, 31), today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.bounds.age`: got [0, 1]"], report.problems
+    assert not [w for w in report.warnings if w.startswith("key `caps.max_flagged`")], report.warnings
+
+
+def test_a_few_duplicated_keys_that_blank_every_candidates_input_name_the_key(tmp_path: Path) -> None:
+    """Trial 23: CRAN's package counts at each R release (about two a year, on irregular dates) read as a quarterly
+    panel: two releases in one quarter, 6 rows of 29, were refused as duplicated keys, too few for check's judgment
+    of the key, yet in the one series' every window: each required input unknown, the night archived it as a data
+    gap, and check said ok. Now the key at fault is named, as when such rows are most of the source."""
+    rows = [["2012-02-01", 60], ["2012-06-01", 70], ["2012-09-01", 80], ["2013-01-20", 100], ["2013-05-02", 120],
+            ["2013-08-09", 150], ["2013-11-03", 170], ["2013-12-14", 180], ["2014-04-13", 220], ["2014-05-30", 230],
+            ["2014-09-01", 260]]
+    source = {"path": _csv(tmp_path / "r.csv", ["id", "date", "packages"], [["CRAN", *r] for r in rows]),
+              "grain": "quarter", "period_column": "date", "publication_lag_days": 0, "columns": ["packages"]}
+    metrics = {"level_now": {"agg": "last", "column": "packages", "window": [0, 3], "min_rows": 1},
+               "level_prev": {"agg": "last", "column": "packages", "window": [4, 7], "min_rows": 1},
+               "added": {"expression": "level_now - level_prev"}}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "added"])
+    assert [p.split(";")[0] for p in _problems(pack, date(2014, 12, 31))] == ["key `source.grain`: got 'quarter'"]

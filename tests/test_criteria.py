@@ -436,6 +436,9 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
     ({"metrics.sales_3m.window": [0, 1, 2]}, ["key `metrics.sales_3m.window`: got [0, 1, 2]; expected a pair in "
                                               "brackets"]),
     ({"hard_filters": []}, ["key `hard_filters`: got []; expected at least 1 item(s), not 0"]),
+    # trial 23: a fraction was told "a whole number written plainly (45: ...)", as if 45 were offered for 4.5
+    ({"metrics.sales_3m.window": [0, 4.5]}, ["key `metrics.sales_3m.window.1`: got 4.5; expected a whole number, "
+                                             "without a fraction (periods, days and rows are counted whole)"]),
 ])
 def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
         tmp_path: Path, changes: dict[str, Any], fragments: list[str]) -> None:

@@ -388,6 +388,31 @@ def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Pa
     assert row == (None,)
 
 
+def test_a_line_with_a_stray_quote_is_dated_by_its_fields_read_without_it(tmp_path: Path) -> None:
+    """Trial 23: a line `200,"Bahrain,Asia,1952,...` (a quote opened before a name and closed nowhere) was
+    quarantined with no period, its country's every metric unknown on every night, though its fields, read without
+    the quote, name its year as every other line's do: it is now that period's line."""
+    pack = _tweets_like(tmp_path, 'a,"fine,2015-03,99')
+    quarantined = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "entity_id", "period", "reason").rows() == [
+        (8, "a", date(2015, 3, 1), "unbalanced quote")]
+
+
+def test_a_shifted_reading_outside_the_files_periods_does_not_leave_a_line_undated(tmp_path: Path) -> None:
+    """Trial 23: gapminder's `1,234,567` written unquoted in the population column gave a line two fields too many;
+    read from its end, its year was `1`, beside 1954 read from its start, so the line stayed undated and Bulgaria's
+    every metric was unknown on every night. A reading outside the periods the parsed rows span (2010 to 2015 here)
+    is no date: the line is 2012's."""
+    lines = ["id,year,pop,level"] + [f"{e},{y},{y - 2000},{y}" for y in range(2010, 2016) for e in ("a", "b")]
+    lines.insert(6, "a,2012,1,234,567,7")
+    (tmp_path / "y.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "y.csv", "grain": "year", "year_column": "year", "publication_lag_days": 0,
+                            "columns": ["pop", "level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    quarantined = read_snapshot(pack, date(2015, 12, 31), today=TODAY).quarantined
+    assert quarantined.select("source_row", "entity_id", "period").rows() == [(7, "a", date(2012, 1, 1))]
+
+
 def test_a_table_of_one_series_joins_every_entity_by_period(tmp_path: Path) -> None:
     """Trial 16: the weather by date could not be joined to every station (a join needs an entity id). A joined
     table with `every_entity: true` (an interest rate, a price index, the weather) gives each period's row to every

@@ -420,6 +420,25 @@ def test_a_json_record_with_a_key_spelt_otherwise_is_quarantined_not_read_as_a_g
     assert respelt(["city", "Sales", "sales"], ["city", "sales"], set()) == {}
 
 
+def test_a_refused_json_record_or_a_line_cut_short_is_dated_by_its_own_dates(tmp_path: Path) -> None:
+    """Trial 23: CRAN's package counts, one series in JSON Lines: a record writing `packages` for `Packages`, and a
+    line cut short (its closing brace lost), were quarantined with no period, so the series' every metric was
+    unknown on every night, though each line writes its date. Each is now dated by its own dates, as a CSV line
+    with a field too many is: unseen before its period is published, and in reach only of the windows over it."""
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    rows = frame.to_dicts()
+    austin = next(i for i, r in enumerate(rows) if r["city"] == "Austin" and r["year"] == "2008")
+    rows[austin]["SALES"] = rows[austin].pop("sales")
+    lines = [json.dumps(r) for r in rows]
+    lines[austin + 5] = lines[austin + 5][:-1]
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("\n".join(lines) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "period").rows() == [
+        (austin + 1, date(int(rows[austin]["year"]), int(rows[austin]["month"]), 1)),
+        (austin + 6, date(int(rows[austin + 5]["year"]), int(rows[austin + 5]["month"]), 1))]
+
+
 def test_a_json_key_close_to_a_needed_one_in_every_record_is_judged_once(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 15: nlswork's records hold `ind_code` beside `idcode` (difflib: 0.857 alike); with one line that is no

@@ -190,7 +190,10 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     values under two of its values lie `MEASURE_APART` times apart or more, every entity's own range under one below
     every entity's under the other. Each such "entity" is then a measure of a country, scored on ranges and filters
     meant for one measure (trial 20: the formula's level range, right for the indexes, gave every trade value its
-    whole weight). `long` reads such a table, each measure a column."""
+    whole weight). `long` reads such a table, each measure a column. A column each of whose values is one entity's
+    names the entities, and one the other columns determine (a country's one continent) is an attribute of theirs:
+    neither is a measure (trial 23: `[country, continent]` over gapminder told 'country' a measure, China's
+    population 10,000 times Aruba's)."""
     src = pack.source
     columns = src.entity_columns
     if len(columns) < 2 or src.long is not None or src.wide is not None or history.is_empty():
@@ -203,8 +206,9 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     out = []
     for k, key_column in enumerate(columns):
         values = [p[k] if len(p) == len(columns) else None for p in parts]
-        if len(set(values) - {None}) < 2:
-            continue
+        named = [v for v in values if v is not None]
+        if len(set(named)) < 2 or len(set(named)) == len(named) or _determined(parts, k, len(columns)):
+            continue  # (each value one entity's, or one per value of the other columns: no measure)
         for column in src.columns:
             groups: dict[str, tuple[list[float], float, float]] = {}
             for value, median, low, high in zip(values, sizes[column], sizes[f"{column}\x00lo"],
@@ -228,3 +232,13 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
                 f"{{names: {key_column}, values: {column}}}` with `columns` naming the measures read, if so")
             break
     return out
+
+
+def _determined(parts: list[list[str]], k: int, width: int) -> bool:
+    """Whether the entities' ids (split into their `width` key columns) hold one value of column `k` for each value
+    of the other columns together: the others determine it, as a country its continent."""
+    seen: dict[tuple[str, ...], set[str]] = {}
+    for p in parts:
+        if len(p) == width:
+            seen.setdefault((*p[:k], *p[k + 1:]), set()).add(p[k])
+    return all(len(values) == 1 for values in seen.values())

@@ -199,12 +199,13 @@ def _entity(text: str, indexes: list[int] | None, delimiter: str, width: int) ->
 
 
 def _readings(text: str, indexes: list[int] | None, delimiter: str, width: int) -> tuple[tuple[str | None, ...], ...]:
-    """The values of the columns at `indexes` in a rejected line (its first physical line, read leniently): one
-    reading if it has `width` fields, else from its start and from its end."""
+    """The values of the columns at `indexes` in a rejected line (its first physical line, read leniently, without
+    its quotes when they break the line's field count, as `_field` reads it: a stray quote before a name, trial 23,
+    had left the line undated): one reading if it has `width` fields, else from its start and from its end."""
     if not indexes:
         return ()
     rows = _lenient_rows(text, delimiter)
-    row = rows[0] if rows else []
+    row = next((r for r in rows if len(r) == width), rows[0] if rows else [])
     extra = len(row) - width
     starts = tuple((row[i].strip() or None) if i < len(row) else None for i in indexes)
     if extra == 0:

@@ -29,6 +29,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -418,7 +419,10 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
 
 
 def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str],
-           declared: Format | None, within: str, series: Sequence[str] = ()) -> list[Rejected]:
+           declared: Format | None, within: str, series: Sequence[str] = (),
+           dated: Sequence[str] = ()) -> list[Rejected]:
+    """JSON Lines (or a JSON array) read record by record: a line that is no object, or a record writing a key the
+    pack reads otherwise, is rejected, dated by its `dated` columns where it names them (`_json_dated`)."""
     if _json_fast(con, path, needed):
         return []
     lines: list[int] = []
@@ -430,7 +434,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     spelling: dict[str, str | None] = {}  # each key's `spelt_as`, once
     for number, record in _json_records(path):
         if isinstance(record, ValueError):
-            rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None))
+            rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None,
+                                     _json_dated(getattr(record, "doc", None), dated)))
             continue
         if not isinstance(record, dict):
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
@@ -463,7 +468,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         elif spelt:
             parts = [columns[c][position] if c in columns else None for c in entity]
             refused[position] = Rejected(lines[position], respelt_reason(spelt, seen, len(lines)),
-                                         None if None in parts else ENTITY_JOINER.join(str(p) for p in parts))
+                                         None if None in parts else ENTITY_JOINER.join(str(p) for p in parts),
+                                         (tuple(columns[c][position] if c in columns else None for c in dated),)
+                                         if dated else ())
     if refused:
         kept = [i for i in range(len(lines)) if i not in refused]
         lines = [lines[i] for i in kept]
@@ -472,6 +479,25 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         rejected = sorted([*rejected, *refused.values()], key=lambda r: r.line)
     _register_text(con, lines, columns, needed)
     return rejected
+
+
+def _json_dated(text: str | None, dated: Sequence[str]) -> tuple[tuple[str | None, ...], ...]:
+    """The one reading of a JSON line that does not parse (cut short, a stray character): each `dated` column's
+    value where the text writes `"column": value` (trial 23: CRAN's one series, a release's line cut short, was
+    every night's, its every metric unknown on every night); none if a column is not found."""
+    if not dated or text is None:
+        return ()
+    values = []
+    for column in dated:
+        found = re.search(rf'"{re.escape(column)}"\s*:\s*("(?:[^"\\]|\\.)*"|[-+\w.]+)', text)
+        if found is None:
+            return ()
+        try:
+            value = json.loads(found.group(1))
+        except json.JSONDecodeError:
+            return ()
+        values.append(value if isinstance(value, str) else json.dumps(value))
+    return (tuple(values),)
 
 
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}
@@ -612,7 +638,9 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
     """The rejected lines, each with the period its dates name where one reading of its fields alone names one
     (`Rejected.dated`): a line with a field too many, an unquoted comma in a tweet's text, has its dates read from
     its start and from its end, and a shifted reading is seldom a date where the right one, like every other line's,
-    is. Both or neither naming one: undated, as a line that does not parse is (every night's, to its entity)."""
+    is. Both naming one, the one within the periods the parsed rows span (`_own_period`); both within it, or neither
+    naming one: undated, as a line that does not parse is (every night's, to its entity). `TYPED` holds the parsed
+    rows."""
     from opportunity_assets.sources import shapes
 
     columns = _lag_dated(spec)
@@ -629,8 +657,21 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
                             f"FROM ({shapes.periods_sql(spec, grain, 'rejected_dates')}) GROUP BY __n").fetchall()
     finally:
         con.unregister("rejected_dates")
-    periods = {n: dates[0] for n, dates in found if dates is not None and len(dates) == 1}
+    (span,) = con.execute(f"SELECT min({shapes.PERIOD}), max({shapes.PERIOD}) FROM {TYPED}").fetchall()
+    periods = {n: own for n, dates in found if (own := _own_period(dates or [], span)) is not None}
     return [replace(r, period=periods[n]) if n in periods else r for n, r in enumerate(rejected)]
+
+
+def _own_period(named: list[date], span: tuple[date | None, date | None]) -> date | None:
+    """The period a rejected line's readings name: the one, or of two the one within `span`, the periods the
+    source's parsed rows name (trial 23: `1,234,567` unquoted in a population column read the year from the end as
+    1, beside 1954 from the start, in a file of 1950 to 2007: its country's every metric was unknown on every
+    night); None if neither or both lie within it."""
+    if len(named) == 1:
+        return named[0]
+    low, high = span
+    within = [d for d in named if low is not None and high is not None and low <= d <= high]
+    return within[0] if len(within) == 1 else None
 
 
 def _release_text(con: duckdb.DuckDBPyConnection) -> None:
@@ -702,7 +743,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
         _excel(con, path, needed, sheet, declared, within)
         rejected = []
     elif fmt == "jsonl":
-        rejected = _jsonl(con, path, needed, entity, declared, within, series)
+        rejected = _jsonl(con, path, needed, entity, declared, within, series, dated)
     elif fmt == "parquet":
         _parquet(path, declared, within)
         _typed(con, f"read_parquet({literal(str(path))})", path, needed,

@@ -1610,16 +1610,24 @@ def test_a_formula_range_on_another_scale_that_no_candidate_reaches_is_a_warning
     assert warned(5, 9) == [] and warned(1, 5) == []  # within a width of the values, or among them
 
 
+def _scored_levels(tmp_path: Path, levels: tuple[int, ...], expression: str,
+                   value_range: list[float]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(source, formula): entities a, b, c, ... at `levels` in 2016 and 2017, scored by one component, `expression`
+    over `value_range`."""
+    rows = [[e, y, level] for e, level in zip("abcdefghij", levels, strict=True) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    formula = {"components": [{"name": "growth", "expression": expression, "direction": "higher_is_better",
+                               "range": value_range, "weight": 1.0, "label": "growth"}]}
+    return source, formula
+
+
 def test_a_formula_range_in_another_unit_is_a_problem_despite_a_few_outlying_values(tmp_path: Path) -> None:
     """Trial 12: murders' growth over three years (a share, +0.24) scored by `range: [-30, 30]` (percent): a few
     small counties' +200% kept every value from lying 50 times nearer zero than the range's ends, so every score
     was flattened to about the same points and check said ok."""
-    rows = [[e, y, level] for e, level in zip("abcdefghij", (30, 40, 50, 55, 60, 65, 70, 75, 80, 300), strict=True)
-            for y in (2016, 2017)]
-    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
-              "year_column": "year", "columns": ["level"]}
-    formula = {"components": [{"name": "growth", "expression": "level_now / 100 - 0.5", "direction":
-                               "higher_is_better", "range": [-30, 30], "weight": 1.0, "label": "growth"}]}
+    source, formula = _scored_levels(tmp_path, (30, 40, 50, 55, 60, 65, 70, 75, 80, 300), "level_now / 100 - 0.5",
+                                     [-30, 30])
     pack = _pack(tmp_path, source, _LEVELS, formula=formula)
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `formula.components.0.range`: got [-30, 30]; every candidate's value lies within [-0.2, 2.5], but half "
@@ -1637,12 +1645,8 @@ def test_a_narrow_range_most_values_lie_past_on_both_sides_is_a_problem(tmp_path
     """Trial 23: gapminder's income growth written `gdp_growth * 100` (a percent, -33 to +152) scored by `range:
     [-0.1, 0.5]` (a share's): values on both sides of the range, every one past an end, each got none or all of its
     points, and check said ok (no end was 10 widths from every value, nor every value 50 times nearer zero)."""
-    rows = [[e, y, level] for e, level in zip("abcdefghij", (20, 35, 45, 50, 58, 70, 85, 100, 140, 250), strict=True)
-            for y in (2016, 2017)]
-    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
-              "year_column": "year", "columns": ["level"]}
-    formula = {"components": [{"name": "growth", "expression": "level_now - 50", "direction":
-                               "higher_is_better", "range": [-0.1, 0.5], "weight": 1.0, "label": "growth"}]}
+    source, formula = _scored_levels(tmp_path, (20, 35, 45, 50, 58, 70, 85, 100, 140, 250), "level_now - 50",
+                                     [-0.1, 0.5])
     pack = _pack(tmp_path, source, _LEVELS, formula=formula)
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `formula.components.0.range`: got [-0.1, 0.5]; every candidate's value lies within [-30, 200], half of "

@@ -834,7 +834,7 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         if key in seen:
             continue
         seen.add(key)
-        whole = next(e["input"] for e in errors if tuple(e["loc"]) in (key + ("str",), loc))
+        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
         out.append({**error, "loc": key, "input": whole, "type": "union_forms",
                     "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
     return out

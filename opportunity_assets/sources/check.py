@@ -594,10 +594,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                                      nights_before)
     warnings += tonight_only
     if earlier:
-        warnings += _lacking_of_few(pack, found, problems)
+        undated_rows = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
+        warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
+            pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows())
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + check_candidates.red_flags_firing_for_all(pack, found) + _flagged_capped(pack, report) \
-        + check_candidates.windows_filled_in_part(pack, found)
+        + _flagged_capped(pack, report) + check_candidates.windows_filled_in_part(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -975,6 +976,28 @@ def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[s
             keys.add(key)
             out.append(line)
     return out
+
+
+def _undated_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[str], unparsed: list[str],
+                    seen: int, undated: list[tuple[int, str]]) -> list[str]:
+    """On a source of too few entities for `check_candidates.problems`' judgment (a single series), rows of no
+    period (`undated`: each quarantined row's number and reason) that leave a required input or a filter's metric
+    unknown for every candidate: one warning, naming the period key (`undated_at_fault`) unless a problem names it,
+    or `source.path` for a line whose fields tell no period (a field too few). Trial 24: airquality's one city with a
+    day written 31 June, or a line missing its day, left every metric unknown on every night, and check said ok."""
+    if not undated or any(p.startswith(_PERIOD_KEYS) for p in problems):
+        return []
+    lacking = check_candidates.unknown_for_all(pack, found, least=1)
+    if unparsed:
+        return [w for w in undated_at_fault(pack, lacking, unparsed, seen, False) if w not in lacking]
+    names = [line.split(": got ")[1].split(";")[0] for line in lacking]
+    if not names:
+        return []
+    rows = ", ".join(f"{row} ({reason})" for row, reason in undated[:3]) + (", ..." if len(undated) > 3 else "")
+    return [f"key `source.path`: source file {pack.path_of(pack.source)}: source row{'s' if len(undated) > 1 else ''} "
+            f"{rows} tell{'' if len(undated) > 1 else 's'} no period, so {'they' if len(undated) > 1 else 'it'} may "
+            "lie in any window and leave the series' every metric unknown on every night (no candidate has a value "
+            f"of {', '.join(names)}): expected the rows mended or removed"]
 
 
 def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:

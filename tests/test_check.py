@@ -1840,6 +1840,46 @@ def test_a_source_of_one_series_has_its_units_judged_over_its_earlier_nights(tmp
     assert problem.startswith("key `formula.components.0.range`: got [-10, 10]; every candidate's value lies within ")
 
 
+def test_latest_cells_that_are_no_numbers_are_named_as_the_inputs_cause(tmp_path: Path) -> None:
+    """Trial 24: billboard ranks written `#5` in the latest weeks alone (a minority of the file) left the current rank
+    unknown for every song: check blamed `required_inputs.1`, "expected a metric the night's rows fill (a column
+    with figures in its window)", and the climb computed from it again with the other input's gap. Now the input's
+    line names the quarantined cells as the cause, and a derived input over it is not said again."""
+    rows = [[e, y, f"#{10 + k}" if y == 2017 else 10 + k + y % 3] for k, e in enumerate("abcdef")
+            for y in range(2000, 2018 if e in "ab" else 2016)]  # c to f off the chart since 2016
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {**_LEVELS, "level_before": {"agg": "last", "column": "level", "window": [1, 1]},
+               "climb": {"expression": "level_before - level_now"}}
+    assert _problems(_pack(tmp_path, source, metrics, required_inputs=["climb", "level_now"]), date(2018, 3, 31)) == [
+        "key `required_inputs.1`: got 'level_now'; it has no value for any of the 6 candidates scanned (level_now: 0 "
+        "of 1 years of level filled in 2017; needs 1), so each going on would be archived as a data gap: expected the "
+        "source's rows mended: cells of level in the window of 2 of the 6 candidates (the others have no figure there "
+        "either) are quarantined (level not a number; `check` lists them under 'quarantined for'), not a metric in "
+        "error"]
+
+
+def test_month_and_day_columns_with_no_year_name_the_default_year_column_and_the_way_to_add_one(
+        tmp_path: Path) -> None:
+    """Trial 24: airquality has `Month` and `Day` and the year (1973) in no column; check answered "key
+    `source.year_column`: got 'year'", a key the pack does not hold, with no way on. The default is said as such,
+    with what a month and a day need and the DuckDB query that adds a year."""
+    rows = [["NYC", m, d, 10 + d % 7] for m in (5, 6) for d in range(1, 31)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "Month", "Day", "level"], rows), "grain": "day",
+              "month_column": "Month", "day_column": "Day", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(1973, 7, 1))
+    assert problem == (
+        f"key `source.year_column`: got 'year' (the default); source file {tmp_path / 'd.csv'} lacks column(s) "
+        "['year']; it has ['id', 'Month', 'Day', 'level']: `source.month_column` 'Month' and `source.day_column` "
+        "'Day' date a row only with its year: expected `source.year_column` naming the column of each row's year; a "
+        "file of one year's rows with the year in no column is read through a DuckDB query adding it (rows of 1973: "
+        "`format: duckdb` with "
+        "`query: \"SELECT *, 1973 AS year FROM 'd.csv'\"`)")
+    added = {**source, "format": "duckdb", "query": "SELECT *, 1973 AS year FROM 'd.csv'"}
+    del added["path"]
+    assert _problems(_pack(tmp_path, added, _LEVELS), date(1973, 7, 1)) == []
+
+
 def test_a_row_of_no_period_blanking_a_single_series_is_a_warning(tmp_path: Path) -> None:
     """Trial 24: airquality, one city by the day from Month and Day columns: a day written 31 June, or a line
     missing its day (a field too few), left the city's every metric unknown on every night, and check said ok (the

@@ -356,23 +356,27 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENO
     read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
     problems: list[str] = []
+    blank = [name for name in {**filtered, **read} if not any(
+        isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
     for name, key in {**filtered, **read}.items():
-        if len(found) < max(least, 1) or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
-                                       for c in found):
+        if len(found) < max(least, 1) or name not in blank:
             continue
         lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
-        if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
-                "undefined" in line.split(":", 2)[1] for line in lines):
+        derived = name in pack.metrics and pack.metrics[name].agg == "derived"
+        if derived and any("undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value
+        if derived and set(pack.metrics[name].parsed.names) & set(blank):
+            continue  # an input no candidate has is said on its own line (trial 24: `climb` from a rank that
+            # every candidate lacked was blamed on the other input, its commonest gap)
         # a row of no period blanks its entity's every metric: that cause first, however few entities it has (the
         # rest may lack the metric for a reason of their own, a quiet window; mending the periods changes the night)
         line = next((g for g in lines if _UNDATED in g), None) or _commonest(lines)
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
+        said = f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} ({line}), so {effect}"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
-            _too_few_filled(pack, name, key, lines, found, effect) or \
-            f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} " \
-            f"({line}), so {effect}: {_gap_expected(pack, line)}"
+            _too_few_filled(pack, name, key, lines, found, effect) or _cells_refused(pack, said, line, found) or \
+            f"{said}: {_gap_expected(pack, line)}"
         if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
             problems.append(problem)
     return problems
@@ -487,6 +491,28 @@ _MENDED = "expected the source's rows mended"
 def says_rows_mended(problem: str) -> bool:
     """Whether a problem is `unknown_for_all`'s for a metric whose window holds quarantined rows (`_gap_expected`)."""
     return f": {_MENDED}: " in problem
+
+
+def _cells_refused(pack: CriteriaPack, said: str, line: str, found: list[Candidate]) -> str | None:
+    """`said` (a metric with no value for any candidate) with its cause, when the gap is its window of a column
+    whose cells some candidates have refused there (`Candidate.refused`) and the others have no figure of either:
+    cells that are no number are read as empty, so the window is "0 of 1 weeks filled" (trial 24: chart ranks
+    written `#5` in the latest weeks alone, a minority of the file, were told "expected a metric the night's rows
+    fill", the column's figures being there)."""
+    match = _FILLED.match(line)
+    spec = pack.metrics.get(match["metric"]) if match else None
+    if match is None or spec is None or spec.column is None:
+        return None
+    first, _, last = match["label"].partition("..")
+    column, last = spec.column, last or first
+    whys = [why for c in found if (why := next((r.why for r in c.refused
+                                                 if column in r.columns and first <= r.period <= last), None))]
+    if not whys:
+        return None
+    whose = "every candidate's window" if len(whys) == len(found) else \
+        f"the window of {len(whys)} of the {len(found)} candidates (the others have no figure there either)"
+    return (f"{said}: {_MENDED}: cells of {column} in {whose} are quarantined ({Counter(whys).most_common(1)[0][0]}; "
+            "`check` lists them under 'quarantined for'), not a metric in error")
 
 
 def _gap_expected(pack: CriteriaPack, line: str) -> str:

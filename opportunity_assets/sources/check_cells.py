@@ -83,9 +83,9 @@ def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = 
 
 def _unit_most(written: list[str], separator: str | None, within: str) -> tuple[str, str] | None:
     """The text most cells quarantined as not numbers carry beside one number (`_DRESSED`: `76 ppb`, `#5`), with the
-    `strip_from_numbers` that reads them, or None when no one text is on more than half of them (a survey's typed
-    answers, `5 feet 7 inches` beside `5'6`, are text). Trial 24: ozone written `76 ppb` and chart ranks `#5` were
-    told "expected plain numbers", the key that strips a unit unnamed."""
+    `strip_from_numbers` that reads them, or None when no one text is on two of them and more than half (a survey's
+    typed answers, `5 feet 7 inches` beside `5'6`, are text; one `900 homes` is a note). Trial 24: ozone written
+    `76 ppb` and chart ranks `#5` were told "expected plain numbers", the key that strips a unit unnamed."""
     dresses: Counter[str] = Counter()
     example: dict[str, str] = {}
     for cell in written:
@@ -93,9 +93,11 @@ def _unit_most(written: list[str], separator: str | None, within: str) -> tuple[
             dress = (match["before"] or match["after"]).strip()
             dresses[dress] += 1
             example.setdefault(dress, cell)
-    if not dresses or 2 * dresses.most_common(1)[0][1] <= len(written):
+    if not dresses:
         return None
-    dress = dresses.most_common(1)[0][0]
+    dress, carried = dresses.most_common(1)[0]
+    if carried < 2 or 2 * carried <= len(written):
+        return None
     grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", example[dress]) is not None
     also = ' and `thousands_separator: ","`' if grouped else ""
     return example[dress], (f"they carry a unit or a mark, {dress!r}: expected `{within}.strip_from_numbers: "

@@ -810,25 +810,33 @@ def _pattern_words(pattern: str, value: str) -> str:
     return f"text matching {pattern}"
 
 
-_UNION_MEMBERS = {"str": "one column name", "list[str]": "a list of column names"}
+_UNION_MEMBERS = ("str", "list[str]")
 """The tags pydantic puts after a key whose value may take either form (`entity_id: name` or `[name, name]`)."""
+_UNION_FORMS = {"period_format": "one pattern or a list of patterns, each text (such as ['%d.%m.%Y', '%Y-%m-%d'])"}
+"""The forms of such a key, in words, where they are not columns (trial 24: `period_format: ['%Y-%m-%d', 5]` was
+told "one column name or a list of column names" and then again under `source.period_format.list[str].1`)."""
+_COLUMN_FORMS = "one column name or a list of column names"
 
 
 def _one_per_union(errors: list[Any]) -> list[Any]:
-    """One error for a key whose value fits none of its forms (pydantic gives one per form, each under a key ending
-    in the form's tag, `source.entity_id.list[str]`): the key, and the forms it takes."""
+    """One error for a key whose value fits none of its forms (pydantic gives one per form, each under a key holding
+    the form's tag, `source.entity_id.list[str]`, or an item of it, `source.period_format.list[str].1`): the key, the
+    value as written, and the forms it takes."""
     out: list[Any] = []
-    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    seen: set[tuple[Any, ...]] = set()
     for error in errors:
         loc = tuple(error["loc"])
-        if loc and loc[-1] in _UNION_MEMBERS and error["type"] not in ("missing", "extra_forbidden"):
-            key = loc[:-1]
-            if key in seen:
-                continue
-            seen[key] = {**error, "loc": key, "type": "union_forms", "msg": " or ".join(_UNION_MEMBERS.values())}
-            out.append(seen[key])
-        else:
+        tag = next((i for i, part in enumerate(loc) if part in _UNION_MEMBERS), None)
+        if tag is None or error["type"] in ("missing", "extra_forbidden"):
             out.append(error)
+            continue
+        key = loc[:tag]
+        if key in seen:
+            continue
+        seen.add(key)
+        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
+        out.append({**error, "loc": key, "input": whole, "type": "union_forms",
+                    "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
     return out
 
 

@@ -1610,6 +1610,45 @@ def test_a_formula_range_on_another_scale_that_no_candidate_reaches_is_a_warning
     assert warned(5, 9) == [] and warned(1, 5) == []  # within a width of the values, or among them
 
 
+def test_a_formula_range_whose_near_end_lies_far_beyond_every_value_is_a_warning(tmp_path: Path) -> None:
+    """Trial 24: `range: [500, 1000]` over New York's ozone (10 to 60 parts per billion, a range written for another
+    pollutant's scale): every night's candidate scored none of the component's weight, and check said ok, the values
+    below the low end by less than the range's width. A near end 5 times or more further from zero than every value
+    is out of their reach too; one just past them is not."""
+    def warned(low: float, high: float) -> list[str]:
+        formula = {"components": [{"name": "level", "expression": "level_now", "direction": "higher_is_better",
+                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
+        report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+        assert not report.problems, report.problems
+        return [w for w in report.warnings if w.startswith("key `formula.")]
+
+    assert warned(500, 1000) == [
+        "key `formula.components.0.range`: got [500, 1000]; every candidate's value lies within [7, 47], below its "
+        "low end, which lies 5 times or more further from zero than every value, so each gets the same points from "
+        "it (none of its weight) and it ranks no one: is the range on another scale than the expression (a score out "
+        "of 100 for a rating out of 10)? expected the range the values lie in, on the expression's scale"]
+    assert warned(60, 1000) == [] and warned(200, 1000) == []  # less than 5 times the values, within its width
+
+
+def test_a_red_flag_holding_on_every_night_of_one_series_is_a_warning(tmp_path: Path) -> None:
+    """Trial 24: airquality, one city by the day, `wind_3d >= 0` with `effect: doubt`: every night's one candidate
+    doubted, and check said ok (the judgment needed 3 candidates; a source of fewer is now judged on its
+    candidates of this night and the 7 before it, as its units are)."""
+    rows = [["NYC", y, 10 + y % 7] for y in range(2000, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    flags = [{"name": "always", "when": "level_now >= 0", "message": "any level", "effect": "doubt"}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, red_flags=flags), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `red_flags.0.when`: got 'level_now >= 0'; it holds on this night and the 7 before it for every one of "
+        "the 8 candidates going on with its metrics, each its STRONG verdict doubted, so none reaches \"act on "
+        "these\" (`effect: doubt`): is the comparison the wrong way round, or its bound in another unit? expected a "
+        "condition that singles out some candidates (or `effect: note`)"]
+    flags[0]["when"] = "level_now > 15"
+    assert check_pack(_pack(tmp_path, source, _LEVELS, red_flags=flags), as_of=date(2018, 3, 31),
+                      today=TODAY).warnings == []
+
+
 def _scored_levels(tmp_path: Path, levels: tuple[int, ...], expression: str,
                    value_range: list[float]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(source, formula): entities a, b, c, ... at `levels` in 2016 and 2017, scored by one component, `expression`
@@ -1799,6 +1838,72 @@ def test_a_source_of_one_series_has_its_units_judged_over_its_earlier_nights(tmp
     _csv(tmp_path / "calls.csv", ["id", "month", "calls"], rows)
     (problem,) = check_pack(pack, as_of=date(2017, 12, 31), today=TODAY).problems
     assert problem.startswith("key `formula.components.0.range`: got [-10, 10]; every candidate's value lies within ")
+
+
+def test_latest_cells_that_are_no_numbers_are_named_as_the_inputs_cause(tmp_path: Path) -> None:
+    """Trial 24: billboard ranks written `#5` in the latest weeks alone (a minority of the file) left the current rank
+    unknown for every song: check blamed `required_inputs.1`, "expected a metric the night's rows fill (a column
+    with figures in its window)", and the climb computed from it again with the other input's gap. Now the input's
+    line names the quarantined cells as the cause, and a derived input over it is not said again."""
+    rows = [[e, y, f"#{10 + k}" if y == 2017 else 10 + k + y % 3] for k, e in enumerate("abcdef")
+            for y in range(2000, 2018 if e in "ab" else 2016)]  # c to f off the chart since 2016
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {**_LEVELS, "level_before": {"agg": "last", "column": "level", "window": [1, 1]},
+               "climb": {"expression": "level_before - level_now"}}
+    assert _problems(_pack(tmp_path, source, metrics, required_inputs=["climb", "level_now"]), date(2018, 3, 31)) == [
+        "key `required_inputs.1`: got 'level_now'; it has no value for any of the 6 candidates scanned (level_now: 0 "
+        "of 1 years of level filled in 2017; needs 1), so each going on would be archived as a data gap: expected the "
+        "source's rows mended: cells of level in the window of 2 of the 6 candidates (the others have no figure there "
+        "either) are quarantined (level not a number; `check` lists them under 'quarantined for'), not a metric in "
+        "error"]
+
+
+def test_month_and_day_columns_with_no_year_name_the_default_year_column_and_the_way_to_add_one(
+        tmp_path: Path) -> None:
+    """Trial 24: airquality has `Month` and `Day` and the year (1973) in no column; check answered "key
+    `source.year_column`: got 'year'", a key the pack does not hold, with no way on. The default is said as such,
+    with what a month and a day need and the DuckDB query that adds a year."""
+    rows = [["NYC", m, d, 10 + d % 7] for m in (5, 6) for d in range(1, 31)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "Month", "Day", "level"], rows), "grain": "day",
+              "month_column": "Month", "day_column": "Day", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(1973, 7, 1))
+    assert problem == (
+        f"key `source.year_column`: got 'year' (the default); source file {tmp_path / 'd.csv'} lacks column(s) "
+        "['year']; it has ['id', 'Month', 'Day', 'level']: `source.month_column` 'Month' and `source.day_column` "
+        "'Day' date a row only with its year: expected `source.year_column` naming the column of each row's year; a "
+        "file of one year's rows with the year in no column is read through a DuckDB query adding it (rows of 1973: "
+        "`format: duckdb` with "
+        "`query: \"SELECT *, 1973 AS year FROM 'd.csv'\"`)")
+    added = {**source, "format": "duckdb", "query": "SELECT *, 1973 AS year FROM 'd.csv'"}
+    del added["path"]
+    assert _problems(_pack(tmp_path, added, _LEVELS), date(1973, 7, 1)) == []
+
+
+def test_a_row_of_no_period_blanking_a_single_series_is_a_warning(tmp_path: Path) -> None:
+    """Trial 24: airquality, one city by the day from Month and Day columns: a day written 31 June, or a line
+    missing its day (a field too few), left the city's every metric unknown on every night, and check said ok (the
+    judgment of inputs no candidate has needs 3 candidates; the row's line was a fact). Now a warning naming the
+    period's keys, or `source.path` for a line whose fields tell no period."""
+    rows = [["NYC", 1973, 10 + d % 7, m, d] for m in (5, 6) for d in range(1, 31)]
+    header = ["id", "year", "level", "month", "day"]
+    source = {"path": _csv(tmp_path / "d.csv", header, rows), "grain": "day", "year_column": "year",
+              "month_column": "month", "day_column": "day", "columns": ["level"], "publication_lag_days": 1}
+    assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1973, 7, 1), today=TODAY).warnings == []
+    _csv(tmp_path / "d.csv", header, [*rows[:10], ["NYC", 1973, 12, 6, 31], *rows[10:]])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1973, 7, 1), today=TODAY)
+    assert report.problems == [] and report.warnings == [
+        "key `source.year_column`: got 'year', `source.month_column` 'month' and `source.day_column` 'day'; 1 of the "
+        "61 rows the night reads hold no whole-number year (1 to 2999), month and day that make a date in them (e.g. "
+        "year, month, day '1973, 6, 31'): expected the columns of each row's year (2009), month (1 to 12) and day of "
+        "the month, or `source.period_column` naming a column of dates (a row of no period leaves its entity's every "
+        "metric unknown, as it may lie in any window: no candidate has a value of 'level_now')"]
+    _csv(tmp_path / "d.csv", header, [*rows[:10], ["NYC", 1973, 12, 6], *rows[10:]])
+    (warning,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1973, 7, 1), today=TODAY).warnings
+    assert warning.startswith("key `source.path`: source file ") and warning.endswith(
+        "d.csv: source row 12 (4 fields, expected 5 (the header's)) tells no period, so it may lie in any window and "
+        "leave the series' every metric unknown on every night (no candidate has a value of 'level_now'): expected "
+        "the rows mended or removed"), warning
 
 
 def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path) -> None:
@@ -2310,6 +2415,31 @@ def test_numbers_with_a_currency_or_percent_sign_are_read_by_strip_from_numbers(
     assert snapshot.metrics.filter(pl.col("entity_id") == "b")["share_now"].to_list() == [11.0]
     with pytest.raises(CriteriaError, match=r"key `source.strip_from_numbers.0`: got '-'"):
         _pack(tmp_path, {**source, "strip_from_numbers": ["-"]}, metrics)
+
+
+def test_numbers_written_beside_a_unit_or_a_mark_name_strip_from_numbers(tmp_path: Path) -> None:
+    """Trial 24: ozone written `76 ppb` and chart ranks `#5` were quarantined as "expected plain numbers in the
+    column", the key that strips a unit unnamed: the column's key (most cells), or a fact (a few), now names
+    `strip_from_numbers` with the text, which then reads them. Free text with numbers in it (`5 feet 7 inches`) and a
+    comparison (`<5`, below a detection limit) get no such hint."""
+    def said(cells: list[str], **changes: Any) -> tuple[list[str], list[str]]:
+        rows = [[e, 2000 + k, cells[k] if k < len(cells) else str(10 + k)] for e in "ab" for k in range(6)]
+        source = {"path": _csv(tmp_path / "u.csv", ["id", "year", "level"], rows), "grain": "year",
+                  "year_column": "year", "columns": ["level"], **changes}
+        report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 6, 30), today=TODAY)
+        return report.problems, [f for f in report.facts if "quarantined as not numbers" in f]
+
+    problems, _ = said([f"#{k}" for k in range(1, 7)])
+    assert problems == ["key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. '#1'): "
+                        "they carry a unit or a mark, '#': expected `source.strip_from_numbers: ['#']`, which removes "
+                        "it before the number is read, or plain numbers (the file exported without it)"]
+    _, facts = said(["76 ppb"])
+    assert facts == ["cells of 'level' such as '76 ppb' (2) are quarantined as not numbers: they carry a unit or a "
+                     "mark, 'ppb': expected `source.strip_from_numbers: ['ppb']`, which removes it before the number "
+                     "is read, or plain numbers (the file exported without it)"]
+    assert said(["76 ppb"], strip_from_numbers=["ppb"]) == ([], [])
+    for other in (["5 feet 7 inches"], ["<5"]):
+        assert "strip_from_numbers" not in said(other)[1][0]
 
 
 def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:

@@ -425,6 +425,11 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
                                           "YYYY-MM-DD (2002-06-30)"]),
     ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
     ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one column name or a list of column names"]),
+    # trial 24: a pattern's list with an item that is no text was told columns, then again under pydantic's own key
+    ({"source.period_format": ["%Y-%m-%d", 5]}, ["key `source.period_format`: got ['%Y-%m-%d', 5]; expected one "
+                                                 "pattern or a list of patterns, each text"]),
+    ({"source.entity_id": ["State", 5]}, ["key `source.entity_id`: got ['State', 5]; expected one column name or a "
+                                          "list of column names"]),
     ({"source.publication_lag_days": -45}, ["key `source.publication_lag_days`: got -45; expected a number of at "
                                             "least 0"]),
     ({"uncertainty": None}, ["key `uncertainty`: got None; expected a mapping, such as {key: value}"]),
@@ -448,7 +453,7 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
     for fragment in fragments:
         assert fragment in message, message
     for engine in ("unable to parse", "input is too short", "Input should", "valid string", "outside expected",
-                   "valid tuple", "Tuple should", "List should", "missing"):
+                   "valid tuple", "Tuple should", "List should", "missing", "list[str]"):
         assert engine not in message, message
 
 

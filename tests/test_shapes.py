@@ -1919,3 +1919,69 @@ def test_a_joined_table_takes_the_main_sources_time_zone(tmp_path: Path) -> None
     with pytest.raises(CriteriaError, match=r"key `source.join.0.time_zone`: unknown key.*every table is read in "
                                             r"the main source's `time_zone`"):
         load_criteria(tmp_path / "pack.yaml")
+
+
+def _charts(tmp_path: Path, entered: tuple[str, str] = ("2000-02-26", "2000-03-04")) -> str:
+    """Billboard's shape: a row per song, the week it entered the chart, then its rank in the chart's weeks 1, 2, 3
+    counted from that week (`wk1`, `wk2`, `wk3`; empty once it left)."""
+    return _csv(tmp_path / "charts.csv", ["track", "date.entered", "wk1", "wk2", "wk3"],
+                [["Baby", entered[0], 87, 82, 72], ["Loser", entered[1], 76, 76, ""]])
+
+
+_CHARTS = {"grain": "week", "publication_lag_days": 4, "entity_id": "track", "entity_name": "track",
+           "wide": {"columns": ["wk1", "wk2", "wk3"], "period": "week", "value": "rank",
+                    "counted_from": "date.entered", "counted_in": "week"}}
+
+
+def test_a_wide_table_of_periods_counted_from_each_rows_date_is_read_by_counted_from(tmp_path: Path) -> None:
+    """Trial 24: tidyr's billboard writes each song's rank in `wk1` to `wk76`, weeks counted from the week it entered
+    the chart (`date.entered`); `wide.period` read the headers as periods ("its headers are not periods ... e.g.
+    '%b-%Y'"), and only a DuckDB query unpivoting them read the file. `wide.counted_from` names the date each
+    row's first header falls in and `counted_in` what the headers count: each cell is its row's period."""
+    plain = {**_CHARTS, "wide": {k: v for k, v in _CHARTS["wide"].items() if not k.startswith("counted")}}
+    (problem,) = check_pack(_pack(tmp_path, {"path": _charts(tmp_path), **plain}, {
+        "level_now": {"agg": "last", "column": "rank"}}), as_of=date(2000, 3, 31), today=TODAY).problems
+    assert problem.endswith("headers that count periods from a date each row holds (`wk1`, `wk2`: weeks on a chart "
+                            "from the week a song entered it) are read by `wide.counted_from` naming that column, "
+                            "with `counted_in: week`"), problem
+    pack = _pack(tmp_path, {"path": "charts.csv", **_CHARTS}, {"level_now": {"agg": "last", "column": "rank"}})
+    assert _history(pack, date(2000, 3, 31), "Baby") == [
+        ("2000-02-21", 3, 87.0), ("2000-02-28", 2, 82.0), ("2000-03-06", 1, 72.0)]
+    assert _history(pack, date(2000, 3, 31), "Loser") == [("2000-02-28", 2, 76.0), ("2000-03-06", 1, 76.0),
+                                                         ("2000-03-13", 0, None)]
+    monthly = {**_CHARTS, "wide": {**_CHARTS["wide"], "counted_in": "month"}}
+    assert [p for p, _, _ in _history(_pack(tmp_path, {"path": "charts.csv", **monthly}, {
+        "level_now": {"agg": "last", "column": "rank"}}), date(2000, 6, 30), "Baby")] == [
+        "2000-02-21", "2000-03-20", "2000-04-24"]  # (months from 26 February: 26 March, 26 April)
+
+
+@pytest.mark.parametrize(("wide", "message"), [
+    ({"counted_in": None}, "key `source.wide.counted_in`: got nothing; expected what the headers count from "
+                           "`counted_from`: `day`, `week`, `month`, `quarter` or `year` (`wk1`, `wk2`: `week`)"),
+    ({"columns": ["wk1", "wk2", "total"]}, "key `source.wide.columns.2`: got 'total'; expected headers that each end "
+                                           "in the period's count from `counted_from`, 1 its own period"),
+    ({"counted_from": None}, "key `source.wide.counted_in`: got 'week'; expected none without `counted_from`"),
+    ({"counted_from": "wk1"}, "key `source.wide.counted_from`: got 'wk1'; expected a column of dates that is none "
+                              "of `columns`"),
+])
+def test_a_wide_table_counted_from_a_date_has_its_keys_checked_at_load(tmp_path: Path, wide: dict[str, Any],
+                                                                       message: str) -> None:
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": _charts(tmp_path), **_CHARTS, "wide": {**_CHARTS["wide"], **wide}},
+              {"level_now": {"agg": "last", "column": "rank"}})
+    assert message in str(caught.value), str(caught.value)
+
+
+def test_a_wide_table_counted_from_dates_that_are_no_iso_dates_names_counted_from(tmp_path: Path) -> None:
+    """Trial 24: `date.entered` written `2/26/2000`: the key that reads it is named, not the headers' patterns."""
+    pack = _pack(tmp_path, {"path": _charts(tmp_path, ("2/26/2000", "3/4/2000")), **_CHARTS},
+                 {"level_now": {"agg": "last", "column": "rank"}})
+    report = check_pack(pack, as_of=date(2000, 3, 31), today=TODAY)
+    assert "quarantined for: period unparseable (6: source rows 2, 3)" in report.facts, report.facts  # (not 2, 2, 2)
+    (problem,) = report.problems
+    assert problem.startswith("key `source.wide.counted_from`: got 'date.entered'; ") and problem.endswith(
+        "are not ISO dates (e.g. ['2/26/2000', '3/4/2000']), so no header's period can be counted from them: expected "
+        "a column of ISO dates (2000-02-26), each row's first period, the file exported so"), problem
+    with pytest.raises(CriteriaError, match=r"key `source.period_format`: got '%m/%d/%Y'; expected none beside "):
+        _pack(tmp_path, {"path": "charts.csv", **_CHARTS, "period_format": "%m/%d/%Y"},
+              {"level_now": {"agg": "last", "column": "rank"}})

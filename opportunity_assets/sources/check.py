@@ -121,7 +121,7 @@ class CheckReport:
 
 
 _COLUMN_KEY = re.compile(r"(entity_id|entity_name|entity_id\.\d+|entity_name\.\d+|_column|\.column|\.columns\.\d+|"
-                         r"\.signed\.\d+|long\.names|long\.values)$")
+                         r"\.signed\.\d+|long\.names|long\.values|wide\.counted_from)$")
 """Source keys whose value is a column name."""
 
 
@@ -216,7 +216,8 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
         period = {"year_column", "month_column", "day_column", "quarter_column", "week_column", "period_column"}
         if len(keys) == 1:  # one key names what is missing: that key is at fault
             (value, (key, written)), = keys.items()
-            return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}"
+            return f"key `{key}`: got {value!r}{'' if written else ' (the default)'}; {error}" \
+                + (_no_year(pack, src, within) if key == f"{within}.year_column" and not written else "")
         if keys and all(k.rsplit(".", 1)[-1] in period for k, _ in keys.values()) and src.known_at is None:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             return (f"key `{within}.period_column`: the period keys {named} name columns the file lacks; {error}; "
@@ -246,6 +247,19 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
                 f"{src.month_column!r}; {error}: expected integer year and month columns, or "
                 f"`{within}.period_column`{scope}")
     return f"key `{within}.path`: {error}"
+
+
+def _no_year(pack: CriteriaPack, src: SourceSpec, within: str) -> str:
+    """What a source dated by a month (and a day) with no year column needs, said after the file's columns: trial
+    24's airquality, `Month` and `Day` of 1973 with the year in no column."""
+    if src.month_column is None:
+        return ""
+    dating = f"`{within}.month_column` {src.month_column!r}" + (
+        f" and `{within}.day_column` {src.day_column!r}" if src.day_column else "")
+    example = src.path or "data.csv"
+    return (f": {dating} date a row only with its year: expected `{within}.year_column` naming the column of each "
+            f"row's year; a file of one year's rows with the year in no column is read through a DuckDB query adding "
+            f"it (rows of 1973: `format: duckdb` with `query: \"SELECT *, 1973 AS year FROM '{example}'\"`)")
 
 
 def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
@@ -309,7 +323,8 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`; past the
     third, how many rows more and the first of them with its reason (trial 23: "4 quarantined rows" beside three
-    reasons of one row each, the fourth row named nowhere)."""
+    reasons of one row each, the fourth row named nowhere). A line is named once, however many of a wide source's
+    cells it holds (trial 24: "source rows 2, 2, 2")."""
     rows: dict[str, list[int]] = {}
     for row in quarantined.select("source_row", "reason").iter_rows(named=True):
         rows.setdefault(str(row["reason"]).split(" (")[0].split(":")[0], []).append(row["source_row"])
@@ -317,7 +332,7 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     top, rest = ranked[:3], ranked[3:]
 
     def first(numbers: list[int]) -> str:
-        named = sorted(n for n in numbers if n is not None)
+        named = sorted({n for n in numbers if n is not None})  # (a wide line's cells: one line, said once)
         more = ", ..." if len(named) > shown else ""
         return f": source row{'s' if len(named) > 1 else ''} {', '.join(map(str, named[:shown]))}{more}" if named \
             else ""
@@ -594,10 +609,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                                      nights_before)
     warnings += tonight_only
     if earlier:
-        warnings += _lacking_of_few(pack, found, problems)
+        undated_rows = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
+        warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
+            pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows())
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + check_candidates.red_flags_firing_for_all(pack, found) + _flagged_capped(pack, report) \
-        + check_candidates.windows_filled_in_part(pack, found)
+        + _flagged_capped(pack, report) + check_candidates.windows_filled_in_part(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -650,14 +666,15 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(_quarantined_for(snapshot.quarantined) + _rows_numbered(pack.source))
     undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
+        undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
-                          for r in undated.head(3).iter_rows(named=True))
+                          for r in undated_lines.head(3).iter_rows(named=True))
         empty = empty_period_column(undated["reason"].to_list())
         kept_out = "" if empty is None else (f" (an empty period: `source.where: [{{column: {empty}, not_in: "
                                              "['']}]` keeps such rows out)")
         facts.append(f"{undated.height} quarantined row{'s have' if undated.height > 1 else ' has'} no period ({shown}"
-                     f"{', ...' if undated.height > 3 else ''}): its entity's metrics are unknown on every night, as "
-                     f"the row may lie in any window, until the row is mended or removed{kept_out}")
+                     f"{', ...' if undated_lines.height > 3 else ''}): its entity's metrics are unknown on every "
+                     f"night, as the row may lie in any window, until the row is mended or removed{kept_out}")
     if otherwise and not any(p.startswith("key `source.period_format`") for p in problems):
         facts.append(otherwise)
     for source in (pack.source, *pack.source.join):
@@ -975,6 +992,28 @@ def _lacking_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[s
             keys.add(key)
             out.append(line)
     return out
+
+
+def _undated_of_few(pack: CriteriaPack, found: list[Candidate], problems: list[str], unparsed: list[str],
+                    seen: int, undated: list[tuple[int, str]]) -> list[str]:
+    """On a source of too few entities for `check_candidates.problems`' judgment (a single series), rows of no
+    period (`undated`: each quarantined row's number and reason) that leave a required input or a filter's metric
+    unknown for every candidate: one warning, naming the period key (`undated_at_fault`) unless a problem names it,
+    or `source.path` for a line whose fields tell no period (a field too few). Trial 24: airquality's one city with a
+    day written 31 June, or a line missing its day, left every metric unknown on every night, and check said ok."""
+    if not undated or any(p.startswith(_PERIOD_KEYS) for p in problems):
+        return []
+    lacking = check_candidates.unknown_for_all(pack, found, least=1)
+    if unparsed:
+        return [w for w in undated_at_fault(pack, lacking, unparsed, seen, False) if w not in lacking]
+    names = [line.split(": got ")[1].split(";")[0] for line in lacking]
+    if not names:
+        return []
+    rows = ", ".join(f"{row} ({reason})" for row, reason in undated[:3]) + (", ..." if len(undated) > 3 else "")
+    return [f"key `source.path`: source file {pack.path_of(pack.source)}: source row{'s' if len(undated) > 1 else ''} "
+            f"{rows} tell{'' if len(undated) > 1 else 's'} no period, so {'they' if len(undated) > 1 else 'it'} may "
+            "lie in any window and leave the series' every metric unknown on every night (no candidate has a value "
+            f"of {', '.join(names)}): expected the rows mended or removed"]
 
 
 def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:

@@ -45,17 +45,22 @@ TONIGHT = "every candidate's"
 for a source of fewer entities, whose candidates it pools over earlier nights: `over_nights`)."""
 
 
+_EVERY = ", every candidate's"
+
+
 def over_nights(nights: int) -> str:
     """Whose values a unit judgment reads when they are the candidates of this night and `nights` before it."""
-    return f"on this night and the {nights} before it, every candidate's"
+    return f"on this night and the {nights} before it{_EVERY}"
 
 
 def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> tuple[list[str], list[str]]:
-    """(problems, warnings) of the unit judgments alone (filters and ranges in another unit): the night's warnings,
+    """(problems, warnings) of the unit judgments alone (filters, ranges and red flags in another unit): the night's
+    warnings,
     and both for candidates pooled over nights (the night's own problems are among `problems`')."""
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
-            + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose))
+            + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose)
+            + red_flags_firing_for_all(pack, found, whose))
 
 
 def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
@@ -268,11 +273,31 @@ def ranges_in_another_unit(pack: CriteriaPack, found: list[Candidate], whose: st
     return problems
 
 
+NEAR_END_APART = 5.0
+"""A range whose nearer end lies this many times further from zero than every value, on their side of zero, is out
+of their reach whatever its width (`[500, 1000]` over ozone of 10 to 60 parts per billion)."""
+
+
+def _beyond(low: float, high: float, values: list[float]) -> str | None:
+    """Where every value lies beyond a range, out of its reach (`ranges_out_of_reach`), in words: beyond one end by
+    the range's width or more, or with that end `NEAR_END_APART` times or more further from zero than every value on
+    their side of zero; None when within reach."""
+    width, least, greatest = high - low, min(values), max(values)
+    largest = max(abs(v) for v in values)
+    for side, gap, end in (("below its low end", low - greatest, low), ("above its high end", least - high, high)):
+        if gap > 0 and gap >= width:
+            return f"{side} by its width or more"
+        if gap > 0 and all(v * end >= 0 for v in values) and abs(end) >= NEAR_END_APART * largest:
+            return f"{side}, which lies {NEAR_END_APART:g} times or more further from zero than every value"
+    return None
+
+
 def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
-    """Warnings: a formula range beyond whose one end every candidate going on (at least `ENOUGH`) lies by its width
-    or more, but by less than `ranges_in_another_unit`'s 10 widths: `range: [50, 70]` over ratings out of 10, each
-    5.4 to 5.8, the range of a score out of 100. Each candidate gets the same points from the component (none, or
-    all of its weight), so it ranks no one, and check said ok. A warning, as for a filter no value reaches
+    """Warnings: a formula range beyond whose one end every candidate going on (at least `ENOUGH`) lies out of reach
+    (`_beyond`), but by less than `ranges_in_another_unit`'s 10 widths: `range: [50, 70]` over ratings out of 10,
+    each 5.4 to 5.8, the range of a score out of 100; `[500, 1000]` over ozone of 10 to 60 (trial 24: below the low
+    end by less than the range's width, and check said ok). Each candidate gets the same points from the component
+    (none, or all of its weight), so it ranks no one. A warning, as for a filter no value reaches
     (`filters_out_of_reach`): a night of values all past a range in the pack's own unit can happen."""
     going = [c for c in found if c.went_on or c.capped]
     warnings = []
@@ -283,17 +308,16 @@ def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str =
             continue
         low, high = component.range
         width, least, greatest = high - low, min(values), max(values)
-        below, above = low - greatest, least - high
-        side = "below its low end" if below >= width else "above its high end" if above >= width else None
-        if side is None or max(below, above) >= 10 * width:
+        side = _beyond(low, high, values)
+        if side is None or max(low - greatest, least - high) >= 10 * width:
             continue  # (within reach, or so far beyond it that `ranges_in_another_unit` says so)
-        points = "none of its weight" if (side == "below its low end") == (component.direction == "higher_is_better") \
+        points = "none of its weight" if side.startswith("below") == (component.direction == "higher_is_better") \
             else "all of its weight"
         warnings.append(
             f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {whose} value lies within "
-            f"[{significant(least)}, {significant(greatest)}], {side} by its width or more, so each gets the same "
-            f"points from it ({points}) and it ranks no one: is the range on another scale than the expression (a "
-            "score out of 100 for a rating out of 10)? expected the range the values lie in, on the expression's scale")
+            f"[{significant(least)}, {significant(greatest)}], {side}, so each gets the same points from it "
+            f"({points}) and it ranks no one: is the range on another scale than the expression (a score out of 100 "
+            "for a rating out of 10)? expected the range the values lie in, on the expression's scale")
     return warnings
 
 
@@ -332,23 +356,27 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENO
     read = {name: f"required_inputs.{n}" for n, name in reversed(list(enumerate(pack.required_inputs)))}
     filtered = {f.metric: f"hard_filters.{n}.metric" for n, f in reversed(list(enumerate(pack.hard_filters)))}
     problems: list[str] = []
+    blank = [name for name in {**filtered, **read} if not any(
+        isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
     for name, key in {**filtered, **read}.items():
-        if len(found) < max(least, 1) or any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)
-                                       for c in found):
+        if len(found) < max(least, 1) or name not in blank:
             continue
         lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
-        if name in pack.metrics and pack.metrics[name].agg == "derived" and any(
-                "undefined" in line.split(":", 2)[1] for line in lines):
+        derived = name in pack.metrics and pack.metrics[name].agg == "derived"
+        if derived and any("undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value
+        if derived and set(pack.metrics[name].parsed.names) & set(blank):
+            continue  # an input no candidate has is said on its own line (trial 24: `climb` from a rank that
+            # every candidate lacked was blamed on the other input, its commonest gap)
         # a row of no period blanks its entity's every metric: that cause first, however few entities it has (the
         # rest may lack the metric for a reason of their own, a quiet window; mending the periods changes the night)
         line = next((g for g in lines if _UNDATED in g), None) or _commonest(lines)
         effect = "each going on would be archived as a data gap" if key.startswith("required_inputs.") else \
             "the filter is UNCLEAR for each, and none is refused or passed by it"
+        said = f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} ({line}), so {effect}"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
-            _too_few_filled(pack, name, key, lines, found, effect) or \
-            f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} " \
-            f"({line}), so {effect}: {_gap_expected(pack, line)}"
+            _too_few_filled(pack, name, key, lines, found, effect) or _cells_refused(pack, said, line, found) or \
+            f"{said}: {_gap_expected(pack, line)}"
         if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
             problems.append(problem)
     return problems
@@ -463,6 +491,28 @@ _MENDED = "expected the source's rows mended"
 def says_rows_mended(problem: str) -> bool:
     """Whether a problem is `unknown_for_all`'s for a metric whose window holds quarantined rows (`_gap_expected`)."""
     return f": {_MENDED}: " in problem
+
+
+def _cells_refused(pack: CriteriaPack, said: str, line: str, found: list[Candidate]) -> str | None:
+    """`said` (a metric with no value for any candidate) with its cause, when the gap is its window of a column
+    whose cells some candidates have refused there (`Candidate.refused`) and the others have no figure of either:
+    cells that are no number are read as empty, so the window is "0 of 1 weeks filled" (trial 24: chart ranks
+    written `#5` in the latest weeks alone, a minority of the file, were told "expected a metric the night's rows
+    fill", the column's figures being there)."""
+    match = _FILLED.match(line)
+    spec = pack.metrics.get(match["metric"]) if match else None
+    if match is None or spec is None or spec.column is None:
+        return None
+    first, _, last = match["label"].partition("..")
+    column, last = spec.column, last or first
+    whys = [why for c in found if (why := next((r.why for r in c.refused
+                                                 if column in r.columns and first <= r.period <= last), None))]
+    if not whys:
+        return None
+    whose = "every candidate's window" if len(whys) == len(found) else \
+        f"the window of {len(whys)} of the {len(found)} candidates (the others have no figure there either)"
+    return (f"{said}: {_MENDED}: cells of {column} in {whose} are quarantined ({Counter(whys).most_common(1)[0][0]}; "
+            "`check` lists them under 'quarantined for'), not a metric in error")
 
 
 def _gap_expected(pack: CriteriaPack, line: str) -> str:
@@ -638,11 +688,12 @@ def undefined_components(pack: CriteriaPack, found: list[Candidate]) -> list[Und
     return problems
 
 
-def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a red flag that doubts or rejects and holds for every candidate going on with its metrics (at least
     `ENOUGH`): `tenure_now >= 0` (the comparison the wrong way round, a bound in another unit) sends every STRONG
     verdict to "needs your judgment", or archives each REJECTED, and check said ok. A warning, not a problem: a rule
-    may hold for every candidate on some night by design."""
+    may hold for every candidate on some night by design. A source of fewer entities is judged over its earlier
+    nights' candidates too (trial 24: `wind_3d >= 0` doubted one city's every night, and check said ok)."""
     going = [c for c in found if c.went_on or c.capped]
     warnings = []
     for n, rule in enumerate(pack.red_flags):
@@ -652,11 +703,12 @@ def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate]) -> list
         if len(held) >= ENOUGH and all(held):
             what = "its STRONG verdict doubted, so none reaches \"act on these\"" if rule.effect == "doubt" else \
                 "REJECTED and archived, so none reaches the brief"
+            when = "" if whose == TONIGHT else f" {whose.removesuffix(_EVERY)}"
             warnings.append(
-                f"key `red_flags.{n}.when`: got {rule.when!r}; it holds for every one of the {len(held)} candidates "
-                f"going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison the wrong way "
-                "round, or its bound in another unit? expected a condition that singles out some candidates (or "
-                "`effect: note`)")
+                f"key `red_flags.{n}.when`: got {rule.when!r}; it holds{when} for every one of the {len(held)} "
+                f"candidates going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison "
+                "the wrong way round, or its bound in another unit? expected a condition that singles out some "
+                "candidates (or `effect: note`)")
     return warnings
 
 

@@ -42,6 +42,11 @@ def numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
 
 _CURRENCY = re.compile(r"^\s*[-+]?\s*[$€£¥₹]\s*[-+]?\d[\d,. ]*\s*$|^\s*[-+]?\d[\d,. ]*\s*[$€£¥₹]\s*$")
 _PERCENT = re.compile(r"^\s*[-+]?\d[\d,.]*\s*%\s*$")
+_DRESSED = re.compile(r"^\s*(?P<before>[^\d+\-.,\s<>=~≤≥][^\d+\-.,<>=~≤≥]*?)?\s*[-+]?\d[\d,.]*\s*"
+                      r"(?P<after>[^\d+\-.,\s<>=~≤≥][^\d+\-.,<>=~≤≥]*?)?\s*$")
+"""One number with a text before or after it that has no digit, sign or separator (`76 ppb`, `#5`, `12 kg`): a
+unit or a mark, what `strip_from_numbers` removes. A comparison (`<5`, a value below a detection limit) is no dress:
+read without it, it would be another number."""
 _CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
 """A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
@@ -73,7 +78,31 @@ def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = 
                 inner = "value"
             return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
                           f"(the records flattened, `{column}.{inner}` as a key of its own)")
-    return None
+    return _unit_most(written, separator, within)
+
+
+def _unit_most(written: list[str], separator: str | None, within: str) -> tuple[str, str] | None:
+    """The text most cells quarantined as not numbers carry beside one number (`_DRESSED`: `76 ppb`, `#5`), with the
+    `strip_from_numbers` that reads them, or None when no one text is on two of them and more than half (a survey's
+    typed answers, `5 feet 7 inches` beside `5'6`, are text; one `900 homes` is a note). Trial 24: ozone written
+    `76 ppb` and chart ranks `#5` were told "expected plain numbers", the key that strips a unit unnamed."""
+    dresses: Counter[str] = Counter()
+    example: dict[str, str] = {}
+    for cell in written:
+        if (match := _DRESSED.match(cell)) and bool(match["before"]) != bool(match["after"]):
+            dress = (match["before"] or match["after"]).strip()
+            dresses[dress] += 1
+            example.setdefault(dress, cell)
+    if not dresses:
+        return None
+    dress, carried = dresses.most_common(1)[0]
+    if carried < 2 or 2 * carried <= len(written):
+        return None
+    grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", example[dress]) is not None
+    also = ' and `thousands_separator: ","`' if grouped else ""
+    return example[dress], (f"they carry a unit or a mark, {dress!r}: expected `{within}.strip_from_numbers: "
+                            f"[{dress!r}]`{also}, which removes it before the number is read, or plain numbers (the "
+                            "file exported without it)")
 
 
 def grouped_most(written: list[str]) -> str | None:

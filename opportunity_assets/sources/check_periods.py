@@ -26,6 +26,7 @@ from opportunity_assets.sources.spec import (
     UNIX_SCALES,
     UNIX_TIME,
     SourceSpec,
+    count_of,
     is_named,
     is_unix,
     since,
@@ -97,12 +98,35 @@ def not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
             "`publication_lag_days` after its period ends")
 
 
+def _counting_headers(src: SourceSpec, unparsed: list[str], fits: str) -> str:
+    """The clause naming `wide.counted_from` for a wide source's headers that are no periods but counts (`wk1`,
+    `wk2`, ...) no pattern reads, or nothing. Trial 24: billboard's `wk1` to `wk76` were told `'%b-%Y'`, and
+    `period_format: 'wk%W'` then "names no year"."""
+    if src.wide is None or src.wide.across != "period" or src.wide.counted_from is not None or fits \
+            or not all(count_of(v) is not None for v in unparsed):
+        return ""
+    return ("; headers that count periods from a date each row holds (`wk1`, `wk2`: weeks on a chart from the week "
+            "a song entered it) are read by `wide.counted_from` naming that column, with `counted_in: week`")
+
+
+def counted_from_unparsed(column: str, within: str, unparsed: list[str], which: str) -> str:
+    """A wide source's `counted_from` whose dates (`which` of them) are no ISO dates: that key, with examples, from
+    the periods as `shapes._counted_period` writes them unparsed (`2/26/2000 + wk1`). Trial 24: billboard's
+    `date.entered` written `2/26/2000`."""
+    written = list(dict.fromkeys(v.rsplit(" + ", 1)[0] for v in unparsed))
+    return (f"key `{within}.wide.counted_from`: got {column!r}; {which} are not ISO dates (e.g. {written[:3]}), so no "
+            "header's period can be counted from them: expected a column of ISO dates (2000-02-26), each row's first "
+            "period, the file exported so")
+
+
 def not_dates(pack: CriteriaPack, within: str) -> str:
     """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
     src = spec_at(pack, within)
     column = src.period_column or ""
     unparsed = commonest_values(pack, within, shapes.written(column), f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL",
                                 limit=50)
+    if src.wide is not None and src.wide.counted_from is not None:
+        return counted_from_unparsed(src.wide.counted_from, within, unparsed, "its values")
     if _years_as_numbers(unparsed):
         return (f"key `{within}.period_column`: got {column!r}; its values are whole years written as numbers (e.g. "
                 f"{unparsed[:3]}), which no date pattern reads: expected `{within}.year_column: {column}` in its place "
@@ -122,7 +146,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
-                "how they are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+                "how they are written " + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)")
+                + _counting_headers(src, unparsed, fits))
     return (f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}): expected "
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
             "naming how the dates are written "
@@ -626,12 +651,15 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
     decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
+    if src.wide is not None and src.wide.counted_from is not None:
+        return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
     if src.period_column and src.period_format is None and decimal and all(_DECIMAL_YEAR.match(v) for v in values):
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
     if src.period_column and src.period_format is None:
-        suggestion = suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)"
+        suggestion = (suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)") \
+            + _counting_headers(src, values, suggested_pattern(values))
         fits = fitting_patterns(values)
         if len(reasons) < seen and fits and (isos := both_ways(pack, src.period_column)):
             # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)

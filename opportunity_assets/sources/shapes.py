@@ -452,13 +452,26 @@ def wide_sql(src: SourceSpec, relation: str) -> str:
     a `count` counts the figures."""
     wide = src.wide
     assert wide is not None
-    names = ", ".join(literal(c) for c in wide.columns)
+    names = ", ".join(literal(c) for c in wide.columns) if wide.counted_from is None else \
+        ", ".join(_counted_period(wide.counted_from, c, k, wide.counted_in or src.grain)
+                  for c, k in zip(wide.columns, wide.counts, strict=True))
     cells = ", ".join(_q(c) for c in wide.columns)
     rows = (f"(SELECT * EXCLUDE ({cells}), unnest([{names}]) AS {_q(wide.header)}, "
             f"unnest([{cells}]) AS {_q(wide.value)} FROM {relation})")
     if src.shape != "events":
         return rows
     return f"(SELECT * FROM {rows} WHERE nullif(trim({_missing_as_null(wide.value, src.na_values)}), '') IS NOT NULL)"
+
+
+def _counted_period(counted_from: str, header: str, count: int, grain: str) -> str:
+    """SQL for the period text of a wide column counted from a row's date (`wide.counted_from`): the ISO day
+    `count - 1` periods of `grain` (`wide.counted_in`) after that date (`wk3` of a song that entered on 2000-02-26:
+    2000-03-11), or, where the date is no ISO date, the date as written and the header (`2/26/2000 + wk3`), which
+    parses as no period (its row quarantined, quoting it)."""
+    day = f"try_cast(trim({_q(counted_from)}) AS DATE)"
+    later = f"({day} + INTERVAL ({(count - 1) * (7 if grain == 'week' else 1)}) " \
+        f"{'DAY' if grain in ('day', 'week') else grain.upper()})::DATE"
+    return f"coalesce(strftime({later}, '%Y-%m-%d'), trim({_q(counted_from)}) || {literal(' + ' + header)})"
 
 
 def long_sql(long: LongSpec, columns: list[str], relation: str) -> str:

@@ -105,6 +105,14 @@ class WideSpec(_Spec):
     are read as its text (`2015`, `2015-07`, `Jul-2015` under `period_format`)."""
     value: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
     """The name their values go by (`arrivals`): the column the metrics read (or `long.values`)."""
+    counted_from: str | None = None
+    """With `period`: a column of ISO dates from which each header's number counts periods of `counted_in`, the
+    date's own the first (`wk1`, ..., `wk76` counted in weeks from `date.entered`, tidyr's billboard: a song's weeks
+    on the chart; a cohort table's month 1, 2, ... from each cohort's start). Without it the headers name the
+    periods."""
+    counted_in: GrainName | None = None
+    """What `counted_from`'s headers count: `day`, `week`, `month`, `quarter` or `year` (the source's `grain` may be
+    coarser: weeks on the chart read by the month, as events or a snapshot)."""
 
     @field_validator("columns")
     @classmethod
@@ -124,7 +132,36 @@ class WideSpec(_Spec):
         if taken:
             raise ValueError(f"`{self.across}` and `value` names that are none of `columns` ({sorted(taken)[0]!r} "
                              "is one)")
+        if self.counted_from is not None:
+            self._counting()
+        elif self.counted_in is not None:
+            raise Within("counted_in", self.counted_in, "none without `counted_from`, the column of dates the "
+                         "headers count from")
         return self
+
+    def _counting(self) -> None:
+        """`counted_from` beside `period`, over headers that each end in a different count from 1 (`wk1`)."""
+        if self.period is None:
+            raise Within("counted_from", self.counted_from, "no `counted_from` beside `wide.entity` (it counts "
+                          "periods from a date: the columns are then periods, `wide.period`)")
+        if self.counted_from in self.columns:
+            raise Within("counted_from", self.counted_from, "a column of dates that is none of `columns`")
+        if self.counted_in is None:
+            raise Within("counted_in", None, "what the headers count from `counted_from`: `day`, `week`, `month`, "
+                         "`quarter` or `year` (`wk1`, `wk2`: `week`)")
+        counts = [count_of(c) for c in self.columns]
+        if (n := next((i for i, k in enumerate(counts) if k is None or k < 1), None)) is not None:
+            raise Within(f"columns.{n}", self.columns[n], "headers that each end in the period's count from "
+                          "`counted_from`, 1 its own period (`wk1`, `wk2`, ...; `month_1`)")
+        if len(set(counts)) != len(counts):
+            twice = next(c for c in self.columns if counts.count(count_of(c)) > 1)
+            raise Within("columns", twice, f"headers that each count another period ({count_of(twice)} is "
+                          "counted twice)")
+
+    @property
+    def counts(self) -> list[int]:
+        """Under `counted_from`, each column's count of periods from its row's date (1 that date's period)."""
+        return [count_of(c) or 0 for c in self.columns]
 
     @property
     def across(self) -> Literal["entity", "period"]:
@@ -135,6 +172,12 @@ class WideSpec(_Spec):
     def header(self) -> str:
         """The name the columns' headers go by (`entity` or `period`)."""
         return self.entity or self.period or ""
+
+
+def count_of(header: str) -> int | None:
+    """The whole number a header ends in (`wk12`: 12; `month_3`: 3), or None."""
+    match = re.search(r"(\d+)\s*$", header)
+    return int(match.group(1)) if match else None
 
 
 class LongSpec(_Spec):
@@ -408,6 +451,19 @@ class SourceSpec(_Spec):
     entity, its latest snapshot known by as_of. Entities match by their slug, as candidate ids do (`AL` and `al`
     are one entity). `entity_name` defaults to `entity_id`; `grain` is the main source's (a join takes no `grain`
     and no `join`)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _defaults_unwritten(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """The spec, the period columns `_defaults` gave it (`year`, `month`) not among the keys the user wrote
+        (`model_fields_set`): a message says "(the default)" of them (trial 24: a file of Month and Day columns and
+        no year was told "`source.year_column`: got 'year'", a key the pack does not hold)."""
+        spec = handler(data)
+        if isinstance(data, dict):
+            for key in ("year_column", "month_column"):
+                if key not in data:
+                    spec.__pydantic_fields_set__.discard(key)
+        return spec
 
     @model_validator(mode="before")
     @classmethod
@@ -747,6 +803,9 @@ class SourceSpec(_Spec):
             if column in self.dated_columns:
                 raise _problem(f"wide.columns.{n}", column, "only the entities' columns: it dates the rows "
                                "(`period_column` and the like), which every entity's values share")
+        if wide.counted_from is not None and self.period_format:
+            raise _problem("period_format", self.period_format, "none beside `wide.counted_from`: its dates are read "
+                           "as ISO dates (2000-02-26), each header's period counted from them")
         if wide.across == "period":  # its headers are the period column's text: it reads like any other source
             return
         for key in ("entity", "value"):
@@ -890,8 +949,9 @@ class SourceSpec(_Spec):
     @property
     def dated_columns(self) -> list[str]:
         """The columns a row's period and publication are read from."""
+        counted = self.wide.counted_from if self.wide is not None else None
         return [c for c in (self.period_column, self.year_column, self.month_column, self.day_column,
-                            self.quarter_column, self.week_column, self.published_column) if c]
+                            self.quarter_column, self.week_column, counted, self.published_column) if c]
 
 
 class JoinSpec(SourceSpec):

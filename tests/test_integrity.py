@@ -8,6 +8,7 @@ same scan, analyze, verify and route code the assets call. A gross plant of each
 from __future__ import annotations
 
 import dataclasses
+import math
 from datetime import date
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
-from opportunity_assets.candidates.logic import scan
+from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Analysis, Candidate, DataFinding, Status, Verdict, Verification
 from opportunity_assets.verifications import integrity, integrity_spec, regularity
@@ -581,3 +582,54 @@ def test_clean_seasons_that_repeat_closely_are_no_echo() -> None:
     (message,) = echoes(copied)
     assert message.startswith("sales moved as it did a year earlier in each of its 4 changes 2005-09..2005-12")
     assert "a run this long has probability" in message
+
+
+def test_a_shift_in_a_period_the_score_reads_is_judged_at_the_material_threshold() -> None:
+    """A move of about 5 MADs that stays: below the 6 a level shift needs anywhere, above the 4 it needs in a
+    period the score reads (the verdict rests on that figure). Elsewhere in time, or outside the score, no finding."""
+    rng = np.random.default_rng(11)
+    level = np.exp(np.cumsum(rng.normal(0, 0.05, 60)))
+    stick = robust(np.diff(np.log(level[:-13])), "")
+    assert stick is not None
+    values = 1000 * level
+    values[-3:] *= math.exp(stick.median + 5 * stick.scale)  # from three periods back on
+    series = Series(periods=[f"p{i}" for i in range(len(values))], values={"x": values},
+                    judged_from=len(values) - 13, per_year=4)
+    spec = integrity_spec.IntegritySpec()
+
+    def shifts(material: frozenset[int]) -> list[DataFinding]:
+        found = Findings(series)
+        integrity._shifts(found, spec, "x", material)
+        return found.items
+
+    assert shifts(frozenset()) == []
+    assert shifts(frozenset({0, 1})) == []  # the score reads the last two periods: the move is before them
+    (finding,) = shifts(frozenset({0, 1, 2, 3}))
+    assert (finding.rule, finding.effect, finding.periods) == ("level_shift", "doubt", [f"p{len(values) - 3}"])
+    assert 4 <= (finding.size or 0) < 6
+    assert finding.message.endswith("and it stays; the score reads this period, where 4 MADs are enough to ask for "
+                                    "it to be confirmed")
+
+
+def test_a_quarter_that_makes_the_score_alone_is_doubted_on_the_first_night(tmp_path: Path) -> None:
+    """The Australian Capital Territory's takings x1.4 from 2003-Q4 (the latest quarter on 2004-04-30): 4.3 MADs of
+    its short, noisy history, no 6-MAD shift, but the score's own input: it made the state's score 100."""
+    pack = load_criteria(PACK.parent / "aus_accommodation.yaml")
+    clean = pl.read_csv(pack.source_path, infer_schema_length=0)
+    act = (pl.col("State") == "Australian Capital Territory") & (pl.col("Date") >= "2003 Q4")
+    takings = pl.col("Takings").cast(pl.Float64)
+    clean.with_columns(pl.when(act).then(takings * 1.4).otherwise(takings).alias("Takings")).write_csv(
+        tmp_path / "aus.csv")
+    planted = pack.model_copy(update={"source": pack.source.model_copy(update={"path": str(tmp_path / "aus.csv")})})
+    a, v, shifts = _ruled(planted, date(2004, 4, 30), candidate_id("Australian Capital Territory"), "level_shift")
+    assert (a.verdict, v.status, route(a, v).section_or_tag) == (Verdict.STRONG, Status.UNCERTAIN,
+                                                                  "needs_your_judgment")
+    assert shifts["Takings"].periods == ["2003-Q4"] and "the score reads this period" in shifts["Takings"].message
+
+
+def test_the_material_threshold_is_never_above_the_shift_threshold(tmp_path: Path) -> None:
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.level_shift": {"threshold_mads": 6, "material_mads": 7}})
+    with pytest.raises(CriteriaError, match=r"integrity\.level_shift") as exc:
+        load_criteria(path)
+    assert "material_mads 7 must be at most threshold_mads 6" in str(exc.value)

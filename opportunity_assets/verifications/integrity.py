@@ -86,9 +86,10 @@ def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: flo
     return z
 
 
-def _shifts(found: Findings, spec: IntegritySpec, column: str) -> None:
+def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset()) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
-    change far out, reverted the next period)."""
+    change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
+    judged at `level_shift.material_mads`: the verdict rests on it."""
     series = found.series
     raw = series.values[column]
     step = period_changes(raw)
@@ -109,20 +110,24 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str) -> None:
         if t in skip or not math.isfinite(step[t]):
             continue
         z = _far(stick, season_stick, step[t], seasonal[t])
-        if abs(z) >= min(spec.level_shift.threshold_mads, spec.spike.threshold_mads):
+        shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
+        if abs(z) >= min(shift_at, spec.spike.threshold_mads):
             after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
             reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
             rule = "spike" if reverted else "level_shift"
-            threshold = (spec.spike if reverted else spec.level_shift).threshold_mads
+            threshold = spec.spike.threshold_mads if reverted else shift_at
             if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0))[0]):
                 worst[rule] = (z, t)
-            if reverted:
+            if reverted and abs(z) >= threshold:
                 skip.add(t + 1)
     for rule, (z, t) in sorted(worst.items()):
         where = "above" if z > 0 else "below"
         what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
                 "a one-period drop, reverted the next period" if rule == "spike" else
                 "and it stays" if t + 1 < series.length else "in the latest period")
+        if rule == "level_shift" and abs(z) < spec.level_shift.threshold_mads:
+            what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
+                     "ask for it to be confirmed")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {as_percent(step[t])} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
@@ -396,6 +401,21 @@ def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[Rep
               "sum", f"confirm {p.period}'s rows with the source (sent twice?)")
 
 
+def _scored_periods(pack: CriteriaPack) -> dict[str, frozenset[int]]:
+    """Per source column, the periods back the score reads it in: the windows of the metrics the required inputs
+    are computed from (a coverage or an age reads no figure)."""
+    out: dict[str, set[int]] = {}
+    for required in pack.required_inputs:
+        for name in pack.base_metrics(required):
+            metric = pack.metrics[name]
+            if metric.agg in ("coverage", "age_days"):
+                continue
+            for column in (metric.column, *(metric.columns or ())):
+                if column is not None:
+                    out.setdefault(column, set()).update(range(metric.window[0], metric.window[1] + 1))
+    return {column: frozenset(periods) for column, periods in out.items()}
+
+
 # ---- public surface --------------------------------------------------------------------------------------
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
@@ -441,10 +461,11 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     fits = {i.name: _exact_fit(series, spec, i) for i in spec.identities}
     signed = pack.source.signed_panel_columns
     read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
+    material = _scored_periods(pack)
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
-        _shifts(found, spec, column)
+        _shifts(found, spec, column, material.get(column, frozenset()))
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column])

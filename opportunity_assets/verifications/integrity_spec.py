@@ -40,6 +40,23 @@ class ShiftRule(_Spec):
     effect: Effect = "doubt"
 
 
+class LevelShiftRule(ShiftRule):
+    """A period-on-period change far outside the entity's past changes that stays (a level shift, a unit change)."""
+
+    material_mads: float = Field(default=4.0, gt=0)
+    """The threshold, in the same MADs, for a period the score reads: a column a required input aggregates, inside
+    that metric's window. The verdict rests on that figure, so a smaller move is enough to ask for it to be
+    confirmed (a quarterly state's takings up 44% in its latest quarter, 4.4 MADs, made its score 100). At most
+    `threshold_mads`."""
+
+    @model_validator(mode="after")
+    def _at_most_threshold(self) -> LevelShiftRule:
+        if self.material_mads > self.threshold_mads:
+            raise ValueError(f"material_mads {self.material_mads:g} must be at most threshold_mads "
+                             f"{self.threshold_mads:g}: a period the score reads is judged no less strictly")
+        return self
+
+
 class RangeRule(_Spec):
     """A value many times beyond every earlier value of the entity's: a unit slip (minutes written as seconds, a
     figure in thousands) where the history is too short or too noisy for its changes to be a yardstick."""
@@ -229,7 +246,7 @@ class IntegritySpec(_Spec):
     min_history: int = Field(default=24, ge=6)
     """Past changes needed before the periods judged for them to be the yardstick; with fewer, the entity's
     whole kept history is (robust statistics tolerate the few judged periods in it)."""
-    level_shift: ShiftRule = ShiftRule()
+    level_shift: LevelShiftRule = LevelShiftRule()
     """A period-on-period change (level shift, unit change) far outside the entity's past changes."""
     spike: ShiftRule = ShiftRule()
     """A one-period spike or drop: a change far outside, reverted the next period."""

@@ -1589,17 +1589,23 @@ def test_a_formula_range_in_another_unit_than_its_values_is_a_problem(tmp_path: 
     assert _problems(_levels_of(tmp_path, formula=formula), date(2018, 3, 31)) == []
 
 
+def _range_warnings(tmp_path: Path, expression: str, bounds: tuple[float, float],
+                    direction: str = "higher_is_better") -> list[str]:
+    """check's warnings on the formula of one component, `expression` over `bounds`, over `_levels_of`'s source."""
+    formula = {"components": [{"name": "level", "expression": expression, "direction": direction,
+                               "range": list(bounds), "weight": 1.0, "label": "level"}]}
+    report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
+    assert not report.problems, report.problems
+    return [w for w in report.warnings if w.startswith("key `formula.")]
+
+
 def test_a_formula_range_on_another_scale_that_no_candidate_reaches_is_a_warning(tmp_path: Path) -> None:
     """Trial 17: `range: [50, 70]` (a score out of 100) over ggplot2movies' average ratings out of 10, 5.4 to 5.8:
     every candidate scored none of the component's weight, the brief had no act-on list, and check said ok (the
     values neither 50 times nearer zero than the range's ends nor 10 widths below it). Values beyond one end by the
     range's width or more are now a warning naming the key; values within a width of it are not."""
     def warned(low: float, high: float, direction: str = "higher_is_better") -> list[str]:
-        formula = {"components": [{"name": "level", "expression": "level_now / 10", "direction": direction,
-                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
-        report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
-        assert not report.problems, report.problems
-        return [w for w in report.warnings if w.startswith("key `formula.")]
+        return _range_warnings(tmp_path, "level_now / 10", (low, high), direction)
 
     assert warned(50, 70) == [
         "key `formula.components.0.range`: got [50, 70]; every candidate's value lies within [0.7, 4.7], below its low "
@@ -1616,11 +1622,7 @@ def test_a_formula_range_whose_near_end_lies_far_beyond_every_value_is_a_warning
     below the low end by less than the range's width. A near end 5 times or more further from zero than every value
     is out of their reach too; one just past them is not."""
     def warned(low: float, high: float) -> list[str]:
-        formula = {"components": [{"name": "level", "expression": "level_now", "direction": "higher_is_better",
-                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
-        report = check_pack(_levels_of(tmp_path, formula=formula), as_of=date(2018, 3, 31), today=TODAY)
-        assert not report.problems, report.problems
-        return [w for w in report.warnings if w.startswith("key `formula.")]
+        return _range_warnings(tmp_path, "level_now", (low, high))
 
     assert warned(500, 1000) == [
         "key `formula.components.0.range`: got [500, 1000]; every candidate's value lies within [7, 47], below its "

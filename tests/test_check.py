@@ -2599,3 +2599,17 @@ def test_a_joined_table_of_other_years_says_both_spans(tmp_path: Path) -> None:
         f"key `source.join.0`: got table 'belts' (source file {tmp_path / 'belts.csv'}); its periods run 1990 to 1995 "
         "and the source's 2000 to 2005, apart (belts empty for all 3 entities): expected a joined table covering the "
         "source's periods"]
+
+
+def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Path) -> None:
+    """Trial 25: a price index by year joined with `entity_id: year` (its only key) was told to hold the values of
+    `source.entity_id`, e.g. ['al', 'ak']: it has none; it is one series, which `every_entity: true` joins."""
+    _csv(tmp_path / "cpi.csv", ["year", "cpi"], [[y, 100 + y - 2000] for y in range(2000, 2006)])
+    join = {"table": "cpi", "path": "cpi.csv", "entity_id": "year", "year_column": "year", "columns": ["cpi"]}
+    (problem,) = _problems(_yearly(tmp_path, join), date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.entity_id`: got 'year'; no row of the joined table matched"), \
+        problem
+    assert problem.endswith("expected `every_entity: true` in place of `entity_id`, which joins the series to every "
+                            "entity by period"), problem
+    every = {"table": "cpi", "path": "cpi.csv", "every_entity": True, "year_column": "year", "columns": ["cpi"]}
+    assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []

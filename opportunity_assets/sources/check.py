@@ -1326,6 +1326,9 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     theirs = f" (the joined table's: {ids.spare_examples})" if ids.spare_examples else ""
     said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
             f"period of the source ({empty})")
+    if set(joined.entity_columns) <= set(joined.dated_columns):  # (trial 25: a price index keyed by its year)
+        return (f"{said}: its id is the column that dates its rows, a table of one series: expected "
+                "`every_entity: true` in place of `entity_id`, which joins the series to every entity by period")
     return said + (padded or f": expected the values of `source.entity_id` ({pack.source.entity_id!r}), e.g. "
                              f"{ids.unmatched_examples[:2]}{theirs}")
 

@@ -419,6 +419,11 @@ class CriteriaPack(_Spec):
                     f"(`source.wide.value`)")
         if wide is not None:
             return f"one of the panel's columns {sorted(columns)} (`source.wide.value`, and any joined table's columns)"
+        if src.join:  # (trial 25: a joined table's column was told to be added to `source.columns`)
+            lists = " or ".join(["`source.columns`", *(f"`source.join.{i}.columns` (table {j.table!r})"
+                                                       for i, j in enumerate(src.join))])
+            return (f"one of the panel's columns {sorted(columns)}, the source's and its joined tables' (or that name "
+                    f"added to {lists}, the list of the table that has it, if it is the column list that is wrong)")
         return (f"one of source.columns {sorted(columns)} (or that name added to `source.columns`, if it is the column "
                 "list that is wrong)")
 
@@ -431,7 +436,8 @@ class CriteriaPack(_Spec):
                                   comparison=False, what="another metric", itself=name)
             for column in [spec.column] if spec.column else (spec.columns or []):
                 if column not in columns:
-                    close = difflib.get_close_matches(column, sorted(columns), n=1)
+                    close = [c for c in sorted(columns) if c.casefold() == column.casefold()] or \
+                        difflib.get_close_matches(column, sorted(columns), n=1)  # (`GSP` for `gsp`: case first)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
                     raise _KeyProblem(f"metrics.{name}", column, self._column_expected(column, columns) + hint)
         for name in self.metrics:

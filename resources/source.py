@@ -312,15 +312,17 @@ def names_per_entity(pack: CriteriaPack) -> pl.DataFrame:
         return _run(con, pack, sql, {})
 
 
-def duplicate_facts(pack: CriteriaPack) -> DuplicateFacts | None:
-    """The main source's duplicated keys, described (None for events, or no duplicated key at all)."""
-    sql = shapes.duplicate_groups_sql(pack.source, TYPED)
+def duplicate_facts(pack: CriteriaPack, join: int | None = None) -> DuplicateFacts | None:
+    """The main source's duplicated keys (or its joined table `join`'s), described (None for events, or no
+    duplicated key at all)."""
+    spec, table = (pack.source, TYPED) if join is None else (pack.source.join[join], join_rows(join))
+    sql = shapes.duplicate_groups_sql(spec, table)
     if sql is None:
         return None
     with opened(pack) as (con, _):
         groups = _run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __copies DESC, __names DESC, __entity, __written",
                       {})
-        ((entities,),) = _run(con, pack, f"SELECT count(DISTINCT {shapes.ENTITY}) FROM {TYPED} "
+        ((entities,),) = _run(con, pack, f"SELECT count(DISTINCT {shapes.ENTITY}) FROM {table} "
                                          f"WHERE {shapes.IN_SCOPE}", {}).rows()
     if groups.is_empty():
         return None
@@ -331,6 +333,35 @@ def duplicate_facts(pack: CriteriaPack) -> DuplicateFacts | None:
                           example=(str(first["__entity"]), int(first["__copies"]), first["__period"],
                                    first["__written"],
                                    [str(n) for n in first["__some_names"] or []] if first["__names"] > 1 else []))
+
+
+@dataclass(frozen=True)
+class VintagePeriods:
+    """Keys (entity, period) of a panel under `published_column` whose rows are of several periods as written
+    (`shapes.periods_in_vintages_sql`): each row read as a revision of the coarser period."""
+
+    keys: int
+    """Entity-periods with rows in scope."""
+    several: int
+    """Those whose rows are of more than one period as written."""
+    example: tuple[str, date, list[str]]
+    """The first such key: its id, its period and up to four periods as written."""
+
+
+def vintage_periods(pack: CriteriaPack) -> VintagePeriods | None:
+    """The main source's `VintagePeriods`, None when it has none (no published column, or one period as written per
+    key everywhere)."""
+    sql = shapes.periods_in_vintages_sql(pack.source, TYPED)
+    if sql is None:
+        return None
+    with opened(pack) as (con, _):
+        keys = _run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __periods DESC, __entity, __period", {})
+    several = keys.filter(pl.col("__periods") > 1)
+    if several.is_empty():
+        return None
+    first = several.row(0, named=True)
+    return VintagePeriods(keys=keys.height, several=several.height,
+                          example=(str(first["__entity"]), first["__period"], [str(w) for w in first["__written"]]))
 
 
 _NO_COLUMN = "\x00"
@@ -522,6 +553,11 @@ class TableFacts:
     storm's category, is judged by the cells it has)."""
     ranges: dict[str, ColumnRange] = field(default_factory=dict)
     """Per column with `bounds`, its numbers among the rows the night sees (`visible`), inside the bounds or not."""
+    seen_keys: int = 0
+    """Entity-periods among the dated rows seen by as_of (by their 64-bit hash): `seen_dated` less the
+    revisions, under `published_column`."""
+    periods: tuple[date, date] | None = None
+    """The first and the last period of the dated rows seen by as_of (None without any)."""
 
 
 @dataclass(frozen=True)
@@ -617,7 +653,10 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                min({published}) FILTER (WHERE {dated}) AS __first, count(*) FILTER (WHERE {early}) AS __early,
                count(*) FILTER (WHERE {seen}) AS __seen,
                min([{period}, {published}]) FILTER (WHERE {early}) AS __example,
-               approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts}
+               approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts},
+               min({period}) FILTER (WHERE {seen}) AS __first_period,
+               max({period}) FILTER (WHERE {seen}) AS __last_period,
+               count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen}) AS __keys
         FROM {table}""", {"as_of": as_of}).row(0)
     example, ranges = row[8], 10 + 2 * len(conditions)  # (the bounded columns' four figures follow the texts')
     refused = {column: _refused_entities(con, pack, spec, table, column, visible, as_of)
@@ -628,7 +667,9 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                       entities=min(row[9] or 0, row[7]),  # an estimate: never more ids than rows
                       texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
                       ranges={column: _column_range(row[ranges + 4 * i:ranges + 4 * i + 4], refused.get(column))
-                              for i, column in enumerate(bounded)})
+                              for i, column in enumerate(bounded)},
+                      seen_keys=min(row[-1] or 0, row[7]),
+                      periods=None if row[-3] is None else (row[-3], row[-2]))
 
 
 def _column_range(figures: tuple[Any, ...], refused: tuple[int, tuple[str, int, float, float] | None] | None

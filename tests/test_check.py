@@ -2636,3 +2636,112 @@ def test_a_few_duplicated_keys_that_blank_every_candidates_input_name_the_key(tm
                "added": {"expression": "level_now - level_prev"}}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "added"])
     assert [p.split(";")[0] for p in _problems(pack, date(2014, 12, 31))] == ["key `source.grain`: got 'quarter'"]
+
+
+# ---- trial 25: a joined table's own mistakes (plm Produc in PostgreSQL joined with AER Guns in DuckDB) -------------
+
+_JOINED = {"level_now": {"agg": "last", "column": "level"}, "belts_now": {"agg": "last", "column": "belts"}}
+
+
+def _yearly_joined(tmp_path: Path, rows: list[list[Any]], **join: Any) -> Any:
+    """`_yearly` with a joined table `belts.csv` of `rows` (state, year, belts), read as `join` says (a key given
+    None left out), and a required input of each table's."""
+    _csv(tmp_path / "belts.csv", ["state", "year", "belts"], rows)
+    given = {"table": "belts", "path": "belts.csv", "entity_id": "state", "year_column": "year",
+             "publication_lag_days": 30, "columns": ["belts"], **join}
+    spec = {key: value for key, value in given.items() if value is not None}
+    name = _csv(tmp_path / "main.csv", ["state", "year", "level"],
+                [[s, y, 10 + y - 2000] for s in ("al", "ak", "az") for y in range(2000, 2006)])
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "grain": "year", "year_column": "year",
+              "columns": ["level"], "publication_lag_days": 30, "join": [spec]}
+    return _pack(tmp_path, source, _JOINED, required_inputs=["level_now", "belts_now"])
+
+
+def test_a_joined_tables_refused_row_leaves_its_own_columns_unknown_and_says_why(tmp_path: Path) -> None:
+    """Trial 25: Guns' 1986 sent twice refused each state's 1986 row of the joined table, and the main source's every
+    metric of 1986 (gross state product, jobs) became unknown with it; check said "quarantined for: join guns_dup
+    (102: source rows 11, ...)" beside the main source's PostgreSQL `ORDER BY`, and no why. A joined row holds its
+    own columns only: those are its gaps, and its reason is said."""
+    rows = [[s, y, 0.5] for s in ("al", "ak", "az") for y in range(2000, 2006)] + [["al", 2005, 0.6]]
+    pack = _yearly_joined(tmp_path, rows)
+    snapshot = read_snapshot(pack, date(2006, 3, 31), today=TODAY)
+    alabama = snapshot.metrics.filter(pl.col("entity_id") == "al").row(0, named=True)
+    assert alabama["level_now"] == 15 and alabama["belts_now"] is None
+    facts = check_pack(pack, as_of=date(2006, 3, 31), today=TODAY).facts
+    assert "quarantined for: join belts: duplicated key (2: its rows 7, 20)" in facts, facts
+
+
+def test_a_joined_table_of_a_finer_grain_names_the_joins_shape(tmp_path: Path) -> None:
+    """Trial 25: a table of months joined to a yearly panel (12 rows per state and year, each refused as a duplicated
+    key) was told "none of its rows lies in a period the source has", naming its `year_column`, then again by the
+    required input it left unknown. Now the join's `shape`, once; `shape: events` then reads it."""
+    rows = [[s, y, 0.5] for s in ("al", "ak", "az") for y in range(2000, 2006)]
+    _csv(tmp_path / "monthly.csv", ["state", "year", "month", "belts"], [[*r[:2], m, r[2]] for r in rows
+                                                                          for m in range(1, 13)])
+    pack = _yearly_joined(tmp_path, rows, path="monthly.csv", month_column="month")
+    (problem,) = _problems(pack, date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.shape`: got 'panel'; 216 rows of the joined table share an entity "
+                              "and a year with another row (e.g. 12 rows of 'ak' in 2000, dated apart within it)"), \
+        problem
+    assert "expected one row per entity and year, or `shape: snapshot`" in problem
+    events = _yearly_joined(tmp_path, rows, path="monthly.csv", month_column="month", shape="events", columns=None,
+                            aggregates={"belts": {"agg": "avg", "column": "belts"}})
+    assert _problems(events, date(2006, 3, 31)) == []
+
+
+def test_a_joined_tables_problem_is_not_said_again_by_the_inputs_it_leaves_unknown(tmp_path: Path) -> None:
+    """Trial 25: every mistake in a join (ids that match none, a `year_column` of dates, no row by the night) was
+    followed by "key `required_inputs.1`: ... it has no value for any of the candidates scanned": one cause, twice."""
+    rows = [[s, f"{y}-07-01", 0.5] for s in ("al", "ak", "az") for y in range(2000, 2006)]
+    dates = _yearly_joined(tmp_path, rows)
+    assert [p.split(";")[0] for p in _problems(dates, date(2006, 3, 31))] == [
+        "key `source.join.0.year_column`: got 'year'"]
+    codes = _yearly_joined(tmp_path, [[s, y, 0.5] for s in ("01", "02", "04") for y in range(2000, 2006)])
+    assert [p.split(";")[0] for p in _problems(codes, date(2006, 3, 31))] == [
+        "key `source.join.0.entity_id`: got 'state'"]
+
+
+def test_a_query_or_a_table_with_no_rows_names_that_key(tmp_path: Path) -> None:
+    """Trial 25: a query whose WHERE kept nothing was "PostgreSQL source 'SELECT state, year, ... FROM t25_produc WH'
+    ... has no rows (a header, or a table, and nothing in it)", cut mid-word; an empty table in a joined `.duckdb`
+    file named `source.join.0.path`. Now the query whole, or the table, by its own key."""
+    with duckdb.connect(str(tmp_path / "s.duckdb")) as con:
+        con.execute("CREATE TABLE main AS SELECT s AS state, y AS year, 10 + y - 2000 AS level "
+                    "FROM (VALUES ('al'), ('ak')) t(s), range(2000, 2006) r(y)")
+        con.execute("CREATE TABLE belts AS SELECT state, year, 0.5 AS belts FROM main WHERE false")
+    query = "SELECT state, year, level FROM main WHERE year > 2010"
+    source = {"path": "s.duckdb", "query": query, "entity_id": "state", "entity_name": "state", "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 3, 31)) == [
+        f"key `source.query`: got {query!r}; it returns no rows: expected a query that returns the rows (a WHERE "
+        "that keeps none?)"]
+    join = {"table": "belts", "path": "s.duckdb", "entity_id": "state", "year_column": "year", "columns": ["belts"]}
+    joined = _pack(tmp_path, {**source, "query": None, "table": "main", "join": [join]}, _JOINED,
+                   required_inputs=["level_now", "belts_now"])
+    assert _problems(joined, date(2006, 3, 31)) == [
+        f"key `source.join.0.table`: got 'belts'; the table in {tmp_path / 's.duckdb'} has no rows (belts empty for "
+        "all 2 entities): expected the data"]
+
+
+def test_a_joined_table_of_other_years_says_both_spans(tmp_path: Path) -> None:
+    """Trial 25: Produc's years moved 50 years on by a query met none of Guns' 1977-1999, and check named the
+    join's `year_column`, "expected periods read as the source's are": they were; the tables cover other years."""
+    pack = _yearly_joined(tmp_path, [[s, y, 0.5] for s in ("al", "ak", "az") for y in range(1990, 1996)])
+    assert _problems(pack, date(2006, 3, 31)) == [
+        f"key `source.join.0`: got table 'belts' (source file {tmp_path / 'belts.csv'}); its periods run 1990 to 1995 "
+        "and the source's 2000 to 2005, apart (belts empty for all 3 entities): expected a joined table covering the "
+        "source's periods"]
+
+
+def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Path) -> None:
+    """Trial 25: a price index by year joined with `entity_id: year` (its only key) was told to hold the values of
+    `source.entity_id`, e.g. ['al', 'ak']: it has none; it is one series, which `every_entity: true` joins."""
+    _csv(tmp_path / "cpi.csv", ["year", "cpi"], [[y, 100 + y - 2000] for y in range(2000, 2006)])
+    join = {"table": "cpi", "path": "cpi.csv", "entity_id": "year", "year_column": "year", "columns": ["cpi"]}
+    (problem,) = _problems(_yearly(tmp_path, join), date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.entity_id`: got 'year'; no row of the joined table matched"), \
+        problem
+    assert problem.endswith("expected `every_entity: true` in place of `entity_id`, which joins the series to every "
+                            "entity by period"), problem
+    every = {"table": "cpi", "path": "cpi.csv", "every_entity": True, "year_column": "year", "columns": ["cpi"]}
+    assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []

@@ -484,3 +484,17 @@ def test_a_misspelt_metric_in_a_filter_or_the_required_inputs_gets_a_did_you_mea
     one."""
     message = _error(tmp_path, **changes)
     assert said in message and message.endswith(f"; did you mean `{next(iter(changes.values()))}m`?"), message
+
+
+def test_a_metric_column_of_a_pack_with_joins_names_the_joined_lists_and_a_case_slip(tmp_path: Path) -> None:
+    """Trial 25: a metric reading `robbery`, a column of the joined Guns table its `columns` did not list, was told
+    to add it to `source.columns` (the main source's, a PostgreSQL query without it), and `GSP` for `gsp` had no
+    "did you mean" (difflib's ratio is case-sensitive)."""
+    write_csv(tmp_path / "rates.csv", [{"city": "Alpha", "year": 2014, "month": 1, "rate": 1.0}],
+              ["city", "year", "month", "rate"])
+    join = [{"table": "rates", "path": "rates.csv", "entity_id": "city", "year_column": "year",
+             "month_column": "month", "columns": ["rate"]}]
+    joined = _error(tmp_path, **{"source.join": join, "metrics.sales_3m.column": "robbery"})
+    assert "(or that name added to `source.columns` or `source.join.0.columns` (table 'rates'), the list of the " \
+           "table that has it, if it is the column list that is wrong)" in joined, joined
+    assert _error(tmp_path, **{"metrics.sales_3m.column": "SALES"}).endswith("; did you mean 'sales'?")

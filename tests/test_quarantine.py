@@ -21,6 +21,15 @@ def test_reasons_lose_their_raw_values() -> None:
     assert short_reason("duplicated key (city, year, month) = (A, 2014, 11): 2 rows, none used") == "duplicated key"
 
 
+def test_a_joined_tables_reason_keeps_its_own_why() -> None:
+    """Trial 25: a joined table's duplicated key, its bad cells and its NULL ids were all `join guns` in the gaps
+    and the brief: its table, and why."""
+    assert short_reason("join guns (guns.duckdb): duplicated key (state, year) = (alabama, 1986): 2 rows, none "
+                        "used") == "join guns: duplicated key"
+    assert short_reason("join rates (PostgreSQL, URL from RATES_URL): column rate: n/a is not a number (that cell is "
+                        "a gap; the row is kept)") == "join rates: rate not a number"
+
+
 def test_the_summary_names_the_first_entities_and_points_to_the_rest() -> None:
     rows = [{"entity_id": e, "reason": "column sales: x is not a number"} for e in ("b", "a", "a", "c", "d")]
     rows.append({"entity_id": None, "reason": "missing entity id (city)"})

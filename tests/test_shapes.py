@@ -1985,3 +1985,58 @@ def test_a_wide_table_counted_from_dates_that_are_no_iso_dates_names_counted_fro
     with pytest.raises(CriteriaError, match=r"key `source.period_format`: got '%m/%d/%Y'; expected none beside "):
         _pack(tmp_path, {"path": "charts.csv", **_CHARTS, "period_format": "%m/%d/%Y"},
               {"level_now": {"agg": "last", "column": "rank"}})
+
+
+def _vintages(tmp_path: Path, first_after: int) -> list[list[Any]]:
+    """Four regions' quarterly nights 2014-2016 as a statistics office publishes them (trial 25, fpp2 visnights):
+    each quarter's first estimate `first_after` days after the quarter ends, its revision 410 days after."""
+    rows = []
+    for i in range(12):
+        year, quarter = 2014 + i // 4, i % 4 + 1
+        end = date(year + (quarter == 4), quarter * 3 % 12 + 1, 1) - timedelta(days=1)
+        for region in ("metro", "coast", "inner", "outback"):
+            value = 10.0 + i + (quarter == 1) * 5
+            rows.append([region, f"{year} Q{quarter}", str(end + timedelta(days=first_after)), value * 1.03])
+            rows.append([region, f"{year} Q{quarter}", str(end + timedelta(days=410)), value])
+    return rows
+
+
+def test_quarterly_vintages_read_by_the_year_are_refused_naming_the_grain(tmp_path: Path) -> None:
+    """Trial 25: tourism nights by quarter, each published first then revised, under `grain: year`: each quarter's
+    row was taken for a revision of its year, the latest published quarter standing for the year, and check said ok
+    (a year's "nights" one quarter's, growth +41% between quarters of different seasons). Now `source.grain`."""
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "quarter", "published", "nights"], _vintages(tmp_path, 45)),
+              "period_column": "quarter", "published_column": "published", "columns": ["nights"]}
+    metrics = {"level_now": {"agg": "last", "column": "nights"}}
+    assert check_pack(_pack(tmp_path, {**source, "grain": "quarter"}, metrics), as_of=date(2017, 6, 30),
+                      today=TODAY).problems == []
+    problems = check_pack(_pack(tmp_path, {**source, "grain": "year"}, metrics), as_of=date(2017, 6, 30),
+                          today=TODAY).problems
+    assert [p.split(";")[0] for p in problems] == ["key `source.grain`: got 'year'"], problems
+    assert "(e.g. 'coast' in 2014: '2014 Q1', '2014 Q2', '2014 Q3', '2014 Q4')" in problems[0]
+
+
+def test_first_estimates_published_before_their_quarter_ends_are_a_look_ahead(tmp_path: Path) -> None:
+    """Trial 25: vintages whose every first estimate is dated 155 days before its quarter ends (the revisions after
+    it) were half the rows, not "most", and check said ok: each quarter read before it happened. Judged over the
+    periods, each with its revisions, it is the look-ahead it is."""
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "quarter", "published", "nights"], _vintages(tmp_path, -155)),
+              "grain": "quarter", "period_column": "quarter", "published_column": "published", "columns": ["nights"]}
+    problems = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "nights"}}),
+                          as_of=date(2017, 6, 30), today=TODAY).problems
+    assert [p.split(";")[0] for p in problems] == ["key `source.published_column`: got 'published'"], problems
+    assert "of 48 entity-periods, each with its revisions" in problems[0]
+
+
+def test_a_period_no_calendar_has_is_named_as_a_typo_not_a_pattern(tmp_path: Path) -> None:
+    """Trial 25: one line of quarterly vintages written `1999 Q5` left every region's metrics unknown, and check
+    asked for "a strptime pattern naming how the dates are written (e.g. '%b-%Y' for Mar-2018)": no pattern reads a
+    fifth quarter. Now the rows, as a typo."""
+    rows = [[r, f"{2014 + i // 4} Q{i % 4 + 1}", 10.0 + i] for i in range(8) for r in ("metro", "coast")]
+    rows[4][1] = rows[5][1] = "2014 Q5"  # (a line of the wide export: every region's)
+    source = {"path": _csv(tmp_path / "q.csv", ["id", "quarter", "nights"], rows), "grain": "quarter",
+              "period_column": "quarter", "columns": ["nights"]}
+    problems = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "nights"}}),
+                          as_of=date(2016, 6, 30), today=TODAY).problems
+    assert [p.split(";")[0] for p in problems] == ["key `source.period_column`: got 'quarter'"], problems
+    assert "have a period no calendar has (e.g. '2014 Q5': a quarter 5)" in problems[0]

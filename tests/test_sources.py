@@ -994,6 +994,26 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
             problem
 
 
+def test_a_postgres_query_cut_short_or_returning_no_rows_says_so_in_its_own_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 25: a query ending in a bare `WHERE` was "a syntax error near `)`, character 64": the reader's own
+    wrapping, past the query's end; a query whose WHERE kept nothing was "PostgreSQL source 'SELECT ... WH' (URL
+    from ...) has no rows (a header, or a table, and nothing in it)", cut mid-word."""
+    from tests.pg import fresh_database, url
+
+    with fresh_database() as params:
+        _employment(params)
+        monkeypatch.setenv("SOURCES_PG_URL", url(params))
+        cut = "SELECT * FROM employment WHERE"
+        assert _pg_problems(tmp_path, query=cut) == [
+            f"key `source.query`: got {cut!r}; it is not valid SQL (a syntax error at its end, where it stops short: "
+            "a WHERE with no condition, say): expected a SELECT that runs on the database"]
+        none = """SELECT * FROM employment WHERE "Month" > '2030-01'"""
+        assert _pg_problems(tmp_path, query=none) == [
+            f"key `source.query`: got {none!r}; it returns no rows: expected a query that returns the rows (a WHERE "
+            "that keeps none?)"]
+
+
 def test_a_postgres_timestamptz_is_a_utc_day_whatever_the_sessions_zone(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 7: a `timestamptz` is written as text in the session's zone, which libpq takes from `PGTZ` (or the

@@ -17,7 +17,13 @@ import polars as pl
 
 from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import formula_score, formula_scores, undefined_components, why_unscored
-from opportunity_assets.candidates.quarantine import bad_cells, by_entity, duplicated_name, short_reason
+from opportunity_assets.candidates.quarantine import (
+    bad_cells,
+    by_entity,
+    duplicated_name,
+    joined_reason,
+    short_reason,
+)
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
@@ -136,10 +142,18 @@ def _fed(pack: CriteriaPack, cells: set[str]) -> set[str]:
 
 def _refused_cells(pack: CriteriaPack, reason: str, columns: list[str]) -> list[str]:
     """The cells of `columns` a quarantine reason refuses: its bad cells, or the one value a long table's duplicated
-    key refuses (`source.long`: a name sent twice); none, the whole row."""
+    key refuses (`source.long`: a name sent twice); none, the whole row. A joined table's refused row holds its own
+    columns only, so it refuses those (trial 25: a joined table's period sent twice left the main source's every
+    metric of that period unknown)."""
     names = [c for spec in (pack.source, *pack.source.join) if spec.long is not None for c in spec.columns]
     name = duplicated_name(reason, names)
-    return [name] if name is not None else list(bad_cells(reason, columns))
+    if name is not None:
+        return [name]
+    joined = joined_reason(reason)
+    own = next((j.columns for j in pack.source.join if joined is not None and joined[0] == f"join {j.table}"), None)
+    if own is None:
+        return list(bad_cells(reason, columns))
+    return list(bad_cells(reason, [c for c in columns if c in own])) or [c for c in columns if c in own]
 
 
 def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],

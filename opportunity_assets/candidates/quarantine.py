@@ -52,10 +52,25 @@ _FIELDS = re.compile(r"\d+ fields, expected \d+")
 """A CSV line of another width than the header's (`sources/csv_rows.py`): `10 fields, expected 8 (the header's)`."""
 
 
+_JOINED = re.compile(r"(join \S+) \((?:PostgreSQL, URL from \S+|[^()]*)\): (.*)", re.DOTALL)
+"""A joined table's quarantine reason (`formats.join_label`): `join guns (guns.duckdb): duplicated key ...`."""
+
+
+def joined_reason(reason: str) -> tuple[str, str] | None:
+    """(`join TABLE`, its own reason) of a joined table's quarantine reason, None for the main source's: a joined
+    row holds its table's columns only, and is said by what refused it, not by its table's name alone."""
+    found = _JOINED.match(reason)
+    return None if found is None else (found.group(1), found.group(2))
+
+
 def short_reason(reason: str) -> str:
     """`column sales: abc is not a number; ...` -> `sales not a number`; a refused row's reason up to its detail,
     without its counts (the brief writes it, and may hold no number the store does not: `10 fields, expected 8`
-    is `wrong field count`)."""
+    is `wrong field count`); a joined table's, its table and its own (`join guns: duplicated key`, trial 25: it
+    was `join guns` alone)."""
+    joined = joined_reason(reason)
+    if joined is not None:
+        return f"{joined[0]}: {short_reason(joined[1])}"
     cells = [f"{column} {problem}" for column, problem in _CELL.findall(reason)]
     if cells:
         return ", ".join(dict.fromkeys(cells))

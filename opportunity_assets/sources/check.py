@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from opportunity_assets.candidates.quarantine import bad_cells
+from opportunity_assets.candidates.quarantine import bad_cells, joined_reason
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.records import Candidate, FilterResult
@@ -63,6 +63,7 @@ from opportunity_assets.sources.check_periods import (
     not_parsed_by,
     not_publication_dates,
     not_years,
+    periods_read_as_vintages,
     periods_unparsed,
     published_unparsed,
     spec_at,
@@ -262,6 +263,24 @@ def _no_year(pack: CriteriaPack, src: SourceSpec, within: str) -> str:
             f"it (rows of 1973: `format: duckdb` with `query: \"SELECT *, 1973 AS year FROM '{example}'\"`)")
 
 
+def _no_rows_read(pack: CriteriaPack, within: str, spec: SourceSpec, empty: str = "") -> str | None:
+    """A `query` that returns no rows, or a database's table that has none, named by that key with the query whole
+    or the table's name; None for a file (its `path` says it). Trial 25: a query whose WHERE kept nothing was told
+    as "'SELECT ... WH' has no rows (a header, or a table, and nothing in it)", and an empty table of a `.duckdb`
+    file named `path`. `empty`: the joined columns this leaves empty, said in parentheses."""
+    said = f" ({empty})" if empty else ""
+    if spec.query:
+        return (f"key `{within}.query`: got {spec.query!r}; it returns no rows{said}: expected a query that returns "
+                "the rows (a WHERE that keeps none?)")
+    if spec.format == "postgres":
+        where = f"the PostgreSQL database (URL from {spec.url_env})"
+    elif spec.path is not None and infer_format(pack.path_of(spec), spec.format, within=within) == "duckdb":
+        where = str(pack.path_of(spec))
+    else:
+        return None
+    return f"key `{within}.table`: got {spec.table!r}; the table in {where} has no rows{said}: expected the data"
+
+
 def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     """No row of the source is dated on or before `last_night`: it has no rows, `source.where` keeps none, no
     period parses, or no publication date does (`source.published_column`)."""
@@ -271,10 +290,9 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     rows, in_scope = facts.rows, facts.in_scope
     src = pack.source
     if not rows:
-        key = "source.query" if src.query else "source.table" if src.format in ("duckdb", "postgres") else \
-            "source.path"
-        return (f"key `{key}`: {describe_location(pack)} has no rows (a header, or a table, and nothing in it): "
-                "expected the data")
+        return _no_rows_read(pack, "source", src) or (
+            f"key `source.path`: {describe_location(pack)} has no rows (a header, or a table, and nothing in it): "
+            "expected the data")
     if not in_scope:
         if text_compared := _text_compared(pack, "source", src, facts):
             return text_compared[0]
@@ -324,26 +342,33 @@ def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`; past the
     third, how many rows more and the first of them with its reason (trial 23: "4 quarantined rows" beside three
     reasons of one row each, the fourth row named nowhere). A line is named once, however many of a wide source's
-    cells it holds (trial 24: "source rows 2, 2, 2")."""
+    cells it holds (trial 24: "source rows 2, 2, 2"). A joined table's rows are numbered in its own file or
+    table, and said with its name and why (`join guns: duplicated key (102: its rows 11, 34, 57, ...)`; trial 25:
+    `join guns` alone, beside the main source's row numbers)."""
     rows: dict[str, list[int]] = {}
     for row in quarantined.select("source_row", "reason").iter_rows(named=True):
-        rows.setdefault(str(row["reason"]).split(" (")[0].split(":")[0], []).append(row["source_row"])
+        reason = str(row["reason"])
+        joined = joined_reason(reason)
+        kind = reason if joined is None else joined[1]
+        kind = kind.split(" (")[0].split(":")[0]
+        rows.setdefault(kind if joined is None else f"{joined[0]}: {kind}", []).append(row["source_row"])
     ranked = sorted(rows.items(), key=lambda item: -len(item[1]))
     top, rest = ranked[:3], ranked[3:]
 
-    def first(numbers: list[int]) -> str:
+    def first(numbers: list[int], why: str) -> str:
         named = sorted({n for n in numbers if n is not None})  # (a wide line's cells: one line, said once)
         more = ", ..." if len(named) > shown else ""
-        return f": source row{'s' if len(named) > 1 else ''} {', '.join(map(str, named[:shown]))}{more}" if named \
+        whose = "its" if why.startswith("join ") else "source"
+        return f": {whose} row{'s' if len(named) > 1 else ''} {', '.join(map(str, named[:shown]))}{more}" if named \
             else ""
 
-    said = "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers)})" for why, numbers in top)
+    said = "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers, why)})" for why, numbers in top)
     if not rest:
         return said
     more = sum(len(numbers) for _, numbers in rest)
     why, numbers = rest[0]
     return (f"{said}, and {more} row{'s' if more > 1 else ''} more for {len(rest)} other "
-            f"reason{'s' if len(rest) > 1 else ''} ({why}{first(numbers)}{', ...' if len(rest) > 1 else ''})")
+            f"reason{'s' if len(rest) > 1 else ''} ({why}{first(numbers, why)}{', ...' if len(rest) > 1 else ''})")
 
 
 def _rows_numbered(src: SourceSpec) -> str:
@@ -494,13 +519,16 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         if r.startswith(label) and r.removeprefix(label).startswith("period unparseable")]
         all_empty = bool(present and snapshot.history.height and all(
             snapshot.history[c].null_count() == snapshot.history.height for c in present))
-        if not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
+        join_duplicated = sum(1 for r in reasons if r.startswith(label + "duplicated key"))
+        if not mistaken and join_duplicated and (all_empty or join_duplicated > MOSTLY_TEXT * table.in_scope):
+            problems.append(_join_duplicated(pack, i, join_duplicated, present))
+        elif not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
             # many of its periods unparsed: the rest, read another way (`2007-08` a month), may meet the wrong ones
             problems.append(_join_periods_unparsed(pack, i, table, join_undated, present if all_empty else []))
         elif present and snapshot.history.height and not mistaken and all_empty:
             own_undated = sum(1 for r in own if r.startswith("period unparseable")) > UNPARSED_PERIODS * seen
             problems += filter(None, [_join_unmatched(pack, i, night, table, present, snapshot.metrics,
-                                                      own_undated)])
+                                                      own_undated, counted.tables[0].periods)])
         elif table.in_scope and not joined.every_entity:
             apart, fact = _ids_apart(pack, i)
             problems += apart
@@ -545,6 +573,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
+    if (vintages := periods_read_as_vintages(pack)) is not None:
+        # (a finer period's rows, published as its own period ends, are early for the coarser one: that, again)
+        problems = [*(p for p in problems if not p.startswith("key `source.published_column`")), vintages]
     if no_time is not None:
         problems.append(no_time)
     elif snapshot.history.height:
@@ -633,7 +664,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
                         "every metric unknown on every night, as it may lie in any window)")
         otherwise = None
-    if any(p.startswith(_QUARANTINING_KEYS) for p in problems):
+    if any(_QUARANTINING_KEYS.match(p) for p in problems):
         # the rows that problem refuses are what flags the candidates past the cap: the same cause, again
         warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`")]
     if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
@@ -663,8 +694,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
     facts += negatives_unsigned(pack.source, cells, problems) + text_cells(columns, cells, seen)
     if reasons:
-        facts.append(_quarantined_for(snapshot.quarantined) + _rows_numbered(pack.source))
-    undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
+        # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
+        facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
+    undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null()
+                                          & ~pl.any_horizontal(pl.lit(False),
+                                                               *(pl.col("reason").str.starts_with(x) for x in labels)))
+    # (a joined table's row of no period leaves only its own columns unknown: its line under 'quarantined for')
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
@@ -918,12 +953,48 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"or a {apart}, or `published_column` if they are revisions of one figure")
 
 
-_QUARANTINING_KEYS = tuple(f"key `source.{k}" for k in (
+def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: list[str]) -> str:
+    """A joined table most of whose rows (or every row that would match) are refused as duplicated keys: its key at
+    fault, named in the join. Trial 25: a table of months joined to a yearly panel (12 rows per state and year) was
+    told "none of its rows lies in a period the source has", naming its `year_column`. Rows of several dates in one
+    period are a grain finer than the source's, which a join cannot have: its `shape` (each period's latest, or its
+    rows aggregated); rows of one period as written, its `entity_id` (or rows sent twice)."""
+    from resources.source import SourceError, duplicate_facts
+
+    joined, within, grain = pack.source.join[index], f"source.join.{index}", pack.grain
+    try:
+        facts = duplicate_facts(pack, index)
+    except SourceError:
+        facts = None
+    gaps = f"so {', '.join(present) or 'its columns'} are gaps where they lie"
+    if facts is None:  # (read a moment ago: only a table changed since gets here)
+        return (f"key `{within}.entity_id`: got {joined.entity_id!r}; {duplicated} rows of the joined table share an "
+                f"entity and a {grain.name} with another row (duplicated keys), {gaps}: expected one row per entity "
+                "and period")
+    entity, copies, period, written, _ = facts.example
+    example = f"e.g. {copies} rows of {entity!r} in {grain.label(period)}"
+    if facts.finer * 2 > facts.groups:  # rows of several dates in one period: finer than the source's grain
+        others = " or ".join(s for s in ("`shape: snapshot` (each period's latest row)",
+                                         "`shape: events` with `aggregates` (its rows aggregated)")
+                             if not s.startswith(f"`shape: {joined.shape}`"))
+        return (f"key `{within}.shape`: got {joined.shape!r}; {duplicated} rows of the joined table share an entity "
+                f"and a {grain.name} with another row ({example}, dated apart within it), each refused as a "
+                f"duplicated key, {gaps}: a joined table is read in the source's grain (`grain: {grain.name}`): "
+                f"expected one row per entity and {grain.name}, or {others}")
+    at = "" if written is None else f", {written!r} each"
+    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; {duplicated} rows of the joined table share an "
+            f"entity and a {grain.name} with another row ({example}{at}), each refused as a duplicated key, {gaps}: "
+            f"expected one row per entity and period: an `entity_id` of the columns that tell the rows apart, a "
+            f"`{within}.where` keeping one series, or each row once (a period sent twice?)")
+
+
+_QUARANTINING_KEYS = re.compile(r"key `source\.(?:join\.\d+\.)?(?:" + "|".join((
     "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "quarter_column",
     "week_column", "columns", "aggregates",
-    "thousands_separator", "decimal_separator", "signed", "grain", "entity_id", "shape", "known_at"))
-"""The source keys whose problem is a cause of quarantined rows (a bound in another unit, dates no pattern reads, a
-column of text, duplicated keys)."""
+    "thousands_separator", "decimal_separator", "signed", "grain", "entity_id", "shape", "known_at")) + ")")
+"""The source keys, the main source's or a joined table's, whose problem is a cause of quarantined rows (a bound in
+another unit, dates no pattern reads, a column of text, duplicated keys). Trial 25: a joined table's `year_column`
+over dates was said again by the input it left unknown and by `caps.max_flagged`."""
 
 
 _FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every (row of .* falls (on the first day of a|in a) "
@@ -956,6 +1027,19 @@ def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:
     fed = {name for name, a in pack.source.aggregates.items() if a.column in text} \
         if pack.source.shape == "events" else text
     return {name for name, spec in pack.metrics.items() if spec.column in fed or set(spec.columns or []) & fed}
+
+
+_JOIN_OF = re.compile(r"^key `source\.join\.(\d+)[.`]")
+"""A problem naming a joined table's key (`source.join.0.entity_id`): the join's index."""
+
+
+def _metrics_of_joins(pack: CriteriaPack, problems: list[str]) -> set[str]:
+    """The metrics reading a joined table's columns when a problem names one of its keys (ids that match none, no
+    row by the night, a finer grain): the filters and required inputs they leave unknown are that problem again
+    (trial 25: every mistake in a join was said a second time by `required_inputs`)."""
+    named = {int(m[1]) for p in problems if (m := _JOIN_OF.match(p))}
+    columns = {c for i in named if i < len(pack.source.join) for c in pack.source.join[i].columns}
+    return {name for name, spec in pack.metrics.items() if spec.column in columns or set(spec.columns or []) & columns}
 
 
 def _metrics_of_conditions(pack: CriteriaPack, problems: list[str]) -> set[str]:
@@ -1029,12 +1113,13 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     again. Rows of no period (a `year_column` of titles) leave a short history: windows past it say it again; so do
     rows all read into 1970's first moments (`_NO_UNIX_TIME`). An events aggregate's condition that keeps no event
     leaves the metrics reading it gaps (`_metrics_of_conditions`): their filters and inputs say it again."""
-    quarantining = any(p.startswith(_QUARANTINING_KEYS) for p in problems)
+    quarantining = any(_QUARANTINING_KEYS.match(p) for p in problems)
     undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
     past = {name for p in problems if _WINDOW_PAST.match(p) for name in _WINDOW_KEY.findall(p)} \
         | _metrics_of_text(pack, problems) \
-        | _metrics_of_conditions(pack, problems)
+        | _metrics_of_conditions(pack, problems) \
+        | _metrics_of_joins(pack, problems)
     # a grain finer than the rows' (months read by the day), or every row in 1970's first moments (Unix time over
     # a count of days): every window between their dates finds nothing
     first_days = any(_FINER_THAN_ROWS.match(p) or _NO_UNIX_TIME.match(p) for p in problems)
@@ -1110,18 +1195,22 @@ def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
     """What the counts over the typed rows show before any night is read (`resources.source.source_facts`): a numeric
-    `where` comparison over a column of text, and rows published before their period ends."""
+    `where` comparison over a column of text, and rows published before their period ends: most rows, or most
+    periods' first estimate among their revisions (trial 25: each quarter's first estimate published before the
+    quarter ended, half the rows, was said ok)."""
     problems = []
     for (within, spec), table in zip(pack.source.keyed, facts.tables, strict=True):
         problems += _text_compared(pack, within, spec, table)
-        if spec.published_column and spec.shape == "panel" and table.seen_dated and \
-                table.early > MOSTLY_TEXT * table.seen_dated and table.early_example is not None:
+        keys = min(table.seen_keys or table.seen_dated, table.seen_dated)
+        if spec.published_column and spec.shape == "panel" and keys and \
+                table.early > MOSTLY_TEXT * keys and table.early_example is not None:
             period, published = table.early_example
+            revised = f" (of {keys} entity-periods, each with its revisions)" if keys < table.seen_dated else ""
             problems.append(
                 f"key `{within}.published_column`: got {spec.published_column!r}; {table.early} of the "
-                f"{table.seen_dated} rows the night reads have published_at before the period it describes ends "
-                f"(e.g. {pack.grain.label(period)} published {published.isoformat()}): a look-ahead (a figure for a "
-                "period is known once the period is over): expected the date each row became known, or no "
+                f"{table.seen_dated} rows the night reads{revised} have published_at before the period it describes "
+                f"ends (e.g. {pack.grain.label(period)} published {published.isoformat()}): a look-ahead (a figure "
+                "for a period is known once the period is over): expected the date each row became known, or no "
                 "`published_column` (a row is then known `publication_lag_days` after its period ends)")
     return problems
 
@@ -1213,19 +1302,22 @@ def _join_periods_unparsed(pack: CriteriaPack, index: int, table: TableFacts, un
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],
-                    metrics: pl.DataFrame, own_undated: bool = False) -> str | None:
+                    metrics: pl.DataFrame, own_undated: bool = False,
+                    spans: tuple[date, date] | None = None) -> str | None:
     """A joined table whose columns are empty for every entity and period of the source: it has no rows, `where`
     keeps none, none is dated or published by the night, or its ids are not the source's (each side's ids shown,
     and leading zeros named), or its ids are and its periods are not: said unless the source's own periods mostly
-    do not parse (`own_undated`: its problem is that, and the join's periods, read another way, follow it)."""
+    do not parse (`own_undated`: its problem is that, and the join's periods, read another way, follow it). Periods
+    that do not meet because the two tables cover other years are said with both spans (`spans`: the source's
+    first and last period; trial 25: Produc's years moved past Guns' were told to be "read as the source's are")."""
     joined, within = pack.source.join[index], f"source.join.{index}"
     where = (f"PostgreSQL source {joined.query[:60] if joined.query else joined.table!r} (URL from "
              f"{joined.url_env})" if joined.format == "postgres" else f"source file {pack.path_of(joined)}")
     empty = f"{', '.join(present)} empty for all {metrics.height} entities"
     if not table.rows:
-        key = "query" if joined.query else "table" if joined.format in ("duckdb", "postgres") else "path"
-        return (f"key `{within}.{key}`: {where} has no rows (a header, or a table, and nothing in it; {empty}): "
-                "expected the joined table's data")
+        return _no_rows_read(pack, within, joined, empty) or (
+            f"key `{within}.path`: {where} has no rows (a header, or a table, and nothing in it; {empty}): "
+            "expected the joined table's data")
     if not table.in_scope:
         if text_compared := _text_compared(pack, within, joined, table):
             return text_compared[0]
@@ -1257,6 +1349,14 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
             return None
         column = joined.period_column or joined.year_column
         key = "period_column" if joined.period_column else "year_column"
+        if spans is not None and table.periods is not None and (
+                table.periods[1] < spans[0] or table.periods[0] > spans[1]):
+            def span(first: date, last: date) -> str:
+                return f"{pack.grain.label(first)} to {pack.grain.label(last)}"
+
+            return (f"key `{within}`: got table {joined.table!r} ({where}); its periods run {span(*table.periods)} "
+                    f"and the source's {span(*spans)}, apart ({empty}): expected a joined table covering the "
+                    "source's periods")
         return (f"key `{within}.{key}`: got {column!r}; {ids.entities - ids.unmatched} of the source's "
                 f"{ids.entities} entities have ids in the joined table, but none of its rows lies in a period the "
                 f"source has ({empty}): expected periods read as the source's are (the same days, years or "
@@ -1265,6 +1365,9 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     theirs = f" (the joined table's: {ids.spare_examples})" if ids.spare_examples else ""
     said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
             f"period of the source ({empty})")
+    if set(joined.entity_columns) <= set(joined.dated_columns):  # (trial 25: a price index keyed by its year)
+        return (f"{said}: its id is the column that dates its rows, a table of one series: expected "
+                "`every_entity: true` in place of `entity_id`, which joins the series to every entity by period")
     return said + (padded or f": expected the values of `source.entity_id` ({pack.source.entity_id!r}), e.g. "
                              f"{ids.unmatched_examples[:2]}{theirs}")
 

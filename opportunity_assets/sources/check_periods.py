@@ -643,13 +643,38 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
     return None
 
 
+_NO_SUCH_PERIOD = (
+    (re.compile(r"^\d{4}\s*-?\s*Q(\d+)$|^Q(\d+)\s+\d{4}$", re.IGNORECASE), "quarter", 4),
+    (re.compile(r"^\d{4}\s*-?\s*W(\d+)$", re.IGNORECASE), "week", 53),
+    (re.compile(r"^\d{4}-(\d{1,2})$"), "month", 12))
+"""Periods written as the reader reads them natively, each with its number's name and greatest value: `1999 Q5`,
+`2015 W54`, `2015-13` name a period no calendar has (a typo), not another way of writing dates."""
+
+
+def no_such_period(value: str) -> str | None:
+    """`a quarter 5` for `1999 Q5`: a period written in a form the reader reads whose number no year has; None for
+    any other value."""
+    for form, name, greatest in _NO_SUCH_PERIOD:
+        if (m := form.match(value.strip())) is not None:
+            number = int(next(g for g in m.groups() if g is not None))
+            return None if 1 <= number <= greatest else f"a {name} {number}"
+    return None
+
+
 def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
-    dates, a pattern that parses them where a common one does."""
+    dates, a pattern that parses them where a common one does. Periods of a form the reader reads whose number no
+    year has (`1999 Q5`) are a typo in the rows, not a pattern to name (trial 25: told `'%b-%Y'`)."""
     src = pack.source
     values = written_periods(reasons)
     example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
+    typos = [(v, said) for v in values if (said := no_such_period(v)) is not None]
+    if src.period_column and values and len(typos) == len(values) and year_span_pattern(values) is None:
+        # (`2012-13`, an academic year, is no month 13: `year_span_clause` names its pattern below)
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period no calendar has (e.g. "
+                f"{typos[0][0]!r}: {typos[0][1]}), each quarantined: expected those rows mended (a typo in the "
+                "source), or kept out by `source.where`")
     decimal = [v for v in values if _DECIMAL_YEAR.match(v) and float(v) % 1]
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
@@ -918,6 +943,28 @@ def grain_finer_than_rows(pack: CriteriaPack, history: pl.DataFrame) -> str | No
     return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {step} {grain.plural} apart or a "
             f"multiple of it (e.g. {str(first)!r}: {shown}), so a window of {grain.plural} finds a row in one "
             f"{grain.name} of {step} at most: expected `grain: {coarser}`, the grain the rows come in")
+
+
+def periods_read_as_vintages(pack: CriteriaPack) -> str | None:
+    """A panel under `published_column` most of whose entity-periods hold rows of several periods as written:
+    quarters read by the year, each quarter's row taken for a revision of the year and the latest published one
+    standing for it (trial 25: tourism nights by quarter under `grain: year` said ok, and a year's "nights" were one
+    quarter's, growth +41% from quarters of different seasons). None otherwise."""
+    from resources.source import SourceError, vintage_periods
+
+    try:
+        found = vintage_periods(pack)
+    except SourceError:
+        return None
+    if found is None or found.several * 2 <= found.keys:
+        return None
+    src, grain = pack.source, pack.grain
+    entity, period, written = found.example
+    return (f"key `source.grain`: got {grain.name!r}; {found.several} of {found.keys} entity-{grain.plural} hold rows "
+            f"of several periods as written (e.g. {entity!r} in {grain.label(period)}: "
+            f"{', '.join(repr(w) for w in written)}), and under `published_column` {src.published_column!r} each is "
+            f"read as a revision of its {grain.name}, the latest published standing for the whole {grain.name}: "
+            "expected the grain the rows come in, whose revisions of one period its publication dates tell apart")
 
 
 _WEEKEND_SHARE = 0.05

@@ -295,6 +295,8 @@ def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query
         position = getattr(exc.diag, "statement_position", None)
         if position is not None and query is not None and query in statement:
             position = str(int(position) - statement.index(query))
+            if int(position) > len(query):  # past its end, in the reader's wrapping (trial 25: "near `)`")
+                near, position = "at its end, where it stops short: a WHERE with no condition, say", None
         return _Failed(key, f"it is not valid SQL (a syntax error {near}"
                        f"{'' if position is None else ', character ' + str(position)})", runs)
     if code == psycopg2.errorcodes.INSUFFICIENT_PRIVILEGE:

@@ -579,6 +579,21 @@ def duplicate_groups_sql(src: SourceSpec, typed: str) -> str | None:
     GROUP BY r.{ENTITY}, {", ".join(f"d.{c}" for c in _key(src)[1:])}, d.{_COPIES}"""
 
 
+def periods_in_vintages_sql(src: SourceSpec, typed: str) -> str | None:
+    """Per entity and period of `typed`'s in-scope rows of a panel under `published_column`: how many periods as
+    written its rows hold (`__periods`, several when a grain coarser than the rows' reads each row of a finer period
+    as a revision of its own: quarters read by the year, the latest published quarter standing for the year) and up
+    to four of them (`__written`). None without a published column or a period column read as written."""
+    dated = [c for c in src.dated_columns if c != src.published_column]
+    if src.published_column is None or src.shape != "panel" or not dated:
+        return None
+    written = " || ', ' || ".join(f"coalesce({_as_written(c)}, '')" for c in dated)
+    return f"""
+    SELECT {ENTITY} AS __entity, {PERIOD} AS __period, count(DISTINCT {written}) AS __periods,
+           list_sort(list(DISTINCT {written}))[1:4] AS __written
+    FROM {typed} WHERE {IN_SCOPE} AND {PERIOD} IS NOT NULL AND {ENTITY} IS NOT NULL GROUP BY ALL"""
+
+
 def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None) -> str:
     """Step 2 (see the module): the in-scope rows of `typed` (step 1's table) judged for the night; refusals carry
     `REASON`. `duplicates`: the relation of `duplicates_sql` (small: usually empty), None for events."""

@@ -932,6 +932,11 @@ def test_a_postgres_server_that_refuses_names_url_env_in_words(tmp_path: Path,
             f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@{server}/{name}); the server at "
             f"{server} turned away user '{user}' with that password (a wrong password, or no such user): expected "
             "the user's password in the URL"]
+        monkeypatch.setenv("SOURCES_PG_URL", url({**params, "password": "server"}))  # a word of the message
+        assert _pg_problems(tmp_path) == [
+            f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@{server}/{name}); the server at "
+            f"{server} turned away user '{user}' with that password (a wrong password, or no such user): expected "
+            "the user's password in the URL"]
         monkeypatch.setenv("SOURCES_PG_URL", url({**params, "dbname": name + "_db"}))
         (problem,) = _pg_problems(tmp_path)
         assert problem.startswith(
@@ -944,6 +949,25 @@ def test_a_postgres_server_that_refuses_names_url_env_in_words(tmp_path: Path,
             f"key `source.url_env`: got 'SOURCES_PG_URL' (postgresql://{user}:***@127.0.0.1:{closed}/{name}); "
             f"nothing accepts connections at 127.0.0.1:{closed} (connection refused: is the server running, and on "
             "that port?): expected the host and port of a running PostgreSQL server"]
+
+
+def test_the_password_is_blotted_out_of_what_the_server_says_never_out_of_the_messages_own_words() -> None:
+    """Trial 25: a password that was a word of the message ("server") was masked in the message too, so that `the ***
+    at host:5432 turned away user ...` told what it was."""
+    from opportunity_assets.sources.postgres import _connect_failed, _Scrub, _target
+
+    url = "postgresql://ann:server@db.example:5432/sales"
+    target = _target(url)
+    scrub = _Scrub.of(url, target)
+    failed = _connect_failed(Exception('connection to server at "db.example" (10.0.0.5), port 5432 failed: FATAL:  '
+                                       'password authentication failed for user "ann"'), url, target, scrub)
+    assert failed.reason == ("the server at db.example:5432 turned away user 'ann' with that password (a wrong "
+                             "password, or no such user)")
+    assert scrub('invalid value for "sslmode": "server" (a URL postgresql://ann:server@db)') == \
+        'invalid value for "sslmode": "***" (a URL postgresql://ann:***@db)'
+    assert scrub.each(["orders", "server_log"]) == ["orders", "***_log"]
+    named = "postgresql://sales:sales@db.example:5432/sales"  # a password that is also the user's name is named
+    assert _Scrub.of(named, _target(named))("user sales") == "user sales"
 
 
 def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Path,

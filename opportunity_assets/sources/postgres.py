@@ -32,8 +32,8 @@ from opportunity_assets.text import masked_url
 CONNECT_TIMEOUT = 10
 """Seconds a connection may take before the server is said not to answer."""
 _MIN_SECRET = 4
-"""The shortest password the last guard (`_scrubbed`) blots out wherever it appears in a message (a shorter one
-would blot out letters of the message's words; messages never hold the URL's text but through `text.masked_url`)."""
+"""The shortest password `_Scrub` blots out of what the server says (a shorter one would blot out letters of its
+names; messages never hold the URL's text but through `text.masked_url`)."""
 _SCHEME = re.compile(r"postgres(ql)?://")
 _URL_FORM = "postgresql://user:password@host:port/database"
 
@@ -74,7 +74,7 @@ def _default_user() -> str:
 
 
 def _secrets(url: str) -> list[str]:
-    """Every text of the URL that may be its password, however it is malformed: `_scrubbed` blots them out."""
+    """Every text of the URL that may be its password, however it is malformed: `_Scrub` blots them out."""
     found = {m.group(2).strip("'") for m in re.finditer(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]*)", url,
                                                           flags=re.IGNORECASE)}
     rest = url.split("://", 1)[-1]
@@ -87,14 +87,27 @@ def _secrets(url: str) -> list[str]:
     return sorted((s for s in found if len(s) >= _MIN_SECRET), key=len, reverse=True)
 
 
-def _scrubbed(message: str, url: str, target: Target | None) -> str:
-    """The last guard: any text of the URL that may be its password, blotted out of a message (not when it is also
-    the user's, the host's or the database's name, which a message names)."""
-    named = {target.user, target.host, target.dbname} if target is not None else set()
-    for secret in _secrets(url):
-        if secret not in named:
-            message = message.replace(secret, "***")
-    return message
+@dataclass(frozen=True)
+class _Scrub:
+    """Any text of the URL that may be its password, blotted out of what the server or libpq says, where it comes in
+    (its error text, the names it lists), never out of the message's own words: a password that is a word of the
+    message ("server") must not show as `***` there, which would tell it. Not when it is also the user's, the host's
+    or the database's name, which a message names."""
+
+    secrets: tuple[str, ...]
+
+    @classmethod
+    def of(cls, url: str, target: Target) -> _Scrub:
+        named = {target.user, target.host, target.dbname}
+        return cls(tuple(s for s in _secrets(url) if s not in named))
+
+    def __call__(self, said: str) -> str:
+        for secret in self.secrets:
+            said = said.replace(secret, "***")
+        return said
+
+    def each(self, names: list[str]) -> list[str]:
+        return [self(n) for n in names]
 
 
 class _Failed(Exception):
@@ -145,15 +158,15 @@ def _target(url: str) -> Target:
                   has_password=bool(dsn.get("password")))
 
 
-def _connect_failed(exc: Exception, url: str, target: Target) -> _Failed:
-    """A connection that failed, in words: libpq's text is read for the kind of failure only."""
-    said = str(exc)
+def _connect_failed(exc: Exception, url: str, target: Target, scrub: _Scrub) -> _Failed:
+    """A connection that failed, in words: libpq's text is read for the kind of failure (and an option's name)."""
+    said = scrub(str(exc))
     server, user, dbname = target.server, target.user, target.dbname
     if "password authentication failed" in said:
         return _Failed("url_env", f"the server at {server} turned away user {user!r} with that password (a wrong "
                        "password, or no such user)", "the user's password in the URL")
     if re.search(r'database "(.*)" does not exist', said):
-        databases = _databases(url)
+        databases = scrub.each(_databases(url))
         close = difflib.get_close_matches(dbname, databases, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         has = f": it has {_listed(databases)}" if databases else ""
@@ -248,11 +261,11 @@ def _spelt_otherwise(cur: Any, column: str) -> list[str]:
 
 
 def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query: str | None,
-                 statement: str) -> _Failed:
+                 statement: str, scrub: _Scrub) -> _Failed:
     """A table or query that does not give its rows, in words (the server's text is read for names only).
     `statement`: the SQL that ran, around the query (a syntax error's position is counted in the query)."""
     code = exc.pgcode or ""
-    primary = getattr(exc.diag, "message_primary", None) or ""
+    primary = scrub(getattr(exc.diag, "message_primary", None) or "")
     database = f"database {target.dbname!r} at {target.server}"
     key = "query" if query is not None else "table"
     runs = "a SELECT that runs on the database" if query is not None else \
@@ -265,7 +278,7 @@ def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query
     if code == psycopg2.errorcodes.UNDEFINED_TABLE:
         m = re.search(r'relation "(.+)" does not exist', primary)
         name = m.group(1) if m else table
-        tables = _safely(lambda: _tables(pg.cursor()), [])
+        tables = scrub.each(_safely(lambda: _tables(pg.cursor()), []))
         where = missing_table(database, name, tables)
         if query is None:
             return _Failed("table", f"{where}", runs)
@@ -276,13 +289,13 @@ def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query
     if code == psycopg2.errorcodes.UNDEFINED_COLUMN:
         m = re.search(r'column (?:"([^"]+)"|(\S+)) ', primary)
         column = (m.group(1) or m.group(2).rsplit(".", 1)[-1]) if m else "?"
-        others = _safely(lambda: _spelt_otherwise(pg.cursor(), column), [])
+        others = scrub.each(_safely(lambda: _spelt_otherwise(pg.cursor(), column), []))
         if others:
             return _Failed("query", f"it names a column `{column}` that the tables it reads do not have, but the "
                            f"database has `{others[0]}`: PostgreSQL reads a name written without double quotes in "
                            f"lower case ({others[0]} as {others[0].lower()})",
                            f"the name in double quotes, {quote_identifier(others[0])}")
-        hint = re.search(r'column "(?:[^"]*\.)?([^".]+)"', getattr(exc.diag, "message_hint", None) or "")
+        hint = re.search(r'column "(?:[^"]*\.)?([^".]+)"', scrub(getattr(exc.diag, "message_hint", None) or ""))
         said = f" (did you mean `{hint.group(1)}`?)" if hint else ""
         return _Failed("query", f"it names a column `{column}` that the tables it reads do not have{said}", runs)
     if code == psycopg2.errorcodes.UNDEFINED_FUNCTION:
@@ -329,10 +342,11 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
     target: Target | None = None
     try:
         target = _target(url)
+        scrub = _Scrub.of(url, target)
         try:
             connection = psycopg2.connect(url, connect_timeout=CONNECT_TIMEOUT)
         except (psycopg2.Error, ValueError, UnicodeError) as exc:
-            raise _connect_failed(exc, url, target) from None
+            raise _connect_failed(exc, url, target, scrub) from None
         with closing(connection) as pg:
             statement = f"SELECT * FROM {relation} AS source LIMIT 0"
             try:
@@ -343,8 +357,8 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
                     cur.execute(statement)
                     present = [d.name for d in cur.description or []]
             except psycopg2.Error as exc:
-                raise _read_failed(exc, pg, target, table, query, statement) from None
-            require(present, where)
+                raise _read_failed(exc, pg, target, table, query, statement, scrub) from None
+            require(scrub.each(present), where)
             cells = ", ".join(f"CAST({quote_identifier(c)} AS TEXT)" for c in needed)
             order = ", ".join(str(i + 1) for i in range(len(needed)))
             statement = f"SELECT {cells} FROM {relation} AS source ORDER BY {order}"
@@ -353,11 +367,9 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
                     cur.execute(statement)
                     return cur.fetchall()
             except psycopg2.Error as exc:
-                raise _read_failed(exc, pg, target, table, query, statement) from None
+                raise _read_failed(exc, pg, target, table, query, statement, scrub) from None
     except _Failed as failed:
         got = {"url_env": f"{url_env!r}" + (f" ({target.shown})" if target is not None else ""),
                "table": repr(table), "query": repr((query or "")[:80])}[failed.key]
-        message = f"key `{within}.{failed.key}`: got {got}; {failed.reason}: expected {failed.expected}"
-        raise SourceFormatError(_scrubbed(message, url, target)) from None
-    except SourceFormatError as exc:  # a column the relation lacks (`require`)
-        raise SourceFormatError(_scrubbed(str(exc), url, target), exc.missing, exc.present) from None
+        raise SourceFormatError(f"key `{within}.{failed.key}`: got {got}; {failed.reason}: expected "
+                                f"{failed.expected}") from None

@@ -434,12 +434,14 @@ class CriteriaPack(_Spec):
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
                                   comparison=False, what="another metric", itself=name)
-            for column in [spec.column] if spec.column else (spec.columns or []):
+            read = [(f"metrics.{name}.column", spec.column)] if spec.column else \
+                [(f"metrics.{name}.columns.{i}", c) for i, c in enumerate(spec.columns or [])]
+            for key, column in read:
                 if column not in columns:
                     close = [c for c in sorted(columns) if c.casefold() == column.casefold()] or \
                         difflib.get_close_matches(column, sorted(columns), n=1)  # (`GSP` for `gsp`: case first)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
-                    raise _KeyProblem(f"metrics.{name}", column, self._column_expected(column, columns) + hint)
+                    raise _KeyProblem(key, column, self._column_expected(column, columns) + hint)
         for name in self.metrics:
             unit = self.metrics[name].unit
             if unit in _NOT_A_SHARE and (bounded := self._share_of(name)) is not None:

@@ -430,9 +430,9 @@ class AnthropicModel(ModelResource):
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
     _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
     """Per model, its requests refused as invalid since its last answer (`_INVALID`)."""
-    """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _schema_config: bool | None = PrivateAttr(default=None)
     """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
     (a 400) and answered with the schema in the prompt instead."""

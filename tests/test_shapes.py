@@ -1468,13 +1468,13 @@ def test_a_wide_source_s_keys_are_checked_at_load(tmp_path: Path, source: dict[s
 
 
 @pytest.mark.parametrize(("key", "column", "message"), [
-    ("metrics", "UK", "key `metrics.level_now.column`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is "
-     "one of `source.wide.columns`, an entity's series, whose values every entity's metric reads as `arrivals` "
+    ("metrics", "UK", "key `metrics.level_now.column`: got 'UK'; expected one of the panel's columns ['arrivals']: "
+     "'UK' is one of `source.wide.columns`, an entity's series, whose values every entity's metric reads as `arrivals` "
      "(`source.wide.value`)"),
     ("outcome", "UK", "key `outcome.metric`: got 'UK'; expected one of the panel's columns ['arrivals']: 'UK' is one "
      "of `source.wide.columns`"),
-    ("metrics", "arivals", "key `metrics.level_now.column`: got 'arivals'; expected one of the panel's columns ['arrivals'] "
-     "(`source.wide.value`, and any joined table's columns); did you mean 'arrivals'?"),
+    ("metrics", "arivals", "key `metrics.level_now.column`: got 'arivals'; expected one of the panel's columns "
+     "['arrivals'] (`source.wide.value`, and any joined table's columns); did you mean 'arrivals'?"),
 ])
 def test_a_wide_source_s_entity_column_read_by_a_metric_names_wide_value(tmp_path: Path, key: str, column: str,
                                                                          message: str) -> None:

@@ -540,11 +540,12 @@ class TableFacts:
     first_published: date | None
     """When the first dated row is published."""
     early: int
-    """Dated rows seen by as_of that were published before their period ended (a look-ahead, for a panel)."""
+    """Dated rows seen by as_of that were published before their period ended (a look-ahead, for a panel), or, for
+    a snapshot or events under a `period_column` (`shapes.observed_first`), before their own moment."""
     seen_dated: int
     """Dated rows seen by as_of with a publication date: what `early` is counted among."""
     early_example: tuple[date, date] | None
-    """An early row's (period, publication date)."""
+    """An early row's (period, publication date); (its moment's day, publication date) for `shapes.observed_first`."""
     entities: int
     """Entities among the dated rows seen by as_of (approximate: a HyperLogLog count, a cheap pass over millions)."""
     texts: dict[str, tuple[int, int]]
@@ -630,7 +631,10 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     entity, period, published, scope = shapes.ENTITY, shapes.PERIOD, shapes.PUBLISHED, shapes.IN_SCOPE
     dated = f"{scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL"
     seen = f"{dated} AND {published} <= $as_of::DATE"
-    early = f"{seen} AND {published} < {pack.grain.sql_end(period)}"
+    observed = shapes.observed_first(spec)  # rows published before they happened, else before their period ends
+    early = f"{seen} AND __published_given < {shapes.OBSERVED}" if observed else \
+        f"{seen} AND {published} < {pack.grain.sql_end(period)}"
+    example = f"[{shapes.OBSERVED}, __published_given]" if observed else f"[{period}, {published}]"
     conditions = shapes.numeric_conditions(spec)
     texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope} AND "
                     f"try_cast({_q(column)} AS DOUBLE) IS NULL) AS __texts_{i}, count({_q(column)}) FILTER (WHERE "
@@ -652,7 +656,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                count(*) FILTER (WHERE {scope} AND ({published} IS NULL OR {published} <= $as_of::DATE)) AS __visible,
                min({published}) FILTER (WHERE {dated}) AS __first, count(*) FILTER (WHERE {early}) AS __early,
                count(*) FILTER (WHERE {seen}) AS __seen,
-               min([{period}, {published}]) FILTER (WHERE {early}) AS __example,
+               min({example}) FILTER (WHERE {early}) AS __example,
                approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts},
                min({period}) FILTER (WHERE {seen}) AS __first_period,
                max({period}) FILTER (WHERE {seen}) AS __last_period,

@@ -383,6 +383,37 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     assert _history(pack, date(2015, 4, 20), "a") == [("2015-01-01", 0, 90.0)]
 
 
+def _weighings(tmp_path: Path, rows: list[list[Any]]) -> CriteriaPack:
+    """A snapshot of weighings by the month under a `published_column`, each weighing with its vintages."""
+    return _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "weighed_on", "recorded_on", "weight"], rows),
+                            "shape": "snapshot", "period_column": "weighed_on", "published_column": "recorded_on",
+                            "columns": ["weight"]},
+                 {"level_now": {"agg": "last", "column": "weight"}})
+
+
+def test_a_snapshot_period_stands_by_its_latest_observation_not_its_latest_revision(tmp_path: Path) -> None:
+    # trial 27: the 5 March weighing revised on 20 March stood for March in place of the 19 March weighing
+    rows = [["a", "2024-03-05", "2024-03-05", 86], ["a", "2024-03-05", "2024-03-20", 87],
+            ["a", "2024-03-12", "2024-03-12", 91], ["a", "2024-03-19", "2024-03-19", 98],
+            ["a", "2024-03-19", "2024-04-03", 99]]
+    pack = _weighings(tmp_path, rows)
+    assert _history(pack, date(2024, 3, 25), "a") == [("2024-03-01", 0, 98.0)]
+    assert _history(pack, date(2024, 4, 5), "a") == [("2024-03-01", 0, 99.0)]
+    assert _history(pack, date(2024, 3, 15), "a") == [("2024-03-01", 0, 91.0)]
+
+
+def test_a_snapshot_row_published_before_it_happened_is_unseen_until_it_happens(tmp_path: Path) -> None:
+    # trial 27: each weighing's revision dated three days before the weighing: the night of 10 March read 12 March's
+    rows = [["a", "2024-03-05", "2024-03-05", 86], ["a", "2024-03-05", "2024-03-02", 87],
+            ["a", "2024-03-12", "2024-03-12", 91], ["a", "2024-03-12", "2024-03-09", 92]]
+    pack = _weighings(tmp_path, rows)
+    assert _history(pack, date(2024, 3, 10), "a") == [("2024-03-01", 0, 86.0)]
+    report = check_pack(pack, date(2024, 3, 10), today=TODAY)
+    assert any(p.startswith("key `source.published_column`: got 'recorded_on'; 1 of the 2 rows the night reads are "
+                            "published before they happened (e.g. a row of 'weighed_on' 2024-03-05 published "
+                            "2024-03-02)") for p in report.problems), report.problems
+
+
 def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_path: Path) -> None:
     """Trial 15: `format: jsonl` on nlswork.duckdb read by a `query` named `source.query` ("a query only over a
     database"), though the query was right and the declared format wrong."""

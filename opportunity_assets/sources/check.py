@@ -1201,6 +1201,7 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
     problems = []
     for (within, spec), table in zip(pack.source.keyed, facts.tables, strict=True):
         problems += _text_compared(pack, within, spec, table)
+        problems += _published_before_observed(within, spec, table)
         keys = min(table.seen_keys or table.seen_dated, table.seen_dated)
         if spec.published_column and spec.shape == "panel" and keys and \
                 table.early > MOSTLY_TEXT * keys and table.early_example is not None:
@@ -1213,6 +1214,28 @@ def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
                 "for a period is known once the period is over): expected the date each row became known, or no "
                 "`published_column` (a row is then known `publication_lag_days` after its period ends)")
     return problems
+
+
+_EARLY_SHARE = 0.1
+"""The share of a snapshot's or events' rows published before they happened beyond which `check` refuses the
+night: the publication column is then no publication date (a few a day early are a clock's slip, read as
+observed)."""
+
+
+def _published_before_observed(within: str, spec: SourceSpec, table: TableFacts) -> list[str]:
+    """A snapshot's or events' rows (`shapes.observed_first`) published before their own moment: each is read from
+    the day it happened (never sooner), and when they are more than `_EARLY_SHARE` of the rows the night reads, the
+    column is named (trial 27: each weighing's revision dated three days before the weighing, so the night of
+    2024-03-10 read a weighing of 2024-03-12, and check said ok)."""
+    if not shapes.observed_first(spec) or table.early_example is None or \
+            table.early <= _EARLY_SHARE * table.seen_dated:
+        return []
+    observed, published = table.early_example
+    return [f"key `{within}.published_column`: got {spec.published_column!r}; {table.early} of the "
+            f"{table.seen_dated} rows the night reads are published before they happened (e.g. a row of "
+            f"{spec.period_column!r} {observed.isoformat()} published {published.isoformat()}): a look-ahead, each "
+            "read from the day it happened instead: expected the date each row became known, on or after its "
+            f"{spec.period_column!r}"]
 
 
 def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: TableFacts) -> list[str]:

@@ -373,14 +373,37 @@ def versioned(src: SourceSpec) -> bool:
     return src.published_column is not None or (src.shape == "snapshot" and src.period_column is not None)
 
 
+OBSERVED = "__observed"
+"""A snapshot's or an events row's own moment (its `period_column`), as a DATE, where a `published_column` dates
+it too: a row is never seen before it happened (`published_at` is the later of the two), and `check` counts the
+rows published before it (`observed_first`)."""
+
+
+def observed_first(src: SourceSpec) -> bool:
+    """Whether `src`'s rows carry `OBSERVED`: a snapshot or events under both a `period_column` (each row's moment)
+    and a `published_column` (when it became known), which may wrongly name a day before the moment."""
+    return src.shape in ("snapshot", "events") and src.period_column is not None and \
+        src.published_column is not None
+
+
 def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> str:
     """Step 1 (see the module): one row per source row, read from `relation` (a joined table's rows are in their
-    own). Text is built only where a reason needs it: a cell's parse and a key's are tested first."""
+    own). Text is built only where a reason needs it: a cell's parse and a key's are tested first. A snapshot's
+    rows under a `published_column` are versioned by their moment first, then by publication: the period's latest
+    observation stands for it, as its latest vintage known (trial 27: a weighing's revision published after a later
+    weighing stood for the month in its place)."""
     period, period_text = _period_sql(src, grain)
+    observed = ""
     if src.published_column is not None:
         zoned = src.time_zone is not None
         given, version = published_sql(src.published_column, zoned), published_sql(src.published_column, zoned)
         published = "__published_given"
+        if observed_first(src):
+            moment = _timestamp_sql(src.period_column or "", src.period_format, zoned)
+            observed = f", {moment}::DATE AS {OBSERVED}"
+            published = f"CASE WHEN __published_given < {OBSERVED} THEN {OBSERVED} ELSE __published_given END"
+            if src.shape == "snapshot":
+                version = f"[{moment}, {version}::TIMESTAMP]"
         published_problem = (f"WHEN {PUBLISHED} IS NULL THEN {literal(src.published_column + ' unparseable: ')} "
                              f"|| coalesce({_as_written(src.published_column)}, '')")
     else:
@@ -438,7 +461,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
                    {entity} AS {ENTITY},
                    {entity_of(src, name=True)} AS {NAME},
                    {period} AS {PERIOD}, {given} AS __published_given,
-                   {version} AS {_VERSION}, {scope} AS {IN_SCOPE}{variable}{written}{raw_cells}{flags}
+                   {version} AS {_VERSION}{observed}, {scope} AS {IN_SCOPE}{variable}{written}{raw_cells}{flags}
             FROM {f"(SELECT *{parsed} FROM {relation})" if (parsed := _parsed_keys(src)) else relation}
         )
     )"""
@@ -496,7 +519,7 @@ def typed_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> s
     step 1 reads (numbers, periods and publication dates as written: each is already a typed cell and, if bad, a
     reason), the name when it is the id's column, the version when rows have none. On a wide source that is half
     the rows' size; `judged_sql` puts the name and version back."""
-    scratch = ["__published_given", *(f"__raw_{c}" for c in cell_columns(src))]
+    scratch = [*([] if observed_first(src) else ["__published_given"]), *(f"__raw_{c}" for c in cell_columns(src))]
     if _name_is_id(src):
         scratch.append(NAME)
     if not versioned(src):

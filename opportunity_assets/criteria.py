@@ -517,7 +517,8 @@ class CriteriaPack(_Spec):
         if "score" in metrics:
             raise _KeyProblem("metrics.score", "score", "another name: `score` is the formula's own (caps.order_by)")
         if self.caps.order_by not in (None, "score") and self.caps.order_by not in metrics:
-            raise _KeyProblem("caps.order_by", self.caps.order_by, f"`score` or a metric name {sorted(metrics)}")
+            raise _KeyProblem("caps.order_by", self.caps.order_by, f"`score` or a metric name {sorted(metrics)}"
+                              + _did_you_mean(self.caps.order_by, {*metrics, "score"}))
         try:
             fields = list(string.Formatter().parse(self.next_action))
         except ValueError as exc:

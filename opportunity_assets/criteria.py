@@ -519,6 +519,8 @@ class CriteriaPack(_Spec):
         if self.caps.order_by not in (None, "score") and self.caps.order_by not in metrics:
             raise _KeyProblem("caps.order_by", self.caps.order_by, f"`score` or a metric name {sorted(metrics)}"
                               + _did_you_mean(self.caps.order_by, {*metrics, "score"}))
+        if (worst_first := self._order_keeps_the_worst()) is not None:
+            raise worst_first
         try:
             fields = list(string.Formatter().parse(self.next_action))
         except ValueError as exc:
@@ -552,6 +554,22 @@ class CriteriaPack(_Spec):
         path = (base / (source.path or "")).resolve()
         # a ZIP archive's file, extracted once (`sources.archives`); raises ArchiveError naming the key at fault
         return archives.extracted(path, source.member) if archives.is_archive(source.path) and path.is_file() else path
+
+    def _order_keeps_the_worst(self) -> _KeyProblem | None:
+        """`caps.order_by` a metric the formula scores `lower_is_better` as a component by itself, with `descending`
+        left at its default: the cap would keep the highest, the worst by the pack's own formula (trial 27: ordered by
+        `unit_cost_change`, it cut the airline of the best score, 94.8, silently). `descending: true` written keeps
+        them as asked."""
+        if not self.caps.descending or "descending" in self.caps.model_fields_set:
+            return None
+        component = next((c for c in self.formula.components if c.direction == "lower_is_better"
+                          and c.expression.strip() == self.caps.order_by), None)
+        if component is None:
+            return None
+        return _KeyProblem("caps.descending", True, f"`descending: false` (the lowest first): `caps.order_by` "
+                           f"{self.caps.order_by!r} is formula component `{component.name}`, lower_is_better, and "
+                           "`descending` (true unless written) would keep the highest, the worst by the formula, "
+                           "and cut the best (or `descending: true` written, to keep the highest all the same)")
 
     @cached_property
     def derived_order(self) -> list[str]:

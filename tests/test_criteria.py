@@ -122,9 +122,12 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("omission_requires_unknown", {"omissions.0.requires": ["median_3m", "rent_3m"]},
      ["key `omissions.0.requires`", "'rent_3m'", "a metric name"]),
     ("order_by_unknown", {"caps.order_by": "population"}, ["key `caps.order_by`", "'population'", "a metric name"]),
-    # trial 27: a misspelt order had no "did you mean"
+    # trial 27: a misspelt order had no "did you mean"; a lower-is-better component's metric kept the worst first
     ("order_by_misspelt", {"caps.order_by": "sales_12"}, ["key `caps.order_by`: got 'sales_12'",
                                                           "did you mean `sales_12m`?"]),
+    ("order_by_lower_is_better_descending", {"caps.order_by": "inventory_3m"},
+     ["key `caps.descending`: got True; expected `descending: false` (the lowest first): `caps.order_by` "
+      "'inventory_3m' is formula component `months_of_inventory`, lower_is_better"]),
     ("min_above_max", {"caps.min_candidates": 40},
      ["key `caps.min_candidates`: got 40", "at most max_candidates (30)"]),
     ("max_candidates_zero", {"caps.max_candidates": 0}, ["key `caps.max_candidates`", "0"]),

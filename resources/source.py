@@ -559,6 +559,9 @@ class TableFacts:
     revisions, under `published_column`."""
     periods: tuple[date, date] | None = None
     """The first and the last period of the dated rows seen by as_of (None without any)."""
+    unseen: tuple[date, date] | None = None
+    """The first period of the dated rows not yet published by as_of, and the day its first such row is (None when
+    every row is): a joined table published later than the source (trial 27)."""
 
 
 @dataclass(frozen=True)
@@ -660,7 +663,8 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts},
                min({period}) FILTER (WHERE {seen}) AS __first_period,
                max({period}) FILTER (WHERE {seen}) AS __last_period,
-               count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen}) AS __keys
+               count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen}) AS __keys,
+               min([{period}, {published}]) FILTER (WHERE {dated} AND {published} > $as_of::DATE) AS __unseen
         FROM {table}""", {"as_of": as_of}).row(0)
     example, ranges = row[8], 10 + 2 * len(conditions)  # (the bounded columns' four figures follow the texts')
     refused = {column: _refused_entities(con, pack, spec, table, column, visible, as_of)
@@ -672,8 +676,9 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                       texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
                       ranges={column: _column_range(row[ranges + 4 * i:ranges + 4 * i + 4], refused.get(column))
                               for i, column in enumerate(bounded)},
-                      seen_keys=min(row[-1] or 0, row[7]),
-                      periods=None if row[-3] is None else (row[-3], row[-2]))
+                      seen_keys=min(row[-2] or 0, row[7]),
+                      periods=None if row[-4] is None else (row[-4], row[-3]),
+                      unseen=None if row[-1] is None else (row[-1][0], row[-1][1]))
 
 
 def _column_range(figures: tuple[Any, ...], refused: tuple[int, tuple[str, int, float, float] | None] | None

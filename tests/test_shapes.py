@@ -850,6 +850,26 @@ def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: P
               {"level_now": {"agg": "last", "column": "level"}})
 
 
+def test_a_join_published_after_the_night_names_its_lag_not_the_inputs(tmp_path: Path) -> None:
+    """Trial 27: costs published 90 days after the year, traffic joined 120 days after it: on the night the costs of
+    1984 are known, the inputs over traffic's 1984 were told "0 of 1 years of output filled in 1984", three lines;
+    the rows were there, not yet known."""
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"], [[e, y, 10] for e in "abc" for y in (1983, 1984)])
+    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"],
+                   [[e, y, 2] for e in "abc" for y in (1983, 1984)])
+    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+                            "publication_lag_days": 90,
+                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
+                                      "columns": ["output"], "publication_lag_days": 120}]},
+                 {"level_now": {"agg": "last", "column": "output"}})
+    assert check_pack(pack, date(1985, 3, 31), today=TODAY).problems == [
+        "key `source.join.0.publication_lag_days`: got 120; the joined table 'traffic' has rows of 1984, the source's "
+        "latest period on 1985-03-31, but the first is published on 1985-04-30, after the night, so its columns "
+        "(output) have no value in 1984 for any entity: expected a night on or after 1985-04-30 (or, if the table is "
+        "known sooner, the lag it is published with; the source's is 90 days)"]
+    assert check_pack(pack, date(1985, 4, 30), today=TODAY).problems == []
+
+
 def test_a_panel_joins_a_table_of_events_counted_by_entity_and_period(tmp_path: Path) -> None:
     """A joined table may be events: each period's events are counted beside the panel's row (a month without one,
     after an entity's first, counts 0), as known on as_of."""

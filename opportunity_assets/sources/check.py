@@ -636,6 +636,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if not any(periods_read.match(p) for p in problems) and (  # (periods misread: empty ones are that, again)
             ended := figures_ended(pack, night, snapshot.history, snapshot.quarantined)) is not None:
         problems = [ended, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
+    if (later := _join_published_later(pack, night, snapshot.anchor_period, counted, problems)) is not None:
+        # the inputs and filters it leaves with no value: that cause, said once
+        problems = [later, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
     problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, undefined_tonight,
                                                      nights_before)
     warnings += tonight_only
@@ -1322,6 +1325,32 @@ def _join_periods_unparsed(pack: CriteriaPack, index: int, table: TableFacts, un
     return (f"key `{within}.period_format`: got {given} for column {joined.period_column!r}; {len(undated)} of the "
             f"joined table's {table.in_scope} rows have a period that does not parse (e.g. {values[0]!r}), each "
             f"quarantined{meets}: expected a strptime pattern naming how its dates are written{suggestion}")
+
+
+def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, counted: SourceFacts,
+                          problems: list[str]) -> str | None:
+    """A joined table whose rows of the source's latest period tonight are published after the night (a longer lag
+    than the source's): a required input or a filter's metric with no value for any candidate is that, said naming
+    the joined table's dating key and the first night that reads them (trial 27: traffic published 120 days after the
+    year, costs 90, and the default night's inputs were "0 of 1 years of output filled in 1984": the rows were there,
+    not yet known)."""
+    if anchor is None or not any(p.startswith(("key `required_inputs.", "key `hard_filters.")) for p in problems):
+        return None
+    for i, (joined, table) in enumerate(zip(pack.source.join, counted.tables[1:], strict=True)):
+        if joined.known_at is not None or table.unseen is None or table.unseen[0] > anchor or (
+                table.periods is not None and table.periods[1] >= anchor):
+            continue
+        key, got = ("published_column", repr(joined.published_column)) if joined.published_column else \
+            ("publication_lag_days", str(joined.publication_lag_days))
+        period, published = pack.grain.label(table.unseen[0]), table.unseen[1].isoformat()
+        own = "" if pack.source.published_column or pack.source.known_at else \
+            f"; the source's is {pack.source.publication_lag_days} days"
+        return (f"key `source.join.{i}.{key}`: got {got}; the joined table {joined.table!r} has rows of {period}, the "
+                f"source's latest period on {night}, but the first is published on {published}, after the night, so "
+                f"its columns ({', '.join(joined.columns)}) have no value in {period} for any entity: expected a "
+                f"night on or after {published} (or, if the table is known sooner, the lag it is published "
+                f"with{own})")
+    return None
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],

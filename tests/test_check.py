@@ -582,6 +582,20 @@ def test_a_snapshots_observations_of_one_day_name_the_period_column_not_the_shap
     assert _problems(_pack(tmp_path, one, _LEVELS), date(2018, 2, 28)) == []
 
 
+def test_a_snapshots_vintages_of_one_observation_and_date_name_the_published_column(tmp_path: Path) -> None:
+    """Trial 27: each weighing's first estimate and revision recorded on one day, a snapshot under a
+    `published_column`: check named `source.period_column` and a `year_column` the pack did not have."""
+    rows = [[e, f"2024-01-{day:02d}", f"2024-01-{day:02d}", w] for e in ("a", "b") for day in (2, 9, 16)
+            for w in (40 + day, 41 + day)]
+    source = {"path": _csv(tmp_path / "w.csv", ["state", "weighed_on", "recorded_on", "level"], rows),
+              "entity_id": "state", "entity_name": "state", "shape": "snapshot", "period_column": "weighed_on",
+              "published_column": "recorded_on", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2024, 2, 28))
+    assert problem.startswith("key `source.published_column`: got 'recorded_on'; 12 rows share an entity, an "
+                              "observation ('weighed_on') and a publication date with another row"), problem
+    assert "year_column" not in problem
+
+
 def test_an_id_column_whose_rows_carry_several_names_is_named(tmp_path: Path) -> None:
     """`entity_id: pollster` (one pollster kept, polling every state the same day) blamed `source.grain`."""
     snapshot = {"path": _polls(tmp_path), "entity_id": "pollster", "entity_name": "state", "shape": "snapshot",

@@ -932,14 +932,17 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a {grain.name} with "
                 f"another row (duplicated keys, {example}, dated apart within it): expected the grain of one row "
                 f"per entity and period, or {shapes_else}")
-    if src.shape == "snapshot":  # a snapshot dated by year and month columns: no moment within the period
+    if src.shape == "snapshot" and src.period_column is None and src.published_column is None:
+        # a snapshot dated by year and month columns: no moment within the period
         return (f"key `source.period_column`: got nothing; {duplicated} rows share an entity and a {grain.name} "
                 f"with another row ({example}), and `year_column` dates no moment within it, {latest}: expected "
                 f"`period_column` in place of `year_column`, naming the column of each observation's date (or a "
                 f"{apart})")
-    if src.published_column is not None:
+    if src.published_column is not None:  # (a snapshot's: one observation's, trial 27, not `year_column`'s)
+        what = f"an observation ({src.period_column!r})" if src.shape == "snapshot" and src.period_column else \
+            f"a {grain.name}"
         return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
-                f"a {grain.name} and a publication date with another row ({example}), so no latest revision can be "
+                f"{what} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
     if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
         together = [*src.entity_columns, *completions[0]]

@@ -634,6 +634,13 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
             WHEN d.{_COPIES} IS NOT NULL
                 THEN {literal('duplicated key ' + key + ' = (')} || r.{ENTITY} || ', ' || {written} || '): '
                      || d.{_COPIES} || ' rows, none used'"""
+    published_later, later = "", ""
+    if src.published_column is not None:  # (a date the lag rule gives may lie ahead: a period not yet published)
+        later = f"OR r.{PUBLISHED} > {TODAY}"
+        published_later = f"""
+            WHEN r.{PUBLISHED} > {TODAY}
+                THEN {literal(f'published after today: {src.published_column} ')} || strftime(r.{PUBLISHED},
+                     '%Y-%m-%d') || ' has not come yet (today ' || strftime({TODAY}, '%Y-%m-%d') || ')'"""
     return f"""
     SELECT r.*{restored}, CASE
             WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + ', '.join(src.entity_columns) + ')')}
@@ -642,12 +649,14 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
             WHEN r.{_DATE_PROBLEM} IS NOT NULL THEN r.{_DATE_PROBLEM}
             WHEN r.{PERIOD} > {TODAY}
                 THEN 'period after today: ' || {grain.sql_label('r.' + PERIOD)} || ' has not happened yet (today '
-                     || strftime({TODAY}, '%Y-%m-%d') || ')'{duplicated}
+                     || strftime({TODAY}, '%Y-%m-%d') || ')'{published_later}{duplicated}
             END AS {REASON}
     FROM {typed} r{joined}
     -- point in time: a row is seen only once published; an undated row is refused without a date, and a period
-    -- after today (one that has not happened) is refused whatever the night
-    WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY})"""
+    -- after today (one that has not happened), or a publication date after it (trial 27: 2030 for 2024, a typo,
+    -- left the row unseen on every night with no word), is refused whatever the night
+    WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY}
+                            {later})"""
 
 
 def seen_sql(src: SourceSpec, judged: str) -> str:

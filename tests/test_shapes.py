@@ -745,6 +745,19 @@ def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path)
                         "parses them"]
 
 
+def test_check_says_a_period_pattern_over_bare_years_needs_none(tmp_path: Path) -> None:
+    """Trial 27: `period_format: '%Y-%m'` over a column of years, `1970`: every row quarantined, and check named no
+    way on ("expected a pattern that parses every row's period")."""
+    name = _csv(tmp_path / "y.csv", ["id", "year", "level"], [[e, y, 1] for e in "ab" for y in range(2010, 2015)])
+    pack = _pack(tmp_path, {"path": name, "grain": "year", "period_column": "year", "period_format": "%Y-%m",
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    problems = check_pack(pack, as_of=date(2016, 3, 31), today=TODAY).problems
+    assert problems[0] == (
+        "key `source.period_format`: got '%Y-%m' for column 'year'; 10 of the 10 rows the night reads have a period "
+        "that does not parse with it (e.g. '2010'): expected no `period_format`: they are bare years, read as such "
+        "without one (or `year_column: year` in place of `period_column`)"), problems
+
+
 def test_check_says_a_join_matched_no_entity(tmp_path: Path) -> None:
 
     name = _csv(tmp_path / "p.csv", ["id", "year", "month", "level"], [["al", 2018, m, m] for m in range(1, 7)])

@@ -661,6 +661,10 @@ def no_such_period(value: str) -> str | None:
     return None
 
 
+_YEAR_ALONE = re.compile(r"^\s*\d{4}\s*$")
+"""A period written as a year alone, `1970`: read without a `period_format`."""
+
+
 def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does. Periods of a form the reader reads whose number no
@@ -703,6 +707,12 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                     f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
                     "a value reading it)")
         return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
+    if src.period_column and values and all(_YEAR_ALONE.match(v) for v in values):
+        # (trial 27: `'%Y-%m'` over `1970` was told "a pattern that parses every row's period", none named)
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected no `period_format`: they are bare "
+                f"years, read as such without one (or `year_column: {src.period_column}` in place of "
+                "`period_column`)")
     if src.period_column and values and all(_QUARTER.match(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
                 f"period that does not parse with it (e.g. {example!r}): {_QUARTERS_READ}")

@@ -739,6 +739,41 @@ def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
                    spare_examples=list(spares or []))
 
 
+@dataclass(frozen=True)
+class JoinShift:
+    """A joined table whose every entity's periods are the source's own moved by `by` periods (`join_shift`)."""
+
+    by: int
+    entities: int
+    source_span: tuple[date, date]
+    joined_span: tuple[date, date]
+
+
+def join_shift(pack: CriteriaPack, index: int) -> JoinShift | None:
+    """Whether each entity the pack's join `index` matches has as many periods there as in the source, its first and
+    its last both moved by one number of periods, the same for at least 2 entities and fewer than the periods (trial
+    27: traffic dated 1971-85 beside costs of 1970-84, each year's figures read beside the year before's, silently).
+    Over every row of both tables; None otherwise."""
+    entity, period, scope = shapes.ENTITY, shapes.PERIOD, shapes.IN_SCOPE
+    unit = pack.grain.name
+
+    def spans(table: str, slug: str) -> str:
+        return (f"SELECT {slug} AS slug, min({period}) AS a, max({period}) AS b, count(DISTINCT {period}) AS n "
+                f"FROM {table} WHERE {scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL GROUP BY slug")
+
+    sql = f"""
+        WITH main AS ({spans(TYPED, shapes.slug_sql(entity))}), joined AS ({spans(join_rows(index), entity)}),
+             pairs AS (SELECT date_diff('{unit}', m.a, j.a) AS d, date_diff('{unit}', m.b, j.b) AS e, m.n = j.n AS same,
+                              m.n, m.a AS ma, m.b AS mb, j.a AS ja, j.b AS jb FROM main m JOIN joined j USING (slug))
+        SELECT count(*), count(DISTINCT d), min(d), bool_and(d = e AND same), min(n), min(ma), max(mb), min(ja),
+               max(jb) FROM pairs"""
+    with opened(pack) as (con, _):
+        pairs, shifts, by, alike, periods, ma, mb, ja, jb = _run(con, pack, sql, {}).row(0)
+    if pairs < 2 or shifts != 1 or not by or not alike or abs(by) >= periods:
+        return None
+    return JoinShift(by=int(by), entities=int(pairs), source_span=(ma, mb), joined_span=(ja, jb))
+
+
 def latest_by_period(pack: CriteriaPack, value: str, where: str, periods: list[date]) -> dict[date, Any]:
     """The greatest value of the SQL `value` over the main source's typed rows matching the SQL `where`, per period
     of `periods` (a period without such a row is left out): how far into each period the rows reach."""

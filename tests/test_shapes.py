@@ -896,6 +896,30 @@ def test_a_join_published_after_the_night_names_its_lag_not_the_inputs(tmp_path:
     assert check_pack(pack, date(1985, 4, 30), today=TODAY).problems == []
 
 
+def test_a_join_whose_every_entitys_years_are_the_sources_moved_by_one_is_warned_of(tmp_path: Path) -> None:
+    """Trial 27: traffic dated 1971-85 beside costs of 1970-84, every airline's years one later: each year's
+    figures read beside the year before's, and check said ok."""
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"],
+                 [[e, y, 10] for e in "abc" for y in range(2010, 2015)])
+    moved = _csv(tmp_path / "traffic.csv", ["id", "year", "output"],
+                 [[e, y + 1, 2] for e in "abc" for y in range(2010, 2015)])
+    source = {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+              "join": [{"table": "traffic", "path": moved, "entity_id": "id", "year_column": "year",
+                        "columns": ["output"]}]}
+    metrics = {"level_now": {"agg": "last", "column": "output"}}
+    report = check_pack(_pack(tmp_path, source, metrics), date(2016, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.join.0.year_column`")] == [
+        "key `source.join.0.year_column`: got 'year'; each of the 3 entities' joined years run 1 year later than its "
+        "own in the source (2011 to 2015 against 2010 to 2014), as many of them: each joined row is read beside the "
+        "source's row of its own year, so if its figures are of the year before (a year dated by its end, or by its "
+        "release), every one meets the wrong row: expected years that date the same figures as the source's, or "
+        "nothing to mend if the two tables cover these spans"]
+    _csv(tmp_path / "traffic.csv", ["id", "year", "output"], [[e, y, 2] for e in "abc" for y in range(2010, 2015)])
+    report = check_pack(_pack(tmp_path, source, metrics), date(2016, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.join.")], report.warnings
+
+
 def test_a_panel_joins_a_table_of_events_counted_by_entity_and_period(tmp_path: Path) -> None:
     """A joined table may be events: each period's events are counted beside the panel's row (a month without one,
     after an entity's first, counts 0), as known on as_of."""

@@ -533,6 +533,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             apart, fact = _ids_apart(pack, i)
             problems += apart
             joined_facts += fact
+            warnings += [] if pack.source.joins_by_entity_only[i] else _join_moved(pack, i)
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
     # a file dated by `known_at` is one row per entity: a tenth of it refused is the key's problem, not the data's
     many_duplicated = duplicated and duplicated > (UNPARSED_PERIODS if pack.source.known_at else MOSTLY_TEXT) * seen
@@ -1328,6 +1329,34 @@ def _join_periods_unparsed(pack: CriteriaPack, index: int, table: TableFacts, un
     return (f"key `{within}.period_format`: got {given} for column {joined.period_column!r}; {len(undated)} of the "
             f"joined table's {table.in_scope} rows have a period that does not parse (e.g. {values[0]!r}), each "
             f"quarantined{meets}: expected a strptime pattern naming how its dates are written{suggestion}")
+
+
+def _join_moved(pack: CriteriaPack, index: int) -> list[str]:
+    """A warning when every entity's joined periods are its source periods moved by a few (`join_shift`): each
+    joined row is read beside the source's row of its own period, which may not be the one its figures are of (a
+    year written as the one it ends in, a release dated by the next year). A warning: two tables may cover such
+    spans by nature."""
+    from resources.source import join_shift
+
+    shift = join_shift(pack, index)
+    if shift is None:
+        return []
+    joined = pack.source.join[index]
+    key, column = ("period_column", joined.period_column) if joined.period_column else \
+        ("year_column", joined.year_column)
+    grain, n = pack.grain, abs(shift.by)
+    later = f"{n} {grain.name if n == 1 else grain.plural} {'later' if shift.by > 0 else 'earlier'}"
+
+    def span(first: date, last: date) -> str:
+        return f"{grain.label(first)} to {grain.label(last)}"
+
+    return [f"key `source.join.{index}.{key}`: got {column!r}; each of the {shift.entities} entities' joined "
+            f"{grain.plural} run {later} than its own in the source ({span(*shift.joined_span)} against "
+            f"{span(*shift.source_span)}), as many of them: each joined row is read beside the source's row of its "
+            f"own {grain.name}, so if its figures are of the {grain.name} {'before' if shift.by > 0 else 'after'} (a "
+            f"{grain.name} dated by its end, or "
+            f"by its release), every one meets the wrong row: expected {grain.plural} that date the same figures as "
+            "the source's, or nothing to mend if the two tables cover these spans"]
 
 
 def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, counted: SourceFacts,

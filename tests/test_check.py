@@ -1725,6 +1725,24 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
                 if p.startswith("key `hard_filters")]
 
 
+def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:
+    """Trial 26: migrant stocks written `195,590` with no `thousands_separator` left only the stocks under 1,000
+    read, and beside the separator's problem check warned that `stock_now >= 10000` was "on another scale" than
+    "every candidate's stock_now within [17, 998]": the quarantine's values, said again as the bound's fault."""
+    rows = [[e, y, f"{1000 + 500 * k:,}" if k < 6 else 20 + k] for k, e in enumerate("abcdefghi") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "size", "metric": "level_now", "op": ">=", "value": 10000}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.thousands_separator`: not set"]
+    assert report.warnings == []
+    source["thousands_separator"] = ","  # read, the bound is the metric's own scale: no warning either
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert (report.problems, report.warnings) == ([], [])
+
+
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
     rows = [[e, f"2013-03-{1 + h // 24:02d}T{h % 24:02d}:00:00", "fog" if h == 0 else "clear"]

@@ -667,8 +667,15 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     year has (`1999 Q5`) are a typo in the rows, not a pattern to name (trial 25: told `'%b-%Y'`)."""
     src = pack.source
     values = written_periods(reasons)
-    example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
+    if src.period_column and values and not any(v.strip() for v in values):
+        # (trial 26: pitches of no timestamp were told a `period_format`, '%b-%Y' for Mar-2018: no pattern reads
+        # an empty cell)
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have it empty, no period written, "
+                f"each quarantined: expected their periods written in the source, or the rows kept out by "
+                f"`source.where: [{{column: {src.period_column}, not_in: ['']}}]`")
+    values = [v for v in values if v.strip()] or values  # (the empty among others: the others tell the pattern)
+    example = values[0] if values else "?"
     typos = [(v, said) for v in values if (said := no_such_period(v)) is not None]
     if src.period_column and values and len(typos) == len(values) and year_span_pattern(values) is None:
         # (`2012-13`, an academic year, is no month 13: `year_span_clause` names its pattern below)

@@ -2268,6 +2268,20 @@ def test_a_key_column_naming_each_entity_is_no_measure(tmp_path: Path) -> None:
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
 
 
+def test_a_key_column_of_entities_of_every_size_is_no_measure(tmp_path: Path) -> None:
+    """Trial 26: UN migrant stocks keyed `[category, area]` (Inbound and Outbound for each of 272 countries), the
+    Falklands' 19 beside Mexico's 10.6 million, were told that 'area' named a measure, to be read as `long`. Sizes
+    along a continuum are entities'; measures' stand in levels apart (the trial 20 test keeps that warning)."""
+    sizes = [20 * 1.6 ** i for i in range(30)]  # 20 to about 17 million, each a step of 1.6 times
+    rows = [[cat, f"c{i:02d}", y, size * (1.5 if cat == "in" else 1.0) * (1 + 0.01 * (y - 2000))]
+            for i, size in enumerate(sizes) for cat in ("in", "out") for y in range(2000, 2006)]
+    _csv(tmp_path / "m.csv", ["category", "area", "year", "level"], rows)
+    source = {"path": "m.csv", "entity_id": ["category", "area"], "entity_name": ["category", "area"],
+              "grain": "year", "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
 # ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
 
 def _spans(years: range) -> list[str]:

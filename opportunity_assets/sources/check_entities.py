@@ -8,6 +8,7 @@ of other entities beside them."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -221,7 +222,8 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
                 continue
             typical = {v: sorted(m)[len(m) // 2] for v, (m, _, _) in groups.items()}
             small, large = min(typical, key=typical.__getitem__), max(typical, key=typical.__getitem__)
-            if typical[large] < MEASURE_APART * typical[small] or groups[small][2] >= groups[large][1]:
+            if typical[large] < MEASURE_APART * typical[small] or groups[small][2] >= groups[large][1] \
+                    or not _clustered(sorted(typical.values())):
                 continue
             apart = 10 ** math.floor(math.log10(typical[large] / typical[small]))
             out.append(
@@ -232,6 +234,15 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
                 f"{{names: {key_column}, values: {column}}}` with `columns` naming the measures read, if so")
             break
     return out
+
+
+def _clustered(sizes: list[float]) -> bool:
+    """Whether ascending typical sizes fall into levels apart, as measures' do (indexes near 1, trade values in
+    millions), not along a continuum, as countries' do: the widest step between two neighbours spans at least half
+    the whole spread, in orders of magnitude (trial 26: migrants by `[category, area]`, 272 countries from the
+    Falklands' 19 to Mexico's 10.6 million, no step wider than a few times, were told 'area' named a measure)."""
+    steps = [math.log10(b / a) for a, b in itertools.pairwise(sizes)]
+    return bool(steps) and max(steps) >= 0.5 * math.log10(sizes[-1] / sizes[0])
 
 
 def _determined(parts: list[list[str]], k: int, width: int) -> bool:

@@ -381,6 +381,28 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "source has rows in"]
 
 
+def test_a_derived_input_over_a_window_too_few_fill_names_that_metrics_min_rows(tmp_path: Path) -> None:
+    """Trial 26: migrant stocks every 5 years, a growth over the latest stock and the one 5 to 9 years before (its
+    `min_rows` left at the window's 5); a few countries lacked the latest stock (empty cells), the rest the stock
+    before, and check named `required_inputs.1`, the gap lines being of two metrics, though the key to change was
+    the earlier stock's `min_rows`."""
+    rows = [[e, y, 10 + k if (e, y) != ("d", 2010) else ""] for k, e in enumerate("abcd") for y in range(2000, 2011, 5)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 4], "min_rows": 1},
+               "level_prev": {"agg": "last", "column": "level", "window": [5, 9]},
+               "growth": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    formula = {"components": [{"name": "growth", "expression": "growth", "direction": "higher_is_better",
+                               "range": [-0.5, 0.5], "weight": 1.0, "label": "growth", "unit": "percent"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["growth"], formula=formula)
+    assert _problems(pack, date(2011, 3, 31)) == [
+        "key `metrics.level_prev.min_rows`: got 5 (every period of its window, by default); no candidate has more "
+        "than 1 of the 5 years of level filled in 2001..2005 (perhaps a period no entity has rows in: a survey not "
+        "held that year, an extract's gap), so level_prev has no value for any of the 4 candidates scanned, so growth "
+        "has none either (`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: "
+        "1` or less, or a window over years the source fills"]
+
+
 def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:
     """Trial 15: `bounds: {f117: [0, 1]}` over the World Values Survey's answers from 1 to 10 (most of them 1)
     refused a minority of the cells, too few for the bounds' own judgment, but one in every country's survey year,

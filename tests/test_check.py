@@ -403,6 +403,28 @@ def test_a_derived_input_over_a_window_too_few_fill_names_that_metrics_min_rows(
         "1` or less, or a window over years the source fills"]
 
 
+def test_a_year_column_of_fiscal_years_names_the_pattern_that_reads_them(tmp_path: Path) -> None:
+    """Trial 26: years written `FY1990` under `year_column` were told "expected whole years ..., or `period_column`
+    with `period_format` for dates written otherwise", no pattern named; the pattern that reads them is named, and
+    with it the night reads them as the years they name."""
+    rows = [[e, f"FY{y}", 10 + k] for k, e in enumerate("abc") for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert _problems(pack, date(2016, 3, 31)) == [
+        "key `source.year_column`: got 'year'; 18 of the 18 rows the night reads hold no whole-number year from 1 to "
+        "2999 in it (e.g. 'FY2010'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column: year` with a `period_format`; 'FY%Y' parses them"]
+    # with no night given, none being dated: the latest night cannot be told, and the column is named so
+    assert check_pack(pack, today=TODAY).problems == [
+        "key `source.year_column`: got 'year'; its values are not whole years (e.g. ['FY2010', 'FY2011', 'FY2012']): "
+        "expected whole years such as 1963 or 1963.0, or `period_column: year` with a `period_format`; 'FY%Y' "
+        "parses them"]
+    del source["year_column"]
+    read = _pack(tmp_path, {**source, "period_column": "year", "period_format": "FY%Y"}, _LEVELS)
+    assert _problems(read, date(2016, 3, 31)) == []
+
+
 def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:
     """Trial 15: `bounds: {f117: [0, 1]}` over the World Values Survey's answers from 1 to 10 (most of them 1)
     refused a minority of the cells, too few for the bounds' own judgment, but one in every country's survey year,

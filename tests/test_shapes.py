@@ -524,7 +524,10 @@ def test_source_columns_may_share_names_with_metrics_and_internal_words(tmp_path
 
 
 @pytest.mark.parametrize(("source", "metrics", "message"), [
-    ({"columns": ["period"]}, {}, "key `source.columns`: got 'period'; expected a name other than"),
+    ({"columns": ["level", "period"]}, {}, "key `source.columns.1`: got 'period'; expected a name other than"),
+    ({"shape": "events", "period_column": "year", "columns": ["level", "period"],
+      "aggregates": {"level": {"agg": "count"}, "period": {"agg": "sum", "column": "level"}}}, {},
+     "key `source.aggregates.period`: got 'period'; expected a name other than"),
     ({"entity_id": "__row"}, {}, "key `source.columns`: got '__row'; expected a column name that does not start"),
     ({}, {"entity_name": {"agg": "last", "column": "level"}}, "key `metrics.entity_name`"),
 ])

@@ -533,7 +533,10 @@ class CriteriaPack(_Spec):
                 raise _KeyProblem("next_action", shown, "plain `{name}` or `{metric}` placeholders (numbers are "
                                   "formatted by code)")
             if field != "name" and field not in metrics:
-                close = difflib.get_close_matches(field, sorted(metrics), n=1)
+                # `{name}` among the choices, case aside first (trial 26: `{Name}` was offered nothing)
+                choices = ["name", *sorted(metrics)]
+                close = [c for c in choices if c.lower() == field.lower()] or \
+                    difflib.get_close_matches(field, choices, n=1)
                 raise _KeyProblem("next_action", "{" + field + "}", f"`{{name}}` or a metric's name: `{field}` is no "
                                   f"metric of the pack ({', '.join(sorted(metrics))})"
                                   + (f"; did you mean `{{{close[0]}}}`?" if close else ""))

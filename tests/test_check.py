@@ -405,6 +405,50 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "source has rows in"]
 
 
+def test_a_derived_input_over_a_window_too_few_fill_names_that_metrics_min_rows(tmp_path: Path) -> None:
+    """Trial 26: migrant stocks every 5 years, a growth over the latest stock and the one 5 to 9 years before (its
+    `min_rows` left at the window's 5); a few countries lacked the latest stock (empty cells), the rest the stock
+    before, and check named `required_inputs.1`, the gap lines being of two metrics, though the key to change was
+    the earlier stock's `min_rows`."""
+    rows = [[e, y, 10 + k if (e, y) != ("d", 2010) else ""] for k, e in enumerate("abcd") for y in range(2000, 2011, 5)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 4], "min_rows": 1},
+               "level_prev": {"agg": "last", "column": "level", "window": [5, 9]},
+               "growth": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    formula = {"components": [{"name": "growth", "expression": "growth", "direction": "higher_is_better",
+                               "range": [-0.5, 0.5], "weight": 1.0, "label": "growth", "unit": "percent"}]}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["growth"], formula=formula)
+    assert _problems(pack, date(2011, 3, 31)) == [
+        "key `metrics.level_prev.min_rows`: got 5 (every period of its window, by default); no candidate has more "
+        "than 1 of the 5 years of level filled in 2001..2005 (perhaps a period no entity has rows in: a survey not "
+        "held that year, an extract's gap), so level_prev has no value for any of the 4 candidates scanned, so growth "
+        "has none either (`required_inputs.0`: each going on would be archived as a data gap): expected `min_rows: "
+        "1` or less, or a window over years the source fills"]
+
+
+def test_a_year_column_of_fiscal_years_names_the_pattern_that_reads_them(tmp_path: Path) -> None:
+    """Trial 26: years written `FY1990` under `year_column` were told "expected whole years ..., or `period_column`
+    with `period_format` for dates written otherwise", no pattern named; the pattern that reads them is named, and
+    with it the night reads them as the years they name."""
+    rows = [[e, f"FY{y}", 10 + k] for k, e in enumerate("abc") for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert _problems(pack, date(2016, 3, 31)) == [
+        "key `source.year_column`: got 'year'; 18 of the 18 rows the night reads hold no whole-number year from 1 to "
+        "2999 in it (e.g. 'FY2010'): expected the column of each row's year (2009, or 2009.0), or "
+        "`source.period_column: year` with a `period_format`; 'FY%Y' parses them"]
+    # with no night given, none being dated: the latest night cannot be told, and the column is named so
+    assert check_pack(pack, today=TODAY).problems == [
+        "key `source.year_column`: got 'year'; its values are not whole years (e.g. ['FY2010', 'FY2011', 'FY2012']): "
+        "expected whole years such as 1963 or 1963.0, or `period_column: year` with a `period_format`; 'FY%Y' "
+        "parses them"]
+    del source["year_column"]
+    read = _pack(tmp_path, {**source, "period_column": "year", "period_format": "FY%Y"}, _LEVELS)
+    assert _problems(read, date(2016, 3, 31)) == []
+
+
 def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_input(tmp_path: Path) -> None:
     """Trial 15: `bounds: {f117: [0, 1]}` over the World Values Survey's answers from 1 to 10 (most of them 1)
     refused a minority of the cells, too few for the bounds' own judgment, but one in every country's survey year,
@@ -1763,6 +1807,24 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
                 if p.startswith("key `hard_filters")]
 
 
+def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:
+    """Trial 26: migrant stocks written `195,590` with no `thousands_separator` left only the stocks under 1,000
+    read, and beside the separator's problem check warned that `stock_now >= 10000` was "on another scale" than
+    "every candidate's stock_now within [17, 998]": the quarantine's values, said again as the bound's fault."""
+    rows = [[e, y, f"{1000 + 500 * k:,}" if k < 6 else 20 + k] for k, e in enumerate("abcdefghi") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "size", "metric": "level_now", "op": ">=", "value": 10000}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert [p.split(";")[0] for p in report.problems] == ["key `source.thousands_separator`: not set"]
+    assert report.warnings == []
+    source["thousands_separator"] = ","  # read, the bound is the metric's own scale: no warning either
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert (report.problems, report.warnings) == ([], [])
+
+
 def _foggy(tmp_path: Path, share_range: list[float]) -> Any:
     """Three airports' hours in March 2013, one foggy hour in 200 (`foggy`, an events share), scored by a range."""
     rows = [[e, f"2013-03-{1 + h // 24:02d}T{h % 24:02d}:00:00", "fog" if h == 0 else "clear"]
@@ -2286,6 +2348,39 @@ def test_a_key_column_naming_each_entity_is_no_measure(tmp_path: Path) -> None:
               "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
     warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
+def test_a_key_column_of_entities_of_every_size_is_no_measure(tmp_path: Path) -> None:
+    """Trial 26: UN migrant stocks keyed `[category, area]` (Inbound and Outbound for each of 272 countries), the
+    Falklands' 19 beside Mexico's 10.6 million, were told that 'area' named a measure, to be read as `long`. Sizes
+    along a continuum are entities'; measures' stand in levels apart (the trial 20 test keeps that warning)."""
+    sizes = [20 * 1.6 ** i for i in range(30)]  # 20 to about 17 million, each a step of 1.6 times
+    rows = [[cat, f"c{i:02d}", y, size * (1.5 if cat == "in" else 1.0) * (1 + 0.01 * (y - 2000))]
+            for i, size in enumerate(sizes) for cat in ("in", "out") for y in range(2000, 2006)]
+    _csv(tmp_path / "m.csv", ["category", "area", "year", "level"], rows)
+    source = {"path": "m.csv", "entity_id": ["category", "area"], "entity_name": ["category", "area"],
+              "grain": "year", "year_column": "year", "columns": ["level"], "publication_lag_days": 30}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2006, 3, 31), today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
+def test_an_entity_renamed_mid_history_by_a_space_is_a_warning_naming_the_key(tmp_path: Path) -> None:
+    """Trial 26: UN migrant stocks wrote `Viet Nam` to 2005 and `Vietnam` from 2010; check said ok, and the two
+    read as two entities, the first with no value on any night after 2005, the second none on a night before 2010.
+    Keys spelt apart in their case alone share an id and the scan says so; these ids differ, and check names it."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("Viet Nam", range(2000, 2006)),
+                                                         ("Vietnam", range(2006, 2011)),
+                                                         ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
+            for y in years]
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key differs from another only in spaces, punctuation or case, "
+        "its rows beginning after the other's end (e.g. 'Viet Nam' to 2005, 'Vietnam' from 2006): each read "
+        "as an entity of its own with part of the history, no window reaching across the change: expected one "
+        "spelling in the source (a DuckDB `query` can `replace` one with the other), if each is one entity "
+        "renamed"], warnings
 
 
 # ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------

@@ -115,6 +115,9 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `next_action`", "{mayor}", "`mayor` is no metric of the pack"]),
     ("next_action_misspelt_metric", {"next_action": "Price rentals near {median_3} in {name}."},
      ["key `next_action`", "{median_3}", "is no metric of the pack", "did you mean `{median_3m}`?"]),
+    # trial 26: `{Name}` was offered no `{name}`
+    ("next_action_name_in_another_case", {"next_action": "Call the mayor of {Name}."},
+     ["key `next_action`", "{Name}", "did you mean `{name}`?"]),
     ("window_beyond_the_kept_history", {"metrics.sales_3m_prev.window": [1190, 1192]},
      ["key `metrics.sales_3m_prev.window`", "[1190, 1192]", "at most 1175 periods back", "at most 1200 periods"]),
     ("required_input_unknown", {"required_inputs.0": "sales_1m"},

@@ -568,7 +568,10 @@ def test_source_columns_may_share_names_with_metrics_and_internal_words(tmp_path
 
 
 @pytest.mark.parametrize(("source", "metrics", "message"), [
-    ({"columns": ["period"]}, {}, "key `source.columns`: got 'period'; expected a name other than"),
+    ({"columns": ["level", "period"]}, {}, "key `source.columns.1`: got 'period'; expected a name other than"),
+    ({"shape": "events", "period_column": "year", "columns": ["level", "period"],
+      "aggregates": {"level": {"agg": "count"}, "period": {"agg": "sum", "column": "level"}}}, {},
+     "key `source.aggregates.period`: got 'period'; expected a name other than"),
     ({"entity_id": "__row"}, {}, "key `source.columns`: got '__row'; expected a column name that does not start"),
     ({}, {"entity_name": {"agg": "last", "column": "level"}}, "key `metrics.entity_name`"),
 ])
@@ -1147,6 +1150,22 @@ def test_rows_of_an_empty_period_name_the_where_that_keeps_them_out(tmp_path: Pa
            "them in the source" in facts, facts
     kept_out = _pack(tmp_path, {**source, "where": [{"column": "day", "not_in": [""]}]}, _LEVELS)
     assert read_snapshot(kept_out, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+
+def test_rows_of_an_empty_period_in_every_entity_name_the_period_column_not_a_pattern(tmp_path: Path) -> None:
+    """Trial 26: a timestamp left empty in one pitch of fifty, in every pitch type, left every metric unknown, and
+    check's problem named `source.period_format`, "expected a strptime pattern ... (e.g. '%b-%Y' for Mar-2018)":
+    no pattern reads an empty cell. It names the column, and the `where` that keeps such rows out."""
+    rows = [[e, f"2018-{m:02d}-15", m] for e in "ab" for m in range(1, 7)] + [["a", "", 7], ["b", "", 7]]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "level"], rows), "period_column": "day",
+              "columns": ["level"], "publication_lag_days": 0}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).problems
+    assert problems == [
+        "key `source.period_column`: got 'day'; 2 of the 14 rows the night reads have it empty, no period written, "
+        "each quarantined: expected their periods written in the source, or the rows kept out by `source.where: "
+        "[{column: day, not_in: ['']}]`"]
+    kept_out = _pack(tmp_path, {**source, "where": [{"column": "day", "not_in": [""]}]}, _LEVELS)
+    assert check_pack(kept_out, as_of=date(2018, 7, 31), today=TODAY).problems == []
 
 
 def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_that_reads_both(

@@ -67,6 +67,8 @@ class ScanReport:
     unscored_capped: int = 0
     """Candidates the cap cut with no preliminary score (a required input missing or undefined, a formula component
     undefined): placed last by `caps.order_by: score`, and the cap's note names them with why."""
+    shared_id_sets: int = 0
+    """Sets of entity keys that share a candidate id: the number the scan's note on many of them writes."""
     shared_ids: dict[str, int] = dataclasses.field(default_factory=dict)
     """Per entity key that shares its candidate id's slug with another (`Austin` and `AUSTIN`), its rows: the numbers
     the scan's note on them writes, held here so that the brief's run summary writes only stored numbers."""
@@ -92,7 +94,7 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
         wanted = [k for keys in shared.values() for k in keys]
         rows = dict(history.filter(pl.col("entity_id").is_in(wanted)).group_by("entity_id").len().iter_rows())
     ids: dict[str, str] = {}
-    notes = []
+    spelled_sets = []
     used = set(groups)
     for slug, keys in groups.items():
         ranked = sorted(keys, key=lambda k: (-rows.get(k, 0), k))
@@ -105,10 +107,28 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
             ids[key] = cid
         if len(ranked) > 1:
             # quoted, not repr'd: repr doubles markdown's escape (`'oil\\_brent'`, read as a backslash and a `_`)
-            spelled = ", ".join(f"'{markdown(clean(k))}' ({rows.get(k, 0)} rows, {ids[k]})" for k in ranked)
-            notes.append(f"entity keys {spelled} share an id: read as {len(ranked)} entities (if they are one, the "
-                         "source should spell it one way)")
-    return ids, notes, {key: rows.get(key, 0) for keys in shared.values() for key in keys}
+            spelled_sets.append(", ".join(f"'{markdown(clean(k))}' ({rows.get(k, 0)} rows, {ids[k]})"
+                                          for k in ranked))
+    return ids, _spelling_notes(spelled_sets, shared), {key: rows.get(key, 0) for keys in shared.values()
+                                                         for key in keys}
+
+
+SPELLING_NOTES = 3
+"""Sets of entity keys sharing an id said one by one; more are one note with the first few (a column whose case
+changed in one year, `INBOUND` for `Inbound`, spells every entity two ways: 504 notes stopped the brief at its word
+limit and filled check's output)."""
+
+
+def _spelling_notes(spelled_sets: list[str], shared: dict[str, list[str]]) -> list[str]:
+    """The scan's notes on keys sharing an id: one per set, or, beyond `SPELLING_NOTES` sets, one for them all,
+    naming how many (the scan report's `shared_id_sets`, a stored number) and the first few."""
+    if len(spelled_sets) <= SPELLING_NOTES:
+        return [f"entity keys {spelled} share an id: read as {len(keys)} entities (if they are one, the source "
+                "should spell it one way)" for spelled, keys in zip(spelled_sets, shared.values(), strict=True)]
+    first = "; ".join(spelled_sets[:SPELLING_NOTES])
+    return [f"entity keys share an id in {len(spelled_sets)} sets, each key read as an entity of its own (e.g. "
+            f"{first}; and others): if each set is one entity, the source should spell it one way (a column whose "
+            "case or spelling changed mid-history?)"]
 
 
 def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: date | None,
@@ -485,5 +505,6 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         unclear=sum(FilterResult.UNCLEAR in c.filters.values() for c in passing),
         flagged_past_cap=len(extra), flagged_capped=len(over), best_capped_score=best_cut,
         failed_by_filter=dict(failing), unscored_capped=len(unscored), shared_ids=shared_ids,
+        shared_id_sets=len({candidate_id(k) for k in shared_ids}),
     )
     return candidates, report

@@ -36,6 +36,7 @@ from opportunity_assets.sources.check_cells import (
     wide_columns_of_text,
 )
 from opportunity_assets.sources.check_entities import (
+    ids_renamed,
     ids_zero_padded,
     measure_in_key,
     names_changing,
@@ -611,7 +612,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + (names_changing(pack, per) or names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
-        + measure_in_key(pack, snapshot.history)
+        + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
     warnings += zoned_elsewhere(pack) + stale
@@ -669,8 +670,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                         "every metric unknown on every night, as it may lie in any window)")
         otherwise = None
     if any(_QUARANTINING_KEYS.match(p) for p in problems):
-        # the rows that problem refuses are what flags the candidates past the cap: the same cause, again
-        warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`")]
+        # the rows that problem refuses are what flags the candidates past the cap: the same cause, again; and the
+        # units of bounds and ranges are judged over the values it left (trial 26: grouped thousands unread, a
+        # filter `>= 10000` was told "every candidate's stock lies within [17, 998]": the values under 1,000)
+        warnings = [w for w in warnings if not w.startswith(("key `caps.max_flagged`", *_JUDGED_OVER_VALUES))]
     if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
         # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
         warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
@@ -995,6 +998,9 @@ def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: l
             f"`{within}.where` keeping one series, or each row once (a period sent twice?)")
 
 
+_JUDGED_OVER_VALUES = ("key `hard_filters.", "key `formula.components.", "key `red_flags.")
+"""Pack keys whose warnings judge a unit or a scale over the candidates' values: said again, wrongly, by values a
+quarantining problem left (the few it did not refuse)."""
 _QUARANTINING_KEYS = re.compile(r"key `source\.(?:join\.\d+\.)?(?:" + "|".join((
     "bounds", "period_format", "period_column", "year_column", "month_column", "day_column", "quarter_column",
     "week_column", "columns", "aggregates",

@@ -233,8 +233,12 @@ def not_years(pack: CriteriaPack, within: str) -> str:
                 return (f"key `{within}.{key}`: got {column!r}; no row's {year} and {column} make a date (e.g. "
                         f"{column} {unparsed[column][:3]}): expected whole {wanted}, or `period_column` with "
                         "`period_format` for dates written otherwise")
+    # (trial 26: `FY1990` was told `period_format` with no pattern; the README's promise is to name one that reads)
+    pattern = suggested_pattern(years) if years else ""
+    then = f", or `period_column: {year}` with a `period_format`{pattern}" if pattern else \
+        ", or `period_column` with `period_format` for dates written otherwise"
     return (f"key `{within}.year_column`: got {year!r}; its values are not whole years (e.g. {years[:3]}): expected "
-            "whole years such as 1963 or 1963.0, or `period_column` with `period_format` for dates written otherwise")
+            f"whole years such as 1963 or 1963.0{then}")
 
 
 _YEARS = f"{FIRST_YEAR} to {LAST_YEAR}"
@@ -671,8 +675,15 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     year has (`1999 Q5`) are a typo in the rows, not a pattern to name (trial 25: told `'%b-%Y'`)."""
     src = pack.source
     values = written_periods(reasons)
-    example = values[0] if values else "?"
     many = f"{len(reasons)} of the {seen} rows the night reads"
+    if src.period_column and values and not any(v.strip() for v in values):
+        # (trial 26: pitches of no timestamp were told a `period_format`, '%b-%Y' for Mar-2018: no pattern reads
+        # an empty cell)
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have it empty, no period written, "
+                f"each quarantined: expected their periods written in the source, or the rows kept out by "
+                f"`source.where: [{{column: {src.period_column}, not_in: ['']}}]`")
+    values = [v for v in values if v.strip()] or values  # (the empty among others: the others tell the pattern)
+    example = values[0] if values else "?"
     typos = [(v, said) for v in values if (said := no_such_period(v)) is not None]
     if src.period_column and values and len(typos) == len(values) and year_span_pattern(values) is None:
         # (`2012-13`, an academic year, is no month 13: `year_span_clause` names its pattern below)
@@ -729,9 +740,12 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                     f"{key.removesuffix('_column')} {example!r}): expected the columns of each row's year (2009) and "
                     f"{what}, or `source.period_column` naming a column of dates")
     if src.month_column is None:
+        # (`FY2015` in every row: the pattern that reads them, as for a period column; not for a few among years)
+        pattern = suggested_pattern(values) if len(reasons) == seen else ""
+        dates = f"`source.period_column: {src.year_column}` with a `period_format`{pattern}" if pattern else \
+            "`source.period_column` naming a column of dates"
         return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year from {_YEARS} "
-                f"in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or "
-                "`source.period_column` naming a column of dates")
+                f"in it (e.g. {example!r}): expected the column of each row's year (2009, or 2009.0), or {dates}")
     if src.day_column is not None:
         return (f"key `source.year_column`: got {src.year_column!r}, `source.month_column` {src.month_column!r} and "
                 f"`source.day_column` {src.day_column!r}; {many} hold no whole-number year ({_YEARS}), month "

@@ -709,9 +709,10 @@ class SourceSpec(_Spec):
         if not self.columns:
             raise _problem("columns", [], "at least one numeric column")
         key = "aggregates" if self.shape == "events" else "columns"
-        for name in self.columns:
+        for n, name in enumerate(self.columns):  # the name's own key (trial 26: `source.aggregates` for one of four)
             if name in RESERVED:
-                raise _problem(key, name, f"a name other than {list(RESERVED)} (each history row has those); "
+                raise _problem(f"aggregates.{name}" if self.shape == "events" else f"columns.{n}", name,
+                               f"a name other than {list(RESERVED)} (each history row has those); "
                                "rename the column in the source or, for events, the aggregate")
         for name in self.read_columns:
             if name.startswith("__"):

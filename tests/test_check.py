@@ -307,49 +307,32 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 
-def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path) -> None:
+@pytest.mark.parametrize("through", [False, True])
+def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_path: Path, through: bool) -> None:
     """Trial 6: `growth_2q: {expression: "arrivals_2q / (arrivals_2q_prev - arrivals_2q_prev) - 1"}`, a required
     input: check said ok ("metrics with gaps: growth_2q (4 entities)") and the night archived every candidate as a
-    data gap. The formula's own component was checked so; a derived metric it reads was not."""
+    data gap. The formula's own component was checked so; a derived metric it reads was not. Trial 27 (`through`):
+    `unit_cost: cost_1y / (output_1y - output_1y)`, read only by `unit_cost_change`, a required input and a filter's
+    metric, said ok too."""
     rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
               "year_column": "year", "columns": ["level", "miles"]}
     metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
                "rate": {"expression": "level_now / (miles_now - miles_now)", "unit": "number"}}
-    formula = {"components": [{"name": "rate", "expression": "rate", "direction": "higher_is_better",
+    read, extra = "rate", {}
+    if through:
+        metrics["rate_up"] = {"expression": "rate - 1", "unit": "number"}
+        read, extra = "rate_up", {"hard_filters": [{"name": "up", "metric": "rate_up", "op": ">=", "value": -5}]}
+    formula = {"components": [{"name": "rate", "expression": read, "direction": "higher_is_better",
                                "range": [0, 1], "weight": 1.0, "label": "rate"}]}
-    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
+    pack = _pack(tmp_path, source, metrics, required_inputs=[read], formula=formula, **extra)
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any of the 3 "
         "candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
         "miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
         "expression with a value for them"]
     metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
-    pack = _pack(tmp_path, source, metrics, required_inputs=["rate"], formula=formula)
-    assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
-
-
-def test_a_derived_metric_read_through_another_that_divides_by_zero_for_every_candidate_is_a_problem(
-        tmp_path: Path) -> None:
-    """Trial 27: `unit_cost: cost_1y / (output_1y - output_1y)`, read only by `unit_cost_change`, a required input
-    and a filter's metric: check said ok and the night archived every airline as a data gap."""
-    rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
-    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
-              "year_column": "year", "columns": ["level", "miles"]}
-    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
-               "rate": {"expression": "level_now / (miles_now - miles_now)", "unit": "number"},
-               "rate_up": {"expression": "rate - 1", "unit": "number"}}
-    formula = {"components": [{"name": "rate", "expression": "rate_up", "direction": "higher_is_better",
-                               "range": [0, 1], "weight": 1.0, "label": "rate"}]}
-    filters = [{"name": "up", "metric": "rate_up", "op": ">=", "value": -5}]
-    pack = _pack(tmp_path, source, metrics, required_inputs=["rate_up"], formula=formula, hard_filters=filters)
-    assert _problems(pack, date(2018, 3, 31)) == [
-        "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any of the 3 "
-        "candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
-        "miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
-        "expression with a value for them"]
-    metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
-    pack = _pack(tmp_path, source, metrics, required_inputs=["rate_up"], formula=formula, hard_filters=filters)
+    pack = _pack(tmp_path, source, metrics, required_inputs=[read], formula=formula, **extra)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
 
 

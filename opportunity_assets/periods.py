@@ -42,6 +42,10 @@ class Grain:
     def plural(self) -> str:
         return f"{self.name}s"
 
+    def count(self, n: int) -> str:
+        """`n` periods in words: "1 week", "3 weeks"."""
+        return f"{n} {self.name if n == 1 else self.plural}"
+
     def start(self, day: date) -> date:
         """The first day of the period holding `day`."""
         if self.name == "day":

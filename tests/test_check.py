@@ -350,7 +350,7 @@ def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_probl
     pack = _pack(tmp_path, source, metrics, required_inputs=["rate", "level_now"], formula=formula)
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `required_inputs.0`: got 'rate'; it has no value for any of the 3 candidates scanned (cases_now: 0 of 1 "
-        "years of cases filled in 2017; needs 1), so each going on would be archived as a data gap: expected a metric "
+        "year of cases filled in 2017; needs 1), so each going on would be archived as a data gap: expected a metric "
         "the night's rows fill (a column with figures in its window)"]
     hard_filters = [{"name": "enough", "metric": "cases_now", "op": ">=", "value": 0}]
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now"], hard_filters=hard_filters,
@@ -358,7 +358,7 @@ def test_a_required_input_or_a_filters_metric_no_entity_fills_tonight_is_a_probl
                                                      "range": [0, 100]}]})
     assert _problems(pack, date(2018, 3, 31)) == [
         "key `hard_filters.0.metric`: got 'cases_now'; it has no value for any of the 3 candidates scanned (cases_now: "
-        "0 of 1 years of cases filled in 2017; needs 1), so the filter is UNCLEAR for each, and none is refused or "
+        "0 of 1 year of cases filled in 2017; needs 1), so the filter is UNCLEAR for each, and none is refused or "
         "passed by it: expected a metric the night's rows fill (a column with figures in its window)"]
     assert check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems == []  # 2016's cases are filled
 
@@ -1037,6 +1037,8 @@ def test_an_early_night_is_one_line_naming_every_window_past_the_history_and_the
         "for the pack, whose windows need 15 months published, from 2001-04-30 on if the history goes on as it has"]
     (line,) = _problems(pack, date(2001, 3, 31))
     assert line.endswith("from 2001-04-30 on if the history goes on as it has"), line
+    (line,) = _problems(pack, date(2000, 3, 1))  # the first night with data: one month, said as one
+    assert "on 2000-03-01 no entity has more than 1 month published (windows count months," in line, line
     assert check_pack(pack, as_of=date(2001, 4, 30), today=TODAY).problems == []
 
 
@@ -1938,7 +1940,7 @@ def test_latest_cells_that_are_no_numbers_are_named_as_the_inputs_cause(tmp_path
                "climb": {"expression": "level_before - level_now"}}
     assert _problems(_pack(tmp_path, source, metrics, required_inputs=["climb", "level_now"]), date(2018, 3, 31)) == [
         "key `required_inputs.1`: got 'level_now'; it has no value for any of the 6 candidates scanned (level_now: 0 "
-        "of 1 years of level filled in 2017; needs 1), so each going on would be archived as a data gap: expected the "
+        "of 1 year of level filled in 2017; needs 1), so each going on would be archived as a data gap: expected the "
         "source's rows mended: cells of level in the window of 2 of the 6 candidates (the others have no figure there "
         "either) are quarantined (level not a number; `check` lists them under 'quarantined for'), not a metric in "
         "error"]

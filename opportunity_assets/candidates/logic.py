@@ -147,7 +147,7 @@ def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], anchor: da
         return f"{metric}: no rows in {label}"
     filled = sum(1 for row in rows_in_window(rows, spec.window) if row.get(spec.value_column) is not None)
     length = spec.window[1] - spec.window[0] + 1
-    return f"{metric}: {filled} of {length} {pack.grain.plural} of {spec.column} filled in {label}; " \
+    return f"{metric}: {filled} of {pack.grain.count(length)} of {spec.column} filled in {label}; " \
            f"needs {spec.required_rows}"
 
 

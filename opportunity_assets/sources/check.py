@@ -781,7 +781,7 @@ def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tupl
     grain = pack.grain
     (name, spec), *more = beyond
     line = (f"key `metrics.{name}.window`: got {list(spec.window)}; expected a window within the source's history: "
-            f"on {night} no entity has more than {reach + 1} {grain.plural} published (windows count "
+            f"on {night} no entity has more than {grain.count(reach + 1)} published (windows count "
             f"{grain.plural}, `source.grain`)")
     if not more:
         return line
@@ -801,19 +801,20 @@ def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[s
     outcome = pack.outcome
     if outcome is None:
         return []
-    plural, held = pack.grain.plural, reach + 1
+    grain, plural, held = pack.grain, pack.grain.plural, reach + 1
     if outcome.window_periods <= held < outcome.window_periods + outcome.horizon_periods:
         # (trial 21: 200 weeks on 62 weeks of bookings said ok) the later window lies past every night's data
         return [f"key `outcome.horizon_periods`: got {outcome.horizon_periods}; on {night} no entity has more than "
-                f"{held} {plural} published, so no night's outcome, its {outcome.window_periods} {plural} ending "
-                f"{outcome.horizon_periods} {plural} after the night's latest, can be measured within them (each a "
-                f"gap in the backtest): expected a horizon of at most {held - outcome.window_periods} {plural} "
+                f"{grain.count(held)} published, so no night's outcome, its {grain.count(outcome.window_periods)} "
+                f"ending {grain.count(outcome.horizon_periods)} after the night's latest, can be measured within them "
+                f"(each a gap in the backtest): expected a horizon of at most "
+                f"{grain.count(held - outcome.window_periods)} "
                 "(it counts `source.grain`'s periods), or a longer history"]
     if outcome.window_periods <= held:
         return []
     return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "
-            f"{reach + 1} {plural} published, so no outcome of this night or an earlier one can be measured (each a "
-            f"gap in the backtest): expected a window within the source's history (it counts {plural}, "
+            f"{grain.count(reach + 1)} published, so no outcome of this night or an earlier one can be measured "
+            f"(each a gap in the backtest): expected a window within the source's history (it counts {plural}, "
             "`source.grain`)"]
 
 

@@ -2006,7 +2006,11 @@ def test_a_time_zone_reads_every_moment_by_that_zones_days_whatever_the_format(t
     ("Australia/Melborne", "key `source.time_zone`: got 'Australia/Melborne'; expected an IANA time zone name, "
                            "'Australia/Melbourne' or 'UTC' (did you mean 'Australia/Melbourne'?)"),
     ("australia/melbourne", "(did you mean 'Australia/Melbourne'?)"),
-    ("AEST", "key `source.time_zone`: got 'AEST'; expected an IANA time zone name, 'Australia/Melbourne' or 'UTC'"),
+    ("AEST", "key `source.time_zone`: got 'AEST'; expected an IANA time zone name, 'Australia/Melbourne' or 'UTC' "
+             "('AEST' is an abbreviation, of a clock's standard or summer time: 'Australia/Sydney' keeps Australian "
+             "Eastern time (Brisbane: 'Australia/Brisbane', no summer time), both seasons)"),
+    ("PST", "('PST' is an abbreviation, of a clock's standard or summer time: 'America/Los_Angeles' keeps US Pacific "
+            "time, both seasons)"),
     # trial 22: Minneapolis names no zone, and 'America/Indianapolis', offered as its spelling, keeps another clock
     ("America/Minneapolis", "key `source.time_zone`: got 'America/Minneapolis'; expected an IANA time zone name, "
                             "'Australia/Melbourne' or 'UTC' (no zone is named after 'Minneapolis': a zone is named "

@@ -557,7 +557,9 @@ class SourceSpec(_Spec):
             return written
         close = _closest_zone(written, zones)
         city = written.rpartition("/")[2]
-        hint = f" (did you mean {close!r}?)" if close else (
+        clock = _ABBREVIATED.get(written.upper())  # before a spelling close to it ('EST' for 'AEST': another clock)
+        hint = (f" ({written!r} is an abbreviation, of a clock's standard or summer time: {clock[0]!r} keeps "
+                f"{clock[1]}, both seasons)") if clock else f" (did you mean {close!r}?)" if close else (
             f" (no zone is named after {city!r}: a zone is named after one city of those that keep its clock, as "
             "'America/Chicago' names the US Central time)" if "/" in written else "")
         raise _problem("time_zone", value, f"an IANA time zone name, 'Australia/Melbourne' or 'UTC'{hint}")
@@ -1030,6 +1032,23 @@ def _zone_names() -> frozenset[str]:
     import zoneinfo
 
     return frozenset(zoneinfo.available_timezones())
+
+
+_ABBREVIATED = {
+    **dict.fromkeys(("PST", "PDT"), ("America/Los_Angeles", "US Pacific time")),
+    **dict.fromkeys(("CST", "CDT"), ("America/Chicago", "US Central time")),
+    "EDT": ("America/New_York", "US Eastern time"), "MDT": ("America/Denver", "US Mountain time"),
+    **dict.fromkeys(("AKST", "AKDT"), ("America/Anchorage", "Alaska time")),
+    **dict.fromkeys(("AEST", "AEDT"), ("Australia/Sydney", "Australian Eastern time (Brisbane: "
+                                                           "'Australia/Brisbane', no summer time)")),
+    **dict.fromkeys(("ACST", "ACDT"), ("Australia/Adelaide", "Australian Central time")),
+    "AWST": ("Australia/Perth", "Australian Western time"), "BST": ("Europe/London", "UK time"),
+    "CEST": ("Europe/Paris", "Central European time"), "JST": ("Asia/Tokyo", "Japan time"),
+    **dict.fromkeys(("NZST", "NZDT"), ("Pacific/Auckland", "New Zealand time")),
+}
+"""Time-zone abbreviations that name no zone of the database (trial 26: `time_zone: PST` was offered none), with
+the zone that keeps that clock. An abbreviation is one season's name: the zone is both seasons'. `EST` and `MST`
+are zones of the database (fixed offsets, no summer time), so they are taken as written."""
 
 
 def _closest_zone(written: str, zones: frozenset[str]) -> str | None:

@@ -601,6 +601,15 @@ class CriteriaPack(_Spec):
             return [name]
         return list(dict.fromkeys(m for used in sorted(spec.parsed.names) for m in self.base_metrics(used)))
 
+    def derived_metrics(self, name: str) -> list[str]:
+        """The derived metrics a metric is or rests on: itself if derived, and those its expression reads, all the
+        way down (`base_metrics`' counterpart)."""
+        spec = self.metrics[name]
+        if spec.agg != "derived":
+            return []
+        return list(dict.fromkeys([name, *(m for used in sorted(spec.parsed.names) if used in self.metrics
+                                           for m in self.derived_metrics(used))]))
+
     @property
     def columns(self) -> list[str]:
         """The panel's value columns (the source's and its joins'): what metrics, identities and checks read."""

@@ -637,10 +637,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
     if not any(periods_read.match(p) for p in problems) and (  # (periods misread: empty ones are that, again)
             ended := figures_ended(pack, night, snapshot.history, snapshot.quarantined)) is not None:
-        problems = [ended, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
+        problems = [ended, *(p for p in problems if not p.startswith(_READING_KEYS))]
     if (later := _join_published_later(pack, night, snapshot.anchor_period, counted, problems)) is not None:
         # the inputs and filters it leaves with no value: that cause, said once
-        problems = [later, *(p for p in problems if not p.startswith(("key `required_inputs.", "key `hard_filters.")))]
+        problems = [later, *(p for p in problems if not p.startswith(_READING_KEYS))]
     problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, undefined_tonight,
                                                      nights_before)
     warnings += tonight_only
@@ -999,6 +999,9 @@ def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: l
             f"`{within}.where` keeping one series, or each row once (a period sent twice?)")
 
 
+_READING_KEYS = ("key `required_inputs.", "key `hard_filters.")
+"""Problems of the keys that read a metric with no value for any candidate: said again, wrongly, beside a cause
+that leaves the metric with none (figures that end, a joined table published later)."""
 _JUDGED_OVER_VALUES = ("key `hard_filters.", "key `formula.components.", "key `red_flags.")
 """Pack keys whose warnings judge a unit or a scale over the candidates' values: said again, wrongly, by values a
 quarantining problem left (the few it did not refuse)."""
@@ -1351,8 +1354,8 @@ def _join_moved(pack: CriteriaPack, index: int) -> list[str]:
     joined = pack.source.join[index]
     key, column = ("period_column", joined.period_column) if joined.period_column else \
         ("year_column", joined.year_column)
-    grain, n = pack.grain, abs(shift.by)
-    later = f"{n} {grain.name if n == 1 else grain.plural} {'later' if shift.by > 0 else 'earlier'}"
+    grain = pack.grain
+    later = f"{grain.count(abs(shift.by))} {'later' if shift.by > 0 else 'earlier'}"
 
     def span(first: date, last: date) -> str:
         return f"{grain.label(first)} to {grain.label(last)}"
@@ -1361,9 +1364,9 @@ def _join_moved(pack: CriteriaPack, index: int) -> list[str]:
             f"{grain.plural} run {later} than its own in the source ({span(*shift.joined_span)} against "
             f"{span(*shift.source_span)}), as many of them: each joined row is read beside the source's row of its "
             f"own {grain.name}, so if its figures are of the {grain.name} {'before' if shift.by > 0 else 'after'} (a "
-            f"{grain.name} dated by its end, or "
-            f"by its release), every one meets the wrong row: expected {grain.plural} that date the same figures as "
-            "the source's, or nothing to mend if the two tables cover these spans"]
+            f"{grain.name} dated by its end, or by its release), every one meets the wrong row: expected "
+            f"{grain.plural} that date the same figures as the source's, or nothing to mend if the two tables cover "
+            "these spans"]
 
 
 def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, counted: SourceFacts,
@@ -1373,7 +1376,7 @@ def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, 
     the joined table's dating key and the first night that reads them (trial 27: traffic published 120 days after the
     year, costs 90, and the default night's inputs were "0 of 1 years of output filled in 1984": the rows were there,
     not yet known)."""
-    if anchor is None or not any(p.startswith(("key `required_inputs.", "key `hard_filters.")) for p in problems):
+    if anchor is None or not any(p.startswith(_READING_KEYS) for p in problems):
         return None
     for i, (joined, table) in enumerate(zip(pack.source.join, counted.tables[1:], strict=True)):
         if joined.known_at is not None or table.unseen is None or table.unseen[0] > anchor or (

@@ -629,24 +629,13 @@ def _expressions_read(pack: CriteriaPack) -> list[tuple[str, str, expressions.Ex
     through another derived metric (trial 27: `unit_cost`, dividing by zero for every airline, read only by
     `unit_cost_change`, a filter's and an input's, was said by no line and check said ok), each after those it
     reads."""
-    read = set(_derived_read(pack, [*pack.required_inputs, *(f.metric for f in pack.hard_filters)]))
+    read = {d for name in [*pack.required_inputs, *(f.metric for f in pack.hard_filters)] if name in pack.metrics
+            for d in pack.derived_metrics(name)}
     derived = [(f"metrics.{name}.expression", pack.metrics[name].expression or "", pack.metrics[name].parsed)
                for name in pack.derived_order if name in read]
     components = [(f"formula.components.{n}.expression", c.expression, c.parsed)
                   for n, c in enumerate(pack.formula.components)]
     return [*derived, *components]
-
-
-def _derived_read(pack: CriteriaPack, names: list[str]) -> list[str]:
-    """The derived metrics among `names` and, in turn, among the metrics each of them reads."""
-    found: list[str] = []
-    todo = [n for n in names if n in pack.metrics]
-    while todo:
-        name = todo.pop()
-        if pack.metrics[name].agg == "derived" and name not in found:
-            found.append(name)
-            todo += [n for n in pack.metrics[name].parsed.names if n in pack.metrics]
-    return found
 
 
 def has_value(pack: CriteriaPack, key: str, found: list[Candidate]) -> bool:

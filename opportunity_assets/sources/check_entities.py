@@ -257,9 +257,7 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     if not renamed:
         return []
     (_, last, old), (first, _, new) = renamed[0]
-    def label(day: date) -> str:
-        return str(day.year) if pack.grain.name == "year" else day.isoformat()
-    src = pack.source
+    label, src = pack.grain.label, pack.source
     differ = "entity key differs" if len(renamed) == 1 else "entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {len(renamed)} {differ} from another only in spaces, "
             f"punctuation or case, its rows beginning after the other's end (e.g. {old!r} to "

@@ -912,8 +912,18 @@ def _describe(error: Any) -> str:
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
-    shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"
-    return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+    if error["type"] == "list_type" and isinstance(shown, dict):  # one item written without its list's brackets
+        message += f", even of one item: [{_shown(shown)}]"
+    return f"key `{key or '(top level)'}`: got {_shown(shown)}; expected {message}"
+
+
+def _shown(value: Any) -> str:
+    """A value as the message shows it: as written, a mapping in YAML's flow style (`{column: x, op: '>'}`), a
+    long one by its keys alone (`{column, op, value, ...}`)."""
+    if not isinstance(value, dict):
+        return repr(value)
+    whole = "{" + ", ".join(f"{k}: {v!r}" for k, v in value.items()) + "}"
+    return whole if len(whole) <= 80 else "{" + ", ".join(map(str, value)) + ": ...}"
 
 
 _LISTED_KEYS = 12

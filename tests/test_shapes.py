@@ -1211,6 +1211,10 @@ def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_t
      "key `source.aggregates.n.where.0.op`: got '>'; expected exactly one of `in`, `not_in` or `op`"),
     ({"n": {"agg": "share", "where": [{"column": "level", "op": ">"}]}},
      "key `source.aggregates.n.where.0.value`: got nothing; expected `op` and `value` together"),
+    # one condition without its list's brackets was shown `got {...}`
+    ({"n": {"agg": "share", "where": {"column": "level", "op": ">", "value": 1}}},
+     "key `source.aggregates.n.where`: got {column: 'level', op: '>', value: 1}; expected a list, such as [a, b], "
+     "even of one item: [{column: 'level', op: '>', value: 1}]"),
 ])
 def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
         tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:

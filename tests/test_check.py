@@ -2368,6 +2368,44 @@ def test_an_entity_renamed_mid_history_by_a_space_is_a_warning_naming_the_key(tm
         "renamed"], warnings
 
 
+_COUNTRIES = {"Portugal": 10.0, "Spain": 40.0, "France": 60.0, "Italy": 57.0, "Greece": 11.2, "Austria": 8.1,
+              "Belgium": 10.4, "Ireland": 3.9, "Denmark": 5.3, "Finland": 5.2}
+
+
+def _populations(renamed: dict[str, str], step: float = 0.05) -> list[list[Any]]:
+    """Ten countries' populations (millions) by year 2000–2010, each growing by `step` a year; a country in
+    `renamed` written so from 2006."""
+    return [[renamed.get(name, name) if y >= 2006 else name, y, round(size + step * (y - 2000), 2)]
+            for name, size in _COUNTRIES.items() for y in range(2000, 2011)]
+
+
+def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(
+        tmp_path: Path) -> None:
+    """Trial 27: `Portugal` to 2005 and `PRT` from 2006 (a source switching to ISO codes) said ok: two entities,
+    each with part of the history, the first with no value after 2005. A key that begins where another's rows
+    end, its figures continuing the other's where few others lie that near, is named; keys beginning and ending
+    with figures of their own, or figures many entities share, are not."""
+    source = {"path": _csv(tmp_path / "p.csv", ["id", "year", "level"], _populations({"Portugal": "PRT"})),
+              "grain": "year", "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, its figures continuing "
+        "the other's (e.g. 'Portugal' to 2005, 'PRT' from 2006: level 10.2 then 10.3): each read as an entity of its "
+        "own with part of the history, no window reaching across the change: expected one name in the source (a "
+        "DuckDB `query` can `replace` one with the other), if each is one entity renamed"], warnings
+
+    # a country that leaves and another that joins at another size: two entities
+    rows = [r for r in _populations({}) if not (r[0] == "Portugal" and r[1] >= 2006)]
+    rows += [["Malta", y, 0.5 + 0.01 * (y - 2006)] for y in range(2006, 2011)]
+    # many entities the same size (pet licences per ZIP code): a figure that continues another's says nothing
+    rows += [[f"z{i}", y, 9.0 + (i + y) % 3] for i in range(60) for y in range(2000, 2011)
+             if i > 0 or y < 2006]
+    rows += [["z-new", y, 10.0] for y in range(2006, 2011)]
+    source["path"] = _csv(tmp_path / "q.csv", ["id", "year", "level"], rows)
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+
+
 # ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
 
 def _spans(years: range) -> list[str]:

@@ -36,6 +36,7 @@ from opportunity_assets.sources.check_cells import (
     wide_columns_of_text,
 )
 from opportunity_assets.sources.check_entities import (
+    ids_continued,
     ids_renamed,
     ids_zero_padded,
     measure_in_key,
@@ -612,7 +613,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += names_shared(pack, snapshot.metrics) + (names_changing(pack, per) or names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
-        + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history)
+        + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
+        + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
     warnings += zoned_elsewhere(pack) + stale

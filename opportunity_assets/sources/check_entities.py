@@ -13,7 +13,9 @@ import math
 import re
 from collections import Counter
 from datetime import date
+from typing import Any
 
+import numpy as np
 import polars as pl
 
 from opportunity_assets.candidates.logic import candidate_id
@@ -250,7 +252,7 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     groups: dict[str, list[tuple[date, date, str]]] = {}
     for key, first, last in spans.iter_rows():
         if key is not None and first is not None:
-            groups.setdefault(re.sub(r"[\W_]+", "", str(key).lower()), []).append((first, last, str(key)))
+            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
     renamed = [(before, after) for spelt in groups.values() if len(spelt) > 1
                for before, after in itertools.pairwise(sorted(spelt))
                if before[1] < after[0] and candidate_id(before[2]) != candidate_id(after[2])]
@@ -264,6 +266,101 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             f"{label(last)}, {new!r} from {label(first)}): each read as an entity of its own with part of the "
             "history, no window reaching across the change: expected one spelling in the source (a DuckDB `query` "
             "can `replace` one with the other), if each is one entity renamed"]
+
+
+CONTINUED_BY_CHANCE = 0.02
+"""The most an entity's figures may be matched by chance (the share of the entities reporting then whose figure
+lies as near, multiplied over the columns) for a new key continuing a vanished one to be called one entity
+renamed: pet licences per ZIP code are near many others', a country's population is near few."""
+CONTINUED_MIN_PERIODS = 3
+"""Periods of the vanished entity's figures before its figures' own step is judged."""
+
+
+def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning: an entity key whose rows end before the source's last period, and another's, spelt otherwise
+    (`Portugal`, then `PRT`), that begin in the very next period with figures continuing the first's: each column
+    within three times the median step the first entity's figures took from period to period, where few other
+    entities reporting in its last period lie that near its figures by chance (their shares multiplied, at most
+    `CONTINUED_BY_CHANCE`), and each of the two pairs with no other. One entity renamed mid-history, read as two:
+    no window reaches across the change. Keys that differ only in spelling are `ids_renamed`'s."""
+    src = pack.source
+    columns = [c for c in src.columns if c in history.columns and history.schema[c].is_numeric()]
+    if history.is_empty() or not columns:
+        return []
+    rows = (history.select("entity_id", "period", *[pl.col(c).cast(pl.Float64).fill_nan(None) for c in columns])
+            .drop_nulls(["entity_id", "period"]).sort("entity_id", "period"))
+    periods = rows["period"].unique().sort().to_list()
+    following = dict(itertools.pairwise(periods))
+    spans = rows.group_by("entity_id").agg(
+        pl.col("period").min().alias("first"), pl.col("period").max().alias("last"),
+        *[pl.col(c).first().alias(f"{c}\x00first") for c in columns],
+        *[pl.col(c).last().alias(f"{c}\x00last") for c in columns],
+        *[pl.col(c).drop_nulls().diff().abs().median().alias(f"{c}\x00step") for c in columns],
+        *[pl.col(c).drop_nulls().len().alias(f"{c}\x00n") for c in columns])
+    begins = spans.filter(pl.col("first") > periods[0])
+    starting = set(begins["first"].to_list())
+    ends = spans.filter((pl.col("last") < periods[-1])
+                        & pl.col("last").replace_strict(following, default=None).is_in(starting))
+    if ends.is_empty():
+        return []
+    levels = {(period, c): np.sort(frame[c].drop_nulls().to_numpy())
+              for (period,), frame in rows.filter(pl.col("period").is_in(ends["last"].unique().to_list()))
+              .partition_by("period", as_dict=True).items() for c in columns}
+    newcomers = {period: frame for (period,), frame in begins.partition_by("first", as_dict=True).items()}
+    found = []
+    for old in ends.iter_rows(named=True):
+        trail = _distinct_trail(old, columns, levels)
+        if not trail:
+            continue
+        starters = newcomers[following[old["last"]]]
+        filled, near = np.zeros(starters.height, bool), np.ones(starters.height, bool)
+        for c, (last, step) in trail.items():
+            first = starters[f"{c}\x00first"].to_numpy(allow_copy=True).astype(float)  # null: NaN
+            filled |= ~np.isnan(first)
+            near &= np.isnan(first) | (np.abs(first - last) <= step)
+        (matched,) = np.nonzero(filled & near)
+        if len(matched) != 1:  # none, or several alike: no one entity continued
+            continue
+        new = starters.row(int(matched[0]), named=True)
+        if _spelt(old["entity_id"]) != _spelt(new["entity_id"]):
+            firsts = {c: new[f"{c}\x00first"] for c in trail}
+            found.append((old, new, [f"{c} {significant(trail[c][0])} then {significant(first)}"
+                                     for c, first in firsts.items() if first is not None]))
+    news = Counter(n["entity_id"] for _, n, _ in found)
+    found = [(o, n, s) for o, n, s in found if news[n["entity_id"]] == 1]
+    if not found:
+        return []
+    old, new, shown = found[0]
+    label = pack.grain.label
+    said = "1 entity key begins" if len(found) == 1 else f"{len(found)} entity keys begin"
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {said} where another's rows end, its figures "
+            f"continuing the other's (e.g. {old['entity_id']!r} to {label(old['last'])}, {new['entity_id']!r} from "
+            f"{label(new['first'])}: {', '.join(shown[:3])}): each read as an entity of its own with part of the "
+            "history, no window reaching across the change: expected one name in the source (a DuckDB `query` can "
+            "`replace` one with the other), if each is one entity renamed"]
+
+
+def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple[date, str], np.ndarray]
+                    ) -> dict[str, tuple[float, float]]:
+    """Per column, an entity's figure in its last period and three times the median step of its figures (`span`:
+    its row of `ids_continued`'s spans), where those figures are matched so near by at most `CONTINUED_BY_CHANCE` of
+    the other entities reporting in that period (`levels`: their figures, sorted), their shares multiplied; else
+    nothing."""
+    trail, chance = {}, 1.0
+    for c in columns:
+        last, step, n = span[f"{c}\x00last"], span[f"{c}\x00step"], span[f"{c}\x00n"]
+        level = levels.get((span["last"], c))
+        if last is None or step is None or n < CONTINUED_MIN_PERIODS or level is None or len(level) < 2:
+            continue
+        near = np.searchsorted(level, last + 3 * step, "right") - np.searchsorted(level, last - 3 * step, "left")
+        chance *= (near - 1) / (len(level) - 1)  # the entity's own figure is among them
+        trail[c] = (float(last), 3 * float(step))
+    return trail if trail and chance <= CONTINUED_BY_CHANCE else {}
+
+
+def _spelt(key: str) -> str:
+    """A key without its spaces, punctuation and case (what `ids_renamed` compares)."""
+    return re.sub(r"[\W_]+", "", str(key).lower())
 
 
 def _clustered(sizes: list[float]) -> bool:

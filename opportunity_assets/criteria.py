@@ -142,8 +142,17 @@ class Component(_Spec):
     """Values at or beyond the ends normalise to 0 and 1 (absolute, never relative to other candidates)."""
     weight: float = Field(gt=0, le=1)
     label: str
+    """The words the brief and the analysis write for it; by default its name, `schedule_growth` as 'schedule
+    growth'."""
     unit: Literal["percent", "share", "months", "number"] = "number"
     """How the component's raw value is written: `percent` a signed change (+12.0%), `share` a level (37%)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_by_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "label" not in data and isinstance(data.get("name"), str):
+            return {**data, "label": data["name"].replace("_", " ")}
+        return data
 
     @field_validator("range")
     @classmethod

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import random
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,44 @@ def test_entities_named_by_numbers_and_a_bad_line_do_not_stop_the_night(tmp_path
     brief = capsys.readouterr().out
     assert "placed last: 98026 (" in brief
     assert "for 98108 (1: wrong field count)" in brief
+
+
+def _readme_first_pack() -> str:
+    """The YAML block under the README's `<!-- first-pack -->` marker."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    return text.split("<!-- first-pack -->\n```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def _write_licences(path: Path) -> None:
+    """Three years of licences, one row each, in twelve ZIP codes: some busier each year, some not, two in three
+    for a dog."""
+    rng = random.Random(3)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["issued", "zip", "species"])
+        for ordinal in range(date(2016, 1, 1).toordinal(), date(2018, 12, 31).toordinal() + 1):
+            day = date.fromordinal(ordinal)
+            for k in range(12):
+                busy = 2 + k % 5 + (k % 3) * (day.year - 2016)
+                for _ in range(rng.randint(0, busy)):
+                    writer.writerow([day.isoformat(), f"981{k:02d}", rng.choice(["Dog", "Dog", "Cat"])])
+
+
+def test_the_readmes_first_pack_checks_and_runs_a_night_as_written(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's first pack, as printed there, over a file of the shape it describes: `check` is clean and a
+    night prints a brief. It leaves out `table` (the file's name, `licences`) and the components' labels (their
+    names): a first pack needs neither."""
+    (tmp_path / "pack.yaml").write_text(_readme_first_pack())
+    _write_licences(tmp_path / "licences.csv")
+    args = ["--criteria", str(tmp_path / "pack.yaml"), "--store", str(tmp_path / "r.duckdb"),
+            "--dagster-home", str(tmp_path / "home")]
+    assert main(["check", *args]) == 0
+    assert ": ok" in capsys.readouterr().out
+    assert main(["run", "--as-of", "2018-12-31", "--json", *args]) == 0
+    state = json.loads(capsys.readouterr().out)
+    act_on = [r["candidate_id"] for r in state["routes"] if r["section_or_tag"] == "act_on_these"]
+    assert act_on and "## Act on these" in state["brief"]["markdown"]
+    assert "growing +" in state["brief"]["markdown"]  # the component's name as its label
+    numbers = next(a for a in state["analyses"] if a["candidate_id"] == act_on[0])["numbers"]
+    assert numbers["licences_3m"]["source"]["table"] == "licences"

@@ -2168,3 +2168,24 @@ def test_a_period_no_calendar_has_is_named_as_a_typo_not_a_pattern(tmp_path: Pat
                           as_of=date(2016, 6, 30), today=TODAY).problems
     assert [p.split(";")[0] for p in problems] == ["key `source.period_column`: got 'quarter'"], problems
     assert "have a period no calendar has (e.g. '2014 Q5': a quarter 5)" in problems[0]
+
+
+@pytest.mark.parametrize(("source", "table"), [
+    ({"path": "exports/Licences-2018.csv.gz"}, "licences_2018"),
+    ({"path": "2019.parquet"}, "source_2019"),
+    ({"path": "db.duckdb", "query": "SELECT * FROM t"}, "query"),
+    ({"path": "db.duckdb"}, None),
+    ({"path": "export.data", "format": "duckdb"}, None),
+])
+def test_a_source_without_table_goes_by_its_files_name_but_a_databases_table_is_named(
+        source: dict[str, Any], table: str | None) -> None:
+    """A first pack wrote `table` for a CSV only because load said "key `source.table`: missing": a file that is
+    no database goes by its name, and a query by `query`; a DuckDB database's table is still asked for."""
+    from opportunity_assets.sources.spec import SourceSpec
+
+    raw = {**source, "entity_id": "id", "entity_name": "id", "columns": ["level"]}
+    if table is not None:
+        assert SourceSpec.model_validate(raw).table == table
+    else:
+        with pytest.raises(ValueError, match="table"):
+            SourceSpec.model_validate(raw)

@@ -347,10 +347,27 @@ def unknown_directive(pattern: str) -> str | None:
     return None
 
 
+def _table_by_default(data: dict[str, Any]) -> str | None:
+    """`table` where the pack leaves it out: `query` under a `query`, the file's name under a file that is no
+    database (`licences_2018` for `exports/Licences-2018.csv.gz`); None for a database's table, which must be
+    named."""
+    if data.get("query") is not None:
+        return "query"
+    path = data.get("path")
+    if not isinstance(path, str) or data.get("format") in ("duckdb", "postgres"):
+        return None
+    name = Path(path).name.lower().removesuffix(".gz")
+    if name.endswith(DUCKDB_SUFFIXES):
+        return None
+    slug = re.sub(r"[^a-z0-9_]+", "_", name.rsplit(".", 1)[0] if "." in name else name).strip("_")
+    return slug if re.match(_NAME, slug) else f"source_{slug}".rstrip("_")
+
+
 class SourceSpec(_Spec):
     table: str = Field(pattern=_NAME)
     """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to
-    read (unless `query` is given)."""
+    read (unless `query` is given). Default for a file that is no database: the file's name (`licences` for
+    `licences.csv`), under a `query`: `query`."""
     path: str | None = None
     """Source file, relative to the pack file: CSV, Parquet, JSON Lines or a DuckDB database
     (`opportunity_assets/sources/formats.py`). Not for PostgreSQL."""
@@ -471,6 +488,8 @@ class SourceSpec(_Spec):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if "table" not in data and (table := _table_by_default(data)) is not None:
+            data["table"] = table
         if isinstance(data.get("join"), list):
             grain = data.get("grain", "month")
             for i, j in enumerate(data["join"]):

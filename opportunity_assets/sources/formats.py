@@ -31,7 +31,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
@@ -45,14 +45,13 @@ from opportunity_assets.sources.csv_rows import (
     read_csv_rows,
 )
 from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
-from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER
+from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER, Format
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
     from opportunity_assets.periods import Grain
     from opportunity_assets.sources.spec import SourceSpec
 
-Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 _BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
                                     ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
                                     ".xlsx": "excel", ".xlsm": "excel", ".xls": "excel", ".ods": "excel",

@@ -840,6 +840,7 @@ _PLAIN = {
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
     "less_than": "a number below {lt}", "tuple_type": "a pair in brackets, such as [0, 2]",
     "too_short": "at least {min_length} item(s), not {actual_length}",
+    "string_too_short": "a column's name, never empty",
     "too_long": "at most {max_length} item(s), not {actual_length}",
 }
 """Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
@@ -858,7 +859,7 @@ def _pattern_words(pattern: str, value: str) -> str:
     return f"text matching {pattern}"
 
 
-_UNION_MEMBERS = ("str", "list[str]")
+_UNION_MEMBERS = ("str", "list[str]", "constrained-str", "list[constrained-str]")
 """The tags pydantic puts after a key whose value may take either form (`entity_id: name` or `[name, name]`)."""
 _UNION_FORMS = {"period_format": "one pattern or a list of patterns, each text (such as ['%d.%m.%Y', '%Y-%m-%d'])"}
 """The forms of such a key, in words, where they are not columns (trial 24: `period_format: ['%Y-%m-%d', 5]` was
@@ -882,7 +883,7 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         if key in seen:
             continue
         seen.add(key)
-        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
+        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), (*key, "constrained-str"), loc))
         out.append({**error, "loc": key, "input": whole, "type": "union_forms",
                     "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
     return out

@@ -59,7 +59,9 @@ def _fuzz(cases: int) -> settings:
 
 # ---- the pack loader ----------------------------------------------------------------------------------------------
 
-TEXAS = yaml.safe_load(PACK.read_text())
+EVENTS_PACK = PACK.parent / "nyc_routes.yaml"
+"""The events pack (aggregates, `where` conditions, a week grain): keys the Texas panel does not have."""
+BASES = {PACK: yaml.safe_load(PACK.read_text()), EVENTS_PACK: yaml.safe_load(EVENTS_PACK.read_text())}
 
 
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -74,7 +76,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-PACK_PATHS = [p for p in _paths(TEXAS) if p[:2] != ("source", "path")]
+PACK_PATHS = {base: [p for p in _paths(raw) if p[:2] != ("source", "path")] for base, raw in BASES.items()}
 ODD_VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(-10**12, 10**12), st.sampled_from([0, -1, 1, 10**30]),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
@@ -84,10 +86,12 @@ ODD_VALUES = st.one_of(
 
 
 @st.composite
-def mutated_packs(draw: st.DrawFn) -> dict[str, Any]:
-    raw = yaml.safe_load(PACK.read_text())
+def mutated_packs(draw: st.DrawFn) -> tuple[Path, dict[str, Any]]:
+    """A bundled pack (the Texas panel or the NYC events) with 1-4 keys deleted, retyped or added."""
+    base = draw(st.sampled_from(list(BASES)))
+    raw = yaml.safe_load(base.read_text())
     for _ in range(draw(st.integers(1, 4))):
-        path = draw(st.sampled_from(PACK_PATHS))
+        path = draw(st.sampled_from(PACK_PATHS[base]))
         node = raw
         try:
             for part in path[:-1]:
@@ -102,7 +106,7 @@ def mutated_packs(draw: st.DrawFn) -> dict[str, Any]:
             node[path[-1]] = draw(ODD_VALUES)
         elif isinstance(node[path[-1]], dict):
             node[path[-1]][draw(st.sampled_from(["extra", "colour", "windw"]))] = draw(ODD_VALUES)
-    return raw
+    return base, raw
 
 
 def _assert_named(exc: CriteriaError, pack: Path) -> None:
@@ -114,11 +118,12 @@ def _assert_named(exc: CriteriaError, pack: Path) -> None:
 
 
 @_fuzz(PACK_CASES)
-@given(raw=mutated_packs())
-def test_a_mutated_pack_loads_or_names_the_key(tmp_path: Path, raw: dict[str, Any]) -> None:
+@given(mutated=mutated_packs())
+def test_a_mutated_pack_loads_or_names_the_key(tmp_path: Path, mutated: tuple[Path, dict[str, Any]]) -> None:
+    base, raw = mutated
     raw.setdefault("source", {})
     if isinstance(raw["source"], dict):
-        raw["source"]["path"] = str(PACK.parent.parent / "txhousing.csv")
+        raw["source"]["path"] = str((base.parent / BASES[base]["source"]["path"]).resolve())
     pack = tmp_path / "pack.yaml"
     pack.write_text(yaml.safe_dump(raw, sort_keys=False))
     try:

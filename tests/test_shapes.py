@@ -2189,3 +2189,24 @@ def test_a_source_without_table_goes_by_its_files_name_but_a_databases_table_is_
     else:
         with pytest.raises(ValueError, match="table"):
             SourceSpec.model_validate(raw)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"aggregates": True}, "key `source.aggregates`: got True; expected a mapping, such as {key: value}"),
+    ({"aggregates": 5}, "key `source.aggregates`: got 5; expected a mapping"),
+    ({"aggregates": {"n": {"agg": "share", "where": [{"column": "", "in": ["a"]}]}}},
+     "key `source.aggregates.n.where.0.column`: got ''; expected a column's name, never empty"),
+    ({"entity_id": ["id", ""]}, "key `source.entity_id`: got ['id', '']; expected one column name or a list of"),
+    ({"period_column": ""}, "key `source.period_column`: got ''; expected a column's name, never empty"),
+])
+def test_an_events_source_of_the_wrong_type_or_an_empty_column_name_is_refused_at_load(
+        tmp_path: Path, change: dict[str, Any], message: str) -> None:
+    """Fuzzing `check` over the README's first pack: `aggregates: true` raised a TypeError out of the loader
+    (`'bool' object is not iterable`), and a condition on the column `''` passed load and stopped check with
+    DuckDB's "Parser Error: zero-length delimited identifier". Both are now one line naming the key."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "kind"], [["a", "2018-01-01", "a"]])
+    source = {"path": name, "shape": "events", "period_column": "day", "aggregates": {"n": {"agg": "count"}},
+              **change}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "n"}})
+    assert message in str(caught.value), str(caught.value)

@@ -22,7 +22,7 @@ import math
 import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -48,6 +48,9 @@ ENTITY_JOINER = " / "
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
+Column = Annotated[str, Field(min_length=1)]
+"""A source column's name, as its header writes it: anything but empty (an empty name is no column of any file, and
+no engine can quote it)."""
 _YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column` (or `quarter_column`, `week_column`)"
 _MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date a month, not a day (a `day_column` "
                   "beside them dates a day)")
@@ -61,7 +64,7 @@ class Condition(_Spec):
     """A test on one source column: `in` / `not_in` a list of values (compared as trimmed text), or a numeric
     comparison (`op` and `value`). Rows where the column is empty never match."""
 
-    column: str
+    column: Column
     in_: list[str] | None = Field(default=None, alias="in")
     not_in: list[str] | None = None
     op: Literal["=", "!=", ">=", ">", "<=", "<"] | None = None
@@ -96,7 +99,7 @@ class WideSpec(_Spec):
     multivariate time series as exported; or a row per entity with a column per year (`period`), as the World Bank
     and Eurostat publish. Each of `columns` is read as one row per line, its header the entity or the period."""
 
-    columns: list[str] = Field(min_length=1)
+    columns: list[Column] = Field(min_length=1)
     """The columns, one entity's series each (`entity`), or one period's values each (`period`)."""
     entity: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
     """The name the entities go by (`country`): a column of no file, as `entity_id` would name one."""
@@ -105,7 +108,7 @@ class WideSpec(_Spec):
     are read as its text (`2015`, `2015-07`, `Jul-2015` under `period_format`)."""
     value: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
     """The name their values go by (`arrivals`): the column the metrics read (or `long.values`)."""
-    counted_from: str | None = None
+    counted_from: Column | None = None
     """With `period`: a column of ISO dates from which each header's number counts periods of `counted_in`, the
     date's own the first (`wk1`, ..., `wk76` counted in weeks from `date.entered`, tidyr's billboard: a song's weeks
     on the chart; a cohort table's month 1, 2, ... from each cohort's start). Without it the headers name the
@@ -184,9 +187,9 @@ class LongSpec(_Spec):
     """A table of one value per row, another column naming which value it is (a long, or tidy, table:
     `country, indicator, year, value`): each name listed in `columns` is read as a column of its own."""
 
-    names: str
+    names: Column
     """The column naming the value a row holds (`indicator`): its texts, compared trimmed, are `columns`."""
-    values: str
+    values: Column
     """The column holding the value (`value`)."""
 
     @model_validator(mode="after")
@@ -200,7 +203,7 @@ class AggregateSpec(_Spec):
     """One panel column made from events: per entity and period, over the events that match `where`."""
 
     agg: Literal["count", "sum", "avg", "min", "max", "count_distinct", "share"]
-    column: str | None = None
+    column: Column | None = None
     """Event column aggregated (every `agg` but `count` and `share`)."""
     where: list[Condition] = Field(default_factory=list)
     """Only events matching every condition count; for `share`, the share of the period's events that match."""
@@ -386,11 +389,11 @@ class SourceSpec(_Spec):
     query: str | None = None
     """PostgreSQL or DuckDB only: a SELECT to read instead of `table`. Under `format: duckdb` without `path`, a
     query over files (`SELECT * FROM read_csv('exports/*.csv', union_by_name = true)`), relative to the pack."""
-    entity_id: str | list[str] | None = None
+    entity_id: Column | list[Column] | None = None
     """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
     entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`. Required
     unless `entity` names the source's one entity."""
-    entity_name: str | list[str] | None = None
+    entity_name: Column | list[Column] | None = None
     """Column shown to the user (a list: their values joined, as `entity_id`'s)."""
     entity: str | None = None
     """A source of one series with no entity column (a call centre's counts, one city's demand): its one entity's
@@ -406,7 +409,7 @@ class SourceSpec(_Spec):
     shape: Literal["panel", "events", "snapshot"] = "panel"
     grain: GrainName = "month"
     """The period metrics' windows count in: day, week (ISO, from Monday), month, quarter or year."""
-    period_column: str | None = None
+    period_column: Column | None = None
     """A date or timestamp column (or text: ISO dates, `2015-07`, `2015 Q3`, a year), truncated to the grain."""
     period_format: str | list[str] | None = None
     """strptime pattern for a text `period_column`, e.g. `%b-%Y` for `Jul-2015`; a list for a column written more
@@ -414,20 +417,20 @@ class SourceSpec(_Spec):
     own patterns (`UNIX_SCALES`: `%s` for seconds, `unix_ms` for milliseconds, ...), as have a decimal year
     (`DECIMAL_YEAR`: 1981.25, R's time index) and a count from a first moment (`since`: `'days since 2020-02-29'`
     reads a study's day numbers)."""
-    year_column: str | None = None
-    month_column: str | None = None
+    year_column: Column | None = None
+    month_column: Column | None = None
     """With `year_column`, the month (1-12); without `period_column`, the default period is `year` + `month`."""
-    day_column: str | None = None
+    day_column: Column | None = None
     """With `year_column` and `month_column`, the day of the month (1-31): the three date a day (a `day` or `week`
     grain)."""
-    quarter_column: str | None = None
+    quarter_column: Column | None = None
     """With `year_column`, the quarter (1-4): the two date a quarter (a `quarter` or `year` grain)."""
-    week_column: str | None = None
+    week_column: Column | None = None
     """With `year_column` (the ISO year), the ISO week (1-53, Monday to Sunday: week 53 only in a year that has
     one): the two date a week (a `week` grain or coarser), as epidemiological reports write it."""
     known_at: date | None = None
     """A snapshot file with no period column: every row is known on this date (and belongs to its period)."""
-    published_column: str | None = None
+    published_column: Column | None = None
     """When each row became known (a date or timestamp): vintages of a period are told apart by it, and the latest
     known by as_of wins. Without it, a row is known `publication_lag_days` after its period ends."""
     publication_lag_days: int = Field(default=30, ge=0, le=3650)
@@ -438,10 +441,10 @@ class SourceSpec(_Spec):
     (`2014-01-01T00:30:00+10:00`, `...Z`) is read as its wall-clock time there; text with none is that time
     already. Without it, a zoned timestamp is read as its UTC moment and text as written. The main source's only:
     every joined table is read in it."""
-    columns: list[str] = Field(default_factory=list)
+    columns: list[Column] = Field(default_factory=list)
     """Numeric columns (panel, snapshot); values must parse as numbers >= 0 (unless `signed`), or be empty / NA (a
     gap). For events, the panel's columns are the `aggregates`' names."""
-    signed: list[str] = Field(default_factory=list)
+    signed: list[Column] = Field(default_factory=list)
     """Columns whose values may be negative (a delay, a profit); others refuse a negative cell."""
     thousands_separator: Literal[",", ".", " ", "'"] | None = None
     """How a numeric cell groups thousands, if it does: `1,234` with `","`, `1.234,5` with `"."` and a comma
@@ -532,7 +535,7 @@ class SourceSpec(_Spec):
                 data.update(entity_id=wide["entity"], entity_name=wide["entity"])
                 if data.get("shape") != "events":  # events: the panel's columns are the aggregates' names
                     data.update(columns=[wide["value"]])
-        if data.get("shape") == "events" and data.get("aggregates") and "columns" not in data:
+        if data.get("shape") == "events" and isinstance(data.get("aggregates"), dict) and "columns" not in data:
             data["columns"] = list(data["aggregates"])
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
         if not dated:  # the panel every earlier pack described: integer `year` and `month` columns

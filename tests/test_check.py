@@ -2863,3 +2863,14 @@ def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Pa
                             "entity by period"), problem
     every = {"table": "cpi", "path": "cpi.csv", "every_entity": True, "year_column": "year", "columns": ["cpi"]}
     assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []
+
+
+def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:
+    """Trial 28: one neighbourhood with no citation recorded in its latest weeks was told "metrics with gaps:
+    cite_rate (1 entities)" (trial 26 had mended "1 weeks" alone); here the latest level of one state of three is
+    empty."""
+    rows = [[e, y, "" if (e, y) == ("c", 2017) else 10 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY).facts
+    assert "metrics with gaps: level_now (1 entity)" in facts, facts

@@ -155,6 +155,11 @@ class SourceProblem(ValueError):
 
 
 
+def _entities(n: int) -> str:
+    """`n` entities in words: "1 entity", "3 entities" (trial 28: "cite_rate (1 entities)")."""
+    return f"{n} entit{'y' if n == 1 else 'ies'}"
+
+
 def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int) -> str:
     """Check's first fact: entities, rows in reach (an events source's panel rows are its entity-periods, not its
     rows: 1728 plot-months of 35,549 captures, the events read said beside them), latest period, quarantined rows."""
@@ -162,7 +167,7 @@ def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_r
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
         f"{events} events read, {read_rows} entity-periods in reach"
-    return (f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period {latest}, {quarantined} "
+    return (f"{_entities(entities)}, {in_reach}, latest period {latest}, {quarantined} "
             f"quarantined row{'' if quarantined == 1 else 's'}")
 
 
@@ -727,10 +732,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                 facts.append(f"{len(recoded)} lines of {pack.path_of(source).name} are not UTF-8 text, read as "
                              f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
     if gaps:
-        facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
+        facts.append("metrics with gaps: " + ", ".join(f"{name} ({_entities(n)})" for name, n in gaps.most_common(5)))
     if undefined:  # for some candidates only (for all of them: a problem above)
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
-                     + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
+                     + ", ".join(f"{name} ({_entities(n)})" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 

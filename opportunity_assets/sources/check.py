@@ -1200,11 +1200,16 @@ def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
     if not report.flagged_capped:
         return []
     flagged = report.flagged_past_cap + report.flagged_capped
+    counts = (f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
+              f"{pack.caps.flagged_bound})")
     why = Counter(e["why"] for e in report.quarantined_entities).most_common(1)
-    commonest = f"; the commonest reason: {why[0][0]}" if why else ""
-    return [f"key `caps.max_flagged`: {flagged} candidates past the cap have quarantined rows in reach; "
-            f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
-            f"{pack.caps.flagged_bound}){commonest}: mend the source, or raise `caps.max_flagged` to analyze them"]
+    if not why:  # no row refused: each is flagged for a gap in the cap order's metric alone (an NA in the source)
+        return [f"key `caps.max_flagged`: {flagged} candidates past the cap have no value of {pack.caps.order_by}, "
+                f"the metric `caps.order_by` places them by (no row of theirs is quarantined); {counts}: expected "
+                "an order every candidate has a value of (`caps.order_by: score` places one with no score last), "
+                "or a `caps.max_flagged` that analyzes them"]
+    return [f"key `caps.max_flagged`: {flagged} candidates past the cap have quarantined rows in reach; {counts}"
+            f"; the commonest reason: {why[0][0]}: mend the source, or raise `caps.max_flagged` to analyze them"]
 
 
 def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:

@@ -912,8 +912,19 @@ def _describe(error: Any) -> str:
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
+    if isinstance(shown, dict) and error["type"] == "list_type":  # one item written without its list
+        return (f"key `{key or '(top level)'}`: got a mapping, {_mapping_text(shown)}; expected {message}: one item "
+                f"is a list of one, the mapping in brackets ([{_mapping_text(shown)}]) or on a line of its own "
+                "after `- `")
     shown_text = repr(shown) if not isinstance(shown, dict) else "{...}"
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+def _mapping_text(mapping: dict[Any, Any]) -> str:
+    """A mapping as YAML's flow style writes it, `{column: grade, in: ['A']}`, cut short past 80 characters (trial
+    28: a `where` written as one condition without its list was shown `got {...}`)."""
+    text = "{" + ", ".join(f"{k}: {v!r}" for k, v in mapping.items()) + "}"
+    return text if len(text) <= 80 else text[:79] + "…}"
 
 
 _LISTED_KEYS = 12

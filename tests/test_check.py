@@ -1613,6 +1613,27 @@ def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: P
     assert report.warnings == []
 
 
+def test_a_whole_unit_metric_whose_values_are_fractions_of_one_is_a_warning(tmp_path: Path) -> None:
+    """Trial 28: a share of graduates working, `working / (working + not_working)`, under `unit: usd`: check said ok
+    and the act-on list read "$1 working" for every college. A count of 0 or 1 (an indicator) says nothing, nor
+    does the same share under `unit: share`."""
+    rows = [[e, y, 10 + k, 2 + 3 * k, k % 2] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "idle", "open"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "idle", "open"]}
+    metrics: dict[str, Any] = {**_LEVELS, "idle_now": {"agg": "last", "column": "idle"},
+                               "share_working": {"expression": "level_now / (level_now + idle_now)", "unit": "usd"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.share_working.unit`: got 'usd'; every candidate's share_working lies within [0.5, 0.833], "
+        "fractions of 1 that the brief writes as whole dollars ($0 or $1: 0.6 as $1): expected the unit of its "
+        "values (`share` for a fraction of 1, written as a percent; `number`)"]
+    metrics["share_working"]["unit"] = "share"
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+    metrics["share_working"] = {"agg": "last", "column": "open", "unit": "count"}  # 0 or 1: an indicator
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

@@ -654,7 +654,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
             pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows())
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + _flagged_capped(pack, report) + check_candidates.windows_filled_in_part(pack, found)
+        + check_candidates.fractions_in_whole_units(pack, found) + _flagged_capped(pack, report) \
+        + check_candidates.windows_filled_in_part(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))

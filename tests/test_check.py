@@ -2895,3 +2895,26 @@ def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:
               "year_column": "year", "columns": ["level"]}
     facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY).facts
     assert "metrics with gaps: level_now (1 entity)" in facts, facts
+
+
+def test_a_few_rows_whose_key_another_column_tells_apart_name_the_entity_id(tmp_path: Path) -> None:
+    """Trial 28: `entity_id: inst_name` over the College Scorecard, where a few names are each several colleges'
+    (9 'McCann School of Business & Technology'), refused 1046 of 37,534 rows as duplicated keys, and check's only
+    word was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source": the source was right, the
+    key not. Rows sent twice, equal in every column, are told nothing of the kind."""
+    colleges = [("Alpha", "1"), ("Bravo", "2"), ("Delta", "3"), ("Echo", "4"), ("Alpha", "5")]  # two Alphas
+    rows = [[name, code, y, 10 + k] for k, (name, code) in enumerate(colleges) for y in range(2012, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["name", "code", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "entity_id": "name", "entity_name": "name"}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'name'; 12 rows share an entity and a year with another row (e.g. 2 rows of "
+        "'Alpha' in 2012), each refused as a duplicated key, and column 'code' tells them apart: the column names "
+        "several entities alike (a name, not an id)? expected the entity to be the columns together, `entity_id: "
+        "[name, code]` (or `entity_id: code` alone, if it is each entity's id), or each row once (a period sent "
+        "twice?)"], report.warnings
+    sent_twice = [[name, code, y, 10 + k] for k, (name, code) in enumerate(colleges[:4]) for y in range(2012, 2018)]
+    _csv(tmp_path / "y.csv", ["name", "code", "year", "level"], [*sent_twice, *sent_twice[:2]])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.entity_id`")], report.warnings

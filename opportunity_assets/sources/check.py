@@ -637,6 +637,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems) \
             and _duplicates_blank_inputs(pack, found) and _dated_apart(pack):  # (a source key's line says why)
         problems.append(_duplicated_keys(pack, duplicated))
+    elif duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems):
+        warnings += _few_keys_shared(pack, duplicated)
     problems = _one_cause_once(problems, pack)
     # rows of the latest periods with no figure: every metric's gap, that cause said once
     periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
@@ -968,6 +970,38 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def _few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:
+    """A warning: a few rows refused as duplicated keys, of one period as written, that another column the pack does
+    not read tells apart: entities the id column names alike, not rows sent twice (trial 28: `entity_id: inst_name`
+    over the College Scorecard, where 148 names are each several colleges', refused 1046 rows, and check's only word
+    was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source"). Most rows so refused is a
+    problem (`_duplicated_keys`); a panel, a snapshot or a file dated by `known_at` alike, never events."""
+    from resources.source import SourceError, duplicate_facts, key_completions
+
+    src, grain = pack.source, pack.grain
+    if src.shape == "events" or src.published_column is not None:
+        return []
+    try:
+        facts = duplicate_facts(pack)
+        completions = key_completions(pack) if facts is not None and facts.finer * 2 <= facts.groups else []
+    except SourceError:
+        return []
+    if facts is None or not completions:
+        return []
+    entity, copies, period, _, _ = facts.example
+    at = "" if src.known_at is not None else f" in {grain.label(period)}"
+    shares = "an id" if src.known_at is not None else f"an entity and a {grain.name}"
+    together = [*src.entity_columns, *completions[0]]
+    telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
+        f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+    alone = f" (or `entity_id: {completions[0][0]}` alone, if it is each entity's id)" \
+        if len(completions[0]) == 1 else ""
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another row "
+            f"(e.g. {copies} rows of {entity!r}{at}), each refused as a duplicated key, and {telling} them apart: "
+            f"the column names several entities alike (a name, not an id)? expected the entity to be the columns "
+            f"together, `entity_id: [{', '.join(together)}]`{alone}, or each row once (a period sent twice?)"]
 
 
 def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: list[str]) -> str:

@@ -859,7 +859,7 @@ def _pattern_words(pattern: str, value: str) -> str:
     return f"text matching {pattern}"
 
 
-_UNION_MEMBERS = ("str", "list[str]", "constrained-str", "list[constrained-str]")
+_UNION_MEMBERS = ("str", "list[str]")
 """The tags pydantic puts after a key whose value may take either form (`entity_id: name` or `[name, name]`)."""
 _UNION_FORMS = {"period_format": "one pattern or a list of patterns, each text (such as ['%d.%m.%Y', '%Y-%m-%d'])"}
 """The forms of such a key, in words, where they are not columns (trial 24: `period_format: ['%Y-%m-%d', 5]` was
@@ -883,7 +883,7 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         if key in seen:
             continue
         seen.add(key)
-        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), (*key, "constrained-str"), loc))
+        whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
         out.append({**error, "loc": key, "input": whole, "type": "union_forms",
                     "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
     return out
@@ -922,18 +922,19 @@ def _describe(error: Any) -> str:
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
-    if error["type"] == "list_type" and isinstance(shown, dict):  # one item written without its list's brackets
-        message += f", even of one item: [{_shown(shown)}]"
-    return f"key `{key or '(top level)'}`: got {_shown(shown)}; expected {message}"
+    if isinstance(shown, dict) and error["type"] == "list_type":  # one item written without its list
+        return (f"key `{key or '(top level)'}`: got a mapping, {_mapping_text(shown)}; expected {message}: one item "
+                f"is a list of one, the mapping in brackets ([{_mapping_text(shown)}]) or on a line of its own "
+                "after `- `")
+    shown_text = repr(shown) if not isinstance(shown, dict) else _mapping_text(shown)
+    return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
 
 
-def _shown(value: Any) -> str:
-    """A value as the message shows it: as written, a mapping in YAML's flow style (`{column: x, op: '>'}`), a
-    long one by its keys alone (`{column, op, value, ...}`)."""
-    if not isinstance(value, dict):
-        return repr(value)
-    whole = "{" + ", ".join(f"{k}: {v!r}" for k, v in value.items()) + "}"
-    return whole if len(whole) <= 80 else "{" + ", ".join(map(str, value)) + ": ...}"
+def _mapping_text(mapping: dict[Any, Any]) -> str:
+    """A mapping as YAML's flow style writes it, `{column: grade, in: ['A']}`, cut short past 80 characters (trial
+    28: a `where` written as one condition without its list was shown `got {...}`)."""
+    text = "{" + ", ".join(f"{k}: {v!r}" for k, v in mapping.items()) + "}"
+    return text if len(text) <= 80 else text[:79] + "…}"
 
 
 _LISTED_KEYS = 12

@@ -1613,6 +1613,27 @@ def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: P
     assert report.warnings == []
 
 
+def test_a_whole_unit_metric_whose_values_are_fractions_of_one_is_a_warning(tmp_path: Path) -> None:
+    """Trial 28: a share of graduates working, `working / (working + not_working)`, under `unit: usd`: check said ok
+    and the act-on list read "$1 working" for every college. A count of 0 or 1 (an indicator) says nothing, nor
+    does the same share under `unit: share`."""
+    rows = [[e, y, 10 + k, 2 + 3 * k, k % 2] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "idle", "open"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "idle", "open"]}
+    metrics: dict[str, Any] = {**_LEVELS, "idle_now": {"agg": "last", "column": "idle"},
+                               "share_working": {"expression": "level_now / (level_now + idle_now)", "unit": "usd"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.share_working.unit`: got 'usd'; every candidate's share_working lies within [0.5, 0.833], "
+        "fractions of 1 that the brief writes as whole dollars ($0 or $1: 0.6 as $1): expected the unit of its "
+        "values (`share` for a fraction of 1, written as a percent; `number`)"]
+    metrics["share_working"]["unit"] = "share"
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+    metrics["share_working"] = {"agg": "last", "column": "open", "unit": "count"}  # 0 or 1: an indicator
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""
@@ -2901,3 +2922,37 @@ def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Pa
                             "entity by period"), problem
     every = {"table": "cpi", "path": "cpi.csv", "every_entity": True, "year_column": "year", "columns": ["cpi"]}
     assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []
+
+
+def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:
+    """Trial 28: one neighbourhood with no citation recorded in its latest weeks was told "metrics with gaps:
+    cite_rate (1 entities)" (trial 26 had mended "1 weeks" alone); here the latest level of one state of three is
+    empty."""
+    rows = [[e, y, "" if (e, y) == ("c", 2017) else 10 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY).facts
+    assert "metrics with gaps: level_now (1 entity)" in facts, facts
+
+
+def test_a_few_rows_whose_key_another_column_tells_apart_name_the_entity_id(tmp_path: Path) -> None:
+    """Trial 28: `entity_id: inst_name` over the College Scorecard, where a few names are each several colleges'
+    (9 'McCann School of Business & Technology'), refused 1046 of 37,534 rows as duplicated keys, and check's only
+    word was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source": the source was right, the
+    key not. Rows sent twice, equal in every column, are told nothing of the kind."""
+    colleges = [("Alpha", "1"), ("Bravo", "2"), ("Delta", "3"), ("Echo", "4"), ("Alpha", "5")]  # two Alphas
+    rows = [[name, code, y, 10 + k] for k, (name, code) in enumerate(colleges) for y in range(2012, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["name", "code", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "entity_id": "name", "entity_name": "name"}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'name'; 12 rows share an entity and a year with another row (e.g. 2 rows of "
+        "'Alpha' in 2012), each refused as a duplicated key, and column 'code' tells them apart: the column names "
+        "several entities alike (a name, not an id)? expected the entity to be the columns together, `entity_id: "
+        "[name, code]` (or `entity_id: code` alone, if it is each entity's id), or each row once (a period sent "
+        "twice?)"], report.warnings
+    sent_twice = [[name, code, y, 10 + k] for k, (name, code) in enumerate(colleges[:4]) for y in range(2012, 2018)]
+    _csv(tmp_path / "y.csv", ["name", "code", "year", "level"], [*sent_twice, *sent_twice[:2]])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.entity_id`")], report.warnings

@@ -509,3 +509,16 @@ def test_a_metric_column_of_a_pack_with_joins_names_the_joined_lists_and_a_case_
     assert "(or that name added to `source.columns` or `source.join.0.columns` (table 'rates'), the list of the " \
            "table that has it, if it is the column list that is wrong)" in joined, joined
     assert _error(tmp_path, **{"metrics.sales_3m.column": "SALES"}).endswith("; did you mean 'sales'?")
+
+
+def test_one_item_written_without_its_list_is_shown_and_told_its_brackets(tmp_path: Path) -> None:
+    """Trial 28 (seen in trial 26 and left): `where: {column: citationIssued, in: [YES]}`, one condition without
+    its list, was told "got {...}; expected a list", the mapping hidden. Every list key is so: a hard filter too."""
+    error = _error(tmp_path, **{"source.where": {"column": "city", "in": ["Alpha"]}})
+    assert error.endswith(
+        "key `source.where`: got a mapping, {column: 'city', in: ['Alpha']}; expected a list, such as [a, b]: one item "
+        "is a list of one, the mapping in brackets ([{column: 'city', in: ['Alpha']}]) or on a line of its own after "
+        "`- `"), error
+    error = _error(tmp_path, hard_filters={"name": "big", "metric": "sales_3m", "op": ">=", "value": 1})
+    assert "key `hard_filters`: got a mapping, {name: 'big', metric: 'sales_3m', op: '>=', value: 1}; expected a " \
+           "list" in error, error

@@ -450,3 +450,22 @@ def test_the_same_scan_is_given_again_and_any_other_input_scans_anew(synthetic: 
     copied = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics.clone(), snapshot.history,
                   snapshot.quarantined)[0]
     assert copied == first and all(a is not b for a, b in zip(copied, first, strict=True))
+
+
+def test_markets_flagged_for_a_gap_in_the_cap_order_alone_are_not_told_of_quarantined_rows(synthetic: Build) -> None:
+    """Trial 28: `caps.order_by: earnings` over colleges whose median earnings are NA (a gap; no row refused) was
+    warned "1641 candidates past the cap have quarantined rows in reach; ...: mend the source", of a source with no
+    quarantined row. Here a month of sales is empty in every market: each sales_12m is a gap, none refused."""
+    rows = [row for name, sales in CAPPED_MARKETS
+            for row in city(name, sales=sales, overrides={(2014, 6): {"sales": None}})]
+    pack = synthetic(rows, **{"caps.max_candidates": 2, "caps.min_candidates": 0, "caps.order_by": "sales_12m",
+                              "caps.max_flagged": 2})
+    _, report = run(pack)
+    assert report.quarantined == 0 and report.flagged_capped > 0
+    (warning,) = [w for w in check_pack(pack, as_of=AS_OF).warnings if "max_flagged" in w]
+    assert warning == (
+        f"key `caps.max_flagged`: {report.flagged_past_cap + report.flagged_capped} candidates past the cap have no "
+        "value of sales_12m, the metric `caps.order_by` places them by (no row of theirs is quarantined); "
+        f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged=2): expected an "
+        "order every candidate has a value of (`caps.order_by: score` places one with no score last), or a "
+        "`caps.max_flagged` that analyzes them")

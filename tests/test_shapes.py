@@ -1213,8 +1213,8 @@ def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_t
      "key `source.aggregates.n.where.0.value`: got nothing; expected `op` and `value` together"),
     # one condition without its list's brackets was shown `got {...}`
     ({"n": {"agg": "share", "where": {"column": "level", "op": ">", "value": 1}}},
-     "key `source.aggregates.n.where`: got {column: 'level', op: '>', value: 1}; expected a list, such as [a, b], "
-     "even of one item: [{column: 'level', op: '>', value: 1}]"),
+     "key `source.aggregates.n.where`: got a mapping, {column: 'level', op: '>', value: 1}; expected a list, such "
+     "as [a, b]: one item is a list of one, the mapping in brackets ([{column: 'level', op: '>', value: 1}])"),
 ])
 def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
         tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:
@@ -2196,7 +2196,7 @@ def test_a_source_without_table_goes_by_its_files_name_but_a_databases_table_is_
     ({"aggregates": 5}, "key `source.aggregates`: got 5; expected a mapping"),
     ({"aggregates": {"n": {"agg": "share", "where": [{"column": "", "in": ["a"]}]}}},
      "key `source.aggregates.n.where.0.column`: got ''; expected a column's name, never empty"),
-    ({"entity_id": ["id", ""]}, "key `source.entity_id`: got ['id', '']; expected one column name or a list of"),
+    ({"entity_id": ["id", ""]}, "key `source.entity_id`: got ['id', '']; expected a column, or a list of different"),
     ({"period_column": ""}, "key `source.period_column`: got ''; expected a column's name, never empty"),
 ])
 def test_an_events_source_of_the_wrong_type_or_an_empty_column_name_is_refused_at_load(

@@ -518,7 +518,7 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
     """In words, with the tables the file has; DuckDB's own text ("Catalog Error: Table with name nosuch does not
-    exist!") never reaches the user. A query's syntax error keeps its short reason."""
+    exist!") never reaches the user. A query's syntax error keeps its short reason, as the query alone gives it."""
     from opportunity_assets.sources.check import check_pack
 
     database = _texas_as(tmp_path, "duckdb")
@@ -533,6 +533,10 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
             ({"source.table": "txhousing", "source.query": "SELECT * FORM txhousing"},
              "key `source.query`: got 'SELECT * FORM txhousing'; it is not valid SQL (syntax error at or near "
              "\"txhousing\"): expected a SELECT that runs on txhousing.duckdb"),
+            # trial 28: "at or near \")\"", a parenthesis of the read's own wrapping, not of the query
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE"},
+             "key `source.query`: got 'SELECT * FROM txhousing WHERE'; it is not valid SQL (syntax error at or near "
+             "\"WHERE\"): expected a SELECT that runs on txhousing.duckdb"),
             ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
              "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
              "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):

@@ -156,6 +156,11 @@ class SourceProblem(ValueError):
 
 
 
+def _entities(n: int) -> str:
+    """`n` entities in words: "1 entity", "3 entities" (trial 28: "cite_rate (1 entities)")."""
+    return f"{n} entit{'y' if n == 1 else 'ies'}"
+
+
 def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int) -> str:
     """Check's first fact: entities, rows in reach (an events source's panel rows are its entity-periods, not its
     rows: 1728 plot-months of 35,549 captures, the events read said beside them), latest period, quarantined rows."""
@@ -163,7 +168,7 @@ def _read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_r
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
         f"{events} events read, {read_rows} entity-periods in reach"
-    return (f"{entities} entit{'y' if entities == 1 else 'ies'}, {in_reach}, latest period {latest}, {quarantined} "
+    return (f"{_entities(entities)}, {in_reach}, latest period {latest}, {quarantined} "
             f"quarantined row{'' if quarantined == 1 else 's'}")
 
 
@@ -634,6 +639,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems) \
             and _duplicates_blank_inputs(pack, found) and _dated_apart(pack):  # (a source key's line says why)
         problems.append(_duplicated_keys(pack, duplicated))
+    elif duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems):
+        warnings += _few_keys_shared(pack, duplicated)
     problems = _one_cause_once(problems, pack)
     # rows of the latest periods with no figure: every metric's gap, that cause said once
     periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
@@ -651,7 +658,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
             pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows())
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + _flagged_capped(pack, report) + check_candidates.windows_filled_in_part(pack, found)
+        + check_candidates.fractions_in_whole_units(pack, found) + _flagged_capped(pack, report) \
+        + check_candidates.windows_filled_in_part(pack, found)
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
@@ -729,10 +737,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                 facts.append(f"{len(recoded)} lines of {pack.path_of(source).name} are not UTF-8 text, read as "
                              f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
     if gaps:
-        facts.append("metrics with gaps: " + ", ".join(f"{name} ({n} entities)" for name, n in gaps.most_common(5)))
+        facts.append("metrics with gaps: " + ", ".join(f"{name} ({_entities(n)})" for name, n in gaps.most_common(5)))
     if undefined:  # for some candidates only (for all of them: a problem above)
         facts.append("formula components undefined although their inputs are there (no preliminary score): "
-                     + ", ".join(f"{name} ({n} entities)" for name, n in undefined.most_common(5)))
+                     + ", ".join(f"{name} ({_entities(n)})" for name, n in undefined.most_common(5)))
     return CheckReport(as_of=night, problems=problems, facts=facts, warnings=warnings)
 
 
@@ -966,6 +974,38 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"or a {apart}, or `published_column` if they are revisions of one figure")
 
 
+def _few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:
+    """A warning: a few rows refused as duplicated keys, of one period as written, that another column the pack does
+    not read tells apart: entities the id column names alike, not rows sent twice (trial 28: `entity_id: inst_name`
+    over the College Scorecard, where 148 names are each several colleges', refused 1046 rows, and check's only word
+    was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source"). Most rows so refused is a
+    problem (`_duplicated_keys`); a panel, a snapshot or a file dated by `known_at` alike, never events."""
+    from resources.source import SourceError, duplicate_facts, key_completions
+
+    src, grain = pack.source, pack.grain
+    if src.shape == "events" or src.published_column is not None:
+        return []
+    try:
+        facts = duplicate_facts(pack)
+        completions = key_completions(pack) if facts is not None and facts.finer * 2 <= facts.groups else []
+    except SourceError:
+        return []
+    if facts is None or not completions:
+        return []
+    entity, copies, period, _, _ = facts.example
+    at = "" if src.known_at is not None else f" in {grain.label(period)}"
+    shares = "an id" if src.known_at is not None else f"an entity and a {grain.name}"
+    together = [*src.entity_columns, *completions[0]]
+    telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
+        f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+    alone = f" (or `entity_id: {completions[0][0]}` alone, if it is each entity's id)" \
+        if len(completions[0]) == 1 else ""
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another row "
+            f"(e.g. {copies} rows of {entity!r}{at}), each refused as a duplicated key, and {telling} them apart: "
+            f"the column names several entities alike (a name, not an id)? expected the entity to be the columns "
+            f"together, `entity_id: [{', '.join(together)}]`{alone}, or each row once (a period sent twice?)"]
+
+
 def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: list[str]) -> str:
     """A joined table most of whose rows (or every row that would match) are refused as duplicated keys: its key at
     fault, named in the join. Trial 25: a table of months joined to a yearly panel (12 rows per state and year) was
@@ -1197,11 +1237,16 @@ def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
     if not report.flagged_capped:
         return []
     flagged = report.flagged_past_cap + report.flagged_capped
+    counts = (f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
+              f"{pack.caps.flagged_bound})")
     why = Counter(e["why"] for e in report.quarantined_entities).most_common(1)
-    commonest = f"; the commonest reason: {why[0][0]}" if why else ""
-    return [f"key `caps.max_flagged`: {flagged} candidates past the cap have quarantined rows in reach; "
-            f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
-            f"{pack.caps.flagged_bound}){commonest}: mend the source, or raise `caps.max_flagged` to analyze them"]
+    if not why:  # no row refused: each is flagged for a gap in the cap order's metric alone (an NA in the source)
+        return [f"key `caps.max_flagged`: {flagged} candidates past the cap have no value of {pack.caps.order_by}, "
+                f"the metric `caps.order_by` places them by (no row of theirs is quarantined); {counts}: expected "
+                "an order every candidate has a value of (`caps.order_by: score` places one with no score last), "
+                "or a `caps.max_flagged` that analyzes them"]
+    return [f"key `caps.max_flagged`: {flagged} candidates past the cap have quarantined rows in reach; {counts}"
+            f"; the commonest reason: {why[0][0]}: mend the source, or raise `caps.max_flagged` to analyze them"]
 
 
 def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
-from opportunity_assets.formatting import significant
+from opportunity_assets.formatting import format_value, significant
 from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
@@ -587,6 +587,33 @@ def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
                         f"that the brief writes as a percent ({significant(example)} as "
                         f"{significant(example * 100)}%): expected the unit of its values (`usd`, `count`, `number`; "
                         "a column in percent is `number`)")
+    return warnings
+
+
+WHOLE_UNITS = {"usd": "whole dollars ($0 or $1", "count": "whole numbers (0 or 1", "days": "whole days (0 or 1"}
+"""The units the brief writes without decimals (`formatting.format_value`), and how it writes a fraction of 1."""
+
+
+def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: a metric of a unit the brief writes whole (`usd`, `count`, `days`) whose scanned candidates' values
+    (at least `ENOUGH`) all lie within ±1, most of them fractions: trial 28's share of graduates working,
+    `working / (working + not_working)` under `unit: usd`, read "$1 working" for every college in the act-on list,
+    and check said ok (a share by construction is refused at load only for a coverage or an events share). The
+    mirror of `shares_beyond_one`; a count of 0 or 1 (an indicator) is whole, and said nothing of."""
+    warnings = []
+    for name, spec in pack.metrics.items():
+        if spec.unit not in WHOLE_UNITS:
+            continue
+        values = [v for c in found if isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)]
+        fractions = [v for v in values if v != round(v)]
+        if len(values) < ENOUGH or max(abs(v) for v in values) > 1 or 2 * len(fractions) <= len(values):
+            continue
+        example = float(np.median(fractions))
+        warnings.append(f"key `metrics.{name}.unit`: got {spec.unit!r}; every candidate's {name} lies within "
+                        f"[{significant(min(values))}, {significant(max(values))}], fractions of 1 that the brief "
+                        f"writes as {WHOLE_UNITS[spec.unit]}: {significant(example)} as "
+                        f"{format_value(example, spec.unit)}): expected the unit of its values (`share` for a "
+                        "fraction of 1, written as a percent; `number`)")
     return warnings
 
 

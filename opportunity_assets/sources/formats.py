@@ -876,6 +876,17 @@ def _short_reason(reason: str, limit: int = 200) -> str:
     return head[:end + 1] if end > 0 else head.rsplit(" ", 1)[0] + " ..."
 
 
+def _own_syntax_error(con: duckdb.DuckDBPyConnection, query: str, first: str) -> str:
+    """A syntax error's first line as the query alone gives it, not as the reader's wrapping does (trial 28: `SELECT
+    * FROM scorecard WHERE` was told "syntax error at or near ")"", a parenthesis of the wrapping, not the query's);
+    `first` when the query alone parses."""
+    try:
+        con.extract_statements(query)
+    except duckdb.ParserException as own:
+        return str(own).strip().splitlines()[0] if str(own).strip() else first
+    return first
+
+
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
                   exc: duckdb.Error) -> SourceFormatError:
     """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
@@ -892,7 +903,7 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
     elif isinstance(exc, duckdb.ParserException):
-        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', first))})"
+        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', _own_syntax_error(con, query, first)))})"
     else:
         why = f"it does not run on {on} ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on {on}")

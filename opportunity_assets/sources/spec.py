@@ -389,11 +389,11 @@ class SourceSpec(_Spec):
     query: str | None = None
     """PostgreSQL or DuckDB only: a SELECT to read instead of `table`. Under `format: duckdb` without `path`, a
     query over files (`SELECT * FROM read_csv('exports/*.csv', union_by_name = true)`), relative to the pack."""
-    entity_id: Column | list[Column] | None = None
+    entity_id: str | list[str] | None = None
     """Column whose value identifies a candidate; slugified into the candidate id. A list of columns names an
     entity of several columns together (state and industry): their values joined by `ENTITY_JOINER`. Required
     unless `entity` names the source's one entity."""
-    entity_name: Column | list[Column] | None = None
+    entity_name: str | list[str] | None = None
     """Column shown to the user (a list: their values joined, as `entity_id`'s)."""
     entity: str | None = None
     """A source of one series with no entity column (a call centre's counts, one city's demand): its one entity's

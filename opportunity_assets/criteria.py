@@ -574,6 +574,15 @@ class CriteriaPack(_Spec):
                            "`descending` (true unless written) would keep the highest, the worst by the formula, "
                            "and cut the best (or `descending: true` written, to keep the highest all the same)")
 
+    @property
+    def written_numbers(self) -> list[float]:
+        """The numbers the pack writes in its expressions (derived metrics, formula components, red flags), as
+        written: a verification quotes a red flag's rule in the brief ("decide whether crash (dip < -0.15) rules it
+        out"), a number the store holds only as the pack's text."""
+        parsed = [*(m.parsed for m in self.metrics.values() if m.agg == "derived"),
+                  *(c.parsed for c in self.formula.components), *(r.parsed for r in self.red_flags)]
+        return [number for expression in parsed for number in expression.constants]
+
     @cached_property
     def derived_order(self) -> list[str]:
         """The derived metrics, each after the metrics it reads."""

@@ -502,8 +502,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
     mistaken_cells = cell_problems(pack.source, columns, cells, seen)
-    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`"))
-                            for p in mistaken_cells)  # every column's numbers: no one column's text
+    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`",
+                                          "key `source.wide.value`"))
+                            for p in mistaken_cells)  # every column's numbers, or every wide column's: said once
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
     joined_facts: list[str] = []

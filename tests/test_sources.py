@@ -533,6 +533,13 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
             ({"source.table": "txhousing", "source.query": "SELECT * FORM txhousing"},
              "key `source.query`: got 'SELECT * FORM txhousing'; it is not valid SQL (syntax error at or near "
              "\"txhousing\"): expected a SELECT that runs on txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE"},  # trial 29: near ")"
+             "key `source.query`: got 'SELECT * FROM txhousing WHERE'; it is not valid SQL (a syntax error at its "
+             "end, where it stops short: a WHERE with no condition, say): expected a SELECT that runs on "
+             "txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE (sales >)"},
+             "key `source.query`: got 'SELECT * FROM txhousing WHERE (sales >)'; it is not valid SQL (syntax error "
+             "at or near \")\"): expected a SELECT that runs on txhousing.duckdb"),
             ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
              "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
              "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):

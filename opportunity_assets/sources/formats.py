@@ -877,6 +877,18 @@ def _short_reason(reason: str, limit: int = 200) -> str:
     return head[:end + 1] if end > 0 else head.rsplit(" ", 1)[0] + " ..."
 
 
+def _past_its_end(error: str, query: str) -> bool:
+    """Whether DuckDB's syntax error points just past the query, at the parenthesis the reader wraps it in (trial
+    29: `... FROM matches WHERE` was "syntax error at or near ")"", a parenthesis the query does not hold, as
+    PostgreSQL's was in trial 25): its `LINE 1:` shows the statement, a caret under the character."""
+    shown = re.search(r"^(LINE \d+: )(.*)\n( *)\^", error, re.MULTILINE)
+    if shown is None or not query.strip():
+        return False
+    line, at = shown.group(2), len(shown.group(3)) - len(shown.group(1))
+    tail = query.rstrip()[-20:]
+    return line[at:at + 1] == ")" and line[:at].rstrip().endswith(tail.rstrip())
+
+
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
                   exc: duckdb.Error) -> SourceFormatError:
     """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
@@ -892,6 +904,8 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
+    elif isinstance(exc, duckdb.ParserException) and _past_its_end(str(exc), query):
+        why = "it is not valid SQL (a syntax error at its end, where it stops short: a WHERE with no condition, say)"
     elif isinstance(exc, duckdb.ParserException):
         why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     else:

@@ -1021,6 +1021,22 @@ def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leav
         "entity has more than 2 years published (windows count years, `source.grain`)"]
 
 
+def test_a_derived_input_unknown_for_all_through_a_window_past_the_history_is_said_once(tmp_path: Path) -> None:
+    """Trial 29: `goals_now - goals_prev`, its `goals_prev` window 60 seasons long over 46, was said again by
+    `required_inputs.1`, blamed on `goals_now`, the input the teams out of the league that season lacked too (the
+    first a derived metric's gap line names). The input no candidate has is its gap's root: one line, the window's."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcdef") for y in range(2010, 2018) if y < 2017 or k < 2]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 0]},
+               "level_prev": {"agg": "avg", "column": "level", "window": [1, 20]},
+               "change": {"expression": "level_now - level_prev", "unit": "number"}}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "change"])
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `metrics.level_prev.window`: got [1, 20]; expected a window within the source's history: on 2018-03-31 "
+        "no entity has more than 8 years published (windows count years, `source.grain`)"]
+
+
 def test_an_early_night_is_one_line_naming_every_window_past_the_history_and_the_first_night_they_fit() -> None:
     """Trial 22 (left then): `--as-of` five months into the Texas history was five lines, one per window, each its
     own key, of one cause: the night. One line now, the first window's key, the others', and the first night on

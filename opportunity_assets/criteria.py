@@ -483,10 +483,12 @@ class CriteriaPack(_Spec):
         for i, o in enumerate(self.omissions):
             for name in o.requires:
                 if name not in metrics:
-                    raise _KeyProblem(f"omissions.{i}.requires", name, f"a metric name {sorted(metrics)}")
+                    raise _KeyProblem(f"omissions.{i}.requires", name,
+                                      f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
         for name in self.uncertainty:
             if name not in self.required_inputs:
-                raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
+                raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}"
+                                  f"{_did_you_mean(name, set(self.required_inputs))}")
         for i, identity in enumerate(self.integrity.identities):
             key = f"integrity.identities.{i}.ratio"
             try:

@@ -492,10 +492,12 @@ class CriteriaPack(_Spec):
         for i, o in enumerate(self.omissions):
             for name in o.requires:
                 if name not in metrics:
-                    raise _KeyProblem(f"omissions.{i}.requires", name, f"a metric name {sorted(metrics)}")
+                    raise _KeyProblem(f"omissions.{i}.requires", name,
+                                      f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
         for name in self.uncertainty:
             if name not in self.required_inputs:
-                raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}")
+                raise _KeyProblem(f"uncertainty.{name}", name, f"a required input {self.required_inputs}"
+                                  f"{_did_you_mean(name, set(self.required_inputs))}")
         for i, identity in enumerate(self.integrity.identities):
             key = f"integrity.identities.{i}.ratio"
             try:
@@ -582,6 +584,15 @@ class CriteriaPack(_Spec):
                            f"{self.caps.order_by!r} is formula component `{component.name}`, lower_is_better, and "
                            "`descending` (true unless written) would keep the highest, the worst by the formula, "
                            "and cut the best (or `descending: true` written, to keep the highest all the same)")
+
+    @property
+    def written_numbers(self) -> list[float]:
+        """The numbers the pack writes in its expressions (derived metrics, formula components, red flags), as
+        written: a verification quotes a red flag's rule in the brief ("decide whether crash (dip < -0.15) rules it
+        out"), a number the store holds only as the pack's text."""
+        parsed = [*(m.parsed for m in self.metrics.values() if m.agg == "derived"),
+                  *(c.parsed for c in self.formula.components), *(r.parsed for r in self.red_flags)]
+        return [number for expression in parsed for number in expression.constants]
 
     @cached_property
     def derived_order(self) -> list[str]:

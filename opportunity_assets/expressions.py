@@ -90,6 +90,8 @@ class Expression:
     tree: ast.Expression
     names: frozenset[str]
     is_comparison: bool
+    constants: tuple[float, ...] = ()
+    """The numbers written in it, each with its sign as written (`dip < -0.15`: -0.15), in order."""
 
 
 SERIES_FUNCTIONS = ("avg", "sum", "min", "max", "lag")
@@ -138,8 +140,11 @@ def parse(text: str, *, series: bool = False) -> Expression:
     _refuse_constant_faults(tree)
     functions = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in functions)
+    negated = {id(n.operand) for n in ast.walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)}
+    constants = tuple(-float(n.value) if id(n) in negated else float(n.value)
+                      for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, int | float))
     return Expression(text=str(text).strip(), tree=tree, names=names,
-                      is_comparison=isinstance(tree.body, ast.Compare))
+                      is_comparison=isinstance(tree.body, ast.Compare), constants=constants)
 
 
 def _refuse_constant_faults(tree: ast.Expression) -> None:

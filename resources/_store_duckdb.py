@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -55,7 +56,8 @@ def described(file: str) -> str:
 
 
 @contextmanager
-def transaction(file: str, schema: Sequence[str]) -> Iterator[duckdb.DuckDBPyConnection]:
+def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
+                ) -> Iterator[duckdb.DuckDBPyConnection]:
     """One transaction on the store file (its folder and schema created on first use), under its locks."""
     Path(file).parent.mkdir(parents=True, exist_ok=True)
     alias = "store_" + hashlib.sha1(file.encode()).hexdigest()[:16]
@@ -65,8 +67,8 @@ def transaction(file: str, schema: Sequence[str]) -> Iterator[duckdb.DuckDBPyCon
         try:
             con.execute(f"USE {alias}")
             if file not in _schema_ready:
-                for statement in schema:
-                    con.execute(statement)
+                for statement in schema:  # a migration is given the connection's execute
+                    statement(con.execute) if callable(statement) else con.execute(statement)
                 _schema_ready.add(file)
             con.execute("BEGIN TRANSACTION")
             yield con

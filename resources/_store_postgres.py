@@ -13,7 +13,7 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -127,7 +127,7 @@ def _give_back(url: str, con: psycopg.Connection[Any]) -> None:
 
 
 @contextmanager
-def transaction(url: str, schema: Sequence[str]) -> Iterator[_Connection]:
+def transaction(url: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]) -> Iterator[_Connection]:
     """One transaction on the store's database (its schema created or migrated by the first use in this
     process, one process at a time)."""
     con = _checkout(url)
@@ -136,8 +136,11 @@ def transaction(url: str, schema: Sequence[str]) -> Iterator[_Connection]:
             try:
                 with con.transaction():
                     con.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
-                    for statement in schema:
-                        con.execute(_dialect(statement))
+                    for statement in schema:  # a migration is given an execute in this dialect
+                        if callable(statement):
+                            statement(lambda sql: con.execute(_dialect(sql)))
+                        else:
+                            con.execute(_dialect(statement))
             except psycopg.Error as exc:  # e.g. a role that may not create tables there
                 raise StoreError(f"{STORE_URL_VARIABLE}: the result store's tables cannot be made in "
                                  f"{described(url)} ({_first_line(exc)})") from None

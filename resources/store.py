@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -48,8 +48,8 @@ _TABLES: dict[str, tuple[str, str]] = {
                "domain, as_of"),
     "candidates": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, name VARCHAR, went_on BOOLEAN, capped BOOLEAN, "
                    "filters VARCHAR, record VARCHAR", "domain, as_of, candidate_id"),
-    "quarantine": ("domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, reason VARCHAR",
-                   "domain, as_of, source_row"),
+    "quarantine": ("domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, reason VARCHAR, "
+                   "entry INTEGER", "domain, as_of, entry"),
     "analyses": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, verdict VARCHAR, score DOUBLE PRECISION, "
                  "record VARCHAR", "domain, as_of, candidate_id"),
     "verifications": ("domain VARCHAR, as_of DATE, candidate_id VARCHAR, status VARCHAR, fatal_assumption VARCHAR, "
@@ -86,10 +86,33 @@ _ARCHIVE = """CREATE OR REPLACE VIEW archive AS
     JOIN analyses a USING (domain, as_of, candidate_id)
     JOIN verifications v USING (domain, as_of, candidate_id)
     WHERE r.destination = 'archive'"""
-_SCHEMA = (*(f"CREATE TABLE IF NOT EXISTS {table} ({columns}, PRIMARY KEY ({key}))"
-             for table, (columns, key) in _TABLES.items()),
-           *(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column}" for table, column in _ADDED_COLUMNS),
-           _ARCHIVE)
+
+
+def _quarantine_keyed_by_entry(execute: Callable[[str], Any]) -> None:
+    """A store made when the night's quarantine was keyed by source row, rebuilt keyed by its entries: one source
+    row may be quarantined several times in a night (a wide line's cells of two entities or two periods, a joined
+    table's row numbered as one of the main source's), and the second record broke the key, stopping the night with
+    DuckDB's "transaction is aborted". `execute` runs one statement in the backend's dialect."""
+    found = execute("SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                    "AND table_schema = current_schema() AND table_name = 'quarantine'").fetchall()
+    if not found or "entry" in {row[0] for row in found}:
+        return
+    columns, key = _TABLES["quarantine"]
+    execute(f"CREATE TABLE quarantine_keyed ({columns}, PRIMARY KEY ({key}))")
+    execute("INSERT INTO quarantine_keyed SELECT domain, as_of, source_row, entity_id, period, reason, "
+            "CAST(row_number() OVER (PARTITION BY domain, as_of ORDER BY source_row) - 1 AS INTEGER) FROM quarantine")
+    execute("DROP TABLE quarantine")
+    execute("ALTER TABLE quarantine_keyed RENAME TO quarantine")
+
+
+SchemaStep = str | Callable[[Callable[[str], Any]], None]
+"""A schema statement, or a migration given the backend's `execute` of one statement in its dialect."""
+_SCHEMA: tuple[SchemaStep, ...] = (
+    _quarantine_keyed_by_entry,
+    *(f"CREATE TABLE IF NOT EXISTS {table} ({columns}, PRIMARY KEY ({key}))"
+      for table, (columns, key) in _TABLES.items()),
+    *(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column}" for table, column in _ADDED_COLUMNS),
+    _ARCHIVE)
 
 
 def _columns(table: str) -> list[str]:
@@ -266,7 +289,8 @@ class ResultStore(dg.ConfigurableResource):
                     for c in candidates])
             if quarantined:
                 _insert(con, "quarantine", rows=[
-                    [*key, q["source_row"], q["entity_id"], q["period"], q["reason"]] for q in quarantined])
+                    [*key, q["source_row"], q["entity_id"], q["period"], q["reason"], entry]
+                    for entry, q in enumerate(quarantined)])
 
     def write_stage(self, domain: str, *, analyses: Sequence[Analysis] = (),
                     verifications: Sequence[Verification] = (), errors: Sequence[RunError] = (),
@@ -429,7 +453,7 @@ class ResultStore(dg.ConfigurableResource):
 
     def quarantined(self, domain: str, as_of: date) -> list[dict[str, Any]]:
         return self.query("SELECT source_row, entity_id, period, reason FROM quarantine "
-                          "WHERE domain = ? AND as_of = ? ORDER BY source_row", [domain, as_of])
+                          "WHERE domain = ? AND as_of = ? ORDER BY entry", [domain, as_of])
 
     def archive(self, domain: str, *, as_of: date | None = None, tag: str | None = None,
                 candidate: str | None = None) -> list[dict[str, Any]]:

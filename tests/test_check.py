@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1019,6 +1019,36 @@ def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leav
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
         "key `metrics.level_now.window`: got [0, 4]; expected a window within the source's history: on 2018-03-31 no "
         "entity has more than 2 years published (windows count years, `source.grain`)"]
+
+
+def test_a_derived_input_unknown_for_all_through_a_window_past_the_history_is_said_once(tmp_path: Path) -> None:
+    """Trial 29: `goals_now - goals_prev`, its `goals_prev` window 60 seasons long over 46, was said again by
+    `required_inputs.1`, blamed on `goals_now`, the input the teams out of the league that season lacked too (the
+    first a derived metric's gap line names). The input no candidate has is its gap's root: one line, the window's."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcdef") for y in range(2010, 2018) if y < 2017 or k < 2]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 0]},
+               "level_prev": {"agg": "avg", "column": "level", "window": [1, 20]},
+               "change": {"expression": "level_now - level_prev", "unit": "number"}}
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "change"])
+    assert _problems(pack, date(2018, 3, 31)) == [
+        "key `metrics.level_prev.window`: got [1, 20]; expected a window within the source's history: on 2018-03-31 "
+        "no entity has more than 8 years published (windows count years, `source.grain`)"]
+
+
+def test_a_window_past_a_history_that_duplicated_keys_cut_short_is_not_said_again(tmp_path: Path) -> None:
+    """Trial 29: a snapshot of daily prices declared a panel by the week: beside `source.grain` (rows sharing an
+    entity and a week, refused as duplicated keys), a window of 4 weeks back was told "no entity has more than 1
+    week published", the history those refused rows left, as if the window were too long."""
+    days = [date(2016, 8, 1) + timedelta(days=i) for i in range(50)]  # 7 weeks of 7 days, then a Monday alone
+    rows = [[e, day.isoformat(), 10 + k] for k, e in enumerate("abc") for day in days]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "grain": "week",
+              "period_column": "date", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+               "level_before": {"agg": "avg", "column": "level", "window": [1, 4]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2016, 9, 30))
+    assert len(problems) == 1 and problems[0].startswith("key `source.grain`: got 'week'; "), problems
 
 
 def test_an_early_night_is_one_line_naming_every_window_past_the_history_and_the_first_night_they_fit() -> None:

@@ -124,6 +124,11 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `required_inputs.0`", "'sales_1m'", "a metric name"]),
     ("omission_requires_unknown", {"omissions.0.requires": ["median_3m", "rent_3m"]},
      ["key `omissions.0.requires`", "'rent_3m'", "a metric name"]),
+    # trial 29: a misspelt metric here had no "did you mean", as every other key naming a metric has
+    ("omission_requires_misspelt", {"omissions.0.requires": ["median_3m", "sales_3"]},
+     ["key `omissions.0.requires`", "'sales_3'", "did you mean `sales_3m`?"]),
+    ("band_for_misspelt_input", {"uncertainty": {"sales_3": 0.05}},
+     ["key `uncertainty.sales_3`", "did you mean `sales_3m`?"]),
     ("order_by_unknown", {"caps.order_by": "population"}, ["key `caps.order_by`", "'population'", "a metric name"]),
     # trial 27: a misspelt order had no "did you mean"; a lower-is-better component's metric kept the worst first
     ("order_by_misspelt", {"caps.order_by": "sales_12"}, ["key `caps.order_by`: got 'sales_12'",

@@ -240,6 +240,28 @@ def test_the_run_summary_names_entities_as_the_source_writes_them(tmp_path: Path
     assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
 
 
+def test_a_red_flag_quoted_in_the_brief_is_the_pack_s_own_number(tmp_path: Path) -> None:
+    """Trial 29: a doubting red flag `dip < -0.15` is quoted in the brief ("decide whether crash (dip < -0.15)
+    rules it out"), and -0.15, held by the store only as the pack's text, stopped the night at `numbers_in_store`
+    after every candidate was analyzed ("numbers not in store: -0.15")."""
+    from opportunity_assets.brief.step import stored_numbers
+    from resources.store import ResultStore
+
+    rows = [row for i in range(4) for row in _strong(_town(i), i)]
+    flag = {"name": "any_sales", "when": "sales_12m > -0.37 * 3", "message": "has sales", "effect": "doubt"}
+    pack, night = _night(tmp_path, rows, red_flags=[flag])
+    brief, summary = render_brief(pack, night, "off")
+    assert "(sales_12m > -0.37 * 3) rules it out" in brief.markdown
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
+                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
+                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
+    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
+    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
+                        model_mode="off")
+    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+
+
 # ---- the number check --------------------------------------------------------------------------------------
 STORED = [150_000.0, 0.333333, 1800.0, 71.66667, 4.25, -0.05, 62.0]
 

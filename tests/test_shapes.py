@@ -1690,8 +1690,8 @@ def test_a_wide_source_s_column_of_text_is_a_problem_naming_it(tmp_path: Path) -
     rows = [[*row, "revised" if i % 3 else ""] for i, row in enumerate(_wide_rows())]
     pack = _wide_pack(tmp_path, [*_WIDE["columns"], "Notes"], rows)
     assert check_pack(pack, as_of=date(2012, 12, 31), today=TODAY).problems == [
-        "key `source.wide.columns.3`: got 'Notes'; 8 of its 12 cells in reach are not numbers: expected a "
-        "column of one entity's figures (list only such columns)"]
+        "key `source.wide.columns.3`: got 'Notes'; 8 of its 12 periods in reach hold cells that are not numbers: "
+        "expected a column of one entity's figures (list only such columns)"]
 
 
 def _monthly_wide(tmp_path: Path, columns: dict[str, Any], **source: Any) -> CriteriaPack:
@@ -1711,8 +1711,31 @@ def test_a_wide_column_of_text_is_counted_in_the_night_s_windows(tmp_path: Path)
     history before them, check's "rows in reach"). Both now count those in reach."""
     pack = _monthly_wide(tmp_path, {"oil": lambda i: 50 + i, "note": lambda i: "revised" if i % 3 else "ok"})
     problems = check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).problems
-    assert problems == ["key `source.wide.columns.1`: got 'note'; 72 of its 72 cells in reach are not numbers: "
-                        "expected a column of one entity's figures (list only such columns)"], problems
+    assert problems == ["key `source.wide.columns.1`: got 'note'; 72 of its 72 periods in reach hold cells that are "
+                        "not numbers: expected a column of one entity's figures (list only such columns)"], problems
+
+
+def test_a_wide_daily_column_of_numbers_written_otherwise_is_told_the_key_that_reads_it(tmp_path: Path) -> None:
+    """Trial 29: gold and silver by the day read by the week, silver's prices written `1,598.35`, was told "338 of
+    its 72 cells in reach are not numbers: expected a column of one entity's figures" (every day's cell against
+    the weeks, and a column of numbers told to be left out); `100.0 pts` in every cell was named by
+    `source.columns.0`, a key the pack does not have, then again for each column. Now the periods are counted, the
+    separator or `strip_from_numbers` that reads them named, once."""
+    grouped = _daily_wide(tmp_path, shape="snapshot")
+    text = (tmp_path / "chicago.csv").read_text().splitlines()
+    grouped_rows = [text[0], *(f'{line.split(",")[0]},{line.split(",")[1]},"1,0{line.split(",")[2]}.5"'
+                               for line in text[1:])]
+    (tmp_path / "chicago.csv").write_text("\n".join(grouped_rows) + "\n")
+    assert check_pack(grouped, as_of=date(2016, 8, 31), today=TODAY).problems == [
+        "key `source.thousands_separator`: not set; 'Polk': 4 of 4 periods in reach (`source.wide.columns.1`) hold "
+        "cells that are not numbers, written as '1,010.5': expected `thousands_separator: ','` to read them"]
+    dressed_rows = [text[0], *(",".join([line.split(",")[0], *(f"{v} pts" if v else "" for v in line.split(",")[1:])])
+                               for line in text[1:])]
+    (tmp_path / "chicago.csv").write_text("\n".join(dressed_rows) + "\n")
+    (problem,) = check_pack(grouped, as_of=date(2016, 8, 31), today=TODAY).problems
+    assert problem.startswith("key `source.wide.value`: 'riders': 55 of 56 cells the night reads are not numbers "
+                              "(e.g. '1 pts'): they carry a unit or a mark, 'pts': expected "
+                              "`source.strip_from_numbers: ['pts']`"), problem
 
 
 def test_numbers_written_with_a_decimal_comma_are_said_once_not_once_per_wide_column(tmp_path: Path) -> None:

@@ -533,10 +533,13 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
             ({"source.table": "txhousing", "source.query": "SELECT * FORM txhousing"},
              "key `source.query`: got 'SELECT * FORM txhousing'; it is not valid SQL (syntax error at or near "
              "\"txhousing\"): expected a SELECT that runs on txhousing.duckdb"),
-            # trial 28: "at or near \")\"", a parenthesis of the read's own wrapping, not of the query
-            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE"},
-             "key `source.query`: got 'SELECT * FROM txhousing WHERE'; it is not valid SQL (syntax error at or near "
-             "\"WHERE\"): expected a SELECT that runs on txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE"},  # trial 29: near ")"
+             "key `source.query`: got 'SELECT * FROM txhousing WHERE'; it is not valid SQL (a syntax error at its "
+             "end, where it stops short: a WHERE with no condition, say): expected a SELECT that runs on "
+             "txhousing.duckdb"),
+            ({"source.table": "txhousing", "source.query": "SELECT * FROM txhousing WHERE (sales >)"},
+             "key `source.query`: got 'SELECT * FROM txhousing WHERE (sales >)'; it is not valid SQL (syntax error "
+             "at or near \")\"): expected a SELECT that runs on txhousing.duckdb"),
             ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
              "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
              "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):
@@ -996,6 +999,13 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
             "but the database has `Series_ID`: PostgreSQL reads a name written without double quotes in lower case "
             "(Series_ID as series_id): expected the name in double quotes, \"Series_ID\""]
         assert _pg_problems(tmp_path, query=query.replace("Series_ID", '"Series_ID"')) == []
+        # trial 29: a name quoted in another case was told to be quoted, as it was ("Year" for a column `year`)
+        for written, said, meant in (('"MONTH"', "MONTH", "Month"), ('"series_id"', "series_id", "Series_ID")):
+            quoted = f"SELECT * FROM employment WHERE {written} IS NOT NULL"
+            assert _pg_problems(tmp_path, query=quoted) == [
+                f"key `source.query`: got {quoted!r}; it names a column `{said}` that the tables it reads do not "
+                f"have, but the database has `{meant}`: PostgreSQL reads a name in double quotes as written, case "
+                f"and all ({written} is not {meant}): expected the name as the database writes it, \"{meant}\""]
         for written, said in (
                 ("SELECT * FROM employmnt", f"it reads no table or view `employmnt` in {database} (did you mean "
                                             "`employment`?): it has ['employment']"),

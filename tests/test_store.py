@@ -248,6 +248,48 @@ def test_the_store_migrates_a_store_made_before_briefs_had_updated_at(stores: St
     assert store.query("SELECT count(*) AS n FROM archive") == [{"n": 0}]
 
 
+def _quarantine_row(row: int, entity: str, reason: str) -> dict[str, object]:
+    return {"source_row": row, "entity_id": entity, "period": date(2012, 12, 31), "reason": reason}
+
+
+def _scan_with(store: ResultStore, quarantined: list[dict[str, object]]) -> None:
+    store.write_scan("d", NIGHT, run_id="r", criteria_fingerprint="f", criteria="{}", anchor_period=None,
+                     scan_report={}, candidates=[], quarantined=quarantined)
+
+
+def test_one_source_row_quarantined_for_several_entities_is_stored_once_for_each(stores: Stores) -> None:
+    """Trial 29: a wide line's bad cells of gold and silver (or a joined table's row numbered as one of the main
+    source's) are two quarantine records of one source row; the second broke the key, and the night stopped with
+    DuckDB's 'Current transaction is aborted (please ROLLBACK)'."""
+    store = stores()
+    refused = [_quarantine_row(9129, "gold", "duplicated key"), _quarantine_row(9129, "silver", "duplicated key"),
+               _quarantine_row(9130, "gold", "join cpi: duplicated key")]
+    for _ in range(2):  # a night scanned again replaces its records
+        _scan_with(store, refused)
+    assert [(q["source_row"], q["entity_id"]) for q in store.quarantined("d", NIGHT)] == [
+        (9129, "gold"), (9129, "silver"), (9130, "gold")]
+
+
+def test_the_store_migrates_a_quarantine_keyed_by_source_row(stores: Stores) -> None:
+    store = stores()
+    old = ("CREATE TABLE quarantine (domain VARCHAR, as_of DATE, source_row BIGINT, entity_id VARCHAR, period DATE, "
+           "reason VARCHAR, PRIMARY KEY (domain, as_of, source_row))")
+    rows = ("INSERT INTO quarantine VALUES ('d', '2015-01-31', 7, 'a', NULL, 'x'), "
+            "('d', '2015-01-31', 8, 'b', NULL, 'y')")
+    if store.url is None:
+        with duckdb.connect(store.path) as con:
+            con.execute(old)
+            con.execute(rows)
+    else:
+        with psycopg.connect(store.url, autocommit=True) as con:
+            con.execute(old)
+            con.execute(rows)
+    assert [(q["source_row"], q["entity_id"]) for q in store.quarantined("d", NIGHT)] == [(7, "a"), (8, "b")]
+    _scan_with(store, [_quarantine_row(9, "gold", "x"), _quarantine_row(9, "silver", "x")])
+    assert [(q["source_row"], q["entity_id"]) for q in stores().quarantined("d", NIGHT)] == [
+        (9, "gold"), (9, "silver")]
+
+
 def test_both_backends_give_back_the_same_values(tmp_path: Path) -> None:
     """Dates, timestamps to the microsecond, doubles to the last bit, NULLs: the same Python values and types
     from either backend, so everything made from them (a brief) is the same."""

@@ -80,7 +80,7 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
                              json.loads(brief.get("summary") or "{}"), json.loads(brief.get("cost") or "{}")]
     records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
     records += [c.metrics for c in night.candidates]
-    numbers = list(numeric_leaves(records))
+    numbers = [*numeric_leaves(records), *pack.written_numbers]
     if pack.grain.name == "year":  # a year grain's period labels are bare years (`without 2008`): stored labels
         labels = [n.source.period for a in night.analyses for n in a.numbers.values()]
         labels += [p.change for v in night.verifications for p in v.sensitivity]

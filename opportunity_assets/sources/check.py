@@ -508,8 +508,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
     mistaken_cells = cell_problems(pack.source, columns, cells, seen)
-    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`"))
-                            for p in mistaken_cells)  # every column's numbers: no one column's text
+    written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`",
+                                          "key `source.wide.value`"))
+                            for p in mistaken_cells)  # every column's numbers, or every wide column's: said once
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
     joined_facts: list[str] = []
@@ -1068,6 +1069,9 @@ _WINDOW_KEY = re.compile(r"`metrics\.(\w+)\.window`")
 _GAP_OF = re.compile(r"scanned \((\w+): ")
 _CONDITION_OF = re.compile(r"^key `source\.aggregates\.(\w+)\.where\.\d+[.`]")
 """A problem naming an events aggregate's condition (`source.aggregates.avg_age.where.0.in`): the aggregate's name."""
+_KEYS_DUPLICATED = re.compile(r"^key `source\.\w+`: got [^;]*; (\d+ rows share |it dates every row alike)")
+"""`_duplicated_keys`' line: most rows refused as duplicated keys, whichever key it names (trial 29: a snapshot of days
+declared a panel by the week, its `source.grain` line followed by a window "past the history" of 1 week left)."""
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
     "period_format", "period_column", "year_column", "month_column", "day_column"))
 """The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
@@ -1169,11 +1173,12 @@ def _one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     unknown traced back to it) is said once, and so is a metric's key said for each filter and input it leaves
     unknown (its `min_rows` behind a required input and a derived one). A column of text that metrics read
     (`_metrics_of_text`) leaves them gaps ("0 of 8 weeks of favs filled"): the filters and inputs reading them say it
-    again. Rows of no period (a `year_column` of titles) leave a short history: windows past it say it again; so do
-    rows all read into 1970's first moments (`_NO_UNIX_TIME`). An events aggregate's condition that keeps no event
+    again. Rows of no period (a `year_column` of titles), or most refused as duplicated keys (`_KEYS_DUPLICATED`),
+    leave a short history: windows past it say it again; so do rows all read into 1970's first moments
+    (`_NO_UNIX_TIME`). An events aggregate's condition that keeps no event
     leaves the metrics reading it gaps (`_metrics_of_conditions`): their filters and inputs say it again."""
     quarantining = any(_QUARANTINING_KEYS.match(p) for p in problems)
-    undated = any(p.startswith(_PERIOD_KEYS) for p in problems)
+    undated = any(p.startswith(_PERIOD_KEYS) or _KEYS_DUPLICATED.match(p) for p in problems)
     problems = [p for p in problems if not (undated and _WINDOW_PAST.match(p))]
     past = {name for p in problems if _WINDOW_PAST.match(p) for name in _WINDOW_KEY.findall(p)} \
         | _metrics_of_text(pack, problems) \

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -326,11 +326,17 @@ _UNDATED = "is quarantined (period unparseable)"
 _INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")
 
 
-def _root_gap(name: str, gaps: dict[str, str]) -> str:
-    """A metric's gap line, or, for a derived metric whose input is a gap, that input's (and so on down)."""
+def _root_gap(name: str, gaps: dict[str, str], blank_inputs: Mapping[str, list[str]] | None = None) -> str:
+    """A metric's gap line, or, for a derived metric whose input is a gap, that input's (and so on down).
+    `blank_inputs`: a derived metric's inputs that no candidate has, followed before the input its line names (the
+    first it lacks): trial 29's `goals_now - goals_prev`, its `goals_prev` window past the history, was said to
+    lack `goals_now`, which the teams out of the league that season lacked too."""
     line = gaps.get(name, f"{name}: no value")
-    while (match := _INPUT_GAP.match(line)) and match.group(2) in gaps:
-        line = gaps[match.group(2)]
+    while match := _INPUT_GAP.match(line):
+        step = next((i for i in (blank_inputs or {}).get(match.group(1), []) if i in gaps), match.group(2))
+        if step not in gaps:
+            break
+        line = gaps[step]
     return line
 
 
@@ -358,10 +364,14 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENO
     problems: list[str] = []
     blank = [name for name in {**filtered, **read} if not any(
         isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
+    nowhere = {name for name in pack.metrics if not any(
+        isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)}
+    blank_inputs = {name: sorted(set(spec.parsed.names) & nowhere) for name, spec in pack.metrics.items()
+                    if spec.agg == "derived"}
     for name, key in {**filtered, **read}.items():
         if len(found) < max(least, 1) or name not in blank:
             continue
-        lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}) for c in found]
+        lines = [_root_gap(name, {g.split(":")[0]: g for g in c.data_gaps}, blank_inputs) for c in found]
         derived = name in pack.metrics and pack.metrics[name].agg == "derived"
         if derived and any("undefined" in line.split(":", 2)[1] for line in lines):
             continue  # its inputs are there for some: `undefined_components` says why it has no value

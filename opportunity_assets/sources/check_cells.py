@@ -34,6 +34,8 @@ MISSING_CODES = 3
 def numeric_columns(spec: SourceSpec, within: str) -> dict[str, str]:
     """A source's numeric columns read cell by cell, each with its key: `columns`, or for events each aggregate's
     `column` read as a number (a column only counted distinct may be text)."""
+    if spec.wide is not None and spec.long is None:  # its one value column is named by `wide.value`, not `columns`
+        return {spec.wide.value: f"{within}.wide.value"}
     if spec.shape != "events":
         return {c: f"{within}.columns.{i}" for i, c in enumerate(spec.columns)}
     return {a.column: f"{within}.aggregates.{name}.column" for name, a in spec.aggregates.items()
@@ -114,7 +116,8 @@ def grouped_most(written: list[str]) -> str | None:
     return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
 
 
-def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int) -> str:
+def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int,
+               counted: str = "cells the night reads are") -> str:
     """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
     separator key that reads them, with the value its cells call for (`1,234`: `thousands_separator: ","`;
     `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
@@ -131,7 +134,7 @@ def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], t
         mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
         key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}"
     said = "not set" if value is None else f"got {value!r}"
-    return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} cells the night reads are not "
+    return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} {counted} not "
             f"numbers, written as {example!r}: expected `{wanted}` to read them")
 
 
@@ -170,20 +173,41 @@ def cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[st
 def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:
     """A wide source's column (one entity's series) whose cells the night reads are mostly text: a notes or a
     flags column listed among `wide.columns`. Judged per column: pooled with the others under `wide.value`, a
-    column of text among four is a quarter of the cells, which `cell_problems` does not call mostly text."""
+    column of text among four is a quarter of the cells, which `cell_problems` does not call mostly text. Counted
+    in periods (a snapshot of days read by the week refuses several cells a period: trial 29's "338 of its 72
+    cells"); a column of numbers with thousands grouped, or in a dress (`%`, a unit), is told the key that reads
+    them, not to be left out."""
     if spec.wide is None or spec.wide.across != "entity":
         return []
     value = spec.wide.value
-    seen = dict(history.group_by("entity_id").len().rows())
     reach = set(history["period"].to_list())  # the quarantine holds every period's rows, the history the night's
-    text = Counter(entity for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows()
-                   if period in reach and bad_cells(reason, [value]).get(value, ("", ""))[1] == "not a number")
+    periods: dict[str, set[object]] = {}
+    for entity, period in history.select("entity_id", "period").rows():
+        periods.setdefault(entity, set()).add(period)
+    refused: dict[str, set[object]] = {}
+    written: dict[str, list[str]] = {}
+    for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows():
+        cell = bad_cells(reason, [value]).get(value, ("", ""))
+        if period in reach and cell[1] == "not a number":  # a snapshot's or an event's period: several rows
+            refused.setdefault(entity, set()).add(period)
+            written.setdefault(entity, []).append(cell[0])
     problems = []
     for n, column in enumerate(spec.wide.columns):
-        if seen.get(column) and text[column] / seen[column] > MOSTLY_TEXT:
-            problems.append(f"key `source.wide.columns.{n}`: got {column!r}; {text[column]} of its {seen[column]} "
-                            "cells in reach are not numbers: expected a column of one entity's figures (list only "
-                            "such columns)")
+        text, seen = len(refused.get(column, ())), len(periods.get(column, set()) | refused.get(column, set()))
+        if not seen or text / seen <= MOSTLY_TEXT:
+            continue
+        key, cells = f"source.wide.columns.{n}", written[column]
+        grouped = [w for w in cells if _GROUPED.match(w)]
+        dressed = None if 2 * len(grouped) > len(cells) else _numbers_dressed(column, cells, spec)
+        if 2 * len(grouped) > len(cells):  # numbers, written otherwise: the key that reads them (trial 29)
+            problems.append(_separated(spec, "source", column, grouped, text, seen,
+                                       f"periods in reach (`{key}`) hold cells that are"))
+        elif dressed is not None:
+            problems.append(f"key `{key}`: got {column!r}; {text} of its {seen} periods in reach hold cells that are "
+                            f"not numbers (e.g. {dressed[0]!r}): {dressed[1]}")
+        else:
+            problems.append(f"key `{key}`: got {column!r}; {text} of its {seen} periods in reach hold cells that are "
+                            "not numbers: expected a column of one entity's figures (list only such columns)")
     return problems
 
 

@@ -876,15 +876,16 @@ def _short_reason(reason: str, limit: int = 200) -> str:
     return head[:end + 1] if end > 0 else head.rsplit(" ", 1)[0] + " ..."
 
 
-def _own_syntax_error(con: duckdb.DuckDBPyConnection, query: str, first: str) -> str:
-    """A syntax error's first line as the query alone gives it, not as the reader's wrapping does (trial 28: `SELECT
-    * FROM scorecard WHERE` was told "syntax error at or near ")"", a parenthesis of the wrapping, not the query's);
-    `first` when the query alone parses."""
-    try:
-        con.extract_statements(query)
-    except duckdb.ParserException as own:
-        return str(own).strip().splitlines()[0] if str(own).strip() else first
-    return first
+def _past_its_end(error: str, query: str) -> bool:
+    """Whether DuckDB's syntax error points just past the query, at the parenthesis the reader wraps it in (trial
+    29: `... FROM matches WHERE` was "syntax error at or near ")"", a parenthesis the query does not hold, as
+    PostgreSQL's was in trial 25): its `LINE 1:` shows the statement, a caret under the character."""
+    shown = re.search(r"^(LINE \d+: )(.*)\n( *)\^", error, re.MULTILINE)
+    if shown is None or not query.strip():
+        return False
+    line, at = shown.group(2), len(shown.group(3)) - len(shown.group(1))
+    tail = query.rstrip()[-20:]
+    return line[at:at + 1] == ")" and line[:at].rstrip().endswith(tail.rstrip())
 
 
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
@@ -902,8 +903,10 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
+    elif isinstance(exc, duckdb.ParserException) and _past_its_end(str(exc), query):
+        why = "it is not valid SQL (a syntax error at its end, where it stops short: a WHERE with no condition, say)"
     elif isinstance(exc, duckdb.ParserException):
-        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', _own_syntax_error(con, query, first)))})"
+        why = f"it is not valid SQL ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     else:
         why = f"it does not run on {on} ({_short_reason(_ENGINE_LABEL.sub('', first))})"
     return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}: expected a SELECT that runs on {on}")

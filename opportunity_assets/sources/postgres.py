@@ -290,6 +290,12 @@ def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query
         m = re.search(r'column (?:"([^"]+)"|(\S+)) ', primary)
         column = (m.group(1) or m.group(2).rsplit(".", 1)[-1]) if m else "?"
         others = scrub.each(_safely(lambda: _spelt_otherwise(pg.cursor(), column), []))
+        if others and quote_identifier(column) in (query or ""):  # quoted, so read as written, not folded
+            written = others[0] if others[0] == others[0].lower() else quote_identifier(others[0])
+            return _Failed("query", f"it names a column `{column}` that the tables it reads do not have, but the "
+                           f"database has `{others[0]}`: PostgreSQL reads a name in double quotes as written, case "
+                           f"and all ({quote_identifier(column)} is not {others[0]})",
+                           f"the name as the database writes it, {written}")
         if others:
             return _Failed("query", f"it names a column `{column}` that the tables it reads do not have, but the "
                            f"database has `{others[0]}`: PostgreSQL reads a name written without double quotes in "

@@ -436,6 +436,66 @@ def telling_apart(pack: CriteriaPack, condition: str,
     return None
 
 
+@dataclass(frozen=True)
+class DatesBeside:
+    """A column of the main source that no key reads, whose cells are dates (`dates_beside`): how many of the dated
+    typed rows in scope carry one (`dated`), fall within their own period up to the moment it is read as known
+    (`within`), and lie after that moment (`after`), with the latest such row's date, period and that moment."""
+
+    column: str
+    rows: int
+    dated: int
+    within: int
+    after: int
+    example: tuple[str, date, date] | None
+
+
+def dates_beside(pack: CriteriaPack) -> list[DatesBeside]:
+    """Each column of the main source (panel or events by the quarter or the year, dated by its period and the lag
+    rule alone: no `published_column`, no `known_at`) that no key reads, `KEY_COMPLETIONS_TRIED` at most, held
+    against the rows' periods: a column of dates is the moment each row happened, and one later than the moment its
+    period is read as known is a look-ahead (trial 29: football matches dated by their season's first year, `Year:
+    2007` for a match on 2008-05-17, read as known on 2008-01-30). Two reads of the source, so only where a period
+    is long enough to be named for a season or a fiscal year that spans two (a month's rows are months)."""
+    src = pack.source
+    if src.published_column or src.known_at is not None or src.shape == "snapshot" or src.wide is not None \
+            or pack.grain.name not in ("quarter", "year"):
+        return []
+    read = {*src.dated_columns, *src.entity_columns, *src.name_columns, *src.columns,
+            *(a.column for a in src.aggregates.values() if a.column), *(c.column for c in src.where)}
+    tried = [c for c in source_columns(pack) if c not in read][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return []
+    from opportunity_assets.sources.spec import Condition
+
+    probe = _with_spec(pack, None, {"where": [*src.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]})
+                                                          for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+    moment = ("coalesce(try_cast({0} AS TIMESTAMP), try_cast(try_cast({0} AS TIMESTAMPTZ) AS TIMESTAMP), "
+              "try_cast(try_cast({0} AS DATE) AS TIMESTAMP))")
+    period, known = shapes.PERIOD, shapes.PUBLISHED
+    parts = []
+    for c in tried:
+        at = moment.format(f"nullif(trim({_q(listed[c])}), '')")
+        parts.append(f"count({at}), count(*) FILTER (WHERE {at} >= {period} AND {at} < {known} + INTERVAL 1 DAY), "
+                     f"count(*) FILTER (WHERE {at} >= {known} + INTERVAL 1 DAY), "
+                     f"arg_max([{_q(listed[c])}, {period}::VARCHAR, {known}::VARCHAR], {at}) "
+                     f"FILTER (WHERE {at} >= {known} + INTERVAL 1 DAY)")
+    dated = f"{shapes.IN_SCOPE} AND {period} IS NOT NULL AND {known} IS NOT NULL"
+    try:
+        with opened(probe) as (con, _):
+            (row,) = _run(con, probe, f"SELECT count(*), {', '.join(parts)} FROM {TYPED} WHERE {dated}", {}).rows()
+    except SourceError:
+        return []
+    found = []
+    for k, column in enumerate(tried):
+        n, within, after, latest = row[1 + 4 * k: 5 + 4 * k]
+        example = (str(latest[0]).strip(), date.fromisoformat(latest[1][:10]), date.fromisoformat(latest[2][:10])) \
+            if latest else None
+        found.append(DatesBeside(column, int(row[0]), int(n), int(within), int(after), example))
+    return found
+
+
 def key_completions(pack: CriteriaPack) -> list[list[str]]:
     """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
     and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by

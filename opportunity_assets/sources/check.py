@@ -68,6 +68,7 @@ from opportunity_assets.sources.check_periods import (
     periods_read_as_vintages,
     periods_unparsed,
     published_unparsed,
+    rows_dated_after_known,
     spec_at,
     suggested_pattern,
     two_digit_years,
@@ -623,7 +624,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale
+    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack)
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)

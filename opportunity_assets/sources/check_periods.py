@@ -1031,3 +1031,37 @@ def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found:
                             "and the filter refuses every one, tonight and every night: expected a bound of at most "
                             f"{most / length:.3g} (or `source.grain: week`)")
     return problems
+
+
+DATES_BESIDE_DATED = 0.9
+"""The share of a column's cells that must be dates for it to be read as the moment each row happened."""
+DATES_BESIDE_WITHIN = 0.5
+"""The share of those dates that must fall within their row's own period (by the moment it is read as known) for
+the column to date the rows at all (an expiry or a birth date lies elsewhere, and says nothing of when a row
+happened)."""
+DATES_BESIDE_AFTER = 0.01
+"""The share of those dates after that moment from which the rows are read before they happened."""
+
+
+def rows_dated_after_known(pack: CriteriaPack) -> list[str]:
+    """A warning: a column no key reads whose dates place most rows within their own period, yet some after the
+    moment that period is read as known (`publication_lag_days` after it ends): those rows are read before the
+    moments they hold (trial 29: a season's matches, August to May, dated by `Year` of its first year, were read
+    from January 30 on, months before the spring's matches were played). Names `source.published_column`, the key
+    that dates each row's knowing, with the column that would."""
+    from resources.source import dates_beside
+
+    for found in dates_beside(pack):
+        if found.rows == 0 or found.dated < DATES_BESIDE_DATED * found.rows or found.example is None \
+                or found.within < DATES_BESIDE_WITHIN * found.dated or found.after < DATES_BESIDE_AFTER * found.dated:
+            continue
+        written, period, known = found.example
+        src = pack.source
+        return [f"key `source.published_column`: got none; column {found.column!r} dates {found.after:,} of "
+                f"{found.rows:,} rows after the moment their period is read as known, "
+                f"{src.publication_lag_days} days after it ends (e.g. {written!r} on a row of "
+                f"{pack.grain.label(period)}, read as known on {known}): a night reads them before the moments they "
+                f"hold: expected `published_column: {found.column}` (each row known at its own moment) or "
+                f"`period_column: {found.column}` (each row in the period of its own moment), if it says when each "
+                "row happened"]
+    return []

@@ -41,6 +41,9 @@ class RunProcess:
     host: str | None
     """None: the host is not recorded (a launched run's worker is on the daemon's host)."""
     pid: int
+    logged_at: datetime | None = None
+    """When a launched run's worker logged its pid, moments after it started: a process with that pid started
+    later merely reuses it. None for an in-process run, whose process predates the run."""
 
 
 def run_process(instance: dg.DagsterInstance, run: dg.DagsterRun) -> RunProcess | None:
@@ -55,7 +58,8 @@ def run_process(instance: dg.DagsterInstance, run: dg.DagsterRun) -> RunProcess 
             continue
         pid = event.engine_event_data.metadata.get("pid")
         if pid is not None:
-            return RunProcess(host=None, pid=int(pid.value))  # type: ignore[arg-type]
+            return RunProcess(host=None, pid=int(pid.value),  # type: ignore[arg-type]
+                              logged_at=datetime.fromtimestamp(entry.timestamp, tz=UTC))
     return None
 
 
@@ -85,7 +89,13 @@ def process_alive(pid: int, started_by: datetime | None = None) -> bool:
     return True
 
 
-def _started_at(instance: dg.DagsterInstance, run_id: str) -> datetime | None:
+def _started_by(instance: dg.DagsterInstance, run_id: str, process: RunProcess) -> datetime | None:
+    """The latest moment the run's own process can have started: when a launched worker logged its pid (a worker
+    still STARTING has no start time yet, and one launched from the queue starts long after the run was created:
+    judged by the creation, a healthy worker under load looked like a reused pid and its run was marked failed);
+    else the run's start (or creation)."""
+    if process.logged_at is not None:
+        return process.logged_at
     record = instance.get_run_record_by_id(run_id)
     if record is None:
         return None
@@ -102,7 +112,7 @@ def is_orphaned(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str | No
         return None
     if process.pid == os.getpid() and process.host is not None:
         return None  # this very process: the run is in flight here
-    if process_alive(process.pid, _started_at(instance, run.run_id)):
+    if process_alive(process.pid, _started_by(instance, run.run_id, process)):
         return None
     # `run` may have been read while its process still ran: a process that finished its run wrote the run's end
     # before it exited, so its status now says whether anything was left in flight (a run that succeeded a moment
@@ -148,7 +158,7 @@ class LocalRunLauncher(DefaultRunLauncher):
         process = run_process(instance, run)
         if process is None:
             return CheckRunHealthResult(WorkerStatus.UNKNOWN, "the run worker has not logged its pid yet")
-        if process_alive(process.pid, _started_at(instance, run.run_id)):
+        if process_alive(process.pid, _started_by(instance, run.run_id, process)):
             return CheckRunHealthResult(WorkerStatus.RUNNING)
         return CheckRunHealthResult(WorkerStatus.FAILED, f"run worker process {process.pid} is gone (killed or "
                                                          "crashed mid-way)")

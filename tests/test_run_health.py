@@ -26,7 +26,7 @@ from opportunity_assets.run_health import (
     process_tags,
 )
 from tests.conftest import ROOT
-from tests.runs import started_run
+from tests.runs import stand_in_job, started_run
 
 
 def _dead_pid() -> int:
@@ -95,6 +95,35 @@ def test_the_launcher_answers_run_monitoring_from_the_pid_its_worker_logged() ->
             instance.report_engine_event(f"Started process for run (pid: {pid}).", run,
                                          EngineEventData.in_process(pid))
             assert launcher.check_run_worker_health(run).status == expected
+
+
+def test_a_worker_launched_from_the_queue_is_alive_before_its_run_has_started() -> None:
+    """CI under load (the UI test's backfill): a scan run created by the backfill, launched from the queue seconds
+    later, its worker had logged its pid but not yet started the run; judged against the run's creation, the
+    worker's later start read as a dead run's pid reused, and a healthy run was marked failed ("killed or crashed
+    mid-way"). The worker is judged against when it logged its pid."""
+    with dg.DagsterInstance.ephemeral() as instance:
+        run = instance.create_run_for_job(stand_in_job, tags={})
+        instance.handle_new_event(dg.EventLogEntry(
+            error_info=None, level="DEBUG", user_message="", run_id=run.run_id, timestamp=time.time(),
+            dagster_event=dg.DagsterEvent(dg.DagsterEventType.RUN_STARTING.value, job_name=run.job_name)))
+        time.sleep(1.5)  # queued: its worker starts later than the run's creation, and its clock tick's rounding
+        worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            time.sleep(0.2)
+            starting = instance.get_run_by_id(run.run_id)
+            assert starting is not None and starting.status == dg.DagsterRunStatus.STARTING
+            instance.report_engine_event(f"Started process for run (pid: {worker.pid}).", starting,
+                                         EngineEventData.in_process(worker.pid))
+            assert fail_orphaned_runs(instance) == []
+            launcher = LocalRunLauncher()
+            launcher.register_instance(instance)
+            assert launcher.check_run_worker_health(starting).status == WorkerStatus.RUNNING
+        finally:
+            worker.kill()
+            worker.wait()
+        # its worker gone, the same run is judged dead
+        assert len(fail_orphaned_runs(instance)) == 1
 
 
 def test_the_local_instance_config_names_the_launcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,6 +38,7 @@ from opportunity_assets.sources.check_cells import (
 from opportunity_assets.sources.check_entities import (
     ids_continued,
     ids_renamed,
+    ids_spelt_two_ways,
     ids_zero_padded,
     measure_in_key,
     names_changing,
@@ -653,6 +654,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
+        + ids_spelt_two_ways(pack, snapshot.history) \
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())

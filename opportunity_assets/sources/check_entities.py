@@ -268,6 +268,34 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             "can `replace` one with the other), if each is one entity renamed"]
 
 
+def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning: entity keys that differ only in spaces, punctuation or case, yet not in their candidate ids, whose
+    rows share periods (one ending after the other begins, so not `ids_renamed`'s rename): one entity spelt two
+    ways at once, read as two, each with part of its rows (trial 30: restaurant inspections writing `MCDONALD'S`
+    and `MCDONALDS`, `FIRE ISLAND RUSTIC BAKE SHOP` and `... BAKESHOP`, in the same years; check said ok)."""
+    if history.is_empty():
+        return []
+    spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),
+                                               pl.col("period").max().alias("last")).sort("entity_id"))
+    groups: dict[str, list[tuple[date, date, str]]] = {}
+    for key, first, last in spans.iter_rows():
+        if key is not None and first is not None:
+            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
+    both = [(one, other) for spelt in groups.values() if len(spelt) > 1
+            for one, other in itertools.combinations(sorted(spelt), 2)
+            if one[1] >= other[0] and candidate_id(one[2]) != candidate_id(other[2])]
+    if not both:
+        return []
+    (first, last, one), (first_other, last_other, other) = both[0]
+    label, src = pack.grain.label, pack.source
+    pairs = "1 pair of entity keys differs" if len(both) == 1 else f"{len(both)} pairs of entity keys differ"
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {pairs} only in spaces, punctuation or case, their "
+            f"rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first)} to {label(last)}, {other!r} in "
+            f"{label(first_other)} to {label(last_other)}): each read as an entity of its own with part of the "
+            "rows: expected one spelling in the source (a DuckDB `query` can `replace` one with the other), if "
+            "each pair is one entity"]
+
+
 CONTINUED_BY_CHANCE = 0.02
 """The most an entity's figures may be matched by chance (the share of the entities reporting then whose figure
 lies as near, multiplied over the columns) for a new key continuing a vanished one to be called one entity

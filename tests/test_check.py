@@ -2677,6 +2677,28 @@ def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
     assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
 
 
+def test_a_name_column_finer_than_the_id_over_most_events_is_a_warning(tmp_path: Path) -> None:
+    """Trial 30: restaurant inspections keyed by `NumberofLocations` (a count: no id), named by `business_name`: 68
+    of its 135 numbers carry one restaurant's name, 67 carry 4 to 75 names holding 20,969 of the 27,178
+    inspections. Not most entities, so check said ok, and the brief named one restaurant for each number's many.
+    The entities holding most events so are now named too."""
+    names = {"1": ["Pho Grill", "Peking Wok", "Village Inn", "Sicilys", "Gallos"],
+             "2": ["Ding How", "Hula Hands", "Shell A&W", "Hearth Pizza"], "3": ["Subway"], "4": ["Taco King"],
+             "5": ["Tesoro"]}
+    rows = [[number, name, f"2021/{month:02d}/{day:02d} 10:00:00"]
+            for number, named in names.items() for month in range(1, 7) for day in (3, 17) for name in named]
+    source = {"path": _csv(tmp_path / "inspections.csv", ["locations", "business", "inspected"], rows),
+              "entity_id": "locations", "entity_name": "business", "shape": "events",
+              "period_column": "inspected", "publication_lag_days": 15, "aggregates": {"inspections": {"agg": "count"}}}
+    counted = {"level_now": {"agg": "last", "column": "inspections"}}
+    report = check_pack(_pack(tmp_path, source, counted), as_of=date(2021, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'business'; 2 of the 5 entities, holding 108 of the 144 events, carry 4 names "
+        "or more over their events ('1' has 5, e.g. 'Gallos', 'Village Inn'), so the brief shows one of them for the "
+        "whole entity: expected the column of each entity's own name (`entity_name: locations`, the id's own, "
+        "perhaps), or, if each name is an entity of its own, both as the key (`entity_id: [locations, business]`)"]
+
+
 def _regions(tmp_path: Path, name: str, years: bool, quarters: bool, measure: str = "gdp") -> str:
     """A statistics office's long download, validate's samplonomy's shape: three regions' GDP by year (`2014`,
     frequency `A`) and by quarter (`2014Q1`, frequency `Q`), 2014 to 2016, either or both."""

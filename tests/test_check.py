@@ -2430,6 +2430,24 @@ def _populations(renamed: dict[str, str], step: float = 0.05) -> list[list[Any]]
             for name, size in _COUNTRIES.items() for y in range(2000, 2011)]
 
 
+def test_an_entity_renamed_in_a_balanced_panel_is_a_warning_whatever_its_figures_did(tmp_path: Path) -> None:
+    """Trial 30: the GTD's yearly incidents by country, every country in every year, with `Iraq` to 2012 and
+    `Republic of Iraq` from 2013 (1,435 incidents, then 2,852: no figure continued): check said ok of two entities,
+    each with part of the history. The only key ending early and the only one beginning late, the very next
+    period, where every other entity is reported every period, are named."""
+    rows = [[f"c{i}", y, 100.0 * i + y - 2000] for i in range(12) for y in range(2000, 2011)]
+    rows = [["Iraq" if r[0] == "c0" and r[1] < 2006 else "Republic of Iraq" if r[0] == "c0" else r[0], r[1],
+             r[2] * (2 if r[0] == "c0" and r[1] >= 2006 else 1) + 40] for r in rows]
+    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows),
+              "grain": "year", "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only two of the 13 "
+        "entities not reported in every year (e.g. 'Iraq' to 2005, 'Republic of Iraq' from 2006): each read as an "
+        "entity of its own with part of the history, no window reaching across the change: expected one name in the "
+        "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"], warnings
+
+
 def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(
         tmp_path: Path) -> None:
     """Trial 27: `Portugal` to 2005 and `PRT` from 2006 (a source switching to ISO codes) said ok: two entities,

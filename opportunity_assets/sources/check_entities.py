@@ -293,11 +293,15 @@ def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     if not both:
         return []
     (first, last, one), (first_other, last_other, other) = both[0]
-    label, src = pack.grain.label, pack.source
+    src = pack.source
+
+    def label(a: date, b: date) -> str:  # (one period: 'in 2018', not 'in 2018 to 2018')
+        return pack.grain.label(a) if a == b else f"{pack.grain.label(a)} to {pack.grain.label(b)}"
+
     pairs = "1 pair of entity keys differs" if len(both) == 1 else f"{len(both)} pairs of entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {pairs} only in spaces, punctuation or case, their "
-            f"rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first)} to {label(last)}, {other!r} in "
-            f"{label(first_other)} to {label(last_other)}): each read as an entity of its own with part of the "
+            f"rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first, last)}, {other!r} in "
+            f"{label(first_other, last_other)}): each read as an entity of its own with part of the "
             "rows: expected one spelling in the source (a DuckDB `query` can `replace` one with the other), if "
             "each pair is one entity"]
 

@@ -232,9 +232,9 @@ def test_missing_nested_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "fragment"), [
-    ("- domain\n- source\n", "got list; expected a mapping"),
-    ("just a sentence\n", "got str; expected a mapping"),
-    ("", "got NoneType; expected a mapping"),
+    ("- domain\n- source\n", "got a list (lines starting `- `), ['domain', 'source']; expected a mapping"),
+    ("just a sentence\n", "got a text, 'just a sentence'; expected a mapping"),
+    ("", "got nothing (an empty file, or only comments); expected a mapping"),
 ])
 def test_non_mapping_yaml(tmp_path: Path, text: str, fragment: str) -> None:
     path = tmp_path / "pack.yaml"

@@ -15,6 +15,7 @@ import string
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
+from textwrap import shorten
 from typing import Any, Literal
 
 import yaml
@@ -799,6 +800,13 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
 
 
+def _yaml_kind(raw: object) -> str:
+    """What a YAML document that is no mapping holds, in words (a list, a text, a number), with its start."""
+    kind = "a list (lines starting `- `)" if isinstance(raw, list) else \
+        "a number" if isinstance(raw, int | float) else "a text" if isinstance(raw, str) else "a single value"
+    return f"{kind}, {shorten(repr(raw), 40)}"
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if not path.is_file():
@@ -809,8 +817,9 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise error(f"{kind} file {path}: not valid YAML ({_yaml_problem(exc)})") from None
-    if not isinstance(raw, dict):
-        raise error(f"{kind} file {path}: got {type(raw).__name__}; expected a mapping of keys")
+    if not isinstance(raw, dict):  # (in words: trial 30's empty pack was told "got NoneType", Python's class name)
+        got = "nothing (an empty file, or only comments)" if raw is None else _yaml_kind(raw)
+        raise error(f"{kind} file {path}: got {got}; expected a mapping of keys, one `key: value` a line")
     return raw
 
 

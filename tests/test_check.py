@@ -2430,6 +2430,24 @@ def _populations(renamed: dict[str, str], step: float = 0.05) -> list[list[Any]]
             for name, size in _COUNTRIES.items() for y in range(2000, 2011)]
 
 
+def test_an_entity_renamed_in_a_balanced_panel_is_a_warning_whatever_its_figures_did(tmp_path: Path) -> None:
+    """Trial 30: the GTD's yearly incidents by country, every country in every year, with `Iraq` to 2012 and
+    `Republic of Iraq` from 2013 (1,435 incidents, then 2,852: no figure continued): check said ok of two entities,
+    each with part of the history. The only key ending early and the only one beginning late, the very next
+    period, where every other entity is reported every period, are named."""
+    rows = [[f"c{i}", y, 100.0 * i + y - 2000] for i in range(12) for y in range(2000, 2011)]
+    rows = [["Iraq" if r[0] == "c0" and r[1] < 2006 else "Republic of Iraq" if r[0] == "c0" else r[0], r[1],
+             r[2] * (2 if r[0] == "c0" and r[1] >= 2006 else 1) + 40] for r in rows]
+    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows),
+              "grain": "year", "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only two of the 13 "
+        "entities not reported in every year (e.g. 'Iraq' to 2005, 'Republic of Iraq' from 2006): each read as an "
+        "entity of its own with part of the history, no window reaching across the change: expected one name in the "
+        "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"], warnings
+
+
 def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(
         tmp_path: Path) -> None:
     """Trial 27: `Portugal` to 2005 and `PRT` from 2006 (a source switching to ISO codes) said ok: two entities,
@@ -2675,6 +2693,28 @@ def test_a_name_column_finer_than_the_id_is_a_warning(tmp_path: Path) -> None:
     source["entity_name"] = "precinct"
     named = check_pack(_pack(tmp_path, source, uses), as_of=date(2021, 7, 31), today=TODAY)
     assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")]
+
+
+def test_a_name_column_finer_than_the_id_over_most_events_is_a_warning(tmp_path: Path) -> None:
+    """Trial 30: restaurant inspections keyed by `NumberofLocations` (a count: no id), named by `business_name`: 68
+    of its 135 numbers carry one restaurant's name, 67 carry 4 to 75 names holding 20,969 of the 27,178
+    inspections. Not most entities, so check said ok, and the brief named one restaurant for each number's many.
+    The entities holding most events so are now named too."""
+    names = {"1": ["Pho Grill", "Peking Wok", "Village Inn", "Sicilys", "Gallos"],
+             "2": ["Ding How", "Hula Hands", "Shell A&W", "Hearth Pizza"], "3": ["Subway"], "4": ["Taco King"],
+             "5": ["Tesoro"]}
+    rows = [[number, name, f"2021/{month:02d}/{day:02d} 10:00:00"]
+            for number, named in names.items() for month in range(1, 7) for day in (3, 17) for name in named]
+    source = {"path": _csv(tmp_path / "inspections.csv", ["locations", "business", "inspected"], rows),
+              "entity_id": "locations", "entity_name": "business", "shape": "events",
+              "period_column": "inspected", "publication_lag_days": 15, "aggregates": {"inspections": {"agg": "count"}}}
+    counted = {"level_now": {"agg": "last", "column": "inspections"}}
+    report = check_pack(_pack(tmp_path, source, counted), as_of=date(2021, 7, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got 'business'; 2 of the 5 entities, holding 108 of the 144 events, carry 4 names "
+        "or more over their events ('1' has 5, e.g. 'Gallos', 'Village Inn'), so the brief shows one of them for the "
+        "whole entity: expected the column of each entity's own name (`entity_name: locations`, the id's own, "
+        "perhaps), or, if each name is an entity of its own, both as the key (`entity_id: [locations, business]`)"]
 
 
 def _regions(tmp_path: Path, name: str, years: bool, quarters: bool, measure: str = "gdp") -> str:
@@ -3022,3 +3062,22 @@ def test_rows_a_date_column_places_after_their_period_is_known_are_a_warning_nam
     warnings = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "matches"}}),
                           as_of=date(2008, 3, 1), today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `source.published_column`")], warnings
+
+
+def test_an_entity_spelt_two_ways_in_the_same_periods_is_a_warning_naming_the_key(tmp_path: Path) -> None:
+    """Trial 30: restaurant inspections wrote `FIRE ISLAND RUSTIC BAKESHOP` from 2009 and `FIRE ISLAND RUSTIC BAKE
+    SHOP` in 2018-19, `MCDONALD'S - WALMART` and `MCDONALD'S - WAL-MART`: their ids differ (a space, a hyphen), their
+    rows share years, so `ids_renamed` (one ending before the other begins) said nothing, and check said ok of two
+    entities each with part of one's rows. Keys spelt apart by a letter (`Laos`, `Lao`) are no such pair."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("Bake Shop", range(2000, 2011)),
+                                                         ("Bakeshop", range(2010, 2011)),
+                                                         ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
+            for y in years]
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 pair of entity keys differs only in spaces, punctuation or case, their "
+        "rows in the same years (e.g. 'Bake Shop' in 2000 to 2010, 'Bakeshop' in 2010): each read as an "
+        "entity of its own with part of the rows: expected one spelling in the source (a DuckDB `query` can "
+        "`replace` one with the other), if each pair is one entity"], warnings

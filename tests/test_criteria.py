@@ -232,9 +232,9 @@ def test_missing_nested_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "fragment"), [
-    ("- domain\n- source\n", "got list; expected a mapping"),
-    ("just a sentence\n", "got str; expected a mapping"),
-    ("", "got NoneType; expected a mapping"),
+    ("- domain\n- source\n", "got a list (lines starting `- `), ['domain', 'source']; expected a mapping"),
+    ("just a sentence\n", "got a text, 'just a sentence'; expected a mapping"),
+    ("", "got nothing (an empty file, or only comments); expected a mapping"),
 ])
 def test_non_mapping_yaml(tmp_path: Path, text: str, fragment: str) -> None:
     path = tmp_path / "pack.yaml"
@@ -527,3 +527,16 @@ def test_one_item_written_without_its_list_is_shown_and_told_its_brackets(tmp_pa
     error = _error(tmp_path, hard_filters={"name": "big", "metric": "sales_3m", "op": ">=", "value": 1})
     assert "key `hard_filters`: got a mapping, {name: 'big', metric: 'sales_3m', op: '>=', value: 1}; expected a " \
            "list" in error, error
+
+
+def test_a_pack_file_that_is_no_mapping_says_what_it_holds_in_words(tmp_path: Path) -> None:
+    """Trial 30: an empty pack file was told "got NoneType; expected a mapping of keys" (Python's class name), a
+    pack written as a list "got list". Now what the file holds, in words."""
+    path = tmp_path / "pack.yaml"
+    for text, said in (("", "got nothing (an empty file, or only comments)"), ("# a note\n", "got nothing"),
+                       ("- a\n- b\n", "got a list (lines starting `- `), ['a', 'b']"), ("42\n", "got a number, 42")):
+        path.write_text(text)
+        with pytest.raises(CriteriaError) as caught:
+            load_criteria(path)
+        assert said in str(caught.value) and "NoneType" not in str(caught.value), str(caught.value)
+        assert "expected a mapping of keys, one `key: value` a line" in str(caught.value), str(caught.value)

@@ -1125,3 +1125,20 @@ def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path:
         facts = check_pack(pack, as_of=date(2019, 3, 31), today=TODAY).facts
     assert "quarantined for: duplicated key (2: source rows 2, 3) (a PostgreSQL table has no order of its own: its " \
         "rows are numbered as `ORDER BY \"region\"::text, \"period\"::text, \"gdp\"::text` returns them)" in facts
+
+
+def test_a_few_rows_of_a_year_column_written_otherwise_name_the_key_and_what_they_write(tmp_path: Path) -> None:
+    """Trial 30: `1970-12-31` in 300 of 10,200 rows of a year column (`year_column: iyear`), and `FY2017` in 51 of a
+    Parquet file's, were only "300 quarantined rows have no period (source row 34 of 'Chad', ...)": no key, no value.
+    A period column's such rows were named (`_written_otherwise`); now a year column's are too, with what it holds."""
+    from opportunity_assets.sources.check import check_pack
+
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    fields = lines[3].split(",")
+    written = tmp_path / "s.csv"
+    written.write_text("".join([*lines[:3], ",".join([fields[0], f"{fields[1]}-12-31", *fields[2:]]), *lines[4:]]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, written)), today=date(2026, 12, 1)).facts
+    assert (f"1 row of `source.year_column` 'year' is written otherwise than the rest (e.g. '{fields[1]}-12-31, "
+            f"{fields[2]}'), its period unparseable: expected a whole year (1963, or 1963.0) as the rest write it: "
+            "mend it in the source") in facts, facts
+    assert any(f.startswith("1 quarantined row has no period (source row 4 of ") for f in facts), facts

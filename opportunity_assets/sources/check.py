@@ -38,6 +38,7 @@ from opportunity_assets.sources.check_cells import (
 from opportunity_assets.sources.check_entities import (
     ids_continued,
     ids_renamed,
+    ids_spelt_two_ways,
     ids_zero_padded,
     measure_in_key,
     names_changing,
@@ -389,14 +390,46 @@ def _rows_numbered(src: SourceSpec) -> str:
             f"{', '.join(quote_identifier(c) + '::text' for c in src.read_columns)}` returns them)")
 
 
+_PERIOD_KEY_VALUES = {"year_column": "a whole year (1963, or 1963.0)",
+                      "month_column": "a month, 1 to 12 or its name (Jan, February)",
+                      "day_column": "a day of the month, 1 to 31", "quarter_column": "a quarter, 1 to 4",
+                      "week_column": "an ISO week, 1 to 53"}
+"""What each period key's column holds in every row, as a few rows written otherwise are told."""
+
+
+def _period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
+    """The period key and column a few unparsed rows are written otherwise in: `period_column`, or the first of
+    the year, month, ... columns whose value in a reason (`period unparseable: iyear=1970-12-31, month=3`) is not
+    what that column holds (trial 30: `1970-12-31` in 300 rows of a year column was "300 quarantined rows have no
+    period", naming no key and no value)."""
+    if src.period_column:
+        return "period_column", str(src.period_column)
+    keys = [(key, str(column)) for key in _PERIOD_KEY_VALUES if (column := getattr(src, key)) is not None]
+    for reason in reasons:
+        written = dict(part.partition("=")[::2] for part in reason.partition(": ")[2].split(", "))
+        for key, column in keys:
+            value = written.get(column, "").strip()
+            if not value or (key != "month_column" and not re.fullmatch(r"\d+(\.0*)?", value)):
+                return key, column
+    return keys[0] if keys else ("period_column", "")
+
+
 def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
     src = pack.source
     values = written_periods(reasons)
-    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.period_column` {src.period_column!r} "
+    key, column = _period_key_of(src, reasons)
+    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.{key}` {column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
+    if not src.period_column:  # year, month, ... columns: whole numbers each (a month also by its name)
+        empty = empty_period_column(reasons)
+        if empty is not None:
+            return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
+                    "not_in: ['']}]` keeps such rows out, or mend them in the source")
+        return (f"{said}: expected {_PERIOD_KEY_VALUES[key]} as the rest write it: mend "
+                f"{'them' if len(reasons) > 1 else 'it'} in the source")
     given = src.period_patterns
     fits = fitting_patterns(values, given)
     if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both
@@ -621,6 +654,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
+        + ids_spelt_two_ways(pack, snapshot.history) \
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
@@ -671,7 +705,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")
         warnings = [w for w in warnings if not w.startswith(ages)]
-    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and pack.source.period_column \
+    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and (
+        pack.source.period_column or pack.source.year_column) and pack.source.wide is None \
         else None  # a few rows' dates written another way
     if otherwise and "`period_format: [" in otherwise and not any(
             p.startswith("key `source.period_format`") for p in problems):

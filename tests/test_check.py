@@ -1338,6 +1338,22 @@ def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: P
     assert _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30)) == [expected]
 
 
+def test_numbers_grouped_only_in_the_windows_reach_name_the_separator_key(tmp_path: Path) -> None:
+    """Trial 31: the Dow's closes, written `1,003.16` from 1972 on (10,467 of 37,931 cells: no column of text),
+    were every close in the windows' reach; check said ok beside a hint, and the night archived the one candidate
+    as a data gap. Grouped numbers that are most of the reach name the separator key, counted in entity-periods."""
+    rows = [[e, y, f"{900 if y < 2010 else 1000 + y:,}"] for e in "ab" for y in range(1990, 2016)]
+    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2016, 6, 30)) == [
+        "key `source.thousands_separator`: not set; 'level': 2 of 2 entity-periods in the windows' reach hold cells "
+        "that are not numbers, written as '3,015': expected `thousands_separator: ','` to read them"]
+    # grouped numbers in the file's past alone, out of the windows' reach: no problem
+    rows = [[e, y, f"{1000 + y:,}" if y < 1995 else 900] for e in "ab" for y in range(1990, 2016)]
+    _csv(tmp_path / "g.csv", ["id", "year", "level"], rows)
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2016, 6, 30)) == []
+
+
 def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_its_cells_hold(tmp_path: Path) -> None:
     """Trial 6: '$1270.96' cells and JSON Lines whose value is an object ({"value": 14763, "unit": "persons"}) were
     answered "'popdensity': 437 of 437 cells the night reads are not numbers; expected a numeric column (list only

@@ -124,6 +124,23 @@ def test_year_columns_that_date_no_row_are_named_with_their_values(tmp_path: Pat
     assert check_pack(pack, today=TODAY).problems == [expected]
 
 
+def test_two_digit_years_among_years_in_full_are_named(tmp_path: Path) -> None:
+    """Trial 31: GSS answers of 1978..1998 written `78`..`98`, those of 2000 on in full: check said ok, the rows of
+    the 1980s and 1990s read in the first century, in no night's window. Years below 100 beside years from 1800 on,
+    none between, are two-digit years; an ice core's 20, 40, ..., 2000 are years in full."""
+    rows = [[e, y, 5] for e, years in (("a", (97, 98, 99, 2000)), ("b", (98, 99, 2000, 2001)), ("c", (99, 2000)))
+            for y in years]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                            "year_column": "year", "columns": ["level"]}, _LEVELS)
+    assert check_pack(pack, today=TODAY).problems == [
+        "key `source.year_column`: got 'year'; some years it holds are below 100 (e.g. ['99', '98', '97']) beside "
+        "years written in full (e.g. ['2000', '2001']), and none from 100 to 1799: years of two digits among full "
+        "ones, their rows read in the first century, in no night's window (two digits: write the century, 1963 for "
+        "63): expected whole years written in full, such as 1963 or 1963.0"]
+    _csv(tmp_path / "y.csv", ["id", "year", "level"], [["a", y, 5] for y in range(20, 2001, 20)])
+    assert not [p for p in check_pack(pack, today=TODAY).problems if "year_column" in p]
+
+
 def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
     """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
     look-ahead that `check` called ok."""

@@ -740,7 +740,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if otherwise and not any(p.startswith("key `source.period_format`") for p in problems):
         facts.append(otherwise)
     for source in (pack.source, *pack.source.join):
-        if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
+        if source.format != "postgres" and infer_format(pack.path_of(source), source.format) in ("csv", "jsonl"):
             recoded = not_utf8_lines(pack.path_of(source))
             if recoded:
                 lines = ", ".join(map(str, recoded[:3])) + (", ..." if len(recoded) > 3 else "")

@@ -39,6 +39,7 @@ import pyarrow as pa
 from opportunity_assets.sources.csv_rows import (
     CsvHeaderError,
     Rejected,
+    decoded_line,
     header_of,
     opened_bytes,
     read_bytes,
@@ -527,9 +528,11 @@ def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
+        # a line that is not UTF-8 is read as Windows-1252, as a CSV line is (trial 31: a name in one byte a
+        # letter, `"mâle"`, was quarantined as "not a JSON object")
         try:
-            yield number, json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            yield number, json.loads(decoded_line(raw)[0])
+        except json.JSONDecodeError as exc:
             yield number, exc
 
 

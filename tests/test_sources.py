@@ -584,6 +584,29 @@ def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_en
         "that runs on txhousing.duckdb"), problem
 
 
+def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path) -> None:
+    """Trial 31: `tmax - tmin` over a temperature column stored as text (`75F` in a few cells) was told in DuckDB's
+    words, "(No function matches the given name and argument types '-(VARCHAR, DOUBLE)'. You might need to add
+    explicit type casts.)". It now names the columns of numbers stored as text and the cast that reads them; text
+    that is no numbers (a date as text) is told the casts by type."""
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")  # every column stored as text
+    query = "SELECT *, sales / listings AS ratio FROM txhousing"
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    assert problem == (
+        f"key `source.query`: got {query!r}; it applies `/` to text: `listings`, `sales` are columns of numbers "
+        "stored as text (VARCHAR) in the database: read their numbers with `TRY_CAST(listings AS DOUBLE)`, a cell "
+        "that is no number then empty: expected a SELECT that runs on txhousing.duckdb"), problem
+    query = "SELECT *, city > 5 AS odd FROM txhousing"
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    assert problem == (
+        f"key `source.query`: got {query!r}; it compares text with a value of another type (VARCHAR, "
+        "INTEGER_LITERAL): a column it names is stored as text, to be cast to what the operation needs (`CAST(x AS "
+        "DATE)` for dates written as text, `TRY_CAST(x AS DOUBLE)` for numbers): expected a SELECT that runs on "
+        "txhousing.duckdb"), problem
+
+
 def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:
     """Trial 10: `query: "SELECT * FROM flights;"`, as a SQL console writes it, was "not valid SQL (syntax error at
     or near \";\")": the read wraps the query in a SELECT of its own. Its ending `;` is taken off; a second statement

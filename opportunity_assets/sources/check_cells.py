@@ -183,10 +183,12 @@ def grouped_in_reach(spec: SourceSpec, columns: dict[str, str], quarantined: pl.
     if not reach:
         return []
     problems = []
+    near = quarantined.filter(pl.col("period").is_in(list({p for _, p in reach}))).select(
+        "entity_id", "period", "reason").rows()
     for column in columns:
         refused: set[tuple[object, object]] = set()
         written: list[str] = []
-        for entity, period, reason in quarantined.select("entity_id", "period", "reason").rows():
+        for entity, period, reason in near:
             cell = bad_cells(reason, [column]).get(column, ("", ""))
             if (entity, period) in reach and cell[1] == "not a number":
                 refused.add((entity, period))

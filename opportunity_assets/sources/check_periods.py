@@ -196,10 +196,9 @@ def two_digit_years(pack: CriteriaPack, within: str) -> str | None:
     dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
     year = f"year({shapes.PERIOD})"
     if commonest_values(pack, within, year, f"{dated} AND {year} >= 100", 1):
-        if commonest_values(pack, within, year, f"{dated} AND {year} >= 100 AND {year} < {FIRST_NIGHT.year}", 1):
-            return None
         low = commonest_values(pack, within, shapes.written(src.year_column), f"{dated} AND {year} < 100")
-        if not low:
+        if not low or commonest_values(pack, within, year,
+                                       f"{dated} AND {year} >= 100 AND {year} < {FIRST_NIGHT.year}", 1):
             return None
         full = commonest_values(pack, within, shapes.written(src.year_column), f"{dated} AND {year} >= 100", 2)
         return (f"key `{within}.year_column`: got {src.year_column!r}; some years it holds are below 100 (e.g. "

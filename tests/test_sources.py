@@ -379,6 +379,27 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     assert snapshot.metrics.height == 46
 
 
+def test_a_json_line_not_utf8_is_read_as_windows_1252_as_a_csv_line_is(tmp_path: Path) -> None:
+    """Trial 31: a JSON line holding a name in a one-byte encoding (`"mâle"` written as Latin-1) was quarantined as
+    "not a JSON object (JSONDecodeError)", a record that parses; a CSV line so is read as Windows-1252. It is now
+    read so too, and `check` counts such lines, as it does a CSV's."""
+    from opportunity_assets.sources.check import check_pack
+
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    json_lines = [json.dumps(row).encode() for row in frame.to_dicts()]
+    at = next(i for i, row in enumerate(frame.to_dicts()) if (row["city"], row["year"], row["month"]) == (
+        "Abilene", "2009", "6"))  # in the windows' reach
+    json_lines[at] = json_lines[at].replace(b'"Abilene"', '"Abil\u00e9ne"'.encode("latin-1"))
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_bytes(b"\n".join(json_lines) + b"\n")
+    pack = load_criteria(write_pack(tmp_path, jsonl))
+    snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.height == 0
+    assert "Abil\u00e9ne" in snapshot.history["entity_name"].to_list()
+    assert f"1 lines of s.jsonl are not UTF-8 text, read as Windows-1252 (line {at + 1}): save the file as UTF-8 " \
+           "if a name reads wrong" in check_pack(pack, as_of=AS_OF).facts
+
+
 def test_a_json_line_null_or_a_number_is_quarantined_as_no_object(tmp_path: Path) -> None:
     """Trial 10: a line `null` in JSON Lines was read by DuckDB's fast reader as a record of every key empty, and
     quarantined as "missing entity id"; a line that is a number or a text said "a JSON int" ("a JSON str")."""
@@ -561,6 +582,29 @@ def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_en
         f"key `source.query`: got {query[:80]!r}; it does not run on txhousing.duckdb (No function matches the given "
         "name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts.): expected a SELECT "
         "that runs on txhousing.duckdb"), problem
+
+
+def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path) -> None:
+    """Trial 31: `tmax - tmin` over a temperature column stored as text (`75F` in a few cells) was told in DuckDB's
+    words, "(No function matches the given name and argument types '-(VARCHAR, DOUBLE)'. You might need to add
+    explicit type casts.)". It now names the columns of numbers stored as text and the cast that reads them; text
+    that is no numbers (a date as text) is told the casts by type."""
+    from opportunity_assets.sources.check import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")  # every column stored as text
+    query = "SELECT *, sales / listings AS ratio FROM txhousing"
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    assert problem == (
+        f"key `source.query`: got {query!r}; it applies `/` to text: `listings`, `sales` are columns of numbers "
+        "stored as text (VARCHAR) in the database: read their numbers with `TRY_CAST(listings AS DOUBLE)`, a cell "
+        "that is no number then empty: expected a SELECT that runs on txhousing.duckdb"), problem
+    query = "SELECT *, city > 5 AS odd FROM txhousing"
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    assert problem == (
+        f"key `source.query`: got {query!r}; it compares text with a value of another type (VARCHAR, "
+        "INTEGER_LITERAL): a column it names is stored as text, to be cast to what the operation needs (`CAST(x AS "
+        "DATE)` for dates written as text, `TRY_CAST(x AS DOUBLE)` for numbers): expected a SELECT that runs on "
+        "txhousing.duckdb"), problem
 
 
 def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from opportunity_assets.sources.check_cells import (
     MISSING_TEXTS,
     MOSTLY_TEXT,
     cell_problems,
+    grouped_in_reach,
     grouped_most,
     negatives_unsigned,
     numeric_columns,
@@ -542,6 +543,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
     mistaken_cells = cell_problems(pack.source, columns, cells, seen)
+    named = {c for c in columns for p in mistaken_cells if f"{c!r}:" in p}
+    own_rows = snapshot.quarantined.filter(~pl.any_horizontal(pl.lit(False), *(pl.col("reason").str.starts_with(x)
+                                                                                for x in labels)))
+    mistaken_cells += grouped_in_reach(pack.source, {c: k for c, k in columns.items() if c not in named},
+                                       own_rows, snapshot.history,
+                                       max((m.window[1] for m in pack.metrics.values() if m.agg != "derived"),
+                                           default=0))
     written_otherwise = any(p.startswith(("key `source.decimal_separator`", "key `source.thousands_separator`",
                                           "key `source.wide.value`"))
                             for p in mistaken_cells)  # every column's numbers, or every wide column's: said once
@@ -767,7 +775,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if otherwise and not any(p.startswith("key `source.period_format`") for p in problems):
         facts.append(otherwise)
     for source in (pack.source, *pack.source.join):
-        if source.format != "postgres" and infer_format(pack.path_of(source), source.format) == "csv":
+        if source.format != "postgres" and infer_format(pack.path_of(source), source.format) in ("csv", "jsonl"):
             recoded = not_utf8_lines(pack.path_of(source))
             if recoded:
                 lines = ", ".join(map(str, recoded[:3])) + (", ..." if len(recoded) > 3 else "")

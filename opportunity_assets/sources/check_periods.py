@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
+from opportunity_assets.periods import FIRST_NIGHT, FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import describe_location, infer_format, join_index
@@ -187,13 +187,25 @@ def two_digit_years(pack: CriteriaPack, within: str) -> str | None:
     """A `year_column` every dated row of which holds a year below 100 (`63` for 1963: Ecdat Cigar's, nlswork's
     `68`..`88`), or None. Such years date their rows (the source reads years from `FIRST_YEAR`, 20 for an ice
     core's gases), in the first century: the key, with examples and what reads them. A column that also holds a
-    year of three digits or more (20, 40, ..., 2000) is years written in full."""
+    year of three digits or more (20, 40, ..., 2000) is years written in full; one whose other years are all from
+    1800 on (trial 31: `78`..`98` beside 2000..2016, a spreadsheet's years typed two ways) is two-digit years among
+    full ones, their rows read 19 centuries early, in no night's window."""
     src = spec_at(pack, within)
     if src.year_column is None or src.period_column is not None or src.known_at is not None:
         return None
     dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
-    if commonest_values(pack, within, f"year({shapes.PERIOD})", f"{dated} AND year({shapes.PERIOD}) >= 100", 1):
-        return None
+    year = f"year({shapes.PERIOD})"
+    if commonest_values(pack, within, year, f"{dated} AND {year} >= 100", 1):
+        low = commonest_values(pack, within, shapes.written(src.year_column), f"{dated} AND {year} < 100")
+        if not low or commonest_values(pack, within, year,
+                                       f"{dated} AND {year} >= 100 AND {year} < {FIRST_NIGHT.year}", 1):
+            return None
+        full = commonest_values(pack, within, shapes.written(src.year_column), f"{dated} AND {year} >= 100", 2)
+        return (f"key `{within}.year_column`: got {src.year_column!r}; some years it holds are below 100 (e.g. "
+                f"{low}) beside years written in full (e.g. {full}), and none from 100 to {FIRST_NIGHT.year - 1}: "
+                "years of two digits among full ones, their rows read in the first century, in no night's window"
+                f"{_two_digit_years(within, src.year_column, False)}: expected whole years written in full, such "
+                "as 1963 or 1963.0")
     years = commonest_values(pack, within, shapes.written(src.year_column), dated)
     if not years:
         return None

@@ -89,7 +89,7 @@ def _any_field_size() -> Iterator[None]:
         csv.field_size_limit(before)
 
 
-def _decoded(raw: bytes) -> tuple[str, bool]:
+def decoded_line(raw: bytes) -> tuple[str, bool]:
     """The line's text, and whether it had to be read as Windows-1252 (Latin-1 for its five unused bytes)."""
     try:
         return raw.decode("utf-8"), False
@@ -155,7 +155,7 @@ def read_bytes(path: str | Path) -> bytes:
 
 def not_utf8_lines(path: str | Path) -> list[int]:
     """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252)."""
-    return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if _decoded(raw)[1]]
+    return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if decoded_line(raw)[1]]
 
 
 def unfinished_line(path: str | Path) -> int | None:
@@ -222,7 +222,7 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
     lines: list[str | None] = []
     recoded = []
     for number, raw in enumerate(raw_lines, start=1):
-        text, other = _decoded(raw)
+        text, other = decoded_line(raw)
         if other and number == 1:
             lines.append(None)  # a header that is not UTF-8: the file is another text encoding, or not text
             continue

@@ -39,6 +39,7 @@ import pyarrow as pa
 from opportunity_assets.sources.csv_rows import (
     CsvHeaderError,
     Rejected,
+    decoded_line,
     header_of,
     opened_bytes,
     read_bytes,
@@ -527,9 +528,11 @@ def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
+        # a line that is not UTF-8 is read as Windows-1252, as a CSV line is (trial 31: a name in one byte a
+        # letter, `"mâle"`, was quarantined as "not a JSON object")
         try:
-            yield number, json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            yield number, json.loads(decoded_line(raw)[0])
+        except json.JSONDecodeError as exc:
             yield number, exc
 
 
@@ -865,6 +868,46 @@ _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 
 
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
+_NO_COMPARE = re.compile(r"Cannot compare values of type (\w+) and type (\w+)")
+
+
+def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> str | None:
+    """Why a query does arithmetic or a comparison on text, in words, or None: DuckDB's "No function matches the
+    given name and argument types '-(VARCHAR, DOUBLE)'" or "Cannot compare values of type VARCHAR and type
+    INTEGER_LITERAL" (trial 31: `tmax - tmin` over a temperature column stored as text, `75F` in a few cells). The
+    database's text columns the query names whose cells are mostly numbers, and the cast that reads them; else the
+    types, and the casts a date or numbers written as text take."""
+    match, compared = _NO_MATCH.search(first), _NO_COMPARE.search(first)
+    types = ([t.strip() for t in match.group(2).split(",")] if match else
+             [compared.group(1), compared.group(2)] if compared else [])
+    if "VARCHAR" not in types:
+        return None
+    done = (f"it applies `{match.group(1)}` to text" if match else "it compares text with a value of another type")
+    names = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)}
+    numeric: list[str] = []
+    try:
+        for schema, table, column in con.execute(
+                "SELECT schema_name, table_name, column_name FROM duckdb_columns() WHERE database_name = 'source_db' "
+                "AND data_type = 'VARCHAR' ORDER BY 3").fetchall():
+            if column.lower() not in names or column in numeric:
+                continue
+            cells, read = con.execute(f"SELECT count({_q(column)}), count(TRY_CAST({_q(column)} AS DOUBLE)) FROM "
+                                      f"(SELECT {_q(column)} FROM source_db.{_q(schema)}.{_q(table)} LIMIT 1000)"
+                                      ).fetchone() or (0, 0)
+            if cells and 2 * read > cells:  # numbers, a few cells of text among them
+                numeric.append(column)
+    except duckdb.Error:
+        numeric = []
+    if not numeric:
+        return (f"{done} ({', '.join(types)}): a column it names is stored as text, to be cast to what the "
+                "operation needs (`CAST(x AS DATE)` for dates written as text, `TRY_CAST(x AS DOUBLE)` for numbers)")
+    shown = ", ".join(f"`{c}`" for c in numeric[:3])
+    return (f"{done}: {shown} {'is a column' if len(numeric) == 1 else 'are columns'} of numbers stored as text "
+            f"(VARCHAR) in the database: read {'its' if len(numeric) == 1 else 'their'} numbers with "
+            f"`TRY_CAST({numeric[0]} AS DOUBLE)`, a cell that is no number then empty")
+
+
 def _short_reason(reason: str, limit: int = 200) -> str:
     """An engine's one-line reason, whole up to `limit` characters, else cut at its last sentence's end within
     them, or its last word's (`...`): a reason cut mid-word loses its fix ("You might need to add explicit type
@@ -903,6 +946,8 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = f"it calls a {missing.group(1).lower()} `{missing.group(2)}` that DuckDB does not have"
     elif column:
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
+    elif (texts := _text_as_numbers(con, first, query)) is not None:
+        why = texts
     elif isinstance(exc, duckdb.ParserException) and _past_its_end(str(exc), query):
         why = "it is not valid SQL (a syntax error at its end, where it stops short: a WHERE with no condition, say)"
     elif isinstance(exc, duckdb.ParserException):

@@ -3114,3 +3114,30 @@ def test_an_entity_spelt_two_ways_in_the_same_periods_is_a_warning_naming_the_ke
         "rows in the same years (e.g. 'Bake Shop' in 2000 to 2010, 'Bakeshop' in 2010): each read as an "
         "entity of its own with part of the rows: expected one spelling in the source (a DuckDB `query` can "
         "`replace` one with the other), if each pair is one entity"], warnings
+
+
+def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:
+    """Trial 28: the bundled NYC pack dated its routes by `age_days` of `flights`, a count: 0 in a week without
+    flights, never empty, so every route was 5 days fresh and its freshness filter never refused. An `age_days` over
+    a `count` (or `count_distinct`) names its column and the aggregates that would date the events; over an `avg` it
+    says nothing."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "delay"],
+                [[e, (date(2018, 1, 1) + timedelta(days=d)).isoformat(), d % 7] for e in ("a", "b", "c")
+                 for d in range(0, 200, 3)])
+    source = {"path": name, "shape": "events", "period_column": "day", "grain": "week",
+              "aggregates": {"n": {"agg": "count"}, "delay_avg": {"agg": "avg", "column": "delay"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "n", "window": [0, 3]},
+               "age": {"agg": "age_days", "column": "n", "unit": "days"}}
+    filters = [{"name": "big", "metric": "level_now", "op": ">=", "value": 1},
+               {"name": "fresh", "metric": "age", "op": "<=", "value": 14}]
+    warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
+                          today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `metrics.age")] == [
+        "key `metrics.age.column`: got 'n'; an events `count` is 0 in a period without events, never empty, so its "
+        "latest value is always the latest period's and its age never grows, so `hard_filters.1` on it never "
+        "refuses: expected an aggregate that is empty without events, an `avg`, `min`, `max` or `sum` of a column "
+        "(here 'delay_avg'), to date the events by"], warnings
+    metrics["age"]["column"] = "delay_avg"
+    warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
+                          today=TODAY).warnings
+    assert not [w for w in warnings if w.startswith("key `metrics.age")], warnings

@@ -82,6 +82,7 @@ from opportunity_assets.sources.check_periods import (
     zoned_elsewhere,
 )
 from opportunity_assets.sources.check_values import (
+    ages_of_counts,
     bounds_in_another_unit,
     listed_values_unmatched,
     long_names_unmatched,
@@ -666,7 +667,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack)
+    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack)
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)

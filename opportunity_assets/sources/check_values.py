@@ -187,3 +187,27 @@ def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> l
                         f"names it{meant}, so every period of it would be a gap: {holds}: expected names as the "
                         "column writes them")
     return problems
+
+
+def ages_of_counts(pack: CriteriaPack) -> list[str]:
+    """A warning per `age_days` metric over an events `count` or `count_distinct`: a period without events is a
+    count of 0, not an empty cell, so the count's latest value is always the latest period's and its age never
+    grows; a freshness filter on it never refuses (the bundled NYC pack dated its routes by `flights`, trial 28).
+    An `avg`, `min`, `max` or `sum` of a column is empty without events, and dates them."""
+    src = pack.source
+    if src.shape != "events":
+        return []
+    out = []
+    for name, spec in pack.metrics.items():
+        aggregate = src.aggregates.get(spec.column or "")
+        if spec.agg != "age_days" or aggregate is None or aggregate.agg not in ("count", "count_distinct"):
+            continue
+        filters = [f"`hard_filters.{i}`" for i, f in enumerate(pack.hard_filters) if f.metric == name]
+        never = f", so {' and '.join(filters)} on it never refuses" if filters else ""
+        dated = sorted(n for n, a in src.aggregates.items() if a.agg in ("avg", "min", "max", "sum"))
+        offer = f" (here {', '.join(repr(n) for n in dated)})" if dated else ""
+        out.append(f"key `metrics.{name}.column`: got {spec.column!r}; an events `{aggregate.agg}` is 0 in a period "
+                   f"without events, never empty, so its latest value is always the latest period's and its age "
+                   f"never grows{never}: expected an aggregate that is empty without events, an `avg`, `min`, "
+                   f"`max` or `sum` of a column{offer}, to date the events by")
+    return out

@@ -251,14 +251,7 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     read `Viet Nam` and `Vietnam` apart; `AUSTIN` and `Austin` share one, and the scan says so), the rows of one
     ending before the other's begin: one entity renamed mid-history, read as two, each with part of its history, so
     no window reaches across the rename (trial 26: UN migrant stocks writing `Viet Nam` to 2005, `Vietnam` after)."""
-    if history.is_empty():
-        return []
-    spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),
-                                               pl.col("period").max().alias("last")).sort("entity_id"))
-    groups: dict[str, list[tuple[date, date, str]]] = {}
-    for key, first, last in spans.iter_rows():
-        if key is not None and first is not None:
-            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
+    groups = _spellings(history)
     renamed = [(before, after) for spelt in groups.values() if len(spelt) > 1
                for before, after in itertools.pairwise(sorted(spelt))
                if before[1] < after[0] and candidate_id(before[2]) != candidate_id(after[2])]
@@ -279,14 +272,7 @@ def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     rows share periods (one ending after the other begins, so not `ids_renamed`'s rename): one entity spelt two
     ways at once, read as two, each with part of its rows (trial 30: restaurant inspections writing `MCDONALD'S`
     and `MCDONALDS`, `FIRE ISLAND RUSTIC BAKE SHOP` and `... BAKESHOP`, in the same years; check said ok)."""
-    if history.is_empty():
-        return []
-    spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),
-                                               pl.col("period").max().alias("last")).sort("entity_id"))
-    groups: dict[str, list[tuple[date, date, str]]] = {}
-    for key, first, last in spans.iter_rows():
-        if key is not None and first is not None:
-            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
+    groups = _spellings(history)
     both = [(one, other) for spelt in groups.values() if len(spelt) > 1
             for one, other in itertools.combinations(sorted(spelt), 2)
             if one[1] >= other[0] and candidate_id(one[2]) != candidate_id(other[2])]
@@ -421,6 +407,20 @@ def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple
         chance *= (near - 1) / (len(level) - 1)  # the entity's own figure is among them
         trail[c] = (float(last), 3 * float(step))
     return trail if trail and chance <= CONTINUED_BY_CHANCE else {}
+
+
+def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:
+    """The entity keys of `history` by their spelling without spaces, punctuation and case (`_spelt`), each with
+    its rows' first and last period: (first, last, key)."""
+    if history.is_empty():
+        return {}
+    spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),
+                                               pl.col("period").max().alias("last")).sort("entity_id"))
+    groups: dict[str, list[tuple[date, date, str]]] = {}
+    for key, first, last in spans.iter_rows():
+        if key is not None and first is not None:
+            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
+    return groups
 
 
 def _spelt(key: str) -> str:

@@ -262,9 +262,7 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     differ = "entity key differs" if len(renamed) == 1 else "entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {len(renamed)} {differ} from another only in spaces, "
             f"punctuation or case, its rows beginning after the other's end (e.g. {old!r} to "
-            f"{label(last)}, {new!r} from {label(first)}): each read as an entity of its own with part of the "
-            "history, no window reaching across the change: expected one spelling in the source (a DuckDB `query` "
-            "can `replace` one with the other), if each is one entity renamed"]
+            f"{label(last)}, {new!r} from {label(first)}): {_read_as_two('spelling')}"]
 
 
 def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
@@ -359,9 +357,7 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     said = "1 entity key begins" if len(found) == 1 else f"{len(found)} entity keys begin"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {said} where another's rows end, its figures "
             f"continuing the other's (e.g. {old['entity_id']!r} to {label(old['last'])}, {new['entity_id']!r} from "
-            f"{label(new['first'])}: {', '.join(shown[:3])}): each read as an entity of its own with part of the "
-            "history, no window reaching across the change: expected one name in the source (a DuckDB `query` can "
-            "`replace` one with the other), if each is one entity renamed"]
+            f"{label(new['first'])}: {', '.join(shown[:3])}): {_read_as_two('name')}"]
 
 
 BALANCED_FROM = 10
@@ -385,10 +381,8 @@ def _only_gap_filled(pack: CriteriaPack, spans: pl.DataFrame, ends: pl.DataFrame
     label = pack.grain.label
     return [f"key `source.entity_id`: got {src.entity_id!r}; 1 entity key begins where another's rows end, the "
             f"only two of the {spans.height} entities not reported in every {pack.grain.name} (e.g. "
-            f"{old['entity_id']!r} to {label(old['last'])}, {new['entity_id']!r} from {label(new['first'])}): each "
-            "read as an entity of its own with part of the history, no window reaching across the change: expected "
-            "one name in the source (a DuckDB `query` can `replace` one with the other), if each is one entity "
-            "renamed"]
+            f"{old['entity_id']!r} to {label(old['last'])}, {new['entity_id']!r} from {label(new['first'])}): "
+            f"{_read_as_two('name')}"]
 
 
 def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple[date, str], np.ndarray]
@@ -407,6 +401,14 @@ def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple
         chance *= (near - 1) / (len(level) - 1)  # the entity's own figure is among them
         trail[c] = (float(last), 3 * float(step))
     return trail if trail and chance <= CONTINUED_BY_CHANCE else {}
+
+
+def _read_as_two(written: str) -> str:
+    """The end of a rename's warning: what reading one entity as two costs, and the fix (`written`: what the source
+    should hold one of, a `spelling` or a `name`)."""
+    return ("each read as an entity of its own with part of the history, no window reaching across the change: "
+            f"expected one {written} in the source (a DuckDB `query` can `replace` one with the other), if each is "
+            "one entity renamed")
 
 
 def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:

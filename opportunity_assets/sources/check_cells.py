@@ -228,8 +228,9 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
             continue
         key, cells = f"source.wide.columns.{n}", written[column]
         grouped = [w for w in cells if _GROUPED.match(w)]
-        dressed = None if 2 * len(grouped) > len(cells) else _numbers_dressed(column, cells, spec)
-        if 2 * len(grouped) > len(cells):  # numbers, written otherwise: the key that reads them (trial 29)
+        mostly_grouped = 2 * len(grouped) > len(cells)
+        dressed = None if mostly_grouped else _numbers_dressed(column, cells, spec)
+        if mostly_grouped:  # numbers, written otherwise: the key that reads them (trial 29)
             problems.append(_separated(spec, "source", column, grouped, text, seen,
                                        f"periods in reach (`{key}`) hold cells that are"))
         elif dressed is not None:

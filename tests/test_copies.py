@@ -13,7 +13,7 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
-from opportunity_assets.records import Status
+from opportunity_assets.records import Status, Verdict
 from opportunity_assets.verifications import integrity
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity_spec import CopyRule
@@ -46,9 +46,10 @@ def test_a_column_copied_from_another_entity_is_found_naming_it() -> None:
     found = copied_figures(_history(markets), ["x"], {"m3", "m5", "m7"}, RULE)
     assert set(found) == {"m3"}  # m5 gave its figures: its series goes on as it was, m3's broke into the run
     copy = found["m3"]["x"]
+    # judged over the whole run, three periods, though two are the rule's fewest
     assert copy.others == ["M5"] and copy.periods == 3 and copy.chance < RULE.max_probability
     assert "resolution 1" in copy.basis
-    two = dict(markets, m3=own[:-2] + markets["m5"][-2:])  # only two periods
+    two = dict(markets, m3=own[:-2] + markets["m5"][-2:])  # only two periods: not unlikely enough here
     assert copied_figures(_history(two), ["x"], {"m3"}, RULE) == {}
 
 
@@ -99,11 +100,12 @@ def test_a_copied_column_is_a_finding_naming_the_other_entity(tmp_path: Path) ->
     other = c.copies["volume"].others[0]
     copied = next(f for f in v.data_findings if f.rule == "copied" and f.column == "volume")
     assert copied.check == "inputs" and copied.effect == "doubt"
-    assert copied.periods == ["2005-05", "2005-06", "2005-07"] and copied.size == 3
-    assert f"in 2005-05..2005-07 are {other}'s figures exactly, period for period" in copied.message
-    assert copied.to_resolve == f"confirm 2005-05..2005-07 volume with the source: it matches {other}'s"
+    # every period of the copy, from the break on: the run is judged as far back as it goes
+    assert copied.periods == ["2005-04", "2005-05", "2005-06", "2005-07"] and copied.size == 4
+    assert f"in 2005-04..2005-07 are {other}'s figures exactly, period for period" in copied.message
+    assert copied.to_resolve == f"confirm 2005-04..2005-07 volume with the source: it matches {other}'s"
     assert integrity.headline(copied, blinded=True) == \
-        "volume equals another entity's figures for the 3 periods to 0 periods back"
+        "volume equals another entity's figures for the 4 periods to 0 periods back"
 
 
 def test_the_past_runs_near_a_value_are_the_runs_whose_latest_value_is_near_it() -> None:
@@ -139,7 +141,7 @@ def test_a_short_or_degenerate_history_is_judged_without_failing() -> None:
     frame = history.sort("entity_id", "periods_ago").select(
         "entity_id", pl.col("entity_id").rank("dense").alias("__code"), "periods_ago",
         pl.col("beertax").alias("__value"))
-    assert copies._runs_near(frame, RULE.min_periods, [0.6, 0.3]).height == 0  # rows near them, no whole run
+    assert copies._runs_near(frame, 3, [0.6, 0.3]).height == 0  # rows near them, no whole run of three
     nulls = history.with_columns(pl.lit(None, dtype=pl.Float64).alias("empty"))
     assert copied_figures(nulls, ["beertax", "empty"], set(taxes), RULE) == {}
     one_period = history.filter(pl.col("periods_ago") == 0)
@@ -149,7 +151,7 @@ def test_a_short_or_degenerate_history_is_judged_without_failing() -> None:
     alone = history.filter(pl.col("entity_id") == "al")
     assert copied_figures(alone, ["beertax"], {"al"}, RULE) == {}
     assert copied_figures(history.clear(), ["beertax"], {"al"}, RULE) == {}
-    markets = {f"m{i}": _market(i, 300 + 40 * i, periods=RULE.min_periods + 1) for i in range(12)}
+    markets = {f"m{i}": _market(i, 300 + 40 * i, periods=4) for i in range(12)}
     markets["m3"] = [900.0, *markets["m5"][1:]]  # one period before the run: a copy is still judged, and found
     found = copied_figures(_history(markets), ["x"], {"m3", "m5"}, RULE)
     assert set(found) == {"m3"} and found["m3"]["x"].others == ["M5"]
@@ -197,3 +199,20 @@ def test_a_markets_whole_history_a_neighbours_rescaled_is_doubted(tmp_path: Path
     assert {f.column for f in scaled} >= {"sales", "listings"}
     assert all(f.effect == "doubt" and "Amarillo's figures times" in f.message for f in scaled)
     assert route(a, v).section_or_tag != "act_on_these"
+
+
+def test_a_copy_of_two_periods_unlikely_by_chance_is_doubted_the_night_it_shows() -> None:
+    """Amarillo's median from 2005-04 on is its neighbour's in sorted order: on the night of 2005-06-30 two periods
+    match, figure for figure, at a resolution of $100, a chance well below the rule's. Judged once three periods
+    matched, the copy reached "Act on these" that night."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pack = _planted_pack(Path(tmp), Plant("borrowed", "Amarillo", ("median",), AMARILLO_BREAK, 1))
+        c = _candidate(pack, NIGHTS[1], "amarillo")
+        assert c.went_on and set(c.copies) == {"median"}
+        assert c.copies["median"].periods == 2 and c.copies["median"].chance < RULE.max_probability
+        a = analyze(pack, c)
+        v = verify(pack, c, a)
+    assert a.verdict == Verdict.STRONG and v.status == Status.UNCERTAIN
+    assert route(a, v).section_or_tag == "needs_your_judgment"

@@ -2,7 +2,8 @@
 
 No check on one entity's own history can see this (the copied series is believable: it is real data), so the scan,
 which holds every entity, looks for it: a column whose latest `min_periods` values equal another entity's, period
-for period. Whether that is a defect or a coincidence is judged by code, with the chance of such a coincidence:
+for period, judged over as many latest periods as they go on matching (`_LONGEST_RUN` at most). Whether that is a
+defect or a coincidence is judged by code, with the chance of such a coincidence:
 
 - where other entities' figures near these (within 10%) coincided in the `lookback` periods before (small counts,
   or a column every entity shares, such as a national price index), the column's own rate of such coincidences,
@@ -28,6 +29,12 @@ from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
 from opportunity_assets.verifications.series import resolution, resolutions
 
+_LONGEST_RUN = 6
+"""Periods a matching run is judged over at most: a run found over `min_periods` is judged over as many latest
+periods as it goes back (a copy of three periods is judged on three, whatever the rule's fewest)."""
+_SCALED_CHANGES = 6
+"""Fewest latest changes a rescaled copy is judged over: matching only within the rounding, a change is weaker
+evidence than an equal figure, so twice a run of three."""
 _NEAR = 0.1
 """Entities within this relative distance of a value are the ones that could coincide with it by chance."""
 
@@ -62,24 +69,35 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
             matches[column] = (latest, matched)
     if not matches:
         return out
-    base = sorted_rows(rule.lookback + k, list(matches))  # the past, only of columns with a match
+    longest = max(k, _LONGEST_RUN)
+    base = sorted_rows(rule.lookback + longest, list(matches))  # the past, only of columns with a match
     codes = base["__code"].to_numpy()  # each entity's rows are a slice: where its code starts, to the next's start
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
     spans = {str(key): (int(a), int(b)) for key, a, b in
              zip(base["entity_id"].gather(starts).to_list(), starts, np.r_[starts[1:], len(codes)], strict=True)}
-    unlikely: dict[tuple[str, str], tuple[list[str], float, str]] = {}
-    """(entity, column) -> the others it matches, and the chance of that by coincidence, below the rule's."""
+    unlikely: dict[tuple[str, str], tuple[list[str], float, str, int]] = {}
+    """(entity, column) -> the others it matches, the chance of that by coincidence (below the rule's), how it was
+    judged, and the periods the run spans."""
     for column, (latest, matched) in matches.items():
         frame = column_of(base, column)
-        runs = {row[0]: row[1:] for row in latest.select("entity_id", *_values(k)).iter_rows()}
-        past = _Past(_runs_near(frame, k, [runs[e][0] for e in matched]), frame, spans)
+        values_by_row = frame["__value"].to_numpy()
         tonight = np.sort(latest["__v0"].to_numpy())
-        for entity, others in sorted(matched.items()):
-            chance, basis = _chance(past, runs[entity], tonight, entity, k)
-            if chance < rule.max_probability:
-                unlikely[entity, column] = (others, chance, basis)
+        runs: dict[int, dict[str, tuple[list[str], tuple[float, ...]]]] = {}
+        """Periods the run spans -> entity -> the others it matches so far, and its figures, latest first."""
+        for entity, others in matched.items():
+            mine = _latest_first(values_by_row, spans, entity)
+            spans_of = {o: _run_length(mine, _latest_first(values_by_row, spans, o), longest) for o in others}
+            length = max(spans_of.values())
+            runs.setdefault(length, {})[entity] = ([o for o in others if spans_of[o] == length],
+                                                   tuple(float(v) for v in mine[:length]))
+        for length, found in runs.items():
+            past = _Past(_runs_near(frame, length, [v[0] for _, v in found.values()]), frame, spans)
+            for entity, (others, values) in sorted(found.items()):
+                chance, basis = _chance(past, values, tonight, entity, length)
+                if chance < rule.max_probability:
+                    unlikely[entity, column] = (others, chance, basis, length)
     columns_of: dict[tuple[str, str], list[str]] = {}
-    for (entity, column), (others, _, _) in unlikely.items():
+    for (entity, column), (others, _, _, _) in unlikely.items():
         for other in others:
             columns_of.setdefault((entity, other), []).append(column)
     if not unlikely:
@@ -87,11 +105,24 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
     frames = {column: column_of(base, column) for _, column in unlikely}
     names = dict(history.filter(pl.col("periods_ago") == 0).select("entity_id", "entity_name").iter_rows())
     copier = {pair: _copier([frames[c] for c in cols], *pair) for pair, cols in columns_of.items()}
-    for (entity, column), (others, chance, basis) in sorted(unlikely.items()):
+    for (entity, column), (others, chance, basis, length) in sorted(unlikely.items()):
         if copied := [o for o in others if copier[entity, o]]:
             out.setdefault(entity, {})[column] = CopiedFigures(
-                others=sorted(names.get(o, o) for o in copied), periods=k, chance=chance, basis=basis)
+                others=sorted(names.get(o, o) for o in copied), periods=length, chance=chance, basis=basis)
     return out
+
+
+def _latest_first(values: np.ndarray, spans: dict[str, tuple[int, int]], entity: str) -> np.ndarray:
+    """An entity's values, latest first (`values` sorted by entity, then periods ago; `spans`: each entity's rows)."""
+    first, last = spans.get(entity, (0, 0))
+    return values[first:last]
+
+
+def _run_length(mine: np.ndarray, theirs: np.ndarray, longest: int) -> int:
+    """How many of the latest periods (arrays latest first) two series match in, up to `longest`."""
+    n = min(len(mine), len(theirs), longest)
+    differ = np.flatnonzero(~(mine[:n] == theirs[:n]))
+    return int(differ[0]) if len(differ) else n
 
 
 def _copier(frames: list[pl.DataFrame], entity: str, other: str) -> bool:
@@ -231,16 +262,16 @@ def _spread(changes: np.ndarray) -> float:
 
 def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collection[str],
                   rule: CopyRule) -> dict[str, dict[str, CopiedFigures]]:
-    """Per entity of `going`, per column: the other entity whose figures its own are a multiple of, change for
-    change, over the latest 2 × `rule.min_periods` period-on-period changes (an area imputed as a share of a
-    donor's figures, a history borrowed and rescaled): every change equal to the other's within the rounding of
-    both, where the chance of that is below `rule.max_probability`. The chance, per change, is the width of the
-    rounding's band against the spread of the entity's own changes (a rival must move as it moves), for every
-    other entity tonight. Figures equal outright are `copied_figures`'; a series that three or more entities share
-    so (a national index every area carries) is no one entity's defect. Of the two, the one whose own series broke
-    into the run is doubted (the donor's goes on as it was), both where they match as far back as they go."""
+    """Per entity of `going`, per column: the other entity whose figures its own are a multiple of, change for change,
+    over the latest `_SCALED_CHANGES` period-on-period changes (or 2 × `rule.min_periods`, if more: an area imputed as a
+    share of a donor's figures, a history borrowed and rescaled): every change equal to the other's within the rounding
+    of both, where the chance of that is below `rule.max_probability`. The chance, per change, is the width of the
+    rounding's band against the spread of the entity's own changes (a rival must move as it moves), for every other
+    entity tonight. Figures equal outright are `copied_figures`'; a series that three or more entities share so (a
+    national index every area carries) is no one entity's defect. Of the two, the one whose own series broke into the
+    run is doubted (the donor's goes on as it was), both where they match as far back as they go."""
     out: dict[str, dict[str, CopiedFigures]] = {}
-    changes = 2 * rule.min_periods
+    changes = max(_SCALED_CHANGES, 2 * rule.min_periods)
     if history.is_empty() or not going:
         return out
     entities = sorted(history["entity_id"].unique().to_list(), key=str)

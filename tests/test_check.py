@@ -3141,3 +3141,18 @@ def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_pa
     warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
                           today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `metrics.age")], warnings
+
+
+def test_a_few_periods_written_otherwise_in_a_single_series_are_one_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers, one series of R's decimal years, with one row written 'Nov 1949' (or an ISO date):
+    two warnings named `source.period_format` for that one row, the pattern that parses it, then the list that
+    reads both ways. Now the list's line alone, for one series as for many."""
+    rows = [["air", f"{y + m / 12:.10f}", 100 + m] for y in (1958, 1959, 1960) for m in range(12)]
+    source = {"path": _csv(tmp_path / "a.csv", ["id", "time", "level"], [*rows[:10], ["air", "Nov 1958", 110],
+                                                                        *rows[11:]]),
+              "period_column": "time", "period_format": "decimal_year", "columns": ["level"],
+              "publication_lag_days": 20}
+    (warning,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY).warnings
+    assert warning.startswith("key `source.period_format`: got 'decimal_year'; 1 row of `source.period_column` "
+                              "'time' is written otherwise than the rest (e.g. 'Nov 1958')"), warning
+    assert "`period_format: ['decimal_year', '%b %Y']`" in warning, warning

@@ -722,6 +722,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # a pattern reads them: each such row leaves its entity's every metric unknown on every night (trial 21: a
         # fact, with no key, beside check's ok); a warning, the night running with those entities' gaps
         given = repr(pack.source.period_format) if pack.source.period_format else "none"
+        # (a single series' line for the same rows, `_undated_of_few`, with the pattern and no list: said once)
+        warnings = [w for w in warnings if not w.startswith(f"key `source.period_format`: got {given}")]
         warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
                         "every metric unknown on every night, as it may lie in any window)")
         otherwise = None

@@ -2287,6 +2287,24 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
     assert [p for p in report.problems if "window" in p] and not report.warnings, report
 
 
+def test_an_outcome_window_within_a_history_longer_than_the_nights_reach_is_no_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers, 144 months, with `outcome: {window_periods: 100}`: the night's snapshot keeps 72
+    periods (`integrity.history_periods`), and check warned "no entity has more than 72 months published, so no
+    outcome ... can be measured". The history is counted from its first published period; a window past that is
+    still warned of, with the true count."""
+    rows = [["air", f"{1949 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(144)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"], "publication_lag_days": 20}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 100}
+    fits = _pack(tmp_path, source, _LEVELS, outcome=outcome)
+    assert fits.history_reach + 1 < 100
+    assert not [w for w in check_pack(fits, as_of=date(1961, 1, 31), today=TODAY).warnings if "outcome" in w]
+    beyond = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "window_periods": 200})
+    (warning,) = [w for w in check_pack(beyond, as_of=date(1961, 1, 31), today=TODAY).warnings if "outcome" in w]
+    assert warning.startswith("key `outcome.window_periods`: got 200; on 1961-01-31 no entity has more than 144 "
+                              "months published"), warning
+
+
 def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behind_the_gap(tmp_path: Path) -> None:
     """Trial 19: dslabs temp_carbon is one series whose emissions end in 2014 while its temperatures run to 2018; a
     10-year sum needing its 10 years (the default) had no value, and check said only "metrics with gaps:

@@ -636,7 +636,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                   if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
         if beyond:
             problems.append(_windows_past(pack, night, reach, beyond))
-        warnings += [] if beyond else _outcome_out_of_reach(pack, night, reach)  # (else the same cause, again)
+        warnings += [] if beyond else _outcome_out_of_reach(  # (else the same cause, again)
+            pack, night, _history_held(pack, night, reach, snapshot.anchor_period))
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies
@@ -850,6 +851,22 @@ def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tupl
     others = ", ".join(f"`metrics.{n}.window` {list(s.window)}" for n, s in more)
     return (f"{line}; so do {len(more)} more ({others}): the night is too early for the pack, whose windows need "
             f"{deepest + 1} {grain.plural} published, from {later} on if the history goes on as it has")
+
+
+def _history_held(pack: CriteriaPack, night: date, reach: int, anchor: date | None) -> int:
+    """Periods back (0 = the latest) of the whole history published by the night: the snapshot's `reach` unless
+    the snapshot was cut at `history_reach`, when the history may go further back (trial 32: AirPassengers' 144
+    months were "no entity has more than 72 months published", and an outcome window of 100 months was warned
+    that no outcome could be measured)."""
+    from resources.source import SourceError, first_period
+
+    if reach < pack.history_reach or anchor is None or pack.outcome is None:
+        return reach
+    try:
+        first = first_period(pack, night)
+    except SourceError:
+        return reach
+    return reach if first is None else max(reach, pack.grain.between(pack.grain.start(first), anchor))
 
 
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:

@@ -556,6 +556,36 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
 
 
 
+def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers (R's monthly index, `1949.0833`, or ISO month starts) by `grain: week` was check ok
+    with a `min_rows` warning, "perhaps a period no entity has rows in", and every metric a gap: the rows lie 4 or
+    5 weeks apart, which no one step divides, and the night's snapshot (the windows' 15 weeks) holds three of them.
+    By `grain: day` the decimal years (the 1st to the 3rd of each month) were the same. Both now name the grain
+    the rows come in; weeks with some missing, and months every other month, are no coarser grain's."""
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]},
+            "level_then": {"agg": "sum", "column": "level", "window": [12, 14]}}
+    months = [[e, f"{1958 + m // 12}-{m % 12 + 1:02d}-01", 100 + m] for e in ("a", "b") for m in range(36)]
+    weekly = {"path": _csv(tmp_path / "m.csv", ["id", "date", "level"], months), "period_column": "date",
+              "grain": "week", "columns": ["level"], "publication_lag_days": 20}
+    (problem,) = _problems(_pack(tmp_path, weekly, sums), date(1961, 1, 31))
+    assert problem.startswith("key `source.grain`: got 'week'; every entity's rows lie 4 to 5 weeks apart, one in "
+                              "each month (e.g. 'a': 1960-W39, 1960-W44, 1960-W48)"), problem
+    assert problem.endswith("expected `grain: month`, the grain the rows come in"), problem
+    decimal = [["air", f"{1958 + m / 12:.10f}", 100 + m] for m in range(36)]
+    daily = {"path": _csv(tmp_path / "d.csv", ["id", "time", "level"], decimal), "period_column": "time",
+             "period_format": "decimal_year", "grain": "day", "columns": ["level"], "publication_lag_days": 20}
+    (problem,) = _problems(_pack(tmp_path, daily, sums), date(1961, 1, 31))
+    assert problem.startswith("key `source.grain`: got 'day'; every entity's rows lie 30 to 31 days apart, one in "
+                              "each month"), problem
+    # weeks with some missing, and every other month by the week: windows of weeks, no coarser grain
+    weeks = [[e, str(date(1960, 1, 4) + timedelta(weeks=w)), 10 + w] for e in "ab" for w in range(40) if w % 5]
+    gaps = {**weekly, "path": _csv(tmp_path / "w.csv", ["id", "date", "level"], weeks)}
+    assert not [p for p in _problems(_pack(tmp_path, gaps, _LEVELS), date(1960, 12, 31)) if "grain" in p]
+    other = [r for r in months if int(r[1][5:7]) % 2]
+    bimonthly = {**weekly, "path": _csv(tmp_path / "o.csv", ["id", "date", "level"], other)}
+    assert not [p for p in _problems(_pack(tmp_path, bimonthly, _LEVELS), date(1961, 1, 31)) if "grain" in p]
+
+
 def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
     """Trial 19: dslabs greenhouse_gases holds each gas every 20 years (an ice core's samples); `grain: year` with
     windows on the samples' own years, `[0, 0]` and `[100, 100]`, filled every metric, and check refused the pack:

@@ -101,7 +101,7 @@ from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
     from opportunity_assets.candidates.logic import ScanReport
-    from resources.source import SourceFacts, SourceSnapshot, TableFacts
+    from resources.source import CoarserRows, SourceFacts, SourceSnapshot, TableFacts
 
 
 
@@ -625,6 +625,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
+    elif starts is None and counted.coarser_rows is not None:
+        problems.append(_rows_of_a_coarser_grain(pack, counted.coarser_rows))
     if (vintages := periods_read_as_vintages(pack)) is not None:
         # (a finer period's rows, published as its own period ends, are early for the coarser one: that, again)
         problems = [*(p for p in problems if not p.startswith("key `source.published_column`")), vintages]
@@ -851,6 +853,17 @@ def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tupl
     others = ", ".join(f"`metrics.{n}.window` {list(s.window)}" for n, s in more)
     return (f"{line}; so do {len(more)} more ({others}): the night is too early for the pack, whose windows need "
             f"{deepest + 1} {grain.plural} published, from {later} on if the history goes on as it has")
+
+
+def _rows_of_a_coarser_grain(pack: CriteriaPack, rows: CoarserRows) -> str:
+    """`source.grain`'s line for rows one in each period of a coarser grain, a varying number of the pack's periods
+    apart (`resources.source.CoarserRows`: months read by the week)."""
+    grain = pack.grain
+    (fewest, most), (entity, periods) = rows.steps, rows.example
+    return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {fewest} to {most} {grain.plural} "
+            f"apart, one in each {rows.grain} (e.g. {entity!r}: {', '.join(grain.label(p) for p in periods)}), so a "
+            f"window of {grain.plural} finds a row in one {grain.name} of {fewest} at most: expected "
+            f"`grain: {rows.grain}`, the grain the rows come in")
 
 
 def _history_held(pack: CriteriaPack, night: date, reach: int, anchor: date | None) -> int:
@@ -1122,7 +1135,7 @@ over dates was said again by the input it left unknown and by `caps.max_flagged`
 
 
 _FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every (row of .* falls (on the first day of a|in a) "
-                              r"|entity's rows lie \d+ \w+ apart or a multiple of it )")
+                              r"|entity's rows lie \d+ (to \d+ )?\w+ apart(,| or a multiple of it ))")
 """`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain, or for rows a whole
 number of periods apart (`grain_finer_than_rows`: quarters read in months)."""
 _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for column .*; its values are no Unix time ")

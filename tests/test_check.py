@@ -1373,6 +1373,9 @@ def test_numeric_ids_written_with_leading_zeros_in_one_table_are_said_so(tmp_pat
                        "decimal_separator: \",\"` to read them"),
     ("{},5", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
              "written as '0,5': expected `decimal_separator: \",\"` to read them"),
+    # trial 32: passengers in thousands with a decimal comma, `0,112`: three decimals, but no grouped number is `0,`
+    ("0,{:03d}", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
+                 "written as '0,000': expected `decimal_separator: \",\"` to read them"),
 ])
 def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: Path, written: str,
                                                                      expected: str) -> None:

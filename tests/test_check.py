@@ -560,8 +560,8 @@ def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path
     """Trial 32: AirPassengers (R's monthly index, `1949.0833`, or ISO month starts) by `grain: week` was check ok
     with a `min_rows` warning, "perhaps a period no entity has rows in", and every metric a gap: the rows lie 4 or
     5 weeks apart, which no one step divides, and the night's snapshot (the windows' 15 weeks) holds three of them.
-    By `grain: day` the decimal years (the 1st to the 3rd of each month) were the same. Both now name the grain
-    the rows come in; weeks with some missing, and months every other month, are no coarser grain's."""
+    By `grain: day` months dated mid-month (not on the 1st, which is named otherwise) were the same. Both now name
+    the grain the rows come in; weeks with some missing, and months every other month, are no coarser grain's."""
     sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]},
             "level_then": {"agg": "sum", "column": "level", "window": [12, 14]}}
     months = [[e, f"{1958 + m // 12}-{m % 12 + 1:02d}-01", 100 + m] for e in ("a", "b") for m in range(36)]
@@ -571,11 +571,10 @@ def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path
     assert problem.startswith("key `source.grain`: got 'week'; every entity's rows lie 4 to 5 weeks apart, one in "
                               "each month (e.g. 'a': 1960-W39, 1960-W44, 1960-W48)"), problem
     assert problem.endswith("expected `grain: month`, the grain the rows come in"), problem
-    decimal = [["air", f"{1958 + m / 12:.10f}", 100 + m] for m in range(36)]
-    daily = {"path": _csv(tmp_path / "d.csv", ["id", "time", "level"], decimal), "period_column": "time",
-             "period_format": "decimal_year", "grain": "day", "columns": ["level"], "publication_lag_days": 20}
+    mid = [[e, f"{1958 + m // 12}-{m % 12 + 1:02d}-15", 100 + m] for e in ("a", "b") for m in range(36)]
+    daily = {**weekly, "path": _csv(tmp_path / "d.csv", ["id", "date", "level"], mid), "grain": "day"}
     (problem,) = _problems(_pack(tmp_path, daily, sums), date(1961, 1, 31))
-    assert problem.startswith("key `source.grain`: got 'day'; every entity's rows lie 30 to 31 days apart, one in "
+    assert problem.startswith("key `source.grain`: got 'day'; every entity's rows lie 28 to 31 days apart, one in "
                               "each month"), problem
     # weeks with some missing, and every other month by the week: windows of weeks, no coarser grain
     weeks = [[e, str(date(1960, 1, 4) + timedelta(weeks=w)), 10 + w] for e in "ab" for w in range(40) if w % 5]
@@ -3207,3 +3206,18 @@ def test_a_few_periods_written_otherwise_in_a_single_series_are_one_warning(tmp_
     assert warning.startswith("key `source.period_format`: got 'decimal_year'; 1 row of `source.period_column` "
                               "'time' is written otherwise than the rest (e.g. 'Nov 1958')"), warning
     assert "`period_format: ['decimal_year', '%b %Y']`" in warning, warning
+
+
+def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers' `time` rounded to one decimal (`1949.2`) left 72 months sharing a month with another
+    and check blamed `source.grain` ("or `shape: events`", which would add two months into one). A tenth of a year
+    cannot tell twelve months apart: `source.period_format`, and the export that mends it."""
+    rows = [["air", f"{1949 + m / 12:.1f}", 100 + m] for m in range(144)]
+    source = {"path": _csv(tmp_path / "r.csv", ["id", "time", "level"], rows), "period_column": "time",
+              "period_format": "decimal_year", "columns": ["level"], "publication_lag_days": 0}
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]}}
+    problems = _problems(_pack(tmp_path, source, sums), date(1961, 1, 31))
+    assert problems[0].startswith("key `source.period_format`: got 'decimal_year'; "), problems
+    assert problems[0].endswith("its values are written with 1 decimal, too few to tell a year's 12 months apart "
+                                "(0.1 of a year is 36 days): expected the column exported with more decimals (R's "
+                                "`time()` written in full, 1949.0833)"), problems

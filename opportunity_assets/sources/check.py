@@ -96,7 +96,7 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
@@ -957,6 +957,21 @@ _DUPLICATED_GAP = re.compile(r"^\w+: unknown: source row \d+ is quarantined \(du
 """A metric's gap line when a row refused as a duplicated key lies in its window."""
 
 
+def _decimal_years_too_coarse(pack: CriteriaPack, written: str | None) -> str | None:
+    """Why decimal years written with too few decimals for the grain's periods (`1949.2`: a tenth of a year, 36
+    days, cannot tell 12 months apart) leave rows sharing a period, or None. Trial 32: AirPassengers rounded to one
+    decimal was 72 rows of duplicated keys blamed on `source.grain`, "or `shape: events`", which would add months."""
+    if DECIMAL_YEAR not in pack.source.period_patterns or written is None or "." not in written:
+        return None
+    decimals = len(written.strip().split(".", 1)[1])
+    if 10 ** decimals >= 2 * pack.grain.per_year:
+        return None
+    return (f"its values are written with {decimals} decimal{'' if decimals == 1 else 's'}, too few to tell "
+            f"a year's {pack.grain.per_year} {pack.grain.plural} apart ({10 ** -decimals:g} of a year is "
+            f"{365 * 10 ** -decimals:.0f} days): expected the column exported with more decimals (R's `time()` "
+            "written in full, 1949.0833)")
+
+
 def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     """Most rows the night reads refused as duplicated keys: the key most likely at fault, said as the pack's shape
     reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
@@ -1015,6 +1030,9 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"with another row ({example}), {latest}: expected an `entity_id` that tells the series apart, or a "
                 f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
                 f"{grain.name})")
+    if (coarse := _decimal_years_too_coarse(pack, written)) is not None:
+        return (f"key `source.period_format`: got {src.period_format!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}, {written!r}): {coarse}")
     if finer:  # rows of several dates in one period: the grain is too coarse
         events = "`shape: events` (rows to aggregate)" if src.wide is None else (
             f"`shape: events` with `aggregates: {{{src.wide.value}: {{agg: avg, column: {src.wide.value}}}}}` (each "

@@ -289,6 +289,10 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
     if _years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
+    if any(float(v) % 1 for v in unparsed if _DECIMAL_YEAR.match(v.strip())) and all(
+            _DECIMAL_YEAR.match(v.strip()) for v in unparsed):  # (trial 32: `%Y` over R's index, told directives)
+        return (f"{said}: they are decimal years (R's time index, the year plus the fraction of it gone), which no "
+                f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")

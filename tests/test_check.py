@@ -3253,3 +3253,23 @@ def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(
     assert problems[0].endswith("its values are written with 1 decimal, too few to tell a year's 12 months apart "
                                 "(0.1 of a year is 36 days): expected the column exported with more decimals (R's "
                                 "`time()` written in full, 1949.0833)"), problems
+
+
+def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers with its last three months written twice: each refused as a duplicated key, the
+    night's latest period became September 1960 on a night that had December published, the metrics September's
+    as if current, and check said ok beside a quarantine fact. A panel whose other entities hold the latest period
+    keeps it (the refused entity's windows are gaps): no warning."""
+    rows = [["air", f"{1958 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(36)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:]]),
+              "period_column": "month", "columns": ["level"], "publication_lag_days": 20}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
+    (warning,) = [w for w in report.warnings if "every row of its latest" in w]
+    assert warning.endswith("m.csv: every row of its latest 3 months published, 1960-10 to 1960-12, is quarantined "
+                            "(duplicated key: source rows 35, 36, 37, ...), so the night's latest period is 1960-09 "
+                            "and its metrics are that month's, as if current: expected those rows mended (the "
+                            "quarantine says why)"), warning
+    other = [["other", f"{1958 + m // 12}-{m % 12 + 1:02d}", 50 + m] for m in range(36)]
+    source["path"] = _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:], *other])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings

@@ -62,6 +62,7 @@ from opportunity_assets.sources.check_periods import (
     iso_patterns,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
+    latest_rows_refused,
     night_after_the_data,
     not_dates,
     not_parsed_by,
@@ -673,7 +674,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack)
+    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack) \
+        + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
+           else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)

@@ -918,6 +918,33 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
             f"{grain.label(after)} would be published, or the source's newer rows"]
 
 
+def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, quarantined: pl.DataFrame) -> list[str]:
+    """A warning: every row of the periods after the night's latest one is quarantined (not a row of a period after
+    today, which no night sees), so the night's latest period is an earlier one and its metrics are that period's,
+    as if current. Trial 32: AirPassengers with its last three months written twice read September 1960 on a night
+    that had December published, and check said ok with a quarantine fact. On a panel one entity's refused rows
+    leave the latest period where it is (that entity's windows are gaps, flagged): only rows refused for every
+    entity move it."""
+    if anchor is None or not quarantined.height:
+        return []
+    later = quarantined.filter((pl.col("period") > anchor) & (pl.col("period") <= night)
+                               & ~pl.col("reason").str.starts_with("period after today")).sort("source_row")
+    if not later.height:
+        return []
+    grain, src = pack.grain, pack.source
+    last = later["period"].max()
+    assert isinstance(last, date)
+    periods = grain.between(anchor, last)
+    reasons = Counter(r.split(" (")[0].split(":")[0] for r in later["reason"].to_list())
+    rows = ", ".join(str(r) for r in later["source_row"].to_list()[:3]) + (", ..." if later.height > 3 else "")
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    span = grain.label(grain.back(anchor, -1)) + ("" if periods == 1 else f" to {grain.label(last)}")
+    return [f"key `{key}`: {describe_location(pack)}: every row of its latest {grain.count(periods)} published, "
+            f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
+            f"{grain.label(anchor)} and its metrics are that {grain.name}'s, as if current: expected those rows "
+            "mended (the quarantine says why)"]
+
+
 def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:
     """A problem: the night's latest periods have rows, but no figure in any column the pack reads, for any
     entity: the source wrote rows for periods it has no figures of yet (the College Scorecard's last two years,

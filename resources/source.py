@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
-from opportunity_assets.periods import Grain
+from opportunity_assets.periods import GRAINS, Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import ROW, TYPED, describe_location, join_label, join_rows, literal
@@ -243,6 +243,16 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     return None if first is None else (first, last)
 
 
+def first_period(pack: CriteriaPack, as_of: date) -> date | None:
+    """The earliest period of a dated row in scope published by `as_of`: where the whole history begins, which the
+    night's snapshot, cut at `history_reach` periods, does not tell (None without such a row)."""
+    sql = (f"SELECT min({shapes.PERIOD}) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL "
+           f"AND {shapes.PUBLISHED} <= $as_of::DATE")
+    with opened(pack) as (con, _):
+        (first,) = _run(con, pack, sql, {"as_of": as_of}).row(0)
+    return first
+
+
 def row_counts(pack: CriteriaPack) -> tuple[int, int]:
     """The source's rows, and those in scope (`source.where`), whatever their dates."""
     with opened(pack) as (con, _):
@@ -278,6 +288,63 @@ def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | Non
     if not (months and months >= 2 and day == 1):
         return None
     return "quarter" if in_quarter == 1 else "month"
+
+
+@dataclass(frozen=True)
+class CoarserRows:
+    """A panel whose every entity's rows fall one in each period of a coarser grain, period after period, though
+    no one number of the pack's periods lies between them (`_coarser_rows`): months read by the week, 4 or 5 weeks
+    apart."""
+
+    grain: str
+    """The coarser grain the rows come in."""
+    steps: tuple[int, int]
+    """The fewest and the most of the pack's periods between an entity's consecutive rows."""
+    example: tuple[str, list[date]]
+    """The entity with the most rows, and its latest three periods."""
+
+
+_ONE_ROW_EACH = 0.8
+"""The share of an entity's steps between rows that must be exactly one period of the coarser grain (the rest
+longer: a month missing here and there)."""
+
+
+def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> CoarserRows | None:
+    """The finest grain coarser than the pack's whose periods hold one row of each entity, period after period,
+    when no row lies a period of the pack's grain after another (trial 32: AirPassengers' months by `grain: week`,
+    4 or 5 weeks apart, or R's decimal years by `grain: day`, every window finding one row and each metric a gap
+    while check said ok; `check_periods.grain_finer_than_rows` needs one step that divides all, and a snapshot
+    cut to the windows' reach, 15 weeks, holds too few rows to judge). A week's rows are placed by its Sunday, so
+    a month's first day read in the week before it is still that month's. Panels only; None otherwise."""
+    grain = pack.grain.name
+    if pack.source.shape != "panel" or grain == "year":
+        return None
+    shift = "6" if grain == "week" else "0"
+    coarser = GRAINS[GRAINS.index(grain) + 1:]
+    columns = ", ".join(
+        f"count(*) FILTER (WHERE date_trunc('{g}', p + {shift}) = date_trunc('{g}', prev + {shift})), "
+        f"count(*) FILTER (WHERE date_trunc('{g}', prev + {shift}) + INTERVAL 1 {g} = date_trunc('{g}', p + {shift}))"
+        for g in coarser)
+    sql = f"""
+        WITH r AS (SELECT DISTINCT {shapes.ENTITY} AS e, {shapes.PERIOD}::DATE AS p FROM {TYPED}
+                   WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL),
+             s AS (SELECT e, p, lag(p) OVER (PARTITION BY e ORDER BY p) AS prev FROM r)
+        SELECT count(prev), min(date_diff('{grain}', prev, p)), max(date_diff('{grain}', prev, p)), {columns}
+        FROM s WHERE prev IS NOT NULL"""
+    steps, fewest, most, *counts = _run(con, pack, sql, {}).row(0)
+    if not steps or steps < 4 or fewest < 2:
+        return None
+    for i, g in enumerate(coarser):
+        shared, next_one = counts[2 * i], counts[2 * i + 1]
+        if shared or next_one < _ONE_ROW_EACH * steps:
+            continue  # (two rows in one of its periods, or rows some of its periods apart: a coarser one, perhaps)
+        example = _run(con, pack, f"""
+            SELECT {shapes.ENTITY}, list({shapes.PERIOD}::DATE ORDER BY {shapes.PERIOD} DESC)[1:3] FROM {TYPED}
+            WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL
+            GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1""", {}).row(0)
+        return CoarserRows(grain=g, steps=(int(fewest), int(most)),
+                           example=(str(example[0]), sorted(example[1])))
+    return None
 
 
 @dataclass(frozen=True)
@@ -630,6 +697,8 @@ class SourceFacts:
     """The main source's, then each joined table's."""
     first_days: str | None
     """`_first_days`: the coarser grain whose first day every dated row of the main source falls on, if any."""
+    coarser_rows: CoarserRows | None = None
+    """`_coarser_rows`: a panel's rows one in each period of a coarser grain, if so."""
     copies: tuple[int, int, int] | None = None
     """`_copies`: an events source whose every row appears a multiple of k times (k >= 2) in every column read: (k,
     rows, distinct rows); None otherwise."""
@@ -643,8 +712,10 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
         tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
                   [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
         first_days = _first_days(con, pack)
+        coarser = _coarser_rows(con, pack) if first_days is None else None
         sizes = _row_sizes(con, pack, as_of) if pack.source.shape == "events" else None
-    return SourceFacts(tables=tables, first_days=first_days, copies=None if sizes is None else _copies_of(sizes),
+    return SourceFacts(tables=tables, first_days=first_days, coarser_rows=coarser,
+                       copies=None if sizes is None else _copies_of(sizes),
                        repeats=None if sizes is None else (sum(n * groups for n, groups in sizes),
                                                            sum(groups for _, groups in sizes)))
 

@@ -213,6 +213,26 @@ def test_a_period_column_of_day_numbers_names_the_format_that_reads_them(tmp_pat
     assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
+@pytest.mark.parametrize("pattern", [None, "decimal_year"])
+def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_path: Path,
+                                                                          pattern: str | None) -> None:
+    """Trial 32: AER's USMacroG (quarterly, an R time series matrix) comes as `rownames` 1..204 and no time column;
+    `period_column: rownames` was told `period_format: 'days since 2020-02-29'`, which reads 204 quarters as 204
+    days, and with `decimal_year` strptime's directives. Row numbers on a month, quarter or year grain (or under a
+    row-number header on any) name the DuckDB `query` that dates them, and that query reads the file."""
+    rows = [[k, 100 + k] for k in range(1, 21)]
+    source = {"path": _csv(tmp_path / "q.csv", ["rownames", "level"], rows), "entity": "US",
+              "entity_id": None, "entity_name": None, "period_column": "rownames", "grain": "quarter",
+              "columns": ["level"], "publication_lag_days": 0, **({"period_format": pattern} if pattern else {})}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert problem.startswith("key `source.period_column`: got 'rownames'; its values are whole numbers"), problem
+    query = "SELECT *, DATE '1950-01-01' + to_months(3 * (rownames - 1)) AS date FROM 'q.csv'"
+    assert problem.endswith(f"`format: duckdb` with `query: \"{query}\"` and `period_column: date`"), problem
+    dated = {**{k: v for k, v in source.items() if k not in ("path", "period_format")}, "format": "duckdb",
+             "query": query, "period_column": "date"}
+    assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=date(1955, 1, 31), today=TODAY).problems == []
+
+
 def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
     """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
     minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks
@@ -554,6 +574,35 @@ def test_a_grain_finer_than_the_rows_names_the_grain_they_come_in(tmp_path: Path
     monthly = {**source, "path": _csv(tmp_path / "m.csv", ["id", "quarter", "level"], rows)}
     assert _problems(_pack(tmp_path, monthly, _LEVELS), date(2012, 12, 31)) == []
 
+
+
+def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers (R's monthly index, `1949.0833`, or ISO month starts) by `grain: week` was check ok
+    with a `min_rows` warning, "perhaps a period no entity has rows in", and every metric a gap: the rows lie 4 or
+    5 weeks apart, which no one step divides, and the night's snapshot (the windows' 15 weeks) holds three of them.
+    By `grain: day` months dated mid-month (not on the 1st, which is named otherwise) were the same. Both now name
+    the grain the rows come in; weeks with some missing, and months every other month, are no coarser grain's."""
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]},
+            "level_then": {"agg": "sum", "column": "level", "window": [12, 14]}}
+    months = [[e, f"{1958 + m // 12}-{m % 12 + 1:02d}-01", 100 + m] for e in ("a", "b") for m in range(36)]
+    weekly = {"path": _csv(tmp_path / "m.csv", ["id", "date", "level"], months), "period_column": "date",
+              "grain": "week", "columns": ["level"], "publication_lag_days": 20}
+    (problem,) = _problems(_pack(tmp_path, weekly, sums), date(1961, 1, 31))
+    assert problem.startswith("key `source.grain`: got 'week'; every entity's rows lie 4 to 5 weeks apart, one in "
+                              "each month (e.g. 'a': 1960-W39, 1960-W44, 1960-W48)"), problem
+    assert problem.endswith("expected `grain: month`, the grain the rows come in"), problem
+    mid = [[e, f"{1958 + m // 12}-{m % 12 + 1:02d}-15", 100 + m] for e in ("a", "b") for m in range(36)]
+    daily = {**weekly, "path": _csv(tmp_path / "d.csv", ["id", "date", "level"], mid), "grain": "day"}
+    (problem,) = _problems(_pack(tmp_path, daily, sums), date(1961, 1, 31))
+    assert problem.startswith("key `source.grain`: got 'day'; every entity's rows lie 28 to 31 days apart, one in "
+                              "each month"), problem
+    # weeks with some missing, and every other month by the week: windows of weeks, no coarser grain
+    weeks = [[e, str(date(1960, 1, 4) + timedelta(weeks=w)), 10 + w] for e in "ab" for w in range(40) if w % 5]
+    gaps = {**weekly, "path": _csv(tmp_path / "w.csv", ["id", "date", "level"], weeks)}
+    assert not [p for p in _problems(_pack(tmp_path, gaps, _LEVELS), date(1960, 12, 31)) if "grain" in p]
+    other = [r for r in months if int(r[1][5:7]) % 2]
+    bimonthly = {**weekly, "path": _csv(tmp_path / "o.csv", ["id", "date", "level"], other)}
+    assert not [p for p in _problems(_pack(tmp_path, bimonthly, _LEVELS), date(1961, 1, 31)) if "grain" in p]
 
 
 def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
@@ -1343,6 +1392,9 @@ def test_numeric_ids_written_with_leading_zeros_in_one_table_are_said_so(tmp_pat
                        "decimal_separator: \",\"` to read them"),
     ("{},5", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
              "written as '0,5': expected `decimal_separator: \",\"` to read them"),
+    # trial 32: passengers in thousands with a decimal comma, `0,112`: three decimals, but no grouped number is `0,`
+    ("0,{:03d}", "key `source.decimal_separator`: got '.'; 'level': 12 of 12 cells the night reads are not numbers, "
+                 "written as '0,000': expected `decimal_separator: \",\"` to read them"),
 ])
 def test_a_numeric_column_of_grouped_numbers_names_the_separator_key(tmp_path: Path, written: str,
                                                                      expected: str) -> None:
@@ -2139,6 +2191,18 @@ def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) ->
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_a_name_column_that_changes_within_entities_and_repeats_across_them_is_one_warning(tmp_path: Path) -> None:
+    """Trial 32: nycflights13 by `entity_id: flight` (a flight number, flown by many planes) named by `tailnum`: two
+    warnings named `source.entity_name`, its names shared among entities, then changing within them, each with
+    `entity_name: flight`. A name that changes on most rows also repeats across entities: that one cause, once."""
+    rows = [[f"f{k}", f"P{(k + y) % 4}", y, 5] for k in range(12) for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "f.csv", ["flight", "plane", "year", "level"], rows), "entity_id": "flight",
+              "entity_name": "plane", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY)
+    named = [w for w in report.warnings if w.startswith("key `source.entity_name`")]
+    assert len(named) == 1 and "named differently on half their rows or more" in named[0], named
+
+
 def test_a_name_column_that_changes_on_every_event_is_a_warning(tmp_path: Path) -> None:
     """Trial 19: dslabs reported_heights as events by sex, `entity_name: rownames` (each answer's own number): check
     said ok and the brief named the men '1' and the women '6', one event's row number: an events panel holds one
@@ -2285,6 +2349,24 @@ def test_an_outcome_window_longer_than_the_history_is_a_warning_naming_it(tmp_pa
                    outcome=outcome)
     report = check_pack(beyond, as_of=date(2017, 3, 1), today=TODAY)
     assert [p for p in report.problems if "window" in p] and not report.warnings, report
+
+
+def test_an_outcome_window_within_a_history_longer_than_the_nights_reach_is_no_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers, 144 months, with `outcome: {window_periods: 100}`: the night's snapshot keeps 72
+    periods (`integrity.history_periods`), and check warned "no entity has more than 72 months published, so no
+    outcome ... can be measured". The history is counted from its first published period; a window past that is
+    still warned of, with the true count."""
+    rows = [["air", f"{1949 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(144)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"], "publication_lag_days": 20}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 100}
+    fits = _pack(tmp_path, source, _LEVELS, outcome=outcome)
+    assert fits.history_reach + 1 < 100
+    assert not [w for w in check_pack(fits, as_of=date(1961, 1, 31), today=TODAY).warnings if "outcome" in w]
+    beyond = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "window_periods": 200})
+    (warning,) = [w for w in check_pack(beyond, as_of=date(1961, 1, 31), today=TODAY).warnings if "outcome" in w]
+    assert warning.startswith("key `outcome.window_periods`: got 200; on 1961-01-31 no entity has more than 144 "
+                              "months published"), warning
 
 
 def test_a_single_series_missing_an_input_tonight_is_warned_naming_the_key_behind_the_gap(tmp_path: Path) -> None:
@@ -3141,3 +3223,53 @@ def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_pa
     warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
                           today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `metrics.age")], warnings
+
+
+def test_a_few_periods_written_otherwise_in_a_single_series_are_one_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers, one series of R's decimal years, with one row written 'Nov 1949' (or an ISO date):
+    two warnings named `source.period_format` for that one row, the pattern that parses it, then the list that
+    reads both ways. Now the list's line alone, for one series as for many."""
+    rows = [["air", f"{y + m / 12:.10f}", 100 + m] for y in (1958, 1959, 1960) for m in range(12)]
+    source = {"path": _csv(tmp_path / "a.csv", ["id", "time", "level"], [*rows[:10], ["air", "Nov 1958", 110],
+                                                                        *rows[11:]]),
+              "period_column": "time", "period_format": "decimal_year", "columns": ["level"],
+              "publication_lag_days": 20}
+    (warning,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY).warnings
+    assert warning.startswith("key `source.period_format`: got 'decimal_year'; 1 row of `source.period_column` "
+                              "'time' is written otherwise than the rest (e.g. 'Nov 1958')"), warning
+    assert "`period_format: ['decimal_year', '%b %Y']`" in warning, warning
+
+
+def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers' `time` rounded to one decimal (`1949.2`) left 72 months sharing a month with another
+    and check blamed `source.grain` ("or `shape: events`", which would add two months into one). A tenth of a year
+    cannot tell twelve months apart: `source.period_format`, and the export that mends it."""
+    rows = [["air", f"{1949 + m / 12:.1f}", 100 + m] for m in range(144)]
+    source = {"path": _csv(tmp_path / "r.csv", ["id", "time", "level"], rows), "period_column": "time",
+              "period_format": "decimal_year", "columns": ["level"], "publication_lag_days": 0}
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]}}
+    problems = _problems(_pack(tmp_path, source, sums), date(1961, 1, 31))
+    assert problems[0].startswith("key `source.period_format`: got 'decimal_year'; "), problems
+    assert problems[0].endswith("its values are written with 1 decimal, too few to tell a year's 12 months apart "
+                                "(0.1 of a year is 36 days): expected the column exported with more decimals (R's "
+                                "`time()` written in full, 1949.0833)"), problems
+
+
+def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers with its last three months written twice: each refused as a duplicated key, the
+    night's latest period became September 1960 on a night that had December published, the metrics September's
+    as if current, and check said ok beside a quarantine fact. A panel whose other entities hold the latest period
+    keeps it (the refused entity's windows are gaps): no warning."""
+    rows = [["air", f"{1958 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(36)]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:]]),
+              "period_column": "month", "columns": ["level"], "publication_lag_days": 20}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
+    (warning,) = [w for w in report.warnings if "every row of its latest" in w]
+    assert warning.endswith("m.csv: every row of its latest 3 months published, 1960-10 to 1960-12, is quarantined "
+                            "(duplicated key: source rows 35, 36, 37, ...), so the night's latest period is 1960-09 "
+                            "and its metrics are that month's, as if current: expected those rows mended (the "
+                            "quarantine says why)"), warning
+    other = [["other", f"{1958 + m // 12}-{m % 12 + 1:02d}", 50 + m] for m in range(36)]
+    source["path"] = _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:], *other])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings

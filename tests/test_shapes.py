@@ -1860,6 +1860,54 @@ def test_decimal_years_none_of_which_parses_name_the_decimal_year_pattern(tmp_pa
     assert problems[0].endswith("expected `period_format: decimal_year`, which reads them"), problems
 
 
+@pytest.mark.parametrize(("grain", "per_year", "decimals"), [("month", 12, 2), ("quarter", 4, 1), ("month", 12, 4)])
+def test_decimal_years_rounded_when_exported_read_each_row_in_its_own_period(
+        tmp_path: Path, grain: str, per_year: int, decimals: int) -> None:
+    """Trial 32: AirPassengers' `time` rounded to 2 decimals (`1949.08` for February) was read as 30 January, and 48
+    months fell in the month before, each a duplicated key blamed on `source.grain`; quarters written `1960.8` the
+    same. A value within its written precision of a quarter's or a month's index is that period's."""
+    rows = [["air", f"{1958 + k / per_year:.{decimals}f}", 100 + k] for k in range(3 * per_year)]
+    source = {"path": _csv(tmp_path / "r.csv", ["id", "time", "level"], rows), "grain": grain,
+              "period_column": "time", "period_format": "decimal_year", "columns": ["level"],
+              "publication_lag_days": 0}
+    pack = _pack(tmp_path, source, _LEVELS)
+    history = _history(pack, date(1961, 1, 1), "air")
+    assert [value for _, _, value in history] == [100.0 + k for k in range(3 * per_year)], history
+    assert history[1][0] == ("1958-02-01" if grain == "month" else "1958-04-01"), history
+
+
+def test_a_strptime_pattern_over_decimal_years_names_the_decimal_year_pattern(tmp_path: Path) -> None:
+    """Trial 32: AirPassengers' `time` (1949.0833...) with `period_format: '%Y'` was told "expected a strptime
+    pattern its values parse with (`%b` a month's abbreviated name, ...)", `decimal_year` named nowhere."""
+    rows = [["air", round(1960 + i / 12, 4), 50 + i] for i in range(36)]
+    source = {"path": _csv(tmp_path / "a.csv", ["id", "time", "level"], rows), "period_column": "time",
+              "period_format": "%Y", "columns": ["level"]}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert problem.startswith("key `source.period_format`: got '%Y' for column 'time'; none of its values parses "
+                              "with it"), problem
+    assert problem.endswith("they are decimal years (R's time index, the year plus the fraction of it gone), which "
+                            "no strptime pattern reads: expected `period_format: decimal_year`, which reads them")
+
+
+@pytest.mark.parametrize(("pattern", "said"), [
+    ("decimal-year", "did you mean 'decimal_year'?"),
+    ("Unix ms", "did you mean 'unix_ms'?"),
+    ("YYYY-MM-DD", "did you mean '%Y-%m-%d'?"),
+    ("dd/MM/yyyy HH:mm", "did you mean '%d/%m/%Y %H:%M'?"),
+])
+def test_a_period_format_of_no_directive_names_the_pattern_or_format_it_misspells(
+        tmp_path: Path, pattern: str, said: str) -> None:
+    """Trial 32: `period_format: decimal-year` (and `unix-ms`, a spreadsheet's `YYYY-MM-DD`) were told "it names no
+    year (`%Y`, `%y`) ... expected a pattern with the year, or `year_column`": no word of the format meant."""
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "when", "level"], [["a", "1960.5", 5]]),
+              "period_column": "when", "period_format": pattern, "columns": ["level"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, _LEVELS)
+    message = str(caught.value)
+    assert f"key `source.period_format`: got {pattern!r}; it has no strptime directive" in message, message
+    assert said in message and "names no year" not in message, message
+
+
 def test_keys_sharing_an_id_are_written_as_the_source_writes_them(tmp_path: Path) -> None:
     """Trial 16: wide columns 'oil brent' and 'oil_brent' share the id `oil-brent`; check's line wrote
     "'oil\\\\_brent'" (Markdown's escape, doubled by repr), and the brief's run summary the same, a backslash shown

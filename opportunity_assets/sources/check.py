@@ -62,6 +62,7 @@ from opportunity_assets.sources.check_periods import (
     iso_patterns,
     iso_weeks_read_by_calendar,
     latest_period_cut_short,
+    latest_rows_refused,
     night_after_the_data,
     not_dates,
     not_parsed_by,
@@ -96,12 +97,12 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
     from opportunity_assets.candidates.logic import ScanReport
-    from resources.source import SourceFacts, SourceSnapshot, TableFacts
+    from resources.source import CoarserRows, SourceFacts, SourceSnapshot, TableFacts
 
 
 
@@ -625,6 +626,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(_rows_copied(pack, night) or _duplicated_keys(pack, duplicated))
     if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)
+    elif starts is None and counted.coarser_rows is not None:
+        problems.append(_rows_of_a_coarser_grain(pack, counted.coarser_rows))
     if (vintages := periods_read_as_vintages(pack)) is not None:
         # (a finer period's rows, published as its own period ends, are early for the coarser one: that, again)
         problems = [*(p for p in problems if not p.startswith("key `source.published_column`")), vintages]
@@ -636,7 +639,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                   if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
         if beyond:
             problems.append(_windows_past(pack, night, reach, beyond))
-        warnings += [] if beyond else _outcome_out_of_reach(pack, night, reach)  # (else the same cause, again)
+        warnings += [] if beyond else _outcome_out_of_reach(  # (else the same cause, again)
+            pack, night, _history_held(pack, night, reach, snapshot.anchor_period))
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies
@@ -659,7 +663,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                            facts=[_read_fact(pack, snapshot, main.seen_dated, read_rows),
                                   "candidates not scanned: one an entity of about one row"])
     per = _names_per_entity(pack, snapshot.history)
-    warnings += names_shared(pack, snapshot.metrics) + (names_changing(pack, per) or names_finer(pack, per)) \
+    # (a name column that changes within most entities also repeats across them: trial 32's `entity_id: flight`
+    # named by `tailnum` was told both, each naming `entity_name: flight`; its change is the cause, said once)
+    changing = names_changing(pack, per)
+    warnings += (changing or names_shared(pack, snapshot.metrics) + names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
@@ -667,7 +674,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack)
+    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack) \
+        + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
+           else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
         pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
@@ -722,6 +731,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # a pattern reads them: each such row leaves its entity's every metric unknown on every night (trial 21: a
         # fact, with no key, beside check's ok); a warning, the night running with those entities' gaps
         given = repr(pack.source.period_format) if pack.source.period_format else "none"
+        # (a single series' line for the same rows, `_undated_of_few`, with the pattern and no list: said once)
+        warnings = [w for w in warnings if not w.startswith(f"key `source.period_format`: got {given}")]
         warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
                         "every metric unknown on every night, as it may lie in any window)")
         otherwise = None
@@ -850,6 +861,33 @@ def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tupl
             f"{deepest + 1} {grain.plural} published, from {later} on if the history goes on as it has")
 
 
+def _rows_of_a_coarser_grain(pack: CriteriaPack, rows: CoarserRows) -> str:
+    """`source.grain`'s line for rows one in each period of a coarser grain, a varying number of the pack's periods
+    apart (`resources.source.CoarserRows`: months read by the week)."""
+    grain = pack.grain
+    (fewest, most), (entity, periods) = rows.steps, rows.example
+    return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {fewest} to {most} {grain.plural} "
+            f"apart, one in each {rows.grain} (e.g. {entity!r}: {', '.join(grain.label(p) for p in periods)}), so a "
+            f"window of {grain.plural} finds a row in one {grain.name} of {fewest} at most: expected "
+            f"`grain: {rows.grain}`, the grain the rows come in")
+
+
+def _history_held(pack: CriteriaPack, night: date, reach: int, anchor: date | None) -> int:
+    """Periods back (0 = the latest) of the whole history published by the night: the snapshot's `reach` unless
+    the snapshot was cut at `history_reach`, when the history may go further back (trial 32: AirPassengers' 144
+    months were "no entity has more than 72 months published", and an outcome window of 100 months was warned
+    that no outcome could be measured)."""
+    from resources.source import SourceError, first_period
+
+    if reach < pack.history_reach or anchor is None or pack.outcome is None:
+        return reach
+    try:
+        first = first_period(pack, night)
+    except SourceError:
+        return reach
+    return reach if first is None else max(reach, pack.grain.between(pack.grain.start(first), anchor))
+
+
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:
     """A warning when `outcome.window_periods` is longer than the history the night reads (`reach` + 1 periods at
     most): no outcome of this night, or of any night before it, can be measured, each a gap in the backtest. A
@@ -925,6 +963,21 @@ _DUPLICATED_GAP = re.compile(r"^\w+: unknown: source row \d+ is quarantined \(du
 """A metric's gap line when a row refused as a duplicated key lies in its window."""
 
 
+def _decimal_years_too_coarse(pack: CriteriaPack, written: str | None) -> str | None:
+    """Why decimal years written with too few decimals for the grain's periods (`1949.2`: a tenth of a year, 36
+    days, cannot tell 12 months apart) leave rows sharing a period, or None. Trial 32: AirPassengers rounded to one
+    decimal was 72 rows of duplicated keys blamed on `source.grain`, "or `shape: events`", which would add months."""
+    if DECIMAL_YEAR not in pack.source.period_patterns or written is None or "." not in written:
+        return None
+    decimals = len(written.strip().split(".", 1)[1])
+    if 10 ** decimals >= 2 * pack.grain.per_year:
+        return None
+    return (f"its values are written with {decimals} decimal{'' if decimals == 1 else 's'}, too few to tell "
+            f"a year's {pack.grain.per_year} {pack.grain.plural} apart ({10 ** -decimals:g} of a year is "
+            f"{365 * 10 ** -decimals:.0f} days): expected the column exported with more decimals (R's `time()` "
+            "written in full, 1949.0833)")
+
+
 def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     """Most rows the night reads refused as duplicated keys: the key most likely at fault, said as the pack's shape
     reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
@@ -983,6 +1036,9 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"with another row ({example}), {latest}: expected an `entity_id` that tells the series apart, or a "
                 f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
                 f"{grain.name})")
+    if (coarse := _decimal_years_too_coarse(pack, written)) is not None:
+        return (f"key `source.period_format`: got {src.period_format!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}, {written!r}): {coarse}")
     if finer:  # rows of several dates in one period: the grain is too coarse
         events = "`shape: events` (rows to aggregate)" if src.wide is None else (
             f"`shape: events` with `aggregates: {{{src.wide.value}: {{agg: avg, column: {src.wide.value}}}}}` (each "
@@ -1103,7 +1159,7 @@ over dates was said again by the input it left unknown and by `caps.max_flagged`
 
 
 _FINER_THAN_ROWS = re.compile(r"^key `source\.grain`: got '\w+'; every (row of .* falls (on the first day of a|in a) "
-                              r"|entity's rows lie \d+ \w+ apart or a multiple of it )")
+                              r"|entity's rows lie \d+ (to \d+ )?\w+ apart(,| or a multiple of it ))")
 """`source.grain`'s line for rows of month starts (or quarters', years') read by a finer grain, or for rows a whole
 number of periods apart (`grain_finer_than_rows`: quarters read in months)."""
 _NO_UNIX_TIME = re.compile(r"^key `source\.period_format`: got '[^']+' for column .*; its values are no Unix time ")

@@ -116,6 +116,14 @@ def grouped_most(written: list[str]) -> str | None:
     return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
 
 
+def _decimal_comma(grouped: list[str]) -> bool:
+    """Whether numbers written with one comma (`4,5`, `0,112`) are decimal commas: each has one comma, and one of them
+    is no thousands group (a comma not followed by 3 digits, or a first group of 0: no grouped number begins `0,`).
+    Trial 32: AirPassengers in thousands, `0,112` to `0,622`, was told `thousands_separator: ","`, reading 112."""
+    single = all(re.fullmatch(r"-?\d+,\d+", g) for g in grouped)
+    return single and any(not re.fullmatch(r"-?[1-9]\d{0,2},\d{3}", g) for g in grouped)
+
+
 def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int,
                counted: str = "cells the night reads are") -> str:
     """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
@@ -123,7 +131,7 @@ def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], t
     `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
     example = grouped[0]
     value: str | None
-    comma_decimal = re.fullmatch(r"-?\d+,\d+", example) is not None and not re.fullmatch(r"-?\d{1,3},\d{3}", example)
+    comma_decimal = _decimal_comma(grouped)
     dotted = re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None
     if comma_decimal:
         key, value, wanted = "decimal_separator", spec.decimal_separator, 'decimal_separator: ","'

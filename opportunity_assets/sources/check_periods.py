@@ -137,6 +137,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     fits = suggested_pattern(unparsed)
+    if not fits and src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
+        return numbered
     if not fits and src.wide is None and _counts(unparsed):
         given = repr(src.period_format) if src.period_format else "none"
         return (f"key `{within}.period_format`: got {given} for column {column!r}; its values are whole numbers (e.g. "
@@ -152,6 +154,31 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
             "a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or `period_format` "
             "naming how the dates are written "
             + (f"({fits.removeprefix('; ')})" if fits else "(e.g. '%b-%Y' for Mar-2018)"))
+
+
+_ROW_NUMBER_COLUMNS = frozenset({"rownames", "x", "unnamed: 0", "...1", "index", "row", "rowid", ""})
+"""Headers R's `write.csv`, pandas' `to_csv` and readr give a data frame's row numbers."""
+
+
+def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[str]) -> str | None:
+    """A `period_column` of whole numbers that are the rows' own numbers, not a count of days: one named as a data
+    frame's row numbers are (`rownames`), or any on a month, quarter or year grain, whose periods no count of days
+    reads. The file holds no date (trial 32: AER's USMacroG, an R time series matrix, is exported with `rownames`
+    1..204 and no time column; told `period_format: 'days since 2020-02-29'`, which put 204 quarters in 7 months):
+    the key, with the DuckDB `query` that dates the rows from the first period. None otherwise."""
+    src, grain = spec_at(pack, within), pack.grain.name
+    if not _counts(unparsed) or (column.strip().lower() not in _ROW_NUMBER_COLUMNS
+                                 and grain not in ("month", "quarter", "year")):
+        return None
+    step = {"month": 1, "quarter": 3, "year": 12}.get(grain)
+    where = f"'{src.path}'" if src.path else "<the table>"
+    adds = (f"DATE '1950-01-01' + to_months({step} * ({column} - 1))" if step is not None else
+            f"DATE '1950-01-01' + {7 if grain == 'week' else 1} * ({column} - 1)")
+    return (f"key `{within}.period_column`: got {column!r}; its values are whole numbers (e.g. {unparsed[:3]}), the "
+            "rows' own numbers, not dates: the file holds none (R's `write.csv` of a time series matrix drops its "
+            "time): expected a column of dates, such as one a DuckDB `query` adds from the first period (its date in "
+            f"place of 1950-01-01, one {grain} a row), `format: duckdb` with `query: \"SELECT *, {adds} AS date "
+            f"FROM {where}\"` and `period_column: date`")
 
 
 def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | None:
@@ -289,6 +316,12 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
     if _years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
+    if any(float(v) % 1 for v in unparsed if _DECIMAL_YEAR.match(v.strip())) and all(
+            _DECIMAL_YEAR.match(v.strip()) for v in unparsed):  # (trial 32: `%Y` over R's index, told directives)
+        return (f"{said}: they are decimal years (R's time index, the year plus the fraction of it gone), which no "
+                f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
+    if src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
+        return numbered  # (no pattern reads a row's number: `decimal_year` over R's `rownames`)
     fits = suggested_pattern(unparsed, src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
@@ -883,6 +916,33 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
             f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
+def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, quarantined: pl.DataFrame) -> list[str]:
+    """A warning: every row of the periods after the night's latest one is quarantined (not a row of a period after
+    today, which no night sees), so the night's latest period is an earlier one and its metrics are that period's,
+    as if current. Trial 32: AirPassengers with its last three months written twice read September 1960 on a night
+    that had December published, and check said ok with a quarantine fact. On a panel one entity's refused rows
+    leave the latest period where it is (that entity's windows are gaps, flagged): only rows refused for every
+    entity move it."""
+    if anchor is None or not quarantined.height:
+        return []
+    later = quarantined.filter((pl.col("period") > anchor) & (pl.col("period") <= night)
+                               & ~pl.col("reason").str.starts_with("period after today")).sort("source_row")
+    if not later.height:
+        return []
+    grain, src = pack.grain, pack.source
+    last = later["period"].max()
+    assert isinstance(last, date)
+    periods = grain.between(anchor, last)
+    reasons = Counter(r.split(" (")[0].split(":")[0] for r in later["reason"].to_list())
+    rows = ", ".join(str(r) for r in later["source_row"].to_list()[:3]) + (", ..." if later.height > 3 else "")
+    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    span = grain.label(grain.back(anchor, -1)) + ("" if periods == 1 else f" to {grain.label(last)}")
+    return [f"key `{key}`: {describe_location(pack)}: every row of its latest {grain.count(periods)} published, "
+            f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
+            f"{grain.label(anchor)} and its metrics are that {grain.name}'s, as if current: expected those rows "
+            "mended (the quarantine says why)"]
 
 
 def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:

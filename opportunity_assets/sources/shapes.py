@@ -122,13 +122,26 @@ def _since_sql(text: str, counted: tuple[int, datetime]) -> str:
 
 def _decimal_year_sql(text: str) -> str:
     """SQL for the TIMESTAMP a decimal year names (`1981.25`, `1991.0833`: the year plus the fraction of it gone),
-    or NULL: the day that fraction of the year's days reaches, rounded up (February's 1/12 of 365 days, 30.4, is
-    its first day, not 31 January's)."""
+    or NULL: a quarter's, else a month's, first day when the value lies within its written precision (half its last
+    decimal) of that period's index, k/4 or k/12 (`1960.8` is the fourth quarter, `1949.08` February: trial 32's
+    AirPassengers rounded to 2 decimals read 48 months into the month before, each a duplicated key); else the day
+    that fraction of the year's days reaches, rounded up (February's 1/12 of 365 days, 30.4, is its first day, not
+    31 January's)."""
     value = f"try_cast({text} AS DOUBLE)"
     year = f"floor({value})::INTEGER"
     days = f"(make_date({year} + 1, 1, 1) - make_date({year}, 1, 1))"
-    return (f"CASE WHEN regexp_full_match(trim({text}), '[0-9]{{4}}(\\.[0-9]*)?') THEN (make_date({year}, 1, 1) + "
-            f"CAST(ceil(({value} - {year}) * {days} - 1e-6) AS INTEGER))::TIMESTAMP END")
+    half = f"(0.5 * pow(10, -length(split_part(trim({text}), '.', 2))))"
+
+    def start(per_year: int) -> tuple[str, str]:
+        """Whether the value lies within its precision of a period's index, and that period's first day."""
+        index = f"(({value} - {year}) * {per_year})"
+        return (f"abs({index} - round({index})) <= {half} * {per_year} + 1e-9",
+                f"make_date({year}, 1, 1) + to_months(CAST(round({index}) * {12 // per_year} AS INTEGER))")
+
+    (quarter, quarter_day), (month, month_day) = start(4), start(12)
+    return (f"CASE WHEN regexp_full_match(trim({text}), '[0-9]{{4}}(\\.[0-9]*)?') THEN (CASE WHEN {quarter} THEN "
+            f"{quarter_day} WHEN {month} THEN {month_day} ELSE make_date({year}, 1, 1) + "
+            f"CAST(ceil(({value} - {year}) * {days} - 1e-6) AS INTEGER) END)::TIMESTAMP END")
 
 
 def _iso_week_sql(text: str) -> str:

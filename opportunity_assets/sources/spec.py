@@ -323,6 +323,8 @@ def yearless_or_mixed(pattern: str) -> str | None:
     letters = _directives(pattern)
     if is_named(pattern):
         return None
+    if not letters:
+        return _no_directive(pattern)
     if not letters & _A_YEAR:
         return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
                "year, or `year_column` (a time of day, `%H%M`, dates no period)"
@@ -330,6 +332,30 @@ def yearless_or_mixed(pattern: str) -> str | None:
         return "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06, or no " \
                "`period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it)"
     return None
+
+
+_LETTERS = (("YYYY", "%Y"), ("yyyy", "%Y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM", "%m"), ("DD", "%d"),
+            ("dd", "%d"), ("YY", "%y"), ("yy", "%y"), ("HH", "%H"), ("hh", "%H"), ("mm", "%M"), ("ss", "%S"))
+"""A spreadsheet's (or Java's, moment.js's) letters for a date's parts, longest first, and strptime's directive for
+each (`mm` minutes, as those write them; `MM` the month)."""
+_NAMED = ("decimal_year", "unix_s", "unix_ms", "unix_us", "unix_ns")
+
+
+def _no_directive(pattern: str) -> str:
+    """Why a `period_format` with no `%` directive at all dates nothing, naming what was likely meant: strptime's
+    directives for a spreadsheet's letters (`YYYY-MM-DD`), or the named format it misspells (`decimal-year`,
+    `unix-ms`). Trial 32: both were told "it names no year (`%Y`, `%y`)", `decimal_year` named nowhere."""
+    meant = pattern
+    for letters, directive in _LETTERS:
+        meant = meant.replace(letters, directive)
+    if meant != pattern and _directives(meant) & _A_YEAR:
+        return (f"it has no strptime directive: did you mean {meant!r}? (strptime writes a date's parts as `%Y`, "
+                "`%m`, `%d`, not as a spreadsheet's letters): expected a strptime pattern with the year")
+    close = difflib.get_close_matches(re.sub(r"[\s-]+", "_", pattern.strip().lower()), _NAMED, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return (f"it has no strptime directive and names no way of writing time this reads ({hint}those are "
+            f"{', '.join(repr(n) for n in _NAMED)} and '<unit> since <date>'): expected one of them, or a strptime "
+            "pattern with the year (`%Y-%m-%d`)")
 
 
 def unknown_directive(pattern: str) -> str | None:

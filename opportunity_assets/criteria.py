@@ -800,6 +800,19 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
 
 
+def _date_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
+    """A date YAML reads, or, for one no calendar has (`2013-12-40`, `1985-02-29`), its text: PyYAML raised
+    Python's "day is out of range for month" from inside the load, which the user saw with no key and no value
+    (trial 33); as text, the key's own check names it ("got '2013-12-40'; expected a valid date")."""
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _date_or_text)
+
+
 def _yaml_kind(raw: object) -> str:
     """What a YAML document that is no mapping holds, in words (a list, a text, a number), with its start."""
     kind = "a list (lines starting `- `)" if isinstance(raw, list) else \

@@ -254,6 +254,19 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
         load_criteria(path)
 
 
+@pytest.mark.parametrize(("key", "text"), [("nights", "nights: {start: 2013-12-40}\n"),
+                                           ("source.known_at", "source: {known_at: 1985-02-29}\n")])
+def test_a_date_no_calendar_has_names_its_key(tmp_path: Path, key: str, text: str) -> None:
+    """Trial 33: PyYAML raised "day is out of range for month" from inside the load, no key and no value."""
+    path = tmp_path / "pack.yaml"
+    path.write_text("domain: x\n" + text)
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    value = text.split(": ")[-1].strip("{}\n")
+    assert f"got '{value}'; expected a valid date" in str(exc.value)
+    assert f"key `{key}" in str(exc.value)
+
+
 def test_invalid_yaml(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")

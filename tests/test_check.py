@@ -3027,6 +3027,22 @@ def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Pa
     assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []
 
 
+def test_a_table_of_the_entities_own_rows_joined_to_every_entity_names_their_id_column(tmp_path: Path) -> None:
+    """Trial 33: the hourly weather of three airports joined to flights by `every_entity: true` gave each airport
+    the three's weather pooled, with check's ok; and keyed by its `year` alone it was told to write exactly that."""
+    rows = [[s, y, 0.1 * k] for s in ("al", "ak", "az") for y in range(2000, 2006) for k in range(3)]
+    events = {"shape": "events", "columns": None, "aggregates": {"belts": {"agg": "avg", "column": "belts"}}}
+    pooled = _yearly_joined(tmp_path, rows, entity_id=None, every_entity=True, **events)
+    assert _problems(pooled, date(2006, 3, 31)) == [
+        "key `source.join.0.every_entity`: got true; its column 'state' holds the ids of 3 of the source's entities "
+        "(e.g. ['ak', 'al', 'az']), so each of its rows is one entity's, and every entity would be given all of them: "
+        "expected `entity_id: state` in place of `every_entity`"]
+    (by_year,) = _problems(_yearly_joined(tmp_path, rows, entity_id="year", **events), date(2006, 3, 31))
+    assert by_year.endswith("its id is the column that dates its rows, and its column 'state' holds the source's "
+                            "ids (3 of its entities, e.g. ['ak', 'al', 'az']): expected `entity_id: state`"), by_year
+    assert _problems(_yearly_joined(tmp_path, rows, **events), date(2006, 3, 31)) == []
+
+
 def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:
     """Trial 28: one neighbourhood with no citation recorded in its latest weeks was told "metrics with gaps:
     cite_rate (1 entities)" (trial 26 had mended "1 weeks" alone); here the latest level of one state of three is

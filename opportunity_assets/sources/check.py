@@ -580,7 +580,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             own_undated = sum(1 for r in own if r.startswith("period unparseable")) > UNPARSED_PERIODS * seen
             problems += filter(None, [_join_unmatched(pack, i, night, table, present, snapshot.metrics,
                                                       own_undated, counted.tables[0].periods)])
-        elif table.in_scope and not joined.every_entity:
+        elif table.in_scope and joined.every_entity:
+            problems += filter(None, [_every_entity_held(pack, i)])
+        elif table.in_scope:
             apart, fact = _ids_apart(pack, i)
             problems += apart
             joined_facts += fact
@@ -1557,10 +1559,31 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
             f"period of the source ({empty})")
     if set(joined.entity_columns) <= set(joined.dated_columns):  # (trial 25: a price index keyed by its year)
+        from resources.source import join_entity_column
+
+        if (held := join_entity_column(pack, index)) is not None:  # (trial 33: not one series, the entities')
+            return (f"{said}: its id is the column that dates its rows, and its column {held[0]!r} holds the "
+                    f"source's ids ({held[1]} of its entities, e.g. {held[2]}): expected `entity_id: {held[0]}`")
         return (f"{said}: its id is the column that dates its rows, a table of one series: expected "
                 "`every_entity: true` in place of `entity_id`, which joins the series to every entity by period")
     return said + (padded or f": expected the values of `source.entity_id` ({pack.source.entity_id!r}), e.g. "
                              f"{ids.unmatched_examples[:2]}{theirs}")
+
+
+def _every_entity_held(pack: CriteriaPack, index: int) -> str | None:
+    """A table joined to every entity (`every_entity: true`) one of whose columns holds the source's own ids: its
+    rows are each one entity's, and every entity would be given all of them, the weather of three airports pooled
+    for each (an events table's aggregates) with check's ok (trial 33); a panel's rows of one period are duplicated
+    keys, said before this. None when no column of it holds them."""
+    from resources.source import join_entity_column
+
+    held = join_entity_column(pack, index)
+    if held is None:
+        return None
+    column, entities, examples = held
+    return (f"key `source.join.{index}.every_entity`: got true; its column {column!r} holds the ids of {entities} of "
+            f"the source's entities (e.g. {examples}), so each of its rows is one entity's, and every entity would be "
+            f"given all of them: expected `entity_id: {column}` in place of `every_entity`")
 
 
 _MANY_IDS = 100

@@ -20,7 +20,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells, joined_reason
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
-from opportunity_assets.periods import GRAINS
+from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_cells import (
@@ -394,26 +394,44 @@ def _rows_numbered(src: SourceSpec) -> str:
 
 _PERIOD_KEY_VALUES = {"year_column": "a whole year (1963, or 1963.0)",
                       "month_column": "a month, 1 to 12 or its name (Jan, February)",
-                      "day_column": "a day of the month, 1 to 31", "quarter_column": "a quarter, 1 to 4",
-                      "week_column": "an ISO week, 1 to 53"}
+                      "day_column": "a day its month has (1 to 28, 29, 30 or 31)",
+                      "quarter_column": "a quarter, 1 to 4", "week_column": "an ISO week, 1 to 53"}
 """What each period key's column holds in every row, as a few rows written otherwise are told."""
+
+
+_PERIOD_KEY_RANGES = {"year_column": (FIRST_YEAR, LAST_YEAR), "month_column": (1, 12), "day_column": (1, 31),
+                      "quarter_column": (1, 4), "week_column": (1, 53)}
+"""The whole numbers each period key's column may hold (the query reads no other: `shapes._period_sql`)."""
+_MONTH_NAMES = {n.lower() for n in [*calendar.month_name, *calendar.month_abbr] if n}
+
+
+def _not_held(key: str, value: str) -> bool:
+    """Whether a period key's column cannot hold `value`: empty, no whole number (a month also by its name), or a
+    number out of the key's range (month 13)."""
+    if key == "month_column" and value.lower() in _MONTH_NAMES:
+        return False
+    if not re.fullmatch(r"\d+(\.0*)?", value):
+        return True
+    low, high = _PERIOD_KEY_RANGES[key]
+    return not low <= float(value) <= high
 
 
 def _period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
     """The period key and column a few unparsed rows are written otherwise in: `period_column`, or the first of
     the year, month, ... columns whose value in a reason (`period unparseable: iyear=1970-12-31, month=3`) is not
     what that column holds (trial 30: `1970-12-31` in 300 rows of a year column was "300 quarantined rows have no
-    period", naming no key and no value)."""
+    period", naming no key and no value), else the day column of a day its month has not (31 November). Trial 33:
+    month 13 and 31 November were both blamed on the year column, "expected a whole year"."""
     if src.period_column:
         return "period_column", str(src.period_column)
     keys = [(key, str(column)) for key in _PERIOD_KEY_VALUES if (column := getattr(src, key)) is not None]
     for reason in reasons:
         written = dict(part.partition("=")[::2] for part in reason.partition(": ")[2].split(", "))
         for key, column in keys:
-            value = written.get(column, "").strip()
-            if not value or (key != "month_column" and not re.fullmatch(r"\d+(\.0*)?", value)):
+            if _not_held(key, written.get(column, "").strip()):
                 return key, column
-    return keys[0] if keys else ("period_column", "")
+    days = [(key, column) for key, column in keys if key == "day_column"]
+    return days[0] if days else keys[0] if keys else ("period_column", "")
 
 
 def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:

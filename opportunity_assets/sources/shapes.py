@@ -195,17 +195,19 @@ def _timestamp_sql(column: str, pattern: str | list[str] | None, zoned: bool) ->
 
 
 def listed_sql(text: str, values: list[str]) -> str:
-    """SQL for whether a text is one of `values` (as written, trimmed), a truth value in any case: `true` and `false`
-    match `True`, `TRUE` and `false` alike, as Parquet, JSON Lines, pandas' CSV and a spreadsheet each spell them."""
-    truths = sorted({v.strip().lower() for v in values if v.strip().lower() in TRUTH_WORDS})
+    """SQL for whether a text is one of `values` (as written, trimmed), a truth value in any case and spelling:
+    `true` and `false` match `True`, `TRUE`, `yes` and `no` alike, as Parquet, JSON Lines, pandas' CSV, a
+    spreadsheet and a survey each spell them (and YAML reads an unquoted `yes` as `true`)."""
+    truths = sorted({s for v in values for s in TRUTH_WORDS.get(v.strip().lower(), ())})
     others = [v for v in values if v.strip().lower() not in TRUTH_WORDS]
     tests = ([f"{text} IN ({', '.join(literal(v) for v in others)})"] if others else []) + \
         ([f"lower({text}) IN ({', '.join(literal(v) for v in truths)})"] if truths else [])
     return f"({' OR '.join(tests)})" if tests else "false"
 
 
-TRUTH_WORDS = frozenset({"true", "false"})
-"""Listed values that match a cell in any case (`listed_sql`)."""
+TRUTH_WORDS = {"true": ("true", "yes", "on"), "false": ("false", "no", "off")}
+"""Listed values that match a cell in any case and any of these spellings (`listed_sql`): the words YAML reads as
+each truth value."""
 
 
 def condition_sql(condition: Condition) -> str:

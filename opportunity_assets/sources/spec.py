@@ -73,11 +73,15 @@ class Condition(_Spec):
     @model_validator(mode="before")
     @classmethod
     def _values_as_text(cls, data: Any) -> Any:
+        """Listed values as text; a truth value as `true` or `false`, which match their every spelling (YAML reads
+        an unquoted `yes`, `no`, `on` or `off` as one: trial 33's `in: [yes]` over a column of `yes` and `no` was
+        "got ['True']; 'True' matches no row", a value the user never wrote)."""
         if isinstance(data, dict):
             data = dict(data)
             for key in ("in", "in_", "not_in"):
                 if isinstance(data.get(key), list):
-                    data[key] = [v if isinstance(v, str) else str(v) for v in data[key]]
+                    data[key] = [v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+                                 for v in data[key]]
         return data
 
     @model_validator(mode="after")

@@ -283,6 +283,29 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_reads_its_column_as_the_sources_numbers_are(tmp_path: Path) -> None:
+    """Trial 33: delays written `14min`, told to set `strip_from_numbers: ['min']`, then had `{column: delay, op: ">",
+    value: 15}` read the cell's raw text, match no row, and be told to list the values to match with `in`: no key
+    was left to set. A numeric comparison now reads the cell as the source's numbers are read."""
+    rows = [[e, f"2018-0{m}-1{d}", f"{delay}min"] for e in "ab" for m in (3, 4)
+            for d, delay in enumerate([5, 20, 30, 9])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "delay"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"},
+                             "late": {"agg": "share", "where": [{"column": "delay", "op": ">", "value": 15}]}}}
+    late = {**_LEVELS, "late_now": {"agg": "last", "column": "late"}}
+    assert _problems(_pack(tmp_path, source, late), date(2018, 6, 30)) == [
+        "key `source.aggregates.late.where.0`: got {'column': 'delay', 'op': '>', 'value': 15.0}; 'delay' holds "
+        "numbers written with more than a number (16 of 16 cells, e.g. ['20min', '30min', '5min', '9min']), which a "
+        "numeric comparison reads as its column is read: they carry a unit or a mark, 'min': expected "
+        "`source.strip_from_numbers: ['min']`, which removes it before the number is read, or plain numbers (the file "
+        "exported without it)"]
+    stripped = _pack(tmp_path, {**source, "strip_from_numbers": ["min"]}, late)
+    assert _problems(stripped, date(2018, 6, 30)) == []
+    history = read_snapshot(stripped, date(2018, 6, 30), today=TODAY).history
+    assert history["late"].to_list() == [0.5] * 4
+
+
 def test_a_numeric_condition_on_a_mostly_empty_text_column_is_refused(tmp_path: Path) -> None:
     """A storm's category written `Cat 3`, empty for most points (no hurricane): `{column: category, op: ">=", value:
     3}` matched no row and every share was 0, yet check said ok (its text was judged against every row, filled or

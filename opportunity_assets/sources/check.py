@@ -30,6 +30,7 @@ from opportunity_assets.sources.check_cells import (
     grouped_in_reach,
     grouped_most,
     negatives_unsigned,
+    numbers_dressed,
     numeric_columns,
     text_cells,
     wide_columns_counting,
@@ -1391,8 +1392,16 @@ def _text_compared(pack: CriteriaPack, within: str, spec: SourceSpec, table: Tab
             continue
         if rows and texts > MOSTLY_TEXT * rows:
             examples = commonest_values(pack, within, quote_identifier(column),
-                                        f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=4)
+                                        f"try_cast({quote_identifier(column)} AS DOUBLE) IS NULL", limit=12)[:4]
             written = condition.model_dump(by_alias=True, exclude_none=True)
+            dressed = numbers_dressed(condition.column, examples, spec, within)
+            if dressed is not None:  # numbers with a unit (trial 33: `14.0min`): the key that reads them, once
+                if condition.column not in shapes.cell_columns(spec):  # (else its own column's line says it)
+                    problems.append(f"key `{within}.{key}`: got {written}; {condition.column!r} holds numbers "
+                                    f"written with more than a number ({texts} of {rows} cells, e.g. "
+                                    f"{examples}), which a numeric comparison reads as its column is read: "
+                                    f"{dressed[1]}")
+                continue
             problems.append(
                 f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "
                 f"{rows} cells, e.g. {examples}): a numeric comparison (`op` {condition.op!r}) matches none of "

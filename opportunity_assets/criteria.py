@@ -224,9 +224,13 @@ class Coverage(_Spec):
     """Share of the night's candidates that must have every required input (asset check)."""
 
 
+_MIN_CANDIDATES = 10
+"""Candidates passing the hard filters below which the brief notes a thin night, unless the pack says otherwise."""
+
+
 class Caps(_Spec):
     max_candidates: int = Field(default=30, ge=1)
-    min_candidates: int = Field(default=10, ge=0)
+    min_candidates: int = Field(default=_MIN_CANDIDATES, ge=0)
     order_by: str | None = "score"
     """What orders candidates for the cap, best first (ties and missing values: by id): `score`, the pack's own
     formula on the scan's metrics (the default: the in-depth work goes to the best candidates, not the largest),
@@ -244,6 +248,18 @@ class Caps(_Spec):
     def flagged_bound(self) -> int:
         """`max_flagged`, or `max_candidates` when unset."""
         return self.max_candidates if self.max_flagged is None else self.max_flagged
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fewer_by_default(cls, data: Any) -> Any:
+        """`min_candidates` left out is its default, 10, or `max_candidates` where that is fewer: trial 33's
+        `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10", a key the pack never wrote
+        (below the floor, the brief only notes the night's few candidates)."""
+        if isinstance(data, dict) and "min_candidates" not in data:
+            most = data.get("max_candidates")
+            if isinstance(most, int) and not isinstance(most, bool) and 1 <= most < _MIN_CANDIDATES:
+                return {**data, "min_candidates": most}
+        return data
 
     @model_validator(mode="after")
     def _order(self) -> Caps:

@@ -279,6 +279,16 @@ def test_missing_pack_file(tmp_path: Path) -> None:
         load_criteria(tmp_path / "absent.yaml")
 
 
+def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path: Path) -> None:
+    """Trial 33: `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10; expected at most
+    max_candidates (2)", a key the pack never wrote; a floor written above the cap is still refused."""
+    caps = {"max_candidates": 2, "order_by": "score"}
+    pack = _load(tmp_path, caps=caps)
+    assert (pack.caps.max_candidates, pack.caps.min_candidates) == (2, 2)
+    assert "key `caps.min_candidates`: got 5; expected at most max_candidates (2)" in _error(
+        tmp_path, caps={**caps, "min_candidates": 5})
+
+
 def test_several_problems_are_all_reported(tmp_path: Path) -> None:
     message = _error(tmp_path, **{"bogus": 1, "caps.retries": 9})
     assert "key `bogus`" in message

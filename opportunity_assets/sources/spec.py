@@ -715,8 +715,11 @@ class SourceSpec(_Spec):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
                            "snapshot file)")
         self._long_keys()
-        if self.known_at and self.shape != "snapshot":
-            raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.known_at and (self.shape == "panel" or (self.shape == "events" and isinstance(self, JoinSpec))):
+            # (trial 33: a survey's answers, no date, counted by category: the main source's events may be so dated)
+            also = "" if isinstance(self, JoinSpec) else \
+                " (or `events`, a file of one row per event, a survey's answers, counted by `aggregates`)"
+            raise _problem("shape", self.shape, f"`snapshot` for a file dated by `known_at`{also}")
         if self.published_column and "publication_lag_days" in self.model_fields_set:
             raise _problem("publication_lag_days", self.publication_lag_days, "none beside `published_column` (each "
                            f"row is known on its {self.published_column!r} date: no lag applies, none is added to it)")
@@ -729,9 +732,10 @@ class SourceSpec(_Spec):
             if self.columns != list(self.aggregates):
                 raise _problem("columns", self.columns, "no columns for events: the panel's columns are the "
                                f"aggregates' names {list(self.aggregates)}")
-            if not self.period_column and not self.year_column:
+            if not self.period_column and not self.year_column and not self.known_at:
                 raise _problem("period_column", None, "the column saying when each event happened (or "
-                               "`year_column`, with `month_column` below a year grain)")
+                               "`year_column`, with `month_column` below a year grain, or `known_at` for a file "
+                               "of no dates, a survey's answers)")
         elif self.aggregates:
             raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
         if not self.columns:

@@ -966,6 +966,9 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: unknown key{hint}; expected {expected}"
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
+    if error["type"] == "model_type" and (own := _keys_at(tuple(error["loc"]))) and len(own) <= _LISTED_KEYS:
+        # its keys by name (trial 33: `omissions: [sales_3m]` was told "{key: value}", and which keys, never)
+        message = "a mapping of its own keys, {" + ", ".join(f"{k}: ..." for k in own) + "}"
     shown = error.get("input")
     if error["type"] == "string_pattern_mismatch":
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))

@@ -289,6 +289,13 @@ def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path:
         tmp_path, caps={**caps, "min_candidates": 5})
 
 
+def test_a_section_item_written_as_a_name_is_told_its_keys(tmp_path: Path) -> None:
+    """Trial 33: `omissions: [sales_3m]` (the README: "checklist items: metrics an analysis must report") was told
+    "expected a mapping of its own keys, such as {key: value}", and which keys, never."""
+    assert "key `omissions.0`: got 'sales_3m'; expected a mapping of its own keys, {name: ..., description: ..., " \
+        "requires: ...}" in _error(tmp_path, omissions=["sales_3m"])
+
+
 def test_several_problems_are_all_reported(tmp_path: Path) -> None:
     message = _error(tmp_path, **{"bogus": 1, "caps.retries": 9})
     assert "key `bogus`" in message

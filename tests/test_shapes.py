@@ -1596,7 +1596,8 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
      "row has)"),
     # the columns given as `wide` itself: "expected a valid dictionary or instance of WideSpec" (pydantic's class)
     ({"entity_id": None, "entity_name": None, "wide": ["Japan", "UK"]},
-     "key `source.wide`: got ['Japan', 'UK']; expected a mapping of its own keys, such as {key: value}"),
+     "key `source.wide`: got ['Japan', 'UK']; expected a mapping of its own keys, {columns: ..., entity: ..., "
+     "period: ..., value: ..., counted_from: ..., counted_in: ...}"),
     # a `where` over an entity's own column was DuckDB's Binder Error under `source.path`
     ({"entity_id": None, "entity_name": None, "wide": _WIDE, "where": [{"column": "UK", "op": ">", "value": 0}]},
      "key `source.where.0.column`: got 'UK'; expected a column the rows have: 'UK' is one of `source.wide.columns`, "

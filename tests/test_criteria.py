@@ -462,6 +462,19 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
         assert str(exc.value).endswith(said), str(exc.value)
 
 
+def test_an_identitys_band_from_zero_names_its_expected_key(tmp_path: Path) -> None:
+    """Trial 33: `expected: [0, 10]` was "key `integrity.identities.0`: expected [0.0, 10.0] must be [low, high]
+    with 0 < low < high": no "got", and the identity's whole key for its `expected`."""
+    raw = _nyc_pack()
+    identity = {"name": "late", "ratio": "late_share / flights", "expected": [0, 10]}
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump({**raw, "integrity": {**raw["integrity"],
+                                                                            "identities": [identity]}}))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "pack.yaml")
+    assert str(exc.value).endswith("key `integrity.identities.0.expected`: got [0, 10]; expected [low, high] with 0 < "
+                                   "low < high: the band a ratio of positive figures lies in"), str(exc.value)
+
+
 @pytest.mark.parametrize(("changes", "fragments"), [
     ({"hard_filters.0.value": "50,000"}, ["key `hard_filters.0.value`: got '50,000'; expected a number written "
                                           "plainly (50000, 0.25: no thousands separator, unit or % sign)"]),

@@ -712,8 +712,8 @@ class SourceSpec(_Spec):
                                "a year column alone dates only a year")
             raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
-            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
-                           "snapshot file)")
+            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates every row "
+                           "of a file of no dates, a snapshot or a survey's events)")
         self._long_keys()
         if self.known_at and (self.shape == "panel" or (self.shape == "events" and isinstance(self, JoinSpec))):
             # (trial 33: a survey's answers, no date, counted by category: the main source's events may be so dated)

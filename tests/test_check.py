@@ -3066,6 +3066,35 @@ def test_a_table_of_the_entities_own_rows_joined_to_every_entity_names_their_id_
     assert _problems(_yearly_joined(tmp_path, rows, **events), date(2006, 3, 31)) == []
 
 
+def test_a_joined_tables_rows_of_no_period_name_its_own_period_key(tmp_path: Path) -> None:
+    """Trial 33: hourly weather joined by `day_column: hour` (hour 0 is no day) left each airport's visibility
+    unknown on every night, and check blamed the filter reading it, "expected the source's rows mended"."""
+    main = _csv(tmp_path / "m.csv", ["id", "year", "month", "level"],
+                [[e, 2018, m, 10 + m] for e in "abc" for m in range(1, 7)])
+    _csv(tmp_path / "w.csv", ["id", "year", "month", "hour", "rain"],
+         [[e, 2018, m, h, 1.5] for e in "abc" for m in range(1, 7) for h in (0, 5)])
+    join = {"table": "weather", "path": "w.csv", "entity_id": "id", "year_column": "year", "month_column": "month",
+            "shape": "events", "publication_lag_days": 0, "aggregates": {"rain": {"agg": "avg", "column": "rain"}}}
+    source = {"path": main, "year_column": "year", "month_column": "month", "columns": ["level"],
+              "publication_lag_days": 0, "join": [join]}
+    metrics = {**_LEVELS, "rain_now": {"agg": "last", "column": "rain"}}
+    assert _problems(_pack(tmp_path, source, metrics, required_inputs=["level_now", "rain_now"]),
+                     date(2018, 6, 30)) == []
+    hours = _pack(tmp_path, {**source, "join": [{**join, "day_column": "hour"}]}, metrics,
+                  required_inputs=["level_now", "rain_now"])
+    assert _problems(hours, date(2018, 6, 30)) == [
+        "key `source.join.0.day_column`: got 'hour'; 18 rows of `source.join.0.day_column` 'hour' are written "
+        "otherwise than the rest (e.g. '2018, 1, 0'), their period unparseable: expected a day its month has (1 to "
+        "28, 29, 30 or 31) as the rest write it: mend them in the source (each leaves its entity's rain unknown on "
+        "every night, as it may lie in any window)"]
+    # of fewer than 3 entities, a warning: it had named the main file's `source.path` for the joined rows
+    _csv(tmp_path / "m.csv", ["id", "year", "month", "level"],
+         [[e, 2018, m, 10 + m] for e in "ab" for m in range(1, 7)])
+    report = check_pack(hours, as_of=date(2018, 6, 30), today=TODAY)
+    assert [w.split(";")[0] for w in report.warnings] == ["key `source.join.0.day_column`: got 'hour'"], \
+        report.warnings
+
+
 def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:
     """Trial 28: one neighbourhood with no citation recorded in its latest weeks was told "metrics with gaps:
     cite_rate (1 entities)" (trial 26 had mended "1 weeks" alone); here the latest level of one state of three is

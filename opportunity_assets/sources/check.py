@@ -435,13 +435,14 @@ def _period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
     return days[0] if days else keys[0] if keys else ("period_column", "")
 
 
-def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
+def _written_otherwise(pack: CriteriaPack, reasons: list[str], within: str = "source") -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
-    reads them beside the rest, where a common pattern parses them (dates in two formats in one column)."""
-    src = pack.source
+    reads them beside the rest, where a common pattern parses them (dates in two formats in one column). Of the
+    main source, or of the joined table `within` names (its year, month, ... columns)."""
+    src = spec_at(pack, within)
     values = written_periods(reasons)
     key, column = _period_key_of(src, reasons)
-    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `source.{key}` {column!r} "
+    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `{within}.{key}` {column!r} "
             f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
             f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
     if not src.period_column:  # year, month, ... columns: whole numbers each (a month also by its name)
@@ -468,6 +469,25 @@ def _written_otherwise(pack: CriteriaPack, reasons: list[str]) -> str:
     first = "" if given else f" (the rest's pattern first: {others[0]!r} for ISO dates)"
     return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
             f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")
+
+
+def _join_undated_at_fault(pack: CriteriaPack, joins_undated: list[tuple[SourceSpec, list[str], str]],
+                           problems: list[str]) -> list[str]:
+    """Per joined table dated by year, month, ... columns whose few rows of no period (`joins_undated`: the table,
+    their reasons, its key) leave a metric unknown for every candidate (a filter's or an input's problem says "rows
+    mended", naming them): the period key they are written otherwise in, which `_one_cause_once` then says alone.
+    Trial 33: the weather read with `day_column: hour` (hour 0, no day) was blamed on the filter it blanked."""
+    return [_join_undated(pack, joined, reasons, within) for joined, reasons, within in joins_undated
+            if any(check_candidates.says_rows_mended(p) and f"join {joined.table}: period unparseable" in p
+                   for p in problems)]
+
+
+def _join_undated(pack: CriteriaPack, joined: SourceSpec, reasons: list[str], within: str) -> str:
+    """A joined table's rows of no period (`reasons`), as one line naming the period key they are written otherwise
+    in (`_join_undated_at_fault`; on a source of fewer entities, a warning)."""
+    key, column = _period_key_of(joined, reasons)
+    return (f"key `{within}.{key}`: got {column!r}; {_written_otherwise(pack, reasons, within)} (each leaves its "
+            f"entity's {', '.join(joined.columns)} unknown on every night, as it may lie in any window)")
 
 
 def _unclear(found: list[Candidate]) -> str:
@@ -576,6 +596,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
     joined_facts: list[str] = []
+    joins_undated: list[tuple[SourceSpec, list[str], str]] = []  # a joined table's few rows of no period
     for i, (joined, label) in enumerate(zip(pack.source.join, labels, strict=True)):
         within, table = f"source.join.{i}", counted.tables[i + 1]
         joined_columns = numeric_columns(joined, within)
@@ -590,6 +611,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         all_empty = bool(present and snapshot.history.height and all(
             snapshot.history[c].null_count() == snapshot.history.height for c in present))
         join_duplicated = sum(1 for r in reasons if r.startswith(label + "duplicated key"))
+        if join_undated and joined.year_column and joined.wide is None and not mistaken:
+            joins_undated.append((joined, join_undated, within))
         if not mistaken and join_duplicated and (all_empty or join_duplicated > MOSTLY_TEXT * table.in_scope):
             problems.append(_join_duplicated(pack, i, join_duplicated, present))
         elif not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
@@ -702,6 +725,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     found_problems, undefined_tonight = check_candidates.problems(pack, found)
     problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed) \
         + coverage_past_trading_days(pack, snapshot.history, found)
+    problems += _join_undated_at_fault(pack, joins_undated, problems)
     if duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems) \
             and _duplicates_blank_inputs(pack, found) and _dated_apart(pack):  # (a source key's line says why)
         problems.append(_duplicated_keys(pack, duplicated))
@@ -720,9 +744,14 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                                      nights_before)
     warnings += tonight_only
     if earlier:
-        undated_rows = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
+        undated_rows = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null()
+                                                   & ~pl.any_horizontal(pl.lit(False), *(
+                                                       pl.col("reason").str.starts_with(x) for x in labels)))
+        # (a joined table's: its own key, not the main file's path, which trial 33 saw blamed for them)
         warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
-            pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows())
+            pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows()) + [
+            _join_undated(pack, *joined) for joined in joins_undated
+            if check_candidates.unknown_for_all(pack, found, least=1)]
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.fractions_in_whole_units(pack, found) + _flagged_capped(pack, report) \
         + check_candidates.windows_filled_in_part(pack, found)

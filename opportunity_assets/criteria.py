@@ -456,6 +456,9 @@ class CriteriaPack(_Spec):
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.panel_columns)
+        _names_unique("hard_filters", [f.name for f in self.hard_filters])
+        _names_unique("red_flags", [r.name for r in self.red_flags])
+        _names_unique("omissions", [o.name for o in self.omissions])
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
@@ -795,6 +798,16 @@ def _check_labels(pack: CriteriaPack) -> None:
                               f"the component's value, and {problems[0]!r} is a number the store does not hold, "
                               f"which would stop the night at `numbers_in_store` (write it in words, \"murder rate\", "
                               f"and the unit in the metric's `description`)")
+
+
+def _names_unique(section: str, names: list[str]) -> None:
+    """Refuses an item of a list section whose `name` an earlier item has: its results are kept by name, so the
+    later one hid the earlier (trial 33: two filters named `busy`, the first refusing every candidate, the second
+    passing them, and check counted 3 passing)."""
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise _KeyProblem(f"{section}.{index}.name", name, f"a name of its own: `{section}.{names.index(name)}` "
+                              "is named so, and a result kept by name would hide one of them")
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

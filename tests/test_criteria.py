@@ -296,6 +296,19 @@ def test_a_section_item_written_as_a_name_is_told_its_keys(tmp_path: Path) -> No
         "requires: ...}" in _error(tmp_path, omissions=["sales_3m"])
 
 
+def test_two_filters_or_flags_of_one_name_are_refused(tmp_path: Path) -> None:
+    """Trial 33: two hard filters named `busy`, the first refusing every candidate and the second passing them,
+    were kept by name, the first's FAIL hidden: check said "3 pass the hard filters" beside its own warning that
+    the first refused every one."""
+    raw = yaml.safe_load(PACK.read_text())
+    first = raw["hard_filters"][0]
+    message = _error(tmp_path, hard_filters=[first, {**raw["hard_filters"][1], "name": first["name"]}])
+    assert f"key `hard_filters.1.name`: got {first['name']!r}; expected a name of its own: `hard_filters.0` is " \
+        "named so" in message, message
+    flag = raw["red_flags"][0]
+    assert "key `red_flags.1.name`" in _error(tmp_path, red_flags=[flag, {**flag, "when": "sales_3m > 0"}])
+
+
 def test_several_problems_are_all_reported(tmp_path: Path) -> None:
     message = _error(tmp_path, **{"bogus": 1, "caps.retries": 9})
     assert "key `bogus`" in message

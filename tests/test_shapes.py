@@ -477,6 +477,8 @@ def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_p
     ({"year_column": "year", "month_column": "month", "grain": "week"}, "key `source.grain`: got 'week'; expected "),
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
+    # trial 33: an empty list kept no row (every share 0) with check's ok
+    ({"where": [{"column": "level", "in": []}]}, "key `source.where.0.in`: got []; expected at least one value"),
     ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),
     ({"known_at": "2020-01-01", "shape": "snapshot", "publication_lag_days": 30},
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),

@@ -87,6 +87,9 @@ class Condition(_Spec):
     @model_validator(mode="after")
     def _one_test(self) -> Condition:
         tests = [self.in_ is not None, self.not_in is not None, self.op is not None]
+        for key, listed in (("in", self.in_), ("not_in", self.not_in)):
+            if listed == []:  # (trial 33: `in: []` kept no row, a share of 0 for every entity, and check said ok)
+                raise Within(key, listed, "at least one value to compare the column's cells with")
         if sum(tests) != 1:
             given: dict[str, Any] = {"in": self.in_, "not_in": self.not_in, "op": self.op}
             named = [k for k, v in given.items() if v is not None]

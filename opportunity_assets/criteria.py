@@ -554,8 +554,10 @@ class CriteriaPack(_Spec):
             raise worst_first
         try:
             fields = list(string.Formatter().parse(self.next_action))
-        except ValueError as exc:
-            raise _KeyProblem("next_action", self.next_action, f"a template with balanced braces ({exc})") from None
+        except ValueError:  # (its words, not Python's "Single '}' encountered in format string": trial 33)
+            raise _KeyProblem("next_action", self.next_action, "a template with balanced braces: each `{` closed by "
+                              "a `}` around `name` or a metric's name, `{name}`, and a brace meant as text written "
+                              "twice, `{{`") from None
         for _, field, fmt, conversion in fields:
             if field is None:
                 continue

@@ -182,6 +182,15 @@ def test_next_action_that_cannot_be_filled_is_refused_on_load(tmp_path: Path, te
     assert "key `next_action`" in message
 
 
+@pytest.mark.parametrize("template", ["{name}}: call.", "Call {name.", "Call {name} {"])
+def test_a_next_action_of_unbalanced_braces_is_told_in_the_packs_words(tmp_path: Path, template: str) -> None:
+    """Trial 33: `{name}}` was told "(Single '}' encountered in format string)", Python's own text."""
+    message = _error(tmp_path, next_action=template)
+    assert message.endswith(f"key `next_action`: got {template!r}; expected a template with balanced braces: each "
+                            "`{` closed by a `}` around `name` or a metric's name, `{name}`, and a brace meant as text "
+                            "written twice, `{{`"), message
+
+
 def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
     """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
     widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""

@@ -993,7 +993,8 @@ def _describe(error: Any) -> str:
         return (f"key `{key or '(top level)'}`: got a mapping, {_mapping_text(shown)}; expected {message}: one item "
                 f"is a list of one, the mapping in brackets ([{_mapping_text(shown)}]) or on a line of its own "
                 "after `- `")
-    shown_text = repr(shown) if not isinstance(shown, dict) else _mapping_text(shown)
+    shown_text = _mapping_text(shown) if isinstance(shown, dict) else shown.isoformat() if isinstance(shown, date) \
+        else repr(shown)  # (a date as the pack writes it: trial 33 saw "got datetime.date(2030, 1, 1)")
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
 
 

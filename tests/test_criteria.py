@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -505,6 +506,8 @@ def test_an_identitys_band_from_zero_names_its_expected_key(tmp_path: Path) -> N
     ({"nights": {"start": "June 2002"}}, ["key `nights.start`: got 'June 2002'; expected a valid date, written "
                                           "YYYY-MM-DD (2002-06-30)"]),
     ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
+    # trial 33: a night that has not ended was shown as Python writes a date, "got datetime.date(2030, 1, 1)"
+    ({"nights": {"start": date(2999, 1, 1)}}, ["key `nights.start`: got 2999-01-01; expected a night that has ended"]),
     ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one column name or a list of column names"]),
     # trial 24: a pattern's list with an item that is no text was told columns, then again under pydantic's own key
     ({"source.period_format": ["%Y-%m-%d", 5]}, ["key `source.period_format`: got ['%Y-%m-%d', 5]; expected one "

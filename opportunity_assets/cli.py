@@ -189,7 +189,7 @@ def _command(args: argparse.Namespace) -> int:
                 rows = store.section(pack.domain, args.section, as_of=args.as_of)
             else:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
-                                     candidate=args.candidate)
+                                     candidate=_candidate_id(args.candidate))
             for row in rows:
                 print(json.dumps(row, default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
@@ -263,6 +263,14 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     for warning in checked.warnings:
         print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
+
+
+def _candidate_id(asked: str | None) -> str | None:
+    """A `--candidate` as its id: the name the brief shows (`EWR`, `Collin County`) slugged as ids are made
+    (`ewr`, `collin-county`); trial 33's `archive --candidate EWR` found "nothing in the archive", exit 0."""
+    from opportunity_assets.sources.shapes import entity_slug
+
+    return None if asked is None else entity_slug(asked)
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

@@ -224,9 +224,13 @@ class Coverage(_Spec):
     """Share of the night's candidates that must have every required input (asset check)."""
 
 
+_MIN_CANDIDATES = 10
+"""Candidates passing the hard filters below which the brief notes a thin night, unless the pack says otherwise."""
+
+
 class Caps(_Spec):
     max_candidates: int = Field(default=30, ge=1)
-    min_candidates: int = Field(default=10, ge=0)
+    min_candidates: int = Field(default=_MIN_CANDIDATES, ge=0)
     order_by: str | None = "score"
     """What orders candidates for the cap, best first (ties and missing values: by id): `score`, the pack's own
     formula on the scan's metrics (the default: the in-depth work goes to the best candidates, not the largest),
@@ -244,6 +248,18 @@ class Caps(_Spec):
     def flagged_bound(self) -> int:
         """`max_flagged`, or `max_candidates` when unset."""
         return self.max_candidates if self.max_flagged is None else self.max_flagged
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fewer_by_default(cls, data: Any) -> Any:
+        """`min_candidates` left out is its default, 10, or `max_candidates` where that is fewer: trial 33's
+        `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10", a key the pack never wrote
+        (below the floor, the brief only notes the night's few candidates)."""
+        if isinstance(data, dict) and "min_candidates" not in data:
+            most = data.get("max_candidates")
+            if isinstance(most, int) and not isinstance(most, bool) and 1 <= most < _MIN_CANDIDATES:
+                return {**data, "min_candidates": most}
+        return data
 
     @model_validator(mode="after")
     def _order(self) -> Caps:
@@ -440,6 +456,9 @@ class CriteriaPack(_Spec):
     @model_validator(mode="after")
     def _references(self) -> CriteriaPack:
         metrics, columns = set(self.metrics), set(self.source.panel_columns)
+        _names_unique("hard_filters", [f.name for f in self.hard_filters])
+        _names_unique("red_flags", [r.name for r in self.red_flags])
+        _names_unique("omissions", [o.name for o in self.omissions])
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
@@ -535,8 +554,10 @@ class CriteriaPack(_Spec):
             raise worst_first
         try:
             fields = list(string.Formatter().parse(self.next_action))
-        except ValueError as exc:
-            raise _KeyProblem("next_action", self.next_action, f"a template with balanced braces ({exc})") from None
+        except ValueError:  # (its words, not Python's "Single '}' encountered in format string": trial 33)
+            raise _KeyProblem("next_action", self.next_action, "a template with balanced braces: each `{` closed by "
+                              "a `}` around `name` or a metric's name, `{name}`, and a brace meant as text written "
+                              "twice, `{{`") from None
         for _, field, fmt, conversion in fields:
             if field is None:
                 continue
@@ -781,6 +802,16 @@ def _check_labels(pack: CriteriaPack) -> None:
                               f"and the unit in the metric's `description`)")
 
 
+def _names_unique(section: str, names: list[str]) -> None:
+    """Refuses an item of a list section whose `name` an earlier item has: its results are kept by name, so the
+    later one hid the earlier (trial 33: two filters named `busy`, the first refusing every candidate, the second
+    passing them, and check counted 3 passing)."""
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise _KeyProblem(f"{section}.{index}.name", name, f"a name of its own: `{section}.{names.index(name)}` "
+                              "is named so, and a result kept by name would hide one of them")
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the later one silently)."""
 
@@ -798,6 +829,19 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
+def _date_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
+    """A date YAML reads, or, for one no calendar has (`2013-12-40`, `1985-02-29`), its text: PyYAML raised
+    Python's "day is out of range for month" from inside the load, which the user saw with no key and no value
+    (trial 33); as text, the key's own check names it ("got '2013-12-40'; expected a valid date")."""
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _date_or_text)
 
 
 def _yaml_kind(raw: object) -> str:
@@ -937,6 +981,9 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: unknown key{hint}; expected {expected}"
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
+    if error["type"] == "model_type" and (own := _keys_at(tuple(error["loc"]))) and len(own) <= _LISTED_KEYS:
+        # its keys by name (trial 33: `omissions: [sales_3m]` was told "{key: value}", and which keys, never)
+        message = "a mapping of its own keys, {" + ", ".join(f"{k}: ..." for k in own) + "}"
     shown = error.get("input")
     if error["type"] == "string_pattern_mismatch":
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
@@ -946,7 +993,8 @@ def _describe(error: Any) -> str:
         return (f"key `{key or '(top level)'}`: got a mapping, {_mapping_text(shown)}; expected {message}: one item "
                 f"is a list of one, the mapping in brackets ([{_mapping_text(shown)}]) or on a line of its own "
                 "after `- `")
-    shown_text = repr(shown) if not isinstance(shown, dict) else _mapping_text(shown)
+    shown_text = _mapping_text(shown) if isinstance(shown, dict) else shown.isoformat() if isinstance(shown, date) \
+        else repr(shown)  # (a date as the pack writes it: trial 33 saw "got datetime.date(2030, 1, 1)")
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
 
 

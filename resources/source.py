@@ -870,6 +870,44 @@ def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
                    spare_examples=list(spares or []))
 
 
+def join_entity_column(pack: CriteriaPack, index: int, limit: int = 4) -> tuple[str, int, list[str]] | None:
+    """A column of the pack's joined table `index` that its key does not read whose values, slugged as candidate ids
+    are, are the ids of at least two and half or more of the main source's entities: the column that says whose
+    each row is (trial 33: the weather of three airports joined by `every_entity: true` gave every airport the
+    three's pooled weather, check ok). Its name, how many entities it names and a few of their ids, or None. Two
+    reads of the source."""
+    joined = pack.source.join[index]
+    from opportunity_assets.sources.spec import Condition
+
+    absent = Condition.model_validate({"column": _NO_COLUMN, "not_in": [_NO_COLUMN]})
+    try:  # (a table joined to every entity has no id column to ask for: a condition asks instead)
+        with opened(_with_spec(pack, index, {"where": [*joined.where, absent]})):
+            return None
+    except SourceError as exc:
+        tried = [c for c in exc.present if c not in joined.read_columns][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+    probe = _with_spec(pack, index, {"where": [
+        *joined.where, *(Condition.model_validate({"column": c, "not_in": [_NO_COLUMN]}) for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source.join[index])}
+    main = (f"SELECT {shapes.slug_sql(shapes.ENTITY)} AS slug, min({shapes.ENTITY}) AS written FROM {TYPED} "
+            f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY slug")
+    counts = " UNION ALL ".join(
+        f"SELECT {k} AS k, count(*) AS n, list(written ORDER BY written)[1:{int(limit)}] AS ids FROM ({main}) "
+        f"WHERE slug IN (SELECT DISTINCT {shapes.slug_sql(_q(listed[c]))} FROM {join_rows(index)} "
+        f"WHERE {shapes.IN_SCOPE})" for k, c in enumerate(tried))
+    try:
+        with opened(probe) as (con, _):
+            entities = _run(con, probe, f"SELECT count(*) FROM ({main})", {}).item()
+            found = _run(con, probe, counts, {}).rows()
+    except SourceError:
+        return None
+    k, n, ids = max(found, key=lambda row: row[1])
+    if n < 2 or 2 * n < entities:
+        return None
+    return tried[k], int(n), list(ids or [])
+
+
 @dataclass(frozen=True)
 class JoinShift:
     """A joined table whose every entity's periods are the source's own moved by `by` periods (`join_shift`)."""

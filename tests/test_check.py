@@ -303,6 +303,29 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_reads_its_column_as_the_sources_numbers_are(tmp_path: Path) -> None:
+    """Trial 33: delays written `14min`, told to set `strip_from_numbers: ['min']`, then had `{column: delay, op: ">",
+    value: 15}` read the cell's raw text, match no row, and be told to list the values to match with `in`: no key
+    was left to set. A numeric comparison now reads the cell as the source's numbers are read."""
+    rows = [[e, f"2018-0{m}-1{d}", f"{delay}min"] for e in "ab" for m in (3, 4)
+            for d, delay in enumerate([5, 20, 30, 9])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "delay"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"},
+                             "late": {"agg": "share", "where": [{"column": "delay", "op": ">", "value": 15}]}}}
+    late = {**_LEVELS, "late_now": {"agg": "last", "column": "late"}}
+    assert _problems(_pack(tmp_path, source, late), date(2018, 6, 30)) == [
+        "key `source.aggregates.late.where.0`: got {'column': 'delay', 'op': '>', 'value': 15.0}; 'delay' holds "
+        "numbers written with more than a number (16 of 16 cells, e.g. ['20min', '30min', '5min', '9min']), which a "
+        "numeric comparison reads as its column is read: they carry a unit or a mark, 'min': expected "
+        "`source.strip_from_numbers: ['min']`, which removes it before the number is read, or plain numbers (the file "
+        "exported without it)"]
+    stripped = _pack(tmp_path, {**source, "strip_from_numbers": ["min"]}, late)
+    assert _problems(stripped, date(2018, 6, 30)) == []
+    history = read_snapshot(stripped, date(2018, 6, 30), today=TODAY).history
+    assert history["late"].to_list() == [0.5] * 4
+
+
 def test_a_numeric_condition_on_a_mostly_empty_text_column_is_refused(tmp_path: Path) -> None:
     """A storm's category written `Cat 3`, empty for most points (no hurricane): `{column: category, op: ">=", value:
     3}` matched no row and every share was 0, yet check said ok (its text was judged against every row, filled or
@@ -3107,6 +3130,51 @@ def test_a_joined_series_keyed_by_its_own_year_is_told_every_entity(tmp_path: Pa
                             "entity by period"), problem
     every = {"table": "cpi", "path": "cpi.csv", "every_entity": True, "year_column": "year", "columns": ["cpi"]}
     assert _problems(_yearly(tmp_path, every), date(2006, 3, 31)) == []
+
+
+def test_a_table_of_the_entities_own_rows_joined_to_every_entity_names_their_id_column(tmp_path: Path) -> None:
+    """Trial 33: the hourly weather of three airports joined to flights by `every_entity: true` gave each airport
+    the three's weather pooled, with check's ok; and keyed by its `year` alone it was told to write exactly that."""
+    rows = [[s, y, 0.1 * k] for s in ("al", "ak", "az") for y in range(2000, 2006) for k in range(3)]
+    events = {"shape": "events", "columns": None, "aggregates": {"belts": {"agg": "avg", "column": "belts"}}}
+    pooled = _yearly_joined(tmp_path, rows, entity_id=None, every_entity=True, **events)
+    assert _problems(pooled, date(2006, 3, 31)) == [
+        "key `source.join.0.every_entity`: got true; its column 'state' holds the ids of 3 of the source's entities "
+        "(e.g. ['ak', 'al', 'az']), so each of its rows is one entity's, and every entity would be given all of them: "
+        "expected `entity_id: state` in place of `every_entity`"]
+    (by_year,) = _problems(_yearly_joined(tmp_path, rows, entity_id="year", **events), date(2006, 3, 31))
+    assert by_year.endswith("its id is the column that dates its rows, and its column 'state' holds the source's "
+                            "ids (3 of its entities, e.g. ['ak', 'al', 'az']): expected `entity_id: state`"), by_year
+    assert _problems(_yearly_joined(tmp_path, rows, **events), date(2006, 3, 31)) == []
+
+
+def test_a_joined_tables_rows_of_no_period_name_its_own_period_key(tmp_path: Path) -> None:
+    """Trial 33: hourly weather joined by `day_column: hour` (hour 0 is no day) left each airport's visibility
+    unknown on every night, and check blamed the filter reading it, "expected the source's rows mended"."""
+    main = _csv(tmp_path / "m.csv", ["id", "year", "month", "level"],
+                [[e, 2018, m, 10 + m] for e in "abc" for m in range(1, 7)])
+    _csv(tmp_path / "w.csv", ["id", "year", "month", "hour", "rain"],
+         [[e, 2018, m, h, 1.5] for e in "abc" for m in range(1, 7) for h in (0, 5)])
+    join = {"table": "weather", "path": "w.csv", "entity_id": "id", "year_column": "year", "month_column": "month",
+            "shape": "events", "publication_lag_days": 0, "aggregates": {"rain": {"agg": "avg", "column": "rain"}}}
+    source = {"path": main, "year_column": "year", "month_column": "month", "columns": ["level"],
+              "publication_lag_days": 0, "join": [join]}
+    metrics = {**_LEVELS, "rain_now": {"agg": "last", "column": "rain"}}
+    assert _problems(_pack(tmp_path, source, metrics, required_inputs=["level_now", "rain_now"]),
+                     date(2018, 6, 30)) == []
+    hours = _pack(tmp_path, {**source, "join": [{**join, "day_column": "hour"}]}, metrics,
+                  required_inputs=["level_now", "rain_now"])
+    assert _problems(hours, date(2018, 6, 30)) == [
+        "key `source.join.0.day_column`: got 'hour'; 18 rows of `source.join.0.day_column` 'hour' are written "
+        "otherwise than the rest (e.g. '2018, 1, 0'), their period unparseable: expected a day its month has (1 to "
+        "28, 29, 30 or 31) as the rest write it: mend them in the source (each leaves its entity's rain unknown on "
+        "every night, as it may lie in any window)"]
+    # of fewer than 3 entities, a warning: it had named the main file's `source.path` for the joined rows
+    _csv(tmp_path / "m.csv", ["id", "year", "month", "level"],
+         [[e, 2018, m, 10 + m] for e in "ab" for m in range(1, 7)])
+    report = check_pack(hours, as_of=date(2018, 6, 30), today=TODAY)
+    assert [w.split(";")[0] for w in report.warnings] == ["key `source.join.0.day_column`: got 'hour'"], \
+        report.warnings
 
 
 def test_metrics_with_gaps_in_one_entity_say_one_entity(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,15 @@ def test_next_action_that_cannot_be_filled_is_refused_on_load(tmp_path: Path, te
     assert "key `next_action`" in message
 
 
+@pytest.mark.parametrize("template", ["{name}}: call.", "Call {name.", "Call {name} {"])
+def test_a_next_action_of_unbalanced_braces_is_told_in_the_packs_words(tmp_path: Path, template: str) -> None:
+    """Trial 33: `{name}}` was told "(Single '}' encountered in format string)", Python's own text."""
+    message = _error(tmp_path, next_action=template)
+    assert message.endswith(f"key `next_action`: got {template!r}; expected a template with balanced braces: each "
+                            "`{` closed by a `}` around `name` or a metric's name, `{name}`, and a brace meant as text "
+                            "written twice, `{{`"), message
+
+
 def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
     """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
     widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""
@@ -254,6 +264,19 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
         load_criteria(path)
 
 
+@pytest.mark.parametrize(("key", "text"), [("nights", "nights: {start: 2013-12-40}\n"),
+                                           ("source.known_at", "source: {known_at: 1985-02-29}\n")])
+def test_a_date_no_calendar_has_names_its_key(tmp_path: Path, key: str, text: str) -> None:
+    """Trial 33: PyYAML raised "day is out of range for month" from inside the load, no key and no value."""
+    path = tmp_path / "pack.yaml"
+    path.write_text("domain: x\n" + text)
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    value = text.split(": ")[-1].strip("{}\n")
+    assert f"got '{value}'; expected a valid date" in str(exc.value)
+    assert f"key `{key}" in str(exc.value)
+
+
 def test_invalid_yaml(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")
@@ -264,6 +287,36 @@ def test_invalid_yaml(tmp_path: Path) -> None:
 def test_missing_pack_file(tmp_path: Path) -> None:
     with pytest.raises(CriteriaError, match="not found"):
         load_criteria(tmp_path / "absent.yaml")
+
+
+def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path: Path) -> None:
+    """Trial 33: `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10; expected at most
+    max_candidates (2)", a key the pack never wrote; a floor written above the cap is still refused."""
+    caps = {"max_candidates": 2, "order_by": "score"}
+    pack = _load(tmp_path, caps=caps)
+    assert (pack.caps.max_candidates, pack.caps.min_candidates) == (2, 2)
+    assert "key `caps.min_candidates`: got 5; expected at most max_candidates (2)" in _error(
+        tmp_path, caps={**caps, "min_candidates": 5})
+
+
+def test_a_section_item_written_as_a_name_is_told_its_keys(tmp_path: Path) -> None:
+    """Trial 33: `omissions: [sales_3m]` (the README: "checklist items: metrics an analysis must report") was told
+    "expected a mapping of its own keys, such as {key: value}", and which keys, never."""
+    assert "key `omissions.0`: got 'sales_3m'; expected a mapping of its own keys, {name: ..., description: ..., " \
+        "requires: ...}" in _error(tmp_path, omissions=["sales_3m"])
+
+
+def test_two_filters_or_flags_of_one_name_are_refused(tmp_path: Path) -> None:
+    """Trial 33: two hard filters named `busy`, the first refusing every candidate and the second passing them,
+    were kept by name, the first's FAIL hidden: check said "3 pass the hard filters" beside its own warning that
+    the first refused every one."""
+    raw = yaml.safe_load(PACK.read_text())
+    first = raw["hard_filters"][0]
+    message = _error(tmp_path, hard_filters=[first, {**raw["hard_filters"][1], "name": first["name"]}])
+    assert f"key `hard_filters.1.name`: got {first['name']!r}; expected a name of its own: `hard_filters.0` is " \
+        "named so" in message, message
+    flag = raw["red_flags"][0]
+    assert "key `red_flags.1.name`" in _error(tmp_path, red_flags=[flag, {**flag, "when": "sales_3m > 0"}])
 
 
 def test_several_problems_are_all_reported(tmp_path: Path) -> None:
@@ -432,6 +485,19 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
         assert str(exc.value).endswith(said), str(exc.value)
 
 
+def test_an_identitys_band_from_zero_names_its_expected_key(tmp_path: Path) -> None:
+    """Trial 33: `expected: [0, 10]` was "key `integrity.identities.0`: expected [0.0, 10.0] must be [low, high]
+    with 0 < low < high": no "got", and the identity's whole key for its `expected`."""
+    raw = _nyc_pack()
+    identity = {"name": "late", "ratio": "late_share / flights", "expected": [0, 10]}
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump({**raw, "integrity": {**raw["integrity"],
+                                                                            "identities": [identity]}}))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "pack.yaml")
+    assert str(exc.value).endswith("key `integrity.identities.0.expected`: got [0, 10]; expected [low, high] with 0 < "
+                                   "low < high: the band a ratio of positive figures lies in"), str(exc.value)
+
+
 @pytest.mark.parametrize(("changes", "fragments"), [
     ({"hard_filters.0.value": "50,000"}, ["key `hard_filters.0.value`: got '50,000'; expected a number written "
                                           "plainly (50000, 0.25: no thousands separator, unit or % sign)"]),
@@ -440,6 +506,8 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
     ({"nights": {"start": "June 2002"}}, ["key `nights.start`: got 'June 2002'; expected a valid date, written "
                                           "YYYY-MM-DD (2002-06-30)"]),
     ({"nights": {"start": "2002-13-01"}}, ["key `nights.start`: got '2002-13-01'; expected a valid date, written"]),
+    # trial 33: a night that has not ended was shown as Python writes a date, "got datetime.date(2030, 1, 1)"
+    ({"nights": {"start": date(2999, 1, 1)}}, ["key `nights.start`: got 2999-01-01; expected a night that has ended"]),
     ({"source.entity_id": 7}, ["key `source.entity_id`: got 7; expected one column name or a list of column names"]),
     # trial 24: a pattern's list with an item that is no text was told columns, then again under pydantic's own key
     ({"source.period_format": ["%Y-%m-%d", 5]}, ["key `source.period_format`: got ['%Y-%m-%d', 5]; expected one "

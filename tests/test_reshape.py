@@ -453,11 +453,14 @@ def test_a_one_row_table_known_at_a_date_joins_every_entity_every_period(tmp_pat
     assert after.sort("entity_id", "period")["fee"].to_list() == [2.5] * 6
 
 
-@pytest.mark.parametrize("written", [["true", "false"], ["True", "False"], ["TRUE", "FALSE"]])
+@pytest.mark.parametrize("written", [["true", "false"], ["True", "False"], ["TRUE", "FALSE"], ["yes", "no"],
+                                     ["Yes", "No"], ["on", "off"]])
 def test_a_truth_value_listed_in_a_condition_matches_it_in_any_case(tmp_path: Path, written: list[str]) -> None:
     """Trial 17: a boolean is text as each format spells it, `false` from Parquet and JSON Lines, `False` from
     pandas' CSV, so `where: {column: is_retweet, in: [true]}` (YAML's true, read as 'True') kept no row of one and
-    every row of the other. `true` and `false` now match in any case; other values are compared as written."""
+    every row of the other. `true` and `false` now match in any case; other values are compared as written. Trial
+    33: `in: [yes]` over a survey's `yes` and `no`, read by YAML as true, was "got ['True']; 'True' matches no row":
+    a truth value matches the words YAML reads as it, `yes` and `on`, too."""
     rows = [["a", f"2015-{m:02d}-0{d}", written[d % 2]] for m in range(1, 4) for d in (1, 2, 3)]
     name = _csv(tmp_path / "e.csv", ["id", "day", "retweet"], rows)
     pack = _pack(tmp_path, {"path": name, "period_column": "day", "shape": "events", "publication_lag_days": 0,

@@ -354,6 +354,32 @@ def test_a_single_snapshot_file_is_known_at_its_date_and_not_before(tmp_path: Pa
     assert after.history["published_at"].to_list() == [date(2021, 6, 30)] * 2
 
 
+def test_a_file_of_events_with_no_dates_is_counted_as_known_at_its_date(tmp_path: Path) -> None:
+    """Trial 33: a survey's 534 answers, no date column, counted by occupation, was refused "key `source.shape`: got
+    'events'; expected `snapshot` for a file dated by `known_at`", and a snapshot refused its `aggregates` (and its
+    rows of one occupation are duplicated keys): only a DuckDB query adding a date read it. Events may be dated so;
+    a joined table's still may not (its rows join by entity alone, one snapshot)."""
+    rows = [["clerk", 8.0, "yes"], ["clerk", 6.0, "no"], ["clerk", 7.0, "no"], ["manager", 12.0, "no"]]
+    name = _csv(tmp_path / "survey.csv", ["job", "wage", "union"], rows)
+    source = {"path": name, "entity_id": "job", "entity_name": "job", "shape": "events", "known_at": "1985-05-31",
+              "grain": "year", "aggregates": {"answers": {"agg": "count"}, "wage": {"agg": "avg", "column": "wage"},
+                                              "union": {"agg": "share", "where": [{"column": "union", "in": ["yes"]}]}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "answers"}})
+    assert read_snapshot(pack, date(1985, 5, 30), today=TODAY).metrics.is_empty()
+    history = read_snapshot(pack, date(1985, 5, 31), today=TODAY).history.sort("entity_id")
+    assert history.select("entity_id", "answers", "wage", "union").rows() == [
+        ("clerk", 3.0, 7.0, 1 / 3), ("manager", 1.0, 12.0, 0.0)]
+    assert history["published_at"].to_list() == [date(1985, 5, 31)] * 2
+    joined = {"table": "s", "path": name, "entity_id": "job", "shape": "events", "known_at": "1985-05-31",
+              "aggregates": {"answers": {"agg": "count"}}}
+    with pytest.raises(CriteriaError, match=r"key `source.join.0.shape`: got 'events'; expected `snapshot` for a file "
+                                            r"dated by `known_at`$"):
+        _pack(tmp_path, {**source, "join": [joined]}, {"level_now": {"agg": "last", "column": "wage"}})
+    with pytest.raises(CriteriaError, match=r"expected no period column beside it \(known_at dates every row of a "
+                                            r"file of no dates, a snapshot or a survey's events\)"):
+        _pack(tmp_path, {**source, "period_column": "wage"}, {"level_now": {"agg": "last", "column": "answers"}})
+
+
 def test_vintages_are_seen_as_known_on_as_of_and_the_latest_known_wins(tmp_path: Path) -> None:
     rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-02", "2015-03-15", 110],
             ["a", "2015-01", "2015-04-20", 90],   # January revised in April
@@ -451,6 +477,8 @@ def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_p
     ({"year_column": "year", "month_column": "month", "grain": "week"}, "key `source.grain`: got 'week'; expected "),
     ({"shape": "events", "period_column": "when"}, "key `source.aggregates`"),
     ({"aggregates": {"n": {"agg": "count"}}}, "key `source.aggregates`: got ['n']; expected aggregates only"),
+    # trial 33: an empty list kept no row (every share 0) with check's ok
+    ({"where": [{"column": "level", "in": []}]}, "key `source.where.0.in`: got []; expected at least one value"),
     ({"known_at": "2020-01-01"}, "key `source.shape`: got 'panel'; expected `snapshot`"),
     ({"known_at": "2020-01-01", "shape": "snapshot", "publication_lag_days": 30},
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
@@ -1573,7 +1601,8 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
      "row has)"),
     # the columns given as `wide` itself: "expected a valid dictionary or instance of WideSpec" (pydantic's class)
     ({"entity_id": None, "entity_name": None, "wide": ["Japan", "UK"]},
-     "key `source.wide`: got ['Japan', 'UK']; expected a mapping of its own keys, such as {key: value}"),
+     "key `source.wide`: got ['Japan', 'UK']; expected a mapping of its own keys, {columns: ..., entity: ..., "
+     "period: ..., value: ..., counted_from: ..., counted_in: ...}"),
     # a `where` over an entity's own column was DuckDB's Binder Error under `source.path`
     ({"entity_id": None, "entity_name": None, "wide": _WIDE, "where": [{"column": "UK", "op": ">", "value": 0}]},
      "key `source.where.0.column`: got 'UK'; expected a column the rows have: 'UK' is one of `source.wide.columns`, "

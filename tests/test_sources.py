@@ -1171,6 +1171,28 @@ def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path:
         "rows are numbered as `ORDER BY \"region\"::text, \"period\"::text, \"gdp\"::text` returns them)" in facts
 
 
+def test_a_month_or_a_day_no_calendar_has_names_its_own_column_not_the_year(tmp_path: Path) -> None:
+    """Trial 33: a flight of month 13, and one of 31 November, were each "1 row of `source.year_column` 'year' is
+    written otherwise than the rest (e.g. '2013, 13, 1') ...: expected a whole year": the year was whole."""
+    from opportunity_assets.sources.check import check_pack
+
+    header, *rows = TEXAS.read_text().splitlines()
+    months = tmp_path / "months.csv"
+    months.write_text("\n".join([header, rows[0].replace(",2000,1,", ",2000,13,", 1), *rows[1:]]) + "\n")
+    facts = check_pack(load_criteria(write_pack(tmp_path, months)), today=date(2026, 12, 1)).facts
+    assert "1 row of `source.month_column` 'month' is written otherwise than the rest (e.g. '2000, 13'), its period " \
+        "unparseable: expected a month, 1 to 12 or its name (Jan, February) as the rest write it: mend it in the " \
+        "source" in facts, facts
+    days = tmp_path / "days.csv"
+    dated = [f"{row},{31 if row.startswith('Abilene,2000,11,') else 1}" for row in rows]
+    days.write_text("\n".join([f"{header},day", *dated]) + "\n")
+    facts = check_pack(load_criteria(write_pack(tmp_path, days, **{"source.day_column": "day"})),
+                       today=date(2026, 12, 1)).facts
+    assert "1 row of `source.day_column` 'day' is written otherwise than the rest (e.g. '2000, 11, 31'), its period " \
+        "unparseable: expected a day its month has (1 to 28, 29, 30 or 31) as the rest write it: mend it in the " \
+        "source" in facts, facts
+
+
 def test_a_few_rows_of_a_year_column_written_otherwise_name_the_key_and_what_they_write(tmp_path: Path) -> None:
     """Trial 30: `1970-12-31` in 300 of 10,200 rows of a year column (`year_column: iyear`), and `FY2017` in 51 of a
     Parquet file's, were only "300 quarantined rows have no period (source row 34 of 'Chad', ...)": no key, no value.

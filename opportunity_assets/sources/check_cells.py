@@ -53,7 +53,7 @@ _CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
 """A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
-def _numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
+def numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
                      within: str = "source") -> tuple[str, str] | None:
     """Numbers in a dress, from the cells of a column read as not numbers: an example and what to do (a currency or
     % sign: `strip_from_numbers`, with the thousands separator a cell shows), or None when the cells are text (a
@@ -160,7 +160,7 @@ def cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[st
             if 2 * len(grouped) > len(written):
                 problems.append(_separated(spec, within, column, grouped, text, seen))
                 continue
-            held = _numbers_dressed(column, written, spec, within)
+            held = numbers_dressed(column, written, spec, within)
             if held is not None:
                 problems.append(f"key `{key}`: {column!r}: {text} of {seen} cells the night reads are not numbers "
                                 f"(e.g. {held[0]!r}): {held[1]}")
@@ -237,7 +237,7 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
         key, cells = f"source.wide.columns.{n}", written[column]
         grouped = [w for w in cells if _GROUPED.match(w)]
         mostly_grouped = 2 * len(grouped) > len(cells)
-        dressed = None if mostly_grouped else _numbers_dressed(column, cells, spec)
+        dressed = None if mostly_grouped else numbers_dressed(column, cells, spec)
         if mostly_grouped:  # numbers, written otherwise: the key that reads them (trial 29)
             problems.append(_separated(spec, "source", column, grouped, text, seen,
                                        f"periods in reach (`{key}`) hold cells that are"))
@@ -291,14 +291,14 @@ def text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]],
     """A numeric column some of whose cells (no more than `MOSTLY_TEXT` of those read: more is `cell_problems`'s)
     are text that is no grouped number and no missing-number token (those have facts of their own): `$200` in a
     third of the premiums, `155 seats`. Each such cell is quarantined; the fact names the column, the count, an
-    example and, for a dressed number, the dress (`_numbers_dressed`)."""
+    example and, for a dressed number, the dress (`numbers_dressed`)."""
     facts = []
     for column in columns:
         written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
         written = [w for w in written if not _GROUPED.match(w) and w not in MISSING_TEXTS]
         if not written or (seen and len(written) / seen > MOSTLY_TEXT):
             continue
-        held = _numbers_dressed(column, written)
+        held = numbers_dressed(column, written)
         example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
                                                       "text that means a missing number, `source.na_values` listing "
                                                       "it)")

@@ -105,8 +105,9 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
             continue
         text = quote_identifier(column)
         held = set(value_counts(pack, text, shapes.listed_sql(text, listed), join=join, limit=4 * len(listed)))
-        truths = {h.strip().lower() for h in held} & shapes.TRUTH_WORDS  # (matched in any case)
-        unmatched = [v for v in listed if v not in held and v.strip().lower() not in truths]
+        lowered = {h.strip().lower() for h in held}  # (a truth value matched in any case and spelling)
+        unmatched = [v for v in listed if v not in held
+                     and not lowered & set(shapes.TRUTH_WORDS.get(v.strip().lower(), ()))]
         if not unmatched:
             continue
         values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)

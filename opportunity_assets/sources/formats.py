@@ -703,8 +703,10 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
         try:
             into = Into(join_rows(i), functools.partial(typed, joined), row_per_line=joined.wide is None)
             refused = _open_spec(con, joined, path, into, within)
-        except SourceFormatError as exc:  # said of the join's own keys, whoever reports it
-            raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within)) from None
+        except SourceFormatError as exc:  # said of the join's own keys, whoever reports it; its columns kept (not
+            # what it lacks, which the main source's keys would then be blamed for) for those who probe the table
+            raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within), (),
+                                    exc.present) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
     main = Into(TYPED, functools.partial(typed, pack.source), row_per_line=pack.source.wide is None)
     own = date_rejected(con, pack.source, pack.grain, _open_spec(con, pack.source, pack.source_path, main))

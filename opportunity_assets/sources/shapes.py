@@ -208,29 +208,40 @@ def _timestamp_sql(column: str, pattern: str | list[str] | None, zoned: bool) ->
 
 
 def listed_sql(text: str, values: list[str]) -> str:
-    """SQL for whether a text is one of `values` (as written, trimmed), a truth value in any case: `true` and `false`
-    match `True`, `TRUE` and `false` alike, as Parquet, JSON Lines, pandas' CSV and a spreadsheet each spell them."""
-    truths = sorted({v.strip().lower() for v in values if v.strip().lower() in TRUTH_WORDS})
+    """SQL for whether a text is one of `values` (as written, trimmed), a truth value in any case and spelling:
+    `true` and `false` match `True`, `TRUE`, `yes` and `no` alike, as Parquet, JSON Lines, pandas' CSV, a
+    spreadsheet and a survey each spell them (and YAML reads an unquoted `yes` as `true`)."""
+    truths = sorted({s for v in values for s in TRUTH_WORDS.get(v.strip().lower(), ())})
     others = [v for v in values if v.strip().lower() not in TRUTH_WORDS]
     tests = ([f"{text} IN ({', '.join(literal(v) for v in others)})"] if others else []) + \
         ([f"lower({text}) IN ({', '.join(literal(v) for v in truths)})"] if truths else [])
     return f"({' OR '.join(tests)})" if tests else "false"
 
 
-TRUTH_WORDS = frozenset({"true", "false"})
-"""Listed values that match a cell in any case (`listed_sql`)."""
+TRUTH_WORDS = {"true": ("true", "yes", "on"), "false": ("false", "no", "off")}
+"""Listed values that match a cell in any case and any of these spellings (`listed_sql`): the words YAML reads as
+each truth value."""
 
 
-def condition_sql(condition: Condition) -> str:
-    """A `where` condition as a SQL boolean (never NULL: an empty cell does not match)."""
+def condition_sql(condition: Condition, src: SourceSpec) -> str:
+    """A `where` condition as a SQL boolean (never NULL: an empty cell does not match). A numeric comparison reads
+    the cell as the source's numbers are read (`_compared_number`)."""
     t = _text(condition.column)
     if condition.in_ is not None:
         test = listed_sql(t, condition.in_)
     elif condition.not_in is not None:
         test = f"NOT {listed_sql(t, condition.not_in)}"
     else:
-        test = f"try_cast({t} AS DOUBLE) {condition.op} {condition.value!r}"
+        test = f"try_cast({_compared_number(src, condition.column)} AS DOUBLE) {condition.op} {condition.value!r}"
     return f"coalesce({test}, false)"
+
+
+def _compared_number(src: SourceSpec, column: str) -> str:
+    """The text of a cell a numeric `where` compares, read as the source's numbers are (`strip_from_numbers`, the
+    separators; NULL where empty or a missing text): trial 33's delays written `14.0min`, told to set
+    `strip_from_numbers: ['min']`, then had a `where` `dep_delay > 15` that read the cell's raw text and matched
+    no row, with no key left to set."""
+    return f"nullif(trim({_number_text(src, column)}), '')"
 
 
 def listed_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
@@ -247,7 +258,8 @@ def listed_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
 def numeric_conditions(src: SourceSpec) -> list[tuple[str, Condition, str]]:
     """Each numeric comparison (`op`) of the source's `where` and its aggregates' `where`: its key under the
     source (`where.0`, `aggregates.large.where.0`), the condition, and the typed rows' column holding the cell's text
-    (NULL where empty or NA), among which `check` counts the cells that are not numbers."""
+    as a number is read (NULL where empty or NA; a `strip_from_numbers` text removed), among which `check` counts
+    the cells that are not numbers."""
     found = [(f"where.{i}", c, f"__text_where_{i}") for i, c in enumerate(src.where) if c.op is not None]
     found += [(f"aggregates.{name}.where.{i}", c, f"__text_agg_{name}_{i}")
               for name, spec in src.aggregates.items() for i, c in enumerate(spec.where) if c.op is not None]
@@ -453,15 +465,15 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
 
     problems = (f"CASE WHEN {' OR '.join(bad(c) for c in cells)} "
                 f"THEN nullif(concat_ws('; ', {', '.join(problem(c) for c in cells)}), '') END") if cells else "NULL"
-    flags = "".join(f", {condition_sql(c)} AS {_match(name, i)}"
+    flags = "".join(f", {condition_sql(c, src)} AS {_match(name, i)}"
                     for name, spec in src.aggregates.items() for i, c in enumerate(spec.where))
-    flags += "".join(f", {_text(c.column)} AS {_q(text)}" for _, c, text in numeric_conditions(src))
+    flags += "".join(f", {_compared_number(src, c.column)} AS {_q(text)}" for _, c, text in numeric_conditions(src))
     flags += "".join(f", {_text(c.column)} AS {_q(text)}"
                      for text, c in {text: c for _, c, text in listed_conditions(src)}.items())
     entity = entity_of(src)
     if isinstance(src, JoinSpec):  # a joined table's ids are slugs: they match the main source's by slug
         entity = slug_sql(entity)
-    scope = " AND ".join([*(condition_sql(c) for c in src.where), *_long_scope(src.long, src.columns)]) or "true"
+    scope = " AND ".join([*(condition_sql(c, src) for c in src.where), *_long_scope(src.long, src.columns)]) or "true"
     variable = "" if src.long is None else f", nullif(trim({_q(src.long.names)}), '') AS {VARIABLE}"
     return f"""
     SELECT *, {problems} AS {CELL_REASON},

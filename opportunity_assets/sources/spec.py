@@ -73,16 +73,23 @@ class Condition(_Spec):
     @model_validator(mode="before")
     @classmethod
     def _values_as_text(cls, data: Any) -> Any:
+        """Listed values as text; a truth value as `true` or `false`, which match their every spelling (YAML reads
+        an unquoted `yes`, `no`, `on` or `off` as one: trial 33's `in: [yes]` over a column of `yes` and `no` was
+        "got ['True']; 'True' matches no row", a value the user never wrote)."""
         if isinstance(data, dict):
             data = dict(data)
             for key in ("in", "in_", "not_in"):
                 if isinstance(data.get(key), list):
-                    data[key] = [v if isinstance(v, str) else str(v) for v in data[key]]
+                    data[key] = [v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+                                 for v in data[key]]
         return data
 
     @model_validator(mode="after")
     def _one_test(self) -> Condition:
         tests = [self.in_ is not None, self.not_in is not None, self.op is not None]
+        for key, listed in (("in", self.in_), ("not_in", self.not_in)):
+            if listed == []:  # (trial 33: `in: []` kept no row, a share of 0 for every entity, and check said ok)
+                raise Within(key, listed, "at least one value to compare the column's cells with")
         if sum(tests) != 1:
             given: dict[str, Any] = {"in": self.in_, "not_in": self.not_in, "op": self.op}
             named = [k for k, v in given.items() if v is not None]
@@ -734,11 +741,14 @@ class SourceSpec(_Spec):
                                "a year column alone dates only a year")
             raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
-            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates a whole "
-                           "snapshot file)")
+            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates every row "
+                           "of a file of no dates, a snapshot or a survey's events)")
         self._long_keys()
-        if self.known_at and self.shape != "snapshot":
-            raise _problem("shape", self.shape, "`snapshot` for a file dated by `known_at`")
+        if self.known_at and (self.shape == "panel" or (self.shape == "events" and isinstance(self, JoinSpec))):
+            # (trial 33: a survey's answers, no date, counted by category: the main source's events may be so dated)
+            also = "" if isinstance(self, JoinSpec) else \
+                " (or `events`, a file of one row per event, a survey's answers, counted by `aggregates`)"
+            raise _problem("shape", self.shape, f"`snapshot` for a file dated by `known_at`{also}")
         if self.published_column and "publication_lag_days" in self.model_fields_set:
             raise _problem("publication_lag_days", self.publication_lag_days, "none beside `published_column` (each "
                            f"row is known on its {self.published_column!r} date: no lag applies, none is added to it)")
@@ -751,9 +761,10 @@ class SourceSpec(_Spec):
             if self.columns != list(self.aggregates):
                 raise _problem("columns", self.columns, "no columns for events: the panel's columns are the "
                                f"aggregates' names {list(self.aggregates)}")
-            if not self.period_column and not self.year_column:
+            if not self.period_column and not self.year_column and not self.known_at:
                 raise _problem("period_column", None, "the column saying when each event happened (or "
-                               "`year_column`, with `month_column` below a year grain)")
+                               "`year_column`, with `month_column` below a year grain, or `known_at` for a file "
+                               "of no dates, a survey's answers)")
         elif self.aggregates:
             raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
         if not self.columns:

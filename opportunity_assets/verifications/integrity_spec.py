@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from opportunity_assets import expressions
+from opportunity_assets.sources.spec import Within
 from opportunity_assets.verifications import exact
 
 Effect = Literal["note", "doubt", "reject"]
@@ -217,7 +218,10 @@ class Identity(_Spec):
     @model_validator(mode="after")
     def _band(self) -> Identity:
         if self.expected is not None and not 0 < self.expected[0] < self.expected[1]:
-            raise ValueError(f"expected {list(self.expected)} must be [low, high] with 0 < low < high")
+            # (its own key, in the pack's words: trial 33 saw "key `integrity.identities.0`: expected [0.0, 10.0]
+            # must be [low, high] with 0 < low < high")
+            raise Within("expected", [int(v) if v.is_integer() else v for v in self.expected],
+                         "[low, high] with 0 < low < high: the band a ratio of positive figures lies in")
         return self
 
     @cached_property

@@ -1496,6 +1496,22 @@ def test_a_night_before_the_data_offered_by_nights_start_names_that_key(tmp_path
                        "to scan)")
 
 
+def test_nights_start_before_the_data_is_a_warning_on_the_latest_night(tmp_path: Path) -> None:
+    """Trials 17 and 32: `nights: {start: 1940-01-01}` over data first published in 1949 was silent: check of the
+    latest night said ok, and the UI offered years of nights with nothing to scan."""
+    pack = _levels_of(tmp_path, nights={"start": "2016-12-31"})
+    report = check_pack(pack, as_of=date(2017, 12, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `nights.start`")] == [
+        "key `nights.start`: got 2016-12-31; the first night with data is 2017-01-30, so the UI offers 30 nights "
+        "before it with no row to scan (each stopped naming this key, as `check --as-of` one is): expected a first "
+        "night on or after it, or no `nights` (they then start there)"]
+    for start in ("2017-01-30", None):  # on the first night with data, or no `nights`: nothing said
+        fine = _levels_of(tmp_path, **({"nights": {"start": start}} if start else {}))
+        assert not [w for w in check_pack(fine, as_of=date(2017, 12, 31), today=TODAY).warnings
+                    if "nights.start" in w]
+
+
 def test_check_says_which_filter_refused_every_candidate(tmp_path: Path) -> None:
     """Trial 7: `precip_7d >= 20` (millimetres) on rain in inches: check said "0 pass the hard filters" and no
     more; the brief's run summary named the filter, check did not."""

@@ -516,6 +516,25 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
+def _nights_before_the_data(pack: CriteriaPack, today: date | None) -> list[str]:
+    """Warning: `nights.start` before the first night with data (trials 17 and 32: `start: 1940-01-01` over data
+    first published in 1949 was silent while the UI offered a nine-year run of nights with nothing to scan, each a
+    problem once run)."""
+    from opportunity_assets.night import last_possible_night
+    from resources.source import publication_span
+
+    if pack.nights is None:
+        return []
+    span = publication_span(pack, last_possible_night(today))
+    if span is None or pack.nights.start >= span[0]:
+        return []
+    empty = (span[0] - pack.nights.start).days
+    return [f"key `nights.start`: got {pack.nights.start.isoformat()}; the first night with data is {span[0]}, so the "
+            f"UI offers {empty:,} night{'s' if empty != 1 else ''} before it with no row to scan (each stopped "
+            "naming this key, as `check --as-of` one is): expected a first night on or after it, or no `nights` "
+            "(they then start there)"]
+
+
 _LAST_CHECK: list[tuple[tuple[Any, ...], CheckReport]] = []
 """The latest check before a night and what it depends on (the pack, its files' bytes, the night, the date):
 `opportunity run` checks first, then its scan step asks again, as a scheduled night's does: one check."""
@@ -719,6 +738,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
     warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack) \
+        + _nights_before_the_data(pack, today) \
         + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(

@@ -1931,6 +1931,16 @@ def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> 
         "columns)"]
 
 
+@pytest.mark.parametrize("where", [[{"column": "commodity", "in": ["oil"]}],
+                                   [{"column": "price", "op": ">", "value": 60}]])
+def test_wide_columns_a_where_keeps_out_are_no_empty_columns(tmp_path: Path, where: list[dict[str, Any]]) -> None:
+    """Trial 34: a `where` keeping some entities of a wide table (`{column: group, in: [front, rear]}`, as the
+    README offers) made check warn of every other column "has no figure in reach (every cell of its 0 rows in reach
+    empty) ... list only such columns": the rows were kept out as asked, and the fix offered was the wrong one."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 70 + i, "tea": lambda i: 20 + i % 5}, where=where)
+    assert check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings == []
+
+
 def test_a_wide_json_record_writing_one_entity_s_key_otherwise_loses_that_entity_s_cell_only(tmp_path: Path) -> None:
     """Trial 16: one JSON Lines record of monthly prices writing `Oil` for `oil` was refused whole, every
     commodity's month with it, attributed to no entity ("source row 9 of ''"), and check blamed

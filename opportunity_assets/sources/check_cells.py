@@ -253,7 +253,8 @@ def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: p
 def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.DataFrame) -> list[str]:
     """A wide source's column with no figure in reach while others have some (a series the file has not filled, or
     a heading of empty cells listed among `wide.columns`): its entity scores nothing, every metric a gap, on a
-    night that reads every other. A warning naming the column's key (text cells are `wide_columns_of_text`'s)."""
+    night that reads every other. A warning naming the column's key (text cells are `wide_columns_of_text`'s). A
+    column of no row in reach under a `where` is one the condition kept out, as asked: no warning (trial 34)."""
     if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
         return []
     value = spec.wide.value
@@ -265,7 +266,8 @@ def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.
     return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell of its "
             f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
             "one entity's figures (list only such columns)"
-            for n, column in enumerate(spec.wide.columns) if not filled.get(column) and column not in refused]
+            for n, column in enumerate(spec.wide.columns)
+            if not filled.get(column) and column not in refused and (rows.get(column) or not spec.where)]
 
 
 def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:

@@ -1558,8 +1558,14 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
 
 @pytest.mark.parametrize(("source", "message"), [
     ({"wide": _WIDE}, "key `source.entity_id`: got 'id'; expected no `entity_id` beside `wide`"),
+    # trial 34: these three were said as `source.wide`, its whole mapping, not the key at fault
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "country"}},
-     "key `source.wide`: "),
+     "key `source.wide.value`: got 'country'; expected a name apart from `entity`'s (both 'country')"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "UK"}},
+     "key `source.wide.value`: got 'UK'; expected a name of its own, none of `columns` ('UK' is one of them: its "
+     "header names an entity)"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "entity": "Japan"}},
+     "key `source.wide.entity`: got 'Japan'; expected a name of its own, none of `columns`"),
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": ["UK", "UK"]}},
      "key `source.wide.columns`: "),
     # trial 16: a date column listed among the series was DuckDB's "Binder Error: Referenced column "time" not found"

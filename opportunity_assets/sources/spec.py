@@ -130,11 +130,11 @@ class WideSpec(_Spec):
             raise ValueError("exactly one of `entity` (the columns are entities) or `period` (the columns are "
                              "periods)")
         if self.header == self.value:
-            raise ValueError(f"`{self.across}` and `value` named apart (both {self.value!r})")
-        taken = {self.header, self.value} & set(self.columns)
-        if taken:
-            raise ValueError(f"`{self.across}` and `value` names that are none of `columns` ({sorted(taken)[0]!r} "
-                             "is one)")
+            raise Within("value", self.value, f"a name apart from `{self.across}`'s (both {self.value!r})")
+        for key, name in ((self.across, self.header), ("value", self.value)):
+            if name in self.columns:  # (trial 34: said as `source.wide`, its whole mapping, not the key at fault)
+                raise Within(key, name, f"a name of its own, none of `columns` ({name!r} is one "
+                             f"of them: its header names {'an entity' if self.across == 'entity' else 'a period'})")
         if self.counted_from is not None:
             self._counting()
         elif self.counted_in is not None:

@@ -26,6 +26,7 @@ from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_cells import (
     MISSING_TEXTS,
     MOSTLY_TEXT,
+    as_long_values,
     cell_problems,
     grouped_in_reach,
     grouped_most,
@@ -544,7 +545,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     columns = numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    mistaken_cells = cell_problems(pack.source, columns, cells, seen)
+    mistaken_cells = cell_problems(pack.source, *as_long_values(pack.source, columns, cells), seen)
     named = {c for c in columns for p in mistaken_cells if f"{c!r}:" in p}
     own_rows = snapshot.quarantined.filter(~pl.any_horizontal(pl.lit(False), *(pl.col("reason").str.starts_with(x)
                                                                                 for x in labels)))
@@ -766,7 +767,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += negatives_unsigned(pack.source, cells, problems) + text_cells(columns, cells, seen)
+    facts += negatives_unsigned(pack.source, cells, problems) + text_cells(*as_long_values(pack.source, columns, cells),
+                                                                          seen)
     if reasons:
         # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))

@@ -455,6 +455,13 @@ def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_p
     ({"known_at": "2020-01-01", "shape": "snapshot", "publication_lag_days": 30},
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
     ({"query": "SELECT 1"}, "key `source.query`"),
+    # trial 34: a query over a CSV was told `format: csv` under `format: duckdb`, and a database under no format,
+    # never the way that reads it: `format: duckdb` without `path`, the query naming the file
+    ({"query": "SELECT * FROM 'x.csv'"}, "JSON Lines file is read whole (name its table's columns instead); to "
+     "query the file, `format: duckdb` without `path`, the query naming it relative to the pack (`FROM 'x.csv'`)"),
+    ({"format": "duckdb", "query": "SELECT * FROM 'x.csv'"}, "key `source.path`: got 'x.csv'; expected no `path` "
+     "beside `format: duckdb` and a `query` over a file: a `path` there is a DuckDB database, and x.csv is a data "
+     "file; to query the file, `format: duckdb` without `path`"),
     ({"format": "postgres"}, "key `source.url_env`"),
     # trial 14: a file's `path` left beside `format: postgres` was read by nothing, silently
     ({"format": "postgres", "url_env": "PG_URL"}, "key `source.path`: got 'x.csv'; expected no `path` beside "

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import json
 import os
+import re
 import sys
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
@@ -25,9 +27,24 @@ def _date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, its mistakes said in one line: its own `error` prints the whole usage first (five lines for
+    `archive`, the choices twice) and offers no close choice (trial 34: `--tag below_treshold`, `--every
+    fortnight`, `--section act_on`). `--help` still prints the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        choices = re.search(r"invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if choices:
+            offered = re.findall(r"'([^']*)'", choices[2])
+            close = difflib.get_close_matches(choices[1], offered, n=1, cutoff=0.5) or \
+                [c for c in offered if c.startswith(choices[1]) or choices[1] in c][:1]
+            message += f"; did you mean {close[0]!r}?" if close else ""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="opportunity", description=__doc__)
-    common = argparse.ArgumentParser(add_help=False)
+    parser = _OneLineParser(prog="opportunity", description=__doc__)
+    common = _OneLineParser(add_help=False)
     common.add_argument("--criteria", default=str(DEFAULT_PACK), help="criteria pack YAML (default: Texas housing)")
     common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
                         "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")

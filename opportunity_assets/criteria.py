@@ -123,6 +123,11 @@ class MetricSpec(_Spec):
         return self.min_rows if self.min_rows is not None else hi - lo + 1
 
 
+def _comparison_of(rule: dict[str, Any]) -> str:
+    """A filter's `metric`, `op` and `value` written as one comparison, as a red flag's `when` takes them."""
+    return " ".join(str(rule.get(k, "?")) for k in ("metric", "op", "value"))
+
+
 class HardFilter(_Spec):
     name: str = Field(pattern=_NAME)
     metric: str
@@ -130,6 +135,16 @@ class HardFilter(_Spec):
     value: float = Field(strict=True)
     """A number as written: YAML's `true` or `"600"` is no bound (lax, `true` was read as 1)."""
     description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_red_flag(cls, data: Any) -> Any:
+        """A filter written as a red flag, `{name, when}`, is one mistake: pydantic would say it as four (`metric`,
+        `op`, `value` missing, `when` unknown), none of them the fix."""
+        if isinstance(data, dict) and "when" in data and not {"metric", "op", "value"} & data.keys():
+            raise _Within("when", data["when"], "a hard filter's `metric`, `op` and `value` (`{metric: growth, "
+                          "op: \">=\", value: 0.1}`): `when` and `message` are a red flag's keys (`red_flags`)")
+        return data
 
     def holds(self, x: float) -> bool:
         return {">=": x >= self.value, ">": x > self.value, "<=": x <= self.value, "<": x < self.value}[self.op]
@@ -206,6 +221,17 @@ class RedFlagRule(_Spec):
     message: str
     effect: Effect = "note"
     """What the flag does when it holds: `note` reports it; `doubt` makes a STRONG UNCERTAIN; `reject` REJECTED."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_a_filter(cls, data: Any) -> Any:
+        """A red flag written as a hard filter, `{name, metric, op, value}`, is one mistake: pydantic would say it as
+        five (`when` and `message` missing, three keys unknown), none of them the fix (trial 34)."""
+        if isinstance(data, dict) and "when" not in data and {"metric", "op"} <= data.keys():
+            filter_keys = {k: data[k] for k in ("metric", "op", "value") if k in data}
+            raise _Within("when", filter_keys, f"a comparison, `when: \"{_comparison_of(data)}\"`, and the "
+                          "`message` the brief quotes: `metric`, `op` and `value` are a hard filter's keys")
+        return data
 
     @cached_property
     def parsed(self) -> expressions.Expression:

@@ -79,13 +79,32 @@ def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path
     """Trial 14: `archive --tag below_treshold` said "nothing in the archive ... for tag below_treshold", exit 0, as
     if the night had archived none; the tags and sections are a fixed set, so a misspelt one is refused as a
     misspelt `--every` is, naming the choices, before any store is read."""
-    for option, value, choices in (("--tag", "below_treshold", "'data_gap', 'failed_verification', 'below_threshold'"),
-                                   ("--section", "act_on_this", "'act_on_these', 'needs_your_judgment'")):
+    for option, value, choices, meant in (
+            ("--tag", "below_treshold", "'data_gap', 'failed_verification', 'below_threshold'", "below_threshold"),
+            ("--section", "act_on", "'act_on_these', 'needs_your_judgment'", "act_on_these")):
         with pytest.raises(SystemExit) as exited:
             main(["archive", option, value, *_args(tmp_path)])
         assert exited.value.code == 2
-        assert capsys.readouterr().err.splitlines()[-1] == (
-            f"opportunity archive: error: argument {option}: invalid choice: {value!r} (choose from {choices})")
+        # trial 34: after five lines of usage, and with no close choice offered; now one line with it
+        assert capsys.readouterr().err.splitlines() == [
+            f"opportunity archive: error: argument {option}: invalid choice: {value!r} (choose from {choices}); "
+            f"did you mean {meant!r}?"]
+
+
+def test_a_command_line_mistake_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 34: a date that is no date, a missing option or a misspelt command printed argparse's whole usage
+    (three to five lines) before the one that says what is wrong."""
+    for argv, said in ((["check", "--as-of", "2015-02-30"],
+                        "opportunity check: error: argument --as-of: '2015-02-30' is not a date (YYYY-MM-DD)"),
+                       (["backfill", "--start", "2001-01-01"],
+                        "opportunity backfill: error: the following arguments are required: --end"),
+                       (["chek"], "opportunity: error: argument command: invalid choice: 'chek' (choose from 'run', "
+                                  "'backfill', 'check', 'cost', 'archive', 'backtest', 'calibrate', 'judge'); did you "
+                                  "mean 'check'?")):
+        with pytest.raises(SystemExit) as exited:
+            main([*argv, *_args(tmp_path)] if argv[0] != "chek" else argv)
+        assert exited.value.code == 2
+        assert capsys.readouterr().err.splitlines() == [said]
 
 
 def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

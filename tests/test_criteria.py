@@ -93,6 +93,12 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("marginal_above_strong", {"thresholds.marginal": 80}, ["key `thresholds.marginal`: got 80", "below strong (70)"]),
     ("verifier_is_analyzer", {"models.verifier.model": "claude-haiku-5-5"},
      ["key `models.verifier.model`: got 'claude-haiku-5-5'", "other than the analyzer's"]),
+    # trial 34: a red flag written as a filter was five errors in one line (`when`, `message` missing, `metric`,
+    # `op`, `value` unknown), a filter written as a red flag four; each is one mistake, said once with its fix
+    ("red_flag_written_as_a_filter", {"red_flags.0": {"name": "hot", "metric": "sales_3m", "op": ">", "value": 50}},
+     ["key `red_flags.0.when`: got {'metric': 'sales_3m', 'op': '>', 'value': 50}", '`when: "sales_3m > 50"`']),
+    ("hard_filter_written_as_a_red_flag", {"hard_filters.0": {"name": "busy", "when": "sales_3m >= 30"}},
+     ["key `hard_filters.0.when`: got 'sales_3m >= 30'", "a hard filter's `metric`, `op` and `value`"]),
     ("unknown_top_level_key", {"bogus": 1}, ["key `bogus`", "unknown key"]),
     ("unknown_nested_key", {"caps.max_candidate": 5}, ["key `caps.max_candidate`", "unknown key"]),
     ("metric_column_misspelt", {"metrics.sales_3m.column": "sale"},

@@ -92,6 +92,33 @@ def test_a_long_source_refuses_one_value_alone(tmp_path: Path) -> None:
         (8, "a", "duplicated key (id, year, variable) = (a, 2016, rent): 2 rows, none used")]
 
 
+def test_a_long_source_s_values_written_with_a_mark_are_one_problem_naming_long_values(tmp_path: Path) -> None:
+    """Trial 34: every value of a long table written `8504.0x` (five names, each a fifth of the rows) was five facts,
+    "cells of 'pce' such as '506.7x' (574) ...", one a name, and check said ok on a night of no number. The names
+    share one column of the file: its cells are judged as one, once, a problem naming `source.long.values`; a few
+    such cells are still one fact."""
+    def report(mark: object) -> Any:
+        rows = [["a", f"2015-{m:02d}", name, f"{m}.5{mark(m, name) if callable(mark) else mark}"]
+                for m in range(1, 13) for name in ("pce", "pop", "rate")]
+        name = _csv(tmp_path / "econ.csv", ["id", "month", "variable", "value"], rows)
+        pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": ["pce", "pop", "rate"],
+                                "long": {"names": "variable", "values": "value"}},
+                     {"level_now": {"agg": "last", "column": "pce"}})
+        return check_pack(pack, as_of=date(2015, 12, 31), today=TODAY)
+
+    every = report("x")
+    assert every.problems == [
+        "key `source.long.values`: 'value': 33 of 33 cells the night reads are not numbers (e.g. '1.5x'): they carry "
+        "a unit or a mark, 'x': expected `source.strip_from_numbers: ['x']`, which removes it before the number is "
+        "read, or plain numbers (the file exported without it)"], every.problems
+    assert not [f for f in every.facts if f.startswith("cells of")], every.facts
+    few = report(lambda m, name: "x" if (m, name) == (3, "pop") else "")
+    assert few.problems == [], few.problems
+    assert [f for f in few.facts if f.startswith("cells of")] == [
+        "cells of 'value' such as '3.5x' (1) are quarantined as not numbers: expected plain numbers in the column "
+        "(or, for a text that means a missing number, `source.na_values` listing it)"], few.facts
+
+
 def test_a_long_source_s_value_sent_twice_leaves_only_that_name_s_metrics_unknown(tmp_path: Path) -> None:
     """Trial 22: validate's samplonomy sends Induston's exports of 2018Q2 twice. That value alone is refused, yet
     the scan read the duplicated key as a whole row refused: Induston's GDP of the same quarter, read and in its

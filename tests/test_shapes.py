@@ -483,6 +483,13 @@ def test_a_query_on_a_duckdb_file_declared_another_format_names_the_format(tmp_p
     ({"known_at": "2020-01-01", "shape": "snapshot", "publication_lag_days": 30},
      "key `source.publication_lag_days`: got 30; expected none beside `known_at`"),
     ({"query": "SELECT 1"}, "key `source.query`"),
+    # trial 34: a query over a CSV was told `format: csv` under `format: duckdb`, and a database under no format,
+    # never the way that reads it: `format: duckdb` without `path`, the query naming the file
+    ({"query": "SELECT * FROM 'x.csv'"}, "JSON Lines file is read whole (name its table's columns instead); to "
+     "query the file, `format: duckdb` without `path`, the query naming it relative to the pack (`FROM 'x.csv'`)"),
+    ({"format": "duckdb", "query": "SELECT * FROM 'x.csv'"}, "key `source.path`: got 'x.csv'; expected no `path` "
+     "beside `format: duckdb` and a `query` over a file: a `path` there is a DuckDB database, and x.csv is a data "
+     "file; to query the file, `format: duckdb` without `path`"),
     ({"format": "postgres"}, "key `source.url_env`"),
     # trial 14: a file's `path` left beside `format: postgres` was read by nothing, silently
     ({"format": "postgres", "url_env": "PG_URL"}, "key `source.path`: got 'x.csv'; expected no `path` beside "
@@ -1586,8 +1593,14 @@ def test_a_wide_source_reads_each_column_as_an_entity(tmp_path: Path, fmt: str) 
 
 @pytest.mark.parametrize(("source", "message"), [
     ({"wide": _WIDE}, "key `source.entity_id`: got 'id'; expected no `entity_id` beside `wide`"),
+    # trial 34: these three were said as `source.wide`, its whole mapping, not the key at fault
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "country"}},
-     "key `source.wide`: "),
+     "key `source.wide.value`: got 'country'; expected a name apart from `entity`'s (both 'country')"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "value": "UK"}},
+     "key `source.wide.value`: got 'UK'; expected a name of its own, none of `columns` ('UK' is one of them: its "
+     "header names an entity)"),
+    ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "entity": "Japan"}},
+     "key `source.wide.entity`: got 'Japan'; expected a name of its own, none of `columns`"),
     ({"entity_id": None, "entity_name": None, "wide": {**_WIDE, "columns": ["UK", "UK"]}},
      "key `source.wide.columns`: "),
     # trial 16: a date column listed among the series was DuckDB's "Binder Error: Referenced column "time" not found"
@@ -1958,6 +1971,16 @@ def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> 
         "key `source.wide.columns.1`: got 'cocoa'; its column has no figure in reach (every cell of its 72 rows in "
         "reach empty), so 'cocoa' is scored on nothing: expected a column of one entity's figures (list only such "
         "columns)"]
+
+
+@pytest.mark.parametrize("where", [[{"column": "commodity", "in": ["oil"]}],
+                                   [{"column": "price", "op": ">", "value": 60}]])
+def test_wide_columns_a_where_keeps_out_are_no_empty_columns(tmp_path: Path, where: list[dict[str, Any]]) -> None:
+    """Trial 34: a `where` keeping some entities of a wide table (`{column: group, in: [front, rear]}`, as the
+    README offers) made check warn of every other column "has no figure in reach (every cell of its 0 rows in reach
+    empty) ... list only such columns": the rows were kept out as asked, and the fix offered was the wrong one."""
+    pack = _monthly_wide(tmp_path, {"oil": lambda i: 70 + i, "tea": lambda i: 20 + i % 5}, where=where)
+    assert check_pack(pack, as_of=date(2020, 1, 10), today=TODAY).warnings == []
 
 
 def test_a_wide_json_record_writing_one_entity_s_key_otherwise_loses_that_entity_s_cell_only(tmp_path: Path) -> None:

@@ -229,6 +229,17 @@ def test_missing_column_is_a_source_error(tmp_path: Path) -> None:
     assert str(source) in str(exc.value)
 
 
+def test_a_missing_column_misspelt_by_two_letters_swapped_is_offered_the_file_s(tmp_path: Path) -> None:
+    """Trial 34: `period_column: monht` for a file's `month` was told the columns the file has, with no "did you
+    mean": two letters swapped in a short name fell under the 0.85 that refuses a JSON record's respelt key."""
+    source = write_csv(tmp_path / "source.csv", month_rows("Alpha"))
+    source.write_text(source.read_text().replace("median", "meidan", 1))
+    pack = load_criteria(write_pack(tmp_path, source))
+    with pytest.raises(SourceError) as exc:
+        read_snapshot(pack, AS_OF)
+    assert "lacks column(s) ['median'] (did you mean 'meidan' for 'median'?)" in str(exc.value), str(exc.value)
+
+
 def test_missing_entity_column_is_a_source_error(tmp_path: Path) -> None:
     source = write_csv(tmp_path / "source.csv", month_rows("Alpha"), columns=[c for c in COLUMNS if c != "city"])
     pack = load_criteria(write_pack(tmp_path, source))

@@ -326,6 +326,25 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
     assert not any("ends in the middle" in w for w in report.warnings), report.warnings
 
 
+def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_path(tmp_path: Path) -> None:
+    """Trial 34: a CSV cut short inside its last record's last number (`...,8526.0` cut to `...,8`) parses, so no
+    row was quarantined and check said ok, the night reading 8. The cell, shorter than its column's in the lines
+    before it, is now said; a whole last record without its newline still is not (the test above)."""
+    from opportunity_assets.sources.check import check_pack
+
+    text = TEXAS.read_text().rstrip("\n")
+    source = tmp_path / "cut.csv"
+    source.write_text(text[:-4])  # `...,2015.5` cut to `...,20`
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), today=date(2026, 12, 1))
+    said = [w for w in report.warnings if "ends in the middle" in w]
+    assert len(said) == 1 and said[0].startswith(
+        f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
+        f"{text.count(chr(10)) + 1}, has no newline at its end and its last cell, '20', is shorter than that "
+        "column's in the lines before it (e.g. ["), report.warnings
+    assert said[0].endswith("a file cut short (a download or copy that did not finish)? The night reads '20' as "
+                            "written: expected the whole file"), said
+
+
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
     from opportunity_assets.sources.check import check_pack
 

@@ -26,6 +26,7 @@ from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_cells import (
     MISSING_TEXTS,
     MOSTLY_TEXT,
+    as_long_values,
     cell_problems,
     grouped_in_reach,
     grouped_most,
@@ -90,7 +91,7 @@ from opportunity_assets.sources.check_values import (
     long_names_unmatched,
     shares_over_empty_cells,
 )
-from opportunity_assets.sources.csv_rows import not_utf8_lines, unfinished_line
+from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
 from opportunity_assets.sources.formats import (
     describe_location,
     infer_format,
@@ -335,19 +336,38 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
     years before the data's end (Parquet and gzip cut short are problems: they do not read at all; here the rows
     before the cut do)."""
     src = pack.source
-    if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl") \
-            or not quarantined.height:
+    if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl"):
         return []
+    if not quarantined.height:
+        return _last_cell_cut_short(pack)
     last = unfinished_line(pack.path_of(src))
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [] if last is None else [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
                                        if not r.startswith(labels)]
     if not reasons:
-        return []
+        return _last_cell_cut_short(pack)
     reason = reasons[0]
     return [f"key `source.path`: source file {pack.path_of(src)} ends in the middle of a record: its last line, "
             f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
             "that did not finish)? The night reads only the rows before it: expected the whole file"]
+
+
+def _last_cell_cut_short(pack: CriteriaPack) -> list[str]:
+    """A warning naming `source.path` when a CSV file ends, with no newline, inside its last record's last cell:
+    the record parses, its number shorter than the column's before it (`8` for `8526.0`), read as written."""
+    src = pack.source
+    path = pack.path_of(src)
+    if infer_format(path, src.format) != "csv":
+        return []
+    found = shortened_last_cell(path, src.delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz"))
+                                                        else ","))
+    if found is None:
+        return []
+    last, cell, before = found
+    return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, {last}, has no "
+            f"newline at its end and its last cell, {cell!r}, is shorter than that column's in the lines before it "
+            f"(e.g. {before}): a file cut short (a download or copy that did not finish)? The night reads {cell!r} "
+            "as written: expected the whole file"]
 
 
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
@@ -602,7 +622,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     columns = numeric_columns(pack.source, "source")
     read = list(dict.fromkeys([*columns, *pack.columns]))  # an event's own columns, and the panel's
     cells = [bad_cells(r, read) for r in own]
-    mistaken_cells = cell_problems(pack.source, columns, cells, seen)
+    mistaken_cells = cell_problems(pack.source, *as_long_values(pack.source, columns, cells), seen)
     named = {c for c in columns for p in mistaken_cells if f"{c!r}:" in p}
     own_rows = snapshot.quarantined.filter(~pl.any_horizontal(pl.lit(False), *(pl.col("reason").str.starts_with(x)
                                                                                 for x in labels)))
@@ -836,7 +856,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
                      "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    facts += negatives_unsigned(pack.source, cells, problems) + text_cells(columns, cells, seen)
+    facts += negatives_unsigned(pack.source, cells, problems) + text_cells(*as_long_values(pack.source, columns, cells),
+                                                                          seen)
     if reasons:
         # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))

@@ -168,6 +168,27 @@ def unfinished_line(path: str | Path) -> int | None:
     return data.count(b"\n") + 1
 
 
+_LINES_BEFORE = 10
+"""The records before an unfinished last line that its last cell is measured against."""
+
+
+def shortened_last_cell(path: str | Path, delimiter: str = ",") -> tuple[int, str, list[str]] | None:
+    """(its line, its last cell, that column's cells in the records before) when the file ends without a newline
+    in a record as wide as those before it whose last cell is shorter than each of theirs: a file cut short inside
+    its last number, which still parses (trial 34: `2015-04-01,unemploy,8526.0` cut to `...,8` was read as 8, and
+    check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells)."""
+    last = unfinished_line(path)
+    if last is None:
+        return None
+    tail = read_bytes(path).decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
+    cut = _parse(tail[-1], delimiter)
+    before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
+    if cut is None or len(before) < _LINES_BEFORE or any(len(r) != len(cut) for r in before):
+        return None
+    cells = [r[-1] for r in before]
+    return (last, cut[-1], cells[-3:]) if len(cut[-1]) < min(len(c) for c in cells) else None
+
+
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     """The file's column names, from its first line alone."""
     with opened_bytes(path) as f:

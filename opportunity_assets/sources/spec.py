@@ -137,11 +137,11 @@ class WideSpec(_Spec):
             raise ValueError("exactly one of `entity` (the columns are entities) or `period` (the columns are "
                              "periods)")
         if self.header == self.value:
-            raise ValueError(f"`{self.across}` and `value` named apart (both {self.value!r})")
-        taken = {self.header, self.value} & set(self.columns)
-        if taken:
-            raise ValueError(f"`{self.across}` and `value` names that are none of `columns` ({sorted(taken)[0]!r} "
-                             "is one)")
+            raise Within("value", self.value, f"a name apart from `{self.across}`'s (both {self.value!r})")
+        for key, name in ((self.across, self.header), ("value", self.value)):
+            if name in self.columns:  # (trial 34: said as `source.wide`, its whole mapping, not the key at fault)
+                raise Within(key, name, f"a name of its own, none of `columns` ({name!r} is one "
+                             f"of them: its header names {'an entity' if self.across == 'entity' else 'a period'})")
         if self.counted_from is not None:
             self._counting()
         elif self.counted_in is not None:
@@ -672,10 +672,15 @@ class SourceSpec(_Spec):
         if self.query is not None and not database and (self.path or "").lower().endswith(DUCKDB_SUFFIXES):
             raise _problem("format", self.format, f"`format: duckdb` (or no `format`): {self.path} is named as a "
                            "DuckDB database, and `query` reads only a database")
+        over_file = f"; to query the file, `format: duckdb` without `path`, the query naming it relative to the " \
+            f"pack (`FROM '{self.path}'`)" if (self.path or "").lower().endswith(DATA_FILE_SUFFIXES) else ""
+        if self.query is not None and self.format == "duckdb" and over_file:  # (trial 34: told `format: csv`)
+            raise _problem("path", self.path, "no `path` beside `format: duckdb` and a `query` over a file: a `path` "
+                           f"there is a DuckDB database, and {self.path} is a data file{over_file}")
         if self.query is not None and not database:
             raise _problem("query", self.query[:60], "a query only over a database: a DuckDB file (`.duckdb`, `.db` "
                            "or `format: duckdb`) or `format: postgres`; a CSV, Parquet or JSON Lines file is read "
-                           "whole (name its table's columns instead)")
+                           f"whole (name its table's columns instead){over_file}")
         if self.member is not None and not is_archive(self.path):
             raise _problem("member", self.member, "no `member` but for a ZIP archive (a `path` ending .zip, the file "
                            "of it to read)")
@@ -1042,6 +1047,9 @@ def _is_name(text: str) -> bool:
 
 DUCKDB_SUFFIXES = (".duckdb", ".db")
 """Extensions of a DuckDB database file (`formats.infer_format`)."""
+DATA_FILE_SUFFIXES = tuple(f"{e}{z}" for e in (".csv", ".tsv", ".txt", ".parquet", ".jsonl", ".ndjson", ".json")
+                           for z in ("", ".gz"))
+"""Extensions of a data file a DuckDB `query` reads by name (`FROM 'sales.csv'`), no database of its own."""
 
 
 def _extension_format(path: str | None) -> Format | None:

@@ -93,6 +93,7 @@ from opportunity_assets.sources.check_values import (
 )
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
 from opportunity_assets.sources.formats import (
+    csv_delimiter,
     describe_location,
     infer_format,
     join_label,
@@ -338,12 +339,12 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
     src = pack.source
     if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl"):
         return []
-    if not quarantined.height:
-        return _last_cell_cut_short(pack)
     last = unfinished_line(pack.path_of(src))
+    if last is None:  # (it ends in a newline: no record of it is cut)
+        return []
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
-    reasons = [] if last is None else [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
-                                       if not r.startswith(labels)]
+    reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
+               if not r.startswith(labels)]
     if not reasons:
         return _last_cell_cut_short(pack)
     reason = reasons[0]
@@ -359,8 +360,7 @@ def _last_cell_cut_short(pack: CriteriaPack) -> list[str]:
     path = pack.path_of(src)
     if infer_format(path, src.format) != "csv":
         return []
-    found = shortened_last_cell(path, src.delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz"))
-                                                        else ","))
+    found = shortened_last_cell(path, csv_delimiter(path, src.delimiter))
     if found is None:
         return []
     last, cell, before = found
@@ -626,6 +626,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     named = {c for c in columns for p in mistaken_cells if f"{c!r}:" in p}
     own_rows = snapshot.quarantined.filter(~pl.any_horizontal(pl.lit(False), *(pl.col("reason").str.starts_with(x)
                                                                                 for x in labels)))
+    # the main source's rows of no period, each of its entity's metrics unknown (a joined table's leaves only its
+    # own columns unknown, and is told by its own key, not the main file's path, which trial 33 saw blamed for it)
+    undated = own_rows.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null())
     mistaken_cells += grouped_in_reach(pack.source, {c: k for c, k in columns.items() if c not in named},
                                        own_rows, snapshot.history,
                                        max((m.window[1] for m in pack.metrics.values() if m.agg != "derived"),
@@ -793,12 +796,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                                      nights_before)
     warnings += tonight_only
     if earlier:
-        undated_rows = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null()
-                                                   & ~pl.any_horizontal(pl.lit(False), *(
-                                                       pl.col("reason").str.starts_with(x) for x in labels)))
-        # (a joined table's: its own key, not the main file's path, which trial 33 saw blamed for them)
         warnings += _lacking_of_few(pack, found, problems) + _undated_of_few(
-            pack, found, problems, unparsed, seen, undated_rows.select("source_row", "reason").rows()) + [
+            pack, found, problems, unparsed, seen, undated.select("source_row", "reason").rows()) + [
             _join_undated(pack, *joined) for joined in joins_undated
             if check_candidates.unknown_for_all(pack, found, least=1)]
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
@@ -861,10 +860,6 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if reasons:
         # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
-    undated = snapshot.quarantined.filter(pl.col("period").is_null() & pl.col("entity_id").is_not_null()
-                                          & ~pl.any_horizontal(pl.lit(False),
-                                                               *(pl.col("reason").str.starts_with(x) for x in labels)))
-    # (a joined table's row of no period leaves only its own columns unknown: its line under 'quarantined for')
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"

@@ -158,14 +158,35 @@ def not_utf8_lines(path: str | Path) -> list[int]:
     return [number for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1) if decoded_line(raw)[1]]
 
 
+def _ends_in_newline(path: str | Path) -> bool | None:
+    """Whether a plain file's last byte is a newline, from that byte alone (None for an empty or gzip file, which
+    the caller reads whole)."""
+    path = Path(path)
+    if path.suffix.lower() == ".gz":
+        return None
+    with path.open("rb") as f:
+        if f.seek(0, 2) == 0:
+            return None
+        f.seek(-1, 2)
+        return f.read(1) == b"\n"
+
+
+def _unfinished(path: str | Path) -> tuple[int, bytes] | None:
+    """`unfinished_line`, with the file's bytes it read (None without reading them when its last byte says so)."""
+    if _ends_in_newline(path):
+        return None
+    data = read_bytes(path)
+    if not data or data.endswith(b"\n"):
+        return None
+    return data.count(b"\n") + 1, data
+
+
 def unfinished_line(path: str | Path) -> int | None:
     """The number of the file's last line (from 1) when the file does not end with a newline, else None: a text
     file cut short (a download or copy that did not finish) ends in the middle of a line. A file whose last line
     is whole but unterminated ends so too; whether that line is a record tells them apart (`check`)."""
-    data = read_bytes(path)
-    if not data or data.endswith(b"\n"):
-        return None
-    return data.count(b"\n") + 1
+    found = _unfinished(path)
+    return None if found is None else found[0]
 
 
 _LINES_BEFORE = 10
@@ -177,10 +198,11 @@ def shortened_last_cell(path: str | Path, delimiter: str = ",") -> tuple[int, st
     in a record as wide as those before it whose last cell is shorter than each of theirs: a file cut short inside
     its last number, which still parses (trial 34: `2015-04-01,unemploy,8526.0` cut to `...,8` was read as 8, and
     check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells)."""
-    last = unfinished_line(path)
-    if last is None:
+    found = _unfinished(path)
+    if found is None:
         return None
-    tail = read_bytes(path).decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
+    last, data = found
+    tail = data.decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
     cut = _parse(tail[-1], delimiter)
     before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
     if cut is None or len(before) < _LINES_BEFORE or any(len(r) != len(cut) for r in before):

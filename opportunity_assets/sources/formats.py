@@ -398,9 +398,14 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
+def csv_delimiter(path: Path, given: str | None) -> str:
+    """The character between a CSV file's fields: the pack's `delimiter`, else a tab for `.tsv`, else a comma."""
+    return given or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
+
+
 def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str], into: Into,
          declared: Format | None, within: str, delimiter: str | None, dated: Sequence[str] = ()) -> list[Rejected]:
-    given, delimiter = delimiter, delimiter or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
+    given, delimiter = delimiter, csv_delimiter(path, delimiter)
     try:
         header = header_of(path, delimiter)
     except CsvHeaderError as exc:

@@ -815,6 +815,11 @@ CUT_SHORT = 0.1
 they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
 
 
+def _source_key(src: SourceSpec) -> str:
+    """The key that names where the source's rows come from: its `query`, its PostgreSQL `table`, else its file."""
+    return "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+
+
 def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
     """A warning: an events source dated by a `period_column` whose events the night reads end well before its
     latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
@@ -837,7 +842,7 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
         return []
     where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
-    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    key = _source_key(src)
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
     return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
@@ -908,7 +913,7 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
     if missing < STALE_PERIODS or (quarantined_latest is not None
                                    and grain.between(quarantined_latest, due) < STALE_PERIODS):
         return []
-    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    key = _source_key(src)
     after = grain.back(anchor, -1)
     return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
             f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
@@ -937,7 +942,7 @@ def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, qu
     periods = grain.between(anchor, last)
     reasons = Counter(r.split(" (")[0].split(":")[0] for r in later["reason"].to_list())
     rows = ", ".join(str(r) for r in later["source_row"].to_list()[:3]) + (", ..." if later.height > 3 else "")
-    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    key = _source_key(src)
     span = grain.label(grain.back(anchor, -1)) + ("" if periods == 1 else f" to {grain.label(last)}")
     return [f"key `{key}`: {describe_location(pack)}: every row of its latest {grain.count(periods)} published, "
             f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
@@ -969,7 +974,7 @@ def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quaran
     last, first_empty = grain.back(anchor, empty), grain.back(anchor, empty - 1)
     if quarantined.height and quarantined.filter(pl.col("period") >= first_empty).height:
         return None
-    key = "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+    key = _source_key(src)
     span = grain.label(first_empty) if empty == 1 else f"{grain.label(first_empty)}..{grain.label(anchor)}"
     night_before = "" if src.published_column or src.known_at else \
         f" (`--as-of` before {grain.end(first_empty) + timedelta(days=src.publication_lag_days)})"

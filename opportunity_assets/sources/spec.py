@@ -345,7 +345,8 @@ _LETTERS = (("YYYY", "%Y"), ("yyyy", "%Y"), ("MMMM", "%B"), ("MMM", "%b"), ("MM"
             ("dd", "%d"), ("YY", "%y"), ("yy", "%y"), ("HH", "%H"), ("hh", "%H"), ("mm", "%M"), ("ss", "%S"))
 """A spreadsheet's (or Java's, moment.js's) letters for a date's parts, longest first, and strptime's directive for
 each (`mm` minutes, as those write them; `MM` the month)."""
-_NAMED = ("decimal_year", "unix_s", "unix_ms", "unix_us", "unix_ns")
+_NAMED = (DECIMAL_YEAR, *(name for name in UNIX_SCALES if name != UNIX_TIME))
+"""The named formats written as words, which a misspelt one is offered (`%s`, a directive, is no word)."""
 
 
 def _no_directive(pattern: str) -> str:

@@ -86,9 +86,9 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
         """Periods the run spans -> entity -> the others it matches so far, and its figures, latest first."""
         for entity, others in matched.items():
             mine = _latest_first(values_by_row, spans, entity)
-            spans_of = {o: _run_length(mine, _latest_first(values_by_row, spans, o), longest) for o in others}
-            length = max(spans_of.values())
-            runs.setdefault(length, {})[entity] = ([o for o in others if spans_of[o] == length],
+            lengths = {o: _run_length(mine, _latest_first(values_by_row, spans, o), longest) for o in others}
+            length = max(lengths.values())
+            runs.setdefault(length, {})[entity] = ([o for o in others if lengths[o] == length],
                                                    tuple(float(v) for v in mine[:length]))
         for length, found in runs.items():
             past = _Past(_runs_near(frame, length, [v[0] for _, v in found.values()]), frame, spans)
@@ -207,8 +207,8 @@ class _Past:
     def __init__(self, runs: pl.DataFrame, rows: pl.DataFrame, spans: dict[str, tuple[int, int]]) -> None:
         self.runs = runs.sort("__v0")
         self.latest_values = self.runs["__v0"].to_numpy()
-        self.rows, self.span = rows, spans
-        """`rows` sorted by entity, then periods; `spans`: each entity's rows in them."""
+        self.values, self.span = rows["__value"].to_numpy(), spans
+        """The values of `rows` (sorted by entity, then periods); `spans`: each entity's rows in them."""
 
     def near(self, value: float) -> pl.DataFrame:
         """The runs whose latest value is within `_NEAR` of `value`."""
@@ -218,8 +218,7 @@ class _Past:
 
     def series(self, entity: str) -> np.ndarray:
         """The entity's values, oldest first."""
-        first, last = self.span.get(entity, (0, 0))
-        return self.rows.slice(first, last - first)["__value"].to_numpy()[::-1]
+        return _latest_first(self.values, self.span, entity)[::-1]
 
 
 def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity: str, k: int) -> tuple[float, str]:

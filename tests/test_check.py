@@ -2554,6 +2554,15 @@ def test_a_key_column_of_entities_of_every_size_is_no_measure(tmp_path: Path) ->
     assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
 
 
+def _entity_id_warnings(tmp_path: Path, rows: list[list[Any]]) -> list[str]:
+    """`check`'s warnings naming `source.entity_id`, on the night of 2011-03-31, for a yearly panel of `rows` (id,
+    year, level)."""
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    return [w for w in warnings if w.startswith("key `source.entity_id`")]
+
+
 def test_an_entity_renamed_mid_history_by_a_space_is_a_warning_naming_the_key(tmp_path: Path) -> None:
     """Trial 26: UN migrant stocks wrote `Viet Nam` to 2005 and `Vietnam` from 2010; check said ok, and the two
     read as two entities, the first with no value on any night after 2005, the second none on a night before 2010.
@@ -2562,15 +2571,12 @@ def test_an_entity_renamed_mid_history_by_a_space_is_a_warning_naming_the_key(tm
                                                          ("Vietnam", range(2006, 2011)),
                                                          ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
             for y in years]
-    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
-              "year_column": "year", "columns": ["level"]}
-    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
-    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+    assert _entity_id_warnings(tmp_path, rows) == [
         "key `source.entity_id`: got 'id'; 1 entity key differs from another only in spaces, punctuation or case, "
         "its rows beginning after the other's end (e.g. 'Viet Nam' to 2005, 'Vietnam' from 2006): each read "
         "as an entity of its own with part of the history, no window reaching across the change: expected one "
         "spelling in the source (a DuckDB `query` can `replace` one with the other), if each is one entity "
-        "renamed"], warnings
+        "renamed"]
 
 
 _COUNTRIES = {"Portugal": 10.0, "Spain": 40.0, "France": 60.0, "Italy": 57.0, "Greece": 11.2, "Austria": 8.1,
@@ -2592,14 +2598,11 @@ def test_an_entity_renamed_in_a_balanced_panel_is_a_warning_whatever_its_figures
     rows = [[f"c{i}", y, 100.0 * i + y - 2000] for i in range(12) for y in range(2000, 2011)]
     rows = [["Iraq" if r[0] == "c0" and r[1] < 2006 else "Republic of Iraq" if r[0] == "c0" else r[0], r[1],
              r[2] * (2 if r[0] == "c0" and r[1] >= 2006 else 1) + 40] for r in rows]
-    source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "level"], rows),
-              "grain": "year", "year_column": "year", "columns": ["level"]}
-    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
-    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+    assert _entity_id_warnings(tmp_path, rows) == [
         "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only two of the 13 "
         "entities not reported in every year (e.g. 'Iraq' to 2005, 'Republic of Iraq' from 2006): each read as an "
         "entity of its own with part of the history, no window reaching across the change: expected one name in the "
-        "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"], warnings
+        "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
 
 
 def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(
@@ -2608,14 +2611,11 @@ def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_n
     each with part of the history, the first with no value after 2005. A key that begins where another's rows
     end, its figures continuing the other's where few others lie that near, is named; keys beginning and ending
     with figures of their own, or figures many entities share, are not."""
-    source = {"path": _csv(tmp_path / "p.csv", ["id", "year", "level"], _populations({"Portugal": "PRT"})),
-              "grain": "year", "year_column": "year", "columns": ["level"]}
-    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
-    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+    assert _entity_id_warnings(tmp_path, _populations({"Portugal": "PRT"})) == [
         "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, its figures continuing "
         "the other's (e.g. 'Portugal' to 2005, 'PRT' from 2006: level 10.2 then 10.3): each read as an entity of its "
         "own with part of the history, no window reaching across the change: expected one name in the source (a "
-        "DuckDB `query` can `replace` one with the other), if each is one entity renamed"], warnings
+        "DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
 
     # a country that leaves and another that joins at another size: two entities
     rows = [r for r in _populations({}) if not (r[0] == "Portugal" and r[1] >= 2006)]
@@ -2624,9 +2624,7 @@ def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_n
     rows += [[f"z{i}", y, 9.0 + (i + y) % 3] for i in range(60) for y in range(2000, 2011)
              if i > 0 or y < 2006]
     rows += [["z-new", y, 10.0] for y in range(2006, 2011)]
-    source["path"] = _csv(tmp_path / "q.csv", ["id", "year", "level"], rows)
-    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
-    assert not [w for w in warnings if w.startswith("key `source.entity_id`")], warnings
+    assert _entity_id_warnings(tmp_path, rows) == []
 
 
 # ---- trial 21: academic years, a join that meets nothing, a few ISO dates, empty latest years, far outcomes ------
@@ -3272,14 +3270,11 @@ def test_an_entity_spelt_two_ways_in_the_same_periods_is_a_warning_naming_the_ke
                                                          ("Bakeshop", range(2010, 2011)),
                                                          ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
             for y in years]
-    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
-              "year_column": "year", "columns": ["level"]}
-    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
-    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+    assert _entity_id_warnings(tmp_path, rows) == [
         "key `source.entity_id`: got 'id'; 1 pair of entity keys differs only in spaces, punctuation or case, their "
         "rows in the same years (e.g. 'Bake Shop' in 2000 to 2010, 'Bakeshop' in 2010): each read as an "
         "entity of its own with part of the rows: expected one spelling in the source (a DuckDB `query` can "
-        "`replace` one with the other), if each pair is one entity"], warnings
+        "`replace` one with the other), if each pair is one entity"]
 
 
 def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:

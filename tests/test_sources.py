@@ -587,16 +587,21 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
         assert problem == expected
 
 
+def _query_problems(tmp_path: Path, database: Path, query: str) -> list[str]:
+    """`check`'s problems for the bundled pack reading the DuckDB file `database` through `query`."""
+    from opportunity_assets.sources.check import check_pack
+
+    return check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+
+
 def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_end(tmp_path: Path) -> None:
     """Trial 18: `DATE '2020-03-01' + (pan_day - 1)` (a date plus a BIGINT) was told "(No function matches the given
     name and argument types '+(DATE, BIGINT)'. You mig)": the reason cut at 80 characters, mid-word, losing
     DuckDB's own fix ("add explicit type casts"). A reason is now cut at a sentence's or a word's end, and kept
     whole up to 200 characters."""
-    from opportunity_assets.sources.check import check_pack
-
     database = _texas_as(tmp_path, "duckdb")
     query = "SELECT *, DATE '2020-03-01' + CAST(year AS BIGINT) AS day FROM txhousing"
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
         f"key `source.query`: got {query[:80]!r}; it does not run on txhousing.duckdb (No function matches the given "
         "name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts.): expected a SELECT "
@@ -608,17 +613,15 @@ def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path
     words, "(No function matches the given name and argument types '-(VARCHAR, DOUBLE)'. You might need to add
     explicit type casts.)". It now names the columns of numbers stored as text and the cast that reads them; text
     that is no numbers (a date as text) is told the casts by type."""
-    from opportunity_assets.sources.check import check_pack
-
     database = _texas_as(tmp_path, "duckdb")  # every column stored as text
     query = "SELECT *, sales / listings AS ratio FROM txhousing"
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
         f"key `source.query`: got {query!r}; it applies `/` to text: `listings`, `sales` are columns of numbers "
         "stored as text (VARCHAR) in the database: read their numbers with `TRY_CAST(listings AS DOUBLE)`, a cell "
         "that is no number then empty: expected a SELECT that runs on txhousing.duckdb"), problem
     query = "SELECT *, city > 5 AS odd FROM txhousing"
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
+    [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
         f"key `source.query`: got {query!r}; it compares text with a value of another type (VARCHAR, "
         "INTEGER_LITERAL): a column it names is stored as text, to be cast to what the operation needs (`CAST(x AS "

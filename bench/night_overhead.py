@@ -39,9 +39,9 @@ from opportunity_assets.partitions import CANDIDATE_PARTITIONS
 from opportunity_assets.per_candidate.assets import PerCandidateConfig
 from opportunity_assets.per_candidate.pipeline import Stages, run_candidates, store_checked
 from opportunity_assets.records import Cost
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
 from resources.criteria import DEFAULT_PACK
-from resources.source import read_snapshot
 from resources.store import ResultStore
 
 warnings.filterwarnings("ignore")

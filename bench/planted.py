@@ -35,10 +35,10 @@ from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
 from opportunity_assets.periods import MONTH
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity_spec
 from opportunity_assets.verifications.logic import verify
 from resources.criteria import DEFAULT_PACK
-from resources.source import read_snapshot
 from tests.plants import Plant, plant, read_source, write_source
 
 DESIGN = (date(2003, 1, 31), date(2009, 12, 31))

@@ -35,8 +35,8 @@ from bench.planted import false_doubt, night_fates, with_source
 from opportunity_assets.candidates.logic import candidate_id
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
+from opportunity_assets.sources.snapshot import read_snapshot
 from resources.criteria import DEFAULT_PACK
-from resources.source import read_snapshot
 
 Planter = Callable[[pl.DataFrame, pl.Expr, pl.Expr], pl.DataFrame]
 """(frame, the entity's rows from the break on, the entity's rows at the break) -> the frame with the plant."""

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from opportunity_assets.criteria import load_criteria  # noqa: E402
-from resources.source import read_snapshot  # noqa: E402
+from opportunity_assets.sources.snapshot import read_snapshot  # noqa: E402
 from tests.conftest import write_pack  # noqa: E402
 
 AS_OF = date(2009, 12, 31)

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported here so that `opportunity --help` stays fast.
     from opportunity_assets import night as nights
-    from resources.source import kept_open
+    from opportunity_assets.sources.connection import kept_open
 
     nights.prepare_in_process_runs()
     try:
@@ -191,7 +191,7 @@ def _command(args: argparse.Namespace) -> int:
             return 1 if checked.problems else 0
         elif args.command == "cost":
             from opportunity_assets.candidates.logic import scan
-            from resources.source import read_snapshot
+            from opportunity_assets.sources.snapshot import read_snapshot
 
             as_of = args.as_of or nights.latest_as_of(pack)
             snapshot = read_snapshot(pack, as_of)

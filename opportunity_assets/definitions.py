@@ -25,10 +25,12 @@ from opportunity_assets.notify.assets import build_notifications
 from opportunity_assets.outcomes.assets import backtest, build_outcomes
 from opportunity_assets.partitions import first_night, nightly_partitions
 from opportunity_assets.per_candidate.assets import analyze_and_verify
+from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.facts import publication_span
 from resources.criteria import DEFAULT_PACK, CriteriaResource
 from resources.model import AnthropicModel, ModelOff, ModelResource
 from resources.notifier import notifier_from_settings
-from resources.source import PointInTimeSource, SourceError, publication_span
+from resources.source import PointInTimeSource
 from resources.store import STORE_URL_VARIABLE, ResultStore
 
 DEFAULT_STORE = "var/results.duckdb"

@@ -194,7 +194,8 @@ def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
     up to then was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
     quarantines it). A source that cannot be read is a `SourceProblem` naming the pack key at fault."""
     from opportunity_assets.sources.check import SourceProblem, no_period_problem, source_problem
-    from resources.source import SourceError, publication_span
+    from opportunity_assets.sources.connection import SourceError
+    from opportunity_assets.sources.facts import publication_span
 
     last_night = last_possible_night(today)
     try:

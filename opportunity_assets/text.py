@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 MAX_NAME = 200
-"""Longest entity id or name the source accepts; a longer one quarantines its row (resources/source.py)."""
+"""Longest entity id or name the source accepts; a longer one quarantines its row (sources/snapshot.py)."""
 _SPACE = re.compile(r"\s+")
 _MARKDOWN = re.compile(r"([\\`*_\[\]~])")
 """What Markdown reads as markup inside a line: emphasis, code, links and images (`[`), strike; a name is never at

@@ -123,7 +123,7 @@ def scanned(pack_path: Path, as_of: date
     """What a night's scan of the pack makes of its source: each candidate's fate and metrics, the quarantined rows
     and the metrics table (two reads of one source compare equal when these do)."""
     from opportunity_assets.candidates.logic import scan
-    from resources.source import read_snapshot
+    from opportunity_assets.sources.snapshot import read_snapshot
 
     pack = load_criteria(pack_path)
     snapshot = read_snapshot(pack, as_of, today=date(2026, 12, 1))

@@ -24,8 +24,8 @@ from opportunity_assets.records import (
     Verdict,
     Verification,
 )
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import CHECKS, combine, recompute_metric, verify
-from resources.source import read_snapshot
 from tests.conftest import month_rows, write_csv, write_pack
 
 AS_OF = date(2015, 1, 30)  # anchor 2014-12

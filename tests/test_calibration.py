@@ -31,7 +31,7 @@ from opportunity_assets.outcomes.calibration import (
     rule_shape_findings,
 )
 from opportunity_assets.outcomes.logic import Outcome, OutcomeStatus
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows, write_csv, write_pack
 
 NIGHT = date(2015, 1, 30)

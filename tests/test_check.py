@@ -16,7 +16,7 @@ import pytest
 from opportunity_assets.cli import main
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.check import check_pack
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.test_shapes import TODAY, _csv, _history, _pack
 
 _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
@@ -903,7 +903,7 @@ def test_json_records_that_spell_a_key_otherwise_are_a_warning_naming_its_key(tm
         "key `source.aggregates.weight.column`: got 'weight'; 3 records of c.jsonl write it 'Weight' instead (the "
         "first at line 22), so each is quarantined (a figure under another name is no gap): expected the key written "
         "one way in every record"]
-    from resources.source import read_snapshot
+    from opportunity_assets.sources.snapshot import read_snapshot
 
     quarantined = read_snapshot(pack, date(2015, 8, 31), today=TODAY).quarantined
     assert quarantined.select("source_row", "entity_id").rows() == [(22, "p1"), (23, "p1"), (24, "p1")]

@@ -14,11 +14,11 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.records import Status, Verdict
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity_spec import CopyRule
 from opportunity_assets.verifications.logic import verify
-from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, read_source, write_source
 from tests.test_integrity import AMARILLO_BREAK, NIGHTS, _candidate, _planted_pack

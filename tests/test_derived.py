@@ -14,8 +14,8 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import ScanReport, scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from opportunity_assets.records import Candidate, FilterResult, Status
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
-from resources.source import read_snapshot
 from tests.conftest import PACK, ROOT, month_rows, write_csv, write_pack
 
 NIGHT = date(2011, 10, 31)

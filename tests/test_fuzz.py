@@ -38,9 +38,10 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
 from opportunity_assets.records import Destination
+from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.text import MAX_NAME, markdown
 from opportunity_assets.verifications.logic import verify
-from resources.source import SourceError, read_snapshot
 from tests.conftest import PACK, write_pack
 
 PACK_CASES = 300

@@ -22,6 +22,7 @@ from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Analysis, Candidate, DataFinding, Status, Verdict, Verification
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity, integrity_spec, regularity
 from opportunity_assets.verifications.logic import verify
 from opportunity_assets.verifications.series import (
@@ -34,7 +35,6 @@ from opportunity_assets.verifications.series import (
     resolution,
     robust,
 )
-from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
 

@@ -27,8 +27,8 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
-from resources.source import read_snapshot
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
 

@@ -28,7 +28,7 @@ from opportunity_assets.outcomes.logic import (
 )
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
 from opportunity_assets.records import Status, Verdict
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from resources.store import ResultStore
 from tests.conftest import ROOT, imported_modules, month_rows, write_csv, write_pack
 
@@ -192,7 +192,8 @@ VERDICT_PATH = ["opportunity_assets.candidates.assets", "opportunity_assets.cand
                 "opportunity_assets.verifications.logic", "opportunity_assets.per_candidate.assets",
                 "opportunity_assets.per_candidate.pipeline", "opportunity_assets.brief.assets",
                 "opportunity_assets.brief.step", "opportunity_assets.brief.render",
-                "opportunity_assets.brief.routing", "resources.source"]
+                "opportunity_assets.brief.routing", "resources.source",
+                "opportunity_assets.sources.snapshot"]
 
 
 def _module_file(name: str) -> Path | None:

@@ -8,7 +8,7 @@ from datetime import date
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.candidates.quarantine import by_entity, short_reason, summary_line
 from opportunity_assets.records import FilterResult
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows
 
 AS_OF = date(2015, 1, 30)

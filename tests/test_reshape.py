@@ -15,7 +15,7 @@ from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack
 from opportunity_assets.records import FilterResult
 from opportunity_assets.sources.check import check_pack
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.test_shapes import TODAY, _csv, _pack
 
 _METRICS = {"level_now": {"agg": "last", "column": "sales"},

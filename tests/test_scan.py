@@ -17,7 +17,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.reasons import not_going_reason
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources.check import check_pack
-from resources.source import read_snapshot
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows
 
 Build = Callable[..., CriteriaPack]

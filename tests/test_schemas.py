@@ -23,8 +23,8 @@ from opportunity_assets.records import (
     Verdict,
     Verification,
 )
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
-from resources.source import read_snapshot
 from tests.conftest import month_rows, write_csv, write_pack
 
 AS_OF = date(2015, 1, 30)

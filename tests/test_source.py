@@ -13,7 +13,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from opportunity_assets.criteria import CriteriaPack, load_criteria
-from resources.source import SourceError, read_snapshot
+from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import COLUMNS, PACK, month_rows, write_csv, write_pack
 
 Build = Callable[..., CriteriaPack]
@@ -298,8 +299,9 @@ def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Buil
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """`opportunity run` needs the data's span (its nights) before the night: within `kept_open` the file is
     parsed once, the snapshot is the one a fresh read gives, and the typed table goes with that read."""
-    import resources._source_connection as connection
-    import resources.source as source
+    import opportunity_assets.sources.connection as connection
+    import opportunity_assets.sources.snapshot as source
+    from opportunity_assets.sources.facts import publication_span
 
     pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
     fresh = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
@@ -307,8 +309,8 @@ def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Buil
     opened = []
     real_open = connection.open_pack_source
     monkeypatch.setattr(connection, "open_pack_source", lambda *a, **k: opened.append(1) or real_open(*a, **k))
-    with source.kept_open():
-        assert source.publication_span(pack, date(2026, 12, 1)) == (date(2012, 3, 1), date(2015, 1, 30))
+    with connection.kept_open():
+        assert publication_span(pack, date(2026, 12, 1)) == (date(2012, 3, 1), date(2015, 1, 30))
         kept = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
         assert opened == [1]
         assert not any(connection._KEPT[-1])  # the night's read released it
@@ -321,11 +323,13 @@ def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Buil
 
 
 def test_a_kept_source_is_read_again_once_its_file_changes(synthetic: Build, tmp_path: Path) -> None:
-    import resources.source as source
+    import opportunity_assets.sources.connection as connection
+    import opportunity_assets.sources.snapshot as source
+    from opportunity_assets.sources.facts import publication_span
 
     pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
-    with source.kept_open():
-        source.publication_span(pack, date(2026, 12, 1))
+    with connection.kept_open():
+        publication_span(pack, date(2026, 12, 1))
         write_csv(pack.source_path, month_rows("Alpha") + month_rows("Beta", sales=90.0))  # same size, new bytes
         source._LAST.clear()
         snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
@@ -338,15 +342,17 @@ def test_one_command_digests_its_file_once(synthetic: Build, monkeypatch: pytest
     same, a new one once it changed, and every read outside the block digests anew."""
     import hashlib
 
-    import resources.source as source
+    import opportunity_assets.sources.connection as connection
+    import opportunity_assets.sources.snapshot as source
+    from opportunity_assets.sources.facts import publication_span, source_facts
 
     pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
     digests = []
     real = hashlib.file_digest
     monkeypatch.setattr(hashlib, "file_digest", lambda *a, **k: digests.append(1) or real(*a, **k))
-    with source.kept_open():
-        source.publication_span(pack, date(2026, 12, 1))
-        source.source_facts(pack, AS_OF)
+    with connection.kept_open():
+        publication_span(pack, date(2026, 12, 1))
+        source_facts(pack, AS_OF)
         source._LAST.clear()
         read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
         assert len(digests) == 1
@@ -354,8 +360,8 @@ def test_one_command_digests_its_file_once(synthetic: Build, monkeypatch: pytest
         source._LAST.clear()
         assert _metrics(read_snapshot(pack, AS_OF, today=date(2026, 12, 1)), "Beta")["sales_3m"] == 301.5
         assert len(digests) == 2
-    source.file_key(pack)
-    source.file_key(pack)
+    connection.file_key(pack)
+    connection.file_key(pack)
     assert len(digests) == 4
 
 

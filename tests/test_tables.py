@@ -16,8 +16,8 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.definitions import build_definitions
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.tables import calculation_table, inputs_table, rounded_inputs
-from resources.source import read_snapshot
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 

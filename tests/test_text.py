@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from opportunity_assets.candidates.logic import scan
+from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.text import MAX_NAME, clean, markdown, slack
-from resources.source import read_snapshot
 from tests.conftest import month_rows
 
 HOSTILE = "<script>alert(1)</script> **Bold** [click](http://evil.example)\nsecond line\u202e\u0007"

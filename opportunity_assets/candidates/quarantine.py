@@ -1,6 +1,6 @@
 """What the night's quarantined source rows say about their entities, in words a reader can act on (pure).
 
-The source query lists every refused row and every row with a bad cell (`resources/source.py`); here they are
+The source query lists every refused row and every row with a bad cell (`sources/snapshot.py`); here they are
 grouped by entity for the run summary: which entities have them, how many, and why, without the raw values (a
 brief may hold no number the store does not).
 """
@@ -15,7 +15,7 @@ from typing import Any
 from opportunity_assets.text import clean, markdown
 
 _CELL_END = r"(?: -?[\d.e+-]+, its bounds (?:low|high))?(?=; column | \(that cell is a gap|\Z)"
-"""What may follow a refused cell's problem in a quarantine reason (`shapes.rows_sql`, `resources/source.py`): its
+"""What may follow a refused cell's problem in a quarantine reason (`shapes.rows_sql`, `sources/snapshot.py`): its
 bound, then the next cell, the reason's closing words or its end. The cell's text before it is the source's own and
 may hold a newline, `; ` or the words themselves (a tweet: "coverage of me is negative ...")."""
 _CELL = re.compile(r"column (\w+): .*? is (not a number|negative|not finite)" + _CELL_END, re.DOTALL)

@@ -43,7 +43,7 @@ from opportunity_assets.outcomes.logic import (
     outcome_date,
 )
 from opportunity_assets.records import Status, Verdict
-from resources.source import SourceSnapshot, read_snapshot
+from opportunity_assets.sources.snapshot import SourceSnapshot, read_snapshot
 from resources.store import ResultStore
 
 Reader = Callable[[CriteriaPack, date], SourceSnapshot]

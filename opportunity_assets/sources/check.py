@@ -91,7 +91,9 @@ from opportunity_assets.sources.check_values import (
     long_names_unmatched,
     shares_over_empty_cells,
 )
+from opportunity_assets.sources.connection import SourceError, file_key
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
+from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
 from opportunity_assets.sources.formats import (
     csv_delimiter,
     describe_location,
@@ -100,12 +102,23 @@ from opportunity_assets.sources.formats import (
     quote_identifier,
     respelt_in,
 )
+from opportunity_assets.sources.probes import (
+    duplicate_facts,
+    join_entity_column,
+    join_ids,
+    join_shift,
+    key_completions,
+    names_as_values,
+    names_per_entity,
+)
+from opportunity_assets.sources.snapshot import earlier_snapshots, read_snapshot
 from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 from opportunity_assets.text import plain
 
 if TYPE_CHECKING:
     from opportunity_assets.candidates.logic import ScanReport
-    from resources.source import CoarserRows, SourceFacts, SourceSnapshot, TableFacts
+    from opportunity_assets.sources.facts import CoarserRows, SourceFacts, TableFacts
+    from opportunity_assets.sources.snapshot import SourceSnapshot
 
 
 
@@ -205,7 +218,6 @@ _FEWEST_REPEATED = 100
 def _long_table(pack: CriteriaPack, missing: list[str], present: tuple[str, ...]) -> str | None:
     """Columns the pack lists (`source.columns`) that the file lacks but holds as values of one of its columns: a
     long table, a row per value (`country, indicator, year, value`), read by `source.long`: that problem, or None."""
-    from resources.source import names_as_values
 
     listed = [c for c in pack.source.columns if c in missing]
     if len(listed) != len(set(missing)) or not (found := names_as_values(pack, listed, list(present))):
@@ -299,7 +311,6 @@ def _no_rows_read(pack: CriteriaPack, within: str, spec: SourceSpec, empty: str 
 def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     """No row of the source is dated on or before `last_night`: it has no rows, `source.where` keeps none, no
     period parses, or no publication date does (`source.published_column`)."""
-    from resources.source import source_facts
 
     facts = source_facts(pack, last_night).tables[0]
     rows, in_scope = facts.rows, facts.in_scope
@@ -521,7 +532,6 @@ def _unclear(found: list[Candidate]) -> str:
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
     """No row published by the night: the period keys when no period parses at all, else when data begins."""
     from opportunity_assets.night import last_possible_night
-    from resources.source import SourceError, publication_span
 
     try:
         span = publication_span(pack, last_possible_night(today))
@@ -541,7 +551,6 @@ def _nights_before_the_data(pack: CriteriaPack, today: date | None) -> list[str]
     first published in 1949 was silent while the UI offered a nine-year run of nights with nothing to scan, each a
     problem once run)."""
     from opportunity_assets.night import last_possible_night
-    from resources.source import publication_span
 
     if pack.nights is None:
         return []
@@ -569,7 +578,6 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     asking it again for the same night and files answers from the first."""
     if with_facts or as_of is None:
         return _check(pack, as_of, today, with_facts)
-    from resources.source import file_key
 
     files = file_key(pack)
     key = None if files is None else (*files, as_of, today or date.today())
@@ -588,11 +596,10 @@ it (a single series: a percent range over its share growth scores it flat every 
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
     from opportunity_assets.candidates.logic import scan
     from opportunity_assets.night import latest_as_of
-    from resources.source import SourceError, read_snapshot, source_facts
 
     try:
         night = as_of or latest_as_of(pack, today)
-        # counts over the typed rows before the snapshot, which frees them (`resources.source.kept_open`)
+        # counts over the typed rows before the snapshot, which frees them (`connection.kept_open`)
         counted = source_facts(pack, night)
         seen, starts = counted.tables[0].visible, counted.first_days
         if starts is not None and GRAINS.index(pack.grain.name) >= GRAINS.index(starts) - (starts == "quarter"):
@@ -892,7 +899,6 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     """The candidates of each of the `nights` nights before `night`, a grain's period apart, latest first (read
     beside the night's own scan, which stays the kept one)."""
     from opportunity_assets.candidates.logic import scan_aside
-    from resources.source import earlier_snapshots
 
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
     return [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
@@ -908,7 +914,6 @@ def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None,
     its candidates data gaps, not a problem blaming the expression that stopped the night. An expression never
     defined stays a problem. `read`: those nights' candidates if the check has them already (a source of few
     entities)."""
-    from resources.source import SourceError
 
     standing = [undefined[p] for p in problems if p in undefined]
     if not standing:
@@ -949,7 +954,7 @@ def _windows_past(pack: CriteriaPack, night: date, reach: int, beyond: list[tupl
 
 def _rows_of_a_coarser_grain(pack: CriteriaPack, rows: CoarserRows) -> str:
     """`source.grain`'s line for rows one in each period of a coarser grain, a varying number of the pack's periods
-    apart (`resources.source.CoarserRows`: months read by the week)."""
+    apart (`facts.CoarserRows`: months read by the week)."""
     grain = pack.grain
     (fewest, most), (entity, periods) = rows.steps, rows.example
     return (f"key `source.grain`: got {grain.name!r}; every entity's rows lie {fewest} to {most} {grain.plural} "
@@ -963,7 +968,6 @@ def _history_held(pack: CriteriaPack, night: date, reach: int, anchor: date | No
     the snapshot was cut at `history_reach`, when the history may go further back (trial 32: AirPassengers' 144
     months were "no entity has more than 72 months published", and an outcome window of 100 months was warned
     that no outcome could be measured)."""
-    from resources.source import SourceError, first_period
 
     if reach < pack.history_reach or anchor is None or pack.outcome is None:
         return reach
@@ -1002,7 +1006,6 @@ def _rows_copied(pack: CriteriaPack, night: date) -> str | None:
     """A panel or snapshot whose every row the night reads appears k >= 2 times, equal in every column read (a file
     appended to itself), said naming `source.path`: its keys are all duplicated, but no other shape, grain or entity
     column would mend it (`shape: events` would count each row k times). None otherwise."""
-    from resources.source import SourceError, copied_rows
 
     try:
         copies = copied_rows(pack, night)
@@ -1036,7 +1039,6 @@ def _dated_apart(pack: CriteriaPack) -> bool:
     """Whether most duplicated keys' rows are of several dates in one period (releases on two days of a quarter):
     the key's fault, a grain too coarse or the wrong shape; a period sent twice as written is the rows' own, said
     by the inputs it leaves unknown ("expected the source's rows mended")."""
-    from resources.source import SourceError, duplicate_facts
 
     try:
         facts = duplicate_facts(pack)
@@ -1073,7 +1075,6 @@ def _duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     one row (names that repeat: counties of several states); then `known_at` on a file of dated rows; a snapshot's
     observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
     several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
-    from resources.source import SourceError, duplicate_facts, key_completions
 
     src, grain = pack.source, pack.grain
     try:
@@ -1168,7 +1169,6 @@ def _few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:
     over the College Scorecard, where 148 names are each several colleges', refused 1046 rows, and check's only word
     was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source"). Most rows so refused is a
     problem (`_duplicated_keys`); a panel, a snapshot or a file dated by `known_at` alike, never events."""
-    from resources.source import SourceError, duplicate_facts, key_completions
 
     src, grain = pack.source, pack.grain
     if src.shape == "events" or src.published_column is not None:
@@ -1200,7 +1200,6 @@ def _join_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: l
     told "none of its rows lies in a period the source has", naming its `year_column`. Rows of several dates in one
     period are a grain finer than the source's, which a join cannot have: its `shape` (each period's latest, or its
     rows aggregated); rows of one period as written, its `entity_id` (or rows sent twice)."""
-    from resources.source import SourceError, duplicate_facts
 
     joined, within, grain = pack.source.join[index], f"source.join.{index}", pack.grain
     try:
@@ -1305,7 +1304,6 @@ def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame
     reads; an events source's over its events (its panel holds one name per entity, whatever its events say)."""
     if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
         return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
-    from resources.source import names_per_entity
 
     return names_per_entity(pack)
 
@@ -1450,7 +1448,7 @@ def _most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
 
 
 def _before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
-    """What the counts over the typed rows show before any night is read (`resources.source.source_facts`): a numeric
+    """What the counts over the typed rows show before any night is read (`facts.source_facts`): a numeric
     `where` comparison over a column of text, and rows published before their period ends: most rows, or most
     periods' first estimate among their revisions (trial 25: each quarter's first estimate published before the
     quarter ended, half the rows, was said ok)."""
@@ -1537,7 +1535,6 @@ def _ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:
     entity has, the two name their entities otherwise (codes for names: 184 of 185 countries' population a gap,
     and check said ok): a problem. Other misses are a fact, with examples from both sides (18 countries spelt
     otherwise, `Russia` for `Russian Federation`)."""
-    from resources.source import join_ids
 
     joined, within = pack.source.join[index], f"source.join.{index}"
     ids = join_ids(pack, index)
@@ -1593,7 +1590,6 @@ def _join_moved(pack: CriteriaPack, index: int) -> list[str]:
     joined row is read beside the source's row of its own period, which may not be the one its figures are of (a
     year written as the one it ends in, a release dated by the next year). A warning: two tables may cover such
     spans by nature."""
-    from resources.source import join_shift
 
     shift = join_shift(pack, index)
     if shift is None:
@@ -1682,7 +1678,6 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     if joined.every_entity:
         return (f"key `{within}`: got table {joined.table!r} ({where}); none of its periods is one of the source's "
                 f"({empty}): expected rows dated in the source's periods (the same `grain`, counted alike)")
-    from resources.source import join_ids
 
     ids = join_ids(pack, index)
     if ids.entities and ids.unmatched < ids.entities:  # the ids meet: the periods do not
@@ -1707,7 +1702,6 @@ def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFac
     said = (f"key `{within}.entity_id`: got {joined.entity_id!r}; no row of the joined table matched an entity and "
             f"period of the source ({empty})")
     if set(joined.entity_columns) <= set(joined.dated_columns):  # (trial 25: a price index keyed by its year)
-        from resources.source import join_entity_column
 
         if (held := join_entity_column(pack, index)) is not None:  # (trial 33: not one series, the entities')
             return (f"{said}: its id is the column that dates its rows, and its column {held[0]!r} holds the "
@@ -1723,7 +1717,6 @@ def _every_entity_held(pack: CriteriaPack, index: int) -> str | None:
     rows are each one entity's, and every entity would be given all of them, the weather of three airports pooled
     for each (an events table's aggregates) with check's ok (trial 33); a panel's rows of one period are duplicated
     keys, said before this. None when no column of it holds them."""
-    from resources.source import join_entity_column
 
     held = join_entity_column(pack, index)
     if held is None:

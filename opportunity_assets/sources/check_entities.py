@@ -58,7 +58,7 @@ NAMES_CHANGE_FROM = 3
 def names_per_row(history: pl.DataFrame) -> pl.DataFrame:
     """Per entity of a panel's rows (`history`: the rows the night reads, `entity_id` and `entity_name`): how many
     `names` they carry, its `rows` and the first two names `shown` (sorted): what `names_changing` judges (an events
-    source's are counted over its events, `resources.source.names_per_entity`)."""
+    source's are counted over its events, `probes.names_per_entity`)."""
     return history.group_by("entity_id").agg(pl.col("entity_name").n_unique().alias("names"), pl.len().alias("rows"),
                                               pl.col("entity_name").sort().head(2).alias("shown"))
 

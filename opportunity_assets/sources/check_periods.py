@@ -19,7 +19,16 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_NIGHT, FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.connection import SourceError
 from opportunity_assets.sources.formats import describe_location, infer_format, join_index
+from opportunity_assets.sources.probes import (
+    dates_beside,
+    latest_by_period,
+    rows_matching,
+    telling_apart,
+    value_counts,
+    vintage_periods,
+)
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     SINCE_UNITS,
@@ -53,8 +62,7 @@ def spec_at(pack: CriteriaPack, within: str) -> SourceSpec:
 
 
 def commonest_values(pack: CriteriaPack, within: str, value: str, where: str, limit: int = 3) -> list[str]:
-    """The commonest values of a typed rows' column among rows matching `where` (`resources.source.value_counts`)."""
-    from resources.source import value_counts
+    """The commonest values of a typed rows' column among rows matching `where` (`probes.value_counts`)."""
 
     join = join_index(within)
     return value_counts(pack, value, where, join=join, limit=limit)
@@ -536,7 +544,6 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
     as a duplicated key. Each names its table's `period_column`, with the `where` that keeps the grain's rows when a
     column tells the two apart (the main source's column of years alone is `source.grain`'s: every row in January).
     A few years among many periods (`YEARS_BESIDE`) are a typing slip, their rows quarantined."""
-    from resources.source import rows_matching, telling_apart
 
     if pack.grain.name == "year":
         return []
@@ -826,7 +833,6 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
     sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
     whole periods only."""
-    from resources.source import latest_by_period
 
     src, grain = pack.source, pack.grain
     if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
@@ -1051,7 +1057,6 @@ def periods_read_as_vintages(pack: CriteriaPack) -> str | None:
     quarters read by the year, each quarter's row taken for a revision of the year and the latest published one
     standing for it (trial 25: tourism nights by quarter under `grain: year` said ok, and a year's "nights" were one
     quarter's, growth +41% from quarters of different seasons). None otherwise."""
-    from resources.source import SourceError, vintage_periods
 
     try:
         found = vintage_periods(pack)
@@ -1126,7 +1131,6 @@ def rows_dated_after_known(pack: CriteriaPack) -> list[str]:
     moments they hold (trial 29: a season's matches, August to May, dated by `Year` of its first year, were read
     from January 30 on, months before the spring's matches were played). Names `source.published_column`, the key
     that dates each row's knowing, with the column that would."""
-    from resources.source import dates_beside
 
     for found in dates_beside(pack):
         if found.rows == 0 or found.dated < DATES_BESIDE_DATED * found.rows or found.example is None \

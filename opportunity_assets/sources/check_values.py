@@ -12,10 +12,11 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import join_index, literal, quote_identifier
+from opportunity_assets.sources.probes import rows_matching, value_counts
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:
-    from resources.source import SourceFacts
+    from opportunity_assets.sources.facts import SourceFacts
 
 UNIT_APART = 50.0
 """Bounds reaching this many times further from zero than every value of their column does (a share's values
@@ -93,7 +94,6 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
     spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
     a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
     holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
-    from resources.source import value_counts
 
     join = join_index(within)
     problems, facts = [], []
@@ -137,7 +137,6 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
     """A warning per `share` whose condition column is empty in more than `EMPTY_IN_A_SHARE` of the events in
     scope: an empty cell never matches, so the share's denominator counts events whose category is unknown as
     not in it. The way to a share among the events that have one: two counts and a derived metric."""
-    from resources.source import rows_matching
 
     join = join_index(within)
     texts = {c.column: text for _, c, text in [*shapes.listed_conditions(spec), *shapes.numeric_conditions(spec)]}
@@ -168,7 +167,6 @@ def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> l
     """The `columns` of a long source (`long.names` values read as columns) that no row's name is, in any night:
     each is a column every period of which is a gap, a problem naming its key, with the name it was likely meant as
     (`SP.POP.TOTl` for `SP.POP.TOTL`) or the names the column holds."""
-    from resources.source import value_counts
 
     if spec.long is None:
         return []

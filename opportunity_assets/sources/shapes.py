@@ -1,6 +1,6 @@
 """The SQL that turns `source_rows` (every needed column as text, `formats.py`) into the entity × period panel.
 
-Three steps, each a SELECT the point-in-time query (`resources/source.py`) builds on. The source's own column
+Three steps, each a SELECT the point-in-time query (`snapshot.py`) builds on. The source's own column
 names appear only where its cells are read; everything computed has an internal name (`__…`), and the panel
 names its value columns after the pack's `columns`.
 

@@ -1,6 +1,6 @@
 """The DuckDB connection a read of a pack's source runs on: its typed rows (`formats.open_pack_source`) in a
 scratch database file, opened for one read, or kept for a command (`kept_open`) while the pack and its files'
-bytes are the same. No query of a night here (`resources/source.py` runs those)."""
+bytes are the same. No query of a night here (`snapshot.py` runs those)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
@@ -176,3 +177,17 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
     finally:
         if not keeping:
             opened.close()
+
+
+def run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: dict[str, Any]) -> pl.DataFrame:
+    """`sql` on `con` as a polars frame (none for a statement); a DuckDB error becomes a one-line `SourceError`
+    naming the source."""
+    try:
+        relation = con.sql(sql, params=params or None)
+        if relation is None:  # a statement (CREATE ... AS): no rows
+            return pl.DataFrame()
+        frame = pl.from_arrow(relation.to_arrow_table())  # columnar, no Python object per cell
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+    except duckdb.Error as exc:
+        raise SourceError(f"{describe_location(pack)} could not be read: {str(exc).splitlines()[0]}") from None

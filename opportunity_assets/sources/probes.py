@@ -1,0 +1,441 @@
+"""Questions `opportunity check` asks of a source's typed rows to name the key at fault: what duplicated keys have
+in common and which column would complete the key, a frequency column that tells rows apart, dates beside the
+period, names written as values (a long table), how a joined table's ids and periods meet the source's, and the
+examples a problem quotes. Each a read of the source, often with the pack changed to ask (`_with_spec`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources import shapes
+from opportunity_assets.sources.connection import SourceError, opened, run
+from opportunity_assets.sources.formats import TYPED, join_rows, literal
+from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.spec import Condition
+
+
+@dataclass(frozen=True)
+class DuplicateFacts:
+    """What the main source's duplicated keys have in common (`shapes.duplicate_groups_sql`), whatever the night:
+    `check` names the key at fault from it."""
+
+    groups: int
+    """Keys held by more than one row in scope."""
+    entities: int
+    """Distinct ids among the rows in scope."""
+    named_apart: int
+    """Keys whose rows carry more than one name (`entity_name`): the id column does not tell entities apart."""
+    finer: int
+    """Keys whose rows' period values differ as written: a finer grain would tell them apart."""
+    timed: bool
+    """A duplicated moment has a time of day (a snapshot's observations)."""
+    example: tuple[str, int, date, str | None, list[str]]
+    """The key held by the most rows: its id, its rows, its period, its period as written (None without a period
+    column) and up to four of its names (when the name is another column than the id, and they differ)."""
+
+
+def names_per_entity(pack: CriteriaPack) -> pl.DataFrame:
+    """Per entity of the main source's rows in scope: `entity_id`, how many `names` its rows carry, its `rows` and
+    two names `shown` (its first and last, sorted: no list of a million events' names), as
+    `check_entities.names_per_row` gives them for a panel's rows. An events panel carries one name per entity, so
+    the check of a name column reads the events themselves."""
+    sql = (f"SELECT {shapes.ENTITY} AS entity_id, count(DISTINCT {shapes.NAME})::BIGINT AS names, "
+           f"count(*)::BIGINT AS rows, list_value(min({shapes.NAME}), max({shapes.NAME})) AS shown FROM {TYPED} "
+           f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY 1 ORDER BY 1")
+    with opened(pack) as (con, _):
+        return run(con, pack, sql, {})
+
+
+def duplicate_facts(pack: CriteriaPack, join: int | None = None) -> DuplicateFacts | None:
+    """The main source's duplicated keys (or its joined table `join`'s), described (None for events, or no
+    duplicated key at all)."""
+    spec, table = (pack.source, TYPED) if join is None else (pack.source.join[join], join_rows(join))
+    sql = shapes.duplicate_groups_sql(spec, table)
+    if sql is None:
+        return None
+    with opened(pack) as (con, _):
+        groups = run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __copies DESC, __names DESC, __entity, __written",
+                      {})
+        ((entities,),) = run(con, pack, f"SELECT count(DISTINCT {shapes.ENTITY}) FROM {table} "
+                                         f"WHERE {shapes.IN_SCOPE}", {}).rows()
+    if groups.is_empty():
+        return None
+    first = groups.row(0, named=True)
+    return DuplicateFacts(groups=groups.height, entities=int(entities),
+                          named_apart=groups.filter(pl.col("__names") > 1).height,
+                          finer=groups.filter(pl.col("__periods") > 1).height, timed=bool(groups["__timed"].any()),
+                          example=(str(first["__entity"]), int(first["__copies"]), first["__period"],
+                                   first["__written"],
+                                   [str(n) for n in first["__some_names"] or []] if first["__names"] > 1 else []))
+
+
+@dataclass(frozen=True)
+class VintagePeriods:
+    """Keys (entity, period) of a panel under `published_column` whose rows are of several periods as written
+    (`shapes.periods_in_vintages_sql`): each row read as a revision of the coarser period."""
+
+    keys: int
+    """Entity-periods with rows in scope."""
+    several: int
+    """Those whose rows are of more than one period as written."""
+    example: tuple[str, date, list[str]]
+    """The first such key: its id, its period and up to four periods as written."""
+
+
+def vintage_periods(pack: CriteriaPack) -> VintagePeriods | None:
+    """The main source's `VintagePeriods`, None when it has none (no published column, or one period as written per
+    key everywhere)."""
+    sql = shapes.periods_in_vintages_sql(pack.source, TYPED)
+    if sql is None:
+        return None
+    with opened(pack) as (con, _):
+        keys = run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __periods DESC, __entity, __period", {})
+    several = keys.filter(pl.col("__periods") > 1)
+    if several.is_empty():
+        return None
+    first = several.row(0, named=True)
+    return VintagePeriods(keys=keys.height, several=several.height,
+                          example=(str(first["__entity"]), first["__period"], [str(w) for w in first["__written"]]))
+
+
+_NO_COLUMN = "\x00"
+"""A column no source has: asking for it makes the reader say which columns the source has (`source_columns`)."""
+KEY_COMPLETIONS_TRIED = 12
+"""Columns of the source `key_completions` tries at most (each a read of the source)."""
+
+
+def _keyed_by(pack: CriteriaPack, columns: list[str]) -> CriteriaPack:
+    """The pack with its main source's entity named by `columns` (nothing else changed, nothing validated)."""
+    return pack.model_copy(update={"source": pack.source.model_copy(update={"entity_id": columns})})
+
+
+def source_columns(pack: CriteriaPack) -> list[str]:
+    """The main source's columns as its file or table has them (empty when the source cannot say)."""
+    try:
+        with opened(_keyed_by(pack, [*pack.source.entity_columns, _NO_COLUMN])):
+            return []
+    except SourceError as exc:
+        return list(exc.present)
+
+
+def _with_spec(pack: CriteriaPack, join: int | None, update: dict[str, Any]) -> CriteriaPack:
+    """The pack with `update` made to its main source (`join` None) or to its joined table `join` (nothing else
+    changed, nothing validated)."""
+    src = pack.source
+    if join is None:
+        return pack.model_copy(update={"source": src.model_copy(update=update)})
+    joins = [j.model_copy(update=update) if i == join else j for i, j in enumerate(src.join)]
+    return pack.model_copy(update={"source": src.model_copy(update={"join": joins})})
+
+
+TELLING_VALUES = 3
+"""Values on either side from which a column tells rows apart by more than a code (a frequency `A` / `Q`): a row's
+own number tells every row from every other."""
+
+
+def telling_apart(pack: CriteriaPack, condition: str,
+                  join: int | None = None) -> tuple[str, list[str], list[str]] | None:
+    """A column of the main source (or of its joined table `join`) that does not date its rows, whose values on the
+    typed rows in scope matching the SQL `condition` are none of its values on the other dated rows, each side of
+    `TELLING_VALUES` values at most: a statistics office's frequency column ('A' on its annual rows, 'Q' on its
+    quarters'), with both sides' values, sorted. None when no column does. Two reads of the source."""
+    spec = pack.source if join is None else pack.source.join[join]
+    try:
+        with opened(_with_spec(pack, join, {"entity_id": [*spec.entity_columns, _NO_COLUMN]})):
+            return None
+    except SourceError as exc:
+        tried = [c for c in exc.present if c not in spec.dated_columns][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+
+    probe = _with_spec(pack, join, {"where": [*spec.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]})
+                                                            for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source if join is None
+                                                                         else probe.source.join[join])}
+    table = TYPED if join is None else join_rows(join)
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    sides = ", ".join(f"list(DISTINCT {_q(listed[c])}) FILTER (WHERE {condition}), "
+                      f"list(DISTINCT {_q(listed[c])}) FILTER (WHERE NOT ({condition}))" for c in tried)
+    try:
+        with opened(probe) as (con, _):
+            (row,) = run(con, probe, f"SELECT {sides} FROM {table} WHERE {dated}", {}).rows()
+    except SourceError:
+        return None
+    for k, column in enumerate(tried):
+        these, others = sorted(row[2 * k] or []), sorted(row[2 * k + 1] or [])
+        if these and others and len(these) <= TELLING_VALUES and len(others) <= TELLING_VALUES \
+                and not set(these) & set(others):
+            return column, these, others
+    return None
+
+
+@dataclass(frozen=True)
+class DatesBeside:
+    """A column of the main source that no key reads, whose cells are dates (`dates_beside`): how many of the dated
+    typed rows in scope carry one (`dated`), fall within their own period up to the moment it is read as known
+    (`within`), and lie after that moment (`after`), with the latest such row's date, period and that moment."""
+
+    column: str
+    rows: int
+    dated: int
+    within: int
+    after: int
+    example: tuple[str, date, date] | None
+
+
+def dates_beside(pack: CriteriaPack) -> list[DatesBeside]:
+    """Each column of the main source (panel or events by the quarter or the year, dated by its period and the lag
+    rule alone: no `published_column`, no `known_at`) that no key reads, `KEY_COMPLETIONS_TRIED` at most, held
+    against the rows' periods: a column of dates is the moment each row happened, and one later than the moment its
+    period is read as known is a look-ahead (trial 29: football matches dated by their season's first year, `Year:
+    2007` for a match on 2008-05-17, read as known on 2008-01-30). Two reads of the source, so only where a period
+    is long enough to be named for a season or a fiscal year that spans two (a month's rows are months)."""
+    src = pack.source
+    if src.published_column or src.known_at is not None or src.shape == "snapshot" or src.wide is not None \
+            or pack.grain.name not in ("quarter", "year"):
+        return []
+    read = {*src.dated_columns, *src.entity_columns, *src.name_columns, *src.columns,
+            *(a.column for a in src.aggregates.values() if a.column), *(c.column for c in src.where)}
+    tried = [c for c in source_columns(pack) if c not in read][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return []
+
+    probe = _with_spec(pack, None, {"where": [*src.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]})
+                                                          for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+    moment = ("coalesce(try_cast({0} AS TIMESTAMP), try_cast(try_cast({0} AS TIMESTAMPTZ) AS TIMESTAMP), "
+              "try_cast(try_cast({0} AS DATE) AS TIMESTAMP))")
+    period, known = shapes.PERIOD, shapes.PUBLISHED
+    parts = []
+    for c in tried:
+        at = moment.format(f"nullif(trim({_q(listed[c])}), '')")
+        parts.append(f"count({at}), count(*) FILTER (WHERE {at} >= {period} AND {at} < {known} + INTERVAL 1 DAY), "
+                     f"count(*) FILTER (WHERE {at} >= {known} + INTERVAL 1 DAY), "
+                     f"arg_max([{_q(listed[c])}, {period}::VARCHAR, {known}::VARCHAR], {at}) "
+                     f"FILTER (WHERE {at} >= {known} + INTERVAL 1 DAY)")
+    dated = f"{shapes.IN_SCOPE} AND {period} IS NOT NULL AND {known} IS NOT NULL"
+    try:
+        with opened(probe) as (con, _):
+            (row,) = run(con, probe, f"SELECT count(*), {', '.join(parts)} FROM {TYPED} WHERE {dated}", {}).rows()
+    except SourceError:
+        return []
+    found = []
+    for k, column in enumerate(tried):
+        n, within, after, latest = row[1 + 4 * k: 5 + 4 * k]
+        example = (str(latest[0]).strip(), date.fromisoformat(latest[1][:10]), date.fromisoformat(latest[2][:10])) \
+            if latest else None
+        found.append(DatesBeside(column, int(row[0]), int(n), int(within), int(after), example))
+    return found
+
+
+def key_completions(pack: CriteriaPack) -> list[list[str]]:
+    """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
+    and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by
+    state alone whose rows are of several industries names `[Industry]`; when no one column does, the first pair
+    that does (`[gender, legal]` beside `state`: prisoners by sex and legal status). Empty for events (every row is
+    an event)."""
+    src = pack.source
+    if src.shape == "events":
+        return []
+    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    found = [[column] for column in tried if _completes(pack, [column])]
+    if found:
+        return found
+    pairs = list(itertools.combinations(tried, 2))[:KEY_PAIRS_TRIED]
+    return next(([list(pair)] for pair in pairs if _completes(pack, list(pair))), [])
+
+
+def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) -> tuple[str, list[str]] | None:
+    """The column of the main source, among `present` (its file's columns), whose values hold the most of `names`
+    (columns the pack lists that the file lacks), with those it holds: a long table (a row per value, named by that
+    column) read as if it had a column each. None when no column holds any, or for events. One read of the source."""
+    src = pack.source
+    tried = [c for c in present if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    if src.shape == "events" or src.long is not None or not tried or not names:
+        return None
+
+    probe = pack.model_copy(update={"source": src.model_copy(update={
+        "columns": [], "signed": [], "bounds": {}, "wide": None, "join": [],
+        "where": [Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried]})})
+    listed = [text for _, _, text in shapes.listed_conditions(probe.source)]
+    held = ", ".join(literal(n) for n in names)
+    counts = " UNION ALL ".join(f"SELECT {i} AS k, list(DISTINCT {_q(text)}) AS v FROM {TYPED} WHERE {_q(text)} IN "
+                                f"({held})" for i, text in enumerate(listed))
+    try:
+        with opened(probe) as (con, _):
+            found = run(con, probe, counts, {}).rows()
+    except SourceError:
+        return None
+    best = max(found, key=lambda row: len(row[1] or []), default=None)
+    if best is None or not best[1]:
+        return None
+    return tried[best[0]], [n for n in names if n in set(best[1])]
+
+
+KEY_PAIRS_TRIED = 10
+"""Pairs of columns `key_completions` tries at most when no one column completes the key (each a read)."""
+
+
+def _completes(pack: CriteriaPack, columns: list[str]) -> bool:
+    """Whether `columns` beside `entity_id` leave no two rows in scope sharing an entity and a period, with entities
+    that still recur (at least two dated rows each, on average)."""
+    keyed = _keyed_by(pack, [*pack.source.entity_columns, *columns])
+    duplicates = shapes.duplicates_sql(keyed.source, TYPED)
+    assert duplicates is not None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(keyed) as (con, _):
+            ((rows, entities, repeated),) = run(con, keyed, f"""
+                SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
+                       (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
+    except SourceError:
+        return False
+    return bool(rows) and not repeated and 2 * entities <= rows
+
+
+@dataclass(frozen=True)
+class JoinIds:
+    """How a joined table's ids meet the main source's entities, by slug as a night joins them (any period)."""
+
+    entities: int
+    """The main source's entities (rows in scope with an id)."""
+    unmatched: int
+    """Of them, those no joined row in scope has the id of."""
+    unmatched_examples: list[str]
+    """Their ids as written, the most rows first."""
+    spare: int
+    """Joined ids (slugs) no entity of the main source has."""
+    spare_examples: list[str]
+
+
+def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
+    """`JoinIds` of the pack's join `index`, over every row of both tables (not only a night's)."""
+    entity, scope = shapes.ENTITY, shapes.IN_SCOPE
+    sql = f"""
+        WITH main AS (SELECT {shapes.slug_sql(entity)} AS slug, min({entity}) AS written, count(*) AS n
+                      FROM {TYPED} WHERE {scope} AND {entity} IS NOT NULL GROUP BY slug),
+             joined AS (SELECT DISTINCT {entity} AS slug FROM {join_rows(index)}
+                        WHERE {scope} AND {entity} IS NOT NULL),
+             unmatched AS (SELECT * FROM main WHERE slug NOT IN (SELECT slug FROM joined)),
+             spare AS (SELECT slug FROM joined WHERE slug NOT IN (SELECT slug FROM main))
+        SELECT (SELECT count(*) FROM main), (SELECT count(*) FROM unmatched),
+               (SELECT list(written ORDER BY n DESC, written) FROM (SELECT * FROM unmatched ORDER BY n DESC, written
+                                                                   LIMIT {int(limit)})),
+               (SELECT count(*) FROM spare),
+               (SELECT list(slug ORDER BY slug) FROM (SELECT slug FROM spare ORDER BY slug LIMIT {int(limit)}))"""
+    with opened(pack) as (con, _):
+        entities, unmatched, examples, spare, spares = run(con, pack, sql, {}).row(0)
+    return JoinIds(entities=entities, unmatched=unmatched, unmatched_examples=list(examples or []), spare=spare,
+                   spare_examples=list(spares or []))
+
+
+def join_entity_column(pack: CriteriaPack, index: int, limit: int = 4) -> tuple[str, int, list[str]] | None:
+    """A column of the pack's joined table `index` that its key does not read whose values, slugged as candidate ids
+    are, are the ids of at least two and half or more of the main source's entities: the column that says whose
+    each row is (trial 33: the weather of three airports joined by `every_entity: true` gave every airport the
+    three's pooled weather, check ok). Its name, how many entities it names and a few of their ids, or None. Two
+    reads of the source."""
+    joined = pack.source.join[index]
+
+    absent = Condition.model_validate({"column": _NO_COLUMN, "not_in": [_NO_COLUMN]})
+    try:  # (a table joined to every entity has no id column to ask for: a condition asks instead)
+        with opened(_with_spec(pack, index, {"where": [*joined.where, absent]})):
+            return None
+    except SourceError as exc:
+        tried = [c for c in exc.present if c not in joined.read_columns][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+    probe = _with_spec(pack, index, {"where": [
+        *joined.where, *(Condition.model_validate({"column": c, "not_in": [_NO_COLUMN]}) for c in tried)]})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source.join[index])}
+    main = (f"SELECT {shapes.slug_sql(shapes.ENTITY)} AS slug, min({shapes.ENTITY}) AS written FROM {TYPED} "
+            f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY slug")
+    counts = " UNION ALL ".join(
+        f"SELECT {k} AS k, count(*) AS n, list(written ORDER BY written)[1:{int(limit)}] AS ids FROM ({main}) "
+        f"WHERE slug IN (SELECT DISTINCT {shapes.slug_sql(_q(listed[c]))} FROM {join_rows(index)} "
+        f"WHERE {shapes.IN_SCOPE})" for k, c in enumerate(tried))
+    try:
+        with opened(probe) as (con, _):
+            entities = run(con, probe, f"SELECT count(*) FROM ({main})", {}).item()
+            found = run(con, probe, counts, {}).rows()
+    except SourceError:
+        return None
+    k, n, ids = max(found, key=lambda row: row[1])
+    if n < 2 or 2 * n < entities:
+        return None
+    return tried[k], int(n), list(ids or [])
+
+
+@dataclass(frozen=True)
+class JoinShift:
+    """A joined table whose every entity's periods are the source's own moved by `by` periods (`join_shift`)."""
+
+    by: int
+    entities: int
+    source_span: tuple[date, date]
+    joined_span: tuple[date, date]
+
+
+def join_shift(pack: CriteriaPack, index: int) -> JoinShift | None:
+    """Whether each entity the pack's join `index` matches has as many periods there as in the source, its first and
+    its last both moved by one number of periods, the same for at least 2 entities and fewer than the periods (trial
+    27: traffic dated 1971-85 beside costs of 1970-84, each year's figures read beside the year before's, silently).
+    Over every row of both tables; None otherwise."""
+    entity, period, scope = shapes.ENTITY, shapes.PERIOD, shapes.IN_SCOPE
+    unit = pack.grain.name
+
+    def spans(table: str, slug: str) -> str:
+        return (f"SELECT {slug} AS slug, min({period}) AS a, max({period}) AS b, count(DISTINCT {period}) AS n "
+                f"FROM {table} WHERE {scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL GROUP BY slug")
+
+    sql = f"""
+        WITH main AS ({spans(TYPED, shapes.slug_sql(entity))}), joined AS ({spans(join_rows(index), entity)}),
+             pairs AS (SELECT date_diff('{unit}', m.a, j.a) AS d, date_diff('{unit}', m.b, j.b) AS e, m.n = j.n AS same,
+                              m.n, m.a AS ma, m.b AS mb, j.a AS ja, j.b AS jb FROM main m JOIN joined j USING (slug))
+        SELECT count(*), count(DISTINCT d), min(d), bool_and(d = e AND same), min(n), min(ma), max(mb), min(ja),
+               max(jb) FROM pairs"""
+    with opened(pack) as (con, _):
+        pairs, shifts, by, alike, periods, ma, mb, ja, jb = run(con, pack, sql, {}).row(0)
+    if pairs < 2 or shifts != 1 or not by or not alike or abs(by) >= periods:
+        return None
+    return JoinShift(by=int(by), entities=int(pairs), source_span=(ma, mb), joined_span=(ja, jb))
+
+
+def latest_by_period(pack: CriteriaPack, value: str, where: str, periods: list[date]) -> dict[date, Any]:
+    """The greatest value of the SQL `value` over the main source's typed rows matching the SQL `where`, per period
+    of `periods` (a period without such a row is left out): how far into each period the rows reach."""
+    listed = ", ".join(f"DATE '{p.isoformat()}'" for p in periods)
+    sql = (f"SELECT {shapes.PERIOD}, max({value}) FROM {TYPED} WHERE ({where}) AND {shapes.PERIOD} IN ({listed}) "
+           f"GROUP BY {shapes.PERIOD}")
+    with opened(pack) as (con, _):
+        return {period: latest for period, latest in run(con, pack, sql, {}).rows() if latest is not None}
+
+
+def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,
+                 limit: int = 3) -> list[str]:
+    """The commonest values of the SQL `value` over the typed rows (an internal column: `shapes.written(column)`, a
+    condition's text column) among rows matching the SQL `where`, most rows first: examples a problem quotes.
+    `join`: a joined table's rows instead of the main source's."""
+    table = TYPED if join is None else join_rows(join)
+    sql = (f"SELECT {value} AS v, count(*) AS n FROM {table} WHERE ({where}) AND {value} IS NOT NULL "
+           f"GROUP BY v ORDER BY n DESC, v LIMIT {int(limit)}")
+    with opened(pack) as (con, _):
+        return [str(v) for v, _ in run(con, pack, sql, {}).rows()]
+
+
+def rows_matching(pack: CriteriaPack, wheres: list[str], *, join: int | None = None) -> list[int]:
+    """How many typed rows match each SQL condition of `wheres`, in one pass (`join`: a joined table's rows)."""
+    if not wheres:
+        return []
+    table = TYPED if join is None else join_rows(join)
+    sql = f"SELECT {', '.join(f'count(*) FILTER (WHERE {w})' for w in wheres)} FROM {table}"
+    with opened(pack) as (con, _):
+        (row,) = run(con, pack, sql, {}).rows()
+    return [int(n) for n in row]

@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
 def _command(args: argparse.Namespace) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.cost import describe, load_prices, worst_case
+    from opportunity_assets.periods import last_possible_night
+    from opportunity_assets.sources.check import latest_as_of
 
     try:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
@@ -140,7 +142,7 @@ def _command(args: argparse.Namespace) -> int:
         for flag in ("--as-of", "--start", "--end"):
             night = getattr(args, flag.removeprefix("--").replace("-", "_"), None)
             if night is not None and args.command in ("run", "backfill", "cost", "backtest", "check"):
-                if night < first == nights.last_possible_night():  # no dated row: the source's own problem first
+                if night < first == last_possible_night():  # no dated row: the source's own problem first
                     if args.command == "check":
                         from opportunity_assets.sources.check import check_pack
 
@@ -156,7 +158,7 @@ def _command(args: argparse.Namespace) -> int:
 
             if args.report:
                 check_target(args.report)
-            as_of = args.as_of or nights.latest_as_of(pack)
+            as_of = args.as_of or latest_as_of(pack)
             _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             if args.json:  # the whole state object; the brief alone needs none of it
@@ -193,7 +195,7 @@ def _command(args: argparse.Namespace) -> int:
             from opportunity_assets.candidates.logic import scan
             from opportunity_assets.sources.snapshot import read_snapshot
 
-            as_of = args.as_of or nights.latest_as_of(pack)
+            as_of = args.as_of or latest_as_of(pack)
             snapshot = read_snapshot(pack, as_of)
             _, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)
             print(f"{pack.domain}, as of {as_of}: {report.went_on} candidates would go on "

@@ -31,6 +31,8 @@ from pydantic import (
 )
 
 from opportunity_assets import expressions
+from opportunity_assets.formatting import format_value
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
@@ -500,7 +502,6 @@ class CriteriaPack(_Spec):
         for name in self.metrics:
             unit = self.metrics[name].unit
             if unit in _NOT_A_SHARE and (bounded := self._share_of(name)) is not None:
-                from opportunity_assets.formatting import format_value
 
                 raise _KeyProblem(f"metrics.{name}.unit", unit, f"`unit: share`: {name} is {bounded}, a share from "
                                   f"0 to 1, and `unit: {unit}` writes a share of 0.42 in the brief as "
@@ -793,9 +794,6 @@ def _check_rendered(template: str, units: dict[str, str]) -> None:
     holds): rendered with sample values in each metric's format, the only numbers in it may be those values. A
     literal number in the text ("call 3 agents") or a unit written beside a placeholder (`{rate_3m}%`, `${median}`,
     which the check reads as another number) would stop a night at `numbers_in_store`; here it stops the load."""
-    from opportunity_assets.brief.render import unsupported_numbers
-    from opportunity_assets.formatting import format_value
-
     beside = re.search(r"\$\{[^}]*\}|\{[^}]*\}\s?%", template)
     if beside:
         raise _KeyProblem("next_action", template, f"no unit written beside a placeholder (found "
@@ -815,8 +813,6 @@ def _check_labels(pack: CriteriaPack) -> None:
     number in the brief must be one the store holds; of a label's text the store holds only the pack's own numbers
     (it keeps the pack). A number of any other kind in a label ("murders per 10,000") stopped every night whose
     act-on list that component led, at `numbers_in_store` and naming no key; here it stops the load."""
-    from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
-
     held = list(numeric_leaves(pack.model_dump(mode="json")))
     for index, component in enumerate(pack.formula.components):
         problems = unsupported_numbers(component.label, held, date.max)

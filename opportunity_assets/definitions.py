@@ -20,11 +20,11 @@ from opportunity_assets.brief.assets import build_brief_and_archive
 from opportunity_assets.candidates.assets import build_candidates
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.distributed import executor_for_environment
-from opportunity_assets.night import last_possible_night
 from opportunity_assets.notify.assets import build_notifications
 from opportunity_assets.outcomes.assets import backtest, build_outcomes
 from opportunity_assets.partitions import first_night, nightly_partitions
 from opportunity_assets.per_candidate.assets import analyze_and_verify
+from opportunity_assets.periods import last_possible_night
 from opportunity_assets.sources.connection import SourceError
 from opportunity_assets.sources.facts import publication_span
 from resources.criteria import DEFAULT_PACK, CriteriaResource

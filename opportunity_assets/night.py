@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.instance_storage import pooled_storage, uses_pooled_storage
 from opportunity_assets.metadata import SUMMARY
 from opportunity_assets.partitions import night_keys, night_range_tags
-from opportunity_assets.periods import EVERY, Grain
+from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
 from resources.criteria import CriteriaResource
@@ -187,29 +187,6 @@ def state(defs: dg.Definitions, as_of: date) -> RunState:
         cost=Cost.model_validate_json(stored_brief["cost"]) if stored_brief else Cost(),
         model_checks=stored_brief["model_mode"] if stored_brief else "",
     )
-
-
-def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
-    """The latest night the data supports on or before the latest night there is (yesterday): when its newest period
-    up to then was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
-    quarantines it). A source that cannot be read is a `SourceProblem` naming the pack key at fault."""
-    from opportunity_assets.sources.check import SourceProblem, no_period_problem, source_problem
-    from opportunity_assets.sources.connection import SourceError
-    from opportunity_assets.sources.facts import publication_span
-
-    last_night = last_possible_night(today)
-    try:
-        span = publication_span(pack, last_night)
-    except SourceError as exc:
-        raise SourceProblem(source_problem(pack, str(exc), missing=exc.missing, present=exc.present)) from None
-    if span is None:
-        raise SourceProblem(no_period_problem(pack, last_night))
-    return min(span[1], last_night)
-
-
-def last_possible_night(today: date | None = None) -> date:
-    """Nights are UTC days that have ended: the latest is yesterday."""
-    return (today or datetime.now(UTC).date()) - timedelta(days=1)
 
 
 def first_night_of(defs: dg.Definitions) -> date:

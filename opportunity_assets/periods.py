@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 GrainName = Literal["day", "week", "month", "quarter", "year"]
@@ -145,3 +145,8 @@ def window_label(anchor: date | None, window: tuple[int, int], grain: Grain) -> 
 def rows_in_window(raw_data: list[dict[str, Any]], window: tuple[int, int]) -> list[dict[str, Any]]:
     lo, hi = window
     return [row for row in raw_data if lo <= int(row["periods_ago"]) <= hi]
+
+
+def last_possible_night(today: date | None = None) -> date:
+    """Nights are UTC days that have ended: the latest is yesterday."""
+    return (today or datetime.now(UTC).date()) - timedelta(days=1)

@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 
 from opportunity_assets.text import masked_url
-from resources.store import STORE_URL_VARIABLE, StoreError
+from resources._store_errors import STORE_URL_VARIABLE, StoreError
 
 LOCK_ROWS = " FOR UPDATE"
 """Appended to the claims' SELECT: the rows read stay locked until the claiming transaction ends."""

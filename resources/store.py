@@ -37,9 +37,7 @@ from opportunity_assets.records import (
     Verification,
 )
 from resources import _store_duckdb
-
-STORE_URL_VARIABLE = "OPPORTUNITY_STORE_URL"
-"""The environment variable whose PostgreSQL URL puts the store on that server (unset or blank: the DuckDB file)."""
+from resources._store_errors import STORE_URL_VARIABLE
 
 _TABLES: dict[str, tuple[str, str]] = {
     # table: (its columns, in order; its key)
@@ -123,10 +121,6 @@ def _columns(table: str) -> list[str]:
 
 _open = threading.local()
 """This thread's open session connections, by store."""
-
-
-class StoreError(ValueError):
-    """The store cannot be opened (a wrong or unreachable URL): one line naming the setting and the problem."""
 
 
 def _chunks(rows: Sequence[Sequence[Any]], size: int = 500) -> Iterator[Sequence[Sequence[Any]]]:

@@ -371,8 +371,9 @@ def test_the_load_time_template_check_agrees_with_the_brief_check_on_a_real_nigh
     from datetime import date
 
     from opportunity_assets.analyses.logic import analyze
-    from opportunity_assets.brief.render import next_action, unsupported_numbers
+    from opportunity_assets.brief.render import next_action
     from opportunity_assets.candidates.logic import scan
+    from opportunity_assets.grounding import unsupported_numbers
     from opportunity_assets.sources.snapshot import read_snapshot
 
     template = "Compare {sales_3m} sales and {coverage_15m} coverage in {name} with {median_3m}."

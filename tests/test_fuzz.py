@@ -33,10 +33,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from opportunity_assets.analyses.logic import analyze
-from opportunity_assets.brief.render import NightRecords, count_words, numeric_leaves, render_brief, unsupported_numbers
+from opportunity_assets.brief.render import NightRecords, count_words, render_brief
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.records import Destination
 from opportunity_assets.sources.connection import SourceError
 from opportunity_assets.sources.snapshot import read_snapshot

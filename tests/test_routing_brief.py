@@ -12,18 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from opportunity_assets.analyses.logic import analyze
-from opportunity_assets.brief.render import (
-    WORD_LIMIT,
-    NightRecords,
-    count_words,
-    numeric_leaves,
-    render_brief,
-    unsupported_numbers,
-)
+from opportunity_assets.brief.render import WORD_LIMIT, NightRecords, count_words, render_brief
 from opportunity_assets.brief.routing import RULES, route
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.formatting import format_value, signed, significant
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.outcomes.logic import format_edge, format_outcome
 from opportunity_assets.records import (
     Analysis,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from opportunity_assets.analyses.logic import analyze
-from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.reasons import not_going_reason
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources.check import check_pack
@@ -286,7 +286,7 @@ def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) 
     does a market with a required input missing (Abel); the others keep their places."""
     import dataclasses
 
-    from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
+    from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
     from opportunity_assets.reasons import not_going_reason
 
     no_sales = {(2013, m): {"sales": 0.0, "volume": 0.0, "listings": 0.0} for m in (10, 11, 12)}

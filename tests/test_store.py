@@ -24,8 +24,9 @@ from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED, FAILED, SENT
 from opportunity_assets.records import RunError
+from resources._store_errors import StoreError
 from resources.model import AnthropicModel, CallRecord, ModelLog, ModelUse
-from resources.store import STORE_URL_VARIABLE, ResultStore, StoreError
+from resources.store import STORE_URL_VARIABLE, ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.fake_anthropic import FakeAnthropic
 from tests.stores import BACKENDS, new_database

@@ -17,17 +17,10 @@ from datetime import date
 from typing import Any
 
 from opportunity_assets import schemas
-from opportunity_assets.brief.render import (
-    NightRecords,
-    count_words,
-    names_in_brief,
-    next_action,
-    numeric_leaves,
-    render_brief,
-    unsupported_numbers,
-)
+from opportunity_assets.brief.render import NightRecords, count_words, names_in_brief, next_action, render_brief
 from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_last_night
 from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.reasons import CandidateRow, candidate_rows, night_rows, stored_rows

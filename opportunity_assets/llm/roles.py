@@ -19,8 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from opportunity_assets.brief.render import numeric_leaves, unsupported_numbers
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.llm.models import AnalyzerJudgment, VerifierFinding, VerifierJudgment
 from opportunity_assets.records import Analysis, Candidate, ModelFinding, Status, Verification
 from opportunity_assets.verifications.integrity import headline, history_summary

@@ -14,6 +14,8 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from opportunity_assets.sources.extensions import format_named_by
+
 SUFFIX = ".zip"
 _SHOWN = 8
 """Members a message names at most."""
@@ -37,10 +39,8 @@ def data_files(names: list[str]) -> list[str]:
     """The archive's members a source can be: files (not folders) of a format this layer reads, by extension,
     leaving out a Mac's `__MACOSX/` copies and hidden files (a README, a licence or a PDF beside the data is not
     one)."""
-    from opportunity_assets.sources.formats import _by_extension
-
     return [n for n in names if not n.endswith("/") and not n.startswith("__MACOSX/")
-            and not PurePosixPath(n).name.startswith(".") and _by_extension(Path(n)) is not None]
+            and not PurePosixPath(n).name.startswith(".") and format_named_by(Path(n)) is not None]
 
 
 _READ_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA})

@@ -20,7 +20,7 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells, joined_reason
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
-from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR
+from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possible_night
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import check_candidates, shapes
 from opportunity_assets.sources.check_cells import (
@@ -94,14 +94,7 @@ from opportunity_assets.sources.check_values import (
 from opportunity_assets.sources.connection import SourceError, file_key
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
-from opportunity_assets.sources.formats import (
-    csv_delimiter,
-    describe_location,
-    infer_format,
-    join_label,
-    quote_identifier,
-    respelt_in,
-)
+from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     join_entity_column,
@@ -111,6 +104,7 @@ from opportunity_assets.sources.probes import (
     names_as_values,
     names_per_entity,
 )
+from opportunity_assets.sources.reading import quote_identifier
 from opportunity_assets.sources.snapshot import earlier_snapshots, read_snapshot
 from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 from opportunity_assets.text import plain
@@ -531,12 +525,11 @@ def _unclear(found: list[Candidate]) -> str:
 
 def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> str:
     """No row published by the night: the period keys when no period parses at all, else when data begins."""
-    from opportunity_assets.night import last_possible_night
-
     try:
         span = publication_span(pack, last_possible_night(today))
     except SourceError as exc:
-        return source_problem(pack, str(exc), missing=exc.missing, present=exc.present)
+        return source_problem(pack, str(exc), missing=exc.missing, present=exc.present,
+                              within=exc.within)
     if span is None:
         return no_period_problem(pack, last_possible_night(today))
     if pack.nights is not None and pack.nights.start <= night:  # a night offered only by the pack's own start
@@ -550,8 +543,6 @@ def _nights_before_the_data(pack: CriteriaPack, today: date | None) -> list[str]
     """Warning: `nights.start` before the first night with data (trials 17 and 32: `start: 1940-01-01` over data
     first published in 1949 was silent while the UI offered a nine-year run of nights with nothing to scan, each a
     problem once run)."""
-    from opportunity_assets.night import last_possible_night
-
     if pack.nights is None:
         return []
     span = publication_span(pack, last_possible_night(today))
@@ -567,6 +558,21 @@ def _nights_before_the_data(pack: CriteriaPack, today: date | None) -> list[str]
 _LAST_CHECK: list[tuple[tuple[Any, ...], CheckReport]] = []
 """The latest check before a night and what it depends on (the pack, its files' bytes, the night, the date):
 `opportunity run` checks first, then its scan step asks again, as a scheduled night's does: one check."""
+
+
+def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
+    """The latest night the data supports on or before the latest night there is (yesterday): when its newest period
+    up to then was published, or yesterday if that is still to come. A row dated after today is ignored (the scan
+    quarantines it). A source that cannot be read is a `SourceProblem` naming the pack key at fault."""
+    last_night = last_possible_night(today)
+    try:
+        span = publication_span(pack, last_night)
+    except SourceError as exc:
+        raise SourceProblem(source_problem(pack, str(exc), missing=exc.missing, present=exc.present,
+                                            within=exc.within)) from None
+    if span is None:
+        raise SourceProblem(no_period_problem(pack, last_night))
+    return min(span[1], last_night)
 
 
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
@@ -595,7 +601,6 @@ it (a single series: a percent range over its share growth scores it flat every 
 
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
     from opportunity_assets.candidates.logic import scan
-    from opportunity_assets.night import latest_as_of
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -621,7 +626,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         return CheckReport(as_of=as_of, problems=[str(exc)])
     except SourceError as exc:
         return CheckReport(as_of=as_of, problems=[source_problem(pack, str(exc), missing=exc.missing,
-                                                                 present=exc.present)])
+                                                                 present=exc.present, within=exc.within)])
     reasons = snapshot.quarantined["reason"].to_list()
     read_rows = snapshot.history.height
     labels = [f"{join_label(pack, j)}: " for j in pack.source.join]

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import join_index, literal, quote_identifier
+from opportunity_assets.sources.formats import join_index
 from opportunity_assets.sources.probes import rows_matching, value_counts
+from opportunity_assets.sources.reading import literal, quote_identifier
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:

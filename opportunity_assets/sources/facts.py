@@ -16,8 +16,9 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
-from opportunity_assets.sources.formats import ROW, TYPED, join_rows
-from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.formats import TYPED, join_rows
+from opportunity_assets.sources.reading import ROW
+from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.csv_rows import (
     CsvHeaderError,
     Rejected,
@@ -46,52 +47,21 @@ from opportunity_assets.sources.csv_rows import (
     read_csv_rows,
 )
 from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
-from opportunity_assets.sources.spec import DUCKDB_SUFFIXES, ENTITY_JOINER, Format
+from opportunity_assets.sources.extensions import FORMATS, Format, format_named_by, suffix_of
+from opportunity_assets.sources.reading import ROW, SourceFormatError, literal, missing_table, quote_identifier
+from opportunity_assets.sources.spec import ENTITY_JOINER
 
 if TYPE_CHECKING:
     from opportunity_assets.criteria import CriteriaPack
     from opportunity_assets.periods import Grain
     from opportunity_assets.sources.spec import SourceSpec
 
-_BY_EXTENSION: dict[str, Format] = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
-                                    ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-                                    ".xlsx": "excel", ".xlsm": "excel", ".xls": "excel", ".ods": "excel",
-                                    **dict.fromkeys(DUCKDB_SUFFIXES, "duckdb")}
-FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "excel", "duckdb", "postgres")
-ROW = "__row"
-"""`source_rows`' own column: the record's line or position. Internal names start with `__`; a source's never do
-(`SourceSpec` refuses them), so no source column can collide with one."""
-
-
-class SourceFormatError(ValueError):
-    """The file cannot be opened as its format at all; the message is one line."""
-
-    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.missing = missing
-        """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
-        self.present = present
-        """Then, the columns it has."""
-
-
-def _extension(path: Path) -> str:
-    """The extension that names the format: `.csv`, or `.csv.gz` for a compressed file."""
-    suffix = path.suffix.lower()
-    if suffix == ".gz":
-        return Path(path.stem).suffix.lower() + suffix
-    return suffix
-
-
-def _by_extension(path: Path) -> Format | None:
-    return _BY_EXTENSION.get(_extension(path).removesuffix(".gz"))
-
-
 def infer_format(path: Path, declared: Format | None = None, *, within: str = "source") -> Format:
     """The declared format, or the one the extension names. `within`: the source's key (`source.join.0` for a
     joined table), named when the extension says nothing."""
     if declared is not None:
         return declared
-    found = _by_extension(path)
+    found = format_named_by(path)
     if found is None:
         raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `{within}.format` "
                                 f"to one of {list(FORMATS)}")
@@ -177,26 +147,16 @@ def _not_its_format(path: Path, fmt: Format, declared: Format | None, within: st
     """A file that is not `fmt`: what it looks like, and the key to change. A declared `format` is blamed by name;
     a format taken from the extension is the file's (the caller names the path)."""
     found, looks = looks_like(path)
-    extension = _extension(path)
+    extension = suffix_of(path)
     if declared is not None:
         says = f", and its extension says {extension}" if extension else ""
-        fix = (f"`format: {found}`" + (" (or no `format`: the extension says so)" if _by_extension(path) == found
+        fix = (f"`format: {found}`" + (" (or no `format`: the extension says so)" if format_named_by(path) == found
                                        else "")) if found else "the file's own format"
         return SourceFormatError(f"key `{within}.format`: got {declared!r}; source file {path} is not "
                                  f"{_FORMAT_NAMES[fmt]}: it looks like {looks}{says}: expected {fix}")
     fix = f" (`{within}.format: {found}` reads it as such)" if found else ""
     return SourceFormatError(f"source file {path} is named {extension} but is not {_FORMAT_NAMES[fmt]}: it looks "
                              f"like {looks}{fix}")
-
-
-def quote_identifier(identifier: str) -> str:
-    """A name as a DuckDB identifier, whatever characters it holds."""
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-def literal(text: str) -> str:
-    """Text as a DuckDB string literal (a path, a column name in a `columns` map)."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _as_text(names: list[str]) -> str:
@@ -417,11 +377,11 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
                                     "no header, no rows: expected the data") from None
         if looks.startswith("gzip-compressed"):  # compressed, its name not saying so: read as plain text
             raise SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but "
-                                    f"its name ends {_extension(path) or 'without .gz'}: expected a name ending .gz "
+                                    f"its name ends {suffix_of(path) or 'without .gz'}: expected a name ending .gz "
                                     f"({path.name}.gz), which is read gzipped") from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
     if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
-        default = "" if given else f" (the default for {_extension(path) or 'a CSV file'})"
+        default = "" if given else f" (the default for {suffix_of(path) or 'a CSV file'})"
         raise SourceFormatError(f"key `{within}.delimiter`: got {delimiter!r}{default}; source file {path}: the header "
                                 f"is one column, {header[0][:60]!r}; the file looks delimited by {other!r}: expected "
                                 f"`delimiter: {other!r}`")
@@ -661,8 +621,6 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
     is. Both naming one, the one within the periods the parsed rows span (`_own_period`); both within it, or neither
     naming one: undated, as a line that does not parse is (every night's, to its entity). `TYPED` holds the parsed
     rows."""
-    from opportunity_assets.sources import shapes
-
     columns = _lag_dated(spec)
     readings = [(n, k, values) for n, r in enumerate(rejected) for k, values in enumerate(r.dated)
                 if len(values) == len(columns)]
@@ -712,8 +670,6 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
     the SELECT of a spec's typed rows over its rows as text; the rows are kept in a database file in the directory
     `scratch` (`COMPRESSED`; the caller removes it once `con` is closed). The lines that are not records (a joined
     table's reasons name its file)."""
-    from opportunity_assets.sources.check import source_problem
-
     con.execute(f"ATTACH {literal(str(scratch / 'typed.duckdb'))} AS {COMPRESSED}")
     rejected: list[Rejected] = []
     for i, joined in enumerate(pack.source.join):
@@ -721,10 +677,9 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
         try:
             into = Into(join_rows(i), functools.partial(typed, joined), row_per_line=joined.wide is None)
             refused = _open_spec(con, joined, path, into, within)
-        except SourceFormatError as exc:  # said of the join's own keys, whoever reports it; its columns kept (not
-            # what it lacks, which the main source's keys would then be blamed for) for those who probe the table
-            raise SourceFormatError(source_problem(pack, str(exc), missing=exc.missing, within=within), (),
-                                    exc.present) from None
+        except SourceFormatError as exc:  # said of the join's own keys (`sources.check.source_problem`), not of
+            # the main source's, whoever reports it
+            raise SourceFormatError(str(exc), exc.missing, exc.present, within) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]
     main = Into(TYPED, functools.partial(typed, pack.source), row_per_line=pack.source.wide is None)
     own = date_rejected(con, pack.source, pack.grain, _open_spec(con, pack.source, pack.source_path, main))
@@ -859,19 +814,6 @@ def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
         FROM duckdb_views() WHERE database_name = 'source_db' AND NOT internal
         ORDER BY 1""").fetchall()
     return [r[0] for r in rows]
-
-
-def missing_table(where: str, name: str, tables: list[str], limit: int = 20) -> str:
-    """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]` (`where`: the database, as a message
-    names it; at most `limit` tables listed)."""
-    lowered = [t.lower() for t in tables]
-    close = difflib.get_close_matches(name.lower(), lowered, n=1)
-    hint = f" (did you mean `{tables[lowered.index(close[0])]}`?)" if close else ""
-    if len(tables) > limit:
-        has = f"it has {tables[:limit]!r}"[:-1] + f", ...] ({len(tables)} in all)"
-    else:
-        has = f"it has {tables}" if tables else "it has no table or view at all"
-    return f"no table or view `{name}` in {where}{hint}: {has}"
 
 
 def _require_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, within: str) -> None:

@@ -26,7 +26,7 @@ import psycopg2
 import psycopg2.errorcodes
 import psycopg2.extensions
 
-from opportunity_assets.sources.formats import SourceFormatError, missing_table, quote_identifier
+from opportunity_assets.sources.reading import SourceFormatError, missing_table, quote_identifier
 from opportunity_assets.text import masked_url
 
 CONNECT_TIMEOUT = 10

@@ -20,8 +20,8 @@ import re
 from datetime import datetime
 
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR, Grain
-from opportunity_assets.sources.formats import ROW, literal
-from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.reading import ROW, literal
+from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     ENTITY_JOINER,

@@ -23,8 +23,9 @@ from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key, opened, release_kept, run
 from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import ROW, TYPED, join_label, join_rows, literal
-from opportunity_assets.sources.formats import quote_identifier as _q
+from opportunity_assets.sources.formats import TYPED, join_label, join_rows
+from opportunity_assets.sources.reading import ROW, literal
+from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import SourceSpec
 
 

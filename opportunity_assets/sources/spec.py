@@ -38,8 +38,8 @@ from pydantic_core import InitErrorDetails
 
 from opportunity_assets.periods import GRAINS, GrainName
 from opportunity_assets.sources.archives import is_archive
+from opportunity_assets.sources.extensions import DATA_FILE_SUFFIXES, DUCKDB_SUFFIXES, Format, format_named_by
 
-Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 EVERY_ENTITY = "every entity"
 """The one entity of a joined table with `every_entity: true` (its rows' id, never matched: it joins by period)."""
 ENTITY_JOINER = " / "
@@ -1046,18 +1046,9 @@ def _is_name(text: str) -> bool:
     return re.match(_NAME, text) is not None
 
 
-DUCKDB_SUFFIXES = (".duckdb", ".db")
-"""Extensions of a DuckDB database file (`formats.infer_format`)."""
-DATA_FILE_SUFFIXES = tuple(f"{e}{z}" for e in (".csv", ".tsv", ".txt", ".parquet", ".jsonl", ".ndjson", ".json")
-                           for z in ("", ".gz"))
-"""Extensions of a data file a DuckDB `query` reads by name (`FROM 'sales.csv'`), no database of its own."""
-
-
 def _extension_format(path: str | None) -> Format | None:
     """The format a path's extension names, if it names one (`formats.infer_format` reads it so)."""
-    from opportunity_assets.sources.formats import _by_extension
-
-    return _by_extension(Path(path)) if path else None
+    return format_named_by(Path(path)) if path else None
 
 
 class KeyProblem(ValueError):

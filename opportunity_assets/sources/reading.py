@@ -1,0 +1,47 @@
+"""What every reader of the source layer shares: names and text quoted into DuckDB SQL, the rows' own column, the
+one-line error a reader raises, and a table that is not there, named."""
+
+from __future__ import annotations
+
+import difflib
+
+ROW = "__row"
+"""`source_rows`' own column: the record's line or position. Internal names start with `__`; a source's never do
+(`SourceSpec` refuses them), so no source column can collide with one."""
+
+
+class SourceFormatError(ValueError):
+    """The file cannot be opened as its format at all; the message is one line."""
+
+    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = (),
+                 within: str = "source") -> None:
+        super().__init__(message)
+        self.missing = missing
+        """The columns the source lacks, when that is the reason (`sources.check.source_problem` names their key)."""
+        self.present = present
+        """Then, the columns it has."""
+        self.within = within
+        """The spec that could not be read: `source`, or a joined table's `source.join.N`, whose keys are named."""
+
+
+def quote_identifier(identifier: str) -> str:
+    """A name as a DuckDB identifier, whatever characters it holds."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    """Text as a DuckDB string literal (a path, a column name in a `columns` map)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def missing_table(where: str, name: str, tables: list[str], limit: int = 20) -> str:
+    """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]` (`where`: the database, as a message
+    names it; at most `limit` tables listed)."""
+    lowered = [t.lower() for t in tables]
+    close = difflib.get_close_matches(name.lower(), lowered, n=1)
+    hint = f" (did you mean `{tables[lowered.index(close[0])]}`?)" if close else ""
+    if len(tables) > limit:
+        has = f"it has {tables[:limit]!r}"[:-1] + f", ...] ({len(tables)} in all)"
+    else:
+        has = f"it has {tables}" if tables else "it has no table or view at all"
+    return f"no table or view `{name}` in {where}{hint}: {has}"

@@ -126,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _command(args: argparse.Namespace) -> int:
     from opportunity_assets import night as nights
+    from opportunity_assets.check.pack import latest_as_of
     from opportunity_assets.cost import describe, load_prices, worst_case
     from opportunity_assets.periods import last_possible_night
-    from opportunity_assets.sources.check import latest_as_of
 
     try:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
@@ -144,7 +144,7 @@ def _command(args: argparse.Namespace) -> int:
             if night is not None and args.command in ("run", "backfill", "cost", "backtest", "check"):
                 if night < first == last_possible_night():  # no dated row: the source's own problem first
                     if args.command == "check":
-                        from opportunity_assets.sources.check import check_pack
+                        from opportunity_assets.check.pack import check_pack
 
                         if (checked := check_pack(pack, night)).problems:
                             print(f"{pack.domain} ({args.criteria}): {checked}")  # as without --as-of: exit 1
@@ -175,7 +175,7 @@ def _command(args: argparse.Namespace) -> int:
             dates = nights.nights_between(args.start, args.end, args.every)
             if dates:
                 _require_checked(pack, store, dates[-1])
-            from opportunity_assets.sources.check import check_pack
+            from opportunity_assets.check.pack import check_pack
 
             for as_of in dates:
                 # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
@@ -186,7 +186,7 @@ def _command(args: argparse.Namespace) -> int:
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return _report_failed_channels(store, pack.domain, dates)
         elif args.command == "check":
-            from opportunity_assets.sources.check import check_pack
+            from opportunity_assets.check.pack import check_pack
 
             checked = check_pack(pack, args.as_of)
             print(f"{pack.domain} ({args.criteria}): {checked}")
@@ -261,7 +261,7 @@ def _require_readable(pack: Any, as_of: date) -> None:
     """Nights that hold only the latest one are what a source with no dated row gives (`definitions.nights_of`): its
     own problem on `as_of`, if it has one, is the line to show rather than "before the first night". Nothing is
     stored."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     problems = check_pack(pack, as_of, with_facts=False).problems
     if problems:
@@ -273,7 +273,7 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
     spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
     unreachable store URL is one line too, before any night starts."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     checked = check_pack(pack, as_of, with_facts=False)
     if checked.problems:

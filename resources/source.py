@@ -7,8 +7,8 @@ from datetime import date
 
 import dagster as dg
 
+from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.sources.check import check_pack
 from opportunity_assets.sources.snapshot import SourceSnapshot, read_snapshot
 
 

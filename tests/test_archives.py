@@ -132,7 +132,7 @@ def test_data_files_are_those_of_a_format_read_and_not_a_macs_copies() -> None:
 
 
 def test_a_zip_archive_named_csv_says_to_name_it_zip(tmp_path: Path) -> None:
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     misnamed = _zip(tmp_path / "tx.csv", {"txhousing.csv": TEXAS.read_bytes()})
     [problem] = check_pack(load_criteria(write_pack(tmp_path, misnamed))).problems

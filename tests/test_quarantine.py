@@ -91,7 +91,7 @@ def test_a_packs_missing_value_texts_are_gaps_not_bad_cells(synthetic) -> None: 
 
 
 def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -> None:  # type: ignore[no-untyped-def]
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "N/A"}, (2014, 6): {"sales": "N/A"},
                                         (2014, 7): {"inventory": "-"}})
@@ -103,7 +103,7 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
 def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 12: `NaN` (numpy's missing number) parses as a number that is not finite, so check's hint for the
     texts of a missing number passed it over; `na_values: [NaN]` makes it a gap."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "NaN"}, (2014, 6): {"inventory": "NaN"}})
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
@@ -117,7 +117,7 @@ def test_check_names_a_few_cells_of_text_in_a_numeric_column(synthetic) -> None:
     were quarantined with no line naming a cell: check's only hints were for `N/A`-like texts and grouped numbers,
     and its one for a currency sign came when most cells carried one. Each column's such cells are now a fact, with
     the dress where it is one; the texts of a missing number keep their own fact, and no line of this kind."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "$120"}, (2014, 6): {"sales": "$130"},
                                         (2014, 7): {"listings": "900 homes"}, (2014, 8): {"inventory": "N/A"}})
@@ -135,7 +135,7 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "1,234", "volume": "1,234,000"}})
     plain = read_snapshot(synthetic(rows), AS_OF)
     assert plain.quarantined.height == 1  # by default a comma is no part of a number
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     assert "cells such as '1,234' are quarantined as not numbers: if the source groups thousands or writes a " \
            "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`" in \

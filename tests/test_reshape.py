@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 from opportunity_assets.candidates.logic import scan
+from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack
 from opportunity_assets.records import FilterResult
-from opportunity_assets.sources.check import check_pack
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.test_shapes import TODAY, _csv, _pack
 

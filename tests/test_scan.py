@@ -12,11 +12,11 @@ import pytest
 
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
+from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.reasons import not_going_reason
 from opportunity_assets.records import Candidate, FilterResult
-from opportunity_assets.sources.check import check_pack
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows
 

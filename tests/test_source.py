@@ -280,7 +280,7 @@ def test_bundled_data_one_day_earlier(texas_pack: CriteriaPack) -> None:
 
 def test_a_row_dated_after_today_is_quarantined_and_the_default_night_ignores_it(synthetic: Build) -> None:
     from opportunity_assets.candidates.quarantine import short_reason
-    from opportunity_assets.sources.check import latest_as_of
+    from opportunity_assets.check.pack import latest_as_of
 
     rows = [*month_rows("Alpha"), {**month_rows("Alpha")[0], "year": 2027, "month": 1}]
     pack = synthetic(rows)

@@ -166,7 +166,7 @@ def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> Non
     (tmp_path / "x").mkdir()
     book = _texas_workbook(tmp_path / "x" / "txhousing.xlsx")
     assert _scan(write_pack(tmp_path / "x", book, **{"source.sheet": "txhousing"})) == csv_scan
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book, **{"source.sheet": "Sheet1"}))).problems
     assert problem == ("key `source.sheet`: got 'Sheet1'; txhousing.xlsx has the sheets ['notes', 'txhousing']: "
@@ -284,7 +284,7 @@ def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp
     """Trial 4: one line of 1980 with a field missing left the Deutsche mark's every metric unknown on every night
     of 1987 (its period unknown, the row may be in any window), and check listed only "metrics with gaps: rate_now
     (1 entities)"; the reason sat in each candidate's record. Now check says which row and what it costs."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     lines = TEXAS.read_text().splitlines(keepends=True)
     broken = tmp_path / "s.csv"
@@ -304,7 +304,7 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
     row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".
     A file that ends without a newline in a quarantined line is now said to be cut short; a whole last record
     without its newline is no such thing."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     text = TEXAS.read_text()
     cut_at = text.index("\n", len(text) // 2) + 25  # within a record
@@ -332,7 +332,7 @@ def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_pa
     """Trial 34: a CSV cut short inside its last record's last number (`...,8526.0` cut to `...,8`) parses, so no
     row was quarantined and check said ok, the night reading 8. The cell, shorter than its column's in the lines
     before it, is now said; a whole last record without its newline still is not (the test above)."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     text = TEXAS.read_text().rstrip("\n")
     source = tmp_path / "cut.csv"
@@ -348,7 +348,7 @@ def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_pa
 
 
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     healthy = check_pack(load_criteria(PACK), today=date(2026, 12, 1))
     assert healthy.problems == [] and healthy.as_of == date(2015, 8, 30)
@@ -404,7 +404,7 @@ def test_a_json_line_not_utf8_is_read_as_windows_1252_as_a_csv_line_is(tmp_path:
     """Trial 31: a JSON line holding a name in a one-byte encoding (`"mâle"` written as Latin-1) was quarantined as
     "not a JSON object (JSONDecodeError)", a record that parses; a CSV line so is read as Windows-1252. It is now
     read so too, and `check` counts such lines, as it does a CSV's."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     frame = pl.read_csv(TEXAS, infer_schema_length=0)
     json_lines = [json.dumps(row).encode() for row in frame.to_dicts()]
@@ -532,8 +532,8 @@ def test_a_query_over_a_duckdb_file_needs_no_declared_format(tmp_path: Path) -> 
 def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Both said "no parseable period" and blamed the period keys (`source.year_column`, "month_column None")."""
+    from opportunity_assets.check.pack import check_pack
     from opportunity_assets.cli import main
-    from opportunity_assets.sources.check import check_pack
 
     header = tmp_path / "header.csv"
     header.write_text(TEXAS.read_text().splitlines()[0] + "\n")
@@ -561,7 +561,7 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
     """In words, with the tables the file has; DuckDB's own text ("Catalog Error: Table with name nosuch does not
     exist!") never reaches the user. A query's syntax error keeps its short reason, as the query alone gives it."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     database = _texas_as(tmp_path, "duckdb")
     for changes, expected in (
@@ -591,7 +591,7 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
 
 def _query_problems(tmp_path: Path, database: Path, query: str) -> list[str]:
     """`check`'s problems for the bundled pack reading the DuckDB file `database` through `query`."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     return check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query}))).problems
 
@@ -635,7 +635,7 @@ def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path
     """Trial 10: `query: "SELECT * FROM flights;"`, as a SQL console writes it, was "not valid SQL (syntax error at
     or near \";\")": the read wraps the query in a SELECT of its own. Its ending `;` is taken off; a second statement
     is still refused."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     database = _texas_as(tmp_path, "duckdb")
     plain = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": "SELECT * FROM txhousing"})))
@@ -652,7 +652,7 @@ def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path
 def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -> None:
     """A CSV declared Parquet, text named .duckdb, Parquet named .csv: each said DuckDB's "No magic bytes found at
     end of file" or "not a valid DuckDB database file", naming `source.path`."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     [problem] = check_pack(load_criteria(write_pack(tmp_path, TEXAS, **{"source.format": "parquet"}))).problems
     assert problem == (f"key `source.format`: got 'parquet'; source file {TEXAS} is not a Parquet file: it looks like "
@@ -682,7 +682,7 @@ def test_a_utf16_or_gzipped_csv_named_csv_says_what_it_is(tmp_path: Path) -> Non
     reads it."""
     import gzip
 
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     header = "city,year,month,sales,volume,median,listings,inventory,date"
     utf16 = tmp_path / "unicode.csv"
@@ -701,7 +701,7 @@ def test_a_utf16_or_gzipped_csv_named_csv_says_what_it_is(tmp_path: Path) -> Non
 def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_like(tmp_path: Path) -> None:
     """JSON Lines named .csv (or declared `format: csv`) said it "lacks column(s) ['city', ...]; it has
     ['{"city":"Abilene"', ...]"; a CSV named .jsonl (or declared `format: jsonl`) said it "has no rows"."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     jsonl = _texas_as(tmp_path, "jsonl")
     first = jsonl.read_text().splitlines()[0][:60] + "..."
@@ -729,7 +729,7 @@ def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: 
     """Trial 6: a JSON document of records (`[{...}, {...}]`, what `to_json(orient="records")`, `json.dump` or an
     API writes) named .jsonl said "has no rows"; then it was refused, asking for `jq -c '.[]'`, and a `.json` file
     had no format at all. Either is read now, its items numbered from 1: the same scan as the JSON Lines file."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     lines = _texas_as(tmp_path, "jsonl")
     records = [json.loads(line) for line in lines.read_text().splitlines()]
@@ -751,7 +751,7 @@ def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path)
     """A joined Parquet declared csv said "key `source.path`: ... the header is not UTF-8"; a joined DuckDB file
     without the table said "key `source.table`"; a column the joined file lacks, named by the join's entity_id
     and the main source's alike, blamed `source.path`."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     frame = pl.DataFrame({"town": ["Austin", "Dallas"], "people": [1.0, 2.0]})
     frame.write_parquet(tmp_path / "towns.parquet")
@@ -777,7 +777,7 @@ def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path)
 def test_a_column_named_in_another_case_or_a_letter_off_gets_a_did_you_mean(tmp_path: Path) -> None:
     """Trial 17: `entity_id: Source` over trump_tweets' `source`, `Favorite_Count`, `favourite_count`, and
     PostgreSQL's `action` for a table's "Action": each listed the file's columns, without saying which one."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     frame = pl.read_csv(TEXAS, infer_schema_length=0)
     for renamed, hint in (({"city": "City"}, "['city'] (did you mean 'City' for 'city'?)"),
@@ -792,7 +792,7 @@ def test_a_column_named_in_another_case_or_a_letter_off_gets_a_did_you_mean(tmp_
 def test_a_gzipped_csv_scans_as_the_csv_does_and_a_fake_one_is_one_line(tmp_path: Path) -> None:
     import gzip
 
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     packed = tmp_path / "gz" / "txhousing.csv.gz"
     packed.parent.mkdir()
@@ -812,7 +812,7 @@ def test_a_gzipped_file_cut_short_or_holding_nothing_is_one_line(tmp_path: Path,
     in `check` and mid-`run`; a `.csv.gz` holding nothing once decompressed was told to be renamed `.csv.gz.gz`."""
     import gzip
 
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     whole = gzip.compress((_texas_as(tmp_path, "jsonl") if fmt == "jsonl" else TEXAS).read_bytes())
     cut = tmp_path / f"cut.{fmt}.gz"
@@ -895,7 +895,7 @@ def _pg_pack(tmp_path: Path, **source: Any) -> Any:
 
 
 def _pg_problems(tmp_path: Path, **source: Any) -> list[str]:
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
     from tests.test_shapes import TODAY
 
     problems = check_pack(_pg_pack(tmp_path, **source), as_of=date(2018, 8, 31), today=TODAY).problems
@@ -1092,7 +1092,7 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
         joined = {**_PG_SOURCE, "table": "employmnt"}
         main_source = {"path": "main.csv", "entity_id": "Series_ID", "entity_name": "Series_ID",
                        "period_column": "Month", "publication_lag_days": 35, "columns": ["Hours"], "join": [joined]}
-        from opportunity_assets.sources.check import check_pack
+        from opportunity_assets.check.pack import check_pack
         from tests.test_shapes import TODAY, _pack
 
         pack = _pack(tmp_path, main_source, {"level_now": {"agg": "last", "column": "Hours"}})
@@ -1149,7 +1149,7 @@ def test_a_postgres_timestamptz_is_a_utc_day_whatever_the_sessions_zone(tmp_path
 def test_a_parquet_id_column_of_floats_names_whole_numbers_as_integers(tmp_path: Path) -> None:
     """Trial 9: plm Grunfeld's firms saved by pandas as a float column (1.0, 2.0) were candidates `1.0`, `2.0` ("Look
     at firm 6.0"), and matched no id of a CSV writing them 1, 2: a join of every entity's columns a gap."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
     from tests.test_shapes import TODAY, _csv, _pack
 
     years = range(2000, 2006)
@@ -1174,7 +1174,7 @@ def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path:
     The line now says the order they are numbered in, which finds them."""
     import psycopg2
 
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
     from tests.pg import fresh_database, url
     from tests.test_shapes import TODAY, _pack
 
@@ -1198,7 +1198,7 @@ def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path:
 def test_a_month_or_a_day_no_calendar_has_names_its_own_column_not_the_year(tmp_path: Path) -> None:
     """Trial 33: a flight of month 13, and one of 31 November, were each "1 row of `source.year_column` 'year' is
     written otherwise than the rest (e.g. '2013, 13, 1') ...: expected a whole year": the year was whole."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     header, *rows = TEXAS.read_text().splitlines()
     months = tmp_path / "months.csv"
@@ -1221,7 +1221,7 @@ def test_a_few_rows_of_a_year_column_written_otherwise_name_the_key_and_what_the
     """Trial 30: `1970-12-31` in 300 of 10,200 rows of a year column (`year_column: iyear`), and `FY2017` in 51 of a
     Parquet file's, were only "300 quarantined rows have no period (source row 34 of 'Chad', ...)": no key, no value.
     A period column's such rows were named (`_written_otherwise`); now a year column's are too, with what it holds."""
-    from opportunity_assets.sources.check import check_pack
+    from opportunity_assets.check.pack import check_pack
 
     lines = TEXAS.read_text().splitlines(keepends=True)
     fields = lines[3].split(",")

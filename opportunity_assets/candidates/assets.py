@@ -6,10 +6,10 @@ from datetime import date
 import dagster as dg
 
 from opportunity_assets.candidates.step import scan_and_store
+from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.formatting import format_value
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.partitions import register_night
-from opportunity_assets.sources.check import NightRefused
 from opportunity_assets.tables import candidates_table, check_failures
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource

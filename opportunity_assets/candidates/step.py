@@ -1,5 +1,5 @@
 """The `candidates` step without Dagster: read the source as known on as_of, scan, store, check what was stored. A
-problem `opportunity check` finds with the night (`sources.check`) stops it before anything is stored.
+problem `opportunity check` finds with the night (`check/`) stops it before anything is stored.
 
 The asset registers the night's candidate partitions and reports what this returns; the benchmark's plain night
 calls it as it is.
@@ -14,11 +14,11 @@ from typing import Any
 
 from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import ScanReport, scan
+from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
-from opportunity_assets.sources.check import NightRefused
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore

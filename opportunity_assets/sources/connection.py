@@ -36,7 +36,7 @@ class SourceError(RuntimeError):
         self.present = present
         """Then, the columns it has."""
         self.within = within
-        """The spec at fault: `source`, or a joined table's `source.join.N` (`sources.check.source_problem`)."""
+        """The spec at fault: `source`, or a joined table's `source.join.N` (`check.pack.source_problem`)."""
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> Coarser
     """The finest grain coarser than the pack's whose periods hold one row of each entity, period after period,
     when no row lies a period of the pack's grain after another (trial 32: AirPassengers' months by `grain: week`,
     4 or 5 weeks apart, or R's decimal years by `grain: day`, every window finding one row and each metric a gap
-    while check said ok; `check_periods.grain_finer_than_rows` needs one step that divides all, and a snapshot
+    while check said ok; `check.periods.grain_finer_than_rows` needs one step that divides all, and a snapshot
     cut to the windows' reach, 15 weeks, holds too few rows to judge). A week's rows are placed by its Sunday, so
     a month's first day read in the week before it is still that month's. Panels only; None otherwise."""
     grain = pack.grain.name

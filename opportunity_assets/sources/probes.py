@@ -45,7 +45,7 @@ class DuplicateFacts:
 def names_per_entity(pack: CriteriaPack) -> pl.DataFrame:
     """Per entity of the main source's rows in scope: `entity_id`, how many `names` its rows carry, its `rows` and
     two names `shown` (its first and last, sorted: no list of a million events' names), as
-    `check_entities.names_per_row` gives them for a panel's rows. An events panel carries one name per entity, so
+    `check.entities.names_per_row` gives them for a panel's rows. An events panel carries one name per entity, so
     the check of a name column reads the events themselves."""
     sql = (f"SELECT {shapes.ENTITY} AS entity_id, count(DISTINCT {shapes.NAME})::BIGINT AS names, "
            f"count(*)::BIGINT AS rows, list_value(min({shapes.NAME}), max({shapes.NAME})) AS shown FROM {TYPED} "

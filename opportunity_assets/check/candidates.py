@@ -322,7 +322,7 @@ def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str =
 
 
 _UNDATED = "is quarantined (period unparseable)"
-"""A gap line's words for a row whose period does not parse (`check_periods.undated_at_fault` reads them)."""
+"""A gap line's words for a row whose period does not parse (`periods.undated_at_fault` reads them)."""
 _INPUT_GAP = re.compile(r"^(\w+): no value: its input (\w+) is a gap$")
 
 
@@ -407,7 +407,7 @@ def _commonest(lines: list[str]) -> str:
 def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned: int, effect: str) -> str | None:
     """`source.bounds.X` when the gap every candidate has is a cell of X its bounds refused (a refused cell's reason
     is `column X` alone; no number, negative and not finite are said): bounds in another unit (`[0, 1]` over answers
-    from 1 to 10) that refuse a minority of the cells, too few for `check_values`, but one in every entity's window,
+    from 1 to 10) that refuse a minority of the cells, too few for `values.py`, but one in every entity's window,
     as on an events source, where one refused cell leaves its period's aggregates of the column unknown."""
     match = _QUARANTINED.match(line)
     column = match.group(1).removeprefix("column ") if match and match.group(1).startswith("column ") else None

@@ -19,11 +19,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells, joined_reason
-from opportunity_assets.criteria import CriteriaPack, MetricSpec
-from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possible_night
-from opportunity_assets.records import Candidate, FilterResult
-from opportunity_assets.sources import check_candidates, shapes
-from opportunity_assets.sources.check_cells import (
+from opportunity_assets.check import candidates as check_candidates
+from opportunity_assets.check.cells import (
     MISSING_TEXTS,
     MOSTLY_TEXT,
     as_long_values,
@@ -38,7 +35,7 @@ from opportunity_assets.sources.check_cells import (
     wide_columns_empty,
     wide_columns_of_text,
 )
-from opportunity_assets.sources.check_entities import (
+from opportunity_assets.check.entities import (
     ids_continued,
     ids_renamed,
     ids_spelt_two_ways,
@@ -50,7 +47,7 @@ from opportunity_assets.sources.check_entities import (
     names_shared,
     total_rows,
 )
-from opportunity_assets.sources.check_periods import (
+from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
     both_ways,
     calendar_week_patterns,
@@ -84,13 +81,17 @@ from opportunity_assets.sources.check_periods import (
     years_beside_periods,
     zoned_elsewhere,
 )
-from opportunity_assets.sources.check_values import (
+from opportunity_assets.check.values import (
     ages_of_counts,
     bounds_in_another_unit,
     listed_values_unmatched,
     long_names_unmatched,
     shares_over_empty_cells,
 )
+from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possible_night
+from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import SourceError, file_key
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
-from opportunity_assets.sources.check_periods import UNPARSED_PERIODS
+from opportunity_assets.check.periods import UNPARSED_PERIODS
 from opportunity_assets.sources.spec import SourceSpec
 
 MOSTLY_TEXT = 0.5

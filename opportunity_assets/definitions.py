@@ -25,8 +25,8 @@ from opportunity_assets.outcomes.assets import backtest, build_outcomes
 from opportunity_assets.partitions import first_night, nightly_partitions
 from opportunity_assets.per_candidate.assets import analyze_and_verify
 from opportunity_assets.periods import last_possible_night
-from opportunity_assets.sources.connection import SourceError
 from opportunity_assets.sources.facts import publication_span
+from opportunity_assets.sources.reading import SourceError
 from resources.criteria import DEFAULT_PACK, CriteriaResource
 from resources.model import AnthropicModel, ModelOff, ModelResource
 from resources.notifier import notifier_from_settings

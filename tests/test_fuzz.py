@@ -39,7 +39,7 @@ from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.records import Destination
-from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.text import MAX_NAME, markdown
 from opportunity_assets.verifications.logic import verify

@@ -17,7 +17,7 @@ from opportunity_assets.candidates.logic import scan
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from opportunity_assets.periods import GRAINS, Grain
-from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity
 

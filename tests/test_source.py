@@ -13,7 +13,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from opportunity_assets.criteria import CriteriaPack, load_criteria
-from opportunity_assets.sources.connection import SourceError
+from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import COLUMNS, PACK, month_rows, write_csv, write_pack
 

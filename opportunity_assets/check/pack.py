@@ -92,7 +92,7 @@ from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possible_night
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.connection import SourceError, file_key
+from opportunity_assets.sources.connection import file_key
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
@@ -105,7 +105,7 @@ from opportunity_assets.sources.probes import (
     names_as_values,
     names_per_entity,
 )
-from opportunity_assets.sources.reading import quote_identifier
+from opportunity_assets.sources.reading import SourceError, quote_identifier
 from opportunity_assets.sources.snapshot import earlier_snapshots, read_snapshot
 from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 from opportunity_assets.text import plain

@@ -19,7 +19,6 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_NIGHT, FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.connection import SourceError
 from opportunity_assets.sources.formats import describe_location, infer_format, join_index
 from opportunity_assets.sources.probes import (
     dates_beside,
@@ -29,6 +28,7 @@ from opportunity_assets.sources.probes import (
     value_counts,
     vintage_periods,
 )
+from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     SINCE_UNITS,

@@ -22,21 +22,7 @@ from opportunity_assets.sources import shapes
 from opportunity_assets.sources.archives import ArchiveError
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import describe_location, open_pack_source
-from opportunity_assets.sources.reading import SourceFormatError, literal
-
-
-class SourceError(RuntimeError):
-    """The source cannot be read at all (missing or empty file, missing column)."""
-
-    def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = (),
-                 within: str = "source") -> None:
-        super().__init__(message)
-        self.missing = missing
-        """The columns the source lacks, when that is the reason."""
-        self.present = present
-        """Then, the columns it has."""
-        self.within = within
-        """The spec at fault: `source`, or a joined table's `source.join.N` (`check.pack.source_problem`)."""
+from opportunity_assets.sources.reading import SourceError, literal
 
 
 @dataclass(frozen=True)
@@ -167,8 +153,6 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
             opened.rejected.extend(open_pack_source(
                 opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
                 Path(opened.scratch.name)))
-        except SourceFormatError as exc:
-            raise SourceError(str(exc), exc.missing, exc.present, exc.within) from None
         except (duckdb.Error, OSError) as exc:
             raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
         if key is not None:  # one source kept: a new one replaces it

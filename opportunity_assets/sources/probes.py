@@ -15,9 +15,9 @@ import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.connection import SourceError, opened, run
+from opportunity_assets.sources.connection import opened, run
 from opportunity_assets.sources.formats import TYPED, join_rows
-from opportunity_assets.sources.reading import literal
+from opportunity_assets.sources.reading import SourceError, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import Condition
 

@@ -1,5 +1,5 @@
 """What every reader of the source layer shares: names and text quoted into DuckDB SQL, the rows' own column, the
-one-line error a reader raises, and a table that is not there, named."""
+one-line error a source that cannot be read raises, and a table that is not there, named."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ ROW = "__row"
 (`SourceSpec` refuses them), so no source column can collide with one."""
 
 
-class SourceFormatError(ValueError):
-    """The file cannot be opened as its format at all; the message is one line."""
+class SourceError(RuntimeError):
+    """The source cannot be read at all (missing or empty file, missing column): one line."""
 
     def __init__(self, message: str, missing: tuple[str, ...] = (), present: tuple[str, ...] = (),
                  within: str = "source") -> None:
@@ -22,6 +22,10 @@ class SourceFormatError(ValueError):
         """Then, the columns it has."""
         self.within = within
         """The spec that could not be read: `source`, or a joined table's `source.join.N`, whose keys are named."""
+
+
+class SourceFormatError(SourceError, ValueError):
+    """A file that cannot be opened as its format at all: a reader's own `SourceError`."""
 
 
 def quote_identifier(identifier: str) -> str:

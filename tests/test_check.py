@@ -2029,6 +2029,9 @@ def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path
     # trial 22: samplonomy's quarters given '%Y' were told the strptime directives, none of which reads a quarter
     ("2018Q1", "%Y", "(e.g. ['2018Q1', '2018Q2']): expected no `period_format`: they are quarters (2015Q3, 2015 Q3, "
                      "2015-Q3 or Q3 2015), read as such without one (strptime has no quarter directive)"),
+    # trial 35: ISO's basic form, `20180301`, was told to drop the pattern, which the source does not read without
+    ("20180301", "%Y-%m-%d", "(e.g. ['20180301', '20180401']): expected a strptime pattern its values parse with; "
+                             "'%Y%m%d' parses them"),
 ])
 def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
                                                                         expected: str) -> None:
@@ -2036,7 +2039,7 @@ def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path:
     on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
     months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
                                                                            "2018-04-01 00:00:00"],
-              "2018Q1": ["2018Q1", "2018Q2"]}[written]
+              "2018Q1": ["2018Q1", "2018Q2"], "20180301": ["20180301", "20180401"]}[written]
     rows = [[e, m, 5] for e in "ab" for m in months]
     events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
               "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}

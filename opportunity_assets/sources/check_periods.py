@@ -342,12 +342,21 @@ def _years_as_numbers(values: list[str]) -> bool:
 
 
 def _iso(value: str) -> bool:
-    """Whether a period as written is an ISO date or timestamp (`2018-03-01`, `2013-01-01T06:00:00Z`)."""
+    """Whether a period as written is an ISO date or timestamp the source reads without a pattern (`2018-03-01`,
+    `2013-01-01T06:00:00Z`): ISO's extended form only, as DuckDB casts it; Python also takes the basic form,
+    `19750103`, which the source does not read (trial 35: `'%Y-%m-%d'` over it was told to drop the pattern, and
+    without one that its values are not dates)."""
+    if _ISO_EXTENDED.match(value.strip()) is None:
+        return False
     try:
         datetime.fromisoformat(value.strip())
     except ValueError:
         return False
     return True
+
+
+_ISO_EXTENDED = re.compile(r"\d{4}-\d{2}-\d{2}(?![\d])")
+"""The start of an ISO date in the extended form, year, month and day apart (`1975-01-03`, not `19750103`)."""
 
 
 _ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(?P<seconds>:\d{2})?"

@@ -213,6 +213,32 @@ def test_a_period_column_of_day_numbers_names_the_format_that_reads_them(tmp_pat
     assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
+def test_a_spreadsheets_serial_dates_are_named_with_the_format_that_reads_them(tmp_path: Path) -> None:
+    """Trial 35: a column of dates formatted as numbers in an xlsx (or saved so to CSV) holds Excel's serial dates,
+    `27397` for 1975-01-03. Without a pattern check offered `'days since 2020-02-29'`, which reads them as 2095;
+    with the file's old `'%Y%m%d'`, a strptime pattern; a third of them among date cells, `'%b-%Y'`. Each now names
+    `'days since 1899-12-30'`, which reads them (beside the ISO rows' pattern where the column is written both ways)."""
+    fridays = [date(1975, 1, 3) + timedelta(weeks=k) for k in range(8)]
+    serial = [(d - date(1899, 12, 30)).days for d in fridays]
+    named = ("'days since 1899-12-30' parses them: a spreadsheet's serial dates, Excel's and LibreOffice's day numbers "
+             f"({serial[0]} is 1975-01-03), as a column of dates formatted as numbers exports them")
+    rows = [["a", s, 5] for s in serial]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "week", "columns": ["level"], "publication_lag_days": 0}
+    for pattern in (None, "%Y%m%d"):
+        given = {"period_format": pattern} if pattern else {}
+        (problem,) = check_pack(_pack(tmp_path, {**source, **given}, _LEVELS), today=TODAY).problems
+        assert named in problem and "2020-02-29" not in problem, problem
+    read = _pack(tmp_path, {**source, "period_format": "days since 1899-12-30"}, _LEVELS)
+    assert check_pack(read, date(1975, 3, 2), today=TODAY).problems == []
+    assert read_snapshot(read, date(1975, 3, 2), today=TODAY).anchor_period == date(1975, 2, 17)  # 1975-W08
+    mixed = [["a", s if k % 2 else d.isoformat(), 5] for k, (s, d) in enumerate(zip(serial, fridays, strict=True))]
+    source["path"] = _csv(tmp_path / "m.csv", ["id", "date", "level"], mixed)
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), date(1975, 3, 2), today=TODAY).problems
+    assert any(named.split(" (")[0] in p and "`period_format: ['%Y-%m-%d', 'days since 1899-12-30']` reads both" in p
+               for p in problems), problems
+
+
 @pytest.mark.parametrize("pattern", [None, "decimal_year"])
 def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_path: Path,
                                                                           pattern: str | None) -> None:

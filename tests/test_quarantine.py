@@ -8,6 +8,7 @@ from datetime import date
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.candidates.quarantine import by_entity, short_reason, summary_line
 from opportunity_assets.records import FilterResult
+from opportunity_assets.sources.check import check_pack
 from resources.source import read_snapshot
 from tests.conftest import month_rows
 
@@ -152,3 +153,26 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     may = read.history.filter(read.history["period"] == date(2014, 5, 1))
     assert read.quarantined.height == 0 and may["inventory"].to_list() == [6.5] and may["median"].to_list() == \
         [150_000.5]
+
+
+def test_a_header_repeated_mid_file_is_quarantined_as_such(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: two exports concatenated repeat the header mid-file. Its line was read as a row of an entity called
+    `city` (the id column's name) whose period did not parse, and check said so three ways: "period unparseable",
+    "1 quarantined row has no period (source row 38 of 'city'): its entity's metrics are unknown on every night" and
+    "1 row of `source.year_column` 'year' is written otherwise than the rest (e.g. 'year')". Now the line is
+    quarantined as the header again, of no entity, and every real row is read as before."""
+    rows = month_rows("Big") + month_rows("Small", sales=40.0)
+    pack = synthetic(rows)
+    read = read_snapshot(pack, AS_OF).history.height
+    text = pack.path_of(pack.source).read_text()
+    header, *lines = text.splitlines()
+    pack.path_of(pack.source).write_text("\n".join([header, *lines[:36], header, *lines[36:]]) + "\n")
+    snapshot = read_snapshot(pack, AS_OF)
+    quarantined = snapshot.quarantined.to_dicts()
+    assert [(q["source_row"], q["entity_id"], q["reason"]) for q in quarantined] == [
+        (38, None, "header repeated mid-file (two exports joined?): its line holds the columns' names")]
+    assert snapshot.history.height == read
+    report = check_pack(pack, AS_OF)
+    assert report.problems == []
+    said = [f for f in report.facts if "quarantined" in f or "written otherwise" in f][1:]  # (after the counts)
+    assert said == ["quarantined for: header repeated mid-file (1: source row 38)"], said

@@ -1900,6 +1900,21 @@ def test_a_formula_range_whose_near_end_lies_far_beyond_every_value_is_a_warning
     assert warned(60, 1000) == [] and warned(200, 1000) == []  # less than 5 times the values, within its width
 
 
+def test_a_formula_range_every_value_lies_outside_on_both_sides_is_a_warning(tmp_path: Path) -> None:
+    """Trial 35: a 9-week momentum times 100 (-4.28, +0.30, -0.32) scored over `range: [-0.05, 0.05]` gave the one
+    currency above the range all the component's points and the others none, a MARGINAL 62.4 a STRONG 90.6, and
+    check said ok: the values lay on both sides, so no rule judging one end fired, and half of them were less than
+    10 times further from zero than its ends. Every value outside on both sides, half by its width or more, is now
+    a warning naming the key; a range some values lie within is not."""
+    assert _range_warnings(tmp_path, "level_now / 100 - 0.3", (-0.02, 0.02)) == [
+        "key `formula.components.0.range`: got [-0.02, 0.02]; every candidate's value lies within [-0.23, 0.17], "
+        "outside it on both sides, none within (3 below its low end, 2 above its high end), 4 of 5 by its width or "
+        "more, so each gets none or all of its points and it ranks them by the side they lie on alone: is the range "
+        "in another unit than the expression (a share for a percent)? expected the range the values lie in, in the "
+        "expression's unit"]
+    assert _range_warnings(tmp_path, "level_now / 100 - 0.3", (-0.05, 0.1)) == []
+
+
 def test_a_red_flag_holding_on_every_night_of_one_series_is_a_warning(tmp_path: Path) -> None:
     """Trial 24: airquality, one city by the day, `wind_3d >= 0` with `effect: doubt`: every night's one candidate
     doubted, and check said ok (the judgment needed 3 candidates; a source of fewer is now judged on its

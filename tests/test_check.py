@@ -1505,6 +1505,27 @@ def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_i
                        "numeric column (list only numeric columns)"), problem
 
 
+def test_a_key_nested_in_a_json_object_is_named_with_the_query_that_reads_it(tmp_path: Path) -> None:
+    """Trial 35: JSON Lines holding the column inside an object (`{"attitudes": {"level": 5}}`, as an API nests
+    its fields) were told the key is in no record, its object listed among the keys with no word of what it held.
+    Now the line says where it is nested and the DuckDB `query` that reads it out, which reads it."""
+    import json
+
+    (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "attitudes": {"level": y - 1990}})
+                                              + "\n" for e in "ab" for y in range(2000, 2006)))
+    source = {"path": "n.jsonl", "grain": "year", "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem.endswith(
+        "lacks key(s) ['level'] in every record; it has ['attitudes', 'id', 'year']; 'level' is nested in "
+        "'attitudes' (`{\"attitudes\": {\"level\": ...}}`), and the source reads a record's top-level keys alone: "
+        "expected flat records, or `format: duckdb` with no `path` and `query: \"SELECT *, attitudes.level AS level "
+        "FROM read_json('n.jsonl')\"`"), problem
+    query = {**source, "path": None, "format": "duckdb",
+             "query": "SELECT *, attitudes.level AS level FROM read_json('n.jsonl')"}
+    assert _problems(_pack(tmp_path, {k: v for k, v in query.items() if v is not None}, _LEVELS),
+                     date(2006, 6, 30)) == []
+
+
 def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
     rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]

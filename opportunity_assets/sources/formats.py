@@ -436,6 +436,20 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     return rows.rejected
 
 
+def _nested_clause(path: Path, missing: list[str], nested: dict[str, str]) -> str:
+    """The end of a missing key's line when records hold it inside an object (`{"attitudes": {"imbgeco": 5}}`,
+    as an API nests its fields): where, and the DuckDB `query` that reads it out; empty otherwise (trial 35: the
+    key was said to be in no record, its object listed among the keys with no word of what it held)."""
+    found = [(key, nested[key]) for key in missing if key in nested]
+    if not found:
+        return ""
+    key, outer = found[0]
+    picked = ", ".join(f"{o}.{k} AS {k}" for k, o in found)
+    return (f"; {key!r} is nested in {outer!r} (`{{\"{outer}\": {{\"{key}\": ...}}}}`), and the source reads a "
+            f"record's top-level keys alone: expected flat records, or `format: duckdb` with no `path` and `query: "
+            f"\"SELECT *, {picked} FROM read_json('{path.name}')\"`")
+
+
 def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str],
            declared: Format | None, within: str, series: Sequence[str] = (),
            dated: Sequence[str] = ()) -> list[Rejected]:
@@ -450,6 +464,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     odd: list[tuple[int, list[str]]] = []  # (position, keys) of records with a key spelling a needed one otherwise
     together: set[tuple[str, str]] = set()
     spelling: dict[str, str | None] = {}  # each key's `spelt_as`, once
+    wanted, nested = set(needed), dict[str, str]()  # a needed key found inside an object: the key holding it
     for number, record in _json_records(path):
         if isinstance(record, ValueError):
             rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None,
@@ -459,6 +474,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
         seen.update(record.keys())
+        for key, value in record.items():
+            if isinstance(value, dict):
+                nested.update((inner, key) for inner in value if inner in wanted and inner not in nested)
         for key in record:
             if key not in spelling:
                 spelling[key] = spelt_as(key, needed)
@@ -476,7 +494,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         missing = [c for c in needed if c not in seen]
         if missing:
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
-                                    f"{sorted(seen)}", tuple(missing))
+                                    f"{sorted(seen)}{_nested_clause(path, missing, nested)}", tuple(missing))
     refused = {}
     for position, keys in odd:
         spelt = respelt(keys, needed, together)

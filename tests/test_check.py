@@ -2094,6 +2094,9 @@ def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path
     # trial 35: ISO's basic form, `20180301`, was told to drop the pattern, which the source does not read without
     ("20180301", "%Y-%m-%d", "(e.g. ['20180301', '20180401']): expected a strptime pattern its values parse with; "
                              "'%Y%m%d' parses them"),
+    # trial 35: the same exported as decimals (a column of numbers with a gap, as pandas writes it)
+    ("20180301.0", "%Y%m%d", "(e.g. ['20180301.0', '20180401.0']): expected a strptime pattern its values parse "
+                             "with; '%Y%m%d.0' parses them"),
 ])
 def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
                                                                         expected: str) -> None:
@@ -2101,7 +2104,8 @@ def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path:
     on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
     months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
                                                                            "2018-04-01 00:00:00"],
-              "2018Q1": ["2018Q1", "2018Q2"], "20180301": ["20180301", "20180401"]}[written]
+              "2018Q1": ["2018Q1", "2018Q2"], "20180301": ["20180301", "20180401"],
+              "20180301.0": ["20180301.0", "20180401.0"]}[written]
     rows = [[e, m, 5] for e in "ab" for m in months]
     events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
               "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}

@@ -479,7 +479,13 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
     values = [v.strip() for v in values if v.strip()]
     lead = _common_lead(values)
     tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q))] if lead.strip() else _PATTERNS
-    return [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
+    fits = [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
+    zeros = re.fullmatch(r".*\d(\.0+)", values[0]) if values and not fits else None
+    if zeros is not None and all(v.endswith(zeros[1]) for v in values):
+        # (trial 35: `19750103.0`, whole numbers a column with a gap exports as decimals, told strptime's directives)
+        whole = [v.removesuffix(zeros[1]) for v in values]
+        return [p + zeros[1] for p in fitting_patterns(whole) if "%" in p and p + zeros[1] not in given]
+    return fits
 
 
 def _common_lead(values: list[str]) -> str:

@@ -91,6 +91,16 @@ def test_a_packs_missing_value_texts_are_gaps_not_bad_cells(synthetic) -> None: 
     assert may["sales"].to_list() == [None] and may["inventory"].to_list() == [6.0]
 
 
+def test_a_missing_value_code_listed_as_a_number_is_read_as_its_text(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: a survey's codes for no answer written unquoted, `na_values: [NA, 77, -1]` (YAML reads them as
+    numbers), were refused as "key `source.na_values.1`: got 77; expected one name or text", once per code. A
+    number listed is now the text it is written as, and its cells are gaps, as quoted codes' are."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "77"}, (2014, 6): {"inventory": "-1"}})
+    pack = synthetic(rows, **{"source.na_values": ["NA", 77, -1]})
+    assert pack.source.na_values == ["NA", "77", "-1"]
+    assert read_snapshot(pack, AS_OF).quarantined.height == 0
+
+
 def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -> None:  # type: ignore[no-untyped-def]
     from opportunity_assets.sources.check import check_pack
 

@@ -592,6 +592,16 @@ class SourceSpec(_Spec):
                 return value[0]
         return value
 
+    @field_validator("na_values", mode="before")
+    @classmethod
+    def _codes_as_text(cls, value: Any) -> Any:
+        """A number listed unquoted as its text (`[-1, 77]`, a survey's codes for no answer, as YAML reads them),
+        compared with a cell's text as a quoted one is (trial 35: refused as "expected one name or text", once per
+        code)."""
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in value]
+        return value
+
     @field_validator("entity")
     @classmethod
     def _entity_named(cls, value: str | None) -> str | None:

@@ -180,6 +180,25 @@ def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> Non
         load_criteria(write_pack(tmp_path, TEXAS, **{"source.sheet": "txhousing"}))
 
 
+def test_a_workbook_named_as_another_workbook_is_read_and_one_cut_short_is_named_so(tmp_path: Path) -> None:
+    """Trial 35: an `.xlsx` saved under `.xls` (a rename, an old macro) was "fx.xls cannot be opened as a workbook
+    (CalamineError)", the reader's class name and no way on; it is read by its bytes now. An `.xlsx` cut short was
+    told it "looks like a ZIP archive (named .zip, the data file it holds is read)": now a workbook cut short."""
+    from opportunity_assets.sources.check import check_pack
+
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    (tmp_path / "x").mkdir()
+    book = _texas_workbook(tmp_path / "x" / "txhousing.xlsx")
+    renamed = book.rename(book.with_suffix(".xls"))
+    assert _scan(write_pack(tmp_path / "x", renamed, **{"source.sheet": "txhousing"})) == csv_scan
+    cut = tmp_path / "x" / "cut.xlsx"
+    cut.write_bytes(renamed.read_bytes()[:2000])
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", cut))).problems
+    assert problem.endswith(f"source file {cut} is named .xlsx but is not an Excel workbook: it looks like a "
+                            "workbook cut short (a ZIP archive whose end is missing: a download or copy that did not "
+                            "finish?): expected the whole file"), problem
+
+
 def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
     """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
     README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").

@@ -127,6 +127,10 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
+        if not zipfile.is_zipfile(path):  # its directory, at the end, is missing
+            part = _first_member(head).startswith(_WORKBOOK_PARTS)
+            return None, (f"{'a workbook' if part else 'a ZIP archive'} cut short (a ZIP archive whose end is "
+                          "missing: a download or copy that did not finish?): expected the whole file")
         return None, "a ZIP archive (named .zip, the data file it holds is read)"
     if head.startswith(b"\xd0\xcf\x11\xe0"):  # an OLE2 compound file: Excel 97-2003's .xls
         return "excel", "an Excel 97-2003 workbook"
@@ -146,6 +150,17 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return found, f"gzip-compressed {text}" if found else "gzip-compressed data"
     found, text = _text_kind(head)
     return found, text or "binary data of another format"
+
+
+_WORKBOOK_PARTS = ("[Content_Types].xml", "_rels/", "docProps/", "xl/", "mimetype", "META-INF/")
+"""The names a workbook's archive opens with (Excel's parts, OpenDocument's `mimetype`), the first member's name
+being readable in a file cut short (trial 35: an `.xlsx` cut short was told to be named `.zip`)."""
+
+
+def _first_member(head: bytes) -> str:
+    """The name of a ZIP archive's first member, from its local header (its length at byte 26, the name at 30)."""
+    size = int.from_bytes(head[26:28], "little") if len(head) >= 30 else 0
+    return head[30:30 + size].decode("utf-8", "replace")
 
 
 def _zipped(path: Path, members: tuple[str, ...]) -> bool:

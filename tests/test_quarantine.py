@@ -165,6 +165,24 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
         [150_000.5]
 
 
+def test_thousands_grouped_by_a_no_break_space_are_read_as_spaced(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: a French export groups thousands with a no-break space (`2 400,50`, U+202F; U+00A0 elsewhere):
+    every such cell was quarantined, check saying "not numbers; expected a numeric column (list only numeric
+    columns)" of a numeric column, and `thousands_separator: " "` read none of them. Both spaces are now the
+    space that key names, and check names the key for them."""
+    rows = [{k: str(v).replace(".", ",") if k in ("sales", "volume", "median", "listings", "inventory") else v
+             for k, v in row.items()} for row in month_rows("Big")]
+    for k, row in enumerate(rows):
+        one, other = ("\u202f", "\u00a0")[::1 if k % 2 else -1]
+        row["volume"] = f"22{one}500{other}000"
+    french = {"source.decimal_separator": ","}
+    problems = check_pack(synthetic(rows, **french), as_of=AS_OF).problems
+    assert any(p.startswith("key `source.thousands_separator`: not set; 'volume': ") and
+               p.endswith("expected `thousands_separator: ' '` to read them") for p in problems), problems
+    read = read_snapshot(synthetic(rows, **french, **{"source.thousands_separator": " "}), AS_OF)
+    assert read.quarantined.height == 0 and set(read.history["volume"].to_list()) == {22_500_000.0}
+
+
 def test_a_header_repeated_mid_file_is_quarantined_as_such(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 35: two exports concatenated repeat the header mid-file. Its line was read as a row of an entity called
     `city` (the id column's name) whose period did not parse, and check said so three ways: "period unparseable",

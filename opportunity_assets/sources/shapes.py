@@ -25,6 +25,7 @@ from opportunity_assets.sources.formats import quote_identifier as _q
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     ENTITY_JOINER,
+    NO_BREAK_SPACES,
     UNIX_SCALES,
     AggregateSpec,
     Condition,
@@ -66,6 +67,9 @@ def _number_text(src: SourceSpec, column: str) -> str:
         text = f"trim(replace({text}, {literal(dressing)}, ''))"
     if src.thousands_separator is not None:
         text = f"replace({text}, {literal(src.thousands_separator)}, '')"
+    if src.thousands_separator == " ":  # (a locale's no-break spaces are the space it names: trial 35)
+        for space in NO_BREAK_SPACES:
+            text = f"replace({text}, {literal(space)}, '')"
     if src.decimal_separator != ".":
         text = f"replace({text}, {literal(src.decimal_separator)}, '.')"
     return text

@@ -400,6 +400,11 @@ def _table_by_default(data: dict[str, Any]) -> str | None:
     return slug if re.match(_NAME, slug) else f"source_{slug}".rstrip("_")
 
 
+NO_BREAK_SPACES = ("\u00a0", "\u202f")
+"""The no-break spaces a locale groups thousands with (U+00A0, and U+202F in French exports: `2 400,50`), read as
+the space `thousands_separator: " "` names."""
+
+
 class SourceSpec(_Spec):
     table: str = Field(pattern=_NAME)
     """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to

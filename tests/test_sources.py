@@ -199,6 +199,22 @@ def test_a_workbook_named_as_another_workbook_is_read_and_one_cut_short_is_named
                             "finish?): expected the whole file"), problem
 
 
+def test_a_csv_whose_lines_end_in_empty_unnamed_columns_scans_as_the_csv_does(tmp_path: Path) -> None:
+    """Trial 35: a spreadsheet's export of a sheet with formatted empty columns ends every line, the header's too,
+    in `,,,`: the whole file was refused, "the header repeats column(s) ['']". Unnamed columns are none a pack
+    reads; the file is read as without them, by either reader (a malformed line sends it to the line reader)."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    lines = TEXAS.read_text().splitlines()
+    padded = tmp_path / "pad" / "tx.csv"
+    padded.parent.mkdir()
+    padded.write_text("".join(f"{line},,,\n" for line in lines))
+    assert _scan(write_pack(padded.parent, padded)) == csv_scan
+    padded.write_text("".join(f"{line},,,\n" for line in [*lines[:5], "Abilene,2000", *lines[5:]]))
+    refused = read_snapshot(load_criteria(write_pack(padded.parent, padded)), AS_OF,
+                            today=date(2026, 12, 1)).quarantined
+    assert refused.select("source_row", "reason").rows() == [(6, "5 fields, expected 12 (the header's)")]
+
+
 def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
     """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
     README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").

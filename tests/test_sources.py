@@ -215,6 +215,25 @@ def test_a_csv_whose_lines_end_in_empty_unnamed_columns_scans_as_the_csv_does(tm
     assert refused.select("source_row", "reason").rows() == [(6, "5 fields, expected 12 (the header's)")]
 
 
+def test_excels_delimiter_line_above_the_header_is_named(tmp_path: Path) -> None:
+    """Trial 35: an Excel export that names its delimiter opens with `sep=;` above the header: the file was told
+    it "lacks column(s) [...]; it has ['sep=', '']: is it the right file?", or, with the default comma, to set
+    `delimiter: ';'`, after which it lacked every column still. Either way the line is now named, with its fix."""
+    from opportunity_assets.sources.check import check_pack
+
+    text = TEXAS.read_text()
+    hinted = tmp_path / "sep" / "tx.csv"
+    hinted.parent.mkdir()
+    hinted.write_text("sep=;\n" + text.replace(",", ";"))
+    said = (f"source file {hinted} opens with 'sep=;', Excel's line naming the delimiter, above the header, which "
+            "no reader here takes: expected the file without that line (delete it), read with `delimiter: ';'`")
+    for changes in ({}, {"source.delimiter": ";"}):
+        (problem,) = check_pack(load_criteria(write_pack(hinted.parent, hinted, **changes))).problems
+        assert problem == f"key `source.path`: {said}", problem
+    hinted.write_text(text.replace(",", ";"))
+    assert _scan(write_pack(hinted.parent, hinted, **{"source.delimiter": ";"})) == _scan(write_pack(tmp_path, TEXAS))
+
+
 def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
     """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
     README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").

@@ -413,6 +413,11 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
+_SEP_HINT = re.compile(r"\s*sep=(.)\s*")
+"""Excel's first line naming a CSV's delimiter (`sep=;`), written above the header by an export that asks for it
+(trial 35: the file was told it lacks every column, "it has ['sep=', '']: is it the right file?")."""
+
+
 def csv_delimiter(path: Path, given: str | None) -> str:
     """The character between a CSV file's fields: the pack's `delimiter`, else a tab for `.tsv`, else a comma."""
     return given or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
@@ -435,6 +440,10 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
                                     f"its name ends {_extension(path) or 'without .gz'}: expected a name ending .gz "
                                     f"({path.name}.gz), which is read gzipped") from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
+    if any(c not in header for c in needed) and (hint := _SEP_HINT.fullmatch(delimiter.join(header))) is not None:
+        raise SourceFormatError(f"key `{within}.path`: source file {path} opens with {hint[0]!r}, Excel's line naming "
+                                "the delimiter, above the header, which no reader here takes: expected the file "
+                                f"without that line (delete it), read with `delimiter: {hint[1]!r}`")
     if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
         default = "" if given else f" (the default for {_extension(path) or 'a CSV file'})"
         raise SourceFormatError(f"key `{within}.delimiter`: got {delimiter!r}{default}; source file {path}: the header "

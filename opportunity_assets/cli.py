@@ -73,10 +73,12 @@ def _parser() -> argparse.ArgumentParser:
     archive = sub.add_parser("archive", parents=[common], help="query routed candidates")
     archive.add_argument("--as-of", type=_date, default=None)
     # a misspelt tag or section matched no row and said "nothing in the archive": refused as argparse refuses --every
-    archive.add_argument("--tag", default=None, choices=ARCHIVE_TAGS,
-                         help="data_gap, failed_verification or below_threshold")
-    archive.add_argument("--section", default=None, choices=BRIEF_SECTIONS,
-                         help="act_on_these or needs_your_judgment (brief sections)")
+    # a tag is the archive's, a section the brief's: both given, one was ignored (trial 35, as `--candidate` was)
+    routed = archive.add_mutually_exclusive_group()
+    routed.add_argument("--tag", default=None, choices=ARCHIVE_TAGS,
+                        help="data_gap, failed_verification or below_threshold")
+    routed.add_argument("--section", default=None, choices=BRIEF_SECTIONS,
+                        help="act_on_these or needs_your_judgment (brief sections)")
     archive.add_argument("--candidate", default=None)
     backtest = sub.add_parser("backtest", parents=[common], help="outcomes of past verdicts: by verdict and "
                               "verification, STRONG's hit rate, the verifier's lift, a plot")
@@ -205,7 +207,8 @@ def _command(args: argparse.Namespace) -> int:
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
             if args.section:
-                rows = store.section(pack.domain, args.section, as_of=args.as_of)
+                rows = store.section(pack.domain, args.section, as_of=args.as_of,
+                                     candidate=_candidate_id(args.candidate))
             else:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
                                      candidate=_candidate_id(args.candidate))

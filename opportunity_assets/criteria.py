@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
@@ -252,6 +253,9 @@ class Coverage(_Spec):
     """Share of the night's candidates that must have every required input (asset check)."""
 
 
+_AS_INT = TypeAdapter(int)
+"""An int field's own reading of a value (`"5"` and `5.0` are 5; `5.5` is refused)."""
+
 _MIN_CANDIDATES = 10
 """Candidates passing the hard filters below which the brief notes a thin night, unless the pack says otherwise."""
 
@@ -282,10 +286,17 @@ class Caps(_Spec):
     def _fewer_by_default(cls, data: Any) -> Any:
         """`min_candidates` left out is its default, 10, or `max_candidates` where that is fewer: trial 33's
         `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10", a key the pack never wrote
-        (below the floor, the brief only notes the night's few candidates)."""
+        (below the floor, the brief only notes the night's few candidates). `max_candidates` is read as its field
+        reads it: trial 35's quoted `"5"` was refused so still."""
         if isinstance(data, dict) and "min_candidates" not in data:
-            most = data.get("max_candidates")
-            if isinstance(most, int) and not isinstance(most, bool) and 1 <= most < _MIN_CANDIDATES:
+            raw = data.get("max_candidates")
+            try:
+                most = _AS_INT.validate_python(raw)
+            except ValidationError:
+                return data  # (the field says what is wrong with it)
+            if isinstance(raw, bool):
+                return data
+            if 1 <= most < _MIN_CANDIDATES:
                 return {**data, "min_candidates": most}
         return data
 

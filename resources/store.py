@@ -455,9 +455,12 @@ class ResultStore(dg.ConfigurableResource):
                                ("candidate_id = ?", candidate))
         return self.query(f"SELECT * FROM archive {where} ORDER BY as_of, candidate_id", params)
 
-    def section(self, domain: str, section: str, *, as_of: date | None = None) -> list[dict[str, Any]]:
-        """The candidates routed to a brief section (act_on_these, needs_your_judgment), best score first."""
-        where, params = _where(("r.domain = ?", domain), ("r.section_or_tag = ?", section), ("r.as_of = ?", as_of))
+    def section(self, domain: str, section: str, *, as_of: date | None = None,
+                candidate: str | None = None) -> list[dict[str, Any]]:
+        """The candidates routed to a brief section (act_on_these, needs_your_judgment), best score first; one
+        candidate's alone, by its id, when given."""
+        where, params = _where(("r.domain = ?", domain), ("r.section_or_tag = ?", section), ("r.as_of = ?", as_of),
+                               ("r.candidate_id = ?", candidate))
         return self.query("SELECT r.as_of, r.candidate_id, r.section_or_tag AS section, a.verdict, a.score, v.status "
                           "FROM routes r JOIN analyses a USING (domain, as_of, candidate_id) "
                           f"JOIN verifications v USING (domain, as_of, candidate_id) {where} "

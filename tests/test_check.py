@@ -213,6 +213,32 @@ def test_a_period_column_of_day_numbers_names_the_format_that_reads_them(tmp_pat
     assert "'%Y%m' parses them" in problem and "count of days" not in problem, problem
 
 
+def test_a_spreadsheets_serial_dates_are_named_with_the_format_that_reads_them(tmp_path: Path) -> None:
+    """Trial 35: a column of dates formatted as numbers in an xlsx (or saved so to CSV) holds Excel's serial dates,
+    `27397` for 1975-01-03. Without a pattern check offered `'days since 2020-02-29'`, which reads them as 2095;
+    with the file's old `'%Y%m%d'`, a strptime pattern; a third of them among date cells, `'%b-%Y'`. Each now names
+    `'days since 1899-12-30'`, which reads them (beside the ISO rows' pattern where the column is written both ways)."""
+    fridays = [date(1975, 1, 3) + timedelta(weeks=k) for k in range(8)]
+    serial = [(d - date(1899, 12, 30)).days for d in fridays]
+    named = ("'days since 1899-12-30' parses them: a spreadsheet's serial dates, Excel's and LibreOffice's day numbers "
+             f"({serial[0]} is 1975-01-03), as a column of dates formatted as numbers exports them")
+    rows = [["a", s, 5] for s in serial]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "week", "columns": ["level"], "publication_lag_days": 0}
+    for pattern in (None, "%Y%m%d"):
+        given = {"period_format": pattern} if pattern else {}
+        (problem,) = check_pack(_pack(tmp_path, {**source, **given}, _LEVELS), today=TODAY).problems
+        assert named in problem and "2020-02-29" not in problem, problem
+    read = _pack(tmp_path, {**source, "period_format": "days since 1899-12-30"}, _LEVELS)
+    assert check_pack(read, date(1975, 3, 2), today=TODAY).problems == []
+    assert read_snapshot(read, date(1975, 3, 2), today=TODAY).anchor_period == date(1975, 2, 17)  # 1975-W08
+    mixed = [["a", s if k % 2 else d.isoformat(), 5] for k, (s, d) in enumerate(zip(serial, fridays, strict=True))]
+    source["path"] = _csv(tmp_path / "m.csv", ["id", "date", "level"], mixed)
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), date(1975, 3, 2), today=TODAY).problems
+    assert any(named.split(" (")[0] in p and "`period_format: ['%Y-%m-%d', 'days since 1899-12-30']` reads both" in p
+               for p in problems), problems
+
+
 @pytest.mark.parametrize("pattern", [None, "decimal_year"])
 def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_path: Path,
                                                                           pattern: str | None) -> None:
@@ -1479,6 +1505,27 @@ def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_i
                        "numeric column (list only numeric columns)"), problem
 
 
+def test_a_key_nested_in_a_json_object_is_named_with_the_query_that_reads_it(tmp_path: Path) -> None:
+    """Trial 35: JSON Lines holding the column inside an object (`{"attitudes": {"level": 5}}`, as an API nests
+    its fields) were told the key is in no record, its object listed among the keys with no word of what it held.
+    Now the line says where it is nested and the DuckDB `query` that reads it out, which reads it."""
+    import json
+
+    (tmp_path / "n.jsonl").write_text("".join(json.dumps({"id": e, "year": y, "attitudes": {"level": y - 1990}})
+                                              + "\n" for e in "ab" for y in range(2000, 2006)))
+    source = {"path": "n.jsonl", "grain": "year", "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem.endswith(
+        "lacks key(s) ['level'] in every record; it has ['attitudes', 'id', 'year']; 'level' is nested in "
+        "'attitudes' (`{\"attitudes\": {\"level\": ...}}`), and the source reads a record's top-level keys alone: "
+        "expected flat records, or `format: duckdb` with no `path` and `query: \"SELECT *, attitudes.level AS level "
+        "FROM read_json('n.jsonl')\"`"), problem
+    query = {**source, "path": None, "format": "duckdb",
+             "query": "SELECT *, attitudes.level AS level FROM read_json('n.jsonl')"}
+    assert _problems(_pack(tmp_path, {k: v for k, v in query.items() if v is not None}, _LEVELS),
+                     date(2006, 6, 30)) == []
+
+
 def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
     rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
@@ -1874,6 +1921,21 @@ def test_a_formula_range_whose_near_end_lies_far_beyond_every_value_is_a_warning
     assert warned(60, 1000) == [] and warned(200, 1000) == []  # less than 5 times the values, within its width
 
 
+def test_a_formula_range_every_value_lies_outside_on_both_sides_is_a_warning(tmp_path: Path) -> None:
+    """Trial 35: a 9-week momentum times 100 (-4.28, +0.30, -0.32) scored over `range: [-0.05, 0.05]` gave the one
+    currency above the range all the component's points and the others none, a MARGINAL 62.4 a STRONG 90.6, and
+    check said ok: the values lay on both sides, so no rule judging one end fired, and half of them were less than
+    10 times further from zero than its ends. Every value outside on both sides, half by its width or more, is now
+    a warning naming the key; a range some values lie within is not."""
+    assert _range_warnings(tmp_path, "level_now / 100 - 0.3", (-0.02, 0.02)) == [
+        "key `formula.components.0.range`: got [-0.02, 0.02]; every candidate's value lies within [-0.23, 0.17], "
+        "outside it on both sides, none within (3 below its low end, 2 above its high end), 4 of 5 by its width or "
+        "more, so each gets none or all of its points and it ranks them by the side they lie on alone: is the range "
+        "in another unit than the expression (a share for a percent)? expected the range the values lie in, in the "
+        "expression's unit"]
+    assert _range_warnings(tmp_path, "level_now / 100 - 0.3", (-0.05, 0.1)) == []
+
+
 def test_a_red_flag_holding_on_every_night_of_one_series_is_a_warning(tmp_path: Path) -> None:
     """Trial 24: airquality, one city by the day, `wind_3d >= 0` with `effect: doubt`: every night's one candidate
     doubted, and check said ok (the judgment needed 3 candidates; a source of fewer is now judged on its
@@ -2029,6 +2091,12 @@ def test_values_at_a_ranges_zero_end_are_a_quiet_night_not_another_unit(tmp_path
     # trial 22: samplonomy's quarters given '%Y' were told the strptime directives, none of which reads a quarter
     ("2018Q1", "%Y", "(e.g. ['2018Q1', '2018Q2']): expected no `period_format`: they are quarters (2015Q3, 2015 Q3, "
                      "2015-Q3 or Q3 2015), read as such without one (strptime has no quarter directive)"),
+    # trial 35: ISO's basic form, `20180301`, was told to drop the pattern, which the source does not read without
+    ("20180301", "%Y-%m-%d", "(e.g. ['20180301', '20180401']): expected a strptime pattern its values parse with; "
+                             "'%Y%m%d' parses them"),
+    # trial 35: the same exported as decimals (a column of numbers with a gap, as pandas writes it)
+    ("20180301.0", "%Y%m%d", "(e.g. ['20180301.0', '20180401.0']): expected a strptime pattern its values parse "
+                             "with; '%Y%m%d.0' parses them"),
 ])
 def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path: Path, written: str, pattern: str,
                                                                         expected: str) -> None:
@@ -2036,7 +2104,8 @@ def test_a_period_format_no_value_parses_with_shows_them_and_what_does(tmp_path:
     on or before 2026-12-01 ... (e.g. '%b-%Y' for Mar-2018)": neither the values nor a pattern that reads them."""
     months = {"Mar-2018": ["Mar-2018", "Apr-2018"], "2018-03-01 00:00:00": ["2018-03-01 00:00:00",
                                                                            "2018-04-01 00:00:00"],
-              "2018Q1": ["2018Q1", "2018Q2"]}[written]
+              "2018Q1": ["2018Q1", "2018Q2"], "20180301": ["20180301", "20180401"],
+              "20180301.0": ["20180301.0", "20180401.0"]}[written]
     rows = [[e, m, 5] for e in "ab" for m in months]
     events = {"path": _csv(tmp_path / "m.csv", ["id", "when", "level"], rows), "shape": "events",
               "period_column": "when", "period_format": pattern, "aggregates": {"level": {"agg": "count"}}}
@@ -2572,8 +2641,8 @@ def test_an_entity_renamed_mid_history_by_a_space_is_a_warning_naming_the_key(tm
                                                          ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
             for y in years]
     assert _entity_id_warnings(tmp_path, rows) == [
-        "key `source.entity_id`: got 'id'; 1 entity key differs from another only in spaces, punctuation or case, "
-        "its rows beginning after the other's end (e.g. 'Viet Nam' to 2005, 'Vietnam' from 2006): each read "
+        "key `source.entity_id`: got 'id'; 1 entity key differs from another only in spaces, punctuation, case or "
+        "accents, its rows beginning after the other's end (e.g. 'Viet Nam' to 2005, 'Vietnam' from 2006): each read "
         "as an entity of its own with part of the history, no window reaching across the change: expected one "
         "spelling in the source (a DuckDB `query` can `replace` one with the other), if each is one entity "
         "renamed"]
@@ -3271,10 +3340,26 @@ def test_an_entity_spelt_two_ways_in_the_same_periods_is_a_warning_naming_the_ke
                                                          ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
             for y in years]
     assert _entity_id_warnings(tmp_path, rows) == [
-        "key `source.entity_id`: got 'id'; 1 pair of entity keys differs only in spaces, punctuation or case, their "
-        "rows in the same years (e.g. 'Bake Shop' in 2000 to 2010, 'Bakeshop' in 2010): each read as an "
-        "entity of its own with part of the rows: expected one spelling in the source (a DuckDB `query` can "
+        "key `source.entity_id`: got 'id'; 1 pair of entity keys differs only in spaces, punctuation, case or "
+        "accents, their rows in the same years (e.g. 'Bake Shop' in 2000 to 2010, 'Bakeshop' in 2010): each read as "
+        "an entity of its own with part of the rows: expected one spelling in the source (a DuckDB `query` can "
         "`replace` one with the other), if each pair is one entity"]
+
+
+def test_an_entity_spelt_with_and_without_its_accents_is_a_warning_naming_the_key(tmp_path: Path) -> None:
+    """Trial 35: a survey's regions written `Agder og Sør-Østlandet` and, in rows an export had stripped of accents,
+    `Agder og Sor-Ostlandet`, in the same months, read as two regions with check's ok: their ids differ (`ø` is no
+    letter an id keeps) and only spaces, punctuation and case were compared. Letters Unicode decomposes (`é`) and
+    those it does not (`ø`) both fold to the letter an export writes; `Orebro` beside `Örebro` is one too."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("Sør-Østlandet", range(2000, 2011)),
+                                                         ("Sor-Ostlandet", range(2008, 2011)),
+                                                         ("Örebro", range(2000, 2006)), ("Orebro", range(2006, 2011)),
+                                                         ("Laos", range(2000, 2011)), ("Lao", range(2000, 2011)))
+            for y in years]
+    warnings = _entity_id_warnings(tmp_path, rows)
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings] == [
+        "'Örebro' to 2005, 'Orebro' from 2006", "'Sør-Østlandet' in 2000 to 2010, 'Sor-Ostlandet' in 2008 to 2010"], \
+        warnings
 
 
 def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:

@@ -72,6 +72,19 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert captured.out == ""
     assert captured.err == "opportunity: nothing in the archive of texas_housing for candidate nowhere, as of " \
         "2009-12-31\n"
+    # trial 35: `--section` with `--candidate` listed the whole section, the candidate ignored; with `--tag`, the tag
+    listed = [json.loads(line) for section in ("act_on_these", "needs_your_judgment")
+              if main(["archive", "--as-of", "2009-12-31", "--section", section, *_args(tmp_path)]) == 0
+              for line in capsys.readouterr().out.splitlines()]
+    assert len(listed) > 1
+    one = listed[-1]
+    assert main(["archive", "--as-of", "2009-12-31", "--section", one["section"], "--candidate",
+                 one["candidate_id"].upper(), *_args(tmp_path)]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [one]
+    with pytest.raises(SystemExit):
+        main(["archive", "--section", one["section"], "--tag", "data_gap", *_args(tmp_path)])
+    assert capsys.readouterr().err == "opportunity archive: error: argument --tag: not allowed with argument " \
+        "--section\n"
 
 
 def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,

@@ -303,6 +303,10 @@ def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path:
     assert (pack.caps.max_candidates, pack.caps.min_candidates) == (2, 2)
     assert "key `caps.min_candidates`: got 5; expected at most max_candidates (2)" in _error(
         tmp_path, caps={**caps, "min_candidates": 5})
+    # trial 35: a cap written as YAML text or a decimal, as the field reads it, lowers the floor too
+    for written in ("5", 5.0):
+        pack = _load(tmp_path, caps={**caps, "max_candidates": written})
+        assert (pack.caps.max_candidates, pack.caps.min_candidates) == (5, 5)
 
 
 def test_a_section_item_written_as_a_name_is_told_its_keys(tmp_path: Path) -> None:

@@ -51,6 +51,25 @@ def test_parse_rejects_what_is_not_arithmetic(text: str, fragment: str) -> None:
     assert fragment in str(exc.value)
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ("growth > 5%", "`5%` holds a percent sign, which no expression reads (the number alone: 0.05 for a share, 5 for "
+                    "a value in percent)"),
+    ("growth * 100 %", "`100 %` holds a percent sign, which no expression reads (the number alone: 1 for a share, "
+                       "100 for a value in percent)"),
+    ("$price > 10", "`$` is a currency sign, which no expression reads (numbers and metric names alone)"),
+    ("price > €10", "`€` is a currency sign, which no expression reads (numbers and metric names alone)"),
+    ("growth = 0", "`=` compares nothing (a comparison is `>`, `>=`, `<` or `<=`)"),
+    ("growth > (0.1", "not an arithmetic expression ('(' was never closed at character 10)"),
+])
+def test_text_python_does_not_parse_is_told_its_cause(text: str, said: str) -> None:
+    """Trial 35: `momentum > 5%`, `momentum * 100%`, `$momentum > 0.05` and `momentum = 0.05` were each "not an
+    arithmetic expression (invalid syntax)", Python's words, naming no cause: a unit sign is named with the number
+    it means, `=` with the comparisons there are, and anything else with where it stops parsing."""
+    with pytest.raises(ExpressionError) as exc:
+        parse(text)
+    assert str(exc.value) == said
+
+
 @pytest.mark.parametrize(("text", "operator"), [("a ** 2", "**"), ("a % b", "%"), ("a == b", "=="),
                                                 ("a // b", "//"), ("not a", "not")])
 def test_rejected_operator_is_named_in_the_message(text: str, operator: str) -> None:

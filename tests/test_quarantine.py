@@ -7,6 +7,7 @@ from datetime import date
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.candidates.quarantine import by_entity, short_reason, summary_line
+from opportunity_assets.check.pack import check_pack
 from opportunity_assets.records import FilterResult
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows
@@ -90,9 +91,17 @@ def test_a_packs_missing_value_texts_are_gaps_not_bad_cells(synthetic) -> None: 
     assert may["sales"].to_list() == [None] and may["inventory"].to_list() == [6.0]
 
 
-def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -> None:  # type: ignore[no-untyped-def]
-    from opportunity_assets.check.pack import check_pack
+def test_a_missing_value_code_listed_as_a_number_is_read_as_its_text(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: a survey's codes for no answer written unquoted, `na_values: [NA, 77, -1]` (YAML reads them as
+    numbers), were refused as "key `source.na_values.1`: got 77; expected one name or text", once per code. A
+    number listed is now the text it is written as, and its cells are gaps, as quoted codes' are."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": "77"}, (2014, 6): {"inventory": "-1"}})
+    pack = synthetic(rows, **{"source.na_values": ["NA", 77, -1]})
+    assert pack.source.na_values == ["NA", "77", "-1"]
+    assert read_snapshot(pack, AS_OF).quarantined.height == 0
 
+
+def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -> None:  # type: ignore[no-untyped-def]
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "N/A"}, (2014, 6): {"sales": "N/A"},
                                         (2014, 7): {"inventory": "-"}})
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
@@ -103,8 +112,6 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
 def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 12: `NaN` (numpy's missing number) parses as a number that is not finite, so check's hint for the
     texts of a missing number passed it over; `na_values: [NaN]` makes it a gap."""
-    from opportunity_assets.check.pack import check_pack
-
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "NaN"}, (2014, 6): {"inventory": "NaN"}})
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
     assert "cells written 'NaN' (2) are quarantined as not numbers: if they mean a missing number, list them in " \
@@ -117,8 +124,6 @@ def test_check_names_a_few_cells_of_text_in_a_numeric_column(synthetic) -> None:
     were quarantined with no line naming a cell: check's only hints were for `N/A`-like texts and grouped numbers,
     and its one for a currency sign came when most cells carried one. Each column's such cells are now a fact, with
     the dress where it is one; the texts of a missing number keep their own fact, and no line of this kind."""
-    from opportunity_assets.check.pack import check_pack
-
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "$120"}, (2014, 6): {"sales": "$130"},
                                         (2014, 7): {"listings": "900 homes"}, (2014, 8): {"inventory": "N/A"}})
     facts = check_pack(synthetic(rows), as_of=AS_OF).facts
@@ -135,8 +140,6 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     rows = month_rows("Big", overrides={(2014, 5): {"sales": "1,234", "volume": "1,234,000"}})
     plain = read_snapshot(synthetic(rows), AS_OF)
     assert plain.quarantined.height == 1  # by default a comma is no part of a number
-    from opportunity_assets.check.pack import check_pack
-
     assert "cells such as '1,234' are quarantined as not numbers: if the source groups thousands or writes a " \
            "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`" in \
         check_pack(synthetic(rows), as_of=AS_OF).facts
@@ -152,3 +155,44 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     may = read.history.filter(read.history["period"] == date(2014, 5, 1))
     assert read.quarantined.height == 0 and may["inventory"].to_list() == [6.5] and may["median"].to_list() == \
         [150_000.5]
+
+
+def test_thousands_grouped_by_a_no_break_space_are_read_as_spaced(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: a French export groups thousands with a no-break space (`2 400,50`, U+202F; U+00A0 elsewhere):
+    every such cell was quarantined, check saying "not numbers; expected a numeric column (list only numeric
+    columns)" of a numeric column, and `thousands_separator: " "` read none of them. Both spaces are now the
+    space that key names, and check names the key for them."""
+    rows = [{k: str(v).replace(".", ",") if k in ("sales", "volume", "median", "listings", "inventory") else v
+             for k, v in row.items()} for row in month_rows("Big")]
+    for k, row in enumerate(rows):
+        one, other = ("\u202f", "\u00a0")[::1 if k % 2 else -1]
+        row["volume"] = f"22{one}500{other}000"
+    french = {"source.decimal_separator": ","}
+    problems = check_pack(synthetic(rows, **french), as_of=AS_OF).problems
+    assert any(p.startswith("key `source.thousands_separator`: not set; 'volume': ") and
+               p.endswith("expected `thousands_separator: ' '` to read them") for p in problems), problems
+    read = read_snapshot(synthetic(rows, **french, **{"source.thousands_separator": " "}), AS_OF)
+    assert read.quarantined.height == 0 and set(read.history["volume"].to_list()) == {22_500_000.0}
+
+
+def test_a_header_repeated_mid_file_is_quarantined_as_such(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 35: two exports concatenated repeat the header mid-file. Its line was read as a row of an entity called
+    `city` (the id column's name) whose period did not parse, and check said so three ways: "period unparseable",
+    "1 quarantined row has no period (source row 38 of 'city'): its entity's metrics are unknown on every night" and
+    "1 row of `source.year_column` 'year' is written otherwise than the rest (e.g. 'year')". Now the line is
+    quarantined as the header again, of no entity, and every real row is read as before."""
+    rows = month_rows("Big") + month_rows("Small", sales=40.0)
+    pack = synthetic(rows)
+    read = read_snapshot(pack, AS_OF).history.height
+    text = pack.path_of(pack.source).read_text()
+    header, *lines = text.splitlines()
+    pack.path_of(pack.source).write_text("\n".join([header, *lines[:36], header, *lines[36:]]) + "\n")
+    snapshot = read_snapshot(pack, AS_OF)
+    quarantined = snapshot.quarantined.to_dicts()
+    assert [(q["source_row"], q["entity_id"], q["reason"]) for q in quarantined] == [
+        (38, None, "header repeated mid-file (two exports joined?): its line holds the columns' names")]
+    assert snapshot.history.height == read
+    report = check_pack(pack, AS_OF)
+    assert report.problems == []
+    said = [f for f in report.facts if "quarantined" in f or "written otherwise" in f][1:]  # (after the counts)
+    assert said == ["quarantined for: header repeated mid-file (1: source row 38)"], said

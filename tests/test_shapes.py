@@ -2146,6 +2146,10 @@ def test_a_time_zone_reads_every_moment_by_that_zones_days_whatever_the_format(t
                             "time)"),
     ("America/Chicgo", "(did you mean 'America/Chicago'?)"),
     ("Melborne", "(did you mean 'Australia/Melbourne'?)"),
+    # trial 35: two letters swapped in a short city's name were told "no zone is named after 'Olso'"
+    ("Europe/Olso", "key `source.time_zone`: got 'Europe/Olso'; expected an IANA time zone name, 'Australia/Melbourne' "
+                    "or 'UTC' (did you mean 'Europe/Oslo'?)"),
+    ("Europe/Prais", "(did you mean 'Europe/Paris'?)"),
 ])
 def test_an_unknown_time_zone_is_refused_at_load_naming_the_closest(tmp_path: Path, zone: str, said: str) -> None:
     with pytest.raises(CriteriaError) as refused:

@@ -181,6 +181,60 @@ def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> Non
         load_criteria(write_pack(tmp_path, TEXAS, **{"source.sheet": "txhousing"}))
 
 
+def test_a_workbook_named_as_another_workbook_is_read_and_one_cut_short_is_named_so(tmp_path: Path) -> None:
+    """Trial 35: an `.xlsx` saved under `.xls` (a rename, an old macro) was "fx.xls cannot be opened as a workbook
+    (CalamineError)", the reader's class name and no way on; it is read by its bytes now. An `.xlsx` cut short was
+    told it "looks like a ZIP archive (named .zip, the data file it holds is read)": now a workbook cut short."""
+    from opportunity_assets.check.pack import check_pack
+
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    (tmp_path / "x").mkdir()
+    book = _texas_workbook(tmp_path / "x" / "txhousing.xlsx")
+    renamed = book.rename(book.with_suffix(".xls"))
+    assert _scan(write_pack(tmp_path / "x", renamed, **{"source.sheet": "txhousing"})) == csv_scan
+    cut = tmp_path / "x" / "cut.xlsx"
+    cut.write_bytes(renamed.read_bytes()[:2000])
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", cut))).problems
+    assert problem.endswith(f"source file {cut} is named .xlsx but is not an Excel workbook: it looks like a "
+                            "workbook cut short (a ZIP archive whose end is missing: a download or copy that did not "
+                            "finish?): expected the whole file"), problem
+
+
+def test_a_csv_whose_lines_end_in_empty_unnamed_columns_scans_as_the_csv_does(tmp_path: Path) -> None:
+    """Trial 35: a spreadsheet's export of a sheet with formatted empty columns ends every line, the header's too,
+    in `,,,`: the whole file was refused, "the header repeats column(s) ['']". Unnamed columns are none a pack
+    reads; the file is read as without them, by either reader (a malformed line sends it to the line reader)."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    lines = TEXAS.read_text().splitlines()
+    padded = tmp_path / "pad" / "tx.csv"
+    padded.parent.mkdir()
+    padded.write_text("".join(f"{line},,,\n" for line in lines))
+    assert _scan(write_pack(padded.parent, padded)) == csv_scan
+    padded.write_text("".join(f"{line},,,\n" for line in [*lines[:5], "Abilene,2000", *lines[5:]]))
+    refused = read_snapshot(load_criteria(write_pack(padded.parent, padded)), AS_OF,
+                            today=date(2026, 12, 1)).quarantined
+    assert refused.select("source_row", "reason").rows() == [(6, "5 fields, expected 12 (the header's)")]
+
+
+def test_excels_delimiter_line_above_the_header_is_named(tmp_path: Path) -> None:
+    """Trial 35: an Excel export that names its delimiter opens with `sep=;` above the header: the file was told
+    it "lacks column(s) [...]; it has ['sep=', '']: is it the right file?", or, with the default comma, to set
+    `delimiter: ';'`, after which it lacked every column still. Either way the line is now named, with its fix."""
+    from opportunity_assets.check.pack import check_pack
+
+    text = TEXAS.read_text()
+    hinted = tmp_path / "sep" / "tx.csv"
+    hinted.parent.mkdir()
+    hinted.write_text("sep=;\n" + text.replace(",", ";"))
+    said = (f"source file {hinted} opens with 'sep=;', Excel's line naming the delimiter, above the header, which "
+            "no reader here takes: expected the file without that line (delete it), read with `delimiter: ';'`")
+    for changes in ({}, {"source.delimiter": ";"}):
+        (problem,) = check_pack(load_criteria(write_pack(hinted.parent, hinted, **changes))).problems
+        assert problem == f"key `source.path`: {said}", problem
+    hinted.write_text(text.replace(",", ";"))
+    assert _scan(write_pack(hinted.parent, hinted, **{"source.delimiter": ";"})) == _scan(write_pack(tmp_path, TEXAS))
+
+
 def test_a_semicolon_csv_with_decimal_commas_scans_as_the_csv_does(tmp_path: Path) -> None:
     """Trial 4: a spreadsheet's export where the decimal comma is written (`0,5861`) separates fields with `;`; the
     README offered `decimal_separator: ","` but no way to read such a file ("a .csv must be comma-separated").

@@ -292,6 +292,21 @@ def _beyond(low: float, high: float, values: list[float]) -> str | None:
     return None
 
 
+def _straddled(low: float, high: float, values: list[float]) -> str | None:
+    """Where every value lies outside a range on both sides, half of them by its width or more, in words; None
+    otherwise, and where `ranges_in_another_unit` says so (half of them 10 times further from zero than its ends).
+    Trial 35: a momentum times 100 (-4.28, +0.30, -0.32) scored over `[-0.05, 0.05]` gave one currency all the
+    component's points and the others none, and check said ok (`_beyond` judges one side)."""
+    below, above = sum(1 for v in values if v < low), sum(1 for v in values if v > high)
+    far = sum(1 for v in values if v < low - (high - low) or v > high + (high - low))
+    typical, end = float(np.median([abs(v) for v in values])), max(abs(low), abs(high))
+    if not below or not above or below + above < len(values) or 2 * far < len(values) or \
+            (end > 0 and typical >= 10 * end):
+        return None
+    return (f"outside it on both sides, none within ({below} below its low end, {above} above its high end), "
+            f"{far} of {len(values)} by its width or more")
+
+
 def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a formula range beyond whose one end every candidate going on (at least `ENOUGH`) lies out of reach
     (`_beyond`), but by less than `ranges_in_another_unit`'s 10 widths: `range: [50, 70]` over ratings out of 10,
@@ -308,6 +323,13 @@ def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str =
             continue
         low, high = component.range
         width, least, greatest = high - low, min(values), max(values)
+        if (straddled := _straddled(low, high, values)) is not None:
+            warnings.append(
+                f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {whose} value lies within "
+                f"[{significant(least)}, {significant(greatest)}], {straddled}, so each gets none or all of its "
+                "points and it ranks them by the side they lie on alone: is the range in another unit than the "
+                "expression (a share for a percent)? expected the range the values lie in, in the expression's unit")
+            continue
         side = _beyond(low, high, values)
         if side is None or max(low - greatest, least - high) >= 10 * width:
             continue  # (within reach, or so far beyond it that `ranges_in_another_unit` says so)

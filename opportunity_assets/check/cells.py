@@ -15,14 +15,15 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check.periods import UNPARSED_PERIODS
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import NO_BREAK_SPACES, SourceSpec
 
 MOSTLY_TEXT = 0.5
 """A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
 date column): a problem, not a quarantine."""
 
-_GROUPED = re.compile(r"^-?\d{1,3}([,. ']\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
-"""A number written with thousands grouped (1,234; 1.234,5) or a decimal comma (4,5)."""
+_GROUPED = re.compile(r"^-?\d{1,3}([,. '\u00a0\u202f]\d{3})+([.,]\d+)?$|^-?\d+,\d+$")
+"""A number written with thousands grouped (1,234; 1.234,5; 1 234,5 with a no-break space) or a decimal comma
+(4,5)."""
 
 MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
 """Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
@@ -151,9 +152,11 @@ def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], t
     elif dotted:
         key, value, wanted = "thousands_separator", spec.thousands_separator, \
             'thousands_separator: "." with decimal_separator: ","'
-    else:
+    else:  # (a no-break space, as a French or Swiss export groups thousands, is read as a space: trial 35)
         mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
-        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}"
+        mark = " " if mark in NO_BREAK_SPACES else mark
+        comma = ' with decimal_separator: ","' if mark != "," and re.search(r",\d+$", example) else ""
+        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}{comma}"
     said = "not set" if value is None else f"got {value!r}"
     return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} {counted} not "
             f"numbers, written as {example!r}: expected `{wanted}` to read them")

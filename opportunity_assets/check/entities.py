@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import unicodedata
 from collections import Counter
 from datetime import date
 from typing import Any
@@ -247,8 +248,8 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
 
 
 def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
-    """A warning: entity keys that differ only in spaces, punctuation or case, yet not in their candidate ids (which
-    read `Viet Nam` and `Vietnam` apart; `AUSTIN` and `Austin` share one, and the scan says so), the rows of one
+    """A warning: entity keys that differ only in spaces, punctuation, case or accents, yet not in their candidate ids
+    (which read `Viet Nam` and `Vietnam` apart; `AUSTIN` and `Austin` share one, and the scan says so), the rows of one
     ending before the other's begin: one entity renamed mid-history, read as two, each with part of its history, so
     no window reaches across the rename (trial 26: UN migrant stocks writing `Viet Nam` to 2005, `Vietnam` after)."""
     groups = _spellings(history)
@@ -261,13 +262,13 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     label, src = pack.grain.label, pack.source
     differ = "entity key differs" if len(renamed) == 1 else "entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {len(renamed)} {differ} from another only in spaces, "
-            f"punctuation or case, its rows beginning after the other's end (e.g. {old!r} to "
+            f"punctuation, case or accents, its rows beginning after the other's end (e.g. {old!r} to "
             f"{label(last)}, {new!r} from {label(first)}): {_read_as_two('spelling')}"]
 
 
 def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
-    """A warning: entity keys that differ only in spaces, punctuation or case, yet not in their candidate ids, whose
-    rows share periods (one ending after the other begins, so not `ids_renamed`'s rename): one entity spelt two
+    """A warning: entity keys that differ only in spaces, punctuation, case or accents, yet not in their candidate ids,
+    whose rows share periods (one ending after the other begins, so not `ids_renamed`'s rename): one entity spelt two
     ways at once, read as two, each with part of its rows (trial 30: restaurant inspections writing `MCDONALD'S`
     and `MCDONALDS`, `FIRE ISLAND RUSTIC BAKE SHOP` and `... BAKESHOP`, in the same years; check said ok)."""
     groups = _spellings(history)
@@ -283,8 +284,8 @@ def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
         return pack.grain.label(a) if a == b else f"{pack.grain.label(a)} to {pack.grain.label(b)}"
 
     pairs = "1 pair of entity keys differs" if len(both) == 1 else f"{len(both)} pairs of entity keys differ"
-    return [f"key `source.entity_id`: got {src.entity_id!r}; {pairs} only in spaces, punctuation or case, their "
-            f"rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first, last)}, {other!r} in "
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {pairs} only in spaces, punctuation, case or accents, "
+            f"their rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first, last)}, {other!r} in "
             f"{label(first_other, last_other)}): each read as an entity of its own with part of the "
             "rows: expected one spelling in the source (a DuckDB `query` can `replace` one with the other), if "
             "each pair is one entity"]
@@ -412,8 +413,8 @@ def _read_as_two(written: str) -> str:
 
 
 def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:
-    """The entity keys of `history` by their spelling without spaces, punctuation and case (`_spelt`), each with
-    its rows' first and last period: (first, last, key)."""
+    """The entity keys of `history` by their spelling without spaces, punctuation, case and accents (`_spelt`), each
+    with its rows' first and last period: (first, last, key)."""
     if history.is_empty():
         return {}
     spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),
@@ -426,8 +427,16 @@ def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]
 
 
 def _spelt(key: str) -> str:
-    """A key without its spaces, punctuation and case (what `ids_renamed` compares)."""
-    return re.sub(r"[\W_]+", "", str(key).lower())
+    """A key without its spaces, punctuation, case and accents (what `ids_renamed` compares): an export that lost
+    its accents writes `Sor-Ostlandet` for `Sør-Østlandet`, one region read as two (trial 35: check said ok)."""
+    folded = unicodedata.normalize("NFKD", str(key).lower().translate(_UNACCENTED))
+    return re.sub(r"[\W_]+", "", "".join(c for c in folded if not unicodedata.combining(c)))
+
+
+_UNACCENTED = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "ł": "l", "þ": "th",
+                             "ı": "i"})
+"""Letters Unicode does not decompose into a base letter and an accent, as an export that drops accents writes
+them (`ø` as `o`)."""
 
 
 def _clustered(sizes: list[float]) -> bool:

@@ -350,12 +350,21 @@ def _years_as_numbers(values: list[str]) -> bool:
 
 
 def _iso(value: str) -> bool:
-    """Whether a period as written is an ISO date or timestamp (`2018-03-01`, `2013-01-01T06:00:00Z`)."""
+    """Whether a period as written is an ISO date or timestamp the source reads without a pattern (`2018-03-01`,
+    `2013-01-01T06:00:00Z`): ISO's extended form only, as DuckDB casts it; Python also takes the basic form,
+    `19750103`, which the source does not read (trial 35: `'%Y-%m-%d'` over it was told to drop the pattern, and
+    without one that its values are not dates)."""
+    if _ISO_EXTENDED.match(value.strip()) is None:
+        return False
     try:
         datetime.fromisoformat(value.strip())
     except ValueError:
         return False
     return True
+
+
+_ISO_EXTENDED = re.compile(r"\d{4}-\d{2}-\d{2}(?![\d])")
+"""The start of an ISO date in the extended form, year, month and day apart (`1975-01-03`, not `19750103`)."""
 
 
 _ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(?P<seconds>:\d{2})?"
@@ -392,10 +401,16 @@ def both_ways(pack: CriteriaPack, column: str) -> list[str]:
     return iso_patterns(parsed)
 
 
+SERIAL_DAYS = "days since 1899-12-30"
+"""The `period_format` reading a spreadsheet's serial dates: Excel counts 1900-01-01 as day 1 and a 29 February 1900
+no calendar has, so every date from March 1900 on is that many days since 1899-12-30 (LibreOffice's day 0)."""
+
+
 _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M",
              "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%y", "%d/%m/%y", "%m/%d/%y %H:%M", "%d/%m/%y %H:%M",
              "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m", "%m/%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M:%S",
-             "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", "%Y%m%d", "%Y%m%d%H%M%S",
+             "%d.%m.%Y %H:%M", "%d.%m.%y", "%Y.%m.%d", "%m-%d-%Y", "%d-%m-%Y", "%m-%Y", SERIAL_DAYS, "%Y%m%d",
+             "%Y%m%d%H%M%S",
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
              "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
@@ -404,6 +419,19 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
 API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`; an ISO week written week first, `W26 1987`, is read
 only by a pattern (the year first, `1987 W26`, is read without one)."""
+
+
+def _serial_day(value: str) -> datetime | None:
+    """The moment a spreadsheet's serial date names (`SERIAL_DAYS`), for one of 1920 to 2099 as written (7306 to
+    73050, a fraction being the time of day), or None: a count of a study's days (4, 107) or a row's number is none,
+    and `%Y%m` would read `27397` as July 2739."""
+    if not re.fullmatch(r"\d{4,5}(\.\d+)?", value.strip()) or not _SERIAL_SPAN[0] <= float(value) <= _SERIAL_SPAN[1]:
+        return None
+    return datetime(1899, 12, 30) + timedelta(days=float(value))
+
+
+_SERIAL_SPAN = (7306, 73050)
+"""The serial dates of 1920-01-01 and 2099-12-31, the span a column of them is suggested for."""
 
 
 _UNIT_NAMES = {1: "seconds", 10**3: "milliseconds", 10**6: "microseconds", 10**9: "nanoseconds"}
@@ -440,6 +468,8 @@ def _parses(value: str, pattern: str) -> bool:
         return unix_time(value, UNIX_SCALES[pattern]) is not None
     if pattern == DECIMAL_YEAR:
         return bool(_DECIMAL_YEAR.match(value.strip()) or re.fullmatch(r"(1[89]|2\d)\d\d", value.strip()))
+    if pattern == SERIAL_DAYS:
+        return _serial_day(value) is not None
     if (counted := since(pattern)) is not None:
         return _counted(value, counted) is not None
     if "%V" in pattern and "%u" not in pattern:  # Python reads an ISO week only with its day, as DuckDB does not
@@ -457,7 +487,13 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
     values = [v.strip() for v in values if v.strip()]
     lead = _common_lead(values)
     tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q))] if lead.strip() else _PATTERNS
-    return [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
+    fits = [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
+    zeros = re.fullmatch(r".*\d(\.0+)", values[0]) if values and not fits else None
+    if zeros is not None and all(v.endswith(zeros[1]) for v in values):
+        # (trial 35: `19750103.0`, whole numbers a column with a gap exports as decimals, told strptime's directives)
+        whole = [v.removesuffix(zeros[1]) for v in values]
+        return [p + zeros[1] for p in fitting_patterns(whole) if "%" in p and p + zeros[1] not in given]
+    return fits
 
 
 def _common_lead(values: list[str]) -> str:
@@ -590,6 +626,10 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     fits = fitting_patterns(values, given)
     if not fits:
         return ""
+    if fits[0] == SERIAL_DAYS:  # (trial 35: Excel's day numbers were told a strptime pattern, or day 0 2020-02-29)
+        first = next(v.strip() for v in values if v.strip())
+        return (f"; '{SERIAL_DAYS}' parses them: a spreadsheet's serial dates, Excel's and LibreOffice's day numbers "
+                f"({first} is {_serial_day(first):%Y-%m-%d}), as a column of dates formatted as numbers exports them")
     if is_unix(fits[0]):
         first, per_second = next(v.strip() for v in values if v.strip()), UNIX_SCALES[fits[0]]
         return (f"; '{fits[0]}' parses them: Unix time, {_UNIT_NAMES[per_second]} since 1970-01-01 UTC ({first} is "

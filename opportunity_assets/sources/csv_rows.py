@@ -136,7 +136,9 @@ def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
                                                       strict=True))]
     except csv.Error as exc:
         raise CsvHeaderError(f"the header does not parse ({exc})") from None
-    duplicates = sorted({h for h in header if header.count(h) > 1})
+    # (empty names are no columns a pack reads: a spreadsheet's export of formatted empty columns ends each line
+    # in `;;;`, trial 35's whole file refused as "the header repeats column(s) ['']")
+    duplicates = sorted({h for h in header if h and header.count(h) > 1})
     if duplicates:
         raise CsvHeaderError(f"the header repeats column(s) {duplicates}")
     return header

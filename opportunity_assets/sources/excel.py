@@ -82,10 +82,19 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
 
 
 def _workbook(path: Path) -> CalamineWorkbook:
+    """The workbook, read by its extension's reader, else by what its bytes are: a workbook saved under another
+    workbook's extension (an `.xlsx` named `.xls`, as a rename or an old macro does) is read (trial 35: it was
+    "cannot be opened as a workbook (CalamineError)", the reader's own class name and no way on)."""
     try:
         return CalamineWorkbook.from_path(str(path))
-    except (CalamineError, OSError, ValueError) as exc:
-        raise WorkbookError(f"{path.name} cannot be opened as a workbook ({type(exc).__name__})") from None
+    except (CalamineError, OSError, ValueError):
+        pass
+    try:
+        with path.open("rb") as handle:
+            return CalamineWorkbook.from_filelike(handle)
+    except (CalamineError, OSError, ValueError):
+        raise WorkbookError(f"{path.name} cannot be opened as a workbook, by its extension or by its bytes: a "
+                            "file cut short, or another format named as a workbook?") from None
 
 
 def _text(cell: object) -> str | None:

@@ -97,6 +97,10 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
+        if not zipfile.is_zipfile(path):  # its directory, at the end, is missing
+            part = _first_member(head).startswith(_WORKBOOK_PARTS)
+            return None, (f"{'a workbook' if part else 'a ZIP archive'} cut short (a ZIP archive whose end is "
+                          "missing: a download or copy that did not finish?): expected the whole file")
         return None, "a ZIP archive (named .zip, the data file it holds is read)"
     if head.startswith(b"\xd0\xcf\x11\xe0"):  # an OLE2 compound file: Excel 97-2003's .xls
         return "excel", "an Excel 97-2003 workbook"
@@ -116,6 +120,17 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return found, f"gzip-compressed {text}" if found else "gzip-compressed data"
     found, text = _text_kind(head)
     return found, text or "binary data of another format"
+
+
+_WORKBOOK_PARTS = ("[Content_Types].xml", "_rels/", "docProps/", "xl/", "mimetype", "META-INF/")
+"""The names a workbook's archive opens with (Excel's parts, OpenDocument's `mimetype`), the first member's name
+being readable in a file cut short (trial 35: an `.xlsx` cut short was told to be named `.zip`)."""
+
+
+def _first_member(head: bytes) -> str:
+    """The name of a ZIP archive's first member, from its local header (its length at byte 26, the name at 30)."""
+    size = int.from_bytes(head[26:28], "little") if len(head) >= 30 else 0
+    return head[30:30 + size].decode("utf-8", "replace")
 
 
 def _zipped(path: Path, members: tuple[str, ...]) -> bool:
@@ -358,6 +373,11 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     return True
 
 
+_SEP_HINT = re.compile(r"\s*sep=(.)\s*")
+"""Excel's first line naming a CSV's delimiter (`sep=;`), written above the header by an export that asks for it
+(trial 35: the file was told it lacks every column, "it has ['sep=', '']: is it the right file?")."""
+
+
 def csv_delimiter(path: Path, given: str | None) -> str:
     """The character between a CSV file's fields: the pack's `delimiter`, else a tab for `.tsv`, else a comma."""
     return given or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
@@ -380,6 +400,10 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
                                     f"its name ends {suffix_of(path) or 'without .gz'}: expected a name ending .gz "
                                     f"({path.name}.gz), which is read gzipped") from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
+    if any(c not in header for c in needed) and (hint := _SEP_HINT.fullmatch(delimiter.join(header))) is not None:
+        raise SourceFormatError(f"key `{within}.path`: source file {path} opens with {hint[0]!r}, Excel's line naming "
+                                "the delimiter, above the header, which no reader here takes: expected the file "
+                                f"without that line (delete it), read with `delimiter: {hint[1]!r}`")
     if len(header) == 1 and (other := next((d for d in ",;\t|" if d in header[0] and d != delimiter), None)):
         default = "" if given else f" (the default for {suffix_of(path) or 'a CSV file'})"
         raise SourceFormatError(f"key `{within}.delimiter`: got {delimiter!r}{default}; source file {path}: the header "
@@ -396,6 +420,20 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     return rows.rejected
 
 
+def _nested_clause(path: Path, missing: list[str], nested: dict[str, str]) -> str:
+    """The end of a missing key's line when records hold it inside an object (`{"attitudes": {"imbgeco": 5}}`,
+    as an API nests its fields): where, and the DuckDB `query` that reads it out; empty otherwise (trial 35: the
+    key was said to be in no record, its object listed among the keys with no word of what it held)."""
+    found = [(key, nested[key]) for key in missing if key in nested]
+    if not found:
+        return ""
+    key, outer = found[0]
+    picked = ", ".join(f"{o}.{k} AS {k}" for k, o in found)
+    return (f"; {key!r} is nested in {outer!r} (`{{\"{outer}\": {{\"{key}\": ...}}}}`), and the source reads a "
+            f"record's top-level keys alone: expected flat records, or `format: duckdb` with no `path` and `query: "
+            f"\"SELECT *, {picked} FROM read_json('{path.name}')\"`")
+
+
 def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str],
            declared: Format | None, within: str, series: Sequence[str] = (),
            dated: Sequence[str] = ()) -> list[Rejected]:
@@ -410,6 +448,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     odd: list[tuple[int, list[str]]] = []  # (position, keys) of records with a key spelling a needed one otherwise
     together: set[tuple[str, str]] = set()
     spelling: dict[str, str | None] = {}  # each key's `spelt_as`, once
+    wanted, nested = set(needed), dict[str, str]()  # a needed key found inside an object: the key holding it
     for number, record in _json_records(path):
         if isinstance(record, ValueError):
             rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None,
@@ -419,6 +458,9 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
         seen.update(record.keys())
+        for key, value in record.items():
+            if isinstance(value, dict):
+                nested.update((inner, key) for inner in value if inner in wanted and inner not in nested)
         for key in record:
             if key not in spelling:
                 spelling[key] = spelt_as(key, needed)
@@ -436,7 +478,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         missing = [c for c in needed if c not in seen]
         if missing:
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
-                                    f"{sorted(seen)}", tuple(missing))
+                                    f"{sorted(seen)}{_nested_clause(path, missing, nested)}", tuple(missing))
     refused = {}
     for position, keys in odd:
         spelt = respelt(keys, needed, together)

@@ -25,6 +25,7 @@ from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import (
     DECIMAL_YEAR,
     ENTITY_JOINER,
+    NO_BREAK_SPACES,
     UNIX_SCALES,
     AggregateSpec,
     Condition,
@@ -66,6 +67,9 @@ def _number_text(src: SourceSpec, column: str) -> str:
         text = f"trim(replace({text}, {literal(dressing)}, ''))"
     if src.thousands_separator is not None:
         text = f"replace({text}, {literal(src.thousands_separator)}, '')"
+    if src.thousands_separator == " ":  # (a locale's no-break spaces are the space it names: trial 35)
+        for space in NO_BREAK_SPACES:
+            text = f"replace({text}, {literal(space)}, '')"
     if src.decimal_separator != ".":
         text = f"replace({text}, {literal(src.decimal_separator)}, '.')"
     return text
@@ -666,8 +670,12 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
             WHEN r.{PUBLISHED} > {TODAY}
                 THEN {literal(f'published after today: {src.published_column} ')} || strftime(r.{PUBLISHED},
                      '%Y-%m-%d') || ' has not come yet (today ' || strftime({TODAY}, '%Y-%m-%d') || ')'"""
+    header = _header_again_sql(src)
+    # (the header's line is no entity's: none called `region` whose rows have no period)
+    rows = "r.*" if header is None else f"r.* REPLACE (CASE WHEN {header} THEN NULL ELSE r.{ENTITY} END AS {ENTITY})"
+    again = "" if header is None else f"\n            WHEN {header} THEN {literal(HEADER_AGAIN)}"
     return f"""
-    SELECT r.*{restored}, CASE
+    SELECT {rows}{restored}, CASE{again}
             WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + ', '.join(src.entity_columns) + ')')}
             WHEN {too_long} > {MAX_NAME}
                 THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
@@ -682,6 +690,21 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
     -- left the row unseen on every night with no word), is refused whatever the night
     WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY}
                             {later})"""
+
+
+HEADER_AGAIN = "header repeated mid-file (two exports joined?): its line holds the columns' names"
+"""The reason a line repeating the header is quarantined with, as two exports concatenated write it mid-file."""
+
+
+def _header_again_sql(src: SourceSpec) -> str | None:
+    """SQL true for a row of `typed` whose id and date cells hold their own columns' names: the header again,
+    mid-file (trial 35: two exports concatenated read as a row of an entity called 'region' with no period, said
+    three ways); None for a source with no id column (one `entity`, `wide` by entity)."""
+    if not src.entity_columns:
+        return None
+    names = literal(ENTITY_JOINER.join(src.entity_columns))
+    return " AND ".join([f"r.{ENTITY} = {slug_sql(names) if isinstance(src, JoinSpec) else names}",
+                         *(f"trim(CAST(r.{_as_written(c)} AS VARCHAR)) = {literal(c)}" for c in src.dated_columns)])
 
 
 def seen_sql(src: SourceSpec, judged: str) -> str:

@@ -90,7 +90,7 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
 
 def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
            ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The night's anchor, metrics, history and quarantine, over the typed rows `_source_connection` made: the rows
+    """The night's anchor, metrics, history and quarantine, over the typed rows `connection.opened` made: the rows
     judged (a view each: one pass over the typed rows, with the rare duplicated keys found first), the panel `hist`
     over them, then one SELECT per result, each with its own column names (a metric may share a
     column's name). A panel of rows is a view too (a table would hold the rows a second time); a panel of

@@ -400,6 +400,11 @@ def _table_by_default(data: dict[str, Any]) -> str | None:
     return slug if re.match(_NAME, slug) else f"source_{slug}".rstrip("_")
 
 
+NO_BREAK_SPACES = ("\u00a0", "\u202f")
+"""The no-break spaces a locale groups thousands with (U+00A0, and U+202F in French exports: `2 400,50`), read as
+the space `thousands_separator: " "` names."""
+
+
 class SourceSpec(_Spec):
     table: str = Field(pattern=_NAME)
     """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to
@@ -590,6 +595,16 @@ class SourceSpec(_Spec):
                 raise _problem(str(info.field_name), value, _SEVERAL[str(info.field_name)])
             if len(value) == 1:
                 return value[0]
+        return value
+
+    @field_validator("na_values", mode="before")
+    @classmethod
+    def _codes_as_text(cls, value: Any) -> Any:
+        """A number listed unquoted as its text (`[-1, 77]`, a survey's codes for no answer, as YAML reads them),
+        compared with a cell's text as a quoted one is (trial 35: refused as "expected one name or text", once per
+        code)."""
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in value]
         return value
 
     @field_validator("entity")
@@ -1120,8 +1135,17 @@ def _closest_zone(written: str, zones: frozenset[str]) -> str | None:
     region, _, city = written.rpartition("/")
     cities = {z.rpartition("/")[2]: z for z in sorted(zones, reverse=True)
               if not region or z.rpartition("/")[0].casefold() == region.casefold()}
-    close = difflib.get_close_matches(city, sorted(cities), n=1, cutoff=0.8)
+    swapped = [c for c in sorted(cities) if _one_swap(city, c)]  # (trial 35: 'Europe/Olso', a ratio of 0.75)
+    close = swapped or difflib.get_close_matches(city, sorted(cities), n=1, cutoff=0.8)
     return cities[close[0]] if close else None
+
+
+def _one_swap(written: str, name: str) -> bool:
+    """Whether `written` is `name` with two neighbouring letters swapped, case aside (`Olso` for `Oslo`): a slip
+    of the keys, which in a short name leaves too few letters in place for a likeness cutoff to see it."""
+    a, b = written.casefold(), name.casefold()
+    apart = [i for i in range(len(a)) if len(a) == len(b) and a[i] != b[i]]
+    return len(apart) == 2 and apart[1] == apart[0] + 1 and (a[apart[0]], a[apart[1]]) == (b[apart[1]], b[apart[0]])
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

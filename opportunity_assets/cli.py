@@ -270,7 +270,9 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
     is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
     spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
-    unreachable store URL is one line too, before any night starts."""
+    unreachable store URL is one line too, before any night starts, and so is a night of the pack's domain that
+    another pack made there (`another_packs_night`)."""
+    from opportunity_assets.candidates.step import another_packs_night
     from opportunity_assets.sources.check import check_pack
 
     checked = check_pack(pack, as_of, with_facts=False)
@@ -280,6 +282,8 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     for warning in checked.warnings:
         print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
+    if foreign := another_packs_night(store.night(pack.domain, as_of), pack):
+        raise ValueError(f"{pack.domain}, night {as_of}: {foreign}")
 
 
 def _candidate_id(asked: str | None) -> str | None:

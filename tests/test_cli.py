@@ -285,3 +285,25 @@ def test_backtest_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys
     assert lines[2].startswith("2001-06-30  ran")
     assert "dagster" not in out.out + out.err and "Traceback" not in out.err
 
+
+def test_a_pack_of_another_source_under_the_same_domain_does_not_replace_its_nights(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 36: a pack copied as a template, its `domain` not renamed, reading another file by another key, ran
+    the night another pack had stored in the shared store and replaced it, silently (1,778 schools became 2 causes
+    of death). Now the night stops in one line naming `domain`, and the stored night stays."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    other = tmp_path / "towns.csv"
+    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
+    pack = write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("opportunity: texas_housing, night 2009-12-31: key `domain`: got 'texas_housing'; the "
+                           "store already holds this domain's night 2009-12-31, made by a pack reading 'txhousing' ("
+                           "../txhousing.csv) by 'city', and this pack reads 'txhousing' ("), line
+    assert line.endswith("towns.csv) by 'town': the night would replace the other pack's: expected a `domain` of "
+                         "this pack's own (each pack sharing a store needs one)"), line
+    assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *_args(tmp_path)]) == 0
+    assert capsys.readouterr().out  # the first pack's night, as it was
+    edited = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"caps.max_candidates": 20})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(edited), *_args(tmp_path)]) == 0  # an edit

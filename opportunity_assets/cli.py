@@ -210,9 +210,12 @@ def _command(args: argparse.Namespace) -> int:
             for row in rows:
                 print(json.dumps(row, default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
+                if unknown := _unknown_to_the_store(store, pack.domain, args.as_of, args.candidate):
+                    raise ValueError(unknown)
                 asked = ", ".join(f"{k} {v}" for k, v in (("section", args.section), ("tag", args.tag),
                                                           ("candidate", args.candidate), ("as of", args.as_of)) if v)
-                print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else ""),
+                print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else "")
+                      + _routed_instead(store, pack.domain, args.as_of, args.candidate, args.section),
                       file=sys.stderr)
         elif args.command == "backtest":
             from opportunity_assets.outcomes.logic import report_markdown
@@ -292,6 +295,43 @@ def _candidate_id(asked: str | None) -> str | None:
     from opportunity_assets.sources.shapes import entity_slug
 
     return None if asked is None else entity_slug(asked)
+
+
+def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate: str | None) -> str | None:
+    """An `archive` night or candidate the store has never seen, said as `judge` says it: trial 36's `--as-of` of
+    no stored night and `--candidate diarrhoea` (for `diarrhaea`) were "nothing in the archive", exit 0, the words
+    of a night that archived none."""
+    if as_of is not None and store.night(domain, as_of) is None:
+        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(as_of - CAST(? AS DATE)), "
+                              "as_of LIMIT 3", [domain, as_of])
+        return (f"--as-of {as_of}: no night of {domain} is stored on it: "
+                + (f"nights stored nearby: {', '.join(str(r['as_of']) for r in nearest)}" if nearest
+                   else "the store holds no night of this domain"))
+    if candidate is None:
+        return None
+    scanned = [r["candidate_id"] for r in store.query(
+        "SELECT DISTINCT candidate_id FROM candidates WHERE domain = ?" + (" AND as_of = ?" if as_of else "")
+        + " ORDER BY candidate_id", [domain, as_of] if as_of else [domain])]
+    if _candidate_id(candidate) in scanned:
+        return None
+    close = difflib.get_close_matches(_candidate_id(candidate) or "", scanned, n=3)
+    return (f"--candidate {candidate}: no candidate of {domain} by that id was scanned "
+            + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
+                                                                    else ""))
+
+
+def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:
+    """Where a `--candidate` that is in no archive row went instead: a brief section (`--section` lists those), on
+    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere)."""
+    if candidate is None or section is not None:
+        return ""
+    where, params = "domain = ? AND candidate_id = ?", [domain, _candidate_id(candidate)]
+    if as_of is not None:
+        where, params = where + " AND as_of = ?", [*params, as_of.isoformat()]
+    routed = store.query(f"SELECT section_or_tag, min(as_of) AS first, count(*) AS nights FROM routes WHERE {where} "
+                         "AND destination = 'brief' GROUP BY section_or_tag ORDER BY section_or_tag", params)
+    return "".join(f"; it went to {r['section_or_tag']} on {r['nights']} night(s) from {r['first']} (`--section "
+                   f"{r['section_or_tag']}` lists them)" for r in routed)
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

@@ -67,11 +67,28 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     shown = rows[0]["name"].upper()
     assert main(["archive", "--as-of", "2009-12-31", "--candidate", shown, *_args(tmp_path)]) == 0
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == rows[:1]
-    assert main(["archive", "--as-of", "2009-12-31", "--candidate", "nowhere", *_args(tmp_path)]) == 0
+    assert main(["archive", "--as-of", "2009-12-31", "--section", "act_on_these", *_args(tmp_path)]) == 0
+    acted = json.loads(capsys.readouterr().out.splitlines()[0])["candidate_id"]
+    assert main(["archive", "--as-of", "2009-12-31", "--candidate", acted, *_args(tmp_path)]) == 0
     captured = capsys.readouterr()  # nothing found: said on stderr, stdout stays (empty) JSON Lines
     assert captured.out == ""
-    assert captured.err == "opportunity: nothing in the archive of texas_housing for candidate nowhere, as of " \
-        "2009-12-31\n"
+    assert captured.err == f"opportunity: nothing in the archive of texas_housing for candidate {acted}, as of " \
+        "2009-12-31; it went to act_on_these on 1 night(s) from 2009-12-31 (`--section act_on_these` lists them)\n"
+
+
+def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothing_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 36: `archive --as-of` a night not stored and `--candidate diarrhoea` (the store's `diarrhaea`) said
+    "nothing in the archive", exit 0, the words of a night that archived none. Each is refused now, as `judge`
+    refuses them, with the nights stored nearby or the ids meant."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["archive", "--as-of", "2009-12-30", *_args(tmp_path)]) == 2
+    assert capsys.readouterr().err == "opportunity: --as-of 2009-12-30: no night of texas_housing is stored on it: " \
+        "nights stored nearby: 2009-12-31\n"
+    assert main(["archive", "--candidate", "austn", *_args(tmp_path)]) == 2
+    assert capsys.readouterr().err == "opportunity: --candidate austn: no candidate of texas_housing by that id was " \
+        "scanned on any stored night; did you mean austin, houston?\n"
 
 
 def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -324,3 +326,29 @@ def test_a_pack_of_another_source_under_the_same_domain_does_not_replace_its_nig
     assert capsys.readouterr().out  # the first pack's night, as it was
     edited = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"caps.max_candidates": 20})
     assert main(["run", "--as-of", "2009-12-31", "--criteria", str(edited), *_args(tmp_path)]) == 0  # an edit
+
+
+def test_a_backfill_whose_source_breaks_mid_range_exits_1_saying_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 36: the source file replaced by a broken one while a backfill ran: the nights after it were each
+    "skipped: key `source.path`: ...", and the backfill exited 0, an unattended run's log reading as fine. An early
+    night short of history is skipped as before; one skipped after a night ran is a source broken mid-range:
+    exit 1, said on stderr, the nights that ran stored."""
+    from opportunity_assets.sources import check
+
+    real = check.check_pack
+
+    def broken_on_one_night(pack: Any, as_of: Any = None, **kwargs: Any) -> Any:
+        checked = real(pack, as_of, **kwargs)
+        if str(as_of) != "2009-11-30":
+            return checked
+        return dataclasses.replace(checked, problems=["key `source.path`: source file tx.csv is empty"])
+
+    monkeypatch.setattr(check, "check_pack", broken_on_one_night)
+    assert main(["backfill", "--start", "2009-09-01", "--end", "2009-12-31", *_args(tmp_path)]) == 1
+    out = capsys.readouterr()
+    lines = out.out.strip().splitlines()
+    assert [line.split("  ")[:2][0] for line in lines] == ["2009-09-30", "2009-10-31", "2009-11-30", "2009-12-31"]
+    assert lines[2] == "2009-11-30  skipped: key `source.path`: source file tx.csv is empty"
+    assert out.err.strip().splitlines()[-1] == "opportunity: 1 night(s) skipped after 2009-09-30 had run, from " \
+        "2009-11-30 (each line says why): the source broke mid-range?"

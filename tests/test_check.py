@@ -1300,6 +1300,27 @@ def test_listed_values_no_row_holds_are_named_with_the_columns_values(tmp_path: 
            "(it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night'])" in lacking.facts
 
 
+def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(tmp_path: Path) -> None:
+    """Trial 36: a weekend share `in: [Sat, Sunday]` over a column writing `Sun` was said as a fact, exit 0: the
+    share counted Saturdays only. A value that is the column's value written in full (or cut short: `Feb` for
+    `February`) is spelt otherwise, a problem with the value meant; a category the data lacks stays a fact."""
+    rows = [[e, f"2018-0{m}-1{d}", day, 10] for e in "ab" for m in (3, 4) for d, day in enumerate(
+        ["Sat", "Sun", "Mon", "Tue"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "day", "price"], rows)
+
+    def check(values: list[str]) -> Any:
+        source = {"path": name, "shape": "events", "period_column": "when",
+                  "aggregates": {"level": {"agg": "count"}, "weekend": {"agg": "share", "where": [
+                      {"column": "day", "in": values}]}}}
+        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+    assert check(["Sat", "Sunday"]).problems == [
+        "key `source.aggregates.weekend.where.0.in`: got ['Sat', 'Sunday']; 'Sunday' matches no row of 'day' (did you "
+        "mean 'Sun' for 'Sunday'? values are compared as trimmed text, case and all): it holds e.g. ['Mon', 'Sat', "
+        "'Sun', 'Tue']: expected the values as the column writes them"]
+    assert check(["Sat", "Holiday"]).problems == []
+
+
 def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
         tmp_path: Path) -> None:
     """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A

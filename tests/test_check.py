@@ -1665,6 +1665,27 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     assert report.warnings == []
 
 
+def test_a_share_bound_over_percents_refusing_only_those_near_zero_is_a_warning(tmp_path: Path) -> None:
+    """Trial 36: `lunch_now >= 0.3` (30% written as a share) over shares on free lunch from 0 to 100: it refused the
+    48 schools at 0 or under 0.3 and passed 1,697, and check said ok: one value near zero spared it the judgment
+    that every value lies far beyond the bound."""
+    levels = [0, 0.2, *range(10, 100, 5)]
+    rows = [[f"e{k}", y, level] for k, level in enumerate(levels) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "poor", "metric": "level_now", "op": ">=", "value": 0.3}]
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, hard_filters=filters)
+    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `hard_filters.0.value`: got 0.3; every candidate's level_now lies within [0, 95], 90% or more of them 10 "
+        "times or more beyond it, so the filter refuses only 2 of 20: is the bound in another unit than the metric "
+        "(a share for a percent, 0.3 for 30)? expected a bound in the metric's unit"]
+    filters = [{"name": "poor", "metric": "level_now", "op": ">=", "value": 30}]
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, hard_filters=filters)
+    assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).warnings == []
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_every_candidate_is_a_problem(tmp_path: Path) -> None:
     """Trial 8: `internet_share >= 50` (a percent) on internet users per head (0.002 to 0.95): every country with a
     value failed, the night analyzed only those with none (UNCLEAR), and check said ok ("27 pass the hard
@@ -1786,6 +1807,21 @@ def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: P
     metrics["level_raw"] = {"agg": "last", "column": "level"}
     report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
     assert report.warnings == []
+
+
+def test_a_share_metric_of_percents_with_a_few_near_zero_is_a_warning(tmp_path: Path) -> None:
+    """Trial 36: shares on free lunch in percent (0 to 100) under `unit: share`: the act-on list read "9777% on
+    free lunch", and check said ok, the few schools at 0 sparing the judgment that every value lies beyond 1."""
+    levels = [0, 0.5, *range(10, 100, 5)]
+    rows = [[f"e{k}", y, level] for k, level in enumerate(levels) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `metrics.level_now.unit`: got 'share'; 18 of the 20 candidates' level_now lie beyond 1 (within [0, 95]), "
+        "and a share is a fraction of 1 that the brief writes as a percent (47.5 as 4,750%): expected the unit of its "
+        "values (`usd`, `count`, `number`; a column in percent is `number`)"]
 
 
 def test_a_whole_unit_metric_whose_values_are_fractions_of_one_is_a_warning(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import polars as pl
 import pytest
 
@@ -2681,6 +2682,24 @@ def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_n
     rows += [[f"z{i}", y, 9.0 + (i + y) % 3] for i in range(60) for y in range(2000, 2011)
              if i > 0 or y < 2006]
     rows += [["z-new", y, 10.0] for y in range(2006, 2011)]
+    assert _entity_id_warnings(tmp_path, rows) == []
+
+
+def test_many_keys_ending_and_beginning_are_no_renames_by_coincidence(tmp_path: Path) -> None:
+    """Trial 36: `where: [{column: lunch, op: ">", value: 10}]` over 1,778 schools' yearly rows ended some schools'
+    rows and began others' (a year of no lunch share dropped), and check warned "5 entity keys begin where another's
+    rows end, its figures continuing the other's (e.g. '320' to 1996, '827' from 1997: math4 100 then 20, ...)":
+    coincidences among hundreds of keys tried, each judged as if it were the only one. Judged against how many were
+    tried, a real rename (one key, a figure few others share) is still named."""
+    rng = np.random.default_rng(36)
+
+    def steady(key: str, years: range) -> list[list[Any]]:  # a level of its own, moving by about 1 a year
+        level = float(rng.uniform(10, 1000))
+        return [[key, y, round(level + float(rng.normal(0, 1)), 1)] for y in years]
+
+    rows = [r for i in range(400) for r in steady(f"s{i}", range(2000, 2011))]
+    rows += [r for i in range(80) for r in steady(f"old{i}", range(2000, 2006))]
+    rows += [r for i in range(80) for r in steady(f"new{i}", range(2006, 2011))]
     assert _entity_id_warnings(tmp_path, rows) == []
 
 

@@ -1465,7 +1465,8 @@ def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
     if not report.flagged_capped:
         return []
     flagged = report.flagged_past_cap + report.flagged_capped
-    counts = (f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
+    counts = (f"{report.flagged_past_cap} go{'es' if report.flagged_past_cap == 1 else ''} on flagged, "
+              f"{report.flagged_capped} {'is' if report.flagged_capped == 1 else 'are'} capped (max_flagged="
               f"{pack.caps.flagged_bound})")
     why = Counter(e["why"] for e in report.quarantined_entities).most_common(1)
     if not why:  # no row refused: each is flagged for a gap in the cap order's metric alone (an NA in the source)

@@ -179,14 +179,18 @@ def _command(args: argparse.Namespace) -> int:
                 _require_checked(pack, store, dates[-1])
             from opportunity_assets.check.pack import check_pack
 
+            ran: list[date] = []
+            broken: list[date] = []
             for as_of in dates:
                 # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
                 if problems := check_pack(pack, as_of, with_facts=False).problems:
                     print(f"{as_of}  skipped: {problems[0]}", flush=True)
+                    broken += [as_of] if ran else []
                     continue
                 nights.run_night(defs, instance, as_of)
+                ran.append(as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
-            return _report_failed_channels(store, pack.domain, dates)
+            return max(_report_failed_channels(store, pack.domain, dates), _report_broken_nights(broken, ran))
         elif args.command == "check":
             from opportunity_assets.check.pack import check_pack
 
@@ -215,9 +219,12 @@ def _command(args: argparse.Namespace) -> int:
             for row in rows:
                 print(json.dumps(row, default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
+                if unknown := _unknown_to_the_store(store, pack.domain, args.as_of, args.candidate):
+                    raise ValueError(unknown)
                 asked = ", ".join(f"{k} {v}" for k, v in (("section", args.section), ("tag", args.tag),
                                                           ("candidate", args.candidate), ("as of", args.as_of)) if v)
-                print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else ""),
+                print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else "")
+                      + _routed_instead(store, pack.domain, args.as_of, args.candidate, args.section),
                       file=sys.stderr)
         elif args.command == "backtest":
             from opportunity_assets.outcomes.logic import report_markdown
@@ -275,7 +282,9 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
     is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
     spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
-    unreachable store URL is one line too, before any night starts."""
+    unreachable store URL is one line too, before any night starts, and so is a night of the pack's domain that
+    another pack made there (`another_packs_night`)."""
+    from opportunity_assets.candidates.step import another_packs_night
     from opportunity_assets.check.pack import check_pack
 
     checked = check_pack(pack, as_of, with_facts=False)
@@ -285,6 +294,8 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     for warning in checked.warnings:
         print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
+    if foreign := another_packs_night(store.night(pack.domain, as_of), pack):
+        raise ValueError(f"{pack.domain}, night {as_of}: {foreign}")
 
 
 def _candidate_id(asked: str | None) -> str | None:
@@ -293,6 +304,54 @@ def _candidate_id(asked: str | None) -> str | None:
     from opportunity_assets.sources.shapes import entity_slug
 
     return None if asked is None else entity_slug(asked)
+
+
+def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate: str | None) -> str | None:
+    """An `archive` night or candidate the store has never seen, said as `judge` says it: trial 36's `--as-of` of
+    no stored night and `--candidate diarrhoea` (for `diarrhaea`) were "nothing in the archive", exit 0, the words
+    of a night that archived none."""
+    if as_of is not None and store.night(domain, as_of) is None:
+        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(as_of - CAST(? AS DATE)), "
+                              "as_of LIMIT 3", [domain, as_of])
+        return (f"--as-of {as_of}: no night of {domain} is stored on it: "
+                + (f"nights stored nearby: {', '.join(str(r['as_of']) for r in nearest)}" if nearest
+                   else "the store holds no night of this domain"))
+    if candidate is None:
+        return None
+    scanned = [r["candidate_id"] for r in store.query(
+        "SELECT DISTINCT candidate_id FROM candidates WHERE domain = ?" + (" AND as_of = ?" if as_of else "")
+        + " ORDER BY candidate_id", [domain, as_of] if as_of else [domain])]
+    if _candidate_id(candidate) in scanned:
+        return None
+    close = difflib.get_close_matches(_candidate_id(candidate) or "", scanned, n=3)
+    return (f"--candidate {candidate}: no candidate of {domain} by that id was scanned "
+            + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
+                                                                    else ""))
+
+
+def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:
+    """Where a `--candidate` that is in no archive row went instead: a brief section (`--section` lists those), on
+    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere)."""
+    if candidate is None or section is not None:
+        return ""
+    where, params = "domain = ? AND candidate_id = ?", [domain, _candidate_id(candidate)]
+    if as_of is not None:
+        where, params = where + " AND as_of = ?", [*params, as_of.isoformat()]
+    routed = store.query(f"SELECT section_or_tag, min(as_of) AS first, count(*) AS nights FROM routes WHERE {where} "
+                         "AND destination = 'brief' GROUP BY section_or_tag ORDER BY section_or_tag", params)
+    return "".join(f"; it went to {r['section_or_tag']} on {r['nights']} night(s) from {r['first']} (`--section "
+                   f"{r['section_or_tag']}` lists them)" for r in routed)
+
+
+def _report_broken_nights(broken: list[date], ran: list[date]) -> int:
+    """Nights a backfill skipped after one of its nights had run: not an early night short of history but a source
+    that broke mid-range (a file replaced by a bad one), said on stderr with exit 1, the nights that ran being
+    stored (trial 36: five such nights skipped, exit 0, an unattended backfill's log read as fine)."""
+    if not broken:
+        return 0
+    print(f"opportunity: {len(broken)} night(s) skipped after {ran[0]} had run, from {broken[0]} (each line says "
+          "why): the source broke mid-range?", file=sys.stderr)
+    return 1
 
 
 def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -111,11 +112,17 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
 
 
 def _failure_message(event: dg.DagsterEvent) -> str:
-    """The user code's exception (or Dagster's own, e.g. a failed blocking check) rather than the step's wrapper."""
+    """The user code's exception (or Dagster's own, e.g. a failed blocking check) rather than the step's wrapper.
+    A `dg.Failure` is a step stopping on purpose with a line for the user: its text alone, without the
+    `dagster._core.definitions.events.Failure: ` its error record writes before it (trial 36's backtest)."""
     error = event.step_failure_data.error
     if error is None:
         return event.message or "step failed"
-    return (error.cause or error).message.strip()
+    cause = error.cause or error
+    message = cause.message.strip()
+    if cause.cls_name == dg.Failure.__name__:
+        message = re.sub(r"^[\w.]*\bFailure: ", "", message)
+    return message
 
 
 def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *, partition_key: str | None = None,

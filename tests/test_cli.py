@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,11 +69,13 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     shown = rows[0]["name"].upper()
     assert main(["archive", "--as-of", "2009-12-31", "--candidate", shown, *_args(tmp_path)]) == 0
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == rows[:1]
-    assert main(["archive", "--as-of", "2009-12-31", "--candidate", "nowhere", *_args(tmp_path)]) == 0
+    assert main(["archive", "--as-of", "2009-12-31", "--section", "act_on_these", *_args(tmp_path)]) == 0
+    acted = json.loads(capsys.readouterr().out.splitlines()[0])["candidate_id"]
+    assert main(["archive", "--as-of", "2009-12-31", "--candidate", acted, *_args(tmp_path)]) == 0
     captured = capsys.readouterr()  # nothing found: said on stderr, stdout stays (empty) JSON Lines
     assert captured.out == ""
-    assert captured.err == "opportunity: nothing in the archive of texas_housing for candidate nowhere, as of " \
-        "2009-12-31\n"
+    assert captured.err == f"opportunity: nothing in the archive of texas_housing for candidate {acted}, as of " \
+        "2009-12-31; it went to act_on_these on 1 night(s) from 2009-12-31 (`--section act_on_these` lists them)\n"
     # trial 35: `--section` with `--candidate` listed the whole section, the candidate ignored; with `--tag`, the tag
     listed = [json.loads(line) for section in ("act_on_these", "needs_your_judgment")
               if main(["archive", "--as-of", "2009-12-31", "--section", section, *_args(tmp_path)]) == 0
@@ -85,6 +89,21 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         main(["archive", "--section", one["section"], "--tag", "data_gap", *_args(tmp_path)])
     assert capsys.readouterr().err == "opportunity archive: error: argument --tag: not allowed with argument " \
         "--section\n"
+
+
+def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothing_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 36: `archive --as-of` a night not stored and `--candidate diarrhoea` (the store's `diarrhaea`) said
+    "nothing in the archive", exit 0, the words of a night that archived none. Each is refused now, as `judge`
+    refuses them, with the nights stored nearby or the ids meant."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["archive", "--as-of", "2009-12-30", *_args(tmp_path)]) == 2
+    assert capsys.readouterr().err == "opportunity: --as-of 2009-12-30: no night of texas_housing is stored on it: " \
+        "nights stored nearby: 2009-12-31\n"
+    assert main(["archive", "--candidate", "austn", *_args(tmp_path)]) == 2
+    assert capsys.readouterr().err == "opportunity: --candidate austn: no candidate of texas_housing by that id was " \
+        "scanned on any stored night; did you mean austin, houston?\n"
 
 
 def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,
@@ -283,3 +302,66 @@ def test_output_piped_into_a_reader_that_stops_ends_without_a_traceback(monkeypa
 
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["check", "--criteria", str(PACK)]) == 141
+
+
+def test_backtest_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 36: a backtest whose range began on a night the windows reach past the history stopped at that night,
+    exit 2, in Dagster's words ("scan_night failed: candidates: dagster._core.definitions.events.Failure: ...");
+    `backfill` skips such a night in its line. So does the backtest now, the night counted as missing."""
+    assert main(["backtest", "--start", "2000-12-01", "--end", "2001-06-30", "--every", "quarter-end",
+                 *_args(tmp_path)]) == 0
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert lines[0].startswith("2000-12-31  skipped: key `metrics.sales_3m_prev.window`: got [12, 14]; "), lines[0]
+    assert lines[1].startswith("2001-03-31  skipped: key `metrics.sales_3m_prev.window`")
+    assert lines[2].startswith("2001-06-30  ran")
+    assert "dagster" not in out.out + out.err and "Traceback" not in out.err
+
+
+def test_a_pack_of_another_source_under_the_same_domain_does_not_replace_its_nights(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 36: a pack copied as a template, its `domain` not renamed, reading another file by another key, ran
+    the night another pack had stored in the shared store and replaced it, silently (1,778 schools became 2 causes
+    of death). Now the night stops in one line naming `domain`, and the stored night stays."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    other = tmp_path / "towns.csv"
+    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
+    pack = write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("opportunity: texas_housing, night 2009-12-31: key `domain`: got 'texas_housing'; the "
+                           "store already holds this domain's night 2009-12-31, made by a pack reading 'txhousing' ("
+                           "../txhousing.csv) by 'city', and this pack reads 'txhousing' ("), line
+    assert line.endswith("towns.csv) by 'town': the night would replace the other pack's: expected a `domain` of "
+                         "this pack's own (each pack sharing a store needs one)"), line
+    assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *_args(tmp_path)]) == 0
+    assert capsys.readouterr().out  # the first pack's night, as it was
+    edited = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"caps.max_candidates": 20})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(edited), *_args(tmp_path)]) == 0  # an edit
+
+
+def test_a_backfill_whose_source_breaks_mid_range_exits_1_saying_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 36: the source file replaced by a broken one while a backfill ran: the nights after it were each
+    "skipped: key `source.path`: ...", and the backfill exited 0, an unattended run's log reading as fine. An early
+    night short of history is skipped as before; one skipped after a night ran is a source broken mid-range:
+    exit 1, said on stderr, the nights that ran stored."""
+    from opportunity_assets.check import pack as check
+
+    real = check.check_pack
+
+    def broken_on_one_night(pack: Any, as_of: Any = None, **kwargs: Any) -> Any:
+        checked = real(pack, as_of, **kwargs)
+        if str(as_of) != "2009-11-30":
+            return checked
+        return dataclasses.replace(checked, problems=["key `source.path`: source file tx.csv is empty"])
+
+    monkeypatch.setattr(check, "check_pack", broken_on_one_night)
+    assert main(["backfill", "--start", "2009-09-01", "--end", "2009-12-31", *_args(tmp_path)]) == 1
+    out = capsys.readouterr()
+    lines = out.out.strip().splitlines()
+    assert [line.split("  ")[:2][0] for line in lines] == ["2009-09-30", "2009-10-31", "2009-11-30", "2009-12-31"]
+    assert lines[2] == "2009-11-30  skipped: key `source.path`: source file tx.csv is empty"
+    assert out.err.strip().splitlines()[-1] == "opportunity: 1 night(s) skipped after 2009-09-30 had run, from " \
+        "2009-11-30 (each line says why): the source broke mid-range?"

@@ -306,3 +306,15 @@ def test_entities_named_by_numbers_and_a_quarantined_one_keep_the_night(tmp_path
     pack = write_pack(tmp_path, write_csv(tmp_path / "numbered.csv", rows))
     run = _run(tmp_path, date(2015, 1, 30), pack)
     assert run.brief is not None and "564 (" in run.brief.markdown
+
+
+def test_a_night_its_scan_refuses_fails_in_the_steps_own_words(tmp_path: Path) -> None:
+    """Trial 36: `opportunity backtest` over a range whose first night's windows reach past the history said
+    "scan_night failed: candidates: dagster._core.definitions.events.Failure: texas_housing, night ...": the
+    Dagster class of the step's deliberate failure is engine text, not the user's business."""
+    with pytest.raises(nights.NightFailed) as failed:
+        _run(tmp_path, date(2000, 12, 31))
+    said = str(failed.value)
+    assert said.startswith("scan_night failed: candidates: texas_housing, night 2000-12-31: key "
+                           "`metrics.sales_3m_prev.window`: got [12, 14]"), said
+    assert "dagster" not in said

@@ -270,6 +270,10 @@ def test_flagged_markets_past_the_cap_go_on_up_to_max_flagged_the_rest_capped_an
                               "2 go on flagged, 3 are capped (max_flagged=2)")
     _, report = run(synthetic(rows, **changes))
     assert report.flagged_past_cap == 2 and report.flagged_capped == 3
+    # trial 36: "25 go on flagged, 1 are capped"
+    four = synthetic(rows, **changes, **{"caps.max_flagged": 4})
+    (warning,) = [w for w in check_pack(four, as_of=AS_OF).warnings if "max_flagged" in w]
+    assert "; 4 go on flagged, 1 is capped (max_flagged=4)" in warning, warning
     assert pack.caps.flagged_bound == 2 and synthetic(rows, **changes).fingerprint != pack.fingerprint
     wide, report = run(synthetic(rows, **changes, **{"caps.max_flagged": 10}))
     assert all(f.went_on for f in wide.values()) and report.flagged_capped == 0

@@ -935,6 +935,27 @@ def test_a_join_published_after_the_night_names_its_lag_not_the_inputs(tmp_path:
     assert check_pack(pack, date(1985, 4, 30), today=TODAY).problems == []
 
 
+def test_a_join_published_periods_after_the_night_names_the_latest_period_not_the_first_unseen(
+        tmp_path: Path) -> None:
+    """Trial 36: lunch shares joined 900 days after the year beside test scores 120 days after it: the line said the
+    table "has rows of 1996, the source's latest period on 1999-04-30", and that a night on 1999-06-19 would read
+    them; the source's latest period was 1998, published later still."""
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"],
+                 [[e, y, 10] for e in "abc" for y in range(1983, 1987)])
+    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"],
+                   [[e, y, 2] for e in "abc" for y in range(1983, 1987)])
+    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+                            "publication_lag_days": 90,
+                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
+                                      "columns": ["output"], "publication_lag_days": 900}]},
+                 {"level_now": {"agg": "last", "column": "output"}})
+    assert check_pack(pack, date(1987, 3, 31), today=TODAY).problems == [
+        "key `source.join.0.publication_lag_days`: got 900; the joined table 'traffic' is published only to 1983 on "
+        "1987-03-31, its rows from 1984 on after the night (the first on 1987-06-19), so its columns (output) have no "
+        "value in 1986, the source's latest period, for any entity: expected a night on which its 1986 rows are "
+        "published (or, if the table is known sooner, the lag it is published with; the source's is 90 days)"]
+
+
 def test_a_join_whose_every_entitys_years_are_the_sources_moved_by_one_is_warned_of(tmp_path: Path) -> None:
     """Trial 27: traffic dated 1971-85 beside costs of 1970-84, every airline's years one later: each year's
     figures read beside the year before's, and check said ok."""

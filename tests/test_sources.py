@@ -400,6 +400,26 @@ def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_pa
                             "written: expected the whole file"), said
 
 
+def test_a_csv_file_cut_at_the_end_of_a_line_is_a_warning_naming_the_entity_it_cut(tmp_path: Path) -> None:
+    """Trial 36: cholera deaths by cause, a CSV cut after `...,1849-09-12,Wed`: the last line whole, no newline,
+    nothing quarantined, and check said ok; the night read Diarrhaea's later weeks as no deaths. A whole last
+    record whose entity's rows stop before the source's latest period is a file cut at a line's end; one whose
+    entity runs to the end is a file merely unterminated (the test above)."""
+    from opportunity_assets.check.pack import check_pack
+
+    text = TEXAS.read_text()
+    body = text[:text.index("\n", len(text) // 2)]  # rows by city: Killeen-Fort Hood's cut after 2007-02
+    source = tmp_path / "cut.csv"
+    source.write_text(body)
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), today=date(2026, 12, 1))
+    said = [w for w in report.warnings if "ends without a newline" in w]
+    assert said == [
+        f"key `source.path`: source file {source} ends without a newline in line {body.count(chr(10)) + 1}, a whole "
+        "record of 'Killeen-Fort Hood', whose rows stop before 2009-08 while the source's go on to 2015-07: a file "
+        "cut short at the end of a line (a download or copy that did not finish)? The night reads 'Killeen-Fort "
+        "Hood' after them as without rows: expected the whole file"], report.warnings
+
+
 def test_check_reads_the_source_and_names_the_key_of_each_problem(tmp_path: Path) -> None:
     from opportunity_assets.check.pack import check_pack
 

@@ -8,6 +8,7 @@ calls it as it is.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -27,6 +28,31 @@ from resources.store import ResultStore
 def night_id(domain: str, as_of: date, fingerprint: str) -> str:
     """The night's run id in the state object: it names the as_of, the domain and the criteria version."""
     return f"{domain}-{as_of.isoformat()}-{fingerprint}"
+
+
+def _read_as(source: dict[str, Any]) -> tuple[str, str, str]:
+    """Which table a stored or loaded pack's `source` reads, from which file, and by which entity key (its column
+    or columns, or its one `entity`)."""
+    key = source.get("entity_id") if source.get("entity") is None else f"entity {source['entity']}"
+    return str(source.get("table")), str(source.get("path")), repr(key)
+
+
+def another_packs_night(stored: dict[str, Any] | None, pack: CriteriaPack) -> str | None:
+    """A night this store holds for the pack's `domain` that another pack made: one reading another table or file
+    by another entity key (a pack copied as a template, its `domain` not renamed). Writing tonight would replace
+    that pack's night, its candidates and routes, with nothing said (trial 36: a school panel's 1,778 candidates
+    became a cholera file's 2). A pack edited between two nights keeps its key, or its table and file, and
+    replaces its night as before."""
+    if stored is None:
+        return None
+    (table, path, key), (our_table, our_path, our_key) = (_read_as(json.loads(stored["criteria"])["source"]),
+                                                          _read_as(pack.source.model_dump()))
+    if key == our_key or (table, path) == (our_table, our_path):
+        return None
+    return (f"key `domain`: got {pack.domain!r}; the store already holds this domain's night {stored['as_of']}, "
+            f"made by a pack reading {table!r} ({path}) by {key}, and this pack reads {our_table!r} ({our_path}) "
+            f"by {our_key}: the night would replace the other pack's: expected a `domain` of this pack's own (each "
+            "pack sharing a store needs one)")
 
 
 def required_input_coverage(required: list[str], candidates: list[Candidate]) -> float:
@@ -61,6 +87,8 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
     if problems := source.problems(pack, as_of):  # `opportunity run` stopped before; the schedule and the UI here
         raise NightRefused(f"{pack.domain}, night {as_of}: " + "; ".join(problems))
+    if foreign := another_packs_night(store.night(pack.domain, as_of), pack):
+        raise NightRefused(f"{pack.domain}, night {as_of}: {foreign}")
     snapshot = source.read(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)

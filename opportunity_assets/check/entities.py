@@ -332,7 +332,7 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     newcomers = {period: frame for (period,), frame in begins.partition_by("first", as_dict=True).items()}
     found = []
     for old in ends.iter_rows(named=True):
-        trail = _distinct_trail(old, columns, levels)
+        trail = _distinct_trail(old, columns, levels, tried=ends.height)
         if not trail:
             continue
         starters = newcomers[following[old["last"]]]
@@ -386,12 +386,13 @@ def _only_gap_filled(pack: CriteriaPack, spans: pl.DataFrame, ends: pl.DataFrame
             f"{_read_as_two('name')}"]
 
 
-def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple[date, str], np.ndarray]
-                    ) -> dict[str, tuple[float, float]]:
+def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple[date, str], np.ndarray], *,
+                    tried: int = 1) -> dict[str, tuple[float, float]]:
     """Per column, an entity's figure in its last period and three times the median step of its figures (`span`:
     its row of `ids_continued`'s spans), where those figures are matched so near by at most `CONTINUED_BY_CHANCE` of
-    the other entities reporting in that period (`levels`: their figures, sorted), their shares multiplied; else
-    nothing."""
+    the other entities reporting in that period (`levels`: their figures, sorted), their shares multiplied, over
+    the `tried` keys ending early that are judged so, each a chance of a coincidence (trial 36's `where: lunch >
+    10` ended and began hundreds of small schools' rows, and five coincidences were named renames); else nothing."""
     trail, chance = {}, 1.0
     for c in columns:
         last, step, n = span[f"{c}\x00last"], span[f"{c}\x00step"], span[f"{c}\x00n"]
@@ -399,9 +400,11 @@ def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple
         if last is None or step is None or n < CONTINUED_MIN_PERIODS or level is None or len(level) < 2:
             continue
         near = np.searchsorted(level, last + 3 * step, "right") - np.searchsorted(level, last - 3 * step, "left")
-        chance *= (near - 1) / (len(level) - 1)  # the entity's own figure is among them
+        # the entity's own figure is among them; with several keys tried, no fewer than one other is counted: none
+        # lying near among this night's few is no sign that none would (a coincidence's chance is not 0)
+        chance *= max(near - 1, 1 if tried > 1 else 0) / (len(level) - 1)
         trail[c] = (float(last), 3 * float(step))
-    return trail if trail and chance <= CONTINUED_BY_CHANCE else {}
+    return trail if trail and chance <= CONTINUED_BY_CHANCE / tried else {}
 
 
 def _read_as_two(written: str) -> str:

@@ -93,7 +93,7 @@ from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possi
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
-from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line
+from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line, unfinished_record
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
@@ -336,7 +336,7 @@ def no_period_problem(pack: CriteriaPack, last_night: date) -> str:
     return source_problem(pack, f"source {where} has no parseable period on or before {last_night}", no_period=True)
 
 
-def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
+def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:
     """A warning naming `source.path` when the CSV or JSON Lines file ends in the middle of a line that is
     quarantined (too few fields, a quote that never closes, JSON that does not parse): a file cut short. Trial 17:
     dslabs' tweets cut in half said only "6 fields, expected 9 (source row 11292)", and check said ok on a night
@@ -352,7 +352,7 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame) -> list[str]:
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
                if not r.startswith(labels)]
     if not reasons:
-        return _last_cell_cut_short(pack)
+        return _last_cell_cut_short(pack) or _last_entity_cut_short(pack, history)
     reason = reasons[0]
     return [f"key `source.path`: source file {pack.path_of(src)} ends in the middle of a record: its last line, "
             f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
@@ -374,6 +374,36 @@ def _last_cell_cut_short(pack: CriteriaPack) -> list[str]:
             f"newline at its end and its last cell, {cell!r}, is shorter than that column's in the lines before it "
             f"(e.g. {before}): a file cut short (a download or copy that did not finish)? The night reads {cell!r} "
             "as written: expected the whole file"]
+
+
+def _last_entity_cut_short(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning naming `source.path` when a CSV file ends, with no newline, at the end of a whole record whose
+    entity's rows stop before the source's latest period: a file of rows by entity cut at a line's end, the rest of
+    that entity's history and every later entity's lost (trial 36: cholera deaths cut after `...,1849-09-12,Wed`
+    read Diarrhaea's last weeks as no deaths, and check said ok). A file merely unterminated ends on a row whose
+    entity runs to the end. An entity with no row in the night's reach stops before it (unless a `where` may have
+    kept its rows out)."""
+    src = pack.source
+    path = pack.path_of(src)
+    if infer_format(path, src.format) != "csv" or not isinstance(src.entity_id, str) or history.is_empty():
+        return []
+    found = unfinished_record(path, csv_delimiter(path, src.delimiter))
+    if found is None or src.entity_id not in found[1]:
+        return []
+    last, record = found
+    entity = record[src.entity_id].strip()
+    rows = history.filter(pl.col("source_row").is_not_null())
+    own, first, latest = rows.filter(pl.col("entity_id") == entity)["period"].max(), rows["period"].min(), \
+        rows["period"].max()
+    if not isinstance(first, date) or not isinstance(latest, date) or (own is None and src.where) \
+            or (isinstance(own, date) and own >= latest):
+        return []
+    label = pack.grain.label
+    stop = f"at {label(own)}" if isinstance(own, date) else f"before {label(first)}"
+    return [f"key `source.path`: source file {path} ends without a newline in line {last}, a whole record of "
+            f"{entity!r}, whose rows stop {stop} while the source's go on to {label(latest)}: a file cut short at "
+            f"the end of a line (a download or copy that did not finish)? The night reads {entity!r} after them as "
+            "without rows: expected the whole file"]
 
 
 def _quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
@@ -777,8 +807,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
-    warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) + _file_cut_short(
-        pack, snapshot.quarantined) + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
+    warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) \
+        + _file_cut_short(pack, snapshot.quarantined, snapshot.history) \
+        + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \
         + wide_columns_counting(pack.source, snapshot.history)
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
@@ -1433,7 +1464,8 @@ def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
     if not report.flagged_capped:
         return []
     flagged = report.flagged_past_cap + report.flagged_capped
-    counts = (f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged="
+    counts = (f"{report.flagged_past_cap} go{'es' if report.flagged_past_cap == 1 else ''} on flagged, "
+              f"{report.flagged_capped} {'is' if report.flagged_capped == 1 else 'are'} capped (max_flagged="
               f"{pack.caps.flagged_bound})")
     why = Counter(e["why"] for e in report.quarantined_entities).most_common(1)
     if not why:  # no row refused: each is flagged for a gap in the cap order's metric alone (an NA in the source)
@@ -1636,12 +1668,27 @@ def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, 
         period, published = pack.grain.label(table.unseen[0]), table.unseen[1].isoformat()
         own = "" if pack.source.published_column or pack.source.known_at else \
             f"; the source's is {pack.source.publication_lag_days} days"
+        sooner = f"(or, if the table is known sooner, the lag it is published with{own})"
+        if table.unseen[0] < anchor:  # unseen since an earlier period: the latest's rows come later still
+            return (f"key `source.join.{i}.{key}`: got {got}; the joined table {joined.table!r} "
+                    f"{_published_to(pack, table, night)}, its rows from {period} on after the night (the first "
+                    f"on {published}), so its columns ({', '.join(joined.columns)}) have no value in "
+                    f"{pack.grain.label(anchor)}, the source's latest period, for any entity: expected a night on "
+                    f"which its {pack.grain.label(anchor)} rows are published {sooner}")
         return (f"key `source.join.{i}.{key}`: got {got}; the joined table {joined.table!r} has rows of {period}, the "
                 f"source's latest period on {night}, but the first is published on {published}, after the night, so "
                 f"its columns ({', '.join(joined.columns)}) have no value in {period} for any entity: expected a "
-                f"night on or after {published} (or, if the table is known sooner, the lag it is published "
-                f"with{own})")
+                f"night on or after {published} {sooner}")
     return None
+
+
+def _published_to(pack: CriteriaPack, table: TableFacts, night: date) -> str:
+    """What the night reads of a joined table published late: its periods up to the latest published. (Trial 36: a
+    lag of 900 days said the table "has rows of 1996, the source's latest period", which was 1998: 1996 was only
+    the first period unseen.)"""
+    if table.periods is None:
+        return f"has no row published by {night}"
+    return f"is published only to {pack.grain.label(table.periods[1])} on {night}"
 
 
 def _join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],

@@ -76,18 +76,33 @@ def _bound(value: float | None) -> str:
     return "null" if value is None else f"{value:g}"
 
 
+def _bare(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
 def _near(value: str, values: list[str]) -> str | None:
     """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
-    Shutdown` for `Engine Shut Down`), else a close spelling."""
-    def bare(text: str) -> str:
-        return re.sub(r"[^0-9a-z]+", "", text.lower())
-
-    same = [v for v in values if bare(v) == bare(value) and bare(v)]
+    Shutdown` for `Engine Shut Down`), else a close spelling, else the one word it abbreviates or that abbreviates
+    it (`Sunday` for `Sun`)."""
+    same = [v for v in values if _bare(v) == _bare(value) and _bare(v)]
     if same:
         return same[0]
     lowered = {v.lower(): v for v in reversed(values)}
     close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
-    return lowered[close[0]] if close else None
+    return lowered[close[0]] if close else _abbreviation(value, values)
+
+
+def _abbreviation(value: str, values: list[str]) -> str | None:
+    """The one value of the column that is `value` cut to its first 3 or 4 letters, or that `value` is so cut from
+    (`Sunday` for `Sun`, `Feb` for `February`): the way days and months are written short. Trial 36: a weekend
+    share `in: [Sat, Sunday]` over a column writing `Sun` was said as a fact, exit 0, and counted Saturdays only."""
+    def cut_from(short: str, long: str) -> bool:
+        return short.isalpha() and long.isalpha() and 3 <= len(short) <= 4 and len(short) < len(long) \
+            and long.startswith(short)
+
+    word = _bare(value)
+    cut = [v for v in values if cut_from(word, _bare(v)) or cut_from(_bare(v), word)]
+    return cut[0] if len(cut) == 1 else None
 
 
 def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:

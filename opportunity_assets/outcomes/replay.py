@@ -18,6 +18,7 @@ import dagster as dg
 
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import scan
+from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, MetricSpec, OutcomeSpec
 from opportunity_assets.night import execute_job, resources_of, run_night
 from opportunity_assets.outcomes.calibration import (
@@ -140,7 +141,9 @@ def backtest_png_path(store_path: str, domain: str, nights: Sequence[date]) -> P
 def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Sequence[date], *, every: str,
                  say: Callable[[str], None]) -> BacktestReport:
     """Run the nights of the range that the store lacks for these criteria (reusing the others), materialize
-    their outcomes, then the `backtest` asset (report and plot in the UI); return the report."""
+    their outcomes, then the `backtest` asset (report and plot in the UI); return the report. A night `run` would
+    refuse (an early night whose windows reach past the history) is skipped in its line, as `backfill` skips it,
+    and counts as missing: it stopped the whole backtest in Dagster's words (trial 36)."""
     pack, store = resources_of(defs)
     require_outcome(pack)
     if not nights:
@@ -150,6 +153,9 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
         reuse = (night is not None and night["criteria_fingerprint"] == pack.fingerprint
                  and store.brief(pack.domain, as_of) is not None)
         if not reuse:
+            if problems := check_pack(pack, as_of, with_facts=False).problems:
+                say(f"{as_of}  skipped: {problems[0]}")
+                continue
             run_night(defs, instance, as_of)
         execute_job(defs, "outcomes_night", instance, partition_key=as_of.isoformat())
         say(f"{as_of}  {'reused' if reuse else 'ran   '}  outcomes measured")

@@ -213,6 +213,22 @@ def shortened_last_cell(path: str | Path, delimiter: str = ",") -> tuple[int, st
     return (last, cut[-1], cells[-3:]) if len(cut[-1]) < min(len(c) for c in cells) else None
 
 
+def unfinished_record(path: str | Path, delimiter: str = ",") -> tuple[int, dict[str, str]] | None:
+    """(its line, its fields by the header's names) when the file ends without a newline in a whole record as wide
+    as the header: a merely unterminated file, or one cut at the very end of a line, which only the rows tell apart
+    (`check`: the record's entity stopping before the others do). None otherwise."""
+    found = _unfinished(path)
+    if found is None:
+        return None
+    last, data = found
+    text = data.decode("utf-8", errors="replace")
+    record = _parse(text.rsplit("\n", 1)[-1], delimiter)
+    header = _parse(text.split("\n", 1)[0].rstrip("\r"), delimiter)
+    if last < 2 or record is None or header is None or len(record) != len(header):
+        return None
+    return last, dict(zip(header, record, strict=True))
+
+
 def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     """The file's column names, from its first line alone."""
     with opened_bytes(path) as f:

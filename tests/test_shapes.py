@@ -1730,6 +1730,26 @@ def test_a_wide_daily_source_is_read_by_the_week_as_events_or_a_snapshot(tmp_pat
     assert latest.select("entity_id", "level_now").rows() == [("Austin", 28.0), ("Polk", 10.0)]
 
 
+def test_a_wide_daily_source_read_as_events_under_aggregates_named_otherwise_is_checked(tmp_path: Path) -> None:
+    """Trial 37: Swiss NOx sites side by side, read by the week as `shape: events` with `aggregates: {nox_avg: {agg:
+    avg, column: nox}}` (as the README offers, named otherwise than `wide.value`): check stopped on a polars
+    traceback, "unable to find column 'nox'", looking for the value among the aggregates. A column of empty cells
+    is warned of as on a panel; the aggregates judge no row's own number."""
+    rows = [[(date(2016, 8, 1) + timedelta(days=i)).isoformat(), i + 1, 10, ""] for i in range(28)]
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba", "zg"], rows)
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "wide": {"columns": ["ad", "ba", "zg"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "publication_lag_days": 0, "shape": "events",
+                            "aggregates": {"nox_avg": {"agg": "avg", "column": "nox"}}},
+                 {"level_now": {"agg": "last", "column": "nox_avg", "window": [0, 0]}})
+    report = check_pack(pack, as_of=date(2016, 8, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if "wide.columns" in w] == [
+        "key `source.wide.columns.2`: got 'zg'; its column has no figure in reach (every cell in reach empty), "
+        "so 'zg' is scored on nothing: expected a column of one entity's figures (list only such "
+        "columns)"], report.warnings
+
+
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:
     name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
     wide = {**_WIDE, "columns": ["Japan", "Nw Zealand", "UK"]}

@@ -1750,6 +1750,24 @@ def test_a_wide_daily_source_read_as_events_under_aggregates_named_otherwise_is_
         "columns)"], report.warnings
 
 
+@pytest.mark.parametrize("shape", ["panel", "snapshot"])
+def test_a_year_of_day_first_dates_is_told_the_day_first_pattern(tmp_path: Path, shape: str) -> None:
+    """Trial 37: a year of Swiss NOx readings side by side, dated `dd/mm/yyyy`, with no `period_format`: check named
+    both orders, "'%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is
+    month-first)", though `13/01/2004` is in the column: its examples were the commonest values, the 1st to the 5th
+    of each month. A value that tells day from month is now looked for, and the one pattern every row parses with
+    named."""
+    days = [date(2004, 1, 1) + timedelta(days=i) for i in range(366)]
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba"], [[f"{d:%d/%m/%Y}", 10, 12] for d in days])
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week", "shape": shape,
+                            "wide": {"columns": ["ad", "ba"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "nox", "window": [0, 0]}})
+    for night in (None, date(2005, 3, 31)):  # (no night: no row's date read, the latest night is not known)
+        (problem,) = check_pack(pack, as_of=night, today=TODAY).problems
+        assert "'%d/%m/%Y' parses them" in problem and "'%m/%d/%Y'" not in problem, problem
+
+
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:
     name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
     wide = {**_WIDE, "columns": ["Japan", "Nw Zealand", "UK"]}

@@ -127,6 +127,21 @@ def counted_from_unparsed(column: str, within: str, unparsed: list[str], which: 
             "period, the file exported so")
 
 
+_TELLS_DAY = r"^\s*\d{1,2}[^0-9]+(1[3-9]|2[0-9]|3[01])[^0-9]|^\s*(1[3-9]|2[0-9]|3[01])[^0-9]+\d{1,2}[^0-9]"
+"""A date written day and month first, in either order, whose first or second number is above 12 (`13/01/2004`,
+`1/30/2004`): a value that tells which of the two is the day."""
+
+
+def telling_day_from_month(pack: CriteriaPack, within: str, column: str, where: str, values: list[str]) -> list[str]:
+    """`values` (the commonest, each as often as the next: a day-first column's first 50 are the 1st to the 5th of
+    every month) with a few of the column's values that tell day from month added, so that the pattern named for
+    them is the one every row parses with, not both orders "these values do not tell" (trial 37: '%m/%d/%Y' named
+    first over a year of `dd/mm/yyyy` dates)."""
+    telling = commonest_values(pack, within, shapes.written(column),
+                               f"{where} AND regexp_matches({shapes.written(column)}, '{_TELLS_DAY}')")
+    return [*values, *(v for v in telling if v not in values)]
+
+
 def not_dates(pack: CriteriaPack, within: str) -> str:
     """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
     src = spec_at(pack, within)
@@ -144,7 +159,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
-    fits = suggested_pattern(unparsed)
+    fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
+                                                    "IS NULL", unparsed))
     if not fits and src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered
     if not fits and src.wide is None and _counts(unparsed):
@@ -790,8 +806,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
     if src.period_column and src.period_format is None:
-        suggestion = (suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)") \
-            + _counting_headers(src, values, suggested_pattern(values))
+        telling = telling_day_from_month(pack, "source", src.period_column,
+                                         f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL", values)
+        suggestion = (suggested_pattern(telling) or " (e.g. '%b-%Y' for Mar-2018)") \
+            + _counting_headers(src, values, suggested_pattern(telling))
         fits = fitting_patterns(values)
         if len(reasons) < seen and fits and (isos := both_ways(pack, src.period_column)):
             # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)

@@ -900,6 +900,13 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
     return raw
 
 
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+"""A path written as a URL (`https://…/sales.csv`, `s3://bucket/…`): read as a file name, it was "expected an existing
+file (looked at /data/https:/…)", as if the file had been misplaced (trial 37). In a query over files, a quoted
+one (`read_csv('https://…')`) had DuckDB try to install its web extension, and say so in its own words."""
+_URL_IN_QUERY = re.compile(r"'([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
 def load_criteria(path: str | Path) -> CriteriaPack:
     """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
     path = Path(path)
@@ -910,8 +917,16 @@ def load_criteria(path: str | Path) -> CriteriaPack:
         raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
                             ) from None
     for within, source in pack.source.keyed:
+        if source.over_files and source.query and (scheme := _URL_IN_QUERY.search(source.query)) is not None:
+            raise CriteriaError(f"criteria file {path}: key `{within}.query`: got {source.query!r}; it reads a URL "
+                                f"({scheme[1]}), which is never fetched (a night reads files on this machine, no "
+                                "network): expected the file downloaded, named relative to the pack")
         if source.format == "postgres" or source.over_files:
             continue
+        if source.path is not None and (scheme := _URL.match(source.path)) is not None:
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; a URL ({scheme[1]}), "
+                                "which is never fetched (a night reads files on this machine, no network): expected "
+                                "the file downloaded, its path relative to the pack")
         try:
             found = pack.path_of(source)
         except archives.ArchiveError as exc:

@@ -63,9 +63,26 @@ def infer_format(path: Path, declared: Format | None = None, *, within: str = "s
         return declared
     found = format_named_by(path)
     if found is None:
-        raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `{within}.format` "
-                                f"to one of {list(FORMATS)}")
+        raise SourceFormatError(_format_unknown(path, within))
     return found
+
+
+_READ = "CSV, Parquet, JSON Lines, an Excel or OpenDocument workbook, or a DuckDB database"
+
+
+def _format_unknown(path: Path, within: str) -> str:
+    """Why an extension that names no format read here is refused, by what the file's bytes are: one of the formats
+    read (`format` names it), or another (Feather, SQLite, SPSS: trial 37 was told to set `format` to one of
+    ['csv', 'parquet', ...], none of which reads them), which wants an export instead."""
+    fmt, what = looks_like(path)
+    if fmt is None and not _head(path):  # (no bytes to tell by: a file not there yet, or empty)
+        return (f"cannot tell the format of {path.name} from its extension; set `{within}.format` to one of "
+                f"{list(FORMATS)}")
+    if fmt is not None:
+        return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}: expected "
+                f"`{within}.format: {fmt}`, which reads it")
+    return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, which no format "
+            f"here reads: expected the data exported as one that is, {_READ} (pandas' `to_parquet`, say)")
 
 
 _FORMAT_NAMES: dict[Format, str] = {"csv": "CSV text", "parquet": "a Parquet file", "jsonl": "JSON Lines text",
@@ -82,6 +99,12 @@ def _head(path: Path, size: int = 4096) -> bytes:
         return b""
 
 
+_OTHER_FORMATS = ((b"ARROW1", "an Arrow IPC (Feather) file"), (b"FEA1", "a Feather file"),
+                  (b"$FL2", "an SPSS data file (.sav)"), (b"$FL3", "an SPSS data file (.zsav)"),
+                  (b"<stata_dta>", "a Stata data file (.dta)"), (b"RDX", "an R data file (.RData)"))
+"""Formats a statistics user's file comes in that no reader here takes, by the bytes each opens with."""
+
+
 def looks_like(path: Path) -> tuple[Format | None, str]:
     """What the file's first bytes say it is, whatever its name: the format this layer would read it as (None for
     none), and how a message describes it ("CSV text (first line 'city,year,...')", "a Parquet file")."""
@@ -94,6 +117,9 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return "duckdb", "a DuckDB database"
     if head.startswith(b"SQLite format 3\x00"):
         return None, "an SQLite database"
+    for magic, other in _OTHER_FORMATS:
+        if head.startswith(magic):
+            return None, other
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"

@@ -914,7 +914,7 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
-        raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
+        raise CriteriaError(f"criteria file {path}: " + "; ".join(_one_per_mapping(_one_per_union(exc.errors())))
                             ) from None
     for within, source in pack.source.keyed:
         if source.over_files and source.query and (scheme := _URL_IN_QUERY.search(source.query)) is not None:
@@ -998,6 +998,39 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
         out.append({**error, "loc": key, "input": whole, "type": "union_forms",
                     "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
+    return out
+
+
+def _one_per_mapping(errors: list[Any]) -> list[str]:
+    """The errors described, a mapping's unknown keys and its missing ones said in one line (trial 37: an identity
+    written `{name, left, right, tolerance}` was three lines, "`ratio`: missing", "`left`: unknown key (did you mean
+    `effect`?)", "`right`: unknown key", for one cause: keys of another form than the mapping's). An unknown key
+    close to a missing one is a misspelling, said as such by its own line's "did you mean"."""
+    def parent(error: Any) -> tuple[Any, ...]:
+        return tuple(error["loc"][:-1])
+
+    keys: dict[tuple[Any, ...], dict[str, list[str]]] = {}
+    for error in errors:
+        if error["type"] in ("missing", "extra_forbidden") and not isinstance(error["loc"][-1], int):
+            keys.setdefault(parent(error), {}).setdefault(error["type"], []).append(str(error["loc"][-1]))
+    mixed = {loc for loc, found in keys.items() if len(found) == 2 and loc and _keys_at(loc)
+             and not any(difflib.get_close_matches(k, found["missing"], n=1) for k in found["extra_forbidden"])}
+    out, said = [], set()
+    for error in errors:
+        loc = parent(error)
+        if loc not in mixed or error["type"] not in ("missing", "extra_forbidden"):
+            out.append(_describe(error))
+            continue
+        if loc in said:
+            continue
+        said.add(loc)
+        mine = [e for e in errors if parent(e) == loc]
+        unknown = [str(e["loc"][-1]) for e in mine if e["type"] == "extra_forbidden"]
+        missing = [str(e["loc"][-1]) for e in mine if e["type"] == "missing"]
+        within = ".".join(str(part) for part in loc)
+        out.append(f"key `{within}`: got the unknown key(s) {', '.join(f'`{k}`' for k in unknown)} and not "
+                   f"{', '.join(f'`{k}`' for k in missing)}; expected the keys of `{within}`: "
+                   + ", ".join(f"`{k}`" for k in _keys_at(loc) or ()))
     return out
 
 

@@ -129,6 +129,23 @@ def test_a_file_of_an_extension_no_format_names_is_told_by_its_bytes(tmp_path: P
     assert "set `source.format`" not in str(raised.value)
 
 
+def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants_an_export(tmp_path: Path) -> None:
+    """Trial 37: an SPSS file under `format: csv` was told it "lacks column(s) [...]; it has ['$FL2@(#) SPSS DATA
+    FILE\\x00\\x00...']", two hundred NULs on the terminal; an SQLite database named `.db` was "not a DuckDB database: it
+    looks like an SQLite database", with nothing expected. Each is named as what it is, with the export that is
+    read."""
+    (tmp_path / "crsp.sav").write_bytes(b"$FL2@(#) SPSS DATA FILE" + bytes(200))
+    (tmp_path / "crsp.db").write_bytes(b"SQLite format 3\x00" + bytes(200))
+    for name, changes in (("crsp.sav", {"source.format": "csv"}), ("crsp.db", {"source.table": "crsp"})):
+        pack = load_criteria(write_pack(tmp_path, tmp_path / name, **changes))
+        with pytest.raises(SourceError) as raised:
+            read_snapshot(pack, date(2015, 7, 31))
+        said = str(raised.value)
+        assert "\x00" not in said and "\n" not in said, said
+        assert said.endswith("expected the data exported as one that is, CSV, Parquet, JSON Lines, an Excel or "
+                             "OpenDocument workbook, or a DuckDB database (pandas' `to_parquet`, say)"), said
+
+
 def test_a_url_for_a_path_or_in_a_query_is_refused_at_load_without_the_network(tmp_path: Path) -> None:
     """Trial 37: `path: http://example.com/crsp.csv` was "expected an existing file (looked at
     /tmp/…/http:/example.com/crsp.csv)", as if the file were misplaced; a query over files reading

@@ -131,9 +131,9 @@ def test_a_file_of_an_extension_no_format_names_is_told_by_its_bytes(tmp_path: P
 
 def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants_an_export(tmp_path: Path) -> None:
     """Trial 37: an SPSS file under `format: csv` was told it "lacks column(s) [...]; it has ['$FL2@(#) SPSS DATA
-    FILE\\x00\\x00...']", two hundred NULs on the terminal; an SQLite database named `.db` was "not a DuckDB database: it
-    looks like an SQLite database", with nothing expected. Each is named as what it is, with the export that is
-    read."""
+    FILE\\x00\\x00...']", two hundred NULs on the terminal; an SQLite database named `.db` was "not a DuckDB
+    database: it looks like an SQLite database", with nothing expected. Each is named as what it is, with the export
+    that is read."""
     (tmp_path / "crsp.sav").write_bytes(b"$FL2@(#) SPSS DATA FILE" + bytes(200))
     (tmp_path / "crsp.db").write_bytes(b"SQLite format 3\x00" + bytes(200))
     for name, changes in (("crsp.sav", {"source.format": "csv"}), ("crsp.db", {"source.table": "crsp"})):

@@ -1464,6 +1464,12 @@ def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)
+    # trial 37: seconds under a finer unit fell in 1970's first days, told "expected the pattern that reads them"
+    for pattern, scale in (("unix_ms", "seconds"), ("unix_ns", "seconds")):
+        (coarse,) = check_pack(_pack(tmp_path, {**source, "period_format": pattern}, _LEVELS),
+                               as_of=date(2015, 12, 31), today=TODAY).problems
+        assert coarse.endswith(f"expected `period_format: unix_s`, which reads them: Unix time, {scale} since "
+                               "1970-01-01 UTC (1437091200 is 2015-07-17 00:00:00 UTC)"), coarse
 
 
 def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_names_the_key(tmp_path: Path) -> None:

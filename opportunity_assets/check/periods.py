@@ -225,6 +225,12 @@ def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | No
     if _counts(values):
         return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day: expected "
                 "the count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01)")
+    coarser = next((name for name, scale in UNIX_SCALES.items() if name != UNIX_TIME and scale < per_second
+                    and all(unix_time(v, scale) is not None for v in values)), None)
+    if coarser is not None:  # (trial 37: seconds under `unix_ms` were told "the pattern that reads them", none named)
+        first, scale = values[0].strip(), UNIX_SCALES[coarser]
+        return (f"{said}: expected `period_format: {coarser}`, which reads them: Unix time, {_UNIT_NAMES[scale]} "
+                f"since 1970-01-01 UTC ({first} is {unix_time(first, scale)} UTC)")
     return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
 
 

@@ -1774,6 +1774,25 @@ def test_a_year_of_day_first_dates_is_told_the_day_first_pattern(tmp_path: Path,
         assert "'%d/%m/%Y' parses them" in problem and "'%m/%d/%Y'" not in problem, problem
 
 
+def test_a_date_no_calendar_has_is_a_typo_in_the_rows_not_a_pattern_to_change(tmp_path: Path) -> None:
+    """Trial 37: `29/02/2003` and `31/04/2004` among a year of `dd/mm/yyyy` dates read by `'%d/%m/%Y'` were told
+    "expected a pattern that parses every row's period (...: check the order of day and month)": the pattern was
+    right, and the rows held dates no calendar has. The rows are named as the typo they are."""
+    days = [f"{date(2004, 1, 1) + timedelta(days=i):%d/%m/%Y}" for i in range(366)]
+    days[59], days[60] = "29/02/2003", "31/04/2004"
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba"], [[d, 10, 12] for d in days])
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "shape": "snapshot", "wide": {"columns": ["ad", "ba"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "period_format": "%d/%m/%Y", "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "nox", "window": [0, 0]}})
+    report = check_pack(pack, as_of=date(2005, 1, 4), today=TODAY)  # (2 entities: a warning, a problem from 3)
+    (said,) = [*report.problems, *report.warnings]
+    assert said.startswith(
+        "key `source.period_column`: got 'date'; 4 of the 732 rows the night reads have a date no calendar has (e.g. "
+        "'29/02/2003': its day is past its month's end), each quarantined: expected those rows mended (a typo in the "
+        "source), or kept out by `source.where`"), said
+
+
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:
     name = _csv(tmp_path / "arrivals.csv", ["time", *_WIDE["columns"]], _wide_rows())
     wide = {**_WIDE, "columns": ["Japan", "Nw Zealand", "UK"]}

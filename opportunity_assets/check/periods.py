@@ -783,6 +783,23 @@ _YEAR_ALONE = re.compile(r"^\s*\d{4}\s*$")
 """A period written as a year alone, `1970`: read without a `period_format`."""
 
 
+def days_no_month_has(values: list[str], patterns: Sequence[str]) -> str | None:
+    """The first of `values` when every one is written as a pattern of `patterns` reads but names a day its month
+    has not (`29/02/2003`, `31/04/2004`: a typo in the rows, not a pattern to change; trial 37 was told to check the
+    order of day and month); None otherwise."""
+    def past_the_end(value: str) -> bool:
+        for pattern in patterns:
+            try:
+                datetime.strptime(value.strip(), pattern)
+            except ValueError as exc:
+                if "day is out of range for month" in str(exc):
+                    return True
+        return False
+
+    written = [v for v in values if v.strip()]
+    return written[0] if written and all(past_the_end(v) for v in written) else None
+
+
 def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does. Periods of a form the reader reads whose number no
@@ -843,6 +860,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(_QUARTER.match(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
                 f"period that does not parse with it (e.g. {example!r}): {_QUARTERS_READ}")
+    if src.period_column and values and (impossible := days_no_month_has(values, src.period_patterns)):
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a date no calendar has (e.g. "
+                f"{impossible!r}: its day is past its month's end), each quarantined: expected those rows mended (a "
+                "typo in the source), or kept out by `source.where`")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

@@ -900,6 +900,13 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
     return raw
 
 
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+"""A path written as a URL (`https://…/sales.csv`, `s3://bucket/…`): read as a file name, it was "expected an existing
+file (looked at /data/https:/…)", as if the file had been misplaced (trial 37). In a query over files, a quoted
+one (`read_csv('https://…')`) had DuckDB try to install its web extension, and say so in its own words."""
+_URL_IN_QUERY = re.compile(r"'([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
 def load_criteria(path: str | Path) -> CriteriaPack:
     """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
     path = Path(path)
@@ -907,11 +914,19 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
-        raise CriteriaError(f"criteria file {path}: " + "; ".join(_describe(e) for e in _one_per_union(exc.errors()))
+        raise CriteriaError(f"criteria file {path}: " + "; ".join(_one_per_mapping(_one_per_union(exc.errors())))
                             ) from None
     for within, source in pack.source.keyed:
+        if source.over_files and source.query and (scheme := _URL_IN_QUERY.search(source.query)) is not None:
+            raise CriteriaError(f"criteria file {path}: key `{within}.query`: got {source.query!r}; it reads a URL "
+                                f"({scheme[1]}), which is never fetched (a night reads files on this machine, no "
+                                "network): expected the file downloaded, named relative to the pack")
         if source.format == "postgres" or source.over_files:
             continue
+        if source.path is not None and (scheme := _URL.match(source.path)) is not None:
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; a URL ({scheme[1]}), "
+                                "which is never fetched (a night reads files on this machine, no network): expected "
+                                "the file downloaded, its path relative to the pack")
         try:
             found = pack.path_of(source)
         except archives.ArchiveError as exc:
@@ -983,6 +998,39 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         whole = next(e["input"] for e in errors if tuple(e["loc"]) in ((*key, "str"), loc))
         out.append({**error, "loc": key, "input": whole, "type": "union_forms",
                     "msg": _UNION_FORMS.get(str(key[-1]), _COLUMN_FORMS)})
+    return out
+
+
+def _one_per_mapping(errors: list[Any]) -> list[str]:
+    """The errors described, a mapping's unknown keys and its missing ones said in one line (trial 37: an identity
+    written `{name, left, right, tolerance}` was three lines, "`ratio`: missing", "`left`: unknown key (did you mean
+    `effect`?)", "`right`: unknown key", for one cause: keys of another form than the mapping's). An unknown key
+    close to a missing one is a misspelling, said as such by its own line's "did you mean"."""
+    def parent(error: Any) -> tuple[Any, ...]:
+        return tuple(error["loc"][:-1])
+
+    keys: dict[tuple[Any, ...], dict[str, list[str]]] = {}
+    for error in errors:
+        if error["type"] in ("missing", "extra_forbidden") and not isinstance(error["loc"][-1], int):
+            keys.setdefault(parent(error), {}).setdefault(error["type"], []).append(str(error["loc"][-1]))
+    mixed = {loc for loc, found in keys.items() if len(found) == 2 and loc and _keys_at(loc)
+             and not any(difflib.get_close_matches(k, found["missing"], n=1) for k in found["extra_forbidden"])}
+    out, said = [], set()
+    for error in errors:
+        loc = parent(error)
+        if loc not in mixed or error["type"] not in ("missing", "extra_forbidden"):
+            out.append(_describe(error))
+            continue
+        if loc in said:
+            continue
+        said.add(loc)
+        mine = [e for e in errors if parent(e) == loc]
+        unknown = [str(e["loc"][-1]) for e in mine if e["type"] == "extra_forbidden"]
+        missing = [str(e["loc"][-1]) for e in mine if e["type"] == "missing"]
+        within = ".".join(str(part) for part in loc)
+        out.append(f"key `{within}`: got the unknown key(s) {', '.join(f'`{k}`' for k in unknown)} and not "
+                   f"{', '.join(f'`{k}`' for k in missing)}; expected the keys of `{within}`: "
+                   + ", ".join(f"`{k}`" for k in _keys_at(loc) or ()))
     return out
 
 

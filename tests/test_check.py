@@ -1711,6 +1711,14 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
     filters = [{"name": "guard", "metric": "level_now", "op": "<=", "value": 1000}]
     report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
     assert report.warnings == []
+    # trial 37: "at least one" over counts (a day's 48 readings) was asked whether 1 stood for 100
+    rows = [[f"e{k}", y, 40 + k] for k in range(5) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "n.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    for op, bound in ((">=", 1), (">", 0)):
+        filters = [{"name": "any", "metric": "level_now", "op": op, "value": bound}]
+        pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}, hard_filters=filters)
+        assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).warnings == []
 
 
 def test_a_share_bound_over_percents_refusing_only_those_near_zero_is_a_warning(tmp_path: Path) -> None:

@@ -402,6 +402,23 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)
 
 
+def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_keys(tmp_path: Path) -> None:
+    """Trial 37: an identity written as a comparison, `{name, left, right, tolerance}`, was four messages for one
+    cause: "`integrity.identities.0.ratio`: missing", "`...left`: unknown key (did you mean `effect`?)", "`...right`:
+    unknown key", "`...tolerance`: unknown key". It is one line naming the mapping, the keys it has and lacks."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    raw["integrity"]["identities"][0] = {"name": "x", "left": "sales_3m", "right": "sales_12m", "tolerance": 0.1}
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        ": key `integrity.identities.0`: got the unknown key(s) `left`, `right`, `tolerance` and not `ratio`; "
+        "expected the keys of `integrity.identities.0`: `name`, `ratio`, `expected`, `threshold_mads`, `effect`, "
+        "`description`"), str(exc.value)
+
+
 def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) -> None:
     """Trial 18: a hard filter pasted under `omissions` was told "key `omissions.0.metric`: unknown key (did you mean
     `metric`?)": the "did you mean" was drawn from every key of every section, so it offered the very name refused.

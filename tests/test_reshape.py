@@ -292,6 +292,29 @@ def test_a_long_source_s_misspelt_names_column_is_named_by_its_key(tmp_path: Pat
     assert problem.startswith("key `source.long.names`: got 'indicatr'; "), problem
 
 
+def test_a_folder_of_files_one_naming_a_share_s_column_otherwise_is_told_so(tmp_path: Path) -> None:
+    """Trial 37: daily returns of four stocks in two files, the second's header `return` for `ret`, read by
+    `read_csv('parts/*.csv', union_by_name = true)`: half the stocks had no `ret`, and check warned of the share's
+    condition, "'ret' is empty in 5056 of the 10112 events ... if an empty ret is unknown rather than a no, take the
+    share among the events that have one". The query is named, with the entities whose rows lack the column."""
+    (tmp_path / "parts").mkdir()
+    days = [f"2015-{m:02d}-{d:02d}" for m in range(1, 7) for d in (5, 15, 25)]
+    _csv(tmp_path / "parts" / "a.csv", ["day", "stock", "ret"], [[d, s, 0.01] for s in ("ge", "ibm") for d in days])
+    _csv(tmp_path / "parts" / "b.csv", ["day", "stock", "return"], [[d, "mobil", 0.02] for d in days])
+    pack = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('parts/*.csv', union_by_name = "
+                            "true)", "entity_id": "stock", "entity_name": "stock", "shape": "events",
+                            "period_column": "day",
+                            "aggregates": {"level": {"agg": "count"},
+                                           "up": {"agg": "share", "where": [{"column": "ret", "op": ">",
+                                                                             "value": 0}]}}},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    warnings = check_pack(pack, as_of=date(2015, 7, 31), today=TODAY).warnings
+    assert "key `source.query`: 'ret' is empty in every row of 1 entities (e.g. ['mobil']) and in no row of the " \
+           "other 2: expected the column in every file the query reads (one whose header names it otherwise, read " \
+           "by `union_by_name`, gives its rows none)" in warnings, warnings
+    assert not any("aggregates.up.where" in w for w in warnings), warnings
+
+
 def test_a_duckdb_query_over_files_reads_a_folder_of_monthly_exports(tmp_path: Path) -> None:
     """Monthly exports, a file each (`exports/2015-01.csv`, ...), or a hive-partitioned Parquet folder, needed
     concatenating first. `format: duckdb` with a `query` and no `path` runs the query over the files it names,

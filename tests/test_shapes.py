@@ -1464,6 +1464,12 @@ def test_unix_time_in_seconds_or_finer_units_is_read_named_by_check_and_refused_
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%s UTC"}, _LEVELS)
     assert "key `source.period_format`: got '%s UTC'; expected '%s' by itself for Unix time" in str(caught.value)
+    # trial 37: seconds under a finer unit fell in 1970's first days, told "expected the pattern that reads them"
+    for pattern, scale in (("unix_ms", "seconds"), ("unix_ns", "seconds")):
+        (coarse,) = check_pack(_pack(tmp_path, {**source, "period_format": pattern}, _LEVELS),
+                               as_of=date(2015, 12, 31), today=TODAY).problems
+        assert coarse.endswith(f"expected `period_format: unix_s`, which reads them: Unix time, {scale} since "
+                               "1970-01-01 UTC (1437091200 is 2015-07-17 00:00:00 UTC)"), coarse
 
 
 def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_names_the_key(tmp_path: Path) -> None:
@@ -1728,6 +1734,63 @@ def test_a_wide_daily_source_is_read_by_the_week_as_events_or_a_snapshot(tmp_pat
     snapshot = _daily_wide(tmp_path, shape="snapshot")
     latest = read_snapshot(snapshot, date(2016, 8, 31), today=TODAY).metrics
     assert latest.select("entity_id", "level_now").rows() == [("Austin", 28.0), ("Polk", 10.0)]
+
+
+def test_a_wide_daily_source_read_as_events_under_aggregates_named_otherwise_is_checked(tmp_path: Path) -> None:
+    """Trial 37: Swiss NOx sites side by side, read by the week as `shape: events` with `aggregates: {nox_avg: {agg:
+    avg, column: nox}}` (as the README offers, named otherwise than `wide.value`): check stopped on a polars
+    traceback, "unable to find column 'nox'", looking for the value among the aggregates. A column of empty cells
+    is warned of as on a panel; the aggregates judge no row's own number."""
+    rows = [[(date(2016, 8, 1) + timedelta(days=i)).isoformat(), i + 1, 10, ""] for i in range(28)]
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba", "zg"], rows)
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "wide": {"columns": ["ad", "ba", "zg"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "publication_lag_days": 0, "shape": "events",
+                            "aggregates": {"nox_avg": {"agg": "avg", "column": "nox"}}},
+                 {"level_now": {"agg": "last", "column": "nox_avg", "window": [0, 0]}})
+    report = check_pack(pack, as_of=date(2016, 8, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if "wide.columns" in w] == [
+        "key `source.wide.columns.2`: got 'zg'; its column has no figure in reach (every cell in reach empty), "
+        "so 'zg' is scored on nothing: expected a column of one entity's figures (list only such "
+        "columns)"], report.warnings
+
+
+@pytest.mark.parametrize("shape", ["panel", "snapshot"])
+def test_a_year_of_day_first_dates_is_told_the_day_first_pattern(tmp_path: Path, shape: str) -> None:
+    """Trial 37: a year of Swiss NOx readings side by side, dated `dd/mm/yyyy`, with no `period_format`: check named
+    both orders, "'%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is
+    month-first)", though `13/01/2004` is in the column: its examples were the commonest values, the 1st to the 5th
+    of each month. A value that tells day from month is now looked for, and the one pattern every row parses with
+    named."""
+    days = [date(2004, 1, 1) + timedelta(days=i) for i in range(366)]
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba"], [[f"{d:%d/%m/%Y}", 10, 12] for d in days])
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week", "shape": shape,
+                            "wide": {"columns": ["ad", "ba"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "nox", "window": [0, 0]}})
+    for night in (None, date(2005, 3, 31)):  # (no night: no row's date read, the latest night is not known)
+        (problem,) = check_pack(pack, as_of=night, today=TODAY).problems
+        assert "'%d/%m/%Y' parses them" in problem and "'%m/%d/%Y'" not in problem, problem
+
+
+def test_a_date_no_calendar_has_is_a_typo_in_the_rows_not_a_pattern_to_change(tmp_path: Path) -> None:
+    """Trial 37: `29/02/2003` and `31/04/2004` among a year of `dd/mm/yyyy` dates read by `'%d/%m/%Y'` were told
+    "expected a pattern that parses every row's period (...: check the order of day and month)": the pattern was
+    right, and the rows held dates no calendar has. The rows are named as the typo they are."""
+    days = [f"{date(2004, 1, 1) + timedelta(days=i):%d/%m/%Y}" for i in range(366)]
+    days[59], days[60] = "29/02/2003", "31/04/2004"
+    name = _csv(tmp_path / "nox.csv", ["date", "ad", "ba"], [[d, 10, 12] for d in days])
+    pack = _pack(tmp_path, {"path": name, "entity_id": None, "entity_name": None, "grain": "week",
+                            "shape": "snapshot", "wide": {"columns": ["ad", "ba"], "entity": "site", "value": "nox"},
+                            "period_column": "date", "period_format": "%d/%m/%Y", "publication_lag_days": 0},
+                 {"level_now": {"agg": "last", "column": "nox", "window": [0, 0]}})
+    report = check_pack(pack, as_of=date(2005, 1, 4), today=TODAY)  # (2 entities: a warning, a problem from 3)
+    (said,) = [*report.problems, *report.warnings]
+    assert said.startswith(
+        "key `source.period_column`: got 'date'; 4 of the 732 rows the night reads have a date no calendar has (e.g. "
+        "'29/02/2003': its day is past its month's end), each quarantined: expected those rows mended (a typo in the "
+        "source), or kept out by `source.where`"), said
 
 
 def test_a_wide_source_s_missing_column_is_named_by_its_key(tmp_path: Path) -> None:

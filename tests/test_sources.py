@@ -111,6 +111,56 @@ def test_the_format_comes_from_the_extension_unless_declared() -> None:
         infer_format(Path("a.numbers"))
 
 
+@pytest.mark.parametrize(("name", "head", "said"), [
+    ("crsp.feather", b"ARROW1" + bytes(64), "its bytes are an Arrow IPC (Feather) file, which no format here reads"),
+    ("crsp.sqlite", b"SQLite format 3\x00", "its bytes are an SQLite database, which no format here reads"),
+    ("crsp.sav", b"$FL2@(#) SPSS DATA FILE", "its bytes are an SPSS data file (.sav), which no format here reads"),
+    ("crsp.dat", b"ts,stock,ret\n1,ge,0.1\n", "its bytes are CSV text (first line 'ts,stock,ret'): expected "
+                                             "`source.format: csv`, which reads it")])
+def test_a_file_of_an_extension_no_format_names_is_told_by_its_bytes(tmp_path: Path, name: str, head: bytes,
+                                                                      said: str) -> None:
+    """Trial 37: a Feather, an SQLite or an SPSS file was "cannot tell the format of crsp.feather from its extension;
+    set `source.format` to one of ['csv', 'parquet', ...]", none of which reads it. Such a file is now named as what
+    it is, with the export that is read; one whose bytes are a format read is told the `format` that reads it."""
+    (tmp_path / name).write_bytes(head)
+    with pytest.raises(SourceFormatError) as raised:
+        infer_format(tmp_path / name)
+    assert said in str(raised.value) and "\n" not in str(raised.value), raised.value
+    assert "set `source.format`" not in str(raised.value)
+
+
+def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants_an_export(tmp_path: Path) -> None:
+    """Trial 37: an SPSS file under `format: csv` was told it "lacks column(s) [...]; it has ['$FL2@(#) SPSS DATA
+    FILE\\x00\\x00...']", two hundred NULs on the terminal; an SQLite database named `.db` was "not a DuckDB
+    database: it looks like an SQLite database", with nothing expected. Each is named as what it is, with the export
+    that is read."""
+    (tmp_path / "crsp.sav").write_bytes(b"$FL2@(#) SPSS DATA FILE" + bytes(200))
+    (tmp_path / "crsp.db").write_bytes(b"SQLite format 3\x00" + bytes(200))
+    for name, changes in (("crsp.sav", {"source.format": "csv"}), ("crsp.db", {"source.table": "crsp"})):
+        pack = load_criteria(write_pack(tmp_path, tmp_path / name, **changes))
+        with pytest.raises(SourceError) as raised:
+            read_snapshot(pack, date(2015, 7, 31))
+        said = str(raised.value)
+        assert "\x00" not in said and "\n" not in said, said
+        assert said.endswith("expected the data exported as one that is, CSV, Parquet, JSON Lines, an Excel or "
+                             "OpenDocument workbook, or a DuckDB database (pandas' `to_parquet`, say)"), said
+
+
+def test_a_url_for_a_path_or_in_a_query_is_refused_at_load_without_the_network(tmp_path: Path) -> None:
+    """Trial 37: `path: http://example.com/crsp.csv` was "expected an existing file (looked at
+    /tmp/…/http:/example.com/crsp.csv)", as if the file were misplaced; a query over files reading
+    `read_csv('http://…')` had DuckDB try the network to install its web extension, 7 s, then print its own
+    words. Either is refused at load, naming its key: nothing here is fetched."""
+    with pytest.raises(CriteriaError, match=r"key `source\.path`: got 'https://example\.com/tx\.csv'; a URL \(https\), "
+                                            r"which is never fetched"):
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.path": "https://example.com/tx.csv"}))
+    query = "SELECT * FROM read_csv('http://10.255.255.1/tx.csv')"
+    with pytest.raises(CriteriaError, match=r"key `source\.query`: got .*; it reads a URL \(http\), which is never "
+                                            r"fetched"):
+        load_criteria(write_pack(tmp_path, TEXAS, **{"source.path": None, "source.format": "duckdb",
+                                                     "source.query": query}))
+
+
 def _texas_as(tmp_path: Path, fmt: str) -> Path:
     frame = pl.read_csv(TEXAS, infer_schema_length=0)  # every column as text, as the file has it
     path = tmp_path / f"txhousing.{ {'parquet': 'parquet', 'jsonl': 'jsonl', 'duckdb': 'duckdb'}[fmt] }"

@@ -108,8 +108,8 @@ def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
     of 1,745 schools, and check said ok)."""
     for n, f, values in _judged_filters(pack, found):
         far = sum(v >= FILTER_APART * f.value for v in values)
-        share_under_percents = f.value <= 1 and max(values) <= 100 and (far == len(values) or (
-            f.op in (">=", ">") and max(values) > 1 and far >= MOST_FAR * len(values)))
+        share_under_percents = f.value <= 1 and max(values) <= 100 and not _floor_of_counts(f, values) and (
+            far == len(values) or (f.op in (">=", ">") and max(values) > 1 and far >= MOST_FAR * len(values)))
         percent_over_shares = 1 < f.value <= 100 and max(values) <= 1 \
             and not all(float(v).is_integer() for v in values) and f.value >= FILTER_APART * max(values)
         if share_under_percents or percent_over_shares:
@@ -121,6 +121,12 @@ def _unit_slipped_filters(pack: CriteriaPack, found: list[Candidate]
         if 1 < abs(f.value) <= 100 and largest <= 1 and not all(float(v).is_integer() for v in values) \
                 and abs(f.value) >= FILTER_APART * largest:
             yield n, f, values, False, f.value < 0 if f.op in (">=", ">") else f.value > 0, 0
+
+
+def _floor_of_counts(f: HardFilter, values: list[float]) -> bool:
+    """A lower bound of 0 or 1 over whole numbers (`events_today >= 1`, "at least one"): a count's floor, never a
+    share's bound, which is a fraction (trial 37 was asked whether 1 stood for 100 on a day's 48 readings)."""
+    return f.op in (">=", ">") and f.value in (0, 1) and all(float(v).is_integer() for v in values)
 
 
 def _signed_filters(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:

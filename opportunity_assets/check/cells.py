@@ -273,24 +273,36 @@ def wide_columns_empty(spec: SourceSpec, history: pl.DataFrame, quarantined: pl.
     column of no row in reach under a `where` is one the condition kept out, as asked: no warning (trial 34)."""
     if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
         return []
-    value = spec.wide.value
-    filled = dict(history.group_by("entity_id").agg(pl.col(value).is_not_null().sum()).rows())
+    filled = dict(history.group_by("entity_id").agg(_holds_a_figure(spec, history).sum()).rows())
     refused = set(quarantined["entity_id"].to_list())
     if not any(filled.values()):
         return []
     rows = dict(history.group_by("entity_id").len().rows())
-    return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell of its "
-            f"{rows.get(column, 0)} rows in reach empty), so {column!r} is scored on nothing: expected a column of "
-            "one entity's figures (list only such columns)"
+    return [f"key `source.wide.columns.{n}`: got {column!r}; its column has no figure in reach (every cell "
+            f"{f'of its {rows[column]} rows ' if rows.get(column) else ''}in reach empty), so {column!r} is scored "
+            "on nothing: expected a column of one entity's figures (list only such columns)"
             for n, column in enumerate(spec.wide.columns)
             if not filled.get(column) and column not in refused and (rows.get(column) or not spec.where)]
+
+
+def _holds_a_figure(spec: SourceSpec, history: pl.DataFrame) -> pl.Expr:
+    """Whether a period of the history holds one of the wide column's figures. A panel's or a snapshot's row carries
+    `wide.value` itself; an events source's panel carries only its aggregates, named as the pack likes (`nox_avg`
+    over `value: nox`: trial 37's traceback), so there a period holds a figure when it read an event, an empty cell
+    being none."""
+    assert spec.wide is not None
+    if spec.wide.value in history.columns:
+        return pl.col(spec.wide.value).is_not_null()
+    return pl.col("events_read") > 0
 
 
 def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:
     """A wide source's column whose values are the rows' own numbers, counting up by 1 from period to period
     (`rownames`, R's row number, listed among the series: each the line's number, or that less the header's):
-    an entity scored on the row's number. A warning naming the column's key."""
-    if spec.wide is None or spec.wide.across != "entity" or history.is_empty():
+    an entity scored on the row's number. A warning naming the column's key. Events are aggregated by the period
+    before the night sees them, so no row's own number is left to judge there."""
+    if spec.wide is None or spec.wide.across != "entity" or history.is_empty() \
+            or spec.wide.value not in history.columns:
         return []
     value, warnings = spec.wide.value, []
     for n, column in enumerate(spec.wide.columns):

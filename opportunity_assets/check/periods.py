@@ -127,6 +127,21 @@ def counted_from_unparsed(column: str, within: str, unparsed: list[str], which: 
             "period, the file exported so")
 
 
+_TELLS_DAY = r"^\s*\d{1,2}[^0-9]+(1[3-9]|2[0-9]|3[01])[^0-9]|^\s*(1[3-9]|2[0-9]|3[01])[^0-9]+\d{1,2}[^0-9]"
+"""A date written day and month first, in either order, whose first or second number is above 12 (`13/01/2004`,
+`1/30/2004`): a value that tells which of the two is the day."""
+
+
+def telling_day_from_month(pack: CriteriaPack, within: str, column: str, where: str, values: list[str]) -> list[str]:
+    """`values` (the commonest, each as often as the next: a day-first column's first 50 are the 1st to the 5th of
+    every month) with a few of the column's values that tell day from month added, so that the pattern named for
+    them is the one every row parses with, not both orders "these values do not tell" (trial 37: '%m/%d/%Y' named
+    first over a year of `dd/mm/yyyy` dates)."""
+    telling = commonest_values(pack, within, shapes.written(column),
+                               f"{where} AND regexp_matches({shapes.written(column)}, '{_TELLS_DAY}')")
+    return [*values, *(v for v in telling if v not in values)]
+
+
 def not_dates(pack: CriteriaPack, within: str) -> str:
     """A `period_column` none of whose values is a date (a time of day, a weekday): that key, with examples."""
     src = spec_at(pack, within)
@@ -144,7 +159,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
-    fits = suggested_pattern(unparsed)
+    fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
+                                                    "IS NULL", unparsed))
     if not fits and src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered
     if not fits and src.wide is None and _counts(unparsed):
@@ -209,6 +225,12 @@ def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | No
     if _counts(values):
         return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day: expected "
                 "the count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01)")
+    coarser = next((name for name, scale in UNIX_SCALES.items() if name != UNIX_TIME and scale < per_second
+                    and all(unix_time(v, scale) is not None for v in values)), None)
+    if coarser is not None:  # (trial 37: seconds under `unix_ms` were told "the pattern that reads them", none named)
+        first, scale = values[0].strip(), UNIX_SCALES[coarser]
+        return (f"{said}: expected `period_format: {coarser}`, which reads them: Unix time, {_UNIT_NAMES[scale]} "
+                f"since 1970-01-01 UTC ({first} is {unix_time(first, scale)} UTC)")
     return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
 
 
@@ -761,6 +783,23 @@ _YEAR_ALONE = re.compile(r"^\s*\d{4}\s*$")
 """A period written as a year alone, `1970`: read without a `period_format`."""
 
 
+def days_no_month_has(values: list[str], patterns: Sequence[str]) -> str | None:
+    """The first of `values` when every one is written as a pattern of `patterns` reads but names a day its month
+    has not (`29/02/2003`, `31/04/2004`: a typo in the rows, not a pattern to change; trial 37 was told to check the
+    order of day and month); None otherwise."""
+    def past_the_end(value: str) -> bool:
+        for pattern in patterns:
+            try:
+                datetime.strptime(value.strip(), pattern)
+            except ValueError as exc:
+                if "day is out of range for month" in str(exc):
+                    return True
+        return False
+
+    written = [v for v in values if v.strip()]
+    return written[0] if written and all(past_the_end(v) for v in written) else None
+
+
 def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does. Periods of a form the reader reads whose number no
@@ -790,8 +829,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
     if src.period_column and src.period_format is None:
-        suggestion = (suggested_pattern(values) or " (e.g. '%b-%Y' for Mar-2018)") \
-            + _counting_headers(src, values, suggested_pattern(values))
+        telling = telling_day_from_month(pack, "source", src.period_column,
+                                         f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL", values)
+        suggestion = (suggested_pattern(telling) or " (e.g. '%b-%Y' for Mar-2018)") \
+            + _counting_headers(src, values, suggested_pattern(telling))
         fits = fitting_patterns(values)
         if len(reasons) < seen and fits and (isos := both_ways(pack, src.period_column)):
             # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)
@@ -819,6 +860,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(_QUARTER.match(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
                 f"period that does not parse with it (e.g. {example!r}): {_QUARTERS_READ}")
+    if src.period_column and values and (impossible := days_no_month_has(values, src.period_patterns)):
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a date no calendar has (e.g. "
+                f"{impossible!r}: its day is past its month's end), each quarantined: expected those rows mended (a "
+                "typo in the source), or kept out by `source.where`")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

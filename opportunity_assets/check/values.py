@@ -170,6 +170,9 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
             continue
         said.add(name)
         column = condition.column
+        if spec.over_files and (lacking := entities_lacking(pack, within, column, texts[column])) is not None:
+            warnings.append(lacking)
+            continue
         warnings.append(
             f"key `{within}.aggregates.{name}.where.{i}`: {column!r} is empty in {empty[column]} of the {events} "
             f"events, and an empty cell never matches, so share {name!r} counts them as not matching (its "
@@ -177,6 +180,23 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
             f"the events that have one: an `agg: count` with this `where`, an `agg: count` with `{{column: "
             f"{column}, not_in: ['']}}`, and a derived metric dividing the two")
     return warnings
+
+
+def entities_lacking(pack: CriteriaPack, within: str, column: str, text: str) -> str | None:
+    """A query over files whose `column` is empty in every row of some entities and in none of the others' (a
+    folder of CSVs read by `read_csv(..., union_by_name = true)`, one file naming the column otherwise: trial 37's
+    `ret` and `return`, told of a share's denominator instead), naming the query. None when the empty cells are
+    spread among the entities: a category unknown here and there."""
+    join = join_index(within)
+    empty = value_counts(pack, shapes.ENTITY, f"{shapes.IN_SCOPE} AND {quote_identifier(text)} IS NULL", join=join,
+                         limit=1000)
+    filled = set(value_counts(pack, shapes.ENTITY, f"{shapes.IN_SCOPE} AND {quote_identifier(text)} IS NOT NULL",
+                              join=join, limit=100_000))
+    if not empty or not filled or filled & set(empty):
+        return None
+    return (f"key `{within}.query`: {column!r} is empty in every row of {len(empty)} entities (e.g. "
+            f"{sorted(empty)[:3]}) and in no row of the other {len(filled)}: expected the column in every file the "
+            "query reads (one whose header names it otherwise, read by `union_by_name`, gives its rows none)")
 
 
 def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:

@@ -63,9 +63,27 @@ def infer_format(path: Path, declared: Format | None = None, *, within: str = "s
         return declared
     found = format_named_by(path)
     if found is None:
-        raise SourceFormatError(f"cannot tell the format of {path.name} from its extension; set `{within}.format` "
-                                f"to one of {list(FORMATS)}")
+        raise SourceFormatError(_format_unknown(path, within))
     return found
+
+
+_READ = "CSV, Parquet, JSON Lines, an Excel or OpenDocument workbook, or a DuckDB database"
+_EXPORTED = f"the data exported as one that is, {_READ} (pandas' `to_parquet`, say)"
+
+
+def _format_unknown(path: Path, within: str) -> str:
+    """Why an extension that names no format read here is refused, by what the file's bytes are: one of the formats
+    read (`format` names it), or another (Feather, SQLite, SPSS: trial 37 was told to set `format` to one of
+    ['csv', 'parquet', ...], none of which reads them), which wants an export instead."""
+    fmt, what = looks_like(path)
+    if fmt is None and not _head(path):  # (no bytes to tell by: a file not there yet, or empty)
+        return (f"cannot tell the format of {path.name} from its extension; set `{within}.format` to one of "
+                f"{list(FORMATS)}")
+    if fmt is not None:
+        return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}: expected "
+                f"`{within}.format: {fmt}`, which reads it")
+    return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, which no format "
+            f"here reads: expected {_EXPORTED}")
 
 
 _FORMAT_NAMES: dict[Format, str] = {"csv": "CSV text", "parquet": "a Parquet file", "jsonl": "JSON Lines text",
@@ -82,6 +100,14 @@ def _head(path: Path, size: int = 4096) -> bytes:
         return b""
 
 
+_OTHER_FORMATS = ((b"ARROW1", "an Arrow IPC (Feather) file"), (b"FEA1", "a Feather file"),
+                  (b"$FL2", "an SPSS data file (.sav)"), (b"$FL3", "an SPSS data file (.zsav)"),
+                  (b"<stata_dta>", "a Stata data file (.dta)"), (b"RDX", "an R data file (.RData)"))
+"""Formats a statistics user's file comes in that no reader here takes, by the bytes each opens with."""
+_UNREAD = {"an SQLite database", *(what for _, what in _OTHER_FORMATS)}
+"""How `looks_like` describes a file of a format no reader here takes: such a file wants an export."""
+
+
 def looks_like(path: Path) -> tuple[Format | None, str]:
     """What the file's first bytes say it is, whatever its name: the format this layer would read it as (None for
     none), and how a message describes it ("CSV text (first line 'city,year,...')", "a Parquet file")."""
@@ -94,6 +120,9 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
         return "duckdb", "a DuckDB database"
     if head.startswith(b"SQLite format 3\x00"):
         return None, "an SQLite database"
+    for magic, other in _OTHER_FORMATS:
+        if head.startswith(magic):
+            return None, other
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
@@ -165,11 +194,13 @@ def _not_its_format(path: Path, fmt: Format, declared: Format | None, within: st
     extension = suffix_of(path)
     if declared is not None:
         says = f", and its extension says {extension}" if extension else ""
+        own = _EXPORTED if looks in _UNREAD else "the file's own format"
         fix = (f"`format: {found}`" + (" (or no `format`: the extension says so)" if format_named_by(path) == found
-                                       else "")) if found else "the file's own format"
+                                       else "")) if found else own
         return SourceFormatError(f"key `{within}.format`: got {declared!r}; source file {path} is not "
                                  f"{_FORMAT_NAMES[fmt]}: it looks like {looks}{says}: expected {fix}")
-    fix = f" (`{within}.format: {found}` reads it as such)" if found else ""
+    fix = f" (`{within}.format: {found}` reads it as such)" if found else \
+        f", which no format here reads: expected {_EXPORTED}" if looks in _UNREAD else ""
     return SourceFormatError(f"source file {path} is named {extension} but is not {_FORMAT_NAMES[fmt]}: it looks "
                              f"like {looks}{fix}")
 
@@ -378,6 +409,14 @@ _SEP_HINT = re.compile(r"\s*sep=(.)\s*")
 (trial 35: the file was told it lacks every column, "it has ['sep=', '']: is it the right file?")."""
 
 
+def _other_than_csv(path: Path) -> bool:
+    """Whether a file read as CSV whose header lacks the pack's columns is another format's: JSON Lines (its
+    "header" a record), or binary data, whose "header" is its first bytes, NULs and all (trial 37: an SPSS file under
+    `format: csv` was told it "has ['$FL2@(#) SPSS DATA FILE\\x00\\x00...']")."""
+    found, looks = looks_like(path)
+    return found == "jsonl" or (found is None and looks != "an empty file")
+
+
 def csv_delimiter(path: Path, given: str | None) -> str:
     """The character between a CSV file's fields: the pack's `delimiter`, else a tab for `.tsv`, else a comma."""
     return given or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
@@ -409,8 +448,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         raise SourceFormatError(f"key `{within}.delimiter`: got {delimiter!r}{default}; source file {path}: the header "
                                 f"is one column, {header[0][:60]!r}; the file looks delimited by {other!r}: expected "
                                 f"`delimiter: {other!r}`")
-    if any(c not in header for c in needed) and looks_like(path)[0] == "jsonl":
-        raise _not_its_format(path, "csv", declared, within)  # JSON Lines read as CSV: its "header" is a record
+    if any(c not in header for c in needed) and _other_than_csv(path):
+        raise _not_its_format(path, "csv", declared, within)
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []

@@ -78,7 +78,8 @@ def test_a_pack_key_overrides_the_first_night_without_changing_the_criteria(tmp_
     ({"start": "2999-01-01"}, r"key `nights\.start`: got .*2999-01-01.*; expected a night that has ended"),
     ({"start": "1751-03-31"}, r"key `nights\.start`: got .*1751-03-31.*; expected a night on or after 1800-01-01"),
     ({"start": "last year"}, r"key `nights\.start`: got 'last year'; expected a valid date"),
-    ({"begin": "2003-01-31"}, r"key `nights\.begin`: unknown key"),
+    ({"begin": "2003-01-31"}, r"key `nights`: got the unknown key\(s\) `begin` and not `start`; expected the keys of "
+                              r"`nights`: `start`"),
 ])
 def test_a_bad_nights_key_is_refused_at_load_naming_it(tmp_path: Path, nights: dict[str, str], says: str) -> None:
     with pytest.raises(CriteriaError, match=says):

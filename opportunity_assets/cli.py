@@ -311,10 +311,9 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
     no stored night and `--candidate diarrhoea` (for `diarrhaea`) were "nothing in the archive", exit 0, the words
     of a night that archived none."""
     if as_of is not None and store.night(domain, as_of) is None:
-        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(as_of - CAST(? AS DATE)), "
-                              "as_of LIMIT 3", [domain, as_of])
+        nearest = store.nights_near(domain, as_of)
         return (f"--as-of {as_of}: no night of {domain} is stored on it: "
-                + (f"nights stored nearby: {', '.join(str(r['as_of']) for r in nearest)}" if nearest
+                + (f"nights stored nearby: {', '.join(str(n) for n in nearest)}" if nearest
                    else "the store holds no night of this domain"))
     if candidate is None:
         return None

@@ -375,6 +375,13 @@ class ResultStore(dg.ConfigurableResource):
         rows = self.query("SELECT * FROM nights WHERE domain = ? AND as_of = ?", [domain, as_of])
         return rows[0] if rows else None
 
+    def nights_near(self, domain: str, as_of: date, most: int = 3) -> list[date]:
+        """The domain's stored nights nearest `as_of`, nearest first (then earlier first): what a command asked
+        for a night the store does not hold offers instead."""
+        return [r["as_of"] for r in self.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY "
+                                               f"abs(as_of - CAST(? AS DATE)), as_of LIMIT {int(most)}",
+                                               [domain, as_of])]
+
     def candidates(self, domain: str, as_of: date, *, went_on_only: bool = False) -> list[Candidate]:
         rows = self.query("SELECT record FROM candidates WHERE domain = ? AND as_of = ? "
                           + ("AND went_on " if went_on_only else "") + "ORDER BY candidate_id", [domain, as_of])

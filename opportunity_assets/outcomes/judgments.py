@@ -48,9 +48,8 @@ def record_judgment(store: ResultStore, pack: CriteriaPack, *, as_of: date, cand
     if not who.strip():
         raise JudgmentError("who: empty; expected a name (--who)")
     if store.night(pack.domain, as_of) is None:
-        nearest = store.query("SELECT as_of FROM nights WHERE domain = ? ORDER BY abs(as_of - CAST(? AS DATE)), "
-                              "as_of LIMIT 3", [pack.domain, as_of])
-        hint = (f"; nights with a run nearby: {', '.join(str(r['as_of']) for r in nearest)}" if nearest
+        nearest = store.nights_near(pack.domain, as_of)
+        hint = (f"; nights with a run nearby: {', '.join(str(n) for n in nearest)}" if nearest
                 else "; the store has no night of this domain")
         raise JudgmentError(f"no run stored for {pack.domain} on {as_of}: nothing to judge{hint}. "
                             f"Run `opportunity run --as-of {as_of}` first")

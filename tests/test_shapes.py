@@ -915,18 +915,23 @@ def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: P
               {"level_now": {"agg": "last", "column": "level"}})
 
 
+def _costs_beside_traffic(tmp_path: Path, years: range, traffic_lag: int) -> CriteriaPack:
+    """Three airlines' annual costs (published 90 days after the year) joined with their traffic, published
+    `traffic_lag` days after it, both over `years`."""
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"], [[e, y, 10] for e in "abc" for y in years])
+    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"], [[e, y, 2] for e in "abc" for y in years])
+    return _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+                            "publication_lag_days": 90,
+                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
+                                      "columns": ["output"], "publication_lag_days": traffic_lag}]},
+                 {"level_now": {"agg": "last", "column": "output"}})
+
+
 def test_a_join_published_after_the_night_names_its_lag_not_the_inputs(tmp_path: Path) -> None:
     """Trial 27: costs published 90 days after the year, traffic joined 120 days after it: on the night the costs of
     1984 are known, the inputs over traffic's 1984 were told "0 of 1 years of output filled in 1984", three lines;
     the rows were there, not yet known."""
-    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"], [[e, y, 10] for e in "abc" for y in (1983, 1984)])
-    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"],
-                   [[e, y, 2] for e in "abc" for y in (1983, 1984)])
-    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
-                            "publication_lag_days": 90,
-                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
-                                      "columns": ["output"], "publication_lag_days": 120}]},
-                 {"level_now": {"agg": "last", "column": "output"}})
+    pack = _costs_beside_traffic(tmp_path, range(1983, 1985), traffic_lag=120)
     assert check_pack(pack, date(1985, 3, 31), today=TODAY).problems == [
         "key `source.join.0.publication_lag_days`: got 120; the joined table 'traffic' has rows of 1984, the source's "
         "latest period on 1985-03-31, but the first is published on 1985-04-30, after the night, so its columns "
@@ -940,15 +945,7 @@ def test_a_join_published_periods_after_the_night_names_the_latest_period_not_th
     """Trial 36: lunch shares joined 900 days after the year beside test scores 120 days after it: the line said the
     table "has rows of 1996, the source's latest period on 1999-04-30", and that a night on 1999-06-19 would read
     them; the source's latest period was 1998, published later still."""
-    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"],
-                 [[e, y, 10] for e in "abc" for y in range(1983, 1987)])
-    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"],
-                   [[e, y, 2] for e in "abc" for y in range(1983, 1987)])
-    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
-                            "publication_lag_days": 90,
-                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
-                                      "columns": ["output"], "publication_lag_days": 900}]},
-                 {"level_now": {"agg": "last", "column": "output"}})
+    pack = _costs_beside_traffic(tmp_path, range(1983, 1987), traffic_lag=900)
     assert check_pack(pack, date(1987, 3, 31), today=TODAY).problems == [
         "key `source.join.0.publication_lag_days`: got 900; the joined table 'traffic' is published only to 1983 on "
         "1987-03-31, its rows from 1984 on after the night (the first on 1987-06-19), so its columns (output) have no "

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -93,7 +94,7 @@ from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possi
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
-from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished_line, unfinished_record
+from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished, unfinished_record
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
@@ -341,56 +342,59 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.D
     quarantined (too few fields, a quote that never closes, JSON that does not parse): a file cut short. Trial 17:
     dslabs' tweets cut in half said only "6 fields, expected 9 (source row 11292)", and check said ok on a night
     years before the data's end (Parquet and gzip cut short are problems: they do not read at all; here the rows
-    before the cut do)."""
+    before the cut do). A CSV's last line that parses is judged by its last cell and its entity's rows."""
     src = pack.source
-    if src.format == "postgres" or infer_format(pack.path_of(src), src.format) not in ("csv", "jsonl"):
+    if src.format == "postgres":
         return []
-    last = unfinished_line(pack.path_of(src))
-    if last is None:  # (it ends in a newline: no record of it is cut)
+    path = pack.path_of(src)
+    fmt = infer_format(path, src.format)
+    if fmt not in ("csv", "jsonl") or (found := unfinished(path)) is None:  # (a newline at its end: no record cut)
         return []
+    last = found[0]
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
                if not r.startswith(labels)]
     if not reasons:
-        return _last_cell_cut_short(pack) or _last_entity_cut_short(pack, history)
+        if fmt != "csv":
+            return []
+        delimiter = csv_delimiter(path, src.delimiter)
+        return _last_cell_cut_short(path, found, delimiter) \
+            or _last_entity_cut_short(pack, found, delimiter, history)
     reason = reasons[0]
-    return [f"key `source.path`: source file {pack.path_of(src)} ends in the middle of a record: its last line, "
+    return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, "
             f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
             "that did not finish)? The night reads only the rows before it: expected the whole file"]
 
 
-def _last_cell_cut_short(pack: CriteriaPack) -> list[str]:
+def _last_cell_cut_short(path: Path, found: tuple[int, bytes], delimiter: str) -> list[str]:
     """A warning naming `source.path` when a CSV file ends, with no newline, inside its last record's last cell:
-    the record parses, its number shorter than the column's before it (`8` for `8526.0`), read as written."""
-    src = pack.source
-    path = pack.path_of(src)
-    if infer_format(path, src.format) != "csv":
+    the record parses, its number shorter than the column's before it (`8` for `8526.0`), read as written.
+    `found`: the file's `csv_rows.unfinished`."""
+    cut = shortened_last_cell(found, delimiter)
+    if cut is None:
         return []
-    found = shortened_last_cell(path, csv_delimiter(path, src.delimiter))
-    if found is None:
-        return []
-    last, cell, before = found
+    last, cell, before = cut
     return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, {last}, has no "
             f"newline at its end and its last cell, {cell!r}, is shorter than that column's in the lines before it "
             f"(e.g. {before}): a file cut short (a download or copy that did not finish)? The night reads {cell!r} "
             "as written: expected the whole file"]
 
 
-def _last_entity_cut_short(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+def _last_entity_cut_short(pack: CriteriaPack, found: tuple[int, bytes], delimiter: str,
+                           history: pl.DataFrame) -> list[str]:
     """A warning naming `source.path` when a CSV file ends, with no newline, at the end of a whole record whose
     entity's rows stop before the source's latest period: a file of rows by entity cut at a line's end, the rest of
     that entity's history and every later entity's lost (trial 36: cholera deaths cut after `...,1849-09-12,Wed`
     read Diarrhaea's last weeks as no deaths, and check said ok). A file merely unterminated ends on a row whose
     entity runs to the end. An entity with no row in the night's reach stops before it (unless a `where` may have
-    kept its rows out)."""
+    kept its rows out). `found`: the file's `csv_rows.unfinished`."""
     src = pack.source
-    path = pack.path_of(src)
-    if infer_format(path, src.format) != "csv" or not isinstance(src.entity_id, str) or history.is_empty():
+    if not isinstance(src.entity_id, str) or history.is_empty():
         return []
-    found = unfinished_record(path, csv_delimiter(path, src.delimiter))
-    if found is None or src.entity_id not in found[1]:
+    path, whole = pack.path_of(src), unfinished_record(found, delimiter)
+    if whole is None or src.entity_id not in whole[1]:
         return []
-    last, record = found
+    last, record = whole
     entity = record[src.entity_id].strip()
     rows = history.filter(pl.col("source_row").is_not_null())
     own, first, latest = rows.filter(pl.col("entity_id") == entity)["period"].max(), rows["period"].min(), \

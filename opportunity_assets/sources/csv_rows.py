@@ -173,8 +173,12 @@ def _ends_in_newline(path: str | Path) -> bool | None:
         return f.read(1) == b"\n"
 
 
-def _unfinished(path: str | Path) -> tuple[int, bytes] | None:
-    """`unfinished_line`, with the file's bytes it read (None without reading them when its last byte says so)."""
+def unfinished(path: str | Path) -> tuple[int, bytes] | None:
+    """The number of the file's last line (from 1) when the file does not end with a newline, with the file's bytes
+    (read once, for `shortened_last_cell` and `unfinished_record` too), else None, without reading them when its
+    last byte says so: a text file cut short (a download or copy that did not finish) ends in the middle of a line.
+    A file whose last line is whole but unterminated ends so too; whether that line is a record tells them apart
+    (`check`)."""
     if _ends_in_newline(path):
         return None
     data = read_bytes(path)
@@ -183,26 +187,16 @@ def _unfinished(path: str | Path) -> tuple[int, bytes] | None:
     return data.count(b"\n") + 1, data
 
 
-def unfinished_line(path: str | Path) -> int | None:
-    """The number of the file's last line (from 1) when the file does not end with a newline, else None: a text
-    file cut short (a download or copy that did not finish) ends in the middle of a line. A file whose last line
-    is whole but unterminated ends so too; whether that line is a record tells them apart (`check`)."""
-    found = _unfinished(path)
-    return None if found is None else found[0]
-
-
 _LINES_BEFORE = 10
 """The records before an unfinished last line that its last cell is measured against."""
 
 
-def shortened_last_cell(path: str | Path, delimiter: str = ",") -> tuple[int, str, list[str]] | None:
+def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, str, list[str]] | None:
     """(its line, its last cell, that column's cells in the records before) when the file ends without a newline
     in a record as wide as those before it whose last cell is shorter than each of theirs: a file cut short inside
     its last number, which still parses (trial 34: `2015-04-01,unemploy,8526.0` cut to `...,8` was read as 8, and
-    check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells)."""
-    found = _unfinished(path)
-    if found is None:
-        return None
+    check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells).
+    `found`: the file's `unfinished`."""
     last, data = found
     tail = data.decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
     cut = _parse(tail[-1], delimiter)
@@ -213,13 +207,11 @@ def shortened_last_cell(path: str | Path, delimiter: str = ",") -> tuple[int, st
     return (last, cut[-1], cells[-3:]) if len(cut[-1]) < min(len(c) for c in cells) else None
 
 
-def unfinished_record(path: str | Path, delimiter: str = ",") -> tuple[int, dict[str, str]] | None:
+def unfinished_record(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, dict[str, str]] | None:
     """(its line, its fields by the header's names) when the file ends without a newline in a whole record as wide
     as the header: a merely unterminated file, or one cut at the very end of a line, which only the rows tell apart
-    (`check`: the record's entity stopping before the others do). None otherwise."""
-    found = _unfinished(path)
-    if found is None:
-        return None
+    (`check`: the record's entity stopping before the others do). None otherwise. `found`: the file's
+    `unfinished`."""
     last, data = found
     text = data.decode("utf-8", errors="replace")
     record = _parse(text.rsplit("\n", 1)[-1], delimiter)

@@ -1024,9 +1024,7 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
         if loc in said:
             continue
         said.add(loc)
-        mine = [e for e in errors if parent(e) == loc]
-        unknown = [str(e["loc"][-1]) for e in mine if e["type"] == "extra_forbidden"]
-        missing = [str(e["loc"][-1]) for e in mine if e["type"] == "missing"]
+        unknown, missing = keys[loc]["extra_forbidden"], keys[loc]["missing"]
         within = ".".join(str(part) for part in loc)
         out.append(f"key `{within}`: got the unknown key(s) {', '.join(f'`{k}`' for k in unknown)} and not "
                    f"{', '.join(f'`{k}`' for k in missing)}; expected the keys of `{within}`: "

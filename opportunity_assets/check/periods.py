@@ -831,8 +831,8 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and src.period_format is None:
         telling = telling_day_from_month(pack, "source", src.period_column,
                                          f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL", values)
-        suggestion = (suggested_pattern(telling) or " (e.g. '%b-%Y' for Mar-2018)") \
-            + _counting_headers(src, values, suggested_pattern(telling))
+        suggested = suggested_pattern(telling)
+        suggestion = (suggested or " (e.g. '%b-%Y' for Mar-2018)") + _counting_headers(src, values, suggested)
         fits = fitting_patterns(values)
         if len(reasons) < seen and fits and (isos := both_ways(pack, src.period_column)):
             # the rest are ISO: a pattern for the others alone would leave them unparsed (and check says so)

@@ -95,7 +95,7 @@ from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
 from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished, unfinished_record
-from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
+from opportunity_assets.sources.facts import copied_rows, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
     duplicate_facts,
@@ -773,7 +773,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         if beyond:
             problems.append(_windows_past(pack, night, reach, beyond))
         warnings += [] if beyond else _outcome_out_of_reach(  # (else the same cause, again)
-            pack, night, _history_held(pack, night, reach, snapshot.anchor_period))
+            pack, night, _history_held(pack, reach, snapshot))
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     if counted.copies is not None:
         factor, rows, distinct = counted.copies
@@ -1004,19 +1004,16 @@ def _rows_of_a_coarser_grain(pack: CriteriaPack, rows: CoarserRows) -> str:
             f"`grain: {rows.grain}`, the grain the rows come in")
 
 
-def _history_held(pack: CriteriaPack, night: date, reach: int, anchor: date | None) -> int:
+def _history_held(pack: CriteriaPack, reach: int, snapshot: SourceSnapshot) -> int:
     """Periods back (0 = the latest) of the whole history published by the night: the snapshot's `reach` unless
     the snapshot was cut at `history_reach`, when the history may go further back (trial 32: AirPassengers' 144
     months were "no entity has more than 72 months published", and an outcome window of 100 months was warned
     that no outcome could be measured)."""
 
-    if reach < pack.history_reach or anchor is None or pack.outcome is None:
+    anchor, first = snapshot.anchor_period, snapshot.first_period
+    if reach < pack.history_reach or anchor is None or first is None or pack.outcome is None:
         return reach
-    try:
-        first = first_period(pack, night)
-    except SourceError:
-        return reach
-    return reach if first is None else max(reach, pack.grain.between(pack.grain.start(first), anchor))
+    return max(reach, pack.grain.between(pack.grain.start(first), anchor))
 
 
 def _outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[str]:

@@ -33,16 +33,6 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     return None if first is None else (first, last)
 
 
-def first_period(pack: CriteriaPack, as_of: date) -> date | None:
-    """The earliest period of a dated row in scope published by `as_of`: where the whole history begins, which the
-    night's snapshot, cut at `history_reach` periods, does not tell (None without such a row)."""
-    sql = (f"SELECT min({shapes.PERIOD}) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL "
-           f"AND {shapes.PUBLISHED} <= $as_of::DATE")
-    with opened(pack) as (con, _):
-        (first,) = run(con, pack, sql, {"as_of": as_of}).row(0)
-    return first
-
-
 def row_counts(pack: CriteriaPack) -> tuple[int, int]:
     """The source's rows, and those in scope (`source.where`), whatever their dates."""
     with opened(pack) as (con, _):

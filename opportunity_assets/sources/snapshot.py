@@ -36,6 +36,9 @@ class SourceSnapshot:
     as_of: date
     anchor_period: date | None
     """Latest period (its first day) published by as_of; window period 0. None if nothing is published."""
+    first_period: date | None
+    """Earliest period of a valid row published by as_of: where the whole history begins, which `history`, cut at
+    `history_reach` periods, does not tell. None if nothing is published."""
     history: pl.DataFrame
     """Visible valid rows within the pack's history reach (metric windows, integrity yardstick): entity_id,
     entity_name, period, published_at,
@@ -75,7 +78,7 @@ _AGO = "__ago"
 
 
 def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
-          ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+          ) -> tuple[tuple[date | None, date | None], pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """`_night` on `con`, which is left as it was given (a kept connection serves the next read)."""
     try:
         return _night(con, pack, as_of, today)
@@ -89,14 +92,14 @@ def _read(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today
 
 
 def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, today: date
-           ) -> tuple[date | None, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The night's anchor, metrics, history and quarantine, over the typed rows `connection.opened` made: the rows
-    judged (a view each: one pass over the typed rows, with the rare duplicated keys found first), the panel `hist`
-    over them, then one SELECT per result, each with its own column names (a metric may share a
-    column's name). A panel of rows is a view too (a table would hold the rows a second time); a panel of
-    events is summed once into a table (it is smaller than the events). Sums run on one thread: parallel partial
-    sums combine in a varying order, and a night must be reproducible to the last bit (a verdict can sit on a
-    threshold); everything else runs on every core."""
+           ) -> tuple[tuple[date | None, date | None], pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The night's latest and first periods, metrics, history and quarantine, over the typed rows
+    `connection.opened` made: the rows judged (a view each: one pass over the typed rows, with the rare duplicated
+    keys found first), the panel `hist` over them, then one SELECT per result, each with its own column names (a
+    metric may share a column's name). A panel of rows is a view too (a table would hold the rows a second time);
+    a panel of events is summed once into a table (it is smaller than the events). Sums run on one thread:
+    parallel partial sums combine in a varying order, and a night must be reproducible to the last bit (a verdict
+    can sit on a threshold); everything else runs on every core."""
     src, grain = pack.source, pack.grain
     con.execute(f"SET VARIABLE as_of = DATE '{as_of.isoformat()}'")
     con.execute(f"SET VARIABLE today = DATE '{today.isoformat()}'")
@@ -114,7 +117,7 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
         con.execute("SET threads = 1")  # events are summed into the panel: one fixed order
         run(con, pack, f"CREATE TEMP TABLE panel AS SELECT * FROM {panel}", {})
         panel = "panel"
-    ((anchor,),) = run(con, pack, f"SELECT max({shapes.PERIOD}) FROM {panel}", {}).rows()
+    ((anchor, first),) = run(con, pack, f"SELECT max({shapes.PERIOD}), min({shapes.PERIOD}) FROM {panel}", {}).rows()
     con.execute(f"SET VARIABLE anchor = {'NULL' if anchor is None else literal(anchor.isoformat())}::DATE")
     run(con, pack, f"CREATE TEMP VIEW hist AS SELECT p.*, "
                     f"{grain.sql_between('p.' + shapes.PERIOD, 'getvariable(' + literal('anchor') + ')::DATE')} "
@@ -137,7 +140,7 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
                                                      || ' (that cell is a gap; the row is kept)') AS reason
         FROM {table} WHERE {shapes.REASON} IS NOT NULL OR {shapes.CELL_REASON} IS NOT NULL"""
                                                  for table, prefix in refused), {})
-    return anchor, metrics, history, quarantine
+    return (anchor, first), metrics, history, quarantine
 
 
 def _joined_rows_by_key(pack: CriteriaPack, quarantine: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
@@ -217,13 +220,13 @@ def earlier_snapshots(pack: CriteriaPack, nights: list[date], today: date | None
 
 def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[Any, ...] | None) -> SourceSnapshot:
     with opened(pack, files) as (con, rejected):
-        anchor, metrics, history, quarantine = _read(con, pack, as_of, today)
+        periods, metrics, history, quarantine = _read(con, pack, as_of, today)
     release_kept()
-    return _snapshot(pack, as_of, anchor, metrics, history, quarantine, rejected)
+    return _snapshot(pack, as_of, periods, metrics, history, quarantine, rejected)
 
 
-def _snapshot(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-              quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
+def _snapshot(pack: CriteriaPack, as_of: date, periods: tuple[date | None, date | None], metrics: pl.DataFrame,
+              history: pl.DataFrame, quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
     # a rejected line dated by its fields (`formats.date_rejected`) is seen once its period is published, as a row is
     lag = timedelta(days=pack.source.publication_lag_days)
     rejected = [r for r in rejected if r.period is None or pack.grain.end(r.period) + lag <= as_of]
@@ -237,7 +240,8 @@ def _snapshot(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.
                        *pack.columns, *(["events_read", "events_repeated"] if pack.source.shape == "events" else [])]
     return SourceSnapshot(
         as_of=as_of,
-        anchor_period=anchor,
+        anchor_period=periods[0],
+        first_period=periods[1],
         history=history.select(history_columns).sort("entity_id", "period"),
         metrics=_with_derived(pack, metrics).sort("entity_id"),
         quarantined=_joined_rows_by_key(pack, refused, metrics).sort("source_row"),

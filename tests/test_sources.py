@@ -81,6 +81,16 @@ def test_not_utf8_lines_crlf_endings_trailing_delimiters_and_huge_fields(tmp_pat
     assert rows.rejected == [] and rows.recoded == [3] and not_utf8_lines(path) == [3]
 
 
+def test_not_utf8_lines_are_numbered_from_the_files_first_line_wherever_they_lie(tmp_path: Path) -> None:
+    """The lines not UTF-8 are found by one decode of the whole file, then line by line from the first that fails:
+    each counted at its own line, the first and the last included, and none in a file UTF-8 throughout."""
+    path = tmp_path / "s.csv"
+    path.write_bytes(b"Caf\xe9,1\n" + "Zürich,2\n".encode() * 3 + b"M\xfcnchen,3\nok,4\n" + b"\xff")
+    assert not_utf8_lines(path) == [1, 5, 7]
+    path.write_bytes("Zürich,2\nCafé,1\n".encode())
+    assert not_utf8_lines(path) == []
+
+
 def test_a_carriage_return_or_line_separator_inside_an_unquoted_text_field_is_text(tmp_path: Path) -> None:
     """Trial 17: dslabs' trump_tweets as pandas writes it (its writer quotes a field holding `\\n`, not one holding a
     bare `\\r`) stopped `check` with a traceback of Python's csv module ("new-line character seen in unquoted

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
+import unicodedata
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 import yaml
@@ -17,6 +19,7 @@ from opportunity_assets.candidates.logic import scan
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from opportunity_assets.periods import GRAINS, Grain
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity
@@ -1079,6 +1082,39 @@ def test_a_join_matches_entity_ids_by_their_slug(tmp_path: Path) -> None:
     quarantined = {(r["entity_id"], r["reason"].split(": ", 1)[1]) for r in snapshot.quarantined.to_dicts()}
     assert ("al", "column permits: many is not a number (that cell is a gap; the row is kept)") in quarantined
     assert {e for e, reason in quarantined if reason.startswith("duplicated key")} == {"new york"}
+
+
+def test_an_entity_slug_is_the_same_in_python_and_in_sql_for_every_assigned_code_point() -> None:
+    """Candidate ids are slugged in Python, a joined table's ids in DuckDB's SQL: both must agree to the character,
+    or a join misses the entities whose names carry those characters. Every code point Python's Unicode database
+    assigns, between two letters and beside its own upper case."""
+    words = [w for c in map(chr, range(0x20, 0x30000)) if unicodedata.category(c) not in ("Cn", "Cs")
+             for w in ("a" + c + "b", c + c.upper() + "x")]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT unnest($w) AS x", {"w": words})
+    in_sql = dict(con.execute(f"SELECT x, {shapes.slug_sql('x')} FROM t").fetchall())
+    assert [w for w in words if in_sql[w] != shapes.entity_slug(w)] == []
+
+
+def test_ids_keep_their_letters_without_accents_and_join_spelt_either_way(tmp_path: Path) -> None:
+    """Trial 35: Norway's regions got the ids `tr-ndelag` and `s-r-stlandet` (every letter outside a-z a `-`), and
+    a table writing `Sor-Ostlandet` joined none of `Sør-Østlandet`'s rows. Accents and other marks are dropped and
+    Latin letters no accent makes are written plain (`trondelag`), other scripts kept (`москва`): one id either
+    way, and the join matches."""
+    assert [shapes.entity_slug(k) for k in ("Trøndelag", "Sør-Østlandet", "São Paulo", "Москва", "Straße")] == [
+        "trondelag", "sor-ostlandet", "sao-paulo", "москва", "strasse"]
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"],
+                 [[e, f"2015-{m:02d}", 10 * m] for e in ("Sør-Østlandet", "Zürich") for m in range(1, 4)])
+    permits = _csv(tmp_path / "permits.csv", ["town", "month", "permits"],
+                   [["Sor-Ostlandet", "2015-03", 4], ["ZURICH", "2015-03", 5]])
+    pack = _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+                            "join": [{"table": "permits", "path": permits, "entity_id": "town",
+                                      "period_column": "month", "columns": ["permits"], "publication_lag_days": 0}]},
+                 {"level_now": {"agg": "last", "column": "level"}, "permits_now": {"agg": "last", "column": "permits"}})
+    snapshot = read_snapshot(pack, date(2015, 4, 30), today=TODAY)
+    assert dict(snapshot.metrics.select("entity_id", "permits_now").iter_rows()) == {"Sør-Østlandet": 4, "Zürich": 5}
+    found, _ = scan(pack, date(2015, 4, 30), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    assert sorted(c.id for c in found) == ["sor-ostlandet", "zurich"]
 
 
 @pytest.mark.parametrize(("join", "main", "message"), [

@@ -6,7 +6,6 @@ Pure: takes the source snapshot (already as_of-filtered by the query) and the pa
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -28,7 +27,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
-from opportunity_assets.sources.shapes import cell_columns
+from opportunity_assets.sources.shapes import cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import night_peers
@@ -75,9 +74,9 @@ class ScanReport:
 
 
 def candidate_id(entity_key: str) -> str:
-    """Stable, partition-key-safe id: lowercase, runs of anything but letters and digits become `-`."""
-    slug = re.sub(r"[^a-z0-9]+", "-", entity_key.lower()).strip("-")
-    return slug or "entity"
+    """Stable, partition-key-safe id: the key's slug (`shapes.entity_slug`), lowercase, accents dropped, runs of
+    anything but letters and digits one `-`."""
+    return entity_slug(entity_key)
 
 
 def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str], list[str], dict[str, int]]:

@@ -17,6 +17,7 @@ names its value columns after the pack's `columns`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR, Grain
@@ -191,15 +192,32 @@ def published_sql(column: str, zoned: bool = False) -> str:
     return f"(CASE WHEN year({parsed}) BETWEEN {FIRST_YEAR} AND {LAST_YEAR} THEN {parsed} END)"
 
 
+_LATIN_LETTERS = {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ð": "d", "þ": "th", "ł": "l", "đ": "d", "ı": "i",
+                  "ħ": "h", "ŀ": "l"}
+"""Latin letters no accent makes (no decomposition takes them to a base letter), written as their base letters:
+`Trøndelag` is `trondelag`, as `Zürich` is `zurich` (their ids read `tr-ndelag` and `z-rich`: trial 35)."""
+
+
 def entity_slug(key: str) -> str:
-    """An entity key's slug, as its candidate id has it (`candidates.logic.candidate_id`): lowercase, runs of
-    anything but letters and digits one `-`. A joined table's ids are matched by it: `AL` is `al`."""
-    return re.sub(r"[^a-z0-9]+", "-", key.lower()).strip("-") or "entity"
+    """An entity key's slug, its candidate id (`candidates.logic.candidate_id`): lowercase, accents and other marks
+    dropped (`São Paulo` is `sao-paulo`), the Latin letters `_LATIN_LETTERS` names written plain, runs of anything
+    but letters and digits one `-`; letters of other scripts are kept (`москва`). A joined table's ids are matched
+    by it: `AL` is `al`. `slug_sql` is the same in SQL, to the character (a test compares them over every code
+    point)."""
+    bare = unicodedata.normalize("NFD", key.lower())
+    text = unicodedata.normalize("NFC", "".join(c for c in bare if not unicodedata.category(c).startswith("M")))
+    for letter, plain in _LATIN_LETTERS.items():
+        text = text.replace(letter, plain)
+    return re.sub(r"[\W_]+", "-", text).strip("-") or "entity"
 
 
 def slug_sql(text: str) -> str:
-    """SQL for `entity_slug` of a text (NULL stays NULL)."""
-    slug = f"trim(regexp_replace(lower({text}), '[^a-z0-9]+', '-', 'g'), '-')"
+    """SQL for `entity_slug` of a text (NULL stays NULL): DuckDB's `strip_accents` drops every mark, as
+    `entity_slug` does."""
+    plain = f"strip_accents(lower({text}))"
+    for letter, written in _LATIN_LETTERS.items():
+        plain = f"replace({plain}, {literal(letter)}, {literal(written)})"
+    slug = f"trim(regexp_replace({plain}, '[^\\p{{L}}\\p{{N}}]+', '-', 'g'), '-')"
     return f"(CASE WHEN {text} IS NOT NULL THEN coalesce(nullif({slug}, ''), 'entity') END)"
 
 

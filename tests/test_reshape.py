@@ -309,10 +309,46 @@ def test_a_folder_of_files_one_naming_a_share_s_column_otherwise_is_told_so(tmp_
                                                                              "value": 0}]}}},
                  {"level_now": {"agg": "last", "column": "level"}})
     warnings = check_pack(pack, as_of=date(2015, 7, 31), today=TODAY).warnings
-    assert "key `source.query`: 'ret' is empty in every row of 1 entities (e.g. ['mobil']) and in no row of the " \
+    assert "key `source.query`: 'ret' is empty in every row of 1 entity (e.g. ['mobil']) and in no row of the " \
            "other 2: expected the column in every file the query reads (one whose header names it otherwise, read " \
            "by `union_by_name`, gives its rows none)" in warnings, warnings
     assert not any("aggregates.up.where" in w for w in warnings), warnings
+
+
+def test_a_folder_of_files_one_naming_an_aggregated_column_otherwise_is_told_so(tmp_path: Path) -> None:
+    """Trial 37: a folder of monthly exports read by `union_by_name`, one month's file writing `fare_usd` for `fare`,
+    or one stock's file `return` for `ret`: every row of that month (or that stock) had no value of a column the pack
+    sums or reads, and check said only "metrics with gaps". The query is named, with the periods or entities whose
+    rows lack the column; a measure begun later (empty before its first value) is not told."""
+    (tmp_path / "trips").mkdir()
+    for month, fare in (("01", "fare"), ("02", "fare"), ("03", "fare_usd"), ("04", "fare")):
+        _csv(tmp_path / "trips" / f"2015-{month}.csv", ["day", "route", fare, "tip"],
+             [[f"2015-{month}-{d:02d}", r, 10, 1 if month >= "02" else ""] for r in ("a", "b") for d in (3, 13)])
+    pack = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('trips/*.csv', union_by_name = "
+                            "true)", "entity_id": "route", "entity_name": "route", "shape": "events",
+                            "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"},
+                                           "tips": {"agg": "sum", "column": "tip"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    warnings = [w for w in check_pack(pack, as_of=date(2015, 5, 31), today=TODAY).warnings if "query" in w]
+    assert warnings == [
+        "key `source.query`: 'fare' is empty in every row of 1 month after its first value (e.g. 2015-03), and "
+        "filled in 3: expected the column in every file the query reads (one whose header names it otherwise, read "
+        "by `union_by_name`, gives its rows none)"], warnings
+    (tmp_path / "parts").mkdir()
+    _csv(tmp_path / "parts" / "a.csv", ["month", "stock", "ret"],
+         [[f"2015-{m:02d}", s, 0.01] for s in ("ge", "ibm") for m in range(1, 7)])
+    _csv(tmp_path / "parts" / "b.csv", ["month", "stock", "return"], [[f"2015-{m:02d}", "mobil", 0.02]
+                                                                        for m in range(1, 7)])
+    panel = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('parts/*.csv', union_by_name = "
+                             "true)", "entity_id": "stock", "entity_name": "stock", "period_column": "month",
+                             "columns": ["ret"], "signed": ["ret"]},
+                  {"level_now": {"agg": "last", "column": "ret"}})
+    warnings = [w for w in check_pack(panel, as_of=date(2015, 7, 31), today=TODAY).warnings if "query" in w]
+    assert warnings == [
+        "key `source.query`: 'ret' is empty in every row of 1 entity (e.g. ['mobil']) and in no row of the other 2: "
+        "expected the column in every file the query reads (one whose header names it otherwise, read by "
+        "`union_by_name`, gives its rows none)"], warnings
 
 
 def test_a_duckdb_query_over_files_reads_a_folder_of_monthly_exports(tmp_path: Path) -> None:

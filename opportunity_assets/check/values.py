@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from datetime import date
 from typing import TYPE_CHECKING
 
 from opportunity_assets.criteria import CriteriaPack
@@ -194,9 +195,46 @@ def entities_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
                               join=join, limit=100_000))
     if not empty or not filled or filled & set(empty):
         return None
-    return (f"key `{within}.query`: {column!r} is empty in every row of {len(empty)} entities (e.g. "
+    return (f"key `{within}.query`: {column!r} is empty in every row of {len(empty)} "
+            f"{'entity' if len(empty) == 1 else 'entities'} (e.g. "
             f"{sorted(empty)[:3]}) and in no row of the other {len(filled)}: expected the column in every file the "
             "query reads (one whose header names it otherwise, read by `union_by_name`, gives its rows none)")
+
+
+def columns_missing_from_files(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """A warning per column a query over files reads as numbers (`shapes.cell_columns`: a panel's `columns`, the
+    events' aggregated columns) that is empty in every row of some entities and in no row of the others, or in every
+    row of some periods after its first value: a file that lacks the column, or names it otherwise, read by
+    `union_by_name`, gives its rows none, and check said only "metrics with gaps" (trial 37). Periods empty before
+    the column's first value are a measure begun later, not a file lacking it. A share's condition column is
+    `shares_over_empty_cells`'."""
+    if not spec.over_files:
+        return []
+    warnings = []
+    for column in shapes.cell_columns(spec):
+        text = f"__v_{column}"
+        lacking = entities_lacking(pack, within, column, text) or _periods_lacking(pack, within, column, text)
+        if lacking is not None:
+            warnings.append(lacking)
+    return warnings
+
+
+def _periods_lacking(pack: CriteriaPack, within: str, column: str, text: str) -> str | None:
+    """`columns_missing_from_files`' line for a column empty in every row of some periods after its first value."""
+    join, cell = join_index(within), quote_identifier(text)
+    empty = set(value_counts(pack, shapes.PERIOD, f"{shapes.IN_SCOPE} AND {cell} IS NULL", join=join,
+                             limit=100_000))
+    filled = set(value_counts(pack, shapes.PERIOD, f"{shapes.IN_SCOPE} AND {cell} IS NOT NULL", join=join,
+                              limit=100_000))
+    lacking = sorted(p for p in empty - filled if filled and p > min(filled))
+    if not lacking:
+        return None
+    shown = ", ".join(pack.grain.label(date.fromisoformat(p)) for p in lacking[:3])
+    periods = pack.grain.name if len(lacking) == 1 else pack.grain.plural
+    return (f"key `{within}.query`: {column!r} is empty in every row of {len(lacking)} {periods} after "
+            f"its first value (e.g. {shown}{', ...' if len(lacking) > 3 else ''}), and filled in {len(filled)}: "
+            "expected the column in every file the query reads (one whose header names it otherwise, read by "
+            "`union_by_name`, gives its rows none)")
 
 
 def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:

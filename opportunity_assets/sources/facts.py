@@ -105,13 +105,23 @@ def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> Coarser
         f"count(*) FILTER (WHERE date_trunc('{g}', p + {shift}) = date_trunc('{g}', prev + {shift})), "
         f"count(*) FILTER (WHERE date_trunc('{g}', prev + {shift}) + INTERVAL 1 {g} = date_trunc('{g}', p + {shift}))"
         for g in coarser)
-    sql = f"""
-        WITH r AS (SELECT DISTINCT {shapes.ENTITY} AS e, {shapes.PERIOD}::DATE AS p FROM {TYPED}
-                   WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL),
-             s AS (SELECT e, p, lag(p) OVER (PARTITION BY e ORDER BY p) AS prev FROM r)
-        SELECT count(prev), min(date_diff('{grain}', prev, p)), max(date_diff('{grain}', prev, p)), {columns}
-        FROM s WHERE prev IS NOT NULL"""
-    steps, fewest, most, *counts = run(con, pack, sql, {}).row(0)
+    dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+
+    def steps_among(entities: str) -> str:
+        return f"""
+            WITH r AS (SELECT DISTINCT {shapes.ENTITY} AS e, {shapes.PERIOD}::DATE AS p FROM {TYPED}
+                       WHERE {dated}{entities}),
+                 s AS (SELECT e, p, lag(p) OVER (PARTITION BY e ORDER BY p) AS prev FROM r)
+            SELECT count(prev), min(date_diff('{grain}', prev, p)), max(date_diff('{grain}', prev, p)), {columns}
+            FROM s WHERE prev IS NOT NULL"""
+
+    # a few entities' rows first: rows one period apart there (a panel read at its own grain, nearly every one)
+    # settle it without sorting every row by entity and period (0.4 s of 2M daily rows)
+    few = f" AND {shapes.ENTITY} IN (SELECT DISTINCT {shapes.ENTITY} FROM {TYPED} WHERE {dated} ORDER BY 1 LIMIT 50)"
+    (_, fewest, *_) = run(con, pack, steps_among(few), {}).row(0)
+    if fewest is not None and fewest < 2:
+        return None
+    steps, fewest, most, *counts = run(con, pack, steps_among(""), {}).row(0)
     if not steps or steps < 4 or fewest < 2:
         return None
     for i, g in enumerate(coarser):
@@ -120,8 +130,7 @@ def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> Coarser
             continue  # (two rows in one of its periods, or rows some of its periods apart: a coarser one, perhaps)
         example = run(con, pack, f"""
             SELECT {shapes.ENTITY}, list({shapes.PERIOD}::DATE ORDER BY {shapes.PERIOD} DESC)[1:3] FROM {TYPED}
-            WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL
-            GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1""", {}).row(0)
+            WHERE {dated} GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1""", {}).row(0)
         return CoarserRows(grain=g, steps=(int(fewest), int(most)),
                            example=(str(example[0]), sorted(example[1])))
     return None

@@ -19,6 +19,8 @@ import duckdb
 import pyarrow as pa
 from filelock import FileLock
 
+from resources._store_errors import StoreError
+
 LOCK_ROWS = ""
 """Appended to the claims' SELECT: nothing, the file lock already serializes every transaction."""
 
@@ -55,10 +57,34 @@ def described(file: str) -> str:
     return file
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""What a DuckDB database file holds at bytes 8 to 12, whatever its version."""
+
+
+def openable(file: str) -> None:
+    """Refuse, in one line naming `--store`, a path that cannot be the store's file: a folder, a path under a file,
+    or a file that is no DuckDB database (a source's CSV). DuckDB's own answer was a traceback ending in its text
+    ("IO Error: Could not read from file ...: Is a directory", "Catalog Error: Table with name nights does not
+    exist!"), after the night's check had run (trial 38)."""
+    path = Path(file)
+    expected = "expected the path of the result store's DuckDB file (a new one is made with its folder)"
+    if path.is_dir():
+        raise StoreError(f"--store: got '{file}', a folder: {expected}, e.g. '{path / 'results.duckdb'}'")
+    blocking = next((parent for parent in path.parents if parent.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise StoreError(f"--store: got '{file}'; '{blocking}' is a file, not a folder: {expected}")
+    if path.is_file():
+        with path.open("rb") as head:
+            if head.read(12)[8:] != DUCKDB_MAGIC:
+                raise StoreError(f"--store: got '{file}', a file that is no DuckDB database (a source's data, an "
+                                 f"empty file?): {expected}")
+
+
 @contextmanager
 def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
                 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """One transaction on the store file (its folder and schema created on first use), under its locks."""
+    openable(file)
     Path(file).parent.mkdir(parents=True, exist_ok=True)
     alias = "store_" + hashlib.sha1(file.encode()).hexdigest()[:16]
     quoted = "'" + file.replace("'", "''") + "'"

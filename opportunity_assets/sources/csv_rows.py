@@ -64,6 +64,9 @@ class Rejected:
     period: date | None = None
     """The period the line's dates name, where one reading alone names one (`formats.date_rejected`): then the
     line lies in that period, and a night before it is published does not see it. None: undated, every night's."""
+    published: date | None = None
+    """When the line became known, where a `published_column` dates the source and the reading that named `period`
+    names a day in it too; None: once its period is published by the lag rule."""
 
 
 @dataclass(frozen=True)

@@ -2476,6 +2476,26 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_events_read_as_published_on_a_night_inside_their_latest_period_are_a_warning(tmp_path: Path) -> None:
+    """Trial 38: house sales known 14 days after them (`published_column`), sparse enough that the latest whole
+    quarter's last days had none: on 2010-10-15 the night read 2010-Q4's one sale as a quarter's beside whole
+    quarters a year before, and check said ok. A night inside the latest period of events read as published is a
+    warning naming `source.published_column` and the period's end; on that end it is not."""
+    rows = [[e, f"2010-{m:02d}-{d:02d}", f"2010-{m:02d}-{d + 2:02d}"] for m in range(1, 11) for d in (3, 11)
+            for e in "abc"]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "sold", "known"], rows), "shape": "events",
+              "grain": "quarter", "period_column": "sold", "published_column": "known",
+              "aggregates": {"sales": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "sales", "window": [0, 0]}}
+    pack = _pack(tmp_path, source, metrics)
+    assert [w for w in check_pack(pack, as_of=date(2010, 10, 15), today=TODAY).warnings if "2010-Q4" in w] == [
+        "key `source.published_column`: got 'known'; the night 2010-10-15 falls inside the latest period 2010-Q4 "
+        "(15 of its 92 days), whose events it reads as they are published: 2010-Q4's counts and sums are a part of "
+        "it, read as a drop: expected a night on or after 2010-12-31, when 2010-Q4 has ended, or one before "
+        "2010-Q4's first events are published"]
+    assert not [w for w in check_pack(pack, as_of=date(2010, 9, 30), today=TODAY).warnings if "published" in w]
+
+
 def test_a_query_over_files_is_named_as_a_query_not_a_file_of_none(tmp_path: Path) -> None:
     """Trial 18: a DuckDB `query` over files (`format: duckdb`, no `path`) was named "`source.query` of None" in the
     warning of events that end early, and "source file <the pack's folder> lacks column(s)" for a misspelt column:

@@ -42,6 +42,17 @@ def test_the_summary_names_the_first_entities_and_points_to_the_rest() -> None:
     assert line.endswith("; and other entities (the store's quarantine has every row)")
 
 
+def test_an_entitys_rows_refused_for_several_reasons_are_said_with_each() -> None:
+    """Trial 38: a spreadsheet export's "Total" row and its header repeated mid-file, both of no entity, were
+    "(no entity id) (2: header repeated mid-file)" in the brief: the commonest reason stood for both rows."""
+    rows = [{"entity_id": None, "reason": "header repeated mid-file"},
+            {"entity_id": None, "reason": "missing entity id (maturity)"}]
+    assert by_entity(rows, {}) == [{"entity": "(no entity id)", "rows": 2,
+                                    "why": "header repeated mid-file and missing entity id"}]
+    rows += [{"entity_id": None, "reason": "10 fields, expected 8 (the header's)"}] * 2
+    assert by_entity(rows, {})[0]["why"] == "wrong field count, header repeated mid-file and others"
+
+
 def test_a_bad_cell_never_caps_its_market_out(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Three markets pass, the cap is 2. Big's one bad sales cell empties its 12-month sales (liquidity UNCLEAR):
     it still goes on, in its own place, and Small stays capped as on clean data."""

@@ -120,6 +120,17 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
            "them in `source.na_values`" in facts
 
 
+def test_check_suggests_na_values_for_a_statistics_offices_missing_marks(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 38: a spreadsheet export writing `n/a`, `-` and `..` for a missing number was told `na_values` for the
+    first two, and `..` once per column as text in a numeric column: one cause said three times."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": ".."}, (2014, 6): {"inventory": ".."},
+                                        (2014, 7): {"sales": "n/a"}})
+    facts = check_pack(synthetic(rows), as_of=AS_OF).facts
+    assert "cells written '..' (2), 'n/a' (1) are quarantined as not numbers: if they mean a missing number, list " \
+           "them in `source.na_values`" in facts
+    assert not [f for f in facts if "such as '..'" in f]
+
+
 def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 12: `NaN` (numpy's missing number) parses as a number that is not finite, so check's hint for the
     texts of a missing number passed it over; `na_values: [NaN]` makes it a gap."""

@@ -402,6 +402,23 @@ def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp
     assert not any("no period" in f for f in facts), facts
 
 
+def test_check_says_a_footnote_line_of_no_period_blanks_no_entity(tmp_path: Path) -> None:
+    """Trial 38: a spreadsheet's footnote below the table, `Source: ...; rates in percent a year`, split at its
+    `;`, was told "1 quarantined row has no period (source row 5314 of 'Source: ...'): its entity's metrics are
+    unknown on every night": an entity that does not exist. It is a line of no entity the source has, and blanks
+    nothing."""
+    from opportunity_assets.check.pack import check_pack
+
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    noted = tmp_path / "s.csv"
+    noted.write_text("".join([*lines, "Source: Texas A&M Real Estate Center,2000\n"]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, noted)), today=date(2026, 12, 1)).facts
+    assert (f"1 quarantined line of no period names no entity the source has (source row {len(lines) + 1}, "
+            "'Source: Texas A&M Real Estate Center'): a footnote or a note below the table? It blanks no metric"
+            ) in facts, facts
+    assert not [f for f in facts if "has no period" in f]
+
+
 def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_source_path(tmp_path: Path) -> None:
     """Trial 17: dslabs' tweets cut in half (a download that did not finish) said only "6 fields, expected 9 (source
     row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".

@@ -908,6 +908,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if reasons:
         # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
+    facts += _undated_of_no_entity(undated, snapshot.metrics)
+    undated = undated.filter(pl.col("entity_id").is_in(snapshot.metrics["entity_id"].implode()))
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
@@ -1460,6 +1462,21 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
         return ""
     gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
     return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
+
+
+def _undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
+    """The fact for quarantined lines of no period whose "entity" is none the night reads: a footnote below a
+    spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in percent a year`, split at its
+    `;`, was told "its entity's metrics are unknown on every night", of an entity that does not exist). They blank
+    no metric."""
+    strays = undated.filter(~pl.col("entity_id").is_in(metrics["entity_id"].implode())).unique(
+        ["source_row"], keep="first", maintain_order=True)
+    if not strays.height:
+        return []
+    shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}" for r in strays.head(3).iter_rows(named=True))
+    return [f"{strays.height} quarantined line{'s' if strays.height > 1 else ''} of no period "
+            f"name{'' if strays.height > 1 else 's'} no entity the source has ({shown}"
+            f"{', ...' if strays.height > 3 else ''}): a footnote or a note below the table? It blanks no metric"]
 
 
 def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:

@@ -3466,6 +3466,28 @@ def test_an_entity_spelt_with_and_without_its_accents_is_a_warning_naming_the_ke
         warnings
 
 
+def test_keys_of_one_candidate_id_spelt_two_ways_are_a_warning_not_the_scans_note_alone(tmp_path: Path) -> None:
+    """Trials 35 and 38: `GBP` renamed `gbp` mid-history, and house sales' `3 bedrooms` written `3 Bedrooms`
+    through 2012 (events), share a candidate id (`3-bedrooms`, `3-bedrooms-2`), so the detectors of spellings, which
+    compared only keys whose ids differ, said nothing: the scan's note was a fact beside check's ok, two entities
+    each with part of one's history. Each is now the warning naming `source.entity_id`, the note not said again."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("GBP", range(2000, 2006)), ("gbp", range(2006, 2011)),
+                                                         ("Laos", range(2000, 2011)))
+            for y in years]
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in _entity_id_warnings(tmp_path, rows)] == [
+        "'GBP' to 2005, 'gbp' from 2006"]
+    events = [[key, f"{y}-{m:02d}-15", 1] for y in range(2010, 2014) for m in range(1, 13)
+              for key in ("a", "b", "3 Bedrooms" if y == 2012 else "3 bedrooms")]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "sold", "price"], events), "shape": "events",
+              "grain": "quarter", "period_column": "sold", "publication_lag_days": 10,
+              "aggregates": {"sales": {"agg": "count"}}}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "sales"}}),
+                        as_of=date(2014, 1, 31), today=TODAY)
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in report.warnings if w.startswith("key `source.entity_id`")
+            ] == ["'3 bedrooms' in 2010-Q1 to 2013-Q4, '3 Bedrooms' in 2012-Q1 to 2012-Q4"], report.warnings
+    assert not [f for f in report.facts if f.startswith("entity keys ")]
+
+
 def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:
     """Trial 28: the bundled NYC pack dated its routes by `age_days` of `flights`, a count: 0 in a week without
     flights, never empty, so every route was 5 days fresh and its freshness filter never refused. An `age_days` over

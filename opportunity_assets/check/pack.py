@@ -890,7 +890,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
              + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
-    facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
+    facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = grouped_most(written)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -80,6 +81,27 @@ def openable(file: str) -> None:
                                  f"empty file?): {expected}")
 
 
+_CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
+"""A table the store's schema makes (`store._SCHEMA`)."""
+
+
+def _no_store(con: duckdb.DuckDBPyConnection, alias: str, file: str,
+              schema: Sequence[str | Callable[[Callable[[str], Any]], None]]) -> str | None:
+    """Why a DuckDB database that holds tables, none of them the store's (the source's own database given as
+    `--store`), is refused, or None: the store's tables would be made among the data's (trial 38: `--store
+    sales.duckdb` ran, writing `nights`, `candidates`... into the source's file). A store of an older schema holds
+    some of them."""
+    tables = [name for (name,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ? UNION "
+                                              "SELECT view_name FROM duckdb_views() WHERE database_name = ? AND NOT "
+                                              "internal ORDER BY 1", [alias, alias]).fetchall()]
+    made = {table for step in schema if isinstance(step, str) for table in _CREATED.findall(step)}
+    if not tables or made & set(tables):
+        return None
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    return (f"--store: got '{file}', a DuckDB database of other tables ({shown}) and no result store's (a source's "
+            "database?): expected the path of the result store's DuckDB file (a new one is made with its folder)")
+
+
 @contextmanager
 def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
                 ) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -90,6 +112,9 @@ def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]
     quoted = "'" + file.replace("'", "''") + "'"
     with _thread_lock(file), FileLock(file + ".lock", timeout=120), _attachable() as con:
         con.execute(f"ATTACH {quoted} AS {alias}")
+        if file not in _schema_ready and (refused := _no_store(con, alias, file, schema)) is not None:
+            con.execute(f"DETACH {alias}")
+            raise StoreError(refused)
         try:
             con.execute(f"USE {alias}")
             if file not in _schema_ready:

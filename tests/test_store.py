@@ -340,7 +340,8 @@ def test_a_wrong_or_unreachable_store_url_is_one_line_naming_the_setting(tmp_pat
 
 def test_a_store_path_that_is_a_folder_or_another_file_is_one_line_naming_store(tmp_path: Path) -> None:
     """Trial 38: `--store /tmp/x` (a folder) and `--store sales.csv` (the source) ended in a traceback and DuckDB's
-    own text; a path that is no store's file is one line naming `--store`, before anything is written."""
+    own text, and `--store sales.duckdb` (the source's database) wrote the store's tables among its data; a path
+    that is no store's file is one line naming `--store`, before anything is written."""
     data = tmp_path / "sales.csv"
     data.write_text("sale_id,sold_on\n1,2010-01-04\n")
     empty = tmp_path / "new.duckdb"
@@ -352,6 +353,13 @@ def test_a_store_path_that_is_a_folder_or_another_file_is_one_line_naming_store(
         message = str(raised.value)
         assert message.startswith(f"--store: got '{path}'") and problem in message and "\n" not in message
     assert data.read_text() == "sale_id,sold_on\n1,2010-01-04\n"
+    source = tmp_path / "sales.duckdb"
+    with duckdb.connect(str(source)) as con:
+        con.execute("CREATE TABLE sales AS SELECT 1 AS sale_id")
+    with pytest.raises(StoreError, match=r"a DuckDB database of other tables \(sales\) and no result store's"):
+        ResultStore(path=str(source)).ready()
+    with duckdb.connect(str(source)) as con:
+        assert [t for (t,) in con.execute("SHOW TABLES").fetchall()] == ["sales"]
     ResultStore(path=str(tmp_path / "new" / "results.duckdb")).ready()  # a new file, with its folder
     done = subprocess.run([sys.executable, "-m", "opportunity_assets.cli", "archive", "--store", str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -1006,7 +1006,8 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
     """The errors described, a mapping's unknown keys and its missing ones said in one line (trial 37: an identity
     written `{name, left, right, tolerance}` was three lines, "`ratio`: missing", "`left`: unknown key (did you mean
     `effect`?)", "`right`: unknown key", for one cause: keys of another form than the mapping's). An unknown key
-    close to a missing one is a misspelling, said as such by its own line's "did you mean"."""
+    close to a missing one is a misspelling, said as such by its own line's "did you mean". Several keys a mapping
+    lacks are one line too."""
     def parent(error: Any) -> tuple[Any, ...]:
         return tuple(error["loc"][:-1])
 
@@ -1016,9 +1017,18 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
             keys.setdefault(parent(error), {}).setdefault(error["type"], []).append(str(error["loc"][-1]))
     mixed = {loc for loc, found in keys.items() if len(found) == 2 and loc and _keys_at(loc)
              and not any(difflib.get_close_matches(k, found["missing"], n=1) for k in found["extra_forbidden"])}
+    lacking = {loc for loc, found in keys.items() if set(found) == {"missing"} and len(found["missing"]) > 1
+               and loc and _keys_at(loc)}
     out, said = [], set()
     for error in errors:
         loc = parent(error)
+        if loc in lacking and error["type"] == "missing":
+            if loc not in said:  # (trial 38: `models.analyzer: {model: x}` was a line per key it lacked)
+                said.add(loc)
+                within = ".".join(str(part) for part in loc)
+                out.append(f"key `{within}`: missing {', '.join(f'`{k}`' for k in keys[loc]['missing'])}; expected "
+                           f"the keys of `{within}`: " + ", ".join(f"`{k}`" for k in _keys_at(loc) or ()))
+            continue
         if loc not in mixed or error["type"] not in ("missing", "extra_forbidden"):
             out.append(_describe(error))
             continue

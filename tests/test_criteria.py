@@ -420,6 +420,21 @@ def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_ke
         "`description`"), str(exc.value)
 
 
+def test_the_keys_a_mapping_lacks_are_one_line_naming_the_mapping(tmp_path: Path) -> None:
+    """Trial 38: `models: {analyzer: {model: x}, ...}` was "key `models.analyzer.max_input_tokens`: missing; expected
+    a value; key `models.analyzer.max_output_tokens`: missing; ...", a line per key for one mapping written short."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    raw["hard_filters"][0] = {"name": "x", "metric": "sales_3m"}
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        ": key `hard_filters.0`: missing `op`, `value`; expected the keys of `hard_filters.0`: `name`, `metric`, "
+        "`op`, `value`, `description`"), str(exc.value)
+
+
 def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) -> None:
     """Trial 18: a hard filter pasted under `omissions` was told "key `omissions.0.metric`: unknown key (did you mean
     `metric`?)": the "did you mean" was drawn from every key of every section, so it offered the very name refused.

@@ -679,14 +679,14 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
                                delimiter=spec.delimiter, sheet=spec.sheet,
                                series=spec.wide.columns if spec.wide is not None and spec.wide.across == "entity"
-                               else (), dated=_lag_dated(spec))
+                               else (), dated=_rejected_dating(spec))
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
     return rejected
 
 
-def _lag_dated(spec: SourceSpec) -> list[str]:
+def _rejected_dating(spec: SourceSpec) -> list[str]:
     """The columns that date a source's rejected lines (`date_rejected`): its period's, and under `published_column`
     its publication's. None with `known_at`, which dates every row alike. Trial 38: under `published_column` a house
     sale's line with a field too many was left undated, its home size's every metric unknown on every night."""
@@ -701,9 +701,10 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
     (`Rejected.dated`): a line with a field too many, an unquoted comma in a tweet's text, has its dates read from
     its start and from its end, and a shifted reading is seldom a date where the right one, like every other line's,
     is. Both naming one, the one within the periods the parsed rows span (`_own_period`); both within it, or neither
-    naming one: undated, as a line that does not parse is (every night's, to its entity). `TYPED` holds the parsed
-    rows."""
-    columns = _lag_dated(spec)
+    naming one: undated, as a line that does not parse is (every night's, to its entity). Under a `published_column`,
+    also the day the reading that named the period says it was published (`Rejected.published`). `TYPED` holds the
+    parsed rows."""
+    columns = _rejected_dating(spec)
     readings = [(n, k, values) for n, r in enumerate(rejected) for k, values in enumerate(r.dated)
                 if len(values) == len(columns)]
     if not readings or not columns:

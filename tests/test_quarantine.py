@@ -179,6 +179,19 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
         [150_000.5]
 
 
+def test_a_thousands_separator_removes_only_a_grouping_never_a_decimal_comma(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 38: a European export's decimal commas (`12,5`, `0,325`) under `thousands_separator: ","` were read as
+    125 and 325, every figure a hundred or a thousand times too large, and check blamed a formula's range. Only a
+    grouped number loses its separators (`1,234`, `1,23,456`, `-12,345.6`); another text stays no number,
+    quarantined, and check names the separators."""
+    rows = month_rows("Big", overrides={(2014, 3): {"inventory": "12,5"}, (2014, 4): {"inventory": "0,325"},
+                                        (2014, 5): {"sales": "1,234", "volume": "1,23,456", "median": "-12,345.6"}})
+    read = read_snapshot(synthetic(rows, **{"source.thousands_separator": ",", "source.signed": ["median"]}), AS_OF)
+    assert sorted(read.quarantined["period"].to_list()) == [date(2014, 3, 1), date(2014, 4, 1)]
+    may = read.history.filter(read.history["period"] == date(2014, 5, 1)).row(0, named=True)
+    assert (may["sales"], may["volume"], may["median"]) == (1234.0, 123456.0, -12345.6)
+
+
 def test_thousands_grouped_by_a_no_break_space_are_read_as_spaced(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 35: a French export groups thousands with a no-break space (`2 400,50`, U+202F; U+00A0 elsewhere):
     every such cell was quarantined, check saying "not numbers; expected a numeric column (list only numeric

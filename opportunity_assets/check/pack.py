@@ -94,7 +94,13 @@ from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possi
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
-from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished, unfinished_record
+from opportunity_assets.sources.csv_rows import (
+    not_utf8_lines,
+    shortened_last_cell,
+    unfinished,
+    unfinished_line,
+    unfinished_record,
+)
 from opportunity_assets.sources.facts import copied_rows, first_period, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
@@ -354,16 +360,19 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.D
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
                if not r.startswith(labels)]
+    unseen = ""
     if not reasons:
         if fmt != "csv":
             return []
         delimiter = csv_delimiter(path, src.delimiter)
-        return _last_cell_cut_short(path, found, delimiter) \
-            or _last_entity_cut_short(pack, found, delimiter, history)
+        if (line := unfinished_line(found, delimiter)) is None:
+            return _last_cell_cut_short(path, found, delimiter) \
+                or _last_entity_cut_short(pack, found, delimiter, history)
+        reasons, unseen = [line[1]], ", once its own date is published (after this night)"
     reason = reasons[0]
     return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, "
-            f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
-            "that did not finish)? The night reads only the rows before it: expected the whole file"]
+            f"{last}, has no newline at its end and is quarantined ({reason}){unseen}: a file cut short (a download "
+            "or copy that did not finish)? The night reads only the rows before it: expected the whole file"]
 
 
 def _last_cell_cut_short(path: Path, found: tuple[int, bytes], delimiter: str) -> list[str]:

@@ -464,6 +464,16 @@ def test_a_file_cut_short_in_a_line_dated_after_the_night_is_still_said(tmp_path
         f"{text.count(chr(10)) + 1}, has no newline at its end and is quarantined (4 fields, expected 9 (the "
         "header's)), once its own date is published (after this night): a file cut short (a download or copy that "
         "did not finish)? The night reads only the rows before it: expected the whole file"], report.warnings
+    records = pl.read_csv(TEXAS, infer_schema_length=0).head(3000).to_dicts()
+    lines = "".join(json.dumps(r) + "\n" for r in records)
+    source = tmp_path / "cut.jsonl"
+    source.write_text(lines + json.dumps({**records[0], "year": "2015"})[:-30])
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), as_of=date(2003, 12, 31),
+                        today=date(2026, 12, 1))
+    assert [w.split(": a file cut short")[0] for w in report.warnings if "ends in the middle" in w] == [
+        f"key `source.path`: source file {source} ends in the middle of a record: its last line, 3001, has no "
+        "newline at its end and is quarantined (not a JSON object (JSONDecodeError)), once its own date is "
+        "published (after this night)"], report.warnings
 
 
 def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_path(tmp_path: Path) -> None:

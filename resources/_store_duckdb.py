@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 from filelock import FileLock
+
+from resources._store_errors import StoreError
 
 LOCK_ROWS = ""
 """Appended to the claims' SELECT: nothing, the file lock already serializes every transaction."""
@@ -55,15 +58,63 @@ def described(file: str) -> str:
     return file
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""What a DuckDB database file holds at bytes 8 to 12, whatever its version."""
+
+
+def openable(file: str) -> None:
+    """Refuse, in one line naming `--store`, a path that cannot be the store's file: a folder, a path under a file,
+    or a file that is no DuckDB database (a source's CSV). DuckDB's own answer was a traceback ending in its text
+    ("IO Error: Could not read from file ...: Is a directory", "Catalog Error: Table with name nights does not
+    exist!"), after the night's check had run (trial 38)."""
+    path = Path(file)
+    expected = "expected the path of the result store's DuckDB file (a new one is made with its folder)"
+    if path.is_dir():
+        raise StoreError(f"--store: got '{file}', a folder: {expected}, e.g. '{path / 'results.duckdb'}'")
+    blocking = next((parent for parent in path.parents if parent.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise StoreError(f"--store: got '{file}'; '{blocking}' is a file, not a folder: {expected}")
+    if path.is_file():
+        with path.open("rb") as head:
+            if head.read(12)[8:] != DUCKDB_MAGIC:
+                raise StoreError(f"--store: got '{file}', a file that is no DuckDB database (a source's data, an "
+                                 f"empty file?): {expected}")
+
+
+_CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
+"""A table the store's schema makes (`store._SCHEMA`)."""
+
+
+def _no_store(con: duckdb.DuckDBPyConnection, alias: str, file: str,
+              schema: Sequence[str | Callable[[Callable[[str], Any]], None]]) -> str | None:
+    """Why a DuckDB database that holds tables, none of them the store's (the source's own database given as
+    `--store`), is refused, or None: the store's tables would be made among the data's (trial 38: `--store
+    sales.duckdb` ran, writing `nights`, `candidates`... into the source's file). A store of an older schema holds
+    some of them."""
+    tables = [name for (name,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ? UNION "
+                                              "SELECT view_name FROM duckdb_views() WHERE database_name = ? AND NOT "
+                                              "internal ORDER BY 1", [alias, alias]).fetchall()]
+    made = {table for step in schema if isinstance(step, str) for table in _CREATED.findall(step)}
+    if not tables or made & set(tables):
+        return None
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    return (f"--store: got '{file}', a DuckDB database of other tables ({shown}) and no result store's (a source's "
+            "database?): expected the path of the result store's DuckDB file (a new one is made with its folder)")
+
+
 @contextmanager
 def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
                 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """One transaction on the store file (its folder and schema created on first use), under its locks."""
+    openable(file)
     Path(file).parent.mkdir(parents=True, exist_ok=True)
     alias = "store_" + hashlib.sha1(file.encode()).hexdigest()[:16]
     quoted = "'" + file.replace("'", "''") + "'"
     with _thread_lock(file), FileLock(file + ".lock", timeout=120), _attachable() as con:
         con.execute(f"ATTACH {quoted} AS {alias}")
+        if file not in _schema_ready and (refused := _no_store(con, alias, file, schema)) is not None:
+            con.execute(f"DETACH {alias}")
+            raise StoreError(refused)
         try:
             con.execute(f"USE {alias}")
             if file not in _schema_ready:

@@ -2476,6 +2476,26 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_events_read_as_published_on_a_night_inside_their_latest_period_are_a_warning(tmp_path: Path) -> None:
+    """Trial 38: house sales known 14 days after them (`published_column`), sparse enough that the latest whole
+    quarter's last days had none: on 2010-10-15 the night read 2010-Q4's one sale as a quarter's beside whole
+    quarters a year before, and check said ok. A night inside the latest period of events read as published is a
+    warning naming `source.published_column` and the period's end; on that end it is not."""
+    rows = [[e, f"2010-{m:02d}-{d:02d}", f"2010-{m:02d}-{d + 2:02d}"] for m in range(1, 11) for d in (3, 11)
+            for e in "abc"]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "sold", "known"], rows), "shape": "events",
+              "grain": "quarter", "period_column": "sold", "published_column": "known",
+              "aggregates": {"sales": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "sales", "window": [0, 0]}}
+    pack = _pack(tmp_path, source, metrics)
+    assert [w for w in check_pack(pack, as_of=date(2010, 10, 15), today=TODAY).warnings if "2010-Q4" in w] == [
+        "key `source.published_column`: got 'known'; the night 2010-10-15 falls inside the latest period 2010-Q4 "
+        "(15 of its 92 days), whose events it reads as they are published: 2010-Q4's counts and sums are a part of "
+        "it, read as a drop: expected a night on or after 2010-12-31, when 2010-Q4 has ended, or one before "
+        "2010-Q4's first events are published"]
+    assert not [w for w in check_pack(pack, as_of=date(2010, 9, 30), today=TODAY).warnings if "published" in w]
+
+
 def test_a_query_over_files_is_named_as_a_query_not_a_file_of_none(tmp_path: Path) -> None:
     """Trial 18: a DuckDB `query` over files (`format: duckdb`, no `path`) was named "`source.query` of None" in the
     warning of events that end early, and "source file <the pack's folder> lacks column(s)" for a misspelt column:
@@ -3459,6 +3479,28 @@ def test_an_entity_spelt_with_and_without_its_accents_is_a_warning_naming_the_ke
     assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings] == [
         "'Örebro' to 2005, 'Orebro' from 2006", "'Sør-Østlandet' in 2000 to 2010, 'Sor-Ostlandet' in 2008 to 2010"], \
         warnings
+
+
+def test_keys_of_one_candidate_id_spelt_two_ways_are_a_warning_not_the_scans_note_alone(tmp_path: Path) -> None:
+    """Trials 35 and 38: `GBP` renamed `gbp` mid-history, and house sales' `3 bedrooms` written `3 Bedrooms`
+    through 2012 (events), share a candidate id (`3-bedrooms`, `3-bedrooms-2`), so the detectors of spellings, which
+    compared only keys whose ids differ, said nothing: the scan's note was a fact beside check's ok, two entities
+    each with part of one's history. Each is now the warning naming `source.entity_id`, the note not said again."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("GBP", range(2000, 2006)), ("gbp", range(2006, 2011)),
+                                                         ("Laos", range(2000, 2011)))
+            for y in years]
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in _entity_id_warnings(tmp_path, rows)] == [
+        "'GBP' to 2005, 'gbp' from 2006"]
+    events = [[key, f"{y}-{m:02d}-15", 1] for y in range(2010, 2014) for m in range(1, 13)
+              for key in ("a", "b", "3 Bedrooms" if y == 2012 else "3 bedrooms")]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "sold", "price"], events), "shape": "events",
+              "grain": "quarter", "period_column": "sold", "publication_lag_days": 10,
+              "aggregates": {"sales": {"agg": "count"}}}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "sales"}}),
+                        as_of=date(2014, 1, 31), today=TODAY)
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in report.warnings if w.startswith("key `source.entity_id`")
+            ] == ["'3 bedrooms' in 2010-Q1 to 2013-Q4, '3 Bedrooms' in 2012-Q1 to 2012-Q4"], report.warnings
+    assert not [f for f in report.facts if f.startswith("entity keys ")]
 
 
 def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from datetime import date
 from pathlib import Path
@@ -419,6 +420,21 @@ def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_ke
         "`description`"), str(exc.value)
 
 
+def test_the_keys_a_mapping_lacks_are_one_line_naming_the_mapping(tmp_path: Path) -> None:
+    """Trial 38: `models: {analyzer: {model: x}, ...}` was "key `models.analyzer.max_input_tokens`: missing; expected
+    a value; key `models.analyzer.max_output_tokens`: missing; ...", a line per key for one mapping written short."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    raw["hard_filters"][0] = {"name": "x", "metric": "sales_3m"}
+    path = tmp_path / "pack.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        ": key `hard_filters.0`: missing `op`, `value`; expected the keys of `hard_filters.0`: `name`, `metric`, "
+        "`op`, `value`, `description`"), str(exc.value)
+
+
 def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) -> None:
     """Trial 18: a hard filter pasted under `omissions` was told "key `omissions.0.metric`: unknown key (did you mean
     `metric`?)": the "did you mean" was drawn from every key of every section, so it offered the very name refused.
@@ -439,6 +455,28 @@ def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) 
         load_criteria(path)
     assert "key `omissions.0.require`: unknown key (did you mean `requires`?); expected only the keys of " \
         "`omissions.0`" in str(exc.value), str(exc.value)
+
+
+def test_a_key_of_another_section_misplaced_is_one_line_naming_where_it_belongs(tmp_path: Path) -> None:
+    """Trial 38: `published_column` written at the top level was told "unknown key; expected only the documented
+    keys", and `next_action` indented under `formula` that, and "key `next_action`: missing" besides: two lines for
+    one cause, and no word of where the key goes. It is one line naming its home."""
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    path = tmp_path / "pack.yaml"
+    for move, said in (
+            (lambda r: r.update(publication_lag_days=r["source"].pop("publication_lag_days")),
+             "key `publication_lag_days`: unknown key at the top level; expected it under `source`, "
+             "`source.publication_lag_days` (the key of another section, misplaced)"),
+            (lambda r: r["formula"].update(next_action=r.pop("next_action")),
+             "key `formula.next_action`: unknown key in `formula`; expected it at the top level, `next_action`, "
+             "beside `source` (the key of another section, misplaced)")):
+        moved = copy.deepcopy(raw)
+        move(moved)
+        path.write_text(yaml.safe_dump(moved))
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(path)
+        assert str(exc.value) == f"criteria file {path}: {said}"
 
 
 def _nyc_pack() -> dict[str, Any]:

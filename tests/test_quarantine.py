@@ -42,6 +42,17 @@ def test_the_summary_names_the_first_entities_and_points_to_the_rest() -> None:
     assert line.endswith("; and other entities (the store's quarantine has every row)")
 
 
+def test_an_entitys_rows_refused_for_several_reasons_are_said_with_each() -> None:
+    """Trial 38: a spreadsheet export's "Total" row and its header repeated mid-file, both of no entity, were
+    "(no entity id) (2: header repeated mid-file)" in the brief: the commonest reason stood for both rows."""
+    rows = [{"entity_id": None, "reason": "header repeated mid-file"},
+            {"entity_id": None, "reason": "missing entity id (maturity)"}]
+    assert by_entity(rows, {}) == [{"entity": "(no entity id)", "rows": 2,
+                                    "why": "header repeated mid-file and missing entity id"}]
+    rows += [{"entity_id": None, "reason": "10 fields, expected 8 (the header's)"}] * 2
+    assert by_entity(rows, {})[0]["why"] == "wrong field count, header repeated mid-file and others"
+
+
 def test_a_bad_cell_never_caps_its_market_out(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Three markets pass, the cap is 2. Big's one bad sales cell empties its 12-month sales (liquidity UNCLEAR):
     it still goes on, in its own place, and Small stays capped as on clean data."""
@@ -109,6 +120,17 @@ def test_check_suggests_na_values_for_the_texts_of_a_missing_number(synthetic) -
            "them in `source.na_values`" in facts
 
 
+def test_check_suggests_na_values_for_a_statistics_offices_missing_marks(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 38: a spreadsheet export writing `n/a`, `-` and `..` for a missing number was told `na_values` for the
+    first two, and `..` once per column as text in a numeric column: one cause said three times."""
+    rows = month_rows("Big", overrides={(2014, 5): {"sales": ".."}, (2014, 6): {"inventory": ".."},
+                                        (2014, 7): {"sales": "n/a"}})
+    facts = check_pack(synthetic(rows), as_of=AS_OF).facts
+    assert "cells written '..' (2), 'n/a' (1) are quarantined as not numbers: if they mean a missing number, list " \
+           "them in `source.na_values`" in facts
+    assert not [f for f in facts if "such as '..'" in f]
+
+
 def test_check_suggests_na_values_for_nan_cells_too(synthetic) -> None:  # type: ignore[no-untyped-def]
     """Trial 12: `NaN` (numpy's missing number) parses as a number that is not finite, so check's hint for the
     texts of a missing number passed it over; `na_values: [NaN]` makes it a gap."""
@@ -155,6 +177,19 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     may = read.history.filter(read.history["period"] == date(2014, 5, 1))
     assert read.quarantined.height == 0 and may["inventory"].to_list() == [6.5] and may["median"].to_list() == \
         [150_000.5]
+
+
+def test_a_thousands_separator_removes_only_a_grouping_never_a_decimal_comma(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 38: a European export's decimal commas (`12,5`, `0,325`) under `thousands_separator: ","` were read as
+    125 and 325, every figure a hundred or a thousand times too large, and check blamed a formula's range. Only a
+    grouped number loses its separators (`1,234`, `1,23,456`, `-12,345.6`); another text stays no number,
+    quarantined, and check names the separators."""
+    rows = month_rows("Big", overrides={(2014, 3): {"inventory": "12,5"}, (2014, 4): {"inventory": "0,325"},
+                                        (2014, 5): {"sales": "1,234", "volume": "1,23,456", "median": "-12,345.6"}})
+    read = read_snapshot(synthetic(rows, **{"source.thousands_separator": ",", "source.signed": ["median"]}), AS_OF)
+    assert sorted(read.quarantined["period"].to_list()) == [date(2014, 3, 1), date(2014, 4, 1)]
+    may = read.history.filter(read.history["period"] == date(2014, 5, 1)).row(0, named=True)
+    assert (may["sales"], may["volume"], may["median"]) == (1234.0, 123456.0, -12345.6)
 
 
 def test_thousands_grouped_by_a_no_break_space_are_read_as_spaced(synthetic) -> None:  # type: ignore[no-untyped-def]

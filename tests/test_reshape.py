@@ -466,6 +466,22 @@ def test_a_line_with_a_field_too_many_is_dated_when_the_period_column_is_called_
     assert quarantined.select("source_row", "entity_id", "period").rows() == [(5, "a", date(2015, 4, 1))]
 
 
+def test_a_line_with_a_field_too_many_is_dated_under_a_published_column_and_seen_once_published(
+        tmp_path: Path) -> None:
+    """Trial 38: under `published_column` (house sales known 14 days after them) a line with a field too many was
+    left undated, its home size's every metric unknown on every night. It is now its period's, as under the lag
+    rule, and unseen until the day its own reading says it was published."""
+    lines = ["id,note,month,published,level"] + [
+        f"{e},fine,2015-{m:02d},2015-{m:02d}-28,{m}" for m in range(1, 13) for e in ("a", "b")]
+    lines.insert(7, "a,fine, and more,2015-03,2015-05-10,99")
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "p.csv", "period_column": "month", "published_column": "published",
+                            "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+    assert read_snapshot(pack, date(2015, 5, 9), today=TODAY).quarantined.height == 0
+    seen = read_snapshot(pack, date(2015, 5, 10), today=TODAY).quarantined
+    assert seen.select("source_row", "entity_id", "period").rows() == [(8, "a", date(2015, 3, 1))]
+
+
 def test_a_line_whose_two_readings_both_name_a_period_stays_undated(tmp_path: Path) -> None:
     """Read from its start and from its end, this line names two periods: which is its own cannot be told, so it is
     every night's, as before."""

@@ -412,6 +412,23 @@ def test_check_says_a_quarantined_row_of_no_period_leaves_its_entity_unknown(tmp
     assert not any("no period" in f for f in facts), facts
 
 
+def test_check_says_a_footnote_line_of_no_period_blanks_no_entity(tmp_path: Path) -> None:
+    """Trial 38: a spreadsheet's footnote below the table, `Source: ...; rates in percent a year`, split at its
+    `;`, was told "1 quarantined row has no period (source row 5314 of 'Source: ...'): its entity's metrics are
+    unknown on every night": an entity that does not exist. It is a line of no entity the source has, and blanks
+    nothing."""
+    from opportunity_assets.check.pack import check_pack
+
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    noted = tmp_path / "s.csv"
+    noted.write_text("".join([*lines, "Source: Texas A&M Real Estate Center,2000\n"]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, noted)), today=date(2026, 12, 1)).facts
+    assert (f"1 quarantined line of no period names no entity the source has (source row {len(lines) + 1}, "
+            "'Source: Texas A&M Real Estate Center'): a footnote or a note below the table? It blanks no metric"
+            ) in facts, facts
+    assert not [f for f in facts if "has no period" in f]
+
+
 def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_source_path(tmp_path: Path) -> None:
     """Trial 17: dslabs' tweets cut in half (a download that did not finish) said only "6 fields, expected 9 (source
     row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".
@@ -439,6 +456,34 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
     whole.write_text(text.rstrip("\n"))
     report = check_pack(load_criteria(write_pack(tmp_path, whole)), today=date(2026, 12, 1))
     assert not any("ends in the middle" in w for w in report.warnings), report.warnings
+
+
+def test_a_file_cut_short_in_a_line_dated_after_the_night_is_still_said(tmp_path: Path) -> None:
+    """Trial 38: house sales under `published_column`, the file cut inside its last line, whose own dates (read
+    whole) put it after the default night: the line is no quarantined row of that night, so check said nothing of a
+    file cut short. It is said on every night, the line's reason read from the file."""
+    from opportunity_assets.check.pack import check_pack
+
+    text = TEXAS.read_text()
+    source = tmp_path / "cut.csv"
+    source.write_text(text + "Abilene,2015,7,10")  # (a file ending in a line of 4 fields, cut after its figures)
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), as_of=date(2014, 12, 31),
+                        today=date(2026, 12, 1))
+    assert [w for w in report.warnings if "ends in the middle" in w] == [
+        f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
+        f"{text.count(chr(10)) + 1}, has no newline at its end and is quarantined (4 fields, expected 9 (the "
+        "header's)), once its own date is published (after this night): a file cut short (a download or copy that "
+        "did not finish)? The night reads only the rows before it: expected the whole file"], report.warnings
+    records = pl.read_csv(TEXAS, infer_schema_length=0).head(3000).to_dicts()
+    lines = "".join(json.dumps(r) + "\n" for r in records)
+    source = tmp_path / "cut.jsonl"
+    source.write_text(lines + json.dumps({**records[0], "year": "2015"})[:-30])
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), as_of=date(2003, 12, 31),
+                        today=date(2026, 12, 1))
+    assert [w.split(": a file cut short")[0] for w in report.warnings if "ends in the middle" in w] == [
+        f"key `source.path`: source file {source} ends in the middle of a record: its last line, 3001, has no "
+        "newline at its end and is quarantined (not a JSON object (JSONDecodeError)), once its own date is "
+        "published (after this night)"], report.warnings
 
 
 def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_path(tmp_path: Path) -> None:

@@ -338,6 +338,35 @@ def test_a_wrong_or_unreachable_store_url_is_one_line_naming_the_setting(tmp_pat
     assert not home.exists()  # no night started: not even the Dagster instance was opened
 
 
+def test_a_store_path_that_is_a_folder_or_another_file_is_one_line_naming_store(tmp_path: Path) -> None:
+    """Trial 38: `--store /tmp/x` (a folder) and `--store sales.csv` (the source) ended in a traceback and DuckDB's
+    own text, and `--store sales.duckdb` (the source's database) wrote the store's tables among its data; a path
+    that is no store's file is one line naming `--store`, before anything is written."""
+    data = tmp_path / "sales.csv"
+    data.write_text("sale_id,sold_on\n1,2010-01-04\n")
+    empty = tmp_path / "new.duckdb"
+    empty.touch()
+    for path, problem in ((tmp_path, "a folder"), (data, "no DuckDB database"), (empty, "no DuckDB database"),
+                          (data / "results.duckdb", "is a file, not a folder")):
+        with pytest.raises(StoreError) as raised:
+            ResultStore(path=str(path)).ready()
+        message = str(raised.value)
+        assert message.startswith(f"--store: got '{path}'") and problem in message and "\n" not in message
+    assert data.read_text() == "sale_id,sold_on\n1,2010-01-04\n"
+    source = tmp_path / "sales.duckdb"
+    with duckdb.connect(str(source)) as con:
+        con.execute("CREATE TABLE sales AS SELECT 1 AS sale_id")
+    with pytest.raises(StoreError, match=r"a DuckDB database of other tables \(sales\) and no result store's"):
+        ResultStore(path=str(source)).ready()
+    with duckdb.connect(str(source)) as con:
+        assert [t for (t,) in con.execute("SHOW TABLES").fetchall()] == ["sales"]
+    ResultStore(path=str(tmp_path / "new" / "results.duckdb")).ready()  # a new file, with its folder
+    done = subprocess.run([sys.executable, "-m", "opportunity_assets.cli", "archive", "--store", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith(f"opportunity: --store: got '{tmp_path}', a folder")
+    assert len(done.stderr.splitlines()) == 1
+
+
 @pytest.mark.slow
 def test_a_night_on_postgresql_writes_the_brief_byte_for_byte_as_on_duckdb(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

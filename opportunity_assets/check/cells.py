@@ -25,8 +25,11 @@ _GROUPED = re.compile(r"^-?\d{1,3}([,. '\u00a0\u202f]\d{3})+([.,]\d+)?$|^-?\d+,\
 """A number written with thousands grouped (1,234; 1.234,5; 1 234,5 with a no-break space) or a decimal comma
 (4,5)."""
 
-MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na"})
-"""Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them)."""
+MISSING_TEXTS = frozenset({"N/A", "n/a", "NaN", "nan", "-", "--", "null", "NULL", "None", ".", "?", "#N/A", "na",
+                           "..", "...", ":", "n.a.", "N.A."})
+"""Texts a spreadsheet or database writes for a missing number (`check` suggests `source.na_values` for them). The
+statistics offices' `..` (the World Bank, the ABS, Statistics Canada) and Eurostat's `:` among them: trial 38's
+`..` was said once per column as text in a numeric column, beside the line suggesting `na_values` for `n/a`."""
 
 MISSING_CODES = 3
 """At most this many distinct negative whole numbers, each repeated, read as codes for a missing number."""

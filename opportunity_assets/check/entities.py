@@ -12,6 +12,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -249,13 +250,12 @@ def measure_in_key(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
 def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     """A warning: entity keys that differ only in spaces, punctuation, case or accents, the rows of one ending before
     the other's begin: one entity renamed mid-history, read as two, each with part of its history, so no window
-    reaches across the rename (trial 26: UN migrant stocks writing `Viet Nam` to 2005, `Vietnam` after). Keys whose
-    candidate ids are one slug (`GBP` to 1998, `gbp` after: `gbp` and `gbp-2`) are two entities too: the scan's
-    note said so to the brief only, and check said ok (trial 35)."""
-    groups = _spellings(history)
+    reaches across the rename (trial 26: UN migrant stocks writing `Viet Nam` to 2005, `Vietnam` after). Keys of one
+    candidate id too (`GBP` to 1985, `gbp` after, read as `gbp` and `gbp-2`): the scan's note alone had said so, a
+    fact beside check's ok (trials 35 and 38)."""
+    groups, apart = _spellings(history), _ids_apart(pack)
     renamed = [(before, after) for spelt in groups.values() if len(spelt) > 1
-               for before, after in itertools.pairwise(sorted(spelt))
-               if before[1] < after[0]]
+               for before, after in itertools.pairwise(sorted(spelt)) if before[1] < after[0] and apart(before, after)]
     if not renamed:
         return []
     (_, last, old), (first, _, new) = renamed[0]
@@ -266,16 +266,24 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             f"{label(last)}, {new!r} from {label(first)}): {_read_as_two('spelling')}"]
 
 
+def _ids_apart(pack: CriteriaPack) -> Callable[[tuple[Any, ...], tuple[Any, ...]], bool]:
+    """Which pairs of spellings the detectors of spellings judge: every pair where `source.entity_id` names the
+    keys; of a wide source's columns, those whose ids differ only (columns sharing an id are the scan's note, and
+    a column is no `entity_id`'s value)."""
+    if pack.source.wide is not None and pack.source.wide.across == "entity":
+        return lambda one, other: entity_slug(one[2]) != entity_slug(other[2])
+    return lambda one, other: True
+
+
 def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
-    """A warning: entity keys that differ only in spaces, punctuation, case or accents (their candidate ids one slug
-    or not: `ids_renamed`), whose rows share periods (one ending after the other begins, so not `ids_renamed`'s
-    rename): one entity spelt two ways at once, read as two, each with part of its rows (trial 30: restaurant
-    inspections writing `MCDONALD'S` and `MCDONALDS`, `FIRE ISLAND RUSTIC BAKE SHOP` and `... BAKESHOP`, in the
-    same years; check said ok)."""
-    groups = _spellings(history)
+    """A warning: entity keys that differ only in spaces, punctuation, case or accents, whose rows share periods (one
+    ending after the other begins, so not `ids_renamed`'s rename): one entity spelt two ways at once, read as two,
+    each with part of its rows (trial 30: restaurant inspections writing `MCDONALD'S` and `MCDONALDS`, `FIRE ISLAND
+    RUSTIC BAKE SHOP` and `... BAKESHOP`, in the same years; check said ok; trial 38: house sales' `3 bedrooms`
+    written `3 Bedrooms` through 2012, one candidate id apart, `3-bedrooms-2`; `Zürich` beside `Zurich` is one too)."""
+    groups, apart = _spellings(history), _ids_apart(pack)
     both = [(one, other) for spelt in groups.values() if len(spelt) > 1
-            for one, other in itertools.combinations(sorted(spelt), 2)
-            if one[1] >= other[0]]
+            for one, other in itertools.combinations(sorted(spelt), 2) if one[1] >= other[0] and apart(one, other)]
     if not both:
         return []
     (first, last, one), (first_other, last_other, other) = both[0]
@@ -418,7 +426,10 @@ def _read_as_two(written: str) -> str:
 
 def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:
     """The entity keys of `history` by their spelling without spaces, punctuation, case and accents (`_spelt`), each
-    with its rows' first and last period: (first, last, key)."""
+    with its rows' first and last period: (first, last, key). An events source's periods of no event are its rows
+    too (a count of 0, from its first event on): its keys' spans are the periods of their events."""
+    if "events_read" in history.columns:
+        history = history.filter(pl.col("events_read") > 0)
     if history.is_empty():
         return {}
     spans = (history.group_by("entity_id").agg(pl.col("period").min().alias("first"),

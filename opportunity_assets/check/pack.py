@@ -9,6 +9,7 @@ is one line naming the pack key.
 from __future__ import annotations
 
 import calendar
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -95,7 +96,13 @@ from opportunity_assets.periods import FIRST_YEAR, GRAINS, LAST_YEAR, last_possi
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
-from opportunity_assets.sources.csv_rows import not_utf8_lines, shortened_last_cell, unfinished, unfinished_record
+from opportunity_assets.sources.csv_rows import (
+    not_utf8_lines,
+    shortened_last_cell,
+    unfinished,
+    unfinished_line,
+    unfinished_record,
+)
 from opportunity_assets.sources.facts import copied_rows, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
@@ -355,16 +362,31 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.D
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
                if not r.startswith(labels)]
+    unseen = ""
+    if not reasons and fmt == "jsonl" and (record := _no_json(found)) is not None:
+        reasons, unseen = [record], ", once its own date is published (after this night)"
     if not reasons:
         if fmt != "csv":
             return []
         delimiter = csv_delimiter(path, src.delimiter)
-        return _last_cell_cut_short(path, found, delimiter) \
-            or _last_entity_cut_short(pack, found, delimiter, history)
+        if (line := unfinished_line(found, delimiter)) is None:
+            return _last_cell_cut_short(path, found, delimiter) \
+                or _last_entity_cut_short(pack, found, delimiter, history)
+        reasons, unseen = [line[1]], ", once its own date is published (after this night)"
     reason = reasons[0]
     return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, "
-            f"{last}, has no newline at its end and is quarantined ({reason}): a file cut short (a download or copy "
-            "that did not finish)? The night reads only the rows before it: expected the whole file"]
+            f"{last}, has no newline at its end and is quarantined ({reason}){unseen}: a file cut short (a download "
+            "or copy that did not finish)? The night reads only the rows before it: expected the whole file"]
+
+
+def _no_json(found: tuple[int, bytes]) -> str | None:
+    """Why an unterminated last JSON line is no record, as the reader says it (`formats._jsonl`), or None: said
+    whatever night sees the line (one dated after the night is not among its quarantined rows: trial 38)."""
+    try:
+        json.loads(found[1].rsplit(b"\n", 1)[-1])
+    except ValueError as exc:
+        return f"not a JSON object ({type(exc).__name__})"
+    return None
 
 
 def _last_cell_cut_short(path: Path, found: tuple[int, bytes], delimiter: str) -> list[str]:
@@ -892,7 +914,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              f"{report.passed_filters} pass the hard filters{_unclear(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{_past_cap(pack, report.flagged_past_cap)})"
              + _most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
-    facts += [plain(n) for n in report.notes if n.startswith("entity keys ")]  # one id for keys spelled apart
+    spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
+    facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
     facts += [f for _, found in listed for f in found] + joined_facts
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = grouped_most(written)
@@ -910,6 +933,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if reasons:
         # (the main source's rows numbered by its ORDER BY: a joined table's rows only are numbered their own way)
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
+    facts += _undated_of_no_entity(undated, snapshot.metrics)
+    undated = undated.filter(pl.col("entity_id").is_in(snapshot.metrics["entity_id"].implode()))
     if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
@@ -1459,6 +1484,21 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
         return ""
     gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
     return f"; {flagged} with quarantined rows in reach{gap} go{'es' if flagged == 1 else ''} on past it, flagged"
+
+
+def _undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
+    """The fact for quarantined lines of no period whose "entity" is none the night reads: a footnote below a
+    spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in percent a year`, split at its
+    `;`, was told "its entity's metrics are unknown on every night", of an entity that does not exist). They blank
+    no metric."""
+    strays = undated.filter(~pl.col("entity_id").is_in(metrics["entity_id"].implode())).unique(
+        ["source_row"], keep="first", maintain_order=True)
+    if not strays.height:
+        return []
+    shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}" for r in strays.head(3).iter_rows(named=True))
+    return [f"{strays.height} quarantined line{'s' if strays.height > 1 else ''} of no period "
+            f"name{'' if strays.height > 1 else 's'} no entity the source has ({shown}"
+            f"{', ...' if strays.height > 3 else ''}): a footnote or a note below the table? It blanks no metric"]
 
 
 def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:

@@ -64,6 +64,9 @@ class Rejected:
     period: date | None = None
     """The period the line's dates name, where one reading alone names one (`formats.date_rejected`): then the
     line lies in that period, and a night before it is published does not see it. None: undated, every night's."""
+    published: date | None = None
+    """When the line became known, where a `published_column` dates the source and the reading that named `period`
+    names a day in it too; None: once its period is published by the lag rule."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,24 @@ def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple
         return None
     cells = [r[-1] for r in before]
     return (last, cut[-1], cells[-3:]) if len(cut[-1]) < min(len(c) for c in cells) else None
+
+
+def unfinished_line(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, str] | None:
+    """(its line, why it is no record) when the file ends without a newline in a line of another width than the
+    header's, or one whose quote never closes: what `read_csv_rows` rejects it for, said whatever night sees it (a
+    line dated after the night is not among its quarantined rows: trial 38). None otherwise. `found`: the file's
+    `unfinished`."""
+    last, data = found
+    text = data.decode("utf-8", errors="replace")
+    line = text.rsplit("\n", 1)[-1]
+    header = _parse(text.split("\n", 1)[0].rstrip("\r"), delimiter)
+    if last < 2 or header is None:
+        return None
+    record = _parse(line, delimiter) if line.count('"') % 2 == 0 else None
+    if record is None:
+        return last, "unbalanced quote" if line.count('"') % 2 else "does not parse as CSV"
+    return None if len(record) == len(header) else (last, f"{len(record)} fields, expected {len(header)} (the "
+                                                          "header's)")
 
 
 def unfinished_record(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, dict[str, str]] | None:

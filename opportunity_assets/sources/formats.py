@@ -679,17 +679,18 @@ def _open_spec(con: duckdb.DuckDBPyConnection, spec: SourceSpec, path: Path, int
                                table=spec.table, query=spec.query, into=into, declared=spec.format, within=within,
                                delimiter=spec.delimiter, sheet=spec.sheet,
                                series=spec.wide.columns if spec.wide is not None and spec.wide.across == "entity"
-                               else (), dated=_lag_dated(spec))
+                               else (), dated=_rejected_dating(spec))
     _release_text(con)
     if spec.entity is not None:  # a source of one series: every line, parsed or not, is its one entity's
         rejected = [replace(r, entity=spec.entity) for r in rejected]
     return rejected
 
 
-def _lag_dated(spec: SourceSpec) -> list[str]:
-    """The columns that date a source's rows, when the period alone says when a row is known (the lag rule): a
-    rejected line is dated by them (`date_rejected`). None with `published_column` or `known_at`."""
-    if spec.published_column is not None or spec.known_at is not None:
+def _rejected_dating(spec: SourceSpec) -> list[str]:
+    """The columns that date a source's rejected lines (`date_rejected`): its period's, and under `published_column`
+    its publication's. None with `known_at`, which dates every row alike. Trial 38: under `published_column` a house
+    sale's line with a field too many was left undated, its home size's every metric unknown on every night."""
+    if spec.known_at is not None:
         return []
     return [c for c in spec.dated_columns if c in spec.read_columns]
 
@@ -700,25 +701,35 @@ def date_rejected(con: duckdb.DuckDBPyConnection, spec: SourceSpec, grain: Grain
     (`Rejected.dated`): a line with a field too many, an unquoted comma in a tweet's text, has its dates read from
     its start and from its end, and a shifted reading is seldom a date where the right one, like every other line's,
     is. Both naming one, the one within the periods the parsed rows span (`_own_period`); both within it, or neither
-    naming one: undated, as a line that does not parse is (every night's, to its entity). `TYPED` holds the parsed
-    rows."""
-    columns = _lag_dated(spec)
+    naming one: undated, as a line that does not parse is (every night's, to its entity). Under a `published_column`,
+    also the day the reading that named the period says it was published (`Rejected.published`). `TYPED` holds the
+    parsed rows."""
+    columns = _rejected_dating(spec)
     readings = [(n, k, values) for n, r in enumerate(rejected) for k, values in enumerate(r.dated)
                 if len(values) == len(columns)]
     if not readings or not columns:
         return rejected
-    frame = pa.table({"__n": [n for n, _, _ in readings],
+    frame = pa.table({"__n": [n for n, _, _ in readings], "__k": [k for _, k, _ in readings],
                       **{c: [values[i] for _, _, values in readings] for i, c in enumerate(columns)}},
-                     schema=pa.schema([("__n", pa.int64()), *((c, pa.string()) for c in columns)]))
+                     schema=pa.schema([("__n", pa.int64()), ("__k", pa.int64()),
+                                       *((c, pa.string()) for c in columns)]))
+    published = "NULL::DATE" if spec.published_column is None else \
+        shapes.published_sql(spec.published_column, spec.time_zone is not None)
     con.register("rejected_dates", frame)
     try:
-        found = con.execute(f"SELECT __n, list(DISTINCT {shapes.PERIOD}) FILTER (WHERE {shapes.PERIOD} IS NOT NULL) "
-                            f"FROM ({shapes.periods_sql(spec, grain, 'rejected_dates')}) GROUP BY __n").fetchall()
+        found = con.execute(f"SELECT __n, {shapes.PERIOD}, {published} FROM "
+                            f"({shapes.periods_sql(spec, grain, 'rejected_dates')}) WHERE {shapes.PERIOD} IS NOT NULL "
+                            "ORDER BY __n, __k").fetchall()
     finally:
         con.unregister("rejected_dates")
     (span,) = con.execute(f"SELECT min({shapes.PERIOD}), max({shapes.PERIOD}) FROM {TYPED}").fetchall()
-    periods = {n: own for n, dates in found if (own := _own_period(dates or [], span)) is not None}
-    return [replace(r, period=periods[n]) if n in periods else r for n, r in enumerate(rejected)]
+    named: dict[int, list[tuple[date, date | None]]] = {}
+    for n, period, known in found:
+        named.setdefault(n, []).append((period, known))
+    dated = {n: (own, next((k for p, k in pairs if p == own and k is not None), None)) for n, pairs in named.items()
+             if (own := _own_period(sorted({p for p, _ in pairs}), span)) is not None}
+    return [replace(r, period=dated[n][0], published=dated[n][1]) if n in dated else r
+            for n, r in enumerate(rejected)]
 
 
 def _own_period(named: list[date], span: tuple[date | None, date | None]) -> date | None:

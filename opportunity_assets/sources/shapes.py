@@ -67,13 +67,23 @@ def _number_text(src: SourceSpec, column: str) -> str:
     for dressing in src.strip_from_numbers:  # (`€1,234.50`: the sign, then the separator)
         text = f"trim(replace({text}, {literal(dressing)}, ''))"
     if src.thousands_separator is not None:
-        text = f"replace({text}, {literal(src.thousands_separator)}, '')"
-    if src.thousands_separator == " ":  # (a locale's no-break spaces are the space it names: trial 35)
-        for space in NO_BREAK_SPACES:
-            text = f"replace({text}, {literal(space)}, '')"
+        text = _ungrouped(text, src.thousands_separator, src.decimal_separator)
     if src.decimal_separator != ".":
         text = f"replace({text}, {literal(src.decimal_separator)}, '.')"
     return text
+
+
+def _ungrouped(text: str, separator: str, decimal: str) -> str:
+    """SQL for a cell's text without its thousands separators where it is a grouped number (`1,234`, `-12,345.6`,
+    `1,23,456`: a first group of 1 to 3 digits not led by 0, the last of 3), else as written, so that a text no
+    grouping writes stays no number, quarantined: a decimal comma (`12,5`, `0,325`) under `thousands_separator:
+    ","` was read as 125 and 325 (trial 38: a European export's rates, every one read a thousand times too large,
+    and check blamed a formula range). A space separator is also a locale's no-break spaces (trial 35)."""
+    separators = [separator, *(NO_BREAK_SPACES if separator == " " else ())]
+    group = "[" + "".join(f"\\{c}" if c in "]\\^-" else c for c in separators) + "]"
+    grouped = f"[+-]?[1-9][0-9]{{0,2}}({group}[0-9]{{2,3}})*{group}[0-9]{{3}}([{decimal}][0-9]*)?"
+    return (f"CASE WHEN regexp_full_match(trim({text}), {literal(grouped)}) THEN regexp_replace({text}, "
+            f"{literal(group)}, '', 'g') ELSE {text} END")
 
 
 def _missing_as_null(column: str, tokens: list[str]) -> str:

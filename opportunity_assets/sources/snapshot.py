@@ -229,7 +229,7 @@ def _snapshot(pack: CriteriaPack, as_of: date, periods: tuple[date | None, date 
               history: pl.DataFrame, quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
     # a rejected line dated by its fields (`formats.date_rejected`) is seen once its period is published, as a row is
     lag = timedelta(days=pack.source.publication_lag_days)
-    rejected = [r for r in rejected if r.period is None or pack.grain.end(r.period) + lag <= as_of]
+    rejected = [r for r in rejected if r.period is None or (r.published or pack.grain.end(r.period) + lag) <= as_of]
     refused = pl.concat([
         quarantine.select("source_row", "entity_id", "period", "reason"),
         pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],

@@ -228,6 +228,26 @@ def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     assert repeat_probability(week, 167.0) == repeat_probability(week)  # not its bound
 
 
+def test_a_steady_grower_or_a_full_precision_figure_repeated_once_is_improbable() -> None:
+    """Two kinds of column whose first exact repeat is no chance a feed's own past allows, though their smallest
+    change or their spread around zero said it was: a population in thousands growing about 2% a year, every
+    change +700 ± 40 (a repeat was 1 in 100 a period, so one repeat was never doubted); a ratio written as a
+    single-precision float printed as a double, 126.154060363770 (its smallest past change, 0.21, stood in for its
+    step: a repeat was 1 in 25). A flat column, a counter, a rounded column's slow trend are as before."""
+    rng = np.random.default_rng(7)
+    population = np.round(30_000 + np.cumsum(700 + rng.normal(0, 40, 24)))
+    chance = repeat_probability(population)
+    assert chance is not None and chance < 0.001
+    packs = np.array([137.637375, 138.88176, 136.773849, 135.863815, 134.286743, 129.376678, 126.364189,
+                      126.15406], dtype=np.float32).astype(float)
+    chance = repeat_probability(packs)
+    assert chance is not None and chance < 0.001
+    tenths = np.round(5 + np.cumsum(rng.normal(0.1, 0.12, 30)), 1)  # a slow trend of a step a period
+    slow = repeat_probability(tenths)
+    assert slow is not None and slow > 0.1
+    assert repeat_probability(np.full(30, 7.0)) == 1.0 and repeat_probability(np.arange(30.0)) == 0.0
+
+
 def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:
     pack = _planted_pack(tmp_path, Plant("stuck", "Amarillo", ("volume",), AMARILLO_BREAK, 6))
     c = _candidate(pack, NIGHTS[0], "amarillo")

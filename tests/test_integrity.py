@@ -459,6 +459,30 @@ def test_a_scored_column_rounded_coarser_than_ever_is_doubted(tmp_path: Path) ->
     assert integrity.headline(finding) == "sales on a coarser grid than ever for 4 values to 2006-09"
 
 
+def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
+    """Twenty years of GDP a head in whole dollars, one (1 in 20) a round thousand, then three judged years at
+    4,000, 5,000 and 6,000: the past is shorter than `min_history` (24), which had left the rule silent; the
+    smoothed share (2 in 22) to the run's length is below 0.001, so the run is doubted. Two such values are not
+    (0.008): a short past asks for a longer run, not for none."""
+    rng = np.random.default_rng(11)
+    past = np.round(1500 * np.exp(np.cumsum(rng.normal(0.05, 0.04, 20))))
+    past[7] = 2000.0
+
+    def rounded(judged: list[float]) -> list[DataFinding]:
+        values = np.array([*past, *judged])
+        series = Series(periods=[str(1961 + i) for i in range(len(values))], values={"gdp": values},
+                        judged_from=len(past), per_year=1)
+        found = Findings(series)
+        regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+        return found.items
+
+    (finding,) = rounded([4000.0, 5000.0, 6000.0])
+    assert (finding.rule, finding.column, finding.periods) == ("rounded", "gdp", ["1981", "1982", "1983"])
+    assert "in each of its 3 changed values" in finding.message and "probability 7.5e-04" in finding.message
+    assert rounded([4000.0, 5000.0]) == []
+    assert rounded([4213.0, 4391.0, 4717.0]) == []
+
+
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:
     """The real file writes listings, which no metric reads, in round tens for months at a time (Killeen-Fort
     Hood 2004-12..2005-06): a figure rounded is still the figure, so a column outside the metrics is not judged."""

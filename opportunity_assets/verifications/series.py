@@ -248,7 +248,7 @@ def repeat_probability(values: np.ndarray, at: float | None = None) -> float | N
     # P(|change| < half a resolution step) for changes spread around 0 (not around their median: the changes of
     # a rounded column are themselves rounded, so a slow trend's median change is one whole step), made rarer
     # where the changes centre well away from 0 (`_off_zero`)
-    step = _written_step(values, float(moved.min()))
+    step = written_step(values, float(moved.min()))
     by_resolution = step / (spread * math.sqrt(2 * math.pi)) * _off_zero(centre, step, spread, len(diffs))
     return min(1.0, max(rate, by_resolution))
 
@@ -257,11 +257,12 @@ _SINGLE_DIGITS = 7
 """Significant digits of a single-precision float, as many feeds store figures they print as doubles."""
 
 
-def _written_step(values: np.ndarray, smallest_change: float) -> float:
+def written_step(values: np.ndarray, smallest_change: float) -> float:
     """`resolution`, or, for figures written with more decimals than it reads (a ratio at full precision, a
     single-precision float printed as a double, 126.154060363770), the grid of their `_SINGLE_DIGITS`
     significant digits: such a column's smallest past change (0.21 packs a head) is no step it is written in, and
-    taken as one it made an exact repeat of a fifteen-digit figure look as likely as a move of 0.2."""
+    taken as one it made an exact repeat of a fifteen-digit figure look as likely as a move of 0.2 (`stuck`),
+    and another entity's fifteen-digit figures as likely a coincidence as figures within 0.2 of them (`copied`)."""
     finite = values[np.isfinite(values)]
     top = float(np.max(np.abs(finite))) if len(finite) else 0.0
     if top == 0 or decimals(finite, 6) is not None:

@@ -34,6 +34,7 @@ from opportunity_assets.verifications.series import (
     repeat_probability,
     resolution,
     robust,
+    written_step,
 )
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
@@ -242,6 +243,9 @@ def test_a_steady_grower_or_a_full_precision_figure_repeated_once_is_improbable(
                       126.15406], dtype=np.float32).astype(float)
     chance = repeat_probability(packs)
     assert chance is not None and chance < 0.001
+    # as the float holds them: 126.1541 on a grid of 0.0001; a tax of 32.5 (32.5000038146973) on a grid of 0.1
+    assert written_step(packs, 0.21) == pytest.approx(1e-4)
+    assert written_step(np.array([32.5, 34.5, 37.0], dtype=np.float32).astype(float), 2.0) == pytest.approx(0.1)
     tenths = np.round(5 + np.cumsum(rng.normal(0.1, 0.12, 30)), 1)  # a slow trend of a step a period
     slow = repeat_probability(tenths)
     assert slow is not None and slow > 0.1

@@ -8,10 +8,9 @@ defect or a coincidence is judged by code, with the chance of such a coincidence
 - where other entities' figures near these (within 10%) coincided in the `lookback` periods before (small counts,
   or a column every entity shares, such as a national price index), the column's own rate of such coincidences,
   per pair of runs, times the entities near it tonight;
-- where none ever did, the chance of hitting the same figures at the column's step (`series.written_step`): the
-  entities near it tonight, times one grid step in that 20% band (the latest value), times, for each earlier
-  period, one grid step against the spread of the entity's own changes (a rival that matched once must then move
-  as it moved).
+- where none ever did, the chance of hitting the same figures at the column's resolution: the entities near it
+  tonight, times one grid step in that 20% band (the latest value), times, for each earlier period, one grid
+  step against the spread of the entity's own changes (a rival that matched once must then move as it moved).
 
 Pure polars and numpy over the scan's history frame (entity_id, entity_name, periods_ago and the columns); the
 verifier turns what is found into findings (`integrity.check`).
@@ -28,7 +27,7 @@ import polars as pl
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
-from opportunity_assets.verifications.series import resolutions, written_step
+from opportunity_assets.verifications.series import resolution, resolutions
 
 _LONGEST_RUN = 6
 """Periods a matching run is judged over at most: a run found over `min_periods` is judged over as many latest
@@ -242,7 +241,7 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
     mine = past.series(entity)
     changes = np.diff(mine[np.isfinite(mine)])
     moved = np.abs(changes[changes != 0])
-    step = written_step(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0)
+    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0)
     level = min(1.0, step / (2 * _NEAR * abs(values[0]))) if values[0] else 1.0
     spread = _spread(changes)
     follow = min(1.0, step / (spread * math.sqrt(2 * math.pi))) if spread > 0 else 1.0

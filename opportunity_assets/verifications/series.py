@@ -258,16 +258,18 @@ _SINGLE_DIGITS = 7
 
 
 def written_step(values: np.ndarray, smallest_change: float) -> float:
-    """`resolution`, or, for figures written with more decimals than it reads (a ratio at full precision, a
-    single-precision float printed as a double, 126.154060363770), the grid of their `_SINGLE_DIGITS`
-    significant digits: such a column's smallest past change (0.21 packs a head) is no step it is written in, and
-    taken as one it made an exact repeat of a fifteen-digit figure look as likely as a move of 0.2 (`stuck`),
-    and another entity's fifteen-digit figures as likely a coincidence as figures within 0.2 of them (`copied`)."""
+    """`resolution`, or, for figures written with more decimals than it reads (a single-precision float printed
+    as a double), the resolution of the figures to their `_SINGLE_DIGITS` significant digits, as the float holds
+    them: 126.154060363770 is 126.1541, on a grid of 0.0001; a tax of 32.5000038146973 is 32.5, on a grid of 0.1
+    (a rate set in round figures). Such a column's smallest past change (0.21 packs a head) is no step it is
+    written in, and taken as one it made an exact repeat of a seven-digit figure look as likely as a move of 0.2.
+    (`copied` keeps the smallest change: a national index every entity carries, 1.076, 1.096, on a panel too short
+    for its past coincidences to be counted, would be every entity's copy.)"""
     finite = values[np.isfinite(values)]
-    top = float(np.max(np.abs(finite))) if len(finite) else 0.0
-    if top == 0 or decimals(finite, 6) is not None:
+    if not len(finite) or decimals(finite, 6) is not None:
         return resolution(values, smallest_change)
-    return min(10.0 ** (math.floor(math.log10(top)) + 1 - _SINGLE_DIGITS), smallest_change)
+    held = np.array([float(f"{v:.{_SINGLE_DIGITS}g}") for v in finite])
+    return resolution(held, smallest_change)
 
 
 def _off_zero(centre: float, step: float, spread: float, changes: int) -> float:

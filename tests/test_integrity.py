@@ -34,6 +34,7 @@ from opportunity_assets.verifications.series import (
     repeat_probability,
     resolution,
     robust,
+    written_step,
 )
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
@@ -226,6 +227,29 @@ def test_a_repeat_is_judged_against_the_column_resolution() -> None:
     assert repeat_probability(week) == pytest.approx(0.538, abs=0.001)
     assert repeat_probability(week, 168.0) == pytest.approx(0.7)
     assert repeat_probability(week, 167.0) == repeat_probability(week)  # not its bound
+
+
+def test_a_steady_grower_or_a_full_precision_figure_repeated_once_is_improbable() -> None:
+    """Two kinds of column whose first exact repeat is no chance a feed's own past allows, though their smallest
+    change or their spread around zero said it was: a population in thousands growing about 2% a year, every
+    change +700 ± 40 (a repeat was 1 in 100 a period, so one repeat was never doubted); a ratio written as a
+    single-precision float printed as a double, 126.154060363770 (its smallest past change, 0.21, stood in for its
+    step: a repeat was 1 in 25). A flat column, a counter, a rounded column's slow trend are as before."""
+    rng = np.random.default_rng(7)
+    population = np.round(30_000 + np.cumsum(700 + rng.normal(0, 40, 24)))
+    chance = repeat_probability(population)
+    assert chance is not None and chance < 0.001
+    packs = np.array([137.637375, 138.88176, 136.773849, 135.863815, 134.286743, 129.376678, 126.364189,
+                      126.15406], dtype=np.float32).astype(float)
+    chance = repeat_probability(packs)
+    assert chance is not None and chance < 0.001
+    # as the float holds them: 126.1541 on a grid of 0.0001; a tax of 32.5 (32.5000038146973) on a grid of 0.1
+    assert written_step(packs, 0.21) == pytest.approx(1e-4)
+    assert written_step(np.array([32.5, 34.5, 37.0], dtype=np.float32).astype(float), 2.0) == pytest.approx(0.1)
+    tenths = np.round(5 + np.cumsum(rng.normal(0.1, 0.12, 30)), 1)  # a slow trend of a step a period
+    slow = repeat_probability(tenths)
+    assert slow is not None and slow > 0.1
+    assert repeat_probability(np.full(30, 7.0)) == 1.0 and repeat_probability(np.arange(30.0)) == 0.0
 
 
 def test_a_dollar_total_repeated_once_is_doubted_on_the_first_night(tmp_path: Path) -> None:
@@ -437,6 +461,30 @@ def test_a_scored_column_rounded_coarser_than_ever_is_doubted(tmp_path: Path) ->
     assert "multiple of 100 in each of its 4 changed values" in finding.message
     assert route(a, v).section_or_tag != "act_on_these"
     assert integrity.headline(finding) == "sales on a coarser grid than ever for 4 values to 2006-09"
+
+
+def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
+    """Twenty years of GDP a head in whole dollars, one (1 in 20) a round thousand, then three judged years at
+    4,000, 5,000 and 6,000: the past is shorter than `min_history` (24), which had left the rule silent; the
+    smoothed share (2 in 22) to the run's length is below 0.001, so the run is doubted. Two such values are not
+    (0.008): a short past asks for a longer run, not for none."""
+    rng = np.random.default_rng(11)
+    past = np.round(1500 * np.exp(np.cumsum(rng.normal(0.05, 0.04, 20))))
+    past[7] = 2000.0
+
+    def rounded(judged: list[float]) -> list[DataFinding]:
+        values = np.array([*past, *judged])
+        series = Series(periods=[str(1961 + i) for i in range(len(values))], values={"gdp": values},
+                        judged_from=len(past), per_year=1)
+        found = Findings(series)
+        regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+        return found.items
+
+    (finding,) = rounded([4000.0, 5000.0, 6000.0])
+    assert (finding.rule, finding.column, finding.periods) == ("rounded", "gdp", ["1981", "1982", "1983"])
+    assert "in each of its 3 changed values" in finding.message and "probability 7.5e-04" in finding.message
+    assert rounded([4000.0, 5000.0]) == []
+    assert rounded([4213.0, 4391.0, 4717.0]) == []
 
 
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:

@@ -133,11 +133,14 @@ def rounded(found: Findings, spec: IntegritySpec, column: str) -> None:
     `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
     nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
     in the columns the metrics read only: a figure rounded is still the figure, and only there can its lost
-    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months)."""
+    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months).
+    Judged from `MIN_SAMPLE` past values, not `min_history`: the smoothed share already asks a short past for a
+    longer run (an annual panel's twenty years of GDP a head never in round thousands, then 4,000 and 5,000 and
+    6,000, had gone unjudged: its past was four values short)."""
     series, rule = found.series, spec.precision
     raw = series.values[column]
     past = raw[: series.judged_from]
-    if np.isfinite(past).sum() < spec.min_history or decimals(past, 6) is None:
+    if np.isfinite(past).sum() < MIN_SAMPLE or decimals(past, 6) is None:
         return
     own = resolution(past, math.inf)
     previous = np.concatenate([[np.nan], raw[:-1]])

@@ -246,9 +246,40 @@ def repeat_probability(values: np.ndarray, at: float | None = None) -> float | N
     if spread == 0:  # most changes the same step: a flat column repeats, a steady counter never stands still
         return 1.0 if centre == 0 else rate
     # P(|change| < half a resolution step) for changes spread around 0 (not around their median: the changes of
-    # a rounded column are themselves rounded, so a slow trend's median change is one whole step)
-    by_resolution = resolution(values, float(moved.min())) / (spread * math.sqrt(2 * math.pi))
+    # a rounded column are themselves rounded, so a slow trend's median change is one whole step), made rarer
+    # where the changes centre well away from 0 (`_off_zero`)
+    step = written_step(values, float(moved.min()))
+    by_resolution = step / (spread * math.sqrt(2 * math.pi)) * _off_zero(centre, step, spread, len(diffs))
     return min(1.0, max(rate, by_resolution))
+
+
+_SINGLE_DIGITS = 7
+"""Significant digits of a single-precision float, as many feeds store figures they print as doubles."""
+
+
+def written_step(values: np.ndarray, smallest_change: float) -> float:
+    """`resolution`, or, for figures written with more decimals than it reads (a single-precision float printed
+    as a double), the resolution of the figures to their `_SINGLE_DIGITS` significant digits, as the float holds
+    them: 126.154060363770 is 126.1541, on a grid of 0.0001; a tax of 32.5000038146973 is 32.5, on a grid of 0.1
+    (a rate set in round figures). Such a column's smallest past change (0.21 packs a head) is no step it is
+    written in, and taken as one it made an exact repeat of a seven-digit figure look as likely as a move of 0.2.
+    (`copied` keeps the smallest change: a national index every entity carries, 1.076, 1.096, on a panel too short
+    for its past coincidences to be counted, would be every entity's copy.)"""
+    finite = values[np.isfinite(values)]
+    if not len(finite) or decimals(finite, 6) is not None:
+        return resolution(values, smallest_change)
+    held = np.array([float(f"{v:.{_SINGLE_DIGITS}g}") for v in finite])
+    return resolution(held, smallest_change)
+
+
+def _off_zero(centre: float, step: float, spread: float, changes: int) -> float:
+    """How much rarer than at its centre a change within a step of zero is, for a column whose changes centre
+    more than a step away from zero (a population growing 2% a year, every change +700 ± 40, never stands still
+    by chance): the normal density at zero against at the centre, the centre taken a step nearer zero (a slow
+    trend of a rounded column moves by one step). Never below 1 / (changes + 1): a past of that many changes
+    none near zero rules out no rarer chance (changes have heavier tails than a normal's)."""
+    far = max(0.0, abs(centre) - step) / spread
+    return max(math.exp(-0.5 * far * far), 1.0 / (changes + 1))
 
 
 def decimals(values: np.ndarray, most: int) -> int | None:

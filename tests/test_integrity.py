@@ -334,6 +334,28 @@ def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Pa
     assert others and not any(x.refused for x in others)
 
 
+def _shift_rules(values: list[float], shared: dict[str, float] | None) -> list[str]:
+    series = Series(periods=[str(1970 + i) for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                    judged_from=len(values) - 3, per_year=1)
+    found = Findings(series)
+    integrity._shifts(found, integrity_spec.IntegritySpec(), "x", shared=shared)
+    return [f.rule for f in found.items]
+
+
+def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
+    """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
+    typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A
+    move tonight's entities made alike into its period (`Candidate.shared_changes`, by periods back) is the
+    world's; the same move made by one entity alone, or one far beyond the shared move, is still a shift."""
+    calm = list(100.0 * np.exp(np.cumsum(np.random.default_rng(3).normal(0.002, 0.005, 40))))  # +0.2% ± 0.5%
+    raised = [*calm, calm[-1] * 1.07, calm[-1] * 1.072]
+    assert _shift_rules(raised, None) == ["level_shift"]
+    assert _shift_rules(raised, {"1": math.log(1.068)}) == []
+    assert _shift_rules(raised, {"1": math.log(1.068), "0": 0.0}) == []
+    assert _shift_rules(raised, {"0": math.log(1.068)}) == ["level_shift"]  # shared a period later: not this move
+    assert _shift_rules([*calm, calm[-1] * 1.5, calm[-1] * 1.5], {"1": math.log(1.068)}) == ["level_shift"]
+
+
 def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:
     series = Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
                               values={"x": np.array(values, dtype=float)}, judged_from=judged_from, per_year=52)

@@ -30,7 +30,7 @@ from opportunity_assets.records import Candidate, FilterResult, Refusal, Repeate
 from opportunity_assets.sources.shapes import cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
-from opportunity_assets.verifications.integrity import night_peers
+from opportunity_assets.verifications.integrity import night_peers, shared_change
 
 
 @dataclass(frozen=True)
@@ -245,17 +245,33 @@ def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, Fi
     return results
 
 
-def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, float]]:
-    """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods."""
+def _pairs(history: pl.DataFrame, columns: list[str], back: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Each column's values `back + 1` and `back` periods before the night's latest, of every entity with both
+    periods: (before, now), one entity a position."""
     before = [f"__before_{i}" for i in range(len(columns))]  # internal names: no source column starts with `__`
-    pairs = history.filter(pl.col("periods_ago") == 0).select("entity_id", *columns).join(
-        history.filter(pl.col("periods_ago") == 1).select(
+    pairs = history.filter(pl.col("periods_ago") == back).select("entity_id", *columns).join(
+        history.filter(pl.col("periods_ago") == back + 1).select(
             "entity_id", *(pl.col(c).alias(b) for c, b in zip(columns, before, strict=True))), on="entity_id")
 
     def values(name: str) -> np.ndarray:
         return pairs[name].cast(pl.Float64).fill_null(float("nan")).to_numpy()
 
-    return night_peers({c: values(b) for c, b in zip(columns, before, strict=True)}, {c: values(c) for c in columns})
+    return {c: values(b) for c, b in zip(columns, before, strict=True)}, {c: values(c) for c in columns}
+
+
+def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, float]]:
+    """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods."""
+    return night_peers(*_pairs(history, columns, 0))
+
+
+def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
+    """`Candidate.shared_changes`: the scanned entities' median change into each of the latest `periods` periods
+    (`integrity.shared_change`)."""
+    shared: dict[str, dict[str, float]] = {}
+    for back in range(periods):
+        for column, change in shared_change(*_pairs(history, columns, back)).items():
+            shared.setdefault(column, {})[str(back)] = change
+    return shared
 
 
 def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -461,8 +477,12 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first
     repeats = _repeated_events(pack, history, going)
+    # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
+    # ACT's takings barely rise into a December quarter that lifts every other state's)
+    shared = _shared_changes(windows, pack.columns, pack.max_window + 1) if going and pack.grain.per_year == 1 \
+        else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
-    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers,
+    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
                                        "copies": copies.get(keys[c.id], {}),
                                        "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})

@@ -64,7 +64,7 @@ from opportunity_assets.verifications.series import (
 
 _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
-_MIN_PEERS = 8
+MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
 
 
@@ -86,10 +86,23 @@ def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: flo
     return z
 
 
-def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset()) -> None:
+def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | None) -> float:
+    """How far out a change is once the move tonight's entities made alike into its period (`shared`, if enough
+    had one) is taken out: it must lie far out against the entity's own changes and far from that shared move too,
+    on the same side (trial 39: the federal tax rise of 1991 every state took, +7% against a state's typical
+    +0% ± 0.5%, doubted each state's act-on pick as a level shift). A defect of one entity's feed is not shared."""
+    if shared is None:
+        return z
+    z_shared = (change - shared) / stick.scale
+    return math.copysign(min(abs(z), abs(z_shared)), z) if z * z_shared > 0 else 0.0
+
+
+def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
+            shared: Mapping[str, float] | None = None) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
     change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
-    judged at `level_shift.material_mads`: the verdict rests on it."""
+    judged at `level_shift.material_mads`: the verdict rests on it. `shared`: tonight's entities' median change
+    into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift."""
     series = found.series
     raw = series.values[column]
     step = period_changes(raw)
@@ -109,7 +122,8 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
-        z = _far(stick, season_stick, step[t], seasonal[t])
+        z = _beyond_shared(_far(stick, season_stick, step[t], seasonal[t]), stick, step[t],
+                           (shared or {}).get(str(series.back(t))))
         shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
         if abs(z) >= min(shift_at, spec.spike.threshold_mads):
             after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
@@ -312,7 +326,7 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
 
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
     series = found.series
-    if peers.get("count", 0) < _MIN_PEERS:
+    if peers.get("count", 0) < MIN_PEERS:
         return
     change = latest_change(series.values[column])
     if change is None:
@@ -435,6 +449,17 @@ def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
         return np.where(valid, np.log(now + offset) - np.log(before + offset), np.nan)
 
 
+def shared_change(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """Per column, the median of the scanned entities' changes from `before` to `now` (one entity a position),
+    where `MIN_PEERS` or more have one: the move tonight's entities made alike into that period."""
+    out: dict[str, float] = {}
+    for column, latest in now.items():
+        stick = robust(two_period_changes(before[column], latest), "")
+        if stick is not None and stick.count >= MIN_PEERS:
+            out[column] = stick.median
+    return out
+
+
 def night_peers(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """The night's cross-section: per column, the median, robust scale and count of every scanned entity's latest
     period-on-period change (`before` and `now`: each column's two latest values, one entity a position). A
@@ -465,7 +490,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
-        _shifts(found, spec, column, material.get(column, frozenset()))
+        _shifts(found, spec, column, material.get(column, frozenset()), candidate.shared_changes.get(column))
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column])

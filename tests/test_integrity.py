@@ -38,6 +38,8 @@ from opportunity_assets.verifications.series import (
 )
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
+from tests.test_shapes import _csv
+from tests.test_shapes import _pack as _shapes_pack
 
 AMARILLO_BREAK = date(2005, 4, 1)
 """Amarillo is STRONG + CONFIRMED on the clean night of 2005-05-31, whose latest month is 2005-04."""
@@ -354,6 +356,22 @@ def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     assert _shift_rules(raised, {"1": math.log(1.068), "0": 0.0}) == []
     assert _shift_rules(raised, {"0": math.log(1.068)}) == ["level_shift"]  # shared a period later: not this move
     assert _shift_rules([*calm, calm[-1] * 1.5, calm[-1] * 1.5], {"1": math.log(1.068)}) == ["level_shift"]
+
+
+def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_included(tmp_path: Path) -> None:
+    """Each candidate going on carries the scanned entities' median change into each judged year, the window's
+    oldest included (its change is from a year before the window)."""
+    rows = [[f"s{e}", year, 100.0 * (1.07 if year >= 1991 else 1.0) * (1 + 0.001 * e + 0.002 * (year - 1985))]
+            for e in range(10) for year in range(1985, 1994)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
+              "columns": ["tax"], "publication_lag_days": 120}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
+                                           "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
+    snapshot = read_snapshot(pack, date(1994, 5, 31))
+    found, _ = scan(pack, date(1994, 5, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    shared = next(c for c in found if c.went_on).shared_changes["tax"]
+    assert sorted(shared) == ["0", "1", "2"] and shared["2"] == pytest.approx(math.log(1.07), abs=3e-3)
+    assert abs(shared["1"]) < 3e-3 and abs(shared["0"]) < 3e-3
 
 
 def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:

@@ -479,7 +479,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     repeats = _repeated_events(pack, history, going)
     # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
     # ACT's takings barely rise into a December quarter that lifts every other state's)
-    shared = _shared_changes(windows, pack.columns, pack.max_window + 1) if going and pack.grain.per_year == 1 \
+    shared = _shared_changes(history, pack.columns, pack.max_window + 1) if going and pack.grain.per_year == 1 \
         else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,

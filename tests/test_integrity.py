@@ -348,14 +348,22 @@ def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
     typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A
     move tonight's entities made alike into its period (`Candidate.shared_changes`, by periods back) is the
-    world's; the same move made by one entity alone, or one far beyond the shared move, is still a shift."""
+    world's; the same move made by one entity alone, or one far beyond the shared move, is still a shift, and a usual
+    year's shared move (populations growing 2%) excuses nothing: only the shared move beyond the usual is taken out
+    (trial 39's planted population x1.05 had been excused by the world's usual growth)."""
     calm = list(100.0 * np.exp(np.cumsum(np.random.default_rng(3).normal(0.002, 0.005, 40))))  # +0.2% ± 0.5%
     raised = [*calm, calm[-1] * 1.07, calm[-1] * 1.072]
+    usual = {str(back): 0.002 for back in range(12)}  # tonight's entities' moves into each year: +0.2% a year
+
+    def alike(**moves: float) -> dict[str, float]:
+        return {**usual, **{back.removeprefix("back"): move for back, move in moves.items()}}
+
     assert _shift_rules(raised, None) == ["level_shift"]
-    assert _shift_rules(raised, {"1": math.log(1.068)}) == []
-    assert _shift_rules(raised, {"1": math.log(1.068), "0": 0.0}) == []
-    assert _shift_rules(raised, {"0": math.log(1.068)}) == ["level_shift"]  # shared a period later: not this move
-    assert _shift_rules([*calm, calm[-1] * 1.5, calm[-1] * 1.5], {"1": math.log(1.068)}) == ["level_shift"]
+    assert _shift_rules(raised, alike(back1=math.log(1.068))) == []
+    assert _shift_rules(raised, alike(back0=math.log(1.068))) == ["level_shift"]  # a year later: not this move
+    assert _shift_rules([*calm, calm[-1] * 1.5, calm[-1] * 1.5], alike(back1=math.log(1.068))) == ["level_shift"]
+    assert _shift_rules(raised, usual) == ["level_shift"]  # a usual year's shared move excuses nothing
+    assert _shift_rules(raised, {"1": math.log(1.068)}) == ["level_shift"]  # too few years to tell what is usual
 
 
 def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_included(tmp_path: Path) -> None:
@@ -370,7 +378,8 @@ def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_includ
     snapshot = read_snapshot(pack, date(1994, 5, 31))
     found, _ = scan(pack, date(1994, 5, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
     shared = next(c for c in found if c.went_on).shared_changes["tax"]
-    assert sorted(shared) == ["0", "1", "2"] and shared["2"] == pytest.approx(math.log(1.07), abs=3e-3)
+    assert sorted(shared, key=int) == [str(back) for back in range(8)]  # every year of the history but the first
+    assert shared["2"] == pytest.approx(math.log(1.07), abs=3e-3)
     assert abs(shared["1"]) < 3e-3 and abs(shared["0"]) < 3e-3
 
 

@@ -266,7 +266,7 @@ def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, flo
 
 def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
     """`Candidate.shared_changes`: the scanned entities' median change into each of the latest `periods` periods
-    (`integrity.shared_change`)."""
+    (`integrity.shared_change`): the judged ones, and the history's, which tell what a usual year's shared move is."""
     shared: dict[str, dict[str, float]] = {}
     for back in range(periods):
         for column, change in shared_change(*_pairs(history, columns, back)).items():
@@ -479,7 +479,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     repeats = _repeated_events(pack, history, going)
     # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
     # ACT's takings barely rise into a December quarter that lifts every other state's)
-    shared = _shared_changes(history, pack.columns, pack.max_window + 1) if going and pack.grain.per_year == 1 \
+    shared = _shared_changes(history, pack.columns, pack.history_reach) if going and pack.grain.per_year == 1 \
         else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,

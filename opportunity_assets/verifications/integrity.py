@@ -87,14 +87,23 @@ def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: flo
 
 
 def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | None) -> float:
-    """How far out a change is once the move tonight's entities made alike into its period (`shared`, if enough
-    had one) is taken out: it must lie far out against the entity's own changes and far from that shared move too,
-    on the same side (trial 39: the federal tax rise of 1991 every state took, +7% against a state's typical
-    +0% ± 0.5%, doubted each state's act-on pick as a level shift). A defect of one entity's feed is not shared."""
+    """How far out a change is once the unusual part of the move tonight's entities made alike into its period
+    (`shared`: that move beyond their usual one, if enough had one) is taken out: it must lie far out against the
+    entity's own changes with that part taken out too, on the same side (trial 39: the federal tax rise of 1991
+    every state took, +7% against a state's typical +0% ± 0.5%, doubted each state's act-on pick as a level
+    shift). A defect of one entity's feed is not shared; a usual year's shared move (populations growing 2%) is
+    already in the entity's own changes, and taking it out twice would excuse a planted +5%."""
     if shared is None:
         return z
-    z_shared = (change - shared) / stick.scale
+    z_shared = stick.z(change - shared)
     return math.copysign(min(abs(z), abs(z_shared)), z) if z * z_shared > 0 else 0.0
+
+
+def _unusual_shared(shared: Mapping[str, float] | None) -> dict[str, float]:
+    """Each period's shared move beyond the usual one (the median of the column's shared moves over the kept
+    history), by periods back; none where too few periods tell what is usual."""
+    usual = robust(np.array(list((shared or {}).values()), dtype=float), "")
+    return {} if usual is None else {back: move - usual.median for back, move in (shared or {}).items()}
 
 
 def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
@@ -117,13 +126,14 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
     if season_stick is not None and season_stick.count < spec.min_history:
         season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
     judged = range(max(series.judged_from, 1), series.length)
+    unusual = _unusual_shared(shared)
     skip: set[int] = set()
     worst: dict[str, tuple[float, int]] = {}
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
         z = _beyond_shared(_far(stick, season_stick, step[t], seasonal[t]), stick, step[t],
-                           (shared or {}).get(str(series.back(t))))
+                           unusual.get(str(series.back(t))))
         shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
         if abs(z) >= min(shift_at, spec.spike.threshold_mads):
             after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0

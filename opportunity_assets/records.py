@@ -146,7 +146,7 @@ class Candidate(FrozenRecord):
     shared_changes: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per source column, the scanned entities' median period-on-period change (log) into each period of the kept
     history, keyed by periods back from the night's latest ("0"), where enough entities had one
-    (`integrity.shared_change`): a move far outside an entity's own changes that tonight's entities made alike,
+    (`integrity.MIN_PEERS`): a move far outside an entity's own changes that tonight's entities made alike,
     beyond their usual year's (a tax every state raised, a recession), is the world's, not the feed's. The same for
     every candidate going on; annual grains only (within a year each entity's own season moves it apart from the
     shared move)."""

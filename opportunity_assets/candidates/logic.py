@@ -30,7 +30,7 @@ from opportunity_assets.records import Candidate, FilterResult, Refusal, Repeate
 from opportunity_assets.sources.shapes import cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
-from opportunity_assets.verifications.integrity import night_peers, shared_change
+from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
 
 
 @dataclass(frozen=True)
@@ -265,12 +265,14 @@ def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, flo
 
 
 def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
-    """`Candidate.shared_changes`: the scanned entities' median change into each of the latest `periods` periods
-    (`integrity.shared_change`): the judged ones, and the history's, which tell what a usual year's shared move is."""
+    """`Candidate.shared_changes`: the median of the scanned entities' changes into each of the latest `periods`
+    periods (the cross-section `_peers` takes of the latest), where `MIN_PEERS` or more had one: the judged
+    periods, and the history's, which tell what a usual year's shared move is."""
     shared: dict[str, dict[str, float]] = {}
     for back in range(periods):
-        for column, change in shared_change(*_pairs(history, columns, back)).items():
-            shared.setdefault(column, {})[str(back)] = change
+        for column, cross in night_peers(*_pairs(history, columns, back)).items():
+            if cross["count"] >= MIN_PEERS:
+                shared.setdefault(column, {})[str(back)] = cross["median"]
     return shared
 
 

@@ -81,9 +81,14 @@ def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: flo
     far out against the same change a year earlier too (a move the season makes every year is not a defect)."""
     z = stick.z(value)
     if season is not None and math.isfinite(seasonal):
-        z_season = season.z(seasonal)
-        return math.copysign(min(abs(z), abs(z_season)), z) if z * z_season > 0 else 0.0
+        return _far_on_both(z, season.z(seasonal))
     return z
+
+
+def _far_on_both(z: float, other: float) -> float:
+    """A change's distance that must hold against two yardsticks: the nearer of the two, if both lie on the same
+    side, else none."""
+    return math.copysign(min(abs(z), abs(other)), z) if z * other > 0 else 0.0
 
 
 def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | None) -> float:
@@ -93,10 +98,7 @@ def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | No
     every state took, +7% against a state's typical +0% ± 0.5%, doubted each state's act-on pick as a level
     shift). A defect of one entity's feed is not shared; a usual year's shared move (populations growing 2%) is
     already in the entity's own changes, and taking it out twice would excuse a planted +5%."""
-    if shared is None:
-        return z
-    z_shared = stick.z(change - shared)
-    return math.copysign(min(abs(z), abs(z_shared)), z) if z * z_shared > 0 else 0.0
+    return z if shared is None else _far_on_both(z, stick.z(change - shared))
 
 
 def _unusual_shared(shared: Mapping[str, float] | None) -> dict[str, float]:
@@ -457,17 +459,6 @@ def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
         offset = np.where(positive > 0, 0.01 * total / np.maximum(positive, 1.0), 1.0)
         valid = np.isfinite(before) & np.isfinite(now) & (before + offset > 0) & (now + offset > 0)
         return np.where(valid, np.log(now + offset) - np.log(before + offset), np.nan)
-
-
-def shared_change(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, float]:
-    """Per column, the median of the scanned entities' changes from `before` to `now` (one entity a position),
-    where `MIN_PEERS` or more have one: the move tonight's entities made alike into that period."""
-    out: dict[str, float] = {}
-    for column, latest in now.items():
-        stick = robust(two_period_changes(before[column], latest), "")
-        if stick is not None and stick.count >= MIN_PEERS:
-            out[column] = stick.median
-    return out
 
 
 def night_peers(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:

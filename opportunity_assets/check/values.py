@@ -188,11 +188,7 @@ def entities_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
     folder of CSVs read by `read_csv(..., union_by_name = true)`, one file naming the column otherwise: trial 37's
     `ret` and `return`, told of a share's denominator instead), naming the query. None when the empty cells are
     spread among the entities: a category unknown here and there."""
-    join = join_index(within)
-    empty = value_counts(pack, shapes.ENTITY, f"{shapes.IN_SCOPE} AND {quote_identifier(text)} IS NULL", join=join,
-                         limit=1000)
-    filled = set(value_counts(pack, shapes.ENTITY, f"{shapes.IN_SCOPE} AND {quote_identifier(text)} IS NOT NULL",
-                              join=join, limit=100_000))
+    empty, filled = _empty_and_filled(pack, within, shapes.ENTITY, text, empty_shown=1000)
     if not empty or not filled or filled & set(empty):
         return None
     return (f"key `{within}.query`: {column!r} is empty in every row of {len(empty)} "
@@ -221,12 +217,8 @@ def columns_missing_from_files(pack: CriteriaPack, within: str, spec: SourceSpec
 
 def _periods_lacking(pack: CriteriaPack, within: str, column: str, text: str) -> str | None:
     """`columns_missing_from_files`' line for a column empty in every row of some periods after its first value."""
-    join, cell = join_index(within), quote_identifier(text)
-    empty = set(value_counts(pack, shapes.PERIOD, f"{shapes.IN_SCOPE} AND {cell} IS NULL", join=join,
-                             limit=100_000))
-    filled = set(value_counts(pack, shapes.PERIOD, f"{shapes.IN_SCOPE} AND {cell} IS NOT NULL", join=join,
-                              limit=100_000))
-    lacking = sorted(p for p in empty - filled if filled and p > min(filled))
+    empty, filled = _empty_and_filled(pack, within, shapes.PERIOD, text)
+    lacking = sorted(p for p in set(empty) - filled if filled and p > min(filled))
     if not lacking:
         return None
     shown = ", ".join(pack.grain.label(date.fromisoformat(p)) for p in lacking[:3])
@@ -235,6 +227,16 @@ def _periods_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
             f"its first value (e.g. {shown}{', ...' if len(lacking) > 3 else ''}), and filled in {len(filled)}: "
             "expected the column in every file the query reads (one whose header names it otherwise, read by "
             "`union_by_name`, gives its rows none)")
+
+
+def _empty_and_filled(pack: CriteriaPack, within: str, by: str, text: str, *, empty_shown: int = 100_000
+                      ) -> tuple[list[str], set[str]]:
+    """The values of `by` (an entity, a period) with rows in scope whose typed cell `text` is empty (the commonest
+    `empty_shown`), and those with rows whose cell is filled: where a column is missing from some files."""
+    join, cell = join_index(within), quote_identifier(text)
+    empty = value_counts(pack, by, f"{shapes.IN_SCOPE} AND {cell} IS NULL", join=join, limit=empty_shown)
+    filled = set(value_counts(pack, by, f"{shapes.IN_SCOPE} AND {cell} IS NOT NULL", join=join, limit=100_000))
+    return empty, filled
 
 
 def long_names_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:

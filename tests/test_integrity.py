@@ -366,6 +366,28 @@ def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     assert _shift_rules(raised, {"1": math.log(1.068)}) == ["level_shift"]  # too few years to tell what is usual
 
 
+def test_a_unit_change_every_entity_made_alike_is_still_a_level_shift() -> None:
+    """A feed that changes its units (thousands written as units, a share as a percent) moves every entity by the
+    factor alike: the shared move is then the feed's defect, not the world's, and excuses no entity's shift. Before,
+    an annual panel's every column divided by 10 into its latest year was no entity's finding (the shared move
+    taken out, each change was its usual one); a real event's shared move (+7%) is still excused."""
+    calm = list(100.0 * np.exp(np.cumsum(np.random.default_rng(5).normal(0.02, 0.01, 40))))
+    usual = {str(back): 0.02 for back in range(12)}
+    for factor in (0.1, 10.0, 0.001):
+        broken = [*calm, calm[-1] * factor * 1.02, calm[-1] * factor * 1.04]
+        series = Series(periods=[str(1970 + i) for i in range(len(broken))],
+                        values={"x": np.array(broken, dtype=float)}, judged_from=len(broken) - 3, per_year=1)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x",
+                          shared={**usual, "1": math.log(factor * 1.02)})
+        assert [f.rule for f in found.items] == ["level_shift"], factor
+        assert found.items[0].message.endswith("and it stays; tonight's entities moved alike into that period, "
+                                               f"{integrity.as_percent(math.log(factor * 1.02))} at the median: a "
+                                               "change of the feed's units?")
+    real = [*calm, calm[-1] * 1.09, calm[-1] * 1.11]  # +9% into a year every entity rose +9% in
+    assert _shift_rules(real, {**usual, "1": math.log(1.09)}) == []
+
+
 def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_included(tmp_path: Path) -> None:
     """Each candidate going on carries the scanned entities' median change into each judged year, the window's
     oldest included (its change is from a year before the window)."""

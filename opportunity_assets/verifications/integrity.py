@@ -101,11 +101,32 @@ def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | No
     return z if shared is None else _far_on_both(z, stick.z(change - shared))
 
 
-def _unusual_shared(shared: Mapping[str, float] | None) -> dict[str, float]:
+def _unusual_shared(shared: Mapping[str, float] | None, unit_slip: float) -> dict[str, float]:
     """Each period's shared move beyond the usual one (the median of the column's shared moves over the kept
-    history), by periods back; none where too few periods tell what is usual."""
+    history), by periods back; none where too few periods tell what is usual, and none for a move nearer a unit
+    slip's size than none (`_unit_sized`): a real event moves a whole domain by tens of percent, a feed changing its
+    units moves every entity by the factor alike, and a move every entity made is then the feed's defect, not the
+    world's (×0.1 into the latest year would otherwise be excused for each)."""
     usual = robust(np.array(list((shared or {}).values()), dtype=float), "")
-    return {} if usual is None else {back: move - usual.median for back, move in (shared or {}).items()}
+    if usual is None:
+        return {}
+    return {back: move - usual.median for back, move in (shared or {}).items() if not _unit_sized(move, unit_slip)}
+
+
+def _unit_sized(move: float, unit_slip: float) -> bool:
+    """Whether a change (log scale) lies nearer a unit slip (`unit_slip`: `out_of_range.factor`, either way) than no
+    change at all: beyond its square root, ×3.2 or -68% for the default 10. A unit change comes with the period's own
+    move (×0.1 with a usual +2% is ×0.102), so the factor itself would be a coin's toss."""
+    return abs(move) >= 0.5 * math.log(unit_slip)
+
+
+def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float) -> str:
+    """What a finding adds where tonight's entities moved alike into its period by a unit slip's size."""
+    move = (shared or {}).get(str(back))
+    if move is None or not _unit_sized(move, unit_slip):
+        return ""
+    return (f"; tonight's entities moved alike into that period, {as_percent(move)} at the median: a change of the "
+            "feed's units?")
 
 
 def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
@@ -128,7 +149,7 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
     if season_stick is not None and season_stick.count < spec.min_history:
         season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
     judged = range(max(series.judged_from, 1), series.length)
-    unusual = _unusual_shared(shared)
+    unusual = _unusual_shared(shared, spec.out_of_range.factor)
     skip: set[int] = set()
     worst: dict[str, tuple[float, int]] = {}
     for t in judged:
@@ -151,6 +172,7 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
         what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
                 "a one-period drop, reverted the next period" if rule == "spike" else
                 "and it stays" if t + 1 < series.length else "in the latest period")
+        what += _unit_change(shared, series.back(t), spec.out_of_range.factor)
         if rule == "level_shift" and abs(z) < spec.level_shift.threshold_mads:
             what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
                      "ask for it to be confirmed")

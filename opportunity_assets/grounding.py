@@ -40,6 +40,17 @@ def numeric_leaves(value: Any) -> Iterable[float]:
             yield from numeric_leaves(item)
 
 
+def written_numbers(text: str) -> list[float]:
+    """The numbers a stored text writes, as `unsupported_numbers` reads a brief's (a percent as its fraction, dates
+    left out): a brief that quotes code's stored words (what would resolve a doubt: "it matches A, B, C and 13
+    more's") quotes their numbers too."""
+    numbers = []
+    for token in _NUMBER.findall(_DATE.sub(" ", text)):
+        shown = float(token.replace("$", "").replace(",", "").replace("−", "-").rstrip("%"))
+        numbers.append(shown / 100 if token.endswith("%") else shown)
+    return numbers
+
+
 def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
                         names: Iterable[str] = ()) -> list[str]:
     """Numbers written in the brief that no stored number explains (as written: rounding, %, $, commas).

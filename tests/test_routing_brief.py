@@ -182,6 +182,37 @@ def test_every_number_in_the_brief_is_in_the_store(crowded: tuple[CriteriaPack, 
     assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
 
 
+def test_a_count_in_what_would_resolve_a_doubt_is_in_the_store(tmp_path: Path) -> None:
+    """Trial 41: a column every country carries copied, "confirm 1974 uis with the source: it matches Austria,
+    Belgium, Canada and 13 more's", quoted by the brief as what would resolve the doubt, stopped the night at
+    `numbers_in_store` ("numbers not in store: 13"): the count is code's, written into the stored verification. A
+    verification's own texts (its reason and what would resolve it) are stored as written, and so are their
+    numbers; a number in neither is still named."""
+    from opportunity_assets.brief.step import stored_numbers
+    from resources.store import ResultStore
+
+    pack, night = _night(tmp_path, [row for i in range(3) for row in _strong(_town(i), i)])
+    doubted = night.verifications[0].model_copy(update={
+        "status": Status.UNCERTAIN, "reason": "the data is doubted: sales equals 16 other entities'",
+        "to_resolve": "confirm 2014-11 sales with the source: it matches Town AB, Town AC, Town AD and 13 more's"})
+    verifications = [doubted, *night.verifications[1:]]
+    routes = [route(a, v) for a, v in zip(night.analyses, verifications, strict=True)]
+    night = dataclasses.replace(night, verifications=verifications, routes=routes)
+    assert routes[0].section_or_tag == "needs_your_judgment"
+    brief, summary = render_brief(pack, night, "off")
+    assert "and 13 more's" in brief.markdown
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
+                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
+                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
+    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
+    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
+                        model_mode="off")
+    stored = stored_numbers(store, pack, AS_OF)
+    assert unsupported_numbers(brief.markdown, stored, AS_OF) == []
+    assert unsupported_numbers(brief.markdown + " and 4711 more", stored, AS_OF) == ["4711"]
+
+
 def test_night_without_strong_says_so_in_one_line(tmp_path: Path) -> None:
     pack, night = _night(tmp_path, month_rows("Alpha") + month_rows("Bravo"))
     assert {r.section_or_tag for r in night.routes} == {"below_threshold"}

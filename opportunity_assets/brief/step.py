@@ -20,7 +20,7 @@ from opportunity_assets import schemas
 from opportunity_assets.brief.render import NightRecords, count_words, names_in_brief, next_action, render_brief
 from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
+from opportunity_assets.grounding import numeric_leaves, unsupported_numbers, written_numbers
 from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_last_night
 from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.reasons import CandidateRow, candidate_rows, night_rows, stored_rows
@@ -74,6 +74,9 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
     records += [a.model_dump() for a in night.analyses] + [v.model_dump() for v in night.verifications]
     records += [c.metrics for c in night.candidates]
     numbers = [*numeric_leaves(records), *pack.written_numbers]
+    # a verification's own texts, code's words, which the brief quotes as stored (its reason, what would resolve it)
+    numbers += [n for v in night.verifications for text in (v.reason, v.to_resolve or "")
+                for n in written_numbers(text)]
     if pack.grain.name == "year":  # a year grain's period labels are bare years (`without 2008`): stored labels
         labels = [n.source.period for a in night.analyses for n in a.numbers.values()]
         labels += [p.change for v in night.verifications for p in v.sensitivity]

@@ -161,6 +161,7 @@ def _command(args: argparse.Namespace) -> int:
             if args.report:
                 check_target(args.report)
             as_of = args.as_of or latest_as_of(pack)
+            _require_secrets(args.settings)
             _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             if args.json:  # the whole state object; the brief alone needs none of it
@@ -175,6 +176,7 @@ def _command(args: argparse.Namespace) -> int:
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
+            _require_secrets(args.settings)
             if dates:
                 _require_checked(pack, store, dates[-1])
             from opportunity_assets.check.pack import check_pack
@@ -276,6 +278,16 @@ def _require_readable(pack: Any, as_of: date) -> None:
     problems = check_pack(pack, as_of, with_facts=False).problems
     if problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
+
+
+def _require_secrets(settings_path: str | None) -> None:
+    """A channel whose secret's environment variable is unset stops `run` and `backfill` before anything is stored,
+    in one line naming the key and the variable (`automation.settings.unset_secrets`)."""
+    from opportunity_assets.automation.settings import load_settings, settings_file, unset_secrets
+
+    if missing := unset_secrets(load_settings(settings_path), os.environ):
+        raise ValueError(f"{settings_file(settings_path)}: " + "; ".join(missing) + ": the environment variable is "
+                         "not set: expected it set to the channel's secret, or the channel left out of the settings")
 
 
 def _require_checked(pack: Any, store: Any, as_of: date) -> None:

@@ -187,6 +187,23 @@ def test_a_channel_failing_after_its_retries_exits_nonzero_with_a_line(
     assert "missing.yaml" in capsys.readouterr().err
 
 
+def test_a_channel_secret_whose_variable_is_unset_is_one_line_before_the_night(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 42: `{env: NAME}` unset let the night scan and analyze, then stopped it at its notification run with
+    Dagster's config traceback and no brief; now `run` and `backfill` refuse it first, naming the key."""
+    monkeypatch.delenv("OPPORTUNITY_T42_HOOK", raising=False)
+    settings = tmp_path / "automation.yaml"
+    settings.write_text("notifications:\n  channels:\n    webhook:\n      url: {env: OPPORTUNITY_T42_HOOK}\n")
+    for command in (["run", "--as-of", "2009-12-31"], ["backfill", "--start", "2009-12-01", "--end", "2009-12-31"]):
+        assert main([*command, "--settings", str(settings), *_args(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "Traceback" not in err[0]
+        assert "notifications.channels.webhook.url: {env: OPPORTUNITY_T42_HOOK}" in err[0] and "not set" in err[0]
+    assert not (tmp_path / "r.duckdb").exists()  # nothing stored
+    monkeypatch.setenv("OPPORTUNITY_T42_HOOK", "http://127.0.0.1:9/hook")
+    assert main(["run", "--as-of", "2009-12-31", "--settings", str(settings), *_args(tmp_path)]) == 1  # refused port
+
+
 @pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first"),
                                              ("2000-02-29", "before the first night, 2000-03-01 (the first the data")])
 def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str,

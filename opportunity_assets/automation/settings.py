@@ -92,7 +92,8 @@ class NotificationSettings(_Settings):
     still_strong_within_days: int = Field(default=45, ge=1)
     """A candidate to act on, with the same verdict, on the night before (the latest earlier night the store has
     routed, if at most this many days earlier) is marked "still strong" instead of new (45: nightly and
-    month-end cadences)."""
+    month-end cadences; a pack of a longer grain widens it to its longest period and two weeks,
+    `history.last_night_within`)."""
     earlier_night_wait_seconds: int = Field(default=300, ge=0, le=3600)
     """A night's notification waits at most this long for an earlier night in that window still running (not yet
     routed, with a run in flight or scanned in the last 2 minutes), so that nights run in parallel mark "still

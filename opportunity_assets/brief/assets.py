@@ -10,7 +10,7 @@ import dagster as dg
 from opportunity_assets.brief.render import WORD_LIMIT
 from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
-from opportunity_assets.history import changes_table, last_night_line
+from opportunity_assets.history import changes_table, last_night_line, last_night_within
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.report.render import ReportError
 from opportunity_assets.report.step import report_path, write_night_report
@@ -64,7 +64,8 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinit
                       "candidate_pages": dg.MetadataValue.md(
                           candidate_links(step.rows, as_of, first=BRIEF_SECTIONS).text),
                       "nights_with_a_brief": dg.MetadataValue.md(night_links(store.briefed_nights(pack.domain)).text),
-                      "last_night": last_night_line(step.last_night, step.changes),
+                      "last_night": last_night_line(step.last_night, step.changes,
+                                                    last_night_within(pack.source.grain)),
                       "words": step.brief.words,
                       "act_on_these": summary.by_tag["act_on_these"],
                       "needs_your_judgment": summary.by_tag["needs_your_judgment"],

@@ -111,7 +111,8 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
     return dg.Definitions(
         # Groups in the pipeline's order, each upstream of the next only: nightly_scan (candidates), per_candidate
         # (analyses, verifications), nightly_brief (brief, archive, notifications), judgment_quality.
-        assets=[candidates, analyze_and_verify, build_brief_and_archive(nights), notifications, outcomes, backtest],
+        assets=[candidates, analyze_and_verify, build_brief_and_archive(nights, notifier.earlier_night_wait_seconds),
+                notifications, outcomes, backtest],
         jobs=list(jobs.values()),
         # Each job's steps run one after another (a night's candidates share one step's thread pool), so a
         # process per step only adds Python starts: under `dagster dev` on 2 cores a scan run took 17 s with

@@ -15,9 +15,8 @@ from typing import Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
-from opportunity_assets.definitions import DEFAULT_STORE, build_definitions
+from opportunity_assets.definitions import DEFAULT_STORE, build_definitions, criteria_path_from_environment
 from opportunity_assets.periods import EVERY
-from resources.criteria import DEFAULT_PACK
 
 
 def _date(text: str) -> date:
@@ -45,7 +44,8 @@ class _OneLineParser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="opportunity", description=__doc__)
     common = _OneLineParser(add_help=False)
-    common.add_argument("--criteria", default=str(DEFAULT_PACK), help="criteria pack YAML (default: Texas housing)")
+    common.add_argument("--criteria", default=criteria_path_from_environment(),
+                        help="criteria pack YAML (default $OPPORTUNITY_CRITERIA or Texas housing)")
     common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
                         "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "

@@ -15,9 +15,8 @@ from typing import Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
-from opportunity_assets.definitions import DEFAULT_STORE, build_definitions
+from opportunity_assets.definitions import DEFAULT_STORE, build_definitions, criteria_path_from_environment
 from opportunity_assets.periods import EVERY
-from resources.criteria import DEFAULT_PACK
 
 
 def _date(text: str) -> date:
@@ -45,7 +44,8 @@ class _OneLineParser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="opportunity", description=__doc__)
     common = _OneLineParser(add_help=False)
-    common.add_argument("--criteria", default=str(DEFAULT_PACK), help="criteria pack YAML (default: Texas housing)")
+    common.add_argument("--criteria", default=criteria_path_from_environment(),
+                        help="criteria pack YAML (default $OPPORTUNITY_CRITERIA or Texas housing)")
     common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
                         "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
@@ -161,6 +161,7 @@ def _command(args: argparse.Namespace) -> int:
             if args.report:
                 check_target(args.report)
             as_of = args.as_of or latest_as_of(pack)
+            _require_secrets(args.settings)
             _require_checked(pack, store, as_of)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             if args.json:  # the whole state object; the brief alone needs none of it
@@ -175,6 +176,7 @@ def _command(args: argparse.Namespace) -> int:
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
+            _require_secrets(args.settings)
             if dates:
                 _require_checked(pack, store, dates[-1])
             from opportunity_assets.check.pack import check_pack
@@ -210,6 +212,7 @@ def _command(args: argparse.Namespace) -> int:
             print(describe(worst_case(pack, load_prices(), report.went_on, model_checks_on=model.enabled()),
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
+            args.candidate = _named_candidate(store, pack.domain, args.candidate)
             if args.section:
                 rows = store.section(pack.domain, args.section, as_of=args.as_of,
                                      candidate=_candidate_id(args.candidate))
@@ -278,6 +281,16 @@ def _require_readable(pack: Any, as_of: date) -> None:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(problems) + " (`opportunity check` says more)")
 
 
+def _require_secrets(settings_path: str | None) -> None:
+    """A channel whose secret's environment variable is unset stops `run` and `backfill` before anything is stored,
+    in one line naming the key and the variable (`automation.settings.unset_secrets`)."""
+    from opportunity_assets.automation.settings import load_settings, settings_file, unset_secrets
+
+    if missing := unset_secrets(load_settings(settings_path), os.environ):
+        raise ValueError(f"{settings_file(settings_path)}: " + "; ".join(missing) + ": the environment variable is "
+                         "not set: expected it set to the channel's secret, or the channel left out of the settings")
+
+
 def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
     is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
@@ -326,6 +339,22 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
     return (f"--candidate {candidate}: no candidate of {domain} by that id was scanned "
             + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
                                                                     else ""))
+
+
+def _named_candidate(store: Any, domain: str, asked: str | None) -> str | None:
+    """A `--candidate` given by the name the brief shows, as the id the store keys it by, when the two differ: an
+    id column of codes (`shop_id` e6 for "Plain Shop", a ZIP code for a town) left `archive --candidate "Plain
+    Shop"` saying "no candidate ... by that id was scanned" (trial 42). An id, or a name no stored candidate (or
+    several) has, is kept as asked."""
+    from opportunity_assets.sources.shapes import entity_slug
+
+    if asked is None:
+        return None
+    known = store.query("SELECT DISTINCT candidate_id, name FROM candidates WHERE domain = ?", [domain])
+    if any(r["candidate_id"] == entity_slug(asked) for r in known):
+        return asked
+    named = {r["candidate_id"] for r in known if r["name"] and entity_slug(r["name"]) == entity_slug(asked)}
+    return named.pop() if len(named) == 1 else asked
 
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:

@@ -34,6 +34,15 @@ from resources.source import PointInTimeSource
 from resources.store import STORE_URL_VARIABLE, ResultStore
 
 DEFAULT_STORE = "var/results.duckdb"
+CRITERIA_ENV = "OPPORTUNITY_CRITERIA"
+"""Environment variable naming the criteria pack when none is given: how `dagster dev` (`definitions.py`, which
+passes no path) shows another domain than Texas, as `--criteria` does for `opportunity` (trial 42: the README's UI
+had no way to another pack short of writing Python)."""
+
+
+def criteria_path_from_environment() -> str:
+    """$OPPORTUNITY_CRITERIA when set (not blank), else the bundled Texas pack."""
+    return os.environ.get(CRITERIA_ENV, "").strip() or str(DEFAULT_PACK)
 MODEL_RUN_TAGS = {"llm": "anthropic"}
 """On every job whose steps may call the model: the run queue's `llm` tag limit (deploy/dagster*.yaml) bounds
 how many such runs are in flight at once, so model calls across runs stay under the API's rate limits."""
@@ -100,7 +109,7 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
     PostgreSQL database it names; only its presence is looked at here, its value reaches the store through
     `EnvVar`. The same for the executor: with OPPORTUNITY_CELERY_BROKER set, the steps of the runs the daemon or the
     UI launch are Celery tasks on the workers (`distributed.py`)."""
-    criteria = CriteriaResource(path=criteria_path or str(DEFAULT_PACK))
+    criteria = CriteriaResource(path=criteria_path or criteria_path_from_environment())
     nights = nights_of(criteria.load())
     candidates, notifications, outcomes = build_candidates(nights), build_notifications(nights), build_outcomes(nights)
     jobs = {job.name: job for job in night_jobs(nights, candidates, notifications, outcomes)}
@@ -111,7 +120,8 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
     return dg.Definitions(
         # Groups in the pipeline's order, each upstream of the next only: nightly_scan (candidates), per_candidate
         # (analyses, verifications), nightly_brief (brief, archive, notifications), judgment_quality.
-        assets=[candidates, analyze_and_verify, build_brief_and_archive(nights), notifications, outcomes, backtest],
+        assets=[candidates, analyze_and_verify, build_brief_and_archive(nights, notifier.earlier_night_wait_seconds),
+                notifications, outcomes, backtest],
         jobs=list(jobs.values()),
         # Each job's steps run one after another (a night's candidates share one step's thread pool), so a
         # process per step only adds Python starts: under `dagster dev` on 2 cores a scan run took 17 s with

@@ -1,9 +1,9 @@
 """A candidate across nights (pure): its stored scores and verdicts as plot points and a small SVG for the UI, and
 what changed since last night among the candidates to act on: new, still strong, dropped (and why).
 
-"Last night" is the latest earlier night in the store that has a brief, within `LAST_NIGHT_WITHIN` (the same window
-as the notifications' "still strong"; the brief does not wait for an earlier night still running, the notification
-step does).
+"Last night" is the latest earlier night in the store that has a brief, within `last_night_within` the pack's grain
+(the same window as the notifications' "still strong"; the brief does not wait for an earlier night still running,
+the notification step does).
 """
 
 from __future__ import annotations
@@ -21,8 +21,17 @@ from opportunity_assets.report.svg import HistoryPoint, score_history
 from opportunity_assets.tables import Markdown, Table
 
 LAST_NIGHT_WITHIN = timedelta(days=45)
+"""The shortest window: a month-end night reaches the month-end before it (31 days), with two weeks to spare."""
+LONGEST_PERIOD_DAYS = {"day": 1, "week": 7, "month": 31, "quarter": 92, "year": 366}
 ACT = "act_on_these"
 NEW, STILL_STRONG, DROPPED = "new", "still strong", "dropped"
+
+
+def last_night_within(grain: str) -> timedelta:
+    """How far back "last night" is looked for: 45 days, or the grain's longest period and two weeks when longer.
+    A quarterly source's nights come a quarter apart (Australian accommodation's quarter-ends, 92 days): in 45 days
+    none found its night before, so every candidate was "new" and none ever "dropped" (trial 42)."""
+    return max(LAST_NIGHT_WITHIN, timedelta(days=LONGEST_PERIOD_DAYS.get(grain, 0) + 14))
 
 
 def points(stored: Iterable[Mapping[str, Any]], tonight: Analysis | None = None) -> list[HistoryPoint]:
@@ -91,8 +100,8 @@ def changes_table(changes: Sequence[Change]) -> Table:
                             for c in changes))
 
 
-def last_night_line(last: date | None, changes: Sequence[Change]) -> str:
+def last_night_line(last: date | None, changes: Sequence[Change], within: timedelta = LAST_NIGHT_WITHIN) -> str:
     if last is None:
-        return f"no earlier night with a brief within {LAST_NIGHT_WITHIN.days} days: every candidate is new"
+        return f"no earlier night with a brief within {within.days} days: every candidate is new"
     counts = {kind: sum(c.change == kind for c in changes) for kind in (NEW, STILL_STRONG, DROPPED)}
     return f"against {last.isoformat()}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items())

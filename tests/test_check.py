@@ -2476,6 +2476,28 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_the_default_night_is_not_the_one_that_publishes_a_period_cut_short(tmp_path: Path) -> None:
+    """Trial 42: the bundled NYC routes' default night was 2014-01-08, which publishes 2014-W01's two days of
+    flights (the extract ends on 2013-12-31) as a week's: no route to act on, a dozen doubted for that week, and
+    check warning against the very night it had chosen. The default is now the night before it; an `--as-of` is
+    kept as asked, warned."""
+    start = date(2018, 1, 1)  # weeks 2018-W01..W04 every day, then W05's Monday alone
+    days = [start + timedelta(days=d) for d in range(28)] + [date(2018, 1, 29)]
+    rows = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days for e in "abc"]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events", "grain": "week",
+              "period_column": "when", "publication_lag_days": 2, "aggregates": {"level": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}})
+    report = check_pack(pack, today=TODAY)
+    assert report.as_of == date(2018, 2, 5)
+    assert not [w for w in report.warnings if w.startswith("key `source.path`")]
+    asked = check_pack(pack, as_of=date(2018, 2, 6), today=TODAY)
+    assert asked.as_of == date(2018, 2, 6) and [w for w in asked.warnings if "read as a drop" in w]
+    whole = {**source, "path": _csv(tmp_path / "w.csv", ["id", "when", "level"],
+                                    [r for r in rows if not r[1].startswith("2018-01-29")])}
+    assert check_pack(_pack(tmp_path, whole, {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}),
+                      today=TODAY).as_of == date(2018, 1, 30)  # whole weeks: the night that publishes the latest
+
+
 def test_events_read_as_published_on_a_night_inside_their_latest_period_are_a_warning(tmp_path: Path) -> None:
     """Trial 38: house sales known 14 days after them (`published_column`), sparse enough that the latest whole
     quarter's last days had none: on 2010-10-15 the night read 2010-Q4's one sale as a quarter's beside whole

@@ -187,6 +187,60 @@ def test_a_channel_failing_after_its_retries_exits_nonzero_with_a_line(
     assert "missing.yaml" in capsys.readouterr().err
 
 
+def test_a_channel_secret_whose_variable_is_unset_is_one_line_before_the_night(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 42: `{env: NAME}` unset let the night scan and analyze, then stopped it at its notification run with
+    Dagster's config traceback and no brief; now `run` and `backfill` refuse it first, naming the key."""
+    monkeypatch.delenv("OPPORTUNITY_T42_HOOK", raising=False)
+    settings = tmp_path / "automation.yaml"
+    settings.write_text("notifications:\n  channels:\n    webhook:\n      url: {env: OPPORTUNITY_T42_HOOK}\n")
+    for command in (["run", "--as-of", "2009-12-31"], ["backfill", "--start", "2009-12-01", "--end", "2009-12-31"]):
+        assert main([*command, "--settings", str(settings), *_args(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "Traceback" not in err[0]
+        assert "notifications.channels.webhook.url: {env: OPPORTUNITY_T42_HOOK}" in err[0] and "not set" in err[0]
+    assert not (tmp_path / "r.duckdb").exists()  # nothing stored
+    monkeypatch.setenv("OPPORTUNITY_T42_HOOK", "http://127.0.0.1:9/hook")
+    assert main(["run", "--as-of", "2009-12-31", "--settings", str(settings), *_args(tmp_path)]) == 1  # refused port
+
+
+def test_archive_finds_a_candidate_by_the_name_the_brief_shows_when_its_id_is_a_code(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 42: shops keyed by a code (`shop_id` s1) and named "Plain Shop": `archive --candidate "Plain Shop"` said
+    "no candidate of shops by that id was scanned on any stored night", exit 2; the README promises the name the
+    brief shows."""
+    lines = ["month,shop_id,shop_name,sales"] + [f"{year}-{month:02d}-01,s{k},{name},{100 + k}"
+                                                 for year in (2020, 2021) for month in range(1, 13)
+                                                 for k, name in enumerate(["Plain Shop", "Other Shop"], start=1)]
+    (tmp_path / "shops.csv").write_text("\n".join(lines) + "\n")
+    pack = tmp_path / "shops.yaml"
+    pack.write_text("""domain: shops
+description: Shops whose sales grow.
+source: {path: shops.csv, entity_id: shop_id, entity_name: shop_name, period_column: month, publication_lag_days: 10,
+         columns: [sales]}
+metrics:
+  sales_3m: {agg: sum, column: sales, window: [0, 2], unit: count}
+  sales_prev: {agg: sum, column: sales, window: [12, 14], unit: count}
+  growth: {expression: "sales_3m / sales_prev - 1", unit: share}
+hard_filters: [{name: big_enough, metric: sales_3m, op: ">=", value: 10}]
+required_inputs: [growth]
+formula: {scale: 100, components: [{name: growing, expression: growth, direction: higher_is_better,
+                                    range: [0.0, 0.2], weight: 1.0, unit: percent}]}
+thresholds: {strong: 60, marginal: 40}
+next_action: "Visit {name}: {sales_3m} sales in three months."
+""")
+    common = ["--criteria", str(pack), *_args(tmp_path)]
+    assert main(["run", "--as-of", "2022-01-10", *common]) == 0
+    capsys.readouterr()
+    assert main(["archive", "--candidate", "Plain Shop", *common]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (row["candidate_id"], row["name"], row["tag"]) == ("s1", "Plain Shop", "below_threshold")
+    assert main(["archive", "--candidate", "s2", *common]) == 0  # by id, as before
+    assert json.loads(capsys.readouterr().out)["name"] == "Other Shop"
+    assert main(["archive", "--candidate", "No Such Shop", *common]) == 2
+    assert "no candidate of shops by that id was scanned" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first"),
                                              ("2000-02-29", "before the first night, 2000-03-01 (the first the data")])
 def test_an_impossible_night_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str,

@@ -130,3 +130,21 @@ def test_an_empty_api_key_means_model_checks_off(monkeypatch: pytest.MonkeyPatch
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert model_for(ResultStore(path=str(tmp_path / "r.duckdb"))).enabled() is on
+
+
+def test_the_ui_shows_the_pack_opportunity_criteria_names(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Trial 42: `dagster dev` loads `definitions.py`, which names no pack: the UI was Texas's, whatever the user's
+    domain, and no flag or variable said otherwise. $OPPORTUNITY_CRITERIA now names the pack, for the UI and the
+    CLI alike; its nights start at that pack's data (the NYC routes' 2013-01-09)."""
+    from opportunity_assets.cli import _parser
+    from opportunity_assets.definitions import build_definitions
+
+    pack = ROOT / "data" / "criteria" / "nyc_routes.yaml"
+    monkeypatch.setenv("OPPORTUNITY_CRITERIA", str(pack))
+    defs = build_definitions(store_path=str(tmp_path / "r.duckdb"))
+    nights = defs.resolve_asset_graph().get(dg.AssetKey("candidates")).partitions_def
+    assert isinstance(nights, dg.DailyPartitionsDefinition)
+    assert nights.get_first_partition_key() == "2013-01-09"
+    assert _parser().parse_args(["check"]).criteria == str(pack)
+    monkeypatch.setenv("OPPORTUNITY_CRITERIA", " ")  # blank: the bundled Texas pack
+    assert _parser().parse_args(["check"]).criteria.endswith("texas_housing.yaml")

@@ -16,6 +16,7 @@ from opportunity_assets.definitions import build_definitions
 from opportunity_assets.history import DROPPED, NEW, STILL_STRONG, history_markdown, points, since_last_night
 from opportunity_assets.reasons import CandidateRow
 from opportunity_assets.records import Analysis, Verdict
+from opportunity_assets.report.render import render_html
 from opportunity_assets.report.step import read_report
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 
@@ -90,3 +91,27 @@ def test_two_nights_give_each_partition_its_history_and_the_brief_its_changes(tm
     loaded, store = nights.resources_of(defs)
     report = read_report(store, loaded, NIGHT)
     assert report.last_night == LAST and [c.change for c in report.changes] == [STILL_STRONG, NEW]
+
+
+@pytest.mark.slow
+def test_a_quarterly_packs_quarter_end_nights_each_compare_with_the_one_before(tmp_path: Any) -> None:
+    """Trial 42: the bundled Australian accommodation pack, run at its quarter-ends, found no night before within 45
+    days: every brief said every candidate was new and the report "No earlier night with a brief in the store",
+    and the Australian Capital Territory leaving the act-on list on 2010-12-31 was never said to have dropped."""
+    defs = build_definitions(criteria_path=str(ROOT / "data" / "criteria" / "aus_accommodation.yaml"),
+                             store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    first, second = date(2010, 9, 30), date(2010, 12, 31)
+    for night in (first, second):
+        nights.run_night(defs, instance, night)
+    loaded, store = nights.resources_of(defs)
+    report = read_report(store, loaded, second)
+    assert report.last_night == first
+    assert [(c.candidate_id, c.change) for c in report.changes] == [("australian-capital-territory", DROPPED)]
+    [record] = instance.fetch_materializations(dg.AssetRecordsFilter(
+        asset_key=dg.AssetKey("brief"), asset_partitions=[second.isoformat()]), limit=1).records
+    assert record.asset_materialization is not None
+    said = record.asset_materialization.metadata["last_night"].value
+    assert said == "against 2010-09-30: 0 new, 0 still strong, 1 dropped"
+    assert read_report(store, loaded, first).last_night is None
+    assert "within 106 days" in render_html(read_report(store, loaded, first))

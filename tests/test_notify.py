@@ -44,6 +44,7 @@ from opportunity_assets.notify.logic import (
     slack_payload,
     webhook_payload,
 )
+from opportunity_assets.report.step import read_report
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
@@ -413,9 +414,12 @@ def test_a_night_that_overtakes_its_predecessor_waits_for_it_and_marks_as_in_ord
     nights.execute_job(defs, "scan_night", instance, partition_key=october.isoformat())  # October has started
     overtaking = _Night(defs, november)
     overtaking.start()
-    _until(lambda: store.brief("texas_housing", november) is not None)  # November is briefed before October
+    _until(lambda: bool(store.analyses("texas_housing", november)))  # November is analyzed before October
     time.sleep(1.0)
-    assert overtaking.is_alive() and not (tmp_path / "outbox.jsonl").exists()  # and waits to notify
+    # and waits to brief (trial 42: its brief said "new" against no night while its message, which waited, said
+    # "still strong"), and so to notify
+    assert overtaking.is_alive() and store.brief("texas_housing", november) is None
+    assert not (tmp_path / "outbox.jsonl").exists()
     nights.run_night(defs, instance, october)
     overtaking.join(timeout=120)
     assert overtaking.error is None and not overtaking.is_alive()
@@ -424,6 +428,12 @@ def test_a_night_that_overtakes_its_predecessor_waits_for_it_and_marks_as_in_ord
     assert sorted(_outbox_marks(tmp_path)) == [
         ("2011-10-31", [("austin", False), ("collin-county", False)]),
         ("2011-11-30", [("austin", True), ("collin-county", True), ("dallas", False)])]
+    # the brief's "since last night" and the report say what the message said
+    loaded, _ = nights.resources_of(defs)
+    report = read_report(store, loaded, november)
+    assert report.last_night == october
+    assert sorted((c.candidate_id, c.change) for c in report.changes) == [
+        ("austin", "still strong"), ("collin-county", "still strong"), ("dallas", "new")]
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ Secrets are never written in the file: a secret field holds `{env: NAME}`, which
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -91,7 +92,8 @@ class NotificationSettings(_Settings):
     still_strong_within_days: int = Field(default=45, ge=1)
     """A candidate to act on, with the same verdict, on the night before (the latest earlier night the store has
     routed, if at most this many days earlier) is marked "still strong" instead of new (45: nightly and
-    month-end cadences)."""
+    month-end cadences; a pack of a longer grain widens it to its longest period and two weeks,
+    `history.last_night_within`)."""
     earlier_night_wait_seconds: int = Field(default=300, ge=0, le=3600)
     """A night's notification waits at most this long for an earlier night in that window still running (not yet
     routed, with a run in flight or scanned in the last 2 minutes), so that nights run in parallel mark "still
@@ -116,10 +118,15 @@ SETTINGS_ENV = "OPPORTUNITY_AUTOMATION"
 """Environment variable naming the automation settings file (schedule, sensors, channels), when no path is given."""
 
 
+def settings_file(path: str | Path | None = None) -> Path:
+    """The settings file: `path`, else $OPPORTUNITY_AUTOMATION, else deploy/automation.yaml."""
+    chosen = path if path is not None else (os.environ.get(SETTINGS_ENV, "").strip() or None)
+    return Path(chosen) if chosen is not None else DEFAULT_SETTINGS
+
+
 def load_settings(path: str | Path | None = None) -> AutomationSettings:
     """The settings at `path`, else at $OPPORTUNITY_AUTOMATION, else deploy/automation.yaml."""
-    chosen = path if path is not None else (os.environ.get(SETTINGS_ENV, "").strip() or None)
-    file = Path(chosen) if chosen is not None else DEFAULT_SETTINGS
+    file = settings_file(path)
     try:
         raw = yaml.safe_load(file.read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:
@@ -129,3 +136,18 @@ def load_settings(path: str | Path | None = None) -> AutomationSettings:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise SettingsError(f"{file}: {problems}") from exc
+
+
+def unset_secrets(settings: AutomationSettings, environ: Mapping[str, str]) -> list[str]:
+    """Each configured channel's `{env: NAME}` whose variable is unset or blank in `environ`, as `key: NAME`.
+
+    Dagster resolves an `EnvVar` only when the notification run starts, after the night's scan and analyses are
+    stored: a missing one stopped `opportunity run` there with Dagster's config traceback and no brief. Asked
+    before the night instead, it is one line naming the key."""
+    missing = []
+    for channel, fields in settings.notifications.channels.model_dump(exclude_none=True).items():
+        for key, value in fields.items():
+            name = value.get("env") if isinstance(value, dict) else None
+            if name is not None and not environ.get(name, "").strip():
+                missing.append(f"notifications.channels.{channel}.{key}: {{env: {name}}}")
+    return missing

@@ -3,15 +3,17 @@
 """
 
 
-from datetime import date
+from datetime import date, timedelta
 
 import dagster as dg
 
 from opportunity_assets.brief.render import WORD_LIMIT
 from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
-from opportunity_assets.history import changes_table, last_night_line
+from opportunity_assets.history import changes_table, last_night_line, last_night_within
 from opportunity_assets.metadata import check_metadata, table_value
+from opportunity_assets.notify.assets import night_run_states
+from opportunity_assets.notify.step import wait_for_previous_night
 from opportunity_assets.report.render import ReportError
 from opportunity_assets.report.step import report_path, write_night_report
 from opportunity_assets.tables import bullets, candidate_links, candidates_table, check_failures, night_links
@@ -19,9 +21,20 @@ from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.store import ResultStore
 
+BRIEFS_AND_NOTIFIES = "finish_night"
+"""The job that writes the brief and sends its notifications in one run (`opportunity run`, `backfill`)."""
 
-def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
-    """`brief` and `archive`, partitioned by the deployment's nights (`partitions.nightly_partitions`)."""
+
+def build_brief_and_archive(nights: dg.PartitionsDefinition,
+                            earlier_night_wait_seconds: float = 0) -> dg.AssetsDefinition:
+    """`brief` and `archive`, partitioned by the deployment's nights (`partitions.nightly_partitions`).
+
+    In `BRIEFS_AND_NOTIFIES` the brief first waits, up to `earlier_night_wait_seconds`, for an earlier night still
+    running, as the notification after it does (`notify.step.wait_for_previous_night`): two `opportunity run`s in
+    parallel had the later night's brief and report say "new" against the night before that, while its message,
+    which waited, said "still strong" against the one still running (trial 42). That run holds its slot through the
+    notification's wait anyway; `brief_night`, a run of its own under the daemon, does not wait, so that it never
+    holds a model slot (`llm`) that an earlier night's per-candidate run is queued for."""
 
     @dg.multi_asset(
         specs=[
@@ -46,6 +59,10 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinit
         """Route the night's candidates by fixed rules; write the brief and the archive; check what was written."""
         as_of = date.fromisoformat(context.partition_key)
         pack = criteria.load()
+        if context.job_name == BRIEFS_AND_NOTIFIES and earlier_night_wait_seconds > 0:
+            wait_for_previous_night(store, pack.domain, as_of, within=last_night_within(pack.source.grain),
+                                    wait_seconds=earlier_night_wait_seconds,
+                                    run_states=night_run_states(context.instance, timedelta(days=2)))
         step = route_and_brief(pack, store, model, as_of)
         summary = step.summary
         try:  # the morning report, from the records just stored; a report that cannot be written never stops a night
@@ -64,7 +81,8 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition) -> dg.AssetsDefinit
                       "candidate_pages": dg.MetadataValue.md(
                           candidate_links(step.rows, as_of, first=BRIEF_SECTIONS).text),
                       "nights_with_a_brief": dg.MetadataValue.md(night_links(store.briefed_nights(pack.domain)).text),
-                      "last_night": last_night_line(step.last_night, step.changes),
+                      "last_night": last_night_line(step.last_night, step.changes,
+                                                    last_night_within(pack.source.grain)),
                       "words": step.brief.words,
                       "act_on_these": summary.by_tag["act_on_these"],
                       "needs_your_judgment": summary.by_tag["needs_your_judgment"],

@@ -21,7 +21,7 @@ from opportunity_assets.brief.render import NightRecords, count_words, names_in_
 from opportunity_assets.brief.routing import route
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers, written_numbers
-from opportunity_assets.history import ACT, LAST_NIGHT_WITHIN, Change, since_last_night
+from opportunity_assets.history import ACT, Change, last_night_within, since_last_night
 from opportunity_assets.llm.steps import BriefItem, word_brief
 from opportunity_assets.reasons import CandidateRow, candidate_rows, night_rows, stored_rows
 from opportunity_assets.records import Brief, Cost, RunError, Summary
@@ -109,15 +109,18 @@ class BriefStep:
     rows: list[CandidateRow]
     """Every candidate of the night, scanned or routed, with where it went and why (`reasons.py`)."""
     last_night: date | None
-    """The latest earlier night with a brief (`history.LAST_NIGHT_WITHIN`), None when there is none."""
+    """The latest earlier night with a brief (within `history.last_night_within`), None when there is none."""
     changes: list[Change]
     """Since last night: tonight's act-on candidates, new or still strong, and last night's that dropped, with why."""
 
 
-def last_night_act(store: ResultStore, domain: str,
+def last_night_act(store: ResultStore, pack: CriteriaPack,
                    as_of: date) -> tuple[date | None, dict[str, tuple[str, float | None]]]:
-    """The latest earlier night that has a brief, and its act-on candidates: id → (name, score)."""
-    routed = [n for n in store.earlier_nights(domain, before=as_of, since=as_of - LAST_NIGHT_WITHIN) if n["routed"]]
+    """The latest earlier night that has a brief (within `history.last_night_within` the pack's grain), and its
+    act-on candidates: id → (name, score)."""
+    domain = pack.domain
+    since = as_of - last_night_within(pack.source.grain)
+    routed = [n for n in store.earlier_nights(domain, before=as_of, since=since) if n["routed"]]
     if not routed:
         return None, {}
     last = routed[0]["as_of"]
@@ -176,7 +179,7 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
         archived = store.archive(pack.domain, as_of=as_of)
         rows = night_rows(pack, stored_rows(pack, scanned), night.candidates,
                           night.analyses, night.verifications, routes, night.errors)
-        last_night, last_act = last_night_act(store, pack.domain, as_of)
+        last_night, last_act = last_night_act(store, pack, as_of)
     return BriefStep(brief=brief, summary=summary, cost=cost, model_mode=model.mode_line(),
                      worded_lines=len(worded.record), archived=len(archived), words=words, unsupported=unsupported,
                      route_failures=route_failures, rows=rows, last_night=last_night,

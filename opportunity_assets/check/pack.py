@@ -103,7 +103,7 @@ from opportunity_assets.sources.csv_rows import (
     unfinished_line,
     unfinished_record,
 )
-from opportunity_assets.sources.facts import copied_rows, publication_span, source_facts
+from opportunity_assets.sources.facts import copied_rows, latest_published_period, publication_span, source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
 from opportunity_assets.sources.probes import (
     duplicate_facts,
@@ -630,7 +630,20 @@ def latest_as_of(pack: CriteriaPack, today: date | None = None) -> date:
                                             within=exc.within)) from None
     if span is None:
         raise SourceProblem(no_period_problem(pack, last_night))
-    return min(span[1], last_night)
+    night = min(span[1], last_night)
+    return night - timedelta(days=1) if _published_cut_short(pack, night) else night
+
+
+def _published_cut_short(pack: CriteriaPack, night: date) -> bool:
+    """Whether `night` is the one that publishes an events source's latest period cut short (an extract's end:
+    `latest_period_cut_short`), under the lag rule. Trial 42: the bundled NYC routes' default night, 2014-01-08,
+    read 2014-W01's two days of flights as a week's, and check warned against the very night it had chosen; the
+    night before reads whole weeks only."""
+    if pack.source.shape != "events" or pack.source.published_column is not None:
+        return False
+    anchor = latest_published_period(pack, night)
+    return anchor is not None and pack.grain.end(anchor) + timedelta(days=pack.source.publication_lag_days) == \
+        night and bool(latest_period_cut_short(pack, night, anchor))
 
 
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from opportunity_assets.brief.render import next_action
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.history import last_night_within
 from opportunity_assets.notify.logic import (
     FAILED,
     SENT,
@@ -83,7 +84,8 @@ def wait_for_previous_night(store: ResultStore, domain: str, as_of: date, *, wit
 def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, as_of: date, run_id: str,
                     run_states: Callable[[], Mapping[date, str]] = dict) -> NotifyStep:
     """Claim, send and record tonight's message on each channel (nothing when there is nothing to act on)."""
-    within = timedelta(days=notifier.still_strong_within_days)
+    # the deployment's window, widened to the pack's grain as the brief's "since last night" is
+    within = max(timedelta(days=notifier.still_strong_within_days), last_night_within(pack.source.grain))
     previous = wait_for_previous_night(store, pack.domain, as_of, within=within,
                                        wait_seconds=notifier.earlier_night_wait_seconds, run_states=run_states)
     with store.session():

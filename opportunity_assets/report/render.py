@@ -63,6 +63,8 @@ class Report:
     model_checks: str = ""
     last_night: date | None = None
     """The latest earlier night with a brief (`history.since_last_night`)."""
+    last_night_within_days: int = 45
+    """How far back it was looked for (`history.last_night_within`)."""
     changes: Sequence[Change] = field(default_factory=tuple)
     """Since last night: new, still strong, dropped and why."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from opportunity_assets.brief.step import last_night_act
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.history import since_last_night
+from opportunity_assets.history import last_night_within, since_last_night
 from opportunity_assets.reasons import night_rows, stored_rows
 from opportunity_assets.records import Summary
 from opportunity_assets.report.render import History, Report, write_report
@@ -43,7 +43,7 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
         act = sorted((r.candidate_id for r in routes if r.section_or_tag == "act_on_these"),
                      key=lambda i: (-scores.get(i, 0.0), i))
         history = store.score_history(pack.domain, act, up_to=as_of)
-        last_night, last_act = last_night_act(store, pack.domain, as_of)
+        last_night, last_act = last_night_act(store, pack, as_of)
     names = {r.candidate_id: r.name for r in rows}
     histories = [History(candidate_id=i, name=names[i],
                          points=[HistoryPoint(as_of=h["as_of"], verdict=h["verdict"], score=h["score"])
@@ -53,6 +53,7 @@ def read_report(store: ResultStore, pack: CriteriaPack, as_of: date, *, rendered
                   thresholds={"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal},
                   rows=rows, histories=histories, rendered_at=rendered_at or datetime.now(UTC).replace(tzinfo=None),
                   model_checks=brief.get("model_mode") or "", last_night=last_night,
+                  last_night_within_days=last_night_within(pack.source.grain).days,
                   changes=since_last_night(last_act, rows))
 
 

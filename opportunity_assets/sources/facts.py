@@ -33,6 +33,15 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     return None if first is None else (first, last)
 
 
+def latest_published_period(pack: CriteriaPack, night: date) -> date | None:
+    """The latest period of a dated, well-formed row published by `night` (the night's anchor); None if none."""
+    sql = (f"SELECT max({shapes.PERIOD}) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL "
+           f"AND {shapes.PUBLISHED} <= $night::DATE")
+    with opened(pack) as (con, _):
+        (latest,) = run(con, pack, sql, {"night": night}).row(0)
+    return latest if latest is None or isinstance(latest, date) else latest.date()
+
+
 def row_counts(pack: CriteriaPack) -> tuple[int, int]:
     """The source's rows, and those in scope (`source.where`), whatever their dates."""
     with opened(pack) as (con, _):

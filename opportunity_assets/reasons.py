@@ -16,7 +16,7 @@ from typing import Any
 from opportunity_assets.analyses.logic import why_unscored
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value, significant
-from opportunity_assets.records import Analysis, Candidate, FilterResult, Route, RunError, Verification
+from opportunity_assets.records import Analysis, Candidate, FilterResult, Route, RunError, Verdict, Verification
 from opportunity_assets.text import clean
 from opportunity_assets.verifications.integrity import headline
 
@@ -88,9 +88,15 @@ def _missing(analysis: Analysis, candidate: Candidate) -> str:
     return "missing input " + ", ".join(parts) if parts else "an input is missing"
 
 
-def _doubts(verification: Verification) -> list[str]:
+def _deciding(verification: Verification, effect: str, analysis: Analysis | None = None) -> list[str]:
+    """The data findings of `effect` that decided the status, in a few words each. A doubt decides only a STRONG
+    verdict's (`analysis`; `verifications.logic.verify`): a MARGINAL candidate made UNCERTAIN by a fragile verdict
+    was told "doubted data" by a finding that decided nothing, beside what would resolve the fragility (trial 42);
+    and a rejection is told by what rejected it, never by a doubt."""
+    if analysis is not None and analysis.verdict != Verdict.STRONG:
+        return []
     return [headline(f) for f in verification.data_findings
-            if f.effect in ("doubt", "reject") and not f.rule.startswith("red_flag:")]
+            if f.effect == effect and not f.rule.startswith("red_flag:")]
 
 
 def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Verification, tag: str) -> str:
@@ -99,12 +105,12 @@ def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Ver
     if tag == "data_gap":
         return f"INSUFFICIENT_DATA: {_missing(a, candidate)}{flagged}"
     if tag == "failed_verification":
-        doubts = _doubts(v)
+        rejecting = _deciding(v, "reject")
         failed = ", ".join(v.failed_checks) or "a check"
-        detail = f": {doubts[0]}" if doubts else f": {v.reason.rstrip('.')}"
+        detail = f": {rejecting[0]}" if rejecting else f": {v.reason.rstrip('.')}"
         return f"REJECTED, failed {failed}{detail}{flagged}"
     if tag == "needs_your_judgment":
-        doubts = _doubts(v)
+        doubts = _deciding(v, "doubt", a)
         why = (f"doubted data: {doubts[0]}" if doubts else
                f"fragile: {v.fatal_assumption} flips it" if v.fatal_assumption else v.reason.rstrip("."))
         return f"UNCERTAIN, {why}; to resolve: {(v.to_resolve or v.reason).rstrip('.')}{flagged}"

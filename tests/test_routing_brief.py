@@ -213,6 +213,39 @@ def test_a_count_in_what_would_resolve_a_doubt_is_in_the_store(tmp_path: Path) -
     assert unsupported_numbers(brief.markdown + " and 4711 more", stored, AS_OF) == ["4711"]
 
 
+def test_a_doubt_that_decided_nothing_is_not_why_a_candidate_needs_judgment(tmp_path: Path) -> None:
+    """Trial 42: EWR-LAX, MARGINAL and made UNCERTAIN by a fragile verdict (late_share without 2013-W32 turns it
+    STRONG), carried a spike finding of `doubt` effect, which only a STRONG verdict takes; its reason read "doubted
+    data: flights 104 in 2013-W27 ...; to resolve: check whether the 2013-W32 figure of late_share is a one-off":
+    a doubt the status never took beside what would resolve another. A STRONG one's doubt is still its reason, and
+    a rejection is told by what rejected it."""
+    from opportunity_assets.reasons import candidate_rows
+    from opportunity_assets.records import DataFinding
+
+    pack, night = _night(tmp_path, [row for i in range(2) for row in _strong(_town(i), i)])
+    spike = DataFinding(rule="spike", check="inputs", column="sales", periods=["2014-06"], periods_back=[5],
+                        value=104.0, size=10.3, effect="doubt", message="sales 104 in 2014-06 ...",
+                        to_resolve="confirm 2014-06 sales with the source")
+    fragile = night.verifications[0].model_copy(update={
+        "status": Status.UNCERTAIN, "fatal_assumption": "sales_3m (+5%)", "data_findings": [spike],
+        "to_resolve": "confirm sales_3m with the next release or a second source."})
+    marginal = night.analyses[0].model_copy(update={"verdict": Verdict.MARGINAL})
+
+    def why(analysis: Analysis, verification: Verification, tag: str) -> str:
+        route_ = night.routes[0].model_copy(update={"section_or_tag": tag})
+        return candidate_rows(pack, night.candidates[:1], [analysis], [verification], [route_])[0].reason
+
+    assert why(marginal, fragile, "needs_your_judgment") == (
+        "UNCERTAIN, fragile: sales_3m (+5%) flips it; to resolve: confirm sales_3m with the next release or a "
+        "second source")
+    assert why(night.analyses[0], fragile, "needs_your_judgment").startswith(
+        "UNCERTAIN, doubted data: sales 104 in 2014-06: 10.3 MADs, one-period spike or drop; to resolve:")
+    rejected = fragile.model_copy(update={"status": Status.REJECTED, "failed_checks": ["arithmetic"],
+                                          "reason": "Score recomputed as 41.0."})
+    assert why(night.analyses[0], rejected, "failed_verification") == \
+        "REJECTED, failed arithmetic: Score recomputed as 41.0"
+
+
 def test_night_without_strong_says_so_in_one_line(tmp_path: Path) -> None:
     pack, night = _night(tmp_path, month_rows("Alpha") + month_rows("Bravo"))
     assert {r.section_or_tag for r in night.routes} == {"below_threshold"}

@@ -2754,10 +2754,30 @@ def test_an_entity_renamed_in_a_balanced_panel_is_a_warning_whatever_its_figures
     rows = [["Iraq" if r[0] == "c0" and r[1] < 2006 else "Republic of Iraq" if r[0] == "c0" else r[0], r[1],
              r[2] * (2 if r[0] == "c0" and r[1] >= 2006 else 1) + 40] for r in rows]
     assert _entity_id_warnings(tmp_path, rows) == [
-        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only two of the 13 "
-        "entities not reported in every year (e.g. 'Iraq' to 2005, 'Republic of Iraq' from 2006): each read as an "
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only key ending in its "
+        "year and the only one beginning the next (the other 11 entities reported in both; e.g. 'Iraq' to 2005, "
+        "'Republic of Iraq' from 2006): each read as an "
         "entity of its own with part of the history, no window reaching across the change: expected one name in the "
         "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
+
+
+def test_an_entity_renamed_where_other_keys_come_and_go_in_other_years_is_a_warning(tmp_path: Path) -> None:
+    """Trial 40: baseball's clubs by name, year by year; `Tampa Bay Devil Rays` to 2007 and `Tampa Bay Rays` from
+    2008, while other clubs had been renamed or had joined the league in earlier years: check said ok of two
+    clubs, each with part of the history, because the panel was not balanced over the whole history. Each change
+    of period is judged by itself: the only key ending in its year and the only one beginning the next, the other
+    entities reported in both, are named; a key ending and two beginning (a club gone, two joining) are not."""
+    rows = [[f"c{i}", y, 100.0 * i + y - 2000] for i in range(12) for y in range(2000, 2011)]
+    rows += [["Old Club", y, 55.0] for y in range(2000, 2003)] + [["Gone", y, 70.0] for y in range(2000, 2005)]
+    rows += [["Joined A", y, 5.0] for y in range(2005, 2011)] + [["Joined B", y, 7.0] for y in range(2005, 2011)]
+    rows += [["Devil Rays", y, 30.0 + y - 2000] for y in range(2000, 2008)]
+    rows += [["Rays", y, 90.0 + y - 2000] for y in range(2008, 2011)]
+    assert _entity_id_warnings(tmp_path, rows) == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only key ending in its "
+        "year and the only one beginning the next (the other 14 entities reported in both; e.g. 'Devil Rays' to "
+        "2007, 'Rays' from 2008): each read as an entity of its own with part of the history, no window reaching "
+        "across the change: expected one name in the source (a DuckDB `query` can `replace` one with the other), if "
+        "each is one entity renamed"]
 
 
 def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(

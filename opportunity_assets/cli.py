@@ -352,7 +352,8 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:
     """Where a `--candidate` that is in no archive row went instead: a brief section (`--section` lists those), on
-    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere)."""
+    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere), or nowhere past the
+    scan, with the scan's reason (trial 40: a club its filter refused was "nothing in the archive", no more)."""
     if candidate is None or section is not None:
         return ""
     where, params = "domain = ? AND candidate_id = ?", [domain, _candidate_id(store, domain, candidate)]
@@ -360,8 +361,12 @@ def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str 
         where, params = where + " AND as_of = ?", [*params, as_of.isoformat()]
     routed = store.query(f"SELECT section_or_tag, min(as_of) AS first, count(*) AS nights FROM routes WHERE {where} "
                          "AND destination = 'brief' GROUP BY section_or_tag ORDER BY section_or_tag", params)
+    stopped = store.query(f"SELECT reason, min(as_of) AS first, count(*) AS nights FROM candidates WHERE {where} "
+                          "AND NOT went_on GROUP BY reason ORDER BY first, reason", params)
     return "".join(f"; it went to {r['section_or_tag']} on {r['nights']} night(s) from {r['first']} (`--section "
-                   f"{r['section_or_tag']}` lists them)" for r in routed)
+                   f"{r['section_or_tag']}` lists them)" for r in routed) + "".join(
+        f"; it did not go on past the scan on {r['nights']} night(s) from {r['first']}: {r['reason']}"
+        for r in stopped[:3])
 
 
 def _report_broken_nights(broken: list[date], ran: list[date]) -> int:

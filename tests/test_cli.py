@@ -129,6 +129,24 @@ def test_an_archive_candidate_is_found_by_the_name_the_brief_shows_when_its_id_i
     assert capsys.readouterr().err.endswith(f"did you mean {row['name']}?\n")
 
 
+def test_an_archive_candidate_that_did_not_go_on_past_the_scan_is_told_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 40: `archive --candidate "Miami Marlins"`, a club its `competitive` filter refused, said "nothing in
+    the archive of mlb_sponsorship for candidate Miami Marlins" and no more. A candidate that stopped at the scan
+    (a filter failed, capped) is told so, with the scan's reason."""
+    import duckdb
+
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
+        candidate, reason = con.execute("SELECT candidate_id, reason FROM candidates WHERE NOT went_on "
+                                        "ORDER BY candidate_id LIMIT 1").fetchone()
+    assert main(["archive", "--candidate", candidate, *_args(tmp_path)]) == 0
+    assert capsys.readouterr().err == (
+        f"opportunity: nothing in the archive of texas_housing for candidate {candidate}; it did not go on past the "
+        f"scan on 1 night(s) from 2009-12-31: {reason}\n")
+
+
 def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 14: `archive --tag below_treshold` said "nothing in the archive ... for tag below_treshold", exit 0, as

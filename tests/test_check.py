@@ -3598,3 +3598,20 @@ def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path
     source["path"] = _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:], *other])
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
     assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings
+
+
+def test_a_window_past_the_history_is_not_said_again_by_the_cap_it_leaves_unordered(tmp_path: Path) -> None:
+    """Trial 40: on a baseball pack's first night (one season published), `metrics.crowd_prev.window` a year back
+    was the problem, and check warned besides that "12 candidates past the cap have no value of crowd_growth"
+    (`caps.max_flagged`): the same cause, said twice. The window is said once."""
+    rows = [[f"c{i:02d}", 2000, 10 + i] for i in range(12)]
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "level_prev": {"agg": "last", "column": "level", "window": [1, 1]},
+               "growth": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    pack = _pack(tmp_path, source, metrics,
+                 caps={"min_candidates": 0, "max_candidates": 2, "max_flagged": 2, "order_by": "growth"})
+    report = check_pack(pack, as_of=date(2001, 3, 31), today=TODAY)
+    assert [p.split(":")[0] for p in report.problems] == ["key `metrics.level_prev.window`"], report.problems
+    assert not [w for w in report.warnings if w.startswith("key `caps.")], report.warnings

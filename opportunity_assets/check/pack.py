@@ -788,6 +788,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if (vintages := periods_read_as_vintages(pack)) is not None:
         # (a finer period's rows, published as its own period ends, are early for the coarser one: that, again)
         problems = [*(p for p in problems if not p.startswith("key `source.published_column`")), vintages]
+    beyond: list[tuple[str, MetricSpec]] = []  # metrics whose windows reach past the history
     if no_time is not None:
         problems.append(no_time)
     elif snapshot.history.height:
@@ -903,6 +904,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # units of bounds and ranges are judged over the values it left (trial 26: grouped thousands unread, a
         # filter `>= 10000` was told "every candidate's stock lies within [17, 998]": the values under 1,000)
         warnings = [w for w in warnings if not w.startswith(("key `caps.max_flagged`", *_JUDGED_OVER_VALUES))]
+    if beyond:
+        # the candidates past the cap with no value of its order: the window past the history, again (trial 40: the
+        # first night's `crowd_prev` a year back was said, then "12 candidates past the cap have no value of
+        # crowd_growth")
+        warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`: ")
+                    or " candidates past the cap have no value of " not in w]
     if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
         # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
         warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]

@@ -2321,6 +2321,22 @@ def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_ids_written_with_and_without_leading_zeros_are_not_said_again_as_a_shared_name(tmp_path: Path) -> None:
+    """Trial 40: San Diego's code written `06073` and, in a year's rows, `6073`, named by a `city` column: check
+    warned of the leading zeros (`source.entity_id`) and again that "1 name is shown for several entities"
+    (`source.entity_name`), the two halves of one entity. Said once; a name two other ids share still is."""
+    rows = [[("0" if y < 2014 else "") + "6073", "San Diego", y, 10] for y in range(2010, 2016)]
+    rows += [[f"{c:05d}", f"City {c}", y, 10] for c in range(17031, 17036) for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["geo", "city", "year", "level"], rows), "entity_id": "geo",
+              "entity_name": "city", "grain": "year", "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings
+    assert [w.split(":")[0] for w in warnings if w.startswith("key `source.entity")] == ["key `source.entity_id`"]
+    rows += [["17099", "City 17031", y, 10] for y in range(2010, 2016)]
+    source["path"] = _csv(tmp_path / "y.csv", ["geo", "city", "year", "level"], rows)
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings
+    assert "key `source.entity_name`" in [w.split(":")[0] for w in warnings], warnings
+
+
 def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
     """Trial 6: counties keyed by an id (PID) and named by the county alone: the brief's act-on list read HAMILTON,
     LAKE, DELAWARE, each the name of counties in several states, and nothing said so."""

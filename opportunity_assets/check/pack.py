@@ -48,6 +48,7 @@ from opportunity_assets.check.entities import (
     names_per_row,
     names_shared,
     total_rows,
+    without_padded_twins,
 )
 from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
@@ -824,7 +825,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # (a name column that changes within most entities also repeats across them: trial 32's `entity_id: flight`
     # named by `tailnum` was told both, each naming `entity_name: flight`; its change is the cause, said once)
     changing = names_changing(pack, per)
-    warnings += (changing or names_shared(pack, snapshot.metrics) + names_finer(pack, per)) \
+    warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics)) + names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \

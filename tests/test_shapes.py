@@ -2475,3 +2475,16 @@ def test_an_events_source_of_the_wrong_type_or_an_empty_column_name_is_refused_a
         _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "n"}})
     assert message in str(caught.value), str(caught.value)
 
+
+def test_a_grain_that_is_none_is_said_once_not_again_at_each_join(tmp_path: Path) -> None:
+    """Trial 40: `grain: monthly` on a source joining two tables was three lines, the main source's `grain` and
+    `source.join.0.grain`, `source.join.1.grain`, keys the pack does not have (a join counts in the main source's
+    grain). The grain is said once; the joins are judged when it is one."""
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"], [["a", "2015-01", 1]])
+    join = {"table": "pop", "path": sales, "entity_id": "id", "period_column": "month", "columns": ["level"]}
+    with pytest.raises(CriteriaError) as raised:
+        _pack(tmp_path, {"path": sales, "grain": "monthly", "period_column": "month", "columns": ["level"],
+                         "join": [join, {**join, "table": "other"}]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(raised.value).split(": ", 1)[1] == (
+        "key `source.grain`: got 'monthly'; expected 'day', 'week', 'month', 'quarter' or 'year'")

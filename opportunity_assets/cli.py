@@ -215,10 +215,10 @@ def _command(args: argparse.Namespace) -> int:
             args.candidate = _named_candidate(store, pack.domain, args.candidate)
             if args.section:
                 rows = store.section(pack.domain, args.section, as_of=args.as_of,
-                                     candidate=_candidate_id(args.candidate))
+                                     candidate=_candidate_id(store, pack.domain, args.candidate))
             else:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
-                                     candidate=_candidate_id(args.candidate))
+                                     candidate=_candidate_id(store, pack.domain, args.candidate))
             for row in rows:
                 print(json.dumps(row, default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
@@ -311,12 +311,28 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
         raise ValueError(f"{pack.domain}, night {as_of}: {foreign}")
 
 
-def _candidate_id(asked: str | None) -> str | None:
+def _candidate_id(store: Any, domain: str, asked: str | None) -> str | None:
     """A `--candidate` as its id: the name the brief shows (`EWR`, `Collin County`) slugged as ids are made
-    (`ewr`, `collin-county`); trial 33's `archive --candidate EWR` found "nothing in the archive", exit 0."""
+    (`ewr`, `collin-county`; trial 33's `archive --candidate EWR` found "nothing in the archive", exit 0), or,
+    where the ids are codes and another column names the entities, the id the stored candidates carry under that
+    name (trial 40: `--candidate Auckland`, the city the brief named, coded `09001`, was "no candidate by that
+    id")."""
     from opportunity_assets.sources.shapes import entity_slug
 
-    return None if asked is None else entity_slug(asked)
+    if asked is None:
+        return None
+    slug = entity_slug(asked)
+    names = _stored_names(store, domain)
+    if slug in names:
+        return slug
+    named = sorted(i for i, name in names.items() if name is not None and entity_slug(name) == slug)
+    return named[0] if len(named) == 1 else slug
+
+
+def _stored_names(store: Any, domain: str) -> dict[str, str | None]:
+    """The ids of the candidates the store holds of `domain`, each with the name the brief showed for it."""
+    return {r["candidate_id"]: r["name"] for r in store.query(
+        "SELECT candidate_id, max(name) AS name FROM candidates WHERE domain = ? GROUP BY candidate_id", [domain])}
 
 
 def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate: str | None) -> str | None:
@@ -333,10 +349,16 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
     scanned = [r["candidate_id"] for r in store.query(
         "SELECT DISTINCT candidate_id FROM candidates WHERE domain = ?" + (" AND as_of = ?" if as_of else "")
         + " ORDER BY candidate_id", [domain, as_of] if as_of else [domain])]
-    if _candidate_id(candidate) in scanned:
+    from opportunity_assets.sources.shapes import entity_slug
+
+    asked = _candidate_id(store, domain, candidate) or ""
+    if asked in scanned:
         return None
-    close = difflib.get_close_matches(_candidate_id(candidate) or "", scanned, n=3)
-    return (f"--candidate {candidate}: no candidate of {domain} by that id was scanned "
+    names = _stored_names(store, domain)
+    by_name = {entity_slug(name): name for i, name in names.items() if name is not None and i in scanned}
+    close = difflib.get_close_matches(asked, scanned, n=3) or [
+        by_name[n] for n in difflib.get_close_matches(asked, list(by_name), n=3)]
+    return (f"--candidate {candidate}: no candidate of {domain} by that id or name was scanned "
             + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
                                                                     else ""))
 
@@ -359,16 +381,21 @@ def _named_candidate(store: Any, domain: str, asked: str | None) -> str | None:
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:
     """Where a `--candidate` that is in no archive row went instead: a brief section (`--section` lists those), on
-    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere)."""
+    which nights (trial 36: an act-on candidate's "nothing in the archive" pointed nowhere), or nowhere past the
+    scan, with the scan's reason (trial 40: a club its filter refused was "nothing in the archive", no more)."""
     if candidate is None or section is not None:
         return ""
-    where, params = "domain = ? AND candidate_id = ?", [domain, _candidate_id(candidate)]
+    where, params = "domain = ? AND candidate_id = ?", [domain, _candidate_id(store, domain, candidate)]
     if as_of is not None:
         where, params = where + " AND as_of = ?", [*params, as_of.isoformat()]
     routed = store.query(f"SELECT section_or_tag, min(as_of) AS first, count(*) AS nights FROM routes WHERE {where} "
                          "AND destination = 'brief' GROUP BY section_or_tag ORDER BY section_or_tag", params)
+    stopped = store.query(f"SELECT reason, min(as_of) AS first, count(*) AS nights FROM candidates WHERE {where} "
+                          "AND NOT went_on GROUP BY reason ORDER BY first, reason", params)
     return "".join(f"; it went to {r['section_or_tag']} on {r['nights']} night(s) from {r['first']} (`--section "
-                   f"{r['section_or_tag']}` lists them)" for r in routed)
+                   f"{r['section_or_tag']}` lists them)" for r in routed) + "".join(
+        f"; it did not go on past the scan on {r['nights']} night(s) from {r['first']}: {r['reason']}"
+        for r in stopped[:3])
 
 
 def _report_broken_nights(broken: list[date], ran: list[date]) -> int:

@@ -476,6 +476,12 @@ class CriteriaPack(_Spec):
         """What a key naming a panel column (a metric's, the outcome's) expected instead of `column`: the events'
         aggregates, a wide source's `value` (an entity's own column is no panel column), or `source.columns`."""
         src, wide = self.source, self.source.wide
+        if src.shape == "events" and src.join:  # (trial 40: a joined column misspelt in its table's `columns` was
+            # offered as the metric's column, a "did you mean" away from a second error)
+            lists = " or ".join(f"`source.join.{i}.columns` (table {j.table!r})" for i, j in enumerate(src.join))
+            return (f"one of the panel's columns {sorted(columns)}, the aggregates' names (`source.aggregates`) and "
+                    f"the joined tables' columns (or that name added to {lists}, if it is a joined table's column "
+                    "list that is wrong)")
         if src.shape == "events":
             return f"one of the aggregates' names (`source.aggregates`: events are counted into them) {sorted(columns)}"
         if wide is not None and column in wide.columns:

@@ -2321,6 +2321,22 @@ def test_ids_written_with_and_without_leading_zeros_are_a_warning(tmp_path: Path
     assert check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings == []
 
 
+def test_ids_written_with_and_without_leading_zeros_are_not_said_again_as_a_shared_name(tmp_path: Path) -> None:
+    """Trial 40: San Diego's code written `06073` and, in a year's rows, `6073`, named by a `city` column: check
+    warned of the leading zeros (`source.entity_id`) and again that "1 name is shown for several entities"
+    (`source.entity_name`), the two halves of one entity. Said once; a name two other ids share still is."""
+    rows = [[("0" if y < 2014 else "") + "6073", "San Diego", y, 10] for y in range(2010, 2016)]
+    rows += [[f"{c:05d}", f"City {c}", y, 10] for c in range(17031, 17036) for y in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "y.csv", ["geo", "city", "year", "level"], rows), "entity_id": "geo",
+              "entity_name": "city", "grain": "year", "year_column": "year", "columns": ["level"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings
+    assert [w.split(":")[0] for w in warnings if w.startswith("key `source.entity")] == ["key `source.entity_id`"]
+    rows += [["17099", "City 17031", y, 10] for y in range(2010, 2016)]
+    source["path"] = _csv(tmp_path / "y.csv", ["geo", "city", "year", "level"], rows)
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 6, 30), today=TODAY).warnings
+    assert "key `source.entity_name`" in [w.split(":")[0] for w in warnings], warnings
+
+
 def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
     """Trial 6: counties keyed by an id (PID) and named by the county alone: the brief's act-on list read HAMILTON,
     LAKE, DELAWARE, each the name of counties in several states, and nothing said so."""
@@ -2776,10 +2792,30 @@ def test_an_entity_renamed_in_a_balanced_panel_is_a_warning_whatever_its_figures
     rows = [["Iraq" if r[0] == "c0" and r[1] < 2006 else "Republic of Iraq" if r[0] == "c0" else r[0], r[1],
              r[2] * (2 if r[0] == "c0" and r[1] >= 2006 else 1) + 40] for r in rows]
     assert _entity_id_warnings(tmp_path, rows) == [
-        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only two of the 13 "
-        "entities not reported in every year (e.g. 'Iraq' to 2005, 'Republic of Iraq' from 2006): each read as an "
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only key ending in its "
+        "year and the only one beginning the next (the other 11 entities reported in both; e.g. 'Iraq' to 2005, "
+        "'Republic of Iraq' from 2006): each read as an "
         "entity of its own with part of the history, no window reaching across the change: expected one name in the "
         "source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
+
+
+def test_an_entity_renamed_where_other_keys_come_and_go_in_other_years_is_a_warning(tmp_path: Path) -> None:
+    """Trial 40: baseball's clubs by name, year by year; `Tampa Bay Devil Rays` to 2007 and `Tampa Bay Rays` from
+    2008, while other clubs had been renamed or had joined the league in earlier years: check said ok of two
+    clubs, each with part of the history, because the panel was not balanced over the whole history. Each change
+    of period is judged by itself: the only key ending in its year and the only one beginning the next, the other
+    entities reported in both, are named; a key ending and two beginning (a club gone, two joining) are not."""
+    rows = [[f"c{i}", y, 100.0 * i + y - 2000] for i in range(12) for y in range(2000, 2011)]
+    rows += [["Old Club", y, 55.0] for y in range(2000, 2003)] + [["Gone", y, 70.0] for y in range(2000, 2005)]
+    rows += [["Joined A", y, 5.0] for y in range(2005, 2011)] + [["Joined B", y, 7.0] for y in range(2005, 2011)]
+    rows += [["Devil Rays", y, 30.0 + y - 2000] for y in range(2000, 2008)]
+    rows += [["Rays", y, 90.0 + y - 2000] for y in range(2008, 2011)]
+    assert _entity_id_warnings(tmp_path, rows) == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, the only key ending in its "
+        "year and the only one beginning the next (the other 14 entities reported in both; e.g. 'Devil Rays' to "
+        "2007, 'Rays' from 2008): each read as an entity of its own with part of the history, no window reaching "
+        "across the change: expected one name in the source (a DuckDB `query` can `replace` one with the other), if "
+        "each is one entity renamed"]
 
 
 def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_naming_the_key(
@@ -3600,3 +3636,20 @@ def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path
     source["path"] = _csv(tmp_path / "m.csv", ["id", "month", "level"], [*rows, *rows[-3:], *other])
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
     assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings
+
+
+def test_a_window_past_the_history_is_not_said_again_by_the_cap_it_leaves_unordered(tmp_path: Path) -> None:
+    """Trial 40: on a baseball pack's first night (one season published), `metrics.crowd_prev.window` a year back
+    was the problem, and check warned besides that "12 candidates past the cap have no value of crowd_growth"
+    (`caps.max_flagged`): the same cause, said twice. The window is said once."""
+    rows = [[f"c{i:02d}", 2000, 10 + i] for i in range(12)]
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level"},
+               "level_prev": {"agg": "last", "column": "level", "window": [1, 1]},
+               "growth": {"expression": "level_now / level_prev - 1", "unit": "share"}}
+    pack = _pack(tmp_path, source, metrics,
+                 caps={"min_candidates": 0, "max_candidates": 2, "max_flagged": 2, "order_by": "growth"})
+    report = check_pack(pack, as_of=date(2001, 3, 31), today=TODAY)
+    assert [p.split(":")[0] for p in report.problems] == ["key `metrics.level_prev.window`"], report.problems
+    assert not [w for w in report.warnings if w.startswith("key `caps.")], report.warnings

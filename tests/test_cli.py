@@ -7,14 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from opportunity_assets.cli import main
 from opportunity_assets.cost import load_prices, worst_case
-from tests.conftest import PACK, write_pack
+from tests.conftest import PACK, ROOT, write_pack
 
 pytestmark = pytest.mark.slow
 
+TEXAS = ROOT / "data" / "txhousing.csv"
 STATE_FIELDS = {"run_id", "as_of", "criteria", "candidates", "analyses", "verifications", "routes", "brief",
                 "errors", "summary", "cost"}
 
@@ -102,8 +104,47 @@ def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothin
     assert capsys.readouterr().err == "opportunity: --as-of 2009-12-30: no night of texas_housing is stored on it: " \
         "nights stored nearby: 2009-12-31\n"
     assert main(["archive", "--candidate", "austn", *_args(tmp_path)]) == 2
-    assert capsys.readouterr().err == "opportunity: --candidate austn: no candidate of texas_housing by that id was " \
-        "scanned on any stored night; did you mean austin, houston?\n"
+    assert capsys.readouterr().err == "opportunity: --candidate austn: no candidate of texas_housing by that id or " \
+        "name was scanned on any stored night; did you mean austin, houston?\n"
+
+
+def test_an_archive_candidate_is_found_by_the_name_the_brief_shows_when_its_id_is_a_code(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 40: cities keyed by a code (`09001`) and named by another column: `archive --candidate Auckland`, the
+    name the brief showed, was "no candidate ... by that id", exit 2, and `Aukland` had no "did you mean". The
+    name finds the candidate the store holds under it, and a misspelt one is offered the name."""
+    frame = pl.read_csv(TEXAS)
+    codes = {city: f"{i:05d}" for i, city in enumerate(sorted(frame["city"].unique()))}
+    frame.with_columns(pl.col("city").replace_strict(codes).alias("code")).write_csv(tmp_path / "tx.csv")
+    pack = write_pack(tmp_path, tmp_path / "tx.csv", **{"source.entity_id": "code", "source.entity_name": "city"})
+    args = ["--criteria", str(pack), *_args(tmp_path)]
+    assert main(["run", "--as-of", "2009-12-31", *args]) == 0
+    capsys.readouterr()
+    assert main(["archive", "--as-of", "2009-12-31", "--tag", "below_threshold", *args]) == 0
+    row = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert row["candidate_id"] == codes[row["name"]]
+    assert main(["archive", "--as-of", "2009-12-31", "--candidate", row["name"], *args]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [row]
+    assert main(["archive", "--candidate", row["name"] + "x", *args]) == 2
+    assert capsys.readouterr().err.endswith(f"did you mean {row['name']}?\n")
+
+
+def test_an_archive_candidate_that_did_not_go_on_past_the_scan_is_told_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 40: `archive --candidate "Miami Marlins"`, a club its `competitive` filter refused, said "nothing in
+    the archive of mlb_sponsorship for candidate Miami Marlins" and no more. A candidate that stopped at the scan
+    (a filter failed, capped) is told so, with the scan's reason."""
+    import duckdb
+
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
+        candidate, reason = con.execute("SELECT candidate_id, reason FROM candidates WHERE NOT went_on "
+                                        "ORDER BY candidate_id LIMIT 1").fetchone()
+    assert main(["archive", "--candidate", candidate, *_args(tmp_path)]) == 0
+    assert capsys.readouterr().err == (
+        f"opportunity: nothing in the archive of texas_housing for candidate {candidate}; it did not go on past the "
+        f"scan on 1 night(s) from 2009-12-31: {reason}\n")
 
 
 def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path: Path,

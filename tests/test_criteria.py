@@ -551,6 +551,23 @@ def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_ag
         assert str(exc.value).endswith(said), str(exc.value)
 
 
+def test_an_events_packs_metric_of_a_joined_column_names_the_joined_tables_columns(tmp_path: Path) -> None:
+    """Trial 40: a joined table's `columns: [elevation]` (its file writes `elevation_m`) beside a metric reading
+    `elevation_m` was told "expected one of the aggregates' names [..., 'elevation', ...]; did you mean
+    'elevation'?", the misspelt name, with no word of the joined table's list. The joined lists are named."""
+    raw = _nyc_pack()
+    (tmp_path / "airports.csv").write_text("route,elevation_m\nEWR-ATL,5\n")
+    raw["source"]["join"] = [{"table": "airports", "path": str(tmp_path / "airports.csv"), "entity_id": "route",
+                              "shape": "snapshot", "known_at": "2013-01-01", "columns": ["elevation"]}]
+    raw["metrics"]["height"] = {"agg": "last", "column": "elevation_m", "window": [0, 0], "unit": "number"}
+    refusal = _refusal(tmp_path, raw)
+    assert refusal is not None and refusal.endswith(
+        "key `metrics.height.column`: got 'elevation_m'; expected one of the panel's columns ['carriers', "
+        "'dep_delay', 'elevation', 'flights', 'late_share'], the aggregates' names (`source.aggregates`) and the "
+        "joined tables' columns (or that name added to `source.join.0.columns` (table 'airports'), if it is a joined "
+        "table's column list that is wrong); did you mean 'elevation'?"), refusal
+
+
 def test_an_identitys_band_from_zero_names_its_expected_key(tmp_path: Path) -> None:
     """Trial 33: `expected: [0, 10]` was "key `integrity.identities.0`: expected [0.0, 10.0] must be [low, high]
     with 0 < low < high": no "got", and the identity's whole key for its `expected`."""

@@ -752,3 +752,33 @@ def test_the_material_threshold_is_never_above_the_shift_threshold(tmp_path: Pat
     with pytest.raises(CriteriaError, match=r"integrity\.level_shift") as exc:
         load_criteria(path)
     assert "material_mads 7 must be at most threshold_mads 6" in str(exc.value)
+
+
+def _joined_late(tmp_path: Path, join_lag: int, pop_months: int) -> list[str]:
+    """The `stale` findings' columns for entity `a` on 2018-01-31: three entities' monthly levels 2015–2017 (known 5
+    days after each month) beside a joined monthly population known `join_lag` days after each month, written for
+    its first `pop_months` months."""
+    months = [f"{y}-{m:02d}" for y in range(2015, 2018) for m in range(1, 13)]
+    level = _csv(tmp_path / "level.csv", ["id", "month", "level"],
+                 [[e, mo, 100 + i + 10 * j] for j, e in enumerate("abc") for i, mo in enumerate(months)])
+    pop = _csv(tmp_path / "pop.csv", ["id", "month", "pop"],
+               [[e, mo, 1000 + i] for e in "abc" for i, mo in enumerate(months[:pop_months])])
+    pack = _shapes_pack(tmp_path, {"path": level, "period_column": "month", "columns": ["level"],
+                                   "publication_lag_days": 5,
+                                   "join": [{"table": "pop", "path": pop, "entity_id": "id", "period_column": "month",
+                                             "columns": ["pop"], "publication_lag_days": join_lag}]},
+                        {"level_now": {"agg": "last", "column": "level"},
+                         "pop_now": {"agg": "last", "column": "pop", "window": [0, 23], "min_rows": 1}})
+    snapshot = read_snapshot(pack, date(2018, 1, 31), today=date(2026, 1, 1))
+    found, _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    c = next(c for c in found if c.id == "a")
+    return [f.column for f in integrity.check(pack, c) if f.rule == "stale"]
+
+
+def test_a_joined_table_published_later_than_the_source_is_not_stale_for_its_lag(tmp_path: Path) -> None:
+    """Trial 40: a yearly population read by the month, joined 400 days after each month beside weather known 5 days
+    after it: on 2018-01-31 its latest known month was 2016-11, and every city was doubted, "population_k last
+    reported 2016-11, 13 periods behind": no STRONG candidate could reach "Act on these". The periods its own
+    publication lag explains are no silence; a joined column that stops beyond them still is."""
+    assert _joined_late(tmp_path, join_lag=400, pop_months=36) == []
+    assert _joined_late(tmp_path, join_lag=5, pop_months=23) == ["pop"]  # stopped at 2016-11, known at once

@@ -4,6 +4,7 @@ out by it), and the run summary names the entities and why."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.candidates.quarantine import by_entity, short_reason, summary_line
@@ -11,6 +12,7 @@ from opportunity_assets.check.pack import check_pack
 from opportunity_assets.records import FilterResult
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.conftest import month_rows
+from tests.test_shapes import TODAY, _csv, _pack
 
 AS_OF = date(2015, 1, 30)
 
@@ -231,3 +233,40 @@ def test_a_header_repeated_mid_file_is_quarantined_as_such(synthetic) -> None:  
     assert report.problems == []
     said = [f for f in report.facts if "quarantined" in f or "written otherwise" in f][1:]  # (after the counts)
     assert said == ["quarantined for: header repeated mid-file (1: source row 38)"], said
+
+
+def test_a_main_row_refused_whole_leaves_a_joined_tables_figures_of_its_period_known(tmp_path: Path) -> None:
+    """Trial 40: a weather line with a field too many (events counted by the month) left the joined table's
+    population of that month unknown, so the city's `big_city` filter read UNCLEAR ("population missing"),
+    though the joined row was read and joined as usual beside the month's other events. A whole main row refused
+    leaves the main source's own columns unknown where the period is still read; a panel's refused row, whose
+    period then has no row to join to, still leaves every column unknown."""
+    lines = ["id,day,temp"] + [f"a,2017-{m:02d}-{d:02d},{10 + m}" for m in range(1, 13) for d in (5, 20)]
+    lines[20] += ",extra"  # 2017-10-05: a field too many, the month's other event still read
+    (tmp_path / "w.csv").write_text("\n".join(lines) + "\n")
+    _csv(tmp_path / "pop.csv", ["id", "month", "pop"], [["a", f"2017-{m:02d}", 100 + m] for m in range(1, 13)])
+    metrics = {"level_now": {"agg": "last", "column": "pop", "window": [0, 0]},
+               "days_3m": {"agg": "sum", "column": "days", "window": [0, 2]},
+               "pop_3m": {"agg": "avg", "column": "pop", "window": [0, 2]}}
+    pack = _pack(tmp_path, {"path": "w.csv", "shape": "events", "period_column": "day",
+                            "aggregates": {"days": {"agg": "count"}, "temp": {"agg": "avg", "column": "temp"}},
+                            "join": [{"table": "pop", "path": "pop.csv", "entity_id": "id",
+                                      "period_column": "month", "columns": ["pop"]}]}, metrics)
+    snapshot = read_snapshot(pack, date(2018, 1, 31), today=TODAY)
+    (found,), _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                       snapshot.quarantined)
+    assert found.metrics["pop_3m"] == 111.0 and found.metrics["days_3m"] is None, found.metrics
+    assert [gap.split(":")[0] for gap in found.data_gaps if "in its reach" in gap] == ["days_3m"], found.data_gaps
+
+    panel = ["id,month,sales"] + [f"a,2017-{m:02d},{m}" for m in range(1, 13)]
+    panel[10] += ",extra"  # 2017-10: the month's only row refused
+    (tmp_path / "p.csv").write_text("\n".join(panel) + "\n")
+    pack = _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"],
+                            "join": [{"table": "pop", "path": "pop.csv", "entity_id": "id",
+                                      "period_column": "month", "columns": ["pop"]}]},
+                 {"level_now": {"agg": "last", "column": "pop", "window": [0, 0]},
+                  "pop_3m": {"agg": "avg", "column": "pop", "window": [0, 2], "min_rows": 2}})
+    snapshot = read_snapshot(pack, date(2018, 1, 31), today=TODAY)
+    (found,), _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                       snapshot.quarantined)
+    assert found.metrics["pop_3m"] is None, found.metrics

@@ -956,6 +956,25 @@ def test_a_join_published_periods_after_the_night_names_the_latest_period_not_th
         "published (or, if the table is known sooner, the lag it is published with; the source's is 90 days)"]
 
 
+def test_a_join_published_later_is_not_blamed_for_an_input_of_the_sources_own_columns(tmp_path: Path) -> None:
+    """Trial 40: temperatures written '72 F' left every city's warming unknown, and check's one problem named the
+    joined yearly population's `publication_lag_days`, though the population metric's window reached rows
+    already published (check said ok of the same pack over clean temperatures). The lag is named only for an
+    input that reads the joined table's columns; an input of the source's own is said as itself."""
+    years = range(1983, 1987)
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"],
+                 [[e, y, "ten" if y == 1986 else 10] for e in "abc" for y in years])
+    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"], [[e, y, 2] for e in "abc" for y in years])
+    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+                            "publication_lag_days": 90,
+                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
+                                      "columns": ["output"], "publication_lag_days": 900}]},
+                 {"level_now": {"agg": "last", "column": "output", "window": [0, 3], "min_rows": 1},
+                  "cost_now": {"agg": "last", "column": "cost"}}, required_inputs=["level_now", "cost_now"])
+    problems = check_pack(pack, date(1987, 3, 31), today=TODAY).problems
+    assert [p.split(":")[0] for p in problems] == ["key `required_inputs.1`"], problems
+
+
 def test_a_join_whose_every_entitys_years_are_the_sources_moved_by_one_is_warned_of(tmp_path: Path) -> None:
     """Trial 27: traffic dated 1971-85 beside costs of 1970-84, every airline's years one later: each year's
     figures read beside the year before's, and check said ok."""
@@ -2455,3 +2474,17 @@ def test_an_events_source_of_the_wrong_type_or_an_empty_column_name_is_refused_a
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "n"}})
     assert message in str(caught.value), str(caught.value)
+
+
+def test_a_grain_that_is_none_is_said_once_not_again_at_each_join(tmp_path: Path) -> None:
+    """Trial 40: `grain: monthly` on a source joining two tables was three lines, the main source's `grain` and
+    `source.join.0.grain`, `source.join.1.grain`, keys the pack does not have (a join counts in the main source's
+    grain). The grain is said once; the joins are judged when it is one."""
+    sales = _csv(tmp_path / "sales.csv", ["id", "month", "level"], [["a", "2015-01", 1]])
+    join = {"table": "pop", "path": sales, "entity_id": "id", "period_column": "month", "columns": ["level"]}
+    with pytest.raises(CriteriaError) as raised:
+        _pack(tmp_path, {"path": sales, "grain": "monthly", "period_column": "month", "columns": ["level"],
+                         "join": [join, {**join, "table": "other"}]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(raised.value).split(": ", 1)[1] == (
+        "key `source.grain`: got 'monthly'; expected 'day', 'week', 'month', 'quarter' or 'year'")

@@ -156,6 +156,25 @@ def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants
                              "OpenDocument workbook, or a DuckDB database (pandas' `to_parquet`, say)"), said
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "excel"])
+def test_a_file_of_a_format_read_here_named_csv_is_told_the_format_that_reads_it(tmp_path: Path, fmt: str) -> None:
+    """Trial 40: a Parquet file saved as `weather.csv` was told it "lacks column(s) [...]; it has
+    ['PAR1\\x15\\x04\\x15Z...']", and an Excel workbook so named "the header is not UTF-8": neither said what the
+    file is. Each is named by its bytes, with the `format` that reads it."""
+    path = tmp_path / "txhousing.csv"
+    if fmt == "parquet":  # trial 40's file opened so: its first "line" ASCII, read as a header of one column
+        path.write_bytes(b"PAR1\x15\x04\x15Z\x15TL\x15\n" + bytes(range(256)) + b"PAR1")
+    else:
+        _texas_workbook(tmp_path / "tx.xlsx").rename(path)
+    pack = load_criteria(write_pack(tmp_path, path))
+    with pytest.raises(SourceError) as raised:
+        read_snapshot(pack, date(2015, 7, 31))
+    said = str(raised.value)
+    assert said.endswith(f"is named .csv but is not CSV text: it looks like "
+                         f"{'a Parquet file' if fmt == 'parquet' else 'an Excel workbook'} "
+                         f"(`source.format: {fmt}` reads it as such)"), said
+
+
 def test_a_url_for_a_path_or_in_a_query_is_refused_at_load_without_the_network(tmp_path: Path) -> None:
     """Trial 37: `path: http://example.com/crsp.csv` was "expected an existing file (looked at
     /tmp/…/http:/example.com/crsp.csv)", as if the file were misplaced; a query over files reading

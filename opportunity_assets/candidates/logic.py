@@ -175,6 +175,15 @@ def _refused_cells(pack: CriteriaPack, reason: str, columns: list[str]) -> list[
     return list(bad_cells(reason, [c for c in columns if c in own])) or [c for c in columns if c in own]
 
 
+def _own_columns(pack: CriteriaPack) -> set[str] | None:
+    """The panel columns a main source's row refused whole leaves unknown in a period the entity's panel still has
+    (an events source's other events of that period): the main source's own, not its joined tables', whose rows
+    of that period were read and joined as usual (trial 40: a weather line with a field too many left the joined
+    yearly population unknown, its filter UNCLEAR); None, every column, where no table is joined."""
+    joined = {c for spec in pack.source.join for c in spec.columns}
+    return set(pack.columns) - joined if joined else None
+
+
 def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
                          anchor: date | None) -> dict[str, str]:
     """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
@@ -183,13 +192,15 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
     if not refused:
         return {}
     events = cell_columns(pack.source) if pack.source.shape == "events" else []
+    read = {row["periods_ago"] for row in rows}
     judged = []  # per refused row: the panel columns it leaves unknown (None: all), its periods back (None: unknown)
     for r in refused:
         period = r.get("period")
         if period is not None and anchor is not None and period > anchor:
             continue  # after the night's latest period: in no window
-        cells = _fed(pack, set(_refused_cells(pack, str(r["reason"]), [*pack.columns, *events]))) or None
         back = pack.grain.between(period, anchor) if period is not None and anchor is not None else None
+        cells = _fed(pack, set(_refused_cells(pack, str(r["reason"]), [*pack.columns, *events]))) or (
+            _own_columns(pack) if back in read else None)
         judged.append((r, cells, back))
     out: dict[str, str] = {}
     for name, spec in pack.metrics.items():

@@ -48,6 +48,7 @@ from opportunity_assets.check.entities import (
     names_per_row,
     names_shared,
     total_rows,
+    without_padded_twins,
 )
 from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
@@ -801,6 +802,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if (vintages := periods_read_as_vintages(pack)) is not None:
         # (a finer period's rows, published as its own period ends, are early for the coarser one: that, again)
         problems = [*(p for p in problems if not p.startswith("key `source.published_column`")), vintages]
+    beyond: list[tuple[str, MetricSpec]] = []  # metrics whose windows reach past the history
     if no_time is not None:
         problems.append(no_time)
     elif snapshot.history.height:
@@ -836,7 +838,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # (a name column that changes within most entities also repeats across them: trial 32's `entity_id: flight`
     # named by `tailnum` was told both, each naming `entity_name: flight`; its change is the cause, said once)
     changing = names_changing(pack, per)
-    warnings += (changing or names_shared(pack, snapshot.metrics) + names_finer(pack, per)) \
+    warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics)) + names_finer(pack, per)) \
         + total_rows(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
@@ -876,7 +878,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems = [ended, *(p for p in problems if not p.startswith(_READING_KEYS))]
     if (later := _join_published_later(pack, night, snapshot.anchor_period, counted, problems)) is not None:
         # the inputs and filters it leaves with no value: that cause, said once
-        problems = [later, *(p for p in problems if not p.startswith(_READING_KEYS))]
+        line, blamed = later
+        problems = [line, *(p for p in problems if _read_metric(pack, p) not in blamed)]
     problems, tonight_only = _undefined_tonight_only(pack, night, today, problems, undefined_tonight,
                                                      nights_before)
     warnings += tonight_only
@@ -915,6 +918,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # units of bounds and ranges are judged over the values it left (trial 26: grouped thousands unread, a
         # filter `>= 10000` was told "every candidate's stock lies within [17, 998]": the values under 1,000)
         warnings = [w for w in warnings if not w.startswith(("key `caps.max_flagged`", *_JUDGED_OVER_VALUES))]
+    if beyond:
+        # the candidates past the cap with no value of its order: the window past the history, again (trial 40: the
+        # first night's `crowd_prev` a year back was said, then "12 candidates past the cap have no value of
+        # crowd_growth")
+        warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`: ")
+                    or " candidates past the cap have no value of " not in w]
     if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
         # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
         warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
@@ -1707,17 +1716,23 @@ def _join_moved(pack: CriteriaPack, index: int) -> list[str]:
 
 
 def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, counted: SourceFacts,
-                          problems: list[str]) -> str | None:
+                          problems: list[str]) -> tuple[str, set[str]] | None:
     """A joined table whose rows of the source's latest period tonight are published after the night (a longer lag
-    than the source's): a required input or a filter's metric with no value for any candidate is that, said naming
-    the joined table's dating key and the first night that reads them (trial 27: traffic published 120 days after the
-    year, costs 90, and the default night's inputs were "0 of 1 years of output filled in 1984": the rows were there,
-    not yet known)."""
-    if anchor is None or not any(p.startswith(_READING_KEYS) for p in problems):
+    than the source's): a required input or a filter's metric with no value for any candidate, where it reads the
+    table's columns, is that, said naming the joined table's dating key and the first night that reads them (trial
+    27: traffic published 120 days after the year, costs 90, and the default night's inputs were "0 of 1 years of
+    output filled in 1984": the rows were there, not yet known); with the metrics it explains. A metric of the
+    source's own columns is not (trial 40: temperatures written '72 F' left the warming unknown, and a yearly
+    population table, lagged but read by a window that reached its rows, was blamed instead)."""
+    reading = {m for p in problems if (m := _read_metric(pack, p)) is not None}
+    if anchor is None or not reading:
         return None
     for i, (joined, table) in enumerate(zip(pack.source.join, counted.tables[1:], strict=True)):
         if joined.known_at is not None or table.unseen is None or table.unseen[0] > anchor or (
                 table.periods is not None and table.periods[1] >= anchor):
+            continue
+        blamed = {m for m in reading if _reads_columns(pack, m, joined.columns)}
+        if not blamed:
             continue
         key, got = ("published_column", repr(joined.published_column)) if joined.published_column else \
             ("publication_lag_days", str(joined.publication_lag_days))
@@ -1730,12 +1745,30 @@ def _join_published_later(pack: CriteriaPack, night: date, anchor: date | None, 
                     f"{_published_to(pack, table, night)}, its rows from {period} on after the night (the first "
                     f"on {published}), so its columns ({', '.join(joined.columns)}) have no value in "
                     f"{pack.grain.label(anchor)}, the source's latest period, for any entity: expected a night on "
-                    f"which its {pack.grain.label(anchor)} rows are published {sooner}")
+                    f"which its {pack.grain.label(anchor)} rows are published {sooner}"), blamed
         return (f"key `source.join.{i}.{key}`: got {got}; the joined table {joined.table!r} has rows of {period}, the "
                 f"source's latest period on {night}, but the first is published on {published}, after the night, so "
                 f"its columns ({', '.join(joined.columns)}) have no value in {period} for any entity: expected a "
-                f"night on or after {published} {sooner}")
+                f"night on or after {published} {sooner}"), blamed
     return None
+
+
+def _read_metric(pack: CriteriaPack, problem: str) -> str | None:
+    """The metric a problem of a key that reads one is about (`_READING_KEYS`: a required input, a hard filter's
+    metric); None for a problem of another key."""
+    found = re.match(r"key `(required_inputs|hard_filters)\.(\d+)", problem)
+    if found is None:
+        return None
+    n = int(found.group(2))
+    if found.group(1) == "required_inputs":
+        return pack.required_inputs[n] if n < len(pack.required_inputs) else None
+    return pack.hard_filters[n].metric if n < len(pack.hard_filters) else None
+
+
+def _reads_columns(pack: CriteriaPack, metric: str, columns: Sequence[str]) -> bool:
+    """Whether a metric, or a metric a derived one rests on, aggregates one of `columns`."""
+    specs = [pack.metrics[m] for m in pack.base_metrics(metric) if m in pack.metrics]
+    return any(c in columns for spec in specs for c in (spec.columns or [spec.column or ""]))
 
 
 def _published_to(pack: CriteriaPack, table: TableFacts, night: date) -> str:

@@ -411,10 +411,11 @@ _SEP_HINT = re.compile(r"\s*sep=(.)\s*")
 
 def _other_than_csv(path: Path) -> bool:
     """Whether a file read as CSV whose header lacks the pack's columns is another format's: JSON Lines (its
-    "header" a record), or binary data, whose "header" is its first bytes, NULs and all (trial 37: an SPSS file under
-    `format: csv` was told it "has ['$FL2@(#) SPSS DATA FILE\\x00\\x00...']")."""
+    "header" a record), a format read here (Parquet, a workbook, a DuckDB database: trial 40's Parquet file named
+    `.csv` was told it "has ['PAR1\\x15\\x04...']"), or binary data, whose "header" is its first bytes, NULs and all
+    (trial 37: an SPSS file under `format: csv` was told it "has ['$FL2@(#) SPSS DATA FILE\\x00\\x00...']")."""
     found, looks = looks_like(path)
-    return found == "jsonl" or (found is None and looks != "an empty file")
+    return found != "csv" and looks != "an empty file"
 
 
 def csv_delimiter(path: Path, given: str | None) -> str:
@@ -429,7 +430,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         header = header_of(path, delimiter)
     except CsvHeaderError as exc:
         found, looks = looks_like(path)
-        if found in ("parquet", "duckdb", "jsonl") or (found is None and looks != "an empty file"):
+        if found in ("parquet", "duckdb", "jsonl", "excel") or (found is None and looks != "an empty file"):
             raise _not_its_format(path, "csv", declared, within) from None
         if looks.startswith("gzip-compressed") and path.suffix.lower() == ".gz":  # named so, and holding nothing
             raise SourceFormatError(f"source file {path} is gzip-compressed and holds nothing once decompressed: "

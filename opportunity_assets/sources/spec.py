@@ -532,6 +532,10 @@ class SourceSpec(_Spec):
         data = dict(data)
         if "table" not in data and (table := _table_by_default(data)) is not None:
             data["table"] = table
+        if isinstance(data.get("join"), list) and data.get("grain", "month") not in GRAINS:
+            # the joins count in a grain that is none: judged once it is one, not said again at each join's keys
+            # (trial 40: `grain: monthly` was three lines, two of them `source.join.N.grain`, keys the pack lacks)
+            data = {k: v for k, v in data.items() if k != "join"}
         if isinstance(data.get("join"), list):
             grain = data.get("grain", "month")
             for i, j in enumerate(data["join"]):

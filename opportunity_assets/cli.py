@@ -212,7 +212,6 @@ def _command(args: argparse.Namespace) -> int:
             print(describe(worst_case(pack, load_prices(), report.went_on, model_checks_on=model.enabled()),
                            pack.caps.cost_ceiling_usd))
         elif args.command == "archive":
-            args.candidate = _named_candidate(store, pack.domain, args.candidate)
             if args.section:
                 rows = store.section(pack.domain, args.section, as_of=args.as_of,
                                      candidate=_candidate_id(store, pack.domain, args.candidate))
@@ -316,7 +315,7 @@ def _candidate_id(store: Any, domain: str, asked: str | None) -> str | None:
     (`ewr`, `collin-county`; trial 33's `archive --candidate EWR` found "nothing in the archive", exit 0), or,
     where the ids are codes and another column names the entities, the id the stored candidates carry under that
     name (trial 40: `--candidate Auckland`, the city the brief named, coded `09001`, was "no candidate by that
-    id")."""
+    id"; trial 42: `--candidate "Plain Shop"`, coded `e6`, alike)."""
     from opportunity_assets.sources.shapes import entity_slug
 
     if asked is None:
@@ -361,22 +360,6 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
     return (f"--candidate {candidate}: no candidate of {domain} by that id or name was scanned "
             + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
                                                                     else ""))
-
-
-def _named_candidate(store: Any, domain: str, asked: str | None) -> str | None:
-    """A `--candidate` given by the name the brief shows, as the id the store keys it by, when the two differ: an
-    id column of codes (`shop_id` e6 for "Plain Shop", a ZIP code for a town) left `archive --candidate "Plain
-    Shop"` saying "no candidate ... by that id was scanned" (trial 42). An id, or a name no stored candidate (or
-    several) has, is kept as asked."""
-    from opportunity_assets.sources.shapes import entity_slug
-
-    if asked is None:
-        return None
-    known = store.query("SELECT DISTINCT candidate_id, name FROM candidates WHERE domain = ?", [domain])
-    if any(r["candidate_id"] == entity_slug(asked) for r in known):
-        return asked
-    named = {r["candidate_id"] for r in known if r["name"] and entity_slug(r["name"]) == entity_slug(asked)}
-    return named.pop() if len(named) == 1 else asked
 
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:

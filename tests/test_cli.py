@@ -279,7 +279,7 @@ next_action: "Visit {name}: {sales_3m} sales in three months."
     assert main(["archive", "--candidate", "s2", *common]) == 0  # by id, as before
     assert json.loads(capsys.readouterr().out)["name"] == "Other Shop"
     assert main(["archive", "--candidate", "No Such Shop", *common]) == 2
-    assert "no candidate of shops by that id was scanned" in capsys.readouterr().err
+    assert "no candidate of shops by that id or name was scanned" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("as_of", "says"), [("2999-12-31", "has not ended yet"), ("1999-12-31", "before the first"),

@@ -67,6 +67,20 @@ def test_a_column_every_entity_shares_or_small_counts_alike_by_chance_is_no_copy
     assert copied_figures(_history(flat), ["x"], {"f1"}, RULE) == {}
 
 
+def test_a_shared_series_at_a_new_low_is_still_no_copy() -> None:
+    """The US short rate every country's row carries fell in 1991-92 below any figure of the fifteen years before:
+    no past coincidence lay near the new figures, and 16 countries were each other's "copy" at a chance of 3e-13.
+    Carried equal throughout the past by three or more entities, the series is the domain's."""
+    past = _market(99, 100.0)
+    index = [*past[:-3], round(min(past) * 0.6), round(min(past) * 0.5), round(min(past) * 0.45)]
+    shared = {f"s{i}": index for i in range(8)} | {f"m{i}": _market(i, 300 + 40 * i) for i in range(6)}
+    assert copied_figures(_history(shared), ["x"], {"s1"}, RULE) == {}
+    markets = {f"m{i}": _market(i, 300 + 40 * i) for i in range(12)}  # a copy taken tonight by two is still one
+    markets["m3"] = markets["m3"][:-3] + markets["m5"][-3:]
+    markets["m4"] = markets["m4"][:-3] + markets["m5"][-3:]
+    assert set(copied_figures(_history(markets), ["x"], {"m3", "m4"}, RULE)) == {"m3", "m4"}
+
+
 def test_two_entities_equal_as_far_back_as_they_go_are_both_doubted() -> None:
     markets = {f"m{i}": _market(i, 300 + 40 * i) for i in range(12)}
     markets["m3"] = markets["m5"]  # the source lists one market twice

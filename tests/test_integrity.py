@@ -447,6 +447,28 @@ def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
     assert np.allclose(log_level(positive), np.log(positive + 0.06))  # a column >= 0: unchanged
 
 
+def test_a_signed_column_above_zero_throughout_is_judged_on_its_own_scale_near_zero() -> None:
+    """Trial 41: a log exchange rate (`signed`: it crossed zero in other years) stayed above zero over the kept past,
+    so it was judged on the log scale: the Deutschmark's quarter from 0.084 to 0.003 and back to 0.139, an ordinary
+    8% move of the rate, read as a fall of 96% and doubted as a 10.9-MAD drop (ls of four of seventeen countries,
+    1992). On the asinh scale a signed column's moves near zero are its usual size; a unit slip is still far out."""
+    rng = np.random.default_rng(5)
+    rate = np.maximum(np.linspace(0.6, 0.12, 60) + rng.normal(0, 0.03, 60), 0.05)  # a log rate: moves ± 0.03
+
+    def shifts(values: np.ndarray, signed: bool) -> list[str]:
+        series = Series(periods=[f"p{i}" for i in range(len(values))], values={"ls": values},
+                        judged_from=len(values) - 4, per_year=4)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "ls", frozenset({0, 1, 2, 3}), None, signed)
+        return [f.rule for f in found.items]
+
+    near_zero = np.append(rate, [0.084, 0.003, 0.139])
+    assert shifts(near_zero, False) == ["level_shift", "spike"]  # a column >= 0 undeclared: a log scale
+    assert shifts(near_zero, True) == []
+    assert shifts(np.append(rate, [0.12, 1.2, 1.19]), True) == ["level_shift"]  # written x10: still out
+    assert np.allclose(log_level(np.array([0.5, 0.2]), signed=True), np.arcsinh(np.array([0.5, 0.2]) / 0.35))
+
+
 def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_path: Path) -> None:
     """The bundled NYC pack notes level shifts (weekly route figures swing), so a departure delay written in
     seconds from one week on reached "Act on these" as STRONG + CONFIRMED: now beyond the route's own range."""

@@ -12,6 +12,9 @@ defect or a coincidence is judged by code, with the chance of such a coincidence
   tonight, times one grid step in that 20% band (the latest value), times, for each earlier period, one grid
   step against the spread of the entity's own changes (a rival that matched once must then move as it moved).
 
+A column three or more entities carry equal throughout their kept past (a national rate joined to every country)
+is the domain's, not a copy, even where its figures reach a range no past figure was near (rates at a new low).
+
 Pure polars and numpy over the scan's history frame (entity_id, entity_name, periods_ago and the columns); the
 verifier turns what is found into findings (`integrity.check`).
 """
@@ -86,6 +89,8 @@ def copied_figures(history: pl.DataFrame, columns: Collection[str], going: Colle
         """Periods the run spans -> entity -> the others it matches so far, and its figures, latest first."""
         for entity, others in matched.items():
             mine = _latest_first(values_by_row, spans, entity)
+            if sum(_equal_throughout(mine, _latest_first(values_by_row, spans, o)) for o in others) >= 2:
+                continue  # the domain's shared series (a national rate every entity carries), no one's copy
             lengths = {o: _run_length(mine, _latest_first(values_by_row, spans, o), longest) for o in others}
             length = max(lengths.values())
             runs.setdefault(length, {})[entity] = ([o for o in others if lengths[o] == length],
@@ -123,6 +128,15 @@ def _run_length(mine: np.ndarray, theirs: np.ndarray, longest: int) -> int:
     n = min(len(mine), len(theirs), longest)
     differ = np.flatnonzero(~(mine[:n] == theirs[:n]))
     return int(differ[0]) if len(differ) else n
+
+
+def _equal_throughout(mine: np.ndarray, theirs: np.ndarray) -> bool:
+    """Whether two series (latest first) are equal in every period both report, over more periods than a run is
+    judged on: a series three or more entities carry so, before tonight's run as in it, is the domain's (a national
+    interest rate joined to every country), however new its figures' range, not a copy one of them took tonight."""
+    n = min(len(mine), len(theirs))
+    both = np.isfinite(mine[:n]) & np.isfinite(theirs[:n])
+    return int(both.sum()) > _LONGEST_RUN and bool(np.all(mine[:n][both] == theirs[:n][both]))
 
 
 def _copier(frames: list[pl.DataFrame], entity: str, other: str) -> bool:

@@ -131,18 +131,19 @@ def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float
 
 
 def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
-            shared: Mapping[str, float] | None = None) -> None:
+            shared: Mapping[str, float] | None = None, signed: bool = False) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
     change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
     judged at `level_shift.material_mads`: the verdict rests on it. `shared`: tonight's entities' median change
-    into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift."""
+    into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift.
+    `signed`: the pack declares the column may go negative (`series.log_level`)."""
     series = found.series
     raw = series.values[column]
-    step = period_changes(raw)
+    step = period_changes(raw, signed)
     stick = yardstick(series, step, spec.min_history)
     if stick is None:
         return
-    quantum = unit_step(raw)
+    quantum = unit_step(raw, signed)
     if quantum > stick.scale:
         stick = dataclasses.replace(stick, scale=quantum)
     seasonal = _seasonal(series, step)
@@ -537,7 +538,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
-        _shifts(found, spec, column, material.get(column, frozenset()), candidate.shared_changes.get(column))
+        _shifts(found, spec, column, material.get(column, frozenset()), candidate.shared_changes.get(column),
+                column in signed)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column])
@@ -617,12 +619,13 @@ def history_summary(pack: CriteriaPack, candidate: Candidate) -> dict[str, dict[
     if series is None:
         return {}
     out: dict[str, dict[str, Any]] = {}
+    signed = pack.source.signed_panel_columns
     for column in pack.columns:
         raw = series.values[column]
         present = np.flatnonzero(np.isfinite(raw))
         if not len(present):
             continue
-        step = period_changes(raw)
+        step = period_changes(raw, column in signed)
         stick = yardstick(series, step, pack.integrity.min_history)
         last = int(present[-1])
         entry: dict[str, Any] = {"latest": float(raw[last]), "periods_back": series.back(last),

@@ -55,14 +55,16 @@ def robust(values: np.ndarray, since: str) -> Yardstick | None:
     return Yardstick(median=median, scale=max(scale, MIN_SCALE), count=len(sample), since=since)
 
 
-def log_level(values: np.ndarray) -> np.ndarray:
+def log_level(values: np.ndarray, signed: bool = False) -> np.ndarray:
     """log(x + 1% of the column's median positive level): defined at zero, a ratio scale elsewhere. A column that
     goes negative (a delay, a balance, a growth rate) has no log: asinh(x / its median size) instead, about linear
     within its usual size, where it crosses zero, and logarithmic beyond it, so a unit slip (minutes written as
-    seconds) is as far out there as on a count."""
+    seconds) is as far out there as on a count. So has a column the pack declares `signed` while its kept values
+    happen to stay positive (a log exchange rate above zero for years): on the log scale its ordinary moves near
+    zero, 0.084 to 0.003, would be a fall of 96%, many times any move it made further from zero."""
     finite = values[np.isfinite(values)]
     with np.errstate(all="ignore"):
-        if len(finite) and bool((finite < 0).any()):
+        if len(finite) and (signed or bool((finite < 0).any())):
             size = np.abs(finite[finite != 0])
             return np.arcsinh(values / (float(np.median(size)) if len(size) else 1.0))
         positive = finite[finite > 0]
@@ -70,23 +72,23 @@ def log_level(values: np.ndarray) -> np.ndarray:
         return np.log(values + offset)
 
 
-def unit_step(values: np.ndarray) -> float:
+def unit_step(values: np.ndarray, signed: bool = False) -> float:
     """For a column of whole numbers (a count), the change one unit makes at its median level on the log scale:
     no move of a count is smaller, so its yardstick's scale is never below it (a route going from 2 carriers to
-    3 is one step, not a level shift). 0 for a column with fractions."""
+    3 is one step, not a level shift). 0 for a column with fractions. `signed`: as `log_level`'s."""
     finite = values[np.isfinite(values)]
     if not len(finite) or not on_grid(finite, 1.0):
         return 0.0
     pair = np.array([float(np.median(finite)), float(np.median(finite)) + 1.0])
-    signed = bool((finite < 0).any())  # then on the column's own scale (`log_level`)
-    level = log_level(np.concatenate([finite, pair]))[-2:] if signed else log_level(pair)
+    signed = signed or bool((finite < 0).any())  # then on the column's own scale (`log_level`)
+    level = log_level(np.concatenate([finite, pair]), signed)[-2:] if signed else log_level(pair)
     return float(level[1] - level[0])
 
 
-def period_changes(values: np.ndarray) -> np.ndarray:
-    """Each period's change from the one before on the log scale (`log_level`); NaN for the first period and
-    wherever either value is missing."""
-    level = log_level(values)
+def period_changes(values: np.ndarray, signed: bool = False) -> np.ndarray:
+    """Each period's change from the one before on the log scale (`log_level`; `signed`: a column the pack declares
+    may go negative); NaN for the first period and wherever either value is missing."""
+    level = log_level(values, signed)
     step = np.full(len(values), np.nan)
     step[1:] = level[1:] - level[:-1]
     return step

@@ -60,6 +60,9 @@ _INVALID_STOP = ("the API refused this model's requests as invalid three times r
 """Digit-free, as every `_STOPPING` fix is: every number in the brief must be a stored one."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
+_UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
+"""Stop reasons of a turn that did not finish: its text is an answer cut short (the output or the context ran out)
+or not yet given (a server tool paused the turn), never the answer, however much of it parses."""
 _SCHEMA_IN_PROMPT = ("Answer with exactly one JSON object and nothing else: no prose, no code fence. It must match "
                      "this JSON schema:\n")
 
@@ -386,17 +389,42 @@ def _deadline_client(seconds: float) -> Any:
 
 
 def _json_objects(text: str) -> list[Any]:
-    """The top-level JSON values that start with `{` in `text`, left to right."""
+    """The top-level JSON values that start with `{` in `text`, left to right. A `{` that starts no JSON value
+    opens prose in braces or a cut object: the search goes on after the brace that closes it, and ends at one that
+    never closes, since every object after it lies inside it (a cut verifier answer's one whole finding was read as
+    the answer: no findings, the skeptic's doubt lost)."""
     decoder, found, at = json.JSONDecoder(), [], text.find("{")
     while at != -1:
         try:
             value, end = decoder.raw_decode(text, at)
         except json.JSONDecodeError:
-            at = text.find("{", at + 1)
-            continue
-        found.append(value)
+            closed = _closing(text, at)
+            if closed is None:
+                break
+            end = closed
+        else:
+            found.append(value)
         at = text.find("{", end)
     return found
+
+
+def _closing(text: str, at: int) -> int | None:
+    """The index just past the brace that closes the one at `at` (braces inside JSON strings not counted), or None
+    when the text ends first."""
+    depth, quoted, escaped = 0, False, False
+    for index in range(at, len(text)):
+        char = text[index]
+        if escaped:
+            escaped = False
+        elif quoted:
+            escaped, quoted = char == "\\", char != '"'
+        elif char == '"':
+            quoted = True
+        elif char in "{}":
+            depth += 1 if char == "{" else -1
+            if depth == 0:
+                return index + 1
+    return None
 
 
 class AnthropicModel(ModelResource):
@@ -590,8 +618,9 @@ class AnthropicModel(ModelResource):
         usage = _billed_usage(message.usage, worst)
         if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too
             return None, usage, f"an API error with status 200{_error_type({'error': getattr(message, 'error', None)})}"
-        if message.stop_reason == "max_tokens":
-            return None, usage, "truncated answer (stop_reason max_tokens)"
+        unfinished = _UNFINISHED.get(message.stop_reason) if isinstance(message.stop_reason, str) else None
+        if unfinished is not None:
+            return None, usage, f"{unfinished} answer (stop_reason {message.stop_reason})"
         if message.stop_reason == "refusal":
             return None, usage, "refusal"
         answer = _answer_in(message.content, output_type)

@@ -159,6 +159,8 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
                                  "403": "permission_error", "404": "not_found_error"}[kind])
     if kind == "stop":  # any stop_reason, known or not ("stop:pause_turn")
         return message(answer(), stop_reason=arg)
+    if kind == "cut":  # the answer cut before its last brace, with any stop_reason ("cut:end_turn"): whole inner
+        return message(answer()[:answer().rindex("}")], stop_reason=arg or "max_tokens")  # objects, no outer one
     if kind in ("tooluse", "split", "unknownblock"):  # the answer's JSON in other content blocks
         status, payload, headers, wait = message(answer())
         text = payload["content"][0]["text"]
@@ -358,9 +360,9 @@ class FakeAnthropic:
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "tooluse", "split",
-        "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>", or on the wire
-        "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
+        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "cut:<stop_reason>",
+        "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>",
+        or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

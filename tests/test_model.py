@@ -23,7 +23,7 @@ import pytest
 
 from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
-from opportunity_assets.llm.models import AnalyzerJudgment
+from opportunity_assets.llm.models import AnalyzerJudgment, VerifierJudgment
 from opportunity_assets.llm.roles import alias, load_prompt
 from opportunity_assets.records import RunState
 from opportunity_assets.text import plain
@@ -146,6 +146,9 @@ ERROR_200 = ('raw:200|application/json|{"type": "error", "error": {"type": "over
              f'"echoing {SECRET}"}}}}')
 """An API error sent with status 200 (a gateway's), its message echoing the key."""
 
+CONTEXT_CUT = "cut:model_context_window_exceeded"
+"""The answer cut short because the model's context ran out (a stop reason of its own, beside max_tokens)."""
+
 FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
     (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
@@ -157,6 +160,10 @@ FAULT_SCRIPTS = [
     (["malformed", "malformed"], 2, False),
     (["malformed", "ok"], 2, True),
     (["slow:0.5"], 1, True),  # a slow answer inside the timeout is just an answer
+    # A turn that did not finish: the context ran out mid-answer (was 'answer does not match the schema'), or a
+    # server tool paused it (its text was read as the answer)
+    ([CONTEXT_CUT, CONTEXT_CUT], 2, False),
+    (["stop:pause_turn", "ok"], 2, True),
     # What a gateway in front of the API may answer instead of a well-formed message:
     (["fenced"], 1, True),  # the JSON answer inside prose and a ```json fence: the one object it holds
     (["thinking"], 1, True),  # a thinking block before the text
@@ -204,7 +211,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
             model.complete(spec, AnalyzerJudgment)
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
                 ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
-                "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry"}
+                "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry",
+                CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
+                             "retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed
@@ -215,6 +224,28 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         # unreported or unbelievable usage is never free nor unbounded: the call's worst case is billed
         assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
         assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
+@pytest.mark.parametrize(("stop_reason", "said"), [
+    ("model_context_window_exceeded", "truncated answer (stop_reason model_context_window_exceeded)"),
+    ("end_turn", "answer does not match the schema (1 error(s))")])
+def test_a_cut_answer_is_never_read_as_the_one_whole_object_inside_it(tmp_path: Path, server: FakeAnthropic,
+                                                                      stop_reason: str, said: str) -> None:
+    """A verifier answer cut after its one finding held that finding whole: it was read as the answer, a
+    verification with no findings, and the skeptic's doubt was lost (and replayed on every re-run)."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.answer_with("VerifierJudgment", lambda r: {"findings": [
+        {"check": "assumptions", "cites": "numbers.sales_3m", "finding": "Seasonal.", "effect": "reject"}],
+        "fatal_assumption": None})
+    spec = dataclasses.replace(_analyzer_call(), role="verifier", model="claude-sonnet-5-5",
+                               prompt=load_prompt("verifier"), output_type=VerifierJudgment)
+    server.script(f"cut:{stop_reason}", f"cut:{stop_reason}")
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(spec, VerifierJudgment)
+    assert str(failed.value) == f"verifier: {said}, also after one retry"
+    (record,) = model.drain().calls
+    assert record.response is None and record.attempts == 2
 
 
 def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path: Path,

@@ -338,14 +338,21 @@ def _count(value: object, most: int) -> int | None:
 def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int, int]:
     """(input, output, cache write, cache read) tokens to bill from a response's `usage`. A count that is missing
     or no count (negative, not a whole number, more input than any context, more output than `max_tokens`
-    allows) is billed at the call's worst case (`worst`: input, output tokens) for input and output, and as
-    nothing for the cache: a server's odd report can neither make a call free or negative (which would free
-    budget for more calls) nor bill the night thousands of dollars, nor crash the arithmetic."""
-    read = [_count(getattr(usage, name, None), most) for name, most in (
-        ("input_tokens", _MOST_TOKENS), ("output_tokens", worst[1]), ("cache_creation_input_tokens", _MOST_TOKENS),
-        ("cache_read_input_tokens", _MOST_TOKENS))]
-    return (worst[0] if read[0] is None else read[0], worst[1] if read[1] is None else read[1],
-            read[2] or 0, read[3] or 0)
+    allows) is billed at the call's worst case (`worst`: input, output tokens): a server's odd report can neither
+    make a call free or negative (which would free budget for more calls) nor bill the night thousands of dollars,
+    nor crash the arithmetic. The cache counts may be absent (a server without prompt caching: nothing cached),
+    but one reported that is no count leaves the input unknown, and so does an input of no tokens at all (every
+    request holds a prompt): the input is then billed at the worst case, the cache as nothing, and an output of
+    no tokens beside it at the worst case too (a usage of zeros billed a night's answered calls $0.0000)."""
+    counts = [_count(getattr(usage, "input_tokens", None), _MOST_TOKENS),
+              *(0 if getattr(usage, name, None) is None else _count(getattr(usage, name), _MOST_TOKENS)
+                for name in ("cache_creation_input_tokens", "cache_read_input_tokens"))]
+    inputs = [count for count in counts if count is not None]
+    known = len(inputs) == 3 and sum(inputs) > 0
+    output = _count(getattr(usage, "output_tokens", None), worst[1])
+    if output is None or (output == 0 and not known):
+        output = worst[1]
+    return (inputs[0], output, inputs[1], inputs[2]) if known else (worst[0], output, 0, 0)
 
 
 def _answer_lost(exc: BaseException) -> bool:

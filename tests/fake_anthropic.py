@@ -174,11 +174,14 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         status, payload, headers, wait = message(answer())
         payload["content"] = json.loads(arg)
         return status, payload, headers, wait
-    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc"
+    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc" (input and
+        # output), or "usage:<input>,<output>,<cache write>,<cache read>"
         status, payload, headers, wait = message(answer())
-        value: Any = int(arg) if arg.lstrip("-").isdigit() else arg
-        payload["usage"] = {"input_tokens": value, "output_tokens": value, "server_tool_use": {"web": 1},
-                            "service_tier": "standard", "brand_new_counter": 7}
+        values: list[Any] = [int(v) if v.lstrip("-").isdigit() else v for v in arg.split(",")]
+        counts = dict(zip(("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+                          values * 2 if len(values) == 1 else values, strict=False))
+        payload["usage"] = {**counts, "server_tool_use": {"web": 1}, "service_tier": "standard",
+                            "brand_new_counter": 7}
         return status, payload, headers, wait
     if kind == "raw":  # any status, content type and body: "raw:200|application/json|null"
         status_text, content_type, raw_body = arg.split("|", 2)

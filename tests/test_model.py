@@ -190,6 +190,8 @@ FAULT_SCRIPTS = [
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds
     (["usage:abc"], 1, True),  # not a number: the arithmetic crashed
+    (["usage:0"], 1, True),  # no tokens at all (every request holds a prompt): was billed $0.0000
+    (["usage:400,600,5000000000,3000000000"], 1, True),  # cache counts past any context: were billed as nothing
 ]
 """What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
 
@@ -222,7 +224,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
     if script[0] in ("nousage", "nullusage") or script[0].startswith("usage:"):
         # unreported or unbelievable usage is never free nor unbounded: the call's worst case is billed
-        assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
+        billed = records[0]
+        assert (billed.input_tokens, billed.output_tokens, billed.cache_write_tokens, billed.cache_read_tokens) == (
+            2500, 600, 0, 0)
         assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
 
 

@@ -318,6 +318,15 @@ def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | N
         return None
 
 
+def _retryable(status: int, should_retry: str | None) -> bool:
+    """Whether a refused request is worth sending again: as the server's `x-should-retry` header says, when it says
+    (the API sends it where the status alone misleads: a 429 no wait will lift was sent three times), else when
+    the status is a transient one (`_TRANSIENT`)."""
+    if should_retry in ("true", "false"):
+        return should_retry == "true"
+    return status in _TRANSIENT
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
@@ -664,7 +673,8 @@ class AnthropicModel(ModelResource):
                 if exc.status_code == 400 and not in_prompt and self._schema_config is not True:
                     in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
                     continue
-                if exc.status_code in _TRANSIENT and transient < self.max_retries:
+                if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")) \
+                        and transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue

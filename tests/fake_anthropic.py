@@ -127,6 +127,9 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return error(529, "overloaded_error")
     if kind == "500":
         return error(500, "api_error")
+    if kind == "noretry":  # a transient status the server says no retry will lift ("noretry:429")
+        kinds = {"429": "rate_limit_error", "500": "api_error", "529": "overloaded_error"}
+        return error(int(arg), kinds.get(arg, "api_error"), {"x-should-retry": "false", "retry-after": "0"})
     if kind == "hang":  # read timeout: answer long after the client gave up
         return error(500, "api_error", wait=float(arg or 5))
     if kind == "slow":
@@ -361,7 +364,7 @@ class FakeAnthropic:
         return f"http://{host!s}:{port}"
 
     def script(self, *actions: str | dict[str, Any]) -> None:
-        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
+        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "noretry:<status>", "hang:<s>",
         "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
         "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "cut:<stop_reason>",
         "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>",

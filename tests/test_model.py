@@ -154,6 +154,8 @@ FAULT_SCRIPTS = [
     (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
     (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
     (["500", "ok"], 2, True),
+    (["noretry:429"], 1, False),  # the server's x-should-retry: false is obeyed (was sent three times)
+    (["noretry:529"], 1, False),
     (["truncate", "ok"], 2, True),  # truncated once: one retry of bad output
     (["truncate", "truncate"], 2, False),
     (["refuse", "refuse"], 2, False),

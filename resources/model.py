@@ -327,6 +327,40 @@ def _retryable(status: int, should_retry: str | None) -> bool:
     return status in _TRANSIENT
 
 
+_LOST_ITEM = "batch item missing"
+"""The outcome of an item an ended batch holds no readable result for: the server had it, and may have billed it."""
+
+
+def _batch_results(decoder: Any) -> dict[str, Any]:
+    """Each item's result in a batch's results file (the SDK's decoder of it), by custom id. A line that is no JSON
+    object with a custom id (a gateway's hiccup in the file) leaves its own item unread, not the file: the decoder
+    raised at it, the whole batch went again through the standard API, and every item the server had answered was
+    paid twice, once unrecorded."""
+    from anthropic.types.messages import MessageBatchIndividualResponse
+
+    results: dict[str, Any] = {}
+    try:
+        for line in decoder.http_response.iter_lines():
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(item, dict) and isinstance(item.get("custom_id"), str):
+                results[item["custom_id"]] = MessageBatchIndividualResponse.construct(**item).result
+    finally:
+        decoder.close()
+    return results
+
+
+def _batch_outcome(result: Any) -> Any:
+    """An item's message from its batch result, or why there is none: errored, canceled and expired items are not
+    billed; one without a result of a known shape is `_LOST_ITEM`."""
+    kind = getattr(result, "type", None)
+    if kind == "succeeded":
+        return getattr(result, "message", None)
+    return f"batch item {kind}" if kind in ("errored", "canceled", "expired") else _LOST_ITEM
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
@@ -718,13 +752,18 @@ class AnthropicModel(ModelResource):
                 self._timer.start()
         outcome = waiting.result()
         prices = self._prices or load_prices(self.prices_path)
-        if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
-            return self._call(spec, output_type, bad_output_retries=0)
-        answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
+        if isinstance(outcome, str) and outcome != _LOST_ITEM:  # the batch or this item failed, unbilled: one try
+            return self._call(spec, output_type, bad_output_retries=0)  # through the standard API
+        # An ended batch's item without a readable result was answered, as far as anyone knows: its worst case.
+        answer: T | None = None
+        problem: str | None = "its result lost, billed at its worst case"
+        usage = (spec.max_input_tokens, spec.max_tokens, 0, 0)
+        if not isinstance(outcome, str):
+            answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
         batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
         if problem is None:
             return batched.answered(answer)
-        retried = self._call(spec, output_type, bad_output_retries=0)  # one retry of a bad answer
+        retried = self._call(spec, output_type, bad_output_retries=0)  # one retry of a bad or lost answer
         return _Attempted(retried.answer, tuple(a + b for a, b in zip(batched.usage, retried.usage, strict=True)),
                           batched.usd + retried.usd, 1 + retried.attempts,
                           None if retried.answer else f"{retried.problem}, after a bad batch answer ({problem})")
@@ -733,6 +772,7 @@ class AnthropicModel(ModelResource):
         with self._lock:
             items, self._queue, self._timer = self._queue, [], None
         assert self._client is not None
+        ended = False
         try:
             batch = self._client.messages.batches.create(
                 requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
@@ -743,15 +783,14 @@ class AnthropicModel(ModelResource):
                     raise TimeoutError(f"batch {batch.id} not ended after {self.batch_timeout_s:.0f} s")
                 time.sleep(self.batch_poll_s)
                 batch = self._client.messages.batches.retrieve(batch.id)
-            results = {r.custom_id: r.result for r in self._client.messages.batches.results(batch.id)}
+            ended = True
+            results = _batch_results(self._client.messages.batches.results(batch.id))
             for i, (_, waiting) in enumerate(items):
-                result = results.get(f"c{i}")
-                waiting.set_result(result.message if result is not None and result.type == "succeeded"
-                                   else f"batch item {result.type if result is not None else 'missing'}")
+                waiting.set_result(_batch_outcome(results.get(f"c{i}")))
         except Exception as exc:
             for _, waiting in items:
-                if not waiting.done():
-                    waiting.set_result(f"batch failed: {type(exc).__name__}")
+                if not waiting.done():  # once the batch ended, its items were answered: their results lost
+                    waiting.set_result(_LOST_ITEM if ended else f"batch failed: {type(exc).__name__}")
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
         """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,

@@ -261,7 +261,11 @@ class FakeAnthropic:
                 elif path == "/v1/messages/batches":
                     results = []
                     for item in body.get("requests", []):
-                        status, payload, _, _ = _respond(state, self._record(item["params"]), item["params"])
+                        action = self._record(item["params"])
+                        if action == "unreadable":  # the item's line in the results file is no JSON (a hiccup)
+                            results.append({RAW: "<html><body>502 Bad Gateway</body></html>"})
+                            continue
+                        status, payload, _, _ = _respond(state, action, item["params"])
                         result = {"type": "succeeded", "message": payload} if status == 200 else \
                             {"type": "errored", "error": payload}
                         results.append({"custom_id": item["custom_id"], "result": result})
@@ -275,7 +279,8 @@ class FakeAnthropic:
                 parts = self.path.split("?")[0].rstrip("/").split("/")
                 if len(parts) >= 5 and parts[1:4] == ["v1", "messages", "batches"] and parts[4] in batches:
                     if len(parts) == 6 and parts[5] == "results":
-                        lines = "\n".join(json.dumps(r) for r in batches[parts[4]]["results"]).encode()
+                        lines = "\n".join(r[RAW] if RAW in r else json.dumps(r)
+                                           for r in batches[parts[4]]["results"]).encode()
                         self._write(200, lines, {"content-type": "application/binary"})
                         return
                     self._send(200, self._batch(parts[4]))
@@ -324,7 +329,7 @@ class FakeAnthropic:
             def _batch(self, batch_id: str) -> dict[str, Any]:
                 batch = batches[batch_id]
                 ended = time.time() >= batch["ends_at"]
-                ok = sum(1 for r in batch["results"] if r["result"]["type"] == "succeeded")
+                ok = sum(1 for r in batch["results"] if r.get("result", {}).get("type") == "succeeded")
                 now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else
                         "in_progress", "created_at": now, "expires_at": now, "ended_at": now if ended else None,
@@ -364,11 +369,12 @@ class FakeAnthropic:
         return f"http://{host!s}:{port}"
 
     def script(self, *actions: str | dict[str, Any]) -> None:
-        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "noretry:<status>", "hang:<s>",
-        "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "cut:<stop_reason>",
-        "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>",
-        or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
+        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "noretry:<status>",
+        "hang:<s>", "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage",
+        "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>",
+        "cut:<stop_reason>", "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>",
+        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse", or for a batch item
+        "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

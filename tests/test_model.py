@@ -524,6 +524,28 @@ def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Pa
     assert not [e for e in run.errors if not e.fatal]  # the retry answered
 
 
+def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_path: Path) -> None:
+    """One line of a results file that is no JSON (a gateway's hiccup) made the SDK's decoder raise: the whole
+    batch went again through the standard API, every item the server had answered paid twice, once unrecorded."""
+    pack = _source(tmp_path)
+
+    def elm_analysis(body: dict[str, Any]) -> bool:  # its batch line is unreadable; a direct request is answered
+        return alias("town-elm") in json.dumps(body["messages"]) and \
+            body["output_config"]["format"]["schema"]["title"] == "AnalyzerJudgment"
+
+    with FakeAnthropic(batch_delay=0.1) as server:
+        server.fail_when(elm_analysis, "unreadable")
+        run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
+        direct = [r for r in server.requests if r.path == "/v1/messages"]
+    assert len(direct) == 1 and elm_analysis(direct[0].body)
+    assert not [e for e in run.errors if not e.fatal]
+    (elm,) = ResultStore(path=str(tmp_path / "r.duckdb")).query(
+        "SELECT input_tokens, output_tokens, attempts FROM model_calls WHERE candidate_id = 'town-elm' "
+        "AND role = 'analyzer'")
+    # the lost batch answer is billed at its worst case (2500 in, 600 out: the pack's default), then the retry's own
+    assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
+
+
 @pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),
                                              ("403", "give the key access to it"),
                                              ("404", "name a served model in the pack's models"),

@@ -782,7 +782,7 @@ class AnthropicModel(ModelResource):
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"batch {batch.id} not ended after {self.batch_timeout_s:.0f} s")
                 time.sleep(self.batch_poll_s)
-                batch = self._client.messages.batches.retrieve(batch.id)
+                batch = self._polled(batch)
             ended = True
             results = _batch_results(self._client.messages.batches.results(batch.id))
             for i, (_, waiting) in enumerate(items):
@@ -791,6 +791,22 @@ class AnthropicModel(ModelResource):
             for _, waiting in items:
                 if not waiting.done():  # once the batch ended, its items were answered: their results lost
                     waiting.set_result(_LOST_ITEM if ended else f"batch failed: {type(exc).__name__}")
+
+    def _polled(self, batch: Any) -> Any:
+        """The batch as the API says it is now, or as it was when a poll fails in a way a later poll may not (a 529,
+        a dropped connection): the batch runs on at the server, and giving it up at one failed poll sent every item
+        again through the standard API while the server answered and billed the batch too."""
+        import anthropic
+
+        assert self._client is not None
+        try:
+            return self._client.messages.batches.retrieve(batch.id)
+        except anthropic.APIStatusError as exc:
+            if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")):
+                return batch
+            raise
+        except anthropic.APIConnectionError:  # a timeout too
+            return batch
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
         """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,

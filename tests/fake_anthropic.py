@@ -86,6 +86,8 @@ class _State:
     rules: list[tuple[Callable[[dict[str, Any]], bool], str]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     cached_systems: set[str] = field(default_factory=set)
+    poll_faults: list[int] = field(default_factory=list)
+    """Statuses the next polls of a batch get (`fail_polls`), in order."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -283,6 +285,12 @@ class FakeAnthropic:
                                            for r in batches[parts[4]]["results"]).encode()
                         self._write(200, lines, {"content-type": "application/binary"})
                         return
+                    with state.lock:
+                        fault = state.poll_faults.pop(0) if state.poll_faults else None
+                    if fault is not None:
+                        self._send(fault, {"type": "error", "error": {"type": "overloaded_error" if fault == 529
+                                                                      else "api_error", "message": "scripted poll"}})
+                        return
                     self._send(200, self._batch(parts[4]))
                     return
                 self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
@@ -377,6 +385,11 @@ class FakeAnthropic:
         "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
+
+    def fail_polls(self, *statuses: int) -> None:
+        """The next polls of any batch (`GET /v1/messages/batches/{id}`) get these error statuses, in order."""
+        with self._state.lock:
+            self._state.poll_faults.extend(statuses)
 
     def fail_when(self, when: Callable[[dict[str, Any]], bool], action: str) -> None:
         """Every request for which `when(body)` holds gets `action` (see `script`), for as long as the server runs.

@@ -546,6 +546,18 @@ def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_
     assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
 
 
+def test_a_failed_poll_of_a_running_batch_is_polled_again_not_given_up(tmp_path: Path) -> None:
+    """A 529 or 500 on one poll gave the batch up: every item went again through the standard API while the batch
+    ran on at the server, answered and billed twice."""
+    pack = _source(tmp_path)
+    with FakeAnthropic(batch_delay=0.2) as server:
+        server.fail_polls(529, 500)
+        run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
+        posts = [r.path for r in server.requests]
+    assert "/v1/messages" not in posts and posts.count("/v1/messages/batches") == 25
+    assert not [e for e in run.errors if not e.fatal] and run.cost.calls == 25
+
+
 @pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),
                                              ("403", "give the key access to it"),
                                              ("404", "name a served model in the pack's models"),

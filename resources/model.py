@@ -784,7 +784,7 @@ class AnthropicModel(ModelResource):
                 time.sleep(self.batch_poll_s)
                 batch = self._polled(batch)
             ended = True
-            results = _batch_results(self._client.messages.batches.results(batch.id))
+            results = self._results(batch.id)
             for i, (_, waiting) in enumerate(items):
                 waiting.set_result(_batch_outcome(results.get(f"c{i}")))
         except Exception as exc:
@@ -807,6 +807,30 @@ class AnthropicModel(ModelResource):
             raise
         except anthropic.APIConnectionError:  # a timeout too
             return batch
+
+    def _results(self, batch_id: str) -> dict[str, Any]:
+        """The ended batch's results (`_batch_results`), fetched again up to `max_retries` times when the fetch fails
+        in a way a later one may not: every item of an ended batch was answered, and a fetch given up bills each at
+        its worst case and sends it again through the standard API."""
+        import anthropic
+        import httpx2 as httpx
+
+        assert self._client is not None
+        retry = 0
+        while True:
+            try:
+                return _batch_results(self._client.messages.batches.results(batch_id))
+            except anthropic.APIStatusError as exc:
+                after = exc.response.headers.get("retry-after")
+                if retry >= self.max_retries or not _retryable(exc.status_code,
+                                                               exc.response.headers.get("x-should-retry")):
+                    raise
+            except (anthropic.APIConnectionError, httpx.TransportError):  # before or while the file is read
+                after = None
+                if retry >= self.max_retries:
+                    raise
+            retry += 1
+            time.sleep(self._wait(after, retry))
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
         """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,

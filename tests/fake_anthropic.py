@@ -88,6 +88,8 @@ class _State:
     cached_systems: set[str] = field(default_factory=set)
     poll_faults: list[int] = field(default_factory=list)
     """Statuses the next polls of a batch get (`fail_polls`), in order."""
+    results_faults: list[int] = field(default_factory=list)
+    """Statuses the next fetches of a batch's results get (`fail_polls(..., results=True)`), in order."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -280,16 +282,18 @@ class FakeAnthropic:
             def do_GET(self) -> None:
                 parts = self.path.split("?")[0].rstrip("/").split("/")
                 if len(parts) >= 5 and parts[1:4] == ["v1", "messages", "batches"] and parts[4] in batches:
-                    if len(parts) == 6 and parts[5] == "results":
+                    results = len(parts) == 6 and parts[5] == "results"
+                    with state.lock:
+                        faults = state.results_faults if results else state.poll_faults
+                        fault = faults.pop(0) if faults else None
+                    if fault is not None:
+                        self._send(fault, {"type": "error", "error": {"type": "overloaded_error" if fault == 529
+                                                                      else "api_error", "message": "scripted"}})
+                        return
+                    if results:
                         lines = "\n".join(r[RAW] if RAW in r else json.dumps(r)
                                            for r in batches[parts[4]]["results"]).encode()
                         self._write(200, lines, {"content-type": "application/binary"})
-                        return
-                    with state.lock:
-                        fault = state.poll_faults.pop(0) if state.poll_faults else None
-                    if fault is not None:
-                        self._send(fault, {"type": "error", "error": {"type": "overloaded_error" if fault == 529
-                                                                      else "api_error", "message": "scripted poll"}})
                         return
                     self._send(200, self._batch(parts[4]))
                     return
@@ -386,10 +390,11 @@ class FakeAnthropic:
         with self._state.lock:
             self._state.scripted.extend(actions)
 
-    def fail_polls(self, *statuses: int) -> None:
-        """The next polls of any batch (`GET /v1/messages/batches/{id}`) get these error statuses, in order."""
+    def fail_polls(self, *statuses: int, results: bool = False) -> None:
+        """The next polls of any batch (`GET /v1/messages/batches/{id}`), or with `results` the next fetches of its
+        results, get these error statuses, in order."""
         with self._state.lock:
-            self._state.poll_faults.extend(statuses)
+            (self._state.results_faults if results else self._state.poll_faults).extend(statuses)
 
     def fail_when(self, when: Callable[[dict[str, Any]], bool], action: str) -> None:
         """Every request for which `when(body)` holds gets `action` (see `script`), for as long as the server runs.

@@ -546,12 +546,13 @@ def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_
     assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
 
 
-def test_a_failed_poll_of_a_running_batch_is_polled_again_not_given_up(tmp_path: Path) -> None:
+@pytest.mark.parametrize("results", [False, True])
+def test_a_failed_poll_of_a_running_batch_is_polled_again_not_given_up(tmp_path: Path, results: bool) -> None:
     """A 529 or 500 on one poll gave the batch up: every item went again through the standard API while the batch
-    ran on at the server, answered and billed twice."""
+    ran on at the server, answered and billed twice. So did one on the fetch of an ended batch's results."""
     pack = _source(tmp_path)
     with FakeAnthropic(batch_delay=0.2) as server:
-        server.fail_polls(529, 500)
+        server.fail_polls(529, 500, results=results)
         run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
         posts = [r.path for r in server.requests]
     assert "/v1/messages" not in posts and posts.count("/v1/messages/batches") == 25

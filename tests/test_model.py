@@ -20,6 +20,7 @@ from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 
 from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
@@ -397,6 +398,20 @@ def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
     assert 0.75 < spent <= 0.75 + 12 * max(bills)
     assert sum(r["role"] == "verifier" for r in store.model_calls_of("texas_housing", AS_OF)) < 12
     assert run.brief is not None and len(run.routes) == 12  # every candidate still routed, by code
+
+
+def test_a_ceiling_below_one_candidates_worst_case_says_so_beside_the_cap(tmp_path: Path,
+                                                                            server: FakeAnthropic) -> None:
+    """The cap never goes below one candidate; with a ceiling under that one's worst case the brief said only "so
+    the cap is 1", and the verifier call the ceiling stopped was a bare model error."""
+    pack = _source(tmp_path)
+    raw = yaml.safe_load(pack.read_text())
+    raw["caps"]["cost_ceiling_usd"] = 0.01  # a verifier call's worst case alone is about $0.02
+    pack.write_text(yaml.safe_dump(raw))
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert run.brief is not None and len(run.analyses) == 1
+    assert "so the cap is 1, though even one candidate's worst case is over the ceiling" in run.brief.markdown
+    assert [e for e in run.errors if "budget_exhausted" in e.error]
 
 
 def test_a_rerun_replays_without_requests_and_writes_the_same_brief(tmp_path: Path, server: FakeAnthropic) -> None:

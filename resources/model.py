@@ -60,6 +60,9 @@ _INVALID_STOP = ("the API refused this model's requests as invalid three times r
 """Digit-free, as every `_STOPPING` fix is: every number in the brief must be a stored one."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
+_UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
+"""Stop reasons of a turn that did not finish: its text is an answer cut short (the output or the context ran out)
+or not yet given (a server tool paused the turn), never the answer, however much of it parses."""
 _SCHEMA_IN_PROMPT = ("Answer with exactly one JSON object and nothing else: no prose, no code fence. It must match "
                      "this JSON schema:\n")
 
@@ -315,6 +318,49 @@ def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | N
         return None
 
 
+def _retryable(status: int, should_retry: str | None) -> bool:
+    """Whether a refused request is worth sending again: as the server's `x-should-retry` header says, when it says
+    (the API sends it where the status alone misleads: a 429 no wait will lift was sent three times), else when
+    the status is a transient one (`_TRANSIENT`)."""
+    if should_retry in ("true", "false"):
+        return should_retry == "true"
+    return status in _TRANSIENT
+
+
+_LOST_ITEM = "batch item missing"
+"""The outcome of an item an ended batch holds no readable result for: the server had it, and may have billed it."""
+
+
+def _batch_results(decoder: Any) -> dict[str, Any]:
+    """Each item's result in a batch's results file (the SDK's decoder of it), by custom id. A line that is no JSON
+    object with a custom id (a gateway's hiccup in the file) leaves its own item unread, not the file: the decoder
+    raised at it, the whole batch went again through the standard API, and every item the server had answered was
+    paid twice, once unrecorded."""
+    from anthropic.types.messages import MessageBatchIndividualResponse
+
+    results: dict[str, Any] = {}
+    try:
+        for line in decoder.http_response.iter_lines():
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(item, dict) and isinstance(item.get("custom_id"), str):
+                results[item["custom_id"]] = MessageBatchIndividualResponse.construct(**item).result
+    finally:
+        decoder.close()
+    return results
+
+
+def _batch_outcome(result: Any) -> Any:
+    """An item's message from its batch result, or why there is none: errored, canceled and expired items are not
+    billed; one without a result of a known shape is `_LOST_ITEM`."""
+    kind = getattr(result, "type", None)
+    if kind == "succeeded":
+        return getattr(result, "message", None)
+    return f"batch item {kind}" if kind in ("errored", "canceled", "expired") else _LOST_ITEM
+
+
 def _error_type(body: object) -> str:
     """The API error's `type` (" (authentication_error)"), or nothing: its free-text message is never kept (a
     gateway may echo the request, key included)."""
@@ -335,14 +381,21 @@ def _count(value: object, most: int) -> int | None:
 def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int, int]:
     """(input, output, cache write, cache read) tokens to bill from a response's `usage`. A count that is missing
     or no count (negative, not a whole number, more input than any context, more output than `max_tokens`
-    allows) is billed at the call's worst case (`worst`: input, output tokens) for input and output, and as
-    nothing for the cache: a server's odd report can neither make a call free or negative (which would free
-    budget for more calls) nor bill the night thousands of dollars, nor crash the arithmetic."""
-    read = [_count(getattr(usage, name, None), most) for name, most in (
-        ("input_tokens", _MOST_TOKENS), ("output_tokens", worst[1]), ("cache_creation_input_tokens", _MOST_TOKENS),
-        ("cache_read_input_tokens", _MOST_TOKENS))]
-    return (worst[0] if read[0] is None else read[0], worst[1] if read[1] is None else read[1],
-            read[2] or 0, read[3] or 0)
+    allows) is billed at the call's worst case (`worst`: input, output tokens): a server's odd report can neither
+    make a call free or negative (which would free budget for more calls) nor bill the night thousands of dollars,
+    nor crash the arithmetic. The cache counts may be absent (a server without prompt caching: nothing cached),
+    but one reported that is no count leaves the input unknown, and so does an input of no tokens at all (every
+    request holds a prompt): the input is then billed at the worst case, the cache as nothing, and an output of
+    no tokens beside it at the worst case too (a usage of zeros billed a night's answered calls $0.0000)."""
+    counts = [_count(getattr(usage, "input_tokens", None), _MOST_TOKENS),
+              *(0 if getattr(usage, name, None) is None else _count(getattr(usage, name), _MOST_TOKENS)
+                for name in ("cache_creation_input_tokens", "cache_read_input_tokens"))]
+    inputs = [count for count in counts if count is not None]
+    known = len(inputs) == 3 and sum(inputs) > 0
+    output = _count(getattr(usage, "output_tokens", None), worst[1])
+    if output is None or (output == 0 and not known):
+        output = worst[1]
+    return (inputs[0], output, inputs[1], inputs[2]) if known else (worst[0], output, 0, 0)
 
 
 def _answer_lost(exc: BaseException) -> bool:
@@ -386,17 +439,42 @@ def _deadline_client(seconds: float) -> Any:
 
 
 def _json_objects(text: str) -> list[Any]:
-    """The top-level JSON values that start with `{` in `text`, left to right."""
+    """The top-level JSON values that start with `{` in `text`, left to right. A `{` that starts no JSON value
+    opens prose in braces or a cut object: the search goes on after the brace that closes it, and ends at one that
+    never closes, since every object after it lies inside it (a cut verifier answer's one whole finding was read as
+    the answer: no findings, the skeptic's doubt lost)."""
     decoder, found, at = json.JSONDecoder(), [], text.find("{")
     while at != -1:
         try:
             value, end = decoder.raw_decode(text, at)
         except json.JSONDecodeError:
-            at = text.find("{", at + 1)
-            continue
-        found.append(value)
+            closed = _closing(text, at)
+            if closed is None:
+                break
+            end = closed
+        else:
+            found.append(value)
         at = text.find("{", end)
     return found
+
+
+def _closing(text: str, at: int) -> int | None:
+    """The index just past the brace that closes the one at `at` (braces inside JSON strings not counted), or None
+    when the text ends first."""
+    depth, quoted, escaped = 0, False, False
+    for index in range(at, len(text)):
+        char = text[index]
+        if escaped:
+            escaped = False
+        elif quoted:
+            escaped, quoted = char == "\\", char != '"'
+        elif char == '"':
+            quoted = True
+        elif char in "{}":
+            depth += 1 if char == "{" else -1
+            if depth == 0:
+                return index + 1
+    return None
 
 
 class AnthropicModel(ModelResource):
@@ -590,8 +668,9 @@ class AnthropicModel(ModelResource):
         usage = _billed_usage(message.usage, worst)
         if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too
             return None, usage, f"an API error with status 200{_error_type({'error': getattr(message, 'error', None)})}"
-        if message.stop_reason == "max_tokens":
-            return None, usage, "truncated answer (stop_reason max_tokens)"
+        unfinished = _UNFINISHED.get(message.stop_reason) if isinstance(message.stop_reason, str) else None
+        if unfinished is not None:
+            return None, usage, f"{unfinished} answer (stop_reason {message.stop_reason})"
         if message.stop_reason == "refusal":
             return None, usage, "refusal"
         answer = _answer_in(message.content, output_type)
@@ -628,7 +707,8 @@ class AnthropicModel(ModelResource):
                 if exc.status_code == 400 and not in_prompt and self._schema_config is not True:
                     in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
                     continue
-                if exc.status_code in _TRANSIENT and transient < self.max_retries:
+                if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")) \
+                        and transient < self.max_retries:
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
@@ -672,13 +752,18 @@ class AnthropicModel(ModelResource):
                 self._timer.start()
         outcome = waiting.result()
         prices = self._prices or load_prices(self.prices_path)
-        if isinstance(outcome, str):  # the batch or this item failed: one try through the standard API
-            return self._call(spec, output_type, bad_output_retries=0)
-        answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
+        if isinstance(outcome, str) and outcome != _LOST_ITEM:  # the batch or this item failed, unbilled: one try
+            return self._call(spec, output_type, bad_output_retries=0)  # through the standard API
+        # An ended batch's item without a readable result was answered, as far as anyone knows: its worst case.
+        answer: T | None = None
+        problem: str | None = "its result lost, billed at its worst case"
+        usage = (spec.max_input_tokens, spec.max_tokens, 0, 0)
+        if not isinstance(outcome, str):
+            answer, usage, problem = self._read_safely(outcome, output_type, (spec.max_input_tokens, spec.max_tokens))
         batched = _Attempted[T](None, usage, self.usd(spec.model, *usage) * (1 - prices.batch_discount), 1, None)
         if problem is None:
             return batched.answered(answer)
-        retried = self._call(spec, output_type, bad_output_retries=0)  # one retry of a bad answer
+        retried = self._call(spec, output_type, bad_output_retries=0)  # one retry of a bad or lost answer
         return _Attempted(retried.answer, tuple(a + b for a, b in zip(batched.usage, retried.usage, strict=True)),
                           batched.usd + retried.usd, 1 + retried.attempts,
                           None if retried.answer else f"{retried.problem}, after a bad batch answer ({problem})")
@@ -687,6 +772,7 @@ class AnthropicModel(ModelResource):
         with self._lock:
             items, self._queue, self._timer = self._queue, [], None
         assert self._client is not None
+        ended = False
         try:
             batch = self._client.messages.batches.create(
                 requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
@@ -696,16 +782,55 @@ class AnthropicModel(ModelResource):
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"batch {batch.id} not ended after {self.batch_timeout_s:.0f} s")
                 time.sleep(self.batch_poll_s)
-                batch = self._client.messages.batches.retrieve(batch.id)
-            results = {r.custom_id: r.result for r in self._client.messages.batches.results(batch.id)}
+                batch = self._polled(batch)
+            ended = True
+            results = self._results(batch.id)
             for i, (_, waiting) in enumerate(items):
-                result = results.get(f"c{i}")
-                waiting.set_result(result.message if result is not None and result.type == "succeeded"
-                                   else f"batch item {result.type if result is not None else 'missing'}")
+                waiting.set_result(_batch_outcome(results.get(f"c{i}")))
         except Exception as exc:
             for _, waiting in items:
-                if not waiting.done():
-                    waiting.set_result(f"batch failed: {type(exc).__name__}")
+                if not waiting.done():  # once the batch ended, its items were answered: their results lost
+                    waiting.set_result(_LOST_ITEM if ended else f"batch failed: {type(exc).__name__}")
+
+    def _polled(self, batch: Any) -> Any:
+        """The batch as the API says it is now, or as it was when a poll fails in a way a later poll may not (a 529,
+        a dropped connection): the batch runs on at the server, and giving it up at one failed poll sent every item
+        again through the standard API while the server answered and billed the batch too."""
+        import anthropic
+
+        assert self._client is not None
+        try:
+            return self._client.messages.batches.retrieve(batch.id)
+        except anthropic.APIStatusError as exc:
+            if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")):
+                return batch
+            raise
+        except anthropic.APIConnectionError:  # a timeout too
+            return batch
+
+    def _results(self, batch_id: str) -> dict[str, Any]:
+        """The ended batch's results (`_batch_results`), fetched again up to `max_retries` times when the fetch fails
+        in a way a later one may not: every item of an ended batch was answered, and a fetch given up bills each at
+        its worst case and sends it again through the standard API."""
+        import anthropic
+        import httpx2 as httpx
+
+        assert self._client is not None
+        retry = 0
+        while True:
+            try:
+                return _batch_results(self._client.messages.batches.results(batch_id))
+            except anthropic.APIStatusError as exc:
+                after = exc.response.headers.get("retry-after")
+                if retry >= self.max_retries or not _retryable(exc.status_code,
+                                                               exc.response.headers.get("x-should-retry")):
+                    raise
+            except (anthropic.APIConnectionError, httpx.TransportError):  # before or while the file is read
+                after = None
+                if retry >= self.max_retries:
+                    raise
+            retry += 1
+            time.sleep(self._wait(after, retry))
 
     def _wait(self, retry_after: str | None, retry: int) -> float:
         """Seconds before a retry: the server's `retry-after` when it is a number of seconds (not an HTTP date,

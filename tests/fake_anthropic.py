@@ -86,6 +86,10 @@ class _State:
     rules: list[tuple[Callable[[dict[str, Any]], bool], str]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     cached_systems: set[str] = field(default_factory=set)
+    poll_faults: list[int] = field(default_factory=list)
+    """Statuses the next polls of a batch get (`fail_polls`), in order."""
+    results_faults: list[int] = field(default_factory=list)
+    """Statuses the next fetches of a batch's results get (`fail_polls(..., results=True)`), in order."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -127,6 +131,9 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return error(529, "overloaded_error")
     if kind == "500":
         return error(500, "api_error")
+    if kind == "noretry":  # a transient status the server says no retry will lift ("noretry:429")
+        kinds = {"429": "rate_limit_error", "500": "api_error", "529": "overloaded_error"}
+        return error(int(arg), kinds.get(arg, "api_error"), {"x-should-retry": "false", "retry-after": "0"})
     if kind == "hang":  # read timeout: answer long after the client gave up
         return error(500, "api_error", wait=float(arg or 5))
     if kind == "slow":
@@ -159,6 +166,8 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
                                  "403": "permission_error", "404": "not_found_error"}[kind])
     if kind == "stop":  # any stop_reason, known or not ("stop:pause_turn")
         return message(answer(), stop_reason=arg)
+    if kind == "cut":  # the answer cut before its last brace, with any stop_reason ("cut:end_turn"): whole inner
+        return message(answer()[:answer().rindex("}")], stop_reason=arg or "max_tokens")  # objects, no outer one
     if kind in ("tooluse", "split", "unknownblock"):  # the answer's JSON in other content blocks
         status, payload, headers, wait = message(answer())
         text = payload["content"][0]["text"]
@@ -172,11 +181,14 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         status, payload, headers, wait = message(answer())
         payload["content"] = json.loads(arg)
         return status, payload, headers, wait
-    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc"
+    if kind == "usage":  # reported usage as scripted: "usage:-5000", "usage:99999999999", "usage:abc" (input and
+        # output), or "usage:<input>,<output>,<cache write>,<cache read>"
         status, payload, headers, wait = message(answer())
-        value: Any = int(arg) if arg.lstrip("-").isdigit() else arg
-        payload["usage"] = {"input_tokens": value, "output_tokens": value, "server_tool_use": {"web": 1},
-                            "service_tier": "standard", "brand_new_counter": 7}
+        values: list[Any] = [int(v) if v.lstrip("-").isdigit() else v for v in arg.split(",")]
+        counts = dict(zip(("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+                          values * 2 if len(values) == 1 else values, strict=False))
+        payload["usage"] = {**counts, "server_tool_use": {"web": 1}, "service_tier": "standard",
+                            "brand_new_counter": 7}
         return status, payload, headers, wait
     if kind == "raw":  # any status, content type and body: "raw:200|application/json|null"
         status_text, content_type, raw_body = arg.split("|", 2)
@@ -253,7 +265,11 @@ class FakeAnthropic:
                 elif path == "/v1/messages/batches":
                     results = []
                     for item in body.get("requests", []):
-                        status, payload, _, _ = _respond(state, self._record(item["params"]), item["params"])
+                        action = self._record(item["params"])
+                        if action == "unreadable":  # the item's line in the results file is no JSON (a hiccup)
+                            results.append({RAW: "<html><body>502 Bad Gateway</body></html>"})
+                            continue
+                        status, payload, _, _ = _respond(state, action, item["params"])
                         result = {"type": "succeeded", "message": payload} if status == 200 else \
                             {"type": "errored", "error": payload}
                         results.append({"custom_id": item["custom_id"], "result": result})
@@ -266,8 +282,17 @@ class FakeAnthropic:
             def do_GET(self) -> None:
                 parts = self.path.split("?")[0].rstrip("/").split("/")
                 if len(parts) >= 5 and parts[1:4] == ["v1", "messages", "batches"] and parts[4] in batches:
-                    if len(parts) == 6 and parts[5] == "results":
-                        lines = "\n".join(json.dumps(r) for r in batches[parts[4]]["results"]).encode()
+                    results = len(parts) == 6 and parts[5] == "results"
+                    with state.lock:
+                        faults = state.results_faults if results else state.poll_faults
+                        fault = faults.pop(0) if faults else None
+                    if fault is not None:
+                        self._send(fault, {"type": "error", "error": {"type": "overloaded_error" if fault == 529
+                                                                      else "api_error", "message": "scripted"}})
+                        return
+                    if results:
+                        lines = "\n".join(r[RAW] if RAW in r else json.dumps(r)
+                                           for r in batches[parts[4]]["results"]).encode()
                         self._write(200, lines, {"content-type": "application/binary"})
                         return
                     self._send(200, self._batch(parts[4]))
@@ -316,7 +341,7 @@ class FakeAnthropic:
             def _batch(self, batch_id: str) -> dict[str, Any]:
                 batch = batches[batch_id]
                 ended = time.time() >= batch["ends_at"]
-                ok = sum(1 for r in batch["results"] if r["result"]["type"] == "succeeded")
+                ok = sum(1 for r in batch["results"] if r.get("result", {}).get("type") == "succeeded")
                 now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else
                         "in_progress", "created_at": now, "expires_at": now, "ended_at": now if ended else None,
@@ -356,13 +381,20 @@ class FakeAnthropic:
         return f"http://{host!s}:{port}"
 
     def script(self, *actions: str | dict[str, Any]) -> None:
-        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "hang:<s>",
-        "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage", "nocontent",
-        "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>", "tooluse", "split",
-        "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>", "usage:<count>", or on the wire
-        "close", "drip:<s a byte>", "gzip", "chunked", "sse"; or a dict answered as the JSON text."""
+        """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "noretry:<status>",
+        "hang:<s>", "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage",
+        "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>",
+        "cut:<stop_reason>", "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>",
+        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse", or for a batch item
+        "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
+
+    def fail_polls(self, *statuses: int, results: bool = False) -> None:
+        """The next polls of any batch (`GET /v1/messages/batches/{id}`), or with `results` the next fetches of its
+        results, get these error statuses, in order."""
+        with self._state.lock:
+            (self._state.results_faults if results else self._state.poll_faults).extend(statuses)
 
     def fail_when(self, when: Callable[[dict[str, Any]], bool], action: str) -> None:
         """Every request for which `when(body)` holds gets `action` (see `script`), for as long as the server runs.

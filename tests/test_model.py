@@ -20,10 +20,11 @@ from typing import Any
 
 import dagster as dg
 import pytest
+import yaml
 
 from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
-from opportunity_assets.llm.models import AnalyzerJudgment
+from opportunity_assets.llm.models import AnalyzerJudgment, VerifierJudgment
 from opportunity_assets.llm.roles import alias, load_prompt
 from opportunity_assets.records import RunState
 from opportunity_assets.text import plain
@@ -146,17 +147,26 @@ ERROR_200 = ('raw:200|application/json|{"type": "error", "error": {"type": "over
              f'"echoing {SECRET}"}}}}')
 """An API error sent with status 200 (a gateway's), its message echoing the key."""
 
+CONTEXT_CUT = "cut:model_context_window_exceeded"
+"""The answer cut short because the model's context ran out (a stop reason of its own, beside max_tokens)."""
+
 FAULT_SCRIPTS = [
     (["429:1", "ok"], 2, True),  # rate limited once, retry-after honoured (capped), then answered
     (["429:nan", "ok"], 2, True),  # a retry-after that is no number of seconds: backoff (NaN crashed time.sleep)
     (["529", "529", "529"], 3, False),  # overloaded: two retries, then an error record
     (["500", "ok"], 2, True),
+    (["noretry:429"], 1, False),  # the server's x-should-retry: false is obeyed (was sent three times)
+    (["noretry:529"], 1, False),
     (["truncate", "ok"], 2, True),  # truncated once: one retry of bad output
     (["truncate", "truncate"], 2, False),
     (["refuse", "refuse"], 2, False),
     (["malformed", "malformed"], 2, False),
     (["malformed", "ok"], 2, True),
     (["slow:0.5"], 1, True),  # a slow answer inside the timeout is just an answer
+    # A turn that did not finish: the context ran out mid-answer (was 'answer does not match the schema'), or a
+    # server tool paused it (its text was read as the answer)
+    ([CONTEXT_CUT, CONTEXT_CUT], 2, False),
+    (["stop:pause_turn", "ok"], 2, True),
     # What a gateway in front of the API may answer instead of a well-formed message:
     (["fenced"], 1, True),  # the JSON answer inside prose and a ```json fence: the one object it holds
     (["thinking"], 1, True),  # a thinking block before the text
@@ -183,6 +193,8 @@ FAULT_SCRIPTS = [
     (["usage:-5000"], 1, True),  # negative: would make the call pay the night back
     (["usage:99999999999"], 1, True),  # more tokens than any context holds
     (["usage:abc"], 1, True),  # not a number: the arithmetic crashed
+    (["usage:0"], 1, True),  # no tokens at all (every request holds a prompt): was billed $0.0000
+    (["usage:400,600,5000000000,3000000000"], 1, True),  # cache counts past any context: were billed as nothing
 ]
 """What the local API answers one call, in order: (script, requests the client sends, answered in the end)."""
 
@@ -204,7 +216,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
             model.complete(spec, AnalyzerJudgment)
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
                 ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
-                "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry"}
+                "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry",
+                CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
+                             "retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed
@@ -213,8 +227,32 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
     assert len(records) == 1 and records[0].attempts == requests and (records[0].response is None) != ok
     if script[0] in ("nousage", "nullusage") or script[0].startswith("usage:"):
         # unreported or unbelievable usage is never free nor unbounded: the call's worst case is billed
-        assert (records[0].input_tokens, records[0].output_tokens) == (2500, 600)
+        billed = records[0]
+        assert (billed.input_tokens, billed.output_tokens, billed.cache_write_tokens, billed.cache_read_tokens) == (
+            2500, 600, 0, 0)
         assert records[0].usd == pytest.approx(model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
+@pytest.mark.parametrize(("stop_reason", "said"), [
+    ("model_context_window_exceeded", "truncated answer (stop_reason model_context_window_exceeded)"),
+    ("end_turn", "answer does not match the schema (1 error(s))")])
+def test_a_cut_answer_is_never_read_as_the_one_whole_object_inside_it(tmp_path: Path, server: FakeAnthropic,
+                                                                      stop_reason: str, said: str) -> None:
+    """A verifier answer cut after its one finding held that finding whole: it was read as the answer, a
+    verification with no findings, and the skeptic's doubt was lost (and replayed on every re-run)."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.answer_with("VerifierJudgment", lambda r: {"findings": [
+        {"check": "assumptions", "cites": "numbers.sales_3m", "finding": "Seasonal.", "effect": "reject"}],
+        "fatal_assumption": None})
+    spec = dataclasses.replace(_analyzer_call(), role="verifier", model="claude-sonnet-5-5",
+                               prompt=load_prompt("verifier"), output_type=VerifierJudgment)
+    server.script(f"cut:{stop_reason}", f"cut:{stop_reason}")
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(spec, VerifierJudgment)
+    assert str(failed.value) == f"verifier: {said}, also after one retry"
+    (record,) = model.drain().calls
+    assert record.response is None and record.attempts == 2
 
 
 def test_a_stored_answer_the_schema_no_longer_takes_is_asked_for_again(tmp_path: Path,
@@ -362,6 +400,20 @@ def test_the_budget_ceiling_stops_calls_mid_night(tmp_path: Path) -> None:
     assert run.brief is not None and len(run.routes) == 12  # every candidate still routed, by code
 
 
+def test_a_ceiling_below_one_candidates_worst_case_says_so_beside_the_cap(tmp_path: Path,
+                                                                            server: FakeAnthropic) -> None:
+    """The cap never goes below one candidate; with a ceiling under that one's worst case the brief said only "so
+    the cap is 1", and the verifier call the ceiling stopped was a bare model error."""
+    pack = _source(tmp_path)
+    raw = yaml.safe_load(pack.read_text())
+    raw["caps"]["cost_ceiling_usd"] = 0.01  # a verifier call's worst case alone is about $0.02
+    pack.write_text(yaml.safe_dump(raw))
+    run = _night(tmp_path, _model(tmp_path, server), pack)
+    assert run.brief is not None and len(run.analyses) == 1
+    assert "so the cap is 1, though even one candidate's worst case is over the ceiling" in run.brief.markdown
+    assert [e for e in run.errors if "budget_exhausted" in e.error]
+
+
 def test_a_rerun_replays_without_requests_and_writes_the_same_brief(tmp_path: Path, server: FakeAnthropic) -> None:
     pack = _source(tmp_path)
     instance = dg.DagsterInstance.ephemeral()
@@ -485,6 +537,41 @@ def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Pa
         direct = [r for r in server.requests if r.path == "/v1/messages"]
     assert len(direct) == 1 and alias("town-elm") in json.dumps(direct[0].body["messages"])
     assert not [e for e in run.errors if not e.fatal]  # the retry answered
+
+
+def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_path: Path) -> None:
+    """One line of a results file that is no JSON (a gateway's hiccup) made the SDK's decoder raise: the whole
+    batch went again through the standard API, every item the server had answered paid twice, once unrecorded."""
+    pack = _source(tmp_path)
+
+    def elm_analysis(body: dict[str, Any]) -> bool:  # its batch line is unreadable; a direct request is answered
+        return alias("town-elm") in json.dumps(body["messages"]) and \
+            body["output_config"]["format"]["schema"]["title"] == "AnalyzerJudgment"
+
+    with FakeAnthropic(batch_delay=0.1) as server:
+        server.fail_when(elm_analysis, "unreadable")
+        run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
+        direct = [r for r in server.requests if r.path == "/v1/messages"]
+    assert len(direct) == 1 and elm_analysis(direct[0].body)
+    assert not [e for e in run.errors if not e.fatal]
+    (elm,) = ResultStore(path=str(tmp_path / "r.duckdb")).query(
+        "SELECT input_tokens, output_tokens, attempts FROM model_calls WHERE candidate_id = 'town-elm' "
+        "AND role = 'analyzer'")
+    # the lost batch answer is billed at its worst case (2500 in, 600 out: the pack's default), then the retry's own
+    assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
+
+
+@pytest.mark.parametrize("results", [False, True])
+def test_a_failed_poll_of_a_running_batch_is_polled_again_not_given_up(tmp_path: Path, results: bool) -> None:
+    """A 529 or 500 on one poll gave the batch up: every item went again through the standard API while the batch
+    ran on at the server, answered and billed twice. So did one on the fetch of an ended batch's results."""
+    pack = _source(tmp_path)
+    with FakeAnthropic(batch_delay=0.2) as server:
+        server.fail_polls(529, 500, results=results)
+        run = _night(tmp_path, _model(tmp_path, server, batch=True, batch_poll_s=0.05), pack)
+        posts = [r.path for r in server.requests]
+    assert "/v1/messages" not in posts and posts.count("/v1/messages/batches") == 25
+    assert not [e for e in run.errors if not e.fatal] and run.cost.calls == 25
 
 
 @pytest.mark.parametrize(("status", "fix"), [("401", "set a valid ANTHROPIC_API_KEY"),

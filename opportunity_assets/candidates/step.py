@@ -24,6 +24,11 @@ from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
 
+_OVER_CEILING = (", though even one candidate's worst case is over the ceiling: calls that would cross it are not "
+                 "sent (budget_exhausted)")
+"""Said beside a cap of one the ceiling cannot cover ("so the cap is 1" alone read as if one candidate fit, and its
+unsent calls were a bare model error). Digit-free: every number in the brief must be a stored one."""
+
 
 def night_id(domain: str, as_of: date, fingerprint: str) -> str:
     """The night's run id in the state object: it names the as_of, the domain and the criteria version."""
@@ -104,7 +109,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
             report = dataclasses.replace(report, notes=[*report.notes, (
                 f"model cost ceiling ${pack.caps.cost_ceiling_usd:.2f}: worst case "
                 f"${estimate.worst_case_usd:.2f} for {estimate.candidates} candidates, so the cap is "
-                f"{report.went_on}")])
+                f"{report.went_on}{_OVER_CEILING if affordable == 0 else ''}")])
             cost_facts = {"model_worst_case_usd": estimate.worst_case_usd, "model_worst_case_candidates":
                           estimate.candidates}
     coverage = required_input_coverage(pack.required_inputs, found)

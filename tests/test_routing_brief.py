@@ -21,10 +21,12 @@ from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.outcomes.logic import format_edge, format_outcome
 from opportunity_assets.records import (
     Analysis,
+    Brief,
     Cost,
     Destination,
     RunError,
     Status,
+    Summary,
     Verdict,
     Verification,
 )
@@ -164,22 +166,30 @@ def test_brief_shows_best_scores_first(crowded: tuple[CriteriaPack, NightRecords
     assert shown == [names[i] for i in act_ids[:len(shown)]]
 
 
-def test_every_number_in_the_brief_is_in_the_store(crowded: tuple[CriteriaPack, NightRecords],
-                                                   tmp_path: Path) -> None:
-    """The blocking `numbers_in_store` check, run as the brief asset runs it, over a crowded night."""
+def _stored_numbers(directory: Path, pack: CriteriaPack, night: NightRecords, brief: Brief,
+                    summary: Summary) -> list[float]:
+    """The numbers the blocking `numbers_in_store` check holds a brief against, the night written to a store as
+    the brief asset writes it."""
     from opportunity_assets.brief.step import stored_numbers
     from resources.store import ResultStore
 
-    pack, night = crowded
-    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    store = ResultStore(path=str(directory / "results.duckdb"))
     store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
                      criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
                      scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
     store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
-    brief, summary = render_brief(pack, night, "off")
     store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
                         model_mode="off")
-    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+    return stored_numbers(store, pack, AS_OF)
+
+
+def test_every_number_in_the_brief_is_in_the_store(crowded: tuple[CriteriaPack, NightRecords],
+                                                   tmp_path: Path) -> None:
+    """The blocking `numbers_in_store` check, run as the brief asset runs it, over a crowded night."""
+    pack, night = crowded
+    brief, summary = render_brief(pack, night, "off")
+    stored = _stored_numbers(tmp_path, pack, night, brief, summary)
+    assert unsupported_numbers(brief.markdown, stored, AS_OF) == []
 
 
 def test_a_count_in_what_would_resolve_a_doubt_is_in_the_store(tmp_path: Path) -> None:
@@ -188,9 +198,6 @@ def test_a_count_in_what_would_resolve_a_doubt_is_in_the_store(tmp_path: Path) -
     `numbers_in_store` ("numbers not in store: 13"): the count is code's, written into the stored verification. A
     verification's own texts (its reason and what would resolve it) are stored as written, and so are their
     numbers; a number in neither is still named."""
-    from opportunity_assets.brief.step import stored_numbers
-    from resources.store import ResultStore
-
     pack, night = _night(tmp_path, [row for i in range(3) for row in _strong(_town(i), i)])
     doubted = night.verifications[0].model_copy(update={
         "status": Status.UNCERTAIN, "reason": "the data is doubted: sales equals 16 other entities'",
@@ -201,14 +208,7 @@ def test_a_count_in_what_would_resolve_a_doubt_is_in_the_store(tmp_path: Path) -
     assert routes[0].section_or_tag == "needs_your_judgment"
     brief, summary = render_brief(pack, night, "off")
     assert "and 13 more's" in brief.markdown
-    store = ResultStore(path=str(tmp_path / "results.duckdb"))
-    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
-                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
-                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
-    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
-    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
-                        model_mode="off")
-    stored = stored_numbers(store, pack, AS_OF)
+    stored = _stored_numbers(tmp_path, pack, night, brief, summary)
     assert unsupported_numbers(brief.markdown, stored, AS_OF) == []
     assert unsupported_numbers(brief.markdown + " and 4711 more", stored, AS_OF) == ["4711"]
 
@@ -271,9 +271,6 @@ def test_brief_reports_errors_and_notes(tmp_path: Path) -> None:
 def test_the_run_summary_names_entities_as_the_source_writes_them(tmp_path: Path) -> None:
     """The scan's notes reach the brief as written, only their first letter raised: the flagged line named states
     `in, mn, tn` where the quarantine line above it named them `NY, PA, TX` (`str.capitalize` lowers the rest)."""
-    from opportunity_assets.brief.step import stored_numbers
-    from resources.store import ResultStore
-
     rows = month_rows("Alpha", sales=300.0) + month_rows("Bravo", sales=200.0) + month_rows("NM", sales=50.0) \
         + month_rows("TX", sales=100.0, overrides={(2014, 6): {"sales": "abc"}})
     pack, night = _night(tmp_path, rows, **{"caps.max_candidates": 2, "caps.min_candidates": 0,
@@ -288,36 +285,21 @@ def test_the_run_summary_names_entities_as_the_source_writes_them(tmp_path: Path
     # TX's filters read its unknown sales as UNCLEAR: it passed none of them for sure, and the count says so
     assert "Scanned 4; passed filters 4 (1 with a filter UNCLEAR: its metric has no value); capped 1;" \
         in brief.markdown
-    store = ResultStore(path=str(tmp_path / "results.duckdb"))
-    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
-                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
-                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
-    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
-    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
-                        model_mode="off")
-    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+    stored = _stored_numbers(tmp_path, pack, night, brief, summary)
+    assert unsupported_numbers(brief.markdown, stored, AS_OF) == []
 
 
 def test_a_red_flag_quoted_in_the_brief_is_the_pack_s_own_number(tmp_path: Path) -> None:
     """Trial 29: a doubting red flag `dip < -0.15` is quoted in the brief ("decide whether crash (dip < -0.15)
     rules it out"), and -0.15, held by the store only as the pack's text, stopped the night at `numbers_in_store`
     after every candidate was analyzed ("numbers not in store: -0.15")."""
-    from opportunity_assets.brief.step import stored_numbers
-    from resources.store import ResultStore
-
     rows = [row for i in range(4) for row in _strong(_town(i), i)]
     flag = {"name": "any_sales", "when": "sales_12m > -0.37 * 3", "message": "has sales", "effect": "doubt"}
     pack, night = _night(tmp_path, rows, red_flags=[flag])
     brief, summary = render_brief(pack, night, "off")
     assert "(sales_12m > -0.37 * 3) rules it out" in brief.markdown
-    store = ResultStore(path=str(tmp_path / "results.duckdb"))
-    store.write_scan(pack.domain, AS_OF, run_id="test", criteria_fingerprint=pack.fingerprint,
-                     criteria=pack.model_dump_json(), anchor_period=date(2014, 12, 1),
-                     scan_report=night.scan_report, candidates=night.candidates, quarantined=[])
-    store.write_stage(pack.domain, analyses=night.analyses, verifications=night.verifications)
-    store.write_routing(pack.domain, AS_OF, routes=night.routes, brief=brief, summary=summary, cost=Cost(),
-                        model_mode="off")
-    assert unsupported_numbers(brief.markdown, stored_numbers(store, pack, AS_OF), AS_OF) == []
+    stored = _stored_numbers(tmp_path, pack, night, brief, summary)
+    assert unsupported_numbers(brief.markdown, stored, AS_OF) == []
 
 
 # ---- the number check --------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ warnings.filterwarnings("ignore", message="Found asset job named")
 
 from opportunity_assets.automation.schedules import build_nightly_schedule
 from opportunity_assets.automation.sensors import build_chain_sensors
-from opportunity_assets.automation.settings import load_settings
+from opportunity_assets.automation.settings import ModelSettings, load_settings
 from opportunity_assets.brief.assets import build_brief_and_archive
 from opportunity_assets.candidates.assets import build_candidates
 from opportunity_assets.criteria import CriteriaPack
@@ -87,17 +87,18 @@ def night_jobs(nights: dg.PartitionsDefinition, candidates: dg.AssetsDefinition,
     ]
 
 
-def model_for(store: ResultStore, *, refresh: bool = False) -> ModelResource:
+def model_for(store: ResultStore, *, refresh: bool = False, settings: ModelSettings | None = None) -> ModelResource:
     """Chosen at wiring time: the real SDK when an API key or an Anthropic-compatible base URL is configured,
     deterministic mode otherwise. Only the variables' presence is looked at here; their values reach the
     resource through `EnvVar` when a run starts, and never appear in code, logs or metadata. An empty (or blank)
-    variable counts as unset: `ANTHROPIC_API_KEY= opportunity run` is deterministic mode, not 61 failing calls."""
+    variable counts as unset: `ANTHROPIC_API_KEY= opportunity run` is deterministic mode, not 61 failing calls.
+    `settings`: the automation settings' `model` section (batches, timeouts, retries)."""
     has_key, has_url = (bool(os.environ.get(name, "").strip()) for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"))
     if not (has_key or has_url):
         return ModelOff()
     return AnthropicModel(api_key=dg.EnvVar("ANTHROPIC_API_KEY") if has_key else None,
                           base_url=dg.EnvVar("ANTHROPIC_BASE_URL") if has_url else None,
-                          store=store, refresh=refresh)
+                          store=store, refresh=refresh, **(settings or ModelSettings()).given())
 
 
 def build_definitions(criteria_path: str | None = None, store_path: str | None = None,
@@ -139,7 +140,7 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
             "criteria": criteria,
             "source": PointInTimeSource(),
             "store": store,
-            "model": model if model is not None else model_for(store, refresh=refresh),
+            "model": model if model is not None else model_for(store, refresh=refresh, settings=settings.model),
             "notifier": notifier,
         },
     )

@@ -30,6 +30,7 @@ from opportunity_assets.automation.logic import (
     split_by_run_state,
 )
 from opportunity_assets.automation.sensors import build_chain_sensors
+from opportunity_assets.automation.settings import ModelSettings, SensorSettings, SettingsError, load_settings
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED
 from opportunity_assets.partitions import nightly_partitions
@@ -309,3 +310,27 @@ def test_a_night_killed_while_a_message_is_on_the_wire_is_not_sent_again(
     rows = ResultStore(path=str(tmp_path / "results.duckdb")).notification_rows("texas_housing", OCT)
     # the killed run's claim stands until it expires (claim_expiry_seconds); only then may it be sent again
     assert {(r["channel"], r["status"]) for r in rows} == {("outbox", "sent"), ("webhook", CLAIMED)}
+
+
+def test_the_models_calls_are_set_in_the_automation_settings(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 43: batches, timeouts and retries were the model resource's own settings, which no command, variable
+    or file reached: `opportunity run` could never send a night's calls as a batch. The automation settings'
+    `model` section sets them (a key left out keeps the resource's default), and a wrong value is named with its
+    key before any night."""
+    from resources.model import AnthropicModel
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # configured, never called here
+    settings = {"model": {"batch": True, "timeout_s": 5, "knowledge_cutoff_date": "2024-01-31"}}
+    defs = build_definitions(store_path=str(tmp_path / "r.duckdb"), settings_path=_settings_file(tmp_path, settings))
+    model = (defs.resources or {})["model"]
+    assert isinstance(model, AnthropicModel)
+    assert (model.batch, model.timeout_s, model.max_retries) == (True, 5.0, 2)
+    assert model.knowledge_cutoff() == date(2024, 1, 31)
+    empty = load_settings(_settings_file(tmp_path, {"model": None, "sensors": None}))  # every key commented out
+    assert (empty.model, empty.sensors) == (ModelSettings(), SensorSettings())
+    with pytest.raises(SettingsError, match=r"automation.yaml: model.max_retries: Input should be less than or "
+                                            r"equal to 5"):
+        build_definitions(store_path=str(tmp_path / "r.duckdb"),
+                          settings_path=_settings_file(tmp_path, {"model": {"max_retries": 9}}))

@@ -1,5 +1,6 @@
-"""Deployment settings for running unattended: the nightly schedule, the sensors' cadence and the
-notification channels. One YAML file (`deploy/automation.yaml` by default), validated on load.
+"""Deployment settings for running unattended: the nightly schedule, the sensors' cadence, the
+notification channels and how the model's calls are made. One YAML file (`deploy/automation.yaml` by default),
+validated on load.
 
 Secrets are never written in the file: a secret field holds `{env: NAME}`, which the wiring turns into a
 `dagster.EnvVar` so that Dagster reads the variable when a run starts (never at import).
@@ -9,16 +10,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 DEFAULT_SETTINGS = Path(__file__).resolve().parent.parent.parent / "deploy" / "automation.yaml"
 
 
 class _Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_sections(cls, data: Any) -> Any:
+        """A section written with nothing under it (`model:`, every key commented out) is its defaults, not "no
+        dictionary": YAML reads it as null."""
+        if not isinstance(data, dict):
+            return data
+        sections = {name for name, field in cls.model_fields.items() if isinstance(field.default, _Settings)}
+        return {key: value for key, value in data.items() if not (value is None and key in sections)}
 
 
 class EnvRef(_Settings):
@@ -104,10 +117,38 @@ class NotificationSettings(_Settings):
     channels: ChannelSettings = ChannelSettings()
 
 
+class ModelSettings(_Settings):
+    """How the model's calls are made, where a model is configured (`ANTHROPIC_API_KEY` or `ANTHROPIC_BASE_URL`):
+    a deployment's choice, not a pack's. A key left out keeps the resource's default (`resources.model.AnthropicModel`,
+    whose bounds these repeat so that a wrong value is named here, before any night)."""
+
+    batch: bool | None = None
+    """Send the calls a night makes together through the Message Batches API: half price, answers within hours."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Longest wait for one whole response (default 60)."""
+    max_retries: int | None = Field(default=None, ge=0, le=5)
+    """Retries of a transient HTTP error (default 2)."""
+    max_retry_after_s: float | None = Field(default=None, ge=0)
+    """Cap on a server's `retry-after` wait (default 10)."""
+    knowledge_cutoff_date: date | None = None
+    """Nights before it are blinded in prompts: no names, no dates (default 2025-06-01)."""
+    batch_window_s: float | None = Field(default=None, ge=0)
+    batch_poll_s: float | None = Field(default=None, gt=0)
+    batch_timeout_s: float | None = Field(default=None, gt=0)
+
+    def given(self) -> dict[str, Any]:
+        """The keys the file sets, as the resource takes them."""
+        given = self.model_dump(exclude_none=True)
+        if self.knowledge_cutoff_date is not None:
+            given["knowledge_cutoff_date"] = self.knowledge_cutoff_date.isoformat()
+        return given
+
+
 class AutomationSettings(_Settings):
     schedule: ScheduleSettings = ScheduleSettings()
     sensors: SensorSettings = SensorSettings()
     notifications: NotificationSettings = NotificationSettings()
+    model: ModelSettings = ModelSettings()
 
 
 class SettingsError(ValueError):

@@ -21,7 +21,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     TypeAdapter,
@@ -37,7 +36,7 @@ from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import PackModel, SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
@@ -52,8 +51,8 @@ class CriteriaError(ValueError):
     """A criteria pack that cannot be used; the message names the key, the value and what was expected."""
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+class _Spec(PackModel):
+    """A section of the pack (`sources.spec.PackModel`: no truth value for a number)."""
 
 
 Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days", "derived"]

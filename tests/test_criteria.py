@@ -284,6 +284,33 @@ def test_a_date_no_calendar_has_names_its_key(tmp_path: Path, key: str, text: st
     assert f"key `{key}" in str(exc.value)
 
 
+@pytest.mark.parametrize(("key", "written", "shown"), [
+    ("source.publication_lag_days", "yes", "True"),
+    ("metrics.sales_3m.window", "[0, yes]", "[0, True]"),
+    ("metrics.sales_3m.min_rows", "on", "True"),
+    ("thresholds.strong", "on", "True"),
+    ("formula.scale", "yes", "True"),
+    ("caps.max_candidates", "yes", "True"),
+    ("integrity.history_periods", "off", "False"),
+])
+def test_a_truth_value_where_a_number_goes_is_refused_naming_its_key(tmp_path: Path, key: str, written: str,
+                                                                     shown: str) -> None:
+    """Trial 44: YAML reads an unquoted `yes`, `on`, `off` as a truth value, which pydantic took as 1 or 0:
+    `publication_lag_days: yes` was a lag of one day and `window: [0, yes]` the window [0, 1], check saying ok;
+    `thresholds.strong: on` was told under `thresholds.marginal`, a key the pack had right."""
+    path = write_pack(tmp_path, _source(tmp_path), **{key: "WRITTEN"})
+    path.write_text(path.read_text().replace("WRITTEN", written))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert f"key `{key}`: got {shown}; expected a number: YAML reads an unquoted yes" in str(exc.value)
+
+
+def test_a_truth_value_stays_one_where_a_key_takes_one(tmp_path: Path) -> None:
+    """`caps.descending: false` and a `where`'s `in: [yes]` are truth values by design, read as before."""
+    pack = _load(tmp_path, **{"caps.order_by": "sales_3m", "caps.descending": False})
+    assert pack.caps.descending is False
+
+
 def test_invalid_yaml(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")
@@ -630,7 +657,8 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
                                    "name written without quotes in lower case)"),
     ({"domain": "Aus Arrivals"}, "key `domain`: got 'Aus Arrivals'; expected a name of lower-case letters, digits and "
                                  "`_`, starting with a letter (e.g. 'aus_arrivals'"),
-    ({"hard_filters.0.value": True}, "key `hard_filters.0.value`: got True; expected a number written plainly"),
+    ({"hard_filters.0.value": True},
+     "key `hard_filters.0.value`: got True; expected a number: YAML reads an unquoted yes"),
 ])
 def test_a_name_or_bound_of_the_wrong_form_is_said_in_words(tmp_path: Path, changes: dict[str, Any],
                                                             said: str) -> None:

@@ -628,9 +628,11 @@ class CriteriaPack(_Spec):
 
     def path_of(self, source: SourceSpec) -> Path:
         """A source's (or a joined table's) file, relative to the pack file (the pack's folder for a query over
-        files: `SourceSpec.over_files`)."""
+        files: `SourceSpec.over_files`). A leading `~` is the home folder, as a shell reads it (trial 44:
+        `path: ~/houses.csv`, a file in the home folder, was "expected an existing file (looked at
+        /packs/~/houses.csv)", a folder named `~` beside the pack)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        path = (base / (source.path or "")).resolve()
+        path = (base / Path(source.path or "").expanduser()).resolve()
         # a ZIP archive's file, extracted once (`sources.archives`); raises ArchiveError naming the key at fault
         return archives.extracted(path, source.member) if archives.is_archive(source.path) and path.is_file() else path
 

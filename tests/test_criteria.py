@@ -52,6 +52,17 @@ def test_fingerprint_changes_with_the_criteria(tmp_path: Path) -> None:
     assert _load(tmp_path).fingerprint == base.fingerprint
 
 
+def test_a_source_path_under_the_home_folder_is_read_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 44: `path: ~/houses.csv` was looked for in a folder named `~` beside the pack, and refused."""
+    home, packs = tmp_path / "home", tmp_path / "packs"
+    home.mkdir()
+    packs.mkdir()
+    write_csv(home / "source.csv", month_rows("Alpha"))
+    monkeypatch.setenv("HOME", str(home))
+    pack = load_criteria(write_pack(packs, home / "source.csv", **{"source.path": "~/source.csv"}))
+    assert pack.path_of(pack.source) == (home / "source.csv").resolve()
+
+
 def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     _source(tmp_path)

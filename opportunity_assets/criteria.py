@@ -799,12 +799,32 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}{hint}")
 
 
+_YAML_WORDS = (
+    ("found character '\\t'", "a tab in the indentation: YAML indents with spaces only"),
+    ("mapping values are not allowed here", "a `key: value` where none can start: a line indented deeper than the "
+     "keys beside it, a line above it with no `:`, or a value holding `: ` unquoted"),
+    ("expected <block end>", "a line indented otherwise than the keys beside it: expected each key of a section at "
+     "the same number of spaces"),
+    ("but found another document", "a second document (`---`) starts here: expected one pack, one mapping of keys, "
+     "per file"),
+    ("found unexpected end of stream", "a quote or bracket opened and never closed"),
+)
+"""PyYAML's words for the slips a pack's author makes, in the pack's words (trial 44: a key indented one space too
+deep was "mapping values are not allowed here", a second `---` "but found another document", PyYAML's text)."""
+
+
 def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """PyYAML's error in one line: what, and where (line and column, from 1)."""
+    """PyYAML's error in one line: what, in words where the slip is a common one, and where (line and column, from
+    1, with the line as written)."""
     problem = getattr(exc, "problem", None) or str(exc)
+    problem = next((words for start, words in _YAML_WORDS if problem.startswith(start)), problem)
     mark = getattr(exc, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return " ".join(f"{problem}{where}".split())
+    if mark is None:
+        return " ".join(problem.split())
+    lines = str(mark.buffer or "").splitlines()
+    written = lines[mark.line].strip(" \t\0") if mark.line < len(lines) else ""
+    where = f"line {mark.line + 1}, column {mark.column + 1}" + (f", {shorten(written, 60)!r}" if written else "")
+    return " ".join(f"{where}: {problem}".split())
 
 
 def _check_rendered(template: str, units: dict[str, str]) -> None:

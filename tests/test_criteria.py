@@ -277,8 +277,8 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
     """PyYAML keeps the later of two equal keys silently (a metric defined twice: the first one vanishes)."""
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics:\n  a: {agg: sum}\n  a: {agg: avg}\n")
-    with pytest.raises(CriteriaError, match=r"key 'a' written twice \(first at line 3\): the later would win at "
-                                            r"line 4, column 3"):
+    with pytest.raises(CriteriaError, match=r"line 4, column 3, 'a: \{agg: avg\}': key 'a' written twice \(first at "
+                                            r"line 3\): the later would win"):
         load_criteria(path)
 
 
@@ -327,6 +327,25 @@ def test_invalid_yaml(tmp_path: Path) -> None:
     path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")
     with pytest.raises(CriteriaError, match="not valid YAML"):
         load_criteria(path)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("domain: x\nsource:\n\tpath: a.csv\n", "line 3, column 1, 'path: a.csv': a tab in the indentation: YAML "
+                                             "indents with spaces only"),
+    ("domain: x\nsource:\n  path: a.csv\n   grain: year\n", "line 4, column 9, 'grain: year': a `key: value` "
+                                                           "where none can start: a line indented deeper"),
+    ("domain: x\nsource:\n  path: a.csv\n grain: year\n", "line 4, column 2, 'grain: year': a line indented "
+                                                          "otherwise than the keys beside it"),
+    ("domain: x\n---\ndomain: y\n", "line 2, column 1, '---': a second document (`---`) starts here"),
+])
+def test_a_yaml_slip_is_said_in_the_packs_words_with_its_line(tmp_path: Path, text: str, said: str) -> None:
+    """Trial 44: PyYAML's own text ("mapping values are not allowed here", "but found another document") for a
+    key indented one space too deep or a second `---`: now the slip in words, and the line as written."""
+    path = tmp_path / "pack.yaml"
+    path.write_text(text)
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert f"not valid YAML ({said}" in str(exc.value)
 
 
 def test_missing_pack_file(tmp_path: Path) -> None:

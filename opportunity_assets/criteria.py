@@ -1100,6 +1100,11 @@ def _describe(error: Any) -> str:
         expected = f"only the keys of `{within}`: " + ", ".join(f"`{k}`" for k in section) \
             if section and within and len(section) <= _LISTED_KEYS else "only the documented keys"
         return f"key `{key}`: unknown key{hint}; expected {expected}"
+    if error["type"] == "invalid_key":  # (trial 44: "key `hard_filters.0.0`: got 0; expected Keys should be strings")
+        within = ".".join(str(part) for part in error["loc"][:-1])
+        return (f"key `{within or '(top level)'}`: got a key {error['input']!r}, a number, where each key is a name; "
+                "expected names as keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is read as "
+                "`value: 1` and a key `000` (write 1000)")
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
     if error["type"] == "model_type" and (own := _keys_at(tuple(error["loc"]))) and len(own) <= _LISTED_KEYS:

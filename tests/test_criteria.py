@@ -348,6 +348,19 @@ def test_a_yaml_slip_is_said_in_the_packs_words_with_its_line(tmp_path: Path, te
     assert f"not valid YAML ({said}" in str(exc.value)
 
 
+def test_a_number_written_with_a_comma_in_a_flow_mapping_names_the_mapping(tmp_path: Path) -> None:
+    """Trial 44: `{..., value: 1,000}` is YAML's `value: 1` and a key `000`: pydantic's "Keys should be strings",
+    under `hard_filters.0.0`, a key the pack never wrote."""
+    path = write_pack(tmp_path, _source(tmp_path), **{"hard_filters.0": "FLOW"})
+    path.write_text(path.read_text().replace(
+        "FLOW", "{name: liquidity, metric: sales_12m, op: '>=', value: 1,000}"))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert "key `hard_filters.0`: got a key 0, a number, where each key is a name; expected names as keys: in a " \
+           "`{...}` mapping a comma ends a value, so `value: 1,000` is read as `value: 1`" in str(exc.value)
+    assert "Keys should be strings" not in str(exc.value)
+
+
 def test_missing_pack_file(tmp_path: Path) -> None:
     with pytest.raises(CriteriaError, match="not found"):
         load_criteria(tmp_path / "absent.yaml")

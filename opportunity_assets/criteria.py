@@ -904,6 +904,19 @@ def _date_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _date_or_text)
 
 
+def _int_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
+    """A whole number YAML reads, or, for one YAML 1.1 reads in another base, its text as written: a leading zero
+    is octal there and a colon base 60 (trial 44: `window: [02, 010]` was told "got [2, 8]", and a ZIP code listed
+    in a `where`, `in: [02134]`, was compared as '1116'). As text, a key taking a number reads `010` as 10 and a
+    listed value is the code as written."""
+    if re.fullmatch(r"[-+]?0[0-9_]+|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+", node.value):
+        return loader.construct_scalar(node)
+    return loader.construct_yaml_int(node)
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_or_text)
+
+
 def _yaml_kind(raw: object) -> str:
     """What a YAML document that is no mapping holds, in words (a list, a text, a number), with its start."""
     kind = "a list (lines starting `- `)" if isinstance(raw, list) else \
@@ -1087,6 +1100,12 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: missing; expected a value"
     if error["type"] == "too_long" and (error.get("ctx") or {}).get("field_type") == "Tuple":
         return f"key `{key}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
+    if error["type"] == "invalid_key" or (error["type"] == "extra_forbidden" and str(error["loc"][-1]).isdigit()):
+        # (trial 44: "key `hard_filters.0.0`: got 0; expected Keys should be strings", of `value: 1,000`)
+        within = ".".join(str(part) for part in error["loc"][:-1])
+        return (f"key `{within or '(top level)'}`: got a key {str(error['loc'][-1])!r}, a number, where each key is "
+                "a name; expected names as keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is "
+                "read as `value: 1` and a key `000` (write 1000)")
     if error["type"] == "extra_forbidden":
         name, section = str(error["loc"][-1]), _keys_at(tuple(error["loc"][:-1]))
         within = ".".join(str(part) for part in error["loc"][:-1])
@@ -1100,11 +1119,6 @@ def _describe(error: Any) -> str:
         expected = f"only the keys of `{within}`: " + ", ".join(f"`{k}`" for k in section) \
             if section and within and len(section) <= _LISTED_KEYS else "only the documented keys"
         return f"key `{key}`: unknown key{hint}; expected {expected}"
-    if error["type"] == "invalid_key":  # (trial 44: "key `hard_filters.0.0`: got 0; expected Keys should be strings")
-        within = ".".join(str(part) for part in error["loc"][:-1])
-        return (f"key `{within or '(top level)'}`: got a key {error['input']!r}, a number, where each key is a name; "
-                "expected names as keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is read as "
-                "`value: 1` and a key `000` (write 1000)")
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
     if error["type"] == "model_type" and (own := _keys_at(tuple(error["loc"]))) and len(own) <= _LISTED_KEYS:

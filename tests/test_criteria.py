@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from opportunity_assets import criteria
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from tests.conftest import PACK, month_rows, write_csv, write_pack
 
@@ -351,14 +352,28 @@ def test_a_yaml_slip_is_said_in_the_packs_words_with_its_line(tmp_path: Path, te
 def test_a_number_written_with_a_comma_in_a_flow_mapping_names_the_mapping(tmp_path: Path) -> None:
     """Trial 44: `{..., value: 1,000}` is YAML's `value: 1` and a key `000`: pydantic's "Keys should be strings",
     under `hard_filters.0.0`, a key the pack never wrote."""
-    path = write_pack(tmp_path, _source(tmp_path), **{"hard_filters.0": "FLOW"})
-    path.write_text(path.read_text().replace(
-        "FLOW", "{name: liquidity, metric: sales_12m, op: '>=', value: 1,000}"))
-    with pytest.raises(CriteriaError) as exc:
+    for written, key in (("1,000", "000"), ("1,5", "5")):
+        path = write_pack(tmp_path, _source(tmp_path), **{"hard_filters.0": "FLOW"})
+        path.write_text(path.read_text().replace(
+            "FLOW", f"{{name: liquidity, metric: sales_12m, op: '>=', value: {written}}}"))
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(path)
+        assert f"key `hard_filters.0`: got a key '{key}', a number, where each key is a name; expected names as " \
+               "keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is read as `value: 1`" \
+               in str(exc.value)
+        assert "Keys should be strings" not in str(exc.value)
+
+
+def test_a_number_yaml_would_read_in_another_base_is_read_as_written(tmp_path: Path) -> None:
+    """Trial 44: YAML 1.1 reads a leading zero as octal and a colon as base 60: `window: [02, 010]` was told
+    "got [2, 8]", and `in: [02134]`, a ZIP code, compared as '1116'."""
+    path = write_pack(tmp_path, _source(tmp_path), **{"metrics.sales_3m.window": "PAIR"})
+    path.write_text(path.read_text().replace("PAIR", "[0, 010]"))
+    assert load_criteria(path).metrics["sales_3m"].window == (0, 10)
+    path.write_text(path.read_text().replace("[0, 010]", "[0, 1:30]"))
+    with pytest.raises(CriteriaError, match=r"key `metrics.sales_3m.window.1`: got '1:30'; expected a whole number"):
         load_criteria(path)
-    assert "key `hard_filters.0`: got a key 0, a number, where each key is a name; expected names as keys: in a " \
-           "`{...}` mapping a comma ends a value, so `value: 1,000` is read as `value: 1`" in str(exc.value)
-    assert "Keys should be strings" not in str(exc.value)
+    assert yaml.load("in: [02134, 7, 0x1F]", Loader=criteria._UniqueKeyLoader) == {"in": ["02134", 7, 31]}
 
 
 def test_missing_pack_file(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from opportunity_assets.formatting import format_value
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
+from opportunity_assets.sources.extensions import format_named_by
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import PackModel, SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
@@ -972,6 +973,10 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             found = pack.path_of(source)
         except archives.ArchiveError as exc:
             raise CriteriaError(f"criteria file {path}: key `{within}.{exc.key}`: {exc}") from None
+        if found.is_dir():  # (trial 44: a folder was "expected an existing file (looked at /data)", as if absent)
+            held = sorted(p.name for p in found.iterdir() if p.is_file() and format_named_by(p) is not None)[:5]
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; {found} is a "
+                                f"folder: expected a data file's path" + (f", such as one of {held}" if held else ""))
         if not found.is_file():
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
                                 f"expected an existing file (looked at {found})")

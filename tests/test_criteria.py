@@ -64,6 +64,14 @@ def test_a_source_path_under_the_home_folder_is_read_there(tmp_path: Path, monke
     assert pack.path_of(pack.source) == (home / "source.csv").resolve()
 
 
+def test_a_source_path_to_a_folder_says_it_is_one(tmp_path: Path) -> None:
+    """Trial 44: `path: ./` was "expected an existing file (looked at /data)", as if nothing were there."""
+    _source(tmp_path)
+    message = _error(tmp_path, **{"source.path": "./"})
+    assert f"key `source.path`: got './'; {tmp_path} is a folder: expected a data file's path, such as one of " \
+           "['source.csv']" in message
+
+
 def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     _source(tmp_path)

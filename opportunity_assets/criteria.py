@@ -1120,7 +1120,7 @@ def _describe(error: Any) -> str:
                     + " (the key of another section, misplaced)")
         # a name close to one of its own section's keys; only else to any key (never the name refused itself)
         close = difflib.get_close_matches(name, [k for k in section or _known_keys() if k != name], n=1)
-        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        hint = f" (did you mean `{close[0]}`?)" if close else _nested_hint(name, tuple(error["loc"][:-1]))
         expected = f"only the keys of `{within}`: " + ", ".join(f"`{k}`" for k in section) \
             if section and within and len(section) <= _LISTED_KEYS else "only the documented keys"
         return f"key `{key}`: unknown key{hint}; expected {expected}"
@@ -1182,6 +1182,18 @@ def _keys_at(loc: tuple[Any, ...]) -> list[str] | None:
             return None
     keys = [k for m in _models_in(annotation) for k in m.model_fields if k != "pack_path"]
     return list(dict.fromkeys(keys)) or None
+
+
+def _nested_hint(name: str, loc: tuple[Any, ...]) -> str:
+    """The keys one level down in the section at `loc` that a refused key may have meant: close to it, or ending in
+    its last word (trial 44: `integrity: {min_mads: 3}` was "unknown key; expected only the documented keys",
+    `integrity.level_shift.threshold_mads` never named)."""
+    last = name.rsplit("_", 1)[-1]
+    sections = [sub for sub in _keys_at(loc) or [] if _keys_at((*loc, sub, 0)) is None]  # (not a list's items)
+    found = [f"{sub}.{key}" for sub in sections for key in _keys_at((*loc, sub)) or []
+             if key.rsplit("_", 1)[-1] == last or difflib.get_close_matches(name, [key], n=1)]
+    within = ".".join(str(part) for part in loc)
+    return f" (did you mean {', '.join(f'`{within}.{k}`' for k in found[:3])}?)" if found else ""
 
 
 def _home_of(name: str, loc: tuple[Any, ...]) -> str | None:

@@ -496,6 +496,12 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)
 
 
+def test_an_unknown_key_of_a_long_section_names_the_keys_one_level_down_it_may_mean(tmp_path: Path) -> None:
+    """Trial 44: `integrity: {min_mads: 3}` was "unknown key; expected only the documented keys", naming none."""
+    message = _error(tmp_path, **{"integrity.min_mads": 3})
+    assert "key `integrity.min_mads`: unknown key (did you mean `integrity.level_shift.threshold_mads`" in message
+
+
 def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_keys(tmp_path: Path) -> None:
     """Trial 37: an identity written as a comparison, `{name, left, right, tolerance}`, was four messages for one
     cause: "`integrity.identities.0.ratio`: missing", "`...left`: unknown key (did you mean `effect`?)", "`...right`:

@@ -296,7 +296,7 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
     unreachable store URL is one line too, before any night starts, and so is a night of the pack's domain that
     another pack made there (`another_packs_night`)."""
-    from opportunity_assets.candidates.step import another_packs_night
+    from opportunity_assets.candidates.step import another_packs_night, domain_night
     from opportunity_assets.check.pack import check_pack
 
     checked = check_pack(pack, as_of, with_facts=False)
@@ -306,7 +306,7 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     for warning in checked.warnings:
         print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
-    if foreign := another_packs_night(store.night(pack.domain, as_of), pack):
+    if foreign := another_packs_night(domain_night(store, pack.domain, as_of), pack, as_of):
         raise ValueError(f"{pack.domain}, night {as_of}: {foreign}")
 
 

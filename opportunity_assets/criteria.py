@@ -21,7 +21,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     TypeAdapter,
@@ -36,8 +35,9 @@ from opportunity_assets.formatting import format_value
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
+from opportunity_assets.sources.extensions import format_named_by
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import PackModel, SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
@@ -52,8 +52,8 @@ class CriteriaError(ValueError):
     """A criteria pack that cannot be used; the message names the key, the value and what was expected."""
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+class _Spec(PackModel):
+    """A section of the pack (`sources.spec.PackModel`: no truth value for a number)."""
 
 
 Aggregation = Literal["sum", "avg", "min", "max", "last", "coverage", "age_days", "derived"]
@@ -629,9 +629,11 @@ class CriteriaPack(_Spec):
 
     def path_of(self, source: SourceSpec) -> Path:
         """A source's (or a joined table's) file, relative to the pack file (the pack's folder for a query over
-        files: `SourceSpec.over_files`)."""
+        files: `SourceSpec.over_files`). A leading `~` is the home folder, as a shell reads it (trial 44:
+        `path: ~/houses.csv`, a file in the home folder, was "expected an existing file (looked at
+        /packs/~/houses.csv)", a folder named `~` beside the pack)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        path = (base / (source.path or "")).resolve()
+        path = (base / Path(source.path or "").expanduser()).resolve()
         # a ZIP archive's file, extracted once (`sources.archives`); raises ArchiveError naming the key at fault
         return archives.extracted(path, source.member) if archives.is_archive(source.path) and path.is_file() else path
 
@@ -798,12 +800,32 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}{hint}")
 
 
+_YAML_WORDS = (
+    ("found character '\\t'", "a tab in the indentation: YAML indents with spaces only"),
+    ("mapping values are not allowed here", "a `key: value` where none can start: a line indented deeper than the "
+     "keys beside it, a line above it with no `:`, or a value holding `: ` unquoted"),
+    ("expected <block end>", "a line indented otherwise than the keys beside it: expected each key of a section at "
+     "the same number of spaces"),
+    ("but found another document", "a second document (`---`) starts here: expected one pack, one mapping of keys, "
+     "per file"),
+    ("found unexpected end of stream", "a quote or bracket opened and never closed"),
+)
+"""PyYAML's words for the slips a pack's author makes, in the pack's words (trial 44: a key indented one space too
+deep was "mapping values are not allowed here", a second `---` "but found another document", PyYAML's text)."""
+
+
 def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """PyYAML's error in one line: what, and where (line and column, from 1)."""
+    """PyYAML's error in one line: what, in words where the slip is a common one, and where (line and column, from
+    1, with the line as written)."""
     problem = getattr(exc, "problem", None) or str(exc)
+    problem = next((words for start, words in _YAML_WORDS if problem.startswith(start)), problem)
     mark = getattr(exc, "problem_mark", None)
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return " ".join(f"{problem}{where}".split())
+    if mark is None:
+        return " ".join(problem.split())
+    lines = str(mark.buffer or "").splitlines()
+    written = lines[mark.line].strip(" \t\0") if mark.line < len(lines) else ""
+    where = f"line {mark.line + 1}, column {mark.column + 1}" + (f", {shorten(written, 60)!r}" if written else "")
+    return " ".join(f"{where}: {problem}".split())
 
 
 def _check_rendered(template: str, units: dict[str, str]) -> None:
@@ -883,6 +905,19 @@ def _date_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _date_or_text)
 
 
+def _int_or_text(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> object:
+    """A whole number YAML reads, or, for one YAML 1.1 reads in another base, its text as written: a leading zero
+    is octal there and a colon base 60 (trial 44: `window: [02, 010]` was told "got [2, 8]", and a ZIP code listed
+    in a `where`, `in: [02134]`, was compared as '1116'). As text, a key taking a number reads `010` as 10 and a
+    listed value is the code as written."""
+    if re.fullmatch(r"[-+]?0[0-9_]+|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+", node.value):
+        return loader.construct_scalar(node)
+    return loader.construct_yaml_int(node)
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_or_text)
+
+
 def _yaml_kind(raw: object) -> str:
     """What a YAML document that is no mapping holds, in words (a list, a text, a number), with its start."""
     kind = "a list (lines starting `- `)" if isinstance(raw, list) else \
@@ -938,6 +973,10 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             found = pack.path_of(source)
         except archives.ArchiveError as exc:
             raise CriteriaError(f"criteria file {path}: key `{within}.{exc.key}`: {exc}") from None
+        if found.is_dir():  # (trial 44: a folder was "expected an existing file (looked at /data)", as if absent)
+            held = sorted(p.name for p in found.iterdir() if p.is_file() and format_named_by(p) is not None)[:5]
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; {found} is a "
+                                f"folder: expected a data file's path" + (f", such as one of {held}" if held else ""))
         if not found.is_file():
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
                                 f"expected an existing file (looked at {found})")
@@ -1066,6 +1105,12 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: missing; expected a value"
     if error["type"] == "too_long" and (error.get("ctx") or {}).get("field_type") == "Tuple":
         return f"key `{key}`: got {error['input']!r}; expected a pair in brackets, such as [0, 2]"
+    if error["type"] == "invalid_key" or (error["type"] == "extra_forbidden" and str(error["loc"][-1]).isdigit()):
+        # (trial 44: "key `hard_filters.0.0`: got 0; expected Keys should be strings", of `value: 1,000`)
+        within = ".".join(str(part) for part in error["loc"][:-1])
+        return (f"key `{within or '(top level)'}`: got a key {str(error['loc'][-1])!r}, a number, where each key is "
+                "a name; expected names as keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is "
+                "read as `value: 1` and a key `000` (write 1000)")
     if error["type"] == "extra_forbidden":
         name, section = str(error["loc"][-1]), _keys_at(tuple(error["loc"][:-1]))
         within = ".".join(str(part) for part in error["loc"][:-1])
@@ -1075,7 +1120,7 @@ def _describe(error: Any) -> str:
                     + " (the key of another section, misplaced)")
         # a name close to one of its own section's keys; only else to any key (never the name refused itself)
         close = difflib.get_close_matches(name, [k for k in section or _known_keys() if k != name], n=1)
-        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        hint = f" (did you mean `{close[0]}`?)" if close else _nested_hint(name, tuple(error["loc"][:-1]))
         expected = f"only the keys of `{within}`: " + ", ".join(f"`{k}`" for k in section) \
             if section and within and len(section) <= _LISTED_KEYS else "only the documented keys"
         return f"key `{key}`: unknown key{hint}; expected {expected}"
@@ -1137,6 +1182,18 @@ def _keys_at(loc: tuple[Any, ...]) -> list[str] | None:
             return None
     keys = [k for m in _models_in(annotation) for k in m.model_fields if k != "pack_path"]
     return list(dict.fromkeys(keys)) or None
+
+
+def _nested_hint(name: str, loc: tuple[Any, ...]) -> str:
+    """The keys one level down in the section at `loc` that a refused key may have meant: close to it, or ending in
+    its last word (trial 44: `integrity: {min_mads: 3}` was "unknown key; expected only the documented keys",
+    `integrity.level_shift.threshold_mads` never named)."""
+    last = name.rsplit("_", 1)[-1]
+    sections = [sub for sub in _keys_at(loc) or [] if _keys_at((*loc, sub, 0)) is None]  # (not a list's items)
+    found = [f"{sub}.{key}" for sub in sections for key in _keys_at((*loc, sub)) or []
+             if key.rsplit("_", 1)[-1] == last or difflib.get_close_matches(name, [key], n=1)]
+    within = ".".join(str(part) for part in loc)
+    return f" (did you mean {', '.join(f'`{within}.{k}`' for k in found[:3])}?)" if found else ""
 
 
 def _home_of(name: str, loc: tuple[Any, ...]) -> str | None:

@@ -436,6 +436,24 @@ def test_a_pack_of_another_source_under_the_same_domain_does_not_replace_its_nig
     assert main(["run", "--as-of", "2009-12-31", "--criteria", str(edited), *_args(tmp_path)]) == 0  # an edit
 
 
+def test_a_pack_of_another_source_under_the_same_domain_is_refused_on_a_night_of_its_own(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 44: a second pack under the first one's `domain`, run on another night, stored it beside the first
+    pack's nights, said nothing: one archive and one history for two sources. Now it stops in one line naming
+    `domain`, and nothing is stored."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    other = tmp_path / "towns.csv"
+    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
+    pack = write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+    assert main(["run", "--as-of", "2010-06-30", "--criteria", str(pack), *_args(tmp_path)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("opportunity: texas_housing, night 2010-06-30: key `domain`: got 'texas_housing'; the "
+                           "store already holds this domain's night 2009-12-31, made by a pack reading"), line
+    assert "the night would sit among the other pack's, one archive and one history for both" in line
+    assert main(["archive", "--as-of", "2010-06-30", *_args(tmp_path)]) == 2  # no such night stored
+
+
 def test_a_backfill_whose_source_breaks_mid_range_exits_1_saying_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 36: the source file replaced by a broken one while a backfill ran: the nights after it were each

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from opportunity_assets import criteria
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, load_criteria
 from tests.conftest import PACK, month_rows, write_csv, write_pack
 
@@ -50,6 +51,25 @@ def test_fingerprint_changes_with_the_criteria(tmp_path: Path) -> None:
     base = _load(tmp_path)
     assert _load(tmp_path, **{"thresholds.strong": 71}).fingerprint != base.fingerprint
     assert _load(tmp_path).fingerprint == base.fingerprint
+
+
+def test_a_source_path_under_the_home_folder_is_read_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 44: `path: ~/houses.csv` was looked for in a folder named `~` beside the pack, and refused."""
+    home, packs = tmp_path / "home", tmp_path / "packs"
+    home.mkdir()
+    packs.mkdir()
+    write_csv(home / "source.csv", month_rows("Alpha"))
+    monkeypatch.setenv("HOME", str(home))
+    pack = load_criteria(write_pack(packs, home / "source.csv", **{"source.path": "~/source.csv"}))
+    assert pack.path_of(pack.source) == (home / "source.csv").resolve()
+
+
+def test_a_source_path_to_a_folder_says_it_is_one(tmp_path: Path) -> None:
+    """Trial 44: `path: ./` was "expected an existing file (looked at /data)", as if nothing were there."""
+    _source(tmp_path)
+    message = _error(tmp_path, **{"source.path": "./"})
+    assert f"key `source.path`: got './'; {tmp_path} is a folder: expected a data file's path, such as one of " \
+           "['source.csv']" in message
 
 
 def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
@@ -266,8 +286,8 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
     """PyYAML keeps the later of two equal keys silently (a metric defined twice: the first one vanishes)."""
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics:\n  a: {agg: sum}\n  a: {agg: avg}\n")
-    with pytest.raises(CriteriaError, match=r"key 'a' written twice \(first at line 3\): the later would win at "
-                                            r"line 4, column 3"):
+    with pytest.raises(CriteriaError, match=r"line 4, column 3, 'a: \{agg: avg\}': key 'a' written twice \(first at "
+                                            r"line 3\): the later would win"):
         load_criteria(path)
 
 
@@ -284,11 +304,84 @@ def test_a_date_no_calendar_has_names_its_key(tmp_path: Path, key: str, text: st
     assert f"key `{key}" in str(exc.value)
 
 
+@pytest.mark.parametrize(("key", "written", "shown"), [
+    ("source.publication_lag_days", "yes", "True"),
+    ("metrics.sales_3m.window", "[0, yes]", "[0, True]"),
+    ("metrics.sales_3m.min_rows", "on", "True"),
+    ("thresholds.strong", "on", "True"),
+    ("formula.scale", "yes", "True"),
+    ("caps.max_candidates", "yes", "True"),
+    ("integrity.history_periods", "off", "False"),
+])
+def test_a_truth_value_where_a_number_goes_is_refused_naming_its_key(tmp_path: Path, key: str, written: str,
+                                                                     shown: str) -> None:
+    """Trial 44: YAML reads an unquoted `yes`, `on`, `off` as a truth value, which pydantic took as 1 or 0:
+    `publication_lag_days: yes` was a lag of one day and `window: [0, yes]` the window [0, 1], check saying ok;
+    `thresholds.strong: on` was told under `thresholds.marginal`, a key the pack had right."""
+    path = write_pack(tmp_path, _source(tmp_path), **{key: "WRITTEN"})
+    path.write_text(path.read_text().replace("WRITTEN", written))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert f"key `{key}`: got {shown}; expected a number: YAML reads an unquoted yes" in str(exc.value)
+
+
+def test_a_truth_value_stays_one_where_a_key_takes_one(tmp_path: Path) -> None:
+    """`caps.descending: false` and a `where`'s `in: [yes]` are truth values by design, read as before."""
+    pack = _load(tmp_path, **{"caps.order_by": "sales_3m", "caps.descending": False})
+    assert pack.caps.descending is False
+
+
 def test_invalid_yaml(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
     path.write_text("domain: x\nmetrics: [1, 2\nformula: {\n")
     with pytest.raises(CriteriaError, match="not valid YAML"):
         load_criteria(path)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("domain: x\nsource:\n\tpath: a.csv\n", "line 3, column 1, 'path: a.csv': a tab in the indentation: YAML "
+                                             "indents with spaces only"),
+    ("domain: x\nsource:\n  path: a.csv\n   grain: year\n", "line 4, column 9, 'grain: year': a `key: value` "
+                                                           "where none can start: a line indented deeper"),
+    ("domain: x\nsource:\n  path: a.csv\n grain: year\n", "line 4, column 2, 'grain: year': a line indented "
+                                                          "otherwise than the keys beside it"),
+    ("domain: x\n---\ndomain: y\n", "line 2, column 1, '---': a second document (`---`) starts here"),
+])
+def test_a_yaml_slip_is_said_in_the_packs_words_with_its_line(tmp_path: Path, text: str, said: str) -> None:
+    """Trial 44: PyYAML's own text ("mapping values are not allowed here", "but found another document") for a
+    key indented one space too deep or a second `---`: now the slip in words, and the line as written."""
+    path = tmp_path / "pack.yaml"
+    path.write_text(text)
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert f"not valid YAML ({said}" in str(exc.value)
+
+
+def test_a_number_written_with_a_comma_in_a_flow_mapping_names_the_mapping(tmp_path: Path) -> None:
+    """Trial 44: `{..., value: 1,000}` is YAML's `value: 1` and a key `000`: pydantic's "Keys should be strings",
+    under `hard_filters.0.0`, a key the pack never wrote."""
+    for written, key in (("1,000", "000"), ("1,5", "5")):
+        path = write_pack(tmp_path, _source(tmp_path), **{"hard_filters.0": "FLOW"})
+        path.write_text(path.read_text().replace(
+            "FLOW", f"{{name: liquidity, metric: sales_12m, op: '>=', value: {written}}}"))
+        with pytest.raises(CriteriaError) as exc:
+            load_criteria(path)
+        assert f"key `hard_filters.0`: got a key '{key}', a number, where each key is a name; expected names as " \
+               "keys: in a `{...}` mapping a comma ends a value, so `value: 1,000` is read as `value: 1`" \
+               in str(exc.value)
+        assert "Keys should be strings" not in str(exc.value)
+
+
+def test_a_number_yaml_would_read_in_another_base_is_read_as_written(tmp_path: Path) -> None:
+    """Trial 44: YAML 1.1 reads a leading zero as octal and a colon as base 60: `window: [02, 010]` was told
+    "got [2, 8]", and `in: [02134]`, a ZIP code, compared as '1116'."""
+    path = write_pack(tmp_path, _source(tmp_path), **{"metrics.sales_3m.window": "PAIR"})
+    path.write_text(path.read_text().replace("PAIR", "[0, 010]"))
+    assert load_criteria(path).metrics["sales_3m"].window == (0, 10)
+    path.write_text(path.read_text().replace("[0, 010]", "[0, 1:30]"))
+    with pytest.raises(CriteriaError, match=r"key `metrics.sales_3m.window.1`: got '1:30'; expected a whole number"):
+        load_criteria(path)
+    assert yaml.load("in: [02134, 7, 0x1F]", Loader=criteria._UniqueKeyLoader) == {"in": ["02134", 7, 31]}
 
 
 def test_missing_pack_file(tmp_path: Path) -> None:
@@ -401,6 +494,12 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     with pytest.raises(CriteriaError) as exc:
         load_criteria(path)
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in str(exc.value)
+
+
+def test_an_unknown_key_of_a_long_section_names_the_keys_one_level_down_it_may_mean(tmp_path: Path) -> None:
+    """Trial 44: `integrity: {min_mads: 3}` was "unknown key; expected only the documented keys", naming none."""
+    message = _error(tmp_path, **{"integrity.min_mads": 3})
+    assert "key `integrity.min_mads`: unknown key (did you mean `integrity.level_shift.threshold_mads`" in message
 
 
 def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_keys(tmp_path: Path) -> None:
@@ -630,7 +729,8 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
                                    "name written without quotes in lower case)"),
     ({"domain": "Aus Arrivals"}, "key `domain`: got 'Aus Arrivals'; expected a name of lower-case letters, digits and "
                                  "`_`, starting with a letter (e.g. 'aus_arrivals'"),
-    ({"hard_filters.0.value": True}, "key `hard_filters.0.value`: got True; expected a number written plainly"),
+    ({"hard_filters.0.value": True},
+     "key `hard_filters.0.value`: got True; expected a number: YAML reads an unquoted yes"),
 ])
 def test_a_name_or_bound_of_the_wrong_form_is_said_in_words(tmp_path: Path, changes: dict[str, Any],
                                                             said: str) -> None:

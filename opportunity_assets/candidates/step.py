@@ -42,22 +42,35 @@ def _read_as(source: dict[str, Any]) -> tuple[str, str, str]:
     return str(source.get("table")), str(source.get("path")), repr(key)
 
 
-def another_packs_night(stored: dict[str, Any] | None, pack: CriteriaPack) -> str | None:
+def domain_night(store: ResultStore, domain: str, as_of: date) -> dict[str, Any] | None:
+    """The domain's night on as_of if the store holds one, else its stored night nearest it: the one a pack of this
+    domain must have made (`another_packs_night`)."""
+    if (stored := store.night(domain, as_of)) is not None:
+        return stored
+    near = store.nights_near(domain, as_of, 1)
+    return store.night(domain, near[0]) if near else None
+
+
+def another_packs_night(stored: dict[str, Any] | None, pack: CriteriaPack, as_of: date) -> str | None:
     """A night this store holds for the pack's `domain` that another pack made: one reading another table or file
     by another entity key (a pack copied as a template, its `domain` not renamed). Writing tonight would replace
     that pack's night, its candidates and routes, with nothing said (trial 36: a school panel's 1,778 candidates
-    became a cholera file's 2). A pack edited between two nights keeps its key, or its table and file, and
-    replaces its night as before."""
+    became a cholera file's 2), or, on a night of its own, mix the two packs' nights under one domain: its archive,
+    its backtest, a brief's night before (trial 44: a house-sales pack named `nc_crime` stored its 2015 night beside
+    the crime pack's 1988 one, said nothing). A pack edited between two nights keeps its key, or its table and
+    file, and replaces its night as before."""
     if stored is None:
         return None
     (table, path, key), (our_table, our_path, our_key) = (_read_as(json.loads(stored["criteria"])["source"]),
                                                           _read_as(pack.source.model_dump()))
     if key == our_key or (table, path) == (our_table, our_path):
         return None
+    harm = "replace the other pack's" if stored["as_of"] == as_of else \
+        "sit among the other pack's, one archive and one history for both"
     return (f"key `domain`: got {pack.domain!r}; the store already holds this domain's night {stored['as_of']}, "
             f"made by a pack reading {table!r} ({path}) by {key}, and this pack reads {our_table!r} ({our_path}) "
-            f"by {our_key}: the night would replace the other pack's: expected a `domain` of this pack's own (each "
-            "pack sharing a store needs one)")
+            f"by {our_key}: the night would {harm}: expected a `domain` of this pack's own (each pack sharing a "
+            "store needs one)")
 
 
 def required_input_coverage(required: list[str], candidates: list[Candidate]) -> float:
@@ -92,7 +105,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
     if problems := source.problems(pack, as_of):  # `opportunity run` stopped before; the schedule and the UI here
         raise NightRefused(f"{pack.domain}, night {as_of}: " + "; ".join(problems))
-    if foreign := another_packs_night(store.night(pack.domain, as_of), pack):
+    if foreign := another_packs_night(domain_night(store, pack.domain, as_of), pack, as_of):
         raise NightRefused(f"{pack.domain}, night {as_of}: {foreign}")
     snapshot = source.read(pack, as_of)
     found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,

@@ -20,6 +20,7 @@ import difflib
 import functools
 import math
 import re
+import typing
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -56,7 +57,45 @@ _MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date 
                   "beside them dates a day)")
 
 
-class _Spec(BaseModel):
+def _takes_numbers(annotation: Any) -> bool:
+    """Whether a key's type holds numbers (`int`, `float`, a pair or list of them) and no truth value."""
+    def types(node: Any) -> set[Any]:
+        return {node} | {inner for arg in typing.get_args(node) for inner in types(arg)}
+    found = types(annotation)
+    return bool(found & {int, float}) and bool not in found
+
+
+def _truth_in(value: Any) -> bool:
+    """Whether a value, or an item of it, is a truth value (YAML's unquoted yes, no, on, off, true, false)."""
+    if isinstance(value, bool):
+        return True
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
+    return any(_truth_in(item) for item in items)
+
+
+class PackModel(BaseModel):
+    """A section of a criteria pack: its keys fixed, frozen, no infinity or NaN, and no truth value for a number."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_truth_for_numbers(cls, data: Any) -> Any:
+        """Refuses `yes`, `no`, `on`, `off`, `true` or `false` where a key takes a number: YAML reads them unquoted
+        as truth values, which pydantic took as 1 and 0 (trial 44: `publication_lag_days: yes` was a lag of one
+        day, `window: [0, yes]` the window [0, 1], and check said ok; `thresholds: {strong: on}` was told "key
+        `thresholds.marginal`: got 50.0; expected a score below strong (1)", a key the mistake was not in)."""
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                key = field.alias or name
+                value = data.get(key, data.get(name))
+                if _truth_in(value) and _takes_numbers(field.annotation):
+                    raise Within(key, value, "a number: YAML reads an unquoted yes, no, on, off, true or false as a "
+                                 "truth value, never 1 or 0")
+        return data
+
+
+class _Spec(PackModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True)
 
 

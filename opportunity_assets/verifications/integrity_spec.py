@@ -17,10 +17,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from opportunity_assets import expressions
-from opportunity_assets.sources.spec import Within
+from opportunity_assets.sources.spec import PackModel, Within
 from opportunity_assets.verifications import exact
 
 Effect = Literal["note", "doubt", "reject"]
@@ -29,8 +29,8 @@ Effect = Literal["note", "doubt", "reject"]
 _NAME = r"^[a-z][a-z0-9_]*$"
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+class _Spec(PackModel):
+    """A section of the pack (`sources.spec.PackModel`: no truth value for a number)."""
 
 
 class ShiftRule(_Spec):

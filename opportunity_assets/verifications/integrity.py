@@ -489,6 +489,13 @@ def _scored_periods(pack: CriteriaPack) -> dict[str, frozenset[int]]:
     return {column: frozenset(periods) for column, periods in out.items()}
 
 
+def _read_periods(pack: CriteriaPack) -> frozenset[int]:
+    """The periods back any metric reads a figure in (every window's, scored or not; a coverage or an age reads
+    none): where a run of too-regular figures can move a number the night shows."""
+    return frozenset(back for metric in pack.metrics.values() if metric.agg not in ("coverage", "age_days")
+                     for back in range(metric.window[0], metric.window[1] + 1))
+
+
 # ---- public surface --------------------------------------------------------------------------------------
 def latest_change(values: np.ndarray) -> float | None:
     """The latest period-on-period change (log scale), if both periods have a value."""
@@ -535,6 +542,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     signed = pack.source.signed_panel_columns
     read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
     material = _scored_periods(pack)
+    reads = _read_periods(pack)
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -542,13 +550,13 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                 column in signed)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
-                                     and i.rounded is not None and i.rounded.column == column])
+                                     and i.rounded is not None and i.rounded.column == column], reads)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
         regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)
         regularity.interpolated(found, spec, column)
         if column in read:
-            regularity.rounded(found, spec, column)
+            regularity.rounded(found, spec, column, reads)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
     for column, copied in sorted(candidate.copies.items()):

@@ -134,6 +134,7 @@ def build_definitions(criteria_path: str | None = None, store_path: str | None =
                                     notify_job=jobs["notify_night"],
                                     channels=notifier.channel_names(),
                                     claim_expiry=timedelta(seconds=notifier.claim_expiry_seconds),
+                                    earlier_night_wait=timedelta(seconds=notifier.earlier_night_wait_seconds),
                                     interval_seconds=settings.sensors.minimum_interval_seconds,
                                     running=settings.sensors.enabled),
         resources={

@@ -34,6 +34,8 @@ from opportunity_assets.automation.settings import ModelSettings, SensorSettings
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED
 from opportunity_assets.partitions import nightly_partitions
+from opportunity_assets.report.step import read_report
+from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
 from tests.daemon import QUIET, InProcessDaemon
@@ -215,15 +217,65 @@ def test_a_failed_blocking_check_stops_the_night_at_that_step(tmp_path: Path,
     brief = dg.define_asset_job("brief", [stand_in_brief], partitions_def=nights)
     sensors = build_chain_sensors(per_candidate_job=scan, brief_job=brief, notify_job=brief, channels=["outbox"],
                                   claim_expiry=timedelta(minutes=15), interval_seconds=30, running=True)
-    defs = dg.Definitions(assets=[stand_in_scan, stand_in_brief], jobs=[scan, brief], sensors=sensors[:1])
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv")
+    defs = dg.Definitions(assets=[stand_in_scan, stand_in_brief], jobs=[scan, brief], sensors=sensors[:1],
+                          resources={"criteria": CriteriaResource(path=str(pack)),
+                                     "store": ResultStore(path=str(tmp_path / "results.duckdb"))})
     instance = _instance(tmp_path, monkeypatch)
     for night in (QUIET_NIGHT, OCT):
         defs.resolve_job_def("scan").execute_in_process(instance=instance, partition_key=night.isoformat(),
                                                         raise_on_error=False)
-    context = dg.build_sensor_context(instance=instance, definitions=defs)
+    context = dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources)
     result = sensors[0].evaluate_tick(context)
     assert [(r.job_name, r.partition_key) for r in result.run_requests or []] == [("brief", "2011-10-31")]
     assert SensorCursor.from_json(result.cursor).waiting == ()
+
+
+def _requested(sensor: dg.SensorDefinition, defs: dg.Definitions, instance: dg.DagsterInstance,
+               cursor: str | None = None) -> tuple[list[dg.RunRequest], str | None]:
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs, resources=defs.resources)
+    result = sensor.evaluate_tick(context)
+    return list(result.run_requests or []), result.cursor
+
+
+@pytest.mark.slow
+def test_under_the_daemon_a_brief_waits_for_the_night_before_still_running(
+        tmp_path: Path, http: HttpReceiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 42: `opportunity run` waited in its run for an earlier night still running, but the chain's brief
+    did not, so November's brief said "new" against September where its message, which waited, said "still
+    strong" against October. The sensor holds the request in its cursor instead, up to the settings' wait."""
+    pack, settings = _files(tmp_path, http)
+    defs = build_definitions(criteria_path=pack, store_path=str(tmp_path / "results.duckdb"), settings_path=settings)
+    instance = _instance(tmp_path, monkeypatch)
+    daemon = InProcessDaemon(defs, instance, tmp_path / "cursors.json")
+    for night in (OCT, NOV):
+        assert defs.resolve_job_def("scan_night").execute_in_process(
+            instance=instance, partition_key=night.isoformat(), run_config=QUIET).success
+    analyses, _ = _requested(defs.resolve_sensor_def("chain_after_scan"), defs, instance)
+    by_night = {r.tags[AS_OF_TAG]: r for r in analyses}
+    daemon.execute("analyze_night", None, by_night[NOV.isoformat()].tags)  # November finishes first
+
+    after_verifications = defs.resolve_sensor_def("chain_after_verifications")
+    requested, cursor = _requested(after_verifications, defs, instance)
+    assert requested == []  # October, scanned moments ago, is still running: November's brief is held
+    assert SensorCursor.from_json(cursor).waiting
+    jobs = {name: defs.resolve_job_def(name) for name in ("analyze_night", "brief_night", "notify_night")}
+    unbounded = build_chain_sensors(per_candidate_job=jobs["analyze_night"], brief_job=jobs["brief_night"],
+                                    notify_job=jobs["notify_night"], channels=["webhook"],
+                                    claim_expiry=timedelta(minutes=15), interval_seconds=5, running=True)
+    assert [r.partition_key for r in _requested(unbounded[1], defs, instance)[0]] == [NOV.isoformat()]  # no wait
+
+    daemon.execute("analyze_night", None, by_night[OCT.isoformat()].tags)
+    assert defs.resolve_job_def("brief_night").execute_in_process(
+        instance=instance, partition_key=OCT.isoformat(), run_config=QUIET).success
+    requested, _ = _requested(after_verifications, defs, instance, cursor)
+    assert sorted(r.partition_key for r in requested) == [OCT.isoformat(), NOV.isoformat()]
+    assert defs.resolve_job_def("brief_night").execute_in_process(
+        instance=instance, partition_key=NOV.isoformat(), run_config=QUIET).success
+    loaded, store = nights.resources_of(defs)
+    report = read_report(store, loaded, NOV)
+    assert report.last_night == OCT
+    assert ("austin", "still strong") in [(c.candidate_id, c.change) for c in report.changes]
 
 
 # ---- a night killed with -9, then run again ----------------------------------------------------------------------

@@ -49,6 +49,8 @@ class Materialization:
     """The run that materialized it."""
     partition: str
     """The record's partition key: a date for nightly assets, `<as_of>|<candidate>` for per-candidate ones."""
+    timestamp: float = 0.0
+    """When the record was stored, in seconds since the epoch."""
 
     @property
     def as_of(self) -> date:
@@ -77,6 +79,15 @@ def split_by_run_state(cursor: SensorCursor, records: Iterable[Materialization],
         else:
             waiting.add(record.storage_id)
     return TickInput(ready=tuple(ready), cursor=SensorCursor(after_storage_id=newest, waiting=tuple(sorted(waiting))))
+
+
+def hold(tick: TickInput, nights: Collection[date]) -> TickInput:
+    """`tick` with the records of `nights` kept back: they wait in the cursor and are read again next tick, as a
+    record of a run not yet finished does."""
+    held = {r.storage_id for r in tick.ready if r.as_of in nights}
+    return TickInput(ready=tuple(r for r in tick.ready if r.as_of not in nights),
+                     cursor=SensorCursor(after_storage_id=tick.cursor.after_storage_id,
+                                         waiting=tuple(sorted({*tick.cursor.waiting, *held}))))
 
 
 @dataclass(frozen=True)

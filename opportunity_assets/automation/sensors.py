@@ -10,8 +10,8 @@ The decisions are in `automation/logic.py`; here is only reading Dagster's recor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Collection, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
@@ -22,14 +22,17 @@ from opportunity_assets.automation.logic import (
     PlannedRun,
     SensorCursor,
     TickInput,
+    hold,
     night_ready,
     plan_after_scans,
     plan_briefs,
     plan_notifications,
     split_by_run_state,
 )
-from opportunity_assets.notify.logic import ACT_SECTION, pending
-from opportunity_assets.notify.step import utc_now
+from opportunity_assets.history import last_night_within
+from opportunity_assets.notify.assets import night_run_states
+from opportunity_assets.notify.logic import ACT_SECTION, pending, previous_night
+from opportunity_assets.notify.step import earlier_nights, utc_now
 from opportunity_assets.partitions import CANDIDATE_PARTITIONS, keys_of_night, night_range_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
@@ -52,16 +55,6 @@ def _nights_where(criteria: CriteriaResource, store: ResultStore, ready: Sequenc
 """Materialization records read per tick; a longer backlog is read over the next ticks."""
 
 
-@dataclass(frozen=True)
-class ChainTick:
-    """What one sensor tick acts on."""
-
-    ready: tuple[Materialization, ...]
-    """Records of finished runs whose blocking checks on the asset passed."""
-    cursor: SensorCursor
-    """The cursor to store after this tick."""
-
-
 def _failed_blocking_check(instance: dg.DagsterInstance, run_id: str, asset_key: dg.AssetKey) -> str | None:
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
         if entry.dagster_event is None:
@@ -72,8 +65,9 @@ def _failed_blocking_check(instance: dg.DagsterInstance, run_id: str, asset_key:
     return None
 
 
-def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey) -> ChainTick:
-    """The records to act on this tick: new ones after the cursor plus earlier ones whose run has now finished.
+def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey) -> TickInput:
+    """The records to act on this tick: new ones after the cursor plus earlier ones whose run has now finished
+    (each of a finished run whose blocking checks on the asset passed), and the cursor to store after it.
 
     A record of a run that failed a blocking check on the asset stops its night here, as in a single run."""
     instance = context.instance
@@ -85,8 +79,8 @@ def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey)
         fetched += instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=asset_key, storage_ids=list(cursor.waiting)),
             limit=len(cursor.waiting)).records
-    records = [Materialization(storage_id=r.storage_id, run_id=r.run_id, partition=r.partition_key)
-               for r in fetched if r.partition_key]
+    records = [Materialization(storage_id=r.storage_id, run_id=r.run_id, partition=r.partition_key,
+                               timestamp=r.timestamp) for r in fetched if r.partition_key]
     run_ids = sorted({r.run_id for r in records})
     runs = instance.get_runs(dg.RunsFilter(run_ids=run_ids)) if run_ids else []
     in_progress = {run.run_id for run in runs if not run.is_finished}
@@ -96,7 +90,35 @@ def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey)
     for run_id, check in sorted(blocked.items()):
         context.log.warning(f"{asset_key.to_user_string()} failed blocking check {check} in run {run_id}: "
                             "its nights stop here")
-    return ChainTick(ready=tuple(r for r in tick.ready if r.run_id not in blocked), cursor=tick.cursor)
+    return TickInput(ready=tuple(r for r in tick.ready if r.run_id not in blocked), cursor=tick.cursor)
+
+
+def hold_briefs(context: dg.SensorEvaluationContext, criteria: CriteriaResource, store: ResultStore, tick: TickInput,
+                nights: Collection[date], wait: timedelta) -> TickInput:
+    """`tick` with the records of those `nights` whose brief must wait for an earlier night still running kept
+    back in the cursor, for up to `wait` after their latest record.
+
+    A brief says what changed "since last night"; written while the night before is still running, it compares
+    with the one before that, and says "new" where the notification, which waits
+    (`notify.step.wait_for_previous_night`), says "still strong" (trial 42). `opportunity run` waits inside its
+    run; under the daemon a brief run waiting would hold a slot the earlier night's own runs may be queued for, so
+    the sensor holds the request instead, and a held night is read again on the next tick. When the wait runs out
+    the brief goes ahead and passes over the earlier night, as a run's wait does."""
+    newest = {as_of: max(r.timestamp for r in tick.ready if r.as_of == as_of)
+              for as_of in nights if any(r.as_of == as_of for r in tick.ready)}
+    if not newest:
+        return tick
+    pack = criteria.load()
+    within = last_night_within(pack.source.grain)
+    states = night_run_states(context.instance, timedelta(days=2))()
+    now = time.time()
+    with store.session():
+        held = {as_of for as_of, stored in newest.items() if now - stored < wait.total_seconds()
+                and previous_night(earlier_nights(store, pack.domain, as_of, within, states), as_of,
+                                   within).waiting_for is not None}
+    for as_of in sorted(held):
+        context.log.info(f"{as_of}: its brief waits for an earlier night still running")
+    return hold(tick, held)
 
 
 def _requests(planned: Sequence[PlannedRun]) -> list[dg.RunRequest]:
@@ -109,18 +131,21 @@ def _status(running: bool) -> dg.DefaultSensorStatus:
 
 
 def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: Job, channels: Sequence[str],
-                        claim_expiry: timedelta, interval_seconds: int,
-                        running: bool) -> list[dg.SensorDefinition]:
-    """The three sensors of the chain, targeting the given jobs; `channels`: the configured channel names."""
+                        claim_expiry: timedelta, interval_seconds: int, running: bool,
+                        earlier_night_wait: timedelta = timedelta(0)) -> list[dg.SensorDefinition]:
+    """The three sensors of the chain, targeting the given jobs; `channels`: the configured channel names;
+    `earlier_night_wait`: how long a brief is held for an earlier night still running (`hold_briefs`)."""
 
     @dg.sensor(name="chain_after_scan", jobs=[per_candidate_job, brief_job], minimum_interval_seconds=interval_seconds,
                default_status=_status(running),
                description="After a night's scan: one run over that night's candidate partitions (or the brief "
                            "when no candidate went on).")
-    def chain_after_scan(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+    def chain_after_scan(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
+                         store: ResultStore) -> dg.SensorResult:
         tick = read_chain_tick(context, dg.AssetKey("candidates"))
         registered = context.instance.get_dynamic_partitions(CANDIDATE_PARTITIONS) if tick.ready else []
         keys = {record.as_of: keys_of_night(registered, record.as_of) for record in tick.ready}
+        tick = hold_briefs(context, criteria, store, tick, {d for d, k in keys.items() if not k}, earlier_night_wait)
         planned = plan_after_scans(tick.ready, keys, {d: night_range_tags(k) for d, k in keys.items() if k},
                                    per_candidate_job=per_candidate_job.name, brief_job=brief_job.name)
         return dg.SensorResult(run_requests=_requests(planned), cursor=tick.cursor.to_json())
@@ -142,7 +167,9 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
                 return False
             return True
 
-        ready = _nights_where(criteria, store, tick.ready, whole)
+        whole_nights = _nights_where(criteria, store, tick.ready, whole)
+        tick = hold_briefs(context, criteria, store, tick, whole_nights, earlier_night_wait)
+        ready = whole_nights & {r.as_of for r in tick.ready}
         planned = plan_briefs(tick.ready, ready, brief_job=brief_job.name)
         return dg.SensorResult(run_requests=_requests(planned), cursor=tick.cursor.to_json())
 

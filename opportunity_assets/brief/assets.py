@@ -33,8 +33,9 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition,
     running, as the notification after it does (`notify.step.wait_for_previous_night`): two `opportunity run`s in
     parallel had the later night's brief and report say "new" against the night before that, while its message,
     which waited, said "still strong" against the one still running (trial 42). That run holds its slot through the
-    notification's wait anyway; `brief_night`, a run of its own under the daemon, does not wait, so that it never
-    holds a model slot (`llm`) that an earlier night's per-candidate run is queued for."""
+    notification's wait anyway; `brief_night`, a run of its own under the daemon, does not wait: the chain's
+    sensors hold its request instead (`automation.sensors.hold_briefs`), so that it never holds a model slot
+    (`llm`) that an earlier night's per-candidate run is queued for."""
 
     @dg.multi_asset(
         specs=[

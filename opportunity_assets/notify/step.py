@@ -62,6 +62,13 @@ class NotifyStep:
         return [str(r["channel"]) for r in self.rows if r["status"] == FAILED]
 
 
+def earlier_nights(store: ResultStore, domain: str, as_of: date, within: timedelta,
+                   run_states: Mapping[date, str]) -> list[EarlierNight]:
+    """The nights the store scanned in the `within` before `as_of`, each with its runs' state in the instance."""
+    return [EarlierNight(**row, runs=run_states.get(row["as_of"]))
+            for row in store.earlier_nights(domain, before=as_of, since=as_of - within)]
+
+
 def wait_for_previous_night(store: ResultStore, domain: str, as_of: date, *, within: timedelta,
                             wait_seconds: float, run_states: Callable[[], Mapping[date, str]] = dict,
                             poll_seconds: float = 1.0, sleep: Callable[[float], None] = time.sleep) -> PreviousNight:
@@ -70,9 +77,7 @@ def wait_for_previous_night(store: ResultStore, domain: str, as_of: date, *, wit
     `FAILED_RUN`). When the wait runs out, that night is passed over too."""
     deadline = time.monotonic() + wait_seconds
     while True:
-        states = run_states()
-        earlier = [EarlierNight(**row, runs=states.get(row["as_of"]))
-                   for row in store.earlier_nights(domain, before=as_of, since=as_of - within)]
+        earlier = earlier_nights(store, domain, as_of, within, run_states())
         found = previous_night(earlier, as_of, within)
         if found.waiting_for is None:
             return found

@@ -222,6 +222,20 @@ def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) 
     assert any("went on past the cap, flagged: Holey" in note for note in report.notes)
 
 
+def test_an_entity_with_no_row_in_reach_is_placed_last_not_flagged_past_the_cap(synthetic: Build) -> None:
+    """Trial 40: clubs renamed decades ago, whose rows end long before every window, went on past the cap every
+    night, flagged for a gap in the cap order's metric, and were analyzed as INSUFFICIENT_DATA. A gap among an
+    entity's rows in reach still flags it (`test_a_gap_placed_past_the_cap_goes_on_besides_the_others`)."""
+    no_freshness = {"hard_filters.0.value": 0, "hard_filters.1.value": 100_000, "hard_filters.2.value": 0}
+    rows = capped_source() + city("Gone", sales=900.0, start=(2010, 1), months=12)
+    found, report = run(synthetic(rows, **BY_SALES, **no_freshness))
+    assert FAIL not in found["gone"].filters.values()
+    assert found["gone"].capped and not found["gone"].went_on and not found["gone"].flagged
+    assert report.flagged_past_cap == 0
+    clean, _ = run(synthetic(capped_source(), **BY_SALES, **no_freshness))
+    assert {c: f.went_on for c, f in found.items() if c != "gone"} == {c: f.went_on for c, f in clean.items()}
+
+
 def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any_other(synthetic: Build) -> None:
     """Only a quarantined row or cell in a metric's reach can move a place, so only one may let its market past the
     cap. A daily source's bad rows ten years back let 26 of 36 states past a cap of 10: here Alpha's duplicated

@@ -465,8 +465,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             preliminary_score=score, refused=_refusals(pack, bad_items.get(row["entity_id"], []), anchor),
         ))
 
+    # A gap in the cap order's metric among an entity's rows in reach flags it; an entity with no row in reach at all
+    # (one the source stopped carrying years ago) has no value to place it by, and is placed last like any other
+    # (trial 40: baseball clubs renamed decades ago went on past the cap every night, INSUFFICIENT_DATA).
     order_gap = {c.id for c in judged if pack.caps.order_by not in (None, "score")
-                 and c.metrics.get(pack.caps.order_by) is None}
+                 and c.metrics.get(pack.caps.order_by) is None and raw.get(keys[c.id])}
     # Only a quarantined row or cell in a metric's reach can have moved a candidate's place (it made that metric a
     # gap); one outside every window changed nothing the cap reads, so its candidate is placed and capped as on
     # clean data (a daily source's bad rows ten years back must not let every such entity past the cap).

@@ -122,6 +122,9 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `hard_filters.0.when`: got 'sales_3m >= 30'", "a hard filter's `metric`, `op` and `value`"]),
     ("unknown_top_level_key", {"bogus": 1}, ["key `bogus`", "unknown key"]),
     ("unknown_nested_key", {"caps.max_candidate": 5}, ["key `caps.max_candidate`", "unknown key"]),
+    # trial 40: a key's last words, too short beside it for a close match, had no "did you mean"
+    ("key_written_by_its_last_words", {"source.lag_days": 15},
+     ["key `source.lag_days`: unknown key (did you mean `publication_lag_days`?)"]),
     ("metric_column_misspelt", {"metrics.sales_3m.column": "sale"},
      ["key `metrics.sales_3m.column`: got 'sale'", "did you mean 'sales'?"]),
     ("metric_column_not_in_source", {"metrics.sales_3m.column": "price"},

@@ -31,6 +31,7 @@ from opportunity_assets.verifications.series import (
     decimals,
     format_number,
     log_level,
+    on_grid,
     repeat_probability,
     resolution,
     robust,
@@ -578,6 +579,28 @@ def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
     assert "in each of its 3 changed values" in finding.message and "probability 7.5e-04" in finding.message
     assert rounded([4000.0, 5000.0]) == []
     assert rounded([4213.0, 4391.0, 4717.0]) == []
+
+
+def test_whole_figures_in_the_trillions_are_on_no_coarser_grid_than_they_are_written_on() -> None:
+    """Trial 47: a country's GDP written to the dollar, 2,940,224,847,627, was "a multiple of 10,000" (a relative
+    1e-9 of its 294 million steps is .29 of a step), so its past read as written to 10 and three whole figures in
+    the trillions as a rounded run, doubting a STRONG. A figure is on a grid to within a thousandth of a step."""
+    assert not on_grid(np.array([2_940_224_847_627.0]), 10_000.0)
+    assert on_grid(np.array([2_940_224_840_000.0, 2.3e12]), 10_000.0)
+    assert on_grid(np.array([123_456_789.1, 2.3]), 0.1) and not on_grid(np.array([123_456_789.12]), 0.1)
+    rng = np.random.default_rng(47)
+    past = np.round(1e10 * np.exp(np.cumsum(rng.normal(0.08, 0.03, 30))) + rng.uniform(0, 1e6, 30))
+    judged = np.round(8e12 * np.exp(np.cumsum(rng.normal(0.08, 0.03, 3))) + rng.uniform(0, 1e6, 3))
+    assert resolution(past, math.inf) == 1.0
+    values = np.array([*past, *judged])
+    series = Series(periods=[str(1960 + i) for i in range(len(values))], values={"gdp": values},
+                    judged_from=len(past), per_year=1)
+    found = Findings(series)
+    regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+    assert found.items == []
+    found = Findings(dataclasses.replace(series, values={"gdp": np.array([*past, *np.round(judged, -4)])}))
+    regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+    assert [f.rule for f in found.items] == ["rounded"]
 
 
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:

@@ -581,6 +581,35 @@ def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
     assert rounded([4213.0, 4391.0, 4717.0]) == []
 
 
+def test_quarters_without_an_event_are_no_stuck_feed_and_no_repeated_row(tmp_path: Path) -> None:
+    """Trial 47: a state's health-data breaches, a few a quarter for five years, then none for three quarters: an
+    events source writes a period without events as a count and a sum of 0, so `people` (a sum) read "unchanged at
+    0 for 3 periods", a chance of 5e-9, and the row of zeros repeated the one before: a STRONG doubted for a feed
+    no one wrote. A repeat needs an event on both sides; the same figure on two quarters with events still is."""
+    rng = np.random.default_rng(47)
+    quarters = [date(2008 + i // 4, 1 + 3 * (i % 4), 10) for i in range(23)]
+    rows = [[state, day.isoformat(), int(rng.integers(500, 90_000)), f"org{k}"]
+            for i, day in enumerate(quarters) for state in ("co", "az") if state == "az" or i < 20
+            for k in range(int(rng.integers(1, 4)))]
+    name = _csv(tmp_path / "breaches.csv", ["state", "day", "people", "org"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "grain": "quarter",
+              "period_column": "day", "publication_lag_days": 45,
+              "aggregates": {"breaches": {"agg": "count"}, "people": {"agg": "sum", "column": "people"},
+                             "orgs": {"agg": "count_distinct", "column": "org"}}}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "breaches", "window": [0, 7],
+                                                         "unit": "count"}})
+    c = _candidate(pack, date(2013, 11, 14), "co")
+    assert c.anchor_period == date(2013, 7, 1)
+    assert [f.rule for f in integrity.check(pack, c) if f.rule in ("stuck", "repeated_row")] == []
+    rows = [r if not (r[0] == "co" and r[1] == quarters[19].isoformat()) else [*r[:2], 0, r[3]] for r in rows]
+    same = [r for r in rows if r[0] == "co" and r[1] in (quarters[18].isoformat(), quarters[19].isoformat())]
+    rows = [r for r in rows if r not in same] + [["co", quarters[18].isoformat(), 4321, "org0"],
+                                                   ["co", quarters[19].isoformat(), 4321, "org0"]]
+    _csv(tmp_path / "breaches.csv", ["state", "day", "people", "org"], rows)
+    c = _candidate(pack, date(2013, 11, 14), "co")
+    assert "stuck" in [f.rule for f in integrity.check(pack, c)]
+
+
 def test_whole_figures_in_the_trillions_are_on_no_coarser_grid_than_they_are_written_on() -> None:
     """Trial 47: a country's GDP written to the dollar, 2,940,224,847,627, was "a multiple of 10,000" (a relative
     1e-9 of its 294 million steps is .29 of a step), so its past read as written to 10 and three whole figures in

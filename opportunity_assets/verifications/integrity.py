@@ -442,6 +442,13 @@ def _refused(found: Findings, spec: IntegritySpec, refused: Sequence[Refusal]) -
                   f"confirm {period_span(periods)} {'rows' if column == 'row' else column} with the source")
 
 
+def _without_events(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarray:
+    """Per period of the series, whether the events source read no event of the entity's then (`periods` lists
+    the periods with a row): its counts and sums are 0 there by construction, not figures a feed wrote."""
+    written = {p.period for p in periods if p.events > 0}
+    return np.array([period not in written for period in series.periods], dtype=bool)
+
+
 _MIN_SHARE_SCALE = 0.02
 """Floor of the scale of an entity's past shares of copied events: a past with none is no yardstick of zero width."""
 
@@ -543,6 +550,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
     material = _scored_periods(pack)
     reads = _read_periods(pack)
+    silent = _without_events(series, candidate.repeated_events) if pack.source.shape == "events" else None
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -550,7 +558,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                 column in signed)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
-                                     and i.rounded is not None and i.rounded.column == column], reads)
+                                     and i.rounded is not None and i.rounded.column == column], reads, silent)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
         regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)
@@ -566,7 +574,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     else:
         _repeated_events(found, spec, candidate.repeated_events)
     if len(columns) >= spec.repeated_rows.min_columns:
-        regularity.repeated_rows(found, spec, columns)
+        regularity.repeated_rows(found, spec, columns, silent)
     for identity in spec.identities:
         _identity(found, spec, identity, fits[identity.name])
     return found.items

@@ -511,7 +511,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
                  f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id"
                  if pack.caps.order_by else "id")
-        best = f"; the best score among them {format_score(best_cut)}" if best_cut is not None else ""
+        best = (f"; the best score among them {format_score(best_cut, pack.thresholds.levels)}"
+                if best_cut is not None else "")
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight{best}" + _unscored_note(pack, unscored))
     named = {c.id: c.name for c in judged}

@@ -6,7 +6,7 @@ as truth. Five checks, each reported separately:
 
 - arithmetic: inputs, components, score and verdict recomputed independently;
 - inputs: every number sourced (right table, entity, published by as_of) and equal to the source;
-- assumptions: sensitivity within each input's uncertainty band, and leave-one-month-out; a verdict whose
+- assumptions: sensitivity within each input's uncertainty band, and leave-one-period-out; a verdict whose
   act/don't-act side flips is fragile, and the input that flips it is the `fatal_assumption`;
 - omissions: the pack's checklist, and every red flag whose rule holds is reported;
 - constraints: every hard filter truly PASS, recomputed; none UNCLEAR-then-passed.
@@ -234,8 +234,8 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
                                          f"perturbations flip the act/don't-act side; worst: "
                                          f"{_describe(pack, base, fatal)}."), trials, fatal, key)
     return _Sensitivity(CheckOutcome(passed=True, finding=f"Robust: none of {len(trials)} perturbations "
-                                     "(uncertainty bands, leave-one-month-out) flips the verdict's side; largest "
-                                     f"move: {_describe(pack, base, key)}."), trials, None, key)
+                                     f"(uncertainty bands, leave-one-{pack.grain.name}-out) flips the verdict's "
+                                     f"side; largest move: {_describe(pack, base, key)}."), trials, None, key)
 
 
 def _omissions(pack: CriteriaPack, analysis: Analysis, truth: dict[str, float | None]) -> CheckOutcome:

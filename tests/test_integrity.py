@@ -345,6 +345,26 @@ def _shift_rules(values: list[float], shared: dict[str, float] | None) -> list[s
     return [f.rule for f in found.items]
 
 
+def test_a_shift_says_how_the_figures_moved() -> None:
+    """Trial 47: a state's breaches, 1 to 3 a quarter, then none for two quarters, "moved -99% from the period
+    before": the yardstick's log scale (an offset of 1% of the median) is no figure's change. The finding writes the
+    figures' own: 2 to 0 is -100%, 41 to 20 is -51%; from zero or below zero, the figure it moved from."""
+    def message(values: list[float]) -> str:
+        series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                        judged_from=len(values) - 4, per_year=4)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x")
+        return found.items[0].message
+
+    counts = [2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 2.0, 3.0, 2.0, 2.0, 0.0, 0.0, 0.0]
+    assert "x 0 in q17 moved -100% from the period before" in message(counts)
+    halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
+    assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
+    # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
+    assert integrity._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
+    assert integrity._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+
+
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
     typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A

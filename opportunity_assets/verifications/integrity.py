@@ -179,7 +179,7 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
             what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
                      "ask for it to be confirmed")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
-                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {as_percent(step[t])} "
+                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
                   f"{stick.since} (typically {as_percent(stick.median)} ± {stick.scale:.1%}), {what}")
 
@@ -381,6 +381,16 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
                   f"outside the domain's band {format_number(low)}-{format_number(high)}"
                   + ("" if own_history else " (too little own history to judge it against)"),
                   f"confirm {columns} with the source")
+
+
+def _moved(raw: np.ndarray, t: int) -> str:
+    """How the figure moved from the one before, as the figures say: their relative change where the one before is
+    above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
+    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
+    before, now = float(raw[t - 1]), float(raw[t])
+    if before > 0 and now >= 0:
+        return f"moved {now / before - 1:+.0%}"
+    return f"moved from {format_number(before)}"
 
 
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:

@@ -210,6 +210,11 @@ class Thresholds(_Spec):
     strong: float
     marginal: float
 
+    @property
+    def levels(self) -> tuple[float, float]:
+        """The scores a verdict changes at: a score is written on its own side of each (`format_score`)."""
+        return self.strong, self.marginal
+
     @model_validator(mode="after")
     def _order(self) -> Thresholds:
         if not self.marginal < self.strong:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 
 def significant(value: float, digits: int = 3) -> str:
@@ -39,5 +40,14 @@ def format_value(value: float, unit: str) -> str:
     return significant(value)
 
 
-def format_score(score: float) -> str:
-    return f"{score:.1f}"
+def format_score(score: float, thresholds: Iterable[float] = ()) -> str:
+    """A score to one decimal, or to as many more (up to 6) as keep it on its own side of each of `thresholds`
+    (the pack's strong and marginal, `Thresholds.levels`): 59.958 under a strong of 60 is "59.96", never "60.0"
+    beside the MARGINAL it is (trial 47: "turns it MARGINAL (score → 60.0)"). The brief's number check reads
+    either as the stored score rounded."""
+    text = f"{score:.1f}"
+    for places in range(2, 7):
+        if all((float(text) >= t) == (score >= t) for t in thresholds):
+            break
+        text = f"{score:.{places}f}"
+    return text

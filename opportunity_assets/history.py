@@ -50,7 +50,8 @@ def history_markdown(history: Sequence[HistoryPoint], thresholds: Mapping[str, f
     image = base64.b64encode(score_history(history, thresholds).encode()).decode()
     lines = [f"![score across nights](data:image/svg+xml;base64,{image})", "", "| night | verdict | score |",
              "|---|---|---|"]
-    lines += [f"| {p.as_of.isoformat()} | {p.verdict} | {'' if p.score is None else format_score(p.score)} |"
+    levels = tuple(thresholds.values())
+    lines += [f"| {p.as_of.isoformat()} | {p.verdict} | {'' if p.score is None else format_score(p.score, levels)} |"
               for p in reversed(history[-rows:])]
     more = len(history) - rows
     return Markdown("\n".join(lines) + (f"\n\n{more} earlier nights in the store." if more > 0 else ""))

@@ -46,10 +46,12 @@ class CandidateRow:
     tag: str
     """The route's section or tag; `not_analyzed`, `error` or `pending` otherwise."""
     reason: str
+    levels: tuple[float, ...] = ()
+    """The pack's thresholds, which the score is written on its own side of (`format_score`)."""
 
     @property
     def score_text(self) -> str:
-        return "" if self.score is None else format_score(self.score)
+        return "" if self.score is None else format_score(self.score, self.levels)
 
 
 def _bound(pack: CriteriaPack, metric: str, value: float) -> str:
@@ -115,9 +117,10 @@ def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Ver
                f"fragile: {v.fatal_assumption} flips it" if v.fatal_assumption else v.reason.rstrip("."))
         return f"UNCERTAIN, {why}; to resolve: {(v.to_resolve or v.reason).rstrip('.')}{flagged}"
     if tag == "act_on_these":
-        return f"STRONG and confirmed (score {format_score(a.score or 0.0)}){flagged}"
+        return f"STRONG and confirmed (score {format_score(a.score or 0.0, pack.thresholds.levels)}){flagged}"
     # below_threshold: the router's default, a MARGINAL or SKIP verdict (a STRONG one is routed before it)
-    below = f"score {format_score(a.score or 0.0)} below strong {format_score(pack.thresholds.strong)}"
+    below = (f"score {format_score(a.score or 0.0, pack.thresholds.levels)} below strong "
+             f"{format_score(pack.thresholds.strong)}")
     return f"{a.verdict.value}: {below}{flagged}"
 
 
@@ -125,7 +128,7 @@ def not_going_reason(pack: CriteriaPack, candidate: Candidate) -> str:
     """Why a candidate that did not go on stayed out: the cap and its preliminary score, or its filters. It never
     changes after the scan (the store keeps it: `ResultStore.scanned_rows`)."""
     if candidate.capped:
-        prelim = (f", preliminary score {format_score(candidate.preliminary_score)}"
+        prelim = (f", preliminary score {format_score(candidate.preliminary_score, pack.thresholds.levels)}"
                   if candidate.preliminary_score is not None
                   else f", no preliminary score ({', '.join(why_unscored(pack, candidate.metrics)) or 'no value'})")
         gap = f" or a gap in {pack.caps.order_by}" if pack.caps.order_by not in (None, "score") else ""
@@ -145,7 +148,8 @@ def stored_rows(pack: CriteriaPack, stored: Iterable[Mapping[str, Any]]) -> list
             reason = not_going_reason(pack, Candidate.model_validate_json(row["record"]))
         rows.append(CandidateRow(candidate_id=row["candidate_id"], name=clean(row["name"]),
                                  filters=dict(json.loads(row["filters"])), capped=bool(row["capped"]), went_on=False,
-                                 verdict=None, score=None, status=None, tag=NOT_ANALYZED, reason=reason))
+                                 verdict=None, score=None, status=None, tag=NOT_ANALYZED, reason=reason,
+                                 levels=pack.thresholds.levels))
     return rows
 
 
@@ -188,6 +192,6 @@ def candidate_rows(pack: CriteriaPack, candidates: Iterable[Candidate], analyses
         rows.append(CandidateRow(
             candidate_id=c.id, name=clean(c.name), filters={k: str(v_) for k, v_ in c.filters.items()},
             capped=c.capped, went_on=c.went_on, verdict=a.verdict.value if a else None, score=score,
-            status=v.status.value if v else None, tag=tag, reason=reason))
+            status=v.status.value if v else None, tag=tag, reason=reason, levels=pack.thresholds.levels))
     return rows
 

@@ -197,13 +197,13 @@ class CheckOutcome(FrozenRecord):
 
 
 class Perturbation(FrozenRecord):
-    """One sensitivity trial of the verifier: an input moved within its band, or one month left out."""
+    """One sensitivity trial of the verifier: an input moved within its band, or one period left out."""
 
     input: str
     change: str
-    """`-5%` (band) or `without 2015-07` (leave one month out)."""
+    """`-5%` (band) or `without 2015-07` (leave one period out: a month, `without 2012-Q4` a quarter)."""
     relative_change: float | None
-    """Signed relative move of the input for band trials (-0.05), None for leave-one-month-out."""
+    """Signed relative move of the input for band trials (-0.05), None for leave-one-period-out."""
     score: float
     verdict: Verdict
     flips: bool

@@ -133,7 +133,7 @@ def inputs_table(pack: CriteriaPack, analysis: Analysis) -> Table:
 def _step_value(pack: CriteriaPack, name: str, value: float) -> str:
     units = {c.name: c.unit for c in pack.formula.components}
     if name == "score":
-        return format_score(value)
+        return format_score(value, pack.thresholds.levels)
     if name in units:
         return format_value(value, units[name])
     return f"{value:.3f}"  # a normalised component, 0 to 1

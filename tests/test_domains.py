@@ -17,12 +17,13 @@ pytestmark = pytest.mark.slow
 CRITERIA = ROOT / "data" / "criteria"
 
 
-@pytest.mark.parametrize(("pack", "as_of", "label", "scanned"), [
-    ("nyc_routes", "2013-06-30", r"2013-W\d\d\.\.2013-W\d\d", 213),
-    ("aus_accommodation", "2009-12-31", r"2009-Q[1-4]\.\.2009-Q[1-4]", 8),
+@pytest.mark.parametrize(("pack", "as_of", "label", "scanned", "grain"), [
+    ("nyc_routes", "2013-06-30", r"2013-W\d\d\.\.2013-W\d\d", 213, "week"),
+    ("aus_accommodation", "2009-12-31", r"2009-Q[1-4]\.\.2009-Q[1-4]", 8, "quarter"),
 ])
 def test_a_bundled_domain_runs_a_night_in_its_own_grain(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                        pack: str, as_of: str, label: str, scanned: int) -> None:
+                                                        pack: str, as_of: str, label: str, scanned: int,
+                                                        grain: str) -> None:
     args = ["--criteria", str(CRITERIA / f"{pack}.yaml"), "--store", str(tmp_path / "r.duckdb"),
             "--dagster-home", str(tmp_path / "home")]
     assert main(["check", *args]) == 0
@@ -39,3 +40,6 @@ def test_a_bundled_domain_runs_a_night_in_its_own_grain(tmp_path: Path, capsys: 
     assert any(re.fullmatch(label, s["period"]) for s in sources)
     assert all(s["published_at"] <= as_of for s in sources)
     assert state["brief"]["words"] < 400 and f"as of {as_of}" in state["brief"]["markdown"]
+    # the periods the skeptic leaves out are the grain's (trial 47: "leave-one-month-out" on quarters and years)
+    findings = [v["checks"]["assumptions"]["finding"] for v in state["verifications"]]
+    assert any(f"leave-one-{grain}-out" in f for f in findings) and not any("month" in f for f in findings)

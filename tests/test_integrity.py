@@ -31,6 +31,7 @@ from opportunity_assets.verifications.series import (
     decimals,
     format_number,
     log_level,
+    on_grid,
     repeat_probability,
     resolution,
     robust,
@@ -344,6 +345,26 @@ def _shift_rules(values: list[float], shared: dict[str, float] | None) -> list[s
     return [f.rule for f in found.items]
 
 
+def test_a_shift_says_how_the_figures_moved() -> None:
+    """Trial 47: a state's breaches, 1 to 3 a quarter, then none for two quarters, "moved -99% from the period
+    before": the yardstick's log scale (an offset of 1% of the median) is no figure's change. The finding writes the
+    figures' own: 2 to 0 is -100%, 41 to 20 is -51%; from zero or below zero, the figure it moved from."""
+    def message(values: list[float]) -> str:
+        series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                        judged_from=len(values) - 4, per_year=4)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x")
+        return found.items[0].message
+
+    counts = [2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 2.0, 3.0, 2.0, 2.0, 0.0, 0.0, 0.0]
+    assert "x 0 in q17 moved -100% from the period before" in message(counts)
+    halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
+    assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
+    # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
+    assert integrity._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
+    assert integrity._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+
+
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
     typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A
@@ -578,6 +599,57 @@ def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
     assert "in each of its 3 changed values" in finding.message and "probability 7.5e-04" in finding.message
     assert rounded([4000.0, 5000.0]) == []
     assert rounded([4213.0, 4391.0, 4717.0]) == []
+
+
+def test_quarters_without_an_event_are_no_stuck_feed_and_no_repeated_row(tmp_path: Path) -> None:
+    """Trial 47: a state's health-data breaches, a few a quarter for five years, then none for three quarters: an
+    events source writes a period without events as a count and a sum of 0, so `people` (a sum) read "unchanged at
+    0 for 3 periods", a chance of 5e-9, and the row of zeros repeated the one before: a STRONG doubted for a feed
+    no one wrote. A repeat needs an event on both sides; the same figure on two quarters with events still is."""
+    rng = np.random.default_rng(47)
+    quarters = [date(2008 + i // 4, 1 + 3 * (i % 4), 10) for i in range(23)]
+    rows = [[state, day.isoformat(), int(rng.integers(500, 90_000)), f"org{k}"]
+            for i, day in enumerate(quarters) for state in ("co", "az") if state == "az" or i < 20
+            for k in range(int(rng.integers(1, 4)))]
+    name = _csv(tmp_path / "breaches.csv", ["state", "day", "people", "org"], rows)
+    source = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "grain": "quarter",
+              "period_column": "day", "publication_lag_days": 45,
+              "aggregates": {"breaches": {"agg": "count"}, "people": {"agg": "sum", "column": "people"},
+                             "orgs": {"agg": "count_distinct", "column": "org"}}}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "breaches", "window": [0, 7],
+                                                         "unit": "count"}})
+    c = _candidate(pack, date(2013, 11, 14), "co")
+    assert c.anchor_period == date(2013, 7, 1)
+    assert [f.rule for f in integrity.check(pack, c) if f.rule in ("stuck", "repeated_row")] == []
+    rows = [r if not (r[0] == "co" and r[1] == quarters[19].isoformat()) else [*r[:2], 0, r[3]] for r in rows]
+    same = [r for r in rows if r[0] == "co" and r[1] in (quarters[18].isoformat(), quarters[19].isoformat())]
+    rows = [r for r in rows if r not in same] + [["co", quarters[18].isoformat(), 4321, "org0"],
+                                                   ["co", quarters[19].isoformat(), 4321, "org0"]]
+    _csv(tmp_path / "breaches.csv", ["state", "day", "people", "org"], rows)
+    c = _candidate(pack, date(2013, 11, 14), "co")
+    assert "stuck" in [f.rule for f in integrity.check(pack, c)]
+
+
+def test_whole_figures_in_the_trillions_are_on_no_coarser_grid_than_they_are_written_on() -> None:
+    """Trial 47: a country's GDP written to the dollar, 2,940,224,847,627, was "a multiple of 10,000" (a relative
+    1e-9 of its 294 million steps is .29 of a step), so its past read as written to 10 and three whole figures in
+    the trillions as a rounded run, doubting a STRONG. A figure is on a grid to within a thousandth of a step."""
+    assert not on_grid(np.array([2_940_224_847_627.0]), 10_000.0)
+    assert on_grid(np.array([2_940_224_840_000.0, 2.3e12]), 10_000.0)
+    assert on_grid(np.array([123_456_789.1, 2.3]), 0.1) and not on_grid(np.array([123_456_789.12]), 0.1)
+    rng = np.random.default_rng(47)
+    past = np.round(1e10 * np.exp(np.cumsum(rng.normal(0.08, 0.03, 30))) + rng.uniform(0, 1e6, 30))
+    judged = np.round(8e12 * np.exp(np.cumsum(rng.normal(0.08, 0.03, 3))) + rng.uniform(0, 1e6, 3))
+    assert resolution(past, math.inf) == 1.0
+    values = np.array([*past, *judged])
+    series = Series(periods=[str(1960 + i) for i in range(len(values))], values={"gdp": values},
+                    judged_from=len(past), per_year=1)
+    found = Findings(series)
+    regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+    assert found.items == []
+    found = Findings(dataclasses.replace(series, values={"gdp": np.array([*past, *np.round(judged, -4)])}))
+    regularity.rounded(found, integrity_spec.IntegritySpec(), "gdp")
+    assert [f.rule for f in found.items] == ["rounded"]
 
 
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:

@@ -246,6 +246,37 @@ def test_a_doubt_that_decided_nothing_is_not_why_a_candidate_needs_judgment(tmp_
         "REJECTED, failed arithmetic: Score recomputed as 41.0"
 
 
+def test_a_score_is_written_on_its_own_side_of_the_thresholds(tmp_path: Path) -> None:
+    """Trial 47: "breaches_4q without 2012-Q4 turns it MARGINAL (score → 60.0)" under a strong of 60: the trial
+    scored 59.958, written to one decimal on the threshold it is said to be below. A score is written to one
+    decimal, or to as many more as keep it on its side of strong and marginal, in the brief's lines, the archive's
+    reasons and the verifier's findings alike; the brief's number check reads it back from the stored score."""
+    from opportunity_assets.formatting import format_score
+    from opportunity_assets.reasons import candidate_rows
+    from opportunity_assets.records import Perturbation
+
+    assert format_score(59.958, (60.0, 40.0)) == "59.96" and format_score(59.958) == "60.0"
+    assert format_score(69.99996, (70.0, 55.0)) == "69.99996" and format_score(54.96, (70.0, 55.0)) == "54.96"
+    assert format_score(70.04, (70.0, 55.0)) == "70.0" and format_score(83.9, (70.0, 55.0)) == "83.9"
+    pack, night = _night(tmp_path, [row for i in range(2) for row in _strong(_town(i), i)])
+    strong = night.analyses[0].model_copy(update={"score": 70.02})
+    trial = Perturbation(input="sales_3m", change="without 2014-11", relative_change=None, score=69.958,
+                         verdict=Verdict.MARGINAL, flips=True)
+    fragile = night.verifications[0].model_copy(update={
+        "status": Status.UNCERTAIN, "fatal_assumption": "sales_3m (without 2014-11)", "sensitivity": [trial]})
+    judged = dataclasses.replace(night, analyses=[strong, *night.analyses[1:]],
+                                 verifications=[fragile, *night.verifications[1:]],
+                                 routes=[route(strong, fragile), *night.routes[1:]])
+    brief, summary = render_brief(pack, judged, "off")
+    (line,) = _items(brief.markdown, "## Needs your judgment")
+    assert "(STRONG 70.0): sales_3m without 2014-11 turns it MARGINAL (score → 69.96)" in line
+    assert unsupported_numbers(brief.markdown, _stored_numbers(tmp_path, pack, judged, brief, summary), AS_OF) == []
+    marginal = strong.model_copy(update={"verdict": Verdict.MARGINAL, "score": 69.958})
+    below = night.routes[0].model_copy(update={"section_or_tag": "below_threshold"})
+    (row,) = candidate_rows(pack, night.candidates[:1], [marginal], night.verifications[:1], [below])
+    assert row.reason == "MARGINAL: score 69.96 below strong 70.0" and row.score_text == "69.96"
+
+
 def test_night_without_strong_says_so_in_one_line(tmp_path: Path) -> None:
     pack, night = _night(tmp_path, month_rows("Alpha") + month_rows("Bravo"))
     assert {r.section_or_tag for r in night.routes} == {"below_threshold"}

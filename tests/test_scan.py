@@ -331,6 +331,26 @@ def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) 
                                names=[c.name for c in found.values()]) == []
 
 
+def test_the_cap_note_names_one_more_rather_than_others(synthetic: Build) -> None:
+    """Trial 47: "4 of them with no preliminary score ...: HI (...), IA (...), RI (...) and others": "others" for
+    one. A note names every one where only one would be left over; with two or more left it points to them."""
+    no_sales = {(2013, m): {"sales": 0.0, "volume": 0.0, "listings": 0.0} for m in (10, 11, 12)}
+
+    def note(towns: list[str]) -> str:
+        rows = capped_source() + [row for town in towns for row in city(town, sales=300.0, overrides=no_sales)]
+        (text,) = run(synthetic(rows, **{"caps.max_candidates": 3, "caps.min_candidates": 0}))[1].notes
+        return text
+
+    four = note(["Aaron", "Abel", "Acre", "Adam"])
+    assert four.endswith("4 of them with no preliminary score, so no place in that order, placed last: Aaron "
+                         "(sales_yoy undefined: sales_3m_prev is zero), Abel (sales_yoy undefined: sales_3m_prev "
+                         "is zero), Acre (sales_yoy undefined: sales_3m_prev is zero), Adam (sales_yoy undefined: "
+                         "sales_3m_prev is zero)"), four
+    five = note(["Aaron", "Abel", "Acre", "Adam", "Agnes"])
+    assert "Acre (sales_yoy undefined: sales_3m_prev is zero) and others (the night's candidates table" in five
+    assert "Adam" not in five
+
+
 def test_no_cap_no_note(synthetic: Build) -> None:
     _, report = run(synthetic(capped_source(), **{"caps.min_candidates": 0}))
     assert report.capped == 0

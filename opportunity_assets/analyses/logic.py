@@ -216,6 +216,6 @@ def analyze(pack: CriteriaPack, candidate: Candidate) -> Analysis:
     return Analysis(
         as_of=candidate.as_of, candidate_id=candidate.id, numbers=numbers, calculation=steps,
         components=components, score=score, verdict=verdict,
-        reasoning=f"Score {format_score(score)} {bar}: {parts}.",
+        reasoning=f"Score {format_score(score, pack.thresholds.levels)} {bar}: {parts}.",
         assumptions=assumptions, red_flags=red_flags,
     )

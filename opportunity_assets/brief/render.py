@@ -86,11 +86,11 @@ def _strongest_number(pack: CriteriaPack, analysis: Analysis) -> str:
     return f"{top.label} {format_value(steps[top.name], top.unit)}"
 
 
-def _most_sensitive(v: Verification, score: float) -> str:
+def _most_sensitive(pack: CriteriaPack, v: Verification, score: float) -> str:
     if not v.sensitivity:
         return "no single input"
     trial = max(v.sensitivity, key=lambda t: abs(t.score - score))
-    return f"{trial.input} {trial.change} (score → {format_score(trial.score)})"
+    return f"{trial.input} {trial.change} (score → {format_score(trial.score, pack.thresholds.levels)})"
 
 
 def _flags(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
@@ -104,13 +104,14 @@ def _flags(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
 
 def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
     assert a.score is not None
-    return (f"- **{markdown(c.name)}** (score {format_score(a.score)}): {_strongest_number(pack, a)}. "
-            f"Most sensitive to {_most_sensitive(v, a.score)}.{_flags(pack, a, v)} "
+    return (f"- **{markdown(c.name)}** (score {format_score(a.score, pack.thresholds.levels)}): "
+            f"{_strongest_number(pack, a)}. Most sensitive to {_most_sensitive(pack, v, a.score)}.{_flags(pack, a, v)} "
             f"Next: {worded or next_action(pack, c, a, markdown)}")
 
 
-def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
-    verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score)}"
+def _judgment_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
+    levels = pack.thresholds.levels
+    verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score, levels)}"
     flips = [t for t in v.sensitivity if t.flips]
     doubts = [f for f in v.data_findings if f.effect == "doubt"]
     if doubts and a.verdict.value == "STRONG":
@@ -120,7 +121,7 @@ def _judgment_line(c: Candidate, a: Analysis, v: Verification, worded: str | Non
         score = a.score
         worst = max(flips, key=lambda t: abs(t.score - score))
         unresolved = (f"{worst.input} {worst.change} turns it {worst.verdict.value} "
-                      f"(score → {format_score(worst.score)})")
+                      f"(score → {format_score(worst.score, levels)})")
     else:
         unresolved = "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
     return f"- **{markdown(c.name)}** ({verdict}): {unresolved}. To resolve: {worded or v.to_resolve or v.reason}"
@@ -209,7 +210,7 @@ def render_brief(pack: CriteriaPack, night: NightRecords, model_mode: str,
 
     act_ids, judge_ids = section("act_on_these"), section("needs_your_judgment")
     act = [_act_line(pack, by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in act_ids]
-    judge = [_judgment_line(by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in judge_ids]
+    judge = [_judgment_line(pack, by_id_c[i], by_id_a[i], by_id_v[i], wording.get(i)) for i in judge_ids]
     act = [line + _judged_suffix(night, i) for line, i in zip(act, act_ids, strict=True)]
     judge = [line + _judged_suffix(night, i) for line, i in zip(judge, judge_ids, strict=True)]
     failed = {(e.candidate_id, e.node) for e in night.errors if not e.fatal}

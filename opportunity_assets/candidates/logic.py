@@ -365,11 +365,19 @@ SHOWN_FLAGGED = 5
 """Flagged candidates past the cap that its notes name; the count says how many in all."""
 
 
+def _named(total: int, shown: int) -> int:
+    """How many of `total` candidates a note names where it names `shown` and points to the rest as "others": all
+    of them where only one would be left, which "others" would misname (trial 47: "HI, IA, RI and others" for
+    four, one more)."""
+    return total if total <= shown + 1 else shown
+
+
 def _first_named(ids: list[str], names: dict[str, str]) -> str:
-    """The first `SHOWN_FLAGGED` of `ids` by name, in Markdown; the rest pointed to, never counted (every number
-    in the brief is one the store holds)."""
-    more = " and others (the night's candidates table names each)" if len(ids) > SHOWN_FLAGGED else ""
-    return ", ".join(markdown(names[cid]) for cid in ids[:SHOWN_FLAGGED]) + more
+    """The first `SHOWN_FLAGGED` of `ids` by name (`_named`), in Markdown; the rest pointed to, never counted
+    (every number in the brief is one the store holds)."""
+    shown = _named(len(ids), SHOWN_FLAGGED)
+    more = " and others (the night's candidates table names each)" if len(ids) > shown else ""
+    return ", ".join(markdown(names[cid]) for cid in ids[:shown]) + more
 
 
 SHOWN_UNSCORED = 3
@@ -381,10 +389,9 @@ def _unscored_note(pack: CriteriaPack, unscored: list[Candidate]) -> str:
     each with why (`why_unscored`: no constant of the pack, no value; the brief's numbers are checked)."""
     if not unscored:
         return ""
-    named = ", ".join(f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})"
-                      for c in unscored[:SHOWN_UNSCORED])
-    more = " and others (the night's candidates table gives each one's reason)" if len(unscored) > SHOWN_UNSCORED \
-        else ""
+    shown = _named(len(unscored), SHOWN_UNSCORED)
+    named = ", ".join(f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})" for c in unscored[:shown])
+    more = " and others (the night's candidates table gives each one's reason)" if len(unscored) > shown else ""
     return (f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: "
             f"{named}{more}")
 
@@ -514,7 +521,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
                  f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id"
                  if pack.caps.order_by else "id")
-        best = f"; the best score among them {format_score(best_cut)}" if best_cut is not None else ""
+        best = (f"; the best score among them {format_score(best_cut, pack.thresholds.levels)}"
+                if best_cut is not None else "")
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight{best}" + _unscored_note(pack, unscored))
     named = {c.id: c.name for c in judged}

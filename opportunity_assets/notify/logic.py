@@ -51,6 +51,8 @@ class ActItem:
     """The pack's next-action line for this candidate, as the brief writes it."""
     still_strong: bool = False
     """To act on, with the same verdict, on the night before (`previous_night`)."""
+    levels: tuple[float, ...] = ()
+    """The pack's thresholds, which the score is written on its own side of (`format_score`)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class JudgmentItem:
     """None when the verdict is INSUFFICIENT_DATA."""
     to_resolve: str
     """What would resolve it, in one line."""
+    levels: tuple[float, ...] = ()
+    """As `ActItem.levels`: a MARGINAL 59.96 under a strong of 60 is no "MARGINAL 60.0"."""
 
 
 @dataclass(frozen=True)
@@ -118,8 +122,10 @@ def brief_url(base_url: str | None, as_of: date) -> str | None:
 
 def night_items(routes: Iterable[Route], candidates: Iterable[Candidate], analyses: Iterable[Analysis],
                 verifications: Iterable[Verification],
-                next_actions: Mapping[str, str]) -> tuple[tuple[ActItem, ...], tuple[JudgmentItem, ...]]:
-    """The night's act-on and needs-judgment candidates from the store's records, best score first."""
+                next_actions: Mapping[str, str], levels: tuple[float, ...] = ()
+                ) -> tuple[tuple[ActItem, ...], tuple[JudgmentItem, ...]]:
+    """The night's act-on and needs-judgment candidates from the store's records, best score first; `levels`: the
+    pack's thresholds, for writing their scores."""
     names = {c.id: c.name for c in candidates}
     by_a = {a.candidate_id: a for a in analyses}
     by_v = {v.candidate_id: v for v in verifications}
@@ -132,10 +138,11 @@ def night_items(routes: Iterable[Route], candidates: Iterable[Candidate], analys
         name = names.get(r.candidate_id, r.candidate_id)
         if r.section_or_tag == ACT_SECTION and a.score is not None:
             act.append(ActItem(candidate_id=r.candidate_id, name=name, score=a.score, verdict=a.verdict.value,
-                               status=v.status.value, next_action=next_actions.get(r.candidate_id, "")))
+                               status=v.status.value, next_action=next_actions.get(r.candidate_id, ""),
+                               levels=levels))
         elif r.section_or_tag == JUDGMENT_SECTION:
             judgment.append(JudgmentItem(candidate_id=r.candidate_id, name=name, verdict=a.verdict.value,
-                                         score=a.score, to_resolve=v.to_resolve or v.reason))
+                                         score=a.score, to_resolve=v.to_resolve or v.reason, levels=levels))
     act.sort(key=lambda i: (-i.score, i.candidate_id))
     judgment.sort(key=lambda i: (-(i.score if i.score is not None else -1.0), i.candidate_id))
     return tuple(act), tuple(judgment)
@@ -255,11 +262,12 @@ def headline(m: NightMessage) -> str:
 
 def _act_text(i: ActItem) -> str:
     mark = "still strong" if i.still_strong else "new"
-    return f"{i.name} — score {format_score(i.score)} ({i.verdict}, {i.status}; {mark}). Next: {i.next_action}"
+    return (f"{i.name} — score {format_score(i.score, i.levels)} ({i.verdict}, {i.status}; {mark}). "
+            f"Next: {i.next_action}")
 
 
 def _judgment_text(i: JudgmentItem) -> str:
-    verdict = i.verdict if i.score is None else f"{i.verdict} {format_score(i.score)}"
+    verdict = i.verdict if i.score is None else f"{i.verdict} {format_score(i.score, i.levels)}"
     return f"{i.name} ({verdict}): {i.to_resolve}"
 
 
@@ -302,7 +310,8 @@ def slack_payload(m: NightMessage) -> dict[str, Any]:
     ]
     for i in m.act[:SLACK_ITEMS]:
         mark = "_still strong_" if i.still_strong else "*new*"  # our markup, around escaped text
-        text = (f"*{_slack_escape(i.name)}* — score {format_score(i.score)} ({i.verdict}, {i.status}) · {mark}\n"
+        text = (f"*{_slack_escape(i.name)}* — score {format_score(i.score, i.levels)} ({i.verdict}, {i.status}) · "
+                f"{mark}\n"
                 f"Next: {_slack_escape(i.next_action)}")
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}})
     if len(m.act) > SLACK_ITEMS:

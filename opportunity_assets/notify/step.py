@@ -102,7 +102,7 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         act, judgment = night_items(
             store.routes(pack.domain, as_of), candidates, analyses, store.verifications(pack.domain, as_of),
             {a.candidate_id: next_action(pack, by_candidate[a.candidate_id], a)
-             for a in analyses if a.candidate_id in by_candidate})
+             for a in analyses if a.candidate_id in by_candidate}, pack.thresholds.levels)
         earlier = act_verdicts(store.routes(pack.domain, previous.as_of), store.analyses(pack.domain, previous.as_of)) \
             if previous.as_of else {}
     url = brief_url(notifier.ui_base_url, as_of)

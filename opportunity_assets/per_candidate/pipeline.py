@@ -121,7 +121,8 @@ def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: fl
     No night totals. `earlier`: the candidate's stored analyses of earlier nights."""
     a = judged.record
     thresholds = {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}
-    return {"verdict": a.verdict.value, "score": format_score(a.score) if a.score is not None else "none",
+    return {"verdict": a.verdict.value,
+            "score": format_score(a.score, pack.thresholds.levels) if a.score is not None else "none",
             "inputs": tables.rounded_inputs(pack, a),
             **({"missing": ", ".join(a.missing)} if a.missing else {}),
             "red_flags": tables.bullets(a.red_flags),

@@ -145,7 +145,8 @@ def score_history(points: Sequence[HistoryPoint], thresholds: Mapping[str, float
     if scored:
         latest = scored[-1]
         body.append(_text(min(x(latest.as_of), left + plot_w) - 4, y(latest.score or 0.0) - 6,
-                          format_score(latest.score or 0.0), size=9, anchor="end", weight="bold"))
+                          format_score(latest.score or 0.0, tuple(thresholds.values())), size=9, anchor="end",
+                          weight="bold"))
     if first and last:
         body.append(_text(left, height - 6, first.isoformat(), size=8, fill=MUTED))
         if last != first:

@@ -179,7 +179,7 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
             what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
                      "ask for it to be confirmed")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
-                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} moved {as_percent(step[t])} "
+                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
                   f"{stick.since} (typically {as_percent(stick.median)} ± {stick.scale:.1%}), {what}")
 
@@ -383,6 +383,16 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
                   f"confirm {columns} with the source")
 
 
+def _moved(raw: np.ndarray, t: int) -> str:
+    """How the figure moved from the one before, as the figures say: their relative change where the one before is
+    above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
+    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
+    before, now = float(raw[t - 1]), float(raw[t])
+    if before > 0 and now >= 0:
+        return f"moved {now / before - 1:+.0%}"
+    return f"moved from {format_number(before)}"
+
+
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
     series = found.series
     if peers.get("count", 0) < MIN_PEERS:
@@ -440,6 +450,13 @@ def _refused(found: Findings, spec: IntegritySpec, refused: Sequence[Refusal]) -
                   f"{'it' if len(indices) == 1 else 'them'} as a gap, but the feed wrote a bad figure in a period the "
                   "metrics reach",
                   f"confirm {period_span(periods)} {'rows' if column == 'row' else column} with the source")
+
+
+def _without_events(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarray:
+    """Per period of the series, whether the events source read no event of the entity's then (`periods` lists
+    the periods with a row): its counts and sums are 0 there by construction, not figures a feed wrote."""
+    written = {p.period for p in periods if p.events > 0}
+    return np.array([period not in written for period in series.periods], dtype=bool)
 
 
 _MIN_SHARE_SCALE = 0.02
@@ -543,6 +560,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
     material = _scored_periods(pack)
     reads = _read_periods(pack)
+    silent = _without_events(series, candidate.repeated_events) if pack.source.shape == "events" else None
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -550,7 +568,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                 column in signed)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
-                                     and i.rounded is not None and i.rounded.column == column], reads)
+                                     and i.rounded is not None and i.rounded.column == column], reads, silent)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
         regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)
@@ -566,7 +584,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     else:
         _repeated_events(found, spec, candidate.repeated_events)
     if len(columns) >= spec.repeated_rows.min_columns:
-        regularity.repeated_rows(found, spec, columns)
+        regularity.repeated_rows(found, spec, columns, silent)
     for identity in spec.identities:
         _identity(found, spec, identity, fits[identity.name])
     return found.items

@@ -6,7 +6,7 @@ as truth. Five checks, each reported separately:
 
 - arithmetic: inputs, components, score and verdict recomputed independently;
 - inputs: every number sourced (right table, entity, published by as_of) and equal to the source;
-- assumptions: sensitivity within each input's uncertainty band, and leave-one-month-out; a verdict whose
+- assumptions: sensitivity within each input's uncertainty band, and leave-one-period-out; a verdict whose
   act/don't-act side flips is fragile, and the input that flips it is the `fatal_assumption`;
 - omissions: the pack's checklist, and every red flag whose rule holds is reported;
 - constraints: every hard filter truly PASS, recomputed; none UNCLEAR-then-passed.
@@ -121,6 +121,7 @@ def _score(pack: CriteriaPack, inputs: Mapping[str, float | None]) -> _Recompute
 
 # ---- the five checks -------------------------------------------------------------------------------------
 def _arithmetic(pack: CriteriaPack, analysis: Analysis, truth: dict[str, float | None]) -> CheckOutcome:
+    levels = pack.thresholds.levels
     try:
         redo = _score(pack, truth)
     except expressions.MissingValue as exc:
@@ -129,8 +130,8 @@ def _arithmetic(pack: CriteriaPack, analysis: Analysis, truth: dict[str, float |
         return CheckOutcome(passed=False, finding=f"Analysis scored {analysis.score} but the source cannot "
                                                   f"support a score ({exc}).")
     if analysis.verdict == Verdict.INSUFFICIENT_DATA:
-        return CheckOutcome(passed=False, finding=f"Analysis said INSUFFICIENT_DATA ({analysis.missing}) but "
-                                                  f"the source supports score {format_score(redo.score)}.")
+        return CheckOutcome(passed=False, finding=f"Analysis said INSUFFICIENT_DATA ({analysis.missing}) but the "
+                                                  f"source supports score {format_score(redo.score, levels)}.")
     problems = []
     steps = {s.name: s.value for s in analysis.calculation}
     for c in pack.formula.components:
@@ -147,7 +148,7 @@ def _arithmetic(pack: CriteriaPack, analysis: Analysis, truth: dict[str, float |
     if problems:
         return CheckOutcome(passed=False, finding="Recomputation disagrees: " + "; ".join(problems) + ".")
     return CheckOutcome(passed=True, finding=f"Recomputed from {len(truth)} source metrics: score "
-                                             f"{format_score(redo.score)}, {redo.verdict}; all steps agree.")
+                                             f"{format_score(redo.score, levels)}, {redo.verdict}; all steps agree.")
 
 
 def _inputs(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
@@ -187,9 +188,10 @@ class _Sensitivity:
     key: Perturbation | None
 
 
-def _describe(base: _Recomputed, trial: Perturbation) -> str:
-    return (f"{trial.input} {trial.change} turns score {format_score(base.score)} into "
-            f"{format_score(trial.score)} ({base.verdict} -> {trial.verdict})")
+def _describe(pack: CriteriaPack, base: _Recomputed, trial: Perturbation) -> str:
+    levels = pack.thresholds.levels
+    return (f"{trial.input} {trial.change} turns score {format_score(base.score, levels)} into "
+            f"{format_score(trial.score, levels)} ({base.verdict} -> {trial.verdict})")
 
 
 def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
@@ -230,10 +232,10 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
         fatal = max(flips, key=lambda t: abs(t.score - base.score))
         return _Sensitivity(CheckOutcome(passed=False, finding=f"Fragile: {len(flips)} of {len(trials)} "
                                          f"perturbations flip the act/don't-act side; worst: "
-                                         f"{_describe(base, fatal)}."), trials, fatal, key)
+                                         f"{_describe(pack, base, fatal)}."), trials, fatal, key)
     return _Sensitivity(CheckOutcome(passed=True, finding=f"Robust: none of {len(trials)} perturbations "
-                                     "(uncertainty bands, leave-one-month-out) flips the verdict's side; largest "
-                                     f"move: {_describe(base, key)}."), trials, None, key)
+                                     f"(uncertainty bands, leave-one-{pack.grain.name}-out) flips the verdict's "
+                                     f"side; largest move: {_describe(pack, base, key)}."), trials, None, key)
 
 
 def _omissions(pack: CriteriaPack, analysis: Analysis, truth: dict[str, float | None]) -> CheckOutcome:

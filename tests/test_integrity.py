@@ -304,7 +304,11 @@ def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: 
         assert peers[column]["scale"] == pytest.approx(expected.scale, rel=1e-12)
     pairs = integrity.two_period_changes(np.array([0.0, 10.0, np.nan, -5.0]), np.array([0.0, 12.0, 3.0, 1.0]))
     assert pairs[0] == 0.0  # 0 -> 0: no move (offset 1)
-    assert pairs[1] == pytest.approx(np.log(12.11) - np.log(10.11)) and np.isnan(pairs[2]) and np.isnan(pairs[3])
+    # (whole numbers: a count's offset, half a unit; `series.log_level`)
+    assert pairs[1] == pytest.approx(np.log(12.5) - np.log(10.5)) and np.isnan(pairs[2]) and np.isnan(pairs[3])
+    pairs = integrity.two_period_changes(np.array([10.5, 300.0]), np.array([12.0, 360.0]))
+    assert pairs[0] == pytest.approx(np.log(12.1125) - np.log(10.6125))  # a fraction: 1% of the pair's level
+    assert pairs[1] == pytest.approx(np.log(363.3) - np.log(303.3))  # a count in the hundreds: as before
 
 
 @pytest.mark.parametrize("sentinel", [-1.0, float("nan")], ids=["negative", "no-number"])
@@ -356,13 +360,29 @@ def test_a_shift_says_how_the_figures_moved() -> None:
         integrity._shifts(found, integrity_spec.IntegritySpec(), "x")
         return found.items[0].message
 
-    counts = [2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 3.0, 2.0, 2.0, 1.0, 2.0, 2.0, 3.0, 2.0, 2.0, 0.0, 0.0, 0.0]
+    counts = [20.0 + (i % 3) for i in range(17)] + [0.0, 0.0, 0.0]
     assert "x 0 in q17 moved -100% from the period before" in message(counts)
     halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
     assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
     # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
     assert integrity._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
     assert integrity._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+
+
+def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:
+    """Trial 47: Georgia's data breaches, 1, 2, 0, 0, 2, 2, 1, 5 a quarter, were doubted, "breaches 0 in 2010-Q4
+    moved -100%: 4.6 MADs below ... and it stays": at an offset of 1% of a median of 2, 2 -> 0 was a fall of 4.6 on
+    the log scale, ten times one event's step. A count's log is started at half a unit (`series.log_level`): a few
+    events are a few events. The same history a hundred times larger, falling to none, is still far out."""
+    def shifts(values: list[float]) -> list[str]:
+        series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                        judged_from=1, per_year=4)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", material=frozenset(range(len(values))))
+        return [f.rule for f in found.items]
+
+    assert shifts([1.0, 2.0, 0.0, 0.0, 2.0, 2.0, 1.0, 5.0]) == []
+    assert shifts([100.0, 200.0, 0.0, 0.0, 200.0, 200.0, 100.0, 500.0]) == ["level_shift"]
 
 
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
@@ -464,8 +484,8 @@ def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
     found = Findings(series)
     integrity._shifts(found, integrity_spec.IntegritySpec(), "balance")
     assert [(f.rule, f.periods) for f in found.items] == [("level_shift", [f"p{len(balance) - 2}"])]
-    positive = np.array([5.0, 7.0, 6.0])
-    assert np.allclose(log_level(positive), np.log(positive + 0.06))  # a column >= 0: unchanged
+    positive = np.array([5.5, 7.5, 6.5])
+    assert np.allclose(log_level(positive), np.log(positive + 0.065))  # a column >= 0: unchanged
 
 
 def test_a_signed_column_above_zero_throughout_is_judged_on_its_own_scale_near_zero() -> None:

@@ -45,6 +45,7 @@ from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Re
 from opportunity_assets.verifications import exact, regularity
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 from opportunity_assets.verifications.series import (
+    COUNT_OFFSET,
     MIN_SAMPLE,
     MIN_SCALE,
     Findings,
@@ -528,6 +529,8 @@ def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
     total = np.where(before > 0, before, 0.0) + np.where(now > 0, now, 0.0)
     with np.errstate(all="ignore"):
         offset = np.where(positive > 0, 0.01 * total / np.maximum(positive, 1.0), 1.0)
+        offset = np.where(on_grid_each(before, 1.0) & on_grid_each(now, 1.0), np.maximum(offset, COUNT_OFFSET),
+                          offset)
         valid = np.isfinite(before) & np.isfinite(now) & (before + offset > 0) & (now + offset > 0)
         return np.where(valid, np.log(now + offset) - np.log(before + offset), np.nan)
 

@@ -474,6 +474,18 @@ def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> No
     assert _range_findings([12, 20, 15, 30, 22, 25, 400], 0) != []
 
 
+def test_a_record_no_further_above_the_last_than_the_columns_records_went_before_is_no_unit_slip() -> None:
+    """Trial 47: Illinois's people affected by data breaches, a quarter's sum of a heavy-tailed size, reached 4
+    million, 22 times the largest before it, and was doubted as a unit slip, though a quarter of 188,211 had been
+    56 times the largest before that one. A column whose records have jumped that far is judged at its largest such
+    jump; a steady column written a thousand times over is still out of range."""
+    people = [3374, 188211, 9835, 967, 556, 6648, 32509, 4518, 7976, 12778, 3502, 29530, 8240]
+    assert _range_findings([*people, 4051128], 0) == []
+    assert _range_findings([*people, 188211 * 60], 0)[0].startswith("x 11,292,660 in 2013-W14 is 60 times the largest")
+    steady = [3374, 3900, 3100, 4200, 3800, 3600, 4100, 3900, 3700, 4000, 3500, 3800, 3900]
+    assert _range_findings([*steady, 4_000_000], 0)[0].startswith("x 4,000,000 in 2013-W14 is 952 times")
+
+
 def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
     """A balance around -20 that moves to -1,200 (in cents?) and stays: a log has no value below zero, so such a
     column had no yardstick at all; on the asinh scale its changes are judged like any other's."""

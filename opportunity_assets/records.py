@@ -143,6 +143,12 @@ class Candidate(FrozenRecord):
     period-on-period change (log). A reference distribution for the verifier's cross-sectional check, never a
     ranking."""
 
+    typical_scales: dict[str, float] = Field(default_factory=dict)
+    """Per source column, the median over the scanned entities of each one's robust scale (1.4826 × MAD) of its
+    period-on-period changes (log) over the kept history, where enough entities had enough changes
+    (`integrity.MIN_PEERS`, `series.MIN_SAMPLE`): the domain's ordinary move, which a short history's own yardstick
+    is widened toward (`series.widened`). The same for every candidate going on."""
+
     shared_changes: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per source column, the scanned entities' median period-on-period change (log) into each period of the kept
     history, keyed by periods back from the night's latest ("0"), where enough entities had one

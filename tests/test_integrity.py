@@ -446,6 +446,48 @@ def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_includ
     assert abs(shared["1"]) < 3e-3 and abs(shared["0"]) < 3e-3
 
 
+def test_a_short_history_whose_few_changes_were_alike_is_no_sure_yardstick() -> None:
+    """Trial 48: a MAD of a dozen changes is itself uncertain; a state whose few past changes happened to be alike
+    (± 0.7%) read an ordinary move of its domain (+8%, tonight's entities' changes spread ± 4%) as 12 MADs, and its
+    clean act-on pick was doubted (Cigarette, SumHes: 10-16% of clean picks). Its scale is pulled toward the
+    domain's by how few its changes are: that move is no shift; a gross one still is; a long history as steady
+    keeps its own scale and still reads the move as a shift; a domain calmer than the entity narrows nothing."""
+    alike = np.resize([0.005, -0.005, 0.0, 0.008, -0.008], 120)  # changes within ± 0.8%
+
+    def rules(changes: int, move: float, domain: float | None) -> list[str]:
+        level = 100.0 * np.exp(np.cumsum(alike[:changes]))
+        values = np.append(np.append(100.0, level), [level[-1] * move, level[-1] * move * 1.004])
+        series = Series(periods=[str(1850 + i) for i in range(len(values))], values={"x": values},
+                        judged_from=len(values) - 3, per_year=1)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", domain=domain)
+        return [f.rule for f in found.items]
+
+    assert rules(11, 1.08, None) == ["level_shift"]  # its own MAD alone: 12 MADs
+    assert rules(11, 1.08, 0.04) == []
+    assert rules(11, 1.5, 0.04) == ["level_shift"]
+    assert rules(110, 1.08, 0.04) == ["level_shift"]
+    assert rules(11, 1.08, 0.002) == ["level_shift"]
+
+
+def test_the_scan_gives_the_domains_typical_scale_of_each_entitys_own_changes(tmp_path: Path) -> None:
+    """Each candidate going on carries the median of the scanned entities' own robust scales of a column's changes:
+    one entity's broken latest value, which widens one period's spread across ten entities, leaves it be."""
+    moves = np.resize([0.02, -0.02, 0.0, 0.03, -0.03], 13)
+    rows = [[f"s{e}", 1981 + i, round(100.0 * (1 + e) * math.exp(float(np.cumsum(moves)[i]))
+                                      * (1.5 if e == 0 and i == 12 else 1.0), 4)]
+            for e in range(10) for i in range(13)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
+              "columns": ["tax"], "publication_lag_days": 120}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
+                                           "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
+    snapshot = read_snapshot(pack, date(1994, 5, 31))
+    found, _ = scan(pack, date(1994, 5, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    own = robust(moves[1:], "")
+    assert own is not None
+    assert next(c for c in found if c.went_on).typical_scales["tax"] == pytest.approx(own.scale, rel=0.01)
+
+
 def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:
     series = Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
                               values={"x": np.array(values, dtype=float)}, judged_from=judged_from, per_year=52)

@@ -31,6 +31,7 @@ from opportunity_assets.sources.shapes import cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
+from opportunity_assets.verifications.series import MIN_SAMPLE, MIN_SCALE
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,40 @@ def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> 
     return shared
 
 
+def _log_level(column: str, signed: bool) -> pl.Expr:
+    """`series.log_level` of each entity's values of a column, within each entity: log(x + 1% of its median
+    positive value), or asinh(x / its median size) for a column that is `signed` or goes below zero."""
+    value = pl.col(column).cast(pl.Float64)
+    size = value.abs().filter(value != 0).median().over("entity_id")
+    offset = 0.01 * value.filter(value > 0).median().over("entity_id")
+    crosses = pl.lit(signed) | (value.min().over("entity_id") < 0)
+    with_offset = pl.when(value + offset > 0).then((value + offset).log())
+    return pl.when(crosses).then((value / size).arcsinh()).otherwise(with_offset)
+
+
+def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str]) -> dict[str, float]:
+    """`Candidate.typical_scales`: per column, the median of the scanned entities' own robust scales of their
+    period-on-period changes (on `series.log_level`'s scale, `signed` as the pack declares, between consecutive
+    kept periods), of the entities with `MIN_SAMPLE` changes or more, where `MIN_PEERS` or more had them: each
+    entity's own noise, not one period's spread across entities (which one entity's broken latest value widens on
+    a panel of eight, and a season every entity shares narrows)."""
+    out: dict[str, float] = {}
+    ordered = history.sort("entity_id", "periods_ago", descending=[False, True])
+    consecutive = pl.col("periods_ago").shift(1).over("entity_id") == pl.col("periods_ago") + 1
+    for column in columns:
+        level = ordered.select("entity_id", "periods_ago", _log_level(column, column in signed).alias("level"))
+        changes = level.select("entity_id", pl.when(consecutive).then(
+            pl.col("level") - pl.col("level").shift(1).over("entity_id")).alias("change"))
+        changes = changes.filter(pl.col("change").is_finite())
+        spread = (changes.with_columns((pl.col("change") - pl.col("change").median().over("entity_id")).abs()
+                                       .alias("off"))
+                  .group_by("entity_id").agg(pl.col("off").median().alias("mad"), pl.len().alias("count"))
+                  .filter(pl.col("count") >= MIN_SAMPLE))
+        if spread.height >= MIN_PEERS:
+            out[column] = max(1.4826 * float(spread["mad"].median()), MIN_SCALE)  # type: ignore[arg-type]
+    return out
+
+
 def _raw_rows(history: pl.DataFrame, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
     """History rows as records, per entity key, oldest first (built in polars: a wide night has millions)."""
     if history.is_empty():
@@ -505,7 +540,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     shared = _shared_changes(history, pack.columns, pack.history_reach) if going and pack.grain.per_year == 1 \
         else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
+    typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
+                                       "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),
                                        "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})

@@ -132,16 +132,18 @@ def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float
 
 
 def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
-            shared: Mapping[str, float] | None = None, signed: bool = False) -> None:
+            shared: Mapping[str, float] | None = None, signed: bool = False, domain: float | None = None) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
     change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
     judged at `level_shift.material_mads`: the verdict rests on it. `shared`: tonight's entities' median change
     into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift.
-    `signed`: the pack declares the column may go negative (`series.log_level`)."""
+    `signed`: the pack declares the column may go negative (`series.log_level`). `domain`: the typical scale of
+    tonight's entities' own changes of the column (`Candidate.typical_scales`), which a short history's yardstick is
+    widened toward (`series.widened`)."""
     series = found.series
     raw = series.values[column]
     step = period_changes(raw, signed)
-    stick = yardstick(series, step, spec.min_history)
+    stick = yardstick(series, step, spec.min_history, domain=domain)
     if stick is None:
         return
     quantum = unit_step(raw, signed)
@@ -580,7 +582,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         _shifts(found, spec, column, material.get(column, frozenset()), candidate.shared_changes.get(column),
-                column in signed)
+                column in signed, candidate.typical_scales.get(column))
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent)

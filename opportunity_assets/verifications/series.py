@@ -7,6 +7,7 @@ under INPUTS or ASSUMPTIONS by its rule. `integrity.py` runs the rules; this mod
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,9 @@ MIN_SCALE = 0.005
 look enormous."""
 MIN_SAMPLE = 6
 """Fewest values a robust yardstick is computed from."""
+DOMAIN_CHANGES = 12
+"""Changes the domain's scale counts as where a short history's scale is pulled toward it (`widened`): a year of a
+monthly source's, twelve of an annual panel's."""
 _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "interpolated",
@@ -144,12 +148,26 @@ def series_of(candidate: Candidate, columns: Sequence[str], judged_periods: int,
                   per_year=grain.per_year)
 
 
-def yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: int = 1) -> Yardstick | None:
-    """The entity's own yardstick: the changes before the judged span if there are enough, else all of them."""
+def yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: int = 1,
+              domain: float | None = None) -> Yardstick | None:
+    """The entity's own yardstick: the changes before the judged span if there are enough, else all of them; its
+    scale widened toward `domain` (`widened`) where its changes are few."""
     past = changes[: series.judged_from]
-    if np.isfinite(past).sum() >= min_history:
-        return robust(past, series.periods[start])
-    return robust(changes, series.periods[start])
+    stick = robust(past if np.isfinite(past).sum() >= min_history else changes, series.periods[start])
+    return stick if stick is None or domain is None else widened(stick, domain)
+
+
+def widened(stick: Yardstick, domain: float) -> Yardstick:
+    """The entity's scale pulled toward the domain's (`domain`: the robust scale of tonight's entities' changes of
+    the same column), each weighted by the changes behind it: the entity's `count`, the domain's
+    `DOMAIN_CHANGES` (an empirical-Bayes mean on the log scale). A MAD of a dozen changes is itself uncertain (its
+    spread is about ±1.2/√n of it, ±35% at 12), and an entity whose few changes happened to be alike read its
+    domain's ordinary moves as 4-10 MADs (trial 48: a state's cigarette sales +7% against ± 1.7% of six changes);
+    with a hundred changes (a monthly market since 2000) its own scale keeps nine tenths of the weight. Never
+    narrowed: an entity noisier than its peers is still measured by its own noise, not by calmer entities'."""
+    weight = stick.count / (stick.count + DOMAIN_CHANGES)
+    pooled = math.exp(weight * math.log(stick.scale) + (1 - weight) * math.log(max(domain, MIN_SCALE)))
+    return dataclasses.replace(stick, scale=max(stick.scale, pooled))
 
 
 def format_number(value: float) -> str:

@@ -32,6 +32,7 @@ from opportunity_assets.verifications.series import (
     format_number,
     log_level,
     on_grid,
+    period_changes,
     repeat_probability,
     resolution,
     robust,
@@ -486,6 +487,33 @@ def test_the_scan_gives_the_domains_typical_scale_of_each_entitys_own_changes(tm
     own = robust(moves[1:], "")
     assert own is not None
     assert next(c for c in found if c.went_on).typical_scales["tax"] == pytest.approx(own.scale, rel=0.01)
+
+
+def test_the_domains_typical_scale_is_each_entitys_own_yardstick_scale_counts_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan's typical scale is built in polars over every entity at once; each entity's own scale is built by
+    `series.period_changes` on its own series: the two must be the same scale, a count's (started at half a unit)
+    and a fraction's alike. Over more than `TYPICAL_SAMPLE` entities a fixed sample of them tells the median."""
+    from opportunity_assets.candidates import logic as scan_logic
+
+    rng = np.random.default_rng(1)
+    rows = [{"entity_id": f"e{e:02d}", "periods_ago": 29 - i, "x": float(v), "y": float(v) + 0.37}
+            for e in range(12) for i, v in enumerate(rng.poisson(2 + e, 30))]
+    history = pl.DataFrame(rows)
+
+    def own(column: str, entity: str) -> float:
+        values = history.filter(pl.col("entity_id") == entity).sort("periods_ago", descending=True)[column]
+        stick = robust(period_changes(values.to_numpy()), "")
+        assert stick is not None
+        return stick.scale
+
+    for column in ("x", "y"):
+        expected = float(np.median([own(column, f"e{e:02d}") for e in range(12)]))
+        assert scan_logic._typical_scales(history, [column], set())[column] == pytest.approx(expected, rel=1e-9)
+    monkeypatch.setattr(scan_logic, "TYPICAL_SAMPLE", 9)
+    sampled = scan_logic._typical_scales(history, ["x"], set())["x"]
+    assert sampled == scan_logic._typical_scales(history, ["x"], set())["x"]
+    assert min(own("x", f"e{e:02d}") for e in range(12)) <= sampled <= max(own("x", f"e{e:02d}") for e in range(12))
 
 
 def _range_findings(values: list[float], judged_from: int, *, signed: bool = False) -> list[str]:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import dagster as dg
 import pytest
 import yaml
+from dagster._core.utils import make_new_run_id
 
 from opportunity_assets import night as nights
 from opportunity_assets.automation.logic import (
@@ -253,11 +254,15 @@ def test_under_the_daemon_a_brief_waits_for_the_night_before_still_running(
             instance=instance, partition_key=night.isoformat(), run_config=QUIET).success
     analyses, _ = _requested(defs.resolve_sensor_def("chain_after_scan"), defs, instance)
     by_night = {r.tags[AS_OF_TAG]: r for r in analyses}
-    daemon.execute("analyze_night", None, by_night[NOV.isoformat()].tags)  # November finishes first
-
     after_verifications = defs.resolve_sensor_def("chain_after_verifications")
+    daemon.execute("analyze_night", None, by_night[NOV.isoformat()].tags)  # November finishes first
+    # October only scanned, between its runs (the same tick verifies a backfill's nights): no hold
+    assert [r.partition_key for r in _requested(after_verifications, defs, instance)[0]] == [NOV.isoformat()]
+
+    instance.add_run(dg.DagsterRun(job_name="analyze_night", run_id=make_new_run_id(),
+                                   status=dg.DagsterRunStatus.STARTED, tags=by_night[OCT.isoformat()].tags))
     requested, cursor = _requested(after_verifications, defs, instance)
-    assert requested == []  # October, scanned moments ago, is still running: November's brief is held
+    assert requested == []  # October's per-candidate run is in flight: November's brief is held
     assert SensorCursor.from_json(cursor).waiting
     jobs = {name: defs.resolve_job_def(name) for name in ("analyze_night", "brief_night", "notify_night")}
     unbounded = build_chain_sensors(per_candidate_job=jobs["analyze_night"], brief_job=jobs["brief_night"],

@@ -95,15 +95,17 @@ def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey)
 
 def hold_briefs(context: dg.SensorEvaluationContext, criteria: CriteriaResource, store: ResultStore, tick: TickInput,
                 nights: Collection[date], wait: timedelta) -> TickInput:
-    """`tick` with the records of those `nights` whose brief must wait for an earlier night still running kept
-    back in the cursor, for up to `wait` after their latest record.
+    """`tick` with the records of those `nights` whose brief must wait for an earlier night with a run in flight
+    kept back in the cursor, for up to `wait` after their latest record.
 
     A brief says what changed "since last night"; written while the night before is still running, it compares
     with the one before that, and says "new" where the notification, which waits
     (`notify.step.wait_for_previous_night`), says "still strong" (trial 42). `opportunity run` waits inside its
     run; under the daemon a brief run waiting would hold a slot the earlier night's own runs may be queued for, so
     the sensor holds the request instead, and a held night is read again on the next tick. When the wait runs out
-    the brief goes ahead and passes over the earlier night, as a run's wait does."""
+    the brief goes ahead and passes over the earlier night, as a run's wait does. Only a run in flight holds (not a
+    night scanned moments ago between its runs, as the notification's wait counts it): a backfill's nights, each
+    verified by the same tick, would otherwise be briefed one a tick, a 12-night backfill's briefs over 12 ticks."""
     newest = {as_of: max(r.timestamp for r in tick.ready if r.as_of == as_of)
               for as_of in nights if any(r.as_of == as_of for r in tick.ready)}
     if not newest:
@@ -114,8 +116,8 @@ def hold_briefs(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
     now = time.time()
     with store.session():
         held = {as_of for as_of, stored in newest.items() if now - stored < wait.total_seconds()
-                and previous_night(earlier_nights(store, pack.domain, as_of, within, states), as_of,
-                                   within).waiting_for is not None}
+                and previous_night(earlier_nights(store, pack.domain, as_of, within, states), as_of, within,
+                                   between_runs=timedelta(0)).waiting_for is not None}
     for as_of in sorted(held):
         context.log.info(f"{as_of}: its brief waits for an earlier night still running")
     return hold(tick, held)

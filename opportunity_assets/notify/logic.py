@@ -208,10 +208,11 @@ class PreviousNight:
     decided without them."""
 
 
-def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedelta) -> PreviousNight:
+def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedelta,
+                   between_runs: timedelta = BETWEEN_RUNS) -> PreviousNight:
     """The night before `as_of`, by night order, among `earlier`: the latest one within `within` that is routed.
     A later one not yet routed is still running, so wait for it, while a run of it is in flight or it was scanned
-    within `BETWEEN_RUNS`; one whose latest run failed (a blocking check, an error) or that was left long ago is
+    within `between_runs`; one whose latest run failed (a blocking check, an error) or that was left long ago is
     passed over, and named."""
     passed_over: list[date] = []
     for night in sorted(earlier, key=lambda n: n.as_of, reverse=True):
@@ -220,7 +221,7 @@ def previous_night(earlier: Iterable[EarlierNight], as_of: date, within: timedel
         if night.routed:
             return PreviousNight(night.as_of, passed_over=tuple(passed_over))
         if night.runs == RUNNING or (night.runs != FAILED_RUN
-                                     and night.scanned_seconds_ago < BETWEEN_RUNS.total_seconds()):
+                                     and night.scanned_seconds_ago < between_runs.total_seconds()):
             return PreviousNight(None, waiting_for=night.as_of, passed_over=tuple(passed_over))
         passed_over.append(night.as_of)
     return PreviousNight(None, passed_over=tuple(passed_over))

@@ -442,6 +442,29 @@ def test_one_copy_among_a_few_events_is_no_feed_sent_twice() -> None:
     assert _copies_found(RepeatedEvents(period="m60", events=10, repeated=5)) == ["repeated_events"]
 
 
+def _share_stuck(values: list[float], events: list[float]) -> list[str]:
+    series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values)},
+                    judged_from=len(values) - 6, per_year=12)
+    found = Findings(series)
+    regularity.stuck(found, integrity_spec.IntegritySpec(), "x", events=np.array(events))
+    return [f.message for f in found.items]
+
+
+def test_a_share_at_its_bound_is_stuck_by_the_chance_of_its_events_all_alike() -> None:
+    """Trial 49: a plot's share of D. merriami, nearly every capture of 2 to 4 a month, at 1 for four months, read
+    "repeated with probability 9.1% a period, so ... 7.5e-04": its captures all of one species is what nine tenths
+    of its past captures were, a chance of about 0.2. A run of a share at 0 or 1 is every one of its events alike, at
+    the entity's past share of them; a month's strikes all at night three months running, where a quarter of its
+    past strikes were, is doubted however often a share of few events sat at 1 before."""
+    rng = np.random.default_rng(52)
+    events = [float(n) for n in rng.integers(3, 6, 30)]
+    nearly_all = [float(rng.binomial(int(n), 0.85)) / n for n in events[:26]] + [1.0] * 4
+    assert _share_stuck(nearly_all, events) == []  # its rate of repeats: 33% a period, 4.6e-04
+    quarter = [float(rng.binomial(int(n), 0.25)) / n for n in events[:26]] + [1.0] * 4
+    (message,) = _share_stuck(quarter, events)
+    assert "x unchanged at 1 for 4 periods (m26..m29): all " in message and "events in them alike" in message
+
+
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
     typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A

@@ -650,7 +650,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                 silent if column in summed and candidate.repeated_events else None)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
-                                     and i.rounded is not None and i.rounded.column == column], reads, silent)
+                                     and i.rounded is not None and i.rounded.column == column], reads, silent,
+                       counted if column in shares else None)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
         regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)

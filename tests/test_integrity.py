@@ -21,7 +21,7 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
-from opportunity_assets.records import Analysis, Candidate, DataFinding, Status, Verdict, Verification
+from opportunity_assets.records import Analysis, Candidate, DataFinding, RepeatedEvents, Status, Verdict, Verification
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity, integrity_spec, regularity
 from opportunity_assets.verifications.logic import verify
@@ -384,6 +384,85 @@ def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:
 
     assert shifts([1.0, 2.0, 0.0, 0.0, 2.0, 2.0, 1.0, 5.0]) == []
     assert shifts([100.0, 200.0, 0.0, 0.0, 200.0, 200.0, 100.0, 500.0]) == ["level_shift"]
+
+
+def test_a_share_of_a_few_events_moving_by_thirds_is_no_spike() -> None:
+    """Trial 47: a state's theft share of its data breaches, a third or a half of 2 to 6 a quarter, went to none in
+    one quarter of 3 ("theft_share 0 moved -100%: 6.7 MADs ... a one-period drop"): on the log scale a share at 0
+    is as far out as a hundredfold slip. An events source's `share` is judged on the arcsine-root scale, no change
+    narrower than the binomial noise of its two counts of events (`series.share_noise`). A share of a thousand
+    events falling from 30% to 5% is still far out, and a share written as a percent is no proportion."""
+    def shifts(values: list[float], events: list[float]) -> list[str]:
+        series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                        judged_from=len(values) - 4, per_year=4)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", events=np.array(events, dtype=float))
+        return [f.rule for f in found.items]
+
+    events = [3.0, 4, 3, 5, 4, 3, 4, 6, 3, 4, 5, 3, 4, 3, 5, 4, 3, 4, 5, 3, 3, 3, 4, 4]
+    thefts = [1.0, 1, 1, 2, 1, 1, 1, 2, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1, 2, 1, 0, 1, 1, 1]
+    few = [k / n for k, n in zip(thefts, events, strict=True)]
+    assert shifts(few, events) == []
+    many = [0.30 + 0.01 * ((i * 7) % 3 - 1) for i in range(20)] + [0.05, 0.30, 0.31, 0.30]
+    assert shifts(many, [1000.0] * 24) == ["spike"]
+    assert shifts(few[:20] + [100 * x for x in few[20:]], events) != []
+
+
+def test_a_sum_over_a_period_without_events_is_judged_by_its_count() -> None:
+    """Trial 49: a study plot not trapped one month read captures 5 -> 0 (within a count's noise) and its grams
+    weighed 480 -> 0, "biomass 0 moved -100%: 7.8 MADs below ..., a one-period drop": an events source's sum is 0
+    there by construction, and its move is the count's. The same 0 in a month with events is still a drop."""
+    def shifts(unwritten: list[bool]) -> list[str]:
+        grams = [float(g) for g in np.round(480 * np.exp(np.random.default_rng(49).normal(0, 0.3, 24)))]
+        grams[20] = 0.0
+        series = Series(periods=[f"m{i}" for i in range(24)], values={"x": np.array(grams)}, judged_from=20,
+                        per_year=12)
+        found = Findings(series)
+        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", unwritten=np.array(unwritten))
+        return [f.rule for f in found.items]
+
+    assert shifts([False] * 20 + [True] + [False] * 3) == []
+    assert shifts([False] * 24) == ["spike"]
+
+
+def _copies_found(judged: RepeatedEvents) -> list[str]:
+    past = [RepeatedEvents(period=f"m{i}", events=5, repeated=0) for i in range(60)]
+    series = Series(periods=[f"m{i}" for i in range(61)], values={}, judged_from=60, per_year=12)
+    found = Findings(series)
+    integrity._repeated_events(found, integrity_spec.IntegritySpec(), [*past, judged])
+    return [f.rule for f in found.items]
+
+
+def test_one_copy_among_a_few_events_is_no_feed_sent_twice() -> None:
+    """Trial 49: one bird strike of a state's 4 in a month equal to another in every column read (two birds on one
+    approach), "25%, 12.5 MADs above" a past of 0% ± 2%, doubted a STRONG pick: a share of copies among 4 events is
+    a quarter at its first. At the entity's past rate of copies (none in 300 events: about 1 in 300), one among 4
+    is a chance of 1.3%; a month of 5 events sent twice, 5 copies among 10, is one of 1e-8, and is still doubted."""
+    assert _copies_found(RepeatedEvents(period="m60", events=4, repeated=1)) == []
+    assert _copies_found(RepeatedEvents(period="m60", events=10, repeated=5)) == ["repeated_events"]
+
+
+def _share_stuck(values: list[float], events: list[float]) -> list[str]:
+    series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values)},
+                    judged_from=len(values) - 6, per_year=12)
+    found = Findings(series)
+    regularity.stuck(found, integrity_spec.IntegritySpec(), "x", events=np.array(events))
+    return [f.message for f in found.items]
+
+
+def test_a_share_at_its_bound_is_stuck_by_the_chance_of_its_events_all_alike() -> None:
+    """Trial 49: a plot's share of D. merriami, nearly every capture of 2 to 4 a month, at 1 for four months, read
+    "repeated with probability 9.1% a period, so ... 7.5e-04": its captures all of one species is what nine tenths
+    of its past captures were, a chance of about 0.2. A run of a share at 0 or 1 is every one of its events alike, at
+    the entity's past share of them; a month's strikes all at night three months running, where a quarter of its
+    past strikes were, is doubted however often a share of few events sat at 1 before."""
+    rng = np.random.default_rng(52)
+    events = [float(n) for n in rng.integers(3, 6, 30)]
+    nearly_all = [float(rng.binomial(int(n), 0.85)) / n for n in events[:26]] + [1.0] * 4
+    assert _share_stuck(nearly_all, events) == []  # its rate of repeats: 33% a period, 4.6e-04
+    quarter = [float(rng.binomial(int(n), 0.25)) / n for n in events[:26]] + [1.0] * 4
+    (message,) = _share_stuck(quarter, events)
+    assert "x unchanged at 1 for 4 periods (m26..m29): all " in message and "events in them alike" in message
 
 
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:

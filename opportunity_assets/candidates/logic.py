@@ -288,11 +288,15 @@ def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> 
     return shared
 
 
-def _log_level(column: str, signed: bool) -> pl.Expr:
+def _log_level(column: str, signed: bool, share: bool = False) -> pl.Expr:
     """`series.log_level` of each entity's values of a column, within each entity: log(x + 1% of its median
     positive value, at least half a unit for a count), or asinh(x / its median size) for a column that is `signed`
-    or goes below zero."""
+    or goes below zero; for an events source's `share` whose values stay within [0, 1], arcsin(√x), the scale its
+    changes are judged on (`series.share_changes`)."""
     value = pl.col(column).cast(pl.Float64)
+    if share:
+        within = (value.min().over("entity_id") >= 0) & (value.max().over("entity_id") <= 1)
+        return pl.when(within).then(value.sqrt().arcsin()).otherwise(_log_level(column, signed))
     size = value.abs().filter(value != 0).median().over("entity_id")
     offset = (0.01 * value.filter(value > 0).median()).fill_null(1.0)
     whole = (value.drop_nulls() == value.drop_nulls().round(0)).all()
@@ -306,12 +310,14 @@ TYPICAL_SAMPLE = 1_000
 """Most entities whose own scales `_typical_scales` takes the median of (a fixed sample by the id's hash)."""
 
 
-def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str]) -> dict[str, float]:
+def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str],
+                    shares: frozenset[str] = frozenset()) -> dict[str, float]:
     """`Candidate.typical_scales`: per column, the median of the scanned entities' own robust scales of their
     period-on-period changes (on `series.log_level`'s scale, `signed` as the pack declares, between consecutive
     kept periods), of the entities with `MIN_SAMPLE` changes or more, where `MIN_PEERS` or more had them: each
     entity's own noise, not one period's spread across entities (which one entity's broken latest value widens on
-    a panel of eight, and a season every entity shares narrows)."""
+    a panel of eight, and a season every entity shares narrows). `shares`: an events source's `share` columns
+    (`_log_level`)."""
     out: dict[str, float] = {}
     ids = history["entity_id"].unique()
     if len(ids) > TYPICAL_SAMPLE:  # a median of medians: a fixed sample of entities tells it (a wide night's 10,718)
@@ -320,7 +326,8 @@ def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str])
     ordered = history.sort("entity_id", "periods_ago", descending=[False, True])
     consecutive = pl.col("periods_ago").shift(1).over("entity_id") == pl.col("periods_ago") + 1
     for column in columns:
-        level = ordered.select("entity_id", "periods_ago", _log_level(column, column in signed).alias("level"))
+        level = ordered.select("entity_id", "periods_ago",
+                               _log_level(column, column in signed, column in shares).alias("level"))
         changes = level.select("entity_id", pl.when(consecutive).then(
             pl.col("level") - pl.col("level").shift(1).over("entity_id")).alias("change"))
         changes = changes.filter(pl.col("change").is_finite())
@@ -551,7 +558,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     shared = _shared_changes(history, pack.columns, pack.history_reach) if going and pack.grain.per_year == 1 \
         else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
-    typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns) if going else {}
+    typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns,
+                              frozenset(pack.source.share_columns)) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
                                        "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),

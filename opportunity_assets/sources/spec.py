@@ -998,6 +998,18 @@ class SourceSpec(_Spec):
         return own.union(*(joined.signed_panel_columns for joined in self.join))
 
     @property
+    def share_columns(self) -> set[str]:
+        """An events source's panel columns that are a `share` of each period's events: proportions of a count the
+        source knows, whose noise is the binomial noise of that count (`verifications.series.share_noise`)."""
+        return {name for name, a in self.aggregates.items() if a.agg == "share"} if self.shape == "events" else set()
+
+    @property
+    def summed_columns(self) -> set[str]:
+        """An events source's panel columns that `sum` an event column: 0 in a period without events by
+        construction, a figure no feed wrote there (`verifications.integrity._shifts`)."""
+        return {name for name, a in self.aggregates.items() if a.agg == "sum"} if self.shape == "events" else set()
+
+    @property
     def keyed(self) -> list[tuple[str, SourceSpec]]:
         """The source and each joined table, with the pack key that configures it (`source`, `source.join.0`, ...),
         in the order the source layer reads them into `facts.tables`."""

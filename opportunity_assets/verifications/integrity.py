@@ -54,12 +54,15 @@ from opportunity_assets.verifications.series import (
     as_percent,
     decimals,
     format_number,
+    is_share,
     on_grid_each,
     period_changes,
     period_span,
     resolution,
     robust,
     series_of,
+    share_changes,
+    share_noise,
     unit_step,
     yardstick,
 )
@@ -132,39 +135,49 @@ def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float
 
 
 def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
-            shared: Mapping[str, float] | None = None, signed: bool = False, domain: float | None = None) -> None:
+            shared: Mapping[str, float] | None = None, signed: bool = False, domain: float | None = None,
+            events: np.ndarray | None = None, unwritten: np.ndarray | None = None) -> None:
     """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
     change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
     judged at `level_shift.material_mads`: the verdict rests on it. `shared`: tonight's entities' median change
     into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift.
     `signed`: the pack declares the column may go negative (`series.log_level`). `domain`: the typical scale of
     tonight's entities' own changes of the column (`Candidate.typical_scales`), which a short history's yardstick is
-    widened toward (`series.widened`)."""
+    widened toward (`series.widened`). `events`: for an events source's `share`, each period's count of events, whose
+    binomial noise no change of the share is judged against less than (`series.share_noise`), on the scale where
+    that noise is the same at any level (`series.share_changes`). `unwritten`: for an events source's `sum`, the
+    periods without an event, whose 0 no feed wrote: a change into or out of one is the count's, judged on the count
+    (trial 49: a study plot not trapped one month, its captures 5 -> 0 within a count's noise, its grams weighed
+    500 -> 0 "7.8 MADs below, a one-period drop"); they stay in its yardstick, the moves its feed has made."""
     series = found.series
     raw = series.values[column]
-    step = period_changes(raw, signed)
+    share = events is not None and is_share(raw)
+    step = share_changes(raw) if share else period_changes(raw, signed)
     stick = yardstick(series, step, spec.min_history, domain=domain)
     if stick is None:
         return
-    quantum = unit_step(raw, signed)
+    quantum = 0.0 if share else unit_step(raw, signed)
     if quantum > stick.scale:
         stick = dataclasses.replace(stick, scale=quantum)
+    noise = share_noise(events) if share and events is not None else np.full(series.length, np.nan)
     seasonal = _seasonal(series, step)
     season_stick = yardstick(series, seasonal, spec.min_history, start=min(series.per_year, series.length - 1))
     if season_stick is not None and season_stick.count < spec.min_history:
         season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
     judged = range(max(series.judged_from, 1), series.length)
     unusual = _unusual_shared(shared, spec.out_of_range.factor)
-    skip: set[int] = set()
+    skip = set() if unwritten is None else {int(t) for t in np.flatnonzero(unwritten | np.roll(unwritten, 1))}
     worst: dict[str, tuple[float, int]] = {}
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
-        z = _beyond_shared(_far(stick, season_stick, step[t], seasonal[t]), stick, step[t],
+        local = _at_least(stick, noise[t])
+        z = _beyond_shared(_far(local, season_stick, step[t], seasonal[t]), local, step[t],
                            unusual.get(str(series.back(t))))
         shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
         if abs(z) >= min(shift_at, spec.spike.threshold_mads):
-            after = stick.z(step[t + 1]) if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
+            after = _at_least(stick, noise[t + 1]).z(step[t + 1]) \
+                if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
             reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
             rule = "spike" if reverted else "level_shift"
             threshold = spec.spike.threshold_mads if reverted else shift_at
@@ -184,7 +197,25 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
-                  f"{stick.since} (typically {as_percent(stick.median)} ± {stick.scale:.1%}), {what}")
+                  f"{stick.since} ({_typically(stick, noise, t, events) if share else _typically(stick)}), {what}")
+
+
+def _at_least(stick: Yardstick, noise: float) -> Yardstick:
+    """The yardstick of one change, no narrower than that change's own noise (NaN: none known)."""
+    return dataclasses.replace(stick, scale=noise) if math.isfinite(noise) and noise > stick.scale else stick
+
+
+def _typically(stick: Yardstick, noise: np.ndarray | None = None, t: int = 0,
+               events: np.ndarray | None = None) -> str:
+    """The yardstick as a finding writes it: a percent on the log scale; for a share, on its arcsine-root scale,
+    with the binomial noise of the change's two counts of events where that was the wider."""
+    if noise is None or events is None:
+        return f"typically {as_percent(stick.median)} ± {stick.scale:.1%}"
+    text = f"typically {stick.median:+.2f} ± {stick.scale:.2f} on a share's arcsine-root scale"
+    if math.isfinite(noise[t]) and noise[t] > stick.scale:
+        text += (f"; ± {noise[t]:.2f} by chance alone for a share of {events[t - 1]:.0f} and then {events[t]:.0f} "
+                 "events")
+    return text
 
 
 def _before(values: np.ndarray, accumulate: np.ufunc, empty: float) -> np.ndarray:
@@ -474,21 +505,50 @@ def _without_events(series: Series, periods: Sequence[RepeatedEvents]) -> np.nda
     return np.array([period not in written for period in series.periods], dtype=bool)
 
 
+def _events_read(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarray:
+    """Per period of the series, the events the source read of the entity's then: a share's denominator (NaN where
+    none were, where the share is no figure at all)."""
+    read = {p.period: float(p.events) for p in periods if p.events > 0}
+    return np.array([read.get(period, np.nan) for period in series.periods])
+
+
 _MIN_SHARE_SCALE = 0.02
 """Floor of the scale of an entity's past shares of copied events: a past with none is no yardstick of zero width."""
 
 
+def _chance_of_copies(repeated: int, events: int, rate: float) -> float:
+    """The chance of `repeated` copies or more among a period's `events` rows where each is a copy at `rate`
+    (the binomial upper tail, summed from its first term while the terms still count)."""
+    if repeated <= events * rate:
+        return 1.0
+    log_first = (math.lgamma(events + 1) - math.lgamma(repeated + 1) - math.lgamma(events - repeated + 1)
+                 + repeated * math.log(rate) + (events - repeated) * math.log1p(-rate))
+    term, total, j = math.exp(log_first), 0.0, repeated
+    while j <= events and term > total * 1e-12:
+        total += term
+        term *= (events - j) / (j + 1) * rate / (1 - rate)
+        j += 1
+    return min(total, 1.0)
+
+
 def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[RepeatedEvents]) -> None:
-    """The judged period whose share of rows repeating another far exceeds the entity's past periods' shares."""
+    """The judged period whose share of rows repeating another far exceeds the entity's past periods' shares, and
+    whose copies are improbable at the entity's past rate of them (`_chance_of_copies`; a past without copies
+    counts as one in its events and one more: a few hundred events without any make one among four no feed sent
+    twice)."""
     rule = spec.repeated_events
     index = {period: i for i, period in enumerate(found.series.periods)}
     dated = [(index[p.period], p) for p in periods if p.period in index and p.events > 0]
     past = [(t, p.repeated / p.events) for t, p in dated if t < found.series.judged_from]
     stick = robust(np.array([share for _, share in past]), found.series.periods[past[0][0]]) if past else None
+    before = [p for t, p in dated if t < found.series.judged_from]
+    rate = (sum(p.repeated for p in before) + 1) / (sum(p.events for p in before) + 2)
     worst: tuple[float, int, RepeatedEvents] | None = None
     for t, p in dated:
         share = p.repeated / p.events
         if t < found.series.judged_from or share < rule.min_share:
+            continue
+        if stick is not None and _chance_of_copies(p.repeated, p.events, rate) >= rule.max_probability:
             continue
         z = (share - stick.median) / max(stick.scale, _MIN_SHARE_SCALE) if stick is not None else math.inf
         if (z >= rule.threshold_mads if stick is not None else share >= 0.5) and (worst is None or z > worst[0]):
@@ -578,14 +638,20 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     material = _scored_periods(pack)
     reads = _read_periods(pack)
     silent = _without_events(series, candidate.repeated_events) if pack.source.shape == "events" else None
+    counted = _events_read(series, candidate.repeated_events)
+    shares, summed = pack.source.share_columns, pack.source.summed_columns
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
-        _shifts(found, spec, column, material.get(column, frozenset()), candidate.shared_changes.get(column),
-                column in signed, candidate.typical_scales.get(column))
+        share = column in shares  # its changes on their own scale: the night's shared moves are log changes
+        _shifts(found, spec, column, material.get(column, frozenset()),
+                None if share else candidate.shared_changes.get(column), column in signed,
+                candidate.typical_scales.get(column), counted if share else None,
+                silent if column in summed and candidate.repeated_events else None)
         _out_of_range(found, spec, column, column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
-                                     and i.rounded is not None and i.rounded.column == column], reads, silent)
+                                     and i.rounded is not None and i.rounded.column == column], reads, silent,
+                       counted if column in shares else None)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
         regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)

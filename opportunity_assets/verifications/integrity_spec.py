@@ -131,6 +131,10 @@ class RepeatedEventsRule(_Spec):
     min_share: float = Field(default=0.25, gt=0, le=1)
     """Judged only where at least this share of the period's rows are copies; where the entity has too few past
     periods to judge against, only where every row has a twin on average (half of them copies)."""
+    max_probability: float = Field(default=0.001, gt=0, lt=1)
+    """And only where that many copies among the period's rows are this improbable at the entity's own past rate
+    of copies (binomial): one copy among 4 events is a share of 25%, 12 MADs above a past without copies, and a
+    coincidence of two events alike in every column read that a few hundred past events make likely enough."""
     effect: Effect = "doubt"
 
 

@@ -509,18 +509,23 @@ def test_a_unit_change_every_entity_made_alike_is_still_a_level_shift() -> None:
     assert _shift_rules(real, {**usual, "1": math.log(1.09)}) == []
 
 
-def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_included(tmp_path: Path) -> None:
-    """Each candidate going on carries the scanned entities' median change into each judged year, the window's
-    oldest included (its change is from a year before the window)."""
-    rows = [[f"s{e}", year, 100.0 * (1.07 if year >= 1991 else 1.0) * (1 + 0.001 * e + 0.002 * (year - 1985))]
-            for e in range(10) for year in range(1985, 1994)]
+def _annual_tax_candidate(tmp_path: Path, rows: list[list[object]]) -> Candidate:
+    """The first candidate going on, on the night of 1994-05-31, of an annual panel of `tax` by `id` and `year`."""
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
               "columns": ["tax"], "publication_lag_days": 120}
     pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
                                            "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
     snapshot = read_snapshot(pack, date(1994, 5, 31))
     found, _ = scan(pack, date(1994, 5, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
-    shared = next(c for c in found if c.went_on).shared_changes["tax"]
+    return next(c for c in found if c.went_on)
+
+
+def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_included(tmp_path: Path) -> None:
+    """Each candidate going on carries the scanned entities' median change into each judged year, the window's
+    oldest included (its change is from a year before the window)."""
+    rows = [[f"s{e}", year, 100.0 * (1.07 if year >= 1991 else 1.0) * (1 + 0.001 * e + 0.002 * (year - 1985))]
+            for e in range(10) for year in range(1985, 1994)]
+    shared = _annual_tax_candidate(tmp_path, rows).shared_changes["tax"]
     assert sorted(shared, key=int) == [str(back) for back in range(8)]  # every year of the history but the first
     assert shared["2"] == pytest.approx(math.log(1.07), abs=3e-3)
     assert abs(shared["1"]) < 3e-3 and abs(shared["0"]) < 3e-3
@@ -557,15 +562,9 @@ def test_the_scan_gives_the_domains_typical_scale_of_each_entitys_own_changes(tm
     rows = [[f"s{e}", 1981 + i, round(100.0 * (1 + e) * math.exp(float(np.cumsum(moves)[i]))
                                       * (1.5 if e == 0 and i == 12 else 1.0), 4)]
             for e in range(10) for i in range(13)]
-    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
-              "columns": ["tax"], "publication_lag_days": 120}
-    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
-                                           "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
-    snapshot = read_snapshot(pack, date(1994, 5, 31))
-    found, _ = scan(pack, date(1994, 5, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history)
     own = robust(moves[1:], "")
     assert own is not None
-    assert next(c for c in found if c.went_on).typical_scales["tax"] == pytest.approx(own.scale, rel=0.01)
+    assert _annual_tax_candidate(tmp_path, rows).typical_scales["tax"] == pytest.approx(own.scale, rel=0.01)
 
 
 def test_the_domains_typical_scale_is_each_entitys_own_yardstick_scale_counts_too(

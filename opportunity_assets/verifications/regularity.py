@@ -80,22 +80,19 @@ def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exac
     alike = _all_alike(raw, events, start, end, spec.min_history) if events is not None else None
     if alike is not None:
         share, count = alike
-        if share ** count >= spec.stuck.max_probability:
+        chance = share ** count
+        why = f": all {count:.0f} events in them alike, each a chance of {share:.1%} as its past periods' shares went"
+    else:
+        rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
+        if rate is None:
             return
-        found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
-                  f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
-                  f"({period_span([series.periods[i] for i in indices])}): all {count:.0f} events in them alike, "
-                  f"each a chance of {share:.1%} as its past periods' shares went, so a run this long has probability "
-                  f"{share ** count:.1e}")
-        return
-    rate = repeat_probability(raw[max(0, start - spec.min_history): start + 1], float(raw[end]))
-    if rate is None or rate ** run >= spec.stuck.max_probability:
+        chance, why = rate ** run, f"; before that it repeated with probability {rate:.1%} a period"
+    if chance >= spec.stuck.max_probability:
         return
     found.add("stuck", spec.stuck.effect, column, indices, float(raw[end]), float(run + 1),
               f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
-              f"({period_span([series.periods[i] for i in indices])}); "
-              f"before that it repeated with probability {rate:.1%} a period, so a run this long has "
-              f"probability {rate ** run:.1e}")
+              f"({period_span([series.periods[i] for i in indices])}){why}, so a run this long has probability "
+              f"{chance:.1e}")
 
 
 def _all_alike(raw: np.ndarray, events: np.ndarray, start: int, end: int, history: int) -> tuple[float, float] | None:

@@ -413,16 +413,22 @@ def test_backtest_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys
     assert "dagster" not in out.out + out.err and "Traceback" not in out.err
 
 
+def _towns_pack_after_a_night(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """After the bundled pack's night of 2009-12-31: a pack under the same `domain` reading another file by another
+    key (the Texas file with its `city` column named `town`)."""
+    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    other = tmp_path / "towns.csv"
+    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
+    return write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+
+
 def test_a_pack_of_another_source_under_the_same_domain_does_not_replace_its_nights(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 36: a pack copied as a template, its `domain` not renamed, reading another file by another key, ran
     the night another pack had stored in the shared store and replaced it, silently (1,778 schools became 2 causes
     of death). Now the night stops in one line naming `domain`, and the stored night stays."""
-    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
-    capsys.readouterr()
-    other = tmp_path / "towns.csv"
-    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
-    pack = write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+    pack = _towns_pack_after_a_night(tmp_path, capsys)
     assert main(["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("opportunity: texas_housing, night 2009-12-31: key `domain`: got 'texas_housing'; the "
@@ -441,11 +447,7 @@ def test_a_pack_of_another_source_under_the_same_domain_is_refused_on_a_night_of
     """Trial 44: a second pack under the first one's `domain`, run on another night, stored it beside the first
     pack's nights, said nothing: one archive and one history for two sources. Now it stops in one line naming
     `domain`, and nothing is stored."""
-    assert main(["run", "--as-of", "2009-12-31", *_args(tmp_path)]) == 0
-    capsys.readouterr()
-    other = tmp_path / "towns.csv"
-    other.write_text((PACK.parent.parent / "txhousing.csv").read_text().replace("city,", "town,", 1))
-    pack = write_pack(tmp_path, other, **{"source.entity_id": "town", "source.entity_name": "town"})
+    pack = _towns_pack_after_a_night(tmp_path, capsys)
     assert main(["run", "--as-of", "2010-06-30", "--criteria", str(pack), *_args(tmp_path)]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("opportunity: texas_housing, night 2010-06-30: key `domain`: got 'texas_housing'; the "

@@ -498,16 +498,10 @@ def _refused(found: Findings, spec: IntegritySpec, refused: Sequence[Refusal]) -
                   f"confirm {period_span(periods)} {'rows' if column == 'row' else column} with the source")
 
 
-def _without_events(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarray:
-    """Per period of the series, whether the events source read no event of the entity's then (`periods` lists
-    the periods with a row): its counts and sums are 0 there by construction, not figures a feed wrote."""
-    written = {p.period for p in periods if p.events > 0}
-    return np.array([period not in written for period in series.periods], dtype=bool)
-
-
 def _events_read(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarray:
-    """Per period of the series, the events the source read of the entity's then: a share's denominator (NaN where
-    none were, where the share is no figure at all)."""
+    """Per period of the series, the events the source read of the entity's then (`periods` lists the periods with
+    a row): a share's denominator; NaN where none were, where a share is no figure at all and a count or a sum is 0
+    by construction, not a figure a feed wrote."""
     read = {p.period: float(p.events) for p in periods if p.events > 0}
     return np.array([read.get(period, np.nan) for period in series.periods])
 
@@ -637,8 +631,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     read = {c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c is not None}
     material = _scored_periods(pack)
     reads = _read_periods(pack)
-    silent = _without_events(series, candidate.repeated_events) if pack.source.shape == "events" else None
     counted = _events_read(series, candidate.repeated_events)
+    silent = np.isnan(counted) if pack.source.shape == "events" else None
     shares, summed = pack.source.share_columns, pack.source.summed_columns
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:

@@ -105,8 +105,12 @@ def unit_step(values: np.ndarray, signed: bool = False) -> float:
 def period_changes(values: np.ndarray, signed: bool = False) -> np.ndarray:
     """Each period's change from the one before on the log scale (`log_level`; `signed`: a column the pack declares
     may go negative); NaN for the first period and wherever either value is missing."""
-    level = log_level(values, signed)
-    step = np.full(len(values), np.nan)
+    return _steps(log_level(values, signed))
+
+
+def _steps(level: np.ndarray) -> np.ndarray:
+    """Each period's change of `level` from the one before; NaN for the first period and where either is NaN."""
+    step = np.full(len(level), np.nan)
     step[1:] = level[1:] - level[:-1]
     return step
 
@@ -123,10 +127,7 @@ def share_changes(values: np.ndarray) -> np.ndarray:
     on which a proportion of n events has the same noise, 1 / (4n), at any level: on the log scale a share of three
     events going from a third to none was a fall of 4.6, as far as a hundredfold slip (trial 47: "theft_share 0
     moved -100%: 6.7 MADs"); here it is 0.62, about twice one event's noise."""
-    level = np.arcsin(np.sqrt(np.clip(values, 0.0, 1.0)))
-    step = np.full(len(values), np.nan)
-    step[1:] = level[1:] - level[:-1]
-    return step
+    return _steps(np.arcsin(np.sqrt(np.clip(values, 0.0, 1.0))))
 
 
 def share_noise(events: np.ndarray) -> np.ndarray:

@@ -2,9 +2,9 @@
 what changed since last night among the candidates to act on: new, still strong, dropped (and why).
 
 "Last night" is the latest earlier night in the store that has a brief, within `last_night_within` the pack's grain
-(the same window as the notifications' "still strong"; the brief does not wait for an earlier night still running,
-the notification step does).
-"""
+(the same window as the notifications' "still strong"). An earlier night still running is waited for before the
+brief is written: inside the run in `finish_night`, by the chain's sensors holding the brief's request under the
+daemon (`brief.assets.build_brief_and_archive`, `automation.sensors.hold_briefs`)."""
 
 from __future__ import annotations
 

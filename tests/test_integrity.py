@@ -442,6 +442,33 @@ def test_one_copy_among_a_few_events_is_no_feed_sent_twice() -> None:
     assert _copies_found(RepeatedEvents(period="m60", events=10, repeated=5)) == ["repeated_events"]
 
 
+def _repeats_found(past: list[tuple[float, ...]], judged: list[tuple[float, ...]]) -> list[str]:
+    rows = [*past, *judged]
+    series = Series(periods=[f"m{i}" for i in range(len(rows))],
+                    values={c: np.array([r[k] for r in rows], dtype=float) for k, c in enumerate(("n", "sum", "avg"))},
+                    judged_from=len(past), per_year=12)
+    found = Findings(series)
+    regularity.repeated_rows(found, integrity_spec.IntegritySpec(), ["n", "sum", "avg"])
+    return [f.rule for f in found.items]
+
+
+def test_one_repeat_among_many_judged_rows_of_small_counts_is_no_feed_republished() -> None:
+    """Trial 49: a state's monthly bird strikes, a month's row (1 strike, 1 bird, none at night) equal to one two
+    years before, doubted a STRONG pick: each of 18 judged rows was held to a chance of 4% (none of 23 past rows
+    had repeated), so one repeat among them, likely by coincidence, read as a feed republishing a row. That many
+    repeats among the judged rows must be improbable at the chance of a coincidence: the past rate of repeats, or
+    where none happened, how often each column's past values coincide (small counts often, dollars never)."""
+    distinct = [(float(1 + i % 3), float(10 + i), float(100 * i)) for i in range(100)]
+    repeating = [*distinct[:97], distinct[10], distinct[40], distinct[70]]  # 3 rows in 100 repeat
+    small = [(float(i % 5), float(i // 5 % 5), float((i * 7) // 25 % 5)) for i in range(23)]  # none repeats
+    assert len(set(small)) == len(small)
+    fresh = [(float(n), 1000.0 + n, 5000.0 + n) for n in range(18)]
+    assert _repeats_found(repeating, [*fresh[:17], repeating[5]]) == []
+    assert _repeats_found(small, [*fresh[:11], small[5]]) == []
+    assert _repeats_found(distinct, [*fresh[:17], distinct[5]]) == ["repeated_row"]
+    assert _repeats_found(repeating, [*fresh[:12], *repeating[:6]]) == ["repeated_row"]
+
+
 def _share_stuck(values: list[float], events: list[float]) -> list[str]:
     series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values)},
                     judged_from=len(values) - 6, per_year=12)

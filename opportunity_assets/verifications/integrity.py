@@ -510,26 +510,11 @@ _MIN_SHARE_SCALE = 0.02
 """Floor of the scale of an entity's past shares of copied events: a past with none is no yardstick of zero width."""
 
 
-def _chance_of_copies(repeated: int, events: int, rate: float) -> float:
-    """The chance of `repeated` copies or more among a period's `events` rows where each is a copy at `rate`
-    (the binomial upper tail, summed from its first term while the terms still count)."""
-    if repeated <= events * rate:
-        return 1.0
-    log_first = (math.lgamma(events + 1) - math.lgamma(repeated + 1) - math.lgamma(events - repeated + 1)
-                 + repeated * math.log(rate) + (events - repeated) * math.log1p(-rate))
-    term, total, j = math.exp(log_first), 0.0, repeated
-    while j <= events and term > total * 1e-12:
-        total += term
-        term *= (events - j) / (j + 1) * rate / (1 - rate)
-        j += 1
-    return min(total, 1.0)
-
-
 def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[RepeatedEvents]) -> None:
     """The judged period whose share of rows repeating another far exceeds the entity's past periods' shares, and
-    whose copies are improbable at the entity's past rate of them (`_chance_of_copies`; a past without copies
-    counts as one in its events and one more: a few hundred events without any make one among four no feed sent
-    twice)."""
+    whose copies are improbable at the entity's past rate of them (`regularity.chance_of_repeats`; a past without
+    copies counts as one in its events and one more: a few hundred events without any make one among four no feed
+    sent twice)."""
     rule = spec.repeated_events
     index = {period: i for i, period in enumerate(found.series.periods)}
     dated = [(index[p.period], p) for p in periods if p.period in index and p.events > 0]
@@ -542,7 +527,7 @@ def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[Rep
         share = p.repeated / p.events
         if t < found.series.judged_from or share < rule.min_share:
             continue
-        if stick is not None and _chance_of_copies(p.repeated, p.events, rate) >= rule.max_probability:
+        if stick is not None and regularity.chance_of_repeats(p.repeated, p.events, rate) >= rule.max_probability:
             continue
         z = (share - stick.median) / max(stick.scale, _MIN_SHARE_SCALE) if stick is not None else math.inf
         if (z >= rule.threshold_mads if stick is not None else share >= 0.5) and (worst is None or z > worst[0]):

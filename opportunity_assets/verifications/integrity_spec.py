@@ -93,6 +93,9 @@ class RepeatRule(_Spec):
     max_rate: float = Field(default=0.05, gt=0, lt=1)
     """Judged only where at most this share of the entity's past rows repeated an earlier row (a flat series
     repeats all the time, and then a repeat says nothing)."""
+    max_probability: float = Field(default=0.001, gt=0, lt=1)
+    """And only where that many repeats among the judged rows are this improbable at the entity's own past rate of
+    them (binomial): each judged row is one more chance of a coincidence."""
     effect: Effect = "doubt"
 
 

@@ -124,11 +124,52 @@ def _all_alike(raw: np.ndarray, events: np.ndarray, start: int, end: int, histor
     return math.exp(log_chance / total), total
 
 
+def chance_of_repeats(repeated: int, rows: int, rate: float) -> float:
+    """The chance of `repeated` repeats or more among `rows` rows where each is a repeat at `rate`: the binomial
+    upper tail, summed from its first term while the terms still count. At a rate of 0 any repeat has no chance."""
+    if repeated <= rows * rate:
+        return 1.0
+    if rate <= 0:
+        return 0.0
+    log_first = (math.lgamma(rows + 1) - math.lgamma(repeated + 1) - math.lgamma(rows - repeated + 1)
+                 + repeated * math.log(rate) + (rows - repeated) * math.log1p(-rate))
+    term, total, j = math.exp(log_first), 0.0, repeated
+    while j <= rows and term > total * 1e-12:
+        total += term
+        term *= (rows - j) / (j + 1) * rate / (1 - rate)
+        j += 1
+    return min(total, 1.0)
+
+
+def _chance_of_a_twin(row: np.ndarray, mask: np.ndarray, past: np.ndarray, filled: np.ndarray) -> float:
+    """The chance that `row` equals one of the entity's `past` rows (the row it repeats left out) by coincidence,
+    from how often each of its values came in its column: a past row agrees in a column with the share of the
+    column's past values that are the row's, in every filled column with the product of those, and each past row
+    is one more chance. Columns are taken as independent, which makes a coincidence less likely than it is among
+    small counts that move together; a figure written to the dollar that no other past value had makes one none."""
+    alike = 1.0
+    for value, column, seen in zip(row[mask], past.T[mask], filled.T[mask], strict=True):
+        alike *= float((column[seen] == value).sum()) / max(int(seen.sum()), 1)
+    return float(-np.expm1(int(filled.any(axis=1).sum()) * np.log1p(-min(alike, 1 - 1e-12))))
+
+
+def _others(filled: np.ndarray, twin: int) -> np.ndarray:
+    """`filled` without the row `twin` (if it is among them): the rows a coincidence could have come from."""
+    others = filled.copy()
+    if twin < len(others):
+        others[twin] = False
+    return others
+
+
 def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
                   silent: np.ndarray | None = None) -> None:
     """A judged row equal, in every filled column, to another period's row, where the entity's own past rows
-    (nearly) never repeat: the latest such row is reported, with how many there are. `silent`: as `stuck`'s, an
-    events source's periods without an event, whose rows of zeros no feed wrote, are no row of either side."""
+    (nearly) never repeat and that many repeats among the judged rows are improbable (binomial) at the chance of a
+    coincidence: the larger of the past rows' rate of repeats and the repeating rows' `_chance_of_a_twin`. A dollar
+    total makes any repeat improbable; rows of the commonest few events a month (1 strike, 1 bird, none at night)
+    make one or two among 18 judged rows likely even where none of 21 past rows happened to repeat. The latest
+    such row is reported, with how many there are. `silent`: as `stuck`'s, an events source's periods without an
+    event, whose rows of zeros no feed wrote, are no row of either side."""
     series = found.series
     table = np.column_stack([series.values[c] for c in columns])
     filled = np.isfinite(table) & (np.ones(series.length, dtype=bool) if silent is None else ~silent)[:, None]
@@ -148,6 +189,12 @@ def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
     twins = [(t, twin) for t in range(series.judged_from, series.length) if (twin := twin_of[t]) is not None]
     if not twins:
         return
+    judged = int((filled[series.judged_from:].sum(axis=1) >= spec.repeated_rows.min_columns).sum())
+    each = max(sum(past) / len(past), float(np.mean([
+        _chance_of_a_twin(table[t], filled[t], table[: series.judged_from], _others(filled[: series.judged_from], twin))
+        for t, twin in twins])))
+    if chance_of_repeats(len(twins), judged, each) >= spec.repeated_rows.max_probability:
+        return  # as many repeats among the judged rows as the entity's own rows make likely
     t, twin = twins[-1]
     more = f"; {len(twins)} judged rows repeat an earlier one" if len(twins) > 1 else ""
     names = ", ".join(c for c, f in zip(columns, filled[t], strict=True) if f)

@@ -283,6 +283,24 @@ def test_more_decimals_than_the_column_ever_had_is_doubted(tmp_path: Path) -> No
     assert decimals(np.array([6.35, 4.6797]), 3) is None
 
 
+def test_more_decimals_after_a_short_past_in_tenths_is_doubted() -> None:
+    """Trial 52: Corpus Christi's inventory, in tenths for the 21 months before its judged span on the design
+    period's first nights, then 4.55271713: unjudged while the past was shorter than `min_history` (24). Twenty-one
+    values all in tenths had the column been written finer is a chance of 1 in 2 million; eight is 1 in 256, no
+    sure grid."""
+    def found(past: int) -> list[str]:
+        values = [round(4.0 + 0.1 * (i % 7), 1) for i in range(past + 14)] + [4.55271713]
+        series = Series(periods=[f"p{i}" for i in range(len(values))], values={"x": np.array(values)},
+                        judged_from=past)
+        items = Findings(series)
+        regularity.precision(items, integrity_spec.IntegritySpec(), "x")
+        return [f.rule for f in items.items]
+
+    assert found(21) == ["precision"]
+    assert found(10) == ["precision"]
+    assert found(8) == []
+
+
 def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: CriteriaPack) -> None:
     """The cross-section, built for every entity at once, holds the very change each candidate is judged on
     (`latest_change` over its two latest values), gaps and zeros left out alike."""

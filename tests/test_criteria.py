@@ -504,8 +504,8 @@ def test_a_mapping_of_another_form_is_one_line_naming_its_unknown_and_missing_ke
     message = _refused(tmp_path, raw)
     assert message.endswith(
         ": key `integrity.identities.0`: got the unknown key(s) `left`, `right`, `tolerance` and not `ratio`; "
-        "expected the keys of `integrity.identities.0`: `name`, `ratio`, `expected`, `threshold_mads`, `effect`, "
-        "`description`"), message
+        "expected the keys of `integrity.identities.0`: `name`, `ratio`, `expected`, `threshold_mads`, `latest_mads`, "
+        "`effect`, `description`"), message
 
 
 def test_the_keys_a_mapping_lacks_are_one_line_naming_the_mapping(tmp_path: Path) -> None:

@@ -283,6 +283,24 @@ def test_more_decimals_than_the_column_ever_had_is_doubted(tmp_path: Path) -> No
     assert decimals(np.array([6.35, 4.6797]), 3) is None
 
 
+def test_more_decimals_after_a_short_past_in_tenths_is_doubted() -> None:
+    """Trial 52: Corpus Christi's inventory, in tenths for the 21 months before its judged span on the design
+    period's first nights, then 4.55271713: unjudged while the past was shorter than `min_history` (24). Twenty-one
+    values all in tenths had the column been written finer is a chance of 1 in 2 million; eight is 1 in 256, no
+    sure grid."""
+    def found(past: int) -> list[str]:
+        values = [round(4.0 + 0.1 * (i % 7), 1) for i in range(past + 14)] + [4.55271713]
+        series = Series(periods=[f"p{i}" for i in range(len(values))], values={"x": np.array(values)},
+                        judged_from=past)
+        items = Findings(series)
+        regularity.precision(items, integrity_spec.IntegritySpec(), "x")
+        return [f.rule for f in items.items]
+
+    assert found(21) == ["precision"]
+    assert found(10) == ["precision"]
+    assert found(8) == []
+
+
 def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: CriteriaPack) -> None:
     """The cross-section, built for every entity at once, holds the very change each candidate is judged on
     (`latest_change` over its two latest values), gaps and zeros left out alike."""
@@ -1131,3 +1149,37 @@ def test_a_run_between_the_windows_no_metric_reads_is_not_doubted() -> None:
     coarse[between:between + 6] = [150.0, 230.0, 180.0, 260.0, 210.0, 170.0]
     assert found(coarse, None) == ["rounded"]
     assert found(coarse, reads) == []
+
+
+def _identity_found(off_at: int, size: float, **keys: float) -> list[DataFinding]:
+    """The identity `a / b` of 60 periods whose ratio wanders ±3% about 1.2 (a mean over a median of a few hundred
+    sales), the 15 latest judged, with the period `off_at` (periods back) `size` of its own MADs out."""
+    rng = np.random.default_rng(52)
+    ratio = 1.2 * np.exp(0.03 * rng.standard_normal(60))
+    b = 100_000.0 * np.exp(np.cumsum(0.05 * rng.standard_normal(60)))
+    series = Series(periods=[f"p{i}" for i in range(60)], values={"a": ratio * b, "b": b}, judged_from=45)
+    stick = robust(np.log(ratio[:45]), "p0")
+    assert stick is not None
+    t = 59 - off_at
+    series.values["a"][t] = b[t] * math.exp(stick.median + size * stick.scale)
+    identity = integrity_spec.Identity(name="a_per_b", ratio="a / b", **keys)
+    found = Findings(series)
+    integrity._identity(found, integrity_spec.IntegritySpec(identities=[identity]), identity)
+    return found.items
+
+
+def test_the_latest_period_off_its_identity_is_judged_alone_at_latest_mads() -> None:
+    """Trial 52: Amarillo's median written ×0.8 or ×1.3 from 2005-04, or another market's, was 4.5-6 MADs of its own
+    volume / (sales × median) in that month and reached act-on the night it was published: the bound of 6 MADs is
+    for the largest of the 15 judged periods' distances, which clean markets reach about as often (22 of 3,551
+    design market-nights) as their latest period alone reaches 4 (24). The latest period is judged at
+    `latest_mads`; an earlier one as far out is not a finding, and a pack's lower `threshold_mads` bounds both."""
+    latest = _identity_found(0, 5.0)
+    assert [f.rule for f in latest] == ["identity:a_per_b"] and latest[0].periods == ["p59"]
+    assert "the night's latest period, judged alone, where 4 MADs are enough" in latest[0].message
+    assert _identity_found(1, 5.0) == []  # seen last night at its latest, judged among the span now
+    assert _identity_found(0, 3.5) == []
+    assert [f.rule for f in _identity_found(0, 3.5, threshold_mads=3.0)] == ["identity:a_per_b"]
+    assert _identity_found(0, 5.0, latest_mads=6.0) == []
+    far = _identity_found(3, 7.0)
+    assert [f.periods for f in far] == [["p56"]] and "judged alone" not in far[0].message

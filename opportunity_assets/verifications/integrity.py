@@ -367,6 +367,15 @@ def _exact_identity(found: Findings, identity: Identity, fit: exact.ExactFit) ->
     return True
 
 
+def _identity_bounds(identity: Identity, judged: np.ndarray, latest: int) -> np.ndarray:
+    """Per judged period, how far out (in MADs of the entity's own ratio) it must lie to be a finding: the span's
+    `threshold_mads`, bounding the largest of every judged period's distances, and for the night's latest period
+    (`latest`, its index), seen tonight first, `latest_mads`, a bound on that one distance alone (trial 52: a
+    median ×0.8, ×1.3 or borrowed from another market, 4.5 to 6 MADs of volume / (sales × median) in the month it
+    starts, reached act-on the night that month was published; no clean act-on pick's latest period is beyond 3.4)."""
+    return np.where(judged == latest, min(identity.latest_mads, identity.threshold_mads), identity.threshold_mads)
+
+
 def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
               fit: exact.ExactFit | None = None) -> None:
     series = found.series
@@ -384,7 +393,8 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
     own_history = own is not None and np.isfinite(level[: series.judged_from]).sum() >= spec.min_history
     if own is not None and fit is None:
         z = np.array([own.z(level[t]) for t in judged])
-        single = int(np.argmax(np.abs(z)))
+        bounds = _identity_bounds(identity, judged, series.length - 1)
+        single = int(np.argmax(np.abs(z) / bounds))
         persistent = (0.0, 0)
         for s in range(len(judged) - 2):
             tail = z[s:]
@@ -393,14 +403,17 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
             if abs(typical) >= 2 and stat > abs(persistent[0]):
                 persistent = (math.copysign(stat, typical), s)
         usual = math.exp(own.median)
-        if abs(z[single]) >= identity.threshold_mads:
+        if abs(z[single]) >= bounds[single]:
             t = int(judged[single])
+            latest = "" if abs(z[single]) >= identity.threshold_mads else (
+                f"; the night's latest period, judged alone, where {bounds[single]:g} MADs are enough to ask for it "
+                "to be confirmed")
             found.add(f"identity:{identity.name}", identity.effect, identity.name, [t], float(ratio[t]),
                       float(abs(z[single])),
                       f"{identity.name} ({identity.ratio}) is {format_number(float(ratio[t]))} in {series.periods[t]}: "
                       f"{abs(z[single]):.1f} MADs {'above' if z[single] > 0 else 'below'} its usual "
                       f"{format_number(usual)} "
-                      f"(± {own.scale:.1%}) since {own.since}",
+                      f"(± {own.scale:.1%}) since {own.since}{latest}",
                       f"confirm {series.periods[t]} {columns} with the source")
             return
         if abs(persistent[0]) >= identity.threshold_mads:

@@ -204,12 +204,22 @@ def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
               f"confirm the {series.periods[t]} row with the source (it repeats {series.periods[twin]})")
 
 
+_ON_GRID_BY_CHANCE = 0.5
+"""The chance that a value of a column written with more decimals than its past showed lands on the past's grid
+anyway: half its values, where its true step is the coarsest finer one (0.5 of a column in whole numbers, 0.05 of
+one in tenths)."""
+
+
 def precision(found: Findings, spec: IntegritySpec, column: str) -> None:
-    """A judged value with more decimals than every past value of the column had."""
+    """A judged value with more decimals than every past value of the column had. Judged where the past values are
+    too many to have all fallen on their grid by chance had the column been written finer (`_ON_GRID_BY_CHANCE`
+    each, below `precision.max_probability`: ten values at the default 0.001), not `min_history`: a market with 21
+    months of inventory in tenths before its judged span, then 4.55271713 (a feed computing it otherwise), went
+    unjudged (trial 52: Corpus Christi's first design nights, sales, listings or inventory rescaled)."""
     series = found.series
     raw = series.values[column]
     past = raw[: series.judged_from]
-    if np.isfinite(past).sum() < spec.min_history:
+    if _ON_GRID_BY_CHANCE ** np.isfinite(past).sum() >= spec.precision.max_probability:
         return
     places = decimals(past, spec.precision.max_decimals)
     if places is None:

@@ -1183,3 +1183,64 @@ def test_the_latest_period_off_its_identity_is_judged_alone_at_latest_mads() -> 
     assert _identity_found(0, 5.0, latest_mads=6.0) == []
     far = _identity_found(3, 7.0)
     assert [f.periods for f in far] == [["p56"]] and "judged alone" not in far[0].message
+
+
+def _daily(seed: int, factor: float = 1.0, last: int = 3, *, ramp: int = 0, a_year_earlier: bool = False,
+           week: float = 0.75) -> np.ndarray:
+    """500 days of a count near 1,000 with ±5% noise, weekends at `week` of a weekday, the last `last` days × `factor`
+    (built up evenly over the last `ramp` days instead, or the same day a year earlier × `factor` too)."""
+    rng = np.random.default_rng(seed)
+    days = 500
+    values = 1000 * np.where(np.arange(days) % 7 >= 5, week, 1.0) * np.exp(rng.normal(0, 0.05, days))
+    if ramp:
+        values[-ramp:] *= np.linspace(1, factor, ramp)
+    else:
+        values[days - last:] *= factor
+    if a_year_earlier:
+        values[days - last - 365: days - 365] *= factor
+    return np.round(values)
+
+
+def _daily_shifts(values: np.ndarray, per_year: int = 365) -> tuple[list[DataFinding], list[DataFinding]]:
+    """The level shifts `_shifts` finds alone, and with `_stays` after it; the score reads the last 4 weeks."""
+    series = Series(periods=[f"d{i}" for i in range(len(values))], values={"x": values}, judged_from=24,
+                    per_year=per_year)
+    spec, material = integrity_spec.IntegritySpec(), frozenset(range(28))
+    found = Findings(series)
+    integrity._shifts(found, spec, "x", material)
+    alone = list(found.items)
+    integrity._stays(found, spec, "x", material)
+    return alone, found.items
+
+
+def test_a_daily_step_that_stays_too_small_for_any_one_day_is_doubted() -> None:
+    """Trials 45-46: on daily births by state, CO ×1.2 from three days before the night reached act-on: a day's
+    change carries the weekly cycle (weekends 25% lower) and ±5% noise, so no one change is far out. With each
+    weekday's own level taken out, the mean of the last three days beyond the line through the 8 weeks before is
+    (measured on the series' own earlier periods). A steady rise, a move the same days made a year earlier (a
+    holiday), the clean series, and the same step on a monthly series are not doubted by it."""
+    stepped = [_daily_shifts(_daily(seed, 1.2)) for seed in range(10)]
+    assert all(alone == [] for alone, _ in stepped)
+    caught = [items for _, items in stepped if items]
+    assert len(caught) >= 8
+    finding = caught[0][0]
+    assert (finding.rule, finding.effect, finding.periods[-1]) == ("level_shift", "doubt", "d499")
+    assert "off its line over the last" in finding.message and "weekday's own level taken out" in finding.message
+    spiked = _daily(0, 1.2)
+    spiked[300] *= 3  # a snow day months back is its own finding, and leaves the last week judged
+    assert [f.rule for f in _daily_shifts(spiked)[1]] == ["spike", "level_shift"]
+    for quiet in ([_daily(seed) for seed in range(10)],
+                  [_daily(seed, 1.2, ramp=28) for seed in range(10)],
+                  [_daily(seed, 0.6, 1, a_year_earlier=True) for seed in range(10)]):
+        assert [items for values in quiet for items in _daily_shifts(values)[1]] == []
+    assert all(_daily_shifts(_daily(seed, 0.6, 1))[1] for seed in range(10))  # the same dip, not a year earlier
+    assert all(_daily_shifts(_daily(seed, 1.2), per_year=12)[1] == [] for seed in range(10))
+
+
+def test_no_weekly_cycle_is_taken_out_of_a_series_without_one() -> None:
+    """A sensor or a feed without a week: each weekday's median gap is noise, and taking it out would not narrow
+    the day-to-day changes, so nothing is taken out; births' weekend dip is."""
+    level = np.log(_daily(3, week=1.0))
+    assert not integrity._weekly_cycle(level).any()
+    cycle = integrity._weekly_cycle(np.log(_daily(3)))
+    assert cycle[5] < -0.2 and abs(cycle[0]) < 0.1

@@ -32,6 +32,7 @@ data and is not moved by the few broken periods it is meant to catch.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
@@ -55,6 +56,7 @@ from opportunity_assets.verifications.series import (
     decimals,
     format_number,
     is_share,
+    log_level,
     on_grid_each,
     period_changes,
     period_span,
@@ -198,6 +200,111 @@ def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozens
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
                   f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
                   f"{stick.since} ({_typically(stick, noise, t, events) if share else _typically(stick)}), {what}")
+
+
+_WEEK = 7
+"""Periods in a week at a sub-weekly grain (a day): the cycle `_stays` takes out, and its longest window."""
+_LINE_WEEKS = 8
+"""Weeks of periods before the window whose straight line a daily step is judged beyond (`_stays`)."""
+_CYCLE_ERRORS = 4.0
+"""Standard errors a weekday's median level must lie from the week's mean for `_weekly_cycle` to take it out."""
+_YEAR_SLACK = 2
+"""Days either side of a year earlier (the same weekday, a year less a day back, or the same date) that `_stays` looks
+for the same move at: a date's weekday moves by one a year (two past a leap day), and a holiday keeps its date or
+its weekday."""
+
+
+def _weekly_cycle(level: np.ndarray) -> np.ndarray:
+    """Each period's weekday's own level (log scale) against the week around it: the median over the kept weeks of
+    its gap from the centred week's mean, the seven centred on zero. Births run 25% lower at weekends: a day's
+    change carries that cycle, and a step of 20% that stays is inside it. Zeros where no weekday's level lies
+    `_CYCLE_ERRORS` standard errors of such a median (1.2533 σ / √weeks, σ the gaps' own robust scale) from the
+    week's mean (a sensor, a feed without a week): what a cycle of noise would take out is noise."""
+    n = len(level)
+    centred = np.full(n, np.nan)
+    if n > _WEEK:
+        centred[_WEEK // 2: n - _WEEK // 2] = np.convolve(level, np.full(_WEEK, 1.0 / _WEEK), "valid")
+    gap = level - centred
+    phase = np.arange(n) % _WEEK
+    with np.errstate(all="ignore"):
+        profile = np.array([np.nanmedian(gap[phase == p]) if np.isfinite(gap[phase == p]).any() else np.nan
+                            for p in range(_WEEK)])
+    if not np.isfinite(profile).all():
+        return np.zeros(n)
+    profile -= profile.mean()
+    noise = robust(gap - profile[phase], "")
+    weeks = np.isfinite(gap).sum() / _WEEK
+    if noise is None or np.abs(profile).max() < _CYCLE_ERRORS * 1.2533 * noise.scale / math.sqrt(weeks):
+        return np.zeros(n)
+    return profile[phase]
+
+
+@functools.cache
+def _step_weights(after: int, before: int) -> np.ndarray:
+    """Weights over `before + after` periods whose sum with the levels is the mean of the last `after` beyond the
+    straight line through the `before` ahead of them, carried on to those periods (a least-squares line's value
+    there is a fixed weighting of the levels it is fit to)."""
+    x = np.arange(before + after) - (before - 1) / 2.0
+    fit = x[:before]
+    weights = np.full(before + after, 1.0 / after)
+    weights[:before] = -(1.0 / before + float(x[before:].mean()) * fit / float((fit ** 2).sum()))
+    return weights
+
+
+def _stays(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
+           signed: bool = False) -> None:
+    """On a sub-weekly grain (a day), a level that stepped over the last 1 to `_WEEK` periods and stays, each too
+    small a change for `_shifts` to judge alone: the mean of the last m periods beyond the straight line through
+    the `_LINE_WEEKS` weeks before them, each weekday's own level taken out (`_weekly_cycle`), against the same
+    statistic at every earlier period of the entity's (how far averaging narrows its noise is measured, not
+    assumed; a trend steady over those weeks sits on the line). The window furthest out against its threshold
+    (`level_shift`'s, `material_mads` where it holds a period the score reads) is judged; a move the same window
+    made a year earlier (give or take `_YEAR_SLACK` days), the same way at least half as far, is the calendar's
+    (a holiday every entity keeps), not a defect: within a year the night's shared moves are not known
+    (`Candidate.shared_changes`, annual grains only). Trials 45-46: on daily births by state, CO's births ×1.2 or ×1.5
+    from one to three days before the night all reached act-on."""
+    series = found.series
+    year = series.per_year
+    recent = set(series.periods[-_WEEK:])
+    if year <= 52 or any(f.column == column and f.rule in ("level_shift", "spike", "out_of_range")
+                         and recent & set(f.periods) for f in found.items):
+        return  # (one finding of a move into the last week; a snow day months back leaves the week judged)
+    before = _LINE_WEEKS * _WEEK
+    level = log_level(series.values[column], signed)
+    cycle = _weekly_cycle(level)
+    level = level - cycle
+    n = len(level)
+    if n < year + _YEAR_SLACK + before + _WEEK + MIN_SAMPLE:
+        return  # no year earlier to tell the calendar's move from a defect
+    worst: tuple[float, float, int, float, Yardstick] | None = None
+    for after in range(1, _WEEK + 1):
+        weights = _step_weights(after, before)
+        step = np.full(n, np.nan)
+        step[len(weights) - 1:] = np.correlate(level, weights, "valid")
+        stick = robust(step[: n - after], series.periods[len(weights) - 1])
+        if stick is None or not math.isfinite(step[-1]):
+            continue
+        z = stick.z(float(step[-1]))
+        earlier = (step[n - 1 - year - _YEAR_SLACK: n - year + 1 + _YEAR_SLACK] - stick.median) / stick.scale
+        if (np.isfinite(earlier) & (earlier * z > 0) & (np.abs(earlier) >= abs(z) / 2)).any():
+            continue
+        shift_at = spec.level_shift.material_mads if material & set(range(after)) else spec.level_shift.threshold_mads
+        if abs(z) >= shift_at and (worst is None or abs(z) / shift_at > abs(worst[0]) / worst[1]):
+            worst = (z, shift_at, after, float(step[-1]), stick)
+    if worst is None:
+        return
+    z, _, after, moved, stick = worst
+    raw = series.values[column][n - after:]
+    weekdays = ", each weekday's own level taken out" if cycle.any() else ""
+    what = ("" if abs(z) >= spec.level_shift.threshold_mads else
+            f"; the score reads these periods, where {spec.level_shift.material_mads:g} MADs are enough to ask for "
+            "them to be confirmed")
+    found.add("level_shift", spec.level_shift.effect, column, list(range(n - after, n)), float(np.nanmean(raw)),
+              abs(z), f"{column} has stood {as_percent(moved)} off its line over the last {after} period"
+              f"{'s' if after > 1 else ''} ({period_span(series.periods[n - after:])}), beyond the straight line "
+              f"through the {before} before{weekdays}: {abs(z):.1f} MADs "
+              f"{'above' if z > 0 else 'below'} the same step at its earlier periods since {stick.since} "
+              f"({_typically(stick)}), with no such move a year earlier{what}")
 
 
 def _at_least(stick: Yardstick, noise: float) -> Yardstick:
@@ -641,6 +748,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                 candidate.typical_scales.get(column), counted if share else None,
                 silent if column in summed and candidate.repeated_events else None)
         _out_of_range(found, spec, column, column in signed)
+        _stays(found, spec, column, material.get(column, frozenset()), column in signed)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
                        counted if column in shares else None)

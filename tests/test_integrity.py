@@ -23,7 +23,7 @@ from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Analysis, Candidate, DataFinding, RepeatedEvents, Status, Verdict, Verification
 from opportunity_assets.sources.snapshot import read_snapshot
-from opportunity_assets.verifications import integrity, integrity_spec, regularity
+from opportunity_assets.verifications import integrity, integrity_spec, regularity, shifts
 from opportunity_assets.verifications.logic import verify
 from opportunity_assets.verifications.series import (
     Findings,
@@ -38,6 +38,7 @@ from opportunity_assets.verifications.series import (
     robust,
     written_step,
 )
+from opportunity_assets.verifications.shifts import ColumnFacts
 from tests.conftest import PACK, write_pack
 from tests.plants import Plant, plant, read_source, write_source
 from tests.test_shapes import _csv
@@ -364,7 +365,7 @@ def _shift_rules(values: list[float], shared: dict[str, float] | None) -> list[s
     series = Series(periods=[str(1970 + i) for i in range(len(values))], values={"x": np.array(values, dtype=float)},
                     judged_from=len(values) - 3, per_year=1)
     found = Findings(series)
-    integrity._shifts(found, integrity_spec.IntegritySpec(), "x", shared=shared)
+    shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x", shared=shared))
     return [f.rule for f in found.items]
 
 
@@ -376,7 +377,7 @@ def test_a_shift_says_how_the_figures_moved() -> None:
         series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
                         judged_from=len(values) - 4, per_year=4)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x")
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
         return found.items[0].message
 
     counts = [20.0 + (i % 3) for i in range(17)] + [0.0, 0.0, 0.0]
@@ -384,8 +385,8 @@ def test_a_shift_says_how_the_figures_moved() -> None:
     halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
     assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
     # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
-    assert integrity._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
-    assert integrity._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
+    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
 
 
 def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:
@@ -393,15 +394,15 @@ def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:
     moved -100%: 4.6 MADs below ... and it stays": at an offset of 1% of a median of 2, 2 -> 0 was a fall of 4.6 on
     the log scale, ten times one event's step. A count's log is started at half a unit (`series.log_level`): a few
     events are a few events. The same history a hundred times larger, falling to none, is still far out."""
-    def shifts(values: list[float]) -> list[str]:
+    def found_shifts(values: list[float]) -> list[str]:
         series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
                         judged_from=1, per_year=4)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", material=frozenset(range(len(values))))
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x", frozenset(range(len(values)))))
         return [f.rule for f in found.items]
 
-    assert shifts([1.0, 2.0, 0.0, 0.0, 2.0, 2.0, 1.0, 5.0]) == []
-    assert shifts([100.0, 200.0, 0.0, 0.0, 200.0, 200.0, 100.0, 500.0]) == ["level_shift"]
+    assert found_shifts([1.0, 2.0, 0.0, 0.0, 2.0, 2.0, 1.0, 5.0]) == []
+    assert found_shifts([100.0, 200.0, 0.0, 0.0, 200.0, 200.0, 100.0, 500.0]) == ["level_shift"]
 
 
 def test_a_share_of_a_few_events_moving_by_thirds_is_no_spike() -> None:
@@ -410,37 +411,37 @@ def test_a_share_of_a_few_events_moving_by_thirds_is_no_spike() -> None:
     is as far out as a hundredfold slip. An events source's `share` is judged on the arcsine-root scale, no change
     narrower than the binomial noise of its two counts of events (`series.share_noise`). A share of a thousand
     events falling from 30% to 5% is still far out, and a share written as a percent is no proportion."""
-    def shifts(values: list[float], events: list[float]) -> list[str]:
+    def found_shifts(values: list[float], events: list[float]) -> list[str]:
         series = Series(periods=[f"q{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
                         judged_from=len(values) - 4, per_year=4)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", events=np.array(events, dtype=float))
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x", events=np.array(events, float)))
         return [f.rule for f in found.items]
 
     events = [3.0, 4, 3, 5, 4, 3, 4, 6, 3, 4, 5, 3, 4, 3, 5, 4, 3, 4, 5, 3, 3, 3, 4, 4]
     thefts = [1.0, 1, 1, 2, 1, 1, 1, 2, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1, 2, 1, 0, 1, 1, 1]
     few = [k / n for k, n in zip(thefts, events, strict=True)]
-    assert shifts(few, events) == []
+    assert found_shifts(few, events) == []
     many = [0.30 + 0.01 * ((i * 7) % 3 - 1) for i in range(20)] + [0.05, 0.30, 0.31, 0.30]
-    assert shifts(many, [1000.0] * 24) == ["spike"]
-    assert shifts(few[:20] + [100 * x for x in few[20:]], events) != []
+    assert found_shifts(many, [1000.0] * 24) == ["spike"]
+    assert found_shifts(few[:20] + [100 * x for x in few[20:]], events) != []
 
 
 def test_a_sum_over_a_period_without_events_is_judged_by_its_count() -> None:
     """Trial 49: a study plot not trapped one month read captures 5 -> 0 (within a count's noise) and its grams
     weighed 480 -> 0, "biomass 0 moved -100%: 7.8 MADs below ..., a one-period drop": an events source's sum is 0
     there by construction, and its move is the count's. The same 0 in a month with events is still a drop."""
-    def shifts(unwritten: list[bool]) -> list[str]:
+    def found_shifts(unwritten: list[bool]) -> list[str]:
         grams = [float(g) for g in np.round(480 * np.exp(np.random.default_rng(49).normal(0, 0.3, 24)))]
         grams[20] = 0.0
         series = Series(periods=[f"m{i}" for i in range(24)], values={"x": np.array(grams)}, judged_from=20,
                         per_year=12)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", unwritten=np.array(unwritten))
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x", unwritten=np.array(unwritten)))
         return [f.rule for f in found.items]
 
-    assert shifts([False] * 20 + [True] + [False] * 3) == []
-    assert shifts([False] * 24) == ["spike"]
+    assert found_shifts([False] * 20 + [True] + [False] * 3) == []
+    assert found_shifts([False] * 24) == ["spike"]
 
 
 def _copies_found(judged: RepeatedEvents) -> list[str]:
@@ -544,8 +545,8 @@ def test_a_unit_change_every_entity_made_alike_is_still_a_level_shift() -> None:
         series = Series(periods=[str(1970 + i) for i in range(len(broken))],
                         values={"x": np.array(broken, dtype=float)}, judged_from=len(broken) - 3, per_year=1)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x",
-                          shared={**usual, "1": math.log(factor * 1.02)})
+        shifts.shifts(found, integrity_spec.IntegritySpec(),
+                      ColumnFacts("x", shared={**usual, "1": math.log(factor * 1.02)}))
         assert [f.rule for f in found.items] == ["level_shift"], factor
         assert found.items[0].message.endswith("and it stays; tonight's entities moved alike into that period, "
                                                f"{integrity.as_percent(math.log(factor * 1.02))} at the median: a "
@@ -590,7 +591,7 @@ def test_a_short_history_whose_few_changes_were_alike_is_no_sure_yardstick() -> 
         series = Series(periods=[str(1850 + i) for i in range(len(values))], values={"x": values},
                         judged_from=len(values) - 3, per_year=1)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "x", domain=domain)
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x", domain=domain))
         return [f.rule for f in found.items]
 
     assert rules(11, 1.08, None) == ["level_shift"]  # its own MAD alone: 12 MADs
@@ -643,7 +644,7 @@ def _range_findings(values: list[float], judged_from: int, *, signed: bool = Fal
     series = Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
                               values={"x": np.array(values, dtype=float)}, judged_from=judged_from, per_year=52)
     found = Findings(series)
-    integrity._out_of_range(found, integrity_spec.IntegritySpec(), "x", signed)
+    shifts.out_of_range(found, integrity_spec.IntegritySpec(), ColumnFacts("x", signed=signed))
     return [f.message for f in found.items]
 
 
@@ -687,7 +688,7 @@ def test_a_column_mostly_below_zero_is_judged_for_shifts_too() -> None:
     series = Series(periods=[f"p{i}" for i in range(len(balance))], values={"balance": balance},
                               judged_from=len(balance) - 3, per_year=12)
     found = Findings(series)
-    integrity._shifts(found, integrity_spec.IntegritySpec(), "balance")
+    shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("balance"))
     assert [(f.rule, f.periods) for f in found.items] == [("level_shift", [f"p{len(balance) - 2}"])]
     positive = np.array([5.5, 7.5, 6.5])
     assert np.allclose(log_level(positive), np.log(positive + 0.065))  # a column >= 0: unchanged
@@ -701,17 +702,17 @@ def test_a_signed_column_above_zero_throughout_is_judged_on_its_own_scale_near_z
     rng = np.random.default_rng(5)
     rate = np.maximum(np.linspace(0.6, 0.12, 60) + rng.normal(0, 0.03, 60), 0.05)  # a log rate: moves ± 0.03
 
-    def shifts(values: np.ndarray, signed: bool) -> list[str]:
+    def found_shifts(values: np.ndarray, signed: bool) -> list[str]:
         series = Series(periods=[f"p{i}" for i in range(len(values))], values={"ls": values},
                         judged_from=len(values) - 4, per_year=4)
         found = Findings(series)
-        integrity._shifts(found, integrity_spec.IntegritySpec(), "ls", frozenset({0, 1, 2, 3}), None, signed)
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("ls", frozenset({0, 1, 2, 3}), None, signed))
         return [f.rule for f in found.items]
 
     near_zero = np.append(rate, [0.084, 0.003, 0.139])
-    assert shifts(near_zero, False) == ["level_shift", "spike"]  # a column >= 0 undeclared: a log scale
-    assert shifts(near_zero, True) == []
-    assert shifts(np.append(rate, [0.12, 1.2, 1.19]), True) == ["level_shift"]  # written x10: still out
+    assert found_shifts(near_zero, False) == ["level_shift", "spike"]  # a column >= 0 undeclared: a log scale
+    assert found_shifts(near_zero, True) == []
+    assert found_shifts(np.append(rate, [0.12, 1.2, 1.19]), True) == ["level_shift"]  # written x10: still out
     assert np.allclose(log_level(np.array([0.5, 0.2]), signed=True), np.arcsinh(np.array([0.5, 0.2]) / 0.35))
 
 
@@ -1050,14 +1051,14 @@ def test_a_shift_in_a_period_the_score_reads_is_judged_at_the_material_threshold
                     judged_from=len(values) - 13, per_year=4)
     spec = integrity_spec.IntegritySpec()
 
-    def shifts(material: frozenset[int]) -> list[DataFinding]:
+    def found_shifts(material: frozenset[int]) -> list[DataFinding]:
         found = Findings(series)
-        integrity._shifts(found, spec, "x", material)
+        shifts.shifts(found, spec, ColumnFacts("x", material))
         return found.items
 
-    assert shifts(frozenset()) == []
-    assert shifts(frozenset({0, 1})) == []  # the score reads the last two periods: the move is before them
-    (finding,) = shifts(frozenset({0, 1, 2, 3}))
+    assert found_shifts(frozenset()) == []
+    assert found_shifts(frozenset({0, 1})) == []  # the score reads the last two periods: the move is before them
+    (finding,) = found_shifts(frozenset({0, 1, 2, 3}))
     assert (finding.rule, finding.effect, finding.periods) == ("level_shift", "doubt", [f"p{len(values) - 3}"])
     assert 4 <= (finding.size or 0) < 6
     assert finding.message.endswith("and it stays; the score reads this period, where 4 MADs are enough to ask for "
@@ -1202,14 +1203,14 @@ def _daily(seed: int, factor: float = 1.0, last: int = 3, *, ramp: int = 0, a_ye
 
 
 def _daily_shifts(values: np.ndarray, per_year: int = 365) -> tuple[list[DataFinding], list[DataFinding]]:
-    """The level shifts `_shifts` finds alone, and with `_stays` after it; the score reads the last 4 weeks."""
+    """The level shifts `shifts.shifts` finds alone, and with `shifts.stays` after it; the score reads 4 weeks."""
     series = Series(periods=[f"d{i}" for i in range(len(values))], values={"x": values}, judged_from=24,
                     per_year=per_year)
     spec, material = integrity_spec.IntegritySpec(), frozenset(range(28))
     found = Findings(series)
-    integrity._shifts(found, spec, "x", material)
+    shifts.shifts(found, spec, ColumnFacts("x", material))
     alone = list(found.items)
-    integrity._stays(found, spec, "x", material)
+    shifts.stays(found, spec, ColumnFacts("x", material))
     return alone, found.items
 
 
@@ -1241,6 +1242,6 @@ def test_no_weekly_cycle_is_taken_out_of_a_series_without_one() -> None:
     """A sensor or a feed without a week: each weekday's median gap is noise, and taking it out would not narrow
     the day-to-day changes, so nothing is taken out; births' weekend dip is."""
     level = np.log(_daily(3, week=1.0))
-    assert not integrity._weekly_cycle(level).any()
-    cycle = integrity._weekly_cycle(np.log(_daily(3)))
+    assert not shifts._weekly_cycle(level).any()
+    cycle = shifts._weekly_cycle(np.log(_daily(3)))
     assert cycle[5] < -0.2 and abs(cycle[0]) < 0.1

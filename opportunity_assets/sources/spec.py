@@ -1006,7 +1006,7 @@ class SourceSpec(_Spec):
     @property
     def summed_columns(self) -> set[str]:
         """An events source's panel columns that `sum` an event column: 0 in a period without events by
-        construction, a figure no feed wrote there (`verifications.integrity._shifts`)."""
+        construction, a figure no feed wrote there (`verifications.shifts.shifts`)."""
         return {name for name, a in self.aggregates.items() if a.agg == "sum"} if self.shape == "events" else set()
 
     @property

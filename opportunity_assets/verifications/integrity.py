@@ -6,10 +6,10 @@ over the periods the metrics read (the judged span: 0 to the widest window back)
 history before that span: robust statistics (median and MAD of its past period-on-period and year-on-year
 changes), so a volatile small market and a steady large one are each their own yardstick.
 
-- level shift or unit change: a change far outside the entity's past changes that stays;
-- spike: a one-period spike or drop, reverted the next period;
-- out of range: a value many times beyond every earlier value of the entity's (a unit slip where the history is
-  too short or noisy for its changes to be a yardstick);
+- a level that moved (`shifts.py`): a level shift or unit change, a change far outside the entity's past changes
+  that stays (on a daily grain, also a step over the last days, each weekday's own level taken out); a spike, a
+  one-period spike or drop reverted the next period; out of range, a value many times beyond every earlier value
+  of the entity's (a unit slip where the history is too short or noisy for its changes to be a yardstick);
 - figures too regular to be measured (`regularity.py`): a column unchanged for a run its own past makes
   improbable, a row that repeats another exactly, a value written with more decimals than the column ever had or
   a run on a coarser grid than its past made likely, changes that echo a year earlier's, figures on a straight
@@ -31,8 +31,6 @@ data and is not moved by the few broken periods it is meant to catch.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
@@ -43,7 +41,7 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
-from opportunity_assets.verifications import exact, regularity
+from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 from opportunity_assets.verifications.series import (
     COUNT_OFFSET,
@@ -51,336 +49,21 @@ from opportunity_assets.verifications.series import (
     MIN_SCALE,
     Findings,
     Series,
-    Yardstick,
     as_percent,
     decimals,
     format_number,
-    is_share,
-    log_level,
     on_grid_each,
     period_changes,
     period_span,
     resolution,
     robust,
     series_of,
-    share_changes,
-    share_noise,
-    unit_step,
     yardstick,
 )
+from opportunity_assets.verifications.shifts import ColumnFacts
 
-_FEW_VALUES = 3
-"""Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
-
-
-def _seasonal(series: Series, changes: np.ndarray) -> np.ndarray:
-    """Each change against the same change a year earlier: what is left of it once the season is taken out."""
-    out = np.full(series.length, np.nan)
-    year = series.per_year
-    out[year:] = changes[year:] - changes[:-year]
-    return out
-
-
-def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: float) -> float:
-    """How far out a change is, in MADs of the entity's own changes; where a year of history exists, it must be
-    far out against the same change a year earlier too (a move the season makes every year is not a defect)."""
-    z = stick.z(value)
-    if season is not None and math.isfinite(seasonal):
-        return _far_on_both(z, season.z(seasonal))
-    return z
-
-
-def _far_on_both(z: float, other: float) -> float:
-    """A change's distance that must hold against two yardsticks: the nearer of the two, if both lie on the same
-    side, else none."""
-    return math.copysign(min(abs(z), abs(other)), z) if z * other > 0 else 0.0
-
-
-def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | None) -> float:
-    """How far out a change is once the unusual part of the move tonight's entities made alike into its period
-    (`shared`: that move beyond their usual one, if enough had one) is taken out: it must lie far out against the
-    entity's own changes with that part taken out too, on the same side (trial 39: the federal tax rise of 1991
-    every state took, +7% against a state's typical +0% ± 0.5%, doubted each state's act-on pick as a level
-    shift). A defect of one entity's feed is not shared; a usual year's shared move (populations growing 2%) is
-    already in the entity's own changes, and taking it out twice would excuse a planted +5%."""
-    return z if shared is None else _far_on_both(z, stick.z(change - shared))
-
-
-def _unusual_shared(shared: Mapping[str, float] | None, unit_slip: float) -> dict[str, float]:
-    """Each period's shared move beyond the usual one (the median of the column's shared moves over the kept
-    history), by periods back; none where too few periods tell what is usual, and none for a move nearer a unit
-    slip's size than none (`_unit_sized`): a real event moves a whole domain by tens of percent, a feed changing its
-    units moves every entity by the factor alike, and a move every entity made is then the feed's defect, not the
-    world's (×0.1 into the latest year would otherwise be excused for each)."""
-    usual = robust(np.array(list((shared or {}).values()), dtype=float), "")
-    if usual is None:
-        return {}
-    return {back: move - usual.median for back, move in (shared or {}).items() if not _unit_sized(move, unit_slip)}
-
-
-def _unit_sized(move: float, unit_slip: float) -> bool:
-    """Whether a change (log scale) lies nearer a unit slip (`unit_slip`: `out_of_range.factor`, either way) than no
-    change at all: beyond its square root, ×3.2 or -68% for the default 10. A unit change comes with the period's own
-    move (×0.1 with a usual +2% is ×0.102), so the factor itself would be a coin's toss."""
-    return abs(move) >= 0.5 * math.log(unit_slip)
-
-
-def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float) -> str:
-    """What a finding adds where tonight's entities moved alike into its period by a unit slip's size."""
-    move = (shared or {}).get(str(back))
-    if move is None or not _unit_sized(move, unit_slip):
-        return ""
-    return (f"; tonight's entities moved alike into that period, {as_percent(move)} at the median: a change of the "
-            "feed's units?")
-
-
-def _shifts(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
-            shared: Mapping[str, float] | None = None, signed: bool = False, domain: float | None = None,
-            events: np.ndarray | None = None, unwritten: np.ndarray | None = None) -> None:
-    """Level shifts and unit changes (period-on-period and year-on-year), and one-period spikes or drops (a
-    change far out, reverted the next period). A shift in a period the score reads (`material`, periods back) is
-    judged at `level_shift.material_mads`: the verdict rests on it. `shared`: tonight's entities' median change
-    into each period, by periods back (`Candidate.shared_changes`): a move they all made is no entity's shift.
-    `signed`: the pack declares the column may go negative (`series.log_level`). `domain`: the typical scale of
-    tonight's entities' own changes of the column (`Candidate.typical_scales`), which a short history's yardstick is
-    widened toward (`series.widened`). `events`: for an events source's `share`, each period's count of events, whose
-    binomial noise no change of the share is judged against less than (`series.share_noise`), on the scale where
-    that noise is the same at any level (`series.share_changes`). `unwritten`: for an events source's `sum`, the
-    periods without an event, whose 0 no feed wrote: a change into or out of one is the count's, judged on the count
-    (trial 49: a study plot not trapped one month, its captures 5 -> 0 within a count's noise, its grams weighed
-    500 -> 0 "7.8 MADs below, a one-period drop"); they stay in its yardstick, the moves its feed has made."""
-    series = found.series
-    raw = series.values[column]
-    share = events is not None and is_share(raw)
-    step = share_changes(raw) if share else period_changes(raw, signed)
-    stick = yardstick(series, step, spec.min_history, domain=domain)
-    if stick is None:
-        return
-    quantum = 0.0 if share else unit_step(raw, signed)
-    if quantum > stick.scale:
-        stick = dataclasses.replace(stick, scale=quantum)
-    noise = share_noise(events) if share and events is not None else np.full(series.length, np.nan)
-    seasonal = _seasonal(series, step)
-    season_stick = yardstick(series, seasonal, spec.min_history, start=min(series.per_year, series.length - 1))
-    if season_stick is not None and season_stick.count < spec.min_history:
-        season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
-    judged = range(max(series.judged_from, 1), series.length)
-    unusual = _unusual_shared(shared, spec.out_of_range.factor)
-    skip = set() if unwritten is None else {int(t) for t in np.flatnonzero(unwritten | np.roll(unwritten, 1))}
-    worst: dict[str, tuple[float, int]] = {}
-    for t in judged:
-        if t in skip or not math.isfinite(step[t]):
-            continue
-        local = _at_least(stick, noise[t])
-        z = _beyond_shared(_far(local, season_stick, step[t], seasonal[t]), local, step[t],
-                           unusual.get(str(series.back(t))))
-        shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
-        if abs(z) >= min(shift_at, spec.spike.threshold_mads):
-            after = _at_least(stick, noise[t + 1]).z(step[t + 1]) \
-                if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
-            reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
-            rule = "spike" if reverted else "level_shift"
-            threshold = spec.spike.threshold_mads if reverted else shift_at
-            if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0))[0]):
-                worst[rule] = (z, t)
-            if reverted and abs(z) >= threshold:
-                skip.add(t + 1)
-    for rule, (z, t) in sorted(worst.items()):
-        where = "above" if z > 0 else "below"
-        what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
-                "a one-period drop, reverted the next period" if rule == "spike" else
-                "and it stays" if t + 1 < series.length else "in the latest period")
-        what += _unit_change(shared, series.back(t), spec.out_of_range.factor)
-        if rule == "level_shift" and abs(z) < spec.level_shift.threshold_mads:
-            what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
-                     "ask for it to be confirmed")
-        found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
-                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
-                  f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
-                  f"{stick.since} ({_typically(stick, noise, t, events) if share else _typically(stick)}), {what}")
-
-
-_WEEK = 7
-"""Periods in a week at a sub-weekly grain (a day): the cycle `_stays` takes out, and its longest window."""
-_LINE_WEEKS = 8
-"""Weeks of periods before the window whose straight line a daily step is judged beyond (`_stays`)."""
-_CYCLE_ERRORS = 4.0
-"""Standard errors a weekday's median level must lie from the week's mean for `_weekly_cycle` to take it out."""
-_YEAR_SLACK = 2
-"""Days either side of a year earlier (the same weekday, a year less a day back, or the same date) that `_stays` looks
-for the same move at: a date's weekday moves by one a year (two past a leap day), and a holiday keeps its date or
-its weekday."""
-
-
-def _weekly_cycle(level: np.ndarray) -> np.ndarray:
-    """Each period's weekday's own level (log scale) against the week around it: the median over the kept weeks of
-    its gap from the centred week's mean, the seven centred on zero. Births run 25% lower at weekends: a day's
-    change carries that cycle, and a step of 20% that stays is inside it. Zeros where no weekday's level lies
-    `_CYCLE_ERRORS` standard errors of such a median (1.2533 σ / √weeks, σ the gaps' own robust scale) from the
-    week's mean (a sensor, a feed without a week): what a cycle of noise would take out is noise."""
-    n = len(level)
-    centred = np.full(n, np.nan)
-    if n > _WEEK:
-        centred[_WEEK // 2: n - _WEEK // 2] = np.convolve(level, np.full(_WEEK, 1.0 / _WEEK), "valid")
-    gap = level - centred
-    phase = np.arange(n) % _WEEK
-    with np.errstate(all="ignore"):
-        profile = np.array([np.nanmedian(gap[phase == p]) if np.isfinite(gap[phase == p]).any() else np.nan
-                            for p in range(_WEEK)])
-    if not np.isfinite(profile).all():
-        return np.zeros(n)
-    profile -= profile.mean()
-    noise = robust(gap - profile[phase], "")
-    weeks = np.isfinite(gap).sum() / _WEEK
-    if noise is None or np.abs(profile).max() < _CYCLE_ERRORS * 1.2533 * noise.scale / math.sqrt(weeks):
-        return np.zeros(n)
-    return profile[phase]
-
-
-@functools.cache
-def _step_weights(after: int, before: int) -> np.ndarray:
-    """Weights over `before + after` periods whose sum with the levels is the mean of the last `after` beyond the
-    straight line through the `before` ahead of them, carried on to those periods (a least-squares line's value
-    there is a fixed weighting of the levels it is fit to)."""
-    x = np.arange(before + after) - (before - 1) / 2.0
-    fit = x[:before]
-    weights = np.full(before + after, 1.0 / after)
-    weights[:before] = -(1.0 / before + float(x[before:].mean()) * fit / float((fit ** 2).sum()))
-    return weights
-
-
-def _stays(found: Findings, spec: IntegritySpec, column: str, material: frozenset[int] = frozenset(),
-           signed: bool = False) -> None:
-    """On a sub-weekly grain (a day), a level that stepped over the last 1 to `_WEEK` periods and stays, each too
-    small a change for `_shifts` to judge alone: the mean of the last m periods beyond the straight line through
-    the `_LINE_WEEKS` weeks before them, each weekday's own level taken out (`_weekly_cycle`), against the same
-    statistic at every earlier period of the entity's (how far averaging narrows its noise is measured, not
-    assumed; a trend steady over those weeks sits on the line). The window furthest out against its threshold
-    (`level_shift`'s, `material_mads` where it holds a period the score reads) is judged; a move the same window
-    made a year earlier (give or take `_YEAR_SLACK` days), the same way at least half as far, is the calendar's
-    (a holiday every entity keeps), not a defect: within a year the night's shared moves are not known
-    (`Candidate.shared_changes`, annual grains only). Trials 45-46: on daily births by state, CO's births ×1.2 or ×1.5
-    from one to three days before the night all reached act-on."""
-    series = found.series
-    year = series.per_year
-    recent = set(series.periods[-_WEEK:])
-    if year <= 52 or any(f.column == column and f.rule in ("level_shift", "spike", "out_of_range")
-                         and recent & set(f.periods) for f in found.items):
-        return  # (one finding of a move into the last week; a snow day months back leaves the week judged)
-    before = _LINE_WEEKS * _WEEK
-    level = log_level(series.values[column], signed)
-    cycle = _weekly_cycle(level)
-    level = level - cycle
-    n = len(level)
-    if n < year + _YEAR_SLACK + before + _WEEK + MIN_SAMPLE:
-        return  # no year earlier to tell the calendar's move from a defect
-    worst: tuple[float, float, int, float, Yardstick] | None = None
-    for after in range(1, _WEEK + 1):
-        weights = _step_weights(after, before)
-        step = np.full(n, np.nan)
-        step[len(weights) - 1:] = np.correlate(level, weights, "valid")
-        stick = robust(step[: n - after], series.periods[len(weights) - 1])
-        if stick is None or not math.isfinite(step[-1]):
-            continue
-        z = stick.z(float(step[-1]))
-        earlier = (step[n - 1 - year - _YEAR_SLACK: n - year + 1 + _YEAR_SLACK] - stick.median) / stick.scale
-        if (np.isfinite(earlier) & (earlier * z > 0) & (np.abs(earlier) >= abs(z) / 2)).any():
-            continue
-        shift_at = spec.level_shift.material_mads if material & set(range(after)) else spec.level_shift.threshold_mads
-        if abs(z) >= shift_at and (worst is None or abs(z) / shift_at > abs(worst[0]) / worst[1]):
-            worst = (z, shift_at, after, float(step[-1]), stick)
-    if worst is None:
-        return
-    z, _, after, moved, stick = worst
-    raw = series.values[column][n - after:]
-    weekdays = ", each weekday's own level taken out" if cycle.any() else ""
-    what = ("" if abs(z) >= spec.level_shift.threshold_mads else
-            f"; the score reads these periods, where {spec.level_shift.material_mads:g} MADs are enough to ask for "
-            "them to be confirmed")
-    found.add("level_shift", spec.level_shift.effect, column, list(range(n - after, n)), float(np.nanmean(raw)),
-              abs(z), f"{column} has stood {as_percent(moved)} off its line over the last {after} period"
-              f"{'s' if after > 1 else ''} ({period_span(series.periods[n - after:])}), beyond the straight line "
-              f"through the {before} before{weekdays}: {abs(z):.1f} MADs "
-              f"{'above' if z > 0 else 'below'} the same step at its earlier periods since {stick.since} "
-              f"({_typically(stick)}), with no such move a year earlier{what}")
-
-
-def _at_least(stick: Yardstick, noise: float) -> Yardstick:
-    """The yardstick of one change, no narrower than that change's own noise (NaN: none known)."""
-    return dataclasses.replace(stick, scale=noise) if math.isfinite(noise) and noise > stick.scale else stick
-
-
-def _typically(stick: Yardstick, noise: np.ndarray | None = None, t: int = 0,
-               events: np.ndarray | None = None) -> str:
-    """The yardstick as a finding writes it: a percent on the log scale; for a share, on its arcsine-root scale,
-    with the binomial noise of the change's two counts of events where that was the wider."""
-    if noise is None or events is None:
-        return f"typically {as_percent(stick.median)} ± {stick.scale:.1%}"
-    text = f"typically {stick.median:+.2f} ± {stick.scale:.2f} on a share's arcsine-root scale"
-    if math.isfinite(noise[t]) and noise[t] > stick.scale:
-        text += (f"; ± {noise[t]:.2f} by chance alone for a share of {events[t - 1]:.0f} and then {events[t]:.0f} "
-                 "events")
-    return text
-
-
-def _before(values: np.ndarray, accumulate: np.ufunc, empty: float) -> np.ndarray:
-    """Per period, `accumulate` (np.fmax, np.fmin, np.add) over the periods before it (`empty` before the first)."""
-    out = np.full(len(values), empty)
-    out[1:] = accumulate.accumulate(values)[:-1]
-    return out
-
-
-def _record_jumps(size: np.ndarray, finite: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """Per period, the largest factor by which a value before it broke the record of the values before that one (1
-    where none did): a column whose records have jumped by such factors, the people affected by a data breach, a
-    loss, a claim, has tails that heavy, and its next record that far above the last is no unit slip (trial 47:
-    Illinois's 4 million people in one quarter, 22 times its largest before, after a quarter of 188,211 that was
-    56 times its largest before that)."""
-    jumps = np.where(finite & (top > 0) & np.isfinite(top), size / np.where(top > 0, top, 1.0), 1.0)
-    return _before(np.fmax(jumps, 1.0), np.fmax, 1.0)
-
-
-def _out_of_range(found: Findings, spec: IntegritySpec, column: str, signed: bool) -> None:
-    """A judged value `factor` times beyond every value before it (in size where the column may go negative), or
-    below the smallest positive one before it (a column that may not): a unit slip the period it starts, however
-    short or noisy the history; a series with fewer than `min_history` earlier values (but `_FEW_VALUES`) at the
-    factor squared. Not judged: a proportion staying within [0, 1] (its swings are bounded, not
-    slips), or a count whose values before are too few units for a factor to mean a unit. A column that may go
-    negative (`signed`, or any value below zero) crosses zero: a value near zero is no slip there. A column whose
-    records have jumped by more than the factor before is judged at its largest such jump (`_record_jumps`)."""
-    rule, series = spec.out_of_range, found.series
-    raw = series.values[column]
-    finite = np.isfinite(raw)
-    signed = signed or bool((raw[finite] < 0).any())
-    size = np.abs(raw) if signed else raw
-    seen = _before(finite.astype(float), np.add, 0.0)
-    top = _before(np.where(finite, size, -np.inf), np.fmax, -np.inf)
-    bottom = _before(np.where(finite & (size > 0), size, np.inf), np.fmin, np.inf)
-    fractions = _before((finite & ~on_grid_each(np.nan_to_num(raw), 1.0)).astype(float), np.add, 0.0)
-    # a series too new for `min_history` values (an annual panel's first years) is judged from `_FEW_VALUES` on,
-    # at the square of the factor: a hundredfold step is no market's move whatever its spread
-    needed = np.where(seen >= rule.min_history, rule.factor, rule.factor ** 2)
-    with np.errstate(all="ignore"):
-        needed = np.fmax(needed, _record_jumps(size, finite, top))
-        proportion = (not signed) & (top <= 1) & (raw >= 0) & (raw <= 1)
-        few_units = (fractions == 0) & (top < needed)
-        over = np.where((top > 0) & ~few_units, size / top, 0.0)
-        under = np.where((not signed) & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
-        enough = seen >= min(rule.min_history, _FEW_VALUES)
-        far = np.where(finite & enough & ~proportion, np.fmax(over, under) / needed, 0.0)
-    far[: series.judged_from] = 0.0
-    t = int(np.argmax(far))
-    if far[t] < 1.0:
-        return
-    far = far * needed
-    value, high = float(raw[t]), over[t] >= under[t]
-    side = f"{far[t]:.0f} times the largest" if high else f"1/{far[t]:.0f} of the smallest positive"
-    found.add("out_of_range", rule.effect, column, [t], value, float(far[t]),
-              f"{column} {format_number(value)} in {series.periods[t]} is {side} of its {int(seen[t])} earlier values "
-              f"since {series.periods[0]} ({format_number(float(top[t] if high else bottom[t]))}"
-              f"{' in size' if signed else ''}): beyond anything the entity published before (a unit slip?)")
 
 
 def _stale(found: Findings, spec: IntegritySpec, column: str, latest_row: int, published_behind: int = 0) -> None:
@@ -547,16 +230,6 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
                   f"outside the domain's band {format_number(low)}-{format_number(high)}"
                   + ("" if own_history else " (too little own history to judge it against)"),
                   f"confirm {columns} with the source")
-
-
-def _moved(raw: np.ndarray, t: int) -> str:
-    """How the figure moved from the one before, as the figures say: their relative change where the one before is
-    above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
-    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
-    before, now = float(raw[t - 1]), float(raw[t])
-    if before > 0 and now >= 0:
-        return f"moved {now / before - 1:+.0%}"
-    return f"moved from {format_number(before)}"
 
 
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
@@ -743,12 +416,13 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         share = column in shares  # its changes on their own scale: the night's shared moves are log changes
-        _shifts(found, spec, column, material.get(column, frozenset()),
-                None if share else candidate.shared_changes.get(column), column in signed,
-                candidate.typical_scales.get(column), counted if share else None,
-                silent if column in summed and candidate.repeated_events else None)
-        _out_of_range(found, spec, column, column in signed)
-        _stays(found, spec, column, material.get(column, frozenset()), column in signed)
+        facts = ColumnFacts(column, material.get(column, frozenset()),
+                            None if share else candidate.shared_changes.get(column), column in signed,
+                            candidate.typical_scales.get(column), counted if share else None,
+                            silent if column in summed and candidate.repeated_events else None)
+        shifts.shifts(found, spec, facts)
+        shifts.out_of_range(found, spec, facts)
+        shifts.stays(found, spec, facts)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
                        counted if column in shares else None)

@@ -240,17 +240,15 @@ def precision(found: Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
-_COARSER_GRIDS = tuple(m * 10.0 ** p for p in range(4) for m in (1.0, 2.5, 5.0) if m * 10.0 ** p > 1)
-"""Grids judged beyond the column's own, in multiples of its resolution: 2.5, 5, 10, 25, 50, ..., 5,000, the steps
-people round to (sales to fives or 25s, a price in $2,500 brackets), not only the powers of ten. Not 2: half of any
-column's values are even, and a run of them is no rounding."""
+_COARSER_GRIDS = 3
+"""Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
 
 
 def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None) -> None:
     """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
-    or 25s: the feed rounds, estimates or converts them; `_COARSER_GRIDS`), where its past values fell on that grid
-    too rarely for such a run by chance: the chance of a value on the grid is the share of its past new values that
-    were (Laplace-smoothed), and a run counts where that share raised to the run's length is below
+    or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
+    for such a run by chance: the chance of a value on the grid is the share of its past new values that were
+    (Laplace-smoothed), and a run counts where that share raised to the run's length is below
     `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
     nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
     in the columns the metrics read only: a figure rounded is still the figure, and only there can its lost
@@ -258,7 +256,7 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     Judged from `MIN_SAMPLE` past values, not `min_history`: the smoothed share already asks a short past for a
     longer run (an annual panel's twenty years of GDP a head never in round thousands, then 4,000 and 5,000 and
     6,000, had gone unjudged: its past was four values short). `reads`: as `stuck`'s, a run must hold a period a
-    metric reads. Of grids alike (whole numbers on 2.5 are on 5), the coarsest is named."""
+    metric reads."""
     series, rule = found.series, spec.precision
     read = _read_mask(series.length, reads)
     raw = series.values[column]
@@ -271,8 +269,8 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
         moved = np.isfinite(raw) & (raw != 0) & (raw != previous)
     past_moved = np.flatnonzero(moved[: series.judged_from])
     worst: tuple[float, float, float, list[int]] | None = None
-    for step in _COARSER_GRIDS:
-        grid = own * step
+    for power in range(1, _COARSER_GRIDS + 1):
+        grid = own * 10.0 ** power
         on = on_grid_each(np.nan_to_num(raw), grid)
         share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
         run: list[int] = []
@@ -282,7 +280,7 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
                 run = [*run, t] if on[t] else []
                 best = run if len(run) > len(best) and read[run].any() else best
         chance = share ** len(best)
-        if best and chance < rule.max_probability and (worst is None or chance <= worst[0]):
+        if best and chance < rule.max_probability and (worst is None or chance < worst[0]):
             worst = (chance, grid, float(on[past_moved].mean()) if len(past_moved) else 0.0, best)
     if worst is None:
         return

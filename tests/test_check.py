@@ -3156,6 +3156,41 @@ def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_p
         "quarters point in time)"]
 
 
+def test_a_joined_table_of_months_on_a_weekly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
+    """Trial 51: London's murders by the ISO week, a table of each borough's monthly count joined by `2011-07`. Each
+    month was read as the week of its first day, known 10 days after that week ended: on 2011-06-15 the night read
+    June's count, two weeks before June ended (a look-ahead), and check said ok. Quarters joined to months alike."""
+    weeks = [[b, (date(2011, 1, 3) + timedelta(weeks=w)).isoformat(), 1 + w % 3] for b in ("Ealing", "Brent")
+             for w in range(30)]
+    months = [[b, f"2011-{m:02d}", 10 + m] for b in ("Ealing", "Brent") for m in range(1, 8)]
+    source = {"path": _csv(tmp_path / "w.csv", ["borough", "week", "murders"], weeks), "entity_id": "borough",
+              "entity_name": "borough", "grain": "week", "period_column": "week", "publication_lag_days": 7,
+              "columns": ["murders"],
+              "join": [{"path": _csv(tmp_path / "m.csv", ["borough", "month", "monthly"], months),
+                        "entity_id": "borough", "period_column": "month", "publication_lag_days": 10,
+                        "columns": ["monthly"]}]}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 3]},
+               "month": {"agg": "last", "column": "monthly", "window": [0, 3], "min_rows": 1}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2011, 6, 15)) == [
+        "key `source.join.0.period_column`: got 'month'; its values are months (e.g. ['2011-01', '2011-02', "
+        "'2011-03']): on `grain: week` a month is read as its first week, known 10 days after that week ends "
+        "(`publication_lag_days`), before the month it stands for has ended, and met by the source's rows of that "
+        "week alone: expected a joined table of the source's grain, weeks (a month's figure cannot join weeks point "
+        "in time)"]
+    monthly = [[b, f"2011-{m:02d}", 1 + m] for b in ("Ealing", "Brent") for m in range(1, 13)]
+    quarters = [[b, f"2011 Q{q}", 10 + q] for b in ("Ealing", "Brent") for q in (1, 2, 3, 4)]
+    by_month = {**source, "path": _csv(tmp_path / "mm.csv", ["borough", "week", "murders"], monthly), "grain": "month",
+                "join": [{**source["join"][0], "path": _csv(tmp_path / "q.csv", ["borough", "month", "monthly"],
+                                                            quarters)}]}
+    (problem,) = _problems(_pack(tmp_path, by_month, metrics), date(2011, 12, 31))
+    assert problem.startswith("key `source.join.0.period_column`: got 'month'; its values are quarters (e.g. ")
+    assert "on `grain: month` a quarter is read as its first month" in problem
+    # months joined to months are the source's grain: nothing to say
+    same = {**by_month, "join": [{**source["join"][0], "path": _csv(tmp_path / "m2.csv", ["borough", "month",
+                                                                                          "monthly"], monthly)}]}
+    assert _problems(_pack(tmp_path, same, metrics), date(2011, 12, 31)) == []
+
+
 def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path) -> None:
     """Trial 22: Minneapolis's uses of force, an average age `where: [{column: sex, in: [female]}]` (the column writes
     `Female`): check named the condition, then the age filter again ("it has no value for any of the 6 candidates

@@ -54,6 +54,7 @@ from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
     both_ways,
     calendar_week_patterns,
+    coarser_periods_joined,
     commonest_values,
     coverage_past_trading_days,
     day_and_month_swapped,
@@ -857,7 +858,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
-    problems += year_spans_read_as_months(pack) + years_beside_periods(pack)
+    problems += year_spans_read_as_months(pack) + years_beside_periods(pack) + coarser_periods_joined(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)

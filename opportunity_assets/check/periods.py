@@ -591,6 +591,14 @@ YEARS_BESIDE = 0.1
 frequency's rows, not a typing slip."""
 _BARE_YEAR = r"^\s*\d{4}(\.0+)?\s*$"
 """A period as written that is a bare year (`2014`, `2014.0`), in DuckDB's regular expressions."""
+_WRITTEN_COARSER = {
+    "year": ("bare years", _BARE_YEAR),
+    "quarter": ("quarters", r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$"),
+    "month": ("months", r"^\s*\d{4}-\d{2}\s*$"),
+}
+"""Periods as written that name a whole year, quarter or month (`2014`, `2014 Q3`, `2014-07`: the shapes the
+period parser reads with no pattern), by the grain they stand for, with their name in a message."""
+_GRAIN_ORDER = ("day", "week", "month", "quarter", "year")
 
 
 def years_beside_periods(pack: CriteriaPack) -> list[str]:
@@ -622,11 +630,7 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
         read = (f"on `grain: {grain}` a year is read as its first {grain}, known {lag} days after that {grain} ends "
                 f"(`publication_lag_days`), before the year it stands for has ended,")
         if alone:
-            problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are bare years "
-                            f"(e.g. {shown}): {read} and met by the source's rows of that {grain} alone: expected a "
-                            f"joined table of the source's grain, {grain}s (a year's figure cannot join "
-                            f"{pack.grain.plural} point in time)")
-            continue
+            continue  # (`coarser_periods_joined` says it, with months and quarters)
         others = commonest_values(pack, within, written, f"{dated} AND NOT {years}")
         apart = telling_apart(pack, years, join)
         where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
@@ -636,6 +640,43 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
         problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows are "
                         f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or refused "
                         f"as a duplicated key beside the {grain}'s own row: expected {where}")
+    return problems
+
+
+def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
+    """Problems: a joined table (no `period_format`) whose every dated value names a period of a coarser grain than
+    the source's: bare years on quarters, quarters on months, months (`2011-07`) on weeks or days. Each is read as
+    its first period of the grain (the week of its first day), known `publication_lag_days` after that period ends,
+    before the year, quarter or month it stands for has ended (a look-ahead: trial 51's monthly counts joined to
+    weekly murders read June's total on 15 June), and met by the source's rows of that period alone. Names the
+    joined table's `period_column`."""
+
+    finer = _GRAIN_ORDER.index(pack.grain.name)
+    problems = []
+    for within, spec in pack.source.keyed:
+        join = join_index(within)
+        if join is None or not spec.period_column or spec.period_patterns or \
+                (spec.wide is not None and spec.wide.across == "period"):
+            continue
+        written = shapes.written(spec.period_column)
+        dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
+                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
+        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
+        rows = counts[0]
+        found = next(((unit, name, match) for (unit, name, match), n in zip(units, counts[1:], strict=True)
+                      if rows and n == rows), None)
+        if found is None:
+            continue
+        unit, name, match = found
+        grain, lag = pack.grain.name, spec.publication_lag_days
+        shown = commonest_values(pack, within, written, f"{dated} AND {match}")
+        problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are {name} "
+                        f"(e.g. {shown}): on `grain: {grain}` a {unit} is read as its first {grain}, known {lag} "
+                        f"days after that {grain} ends (`publication_lag_days`), before the {unit} it stands for has "
+                        f"ended, and met by the source's rows of that {grain} alone: expected a joined table of the "
+                        f"source's grain, {pack.grain.plural} (a {unit}'s figure cannot join {pack.grain.plural} "
+                        "point in time)")
     return problems
 
 

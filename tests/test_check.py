@@ -1348,6 +1348,37 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
     assert check(["Sat", "Holiday"]).problems == []
 
 
+def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:
+    """Trial 51: a young victims' share `in: [young]` over a column writing `Young` in most rows and `young` in a
+    few counted the few, and `in: [Jeuné]` over `Jeune` beside `Jeuné` the same: check said ok, as the value listed
+    is held. A listed value the column also writes otherwise by case, spaces, punctuation or accents is a warning
+    naming the condition, both spellings and their rows; a column of one spelling says nothing."""
+    bands = ["Young", "Young", "Young", "young", "Adult", "Adult", "Jeune", "Jeune", "Jeuné"]
+    rows = [[e, f"2018-0{m}-1{d}", band, 10] for e in "ab" for m in (3, 4) for d, band in enumerate(bands)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "band", "price"], rows)
+
+    def check(values: list[str]) -> Any:
+        source = {"path": name, "shape": "events", "period_column": "when",
+                  "aggregates": {"level": {"agg": "count"}, "young": {"agg": "share", "where": [
+                      {"column": "band", "in": values}]}}}
+        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+    def spelt(report: Any) -> list[str]:
+        return [w for w in report.warnings if w.startswith("key `source.aggregates.young.where.0.in`")]
+
+    report = check(["young"])
+    assert report.problems == []
+    assert spelt(report) == [
+        "key `source.aggregates.young.where.0.in`: got ['young']; 'band' writes 'young' in 4 rows and also 'Young' in "
+        "12, spelt otherwise by case, spaces, punctuation or accents, which the condition leaves out of it (values "
+        "are compared as trimmed text, case and all): expected every spelling of the category listed, `in: "
+        "['young', 'Young']`, if they are one"]
+    (accents,) = spelt(check(["Jeuné"]))
+    assert "'band' writes 'Jeuné' in 4 rows and also 'Jeune' in 8" in accents
+    assert spelt(check(["young", "Young"])) == []
+    assert spelt(check(["Adult"])) == []
+
+
 def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
         tmp_path: Path) -> None:
     """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A

@@ -1513,18 +1513,35 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
 
 
 def _undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
-    """The fact for quarantined lines of no period whose "entity" is none the night reads: a footnote below a
-    spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in percent a year`, split at its
-    `;`, was told "its entity's metrics are unknown on every night", of an entity that does not exist). They blank
-    no metric."""
+    """The facts for quarantined lines of no period whose "entity" is none the night reads. One line of its own
+    "entity" is a footnote below a spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in
+    percent a year`, split at its `;`, was told "its entity's metrics are unknown on every night", of an entity that
+    does not exist): it blanks no metric. Several lines of one entity are an entity the source has, every row of
+    it undated, so no night reads it at all (trial 51: seven boroughs' weeks written `W22 2007` were told "a
+    footnote or a note below the table? It blanks no metric")."""
     strays = undated.filter(~pl.col("entity_id").is_in(metrics["entity_id"].implode())).unique(
         ["source_row"], keep="first", maintain_order=True)
     if not strays.height:
         return []
-    shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}" for r in strays.head(3).iter_rows(named=True))
-    return [f"{strays.height} quarantined line{'s' if strays.height > 1 else ''} of no period "
-            f"name{'' if strays.height > 1 else 's'} no entity the source has ({shown}"
-            f"{', ...' if strays.height > 3 else ''}): a footnote or a note below the table? It blanks no metric"]
+    lines = strays.group_by("entity_id", maintain_order=True).len()
+    whole = lines.filter(pl.col("len") > 1)
+    notes = strays.filter(~pl.col("entity_id").is_in(whole["entity_id"].implode()))
+    facts = []
+    if whole.height:
+        shown = ", ".join(f"{r['entity_id']!r} ({r['len']} lines)" for r in whole.head(3).iter_rows(named=True))
+        one = whole.height == 1
+        facts.append(f"{whole.height} entit{'y' if one else 'ies'} of the source ({shown}"
+                     f"{', ...' if whole.height > 3 else ''}) ha{'s' if one else 've'} no line with a period, every "
+                     f"one quarantined, so no night reads {'it' if one else 'them'}: {'it is' if one else 'each is'} "
+                     "left out of every scan until its rows' periods are mended")
+    if notes.height:
+        shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}"
+                          for r in notes.head(3).iter_rows(named=True))
+        facts.append(f"{notes.height} quarantined line{'s' if notes.height > 1 else ''} of no period "
+                     f"name{'' if notes.height > 1 else 's'} no entity the source has ({shown}"
+                     f"{', ...' if notes.height > 3 else ''}): a footnote or a note below the table? It blanks no "
+                     "metric")
+    return facts
 
 
 def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:

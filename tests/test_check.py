@@ -3187,6 +3187,33 @@ def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_p
         "quarters point in time)"]
 
 
+def test_weekly_rows_every_one_dated_on_a_sunday_are_a_warning_with_the_query_that_dates_them_by_the_weeks_end(
+        tmp_path: Path) -> None:
+    """Trial 51: weekly turnip prices, each row dated by the Sunday that begins its week (Sunday to Saturday), read
+    by the ISO week: each row was the week ending on that Sunday, known on it, so the night of 2022-04-10 read the
+    week of 10 to 16 April six days before it ended, and check said ok. Every date a Sunday is a warning naming the
+    period column with the `query` that dates each row by its week's last day; Monday dates say nothing."""
+
+    def check(first: date) -> Any:
+        rows = [[island, (first + timedelta(weeks=w)).isoformat(), 100 + w] for island in ("a", "b")
+                for w in range(12)]
+        source = {"path": _csv(tmp_path / "w.csv", ["island", "week_start", "price"], rows), "entity_id": "island",
+                  "entity_name": "island", "grain": "week", "period_column": "week_start",
+                  "publication_lag_days": 0, "columns": ["price"]}
+        return check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "price", "window": [0, 0]}}),
+                          as_of=date(2022, 4, 10), today=TODAY)
+
+    sundays = [w for w in check(date(2022, 1, 23)).warnings if w.startswith("key `source.period_column`")]
+    assert sundays == [
+        "key `source.period_column`: got 'week_start'; every one of its 24 dates is a Sunday (e.g. '2022-01-23'), "
+        "and `grain: week` weeks run Monday to Sunday: each row is read as the week ending on it, known 0 days after "
+        "that Sunday (`publication_lag_days`). If each date begins its week (Sunday to Saturday), every row is read a "
+        "week early, known before its week has ended: expected the week's last day as its date, a DuckDB `query` "
+        "such as `SELECT *, week_start + 6 AS week_end FROM 'w.csv'` under `format: duckdb` with `period_column: "
+        "week_end` (if each date ends its week, as written, nothing to do)"]
+    assert not [w for w in check(date(2022, 1, 24)).warnings if w.startswith("key `source.period_column`")]
+
+
 def test_a_joined_table_of_months_on_a_weekly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
     """Trial 51: London's murders by the ISO week, a table of each borough's monthly count joined by `2011-07`. Each
     month was read as the week of its first day, known 10 days after that week ended: on 2011-06-15 the night read

@@ -77,6 +77,7 @@ from opportunity_assets.check.periods import (
     rows_dated_after_known,
     spec_at,
     suggested_pattern,
+    sundays_starting_weeks,
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
@@ -850,7 +851,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack) \
+    warnings += zoned_elsewhere(pack) + sundays_starting_weeks(pack) + stale + rows_dated_after_known(pack) \
+        + ages_of_counts(pack) \
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))

@@ -1036,6 +1036,34 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
             f"UTC {pack.grain.plural} if they are meant, else `time_zone: {zone}` under `source`"]
 
 
+def sundays_starting_weeks(pack: CriteriaPack) -> list[str]:
+    """A warning: a panel or snapshot read by the ISO week (Monday to Sunday) whose every dated row falls on a
+    Sunday. Each is read as the week that ends on it, known `publication_lag_days` after that Sunday; a figure for the
+    week that Sunday begins (US weeks, Sunday to Saturday, dated by their first day) is then read a week early and
+    known six days before its week has ended: a look-ahead, and check said ok (trial 51: weekly turnip prices dated by
+    each Sunday that opens their week, the night of 2022-04-10 read the week of 10 to 16 April). A date that ends its
+    week is read rightly, so this is a warning, with the `query` that dates each row by its week's last day.
+    Events are dated each by its own day, and a `published_column` says when each row was known: neither is said."""
+    src = pack.source
+    if pack.grain.name != "week" or src.shape == "events" or not src.period_column or src.period_patterns \
+            or src.published_column or src.known_at or src.wide is not None or src.query:
+        return []
+    day = f"try_cast(trim({shapes.written(src.period_column)}) AS DATE)"
+    dated = f"{shapes.IN_SCOPE} AND {day} IS NOT NULL"
+    rows, sundays = rows_matching(pack, [dated, f"{dated} AND dayofweek({day}) = 0"])
+    if rows < 4 or sundays < rows:
+        return []
+    (shown,) = commonest_values(pack, "source", f"strftime({day}, '%Y-%m-%d')", dated, limit=1) or ["?"]
+    lag = src.publication_lag_days
+    return [f"key `source.period_column`: got {src.period_column!r}; every one of its {rows} dates is a Sunday (e.g. "
+            f"{shown!r}), and `grain: week` weeks run Monday to Sunday: each row is read as the week ending on it, "
+            f"known {lag} days after that Sunday (`publication_lag_days`). If each date begins its week (Sunday to "
+            "Saturday), every row is read a week early, known before its week has ended: expected the week's last "
+            f"day as its date, a DuckDB `query` such as `SELECT *, {src.period_column} + 6 AS week_end FROM "
+            f"'{pack.source_path.name}'` under `format: duckdb` with `period_column: week_end` (if each date ends "
+            "its week, as written, nothing to do)"]
+
+
 STALE_PERIODS = 2
 """Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
 the night lies after the data's end."""

@@ -3165,6 +3165,26 @@ def test_bare_years_beside_quarters_name_the_period_column_and_the_where_that_ke
                      date(2017, 3, 31)) == []
 
 
+def test_months_beside_weeks_name_the_period_column_and_the_where_that_keeps_the_weeks(tmp_path: Path) -> None:
+    """Trial 51: a weekly panel of murders whose period column wrote a quarter of its rows as their month
+    (`2011-07` beside `2011-W27`): each month was read as the week of its first day, and check said ok. Months
+    beside weeks are named as years beside quarters are, with the `where` that keeps the weeks."""
+    weeks = [[b, "W", f"2011-W{w:02d}", 1] for b in ("Ealing", "Brent") for w in range(1, 27)]
+    months = [[b, "M", f"2011-{m:02d}", 4] for b in ("Ealing", "Brent") for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "w.csv", ["borough", "freq", "period", "murders"], weeks + months),
+              "entity_id": "borough", "entity_name": "borough", "grain": "week", "period_column": "period",
+              "publication_lag_days": 7, "columns": ["murders"]}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 3]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2011, 7, 10)) == [
+        "key `source.period_column`: got 'period'; 12 of its 64 rows are months (e.g. ['2011-01', '2011-02', "
+        "'2011-03']) beside weeks (e.g. ['2011-W01', '2011-W02', '2011-W03']): on `grain: week` a month is read as "
+        "its first week, known 7 days after that week ends (`publication_lag_days`), before the month it stands for "
+        "has ended, or refused as a duplicated key beside the week's own row: expected `source.where: [{column: freq, "
+        "in: [W]}]` ('freq' is 'M' on the months' rows)"]
+    assert _problems(_pack(tmp_path, {**source, "where": [{"column": "freq", "in": ["W"]}]}, metrics),
+                     date(2011, 7, 10)) == []
+
+
 def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
     """Trial 22: samplonomy's annual GDP joined to its quarters. Each year was read as its first quarter, known 60
     days after that quarter ended: on 2016-06-30 the night read 2016's annual GDP, six months before the year ended

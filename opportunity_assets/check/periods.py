@@ -601,45 +601,57 @@ period parser reads with no pattern), by the grain they stand for, with their na
 _GRAIN_ORDER = ("day", "week", "month", "quarter", "year")
 
 
-def years_beside_periods(pack: CriteriaPack) -> list[str]:
-    """Problems: a period column (of the source or a joined table, no `period_format`) on a grain finer than a year
-    whose values are bare years (`2014`) beside periods of the grain (`2014Q1`: a statistics office's download of
-    annual and quarterly rows together, validate's samplonomy), or, in a joined table, bare years alone. A year is
-    read as its first quarter (month, week, day): known `publication_lag_days` after that period ends, before the
-    year it stands for has ended (a look-ahead), and met by that period's rows alone, or refused beside its own row
-    as a duplicated key. Each names its table's `period_column`, with the `where` that keeps the grain's rows when a
-    column tells the two apart (the main source's column of years alone is `source.grain`'s: every row in January).
-    A few years among many periods (`YEARS_BESIDE`) are a typing slip, their rows quarantined."""
+def _known(spec: SourceSpec, unit: str, grain: str) -> str:
+    """When a coarser period's row read as its first period of the grain is known: by the lag rule, before the
+    period it stands for has ended; by its `published_column`, as that says (a month's figure then stands for its
+    first week alone)."""
+    if spec.published_column:
+        return f"known on its `published_column` date, its figure that {grain}'s alone"
+    return (f"known {spec.publication_lag_days} days after that {grain} ends (`publication_lag_days`), before the "
+            f"{unit} it stands for has ended")
 
-    if pack.grain.name == "year":
-        return []
+
+def years_beside_periods(pack: CriteriaPack) -> list[str]:
+    """Problems: a period column (of the source or a joined table, no `period_format`) whose values are periods of
+    a coarser grain beside periods of the pack's: bare years (`2014`) beside quarters (`2014Q1`: a statistics
+    office's download of annual and quarterly rows together, validate's samplonomy), or months (`2011-07`) beside
+    weeks (trial 51: a quarter of a weekly panel's rows written as their month, read as each month's first week and
+    said ok). A year is read as its first quarter (month, week, day), a month as its first week or day: known
+    `publication_lag_days` after that period ends, before the period it stands for has ended (a look-ahead), and
+    met by that period's rows alone, or refused beside its own row as a duplicated key. Each names its table's
+    `period_column`, with the `where` that keeps the grain's rows when a column tells the two apart (the main
+    source's column of years alone is `source.grain`'s: every row in January; a joined table's, of any coarser
+    period alone, `coarser_periods_joined`'). A few among many periods (`YEARS_BESIDE`) are a typing slip, their
+    rows quarantined."""
+
+    finer = _GRAIN_ORDER.index(pack.grain.name)
     problems = []
     for within, spec in pack.source.keyed:
         if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
             continue
         join = join_index(within)
         written = shapes.written(spec.period_column)
-        years = f"regexp_matches({written}, '{_BARE_YEAR}')"
         dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
-        bare, rows = rows_matching(pack, [f"{dated} AND {years}", dated], join=join)
-        alone = bare == rows
-        if not bare or (alone and join is None) or (not alone and bare <= YEARS_BESIDE * rows):
-            continue
-        grain, lag = pack.grain.name, spec.publication_lag_days
-        shown = commonest_values(pack, within, written, f"{dated} AND {years}")
-        read = (f"on `grain: {grain}` a year is read as its first {grain}, known {lag} days after that {grain} ends "
-                f"(`publication_lag_days`), before the year it stands for has ended,")
-        if alone:
-            continue  # (`coarser_periods_joined` says it, with months and quarters)
-        others = commonest_values(pack, within, written, f"{dated} AND NOT {years}")
-        apart = telling_apart(pack, years, join)
-        where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
-                 f"{' or '.join(map(repr, apart[1]))} on the years' rows)" if apart is not None
-                 else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each row's "
-                      "frequency), or the years' rows out of the file")
-        problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows are "
-                        f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or refused "
-                        f"as a duplicated key beside the {grain}'s own row: expected {where}")
+        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
+                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
+        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
+        rows = counts[0]
+        for (unit, name, match), bare in zip(units, counts[1:], strict=True):
+            if not bare or bare == rows or bare <= YEARS_BESIDE * rows:
+                continue
+            grain = pack.grain.name
+            shown = commonest_values(pack, within, written, f"{dated} AND {match}")
+            read = f"on `grain: {grain}` a {unit} is read as its first {grain}, {_known(spec, unit, grain)},"
+            others = commonest_values(pack, within, written, f"{dated} AND NOT {match}")
+            apart = telling_apart(pack, match, join)
+            where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
+                     f"{' or '.join(map(repr, apart[1]))} on the {unit}s' rows)" if apart is not None
+                     else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each "
+                          f"row's frequency), or the {unit}s' rows out of the file")
+            problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows "
+                            f"are {name} (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or "
+                            f"refused as a duplicated key beside the {grain}'s own row: expected {where}")
+            break
     return problems
 
 
@@ -669,14 +681,13 @@ def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
         if found is None:
             continue
         unit, name, match = found
-        grain, lag = pack.grain.name, spec.publication_lag_days
+        grain = pack.grain.name
         shown = commonest_values(pack, within, written, f"{dated} AND {match}")
         problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are {name} "
-                        f"(e.g. {shown}): on `grain: {grain}` a {unit} is read as its first {grain}, known {lag} "
-                        f"days after that {grain} ends (`publication_lag_days`), before the {unit} it stands for has "
-                        f"ended, and met by the source's rows of that {grain} alone: expected a joined table of the "
-                        f"source's grain, {pack.grain.plural} (a {unit}'s figure cannot join {pack.grain.plural} "
-                        "point in time)")
+                        f"(e.g. {shown}): on `grain: {grain}` a {unit} is read as its first {grain}, "
+                        f"{_known(spec, unit, grain)}, and met by the source's rows of that {grain} alone: expected a "
+                        f"joined table of the source's grain, {pack.grain.plural} (a {unit}'s figure cannot join "
+                        f"{pack.grain.plural} point in time)")
     return problems
 
 

@@ -1311,6 +1311,27 @@ def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_t
     assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
 
 
+def test_iso_weeks_beside_weeks_written_week_first_are_named_with_a_list_that_reads_both(tmp_path: Path) -> None:
+    """Trial 51: a weekly panel whose weeks were written `2011-W22` and, for a quarter of its rows, `W22 2011`.
+    Check said "'W%V %G' parses them" alone; with that pattern it said of the others "expected a pattern that parses
+    every row's period (a value that parses with a day-first and a month-first pattern alike ...)", a day-and-month
+    hint for weeks, and named no list. Each now names the list with the ISO week's own pattern, which reads all."""
+    iso = [[e, f"2018-W{w:02d}", 1] for e in ("a", "b") for w in range(1, 21)]
+    other = [[e, f"W{w:02d} 2018", 1] for e in ("a", "b") for w in range(21, 27)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], iso + other), "grain": "week",
+              "period_column": "week", "columns": ["level"], "publication_lag_days": 0}
+    both = ['%G-W%V', 'W%V %G']
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).problems
+    assert problem.endswith(f"the other rows are ISO, so the column is written two ways: `period_format: {both}` "
+                            "reads both (the first that parses a value reading it)"), problem
+    (problem,) = check_pack(_pack(tmp_path, {**source, "period_format": both[1]}, _LEVELS), as_of=date(2018, 7, 31),
+                            today=TODAY).problems
+    assert problem.endswith("they are ISO weeks, which the pattern's rows are not: expected a list that reads both "
+                            f"ways, `period_format: {both[::-1]}` (the first that parses a value reading it)"), problem
+    listed = _pack(tmp_path, {**source, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+
 @pytest.mark.parametrize(("aggregates", "message"), [
     ({"n": {"agg": "count", "column": "level"}},
      "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),

@@ -393,10 +393,17 @@ _ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(
                           r"(?P<fraction>\.\d{1,6})?)?(?P<zone>Z)?")
 
 
+_ISO_WEEK_WRITTEN = re.compile(r"\d{4}(?P<gap>[ -]*)(?P<w>[Ww])\d{2}")
+"""An ISO week as the source reads it without a pattern, year first: `2011-W22`, `2011 W22`, `2011W22`."""
+
+
 def iso_pattern(value: str) -> str | None:
     """The strptime pattern that reads an ISO date or timestamp as written (`2017-01-01T06:00:42Z` is
-    '%Y-%m-%dT%H:%M:%SZ'), for a list of patterns beside another way; None for one with an offset (`-05:00`: a
-    pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    '%Y-%m-%dT%H:%M:%SZ'), or an ISO week (`2011-W22` is '%G-W%V': trial 51's weeks written three ways were told
+    'W%V %G' alone, which leaves the others unread), for a list of patterns beside another way; None for one with
+    an offset (`-05:00`: a pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    if (week := _ISO_WEEK_WRITTEN.fullmatch(value.strip())) is not None:
+        return f"%G{week['gap']}{week['w']}%V"
     match = _ISO_WRITTEN.fullmatch(value.strip())
     if match is None or bool(match["sep"]) != bool(match["time"]):
         return None
@@ -894,15 +901,16 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
                 f"strptime pattern naming how the dates are written{suggestion}")
-    if src.period_column and values and all(_iso(v) for v in values):
+    weeks = bool(values) and all(_ISO_WEEK_WRITTEN.fullmatch(v.strip()) for v in values)
+    if src.period_column and values and (weeks or all(_iso(v) for v in values)):
         said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
-        isos = iso_patterns(values)
+        isos, kind = iso_patterns(values), "ISO weeks" if weeks else "ISO dates or timestamps"
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
-            return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
-                    f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
-                    "a value reading it)")
-        return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
+            return (f"{said}: they are {kind}, which the pattern's rows are not: expected a list that reads both "
+                    f"ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses a value reading "
+                    "it)")
+        return (f"{said}: expected no `period_format`: they are {kind}, read as such without one")
     if src.period_column and values and all(_YEAR_ALONE.match(v) for v in values):
         # (trial 27: `'%Y-%m'` over `1970` was told "a pattern that parses every row's period", none named)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

@@ -20,10 +20,21 @@ from opportunity_assets.periods import EVERY
 
 
 def _date(text: str) -> date:
+    """A night or a range's end, written YYYY-MM-DD. Python reads other ISO forms as days too, silently: a week,
+    `2011-W36`, as its Monday (trial 51: a weekly pack's night of 2011-W36 was the Monday it began, its latest week
+    2011-W34), and `20110905`. Those are refused, naming the day each would be and, for a week, the Sunday it ends."""
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return day
+    if "W" in text.upper():
+        monday = day - timedelta(days=day.weekday())
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a week, not a date (YYYY-MM-DD): a night is a day, e.g. {monday + timedelta(days=6)}, the "
+            f"Sunday that week ends on (its Monday, {monday}, reads the weeks published by then)")
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD): expected {day.isoformat()}")
 
 
 class _OneLineParser(argparse.ArgumentParser):

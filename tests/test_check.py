@@ -1348,6 +1348,37 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
     assert check(["Sat", "Holiday"]).problems == []
 
 
+def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:
+    """Trial 51: a young victims' share `in: [young]` over a column writing `Young` in most rows and `young` in a
+    few counted the few, and `in: [Jeuné]` over `Jeune` beside `Jeuné` the same: check said ok, as the value listed
+    is held. A listed value the column also writes otherwise by case, spaces, punctuation or accents is a warning
+    naming the condition, both spellings and their rows; a column of one spelling says nothing."""
+    bands = ["Young", "Young", "Young", "young", "Adult", "Adult", "Jeune", "Jeune", "Jeuné"]
+    rows = [[e, f"2018-0{m}-1{d}", band, 10] for e in "ab" for m in (3, 4) for d, band in enumerate(bands)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "band", "price"], rows)
+
+    def check(values: list[str]) -> Any:
+        source = {"path": name, "shape": "events", "period_column": "when",
+                  "aggregates": {"level": {"agg": "count"}, "young": {"agg": "share", "where": [
+                      {"column": "band", "in": values}]}}}
+        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+    def spelt(report: Any) -> list[str]:
+        return [w for w in report.warnings if w.startswith("key `source.aggregates.young.where.0.in`")]
+
+    report = check(["young"])
+    assert report.problems == []
+    assert spelt(report) == [
+        "key `source.aggregates.young.where.0.in`: got ['young']; 'band' writes 'young' in 4 rows and also 'Young' in "
+        "12, spelt otherwise by case, spaces, punctuation or accents, which the condition leaves out of it (values "
+        "are compared as trimmed text, case and all): expected every spelling of the category listed, `in: "
+        "['young', 'Young']`, if they are one"]
+    (accents,) = spelt(check(["Jeuné"]))
+    assert "'band' writes 'Jeuné' in 4 rows and also 'Jeune' in 8" in accents
+    assert spelt(check(["young", "Young"])) == []
+    assert spelt(check(["Adult"])) == []
+
+
 def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
         tmp_path: Path) -> None:
     """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A
@@ -3134,6 +3165,26 @@ def test_bare_years_beside_quarters_name_the_period_column_and_the_where_that_ke
                      date(2017, 3, 31)) == []
 
 
+def test_months_beside_weeks_name_the_period_column_and_the_where_that_keeps_the_weeks(tmp_path: Path) -> None:
+    """Trial 51: a weekly panel of murders whose period column wrote a quarter of its rows as their month
+    (`2011-07` beside `2011-W27`): each month was read as the week of its first day, and check said ok. Months
+    beside weeks are named as years beside quarters are, with the `where` that keeps the weeks."""
+    weeks = [[b, "W", f"2011-W{w:02d}", 1] for b in ("Ealing", "Brent") for w in range(1, 27)]
+    months = [[b, "M", f"2011-{m:02d}", 4] for b in ("Ealing", "Brent") for m in range(1, 7)]
+    source = {"path": _csv(tmp_path / "w.csv", ["borough", "freq", "period", "murders"], weeks + months),
+              "entity_id": "borough", "entity_name": "borough", "grain": "week", "period_column": "period",
+              "publication_lag_days": 7, "columns": ["murders"]}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 3]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2011, 7, 10)) == [
+        "key `source.period_column`: got 'period'; 12 of its 64 rows are months (e.g. ['2011-01', '2011-02', "
+        "'2011-03']) beside weeks (e.g. ['2011-W01', '2011-W02', '2011-W03']): on `grain: week` a month is read as "
+        "its first week, known 7 days after that week ends (`publication_lag_days`), before the month it stands for "
+        "has ended, or refused as a duplicated key beside the week's own row: expected `source.where: [{column: freq, "
+        "in: [W]}]` ('freq' is 'M' on the months' rows)"]
+    assert _problems(_pack(tmp_path, {**source, "where": [{"column": "freq", "in": ["W"]}]}, metrics),
+                     date(2011, 7, 10)) == []
+
+
 def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
     """Trial 22: samplonomy's annual GDP joined to its quarters. Each year was read as its first quarter, known 60
     days after that quarter ended: on 2016-06-30 the night read 2016's annual GDP, six months before the year ended
@@ -3154,6 +3205,68 @@ def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_p
         "(`publication_lag_days`), before the year it stands for has ended, and met by the source's rows of that "
         "quarter alone: expected a joined table of the source's grain, quarters (a year's figure cannot join "
         "quarters point in time)"]
+
+
+def test_weekly_rows_every_one_dated_on_a_sunday_are_a_warning_with_the_query_that_dates_them_by_the_weeks_end(
+        tmp_path: Path) -> None:
+    """Trial 51: weekly turnip prices, each row dated by the Sunday that begins its week (Sunday to Saturday), read
+    by the ISO week: each row was the week ending on that Sunday, known on it, so the night of 2022-04-10 read the
+    week of 10 to 16 April six days before it ended, and check said ok. Every date a Sunday is a warning naming the
+    period column with the `query` that dates each row by its week's last day; Monday dates say nothing."""
+
+    def check(first: date) -> Any:
+        rows = [[island, (first + timedelta(weeks=w)).isoformat(), 100 + w] for island in ("a", "b")
+                for w in range(12)]
+        source = {"path": _csv(tmp_path / "w.csv", ["island", "week_start", "price"], rows), "entity_id": "island",
+                  "entity_name": "island", "grain": "week", "period_column": "week_start",
+                  "publication_lag_days": 0, "columns": ["price"]}
+        return check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "price", "window": [0, 0]}}),
+                          as_of=date(2022, 4, 10), today=TODAY)
+
+    sundays = [w for w in check(date(2022, 1, 23)).warnings if w.startswith("key `source.period_column`")]
+    assert sundays == [
+        "key `source.period_column`: got 'week_start'; every one of its 24 dates is a Sunday (e.g. '2022-01-23'), "
+        "and `grain: week` weeks run Monday to Sunday: each row is read as the week ending on it, known 0 days after "
+        "that Sunday (`publication_lag_days`). If each date begins its week (Sunday to Saturday), every row is read a "
+        "week early, known before its week has ended: expected the week's last day as its date, a DuckDB `query` "
+        "such as `SELECT *, week_start + 6 AS week_end FROM 'w.csv'` under `format: duckdb` with `period_column: "
+        "week_end` (if each date ends its week, as written, nothing to do)"]
+    assert not [w for w in check(date(2022, 1, 24)).warnings if w.startswith("key `source.period_column`")]
+
+
+def test_a_joined_table_of_months_on_a_weekly_source_is_a_problem_naming_its_period_column(tmp_path: Path) -> None:
+    """Trial 51: London's murders by the ISO week, a table of each borough's monthly count joined by `2011-07`. Each
+    month was read as the week of its first day, known 10 days after that week ended: on 2011-06-15 the night read
+    June's count, two weeks before June ended (a look-ahead), and check said ok. Quarters joined to months alike."""
+    weeks = [[b, (date(2011, 1, 3) + timedelta(weeks=w)).isoformat(), 1 + w % 3] for b in ("Ealing", "Brent")
+             for w in range(30)]
+    months = [[b, f"2011-{m:02d}", 10 + m] for b in ("Ealing", "Brent") for m in range(1, 8)]
+    source = {"path": _csv(tmp_path / "w.csv", ["borough", "week", "murders"], weeks), "entity_id": "borough",
+              "entity_name": "borough", "grain": "week", "period_column": "week", "publication_lag_days": 7,
+              "columns": ["murders"],
+              "join": [{"path": _csv(tmp_path / "m.csv", ["borough", "month", "monthly"], months),
+                        "entity_id": "borough", "period_column": "month", "publication_lag_days": 10,
+                        "columns": ["monthly"]}]}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 3]},
+               "month": {"agg": "last", "column": "monthly", "window": [0, 3], "min_rows": 1}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2011, 6, 15)) == [
+        "key `source.join.0.period_column`: got 'month'; its values are months (e.g. ['2011-01', '2011-02', "
+        "'2011-03']): on `grain: week` a month is read as its first week, known 10 days after that week ends "
+        "(`publication_lag_days`), before the month it stands for has ended, and met by the source's rows of that "
+        "week alone: expected a joined table of the source's grain, weeks (a month's figure cannot join weeks point "
+        "in time)"]
+    monthly = [[b, f"2011-{m:02d}", 1 + m] for b in ("Ealing", "Brent") for m in range(1, 13)]
+    quarters = [[b, f"2011 Q{q}", 10 + q] for b in ("Ealing", "Brent") for q in (1, 2, 3, 4)]
+    by_month = {**source, "path": _csv(tmp_path / "mm.csv", ["borough", "week", "murders"], monthly), "grain": "month",
+                "join": [{**source["join"][0], "path": _csv(tmp_path / "q.csv", ["borough", "month", "monthly"],
+                                                            quarters)}]}
+    (problem,) = _problems(_pack(tmp_path, by_month, metrics), date(2011, 12, 31))
+    assert problem.startswith("key `source.join.0.period_column`: got 'month'; its values are quarters (e.g. ")
+    assert "on `grain: month` a quarter is read as its first month" in problem
+    # months joined to months are the source's grain: nothing to say
+    same = {**by_month, "join": [{**source["join"][0], "path": _csv(tmp_path / "m2.csv", ["borough", "month",
+                                                                                          "monthly"], monthly)}]}
+    assert _problems(_pack(tmp_path, same, metrics), date(2011, 12, 31)) == []
 
 
 def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path) -> None:

@@ -166,9 +166,18 @@ def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path
 
 def test_a_command_line_mistake_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 34: a date that is no date, a missing option or a misspelt command printed argparse's whole usage
-    (three to five lines) before the one that says what is wrong."""
+    (three to five lines) before the one that says what is wrong. Trial 51: a week, `--as-of 2011-W36`, was read as
+    its Monday, a night whose latest week was 2011-W34, and `20110905` as the day: each now names the day meant."""
     for argv, said in ((["check", "--as-of", "2015-02-30"],
                         "opportunity check: error: argument --as-of: '2015-02-30' is not a date (YYYY-MM-DD)"),
+                       # trial 51: Python read a week as its Monday and a compact date as the day, silently
+                       (["check", "--as-of", "2011-W36"],
+                        "opportunity check: error: argument --as-of: '2011-W36' is a week, not a date (YYYY-MM-DD): a "
+                        "night is a day, e.g. 2011-09-11, the Sunday that week ends on (its Monday, 2011-09-05, reads "
+                        "the weeks published by then)"),
+                       (["backtest", "--start", "20110905", "--end", "2011-12-31"],
+                        "opportunity backtest: error: argument --start: '20110905' is not a date (YYYY-MM-DD): "
+                        "expected 2011-09-05"),
                        (["backfill", "--start", "2001-01-01"],
                         "opportunity backfill: error: the following arguments are required: --end"),
                        (["chek"], "opportunity: error: argument command: invalid choice: 'chek' (choose from 'run', "

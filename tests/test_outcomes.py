@@ -4,7 +4,7 @@ section, the report's arithmetic, the asset through Dagster, and no verdict-path
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +291,34 @@ def test_the_median_candidate_is_every_one_that_passed_the_filters_whatever_the_
     assert sum(g.known for g in period.by_verdict) == 3  # capped candidates have no verdict to score
     assert "median analyzed candidate on 0" in report_markdown(build_report(
         domain="x", fingerprint="f", spec=SPEC, rows=analyzed + capped, nights=[d], missing=[]))
+
+
+def test_nights_of_one_candidate_hold_no_strong_pick_against_a_median_and_say_why() -> None:
+    """Trial 51: a source of one entity (an island's turnip prices), 13 weekly nights, each one STRONG candidate.
+    The backtest printed "STRONG beat the night's median candidate ... on 0 of 13 dates (0%) ... mean advantage
+    +0.00 pp (90% interval +0.00 pp to +0.00 pp)" and a verifier lift of +0.00 pp, as if measured: the pick is its
+    own median. A night needs two candidates with a known outcome to hold its picks against them; without one the
+    report says so, and the verdicts' own means stand."""
+    nights = [date(2022, 1, 2) + timedelta(weeks=w) for w in range(4)]
+    rows = [_row(d, "island", Verdict.STRONG, Status.CONFIRMED if w % 2 else Status.UNCERTAIN, 0.1 * (w - 1))
+            for w, d in enumerate(nights)]
+    report = build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=nights, missing=[])
+    (period,) = report.periods
+    assert (period.hit_rate.dates, period.hit_rate.picks, period.hit_rate.interval) == (0, 0, None)
+    strong = next(g for g in period.by_verdict if g.group == "STRONG")
+    assert (strong.known, strong.mean, strong.mean_advantage) == (4, pytest.approx(0.05), None)
+    assert period.lift.lift is None
+    text = report_markdown(report)
+    assert ("- STRONG's 4 known outcomes cannot be held against the night's median candidate: no night of a STRONG "
+            "pick had 2 candidates or more with a known outcome (a source of one entity is its own median); read "
+            "the verdicts' own means above.") in text
+    assert ("- Verifier lift: not measurable (STRONG with a known outcome: 2 CONFIRMED, 2 REJECTED/UNCERTAIN, on no "
+            "night of 2 candidates or more with a known outcome).") in text
+    # a second candidate on a night makes that night's pick comparable again
+    other = _row(nights[0], "other", Verdict.SKIP, Status.CONFIRMED, -0.3)
+    (period,) = build_report(domain="x", fingerprint="f", spec=SPEC, rows=[*rows, other], nights=nights,
+                             missing=[]).periods
+    assert (period.hit_rate.dates, period.hit_rate.hits) == (1, 1)
 
 
 # ---- through Dagster ---------------------------------------------------------------------------------------------

@@ -370,6 +370,11 @@ def test_below_minimum_is_reported_and_filters_are_not_loosened(synthetic: Build
                and n.endswith("the most failed: liquidity (1 of 4)") for n in report.notes)
     assert report.failed_by_filter == {"liquidity": 1}
     assert found["thin"].filters["liquidity"] == FAIL
+    # trial 51: a source of fewer entities than the minimum, every one passing, has no filter to loosen
+    _, report = run(synthetic(city("Alpha") + city("Bravo")))
+    assert report.below_minimum is True
+    assert report.notes == ["every one of the 2 candidates scanned passed the hard filters, fewer than "
+                            "min_candidates=10: the source has no more entities to scan"]
     assert found["thin"].went_on is False
 
 

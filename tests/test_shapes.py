@@ -1311,6 +1311,27 @@ def test_iso_timestamps_beside_dates_written_another_way_are_named_with_a_list_t
     assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
 
 
+def test_iso_weeks_beside_weeks_written_week_first_are_named_with_a_list_that_reads_both(tmp_path: Path) -> None:
+    """Trial 51: a weekly panel whose weeks were written `2011-W22` and, for a quarter of its rows, `W22 2011`.
+    Check said "'W%V %G' parses them" alone; with that pattern it said of the others "expected a pattern that parses
+    every row's period (a value that parses with a day-first and a month-first pattern alike ...)", a day-and-month
+    hint for weeks, and named no list. Each now names the list with the ISO week's own pattern, which reads all."""
+    iso = [[e, f"2018-W{w:02d}", 1] for e in ("a", "b") for w in range(1, 21)]
+    other = [[e, f"W{w:02d} 2018", 1] for e in ("a", "b") for w in range(21, 27)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "week", "level"], iso + other), "grain": "week",
+              "period_column": "week", "columns": ["level"], "publication_lag_days": 0}
+    both = ['%G-W%V', 'W%V %G']
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).problems
+    assert problem.endswith(f"the other rows are ISO, so the column is written two ways: `period_format: {both}` "
+                            "reads both (the first that parses a value reading it)"), problem
+    (problem,) = check_pack(_pack(tmp_path, {**source, "period_format": both[1]}, _LEVELS), as_of=date(2018, 7, 31),
+                            today=TODAY).problems
+    assert problem.endswith("they are ISO weeks, which the pattern's rows are not: expected a list that reads both "
+                            f"ways, `period_format: {both[::-1]}` (the first that parses a value reading it)"), problem
+    listed = _pack(tmp_path, {**source, "period_format": both}, _LEVELS)
+    assert read_snapshot(listed, date(2018, 7, 31), today=TODAY).quarantined.is_empty()
+
+
 @pytest.mark.parametrize(("aggregates", "message"), [
     ({"n": {"agg": "count", "column": "level"}},
      "key `source.aggregates.n.column`: got 'level'; expected no column: agg `count` counts events"),
@@ -1582,6 +1603,38 @@ def test_a_quiet_period_under_published_column_is_a_count_of_zero_once_the_feed_
     assert "2016-05-16" not in counts(date(2016, 5, 20))["a"] and "2016-05-16" not in counts(date(2016, 5, 20))["b"]
     assert counts(date(2016, 5, 25))["a"]["2016-05-16"] == 0.0  # b's poll of it is known: the feed reached it
     assert counts(date(2016, 6, 12))["a"]["2016-05-16"] == 1.0  # the late poll, once it is known
+
+
+def test_a_period_no_entity_had_an_event_in_is_the_nights_latest_once_the_lag_rule_has_published_it(
+        tmp_path: Path) -> None:
+    """Trial 51: London's murders by borough and week, known 7 days after each week ends; no murder anywhere in
+    2009-W42. On 2009-10-25, W42 published, the night's latest period was W41: every window a week back, and every
+    outcome ending at W42 stayed `pending` ("2009-W42 was not published") however late it was measured. A period
+    the lag rule has published is a count of 0 for every entity, the night's latest; not before its publication,
+    and never past the source's last row (an extract's end)."""
+    days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21"]  # none in W42 (10-12 to 10-18)
+    rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
+    source = {"path": _csv(tmp_path / "m.csv", ["borough", "date"], rows), "entity_id": "borough",
+              "entity_name": "borough", "shape": "events", "period_column": "date", "grain": "week",
+              "publication_lag_days": 7, "aggregates": {"murders": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "murders", "window": [0, 1]}})
+
+    def night(as_of: date) -> tuple[date | None, list[float]]:
+        snapshot = read_snapshot(pack, as_of, today=TODAY)
+        return snapshot.anchor_period, snapshot.metrics.sort("entity_id")["level_now"].to_list()
+
+    assert night(date(2009, 10, 24)) == (date(2009, 10, 5), [3.0, 3.0])  # W42 not published yet: W40 and W41
+    assert night(date(2009, 10, 25)) == (date(2009, 10, 12), [2.0, 2.0])  # W41 and W42's none
+    assert night(date(2009, 11, 1)) == (date(2009, 10, 19), [2.0, 2.0])
+    assert night(date(2009, 12, 31)) == (date(2009, 10, 19), [2.0, 2.0])  # the extract ends with W43
+    # under a `published_column` only the feed's own events publish a period: W41 to W43, their events known 60
+    # days on, are no zeros on 2009-12-02 (the default lag's 30 days have passed for them)
+    late = [[borough, day, (date.fromisoformat(day) + timedelta(days=60)).isoformat()] for borough, day in rows]
+    lagged = {k: v for k, v in source.items() if k != "publication_lag_days"}
+    delayed = _pack(tmp_path, {**lagged, "path": _csv(tmp_path / "d.csv", ["borough", "date", "known"], late),
+                               "published_column": "known"},
+                    {"level_now": {"agg": "sum", "column": "murders", "window": [0, 1]}})
+    assert read_snapshot(delayed, date(2009, 12, 2), today=TODAY).anchor_period == date(2009, 9, 28)
 
 
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:

@@ -448,6 +448,26 @@ def test_check_says_a_footnote_line_of_no_period_blanks_no_entity(tmp_path: Path
     assert not [f for f in facts if "has no period" in f]
 
 
+def test_check_says_an_entity_every_line_of_which_has_no_period_is_read_on_no_night(tmp_path: Path) -> None:
+    """Trial 51: seven boroughs' weeks written `W22 2007` (the rest `2011-W22`) left those boroughs with no dated
+    row, and check called their 341 lines "quarantined lines of no period [that] name no entity the source has
+    ...: a footnote or a note below the table? It blanks no metric", of entities the source has and no night read.
+    Several lines of one such entity are that entity, left out of every scan; a single line is still a footnote."""
+    from opportunity_assets.check.pack import check_pack
+
+    header, *rows = TEXAS.read_text().splitlines(keepends=True)
+    undated = [r.replace(",", ",x", 2).replace(",x", ",", 1) if r.startswith("Abilene,") else r for r in rows]
+    broken = tmp_path / "s.csv"
+    broken.write_text("".join([header, *undated, "Source: Texas A&M Real Estate Center,2000\n"]))
+    facts = check_pack(load_criteria(write_pack(tmp_path, broken)), today=date(2026, 12, 1)).facts
+    abilene = sum(r.startswith("Abilene,") for r in rows)
+    assert (f"1 entity of the source ('Abilene' ({abilene} lines)) has no line with a period, every one quarantined, "
+            "so no night reads it: it is left out of every scan until its rows' periods are mended") in facts, facts
+    assert (f"1 quarantined line of no period names no entity the source has (source row {len(rows) + 2}, "
+            "'Source: Texas A&M Real Estate Center'): a footnote or a note below the table? It blanks no metric"
+            ) in facts, facts
+
+
 def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_source_path(tmp_path: Path) -> None:
     """Trial 17: dslabs' tweets cut in half (a download that did not finish) said only "6 fields, expected 9 (source
     row 11292)", and check said ok on a night years before the data's end; JSON Lines so cut, "not a JSON object".

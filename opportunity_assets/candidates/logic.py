@@ -591,7 +591,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
                      f"{pack.caps.flagged_bound}: {_first_named(over, named)}")
     below = len(passing) < pack.caps.min_candidates
     failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
-    if below:
+    if below and len(passing) == len(judged):  # (trial 51: one island's prices, told every night to loosen nothing)
+        every = "the one candidate" if len(judged) == 1 else f"every one of the {len(judged)} candidates"
+        notes.append(f"{every} scanned passed the hard filters, fewer than min_candidates={pack.caps.min_candidates}: "
+                     "the source has no more entities to scan")
+    elif below:
         most = "; the most failed: " + ", ".join(f"{name} ({n} of {len(judged)})" for name, n in
                                                  failing.most_common(2)) if failing else ""
         notes.append(f"only {len(passing)} of {len(judged)} candidates passed the hard filters (min_candidates="

@@ -54,6 +54,7 @@ from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
     both_ways,
     calendar_week_patterns,
+    coarser_periods_joined,
     commonest_values,
     coverage_past_trading_days,
     day_and_month_swapped,
@@ -76,6 +77,7 @@ from opportunity_assets.check.periods import (
     rows_dated_after_known,
     spec_at,
     suggested_pattern,
+    sundays_starting_weeks,
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
@@ -88,6 +90,7 @@ from opportunity_assets.check.values import (
     ages_of_counts,
     bounds_in_another_unit,
     columns_missing_from_files,
+    listed_values_spelt_two_ways,
     listed_values_unmatched,
     long_names_unmatched,
     shares_over_empty_cells,
@@ -689,6 +692,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for found, _ in listed for p in found]
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed
+                     for w in listed_values_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
@@ -846,7 +851,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + stale + rows_dated_after_known(pack) + ages_of_counts(pack) \
+    warnings += zoned_elsewhere(pack) + sundays_starting_weeks(pack) + stale + rows_dated_after_known(pack) \
+        + ages_of_counts(pack) \
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(_QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
@@ -857,7 +863,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if pack.source.period_column and (calendar := calendar_week_patterns(pack.source)):
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
-    problems += year_spans_read_as_months(pack) + years_beside_periods(pack)
+    problems += year_spans_read_as_months(pack) + years_beside_periods(pack) + coarser_periods_joined(pack)
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
@@ -1509,18 +1515,35 @@ def _past_cap(pack: CriteriaPack, flagged: int) -> str:
 
 
 def _undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:
-    """The fact for quarantined lines of no period whose "entity" is none the night reads: a footnote below a
-    spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in percent a year`, split at its
-    `;`, was told "its entity's metrics are unknown on every night", of an entity that does not exist). They blank
-    no metric."""
+    """The facts for quarantined lines of no period whose "entity" is none the night reads. One line of its own
+    "entity" is a footnote below a spreadsheet's table (trial 38: `Source: Ecdat Irates, McCulloch-Kwon; rates in
+    percent a year`, split at its `;`, was told "its entity's metrics are unknown on every night", of an entity that
+    does not exist): it blanks no metric. Several lines of one entity are an entity the source has, every row of
+    it undated, so no night reads it at all (trial 51: seven boroughs' weeks written `W22 2007` were told "a
+    footnote or a note below the table? It blanks no metric")."""
     strays = undated.filter(~pl.col("entity_id").is_in(metrics["entity_id"].implode())).unique(
         ["source_row"], keep="first", maintain_order=True)
     if not strays.height:
         return []
-    shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}" for r in strays.head(3).iter_rows(named=True))
-    return [f"{strays.height} quarantined line{'s' if strays.height > 1 else ''} of no period "
-            f"name{'' if strays.height > 1 else 's'} no entity the source has ({shown}"
-            f"{', ...' if strays.height > 3 else ''}): a footnote or a note below the table? It blanks no metric"]
+    lines = strays.group_by("entity_id", maintain_order=True).len()
+    whole = lines.filter(pl.col("len") > 1)
+    notes = strays.filter(~pl.col("entity_id").is_in(whole["entity_id"].implode()))
+    facts = []
+    if whole.height:
+        shown = ", ".join(f"{r['entity_id']!r} ({r['len']} lines)" for r in whole.head(3).iter_rows(named=True))
+        one = whole.height == 1
+        facts.append(f"{whole.height} entit{'y' if one else 'ies'} of the source ({shown}"
+                     f"{', ...' if whole.height > 3 else ''}) ha{'s' if one else 've'} no line with a period, every "
+                     f"one quarantined, so no night reads {'it' if one else 'them'}: {'it is' if one else 'each is'} "
+                     "left out of every scan until its rows' periods are mended")
+    if notes.height:
+        shown = ", ".join(f"source row {r['source_row']}, {r['entity_id']!r}"
+                          for r in notes.head(3).iter_rows(named=True))
+        facts.append(f"{notes.height} quarantined line{'s' if notes.height > 1 else ''} of no period "
+                     f"name{'' if notes.height > 1 else 's'} no entity the source has ({shown}"
+                     f"{', ...' if notes.height > 3 else ''}): a footnote or a note below the table? It blanks no "
+                     "metric")
+    return facts
 
 
 def _flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:

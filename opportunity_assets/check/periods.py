@@ -393,10 +393,17 @@ _ISO_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}(?P<sep>[T ])?(?P<time>\d{2}:\d{2}(
                           r"(?P<fraction>\.\d{1,6})?)?(?P<zone>Z)?")
 
 
+_ISO_WEEK_WRITTEN = re.compile(r"\d{4}(?P<gap>[ -]*)(?P<w>[Ww])\d{2}")
+"""An ISO week as the source reads it without a pattern, year first: `2011-W22`, `2011 W22`, `2011W22`."""
+
+
 def iso_pattern(value: str) -> str | None:
     """The strptime pattern that reads an ISO date or timestamp as written (`2017-01-01T06:00:42Z` is
-    '%Y-%m-%dT%H:%M:%SZ'), for a list of patterns beside another way; None for one with an offset (`-05:00`: a
-    pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    '%Y-%m-%dT%H:%M:%SZ'), or an ISO week (`2011-W22` is '%G-W%V': trial 51's weeks written three ways were told
+    'W%V %G' alone, which leaves the others unread), for a list of patterns beside another way; None for one with
+    an offset (`-05:00`: a pattern's `%z` would move it to UTC, where the ISO reading keeps its clock) or not ISO."""
+    if (week := _ISO_WEEK_WRITTEN.fullmatch(value.strip())) is not None:
+        return f"%G{week['gap']}{week['w']}%V"
     match = _ISO_WRITTEN.fullmatch(value.strip())
     if match is None or bool(match["sep"]) != bool(match["time"]):
         return None
@@ -591,51 +598,103 @@ YEARS_BESIDE = 0.1
 frequency's rows, not a typing slip."""
 _BARE_YEAR = r"^\s*\d{4}(\.0+)?\s*$"
 """A period as written that is a bare year (`2014`, `2014.0`), in DuckDB's regular expressions."""
+_WRITTEN_COARSER = {
+    "year": ("bare years", _BARE_YEAR),
+    "quarter": ("quarters", r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$"),
+    "month": ("months", r"^\s*\d{4}-\d{2}\s*$"),
+}
+"""Periods as written that name a whole year, quarter or month (`2014`, `2014 Q3`, `2014-07`: the shapes the
+period parser reads with no pattern), by the grain they stand for, with their name in a message."""
+_GRAIN_ORDER = ("day", "week", "month", "quarter", "year")
+
+
+def _known(spec: SourceSpec, unit: str, grain: str) -> str:
+    """When a coarser period's row read as its first period of the grain is known: by the lag rule, before the
+    period it stands for has ended; by its `published_column`, as that says (a month's figure then stands for its
+    first week alone)."""
+    if spec.published_column:
+        return f"known on its `published_column` date, its figure that {grain}'s alone"
+    return (f"known {spec.publication_lag_days} days after that {grain} ends (`publication_lag_days`), before the "
+            f"{unit} it stands for has ended")
 
 
 def years_beside_periods(pack: CriteriaPack) -> list[str]:
-    """Problems: a period column (of the source or a joined table, no `period_format`) on a grain finer than a year
-    whose values are bare years (`2014`) beside periods of the grain (`2014Q1`: a statistics office's download of
-    annual and quarterly rows together, validate's samplonomy), or, in a joined table, bare years alone. A year is
-    read as its first quarter (month, week, day): known `publication_lag_days` after that period ends, before the
-    year it stands for has ended (a look-ahead), and met by that period's rows alone, or refused beside its own row
-    as a duplicated key. Each names its table's `period_column`, with the `where` that keeps the grain's rows when a
-    column tells the two apart (the main source's column of years alone is `source.grain`'s: every row in January).
-    A few years among many periods (`YEARS_BESIDE`) are a typing slip, their rows quarantined."""
+    """Problems: a period column (of the source or a joined table, no `period_format`) whose values are periods of
+    a coarser grain beside periods of the pack's: bare years (`2014`) beside quarters (`2014Q1`: a statistics
+    office's download of annual and quarterly rows together, validate's samplonomy), or months (`2011-07`) beside
+    weeks (trial 51: a quarter of a weekly panel's rows written as their month, read as each month's first week and
+    said ok). A year is read as its first quarter (month, week, day), a month as its first week or day: known
+    `publication_lag_days` after that period ends, before the period it stands for has ended (a look-ahead), and
+    met by that period's rows alone, or refused beside its own row as a duplicated key. Each names its table's
+    `period_column`, with the `where` that keeps the grain's rows when a column tells the two apart (the main
+    source's column of years alone is `source.grain`'s: every row in January; a joined table's, of any coarser
+    period alone, `coarser_periods_joined`'). A few among many periods (`YEARS_BESIDE`) are a typing slip, their
+    rows quarantined."""
 
-    if pack.grain.name == "year":
-        return []
+    finer = _GRAIN_ORDER.index(pack.grain.name)
     problems = []
     for within, spec in pack.source.keyed:
         if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
             continue
         join = join_index(within)
         written = shapes.written(spec.period_column)
-        years = f"regexp_matches({written}, '{_BARE_YEAR}')"
         dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
-        bare, rows = rows_matching(pack, [f"{dated} AND {years}", dated], join=join)
-        alone = bare == rows
-        if not bare or (alone and join is None) or (not alone and bare <= YEARS_BESIDE * rows):
+        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
+                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
+        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
+        rows = counts[0]
+        for (unit, name, match), bare in zip(units, counts[1:], strict=True):
+            if not bare or bare == rows or bare <= YEARS_BESIDE * rows:
+                continue
+            grain = pack.grain.name
+            shown = commonest_values(pack, within, written, f"{dated} AND {match}")
+            read = f"on `grain: {grain}` a {unit} is read as its first {grain}, {_known(spec, unit, grain)},"
+            others = commonest_values(pack, within, written, f"{dated} AND NOT {match}")
+            apart = telling_apart(pack, match, join)
+            where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
+                     f"{' or '.join(map(repr, apart[1]))} on the {unit}s' rows)" if apart is not None
+                     else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each "
+                          f"row's frequency), or the {unit}s' rows out of the file")
+            problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows "
+                            f"are {name} (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or "
+                            f"refused as a duplicated key beside the {grain}'s own row: expected {where}")
+            break
+    return problems
+
+
+def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
+    """Problems: a joined table (no `period_format`) whose every dated value names a period of a coarser grain than
+    the source's: bare years on quarters, quarters on months, months (`2011-07`) on weeks or days. Each is read as
+    its first period of the grain (the week of its first day), known `publication_lag_days` after that period ends,
+    before the year, quarter or month it stands for has ended (a look-ahead: trial 51's monthly counts joined to
+    weekly murders read June's total on 15 June), and met by the source's rows of that period alone. Names the
+    joined table's `period_column`."""
+
+    finer = _GRAIN_ORDER.index(pack.grain.name)
+    problems = []
+    for within, spec in pack.source.keyed:
+        join = join_index(within)
+        if join is None or not spec.period_column or spec.period_patterns or \
+                (spec.wide is not None and spec.wide.across == "period"):
             continue
-        grain, lag = pack.grain.name, spec.publication_lag_days
-        shown = commonest_values(pack, within, written, f"{dated} AND {years}")
-        read = (f"on `grain: {grain}` a year is read as its first {grain}, known {lag} days after that {grain} ends "
-                f"(`publication_lag_days`), before the year it stands for has ended,")
-        if alone:
-            problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are bare years "
-                            f"(e.g. {shown}): {read} and met by the source's rows of that {grain} alone: expected a "
-                            f"joined table of the source's grain, {grain}s (a year's figure cannot join "
-                            f"{pack.grain.plural} point in time)")
+        written = shapes.written(spec.period_column)
+        dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
+                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
+        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
+        rows = counts[0]
+        found = next(((unit, name, match) for (unit, name, match), n in zip(units, counts[1:], strict=True)
+                      if rows and n == rows), None)
+        if found is None:
             continue
-        others = commonest_values(pack, within, written, f"{dated} AND NOT {years}")
-        apart = telling_apart(pack, years, join)
-        where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
-                 f"{' or '.join(map(repr, apart[1]))} on the years' rows)" if apart is not None
-                 else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each row's "
-                      "frequency), or the years' rows out of the file")
-        problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows are "
-                        f"bare years (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or refused "
-                        f"as a duplicated key beside the {grain}'s own row: expected {where}")
+        unit, name, match = found
+        grain = pack.grain.name
+        shown = commonest_values(pack, within, written, f"{dated} AND {match}")
+        problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are {name} "
+                        f"(e.g. {shown}): on `grain: {grain}` a {unit} is read as its first {grain}, "
+                        f"{_known(spec, unit, grain)}, and met by the source's rows of that {grain} alone: expected a "
+                        f"joined table of the source's grain, {pack.grain.plural} (a {unit}'s figure cannot join "
+                        f"{pack.grain.plural} point in time)")
     return problems
 
 
@@ -842,15 +901,16 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period that "
                 f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
                 f"strptime pattern naming how the dates are written{suggestion}")
-    if src.period_column and values and all(_iso(v) for v in values):
+    weeks = bool(values) and all(_ISO_WEEK_WRITTEN.fullmatch(v.strip()) for v in values)
+    if src.period_column and values and (weeks or all(_iso(v) for v in values)):
         said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
-        isos = iso_patterns(values)
+        isos, kind = iso_patterns(values), "ISO weeks" if weeks else "ISO dates or timestamps"
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
-            return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: expected a list "
-                    f"that reads both ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses "
-                    "a value reading it)")
-        return (f"{said}: expected no `period_format`: they are ISO dates or timestamps, read as such without one")
+            return (f"{said}: they are {kind}, which the pattern's rows are not: expected a list that reads both "
+                    f"ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses a value reading "
+                    "it)")
+        return (f"{said}: expected no `period_format`: they are {kind}, read as such without one")
     if src.period_column and values and all(_YEAR_ALONE.match(v) for v in values):
         # (trial 27: `'%Y-%m'` over `1970` was told "a pattern that parses every row's period", none named)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
@@ -993,6 +1053,34 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
             f"are read as their UTC moments, as every format's zoned timestamps are without `source.time_zone`, so "
             f"each {pack.grain.name} runs from UTC midnight, not {zone}'s (a local day split between two): expected "
             f"UTC {pack.grain.plural} if they are meant, else `time_zone: {zone}` under `source`"]
+
+
+def sundays_starting_weeks(pack: CriteriaPack) -> list[str]:
+    """A warning: a panel or snapshot read by the ISO week (Monday to Sunday) whose every dated row falls on a
+    Sunday. Each is read as the week that ends on it, known `publication_lag_days` after that Sunday; a figure for the
+    week that Sunday begins (US weeks, Sunday to Saturday, dated by their first day) is then read a week early and
+    known six days before its week has ended: a look-ahead, and check said ok (trial 51: weekly turnip prices dated by
+    each Sunday that opens their week, the night of 2022-04-10 read the week of 10 to 16 April). A date that ends its
+    week is read rightly, so this is a warning, with the `query` that dates each row by its week's last day.
+    Events are dated each by its own day, and a `published_column` says when each row was known: neither is said."""
+    src = pack.source
+    if pack.grain.name != "week" or src.shape == "events" or not src.period_column or src.period_patterns \
+            or src.published_column or src.known_at or src.wide is not None or src.query:
+        return []
+    day = f"try_cast(trim({shapes.written(src.period_column)}) AS DATE)"
+    dated = f"{shapes.IN_SCOPE} AND {day} IS NOT NULL"
+    rows, sundays = rows_matching(pack, [dated, f"{dated} AND dayofweek({day}) = 0"])
+    if rows < 4 or sundays < rows:
+        return []
+    (shown,) = commonest_values(pack, "source", f"strftime({day}, '%Y-%m-%d')", dated, limit=1) or ["?"]
+    lag = src.publication_lag_days
+    return [f"key `source.period_column`: got {src.period_column!r}; every one of its {rows} dates is a Sunday (e.g. "
+            f"{shown!r}), and `grain: week` weeks run Monday to Sunday: each row is read as the week ending on it, "
+            f"known {lag} days after that Sunday (`publication_lag_days`). If each date begins its week (Sunday to "
+            "Saturday), every row is read a week early, known before its week has ended: expected the week's last "
+            f"day as its date, a DuckDB `query` such as `SELECT *, {src.period_column} + 6 AS week_end FROM "
+            f"'{pack.source_path.name}'` under `format: duckdb` with `period_column: week_end` (if each date ends "
+            "its week, as written, nothing to do)"]
 
 
 STALE_PERIODS = 2

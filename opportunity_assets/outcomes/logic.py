@@ -159,16 +159,24 @@ def advantage(value: float, median: float, direction: str) -> float:
     return value - median if direction == "higher_is_better" else median - value
 
 
-def night_medians(rows: Iterable[VerdictOutcome], *, analyzed_only: bool = False) -> dict[date, float]:
+def night_medians(rows: Iterable[VerdictOutcome], *, analyzed_only: bool = False, least: int = 1
+                  ) -> dict[date, float]:
     """Per night, the median known outcome over every row: the night's candidates that passed the hard filters,
     analyzed or capped (the median candidate, whatever the cap's order). `analyzed_only`: over the analyzed ones
     alone (the median analyzed candidate, which moves with the cap's order: a cap by score analyzes the
-    best-scored, and their median is itself a high scorer)."""
+    best-scored, and their median is itself a high scorer). `least`: nights with fewer known outcomes are left
+    out (one candidate is its own median: nothing to beat)."""
     values: dict[date, list[float]] = defaultdict(list)
     for row in rows:
         if row.outcome.value is not None and (row.verdict is not None or not analyzed_only):
             values[row.as_of].append(row.outcome.value)
-    return {as_of: statistics.median(vs) for as_of, vs in values.items()}
+    return {as_of: statistics.median(vs) for as_of, vs in values.items() if len(vs) >= least}
+
+
+COMPARED = 2
+"""Known outcomes a night needs before its picks are held against its median candidate: a night of one candidate
+(a source of one entity) is its own median, and its STRONG pick "beat" it on no date, by +0.00, with an interval of
++0.00 to +0.00 (trial 51's island of turnips), as if that had been measured."""
 
 
 class GroupStats(FrozenRecord):
@@ -266,7 +274,8 @@ def _mean(values: Sequence[float]) -> float | None:
 def _group(name: str, rows: Sequence[VerdictOutcome], medians: Mapping[date, float], direction: str) -> GroupStats:
     known = [r for r in rows if r.outcome.value is not None]
     values = [r.outcome.value for r in known if r.outcome.value is not None]
-    edges = [advantage(r.outcome.value, medians[r.as_of], direction) for r in known if r.outcome.value is not None]
+    edges = [advantage(r.outcome.value, medians[r.as_of], direction) for r in known
+             if r.outcome.value is not None and r.as_of in medians]
     return GroupStats(group=name, known=len(known),
                       pending=sum(r.outcome.status == OutcomeStatus.PENDING for r in rows),
                       gap=sum(r.outcome.status == OutcomeStatus.GAP for r in rows),
@@ -299,13 +308,13 @@ def _mean_of_means(blocks: Sequence[list[float]]) -> float | None:
 
 
 def period_report(label: str, rows: Sequence[VerdictOutcome], nights: Sequence[date], direction: str) -> PeriodReport:
-    medians = night_medians(rows)
+    medians = night_medians(rows, least=COMPARED)
     analyzed_medians = night_medians(rows, analyzed_only=True)
     strong = [r for r in rows if r.verdict == Verdict.STRONG]
     strong_edges: dict[date, list[float]] = defaultdict(list)
     strong_values: dict[date, list[float]] = defaultdict(list)
     for r in strong:
-        if r.outcome.value is not None:
+        if r.outcome.value is not None and r.as_of in medians:
             strong_edges[r.as_of].append(advantage(r.outcome.value, medians[r.as_of], direction))
             strong_values[r.as_of].append(r.outcome.value)
     per_date = [strong_edges[d] for d in sorted(strong_edges)]
@@ -325,7 +334,7 @@ def period_report(label: str, rows: Sequence[VerdictOutcome], nights: Sequence[d
     lift_blocks: dict[date, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     for side, group in ((0, confirmed), (1, doubted)):
         for r in group:
-            if r.outcome.value is not None:
+            if r.outcome.value is not None and r.as_of in medians:
                 lift_blocks[r.as_of][side].append(advantage(r.outcome.value, medians[r.as_of], direction))
     confirmed_stats = _group("STRONG, CONFIRMED", confirmed, medians, direction)
     doubted_stats = _group("STRONG, REJECTED or UNCERTAIN", doubted, medians, direction)
@@ -402,6 +411,19 @@ def _table(title: str, groups: Sequence[GroupStats], change: str) -> list[str]:
     return lines
 
 
+_ALONE = f", on no night of {COMPARED} candidates or more with a known outcome"
+"""Why the verifier's lift is not measurable when both of its groups have known outcomes."""
+
+
+def _no_comparison(strong_known: int) -> str:
+    """The hit rate's line when no STRONG pick could be held against its night's median candidate."""
+    if not strong_known:
+        return "No STRONG verdict with a known outcome."
+    return (f"STRONG's {strong_known} known outcome{'s' if strong_known > 1 else ''} cannot be held against the "
+            f"night's median candidate: no night of a STRONG pick had {COMPARED} candidates or more with a known "
+            "outcome (a source of one entity is its own median); read the verdicts' own means above.")
+
+
 def period_markdown(period: PeriodReport, change: str) -> str:
     h, lift = period.hit_rate, period.lift
     hit = (f"STRONG beat the night's median candidate (of those that passed the hard filters) on {h.hits} of "
@@ -409,13 +431,13 @@ def period_markdown(period: PeriodReport, change: str) -> str:
            f"{_share(h.rate_vs_analyzed)}); "
            f"{h.picks_beat} of {h.picks} STRONG picks beat their night's median; mean advantage "
            f"{format_edge(h.mean_advantage, change)}{_interval(h.interval, change)}.") if h.dates else \
-        "No STRONG verdict with a known outcome."
+        _no_comparison(next(g.known for g in period.by_verdict if g.group == Verdict.STRONG.value))
     verifier = (f"Verifier lift among STRONG: CONFIRMED {format_edge(lift.confirmed.mean_advantage, change)} vs "
                 f"the night's median (n={lift.confirmed.known}), REJECTED/UNCERTAIN "
                 f"{format_edge(lift.doubted.mean_advantage, change)} (n={lift.doubted.known}); lift "
                 f"{format_edge(lift.lift, change)}{_interval(lift.interval, change)}.") if lift.lift is not None else \
         (f"Verifier lift: not measurable (STRONG with a known outcome: {lift.confirmed.known} CONFIRMED, "
-         f"{lift.doubted.known} REJECTED/UNCERTAIN).")
+         f"{lift.doubted.known} REJECTED/UNCERTAIN{_ALONE if lift.confirmed.known and lift.doubted.known else ''}).")
     span = f"{period.first} → {period.last}" if period.first else "no nights"
     return "\n".join([
         f"### {period.label}: {span}, {period.nights} nights", "",

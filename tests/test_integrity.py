@@ -827,6 +827,33 @@ def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
     assert rounded([4213.0, 4391.0, 4717.0]) == []
 
 
+def test_an_average_of_a_period_of_more_events_is_no_figure_written_finer(tmp_path: Path) -> None:
+    """NYC routes: a route's weekly average delay over 5 flights is in fifths (one decimal) week after week, then a
+    week of 7 flights gives 13.428571: `precision` read "more decimals than any of its values: computed or converted
+    differently" and doubted two clean picks once ten past values were enough to judge. An `avg` or a `share` of an
+    events source is a quotient the pack computes over the period's events: its decimals are their count's. A `sum`
+    of the same delays, written by the feed in whole minutes, is still judged."""
+    rng = np.random.default_rng(52)
+    months = [date(2010 + i // 12, 1 + i % 12, 10) for i in range(24)]
+    rows = [["co", day.isoformat(), int(rng.integers(0, 60))] for i, day in enumerate(months)
+            for _ in range(7 if i == 23 else 5)]
+    rows += [["az", day.isoformat(), int(rng.integers(0, 60))] for day in months for _ in range(6)]
+    name = _csv(tmp_path / "flights.csv", ["route", "day", "delay"], rows)
+    source = {"path": name, "entity_id": "route", "entity_name": "route", "shape": "events", "grain": "month",
+              "period_column": "day", "publication_lag_days": 5,
+              "aggregates": {"flights": {"agg": "count"}, "mean_delay": {"agg": "avg", "column": "delay"},
+                             "total_delay": {"agg": "sum", "column": "delay"}}}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "avg", "column": "mean_delay", "window": [0, 2],
+                                                         "unit": "number"}})
+    c = _candidate(pack, date(2012, 1, 31), "co")
+    assert c.anchor_period == date(2011, 12, 1)
+    assert [f.column for f in integrity.check(pack, c) if f.rule == "precision"] == []
+    rows = [r if not (r[0] == "co" and r[1] == months[23].isoformat()) else [*r[:2], r[2] + 0.25] for r in rows]
+    _csv(tmp_path / "flights.csv", ["route", "day", "delay"], rows)
+    c = _candidate(pack, date(2012, 1, 31), "co")
+    assert "total_delay" in [f.column for f in integrity.check(pack, c) if f.rule == "precision"]
+
+
 def test_quarters_without_an_event_are_no_stuck_feed_and_no_repeated_row(tmp_path: Path) -> None:
     """Trial 47: a state's health-data breaches, a few a quarter for five years, then none for three quarters: an
     events source writes a period without events as a count and a sum of 0, so `people` (a sum) read "unchanged at

@@ -1004,6 +1004,14 @@ class SourceSpec(_Spec):
         return {name for name, a in self.aggregates.items() if a.agg == "share"} if self.shape == "events" else set()
 
     @property
+    def quotient_columns(self) -> set[str]:
+        """An events source's panel columns that are an `avg` or a `share` of each period's events: quotients the
+        pack computes over a count of events, whose decimals are that count's (an average of 5 flights' delays in
+        fifths, of 7 in sevenths), not the way a feed writes its figures."""
+        return {name for name, a in self.aggregates.items() if a.agg in ("avg", "share")} \
+            if self.shape == "events" else set()
+
+    @property
     def summed_columns(self) -> set[str]:
         """An events source's panel columns that `sum` an event column: 0 in a period without events by
         construction, a figure no feed wrote there (`verifications.shifts.shifts`)."""

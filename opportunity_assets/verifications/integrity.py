@@ -412,6 +412,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     counted = _events_read(series, candidate.repeated_events)
     silent = np.isnan(counted) if pack.source.shape == "events" else None
     shares, summed = pack.source.share_columns, pack.source.summed_columns
+    quotients = pack.source.quotient_columns
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -427,7 +428,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
                        counted if column in shares else None)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
-        regularity.precision(found, spec, column)
+        if column not in quotients:  # a quotient's decimals are its count of events', no feed's
+            regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)
         regularity.interpolated(found, spec, column)
         if column in read:

@@ -1327,6 +1327,15 @@ def test_listed_values_no_row_holds_are_named_with_the_columns_values(tmp_path: 
            "(it holds e.g. ['Day', 'Dusk', 'Engine Shut Down', 'Night'])" in lacking.facts
 
 
+def _share_checked(tmp_path: Path, name: str, share: str, column: str, values: list[str]) -> Any:
+    """`check` of an events pack over the file `name` counting its rows and their `share` whose `column` is in
+    `values`."""
+    source = {"path": name, "shape": "events", "period_column": "when",
+              "aggregates": {"level": {"agg": "count"}, share: {"agg": "share", "where": [
+                  {"column": column, "in": values}]}}}
+    return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+
+
 def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(tmp_path: Path) -> None:
     """Trial 36: a weekend share `in: [Sat, Sunday]` over a column writing `Sun` was said as a fact, exit 0: the
     share counted Saturdays only. A value that is the column's value written in full (or cut short: `Feb` for
@@ -1336,10 +1345,7 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
     name = _csv(tmp_path / "e.csv", ["id", "when", "day", "price"], rows)
 
     def check(values: list[str]) -> Any:
-        source = {"path": name, "shape": "events", "period_column": "when",
-                  "aggregates": {"level": {"agg": "count"}, "weekend": {"agg": "share", "where": [
-                      {"column": "day", "in": values}]}}}
-        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+        return _share_checked(tmp_path, name, "weekend", "day", values)
 
     assert check(["Sat", "Sunday"]).problems == [
         "key `source.aggregates.weekend.where.0.in`: got ['Sat', 'Sunday']; 'Sunday' matches no row of 'day' (did you "
@@ -1358,10 +1364,7 @@ def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_bot
     name = _csv(tmp_path / "e.csv", ["id", "when", "band", "price"], rows)
 
     def check(values: list[str]) -> Any:
-        source = {"path": name, "shape": "events", "period_column": "when",
-                  "aggregates": {"level": {"agg": "count"}, "young": {"agg": "share", "where": [
-                      {"column": "band", "in": values}]}}}
-        return check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+        return _share_checked(tmp_path, name, "young", "band", values)
 
     def spelt(report: Any) -> list[str]:
         return [w for w in report.warnings if w.startswith("key `source.aggregates.young.where.0.in`")]

@@ -637,13 +637,8 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
         if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
             continue
         join = join_index(within)
-        written = shapes.written(spec.period_column)
-        dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
-        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
-                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
-        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
-        rows = counts[0]
-        for (unit, name, match), bare in zip(units, counts[1:], strict=True):
+        written, dated, rows, units = _coarser_written(pack, spec.period_column, finer, join)
+        for unit, name, match, bare in units:
             if not bare or bare == rows or bare <= YEARS_BESIDE * rows:
                 continue
             grain = pack.grain.name
@@ -662,6 +657,19 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
     return problems
 
 
+def _coarser_written(pack: CriteriaPack, column: str, finer: int, join: int | None
+                     ) -> tuple[str, str, int, list[tuple[str, str, str, int]]]:
+    """The table's period `column` as written, the condition of its dated rows in scope and their count, and for each
+    grain coarser than the pack's (index `finer` in `_GRAIN_ORDER`): its name, the plural its values are said in,
+    the condition of a value written as one, and the rows so written."""
+    written = shapes.written(column)
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
+             for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
+    counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
+    return written, dated, counts[0], [(u, n, m, c) for (u, n, m), c in zip(units, counts[1:], strict=True)]
+
+
 def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
     """Problems: a joined table (no `period_format`) whose every dated value names a period of a coarser grain than
     the source's: bare years on quarters, quarters on months, months (`2011-07`) on weeks or days. Each is read as
@@ -677,14 +685,8 @@ def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
         if join is None or not spec.period_column or spec.period_patterns or \
                 (spec.wide is not None and spec.wide.across == "period"):
             continue
-        written = shapes.written(spec.period_column)
-        dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
-        units = [(unit, name, f"regexp_matches({written}, '{pattern}')")
-                 for unit, (name, pattern) in _WRITTEN_COARSER.items() if _GRAIN_ORDER.index(unit) > finer]
-        counts = rows_matching(pack, [dated, *(f"{dated} AND {match}" for *_, match in units)], join=join)
-        rows = counts[0]
-        found = next(((unit, name, match) for (unit, name, match), n in zip(units, counts[1:], strict=True)
-                      if rows and n == rows), None)
+        written, dated, rows, units = _coarser_written(pack, spec.period_column, finer, join)
+        found = next(((unit, name, match) for unit, name, match, n in units if rows and n == rows), None)
         if found is None:
             continue
         unit, name, match = found

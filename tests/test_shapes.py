@@ -1627,14 +1627,6 @@ def test_a_period_no_entity_had_an_event_in_is_the_nights_latest_once_the_lag_ru
     assert night(date(2009, 10, 25)) == (date(2009, 10, 12), [2.0, 2.0])  # W41 and W42's none
     assert night(date(2009, 11, 1)) == (date(2009, 10, 19), [2.0, 2.0])
     assert night(date(2009, 12, 31)) == (date(2009, 10, 19), [2.0, 2.0])  # the extract ends with W43
-    # under a `published_column` only the feed's own events publish a period: W41 to W43, their events known 60
-    # days on, are no zeros on 2009-12-02 (the default lag's 30 days have passed for them)
-    late = [[borough, day, (date.fromisoformat(day) + timedelta(days=60)).isoformat()] for borough, day in rows]
-    lagged = {k: v for k, v in source.items() if k != "publication_lag_days"}
-    delayed = _pack(tmp_path, {**lagged, "path": _csv(tmp_path / "d.csv", ["borough", "date", "known"], late),
-                               "published_column": "known"},
-                    {"level_now": {"agg": "sum", "column": "murders", "window": [0, 1]}})
-    assert read_snapshot(delayed, date(2009, 12, 2), today=TODAY).anchor_period == date(2009, 9, 28)
 
 
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:

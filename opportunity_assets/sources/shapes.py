@@ -802,16 +802,13 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
-def _events_reach(src: SourceSpec, grain: Grain, typed: str) -> str:
+def _events_reach(grain: Grain, typed: str) -> str:
     """SQL for the latest period an events source's rows reach (in scope, dated, not after today), whatever their
     publication, but not past the night's own period: the grid of periods runs to it, so that a period the lag
     rule has published with no event of any entity in it is a count of 0 and the night's latest period, not a
     period skipped. Trial 51: London's murders had none in 2009-W42; on 2009-10-25, W42 published, the night's
     windows ended at W41, a week back, and every outcome ending at W42 stayed `pending`, "2009-W42 was not
-    published". A feed that ends (an extract's end) reaches no period past its last row's. NULL under a
-    `published_column`: no calendar publishes a period there, only the feed's own events (`reached`)."""
-    if src.published_column is not None:
-        return "NULL::DATE"
+    published". A feed that ends (an extract's end) reaches no period past its last row's."""
     night = grain.sql_start(AS_OF)
     return f"(SELECT least(max({PERIOD}), {night}) FROM {typed} WHERE {IN_SCOPE} AND {PERIOD} <= {TODAY})"
 
@@ -858,7 +855,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str, typed: str) -> str:
         ),
         spans AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,
-                   greatest((SELECT max({PERIOD}) FROM events), {_events_reach(src, grain, typed)}) AS __last
+                   greatest((SELECT max({PERIOD}) FROM events), {_events_reach(grain, typed)}) AS __last
             FROM events GROUP BY {ENTITY}
         ),
         grid AS (

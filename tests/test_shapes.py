@@ -1605,30 +1605,6 @@ def test_a_quiet_period_under_published_column_is_a_count_of_zero_once_the_feed_
     assert counts(date(2016, 6, 12))["a"]["2016-05-16"] == 1.0  # the late poll, once it is known
 
 
-def test_a_period_no_entity_had_an_event_in_is_the_nights_latest_once_the_lag_rule_has_published_it(
-        tmp_path: Path) -> None:
-    """Trial 51: London's murders by borough and week, known 7 days after each week ends; no murder anywhere in
-    2009-W42. On 2009-10-25, W42 published, the night's latest period was W41: every window a week back, and every
-    outcome ending at W42 stayed `pending` ("2009-W42 was not published") however late it was measured. A period
-    the lag rule has published is a count of 0 for every entity, the night's latest; not before its publication,
-    and never past the source's last row (an extract's end)."""
-    days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21"]  # none in W42 (10-12 to 10-18)
-    rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
-    source = {"path": _csv(tmp_path / "m.csv", ["borough", "date"], rows), "entity_id": "borough",
-              "entity_name": "borough", "shape": "events", "period_column": "date", "grain": "week",
-              "publication_lag_days": 7, "aggregates": {"murders": {"agg": "count"}}}
-    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "murders", "window": [0, 1]}})
-
-    def night(as_of: date) -> tuple[date | None, list[float]]:
-        snapshot = read_snapshot(pack, as_of, today=TODAY)
-        return snapshot.anchor_period, snapshot.metrics.sort("entity_id")["level_now"].to_list()
-
-    assert night(date(2009, 10, 24)) == (date(2009, 10, 5), [3.0, 3.0])  # W42 not published yet: W40 and W41
-    assert night(date(2009, 10, 25)) == (date(2009, 10, 12), [2.0, 2.0])  # W41 and W42's none
-    assert night(date(2009, 11, 1)) == (date(2009, 10, 19), [2.0, 2.0])
-    assert night(date(2009, 12, 31)) == (date(2009, 10, 19), [2.0, 2.0])  # the extract ends with W43
-
-
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
     """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
     column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding

@@ -802,22 +802,10 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
-def _events_reach(grain: Grain, typed: str) -> str:
-    """SQL for the latest period an events source's rows reach (in scope, dated, not after today), whatever their
-    publication, but not past the night's own period: the grid of periods runs to it, so that a period the lag
-    rule has published with no event of any entity in it is a count of 0 and the night's latest period, not a
-    period skipped. Trial 51: London's murders had none in 2009-W42; on 2009-10-25, W42 published, the night's
-    windows ended at W41, a week back, and every outcome ending at W42 stayed `pending`, "2009-W42 was not
-    published". A feed that ends (an extract's end) reaches no period past its last row's."""
-    night = grain.sql_start(AS_OF)
-    return f"(SELECT least(max({PERIOD}), {night}) FROM {typed} WHERE {IN_SCOPE} AND {PERIOD} <= {TODAY})"
-
-
-def panel_sql(src: SourceSpec, grain: Grain, seen: str, typed: str) -> str:
+def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
     ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
-    also EVENTS_READ and EVENTS_REPEATED. `typed`: step 1's table, whose latest period (up to the night's own)
-    bounds the periods without events that the lag rule has published (`_events_reach`)."""
+    also EVENTS_READ and EVENTS_REPEATED."""
     keys = f"{ENTITY}, {NAME}, {PERIOD}, {PUBLISHED}, {ROW}"
     if src.long is not None:  # a row per value: the latest vintage of each, then an entity's of a period in one row
         latest = seen if not versioned(src) else f"""(SELECT * FROM {seen} QUALIFY row_number() OVER (
@@ -855,7 +843,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str, typed: str) -> str:
         ),
         spans AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,
-                   greatest((SELECT max({PERIOD}) FROM events), {_events_reach(grain, typed)}) AS __last
+                   (SELECT max({PERIOD}) FROM events) AS __last
             FROM events GROUP BY {ENTITY}
         ),
         grid AS (

@@ -107,8 +107,8 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
     joins = []
     for i, joined in enumerate(src.join):
         _judged(con, pack, joined, join_rows(i), f"judged_{i}")
-        joins.append(_panel(joined, grain, f"judged_{i}", join_rows(i)))
-    own = _panel(src, grain, "judged", TYPED)
+        joins.append(_panel(joined, grain, f"judged_{i}"))
+    own = _panel(src, grain, "judged")
     if joins:
         run(con, pack, f"CREATE OR REPLACE TEMP TABLE slugs AS {shapes.slugs_sql(TYPED)}", {})
     panel = own if not joins else f"({shapes.joined_sql(src, own, joins, 'slugs')})"
@@ -161,11 +161,9 @@ def _joined_rows_by_key(pack: CriteriaPack, quarantine: pl.DataFrame, metrics: p
         .alias("entity_id"))
 
 
-def _panel(spec: SourceSpec, grain: Grain, judged: str, typed: str) -> str:
-    """The panel of a spec's judged rows, as a subquery (`shapes.panel_sql` over `shapes.seen_sql`; `typed`, the
-    table of its typed rows, tells how far its periods reach, whatever the night)."""
-    panel = shapes.panel_sql(spec, grain, "seen", typed)
-    return f"(WITH seen AS ({shapes.seen_sql(spec, judged)}) SELECT * FROM ({panel}))"
+def _panel(spec: SourceSpec, grain: Grain, judged: str) -> str:
+    """The panel of a spec's judged rows, as a subquery (`shapes.panel_sql` over `shapes.seen_sql`)."""
+    return f"(WITH seen AS ({shapes.seen_sql(spec, judged)}) SELECT * FROM ({shapes.panel_sql(spec, grain, 'seen')}))"
 
 
 def _judged(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, typed: str, name: str) -> None:

@@ -1605,6 +1605,26 @@ def test_a_quiet_period_under_published_column_is_a_count_of_zero_once_the_feed_
     assert counts(date(2016, 6, 12))["a"]["2016-05-16"] == 1.0  # the late poll, once it is known
 
 
+def test_rows_published_after_the_night_never_change_an_events_night_with_a_quiet_latest_week(tmp_path: Path) -> None:
+    """Point in time, for the week no entity had an event in (trial 51: London's murders, none anywhere in 2009-W42,
+    lag 7 days): a fix that ran the grid of weeks to the latest period of every row up to today read rows published
+    after the night to learn that the feed went on, so a backtest's night of 2009-10-25 said W42 (zeros) where the
+    same night run live, with no later row in the file, said W41. The night reads the same with or without them."""
+    days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21", "2009-11-03"]  # none in W42
+    rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
+    source = {"entity_id": "borough", "entity_name": "borough", "shape": "events", "period_column": "date",
+              "grain": "week", "publication_lag_days": 7, "aggregates": {"murders": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 1]}}
+
+    def night(name: str, kept: list[list[str]]) -> tuple[date | None, list[float]]:
+        pack = _pack(tmp_path, {**source, "path": _csv(tmp_path / name, ["borough", "date"], kept)}, metrics)
+        snapshot = read_snapshot(pack, date(2009, 10, 25), today=TODAY)
+        return snapshot.anchor_period, snapshot.metrics.sort("entity_id")["level_now"].to_list()
+
+    known = [r for r in rows if r[1] < "2009-10-12"]  # the weeks published by 2009-10-25: W40 and W41
+    assert night("all.csv", rows) == night("known.csv", known) == (date(2009, 10, 5), [3.0, 3.0])
+
+
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
     """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
     column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding

@@ -577,6 +577,27 @@ def test_the_scan_gives_the_shared_move_into_every_judged_year_the_oldest_includ
     assert abs(shared["1"]) < 3e-3 and abs(shared["0"]) < 3e-3
 
 
+def test_a_value_most_entities_hold_alike_is_no_stuck_feed(tmp_path: Path) -> None:
+    """Trial 40: every club played 162 games a season from some year on, after seasons of 140 to 170, and a club's
+    act-on pick was doubted as `games` stuck, a run its own past made improbable. Where tonight's entities' median
+    change into each period of the run is none, most held the value alike: the domain's constant (a schedule, a rate
+    set by law), not a frozen feed. One club frozen while the others move is still stuck."""
+    rng = np.random.default_rng(40)
+    past = {f"s{e}": [float(rng.integers(140, 171)) for _ in range(1960, 1990)] for e in range(10)}
+
+    def stuck(later: dict[str, list[float]]) -> list[str]:
+        rows = [[club, 1960 + i, value] for club in past for i, value in enumerate(past[club] + later[club])]
+        source = {"path": _csv(tmp_path / "g.csv", ["id", "year", "tax"], rows), "grain": "year",
+                  "year_column": "year", "columns": ["tax"], "publication_lag_days": 120}
+        pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
+                                               "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
+        return [f.rule for f in integrity.check(pack, _candidate(pack, date(1994, 5, 31), "s0")) if f.rule == "stuck"]
+
+    assert stuck({club: [162.0] * 4 for club in past}) == []
+    moving = {club: [float(rng.integers(140, 171)) for _ in range(4)] for club in past}
+    assert stuck({**moving, "s0": [157.0] * 4}) == ["stuck"]
+
+
 def test_a_short_history_whose_few_changes_were_alike_is_no_sure_yardstick() -> None:
     """Trial 48: a MAD of a dozen changes is itself uncertain; a state whose few past changes happened to be alike
     (± 0.7%) read an ordinary move of its domain (+8%, tonight's entities' changes spread ± 4%) as 12 MADs, and its

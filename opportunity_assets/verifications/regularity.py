@@ -12,7 +12,7 @@ Pure, as `integrity.py`, which runs them over every column.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def _read_mask(length: int, reads: frozenset[int] | None) -> np.ndarray:
 
 def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exact.ExactFit] = (),
           reads: frozenset[int] | None = None, silent: np.ndarray | None = None,
-          events: np.ndarray | None = None) -> None:
+          events: np.ndarray | None = None, shared: Mapping[str, float] | None = None) -> None:
     """The longest run of unchanged periods reaching into the judged span, against the column's own chance of
     repeating in the `min_history` periods before the run began (a column is "normally moving" as it moved just
     before, not as it moved years earlier: a calm year repeats a rounded column more often). A run that an exact
@@ -58,7 +58,11 @@ def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exac
     run's events alike, whose chance is the entity's past share of them to their number, as spread as its past
     periods' shares were (`_all_alike`), not the share's rate of repeats: a share of 3 events a month at 1, a
     species nearly every capture was, had read "9.1% a period, 7.5e-04" over four months (trial 49); three months'
-    captures all of a species a quarter of its past captures were is doubted."""
+    captures all of a species a quarter of its past captures were is doubted. `shared`: tonight's entities' median
+    change into each period (`Candidate.shared_changes`, annual grains): a run into periods where that median is
+    no change at all is a value most entities held alike, the domain's own (trial 40: a baseball club's 162 games
+    every season, doubted as stuck), not one feed frozen; a feed frozen for one entity leaves the others' median
+    moving."""
     series = found.series
     raw = series.values[column]
     read = np.cumsum(_read_mask(series.length, reads))
@@ -76,6 +80,8 @@ def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exac
     start = end - run
     if any(fit.reproduces(start, end) for fit in fits):
         return
+    if shared and all(shared.get(str(series.back(t))) == 0.0 for t in range(start + 1, end + 1)):
+        return  # most of tonight's entities held it too: the domain's constant (a schedule, a rate set by law)
     indices = list(range(start, end + 1))
     alike = _all_alike(raw, events, start, end, spec.min_history) if events is not None else None
     if alike is not None:

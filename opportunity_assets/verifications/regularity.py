@@ -147,24 +147,20 @@ def chance_of_repeats(repeated: int, rows: int, rate: float) -> float:
     return min(total, 1.0)
 
 
-def _chance_of_a_twin(row: np.ndarray, mask: np.ndarray, past: np.ndarray, filled: np.ndarray) -> float:
-    """The chance that `row` equals one of the entity's `past` rows (the row it repeats left out) by coincidence,
-    from how often each of its values came in its column: a past row agrees in a column with the share of the
-    column's past values that are the row's, in every filled column with the product of those, and each past row
-    is one more chance. Columns are taken as independent, which makes a coincidence less likely than it is among
-    small counts that move together; a figure written to the dollar that no other past value had makes one none."""
-    alike = 1.0
-    for value, column, seen in zip(row[mask], past.T[mask], filled.T[mask], strict=True):
-        alike *= float((column[seen] == value).sum()) / max(int(seen.sum()), 1)
-    return float(-np.expm1(int(filled.any(axis=1).sum()) * np.log1p(-min(alike, 1 - 1e-12))))
-
-
-def _others(filled: np.ndarray, twin: int) -> np.ndarray:
-    """`filled` without the row `twin` (if it is among them): the rows a coincidence could have come from."""
+def _chance_of_a_twin(row: np.ndarray, mask: np.ndarray, past: np.ndarray, filled: np.ndarray, twin: int) -> float:
+    """The chance that `row` equals one of the entity's `past` rows (the row `twin` it repeats left out) by
+    coincidence, from how often each of its values came in its column: a past row agrees in a column with the share
+    of the column's past values that are the row's, in every filled column with the product of those, and each past
+    row is one more chance. Columns are taken as independent, which makes a coincidence less likely than it is
+    among small counts that move together; a figure written to the dollar that no other past value had makes one
+    none."""
     others = filled.copy()
     if twin < len(others):
         others[twin] = False
-    return others
+    alike = 1.0
+    for value, column, seen in zip(row[mask], past.T[mask], others.T[mask], strict=True):
+        alike *= float((column[seen] == value).sum()) / max(int(seen.sum()), 1)
+    return float(-np.expm1(int(others.any(axis=1).sum()) * np.log1p(-min(alike, 1 - 1e-12))))
 
 
 def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
@@ -197,7 +193,7 @@ def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
         return
     judged = int((filled[series.judged_from:].sum(axis=1) >= spec.repeated_rows.min_columns).sum())
     each = max(sum(past) / len(past), float(np.mean([
-        _chance_of_a_twin(table[t], filled[t], table[: series.judged_from], _others(filled[: series.judged_from], twin))
+        _chance_of_a_twin(table[t], filled[t], table[: series.judged_from], filled[: series.judged_from], twin)
         for t, twin in twins])))
     if chance_of_repeats(len(twins), judged, each) >= spec.repeated_rows.max_probability:
         return  # as many repeats among the judged rows as the entity's own rows make likely

@@ -255,12 +255,12 @@ def stays(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
                          and recent & set(f.periods) for f in found.items):
         return  # (one finding of a move into the last week; a snow day months back leaves the week judged)
     before = _LINE_WEEKS * _WEEK
+    n = series.length
+    if n < year + _YEAR_SLACK + before + _WEEK + MIN_SAMPLE:
+        return  # no year earlier to tell the calendar's move from a defect
     level = log_level(series.values[column], signed)
     cycle = _weekly_cycle(level)
     level = level - cycle
-    n = len(level)
-    if n < year + _YEAR_SLACK + before + _WEEK + MIN_SAMPLE:
-        return  # no year earlier to tell the calendar's move from a defect
     worst: tuple[float, float, int, float, Yardstick] | None = None
     for after in range(1, _WEEK + 1):
         weights = _step_weights(after, before)

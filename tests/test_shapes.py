@@ -1625,6 +1625,31 @@ def test_rows_published_after_the_night_never_change_an_events_night_with_a_quie
     assert night("all.csv", rows) == night("known.csv", known) == (date(2009, 10, 5), [3.0, 3.0])
 
 
+def test_a_quiet_latest_week_of_a_feed_quiet_as_long_before_is_a_week_of_no_events(tmp_path: Path) -> None:
+    """Trial 51's leftover, from rows known on as_of only: a sparse feed (London's murders, none anywhere in W42)
+    whose latest week the lag rule knows has no event read that week as zeros, where the night had stopped at the
+    week before and read its windows a week back. A feed silent for longer than it ever was before is a stale one:
+    its night stays where its events stop (the check says how far behind it is)."""
+    days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21", "2009-11-03"]  # none in W42, W44
+    rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
+    source = {"entity_id": "borough", "entity_name": "borough", "shape": "events", "period_column": "date",
+              "grain": "week", "publication_lag_days": 7, "aggregates": {"murders": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 0]}}
+
+    def night(name: str, kept: list[list[str]], as_of: date) -> tuple[date | None, list[float]]:
+        pack = _pack(tmp_path, {**source, "path": _csv(tmp_path / name, ["borough", "date"], kept)}, metrics)
+        snapshot = read_snapshot(pack, as_of, today=TODAY)
+        return snapshot.anchor_period, snapshot.metrics.sort("entity_id")["level_now"].to_list()
+
+    # 2009-11-08: W44 (to 11-01) known by the 7-day lag, quiet as W42 was; W45's events not yet published
+    known = [r for r in rows if r[1] < "2009-10-26"]
+    assert night("all.csv", rows, date(2009, 11, 8)) == night("known.csv", known, date(2009, 11, 8)) \
+        == (date(2009, 10, 26), [0.0, 0.0])
+    # 2009-11-15 with no event after W43: W44 and W45 known and quiet, longer than the feed ever was
+    assert night("stopped.csv", known, date(2009, 11, 15)) == (date(2009, 10, 19), [2.0, 2.0])
+    assert night("all.csv", rows, date(2009, 11, 15)) == (date(2009, 11, 2), [1.0, 1.0])
+
+
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:
     """Trial 13: fpp3 bank_calls (a call centre's 5-minute counts) and fpp2 elecdemand are one series with no entity
     column, and `entity_id` was required: "missing; expected a value", with no way out but a DuckDB `query` adding

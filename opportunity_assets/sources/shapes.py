@@ -834,6 +834,12 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # event (of any entity) of that period or a later one: under `published_column` a quiet week in a window was a
     # gap for the 30 days of the default lag (events dated by the lag rule reach no period sooner than it: the same).
     empty = f"least({lagged}, r.__reached)"
+    beyond = f"({grain.sql_end(f'__latest + {step} * (__longest + 1)')} + INTERVAL ({src.publication_lag_days}) DAY)"
+    # The grid runs past the latest period with an event into the periods the lag rule knows, if the feed has been
+    # quiet that long before (no entity's event in a period): a quiet latest week of a sparse feed is a week of no
+    # events, while a feed silent for longer than it ever was (`beyond` known too) is a stale one, its latest period
+    # left where its events stop. Only rows known on as_of tell either (trial 51's fix read later rows to learn that
+    # the feed went on: reverted).
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -841,9 +847,17 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                    (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
             FROM {seen} GROUP BY {ENTITY}, {PERIOD}
         ),
+        gaps AS (
+            SELECT len(range(lag({PERIOD}) OVER (ORDER BY {PERIOD}), {PERIOD}, {step})) - 1 AS __quiet
+            FROM (SELECT DISTINCT {PERIOD} FROM events)
+        ),
+        quiet AS (
+            SELECT max({PERIOD}) AS __latest, (SELECT coalesce(max(__quiet), 0) FROM gaps) AS __longest FROM events
+        ),
         spans AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,
-                   (SELECT max({PERIOD}) FROM events) AS __last
+                   (SELECT CASE WHEN {beyond} <= {AS_OF} THEN __latest ELSE __latest + {step} * __longest END
+                    FROM quiet) AS __last
             FROM events GROUP BY {ENTITY}
         ),
         grid AS (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -795,6 +795,37 @@ def test_a_column_that_stopped_in_a_short_history_is_stale() -> None:
     integrity._stale(found, integrity_spec.IntegritySpec(), "infant", latest_row=4)
     assert found.items == []
 
+
+
+def _borough_findings(tmp_path: Path, quiet: int, blank_ages: int) -> list[str]:
+    """Rule and message of each finding on borough A of an events source (9 boroughs, 3 events a week for 40
+    weeks): A has no event in its latest `quiet` weeks, or its events' ages are blank in its latest `blank_ages`."""
+    start = date(2009, 1, 5)
+    rows = [[b, str(start + timedelta(days=7 * w + k)), "" if b == "A" and w >= 40 - blank_ages else str(20 + k)]
+            for w in range(40) for b in "ABCDEFGHI" if not (b == "A" and w >= 40 - quiet) for k in range(3)]
+    source = {"entity_id": "b", "entity_name": "b", "shape": "events", "period_column": "date", "grain": "week",
+              "publication_lag_days": 1, "path": _csv(tmp_path / "e.csv", ["b", "date", "age"], rows),
+              "aggregates": {"n": {"agg": "count"}, "age": {"agg": "avg", "column": "age"}}}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "n", "window": [0, 3]}})
+    as_of = start + timedelta(days=7 * 40 + 1)
+    snapshot = read_snapshot(pack, as_of, today=date(2026, 1, 1))
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    return [f"{f.rule}: {f.message}" for c in found if c.id == "a" for f in integrity.check(pack, c)]
+
+
+def test_an_average_of_no_event_is_no_stale_column_but_one_left_blank_while_events_go_on_is(tmp_path: Path) -> None:
+    """Trial 51 (London's murders by borough and week): a borough without a murder in the latest week was doubted
+    as "age last reported 2009-W40, 1 period behind the latest 2009-W41, while the entity's other columns report
+    2009-W41": an average over no event is no figure, and the count's 0 was the other column reporting. The weeks
+    without an event are no silence of the average; its cells left blank while the events go on still are."""
+    (tmp_path / "quiet").mkdir()
+    (tmp_path / "blank").mkdir()
+    quiet = _borough_findings(tmp_path / "quiet", quiet=1, blank_ages=0)
+    assert [f for f in quiet if f.startswith("stale")] == []
+    blank = _borough_findings(tmp_path / "blank", quiet=0, blank_ages=3)
+    assert [f for f in blank if f.startswith("stale")] == [
+        "stale: age last reported 2009-W38, 3 periods with events behind the latest 2009-W41, while the entity's other "
+        "columns report 2009-W41, though it was filled in 100% of past periods"]
 
 
 def _austin_rounded(tmp_path: Path, column: str, step: float) -> CriteriaPack:

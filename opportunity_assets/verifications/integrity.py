@@ -66,17 +66,21 @@ MIN_PEERS = 8
 """Fewest scanned entities for a cross-section."""
 
 
-def _stale(found: Findings, spec: IntegritySpec, column: str, latest_row: int, published_behind: int = 0) -> None:
+def _stale(found: Findings, spec: IntegritySpec, column: str, latest_row: int, published_behind: int = 0,
+           silent: np.ndarray | None = None) -> None:
     """A column whose latest value is `stale.periods` behind the latest published period, or missing from the
     entity's own latest row while its other columns report; `published_behind`: the periods a joined table's column
-    trails the source by its publication lag alone (`_published_behind`), which are no silence."""
+    trails the source by its publication lag alone (`_published_behind`), which are no silence; `silent`: for an
+    events source, the periods in which the entity had no event, where an average, a share or a maximum has no value
+    and no feed fell silent (a borough without a murder in the latest week read "age last reported 2009-W40,
+    while the entity's other columns report 2009-W41": the count's 0 was its other column)."""
     series = found.series
     raw = series.values[column]
     present = np.flatnonzero(np.isfinite(raw))
     if not len(present):
         return
     last = int(present[-1])
-    lag = series.length - 1 - last
+    lag = series.length - 1 - last if silent is None else int((~silent[last + 1:]).sum())
     if published_behind and lag <= published_behind:
         return
     # the fill before the judged span; with a short history, up to its last value where `MIN_SAMPLE` periods lead
@@ -88,7 +92,8 @@ def _stale(found: Findings, spec: IntegritySpec, column: str, latest_row: int, p
     fill = float(past.mean()) if len(past) else 0.0
     if fill < spec.stale.min_fill or lag == 0 or (lag < spec.stale.periods and last >= latest_row):
         return
-    behind = f"{lag} period{'s' if lag > 1 else ''} behind the latest {series.periods[-1]}"
+    behind = (f"{lag} period{'s' if lag > 1 else ''}{'' if silent is None else ' with events'} behind the latest "
+              f"{series.periods[-1]}")
     found.add("stale", spec.stale.effect, column, [last], float(raw[last]), float(lag),
               f"{column} last reported {series.periods[last]}, {behind}"
               + ("" if last >= latest_row else
@@ -427,7 +432,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
                        counted if column in shares else None, facts.shared)
-        _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of))
+        _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of),
+               silent if candidate.repeated_events else None)
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
             regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)

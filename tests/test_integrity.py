@@ -331,6 +331,25 @@ def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: 
     assert pairs[1] == pytest.approx(np.log(363.3) - np.log(303.3))  # a count in the hundreds: as before
 
 
+def test_a_sparse_counts_move_within_its_own_noise_is_no_outlier_against_tonights_entities() -> None:
+    """Trial 51 (London's murders by borough and week): most boroughs had no murder in two weeks running, so the
+    night's spread of changes was near 0 and Enfield's 1 -> 0 read "8.5 MADs below tonight's 32 entities". A count's
+    move must also lie beyond its own Poisson noise; a count falling 100 -> 10, or a figure that is no count, still
+    stands out."""
+    def found(latest: list[float]) -> list[str]:
+        series = Series(periods=[f"2011-W{w:02d}" for w in range(30, 36)], values={"murders": np.array(
+            [2.0, 1.0, 3.0, 0.0, *latest])}, judged_from=4, per_year=52)
+        items = Findings(series)
+        integrity._cross_section(items, integrity_spec.IntegritySpec(), "murders",
+                                 {"median": 0.0, "scale": 0.01, "count": 32.0})
+        return [f.rule for f in items.items]
+
+    assert found([1.0, 0.0]) == []
+    assert found([100.0, 10.0]) == ["cross_section"]
+    assert found([40.0, 4.0]) == []  # 6.1 standard deviations of its own noise: no outlier at 8
+    assert found([1.5, 0.25]) == ["cross_section"]  # no count: the night's own spread
+
+
 @pytest.mark.parametrize("sentinel", [-1.0, float("nan")], ids=["negative", "no-number"])
 def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Path, sentinel: float) -> None:
     """Volume, which the formula does not score, written negative (or as text) in Amarillo's latest months: the

@@ -52,6 +52,7 @@ from opportunity_assets.verifications.series import (
     as_percent,
     decimals,
     format_number,
+    on_grid,
     on_grid_each,
     period_changes,
     period_span,
@@ -237,15 +238,30 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
                   f"confirm {columns} with the source")
 
 
+def _count_z(before: float, now: float) -> float:
+    """How many standard deviations of its own Poisson noise a count moved from `before` to `now` events, on the
+    square-root scale where that noise is the same at any count (the log's √(1/n) understates it at a few events);
+    infinite for figures that are no counts (whole and not negative), which only the night's spread judges."""
+    pair = np.array([before, now])
+    if not (np.isfinite(pair).all() and on_grid(pair, 1.0) and pair.min() >= 0):
+        return math.inf
+    return math.sqrt(2) * abs(math.sqrt(now) - math.sqrt(before))
+
+
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
     series = found.series
     if peers.get("count", 0) < MIN_PEERS:
         return
-    change = latest_change(series.values[column])
+    values = series.values[column]
+    change = latest_change(values)
     if change is None:
         return
     z = (change - peers["median"]) / max(peers["scale"], MIN_SCALE)
-    if abs(z) >= spec.cross_section.threshold_mads:
+    # A sparse source's night is no yardstick of a count's noise: most of London's 32 boroughs had no murder two
+    # weeks running, the night's spread of changes was near 0, and one borough's 1 -> 0 was "8.5 MADs below
+    # tonight's entities" (trial 51). A count's move must also lie beyond its own noise.
+    if abs(z) >= spec.cross_section.threshold_mads and _count_z(values[-2], values[-1]) >= \
+            spec.cross_section.threshold_mads:
         last = series.length - 1
         found.add("cross_section", spec.cross_section.effect, column, [last - 1, last],
                   float(series.values[column][last]), abs(z),

@@ -16,6 +16,7 @@ import dagster as dg
 import pytest
 import yaml
 from dagster._core.utils import make_new_run_id
+from pydantic import ValidationError
 
 from opportunity_assets import night as nights
 from opportunity_assets.automation.logic import (
@@ -367,6 +368,21 @@ def test_a_night_killed_while_a_message_is_on_the_wire_is_not_sent_again(
     rows = ResultStore(path=str(tmp_path / "results.duckdb")).notification_rows("texas_housing", OCT)
     # the killed run's claim stands until it expires (claim_expiry_seconds); only then may it be sent again
     assert {(r["channel"], r["status"]) for r in rows} == {("outbox", "sent"), ("webhook", CLAIMED)}
+
+
+def test_each_model_key_is_held_to_the_resources_own_bounds() -> None:
+    """The `model` section's keys are refused where the resource would refuse them, by the resource's own field
+    bounds (written once: a bound changed there cannot drift from the settings'), and nothing else is."""
+    from resources.model import AnthropicModel
+
+    bounded = {name: field.metadata for name, field in AnthropicModel.model_fields.items()
+               if field.metadata and name in ModelSettings.model_fields}
+    assert set(bounded) == {"timeout_s", "max_retries", "max_retry_after_s", "batch_window_s", "batch_poll_s",
+                            "batch_timeout_s"}
+    for name in bounded:
+        with pytest.raises(ValidationError, match=name):
+            ModelSettings.model_validate({name: -1})
+    assert ModelSettings.model_validate({"max_retries": 5, "timeout_s": 0.5, "batch_window_s": 0}).max_retries == 5
 
 
 def test_the_models_calls_are_set_in_the_automation_settings(tmp_path: Path,

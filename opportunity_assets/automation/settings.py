@@ -12,10 +12,21 @@ import os
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, cast
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from resources.model import AnthropicModel
 
 DEFAULT_SETTINGS = Path(__file__).resolve().parent.parent.parent / "deploy" / "automation.yaml"
 
@@ -120,21 +131,31 @@ class NotificationSettings(_Settings):
 class ModelSettings(_Settings):
     """How the model's calls are made, where a model is configured (`ANTHROPIC_API_KEY` or `ANTHROPIC_BASE_URL`):
     a deployment's choice, not a pack's. A key left out keeps the resource's default (`resources.model.AnthropicModel`,
-    whose bounds these repeat so that a wrong value is named here, before any night)."""
+    whose bounds each key is held to here, so that a wrong value is named before any night)."""
 
     batch: bool | None = None
     """Send the calls a night makes together through the Message Batches API: half price, answers within hours."""
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = None
     """Longest wait for one whole response (default 60)."""
-    max_retries: int | None = Field(default=None, ge=0, le=5)
+    max_retries: int | None = None
     """Retries of a transient HTTP error (default 2)."""
-    max_retry_after_s: float | None = Field(default=None, ge=0)
+    max_retry_after_s: float | None = None
     """Cap on a server's `retry-after` wait (default 10)."""
     knowledge_cutoff_date: date | None = None
     """Nights before it are blinded in prompts: no names, no dates (default 2025-06-01)."""
-    batch_window_s: float | None = Field(default=None, ge=0)
-    batch_poll_s: float | None = Field(default=None, gt=0)
-    batch_timeout_s: float | None = Field(default=None, gt=0)
+    batch_window_s: float | None = None
+    batch_poll_s: float | None = None
+    batch_timeout_s: float | None = None
+
+    @field_validator("*")
+    @classmethod
+    def _within_the_resources_bounds(cls, value: Any, info: ValidationInfo) -> Any:
+        """A value the resource's own field would refuse (`max_retries: 9`), refused here with its key: the
+        bounds are the resource's, written once."""
+        field = AnthropicModel.model_fields[str(info.field_name)]
+        if value is not None and field.metadata:
+            TypeAdapter(cast(Any, Annotated[field.annotation, *field.metadata])).validate_python(value)
+        return value
 
     def given(self) -> dict[str, Any]:
         """The keys the file sets, as the resource takes them."""

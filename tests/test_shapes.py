@@ -1609,7 +1609,8 @@ def test_rows_published_after_the_night_never_change_an_events_night_with_a_quie
     """Point in time, for the week no entity had an event in (trial 51: London's murders, none anywhere in 2009-W42,
     lag 7 days): a fix that ran the grid of weeks to the latest period of every row up to today read rows published
     after the night to learn that the feed went on, so a backtest's night of 2009-10-25 said W42 (zeros) where the
-    same night run live, with no later row in the file, said W41. The night reads the same with or without them."""
+    same night run live, with no later row in the file, said W41. The night reads the same with or without them:
+    W42, a quiet week the feed's own rate (3 events a week) allows."""
     days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21", "2009-11-03"]  # none in W42
     rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
     source = {"entity_id": "borough", "entity_name": "borough", "shape": "events", "period_column": "date",
@@ -1622,14 +1623,15 @@ def test_rows_published_after_the_night_never_change_an_events_night_with_a_quie
         return snapshot.anchor_period, snapshot.metrics.sort("entity_id")["level_now"].to_list()
 
     known = [r for r in rows if r[1] < "2009-10-12"]  # the weeks published by 2009-10-25: W40 and W41
-    assert night("all.csv", rows) == night("known.csv", known) == (date(2009, 10, 5), [3.0, 3.0])
+    assert night("all.csv", rows) == night("known.csv", known) == (date(2009, 10, 12), [2.0, 2.0])
 
 
 def test_a_quiet_latest_week_of_a_feed_quiet_as_long_before_is_a_week_of_no_events(tmp_path: Path) -> None:
     """Trial 51's leftover, from rows known on as_of only: a sparse feed (London's murders, none anywhere in W42)
     whose latest week the lag rule knows has no event read that week as zeros, where the night had stopped at the
-    week before and read its windows a week back. A feed silent for longer than it ever was before is a stale one:
-    its night stays where its events stop (the check says how far behind it is)."""
+    week before and read its windows a week back. A silence the feed's own rate makes improbable (here 2.5 events a
+    week: two weeks without one, 0.7%) is an outage or a stop: its night stays where its events stop (the check says
+    how far behind it is), as does a dense feed's (a field study's month not trapped)."""
     days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21", "2009-11-03"]  # none in W42, W44
     rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
     source = {"entity_id": "borough", "entity_name": "borough", "shape": "events", "period_column": "date",
@@ -1648,6 +1650,9 @@ def test_a_quiet_latest_week_of_a_feed_quiet_as_long_before_is_a_week_of_no_even
     # 2009-11-15 with no event after W43: W44 and W45 known and quiet, longer than the feed ever was
     assert night("stopped.csv", known, date(2009, 11, 15)) == (date(2009, 10, 19), [2.0, 2.0])
     assert night("all.csv", rows, date(2009, 11, 15)) == (date(2009, 11, 2), [1.0, 1.0])
+    # 20 boroughs, 25 events a week: a week without any is no chance but an outage, W44 no week of zeros
+    dense = [[f"B{b}", day] for day in days if day < "2009-10-26" for b in range(20)]
+    assert night("dense.csv", dense, date(2009, 11, 8))[0] == date(2009, 10, 19)
 
 
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ names its value columns after the pack's `columns`.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from datetime import datetime
@@ -802,6 +803,13 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
+_QUIET_CHANCE = 0.01
+"""Least chance, at the feed's own rate of events, of a run of periods without any entity's event that an events
+source's latest periods are read as such (`panel_sql`): below it the silence is an outage or a stop, not a fact."""
+_RATE_PERIODS = 8
+"""Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
+
+
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
     ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
@@ -835,11 +843,17 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # gap for the 30 days of the default lag (events dated by the lag rule reach no period sooner than it: the same).
     empty = f"least({lagged}, r.__reached)"
     beyond = f"({grain.sql_end(f'__latest + {step} * (__longest + 1)')} + INTERVAL ({src.publication_lag_days}) DAY)"
-    # The grid runs past the latest period with an event into the periods the lag rule knows, if the feed has been
-    # quiet that long before (no entity's event in a period): a quiet latest week of a sparse feed is a week of no
-    # events, while a feed silent for longer than it ever was (`beyond` known too) is a stale one, its latest period
-    # left where its events stop. Only rows known on as_of tell either (trial 51's fix read later rows to learn that
-    # the feed went on: reverted).
+    # The grid runs past the latest period with an event into the periods the lag rule knows, where a run that long
+    # without any entity's event is a chance the feed's own rate allows (`_QUIET_CHANCE`): London's murders, ~2.7 a
+    # week, have a week without one 7% of the time, a week of zeros; a field study trapping ~116 animals a month
+    # never has a month without one by chance (a month not trapped), nor has a feed that stopped: its night stays at
+    # its latest event, and the check says how far behind it is. The rate is the events of the feed's latest year of
+    # periods (at least `_RATE_PERIODS`), known on as_of (trial 51's fix read later rows to learn that the feed went
+    # on: reverted).
+    recent = max(grain.per_year, _RATE_PERIODS)
+    longest = (f"least({recent}, floor({math.log(1 / _QUIET_CHANCE)} * least({recent}, len(range(__first, __latest "
+               f"+ {step}, {step}))) / (SELECT sum({EVENTS_READ}) FROM events WHERE {PERIOD} > __latest - {step} * "
+               f"{recent}))::INTEGER)")
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -847,12 +861,9 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                    (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
             FROM {seen} GROUP BY {ENTITY}, {PERIOD}
         ),
-        gaps AS (
-            SELECT len(range(lag({PERIOD}) OVER (ORDER BY {PERIOD}), {PERIOD}, {step})) - 1 AS __quiet
-            FROM (SELECT DISTINCT {PERIOD} FROM events)
-        ),
         quiet AS (
-            SELECT max({PERIOD}) AS __latest, (SELECT coalesce(max(__quiet), 0) FROM gaps) AS __longest FROM events
+            SELECT __latest, {longest} AS __longest
+            FROM (SELECT min({PERIOD}) AS __first, max({PERIOD}) AS __latest FROM events)
         ),
         spans AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,

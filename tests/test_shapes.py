@@ -1631,7 +1631,8 @@ def test_a_quiet_latest_week_of_a_feed_quiet_as_long_before_is_a_week_of_no_even
     whose latest week the lag rule knows has no event read that week as zeros, where the night had stopped at the
     week before and read its windows a week back. A silence the feed's own rate makes improbable (here 2.5 events a
     week: two weeks without one, 0.7%) is an outage or a stop: its night stays where its events stop (the check says
-    how far behind it is), as does a dense feed's (a field study's month not trapped)."""
+    how far behind it is), as does a dense feed's (a field study's month not trapped), whose silent periods inside its
+    history are gaps, not zeros: a number no one counted is never invented."""
     days = ["2009-10-01", "2009-10-06", "2009-10-08", "2009-10-20", "2009-10-21", "2009-11-03"]  # none in W42, W44
     rows = [[borough, day] for day in days for borough in ("Hackney", "Barnet")]
     source = {"entity_id": "borough", "entity_name": "borough", "shape": "events", "period_column": "date",
@@ -1653,6 +1654,11 @@ def test_a_quiet_latest_week_of_a_feed_quiet_as_long_before_is_a_week_of_no_even
     # 20 boroughs, 25 events a week: a week without any is no chance but an outage, W44 no week of zeros
     dense = [[f"B{b}", day] for day in days if day < "2009-10-26" for b in range(20)]
     assert night("dense.csv", dense, date(2009, 11, 8))[0] == date(2009, 10, 19)
+    # and its quiet W42 inside the history is a gap on every entity, no week of zeros; the sparse feed's stays 0
+    for name, expected in (("dense.csv", {None}), ("all.csv", {0.0})):
+        pack = _pack(tmp_path, {**source, "path": name}, metrics)
+        history = read_snapshot(pack, date(2009, 11, 8), today=TODAY).history
+        assert set(history.filter(pl.col("period") == date(2009, 10, 12))["murders"].to_list()) == expected
 
 
 def test_a_source_of_one_series_with_no_entity_column_is_one_entity_named_by_the_pack(tmp_path: Path) -> None:

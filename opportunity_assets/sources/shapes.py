@@ -804,8 +804,9 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
 
 
 _QUIET_CHANCE = 0.01
-"""Least chance, at the feed's own rate of events, of a run of periods without any entity's event that an events
-source's latest periods are read as such (`panel_sql`): below it the silence is an outage or a stop, not a fact."""
+"""Least chance, at the feed's own rate of events, of a run of periods without any entity's event for an events
+source to read them as periods of no event (`panel_sql`): below it the silence is an outage or a stop, not a fact
+(a gap in the run, and no latest period after the feed's latest event)."""
 _RATE_PERIODS = 8
 """Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
 
@@ -834,8 +835,10 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     aggregates = ", ".join(_aggregate_sql(name, spec, numeric) for name, spec in src.aggregates.items())
     # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
     zero = {"count", "sum", "count_distinct"}
-    filled = ", ".join(f"coalesce(e.{_q(n)}, 0.0) AS {_q(n)}" if s.agg in zero else f"e.{_q(n)}"
-                       for n, s in src.aggregates.items())
+    # ... unless no entity had one in a run of periods the feed's own rate before it makes improbable
+    # (`_QUIET_CHANCE`): a month a field study did not trap is no month of zero captures, but a gap on every plot.
+    filled = ", ".join(f"CASE WHEN o.__outage THEN NULL ELSE coalesce(e.{_q(n)}, 0.0) END AS {_q(n)}"
+                       if s.agg in zero else f"e.{_q(n)}" for n, s in src.aggregates.items())
     step = f"INTERVAL 1 {grain.name.upper()}"
     lagged = f"({grain.sql_end('g.' + PERIOD)} + INTERVAL ({src.publication_lag_days}) DAY)::DATE"
     # A period without an entity's events is known empty by the lag rule, or as soon as the feed has published an
@@ -861,6 +864,25 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                    (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
             FROM {seen} GROUP BY {ENTITY}, {PERIOD}
         ),
+        feed AS (
+            SELECT p.{PERIOD}, coalesce(t.__n, 0) AS __n
+            FROM (SELECT unnest(range(min({PERIOD}), max({PERIOD}) + {step}, {step}))::DATE AS {PERIOD} FROM events) p
+            LEFT JOIN (SELECT {PERIOD}, sum({EVENTS_READ}) AS __n FROM events GROUP BY {PERIOD}) t USING ({PERIOD})
+        ),
+        runs AS (
+            SELECT {PERIOD}, __n,
+                   avg(__n) OVER (ORDER BY {PERIOD} ROWS BETWEEN {recent} PRECEDING AND 1 PRECEDING) AS __rate,
+                   row_number() OVER (ORDER BY {PERIOD})
+                   - row_number() OVER (PARTITION BY __n = 0 ORDER BY {PERIOD}) AS __run
+            FROM feed
+        ),
+        outages AS (
+            SELECT {PERIOD}, true AS __outage FROM (
+                SELECT {PERIOD}, count(*) OVER (PARTITION BY __run) AS __length,
+                       first_value(__rate) OVER (PARTITION BY __run ORDER BY {PERIOD}) AS __before
+                FROM runs WHERE __n = 0)
+            WHERE exp(-__before * __length) < {_QUIET_CHANCE}
+        ),
         quiet AS (
             SELECT __latest, {longest} AS __longest
             FROM (SELECT min({PERIOD}) AS __first, max({PERIOD}) AS __latest FROM events)
@@ -881,4 +903,5 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
         SELECT g.{ENTITY}, g.{NAME}, g.{PERIOD}, coalesce(e.{PUBLISHED}, {empty}) AS {PUBLISHED}, e.{ROW}, {filled},
                coalesce(e.{EVENTS_READ}, 0.0) AS {EVENTS_READ}, coalesce(e.{EVENTS_REPEATED}, 0.0) AS {EVENTS_REPEATED}
         FROM grid g LEFT JOIN events e USING ({ENTITY}, {PERIOD}) LEFT JOIN reached r USING ({PERIOD})
+             LEFT JOIN outages o ON o.{PERIOD} = g.{PERIOD}
         WHERE coalesce(e.{PUBLISHED}, {empty}) <= {AS_OF}"""

@@ -81,6 +81,7 @@ from opportunity_assets.check.periods import (
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
+    weeks_not_iso,
     written_periods,
     year_spans_read_as_months,
     years_beside_periods,
@@ -864,11 +865,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
     problems += year_spans_read_as_months(pack) + years_beside_periods(pack) + coarser_periods_joined(pack)
+    not_iso = weeks_not_iso(pack)  # (its rows of no week are that, again: said once)
+    problems += not_iso
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     found_problems, undefined_tonight = check_candidates.problems(pack, found)
-    problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed) \
+    problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed or bool(not_iso)) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems += _join_undated_at_fault(pack, joins_undated, problems)
     if duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems) \
@@ -906,7 +909,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")
         warnings = [w for w in warnings if not w.startswith(ages)]
-    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and (
+    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and not not_iso and (
         pack.source.period_column or pack.source.year_column) and pack.source.wide is None \
         else None  # a few rows' dates written another way
     if otherwise and "`period_format: [" in otherwise and not any(
@@ -963,7 +966,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
     facts += _undated_of_no_entity(undated, snapshot.metrics)
     undated = undated.filter(pl.col("entity_id").is_in(snapshot.metrics["entity_id"].implode()))
-    if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
+    if undated.height and not not_iso:  # its period unknown, in any window: each of its entity's metrics unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
                           for r in undated_lines.head(3).iter_rows(named=True))
@@ -1352,7 +1355,7 @@ _KEYS_DUPLICATED = re.compile(r"^key `source\.\w+`: got [^;]*; (\d+ rows share |
 """`_duplicated_keys`' line: most rows refused as duplicated keys, whichever key it names (trial 29: a snapshot of days
 declared a panel by the week, its `source.grain` line followed by a window "past the history" of 1 week left)."""
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
-    "period_format", "period_column", "year_column", "month_column", "day_column"))
+    "period_format", "period_column", "year_column", "month_column", "day_column", "quarter_column", "week_column"))
 """The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
 the same cause."""
 _MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)': \d+ of \d+ cells "

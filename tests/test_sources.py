@@ -775,6 +775,28 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
     assert "has not ended yet" in capsys.readouterr().err
 
 
+def test_a_duckdb_table_in_a_schema_or_of_a_quoted_name_is_read(tmp_path: Path) -> None:
+    """Trial 54: a warehouse's `analytics.sales`, or a table named `"Region Sales"`, was refused at load with a name
+    the file did not have ("e.g. 'analytics_sales'"), while a misspelt name listed `analytics.sales` among its tables;
+    a name found in another schema is now the "did you mean" (it was the closest spelling in `main`)."""
+    from opportunity_assets.check.pack import check_pack
+
+    database = tmp_path / "warehouse.duckdb"
+    con = duckdb.connect(str(database))
+    con.execute("CREATE SCHEMA analytics")
+    con.execute(f"CREATE TABLE analytics.sales AS SELECT * FROM read_csv({str(TEXAS)!r}, all_varchar = true)")
+    con.execute('CREATE VIEW "Region Sales" AS SELECT * FROM analytics.sales')
+    con.execute("CREATE VIEW main.sale AS SELECT * FROM analytics.sales LIMIT 0")
+    con.close()
+    for table in ("analytics.sales", "Region Sales"):
+        pack = load_criteria(write_pack(tmp_path, database, **{"source.table": table}))
+        assert check_pack(pack, as_of=date(2011, 10, 31)).problems == [], table
+    pack = load_criteria(write_pack(tmp_path, database, **{"source.table": "sales"}))
+    (problem,) = check_pack(pack, as_of=date(2011, 10, 31)).problems
+    assert problem.startswith("key `source.table`: got 'sales'; no table or view `sales` in warehouse.duckdb (did you "
+                              "mean `analytics.sales`?)"), problem
+
+
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
     """In words, with the tables the file has; DuckDB's own text ("Catalog Error: Table with name nosuch does not
     exist!") never reaches the user. A query's syntax error keeps its short reason, as the query alone gives it."""
@@ -1274,10 +1296,22 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
         _employment(params)
         monkeypatch.setenv("SOURCES_PG_URL", url(params))
         database = f"database '{params['dbname']}' at {params['host']}:{params['port']}"
+        # trial 54: a table in a schema of its own, or a materialized view, read as the database lists them
+        import psycopg2
+
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("CREATE SCHEMA warehouse")
+            cur.execute('CREATE TABLE warehouse."Jobs" AS SELECT * FROM employment')
+            cur.execute("CREATE MATERIALIZED VIEW jobs_mv AS SELECT * FROM employment")
+        pg.close()
+        assert _pg_problems(tmp_path, table="warehouse.Jobs") == []
+        assert _pg_problems(tmp_path, table="jobs_mv") == []
+        (problem,) = _pg_problems(tmp_path, table="jobs_mvv")
+        assert "(did you mean `jobs_mv`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']" in problem, problem
         assert _pg_problems(tmp_path, table="employmnt") == [
             f"key `source.table`: got 'employmnt'; no table or view `employmnt` in {database} (did you mean "
-            "`employment`?): it has ['employment']: expected the name of the table or view to read (or a `url_env` "
-            "naming another database)"]
+            "`employment`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']: expected the name of the table or "
+            "view to read (or a `url_env` naming another database)"]
         query = "SELECT * FROM employment WHERE Series_ID LIKE 'CEU3%'"
         assert _pg_problems(tmp_path, query=query) == [
             f"key `source.query`: got {query!r}; it names a column `series_id` that the tables it reads do not have, "
@@ -1293,7 +1327,7 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
                 f"and all ({written} is not {meant}): expected the name as the database writes it, \"{meant}\""]
         for written, said in (
                 ("SELECT * FROM employmnt", f"it reads no table or view `employmnt` in {database} (did you mean "
-                                            "`employment`?): it has ['employment']"),
+                                            "`employment`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']"),
                 ("SELECT * FORM employment", "it is not valid SQL (a syntax error near `FORM`, character 10)"),
                 ('SELECT "Series_ID", "Month", "Employed" / 0 AS "Employed" FROM employment',
                  "it does not give its rows on " + database + " (division by zero, SQLSTATE 22012)"),

@@ -48,7 +48,14 @@ from opportunity_assets.sources.csv_rows import (
 )
 from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.extensions import FORMATS, Format, format_named_by, suffix_of
-from opportunity_assets.sources.reading import ROW, SourceFormatError, literal, missing_table, quote_identifier
+from opportunity_assets.sources.reading import (
+    ROW,
+    SourceFormatError,
+    literal,
+    missing_table,
+    quote_identifier,
+    quote_table,
+)
 from opportunity_assets.sources.spec import ENTITY_JOINER
 
 if TYPE_CHECKING:
@@ -828,7 +835,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
                    entity)
         else:
             _require_table(con, path, table, within)
-            _typed(con, f"source_db.{_q(table)}", path, needed,
+            _typed(con, f"source_db.{quote_table(table)}", path, needed,
                    lambda _: SourceFormatError(f"key `{within}.table`: got {table!r}; {path.name} cannot give its "
                                                "rows (a damaged table or view): expected a table that reads"),
                    entity)

@@ -976,7 +976,9 @@ def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: 
     array = tmp_path / f"rows{suffix}"
     array.write_text(json.dumps(records, indent=indent))
     pack = load_criteria(write_pack(tmp_path, array))
-    assert check_pack(pack, as_of=date(2009, 12, 31)).problems == []
+    report = check_pack(pack, as_of=date(2009, 12, 31))
+    # trial 54: `json.dump` writes no newline after its `]`, which was "ends in the middle of a record ... cut short?"
+    assert report.problems == [] and not [w for w in report.warnings if "cut short" in w], report.warnings
     read = read_snapshot(pack, date(2009, 12, 31))
     lines.write_text("".join(json.dumps(r) + "\n" for r in records))
     (tmp_path / "lines").mkdir()
@@ -984,6 +986,27 @@ def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: 
     assert read.metrics.equals(expected.metrics)
     assert read.quarantined.select("source_row", "entity_id").rows() == [(4, "Abilene")]
     assert read.quarantined.rows() == expected.quarantined.rows()
+
+
+@pytest.mark.parametrize(("indent", "broken", "said"), [
+    (None, lambda text: text[:len(text) // 2], "is a JSON array cut short: it ends at line 1 before its closing `]`"),
+    (2, lambda text: text[:len(text) // 2], "is a JSON array cut short: it ends at line "),
+    (2, lambda text: text.replace('"year": 2000', '"year" 2000', 1), "opens a JSON array that is no JSON at line "),
+])
+def test_a_json_array_cut_short_or_broken_is_one_problem_naming_source_path(
+        tmp_path: Path, indent: int | None, broken: Any, said: str) -> None:
+    """Trial 54: a JSON array cut short (a download that did not finish) was read line by line as JSON Lines: "has
+    no rows (a header, or a table, and nothing in it)" beside a warning of a line "not a JSON object
+    (JSONDecodeError)", or thousands of quarantined lines. Now one problem saying what the file is."""
+    from opportunity_assets.check.pack import check_pack
+
+    records = pl.read_csv(TEXAS, infer_schema_length=0).head(400).with_columns(pl.col("year").cast(pl.Int64))
+    array = tmp_path / "rows.json"
+    array.write_text(broken(json.dumps(records.to_dicts(), indent=indent)))
+    report = check_pack(load_criteria(write_pack(tmp_path, array)), as_of=date(2009, 12, 31))
+    assert len(report.problems) == 1 and said in report.problems[0], report.problems
+    assert report.problems[0].startswith(f"key `source.path`: source file {array} "), report.problems
+    assert not [w for w in report.warnings if "JSONDecodeError" in w], report.warnings
 
 
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:

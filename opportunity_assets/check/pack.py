@@ -109,7 +109,14 @@ from opportunity_assets.sources.csv_rows import (
     unfinished_record,
 )
 from opportunity_assets.sources.facts import copied_rows, latest_published_period, publication_span, source_facts
-from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
+from opportunity_assets.sources.formats import (
+    csv_delimiter,
+    describe_location,
+    infer_format,
+    join_label,
+    json_array,
+    respelt_in,
+)
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     join_entity_column,
@@ -363,6 +370,8 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.D
     fmt = infer_format(path, src.format)
     if fmt not in ("csv", "jsonl") or (found := unfinished(path)) is None:  # (a newline at its end: no record cut)
         return []
+    if fmt == "jsonl" and json_array(found[1]) is not None:
+        return []  # a whole JSON array read as one (`json.dump` writes no newline after its `]`: trial 54)
     last = found[0]
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()

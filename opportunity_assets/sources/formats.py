@@ -571,7 +571,7 @@ _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", f
 """How a JSON line that is no object is named in its row's quarantine reason."""
 
 
-def _json_array(data: bytes) -> list[Any] | None:
+def json_array(data: bytes) -> list[Any] | None:
     """The items of a file's bytes that are one JSON array (a JSON document of records, as an API or `json.dump`
     writes them, not JSON Lines), else None."""
     text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -584,14 +584,49 @@ def _json_array(data: bytes) -> list[Any] | None:
     return document if isinstance(document, list) else None
 
 
+def _broken_array(path: Path, data: bytes) -> SourceFormatError | None:
+    """A file that opens a JSON array (`[`, as `json.dump` writes one, its first line no JSON value by itself) and
+    does not parse as one, said in words: cut short before its closing `]`, or no JSON where it stops parsing. Trial
+    54: such a file was read line by line as JSON Lines, each line "not a JSON object (JSONDecodeError)", and told
+    "has no rows". None for a file that is no array, or JSON Lines whose lines are lists."""
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n").rstrip()
+    if not text.startswith(b"[") or _json_value(text.split(b"\n", 1)[0]):
+        return None
+    if not text.endswith(b"]"):  # (a cut inside a number parses no further than the number)
+        lines = text.count(b"\n") + 1
+        return SourceFormatError(f"source file {path} is a JSON array cut short: it ends at line {lines} before its "
+                                 "closing `]` (a download or copy that did not finish?): expected the whole file")
+    try:
+        json.loads(text)
+    except UnicodeDecodeError:
+        return SourceFormatError(f"source file {path} opens a JSON array but is not UTF-8 text: expected the file "
+                                 "saved as UTF-8")
+    except json.JSONDecodeError as exc:
+        return SourceFormatError(f"source file {path} opens a JSON array that is no JSON at line {exc.lineno}, "
+                                 f"column {exc.colno}: expected the array written whole (as `json.dump` writes it), "
+                                 "or JSON Lines, one record a line")
+    return None
+
+
+def _json_value(line: bytes) -> bool:
+    """Whether a line is a JSON value by itself (a JSON Lines file's line)."""
+    try:
+        json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return True
+
+
 def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(position, the record or the error that kept it from parsing) of each record: a JSON Lines file's lines
     (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1."""
     data = read_bytes(path)
-    items = _json_array(data)
+    items = json_array(data)
     if items is not None:
         yield from enumerate(items, start=1)
         return
+    if (broken := _broken_array(path, data)) is not None:
+        raise broken
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue

@@ -315,6 +315,25 @@ def test_a_folder_of_files_one_naming_a_share_s_column_otherwise_is_told_so(tmp_
     assert not any("aggregates.up.where" in w for w in warnings), warnings
 
 
+def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
+    """Trial 54: monthly exports, one with a column more, read by `read_csv('parts/*.csv')` without
+    `union_by_name`: "key `source.path`: the DuckDB query ... could not be read: Invalid Input Error: Schema mismatch
+    between globbed files", DuckDB's own words under a key the pack does not have."""
+    (tmp_path / "parts").mkdir()
+    for month, fare in (("01", "fare"), ("02", "fare_usd")):
+        _csv(tmp_path / "parts" / f"2015-{month}.csv", ["day", "route", fare],
+             [[f"2015-{month}-{d:02d}", r, 10] for r in ("a", "b") for d in (3, 13)])
+    query = "SELECT * FROM read_csv('parts/*.csv')"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2015, 3, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2015-02.csv "
+        "lacks 'fare'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
+        "file's columns by name"]
+
+
 def test_a_folder_of_files_one_naming_an_aggregated_column_otherwise_is_told_so(tmp_path: Path) -> None:
     """Trial 37: a folder of monthly exports read by `union_by_name`, one month's file writing `fare_usd` for `fare`,
     or one stock's file `return` for `ret`: every row of that month (or that stock) had no value of a column the pack

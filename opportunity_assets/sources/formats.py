@@ -50,6 +50,7 @@ from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_
 from opportunity_assets.sources.extensions import FORMATS, Format, format_named_by, suffix_of
 from opportunity_assets.sources.reading import (
     ROW,
+    SourceError,
     SourceFormatError,
     literal,
     missing_table,
@@ -679,6 +680,32 @@ def describe_location(pack: CriteriaPack) -> str:
     if src.over_files:
         return f"the DuckDB query {src.query[:60] if src.query else ''!r} (over files in {pack.source_path})"
     return f"source file {pack.source_path}"
+
+
+_GLOBBED_APART = "Schema mismatch between globbed files"
+"""DuckDB's words for files of one pattern whose columns differ (read_csv's and read_parquet's default: the first
+file's columns, by position)."""
+_GLOBBED_FILE = re.compile(r"^Current file: (.+)$", re.MULTILINE)
+_GLOBBED_COLUMN = re.compile(r'Column with name: "(.+?)" is missing')
+
+
+def unreadable(pack: CriteriaPack, exc: duckdb.Error) -> SourceError:
+    """The engine failing while the source's rows are read or probed, in the pack's words: a `query` of the main
+    source (no joined table's query to share the blame) is `source.query`, with files of different columns named and
+    `union_by_name` offered; any other source is named by where it is, the engine's reason shortened and without its
+    label ("Invalid Input Error: "). Trial 54: a glob over CSV files, one with a column more, said "key `source.path`:
+    the DuckDB query ... could not be read: Invalid Input Error: Schema mismatch between globbed files"."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    reason = _short_reason(_ENGINE_LABEL.sub("", first))
+    src = pack.source
+    if src.query is None or any(j.query for j in src.join):
+        return SourceError(f"{describe_location(pack)} could not be read: {reason}")
+    file, column = _GLOBBED_FILE.search(str(exc)), _GLOBBED_COLUMN.search(str(exc))
+    lacking = f" ({Path(file.group(1)).name} lacks {column.group(1)!r})" if file and column else ""
+    why = (f"the files it reads do not all have the same columns{lacking}: expected `union_by_name = true` in its "
+           "`read_csv` or `read_parquet`, which reads each file's columns by name"
+           if _GLOBBED_APART in first else f"it does not give its rows ({reason}): expected a SELECT that runs")
+    return SourceFormatError(f"key `source.query`: got {src.query[:80]!r}; {why}")
 
 
 def join_label(pack: CriteriaPack, joined: SourceSpec) -> str:

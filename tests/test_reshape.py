@@ -4,7 +4,7 @@ Bank's and Eurostat's downloads: a row per country and indicator, a column per y
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +332,27 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2015-02.csv "
         "lacks 'fare'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
         "file's columns by name"]
+
+
+def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path: Path) -> None:
+    """Trial 54: one station's daily temperatures in a file a year, a few days without a reading scattered among
+    them, were told "'tmin' is empty in every row of 17 days after its first value ... expected the column in every
+    file the query reads"; a file a year whose header names the column otherwise still is."""
+    (tmp_path / "years").mkdir()
+    gaps = {date(2015, 2, 8), date(2015, 6, 11), date(2015, 6, 12), date(2016, 3, 1)}
+    for year, name in ((2015, "tmin"), (2016, "tmin"), (2017, "tmin")):
+        days = [date(year, 1, 1) + timedelta(days=n) for n in range(365)]
+        _csv(tmp_path / "years" / f"{year}.csv", ["day", "id", name], [[d, "c", "" if d in gaps else 40] for d in days])
+    source = {"format": "duckdb", "query": "SELECT * FROM read_csv('years/*.csv', union_by_name = true)",
+              "period_column": "day", "grain": "day", "publication_lag_days": 1,
+              "columns": ["tmin"]}
+    metrics = {"level_now": {"agg": "avg", "column": "tmin", "window": [0, 6], "min_rows": 1}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert not [w for w in warnings if "source.query" in w], warnings
+    _csv(tmp_path / "years" / "2016.csv", ["day", "id", "t_min"],
+         [[date(2016, 1, 1) + timedelta(days=n), "c", 40] for n in range(366)])
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.query`: 'tmin' is empty in every row of ")], warnings
 
 
 def test_a_folder_of_files_one_naming_an_aggregated_column_otherwise_is_told_so(tmp_path: Path) -> None:

@@ -126,7 +126,13 @@ def test_the_format_comes_from_the_extension_unless_declared() -> None:
     ("crsp.sqlite", b"SQLite format 3\x00", "its bytes are an SQLite database, which no format here reads"),
     ("crsp.sav", b"$FL2@(#) SPSS DATA FILE", "its bytes are an SPSS data file (.sav), which no format here reads"),
     ("crsp.dat", b"ts,stock,ret\n1,ge,0.1\n", "its bytes are CSV text (first line 'ts,stock,ret'): expected "
-                                             "`source.format: csv`, which reads it")])
+                                             "`source.format: csv`, which reads it"),
+    # trial 54: a warehouse's `.csv.zst` export was "binary data of another format ... (pandas' `to_parquet`, say)"
+    ("crsp.csv.zst", b"\x28\xb5\x2f\xfd" + bytes(32), "its bytes are zstd-compressed data, a compression no reader "
+                                                     "here opens: expected the file decompressed (`zstd -d "
+                                                     "crsp.csv.zst`), or gzipped instead"),
+    ("crsp.csv.xz", b"\xfd7zXZ\x00" + bytes(32), "its bytes are xz-compressed data, a compression no reader here"),
+    ("crsp.csv.bz2", b"BZh91AY&SY" + bytes(32), "its bytes are bzip2-compressed data, a compression no reader here")])
 def test_a_file_of_an_extension_no_format_names_is_told_by_its_bytes(tmp_path: Path, name: str, head: bytes,
                                                                       said: str) -> None:
     """Trial 37: a Feather, an SQLite or an SPSS file was "cannot tell the format of crsp.feather from its extension;

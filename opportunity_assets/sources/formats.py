@@ -90,6 +90,9 @@ def _format_unknown(path: Path, within: str) -> str:
     if fmt is not None:
         return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}: expected "
                 f"`{within}.format: {fmt}`, which reads it")
+    if what in _COMPRESSED:
+        return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, a compression "
+                f"no reader here opens: expected {_decompressed(path, what)}")
     return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, which no format "
             f"here reads: expected {_EXPORTED}")
 
@@ -114,6 +117,19 @@ _OTHER_FORMATS = ((b"ARROW1", "an Arrow IPC (Feather) file"), (b"FEA1", "a Feath
 """Formats a statistics user's file comes in that no reader here takes, by the bytes each opens with."""
 _UNREAD = {"an SQLite database", *(what for _, what in _OTHER_FORMATS)}
 """How `looks_like` describes a file of a format no reader here takes: such a file wants an export."""
+_COMPRESSIONS = ((b"\x28\xb5\x2f\xfd", "zstd", "zstd -d"), (b"\xfd7zXZ\x00", "xz", "xz -d"),
+                 (b"BZh", "bzip2", "bunzip2"))
+"""Compressions other than gzip, by the bytes a compressed file opens with, and the command that undoes each (a
+warehouse's exports come as `.csv.zst`; trial 54's was told "binary data of another format ... (pandas'
+`to_parquet`, say)", as if the data were in some other format)."""
+_COMPRESSED = {f"{name}-compressed data": undo for _, name, undo in _COMPRESSIONS}
+"""How `looks_like` describes such a file, and the command that decompresses it."""
+
+
+def _decompressed(path: Path, looks: str) -> str:
+    """The fix for a file compressed in a way no reader here opens (`_COMPRESSED`): decompressed, or gzipped."""
+    return (f"the file decompressed (`{_COMPRESSED[looks]} {path.name}`), or gzipped instead (`.csv.gz`, "
+            "`.jsonl.gz`: gzip is the one compression read here)")
 
 
 def looks_like(path: Path) -> tuple[Format | None, str]:
@@ -131,6 +147,9 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     for magic, other in _OTHER_FORMATS:
         if head.startswith(magic):
             return None, other
+    for magic, name, _ in _COMPRESSIONS:
+        if head.startswith(magic):
+            return None, f"{name}-compressed data"
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
@@ -208,7 +227,8 @@ def _not_its_format(path: Path, fmt: Format, declared: Format | None, within: st
         return SourceFormatError(f"key `{within}.format`: got {declared!r}; source file {path} is not "
                                  f"{_FORMAT_NAMES[fmt]}: it looks like {looks}{says}: expected {fix}")
     fix = f" (`{within}.format: {found}` reads it as such)" if found else \
-        f", which no format here reads: expected {_EXPORTED}" if looks in _UNREAD else ""
+        f", which no format here reads: expected {_EXPORTED}" if looks in _UNREAD else \
+        f", a compression no reader here opens: expected {_decompressed(path, looks)}" if looks in _COMPRESSED else ""
     return SourceFormatError(f"source file {path} is named {extension} but is not {_FORMAT_NAMES[fmt]}: it looks "
                              f"like {looks}{fix}")
 

@@ -162,6 +162,24 @@ def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants
                              "OpenDocument workbook, or a DuckDB database (pandas' `to_parquet`, say)"), said
 
 
+@pytest.mark.parametrize("above", ["Texas housing, monthly, by city\n", "Texas housing\n\n"])
+def test_a_title_line_above_a_csv_header_is_named_with_the_line_the_columns_are_on(tmp_path: Path,
+                                                                                  above: str) -> None:
+    """Trial 54: a report's export with a title line above its header was told "lacks column(s) [...]; it has
+    ['Texas housing', ' monthly', ...] (...: is it the right file?)": the right file, its header a line lower."""
+    from opportunity_assets.check.pack import check_pack
+
+    path = tmp_path / "titled.csv"
+    path.write_text(above + TEXAS.read_text())
+    lines = above.count("\n")
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path, path)), as_of=date(2011, 10, 31)).problems
+    assert problem == (
+        f"key `source.path`: source file {path} opens with {lines} line{'s' if lines > 1 else ''} above its header "
+        f"(line 1: {above.splitlines()[0]!r}), and the pack's columns are on line {lines + 1}: expected the file "
+        "without the lines above its header (delete them), or a DuckDB `query` reading it from there, `SELECT * "
+        f"FROM read_csv('titled.csv', skip = {lines})` under `format: duckdb`"), problem
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "excel"])
 def test_a_file_of_a_format_read_here_named_csv_is_told_the_format_that_reads_it(tmp_path: Path, fmt: str) -> None:
     """Trial 40: a Parquet file saved as `weather.csv` was told it "lacks column(s) [...]; it has

@@ -41,6 +41,7 @@ from opportunity_assets.sources.csv_rows import (
     CsvHeaderError,
     Rejected,
     decoded_line,
+    header_below,
     header_of,
     opened_bytes,
     read_bytes,
@@ -479,6 +480,13 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
                                 f"`delimiter: {other!r}`")
     if any(c not in header for c in needed) and _other_than_csv(path):
         raise _not_its_format(path, "csv", declared, within)
+    if any(c not in header for c in needed) and (below := header_below(path, needed, delimiter)) is not None:
+        line, title = below
+        raise SourceFormatError(
+            f"key `{within}.path`: source file {path} opens with {line - 1} line{'s' if line > 2 else ''} above its "
+            f"header (line 1: {title[:60]!r}), and the pack's columns are on line {line}: expected the file without "
+            f"the lines above its header (delete them), or a DuckDB `query` reading it from there, `SELECT * FROM "
+            f"read_csv('{path.name}', skip = {line - 1})` under `format: duckdb`")
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []

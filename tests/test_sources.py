@@ -512,7 +512,7 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
         assert said == [f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
                         f"{last}, has no newline at its end and is quarantined ("
                         + ("3 fields, expected 9 (the header's)" if name.endswith(".csv") else
-                           "not a JSON object (JSONDecodeError)")
+                           "not a JSON object (no JSON: cut short, or a stray character?)")
                         + "): a file cut short (a download or copy that did not finish)? The night reads only the "
                         "rows before it: expected the whole file"], report.warnings
     whole = tmp_path / "whole.csv"
@@ -545,7 +545,8 @@ def test_a_file_cut_short_in_a_line_dated_after_the_night_is_still_said(tmp_path
                         today=date(2026, 12, 1))
     assert [w.split(": a file cut short")[0] for w in report.warnings if "ends in the middle" in w] == [
         f"key `source.path`: source file {source} ends in the middle of a record: its last line, 3001, has no "
-        "newline at its end and is quarantined (not a JSON object (JSONDecodeError)), once its own date is "
+        "newline at its end and is quarantined (not a JSON object (no JSON: cut short, or a stray character?)), once "
+        "its own date is "
         "published (after this night)"], report.warnings
 
 
@@ -637,7 +638,8 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     jsonl = tmp_path / "j" / "s.jsonl"
     jsonl.write_text("\n".join(json_lines) + "\n")
     snapshot = read_snapshot(load_criteria(write_pack(tmp_path / "j", jsonl)), AS_OF, today=date(2026, 12, 1))
-    assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "not a JSON object (JSONDecodeError)")]
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [
+        (6, "not a JSON object (no JSON: cut short, or a stray character?)")]
     assert snapshot.metrics.height == 46
 
 
@@ -738,7 +740,7 @@ def test_a_json_key_close_to_a_needed_one_in_every_record_is_judged_once(tmp_pat
     jsonl.write_text("\n".join([*(json.dumps({**r, "sales2": r["sales"]}) for r in rows), "{not json"]) + "\n")
     snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
     assert snapshot.quarantined.select("source_row", "reason").rows() == [
-        (len(rows) + 1, "not a JSON object (JSONDecodeError)")]
+        (len(rows) + 1, "not a JSON object (no JSON: cut short, or a stray character?)")]
     assert snapshot.metrics.height == 46
     assert len(calls) <= 20, len(calls)
 

@@ -110,6 +110,7 @@ from opportunity_assets.sources.csv_rows import (
 )
 from opportunity_assets.sources.facts import copied_rows, latest_published_period, publication_span, source_facts
 from opportunity_assets.sources.formats import (
+    NOT_JSON,
     csv_delimiter,
     describe_location,
     infer_format,
@@ -399,8 +400,8 @@ def _no_json(found: tuple[int, bytes]) -> str | None:
     whatever night sees the line (one dated after the night is not among its quarantined rows: trial 38)."""
     try:
         json.loads(found[1].rsplit(b"\n", 1)[-1])
-    except ValueError as exc:
-        return f"not a JSON object ({type(exc).__name__})"
+    except ValueError:
+        return NOT_JSON
     return None
 
 

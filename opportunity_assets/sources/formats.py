@@ -527,7 +527,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     wanted, nested = set(needed), dict[str, str]()  # a needed key found inside an object: the key holding it
     for number, record in _json_records(path):
         if isinstance(record, ValueError):
-            rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None,
+            rejected.append(Rejected(number, NOT_JSON, None,
                                      _json_dated(getattr(record, "doc", None), dated)))
             continue
         if not isinstance(record, dict):
@@ -596,6 +596,9 @@ def _json_dated(text: str | None, dated: Sequence[str]) -> tuple[tuple[str | Non
     return (tuple(values),)
 
 
+NOT_JSON = "not a JSON object (no JSON: cut short, or a stray character?)"
+"""The reason of a JSON line that does not parse, in words (trial 54: it was Python's own name for the error,
+"(JSONDecodeError)", on the terminal and in the store's quarantine reasons)."""
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}
 """How a JSON line that is no object is named in its row's quarantine reason."""
 

@@ -355,6 +355,23 @@ def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path:
     assert [w for w in warnings if w.startswith("key `source.query`: 'tmin' is empty in every row of ")], warnings
 
 
+def test_a_file_whose_column_holds_text_is_no_file_lacking_the_column(tmp_path: Path) -> None:
+    """Trial 54: a year's file writing its wages `13.78 GBP` was told both `strip_from_numbers: ['GBP']` and
+    "'wage' is empty in every row of 1 year ... expected the column in every file the query reads (one whose header
+    names it otherwise ...)": its file has the column, its cells refused as no numbers."""
+    (tmp_path / "trips").mkdir()
+    for month in ("01", "02", "03"):
+        _csv(tmp_path / "trips" / f"2015-{month}.csv", ["day", "route", "fare"],
+             [[f"2015-{month}-{d:02d}", r, "10 GBP" if month == "02" else 10] for r in ("a", "b") for d in (3, 13)])
+    pack = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('trips/*.csv', union_by_name = "
+                            "true)", "entity_id": "route", "entity_name": "route", "shape": "events",
+                            "period_column": "day", "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    report = check_pack(pack, as_of=date(2015, 4, 30), today=TODAY)
+    assert not [w for w in report.warnings if "source.query" in w], report.warnings
+    assert [f for f in report.facts if "strip_from_numbers: ['GBP']" in f], report.facts
+
+
 def test_a_folder_of_files_one_naming_an_aggregated_column_otherwise_is_told_so(tmp_path: Path) -> None:
     """Trial 37: a folder of monthly exports read by `union_by_name`, one month's file writing `fare_usd` for `fare`,
     or one stock's file `return` for `ret`: every row of that month (or that stock) had no value of a column the pack

@@ -297,10 +297,15 @@ def _longest_run(pack: CriteriaPack, periods: list[str]) -> int:
 def _empty_and_filled(pack: CriteriaPack, within: str, by: str, text: str, *, empty_shown: int = 100_000
                       ) -> tuple[list[str], set[str]]:
     """The values of `by` (an entity, a period) with rows in scope whose typed cell `text` is empty (the commonest
-    `empty_shown`), and those with rows whose cell is filled: where a column is missing from some files."""
+    `empty_shown`), and those with rows whose cell is filled: where a column is missing from some files. A cell
+    refused as no number (`13.78 GBP`) is written, so filled: its file has the column (trial 54: a year's wages
+    with a currency were told "expected the column in every file", beside the line naming `strip_from_numbers`)."""
     join, cell = join_index(within), quote_identifier(text)
-    empty = value_counts(pack, by, f"{shapes.IN_SCOPE} AND {cell} IS NULL", join=join, limit=empty_shown)
-    filled = set(value_counts(pack, by, f"{shapes.IN_SCOPE} AND {cell} IS NOT NULL", join=join, limit=100_000))
+    refused = f"contains(coalesce({shapes.CELL_REASON}, ''), {literal('column ' + text.removeprefix('__v_') + ': ')})"
+    empty = value_counts(pack, by, f"{shapes.IN_SCOPE} AND {cell} IS NULL AND NOT {refused}", join=join,
+                         limit=empty_shown)
+    filled = set(value_counts(pack, by, f"{shapes.IN_SCOPE} AND ({cell} IS NOT NULL OR {refused})", join=join,
+                              limit=100_000))
     return empty, filled
 
 

@@ -36,8 +36,8 @@ from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
 from opportunity_assets.sources.extensions import format_named_by
+from opportunity_assets.sources.spec import TABLE_NAME, PackModel, SourceSpec
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
-from opportunity_assets.sources.spec import PackModel, SourceSpec
 from opportunity_assets.sources.spec import Within as _Within
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
@@ -1017,6 +1017,9 @@ def _pattern_words(pattern: str, value: str) -> str:
         example = f" (e.g. {written!r}: DuckDB and PostgreSQL read a name written without quotes in lower case)" \
             if re.fullmatch(_NAME, written) else ""
         return f"a name of lower-case letters, digits and `_`, starting with a letter{example}"
+    if pattern == TABLE_NAME:
+        return ("a table's or view's name as the database lists it, `sales` or `analytics.sales` (its schema before "
+                "the dot), without double quotes")
     if pattern.startswith("^[A-Z_]"):
         return "an environment variable's name, in capitals, digits and `_` (OPP_PG_URL)"
     return f"text matching {pattern}"

@@ -716,9 +716,9 @@ def test_a_value_of_the_wrong_type_is_said_in_the_packs_words_not_pydantics(
 
 
 @pytest.mark.parametrize(("changes", "said"), [
-    ({"source.table": "Arrivals"}, "key `source.table`: got 'Arrivals'; expected a name of lower-case letters, digits "
-                                   "and `_`, starting with a letter (e.g. 'arrivals': DuckDB and PostgreSQL read a "
-                                   "name written without quotes in lower case)"),
+    ({"source.table": 'sales"2020'}, "key `source.table`: got 'sales\"2020'; expected a table's or view's name as the "
+                                     "database lists it, `sales` or `analytics.sales` (its schema before the dot), "
+                                     "without double quotes"),
     ({"domain": "Aus Arrivals"}, "key `domain`: got 'Aus Arrivals'; expected a name of lower-case letters, digits and "
                                  "`_`, starting with a letter (e.g. 'aus_arrivals'"),
     ({"hard_filters.0.value": True},

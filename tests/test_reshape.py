@@ -4,7 +4,7 @@ Bank's and Eurostat's downloads: a row per country and indicator, a column per y
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -313,6 +313,63 @@ def test_a_folder_of_files_one_naming_a_share_s_column_otherwise_is_told_so(tmp_
            "other 2: expected the column in every file the query reads (one whose header names it otherwise, read " \
            "by `union_by_name`, gives its rows none)" in warnings, warnings
     assert not any("aggregates.up.where" in w for w in warnings), warnings
+
+
+def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
+    """Trial 54: monthly exports, one with a column more, read by `read_csv('parts/*.csv')` without
+    `union_by_name`: "key `source.path`: the DuckDB query ... could not be read: Invalid Input Error: Schema mismatch
+    between globbed files", DuckDB's own words under a key the pack does not have."""
+    (tmp_path / "parts").mkdir()
+    for month, fare in (("01", "fare"), ("02", "fare_usd")):
+        _csv(tmp_path / "parts" / f"2015-{month}.csv", ["day", "route", fare],
+             [[f"2015-{month}-{d:02d}", r, 10] for r in ("a", "b") for d in (3, 13)])
+    query = "SELECT * FROM read_csv('parts/*.csv')"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2015, 3, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2015-02.csv "
+        "lacks 'fare'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
+        "file's columns by name"]
+
+
+def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path: Path) -> None:
+    """Trial 54: one station's daily temperatures in a file a year, a few days without a reading scattered among
+    them, were told "'tmin' is empty in every row of 17 days after its first value ... expected the column in every
+    file the query reads"; a file a year whose header names the column otherwise still is."""
+    (tmp_path / "years").mkdir()
+    gaps = {date(2015, 2, 8), date(2015, 6, 11), date(2015, 6, 12), date(2016, 3, 1)}
+    for year, name in ((2015, "tmin"), (2016, "tmin"), (2017, "tmin")):
+        days = [date(year, 1, 1) + timedelta(days=n) for n in range(365)]
+        _csv(tmp_path / "years" / f"{year}.csv", ["day", "id", name], [[d, "c", "" if d in gaps else 40] for d in days])
+    source = {"format": "duckdb", "query": "SELECT * FROM read_csv('years/*.csv', union_by_name = true)",
+              "period_column": "day", "grain": "day", "publication_lag_days": 1,
+              "columns": ["tmin"]}
+    metrics = {"level_now": {"agg": "avg", "column": "tmin", "window": [0, 6], "min_rows": 1}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert not [w for w in warnings if "source.query" in w], warnings
+    _csv(tmp_path / "years" / "2016.csv", ["day", "id", "t_min"],
+         [[date(2016, 1, 1) + timedelta(days=n), "c", 40] for n in range(366)])
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.query`: 'tmin' is empty in every row of ")], warnings
+
+
+def test_a_file_whose_column_holds_text_is_no_file_lacking_the_column(tmp_path: Path) -> None:
+    """Trial 54: a year's file writing its wages `13.78 GBP` was told both `strip_from_numbers: ['GBP']` and
+    "'wage' is empty in every row of 1 year ... expected the column in every file the query reads (one whose header
+    names it otherwise ...)": its file has the column, its cells refused as no numbers."""
+    (tmp_path / "trips").mkdir()
+    for month in ("01", "02", "03"):
+        _csv(tmp_path / "trips" / f"2015-{month}.csv", ["day", "route", "fare"],
+             [[f"2015-{month}-{d:02d}", r, "10 GBP" if month == "02" else 10] for r in ("a", "b") for d in (3, 13)])
+    pack = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('trips/*.csv', union_by_name = "
+                            "true)", "entity_id": "route", "entity_name": "route", "shape": "events",
+                            "period_column": "day", "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    report = check_pack(pack, as_of=date(2015, 4, 30), today=TODAY)
+    assert not [w for w in report.warnings if "source.query" in w], report.warnings
+    assert [f for f in report.facts if "strip_from_numbers: ['GBP']" in f], report.facts
 
 
 def test_a_folder_of_files_one_naming_an_aggregated_column_otherwise_is_told_so(tmp_path: Path) -> None:

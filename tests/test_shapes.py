@@ -2038,6 +2038,30 @@ def test_a_year_and_an_iso_week_column_date_a_week(tmp_path: Path) -> None:
     assert quarantined["reason"].to_list() == ["period unparseable: YEAR=2016, WEEK=53"]
 
 
+@pytest.mark.parametrize(("numbered", "key", "said"), [
+    (lambda day: (day.year, day.isocalendar().week), "year_column",
+     "3 rows are dated week 53 of a year that has no ISO week 53 (e.g. year, week '2010, 53')"),
+    (lambda day: (day.year, int(day.strftime("%U"))), "week_column", "rows are dated week 0 (e.g. year, week"),
+])
+def test_weeks_of_a_calendar_year_are_a_problem_naming_the_key(tmp_path: Path, numbered: Any, key: str,
+                                                               said: str) -> None:
+    """Trial 54: daily events numbered by the calendar year beside the ISO week (pandas' `dt.year` beside
+    `isocalendar().week`), or by Sunday weeks from 0 (`%U`), had their impossible weeks quarantined as "written
+    otherwise than the rest: mend them", the series' every metric unknown, check ok, and late December's week 1 read
+    a year early. Now one problem naming the key at fault and the ISO year it wants."""
+    days = [date(2009, 12, 1) + timedelta(days=n) for n in range(800)]
+    rows = [["a", *numbered(day), 1] for day in days]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "e.csv", ["id", "year", "week", "n"], rows),
+                            "year_column": "year", "week_column": "week", "grain": "week", "shape": "events",
+                            "publication_lag_days": 0, "aggregates": {"events": {"agg": "count"}}},
+                 {"level_now": {"agg": "sum", "column": "events", "window": [0, 3]}})
+    report = check_pack(pack, as_of=date(2011, 6, 30), today=TODAY, with_facts=True)
+    (problem,) = [p for p in report.problems if p.startswith(f"key `source.{key}`")]
+    assert said in problem and "expected `year_column` the ISO year of each week" in problem, problem
+    assert len(report.problems) == 1, report.problems
+    assert not [f for f in report.facts if "written otherwise" in f or "have no period" in f], report.facts
+
+
 @pytest.mark.parametrize(("source", "message"), [
     ({"quarter_column": "q", "grain": "month"},
      "key `source.grain`: got 'month'; expected `quarter` or coarser: a year and a quarter column date a quarter"),

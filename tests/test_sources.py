@@ -126,7 +126,13 @@ def test_the_format_comes_from_the_extension_unless_declared() -> None:
     ("crsp.sqlite", b"SQLite format 3\x00", "its bytes are an SQLite database, which no format here reads"),
     ("crsp.sav", b"$FL2@(#) SPSS DATA FILE", "its bytes are an SPSS data file (.sav), which no format here reads"),
     ("crsp.dat", b"ts,stock,ret\n1,ge,0.1\n", "its bytes are CSV text (first line 'ts,stock,ret'): expected "
-                                             "`source.format: csv`, which reads it")])
+                                             "`source.format: csv`, which reads it"),
+    # trial 54: a warehouse's `.csv.zst` export was "binary data of another format ... (pandas' `to_parquet`, say)"
+    ("crsp.csv.zst", b"\x28\xb5\x2f\xfd" + bytes(32), "its bytes are zstd-compressed data, a compression no reader "
+                                                     "here opens: expected the file decompressed (`zstd -d "
+                                                     "crsp.csv.zst`), or gzipped instead"),
+    ("crsp.csv.xz", b"\xfd7zXZ\x00" + bytes(32), "its bytes are xz-compressed data, a compression no reader here"),
+    ("crsp.csv.bz2", b"BZh91AY&SY" + bytes(32), "its bytes are bzip2-compressed data, a compression no reader here")])
 def test_a_file_of_an_extension_no_format_names_is_told_by_its_bytes(tmp_path: Path, name: str, head: bytes,
                                                                       said: str) -> None:
     """Trial 37: a Feather, an SQLite or an SPSS file was "cannot tell the format of crsp.feather from its extension;
@@ -154,6 +160,24 @@ def test_a_file_of_a_format_no_reader_takes_under_another_s_name_or_format_wants
         assert "\x00" not in said and "\n" not in said, said
         assert said.endswith("expected the data exported as one that is, CSV, Parquet, JSON Lines, an Excel or "
                              "OpenDocument workbook, or a DuckDB database (pandas' `to_parquet`, say)"), said
+
+
+@pytest.mark.parametrize("above", ["Texas housing, monthly, by city\n", "Texas housing\n\n"])
+def test_a_title_line_above_a_csv_header_is_named_with_the_line_the_columns_are_on(tmp_path: Path,
+                                                                                  above: str) -> None:
+    """Trial 54: a report's export with a title line above its header was told "lacks column(s) [...]; it has
+    ['Texas housing', ' monthly', ...] (...: is it the right file?)": the right file, its header a line lower."""
+    from opportunity_assets.check.pack import check_pack
+
+    path = tmp_path / "titled.csv"
+    path.write_text(above + TEXAS.read_text())
+    lines = above.count("\n")
+    (problem,) = check_pack(load_criteria(write_pack(tmp_path, path)), as_of=date(2011, 10, 31)).problems
+    assert problem == (
+        f"key `source.path`: source file {path} opens with {lines} line{'s' if lines > 1 else ''} above its header "
+        f"(line 1: {above.splitlines()[0]!r}), and the pack's columns are on line {lines + 1}: expected the file "
+        "without the lines above its header (delete them), or a DuckDB `query` reading it from there, `SELECT * "
+        f"FROM read_csv('titled.csv', skip = {lines})` under `format: duckdb`"), problem
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "excel"])
@@ -488,7 +512,7 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
         assert said == [f"key `source.path`: source file {source} ends in the middle of a record: its last line, "
                         f"{last}, has no newline at its end and is quarantined ("
                         + ("3 fields, expected 9 (the header's)" if name.endswith(".csv") else
-                           "not a JSON object (JSONDecodeError)")
+                           "not a JSON object (no JSON: cut short, or a stray character?)")
                         + "): a file cut short (a download or copy that did not finish)? The night reads only the "
                         "rows before it: expected the whole file"], report.warnings
     whole = tmp_path / "whole.csv"
@@ -521,7 +545,8 @@ def test_a_file_cut_short_in_a_line_dated_after_the_night_is_still_said(tmp_path
                         today=date(2026, 12, 1))
     assert [w.split(": a file cut short")[0] for w in report.warnings if "ends in the middle" in w] == [
         f"key `source.path`: source file {source} ends in the middle of a record: its last line, 3001, has no "
-        "newline at its end and is quarantined (not a JSON object (JSONDecodeError)), once its own date is "
+        "newline at its end and is quarantined (not a JSON object (no JSON: cut short, or a stray character?)), once "
+        "its own date is "
         "published (after this night)"], report.warnings
 
 
@@ -613,7 +638,8 @@ def test_a_bad_json_line_or_a_blank_line_keeps_every_row_number_an_editors_line(
     jsonl = tmp_path / "j" / "s.jsonl"
     jsonl.write_text("\n".join(json_lines) + "\n")
     snapshot = read_snapshot(load_criteria(write_pack(tmp_path / "j", jsonl)), AS_OF, today=date(2026, 12, 1))
-    assert snapshot.quarantined.select("source_row", "reason").rows() == [(6, "not a JSON object (JSONDecodeError)")]
+    assert snapshot.quarantined.select("source_row", "reason").rows() == [
+        (6, "not a JSON object (no JSON: cut short, or a stray character?)")]
     assert snapshot.metrics.height == 46
 
 
@@ -714,7 +740,7 @@ def test_a_json_key_close_to_a_needed_one_in_every_record_is_judged_once(tmp_pat
     jsonl.write_text("\n".join([*(json.dumps({**r, "sales2": r["sales"]}) for r in rows), "{not json"]) + "\n")
     snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
     assert snapshot.quarantined.select("source_row", "reason").rows() == [
-        (len(rows) + 1, "not a JSON object (JSONDecodeError)")]
+        (len(rows) + 1, "not a JSON object (no JSON: cut short, or a stray character?)")]
     assert snapshot.metrics.height == 46
     assert len(calls) <= 20, len(calls)
 
@@ -773,6 +799,28 @@ def test_a_source_with_no_rows_or_a_where_keeping_none_names_that_key(tmp_path: 
     # `check` on a night that has not ended is refused as `run` refuses it (it said ok)
     assert main(["check", "--criteria", str(write_pack(tmp_path, TEXAS)), "--as-of", "2999-01-01"]) == 2
     assert "has not ended yet" in capsys.readouterr().err
+
+
+def test_a_duckdb_table_in_a_schema_or_of_a_quoted_name_is_read(tmp_path: Path) -> None:
+    """Trial 54: a warehouse's `analytics.sales`, or a table named `"Region Sales"`, was refused at load with a name
+    the file did not have ("e.g. 'analytics_sales'"), while a misspelt name listed `analytics.sales` among its tables;
+    a name found in another schema is now the "did you mean" (it was the closest spelling in `main`)."""
+    from opportunity_assets.check.pack import check_pack
+
+    database = tmp_path / "warehouse.duckdb"
+    con = duckdb.connect(str(database))
+    con.execute("CREATE SCHEMA analytics")
+    con.execute(f"CREATE TABLE analytics.sales AS SELECT * FROM read_csv({str(TEXAS)!r}, all_varchar = true)")
+    con.execute('CREATE VIEW "Region Sales" AS SELECT * FROM analytics.sales')
+    con.execute("CREATE VIEW main.sale AS SELECT * FROM analytics.sales LIMIT 0")
+    con.close()
+    for table in ("analytics.sales", "Region Sales"):
+        pack = load_criteria(write_pack(tmp_path, database, **{"source.table": table}))
+        assert check_pack(pack, as_of=date(2011, 10, 31)).problems == [], table
+    pack = load_criteria(write_pack(tmp_path, database, **{"source.table": "sales"}))
+    (problem,) = check_pack(pack, as_of=date(2011, 10, 31)).problems
+    assert problem.startswith("key `source.table`: got 'sales'; no table or view `sales` in warehouse.duckdb (did you "
+                              "mean `analytics.sales`?)"), problem
 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:
@@ -954,7 +1002,9 @@ def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: 
     array = tmp_path / f"rows{suffix}"
     array.write_text(json.dumps(records, indent=indent))
     pack = load_criteria(write_pack(tmp_path, array))
-    assert check_pack(pack, as_of=date(2009, 12, 31)).problems == []
+    report = check_pack(pack, as_of=date(2009, 12, 31))
+    # trial 54: `json.dump` writes no newline after its `]`, which was "ends in the middle of a record ... cut short?"
+    assert report.problems == [] and not [w for w in report.warnings if "cut short" in w], report.warnings
     read = read_snapshot(pack, date(2009, 12, 31))
     lines.write_text("".join(json.dumps(r) + "\n" for r in records))
     (tmp_path / "lines").mkdir()
@@ -962,6 +1012,27 @@ def test_a_json_array_of_records_is_read_as_its_records(tmp_path: Path, indent: 
     assert read.metrics.equals(expected.metrics)
     assert read.quarantined.select("source_row", "entity_id").rows() == [(4, "Abilene")]
     assert read.quarantined.rows() == expected.quarantined.rows()
+
+
+@pytest.mark.parametrize(("indent", "broken", "said"), [
+    (None, lambda text: text[:len(text) // 2], "is a JSON array cut short: it ends at line 1 before its closing `]`"),
+    (2, lambda text: text[:len(text) // 2], "is a JSON array cut short: it ends at line "),
+    (2, lambda text: text.replace('"year": 2000', '"year" 2000', 1), "opens a JSON array that is no JSON at line "),
+])
+def test_a_json_array_cut_short_or_broken_is_one_problem_naming_source_path(
+        tmp_path: Path, indent: int | None, broken: Any, said: str) -> None:
+    """Trial 54: a JSON array cut short (a download that did not finish) was read line by line as JSON Lines: "has
+    no rows (a header, or a table, and nothing in it)" beside a warning of a line "not a JSON object
+    (JSONDecodeError)", or thousands of quarantined lines. Now one problem saying what the file is."""
+    from opportunity_assets.check.pack import check_pack
+
+    records = pl.read_csv(TEXAS, infer_schema_length=0).head(400).with_columns(pl.col("year").cast(pl.Int64))
+    array = tmp_path / "rows.json"
+    array.write_text(broken(json.dumps(records.to_dicts(), indent=indent)))
+    report = check_pack(load_criteria(write_pack(tmp_path, array)), as_of=date(2009, 12, 31))
+    assert len(report.problems) == 1 and said in report.problems[0], report.problems
+    assert report.problems[0].startswith(f"key `source.path`: source file {array} "), report.problems
+    assert not [w for w in report.warnings if "JSONDecodeError" in w], report.warnings
 
 
 def test_a_joined_tables_format_and_table_problems_name_its_keys(tmp_path: Path) -> None:
@@ -1274,10 +1345,22 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
         _employment(params)
         monkeypatch.setenv("SOURCES_PG_URL", url(params))
         database = f"database '{params['dbname']}' at {params['host']}:{params['port']}"
+        # trial 54: a table in a schema of its own, or a materialized view, read as the database lists them
+        import psycopg2
+
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("CREATE SCHEMA warehouse")
+            cur.execute('CREATE TABLE warehouse."Jobs" AS SELECT * FROM employment')
+            cur.execute("CREATE MATERIALIZED VIEW jobs_mv AS SELECT * FROM employment")
+        pg.close()
+        assert _pg_problems(tmp_path, table="warehouse.Jobs") == []
+        assert _pg_problems(tmp_path, table="jobs_mv") == []
+        (problem,) = _pg_problems(tmp_path, table="jobs_mvv")
+        assert "(did you mean `jobs_mv`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']" in problem, problem
         assert _pg_problems(tmp_path, table="employmnt") == [
             f"key `source.table`: got 'employmnt'; no table or view `employmnt` in {database} (did you mean "
-            "`employment`?): it has ['employment']: expected the name of the table or view to read (or a `url_env` "
-            "naming another database)"]
+            "`employment`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']: expected the name of the table or "
+            "view to read (or a `url_env` naming another database)"]
         query = "SELECT * FROM employment WHERE Series_ID LIKE 'CEU3%'"
         assert _pg_problems(tmp_path, query=query) == [
             f"key `source.query`: got {query!r}; it names a column `series_id` that the tables it reads do not have, "
@@ -1293,7 +1376,7 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
                 f"and all ({written} is not {meant}): expected the name as the database writes it, \"{meant}\""]
         for written, said in (
                 ("SELECT * FROM employmnt", f"it reads no table or view `employmnt` in {database} (did you mean "
-                                            "`employment`?): it has ['employment']"),
+                                            "`employment`?): it has ['employment', 'jobs_mv', 'warehouse.Jobs']"),
                 ("SELECT * FORM employment", "it is not valid SQL (a syntax error near `FORM`, character 10)"),
                 ('SELECT "Series_ID", "Month", "Employed" / 0 AS "Employed" FROM employment',
                  "it does not give its rows on " + database + " (division by zero, SQLSTATE 22012)"),

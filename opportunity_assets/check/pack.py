@@ -81,6 +81,7 @@ from opportunity_assets.check.periods import (
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
+    weeks_not_iso,
     written_periods,
     year_spans_read_as_months,
     years_beside_periods,
@@ -108,11 +109,20 @@ from opportunity_assets.sources.csv_rows import (
     unfinished_record,
 )
 from opportunity_assets.sources.facts import copied_rows, latest_published_period, publication_span, source_facts
-from opportunity_assets.sources.formats import csv_delimiter, describe_location, infer_format, join_label, respelt_in
+from opportunity_assets.sources.formats import (
+    NOT_JSON,
+    csv_delimiter,
+    describe_location,
+    infer_format,
+    join_label,
+    json_array,
+    respelt_in,
+)
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     join_entity_column,
     join_ids,
+    join_ids_padded,
     join_shift,
     key_completions,
     names_as_values,
@@ -362,6 +372,8 @@ def _file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.D
     fmt = infer_format(path, src.format)
     if fmt not in ("csv", "jsonl") or (found := unfinished(path)) is None:  # (a newline at its end: no record cut)
         return []
+    if fmt == "jsonl" and json_array(found[1]) is not None:
+        return []  # a whole JSON array read as one (`json.dump` writes no newline after its `]`: trial 54)
     last = found[0]
     labels = tuple(f"{join_label(pack, j)}: " for j in src.join)  # (a joined table's rows are numbered its own way)
     reasons = [r for r in quarantined.filter(pl.col("source_row") == last)["reason"].to_list()
@@ -388,8 +400,8 @@ def _no_json(found: tuple[int, bytes]) -> str | None:
     whatever night sees the line (one dated after the night is not among its quarantined rows: trial 38)."""
     try:
         json.loads(found[1].rsplit(b"\n", 1)[-1])
-    except ValueError as exc:
-        return f"not a JSON object ({type(exc).__name__})"
+    except ValueError:
+        return NOT_JSON
     return None
 
 
@@ -761,6 +773,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             apart, fact = _ids_apart(pack, i)
             problems += apart
             joined_facts += fact
+            warnings += [] if apart or fact else _ids_padded(pack, i)
             warnings += [] if pack.source.joins_by_entity_only[i] else _join_moved(pack, i)
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
     # a file dated by `known_at` is one row per entity: a tenth of it refused is the key's problem, not the data's
@@ -864,11 +877,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         values = commonest_values(pack, "source", shapes.written(pack.source.period_column), shapes.IN_SCOPE, limit=20)
         problems += filter(None, [iso_weeks_read_by_calendar(calendar, values)])
     problems += year_spans_read_as_months(pack) + years_beside_periods(pack) + coarser_periods_joined(pack)
+    not_iso = weeks_not_iso(pack)  # (its rows of no week are that, again: said once)
+    problems += not_iso
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     found_problems, undefined_tonight = check_candidates.problems(pack, found)
-    problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed) \
+    problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed or bool(not_iso)) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems += _join_undated_at_fault(pack, joins_undated, problems)
     if duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems) \
@@ -906,7 +921,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")
         warnings = [w for w in warnings if not w.startswith(ages)]
-    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and (
+    otherwise = _written_otherwise(pack, unparsed) if unparsed and not many_unparsed and not not_iso and (
         pack.source.period_column or pack.source.year_column) and pack.source.wide is None \
         else None  # a few rows' dates written another way
     if otherwise and "`period_format: [" in otherwise and not any(
@@ -963,7 +978,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         facts.append(_quarantined_for(snapshot.quarantined) + (_rows_numbered(pack.source) if own else ""))
     facts += _undated_of_no_entity(undated, snapshot.metrics)
     undated = undated.filter(pl.col("entity_id").is_in(snapshot.metrics["entity_id"].implode()))
-    if undated.height:  # its period unknown, the row may be in any window: each of its entity's metrics is unknown
+    if undated.height and not not_iso:  # its period unknown, in any window: each of its entity's metrics unknown
         undated_lines = undated.unique(["source_row", "entity_id"], keep="first", maintain_order=True)
         shown = ", ".join(f"source row {r['source_row']} of {r['entity_id']!r}"
                           for r in undated_lines.head(3).iter_rows(named=True))
@@ -1352,7 +1367,7 @@ _KEYS_DUPLICATED = re.compile(r"^key `source\.\w+`: got [^;]*; (\d+ rows share |
 """`_duplicated_keys`' line: most rows refused as duplicated keys, whichever key it names (trial 29: a snapshot of days
 declared a panel by the week, its `source.grain` line followed by a window "past the history" of 1 week left)."""
 _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
-    "period_format", "period_column", "year_column", "month_column", "day_column"))
+    "period_format", "period_column", "year_column", "month_column", "day_column", "quarter_column", "week_column"))
 """The source keys whose problem leaves rows of no period: the history those left is short, so a window past it is
 the same cause."""
 _MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)': \d+ of \d+ cells "
@@ -1676,6 +1691,22 @@ def _ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:
                                   f"({pack.source.entity_id!r}), written alike (ids match by their slug: case, "
                                   "spaces and punctuation aside)")], []
     return [], [said + padded]
+
+
+def _ids_padded(pack: CriteriaPack, index: int) -> list[str]:
+    """A warning naming the join's `entity_id` when some of its rows' numeric ids match an entity only once leading
+    zeros are dropped (`0007` for `7`): those rows join no entity, their columns gaps where they lie, while the
+    entity's other rows match, so no entity is unmatched and `_ids_apart` says nothing. Trial 54: half a joined
+    table's firm codes zero-padded left 69 firms' `credit` a gap, and check said ok."""
+    found = join_ids_padded(pack, index)
+    if found is None:
+        return []
+    missed, rows, example, meant = found
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    return [f"key `{within}.entity_id`: got {joined.entity_id!r}; {missed} of the joined table's {rows} rows have an "
+            f"id that is an entity's with leading zeros added or dropped ({example!r} for {meant!r}), so they join no "
+            f"entity and their columns ({', '.join(joined.columns)}) are gaps where they lie: expected ids written "
+            "alike in both tables (a DuckDB `query` that writes them so, `ltrim(id, '0')`)"]
 
 
 def zero_padded(unmatched: list[str], spare: list[str]) -> str:

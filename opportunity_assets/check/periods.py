@@ -1085,6 +1085,42 @@ def sundays_starting_weeks(pack: CriteriaPack) -> list[str]:
             "its week, as written, nothing to do)"]
 
 
+def weeks_not_iso(pack: CriteriaPack) -> list[str]:
+    """A problem: a year and a week column that are not an ISO year and its ISO week, told by the weeks no ISO
+    calendar has. A week 0 is a week counted from the year's first Sunday or Monday (`%U`, `%W`: US weeks); week 53
+    of a year with no ISO week 53, in more than one row, is the calendar year beside the ISO week (pandas'
+    `dt.year` beside `isocalendar().week`: 1 January 2010 is ISO 2009's week 53). Either way every other row is
+    read too: the days around New Year fall in the other year's week, late December's week 1 read a year early,
+    before it happened. Trial 54: the rows of no such week were quarantined as a few rows written otherwise, the
+    rest read silently, and a single series' every metric was left unknown. A lone week 53 is a typo in one row,
+    quarantined as such."""
+    src = pack.source
+    if src.week_column is None or src.year_column is None:
+        return []
+    year = f"try_cast(trim({shapes.written(src.year_column)}) AS DOUBLE)"
+    week = f"try_cast(trim({shapes.written(src.week_column)}) AS DOUBLE)"
+    whole = f"{shapes.IN_SCOPE} AND {year} BETWEEN {FIRST_YEAR} AND {LAST_YEAR} AND {year} = floor({year})"
+    none = f"{whole} AND {week} = 0"
+    short = (f"{whole} AND {week} = 53 AND weekofyear(make_date({year}::INTEGER, 12, 28)) = 52")
+    zeros, fifty_threes = rows_matching(pack, [none, short])
+    if not zeros and fifty_threes < 2:
+        return []
+    pair = f"{shapes.written(src.year_column)} || ', ' || {shapes.written(src.week_column)}"
+    (shown,) = commonest_values(pack, "source", pair, none if zeros else short, limit=1) or ["?"]
+    if zeros:
+        key, column = "week_column", src.week_column
+        said = (f"{zeros} row{'s are' if zeros > 1 else ' is'} dated week 0 (e.g. year, week {shown!r}), which no "
+                "ISO week is: weeks counted from the year's first Sunday or Monday (`%U`, `%W`), not ISO weeks")
+    else:
+        key, column = "year_column", src.year_column
+        said = (f"{fifty_threes} rows are dated week 53 of a year that has no ISO week 53 (e.g. year, week "
+                f"{shown!r}): the calendar year beside ISO weeks, not the ISO year each week belongs to")
+    return [f"key `source.{key}`: got {column!r}; {said}, so every row near New Year is read in the other year's "
+            "week (late December's week 1 a year early, before it happened): expected `year_column` the ISO year "
+            "of each week (strftime's `%G`, DuckDB's `isoyear(date)`, pandas' `isocalendar().year`) and "
+            "`week_column` its ISO week (`%V`), or `period_column` naming a column of dates"]
+
+
 STALE_PERIODS = 2
 """Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
 the night lies after the data's end."""

@@ -21,7 +21,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.archives import ArchiveError
 from opportunity_assets.sources.csv_rows import Rejected
-from opportunity_assets.sources.formats import describe_location, open_pack_source
+from opportunity_assets.sources.formats import describe_location, open_pack_source, unreadable
 from opportunity_assets.sources.reading import SourceError, literal
 
 
@@ -153,7 +153,9 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
             opened.rejected.extend(open_pack_source(
                 opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
                 Path(opened.scratch.name)))
-        except (duckdb.Error, OSError) as exc:
+        except duckdb.Error as exc:
+            raise unreadable(pack, exc) from None
+        except OSError as exc:
             raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
         if key is not None:  # one source kept: a new one replaces it
             for old in _KEPT[-1].values():
@@ -178,4 +180,4 @@ def run(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, sql: str, params: di
         assert isinstance(frame, pl.DataFrame)
         return frame
     except duckdb.Error as exc:
-        raise SourceError(f"{describe_location(pack)} could not be read: {str(exc).splitlines()[0]}") from None
+        raise unreadable(pack, exc) from None

@@ -264,6 +264,29 @@ def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
     return _header(first, empty=not raw, delimiter=delimiter)
 
 
+TITLE_LINES = 10
+"""The lines above a header that `header_below` looks past: a title, a note, a blank line or two."""
+
+
+def header_below(path: str | Path, needed: Sequence[str], delimiter: str = ",") -> tuple[int, str] | None:
+    """(its line, from 1, and the file's first line) when a line within the first `TITLE_LINES` below the first holds
+    every `needed` column, the first not: a title or a note above the header, as a report's export writes one (trial
+    54: "Clemson daily temperatures, NOAA export" above `date,tmin,tmax` was told to lack every column, "is it the
+    right file?"). None otherwise."""
+    lines: list[str] = []
+    with opened_bytes(path) as f:
+        try:
+            for _ in range(TITLE_LINES + 1):
+                lines.append(f.readline().decode("utf-8", errors="replace").rstrip("\r\n").removeprefix("\ufeff"))
+        except (OSError, EOFError):
+            return None
+    for number, line in enumerate(lines[1:], start=2):
+        fields = _parse(line, delimiter) if line.strip() else None
+        if fields is not None and all(c in fields for c in needed):
+            return number, lines[0]
+    return None
+
+
 def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | list[str] | None = None,
                   dated_columns: Sequence[str] = ()) -> CsvRows:
     """Every record of the file, by header name, and every rejected line with its reason (attributed to its value

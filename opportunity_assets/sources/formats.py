@@ -41,6 +41,7 @@ from opportunity_assets.sources.csv_rows import (
     CsvHeaderError,
     Rejected,
     decoded_line,
+    header_below,
     header_of,
     opened_bytes,
     read_bytes,
@@ -48,7 +49,15 @@ from opportunity_assets.sources.csv_rows import (
 )
 from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.extensions import FORMATS, Format, format_named_by, suffix_of
-from opportunity_assets.sources.reading import ROW, SourceFormatError, literal, missing_table, quote_identifier
+from opportunity_assets.sources.reading import (
+    ROW,
+    SourceError,
+    SourceFormatError,
+    literal,
+    missing_table,
+    quote_identifier,
+    quote_table,
+)
 from opportunity_assets.sources.spec import ENTITY_JOINER
 
 if TYPE_CHECKING:
@@ -82,6 +91,9 @@ def _format_unknown(path: Path, within: str) -> str:
     if fmt is not None:
         return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}: expected "
                 f"`{within}.format: {fmt}`, which reads it")
+    if what in _COMPRESSED:
+        return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, a compression "
+                f"no reader here opens: expected {_decompressed(path, what)}")
     return (f"cannot tell the format of {path.name} from its extension, and its bytes are {what}, which no format "
             f"here reads: expected {_EXPORTED}")
 
@@ -106,6 +118,19 @@ _OTHER_FORMATS = ((b"ARROW1", "an Arrow IPC (Feather) file"), (b"FEA1", "a Feath
 """Formats a statistics user's file comes in that no reader here takes, by the bytes each opens with."""
 _UNREAD = {"an SQLite database", *(what for _, what in _OTHER_FORMATS)}
 """How `looks_like` describes a file of a format no reader here takes: such a file wants an export."""
+_COMPRESSIONS = ((b"\x28\xb5\x2f\xfd", "zstd", "zstd -d"), (b"\xfd7zXZ\x00", "xz", "xz -d"),
+                 (b"BZh", "bzip2", "bunzip2"))
+"""Compressions other than gzip, by the bytes a compressed file opens with, and the command that undoes each (a
+warehouse's exports come as `.csv.zst`; trial 54's was told "binary data of another format ... (pandas'
+`to_parquet`, say)", as if the data were in some other format)."""
+_COMPRESSED = {f"{name}-compressed data": undo for _, name, undo in _COMPRESSIONS}
+"""How `looks_like` describes such a file, and the command that decompresses it."""
+
+
+def _decompressed(path: Path, looks: str) -> str:
+    """The fix for a file compressed in a way no reader here opens (`_COMPRESSED`): decompressed, or gzipped."""
+    return (f"the file decompressed (`{_COMPRESSED[looks]} {path.name}`), or gzipped instead (`.csv.gz`, "
+            "`.jsonl.gz`: gzip is the one compression read here)")
 
 
 def looks_like(path: Path) -> tuple[Format | None, str]:
@@ -123,6 +148,9 @@ def looks_like(path: Path) -> tuple[Format | None, str]:
     for magic, other in _OTHER_FORMATS:
         if head.startswith(magic):
             return None, other
+    for magic, name, _ in _COMPRESSIONS:
+        if head.startswith(magic):
+            return None, f"{name}-compressed data"
     if head.startswith(b"PK\x03\x04"):
         if _zipped(path, ("xl/workbook.xml", "content.xml")):
             return "excel", "an Excel workbook"
@@ -200,7 +228,8 @@ def _not_its_format(path: Path, fmt: Format, declared: Format | None, within: st
         return SourceFormatError(f"key `{within}.format`: got {declared!r}; source file {path} is not "
                                  f"{_FORMAT_NAMES[fmt]}: it looks like {looks}{says}: expected {fix}")
     fix = f" (`{within}.format: {found}` reads it as such)" if found else \
-        f", which no format here reads: expected {_EXPORTED}" if looks in _UNREAD else ""
+        f", which no format here reads: expected {_EXPORTED}" if looks in _UNREAD else \
+        f", a compression no reader here opens: expected {_decompressed(path, looks)}" if looks in _COMPRESSED else ""
     return SourceFormatError(f"source file {path} is named {extension} but is not {_FORMAT_NAMES[fmt]}: it looks "
                              f"like {looks}{fix}")
 
@@ -451,6 +480,13 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
                                 f"`delimiter: {other!r}`")
     if any(c not in header for c in needed) and _other_than_csv(path):
         raise _not_its_format(path, "csv", declared, within)
+    if any(c not in header for c in needed) and (below := header_below(path, needed, delimiter)) is not None:
+        line, title = below
+        raise SourceFormatError(
+            f"key `{within}.path`: source file {path} opens with {line - 1} line{'s' if line > 2 else ''} above its "
+            f"header (line 1: {title[:60]!r}), and the pack's columns are on line {line}: expected the file without "
+            f"the lines above its header (delete them), or a DuckDB `query` reading it from there, `SELECT * FROM "
+            f"read_csv('{path.name}', skip = {line - 1})` under `format: duckdb`")
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []
@@ -491,7 +527,7 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     wanted, nested = set(needed), dict[str, str]()  # a needed key found inside an object: the key holding it
     for number, record in _json_records(path):
         if isinstance(record, ValueError):
-            rejected.append(Rejected(number, f"not a JSON object ({type(record).__name__})", None,
+            rejected.append(Rejected(number, NOT_JSON, None,
                                      _json_dated(getattr(record, "doc", None), dated)))
             continue
         if not isinstance(record, dict):
@@ -560,11 +596,14 @@ def _json_dated(text: str | None, dated: Sequence[str]) -> tuple[tuple[str | Non
     return (tuple(values),)
 
 
+NOT_JSON = "not a JSON object (no JSON: cut short, or a stray character?)"
+"""The reason of a JSON line that does not parse, in words (trial 54: it was Python's own name for the error,
+"(JSONDecodeError)", on the terminal and in the store's quarantine reasons)."""
 _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", float: "number", bool: "true or false"}
 """How a JSON line that is no object is named in its row's quarantine reason."""
 
 
-def _json_array(data: bytes) -> list[Any] | None:
+def json_array(data: bytes) -> list[Any] | None:
     """The items of a file's bytes that are one JSON array (a JSON document of records, as an API or `json.dump`
     writes them, not JSON Lines), else None."""
     text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -577,14 +616,49 @@ def _json_array(data: bytes) -> list[Any] | None:
     return document if isinstance(document, list) else None
 
 
+def _broken_array(path: Path, data: bytes) -> SourceFormatError | None:
+    """A file that opens a JSON array (`[`, as `json.dump` writes one, its first line no JSON value by itself) and
+    does not parse as one, said in words: cut short before its closing `]`, or no JSON where it stops parsing. Trial
+    54: such a file was read line by line as JSON Lines, each line "not a JSON object (JSONDecodeError)", and told
+    "has no rows". None for a file that is no array, or JSON Lines whose lines are lists."""
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n").rstrip()
+    if not text.startswith(b"[") or _json_value(text.split(b"\n", 1)[0]):
+        return None
+    if not text.endswith(b"]"):  # (a cut inside a number parses no further than the number)
+        lines = text.count(b"\n") + 1
+        return SourceFormatError(f"source file {path} is a JSON array cut short: it ends at line {lines} before its "
+                                 "closing `]` (a download or copy that did not finish?): expected the whole file")
+    try:
+        json.loads(text)
+    except UnicodeDecodeError:
+        return SourceFormatError(f"source file {path} opens a JSON array but is not UTF-8 text: expected the file "
+                                 "saved as UTF-8")
+    except json.JSONDecodeError as exc:
+        return SourceFormatError(f"source file {path} opens a JSON array that is no JSON at line {exc.lineno}, "
+                                 f"column {exc.colno}: expected the array written whole (as `json.dump` writes it), "
+                                 "or JSON Lines, one record a line")
+    return None
+
+
+def _json_value(line: bytes) -> bool:
+    """Whether a line is a JSON value by itself (a JSON Lines file's line)."""
+    try:
+        json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return True
+
+
 def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(position, the record or the error that kept it from parsing) of each record: a JSON Lines file's lines
     (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1."""
     data = read_bytes(path)
-    items = _json_array(data)
+    items = json_array(data)
     if items is not None:
         yield from enumerate(items, start=1)
         return
+    if (broken := _broken_array(path, data)) is not None:
+        raise broken
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -637,6 +711,32 @@ def describe_location(pack: CriteriaPack) -> str:
     if src.over_files:
         return f"the DuckDB query {src.query[:60] if src.query else ''!r} (over files in {pack.source_path})"
     return f"source file {pack.source_path}"
+
+
+_GLOBBED_APART = "Schema mismatch between globbed files"
+"""DuckDB's words for files of one pattern whose columns differ (read_csv's and read_parquet's default: the first
+file's columns, by position)."""
+_GLOBBED_FILE = re.compile(r"^Current file: (.+)$", re.MULTILINE)
+_GLOBBED_COLUMN = re.compile(r'Column with name: "(.+?)" is missing')
+
+
+def unreadable(pack: CriteriaPack, exc: duckdb.Error) -> SourceError:
+    """The engine failing while the source's rows are read or probed, in the pack's words: a `query` of the main
+    source (no joined table's query to share the blame) is `source.query`, with files of different columns named and
+    `union_by_name` offered; any other source is named by where it is, the engine's reason shortened and without its
+    label ("Invalid Input Error: "). Trial 54: a glob over CSV files, one with a column more, said "key `source.path`:
+    the DuckDB query ... could not be read: Invalid Input Error: Schema mismatch between globbed files"."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    reason = _short_reason(_ENGINE_LABEL.sub("", first))
+    src = pack.source
+    if src.query is None or any(j.query for j in src.join):
+        return SourceError(f"{describe_location(pack)} could not be read: {reason}")
+    file, column = _GLOBBED_FILE.search(str(exc)), _GLOBBED_COLUMN.search(str(exc))
+    lacking = f" ({Path(file.group(1)).name} lacks {column.group(1)!r})" if file and column else ""
+    why = (f"the files it reads do not all have the same columns{lacking}: expected `union_by_name = true` in its "
+           "`read_csv` or `read_parquet`, which reads each file's columns by name"
+           if _GLOBBED_APART in first else f"it does not give its rows ({reason}): expected a SELECT that runs")
+    return SourceFormatError(f"key `source.query`: got {src.query[:80]!r}; {why}")
 
 
 def join_label(pack: CriteriaPack, joined: SourceSpec) -> str:
@@ -828,7 +928,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
                    entity)
         else:
             _require_table(con, path, table, within)
-            _typed(con, f"source_db.{_q(table)}", path, needed,
+            _typed(con, f"source_db.{quote_table(table)}", path, needed,
                    lambda _: SourceFormatError(f"key `{within}.table`: got {table!r}; {path.name} cannot give its "
                                                "rows (a damaged table or view): expected a table that reads"),
                    entity)

@@ -26,7 +26,7 @@ import psycopg2
 import psycopg2.errorcodes
 import psycopg2.extensions
 
-from opportunity_assets.sources.reading import SourceFormatError, missing_table, quote_identifier
+from opportunity_assets.sources.reading import SourceFormatError, missing_table, quote_identifier, quote_table
 from opportunity_assets.text import masked_url
 
 CONNECT_TIMEOUT = 10
@@ -240,12 +240,17 @@ def _databases(url: str) -> list[str]:
 
 
 def _tables(cur: Any) -> list[str]:
-    """The tables and views the user sees (a schema outside the search path written before the name)."""
+    """The tables, views and materialized views the user sees (a schema outside the search path written before the
+    name; `information_schema` has no materialized view, which reads as a table does)."""
     cur.execute("""
         SELECT CASE WHEN table_schema::name = ANY (current_schemas(false)) THEN table_name
                     ELSE table_schema || '.' || table_name END
         FROM information_schema.tables
         WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'
+        UNION
+        SELECT CASE WHEN schemaname = ANY (current_schemas(false)) THEN matviewname
+                    ELSE schemaname || '.' || matviewname END
+        FROM pg_matviews
         ORDER BY 1""")
     return [r[0] for r in cur.fetchall()]
 
@@ -343,7 +348,7 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
         state = "is not set" if os.environ.get(url_env) is None else "is empty"
         raise SourceFormatError(f"key `{within}.url_env`: the environment variable {url_env} {state}; expected "
                                 f"the PostgreSQL URL ({_URL_FORM})")
-    relation = f"({query})" if query is not None else quote_identifier(table)
+    relation = f"({query})" if query is not None else quote_table(table)
     where = f"PostgreSQL source {relation[:80]}"
     target: Target | None = None
     try:

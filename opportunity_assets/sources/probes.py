@@ -337,6 +337,28 @@ def join_ids(pack: CriteriaPack, index: int, limit: int = 4) -> JoinIds:
                    spare_examples=list(spares or []))
 
 
+def join_ids_padded(pack: CriteriaPack, index: int) -> tuple[int, int, str, str] | None:
+    """Rows of the pack's joined table `index` whose numeric id matches no entity as written but one once leading
+    zeros are dropped (`0007` beside the source's `7`, or `7` beside its `0007`): (those rows, the joined rows in
+    scope, an example id of theirs, the entity's id it meant), or None when there are none. Only such a table's ids
+    of a few rows each may miss while its others match: its entities then each keep part of their joined history."""
+    entity, scope = shapes.ENTITY, shapes.IN_SCOPE
+    sql = f"""
+        WITH main AS (SELECT DISTINCT {shapes.slug_sql(entity)} AS slug FROM {TYPED}
+                      WHERE {scope} AND {entity} IS NOT NULL),
+             bare AS (SELECT ltrim(slug, '0') AS bare, min(slug) AS slug FROM main
+                      WHERE regexp_full_match(slug, '[0-9]+') GROUP BY 1),
+             joined AS (SELECT {entity} AS slug FROM {join_rows(index)} WHERE {scope} AND {entity} IS NOT NULL),
+             missed AS (SELECT joined.slug, bare.slug AS meant FROM joined JOIN bare
+                        ON ltrim(joined.slug, '0') = bare.bare
+                        WHERE regexp_full_match(joined.slug, '[0-9]+') AND joined.slug NOT IN (SELECT slug FROM main))
+        SELECT (SELECT count(*) FROM missed), (SELECT count(*) FROM joined),
+               (SELECT arg_min(slug, slug) FROM missed), (SELECT arg_min(meant, slug) FROM missed)"""
+    with opened(pack) as (con, _):
+        missed, rows, example, meant = run(con, pack, sql, {}).row(0)
+    return (missed, rows, example, meant) if missed else None
+
+
 def join_entity_column(pack: CriteriaPack, index: int, limit: int = 4) -> tuple[str, int, list[str]] | None:
     """A column of the pack's joined table `index` that its key does not read whose values, slugged as candidate ids
     are, are the ids of at least two and half or more of the main source's entities: the column that says whose

@@ -33,6 +33,13 @@ def quote_identifier(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
+def quote_table(name: str) -> str:
+    """A table's name as SQL, `schema.table` as the schema and the table each quoted: a warehouse's table lives in a
+    schema (`analytics.sales`), as the databases list it, and a name in quotes keeps its case and spaces (`"Region
+    Sales"`). Trial 54: such names were refused at load with a name no database had (`analytics_sales`)."""
+    return ".".join(quote_identifier(part) for part in name.split(".", 1))
+
+
 def literal(text: str) -> str:
     """Text as a DuckDB string literal (a path, a column name in a `columns` map)."""
     return "'" + text.replace("'", "''") + "'"
@@ -42,8 +49,10 @@ def missing_table(where: str, name: str, tables: list[str], limit: int = 20) -> 
     """`no table or view `x` in db.duckdb (did you mean `y`?): it has [...]` (`where`: the database, as a message
     names it; at most `limit` tables listed)."""
     lowered = [t.lower() for t in tables]
-    close = difflib.get_close_matches(name.lower(), lowered, n=1)
-    hint = f" (did you mean `{tables[lowered.index(close[0])]}`?)" if close else ""
+    # a table of that very name in another schema first (`sales` for `analytics.sales`), then the closest spelling
+    schemas = [t for t, low in zip(tables, lowered, strict=True) if low.rsplit(".", 1)[-1] == name.lower()]
+    close = schemas[:1] or [tables[lowered.index(c)] for c in difflib.get_close_matches(name.lower(), lowered, n=1)]
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
     if len(tables) > limit:
         has = f"it has {tables[:limit]!r}"[:-1] + f", ...] ({len(tables)} in all)"
     else:

@@ -49,6 +49,9 @@ ENTITY_JOINER = " / "
 RESERVED = ("entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago")
 """Names every history row carries beside the panel's columns: no panel column may take one."""
 _NAME = r"^[a-z][a-z0-9_]*$"
+TABLE_NAME = r'^[^".\s]([^".]*[^".\s])?(\.[^".\s]([^".]*[^".\s])?)?$'
+"""A table's or view's name as the database lists it: `sales`, `analytics.sales` (a schema before the dot),
+`Region Sales` (quoted in the SQL, so its case and spaces are kept); no double quote, at most one dot."""
 Column = Annotated[str, Field(min_length=1)]
 """A source column's name, as its header writes it: anything but empty (an empty name is no column of any file, and
 no engine can quote it)."""
@@ -445,7 +448,7 @@ the space `thousands_separator: " "` names."""
 
 
 class SourceSpec(_Spec):
-    table: str = Field(pattern=_NAME)
+    table: str = Field(pattern=TABLE_NAME)
     """Name the source goes by in provenance records; for a DuckDB database or PostgreSQL, the table or view to
     read (unless `query` is given). Default for a file that is no database: the file's name (`licences` for
     `licences.csv`), under a `query`: `query`."""

@@ -276,15 +276,61 @@ def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, flo
     return night_peers(*_pairs(history, columns, 0))
 
 
-def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
+TYPICAL_SAMPLE = 1_000
+"""Most entities a median across them is taken of (`_sampled`)."""
+
+
+def _sampled(history: pl.DataFrame) -> pl.DataFrame:
+    """The history of a fixed sample of `TYPICAL_SAMPLE` entities (by the id's hash), or all where there are no more:
+    a median across entities, or a value most of them hold, is told by a thousand (a wide night has 10,718)."""
+    ids = history["entity_id"].unique()
+    if len(ids) <= TYPICAL_SAMPLE:
+        return history
+    ids = pl.DataFrame({"id": ids}).sort(pl.col("id").hash(seed=0)).head(TYPICAL_SAMPLE)["id"]
+    return history.filter(pl.col("entity_id").is_in(ids.implode()))
+
+
+def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int, signed: set[str],
+                    shares: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
     """`Candidate.shared_changes`: the median of the scanned entities' changes into each of the latest `periods`
-    periods (the cross-section `_peers` takes of the latest), where `MIN_PEERS` or more had one: the judged
-    periods, and the history's, which tell what a usual year's shared move is."""
+    periods (the verifier's reach), where `MIN_PEERS` or more had one: the judged periods, and the history's, which
+    tell what a usual move is and which of an entity's moves were its own. Each change on its entity's own scale
+    (`_log_level`, as `series.log_level` takes the entity's own), between consecutive kept periods, every period's
+    median in one pass (a daily source has thousands of periods), of `_sampled` entities; only rows known on the
+    night are in the scan's history."""
+    ordered = _sampled(history).filter(pl.col("periods_ago") <= periods).sort("entity_id", "periods_ago",
+                                                                    descending=[False, True])
+    levels = ordered.select("entity_id", "periods_ago",
+                            *(_log_level(c, c in signed, c in shares).alias(c) for c in columns))
+    consecutive = pl.col("periods_ago").shift(1).over("entity_id") == pl.col("periods_ago") + 1
+    changes = levels.select("periods_ago", *(
+        pl.when(consecutive).then(pl.col(c) - pl.col(c).shift(1).over("entity_id")).fill_nan(None).alias(c)
+        for c in columns))
+    changes = changes.with_columns(pl.when(pl.col(c).is_finite()).then(pl.col(c)).alias(c) for c in columns)
+    cross = changes.filter(pl.col("periods_ago") < periods).group_by("periods_ago").agg(
+        *(pl.col(c).median().alias(c) for c in columns), *(pl.col(c).count().alias(f"__n_{c}") for c in columns))
     shared: dict[str, dict[str, float]] = {}
-    for back in range(periods):
-        for column, cross in night_peers(*_pairs(history, columns, back)).items():
-            if cross["count"] >= MIN_PEERS:
-                shared.setdefault(column, {})[str(back)] = cross["median"]
+    for row in cross.sort("periods_ago").iter_rows(named=True):
+        for column in columns:
+            if row[f"__n_{column}"] >= MIN_PEERS and row[column] is not None:
+                shared.setdefault(column, {})[str(row["periods_ago"])] = float(row[column])
+    return shared
+
+
+def _shared_levels(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
+    """`Candidate.shared_levels`: per column, the value more than half the scanned entities hold alike in each of the
+    latest `periods` periods, where `MIN_PEERS` or more have one (a national index repeated in every state's
+    rows), by periods back, of `_sampled` entities; none for a period whose entities' values differ."""
+    recent = _sampled(history).filter(pl.col("periods_ago") < periods)
+    shared: dict[str, dict[str, float]] = {}
+    for column in columns:
+        value = pl.col(column).cast(pl.Float64).fill_nan(None)
+        mode = pl.col("v").mode().first()
+        held = recent.select("periods_ago", value.alias("v")).drop_nulls().group_by("periods_ago").agg(
+            mode.alias("mode"), pl.len().alias("count"), (pl.col("v") == mode).sum().alias("held"))
+        kept = held.filter((pl.col("count") >= MIN_PEERS) & (2 * pl.col("held") > pl.col("count")))
+        for back, mode in kept.select("periods_ago", "mode").iter_rows():
+            shared.setdefault(column, {})[str(back)] = float(mode)
     return shared
 
 
@@ -306,10 +352,6 @@ def _log_level(column: str, signed: bool, share: bool = False) -> pl.Expr:
     return pl.when(crosses).then((value / size).arcsinh()).otherwise(with_offset)
 
 
-TYPICAL_SAMPLE = 1_000
-"""Most entities whose own scales `_typical_scales` takes the median of (a fixed sample by the id's hash)."""
-
-
 def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str],
                     shares: frozenset[str] = frozenset()) -> dict[str, float]:
     """`Candidate.typical_scales`: per column, the median of the scanned entities' own robust scales of their
@@ -319,11 +361,7 @@ def _typical_scales(history: pl.DataFrame, columns: list[str], signed: set[str],
     a panel of eight, and a season every entity shares narrows). `shares`: an events source's `share` columns
     (`_log_level`)."""
     out: dict[str, float] = {}
-    ids = history["entity_id"].unique()
-    if len(ids) > TYPICAL_SAMPLE:  # a median of medians: a fixed sample of entities tells it (a wide night's 10,718)
-        ids = pl.DataFrame({"id": ids}).sort(pl.col("id").hash(seed=0)).head(TYPICAL_SAMPLE)["id"]
-        history = history.filter(pl.col("entity_id").is_in(ids.implode()))
-    ordered = history.sort("entity_id", "periods_ago", descending=[False, True])
+    ordered = _sampled(history).sort("entity_id", "periods_ago", descending=[False, True])
     consecutive = pl.col("periods_ago").shift(1).over("entity_id") == pl.col("periods_ago") + 1
     for column in columns:
         level = ordered.select("entity_id", "periods_ago",
@@ -553,15 +591,15 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first
     repeats = _repeated_events(pack, history, going)
-    # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
-    # ACT's takings barely rise into a December quarter that lifts every other state's)
-    shared = _shared_changes(history, pack.columns, pack.history_reach) if going and pack.grain.per_year == 1 \
-        else {}
+    reach, signed = pack.history_reach, pack.source.signed_panel_columns
+    shares = frozenset(pack.source.share_columns)
+    shared = _shared_changes(history, pack.columns, reach, signed, shares) if going else {}
+    levels = _shared_levels(history, pack.columns, reach) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns,
                               frozenset(pack.source.share_columns)) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
-                                       "typical_scales": typical,
+                                       "shared_levels": levels, "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),
                                        "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})

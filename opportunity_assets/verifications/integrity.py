@@ -18,7 +18,10 @@ changes), so a volatile small market and a steady large one are each their own y
 - identities declared in the pack (ratios that hold in the domain): exactly, to the rounding of a derived column,
   where the entity's own past holds them so (`exact.py`); else against the entity's own band of the ratio, and
   against the declared band when the own history is short or was itself off throughout;
-- cross-section: the latest change far outside that night's distribution across all scanned entities.
+- cross-section: the latest change far outside that night's distribution across all scanned entities; a level
+  shift judged net of the move tonight's entities made alike into its period where that narrows the entity's
+  yardstick (`shifts.peer_relative`); a column most entities carry alike (a national index) off their figure
+  (`peers.py`).
 
 Integrity findings (the rows contradict each other or themselves) are reported under INPUTS, plausibility
 findings (a value far outside what this entity or tonight's entities do) under ASSUMPTIONS. What a finding does
@@ -43,6 +46,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
+from opportunity_assets.verifications.peers import in_step
 from opportunity_assets.verifications.series import (
     COUNT_OFFSET,
     MIN_SAMPLE,
@@ -434,14 +438,15 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     silent = np.isnan(counted) if pack.source.shape == "events" else None
     shares, summed = pack.source.share_columns, pack.source.summed_columns
     quotients = pack.source.quotient_columns
+    annual = pack.grain.per_year == 1  # (within a year each entity's season moves it apart from the shared move)
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         share = column in shares  # its changes on their own scale: the night's shared moves are log changes
-        facts = ColumnFacts(column, material.get(column, frozenset()),
-                            None if share else candidate.shared_changes.get(column), column in signed,
+        moves = None if share else candidate.shared_changes.get(column)
+        facts = ColumnFacts(column, material.get(column, frozenset()), moves if annual else None, column in signed,
                             candidate.typical_scales.get(column), counted if share else None,
-                            silent if column in summed and candidate.repeated_events else None)
+                            silent if column in summed and candidate.repeated_events else None, moves)
         shifts.shifts(found, spec, facts)
         shifts.out_of_range(found, spec, facts)
         shifts.stays(found, spec, facts)
@@ -458,6 +463,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             regularity.rounded(found, spec, column, reads)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
+        in_step(found, spec, column, candidate.shared_levels.get(column))
     for column, copied in sorted(candidate.copies.items()):
         _copied(found, spec, column, copied)
     if pack.source.shape != "events":
@@ -509,6 +515,9 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule == "out_of_range":
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.0f} times "
                 "beyond every earlier value")
+    if finding.rule == "off_peers":
+        return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: off the figure tonight's " \
+            "entities carry alike"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
     value = "" if finding.value is None else f" {format_number(finding.value)}"

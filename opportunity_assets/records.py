@@ -153,9 +153,10 @@ class Candidate(FrozenRecord):
     """Per source column, the scanned entities' median period-on-period change (log) into each period of the kept
     history, keyed by periods back from the night's latest ("0"), where enough entities had one
     (`integrity.MIN_PEERS`): a move far outside an entity's own changes that tonight's entities made alike,
-    beyond their usual year's (a tax every state raised, a recession), is the world's, not the feed's; and what is
-    left of an entity's change once the shared move is taken out is its own (`shifts.peer_relative`). Each change on
-    the entity's own scale (`series.log_level`). The same for every candidate going on."""
+    beyond their usual year's (a tax every state raised, a recession), is the world's, not the feed's. Each change on
+    the entity's own scale (`series.log_level`). The same for every candidate going on; annual grains only (within a
+    year each entity's own season moves it apart from the shared move; trial 53's judging of every grain's changes
+    net of it doubted 49 more clean held-out Texas picks: withdrawn)."""
     shared_levels: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per source column, the value more than half the scanned entities hold alike in each period of the kept
     history, by periods back, where `integrity.MIN_PEERS` or more have one: a national index every state's rows

@@ -294,7 +294,7 @@ def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int, sig
                     shares: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
     """`Candidate.shared_changes`: the median of the scanned entities' changes into each of the latest `periods`
     periods (the verifier's reach), where `MIN_PEERS` or more had one: the judged periods, and the history's, which
-    tell what a usual move is and which of an entity's moves were its own. Each change on its entity's own scale
+    tell what a usual year's shared move is. Each change on its entity's own scale
     (`_log_level`, as `series.log_level` takes the entity's own), between consecutive kept periods, every period's
     median in one pass (a daily source has thousands of periods), of `_sampled` entities; only rows known on the
     night are in the scan's history."""
@@ -593,7 +593,10 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     repeats = _repeated_events(pack, history, going)
     reach, signed = pack.history_reach, pack.source.signed_panel_columns
     shares = frozenset(pack.source.share_columns)
-    shared = _shared_changes(history, pack.columns, reach, signed, shares) if going else {}
+    # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
+    # ACT's takings barely rise into a December quarter that lifts every other state's)
+    shared = _shared_changes(history, pack.columns, reach, signed, shares) if going and pack.grain.per_year == 1 \
+        else {}
     levels = _shared_levels(history, pack.columns, reach) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns,

@@ -18,10 +18,8 @@ changes), so a volatile small market and a steady large one are each their own y
 - identities declared in the pack (ratios that hold in the domain): exactly, to the rounding of a derived column,
   where the entity's own past holds them so (`exact.py`); else against the entity's own band of the ratio, and
   against the declared band when the own history is short or was itself off throughout;
-- cross-section: the latest change far outside that night's distribution across all scanned entities; a level
-  shift judged net of the move tonight's entities made alike into its period where that narrows the entity's
-  yardstick (`shifts.peer_relative`); a column most entities carry alike (a national index) off their figure
-  (`peers.py`).
+- cross-section: the latest change far outside that night's distribution across all scanned entities; a column
+  most entities carry alike (a national index) off their figure (`peers.py`).
 
 Integrity findings (the rows contradict each other or themselves) are reported under INPUTS, plausibility
 findings (a value far outside what this entity or tonight's entities do) under ASSUMPTIONS. What a finding does
@@ -438,15 +436,14 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     silent = np.isnan(counted) if pack.source.shape == "events" else None
     shares, summed = pack.source.share_columns, pack.source.summed_columns
     quotients = pack.source.quotient_columns
-    annual = pack.grain.per_year == 1  # (within a year each entity's season moves it apart from the shared move)
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
         share = column in shares  # its changes on their own scale: the night's shared moves are log changes
-        moves = None if share else candidate.shared_changes.get(column)
-        facts = ColumnFacts(column, material.get(column, frozenset()), moves if annual else None, column in signed,
+        facts = ColumnFacts(column, material.get(column, frozenset()),
+                            None if share else candidate.shared_changes.get(column), column in signed,
                             candidate.typical_scales.get(column), counted if share else None,
-                            silent if column in summed and candidate.repeated_events else None, moves)
+                            silent if column in summed and candidate.repeated_events else None)
         shifts.shifts(found, spec, facts)
         shifts.out_of_range(found, spec, facts)
         shifts.stays(found, spec, facts)

@@ -45,9 +45,8 @@ class ColumnFacts:
     """Periods back the score reads: a shift there is judged at `level_shift.material_mads`, the verdict rests on
     it."""
     shared: Mapping[str, float] | None = None
-    """Tonight's entities' median change into each period, by periods back (`Candidate.shared_changes`), on an annual
-    grain: a move they all made is no entity's shift (within a year each entity's own season moves it apart from
-    the shared move: the ACT's takings barely rise into a December quarter that lifts every other state's)."""
+    """Tonight's entities' median change into each period, by periods back (`Candidate.shared_changes`): a move they
+    all made is no entity's shift."""
     signed: bool = False
     """The pack declares the column may go negative (`series.log_level`)."""
     domain: float | None = None
@@ -62,9 +61,6 @@ class ColumnFacts:
     is the count's, judged on the count (trial 49: a study plot not trapped one month, its captures 5 -> 0 within a
     count's noise, its grams weighed 500 -> 0 "7.8 MADs below, a one-period drop"); they stay in its yardstick, the
     moves its feed has made."""
-    peers: Mapping[str, float] | None = None
-    """The same shared moves at any grain: what is left of each change once they are taken out is judged where that
-    narrows the entity's yardstick (`peer_relative`)."""
 
 
 _FEW_VALUES = 3
@@ -157,32 +153,26 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
         season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
     judged = range(max(series.judged_from, 1), series.length)
     unusual = _unusual_shared(shared, spec.out_of_range.factor)
-    net = None if share else peer_relative(series, spec, step, stick, season_stick, facts.peers, quantum)
     skip = set() if unwritten is None else {int(t) for t in np.flatnonzero(unwritten | np.roll(unwritten, 1))}
-    worst: dict[str, tuple[float, int, bool]] = {}
+    worst: dict[str, tuple[float, int]] = {}
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
         local = _at_least(stick, noise[t])
-        netted = net is not None and net.holds(t)
-        if net is not None and netted:
-            z = net.z(t)  # the shared move taken out already: no guard on it
-        else:
-            z = _beyond_shared(_far(local, season_stick, step[t], seasonal[t]), local, step[t],
-                               unusual.get(str(series.back(t))))
+        z = _beyond_shared(_far(local, season_stick, step[t], seasonal[t]), local, step[t],
+                           unusual.get(str(series.back(t))))
         shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
         if abs(z) >= min(shift_at, spec.spike.threshold_mads):
-            after = (net.z(t + 1) if net is not None and net.holds(t + 1) else
-                     _at_least(stick, noise[t + 1]).z(step[t + 1])) \
+            after = _at_least(stick, noise[t + 1]).z(step[t + 1]) \
                 if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
             reverted = after * math.copysign(1, z) <= -0.5 * abs(z)
             rule = "spike" if reverted else "level_shift"
             threshold = spec.spike.threshold_mads if reverted else shift_at
-            if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0, False))[0]):
-                worst[rule] = (z, t, netted)
+            if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0))[0]):
+                worst[rule] = (z, t)
             if reverted and abs(z) >= threshold:
                 skip.add(t + 1)
-    for rule, (z, t, netted) in sorted(worst.items()):
+    for rule, (z, t) in sorted(worst.items()):
         where = "above" if z > 0 else "below"
         what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
                 "a one-period drop, reverted the next period" if rule == "spike" else
@@ -191,88 +181,10 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
         if rule == "level_shift" and abs(z) < spec.level_shift.threshold_mads:
             what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
                      "ask for it to be confirmed")
-        against = net.against(t) if net is not None and netted else (
-            f"its period-on-period changes since {stick.since} "
-            f"({_typically(stick, noise, t, events) if share else _typically(stick)})")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
-                  f"from the period before: {abs(z):.1f} MADs {where} {against}, {what}")
-
-
-NARROWER = 0.35
-"""At most this share of the entity's own yardstick's scale must the yardstick of its changes net of the shared
-moves have for those to be judged instead (`peer_relative`): a column whose entities move apart gains nothing by
-the netting, and a second yardstick tried beside the first would only add false doubt. Where the netting narrows
-the yardstick less, what is left is mostly the entity's own heavy-tailed moves, a market's real local events (trial
-53: at 0.8, 26 of 192 clean Texas act-on picks were doubted, hurricane Rita's Beaumont and Port Arthur sales, Fort
-Hood's listings as its troops left in 2003; at 0.5, 15; at 0.35, 10, against 9 before); Western Australia's
-takings, ±8% a quarter on their own and ±2% net of the other states', are judged net."""
-
-
-@dataclasses.dataclass(frozen=True)
-class PeerRelative:
-    """An entity's changes net of the moves tonight's entities made alike into each period, with the yardstick that
-    judges them (`peer_relative`)."""
-
-    net: np.ndarray
-    """Per period, the change less the shared move into it (NaN where that move is not known)."""
-    shared: np.ndarray
-    """Per period, the shared move taken out."""
-    stick: Yardstick
-    year: int
-    """Periods in a year."""
-
-    def holds(self, t: int) -> bool:
-        """Whether the change into `t` is judged net of the shared move: the move into it is known, and the entity's
-        net change a year earlier did not go the same way at least half as far (a season of its own against its
-        peers', an agency's staff cut every January while the others' are not, which its own yardsticks, a year
-        earlier among them, judge: trial 53, one employment industry's January drop of 4% doubted at 4.5 MADs)."""
-        if not math.isfinite(self.net[t]):
-            return False
-        earlier = self.net[t - self.year] if t >= self.year else math.nan
-        z = self.z(t)
-        return not (math.isfinite(earlier) and self.stick.z(float(earlier)) * z > 0
-                    and abs(self.stick.z(float(earlier))) >= abs(z) / 2)
-
-    def z(self, t: int) -> float:
-        return self.stick.z(float(self.net[t]))
-
-    def against(self, t: int) -> str:
-        """What a finding says the change was judged against."""
-        return (f"its changes net of tonight's entities' median move into each period since {self.stick.since} "
-                f"({_typically(self.stick)}; their move into this one {as_percent(self.shared[t])})")
-
-
-def peer_relative(series: Series, spec: IntegritySpec, step: np.ndarray, stick: Yardstick,
-                  season: Yardstick | None, moves: Mapping[str, float] | None, quantum: float) -> PeerRelative | None:
-    """The entity's changes net of tonight's entities' median move into each period (`moves`, by periods back),
-    judged against its own past net changes: much of a market's monthly move is the season every market shares
-    (Texas home sales ±20% a month), a state's takings the tourist season every state has, and it widens each
-    one's own yardsticks until a real defect of ×1.2 hides inside them. Used in place of the entity's own
-    yardsticks only where it is at most `NARROWER` of them (the wider of its own change's and its year-earlier
-    one's, which a change must both lie beyond): one decision per change; a column whose entities move apart, or an
-    entity with a season of its own against its peers' (which stays in its net changes and widens them), is
-    judged as before. Only from `min_history` net changes before the judged span: the narrower of two yardsticks of
-    a few changes is often narrow by chance (trial 48), and a short history is judged as before. A move nearer a
-    unit slip than none (`_unit_sized`) is no shared move to take out: a feed's units changed for every entity.
-    (Trial 53: the net change less the same a year earlier, tried for an entity's own season, doubted 7 more clean
-    employment picks, industries whose growth against the others' turned with the 2009 recovery, ± 0.5% a year
-    before.)"""
-    if not moves:
-        return None
-    shared = np.full(series.length, np.nan)
-    for back, move in moves.items():
-        t = series.length - 1 - int(back)
-        if 0 <= t < series.length and not _unit_sized(move, spec.out_of_range.factor):
-            shared[t] = move
-    net = step - shared
-    own = robust(net[: series.judged_from], series.periods[min(1, series.length - 1)])
-    if own is None or own.count < spec.min_history:
-        return None
-    own = dataclasses.replace(own, scale=max(own.scale, quantum))
-    if own.scale >= NARROWER * max(stick.scale, season.scale if season is not None else 0.0):
-        return None
-    return PeerRelative(net, shared, own, series.per_year)
+                  f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
+                  f"{stick.since} ({_typically(stick, noise, t, events) if share else _typically(stick)}), {what}")
 
 
 _WEEK = 7

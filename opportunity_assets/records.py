@@ -226,9 +226,10 @@ class DataFinding(FrozenRecord):
     cross-section, or a declared identity)."""
 
     rule: str
-    """`level_shift`, `spike`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`, `refused`,
-    `repeated_events`, `cross_section`, `identity:<name>` (off the identity's band), `exact:<name>` (off an exact
-    identity by more than its rounding)."""
+    """`level_shift`, `spike`, `out_of_range`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`,
+    `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_peers` (off the figure tonight's
+    entities carry alike), `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by
+    more than its rounding)."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
     value far outside what this entity or tonight's entities do)."""

@@ -599,8 +599,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         else {}
     levels = _shared_levels(history, pack.columns, reach) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
-    typical = _typical_scales(history, pack.columns, pack.source.signed_panel_columns,
-                              frozenset(pack.source.share_columns)) if going else {}
+    typical = _typical_scales(history, pack.columns, signed, shares) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
                                        "shared_levels": levels, "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),

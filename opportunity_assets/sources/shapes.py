@@ -851,12 +851,9 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # week, have a week without one 7% of the time, a week of zeros; a field study trapping ~116 animals a month
     # never has a month without one by chance (a month not trapped), nor has a feed that stopped: its night stays at
     # its latest event, and the check says how far behind it is. The rate is the events of the feed's latest year of
-    # periods (at least `_RATE_PERIODS`), known on as_of (trial 51's fix read later rows to learn that the feed went
-    # on: reverted).
+    # periods (at least `_RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
+    # 51's fix read later rows to learn that the feed went on: reverted).
     recent = max(grain.per_year, _RATE_PERIODS)
-    longest = (f"least({recent}, floor({math.log(1 / _QUIET_CHANCE)} * least({recent}, len(range(__first, __latest "
-               f"+ {step}, {step}))) / (SELECT sum({EVENTS_READ}) FROM events WHERE {PERIOD} > __latest - {step} * "
-               f"{recent}))::INTEGER)")
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -884,8 +881,9 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
             WHERE exp(-__before * __length) < {_QUIET_CHANCE}
         ),
         quiet AS (
-            SELECT __latest, {longest} AS __longest
-            FROM (SELECT min({PERIOD}) AS __first, max({PERIOD}) AS __latest FROM events)
+            SELECT max({PERIOD}) AS __latest,
+                   least({recent}, floor({math.log(1 / _QUIET_CHANCE)} / avg(__n))::INTEGER) AS __longest
+            FROM (SELECT {PERIOD}, __n FROM feed ORDER BY {PERIOD} DESC LIMIT {recent})
         ),
         spans AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,

@@ -434,6 +434,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     reads = _read_periods(pack)
     counted = _events_read(series, candidate.repeated_events)
     silent = np.isnan(counted) if pack.source.shape == "events" else None
+    unwritten = silent if candidate.repeated_events else None  # (the periods read known: no event is no figure)
     shares, summed = pack.source.share_columns, pack.source.summed_columns
     quotients = pack.source.quotient_columns
     for column in columns:
@@ -443,15 +444,14 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         facts = ColumnFacts(column, material.get(column, frozenset()),
                             None if share else candidate.shared_changes.get(column), column in signed,
                             candidate.typical_scales.get(column), counted if share else None,
-                            silent if column in summed and candidate.repeated_events else None)
+                            unwritten if column in summed else None)
         shifts.shifts(found, spec, facts)
         shifts.out_of_range(found, spec, facts)
         shifts.stays(found, spec, facts)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
                        counted if column in shares else None, facts.shared)
-        _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of),
-               silent if candidate.repeated_events else None)
+        _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of), unwritten)
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
             regularity.precision(found, spec, column)
         regularity.echoed(found, spec, column)

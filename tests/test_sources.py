@@ -1555,7 +1555,8 @@ def test_a_month_or_a_day_no_calendar_has_names_its_own_column_not_the_year(tmp_
 def test_a_few_rows_of_a_year_column_written_otherwise_name_the_key_and_what_they_write(tmp_path: Path) -> None:
     """Trial 30: `1970-12-31` in 300 of 10,200 rows of a year column (`year_column: iyear`), and `FY2017` in 51 of a
     Parquet file's, were only "300 quarantined rows have no period (source row 34 of 'Chad', ...)": no key, no value.
-    A period column's such rows were named (`_written_otherwise`); now a year column's are too, with what it holds."""
+    A period column's such rows were named (`check.written.periods_written_otherwise`); now a year column's are too,
+    with what it holds."""
     from opportunity_assets.check.pack import check_pack
 
     lines = TEXAS.read_text().splitlines(keepends=True)

@@ -870,7 +870,7 @@ def open_pack_source(con: duckdb.DuckDBPyConnection, pack: CriteriaPack,
         try:
             into = Into(join_rows(i), functools.partial(typed, joined), row_per_line=joined.wide is None)
             refused = _open_spec(con, joined, path, into, within)
-        except SourceFormatError as exc:  # said of the join's own keys (`check.pack.source_problem`), not of
+        except SourceFormatError as exc:  # said of the join's own keys (`check.reading.source_problem`), not of
             # the main source's, whoever reports it
             raise SourceFormatError(str(exc), exc.missing, exc.present, within) from None
         rejected += [Rejected(r.line, f"{join_label(pack, joined)}: {r.reason}", r.entity) for r in refused]

@@ -17,7 +17,7 @@ class SourceError(RuntimeError):
                  within: str = "source") -> None:
         super().__init__(message)
         self.missing = missing
-        """The columns the source lacks, when that is the reason (`check.pack.source_problem` names their key)."""
+        """The columns the source lacks, when that is the reason (`check.reading.source_problem` names their key)."""
         self.present = present
         """Then, the columns it has."""
         self.within = within

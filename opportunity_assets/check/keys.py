@@ -1,0 +1,268 @@
+"""`opportunity check`: rows that share a key (pure over the source's counts): many duplicated keys told as the
+key or grain that makes them (a series of several per entity, decimal years too coarse, a file appended to
+itself), a few told as a warning, rows repeated by nature (events alike), and an entity column that names a row
+rather than an entity."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING
+
+from opportunity_assets.check import candidates as check_candidates
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.records import Candidate
+from opportunity_assets.sources.facts import copied_rows
+from opportunity_assets.sources.probes import (
+    duplicate_facts,
+    key_completions,
+)
+from opportunity_assets.sources.reading import SourceError
+from opportunity_assets.sources.spec import DECIMAL_YEAR
+
+if TYPE_CHECKING:
+    from opportunity_assets.sources.facts import TableFacts
+
+
+def copies_by_nature(pack: CriteriaPack, repeats: tuple[int, int] | None) -> list[str]:
+    """A warning: an events source half or more of whose rows repeat another in every column the night reads (the
+    World Values Survey's answers, a country, a year and a score from 1 to 10: 346,136 rows, 2,523 distinct), while
+    `integrity.repeated_events` doubts: its copies are the data's nature, not a feed sent twice, and the rule doubts
+    every period of an entity with few past ones ("0.996 of them copies of another ... sent twice?")."""
+    rule = pack.integrity.repeated_events
+    if repeats is None or rule.effect == "note":
+        return []
+    rows, distinct = repeats
+    if rows < _FEWEST_REPEATED or 2 * distinct > rows:
+        return []
+    return [f"key `integrity.repeated_events`: got effect {rule.effect!r}; {rows - distinct} of the {rows} events "
+            f"the night reads repeat another in every column it reads ({distinct} distinct), so copies are this "
+            "source's nature (answers on a scale, a category and a date), and the rule would doubt periods for "
+            "them as if a feed had been sent twice: expected `integrity: {repeated_events: {effect: note}}`, or a "
+            "column that tells the events apart among those the pack reads (a `count_distinct` of an id)"]
+
+
+_FEWEST_REPEATED = 100
+"""Fewest events before their repeats are judged the source's nature (a few events may all agree)."""
+
+
+def rows_copied(pack: CriteriaPack, night: date) -> str | None:
+    """A panel or snapshot whose every row the night reads appears k >= 2 times, equal in every column read (a file
+    appended to itself), said naming `source.path`: its keys are all duplicated, but no other shape, grain or entity
+    column would mend it (`shape: events` would count each row k times). None otherwise."""
+
+    try:
+        copies = copied_rows(pack, night)
+    except SourceError:
+        return None
+    if copies is None:
+        return None
+    factor, rows, distinct = copies
+    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
+            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
+            f"rows for {distinct}, each refused as a duplicated key (one row per entity and period): expected each row "
+            "once (a file appended to itself?)")
+
+
+_SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
+"""What a `where` keeps when rows of several series share their entity and moment."""
+
+
+def duplicates_blank_inputs(pack: CriteriaPack, found: list[Candidate]) -> bool:
+    """Whether a required input has no value for any scanned candidate because a row refused as a duplicated key
+    lies in its reach: few such rows, but in every candidate's windows (trial 23: CRAN's package counts at each R
+    release, read as a quarterly panel; two releases in one quarter, 6 rows of 29, left the one series' every input
+    unknown, and check said ok). The key at fault is then `duplicated_keys`', as when they are most rows."""
+    if not found:
+        return False
+    return any(all(_DUPLICATED_GAP.match(check_candidates.root_gap(c, name)) for c in found)
+               for name in pack.required_inputs)
+
+
+def dated_apart(pack: CriteriaPack) -> bool:
+    """Whether most duplicated keys' rows are of several dates in one period (releases on two days of a quarter):
+    the key's fault, a grain too coarse or the wrong shape; a period sent twice as written is the rows' own, said
+    by the inputs it leaves unknown ("expected the source's rows mended")."""
+
+    try:
+        facts = duplicate_facts(pack)
+    except SourceError:
+        return False
+    return facts is not None and facts.finer * 2 > facts.groups
+
+
+_DUPLICATED_GAP = re.compile(r"^\w+: unknown: source row \d+ is quarantined \(duplicated key")
+"""A metric's gap line when a row refused as a duplicated key lies in its window."""
+
+
+def _decimal_years_too_coarse(pack: CriteriaPack, written: str | None) -> str | None:
+    """Why decimal years written with too few decimals for the grain's periods (`1949.2`: a tenth of a year, 36
+    days, cannot tell 12 months apart) leave rows sharing a period, or None. Trial 32: AirPassengers rounded to one
+    decimal was 72 rows of duplicated keys blamed on `source.grain`, "or `shape: events`", which would add months."""
+    if DECIMAL_YEAR not in pack.source.period_patterns or written is None or "." not in written:
+        return None
+    decimals = len(written.strip().split(".", 1)[1])
+    if 10 ** decimals >= 2 * pack.grain.per_year:
+        return None
+    return (f"its values are written with {decimals} decimal{'' if decimals == 1 else 's'}, too few to tell "
+            f"a year's {pack.grain.per_year} {pack.grain.plural} apart ({10 ** -decimals:g} of a year is "
+            f"{365 * 10 ** -decimals:.0f} days): expected the column exported with more decimals (R's `time()` "
+            "written in full, 1949.0833)")
+
+
+def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
+    """Most rows the night reads refused as duplicated keys: the key most likely at fault, said as the pack's shape
+    reads its rows (a snapshot's share an entity and an observation moment, a file dated by `known_at` an entity, a
+    panel's an entity and a period), with an example and what would tell the rows apart; never the shape the pack
+    already has. An id column whose rows carry several names (or one id in all, when they are not of several dates
+    in a period) is the id's fault, whatever the shape, and so is a file dated by `known_at` whose ids mostly name
+    one row (names that repeat: counties of several states); then `known_at` on a file of dated rows; a snapshot's
+    observations of one day, its `period_column`'s (or of one time of day, its `entity_id`'s); a panel's rows of
+    several dates in one period, its `grain`'s; of one period as written, its `shape`'s."""
+
+    src, grain = pack.source, pack.grain
+    try:
+        facts = duplicate_facts(pack)
+    except SourceError:
+        facts = None
+    if facts is None:  # (read a moment ago: only a source changed since gets here)
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row (duplicated keys): expected one row per entity and period")
+    entity, copies, period, written, names = facts.example
+    observed = src.shape == "snapshot" and src.period_column is not None and src.published_column is None
+    moment = f"an observation {'time' if facts.timed else 'day'}" if observed else f"a {grain.name}"
+    at = "" if src.known_at is not None else f" on {written!r}" if observed else f" in {grain.label(period)}"
+    example = f"e.g. {copies} rows of {entity!r}{at}"
+    apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
+    finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period
+    if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer
+                                                  and src.entity is None):
+        named = f", named {names}" if names else ""
+        why = (f"the rows of one id carry different names (`source.entity_name` {src.entity_name!r})" if names else
+               f"every row in scope has the one id {entity!r}")
+        column = f" (`entity_id: {src.entity_name}`, the names' column, perhaps)" if names else ""
+        shares = "an id" if src.known_at is not None else f"an id and {moment}"
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another "
+                f"row ({example}{named}): {why}, so the column does not tell the entities apart ({facts.entities} "
+                f"id{'' if facts.entities == 1 else 's'} in all): expected the column of each entity's id{column}")
+    if src.known_at is not None and facts.groups * 2 < facts.entities:  # most ids one row: names that repeat
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
+                f"({example}), though most of the {facts.entities} ids name one row each: the column repeats for "
+                "different entities (a name, not an id), and each such row is refused: expected a column unique to "
+                "each entity (its id or code)")
+    if src.known_at is not None:
+        return (f"key `source.known_at`: got {src.known_at.isoformat()}; it dates every row alike, one snapshot of "
+                f"one row per entity, but {duplicated} rows share an entity with another row ({example}), so no row "
+                "can stand for its entity: expected `period_column` in its place, naming the column of each row's "
+                "date, for a file of dated rows (or a `source.where` or `source.entity_id` that leaves one row per "
+                "entity)")
+    latest = f"so no latest observation can be told (a snapshot keeps each {grain.name}'s latest)"
+    if observed and not facts.timed:
+        return (f"key `source.period_column`: got {src.period_column!r}; {duplicated} rows share an entity and "
+                f"{moment} with another row ({example}), {latest}: expected a `period_column` holding each "
+                f"observation's time of day as well as its day (a timestamp), or a {apart}, or `shape: events` to "
+                f"aggregate them (an `avg` per {grain.name})")
+    if observed:
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and {moment} "
+                f"with another row ({example}), {latest}: expected an `entity_id` that tells the series apart, or a "
+                f"`source.where` keeping {_SERIES}, or `shape: events` to aggregate them (an `avg` per "
+                f"{grain.name})")
+    if (coarse := _decimal_years_too_coarse(pack, written)) is not None:
+        return (f"key `source.period_format`: got {src.period_format!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}, {written!r}): {coarse}")
+    if finer:  # rows of several dates in one period: the grain is too coarse
+        events = "`shape: events` (rows to aggregate)" if src.wide is None else (
+            f"`shape: events` with `aggregates: {{{src.wide.value}: {{agg: avg, column: {src.wide.value}}}}}` (each "
+            f"cell an event: the {grain.name}'s average; `sum`, `min`, `max` likewise)")
+        shapes_else = " or ".join(s for s in (events,
+                                              "`shape: snapshot` (observations, each period's latest kept)")
+                                  if not s.startswith(f"`shape: {src.shape}`"))
+        return (f"key `source.grain`: got {src.grain!r}; {duplicated} rows share an entity and a {grain.name} with "
+                f"another row (duplicated keys, {example}, dated apart within it): expected the grain of one row "
+                f"per entity and period, or {shapes_else}")
+    if src.shape == "snapshot" and src.period_column is None and src.published_column is None:
+        # a snapshot dated by year and month columns: no moment within the period
+        return (f"key `source.period_column`: got nothing; {duplicated} rows share an entity and a {grain.name} "
+                f"with another row ({example}), and `year_column` dates no moment within it, {latest}: expected "
+                f"`period_column` in place of `year_column`, naming the column of each observation's date (or a "
+                f"{apart})")
+    if src.published_column is not None:  # (a snapshot's: one observation's, trial 27, not `year_column`'s)
+        what = f"an observation ({src.period_column!r})" if src.shape == "snapshot" and src.period_column else \
+            f"a {grain.name}"
+        return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
+                f"{what} and a publication date with another row ({example}), so no latest revision can be "
+                f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
+    if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
+        together = [*src.entity_columns, *completions[0]]
+        others = f" (or {', '.join(repr(c[0]) for c in completions[1:3])})" if len(completions) > 1 else ""
+        telling = f"column {completions[0][0]!r}{others} tells" if len(completions[0]) == 1 else \
+            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
+                f"{telling} them apart: expected the entity to be the columns together, "
+                f"`entity_id: [{', '.join(together)}]` (and `entity_name` likewise)")
+    return (f"key `source.shape`: got {src.shape!r}; {duplicated} rows share an entity and the same period value "
+            f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
+            f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
+            f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:
+    """A warning: a few rows refused as duplicated keys, of one period as written, that another column the pack does
+    not read tells apart: entities the id column names alike, not rows sent twice (trial 28: `entity_id: inst_name`
+    over the College Scorecard, where 148 names are each several colleges', refused 1046 rows, and check's only word
+    was `caps.max_flagged`'s "the commonest reason: duplicated key: mend the source"). Most rows so refused is a
+    problem (`duplicated_keys`); a panel, a snapshot or a file dated by `known_at` alike, never events."""
+
+    src, grain = pack.source, pack.grain
+    if src.shape == "events" or src.published_column is not None:
+        return []
+    try:
+        facts = duplicate_facts(pack)
+        completions = key_completions(pack) if facts is not None and facts.finer * 2 <= facts.groups else []
+    except SourceError:
+        return []
+    if facts is None or not completions:
+        return []
+    entity, copies, period, _, _ = facts.example
+    at = "" if src.known_at is not None else f" in {grain.label(period)}"
+    shares = "an id" if src.known_at is not None else f"an entity and a {grain.name}"
+    together = [*src.entity_columns, *completions[0]]
+    telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
+        f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+    alone = f" (or `entity_id: {completions[0][0]}` alone, if it is each entity's id)" \
+        if len(completions[0]) == 1 else ""
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another row "
+            f"(e.g. {copies} rows of {entity!r}{at}), each refused as a duplicated key, and {telling} them apart: "
+            f"the column names several entities alike (a name, not an id)? expected the entity to be the columns "
+            f"together, `entity_id: [{', '.join(together)}]`{alone}, or each row once (a period sent twice?)"]
+
+
+MANY_IDS = 100
+"""Entities from which one row each is no coincidence of a short history but a row's own id taken for an entity's."""
+
+
+ROWS_PER_ID = 1.5
+"""Rows per entity at or below which the entity column is each row's own id."""
+
+
+def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
+    """A line naming `source.path` when every different row the night reads appears a whole number of times
+    (`SourceFacts.copies`: the factor, the rows, the different rows): a file appended to itself counts each event
+    that many times."""
+    factor, rows, distinct = copies
+    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
+            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
+            f"rows for {distinct} events, so every count and sum would count each {factor} times: expected each event "
+            "once (a file appended to itself?), or, if these are distinct events, a column that tells them apart "
+            "among those the pack reads (a `count_distinct` of an id, say)")
+
+
+def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
+    """A line naming `source.entity_id` when its column holds about one value per row the night reads (at least
+    `MANY_IDS` values, at most `ROWS_PER_ID` rows each): an order's or a row's own id, naming no entity."""
+    if pack.source.known_at is not None or main.entities < MANY_IDS or main.seen_dated > ROWS_PER_ID * main.entities:
+        return None
+    return (f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
+            f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
+            "entity, whose rows recur period after period (an order's or a row's own id names no entity)")

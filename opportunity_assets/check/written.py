@@ -1,0 +1,99 @@
+"""`opportunity check`: a few rows whose period is written otherwise than the rest (pure): the period key and column
+they are written in, and how to read them (a list of `period_format` patterns, a `where` keeping empty ones out,
+or mending them in the source)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+from opportunity_assets.check.periods import (
+    both_ways,
+    empty_period_column,
+    fitting_patterns,
+    iso_patterns,
+    spec_at,
+    written_periods,
+)
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
+from opportunity_assets.sources.spec import SourceSpec
+
+_PERIOD_KEY_VALUES = {"year_column": "a whole year (1963, or 1963.0)",
+                      "month_column": "a month, 1 to 12 or its name (Jan, February)",
+                      "day_column": "a day its month has (1 to 28, 29, 30 or 31)",
+                      "quarter_column": "a quarter, 1 to 4", "week_column": "an ISO week, 1 to 53"}
+"""What each period key's column holds in every row, as a few rows written otherwise are told."""
+
+
+_PERIOD_KEY_RANGES = {"year_column": (FIRST_YEAR, LAST_YEAR), "month_column": (1, 12), "day_column": (1, 31),
+                      "quarter_column": (1, 4), "week_column": (1, 53)}
+"""The whole numbers each period key's column may hold (the query reads no other: `shapes._period_sql`)."""
+
+
+_MONTH_NAMES = {n.lower() for n in [*calendar.month_name, *calendar.month_abbr] if n}
+
+
+def _not_held(key: str, value: str) -> bool:
+    """Whether a period key's column cannot hold `value`: empty, no whole number (a month also by its name), or a
+    number out of the key's range (month 13)."""
+    if key == "month_column" and value.lower() in _MONTH_NAMES:
+        return False
+    if not re.fullmatch(r"\d+(\.0*)?", value):
+        return True
+    low, high = _PERIOD_KEY_RANGES[key]
+    return not low <= float(value) <= high
+
+
+def period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
+    """The period key and column a few unparsed rows are written otherwise in: `period_column`, or the first of
+    the year, month, ... columns whose value in a reason (`period unparseable: iyear=1970-12-31, month=3`) is not
+    what that column holds (trial 30: `1970-12-31` in 300 rows of a year column was "300 quarantined rows have no
+    period", naming no key and no value), else the day column of a day its month has not (31 November). Trial 33:
+    month 13 and 31 November were both blamed on the year column, "expected a whole year"."""
+    if src.period_column:
+        return "period_column", str(src.period_column)
+    keys = [(key, str(column)) for key in _PERIOD_KEY_VALUES if (column := getattr(src, key)) is not None]
+    for reason in reasons:
+        written = dict(part.partition("=")[::2] for part in reason.partition(": ")[2].split(", "))
+        for key, column in keys:
+            if _not_held(key, written.get(column, "").strip()):
+                return key, column
+    days = [(key, column) for key, column in keys if key == "day_column"]
+    return days[0] if days else keys[0] if keys else ("period_column", "")
+
+
+def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: str = "source") -> str:
+    """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
+    reads them beside the rest, where a common pattern parses them (dates in two formats in one column). Of the
+    main source, or of the joined table `within` names (its year, month, ... columns)."""
+    src = spec_at(pack, within)
+    values = written_periods(reasons)
+    key, column = period_key_of(src, reasons)
+    said = (f"{len(reasons)} row{'s' if len(reasons) > 1 else ''} of `{within}.{key}` {column!r} "
+            f"{'are' if len(reasons) > 1 else 'is'} written otherwise than the rest (e.g. {values[0]!r}), "
+            f"{'their' if len(reasons) > 1 else 'its'} period unparseable")
+    if not src.period_column:  # year, month, ... columns: whole numbers each (a month also by its name)
+        empty = empty_period_column(reasons)
+        if empty is not None:
+            return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
+                    "not_in: ['']}]` keeps such rows out, or mend them in the source")
+        return (f"{said}: expected {_PERIOD_KEY_VALUES[key]} as the rest write it: mend "
+                f"{'them' if len(reasons) > 1 else 'it'} in the source")
+    given = src.period_patterns
+    fits = fitting_patterns(values, given)
+    if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both
+        return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: a column written two "
+                f"ways is read with a list of patterns, the first that parses a value reading it, `period_format: "
+                f"{[*given, *isos]}`")
+    if not fits:
+        empty = empty_period_column(reasons)
+        if empty is not None:
+            return (f"{said}: {'they are' if len(reasons) > 1 else 'it is'} empty: `source.where: [{{column: {empty}, "
+                    "not_in: ['']}]` keeps such rows out, or mend them in the source")
+        return f"{said}: mend them in the source"
+    isos = [] if given else both_ways(pack, src.period_column or "")
+    others = given or isos[:1] or ["%Y-%m-%d"]
+    first = "" if given else f" (the rest's pattern first: {others[0]!r} for ISO dates)"
+    return (f"{said}; {fits[0]!r} parses them: a column written two ways is read with a list of patterns, the "
+            f"first that parses a value reading it, `period_format: {[*others, fits[0]]}`{first}")

@@ -855,6 +855,36 @@ def test_the_reasons_rows_were_quarantined_for_name_their_first_rows(tmp_path: P
         facts
 
 
+def test_a_row_of_two_refused_cells_is_named_under_each_column(tmp_path: Path) -> None:
+    """Trial 54: a row whose `emp` and `wage` were both text was listed under `emp` alone ("quarantined for: column
+    emp (1: source row 71)"): the user mended `emp` and met `wage` on the next check. The row is named under each
+    column whose cell is refused, and counted once among the rows more."""
+    rows = [["a", f"2018-{m:02d}-01", m, 2 * m] for m in range(1, 7)] + \
+        [["b", f"2018-{m:02d}-01", m, 2 * m] for m in range(1, 7)]
+    rows[3][2], rows[3][3] = "x", "abc"
+    name = _csv(tmp_path / "q.csv", ["id", "day", "level", "wage"], rows)
+    source = {"path": name, "period_column": "day", "columns": ["level", "wage"], "publication_lag_days": 0}
+    metrics = {**_LEVELS, "wage_now": {"agg": "last", "column": "wage"}}
+    facts = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "quarantined for: column level (1: source row 5), column wage (1: source row 5)" in facts, facts
+
+
+def test_a_column_of_category_codes_in_columns_is_no_number_in_a_unit(tmp_path: Path) -> None:
+    """Trial 54: a PostgreSQL ENUM of sectors (`s1`..`s9`) listed in `columns` was told "they carry a unit or a mark,
+    's': expected `source.strip_from_numbers: ['s']`", which would read sector 7 as the number 7. Codes of a
+    category (a letter prefix, few values on many rows) are told as what they are; `76 ppb` is still a unit."""
+    rows = [[f"e{i}", f"2018-{m:02d}-01", f"s{i % 3 + 1}", m] for i in range(8) for m in range(1, 7)]
+    name = _csv(tmp_path / "q.csv", ["id", "day", "sector", "level"], rows)
+    source = {"path": name, "period_column": "day", "columns": ["sector", "level"], "publication_lag_days": 0}
+    metrics = {**_LEVELS, "sector_now": {"agg": "last", "column": "sector"}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2018, 7, 31))
+    assert problems == ["key `source.columns.0`: 'sector': 48 of 48 cells the night reads are not numbers; expected a "
+                        "numeric column (list only numeric columns)"], problems
+    rows = [[f"e{i}", f"2018-{m:02d}-01", f"{i * 10 + m} ppb", m] for i in range(8) for m in range(1, 7)]
+    _csv(tmp_path / "q.csv", ["id", "day", "sector", "level"], rows)
+    assert "they carry a unit or a mark, 'ppb'" in _problems(_pack(tmp_path, source, metrics), date(2018, 7, 31))[0]
+
+
 def test_a_name_column_most_entities_share_and_a_total_row_are_named(tmp_path: Path) -> None:
     """Trial 5: `entity_name: disease` on one disease's states named every candidate 'Measles', and a trailing
     'Total' row per year became an entity scored beside the states it sums: check said ok to both. Each is a

@@ -115,13 +115,31 @@ def _unit_most(written: list[str], separator: str | None, within: str) -> tuple[
     if not dresses:
         return None
     dress, carried = dresses.most_common(1)[0]
-    if carried < 2 or 2 * carried <= len(written):
+    if carried < 2 or 2 * carried <= len(written) or _codes(dress, written):
         return None
     grouped = separator is None and re.search(r"\d,\d{3}(?!\d)", example[dress]) is not None
     also = ' and `thousands_separator: ","`' if grouped else ""
     return example[dress], (f"they carry a unit or a mark, {dress!r}: expected `{within}.strip_from_numbers: "
                             f"[{dress!r}]`{also}, which removes it before the number is read, or plain numbers (the "
                             "file exported without it)")
+
+
+_FEWEST_PER_CODE = 3
+"""How many cells, on average, each distinct value of a category's codes holds at the least (`_codes`)."""
+_MOST_CODES = 20
+"""How many distinct codes a category holds at the most (`_codes`): a measure in a unit takes many values."""
+
+
+def _codes(dress: str, written: list[str]) -> bool:
+    """Whether cells a letter prefix dresses (`s7`, `A1`, `Q3`) are a category's codes, not numbers in a unit: few
+    distinct values, each on several cells. Trial 54: a PostgreSQL ENUM of sectors `s1`..`s9` listed in `columns`
+    was told "they carry a unit or a mark, 's'", with `strip_from_numbers: ['s']` to read sector 7 as the number 7.
+    A unit is written after the number (`76 ppb`) or is a sign (`#5`, `$5`)."""
+    dressed = [w.strip() for w in written if w.strip().startswith(dress)]
+    if not dress.isalpha() or not dressed or any(w[len(dress):len(dress) + 1].isspace() for w in dressed):
+        return False
+    distinct = len(set(dressed))
+    return distinct <= _MOST_CODES and len(dressed) >= _FEWEST_PER_CODE * distinct
 
 
 def grouped_most(written: list[str]) -> str | None:

@@ -46,6 +46,16 @@ def read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_ro
             f"quarantined row{'' if quarantined == 1 else 's'}")
 
 
+def _kinds(reason: str) -> list[str]:
+    """What a quarantine reason refuses, without its details: `column wage` of `column wage: 'abc' is not a
+    number`. A row whose several cells are refused (the reader joins them by `; `) is of each column's kind:
+    trial 54's row 71, its `emp` and `wage` both refused, was listed under `emp` alone."""
+    parts = reason.split(" (")[0].split("; ")  # (`... (that cell is a gap; the row is kept)`)
+    if not all(p.startswith("column ") for p in parts):
+        parts = [reason.split(" (")[0]]
+    return list(dict.fromkeys(p.split(":")[0] for p in parts))
+
+
 def quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     """The commonest reasons rows were quarantined for, each with how many and the first rows (by the line each
     starts on in its file): `quarantined for: missing entity id (397: source rows 12, 40, 77, ...)`; past the
@@ -58,9 +68,8 @@ def quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     for row in quarantined.select("source_row", "reason").iter_rows(named=True):
         reason = str(row["reason"])
         joined = joined_reason(reason)
-        kind = reason if joined is None else joined[1]
-        kind = kind.split(" (")[0].split(":")[0]
-        rows.setdefault(kind if joined is None else f"{joined[0]}: {kind}", []).append(row["source_row"])
+        for kind in _kinds(reason if joined is None else joined[1]):
+            rows.setdefault(kind if joined is None else f"{joined[0]}: {kind}", []).append(row["source_row"])
     ranked = sorted(rows.items(), key=lambda item: -len(item[1]))
     top, rest = ranked[:3], ranked[3:]
 
@@ -74,7 +83,9 @@ def quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     said = "quarantined for: " + ", ".join(f"{why} ({len(numbers)}{first(numbers, why)})" for why, numbers in top)
     if not rest:
         return said
-    more = sum(len(numbers) for _, numbers in rest)
+    told = {n for _, numbers in top for n in numbers}  # (a row of several refused cells: counted once)
+    more = len({n for _, numbers in rest for n in numbers if n is not None and n not in told}) \
+        + sum(1 for _, numbers in rest for n in numbers if n is None)
     why, numbers = rest[0]
     return (f"{said}, and {more} row{'s' if more > 1 else ''} more for {len(rest)} other "
             f"reason{'s' if len(rest) > 1 else ''} ({why}{first(numbers, why)}{', ...' if len(rest) > 1 else ''})")

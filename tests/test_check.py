@@ -675,7 +675,7 @@ def test_the_coarser_grain_test_of_many_entities_answers_as_for_few(tmp_path: Pa
     """Over 64 entities a sample is looked at first; its steps of one period answer for every entity, and a sample
     of quarterly rows leaves the answer to all of them: 70 quarterly entities, then 70 more of which the first or
     the last ones report monthly."""
-    from opportunity_assets.check.periods import _GRAIN_SAMPLE, grain_finer_than_rows
+    from opportunity_assets.check.grains import _GRAIN_SAMPLE, grain_finer_than_rows
 
     def history(monthly: set[int]) -> pl.DataFrame:
         rows = [(f"e{k:03d}", back, date(2012, 12, 1)) for k in range(140) for back in range(0, 24)
@@ -1277,7 +1277,7 @@ def test_check_as_of_a_night_of_an_unreadable_source_prints_its_problem_as_check
 # ---- trial 3: the period keys' message says what is wrong with them, and which pattern parses ---------------------
 
 def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do_not_tell() -> None:
-    from opportunity_assets.check.periods import suggested_pattern
+    from opportunity_assets.check.patterns import suggested_pattern
 
     assert suggested_pattern(["9/30/1990 0:00:00", "11/29/1993 0:00:00"]) == "; '%m/%d/%Y %H:%M:%S' parses them"
     assert suggested_pattern(["30/9/1990"]) == "; '%d/%m/%Y' parses them"

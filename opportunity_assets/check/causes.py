@@ -7,9 +7,7 @@ from __future__ import annotations
 import re
 
 from opportunity_assets.check import candidates as check_candidates
-from opportunity_assets.check.periods import (
-    undated_at_fault,
-)
+from opportunity_assets.check.periods import undated_at_fault
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate
 

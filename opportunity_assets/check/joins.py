@@ -16,12 +16,12 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check import candidates as check_candidates
 from opportunity_assets.check.cells import MOSTLY_TEXT, cell_problems, numeric_columns
+from opportunity_assets.check.patterns import suggested_pattern
 from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
     not_dates,
     not_publication_dates,
     not_years,
-    suggested_pattern,
     written_periods,
 )
 from opportunity_assets.check.reading import no_rows_read, source_problem, text_compared_with_numbers

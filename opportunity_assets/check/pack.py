@@ -63,6 +63,18 @@ from opportunity_assets.check.facts import (
     unclear_said,
     undated_of_no_entity,
 )
+from opportunity_assets.check.grains import (
+    coarser_periods_joined,
+    coverage_past_trading_days,
+    grain_finer_than_rows,
+    periods_read_as_vintages,
+    rows_dated_after_known,
+    sundays_starting_weeks,
+    weeks_not_iso,
+    year_spans_read_as_months,
+    years_beside_periods,
+    zoned_elsewhere,
+)
 from opportunity_assets.check.joins import (
     join_published_later,
     join_rows_undated,
@@ -80,31 +92,22 @@ from opportunity_assets.check.keys import (
     rows_appended,
     rows_copied,
 )
-from opportunity_assets.check.periods import (
-    UNPARSED_PERIODS,
-    calendar_week_patterns,
-    coarser_periods_joined,
-    commonest_values,
-    coverage_past_trading_days,
-    day_and_month_swapped,
+from opportunity_assets.check.latest import (
     figures_ended,
-    grain_finer_than_rows,
-    iso_weeks_read_by_calendar,
     latest_period_cut_short,
     latest_rows_refused,
     night_after_the_data,
-    periods_read_as_vintages,
+)
+from opportunity_assets.check.patterns import calendar_week_patterns, iso_weeks_read_by_calendar
+from opportunity_assets.check.periods import (
+    UNPARSED_PERIODS,
+    commonest_values,
+    day_and_month_swapped,
     periods_unparsed,
     published_unparsed,
-    rows_dated_after_known,
-    sundays_starting_weeks,
     two_digit_years,
     undated_at_fault,
     unix_time_of_no_time,
-    weeks_not_iso,
-    year_spans_read_as_months,
-    years_beside_periods,
-    zoned_elsewhere,
 )
 from opportunity_assets.check.reach import (
     grain_finer_than_starts,

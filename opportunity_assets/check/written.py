@@ -7,14 +7,8 @@ from __future__ import annotations
 import calendar
 import re
 
-from opportunity_assets.check.periods import (
-    both_ways,
-    empty_period_column,
-    fitting_patterns,
-    iso_patterns,
-    spec_at,
-    written_periods,
-)
+from opportunity_assets.check.patterns import fitting_patterns, iso_patterns
+from opportunity_assets.check.periods import both_ways, empty_period_column, spec_at, written_periods
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.sources.spec import SourceSpec

@@ -1,0 +1,178 @@
+"""`opportunity check`: the source's latest periods against the night (pure over its rows and quarantine): a latest
+period cut short (an extract's end), a night long after the data ends, the latest rows refused, figures that end
+before the periods do. Each is one line naming the pack key."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, timedelta
+
+import polars as pl
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.sources import shapes
+from opportunity_assets.sources.formats import describe_location
+from opportunity_assets.sources.probes import (
+    latest_by_period,
+)
+from opportunity_assets.sources.spec import (
+    SourceSpec,
+)
+
+CUT_SHORT = 0.1
+"""An events source whose rows end this share of its latest period (at least a day) before the period does, where
+they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
+
+
+def _source_key(src: SourceSpec) -> str:
+    """The key that names where the source's rows come from: its `query`, its PostgreSQL `table`, else its file."""
+    return "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
+
+
+def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
+    """A warning: an events source dated by a `period_column` whose events the night reads end well before its
+    latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
+    stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
+    sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
+    whole periods only."""
+
+    src, grain = pack.source, pack.grain
+    if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
+        return []
+    if (unfinished := _latest_period_unfinished(pack, night, anchor)) is not None:
+        return [unfinished]
+    previous = grain.back(anchor, 1)
+    day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
+    last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
+                            [anchor, previous])
+    if anchor not in last or previous not in last:
+        return []
+    days = (grain.end(anchor) - anchor).days + 1
+    short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
+    if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
+        return []
+    where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
+    key = _source_key(src)
+    published = "" if src.published_column else \
+        f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
+    return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
+            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), though they reach the end of "
+            f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
+            f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
+            f"before {grain.label(anchor)} is published{published}"]
+
+
+def _latest_period_unfinished(pack: CriteriaPack, night: date, anchor: date) -> str | None:
+    """The warning for events read as they are published (`published_column`) on a night inside their latest
+    period: that period has not ended, so its counts and sums are a part of it whatever the events' density. Trial
+    38: house sales known 14 days after them, on 2010-10-15, read 2010-Q4's one sale as a quarter's beside full
+    quarters a year before, and check said ok (the sparse sales had left 2010-Q3's last days empty, so the test of an
+    extract's end did not hold)."""
+    src, grain = pack.source, pack.grain
+    if src.published_column is None or night >= grain.end(anchor):
+        return None
+    label, days = grain.label(anchor), (grain.end(anchor) - anchor).days + 1
+    return (f"key `source.published_column`: got {src.published_column!r}; the night {night} falls inside the "
+            f"latest period {label} ({(night - anchor).days + 1} of its {days} days), whose events it reads as they "
+            f"are published: {label}'s counts and sums are a part of it, read as a drop: expected a night on or after "
+            f"{grain.end(anchor)}, when {label} has ended, or one before {label}'s first events are published")
+
+
+STALE_PERIODS = 2
+"""Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
+the night lies after the data's end."""
+
+
+def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
+                         quarantined_latest: date | None = None) -> list[str]:
+    """A warning: a night after the source's data ends, `STALE_PERIODS` or more periods after its latest one that
+    the lag rule (`publication_lag_days`) says were published by then having no row (Victoria's 2014 electricity
+    demand read on 2016-03-01; car exports to 2014 on 2021-06-30). Every window counts back from the latest period,
+    so the night's metrics are that period's, as if current: check said ok, or told an `age_days` filter that
+    refused every candidate it was "on another scale". A source dated by `published_column` or `known_at` says when
+    its rows come itself, and is not judged. `quarantined_latest`, the latest period of the night's quarantined
+    rows: when they reach the periods due, the data did not end, its rows were refused (trial 23: `entity_id:
+    continent` refused 3,293 of 3,313 rows as duplicated keys, and the 20 left, ending in 2004, were told "a feed
+    that stopped?" beside the problem naming `source.entity_id`)."""
+    src, grain = pack.source, pack.grain
+    if anchor is None or src.known_at is not None or src.published_column:
+        return []
+    lag = timedelta(days=src.publication_lag_days)
+    due = grain.start(night - lag)  # the latest period the lag rule has published by the night
+    if grain.end(due) + lag > night:
+        due = grain.back(due, 1)
+    missing = grain.between(anchor, due)
+    if missing < STALE_PERIODS or (quarantined_latest is not None
+                                   and grain.between(quarantined_latest, due) < STALE_PERIODS):
+        return []
+    key = _source_key(src)
+    after = grain.back(anchor, -1)
+    return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
+            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
+            f"{grain.plural} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
+            f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
+            f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
+            f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
+def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, quarantined: pl.DataFrame) -> list[str]:
+    """A warning: every row of the periods after the night's latest one is quarantined (not a row of a period after
+    today, which no night sees), so the night's latest period is an earlier one and its metrics are that period's,
+    as if current. Trial 32: AirPassengers with its last three months written twice read September 1960 on a night
+    that had December published, and check said ok with a quarantine fact. On a panel one entity's refused rows
+    leave the latest period where it is (that entity's windows are gaps, flagged): only rows refused for every
+    entity move it."""
+    if anchor is None or not quarantined.height:
+        return []
+    later = quarantined.filter((pl.col("period") > anchor) & (pl.col("period") <= night)
+                               & ~pl.col("reason").str.starts_with("period after today")).sort("source_row")
+    if not later.height:
+        return []
+    grain, src = pack.grain, pack.source
+    last = later["period"].max()
+    assert isinstance(last, date)
+    periods = grain.between(anchor, last)
+    reasons = Counter(r.split(" (")[0].split(":")[0] for r in later["reason"].to_list())
+    rows = ", ".join(str(r) for r in later["source_row"].to_list()[:3]) + (", ..." if later.height > 3 else "")
+    key = _source_key(src)
+    span = grain.label(grain.back(anchor, -1)) + ("" if periods == 1 else f" to {grain.label(last)}")
+    return [f"key `{key}`: {describe_location(pack)}: every row of its latest {grain.count(periods)} published, "
+            f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
+            f"{grain.label(anchor)} and its metrics are that {grain.name}'s, as if current: expected those rows "
+            "mended (the quarantine says why)"]
+
+
+def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:
+    """A problem: the night's latest periods have rows, but no figure in any column the pack reads, for any
+    entity: the source wrote rows for periods it has no figures of yet (the College Scorecard's last two years,
+    every earnings and count empty), so every window counts back from an empty period and each metric is a gap,
+    which check blamed on the required inputs and filters that read them (trial 21). Names the source and the night
+    before the first empty period is published; None otherwise (an events source's counts are never empty, and
+    cells quarantined in those periods, text or out of bounds, are what is wrong there: their lines say so)."""
+    src, grain = pack.source, pack.grain
+    read = sorted(({c for m in pack.metrics.values() for c in [m.column, *(m.columns or [])] if c}
+                   | set(pack.columns)) & set(history.columns))  # (one column filled: a series stopped, said apart)
+    if not read or not history.height or "periods_ago" not in history.columns:
+        return None
+    filled = history.filter(pl.any_horizontal(pl.col(c).is_not_null() for c in read))
+    if not filled.height:
+        return None  # no figure at all: another problem says why
+    empty = int(filled["periods_ago"].min())  # type: ignore[arg-type]
+    latest = history.filter((pl.col("periods_ago") == 0) & pl.col("source_row").is_not_null())["period"] \
+        if "source_row" in history.columns else history.filter(pl.col("periods_ago") == 0)["period"]
+    if empty < 1 or not latest.len():  # (a latest period of no row at all: `night_after_the_data`'s)
+        return None
+    anchor = latest[0]
+    last, first_empty = grain.back(anchor, empty), grain.back(anchor, empty - 1)
+    if quarantined.height and quarantined.filter(pl.col("period") >= first_empty).height:
+        return None
+    key = _source_key(src)
+    span = grain.label(first_empty) if empty == 1 else f"{grain.label(first_empty)}..{grain.label(anchor)}"
+    night_before = "" if src.published_column or src.known_at else \
+        f" (`--as-of` before {grain.end(first_empty) + timedelta(days=src.publication_lag_days)})"
+    return (f"key `{key}`: {describe_location(pack)}: on {night} its rows of the latest {empty} "
+            f"{grain.plural if empty > 1 else grain.name} ({span}) hold no figure of any column the pack reads "
+            f"({', '.join(read)}) for any entity, its latest figures being of {grain.label(last)}, so every window "
+            f"counts back from an empty {grain.name} and each metric is a gap: expected a night whose latest "
+            f"{grain.name} has figures, one before {grain.label(first_empty)} is published{night_before}, or the "
+            "source's figures")

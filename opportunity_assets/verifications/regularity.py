@@ -471,8 +471,9 @@ def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
               f"confirm {column} from {series.periods[start + 1]} on with the source (filled in, not measured?)")
 
 
-_MOST_ROW_COLUMNS = 16
-"""Most columns whose every set `_row_chance` sums over (2^16 sets); a wider row is judged by a bound instead."""
+_MOST_ROW_COLUMNS = 10
+"""Most columns whose every set `_row_chance` sums over: 2^10 sets take 2 ms, 2^16 a quarter of a second, too long
+for each of a wide night's candidates; a wider row is judged by a bound instead."""
 
 
 def _row_chance(chances: Mapping[str, float], members: Sequence[str]) -> float:

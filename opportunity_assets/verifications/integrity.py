@@ -469,6 +469,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _repeated_events(found, spec, candidate.repeated_events)
     if len(columns) >= spec.repeated_rows.min_columns:
         regularity.repeated_rows(found, spec, columns, silent)
+    regularity.interpolated_row(found, spec, columns)
     for identity in spec.identities:
         _identity(found, spec, identity, fits[identity.name])
     return found.items

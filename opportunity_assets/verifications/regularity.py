@@ -5,7 +5,8 @@ and finds it below its rule's bound:
 - stuck: a column unchanged for a run; `repeated_rows`: a row equal to another period's in every column;
 - precision: more decimals than the column ever had; `rounded`: a run on a coarser grid than its past made likely;
 - echoed: changes equal, one after another, to the changes a year earlier;
-- interpolated: figures on the straight line, or the constant rate, through the two before.
+- interpolated: figures on the straight line, or the constant rate, through the two before (a column's run, or
+  several columns of the latest row at once: `interpolated_row`).
 Pure, as `integrity.py`, which runs them over every column.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from opportunity_assets.verifications.integrity_spec import IntegritySpec
 from opportunity_assets.verifications.series import (
     MIN_SAMPLE,
     Findings,
+    Series,
     as_percent,
     decimals,
     format_number,
@@ -375,6 +378,62 @@ def _second_differences(raw: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, 
     return line, line_band, rate, rate_band
 
 
+@dataclass(frozen=True)
+class _Even:
+    """One column's periods on the straight line or the constant rate through the two before (`_even`)."""
+
+    match: np.ndarray
+    """Per period: on the line or the rate, to the rounding of the three figures, both moves real."""
+    judged: np.ndarray
+    """Per period: both moves real and the three figures given (a period that could match)."""
+    line_band: np.ndarray
+    rate_band: np.ndarray
+    line: np.ndarray
+    rate: np.ndarray
+
+
+def _even(series: Series, column: str) -> _Even | None:
+    """The column's periods on the line or the rate through the two before, the rounding the past's or, where a
+    judged figure and the one before it are written coarser, theirs (an outage filled in at the publisher's rounding
+    beside the real figure before it, written finer); None where its past has no figure or is on no grid."""
+    raw = series.values[column]
+    past = raw[: series.judged_from]
+    if not np.isfinite(past).any():
+        return None
+    written = resolution(past[np.isfinite(past)], math.inf)
+    if not math.isfinite(written):  # figures on no grid (computed to full precision): no rounding to judge within
+        return None
+    step = np.full(series.length, written)
+    for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their rounding
+        if math.isfinite(own := resolution(raw[t - 1: t + 1], math.inf)):
+            step[t] = max(step[t], own)
+    line, line_band, rate, rate_band = _second_differences(raw, step)
+    moved = np.zeros(series.length, dtype=bool)
+    moved[1:] = np.isfinite(raw[1:]) & np.isfinite(raw[:-1]) & (raw[1:] != raw[:-1])
+    judged = np.zeros(series.length, dtype=bool)
+    judged[2:] = moved[2:] & moved[1:-1]
+    with np.errstate(invalid="ignore"):
+        match = judged & ((np.abs(line) <= line_band) | (np.abs(rate) <= rate_band))
+    return _Even(match=match, judged=judged, line_band=line_band, rate_band=rate_band, line=line, rate=rate)
+
+
+def _even_chances(even: _Even, periods: Sequence[str], before: np.ndarray, run: Sequence[int]
+                  ) -> tuple[np.ndarray, float, str] | None:
+    """Per period of `run`, the chance of a move so even by accident, against the periods `before` it: the larger
+    of their rate of such moves and the two rounding bands against the spread of their second differences (on the
+    line and on the rate, added); with that rate and the first of those periods. None where their spread is none."""
+    since = periods[int(before[0])]
+    line_spread, rate_spread = robust(even.line[before], since), robust(even.rate[before], since)
+    if line_spread is None:
+        return None
+    by_rounding = 2 * even.line_band[run] / (line_spread.scale * math.sqrt(2 * math.pi))
+    if rate_spread is not None:
+        by_rounding = by_rounding + 2 * np.nan_to_num(even.rate_band[run], nan=0.0) / (rate_spread.scale
+                                                                                      * math.sqrt(2 * math.pi))
+    rate = float(even.match[before].mean())
+    return np.maximum(rate, np.minimum(1.0, by_rounding)), rate, since
+
+
 def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
     """The longest run of judged periods each on the straight line, or the constant rate, through the two periods
     before it (to the rounding of the three figures; both moves real: an unchanged pair is `stuck`'s), where such
@@ -385,39 +444,20 @@ def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
     raw = series.values[column]
     if series.length < 2 + rule.min_periods:
         return
-    past = raw[: series.judged_from]
-    if not np.isfinite(past).any():
+    even = _even(series, column)
+    if even is None:
         return
-    written = resolution(past[np.isfinite(past)], math.inf)
-    if not math.isfinite(written):  # figures on no grid (computed to full precision): no rounding to judge within
-        return
-    step = np.full(series.length, written)
-    for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their own rounding
-        if math.isfinite(own := resolution(raw[t - 2: t + 1], math.inf)):
-            step[t] = max(step[t], own)
-    line, line_band, rate, rate_band = _second_differences(raw, step)
-    moved = np.zeros(series.length, dtype=bool)
-    moved[1:] = np.isfinite(raw[1:]) & np.isfinite(raw[:-1]) & (raw[1:] != raw[:-1])
-    judged = np.zeros(series.length, dtype=bool)
-    judged[2:] = moved[2:] & moved[1:-1]
-    with np.errstate(invalid="ignore"):
-        match = judged & ((np.abs(line) <= line_band) | (np.abs(rate) <= rate_band))
-    best = _longest_run(match, max(series.judged_from, 2))
+    best = _longest_run(even.match, max(series.judged_from, 2))
     if len(best) < rule.min_periods:
         return
-    before = np.flatnonzero(judged[: best[0]])
+    before = np.flatnonzero(even.judged[: best[0]])
     if len(before) < spec.min_history:
         return
-    since = series.periods[int(before[0])]
-    line_spread, rate_spread = robust(line[before], since), robust(rate[before], since)
-    if line_spread is None:
+    chances = _even_chances(even, series.periods, before, best)
+    if chances is None:
         return
-    by_rounding = 2 * line_band[best] / (line_spread.scale * math.sqrt(2 * math.pi))
-    if rate_spread is not None:
-        by_rounding = by_rounding + 2 * np.nan_to_num(rate_band[best], nan=0.0) / (rate_spread.scale
-                                                                                  * math.sqrt(2 * math.pi))
-    even = float(match[before].mean())
-    chance = float(np.prod(np.maximum(even, np.minimum(1.0, by_rounding))))
+    each, rate, since = chances
+    chance = float(np.prod(each))
     if chance >= rule.max_probability:
         return
     start = best[0] - 2
@@ -426,8 +466,77 @@ def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
               float(len(best)),
               f"{column} moved by an even step or rate in each of its {len(best) + 1} moves "
               f"{period_span([series.periods[start], series.periods[best[-1]]])} ({shown}), to the rounding of the "
-              f"figures; its moves since {since} were so even {even:.0%} of the time: a run this long has probability "
+              f"figures; its moves since {since} were so even {rate:.0%} of the time: a run this long has probability "
               f"{chance:.1e}; figures filled in (interpolated or carried forward), not measured?",
               f"confirm {column} from {series.periods[start + 1]} on with the source (filled in, not measured?)")
 
 
+_MOST_ROW_COLUMNS = 10
+"""Most columns whose every set `_row_chance` sums over: 2^10 sets take 2 ms, 2^16 a quarter of a second, too long
+for each of a wide night's candidates; a wider row is judged by a bound instead."""
+
+
+def _row_chance(chances: Mapping[str, float], members: Sequence[str]) -> float:
+    """The chance that a row is at least as even as this one by accident: that some set of two or more of its
+    columns is even at once with a joint chance no larger than that of `members`, each column even by its own
+    chance (`chances`) independently of the others; over `_MOST_ROW_COLUMNS` columns, the bound of that joint
+    chance times the number of such sets. The sum over sets counts the choice of which columns were the even ones:
+    a row's five columns give 26 sets to find one in."""
+    observed = math.prod(chances[c] for c in members)
+    columns = list(chances)
+    if len(columns) > _MOST_ROW_COLUMNS:
+        return min(1.0, observed * (2 ** len(columns) - len(columns) - 1))
+    total = 0.0
+    for mask in range(1 << len(columns)):
+        chosen = [c for i, c in enumerate(columns) if mask >> i & 1]
+        joint = math.prod(chances[c] for c in chosen)
+        if len(chosen) >= 2 and joint <= observed * (1 + 1e-9):
+            total += joint * math.prod(1 - chances[c] for c in columns if c not in chosen)
+    return min(1.0, total)
+
+
+def interpolated_row(found: Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
+    """The latest periods in which two or more columns each lie on the straight line, or the constant rate, through
+    their two periods before, at once: a row filled in (an outage interpolated across the whole row), seen a night
+    after it began, when each column holds one such period and `interpolated`'s run of `min_periods` is not there
+    yet. One decision per night: the columns even in the latest period, a run back while they all are, each
+    column's chance that of its periods in the run (`_even_chances`, against its periods before the run; a column
+    not even, its latest period's), the row's `_row_chance`, below `InterpolatedRule.max_probability`."""
+    series, rule = found.series, spec.interpolated
+    latest = series.length - 1
+    if latest < max(series.judged_from, 2):
+        return
+    evens = {c: e for c in columns if (e := _even(series, c)) is not None and e.judged[latest]}
+    members = [c for c, e in evens.items() if e.match[latest]]
+    if len(members) < 2:
+        return
+    run = [latest]
+    while run[0] - 1 >= max(series.judged_from, 2) and all(evens[c].match[run[0] - 1] for c in members):
+        run.insert(0, run[0] - 1)
+    chances: dict[str, float] = {}
+    for column, even in evens.items():
+        judged = run if column in members else [latest]
+        before = np.flatnonzero(even.judged[: judged[0]])
+        each = _even_chances(even, series.periods, before, judged) if len(before) >= spec.min_history else None
+        if each is None:
+            if column in members:
+                return
+            continue
+        chances[column] = float(np.prod(each[0]))
+    chance = _row_chance(chances, members)
+    if chance >= rule.max_probability:
+        return
+    start = run[0] - 2
+    shown = "; ".join(f"{c} " + ", ".join(format_number(float(v)) for v in series.values[c][start: latest + 1][-4:])
+                      for c in members)
+    also = "" if len(run) == 1 else \
+        f", and so in each of the {len(run)} periods {period_span([series.periods[run[0]], series.periods[latest]])}"
+    found.add("interpolated", rule.effect, "/".join(members), list(range(start, latest + 1)),
+              None, float(len(run)),
+              f"{', '.join(members)} in {series.periods[latest]} each lie on the straight line, or the constant rate, "
+              f"through their two figures before, to the rounding of the figures ({shown}){also}: by how often each "
+              f"column's own past moves were so even, a row this even has probability {chance:.1e} (any "
+              f"{len(chances)} of its columns counted as the even ones); a row filled in (interpolated or carried "
+              "forward), not measured?",
+              f"confirm {', '.join(members)} from {series.periods[start + 1]} on with the source (filled in, not "
+              "measured?)")

@@ -181,3 +181,29 @@ def one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
             out.append(p)
             said.add(opening)
     return out
+
+
+def warnings_said_once(pack: CriteriaPack, problems: list[str], warnings: list[str], *, stale: bool,
+                       windows_past: bool) -> list[str]:
+    """The warnings left once what a problem, or a night after the data ends (`stale`), already says is left out:
+    - on a stale night, an age filter refusing every candidate;
+    - beside a source key that quarantines rows (`QUARANTINING_KEYS`), the candidates those rows flag past the cap,
+      and the units of bounds and ranges judged over the values it left (trial 26: grouped thousands unread, a
+      filter `>= 10000` was told "every candidate's stock lies within [17, 998]": the values under 1,000);
+    - beside a window past the history (`windows_past`), the candidates past the cap with no value of its order
+      (trial 40: the first night's `crowd_prev` a year back was said, then "12 candidates past the cap have no
+      value of crowd_growth");
+    - beside a row of no period, the filters' bounds judged over the entities it left a value: the few, not the
+      scale."""
+    if stale:
+        ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
+                     if pack.metrics[f.metric].agg == "age_days")
+        warnings = [w for w in warnings if not w.startswith(ages)]
+    if any(QUARANTINING_KEYS.match(p) for p in problems):
+        warnings = [w for w in warnings if not w.startswith(("key `caps.max_flagged`", *JUDGED_OVER_VALUES))]
+    if windows_past:
+        warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`: ")
+                    or " candidates past the cap have no value of " not in w]
+    if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
+        warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
+    return warnings

@@ -18,12 +18,12 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check import candidates as check_candidates
 from opportunity_assets.check.causes import (
-    JUDGED_OVER_VALUES,
     QUARANTINING_KEYS,
     READING_KEYS,
     lacking_of_few,
     one_cause_once,
     undated_of_few,
+    warnings_said_once,
 )
 from opportunity_assets.check.cells import (
     MOSTLY_TEXT,
@@ -438,10 +438,6 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             pack, [*found, *past], check_candidates.over_nights(earlier))
         problems += pooled_problems
         warnings += pooled_warnings
-    if stale:  # an age filter refusing every candidate on a night after the data ends: that cause, said once
-        ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
-                     if pack.metrics[f.metric].agg == "age_days")
-        warnings = [w for w in warnings if not w.startswith(ages)]
     otherwise = periods_written_otherwise(pack, unparsed) if unparsed and not many_unparsed and not not_iso and (
         pack.source.period_column or pack.source.year_column) and pack.source.wide is None \
         else None  # a few rows' dates written another way
@@ -455,20 +451,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings.append(f"key `source.period_format`: got {given}; {otherwise} (each such row leaves its entity's "
                         "every metric unknown on every night, as it may lie in any window)")
         otherwise = None
-    if any(QUARANTINING_KEYS.match(p) for p in problems):
-        # the rows that problem refuses are what flags the candidates past the cap: the same cause, again; and the
-        # units of bounds and ranges are judged over the values it left (trial 26: grouped thousands unread, a
-        # filter `>= 10000` was told "every candidate's stock lies within [17, 998]": the values under 1,000)
-        warnings = [w for w in warnings if not w.startswith(("key `caps.max_flagged`", *JUDGED_OVER_VALUES))]
-    if beyond:
-        # the candidates past the cap with no value of its order: the window past the history, again (trial 40: the
-        # first night's `crowd_prev` a year back was said, then "12 candidates past the cap have no value of
-        # crowd_growth")
-        warnings = [w for w in warnings if not w.startswith("key `caps.max_flagged`: ")
-                    or " candidates past the cap have no value of " not in w]
-    if any("a row of no period leaves its entity's every metric unknown" in p for p in problems):
-        # the filters' bounds judged over the entities the undated rows left a value: the few, not the scale
-        warnings = [w for w in warnings if not w.startswith("key `hard_filters.")]
+    warnings = warnings_said_once(pack, problems, warnings, stale=bool(stale), windows_past=bool(beyond))
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
     facts = [read_fact(pack, snapshot, main.seen_dated, read_rows),

@@ -144,3 +144,30 @@ def test_judge_label_calibration_round_trip(workdir: Path, capsys: pytest.Captur
     assert main([*calibrate[:2], str(lookup), *calibrate[3:], "--json"]) == 1
     out = capsys.readouterr().out
     assert '"quadrant": null' in out and "names entity 'Spike City'" in out
+
+
+def test_calibration_leaves_out_the_nights_run_refuses(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 55: calibrate scored both packs on nights `run` refuses (the windows reaching past the history, a year
+    an extract skips), each candidate a data gap, and printed "Nights 9 ... Q3 NO-OP" as if they were judged;
+    the backtest skips such nights in their lines. Now the gate leaves them out the same way."""
+    from opportunity_assets.outcomes.calibration import DEFAULT_CONFIG, load_calibration_config
+    from opportunity_assets.outcomes.replay import run_calibration
+
+    old = workdir / "pack.yaml"
+    early = date(2012, 3, 31)  # three months of data: the pack's 12-month windows reach past them
+    calibrate = ["calibrate", "--criteria", str(old), "--against", str(old), "--store", str(workdir / "results.duckdb"),
+                 "--start", early.isoformat(), "--end", early.isoformat(), "--every", "day"]
+    assert main(calibrate) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("opportunity: every night of the range is one `run` refuses (2012-03-31  skipped: key "
+                          "`metrics."), err
+    assert len(err.strip().splitlines()) == 1
+    assert _judge(workdir, "--as-of", NIGHT.isoformat(), "--candidate", "spike-city", "--decision", "pass") == 0
+    pack = load_criteria(old)
+    (workdir / "new").mkdir()
+    new = load_criteria(write_pack(workdir / "new", pack.source_path, **{"thresholds.strong": 90}, outcome={
+        "metric": "median", "agg": "avg", "window_months": 3, "horizon_months": 12}))
+    result = run_calibration(new, pack, ResultStore(path=str(workdir / "results.duckdb")), [early, NIGHT],
+                             load_calibration_config(DEFAULT_CONFIG), today=date.today())
+    assert result.nights == 1 and result.accepted
+    assert [line.split(": key ")[0] for line in result.skipped] == ["2012-03-31  skipped"]

@@ -2148,6 +2148,23 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
                 if p.startswith("key `hard_filters")]
 
 
+def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_every_other(tmp_path: Path) -> None:
+    """Trial 55: MLB's 2020 season, every club's attendance 0, refused all 30 clubs of the night by `attendance >=
+    1000000`; the 56 clubs renamed or gone decades before, with no row in any window, passed as UNCLEAR and filled
+    the cap, all data gaps, and check said ok: they outnumbered the clubs judged, read as cells quarantined. An
+    entity with no value in reach is no sign either way; the filter is named as where none is gone."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcdef") for y in (2016, 2017)]
+    rows += [[f"gone {k}", y, 500] for k in range(8) for y in (2001, 2002)]  # none since 2002
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "big", "metric": "level_now", "op": ">=", "value": 1000000}]
+    assert _problems(_pack(tmp_path, source, _LEVELS, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 1000000; it refuses every one of the 6 candidates the other filters pass "
+        "with a value of level_now (within [7, 57]), and the 8 left pass only as UNCLEAR (a filter's metric with no "
+        "value), so the night would judge only those: expected a bound that some candidates meet, in the metric's "
+        "unit"]
+
+
 def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:
     """Trial 26: migrant stocks written `195,590` with no `thousands_separator` left only the stocks under 1,000
     read, and beside the separator's problem check warned that `stock_now >= 10000` was "on another scale" than

@@ -16,7 +16,7 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
-from opportunity_assets.formatting import format_value, significant
+from opportunity_assets.formatting import format_value, significant, written
 from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
@@ -88,7 +88,7 @@ def _lying_within(n: int, f: HardFilter, values: list[float], whose: str, most: 
     """The start every filter unit judgment says: the key, the bound and the values' range (`most`: 9 in 10 of
     them, not all, that far)."""
     share = f"{MOST_FAR:.0%} or more of them " if most else ""
-    return (f"key `hard_filters.{n}.value`: got {f.value:g}; {whose} {f.metric} lies within "
+    return (f"key `hard_filters.{n}.value`: got {written(f.value)}; {whose} {f.metric} lies within "
             f"[{significant(min(values))}, {significant(max(values))}], {share}{FILTER_APART:g} times or more")
 
 
@@ -203,6 +203,13 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     return warnings
 
 
+def _carried(candidate: Candidate) -> bool:
+    """Whether any of the candidate's metrics has a value: one with none (an entity the source stopped carrying
+    before every window, a club renamed decades ago) tells nothing of a filter's bound, where one whose cells were
+    quarantined in reach does (trial 55: 56 such clubs outnumbered the 30 a filter refused, and check said ok)."""
+    return bool(candidate.refused) or any(v is not None for v in candidate.metrics.values())
+
+
 def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], skip: set[str]) -> list[str]:
     """A hard filter that refuses every scanned candidate with a value of its metric (at least `ENOUGH`) on a night
     whose candidates going on all pass only as UNCLEAR (a filter's metric has no value for them): the night would
@@ -215,7 +222,8 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
     problems = []
     for n, f in enumerate(pack.hard_filters):
         key = f"hard_filters.{n}.value"
-        others = [c for c in found if all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
+        others = [c for c in found if _carried(c)
+                  and all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
         judged = [c for c in others if c.filters.get(f.name) != FilterResult.UNCLEAR]
         values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
         # most of those the other filters pass must have its value: where most lack it (their cells quarantined,
@@ -224,10 +232,11 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
                 or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
             continue
         problems.append(
-            f"key `{key}`: got {f.value:g}; it refuses every one of the {len(judged)} candidates the other filters "
-            f"pass with a value of {f.metric} (within [{significant(min(values))}, {significant(max(values))}]), "
-            f"and the {len(passing)} left pass only as UNCLEAR (a filter's metric with no value), so the night would "
-            f"judge only those: expected a bound that some candidates meet, in the metric's unit"
+            f"key `{key}`: got {written(f.value)}; it refuses every one of the {len(judged)} candidates the other "
+            f"filters pass with a value of {f.metric} (within [{significant(min(values))}, "
+            f"{significant(max(values))}]), and the {len(passing)} left pass only as UNCLEAR (a filter's metric with "
+            f"no value), so the night would judge only those: expected a bound that some candidates meet, in the "
+            f"metric's unit"
             + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1
                and not all(float(v).is_integer() for v in values) else ""))
     return problems

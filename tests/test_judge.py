@@ -70,11 +70,23 @@ def test_judge_refuses_bad_input_and_writes_nothing(workdir: Path, capsys: pytes
     assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", "spike-citty", "--decision", "pass") == 2
     err = capsys.readouterr().err
     assert "unknown candidate 'spike-citty'" in err and "did you mean spike-city" in err
-    assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", "Spike City", "--decision", "pass") == 2
-    assert "did you mean spike-city" in capsys.readouterr().err
+    # a night not yet ended cannot be run first (trial 55: the hint said "Run `opportunity run --as-of 2030-12-31`")
+    assert _judge(workdir, "--as-of", "2030-12-31", "--candidate", "spike-city", "--decision", "pass") == 2
+    err = capsys.readouterr().err
+    assert "no run stored for texas_housing on 2030-12-31" in err and "2030-12-31 has not ended yet" in err
+    assert "opportunity run" not in err
     with pytest.raises(SystemExit):
         _judge(workdir, "--as-of", "2015-01-30", "--candidate", "spike-city", "--decision", "maybe")
     assert _count(workdir) == 0
+
+
+def test_judge_takes_the_name_the_brief_shows(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 55: the brief shows names and `archive --candidate` takes them; `judge --candidate "Florida Marlins"`
+    answered "unknown candidate ...; did you mean florida-marlins?". A name one candidate of the night bears is
+    that candidate."""
+    assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", " spike city ", "--decision", "pass") == 0
+    assert capsys.readouterr().out.startswith("recorded: 2015-01-30 spike-city pass by ")
+    assert ResultStore(path=str(workdir / "results.duckdb")).latest_judgments(DOMAIN, NIGHT) == {"spike-city": "pass"}
 
 
 def test_a_judgment_is_recorded_and_the_next_brief_shows_it(workdir: Path,

@@ -86,9 +86,13 @@ def measure_night(pack: CriteriaPack, as_of: date, candidate_ids: Iterable[str],
     anchor, start = rows(as_of)
     when = outcome_date(spec, as_of, pack.grain)
     end_anchor, end = rows(when) if when <= today else (None, {})
+    end_period = None if anchor is None else pack.grain.back(anchor, -spec.horizon_periods)
+    # only where the end window was not published by the outcome date: is it late, or a period the source skips?
+    latest = rows(today)[0] if when <= today and end_period is not None and (
+        end_anchor is None or end_anchor < end_period) else None
     return {cid: measure_outcome(spec, as_of=as_of, candidate_id=cid, anchor=anchor, start_rows=start.get(cid, []),
                                  end_rows=end.get(cid, []), end_anchor=end_anchor, today=today,
-                                 grain=pack.grain)
+                                 grain=pack.grain, latest=latest)
             for cid in candidate_ids}
 
 

@@ -304,6 +304,15 @@ def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path:
                        "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
                        "years, 2001 or 2001.0)")
 
+    # trial 55: bare years under a pattern of months were told they were the file's row numbers, naming
+    # `period_column` and a DuckDB `query` dating rows from 1950
+    years = [["a", y, 5] for y in range(2001, 2007)]
+    bare = {**source, "path": _csv(tmp_path / "b.csv", ["id", "year", "level"], years)}
+    (problem,) = check_pack(_pack(tmp_path, {**bare, "period_format": "%Y-%m"}, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_format`: got '%Y-%m' for column 'year'; none of its values parses with it "
+                       "(e.g. ['2001', '2002', '2003']): they are years, read as such without a pattern: expected no "
+                       "`period_format` (or '%Y'), or `source.year_column: year` in place of both")
+    assert check_pack(_pack(tmp_path, {**bare, "period_format": "%Y"}, _LEVELS), today=TODAY).problems == []
 
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
 

@@ -347,6 +347,9 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
     if _years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
+    if _bare_years(unparsed):  # (trial 55: told they were a file's row numbers, naming `period_column`)
+        return (f"{said}: they are years, read as such without a pattern: expected no `period_format` (or '%Y'), "
+                f"or `{within}.year_column: {column}` in place of both")
     if any(float(v) % 1 for v in unparsed if _DECIMAL_YEAR.match(v.strip())) and all(
             _DECIMAL_YEAR.match(v.strip()) for v in unparsed):  # (trial 32: `%Y` over R's index, told directives)
         return (f"{said}: they are decimal years (R's time index, the year plus the fraction of it gone), which no "
@@ -363,6 +366,12 @@ _QUARTER = re.compile(r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$")
 _QUARTERS_READ = ("expected no `period_format`: they are quarters (2015Q3, 2015 Q3, 2015-Q3 or Q3 2015), read as such "
                   "without one (strptime has no quarter directive)")
 """What a `period_format` over quarters is told."""
+
+
+def _bare_years(values: list[str]) -> bool:
+    """Whether periods as written are all years of four digits (`1998`): a bare year the source reads without a
+    pattern, which a pattern of months or days (`'%Y-%m'`) does not parse; not a row's number."""
+    return bool(values) and all(re.fullmatch(r"\s*\d{4}\s*", v) and _likely(int(v)) for v in values)
 
 
 def _years_as_numbers(values: list[str]) -> bool:

@@ -1755,6 +1755,27 @@ def test_a_red_flag_that_doubts_every_candidate_going_on_is_a_warning(tmp_path: 
         "candidates (or `effect: note`)"]
 
 
+def test_a_red_flag_whose_bound_is_in_another_unit_than_every_value_is_a_warning(tmp_path: Path) -> None:
+    """Trial 55: `win_share > 65` (a percent) over shares of 0.29 to 0.66, `effect: doubt`, never held, so the flag
+    guarded nothing, and check said ok. A bound 50 times further from zero than every value is said; a flag for
+    the rare candidate, beyond every value tonight but on its scale, is not."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {**_LEVELS, "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    flags = [{"name": "hot", "when": "share_now > 65", "message": "a high share", "effect": "doubt"},
+             {"name": "rare", "when": "share_now > 0.9", "message": "a rare share", "effect": "doubt"},
+             {"name": "low", "when": "-5000 > level_now - 50", "message": "far below", "effect": "note"}]
+    report = check_pack(_pack(tmp_path, source, metrics, red_flags=flags), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `red_flags.0.when`: got 'share_now > 65'; every candidate's share_now lies within [0.07, 0.47], 50 times "
+        "or more nearer zero than 65, so the flag holds for none: is the bound in another unit (a percent for a "
+        "share: 0.65 for 65)? expected a bound in the unit of share_now",
+        "key `red_flags.2.when`: got '-5000 > level_now - 50'; every candidate's level_now - 50 lies within [-43, -3], "
+        "50 times or more nearer zero than -5000, so the flag holds for none: is the bound in another unit (a percent "
+        "for a share: -50 for -5000)? expected a bound in the unit of level_now - 50"]
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""

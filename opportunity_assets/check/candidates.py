@@ -5,6 +5,7 @@ too (the check before a night scans, and the night's scan step is given the same
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections import Counter
@@ -60,7 +61,7 @@ def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONI
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
             + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose)
-            + red_flags_firing_for_all(pack, found, whose))
+            + red_flags_firing_for_all(pack, found, whose) + red_flags_out_of_reach(pack, found, whose))
 
 
 def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
@@ -812,6 +813,50 @@ def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate], whose: 
                 f"candidates going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison "
                 "the wrong way round, or its bound in another unit? expected a condition that singles out some "
                 "candidates (or `effect: note`)")
+    return warnings
+
+
+def _compared(parsed: expressions.Expression) -> tuple[expressions.Expression, float] | None:
+    """A red flag's `when` as (the side it measures, the number it is compared with), for a comparison of an
+    expression with a plain number (`win_share > 0.65`, `-0.15 > dip`); None for another shape."""
+    body = parsed.tree.body
+    if not isinstance(body, ast.Compare):
+        return None
+    sides = (body.left, body.comparators[0])
+    plain = [side for side in sides if not _names(side)]
+    if len(plain) != 1:
+        return None
+    measured = next(side for side in sides if _names(side))
+    bound = expressions.evaluate_compiled(expressions.parse(ast.unparse(plain[0])), {})
+    return expressions.parse(ast.unparse(measured)), bound
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The metric names an expression's node reads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def red_flags_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
+    """Warnings: a red flag comparing an expression with a number `RANGE_APART` times or more further from zero
+    than every value of it among the candidates going on (at least `ENOUGH`, not all zero), so that it holds for
+    none: `win_share > 65` over shares of 0.3 to 0.65 (trial 55: a flag in percent over a share never fired, and
+    check said ok). A flag is for the rare candidate, so only a bound on another scale than every value is said."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, rule in enumerate(pack.red_flags):
+        if (compared := _compared(rule.parsed)) is None:
+            continue
+        side, bound = compared
+        values = _values(side, going)
+        held = [bool(v) for c in going if (v := _flag_value(rule.parsed, c.metrics)) is not None]
+        largest = max((abs(v) for v in values), default=0.0)
+        if len(values) < ENOUGH or largest == 0 or any(held) or abs(bound) < RANGE_APART * largest:
+            continue
+        warnings.append(
+            f"key `red_flags.{n}.when`: got {rule.when!r}; {whose} {side.text} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {RANGE_APART:g} times or more nearer zero than "
+            f"{written(bound)}, so the flag holds for none: is the bound in another unit (a percent for a share: "
+            f"{written(bound / 100)} for {written(bound)})? expected a bound in the unit of {side.text}")
     return warnings
 
 

@@ -18,6 +18,12 @@ def significant(value: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def written(value: float) -> str:
+    """A number the pack wrote, echoed as written: a whole 1000000 as such, where `:g` wrote `1e+06` (trial 55: a
+    filter's bound quoted back in a form the user never typed); others as `:g` writes them (0.05, 2.5)."""
+    return str(int(value)) if math.isfinite(value) and float(value).is_integer() else f"{value:g}"
+
+
 def signed(value: float, digits: int = 4) -> str:
     """`significant` with its sign always written: +1,235, -0.0312."""
     return ("+" if value >= 0 else "") + significant(value, digits)

@@ -19,6 +19,7 @@ from typing import Any
 
 import dagster as dg
 import yaml
+from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.instance.ref import InstanceRef
 from filelock import FileLock
 
@@ -114,12 +115,17 @@ def local_instance(home: str | os.PathLike[str] | None = None) -> dg.DagsterInst
 def _failure_message(event: dg.DagsterEvent) -> str:
     """The user code's exception (or Dagster's own, e.g. a failed blocking check) rather than the step's wrapper.
     A `dg.Failure` is a step stopping on purpose with a line for the user: its text alone, without the
-    `dagster._core.definitions.events.Failure: ` its error record writes before it (trial 36's backtest)."""
+    `dagster._core.definitions.events.Failure: ` its error record writes before it (trial 36's backtest). An
+    interrupted step says so in words (trial 55: a backfill stopped by Ctrl-C ended "candidates:
+    dagster._core.errors.DagsterExecutionInterruptedError")."""
     error = event.step_failure_data.error
     if error is None:
         return event.message or "step failed"
     cause = error.cause or error
     message = cause.message.strip()
+    if cause.cls_name == DagsterExecutionInterruptedError.__name__:  # Ctrl-C: Dagster's class name was the message
+        return ("interrupted (Ctrl-C or a stop signal) before it finished: run the same command again (a night run "
+                "again replaces its own; a backfill's nights already stored are kept)")
     if cause.cls_name == dg.Failure.__name__:
         message = re.sub(r"^[\w.]*\bFailure: ", "", message)
     return message
@@ -227,6 +233,10 @@ def nights_between(start: date, end: date, every: str) -> list[date]:
         if start <= grain.end(period) <= end:
             out.append(grain.end(period))
         period = grain.back(period, -1)
+    if not out:  # (trial 55: "no nights in the range", naming neither the range nor `--every`)
+        raise ValueError(f"--start {start} --end {end} --every {every}: no {every} night lies in the range, the "
+                         f"first after it is {grain.end(grain.start(start))}: expected a range that holds one, or "
+                         "another --every")
     return out
 
 

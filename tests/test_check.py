@@ -304,6 +304,15 @@ def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path:
                        "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
                        "years, 2001 or 2001.0)")
 
+    # trial 55: bare years under a pattern of months were told they were the file's row numbers, naming
+    # `period_column` and a DuckDB `query` dating rows from 1950
+    years = [["a", y, 5] for y in range(2001, 2007)]
+    bare = {**source, "path": _csv(tmp_path / "b.csv", ["id", "year", "level"], years)}
+    (problem,) = check_pack(_pack(tmp_path, {**bare, "period_format": "%Y-%m"}, _LEVELS), today=TODAY).problems
+    assert problem == ("key `source.period_format`: got '%Y-%m' for column 'year'; none of its values parses with it "
+                       "(e.g. ['2001', '2002', '2003']): they are years, read as such without a pattern: expected no "
+                       "`period_format` (or '%Y'), or `source.year_column: year` in place of both")
+    assert check_pack(_pack(tmp_path, {**bare, "period_format": "%Y"}, _LEVELS), today=TODAY).problems == []
 
 # ---- 8. a numeric comparison over a column of text -----------------------------------------------------------------
 
@@ -1776,6 +1785,27 @@ def test_a_red_flag_that_doubts_every_candidate_going_on_is_a_warning(tmp_path: 
         "candidates (or `effect: note`)"]
 
 
+def test_a_red_flag_whose_bound_is_in_another_unit_than_every_value_is_a_warning(tmp_path: Path) -> None:
+    """Trial 55: `win_share > 65` (a percent) over shares of 0.29 to 0.66, `effect: doubt`, never held, so the flag
+    guarded nothing, and check said ok. A bound 50 times further from zero than every value is said; a flag for
+    the rare candidate, beyond every value tonight but on its scale, is not."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {**_LEVELS, "share_now": {"expression": "level_now / 100", "unit": "share"}}
+    flags = [{"name": "hot", "when": "share_now > 65", "message": "a high share", "effect": "doubt"},
+             {"name": "rare", "when": "share_now > 0.9", "message": "a rare share", "effect": "doubt"},
+             {"name": "low", "when": "-5000 > level_now - 50", "message": "far below", "effect": "note"}]
+    report = check_pack(_pack(tmp_path, source, metrics, red_flags=flags), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.warnings == [
+        "key `red_flags.0.when`: got 'share_now > 65'; every candidate's share_now lies within [0.07, 0.47], 50 times "
+        "or more nearer zero than 65, so the flag holds for none: is the bound in another unit (a percent for a "
+        "share: 0.65 for 65)? expected a bound in the unit of share_now",
+        "key `red_flags.2.when`: got '-5000 > level_now - 50'; every candidate's level_now - 50 lies within [-43, -3], "
+        "50 times or more nearer zero than -5000, so the flag holds for none: is the bound in another unit (a percent "
+        "for a share: -50 for -5000)? expected a bound in the unit of level_now - 50"]
+
+
 def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_path: Path) -> None:
     """Trial 6: `college >= 0.2` (a share) on a metric in percent (7.3 to 48.1): every county passed, and check
     said nothing."""
@@ -2176,6 +2206,23 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
     source["path"] = _csv(tmp_path / "y.csv", ["id", "year", "level"], rows)
     assert not [p for p in _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31))
                 if p.startswith("key `hard_filters")]
+
+
+def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_every_other(tmp_path: Path) -> None:
+    """Trial 55: MLB's 2020 season, every club's attendance 0, refused all 30 clubs of the night by `attendance >=
+    1000000`; the 56 clubs renamed or gone decades before, with no row in any window, passed as UNCLEAR and filled
+    the cap, all data gaps, and check said ok: they outnumbered the clubs judged, read as cells quarantined. An
+    entity with no value in reach is no sign either way; the filter is named as where none is gone."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcdef") for y in (2016, 2017)]
+    rows += [[f"gone {k}", y, 500] for k in range(8) for y in (2001, 2002)]  # none since 2002
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "big", "metric": "level_now", "op": ">=", "value": 1000000}]
+    assert _problems(_pack(tmp_path, source, _LEVELS, hard_filters=filters), date(2018, 3, 31)) == [
+        "key `hard_filters.0.value`: got 1000000; it refuses every one of the 6 candidates the other filters pass "
+        "with a value of level_now (within [7, 57]), and the 8 left pass only as UNCLEAR (a filter's metric with no "
+        "value), so the night would judge only those: expected a bound that some candidates meet, in the metric's "
+        "unit"]
 
 
 def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:

@@ -189,6 +189,18 @@ def test_a_command_line_mistake_is_one_line(tmp_path: Path, capsys: pytest.Captu
         assert capsys.readouterr().err.splitlines() == [said]
 
 
+def test_a_range_holding_no_night_names_the_range_and_every(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 55: `backtest` and `calibrate` over a range with no year-end in it said "opportunity: no nights in the
+    range", naming neither the range nor `--every`. Each command now names them and the first such night."""
+    said = ("opportunity: --start 2009-01-01 --end 2009-06-30 --every year-end: no year-end night lies in the range, "
+            "the first after it is 2009-12-31: expected a range that holds one, or another --every")
+    pack = str(Path(__file__).parent.parent / "data" / "criteria" / "texas_housing.yaml")
+    for command in (["backfill"], ["backtest"], ["calibrate", "--against", pack]):
+        assert main([*command, *_args(tmp_path), "--start", "2009-01-01", "--end", "2009-06-30",
+                     "--every", "year-end"]) == 2
+        assert capsys.readouterr().err.splitlines() == [said]
+
+
 def test_bad_criteria_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", **{"thresholds.marginal": 95})
     assert main(["run", "--as-of", "2009-12-31", "--criteria", str(bad), *_args(tmp_path)]) == 2

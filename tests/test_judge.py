@@ -70,11 +70,23 @@ def test_judge_refuses_bad_input_and_writes_nothing(workdir: Path, capsys: pytes
     assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", "spike-citty", "--decision", "pass") == 2
     err = capsys.readouterr().err
     assert "unknown candidate 'spike-citty'" in err and "did you mean spike-city" in err
-    assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", "Spike City", "--decision", "pass") == 2
-    assert "did you mean spike-city" in capsys.readouterr().err
+    # a night not yet ended cannot be run first (trial 55: the hint said "Run `opportunity run --as-of 2030-12-31`")
+    assert _judge(workdir, "--as-of", "2030-12-31", "--candidate", "spike-city", "--decision", "pass") == 2
+    err = capsys.readouterr().err
+    assert "no run stored for texas_housing on 2030-12-31" in err and "2030-12-31 has not ended yet" in err
+    assert "opportunity run" not in err
     with pytest.raises(SystemExit):
         _judge(workdir, "--as-of", "2015-01-30", "--candidate", "spike-city", "--decision", "maybe")
     assert _count(workdir) == 0
+
+
+def test_judge_takes_the_name_the_brief_shows(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 55: the brief shows names and `archive --candidate` takes them; `judge --candidate "Florida Marlins"`
+    answered "unknown candidate ...; did you mean florida-marlins?". A name one candidate of the night bears is
+    that candidate."""
+    assert _judge(workdir, "--as-of", "2015-01-30", "--candidate", " spike city ", "--decision", "pass") == 0
+    assert capsys.readouterr().out.startswith("recorded: 2015-01-30 spike-city pass by ")
+    assert ResultStore(path=str(workdir / "results.duckdb")).latest_judgments(DOMAIN, NIGHT) == {"spike-city": "pass"}
 
 
 def test_a_judgment_is_recorded_and_the_next_brief_shows_it(workdir: Path,
@@ -144,3 +156,30 @@ def test_judge_label_calibration_round_trip(workdir: Path, capsys: pytest.Captur
     assert main([*calibrate[:2], str(lookup), *calibrate[3:], "--json"]) == 1
     out = capsys.readouterr().out
     assert '"quadrant": null' in out and "names entity 'Spike City'" in out
+
+
+def test_calibration_leaves_out_the_nights_run_refuses(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 55: calibrate scored both packs on nights `run` refuses (the windows reaching past the history, a year
+    an extract skips), each candidate a data gap, and printed "Nights 9 ... Q3 NO-OP" as if they were judged;
+    the backtest skips such nights in their lines. Now the gate leaves them out the same way."""
+    from opportunity_assets.outcomes.calibration import DEFAULT_CONFIG, load_calibration_config
+    from opportunity_assets.outcomes.replay import run_calibration
+
+    old = workdir / "pack.yaml"
+    early = date(2012, 3, 31)  # three months of data: the pack's 12-month windows reach past them
+    calibrate = ["calibrate", "--criteria", str(old), "--against", str(old), "--store", str(workdir / "results.duckdb"),
+                 "--start", early.isoformat(), "--end", early.isoformat(), "--every", "day"]
+    assert main(calibrate) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("opportunity: every night of the range is one `run` refuses (2012-03-31  skipped: key "
+                          "`metrics."), err
+    assert len(err.strip().splitlines()) == 1
+    assert _judge(workdir, "--as-of", NIGHT.isoformat(), "--candidate", "spike-city", "--decision", "pass") == 0
+    pack = load_criteria(old)
+    (workdir / "new").mkdir()
+    new = load_criteria(write_pack(workdir / "new", pack.source_path, **{"thresholds.strong": 90}, outcome={
+        "metric": "median", "agg": "avg", "window_months": 3, "horizon_months": 12}))
+    result = run_calibration(new, pack, ResultStore(path=str(workdir / "results.duckdb")), [early, NIGHT],
+                             load_calibration_config(DEFAULT_CONFIG), today=date.today())
+    assert result.nights == 1 and result.accepted
+    assert [line.split(": key ")[0] for line in result.skipped] == ["2012-03-31  skipped"]

@@ -318,3 +318,21 @@ def test_a_night_its_scan_refuses_fails_in_the_steps_own_words(tmp_path: Path) -
     assert said.startswith("scan_night failed: candidates: texas_housing, night 2000-12-31: key "
                            "`metrics.sales_3m_prev.window`: got [12, 14]"), said
     assert "dagster" not in said
+
+
+def test_an_interrupted_step_says_so_in_words_not_dagsters_class_name() -> None:
+    """Trial 55: a backfill stopped by Ctrl-C ended "opportunity: scan_night failed: candidates:
+    dagster._core.errors.DagsterExecutionInterruptedError". The step's line now says it was interrupted and what to
+    do."""
+    from dagster._core.errors import DagsterExecutionInterruptedError
+
+    @dg.asset
+    def candidates() -> None:
+        raise DagsterExecutionInterruptedError()
+
+    defs = dg.Definitions(assets=[candidates], jobs=[dg.define_asset_job("scan_night", selection=[candidates])])
+    with pytest.raises(nights.NightFailed) as failed:
+        nights.execute_job(defs, "scan_night", dg.DagsterInstance.ephemeral())
+    assert str(failed.value) == (
+        "scan_night failed: candidates: interrupted (Ctrl-C or a stop signal) before it finished: run the same command "
+        "again (a night run again replaces its own; a backfill's nights already stored are kept)")

@@ -118,6 +118,26 @@ def test_pending_until_the_horizon_has_passed(synthetic: Build) -> None:
         in late.reason
 
 
+def test_a_period_the_source_skips_is_a_gap_not_pending_forever() -> None:
+    """Trial 55: the terrorism extract holds no 1993 at all; every night whose outcome window ended in 1993 read
+    "pending" ("1993 was not published by the outcome date 1994-12-31") in a design period 30 years old, as if it
+    would come. Pending while the source has published nothing past the window; a gap once it has. The known
+    figures are written as the brief writes them (2,059,424, not 2.05942e+06)."""
+    start = [{"period": f"2013-{m:02d}-01", "published_at": "2014-01-30", "median": 2_059_424.0} for m in (10, 11, 12)]
+    common: dict[str, Any] = {"as_of": AS_OF, "candidate_id": "a", "anchor": date(2013, 12, 1), "start_rows": start,
+                              "end_rows": [], "end_anchor": date(2014, 11, 1), "today": TODAY}
+    skipped = measure_outcome(SPEC, **common, latest=date(2015, 6, 1))
+    assert skipped.status == OutcomeStatus.GAP and skipped.value is None
+    assert skipped.reason == ("2014-12 was not published by the outcome date 2015-01-30, and the source has published "
+                              "to 2015-06 since: a period it skips, or published late")
+    assert measure_outcome(SPEC, **common).status == OutcomeStatus.PENDING  # nothing known past it: it may come
+    assert measure_outcome(SPEC, **common, latest=date(2014, 11, 1)).status == OutcomeStatus.PENDING
+    end = [{**r, "period": r["period"].replace("2013", "2014"), "published_at": "2015-01-30"} for r in start]
+    known = measure_outcome(SPEC, **{**common, "end_rows": end, "end_anchor": date(2014, 12, 1)})
+    assert known.reason == "avg median 2,059,424 over 2013-10..2013-12 → 2,059,424 over 2014-10..2014-12 (known on " \
+                           "2015-01-30)"
+
+
 def test_a_missing_month_in_either_window_is_a_gap_not_an_estimate(synthetic: Build) -> None:
     rows = (_city("Alpha", later=110_000.0, overrides={(2013, 11): {"median": None}})
             + _city("Beta", later=110_000.0, overrides={(2014, 11): {"median": None}}))

@@ -5,6 +5,7 @@ too (the check before a night scans, and the night's scan step is given the same
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections import Counter
@@ -16,7 +17,7 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack, HardFilter
-from opportunity_assets.formatting import format_value, significant
+from opportunity_assets.formatting import format_value, significant, written
 from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
@@ -60,7 +61,7 @@ def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONI
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
             + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose)
-            + red_flags_firing_for_all(pack, found, whose))
+            + red_flags_firing_for_all(pack, found, whose) + red_flags_out_of_reach(pack, found, whose))
 
 
 def _values(expression: expressions.Expression, candidates: list[Candidate]) -> list[float]:
@@ -88,7 +89,7 @@ def _lying_within(n: int, f: HardFilter, values: list[float], whose: str, most: 
     """The start every filter unit judgment says: the key, the bound and the values' range (`most`: 9 in 10 of
     them, not all, that far)."""
     share = f"{MOST_FAR:.0%} or more of them " if most else ""
-    return (f"key `hard_filters.{n}.value`: got {f.value:g}; {whose} {f.metric} lies within "
+    return (f"key `hard_filters.{n}.value`: got {written(f.value)}; {whose} {f.metric} lies within "
             f"[{significant(min(values))}, {significant(max(values))}], {share}{FILTER_APART:g} times or more")
 
 
@@ -203,6 +204,13 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     return warnings
 
 
+def _carried(candidate: Candidate) -> bool:
+    """Whether any of the candidate's metrics has a value: one with none (an entity the source stopped carrying
+    before every window, a club renamed decades ago) tells nothing of a filter's bound, where one whose cells were
+    quarantined in reach does (trial 55: 56 such clubs outnumbered the 30 a filter refused, and check said ok)."""
+    return bool(candidate.refused) or any(v is not None for v in candidate.metrics.values())
+
+
 def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], skip: set[str]) -> list[str]:
     """A hard filter that refuses every scanned candidate with a value of its metric (at least `ENOUGH`) on a night
     whose candidates going on all pass only as UNCLEAR (a filter's metric has no value for them): the night would
@@ -215,7 +223,8 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
     problems = []
     for n, f in enumerate(pack.hard_filters):
         key = f"hard_filters.{n}.value"
-        others = [c for c in found if all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
+        others = [c for c in found if _carried(c)
+                  and all(r != FilterResult.FAIL for name, r in c.filters.items() if name != f.name)]
         judged = [c for c in others if c.filters.get(f.name) != FilterResult.UNCLEAR]
         values = [v for c in judged if isinstance(v := c.metrics.get(f.metric), int | float) and math.isfinite(v)]
         # most of those the other filters pass must have its value: where most lack it (their cells quarantined,
@@ -224,10 +233,11 @@ def filters_passing_only_unclear(pack: CriteriaPack, found: list[Candidate], ski
                 or any(c.filters.get(f.name) != FilterResult.FAIL for c in judged):
             continue
         problems.append(
-            f"key `{key}`: got {f.value:g}; it refuses every one of the {len(judged)} candidates the other filters "
-            f"pass with a value of {f.metric} (within [{significant(min(values))}, {significant(max(values))}]), "
-            f"and the {len(passing)} left pass only as UNCLEAR (a filter's metric with no value), so the night would "
-            f"judge only those: expected a bound that some candidates meet, in the metric's unit"
+            f"key `{key}`: got {written(f.value)}; it refuses every one of the {len(judged)} candidates the other "
+            f"filters pass with a value of {f.metric} (within [{significant(min(values))}, "
+            f"{significant(max(values))}]), and the {len(passing)} left pass only as UNCLEAR (a filter's metric with "
+            f"no value), so the night would judge only those: expected a bound that some candidates meet, in the "
+            f"metric's unit"
             + (" (a percent for a share?)" if f.value > 1 and float(np.median(np.abs(values))) < 1
                and not all(float(v).is_integer() for v in values) else ""))
     return problems
@@ -803,6 +813,50 @@ def red_flags_firing_for_all(pack: CriteriaPack, found: list[Candidate], whose: 
                 f"candidates going on with its metrics, each {what} (`effect: {rule.effect}`): is the comparison "
                 "the wrong way round, or its bound in another unit? expected a condition that singles out some "
                 "candidates (or `effect: note`)")
+    return warnings
+
+
+def _compared(parsed: expressions.Expression) -> tuple[expressions.Expression, float] | None:
+    """A red flag's `when` as (the side it measures, the number it is compared with), for a comparison of an
+    expression with a plain number (`win_share > 0.65`, `-0.15 > dip`); None for another shape."""
+    body = parsed.tree.body
+    if not isinstance(body, ast.Compare):
+        return None
+    sides = (body.left, body.comparators[0])
+    plain = [side for side in sides if not _names(side)]
+    if len(plain) != 1:
+        return None
+    measured = next(side for side in sides if _names(side))
+    bound = expressions.evaluate_compiled(expressions.parse(ast.unparse(plain[0])), {})
+    return expressions.parse(ast.unparse(measured)), bound
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The metric names an expression's node reads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def red_flags_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
+    """Warnings: a red flag comparing an expression with a number `RANGE_APART` times or more further from zero
+    than every value of it among the candidates going on (at least `ENOUGH`, not all zero), so that it holds for
+    none: `win_share > 65` over shares of 0.3 to 0.65 (trial 55: a flag in percent over a share never fired, and
+    check said ok). A flag is for the rare candidate, so only a bound on another scale than every value is said."""
+    going = [c for c in found if c.went_on or c.capped]
+    warnings = []
+    for n, rule in enumerate(pack.red_flags):
+        if (compared := _compared(rule.parsed)) is None:
+            continue
+        side, bound = compared
+        values = _values(side, going)
+        held = [bool(v) for c in going if (v := _flag_value(rule.parsed, c.metrics)) is not None]
+        largest = max((abs(v) for v in values), default=0.0)
+        if len(values) < ENOUGH or largest == 0 or any(held) or abs(bound) < RANGE_APART * largest:
+            continue
+        warnings.append(
+            f"key `red_flags.{n}.when`: got {rule.when!r}; {whose} {side.text} lies within "
+            f"[{significant(min(values))}, {significant(max(values))}], {RANGE_APART:g} times or more nearer zero than "
+            f"{written(bound)}, so the flag holds for none: is the bound in another unit (a percent for a share: "
+            f"{written(bound / 100)} for {written(bound)})? expected a bound in the unit of {side.text}")
     return warnings
 
 

@@ -14,6 +14,7 @@ import polars as pl
 from opportunity_assets.check.patterns import YEAR_SPAN, year_span_pattern
 from opportunity_assets.check.periods import commonest_values
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import written
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
@@ -371,7 +372,7 @@ def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found:
         most = _weekdays_at_most(length)
         if f.value > most / length or (f.op == ">" and f.value >= most / length):
             rows = "no row" if not weekend else f"{weekend} of its {filled.height} rows"
-            problems.append(f"key `hard_filters.{n}.value`: got {f.value:g}; {f.metric} is the filled share of "
+            problems.append(f"key `hard_filters.{n}.value`: got {written(f.value)}; {f.metric} is the filled share of "
                             f"{length} days, and the source has {rows} on a Saturday or Sunday (trading days), so a "
                             f"candidate's {f.metric} reaches about {most} of {length} ({most / length:.3g}) at most "
                             "and the filter refuses every one, tonight and every night: expected a bound of at most "

@@ -47,6 +47,12 @@ QUARTERS_READ = ("expected no `period_format`: they are quarters (2015Q3, 2015 Q
 """What a `period_format` over quarters is told."""
 
 
+def bare_years(values: list[str]) -> bool:
+    """Whether periods as written are all years of four digits (`1998`): a bare year the source reads without a
+    pattern, which a pattern of months or days (`'%Y-%m'`) does not parse; not a row's number."""
+    return bool(values) and all(re.fullmatch(r"\s*\d{4}\s*", v) and _likely(int(v)) for v in values)
+
+
 def years_as_numbers(values: list[str]) -> bool:
     """Whether periods as written are all whole years written as decimal numbers (`2001.0`, a column of years that
     held a missing value, as R and pandas export it): `year_column` reads them, no date pattern does."""

@@ -16,6 +16,7 @@ from opportunity_assets.check.patterns import (
     QUARTERS_READ,
     UNIT_NAMES,
     YEAR_ALONE,
+    bare_years,
     days_no_month_has,
     fitting_patterns,
     is_iso,
@@ -333,6 +334,9 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
     if years_as_numbers(unparsed):
         return (f"{said}: they are whole years written as numbers: expected `{within}.year_column: {column}` in place "
                 "of `period_column` and `period_format` (it reads whole years, 2001 or 2001.0)")
+    if bare_years(unparsed):  # (trial 55: told they were a file's row numbers, naming `period_column`)
+        return (f"{said}: they are years, read as such without a pattern: expected no `period_format` (or '%Y'), "
+                f"or `{within}.year_column: {column}` in place of both")
     decimal_years = [bool(DECIMAL_YEAR_WRITTEN.match(v.strip())) for v in unparsed]
     if all(decimal_years) and any(float(v) % 1 for v in unparsed):  # (trial 32: `%Y` over R's index, told directives)
         return (f"{said}: they are decimal years (R's time index, the year plus the fraction of it gone), which no "

@@ -259,6 +259,9 @@ class CalibrationResult(FrozenRecord):
     population: SampleResult | None
     changed: list[ChangedPair]
     shape_findings: list[str]
+    skipped: list[str] = Field(default_factory=list)
+    """Nights of the range left out, each `<night>  skipped: <the problem>`: a night `run` would refuse (windows
+    reaching past the history, a period no entity has rows in) decides nothing, as `backtest` skips it."""
 
 
 def _score(pairs: Sequence[Pair], labels: Mapping[Pair, Label], old: Mapping[Pair, bool],
@@ -270,11 +273,12 @@ def _score(pairs: Sequence[Pair], labels: Mapping[Pair, Label], old: Mapping[Pai
 
 def decide(*, config: CalibrationConfig, nights: int, labels: Mapping[Pair, Label], samples: Samples,
            old_verdicts: Mapping[Pair, str], new_verdicts: Mapping[Pair, str],
-           findings: Sequence[ShapeFinding]) -> CalibrationResult:
+           findings: Sequence[ShapeFinding], skipped: Sequence[str] = ()) -> CalibrationResult:
     """Score both packs on both samples and place the change in its quadrant."""
     common: dict[str, Any] = {"theta_bad_points": config.theta_bad_points, "epsilon_points": config.epsilon_points,
                               "population_share": config.population_share, "nights": nights,
-                              "labelled": len(labels), "shape_findings": [str(f) for f in findings]}
+                              "labelled": len(labels), "shape_findings": [str(f) for f in findings],
+                              "skipped": list(skipped)}
     if findings:
         return CalibrationResult(quadrant=None, accepted=False, bad=None, population=None, changed=[], **common)
     if not samples.bad:
@@ -307,6 +311,7 @@ def result_text(result: CalibrationResult) -> str:
     lines = [f"Thresholds: θ_bad {result.theta_bad_points:g} points, ε {result.epsilon_points:g} point(s); "
              f"population split {result.population_share:.0%} of pairs. Nights {result.nights}, labelled pairs "
              f"{result.labelled}."]
+    lines += result.skipped
     if result.quadrant is None:
         lines.append("Rule-shape scan: REJECTED — the pack names entities (a lookup table, not a rule):")
         lines += [f"  {finding}" for finding in result.shape_findings]

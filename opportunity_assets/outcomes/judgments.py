@@ -41,8 +41,9 @@ class Judgment(BaseModel):
 
 def record_judgment(store: ResultStore, pack: CriteriaPack, *, as_of: date, candidate: str, decision: Decision,
                     who: str, note: str | None, now: datetime) -> Judgment:
-    """Validate, then write. Raises JudgmentError (and writes nothing) for a night without a stored run, a
-    candidate that night did not scan, or an empty `who`."""
+    """Validate, then write. `candidate` is an id, or the name the brief shows when one candidate of the night
+    bears it. Raises JudgmentError (and writes nothing) for a night without a stored run, a candidate that night
+    did not scan, or an empty `who`."""
     if not store.exists():
         raise JudgmentError(f"no result store at {store.location}: no night has run there, nothing to judge")
     if not who.strip():
@@ -51,11 +52,15 @@ def record_judgment(store: ResultStore, pack: CriteriaPack, *, as_of: date, cand
         nearest = store.nights_near(pack.domain, as_of)
         hint = (f"; nights with a run nearby: {', '.join(str(n) for n in nearest)}" if nearest
                 else "; the store has no night of this domain")
-        raise JudgmentError(f"no run stored for {pack.domain} on {as_of}: nothing to judge{hint}. "
-                            f"Run `opportunity run --as-of {as_of}` first")
+        # a night that has not ended cannot be run either (trial 55: "Run `opportunity run --as-of 2030-12-31`")
+        then = (f"; {as_of} has not ended yet" if as_of >= now.date()
+                else f". Run `opportunity run --as-of {as_of}` first")
+        raise JudgmentError(f"no run stored for {pack.domain} on {as_of}: nothing to judge{hint}{then}")
     scanned = {c.id: c.name for c in store.candidates(pack.domain, as_of)}
+    by_name = [cid for cid, name in scanned.items() if name.strip().lower() == candidate.strip().lower()]
+    if candidate not in scanned and len(by_name) == 1:
+        candidate = by_name[0]  # the name the brief shows, as `archive --candidate` takes it (trial 55)
     if candidate not in scanned:
-        by_name = [cid for cid, name in scanned.items() if name.lower() == candidate.lower()]
         close = by_name or difflib.get_close_matches(candidate, list(scanned), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise JudgmentError(f"unknown candidate {candidate!r}: not among the {len(scanned)} candidates scanned on "

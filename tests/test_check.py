@@ -551,6 +551,25 @@ def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_inpu
                             "the column's unit, that its values lie within"), problem
 
 
+def test_bounds_refusing_every_cell_beside_entities_gone_for_years_are_said_once(tmp_path: Path) -> None:
+    """Trial 55: `bounds: {wins: [0, 1]}` over baseball wins (9 to 116), on a file whose clubs gone for decades
+    outnumber the current ones, which a filter refuses: the bounds' line, then `metrics.wins_now.window`, "no entity
+    has a row in 2020 (perhaps a period the source skips)": the gone clubs' "0 of 1 years filled" was the commonest
+    gap, and the current clubs' rows (kept only for candidates going on) were not seen, though their refused cells
+    were. The window is not blamed where cells were refused in it."""
+    rows = [[e, y, 50 + y % 7, 100 + y % 3] for e in "abc" for y in range(2012, 2016)]
+    rows += [[e, y, 60 + y % 5, 100] for e in "defghi" for y in range(1990, 1994)]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "year", "wins", "games"], rows), "grain": "year",
+              "year_column": "year", "bounds": {"wins": [0, 1]}, "columns": ["wins", "games"]}
+    metrics = {"wins_now": {"agg": "last", "column": "wins"}, "games_now": {"agg": "last", "column": "games"},
+               "level_now": {"expression": "wins_now / games_now"}}
+    pack = _pack(tmp_path, source, metrics,
+                 hard_filters=[{"name": "big", "metric": "games_now", "op": ">=", "value": 1000}])
+    problems = _problems(pack, date(2016, 3, 31))
+    assert [p.split(";")[0] for p in problems] == ["key `source.bounds.wins`: got [0, 1]",
+                                                   "key `hard_filters.0.value`: got 1000"], problems
+
+
 def test_events_that_repeat_by_nature_warn_of_repeated_events_doubting_them(tmp_path: Path) -> None:
     """Trial 15: the World Values Survey's answers read as a country, a year and a score from 1 to 10 (346,136
     events, 2,523 distinct): every candidate of the first night was doubted by `integrity.repeated_events` ("0.996

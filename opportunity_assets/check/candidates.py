@@ -505,6 +505,8 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
     if best == 0:
         if any(rows_in_window(c.raw_data, spec.window) for c in found):
             return None  # rows there, the column empty in them: a series the source stopped filling
+        if any(_QUARANTINED.match(line) for line in lines):
+            return None  # rows there, their cells refused (a bound in another unit): `_cells_refused`'s to say
         return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} (perhaps a "
                 f"period the source skips: a survey not held that year), so {metric} has no value for "
                 f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected a window over {plural} the source "

@@ -91,6 +91,24 @@ def test_not_utf8_lines_are_numbered_from_the_files_first_line_wherever_they_lie
     assert not_utf8_lines(path) == []
 
 
+@pytest.mark.parametrize("chunk", [1, 5, 9, 1 << 24])
+def test_not_utf8_lines_read_in_chunks_of_whole_lines_number_them_alike(tmp_path: Path, chunk: int,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`opportunity check` on an 88 MB CSV peaked 160 MB above the night's: the file's bytes and their text held
+    at once. It is decoded a chunk of whole lines at a time; a chunk's edge, inside a line or a character of two
+    bytes, numbers every line as the whole file does."""
+    from opportunity_assets.sources import csv_rows
+
+    monkeypatch.setattr(csv_rows, "_DECODED_CHUNK", chunk)
+    path = tmp_path / "s.csv"
+    path.write_bytes(b"Caf\xe9,1\n" + "Zürich,2\n".encode() * 3 + b"M\xfcnchen,3\nok,4\n" + b"\xff")
+    assert not_utf8_lines(path) == [1, 5, 7]
+    path.write_bytes("Zürich,2\nCafé,1\n".encode() * 3 + b"ok,4\nM\xfcnchen,3")
+    assert not_utf8_lines(path) == [8]
+    path.write_bytes("Zürich,2\nCafé,1\n".encode())
+    assert not_utf8_lines(path) == []
+
+
 def test_a_carriage_return_or_line_separator_inside_an_unquoted_text_field_is_text(tmp_path: Path) -> None:
     """Trial 17: dslabs' trump_tweets as pandas writes it (its writer quotes a field holding `\\n`, not one holding a
     bare `\\r`) stopped `check` with a traceback of Python's csv module ("new-line character seen in unquoted

@@ -158,17 +158,34 @@ def read_bytes(path: str | Path) -> bytes:
         return f.read()
 
 
+_DECODED_CHUNK = 1 << 24
+"""How many bytes `not_utf8_lines` decodes at once (whole lines: a character is never cut): a large file is not held
+whole, nor its text beside its bytes."""
+
+
 def not_utf8_lines(path: str | Path) -> list[int]:
     """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252). A file that is
-    UTF-8 throughout, nearly every file, is decoded at once in C (0.1 s for 2M lines, not 1.2 s line by line)."""
-    data = read_bytes(path)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        start = data.rfind(b"\n", 0, exc.start) + 1  # the first line that is not, and those after it, one by one
-        first = data.count(b"\n", 0, start) + 1
-        return [number for number, raw in enumerate(data[start:].split(b"\n"), start=first) if decoded_line(raw)[1]]
-    return []
+    UTF-8 throughout, nearly every file, is decoded in C, 16 MB of whole lines at a time (0.1 s for 2M lines, not
+    1.2 s line by line; an 88 MB file held and decoded at once cost `opportunity check` 160 MB more than the night);
+    from the first line that fails, line by line to the end."""
+    lines_before, carry = 0, b""
+    with opened_bytes(path) as f:
+        while True:
+            chunk = f.read(_DECODED_CHUNK)
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)  # (the last line may end without a newline)
+            whole, carry = data[:cut], data[cut:]
+            try:
+                whole.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                start = whole.rfind(b"\n", 0, exc.start) + 1
+                first = lines_before + whole.count(b"\n", 0, start) + 1
+                rest = whole[start:] + carry + f.read()
+                return [number for number, raw in enumerate(rest.split(b"\n"), start=first)
+                        if decoded_line(raw)[1]]
+            if not chunk:
+                return []
+            lines_before += whole.count(b"\n")
 
 
 def _ends_in_newline(path: str | Path) -> bool | None:

@@ -16,9 +16,9 @@ import pytest
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
 from opportunity_assets.sources.csv_rows import MAX_RECORD_LINES, CsvHeaderError, not_utf8_lines, read_csv_rows
-from opportunity_assets.sources.formats import infer_format
 from opportunity_assets.sources.reading import SourceError, SourceFormatError
 from opportunity_assets.sources.snapshot import read_snapshot
+from opportunity_assets.sources.sniff import infer_format
 from tests.conftest import PACK, ROOT, scanned, write_pack
 
 TEXAS = ROOT / "data" / "txhousing.csv"

@@ -17,13 +17,8 @@ from opportunity_assets.sources.csv_rows import (
     unfinished_line,
     unfinished_record,
 )
-from opportunity_assets.sources.formats import (
-    NOT_JSON,
-    csv_delimiter,
-    infer_format,
-    join_label,
-    json_array,
-)
+from opportunity_assets.sources.formats import NOT_JSON, csv_delimiter, join_label, json_array
+from opportunity_assets.sources.sniff import infer_format
 
 
 def file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:

@@ -21,8 +21,8 @@ from opportunity_assets.check.periods import empty_period_column
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources.csv_rows import not_utf8_lines
-from opportunity_assets.sources.formats import infer_format
 from opportunity_assets.sources.reading import quote_identifier
+from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:

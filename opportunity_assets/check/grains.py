@@ -18,7 +18,7 @@ from opportunity_assets.formatting import written
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import infer_format, join_index
+from opportunity_assets.sources.formats import join_index
 from opportunity_assets.sources.probes import (
     dates_beside,
     rows_matching,
@@ -26,6 +26,7 @@ from opportunity_assets.sources.probes import (
     vintage_periods,
 )
 from opportunity_assets.sources.reading import SourceError
+from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import (
     SourceSpec,
 )

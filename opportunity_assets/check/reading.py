@@ -32,16 +32,12 @@ from opportunity_assets.check.values import (
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.facts import source_facts
-from opportunity_assets.sources.formats import (
-    describe_location,
-    infer_format,
-    join_label,
-    respelt_in,
-)
+from opportunity_assets.sources.formats import describe_location, join_label, respelt_in
 from opportunity_assets.sources.probes import (
     names_as_values,
 )
 from opportunity_assets.sources.reading import quote_identifier
+from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import SourceSpec
 
 if TYPE_CHECKING:

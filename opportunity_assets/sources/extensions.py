@@ -9,7 +9,7 @@ from typing import Literal
 Format = Literal["csv", "parquet", "jsonl", "excel", "duckdb", "postgres"]
 FORMATS: tuple[Format, ...] = ("csv", "parquet", "jsonl", "excel", "duckdb", "postgres")
 DUCKDB_SUFFIXES = (".duckdb", ".db")
-"""Extensions of a DuckDB database file (`formats.infer_format`)."""
+"""Extensions of a DuckDB database file (`sniff.infer_format`)."""
 DATA_FILE_SUFFIXES = tuple(f"{e}{z}" for e in (".csv", ".tsv", ".txt", ".parquet", ".jsonl", ".ndjson", ".json")
                            for z in ("", ".gz"))
 """Extensions of a data file a DuckDB `query` reads by name (`FROM 'sales.csv'`), no database of its own."""

@@ -1128,7 +1128,7 @@ def _is_name(text: str) -> bool:
 
 
 def _extension_format(path: str | None) -> Format | None:
-    """The format a path's extension names, if it names one (`formats.infer_format` reads it so)."""
+    """The format a path's extension names, if it names one (`sniff.infer_format` reads it so)."""
     return format_named_by(Path(path)) if path else None
 
 

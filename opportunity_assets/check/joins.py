@@ -366,16 +366,16 @@ class JoinedFindings:
 
 
 def joined_tables(pack: CriteriaPack, night: date, counted: SourceFacts, snapshot: SourceSnapshot,
-                  mistaken_bounds: list[str], *, own_undated: bool) -> JoinedFindings:
-    """Each joined table held against the night's read: its cells refused (`cell_problems`, and bounds in another
-    unit among `mistaken_bounds`), then the first of: most of its keys duplicated, most of its periods unparsed,
-    its columns empty on every row the source kept (no id or period matched: `join_unmatched`, told beside the main
-    source's own rows of no period when `own_undated`), one table holding every entity, ids apart or padded."""
+                  reasons: list[str], mistaken_bounds: list[str], *, own_undated: bool) -> JoinedFindings:
+    """Each joined table held against the night's read: its cells refused (`cell_problems` over `reasons`, the
+    night's quarantine reasons, and bounds in another unit among `mistaken_bounds`), then the first of: most of its
+    keys duplicated, most of its periods unparsed, its columns empty on every row the source kept (no id or period
+    matched: `join_unmatched`, told beside the main source's own rows of no period when `own_undated`), one table
+    holding every entity, ids apart or padded."""
     problems: list[str] = []
     warnings: list[str] = []
     facts: list[str] = []
     undated: list[tuple[SourceSpec, list[str], str]] = []
-    reasons = snapshot.quarantined["reason"].to_list()
     history = snapshot.history
     for i, joined in enumerate(pack.source.join):
         label = f"{join_label(pack, joined)}: "

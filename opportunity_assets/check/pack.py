@@ -317,16 +317,16 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                             for p in mistaken_cells)  # every column's numbers, or every wide column's: said once
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
-    joined = joined_tables(pack, night, counted, snapshot, mistaken_bounds, own_undated=sum(
-        1 for r in own if r.startswith("period unparseable")) > UNPARSED_PERIODS * seen)
+    unparsed = [r for r in own if r.startswith("period unparseable")]
+    many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
+    joined = joined_tables(pack, night, counted, snapshot, reasons, mistaken_bounds,
+                           own_undated=many_unparsed)
     problems += joined.problems
     warnings += joined.warnings
     joined_facts, joins_undated = joined.facts, joined.undated
     duplicated = sum(1 for r in own if r.startswith("duplicated key"))
     # a file dated by `known_at` is one row per entity: a tenth of it refused is the key's problem, not the data's
     many_duplicated = duplicated and duplicated > (UNPARSED_PERIODS if pack.source.known_at else MOSTLY_TEXT) * seen
-    unparsed = [r for r in own if r.startswith("period unparseable")]
-    many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     published = pack.source.published_column
     unpublished = [r for r in own if published and r.startswith(f"{published} unparseable: ")]
     many_unpublished = len(unpublished) > UNPARSED_PERIODS * seen

@@ -718,6 +718,13 @@ class CriteriaPack(_Spec):
         return max(spec.window[1] for spec in self.metrics.values())
 
     @property
+    def carried_span(self) -> int:
+        """Periods back from the latest, that one included, in which an entity needs a row (read or refused) to be
+        judged: the metrics' widest window and a year of periods before it, within `history_reach`. With none there,
+        the source no longer carries it (`Candidate.gone`); a row a period or two late is still in it."""
+        return min(self.max_window + 1 + self.grain.per_year, self.history_reach + 1)
+
+    @property
     def history_reach(self) -> int:
         """Periods back (0 = the latest) of history the scan keeps: the metrics' windows and the integrity
         yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it)."""

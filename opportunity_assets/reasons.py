@@ -127,6 +127,8 @@ def _routed_reason(pack: CriteriaPack, candidate: Candidate, a: Analysis, v: Ver
 def not_going_reason(pack: CriteriaPack, candidate: Candidate) -> str:
     """Why a candidate that did not go on stayed out: the cap and its preliminary score, or its filters. It never
     changes after the scan (the store keeps it: `ResultStore.scanned_rows`)."""
+    if candidate.gone:  # its one gap says since when (`candidates.logic.gone_gap`)
+        return candidate.data_gaps[0]
     if candidate.capped:
         prelim = (f", preliminary score {format_score(candidate.preliminary_score, pack.thresholds.levels)}"
                   if candidate.preliminary_score is not None

@@ -565,9 +565,8 @@ def test_bounds_refusing_every_cell_beside_entities_gone_for_years_are_said_once
                "level_now": {"expression": "wins_now / games_now"}}
     pack = _pack(tmp_path, source, metrics,
                  hard_filters=[{"name": "big", "metric": "games_now", "op": ">=", "value": 1000}])
-    problems = _problems(pack, date(2016, 3, 31))
-    assert [p.split(";")[0] for p in problems] == ["key `source.bounds.wins`: got [0, 1]",
-                                                   "key `hard_filters.0.value`: got 1000"], problems
+    problems = _problems(pack, date(2016, 3, 31))  # (the gone clubs are not judged: the filter refuses the rest)
+    assert [p.split(";")[0] for p in problems] == ["key `source.bounds.wins`: got [0, 1]"], problems
 
 
 def test_events_that_repeat_by_nature_warn_of_repeated_events_doubting_them(tmp_path: Path) -> None:
@@ -2230,18 +2229,20 @@ def test_a_filter_that_leaves_only_unclear_candidates_is_named_not_the_expressio
 def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_every_other(tmp_path: Path) -> None:
     """Trial 55: MLB's 2020 season, every club's attendance 0, refused all 30 clubs of the night by `attendance >=
     1000000`; the 56 clubs renamed or gone decades before, with no row in any window, passed as UNCLEAR and filled
-    the cap, all data gaps, and check said ok: they outnumbered the clubs judged, read as cells quarantined. An
-    entity with no value in reach is no sign either way; the filter is named as where none is gone."""
+    the cap, all data gaps, and check said ok: they outnumbered the clubs judged, read as cells quarantined. Those
+    the source stopped carrying are no longer judged (`Candidate.gone`): the filter refuses every candidate, said
+    as for any night, naming its key, and the gone ones are a fact."""
     rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcdef") for y in (2016, 2017)]
     rows += [[f"gone {k}", y, 500] for k in range(8) for y in (2001, 2002)]  # none since 2002
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "columns": ["level"]}
     filters = [{"name": "big", "metric": "level_now", "op": ">=", "value": 1000000}]
-    assert _problems(_pack(tmp_path, source, _LEVELS, hard_filters=filters), date(2018, 3, 31)) == [
-        "key `hard_filters.0.value`: got 1000000; it refuses every one of the 6 candidates the other filters pass "
-        "with a value of level_now (within [7, 57]), and the 8 left pass only as UNCLEAR (a filter's metric with no "
-        "value), so the night would judge only those: expected a bound that some candidates meet, in the metric's "
-        "unit"]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert [w.split(";")[0] for w in report.warnings] == ["key `hard_filters.0.value`: got 1000000"]
+    assert "every candidate's level_now lies within [7, 57], 10 times or more below it" in report.warnings[0]
+    assert any(f.startswith("8 entities have no row in the night's latest 2 years") for f in report.facts), \
+        report.facts
 
 
 def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:

@@ -222,18 +222,48 @@ def test_a_gap_placed_past_the_cap_goes_on_besides_the_others(synthetic: Build) 
     assert any("went on past the cap, flagged: Holey" in note for note in report.notes)
 
 
-def test_an_entity_with_no_row_in_reach_is_placed_last_not_flagged_past_the_cap(synthetic: Build) -> None:
-    """Trial 40: clubs renamed decades ago, whose rows end long before every window, went on past the cap every
-    night, flagged for a gap in the cap order's metric, and were analyzed as INSUFFICIENT_DATA. A gap among an
-    entity's rows in reach still flags it (`test_a_gap_placed_past_the_cap_goes_on_besides_the_others`)."""
+def test_an_entity_the_source_stopped_carrying_is_not_judged_and_is_named(synthetic: Build) -> None:
+    """Trials 40 and 55: clubs renamed decades ago, whose rows end long before every window, went on past the cap
+    every night, flagged for a gap in the cap order's metric; placed last, they still went on as UNCLEAR whenever
+    the cap had room (56 baseball clubs, INSUFFICIENT_DATA, named as gaps in every brief). An entity with no row in
+    the metrics' windows and a year before them is gone: not judged, never capped or flagged, its reason says since
+    when, the scan's note names it, and every other entity's route is as without it."""
     no_freshness = {"hard_filters.0.value": 0, "hard_filters.1.value": 100_000, "hard_filters.2.value": 0}
     rows = capped_source() + city("Gone", sales=900.0, start=(2010, 1), months=12)
-    found, report = run(synthetic(rows, **BY_SALES, **no_freshness))
-    assert FAIL not in found["gone"].filters.values()
-    assert found["gone"].capped and not found["gone"].went_on and not found["gone"].flagged
-    assert report.flagged_past_cap == 0
-    clean, _ = run(synthetic(capped_source(), **BY_SALES, **no_freshness))
-    assert {c: f.went_on for c, f in found.items() if c != "gone"} == {c: f.went_on for c, f in clean.items()}
+    for changes in (BY_SALES, {**BY_SALES, "caps.max_candidates": 50}):  # past the cap, and with room under it
+        pack = synthetic(rows, **changes, **no_freshness)
+        found, report = run(pack)
+        gone = found["gone"]
+        assert gone.gone and not gone.went_on and not gone.capped and not gone.flagged
+        assert FAIL not in gone.filters.values()
+        reason = ("no row in 2012-10..2014-12, the night's latest 27 months (its metrics' windows and a year before "
+                  "them): the source no longer carries it; not judged")
+        assert gone.data_gaps == [reason] and not_going_reason(pack, gone) == reason
+        assert (report.scanned, report.gone, report.flagged_past_cap) == (len(CAPPED_MARKETS) + 1, 1, 0)
+        assert report.passed_filters + report.failed_filters + report.gone == report.scanned
+        (note,) = [n for n in report.notes if "no longer carries" in n]
+        assert note == ("1 entity has no row in the night's latest 27 months (the metrics' windows and a year before "
+                        "them): the source no longer carries it, and it was not judged: Gone")
+        assert unsupported_numbers(note, list(numeric_leaves(dataclasses.asdict(report))), AS_OF,
+                                   names=[c.name for c in found.values()]) == []
+        clean, _ = run(synthetic(capped_source(), **changes, **no_freshness))
+        assert {c: f.went_on for c, f in found.items() if c != "gone"} == {c: f.went_on for c, f in clean.items()}
+
+
+def test_an_entity_late_or_refused_in_reach_is_judged_not_gone(synthetic: Build) -> None:
+    """Gone is no row at all in the span: a market whose rows stop 20 months before the night's latest (no value in
+    any window: every filter on them UNCLEAR) is judged and goes on, its gaps said; one whose only rows in the span
+    were refused (a duplicated key) goes on too, flagged as quarantined in reach (issue 11: one entity's bad data
+    makes its filters UNCLEAR, never drops it)."""
+    duplicated = city("Twice", start=(2013, 6), months=19)
+    rows = capped_source() + city("Late", start=(2011, 1), months=29) + city("Twice", start=(2010, 1), months=12) \
+        + duplicated + duplicated
+    no_freshness = {"hard_filters.0.value": 0, "hard_filters.1.value": 100_000, "hard_filters.2.value": 0}
+    found, report = run(synthetic(rows, **{**BY_SALES, "caps.max_candidates": 50}, **no_freshness))
+    for cid in ("late", "twice"):
+        assert not found[cid].gone and found[cid].went_on, cid
+        assert UNCLEAR in found[cid].filters.values(), cid
+    assert report.gone == 0 and not any("no longer carries" in n for n in report.notes)
 
 
 def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any_other(synthetic: Build) -> None:

@@ -68,6 +68,11 @@ class ScanReport:
     unscored_capped: int = 0
     """Candidates the cap cut with no preliminary score (a required input missing or undefined, a formula component
     undefined): placed last by `caps.order_by: score`, and the cap's note names them with why."""
+    gone: int = 0
+    """Entities with no row, read or refused, in the periods the night reads (`Candidate.gone`): counted in
+    `scanned`, never judged; the scan's note names the first few."""
+    carried_span: int = 0
+    """`CriteriaPack.carried_span`: the number the note on the entities gone writes."""
     shared_id_sets: int = 0
     """Sets of entity keys that share a candidate id: the number the scan's note on many of them writes."""
     shared_ids: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -248,6 +253,39 @@ def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -
     """A gap line per formula component with no value although every required input has one (a division by zero
     for this candidate only): its preliminary score is a gap too, said in its record."""
     return [f"formula component {name}: undefined: {why}" for name, why in undefined_components(pack, values)]
+
+
+def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataFrame,
+                      bad_rows: list[dict[str, Any]]) -> set[str] | None:
+    """The entity keys with a row in the last `CriteriaPack.carried_span` periods, or a refused one there (or of no
+    period): the others the source stopped carrying. None on a night with no published period (no entity is told
+    from another)."""
+    if anchor is None:
+        return None
+    span = pack.carried_span
+    start = pack.grain.back(anchor, span - 1)
+    refused = {str(r["entity_id"]) for r in bad_rows
+               if r.get("entity_id") and (r.get("period") is None or r["period"] >= start)}
+    return set(history.filter(pl.col("periods_ago") < span)["entity_id"].unique().to_list()) | refused
+
+
+def gone_gap(pack: CriteriaPack, anchor: date | None) -> str:
+    """Why an entity the source stopped carrying is not judged (`Candidate.gone`): its one data gap, and its reason
+    for not going on."""
+    span = pack.carried_span
+    return (f"no row in {window_label(anchor, (0, span - 1), pack.grain)}, the night's latest "
+            f"{pack.grain.count(span)} (its metrics' windows and a year before them): the source no longer carries "
+            "it; not judged")
+
+
+def _gone(pack: CriteriaPack, as_of: date, cid: str, row: dict[str, Any], anchor: date | None) -> Candidate:
+    """The record of an entity with no row in reach (`Candidate.gone`): its metrics (all gaps) and one gap saying
+    why, its filters unread (UNCLEAR: no value is a PASS), never going on (trial 55: 56 baseball clubs gone for up
+    to a century went on as UNCLEAR every night the cap had room, and were named as gaps in every brief)."""
+    values = {name: row[name] for name in pack.metrics}
+    return Candidate(as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid,
+                     raw_data=[], source=pack.source.table, metrics=values, anchor_period=anchor,
+                     data_gaps=[gone_gap(pack, anchor)], filters=_judge(pack, values), went_on=False, gone=True)
 
 
 def _judge(pack: CriteriaPack, metrics: dict[str, float | None]) -> dict[str, FilterResult]:
@@ -547,10 +585,14 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     """Candidates with a quarantined row or cell in a metric's reach (`_quarantined_metrics`)."""
     grain = pack.grain
     labels = {name: window_label(anchor, spec.window, grain) for name, spec in pack.metrics.items()}
+    carrying = _carried_entities(pack, anchor, history, bad_rows)
     for row, score in zip(ordered.iter_rows(named=True), scores, strict=True):
         cid = ids[row["entity_id"]]
         keys[cid] = row["entity_id"]
         values = {name: row[name] for name in pack.metrics}
+        if carrying is not None and row["entity_id"] not in carrying:
+            judged.append(_gone(pack, as_of, cid, row, anchor))
+            continue
         rows = raw.get(row["entity_id"], [])
         unknown = _quarantined_metrics(pack, bad_items.get(row["entity_id"], []), rows, anchor)
         if unknown:  # a refused row or cell in a metric's reach: its value is not known, never a FAIL
@@ -569,9 +611,10 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             preliminary_score=score, refused=_refusals(pack, bad_items.get(row["entity_id"], []), anchor),
         ))
 
-    # A gap in the cap order's metric among an entity's rows in reach flags it; an entity with no row in reach at all
-    # (one the source stopped carrying years ago) has no value to place it by, and is placed last like any other
-    # (trial 40: baseball clubs renamed decades ago went on past the cap every night, INSUFFICIENT_DATA).
+    # A gap in the cap order's metric among an entity's rows in reach flags it; an entity with no row in the windows
+    # (one a source stopped carrying lately; those gone longer are not judged: `_gone`) has no value to place it by,
+    # and is placed last like any other (trial 40: baseball clubs renamed decades ago went on past the cap every
+    # night, INSUFFICIENT_DATA).
     order_gap = {c.id for c in judged if pack.caps.order_by not in (None, "score")
                  and c.metrics.get(pack.caps.order_by) is None and raw.get(keys[c.id])}
     # Only a quarantined row or cell in a metric's reach can have moved a candidate's place (it made that metric a
@@ -635,20 +678,29 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     if over:
         notes.append(f"{len(over)} more flagged past the cap were capped, beyond max_flagged="
                      f"{pack.caps.flagged_bound}: {_first_named(over, named)}")
+    gone = [c.id for c in judged if c.gone]
+    if gone:  # (the periods by count alone: a year grain's bare years are numbers the brief may not write unstored)
+        one = len(gone) == 1
+        notes.append(f"{len(gone)} {'entity has' if one else 'entities have'} no row in the night's latest "
+                     f"{pack.grain.count(pack.carried_span)} (the metrics' windows and a year before them): the "
+                     f"source no longer carries {'it' if one else 'them'}, and {'it was' if one else 'they were'} "
+                     f"not judged: {_first_named(gone, named)}")
+    carried = [c for c in judged if not c.gone]
     below = len(passing) < pack.caps.min_candidates
     failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
-    if below and len(passing) == len(judged):  # (trial 51: one island's prices, told every night to loosen nothing)
-        every = "the one candidate" if len(judged) == 1 else f"every one of the {len(judged)} candidates"
+    if below and len(passing) == len(carried):  # (trial 51: one island's prices, told every night to loosen nothing)
+        every = "the one candidate" if len(carried) == 1 else f"every one of the {len(carried)} candidates"
         notes.append(f"{every} scanned passed the hard filters, fewer than min_candidates={pack.caps.min_candidates}: "
                      "the source has no more entities to scan")
     elif below:
         most = "; the most failed: " + ", ".join(f"{name} ({n} of {len(judged)})" for name, n in
                                                  failing.most_common(2)) if failing else ""
-        notes.append(f"only {len(passing)} of {len(judged)} candidates passed the hard filters (min_candidates="
+        notes.append(f"only {len(passing)} of {len(carried)} candidates passed the hard filters (min_candidates="
                      f"{pack.caps.min_candidates}); the filters were not loosened{most}")
     report = ScanReport(
         as_of=as_of, anchor_period=anchor, scanned=len(judged),
-        failed_filters=len(judged) - len(passing), passed_filters=len(passing), capped=len(cut),
+        failed_filters=len(carried) - len(passing), passed_filters=len(passing), capped=len(cut), gone=len(gone),
+        carried_span=pack.carried_span,
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
         unclear=sum(FilterResult.UNCLEAR in c.filters.values() for c in passing),

@@ -403,6 +403,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
+    found = _judged(found)
     found_problems, undefined_tonight = check_candidates.problems(pack, found)
     problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed or bool(not_iso)) \
         + coverage_past_trading_days(pack, snapshot.history, found)
@@ -460,6 +461,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              + most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
     spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
+    facts += [plain(n) for n in report.notes if n.startswith(f"{report.gone} entit")] if report.gone else []
     facts += [f for _, found in listed for f in found] + joined_facts
     facts += cells_refused(pack.source, cells, columns, seen, problems, separators_said=written_otherwise)
     if reasons:
@@ -480,8 +482,15 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     from opportunity_assets.candidates.logic import scan_aside
 
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
-    return [(n, scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined))
+    return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)))
             for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
+
+
+def _judged(found: list[Candidate]) -> list[Candidate]:
+    """The candidates a night judges: not those the source stopped carrying (`Candidate.gone`), whose one gap, no
+    row for years, would outnumber and hide what tonight's entities say of a key (trial 55: 56 baseball clubs gone
+    for decades)."""
+    return [c for c in found if not c.gone]
 
 
 def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None, problems: list[str],

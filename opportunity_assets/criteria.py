@@ -721,7 +721,8 @@ class CriteriaPack(_Spec):
     def carried_span(self) -> int:
         """Periods back from the latest, that one included, in which an entity needs a row (read or refused) to be
         judged: the metrics' widest window and a year of periods before it, within `history_reach`. With none there,
-        the source no longer carries it (`Candidate.gone`); a row a period or two late is still in it."""
+        the source no longer records it (`Candidate.gone`); a row a period or two late is still in it. An events
+        source's row is an event (its panel sums a silence as 0)."""
         return min(self.max_window + 1 + self.grain.per_year, self.history_reach + 1)
 
     @property

@@ -136,9 +136,9 @@ class Candidate(FrozenRecord):
     order's metric: it went on besides `max_candidates`, or, beyond `caps.max_flagged`, was capped."""
     gone: bool = False
     """True when the entity has no row, read or refused, in the night's latest `CriteriaPack.carried_span` periods
-    (its metrics' windows and a year before them): the source stopped carrying it (a club renamed decades ago). It
-    is not judged: no filter reads a value, no cap places it, nothing is analyzed; the scan's note names it. An
-    entity with any row there, however few or late, is judged as every other."""
+    (its metrics' windows and a year before them; an events source's: no event): the source stopped recording it (a
+    club renamed decades ago). It is not judged: no cap places it, nothing is analyzed; the scan's note names it.
+    An entity with any row there, however few or late, is judged as every other."""
     preliminary_score: float | None = None
     """The pack's formula on the scan's metrics (what the cap orders by under `caps.order_by: score`); None when a
     required input is missing. The analysis computes the same score again, step by step."""

@@ -535,7 +535,7 @@ def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_inpu
     countries with no survey in the window, the commonest: each quarantine line names its own row) and "expected a
     metric the night's rows fill"."""
     rows = [[e, y, 1 if n % 4 else 3, n] for e in "ab" for y in (2014, 2015) for n in range(8)]
-    rows += [[e, 2010, 1, n] for e in "cd" for n in range(8)]
+    rows += [[e, 2013, 1, n] for e in "cd" for n in range(8)]  # surveyed before the window (2014..2015)
     source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "answer", "uid"], rows), "grain": "year",
               "year_column": "year", "shape": "events", "bounds": {"answer": [0, 1]},
               "aggregates": {"people": {"agg": "count_distinct", "column": "uid"},

@@ -237,13 +237,13 @@ def test_an_entity_the_source_stopped_carrying_is_not_judged_and_is_named(synthe
         assert gone.gone and not gone.went_on and not gone.capped and not gone.flagged
         assert FAIL not in gone.filters.values()
         reason = ("no row in 2012-10..2014-12, the night's latest 27 months (its metrics' windows and a year before "
-                  "them): the source no longer carries it; not judged")
+                  "them): the source no longer records it; not judged")
         assert gone.data_gaps == [reason] and not_going_reason(pack, gone) == reason
         assert (report.scanned, report.gone, report.flagged_past_cap) == (len(CAPPED_MARKETS) + 1, 1, 0)
         assert report.passed_filters + report.failed_filters + report.gone == report.scanned
-        (note,) = [n for n in report.notes if "no longer carries" in n]
+        (note,) = [n for n in report.notes if "no longer records" in n]
         assert note == ("1 entity has no row in the night's latest 27 months (the metrics' windows and a year before "
-                        "them): the source no longer carries it, and it was not judged: Gone")
+                        "them): the source no longer records it, and it was not judged: Gone")
         assert unsupported_numbers(note, list(numeric_leaves(dataclasses.asdict(report))), AS_OF,
                                    names=[c.name for c in found.values()]) == []
         clean, _ = run(synthetic(capped_source(), **changes, **no_freshness))
@@ -263,7 +263,7 @@ def test_an_entity_late_or_refused_in_reach_is_judged_not_gone(synthetic: Build)
     for cid in ("late", "twice"):
         assert not found[cid].gone and found[cid].went_on, cid
         assert UNCLEAR in found[cid].filters.values(), cid
-    assert report.gone == 0 and not any("no longer carries" in n for n in report.notes)
+    assert report.gone == 0 and not any("no longer records" in n for n in report.notes)
 
 
 def test_a_quarantined_row_out_of_every_window_leaves_its_market_capped_like_any_other(synthetic: Build) -> None:

@@ -2589,3 +2589,27 @@ def test_a_grain_that_is_none_is_said_once_not_again_at_each_join(tmp_path: Path
               {"level_now": {"agg": "last", "column": "level"}})
     assert str(raised.value).split(": ", 1)[1] == (
         "key `source.grain`: got 'monthly'; expected 'day', 'week', 'month', 'quarter' or 'year'")
+
+
+def test_an_entity_of_no_event_for_years_is_not_judged_though_its_counts_read_zero(tmp_path: Path) -> None:
+    """An events source's panel holds every entity's every period, a silence summed as 0: a plot trapped last in 2001
+    read 0 captures on every night since, passed `level_now >= 0` and went on. An entity with no event in the metrics'
+    windows and a year before them is one the source stopped recording (`Candidate.gone`), said so; one with an event
+    there, however few, is judged as before."""
+    from opportunity_assets.candidates.logic import scan
+
+    rows = [[e, f"{y}-0{m}-15", 3] for e in "abcdef" for y in (2016, 2017) for m in range(1, 10) for _ in range(4)]
+    rows += [["old", f"2001-0{m}-10", 2] for m in range(1, 10)] + [["rare", "2016-11-02", 1]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "e.csv", ["id", "day", "amount"], rows), "grain": "month",
+                            "period_column": "day", "shape": "events", "aggregates": {"n": {"agg": "count"}}},
+                 {"level_now": {"agg": "sum", "column": "n", "window": [0, 2], "min_rows": 1}})
+    snapshot = read_snapshot(pack, date(2017, 12, 31))
+    found, report = scan(pack, date(2017, 12, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined)
+    by_id = {c.id: c for c in found}
+    assert by_id["old"].gone and not by_id["old"].went_on and by_id["old"].metrics["level_now"] == 0.0
+    assert by_id["old"].data_gaps == ["no event in 2016-07..2017-09, the night's latest 15 months (its metrics' "
+                                      "windows and a year before them): the source no longer records it; not judged"]
+    assert not by_id["rare"].gone and by_id["rare"].went_on  # one event ten months back: judged, 0 tonight
+    assert report.notes == ["1 entity has no event in the night's latest 15 months (the metrics' windows and a year "
+                            "before them): the source no longer records it, and it was not judged: old"]

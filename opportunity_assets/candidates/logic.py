@@ -257,31 +257,35 @@ def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -
 
 def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataFrame,
                       bad_rows: list[dict[str, Any]]) -> set[str] | None:
-    """The entity keys with a row in the last `CriteriaPack.carried_span` periods, or a refused one there (or of no
-    period): the others the source stopped carrying. None on a night with no published period (no entity is told
-    from another)."""
+    """The entity keys with a row in the last `CriteriaPack.carried_span` periods (an events source's: an event;
+    its panel holds every entity's every period, a silence summed as 0), or a refused one there (or of no period):
+    the others the source stopped recording. None on a night with no published period (no entity is told from
+    another)."""
     if anchor is None:
         return None
     span = pack.carried_span
     start = pack.grain.back(anchor, span - 1)
     refused = {str(r["entity_id"]) for r in bad_rows
                if r.get("entity_id") and (r.get("period") is None or r["period"] >= start)}
-    return set(history.filter(pl.col("periods_ago") < span)["entity_id"].unique().to_list()) | refused
+    recent = pl.col("periods_ago") < span
+    if pack.source.shape == "events":
+        recent = recent & (pl.col("events_read") > 0)
+    return set(history.filter(recent)["entity_id"].unique().to_list()) | refused
 
 
 def gone_gap(pack: CriteriaPack, anchor: date | None) -> str:
     """Why an entity the source stopped carrying is not judged (`Candidate.gone`): its one data gap, and its reason
     for not going on."""
     span = pack.carried_span
-    return (f"no row in {window_label(anchor, (0, span - 1), pack.grain)}, the night's latest "
-            f"{pack.grain.count(span)} (its metrics' windows and a year before them): the source no longer carries "
-            "it; not judged")
+    return (f"no {'event' if pack.source.shape == 'events' else 'row'} in "
+            f"{window_label(anchor, (0, span - 1), pack.grain)}, the night's latest {pack.grain.count(span)} (its "
+            "metrics' windows and a year before them): the source no longer records it; not judged")
 
 
 def _gone(pack: CriteriaPack, as_of: date, cid: str, row: dict[str, Any], anchor: date | None) -> Candidate:
-    """The record of an entity with no row in reach (`Candidate.gone`): its metrics (all gaps) and one gap saying
-    why, its filters unread (UNCLEAR: no value is a PASS), never going on (trial 55: 56 baseball clubs gone for up
-    to a century went on as UNCLEAR every night the cap had room, and were named as gaps in every brief)."""
+    """The record of an entity the source no longer records (`Candidate.gone`): its metrics (a panel's all gaps, an
+    events source's counts 0) and filters as they read, one gap saying why, never going on (trial 55: 56 baseball
+    clubs gone for up to a century went on as UNCLEAR every night the cap had room, named as gaps in every brief)."""
     values = {name: row[name] for name in pack.metrics}
     return Candidate(as_of=as_of, id=cid, name=clean(row["entity_name"] or "") or clean(row["entity_id"]) or cid,
                      raw_data=[], source=pack.source.table, metrics=values, anchor_period=anchor,
@@ -681,9 +685,10 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     gone = [c.id for c in judged if c.gone]
     if gone:  # (the periods by count alone: a year grain's bare years are numbers the brief may not write unstored)
         one = len(gone) == 1
-        notes.append(f"{len(gone)} {'entity has' if one else 'entities have'} no row in the night's latest "
+        unit = "event" if pack.source.shape == "events" else "row"
+        notes.append(f"{len(gone)} {'entity has' if one else 'entities have'} no {unit} in the night's latest "
                      f"{pack.grain.count(pack.carried_span)} (the metrics' windows and a year before them): the "
-                     f"source no longer carries {'it' if one else 'them'}, and {'it was' if one else 'they were'} "
+                     f"source no longer records {'it' if one else 'them'}, and {'it was' if one else 'they were'} "
                      f"not judged: {_first_named(gone, named)}")
     carried = [c for c in judged if not c.gone]
     below = len(passing) < pack.caps.min_candidates

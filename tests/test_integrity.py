@@ -194,6 +194,35 @@ def test_window_functions_of_series_expressions() -> None:
     assert got[2] == pytest.approx(3.0 / 2.0 + 2.0)
 
 
+def test_a_column_named_with_a_dot_or_a_space_is_written_in_backticks(tmp_path: Path) -> None:
+    """Trial 57: Ansett's weekly passengers as R writes them, `First.Class` and `Economy.Class`: the identity
+    `Economy.Class / First.Class` was refused, "`Economy.Class` is not allowed (only + - * /, comparisons, numbers
+    and metric names)", and `Economy_Class` answered "did you mean `Economy.Class`?": no way to name such a column.
+    Backticks name it (as R and SQL write such names), and the bare name is told so; the exact form reads back."""
+    from opportunity_assets.verifications import exact
+
+    parsed = expressions.parse_series("`Economy.Class` / avg(`HS Grad`, 2)")
+    assert parsed.names == {"Economy.Class", "HS Grad"}
+    got = expressions.evaluate_series(parsed, {"Economy.Class": np.array([10.0, 20.0, 30.0]),
+                                               "HS Grad": np.array([1.0, 3.0, 0.0])})
+    assert np.isnan(got[0]) and got[1] == pytest.approx(10.0) and got[2] == pytest.approx(20.0)
+    rounded = exact.rounded_form(expressions.parse_series("`Inv.Months` / (`List.Count` / avg(sales, 12))"))
+    assert rounded is not None and rounded.column == "Inv.Months"
+    assert rounded.other.names == {"List.Count", "sales"}
+    with pytest.raises(expressions.ExpressionError) as exc:
+        expressions.parse_series("Economy.Class / First.Class")
+    assert str(exc.value) == ("`Economy.Class` reads as no column name: a name holding a dot or a space is written "
+                              "in backticks, `` `Economy.Class` ``")
+    from tests.test_shapes import _csv, _pack
+
+    source = {"path": _csv(tmp_path / "classes.csv", ["id", "year", "Economy.Class", "First.Class"],
+                           [["MEL-SYD", y, 20 + y % 5, 2 + y % 3] for y in range(1990, 2000)]),
+              "grain": "year", "year_column": "year", "columns": ["Economy.Class", "First.Class"]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "Economy.Class"}}, integrity={
+        "identities": [{"name": "economy_per_first", "ratio": "`Economy.Class` / `First.Class`"}]})
+    assert pack.integrity.identities[0].parsed.names == {"Economy.Class", "First.Class"}
+
+
 def test_resolutions_of_a_matrix_are_each_rows_resolution() -> None:
     """`resolutions` (every entity's step at once, for the scaled-copy search over a wide night) gives what
     `resolution` gives row by row: whole tenths, counts, round hundreds, more decimals than judged, a row of gaps."""

@@ -1096,8 +1096,29 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
     return out
 
 
+_WRITTEN_OFF = (False, None, "none", "off", "disabled")
+"""What a pack writes to turn a data rule off (YAML reads an unquoted `off` or `no` as false)."""
+
+
+def _rule_written_off(error: Any, key: str) -> str | None:
+    """A data rule, or its `effect`, written off (`spike: off`, `stale: {effect: none}`): no rule is turned off, and
+    the line says which effect keeps its findings from moving any verdict (trial 57: `spike: off` was told "got
+    False; expected a mapping of its own keys", the way to quiet it said nowhere). None for any other error."""
+    loc = tuple(str(part) for part in error["loc"])
+    whole = len(loc) == 2 and error["type"] == "model_type"
+    effect = len(loc) >= 3 and loc[-1] == "effect"
+    shown = error.get("input")
+    if loc[:1] != ("integrity",) or not (whole or effect) or isinstance(shown, dict) or shown not in _WRITTEN_OFF:
+        return None
+    yaml_false = " (YAML reads an unquoted off or no as false)" if shown is False else ""
+    return (f"key `{key}`: got {shown!r}{yaml_false}; expected 'note', 'doubt' or 'reject' for its effect: no data "
+            f"check is turned off, and `effect: note` reports its findings without moving any verdict")
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
+    if (off := _rule_written_off(error, key)) is not None:
+        return off
     message = str(error["msg"]).removeprefix("Value error, ")
     ctx_error = (error.get("ctx") or {}).get("error")
     if isinstance(ctx_error, _KeyProblem):

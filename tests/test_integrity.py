@@ -185,6 +185,29 @@ def test_series_expressions_are_checked_on_load(tmp_path: Path) -> None:
         load_criteria(path)
 
 
+@pytest.mark.parametrize(("key", "value", "got"), [
+    ("integrity.spike", False, "got False (YAML reads an unquoted off or no as false)"),
+    ("integrity.stale", None, "got None"), ("integrity.stuck", {"effect": "none"}, "got 'none'"),
+    ("integrity.identities.0.effect", False, "got False (YAML reads an unquoted off or no as false)")])
+def test_a_data_check_written_off_is_told_which_effect_quiets_it(tmp_path: Path, key: str, value: object,
+                                                                 got: str) -> None:
+    """Trial 57: the README says how to set a rule's effect, never how to turn one off; `spike: off` was told "got
+    False; expected a mapping of its own keys, {threshold_mads: ..., effect: ...}" and `effect: none` "expected
+    'note', 'doubt' or 'reject'", neither saying that no check is turned off and `note` moves no verdict."""
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False, **{key: value})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    shown = f"{key}.effect" if isinstance(value, dict) else key
+    assert str(exc.value).endswith(
+        f"key `{shown}`: {got}; expected 'note', 'doubt' or 'reject' for its effect: no data check is turned off, and "
+        "`effect: note` reports its findings without moving any verdict")
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.stuck": {"effect": "warn"}})
+    with pytest.raises(CriteriaError, match=r"key `integrity.stuck.effect`: got 'warn'; expected 'note', 'doubt' or "
+                                            r"'reject'$"):
+        load_criteria(path)
+
+
 def test_window_functions_of_series_expressions() -> None:
     parsed = expressions.parse_series("a / avg(b, 3) + lag(a, 1)")
     assert parsed.names == {"a", "b"}

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import hashlib
@@ -577,6 +578,8 @@ class CriteriaPack(_Spec):
             if unknown:
                 raise _KeyProblem(key, identity.ratio, f"names that are each {self._one_of_columns(columns)}; "
                                   f"unknown: {unknown}" + _did_you_mean(unknown[0], columns))
+            if (beyond := _window_beyond(parsed, self.history_reach + 1)) is not None:
+                raise _KeyProblem(key, identity.ratio, beyond)
         if self.history_reach >= MAX_HISTORY:
             widest = max(self.metrics, key=lambda name: self.metrics[name].window[1])
             raise _KeyProblem(f"metrics.{widest}.window", list(self.metrics[widest].window),
@@ -1094,6 +1097,21 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
                    f"{', '.join(f'`{k}`' for k in missing)}; expected the keys of `{within}`: "
                    + ", ".join(f"`{k}`" for k in _keys_at(loc) or ()))
     return out
+
+
+def _window_beyond(parsed: expressions.Expression, kept: int) -> str | None:
+    """What an identity's window function reaching past the `kept` periods of history asks instead: such a ratio
+    has no value in any period, so the identity is never judged, and nothing said so (trial 57: `avg(DriversKilled,
+    500)` over the 72 periods kept). None where every window fits."""
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and isinstance(node.args[1], ast.Constant):
+            n = int(node.args[1].value)  # type: ignore[arg-type]  # parse_series admits only a whole n
+            reach = n + 1 if node.func.id == "lag" else n
+            if reach > kept:
+                return (f"windows within the {kept} periods of history kept for a candidate: `{ast.unparse(node)}` "
+                        f"reaches {reach}, so the ratio has no value in any period and is never judged (raise "
+                        f"`integrity.history_periods`, at most {MAX_HISTORY}, or shorten the window)")
+    return None
 
 
 _WRITTEN_OFF = (False, None, "none", "off", "disabled")

@@ -208,6 +208,24 @@ def test_a_data_check_written_off_is_told_which_effect_quiets_it(tmp_path: Path,
         load_criteria(path)
 
 
+def test_an_identity_window_past_the_kept_history_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 57: `DriversKilled / avg(DriversKilled, 500)` over the 72 periods kept loaded, checked ok and was never
+    judged (the ratio had no value in any period), nothing saying so. A window past the kept history is refused,
+    naming the key and `integrity.history_periods`; one within it loads."""
+    source = PACK.parent.parent / "txhousing.csv"
+    path = write_pack(tmp_path, source, quiet_integrity=False,
+                      **{"integrity.identities.0.ratio": "inventory / (listings / avg(sales, 500))"})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        "key `integrity.identities.0.ratio`: got 'inventory / (listings / avg(sales, 500))'; expected windows within "
+        "the 72 periods of history kept for a candidate: `avg(sales, 500)` reaches 500, so the ratio has no value in "
+        "any period and is never judged (raise `integrity.history_periods`, at most 1200, or shorten the window)")
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{
+        "integrity.identities.0.ratio": "inventory / (listings / avg(sales, 500))", "integrity.history_periods": 600})
+    assert load_criteria(path).integrity.history_periods == 600
+
+
 def test_window_functions_of_series_expressions() -> None:
     parsed = expressions.parse_series("a / avg(b, 3) + lag(a, 1)")
     assert parsed.names == {"a", "b"}

@@ -226,6 +226,20 @@ def test_an_identity_window_past_the_kept_history_is_refused_at_load(tmp_path: P
     assert load_criteria(path).integrity.history_periods == 600
 
 
+def test_an_identity_latest_mads_above_its_threshold_is_refused(tmp_path: Path) -> None:
+    """Trial 57: `latest_mads: 6` beside `threshold_mads: 4` loaded and judged the latest period at 4 without a word.
+    Written so, it is refused naming the key; the default 4 under a `threshold_mads` of 3 follows it down."""
+    source = PACK.parent.parent / "txhousing.csv"
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.threshold_mads": 4,
+                                                                  "integrity.identities.0.latest_mads": 6})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith("key `integrity.identities.0.latest_mads`: got 6; expected at most threshold_mads "
+                                   "4: the latest period alone is judged no less strictly than the span")
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.threshold_mads": 3})
+    assert load_criteria(path).integrity.identities[0].latest_mads == 4
+
+
 def test_window_functions_of_series_expressions() -> None:
     parsed = expressions.parse_series("a / avg(b, 3) + lag(a, 1)")
     assert parsed.names == {"a", "b"}

@@ -953,6 +953,26 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
 
 
+def test_an_identity_band_of_one_series_in_another_unit_names_the_band(tmp_path: Path) -> None:
+    """Trial 57: Great Britain's road casualties, one series, `DriversKilled / drivers` (about 0.07) given
+    `expected: [5, 10]`, a band in percent: check said ok, and every night doubted the one STRONG candidate for
+    lying outside the domain's band (the judgment needed 3 candidates). A source of fewer entities is judged on its
+    candidates of this night and the 7 before it, as its filters' and ranges' units are; a band the ratio lies in
+    raises nothing."""
+    rows = [["GB", y, 100 + y % 7, 1400 + 10 * (y % 5)] for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "injured"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "injured"]}
+    identity = {"name": "killed_share", "ratio": "level / injured"}
+    for band, expected in (([5.0, 10.0], True), ([0.05, 0.1], False)):
+        pack = _pack(tmp_path, source, _LEVELS, integrity={"identities": [{**identity, "expected": band}]})
+        problems = [p for p in _problems(pack, date(2018, 3, 31)) if "identities" in p]
+        assert problems == ([
+            "key `integrity.identities.0.expected`: got [5.0, 10.0]; the ratio `level / injured` lies outside it "
+            "for 8 of the 8 candidates going on over this night and the 7 before it (their typical value 0.07268): "
+            "expected the band the ratio lies in across the domain (its 5-95% range, in the ratio's own unit), or no "
+            "`expected`: each entity is then judged against its own history alone"] if expected else [])
+
+
 @pytest.mark.parametrize("agg", ["count_distinct", "avg"])
 def test_an_aggregate_column_the_file_lacks_names_the_aggregates_key(tmp_path: Path, agg: str) -> None:
     """Trial 12: `species: {agg: count_distinct, column: species}` over captures whose column is `species_id` said

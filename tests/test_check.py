@@ -260,6 +260,26 @@ def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_
     assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=date(1955, 1, 31), today=TODAY).problems == []
 
 
+@pytest.mark.parametrize(("grain", "adds", "night"), [
+    ("week", "to_weeks(rownames - 1)", date(1950, 6, 30)), ("day", "to_days(rownames - 1)", date(1950, 2, 28))])
+def test_the_query_that_dates_row_numbers_by_the_week_or_the_day_runs(tmp_path: Path, grain: str, adds: str,
+                                                                       night: date) -> None:
+    """Trial 57: Ansett's weekly passengers (fpp2's melsyd, `rownames` 1..283) were told the query `SELECT *, DATE
+    '1950-01-01' + 7 * (rownames - 1) AS date ...`, which DuckDB refuses ("No function matches the given name and
+    argument types '+(DATE, BIGINT)'"): the week's and the day's query add an interval, as the month's does, and
+    the query named reads the file."""
+    rows = [[k, 100 + k] for k in range(1, 41)]
+    source = {"path": _csv(tmp_path / "w.csv", ["rownames", "level"], rows), "entity": "US",
+              "entity_id": None, "entity_name": None, "period_column": "rownames", "grain": grain,
+              "columns": ["level"], "publication_lag_days": 0}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    query = f"SELECT *, DATE '1950-01-01' + {adds} AS date FROM 'w.csv'"
+    assert problem.endswith(f"`format: duckdb` with `query: \"{query}\"` and `period_column: date`"), problem
+    dated = {**{k: v for k, v in source.items() if k != "path"}, "format": "duckdb", "query": query,
+             "period_column": "date"}
+    assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=night, today=TODAY).problems == []
+
+
 def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
     """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
     minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import yaml
 
 from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import analyze
@@ -238,6 +239,19 @@ def test_an_identity_latest_mads_above_its_threshold_is_refused(tmp_path: Path) 
                                    "4: the latest period alone is judged no less strictly than the span")
     path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.threshold_mads": 3})
     assert load_criteria(path).integrity.identities[0].latest_mads == 4
+
+
+def test_a_second_identity_of_one_name_is_named_by_its_own_key(tmp_path: Path) -> None:
+    """Trial 57: two identities named alike were told "key `integrity`: got {identities: [{'name': ...}; expected
+    identity names [...] must be unique", the whole section dumped; the second one's `name` is named now."""
+    raw = yaml.safe_load(PACK.read_text())["integrity"]["identities"]
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.identities": [raw[0], {**raw[1], "name": raw[0]["name"]}]})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        "key `integrity.identities.1.name`: got 'months_of_inventory'; expected a name of its own: "
+        "`integrity.identities.0` is named so too (each names its findings)")
 
 
 def test_window_functions_of_series_expressions() -> None:

@@ -295,6 +295,11 @@ class IntegritySpec(_Spec):
     @model_validator(mode="after")
     def _unique(self) -> IntegritySpec:
         names = [i.name for i in self.identities]
-        if len(set(names)) != len(names):
-            raise ValueError(f"identity names {names} must be unique")
+        for n, name in enumerate(names):
+            if name in names[:n]:
+                # the second one's own key (trial 57: "key `integrity`: got {identities: [{'name': ...}; expected
+                # identity names [...] must be unique", the whole section)
+                raise Within(f"identities.{n}.name", name,
+                             f"a name of its own: `integrity.identities.{names.index(name)}` is named so too (each "
+                             "names its findings)")
         return self

@@ -723,8 +723,13 @@ class CriteriaPack(_Spec):
     @property
     def history_reach(self) -> int:
         """Periods back (0 = the latest) of history the scan keeps: the metrics' windows and the integrity
-        yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it)."""
-        return max(self.integrity.history_periods - 1, self.max_window + self.integrity.min_history)
+        yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it); by the
+        week, also a year and `min_history` periods more, the fewest whose year-earlier changes excuse a move the
+        season makes every year (trial 57: with the 72 weeks kept, Ansett's first class down 57% into Christmas
+        week, as 70% the year before, was doubted as a level shift "and it stays"). A month's 37 lie within the
+        default; a day's 390 would multiply a daily pack's rows by five, and its calendar is `stays`' to judge."""
+        season = self.grain.per_year + self.integrity.min_history if self.grain.name == "week" else 0
+        return max(self.integrity.history_periods - 1, self.max_window + self.integrity.min_history, season)
 
     @property
     def fingerprint(self) -> str:

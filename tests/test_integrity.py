@@ -806,6 +806,37 @@ def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> No
     assert _range_findings([12, 20, 15, 30, 22, 25, 400], 0) != []
 
 
+def test_a_weekly_pack_keeps_the_year_that_excuses_its_season(tmp_path: Path) -> None:
+    """Trial 57: Ansett's weekly first class fell 57% into Christmas week 1991, as it fell 70% the year before, and
+    was doubted, "6.2 MADs below its period-on-period changes ..., and it stays": the 72 weeks kept held too few
+    year-earlier changes (`min_history`) to excuse a move the season makes every year. A weekly pack keeps a year
+    and `min_history` weeks more; a monthly pack keeps what it kept."""
+    from tests.test_shapes import _csv, _pack
+
+    rng = np.random.default_rng(5)
+    weekly = 2.0 * np.exp(rng.normal(0, 0.08, 52 * 3 + 20))
+    for year in range(3):  # Christmas week and the three after it, every year alike
+        weekly[50 + 52 * year: 54 + 52 * year] *= [0.35, 0.45, 0.65, 0.85]
+    weekly = np.round(weekly[: 50 + 52 * 2 + 8], 3)
+
+    def level_shifts(kept: int) -> list[str]:
+        series = Series(periods=[f"w{i}" for i in range(kept)], values={"x": weekly[-kept:]}, judged_from=kept - 17,
+                        per_year=52)
+        found = Findings(series)
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
+        return [f.message for f in found.items]
+
+    assert level_shifts(72)[0].endswith("and it stays")
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "date", "level"], [["a", "2015-01-05", 1]]),
+              "period_column": "date", "grain": "week", "columns": ["level"]}
+    kept = _pack(tmp_path, source, _LEVELS_WEEKS).history_reach + 1
+    assert kept == 77 and level_shifts(kept) == []
+    assert _pack(tmp_path, {**source, "grain": "month"}, _LEVELS_WEEKS).history_reach + 1 == 72
+
+
+_LEVELS_WEEKS = {"level_now": {"agg": "last", "column": "level", "window": [0, 16]}}
+
+
 def test_a_record_no_further_above_the_last_than_the_columns_records_went_before_is_no_unit_slip() -> None:
     """Trial 47: Illinois's people affected by data breaches, a quarter's sum of a heavy-tailed size, reached 4
     million, 22 times the largest before it, and was doubted as a unit slip, though a quarter of 188,211 had been

@@ -1398,6 +1398,23 @@ def test_the_latest_period_off_its_identity_is_judged_alone_at_latest_mads() -> 
     assert [f.periods for f in far] == [["p56"]] and "judged alone" not in far[0].message
 
 
+def test_an_identity_run_over_the_whole_judged_span_says_it_may_have_begun_before() -> None:
+    """Trial 57: the 1983 seat-belt law moved Great Britain's rear / front casualties from 1983-02 on, and the note
+    read "rear_to_front (rear / front) has been 0.689 since 1983-10", the first period judged, as if the move had
+    begun there. A run from the first judged period is said to hold since at least that period."""
+    rng = np.random.default_rng(52)
+    ratio = 1.2 * np.exp(0.03 * rng.standard_normal(60))
+    ratio[40:] *= 1.09  # from five periods before the judged span
+    b = 100_000.0 * np.exp(np.cumsum(0.05 * rng.standard_normal(60)))
+    series = Series(periods=[f"p{i}" for i in range(60)], values={"a": ratio * b, "b": b}, judged_from=45)
+    identity = integrity_spec.Identity(name="a_per_b", ratio="a / b")
+    found = Findings(series)
+    integrity._identity(found, integrity_spec.IntegritySpec(identities=[identity]), identity)
+    (run,) = found.items
+    assert run.message.startswith("a_per_b (a / b) has been 1.309 since at least p45, the first period judged (the "
+                                  "median of those 15 periods), off its usual"), run.message
+
+
 def _daily(seed: int, factor: float = 1.0, last: int = 3, *, ramp: int = 0, a_year_earlier: bool = False,
            week: float = 0.75) -> np.ndarray:
     """500 days of a count near 1,000 with ±5% noise, weekends at `week` of a weekday, the last `last` days × `factor`

@@ -348,7 +348,13 @@ def _stored_names(store: Any, domain: str) -> dict[str, str | None]:
 def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate: str | None) -> str | None:
     """An `archive` night or candidate the store has never seen, said as `judge` says it: trial 36's `--as-of` of
     no stored night and `--candidate diarrhoea` (for `diarrhaea`) were "nothing in the archive", exit 0, the words
-    of a night that archived none."""
+    of a night that archived none. A store of other domains' nights only is told so first (trial 57: `archive
+    --store S` without `--criteria` said "nothing in the archive of texas_housing", the default pack's, over a store
+    holding only gb_road_casualties)."""
+    held = [str(r["domain"]) for r in store.query("SELECT DISTINCT domain FROM nights ORDER BY domain", [])]
+    if held and domain not in held:
+        return (f"--criteria: the store holds no night of {domain}, the pack's domain; it holds "
+                f"{', '.join(held[:5])}{', ...' if len(held) > 5 else ''}: expected the pack of one of those")
     if as_of is not None and store.night(domain, as_of) is None:
         nearest = store.nights_near(domain, as_of)
         return (f"--as-of {as_of}: no night of {domain} is stored on it: "

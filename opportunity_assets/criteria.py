@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import hashlib
@@ -577,6 +578,8 @@ class CriteriaPack(_Spec):
             if unknown:
                 raise _KeyProblem(key, identity.ratio, f"names that are each {self._one_of_columns(columns)}; "
                                   f"unknown: {unknown}" + _did_you_mean(unknown[0], columns))
+            if (beyond := _window_beyond(parsed, self.history_reach + 1)) is not None:
+                raise _KeyProblem(key, identity.ratio, beyond)
         if self.history_reach >= MAX_HISTORY:
             widest = max(self.metrics, key=lambda name: self.metrics[name].window[1])
             raise _KeyProblem(f"metrics.{widest}.window", list(self.metrics[widest].window),
@@ -728,8 +731,13 @@ class CriteriaPack(_Spec):
     @property
     def history_reach(self) -> int:
         """Periods back (0 = the latest) of history the scan keeps: the metrics' windows and the integrity
-        yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it)."""
-        return max(self.integrity.history_periods - 1, self.max_window + self.integrity.min_history)
+        yardstick (`integrity.history_periods`, or the widest window and `min_history` periods before it); by the
+        week, also a year and `min_history` periods more, the fewest whose year-earlier changes excuse a move the
+        season makes every year (trial 57: with the 72 weeks kept, Ansett's first class down 57% into Christmas
+        week, as 70% the year before, was doubted as a level shift "and it stays"). A month's 37 lie within the
+        default; a day's 390 would multiply a daily pack's rows by five, and its calendar is `stays`' to judge."""
+        season = self.grain.per_year + self.integrity.min_history if self.grain.name == "week" else 0
+        return max(self.integrity.history_periods - 1, self.max_window + self.integrity.min_history, season)
 
     @property
     def fingerprint(self) -> str:
@@ -1104,8 +1112,44 @@ def _one_per_mapping(errors: list[Any]) -> list[str]:
     return out
 
 
+def _window_beyond(parsed: expressions.Expression, kept: int) -> str | None:
+    """What an identity's window function reaching past the `kept` periods of history asks instead: such a ratio
+    has no value in any period, so the identity is never judged, and nothing said so (trial 57: `avg(DriversKilled,
+    500)` over the 72 periods kept). None where every window fits."""
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and isinstance(node.args[1], ast.Constant):
+            n = int(node.args[1].value)  # type: ignore[arg-type]  # parse_series admits only a whole n
+            reach = n + 1 if node.func.id == "lag" else n
+            if reach > kept:
+                return (f"windows within the {kept} periods of history kept for a candidate: `{ast.unparse(node)}` "
+                        f"reaches {reach}, so the ratio has no value in any period and is never judged (raise "
+                        f"`integrity.history_periods`, at most {MAX_HISTORY}, or shorten the window)")
+    return None
+
+
+_WRITTEN_OFF = (False, None, "none", "off", "disabled")
+"""What a pack writes to turn a data rule off (YAML reads an unquoted `off` or `no` as false)."""
+
+
+def _rule_written_off(error: Any, key: str) -> str | None:
+    """A data rule, or its `effect`, written off (`spike: off`, `stale: {effect: none}`): no rule is turned off, and
+    the line says which effect keeps its findings from moving any verdict (trial 57: `spike: off` was told "got
+    False; expected a mapping of its own keys", the way to quiet it said nowhere). None for any other error."""
+    loc = tuple(str(part) for part in error["loc"])
+    whole = len(loc) == 2 and error["type"] == "model_type"
+    effect = len(loc) >= 3 and loc[-1] == "effect"
+    shown = error.get("input")
+    if loc[:1] != ("integrity",) or not (whole or effect) or isinstance(shown, dict) or shown not in _WRITTEN_OFF:
+        return None
+    yaml_false = " (YAML reads an unquoted off or no as false)" if shown is False else ""
+    return (f"key `{key}`: got {shown!r}{yaml_false}; expected 'note', 'doubt' or 'reject' for its effect: no data "
+            f"check is turned off, and `effect: note` reports its findings without moving any verdict")
+
+
 def _describe(error: Any) -> str:
     key = ".".join(str(part) for part in error["loc"])
+    if (off := _rule_written_off(error, key)) is not None:
+        return off
     message = str(error["msg"]).removeprefix("Value error, ")
     ctx_error = (error.get("ctx") or {}).get("error")
     if isinstance(ctx_error, _KeyProblem):

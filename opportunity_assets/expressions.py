@@ -17,6 +17,7 @@ independent implementations:
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import math
 import operator
@@ -109,8 +110,35 @@ def _check_call(node: ast.Call) -> None:
                               "number of periods n >= 1")
 
 
+_QUOTED = re.compile(r"`([^`]+)`")
+_PLACEHOLDER = "__quoted_{}"
+
+
+def _unquoted(text: str) -> tuple[str, dict[str, str]]:
+    """The text with each column name written in backticks (`` `First.Class` ``, `` `HS Grad` ``: R's and
+    spreadsheets' names, which are no identifiers) replaced by an identifier of its own, and the names by it."""
+    names: dict[str, str] = {}
+
+    def placeholder(match: re.Match[str]) -> str:
+        return names.setdefault(match[1], _PLACEHOLDER.format(len(names)))
+
+    replaced = _QUOTED.sub(placeholder, text)
+    return replaced, {held: name for name, held in names.items()}
+
+
+def quoted(node: ast.AST) -> str:
+    """A series expression's text as `parse_series` reads it back: a column name that is no identifier in
+    backticks (`ast.unparse` writes `First.Class` bare, which Python reads as an attribute)."""
+    written = copy.deepcopy(node)
+    for n in ast.walk(written):
+        if isinstance(n, ast.Name) and not n.id.isidentifier():
+            n.id = f"`{n.id}`"
+    return ast.unparse(written)
+
+
 def parse_series(text: str) -> Expression:
-    """A series expression: arithmetic over column names and window functions, no comparison."""
+    """A series expression: arithmetic over column names (in backticks where a name is no identifier:
+    `` `Economy.Class` / `First.Class` ``, trial 57) and window functions, no comparison."""
     expr = parse(text, series=True)
     if expr.is_comparison:
         raise ExpressionError("a series expression is arithmetic, without a comparison")
@@ -118,11 +146,18 @@ def parse_series(text: str) -> Expression:
 
 
 def parse(text: str, *, series: bool = False) -> Expression:
+    readable, held = _unquoted(str(text)) if series else (str(text), {})
     try:
-        tree = ast.parse(str(text).strip(), mode="eval")
+        tree = ast.parse(readable.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(_syntax_fault(str(text), exc)) from None
     for node in ast.walk(tree):
+        if series and isinstance(node, ast.Attribute):
+            # R's `write.csv` keeps names such as First.Class, which Python reads as an attribute (trial 57)
+            raise ExpressionError(f"`{ast.unparse(node)}` reads as no column name: a name holding a dot or a space "
+                                  f"is written in backticks, `` `{ast.unparse(node)}` ``")
+        if isinstance(node, ast.Name) and node.id in held:
+            node.id = held[node.id]
         if series and isinstance(node, ast.Call):
             _check_call(node)
             continue
@@ -130,7 +165,9 @@ def parse(text: str, *, series: bool = False) -> Expression:
             continue
         if not isinstance(node, _ALLOWED):
             shown = _SYMBOLS.get(type(node)) or ast.unparse(node) or type(node).__name__
-            raise ExpressionError(f"`{shown}` is not allowed (only + - * /, comparisons, numbers and metric names)")
+            allowed = "+ - * /, numbers, column names and " + ", ".join(SERIES_FUNCTIONS) if series \
+                else "+ - * /, comparisons, numbers and metric names"
+            raise ExpressionError(f"`{shown}` is not allowed (only {allowed})")
         if isinstance(node, ast.Constant) and (isinstance(node.value, bool)
                                                or not isinstance(node.value, int | float)):
             raise ExpressionError(f"constant {node.value!r} is not a number")

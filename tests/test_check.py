@@ -260,6 +260,26 @@ def test_a_period_column_of_row_numbers_names_the_query_that_dates_the_rows(tmp_
     assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=date(1955, 1, 31), today=TODAY).problems == []
 
 
+@pytest.mark.parametrize(("grain", "adds", "night"), [
+    ("week", "to_weeks(rownames - 1)", date(1950, 6, 30)), ("day", "to_days(rownames - 1)", date(1950, 2, 28))])
+def test_the_query_that_dates_row_numbers_by_the_week_or_the_day_runs(tmp_path: Path, grain: str, adds: str,
+                                                                       night: date) -> None:
+    """Trial 57: Ansett's weekly passengers (fpp2's melsyd, `rownames` 1..283) were told the query `SELECT *, DATE
+    '1950-01-01' + 7 * (rownames - 1) AS date ...`, which DuckDB refuses ("No function matches the given name and
+    argument types '+(DATE, BIGINT)'"): the week's and the day's query add an interval, as the month's does, and
+    the query named reads the file."""
+    rows = [[k, 100 + k] for k in range(1, 41)]
+    source = {"path": _csv(tmp_path / "w.csv", ["rownames", "level"], rows), "entity": "US",
+              "entity_id": None, "entity_name": None, "period_column": "rownames", "grain": grain,
+              "columns": ["level"], "publication_lag_days": 0}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    query = f"SELECT *, DATE '1950-01-01' + {adds} AS date FROM 'w.csv'"
+    assert problem.endswith(f"`format: duckdb` with `query: \"{query}\"` and `period_column: date`"), problem
+    dated = {**{k: v for k, v in source.items() if k != "path"}, "format": "duckdb", "query": query,
+             "period_column": "date"}
+    assert check_pack(_pack(tmp_path, dated, _LEVELS), as_of=night, today=TODAY).problems == []
+
+
 def test_unix_time_over_day_numbers_names_period_format_once(tmp_path: Path) -> None:
     """Trial 18: `period_format: '%s'` over `pan_day` (4..107, a count of days) read every test into the first two
     minutes of 1970, and check blamed each metric's window ("on 1970-01-05 no entity has more than 1 weeks
@@ -950,6 +970,26 @@ def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: P
     (problem,) = [p for p in _problems(pack, night) if "identities" in p]
     assert problem.startswith("key `integrity.identities.1.expected`: got [1000.0, 1500.0]; the ratio "
                               "`volume / (sales * median)` lies outside it for 30 of the 30 candidates going on")
+
+
+def test_an_identity_band_of_one_series_in_another_unit_names_the_band(tmp_path: Path) -> None:
+    """Trial 57: Great Britain's road casualties, one series, `DriversKilled / drivers` (about 0.07) given
+    `expected: [5, 10]`, a band in percent: check said ok, and every night doubted the one STRONG candidate for
+    lying outside the domain's band (the judgment needed 3 candidates). A source of fewer entities is judged on its
+    candidates of this night and the 7 before it, as its filters' and ranges' units are; a band the ratio lies in
+    raises nothing."""
+    rows = [["GB", y, 100 + y % 7, 1400 + 10 * (y % 5)] for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "injured"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "injured"]}
+    identity = {"name": "killed_share", "ratio": "level / injured"}
+    for band, expected in (([5.0, 10.0], True), ([0.05, 0.1], False)):
+        pack = _pack(tmp_path, source, _LEVELS, integrity={"identities": [{**identity, "expected": band}]})
+        problems = [p for p in _problems(pack, date(2018, 3, 31)) if "identities" in p]
+        assert problems == ([
+            "key `integrity.identities.0.expected`: got [5.0, 10.0]; the ratio `level / injured` lies outside it "
+            "for 8 of the 8 candidates going on over this night and the 7 before it (their typical value 0.07268): "
+            "expected the band the ratio lies in across the domain (its 5-95% range, in the ratio's own unit), or no "
+            "`expected`: each entity is then judged against its own history alone"] if expected else [])
 
 
 @pytest.mark.parametrize("agg", ["count_distinct", "avg"])

@@ -108,6 +108,19 @@ def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothin
         "name was scanned on any stored night; did you mean austin, houston?\n"
 
 
+def test_an_archive_of_another_domain_s_store_names_the_criteria(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 57: `archive --store S` without `--criteria`, over a store of another pack's nights, said "nothing in
+    the archive of texas_housing" (the default pack's), exit 0, as if that pack's nights had archived none."""
+    pack = write_pack(tmp_path, TEXAS, **{"domain": "other_housing"})
+    assert main(["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["archive", *_args(tmp_path)]) == 2
+    assert capsys.readouterr().err == "opportunity: --criteria: the store holds no night of texas_housing, the " \
+        "pack's domain; it holds other_housing: expected the pack of one of those\n"
+    assert main(["archive", "--criteria", str(pack), *_args(tmp_path)]) == 0
+
+
 def test_an_archive_candidate_is_found_by_the_name_the_brief_shows_when_its_id_is_a_code(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 40: cities keyed by a code (`09001`) and named by another column: `archive --candidate Auckland`, the

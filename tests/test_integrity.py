@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import yaml
 
 from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import analyze
@@ -185,6 +186,74 @@ def test_series_expressions_are_checked_on_load(tmp_path: Path) -> None:
         load_criteria(path)
 
 
+@pytest.mark.parametrize(("key", "value", "got"), [
+    ("integrity.spike", False, "got False (YAML reads an unquoted off or no as false)"),
+    ("integrity.stale", None, "got None"), ("integrity.stuck", {"effect": "none"}, "got 'none'"),
+    ("integrity.identities.0.effect", False, "got False (YAML reads an unquoted off or no as false)")])
+def test_a_data_check_written_off_is_told_which_effect_quiets_it(tmp_path: Path, key: str, value: object,
+                                                                 got: str) -> None:
+    """Trial 57: the README says how to set a rule's effect, never how to turn one off; `spike: off` was told "got
+    False; expected a mapping of its own keys, {threshold_mads: ..., effect: ...}" and `effect: none` "expected
+    'note', 'doubt' or 'reject'", neither saying that no check is turned off and `note` moves no verdict."""
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False, **{key: value})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    shown = f"{key}.effect" if isinstance(value, dict) else key
+    assert str(exc.value).endswith(
+        f"key `{shown}`: {got}; expected 'note', 'doubt' or 'reject' for its effect: no data check is turned off, and "
+        "`effect: note` reports its findings without moving any verdict")
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.stuck": {"effect": "warn"}})
+    with pytest.raises(CriteriaError, match=r"key `integrity.stuck.effect`: got 'warn'; expected 'note', 'doubt' or "
+                                            r"'reject'$"):
+        load_criteria(path)
+
+
+def test_an_identity_window_past_the_kept_history_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 57: `DriversKilled / avg(DriversKilled, 500)` over the 72 periods kept loaded, checked ok and was never
+    judged (the ratio had no value in any period), nothing saying so. A window past the kept history is refused,
+    naming the key and `integrity.history_periods`; one within it loads."""
+    source = PACK.parent.parent / "txhousing.csv"
+    path = write_pack(tmp_path, source, quiet_integrity=False,
+                      **{"integrity.identities.0.ratio": "inventory / (listings / avg(sales, 500))"})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        "key `integrity.identities.0.ratio`: got 'inventory / (listings / avg(sales, 500))'; expected windows within "
+        "the 72 periods of history kept for a candidate: `avg(sales, 500)` reaches 500, so the ratio has no value in "
+        "any period and is never judged (raise `integrity.history_periods`, at most 1200, or shorten the window)")
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{
+        "integrity.identities.0.ratio": "inventory / (listings / avg(sales, 500))", "integrity.history_periods": 600})
+    assert load_criteria(path).integrity.history_periods == 600
+
+
+def test_an_identity_latest_mads_above_its_threshold_is_refused(tmp_path: Path) -> None:
+    """Trial 57: `latest_mads: 6` beside `threshold_mads: 4` loaded and judged the latest period at 4 without a word.
+    Written so, it is refused naming the key; the default 4 under a `threshold_mads` of 3 follows it down."""
+    source = PACK.parent.parent / "txhousing.csv"
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.threshold_mads": 4,
+                                                                  "integrity.identities.0.latest_mads": 6})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith("key `integrity.identities.0.latest_mads`: got 6; expected at most threshold_mads "
+                                   "4: the latest period alone is judged no less strictly than the span")
+    path = write_pack(tmp_path, source, quiet_integrity=False, **{"integrity.identities.0.threshold_mads": 3})
+    assert load_criteria(path).integrity.identities[0].latest_mads == 4
+
+
+def test_a_second_identity_of_one_name_is_named_by_its_own_key(tmp_path: Path) -> None:
+    """Trial 57: two identities named alike were told "key `integrity`: got {identities: [{'name': ...}; expected
+    identity names [...] must be unique", the whole section dumped; the second one's `name` is named now."""
+    raw = yaml.safe_load(PACK.read_text())["integrity"]["identities"]
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.identities": [raw[0], {**raw[1], "name": raw[0]["name"]}]})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        "key `integrity.identities.1.name`: got 'months_of_inventory'; expected a name of its own: "
+        "`integrity.identities.0` is named so too (each names its findings)")
+
+
 def test_window_functions_of_series_expressions() -> None:
     parsed = expressions.parse_series("a / avg(b, 3) + lag(a, 1)")
     assert parsed.names == {"a", "b"}
@@ -192,6 +261,35 @@ def test_window_functions_of_series_expressions() -> None:
                                                "b": np.array([1.0, 2.0, 3.0, np.nan])})
     assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[3])
     assert got[2] == pytest.approx(3.0 / 2.0 + 2.0)
+
+
+def test_a_column_named_with_a_dot_or_a_space_is_written_in_backticks(tmp_path: Path) -> None:
+    """Trial 57: Ansett's weekly passengers as R writes them, `First.Class` and `Economy.Class`: the identity
+    `Economy.Class / First.Class` was refused, "`Economy.Class` is not allowed (only + - * /, comparisons, numbers
+    and metric names)", and `Economy_Class` answered "did you mean `Economy.Class`?": no way to name such a column.
+    Backticks name it (as R and SQL write such names), and the bare name is told so; the exact form reads back."""
+    from opportunity_assets.verifications import exact
+
+    parsed = expressions.parse_series("`Economy.Class` / avg(`HS Grad`, 2)")
+    assert parsed.names == {"Economy.Class", "HS Grad"}
+    got = expressions.evaluate_series(parsed, {"Economy.Class": np.array([10.0, 20.0, 30.0]),
+                                               "HS Grad": np.array([1.0, 3.0, 0.0])})
+    assert np.isnan(got[0]) and got[1] == pytest.approx(10.0) and got[2] == pytest.approx(20.0)
+    rounded = exact.rounded_form(expressions.parse_series("`Inv.Months` / (`List.Count` / avg(sales, 12))"))
+    assert rounded is not None and rounded.column == "Inv.Months"
+    assert rounded.other.names == {"List.Count", "sales"}
+    with pytest.raises(expressions.ExpressionError) as exc:
+        expressions.parse_series("Economy.Class / First.Class")
+    assert str(exc.value) == ("`Economy.Class` reads as no column name: a name holding a dot or a space is written "
+                              "in backticks, `` `Economy.Class` ``")
+    from tests.test_shapes import _csv, _pack
+
+    source = {"path": _csv(tmp_path / "classes.csv", ["id", "year", "Economy.Class", "First.Class"],
+                           [["MEL-SYD", y, 20 + y % 5, 2 + y % 3] for y in range(1990, 2000)]),
+              "grain": "year", "year_column": "year", "columns": ["Economy.Class", "First.Class"]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "Economy.Class"}}, integrity={
+        "identities": [{"name": "economy_per_first", "ratio": "`Economy.Class` / `First.Class`"}]})
+    assert pack.integrity.identities[0].parsed.names == {"Economy.Class", "First.Class"}
 
 
 def test_resolutions_of_a_matrix_are_each_rows_resolution() -> None:
@@ -706,6 +804,37 @@ def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> No
     assert _range_findings([0.02, 0.01, 0.03, 0.02, 0.01, 0.02, 4.0], 0) != []  # ... a percent written for one is not
     assert _range_findings([1, 2, 1, 3, 2, 2, 40], 0) == []  # a count of a few units growing
     assert _range_findings([12, 20, 15, 30, 22, 25, 400], 0) != []
+
+
+def test_a_weekly_pack_keeps_the_year_that_excuses_its_season(tmp_path: Path) -> None:
+    """Trial 57: Ansett's weekly first class fell 57% into Christmas week 1991, as it fell 70% the year before, and
+    was doubted, "6.2 MADs below its period-on-period changes ..., and it stays": the 72 weeks kept held too few
+    year-earlier changes (`min_history`) to excuse a move the season makes every year. A weekly pack keeps a year
+    and `min_history` weeks more; a monthly pack keeps what it kept."""
+    from tests.test_shapes import _csv, _pack
+
+    rng = np.random.default_rng(5)
+    weekly = 2.0 * np.exp(rng.normal(0, 0.08, 52 * 3 + 20))
+    for year in range(3):  # Christmas week and the three after it, every year alike
+        weekly[50 + 52 * year: 54 + 52 * year] *= [0.35, 0.45, 0.65, 0.85]
+    weekly = np.round(weekly[: 50 + 52 * 2 + 8], 3)
+
+    def level_shifts(kept: int) -> list[str]:
+        series = Series(periods=[f"w{i}" for i in range(kept)], values={"x": weekly[-kept:]}, judged_from=kept - 17,
+                        per_year=52)
+        found = Findings(series)
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
+        return [f.message for f in found.items]
+
+    assert level_shifts(72)[0].endswith("and it stays")
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "date", "level"], [["a", "2015-01-05", 1]]),
+              "period_column": "date", "grain": "week", "columns": ["level"]}
+    kept = _pack(tmp_path, source, _LEVELS_WEEKS).history_reach + 1
+    assert kept == 77 and level_shifts(kept) == []
+    assert _pack(tmp_path, {**source, "grain": "month"}, _LEVELS_WEEKS).history_reach + 1 == 72
+
+
+_LEVELS_WEEKS = {"level_now": {"agg": "last", "column": "level", "window": [0, 16]}}
 
 
 def test_a_record_no_further_above_the_last_than_the_columns_records_went_before_is_no_unit_slip() -> None:
@@ -1267,6 +1396,23 @@ def test_the_latest_period_off_its_identity_is_judged_alone_at_latest_mads() -> 
     assert _identity_found(0, 5.0, latest_mads=6.0) == []
     far = _identity_found(3, 7.0)
     assert [f.periods for f in far] == [["p56"]] and "judged alone" not in far[0].message
+
+
+def test_an_identity_run_over_the_whole_judged_span_says_it_may_have_begun_before() -> None:
+    """Trial 57: the 1983 seat-belt law moved Great Britain's rear / front casualties from 1983-02 on, and the note
+    read "rear_to_front (rear / front) has been 0.689 since 1983-10", the first period judged, as if the move had
+    begun there. A run from the first judged period is said to hold since at least that period."""
+    rng = np.random.default_rng(52)
+    ratio = 1.2 * np.exp(0.03 * rng.standard_normal(60))
+    ratio[40:] *= 1.09  # from five periods before the judged span
+    b = 100_000.0 * np.exp(np.cumsum(0.05 * rng.standard_normal(60)))
+    series = Series(periods=[f"p{i}" for i in range(60)], values={"a": ratio * b, "b": b}, judged_from=45)
+    identity = integrity_spec.Identity(name="a_per_b", ratio="a / b")
+    found = Findings(series)
+    integrity._identity(found, integrity_spec.IntegritySpec(identities=[identity]), identity)
+    (run,) = found.items
+    assert run.message.startswith("a_per_b (a / b) has been 1.309 since at least p45, the first period judged (the "
+                                  "median of those 15 periods), off its usual"), run.message
 
 
 def _daily(seed: int, factor: float = 1.0, last: int = 3, *, ramp: int = 0, a_year_earlier: bool = False,

@@ -355,6 +355,22 @@ def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path:
     assert [w for w in warnings if w.startswith("key `source.query`: 'tmin' is empty in every row of ")], warnings
 
 
+def test_a_wide_source_s_one_empty_line_is_no_file_lacking_its_column(tmp_path: Path) -> None:
+    """Trial 57: Ansett's weekly passengers, three classes side by side (`wide` by entity, a `query` dating the
+    rows), one week of 283 empty in every class, were told "'passengers' is empty in every row of 1 week after its
+    first value ... expected the column in every file the query reads": that week's one line is a row per class, not
+    several lines. Several lines of one week, all empty, still are a file lacking the column."""
+    rows = [[k, "" if k == 13 else 2 + k % 3, "" if k == 13 else 20 + k % 5] for k in range(1, 41)]
+    name = _csv(tmp_path / "classes.csv", ["rownames", "First.Class", "Economy.Class"], rows)
+    source = {"format": "duckdb", "query": f"SELECT *, DATE '1987-06-29' + to_weeks(rownames - 1) AS date FROM "
+              f"'{name}'", "entity_id": None, "entity_name": None, "period_column": "date", "grain": "week",
+              "publication_lag_days": 7,
+              "wide": {"columns": ["First.Class", "Economy.Class"], "entity": "class", "value": "passengers"}}
+    metrics = {"level_now": {"agg": "last", "column": "passengers"}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(1988, 4, 10), today=TODAY).warnings
+    assert not [w for w in warnings if "source.query" in w], warnings
+
+
 def test_a_file_whose_column_holds_text_is_no_file_lacking_the_column(tmp_path: Path) -> None:
     """Trial 54: a year's file writing its wages `13.78 GBP` was told both `strip_from_numbers: ['GBP']` and
     "'wage' is empty in every row of 1 year ... expected the column in every file the query reads (one whose header

@@ -871,10 +871,12 @@ def _flag_value(parsed: expressions.Expression, metrics: dict[str, float | None]
     return float(value)
 
 
-def identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def identities_off_band(pack: CriteriaPack, found: list[Candidate], nights: int = 0) -> list[str]:
     """An identity whose `expected` band most candidates going on lie outside (at least 3 of them, more than half):
     the band is the pack's mistake (a ratio written per thousand, a band for another unit), not every entity's
-    data; judged as the skeptic would, each candidate by the median of its ratio over its kept history."""
+    data; judged as the skeptic would, each candidate by the median of its ratio over its kept history. `nights`:
+    `found` pools the candidates of this night and that many before it (a source of fewer entities than the
+    judgment needs, whose one series' band in percent doubted every night's candidate: trial 57)."""
     from opportunity_assets.verifications.series import series_of
 
     banded = [(n, identity) for n, identity in enumerate(pack.integrity.identities) if identity.expected is not None]
@@ -892,6 +894,7 @@ def identities_off_band(pack: CriteriaPack, found: list[Candidate]) -> list[str]
             problems.append(
                 f"key `integrity.identities.{n}.expected`: got {list(identity.expected)}; the ratio "
                 f"`{identity.ratio}` lies outside it for {len(outside)} of the {len(typical)} candidates going on "
+                f"{f'over this night and the {nights} before it ' if nights else ''}"
                 f"(their typical value {significant(float(np.median(typical)), 4)}): expected the band the ratio "
                 "lies in across the domain (its 5-95% range, in the ratio's own unit), or no `expected`: each "
                 "entity is then judged against its own history alone")

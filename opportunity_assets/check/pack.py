@@ -437,7 +437,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))
-        problems += pooled_problems
+        problems += pooled_problems + check_candidates.identities_off_band(pack, [*found, *past], earlier)
         warnings += pooled_warnings
     otherwise = periods_written_otherwise(pack, unparsed) if unparsed and not many_unparsed and not not_iso and (
         pack.source.period_column or pack.source.year_column) and pack.source.wide is None \

@@ -200,8 +200,10 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
         return None
     step = {"month": 1, "quarter": 3, "year": 12}.get(grain)
     where = f"'{src.path}'" if src.path else "<the table>"
+    # an interval at every grain: DuckDB adds no BIGINT to a DATE (trial 57: the week's `DATE + 7 * (rownames - 1)`
+    # was refused, "No function matches ... '+(DATE, BIGINT)'")
     adds = (f"DATE '1950-01-01' + to_months({step} * ({column} - 1))" if step is not None else
-            f"DATE '1950-01-01' + {7 if grain == 'week' else 1} * ({column} - 1)")
+            f"DATE '1950-01-01' + {'to_weeks' if grain == 'week' else 'to_days'}({column} - 1)")
     return (f"key `{within}.period_column`: got {column!r}; its values are whole numbers (e.g. {unparsed[:3]}), the "
             "rows' own numbers, not dates: the file holds none (R's `write.csv` of a time series matrix drops its "
             "time): expected a column of dates, such as one a DuckDB `query` adds from the first period (its date in "

@@ -59,7 +59,7 @@ def rounded_form(ratio: expressions.Expression) -> RoundedForm | None:
         return None
     for side, other in ((body.left, body.right), (body.right, body.left)):
         if isinstance(side, ast.Name) and side.id not in (other_names := _names(other)) and other_names:
-            return RoundedForm(column=side.id, other=expressions.parse_series(ast.unparse(other)))
+            return RoundedForm(column=side.id, other=expressions.parse_series(expressions.quoted(other)))
     return None
 
 

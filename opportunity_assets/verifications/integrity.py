@@ -217,10 +217,14 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
         if abs(persistent[0]) >= identity.threshold_mads:
             indices = [int(t) for t in judged[persistent[1]:]]
             typical_ratio = float(np.median(ratio[indices]))
+            # a run from the first judged period may have begun before it (trial 57: the seat-belt law's 1983-02
+            # move of rear / front read "has been 0.689 since 1983-10", where the judged span began)
+            since = f"since at least {series.periods[indices[0]]}, the first period judged" if persistent[1] == 0 \
+                else f"since {series.periods[indices[0]]}"
             found.add(f"identity:{identity.name}", identity.effect, identity.name, indices, typical_ratio,
                       float(abs(persistent[0])),
-                      f"{identity.name} ({identity.ratio}) has been {format_number(typical_ratio)} since "
-                      f"{series.periods[indices[0]]} (the median of those {len(indices)} periods), off its usual "
+                      f"{identity.name} ({identity.ratio}) has been {format_number(typical_ratio)} {since} "
+                      f"(the median of those {len(indices)} periods), off its usual "
                       f"{format_number(usual)} (± {own.scale:.1%}) since {own.since}: {abs(persistent[0]):.1f} MADs "
                       "as a run",
                       f"confirm {columns} since {series.periods[indices[0]]} with the source")

@@ -236,6 +236,12 @@ class Identity(_Spec):
             # must be [low, high] with 0 < low < high")
             raise Within("expected", [int(v) if v.is_integer() else v for v in self.expected],
                          "[low, high] with 0 < low < high: the band a ratio of positive figures lies in")
+        if "latest_mads" in self.model_fields_set and self.latest_mads > self.threshold_mads:
+            # written so, it was judged at `threshold_mads` without a word (trial 57); its default, above a lower
+            # `threshold_mads`, follows it down as documented
+            raise Within("latest_mads", int(self.latest_mads) if self.latest_mads.is_integer() else self.latest_mads,
+                         f"at most threshold_mads {self.threshold_mads:g}: the latest period alone is judged no "
+                         "less strictly than the span")
         return self
 
     @cached_property
@@ -289,6 +295,11 @@ class IntegritySpec(_Spec):
     @model_validator(mode="after")
     def _unique(self) -> IntegritySpec:
         names = [i.name for i in self.identities]
-        if len(set(names)) != len(names):
-            raise ValueError(f"identity names {names} must be unique")
+        for n, name in enumerate(names):
+            if name in names[:n]:
+                # the second one's own key (trial 57: "key `integrity`: got {identities: [{'name': ...}; expected
+                # identity names [...] must be unique", the whole section)
+                raise Within(f"identities.{n}.name", name,
+                             f"a name of its own: `integrity.identities.{names.index(name)}` is named so too (each "
+                             "names its findings)")
         return self

@@ -184,6 +184,29 @@ def test_a_column_that_is_another_entitys_rescaled_is_found_naming_it_and_the_sc
     assert copied_figures(_history(markets), ["x"], {"m3"}, RULE) == {}  # no figure equal outright
 
 
+def test_a_column_that_took_a_donors_changes_a_few_periods_ago_is_found_against_their_own_past_gaps() -> None:
+    """Trial 58: an area imputed from a donor's changes from some period on (its figure the donor's over the
+    donor's figure before, times its own then) matched the donor change for change, but until six changes were the
+    donor's no rescaled copy was judged, and it reached act-on. Three changes of figures in the tens of thousands,
+    each within the rounding of both, are unlikely against how far apart the two markets' changes lay before; the
+    same three changes of two markets whose months have always moved nearly alike are not."""
+    markets = {f"m{i}": _market(i, 30_000 + 4_000 * i) for i in range(12)}
+    own, donor = markets["m3"], markets["m5"]
+    markets["m3"] = own[:-3] + [float(round(v / donor[-4] * own[-4])) for v in donor[-3:]]
+    found = scaled_copies(_history(markets), ["x"], {"m3", "m5"}, RULE)
+    assert set(found) == {"m3"}
+    copy = found["m3"]["x"]
+    assert copy.others == ["M5"] and copy.periods == 4 and copy.chance < RULE.max_probability
+    assert "changes' gaps from the other's before" in copy.basis
+    rng = np.random.default_rng(7)  # two markets whose changes always lay within a hair of each other's
+    common = np.cumsum(rng.normal(0, 0.05, 40))
+    twins = {"t1": np.round(30_000 * np.exp(common + rng.normal(0, 0.0003, 40))),
+             "t2": np.round(40_000 * np.exp(common + rng.normal(0, 0.0003, 40)))}
+    twins["t1"][-3:] = np.round(twins["t2"][-3:] / twins["t2"][-4] * twins["t1"][-4])
+    alike = dict(markets, **{k: [float(x) for x in v] for k, v in twins.items()})
+    assert "x" not in scaled_copies(_history(alike), ["x"], {"t1"}, RULE).get("t1", {})
+
+
 def test_a_series_several_entities_carry_rescaled_or_a_short_match_is_no_scaled_copy() -> None:
     index = _market(99, 1000.0)  # a national index every area carries, each at its own weight
     shared = {f"s{i}": [float(round(w * v)) for v in index] for i, w in enumerate((0.5, 0.8, 1.3, 2.0))}

@@ -1277,6 +1277,46 @@ def test_a_shift_in_a_period_the_score_reads_is_judged_at_the_material_threshold
                                     "it to be confirmed")
 
 
+def _seasonal_months(seed: int) -> np.ndarray:
+    """Six years of a monthly count with a strong season (its months 0.5 to 1.6 of the year's level) and 3% noise:
+    its period-on-period changes are tens of percent, the same month's change a year apart a few percent."""
+    rng = np.random.default_rng(seed)
+    season = np.log([0.6, 0.7, 1.0, 1.1, 1.3, 1.6, 1.4, 1.3, 1.0, 0.9, 0.7, 0.5])
+    months = np.arange(72)
+    return np.round(1000 * np.exp(season[months % 12] + rng.normal(0, 0.03, 72)))
+
+
+def _monthly_shifts(values: np.ndarray) -> list[DataFinding]:
+    series = Series(periods=[f"{2000 + i // 12}-{i % 12 + 1:02d}" for i in range(len(values))],
+                    values={"sales": values}, judged_from=len(values) - 15, per_year=12)
+    found = Findings(series)
+    shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("sales"))
+    return found.items
+
+
+def test_a_level_that_moved_with_its_past_restated_is_a_seam_against_the_same_month_years_earlier() -> None:
+    """Trial 58: the 24 months before a break restated x0.6 (a methodology applied backwards only), the break month
+    as published: the seam is a move of +67% that stays, but among a strongly seasonal column's period-on-period
+    changes (± tens of percent) it is a few MADs, and the change against a year earlier's agreed only as far. Against
+    the same month's change a year and two years earlier it is far out on both: a level shift. A month whose own
+    change is the season's, one year after a broken month, is none (two years earlier must agree), and so are months
+    running that each moved as far against a year earlier (a trend that turned: no seam)."""
+    clean = _seasonal_months(5)
+    assert _monthly_shifts(clean) == []
+    restated = clean.copy()
+    restated[-27:-3] = np.round(0.6 * restated[-27:-3])
+    (finding,) = _monthly_shifts(restated)
+    assert (finding.rule, finding.periods) == ("level_shift", ["2005-10"])
+    assert (finding.size or 0) >= 6
+    assert "MADs above its changes against the same period's change a year and two years earlier since 2002-01" \
+        in finding.message and "MADs of its period-on-period changes, which its season widens" in finding.message
+    last_year = clean.copy()
+    last_year[-15] *= 1.6  # a spike a year before the judged month: this year's change is against it
+    assert all(f.periods != ["2005-10"] for f in _monthly_shifts(last_year))
+    turned = clean * np.exp(np.concatenate([np.zeros(68), -0.4 * np.arange(1, 5)]))  # -33% more a month, 4 months
+    assert _monthly_shifts(turned) == []  # a trend that turned: each month as far against a year earlier, no seam
+
+
 def test_a_quarter_that_makes_the_score_alone_is_doubted_on_the_first_night(tmp_path: Path) -> None:
     """The Australian Capital Territory's takings x1.4 from 2003-Q4 (the latest quarter on 2004-04-30): 4.3 MADs of
     its short, noisy history, no 6-MAD shift, but the score's own input: it made the state's score 100."""

@@ -30,7 +30,7 @@ import polars as pl
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
-from opportunity_assets.verifications.series import resolution, resolutions
+from opportunity_assets.verifications.series import on_grid_each, resolution, resolutions
 
 _LONGEST_RUN = 6
 """Periods a matching run is judged over at most: a run found over `min_periods` is judged over as many latest
@@ -38,6 +38,9 @@ periods as it goes back (a copy of three periods is judged on three, whatever th
 _SCALED_CHANGES = 6
 """Fewest latest changes a rescaled copy is judged over: matching only within the rounding, a change is weaker
 evidence than an equal figure, so twice a run of three."""
+_BREAK = 3.0
+"""Spreads of its own changes a series' change into a run must lie out for it to be the one that broke into it (a
+seamless copy's, `_scaled_copier`): a month's ordinary move is no break."""
 _NEAR = 0.1
 """Entities within this relative distance of a value are the ones that could coincide with it by chance."""
 
@@ -308,6 +311,7 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
         # a series that mostly repeats is `stuck`'s (and matches any other that does); a repeat the rounding of a
         # rescaled copy makes (228 and 229 both 160 at 70%) is one change among others
         usable = np.all(np.isfinite(recent), axis=1) & (np.count_nonzero(recent, axis=1) >= changes / 2)
+        latest = _latest_changes(values[:, -changes - 1:], steps)
         for me in sorted(index[e] for e in going if e in index):
             if not usable[me]:
                 continue
@@ -319,22 +323,80 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
             close &= ~np.all(values[:, -changes - 1:] == values[me, -changes - 1:], axis=1)  # `copied_figures`'
             close[me] = False
             found = np.flatnonzero(close)
-            if len(found) != 1 or not spread > 0:  # none, or a series several share
+            if len(found) > 1 or not spread > 0:  # a series several share
                 continue
-            other = int(found[0])
-            per_change = np.minimum(1.0, 2 * tolerance[other] / (spread * math.sqrt(2 * math.pi)))
-            chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+            if len(found) == 1:
+                other, run = int(found[0]), changes
+                per_change = np.minimum(1.0, 2 * tolerance[other] / (spread * math.sqrt(2 * math.pi)))
+                chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+                against = f"its changes' spread {significant(spread)}"
+            else:
+                broke = _broke_into_run(values, steps, latest, me, usable, rule)
+                if broke is None:
+                    continue
+                other, run, chance, spread = broke
+                against = f"the spread {significant(spread)} of its changes' gaps from the other's before"
             if chance >= rule.max_probability:
                 continue
             theirs, their_band = _changes(values[other:other + 1], steps[other:other + 1])
-            if not _scaled_copier(mine[0], theirs[0], mine_band[0] + their_band[0]):
+            if not _scaled_copier(mine[0], theirs[0], mine_band[0] + their_band[0], run < changes):
                 continue
-            scale = float(np.median(values[me, -changes - 1:] / values[other, -changes - 1:]))
+            scale = float(np.median(values[me, -run - 1:] / values[other, -run - 1:]))
             out.setdefault(entities[me], {})[column] = CopiedFigures(
-                others=[names.get(entities[other], entities[other])], periods=changes + 1, chance=chance,
-                basis=f"each of its {changes} changes within the rounding of both, against its changes' spread "
-                      f"{significant(spread)} on the log scale", scale=scale)
+                others=[names.get(entities[other], entities[other])], periods=run + 1, chance=chance,
+                basis=f"each of its {run} changes within the rounding of both, against {against} on the log scale",
+                scale=scale)
     return out
+
+
+def _broke_into_run(values: np.ndarray, steps: np.ndarray, latest: tuple[np.ndarray, np.ndarray], me: int,
+                    usable: np.ndarray, rule: CopyRule) -> tuple[int, int, float, float] | None:
+    """The one other entity whose changes the entity's latest ones took, where its series broke into that run fewer
+    than `changes` changes ago (a market imputed from a donor's changes from some month on): the other, the
+    run's changes, the chance of such a run and the spread it was judged against; None where no entity's or several
+    entities' runs are unlikely enough. The chance is judged against the entity's own past with the other: the
+    spread of the gaps between their changes before the run, so that neighbours whose months move alike (a
+    season two markets share) are no copy for matching a few changes; each of `rule.min_periods` or more changes
+    within the rounding of both (`latest`: every entity's latest changes and their bands, `_latest_changes`), for
+    every other entity tonight. Trial 58: sales, volume and listings imputed from
+    a neighbour's changes reached act-on until six changes were the donor's."""
+    recent, band = latest
+    changes = recent.shape[1]
+    with np.errstate(invalid="ignore"):
+        tolerance = band + band[me]
+        match = np.abs(recent - recent[me]) <= tolerance
+    run = np.cumprod(match[:, ::-1], axis=1).sum(axis=1)
+    run[me] = 0
+    mine = _changes(values[me:me + 1], steps[me:me + 1])[0][0]
+    found = []
+    for other in np.flatnonzero(usable & (run >= rule.min_periods) & (run < changes)):
+        length = int(run[other])
+        if np.all(values[other, -length - 1:] == values[me, -length - 1:]):
+            continue  # figures equal outright: `copied_figures`'
+        theirs = _changes(values[other:other + 1], steps[other:other + 1])[0][0]
+        gaps = (mine - theirs)[: len(mine) - length]
+        spread = _spread(gaps[np.isfinite(gaps)])
+        if not spread > 0:
+            continue
+        per_change = np.minimum(1.0, 2 * tolerance[other, -length:] / (spread * math.sqrt(2 * math.pi)))
+        chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+        if chance < rule.max_probability:
+            found.append((int(other), length, chance, spread))
+    return found[0] if len(found) == 1 else None
+
+
+def _latest_changes(window: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's changes over the latest periods (`window`) and the band the rounding leaves each, every figure
+    taken as rounded to its own largest power of ten, if coarser than its row's (`steps`): a feed that writes its
+    latest figures in thousands (a column imputed and rounded so) leaves them ±500 apart, whatever its past's
+    rounding was."""
+    own = np.ones_like(window)
+    with np.errstate(all="ignore"):
+        for power in range(1, 10):
+            own = np.where(on_grid_each(window, 10.0 ** power), 10.0 ** power, own)
+        inverse = np.where(window > 0, 1 / window, np.nan)
+        half = np.fmax(own, steps[:, None]) / 2 * inverse
+    return -np.diff(np.log(inverse), axis=1), half[:, 1:] + half[:, :-1]
 
 
 def _changes(values: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -345,10 +407,14 @@ def _changes(values: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndar
         return -np.diff(np.log(inverse), axis=1), steps[:, None] / 2 * (inverse[:, 1:] + inverse[:, :-1])
 
 
-def _scaled_copier(mine: np.ndarray, theirs: np.ndarray, tolerance: np.ndarray) -> bool:
+def _scaled_copier(mine: np.ndarray, theirs: np.ndarray, tolerance: np.ndarray, seamless: bool = False) -> bool:
     """Whether the entity whose changes are `mine` took the other's (`theirs`, a multiple of them): going back from
     the latest change, the first that does not match is the change into the run, and there the copier's series
-    broke further from its own past changes than the other's did. Matching as far back as both go: True."""
+    broke further from its own past changes than the other's did. Matching as far back as both go: True.
+    `seamless`: a run that began a few changes ago, where the change into the copied figures may itself be the
+    other's (a figure imputed as the donor's over the donor's before, times its own then: no break in either
+    series): the entity is excused only where the other's series broke into the run, `_BREAK` spreads or more, and
+    further than its own did."""
     with np.errstate(invalid="ignore"):
         match = np.abs(mine - theirs) <= tolerance
     differ = np.flatnonzero(~match)
@@ -362,4 +428,6 @@ def _scaled_copier(mine: np.ndarray, theirs: np.ndarray, tolerance: np.ndarray) 
         spread = _spread(changes[np.isfinite(changes)])
         return abs(float(changes[start])) / spread if spread > 0 else math.inf
 
+    if seamless:
+        return not jump(theirs) >= max(_BREAK, jump(mine))
     return jump(mine) >= jump(theirs)

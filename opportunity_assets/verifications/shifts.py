@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -66,12 +66,20 @@ class ColumnFacts:
 _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 
-def _seasonal(series: Series, changes: np.ndarray) -> np.ndarray:
-    """Each change against the same change a year earlier: what is left of it once the season is taken out."""
+def _seasonal(series: Series, changes: np.ndarray, years: int = 1) -> np.ndarray:
+    """Each change against the same change `years` earlier: what is left of it once the season is taken out."""
     out = np.full(series.length, np.nan)
-    year = series.per_year
-    out[year:] = changes[year:] - changes[:-year]
+    lag = series.per_year * years
+    if lag < series.length:
+        out[lag:] = changes[lag:] - changes[:-lag]
     return out
+
+
+def _season_stick(series: Series, seasonal: np.ndarray, min_history: int, years: int) -> Yardstick | None:
+    """The yardstick of the changes against the same change `years` earlier (`_seasonal`); none from fewer than
+    `min_history` of them (a short history: too few to excuse a move as the season's, or to judge one by)."""
+    stick = yardstick(series, seasonal, min_history, start=min(series.per_year * years, series.length - 1))
+    return None if stick is None or stick.count < min_history else stick
 
 
 def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: float) -> float:
@@ -81,6 +89,23 @@ def _far(stick: Yardstick, season: Yardstick | None, value: float, seasonal: flo
     if season is not None and math.isfinite(seasonal):
         return _far_on_both(z, season.z(seasonal))
     return z
+
+
+def _seam(change: float, far: float, seasons: tuple[float, float], beside: Sequence[float]) -> float:
+    """How far out a change is (`far`, as `_far` has it) or, where further, against the same change one year and
+    two years earlier (`seasons`: its distance on each of those yardsticks), on the same side as the change itself
+    (`change`: its distance among its period-on-period changes), and alone: the periods either side (`beside`:
+    their distances against a year earlier, NaN where none) less than half as far out on that side. A column whose
+    months move by a season (sales up 30% every spring) has wide period-on-period changes, and a level that moved
+    with them, held after, reads as a few MADs only; the same change a year earlier takes the season out, and two
+    years earlier must agree, so that a broken month a year back is no break tonight. Trial 58: a history restated
+    (the 24 months before a break x0.6, the break month as published) left Austin's sales +89% into 2006-06, 3.2
+    MADs of its period-on-period changes, 5.8 against a year earlier's: no finding. A seam is one period's: a
+    trend that turned moves several periods against a year earlier, each as far (an industry's jobs in a
+    recession, -2.0%, -3.8%, -2.5% against the year before's changes in three months running), and is no break."""
+    seam = _far_on_both(*seasons)
+    alone = all(not side * math.copysign(1, seam) >= abs(seam) / 2 for side in beside)
+    return seam if seam * change > 0 and abs(seam) > abs(far) and alone else far
 
 
 def _far_on_both(z: float, other: float) -> float:
@@ -148,20 +173,30 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
         stick = dataclasses.replace(stick, scale=quantum)
     noise = share_noise(events) if share and events is not None else np.full(series.length, np.nan)
     seasonal = _seasonal(series, step)
-    season_stick = yardstick(series, seasonal, spec.min_history, start=min(series.per_year, series.length - 1))
-    if season_stick is not None and season_stick.count < spec.min_history:
-        season_stick = None  # too few year-earlier changes to excuse a move as the season's (a short history)
+    season_stick = _season_stick(series, seasonal, spec.min_history, 1)
+    two_years = _seasonal(series, step, 2)
+    # (a grain with a season only: a year's change has none to widen it)
+    two_stick = _season_stick(series, two_years, spec.min_history, 2) \
+        if season_stick is not None and series.per_year > 1 else None
     judged = range(max(series.judged_from, 1), series.length)
     unusual = _unusual_shared(shared, spec.out_of_range.factor)
     skip = set() if unwritten is None else {int(t) for t in np.flatnonzero(unwritten | np.roll(unwritten, 1))}
     worst: dict[str, tuple[float, int]] = {}
+    seams: set[int] = set()  # the periods whose change is judged against a year and two years earlier's (`_seam`)
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
             continue
         local = _at_least(stick, noise[t])
-        z = _beyond_shared(_far(local, season_stick, step[t], seasonal[t]), local, step[t],
-                           unusual.get(str(series.back(t))))
+        far = _far(local, season_stick, step[t], seasonal[t])
         shift_at = spec.level_shift.material_mads if series.back(t) in material else spec.level_shift.threshold_mads
+        if abs(far) < min(shift_at, spec.spike.threshold_mads) and season_stick is not None \
+                and two_stick is not None and math.isfinite(seasonal[t] + two_years[t]):
+            beside = [season_stick.z(seasonal[u]) if u < series.length else math.nan for u in (t - 1, t + 1)]
+            seam = _seam(local.z(step[t]), far, (season_stick.z(seasonal[t]), two_stick.z(two_years[t])), beside)
+            if seam != far:
+                far = seam
+                seams.add(t)
+        z = _beyond_shared(far, local, step[t], unusual.get(str(series.back(t))))
         if abs(z) >= min(shift_at, spec.spike.threshold_mads):
             after = _at_least(stick, noise[t + 1]).z(step[t + 1]) \
                 if t + 1 < series.length and math.isfinite(step[t + 1]) else 0.0
@@ -181,10 +216,16 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
         if rule == "level_shift" and abs(z) < spec.level_shift.threshold_mads:
             what += (f"; the score reads this period, where {spec.level_shift.material_mads:g} MADs are enough to "
                      "ask for it to be confirmed")
+        against = (f"its period-on-period changes since {stick.since} "
+                   f"({_typically(stick, noise, t, events) if share else _typically(stick)})")
+        if t in seams and season_stick is not None and two_stick is not None:
+            against = (f"its changes against the same period's change a year and two years earlier since "
+                       f"{two_stick.since} (typically ± {season_stick.scale:.1%} and ± {two_stick.scale:.1%}; "
+                       f"{abs(stick.z(step[t])):.1f} MADs of its period-on-period changes, which its season widens "
+                       f"to ± {stick.scale:.1%})")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
                   abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
-                  f"from the period before: {abs(z):.1f} MADs {where} its period-on-period changes since "
-                  f"{stick.since} ({_typically(stick, noise, t, events) if share else _typically(stick)}), {what}")
+                  f"from the period before: {abs(z):.1f} MADs {where} {against}, {what}")
 
 
 _WEEK = 7

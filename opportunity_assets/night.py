@@ -33,6 +33,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
+from opportunity_assets.stopping import STOPPED
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -124,8 +125,7 @@ def _failure_message(event: dg.DagsterEvent) -> str:
     cause = error.cause or error
     message = cause.message.strip()
     if cause.cls_name == DagsterExecutionInterruptedError.__name__:  # Ctrl-C: Dagster's class name was the message
-        return ("interrupted (Ctrl-C or a stop signal) before it finished: run the same command again (a night run "
-                "again replaces its own; a backfill's nights already stored are kept)")
+        return STOPPED
     if cause.cls_name == dg.Failure.__name__:
         message = re.sub(r"^[\w.]*\bFailure: ", "", message)
     return message

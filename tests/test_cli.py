@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +17,7 @@ import pytest
 
 from opportunity_assets.cli import main
 from opportunity_assets.cost import load_prices, worst_case
+from opportunity_assets.stopping import STOPPED
 from tests.conftest import PACK, ROOT, write_pack
 
 pytestmark = pytest.mark.slow
@@ -514,3 +520,33 @@ def test_a_backfill_whose_source_breaks_mid_range_exits_1_saying_so(
     assert lines[2] == "2009-11-30  skipped: key `source.path`: source file tx.csv is empty"
     assert out.err.strip().splitlines()[-1] == "opportunity: 1 night(s) skipped after 2009-09-30 had run, from " \
         "2009-11-30 (each line says why): the source broke mid-range?"
+
+
+STOPS = [(signal.SIGINT, 0.3), (signal.SIGTERM, 0.3), (signal.SIGINT, 4.0), (signal.SIGTERM, 4.0)]
+"""Ctrl-C and a stop signal, while Dagster is imported and later (checking, reading, or inside a night's step)."""
+
+
+@pytest.mark.parametrize(("stop", "after"), STOPS)
+def test_a_command_stopped_by_its_user_says_so_in_one_line_wherever_it_lands(tmp_path: Path, stop: int,
+                                                                             after: float) -> None:
+    """Trial 57: a backfill stopped by SIGTERM printed a traceback ending "RuntimeError: Query interrupted" (DuckDB's
+    word for a query Ctrl-C stopped); Ctrl-C in a command's first seconds printed the traceback of Dagster's import,
+    and SIGTERM there ended it without a word. Stopped while importing or while checking, reading or running a night,
+    the command says it was interrupted and what to do, in one line, and no traceback."""
+    command = [sys.executable, "-c", "import sys; from opportunity_assets.command import main; sys.exit(main())",
+               "backfill", "--start", "2008-01-01", "--end", "2009-12-31", *_args(tmp_path)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "CI": "1"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after)
+    process.send_signal(stop)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode in (1, 130), err
+    assert "Traceback" not in err and "Error" not in err, err
+    assert err.strip().splitlines()[-1].endswith(STOPPED), err
+
+
+def test_the_installed_command_is_the_entry_that_tells_a_stop() -> None:
+    """`opportunity` runs `command.main` (a stop told in one line), not `cli.main` bare."""
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'opportunity = "opportunity_assets.command:main"' in text

@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from tests import test_fuzz, test_instance_storage, test_isolation, test_model
+from tests import test_cli, test_fuzz, test_instance_storage, test_isolation, test_model
 from tests.conftest import ROOT
 
 
@@ -47,3 +47,4 @@ def test_the_reliability_table_quotes_the_tests() -> None:
                                                 f"{test_instance_storage.RACING_PROCESSES} processes")
     overtaking = _tests_named(tests / "test_notify.py", r"overtakes|still_running_after_the_wait")
     assert _how_often("A night that overtakes") == f"{len(overtaking)} tests"
+    assert _how_often("A command stopped by its user") == f"{len(test_cli.STOPS)} stops"

@@ -1,0 +1,24 @@
+"""The `opportunity` command's entry point: the command (`cli.main`), imported only once a stop is told in one line
+(`stopping`), since importing Dagster, DuckDB and polars takes seconds a user may interrupt."""
+
+from __future__ import annotations
+
+import sys
+
+from opportunity_assets.stopping import STOPPED, is_interruption, stop_on_sigterm
+
+INTERRUPTED = 130
+"""The exit code of a command stopped by its user, as a shell gives one killed by SIGINT (128 + 2)."""
+
+
+def main() -> int:
+    stop_on_sigterm()
+    try:
+        from opportunity_assets.cli import main as command
+
+        return command()
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not is_interruption(exc):
+            raise
+        print(f"opportunity: {STOPPED}", file=sys.stderr)
+        return INTERRUPTED

@@ -1,0 +1,31 @@
+"""What a command stopped by its user says: Ctrl-C or a stop signal (SIGTERM, as `kill` and service managers send),
+wherever it lands (importing, checking, reading the source, inside a Dagster step), is one line, never a traceback.
+A night run again replaces its own, so the line says what to do: run the command again."""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+
+STOPPED = ("interrupted (Ctrl-C or a stop signal) before it finished: run the same command again (a night run again "
+           "replaces its own; a backfill's nights already stored are kept)")
+"""The words of a stopped command, and of a Dagster step it interrupted (`night.execute_job`)."""
+
+QUERY_INTERRUPTED = "Query interrupted"
+"""DuckDB's error for a query that Ctrl-C stopped: it raises this in place of the KeyboardInterrupt."""
+
+
+def stop_on_sigterm() -> None:
+    """A stop signal raises KeyboardInterrupt, as Ctrl-C does (Python's default for SIGTERM ends the process at
+    once, mid-write and without a word), so that both are told and end alike."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def is_interruption(exc: BaseException) -> bool:
+    """Whether `exc` is a user's stop: Ctrl-C or a stop signal, or a DuckDB query they interrupted."""
+    return isinstance(exc, KeyboardInterrupt) or (isinstance(exc, RuntimeError)
+                                                   and str(exc).strip() == QUERY_INTERRUPTED)

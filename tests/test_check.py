@@ -484,6 +484,27 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "source has rows in"]
 
 
+def test_a_column_empty_in_every_row_is_not_said_to_be_a_window_without_rows(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: Texas with its `sales` column emptied in every row (the rows all there) was told "key
+    `metrics.sales_12m.window`: ... no entity has a row in 2014-08..2015-07 (perhaps a period the source skips)",
+    beside "46 entities, 3312 rows in reach": with no candidate going on, none carried rows to tell it otherwise."""
+    rows = [[e, y, 10 + k, ""] for k, e in enumerate("abcd") for y in range(1984, 1989)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "sales"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "sales"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+               "sales_before": {"agg": "sum", "column": "sales", "window": [1, 2]}}
+    pack = _pack(tmp_path, source, metrics,  # the second filter refuses every candidate: none goes on
+                 hard_filters=[{"name": "sold", "metric": "sales_before", "op": ">=", "value": 1},
+                               {"name": "big", "metric": "level_now", "op": ">=", "value": 1000}])
+    problems = _problems(pack, date(1989, 3, 31))
+    assert not any("no entity has a row" in p for p in problems), problems
+    assert problems[:1] == [
+        "key `hard_filters.0.metric`: got 'sales_before'; it has no value for any of the 4 candidates scanned "
+        "(sales_before: 0 of 2 years of sales filled in 1986..1987; needs 2), so the filter is UNCLEAR for each, and "
+        "none is refused or passed by it: expected a metric the night's rows fill (a column with figures in its "
+        "window)"]
+
+
 def test_a_derived_input_over_a_window_too_few_fill_names_that_metrics_min_rows(tmp_path: Path) -> None:
     """Trial 26: migrant stocks every 5 years, a growth over the latest stock and the one 5 to 9 years before (its
     `min_rows` left at the window's 5); a few countries lacked the latest stock (empty cells), the rest the stock

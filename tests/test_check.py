@@ -1752,6 +1752,21 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     assert not any("below zero" in f for f in signed.facts)
 
 
+def test_a_negative_infinity_is_not_said_to_be_negative(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: a cell `-inf` (pandas' writing of a minus infinity) in a column not `signed` was
+    quarantined "is negative", and check's fact told to list the column in `source.signed`, under which the cell is
+    quarantined all the same, as not finite. It is said not finite now, and `signed` is not offered."""
+    rows = [[e, y, "-inf" if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+    assert not any("below zero" in f or "signed" in f for f in report.facts), report.facts
+    reasons = read_snapshot(pack, date(2018, 3, 31), today=TODAY).quarantined["reason"].to_list()
+    assert reasons == ["column level: -inf is not finite (that cell is a gap; the row is kept)"], reasons
+
+
 def test_a_few_comma_cells_among_other_text_get_no_separator_hint(tmp_path: Path) -> None:
     """Trial 19: dslabs reported_heights' typed answers (`5'6`, `5 feet 7 inches`, a `5,3` for five feet three among
     them) got the fact "cells such as '5,3' are quarantined as not numbers: if the source groups thousands or writes

@@ -1338,6 +1338,18 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
     assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
 
 
+def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: a period column of long text (a free-text column named as the period, a cell of 2,000
+    characters) was quoted whole as the problem's example, `run`'s one line on stderr a screenful of it."""
+    note = "a long remark about the visit " * 70
+    rows = [["ma", note, 3] for _ in range(6)]
+    name = _csv(tmp_path / "e.csv", ["state", "date", "level"], rows)
+    events = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "period_column": "date",
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(1997, 12, 31))
+    assert f"(e.g. {note[:60] + '…'!r})" in problem and len(problem) < 500, problem
+
+
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
     """Bird strikes dated `9/30/1990 0:00:00`: without `period_format` check said "got None" and told the user to
     check the order of day and month in a pattern there was none of; `%m/%d/%Y` (the time left out) named no

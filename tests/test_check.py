@@ -504,6 +504,27 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "source has rows in"]
 
 
+def test_a_column_empty_in_every_row_is_not_said_to_be_a_window_without_rows(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: Texas with its `sales` column emptied in every row (the rows all there) was told "key
+    `metrics.sales_12m.window`: ... no entity has a row in 2014-08..2015-07 (perhaps a period the source skips)",
+    beside "46 entities, 3312 rows in reach": with no candidate going on, none carried rows to tell it otherwise."""
+    rows = [[e, y, 10 + k, ""] for k, e in enumerate("abcd") for y in range(1984, 1989)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "sales"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "sales"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]},
+               "sales_before": {"agg": "sum", "column": "sales", "window": [1, 2]}}
+    pack = _pack(tmp_path, source, metrics,  # the second filter refuses every candidate: none goes on
+                 hard_filters=[{"name": "sold", "metric": "sales_before", "op": ">=", "value": 1},
+                               {"name": "big", "metric": "level_now", "op": ">=", "value": 1000}])
+    problems = _problems(pack, date(1989, 3, 31))
+    assert not any("no entity has a row" in p for p in problems), problems
+    assert problems[:1] == [
+        "key `hard_filters.0.metric`: got 'sales_before'; it has no value for any of the 4 candidates scanned "
+        "(sales_before: 0 of 2 years of sales filled in 1986..1987; needs 2), so the filter is UNCLEAR for each, and "
+        "none is refused or passed by it: expected a metric the night's rows fill (a column with figures in its "
+        "window)"]
+
+
 def test_a_derived_input_over_a_window_too_few_fill_names_that_metrics_min_rows(tmp_path: Path) -> None:
     """Trial 26: migrant stocks every 5 years, a growth over the latest stock and the one 5 to 9 years before (its
     `min_rows` left at the window's 5); a few countries lacked the latest stock (empty cells), the rest the stock
@@ -1356,6 +1377,18 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
     assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
 
 
+def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: a period column of long text (a free-text column named as the period, a cell of 2,000
+    characters) was quoted whole as the problem's example, `run`'s one line on stderr a screenful of it."""
+    note = "a long remark about the visit " * 70
+    rows = [["ma", note, 3] for _ in range(6)]
+    name = _csv(tmp_path / "e.csv", ["state", "date", "level"], rows)
+    events = {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events", "period_column": "date",
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(1997, 12, 31))
+    assert f"(e.g. {note[:60] + '…'!r})" in problem and len(problem) < 500, problem
+
+
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
     """Bird strikes dated `9/30/1990 0:00:00`: without `period_format` check said "got None" and told the user to
     check the order of day and month in a pattern there was none of; `%m/%d/%Y` (the time left out) named no
@@ -1768,6 +1801,21 @@ def test_check_names_source_signed_for_a_few_negative_cells(tmp_path: Path) -> N
     signed = check_pack(_pack(tmp_path, {**source, "signed": ["level"]}, _LEVELS), as_of=date(2018, 3, 31),
                         today=TODAY)
     assert not any("below zero" in f for f in signed.facts)
+
+
+def test_a_negative_infinity_is_not_said_to_be_negative(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: a cell `-inf` (pandas' writing of a minus infinity) in a column not `signed` was
+    quarantined "is negative", and check's fact told to list the column in `source.signed`, under which the cell is
+    quarantined all the same, as not finite. It is said not finite now, and `signed` is not offered."""
+    rows = [[e, y, "-inf" if (e, y) == ("a", 2017) else 7 + 10 * k]
+            for k, e in enumerate("abcde") for y in range(2008, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+    assert not any("below zero" in f or "signed" in f for f in report.facts), report.facts
+    reasons = read_snapshot(pack, date(2018, 3, 31), today=TODAY).quarantined["reason"].to_list()
+    assert reasons == ["column level: -inf is not finite (that cell is a gap; the row is kept)"], reasons
 
 
 def test_a_few_comma_cells_among_other_text_get_no_separator_hint(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ TODAY = date(2013, 1, 15)
 COLUMNS = ("sales", "volume", "median", "listings", "inventory")
 GOOD = {"sales": 900.0, "volume": 150e6, "median": 160000.0, "listings": 4000.0, "inventory": 5.0}
 BAD_CELLS = {"abc": "not a number", "1,234": "not a number", "12..5": "not a number", "-5": "negative",
-             "-0.5": "negative", "inf": "not finite", "-inf": "negative", "nan": "not finite", "": None, "NA": None,
+             "-0.5": "negative", "inf": "not finite", "-inf": "not finite", "nan": "not finite", "": None, "NA": None,
              "  ": None}
 """Cell text → the quarantine's word for it (None: a plain gap, nothing to quarantine)."""
 HOSTILE_NAMES = ["<script>alert(1)</script>", "**Bold** [click](http://evil.example)", "line\nbreak",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -1081,6 +1082,18 @@ def test_quarters_without_an_event_are_no_stuck_feed_and_no_repeated_row(tmp_pat
     _csv(tmp_path / "breaches.csv", ["state", "day", "people", "org"], rows)
     c = _candidate(pack, date(2013, 11, 14), "co")
     assert "stuck" in [f.rule for f in integrity.check(pack, c)]
+
+
+def test_figures_at_the_floats_limit_judge_with_no_numpy_warning() -> None:
+    """Trial 59's fuzzing: a signed column's cell of -1e308, a finite figure the source reads, put numpy's
+    "RuntimeWarning: overflow encountered in divide" and "in multiply", with their source lines, on the night's
+    stderr. Such a figure is on no grid and on no straight line, silently."""
+    huge = np.array([2.0, -1e308, 1e308, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not on_grid(huge, 0.001)
+        line, _, _, _ = regularity._second_differences(huge, np.full(4, 0.001))
+    assert not np.isfinite(line[2])
 
 
 def test_whole_figures_in_the_trillions_are_on_no_coarser_grid_than_they_are_written_on() -> None:

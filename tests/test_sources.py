@@ -587,6 +587,19 @@ def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_pa
                             "written: expected the whole file"), said
 
 
+def test_a_header_alone_with_no_newline_is_a_file_of_no_rows(tmp_path: Path) -> None:
+    """Trial 59's fuzzing: a CSV of its header alone, with no newline at its end, raised "IndexError: list index out
+    of range" from check (the last line's cell measured against the lines before it, of which there were none)."""
+    from opportunity_assets.check.pack import check_pack
+
+    source = tmp_path / "header.csv"
+    source.write_text(TEXAS.read_text().split("\n", 1)[0])
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), as_of=date(2026, 11, 30),
+                        today=date(2026, 12, 1))
+    assert report.problems == [f"key `source.path`: source file {source} has no rows (a header, or a table, and "
+                               "nothing in it): expected the data"], report.problems
+
+
 def test_a_csv_file_cut_at_the_end_of_a_line_is_a_warning_naming_the_entity_it_cut(tmp_path: Path) -> None:
     """Trial 36: cholera deaths by cause, a CSV cut after `...,1849-09-12,Wed`: the last line whole, no newline,
     nothing quarantined, and check said ok; the night read Diarrhaea's later weeks as no deaths. A whole last

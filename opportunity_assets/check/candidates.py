@@ -22,15 +22,16 @@ from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
 
 
-def problems(pack: CriteriaPack, found: list[Candidate]) -> tuple[list[str], dict[str, Undefined]]:
+def problems(pack: CriteriaPack, found: list[Candidate], held: frozenset[int] | None = None
+             ) -> tuple[list[str], dict[str, Undefined]]:
     """Every problem the night's candidates show (`unknown_for_all`, `undefined_components`, `identities_off_band`,
     `ranges_in_another_unit`), and the undefined expressions among them by their problem's text (`check` asks the
-    nights before whether each had a value)."""
+    nights before whether each had a value). `held`: the periods back the night's rows are in (`unknown_for_all`)."""
     refusing = filters_refusing_all(pack, found)
     unclear_only = filters_passing_only_unclear(pack, found, skip={p.split("`")[1] for p in refusing})
     # a derived metric with no value for the few candidates such a filter leaves (UNCLEAR) is not the pack's fault
     undefined = {u.problem: u for u in ([] if unclear_only else undefined_components(pack, found))}
-    return unknown_for_all(pack, found) + refusing + unclear_only + list(undefined) \
+    return unknown_for_all(pack, found, held=held) + refusing + unclear_only + list(undefined) \
         + identities_off_band(pack, found) + ranges_in_another_unit(pack, found), undefined
 
 
@@ -404,7 +405,8 @@ def _any_of(scanned: int) -> str:
     return "the one candidate scanned" if scanned == 1 else f"any of the {scanned} candidates scanned"
 
 
-def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENOUGH) -> list[str]:
+def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENOUGH, *,
+                    held: frozenset[int] | None = None) -> list[str]:
     """A required input or a hard filter's metric with no value for any scanned candidate (at least `least`): a
     column empty in the window tonight (a series the source stopped filling, its latest period not yet out), a sum
     over cells all NA. Every candidate going on would be archived as a data gap, or go on with the filter UNCLEAR;
@@ -438,7 +440,7 @@ def unknown_for_all(pack: CriteriaPack, found: list[Candidate], least: int = ENO
             "the filter is UNCLEAR for each, and none is refused or passed by it"
         said = f"key `{key}`: got {name!r}; it has no value for {_any_of(len(found))} ({line}), so {effect}"
         problem = _bounds_at_fault(pack, name, key, line, len(found), effect) or \
-            _too_few_filled(pack, name, key, lines, found, effect) or _cells_refused(pack, said, line, found) or \
+            _too_few_filled(pack, name, key, lines, found, effect, held) or _cells_refused(pack, said, line, found) or \
             f"{said}: {_gap_expected(pack, line)}"
         if not any(problem.split(";")[0] == p.split(";")[0] for p in problems if p.startswith("key `source.")):
             problems.append(problem)
@@ -480,14 +482,17 @@ _FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<
 2018-03-24..2018-03-30; needs 7` (the label one period alone for a window of one)."""
 
 
-def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], found: list[Candidate], effect: str
-                    ) -> str | None:
+def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], found: list[Candidate], effect: str,
+                    held: frozenset[int] | None = None) -> str | None:
     """The metric's own `min_rows` when its window needs more periods filled than any candidate has, though some
     have some: a window over a period no entity has rows in (nlswork's surveys skip 1986: a window of 1986-88 needing
     all 3 years has no value for anyone); its `window` when no entity has a row in it at all (`[2, 2]`, 1986 alone).
     The required input or filter reading it is not what is wrong. Judged on the metric most candidates' gaps name,
     when they are most (trial 26: a growth over two stocks, a few entities lacking the first for empty cells, the
-    rest the second for its default `min_rows`, was told `required_inputs.1`)."""
+    rest the second for its default `min_rows`, was told `required_inputs.1`). Rows in the window are told by
+    `held`, the periods back the night's rows are in, when given: only a candidate going on carries its rows, so
+    with none going on (a column empty in every row, each filter UNCLEAR) the candidates alone said "no entity has a
+    row" of windows full of rows (trial 59)."""
     filled = [m for m in map(_FILLED.match, lines) if m]
     if not filled:
         return None
@@ -503,7 +508,8 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
     spec, plural = pack.metrics[metric], pack.grain.plural
     via = "" if metric == name else f", so {name} has none either"
     if best == 0:
-        if any(rows_in_window(c.raw_data, spec.window) for c in found):
+        lo, hi = spec.window
+        if any(rows_in_window(c.raw_data, spec.window) for c in found) or any(lo <= p <= hi for p in held or ()):
             return None  # rows there, the column empty in them: a series the source stopped filling
         if any(_QUARANTINED.match(line) for line in lines):
             return None  # rows there, their cells refused (a bound in another unit): `_cells_refused`'s to say

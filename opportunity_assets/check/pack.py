@@ -404,7 +404,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     found = _judged(found)
-    found_problems, undefined_tonight = check_candidates.problems(pack, found)
+    held = frozenset(snapshot.history["periods_ago"].drop_nulls().unique().to_list())
+    found_problems, undefined_tonight = check_candidates.problems(pack, found, held)
     problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed or bool(not_iso)) \
         + coverage_past_trading_days(pack, snapshot.history, found)
     problems += join_undated_at_fault(pack, joins_undated, problems)

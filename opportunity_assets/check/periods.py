@@ -400,6 +400,16 @@ def written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     return list(dict.fromkeys(values))[:limit]
 
 
+_SHOWN = 60
+"""The characters of a cell an example quotes."""
+
+
+def _shown(cell: str) -> str:
+    """A cell quoted as an example, cut to `_SHOWN` characters: a column of free text named as the period (trial 59:
+    a cell of 2,000 characters) filled the problem's one line with it."""
+    return cell if len(cell) <= _SHOWN else cell[:_SHOWN] + "…"
+
+
 def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     """Many rows whose period does not parse: the period key at fault, with an example value and, for a column of
     dates, a pattern that parses them where a common one does. Periods of a form the reader reads whose number no
@@ -414,7 +424,7 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"each quarantined: expected their periods written in the source, or the rows kept out by "
                 f"`source.where: [{{column: {src.period_column}, not_in: ['']}}]`")
     values = [v for v in values if v.strip()] or values  # (the empty among others: the others tell the pattern)
-    example = values[0] if values else "?"
+    example = _shown(values[0]) if values else "?"
     typos = [(v, said) for v in values if (said := no_such_period(v)) is not None]
     if src.period_column and values and len(typos) == len(values) and year_span_pattern(values) is None:
         # (`2012-13`, an academic year, is no month 13: `year_span_clause` names its pattern below)
@@ -508,7 +518,7 @@ def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str
     """Many rows whose publication date does not parse: `source.published_column`, with an example value."""
     src = pack.source
     column = src.published_column or ""
-    example = reasons[0].split(": ", 1)[1] if ": " in reasons[0] else "?"
+    example = _shown(reasons[0].split(": ", 1)[1]) if ": " in reasons[0] else "?"
     return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads have a "
             f"publication date that is no date (e.g. {example!r}), each quarantined: expected a column of the dates "
             "each row was published (ISO dates or timestamps), or no `published_column`")

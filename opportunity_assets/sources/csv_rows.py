@@ -227,6 +227,8 @@ def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple
     `found`: the file's `unfinished`."""
     last, data = found
     tail = data.decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
+    if not tail:  # one line, a header alone with no newline: no record to be cut (trial 59: an IndexError)
+        return None
     cut = _parse(tail[-1], delimiter)
     before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
     if cut is None or len(before) < _LINES_BEFORE or any(len(r) != len(cut) for r in before):

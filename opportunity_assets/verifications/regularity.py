@@ -368,9 +368,9 @@ def _second_differences(raw: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, 
     n = len(raw)
     line, rate = np.full(n, np.nan), np.full(n, np.nan)
     line_band, rate_band = np.full(n, np.nan), np.full(n, np.nan)
-    line[2:] = raw[2:] - 2 * raw[1:-1] + raw[:-2]
     line_band[2:] = 2 * step[2:]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # (figures near the float's limit, a signed 1e308, overflow to inf: no line)
+        line[2:] = raw[2:] - 2 * raw[1:-1] + raw[:-2]
         positive = np.where(raw > 0, raw, np.nan)
         level, inverse = np.log(positive), 1 / positive
         rate[2:] = level[2:] - 2 * level[1:-1] + level[:-2]

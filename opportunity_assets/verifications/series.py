@@ -368,9 +368,11 @@ def on_grid(values: np.ndarray, step: float) -> bool:
 
 
 def on_grid_each(values: np.ndarray, step: float) -> np.ndarray:
-    """`on_grid` of each value apart."""
-    scaled = values / step
-    slack = np.minimum(1e-9 * np.maximum(1.0, np.abs(scaled)), _GRID_SLACK)
-    return np.abs(scaled - np.round(scaled)) <= slack
+    """`on_grid` of each value apart; a value too large to scale (1e308 over a step below 1) is on no grid, with no
+    numpy warning on the night's stderr (trial 59: "RuntimeWarning: overflow encountered in divide")."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = values / step
+        slack = np.minimum(1e-9 * np.maximum(1.0, np.abs(scaled)), _GRID_SLACK)
+        return np.abs(scaled - np.round(scaled)) <= slack
 
 

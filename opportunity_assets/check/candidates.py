@@ -206,9 +206,10 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
 
 
 def _carried(candidate: Candidate) -> bool:
-    """Whether any of the candidate's metrics has a value: one with none (an entity the source stopped carrying
-    before every window, a club renamed decades ago) tells nothing of a filter's bound, where one whose cells were
-    quarantined in reach does (trial 55: 56 such clubs outnumbered the 30 a filter refused, and check said ok)."""
+    """Whether any of the candidate's metrics has a value: one with none (an entity whose rows stopped before every
+    window, lately: those stopped for longer are not judged at all, `Candidate.gone`) tells nothing of a filter's
+    bound, where one whose cells were quarantined in reach does (trial 55: 56 clubs gone for decades outnumbered the
+    30 a filter refused, and check said ok)."""
     return bool(candidate.refused) or any(v is not None for v in candidate.metrics.values())
 
 

@@ -462,7 +462,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
              + most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
     spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
-    facts += [plain(n) for n in report.notes if n.startswith(f"{report.gone} entit")] if report.gone else []
+    facts += [_gone_said_ahead(plain(n)) for n in report.notes if n.startswith(f"{report.gone} entit")]
     facts += [f for _, found in listed for f in found] + joined_facts
     facts += cells_refused(pack.source, cells, columns, seen, problems, separators_said=written_otherwise)
     if reasons:
@@ -485,6 +485,13 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
     return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)))
             for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
+
+
+def _gone_said_ahead(note: str) -> str:
+    """The scan's note on the entities the source no longer records, as check says it before the night."""
+    return note.replace("and they were not judged", "and the night would not judge them").replace(
+        "and it was not judged", "and the night would not judge it").replace(
+        "the night's candidates table names each", "its candidates table will name each")
 
 
 def _judged(found: list[Candidate]) -> list[Candidate]:

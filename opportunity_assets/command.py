@@ -17,7 +17,7 @@ def main() -> int:
         from opportunity_assets.cli import main as command
 
         return command()
-    except (KeyboardInterrupt, RuntimeError) as exc:
+    except BaseException as exc:
         if not is_interruption(exc):
             raise
         print(f"opportunity: {STOPPED}", file=sys.stderr)

@@ -33,7 +33,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
-from opportunity_assets.stopping import STOPPED
+from opportunity_assets.stopping import QUERY_INTERRUPTED, STOPPED
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -124,7 +124,8 @@ def _failure_message(event: dg.DagsterEvent) -> str:
         return event.message or "step failed"
     cause = error.cause or error
     message = cause.message.strip()
-    if cause.cls_name == DagsterExecutionInterruptedError.__name__:  # Ctrl-C: Dagster's class name was the message
+    if cause.cls_name == DagsterExecutionInterruptedError.__name__ or (  # Ctrl-C: Dagster's class name was the message
+            cause.cls_name == RuntimeError.__name__ and message.endswith(QUERY_INTERRUPTED)):  # (or DuckDB's words)
         return STOPPED
     if cause.cls_name == dg.Failure.__name__:
         message = re.sub(r"^[\w.]*\bFailure: ", "", message)

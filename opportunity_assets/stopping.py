@@ -26,6 +26,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def is_interruption(exc: BaseException) -> bool:
-    """Whether `exc` is a user's stop: Ctrl-C or a stop signal, or a DuckDB query they interrupted."""
-    return isinstance(exc, KeyboardInterrupt) or (isinstance(exc, RuntimeError)
-                                                   and str(exc).strip() == QUERY_INTERRUPTED)
+    """Whether `exc` is a user's stop: Ctrl-C or a stop signal, a DuckDB query they interrupted, or Dagster's
+    interruption raised outside a step (named, not imported: this module is imported before Dagster is)."""
+    return isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "DagsterExecutionInterruptedError" or (
+        isinstance(exc, RuntimeError) and str(exc).strip() == QUERY_INTERRUPTED)

@@ -541,7 +541,7 @@ def test_a_command_stopped_by_its_user_says_so_in_one_line_wherever_it_lands(tmp
     time.sleep(after)
     process.send_signal(stop)
     _, err = process.communicate(timeout=120)
-    assert process.returncode in (1, 130), err
+    assert process.returncode in (2, 130), err  # (2: a night's step stopped, `NightFailed`)
     assert "Traceback" not in err and "Error" not in err, err
     assert err.strip().splitlines()[-1].endswith(STOPPED), err
 
@@ -550,3 +550,16 @@ def test_the_installed_command_is_the_entry_that_tells_a_stop() -> None:
     """`opportunity` runs `command.main` (a stop told in one line), not `cli.main` bare."""
     text = (ROOT / "pyproject.toml").read_text()
     assert 'opportunity = "opportunity_assets.command:main"' in text
+
+
+def test_a_stop_is_told_from_other_errors_by_what_raised_it() -> None:
+    """Ctrl-C, a stop signal, DuckDB's interrupted query, and Dagster's interruption raised outside a step are a
+    user's stop; any other error is not, and keeps its own message."""
+    from dagster._core.errors import DagsterExecutionInterruptedError
+
+    from opportunity_assets.stopping import is_interruption
+
+    assert is_interruption(KeyboardInterrupt()) and is_interruption(RuntimeError("Query interrupted"))
+    assert is_interruption(DagsterExecutionInterruptedError())
+    assert not is_interruption(RuntimeError("Conversion Error: Date out of range")) and not is_interruption(
+        ValueError("Query interrupted"))

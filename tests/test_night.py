@@ -320,14 +320,17 @@ def test_a_night_its_scan_refuses_fails_in_the_steps_own_words(tmp_path: Path) -
     assert "dagster" not in said
 
 
-def test_an_interrupted_step_says_so_in_words_not_dagsters_class_name() -> None:
+@pytest.mark.parametrize("stop", ["dagster", "duckdb"])
+def test_an_interrupted_step_says_so_in_words_not_dagsters_class_name(stop: str) -> None:
     """Trial 55: a backfill stopped by Ctrl-C ended "opportunity: scan_night failed: candidates:
-    dagster._core.errors.DagsterExecutionInterruptedError". The step's line now says it was interrupted and what to
-    do."""
+    dagster._core.errors.DagsterExecutionInterruptedError"; stopped in a query, "brief_and_archive: RuntimeError:
+    Query interrupted" (DuckDB's words). The step's line now says it was interrupted and what to do."""
     from dagster._core.errors import DagsterExecutionInterruptedError
 
     @dg.asset
     def candidates() -> None:
+        if stop == "duckdb":
+            raise RuntimeError("Query interrupted")
         raise DagsterExecutionInterruptedError()
 
     defs = dg.Definitions(assets=[candidates], jobs=[dg.define_asset_job("scan_night", selection=[candidates])])

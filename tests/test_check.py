@@ -2329,6 +2329,7 @@ def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_
     assert report.problems == []
     assert [w.split(";")[0] for w in report.warnings] == ["key `hard_filters.0.value`: got 1000000"]
     assert "every candidate's level_now lies within [7, 57], 10 times or more below it" in report.warnings[0]
+    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: big (6 of 6)" in report.facts
     assert "8 entities have no row in the night's latest 2 years (the metrics' windows and a year before them): the " \
         "source no longer records them, and the night would not judge them: gone 0, gone 1, gone 2, gone 3, gone 4 " \
         "and others (its candidates table will name each)" in report.facts, report.facts

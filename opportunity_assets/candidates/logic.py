@@ -69,8 +69,8 @@ class ScanReport:
     """Candidates the cap cut with no preliminary score (a required input missing or undefined, a formula component
     undefined): placed last by `caps.order_by: score`, and the cap's note names them with why."""
     gone: int = 0
-    """Entities with no row, read or refused, in the periods the night reads (`Candidate.gone`): counted in
-    `scanned`, never judged; the scan's note names the first few."""
+    """Entities with no row, read or refused, in the night's latest `carried_span` periods (`Candidate.gone`):
+    counted in `scanned`, never judged; the scan's note names the first few."""
     carried_span: int = 0
     """`CriteriaPack.carried_span`: the number the note on the entities gone writes."""
     shared_id_sets: int = 0
@@ -79,6 +79,11 @@ class ScanReport:
     """Per entity key that shares its candidate id's slug with another (`Austin` and `AUSTIN`), its rows: the numbers
     the scan's note on them writes, held here so that the brief's run summary writes only stored numbers."""
 
+
+    @property
+    def judged(self) -> int:
+        """The entities the night judged: those scanned less the ones gone (`failed_filters` + `passed_filters`)."""
+        return self.scanned - self.gone
 
 def candidate_id(entity_key: str) -> str:
     """Stable, partition-key-safe id: the key's slug (`shapes.entity_slug`), lowercase, accents dropped, runs of
@@ -273,13 +278,33 @@ def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataF
     return set(history.filter(recent)["entity_id"].unique().to_list()) | refused
 
 
+def _record(pack: CriteriaPack) -> str:
+    """What an entity needs in the span to be judged: a row, or an events source's event (`_carried_entities`)."""
+    return "event" if pack.source.shape == "events" else "row"
+
+
 def gone_gap(pack: CriteriaPack, anchor: date | None) -> str:
     """Why an entity the source stopped carrying is not judged (`Candidate.gone`): its one data gap, and its reason
     for not going on."""
     span = pack.carried_span
-    return (f"no {'event' if pack.source.shape == 'events' else 'row'} in "
-            f"{window_label(anchor, (0, span - 1), pack.grain)}, the night's latest {pack.grain.count(span)} (its "
-            "metrics' windows and a year before them): the source no longer records it; not judged")
+    return (f"no {_record(pack)} in {window_label(anchor, (0, span - 1), pack.grain)}, the night's latest "
+            f"{pack.grain.count(span)} (its metrics' windows and a year before them): the source no longer records "
+            "it; not judged")
+
+
+def gone_note(pack: CriteriaPack, ids: list[str], names: dict[str, str], *, ahead: bool = False) -> str:
+    """The scan's note on the entities gone (`ids`, at least one; `names` by id), the first few named; `ahead`: as
+    check says it before the night. The periods by count alone: a year grain's bare years are numbers the brief
+    may not write unstored (`ScanReport.carried_span` stores the count)."""
+    one = len(ids) == 1
+    them = "it" if one else "them"
+    judged = f"the night would not judge {them}" if ahead else f"{'it was' if one else 'they were'} not judged"
+    named = _first_named(ids, names)
+    if ahead:
+        named = named.replace("the night's candidates table names each", "its candidates table will name each")
+    return (f"{len(ids)} {'entity has' if one else 'entities have'} no {_record(pack)} in the night's latest "
+            f"{pack.grain.count(pack.carried_span)} (the metrics' windows and a year before them): the source no "
+            f"longer records {them}, and {judged}: {named}")
 
 
 def _gone(pack: CriteriaPack, as_of: date, cid: str, row: dict[str, Any], anchor: date | None) -> Candidate:
@@ -683,13 +708,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         notes.append(f"{len(over)} more flagged past the cap were capped, beyond max_flagged="
                      f"{pack.caps.flagged_bound}: {_first_named(over, named)}")
     gone = [c.id for c in judged if c.gone]
-    if gone:  # (the periods by count alone: a year grain's bare years are numbers the brief may not write unstored)
-        one = len(gone) == 1
-        unit = "event" if pack.source.shape == "events" else "row"
-        notes.append(f"{len(gone)} {'entity has' if one else 'entities have'} no {unit} in the night's latest "
-                     f"{pack.grain.count(pack.carried_span)} (the metrics' windows and a year before them): the "
-                     f"source no longer records {'it' if one else 'them'}, and {'it was' if one else 'they were'} "
-                     f"not judged: {_first_named(gone, named)}")
+    if gone:
+        notes.append(gone_note(pack, gone, named))
     carried = [c for c in judged if not c.gone]
     below = len(passing) < pack.caps.min_candidates
     failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
@@ -698,7 +718,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         notes.append(f"{every} scanned passed the hard filters, fewer than min_candidates={pack.caps.min_candidates}: "
                      "the source has no more entities to scan")
     elif below:
-        most = "; the most failed: " + ", ".join(f"{name} ({n} of {len(judged)})" for name, n in
+        most = "; the most failed: " + ", ".join(f"{name} ({n} of {len(carried)})" for name, n in
                                                  failing.most_common(2)) if failing else ""
         notes.append(f"only {len(passing)} of {len(carried)} candidates passed the hard filters (min_candidates="
                      f"{pack.caps.min_candidates}); the filters were not loosened{most}")

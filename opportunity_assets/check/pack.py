@@ -264,7 +264,7 @@ it (a single series: a percent range over its share growth scores it flat every 
 
 
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
-    from opportunity_assets.candidates.logic import scan
+    from opportunity_assets.candidates.logic import gone_note, scan
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -403,7 +403,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
-    found = _judged(found)
+    scanned, found = found, _judged(found)
     held = frozenset(snapshot.history["periods_ago"].drop_nulls().unique().to_list())
     found_problems, undefined_tonight = check_candidates.problems(pack, found, held)
     problems += undated_at_fault(pack, found_problems, unparsed, seen, many_unparsed or bool(not_iso)) \
@@ -459,10 +459,11 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts = [read_fact(pack, snapshot, main.seen_dated, read_rows),
              f"{report.passed_filters} pass the hard filters{unclear_said(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{past_cap(pack, report.flagged_past_cap)})"
-             + most_failed(report.failed_by_filter, report.scanned, report.passed_filters)]
+             + most_failed(report.failed_by_filter, report.judged, report.passed_filters)]
     spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
-    facts += [_gone_said_ahead(plain(n)) for n in report.notes if n.startswith(f"{report.gone} entit")]
+    gone = [c for c in scanned if c.gone]
+    facts += [plain(gone_note(pack, [c.id for c in gone], {c.id: c.name for c in gone}, ahead=True))] if gone else []
     facts += [f for _, found in listed for f in found] + joined_facts
     facts += cells_refused(pack.source, cells, columns, seen, problems, separators_said=written_otherwise)
     if reasons:
@@ -485,13 +486,6 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
     return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)))
             for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
-
-
-def _gone_said_ahead(note: str) -> str:
-    """The scan's note on the entities the source no longer records, as check says it before the night."""
-    return note.replace("and they were not judged", "and the night would not judge them").replace(
-        "and it was not judged", "and the night would not judge it").replace(
-        "the night's candidates table names each", "its candidates table will name each")
 
 
 def _judged(found: list[Candidate]) -> list[Candidate]:

@@ -327,8 +327,7 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
                 continue
             if len(found) == 1:
                 other, run = int(found[0]), changes
-                per_change = np.minimum(1.0, 2 * tolerance[other] / (spread * math.sqrt(2 * math.pi)))
-                chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+                chance = _run_chance(tolerance[other], spread, int(usable.sum()))
                 against = f"its changes' spread {significant(spread)}"
             else:
                 broke = _broke_into_run(values, steps, latest, me, usable, rule)
@@ -347,6 +346,14 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
                 basis=f"each of its {run} changes within the rounding of both, against {against} on the log scale",
                 scale=scale)
     return out
+
+
+def _run_chance(tolerance: np.ndarray, spread: float, entities: int) -> float:
+    """The chance that some other of tonight's `entities` matches a run of changes, each within its `tolerance`
+    (the rounding of both series), by chance: each change's chance of falling within its band of a normal spread
+    `spread` wide, multiplied over the run and by the entities that could have matched."""
+    per_change = np.minimum(1.0, 2 * tolerance / (spread * math.sqrt(2 * math.pi)))
+    return min(1.0, (entities - 1) * float(np.prod(per_change)))
 
 
 def _broke_into_run(values: np.ndarray, steps: np.ndarray, latest: tuple[np.ndarray, np.ndarray], me: int,
@@ -378,8 +385,7 @@ def _broke_into_run(values: np.ndarray, steps: np.ndarray, latest: tuple[np.ndar
         spread = _spread(gaps[np.isfinite(gaps)])
         if not spread > 0:
             continue
-        per_change = np.minimum(1.0, 2 * tolerance[other, -length:] / (spread * math.sqrt(2 * math.pi)))
-        chance = min(1.0, (int(usable.sum()) - 1) * float(np.prod(per_change)))
+        chance = _run_chance(tolerance[other, -length:], spread, int(usable.sum()))
         if chance < rule.max_probability:
             found.append((int(other), length, chance, spread))
     return found[0] if len(found) == 1 else None

@@ -17,6 +17,7 @@ from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.definitions import DEFAULT_STORE, build_definitions, criteria_path_from_environment
 from opportunity_assets.periods import EVERY
+from opportunity_assets.text import clip_quoted
 
 
 def _date(text: str) -> date:
@@ -275,7 +276,7 @@ def _command(args: argparse.Namespace) -> int:
             print(f"recorded: {judgment.as_of} {judgment.candidate_id} {judgment.decision.value} by {judgment.who}"
                   + (f" ({judgment.note})" if judgment.note else ""))
     except (CriteriaError, nights.NightFailed, ValueError) as exc:  # SettingsError is a ValueError
-        print(f"opportunity: {exc}", file=sys.stderr)
+        print(f"opportunity: {clip_quoted(str(exc))}", file=sys.stderr)
         return 2
     return 0
 

@@ -5,14 +5,26 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+HUGE = 1e15
+"""From here on a number is written in exponent notation (`significant`): no count, price or rate a source holds is
+so large, and a corrupt cell (1.7e308) was written in 309 figures with separators, 412 characters of a brief line."""
+
+
+TINY = 1e-9
+"""Below this size a number is written in exponent notation too: listings over a corrupt 1e307 sales were a month
+of inventory written in 305 decimals."""
+
 
 def significant(value: float, digits: int = 3) -> str:
-    """`value` to `digits` significant figures, never in exponent notation (the brief's number check reads
-    `5.35e+03` as 5.35 and +03): thousands and up with separators and never fewer than their whole figures (5,348;
-    1,234.57 to 6 figures), smaller values with as many decimals as the figures need (53.5, 0.0535), trailing zeros
-    dropped."""
+    """`value` to `digits` significant figures: thousands and up with separators and never fewer than their whole
+    figures (5,348; 1,234.57 to 6 figures), smaller values with as many decimals as the figures need (53.5, 0.0535),
+    trailing zeros dropped; `HUGE` and beyond, or below `TINY`, in exponent notation, `1.7e+308`, which the brief's
+    number check reads as one number (`grounding`)."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
+    if abs(value) >= HUGE or abs(value) < TINY:
+        mantissa, exponent = f"{value:.{max(digits - 1, 0)}e}".split("e")
+        return (mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa) + "e" + exponent
     places = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     text = f"{value:,.{places}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -30,6 +42,8 @@ def signed(value: float, digits: int = 4) -> str:
 
 
 def format_value(value: float, unit: str) -> str:
+    if math.isfinite(value) and abs(value) >= HUGE:
+        return ("$" if unit == "usd" else "") + significant(value, 4)
     if unit == "usd":
         return f"${value:,.0f}"
     if unit == "count":
@@ -57,3 +71,18 @@ def format_score(score: float, thresholds: Iterable[float] = ()) -> str:
             break
         text = f"{score:.{places}f}"
     return text
+
+
+def percent_change(change: float) -> str:
+    """A relative change as a whole percent with its sign, `+12%`; one beyond `HUGE` percent in exponent notation
+    (`significant`): a corrupt figure's `+1e+310%`, not 311 figures."""
+    percent = change * 100
+    if math.isfinite(percent) and abs(percent) >= HUGE:
+        return signed(percent, 2) + "%"
+    return f"{change:+.0%}"
+
+
+def times(factor: float) -> str:
+    """How many times larger, as a whole number (`12`), or in exponent notation from `HUGE` on (`significant`)."""
+    return significant(factor, 2) if math.isfinite(factor) and abs(factor) >= HUGE else f"{factor:.0f}"
+

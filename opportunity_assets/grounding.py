@@ -21,7 +21,9 @@ def _starts(token: str) -> date:
     if rest.startswith("W"):
         return date.fromisocalendar(year, min(int(rest[1:]), 52) or 1, 1)
     return date.fromisoformat(token if len(token) == 10 else token + "-01")
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?\$?\d[\d,]*(?:\.\d+)?(?:e[-+]\d+)?%?")
+"""A number as the brief writes it: signs, `$`, separators, decimals, `%`, and a huge one's exponent (`1.7e+308`,
+`formatting.significant`)."""
 _STANDING_ALONE = r"(?<![\w.,$+\-−/]){}(?![\w%]|[.,:\-/]\d)"
 """A name where it stands alone: the name `4` masks **4**, never the 4 of a score 47.9 or of a date 2014-10."""
 
@@ -51,6 +53,15 @@ def written_numbers(text: str) -> list[float]:
     return numbers
 
 
+def _as_written(value: float, written: str) -> float:
+    """`value` rounded as `written` is: to its decimals, or to its mantissa's figures in exponent notation."""
+    mantissa, _, exponent = written.partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    if exponent:
+        return float(f"{value:.{decimals}e}") if value == value else value
+    return round(value, decimals)
+
+
 def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
                         names: Iterable[str] = ()) -> list[str]:
     """Numbers written in the brief that no stored number explains (as written: rounding, %, $, commas).
@@ -73,10 +84,9 @@ def unsupported_numbers(markdown: str, stored: Iterable[float], as_of: date,
     text = _DATE.sub(" ", markdown)
     for token in _NUMBER.findall(text):
         cleaned = token.replace("$", "").replace(",", "").replace("−", "-").rstrip("%")
-        decimals = len(cleaned.split(".")[1]) if "." in cleaned else 0
         shown = float(cleaned)
         percent = token.endswith("%")
         candidates = [v * 100 for v in values] if percent else values
-        if not any(round(v, decimals) == shown for v in candidates):
+        if not any(_as_written(v, cleaned) == shown for v in candidates):
             problems.append(token)
     return problems

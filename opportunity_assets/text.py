@@ -72,3 +72,22 @@ def masked_url(text: str) -> str | None:
         return None
     shown = scheme + separator + rest
     return shown[:120] + ("..." if len(shown) > 120 else "")
+
+
+MAX_QUOTED = 200
+"""Longest value a message quotes whole (`clip_quoted`)."""
+_QUOTED = re.compile(r"""(?<![A-Za-z0-9])('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?![A-Za-z0-9])""")
+"""A value a message quotes as Python writes it (`'x'`, `"it's"`): a quote no letter or digit touches outside."""
+
+
+def clip_quoted(message: str, limit: int = MAX_QUOTED) -> str:
+    """The message with each value it quotes longer than `limit` characters cut to its start, its length said: a
+    pack key given 5,000 characters (a file pasted where a column name goes) was quoted whole, twice, in a 10,000-
+    character line. A message's own words are never cut."""
+    def clip(match: re.Match[str]) -> str:
+        quoted = match.group(1)
+        if len(quoted) - 2 <= limit:
+            return quoted
+        return f"{quoted[:61]}...{quoted[0]} ({len(quoted) - 2:,} characters)"
+    return _QUOTED.sub(clip, message) if len(message) > limit else message
+

@@ -518,7 +518,13 @@ def test_a_column_empty_in_every_row_is_not_said_to_be_a_window_without_rows(tmp
                                {"name": "big", "metric": "level_now", "op": ">=", "value": 1000}])
     problems = _problems(pack, date(1989, 3, 31))
     assert not any("no entity has a row" in p for p in problems), problems
-    assert problems[:1] == [
+    assert problems == [  # (since stop 46 the column itself, the filter reading it not said again)
+        "key `source.columns.1`: 'sales' is empty in every row of the source, so sales_before has no value for any "
+        "of its 4 entities: expected the column that holds its figures (a file exported with it blank, or a `query` "
+        "writing it NULL)"]
+    rows[0][3] = "5"  # filled in one row, 1984, beyond the filter's window: the filter's key, as before
+    _csv(tmp_path / "y.csv", ["id", "year", "level", "sales"], rows)
+    assert _problems(pack, date(1989, 3, 31))[:1] == [
         "key `hard_filters.0.metric`: got 'sales_before'; it has no value for any of the 4 candidates scanned "
         "(sales_before: 0 of 2 years of sales filled in 1986..1987; needs 2), so the filter is UNCLEAR for each, and "
         "none is refused or passed by it: expected a metric the night's rows fill (a column with figures in its "
@@ -3975,3 +3981,47 @@ def test_a_window_past_the_history_is_not_said_again_by_the_cap_it_leaves_unorde
     report = check_pack(pack, as_of=date(2001, 3, 31), today=TODAY)
     assert [p.split(":")[0] for p in report.problems] == ["key `metrics.level_prev.window`"], report.problems
     assert not [w for w in report.warnings if w.startswith("key `caps.")], report.warnings
+
+
+def test_a_column_empty_or_infinite_in_every_row_is_a_problem_naming_its_key(tmp_path: Path) -> None:
+    """A column the metrics read written blank in every row (a file exported without its figures, a `query`
+    writing it NULL), or as `inf` (a division by zero where it was made): check said ok beside "metrics with gaps",
+    and the night archived every entity as a gap. Each is now one problem naming `source.columns.N`. A measure begun
+    after the night is the source's own history: that night goes on with gaps, no problem."""
+    def problems(cells: Any, as_of: date = date(2006, 6, 30)) -> list[str]:
+        rows = [[e, y, cells(y), 5.0] for e in "ab" for y in range(2000, 2010)]
+        source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "level", "other"], rows), "grain": "year",
+                  "year_column": "year", "columns": ["level", "other"]}
+        return _problems(_pack(tmp_path, source, _LEVELS), as_of)
+
+    assert problems(lambda y: "") == [
+        "key `source.columns.0`: 'level' is empty in every row of the source, so level_now has no value "
+        "for any of its 2 entities: expected the column that holds its figures (a file exported with it blank, "
+        "or a `query` writing it NULL)"]
+    (infinite,) = problems(lambda y: "inf")
+    assert infinite.startswith("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                               "'inf'): they are infinite or NaN"), infinite
+    assert problems(lambda y: "" if y < 2008 else "7") == []  # begun after the night: its gaps, no problem
+    assert problems(lambda y: "7") == []
+
+
+def test_a_value_of_thousands_of_characters_is_quoted_by_its_start_and_length(tmp_path: Path, capsys: Any) -> None:
+    """A file's text pasted where a column name goes (5,000 characters) was quoted whole, twice, in a problem line of
+    10,196 characters, by `check` and by `run`'s refusal. Each value a line quotes is cut to its start, its length
+    said; the line's own words are whole."""
+    from opportunity_assets.cli import main
+
+    pasted = "x" * 5000
+    rows = [["ma", 2000 + k, 10] for k in range(6)]
+    source = {"path": _csv(tmp_path / "e.csv", ["state", "year", "level"], rows), "entity_id": pasted,
+              "entity_name": pasted, "grain": "year", "year_column": "year", "columns": ["level"]}
+    _pack(tmp_path, source, _LEVELS)
+    common = ["--criteria", str(tmp_path / "pack.yaml"), "--store", str(tmp_path / "r.duckdb"),
+              "--dagster-home", str(tmp_path / "home")]
+    assert main(["check", *common]) == 1
+    assert main(["run", "--as-of", "2006-06-30", *common]) == 2
+    out = capsys.readouterr()
+    clipped = f"'{'x' * 60}...' (5,000 characters)"
+    for said in (out.out, out.err):
+        assert f"key `source.entity_id`: got {clipped}; source file " in said, said
+        assert max(map(len, said.splitlines())) < 600, said

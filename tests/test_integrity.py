@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import warnings
 from datetime import date, timedelta
 from pathlib import Path
@@ -1569,3 +1570,30 @@ def test_a_wide_rows_chance_is_bounded_not_summed_over_every_set() -> None:
     assert 1e-4 < summed <= 1e-4 * (2 ** 4 - 4 - 1)
     wide = {f"c{i}": 0.01 for i in range(11)}  # eleven columns: 2,036 sets of two or more
     assert regularity._row_chance(wide, ["c0", "c1", "c2"]) == pytest.approx(1e-6 * 2036)
+
+
+def test_a_market_of_figures_near_the_floats_limit_is_doubted_in_short_numbers_with_no_error(tmp_path: Path) -> None:
+    """A corrupt feed's 1.7e308 sales in one month and 9e307 medians for a year: the verifier of the market with
+    the medians failed ("OverflowError: intermediate overflow in fsum", an error record), numpy warned "overflow
+    encountered in add" on the night's stderr, and the other market's finding wrote its sales in 309 figures with
+    separators. Both are now judged, doubted or rejected, their figures written `1.7e+308`, with no warning."""
+    frame = read_source(str(PACK.parent.parent / "txhousing.csv"))
+    latest = pl.col("year") * 100 + pl.col("month")
+    frame = frame.with_columns(
+        sales=pl.when((pl.col("city") == "Austin") & (latest == 200905)).then(1.7e308).otherwise(pl.col("sales")),
+        median=pl.when((pl.col("city") == "Houston") & (latest > 200812)).then(9e307).otherwise(pl.col("median")))
+    write_source(frame, str(tmp_path / "huge.csv"))
+    pack = load_criteria(write_pack(tmp_path, tmp_path / "huge.csv", quiet_integrity=False))
+    as_of = date(2009, 7, 31)
+    snapshot = read_snapshot(pack, as_of)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)
+        judged = {c.id: (a := analyze(pack, c), verify(pack, c, a)) for c in found if c.id in ("austin", "houston")}
+    for a, v in judged.values():
+        assert route(a, v).section_or_tag != "act_on_these" and "out_of_range" in [f.rule for f in v.data_findings]
+        said = " ".join(f.message for f in v.data_findings)
+        assert max(map(len, re.findall(r"[\d,.]+", said))) < 20, said  # no number in hundreds of figures
+    said = " ".join(f.message for f in judged["austin"][1].data_findings)
+    assert "sales 1.7e+308 in 2009-05 moved +1e+307%" in said and "5.1e+304 times the largest" in said, said
+    assert "= 8.24e-304 written to 0.1" in said, said

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -896,14 +897,20 @@ def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_en
     """Trial 18: `DATE '2020-03-01' + (pan_day - 1)` (a date plus a BIGINT) was told "(No function matches the given
     name and argument types '+(DATE, BIGINT)'. You mig)": the reason cut at 80 characters, mid-word, losing
     DuckDB's own fix ("add explicit type casts"). A reason is now cut at a sentence's or a word's end, and kept
-    whole up to 200 characters."""
+    whole up to 200 characters; an operation's types are said in words, as is a cast a cell does not take (DuckDB's
+    `BIGINT`, `INT32` and "Could not convert string" reached the user until stop 46)."""
     database = _texas_as(tmp_path, "duckdb")
     query = "SELECT *, DATE '2020-03-01' + CAST(year AS BIGINT) AS day FROM txhousing"
     [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
-        f"key `source.query`: got {query[:80]!r}; it does not run on txhousing.duckdb (No function matches the given "
-        "name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts.): expected a SELECT "
-        "that runs on txhousing.duckdb"), problem
+        f"key `source.query`: got {query[:80]!r}; it applies `+` to a date and a whole number, which it does not "
+        "take: each to be cast to what the operation needs (a date plus days: `day + INTERVAL (n) DAY`): expected a "
+        "SELECT that runs on txhousing.duckdb"), problem
+    query = "SELECT * REPLACE (CAST(city AS INTEGER) AS city) FROM txhousing"
+    [problem] = _query_problems(tmp_path, database, query)
+    assert "it casts column `city` to a whole number, and a cell of it, 'Abilene', is none: `TRY_CAST` makes such a " \
+        "cell empty" in problem, problem
+    assert not re.search(r"INT32|BIGINT|VARCHAR|No function matches|Could not convert", problem), problem
 
 
 def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path) -> None:
@@ -915,16 +922,15 @@ def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path
     query = "SELECT *, sales / listings AS ratio FROM txhousing"
     [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
-        f"key `source.query`: got {query!r}; it applies `/` to text: `listings`, `sales` are columns of numbers "
-        "stored as text (VARCHAR) in the database: read their numbers with `TRY_CAST(listings AS DOUBLE)`, a cell "
+        f"key `source.query`: got {query!r}; it applies `/` to text and text: `listings`, `sales` are columns of "
+        "numbers stored as text in the database: read their numbers with `TRY_CAST(listings AS DOUBLE)`, a cell "
         "that is no number then empty: expected a SELECT that runs on txhousing.duckdb"), problem
     query = "SELECT *, city > 5 AS odd FROM txhousing"
     [problem] = _query_problems(tmp_path, database, query)
     assert problem == (
-        f"key `source.query`: got {query!r}; it compares text with a value of another type (VARCHAR, "
-        "INTEGER_LITERAL): a column it names is stored as text, to be cast to what the operation needs (`CAST(x AS "
-        "DATE)` for dates written as text, `TRY_CAST(x AS DOUBLE)` for numbers): expected a SELECT that runs on "
-        "txhousing.duckdb"), problem
+        f"key `source.query`: got {query!r}; it compares text with a whole number: a column it names is stored as "
+        "text, to be cast to what the operation needs (`CAST(x AS DATE)` for dates written as text, `TRY_CAST(x AS "
+        "DOUBLE)` for numbers): expected a SELECT that runs on txhousing.duckdb"), problem
 
 
 def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from datetime import date
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.sources.snapshot import read_snapshot
-from opportunity_assets.text import MAX_NAME, clean, markdown, slack
+from opportunity_assets.text import MAX_NAME, clean, clip_quoted, markdown, slack
 from tests.conftest import month_rows
 
 HOSTILE = "<script>alert(1)</script> **Bold** [click](http://evil.example)\nsecond line\u202e\u0007"
@@ -61,3 +61,12 @@ def test_markdown_keeps_an_ampersand_that_starts_no_entity() -> None:
     assert markdown("Tom &amp; Jerry &#60; &#x3C;") == "Tom &amp;amp; Jerry &amp;#60; &amp;#x3C;"
     assert markdown("< 5 years <b>x</b> <!-- c --> <http://e.x>") == \
         "< 5 years &lt;b>x&lt;/b> &lt;!-- c --> &lt;http://e.x>"
+
+
+def test_clip_quoted_cuts_a_long_quoted_value_and_no_word_of_the_message() -> None:
+    long = "y" * 300
+    message = f"key `a`: got '{long}'; the entity's rows: expected one of ['b', \"it's\"]"
+    assert clip_quoted(message) == (f"key `a`: got '{'y' * 60}...' (300 characters); the entity's rows: expected one "
+                                    "of ['b', \"it's\"]")
+    assert clip_quoted(f"the market's {long} rows, 'a'") == f"the market's {long} rows, 'a'"
+    assert clip_quoted(f"key `a`: got {long!r}", limit=400) == f"key `a`: got {long!r}"

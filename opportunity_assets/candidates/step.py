@@ -20,6 +20,7 @@ from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
+from opportunity_assets.text import clip_quoted
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
@@ -104,7 +105,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap (lowered to what the model
     cost ceiling affords when the model is on). No ranking. Replaces the night's scan in the store."""
     if problems := source.problems(pack, as_of):  # `opportunity run` stopped before; the schedule and the UI here
-        raise NightRefused(f"{pack.domain}, night {as_of}: " + "; ".join(problems))
+        raise NightRefused(f"{pack.domain}, night {as_of}: " + "; ".join(map(clip_quoted, problems)))
     if foreign := another_packs_night(domain_night(store, pack.domain, as_of), pack, as_of):
         raise NightRefused(f"{pack.domain}, night {as_of}: {foreign}")
     snapshot = source.read(pack, as_of)

@@ -65,8 +65,8 @@ _PERIOD_KEYS = tuple(f"key `source.{k}`" for k in (
 the same cause."""
 
 
-_MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)': \d+ of \d+ cells "
-                                 r"the night reads are not numbers")
+_MOSTLY_TEXT_COLUMN = re.compile(r"^key `source\.(?:aggregates\.\w+\.column|columns\.\d+)`: '(.+?)'(?:: \d+ of \d+ "
+                                 r"cells the night reads are not numbers| is empty in every row of the source)")
 
 
 def _metrics_of_text(pack: CriteriaPack, problems: list[str]) -> set[str]:

@@ -9,12 +9,13 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check.periods import UNPARSED_PERIODS
+from opportunity_assets.criteria import MetricSpec
 from opportunity_assets.sources.spec import NO_BREAK_SPACES, SourceSpec
 
 MOSTLY_TEXT = 0.5
@@ -185,12 +186,20 @@ def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], t
 
 def cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
                    within: str = "source") -> list[str]:
-    """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric), or
-    often negative without `signed`: its key (the main source's, or a joined table's)."""
+    """A numeric column whose cells the night reads are mostly text (a text or date column declared numeric) or
+    not finite (`inf`, NaN: a division by zero where the file or a `query` was made; check said ok on a night of
+    no such figure), or often negative without `signed`: its key (the main source's, or a joined table's)."""
     problems = []
     for column, key in columns.items():
         text = sum(1 for c in cells if c.get(column, ("", ""))[1] == "not a number")
         negative = sum(1 for c in cells if c.get(column, ("", ""))[1] == "negative")
+        infinite = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not finite"]
+        if seen and len(infinite) / seen > MOSTLY_TEXT:
+            problems.append(f"key `{key}`: {column!r}: {len(infinite)} of {seen} cells the night reads are not "
+                            f"numbers (e.g. {infinite[0]!r}): they are infinite or NaN, which a division by zero "
+                            "upstream writes (each is quarantined, a gap): expected finite numbers (the division "
+                            "kept from a zero denominator, `NULLIF(x, 0)`, where it is made)")
+            continue
         if seen and text / seen > MOSTLY_TEXT:
             written = [c[column][0] for c in cells if c.get(column, ("", ""))[1] == "not a number"]
             grouped = [w for w in written if _GROUPED.match(w)]
@@ -242,6 +251,32 @@ def grouped_in_reach(spec: SourceSpec, columns: dict[str, str], quarantined: pl.
         if len(refused) / len(reach) > MOSTLY_TEXT and 2 * len(grouped) > len(written):
             problems.append(_separated(spec, within, column, grouped, len(refused), len(reach),
                                        "entity-periods in the windows' reach hold cells that are"))
+    return problems
+
+
+def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], history: pl.DataFrame,
+                  named: str, filled_somewhere: Callable[[list[str]], set[str]]) -> list[str]:
+    """A numeric column a metric reads, empty in every row the night reads though the rows are there and in every
+    other row of the source too (`filled_somewhere`: the columns of those asked that any row fills): each metric
+    over it has no value for any entity, and check said ok beside "metrics with gaps" (a file exported with the
+    column blank, a `query` writing it NULL). A measure begun after the night, or stopped before its reach, is the
+    source's own history: its night goes on with gaps. A column a problem already names (`named`: their text; its
+    cells refused as text or not finite) is not said again."""
+    empty = [c for c in columns if c in history.columns and history.height and f"{c!r}:" not in named
+             and history[c].null_count() == history.height
+             and any(spec.column == c or c in (spec.columns or []) for spec in metrics.values())]
+    if not empty:
+        return []
+    filled = filled_somewhere(empty)
+    problems = []
+    entities = history["entity_id"].n_unique()
+    for column in (c for c in empty if c not in filled):
+        reading = [name for name, spec in metrics.items() if spec.column == column or column in (spec.columns or [])]
+        shown = " and ".join(reading[:2]) + (f" and {len(reading) - 2} more" if len(reading) > 2 else "")
+        problems.append(f"key `{columns[column]}`: {column!r} is empty in every row of the source, so {shown} "
+                        f"{'has' if len(reading) == 1 else 'have'} no value for any of its {entities} "
+                        f"{'entity' if entities == 1 else 'entities'}: expected the column that holds its figures (a "
+                        "file exported with it blank, or a `query` writing it NULL)")
     return problems
 
 

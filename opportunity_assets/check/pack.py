@@ -29,6 +29,7 @@ from opportunity_assets.check.cells import (
     MOSTLY_TEXT,
     as_long_values,
     cell_problems,
+    empty_columns,
     grouped_in_reach,
     numeric_columns,
     wide_columns_counting,
@@ -143,10 +144,11 @@ from opportunity_assets.sources.formats import (
 )
 from opportunity_assets.sources.probes import (
     names_per_entity,
+    rows_matching,
 )
 from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.snapshot import earlier_snapshots, read_snapshot
-from opportunity_assets.text import plain
+from opportunity_assets.text import clip_quoted, plain
 
 
 class NightRefused(ValueError):
@@ -166,8 +168,9 @@ class CheckReport:
 
     def __str__(self) -> str:
         head = f"{'problems' if self.problems else 'ok'}" + (f" (night {self.as_of})" if self.as_of else "")
-        return "\n".join([head, *(f"  problem: {p}" for p in self.problems),
-                          *(f"  warning: {w}" for w in self.warnings), *(f"  {f}" for f in self.facts)])
+        return "\n".join([head, *(f"  problem: {clip_quoted(p)}" for p in self.problems),
+                          *(f"  warning: {clip_quoted(w)}" for w in self.warnings),
+                          *(f"  {clip_quoted(f)}" for f in self.facts)])
 
 
 class SourceProblem(ValueError):
@@ -317,6 +320,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                             for p in mistaken_cells)  # every column's numbers, or every wide column's: said once
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
+    problems += empty_columns(pack.metrics, columns, snapshot.history, "\n".join(problems),
+                              lambda empty: _filled_somewhere(pack, empty))
     unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     joined = joined_tables(pack, night, counted, snapshot, reasons, mistaken_bounds,
@@ -486,6 +491,13 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
     return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)))
             for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
+
+
+def _filled_somewhere(pack: CriteriaPack, columns: list[str]) -> set[str]:
+    """Those of the main source's `columns` that some row in its scope fills, in any period (`cells.empty_columns`):
+    one pass over the typed rows."""
+    counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.cell(c)} IS NOT NULL" for c in columns])
+    return {c for c, n in zip(columns, counts, strict=True) if n}
 
 
 def _judged(found: list[Candidate]) -> list[Candidate]:

@@ -566,7 +566,8 @@ def unreadable(pack: CriteriaPack, exc: duckdb.Error) -> SourceError:
     lacking = f" ({Path(file.group(1)).name} lacks {column.group(1)!r})" if file and column else ""
     why = (f"the files it reads do not all have the same columns{lacking}: expected `union_by_name = true` in its "
            "`read_csv` or `read_parquet`, which reads each file's columns by name"
-           if _GLOBBED_APART in first else f"it does not give its rows ({reason}): expected a SELECT that runs")
+           if _GLOBBED_APART in first else f"it does not give its rows ({_not_converted(first) or reason}): expected "
+           "a SELECT that runs")
     return SourceFormatError(f"key `source.query`: got {src.query[:80]!r}; {why}")
 
 
@@ -856,6 +857,51 @@ _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
 _NO_COMPARE = re.compile(r"Cannot compare values of type (\w+) and type (\w+)")
+_NO_CONVERSION = re.compile(r"Could not convert string '(.*?)' to (\w+)(?: when casting from source column (\w+))?")
+_TYPE_WORDS = (
+    (re.compile(r"^(VARCHAR|STRING_LITERAL|TEXT|CHAR|BPCHAR)$"), "text"),
+    (re.compile(r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(8|16|32|64|128)?|INTEGER_LITERAL)$"), "a whole number"),
+    (re.compile(r"^(DOUBLE|FLOAT[48]?|REAL|DECIMAL.*|NUMERIC.*)$"), "a number"),
+    (re.compile(r"^DATE$"), "a date"),
+    (re.compile(r"^(TIMESTAMP.*|DATETIME)$"), "a timestamp"),
+    (re.compile(r"^(TIME|TIME WITH TIME ZONE)$"), "a time of day"),
+    (re.compile(r"^INTERVAL$"), "an interval"),
+    (re.compile(r"^BOOL(EAN)?$"), "true or false"),
+)
+"""DuckDB's type names (and its literals' `INTEGER_LITERAL`, `STRING_LITERAL`) in a user's words."""
+
+
+def _in_words(types: list[str]) -> str:
+    """DuckDB's types of an operation's arguments, in words: `text and a whole number` for `VARCHAR, INTEGER_LITERAL`
+    (a list, a struct, a type not named here: a value of that type, its name lower-cased)."""
+    words = [next((w for pattern, w in _TYPE_WORDS if pattern.match(t.strip().upper())),
+                  f"a {t.strip().split('(')[0].lower()} value") for t in types]
+    return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _types_unmatched(first: str) -> str | None:
+    """Why an operation does not take its arguments' types, in words, or None: DuckDB's "No function matches the
+    given name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts." (a date plus a
+    count of days, written as in a spreadsheet)."""
+    match = _NO_MATCH.search(first)
+    if match is None:
+        return None
+    types = [t for t in match.group(2).split(",") if t.strip()]
+    dated = any(t.strip().upper() in ("DATE", "TIMESTAMP") for t in types)
+    hint = " (a date plus days: `day + INTERVAL (n) DAY`)" if dated and match.group(1) in "+-" else ""
+    return (f"it applies `{match.group(1)}` to {_in_words(types) if types else 'no value'}, which it does not take: "
+            f"each to be cast to what the operation needs{hint}")
+
+
+def _not_converted(first: str) -> str | None:
+    """A cast of text the query makes that a cell does not take, in words, or None: DuckDB's "Could not convert
+    string 'Abilene' to INT32 when casting from source column city"."""
+    match = _NO_CONVERSION.search(first)
+    if match is None:
+        return None
+    column = f"column `{match.group(3)}`" if match.group(3) else "a text"
+    return (f"it casts {column} to {_in_words([match.group(2)])}, and a cell of it, {match.group(1)!r}, is none: "
+            "`TRY_CAST` makes such a cell empty")
 
 
 def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> str | None:
@@ -869,7 +915,9 @@ def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> 
              [compared.group(1), compared.group(2)] if compared else [])
     if "VARCHAR" not in types:
         return None
-    done = (f"it applies `{match.group(1)}` to text" if match else "it compares text with a value of another type")
+    words = _in_words(types)
+    done = f"it applies `{match.group(1)}` to {words}" if match else \
+        f"it compares {words.replace(' and ', ' with ', 1)}"
     names = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)}
     numeric: list[str] = []
     try:
@@ -886,11 +934,11 @@ def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> 
     except duckdb.Error:
         numeric = []
     if not numeric:
-        return (f"{done} ({', '.join(types)}): a column it names is stored as text, to be cast to what the "
+        return (f"{done}: a column it names is stored as text, to be cast to what the "
                 "operation needs (`CAST(x AS DATE)` for dates written as text, `TRY_CAST(x AS DOUBLE)` for numbers)")
     shown = ", ".join(f"`{c}`" for c in numeric[:3])
     return (f"{done}: {shown} {'is a column' if len(numeric) == 1 else 'are columns'} of numbers stored as text "
-            f"(VARCHAR) in the database: read {'its' if len(numeric) == 1 else 'their'} numbers with "
+            f"in the database: read {'its' if len(numeric) == 1 else 'their'} numbers with "
             f"`TRY_CAST({numeric[0]} AS DOUBLE)`, a cell that is no number then empty")
 
 
@@ -934,6 +982,8 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = f"it names a column `{column.group(1)}` that the tables it reads do not have"
     elif (texts := _text_as_numbers(con, first, query)) is not None:
         why = texts
+    elif (unmatched := _types_unmatched(first) or _not_converted(first)) is not None:
+        why = unmatched
     elif isinstance(exc, duckdb.ParserException) and _past_its_end(str(exc), query):
         why = "it is not valid SQL (a syntax error at its end, where it stops short: a WHERE with no condition, say)"
     elif isinstance(exc, duckdb.ParserException):

@@ -41,6 +41,7 @@ import numpy as np
 
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import times
 from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
@@ -399,8 +400,8 @@ def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
     """`latest_change` of each pair (before, now) at once: NaN where either is missing or not positive enough (the
     night's cross-section takes one per entity and column: tens of thousands on a wide night)."""
     positive = (before > 0).astype(float) + (now > 0).astype(float)
-    total = np.where(before > 0, before, 0.0) + np.where(now > 0, now, 0.0)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # (two values near the largest float overflow their sum: an infinite offset)
+        total = np.where(before > 0, before, 0.0) + np.where(now > 0, now, 0.0)
         offset = np.where(positive > 0, 0.01 * total / np.maximum(positive, 1.0), 1.0)
         offset = np.where(on_grid_each(before, 1.0) & on_grid_each(now, 1.0), np.maximum(offset, COUNT_OFFSET),
                           offset)
@@ -515,8 +516,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
         return f"{what} in {where} refused when read"
     if finding.rule == "out_of_range":
-        return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.0f} times "
-                "beyond every earlier value")
+        return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "
+                f"{times(finding.size or 0.0)} times beyond every earlier value")
     if finding.rule == "off_peers":
         return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: off the figure tonight's " \
             "entities carry alike"

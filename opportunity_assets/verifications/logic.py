@@ -56,6 +56,15 @@ def _close(a: float, b: float) -> bool:
 
 
 # ---- independent recomputation ---------------------------------------------------------------------------
+def _fsum(values: list[float]) -> float:
+    """An exact sum, as the scan's `fsum`: beyond the largest float it is infinite, as DuckDB's is (Python's own
+    raises "intermediate overflow", which failed the verification of a market with a median of 9e307)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return sum(values)
+
+
 def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: date,
                      drop_period: str | None = None) -> float | None:
     """A metric from raw rows, in plain Python. `drop_period` leaves one period out (sums keep their scale)."""
@@ -75,9 +84,9 @@ def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: da
         return None
     values = [v for _, v in cells]
     if spec.agg == "sum":  # with a period left out: as if it had been the average of the others
-        return math.fsum(values) * ((len(values) + 1) / len(values) if drop_period else 1.0)
+        return _fsum(values) * ((len(values) + 1) / len(values) if drop_period else 1.0)
     if spec.agg == "avg":
-        return math.fsum(values) / len(values)
+        return _fsum(values) / len(values)
     if spec.agg == "min":
         return min(values)
     if spec.agg == "max":

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from opportunity_assets.formatting import significant
+from opportunity_assets.formatting import percent_change, significant
 from opportunity_assets.periods import Grain
 from opportunity_assets.records import Candidate, DataFinding
 
@@ -207,7 +207,7 @@ def format_number(value: float) -> str:
 
 
 def as_percent(change: float) -> str:
-    return f"{math.expm1(change):+.0%}"
+    return percent_change(math.expm1(change))
 
 
 def period_span(periods: Sequence[str]) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from opportunity_assets.formatting import percent_change, times
 from opportunity_assets.verifications.integrity_spec import IntegritySpec
 from opportunity_assets.verifications.series import (
     MIN_SAMPLE,
@@ -403,7 +404,7 @@ def out_of_range(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> No
         return
     far = far * needed
     value, high = float(raw[t]), over[t] >= under[t]
-    side = f"{far[t]:.0f} times the largest" if high else f"1/{far[t]:.0f} of the smallest positive"
+    side = f"{times(far[t])} times the largest" if high else f"1/{times(far[t])} of the smallest positive"
     found.add("out_of_range", rule.effect, column, [t], value, float(far[t]),
               f"{column} {format_number(value)} in {series.periods[t]} is {side} of its {int(seen[t])} earlier values "
               f"since {series.periods[0]} ({format_number(float(top[t] if high else bottom[t]))}"
@@ -416,5 +417,5 @@ def _moved(raw: np.ndarray, t: int) -> str:
     offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
     before, now = float(raw[t - 1]), float(raw[t])
     if before > 0 and now >= 0:
-        return f"moved {now / before - 1:+.0%}"
+        return f"moved {percent_change(now / before - 1)}"
     return f"moved from {format_number(before)}"

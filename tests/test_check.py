@@ -142,6 +142,34 @@ def test_two_digit_years_among_years_in_full_are_named(tmp_path: Path) -> None:
     assert not [p for p in check_pack(pack, today=TODAY).problems if "year_column" in p]
 
 
+def test_two_digit_years_read_by_a_pattern_of_percent_capital_y_are_named(tmp_path: Path) -> None:
+    """Trial 60: HHS breach reports dated `10/21/09` with `period_format: '%m/%d/%Y'`: strptime's `%Y` took `09` as
+    the year 9, every row dated in the first century, and check said ok (night 0015-04-10). Years of two digits
+    among years in full (`10/21/09` beside `10/21/2009`) were read so silently too, in no night's window."""
+    rows = [["a", f"{m}/15/{y:02d}", 1] for y in (9, 10) for m in range(1, 13)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "amount"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "period_format": "%m/%d/%Y",
+              "grain": "quarter", "aggregates": {"level": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert check_pack(pack, today=TODAY).problems == [
+        "key `source.period_format`: got '%m/%d/%Y' for column 'when'; `%Y` reads every year it holds as below 100 "
+        "(e.g. ['1/15/09', '1/15/10', '10/15/09']), the first century's: years of two digits: expected '%m/%d/%y' "
+        "(`%y`, a year of two digits, reads each as the latest year of those digits not after this one)"]
+    _csv(tmp_path / "e.csv", ["id", "when", "amount"], rows + [["a", f"{m}/15/2011", 1] for m in range(1, 13)])
+    assert check_pack(pack, as_of=date(2012, 3, 31), today=TODAY).problems[0] == (
+        "key `source.period_format`: got '%m/%d/%Y' for column 'when'; `%Y` reads some of its years as below 100 "
+        "(e.g. ['1/15/09', '1/15/10', '10/15/09']) beside years written in full (e.g. ['1/15/2011', "
+        "'10/15/2011']), and none from 100 to 1799: years of two digits among full ones, their rows read in the "
+        "first century, in no night's window: expected `period_format: ['%m/%d/%y', '%m/%d/%Y']`, the two-digit "
+        "years' pattern first (`%y`, a year of two digits, reads each as the latest year of those digits not after "
+        "this one)")
+    # the pattern it names reads them all, in their own years
+    pack = _pack(tmp_path, {**source, "period_format": ["%m/%d/%y", "%m/%d/%Y"]}, _LEVELS)
+    report = check_pack(pack, as_of=date(2012, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert read_snapshot(pack, date(2012, 3, 31), today=TODAY).history["period"].min() == date(2009, 1, 1)
+
+
 def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
     """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
     look-ahead that `check` called ok."""

@@ -816,11 +816,11 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
-_QUIET_CHANCE = 0.01
+QUIET_CHANCE = 0.01
 """Least chance, at the feed's own rate of events, of a run of periods without any entity's event for an events
 source to read them as periods of no event (`panel_sql`): below it the silence is an outage or a stop, not a fact
 (a gap in the run, and no latest period after the feed's latest event)."""
-_RATE_PERIODS = 8
+RATE_PERIODS = 8
 """Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
 
 
@@ -849,7 +849,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
     zero = {"count", "sum", "count_distinct"}
     # ... unless no entity had one in a run of periods the feed's own rate before it makes improbable
-    # (`_QUIET_CHANCE`): a month a field study did not trap is no month of zero captures, but a gap on every plot.
+    # (`QUIET_CHANCE`): a month a field study did not trap is no month of zero captures, but a gap on every plot.
     filled = ", ".join(f"CASE WHEN o.__outage THEN NULL ELSE coalesce(e.{_q(n)}, 0.0) END AS {_q(n)}"
                        if s.agg in zero else f"e.{_q(n)}" for n, s in src.aggregates.items())
     step = f"INTERVAL 1 {grain.name.upper()}"
@@ -860,13 +860,13 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     empty = f"least({lagged}, r.__reached)"
     beyond = f"({grain.sql_end(f'__latest + {step} * (__longest + 1)')} + INTERVAL ({src.publication_lag_days}) DAY)"
     # The grid runs past the latest period with an event into the periods the lag rule knows, where a run that long
-    # without any entity's event is a chance the feed's own rate allows (`_QUIET_CHANCE`): London's murders, ~2.7 a
+    # without any entity's event is a chance the feed's own rate allows (`QUIET_CHANCE`): London's murders, ~2.7 a
     # week, have a week without one 7% of the time, a week of zeros; a field study trapping ~116 animals a month
     # never has a month without one by chance (a month not trapped), nor has a feed that stopped: its night stays at
     # its latest event, and the check says how far behind it is. The rate is the events of the feed's latest year of
-    # periods (at least `_RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
+    # periods (at least `RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
     # 51's fix read later rows to learn that the feed went on: reverted).
-    recent = max(grain.per_year, _RATE_PERIODS)
+    recent = max(grain.per_year, RATE_PERIODS)
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -891,11 +891,11 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                 SELECT {PERIOD}, count(*) OVER (PARTITION BY __run) AS __length,
                        first_value(__rate) OVER (PARTITION BY __run ORDER BY {PERIOD}) AS __before
                 FROM runs WHERE __n = 0)
-            WHERE exp(-__before * __length) < {_QUIET_CHANCE}
+            WHERE exp(-__before * __length) < {QUIET_CHANCE}
         ),
         quiet AS (
             SELECT max({PERIOD}) AS __latest,
-                   least({recent}, floor({math.log(1 / _QUIET_CHANCE)} / avg(__n))::INTEGER) AS __longest
+                   least({recent}, floor({math.log(1 / QUIET_CHANCE)} / avg(__n))::INTEGER) AS __longest
             FROM (SELECT {PERIOD}, __n FROM feed ORDER BY {PERIOD} DESC LIMIT {recent})
         ),
         spans AS (

@@ -22,3 +22,7 @@ def main() -> int:
             raise
         print(f"opportunity: {STOPPED}", file=sys.stderr)
         return INTERRUPTED
+
+
+if __name__ == "__main__":  # (`python -m opportunity_assets.command`: trial 60's did nothing, exit 0)
+    sys.exit(main())

@@ -142,6 +142,34 @@ def test_two_digit_years_among_years_in_full_are_named(tmp_path: Path) -> None:
     assert not [p for p in check_pack(pack, today=TODAY).problems if "year_column" in p]
 
 
+def test_two_digit_years_read_by_a_pattern_of_percent_capital_y_are_named(tmp_path: Path) -> None:
+    """Trial 60: HHS breach reports dated `10/21/09` with `period_format: '%m/%d/%Y'`: strptime's `%Y` took `09` as
+    the year 9, every row dated in the first century, and check said ok (night 0015-04-10). Years of two digits
+    among years in full (`10/21/09` beside `10/21/2009`) were read so silently too, in no night's window."""
+    rows = [["a", f"{m}/15/{y:02d}", 1] for y in (9, 10) for m in range(1, 13)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "amount"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "period_format": "%m/%d/%Y",
+              "grain": "quarter", "aggregates": {"level": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert check_pack(pack, today=TODAY).problems == [
+        "key `source.period_format`: got '%m/%d/%Y' for column 'when'; `%Y` reads every year it holds as below 100 "
+        "(e.g. ['1/15/09', '1/15/10', '10/15/09']), the first century's: years of two digits: expected '%m/%d/%y' "
+        "(`%y`, a year of two digits, reads each as the latest year of those digits not after this one)"]
+    _csv(tmp_path / "e.csv", ["id", "when", "amount"], rows + [["a", f"{m}/15/2011", 1] for m in range(1, 13)])
+    assert check_pack(pack, as_of=date(2012, 3, 31), today=TODAY).problems[0] == (
+        "key `source.period_format`: got '%m/%d/%Y' for column 'when'; `%Y` reads some of its years as below 100 "
+        "(e.g. ['1/15/09', '1/15/10', '10/15/09']) beside years written in full (e.g. ['1/15/2011', "
+        "'10/15/2011']), and none from 100 to 1799: years of two digits among full ones, their rows read in the "
+        "first century, in no night's window: expected `period_format: ['%m/%d/%y', '%m/%d/%Y']`, the two-digit "
+        "years' pattern first (`%y`, a year of two digits, reads each as the latest year of those digits not after "
+        "this one)")
+    # the pattern it names reads them all, in their own years
+    pack = _pack(tmp_path, {**source, "period_format": ["%m/%d/%y", "%m/%d/%Y"]}, _LEVELS)
+    report = check_pack(pack, as_of=date(2012, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert read_snapshot(pack, date(2012, 3, 31), today=TODAY).history["period"].min() == date(2009, 1, 1)
+
+
 def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
     """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
     look-ahead that `check` called ok."""
@@ -2736,6 +2764,43 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     mondays = [[e, f"{d.isoformat()}T10:00:00Z", 1] for d in days if d.weekday() == 0 for e in "abc"]
     sparse = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], mondays)}
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
+
+
+def test_events_ending_improbably_early_in_their_latest_period_are_a_warning_though_the_period_before_ended_quiet(
+        tmp_path: Path) -> None:
+    """Trial 60: HHS breach reports, ~0.7 a day, end on 2015-02-26, 33 days before 2015-Q1 ends, its 25 reports
+    read as a quarter's beside ~70 before (every state's growth down, no one to act on), and check said ok: the
+    reports had stopped on 2014-12-15 too, 16 days before 2014-Q4 ended, so the test that the period before was
+    filled to its end did not hold. A silence at the latest period's end longer than the one before it by as many
+    days as the feed's own rate makes a chance below 1% is an extract's end too; events dated on the first day of
+    each month, read by the quarter, end each quarter alike and are not."""
+    from datetime import timedelta
+
+    def day(n: int) -> date:
+        return date(2013, 1, 1) + timedelta(days=n)
+
+    until = {date(2014, 12, 15), date(2015, 2, 26)}
+    days = [d for n in range(0, 800) if (d := day(n)) <= date(2015, 2, 26)
+            and not date(2014, 12, 15) < d < date(2015, 1, 1)]
+    assert max(days) in until
+    rows = [["a" if i % 2 else "b", d.isoformat(), 1] for i, d in enumerate(days)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
+              "grain": "quarter", "period_column": "when", "publication_lag_days": 10,
+              "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+
+    def cut_short(pack: Any, as_of: date) -> list[str]:
+        return [w for w in check_pack(pack, as_of=as_of, today=TODAY).warnings if w.startswith("key `source.path`")]
+
+    assert cut_short(_pack(tmp_path, source, metrics), date(2015, 4, 10)) == [
+        f"key `source.path`: source file {tmp_path / 'e.csv'}: its events end on 2015-02-26, 33 of the 90 days of "
+        "the latest period 2015-Q1 before it ends (2015-03-31), 17 days longer than 2014-Q4's silence at its end, "
+        "a chance below 1% at the feed's rate over the 8 quarters before (714 events, 0.98 a day): 2015-Q1's "
+        "counts and sums are a part of it, read as a drop (an extract's end, a file cut short?): expected a night "
+        "whose latest period the rows fill, one before 2015-Q1 is published (`--as-of` before 2015-04-10)"]
+    monthly = [[e, f"{y}-{m:02d}-01", 1] for y in (2013, 2014) for m in range(1, 13) for e in "ab"]
+    firsts = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], monthly)}
+    assert cut_short(_pack(tmp_path, firsts, metrics), date(2015, 1, 10)) == []
 
 
 def test_the_default_night_is_not_the_one_that_publishes_a_period_cut_short(tmp_path: Path) -> None:

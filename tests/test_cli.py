@@ -552,6 +552,17 @@ def test_the_installed_command_is_the_entry_that_tells_a_stop() -> None:
     assert 'opportunity = "opportunity_assets.command:main"' in text
 
 
+def test_the_command_module_run_by_python_dash_m_runs_the_command() -> None:
+    """Trial 60: `python -m opportunity_assets.command check --criteria PACK` (the entry the installed command
+    runs, from a checkout without the console script) printed nothing and exited 0: the module had no `__main__`
+    block, so no check was made and none said so. It runs the command, as `python -m opportunity_assets.cli`
+    does."""
+    done = subprocess.run([sys.executable, "-m", "opportunity_assets.command", "check", "--criteria", "nowhere.yaml"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "CI": "1"})
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.startswith("opportunity: criteria file "), done.stderr
+
+
 def test_a_stop_is_told_from_other_errors_by_what_raised_it() -> None:
     """Ctrl-C, a stop signal, DuckDB's interrupted query, and Dagster's interruption raised outside a step are a
     user's stop; any other error is not, and keeps its own message."""

@@ -787,6 +787,28 @@ def test_check_says_a_period_pattern_most_rows_do_not_parse_with(tmp_path: Path)
                         "parses them"]
 
 
+def test_us_dates_of_two_digit_years_are_no_iso_dates(tmp_path: Path) -> None:
+    """Trial 60: HHS breach reports dated `10/1/09` (month, day, two-digit year) with no `period_format`: DuckDB's
+    cast reads such text as year, month, day, so `10/1/09` was 9 January of the year 10, every row a January of the
+    years 1 to 12, and check told `grain: year`; `10/21/09` beside them made the night 0013-01-10. Only text that
+    starts with a year of four digits is read as ISO: the rest is no date, and check names the pattern that reads
+    it."""
+    rows = [["a", f"{m}/1/{y:02d}", 1] for y in (9, 10) for m in range(1, 13)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "amount"], rows)
+    pack = _pack(tmp_path, {"path": name, "shape": "events", "period_column": "when", "grain": "quarter",
+                            "aggregates": {"level": {"agg": "count"}}}, _LEVELS)
+    problems = check_pack(pack, today=TODAY).problems
+    assert problems == [
+        "key `source.period_column`: got 'when'; its values are not dates (e.g. ['1/1/09', '1/1/10', '10/1/09']): "
+        "expected a column of dates (ISO dates or timestamps, 2015-07, 2015 Q3, 1991 W06, a bare year), or "
+        "`period_format` naming how the dates are written ('%m/%d/%y' or '%d/%m/%y' parses them (these values do "
+        "not tell day from month: the first is month-first))"]
+    for cell in ("10-1-09", "9-12", "1/5/10 13:45"):
+        _csv(tmp_path / "e.csv", ["id", "when", "amount"], [["a", cell, 1], ["a", "2010-01-05", 1]])
+        snapshot = read_snapshot(pack, date(2010, 6, 30), today=TODAY)
+        assert snapshot.quarantined["reason"].to_list() == [f"period unparseable: when={cell}"], cell
+
+
 def test_check_says_a_period_pattern_over_bare_years_needs_none(tmp_path: Path) -> None:
     """Trial 27: `period_format: '%Y-%m'` over a column of years, `1970`: every row quarantined, and check named no
     way on ("expected a pattern that parses every row's period")."""

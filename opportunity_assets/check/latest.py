@@ -4,6 +4,7 @@ before the periods do. Each is one line naming the pack key."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from datetime import date, timedelta
 
@@ -14,6 +15,7 @@ from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.probes import (
     latest_by_period,
+    rows_matching,
 )
 from opportunity_assets.sources.spec import (
     SourceSpec,
@@ -49,17 +51,43 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
         return []
     days = (grain.end(anchor) - anchor).days + 1
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
-    if short < max(1.0, CUT_SHORT * days) or before > CUT_SHORT * ((grain.end(previous) - previous).days + 1):
+    if short < max(1.0, CUT_SHORT * days):
+        return []
+    if before <= CUT_SHORT * ((grain.end(previous) - previous).days + 1):
+        why = f"though they reach the end of {grain.label(previous)}"
+    elif (improbable := _silence_improbable(pack, night, anchor, short - before)) is not None:
+        why = f"{short - before} days longer than {grain.label(previous)}'s silence at its end, {improbable}"
+    else:
         return []
     where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
     key = _source_key(src)
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
     return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
-            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), though they reach the end of "
-            f"{grain.label(previous)}: {grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
+            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), {why}: "
+            f"{grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
             f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
             f"before {grain.label(anchor)} is published{published}"]
+
+
+def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: int) -> str | None:
+    """A clause saying that a silence `longer` days longer at the latest period's end than at the end of the period
+    before is a chance below `shapes.QUIET_CHANCE` at the feed's own rate of events a day over the periods before
+    the latest (a year's, at least `shapes.RATE_PERIODS`: as a silence inside the history is judged), or None.
+    Trial 60: HHS breach reports, ~0.7 a day, stopped 16 days before 2014-Q4 ended and 33 before 2015-Q1 did; the
+    test that the period before was filled to its end did not hold, and 2015-Q1's 25 reports were read as a
+    quarter's. Events that end each period alike (dated on each month's first day, read by the quarter) are not."""
+    grain = pack.grain
+    recent = max(grain.per_year, shapes.RATE_PERIODS)
+    start = grain.back(anchor, recent)
+    (events,) = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}' AND "
+                                     f"{shapes.PERIOD} >= DATE '{start.isoformat()}' AND "
+                                     f"{shapes.PERIOD} < DATE '{anchor.isoformat()}'"])
+    rate = events / max(1, (anchor - start).days)
+    if longer <= 0 or math.exp(-rate * longer) >= shapes.QUIET_CHANCE:
+        return None
+    return (f"a chance below {shapes.QUIET_CHANCE:.0%} at the feed's rate over the {recent} {grain.name}s before "
+            f"({events:,} events, {rate:.2g} a day)")
 
 
 def _latest_period_unfinished(pack: CriteriaPack, night: date, anchor: date) -> str | None:

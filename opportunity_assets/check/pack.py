@@ -107,6 +107,7 @@ from opportunity_assets.check.periods import (
     periods_unparsed,
     published_unparsed,
     two_digit_years,
+    two_digit_years_by_pattern,
     undated_at_fault,
     unix_time_of_no_time,
 )
@@ -278,6 +279,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             starts = None  # (a month grain over quarters: `grain_finer_than_rows` says so, with the rows' step)
         problems = before_the_night(pack, counted)
         problems += [p for within, _ in pack.source.keyed if (p := two_digit_years(pack, within)) is not None]
+        problems += [p for within, _ in pack.source.keyed
+                     if (p := two_digit_years_by_pattern(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]

@@ -278,6 +278,38 @@ def two_digit_years(pack: CriteriaPack, within: str) -> str | None:
             "in full, such as 1963 or 1963.0")
 
 
+def two_digit_years_by_pattern(pack: CriteriaPack, within: str) -> str | None:
+    """A `period_format` whose `%Y` reads years of two digits (`10/21/09` by `'%m/%d/%Y'` is 21 October of the year
+    9), or None: strptime's `%Y` takes a year of any number of digits, so every such row is dated in the first
+    century and check said ok, the night 0015-04-10 (trial 60: HHS breach reports). Every dated year below 100, or
+    some beside years from 1800 on and none between, as `two_digit_years` judges a year column: the key, with
+    examples and the pattern of `%y` that reads them (before the patterns of `%Y`, where full years are written
+    too)."""
+    src = spec_at(pack, within)
+    patterns = src.period_patterns
+    if src.period_column is None or not any("%Y" in p for p in patterns):
+        return None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    year = f"year({shapes.PERIOD})"
+    low = commonest_values(pack, within, shapes.written(src.period_column), f"{dated} AND {year} < 100")
+    if not low:
+        return None
+    said = f"key `{within}.period_format`: got {src.period_format!r} for column {src.period_column!r}"
+    two_digits = [p.replace("%Y", "%y") for p in patterns if "%Y" in p]
+    read = "`%y`, a year of two digits, reads each as the latest year of those digits not after this one"
+    if commonest_values(pack, within, year, f"{dated} AND {year} >= 100", 1):
+        if commonest_values(pack, within, year, f"{dated} AND {year} >= 100 AND {year} < {FIRST_NIGHT.year}", 1):
+            return None
+        full = commonest_values(pack, within, shapes.written(src.period_column), f"{dated} AND {year} >= 100", 2)
+        return (f"{said}; `%Y` reads some of its years as below 100 (e.g. {low}) beside years written in full (e.g. "
+                f"{full}), and none from 100 to {FIRST_NIGHT.year - 1}: years of two digits among full ones, their "
+                f"rows read in the first century, in no night's window: expected `period_format: "
+                f"{[*two_digits, *patterns]}`, the two-digit years' pattern first ({read})")
+    wanted = two_digits[0] if isinstance(src.period_format, str) else [p.replace("%Y", "%y") for p in patterns]
+    return (f"{said}; `%Y` reads every year it holds as below 100 (e.g. {low}), the first century's: years of two "
+            f"digits: expected {wanted!r} ({read})")
+
+
 def not_years(pack: CriteriaPack, within: str) -> str:
     """Year (and month, day) columns no row of which dates a period: two-digit years (`63` for 1963), dates or
     timestamps in the year column, months that are names. The key whose values fail, with examples; a date column

@@ -172,8 +172,18 @@ def _iso_week_sql(text: str) -> str:
 def _moment_sql(text: str, zoned: bool) -> str:
     """SQL for the TIMESTAMP an ISO date or timestamp text names, or NULL. `zoned` (a pack's `time_zone`, the
     session's zone): an offset it carries (`+10:00`, `Z`) is turned into the zone's wall-clock time; else the time
-    is read as written, its offset dropped."""
-    return f"try_cast({text} AS TIMESTAMPTZ)::TIMESTAMP" if zoned else f"try_cast({text} AS TIMESTAMP)"
+    is read as written, its offset dropped. Only text that starts with a year of four digits, as ISO writes it
+    (`_iso_year`)."""
+    cast = f"try_cast({text} AS TIMESTAMPTZ)::TIMESTAMP" if zoned else f"try_cast({text} AS TIMESTAMP)"
+    return _iso_year(text, cast)
+
+
+def _iso_year(text: str, parsed: str) -> str:
+    """`parsed`, a reading of `text` without a pattern, where the text starts with a year of four digits, else
+    NULL: DuckDB's cast also reads a year of one or two digits first, so a US date of a two-digit year, `10/1/09`,
+    was 9 January of the year 10 and `9-12` December of the year 9 (trial 60: HHS breach reports read in Januaries
+    of the first century, check telling `grain: year`), where no pattern was given to say so."""
+    return f"(CASE WHEN regexp_matches({text}, '^[0-9]{{4}}') THEN {parsed} END)"
 
 
 def date_sql(column: str, pattern: str | list[str] | None = None, zoned: bool = False) -> str:
@@ -185,7 +195,8 @@ def date_sql(column: str, pattern: str | list[str] | None = None, zoned: bool = 
     if pattern is not None:
         parsed = f"{_strptime_sql(t, pattern)}::DATE"
     else:
-        parsed = (f"coalesce({_moment_sql(t, zoned)}::DATE, try_strptime({t}, '%Y-%m')::DATE, "
+        month = _iso_year(t, f"try_strptime({t}, '%Y-%m')")
+        parsed = (f"coalesce({_moment_sql(t, zoned)}::DATE, {month}::DATE, "
                   f"CASE WHEN regexp_matches({t}, '^[0-9]{{4}} ?-? ?[Qq][1-4]$') "
                   f"THEN make_date(left({t}, 4)::INTEGER, (right({t}, 1)::INTEGER - 1) * 3 + 1, 1) END, "
                   f"CASE WHEN regexp_matches({t}, '^[Qq][1-4] ?-? ?[0-9]{{4}}$') "
@@ -805,11 +816,11 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
 
 
-_QUIET_CHANCE = 0.01
+QUIET_CHANCE = 0.01
 """Least chance, at the feed's own rate of events, of a run of periods without any entity's event for an events
 source to read them as periods of no event (`panel_sql`): below it the silence is an outage or a stop, not a fact
 (a gap in the run, and no latest period after the feed's latest event)."""
-_RATE_PERIODS = 8
+RATE_PERIODS = 8
 """Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
 
 
@@ -838,7 +849,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # No event in a period is a fact, not a gap: counts and sums are 0, the rest has no value.
     zero = {"count", "sum", "count_distinct"}
     # ... unless no entity had one in a run of periods the feed's own rate before it makes improbable
-    # (`_QUIET_CHANCE`): a month a field study did not trap is no month of zero captures, but a gap on every plot.
+    # (`QUIET_CHANCE`): a month a field study did not trap is no month of zero captures, but a gap on every plot.
     filled = ", ".join(f"CASE WHEN o.__outage THEN NULL ELSE coalesce(e.{_q(n)}, 0.0) END AS {_q(n)}"
                        if s.agg in zero else f"e.{_q(n)}" for n, s in src.aggregates.items())
     step = f"INTERVAL 1 {grain.name.upper()}"
@@ -849,13 +860,13 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     empty = f"least({lagged}, r.__reached)"
     beyond = f"({grain.sql_end(f'__latest + {step} * (__longest + 1)')} + INTERVAL ({src.publication_lag_days}) DAY)"
     # The grid runs past the latest period with an event into the periods the lag rule knows, where a run that long
-    # without any entity's event is a chance the feed's own rate allows (`_QUIET_CHANCE`): London's murders, ~2.7 a
+    # without any entity's event is a chance the feed's own rate allows (`QUIET_CHANCE`): London's murders, ~2.7 a
     # week, have a week without one 7% of the time, a week of zeros; a field study trapping ~116 animals a month
     # never has a month without one by chance (a month not trapped), nor has a feed that stopped: its night stays at
     # its latest event, and the check says how far behind it is. The rate is the events of the feed's latest year of
-    # periods (at least `_RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
+    # periods (at least `RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
     # 51's fix read later rows to learn that the feed went on: reverted).
-    recent = max(grain.per_year, _RATE_PERIODS)
+    recent = max(grain.per_year, RATE_PERIODS)
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -880,11 +891,11 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
                 SELECT {PERIOD}, count(*) OVER (PARTITION BY __run) AS __length,
                        first_value(__rate) OVER (PARTITION BY __run ORDER BY {PERIOD}) AS __before
                 FROM runs WHERE __n = 0)
-            WHERE exp(-__before * __length) < {_QUIET_CHANCE}
+            WHERE exp(-__before * __length) < {QUIET_CHANCE}
         ),
         quiet AS (
             SELECT max({PERIOD}) AS __latest,
-                   least({recent}, floor({math.log(1 / _QUIET_CHANCE)} / avg(__n))::INTEGER) AS __longest
+                   least({recent}, floor({math.log(1 / QUIET_CHANCE)} / avg(__n))::INTEGER) AS __longest
             FROM (SELECT {PERIOD}, __n FROM feed ORDER BY {PERIOD} DESC LIMIT {recent})
         ),
         spans AS (

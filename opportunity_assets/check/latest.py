@@ -77,6 +77,8 @@ def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: i
     Trial 60: HHS breach reports, ~0.7 a day, stopped 16 days before 2014-Q4 ended and 33 before 2015-Q1 did; the
     test that the period before was filled to its end did not hold, and 2015-Q1's 25 reports were read as a
     quarter's. Events that end each period alike (dated on each month's first day, read by the quarter) are not."""
+    if longer <= 0:
+        return None
     grain = pack.grain
     recent = max(grain.per_year, shapes.RATE_PERIODS)
     start = grain.back(anchor, recent)
@@ -84,7 +86,7 @@ def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: i
                                      f"{shapes.PERIOD} >= DATE '{start.isoformat()}' AND "
                                      f"{shapes.PERIOD} < DATE '{anchor.isoformat()}'"])
     rate = events / max(1, (anchor - start).days)
-    if longer <= 0 or math.exp(-rate * longer) >= shapes.QUIET_CHANCE:
+    if math.exp(-rate * longer) >= shapes.QUIET_CHANCE:
         return None
     return (f"a chance below {shapes.QUIET_CHANCE:.0%} at the feed's rate over the {recent} {grain.name}s before "
             f"({events:,} events, {rate:.2g} a day)")

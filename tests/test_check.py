@@ -4111,3 +4111,19 @@ def test_a_few_large_figures_written_grouped_are_a_problem_when_an_entity_loses_
         in problem, problem
     assert problems("1,234", other="5 feet") == []  # grouped cells among other text: that text's facts
     assert problems("1234") == []
+
+
+def test_a_joined_tables_refused_rows_after_the_sources_latest_period_are_not_its_latest_rows(tmp_path: Path) -> None:
+    """Trial 61: World Bank figures to 2020, joined to vehicle production to 2019 by a publication column of bare
+    years (a problem naming `source.join.0.published_column`), were also told "source file mvprod.parquet: every row
+    of its latest 1 year published, 2020, is quarantined (join wbd: source rows ...), so the night's latest period is
+    2019": the source has no 2020, and a joined table's rows never move its latest period."""
+    rows = [["a", f"1960-{m:02d}", 100 + m] for m in range(1, 13)]
+    joined = [*([["a", f"1960-{m:02d}", "1961-01-05", 5 + m] for m in range(1, 13)]), ["a", "1961-01", "1961", 20]]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"], "publication_lag_days": 20,
+              "join": [{"path": _csv(tmp_path / "j.csv", ["id", "month", "known", "rate"], joined),
+                        "entity_id": "id", "period_column": "month", "published_column": "known",
+                        "columns": ["rate"]}]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings

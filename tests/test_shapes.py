@@ -2635,3 +2635,20 @@ def test_an_entity_of_no_event_for_years_is_not_judged_though_its_counts_read_ze
     assert not by_id["rare"].gone and by_id["rare"].went_on  # one event ten months back: judged, 0 tonight
     assert report.notes == ["1 entity has no event in the night's latest 15 months (the metrics' windows and a year "
                             "before them): the source no longer records it, and it was not judged: old"]
+
+
+def test_a_panel_row_published_before_its_period_ends_is_unseen_until_the_period_ends(tmp_path: Path) -> None:
+    """Trial 61: in vintages of a national-accounts panel (Penn World Table), a few rows of 2016 dated 2016-03-01,
+    before the year they describe ended: the night of 2016-06-30 read 2016 as its latest period, from 3% of the
+    rows (too few for check's look-ahead problem), and told every window a year back that "no entity has a row in
+    2015 (perhaps a period the source skips)", 2015 being published on 2016-07-01. A panel's row is now read from
+    its period's last day at the earliest, as a snapshot's is from its moment."""
+    rows = [[region, str(year), f"{year + 1}-07-01", 10.0 + year - 2010]
+            for year in range(2010, 2016) for region in ("metro", "coast", "inner", "outback")]
+    rows.append(["metro", "2016", "2016-03-01", 99.0])
+    source = {"path": _csv(tmp_path / "v.csv", ["id", "year", "published", "gdp"], rows), "grain": "year",
+              "year_column": "year", "published_column": "published", "columns": ["gdp"]}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "last", "column": "gdp", "window": [0, 0]}})
+    assert _history(pack, date(2016, 6, 30), "metro")[-1] == ("2014-01-01", 0, 14.0)
+    assert _history(pack, date(2016, 12, 31), "metro")[-1] == ("2016-01-01", 0, 99.0)
+    assert check_pack(pack, date(2016, 6, 30), today=TODAY).problems == []

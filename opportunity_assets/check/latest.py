@@ -10,6 +10,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
+from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import describe_location
@@ -155,7 +156,10 @@ def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, qu
     if anchor is None or not quarantined.height:
         return []
     later = quarantined.filter((pl.col("period") > anchor) & (pl.col("period") <= night)
-                               & ~pl.col("reason").str.starts_with("period after today")).sort("source_row")
+                               & ~pl.col("reason").str.starts_with("period after today")
+                               # a joined table's rows never move the source's latest period (trial 61)
+                               & pl.col("reason").map_elements(lambda r: joined_reason(r) is None,
+                                                               return_dtype=pl.Boolean)).sort("source_row")
     if not later.height:
         return []
     grain, src = pack.grain, pack.source

@@ -282,9 +282,10 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     dated = f"{scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL"
     seen = f"{dated} AND {published} <= $as_of::DATE"
     observed = shapes.observed_first(spec)  # rows published before they happened, else before their period ends
+    given = "__published_given" if shapes.period_end_first(spec) else published  # (read from the period's end)
     early = f"{seen} AND __published_given < {shapes.OBSERVED}" if observed else \
-        f"{seen} AND {published} < {pack.grain.sql_end(period)}"
-    example = f"[{shapes.OBSERVED}, __published_given]" if observed else f"[{period}, {published}]"
+        f"{seen} AND {given} < {pack.grain.sql_end(period)}"
+    example = f"[{shapes.OBSERVED}, __published_given]" if observed else f"[{period}, {given}]"
     conditions = shapes.numeric_conditions(spec)
     texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope} AND "
                     f"try_cast({_q(column)} AS DOUBLE) IS NULL) AS __texts_{i}, count({_q(column)}) FILTER (WHERE "

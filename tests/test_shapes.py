@@ -424,6 +424,10 @@ def test_a_row_published_after_today_is_quarantined_with_its_date(tmp_path: Path
     assert snapshot.quarantined["reason"].to_list() == [
         "published after today: released 2030-04-20 has not come yet (today 2026-12-01)"]
     assert _history(pack, date(2015, 3, 1), "b") == [("2015-01-01", 0, 7.0)]
+    # trial 61: the earlier vintage, published, stands; the refused one blanked it on every night
+    found, _ = scan(pack, date(2015, 3, 1), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
 
 
 def _weighings(tmp_path: Path, rows: list[list[Any]]) -> CriteriaPack:

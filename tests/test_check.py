@@ -4127,3 +4127,35 @@ def test_a_joined_tables_refused_rows_after_the_sources_latest_period_are_not_it
                         "columns": ["rate"]}]}
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1961, 1, 31), today=TODAY)
     assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings
+
+
+def test_revisions_read_without_published_column_name_it(tmp_path: Path) -> None:
+    """Trial 61: country figures with their revisions, each row dated by a `released` column the pack did not read,
+    were each refused as a duplicated key ("quarantined for: duplicated key"), the revised years gaps, and check said
+    ok. A column of dates that tells the rows of (nearly) every duplicated key apart, each on or after its period,
+    is named for `published_column`; read by it, the revisions are vintages and check says ok."""
+    rows = [[e, y, f"{y + 1}-03-01", 10 + k + y % 7] for k, e in enumerate("abcdef") for y in range(2000, 2010)]
+    rows += [[e, y, f"{y + 2}-03-01", 50] for e in "ab" for y in (2006, 2007)]  # revised a year later
+    source = {"path": _csv(tmp_path / "r.csv", ["id", "year", "released", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 3]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2010, 6, 30)) == [
+        "key `source.published_column`: not set; 8 rows share an entity and a year with another row, each refused as "
+        "a duplicated key, and column 'released' dates them apart in 4 of the 4 keys (e.g. '2007-03-01' and "
+        "'2008-03-01'): a figure and its revisions, each dated by its release? expected `published_column: "
+        "released`, which reads on each night the latest revision known by it"]
+    assert _problems(_pack(tmp_path, {**source, "published_column": "released"}, metrics), date(2010, 6, 30)) == []
+    rows = [[e, y, "2011-01-01", 5] for e, y, _, _ in rows]  # one date for all: no release tells them apart
+    assert not any("published_column" in p for p in _problems(
+        _pack(tmp_path, {**source, "path": _csv(tmp_path / "r.csv", ["id", "year", "released", "level"], rows)},
+              metrics), date(2010, 6, 30)))
+
+
+def test_a_join_of_ids_of_another_kind_is_told_before_its_duplicated_keys(tmp_path: Path) -> None:
+    """Trial 61: World Bank figures by ISO code joined to production by country name, two rows of `cze` in one year
+    among them, were told first "duplicated keys" of the joined table: mended, the user learnt only then that no
+    code matched any name. Ids that match no entity at all are said first."""
+    rows = [[code, y, 5 + y - 2000] for code in ("usa", "cze") for y in range(2000, 2006)] + [["cze", 2005, 9]]
+    problems = _problems(_yearly_joined(tmp_path, rows), date(2006, 6, 30))
+    assert problems and problems[0].startswith("key `source.join.0.entity_id`: got 'state'"), problems
+    assert not any("duplicated" in p for p in problems[:1]), problems

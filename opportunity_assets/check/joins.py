@@ -63,6 +63,14 @@ def join_rows_undated(pack: CriteriaPack, joined: SourceSpec, reasons: list[str]
             f"entity's {', '.join(joined.columns)} unknown on every night, as it may lie in any window)")
 
 
+def _no_id_met(pack: CriteriaPack, index: int) -> bool:
+    """Whether no entity of the main source matches an id of the joined table `index`: ids of another kind (ISO
+    codes against names), which its duplicated keys, if any, are not the first thing to mend (trial 61: two rows of
+    `cze` in one year were told first, the user left to learn later that no code matched any name)."""
+    ids = join_ids(pack, index)
+    return bool(ids.entities) and ids.unmatched == ids.entities
+
+
 def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, present: list[str]) -> str:
     """A joined table most of whose rows (or every row that would match) are refused as duplicated keys: its key at
     fault, named in the join. Trial 25: a table of months joined to a yearly panel (12 rows per state and year) was
@@ -393,7 +401,8 @@ def joined_tables(pack: CriteriaPack, night: date, counted: SourceFacts, snapsho
         duplicated = sum(1 for r in own if r.startswith("duplicated key"))
         if join_undated and joined.year_column and joined.wide is None and not mistaken:
             undated.append((joined, join_undated, within))
-        if not mistaken and duplicated and (all_empty or duplicated > MOSTLY_TEXT * table.in_scope):
+        if not mistaken and duplicated and (all_empty or duplicated > MOSTLY_TEXT * table.in_scope) \
+                and not (all_empty and _no_id_met(pack, i)):  # (ids of another kind: `join_unmatched` says that)
             problems.append(join_keys_duplicated(pack, i, duplicated, present))
         elif not mistaken and joined.period_column and len(join_undated) > UNPARSED_PERIODS * table.in_scope:
             # many of its periods unparsed: the rest, read another way (`2007-08` a month), may meet the wrong ones

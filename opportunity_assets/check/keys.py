@@ -16,6 +16,7 @@ from opportunity_assets.sources.facts import copied_rows
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     key_completions,
+    revision_dates,
 )
 from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.spec import DECIMAL_YEAR
@@ -205,6 +206,26 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:
+    """A problem naming `source.published_column` when a column the pack does not read dates the rows of nearly
+    every duplicated key apart, each on or after its period's start (`probes.revision_dates`): a figure and its
+    revisions, each refused as a duplicated key, so the periods revised are gaps on every night, and check said ok
+    (trial 61). None otherwise."""
+    try:
+        found = revision_dates(pack)
+    except SourceError:
+        return None
+    if found is None:
+        return None
+    grain = pack.grain
+    shown = " and ".join(repr(d) for d in found.example)
+    return (f"key `source.published_column`: not set; {duplicated} rows share an entity and a {grain.name} with "
+            f"another row, each refused as a duplicated key, and column {found.column!r} dates them apart in "
+            f"{found.told} of the {found.groups} keys (e.g. {shown}): a figure and its revisions, each dated by its "
+            f"release? expected `published_column: {found.column}`, which reads on each night the latest revision "
+            "known by it")
 
 
 def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:

@@ -90,6 +90,7 @@ from opportunity_assets.check.keys import (
     duplicates_blank_inputs,
     few_keys_shared,
     ids_of_rows,
+    revisions_unread,
     rows_appended,
     rows_copied,
 )
@@ -350,7 +351,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += [swapped] if swapped is not None else grain_finer_than_starts(pack, starts)
     # every row in 1970's first moments: their duplicated keys and windows past the history are that, again
     no_time = unix_time_of_no_time(pack)
-    if many_duplicated and swapped is None and no_time is None:
+    revised = revisions_unread(pack, duplicated) if duplicated and swapped is None and no_time is None else None
+    if revised is not None:  # (a figure's revisions, each refused: the periods revised are gaps, said once)
+        problems.append(revised)
+    elif many_duplicated and swapped is None and no_time is None:
         problems.append(rows_copied(pack, night) or duplicated_keys(pack, duplicated))
     if starts is None and (coarser := grain_finer_than_rows(pack, snapshot.history)) is not None:
         problems.append(coarser)

@@ -280,6 +280,65 @@ def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) ->
     return tried[best[0]], [n for n in names if n in set(best[1])]
 
 
+@dataclass(frozen=True)
+class RevisionDates:
+    """A column the pack does not read whose dates tell apart the rows of a panel's duplicated keys: a figure's
+    revisions, read without `published_column` (`revision_dates`)."""
+
+    column: str
+    groups: int
+    """Duplicated keys (entity, period) with rows in scope."""
+    told: int
+    """Of them, those whose rows the column's dates tell apart, each on or after its period's start."""
+    example: list[str]
+    """The column's dates on the first such key's rows (by entity, then period), earliest first."""
+
+
+REVISIONS_TOLD = 0.9
+"""The share of a panel's duplicated keys a column of dates must tell apart to be read as their publication dates."""
+
+
+def revision_dates(pack: CriteriaPack) -> RevisionDates | None:
+    """The first column of the main source, among those the pack does not read, whose values are dates that tell
+    apart the rows of `REVISIONS_TOLD` of a panel's duplicated keys, each on or after its period's start (a figure
+    and its revisions, each dated by its release); None for another shape, a source read by `published_column` or
+    `known_at`, or no such column. Trial 61: 92 revisions of country figures beside a `released` column were only
+    a fact, "quarantined for: duplicated key", and check said ok while the revised periods were gaps. One read."""
+    src = pack.source
+    if src.shape != "panel" or src.published_column is not None or src.known_at is not None or src.long is not None:
+        return None
+    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+    probe = pack.model_copy(update={"source": src.model_copy(update={
+        "where": [*src.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried)]})})
+    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+    duplicates = shapes.duplicates_sql(probe.source, TYPED)
+    assert duplicates is not None
+    key = f"{shapes.ENTITY}, {shapes.PERIOD}"
+    dates = {c: f"try_cast({_q(listed[c])} AS DATE)" for c in tried}
+    told = ", ".join(f"count(*) FILTER (WHERE __told_{i})" for i in range(len(tried)))
+    per_key = ", ".join(f"count(DISTINCT {dates[c]}) = count(*) AND bool_and({dates[c]} >= {shapes.PERIOD}) AS "
+                        f"__told_{i}, list({_q(listed[c])} ORDER BY {dates[c]}) AS __dates_{i}"
+                        for i, c in enumerate(tried))
+    sql = f"""
+        WITH keys AS (SELECT {key}, {per_key} FROM {TYPED}
+                      WHERE {shapes.IN_SCOPE} AND ({key}) IN (SELECT ({key}) FROM ({duplicates})) GROUP BY ALL)
+        SELECT count(*), {told}, {', '.join(f"arg_min(__dates_{i}, ({key})) FILTER (WHERE __told_{i})"
+                                             for i in range(len(tried)))} FROM keys"""
+    try:
+        with opened(probe) as (con, _):
+            (row,) = run(con, probe, sql, {}).rows()
+    except SourceError:
+        return None
+    groups, counts, examples = int(row[0]), row[1:1 + len(tried)], row[1 + len(tried):]
+    best = next((i for i, n in enumerate(counts) if groups and n >= REVISIONS_TOLD * groups), None)
+    if best is None:
+        return None
+    return RevisionDates(column=tried[best], groups=groups, told=int(counts[best]),
+                         example=[str(d) for d in examples[best] or []][:3])
+
+
 KEY_PAIRS_TRIED = 10
 """Pairs of columns `key_completions` tries at most when no one column completes the key (each a read)."""
 

@@ -316,7 +316,7 @@ def revision_dates(pack: CriteriaPack) -> RevisionDates | None:
     duplicates = shapes.duplicates_sql(probe.source, TYPED)
     assert duplicates is not None
     key = f"{shapes.ENTITY}, {shapes.PERIOD}"
-    dates = {c: f"try_cast({_q(listed[c])} AS DATE)" for c in tried}
+    dates = {c: f"try_cast({_q(listed[c])} AS TIMESTAMP)" for c in tried}
     told = ", ".join(f"count(*) FILTER (WHERE __told_{i})" for i in range(len(tried)))
     per_key = ", ".join(f"count(DISTINCT {dates[c]}) = count(*) AND bool_and({dates[c]} >= {shapes.PERIOD}) AS "
                         f"__told_{i}, list({_q(listed[c])} ORDER BY {dates[c]}) AS __dates_{i}"

@@ -299,6 +299,38 @@ def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], hi
     return problems
 
 
+def empty_event_columns(spec: SourceSpec, metrics: Mapping[str, MetricSpec], entities: int, named: str,
+                        filled_somewhere: Callable[[list[str]], set[str]]) -> list[str]:
+    """An events source's column an aggregate a metric reads takes its figures from (`sum`, `avg`, `min`, `max`,
+    `count_distinct`), empty in every event of the source (`filled_somewhere`: the columns of those asked that any
+    event in scope fills): a `sum` or a `count_distinct` of nothing is 0 in every period, a figure the source does
+    not hold, an `avg`, `min` or `max` no value. `empty_columns` cannot see it: the panel holds the aggregates, not
+    the events' columns. Trial 62: a `sum` of `bytes` and a `count_distinct` of `sender`, both blank in every row
+    of the export, were 0 for every candidate while check said ok. A column a problem already names (`named`: its
+    cells refused as text) is not said again."""
+    if spec.shape != "events":
+        return []
+    read = {name: a for name, a in spec.aggregates.items() if a.column is not None and f"{a.column!r}:" not in named
+            and any(m.agg != "derived" and m.column == name for m in metrics.values())}
+    if not read:
+        return []
+    filled = filled_somewhere(sorted({a.column or "" for a in read.values()}))
+    problems = []
+    for name, aggregate in read.items():
+        if aggregate.column in filled:
+            continue
+        over = [m for m, spec_ in metrics.items() if spec_.agg != "derived" and spec_.column == name]
+        shown = " and ".join(over[:2]) + (f" and {len(over) - 2} more" if len(over) > 2 else "")
+        of = f"its {entities} {'entity' if entities == 1 else 'entities'}"
+        said = (f"is 0 in every period and {shown} 0 for every one of {of}, a figure the source does not hold"
+                if aggregate.agg in ("sum", "count_distinct") else f"has no value in any period, nor {shown} for any "
+                                                                    f"of {of}")
+        problems.append(f"key `source.aggregates.{name}.column`: {aggregate.column!r} is empty in every event of "
+                        f"the source, so {name} (`{aggregate.agg}`) {said}: expected the column that holds the "
+                        "events' figures (a file exported with it blank, or a `query` writing it NULL)")
+    return problems
+
+
 def wide_columns_of_text(spec: SourceSpec, quarantined: pl.DataFrame, history: pl.DataFrame) -> list[str]:
     """A wide source's column (one entity's series) whose cells the night reads are mostly text: a notes or a
     flags column listed among `wide.columns`. Judged per column: pooled with the others under `wide.value`, a

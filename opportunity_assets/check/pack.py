@@ -30,6 +30,7 @@ from opportunity_assets.check.cells import (
     as_long_values,
     cell_problems,
     empty_columns,
+    empty_event_columns,
     grouped_in_reach,
     numeric_columns,
     wide_columns_counting,
@@ -325,6 +326,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         pack.source, snapshot.quarantined, snapshot.history))
     problems += empty_columns(pack.metrics, columns, snapshot.history, "\n".join(problems),
                               lambda empty: _filled_somewhere(pack, empty))
+    problems += empty_event_columns(pack.source, pack.metrics, snapshot.history["entity_id"].n_unique(),
+                                    "\n".join(problems), lambda empty: _filled_somewhere(pack, empty))
     unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     joined = joined_tables(pack, night, counted, snapshot, reasons, mistaken_bounds,
@@ -499,7 +502,8 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
 def _filled_somewhere(pack: CriteriaPack, columns: list[str]) -> set[str]:
     """Those of the main source's `columns` that some row in its scope fills, in any period (`cells.empty_columns`):
     one pass over the typed rows."""
-    counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.cell(c)} IS NOT NULL" for c in columns])
+    counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.value_of(pack.source, c)} IS NOT NULL"
+                                  for c in columns])
     return {c for c, n in zip(columns, counts, strict=True) if n}
 
 

@@ -190,6 +190,25 @@ def test_a_long_source_s_name_spelt_otherwise_is_a_problem_naming_its_key(tmp_pa
                             "it (did you mean 'SP.POP.TOTL'?"), alone
 
 
+def test_a_long_source_s_listed_name_also_spelt_otherwise_is_a_warning_naming_its_key(tmp_path: Path) -> None:
+    """Trial 62: a price index's long table naming `College Tuition` to 2018 and `College tuition` from 2019 (an
+    export renamed by case) read the listed name's rows alone: the latest year's every value a gap, its 12 rows
+    left out without a line, and check said ok beside "metrics with gaps"."""
+    rows = [["a", f"{y}-{m:02d}", "College Tuition" if y < 2019 else "College tuition", m] for y in (2017, 2018, 2019)
+            for m in range(1, 13)] + [["a", f"{y}-{m:02d}", "Apparel", m] for y in (2017, 2018, 2019)
+                                      for m in range(1, 13)]
+    name = _csv(tmp_path / "cpi.csv", ["id", "month", "category", "value"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": ["Apparel", "College Tuition"],
+                            "long": {"names": "category", "values": "value"}},
+                 {"level_now": {"agg": "last", "column": "College Tuition"}})
+    report = check_pack(pack, as_of=date(2020, 1, 31), today=TODAY)
+    assert [w for w in report.warnings if "spelt otherwise" in w] == [
+        "key `source.columns.1`: got 'College Tuition'; 'category' (`long.names`) writes it in 24 rows and also "
+        "'College tuition' in 12, spelt otherwise by case, spaces, punctuation or accents, whose rows the night "
+        "leaves out (names are compared as trimmed text, case and all): expected one spelling in the source (a "
+        "DuckDB `query` can `replace` one with the other), if they are one"], report.warnings
+
+
 def test_a_row_per_entity_with_a_column_per_year_is_read_by_wide_period(tmp_path: Path) -> None:
     """`wide.period` alone: one kind of value, a row per entity, a column per year (a bare year's header)."""
     years = ["2012", "2013", "2014"]

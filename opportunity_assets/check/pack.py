@@ -131,6 +131,7 @@ from opportunity_assets.check.values import (
     columns_missing_from_files,
     listed_values_spelt_two_ways,
     listed_values_unmatched,
+    long_names_spelt_two_ways,
     long_names_unmatched,
     shares_over_empty_cells,
 )
@@ -290,6 +291,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed
                      for w in listed_values_spelt_two_ways(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0

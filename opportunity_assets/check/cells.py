@@ -274,13 +274,18 @@ _FEWEST_GROUPED = 3
 
 
 def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], history: pl.DataFrame,
-                  named: str, filled_somewhere: Callable[[list[str]], set[str]]) -> list[str]:
+                  named: str, filled_somewhere: Callable[[list[str]], set[str]], long_values: str | None = None
+                  ) -> list[str]:
     """A numeric column a metric reads, empty in every row the night reads though the rows are there and in every
     other row of the source too (`filled_somewhere`: the columns of those asked that any row fills): each metric
     over it has no value for any entity, and check said ok beside "metrics with gaps" (a file exported with the
     column blank, a `query` writing it NULL). A measure begun after the night, or stopped before its reach, is the
     source's own history: its night goes on with gaps. A column a problem already names (`named`: their text; its
-    cells refused as text or not finite) is not said again."""
+    cells refused as text or not finite) is not said again, nor any name of a long source whose values' column
+    (`long_values`) a problem names: every name's cells are that column's, refused as one (trial 62: `12.5%` in
+    every row of a price index's long table was told besides "'College Tuition' is empty in every row")."""
+    if long_values is not None and f"{long_values!r}:" in named:
+        return []
     empty = [c for c in columns if c in history.columns and history.height and f"{c!r}:" not in named
              and history[c].null_count() == history.height
              and any(spec.column == c or c in (spec.columns or []) for spec in metrics.values())]

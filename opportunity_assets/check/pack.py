@@ -327,7 +327,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
     problems += empty_columns(pack.metrics, columns, snapshot.history, "\n".join(problems),
-                              lambda empty: _filled_somewhere(pack, empty))
+                              lambda empty: _filled_somewhere(pack, empty),
+                              pack.source.long.values if pack.source.long is not None else None)
     problems += empty_event_columns(pack.source, pack.metrics, snapshot.history["entity_id"].n_unique(),
                                     "\n".join(problems), lambda empty: _filled_somewhere(pack, empty))
     unparsed = [r for r in own if r.startswith("period unparseable")]

@@ -292,6 +292,24 @@ def test_headers_that_are_no_periods_name_the_wide_columns_and_the_pattern_that_
         "entity_id", "level_now").rows() == [("ABW", 103.0), ("AFG", 32.0)]
 
 
+def test_wide_columns_listed_otherwise_than_the_headers_name_the_wide_columns_not_the_file(tmp_path: Path) -> None:
+    """Trial 62: US spending by category, a column per year that R wrote `X1940`, listed as `'1940'`...: check said
+    "key `source.path`: ... lacks column(s) ['1940', ...] (did you mean 'X1940' for '1940', ...?) ... is it the right
+    file?", the right file blamed for the list's spelling. Headers the list names otherwise, each with a close
+    match, are the list's: `source.wide.columns`, and the pattern that reads them as written."""
+    headers = ["X2012", "X2013", "X2014"]
+    name = _csv(tmp_path / "pop.csv", ["code", *headers], [["ABW", 101, 102, 103], ["AFG", 30, 31, 32]])
+    source = {"path": name, "entity_id": "code", "entity_name": "code", "grain": "year",
+              "wide": {"columns": ["2012", "2013", "2014"], "period": "year", "value": "population"}}
+    (problem,) = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "population"}}),
+                            as_of=date(2015, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.wide.columns`: got ['2012', '2013', '2014']; source file "), problem
+    assert problem.endswith("(did you mean 'X2012' for '2012', 'X2013' for '2013', 'X2014' for '2014'?); it has "
+                            "['code', 'X2012', 'X2013', 'X2014']: expected the headers as the file writes them "
+                            "(`period_format` reads a period from a header written with more than its period)"), \
+        problem
+
+
 def test_a_period_column_written_after_a_word_is_read_by_the_pattern_check_names(tmp_path: Path) -> None:
     """A fiscal year written `FY2015` is no date; check names the pattern with the word in it."""
     name = _csv(tmp_path / "fy.csv", ["id", "fiscal", "level"], [["a", f"FY{y}", y - 2000] for y in range(2010, 2016)])

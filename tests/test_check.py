@@ -532,6 +532,44 @@ def test_a_window_over_a_year_no_entity_has_names_the_metrics_min_rows(tmp_path:
         "source has rows in"]
 
 
+def test_an_events_column_empty_in_every_row_is_a_problem_naming_its_aggregate(tmp_path: Path) -> None:
+    """Trial 62: emails as events with a `sum` of `bytes` and a `count_distinct` of `sender`, both columns blank
+    in every row of the export: each aggregate was 0 in every period (a sum, a count of nothing), each metric over
+    it 0 for every candidate, and check said ok: a number invented where the source has none. An `avg` over such a
+    column was gaps beside "metrics with gaps" only."""
+    rows = [[k, f"2012-0{m}-1{d}", "", "", str(d)] for k in "abc" for m in (1, 2, 3) for d in range(3)]
+    source = {"path": _csv(tmp_path / "e.csv", ["kind", "sent", "bytes", "sender", "lines"], rows),
+              "entity_id": "kind", "entity_name": "kind", "shape": "events", "period_column": "sent",
+              "grain": "month", "publication_lag_days": 1,
+              "aggregates": {"emails": {"agg": "count"}, "size": {"agg": "sum", "column": "bytes"},
+                             "senders": {"agg": "count_distinct", "column": "sender"},
+                             "avg_size": {"agg": "avg", "column": "bytes"},
+                             "lines": {"agg": "sum", "column": "lines"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "emails", "window": [0, 0]},
+               "size_now": {"agg": "sum", "column": "size", "window": [0, 0]},
+               "senders_now": {"agg": "sum", "column": "senders", "window": [0, 0]},
+               "lines_now": {"agg": "sum", "column": "lines", "window": [0, 0]}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2012, 4, 2)) == [
+        "key `source.aggregates.size.column`: 'bytes' is empty in every event of the source, so size (`sum`) is 0 "
+        "in every period and size_now 0 for every one of its 3 entities, a figure the source does not hold: "
+        "expected the column that holds the events' figures (a file exported with it blank, or a `query` writing "
+        "it NULL)",
+        "key `source.aggregates.senders.column`: 'sender' is empty in every event of the source, so senders "
+        "(`count_distinct`) is 0 in every period and senders_now 0 for every one of its 3 entities, a figure the "
+        "source does not hold: expected the column that holds the events' figures (a file exported with it blank, "
+        "or a `query` writing it NULL)"]
+    metrics["avg_now"] = {"agg": "avg", "column": "avg_size", "window": [0, 0]}
+    del metrics["size_now"], metrics["senders_now"]
+    assert _problems(_pack(tmp_path, source, metrics), date(2012, 4, 2)) == [
+        "key `source.aggregates.avg_size.column`: 'bytes' is empty in every event of the source, so avg_size "
+        "(`avg`) has no value in any period, nor avg_now for any of its 3 entities: expected the column that holds "
+        "the events' figures (a file exported with it blank, or a `query` writing it NULL)"]
+    rows[0][2], rows[0][3] = "5", "x"  # one event fills them: the source's own history, no problem
+    _csv(tmp_path / "e.csv", ["kind", "sent", "bytes", "sender", "lines"], rows)
+    metrics["size_now"] = {"agg": "sum", "column": "size", "window": [0, 0]}
+    assert not [p for p in _problems(_pack(tmp_path, source, metrics), date(2012, 4, 2)) if "empty in every" in p]
+
+
 def test_a_column_empty_in_every_row_is_not_said_to_be_a_window_without_rows(tmp_path: Path) -> None:
     """Trial 59's fuzzing: Texas with its `sales` column emptied in every row (the rows all there) was told "key
     `metrics.sales_12m.window`: ... no entity has a row in 2014-08..2015-07 (perhaps a period the source skips)",

@@ -190,6 +190,25 @@ def test_a_long_source_s_name_spelt_otherwise_is_a_problem_naming_its_key(tmp_pa
                             "it (did you mean 'SP.POP.TOTL'?"), alone
 
 
+def test_a_long_source_s_listed_name_also_spelt_otherwise_is_a_warning_naming_its_key(tmp_path: Path) -> None:
+    """Trial 62: a price index's long table naming `College Tuition` to 2018 and `College tuition` from 2019 (an
+    export renamed by case) read the listed name's rows alone: the latest year's every value a gap, its 12 rows
+    left out without a line, and check said ok beside "metrics with gaps"."""
+    rows = [["a", f"{y}-{m:02d}", "College Tuition" if y < 2019 else "College tuition", m] for y in (2017, 2018, 2019)
+            for m in range(1, 13)] + [["a", f"{y}-{m:02d}", "Apparel", m] for y in (2017, 2018, 2019)
+                                      for m in range(1, 13)]
+    name = _csv(tmp_path / "cpi.csv", ["id", "month", "category", "value"], rows)
+    pack = _pack(tmp_path, {"path": name, "period_column": "month", "columns": ["Apparel", "College Tuition"],
+                            "long": {"names": "category", "values": "value"}},
+                 {"level_now": {"agg": "last", "column": "College Tuition"}})
+    report = check_pack(pack, as_of=date(2020, 1, 31), today=TODAY)
+    assert [w for w in report.warnings if "spelt otherwise" in w] == [
+        "key `source.columns.1`: got 'College Tuition'; 'category' (`long.names`) writes it in 24 rows and also "
+        "'College tuition' in 12, spelt otherwise by case, spaces, punctuation or accents, whose rows the night "
+        "leaves out (names are compared as trimmed text, case and all): expected one spelling in the source (a "
+        "DuckDB `query` can `replace` one with the other), if they are one"], report.warnings
+
+
 def test_a_row_per_entity_with_a_column_per_year_is_read_by_wide_period(tmp_path: Path) -> None:
     """`wide.period` alone: one kind of value, a row per entity, a column per year (a bare year's header)."""
     years = ["2012", "2013", "2014"]
@@ -271,6 +290,24 @@ def test_headers_that_are_no_periods_name_the_wide_columns_and_the_pattern_that_
     fixed = _pack(tmp_path, {**source, "period_format": "X%Y"}, metrics)
     assert read_snapshot(fixed, date(2015, 6, 30), today=TODAY).metrics.sort("entity_id").select(
         "entity_id", "level_now").rows() == [("ABW", 103.0), ("AFG", 32.0)]
+
+
+def test_wide_columns_listed_otherwise_than_the_headers_name_the_wide_columns_not_the_file(tmp_path: Path) -> None:
+    """Trial 62: US spending by category, a column per year that R wrote `X1940`, listed as `'1940'`...: check said
+    "key `source.path`: ... lacks column(s) ['1940', ...] (did you mean 'X1940' for '1940', ...?) ... is it the right
+    file?", the right file blamed for the list's spelling. Headers the list names otherwise, each with a close
+    match, are the list's: `source.wide.columns`, and the pattern that reads them as written."""
+    headers = ["X2012", "X2013", "X2014"]
+    name = _csv(tmp_path / "pop.csv", ["code", *headers], [["ABW", 101, 102, 103], ["AFG", 30, 31, 32]])
+    source = {"path": name, "entity_id": "code", "entity_name": "code", "grain": "year",
+              "wide": {"columns": ["2012", "2013", "2014"], "period": "year", "value": "population"}}
+    (problem,) = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "population"}}),
+                            as_of=date(2015, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.wide.columns`: got ['2012', '2013', '2014']; source file "), problem
+    assert problem.endswith("(did you mean 'X2012' for '2012', 'X2013' for '2013', 'X2014' for '2014'?); it has "
+                            "['code', 'X2012', 'X2013', 'X2014']: expected the headers as the file writes them "
+                            "(`period_format` reads a period from a header written with more than its period)"), \
+        problem
 
 
 def test_a_period_column_written_after_a_word_is_read_by_the_pattern_check_names(tmp_path: Path) -> None:

@@ -274,13 +274,18 @@ _FEWEST_GROUPED = 3
 
 
 def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], history: pl.DataFrame,
-                  named: str, filled_somewhere: Callable[[list[str]], set[str]]) -> list[str]:
+                  named: str, filled_somewhere: Callable[[list[str]], set[str]], long_values: str | None = None
+                  ) -> list[str]:
     """A numeric column a metric reads, empty in every row the night reads though the rows are there and in every
     other row of the source too (`filled_somewhere`: the columns of those asked that any row fills): each metric
     over it has no value for any entity, and check said ok beside "metrics with gaps" (a file exported with the
     column blank, a `query` writing it NULL). A measure begun after the night, or stopped before its reach, is the
     source's own history: its night goes on with gaps. A column a problem already names (`named`: their text; its
-    cells refused as text or not finite) is not said again."""
+    cells refused as text or not finite) is not said again, nor any name of a long source whose values' column
+    (`long_values`) a problem names: every name's cells are that column's, refused as one (trial 62: `12.5%` in
+    every row of a price index's long table was told besides "'College Tuition' is empty in every row")."""
+    if long_values is not None and f"{long_values!r}:" in named:
+        return []
     empty = [c for c in columns if c in history.columns and history.height and f"{c!r}:" not in named
              and history[c].null_count() == history.height
              and any(spec.column == c or c in (spec.columns or []) for spec in metrics.values())]
@@ -296,6 +301,38 @@ def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], hi
                         f"{'has' if len(reading) == 1 else 'have'} no value for any of its {entities} "
                         f"{'entity' if entities == 1 else 'entities'}: expected the column that holds its figures (a "
                         "file exported with it blank, or a `query` writing it NULL)")
+    return problems
+
+
+def empty_event_columns(spec: SourceSpec, metrics: Mapping[str, MetricSpec], entities: int, named: str,
+                        filled_somewhere: Callable[[list[str]], set[str]]) -> list[str]:
+    """An events source's column an aggregate a metric reads takes its figures from (`sum`, `avg`, `min`, `max`,
+    `count_distinct`), empty in every event of the source (`filled_somewhere`: the columns of those asked that any
+    event in scope fills): a `sum` or a `count_distinct` of nothing is 0 in every period, a figure the source does
+    not hold, an `avg`, `min` or `max` no value. `empty_columns` cannot see it: the panel holds the aggregates, not
+    the events' columns. Trial 62: a `sum` of `bytes` and a `count_distinct` of `sender`, both blank in every row
+    of the export, were 0 for every candidate while check said ok. A column a problem already names (`named`: its
+    cells refused as text) is not said again."""
+    if spec.shape != "events":
+        return []
+    read = {name: a for name, a in spec.aggregates.items() if a.column is not None and f"{a.column!r}:" not in named
+            and any(m.agg != "derived" and m.column == name for m in metrics.values())}
+    if not read:
+        return []
+    filled = filled_somewhere(sorted({a.column or "" for a in read.values()}))
+    problems = []
+    for name, aggregate in read.items():
+        if aggregate.column in filled:
+            continue
+        over = [m for m, spec_ in metrics.items() if spec_.agg != "derived" and spec_.column == name]
+        shown = " and ".join(over[:2]) + (f" and {len(over) - 2} more" if len(over) > 2 else "")
+        of = f"its {entities} {'entity' if entities == 1 else 'entities'}"
+        said = (f"is 0 in every period and {shown} 0 for every one of {of}, a figure the source does not hold"
+                if aggregate.agg in ("sum", "count_distinct") else f"has no value in any period, nor {shown} for any "
+                                                                    f"of {of}")
+        problems.append(f"key `source.aggregates.{name}.column`: {aggregate.column!r} is empty in every event of "
+                        f"the source, so {name} (`{aggregate.agg}`) {said}: expected the column that holds the "
+                        "events' figures (a file exported with it blank, or a `query` writing it NULL)")
     return problems
 
 

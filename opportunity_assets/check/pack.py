@@ -30,6 +30,7 @@ from opportunity_assets.check.cells import (
     as_long_values,
     cell_problems,
     empty_columns,
+    empty_event_columns,
     grouped_in_reach,
     numeric_columns,
     wide_columns_counting,
@@ -131,6 +132,7 @@ from opportunity_assets.check.values import (
     columns_missing_from_files,
     listed_values_spelt_two_ways,
     listed_values_unmatched,
+    long_names_spelt_two_ways,
     long_names_unmatched,
     shares_over_empty_cells,
 )
@@ -290,6 +292,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed
                      for w in listed_values_spelt_two_ways(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
@@ -325,7 +328,10 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += mistaken_cells + ([] if written_otherwise else wide_columns_of_text(
         pack.source, snapshot.quarantined, snapshot.history))
     problems += empty_columns(pack.metrics, columns, snapshot.history, "\n".join(problems),
-                              lambda empty: _filled_somewhere(pack, empty))
+                              lambda empty: _filled_somewhere(pack, empty),
+                              pack.source.long.values if pack.source.long is not None else None)
+    problems += empty_event_columns(pack.source, pack.metrics, snapshot.history["entity_id"].n_unique(),
+                                    "\n".join(problems), lambda empty: _filled_somewhere(pack, empty))
     unparsed = [r for r in own if r.startswith("period unparseable")]
     many_unparsed = len(unparsed) > UNPARSED_PERIODS * seen
     joined = joined_tables(pack, night, counted, snapshot, reasons, mistaken_bounds,
@@ -503,7 +509,8 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
 def _filled_somewhere(pack: CriteriaPack, columns: list[str]) -> set[str]:
     """Those of the main source's `columns` that some row in its scope fills, in any period (`cells.empty_columns`):
     one pass over the typed rows."""
-    counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.cell(c)} IS NOT NULL" for c in columns])
+    counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.value_of(pack.source, c)} IS NOT NULL"
+                                  for c in columns])
     return {c for c, n in zip(columns, counts, strict=True) if n}
 
 

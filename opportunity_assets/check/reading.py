@@ -108,6 +108,14 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
                     f"a file with no dates is one snapshot: `shape: snapshot` with `{within}.known_at`")
         if keys and within == "source" and (long := _long_table(pack, list(keys), present)):
             return long
+        if keys and src.wide is not None and all(k.startswith(f"{within}.wide.columns.") for k, _ in keys.values()) \
+                and all(f"for {v!r}" in error for v in keys):
+            # every header listed has a close match in the file (R's `X2012` for `2012`): the list's spelling, not
+            # the file, is at fault (trial 62 was asked "is it the right file?")
+            pattern = (" (`period_format` reads a period from a header written with more than its period)"
+                       if src.wide.across == "period" else "")
+            return (f"key `{within}.wide.columns`: got {[c for c in src.wide.columns if c in wanted]}; {error}: "
+                    f"expected the headers as the file writes them{pattern}")
         if keys:
             named = ", ".join(f"`{k}`" for k, _ in sorted(keys.values()))
             if src.query:  # (no `path` to blame, or a folder's files the query reads: the SELECT is at fault)

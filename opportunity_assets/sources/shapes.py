@@ -340,6 +340,12 @@ def outside_bounds_sql(src: SourceSpec, column: str) -> str | None:
     return " OR ".join(tests) or None
 
 
+def value_of(src: SourceSpec, column: str) -> str:
+    """The internal name of a source column's value in the typed rows: its number (`cell`), or for an event column
+    only counted distinct, its text (`_raw`)."""
+    return cell(column) if src.shape != "events" or column in cell_columns(src) else _raw(column)
+
+
 def _raw(column: str) -> str:
     """The internal name of a source column's text as read (a number's, before it is parsed)."""
     return _q(f"__raw_{column}")

@@ -149,9 +149,23 @@ def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *,
         raise NightFailed(f"{job}: blocking check(s) failed: {'; '.join(failed_checks)}; night stopped")
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
-        detail = "; ".join(f"{e.step_key}: {_failure_message(e)}" for e in failures) or "run failed"
+        detail = "; ".join(f"{e.step_key}: {_failure_message(e)}" for e in failures) or _run_failure(result)
         raise NightFailed(f"{job} failed: {detail}")
     return result
+
+
+def _run_failure(result: dg.ExecuteInProcessResult) -> str:
+    """Why a run failed with no step failing: stopped between steps by Ctrl-C or a stop signal (Dagster's
+    "Execution was interrupted unexpectedly", or the interruption as the run's error), said in words as a stopped
+    step is (a backfill stopped 4 s in ended "analyze_night failed: run failed"); else Dagster's own line, or "run
+    failed"."""
+    failures = [e for e in result.all_events if e.is_run_failure]
+    said = [e.message or "" for e in failures]
+    raised = {getattr(getattr(e.event_specific_data, "error", None), "cls_name", None) for e in failures}
+    if any("interrupted" in m.lower() for m in said) or raised & {KeyboardInterrupt.__name__,
+                                                                  DagsterExecutionInterruptedError.__name__}:
+        return STOPPED
+    return next((m for m in said if m), "run failed")
 
 
 def _check_failure(evaluation: Any) -> str:

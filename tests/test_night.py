@@ -6,6 +6,7 @@ import json
 import re
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -19,6 +20,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.per_candidate import pipeline
 from opportunity_assets.per_candidate.assets import analyze_and_verify
 from opportunity_assets.records import RunState, Verdict
+from opportunity_assets.stopping import STOPPED
 from resources.criteria import CriteriaResource
 from resources.model import ModelOff
 from resources.source import PointInTimeSource
@@ -339,3 +341,22 @@ def test_an_interrupted_step_says_so_in_words_not_dagsters_class_name(stop: str)
     assert str(failed.value) == (
         "scan_night failed: candidates: interrupted (Ctrl-C or a stop signal) before it finished: run the same command "
         "again (a night run again replaces its own; a backfill's nights already stored are kept)")
+
+
+def test_a_run_stopped_between_its_steps_says_so_in_words() -> None:
+    """A backfill stopped by Ctrl-C 4 s in, between two of a night's steps, ended "analyze_night failed: run failed":
+    no step failed, and Dagster's run failure ("Execution was interrupted unexpectedly") was not read. It says it
+    was interrupted, as a stopped step does; another run failure says Dagster's line."""
+    from types import SimpleNamespace
+
+    def result(*messages: str, raised: str | None = None) -> Any:
+        error = SimpleNamespace(error=SimpleNamespace(cls_name=raised) if raised else None)
+        return SimpleNamespace(all_events=[SimpleNamespace(is_run_failure=True, message=m, event_specific_data=error)
+                                           for m in messages])
+
+    assert nights._run_failure(result("Execution was interrupted unexpectedly. No user initiated termination "
+                                      "request was found, treating as failure.")) == STOPPED
+    assert nights._run_failure(result('Execution of run for "analyze_night" failed.')) == \
+        'Execution of run for "analyze_night" failed.'
+    assert nights._run_failure(result()) == "run failed"
+    assert nights._run_failure(result("An unexpected exception was thrown.", raised="KeyboardInterrupt")) == STOPPED

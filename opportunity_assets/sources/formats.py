@@ -133,7 +133,17 @@ def _hinted(missing: str, present: list[str]) -> str | None:
     """The file's column a missing one likely misspells, to offer it (trial 34: `period_column: monht` was given no
     "did you mean 'month'", `spelt_as`'s 0.85 missing two letters swapped in five)."""
     close = difflib.get_close_matches(missing, [c for c in present if len(c) >= 4], n=1, cutoff=_HINT_CUTOFF)
-    return spelt_as(missing, present) or (close[0] if close and close[0] != missing else None)
+    return spelt_as(missing, present) or (close[0] if close and close[0] != missing else None) or \
+        _holding_as_a_word(missing, present)
+
+
+def _holding_as_a_word(missing: str, present: list[str]) -> str | None:
+    """The one column of the file whose header holds the missing name as a word of its own, with more beside it
+    (`Year 1940` for `1940`, `1940 (est.)`): a wide table's headers written with more than their period, which no
+    spelling is close to (trial 62: `Year 1940` was told "is it the right file?"). None where no column, or several,
+    hold it."""
+    holding = [c for c in present if c != missing and missing in re.split(r"[^0-9A-Za-z]+", c)]
+    return holding[0] if len(holding) == 1 else None
 
 
 def _register_text(con: duckdb.DuckDBPyConnection, lines: list[int], columns: dict[str, list[str | None]],

@@ -33,7 +33,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
-from opportunity_assets.stopping import QUERY_INTERRUPTED, STOPPED
+from opportunity_assets.stopping import QUERY_INTERRUPTED, STOPPED, stops_witnessed
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -137,10 +137,11 @@ def execute_job(defs: dg.Definitions, job: str, instance: dg.DagsterInstance, *,
     """Run one job in-process, quietly; a failed step or blocking check is a `NightFailed` saying which and why.
     `ops`: the run config's per-op config, if any."""
     try:
-        result = defs.resolve_job_def(job).execute_in_process(
-            instance=instance, partition_key=partition_key, tags={**process_tags(), **(tags or {})},
-            raise_on_error=False,
-            run_config={**_QUIET, **({"ops": ops} if ops else {})})
+        with stops_witnessed():  # (a stop Dagster took after its last checkpoint and forgot: raised here)
+            result = defs.resolve_job_def(job).execute_in_process(
+                instance=instance, partition_key=partition_key, tags={**process_tags(), **(tags or {})},
+                raise_on_error=False,
+                run_config={**_QUIET, **({"ops": ops} if ops else {})})
     except dg.DagsterUserCodeExecutionError as exc:  # raised while loading, before any step
         raise NightFailed(f"{job}: {exc.user_exception}") from exc
     failed_checks = [_check_failure(ev) for ev in result.get_asset_check_evaluations()

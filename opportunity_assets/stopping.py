@@ -4,7 +4,11 @@ A night run again replaces its own, so the line says what to do: run the command
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import threading
+from collections.abc import Iterator
 from types import FrameType
 
 STOPPED = ("interrupted (Ctrl-C or a stop signal) before it finished: run the same command again (a night run again "
@@ -30,3 +34,38 @@ def is_interruption(exc: BaseException) -> bool:
     interruption raised outside a step (named, not imported: this module is imported before Dagster is)."""
     return isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "DagsterExecutionInterruptedError" or (
         isinstance(exc, RuntimeError) and str(exc).strip() == QUERY_INTERRUPTED)
+
+
+@contextlib.contextmanager
+def stops_witnessed() -> Iterator[None]:
+    """Raise KeyboardInterrupt on leaving if Ctrl-C or a stop signal arrived inside, whatever handler took it. Dagster
+    takes SIGINT while it runs a job and, a signal landing after its last checkpoint, forgets it as the run ends
+    (`capture_interrupts` clears its flag): a backfill stopped 4 s in went on to its end and exited 0. The kernel's
+    wakeup file descriptor (`signal.set_wakeup_fd`) sees every signal, below any handler. Main thread only (the only
+    one a signal reaches); elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    try:
+        before = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:  # (no wakeup fd where signals cannot be set)
+        os.close(read)
+        os.close(write)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(before)
+        try:
+            seen = os.read(read, 1024)
+        except BlockingIOError:
+            seen = b""
+        os.close(read)
+        os.close(write)
+    if {signal.SIGINT, signal.SIGTERM} & set(seen):
+        raise KeyboardInterrupt
+

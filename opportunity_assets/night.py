@@ -19,7 +19,6 @@ from typing import Any
 
 import dagster as dg
 import yaml
-from dagster._core.errors import DagsterExecutionInterruptedError
 from dagster._core.instance.ref import InstanceRef
 from filelock import FileLock
 
@@ -33,7 +32,7 @@ from opportunity_assets.partitions import night_keys, night_range_tags
 from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
-from opportunity_assets.stopping import QUERY_INTERRUPTED, STOPPED, stops_witnessed
+from opportunity_assets.stopping import STOPPED, names_an_interruption, stops_witnessed
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -124,8 +123,7 @@ def _failure_message(event: dg.DagsterEvent) -> str:
         return event.message or "step failed"
     cause = error.cause or error
     message = cause.message.strip()
-    if cause.cls_name == DagsterExecutionInterruptedError.__name__ or (  # Ctrl-C: Dagster's class name was the message
-            cause.cls_name == RuntimeError.__name__ and message.endswith(QUERY_INTERRUPTED)):  # (or DuckDB's words)
+    if names_an_interruption(cause.cls_name, message):  # (Ctrl-C: Dagster's class name was the message)
         return STOPPED
     if cause.cls_name == dg.Failure.__name__:
         message = re.sub(r"^[\w.]*\bFailure: ", "", message)
@@ -162,9 +160,9 @@ def _run_failure(result: dg.ExecuteInProcessResult) -> str:
     failed"."""
     failures = [e for e in result.all_events if e.is_run_failure]
     said = [e.message or "" for e in failures]
-    raised = {getattr(getattr(e.event_specific_data, "error", None), "cls_name", None) for e in failures}
-    if any("interrupted" in m.lower() for m in said) or raised & {KeyboardInterrupt.__name__,
-                                                                  DagsterExecutionInterruptedError.__name__}:
+    errors = [error for e in failures if (error := getattr(e.event_specific_data, "error", None)) is not None]
+    if any("interrupted" in m.lower() for m in said) or any(names_an_interruption(e.cls_name, e.message or "")
+                                                             for e in errors):
         return STOPPED
     return next((m for m in said if m), "run failed")
 

@@ -32,8 +32,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 def is_interruption(exc: BaseException) -> bool:
     """Whether `exc` is a user's stop: Ctrl-C or a stop signal, a DuckDB query they interrupted, or Dagster's
     interruption raised outside a step (named, not imported: this module is imported before Dagster is)."""
-    return isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "DagsterExecutionInterruptedError" or (
-        isinstance(exc, RuntimeError) and str(exc).strip() == QUERY_INTERRUPTED)
+    return isinstance(exc, KeyboardInterrupt) or names_an_interruption(type(exc).__name__, str(exc))
+
+
+def names_an_interruption(cls_name: str | None, message: str) -> bool:
+    """Whether an error, by its class's name and message (a live one, or one Dagster recorded for a step or a run),
+    is a user's stop: KeyboardInterrupt, Dagster's interruption, or DuckDB's query interrupted."""
+    return cls_name in ("KeyboardInterrupt", "DagsterExecutionInterruptedError") or (
+        cls_name == "RuntimeError" and message.strip().endswith(QUERY_INTERRUPTED))
 
 
 @contextlib.contextmanager

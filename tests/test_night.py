@@ -350,7 +350,7 @@ def test_a_run_stopped_between_its_steps_says_so_in_words() -> None:
     from types import SimpleNamespace
 
     def result(*messages: str, raised: str | None = None) -> Any:
-        error = SimpleNamespace(error=SimpleNamespace(cls_name=raised) if raised else None)
+        error = SimpleNamespace(error=SimpleNamespace(cls_name=raised, message="") if raised else None)
         return SimpleNamespace(all_events=[SimpleNamespace(is_run_failure=True, message=m, event_specific_data=error)
                                            for m in messages])
 

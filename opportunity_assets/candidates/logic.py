@@ -28,7 +28,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
-from opportunity_assets.sources.shapes import cell_columns, entity_slug
+from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
@@ -199,19 +199,12 @@ def _own_columns(pack: CriteriaPack) -> set[str] | None:
     return set(pack.columns) - joined if joined else None
 
 
-_NOT_COME_YET = "published after today: "
-"""A quarantine reason (`shapes.judged_sql`): a row whose publication date lies after today, refused on every night
-(a typo, 2031 for 2021). It is no vintage any night has known: where an earlier vintage of its period is read, that
-one stands, and the metrics over it keep their values (trial 61: a 2018 revision dated 2031 left every entity's
-2018 figure, published in 2019, a gap on the night of 2019-12-31)."""
-
-
 def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
                          anchor: date | None) -> dict[str, str]:
     """The aggregated metrics a refused row or cell of the entity leaves unknown, each with its gap line: a cell of
     the metric's column in its window (a whole row: every column; a row of unknown period: any window), or, for
     `age_days`, newer than the column's latest value; not a vintage dated after today of a period the night reads
-    (`_NOT_COME_YET`). The others keep their values."""
+    (`shapes.NOT_COME_YET`). The others keep their values."""
     if not refused:
         return {}
     events = cell_columns(pack.source) if pack.source.shape == "events" else []
@@ -222,8 +215,10 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
         if period is not None and anchor is not None and period > anchor:
             continue  # after the night's latest period: in no window
         back = pack.grain.between(period, anchor) if period is not None and anchor is not None else None
-        if back in read and _NOT_COME_YET in str(r["reason"]):
-            continue  # a vintage dated after today: the night reads the one published before it (trial 61)
+        if back in read and NOT_COME_YET in str(r["reason"]):
+            # a vintage dated after today, none any night has known: the one published before it stands (trial 61:
+            # a 2018 revision dated 2031 left 2018's figure, published in 2019, a gap on the night of 2019-12-31)
+            continue
         cells = _fed(pack, set(_refused_cells(pack, str(r["reason"]), [*pack.columns, *events]))) or (
             _own_columns(pack) if back in read else None)
         judged.append((r, cells, back))

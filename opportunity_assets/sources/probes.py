@@ -253,6 +253,17 @@ def key_completions(pack: CriteriaPack) -> list[list[str]]:
     return next(([list(pair)] for pair in pairs if _completes(pack, list(pair))), [])
 
 
+def _with_texts(pack: CriteriaPack, texts: list[str], **source: Any) -> tuple[CriteriaPack, dict[str, str]]:
+    """A probe of the pack whose typed rows carry each column of `texts` as its text (a `where` condition every row but
+    one holding NUL meets, after the source's own or `source["where"]`), its source updated by `source`; and the
+    typed rows' column holding each one's text."""
+    src = pack.source
+    kept = source.pop("where", src.where)
+    probe = pack.model_copy(update={"source": src.model_copy(update={**source, "where": [
+        *kept, *(Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in texts)]})})
+    return probe, {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+
+
 def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) -> tuple[str, list[str]] | None:
     """The column of the main source, among `present` (its file's columns), whose values hold the most of `names`
     (columns the pack lists that the file lacks), with those it holds: a long table (a row per value, named by that
@@ -262,13 +273,10 @@ def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) ->
     if src.shape == "events" or src.long is not None or not tried or not names:
         return None
 
-    probe = pack.model_copy(update={"source": src.model_copy(update={
-        "columns": [], "signed": [], "bounds": {}, "wide": None, "join": [],
-        "where": [Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried]})})
-    listed = [text for _, _, text in shapes.listed_conditions(probe.source)]
+    probe, texts = _with_texts(pack, tried, columns=[], signed=[], bounds={}, wide=None, join=[], where=[])
     held = ", ".join(literal(n) for n in names)
-    counts = " UNION ALL ".join(f"SELECT {i} AS k, list(DISTINCT {_q(text)}) AS v FROM {TYPED} WHERE {_q(text)} IN "
-                                f"({held})" for i, text in enumerate(listed))
+    counts = " UNION ALL ".join(f"SELECT {i} AS k, list(DISTINCT {_q(texts[c])}) AS v FROM {TYPED} WHERE "
+                                f"{_q(texts[c])} IN ({held})" for i, c in enumerate(tried))
     try:
         with opened(probe) as (con, _):
             found = run(con, probe, counts, {}).rows()
@@ -310,9 +318,7 @@ def revision_dates(pack: CriteriaPack) -> RevisionDates | None:
     tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
     if not tried:
         return None
-    probe = pack.model_copy(update={"source": src.model_copy(update={
-        "where": [*src.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried)]})})
-    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+    probe, listed = _with_texts(pack, tried)
     duplicates = shapes.duplicates_sql(probe.source, TYPED)
     assert duplicates is not None
     key = f"{shapes.ENTITY}, {shapes.PERIOD}"

@@ -2839,6 +2839,15 @@ def test_events_ending_improbably_early_in_their_latest_period_are_a_warning_tho
     monthly = [[e, f"{y}-{m:02d}-01", 1] for y in (2013, 2014) for m in range(1, 13) for e in "ab"]
     firsts = {**source, "path": _csv(tmp_path / "m.csv", ["id", "when", "level"], monthly)}
     assert cut_short(_pack(tmp_path, firsts, metrics), date(2015, 1, 10)) == []
+    # the same events, their extract ending with 2015-01 (trial 60's leftover): 2015-Q1 is one month of three
+    january = {**source, "path": _csv(tmp_path / "j.csv", ["id", "when", "level"],
+                                      [*monthly, ["a", "2015-01-01", 1], ["b", "2015-01-01", 1]])}
+    assert cut_short(_pack(tmp_path, january, metrics), date(2015, 4, 10)) == [
+        f"key `source.path`: source file {tmp_path / 'j.csv'}: its events end with 2015-01 (each dated by its "
+        "month's first day), 59 of the 90 days of the latest period 2015-Q1 before it ends (2015-03-31), though "
+        "they reach the end of 2014-Q4: 2015-Q1's counts and sums are a part of it, read as a drop (an extract's "
+        "end, a file cut short?): expected a night whose latest period the rows fill, one before 2015-Q1 is "
+        "published (`--as-of` before 2015-04-10)"]
 
 
 def test_the_default_night_is_not_the_one_that_publishes_a_period_cut_short(tmp_path: Path) -> None:
@@ -4197,3 +4206,52 @@ def test_a_join_of_ids_of_another_kind_is_told_before_its_duplicated_keys(tmp_pa
     problems = _problems(_yearly_joined(tmp_path, rows), date(2006, 6, 30))
     assert problems and problems[0].startswith("key `source.join.0.entity_id`: got 'state'"), problems
     assert not any("duplicated" in p for p in problems[:1]), problems
+
+
+def test_a_few_rows_dated_far_after_the_rest_are_named_not_the_windows_they_leave_empty(tmp_path: Path) -> None:
+    """Trial 62: 5 stray rows dated 8 months after every other row made check judge their night, where 41 of 46
+    entities have no row in any window, and suggest `min_rows: 1`. The rows are named, with a night before them;
+    the windows they leave empty are not blamed. A night whose windows they fill is warned, not stopped."""
+    entities = [f"e{i:02d}" for i in range(12)]
+    rows = [[e, f"2015-{m:02d}-01", 10 + m] for e in entities for m in range(1, 13)]
+    rows += [[e, "2016-09-01", 30] for e in entities[:3]]  # a year mistyped: 2016 for 2015
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "publication_lag_days": 30, "columns": ["level"]}
+    stray = (f"key `source.path`: source file {tmp_path / 'm.csv'}: its latest 3 rows, of 3 of the entities (e00, "
+             "e01, e02), from 2016-09, lie 9 months after every other row (the latest 2015-12, 12 entities) with no "
+             "row between, so the night 2016-10-31 reads windows only they reach and the other entities look gone: "
+             "expected their dates checked (a year mistyped?) and kept out by `source.where` if wrong, or a night "
+             "before them, `--as-of 2016-01-30`")
+    over_three = {"level_now": {"agg": "avg", "column": "level", "window": [0, 2]}}
+    report = check_pack(_pack(tmp_path, source, over_three), as_of=date(2016, 10, 31), today=TODAY)
+    assert report.problems == [stray], report.problems
+    assert not [w for w in report.warnings if "min_rows" in w], report.warnings
+    latest = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 10, 31), today=TODAY)
+    assert latest.problems == [] and stray in latest.warnings, latest
+    # the night before them: nothing said
+    before = check_pack(_pack(tmp_path, source, over_three), as_of=date(2016, 1, 30), today=TODAY)
+    assert not [line for line in [*before.problems, *before.warnings] if "after every other row" in line], before
+
+
+@pytest.mark.parametrize("latest", [
+    [[f"e{i:02d}", "2016-02-01", 30] for i in range(3)],  # a few entities a month ahead: no run of empty periods
+    [[f"e{i:02d}", "2016-09-01", 30] for i in range(8)],  # most entities after the gap: the source resumed
+])
+def test_latest_rows_after_no_gap_or_of_most_entities_are_not_strays(tmp_path: Path, latest: list[list[Any]]) -> None:
+    rows = [[f"e{i:02d}", f"2015-{m:02d}-01", 10 + m] for i in range(12) for m in range(1, 13)] + latest
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "publication_lag_days": 30, "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2016, 10, 31), today=TODAY)
+    assert not [line for line in [*report.problems, *report.warnings] if "after every other row" in line], report
+
+
+def test_a_survey_every_few_years_is_not_told_as_strays() -> None:
+    """The rows after the longest run of empty periods are strays only when no earlier run is as long."""
+    from opportunity_assets.check.latest import stray_tail
+    from opportunity_assets.periods import Grain
+
+    year = Grain("year")
+    waves = [(date(y, 1, 1), 40 if y < 2020 else 5) for y in (2000, 2005, 2010, 2015, 2020)]
+    assert stray_tail(waves, year) is None
+    assert stray_tail([*waves[:4], (date(2016, 1, 1), 40), (date(2023, 1, 1), 5)], year) == (
+        date(2016, 1, 1), date(2023, 1, 1), 40)

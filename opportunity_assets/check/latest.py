@@ -4,6 +4,7 @@ before the periods do. Each is one line naming the pack key."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from datetime import date, timedelta
@@ -12,7 +13,9 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import MONTH, Grain
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.facts import entities_by_period, rows_after
 from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.probes import (
     latest_by_period,
@@ -50,6 +53,11 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
                             [anchor, previous])
     if anchor not in last or previous not in last:
         return []
+    ends = f"on {last[anchor]}"
+    if grain.name in ("quarter", "year") and _on_first_days(pack, day):
+        # events dated by their month's first day (trial 60's leftover): each reaches its month's end
+        ends = f"with {MONTH.label(last[anchor])} (each dated by its month's first day)"
+        last = {period: MONTH.end(MONTH.start(day)) for period, day in last.items()}
     days = (grain.end(anchor) - anchor).days + 1
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
     if short < max(1.0, CUT_SHORT * days):
@@ -64,11 +72,18 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     key = _source_key(src)
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
-    return [f"key `{key}`: {where}: its events end on {last[anchor]}, {short} of the {days} days of the latest "
+    return [f"key `{key}`: {where}: its events end {ends}, {short} of the {days} days of the latest "
             f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), {why}: "
             f"{grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
             f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
             f"before {grain.label(anchor)} is published{published}"]
+
+
+def _on_first_days(pack: CriteriaPack, day: str) -> bool:
+    """Whether every row in scope whose SQL `day` is a date falls on a month's first day (events dated by month)."""
+    dated = f"{shapes.IN_SCOPE} AND {day} IS NOT NULL"
+    elsewhere, rows = rows_matching(pack, [f"{dated} AND day({day}) <> 1", dated])
+    return rows > 0 and elsewhere == 0
 
 
 def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: int) -> str | None:
@@ -144,6 +159,53 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
             f"{grain.label(after)} would be published, or the source's newer rows"]
+
+
+STRAY_GAP = 2
+"""Empty periods, at the least, between the source's latest rows and the rest for those rows to be strays (and
+more than any earlier run of empty periods: a survey held every few years is not)."""
+
+
+def stray_tail(held: list[tuple[date, int]], grain: Grain) -> tuple[date, date, int] | None:
+    """The last period before a run of empty periods, the first after it, and the entities of the one before, when
+    the rows after it (the latest ones) lie `STRAY_GAP` or more periods after the rest, further than any earlier
+    gap, and no period after it has half the entities the last one before it had: a few rows dated far after every
+    other (a year mistyped, test rows left in an export). `held`: each period with rows, earliest first, and its
+    entities. None otherwise."""
+    periods = [p for p, _ in held]
+    gaps = [grain.between(a, b) - 1 for a, b in itertools.pairwise(periods)]
+    if not gaps:
+        return None
+    last = max(i for i, g in enumerate(gaps) if g == max(gaps))  # the latest of the longest runs of empty periods
+    before = held[last][1]
+    if gaps[last] < STRAY_GAP or any(g >= gaps[last] for g in gaps[:last]) \
+            or 2 * max(n for _, n in held[last + 1:]) > before:
+        return None
+    return periods[last], periods[last + 1], before
+
+
+def latest_rows_stray(pack: CriteriaPack, night: date) -> str | None:
+    """The source's latest rows told as a few strays (`stray_tail`), with no more entities among them all than half
+    the rest's latest period has: trial 62's 5 rows dated 8 months after the rest made check judge their night,
+    41 of 46 entities with no row in any window, and suggest `min_rows: 1`. One line naming the source's key, the
+    rows, their entities and a night before them; None when there are none."""
+    grain, src = pack.grain, pack.source
+    if (tail := stray_tail(entities_by_period(pack, night), grain)) is None:
+        return None
+    rest, first, before = tail
+    after = rows_after(pack, night, rest)
+    if 2 * after.entities > before:
+        return None
+    more = after.entities - len(after.names)
+    names = ", ".join(after.names) + (f" and {more} more" if more > 0 else "")
+    dated_by_lag = not (src.published_column or src.known_at)
+    earlier = f", `--as-of {grain.end(rest) + timedelta(days=src.publication_lag_days)}`" if dated_by_lag else ""
+    return (f"key `{_source_key(src)}`: {describe_location(pack)}: its latest {after.rows:,} "
+            f"row{'s' if after.rows != 1 else ''}, of {after.entities} of the entities ({names}), from "
+            f"{grain.label(first)}, lie {grain.count(grain.between(rest, first))} after every other row (the latest "
+            f"{grain.label(rest)}, {before} entities) with no row between, so the night {night} reads windows only "
+            f"they reach and the other entities look gone: expected their dates checked (a year mistyped?) and kept "
+            f"out by `source.where` if wrong, or a night before them{earlier}")
 
 
 def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, quarantined: pl.DataFrame) -> list[str]:

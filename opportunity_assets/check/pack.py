@@ -99,6 +99,7 @@ from opportunity_assets.check.latest import (
     figures_ended,
     latest_period_cut_short,
     latest_rows_refused,
+    latest_rows_stray,
     night_after_the_data,
 )
 from opportunity_assets.check.patterns import calendar_week_patterns, iso_weeks_read_by_calendar
@@ -433,6 +434,13 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     elif duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems):
         warnings += few_keys_shared(pack, duplicated)
     problems = one_cause_once(problems, pack)
+    if (stray := latest_rows_stray(pack, night)) is not None:
+        # windows no candidate fills past a few rows dated far after the rest: those rows, said once
+        windows = re.compile(r"^key `metrics\.\w+\.(min_rows|window)`")
+        if any(windows.match(p) for p in problems):
+            problems = [stray, *(p for p in problems if not windows.match(p))]
+        else:
+            warnings.append(stray)
     # rows of the latest periods with no figure: every metric's gap, that cause said once
     periods_read = re.compile(r"^key `source\.(grain|period_(format|column)|(year|month|day|quarter|week)_column)`")
     if not any(periods_read.match(p) for p in problems) and (  # (periods misread: empty ones are that, again)
@@ -452,7 +460,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             if check_candidates.unknown_for_all(pack, found, least=1)]
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.fractions_in_whole_units(pack, found) + flagged_capped(pack, report) \
-        + check_candidates.windows_filled_in_part(pack, found)
+        + ([] if stray else check_candidates.windows_filled_in_part(pack, found))
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))

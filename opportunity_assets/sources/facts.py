@@ -42,6 +42,39 @@ def latest_published_period(pack: CriteriaPack, night: date) -> date | None:
     return latest if latest is None or isinstance(latest, date) else latest.date()
 
 
+def entities_by_period(pack: CriteriaPack, night: date) -> list[tuple[date, int]]:
+    """Each period of a dated, well-formed row published by `night`, earliest first, and how many entities have a
+    row in it."""
+    sql = (f"SELECT {shapes.PERIOD}::DATE, count(DISTINCT {shapes.ENTITY}) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
+           f"AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} <= $night::DATE "
+           "GROUP BY 1 ORDER BY 1")
+    with opened(pack) as (con, _):
+        return [(period, int(n)) for period, n in run(con, pack, sql, {"night": night}).rows()]
+
+
+@dataclass(frozen=True)
+class RowsAfter:
+    """The rows published by a night whose period lies after a given one: what a few stray rows are told by."""
+
+    rows: int
+    entities: int
+    names: list[str]
+    """The first few entities' ids, alphabetically."""
+
+
+def rows_after(pack: CriteriaPack, night: date, after: date, limit: int = 3) -> RowsAfter:
+    """The dated, well-formed rows published by `night` of a period after `after`: how many, of how many entities,
+    and the first `limit` entities' ids."""
+    where = (f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PUBLISHED} <= $night::DATE "
+             f"AND {shapes.PERIOD} > $after::DATE")
+    sql = (f"SELECT count(*), count(DISTINCT {shapes.ENTITY}), "
+           f"(SELECT list(n ORDER BY n) FROM (SELECT DISTINCT {shapes.ENTITY}::VARCHAR AS n "
+           f"FROM {TYPED} WHERE {where} ORDER BY n LIMIT {int(limit)})) FROM {TYPED} WHERE {where}")
+    with opened(pack) as (con, _):
+        rows, entities, names = run(con, pack, sql, {"night": night, "after": after}).row(0)
+    return RowsAfter(rows=int(rows), entities=int(entities), names=list(names or []))
+
+
 def row_counts(pack: CriteriaPack) -> tuple[int, int]:
     """The source's rows, and those in scope (`source.where`), whatever their dates."""
     with opened(pack) as (con, _):

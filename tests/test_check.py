@@ -4,6 +4,7 @@ conditions and the formula: each passed `check` ("ok"), or blamed a key that was
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from datetime import date, timedelta
 from pathlib import Path
@@ -4197,3 +4198,34 @@ def test_a_join_of_ids_of_another_kind_is_told_before_its_duplicated_keys(tmp_pa
     problems = _problems(_yearly_joined(tmp_path, rows), date(2006, 6, 30))
     assert problems and problems[0].startswith("key `source.join.0.entity_id`: got 'state'"), problems
     assert not any("duplicated" in p for p in problems[:1]), problems
+
+
+def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(
+        tmp_path: Path) -> None:
+    """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later
+    with their outcome revised, each under its own `rownames`: every copy counted as one more event from the day it
+    was published (a band's 229 occupants became 329), and check said ok. A column the pack does not read that is
+    one row's own id within each publication, repeated under a later one, is a warning naming
+    `source.published_column`; rows whose ids repeat within one publication (occupants of one vehicle) are no id."""
+    rows = [[i, "ab"[i % 2], f"{2000 + i % 3}-06-01", f"{2001 + i % 3}-03-01", i // 4] for i in range(60)]
+    rows += [[i, e, d, f"{2002 + i % 3}-09-01", v] for i, e, d, _, v in rows[:6]]  # sent again, revised
+    source = {"path": _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows),
+              "shape": "events", "grain": "year", "period_column": "when", "published_column": "known",
+              "entity_id": "band", "entity_name": "band", "aggregates": {"occupants": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "occupants", "window": [0, 0]}}
+    warned = [w for w in check_pack(_pack(tmp_path, source, metrics), as_of=date(2005, 6, 30), today=TODAY).warnings
+              if "sent again" in w]
+    assert warned == [
+        "key `source.published_column`: got 'known'; 6 events are sent again under a later publication date with the "
+        "`rownames` of an earlier row (e.g. 0, published 2001-03-01 and 2002-09-01), a column holding one row's "
+        "own id within each publication: each copy is counted as an event of its own from the day it is published, "
+        "beside the first, as if a revision were a new event: expected each event once in the source (its revision "
+        "written over it), or `{agg: count_distinct, column: rownames}` to count the events"]
+    lines = (tmp_path / "e.jsonl")  # JSON Lines alike: its keys are the columns the pack does not read
+    lines.write_text("".join(json.dumps(dict(zip(["rownames", "band", "when", "known", "vehicle"], r, strict=True)))
+                             + "\n" for r in rows))
+    assert [w for w in check_pack(_pack(tmp_path, {**source, "path": "e.jsonl"}, metrics), as_of=date(2005, 6, 30),
+                                  today=TODAY).warnings if "sent again" in w] == warned
+    once = _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows[:60])
+    assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": once}, metrics), as_of=date(2005, 6, 30),
+                                      today=TODAY).warnings if "sent again" in w]

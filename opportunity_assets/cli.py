@@ -198,9 +198,10 @@ def _command(args: argparse.Namespace) -> int:
             for as_of in dates:
                 # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
                 if problems := check_pack(pack, as_of, with_facts=False).problems:
-                    print(f"{as_of}  skipped: {problems[0]}", flush=True)
+                    print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
                     broken += [as_of] if ran else []
                     continue
+                _warn_if_changed_since_stored(pack, store, as_of)
                 nights.run_night(defs, instance, as_of)
                 ran.append(as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
@@ -314,12 +315,42 @@ def _require_checked(pack: Any, store: Any, as_of: date) -> None:
     checked = check_pack(pack, as_of, with_facts=False)
     if checked.problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(checked.problems)
-                         + " (`opportunity check` says more)")
+                         + " (`opportunity check` says more)" + _stored_before(pack, store, as_of))
     for warning in checked.warnings:
         print(f"opportunity: warning: {warning}", file=sys.stderr, flush=True)
     store.ready()
     if foreign := another_packs_night(domain_night(store, pack.domain, as_of), pack, as_of):
         raise ValueError(f"{pack.domain}, night {as_of}: {foreign}")
+    _warn_if_changed_since_stored(pack, store, as_of)
+
+
+def _stored_before(pack: Any, store: Any, as_of: date) -> str:
+    """After a problem stopping a night: that this pack stored the night before, on the source as it was then
+    (`candidates.step.stored_as_read_then`); nothing for a store not made yet (none is made for a night refused)
+    or that does not open (its own line comes later)."""
+    from opportunity_assets.candidates.step import stored_as_read_then
+
+    try:
+        return stored_as_read_then(store.night(pack.domain, as_of), pack) if store.exists() else ""
+    except ValueError:
+        return ""
+
+
+def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
+    """A night this pack stored, run again on a source changed in place since, said on stderr before the night
+    replaces it (`candidates.step.changed_since_stored`). The read and the scan are the check's, kept for the
+    process: the night's scan step is given them again."""
+    from opportunity_assets.candidates.logic import scan
+    from opportunity_assets.candidates.step import changed_since_stored
+    from opportunity_assets.sources.snapshot import read_snapshot
+
+    stored = store.night(pack.domain, as_of)
+    if stored is None or stored.get("criteria_fingerprint") != pack.fingerprint:
+        return
+    snapshot = read_snapshot(pack, as_of)
+    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    if changed := changed_since_stored(stored, store.candidates(pack.domain, as_of), found, pack):
+        print(f"opportunity: warning: {changed}", file=sys.stderr, flush=True)
 
 
 def _candidate_id(store: Any, domain: str, asked: str | None) -> str | None:

@@ -4,6 +4,7 @@ conditions and the formula: each passed `check` ("ok"), or blamed a key that was
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from datetime import date, timedelta
 from pathlib import Path
@@ -4255,3 +4256,33 @@ def test_a_survey_every_few_years_is_not_told_as_strays() -> None:
     assert stray_tail(waves, year) is None
     assert stray_tail([*waves[:4], (date(2016, 1, 1), 40), (date(2023, 1, 1), 5)], year) == (
         date(2016, 1, 1), date(2023, 1, 1), 40)
+
+def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(
+        tmp_path: Path) -> None:
+    """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later
+    with their outcome revised, each under its own `rownames`: every copy counted as one more event from the day it
+    was published (a band's 229 occupants became 329), and check said ok. A column the pack does not read that is
+    one row's own id within each publication, repeated under a later one, is a warning naming
+    `source.published_column`; rows whose ids repeat within one publication (occupants of one vehicle) are no id."""
+    rows = [[i, "ab"[i % 2], f"{2000 + i % 3}-06-01", f"{2001 + i % 3}-03-01", i // 4] for i in range(60)]
+    rows += [[i, e, d, f"{2002 + i % 3}-09-01", v] for i, e, d, _, v in rows[:6]]  # sent again, revised
+    source = {"path": _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows),
+              "shape": "events", "grain": "year", "period_column": "when", "published_column": "known",
+              "entity_id": "band", "entity_name": "band", "aggregates": {"occupants": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "occupants", "window": [0, 0]}}
+    warned = [w for w in check_pack(_pack(tmp_path, source, metrics), as_of=date(2005, 6, 30), today=TODAY).warnings
+              if "sent again" in w]
+    assert warned == [
+        "key `source.published_column`: got 'known'; 6 events are sent again under a later publication date with the "
+        "`rownames` of an earlier row (e.g. 0, published 2001-03-01 and 2002-09-01), a column holding one row's "
+        "own id within each publication: each copy is counted as an event of its own from the day it is published, "
+        "beside the first, as if a revision were a new event: expected each event once in the source (its revision "
+        "written over it), or `{agg: count_distinct, column: rownames}` to count the events"]
+    lines = (tmp_path / "e.jsonl")  # JSON Lines alike: its keys are the columns the pack does not read
+    lines.write_text("".join(json.dumps(dict(zip(["rownames", "band", "when", "known", "vehicle"], r, strict=True)))
+                             + "\n" for r in rows))
+    assert [w for w in check_pack(_pack(tmp_path, {**source, "path": "e.jsonl"}, metrics), as_of=date(2005, 6, 30),
+                                  today=TODAY).warnings if "sent again" in w] == warned
+    once = _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows[:60])
+    assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": once}, metrics), as_of=date(2005, 6, 30),
+                                      today=TODAY).warnings if "sent again" in w]

@@ -574,3 +574,34 @@ def test_a_stop_is_told_from_other_errors_by_what_raised_it() -> None:
     assert is_interruption(DagsterExecutionInterruptedError())
     assert not is_interruption(RuntimeError("Conversion Error: Date out of range")) and not is_interruption(
         ValueError("Query interrupted"))
+
+
+def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 63: a night run again after its source was changed in place (a year's figures revised over the first
+    ones, no `published_column`) replaced the brief it gave then with another, and nothing said so; a file replaced
+    by a shorter one was told "the night is too early for the pack". The same pack's night run again on the
+    source as it was is silent; on a source revised since, a warning names `source.published_column` with a
+    figure then and now; on one that lost history, the refusal says the store holds the night as read then."""
+    source = tmp_path / "tx.csv"
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    source.write_text("".join(lines))
+    pack = write_pack(tmp_path, source)
+    command = ["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]
+    assert main(command) == 0
+    capsys.readouterr()
+    assert main(command) == 0  # the source as it was: the same figures, nothing said
+    assert "changed in place" not in capsys.readouterr().err
+    revised = [line.replace("Austin,2009,11,", "Austin,2009,11,1") if line.startswith("Austin,2009,11,") else line
+               for line in lines]
+    source.write_text("".join(revised))
+    assert main(command) == 0
+    warning = next(line for line in capsys.readouterr().err.splitlines() if "changed in place" in line)
+    assert warning.startswith("opportunity: warning: key `source.published_column`: night 2009-12-31 is stored, by "
+                              "this pack, with other figures than the source gives it now: "), warning
+    assert "Austin's " in warning and " then, " in warning and " now" in warning
+    assert "expected a `published_column`" in warning
+    source.write_text("".join([lines[0], *(line for line in revised[1:] if int(line.split(",")[1]) >= 2009)]))
+    assert main(command) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "the store holds night 2009-12-31, run by this pack on the source as it was then" in line, line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -18,6 +19,7 @@ from opportunity_assets.candidates.logic import ScanReport, scan
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
 from opportunity_assets.text import clip_quoted
@@ -72,6 +74,67 @@ def another_packs_night(stored: dict[str, Any] | None, pack: CriteriaPack, as_of
             f"made by a pack reading {table!r} ({path}) by {key}, and this pack reads {our_table!r} ({our_path}) "
             f"by {our_key}: the night would {harm}: expected a `domain` of this pack's own (each pack sharing a "
             "store needs one)")
+
+
+_TOLERANCE = 1e-9
+"""Relative difference below which a metric read again is the same figure (a sum's last bits)."""
+
+
+def _same(then: float | None, now: float | None) -> bool:
+    return then == now or (then is not None and now is not None and math.isclose(then, now, rel_tol=_TOLERANCE,
+                                                                                abs_tol=_TOLERANCE))
+
+
+def _written(value: float | None) -> str:
+    return "no value" if value is None else significant(value, 6)
+
+
+def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], now: list[Candidate],
+                         pack: CriteriaPack) -> str | None:
+    """A night this pack stored, run again on a source that gives it other figures (trial 63: a year's figures
+    revised over the first ones, no `published_column`: the night's brief replaced by another, nothing said). The
+    same pack (its fingerprint) read what was published by the night then and now: where they differ, the source's
+    rows of those periods were changed in place since, and a past night can no longer be told as it was. `then`:
+    the stored night's candidates; `now`: tonight's scan of it."""
+    if stored is None or stored.get("criteria_fingerprint") != pack.fingerprint:
+        return None
+    before, after = {c.id: c for c in then}, {c.id: c for c in now}
+    changed = sorted(i for i in before.keys() & after.keys()
+                     if any(not _same(before[i].metrics.get(m), after[i].metrics.get(m)) for m in pack.metrics))
+    gone, new = sorted(before.keys() - after.keys()), sorted(after.keys() - before.keys())
+    if not (changed or gone or new):
+        return None
+    said = []
+    if changed:
+        first = before[changed[0]]
+        metric = next(m for m in pack.metrics if not _same(first.metrics.get(m), after[first.id].metrics.get(m)))
+        said.append(f"{len(changed)} of {len(before)} candidates' metrics differ ({first.name}'s {metric} "
+                    f"{_written(first.metrics.get(metric))} then, {_written(after[first.id].metrics.get(metric))} "
+                    "now)")
+    if gone:
+        said.append(f"{len(gone)} candidate{'s' if len(gone) != 1 else ''} of then not in the source now (e.g. "
+                    f"{before[gone[0]].name})")
+    if new:
+        said.append(f"{len(new)} new (e.g. {after[new[0]].name})")
+    published = pack.source.published_column
+    fix = ("each revision as a row of its own beside the first, with its own date in "
+           f"`{published}`, so that a past night reads what was known on it" if published is not None else
+           "a `published_column` giving each row's publication date, a revision a row of its own beside the first, "
+           "so that a past night reads what was known on it")
+    return (f"key `source.published_column`: night {stored['as_of']} is stored, by this pack, with other figures "
+            f"than the source gives it now: {'; '.join(said)}: rows of periods published by then were changed in "
+            "place since (revised, removed or added), and the night run again reads the source as it is now, "
+            f"replacing the brief it gave then: expected {fix}")
+
+
+def stored_as_read_then(stored: dict[str, Any] | None, pack: CriteriaPack) -> str:
+    """Said after a problem that stops a night this pack stored before: the night ran then, on the same pack, so
+    the source has changed since (trial 63: a file replaced by a shorter one was told "the night is too early for
+    the pack")."""
+    if stored is None or stored.get("criteria_fingerprint") != pack.fingerprint:
+        return ""
+    return (f" (the store holds night {stored['as_of']}, run by this pack on the source as it was then: the source "
+            "has changed since, a file replaced by a shorter one, rows removed or rewritten?)")
 
 
 def required_input_coverage(required: list[str], candidates: list[Candidate]) -> float:

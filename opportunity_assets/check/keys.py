@@ -15,6 +15,7 @@ from opportunity_assets.records import Candidate
 from opportunity_assets.sources.facts import copied_rows
 from opportunity_assets.sources.probes import (
     duplicate_facts,
+    events_sent_again,
     key_completions,
     revision_dates,
 )
@@ -226,6 +227,24 @@ def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:
             f"{found.told} of the {found.groups} keys (e.g. {shown}): a figure and its revisions, each dated by its "
             f"release? expected `published_column: {found.column}`, which reads on each night the latest revision "
             "known by it")
+
+
+def events_sent_again_line(pack: CriteriaPack) -> str | None:
+    """A warning naming `source.published_column` when events read by it are sent again under a later publication
+    date with the id of an earlier row, in a column the pack does not read (`probes.events_sent_again`): each copy is
+    counted as one more event from the day it is published (trial 63: crash occupants re-sent with their outcome
+    revised, a band's 229 occupants read as 329, and check said ok). None otherwise."""
+    found = events_sent_again(pack)
+    if found is None:
+        return None
+    one, dates = found.example
+    plural = "s are" if found.again != 1 else " is"
+    return (f"key `source.published_column`: got {pack.source.published_column!r}; {found.again} event{plural} sent "
+            f"again under a later publication date with the `{found.column}` of an earlier row (e.g. {one}, "
+            f"published {' and '.join(dates[:3])}), a column holding one row's own id within each publication: each "
+            "copy is counted as an event of its own from the day it is published, beside the first, as if a "
+            "revision were a new event: expected each event once in the source (its revision written over it), or "
+            f"`{{agg: count_distinct, column: {found.column}}}` to count the events")
 
 
 def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:

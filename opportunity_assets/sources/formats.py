@@ -395,7 +395,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         missing = [c for c in needed if c not in seen]
         if missing:
             raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
-                                    f"{sorted(seen)}{_nested_clause(path, missing, nested)}", tuple(missing))
+                                    f"{sorted(seen)}{_nested_clause(path, missing, nested)}", tuple(missing),
+                                    tuple(seen))  # (the keys as first written: a CSV header's order)
     refused = {}
     for position, keys in odd:
         spelt = respelt(keys, needed, together)

@@ -4257,6 +4257,7 @@ def test_a_survey_every_few_years_is_not_told_as_strays() -> None:
     assert stray_tail([*waves[:4], (date(2016, 1, 1), 40), (date(2023, 1, 1), 5)], year) == (
         date(2016, 1, 1), date(2023, 1, 1), 40)
 
+
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later

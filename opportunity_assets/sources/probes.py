@@ -370,9 +370,7 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
     if not tried:
         return None
-    probe = pack.model_copy(update={"source": src.model_copy(update={
-        "where": [*src.where, *(Condition.model_validate({"column": c, "not_in": ["\x00"]}) for c in tried)]})})
-    listed = {c.column: text for _, c, text in shapes.listed_conditions(probe.source)}
+    probe, listed = _with_texts(pack, tried)
     ids = {c: f"nullif({_q(listed[c])}, '')" for c in tried}
     per_column = ", ".join(
         f"count({ids[c]}), count(DISTINCT ({ids[c]}, {shapes.PUBLISHED})), count(DISTINCT {ids[c]}), "

@@ -15,7 +15,7 @@ from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import MONTH, Grain
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.facts import entities_by_period, rows_after
+from opportunity_assets.sources.facts import rows_after
 from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.probes import (
     latest_by_period,
@@ -184,13 +184,14 @@ def stray_tail(held: list[tuple[date, int]], grain: Grain) -> tuple[date, date, 
     return periods[last], periods[last + 1], before
 
 
-def latest_rows_stray(pack: CriteriaPack, night: date) -> str | None:
+def latest_rows_stray(pack: CriteriaPack, night: date, held: list[tuple[date, int]]) -> str | None:
     """The source's latest rows told as a few strays (`stray_tail`), with no more entities among them all than half
     the rest's latest period has: trial 62's 5 rows dated 8 months after the rest made check judge their night,
     41 of 46 entities with no row in any window, and suggest `min_rows: 1`. One line naming the source's key, the
-    rows, their entities and a night before them; None when there are none."""
+    rows, their entities and a night before them; None when there are none. `held`: each period with rows the night
+    sees and its entities (`SourceFacts.held`)."""
     grain, src = pack.grain, pack.source
-    if (tail := stray_tail(entities_by_period(pack, night), grain)) is None:
+    if (tail := stray_tail(held, grain)) is None:
         return None
     rest, first, before = tail
     after = rows_after(pack, night, rest)

@@ -436,7 +436,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     elif duplicated and not many_duplicated and not any(p.startswith("key `source.") for p in problems):
         warnings += few_keys_shared(pack, duplicated)
     problems = one_cause_once(problems, pack)
-    if (stray := latest_rows_stray(pack, night)) is not None:
+    if (stray := latest_rows_stray(pack, night, counted.held)) is not None:
         # windows no candidate fills past a few rows dated far after the rest: those rows, said once
         windows = re.compile(r"^key `metrics\.\w+\.(min_rows|window)`")
         if any(windows.match(p) for p in problems):

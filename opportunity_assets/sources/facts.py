@@ -42,16 +42,6 @@ def latest_published_period(pack: CriteriaPack, night: date) -> date | None:
     return latest if latest is None or isinstance(latest, date) else latest.date()
 
 
-def entities_by_period(pack: CriteriaPack, night: date) -> list[tuple[date, int]]:
-    """Each period of a dated, well-formed row published by `night`, earliest first, and how many entities have a
-    row in it."""
-    sql = (f"SELECT {shapes.PERIOD}::DATE, count(DISTINCT {shapes.ENTITY}) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
-           f"AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} <= $night::DATE "
-           "GROUP BY 1 ORDER BY 1")
-    with opened(pack) as (con, _):
-        return [(period, int(n)) for period, n in run(con, pack, sql, {"night": night}).rows()]
-
-
 @dataclass(frozen=True)
 class RowsAfter:
     """The rows published by a night whose period lies after a given one: what a few stray rows are told by."""
@@ -253,6 +243,9 @@ class SourceFacts:
     rows, distinct rows); None otherwise."""
     repeats: tuple[int, int] | None = None
     """An events source's (rows, distinct rows) the night sees, equal in every column read; None for another shape."""
+    held: list[tuple[date, int]] = field(default_factory=list)
+    """`_entities_by_period`: each period of the main source's dated rows the night sees, earliest first, and how
+    many entities have a row in it."""
 
 
 def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
@@ -263,10 +256,20 @@ def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
         first_days = _first_days(con, pack)
         coarser = _coarser_rows(con, pack) if first_days is None else None
         sizes = _row_sizes(con, pack, as_of) if pack.source.shape == "events" else None
-    return SourceFacts(tables=tables, first_days=first_days, coarser_rows=coarser,
+        held = _entities_by_period(con, pack, as_of)
+    return SourceFacts(tables=tables, first_days=first_days, coarser_rows=coarser, held=held,
                        copies=None if sizes is None else _copies_of(sizes),
                        repeats=None if sizes is None else (sum(n * groups for n, groups in sizes),
                                                            sum(groups for _, groups in sizes)))
+
+
+def _entities_by_period(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date) -> list[tuple[date, int]]:
+    """Each period of a dated, well-formed row of the main source published by `as_of`, earliest first, and how
+    many entities have a row in it."""
+    sql = (f"SELECT {shapes.PERIOD}::DATE, count(DISTINCT {shapes.ENTITY}) FROM {TYPED} WHERE {shapes.IN_SCOPE} "
+           f"AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} <= $as_of::DATE "
+           "GROUP BY 1 ORDER BY 1")
+    return [(period, int(n)) for period, n in run(con, pack, sql, {"as_of": as_of}).rows()]
 
 
 def copied_rows(pack: CriteriaPack, as_of: date) -> tuple[int, int, int] | None:

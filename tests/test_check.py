@@ -2115,6 +2115,27 @@ def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_p
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
 
 
+def test_a_window_of_days_missing_a_weekend_published_late_is_no_source_of_trading_days(tmp_path: Path) -> None:
+    """Trial 65: a daily source with a row every day, under a `published_column`, its latest weekend's rows
+    published after the night: the window's 2 missing days were a Saturday and a Sunday, and check said "a source
+    of trading days has no rows then" of a source whose every weekend before has rows."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(26)]
+    late = {date(2018, 3, 24), date(2018, 3, 25)}
+    rows = [[e, d.isoformat(), ("2018-04-05" if d in late else d.isoformat()), 10] for e in "abc" for d in days]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "known", "level"], rows), "period_column": "date",
+              "grain": "day", "published_column": "known", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 2]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2018, 3, 26))
+    assert problems == [
+        "key `metrics.level_now.min_rows`: got 3 (every period of its window, by default); no candidate has more than "
+        "1 of the 3 days of level filled in 2018-03-24..2018-03-26 (perhaps rows of them published after the night, "
+        "by `source.published_column`, or a period no entity has rows in), so level_now has no value for any of the "
+        "3 candidates scanned (`required_inputs.0`: each going on would be archived as a data gap): expected "
+        "`min_rows: 1` or less, or a window over days the source fills"], problems
+
+
 def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:
     """Trial 14: daily aluminium premiums (trading days) read by the day with `coverage >= 0.9` over 14 days: a
     candidate's coverage is at most 10 of 14 (its Saturdays and Sundays never filled), the filter refused every

@@ -1631,6 +1631,32 @@ def test_a_quiet_period_under_published_column_is_a_count_of_zero_once_the_feed_
     assert counts(date(2016, 6, 12))["a"]["2016-05-16"] == 1.0  # the late poll, once it is known
 
 
+def test_a_period_no_entity_had_an_event_in_under_published_column_is_zeros_once_a_later_one_is_published(
+        tmp_path: Path) -> None:
+    """Trial 65: events by day under a `published_column` (~2 a day across entities): a day on which no entity had
+    an event, a chance of 1 in 7 at that rate, was every entity's gap until the default lag's 30 days after it
+    (which `published_column` does not read), so the windows over it had no value ("7 of 8 days filled; needs 8"),
+    while a quiet day of one entity beside another's event was 0 (trial 18). Such a period is known empty once
+    the feed has published an event of a later period, as one entity's quiet period is; not before."""
+    days = ["2016-05-02", "2016-05-03", "2016-05-05", "2016-05-06"]  # none on 2016-05-04, by any entity
+    rows = [[e, day, day, 1] for day in days for e in ("a", "b")]
+    name = _csv(tmp_path / "p.csv", ["id", "enddate", "known", "x"], rows)
+    source = {"path": name, "shape": "events", "period_column": "enddate", "grain": "day",
+              "published_column": "known", "aggregates": {"polls": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "polls", "window": [0, 3]}})
+
+    def counts(as_of: date) -> dict[str, float]:
+        history = read_snapshot(pack, as_of, today=TODAY).history
+        return {str(r["period"]): r["polls"] for r in history.filter(history["entity_id"] == "a").iter_rows(
+            named=True)}
+
+    assert counts(date(2016, 5, 6)) == {"2016-05-02": 1.0, "2016-05-03": 1.0, "2016-05-04": 0.0, "2016-05-05": 1.0,
+                                        "2016-05-06": 1.0}
+    assert read_snapshot(pack, date(2016, 5, 6), today=TODAY).metrics["level_now"].to_list() == [3.0, 3.0]
+    # on 2016-05-04 nothing of that day or later was published yet: the day is not known
+    assert "2016-05-04" not in counts(date(2016, 5, 4))
+
+
 def test_rows_published_after_the_night_never_change_an_events_night_with_a_quiet_latest_week(tmp_path: Path) -> None:
     """Point in time, for the week no entity had an event in (trial 51: London's murders, none anywhere in 2009-W42,
     lag 7 days): a fix that ran the grid of weeks to the latest period of every row up to today read rows published

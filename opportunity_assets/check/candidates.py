@@ -16,6 +16,7 @@ from datetime import date, timedelta
 import numpy as np
 
 from opportunity_assets import expressions
+from opportunity_assets.check.grains import WEEKEND_SHARE
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import format_value, significant, written
 from opportunity_assets.periods import rows_in_window
@@ -522,8 +523,10 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
                 "has rows in")
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"
     first, _, last = label.partition("..")
-    why = _weekend_missing(pack, first, last, length - best) if last else ""
-    why = why or "perhaps a period no entity has rows in: a survey not held that year, an extract's gap"
+    why = _weekend_missing(pack, first, last, length - best) if last and _trading_days(found) else ""
+    why = why or ("perhaps rows of them published after the night, by `source.published_column`, or a period no "
+                  "entity has rows in" if pack.source.published_column else
+                  "perhaps a period no entity has rows in: a survey not held that year, an extract's gap")
     return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
             f"{length} {plural} of {spec.column} filled in {label} ({why}), so {metric} has no value for "
             f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window "
@@ -606,6 +609,14 @@ def _gap_expected(pack: CriteriaPack, line: str) -> str:
             and match["metric"] in pack.metrics:
         return _fewer_rows(pack, match)
     return "expected a metric the night's rows fill (a column with figures in its window)"
+
+
+def _trading_days(found: list[Candidate]) -> bool:
+    """Whether the candidates' rows are a source of trading days: fewer than `WEEKEND_SHARE` of them dated a Saturday
+    or Sunday (trial 65: a daily source with rows every day, its latest weekend's published late, was told "a source
+    of trading days has no rows then")."""
+    days = [date.fromisoformat(str(r["period"])[:10]) for c in found for r in c.raw_data]
+    return bool(days) and sum(1 for d in days if d.weekday() >= 5) < WEEKEND_SHARE * len(days)
 
 
 def _weekend_missing(pack: CriteriaPack, first: str, last: str, missing: int) -> str:

@@ -339,7 +339,7 @@ def periods_read_as_vintages(pack: CriteriaPack) -> str | None:
             "expected the grain the rows come in, whose revisions of one period its publication dates tell apart")
 
 
-_WEEKEND_SHARE = 0.05
+WEEKEND_SHARE = 0.05
 """A day-grain source with fewer of its rows than this on Saturdays and Sundays is one of trading days (a daily one
 has 2 in 7 there)."""
 
@@ -351,7 +351,7 @@ def _weekdays_at_most(length: int) -> int:
 
 def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found: list[Candidate]) -> list[str]:
     """A `coverage` filter on a day grain that refuses every scanned candidate tonight, over a source of trading days
-    (fewer than `_WEEKEND_SHARE` of the rows the night reads on a Saturday or Sunday: exchange quotes, a
+    (fewer than `WEEKEND_SHARE` of the rows the night reads on a Saturday or Sunday: exchange quotes, a
     working-day feed), with a bound above its window's weekdays' share: the weekend days are (nearly) never
     filled, so its coverage is at most about that share (10 of 14 days, 0.714), and the filter refuses every
     candidate on every night while check said ok. A problem naming the filter's value."""
@@ -360,7 +360,7 @@ def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found:
         return []
     filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
     weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
-    if filled.height == 0 or weekend >= _WEEKEND_SHARE * filled.height:
+    if filled.height == 0 or weekend >= WEEKEND_SHARE * filled.height:
         return []
     problems = []
     for n, f in enumerate(pack.hard_filters):

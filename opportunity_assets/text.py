@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 MAX_NAME = 200
 """Longest entity id or name the source accepts; a longer one quarantines its row (sources/snapshot.py)."""
@@ -91,3 +92,9 @@ def clip_quoted(message: str, limit: int = MAX_QUOTED) -> str:
         return f"{quoted[:61]}...{quoted[0]} ({len(quoted) - 2:,} characters)"
     return _QUOTED.sub(clip, message) if len(message) > limit else message
 
+
+def first_of(items: Sequence[str], shown: int, *, total: int | None = None, joiner: str = ", ") -> str:
+    """The first `shown` of `items` joined by `joiner`, and how many more there are: "a, b, c and 4 more". `total`:
+    how many the items are the first of, when more exist than were listed."""
+    more = (len(items) if total is None else total) - min(shown, len(items))
+    return joiner.join(items[:shown]) + (f" and {more} more" if more > 0 else "")

@@ -70,3 +70,11 @@ def test_clip_quoted_cuts_a_long_quoted_value_and_no_word_of_the_message() -> No
                                     "of ['b', \"it's\"]")
     assert clip_quoted(f"the market's {long} rows, 'a'") == f"the market's {long} rows, 'a'"
     assert clip_quoted(f"key `a`: got {long!r}", limit=400) == f"key `a`: got {long!r}"
+
+
+def test_first_of_lists_the_first_few_and_counts_the_rest() -> None:
+    from opportunity_assets.text import first_of
+
+    assert first_of(["a", "b", "c", "d", "e"], 3) == "a, b, c and 2 more"
+    assert first_of(["a", "b"], 3) == "a, b"
+    assert first_of(["a", "b"], 2, total=7, joiner=" and ") == "a and b and 5 more"

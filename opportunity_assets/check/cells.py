@@ -17,6 +17,7 @@ from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check.periods import UNPARSED_PERIODS
 from opportunity_assets.criteria import MetricSpec
 from opportunity_assets.sources.spec import NO_BREAK_SPACES, SourceSpec
+from opportunity_assets.text import first_of
 
 MOSTLY_TEXT = 0.5
 """A numeric column with more than this share of its cells in reach not numbers is declared wrongly (a text or
@@ -255,7 +256,7 @@ def grouped_in_reach(spec: SourceSpec, columns: dict[str, str], quarantined: pl.
                                        "entity-periods in the windows' reach hold cells that are"))
         elif spec.wide is None and lost and len(grouped) >= _FEWEST_GROUPED and len(grouped) >= GROUPED_ALL * len(
                 written):  # (a wide source's columns are each an entity's: `wide_columns_of_text` names them)
-            shown = ", ".join(repr(e) for e in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+            shown = first_of([repr(e) for e in lost], 3)
             problems.append(_separated(
                 spec, within, column, grouped, len(refused), len(reach),
                 "entity-periods in the windows' reach hold cells that are",
@@ -296,7 +297,7 @@ def empty_columns(metrics: Mapping[str, MetricSpec], columns: dict[str, str], hi
     entities = history["entity_id"].n_unique()
     for column in (c for c in empty if c not in filled):
         reading = [name for name, spec in metrics.items() if spec.column == column or column in (spec.columns or [])]
-        shown = " and ".join(reading[:2]) + (f" and {len(reading) - 2} more" if len(reading) > 2 else "")
+        shown = first_of(reading, 2, joiner=" and ")
         problems.append(f"key `{columns[column]}`: {column!r} is empty in every row of the source, so {shown} "
                         f"{'has' if len(reading) == 1 else 'have'} no value for any of its {entities} "
                         f"{'entity' if entities == 1 else 'entities'}: expected the column that holds its figures (a "
@@ -325,7 +326,7 @@ def empty_event_columns(spec: SourceSpec, metrics: Mapping[str, MetricSpec], ent
         if aggregate.column in filled:
             continue
         over = [m for m, spec_ in metrics.items() if spec_.agg != "derived" and spec_.column == name]
-        shown = " and ".join(over[:2]) + (f" and {len(over) - 2} more" if len(over) > 2 else "")
+        shown = first_of(over, 2, joiner=" and ")
         of = f"its {entities} {'entity' if entities == 1 else 'entities'}"
         said = (f"is 0 in every period and {shown} 0 for every one of {of}, a figure the source does not hold"
                 if aggregate.agg in ("sum", "count_distinct") else f"has no value in any period, nor {shown} for any "

@@ -24,6 +24,7 @@ from opportunity_assets.sources.probes import (
 from opportunity_assets.sources.spec import (
     SourceSpec,
 )
+from opportunity_assets.text import first_of
 
 CUT_SHORT = 0.1
 """An events source whose rows end this share of its latest period (at least a day) before the period does, where
@@ -197,8 +198,7 @@ def latest_rows_stray(pack: CriteriaPack, night: date, held: list[tuple[date, in
     after = rows_after(pack, night, rest)
     if 2 * after.entities > before:
         return None
-    more = after.entities - len(after.names)
-    names = ", ".join(after.names) + (f" and {more} more" if more > 0 else "")
+    names = first_of(after.names, len(after.names), total=after.entities)
     dated_by_lag = not (src.published_column or src.known_at)
     earlier = f", `--as-of {grain.end(rest) + timedelta(days=src.publication_lag_days)}`" if dated_by_lag else ""
     return (f"key `{_source_key(src)}`: {describe_location(pack)}: its latest {after.rows:,} "

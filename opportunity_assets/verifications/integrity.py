@@ -43,6 +43,7 @@ from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import times
 from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
+from opportunity_assets.text import first_of
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
 from opportunity_assets.verifications.peers import in_step
@@ -286,7 +287,7 @@ def _copied(found: Findings, spec: IntegritySpec, column: str, copied: CopiedFig
     last = series.length - 1
     indices = list(range(last - copied.periods + 1, last + 1))
     shown = ", ".join(format_number(float(values[i])) for i in indices)
-    whose = ", ".join(copied.others[:3]) + (f" and {len(copied.others) - 3} more" if len(copied.others) > 3 else "")
+    whose = first_of(copied.others, 3)
     span = period_span([series.periods[i] for i in indices])
     what = (f"are {whose}'s figures exactly, period for period: another entity's data (a join on the wrong key?)"
             if copied.scale is None else

@@ -413,6 +413,26 @@ def test_a_revision_replaces_the_earlier_vintage_once_known(tmp_path: Path) -> N
     assert _history(pack, date(2015, 4, 20), "a") == [("2015-01-01", 0, 90.0)]
 
 
+def test_age_days_dates_the_latest_periods_value_not_a_later_revision_of_an_older_one(tmp_path: Path) -> None:
+    """Trial 65: under `published_column`, a revision of an older period published after the latest period's figure
+    made the entity fresher (12 days where the latest week's figure was 25 days old). The scan and the verifier's
+    recomputation both date the latest period's value."""
+    from opportunity_assets.verifications.logic import recompute_metric
+
+    rows = [["a", "2015-01", "2015-02-10", 100], ["a", "2015-02", "2015-03-10", 110],
+            ["a", "2015-01", "2015-03-25", 95]]  # January revised after February's figure was published
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "age": {"agg": "age_days", "column": "level", "unit": "days"}})
+    night = date(2015, 4, 4)
+    snapshot = read_snapshot(pack, night, today=TODAY)
+    found, _ = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    (a,) = found
+    assert a.metrics["age"] == 25.0  # 2015-03-10 to 2015-04-04, not the revision's 10 days
+    assert recompute_metric(pack.metrics["age"], a.raw_data, night) == 25.0
+
+
 def test_a_row_published_after_today_is_quarantined_with_its_date(tmp_path: Path) -> None:
     """Trial 27: a revision recorded in 2030 for 2024 (a typo) was unseen on every night with no word, its entity's
     metrics read from the earlier vintage; a row dated after today is refused, saying so, as its period would be."""

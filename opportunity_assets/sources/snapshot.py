@@ -59,8 +59,9 @@ def _metric_sql(name: str, spec: MetricSpec) -> str:
         return f"({filled}) / {float(len(columns) * (hi - lo + 1))} AS {_q(name)}"
     column = _q(spec.column or "")
     if spec.agg == "age_days":
-        return (f"datediff('day', max({shapes.PUBLISHED}) FILTER (WHERE {column} IS NOT NULL), {shapes.AS_OF})"
-                f"::DOUBLE AS {_q(name)}")
+        # the latest period's value, dated by its publication (a revision of an older period is no fresher data)
+        return (f"datediff('day', arg_min({shapes.PUBLISHED}, {_AGO}) FILTER (WHERE {column} IS NOT NULL), "
+                f"{shapes.AS_OF})::DOUBLE AS {_q(name)}")
     count = f"count({column}) FILTER (WHERE {in_window})"
     value = {
         # compensated sums: the same value to the last bit whatever order the plan feeds the rows in

@@ -68,9 +68,10 @@ def _fsum(values: list[float]) -> float:
 def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: date,
                      drop_period: str | None = None) -> float | None:
     """A metric from raw rows, in plain Python. `drop_period` leaves one period out (sums keep their scale)."""
-    if spec.agg == "age_days":
-        published = [date.fromisoformat(r["published_at"]) for r in raw_data if r.get(spec.value_column) is not None]
-        return float((as_of - max(published)).days) if published else None
+    if spec.agg == "age_days":  # the latest period's value, dated by its publication
+        valued = [r for r in raw_data if r.get(spec.value_column) is not None]
+        return float((as_of - date.fromisoformat(max(valued, key=lambda r: r["period"])["published_at"])).days) \
+            if valued else None
     rows = [r for r in rows_in_window(raw_data, spec.window) if r["period"] != drop_period]
     length = spec.window[1] - spec.window[0] + 1
     if spec.agg == "coverage":

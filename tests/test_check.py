@@ -4199,6 +4199,22 @@ def test_revisions_read_without_published_column_name_it(tmp_path: Path) -> None
               metrics), date(2010, 6, 30)))
 
 
+def test_rows_of_several_dates_in_one_period_are_the_grain_s_not_revisions(tmp_path: Path) -> None:
+    """Trial 64: mosaicData Marriage (a row per bride and per groom, dated by `appdate`, read as a monthly panel by
+    `person`) was told "a figure and its revisions, each dated by its release? expected `published_column:
+    ceremonydate`": the rows of one month were several marriages on other days, each ceremony on or after its
+    application, no revision of one figure. Revisions share their period as written; rows dated apart within the
+    period are the grain's (or the shape's), as the README says."""
+    rows = [[p, f"1997-{m:02d}-{d:02d}", f"1997-{m:02d}-{d + 3:02d}", d] for p in ("bride", "groom")
+            for m in range(1, 13) for d in ((2, 20) if m % 2 else (9,))]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "appdate", "ceremonydate", "level"], rows),
+              "period_column": "appdate", "publication_lag_days": 15, "columns": ["level"]}
+    problems = _problems(_pack(tmp_path, source, {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}),
+                         date(1998, 1, 31))
+    assert problems and problems[0].startswith("key `source.grain`: got 'month'; "), problems
+    assert not any("published_column" in p for p in problems), problems
+
+
 def test_a_join_of_ids_of_another_kind_is_told_before_its_duplicated_keys(tmp_path: Path) -> None:
     """Trial 61: World Bank figures by ISO code joined to production by country name, two rows of `cze` in one year
     among them, were told first "duplicated keys" of the joined table: mended, the user learnt only then that no

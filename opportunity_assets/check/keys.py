@@ -213,7 +213,12 @@ def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:
     """A problem naming `source.published_column` when a column the pack does not read dates the rows of nearly
     every duplicated key apart, each on or after its period's start (`probes.revision_dates`): a figure and its
     revisions, each refused as a duplicated key, so the periods revised are gaps on every night, and check said ok
-    (trial 61). None otherwise."""
+    (trial 61). None otherwise, and when most duplicated keys' rows are of several dates in one period
+    (`dated_apart`): revisions share their period as written, and rows dated apart within it are the grain's or the
+    shape's (trial 64: marriages read as a monthly panel by bride and groom were told their ceremony dates were
+    releases)."""
+    if dated_apart(pack):
+        return None
     try:
         found = revision_dates(pack)
     except SourceError:

@@ -1169,6 +1169,29 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
 
 
+def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> None:
+    """Trial 64: Ecdat USincarcerations (one series, a row a year 1925-2019) keyed by `stateFedIncarcerees`, a count
+    that is each year's own figure: 95 "entities" of one row each, fewer than the 100 that name `source.entity_id`,
+    and check blamed `metrics.v1_now.min_rows`, "perhaps a period no entity has rows in: a survey not held that
+    year", though every year has its row. Ids of one row each that come one a period, over many periods, are a
+    figure read as the entity."""
+    rows = [[y, 1000 + 37 * (y - 1950) + y % 7, 5 + (y % 3)] for y in range(1950, 2010)]
+    source = {"path": _csv(tmp_path / "u.csv", ["year", "inmates", "level"], rows), "entity_id": "inmates",
+              "entity_name": "inmates", "grain": "year", "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2010, 6, 30))
+    assert problems == [
+        "key `source.entity_id`: got 'inmates'; about 60 values for 60 rows the night reads over 60 years, one row "
+        "each and one a year or nearly: each year's own figure read as an entity? expected the column naming each "
+        "entity, whose rows recur period after period, or `entity` naming the one series of a source of no entity "
+        "column"], problems
+    # a cross-section of entities of one row each in one period, or a few, is no such thing
+    few = [[2000 + i % 3, i, 5] for i in range(30)]
+    assert not [p for p in _problems(_pack(tmp_path, {**source, "path": _csv(
+        tmp_path / "f.csv", ["year", "inmates", "level"], few)}, metrics), date(2003, 6, 30))
+        if "source.entity_id" in p]
+
+
 def test_an_entity_id_of_one_row_each_is_said_without_scanning_a_candidate_per_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 15: `entity_id: uid` over the World Values Survey's 348,532 answers (each its own respondent) named

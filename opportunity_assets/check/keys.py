@@ -303,11 +303,27 @@ def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
             "among those the pack reads (a `count_distinct` of an id, say)")
 
 
+SUCCESSIVE_IDS = 10
+"""Entities of one row each, about one a period, from which they are a figure of each period read as the entity."""
+
+
 def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
     """A line naming `source.entity_id` when its column holds about one value per row the night reads (at least
-    `MANY_IDS` values, at most `ROWS_PER_ID` rows each): an order's or a row's own id, naming no entity."""
-    if pack.source.known_at is not None or main.entities < MANY_IDS or main.seen_dated > ROWS_PER_ID * main.entities:
+    `MANY_IDS` values, at most `ROWS_PER_ID` rows each): an order's or a row's own id, naming no entity; or, from
+    `SUCCESSIVE_IDS` values, when those rows also come about one a period: each period's own figure read as the
+    entity (trial 64: a series of yearly counts keyed by its count was told `min_rows`, "perhaps a period no entity
+    has rows in", every year holding its row)."""
+    src, grain = pack.source, pack.grain
+    if src.known_at is not None or main.seen_dated > ROWS_PER_ID * main.entities:
         return None
-    return (f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
-            f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
-            "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    if main.entities >= MANY_IDS:
+        return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for "
+                f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
+                "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    spanned = 0 if main.periods is None else grain.between(*main.periods) + 1
+    if main.entities < SUCCESSIVE_IDS or main.seen_dated > ROWS_PER_ID * spanned:
+        return None
+    return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for {main.seen_dated} "
+            f"rows the night reads over {grain.count(spanned)}, one row each and one a {grain.name} or nearly: each "
+            f"{grain.name}'s own figure read as an entity? expected the column naming each entity, whose rows recur "
+            "period after period, or `entity` naming the one series of a source of no entity column")

@@ -1827,6 +1827,22 @@ def test_a_key_nested_in_a_json_object_is_named_with_the_query_that_reads_it(tmp
                      date(2006, 6, 30)) == []
 
 
+def test_a_key_in_no_json_record_is_offered_the_key_it_misspells(tmp_path: Path) -> None:
+    """Trial 64: `entity_id: LOCATION` over JSON Lines of `location` (and `TIME`, `WDAY`) was told the keys the
+    records hold with no "did you mean", where a CSV, Parquet or Excel file's missing column is offered the one it
+    misspells."""
+    import json
+
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps({"location": e, "year": y, "level": y - 1990}) + "\n"
+                                              for e in "ab" for y in range(2000, 2006)))
+    source = {"path": "m.jsonl", "entity_id": "LOCATION", "entity_name": "LOCATION", "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem.startswith("key `source.entity_id`: got 'LOCATION'; ") and problem.endswith(
+        "lacks key(s) ['LOCATION'] in every record (did you mean 'location' for 'LOCATION'?); it has ['level', "
+        "'location', 'year']"), problem
+
+
 def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
     rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]

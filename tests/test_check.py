@@ -4098,6 +4098,19 @@ def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(
                                 "`time()` written in full, 1949.0833)"), problems
 
 
+def test_daily_decimal_years_read_by_the_month_name_the_grain_not_their_decimals(tmp_path: Path) -> None:
+    """Trial 64: quantreg MelTemp, Melbourne's daily temperatures indexed by R's `time()` in full (`1981.00273972603`),
+    read by `grain: month`, was told "its values are written with 1 decimal, too few to tell a year's 12 months
+    apart": the first value, `1981.0`, is the only one so written. Rows of one month each written otherwise are
+    days, the grain's (or the shape's) to read."""
+    rows = [["mel", repr(1981 + d / 365), 20 + d % 9] for d in range(730)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "time", "level"], rows), "period_column": "time",
+              "period_format": "decimal_year", "columns": ["level"], "publication_lag_days": 0}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(1983, 1, 31))
+    assert problems and problems[0].startswith("key `source.grain`: got 'month'; "), problems
+    assert not any("decimal" in p for p in problems), problems
+
+
 def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path: Path) -> None:
     """Trial 32: AirPassengers with its last three months written twice: each refused as a duplicated key, the
     night's latest period became September 1960 on a night that had December published, the metrics September's

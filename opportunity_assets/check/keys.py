@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 from opportunity_assets.check import candidates as check_candidates
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.facts import copied_rows
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     events_sent_again,
     key_completions,
     revision_dates,
+    value_counts,
 )
 from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.spec import DECIMAL_YEAR
@@ -97,13 +99,25 @@ _DUPLICATED_GAP = re.compile(r"^\w+: unknown: source row \d+ is quarantined \(du
 """A metric's gap line when a row refused as a duplicated key lies in its window."""
 
 
+DECIMALS_SEEN = 20
+"""Values of a decimal-year column whose decimals `_decimal_years_too_coarse` counts (the most of them)."""
+
+
 def _decimal_years_too_coarse(pack: CriteriaPack, written: str | None) -> str | None:
     """Why decimal years written with too few decimals for the grain's periods (`1949.2`: a tenth of a year, 36
     days, cannot tell 12 months apart) leave rows sharing a period, or None. Trial 32: AirPassengers rounded to one
     decimal was 72 rows of duplicated keys blamed on `source.grain`, "or `shape: events`", which would add months."""
-    if DECIMAL_YEAR not in pack.source.period_patterns or written is None or "." not in written:
+    src = pack.source
+    if DECIMAL_YEAR not in src.period_patterns or written is None or "." not in written or not src.period_column:
         return None
-    decimals = len(written.strip().split(".", 1)[1])
+    # the most decimals a value is written with, not the example's: `1981.0` beside `1981.0027397` is a day's index
+    # that `repr` wrote short (trial 64: MelTemp's days read by the month were told "written with 1 decimal")
+    try:
+        values = [written, *value_counts(pack, shapes.written(src.period_column), shapes.IN_SCOPE,
+                                         limit=DECIMALS_SEEN)]
+    except SourceError:
+        values = [written]
+    decimals = max(len(v.strip().split(".", 1)[1]) for v in values if "." in v)
     if 10 ** decimals >= 2 * pack.grain.per_year:
         return None
     return (f"its values are written with {decimals} decimal{'' if decimals == 1 else 's'}, too few to tell "

@@ -2154,6 +2154,25 @@ def test_a_window_of_days_over_trading_days_names_min_rows_and_the_weekend(tmp_p
     assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
 
 
+def test_a_window_of_trading_days_that_is_a_weekend_names_the_weekend(tmp_path: Path) -> None:
+    """Trial 64: the Dow Jones' daily closes (stevedata DJIA) with `window: [2, 3]` on a Wednesday night: the window
+    was that Saturday and Sunday, and check said "no entity has a row in 2023-11-18..2023-11-19 (perhaps a period
+    the source skips: a survey not held that year)". A window whose every day is a Saturday or Sunday over trading
+    days says so, as a window filled in part does."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(31)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [3, 4]}}  # Tuesday 27th: 24th..25th
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 28)) == [
+        "key `metrics.level_now.window`: got [3, 4]; no entity has a row in 2018-03-24..2018-03-25 (the 2 missing "
+        "are on a Saturday or Sunday: a source of trading days has no rows then), so level_now has no value for any "
+        "of the 3 candidates scanned (`required_inputs.0`: each going on would be archived as a data gap): expected "
+        "a window over days the source has rows in"]
+
+
 def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:
     """Trial 14: daily aluminium premiums (trading days) read by the day with `coverage >= 0.9` over 14 days: a
     candidate's coverage is at most 10 of 14 (its Saturdays and Sundays never filled), the filter refused every

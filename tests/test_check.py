@@ -4345,6 +4345,22 @@ def test_a_survey_every_few_years_is_not_told_as_strays() -> None:
         date(2016, 1, 1), date(2023, 1, 1), 40)
 
 
+def test_strays_are_looked_for_in_time_linear_in_the_periods() -> None:
+    """Trial 64: the Dow Jones' closes by the day since 1885 (stevedata DJIA, 37,931 trading days): check took 45 s
+    and a night 42 s, 33 s of each in `stray_tail`, which found the longest run of empty periods once per period.
+    A long daily history is looked through in one pass."""
+    import time
+
+    from opportunity_assets.check.latest import stray_tail
+    from opportunity_assets.periods import Grain
+
+    days = [date(1900, 1, 1) + timedelta(days=k) for k in range(40_000)]
+    held = [(d, 1) for d in days if d.weekday() < 5]
+    started = time.perf_counter()
+    assert stray_tail(held, Grain("day")) is None
+    assert time.perf_counter() - started < 1.0
+
+
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later

@@ -1185,6 +1185,10 @@ def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> Non
         "each and one a year or nearly: each year's own figure read as an entity? expected the column naming each "
         "entity, whose rows recur period after period, or `entity` naming the one series of a source of no entity "
         "column"], problems
+    dated = {**source, "entity_id": "year", "entity_name": "year"}  # the year column itself
+    (problem,) = _problems(_pack(tmp_path, dated, metrics), date(2010, 6, 30))
+    assert "one row each and one a year or nearly: the column dating the rows, 'year', read as the entity too: " \
+        "expected" in problem, problem
     # a cross-section of entities of one row each in one period, or a few, is no such thing
     few = [[2000 + i % 3, i, 5] for i in range(30)]
     assert not [p for p in _problems(_pack(tmp_path, {**source, "path": _csv(

@@ -337,7 +337,10 @@ def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
     spanned = 0 if main.periods is None else grain.between(*main.periods) + 1
     if main.entities < SUCCESSIVE_IDS or main.seen_dated > ROWS_PER_ID * spanned:
         return None
+    dating = [c for c in src.entity_columns if c in src.dated_columns]
+    what = f"the column dating the rows, {dating[0]!r}, read as the entity too:" if dating else \
+        f"each {grain.name}'s own figure read as an entity?"
     return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for {main.seen_dated} "
-            f"rows the night reads over {grain.count(spanned)}, one row each and one a {grain.name} or nearly: each "
-            f"{grain.name}'s own figure read as an entity? expected the column naming each entity, whose rows recur "
-            "period after period, or `entity` naming the one series of a source of no entity column")
+            f"rows the night reads over {grain.count(spanned)}, one row each and one a {grain.name} or nearly: "
+            f"{what} expected the column naming each entity, whose rows recur period after period, or `entity` "
+            "naming the one series of a source of no entity column")

@@ -1196,6 +1196,26 @@ def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> Non
         if "source.entity_id" in p]
 
 
+def test_an_entity_id_of_dates_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 64: stevedata AppleStock's daily closes keyed by `Date` (`10/13/2016`) and read as a snapshot known on
+    one day: 66 "entities", each a day of one row, ranked by their close, and check said ok. Ids that are nearly all
+    dates are a warning naming `source.entity_id`."""
+    rows = [[f"{m}/{d}/2016", 100 + d] for m in (9, 10) for d in range(10, 20)]
+    source = {"path": _csv(tmp_path / "s.csv", ["Date", "level"], rows), "entity_id": "Date", "entity_name": "Date",
+              "shape": "snapshot", "known_at": "2016-12-31", "grain": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2017, 1, 31), today=TODAY)
+    assert report.problems == [], report.problems
+    (warning,) = [w for w in report.warnings if "are dates" in w]
+    assert warning == ("key `source.entity_id`: got 'Date'; 20 of its 20 ids are dates (e.g. '10/10/2016', "
+                       "'10/11/2016'), so each day is read as an entity of its own, with no history to judge it by: "
+                       "expected the column naming each entity, the dates its `period_column` (or `entity` naming "
+                       "the one series of a source of no entity column)"), warning
+    codes = [[f"{k:02d}-{k + 1:02d}-{k + 2:02d}", 5] for k in range(20)]  # codes that no calendar has
+    report = check_pack(_pack(tmp_path, {**source, "path": _csv(tmp_path / "c.csv", ["Date", "level"], codes)},
+                              _LEVELS), as_of=date(2017, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "are dates" in w], report.warnings
+
+
 def test_an_entity_id_of_one_row_each_is_said_without_scanning_a_candidate_per_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 15: `entity_id: uid` over the World Values Survey's 348,532 answers (each its own respondent) named

@@ -335,7 +335,8 @@ def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
                 f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
                 "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
     spanned = 0 if main.periods is None else grain.between(*main.periods) + 1
-    if main.entities < SUCCESSIVE_IDS or main.seen_dated > ROWS_PER_ID * spanned:
+    if main.entities < SUCCESSIVE_IDS or main.seen_dated > ROWS_PER_ID * spanned or \
+            ROWS_PER_ID * main.seen_dated < spanned:  # (a few rows far apart: places a record was set, trial 64)
         return None
     dating = [c for c in src.entity_columns if c in src.dated_columns]
     what = f"the column dating the rows, {dating[0]!r}, read as the entity too:" if dating else \

@@ -1182,9 +1182,9 @@ def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> Non
     problems = _problems(_pack(tmp_path, source, metrics), date(2010, 6, 30))
     assert problems == [
         "key `source.entity_id`: got 'inmates'; about 60 values for 60 rows the night reads over 60 years, one row "
-        "each and one a year or nearly: each year's own figure read as an entity? expected the column naming each "
-        "entity, whose rows recur period after period, or `entity` naming the one series of a source of no entity "
-        "column"], problems
+        "each and one a year or nearly: each year's own figure (or each row's own id) read as an entity? expected the "
+        "column naming each entity, whose rows recur period after period, or `entity` naming the one series of a "
+        "source of no entity column"], problems
     dated = {**source, "entity_id": "year", "entity_name": "year"}  # the year column itself
     (problem,) = _problems(_pack(tmp_path, dated, metrics), date(2010, 6, 30))
     assert "one row each and one a year or nearly: the column dating the rows, 'year', read as the entity too: " \

@@ -340,7 +340,7 @@ def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
         return None
     dating = [c for c in src.entity_columns if c in src.dated_columns]
     what = f"the column dating the rows, {dating[0]!r}, read as the entity too:" if dating else \
-        f"each {grain.name}'s own figure read as an entity?"
+        f"each {grain.name}'s own figure (or each row's own id) read as an entity?"
     return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for {main.seen_dated} "
             f"rows the night reads over {grain.count(spanned)}, one row each and one a {grain.name} or nearly: "
             f"{what} expected the column naming each entity, whose rows recur period after period, or `entity` "

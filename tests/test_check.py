@@ -1169,6 +1169,54 @@ def test_an_entity_id_that_is_each_rows_own_id_names_the_key(tmp_path: Path) -> 
     assert not [p for p in _problems(right, date(2016, 2, 29)) if "source.entity_id" in p]
 
 
+def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> None:
+    """Trial 64: Ecdat USincarcerations (one series, a row a year 1925-2019) keyed by `stateFedIncarcerees`, a count
+    that is each year's own figure: 95 "entities" of one row each, fewer than the 100 that name `source.entity_id`,
+    and check blamed `metrics.v1_now.min_rows`, "perhaps a period no entity has rows in: a survey not held that
+    year", though every year has its row. Ids of one row each that come one a period, over many periods, are a
+    figure read as the entity."""
+    rows = [[y, 1000 + 37 * (y - 1950) + y % 7, 5 + (y % 3)] for y in range(1950, 2010)]
+    source = {"path": _csv(tmp_path / "u.csv", ["year", "inmates", "level"], rows), "entity_id": "inmates",
+              "entity_name": "inmates", "grain": "year", "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}
+    problems = _problems(_pack(tmp_path, source, metrics), date(2010, 6, 30))
+    assert problems == [
+        "key `source.entity_id`: got 'inmates'; about 60 values for 60 rows the night reads over 60 years, one row "
+        "each and one a year or nearly: each year's own figure (or each row's own id) read as an entity? expected the "
+        "column naming each entity, whose rows recur period after period, or `entity` naming the one series of a "
+        "source of no entity column"], problems
+    dated = {**source, "entity_id": "year", "entity_name": "year"}  # the year column itself
+    (problem,) = _problems(_pack(tmp_path, dated, metrics), date(2010, 6, 30))
+    assert "one row each and one a year or nearly: the column dating the rows, 'year', read as the entity too: " \
+        "expected" in problem, problem
+    # a cross-section of entities of one row each in one period, or a few, is no such thing, nor are a few rows
+    # years apart (the places world records were set)
+    for few in ([[2000 + i % 3, i, 5] for i in range(30)], [[1900 + 4 * i, i, 5] for i in range(25)]):
+        assert not [p for p in _problems(_pack(tmp_path, {**source, "path": _csv(
+            tmp_path / "f.csv", ["year", "inmates", "level"], few)}, metrics), date(few[-1][0] + 1, 6, 30))
+            if "source.entity_id" in p]
+
+
+def test_an_entity_id_of_dates_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 64: stevedata AppleStock's daily closes keyed by `Date` (`10/13/2016`) and read as a snapshot known on
+    one day: 66 "entities", each a day of one row, ranked by their close, and check said ok. Ids that are nearly all
+    dates are a warning naming `source.entity_id`."""
+    rows = [[f"{m}/{d}/2016", 100 + d] for m in (9, 10) for d in range(10, 20)]
+    source = {"path": _csv(tmp_path / "s.csv", ["Date", "level"], rows), "entity_id": "Date", "entity_name": "Date",
+              "shape": "snapshot", "known_at": "2016-12-31", "grain": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2017, 1, 31), today=TODAY)
+    assert report.problems == [], report.problems
+    (warning,) = [w for w in report.warnings if "are dates" in w]
+    assert warning == ("key `source.entity_id`: got 'Date'; 20 of its 20 ids are dates (e.g. '10/10/2016', "
+                       "'10/11/2016'), so each day is read as an entity of its own, with no history to judge it by: "
+                       "expected the column naming each entity, the dates its `period_column` (or `entity` naming "
+                       "the one series of a source of no entity column)"), warning
+    codes = [[f"{k:02d}-{k + 1:02d}-{k + 2:02d}", 5] for k in range(20)]  # codes that no calendar has
+    report = check_pack(_pack(tmp_path, {**source, "path": _csv(tmp_path / "c.csv", ["Date", "level"], codes)},
+                              _LEVELS), as_of=date(2017, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "are dates" in w], report.warnings
+
+
 def test_an_entity_id_of_one_row_each_is_said_without_scanning_a_candidate_per_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 15: `entity_id: uid` over the World Values Survey's 348,532 answers (each its own respondent) named
@@ -1804,6 +1852,22 @@ def test_a_key_nested_in_a_json_object_is_named_with_the_query_that_reads_it(tmp
                      date(2006, 6, 30)) == []
 
 
+def test_a_key_in_no_json_record_is_offered_the_key_it_misspells(tmp_path: Path) -> None:
+    """Trial 64: `entity_id: LOCATION` over JSON Lines of `location` (and `TIME`, `WDAY`) was told the keys the
+    records hold with no "did you mean", where a CSV, Parquet or Excel file's missing column is offered the one it
+    misspells."""
+    import json
+
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps({"location": e, "year": y, "level": y - 1990}) + "\n"
+                                              for e in "ab" for y in range(2000, 2006)))
+    source = {"path": "m.jsonl", "entity_id": "LOCATION", "entity_name": "LOCATION", "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    (problem,) = _problems(_pack(tmp_path, source, _LEVELS), date(2006, 6, 30))
+    assert problem.startswith("key `source.entity_id`: got 'LOCATION'; ") and problem.endswith(
+        "lacks key(s) ['LOCATION'] in every record (did you mean 'location' for 'LOCATION'?); it has ['level', "
+        "'location', 'year']"), problem
+
+
 def _levels_of(tmp_path: Path, **changes: Any) -> Any:
     """Five entities whose level is 7 to 48 (a percent, as a county's share of graduates is written)."""
     rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
@@ -2134,6 +2198,25 @@ def test_a_window_of_days_missing_a_weekend_published_late_is_no_source_of_tradi
         "by `source.published_column`, or a period no entity has rows in), so level_now has no value for any of the "
         "3 candidates scanned (`required_inputs.0`: each going on would be archived as a data gap): expected "
         "`min_rows: 1` or less, or a window over days the source fills"], problems
+
+
+def test_a_window_of_trading_days_that_is_a_weekend_names_the_weekend(tmp_path: Path) -> None:
+    """Trial 64: the Dow Jones' daily closes (stevedata DJIA) with `window: [2, 3]` on a Wednesday night: the window
+    was that Saturday and Sunday, and check said "no entity has a row in 2023-11-18..2023-11-19 (perhaps a period
+    the source skips: a survey not held that year)". A window whose every day is a Saturday or Sunday over trading
+    days says so, as a window filled in part does."""
+    from datetime import timedelta
+
+    days = [date(2018, 3, 1) + timedelta(days=k) for k in range(31)]
+    rows = [[e, d.isoformat(), 10] for e in "abc" for d in days if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "avg", "column": "level", "window": [3, 4]}}  # Tuesday 27th: 24th..25th
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 28)) == [
+        "key `metrics.level_now.window`: got [3, 4]; no entity has a row in 2018-03-24..2018-03-25 (the 2 missing "
+        "are on a Saturday or Sunday: a source of trading days has no rows then), so level_now has no value for any "
+        "of the 3 candidates scanned (`required_inputs.0`: each going on would be archived as a data gap): expected "
+        "a window over days the source has rows in"]
 
 
 def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:
@@ -4080,6 +4163,19 @@ def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(
                                 "`time()` written in full, 1949.0833)"), problems
 
 
+def test_daily_decimal_years_read_by_the_month_name_the_grain_not_their_decimals(tmp_path: Path) -> None:
+    """Trial 64: quantreg MelTemp, Melbourne's daily temperatures indexed by R's `time()` in full (`1981.00273972603`),
+    read by `grain: month`, was told "its values are written with 1 decimal, too few to tell a year's 12 months
+    apart": the first value, `1981.0`, is the only one so written. Rows of one month each written otherwise are
+    days, the grain's (or the shape's) to read."""
+    rows = [["mel", repr(1981 + d / 365), 20 + d % 9] for d in range(730)]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "time", "level"], rows), "period_column": "time",
+              "period_format": "decimal_year", "columns": ["level"], "publication_lag_days": 0}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(1983, 1, 31))
+    assert problems and problems[0].startswith("key `source.grain`: got 'month'; "), problems
+    assert not any("decimal" in p for p in problems), problems
+
+
 def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path: Path) -> None:
     """Trial 32: AirPassengers with its last three months written twice: each refused as a duplicated key, the
     night's latest period became September 1960 on a night that had December published, the metrics September's
@@ -4220,6 +4316,22 @@ def test_revisions_read_without_published_column_name_it(tmp_path: Path) -> None
               metrics), date(2010, 6, 30)))
 
 
+def test_rows_of_several_dates_in_one_period_are_the_grain_s_not_revisions(tmp_path: Path) -> None:
+    """Trial 64: mosaicData Marriage (a row per bride and per groom, dated by `appdate`, read as a monthly panel by
+    `person`) was told "a figure and its revisions, each dated by its release? expected `published_column:
+    ceremonydate`": the rows of one month were several marriages on other days, each ceremony on or after its
+    application, no revision of one figure. Revisions share their period as written; rows dated apart within the
+    period are the grain's (or the shape's), as the README says."""
+    rows = [[p, f"1997-{m:02d}-{d:02d}", f"1997-{m:02d}-{d + 3:02d}", d] for p in ("bride", "groom")
+            for m in range(1, 13) for d in ((2, 20) if m % 2 else (9,))]
+    source = {"path": _csv(tmp_path / "w.csv", ["id", "appdate", "ceremonydate", "level"], rows),
+              "period_column": "appdate", "publication_lag_days": 15, "columns": ["level"]}
+    problems = _problems(_pack(tmp_path, source, {"level_now": {"agg": "avg", "column": "level", "window": [0, 1]}}),
+                         date(1998, 1, 31))
+    assert problems and problems[0].startswith("key `source.grain`: got 'month'; "), problems
+    assert not any("published_column" in p for p in problems), problems
+
+
 def test_a_join_of_ids_of_another_kind_is_told_before_its_duplicated_keys(tmp_path: Path) -> None:
     """Trial 61: World Bank figures by ISO code joined to production by country name, two rows of `cze` in one year
     among them, were told first "duplicated keys" of the joined table: mended, the user learnt only then that no
@@ -4277,6 +4389,22 @@ def test_a_survey_every_few_years_is_not_told_as_strays() -> None:
     assert stray_tail(waves, year) is None
     assert stray_tail([*waves[:4], (date(2016, 1, 1), 40), (date(2023, 1, 1), 5)], year) == (
         date(2016, 1, 1), date(2023, 1, 1), 40)
+
+
+def test_strays_are_looked_for_in_time_linear_in_the_periods() -> None:
+    """Trial 64: the Dow Jones' closes by the day since 1885 (stevedata DJIA, 37,931 trading days): check took 45 s
+    and a night 42 s, 33 s of each in `stray_tail`, which found the longest run of empty periods once per period.
+    A long daily history is looked through in one pass."""
+    import time
+
+    from opportunity_assets.check.latest import stray_tail
+    from opportunity_assets.periods import Grain
+
+    days = [date(1900, 1, 1) + timedelta(days=k) for k in range(40_000)]
+    held = [(d, 1) for d in days if d.weekday() < 5]
+    started = time.perf_counter()
+    assert stray_tail(held, Grain("day")) is None
+    assert time.perf_counter() - started < 1.0
 
 
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(

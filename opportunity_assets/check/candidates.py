@@ -517,8 +517,11 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
             return None  # rows there, the column empty in them: a series the source stopped filling
         if any(_QUARANTINED.match(line) for line in lines):
             return None  # rows there, their cells refused (a bound in another unit): `_cells_refused`'s to say
-        return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} (perhaps a "
-                f"period the source skips: a survey not held that year), so {metric} has no value for "
+        first, _, last = label.partition("..")
+        skipped = _weekend_missing(pack, first, last or first, length) or \
+            "perhaps a period the source skips: a survey not held that year"  # (trial 64: a weekend's days)
+        return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} ({skipped}), "
+                f"so {metric} has no value for "
                 f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected a window over {plural} the source "
                 "has rows in")
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"

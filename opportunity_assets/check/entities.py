@@ -169,6 +169,46 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
     return out
 
 
+DATED_IDS_FROM = 10
+"""Entities from which ids that are all dates are the dates read as entities, not a coincidence of codes."""
+_DATE_ID = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(-\d{1,2}-\d{2}(-\d{2})?)?$|^(\d{1,2})-(\d{1,2})-(\d{4})$")
+"""An id's slug (`entity_slug`) that is a date, ISO (`2016-10-13`, with a time of day `2016-10-13-09-30`) or a US
+or European one (`10-13-2016` of `10/13/2016`, `13-10-2016`)."""
+
+
+def _is_date(slug: str) -> bool:
+    match = _DATE_ID.match(slug)
+    if match is None:
+        return False
+    year, first, second = (match.group(1), match.group(2), match.group(3)) if match.group(1) else \
+        (match.group(8), match.group(6), match.group(7))
+    for month, day in ((first, second), (second, first)):
+        try:
+            date(int(year), int(month), int(day))
+        except ValueError:
+            continue
+        return True
+    return False
+
+
+def ids_of_dates(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+    """A warning naming `source.entity_id` when nearly every id of `DATED_IDS_FROM` or more is a date: each day read
+    as an entity of its own, with a row or a few and no history to judge (trial 64: stevedata AppleStock's closes
+    keyed by `Date`, `10/13/2016`, each day a candidate of one row, and check said ok)."""
+    src = pack.source
+    if src.entity is not None or src.wide is not None or len(src.entity_columns) != 1:
+        return []
+    ids = [str(e) for e in entities["entity_id"].to_list()]
+    dated = [e for e in ids if _is_date(entity_slug(e))]
+    if len(ids) < DATED_IDS_FROM or 10 * len(dated) < 9 * len(ids):
+        return []
+    names = dated[:2]
+    return [f"key `source.entity_id`: got {src.entity_id!r}; {len(dated)} of its {len(ids)} ids are dates (e.g. "
+            f"{', '.join(repr(n) for n in names)}), so each day is read as an entity of its own, with no history to "
+            "judge it by: expected the column naming each entity, the dates its `period_column` (or `entity` "
+            "naming the one series of a source of no entity column)"]
+
+
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 

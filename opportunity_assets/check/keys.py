@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 from opportunity_assets.check import candidates as check_candidates
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.facts import copied_rows
 from opportunity_assets.sources.probes import (
     duplicate_facts,
     events_sent_again,
     key_completions,
     revision_dates,
+    value_counts,
 )
 from opportunity_assets.sources.reading import SourceError
 from opportunity_assets.sources.spec import DECIMAL_YEAR
@@ -97,13 +99,25 @@ _DUPLICATED_GAP = re.compile(r"^\w+: unknown: source row \d+ is quarantined \(du
 """A metric's gap line when a row refused as a duplicated key lies in its window."""
 
 
+DECIMALS_SEEN = 20
+"""Values of a decimal-year column whose decimals `_decimal_years_too_coarse` counts (the most of them)."""
+
+
 def _decimal_years_too_coarse(pack: CriteriaPack, written: str | None) -> str | None:
     """Why decimal years written with too few decimals for the grain's periods (`1949.2`: a tenth of a year, 36
     days, cannot tell 12 months apart) leave rows sharing a period, or None. Trial 32: AirPassengers rounded to one
     decimal was 72 rows of duplicated keys blamed on `source.grain`, "or `shape: events`", which would add months."""
-    if DECIMAL_YEAR not in pack.source.period_patterns or written is None or "." not in written:
+    src = pack.source
+    if DECIMAL_YEAR not in src.period_patterns or written is None or "." not in written or not src.period_column:
         return None
-    decimals = len(written.strip().split(".", 1)[1])
+    # the most decimals a value is written with, not the example's: `1981.0` beside `1981.0027397` is a day's index
+    # that `repr` wrote short (trial 64: MelTemp's days read by the month were told "written with 1 decimal")
+    try:
+        values = [written, *value_counts(pack, shapes.written(src.period_column), shapes.IN_SCOPE,
+                                         limit=DECIMALS_SEEN)]
+    except SourceError:
+        values = [written]
+    decimals = max(len(v.strip().split(".", 1)[1]) for v in values if "." in v)
     if 10 ** decimals >= 2 * pack.grain.per_year:
         return None
     return (f"its values are written with {decimals} decimal{'' if decimals == 1 else 's'}, too few to tell "
@@ -213,7 +227,12 @@ def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:
     """A problem naming `source.published_column` when a column the pack does not read dates the rows of nearly
     every duplicated key apart, each on or after its period's start (`probes.revision_dates`): a figure and its
     revisions, each refused as a duplicated key, so the periods revised are gaps on every night, and check said ok
-    (trial 61). None otherwise."""
+    (trial 61). None otherwise, and when most duplicated keys' rows are of several dates in one period
+    (`dated_apart`): revisions share their period as written, and rows dated apart within it are the grain's or the
+    shape's (trial 64: marriages read as a monthly panel by bride and groom were told their ceremony dates were
+    releases)."""
+    if dated_apart(pack):
+        return None
     try:
         found = revision_dates(pack)
     except SourceError:
@@ -298,11 +317,31 @@ def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
             "among those the pack reads (a `count_distinct` of an id, say)")
 
 
+SUCCESSIVE_IDS = 10
+"""Entities of one row each, about one a period, from which they are a figure of each period read as the entity."""
+
+
 def ids_of_rows(pack: CriteriaPack, main: TableFacts) -> str | None:
     """A line naming `source.entity_id` when its column holds about one value per row the night reads (at least
-    `MANY_IDS` values, at most `ROWS_PER_ID` rows each): an order's or a row's own id, naming no entity."""
-    if pack.source.known_at is not None or main.entities < MANY_IDS or main.seen_dated > ROWS_PER_ID * main.entities:
+    `MANY_IDS` values, at most `ROWS_PER_ID` rows each): an order's or a row's own id, naming no entity; or, from
+    `SUCCESSIVE_IDS` values, when those rows also come about one a period: each period's own figure read as the
+    entity (trial 64: a series of yearly counts keyed by its count was told `min_rows`, "perhaps a period no entity
+    has rows in", every year holding its row)."""
+    src, grain = pack.source, pack.grain
+    if src.known_at is not None or main.seen_dated > ROWS_PER_ID * main.entities:
         return None
-    return (f"key `source.entity_id`: got {pack.source.entity_id!r}; about {main.entities} values for "
-            f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
-            "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    if main.entities >= MANY_IDS:
+        return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for "
+                f"{main.seen_dated} rows the night reads, one row each or nearly: expected the column naming each "
+                "entity, whose rows recur period after period (an order's or a row's own id names no entity)")
+    spanned = 0 if main.periods is None else grain.between(*main.periods) + 1
+    if main.entities < SUCCESSIVE_IDS or main.seen_dated > ROWS_PER_ID * spanned or \
+            ROWS_PER_ID * main.seen_dated < spanned:  # (a few rows far apart: places a record was set, trial 64)
+        return None
+    dating = [c for c in src.entity_columns if c in src.dated_columns]
+    what = f"the column dating the rows, {dating[0]!r}, read as the entity too:" if dating else \
+        f"each {grain.name}'s own figure (or each row's own id) read as an entity?"
+    return (f"key `source.entity_id`: got {src.entity_id!r}; about {main.entities} values for {main.seen_dated} "
+            f"rows the night reads over {grain.count(spanned)}, one row each and one a {grain.name} or nearly: "
+            f"{what} expected the column naming each entity, whose rows recur period after period, or `entity` "
+            "naming the one series of a source of no entity column")

@@ -177,7 +177,8 @@ def stray_tail(held: list[tuple[date, int]], grain: Grain) -> tuple[date, date, 
     gaps = [grain.between(a, b) - 1 for a, b in itertools.pairwise(periods)]
     if not gaps:
         return None
-    last = max(i for i, g in enumerate(gaps) if g == max(gaps))  # the latest of the longest runs of empty periods
+    longest = max(gaps)  # (once: per gap, it was a minute over a century of days, trial 64)
+    last = max(i for i, g in enumerate(gaps) if g == longest)  # the latest of the longest runs of empty periods
     before = held[last][1]
     if gaps[last] < STRAY_GAP or any(g >= gaps[last] for g in gaps[:last]) \
             or 2 * max(n for _, n in held[last + 1:]) > before:

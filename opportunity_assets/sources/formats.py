@@ -116,11 +116,16 @@ def _require(present: list[str], needed: list[str], where: Path | str) -> None:
     missing = [c for c in needed if c not in present]
     if missing:
         shown = f"source file {where}" if isinstance(where, Path) else where
-        # a column named in another case or a letter off ('Source' for 'source', PostgreSQL's 'action' for 'Action')
-        close = [f"{found!r} for {c!r}" for c in missing if (found := _hinted(c, present)) is not None]
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise SourceFormatError(f"{shown} lacks column(s) {missing}{hint}; it has {present}", tuple(missing),
-                                tuple(present))
+        raise SourceFormatError(f"{shown} lacks column(s) {missing}{_hint(missing, present)}; it has {present}",
+                                tuple(missing), tuple(present))
+
+
+def _hint(missing: list[str], present: list[str]) -> str:
+    """The clause " (did you mean ...?)" offering the file's column (a JSON record's key) each missing one likely
+    misspells, or nothing: a name in another case or a letter off ('Source' for 'source', PostgreSQL's 'action'
+    for 'Action', JSON Lines' 'location' for 'LOCATION', trial 64)."""
+    close = [f"{found!r} for {c!r}" for c in missing if (found := _hinted(c, present)) is not None]
+    return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
 _HINT_CUTOFF = 0.75
@@ -394,7 +399,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
     if lines:
         missing = [c for c in needed if c not in seen]
         if missing:
-            raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record; it has "
+            raise SourceFormatError(f"source file {path} lacks key(s) {missing} in every record"
+                                    f"{_hint(missing, sorted(seen))}; it has "
                                     f"{sorted(seen)}{_nested_clause(path, missing, nested)}", tuple(missing),
                                     tuple(seen))  # (the keys as first written: a CSV header's order)
     refused = {}

@@ -2217,6 +2217,11 @@ def test_a_window_of_trading_days_that_is_a_weekend_names_the_weekend(tmp_path: 
         "are on a Saturday or Sunday: a source of trading days has no rows then), so level_now has no value for any "
         "of the 3 candidates scanned (`required_inputs.0`: each going on would be archived as a data gap): expected "
         "a window over days the source has rows in"]
+    # a source with rows every day but that weekend's is no source of trading days
+    daily = [[e, d.isoformat(), 10] for e in "abc" for d in days if d not in (date(2018, 3, 24), date(2018, 3, 25))]
+    every_day = {**source, "path": _csv(tmp_path / "e.csv", ["id", "date", "level"], daily)}
+    (problem,) = _problems(_pack(tmp_path, every_day, metrics), date(2018, 3, 28))
+    assert "(perhaps a period the source skips" in problem and "trading days" not in problem, problem
 
 
 def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_path: Path) -> None:

@@ -518,7 +518,7 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
         if any(_QUARANTINED.match(line) for line in lines):
             return None  # rows there, their cells refused (a bound in another unit): `_cells_refused`'s to say
         first, _, last = label.partition("..")
-        skipped = _weekend_missing(pack, first, last or first, length) or \
+        skipped = (_weekend_missing(pack, first, last or first, length) if _trading_days(found) else "") or \
             "perhaps a period the source skips: a survey not held that year"  # (trial 64: a weekend's days)
         return (f"key `metrics.{metric}.window`: got {list(spec.window)}; no entity has a row in {label} ({skipped}), "
                 f"so {metric} has no value for "

@@ -1201,7 +1201,18 @@ def _describe(error: Any) -> str:
                 "after `- `")
     shown_text = _mapping_text(shown) if isinstance(shown, dict) else shown.isoformat() if isinstance(shown, date) \
         else repr(shown)  # (a date as the pack writes it: trial 33 saw "got datetime.date(2030, 1, 1)")
+    if error["type"] == "literal_error" and isinstance(shown, str):
+        message += _choice_meant(shown, str((error.get("ctx") or {}).get("expected", "")))
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+def _choice_meant(written: str, expected: str) -> str:
+    """` (did you mean '>='?)` for a choice written otherwise (`=>` turned round, `Events` in another case, `evnts`
+    a letter off) among a literal's quoted choices, else nothing (trial 64: `op: '=>'` got the list alone)."""
+    choices = re.findall(r"'([^']*)'", expected)
+    close = [c for c in choices if c in (written[::-1], written.strip()) or c.lower() == written.strip().lower()] \
+        or difflib.get_close_matches(written, choices, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _mapping_text(mapping: dict[Any, Any]) -> str:

@@ -489,6 +489,22 @@ def test_a_misspelt_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "key `metrics.sales_3m.windw`: unknown key (did you mean `window`?)" in message
 
 
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"hard_filters.0.op": "=>"}, "key `hard_filters.0.op`: got '=>'; expected '>=', '>', '<=' or '<' (did you mean "
+                                  "'>='?)"),
+    ({"source.shape": "Events"}, "(did you mean 'events'?)"),
+    ({"source.shape": "evnts"}, "(did you mean 'events'?)"),
+])
+def test_a_choice_written_otherwise_gets_a_did_you_mean(tmp_path: Path, changes: dict[str, Any], said: str) -> None:
+    """Trial 64: `op: '=>'` was told the four operators alone; a choice turned round, in another case or a letter
+    off is offered the one it likely means."""
+    assert said in _error(tmp_path, **changes)
+
+
+def test_a_choice_far_from_every_one_gets_the_list_alone(tmp_path: Path) -> None:
+    assert "did you mean" not in _error(tmp_path, **{"hard_filters.0.op": "=="})
+
+
 def test_an_unknown_key_of_a_long_section_names_the_keys_one_level_down_it_may_mean(tmp_path: Path) -> None:
     """Trial 44: `integrity: {min_mads: 3}` was "unknown key; expected only the documented keys", naming none."""
     message = _error(tmp_path, **{"integrity.min_mads": 3})

@@ -2660,7 +2660,8 @@ def test_a_grain_that_is_none_is_said_once_not_again_at_each_join(tmp_path: Path
                          "join": [join, {**join, "table": "other"}]},
               {"level_now": {"agg": "last", "column": "level"}})
     assert str(raised.value).split(": ", 1)[1] == (
-        "key `source.grain`: got 'monthly'; expected 'day', 'week', 'month', 'quarter' or 'year'")
+        "key `source.grain`: got 'monthly'; expected 'day', 'week', 'month', 'quarter' or 'year' (did you mean "
+        "'month'?)")
 
 
 def test_an_entity_of_no_event_for_years_is_not_judged_though_its_counts_read_zero(tmp_path: Path) -> None:

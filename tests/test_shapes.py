@@ -1408,6 +1408,10 @@ def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key
     ({"bounds": {"late_share": [0, 100]}}, "key `source.bounds.late_share`: got [0.0, 100.0]; expected an event column "
                                            "an aggregate sums, averages or takes the least or greatest of (['delay'])"),
     ({"signed": ["delay_avg"]}, "key `source.signed`: got ['delay_avg']; expected an event column an aggregate sums"),
+    # trial 64: a column a letter off the one an aggregate reads: one of the two keys is misspelt
+    ({"signed": ["delays"]}, "(['delay']): an aggregate's own name, a count or a share, is no source cell a bound or a "
+                             "sign could judge; 'delays' and the aggregated 'delay' differ by a letter or two: one of "
+                             "them is misspelt"),
 ])
 def test_bounds_or_a_sign_on_an_aggregates_own_name_are_refused_at_load(tmp_path: Path, change: dict[str, Any],
                                                                        message: str) -> None:

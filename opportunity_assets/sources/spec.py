@@ -865,7 +865,13 @@ class SourceSpec(_Spec):
                   "source cell a bound or a sign could judge")
         unknown = sorted(set(self.signed) - numeric)
         if unknown:
-            raise _problem("signed", unknown, events if self.shape == "events" else f"columns among {sorted(numeric)}")
+            # a name a letter off one read: one of the two keys is misspelt (trial 64: `Speed` beside `Speed_`)
+            close = [(u, c[0]) for u in unknown if (c := difflib.get_close_matches(u, sorted(numeric), n=1))]
+            read = "aggregated" if self.shape == "events" else "listed"
+            off = "" if not close else (f"; {close[0][0]!r} and the {read} {close[0][1]!r} differ by a letter or "
+                                        "two: one of them is misspelt")
+            raise _problem("signed", unknown,
+                           (events if self.shape == "events" else f"columns among {sorted(numeric)}") + off)
         for column, (low, high) in self.bounds.items():
             if column not in numeric:
                 raise _problem(f"bounds.{column}", [low, high],

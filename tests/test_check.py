@@ -388,6 +388,28 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separator(tmp_path: Path) -> None:
+    """Trial 66: a `;` file of decimal commas, `62,0`, with `{column: weight, op: ">", value: 12}`: the condition was
+    told that 'weight' "holds text, not numbers" and to list values with `in`, beside the column's own line asking
+    for `decimal_separator: ","`, which reads the comparison too. Now the condition says no more where its column's
+    line names the separator, and names it where no other line does (a column only the condition reads)."""
+    rows = [[e, f"2018-0{m}-1{d}", f"{w},5", f"{w},0"] for e in "ab" for m in (3, 4)
+            for d, w in enumerate([10, 20, 30, 40])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "weight", "height"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"}, "heavy": {"agg": "avg", "column": "weight"},
+                             "tall": {"agg": "share", "where": [{"column": "weight", "op": ">", "value": 12}]}}}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30))
+    assert not any("holds text" in p for p in problems), problems
+    assert any(p.startswith("key `source.decimal_separator`: got '.'; 'weight'") for p in problems), problems
+    only = {**source, "aggregates": {"level": {"agg": "count"},
+                                     "tall": {"agg": "share", "where": [{"column": "height", "op": ">", "value": 12}]}}}
+    assert _problems(_pack(tmp_path, only, _LEVELS), date(2018, 6, 30)) == [
+        "key `source.decimal_separator`: got '.'; 'height': 16 of 16 cells the night reads are not numbers, written "
+        "as '10,0': expected `decimal_separator: \",\"` to read them"]
+    assert _problems(_pack(tmp_path, {**only, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
+
+
 def test_a_numeric_condition_reads_its_column_as_the_sources_numbers_are(tmp_path: Path) -> None:
     """Trial 33: delays written `14min`, told to set `strip_from_numbers: ['min']`, then had `{column: delay, op: ">",
     value: 15}` read the cell's raw text, match no row, and be told to list the values to match with `in`: no key

@@ -235,6 +235,24 @@ def test_a_header_repeated_mid_file_is_quarantined_as_such(synthetic) -> None:  
     assert said == ["quarantined for: header repeated mid-file (1: source row 38)"], said
 
 
+def test_a_header_repeated_mid_file_of_one_series_is_quarantined_as_such(synthetic) -> None:  # type: ignore[no-untyped-def]
+    """Trial 66: a source of one series (`entity: <name>`, no id column) with its header repeated mid-file read the
+    line as a row of period 'year' and check warned naming `source.period_format` ("expected a strptime pattern"), a
+    key with nothing wrong; the one series' every metric was unknown on every night, as its undated row might lie in
+    any window. Now the line is quarantined as the header again, its date cells holding their own columns' names."""
+    rows = [{k: v for k, v in r.items() if k != "city"} for r in month_rows("Big")]
+    pack = synthetic(rows, **{"source.entity_id": None, "source.entity_name": None, "source.entity": "Big"})
+    read = read_snapshot(pack, AS_OF).history.height
+    header, *lines = pack.path_of(pack.source).read_text().splitlines()
+    pack.path_of(pack.source).write_text("\n".join([header, *lines[:18], header, *lines[18:]]) + "\n")
+    snapshot = read_snapshot(pack, AS_OF)
+    assert [(q["source_row"], q["reason"]) for q in snapshot.quarantined.to_dicts()] == [
+        (20, "header repeated mid-file (two exports joined?): its line holds the columns' names")]
+    assert snapshot.history.height == read
+    report = check_pack(pack, AS_OF)
+    assert report.problems == [] and not any("period_format" in w for w in report.warnings), report.warnings
+
+
 def test_a_main_row_refused_whole_leaves_a_joined_tables_figures_of_its_period_known(tmp_path: Path) -> None:
     """Trial 40: a weather line with a field too many (events counted by the month) left the joined table's
     population of that month unknown, so the city's `big_city` filter read UNCLEAR ("population missing"),

@@ -153,6 +153,16 @@ def grouped_most(written: list[str]) -> str | None:
     return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
 
 
+def separator_problem(spec: SourceSpec, within: str, column: str, written: list[str], text: int,
+                      seen: int) -> str | None:
+    """The separator key a column's cells call for when most of `written` (cells read as not numbers) are numbers
+    with thousands grouped or a decimal comma (`_separated`), or None. Trial 66: a numeric `where` over `62,0` was
+    told the column "holds text" and to list values with `in`, when `decimal_separator: ","` reads it."""
+    if grouped_most(written) is None:
+        return None
+    return _separated(spec, within, column, [w for w in written if _GROUPED.match(w)], text, seen)
+
+
 def _decimal_comma(grouped: list[str]) -> bool:
     """Whether numbers written with one comma (`4,5`, `0,112`) are decimal commas: each has one comma, and one of them
     is no thousands group (a comma not followed by 3 digits, or a first group of 0: no grouped number begins `0,`).

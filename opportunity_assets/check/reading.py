@@ -16,6 +16,7 @@ import polars as pl
 from opportunity_assets.check.cells import (
     MOSTLY_TEXT,
     numbers_dressed,
+    separator_problem,
 )
 from opportunity_assets.check.periods import (
     commonest_values,
@@ -301,6 +302,11 @@ def text_compared_with_numbers(pack: CriteriaPack, within: str, spec: SourceSpec
                                     f"written with more than a number ({texts} of {rows} cells, e.g. "
                                     f"{examples}), which a numeric comparison reads as its column is read: "
                                     f"{dressed[1]}")
+                continue
+            separated = separator_problem(spec, within, condition.column, examples, texts, rows)
+            if separated is not None:  # numbers with a separator: the key that reads them, once
+                if condition.column not in shapes.cell_columns(spec):  # (else its own column's line says it)
+                    problems.append(separated)
                 continue
             problems.append(
                 f"key `{within}.{key}`: got {written}; {condition.column!r} holds text, not numbers ({texts} of "

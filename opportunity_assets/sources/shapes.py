@@ -766,12 +766,14 @@ HEADER_AGAIN = "header repeated mid-file (two exports joined?): its line holds t
 def _header_again_sql(src: SourceSpec) -> str | None:
     """SQL true for a row of `typed` whose id and date cells hold their own columns' names: the header again,
     mid-file (trial 35: two exports concatenated read as a row of an entity called 'region' with no period, said
-    three ways); None for a source with no id column (one `entity`, `wide` by entity)."""
+    three ways). A source with no id column (one `entity`, `wide` by entity) is judged by its date cells alone
+    (trial 66: a series' header again was 'period unparseable', told a `period_format`, and blanked the series on
+    every night); None for one with neither."""
+    dated = [f"trim(CAST(r.{_as_written(c)} AS VARCHAR)) = {literal(c)}" for c in src.dated_columns]
     if not src.entity_columns:
-        return None
+        return " AND ".join(dated) or None
     names = literal(ENTITY_JOINER.join(src.entity_columns))
-    return " AND ".join([f"r.{ENTITY} = {slug_sql(names) if isinstance(src, JoinSpec) else names}",
-                         *(f"trim(CAST(r.{_as_written(c)} AS VARCHAR)) = {literal(c)}" for c in src.dated_columns)])
+    return " AND ".join([f"r.{ENTITY} = {slug_sql(names) if isinstance(src, JoinSpec) else names}", *dated])
 
 
 def seen_sql(src: SourceSpec, judged: str) -> str:

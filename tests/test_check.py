@@ -952,6 +952,13 @@ def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Pat
     once = {**source, "path": _csv(tmp_path / "d.csv", ["id", "state", "level"], rows)}
     report = check_pack(_pack(tmp_path, once, metrics), as_of=date(2002, 6, 30), today=TODAY)
     assert report.problems == [] and "quarantined for: duplicated key (2: source rows 3, 25)" in report.facts
+    # trial 66: three rows written twice, equal in every column, are copies, not namesakes
+    rows = [[name, "IL", 1000 + 7 * i] for i, name in enumerate(counties)]
+    twice = {**source, "path": _csv(tmp_path / "t.csv", ["id", "state", "level"], rows + rows[:3])}
+    assert _problems(_pack(tmp_path, twice, metrics), date(2002, 6, 30)) == [
+        f"key `source.path`: source file {tmp_path / 't.csv'}: 6 rows share an id with another row (e.g. 2 rows of "
+        "'C00'), each equal to it in every column of the source, those the pack does not read too: rows written "
+        "twice, not entities named alike, and each such row is refused: expected each row once"]
 
 
 def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain(tmp_path: Path) -> None:

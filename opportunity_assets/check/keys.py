@@ -10,11 +10,14 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from opportunity_assets.check import candidates as check_candidates
+from opportunity_assets.check.latest import source_key
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.facts import copied_rows
+from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.probes import (
+    copies_of_whole_lines,
     duplicate_facts,
     events_sent_again,
     key_completions,
@@ -162,6 +165,12 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                 f"row ({example}{named}): {why}, so the column does not tell the entities apart ({facts.entities} "
                 f"id{'' if facts.entities == 1 else 's'} in all): expected the column of each entity's id{column}")
     if src.known_at is not None and facts.groups * 2 < facts.entities:  # most ids one row: names that repeat
+        whole = copies_of_whole_lines(pack)
+        if whole is not None and whole[0] == whole[1]:  # ... or rows written twice, equal in every column
+            return (f"key `{source_key(src)}`: {describe_location(pack)}: {duplicated} rows share an id with another "
+                    f"row ({example}), each equal to it in every column of the source, those the pack does not read "
+                    "too: rows written twice, not entities named alike, and each such row is refused: expected each "
+                    "row once")
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
                 f"({example}), though most of the {facts.entities} ids name one row each: the column repeats for "
                 "different entities (a name, not an id), and each such row is refused: expected a column unique to "

@@ -31,7 +31,7 @@ CUT_SHORT = 0.1
 they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
 
 
-def _source_key(src: SourceSpec) -> str:
+def source_key(src: SourceSpec) -> str:
     """The key that names where the source's rows come from: its `query`, its PostgreSQL `table`, else its file."""
     return "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
 
@@ -70,7 +70,7 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     else:
         return []
     where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
-    key = _source_key(src)
+    key = source_key(src)
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
     return [f"key `{key}`: {where}: its events end {ends}, {short} of the {days} days of the latest "
@@ -152,7 +152,7 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
     if missing < STALE_PERIODS or (quarantined_latest is not None
                                    and grain.between(quarantined_latest, due) < STALE_PERIODS):
         return []
-    key = _source_key(src)
+    key = source_key(src)
     after = grain.back(anchor, -1)
     return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
             f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
@@ -202,7 +202,7 @@ def latest_rows_stray(pack: CriteriaPack, night: date, held: list[tuple[date, in
     names = first_of(after.names, len(after.names), total=after.entities)
     dated_by_lag = not (src.published_column or src.known_at)
     earlier = f", `--as-of {grain.end(rest) + timedelta(days=src.publication_lag_days)}`" if dated_by_lag else ""
-    return (f"key `{_source_key(src)}`: {describe_location(pack)}: its latest {after.rows:,} "
+    return (f"key `{source_key(src)}`: {describe_location(pack)}: its latest {after.rows:,} "
             f"row{'s' if after.rows != 1 else ''}, of {after.entities} of the entities ({names}), from "
             f"{grain.label(first)}, lie {grain.count(grain.between(rest, first))} after every other row (the latest "
             f"{grain.label(rest)}, {before} entities) with no row between, so the night {night} reads windows only "
@@ -232,7 +232,7 @@ def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, qu
     periods = grain.between(anchor, last)
     reasons = Counter(r.split(" (")[0].split(":")[0] for r in later["reason"].to_list())
     rows = ", ".join(str(r) for r in later["source_row"].to_list()[:3]) + (", ..." if later.height > 3 else "")
-    key = _source_key(src)
+    key = source_key(src)
     span = grain.label(grain.back(anchor, -1)) + ("" if periods == 1 else f" to {grain.label(last)}")
     return [f"key `{key}`: {describe_location(pack)}: every row of its latest {grain.count(periods)} published, "
             f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
@@ -264,7 +264,7 @@ def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quaran
     last, first_empty = grain.back(anchor, empty), grain.back(anchor, empty - 1)
     if quarantined.height and quarantined.filter(pl.col("period") >= first_empty).height:
         return None
-    key = _source_key(src)
+    key = source_key(src)
     span = grain.label(first_empty) if empty == 1 else f"{grain.label(first_empty)}..{grain.label(anchor)}"
     night_before = "" if src.published_column or src.known_at else \
         f" (`--as-of` before {grain.end(first_empty) + timedelta(days=src.publication_lag_days)})"

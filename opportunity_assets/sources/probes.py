@@ -77,6 +77,37 @@ def duplicate_facts(pack: CriteriaPack, join: int | None = None) -> DuplicateFac
                                    [str(n) for n in first["__some_names"] or []] if first["__names"] > 1 else []))
 
 
+WHOLE_LINE_COLUMNS = 64
+"""The most source columns `copies_of_whole_lines` compares a row in (a wider table is not judged)."""
+
+
+def copies_of_whole_lines(pack: CriteriaPack) -> tuple[int, int] | None:
+    """The main source's duplicated keys whose rows are equal in every column of the source, those the pack does not
+    read too (a row written twice, not two entities named alike), and all its duplicated keys; None when there are
+    none, or the source cannot list its columns, or has more than `WHOLE_LINE_COLUMNS`. Trial 66: three rows of a
+    `known_at` snapshot written twice were told the id "repeats for different entities": the columns the pack reads
+    alone cannot tell copies from namesakes (counties named alike in several states agree in them too). One read."""
+    columns = source_columns(pack)
+    if not columns or len(columns) > WHOLE_LINE_COLUMNS or pack.source.shape == "events":
+        return None
+    probe, texts = _with_texts(pack, columns)
+    duplicates = shapes.duplicates_sql(probe.source, TYPED)
+    if duplicates is None:
+        return None
+    key = f"{shapes.ENTITY}, {shapes.PERIOD}"
+    line = f"hash(list_value({', '.join(_q(texts[c]) for c in columns)}))"
+    sql = f"""
+        SELECT count(*) FILTER (WHERE __lines = 1), count(*) FROM (
+            SELECT {key}, count(DISTINCT {line}) AS __lines FROM {TYPED}
+            WHERE {shapes.IN_SCOPE} AND ({key}) IN (SELECT ({key}) FROM ({duplicates})) GROUP BY ALL)"""
+    try:
+        with opened(probe) as (con, _):
+            (copies, groups), = run(con, probe, sql, {}).rows()
+    except SourceError:
+        return None
+    return (int(copies), int(groups)) if groups else None
+
+
 @dataclass(frozen=True)
 class VintagePeriods:
     """Keys (entity, period) of a panel under `published_column` whose rows are of several periods as written

@@ -19,7 +19,7 @@ from opportunity_assets.sources.connection import opened, run
 from opportunity_assets.sources.formats import TYPED, join_rows
 from opportunity_assets.sources.reading import SourceError, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
-from opportunity_assets.sources.spec import Condition
+from opportunity_assets.sources.spec import Condition, SourceSpec
 
 
 @dataclass(frozen=True)
@@ -91,15 +91,13 @@ def copies_of_whole_lines(pack: CriteriaPack) -> tuple[int, int] | None:
     if not columns or len(columns) > WHOLE_LINE_COLUMNS or pack.source.shape == "events":
         return None
     probe, texts = _with_texts(pack, columns)
-    duplicates = shapes.duplicates_sql(probe.source, TYPED)
-    if duplicates is None:
+    if (duplicated := _of_duplicated_keys(probe)) is None:
         return None
-    key = f"{shapes.ENTITY}, {shapes.PERIOD}"
     line = f"hash(list_value({', '.join(_q(texts[c]) for c in columns)}))"
     sql = f"""
         SELECT count(*) FILTER (WHERE __lines = 1), count(*) FROM (
-            SELECT {key}, count(DISTINCT {line}) AS __lines FROM {TYPED}
-            WHERE {shapes.IN_SCOPE} AND ({key}) IN (SELECT ({key}) FROM ({duplicates})) GROUP BY ALL)"""
+            SELECT {shapes.ENTITY}, {shapes.PERIOD}, count(DISTINCT {line}) AS __lines FROM {TYPED}
+            WHERE {duplicated} GROUP BY ALL)"""
     try:
         with opened(probe) as (con, _):
             (copies, groups), = run(con, probe, sql, {}).rows()
@@ -267,6 +265,22 @@ def dates_beside(pack: CriteriaPack) -> list[DatesBeside]:
     return found
 
 
+def _unread(columns: list[str], spec: SourceSpec) -> list[str]:
+    """Of a table's `columns`, those its spec does not read, the first `KEY_COMPLETIONS_TRIED`: what the probes for
+    a column the pack missed try."""
+    return [c for c in columns if c not in spec.read_columns][:KEY_COMPLETIONS_TRIED]
+
+
+def _of_duplicated_keys(probe: CriteriaPack) -> str | None:
+    """SQL true for the main source's typed rows in scope whose entity and period another such row shares (a
+    duplicated key), or None when the source's shape has no key."""
+    duplicates = shapes.duplicates_sql(probe.source, TYPED)
+    if duplicates is None:
+        return None
+    key = f"{shapes.ENTITY}, {shapes.PERIOD}"
+    return f"{shapes.IN_SCOPE} AND ({key}) IN (SELECT ({key}) FROM ({duplicates}))"
+
+
 def key_completions(pack: CriteriaPack) -> list[list[str]]:
     """Columns of the main source that `entity_id` lacks: with each beside it, no two rows in scope share an entity
     and a period, and entities still recur period after period (a row's own id is no entity). A panel keyed by
@@ -276,7 +290,7 @@ def key_completions(pack: CriteriaPack) -> list[list[str]]:
     src = pack.source
     if src.shape == "events":
         return []
-    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    tried = _unread(source_columns(pack), src)
     found = [[column] for column in tried if _completes(pack, [column])]
     if found:
         return found
@@ -300,7 +314,7 @@ def names_as_values(pack: CriteriaPack, names: list[str], present: list[str]) ->
     (columns the pack lists that the file lacks), with those it holds: a long table (a row per value, named by that
     column) read as if it had a column each. None when no column holds any, or for events. One read of the source."""
     src = pack.source
-    tried = [c for c in present if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    tried = _unread(present, src)
     if src.shape == "events" or src.long is not None or not tried or not names:
         return None
 
@@ -346,12 +360,12 @@ def revision_dates(pack: CriteriaPack) -> RevisionDates | None:
     src = pack.source
     if src.shape != "panel" or src.published_column is not None or src.known_at is not None or src.long is not None:
         return None
-    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    tried = _unread(source_columns(pack), src)
     if not tried:
         return None
     probe, listed = _with_texts(pack, tried)
-    duplicates = shapes.duplicates_sql(probe.source, TYPED)
-    assert duplicates is not None
+    duplicated = _of_duplicated_keys(probe)
+    assert duplicated is not None
     key = f"{shapes.ENTITY}, {shapes.PERIOD}"
     dates = {c: f"try_cast({_q(listed[c])} AS TIMESTAMP)" for c in tried}
     told = ", ".join(f"count(*) FILTER (WHERE __told_{i})" for i in range(len(tried)))
@@ -359,8 +373,7 @@ def revision_dates(pack: CriteriaPack) -> RevisionDates | None:
                         f"__told_{i}, list({_q(listed[c])} ORDER BY {dates[c]}) AS __dates_{i}"
                         for i, c in enumerate(tried))
     sql = f"""
-        WITH keys AS (SELECT {key}, {per_key} FROM {TYPED}
-                      WHERE {shapes.IN_SCOPE} AND ({key}) IN (SELECT ({key}) FROM ({duplicates})) GROUP BY ALL)
+        WITH keys AS (SELECT {key}, {per_key} FROM {TYPED} WHERE {duplicated} GROUP BY ALL)
         SELECT count(*), {told}, {', '.join(f"arg_min(__dates_{i}, ({key})) FILTER (WHERE __told_{i})"
                                              for i in range(len(tried)))} FROM keys"""
     try:
@@ -398,7 +411,7 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     src = pack.source
     if src.shape != "events" or src.published_column is None:
         return None
-    tried = [c for c in source_columns(pack) if c not in src.read_columns][:KEY_COMPLETIONS_TRIED]
+    tried = _unread(source_columns(pack), src)
     if not tried:
         return None
     probe, listed = _with_texts(pack, tried)
@@ -521,7 +534,7 @@ def join_entity_column(pack: CriteriaPack, index: int, limit: int = 4) -> tuple[
         with opened(_with_spec(pack, index, {"where": [*joined.where, absent]})):
             return None
     except SourceError as exc:
-        tried = [c for c in exc.present if c not in joined.read_columns][:KEY_COMPLETIONS_TRIED]
+        tried = _unread(list(exc.present), joined)
     if not tried:
         return None
     probe = _with_spec(pack, index, {"where": [

@@ -4441,13 +4441,14 @@ def test_strays_are_looked_for_in_time_linear_in_the_periods() -> None:
     assert time.perf_counter() - started < 1.0
 
 
-def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_published_column(
+def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_event_id(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later
     with their outcome revised, each under its own `rownames`: every copy counted as one more event from the day it
     was published (a band's 229 occupants became 329), and check said ok. A column the pack does not read that is
     one row's own id within each publication, repeated under a later one, is a warning naming
-    `source.published_column`; rows whose ids repeat within one publication (occupants of one vehicle) are no id."""
+    `source.event_id`, which reads them as one event each; rows whose ids repeat within one publication (occupants
+    of one vehicle) are no id."""
     rows = [[i, "ab"[i % 2], f"{2000 + i % 3}-06-01", f"{2001 + i % 3}-03-01", i // 4] for i in range(60)]
     rows += [[i, e, d, f"{2002 + i % 3}-09-01", v] for i, e, d, _, v in rows[:6]]  # sent again, revised
     source = {"path": _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows),
@@ -4457,11 +4458,18 @@ def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_pu
     warned = [w for w in check_pack(_pack(tmp_path, source, metrics), as_of=date(2005, 6, 30), today=TODAY).warnings
               if "sent again" in w]
     assert warned == [
-        "key `source.published_column`: got 'known'; 6 events are sent again under a later publication date with the "
+        "key `source.event_id`: not set; 6 events are sent again under a later `published_column` date with the "
         "`rownames` of an earlier row (e.g. 0, published 2001-03-01 and 2002-09-01), a column holding one row's "
         "own id within each publication: each copy is counted as an event of its own from the day it is published, "
-        "beside the first, as if a revision were a new event: expected each event once in the source (its revision "
-        "written over it), or `{agg: count_distinct, column: rownames}` to count the events"]
+        "beside the first, as if a revision were a new event: expected `event_id: rownames`, which counts each "
+        "event once, as its latest row known on the night"]
+    told = check_pack(_pack(tmp_path, {**source, "event_id": "rownames"}, metrics), as_of=date(2005, 6, 30),
+                      today=TODAY)
+    assert not told.problems and not [w for w in told.warnings if "sent again" in w]  # each revision read in place
+    misspelt = check_pack(_pack(tmp_path, {**source, "event_id": "rowname"}, metrics), as_of=date(2005, 6, 30),
+                          today=TODAY)
+    assert misspelt.problems[0].startswith("key `source.event_id`: got 'rowname'; source file ") \
+        and "(did you mean 'rownames' for 'rowname'?)" in misspelt.problems[0], misspelt.problems
     lines = (tmp_path / "e.jsonl")  # JSON Lines alike: its keys are the columns the pack does not read
     lines.write_text("".join(json.dumps(dict(zip(["rownames", "band", "when", "known", "vehicle"], r, strict=True)))
                              + "\n" for r in rows))

@@ -2639,6 +2639,14 @@ def test_a_source_without_table_goes_by_its_files_name_but_a_databases_table_is_
      "key `source.aggregates.n.where.0.column`: got ''; expected a column's name, never empty"),
     ({"entity_id": ["id", ""]}, "key `source.entity_id`: got ['id', '']; expected a column, or a list of different"),
     ({"period_column": ""}, "key `source.period_column`: got ''; expected a column's name, never empty"),
+    ({"event_id": ""}, "key `source.event_id`: got ''; expected a column, or a list of different columns that name "
+                       "an event together"),
+    ({"event_id": "id"}, "key `source.event_id`: got 'id'; expected the column of each event's own id: 'id' is "
+                         "`entity_id`, each entity's, which many events share"),
+    ({"event_id": ["day", "id"]}, "key `source.event_id`: got ['day', 'id']; expected the column of each event's "
+                                  "own id: 'id' is `entity_id`"),
+    ({"shape": "panel", "aggregates": {}, "columns": ["kind"], "event_id": "kind"},
+     "key `source.event_id`: got 'kind'; expected an event's own id only with `shape: events`"),
 ])
 def test_an_events_source_of_the_wrong_type_or_an_empty_column_name_is_refused_at_load(
         tmp_path: Path, change: dict[str, Any], message: str) -> None:
@@ -2707,3 +2715,37 @@ def test_a_panel_row_published_before_its_period_ends_is_unseen_until_the_period
     assert _history(pack, date(2016, 6, 30), "metro")[-1] == ("2014-01-01", 0, 14.0)
     assert _history(pack, date(2016, 12, 31), "metro")[-1] == ("2016-01-01", 0, 99.0)
     assert check_pack(pack, date(2016, 6, 30), today=TODAY).problems == []
+
+
+def test_events_sharing_an_event_id_count_once_as_their_latest_revision_known_on_the_night(tmp_path: Path) -> None:
+    """Trial 63's leftover: claims read by `published_column`, some sent again later with their amount (or their
+    office, or their month) revised, were each counted twice from the day the revision was published. Under
+    `source.event_id` the rows of one id are one event, read as its latest row known on the night: before the
+    revision the first row stands, after it the revision in its place (wherever it now dates or places the claim);
+    a row with no id is an event of its own; without `event_id` the old count stands."""
+    header = ["claim", "office", "filed", "known", "amount"]
+    rows = [["c1", "north", "2014-01-10", "2014-02-01", 100], ["c2", "north", "2014-01-12", "2014-02-01", 200],
+            ["c3", "south", "2014-01-15", "2014-02-01", 300], ["", "south", "2014-01-20", "2014-02-01", 50],
+            ["", "south", "2014-01-21", "2014-02-01", 50],  # no id: two events, not one written twice
+            ["c4", "north", "2014-02-10", "2014-03-01", 10], ["c5", "south", "2014-02-11", "2014-03-01", 20],
+            ["c1", "north", "2014-01-10", "2014-03-05", 150],  # c1's amount revised
+            ["c2", "south", "2014-02-03", "2014-03-05", 200],  # c2 was south's, in February
+            ["c3", "south", "2014-01-15", "2014-09-01", 999]]  # a revision after every night below
+    source = {"path": _csv(tmp_path / "claims.csv", header, rows), "shape": "events", "entity_id": "office",
+              "entity_name": "office", "period_column": "filed", "published_column": "known",
+              "aggregates": {"claims": {"agg": "count"}, "paid": {"agg": "sum", "column": "amount"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "paid", "window": [0, 0]}}
+
+    def night(as_of: date, **changes: Any) -> dict[tuple[str, str], tuple[float, float]]:
+        snapshot = read_snapshot(_pack(tmp_path, {**source, **changes}, metrics), as_of, today=TODAY)
+        return {(r["entity_id"], str(r["period"])[:7]): (r["claims"], r["paid"])
+                for r in snapshot.history.iter_rows(named=True)}
+
+    assert night(date(2014, 2, 15), event_id="claim") == {("north", "2014-01"): (2, 300),
+                                                          ("south", "2014-01"): (3, 400)}
+    assert night(date(2014, 3, 31), event_id="claim") == {
+        ("north", "2014-01"): (1, 150), ("north", "2014-02"): (1, 10),
+        ("south", "2014-01"): (3, 400), ("south", "2014-02"): (2, 220)}
+    by_office = night(date(2014, 3, 31), event_id=["claim", "office"])  # c2 of another office: another claim
+    assert by_office[("north", "2014-01")] == (2, 350) and by_office[("south", "2014-02")] == (2, 220)
+    assert night(date(2014, 3, 31))[("north", "2014-01")] == (3, 450)  # without it, each revision one more claim

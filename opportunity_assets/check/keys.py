@@ -258,21 +258,21 @@ def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:
 
 
 def events_sent_again_line(pack: CriteriaPack) -> str | None:
-    """A warning naming `source.published_column` when events read by it are sent again under a later publication
-    date with the id of an earlier row, in a column the pack does not read (`probes.events_sent_again`): each copy is
-    counted as one more event from the day it is published (trial 63: crash occupants re-sent with their outcome
-    revised, a band's 229 occupants read as 329, and check said ok). None otherwise."""
+    """A warning naming `source.event_id` when events read by `published_column` are sent again under a later
+    publication date with the id of an earlier row, in a column the pack does not read (`probes.events_sent_again`):
+    each copy is counted as one more event from the day it is published (trial 63: crash occupants re-sent with their
+    outcome revised, a band's 229 occupants read as 329, and check said ok). None otherwise."""
     found = events_sent_again(pack)
     if found is None:
         return None
     one, dates = found.example
     plural = "s are" if found.again != 1 else " is"
-    return (f"key `source.published_column`: got {pack.source.published_column!r}; {found.again} event{plural} sent "
-            f"again under a later publication date with the `{found.column}` of an earlier row (e.g. {one}, "
-            f"published {' and '.join(dates[:3])}), a column holding one row's own id within each publication: each "
-            "copy is counted as an event of its own from the day it is published, beside the first, as if a "
-            "revision were a new event: expected each event once in the source (its revision written over it), or "
-            f"`{{agg: count_distinct, column: {found.column}}}` to count the events")
+    return (f"key `source.event_id`: not set; {found.again} event{plural} sent again under a later "
+            f"`published_column` date with the `{found.column}` of an earlier row (e.g. {one}, published "
+            f"{' and '.join(dates[:3])}), a column holding one row's own id within each publication: each copy is "
+            "counted as an event of its own from the day it is published, beside the first, as if a revision were a "
+            f"new event: expected `event_id: {found.column}`, which counts each event once, as its latest row known "
+            "on the night")
 
 
 def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:

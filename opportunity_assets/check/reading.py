@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from opportunity_assets.sources.facts import SourceFacts, TableFacts
 
 
-_COLUMN_KEY = re.compile(r"(entity_id|entity_name|entity_id\.\d+|entity_name\.\d+|_column|\.column|\.columns\.\d+|"
+_COLUMN_KEY = re.compile(r"((entity_id|entity_name|event_id)(\.\d+)?|_column|\.column|\.columns\.\d+|"
                          r"\.signed\.\d+|long\.names|long\.values|wide\.counted_from)$")
 """Source keys whose value is a column name."""
 

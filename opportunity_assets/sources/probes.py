@@ -409,7 +409,7 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     re-sent with their outcome revised made a band's 229 occupants 329, and check said ok). None for another shape
     or no such column. One read."""
     src = pack.source
-    if src.shape != "events" or src.published_column is None:
+    if src.shape != "events" or src.published_column is None or src.event_id is not None:
         return None
     tried = _unread(source_columns(pack), src)
     if not tried:

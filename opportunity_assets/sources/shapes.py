@@ -53,6 +53,8 @@ AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
 _VERSION, _DATE_PROBLEM, _COPIES, _SLUG = "__version", "__date_problem", "__copies", "__slug"
+EVENT = "__event"
+"""An event's own id (`source.event_id`), NULL where the source has none or the row's is empty."""
 VARIABLE = "__variable"
 """A long source's row's name of its value (`long.names`, trimmed): part of its key."""
 
@@ -540,6 +542,8 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
         entity = slug_sql(entity)
     scope = " AND ".join([*(condition_sql(c, src) for c in src.where), *_long_scope(src.long, src.columns)]) or "true"
     variable = "" if src.long is None else f", nullif(trim({_q(src.long.names)}), '') AS {VARIABLE}"
+    if src.event_id_columns:
+        variable += f", {entity_sql(src.event_id_columns)} AS {EVENT}"
     return f"""
     SELECT *, {problems} AS {CELL_REASON},
            CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {period_text}
@@ -849,6 +853,17 @@ RATE_PERIODS = 8
 """Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
 
 
+def _latest_of_each_event(src: SourceSpec, seen: str) -> str:
+    """The seen rows of an events source, each event once (`source.event_id`): of the rows sharing an id, the
+    latest known on the night (its latest publication; then the row furthest down the source), wherever it dates or
+    places the event: a revision read in place of the row it revises (trial 63: occupants re-sent with their outcome
+    revised were counted twice). A row with no id is an event of its own; `seen` itself without `event_id`."""
+    if not src.event_id_columns:
+        return seen
+    return (f"(SELECT * FROM {seen} QUALIFY {EVENT} IS NULL OR row_number() OVER (PARTITION BY {EVENT} "
+            f"ORDER BY {PUBLISHED} DESC, {ROW} DESC) = 1)")
+
+
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
     ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
@@ -899,7 +914,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
                    min({ROW}) AS {ROW}, {aggregates}, count(*)::DOUBLE AS {EVENTS_READ},
                    (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
-            FROM {seen} GROUP BY {ENTITY}, {PERIOD}
+            FROM {_latest_of_each_event(src, seen)} GROUP BY {ENTITY}, {PERIOD}
         ),
         feed AS (
             SELECT p.{PERIOD}, coalesce(t.__n, 0) AS __n

@@ -278,6 +278,8 @@ _A_DAY, _A_WEEK, _A_WEEKDAY = frozenset("djcx"), frozenset("UWV"), frozenset("aA
 
 _SEVERAL = {"entity_id": "a column, or a list of different columns that name an entity together "
                         "(`[state, industry]`)",
+            "event_id": "a column, or a list of different columns that name an event together "
+                        "(`[office, claim_number]`)",
             "entity_name": "a column, or a list of different columns that name an entity together "
                            "(`[state, industry]`)",
             "period_format": "a strptime pattern, or a list of different patterns (the first that parses a value "
@@ -544,6 +546,11 @@ class SourceSpec(_Spec):
     `[0, 100]`. A cell outside is refused like a negative one: that cell's gap, its row quarantined with why."""
     aggregates: dict[str, AggregateSpec] = Field(default_factory=dict)
     """Events only: the panel's columns, by name."""
+    event_id: str | list[str] | None = None
+    """Events only: the column (or columns, together) naming each event, a claim's or a loan's number. Rows sharing
+    it are one event written again, a revision: the night counts it once, as its latest row known by as_of reads
+    (the latest `published_column` date; without one, the row furthest down the source), wherever that row dates
+    or places it. A row with no id is an event of its own."""
     where: list[Condition] = Field(default_factory=list)
     """Only rows matching every condition are read at all (e.g. one product line of a larger file)."""
     join: list[JoinSpec] = Field(default_factory=list)
@@ -628,7 +635,7 @@ class SourceSpec(_Spec):
             data.setdefault("month_column", "month")
         return data
 
-    @field_validator("entity_id", "entity_name", "period_format")
+    @field_validator("entity_id", "entity_name", "event_id", "period_format")
     @classmethod
     def _one_or_several(cls, value: str | list[str] | None, info: ValidationInfo) -> str | list[str] | None:
         """A key that takes one text or a list of them: a non-empty one, or a list of different, non-empty ones; a
@@ -834,6 +841,7 @@ class SourceSpec(_Spec):
                                "of no dates, a survey's answers)")
         elif self.aggregates:
             raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
+        self._event_id_key()
         if not self.columns:
             raise _problem("columns", [], "at least one numeric column")
         key = "aggregates" if self.shape == "events" else "columns"
@@ -899,6 +907,25 @@ class SourceSpec(_Spec):
                     if isinstance(self, JoinSpec) else ""
                 raise _problem(key if within else "grain", column if within else self.grain,
                                f"{within}`{finest}` or coarser: a year and a {finest} column date a {finest}")
+
+    def _event_id_key(self) -> None:
+        """`event_id` names an event of an events source whose rows are events: no entity's or period's column (an
+        entity of one event, or a period of one), no source of a column per entity or period (each cell an event)."""
+        if self.event_id is None:
+            return
+        if self.shape != "events":
+            raise _problem("event_id", self.event_id, "an event's own id only with `shape: events` (a panel's or a "
+                           "snapshot's rows are one per entity and period; their revisions are told apart by "
+                           "`published_column`)")
+        if self.wide is not None:
+            raise _problem("event_id", self.event_id, "no `event_id` beside `wide` (each cell of its columns is an "
+                           "event of its own, with no id)")
+        taken = {**{c: "`entity_id`, each entity's" for c in self.entity_columns},
+                 **{c: "a column dating the rows" for c in self.dated_columns}}
+        if all(c in taken for c in self.event_id_columns):  # (`[office, claim]`, a number per office, is an id)
+            column = self.event_id_columns[-1]
+            raise _problem("event_id", self.event_id, f"the column of each event's own id: {column!r} is "
+                           f"{taken[column]}, which many events share")
 
     def _long_keys(self) -> None:
         """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and
@@ -1055,6 +1082,12 @@ class SourceSpec(_Spec):
             else list(self.entity_id)
 
     @property
+    def event_id_columns(self) -> list[str]:
+        """The columns of an event's own id (`event_id`, or each of its list; none without it)."""
+        return [] if self.event_id is None else [self.event_id] if isinstance(self.event_id, str) \
+            else list(self.event_id)
+
+    @property
     def period_patterns(self) -> list[str]:
         """The strptime patterns of `period_format`, in its order (none without it)."""
         fmt = self.period_format
@@ -1074,6 +1107,7 @@ class SourceSpec(_Spec):
         if self.shape == "events":
             for spec in self.aggregates.values():
                 wanted += [spec.column, *(c.column for c in spec.where)]
+            wanted += self.event_id_columns
         elif self.long is not None:  # the panel's columns are made from these (`shapes.long_sql`)
             wanted += [self.long.names, self.long.values]
         else:

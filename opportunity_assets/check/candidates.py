@@ -16,7 +16,7 @@ from datetime import date, timedelta
 import numpy as np
 
 from opportunity_assets import expressions
-from opportunity_assets.check.grains import WEEKEND_SHARE
+from opportunity_assets.check.grains import trading_days
 from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import format_value, significant, written
 from opportunity_assets.periods import rows_in_window
@@ -615,11 +615,10 @@ def _gap_expected(pack: CriteriaPack, line: str) -> str:
 
 
 def _trading_days(found: list[Candidate]) -> bool:
-    """Whether the candidates' rows are a source of trading days: fewer than `WEEKEND_SHARE` of them dated a Saturday
-    or Sunday (trial 65: a daily source with rows every day, its latest weekend's published late, was told "a source
-    of trading days has no rows then")."""
+    """Whether the candidates' rows are a source of trading days (`grains.trading_days`; trial 65: a daily source with
+    rows every day, its latest weekend's published late, was told "a source of trading days has no rows then")."""
     days = [date.fromisoformat(str(r["period"])[:10]) for c in found for r in c.raw_data]
-    return bool(days) and sum(1 for d in days if d.weekday() >= 5) < WEEKEND_SHARE * len(days)
+    return trading_days(sum(1 for d in days if d.weekday() >= 5), len(days))
 
 
 def _weekend_missing(pack: CriteriaPack, first: str, last: str, missing: int) -> str:

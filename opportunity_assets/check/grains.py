@@ -344,6 +344,12 @@ WEEKEND_SHARE = 0.05
 has 2 in 7 there)."""
 
 
+def trading_days(weekend: int, rows: int) -> bool:
+    """Whether `rows` dated rows, `weekend` of them on a Saturday or Sunday, are a source of trading days: fewer than
+    `WEEKEND_SHARE` of them there (none of no rows)."""
+    return rows > 0 and weekend < WEEKEND_SHARE * rows
+
+
 def _weekdays_at_most(length: int) -> int:
     """The most Mondays to Fridays that `length` consecutive days hold."""
     return 5 * (length // 7) + min(length % 7, 5)
@@ -360,7 +366,7 @@ def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found:
         return []
     filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
     weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
-    if filled.height == 0 or weekend >= WEEKEND_SHARE * filled.height:
+    if not trading_days(weekend, filled.height):
         return []
     problems = []
     for n, f in enumerate(pack.hard_filters):

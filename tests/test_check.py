@@ -4466,6 +4466,7 @@ def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_ev
     told = check_pack(_pack(tmp_path, {**source, "event_id": "rownames"}, metrics), as_of=date(2005, 6, 30),
                       today=TODAY)
     assert not told.problems and not [w for w in told.warnings if "sent again" in w]  # each revision read in place
+    assert "60 events read (from 66 rows: 6 revised by a later row of their `event_id`)" in told.facts[0]
     misspelt = check_pack(_pack(tmp_path, {**source, "event_id": "rowname"}, metrics), as_of=date(2005, 6, 30),
                           today=TODAY)
     assert misspelt.problems[0].startswith("key `source.event_id`: got 'rowname'; source file ") \

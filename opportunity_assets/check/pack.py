@@ -393,7 +393,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         # a candidate per row: their scan is the night's whole cost (348,532 survey answers: 87 s), and every other
         # finding over them (inputs with no value, filters refusing all) is this problem again
         return CheckReport(as_of=night, problems=problems, warnings=warnings,
-                           facts=[read_fact(pack, snapshot, main.seen_dated, read_rows),
+                           facts=[read_fact(pack, snapshot, main.seen_dated, read_rows, main.revised),
                                   "candidates not scanned: one an entity of about one row"])
     per = _names_per_entity(pack, snapshot.history)
     # (a name column that changes within most entities also repeats across them: trial 32's `entity_id: flight`
@@ -485,7 +485,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings = warnings_said_once(pack, problems, warnings, stale=bool(stale), windows_past=bool(beyond))
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
-    facts = [read_fact(pack, snapshot, main.seen_dated, read_rows),
+    facts = [read_fact(pack, snapshot, main.seen_dated, read_rows, main.revised),
              f"{report.passed_filters} pass the hard filters{unclear_said(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{past_cap(pack, report.flagged_past_cap)})"
              + most_failed(report.failed_by_filter, report.judged, report.passed_filters)]

@@ -228,6 +228,9 @@ class TableFacts:
     unseen: tuple[date, date] | None = None
     """The first period of the dated rows not yet published by as_of, and the day its first such row is (None when
     every row is): a joined table published later than the source (trial 27)."""
+    revised: int = 0
+    """Dated rows seen by as_of that a later row of their event revises (`source.event_id`), each read in its place:
+    `seen_dated` less the events the night counts."""
 
 
 @dataclass(frozen=True)
@@ -362,7 +365,20 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                               for i, column in enumerate(bounded)},
                       seen_keys=min(row[-2] or 0, row[7]),
                       periods=None if row[-4] is None else (row[-4], row[-3]),
-                      unseen=None if row[-1] is None else (row[-1][0], row[-1][1]))
+                      unseen=None if row[-1] is None else (row[-1][0], row[-1][1]),
+                      revised=_revised(con, pack, spec, table, seen, as_of))
+
+
+def _revised(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str, seen: str,
+             as_of: date) -> int:
+    """The `seen` rows of `table` that a later row of their event revises (`TableFacts.revised`); 0 without
+    `source.event_id` (no read)."""
+    if not spec.event_id_columns:
+        return 0
+    ((revised,),) = run(con, pack, f"""
+        SELECT count({shapes.EVENT}) - count(DISTINCT {shapes.EVENT}) FROM {table} WHERE {seen}""",
+                        {"as_of": as_of}).rows()
+    return int(revised)
 
 
 def _column_range(figures: tuple[Any, ...], refused: tuple[int, tuple[str, int, float, float] | None] | None

@@ -2721,31 +2721,43 @@ def test_events_sharing_an_event_id_count_once_as_their_latest_revision_known_on
     """Trial 63's leftover: claims read by `published_column`, some sent again later with their amount (or their
     office, or their month) revised, were each counted twice from the day the revision was published. Under
     `source.event_id` the rows of one id are one event, read as its latest row known on the night: before the
-    revision the first row stands, after it the revision in its place (wherever it now dates or places the claim);
-    a row with no id is an event of its own; without `event_id` the old count stands."""
-    header = ["claim", "office", "filed", "known", "amount"]
-    rows = [["c1", "north", "2014-01-10", "2014-02-01", 100], ["c2", "north", "2014-01-12", "2014-02-01", 200],
-            ["c3", "south", "2014-01-15", "2014-02-01", 300], ["", "south", "2014-01-20", "2014-02-01", 50],
-            ["", "south", "2014-01-21", "2014-02-01", 50],  # no id: two events, not one written twice
-            ["c4", "north", "2014-02-10", "2014-03-01", 10], ["c5", "south", "2014-02-11", "2014-03-01", 20],
-            ["c1", "north", "2014-01-10", "2014-03-05", 150],  # c1's amount revised
-            ["c2", "south", "2014-02-03", "2014-03-05", 200],  # c2 was south's, in February
-            ["c3", "south", "2014-01-15", "2014-09-01", 999]]  # a revision after every night below
+    revision the first row stands, after it the revision in its place (wherever it now dates or places the claim,
+    and whatever `where` says of it: a claim withdrawn is gone); a row with no id is an event of its own; a revision
+    whose date is unreadable is quarantined and revises nothing; without `event_id` the old count stands."""
+    header = ["claim", "office", "filed", "known", "amount", "status"]
+    rows = [["c1", "north", "2014-01-10", "2014-02-01", 100, "open"],
+            ["c2", "north", "2014-01-12", "2014-02-01", 200, "open"],
+            ["c3", "south", "2014-01-15", "2014-02-01", 300, "open"],
+            ["", "south", "2014-01-20", "2014-02-01", 50, "open"],
+            ["", "south", "2014-01-21", "2014-02-01", 50, "open"],  # no id: two events, not one written twice
+            ["c4", "north", "2014-02-10", "2014-03-01", 10, "open"],
+            ["c5", "south", "2014-02-11", "2014-03-01", 20, "open"],
+            ["c1", "north", "2014-01-10", "2014-03-05", 150, "open"],  # c1's amount revised
+            ["c2", "south", "2014-02-03", "2014-03-05", 200, "open"],  # c2 was south's, in February
+            ["c4", "north", "2014-02-10", "2014-03-20", 10, "withdrawn"],  # c4 withdrawn
+            ["c5", "south", "2014-02-11", "2014-03-21", 99, "open"],
+            ["c5", "south", "2014-02-11", "someday", 999, "open"],  # quarantined: revises nothing
+            ["c3", "south", "2014-01-15", "2014-09-01", 999, "open"]]  # a revision after every night below
     source = {"path": _csv(tmp_path / "claims.csv", header, rows), "shape": "events", "entity_id": "office",
               "entity_name": "office", "period_column": "filed", "published_column": "known",
+              "where": [{"column": "status", "not_in": ["withdrawn"]}],
               "aggregates": {"claims": {"agg": "count"}, "paid": {"agg": "sum", "column": "amount"}}}
     metrics = {"level_now": {"agg": "sum", "column": "paid", "window": [0, 0]}}
 
     def night(as_of: date, **changes: Any) -> dict[tuple[str, str], tuple[float, float]]:
         snapshot = read_snapshot(_pack(tmp_path, {**source, **changes}, metrics), as_of, today=TODAY)
+        assert snapshot.quarantined["reason"].to_list() == ["known unparseable: someday"]
         return {(r["entity_id"], str(r["period"])[:7]): (r["claims"], r["paid"])
                 for r in snapshot.history.iter_rows(named=True)}
 
     assert night(date(2014, 2, 15), event_id="claim") == {("north", "2014-01"): (2, 300),
                                                           ("south", "2014-01"): (3, 400)}
-    assert night(date(2014, 3, 31), event_id="claim") == {
+    assert night(date(2014, 3, 10), event_id="claim") == {
         ("north", "2014-01"): (1, 150), ("north", "2014-02"): (1, 10),
         ("south", "2014-01"): (3, 400), ("south", "2014-02"): (2, 220)}
+    assert night(date(2014, 3, 31), event_id="claim") == {
+        ("north", "2014-01"): (1, 150), ("north", "2014-02"): (0, 0),
+        ("south", "2014-01"): (3, 400), ("south", "2014-02"): (2, 299)}
     by_office = night(date(2014, 3, 31), event_id=["claim", "office"])  # c2 of another office: another claim
-    assert by_office[("north", "2014-01")] == (2, 350) and by_office[("south", "2014-02")] == (2, 220)
+    assert by_office[("north", "2014-01")] == (2, 350) and by_office[("south", "2014-02")] == (2, 299)
     assert night(date(2014, 3, 31))[("north", "2014-01")] == (3, 450)  # without it, each revision one more claim

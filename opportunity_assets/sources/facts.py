@@ -371,13 +371,14 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
 
 def _revised(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str, seen: str,
              as_of: date) -> int:
-    """The `seen` rows of `table` that a later row of their event revises (`TableFacts.revised`); 0 without
-    `source.event_id` (no read)."""
+    """The `seen` rows of `table` that a later row of their event revises (`TableFacts.revised`), in any scope (a
+    claim withdrawn); 0 without `source.event_id` (no read)."""
     if not spec.event_id_columns:
         return 0
+    latest = shapes.latest_of_events_sql(table, "$as_of::DATE", "current_date")
     ((revised,),) = run(con, pack, f"""
-        SELECT count({shapes.EVENT}) - count(DISTINCT {shapes.EVENT}) FROM {table} WHERE {seen}""",
-                        {"as_of": as_of}).rows()
+        SELECT count(*) FROM {table} JOIN ({latest}) e USING ({shapes.EVENT})
+        WHERE {seen} AND e.{shapes.LATEST} <> {ROW}""", {"as_of": as_of}).rows()
     return int(revised)
 
 

@@ -53,8 +53,9 @@ AS_OF, TODAY = "getvariable('as_of')::DATE", "getvariable('today')::DATE"
 """The night and the real date, as session variables (`SET VARIABLE as_of = DATE '…'`): a query that creates a
 table takes no prepared parameters."""
 _VERSION, _DATE_PROBLEM, _COPIES, _SLUG = "__version", "__date_problem", "__copies", "__slug"
-EVENT = "__event"
-"""An event's own id (`source.event_id`), NULL where the source has none or the row's is empty."""
+EVENT, LATEST = "__event", "__latest"
+"""An event's own id (`source.event_id`), NULL where the source has none or the row's is empty; the row standing for
+it on the night (`latest_of_events_sql`)."""
 VARIABLE = "__variable"
 """A long source's row's name of its value (`long.names`, trimmed): part of its key."""
 
@@ -736,6 +737,12 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
             WHEN r.{PUBLISHED} > {TODAY}
                 THEN {literal(f'{NOT_COME_YET}{src.published_column} ')} || strftime(r.{PUBLISHED},
                      '%Y-%m-%d') || ' has not come yet (today ' || strftime({TODAY}, '%Y-%m-%d') || ')'"""
+    latest, revised = "", ""
+    if src.event_id_columns:  # the row standing for its event on the night, whatever the scope (`where`) says of it
+        latest = f" LEFT JOIN ({latest_of_events_sql(typed)}) e ON e.{EVENT} = r.{EVENT}"
+        # (a row refused for its dates is judged all the same: quarantined with why, never standing for its event)
+        revised = (f" AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PERIOD} > {TODAY} {later} OR e.{LATEST} IS NULL "
+                   f"OR e.{LATEST} = r.{ROW})")
     header = _header_again_sql(src)
     # (the header's line is no entity's: none called `region` whose rows have no period)
     rows = "r.*" if header is None else f"r.* REPLACE (CASE WHEN {header} THEN NULL ELSE r.{ENTITY} END AS {ENTITY})"
@@ -750,12 +757,24 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                 THEN 'period after today: ' || {grain.sql_label('r.' + PERIOD)} || ' has not happened yet (today '
                      || strftime({TODAY}, '%Y-%m-%d') || ')'{published_later}{duplicated}
             END AS {REASON}
-    FROM {typed} r{joined}
+    FROM {typed} r{joined}{latest}
     -- point in time: a row is seen only once published; an undated row is refused without a date, and a period
     -- after today (one that has not happened), or a publication date after it (trial 27: 2030 for 2024, a typo,
-    -- left the row unseen on every night with no word), is refused whatever the night
+    -- left the row unseen on every night with no word), is refused whatever the night. An event's row that a
+    -- later one known on the night revises (`source.event_id`) is not read: the latest stands for the event, so a
+    -- revision out of scope (a claim withdrawn, `where` reading only open ones) withdraws it
     WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY}
-                            {later})"""
+                            {later}){revised}"""
+
+
+def latest_of_events_sql(typed: str, as_of: str = AS_OF, today: str = TODAY) -> str:
+    """Each event's (`source.event_id`) row standing for it on the night (`LATEST`), among the rows of `typed` in
+    any scope whose dates are read and known by `as_of` (SQL of a date): the latest published, then the furthest
+    down the source."""
+    return f"""
+        SELECT {EVENT}, {ROW} AS {LATEST} FROM {typed}
+        WHERE {EVENT} IS NOT NULL AND {_DATE_PROBLEM} IS NULL AND {PUBLISHED} <= {as_of} AND {PERIOD} <= {today}
+        QUALIFY row_number() OVER (PARTITION BY {EVENT} ORDER BY {PUBLISHED} DESC, {ROW} DESC) = 1"""
 
 
 NOT_COME_YET = "published after today: "
@@ -853,17 +872,6 @@ RATE_PERIODS = 8
 """Fewest latest periods an events feed's rate is measured over (an annual grain's year is one)."""
 
 
-def _latest_of_each_event(src: SourceSpec, seen: str) -> str:
-    """The seen rows of an events source, each event once (`source.event_id`): of the rows sharing an id, the
-    latest known on the night (its latest publication; then the row furthest down the source), wherever it dates or
-    places the event: a revision read in place of the row it revises (trial 63: occupants re-sent with their outcome
-    revised were counted twice). A row with no id is an event of its own; `seen` itself without `event_id`."""
-    if not src.event_id_columns:
-        return seen
-    return (f"(SELECT * FROM {seen} QUALIFY {EVENT} IS NULL OR row_number() OVER (PARTITION BY {EVENT} "
-            f"ORDER BY {PUBLISHED} DESC, {ROW} DESC) = 1)")
-
-
 def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     """Step 3 (see the module): `seen` (the night's rows with no refusal, bad cells already gaps) as the panel:
     ENTITY, NAME, PERIOD, PUBLISHED, ROW and one column per `src.columns`, named as the pack names it; for events,
@@ -914,7 +922,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
                    min({ROW}) AS {ROW}, {aggregates}, count(*)::DOUBLE AS {EVENTS_READ},
                    (count(*) - count(DISTINCT hash(*COLUMNS(* EXCLUDE ({ROW})))))::DOUBLE AS {EVENTS_REPEATED}
-            FROM {_latest_of_each_event(src, seen)} GROUP BY {ENTITY}, {PERIOD}
+            FROM {seen} GROUP BY {ENTITY}, {PERIOD}
         ),
         feed AS (
             SELECT p.{PERIOD}, coalesce(t.__n, 0) AS __n

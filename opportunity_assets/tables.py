@@ -112,6 +112,26 @@ def _candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow], more: in
          "status": None, "capped": None, **dict.fromkeys(filters), "id": None},) if more else ()))
 
 
+def quarantine_table(rows: Sequence[Mapping[str, object]]) -> Table:
+    """The night's quarantined source rows (up to `MAX_TABLE_ROWS`): the entity, the period, why, in words, and the
+    row's number in the source, as the store's `quarantine` holds them. Trial 68: the UI showed their count alone,
+    and a reader had to query the store to learn which rows and why."""
+    shown = rows[:MAX_TABLE_ROWS - 1] if len(rows) > MAX_TABLE_ROWS else rows
+    more = len(rows) - len(shown)
+    columns = (("entity", "string"), ("period", "string"), ("reason", "string"), ("source_row", "int"))
+    return Table(columns=columns, rows=tuple(
+        {"entity": None if r.get("entity_id") is None else str(r["entity_id"]),
+         "period": None if r.get("period") is None else str(r["period"]), "reason": str(r.get("reason") or ""),
+         "source_row": _row_number(r.get("source_row"))} for r in shown) + ((
+        {"entity": f"{more:,} more rows", "period": None,
+         "reason": "not shown here; all are in the store: `SELECT * FROM quarantine`", "source_row": None},)
+        if more else ()))
+
+
+def _row_number(value: object) -> int | None:
+    return value if isinstance(value, int) else None
+
+
 def rounded_inputs(pack: CriteriaPack, analysis: Analysis) -> dict[str, str]:
     """Each input's value written by its unit."""
     return {name: format_value(n.value, pack.metrics[name].unit if name in pack.metrics else "number")

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.notify.logic import ActItem, JudgmentItem
 from opportunity_assets.reasons import CandidateRow
 from opportunity_assets.records import Analysis, Verification
 from opportunity_assets.text import markdown
@@ -126,6 +127,21 @@ def quarantine_table(rows: Sequence[Mapping[str, object]]) -> Table:
         {"entity": f"{more:,} more rows", "period": None,
          "reason": "not shown here; all are in the store: `SELECT * FROM quarantine`", "source_row": None},)
         if more else ()))
+
+
+def notified_table(act: Sequence[ActItem], judgment: Sequence[JudgmentItem], earlier: Mapping[str, str]) -> Table:
+    """Who tonight's message named: each act-on candidate, new or still strong, with its score and next action, then
+    each needs-judgment one with what would resolve it. Trial 68: `notifications[d]` showed how many, not who."""
+    columns = (("candidate", "string"), ("section", "string"), ("mark", "string"), ("score", "string"),
+               ("why", "string"), ("id", "string"))
+    return Table(columns=columns, rows=tuple(
+        {"candidate": i.name, "section": "act_on_these",
+         "mark": "still strong" if earlier.get(i.candidate_id) == i.verdict else "new",
+         "score": format_score(i.score, i.levels), "why": f"{i.verdict}, {i.status}; next: {i.next_action}",
+         "id": i.candidate_id} for i in act) + tuple(
+        {"candidate": i.name, "section": "needs_your_judgment", "mark": None,
+         "score": None if i.score is None else format_score(i.score, i.levels),
+         "why": f"{i.verdict}; to resolve: {i.to_resolve}", "id": i.candidate_id} for i in judgment))
 
 
 def _row_number(value: object) -> int | None:

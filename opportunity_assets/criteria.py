@@ -835,7 +835,7 @@ _YAML_WORDS = (
 deep was "mapping values are not allowed here", a second `---` "but found another document", PyYAML's text)."""
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def yaml_problem(exc: yaml.YAMLError) -> str:
     """PyYAML's error in one line: what, in words where the slip is a common one, and where (line and column, from
     1, with the line as written)."""
     problem = getattr(exc, "problem", None) or str(exc)
@@ -955,7 +955,7 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
     except UnicodeDecodeError as exc:
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        raise error(f"{kind} file {path}: not valid YAML ({_yaml_problem(exc)})") from None
+        raise error(f"{kind} file {path}: not valid YAML ({yaml_problem(exc)})") from None
     if not isinstance(raw, dict):  # (in words: trial 30's empty pack was told "got NoneType", Python's class name)
         got = "nothing (an empty file, or only comments)" if raw is None else _yaml_kind(raw)
         raise error(f"{kind} file {path}: got {got}; expected a mapping of keys, one `key: value` a line")

@@ -33,6 +33,7 @@ from opportunity_assets.periods import EVERY, Grain, last_possible_night
 from opportunity_assets.records import Brief, Cost, Criteria, RunState, Status, Verdict
 from opportunity_assets.run_health import fail_orphaned_runs, process_tags
 from opportunity_assets.stopping import STOPPED, names_an_interruption, stops_witnessed
+from resources._store_errors import StoreError
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -125,8 +126,8 @@ def _failure_message(event: dg.DagsterEvent) -> str:
     message = cause.message.strip()
     if names_an_interruption(cause.cls_name, message):  # (Ctrl-C: Dagster's class name was the message)
         return STOPPED
-    if cause.cls_name == dg.Failure.__name__:
-        message = re.sub(r"^[\w.]*\bFailure: ", "", message)
+    if cause.cls_name in (dg.Failure.__name__, StoreError.__name__):  # (the store's: a full disk, trial 68)
+        message = re.sub(rf"^[\w.]*\b{cause.cls_name}: ", "", message)
     return message
 
 

@@ -310,6 +310,12 @@ MODEL_STOPPED = "stopped tonight: "
 unknown model): one digit-free sentence that names the fix, which the brief says once however many calls it
 stopped."""
 
+MODEL_UNREACHABLE = ("the model's server could not be reached: check ANTHROPIC_BASE_URL (unset for the Anthropic "
+                     "API) and this host's network")
+"""Ends a model error record whose requests never left (refused, no such host, a base URL that is no URL): the fix,
+digit-free, which the brief says once however many calls failed so (trial 68: "APIConnectionError after 3
+attempt(s)" on every call, and the brief said only that every call failed)."""
+
 
 class RunError(FrozenRecord):
     as_of: date

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
+from opportunity_assets.notify.logic import ActItem, JudgmentItem
 from opportunity_assets.reasons import CandidateRow
 from opportunity_assets.records import Analysis, Verification
 from opportunity_assets.text import markdown
@@ -110,6 +111,41 @@ def _candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow], more: in
         {"candidate": f"{more:,} more candidates", "tag": None,
          "reason": "not shown here; all are in the store: `opportunity archive`", "verdict": None, "score": None,
          "status": None, "capped": None, **dict.fromkeys(filters), "id": None},) if more else ()))
+
+
+def quarantine_table(rows: Sequence[Mapping[str, object]]) -> Table:
+    """The night's quarantined source rows (up to `MAX_TABLE_ROWS`): the entity, the period, why, in words, and the
+    row's number in the source, as the store's `quarantine` holds them. Trial 68: the UI showed their count alone,
+    and a reader had to query the store to learn which rows and why."""
+    shown = rows[:MAX_TABLE_ROWS - 1] if len(rows) > MAX_TABLE_ROWS else rows
+    more = len(rows) - len(shown)
+    columns = (("entity", "string"), ("period", "string"), ("reason", "string"), ("source_row", "int"))
+    return Table(columns=columns, rows=tuple(
+        {"entity": None if r.get("entity_id") is None else str(r["entity_id"]),
+         "period": None if r.get("period") is None else str(r["period"]), "reason": str(r.get("reason") or ""),
+         "source_row": _row_number(r.get("source_row"))} for r in shown) + ((
+        {"entity": f"{more:,} more rows", "period": None,
+         "reason": "not shown here; all are in the store: `SELECT * FROM quarantine`", "source_row": None},)
+        if more else ()))
+
+
+def notified_table(act: Sequence[ActItem], judgment: Sequence[JudgmentItem], earlier: Mapping[str, str]) -> Table:
+    """Who tonight's message named: each act-on candidate, new or still strong, with its score and next action, then
+    each needs-judgment one with what would resolve it. Trial 68: `notifications[d]` showed how many, not who."""
+    columns = (("candidate", "string"), ("section", "string"), ("mark", "string"), ("score", "string"),
+               ("why", "string"), ("id", "string"))
+    return Table(columns=columns, rows=tuple(
+        {"candidate": i.name, "section": "act_on_these",
+         "mark": "still strong" if earlier.get(i.candidate_id) == i.verdict else "new",
+         "score": format_score(i.score, i.levels), "why": f"{i.verdict}, {i.status}; next: {i.next_action}",
+         "id": i.candidate_id} for i in act) + tuple(
+        {"candidate": i.name, "section": "needs_your_judgment", "mark": None,
+         "score": None if i.score is None else format_score(i.score, i.levels),
+         "why": f"{i.verdict}; to resolve: {i.to_resolve}", "id": i.candidate_id} for i in judgment))
+
+
+def _row_number(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def rounded_inputs(pack: CriteriaPack, analysis: Analysis) -> dict[str, str]:

@@ -7,6 +7,7 @@ after. The store's SQL is DuckDB's own: `?` and `$name` placeholders.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -102,10 +103,61 @@ def _no_store(con: duckdb.DuckDBPyConnection, alias: str, file: str,
             "database?): expected the path of the result store's DuckDB file (a new one is made with its folder)")
 
 
+_FULL = "No space left on device"
+_NOT_WRITABLE = ("Read-only file system", "Permission denied", "Operation not permitted")
+
+
+def unusable(file: str, exc: BaseException) -> str | None:
+    """Why the store's file cannot be used, in one line naming `--store`, for what the disk or the file did rather
+    than the code: a folder this process cannot write in (its lock could not be made), a disk that filled up mid-
+    night, a file cut short (a copy or a full disk left it so). None for anything else, raised as it is. Trial 68:
+    each was a traceback ending in `OSError: [Errno 30] Read-only file system`, or DuckDB's "IO Error: Could not
+    read enough bytes" or "CHECKPOINT during DETACH failed ... No space left on device"."""
+    folder = str(Path(file).parent)
+    text = str(exc)
+    if isinstance(exc, OSError):
+        if not str(exc.filename or "").startswith(folder):
+            return None
+        full = exc.errno == errno.ENOSPC
+        not_writable = exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+        damaged = False
+    elif isinstance(exc, duckdb.Error) and file in text:
+        full = _FULL in text
+        not_writable = any(said in text for said in _NOT_WRITABLE)
+        damaged = isinstance(exc, duckdb.IOException | duckdb.SerializationException) \
+            or "not a valid DuckDB database" in text
+    else:
+        return None
+    if full:
+        return (f"--store: the disk holding '{file}' is full: free some space and run the same command again (a "
+                "night run again replaces its own; the nights stored before are kept)")
+    if not_writable:
+        return (f"--store: got '{file}', in a folder this process cannot write in ({folder}: read-only, or not "
+                "its own): expected a folder it can write in, where the store's file and its lock file are made")
+    if damaged:
+        return (f"--store: got '{file}', a DuckDB file that is damaged and cannot be read (cut short, as an "
+                "interrupted copy or a full disk leaves it): move it aside and run again to make a new store, or "
+                "restore it from a copy")
+    return None
+
+
 @contextmanager
 def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
                 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """One transaction on the store file (its folder and schema created on first use), under its locks."""
+    """One transaction on the store file (its folder and schema created on first use), under its locks; what the
+    disk or the file refuses is one `StoreError` line (`unusable`)."""
+    try:
+        with _transaction(file, schema) as con:
+            yield con
+    except (OSError, duckdb.Error) as exc:
+        if (said := unusable(file, exc)) is None:
+            raise
+        raise StoreError(said) from None
+
+
+@contextmanager
+def _transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
+                 ) -> Iterator[duckdb.DuckDBPyConnection]:
     openable(file)
     Path(file).parent.mkdir(parents=True, exist_ok=True)
     alias = "store_" + hashlib.sha1(file.encode()).hexdigest()[:16]

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from opportunity_assets.cost import DEFAULT_PRICES, Prices, load_prices
 from opportunity_assets.llm.roles import Prompt
-from opportunity_assets.records import MODEL_STOPPED
+from opportunity_assets.records import MODEL_STOPPED, MODEL_UNREACHABLE
 from resources.store import ResultStore
 
 if TYPE_CHECKING:
@@ -404,7 +405,22 @@ def _answer_lost(exc: BaseException) -> bool:
     call's worst case, so a slow server cannot spend past the night's ceiling unseen."""
     import httpx2 as httpx
 
-    return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout
+                          | httpx.UnsupportedProtocol)
+
+
+def _transport_problem(role: str, exc: BaseException, attempts: int, billed: bool) -> str:
+    """A request that got no answer, in words rather than the SDK's class name: timed out, its connection lost
+    mid-answer (either may have been answered and billed), or never sent, with why and the fix
+    (`MODEL_UNREACHABLE`)."""
+    import anthropic
+
+    lost = ", each answer lost billed at its worst case" if billed else ""
+    if not _answer_lost(exc):
+        why = re.sub(r"^\[Errno -?\d+\]\s*", "", str(exc.__cause__ or exc).strip()) or "no connection"
+        return f"{role}: not sent after {attempts} attempt(s) ({why}){lost}; {MODEL_UNREACHABLE}"
+    what = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection lost before the answer"
+    return f"{role}: {what} after {attempts} attempt(s){lost}"
 
 
 def _deadline_client(seconds: float) -> Any:
@@ -721,8 +737,7 @@ class AnthropicModel(ModelResource):
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue
-                return total.failed(f"{spec.role}: {type(exc).__name__} after {total.attempts} attempt(s)"
-                                    + (", each answer lost billed at its worst case" if total.usd else ""))
+                return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd)))
             except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
                 message = exc
             message = _streamed_message(message)

@@ -465,11 +465,13 @@ class ResultStore(dg.ConfigurableResource):
     def section(self, domain: str, section: str, *, as_of: date | None = None,
                 candidate: str | None = None) -> list[dict[str, Any]]:
         """The candidates routed to a brief section (act_on_these, needs_your_judgment), best score first; one
-        candidate's alone, by its id, when given."""
+        candidate's alone, by its id, when given. Each with its name and the router's reason, as the archive's rows
+        (trial 68: ids, verdicts and scores only, nothing of why a candidate needs judgment)."""
         where, params = _where(("r.domain = ?", domain), ("r.section_or_tag = ?", section), ("r.as_of = ?", as_of),
                                ("r.candidate_id = ?", candidate))
-        return self.query("SELECT r.as_of, r.candidate_id, r.section_or_tag AS section, a.verdict, a.score, v.status "
-                          "FROM routes r JOIN analyses a USING (domain, as_of, candidate_id) "
+        return self.query("SELECT r.as_of, r.candidate_id, c.name, r.section_or_tag AS section, a.verdict, a.score, "
+                          "v.status, r.reason FROM routes r JOIN candidates c USING (domain, as_of, candidate_id) "
+                          "JOIN analyses a USING (domain, as_of, candidate_id) "
                           f"JOIN verifications v USING (domain, as_of, candidate_id) {where} "
                           "ORDER BY r.as_of, a.score DESC NULLS LAST, r.candidate_id", params)
 

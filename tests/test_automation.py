@@ -385,6 +385,30 @@ def test_each_model_key_is_held_to_the_resources_own_bounds() -> None:
     assert ModelSettings.model_validate({"max_retries": 5, "timeout_s": 0.5, "batch_window_s": 0}).max_retries == 5
 
 
+def test_a_settings_file_missing_a_folder_bad_yaml_or_a_misspelt_key_is_one_line_naming_what_to_fix(
+        tmp_path: Path) -> None:
+    """Trial 68: `--settings` told a missing file as "[Errno 2] No such file or directory", a folder as "[Errno 21]
+    Is a directory", a YAML slip as PyYAML's seven lines, and `schedul:` as pydantic's "Extra inputs are not
+    permitted"; each is one line naming the file and what to fix, a misspelt key with the key it meant."""
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("schedule: [1\n")
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text("schedul: {}\nnotifications: {atempts: 2}\n")
+    for path, said in (
+            (tmp_path / "nope.yaml", f"{tmp_path / 'nope.yaml'}: not found; expected the automation settings' YAML "
+                                     "file (`--settings`, or $OPPORTUNITY_AUTOMATION)"),
+            (tmp_path, f"{tmp_path}: a folder; expected the automation settings' YAML file (`--settings`, or "
+                       "$OPPORTUNITY_AUTOMATION)"),
+            (bad_yaml, f"{bad_yaml}: not valid YAML (line 2, column 1: expected ',' or ']', but got '<stream "
+                       "end>')"),
+            (misspelt, f"{misspelt}: notifications.atempts: unknown key (did you mean `attempts`?); schedul: "
+                       "unknown key (did you mean `schedule`?)")):
+        with pytest.raises(SettingsError) as raised:
+            load_settings(path)
+        assert str(raised.value) == said and "\n" not in str(raised.value)
+        assert "Errno" not in said and "Extra inputs" not in said
+
+
 def test_the_models_calls_are_set_in_the_automation_settings(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 43: batches, timeouts and retries were the model resource's own settings, which no command, variable

@@ -89,6 +89,9 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
               if main(["archive", "--as-of", "2009-12-31", "--section", section, *_args(tmp_path)]) == 0
               for line in capsys.readouterr().out.splitlines()]
     assert len(listed) > 1
+    for row in listed:  # trial 68: ids, verdicts and scores only; the name the brief shows and why, as the archive's
+        assert row["name"] and row["reason"].startswith(("STRONG and confirmed", "UNCERTAIN", "MARGINAL",
+                                                         "STRONG"))
     one = listed[-1]
     assert main(["archive", "--as-of", "2009-12-31", "--section", one["section"], "--candidate",
                  one["candidate_id"].upper(), *_args(tmp_path)]) == 0

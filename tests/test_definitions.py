@@ -65,6 +65,23 @@ def test_every_process_that_creates_runs_gets_the_same_dagster_settings() -> Non
     assert values["runLauncher"]["config"]["k8sRunLauncher"]["envVars"] == expected
 
 
+def test_every_documented_way_of_loading_the_code_names_one_code_location() -> None:
+    """A run remembers the code location that made it, and the daemon launches it only from a location of that
+    name. `make dev` and `dagster-daemon run` load the code from pyproject.toml, the README's shell backfill and
+    production webserver by `-m definitions`: trial 68's `dagster job backfill -m definitions` beside `make dev`
+    made three runs the daemon dropped ("Location definitions does not exist in workspace"), the backfill
+    COMPLETED and its nights never scanned."""
+    from dagster._core.workspace.load_target import ModuleTarget, PyProjectFileTarget
+
+    from_pyproject = [o.location_name for o in PyProjectFileTarget(str(ROOT / "pyproject.toml")).create_origins()]
+    by_module = [o.location_name for o in ModuleTarget(module_name="definitions", attribute=None,
+                                                       working_directory=str(ROOT), location_name=None
+                                                       ).create_origins()]
+    assert from_pyproject == by_module == ["definitions"]
+    readme = (ROOT / "README.md").read_text()
+    assert "dagster job backfill -m definitions" in readme and "dagster-webserver -m definitions" in readme
+
+
 def test_the_cli_applies_them_to_itself_one_planned_event_per_asset() -> None:
     """A night through `opportunity run` writes one planned event per per-candidate asset, not one per partition;
     in deterministic mode it never imports the model SDK nor the plotting library (~1.4 s of a 2.5 s run)."""

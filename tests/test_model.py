@@ -272,7 +272,7 @@ def test_a_read_timeout_is_retried_then_recorded(tmp_path: Path, server: FakeAnt
     model.setup_for_execution(dg.build_init_resource_context())
     spec = _analyzer_call()
     server.script("hang:1", "hang:1")
-    with pytest.raises(ModelCallFailed, match=r"APITimeoutError after 2 attempt.*lost billed at its worst case"):
+    with pytest.raises(ModelCallFailed, match=r"analyzer: timed out after 2 attempt.*lost billed at its worst case"):
         model.complete(spec, AnalyzerJudgment)
     assert len(server.requests) == 2
     # the server had both requests and may have answered (and billed) each: never recorded as free
@@ -288,7 +288,7 @@ def test_retries_of_lost_answers_stop_at_the_nights_ceiling(tmp_path: Path, serv
     worst = model.usd("claude-haiku-5-5", 2500, 600, 0, 0)
     server.script("hang:1", "hang:1", "hang:1")
     # the ceiling covers the call's reservation (two attempts at their worst case), not a third lost answer
-    with pytest.raises(ModelCallFailed, match=r"APITimeoutError after 2 attempt"):
+    with pytest.raises(ModelCallFailed, match=r"analyzer: timed out after 2 attempt"):
         model.complete(dataclasses.replace(spec, ceiling_usd=2.5 * worst), AnalyzerJudgment)
     assert len(server.requests) == 2
     (record,) = model.drain().calls
@@ -299,13 +299,36 @@ def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -
     with socket.socket() as closed:  # a port nothing listens on: the connection is refused
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
+    # trial 68: "APIConnectionError after 3 attempt(s)", the SDK's class name; and a base URL that is no URL was
+    # billed as if answered, "each answer lost billed at its worst case", though no request left
+    for url, why in ((f"http://127.0.0.1:{port}", "Connection refused"),
+                     ("notaurl", "Request URL is missing an 'http://' or 'https://' protocol.")):
+        model = AnthropicModel(api_key=SECRET, base_url=url, store=ResultStore(path=str(tmp_path / "r.duckdb")),
+                               max_retries=1, max_retry_after_s=0.2)
+        model.setup_for_execution(dg.build_init_resource_context())
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(_analyzer_call(), AnalyzerJudgment)
+        assert str(failed.value) == (f"analyzer: not sent after 2 attempt(s) ({why}); the model's server could not "
+                                     "be reached: check ANTHROPIC_BASE_URL (unset for the Anthropic API) and this "
+                                     "host's network")
+        (record,) = model.drain().calls
+        assert (record.input_tokens, record.output_tokens, record.usd) == (0, 0, 0.0)
+
+
+def test_a_server_that_cannot_be_reached_is_said_once_in_the_brief_with_the_fix(tmp_path: Path) -> None:
+    """Trial 68: every call refused a connection, and the brief said only "every model call failed tonight (61
+    model errors)": nothing of why or what to set."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
     model = AnthropicModel(api_key=SECRET, base_url=f"http://127.0.0.1:{port}",
-                           store=ResultStore(path=str(tmp_path / "r.duckdb")), max_retries=1, max_retry_after_s=0.2)
-    model.setup_for_execution(dg.build_init_resource_context())
-    with pytest.raises(ModelCallFailed, match=r"APIConnectionError after 2 attempt\(s\)$"):
-        model.complete(_analyzer_call(), AnalyzerJudgment)
-    (record,) = model.drain().calls
-    assert (record.input_tokens, record.output_tokens, record.usd) == (0, 0, 0.0)
+                           store=ResultStore(path=str(tmp_path / "r.duckdb")), max_retries=0)
+    run = _night(tmp_path, model, _source(tmp_path))
+    assert run.brief is not None and run.summary.model_errors
+    said = [line for line in plain(run.brief.markdown).splitlines() if "ANTHROPIC_BASE_URL" in line]
+    assert said == ["- Model calls failed tonight: the model's server could not be reached: check "
+                    "ANTHROPIC_BASE_URL (unset for the Anthropic API) and this host's network."], run.brief.markdown
+    assert "every model call failed tonight" in run.brief.markdown and not nights_unsupported(run)
 
 
 def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, server: FakeAnthropic) -> None:
@@ -314,7 +337,7 @@ def test_a_response_that_drips_is_cut_at_the_timeout_as_a_whole(tmp_path: Path, 
     spec = _analyzer_call()
     server.script("drip:0.05", "drip:0.05")  # a byte every 0.05 s: no read waits long, the whole takes 15 s
     started = time.monotonic()
-    with pytest.raises(ModelCallFailed, match="APITimeoutError after 2 attempt"):
+    with pytest.raises(ModelCallFailed, match="analyzer: timed out after 2 attempt"):
         model.complete(spec, AnalyzerJudgment)
     assert time.monotonic() - started < 3 and len(server.requests) == 2
     for body in ("gzip", "chunked", "close"):  # other wire shapes: read as the message, or retried as a connection

@@ -192,6 +192,24 @@ def test_still_strong_means_to_act_on_the_night_before_with_the_same_verdict() -
 
 # ---- retries ----------------------------------------------------------------------------------------------------
 
+def test_the_notifications_metadata_names_who_the_message_named_and_why() -> None:
+    """Trial 68: `notifications[d]` said `act_on_these: 8` and nothing of who; its `candidates` table names each,
+    new or still strong, with its score and next action, then the needs-judgment ones with what would resolve it."""
+    from opportunity_assets.notify.logic import ActItem, JudgmentItem
+    from opportunity_assets.tables import notified_table
+
+    act = (ActItem("austin", "Austin", 88.06, "STRONG", "CONFIRMED", "Price three rentals in Austin"),
+           ActItem("irving", "Irving", 85.5, "STRONG", "CONFIRMED", "Price three rentals in Irving"))
+    judgment = (JudgmentItem("midland", "Midland", "STRONG", 95.5, "confirm 2010-11 sales with the source"),
+                JudgmentItem("laredo", "Laredo", "INSUFFICIENT_DATA", None, "sales_3m missing"))
+    rows = notified_table(act, judgment, {"irving": "STRONG"}).rows
+    assert [(r["candidate"], r["section"], r["mark"], r["score"]) for r in rows] == [
+        ("Austin", "act_on_these", "new", "88.1"), ("Irving", "act_on_these", "still strong", "85.5"),
+        ("Midland", "needs_your_judgment", None, "95.5"), ("Laredo", "needs_your_judgment", None, None)]
+    assert rows[0]["why"] == "STRONG, CONFIRMED; next: Price three rentals in Austin"
+    assert rows[2]["why"] == "STRONG; to resolve: confirm 2010-11 sales with the source"
+
+
 def test_retries_back_off_exponentially_and_stop_on_a_request_that_cannot_succeed() -> None:
     waits: list[float] = []
     failures = iter([channels.DeliveryError("HTTP 500", retryable=True)] * 2)
@@ -349,6 +367,10 @@ def test_a_failing_channel_is_recorded_and_retried_later_while_the_others_delive
     metadata, delivered = _notifications_metadata(instance, night)
     assert not delivered  # the failed channel shows as a failed check in the UI
     assert "| slack | failed | 3 | HTTP 500 Internal Server Error |" in str(metadata["channels"])
+    named = [dict(r.data) for r in metadata["candidates"].records]  # trial 68: who, not how many
+    assert [(r["candidate"], r["section"], r["mark"]) for r in named if r["section"] == "act_on_these"] == [
+        ("Austin", "act_on_these", "new"), ("Collin County", "act_on_these", "new")]
+    assert all(r["why"].startswith("STRONG, CONFIRMED; next: Price three rentals") for r in named[:2])
     assert [{i["candidate_id"] for i in b["act_on_these"]} for b in http.bodies("/hook")] == [
         {"austin", "collin-county"}] * 2
 

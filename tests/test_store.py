@@ -367,6 +367,55 @@ def test_a_store_path_that_is_a_folder_or_another_file_is_one_line_naming_store(
     assert len(done.stderr.splitlines()) == 1
 
 
+def test_a_store_cut_short_in_a_folder_not_writable_or_on_a_full_disk_is_one_line_naming_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 68: a store file cut short (an interrupted copy), a store in a read-only folder and a disk that
+    filled up mid-night each ended in a traceback or DuckDB's text ("IO Error: Could not read enough bytes",
+    `OSError: [Errno 30] Read-only file system`, "CHECKPOINT during DETACH failed"); each is one line naming
+    `--store` and what to do, and an error of the code's own is still raised as it is."""
+    import errno
+
+    from resources import _store_duckdb
+
+    whole = tmp_path / "whole.duckdb"
+    ResultStore(path=str(whole)).ready()
+    cut = tmp_path / "cut.duckdb"
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])
+    with pytest.raises(StoreError, match=r"^--store: got '.*cut\.duckdb', a DuckDB file that is damaged .*: move "
+                                         r"it aside and run again to make a new store, or restore it from a copy$"):
+        ResultStore(path=str(cut)).ready()
+    done = subprocess.run([sys.executable, "-m", "opportunity_assets.cli", "archive", "--store", str(cut)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith(f"opportunity: --store: got '{cut}', a DuckDB file")
+    assert len(done.stderr.splitlines()) == 1
+    lock = str(tmp_path / "ro" / "results.duckdb.lock")
+    said = _store_duckdb.unusable(str(tmp_path / "ro" / "results.duckdb"),
+                                  OSError(errno.EROFS, "Read-only file system", lock))
+    assert said is not None and "in a folder this process cannot write in" in said
+    full = str(tmp_path / "full.duckdb")
+    said = _store_duckdb.unusable(full, duckdb.IOException(
+        f'IO Error: Could not write file "{full}": No space left on device'))
+    assert said is not None and said.startswith(f"--store: the disk holding '{full}' is full: free some space")
+    assert _store_duckdb.unusable(full, duckdb.BinderException("Binder Error: no column x")) is None
+    assert _store_duckdb.unusable(full, OSError(errno.EROFS, "Read-only file system", "/elsewhere/x")) is None
+
+    insert = _store_duckdb.insert_all
+
+    def disk_full(con: object, table: str, *args: object, **kwargs: object) -> bool:
+        if table == "analyses":  # the per-candidate step's first write
+            raise duckdb.IOException(f'IO Error: Could not write file "{full}": No space left on device')
+        return insert(con, table, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_store_duckdb, "insert_all", disk_full)
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    defs = build_definitions(criteria_path=str(pack), store_path=full)
+    with pytest.raises(nights.NightFailed) as failed:
+        nights.run_night(defs, dg.DagsterInstance.ephemeral(), date(2011, 10, 31))
+    assert str(failed.value) == (f"analyze_night failed: analyze_and_verify: --store: the disk holding '{full}' is "
+                                 "full: free some space and run the same command again (a night run again "
+                                 "replaces its own; the nights stored before are kept)")
+
+
 @pytest.mark.slow
 def test_a_night_on_postgresql_writes_the_brief_byte_for_byte_as_on_duckdb(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

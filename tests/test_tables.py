@@ -94,6 +94,32 @@ def test_candidates_and_archive_tables_name_every_candidate_with_its_reason(nigh
     assert brief_items[2]["reason"].startswith("UNCERTAIN, fragile: inventory_3m (+5%) flips it")
 
 
+def test_the_scans_quarantined_rows_are_named_with_their_reasons_not_counted(tmp_path: Any) -> None:
+    """Trial 68: `candidates[d]` showed `quarantined_rows: 3` and nothing of which rows or why; its `quarantine`
+    table names each row's entity, period and reason, as the store's quarantine holds them."""
+    lines = (ROOT / "data" / "txhousing.csv").read_text().splitlines()
+    bad = [lines[0]] + [",".join([*f[:3], "lots", *f[4:]]) if f[:3] == ["Austin", "2011", "8"] else ",".join(f)
+                        for f in (line.split(",") for line in lines[1:])]
+    twice = next(line for line in bad if line.startswith("Dallas,2011,7,"))
+    source = tmp_path / "txhousing.csv"
+    source.write_text("\n".join([*bad, twice]) + "\n")
+    pack = write_pack(tmp_path, source, **SIX_MOST_LIQUID)
+    defs = build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    nights.execute_job(defs, "scan_night", instance, partition_key=NIGHT.isoformat())
+    metadata = _latest(instance, "candidates", NIGHT.isoformat())
+    rows = _table(metadata["quarantine"])
+    assert metadata["quarantined_rows"].value == len(rows) == 3
+    assert [c.name for c in metadata["quarantine"].schema.columns] == ["entity", "period", "reason", "source_row"]
+    by_entity = sorted((r["entity"], r["period"], r["reason"].split(":")[0]) for r in rows)
+    assert by_entity == [("Austin", "2011-08-01", "column sales"), ("Dallas", "2011-07-01", "duplicated key (city, "
+                         "year, month) = (Dallas, 2011, 7)"), ("Dallas", "2011-07-01", "duplicated key (city, year, "
+                         "month) = (Dallas, 2011, 7)")]
+    _, store = nights.resources_of(defs)
+    stored = store.query("SELECT source_row FROM quarantine ORDER BY source_row")
+    assert sorted(r["source_row"] for r in rows) == [r["source_row"] for r in stored]
+
+
 @pytest.mark.slow
 def test_a_candidate_partition_shows_its_own_fields_first_rounded(night: Any) -> None:
     instance, _, _ = night

@@ -8,11 +8,12 @@ Secrets are never written in the file: a secret field holds `{env: NAME}`, which
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, cast, get_args
 
 import yaml
 from pydantic import (
@@ -26,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from opportunity_assets.criteria import yaml_problem
 from resources.model import AnthropicModel
 
 DEFAULT_SETTINGS = Path(__file__).resolve().parent.parent.parent / "deploy" / "automation.yaml"
@@ -189,15 +191,60 @@ def settings_file(path: str | Path | None = None) -> Path:
 def load_settings(path: str | Path | None = None) -> AutomationSettings:
     """The settings at `path`, else at $OPPORTUNITY_AUTOMATION, else deploy/automation.yaml."""
     file = settings_file(path)
-    try:
-        raw = yaml.safe_load(file.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise SettingsError(f"{file}: {exc}") from exc
+    raw = _read(file)
     try:
         return AutomationSettings.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {_problem(e)}" for e in exc.errors())
         raise SettingsError(f"{file}: {problems}") from exc
+
+
+_EXPECTED = "expected the automation settings' YAML file (`--settings`, or $OPPORTUNITY_AUTOMATION)"
+
+
+def _read(file: Path) -> Any:
+    """The file's YAML, or one line naming the file and what to fix: it was Python's "[Errno 2] No such file or
+    directory" or PyYAML's seven lines of context (trial 68). Empty, or only comments: every default."""
+    if file.is_dir():
+        raise SettingsError(f"{file}: a folder; {_EXPECTED}")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SettingsError(f"{file}: not found; {_EXPECTED}") from None
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{file}: not UTF-8 text (byte {exc.start}); {_EXPECTED}") from None
+    except OSError as exc:
+        raise SettingsError(f"{file}: cannot be read ({(exc.strerror or 'unreadable').lower()}); {_EXPECTED}") \
+            from None
+    try:
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise SettingsError(f"{file}: not valid YAML ({yaml_problem(exc)})") from None
+
+
+def _problem(error: Any) -> str:
+    """A validation error in words: an unknown key with the key it may have meant (pydantic's "Extra inputs are
+    not permitted" named no key to write instead, trial 68); else pydantic's message."""
+    if error["type"] != "extra_forbidden":
+        return str(error["msg"])
+    keys = _keys_at(tuple(error["loc"][:-1]))
+    close = difflib.get_close_matches(str(error["loc"][-1]), keys, n=1)
+    if close:
+        return f"unknown key (did you mean `{close[0]}`?)"
+    return "unknown key; expected " + (", ".join(f"`{k}`" for k in keys) if keys else "no key there")
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the settings take at `loc` (a section's path), or none where no section is."""
+    model: Any = AutomationSettings
+    for part in loc:
+        field = model.model_fields.get(str(part)) if isinstance(model, type) and issubclass(model, BaseModel) \
+            else None
+        if field is None:
+            return []
+        model = next((t for t in (field.annotation, *get_args(field.annotation))
+                      if isinstance(t, type) and issubclass(t, BaseModel)), None)
+    return list(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else []
 
 
 def unset_secrets(settings: AutomationSettings, environ: Mapping[str, str]) -> list[str]:

@@ -20,6 +20,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
 from opportunity_assets.records import (
     MODEL_STOPPED,
+    MODEL_UNREACHABLE,
     Analysis,
     Brief,
     Candidate,
@@ -153,10 +154,14 @@ def _summary_lines(night: NightRecords, summary: Summary) -> list[str]:
 
 
 def _model_stops(errors: Iterable[RunError]) -> list[str]:
-    """Why the night stopped calling a model (a refused key, an unknown model), each said once with its fix,
-    however many model error records it left: the records name the calls, the brief names the cause."""
+    """Why the night stopped calling a model (a refused key, an unknown model), or got no call through (its server
+    not reached), each said once with its fix, however many model error records it left: the records name the
+    calls, the brief names the cause."""
+    errors = list(errors)
     stops = sorted({e.error.split(MODEL_STOPPED, 1)[1] for e in errors if not e.fatal and MODEL_STOPPED in e.error})
-    return [f"Model calls stopped tonight: {markdown(stop)}." for stop in stops]
+    unreachable = any(not e.fatal and e.error.endswith(MODEL_UNREACHABLE) for e in errors)
+    return [f"Model calls stopped tonight: {markdown(stop)}." for stop in stops] + (
+        [f"Model calls failed tonight: {markdown(MODEL_UNREACHABLE)}."] if unreachable else [])
 
 
 def _sentence(note: str) -> str:

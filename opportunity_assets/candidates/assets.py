@@ -10,7 +10,7 @@ from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.formatting import format_value
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.partitions import register_night
-from opportunity_assets.tables import candidates_table, check_failures
+from opportunity_assets.tables import candidates_table, check_failures, quarantine_table
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -55,6 +55,7 @@ def build_candidates(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
                 "capped": report.capped,
                 "went_on": report.went_on,
                 "quarantined_rows": report.quarantined,
+                "quarantine": table_value(quarantine_table(step.quarantined)),
                 "notes": dg.MetadataValue.md("\n".join(f"- {n}" for n in report.notes) or "none"),
                 "criteria": f"{pack.domain} ({pack.fingerprint})",
             },

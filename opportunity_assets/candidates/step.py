@@ -166,6 +166,8 @@ class ScanStep:
     """Candidates read back from the store for that check."""
     rows: list[CandidateRow]
     """Every scanned candidate as stored: its filters, the cap, and why it goes on or not (`reasons.py`)."""
+    quarantined: list[dict[str, Any]]
+    """The night's quarantined source rows as stored: source_row, entity_id, period, reason."""
 
 
 def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultStore, model: ModelResource,
@@ -207,7 +209,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
             criteria_fingerprint=pack.fingerprint, criteria=pack.model_dump_json(),
             anchor_period=report.anchor_period,
             scan_report={**dataclasses.asdict(report), "coverage": coverage, **cost_facts},
-            candidates=found, quarantined=snapshot.quarantined.to_dicts(),
+            candidates=found, quarantined=(quarantined := snapshot.quarantined.to_dicts()),
             reasons={r.candidate_id: r.reason for r in rows if not r.went_on},
         )
     # The filters are checked on the records as written (a wide night's 10k records are not parsed back: the
@@ -215,4 +217,4 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     return ScanStep(report=report, coverage=coverage,
                     going_on=sorted(c.partition_key for c in found if c.went_on),
                     filter_failures=schemas.failures(schemas.FilterRows, schemas.filter_frame(pack, found)),
-                    checked=len(found), rows=rows)
+                    checked=len(found), rows=rows, quarantined=quarantined)

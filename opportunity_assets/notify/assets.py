@@ -10,9 +10,10 @@ from datetime import UTC, date, datetime, timedelta
 import dagster as dg
 from dagster._core.storage.dagster_run import IN_PROGRESS_RUN_STATUSES
 
-from opportunity_assets.metadata import check_metadata
+from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.notify.logic import FAILED_RUN, RUNNING
 from opportunity_assets.notify.step import notify_channels
+from opportunity_assets.tables import notified_table
 from resources.criteria import CriteriaResource
 from resources.notifier import Notifier
 from resources.store import ResultStore
@@ -78,6 +79,7 @@ def build_notifications(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
         return dg.MaterializeResult(
             metadata={
                 "act_on_these": step.act_on_these, "needs_your_judgment": step.needs_your_judgment,
+                "candidates": table_value(notified_table(step.act, step.judgment, step.earlier)),
                 "channels": dg.MetadataValue.md("| channel | status | tries | error |\n|---|---|---|---|\n" + table
                                                 if step.rows else "Nothing to act on tonight: no message."),
                 "brief_url": dg.MetadataValue.url(step.url) if step.url else "no ui_base_url configured",

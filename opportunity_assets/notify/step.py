@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -18,7 +18,9 @@ from opportunity_assets.history import last_night_within
 from opportunity_assets.notify.logic import (
     FAILED,
     SENT,
+    ActItem,
     EarlierNight,
+    JudgmentItem,
     PreviousNight,
     act_verdicts,
     brief_url,
@@ -55,6 +57,12 @@ class NotifyStep:
     """The PDF report the email channel attached."""
     report_error: str | None = None
     """Why no report was attached to an email that wanted one."""
+    act: tuple[ActItem, ...] = ()
+    """Tonight's act-on candidates, as the message names them."""
+    judgment: tuple[JudgmentItem, ...] = ()
+    """Tonight's needs-judgment candidates, as the message names them."""
+    earlier: Mapping[str, str] = field(default_factory=dict)
+    """The night before's act-on verdicts: an act-on candidate with the same verdict is "still strong"."""
 
     @property
     def failed(self) -> list[str]:
@@ -126,7 +134,8 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         rows.append({"channel": channel, "status": status, "attempts": delivery.attempts, "error": delivery.error,
                      "message": headline(message)})
     return NotifyStep(act_on_these=len(act), needs_your_judgment=len(judgment), rows=rows, url=url,
-                      previous=previous, report=report, report_error=report_error)
+                      previous=previous, report=report, report_error=report_error, act=act, judgment=judgment,
+                      earlier=earlier)
 
 
 def _email_report(pack: CriteriaPack, store: ResultStore, as_of: date) -> tuple[Path | None, str | None]:

@@ -166,6 +166,11 @@ class Candidate(FrozenRecord):
     """Per source column, the value more than half the scanned entities hold alike in each period of the kept
     history, by periods back, where `integrity.MIN_PEERS` or more have one: a national index every state's rows
     repeat (`verifications.peers`). The same for every candidate going on."""
+    shared_decimals: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per source column, the decimals the median scanned entity's figure is written with in each period of the kept
+    history, by periods back, where `integrity.MIN_PEERS` or more have one: a column the whole feed writes finer from
+    some period on (a county's rates with 3 decimals from 1993, 2 before) is the feed's format, not one entity's
+    figure computed otherwise (`regularity.precision`). The same for every candidate going on."""
     copies: dict[str, CopiedFigures] = Field(default_factory=dict)
     """Per source column, the other entities whose latest figures this one's equal exactly (`verifications.copies`:
     found by the scan, which sees every entity; the verifier judges them)."""

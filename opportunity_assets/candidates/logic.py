@@ -32,7 +32,7 @@ from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
-from opportunity_assets.verifications.series import COUNT_OFFSET, MIN_SAMPLE, MIN_SCALE
+from opportunity_assets.verifications.series import COUNT_OFFSET, GRID_SLACK, MIN_SAMPLE, MIN_SCALE
 
 
 @dataclass(frozen=True)
@@ -410,6 +410,32 @@ def _shared_levels(history: pl.DataFrame, columns: list[str], periods: int) -> d
     return shared
 
 
+def _shared_decimals(history: pl.DataFrame, columns: list[str], periods: int, most: int) -> dict[str, dict[str, int]]:
+    """`Candidate.shared_decimals`: per column, the decimals (0 to `most`, `most + 1` for more) the median of the
+    scanned entities' figures is written with in each of the latest `periods` periods, where `MIN_PEERS` or more have
+    one, by periods back, of `_sampled` entities: a figure is written with the fewest decimals that put it on their
+    grid, to a float's error (`series.on_grid_each`)."""
+    recent = _sampled(history).filter(pl.col("periods_ago") < periods)
+
+    def written(column: str) -> pl.Expr:
+        value = pl.col(column).cast(pl.Float64)
+        off = []
+        for places in range(most + 1):
+            scaled = value * 10.0 ** places
+            slack = pl.min_horizontal(1e-9 * pl.max_horizontal(pl.lit(1.0), scaled.abs()), pl.lit(GRID_SLACK))
+            off.append(((scaled - scaled.round(0)).abs() > slack).cast(pl.Int32))
+        return pl.sum_horizontal(off)
+
+    shared: dict[str, dict[str, int]] = {}
+    for column in columns:
+        figures = recent.select("periods_ago", written(column).alias("d"), pl.col(column).cast(pl.Float64)
+                                .is_finite().alias("ok")).filter(pl.col("ok"))
+        held = figures.group_by("periods_ago").agg(pl.col("d").median().alias("d"), pl.len().alias("count"))
+        for back, places in held.filter(pl.col("count") >= MIN_PEERS).select("periods_ago", "d").iter_rows():
+            shared.setdefault(column, {})[str(back)] = int(places)
+    return shared
+
+
 def _log_level(column: str, signed: bool, share: bool = False) -> pl.Expr:
     """`series.log_level` of each entity's values of a column, within each entity: log(x + 1% of its median
     positive value, at least half a unit for a count), or asinh(x / its median size) for a column that is `signed`
@@ -681,10 +707,12 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     shared = _shared_changes(history, pack.columns, reach, signed, shares) if going and pack.grain.per_year == 1 \
         else {}
     levels = _shared_levels(history, pack.columns, reach) if going else {}
+    written = _shared_decimals(history, pack.columns, reach, pack.integrity.precision.max_decimals) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     typical = _typical_scales(history, pack.columns, signed, shares) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
-                                       "shared_levels": levels, "typical_scales": typical,
+                                       "shared_levels": levels, "shared_decimals": written,
+                                       "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),
                                        "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})

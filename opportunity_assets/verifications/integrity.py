@@ -459,7 +459,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
                        counted if column in shares else None, facts.shared)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of), unwritten)
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
-            regularity.precision(found, spec, column)
+            regularity.precision(found, spec, column, candidate.shared_decimals.get(column))
         regularity.echoed(found, spec, column)
         regularity.interpolated(found, spec, column)
         if column in read:

@@ -215,12 +215,15 @@ anyway: half its values, where its true step is the coarsest finer one (0.5 of a
 one in tenths)."""
 
 
-def precision(found: Findings, spec: IntegritySpec, column: str) -> None:
+def precision(found: Findings, spec: IntegritySpec, column: str, shared: Mapping[str, int] | None = None) -> None:
     """A judged value with more decimals than every past value of the column had. Judged where the past values are
     too many to have all fallen on their grid by chance had the column been written finer (`_ON_GRID_BY_CHANCE`
     each, below `precision.max_probability`: ten values at the default 0.001), not `min_history`: a market with 21
     months of inventory in tenths before its judged span, then 4.55271713 (a feed computing it otherwise), went
-    unjudged (trial 52: Corpus Christi's first design nights, sales, listings or inventory rescaled)."""
+    unjudged (trial 52: Corpus Christi's first design nights, sales, listings or inventory rescaled). Not where the
+    median of tonight's entities writes the column with more decimals than the entity's past in that period too
+    (`shared`, `Candidate.shared_decimals`): the feed's format changed for every entity (trial 67: a county panel's
+    three columns written with 3 decimals from 1993, 2 before, doubted 8 of 29 clean act-on picks)."""
     series = found.series
     raw = series.values[column]
     past = raw[: series.judged_from]
@@ -236,6 +239,8 @@ def precision(found: Findings, spec: IntegritySpec, column: str) -> None:
     if not finer:
         return
     t = finer[0]
+    if shared is not None and shared.get(str(len(raw) - 1 - t), 0) > places:
+        return  # written as the feed writes every entity's figure that period
     unit = "whole numbers" if places == 0 else f"at most {places} decimal{'s' if places > 1 else ''}"
     more = f", and {len(finer) - 1} later value{'s' if len(finer) > 2 else ''} too" if len(finer) > 1 else ""
     found.add("precision", spec.precision.effect, column, finer, float(raw[t]), float(len(finer)),

@@ -950,6 +950,21 @@ def test_a_unit_slip_in_a_series_only_a_few_periods_old_is_out_of_range() -> Non
     assert _range_findings([3, 5, 2, 90], 0) == []  # a count of a few units taking off
 
 
+def test_a_unit_slip_before_the_judged_span_that_every_figure_since_keeps_is_out_of_range() -> None:
+    """Trial 67: Produc's North Carolina unemployment written x0.01 from 1978 (5.2 as 0.052), read on 1985's night:
+    the slip lay before every period the metrics read, and the figures judged were measured against the slipped ones
+    before them, so a record low rate scored the state into "Act on these" with no finding. A slip every figure since
+    keeps is judged as of its start; one that did not stay, or a level that grew tenfold over years, is not."""
+    rates = [4.8, 5.6, 6.1, 5.2, 4.4, 5.0, 6.3, 5.9]
+    slipped = [r / 100 for r in [5.4, 6.6, 7.2, 8.8, 9.1, 7.4, 6.8, 6.2]]
+    (message,) = _range_findings([*rates, *slipped], 12)
+    assert message.startswith("x has been at most 1/") and "of the smallest positive of its 8 earlier values since " \
+        "2013-W01 (4.4) in every figure from 2013-W09 (0.054) to 2013-W16: the column in another unit since " \
+        "then (a unit slip that stayed?)" in message, message
+    assert _range_findings([*rates, *slipped[:2], *[r * 100 for r in slipped[2:]]], 12) == []  # mended since
+    assert _range_findings([1.0 * 1.4 ** k for k in range(16)], 12) == []  # 1.4x a period: grown, not slipped
+
+
 def test_a_column_that_stopped_in_a_short_history_is_stale() -> None:
     """Unseen domain (dslabs gapminder, annual): Greece's life expectancy blank from 1966, six years into the panel,
     while GDP and population go on, reached "Act on these" a year and three years later: with a history shorter

@@ -397,18 +397,34 @@ def out_of_range(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> No
         over = np.where((top > 0) & ~few_units, size / top, 0.0)
         under = np.where((not signed) & np.isfinite(bottom) & (size > 0), bottom / size, 0.0)
         enough = seen >= min(rule.min_history, _FEW_VALUES)
-        far = np.where(finite & enough & ~proportion, np.fmax(over, under) / needed, 0.0)
-    far[: series.judged_from] = 0.0
+        judged = finite & enough & ~proportion
+        far = np.where(judged, np.fmax(over, under) / needed, 0.0)
+        # before the judged span, a slip every figure since has kept: the latest figures are in the slipped unit
+        # (trial 67: Produc's unemployment x0.01 from 1978 read on 1985's night as a record low rate, pushed to act-on)
+        least = np.fmin.accumulate(np.where(finite, size, np.inf)[::-1])[::-1]
+        most = np.fmax.accumulate(np.where(finite, size, -np.inf)[::-1])[::-1]
+        kept_over = np.where((top > 0) & ~few_units, least / top, 0.0)
+        kept_under = np.where((not signed) & np.isfinite(bottom) & (most > 0), bottom / most, 0.0)
+        kept = np.where(judged, np.fmax(kept_over, kept_under) / needed, 0.0)
+    start = series.judged_from
+    far[:start] = kept[:start] if finite[start:].any() else 0.0
     t = int(np.argmax(far))
     if far[t] < 1.0:
         return
     far = far * needed
-    value, high = float(raw[t]), over[t] >= under[t]
+    value, high = float(raw[t]), (kept_over[t] >= kept_under[t]) if t < start else (over[t] >= under[t])
     side = f"{times(far[t])} times the largest" if high else f"1/{times(far[t])} of the smallest positive"
+    before = (f"of its {int(seen[t])} earlier values since {series.periods[0]} "
+              f"({format_number(float(top[t] if high else bottom[t]))}{' in size' if signed else ''})")
+    if t < start:
+        found.add("out_of_range", rule.effect, column, list(range(t, len(raw))), value, float(far[t]),
+                  f"{column} has been {'at least ' if high else 'at most '}{side} {before} in every figure from "
+                  f"{series.periods[t]} ({format_number(value)}) to {series.periods[-1]}: the column in another unit "
+                  "since then (a unit slip that stayed?)")
+        return
     found.add("out_of_range", rule.effect, column, [t], value, float(far[t]),
-              f"{column} {format_number(value)} in {series.periods[t]} is {side} of its {int(seen[t])} earlier values "
-              f"since {series.periods[0]} ({format_number(float(top[t] if high else bottom[t]))}"
-              f"{' in size' if signed else ''}): beyond anything the entity published before (a unit slip?)")
+              f"{column} {format_number(value)} in {series.periods[t]} is {side} {before}: beyond anything the entity "
+              "published before (a unit slip?)")
 
 
 def _moved(raw: np.ndarray, t: int) -> str:

@@ -2749,3 +2749,29 @@ def test_events_sharing_an_event_id_count_once_as_their_latest_revision_known_on
     by_office = night(date(2014, 3, 31), event_id=["claim", "office"])  # c2 of another office: another claim
     assert by_office[("north", "2014-01")] == (2, 350) and by_office[("south", "2014-02")] == (2, 220)
     assert night(date(2014, 3, 31))[("north", "2014-01")] == (3, 450)  # without it, each revision one more claim
+
+
+def test_events_of_one_event_id_without_a_published_column_read_the_row_furthest_down(tmp_path: Path) -> None:
+    """Trial 69: without a `published_column` an event's latest row is the one furthest down the source (README,
+    `event_id`), not the one the lag rule dates latest: a correction appended at the end moving a claim from March
+    to February was read in February until March was known, then lost to the March row it corrects, the claim
+    back in March on every later night. A revision put above the row it revises is the older of the two."""
+    header = ["claim", "office", "filed", "amount"]
+    rows = [["c0", "north", "2014-02-10", 5],  # c0 and c1 first written below; these rows are older
+            ["c1", "north", "2014-01-05", 1],
+            ["c1", "north", "2014-03-10", 100], ["c2", "north", "2014-02-12", 200],
+            ["c0", "north", "2014-03-20", 50],
+            ["c1", "south", "2014-02-03", 150]]  # c1 corrected: south's, in February
+    source = {"path": _csv(tmp_path / "claims.csv", header, rows), "shape": "events", "entity_id": "office",
+              "entity_name": "office", "period_column": "filed", "publication_lag_days": 5, "event_id": "claim",
+              "aggregates": {"claims": {"agg": "count"}, "paid": {"agg": "sum", "column": "amount"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "paid", "window": [0, 0]}}
+
+    def night(as_of: date) -> dict[tuple[str, str], tuple[float, float]]:
+        snapshot = read_snapshot(_pack(tmp_path, source, metrics), as_of, today=TODAY)
+        return {(r["entity_id"], str(r["period"])[:7]): (r["claims"], r["paid"])
+                for r in snapshot.history.iter_rows(named=True) if r["claims"]}
+
+    assert night(date(2014, 3, 20)) == {("north", "2014-02"): (2, 205), ("south", "2014-02"): (1, 150)}
+    assert night(date(2014, 4, 30)) == {("north", "2014-02"): (1, 200), ("north", "2014-03"): (1, 50),
+                                        ("south", "2014-02"): (1, 150)}

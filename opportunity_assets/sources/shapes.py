@@ -855,15 +855,16 @@ RATE_PERIODS = 8
 
 def _latest_of_each_event(src: SourceSpec, seen: str) -> str:
     """The seen rows of an events source, each event once (`source.event_id`): of the rows sharing an id, the
-    latest known on the night (its latest publication under a `published_column`, then the row furthest down the
-    source; without one, the row furthest down), wherever it dates or places the event: a revision read in place of
-    the row it revises (trial 63: occupants re-sent with their outcome revised were counted twice). A row with no id
-    is an event of its own; `seen` itself without `event_id`. The lag rule's date is no publication of the row's:
-    it orders by the period the row dates, so a correction appended at the end moving an event to an earlier
-    period lost to the row it corrects once both were known (trial 69)."""
+    latest known on the night (its latest `published_column` date as given, then the row furthest down the source;
+    without one, the row furthest down), wherever it dates or places the event: a revision read in place of the row
+    it revises (trial 63: occupants re-sent with their outcome revised were counted twice). A row with no id is an
+    event of its own; `seen` itself without `event_id`. Neither the lag rule's date nor the day a row is seen from
+    (`PUBLISHED`, never before its moment) is its release: each orders by the moment the row dates, so a correction
+    moving an event to an earlier period lost to the row it corrects once both were seen (trial 69: appended at the
+    end without a `published_column`; an event announced before its day, moved earlier by a later release)."""
     if not src.event_id_columns:
         return seen
-    latest = f"{PUBLISHED} DESC, {ROW} DESC" if src.published_column is not None else f"{ROW} DESC"
+    latest = f"{_VERSION} DESC, {ROW} DESC" if src.published_column is not None else f"{ROW} DESC"
     return (f"(SELECT * FROM {seen} QUALIFY {EVENT} IS NULL OR row_number() OVER (PARTITION BY {EVENT} "
             f"ORDER BY {latest}) = 1)")
 

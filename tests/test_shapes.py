@@ -2761,3 +2761,55 @@ def test_events_sharing_an_event_id_count_once_as_their_latest_revision_known_on
     by_office = night(date(2014, 3, 31), event_id=["claim", "office"])  # c2 of another office: another claim
     assert by_office[("north", "2014-01")] == (2, 350) and by_office[("south", "2014-02")] == (2, 299)
     assert night(date(2014, 3, 31))[("north", "2014-01")] == (3, 450)  # without it, each revision one more claim
+
+
+def test_events_of_one_event_id_without_a_published_column_read_the_row_furthest_down(tmp_path: Path) -> None:
+    """Trial 69: without a `published_column` an event's latest row is the one furthest down the source (README,
+    `event_id`), not the one the lag rule dates latest: a correction appended at the end moving a claim from March
+    to February was read in February until March was known, then lost to the March row it corrects, the claim
+    back in March on every later night. A revision put above the row it revises is the older of the two."""
+    header = ["claim", "office", "filed", "amount"]
+    rows = [["c0", "north", "2014-02-10", 5],  # c0 and c1 first written below; these rows are older
+            ["c1", "north", "2014-01-05", 1],
+            ["c1", "north", "2014-03-10", 100], ["c2", "north", "2014-02-12", 200],
+            ["c0", "north", "2014-03-20", 50],
+            ["c1", "south", "2014-02-03", 150]]  # c1 corrected: south's, in February
+    source = {"path": _csv(tmp_path / "claims.csv", header, rows), "shape": "events", "entity_id": "office",
+              "entity_name": "office", "period_column": "filed", "publication_lag_days": 5, "event_id": "claim",
+              "aggregates": {"claims": {"agg": "count"}, "paid": {"agg": "sum", "column": "amount"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "paid", "window": [0, 0]}}
+
+    def night(as_of: date) -> dict[tuple[str, str], tuple[float, float]]:
+        snapshot = read_snapshot(_pack(tmp_path, source, metrics), as_of, today=TODAY)
+        return {(r["entity_id"], str(r["period"])[:7]): (r["claims"], r["paid"])
+                for r in snapshot.history.iter_rows(named=True) if r["claims"]}
+
+    assert night(date(2014, 3, 20)) == {("north", "2014-02"): (2, 205), ("south", "2014-02"): (1, 150)}
+    assert night(date(2014, 4, 30)) == {("north", "2014-02"): (1, 200), ("north", "2014-03"): (1, 50),
+                                        ("south", "2014-02"): (1, 150)}
+
+
+def test_an_event_id_s_latest_row_is_its_latest_published_column_date_not_the_day_it_is_seen_from(
+        tmp_path: Path) -> None:
+    """Trial 69: an event's rows were ordered by the day each is seen from, a row published before its own moment
+    being seen only from that moment: a booking for 2 April announced on 1 March, then moved to 20 March and its
+    amount revised in a release of 10 March, was read as the revision until 2 April and as the announcement after,
+    the correction lost. The README's latest `published_column` date wins; each row is still unseen before its
+    moment."""
+    header = ["booking", "office", "day", "known", "amount"]
+    rows = [["b1", "north", "2014-03-15", "2014-03-15", 10],
+            ["b2", "north", "2014-04-02", "2014-03-01", 100],  # announced a month early
+            ["b2", "north", "2014-03-20", "2014-03-10", 150]]  # moved earlier and revised, a later release
+    source = {"path": _csv(tmp_path / "bookings.csv", header, rows), "shape": "events", "entity_id": "office",
+              "entity_name": "office", "period_column": "day", "published_column": "known", "event_id": "booking",
+              "aggregates": {"bookings": {"agg": "count"}, "paid": {"agg": "sum", "column": "amount"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "paid", "window": [0, 0]}}
+
+    def night(as_of: date) -> dict[str, tuple[float, float]]:
+        snapshot = read_snapshot(_pack(tmp_path, source, metrics), as_of, today=TODAY)
+        return {str(r["period"])[:7]: (r["bookings"], r["paid"])
+                for r in snapshot.history.iter_rows(named=True) if r["bookings"]}
+
+    assert night(date(2014, 3, 18)) == {"2014-03": (1, 10)}  # neither row of b2 seen yet: each from its moment
+    assert night(date(2014, 3, 25)) == {"2014-03": (2, 160)}
+    assert night(date(2014, 4, 10)) == {"2014-03": (2, 160)}  # the announcement, older, stays replaced

@@ -375,7 +375,7 @@ def _revised(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpe
     claim withdrawn); 0 without `source.event_id` (no read)."""
     if not spec.event_id_columns:
         return 0
-    latest = shapes.latest_of_events_sql(table, "$as_of::DATE", "current_date")
+    latest = shapes.latest_of_events_sql(spec, table, "$as_of::DATE", "current_date")
     ((revised,),) = run(con, pack, f"""
         SELECT count(*) FROM {table} JOIN ({latest}) e USING ({shapes.EVENT})
         WHERE {seen} AND e.{shapes.LATEST} <> {ROW}""", {"as_of": as_of}).rows()

@@ -739,7 +739,7 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                      '%Y-%m-%d') || ' has not come yet (today ' || strftime({TODAY}, '%Y-%m-%d') || ')'"""
     latest, revised = "", ""
     if src.event_id_columns:  # the row standing for its event on the night, whatever the scope (`where`) says of it
-        latest = f" LEFT JOIN ({latest_of_events_sql(typed)}) e ON e.{EVENT} = r.{EVENT}"
+        latest = f" LEFT JOIN ({latest_of_events_sql(src, typed)}) e ON e.{EVENT} = r.{EVENT}"
         # (a row refused for its dates is judged all the same: quarantined with why, never standing for its event)
         revised = (f" AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PERIOD} > {TODAY} {later} OR e.{LATEST} IS NULL "
                    f"OR e.{LATEST} = r.{ROW})")
@@ -767,14 +767,19 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
                             {later}){revised}"""
 
 
-def latest_of_events_sql(typed: str, as_of: str = AS_OF, today: str = TODAY) -> str:
+def latest_of_events_sql(src: SourceSpec, typed: str, as_of: str = AS_OF, today: str = TODAY) -> str:
     """Each event's (`source.event_id`) row standing for it on the night (`LATEST`), among the rows of `typed` in
-    any scope whose dates are read and known by `as_of` (SQL of a date): the latest published, then the furthest
-    down the source."""
+    any scope whose dates are read and known by `as_of` (SQL of a date): its latest `published_column` date as
+    given, then the row furthest down the source; without one, the row furthest down. Neither the lag rule's date
+    nor the day a row is seen from (`PUBLISHED`, never before its moment) is its release: each orders by the moment
+    the row dates, so a correction moving an event to an earlier period lost to the row it corrects once both were
+    seen (trial 69: appended at the end without a `published_column`; an event announced before its day, moved
+    earlier by a later release)."""
+    latest = f"{_VERSION} DESC, {ROW} DESC" if src.published_column is not None else f"{ROW} DESC"
     return f"""
         SELECT {EVENT}, {ROW} AS {LATEST} FROM {typed}
         WHERE {EVENT} IS NOT NULL AND {_DATE_PROBLEM} IS NULL AND {PUBLISHED} <= {as_of} AND {PERIOD} <= {today}
-        QUALIFY row_number() OVER (PARTITION BY {EVENT} ORDER BY {PUBLISHED} DESC, {ROW} DESC) = 1"""
+        QUALIFY row_number() OVER (PARTITION BY {EVENT} ORDER BY {latest}) = 1"""
 
 
 NOT_COME_YET = "published after today: "

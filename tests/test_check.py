@@ -4441,6 +4441,44 @@ def test_strays_are_looked_for_in_time_linear_in_the_periods() -> None:
     assert time.perf_counter() - started < 1.0
 
 
+def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Path) -> None:
+    """Trial 70: births (mosaicData Gestation) read by `event_id: id` and `published_column`, a correction release
+    of 12 births later: the release writing their ids `007622` or `7622.0` beside the first's `7622` counted each
+    corrected birth twice, and a column of empty ids counted every correction beside its birth, while check said ok.
+    Ids another row writes as the same number otherwise are a warning naming `source.event_id`; a column of the id
+    empty in every dated row is a problem (`source.event_id.N` of a list); ids written alike, neither."""
+    header = ["id", "office", "group", "when", "known", "weight"]
+    rows = [[f"{100 + i}", "x", "ab"[i % 2], f"2004-{1 + i % 6:02d}-10", f"2004-{1 + i % 6:02d}-20", 100 + i]
+            for i in range(40)]
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+
+    def told(written: list[list[Any]], event_id: Any = "id") -> Any:
+        source = {"path": _csv(tmp_path / "b.csv", header, written), "shape": "events", "grain": "month",
+                  "period_column": "when", "published_column": "known", "entity_id": "group",
+                  "entity_name": "group", "event_id": event_id, "aggregates": {"births": {"agg": "count"}}}
+        return check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+
+    corrected = [[f"00{i}", o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[:3]]
+    corrected += [[f"{i}.0", o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[3:5]]
+    warned = [w for w in told(rows + corrected).warnings if "source.event_id" in w]
+    assert warned == [
+        "key `source.event_id`: got 'id'; 5 rows write another row's id otherwise, the same number with leading "
+        "zeros or decimals added or dropped (e.g. '00100' beside '100'): each spelling is read as an event of its "
+        "own, so a revision written so is counted beside the row it revises: expected each event's id written "
+        "alike: one spelling in every release, e.g. a DuckDB `query` reading "
+        "`TRY_CAST(TRY_CAST(\"id\" AS DOUBLE) AS BIGINT)` as the id"]
+    alike = told(rows + [[i, o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[:5]])
+    assert not alike.problems and not [w for w in alike.warnings if "source.event_id" in w]
+    empty = told([["", *r[1:]] for r in rows + corrected])
+    assert empty.problems[:1] == [
+        "key `source.event_id`: got 'id'; the column is empty in every one of the 45 dated rows: a row with no id "
+        "is an event of its own, so no later row revises it and a correction sent again is counted beside the row "
+        "it corrects: expected the column holding each event's own id"]
+    of_a_list = told([[r[0], "", *r[2:]] for r in rows], ["id", "office"])
+    assert of_a_list.problems[0].startswith("key `source.event_id.1`: got 'office'; the column is empty in every "
+                                            "one of the 40 dated rows"), of_a_list.problems
+
+
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_event_id(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later

@@ -4479,6 +4479,27 @@ def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Pa
                                             "one of the 40 dated rows"), of_a_list.problems
 
 
+def test_a_few_publication_dates_written_otherwise_are_a_warning_naming_published_column(tmp_path: Path) -> None:
+    """Trial 70: a correction release of births dated `15/08/1965` (or `Aug 15 1965`, `1965`) beside the first
+    release's ISO dates: its rows were quarantined, the corrections read as never sent, and check said ok with a
+    count of quarantined rows. A few rows whose publication date is no ISO date are a warning naming
+    `source.published_column` with examples (most such rows a problem, as before)."""
+    header = ["id", "group", "when", "known"]
+    rows = [[i, "ab"[i % 2], f"2004-{1 + i % 6:02d}-10", f"2004-{1 + i % 6:02d}-20"] for i in range(40)]
+    rows += [[i, g, w, "15/07/2004"] for i, g, w, _ in rows[:3]]
+    source = {"path": _csv(tmp_path / "b.csv", header, rows), "shape": "events", "grain": "month",
+              "period_column": "when", "published_column": "known", "entity_id": "group", "entity_name": "group",
+              "event_id": "id", "aggregates": {"births": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+    assert not report.problems
+    assert [w for w in report.warnings if w.startswith("key `source.published_column`: got 'known'; 3 ")] == [
+        "key `source.published_column`: got 'known'; 3 of the 43 rows the night reads write a publication date "
+        "that is no ISO date (e.g. ['15/07/2004']), each quarantined (a revision so dated revises nothing: its "
+        "event stands as first sent), its entity's metrics gaps where a window reaches it: expected the dates each "
+        "row was published, written as ISO dates or timestamps as the other rows write them"]
+
+
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_event_id(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later

@@ -112,6 +112,7 @@ from opportunity_assets.check.periods import (
     day_and_month_swapped,
     periods_unparsed,
     published_unparsed,
+    published_unparsed_few,
     two_digit_years,
     two_digit_years_by_pattern,
     undated_at_fault,
@@ -360,6 +361,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(periods_unparsed(pack, unparsed, seen))
     if many_unpublished:
         problems.append(published_unparsed(pack, unpublished, seen))
+    elif unpublished:
+        warnings.append(published_unparsed_few(pack, unpublished, seen))
     swapped = day_and_month_swapped(pack) if starts == "year" else None
     # (its rows of one January each are duplicated keys: a day and month swapped is that, said once)
     problems += [swapped] if swapped is not None else grain_finer_than_starts(pack, starts)

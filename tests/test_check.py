@@ -2943,6 +2943,34 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_events_whose_latest_days_are_published_after_the_night_name_published_column(tmp_path: Path) -> None:
+    """Trial 70: births read by `published_column`, each published 5 days after it, on a month's last night: the
+    month's last 5 days' births are not yet known, and check and run said `source.path` "its events end on 1965-08-26
+    ... (an extract's end, a file cut short?)" every night, of a file that holds them. Events of the latest period
+    after the last one read, published after the night, name `source.published_column` and the day they are all
+    published by; a file that holds none after it is an extract's end, as before."""
+    from datetime import timedelta
+
+    days = [date(2004, 1, 1) + timedelta(days=n) for n in range(120)]
+    rows = [[i, "ab"[i % 2], d.isoformat(), (d + timedelta(days=5)).isoformat()] for i, d in enumerate(days)]
+    source = {"path": _csv(tmp_path / "b.csv", ["id", "group", "when", "known"], rows), "shape": "events",
+              "grain": "month", "period_column": "when", "published_column": "known", "entity_id": "group",
+              "entity_name": "group", "aggregates": {"births": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.path`")], report.warnings
+    assert [w for w in report.warnings if "published after the night" in w] == [
+        "key `source.published_column`: got 'known'; the night 2004-03-31 reads 2004-03's events as they are "
+        "published, and those after 2004-03-26, of its last 5 days, are published after the night, the last on "
+        "2004-04-05: 2004-03's counts and sums are a part of it, read as a drop: expected a night on or after "
+        "2004-04-05, when 2004-03's events are published, or one before 2004-03's first events are published"]
+    cut = {**source, "path": _csv(tmp_path / "c.csv", ["id", "group", "when", "known"],
+                                  [r for r in rows if r[2] <= "2004-03-26"])}
+    warned = check_pack(_pack(tmp_path, cut, metrics), as_of=date(2004, 3, 31), today=TODAY).warnings
+    assert [w for w in warned if w.startswith("key `source.path`")] and \
+        not [w for w in warned if "published after the night" in w], warned
+
+
 def test_events_ending_improbably_early_in_their_latest_period_are_a_warning_though_the_period_before_ended_quiet(
         tmp_path: Path) -> None:
     """Trial 60: HHS breach reports, ~0.7 a day, end on 2015-02-26, 33 days before 2015-Q1 ends, its 25 reports

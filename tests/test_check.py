@@ -2943,6 +2943,34 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_events_whose_latest_days_are_published_after_the_night_name_published_column(tmp_path: Path) -> None:
+    """Trial 70: births read by `published_column`, each published 5 days after it, on a month's last night: the
+    month's last 5 days' births are not yet known, and check and run said `source.path` "its events end on 1965-08-26
+    ... (an extract's end, a file cut short?)" every night, of a file that holds them. Events of the latest period
+    after the last one read, published after the night, name `source.published_column` and the day they are all
+    published by; a file that holds none after it is an extract's end, as before."""
+    from datetime import timedelta
+
+    days = [date(2004, 1, 1) + timedelta(days=n) for n in range(120)]
+    rows = [[i, "ab"[i % 2], d.isoformat(), (d + timedelta(days=5)).isoformat()] for i, d in enumerate(days)]
+    source = {"path": _csv(tmp_path / "b.csv", ["id", "group", "when", "known"], rows), "shape": "events",
+              "grain": "month", "period_column": "when", "published_column": "known", "entity_id": "group",
+              "entity_name": "group", "aggregates": {"births": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.path`")], report.warnings
+    assert [w for w in report.warnings if "published after the night" in w] == [
+        "key `source.published_column`: got 'known'; the night 2004-03-31 reads 2004-03's events as they are "
+        "published, and those after 2004-03-26, of its last 5 days, are published after the night, the last on "
+        "2004-04-05: 2004-03's counts and sums are a part of it, read as a drop: expected a night on or after "
+        "2004-04-05, when 2004-03's events are published, or one before 2004-03's first events are published"]
+    cut = {**source, "path": _csv(tmp_path / "c.csv", ["id", "group", "when", "known"],
+                                  [r for r in rows if r[2] <= "2004-03-26"])}
+    warned = check_pack(_pack(tmp_path, cut, metrics), as_of=date(2004, 3, 31), today=TODAY).warnings
+    assert [w for w in warned if w.startswith("key `source.path`")] and \
+        not [w for w in warned if "published after the night" in w], warned
+
+
 def test_events_ending_improbably_early_in_their_latest_period_are_a_warning_though_the_period_before_ended_quiet(
         tmp_path: Path) -> None:
     """Trial 60: HHS breach reports, ~0.7 a day, end on 2015-02-26, 33 days before 2015-Q1 ends, its 25 reports
@@ -4439,6 +4467,65 @@ def test_strays_are_looked_for_in_time_linear_in_the_periods() -> None:
     started = time.perf_counter()
     assert stray_tail(held, Grain("day")) is None
     assert time.perf_counter() - started < 1.0
+
+
+def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Path) -> None:
+    """Trial 70: births (mosaicData Gestation) read by `event_id: id` and `published_column`, a correction release
+    of 12 births later: the release writing their ids `007622` or `7622.0` beside the first's `7622` counted each
+    corrected birth twice, and a column of empty ids counted every correction beside its birth, while check said ok.
+    Ids another row writes as the same number otherwise are a warning naming `source.event_id`; a column of the id
+    empty in every dated row is a problem (`source.event_id.N` of a list); ids written alike, neither."""
+    header = ["id", "office", "group", "when", "known", "weight"]
+    rows = [[f"{100 + i}", "x", "ab"[i % 2], f"2004-{1 + i % 6:02d}-10", f"2004-{1 + i % 6:02d}-20", 100 + i]
+            for i in range(40)]
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+
+    def told(written: list[list[Any]], event_id: Any = "id") -> Any:
+        source = {"path": _csv(tmp_path / "b.csv", header, written), "shape": "events", "grain": "month",
+                  "period_column": "when", "published_column": "known", "entity_id": "group",
+                  "entity_name": "group", "event_id": event_id, "aggregates": {"births": {"agg": "count"}}}
+        return check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+
+    corrected = [[f"00{i}", o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[:3]]
+    corrected += [[f"{i}.0", o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[3:5]]
+    warned = [w for w in told(rows + corrected).warnings if "source.event_id" in w]
+    assert warned == [
+        "key `source.event_id`: got 'id'; 5 rows write another row's id otherwise, the same number with leading "
+        "zeros or decimals added or dropped (e.g. '00100' beside '100'): each spelling is read as an event of its "
+        "own, so a revision written so is counted beside the row it revises: expected each event's id written "
+        "alike: one spelling in every release, e.g. a DuckDB `query` reading "
+        "`TRY_CAST(TRY_CAST(\"id\" AS DOUBLE) AS BIGINT)` as the id"]
+    alike = told(rows + [[i, o, g, w, "2004-07-15", v + 20] for i, o, g, w, _, v in rows[:5]])
+    assert not alike.problems and not [w for w in alike.warnings if "source.event_id" in w]
+    empty = told([["", *r[1:]] for r in rows + corrected])
+    assert empty.problems[:1] == [
+        "key `source.event_id`: got 'id'; the column is empty in every one of the 45 dated rows: a row with no id "
+        "is an event of its own, so no later row revises it and a correction sent again is counted beside the row "
+        "it corrects: expected the column holding each event's own id"]
+    of_a_list = told([[r[0], "", *r[2:]] for r in rows], ["id", "office"])
+    assert of_a_list.problems[0].startswith("key `source.event_id.1`: got 'office'; the column is empty in every "
+                                            "one of the 40 dated rows"), of_a_list.problems
+
+
+def test_a_few_publication_dates_written_otherwise_are_a_warning_naming_published_column(tmp_path: Path) -> None:
+    """Trial 70: a correction release of births dated `15/08/1965` (or `Aug 15 1965`, `1965`) beside the first
+    release's ISO dates: its rows were quarantined, the corrections read as never sent, and check said ok with a
+    count of quarantined rows. A few rows whose publication date is no ISO date are a warning naming
+    `source.published_column` with examples (most such rows a problem, as before)."""
+    header = ["id", "group", "when", "known"]
+    rows = [[i, "ab"[i % 2], f"2004-{1 + i % 6:02d}-10", f"2004-{1 + i % 6:02d}-20"] for i in range(40)]
+    rows += [[i, g, w, "15/07/2004"] for i, g, w, _ in rows[:3]]
+    source = {"path": _csv(tmp_path / "b.csv", header, rows), "shape": "events", "grain": "month",
+              "period_column": "when", "published_column": "known", "entity_id": "group", "entity_name": "group",
+              "event_id": "id", "aggregates": {"births": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+    assert not report.problems
+    assert [w for w in report.warnings if w.startswith("key `source.published_column`: got 'known'; 3 ")] == [
+        "key `source.published_column`: got 'known'; 3 of the 43 rows the night reads write a publication date "
+        "that is no ISO date (e.g. ['15/07/2004']), each quarantined (a revision so dated revises nothing: its "
+        "event stands as first sent), its entity's metrics gaps where a window reaches it: expected the dates each "
+        "row was published, written as ISO dates or timestamps as the other rows write them"]
 
 
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_event_id(

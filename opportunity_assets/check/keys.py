@@ -19,12 +19,13 @@ from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.probes import (
     copies_of_whole_lines,
     duplicate_facts,
+    event_ids,
     events_sent_again,
     key_completions,
     revision_dates,
     value_counts,
 )
-from opportunity_assets.sources.reading import SourceError
+from opportunity_assets.sources.reading import SourceError, quote_identifier
 from opportunity_assets.sources.spec import DECIMAL_YEAR
 
 if TYPE_CHECKING:
@@ -273,6 +274,46 @@ def events_sent_again_line(pack: CriteriaPack) -> str | None:
             "counted as an event of its own from the day it is published, beside the first, as if a revision were a "
             f"new event: expected `event_id: {found.column}`, which counts each event once, as its latest row known "
             "on the night")
+
+
+def event_id_lines(pack: CriteriaPack) -> tuple[list[str], list[str]]:
+    """Problems and warnings naming `source.event_id` (or `source.event_id.N` of a list) over the ids it reads
+    (`probes.event_ids`): a column of it empty in every dated row is a problem, in most of them a warning (each such
+    row is an event of its own, so no revision is told: trial 70's column of empty ids counted every correction as one
+    more event while check said ok); ids another row writes as the same number otherwise, `000689` or `689.0` beside
+    `689` (a correction release exported otherwise), a warning: each spelling an event, the corrected one counted
+    twice. Nothing without `event_id`."""
+    try:
+        found = event_ids(pack)
+    except SourceError:
+        return [], []
+    if found is None or not found.rows:
+        return [], []
+    src = pack.source
+    problems: list[str] = []
+    warnings: list[str] = []
+    listed = not isinstance(src.event_id, str)
+    for i, (column, empty) in enumerate(found.empty.items()):
+        if 2 * empty <= found.rows:
+            continue
+        key = f"source.event_id.{i}" if listed else "source.event_id"
+        held = f"every one of the {found.rows}" if empty == found.rows else f"{empty} of the {found.rows}"
+        line = (f"key `{key}`: got {column!r}; the column is empty in {held} dated rows: a row with no id is an event "
+                "of its own, so no later row revises it and a correction sent again is counted beside the row it "
+                "corrects: expected the column holding each event's own id")
+        (problems if empty == found.rows else warnings).append(line)
+    if found.otherwise and found.example is not None:
+        first, other = found.example
+        rows = "rows write" if found.otherwise != 1 else "row writes"
+        cast = (f": one spelling in every release, e.g. a DuckDB `query` reading "
+                f"`TRY_CAST(TRY_CAST({quote_identifier(src.event_id)} AS DOUBLE) AS BIGINT)` as the id"
+                if isinstance(src.event_id, str) else "")
+        warnings.append(
+            f"key `source.event_id`: got {src.event_id!r}; {found.otherwise} {rows} another row's id otherwise, "
+            f"the same number with leading zeros or decimals added or dropped (e.g. {other!r} beside {first!r}): "
+            "each spelling is read as an event of its own, so a revision written so is counted beside the row it "
+            f"revises: expected each event's id written alike{cast}")
+    return problems, warnings
 
 
 def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:

@@ -63,6 +63,8 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
     if short < max(1.0, CUT_SHORT * days):
         return []
+    if (unpublished := _latest_days_unpublished(pack, night, anchor, day, last[anchor])) is not None:
+        return [unpublished]
     if before <= CUT_SHORT * ((grain.end(previous) - previous).days + 1):
         why = f"though they reach the end of {grain.label(previous)}"
     elif (improbable := _silence_improbable(pack, night, anchor, short - before)) is not None:
@@ -107,6 +109,27 @@ def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: i
         return None
     return (f"a chance below {shapes.QUIET_CHANCE:.0%} at the feed's rate over the {recent} {grain.name}s before "
             f"({events:,} events, {rate:.2g} a day)")
+
+
+def _latest_days_unpublished(pack: CriteriaPack, night: date, anchor: date, day: str, last: date) -> str | None:
+    """The warning for events read as they are published (`published_column`) whose latest period the night reads
+    ends early because its last days' events are published after the night, not because the source ends: that key,
+    with the day they are all published by. Trial 70: births published 5 days after them, read on each month's last
+    night, were told `source.path` "an extract's end, a file cut short?" every night. None when the source holds no
+    event of the period after `last` (the extract's end, `latest_period_cut_short`'s)."""
+    src, grain = pack.source, pack.grain
+    if src.published_column is None:
+        return None
+    after = f"{shapes.IN_SCOPE} AND {day} > DATE '{last.isoformat()}' AND {shapes.PUBLISHED} IS NOT NULL"
+    known = latest_by_period(pack, f"CAST({shapes.PUBLISHED} AS DATE)", after, [anchor])
+    if anchor not in known:
+        return None
+    label, by = grain.label(anchor), known[anchor]
+    return (f"key `source.published_column`: got {src.published_column!r}; the night {night} reads {label}'s events "
+            f"as they are published, and those after {last}, of its last {(grain.end(anchor) - last).days} days, are "
+            f"published after the night, the last on {by}: {label}'s counts and sums are a part of it, read as a "
+            f"drop: expected a night on or after {by}, when {label}'s events are published, or one before "
+            f"{label}'s first events are published")
 
 
 def _latest_period_unfinished(pack: CriteriaPack, night: date, anchor: date) -> str | None:

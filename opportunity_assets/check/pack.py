@@ -90,6 +90,7 @@ from opportunity_assets.check.keys import (
     dated_apart,
     duplicated_keys,
     duplicates_blank_inputs,
+    event_id_lines,
     events_sent_again_line,
     few_keys_shared,
     ids_of_rows,
@@ -111,6 +112,7 @@ from opportunity_assets.check.periods import (
     day_and_month_swapped,
     periods_unparsed,
     published_unparsed,
+    published_unparsed_few,
     two_digit_years,
     two_digit_years_by_pattern,
     undated_at_fault,
@@ -298,6 +300,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         warnings += [w for w in [events_sent_again_line(pack)] if w is not None]
+        id_problems, id_warnings = event_id_lines(pack)
+        problems += id_problems
+        warnings += id_warnings
         # a source of fewer entities than a unit judgment needs: its candidates of earlier nights too
         earlier = _EARLIER_NIGHTS if counted.tables[0].entities < check_candidates.ENOUGH else 0
         nights_before = _earlier_candidates(pack, night, earlier, today)
@@ -356,6 +361,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(periods_unparsed(pack, unparsed, seen))
     if many_unpublished:
         problems.append(published_unparsed(pack, unpublished, seen))
+    elif unpublished:
+        warnings.append(published_unparsed_few(pack, unpublished, seen))
     swapped = day_and_month_swapped(pack) if starts == "year" else None
     # (its rows of one January each are duplicated keys: a day and month swapped is that, said once)
     problems += [swapped] if swapped is not None else grain_finer_than_starts(pack, starts)

@@ -556,3 +556,19 @@ def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str
             "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
+def published_unparsed_few(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
+    """A warning: a few rows whose publication date does not parse (fewer than `published_unparsed` says as a
+    problem), named by `source.published_column` with examples. Trial 70: a correction release dated `15/08/1965`
+    beside the first release's ISO dates was quarantined, its corrections read as never sent, and check's one word
+    was the quarantine's count."""
+    column = pack.source.published_column or ""
+    examples = list(dict.fromkeys(_shown(r.split(": ", 1)[1]) for r in reasons if ": " in r))[:3]
+    plural = "s" if len(reasons) != 1 else ""
+    revised = " (a revision so dated revises nothing: its event stands as first sent)" \
+        if pack.source.event_id_columns else ""
+    return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads "
+            f"write a publication date that is no ISO date (e.g. {examples}), each quarantined{revised}, its "
+            f"entity's metrics gaps where a window reaches it: expected the date{plural} each row was published, "
+            "written as ISO dates or timestamps as the other rows write them")
+
+

@@ -17,7 +17,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
 from opportunity_assets.sources.formats import TYPED, join_rows
-from opportunity_assets.sources.reading import SourceError, literal
+from opportunity_assets.sources.reading import ROW, SourceError, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.spec import Condition, SourceSpec
 
@@ -440,6 +440,55 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     except SourceError:
         return None
     return None
+
+
+@dataclass(frozen=True)
+class EventIds:
+    """How the rows of an events source read by `source.event_id` hold their ids (`event_ids`)."""
+
+    rows: int
+    """Dated rows."""
+    empty: dict[str, int]
+    """Per column of the id, the dated rows with it empty (each such row an event of its own)."""
+    otherwise: int
+    """Dated rows whose id another row writes otherwise as the same number, with or without leading zeros or a
+    `.0` (`007622` and `7622.0` beside `7622`): two events where the source meant one."""
+    example: tuple[str, str] | None
+    """One such pair of spellings, the first row's first."""
+
+
+_ID_NUMBER = r"'(^|[^0-9.])0+([0-9])', '\1\2', 'g'"
+_ID_DECIMALS = r"'[.]0+($|[^0-9])', '\1', 'g'"
+
+
+def event_ids(pack: CriteriaPack) -> EventIds | None:
+    """The ids `source.event_id` reads, in the dated rows of the main source, whatever `where` says of them (a
+    revision is read so): how many rows have each column empty, and how many write an id another row writes as the
+    same number otherwise (trial 70: a correction release writing its births' ids `007622` or `7622.0` beside the
+    first release's `7622` counted each corrected birth twice, and check said ok). None without `event_id`. One read."""
+    columns = pack.source.event_id_columns
+    if not columns:
+        return None
+    probe, texts = _with_texts(pack, columns)
+    event = shapes.EVENT
+    number = f"regexp_replace(regexp_replace({event}, {_ID_NUMBER}), {_ID_DECIMALS})"
+    empty = ", ".join(f"count(*) FILTER (WHERE nullif(trim({_q(texts[c])}), '') IS NULL)" for c in columns)
+    dated = f"FROM {TYPED} WHERE {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(probe) as (con, _):
+            (counts,) = run(con, probe, f"SELECT count(*), {empty} {dated}", {}).rows()
+            found = run(con, probe, f"""
+                SELECT any_value(first), min({event}) FILTER (WHERE {event} != first),
+                       count(*) FILTER (WHERE {event} != first), min({ROW})
+                FROM (SELECT {event}, {ROW}, {number} AS same,
+                             first({event} ORDER BY {ROW}) OVER (PARTITION BY {number}) AS first
+                      {dated} AND {event} IS NOT NULL)
+                GROUP BY same HAVING count(DISTINCT {event}) > 1 ORDER BY 4""", {}).rows()
+    except SourceError:
+        return None
+    example = (str(found[0][0]), str(found[0][1])) if found else None
+    return EventIds(rows=int(counts[0]), empty={c: int(n) for c, n in zip(columns, counts[1:], strict=True)},
+                    otherwise=sum(int(n) for _, _, n, _ in found), example=example)
 
 
 KEY_PAIRS_TRIED = 10

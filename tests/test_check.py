@@ -4474,7 +4474,9 @@ def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Pa
     of 12 births later: the release writing their ids `007622` or `7622.0` beside the first's `7622` counted each
     corrected birth twice, and a column of empty ids counted every correction beside its birth, while check said ok.
     Ids another row writes as the same number otherwise are a warning naming `source.event_id`; a column of the id
-    empty in every dated row is a problem (`source.event_id.N` of a list); ids written alike, neither."""
+    empty in every dated row is a problem (`source.event_id.N` of a list); ids written alike, neither. A correction
+    published before the event itself (1964-01-01 for a birth of 1965) is older than the row it corrects and revised
+    nothing, silently: a warning naming `source.published_column`."""
     header = ["id", "office", "group", "when", "known", "weight"]
     rows = [[f"{100 + i}", "x", "ab"[i % 2], f"2004-{1 + i % 6:02d}-10", f"2004-{1 + i % 6:02d}-20", 100 + i]
             for i in range(40)]
@@ -4502,6 +4504,12 @@ def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Pa
         "key `source.event_id`: got 'id'; the column is empty in every one of the 45 dated rows: a row with no id "
         "is an event of its own, so no later row revises it and a correction sent again is counted beside the row "
         "it corrects: expected the column holding each event's own id"]
+    early = [[i, o, g, w, "2003-12-01", v + 20] for i, o, g, w, _, v in rows[:2]]  # dated before the births
+    assert [w for w in told(rows + early).warnings if "before the event itself" in w] == [
+        "key `source.published_column`: got 'known'; 2 rows of an event another of its rows stands for are "
+        "published before the event itself (e.g. 100, published 2003-12-01 for 2004-01-10): each is older than the "
+        "row it would revise, so it revises nothing, silently: expected each row's publication date, on or after "
+        "its own moment (a correction's the day it was sent)"]
     of_a_list = told([[r[0], "", *r[2:]] for r in rows], ["id", "office"])
     assert of_a_list.problems[0].startswith("key `source.event_id.1`: got 'office'; the column is empty in every "
                                             "one of the 40 dated rows"), of_a_list.problems

@@ -313,6 +313,15 @@ def event_id_lines(pack: CriteriaPack) -> tuple[list[str], list[str]]:
             f"the same number with leading zeros or decimals added or dropped (e.g. {other!r} beside {first!r}): "
             "each spelling is read as an event of its own, so a revision written so is counted beside the row it "
             f"revises: expected each event's id written alike{cast}")
+    if found.before_own and found.before_example is not None:
+        event, given, moment = found.before_example
+        rows = "rows" if found.before_own != 1 else "row"
+        warnings.append(
+            f"key `source.published_column`: got {src.published_column!r}; {found.before_own} {rows} of an event "
+            f"another of its rows stands for {'are' if found.before_own != 1 else 'is'} published before the event "
+            f"itself (e.g. {event}, published {given} for {moment}): each is older than the row it would revise, so "
+            "it revises nothing, silently: expected each row's publication date, on or after its own moment (a "
+            "correction's the day it was sent)")
     return problems, warnings
 
 

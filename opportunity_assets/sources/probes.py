@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
@@ -455,6 +456,11 @@ class EventIds:
     `.0` (`007622` and `7622.0` beside `7622`): two events where the source meant one."""
     example: tuple[str, str] | None
     """One such pair of spellings, the first row's first."""
+    before_own: int = 0
+    """Rows of an event another row of it stands for, published (as written) before their own moment: a correction
+    dated before the row it corrects is older than it, and revises nothing."""
+    before_example: tuple[str, str, str] | None = None
+    """One such row's (id, publication date as written, moment's day)."""
 
 
 _ID_NUMBER = r"'(^|[^0-9.])0+([0-9])', '\1\2', 'g'"
@@ -484,11 +490,31 @@ def event_ids(pack: CriteriaPack) -> EventIds | None:
                              first({event} ORDER BY {ROW}) OVER (PARTITION BY {number}) AS first
                       {dated} AND {event} IS NOT NULL)
                 GROUP BY same HAVING count(DISTINCT {event}) > 1 ORDER BY 4""", {}).rows()
+            before = _before_own(con, probe)
     except SourceError:
         return None
     example = (str(found[0][0]), str(found[0][1])) if found else None
     return EventIds(rows=int(counts[0]), empty={c: int(n) for c, n in zip(columns, counts[1:], strict=True)},
-                    otherwise=sum(int(n) for _, _, n, _ in found), example=example)
+                    otherwise=sum(int(n) for _, _, n, _ in found), example=example,
+                    before_own=before[0], before_example=before[1])
+
+
+def _before_own(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> tuple[int, tuple[str, str, str] | None]:
+    """`EventIds.before_own` and its example, over the typed rows on `con` (events dated by a `period_column` and a
+    `published_column` only: none otherwise)."""
+    if not shapes.observed_first(pack.source):
+        return 0, None
+    latest = shapes.latest_of_events_sql(pack.source, TYPED, "current_date", "current_date")
+    early = f"t.__published_given < t.{shapes.OBSERVED}"
+    rows = run(con, pack, f"""
+        SELECT count(*) OVER (), t.{shapes.EVENT}, strftime(t.__published_given, '%Y-%m-%d'),
+               strftime(t.{shapes.OBSERVED}, '%Y-%m-%d')
+        FROM {TYPED} t JOIN ({latest}) e USING ({shapes.EVENT})
+        WHERE e.{shapes.LATEST} <> t.{ROW} AND {early} ORDER BY t.{ROW} LIMIT 1""", {}).rows()
+    if not rows:
+        return 0, None
+    n, event, given, moment = rows[0]
+    return int(n), (str(event), str(given), str(moment))
 
 
 KEY_PAIRS_TRIED = 10

@@ -32,7 +32,7 @@ from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
-from opportunity_assets.verifications.series import COUNT_OFFSET, GRID_SLACK, MIN_SAMPLE, MIN_SCALE
+from opportunity_assets.verifications.series import COUNT_OFFSET, MIN_SAMPLE, MIN_SCALE, on_grid_each
 
 
 @dataclass(frozen=True)
@@ -414,22 +414,13 @@ def _shared_decimals(history: pl.DataFrame, columns: list[str], periods: int, mo
     """`Candidate.shared_decimals`: per column, the decimals (0 to `most`, `most + 1` for more) the median of the
     scanned entities' figures is written with in each of the latest `periods` periods, where `MIN_PEERS` or more have
     one, by periods back, of `_sampled` entities: a figure is written with the fewest decimals that put it on their
-    grid, to a float's error (`series.on_grid_each`)."""
+    grid (`series.on_grid_each`, as `regularity.precision` reads the entity's own)."""
     recent = _sampled(history).filter(pl.col("periods_ago") < periods)
-
-    def written(column: str) -> pl.Expr:
-        value = pl.col(column).cast(pl.Float64)
-        off = []
-        for places in range(most + 1):
-            scaled = value * 10.0 ** places
-            slack = pl.min_horizontal(1e-9 * pl.max_horizontal(pl.lit(1.0), scaled.abs()), pl.lit(GRID_SLACK))
-            off.append(((scaled - scaled.round(0)).abs() > slack).cast(pl.Int32))
-        return pl.sum_horizontal(off)
-
     shared: dict[str, dict[str, int]] = {}
     for column in columns:
-        figures = recent.select("periods_ago", written(column).alias("d"), pl.col(column).cast(pl.Float64)
-                                .is_finite().alias("ok")).filter(pl.col("ok"))
+        values = recent[column].cast(pl.Float64).to_numpy()
+        written = sum((~on_grid_each(values, 10.0 ** -places)).astype(int) for places in range(most + 1))
+        figures = pl.DataFrame({"periods_ago": recent["periods_ago"], "d": written}).filter(np.isfinite(values))
         held = figures.group_by("periods_ago").agg(pl.col("d").median().alias("d"), pl.len().alias("count"))
         for back, places in held.filter(pl.col("count") >= MIN_PEERS).select("periods_ago", "d").iter_rows():
             shared.setdefault(column, {})[str(back)] = int(places)

@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import ScanReport, scan
@@ -76,7 +76,7 @@ def another_packs_night(stored: dict[str, Any] | None, pack: CriteriaPack, as_of
             "store needs one)")
 
 
-def stored_by(stored: dict[str, Any] | None, pack: CriteriaPack) -> bool:
+def stored_by(stored: dict[str, Any] | None, pack: CriteriaPack) -> TypeGuard[dict[str, Any]]:
     """Whether the store's night record `stored` was made by this very pack (its fingerprint)."""
     return stored is not None and stored.get("criteria_fingerprint") == pack.fingerprint
 
@@ -101,7 +101,7 @@ def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], n
     same pack (its fingerprint) read what was published by the night then and now: where they differ, the source's
     rows of those periods were changed in place since, and a past night can no longer be told as it was. `then`:
     the stored night's candidates; `now`: tonight's scan of it."""
-    if stored is None or not stored_by(stored, pack):
+    if not stored_by(stored, pack):
         return None
     before, after = {c.id: c for c in then}, {c.id: c for c in now}
     changed = sorted(i for i in before.keys() & after.keys()
@@ -136,7 +136,7 @@ def stored_as_read_then(stored: dict[str, Any] | None, pack: CriteriaPack) -> st
     """Said after a problem that stops a night this pack stored before: the night ran then, on the same pack, so
     the source has changed since (trial 63: a file replaced by a shorter one was told "the night is too early for
     the pack")."""
-    if stored is None or not stored_by(stored, pack):
+    if not stored_by(stored, pack):
         return ""
     return (f" (the store holds night {stored['as_of']}, run by this pack on the source as it was then: the source "
             "has changed since, a file replaced by a shorter one, rows removed or rewritten?)")

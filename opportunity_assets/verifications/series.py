@@ -352,7 +352,7 @@ def decimals(values: np.ndarray, most: int) -> int | None:
     return next((places for places in range(most + 1) if on_grid(finite, 10.0 ** -places)), None)
 
 
-GRID_SLACK = 1e-3
+_GRID_SLACK = 1e-3
 """The most of a step that counts as the error of writing a figure as a float. A relative 1e-9 alone grows with the
 figure: a GDP of 2,940,224,847,627 is 294 million steps of 10,000 and .76 of one, and 1e-9 of 294 million is .29
 of a step, so every whole figure in the trillions read as a multiple of 10,000, and the `rounded` rule doubted
@@ -362,7 +362,7 @@ of a step up to figures of 10^9 steps."""
 
 def on_grid(values: np.ndarray, step: float) -> bool:
     """Every value a whole multiple of `step`, up to the error of writing it as a float (a relative 1e-9, at most
-    `GRID_SLACK` of a step: 2.3 is 23 tenths, 1,234,567.5 is not a whole number, 2,940,224,847,627 is no
+    `_GRID_SLACK` of a step: 2.3 is 23 tenths, 1,234,567.5 is not a whole number, 2,940,224,847,627 is no
     multiple of 10,000)."""
     return bool(np.all(on_grid_each(values, step)))
 
@@ -372,7 +372,7 @@ def on_grid_each(values: np.ndarray, step: float) -> np.ndarray:
     numpy warning on the night's stderr (trial 59: "RuntimeWarning: overflow encountered in divide")."""
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = values / step
-        slack = np.minimum(1e-9 * np.maximum(1.0, np.abs(scaled)), GRID_SLACK)
+        slack = np.minimum(1e-9 * np.maximum(1.0, np.abs(scaled)), _GRID_SLACK)
         return np.abs(scaled - np.round(scaled)) <= slack
 
 

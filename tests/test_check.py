@@ -1525,6 +1525,13 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
     assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
     # trial 17: Twitter's own `created_at` beside ISO timestamps was told "e.g. '%b-%Y' for Mar-2018"
     assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
+    # trial 72: dates after a weekday's name were told its name as the pattern's own text, 'Fri %m/%d/%Y', which
+    # reads Fridays alone: a leading weekday is `%a` (or `%A` written in full), whichever day the sample shows
+    assert suggested_pattern(["Fri 01/01/1993", "Fri 01/03/1996"]) == (
+        "; '%a %m/%d/%Y' or '%a %d/%m/%Y' parses them (these values do not tell day from month: the first is "
+        "month-first)")
+    assert suggested_pattern(["Fri 01/01/1993", "Mon 15/07/1991"]) == "; '%a %d/%m/%Y' parses them"
+    assert suggested_pattern(["Friday, 01/01/1993", "Monday, 15/07/1991"]) == "; '%A, %d/%m/%Y' parses them"
 
 
 def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:

@@ -985,6 +985,20 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
 
 
 
+def test_rows_keyed_by_the_column_that_dates_them_name_the_entity_id(tmp_path: Path) -> None:
+    """Trial 72: four stock indices' daily closes read with `entity_id: trade_day`, the column `period_column`
+    names too: every row a duplicated key, and check named `source.shape`, offering `shape: events` first (which
+    would have counted the indices as events of a day). The id read from the column dating the rows is the key at
+    fault, whatever the grain or the shape."""
+    rows = [[e, f"2018-01-{d:02d}", d] for e in "abc" for d in (1, 2, 3)]
+    name = _csv(tmp_path / "p.csv", ["index", "day", "level"], rows)
+    for grain in ("day", "month"):
+        pack = _pack(tmp_path, {"path": name, "entity_id": "day", "entity_name": "day", "period_column": "day",
+                                "grain": grain, "columns": ["level"]}, _LEVELS)
+        (problem,) = _problems(pack, date(2018, 6, 30))
+        assert problem.startswith("key `source.entity_id`: got 'day'; 9 rows share an entity and a "), problem
+        assert "'day' is the column dating the rows (`period_column`), read as the entity too" in problem, problem
+
 _COMPLETING = {"disease": ("Measles", "Polio"), "gender": ("Female", "Male"), "legal": ("Remanded", "Sentenced")}
 
 

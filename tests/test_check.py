@@ -933,6 +933,19 @@ def test_known_at_on_a_file_of_dated_rows_is_named(tmp_path: Path) -> None:
         "`source.where` or `source.entity_id` that leaves one row per entity)"]
 
 
+def test_a_known_at_after_the_latest_night_is_named_whether_or_not_it_is_far(tmp_path: Path) -> None:
+    """Trial 72: a snapshot of trees `known_at: 2026-12-20`, two weeks after the latest night (a date mistyped, or
+    a release announced ahead) was told "key `source.path`: no row is published by 2026-12-05; the first night with
+    data is 2026-12-20", the file blamed; `known_at: 2099-01-01` named `source.known_at`. Both name it."""
+    rows = [[f"T{i}", 10 + i] for i in range(5)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "level"], rows), "shape": "snapshot", "grain": "year",
+              "columns": ["level"]}
+    for known in (TODAY + timedelta(days=14), date(2099, 1, 1)):
+        (problem,) = check_pack(_pack(tmp_path, {**source, "known_at": known.isoformat()}, _LEVELS),
+                                today=TODAY).problems
+        assert problem.startswith(f"key `source.known_at`: got {known.isoformat()}; "), problem
+
+
 def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Path) -> None:
     """Trial 6: counties keyed by their name (`entity_id: county`), names that repeat across states (ADAMS in IL,
     IN, OH and WI): 187 of 437 rows refused as duplicated keys, and check said ok. A known_at file is one row per

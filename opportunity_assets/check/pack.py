@@ -199,6 +199,11 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
         return (f"key `nights.start`: got {pack.nights.start.isoformat()}; no row is published by {night}, the first "
                 f"night with data is {span[0]}: expected a first night on or after it (the nights before it have no "
                 "data to scan)")
+    known = pack.source.known_at
+    if known is not None and known > night:  # (trial 72: a known_at days after the latest night blamed the file)
+        return (f"key `source.known_at`: got {known.isoformat()}; no row is published by {night}, every row being "
+                "known on that date (a snapshot is seen from its known-at date on): expected the date the file's "
+                "figures were known, on or before the night")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 

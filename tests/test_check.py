@@ -1142,6 +1142,26 @@ def test_an_identity_band_of_one_series_in_another_unit_names_the_band(tmp_path:
             "`expected`: each entity is then judged against its own history alone"] if expected else [])
 
 
+def test_an_identity_band_in_another_unit_is_named_when_fewer_than_3_candidates_go_on(tmp_path: Path) -> None:
+    """Trial 72: four stock indices, `prev_close / lag(close, 1)` (1) given `expected: [99.9, 100.1]`, a band in
+    percent, and a cap that two of the four went on past: check said ok (the judgment needs 3 candidates going
+    on, and only a source of fewer than 3 entities was judged over the nights before). Fewer than 3 going on, the
+    band is judged on the candidates going on this night and the 7 before it too."""
+    rows = [[e, y, 100 + y % 7, 1400 + 10 * (y % 5)] for e in ("a", "b", "c", "d") for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "injured"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "injured"]}
+    identity = {"name": "killed_share", "ratio": "level / injured"}
+    for band, expected in (([5.0, 10.0], True), ([0.05, 0.1], False)):
+        pack = _pack(tmp_path, source, _LEVELS, integrity={"identities": [{**identity, "expected": band}]},
+                     caps={"max_candidates": 2, "max_flagged": 0})
+        problems = [p for p in _problems(pack, date(2018, 3, 31)) if "identities" in p]
+        assert len(problems) == expected, problems
+        if expected:
+            assert problems[0].startswith("key `integrity.identities.0.expected`: got [5.0, 10.0]; the ratio `level "
+                                          "/ injured` lies outside it for 16 of the 16 candidates going on over this "
+                                          "night and the 7 before it"), problems
+
+
 @pytest.mark.parametrize("agg", ["count_distinct", "avg"])
 def test_an_aggregate_column_the_file_lacks_names_the_aggregates_key(tmp_path: Path, agg: str) -> None:
     """Trial 12: `species: {agg: count_distinct, column: species}` over captures whose column is `species_id` said

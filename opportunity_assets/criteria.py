@@ -510,6 +510,11 @@ class CriteriaPack(_Spec):
         _names_unique("hard_filters", [f.name for f in self.hard_filters])
         _names_unique("red_flags", [r.name for r in self.red_flags])
         _names_unique("omissions", [o.name for o in self.omissions])
+        readers: dict[str, list[str]] = {}  # each column name the metrics read: the keys reading it
+        for name, spec in self.metrics.items():
+            for key, column in ([(f"metrics.{name}.column", spec.column)] if spec.column else
+                                [(f"metrics.{name}.columns.{i}", c) for i, c in enumerate(spec.columns or [])]):
+                readers.setdefault(column, []).append(key)
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
@@ -517,6 +522,9 @@ class CriteriaPack(_Spec):
             read = [(f"metrics.{name}.column", spec.column)] if spec.column else \
                 [(f"metrics.{name}.columns.{i}", c) for i, c in enumerate(spec.columns or [])]
             for key, column in read:
+                if column not in columns and (listed := _listed_in_another_case(self.source, column,
+                                                                                readers[column])):
+                    raise listed
                 if column not in columns:
                     close = [c for c in sorted(columns) if c.casefold() == column.casefold()] or \
                         difflib.get_close_matches(column, sorted(columns), n=1)  # (`GSP` for `gsp`: case first)
@@ -759,6 +767,23 @@ def _fits_a_share(bounds: tuple[float, float]) -> bool:
     """Whether a share's values (0 to 1) can fill at least half a range (`[-0.1, 1.1]` yes, `[0, 30]` no)."""
     low, high = bounds
     return max(0.0, min(high, 1.0) - max(low, 0.0)) >= (high - low) / 2
+
+
+def _listed_in_another_case(src: SourceSpec, column: str, keys: list[str]) -> _KeyProblem | None:
+    """A name several metrics read alike (`keys`, 2 or more), listed in `source.columns` in another case only
+    (`Close` for `close`): the list's slip, the name it lists told to be spelt as they read it (trial 72: each
+    metric was told "did you mean 'Close'?", and once mended, the list told of the file's `close`); None
+    otherwise, a metric's own slip."""
+    if len(keys) < 2 or src.shape == "events" or src.wide is not None:
+        return None
+    index = next((i for i, c in enumerate(src.columns) if c != column and c.casefold() == column.casefold()), None)
+    if index is None:
+        return None
+    listed = src.columns[index]
+    shown = ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
+    return _KeyProblem(f"source.columns.{index}", listed, f"the name as the {len(keys)} metrics reading it spell it "
+                       f"({column!r}: {shown}), which differs only in case; did you mean {column!r}? (or those "
+                       f"metrics' column {listed!r}, if that is how the file writes it)")
 
 
 def _did_you_mean(name: str, names: set[str]) -> str:

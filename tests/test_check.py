@@ -933,6 +933,19 @@ def test_known_at_on_a_file_of_dated_rows_is_named(tmp_path: Path) -> None:
         "`source.where` or `source.entity_id` that leaves one row per entity)"]
 
 
+def test_a_known_at_after_the_latest_night_is_named_whether_or_not_it_is_far(tmp_path: Path) -> None:
+    """Trial 72: a snapshot of trees `known_at: 2026-12-20`, two weeks after the latest night (a date mistyped, or
+    a release announced ahead) was told "key `source.path`: no row is published by 2026-12-05; the first night with
+    data is 2026-12-20", the file blamed; `known_at: 2099-01-01` named `source.known_at`. Both name it."""
+    rows = [[f"T{i}", 10 + i] for i in range(5)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "level"], rows), "shape": "snapshot", "grain": "year",
+              "columns": ["level"]}
+    for known in (TODAY + timedelta(days=14), date(2099, 1, 1)):
+        (problem,) = check_pack(_pack(tmp_path, {**source, "known_at": known.isoformat()}, _LEVELS),
+                                today=TODAY).problems
+        assert problem.startswith(f"key `source.known_at`: got {known.isoformat()}; "), problem
+
+
 def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Path) -> None:
     """Trial 6: counties keyed by their name (`entity_id: county`), names that repeat across states (ADAMS in IL,
     IN, OH and WI): 187 of 437 rows refused as duplicated keys, and check said ok. A known_at file is one row per
@@ -984,6 +997,20 @@ def test_a_panels_rows_of_one_date_name_the_shape_and_of_several_dates_the_grain
         "`shape: events` (rows to aggregate) or `shape: snapshot` (observations, each period's latest kept)")
 
 
+
+def test_rows_keyed_by_the_column_that_dates_them_name_the_entity_id(tmp_path: Path) -> None:
+    """Trial 72: four stock indices' daily closes read with `entity_id: trade_day`, the column `period_column`
+    names too: every row a duplicated key, and check named `source.shape`, offering `shape: events` first (which
+    would have counted the indices as events of a day). The id read from the column dating the rows is the key at
+    fault, whatever the grain or the shape."""
+    rows = [[e, f"2018-01-{d:02d}", d] for e in "abc" for d in (1, 2, 3)]
+    name = _csv(tmp_path / "p.csv", ["index", "day", "level"], rows)
+    for grain in ("day", "month"):
+        pack = _pack(tmp_path, {"path": name, "entity_id": "day", "entity_name": "day", "period_column": "day",
+                                "grain": grain, "columns": ["level"]}, _LEVELS)
+        (problem,) = _problems(pack, date(2018, 6, 30))
+        assert problem.startswith("key `source.entity_id`: got 'day'; 9 rows share an entity and a "), problem
+        assert "'day' is the column dating the rows (`period_column`), read as the entity too" in problem, problem
 
 _COMPLETING = {"disease": ("Measles", "Polio"), "gender": ("Female", "Male"), "legal": ("Remanded", "Sentenced")}
 
@@ -1113,6 +1140,26 @@ def test_an_identity_band_of_one_series_in_another_unit_names_the_band(tmp_path:
             "for 8 of the 8 candidates going on over this night and the 7 before it (their typical value 0.07268): "
             "expected the band the ratio lies in across the domain (its 5-95% range, in the ratio's own unit), or no "
             "`expected`: each entity is then judged against its own history alone"] if expected else [])
+
+
+def test_an_identity_band_in_another_unit_is_named_when_fewer_than_3_candidates_go_on(tmp_path: Path) -> None:
+    """Trial 72: four stock indices, `prev_close / lag(close, 1)` (1) given `expected: [99.9, 100.1]`, a band in
+    percent, and a cap that two of the four went on past: check said ok (the judgment needs 3 candidates going
+    on, and only a source of fewer than 3 entities was judged over the nights before). Fewer than 3 going on, the
+    band is judged on the candidates going on this night and the 7 before it too."""
+    rows = [[e, y, 100 + y % 7, 1400 + 10 * (y % 5)] for e in ("a", "b", "c", "d") for y in range(1990, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "injured"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level", "injured"]}
+    identity = {"name": "killed_share", "ratio": "level / injured"}
+    for band, expected in (([5.0, 10.0], True), ([0.05, 0.1], False)):
+        pack = _pack(tmp_path, source, _LEVELS, integrity={"identities": [{**identity, "expected": band}]},
+                     caps={"max_candidates": 2, "max_flagged": 0})
+        problems = [p for p in _problems(pack, date(2018, 3, 31)) if "identities" in p]
+        assert len(problems) == expected, problems
+        if expected:
+            assert problems[0].startswith("key `integrity.identities.0.expected`: got [5.0, 10.0]; the ratio `level "
+                                          "/ injured` lies outside it for 16 of the 16 candidates going on over this "
+                                          "night and the 7 before it"), problems
 
 
 @pytest.mark.parametrize("agg", ["count_distinct", "avg"])
@@ -1525,6 +1572,13 @@ def test_suggested_pattern_parses_every_value_and_names_both_orders_when_they_do
     assert suggested_pattern(["10:38:36"]) == "" and suggested_pattern(["30/9/1990"], "%d/%m/%Y") == ""
     # trial 17: Twitter's own `created_at` beside ISO timestamps was told "e.g. '%b-%Y' for Mar-2018"
     assert suggested_pattern(["Wed Dec 23 17:38:18 +0000 2009"]) == "; '%a %b %d %H:%M:%S %z %Y' parses them"
+    # trial 72: dates after a weekday's name were told its name as the pattern's own text, 'Fri %m/%d/%Y', which
+    # reads Fridays alone: a leading weekday is `%a` (or `%A` written in full), whichever day the sample shows
+    assert suggested_pattern(["Fri 01/01/1993", "Fri 01/03/1996"]) == (
+        "; '%a %m/%d/%Y' or '%a %d/%m/%Y' parses them (these values do not tell day from month: the first is "
+        "month-first)")
+    assert suggested_pattern(["Fri 01/01/1993", "Mon 15/07/1991"]) == "; '%a %d/%m/%Y' parses them"
+    assert suggested_pattern(["Friday, 01/01/1993", "Monday, 15/07/1991"]) == "; '%A, %d/%m/%Y' parses them"
 
 
 def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:

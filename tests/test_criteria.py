@@ -775,6 +775,19 @@ def test_a_metric_column_of_a_pack_with_joins_names_the_joined_lists_and_a_case_
     assert _error(tmp_path, **{"metrics.sales_3m.column": "SALES"}).endswith("; did you mean 'sales'?")
 
 
+def test_a_column_listed_in_another_case_than_several_metrics_read_it_names_the_list(tmp_path: Path) -> None:
+    """Trial 72 (trial 66 saw it and left it): `columns: [Close, prev_close]` over a file's `close`, read by four
+    metrics, was told "key `metrics.close_now.column`: got 'close'; ... did you mean 'Close'?": the right name
+    offered the wrong one, and the next check told the list, every metric then to be mended back. A name that
+    several metrics spell alike, listed in another case, is the list's slip; one metric's is still the metric's."""
+    error = _error(tmp_path, **{"source.columns": ["SALES", "volume", "median", "listings", "inventory"]})
+    assert error.endswith(
+        "key `source.columns.0`: got 'SALES'; expected the name as the 6 metrics reading it spell it ('sales': "
+        "metrics.sales_3m.column, metrics.sales_3m_prev.column, metrics.sales_12m.column, ...), which differs only "
+        "in case; did you mean 'sales'? (or those metrics' column 'SALES', if that is how the file writes it)"), error
+    assert _error(tmp_path, **{"metrics.sales_3m.column": "SALES"}).endswith("; did you mean 'sales'?")
+
+
 def test_one_item_written_without_its_list_is_shown_and_told_its_brackets(tmp_path: Path) -> None:
     """Trial 28 (seen in trial 26 and left): `where: {column: citationIssued, in: [YES]}`, one condition without
     its list, was told "got {...}; expected a list", the mapping hidden. Every list key is so: a hard filter too."""

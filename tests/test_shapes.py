@@ -1979,6 +1979,37 @@ def test_a_year_of_day_first_dates_is_told_the_day_first_pattern(tmp_path: Path,
         assert "'%d/%m/%Y' parses them" in problem and "'%m/%d/%Y'" not in problem, problem
 
 
+@pytest.mark.parametrize("given", ["%Y-%m-%d", "%d/%m/%Y %H:%M"])
+def test_a_pattern_no_day_first_date_parses_is_told_the_day_first_one(tmp_path: Path, given: str) -> None:
+    """Trial 72: European index closes dated `dd/mm/yyyy` read by `period_format: '%Y-%m-%d'` (or with a time) were
+    told "'%m/%d/%Y' or '%d/%m/%Y' parses them (these values do not tell day from month: the first is
+    month-first)", though `15/07/1991` is in the column: the examples were the commonest values, the 1st of each
+    month, as trial 37 had found for a column with no pattern. A value that tells day from month is looked for
+    here too, and the one pattern every row parses with named."""
+    days = [date(2004, 1, 1) + timedelta(days=i) for i in range(366)]
+    name = _csv(tmp_path / "closes.csv", ["id", "day", "close"], [["dax", f"{d:%d/%m/%Y}", 10] for d in days])
+    pack = _pack(tmp_path, {"path": name, "grain": "day", "columns": ["close"], "period_column": "day",
+                            "period_format": given, "publication_lag_days": 1},
+                 {"level_now": {"agg": "last", "column": "close", "window": [0, 0]}})
+    for night in (None, date(2005, 1, 4)):  # (no night: no row's date read, the latest night is not known)
+        (problem,) = check_pack(pack, as_of=night, today=TODAY).problems
+        assert problem.startswith(f"key `source.period_format`: got {given!r} for column 'day'; "), problem
+        assert "'%d/%m/%Y' parses them" in problem and "'%m/%d/%Y'" not in problem, problem
+
+
+def test_dates_after_a_weekday_s_name_are_told_the_pattern_that_reads_every_day(tmp_path: Path) -> None:
+    """Trial 72: `Mon 15/07/1991` read by `'%d/%m/%Y'` was told "'Fri %m/%d/%Y' or 'Fri %d/%m/%Y' parses them": the
+    commonest values all named a Friday, taken for the pattern's own text, and none told day from month."""
+    days = [date(2004, 1, 1) + timedelta(days=i) for i in range(366)]
+    name = _csv(tmp_path / "closes.csv", ["id", "day", "close"], [["dax", f"{d:%a %d/%m/%Y}", 10] for d in days])
+    pack = _pack(tmp_path, {"path": name, "grain": "day", "columns": ["close"], "period_column": "day",
+                            "period_format": "%d/%m/%Y", "publication_lag_days": 1},
+                 {"level_now": {"agg": "last", "column": "close", "window": [0, 0]}})
+    for night in (None, date(2005, 1, 4)):
+        (problem,) = check_pack(pack, as_of=night, today=TODAY).problems
+        assert problem.endswith("'%a %d/%m/%Y' parses them"), problem
+
+
 def test_a_date_no_calendar_has_is_a_typo_in_the_rows_not_a_pattern_to_change(tmp_path: Path) -> None:
     """Trial 37: `29/02/2003` and `31/04/2004` among a year of `dd/mm/yyyy` dates read by `'%d/%m/%Y'` were told
     "expected a pattern that parses every row's period (...: check the order of day and month)": the pattern was

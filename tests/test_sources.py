@@ -737,6 +737,30 @@ def test_a_json_record_with_a_key_spelt_otherwise_is_quarantined_not_read_as_a_g
     assert respelt(["city", "Sales", "sales"], ["city", "sales"], set()) == {}
 
 
+def test_a_json_record_writing_a_key_twice_is_quarantined_not_read_by_its_last_value(tmp_path: Path) -> None:
+    """Trial 72: a JSON line `{"tree": "O1T07", ..., "logSize": 4.51, "logSize": 0.5}` (an export appending a
+    corrected field, a merge of two objects) was read by its last value, 0.5, with no line named, and check said
+    ok; `{"tree": "O2T10", "tree": "O2T11", ...}` read O2T10's rows as O2T11's. Which value is meant cannot be told:
+    the record is refused naming the key and its values, attributed to its entity and dated by its own dates where
+    neither is the key written twice; a key the pack does not read, written twice, is no matter."""
+    frame = pl.read_csv(TEXAS, infer_schema_length=0)
+    lines = [json.dumps(row) for row in frame.to_dicts()]
+    austin = next(i for i, r in enumerate(frame.to_dicts()) if r["city"] == "Austin" and r["year"] == "2008")
+    row = frame.row(austin, named=True)
+    lines[austin] = lines[austin][:-1] + ', "sales": "1"}'
+    lines[austin + 1] = lines[austin + 1].replace('"city": "Austin"', '"city": "Austin", "city": "Abilene"')
+    lines[austin + 2] = lines[austin + 2][:-1] + ', "unread": 1, "unread": 2}'
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("\n".join(lines) + "\n")
+    snapshot = read_snapshot(load_criteria(write_pack(tmp_path, jsonl)), AS_OF, today=date(2026, 12, 1))
+    assert snapshot.quarantined.select("source_row", "entity_id", "period", "reason").rows() == [
+        (austin + 1, "Austin", date(2008, int(row["month"]), 1), f"key 'sales' written twice in the record "
+         f"({json.dumps(row['sales'])}, \"1\"): which is meant cannot be told, and the record is not read"),
+        (austin + 2, None, date(2008, int(frame.row(austin + 1, named=True)["month"]), 1),
+         "key 'city' written twice in the record (\"Austin\", \"Abilene\"): which is meant cannot be told, and "
+         "the record is not read")]
+
+
 def test_a_refused_json_record_or_a_line_cut_short_is_dated_by_its_own_dates(tmp_path: Path) -> None:
     """Trial 23: CRAN's package counts, one series in JSON Lines: a record writing `packages` for `Packages`, and a
     line cut short (its closing brace lost), were quarantined with no period, so the series' every metric was

@@ -26,7 +26,7 @@ from opportunity_assets.sources.probes import (
     value_counts,
 )
 from opportunity_assets.sources.reading import SourceError, quote_identifier
-from opportunity_assets.sources.spec import DECIMAL_YEAR
+from opportunity_assets.sources.spec import DECIMAL_YEAR, SourceSpec
 
 if TYPE_CHECKING:
     from opportunity_assets.sources.facts import TableFacts
@@ -155,6 +155,12 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     example = f"e.g. {copies} rows of {entity!r}{at}"
     apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
     finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period
+    if dating := _dating_key(src):  # (trial 72: the day column as the id was told `shape: events`)
+        key, column = dating
+        return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
+                f"{grain.name} with another row ({example}): {column!r} is the column dating the rows (`{key}`), "
+                f"read as the entity too, so each entity is a {grain.name} and the series of that {grain.name} "
+                "share its key: expected the column naming each entity, whose rows recur period after period")
     if facts.named_apart * 2 > facts.groups or (facts.entities == 1 and src.known_at is None and not finer
                                                   and src.entity is None):
         named = f", named {names}" if names else ""
@@ -231,6 +237,16 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def _dating_key(src: SourceSpec) -> tuple[str, str] | None:
+    """The key and column of an entity's column that also dates the rows (`period_column`, `year_column`, ...), or
+    None."""
+    for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column", "week_column",
+                "published_column"):
+        if (column := getattr(src, key)) and column in src.entity_columns:
+            return key, column
+    return None
 
 
 def revisions_unread(pack: CriteriaPack, duplicated: int) -> str | None:

@@ -199,6 +199,11 @@ def _nothing_published(pack: CriteriaPack, night: date, today: date | None) -> s
         return (f"key `nights.start`: got {pack.nights.start.isoformat()}; no row is published by {night}, the first "
                 f"night with data is {span[0]}: expected a first night on or after it (the nights before it have no "
                 "data to scan)")
+    known = pack.source.known_at
+    if known is not None and known > night:  # (trial 72: a known_at days after the latest night blamed the file)
+        return (f"key `source.known_at`: got {known.isoformat()}; no row is published by {night}, every row being "
+                "known on that date (a snapshot is seen from its known-at date on): expected the date the file's "
+                "figures were known, on or before the night")
     return f"key `source.path`: no row is published by {night}; the first night with data is {span[0]}"
 
 
@@ -476,6 +481,12 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             pack, [*found, *past], check_candidates.over_nights(earlier))
         problems += pooled_problems + check_candidates.identities_off_band(pack, [*found, *past], earlier)
         warnings += pooled_warnings
+    elif _band_of_few_going_on(pack, found):  # (trial 72: 2 of 4 indices went on, a band in percent unjudged)
+        try:
+            going_before = [c for _, then in _earlier_candidates(pack, night, _EARLIER_NIGHTS, today) for c in then]
+        except SourceError:
+            going_before = []
+        problems += check_candidates.identities_off_band(pack, [*found, *going_before], _EARLIER_NIGHTS)
     otherwise = periods_written_otherwise(pack, unparsed) if unparsed and not many_unparsed and not not_iso and (
         pack.source.period_column or pack.source.year_column) and pack.source.wide is None \
         else None  # a few rows' dates written another way
@@ -530,6 +541,14 @@ def _filled_somewhere(pack: CriteriaPack, columns: list[str]) -> set[str]:
     counts = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.value_of(pack.source, c)} IS NOT NULL"
                                   for c in columns])
     return {c for c, n in zip(columns, counts, strict=True) if n}
+
+
+def _band_of_few_going_on(pack: CriteriaPack, found: list[Candidate]) -> bool:
+    """Whether an identity's `expected` band is judged on fewer candidates going on tonight than the judgment needs
+    (`check_candidates.ENOUGH`), on a source of enough entities: a cap or the filters leave too few, and the
+    nights before are pooled as for a source of fewer entities."""
+    banded = any(identity.expected is not None for identity in pack.integrity.identities)
+    return banded and sum(c.went_on for c in found) < check_candidates.ENOUGH
 
 
 def _judged(found: list[Candidate]) -> list[Candidate]:

@@ -195,8 +195,9 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
     value starts with the same text of no digit (R's `X2000` for a column named 2000, `FY2015`), those patterns and
     a bare year after it (`'X%Y'`)."""
     values = [v.strip() for v in values if v.strip()]
-    lead = _common_lead(values)
-    tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q))] if lead.strip() else _PATTERNS
+    lead = _weekday_lead(values) or _common_lead(values)
+    tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q) and not (
+        lead.startswith("%") and re.search("%[aA]", q)))] if lead.strip() else _PATTERNS
     fits = [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
     zeros = re.fullmatch(r".*\d(\.0+)", values[0]) if values and not fits else None
     if zeros is not None and all(v.endswith(zeros[1]) for v in values):
@@ -204,6 +205,28 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
         whole = [v.removesuffix(zeros[1]) for v in values]
         return [p + zeros[1] for p in fitting_patterns(whole) if "%" in p and p + zeros[1] not in given]
     return fits
+
+
+_WEEKDAY_LEAD = re.compile(r"(?P<day>(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*)(?P<gap>[^\w%]+)(?=\d)")
+"""A weekday's name before the rest of a date (`Fri 01/01/1993`, `Monday, 15/07/1991`)."""
+
+
+def _weekday_lead(values: list[str]) -> str:
+    """`'%a '` (`'%A, '` for names in full) where every value starts with a weekday's name and the same text after
+    it, whichever days they name: strptime's name of any day, not the sample's one day as the pattern's own text
+    (trial 72: `'Fri %m/%d/%Y'`, which reads Fridays alone); empty otherwise."""
+    found = [_WEEKDAY_LEAD.match(v) for v in values]
+    if not values or None in found:
+        return ""
+    full = {m["day"].lower() in _WEEKDAYS for m in found if m}
+    gaps = {m["gap"] for m in found if m}
+    if len(full) != 1 or len(gaps) != 1 or not all(m["day"].lower()[:3] in {d[:3] for d in _WEEKDAYS} and (
+            len(m["day"]) == 3 or m["day"].lower() in _WEEKDAYS) for m in found if m):
+        return ""
+    return ("%A" if full.pop() else "%a") + gaps.pop()
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _common_lead(values: list[str]) -> str:

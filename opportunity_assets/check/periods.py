@@ -131,9 +131,10 @@ def counted_from_unparsed(column: str, within: str, unparsed: list[str], which: 
             "period, the file exported so")
 
 
-_TELLS_DAY = r"^\s*\d{1,2}[^0-9]+(1[3-9]|2[0-9]|3[01])[^0-9]|^\s*(1[3-9]|2[0-9]|3[01])[^0-9]+\d{1,2}[^0-9]"
+_TELLS_DAY = r"^[^0-9]*\d{1,2}[^0-9]+(1[3-9]|2[0-9]|3[01])[^0-9]|^[^0-9]*(1[3-9]|2[0-9]|3[01])[^0-9]+\d{1,2}[^0-9]"
 """A date written day and month first, in either order, whose first or second number is above 12 (`13/01/2004`,
-`1/30/2004`): a value that tells which of the two is the day."""
+`1/30/2004`, or after a weekday's name, `Mon 15/07/1991`: trial 72): a value that tells which of the two is the
+day."""
 
 
 def telling_day_from_month(pack: CriteriaPack, within: str, column: str, where: str, values: list[str]) -> list[str]:
@@ -377,7 +378,9 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
                 f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     if src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered  # (no pattern reads a row's number: `decimal_year` over R's `rownames`)
-    fits = suggested_pattern(unparsed, src.period_patterns)
+    # (trial 72: the commonest values, the 1st of each month, were told both orders over a day-first column)
+    fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
+                                                    "IS NULL", unparsed), src.period_patterns)
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
 

@@ -379,6 +379,11 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         if not isinstance(record, dict):
             rejected.append(Rejected(number, f"a JSON {_JSON_KINDS.get(type(record), 'value')}, not an object", None))
             continue
+        if (twice := _written_twice(record, needed)) is not None:
+            rejected.append(Rejected(number, twice, _cell(record, entity, ENTITY_JOINER),
+                                     (tuple(_text(record.get(c)) for c in dated),) if dated and not
+                                     set(dated) & set(getattr(record, "twice", {})) else ()))
+            continue
         seen.update(record.keys())
         for key, value in record.items():
             if isinstance(value, dict):
@@ -451,14 +456,14 @@ _JSON_KINDS = {list: "list", type(None): "null", str: "string", int: "number", f
 """How a JSON line that is no object is named in its row's quarantine reason."""
 
 
-def json_array(data: bytes) -> list[Any] | None:
+def json_array(data: bytes, pairs: bool = False) -> list[Any] | None:
     """The items of a file's bytes that are one JSON array (a JSON document of records, as an API or `json.dump`
-    writes them, not JSON Lines), else None."""
+    writes them, not JSON Lines), else None; `pairs`: each object a `_Record`."""
     text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text.startswith(b"["):
         return None
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_object if pairs else None)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
     return document if isinstance(document, list) else None
@@ -497,11 +502,54 @@ def _json_value(line: bytes) -> bool:
     return True
 
 
+class _Record(dict[str, Any]):
+    """A JSON object as `json` reads it (a key written twice keeps its last value), with the values of each key it
+    writes more than once (`twice`)."""
+
+    twice: dict[str, list[Any]]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> _Record:
+    """A JSON object from its pairs as written (`json`'s `object_pairs_hook`), its keys written twice kept aside."""
+    record = _Record(pairs)
+    counts = Counter(key for key, _ in pairs)
+    record.twice = {key: [v for k, v in pairs if k == key] for key, n in counts.items() if n > 1}
+    return record
+
+
+def _written_twice(record: dict[str, Any], needed: Sequence[str]) -> str | None:
+    """The reason of a record writing a key the pack reads more than once (`{"sales": 5, "sales": 7}`: an export
+    appending a corrected field, two objects merged), whose value cannot be told (trial 72: the last was read, with
+    no line named); None otherwise."""
+    twice = getattr(record, "twice", {})
+    key = next((k for k in needed if k in twice), None)
+    if key is None:
+        return None
+    values = ", ".join(json.dumps(v) for v in twice[key])
+    times = "twice" if len(twice[key]) == 2 else f"{len(twice[key])} times"
+    return f"key {key!r} written {times} in the record ({values}): which is meant cannot be told, and the record is " \
+        "not read"
+
+
+def _text(value: Any) -> str | None:
+    """A JSON value as the source's text rows hold it: a text as written, another value as JSON, null as None."""
+    return None if value is None else value if isinstance(value, str) else json.dumps(value)
+
+
+def _cell(record: dict[str, Any], columns: Sequence[str], joiner: str) -> str | None:
+    """A record's entity as its columns name it (joined, for a key of several), None where one is empty or written
+    twice."""
+    twice = getattr(record, "twice", {})
+    parts = [None if c in twice else _text(record.get(c)) for c in columns]
+    return None if not parts or None in parts else joiner.join(str(p) for p in parts)
+
+
 def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(position, the record or the error that kept it from parsing) of each record: a JSON Lines file's lines
-    (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1."""
+    (blank ones skipped, numbered as an editor shows them), or a JSON array's items, numbered from 1. A record
+    keeps aside the values of a key it writes twice (`_Record`)."""
     data = read_bytes(path)
-    items = json_array(data)
+    items = json_array(data, pairs=True)
     if items is not None:
         yield from enumerate(items, start=1)
         return
@@ -513,7 +561,7 @@ def _json_records(path: Path) -> Iterator[tuple[int, Any]]:
         # a line that is not UTF-8 is read as Windows-1252, as a CSV line is (trial 31: a name in one byte a
         # letter, `"mâle"`, was quarantined as "not a JSON object")
         try:
-            yield number, json.loads(decoded_line(raw)[0])
+            yield number, json.loads(decoded_line(raw)[0], object_pairs_hook=_object)
         except json.JSONDecodeError as exc:
             yield number, exc
 

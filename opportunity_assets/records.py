@@ -162,6 +162,11 @@ class Candidate(FrozenRecord):
     the entity's own scale (`series.log_level`). The same for every candidate going on; annual grains only (within a
     year each entity's own season moves it apart from the shared move; trial 53's judging of every grain's changes
     net of it doubted 49 more clean held-out Texas picks: withdrawn)."""
+    shared_spreads: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Per source column, the robust spread (1.4826 × the MAD) of the scanned entities' changes into each period of
+    `shared_changes`, by periods back: the yardstick of one period's changes across entities, which an entity's
+    move is judged against beside its own past (`shifts.ColumnFacts.spread`). Annual grains only, as
+    `shared_changes`."""
     shared_levels: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per source column, the value more than half the scanned entities hold alike in each period of the kept
     history, by periods back, where `integrity.MIN_PEERS` or more have one: a national index every state's rows

@@ -448,7 +448,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             continue
         share = column in shares  # its changes on their own scale: the night's shared moves are log changes
         facts = ColumnFacts(column, material.get(column, frozenset()),
-                            None if share else candidate.shared_changes.get(column), column in signed,
+                            None if share else candidate.shared_changes.get(column),
+                            None if share else candidate.shared_spreads.get(column), column in signed,
                             candidate.typical_scales.get(column), counted if share else None,
                             unwritten if column in summed else None)
         shifts.shifts(found, spec, facts)

@@ -145,8 +145,8 @@ class Candidate(FrozenRecord):
     peers: dict[str, dict[str, float]] = Field(default_factory=dict)
     """The night's cross-section, the same for every candidate going on (the others have none: they are not
     verified): per source column, the median, robust scale (1.4826 × MAD) and count of the scanned entities' latest
-    period-on-period change (log). A reference distribution for the verifier's cross-sectional check, never a
-    ranking."""
+    period-on-period change (log), and of their latest levels (`verifications.peers.levels`). A reference
+    distribution for the verifier's cross-sectional checks, never a ranking."""
 
     typical_scales: dict[str, float] = Field(default_factory=dict)
     """Per source column, the median over the scanned entities of each one's robust scale (1.4826 × MAD) of its
@@ -242,7 +242,8 @@ class DataFinding(FrozenRecord):
 
     rule: str
     """`level_shift`, `spike`, `out_of_range`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`,
-    `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_peers` (off the figure tonight's
+    `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_level` (far off tonight's
+    entities' levels), `off_peers` (off the figure tonight's
     entities carry alike), `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by
     more than its rounding)."""
     check: str

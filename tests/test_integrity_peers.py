@@ -144,3 +144,37 @@ def test_the_scan_gives_the_spread_of_tonights_entities_changes_into_each_year(t
     assert candidate.shared_spreads["tax"]["0"] == pytest.approx(1.4826 * float(np.median(deviations)), rel=0.02)
     assert sorted(candidate.shared_spreads["tax"]) == sorted(candidate.shared_changes["tax"])
     assert candidate.shared_spreads["tax"]["1"] < 1e-3
+
+
+def _off_level(latest: np.ndarray, entity: int) -> list[str]:
+    """The messages `peers.off_level` writes on entity `entity`'s series (its latest figure `latest[entity]`, the
+    eleven years before it at that level) against tonight's entities' latest figures `latest`."""
+    values = np.full(12, latest[entity])
+    series = Series(periods=[str(1980 + i) for i in range(12)], values={"x": values}, judged_from=9, per_year=1)
+    found = Findings(series)
+    peers.off_level(found, integrity_spec.IntegritySpec(), "x", peers.levels(latest))
+    return [f"{f.rule} {f.effect}: {f.message}" for f in found.items]
+
+
+def test_a_figure_far_outside_the_band_tonights_entities_hold_and_beyond_every_other_is_in_other_units() -> None:
+    """Trial 67: a state's income a head, or its unemployment rate, ×10 in every row left no break in its own
+    history and reached act-on. Against the levels tonight's entities hold (rates within a band) it is plain; a
+    column of sizes spreads its entities over orders of magnitude, and a figure ×10 the largest there, or one far out
+    but not beyond every other's, is no unit slip."""
+    rates = np.array([4.1, 5.0, 6.2, 5.5, 7.9, 3.6, 4.8, 6.6, 5.2, 9.1, 4.4, 5.9])
+    assert all(_off_level(rates, e) == [] for e in range(len(rates)))
+    slipped = rates.copy()
+    slipped[3] *= 10
+    (message,) = _off_level(slipped, 3)
+    assert message == ("off_level doubt: x 55 in 1991 is 7.6 MADs above the levels of tonight's 12 entities "
+                       "(typically 5.539, spread by a factor of 1.35) and above every other entity's (9.1): in other "
+                       "units than theirs (a unit slip?)")
+    tenth = rates.copy()
+    tenth[0] /= 10
+    assert _off_level(tenth, 0)[0].startswith("off_level doubt: x 0.41 in 1991 is ")
+    two = slipped.copy()
+    two[7] *= 10  # another as far out: the first is beyond every other entity's but one
+    assert _off_level(two, 3) == []
+    sizes = np.array([120.0, 4_500.0, 38.0, 980.0, 15_000.0, 260.0, 7.5, 2_100.0, 640.0, 55.0, 31_000.0, 410.0])
+    sizes[10] *= 10
+    assert _off_level(sizes, 10) == []

@@ -13,7 +13,7 @@ import pytest
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.sources.snapshot import read_snapshot
-from opportunity_assets.verifications import integrity_spec, peers, shifts
+from opportunity_assets.verifications import integrity, integrity_spec, peers, shifts
 from opportunity_assets.verifications.series import Findings, Series
 from opportunity_assets.verifications.shifts import ColumnFacts
 from tests.test_integrity import _annual_tax_candidate
@@ -178,3 +178,21 @@ def test_a_figure_far_outside_the_band_tonights_entities_hold_and_beyond_every_o
     sizes = np.array([120.0, 4_500.0, 38.0, 980.0, 15_000.0, 260.0, 7.5, 2_100.0, 640.0, 55.0, 31_000.0, 410.0])
     sizes[10] *= 10
     assert _off_level(sizes, 10) == []
+
+
+def test_a_figure_most_entities_carry_alike_is_judged_by_in_step_not_by_its_level(tmp_path: Path) -> None:
+    """A national index every state's rows carry (one figure, most entities alike) has no spread of levels: a state
+    carrying it at a fixed multiple (a regional index at 1.06 of the national) is `in_step`'s to judge, and holds;
+    no `off_level` for it, whose floor of a spread would read 6% as 12 MADs."""
+    index = 67.0 * np.exp(np.cumsum(np.full(12, 0.009)))
+    rows = [[f"s{e}", 1983 + i, round(float(v) * (1.06 if e == 0 else 1.0), 4)]
+            for e in range(10) for i, v in enumerate(index)]
+    from tests.test_integrity import _candidate
+
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
+              "columns": ["tax"], "publication_lag_days": 120}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
+                                           "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
+    candidate = _candidate(pack, date(1995, 5, 31), "s0")
+    assert candidate.shared_levels["tax"] and candidate.peers["tax"]["level_scale"] < 0.01
+    assert [f.rule for f in integrity.check(pack, candidate)] == []

@@ -470,7 +470,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             regularity.rounded(found, spec, column, reads)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
-            off_level(found, spec, column, candidate.peers[column])
+            if column not in candidate.shared_levels:  # (a figure they carry alike is `in_step`'s to judge)
+                off_level(found, spec, column, candidate.peers[column])
         in_step(found, spec, column, candidate.shared_levels.get(column))
     for column, copied in sorted(candidate.copies.items()):
         _copied(found, spec, column, copied)

@@ -145,8 +145,8 @@ class Candidate(FrozenRecord):
     peers: dict[str, dict[str, float]] = Field(default_factory=dict)
     """The night's cross-section, the same for every candidate going on (the others have none: they are not
     verified): per source column, the median, robust scale (1.4826 × MAD) and count of the scanned entities' latest
-    period-on-period change (log). A reference distribution for the verifier's cross-sectional check, never a
-    ranking."""
+    period-on-period change (log), and of their latest levels (`verifications.peers.levels`). A reference
+    distribution for the verifier's cross-sectional checks, never a ranking."""
 
     typical_scales: dict[str, float] = Field(default_factory=dict)
     """Per source column, the median over the scanned entities of each one's robust scale (1.4826 × MAD) of its
@@ -162,6 +162,11 @@ class Candidate(FrozenRecord):
     the entity's own scale (`series.log_level`). The same for every candidate going on; annual grains only (within a
     year each entity's own season moves it apart from the shared move; trial 53's judging of every grain's changes
     net of it doubted 49 more clean held-out Texas picks: withdrawn)."""
+    shared_spreads: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Per source column, the robust spread (1.4826 × the MAD) of the scanned entities' changes into each period of
+    `shared_changes`, by periods back: the yardstick of one period's changes across entities, which an entity's
+    move is judged against beside its own past (`shifts.ColumnFacts.spread`). Annual grains only, as
+    `shared_changes`."""
     shared_levels: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per source column, the value more than half the scanned entities hold alike in each period of the kept
     history, by periods back, where `integrity.MIN_PEERS` or more have one: a national index every state's rows
@@ -237,7 +242,8 @@ class DataFinding(FrozenRecord):
 
     rule: str
     """`level_shift`, `spike`, `out_of_range`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`,
-    `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_peers` (off the figure tonight's
+    `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_level` (far off tonight's
+    entities' levels), `off_peers` (off the figure tonight's
     entities carry alike), `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by
     more than its rounding)."""
     check: str

@@ -904,7 +904,7 @@ def test_a_signed_column_above_zero_throughout_is_judged_on_its_own_scale_near_z
         series = Series(periods=[f"p{i}" for i in range(len(values))], values={"ls": values},
                         judged_from=len(values) - 4, per_year=4)
         found = Findings(series)
-        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("ls", frozenset({0, 1, 2, 3}), None, signed))
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("ls", frozenset({0, 1, 2, 3}), signed=signed))
         return [f.rule for f in found.items]
 
     near_zero = np.append(rate, [0.084, 0.003, 0.139])

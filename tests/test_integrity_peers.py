@@ -9,11 +9,14 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.sources.snapshot import read_snapshot
-from opportunity_assets.verifications import integrity_spec, peers
+from opportunity_assets.verifications import integrity, integrity_spec, peers, shifts
 from opportunity_assets.verifications.series import Findings, Series
+from opportunity_assets.verifications.shifts import ColumnFacts
+from tests.test_integrity import _annual_tax_candidate
 from tests.test_shapes import _csv
 from tests.test_shapes import _pack as _shapes_pack
 
@@ -77,3 +80,119 @@ def test_the_scan_gives_every_grain_the_levels_its_entities_carry_alike(tmp_path
     assert candidate.shared_levels["index"]["0"] == 50.0 + 64
 
 
+
+
+def _annual_shift(changes: list[float], move: float, shared: float | None = None,
+                  spread: float | None = None) -> list[str]:
+    """The messages `shifts.shifts` writes on an annual series of `changes` (log) then `move` into its second-latest
+    year, held the latest; with tonight's entities' median change into that year (`shared`) and their spread about
+    it (`spread`), every judged year read by the score."""
+    level = 100.0 * np.exp(np.cumsum([0.0, *changes, move, 0.0]))
+    series = Series(periods=[str(1960 + i) for i in range(len(level))], values={"x": level},
+                    judged_from=len(level) - 3, per_year=1)
+    found = Findings(series)
+    back = {"1": shared} if shared is not None else None
+    width = {"1": spread} if spread is not None else None
+    shifts.shifts(found, integrity_spec.IntegritySpec(),
+                  ColumnFacts("x", frozenset(range(3)), shared=back, spread=width))
+    return [f.message for f in found.items]
+
+
+_NOISY = [0.04, -0.04, 0.0, 0.05, -0.05] * 3
+"""Fifteen annual changes within ± 5%: a scale of about 5.9%, a short history's."""
+_CALM = [0.005, -0.005, 0.0, 0.004, -0.004] * 3
+"""Fifteen annual changes within ± 0.5%."""
+
+
+def test_a_move_unusual_for_the_entity_and_far_from_tonights_entities_is_a_shift() -> None:
+    """Trial 67: on an annual panel the entity's own yardstick is 8-20 past changes; a planted ×1.15-×1.22 in a
+    state's output read 3.4-3.7 MADs of them, under the 4 a scored period needs, and reached act-on, while the
+    states' changes into that year lay within ± 2%. Unusual for the entity (3 MADs or more) and far out against
+    tonight's entities that year, it is a shift; either alone is not."""
+    assert _annual_shift(_NOISY, 0.2) == []  # 3.4 MADs of its own: under 4
+    (message,) = _annual_shift(_NOISY, 0.2, shared=0.02, spread=0.02)
+    assert message == ("x 122.1 in 1976 moved +22% from the period before: 3.4 MADs above its period-on-period "
+                       "changes since 1961 (typically +0% ± 5.9%), and 8.9 MADs above tonight's entities' changes "
+                       "into that period (typically +2% ± 2.0%), and it stays")
+    assert _annual_shift(_NOISY, 0.12, shared=0.02, spread=0.01) == []  # 2.0 MADs of its own: its usual move
+    assert _annual_shift(_NOISY, 0.2, shared=0.17, spread=0.04) == []  # the states' year: 0.75 MADs from them
+
+
+def test_a_move_tonights_entities_spread_as_wide_that_year_is_no_shift() -> None:
+    """Trial 67: Produc's private capital is re-benchmarked every five years, and in those years the states move by
+    -8% to +25%; a calm state's +20% was 8 MADs and more of its own changes, and doubted 8 of 62 clean act-on
+    picks. A move within the spread tonight's entities made into that year is theirs; the same move in a year they
+    kept within ± 1% is a shift, as it is with no cross-section at all. A unit-sized move every entity made alike is
+    the feed's, never an excuse."""
+    assert _annual_shift(_CALM, 0.18) != []
+    assert _annual_shift(_CALM, 0.18, shared=0.06, spread=0.10) == []
+    assert _annual_shift(_CALM, 0.18, shared=0.0, spread=0.01) != []
+    slip = math.log(0.1)
+    (message,) = _annual_shift(_CALM, slip, shared=slip, spread=0.01)
+    assert "tonight's entities moved alike into that period" in message
+
+
+def test_the_scan_gives_the_spread_of_tonights_entities_changes_into_each_year(tmp_path: Path) -> None:
+    """Each candidate going on carries, beside the median change into each judged year, the robust spread of the
+    scanned entities' changes about it: 1.4826 × their median absolute deviation, each change on its entity's own
+    log scale."""
+    moves = [0.0, 0.01, -0.01, 0.03, -0.03, 0.05, -0.05, 0.08, -0.08, 0.2]  # ten states' moves into 1993
+    rows = [[f"s{e}", year, round(100.0 * (1 + e) * math.exp(moves[e] if year == 1993 else 0.0), 6)]
+            for e in range(10) for year in range(1985, 1994)]
+    candidate = _annual_tax_candidate(tmp_path, rows)
+    deviations = np.abs(np.array(moves) - np.median(moves))
+    assert candidate.shared_spreads["tax"]["0"] == pytest.approx(1.4826 * float(np.median(deviations)), rel=0.02)
+    assert sorted(candidate.shared_spreads["tax"]) == sorted(candidate.shared_changes["tax"])
+    assert candidate.shared_spreads["tax"]["1"] < 1e-3
+
+
+def _off_level(latest: np.ndarray, entity: int) -> list[str]:
+    """The messages `peers.off_level` writes on entity `entity`'s series (its latest figure `latest[entity]`, the
+    eleven years before it at that level) against tonight's entities' latest figures `latest`."""
+    values = np.full(12, latest[entity])
+    series = Series(periods=[str(1980 + i) for i in range(12)], values={"x": values}, judged_from=9, per_year=1)
+    found = Findings(series)
+    peers.off_level(found, integrity_spec.IntegritySpec(), "x", peers.levels(latest))
+    return [f"{f.rule} {f.effect}: {f.message}" for f in found.items]
+
+
+def test_a_figure_far_outside_the_band_tonights_entities_hold_and_beyond_every_other_is_in_other_units() -> None:
+    """Trial 67: a state's income a head, or its unemployment rate, ×10 in every row left no break in its own
+    history and reached act-on. Against the levels tonight's entities hold (rates within a band) it is plain; a
+    column of sizes spreads its entities over orders of magnitude, and a figure ×10 the largest there, or one far out
+    but not beyond every other's, is no unit slip."""
+    rates = np.array([4.1, 5.0, 6.2, 5.5, 7.9, 3.6, 4.8, 6.6, 5.2, 9.1, 4.4, 5.9])
+    assert all(_off_level(rates, e) == [] for e in range(len(rates)))
+    slipped = rates.copy()
+    slipped[3] *= 10
+    (message,) = _off_level(slipped, 3)
+    assert message == ("off_level doubt: x 55 in 1991 is 7.6 MADs above the levels of tonight's 12 entities "
+                       "(typically 5.539, spread by a factor of 1.35) and above every other entity's (9.1): in other "
+                       "units than theirs (a unit slip?)")
+    tenth = rates.copy()
+    tenth[0] /= 10
+    assert _off_level(tenth, 0)[0].startswith("off_level doubt: x 0.41 in 1991 is ")
+    two = slipped.copy()
+    two[7] *= 10  # another as far out: the first is beyond every other entity's but one
+    assert _off_level(two, 3) == []
+    sizes = np.array([120.0, 4_500.0, 38.0, 980.0, 15_000.0, 260.0, 7.5, 2_100.0, 640.0, 55.0, 31_000.0, 410.0])
+    sizes[10] *= 10
+    assert _off_level(sizes, 10) == []
+
+
+def test_a_figure_most_entities_carry_alike_is_judged_by_in_step_not_by_its_level(tmp_path: Path) -> None:
+    """A national index every state's rows carry (one figure, most entities alike) has no spread of levels: a state
+    carrying it at a fixed multiple (a regional index at 1.06 of the national) is `in_step`'s to judge, and holds;
+    no `off_level` for it, whose floor of a spread would read 6% as 12 MADs."""
+    index = 67.0 * np.exp(np.cumsum(np.full(12, 0.009)))
+    rows = [[f"s{e}", 1983 + i, round(float(v) * (1.06 if e == 0 else 1.0), 4)]
+            for e in range(10) for i, v in enumerate(index)]
+    from tests.test_integrity import _candidate
+
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "tax"], rows), "grain": "year", "year_column": "year",
+              "columns": ["tax"], "publication_lag_days": 120}
+    pack = _shapes_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "tax"},
+                                           "level_then": {"agg": "last", "column": "tax", "window": [2, 2]}})
+    candidate = _candidate(pack, date(1995, 5, 31), "s0")
+    assert candidate.shared_levels["tax"] and candidate.peers["tax"]["level_scale"] < 0.01
+    assert [f.rule for f in integrity.check(pack, candidate)] == []

@@ -367,13 +367,14 @@ def _sampled(history: pl.DataFrame) -> pl.DataFrame:
 
 
 def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int, signed: set[str],
-                    shares: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
-    """`Candidate.shared_changes`: the median of the scanned entities' changes into each of the latest `periods`
-    periods (the verifier's reach), where `MIN_PEERS` or more had one: the judged periods, and the history's, which
-    tell what a usual year's shared move is. Each change on its entity's own scale
-    (`_log_level`, as `series.log_level` takes the entity's own), between consecutive kept periods, every period's
-    median in one pass (a daily source has thousands of periods), of `_sampled` entities; only rows known on the
-    night are in the scan's history."""
+                    shares: frozenset[str] = frozenset()
+                    ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """`Candidate.shared_changes` and `Candidate.shared_spreads`: the median of the scanned entities' changes into
+    each of the latest `periods` periods (the verifier's reach), and their robust spread about it, where `MIN_PEERS`
+    or more had one: the judged periods, and the history's, which tell what a usual year's shared move is. Each
+    change on its entity's own scale (`_log_level`, as `series.log_level` takes the entity's own), between
+    consecutive kept periods, every period's median in one pass (a daily source has thousands of periods), of
+    `_sampled` entities; only rows known on the night are in the scan's history."""
     ordered = _sampled(history).filter(pl.col("periods_ago") <= periods).sort("entity_id", "periods_ago",
                                                                     descending=[False, True])
     levels = ordered.select("entity_id", "periods_ago",
@@ -384,13 +385,16 @@ def _shared_changes(history: pl.DataFrame, columns: list[str], periods: int, sig
         for c in columns))
     changes = changes.with_columns(pl.when(pl.col(c).is_finite()).then(pl.col(c)).alias(c) for c in columns)
     cross = changes.filter(pl.col("periods_ago") < periods).group_by("periods_ago").agg(
-        *(pl.col(c).median().alias(c) for c in columns), *(pl.col(c).count().alias(f"__n_{c}") for c in columns))
+        *(pl.col(c).median().alias(c) for c in columns), *(pl.col(c).count().alias(f"__n_{c}") for c in columns),
+        *((pl.col(c) - pl.col(c).median()).abs().median().alias(f"__mad_{c}") for c in columns))
     shared: dict[str, dict[str, float]] = {}
+    spreads: dict[str, dict[str, float]] = {}
     for row in cross.sort("periods_ago").iter_rows(named=True):
         for column in columns:
             if row[f"__n_{column}"] >= MIN_PEERS and row[column] is not None:
                 shared.setdefault(column, {})[str(row["periods_ago"])] = float(row[column])
-    return shared
+                spreads.setdefault(column, {})[str(row["periods_ago"])] = 1.4826 * float(row[f"__mad_{column}"])
+    return shared, spreads
 
 
 def _shared_levels(history: pl.DataFrame, columns: list[str], periods: int) -> dict[str, dict[str, float]]:
@@ -695,13 +699,14 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     shares = frozenset(pack.source.share_columns)
     # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
     # ACT's takings barely rise into a December quarter that lifts every other state's)
-    shared = _shared_changes(history, pack.columns, reach, signed, shares) if going and pack.grain.per_year == 1 \
-        else {}
+    shared, spreads = _shared_changes(history, pack.columns, reach, signed, shares) \
+        if going and pack.grain.per_year == 1 else ({}, {})
     levels = _shared_levels(history, pack.columns, reach) if going else {}
     written = _shared_decimals(history, pack.columns, reach, pack.integrity.precision.max_decimals) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     typical = _typical_scales(history, pack.columns, signed, shares) if going else {}
     candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
+                                       "shared_spreads": spreads,
                                        "shared_levels": levels, "shared_decimals": written,
                                        "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),

@@ -46,7 +46,7 @@ from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Re
 from opportunity_assets.text import first_of
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
-from opportunity_assets.verifications.peers import in_step
+from opportunity_assets.verifications.peers import in_step, levels, off_level
 from opportunity_assets.verifications.series import (
     COUNT_OFFSET,
     MIN_SAMPLE,
@@ -412,13 +412,16 @@ def two_period_changes(before: np.ndarray, now: np.ndarray) -> np.ndarray:
 
 def night_peers(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """The night's cross-section: per column, the median, robust scale and count of every scanned entity's latest
-    period-on-period change (`before` and `now`: each column's two latest values, one entity a position). A
-    reference distribution, never a ranking."""
+    period-on-period change (`before` and `now`: each column's two latest values, one entity a position), and of
+    their latest levels (`peers.levels`). A reference distribution, never a ranking."""
     out: dict[str, dict[str, float]] = {}
     for column, latest in now.items():
         stick = robust(two_period_changes(before[column], latest), "")
         if stick is not None:
             out[column] = {"median": stick.median, "scale": stick.scale, "count": float(stick.count)}
+        level = levels(latest)
+        if level:
+            out.setdefault(column, {}).update(level)
     return out
 
 
@@ -448,7 +451,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             continue
         share = column in shares  # its changes on their own scale: the night's shared moves are log changes
         facts = ColumnFacts(column, material.get(column, frozenset()),
-                            None if share else candidate.shared_changes.get(column), column in signed,
+                            None if share else candidate.shared_changes.get(column),
+                            None if share else candidate.shared_spreads.get(column), column in signed,
                             candidate.typical_scales.get(column), counted if share else None,
                             unwritten if column in summed else None)
         shifts.shifts(found, spec, facts)
@@ -466,6 +470,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             regularity.rounded(found, spec, column, reads)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
+            if column not in candidate.shared_levels:  # (a figure they carry alike is `in_step`'s to judge)
+                off_level(found, spec, column, candidate.peers[column])
         in_step(found, spec, column, candidate.shared_levels.get(column))
     for column, copied in sorted(candidate.copies.items()):
         _copied(found, spec, column, copied)
@@ -519,6 +525,9 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule == "out_of_range":
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "
                 f"{times(finding.size or 0.0)} times beyond every earlier value")
+    if finding.rule == "off_level":
+        return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.1f} MADs off " \
+            "tonight's entities' levels, beyond every other's"
     if finding.rule == "off_peers":
         return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: off the figure tonight's " \
             "entities carry alike"

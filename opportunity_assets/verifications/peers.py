@@ -5,6 +5,10 @@ An entity whose figure was the shared one (or a fixed multiple of it) in nearly 
 judged period has a feed of its own that froze, fell behind or was rescaled: its own changes (+0.9% a quarter, within
 a floor of 0.5%) say nothing, the others' exact figure does. An entity whose figure is a fixed multiple of a unit
 slip's size of everyone else's in every period is in other units throughout, with no break in its history to find.
+
+A column whose levels tonight's entities hold within a narrow band (a rate, a price, an income a head) judges an
+entity's latest figure against them (`off_level`): far outside their band and beyond every other entity's, it is in
+other units than theirs, from however long ago (×10 in every row leaves the entity's own history looking like itself).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from opportunity_assets.verifications.integrity_spec import IntegritySpec
-from opportunity_assets.verifications.series import MIN_SAMPLE, Findings, format_number, period_span
+from opportunity_assets.verifications.series import MIN_SAMPLE, MIN_SCALE, Findings, format_number, period_span, robust
 
 HELD = 0.9
 """Share of its past periods whose figure must be the shared one times the entity's fixed factor for the column to
@@ -86,3 +90,54 @@ def in_step(found: Findings, spec: IntegritySpec, column: str, levels: Mapping[s
                   f"{format_number(float(shared[t]))} most of tonight's entities carry alike, {since}: in other units "
                   "than theirs throughout (a unit slip?)",
                   f"confirm the units of {column} with the source")
+
+
+_MIN_LEVELS = 8
+"""Fewest scanned entities with a positive latest figure for their levels to be a yardstick (`integrity.MIN_PEERS`)."""
+
+
+def levels(latest: np.ndarray) -> dict[str, float]:
+    """Tonight's entities' latest levels of a column (`latest`: one entity a position): the median and robust scale
+    of their logs, their count, and the two largest and two smallest figures (so that an entity's own figure can be
+    told beyond every other's); none with fewer than `_MIN_LEVELS` positive figures."""
+    figures = np.sort(latest[np.isfinite(latest) & (latest > 0)])
+    stick = robust(np.log(figures), "") if len(figures) >= _MIN_LEVELS else None
+    if stick is None:
+        return {}
+    return {"level_median": stick.median, "level_scale": stick.scale, "level_count": float(len(figures)),
+            "level_top": float(figures[-1]), "level_second": float(figures[-2]), "level_bottom": float(figures[0]),
+            "level_next": float(figures[1])}
+
+
+def off_level(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
+    """The entity's latest figure `level_shift.threshold_mads` or more robust scales of tonight's entities' log
+    levels (`levels`, the scale at least `MIN_SCALE`) from their median, and beyond every other entity's figure:
+    in other units than theirs (a rate written as a percent, a price in cents), with `out_of_range`'s effect. A
+    column of sizes (sales, population) spreads its entities over orders of magnitude, so only a column they hold
+    within a band is judged so; a move into it is `shifts`' to name (judged once). Trial 67: a state's income a head,
+    or its unemployment rate, ×10 in every row had no break in its own history, and reached act-on."""
+    if peers.get("level_count", 0) < _MIN_LEVELS:
+        return
+    series = found.series
+    raw = series.values[column]
+    last = series.length - 1
+    value = float(raw[last])
+    if not (math.isfinite(value) and value > 0) or any(
+            f.column == column and f.rule in ("level_shift", "spike", "out_of_range") for f in found.items):
+        return
+    z = (math.log(value) - peers["level_median"]) / max(peers["level_scale"], MIN_SCALE)
+    if z > 0:
+        other = peers["level_second"] if value == peers["level_top"] else peers["level_top"]
+        beyond = value > other
+    else:
+        other = peers["level_next"] if value == peers["level_bottom"] else peers["level_bottom"]
+        beyond = value < other
+    if abs(z) < spec.level_shift.threshold_mads or not beyond:
+        return
+    typical = math.exp(peers["level_median"])
+    found.add("off_level", spec.out_of_range.effect, column, [last], value, abs(z),
+              f"{column} {format_number(value)} in {series.periods[last]} is {abs(z):.1f} MADs "
+              f"{'above' if z > 0 else 'below'} the levels of tonight's {int(peers['level_count'])} entities "
+              f"(typically {format_number(typical)}, spread by a factor of {math.exp(peers['level_scale']):.2f}) and "
+              f"{'above' if z > 0 else 'below'} every other entity's ({format_number(other)}): in other units than "
+              "theirs (a unit slip?)", f"confirm the units of {column} with the source")

@@ -147,6 +147,10 @@ class Candidate(FrozenRecord):
     verified): per source column, the median, robust scale (1.4826 × MAD) and count of the scanned entities' latest
     period-on-period change (log), and of their latest levels (`verifications.peers.levels`). A reference
     distribution for the verifier's cross-sectional checks, never a ranking."""
+    peer_ratios: dict[str, dict[str, dict[str, float]]] = Field(default_factory=dict)
+    """The pairs of source columns the scanned entities hold in proportion (a state's output and its employment:
+    `verifications.peers.ratios`), by the pair's first column and then its second: the median, robust scale and
+    count of their latest log ratios, and the two largest and smallest. The same for every candidate going on."""
 
     typical_scales: dict[str, float] = Field(default_factory=dict)
     """Per source column, the median over the scanned entities of each one's robust scale (1.4826 × MAD) of its
@@ -243,9 +247,9 @@ class DataFinding(FrozenRecord):
     rule: str
     """`level_shift`, `spike`, `out_of_range`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`,
     `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_level` (far off tonight's
-    entities' levels), `off_peers` (off the figure tonight's
-    entities carry alike), `identity:<name>` (off the identity's band), `exact:<name>` (off an exact identity by
-    more than its rounding)."""
+    entities' levels), `off_ratio` (far off the proportion to its other sizes tonight's entities hold),
+    `off_peers` (off the figure tonight's entities carry alike), `identity:<name>` (off the identity's band),
+    `exact:<name>` (off an exact identity by more than its rounding)."""
     check: str
     """`inputs` (integrity: the rows contradict each other or themselves) or `assumptions` (plausibility: a
     value far outside what this entity or tonight's entities do)."""

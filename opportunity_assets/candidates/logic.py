@@ -32,6 +32,7 @@ from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
+from opportunity_assets.verifications.peers import ratios
 from opportunity_assets.verifications.series import COUNT_OFFSET, MIN_SAMPLE, MIN_SCALE, on_grid_each
 
 
@@ -347,9 +348,12 @@ def _pairs(history: pl.DataFrame, columns: list[str], back: int) -> tuple[dict[s
     return {c: values(b) for c, b in zip(columns, before, strict=True)}, {c: values(c) for c in columns}
 
 
-def _peers(history: pl.DataFrame, columns: list[str]) -> dict[str, dict[str, float]]:
-    """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods."""
-    return night_peers(*_pairs(history, columns, 0))
+def _peers(history: pl.DataFrame, columns: list[str], sizeless: set[str]
+           ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, float]]]]:
+    """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods, and the pairs
+    of columns they hold in proportion (`peers.ratios`; `sizeless` columns, a share or a signed one, in none)."""
+    before, now = _pairs(history, columns, 0)
+    return night_peers(before, now), ratios(now, sizeless)
 
 
 TYPICAL_SAMPLE = 1_000
@@ -622,7 +626,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     needed += [str(r["entity_id"]) for r in bad_rows if r.get("entity_id")]
     windows = history.filter(pl.col("periods_ago") <= pack.max_window)
     raw = _raw_rows(windows if window_rows else windows.filter(pl.col("entity_id").is_in(needed)), pack.columns)
-    peers = _peers(windows, pack.columns)
+    peers, proportions = _peers(windows, pack.columns,
+                                set(pack.source.signed_panel_columns) | set(pack.source.share_columns))
     judged: list[Candidate] = []
     keys: dict[str, str] = {}
     """Candidate id -> the source's entity key."""
@@ -705,7 +710,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     written = _shared_decimals(history, pack.columns, reach, pack.integrity.precision.max_decimals) if going else {}
     # The cross-section goes to the verifier with each candidate going on (one dict, shared: records are frozen).
     typical = _typical_scales(history, pack.columns, signed, shares) if going else {}
-    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "shared_changes": shared,
+    candidates = [c.model_copy(update={"raw_data": full.get(keys[c.id], []), "peers": peers, "peer_ratios": proportions,
+                                       "shared_changes": shared,
                                        "shared_spreads": spreads,
                                        "shared_levels": levels, "shared_decimals": written,
                                        "typical_scales": typical,

@@ -46,7 +46,7 @@ from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Re
 from opportunity_assets.text import first_of
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
-from opportunity_assets.verifications.peers import in_step, levels, off_level
+from opportunity_assets.verifications.peers import in_step, levels, off_level, off_ratio
 from opportunity_assets.verifications.series import (
     COUNT_OFFSET,
     MIN_SAMPLE,
@@ -473,6 +473,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             if column not in candidate.shared_levels:  # (a figure they carry alike is `in_step`'s to judge)
                 off_level(found, spec, column, candidate.peers[column])
         in_step(found, spec, column, candidate.shared_levels.get(column))
+    off_ratio(found, spec, candidate.peer_ratios, candidate.shared_levels)
     for column, copied in sorted(candidate.copies.items()):
         _copied(found, spec, column, copied)
     if pack.source.shape != "events":
@@ -528,6 +529,9 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule == "off_level":
         return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.1f} MADs off " \
             "tonight's entities' levels, beyond every other's"
+    if finding.rule == "off_ratio":
+        return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: {finding.size:.1f} MADs off " \
+            "the proportion to other columns tonight's entities hold, beyond every other's"
     if finding.rule == "off_peers":
         return f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: off the figure tonight's " \
             "entities carry alike"

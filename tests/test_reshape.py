@@ -377,6 +377,27 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         "file's columns by name"]
 
 
+def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
+    """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
+    `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:
+    schema mismatch in glob: column ... was read from the original file ..."), read_parquet's wording of what
+    read_csv calls a "Schema mismatch between globbed files"."""
+    (tmp_path / "parts").mkdir()
+    for year, column in ((2015, "route"), (2016, "transmission")):
+        pl.DataFrame({"day": [date(year, 3, 1), date(year, 4, 1)], "state": ["a", "b"], column: ["x", "y"]}
+                     ).write_parquet(tmp_path / "parts" / f"{year}.parquet")
+    query = "SELECT * FROM read_parquet('parts/*.parquet')"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "state", "entity_name": "state",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"cases": {"agg": "count"},
+                                           "routes": {"agg": "count_distinct", "column": "route"}}},
+                 {"level_now": {"agg": "last", "column": "cases"}})
+    assert check_pack(pack, as_of=date(2016, 12, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2016.parquet "
+        "lacks 'route'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
+        "file's columns by name"]
+
+
 def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path: Path) -> None:
     """Trial 54: one station's daily temperatures in a file a year, a few days without a reading scattered among
     them, were told "'tmin' is empty in every row of 17 days after its first value ... expected the column in every

@@ -341,11 +341,11 @@ def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     replaces it (`candidates.step.changed_since_stored`). The read and the scan are the check's, kept for the
     process: the night's scan step is given them again."""
     from opportunity_assets.candidates.logic import scan
-    from opportunity_assets.candidates.step import changed_since_stored, stored_by
+    from opportunity_assets.candidates.step import changed_since_stored, comparable_metrics
     from opportunity_assets.sources.snapshot import read_snapshot
 
     stored = store.night(pack.domain, as_of)
-    if not stored_by(stored, pack):
+    if not comparable_metrics(stored, pack):
         return
     snapshot = read_snapshot(pack, as_of)
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)

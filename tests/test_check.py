@@ -1066,6 +1066,23 @@ def test_a_row_of_two_refused_cells_is_named_under_each_column(tmp_path: Path) -
     assert "quarantined for: column level (1: source row 5), column wage (1: source row 5)" in facts, facts
 
 
+def test_a_fourth_reason_of_rows_already_named_is_no_row_more(tmp_path: Path) -> None:
+    """Trial 73: cells written '.' in four columns, the fourth's rows all among the first three's, were told "and 0
+    row more for 1 other reason (column sales: source rows ...)". The reason is said as one more of those rows'."""
+    rows = [["a", f"2018-{m:02d}-01", m, m, m, m] for m in range(1, 7)] + \
+        [["b", f"2018-{m:02d}-01", m, m, m, m] for m in range(1, 7)]
+    for i, bad in ((3, 4), (4, 3), (8, 3), (9, 2)):
+        rows[i][2:2 + bad] = ["."] * bad
+    name = _csv(tmp_path / "q.csv", ["id", "day", "level", "c2", "c3", "c4"], rows)
+    source = {"path": name, "period_column": "day", "columns": ["level", "c2", "c3", "c4"],
+              "publication_lag_days": 0}
+    metrics = {**_LEVELS, **{f"{c}_now": {"agg": "last", "column": c} for c in ("c2", "c3", "c4")}}
+    facts = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 7, 31), today=TODAY).facts
+    said = ("quarantined for: column level (4: source rows 5, 6, 10, ...), column c2 (4: source rows 5, 6, 10, ...), "
+            "column c3 (3: source rows 5, 6, 10), and 1 other reason of those rows (column c4 (1: source row 5))")
+    assert said in facts, facts
+
+
 def test_a_column_of_category_codes_in_columns_is_no_number_in_a_unit(tmp_path: Path) -> None:
     """Trial 54: a PostgreSQL ENUM of sectors (`s1`..`s9`) listed in `columns` was told "they carry a unit or a mark,
     's': expected `source.strip_from_numbers: ['s']`", which would read sector 7 as the number 7. Codes of a

@@ -608,3 +608,32 @@ def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
     assert main(command) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "the store holds night 2009-12-31, run by this pack on the source as it was then" in line, line
+
+
+def test_a_night_run_again_by_a_pack_edited_for_a_renamed_column_says_its_source_changed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 73: a file replaced by a newer download, past figures revised and a column renamed (`median` to
+    `median_price`), the pack edited for the new name alone: the night run again replaced the figures it stored
+    with nothing said, where the unedited pack was warned of. The metrics the edit left as they were are held to
+    the stored night's; an edit to how the rows are read (the lag rule) compares none."""
+    import re
+
+    source = tmp_path / "tx.csv"
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    source.write_text("".join(lines))
+    pack = write_pack(tmp_path, source)
+    command = ["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]
+    assert main(command) == 0
+    capsys.readouterr()
+    revised = [line.replace("Austin,2009,11,", "Austin,2009,11,1") if line.startswith("Austin,2009,11,") else line
+               for line in lines]
+    source.write_text("".join([revised[0].replace("median", "median_price"), *revised[1:]]))
+    pack.write_text(re.sub(r"\bmedian\b", "median_price", pack.read_text()))
+    assert main(command) == 0
+    warning = next(line for line in capsys.readouterr().err.splitlines() if "changed in place" in line)
+    assert warning.startswith("opportunity: warning: key `source.published_column`: night 2009-12-31 is stored, by "
+                              "this pack before an edit (held to the "), warning
+    assert "Austin's sales_" in warning and " then, " in warning, warning
+    pack.write_text(pack.read_text().replace("publication_lag_days: 30", "publication_lag_days: 45"))
+    assert main(command) == 0
+    assert "changed in place" not in capsys.readouterr().err

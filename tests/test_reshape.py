@@ -377,6 +377,53 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         "file's columns by name"]
 
 
+def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
+    """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
+    `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:
+    schema mismatch in glob: column ... was read from the original file ..."), read_parquet's wording of what
+    read_csv calls a "Schema mismatch between globbed files"."""
+    (tmp_path / "parts").mkdir()
+    for year, column in ((2015, "route"), (2016, "transmission")):
+        pl.DataFrame({"day": [date(year, 3, 1), date(year, 4, 1)], "state": ["a", "b"], column: ["x", "y"]}
+                     ).write_parquet(tmp_path / "parts" / f"{year}.parquet")
+    query = "SELECT * FROM read_parquet('parts/*.parquet')"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "state", "entity_name": "state",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"cases": {"agg": "count"},
+                                           "routes": {"agg": "count_distinct", "column": "route"}}},
+                 {"level_now": {"agg": "last", "column": "cases"}})
+    assert check_pack(pack, as_of=date(2016, 12, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2016.parquet "
+        "lacks 'route'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
+        "file's columns by name"]
+
+
+@pytest.mark.parametrize("aggregate", [{"agg": "count_distinct", "column": "route"},
+                                       {"agg": "share", "where": [{"column": "route", "in": ["x"]}]}])
+def test_a_text_column_some_yearly_files_name_otherwise_names_the_query(tmp_path: Path,
+                                                                        aggregate: dict[str, Any]) -> None:
+    """Trial 73: yearly Parquet files read by `read_parquet('parts/*.parquet', union_by_name = true)`, the later
+    ones naming `transmission` otherwise: a `count_distinct` of it was 0 in every later quarter while check said ok
+    (only numeric columns were looked for by file), and a share over it was told its empty cells were categories
+    unknown here and there. Each now names `source.query`, the periods the column is empty in."""
+    (tmp_path / "parts").mkdir()
+    for year in range(2010, 2017):
+        column = "route" if year < 2014 else "transmission"
+        days = [date(year, m, 5) for m in range(1, 13) for _ in range(3)]
+        pl.DataFrame({"day": days, "state": ["a", "b", "c"] * 12, column: ["x", "y", "z"] * 12}
+                     ).write_parquet(tmp_path / "parts" / f"{year}.parquet")
+    source = {"format": "duckdb", "query": "SELECT * FROM read_parquet('parts/*.parquet', union_by_name = true)",
+              "entity_id": "state", "entity_name": "state", "shape": "events", "period_column": "day",
+              "grain": "quarter", "aggregates": {"cases": {"agg": "count"}, "routes": aggregate}}
+    metrics = {"level_now": {"agg": "last", "column": "cases", "window": [0, 0]},
+               "routes_now": {"agg": "last", "column": "routes", "window": [0, 0]}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `source.query`: 'route' is empty in every row of 12 quarters after its first value (e.g. 2014-Q1, "
+        "2014-Q2, 2014-Q3, ...), and filled in 16: expected the column in every file the query reads")], warnings
+    assert not [w for w in warnings if "aggregates.routes.where" in w], warnings
+
+
 def test_a_single_series_own_empty_days_are_no_file_lacking_its_column(tmp_path: Path) -> None:
     """Trial 54: one station's daily temperatures in a file a year, a few days without a reading scattered among
     them, were told "'tmin' is empty in every row of 17 days after its first value ... expected the column in every

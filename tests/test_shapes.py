@@ -989,6 +989,25 @@ def test_a_join_published_after_the_night_names_its_lag_not_the_inputs(tmp_path:
     assert check_pack(pack, date(1985, 4, 30), today=TODAY).problems == []
 
 
+def test_a_join_published_after_the_night_in_a_window_filled_in_part_names_its_lag(tmp_path: Path) -> None:
+    """Trial 73: deaths joined 60 days after the quarter beside diagnoses 45 days after it, summed over two
+    quarters: on the night the diagnoses' latest quarter is known, the window was told "perhaps a period no entity
+    has rows in: a survey not held that year", of a table holding every quarter; now its lag, beside the source's."""
+    years = range(1980, 1985)
+    costs = _csv(tmp_path / "costs.csv", ["id", "year", "cost"], [[e, y, 10] for e in "abc" for y in years])
+    traffic = _csv(tmp_path / "traffic.csv", ["id", "year", "output"], [[e, y, 2] for e in "abc" for y in years])
+    pack = _pack(tmp_path, {"path": costs, "grain": "year", "year_column": "year", "columns": ["cost"],
+                            "publication_lag_days": 90,
+                            "join": [{"table": "traffic", "path": traffic, "entity_id": "id", "year_column": "year",
+                                      "columns": ["output"], "publication_lag_days": 120}]},
+                 {"level_now": {"agg": "sum", "column": "output", "window": [0, 1]}})
+    (problem,) = check_pack(pack, date(1985, 3, 31), today=TODAY).problems
+    assert problem.startswith("key `metrics.level_now.min_rows`: got 2 (every period of its window, by default); no "
+                              "candidate has more than 1 of the 2 years of output filled in 1983..1984 (the joined "
+                              "table is known later than the source: `source.join.0.publication_lag_days` is 120, "
+                              "the source's 90, so its latest years are not yet published on the night)"), problem
+
+
 def test_a_join_published_periods_after_the_night_names_the_latest_period_not_the_first_unseen(
         tmp_path: Path) -> None:
     """Trial 36: lunch shares joined 900 days after the year beside test scores 120 days after it: the line said the

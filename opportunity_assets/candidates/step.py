@@ -94,25 +94,62 @@ def _written(value: float | None) -> str:
     return "no value" if value is None else significant(value, 6)
 
 
+_READ_ALIKE_BESIDE = ("columns", "path", "delimiter")
+"""Source keys an edit may change and the rows still be read alike, entity by entity and period by period: the
+columns listed (one renamed with the file), where the file lies, how its fields are separated."""
+
+
+def comparable_metrics(stored: dict[str, Any] | None, pack: CriteriaPack) -> list[str]:
+    """The metrics of `pack` whose figures on a night the store holds can be held against tonight's: every one when
+    this very pack stored it (its fingerprint); when the pack was edited since, over a source read alike but for
+    `_READ_ALIKE_BESIDE`, those defined as they were, every input of a derived one too. Trial 73: a file replaced
+    by a newer download, past figures revised and a column renamed, the pack edited for the new name alone: the
+    night run again replaced the figures it stored with nothing said, where the unedited pack was warned of."""
+    if stored is None:
+        return []
+    if stored_by(stored, pack):
+        return list(pack.metrics)
+    try:
+        then = json.loads(stored["criteria"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    now = json.loads(pack.model_dump_json())
+    if not isinstance(then, dict) or then.get("domain") != now["domain"] or not isinstance(then.get("source"), dict):
+        return []
+    def read_as(source: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in source.items() if key not in _READ_ALIKE_BESIDE}
+
+    if read_as(then["source"]) != read_as(now["source"]):
+        return []
+    before: dict[str, Any] = then["metrics"] if isinstance(then.get("metrics"), dict) else {}
+    same = {name for name, spec in now["metrics"].items() if before.get(name) == spec}
+    while derived_apart := {name for name in same if pack.metrics[name].expression is not None
+                            and not pack.metrics[name].parsed.names <= same}:
+        same -= derived_apart
+    return [name for name in pack.metrics if name in same]
+
+
 def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], now: list[Candidate],
                          pack: CriteriaPack) -> str | None:
     """A night this pack stored, run again on a source that gives it other figures (trial 63: a year's figures
     revised over the first ones, no `published_column`: the night's brief replaced by another, nothing said). The
     same pack (its fingerprint) read what was published by the night then and now: where they differ, the source's
     rows of those periods were changed in place since, and a past night can no longer be told as it was. `then`:
-    the stored night's candidates; `now`: tonight's scan of it."""
-    if not stored_by(stored, pack):
+    the stored night's candidates; `now`: tonight's scan of it. A pack edited since is held to the metrics it left
+    as they were (`comparable_metrics`)."""
+    compared = comparable_metrics(stored, pack)
+    if stored is None or not compared:
         return None
     before, after = {c.id: c for c in then}, {c.id: c for c in now}
     changed = sorted(i for i in before.keys() & after.keys()
-                     if any(not _same(before[i].metrics.get(m), after[i].metrics.get(m)) for m in pack.metrics))
+                     if any(not _same(before[i].metrics.get(m), after[i].metrics.get(m)) for m in compared))
     gone, new = sorted(before.keys() - after.keys()), sorted(after.keys() - before.keys())
     if not (changed or gone or new):
         return None
     said = []
     if changed:
         first = before[changed[0]]
-        metric = next(m for m in pack.metrics if not _same(first.metrics.get(m), after[first.id].metrics.get(m)))
+        metric = next(m for m in compared if not _same(first.metrics.get(m), after[first.id].metrics.get(m)))
         said.append(f"{len(changed)} of {len(before)} candidates' metrics differ ({first.name}'s {metric} "
                     f"{_written(first.metrics.get(metric))} then, {_written(after[first.id].metrics.get(metric))} "
                     "now)")
@@ -126,9 +163,12 @@ def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], n
            f"`{published}`, so that a past night reads what was known on it" if published is not None else
            "a `published_column` giving each row's publication date, a revision a row of its own beside the first, "
            "so that a past night reads what was known on it")
-    return (f"key `source.published_column`: night {stored['as_of']} is stored, by this pack, with other figures "
-            f"than the source gives it now: {'; '.join(said)}: rows of periods published by then were changed in "
-            "place since (revised, removed or added), and the night run again reads the source as it is now, "
+    edited = "" if stored_by(stored, pack) else \
+        f" before an edit (held to the {len(compared)} metrics it left as they were)"
+    return (f"key `source.published_column`: night {stored['as_of']} is stored, by this pack{edited}, with other "
+            f"figures than the source gives it now: {'; '.join(said)}: rows of periods published by then were "
+            "changed in place since (revised, removed or added), and the night run again reads the source as it is "
+            "now, "
             f"replacing the brief it gave then: expected {fix}")
 
 

@@ -527,13 +527,31 @@ def _too_few_filled(pack: CriteriaPack, name: str, key: str, lines: list[str], f
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"
     first, _, last = label.partition("..")
     why = _weekend_missing(pack, first, last, length - best) if last and _trading_days(found) else ""
-    why = why or ("perhaps rows of them published after the night, by `source.published_column`, or a period no "
-                  "entity has rows in" if pack.source.published_column else
-                  "perhaps a period no entity has rows in: a survey not held that year, an extract's gap")
+    why = why or _joined_later(pack, spec.column) or (
+        "perhaps rows of them published after the night, by `source.published_column`, or a period no entity has "
+        "rows in" if pack.source.published_column else
+        "perhaps a period no entity has rows in: a survey not held that year, an extract's gap")
     return (f"key `metrics.{metric}.min_rows`: got {needs}{default}; no candidate has more than {best} of the "
             f"{length} {plural} of {spec.column} filled in {label} ({why}), so {metric} has no value for "
             f"{_any_of(scanned)}{via} (`{key}`: {effect}): expected `min_rows: {best}` or less, or a window "
             f"over {plural} the source fills")
+
+
+def _joined_later(pack: CriteriaPack, column: str | None) -> str | None:
+    """Why a joined column's window is filled in part for every candidate when its table is known later than the
+    source by the lag rule: its latest periods are not yet published on the night. Trial 73: deaths joined with
+    `publication_lag_days: 60` beside diagnoses' 45 were told "perhaps a period no entity has rows in: a survey not
+    held that year", of a table holding every quarter."""
+    main = pack.source
+    if column is None or main.published_column is not None or main.known_at is not None:
+        return None
+    for i, joined in enumerate(main.join):
+        if (column in joined.columns and joined.published_column is None and joined.known_at is None
+                and joined.publication_lag_days > main.publication_lag_days):
+            return (f"the joined table is known later than the source: `source.join.{i}.publication_lag_days` is "
+                    f"{joined.publication_lag_days}, the source's {main.publication_lag_days}, so its latest "
+                    f"{pack.grain.plural} are not yet published on the night")
+    return None
 
 
 def windows_filled_in_part(pack: CriteriaPack, found: list[Candidate]) -> list[str]:

@@ -65,7 +65,8 @@ def quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     reasons of one row each, the fourth row named nowhere). A line is named once, however many of a wide source's
     cells it holds (trial 24: "source rows 2, 2, 2"). A joined table's rows are numbered in its own file or
     table, and said with its name and why (`join guns: duplicated key (102: its rows 11, 34, 57, ...)`; trial 25:
-    `join guns` alone, beside the main source's row numbers)."""
+    `join guns` alone, beside the main source's row numbers). Reasons past the third whose rows the first three
+    named are said as those rows' other reasons, not as "0 row more" (trial 73)."""
     rows: dict[str, list[int]] = {}
     for row in quarantined.select("source_row", "reason").iter_rows(named=True):
         reason = str(row["reason"])
@@ -89,6 +90,9 @@ def quarantined_for(quarantined: pl.DataFrame, shown: int = 3) -> str:
     more = len({n for _, numbers in rest for n in numbers if n is not None and n not in told}) \
         + sum(1 for _, numbers in rest for n in numbers if n is None)
     why, numbers = rest[0]
+    if not more:  # (trial 73: "and 0 row more for 1 other reason", of rows the reasons above had named)
+        return (f"{said}, and {len(rest)} other reason{'s' if len(rest) > 1 else ''} of those rows ({why} "
+                f"({len(numbers)}{first(numbers, why)}){', ...' if len(rest) > 1 else ''})")
     return (f"{said}, and {more} row{'s' if more > 1 else ''} more for {len(rest)} other "
             f"reason{'s' if len(rest) > 1 else ''} ({why}{first(numbers, why)}{', ...' if len(rest) > 1 else ''})")
 

@@ -211,7 +211,8 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
             continue
         said.add(name)
         column = condition.column
-        if spec.over_files and (lacking := entities_lacking(pack, within, column, texts[column])) is not None:
+        if spec.over_files and (lacking := entities_lacking(pack, within, column, texts[column])
+                                or _periods_lacking(pack, within, column, texts[column])) is not None:
             warnings.append(lacking)
             continue
         warnings.append(
@@ -242,13 +243,17 @@ def columns_missing_from_files(pack: CriteriaPack, within: str, spec: SourceSpec
     events' aggregated columns) that is empty in every row of some entities and in no row of the others, or in every
     row of some periods after its first value: a file that lacks the column, or names it otherwise, read by
     `union_by_name`, gives its rows none, and check said only "metrics with gaps" (trial 37). Periods empty before
-    the column's first value are a measure begun later, not a file lacking it. A share's condition column is
+    the column's first value are a measure begun later, not a file lacking it. So is a column only counted
+    distinct, read as text (trial 73: yearly Parquet files, the later ones naming `transmission` otherwise, made a
+    `count_distinct` of it 0 in every later quarter while check said ok). A share's condition column is
     `shares_over_empty_cells`'."""
     if not spec.over_files:
         return []
+    conditioned = {c.column for _, c, _ in shapes.listed_conditions(spec)}
+    read = [(c, f"__v_{c}") for c in shapes.cell_columns(spec)]
+    read += [(c, f"__raw_{c}") for c in shapes.distinct_columns(spec) if c not in conditioned]
     warnings = []
-    for column in shapes.cell_columns(spec):
-        text = f"__v_{column}"
+    for column, text in read:
         lacking = entities_lacking(pack, within, column, text) or _periods_lacking(pack, within, column, text)
         if lacking is not None:
             warnings.append(lacking)

@@ -609,11 +609,13 @@ def describe_location(pack: CriteriaPack) -> str:
     return f"source file {pack.source_path}"
 
 
-_GLOBBED_APART = "Schema mismatch between globbed files"
+_GLOBBED_APART = re.compile(r"Schema mismatch between globbed files|schema mismatch in glob", re.IGNORECASE)
 """DuckDB's words for files of one pattern whose columns differ (read_csv's and read_parquet's default: the first
-file's columns, by position)."""
-_GLOBBED_FILE = re.compile(r"^Current file: (.+)$", re.MULTILINE)
-_GLOBBED_COLUMN = re.compile(r'Column with name: "(.+?)" is missing')
+file's columns, by position): read_csv's "Schema mismatch between globbed files", read_parquet's "Failed to read
+file ...: schema mismatch in glob" (trial 73: a folder of yearly Parquet files, one naming a column otherwise, reached
+the user in DuckDB's words)."""
+_GLOBBED_FILE = re.compile(r'^Current file: (.+)$|could not be found in file "(.+?)"', re.MULTILINE)
+_GLOBBED_COLUMN = re.compile(r'Column with name: "(.+?)" is missing|schema mismatch in glob: column "(.+?)"')
 
 
 def unreadable(pack: CriteriaPack, exc: duckdb.Error) -> SourceError:
@@ -628,11 +630,12 @@ def unreadable(pack: CriteriaPack, exc: duckdb.Error) -> SourceError:
     if src.query is None or any(j.query for j in src.join):
         return SourceError(f"{describe_location(pack)} could not be read: {reason}")
     file, column = _GLOBBED_FILE.search(str(exc)), _GLOBBED_COLUMN.search(str(exc))
-    lacking = f" ({Path(file.group(1)).name} lacks {column.group(1)!r})" if file and column else ""
+    lacking = (f" ({Path(file.group(1) or file.group(2)).name} lacks {column.group(1) or column.group(2)!r})"
+               if file and column else "")
     why = (f"the files it reads do not all have the same columns{lacking}: expected `union_by_name = true` in its "
            "`read_csv` or `read_parquet`, which reads each file's columns by name"
-           if _GLOBBED_APART in first else f"it does not give its rows ({_not_converted(first) or reason}): expected "
-           "a SELECT that runs")
+           if _GLOBBED_APART.search(first) else
+           f"it does not give its rows ({_not_converted(first) or reason}): expected a SELECT that runs")
     return SourceFormatError(f"key `source.query`: got {src.query[:80]!r}; {why}")
 
 

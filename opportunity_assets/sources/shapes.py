@@ -323,7 +323,7 @@ def cell_columns(src: SourceSpec) -> list[str]:
     return sorted({a.column for a in src.aggregates.values() if a.column and a.agg != "count_distinct"})
 
 
-def _distinct_columns(src: SourceSpec) -> list[str]:
+def distinct_columns(src: SourceSpec) -> list[str]:
     """Event columns read as text only, for `count_distinct`."""
     numeric = set(cell_columns(src))
     return sorted({a.column for a in src.aggregates.values()
@@ -507,7 +507,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     cells = cell_columns(src)
     written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.dated_columns)
     raw_cells = "".join([*(f", {_number_text(src, c)} AS {_raw(c)}" for c in cells),
-                         *(f", {_text(c)} AS {_raw(c)}" for c in _distinct_columns(src))])
+                         *(f", {_text(c)} AS {_raw(c)}" for c in distinct_columns(src))])
     # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
     # is needed only to quote a bad cell
     typed_cells = "".join(f", try_cast({_raw(c)} AS DOUBLE) AS {cell(c)}" for c in cells)

@@ -32,7 +32,7 @@ from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
-from opportunity_assets.verifications.peers import ratios
+from opportunity_assets.verifications.proportions import ratios
 from opportunity_assets.verifications.series import COUNT_OFFSET, MIN_SAMPLE, MIN_SCALE, on_grid_each
 
 

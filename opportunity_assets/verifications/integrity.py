@@ -46,7 +46,8 @@ from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Re
 from opportunity_assets.text import first_of
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
-from opportunity_assets.verifications.peers import in_step, levels, off_level, off_ratio
+from opportunity_assets.verifications.peers import in_step, levels, off_level
+from opportunity_assets.verifications.proportions import off_ratio
 from opportunity_assets.verifications.series import (
     COUNT_OFFSET,
     MIN_SAMPLE,

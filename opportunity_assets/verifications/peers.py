@@ -9,14 +9,12 @@ slip's size of everyone else's in every period is in other units throughout, wit
 A column whose levels tonight's entities hold within a narrow band (a rate, a price, an income a head) judges an
 entity's latest figure against them (`off_level`): far outside their band and beyond every other entity's, it is in
 other units than theirs, from however long ago (×10 in every row leaves the entity's own history looking like itself).
-Two columns of sizes they hold in proportion (a state's output and its employment) judge each other the same way
-(`off_ratio`): a size's own level says nothing, its proportion to the entity's other sizes does.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -111,7 +109,7 @@ def levels(latest: np.ndarray) -> dict[str, float]:
             "level_next": float(figures[1])}
 
 
-def _beyond(own: float, above: bool, stats: Sequence[float]) -> tuple[float, float]:
+def beyond_others(own: float, above: bool, stats: Sequence[float]) -> tuple[float, float]:
     """The nearest other entity's figure (log) on the own figure's side of tonight's (`above` their median or
     below), and how far (log) the own one lies beyond it (negative: not beyond every other's); `stats` are
     tonight's two largest and two smallest figures (logs), one of which may be the entity's own."""
@@ -143,7 +141,7 @@ def off_level(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[
             f.column == column and f.rule in ("level_shift", "spike", "out_of_range") for f in found.items):
         return
     z = (math.log(value) - peers["level_median"]) / max(peers["level_scale"], MIN_SCALE)
-    other, gap = _beyond(math.log(value), z > 0, [math.log(peers[k]) for k in (
+    other, gap = beyond_others(math.log(value), z > 0, [math.log(peers[k]) for k in (
         "level_top", "level_second", "level_bottom", "level_next")])
     if abs(z) < spec.level_shift.threshold_mads or gap < 0.5 * math.log(spec.out_of_range.factor):
         return
@@ -155,109 +153,3 @@ def off_level(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[
               f"factor of {math.exp(peers['level_scale']):.2f}) and {math.exp(gap):.1f} times {side} every other "
               f"entity's ({format_number(math.exp(other))}): in other units than theirs (a unit slip?)",
               f"confirm the units of {column} with the source")
-
-
-IN_PROPORTION = 0.5
-"""Most a pair of columns' log ratio may spread across tonight's entities, against the narrower spread of the two
-columns' own log levels, for the pair to be sizes of one thing held in proportion (`ratios`). On the design panels a
-state's output and employment spread 0.09 of that, its capital and output 0.23, a country's GDP and population 0.15,
-Texas' sales and volume 0.2; a rate beside a size, or two rates, spread as widely as either (0.6 and over)."""
-
-
-def ratios(now: Mapping[str, np.ndarray], skip: Collection[str] = ()) -> dict[str, dict[str, dict[str, float]]]:
-    """The pairs of columns tonight's entities hold in proportion (`IN_PROPORTION`), from each entity's latest
-    figures (`now`: one entity a position), by the first column of the pair in `now`'s order and then the second:
-    the median and robust scale of their log ratios, their count, and the two largest and two smallest log ratios
-    (so that an entity's own can be told beyond every other's). Columns in `skip` (a share, a signed column: no
-    size) are in no pair; a pair needs `_MIN_LEVELS` entities with both figures positive."""
-    logs: dict[str, np.ndarray] = {}
-    for column, latest in now.items():
-        if column not in skip:
-            with np.errstate(all="ignore"):
-                logs[column] = np.where(latest > 0, np.log(np.where(latest > 0, latest, 1.0)), np.nan)
-    names = list(logs)
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for i, first in enumerate(names):
-        for second in names[i + 1:]:
-            both = np.isfinite(logs[first]) & np.isfinite(logs[second])
-            if both.sum() < _MIN_LEVELS:
-                continue
-            ratio = np.sort(logs[first][both] - logs[second][both])
-            stick, one, two = robust(ratio, ""), robust(logs[first][both], ""), robust(logs[second][both], "")
-            if stick is None or one is None or two is None or stick.scale > IN_PROPORTION * min(one.scale, two.scale):
-                continue
-            out.setdefault(first, {})[second] = {
-                "median": stick.median, "scale": stick.scale, "count": float(len(ratio)), "top": float(ratio[-1]),
-                "second": float(ratio[-2]), "bottom": float(ratio[0]), "next": float(ratio[1])}
-    return out
-
-
-Pairs = Mapping[str, Mapping[str, Mapping[str, float]]]
-"""`ratios`' answer: by a pair's first column, then its second, the pair's figures across tonight's entities."""
-_Off = tuple[float, float, float, float, float]
-
-
-def _proportions(values: Mapping[str, np.ndarray], last: int, pairs: Pairs, factor: float, threshold: float,
-                 explained: Collection[str]) -> tuple[dict[str, list[str]], dict[str, dict[str, _Off]]]:
-    """Each column's judged partners (both figures positive in the latest period, neither's move or level already a
-    finding: `explained`), and those it lies off: (z, times beyond every other entity's, its proportion,
-    tonight's typical one, their count), each as the column against its partner."""
-    judged: dict[str, list[str]] = {}
-    off: dict[str, dict[str, _Off]] = {}
-    for first, partners in pairs.items():
-        for second, stats in partners.items():
-            if first in explained or second in explained or first not in values or second not in values:
-                continue
-            a, b = float(values[first][last]), float(values[second][last])
-            if not (math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0):
-                continue
-            judged.setdefault(first, []).append(second)
-            judged.setdefault(second, []).append(first)
-            own = math.log(a) - math.log(b)
-            z = (own - stats["median"]) / max(stats["scale"], MIN_SCALE)
-            _, gap = _beyond(own, z > 0, [stats[k] for k in ("top", "second", "bottom", "next")])
-            if abs(z) >= threshold and gap >= 0.5 * math.log(factor):
-                count = stats["count"]
-                off.setdefault(first, {})[second] = (z, math.exp(gap), own, stats["median"], count)
-                off.setdefault(second, {})[first] = (-z, math.exp(gap), -own, -stats["median"], count)
-    return judged, off
-
-
-def off_ratio(found: Findings, spec: IntegritySpec, pairs: Pairs, skip: Collection[str] = ()) -> None:
-    """A column whose latest figure stands off tonight's proportion to most other columns it is held in proportion
-    with (`ratios`): `level_shift.threshold_mads` or more robust scales of their log ratios from the median, and
-    beyond every other entity's by a unit slip's size (`out_of_range.factor`'s square root), with `out_of_range`'s
-    effect. The column off against more than half its partners is named (each of those is off against it alone); a
-    pair with no third column to tell which of the two is, both. A column in `skip` (one tonight's entities carry alike) or one whose move or level is already
-    a finding (`shifts`', `off_level`'s) is not judged. Trial 67: a state's output, or a country's GDP, ×10 in every
-    row spreads no wider than the states' sizes do, and reached act-on; against the state's employment and capital
-    it is ×10."""
-    if not pairs:
-        return
-    series = found.series
-    last = series.length - 1
-    explained = set(skip) | {f.column for f in found.items if f.rule in (
-        "level_shift", "spike", "out_of_range", "off_level", "off_peers")}
-    judged, off = _proportions(series.values, last, pairs, spec.out_of_range.factor,
-                               spec.level_shift.threshold_mads, explained)
-    order = {column: i for i, column in enumerate(series.values)}
-    suspects = {c for c, partners in judged.items() if len(off.get(c, {})) > len(partners) / 2}
-    for column in sorted(suspects, key=order.__getitem__):
-        partners = judged[column]
-        if len(partners) == 1 and partners[0] in suspects and (
-                len(judged[partners[0]]) > 1 or order[partners[0]] < order[column]):
-            continue  # the partner is the one off against its others, or the pair is said once, on its first
-        pair = len(partners) == 1 and len(judged[partners[0]]) == 1
-        partner = max(off[column], key=lambda p: abs(off[column][p][0]))
-        z, beyond, own, typical, count = off[column][partner]
-        value, theirs = float(series.values[column][last]), float(series.values[partner][last])
-        side = "above" if z > 0 else "below"
-        others = [p for p in off[column] if p != partner]
-        also = f", and off against its {', '.join(others)} too" if others else ""
-        units = f"{column} or {partner}" if pair else column
-        found.add("off_ratio", spec.out_of_range.effect, column, [last], value, abs(z),
-                  f"{column} {format_number(value)} in {series.periods[last]} is {format_number(math.exp(own))} "
-                  f"times its {partner} ({format_number(theirs)}), {abs(z):.1f} MADs {side} the proportion tonight's "
-                  f"{int(count)} entities hold (typically {format_number(math.exp(typical))} times) and "
-                  f"{beyond:.1f} times {side} every other entity's{also}: {units} in other units than theirs (a unit "
-                  "slip?)", f"confirm the units of {units.replace(' or ', ' and ')} with the source")

@@ -579,13 +579,9 @@ def test_a_stop_is_told_from_other_errors_by_what_raised_it() -> None:
         ValueError("Query interrupted"))
 
 
-def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Trial 63: a night run again after its source was changed in place (a year's figures revised over the first
-    ones, no `published_column`) replaced the brief it gave then with another, and nothing said so; a file replaced
-    by a shorter one was told "the night is too early for the pack". The same pack's night run again on the
-    source as it was is silent; on a source revised since, a warning names `source.published_column` with a
-    figure then and now; on one that lost history, the refusal says the store holds the night as read then."""
+def _texas_night_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[str], Path, list[str]]:
+    """A copy of the bundled Texas file and its pack, and night 2009-12-31 run once on them: (the copy, its lines,
+    the pack, the command that ran the night)."""
     source = tmp_path / "tx.csv"
     lines = TEXAS.read_text().splitlines(keepends=True)
     source.write_text("".join(lines))
@@ -593,6 +589,17 @@ def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
     command = ["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]
     assert main(command) == 0
     capsys.readouterr()
+    return source, lines, pack, command
+
+
+def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 63: a night run again after its source was changed in place (a year's figures revised over the first
+    ones, no `published_column`) replaced the brief it gave then with another, and nothing said so; a file replaced
+    by a shorter one was told "the night is too early for the pack". The same pack's night run again on the
+    source as it was is silent; on a source revised since, a warning names `source.published_column` with a
+    figure then and now; on one that lost history, the refusal says the store holds the night as read then."""
+    source, lines, _, command = _texas_night_run(tmp_path, capsys)
     assert main(command) == 0  # the source as it was: the same figures, nothing said
     assert "changed in place" not in capsys.readouterr().err
     revised = [line.replace("Austin,2009,11,", "Austin,2009,11,1") if line.startswith("Austin,2009,11,") else line
@@ -618,13 +625,7 @@ def test_a_night_run_again_by_a_pack_edited_for_a_renamed_column_says_its_source
     the stored night's; an edit to how the rows are read (the lag rule) compares none."""
     import re
 
-    source = tmp_path / "tx.csv"
-    lines = TEXAS.read_text().splitlines(keepends=True)
-    source.write_text("".join(lines))
-    pack = write_pack(tmp_path, source)
-    command = ["run", "--as-of", "2009-12-31", "--criteria", str(pack), *_args(tmp_path)]
-    assert main(command) == 0
-    capsys.readouterr()
+    source, lines, pack, command = _texas_night_run(tmp_path, capsys)
     revised = [line.replace("Austin,2009,11,", "Austin,2009,11,1") if line.startswith("Austin,2009,11,") else line
                for line in lines]
     source.write_text("".join([revised[0].replace("median", "median_price"), *revised[1:]]))

@@ -4586,6 +4586,38 @@ def test_event_ids_written_otherwise_or_empty_are_named_by_event_id(tmp_path: Pa
                                             "one of the 40 dated rows"), of_a_list.problems
 
 
+def test_an_event_id_naming_a_figure_or_a_category_events_share_names_event_id(tmp_path: Path) -> None:
+    """Stop 49's open step, seen by a trial: `event_id` naming a flight's delay read 8,752 events of 335,032 rows
+    (326,280 "revised by a later row of their event_id") and check said ok; each delay's rows were one event. A
+    column an aggregate sums, averages or bounds is refused at load naming `source.event_id`; ids most of whose rows
+    written again name several entities (a carrier: each on every route) are a problem naming it; a loan's number
+    revised within its state is neither."""
+    header = ["loan", "carrier", "state", "when", "amount"]
+    rows = [[f"L{i}", "ABC"[i % 3], "xyz"[i % 3 if i < 30 else (i + 1) % 3], f"2004-{1 + i % 6:02d}-10", 100 + i]
+            for i in range(60)]
+    rows += [[f"L{i}", "ABC"[i % 3], "xyz"[i % 3], f"2004-{1 + i % 6:02d}-10", 150 + i] for i in range(12)]
+    metrics = {"level_now": {"agg": "sum", "column": "loans", "window": [0, 0]}}
+
+    def told(event_id: str, aggregates: dict[str, Any] | None = None) -> Any:
+        source = {"path": _csv(tmp_path / "l.csv", header, rows), "shape": "events", "grain": "month",
+                  "period_column": "when", "entity_id": "state", "entity_name": "state", "event_id": event_id,
+                  "publication_lag_days": 10, "aggregates": aggregates or {"loans": {"agg": "count"}}}
+        return check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+
+    with pytest.raises(CriteriaError) as refused:
+        told("amount", {"loans": {"agg": "count"}, "lent": {"agg": "sum", "column": "amount"}})
+    assert "key `source.event_id`: got 'amount'; expected the column of each event's own id: 'amount' is a figure " \
+        "aggregate `lent` takes the sum of, which many events share alike" in str(refused.value)
+    shared = told("carrier")
+    assert [p for p in shared.problems if "source.event_id" in p] == [
+        "key `source.event_id`: got 'carrier'; 3 of the 3 ids written on more than one row are written on rows of "
+        "several entities (e.g. 'A': 24 rows of 2 entities), where a revision moves an event seldom: the column "
+        "holds a figure or a category many events share, and each id's rows are read as one event, its latest "
+        "row: expected the column holding each event's own id (a claim's, a loan's, a flight's number)"]
+    own = told("loan")
+    assert not [p for p in own.problems + own.warnings if "source.event_id" in p]
+
+
 def test_a_few_publication_dates_written_otherwise_are_a_warning_naming_published_column(tmp_path: Path) -> None:
     """Trial 70: a correction release of births dated `15/08/1965` (or `Aug 15 1965`, `1965`) beside the first
     release's ISO dates: its rows were quarantined, the corrections read as never sent, and check said ok with a

@@ -292,13 +292,19 @@ def events_sent_again_line(pack: CriteriaPack) -> str | None:
             "on the night")
 
 
+_SHARED_IDS = 3
+"""Fewest ids written on more than one row for their spread over entities to tell a shared figure from ids
+(`event_id_lines`)."""
+
+
 def event_id_lines(pack: CriteriaPack) -> tuple[list[str], list[str]]:
     """Problems and warnings naming `source.event_id` (or `source.event_id.N` of a list) over the ids it reads
     (`probes.event_ids`): a column of it empty in every dated row is a problem, in most of them a warning (each such
     row is an event of its own, so no revision is told: trial 70's column of empty ids counted every correction as one
     more event while check said ok); ids another row writes as the same number otherwise, `000689` or `689.0` beside
     `689` (a correction release exported otherwise), a warning: each spelling an event, the corrected one counted
-    twice. Nothing without `event_id`."""
+    twice; ids most of whose rows written again name several entities, a problem: a figure or category events share
+    (a carrier), not their own ids. Nothing without `event_id`."""
     try:
         found = event_ids(pack)
     except SourceError:
@@ -318,6 +324,14 @@ def event_id_lines(pack: CriteriaPack) -> tuple[list[str], list[str]]:
                 "of its own, so no later row revises it and a correction sent again is counted beside the row it "
                 "corrects: expected the column holding each event's own id")
         (problems if empty == found.rows else warnings).append(line)
+    if found.written_again >= _SHARED_IDS and 2 * found.across > found.written_again and found.across_example:
+        event, written, entities = found.across_example
+        problems.append(
+            f"key `source.event_id`: got {src.event_id!r}; {found.across} of the {found.written_again} ids written "
+            f"on more than one row are written on rows of several entities (e.g. {event!r}: {written} rows of "
+            f"{entities} entities), where a revision moves an event seldom: the column holds a figure or a category "
+            "many events share, and each id's rows are read as one event, its latest row: expected the column "
+            "holding each event's own id (a claim's, a loan's, a flight's number)")
     if found.otherwise and found.example is not None:
         first, other = found.example
         rows = "rows write" if found.otherwise != 1 else "row writes"

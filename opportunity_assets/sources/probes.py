@@ -461,6 +461,13 @@ class EventIds:
     dated before the row it corrects is older than it, and revises nothing."""
     before_example: tuple[str, str, str] | None = None
     """One such row's (id, publication date as written, moment's day)."""
+    written_again: int = 0
+    """Ids written on more than one dated row (an event and its revisions)."""
+    across: int = 0
+    """Of those, ids whose rows name more than one entity: a revision moves an event seldom, a figure or a category
+    many events share (a delay in minutes, a carrier) names events of every entity."""
+    across_example: tuple[str, int, int] | None = None
+    """The id written on the most entities' rows: (id, its rows, their entities)."""
 
 
 _ID_NUMBER = r"'(^|[^0-9.])0+([0-9])', '\1\2', 'g'"
@@ -491,12 +498,19 @@ def event_ids(pack: CriteriaPack) -> EventIds | None:
                       {dated} AND {event} IS NOT NULL)
                 GROUP BY same HAVING count(DISTINCT {event}) > 1 ORDER BY 4""", {}).rows()
             before = _before_own(con, probe)
+            ((again, across, widest),) = run(con, probe, f"""
+                SELECT count(*) FILTER (WHERE n > 1), count(*) FILTER (WHERE entities > 1),
+                       first([{event}, n::VARCHAR, entities::VARCHAR] ORDER BY entities DESC, {event})
+                           FILTER (WHERE entities > 1)
+                FROM (SELECT {event}, count(*) AS n, count(DISTINCT {shapes.ENTITY}) AS entities
+                      {dated} AND {event} IS NOT NULL GROUP BY {event})""", {}).rows()
     except SourceError:
         return None
     example = (str(found[0][0]), str(found[0][1])) if found else None
     return EventIds(rows=int(counts[0]), empty={c: int(n) for c, n in zip(columns, counts[1:], strict=True)},
                     otherwise=sum(int(n) for _, _, n, _ in found), example=example,
-                    before_own=before[0], before_example=before[1])
+                    before_own=before[0], before_example=before[1], written_again=int(again), across=int(across),
+                    across_example=None if widest is None else (str(widest[0]), int(widest[1]), int(widest[2])))
 
 
 def _before_own(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> tuple[int, tuple[str, str, str] | None]:

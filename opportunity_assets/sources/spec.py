@@ -926,6 +926,13 @@ class SourceSpec(_Spec):
             column = self.event_id_columns[-1]
             raise _problem("event_id", self.event_id, f"the column of each event's own id: {column!r} is "
                            f"{taken[column]}, which many events share")
+        measured = {a.column: (name, a.agg) for name, a in self.aggregates.items()
+                    if a.agg in ("sum", "avg", "min", "max") and a.column is not None}
+        if measure := next((c for c in self.event_id_columns if c in measured), None):
+            name, agg = measured[measure]
+            raise _problem("event_id", self.event_id, f"the column of each event's own id: {measure!r} is a figure "
+                           f"aggregate `{name}` takes the {agg} of, which many events share alike (each id's rows "
+                           "are read as one event, its latest row)")
 
     def _long_keys(self) -> None:
         """`long` reads a panel or snapshot (of entities in rows), its names apart from every other column read, and

@@ -1753,6 +1753,39 @@ def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_
                {"level_now": {"agg": "last", "column": "loans"}})
     assert not [w for w in check_pack(few, as_of=date(2018, 6, 30), today=TODAY).warnings if "a_share" in w]
 
+def test_a_sum_or_count_distinct_over_a_column_empty_in_many_events_is_warned_of(tmp_path: Path) -> None:
+    """Trial 74: Ames house sales with a quarter of their prices blank summed into a neighbourhood's volume (each
+    blank adding nothing, the total short by those sales' prices), and a third of their styles blank counted
+    distinct (each blank no style), and check said ok. A warning names the aggregate's column with the counts; an
+    `avg`, which reads the events that have one, and a column empty in one event of ten are no warning."""
+    prices = ["1", "2", "", "3", "", "4", "5", "", "6", "7"]
+    styles = ["a", "b", "", "c", "", "a", "", "b", "c", "a"]
+
+    def warned(prices: list[str], styles: list[str]) -> list[str]:
+        rows = [[s, f"2018-0{m}-{d + 10}", p, y] for s in ("tx", "ca") for m in (3, 4, 5)
+                for d, (p, y) in enumerate(zip(prices, styles, strict=True))]
+        name = _csv(tmp_path / "sales.csv", ["state", "sold", "price", "style"], rows)
+        aggregates = {"volume": {"agg": "sum", "column": "price"}, "average": {"agg": "avg", "column": "price"},
+                      "styles": {"agg": "count_distinct", "column": "style"}}
+        metrics = {"level_now": {"agg": "last", "column": "volume"}, "avg_now": {"agg": "last", "column": "average"},
+                   "styles_now": {"agg": "last", "column": "styles"}}
+        pack = _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                                "period_column": "sold", "aggregates": aggregates}, metrics)
+        report = check_pack(pack, as_of=date(2018, 6, 30), today=TODAY)
+        assert report.problems == []
+        return [w for w in report.warnings if "aggregates." in w]
+
+    assert warned(prices, styles) == [
+        "key `source.aggregates.volume.column`: 'price' is empty in 18 of the 60 events, and an empty cell adds "
+        "nothing, so sum 'volume' reads theirs as 0 (a total short by their price): expected it written in the "
+        "source (an export that left it blank?), or, if they have none, an `agg: count` with `{column: price, "
+        "not_in: ['']}` beside it, saying how many events the figure is of",
+        "key `source.aggregates.styles.column`: 'style' is empty in 18 of the 60 events, and an empty cell is no "
+        "value, so count_distinct 'styles' reads none of theirs (a count short by any style only they hold): "
+        "expected it written in the source (an export that left it blank?), or, if they have none, an `agg: count` "
+        "with `{column: style, not_in: ['']}` beside it, saying how many events the figure is of"]
+    assert warned(["1"] * 9 + [""], ["a"] * 9 + [""]) == []
+
 
 # ---- trial 3: a join whose ids miss some of the source's entities -------------------------------------------------
 

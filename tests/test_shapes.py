@@ -2326,6 +2326,22 @@ def test_keys_sharing_an_id_are_written_as_the_source_writes_them(tmp_path: Path
     _, scanned = scan(pack, date(2020, 1, 10), snapshot.anchor_period, snapshot.metrics, snapshot.history)
     assert any("'oil\\_brent' (72 rows" in n for n in scanned.notes), scanned.notes
 
+def test_event_keys_sharing_an_id_are_counted_in_events(tmp_path: Path) -> None:
+    """Trial 74: one Ames sale of 'Old Town' written 'OLD TOWN' was told "'Old Town' (54 rows, old-town), 'OLD TOWN'
+    (2 rows, old-town-2)": the panel's entity-periods, a month of no sale after it among them, where the file held
+    1 row of it and 234 of Old Town. An events source's keys are counted in the events read."""
+    rows = [["Old Town", f"2010-0{m}-1{d}", 5] for m in range(1, 7) for d in range(4)]
+    rows += [["Gilbert", f"2010-0{m}-1{d}", 5] for m in range(1, 7) for d in range(3)]
+    rows[1][0] = "OLD TOWN"
+    source = {"path": _csv(tmp_path / "s.csv", ["hood", "sold", "price"], rows), "entity_id": "hood",
+              "entity_name": "hood", "shape": "events", "period_column": "sold", "publication_lag_days": 0,
+              "aggregates": {"sales": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "sales", "window": [0, 2]}})
+    snapshot = read_snapshot(pack, date(2010, 6, 30), today=TODAY)
+    _, scanned = scan(pack, date(2010, 6, 30), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+    assert "entity keys 'Old Town' (23 events, old-town), 'OLD TOWN' (1 event, old-town-2) share an id: read as 2 " \
+           "entities (if they are one, the source should spell it one way)" in scanned.notes, scanned.notes
+
 
 def test_a_wide_column_of_empty_cells_is_a_warning_naming_it(tmp_path: Path) -> None:
     """Trial 16: a commodity's column empty in every row (a series not yet filled) was an entity scored on nothing,

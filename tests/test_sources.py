@@ -69,6 +69,24 @@ def test_a_file_without_a_usable_header_is_one_line(tmp_path: Path) -> None:
         assert "\n" not in str(caught.value)
 
 
+def test_a_header_that_cannot_be_read_says_what_was_expected(tmp_path: Path) -> None:
+    """Trial 74: Ames sales whose header named `style` twice (or `sale_id`, a column the pack does not read) was
+    told "the header repeats column(s) ['style']", and a header with a quote left open Python's own words ("unexpected
+    end of data"), neither saying what was expected. Each now says where and what."""
+    path = tmp_path / "s.csv"
+    for content, said in (
+            (b"id,style,sold,style\n1,a,2010-01,b\n", "the header repeats column(s) ['style'] (columns 2 and 4): "
+                                                      "expected each column named once (the repeat renamed or "
+                                                      "removed in the file)"),
+            (b'id,"style,sold\n1,a,2010-01\n', "the header does not parse: a quote is left open in it, "
+                                               "'id,\"style,sold': expected the columns' names, a name holding the "
+                                               "delimiter in quotes"),
+            (b"\n1,2\n", "no header line: expected the columns' names on the file's first line")):
+        path.write_bytes(content)
+        with pytest.raises(CsvHeaderError) as caught:
+            read_csv_rows(path)
+        assert str(caught.value) == said
+
 def test_not_utf8_lines_crlf_endings_trailing_delimiters_and_huge_fields(tmp_path: Path) -> None:
     """A line in a spreadsheet's one-byte encoding is read as Windows-1252 and counted (its city is not lost); a
     trailing delimiter is no field; a field of any size is a field (Python's reader stops at 128 KiB)."""

@@ -95,16 +95,21 @@ def candidate_id(entity_key: str) -> str:
 def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str], list[str], dict[str, int]]:
     """Each entity key's candidate id, a note per set of keys that share one (`AUSTIN` and `Austin`: one entity
     spelled two ways, or two entities) and the rows of each such key. The key with the most rows takes the plain id,
-    so that the real Austin keeps `austin` when a few rows spell it otherwise; the others take `-2`, `-3`, by rows,
-    then key."""
+    so that the real Austin keeps `austin` when a few rows spell it otherwise (an events source's: the most
+    events); the others take `-2`, `-3`, by rows, then key."""
     groups: dict[str, list[str]] = {}
     for key in entity_keys:
         groups.setdefault(candidate_id(key), []).append(key)
     shared = {slug: keys for slug, keys in groups.items() if len(keys) > 1}
     rows: dict[str, int] = {}
+    # an events source's keys are counted in events: its panel holds a period of no event after a key's first, so
+    # its rows made one sale spelt 'OLD TOWN' 2 "rows" and took the plain id from Old Town's 234 sales (trial 74)
+    events = "events_read" in history.columns
     if shared and not history.is_empty():
         wanted = [k for keys in shared.values() for k in keys]
-        rows = dict(history.filter(pl.col("entity_id").is_in(wanted)).group_by("entity_id").len().iter_rows())
+        within = history.filter(pl.col("entity_id").is_in(wanted)).group_by("entity_id")
+        counted = within.agg(pl.col("events_read").sum().alias("n")) if events else within.len(name="n")
+        rows = {str(k): int(n) for k, n in counted.iter_rows()}
     ids: dict[str, str] = {}
     spelled_sets = []
     used = set(groups)
@@ -119,10 +124,15 @@ def _ids(entity_keys: list[str], history: pl.DataFrame) -> tuple[dict[str, str],
             ids[key] = cid
         if len(ranked) > 1:
             # quoted, not repr'd: repr doubles markdown's escape (`'oil\\_brent'`, read as a backslash and a `_`)
-            spelled_sets.append(", ".join(f"'{markdown(clean(k))}' ({rows.get(k, 0)} rows, {ids[k]})"
+            spelled_sets.append(", ".join(f"'{markdown(clean(k))}' ({_counted(rows.get(k, 0), events)}, {ids[k]})"
                                           for k in ranked))
     return ids, _spelling_notes(spelled_sets, shared), {key: rows.get(key, 0) for keys in shared.values()
                                                          for key in keys}
+
+
+def _counted(n: int, events: bool) -> str:
+    """A key's rows as a note on keys sharing an id says them: `24 rows`, or an events source's `1 event`."""
+    return f"{n} {'event' if events else 'row'}{'' if n == 1 else 's'}"
 
 
 SPELLING_NOTES = 3

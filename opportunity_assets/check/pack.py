@@ -133,6 +133,7 @@ from opportunity_assets.check.reading import (
 )
 from opportunity_assets.check.values import (
     ages_of_counts,
+    aggregates_over_empty_cells,
     bounds_in_another_unit,
     columns_missing_from_files,
     listed_values_spelt_two_ways,
@@ -300,6 +301,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for found, _ in listed for p in found]
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed
+                     for w in aggregates_over_empty_cells(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed
                      for w in listed_values_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]

@@ -196,8 +196,9 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
     a bare year after it (`'X%Y'`)."""
     values = [v.strip() for v in values if v.strip()]
     lead = _weekday_lead(values) or _common_lead(values)
-    tried = [*_PATTERNS, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q) and not (
-        lead.startswith("%") and re.search("%[aA]", q)))] if lead.strip() else _PATTERNS
+    spelt = [p for p in _spelt_otherwise(given) if p not in _PATTERNS]  # (before a lead: `'January-%Y'` reads one)
+    tried = [*_PATTERNS, *spelt, *(lead + q for q in ("%Y", *_PATTERNS) if not is_named(q) and not (
+        lead.startswith("%") and re.search("%[aA]", q)))] if lead.strip() else [*_PATTERNS, *spelt]
     fits = [p for p in tried if p not in given and all(_parses(v, p) for v in values)] if values else []
     zeros = re.fullmatch(r".*\d(\.0+)", values[0]) if values and not fits else None
     if zeros is not None and all(v.endswith(zeros[1]) for v in values):
@@ -209,6 +210,23 @@ def fitting_patterns(values: list[str], given: Sequence[str] = ()) -> list[str]:
 
 _WEEKDAY_LEAD = re.compile(r"(?P<day>(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*)(?P<gap>[^\w%]+)(?=\d)")
 """A weekday's name before the rest of a date (`Fri 01/01/1993`, `Monday, 15/07/1991`)."""
+
+
+_OTHER_SPELLING = {"%b": "%B", "%B": "%b", "%a": "%A", "%A": "%a", "%y": "%Y", "%Y": "%y"}
+"""A directive and its other spelling: a month or a weekday's name short or in full, a year of 2 or 4 digits."""
+
+
+def _spelt_otherwise(given: Sequence[str]) -> list[str]:
+    """The `given` patterns with a name or a year spelt the other way (`'%B-%Y'` for `'%b-%Y'`), one directive at a
+    time: the rows a pattern does not parse in a column it reads are most often its own dates so written (trial 74:
+    `January-2006` among `Jan-2006`, which no pattern of `_PATTERNS` reads, was told "mend them in the source")."""
+    out = []
+    for pattern in given:
+        for found in re.finditer(r"%[bBaAyY]", pattern):
+            spelt = pattern[:found.start()] + _OTHER_SPELLING[found.group()] + pattern[found.end():]
+            if spelt not in given and spelt not in out:
+                out.append(spelt)
+    return out
 
 
 def _weekday_lead(values: list[str]) -> str:

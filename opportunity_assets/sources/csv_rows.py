@@ -130,20 +130,28 @@ def _parse(text: str, delimiter: str) -> list[str] | None:
 
 
 def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
+    """The header's column names, or a `CsvHeaderError` saying what is wrong with it and what was expected, in the
+    product's words (trial 74: a quote left open was told Python's "unexpected end of data", a repeated name no
+    expectation)."""
     if empty or (first is not None and not first.strip()):
-        raise CsvHeaderError("no header line")
+        raise CsvHeaderError("no header line: expected the columns' names on the file's first line")
     if first is None:
         raise CsvHeaderError("the header is not UTF-8")
+    line = first.removeprefix("\ufeff")
     try:
-        header = [h.strip() for h in next(csv.reader([first.removeprefix("\ufeff")], delimiter=delimiter,
-                                                      strict=True))]
-    except csv.Error as exc:
-        raise CsvHeaderError(f"the header does not parse ({exc})") from None
+        header = [h.strip() for h in next(csv.reader([line], delimiter=delimiter, strict=True))]
+    except csv.Error:
+        shown = repr(line.rstrip("\r\n")[:60])
+        raise CsvHeaderError(f"the header does not parse: a quote is left open in it, {shown}: expected the "
+                             "columns' names, a name holding the delimiter in quotes") from None
     # (empty names are no columns a pack reads: a spreadsheet's export of formatted empty columns ends each line
     # in `;;;`, trial 35's whole file refused as "the header repeats column(s) ['']")
     duplicates = sorted({h for h in header if h and header.count(h) > 1})
     if duplicates:
-        raise CsvHeaderError(f"the header repeats column(s) {duplicates}")
+        places = " and ".join(str(i + 1) for i, h in enumerate(header) if h == duplicates[0])
+        raise CsvHeaderError(f"the header repeats column(s) {duplicates} (columns {places}"
+                             f"{' for the first' if len(duplicates) > 1 else ''}): expected each column named once "
+                             "(the repeat renamed or removed in the file)")
     return header
 
 

@@ -349,6 +349,14 @@ def value_of(src: SourceSpec, column: str) -> str:
     return cell(column) if src.shape != "events" or column in cell_columns(src) else _raw(column)
 
 
+def missing_of(src: SourceSpec, column: str) -> str:
+    """SQL true where a column's cell is missing in the typed rows, empty or `na_values` (a row with a cell of text
+    that is no number is not: it is refused, with its own reason)."""
+    if column in cell_columns(src):
+        return f"({cell(column)} IS NULL AND {CELL_REASON} IS NULL)"
+    return f"{value_of(src, column)} IS NULL"
+
+
 def _raw(column: str) -> str:
     """The internal name of a source column's text as read (a number's, before it is parsed)."""
     return _q(f"__raw_{column}")

@@ -46,8 +46,9 @@ def test_a_size_in_other_units_throughout_stands_off_its_proportion_to_the_entit
     slipped = {c: v.copy() for c, v in states.items()}
     slipped["gsp"][4] *= 10
     (message,) = _off_ratio(slipped, 4)
-    assert message.startswith(f"off_ratio gsp doubt: gsp {format_number(slipped['gsp'][4])} in 1991 is ")
-    assert "times its emp" in message and ", and off against its pcap too: gsp in other units than theirs" in message
+    assert message.startswith(f"off_ratio gsp doubt: gsp {format_number(slipped['gsp'][4])} in 1991 stands to its ")
+    assert " stands to its emp (" in message and " times the proportion tonight's 12 entities hold at the median, " \
+        in message and ", and off against its pcap too: gsp in other units than theirs" in message
     slipped["unemp"][4] *= 10  # a rate in another unit is no size's partner
     assert len(_off_ratio(slipped, 4)) == 1
     pair = {c: slipped[c] for c in ("gsp", "emp")}  # no third size to tell which of the two

@@ -128,16 +128,17 @@ def off_ratio(found: Findings, spec: IntegritySpec, pairs: Pairs, skip: Collecti
             continue  # the partner is the one off against its others, or the pair is said once, on its first
         pair = len(partners) == 1  # (its partner's other partners, further apart, may not tell: both named)
         partner = max(off[column], key=lambda p: abs(off[column][p][0]))
-        z, beyond, own, typical, count = off[column][partner]
+        z, beyond, own, typical, count = off[column][partner]  # (a proportion is said against the median's: a
+        # county's vehicle miles per resident, 0.0000846 against 0.00000871, read as digits to count)
         value, theirs = float(series.values[column][last]), float(series.values[partner][last])
         side = "above" if z > 0 else "below"
         others = [p for p in off[column] if p != partner]
         also = f", and off against its {', '.join(others)} too" if others else ""
         units = f"{column} or {partner}" if pair else column
         found.add("off_ratio", spec.out_of_range.effect, column, [last], value, abs(z),
-                  f"{column} {format_number(value)} in {series.periods[last]} is {format_number(math.exp(own))} "
-                  f"times its {partner} ({format_number(theirs)}), {abs(z):.1f} MADs {side} the proportion tonight's "
-                  f"{int(count)} entities hold (typically {format_number(math.exp(typical))} times) and "
+                  f"{column} {format_number(value)} in {series.periods[last]} stands to its {partner} "
+                  f"({format_number(theirs)}) at {format_number(math.exp(own - typical))} times the proportion "
+                  f"tonight's {int(count)} entities hold at the median, {abs(z):.1f} MADs {side} it and "
                   f"{beyond:.1f} times {side} every other entity's{also}: {units} in other units than theirs (a unit "
                   "slip?)", f"confirm the units of {units.replace(' or ', ' and ')} with the source")
 

@@ -1043,12 +1043,17 @@ _PLAIN = {
     "greater_than_equal": "a number of at least {ge}",
     "greater_than": "a number above {gt}", "less_than_equal": "a number of at most {le}",
     "less_than": "a number below {lt}", "tuple_type": "a pair in brackets, such as [0, 2]",
-    "too_short": "at least {min_length} item(s), not {actual_length}",
     "string_too_short": "a column's name, never empty",
-    "too_long": "at most {max_length} item(s), not {actual_length}",
 }
 """Pydantic's messages by error type, in the pack's words (its own text, "unable to parse string as a number",
 "input is too short", says what failed inside pydantic, not what the key takes)."""
+
+
+def _list_length(kind: str, ctx: dict[str, Any]) -> str:
+    """What a list's length should be, in words: "a list of at least one item (it has none)"."""
+    bound, actual = int(ctx.get("min_length" if kind == "too_short" else "max_length", 0)), ctx.get("actual_length")
+    items = "one item" if bound == 1 else f"{bound} items"
+    return f"a list of {'at least' if kind == 'too_short' else 'at most'} {items} (it has {actual or 'none'})"
 
 
 def _pattern_words(pattern: str, value: str) -> str:
@@ -1212,6 +1217,8 @@ def _describe(error: Any) -> str:
         return f"key `{key}`: unknown key{hint}; expected {expected}"
     plain = _PLAIN.get(error["type"])  # a template over the error's context (pydantic's own text is no template)
     message = plain.format(**(error.get("ctx") or {})) if plain else message.replace("Input should be ", "")
+    if error["type"] in ("too_short", "too_long"):  # (trial 74: "at least 1 item(s), not 0" read as pydantic's)
+        message = _list_length(error["type"], error.get("ctx") or {})
     if error["type"] == "model_type" and (own := _keys_at(tuple(error["loc"]))) and len(own) <= _LISTED_KEYS:
         # its keys by name (trial 33: `omissions: [sales_3m]` was told "{key: value}", and which keys, never)
         message = "a mapping of its own keys, {" + ", ".join(f"{k}: ..." for k in own) + "}"

@@ -714,7 +714,7 @@ def test_an_identitys_band_from_zero_names_its_expected_key(tmp_path: Path) -> N
     ({"metrics.sales_3m.window": [0]}, ["key `metrics.sales_3m.window`: got [0]; expected a pair in brackets"]),
     ({"metrics.sales_3m.window": [0, 1, 2]}, ["key `metrics.sales_3m.window`: got [0, 1, 2]; expected a pair in "
                                               "brackets"]),
-    ({"hard_filters": []}, ["key `hard_filters`: got []; expected at least 1 item(s), not 0"]),
+    ({"hard_filters": []}, ["key `hard_filters`: got []; expected a list of at least one item (it has none)"]),
     # trial 23: a fraction was told "a whole number written plainly (45: ...)", as if 45 were offered for 4.5
     ({"metrics.sales_3m.window": [0, 4.5]}, ["key `metrics.sales_3m.window.1`: got 4.5; expected a whole number, "
                                              "without a fraction (periods, days and rows are counted whole)"]),

@@ -3614,6 +3614,31 @@ def test_a_few_iso_dates_beside_a_pattern_name_the_list_not_the_inputs(tmp_path:
         "metric unknown on every night, as it may lie in any window)"]
 
 
+def test_a_pattern_reading_iso_dates_day_first_is_told_to_go_not_listed_first(tmp_path: Path) -> None:
+    """Trial 76: `period_format: '%Y-%d-%m'` over ISO airdates parsed those of a day up to 12 with month and day
+    swapped (2009-02-03 as 2 March) and left the rest unparsed: check told the user to keep it first in a list
+    beside '%Y-%m-%d', which reads every such date wrong. Every value is ISO: the pattern is to go."""
+    from datetime import timedelta
+
+    def pack(quiet: bool) -> Any:
+        days = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
+        rows = [[e, d.isoformat(), 1] for d in days for e in ("a", "b")]
+        rows += [["z", d.isoformat(), 1] for d in days if not quiet or d.day <= 12]
+        source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
+                  "grain": "week", "period_column": "when", "period_format": "%Y-%d-%m", "publication_lag_days": 2,
+                  "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
+        metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+                   "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
+        filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 1}]
+        return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
+                     formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
+                                              "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
+
+    report = check_pack(pack(quiet=True), as_of=date(2016, 9, 14), today=TODAY)
+    said = [p for p in report.problems + report.warnings if p.startswith("key `source.period_format`")]
+    assert said and all("expected no `period_format`" in p and "'%Y-%d-%m', '%Y-%m-%d'" not in p for p in said), said
+
+
 def test_latest_years_of_rows_with_no_figures_name_the_night_not_the_inputs(tmp_path: Path) -> None:
     """Trial 21: the College Scorecard's last two years have a row per college and no earnings or counts: check's
     default night read them, and blamed every required input and the age filter's bound. Now one problem names the

@@ -357,8 +357,8 @@ def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) 
                          "score, so no place in that order, placed last: Aaron (sales_yoy undefined: sales_3m_prev "
                          "is zero), Abel (inventory_3m missing)"), note
     # the brief writes the note as it is: every number in it is one the store holds (the scan report's)
-    assert unsupported_numbers(note, list(numeric_leaves(dataclasses.asdict(report))), AS_OF,
-                               names=[c.name for c in found.values()]) == []
+    stored = [*numeric_leaves(dataclasses.asdict(report)), *numeric_leaves(pack.model_dump(mode="json"))]
+    assert unsupported_numbers(note, stored, AS_OF, names=[c.name for c in found.values()]) == []
 
 
 def test_the_cap_note_names_one_more_rather_than_others(synthetic: Build) -> None:
@@ -542,3 +542,21 @@ def test_markets_flagged_for_a_gap_in_the_cap_order_alone_are_not_told_of_quaran
         f"{report.flagged_past_cap} go on flagged, {report.flagged_capped} are capped (max_flagged=2): expected an "
         "order every candidate has a value of (`caps.order_by: score` places one with no score last), or a "
         "`caps.max_flagged` that analyzes them")
+
+
+def test_entities_gone_count_in_no_filter_of_the_few_passing_note(synthetic: Build) -> None:
+    """Trial 76: a drag race's 160 queens of past seasons (gone, never judged) were counted among the filters'
+    failures, "still_on_show (172 of 20)", and the note's 20, the judged entities, was no stored number, so the
+    brief's number check stopped the night. Only the judged count, and the report stores the number it writes."""
+    gone = [f"Gone{n}" for n in range(8)]  # more gone than judged: "coverage (9 of 7)"
+    rows = capped_source() + [row for name in gone for row in city(name, sales=900.0, start=(2010, 1), months=12)]
+    pack = synthetic(rows, **{"caps.min_candidates": 30})
+    found, report = run(pack)
+    assert report.gone == len(gone) and all(FAIL in found[candidate_id(n)].filters.values() for n in gone)
+    (note,) = [n for n in report.notes if "were not loosened" in n]
+    judged = len(CAPPED_MARKETS)
+    assert f"of {judged} candidates passed" in note
+    assert all(int(n) <= judged for n in re.findall(r"\((\d+) of \d+\)", note)), note
+    assert sum(report.failed_by_filter.values()) <= report.failed_filters * len(report.failed_by_filter)
+    stored = [*numeric_leaves(dataclasses.asdict(report)), *numeric_leaves(pack.model_dump(mode="json"))]
+    assert unsupported_numbers(note, stored, AS_OF, names=[c.name for c in found.values()]) == []

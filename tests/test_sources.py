@@ -710,8 +710,13 @@ def test_a_json_line_not_utf8_is_read_as_windows_1252_as_a_csv_line_is(tmp_path:
     snapshot = read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
     assert snapshot.quarantined.height == 0
     assert "Abil\u00e9ne" in snapshot.history["entity_name"].to_list()
-    assert f"1 lines of s.jsonl are not UTF-8 text, read as Windows-1252 (line {at + 1}): save the file as UTF-8 " \
+    # (trial 76: "1 lines of drag.jsonl are not UTF-8 text": one line is one line)
+    assert f"1 line of s.jsonl is not UTF-8 text, read as Windows-1252 (line {at + 1}): save the file as UTF-8 " \
            "if a name reads wrong" in check_pack(pack, as_of=AS_OF).facts
+    json_lines[at + 1] = json_lines[at + 1].replace(b'"Abilene"', '"Abil\u00e9ne"'.encode("latin-1"))
+    jsonl.write_bytes(b"\n".join(json_lines) + b"\n")
+    assert f"2 lines of s.jsonl are not UTF-8 text, read as Windows-1252 (lines {at + 1}, {at + 2}): save the file " \
+           "as UTF-8 if a name reads wrong" in check_pack(load_criteria(write_pack(tmp_path, jsonl)), as_of=AS_OF).facts
 
 
 def test_a_json_line_null_or_a_number_is_quarantined_as_no_object(tmp_path: Path) -> None:

@@ -74,17 +74,15 @@ class ScanReport:
     counted in `scanned`, never judged; the scan's note names the first few."""
     carried_span: int = 0
     """`CriteriaPack.carried_span`: the number the note on the entities gone writes."""
+    judged: int = 0
+    """The entities the night judged: those scanned less the ones gone (`failed_filters` + `passed_filters`): the
+    number the note on too few passing writes, held here so that the brief's run summary writes only stored ones."""
     shared_id_sets: int = 0
     """Sets of entity keys that share a candidate id: the number the scan's note on many of them writes."""
     shared_ids: dict[str, int] = dataclasses.field(default_factory=dict)
     """Per entity key that shares its candidate id's slug with another (`Austin` and `AUSTIN`), its rows: the numbers
     the scan's note on them writes, held here so that the brief's run summary writes only stored numbers."""
 
-
-    @property
-    def judged(self) -> int:
-        """The entities the night judged: those scanned less the ones gone (`failed_filters` + `passed_filters`)."""
-        return self.scanned - self.gone
 
 def candidate_id(entity_key: str) -> str:
     """Stable, partition-key-safe id: the key's slug (`shapes.entity_slug`), lowercase, accents dropped, runs of
@@ -757,7 +755,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         notes.append(gone_note(pack, gone, named))
     carried = [c for c in judged if not c.gone]
     below = len(passing) < pack.caps.min_candidates
-    failing = Counter(name for c in judged for name, result in c.filters.items() if result == FilterResult.FAIL)
+    # the judged only: an entity gone is never judged, whatever its filters read (trial 76: "still_on_show (172 of 20)")
+    failing = Counter(name for c in carried for name, result in c.filters.items() if result == FilterResult.FAIL)
     if below and len(passing) == len(carried):  # (trial 51: one island's prices, told every night to loosen nothing)
         every = "the one candidate" if len(carried) == 1 else f"every one of the {len(carried)} candidates"
         notes.append(f"{every} scanned passed the hard filters, fewer than min_candidates={pack.caps.min_candidates}: "
@@ -770,6 +769,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     report = ScanReport(
         as_of=as_of, anchor_period=anchor, scanned=len(judged),
         failed_filters=len(carried) - len(passing), passed_filters=len(passing), capped=len(cut), gone=len(gone),
+        judged=len(carried),
         carried_span=pack.carried_span,
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
         quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),

@@ -228,8 +228,10 @@ def not_utf8(pack: CriteriaPack) -> list[str]:
             recoded = not_utf8_lines(pack.path_of(source))
             if recoded:
                 lines = ", ".join(map(str, recoded[:3])) + (", ..." if len(recoded) > 3 else "")
-                facts.append(f"{len(recoded)} lines of {pack.path_of(source).name} are not UTF-8 text, read as "
-                             f"Windows-1252 (line {lines}): save the file as UTF-8 if a name reads wrong")
+                one = len(recoded) == 1  # (trial 76: "1 lines of drag.jsonl are not UTF-8 text")
+                facts.append(f"{len(recoded)} {'line' if one else 'lines'} of {pack.path_of(source).name} "
+                             f"{'is' if one else 'are'} not UTF-8 text, read as Windows-1252 "
+                             f"({'line' if one else 'lines'} {lines}): save the file as UTF-8 if a name reads wrong")
     return facts
 
 

@@ -385,6 +385,12 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
 
 
+ISO_MISREAD = ("they are ISO dates or timestamps, and so are the rows it parses, which it reads otherwise than ISO "
+               "(month and day swapped, or a part dropped): expected no `period_format`: ISO dates are read as such "
+               "without one")
+"""Why a `period_format` that parses some of a column of ISO dates and not the rest is wrong for all of them."""
+
+
 def both_ways(pack: CriteriaPack, column: str) -> list[str]:
     """The ISO patterns of the period values that did parse (no pattern, or the given patterns' ISO rows), for a
     list that reads them beside the rows written otherwise."""
@@ -493,6 +499,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         said = (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} "
                 f"have a period that does not parse with it (e.g. {example!r})")
         isos, kind = iso_patterns(values), "ISO weeks" if weeks else "ISO dates or timestamps"
+        if len(reasons) < seen and isos and not weeks and both_ways(pack, src.period_column):
+            # (trial 76: `'%Y-%d-%m'` over ISO dates parsed those of a day up to 12, month and day swapped, and was
+            # told to keep itself first in a list beside '%Y-%m-%d')
+            return f"{said}: {ISO_MISREAD}"
         if len(reasons) < seen and isos:  # the pattern reads the other rows: both ways are needed
             return (f"{said}: they are {kind}, which the pattern's rows are not: expected a list that reads both "
                     f"ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses a value reading "

@@ -8,7 +8,7 @@ import calendar
 import re
 
 from opportunity_assets.check.patterns import fitting_patterns, iso_patterns
-from opportunity_assets.check.periods import both_ways, empty_period_column, spec_at, written_periods
+from opportunity_assets.check.periods import ISO_MISREAD, both_ways, empty_period_column, spec_at, written_periods
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
 from opportunity_assets.sources.spec import SourceSpec
@@ -76,6 +76,8 @@ def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: st
                 f"{'them' if len(reasons) > 1 else 'it'} in the source")
     given = src.period_patterns
     fits = fitting_patterns(values, given)
+    if given and not fits and iso_patterns(values) and within == "source" and both_ways(pack, src.period_column):
+        return f"{said}: {ISO_MISREAD}"  # (the pattern's own rows are ISO too, misread: trial 76)
     if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both
         return (f"{said}: they are ISO dates or timestamps, which the pattern's rows are not: a column written two "
                 f"ways is read with a list of patterns, the first that parses a value reading it, `period_format: "

@@ -149,7 +149,7 @@ class Candidate(FrozenRecord):
     distribution for the verifier's cross-sectional checks, never a ranking."""
     peer_ratios: dict[str, dict[str, dict[str, float]]] = Field(default_factory=dict)
     """The pairs of source columns the scanned entities hold in proportion (a state's output and its employment:
-    `verifications.peers.ratios`), by the pair's first column and then its second: the median, robust scale and
+    `verifications.proportions.ratios`), by the pair's first column and then its second: the median, robust scale and
     count of their latest log ratios, and the two largest and smallest. The same for every candidate going on."""
 
     typical_scales: dict[str, float] = Field(default_factory=dict)

@@ -359,7 +359,7 @@ def _pairs(history: pl.DataFrame, columns: list[str], back: int) -> tuple[dict[s
 def _peers(history: pl.DataFrame, columns: list[str], sizeless: set[str]
            ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, float]]]]:
     """The night's cross-section (`integrity.night_peers`) over every entity with both latest periods, and the pairs
-    of columns they hold in proportion (`peers.ratios`; `sizeless` columns, a share or a signed one, in none)."""
+    of columns they hold in proportion (`proportions.ratios`; `sizeless` columns, a share or a signed one, in none)."""
     before, now = _pairs(history, columns, 0)
     return night_peers(before, now), ratios(now, sizeless)
 

@@ -224,7 +224,6 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
     return warnings
 
 
-
 _EMPTY_READ = {"sum": ("adds nothing", "reads theirs as 0 (a total short by their {column})"),
                "count_distinct": ("is no value", "reads none of theirs (a count short by any {column} only they hold)")}
 """What an empty cell is to a `sum` and a `count_distinct`, and what the aggregate then reads of its events."""
@@ -255,6 +254,7 @@ def aggregates_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpe
             f"written in the source (an export that left it blank?), or, if they have none, an `agg: count` with "
             f"`{{column: {column}, not_in: ['']}}` beside it, saying how many events the figure is of")
     return warnings
+
 
 def entities_lacking(pack: CriteriaPack, within: str, column: str, text: str) -> str | None:
     """A query over files whose `column` is empty in every row of some entities and in none of the others' (a

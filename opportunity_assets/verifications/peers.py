@@ -19,7 +19,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from opportunity_assets.verifications.integrity_spec import IntegritySpec
-from opportunity_assets.verifications.series import MIN_SAMPLE, MIN_SCALE, Findings, format_number, period_span, robust
+from opportunity_assets.verifications.series import (
+    MIN_SAMPLE,
+    MIN_SCALE,
+    Findings,
+    format_number,
+    period_span,
+    robust,
+    unit_sized,
+)
 
 HELD = 0.9
 """Share of its past periods whose figure must be the shared one times the entity's fixed factor for the column to
@@ -83,7 +91,7 @@ def in_step(found: Findings, spec: IntegritySpec, column: str, levels: Mapping[s
                   f"{_moved(raw, t)} into it while theirs moved {_moved(shared, t)}{others}",
                   f"confirm {period_span([series.periods[i] for i in off])} {column} with the source")
         return
-    if len(judged) and abs(math.log(factor)) >= 0.5 * math.log(spec.out_of_range.factor):
+    if len(judged) and unit_sized(math.log(factor), spec.out_of_range.factor):
         t = int(judged[-1])
         found.add("off_peers", spec.out_of_range.effect, column, [t], float(raw[t]), factor,
                   f"{column} {format_number(float(raw[t]))} in {series.periods[t]} is {times}the "
@@ -143,7 +151,7 @@ def off_level(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[
     z = (math.log(value) - peers["level_median"]) / max(peers["level_scale"], MIN_SCALE)
     other, gap = beyond_others(math.log(value), z > 0, [math.log(peers[k]) for k in (
         "level_top", "level_second", "level_bottom", "level_next")])
-    if abs(z) < spec.level_shift.threshold_mads or gap < 0.5 * math.log(spec.out_of_range.factor):
+    if abs(z) < spec.level_shift.threshold_mads or not (gap > 0 and unit_sized(gap, spec.out_of_range.factor)):
         return
     typical = math.exp(peers["level_median"])
     side = "above" if z > 0 else "below"

@@ -27,6 +27,7 @@ from opportunity_assets.verifications.series import (
     Findings,
     format_number,
     robust,
+    unit_sized,
 )
 
 _MIN_ENTITIES = 8
@@ -94,7 +95,7 @@ def _proportions(values: Mapping[str, np.ndarray], last: int, pairs: Pairs, fact
             own = math.log(a) - math.log(b)
             z = (own - stats["median"]) / max(stats["scale"], MIN_SCALE)
             _, gap = beyond_others(own, z > 0, [stats[k] for k in ("top", "second", "bottom", "next")])
-            if abs(z) >= threshold and gap >= 0.5 * math.log(factor):
+            if abs(z) >= threshold and gap > 0 and unit_sized(gap, factor):
                 count = stats["count"]
                 off.setdefault(first, {})[second] = (z, math.exp(gap), own, stats["median"], count)
                 off.setdefault(second, {})[first] = (-z, math.exp(gap), -own, -stats["median"], count)

@@ -188,6 +188,14 @@ def yardstick(series: Series, changes: np.ndarray, min_history: int, *, start: i
     return stick if stick is None or domain is None else widened(stick, domain)
 
 
+def unit_sized(move: float, unit_slip: float) -> bool:
+    """Whether a change (log scale) lies nearer a unit slip (`unit_slip`: `out_of_range.factor`, either way) than no
+    change at all (a move, or a figure's distance from another's): beyond its square root, ×3.2 or -68% for the
+    default 10. A unit change comes with the period's own move (×0.1 with a usual +2% is ×0.102), so the factor
+    itself would be a coin's toss."""
+    return abs(move) >= 0.5 * math.log(unit_slip)
+
+
 def widened(stick: Yardstick, domain: float) -> Yardstick:
     """The entity's scale pulled toward the domain's (`domain`: the robust scale of tonight's entities' changes of
     the same column), each weighted by the changes behind it: the entity's `count`, the domain's

@@ -33,6 +33,7 @@ from opportunity_assets.verifications.series import (
     robust,
     share_changes,
     share_noise,
+    unit_sized,
     unit_step,
     yardstick,
 )
@@ -133,20 +134,13 @@ def _beyond_shared(z: float, stick: Yardstick, change: float, shared: float | No
 def _unusual_shared(shared: Mapping[str, float] | None, unit_slip: float) -> dict[str, float]:
     """Each period's shared move beyond the usual one (the median of the column's shared moves over the kept
     history), by periods back; none where too few periods tell what is usual, and none for a move nearer a unit
-    slip's size than none (`_unit_sized`): a real event moves a whole domain by tens of percent, a feed changing its
+    slip's size than none (`unit_sized`): a real event moves a whole domain by tens of percent, a feed changing its
     units moves every entity by the factor alike, and a move every entity made is then the feed's defect, not the
     world's (×0.1 into the latest year would otherwise be excused for each)."""
     usual = robust(np.array(list((shared or {}).values()), dtype=float), "")
     if usual is None:
         return {}
-    return {back: move - usual.median for back, move in (shared or {}).items() if not _unit_sized(move, unit_slip)}
-
-
-def _unit_sized(move: float, unit_slip: float) -> bool:
-    """Whether a change (log scale) lies nearer a unit slip (`unit_slip`: `out_of_range.factor`, either way) than no
-    change at all: beyond its square root, ×3.2 or -68% for the default 10. A unit change comes with the period's own
-    move (×0.1 with a usual +2% is ×0.102), so the factor itself would be a coin's toss."""
-    return abs(move) >= 0.5 * math.log(unit_slip)
+    return {back: move - usual.median for back, move in (shared or {}).items() if not unit_sized(move, unit_slip)}
 
 
 CORROBORATES = 3.0
@@ -158,9 +152,9 @@ def _peer_z(change: float, shared: Mapping[str, float] | None, spread: Mapping[s
             unit_slip: float) -> float | None:
     """How far a change lies from tonight's entities' changes into its period (`back` periods back), in their
     robust spread (`ColumnFacts.spread`, at least `MIN_SCALE`); None where no spread is known for it, or where the
-    entities moved alike by a unit slip's size (`_unit_sized`: the feed's own change, no yardstick of an entity's)."""
+    entities moved alike by a unit slip's size (`unit_sized`: the feed's own change, no yardstick of an entity's)."""
     median, scale = (shared or {}).get(str(back)), (spread or {}).get(str(back))
-    if median is None or scale is None or _unit_sized(median, unit_slip):
+    if median is None or scale is None or unit_sized(median, unit_slip):
         return None
     return (change - median) / max(scale, MIN_SCALE)
 
@@ -192,7 +186,7 @@ def _with_peers(own: float, peer: float, wide: bool) -> float:
 def _unit_change(shared: Mapping[str, float] | None, back: int, unit_slip: float) -> str:
     """What a finding adds where tonight's entities moved alike into its period by a unit slip's size."""
     move = (shared or {}).get(str(back))
-    if move is None or not _unit_sized(move, unit_slip):
+    if move is None or not unit_sized(move, unit_slip):
         return ""
     return (f"; tonight's entities moved alike into that period, {as_percent(move)} at the median: a change of the "
             "feed's units?")

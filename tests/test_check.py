@@ -3574,28 +3574,35 @@ def test_a_join_that_meets_nothing_names_its_periods_or_its_ids_with_both_sides(
         "'100654'); expected ids written alike in both tables")
 
 
+_SUMMER_DAYS = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
+"""Ten weeks of days from a Monday, the events of `_weekly_events_pack`."""
+
+
+def _weekly_events_pack(tmp_path: Path, rows: list[list[Any]], period_format: str, floor: int) -> Any:
+    """An events pack by the week over `rows` (id, day as written, level) read by `period_format`: a count and an
+    average level, a filter asking `floor` events in four weeks, the score the average."""
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
+              "grain": "week", "period_column": "when", "period_format": period_format, "publication_lag_days": 2,
+              "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
+               "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
+    filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": floor}]
+    return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
+                 formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
+                                          "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
+
+
 def test_a_few_iso_dates_beside_a_pattern_name_the_list_not_the_inputs(tmp_path: Path) -> None:
     """Trial 21: bookings dated `02.07.2016` (`'%d.%m.%Y'`) with their first weeks written `2016-07-02`: the rows
     of no period blanked their entities' every metric, and check blamed `required_inputs` with a quiet entity's
     gap and warned that the volume filter was on another scale; a fact said "mend them in the source". Now one
     problem names `period_format` with the list that reads both; where other entities keep the night going, a
     warning does (check said ok, the fact naming no key)."""
-    from datetime import timedelta
-
     def pack(quiet: bool) -> Any:
-        days = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
         rows = [[e, d.isoformat() if d < date(2016, 7, 11) else d.strftime("%d.%m.%Y"), 1]
-                for d in days for e in ("a", "b")]
-        rows += [["z", d.strftime("%d.%m.%Y"), 1] for d in days if not quiet or d < date(2016, 7, 25)]
-        source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
-                  "grain": "week", "period_column": "when", "period_format": "%d.%m.%Y", "publication_lag_days": 2,
-                  "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
-        metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
-                   "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
-        filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 20}]
-        return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
-                     formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
-                                              "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
+                for d in _SUMMER_DAYS for e in ("a", "b")]
+        rows += [["z", d.strftime("%d.%m.%Y"), 1] for d in _SUMMER_DAYS if not quiet or d < date(2016, 7, 25)]
+        return _weekly_events_pack(tmp_path, rows, "%d.%m.%Y", 20)
 
     report = check_pack(pack(quiet=True), as_of=date(2016, 9, 14), today=TODAY)
     assert [p.split(" (a row of no period")[0] for p in report.problems] == [
@@ -3618,23 +3625,9 @@ def test_a_pattern_reading_iso_dates_day_first_is_told_to_go_not_listed_first(tm
     """Trial 76: `period_format: '%Y-%d-%m'` over ISO airdates parsed those of a day up to 12 with month and day
     swapped (2009-02-03 as 2 March) and left the rest unparsed: check told the user to keep it first in a list
     beside '%Y-%m-%d', which reads every such date wrong. Every value is ISO: the pattern is to go."""
-    from datetime import timedelta
-
-    def pack(quiet: bool) -> Any:
-        days = [date(2016, 7, 4) + timedelta(days=d) for d in range(70)]
-        rows = [[e, d.isoformat(), 1] for d in days for e in ("a", "b")]
-        rows += [["z", d.isoformat(), 1] for d in days if not quiet or d.day <= 12]
-        source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events",
-                  "grain": "week", "period_column": "when", "period_format": "%Y-%d-%m", "publication_lag_days": 2,
-                  "aggregates": {"level": {"agg": "count"}, "size": {"agg": "avg", "column": "level"}}}
-        metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 3]},
-                   "size_now": {"agg": "avg", "column": "size", "window": [0, 3]}}
-        filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 1}]
-        return _pack(tmp_path, source, metrics, required_inputs=["size_now"], hard_filters=filters,
-                     formula={"components": [{"name": "s", "expression": "size_now", "range": [0, 2],
-                                              "direction": "higher_is_better", "weight": 1.0, "label": "size"}]})
-
-    report = check_pack(pack(quiet=True), as_of=date(2016, 9, 14), today=TODAY)
+    rows = [[e, d.isoformat(), 1] for d in _SUMMER_DAYS for e in ("a", "b")]
+    rows += [["z", d.isoformat(), 1] for d in _SUMMER_DAYS if d.day <= 12]
+    report = check_pack(_weekly_events_pack(tmp_path, rows, "%Y-%d-%m", 1), as_of=date(2016, 9, 14), today=TODAY)
     said = [p for p in report.problems + report.warnings if p.startswith("key `source.period_format`")]
     assert said and all("expected no `period_format`" in p and "'%Y-%d-%m', '%Y-%m-%d'" not in p for p in said), said
 

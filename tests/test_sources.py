@@ -356,6 +356,28 @@ def test_a_csv_whose_lines_end_in_empty_unnamed_columns_scans_as_the_csv_does(tm
     assert refused.select("source_row", "reason").rows() == [(6, "5 fields, expected 12 (the header's)")]
 
 
+def test_a_column_the_header_repeats_stops_the_night_only_if_the_pack_reads_it(tmp_path: Path) -> None:
+    """Trial 74: a header naming twice a column the pack never reads (a spreadsheet's two `notes`) stopped the night,
+    "the header repeats column(s)". Only a repeat the pack reads is a problem, which of the two holds its figures no
+    reader could say; any other is read as without it, by either reader (a malformed line sends it to the line
+    reader)."""
+    csv_scan = _scan(write_pack(tmp_path, TEXAS))
+    lines = TEXAS.read_text().splitlines()
+    noted = tmp_path / "noted" / "tx.csv"
+    noted.parent.mkdir()
+    noted.write_text(f"{lines[0]},note,note\n" + "".join(f"{line},a,b\n" for line in lines[1:]))
+    assert _scan(write_pack(noted.parent, noted)) == csv_scan
+    noted.write_text(f"{lines[0]},note,note\n" + "".join(f"{line},a,b\n" for line in [*lines[1:5], "Abilene,2000",
+                                                                                          *lines[5:]]))
+    refused = read_snapshot(load_criteria(write_pack(noted.parent, noted)), AS_OF,
+                            today=date(2026, 12, 1)).quarantined
+    assert refused.select("source_row", "reason").rows() == [(6, "4 fields, expected 11 (the header's)")]
+    noted.write_text(f"{lines[0]},sales\n" + "".join(f"{line},1\n" for line in lines[1:]))
+    with pytest.raises(SourceError, match=r"the header repeats column\(s\) \['sales'\] \(columns 4 and 10\): "
+                                          r"expected each column named once"):
+        read_snapshot(load_criteria(write_pack(noted.parent, noted)), AS_OF, today=date(2026, 12, 1))
+
+
 def test_excels_delimiter_line_above_the_header_is_named(tmp_path: Path) -> None:
     """Trial 35: an Excel export that names its delimiter opens with `sep=;` above the header: the file was told
     it "lacks column(s) [...]; it has ['sep=', '']: is it the right file?", or, with the default comma, to set

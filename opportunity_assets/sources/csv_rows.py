@@ -14,7 +14,8 @@ from __future__ import annotations
 import csv
 import gzip
 import sys
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
@@ -144,15 +145,32 @@ def _header(first: str | None, *, empty: bool, delimiter: str) -> list[str]:
         shown = repr(line.rstrip("\r\n")[:60])
         raise CsvHeaderError(f"the header does not parse: a quote is left open in it, {shown}: expected the "
                              "columns' names, a name holding the delimiter in quotes") from None
+    return header
+
+
+def refuse_repeats(header: list[str], read: Collection[str] | None = None) -> None:
+    """A `CsvHeaderError` if the header names a column twice that the pack reads (`read`; None: any column), which
+    of the two holds its figures no reader could say. A repeat the pack does not read is no problem: its cells are
+    not read (trial 74: a `sale_id` named twice had stopped a night that never reads it)."""
     # (empty names are no columns a pack reads: a spreadsheet's export of formatted empty columns ends each line
     # in `;;;`, trial 35's whole file refused as "the header repeats column(s) ['']")
-    duplicates = sorted({h for h in header if h and header.count(h) > 1})
+    duplicates = sorted({h for h in header if h and header.count(h) > 1 and (read is None or h in read)})
     if duplicates:
         places = " and ".join(str(i + 1) for i, h in enumerate(header) if h == duplicates[0])
         raise CsvHeaderError(f"the header repeats column(s) {duplicates} (columns {places}"
                              f"{' for the first' if len(duplicates) > 1 else ''}): expected each column named once "
                              "(the repeat renamed or removed in the file)")
-    return header
+
+
+def unique_names(header: list[str]) -> list[str]:
+    """The header's names, a repeat's second and later spellings numbered (`note`, `note (2)`) as a reader's
+    `columns` map needs them unique; a name the header repeats is one `refuse_repeats` let through, never read."""
+    seen: Counter[str] = Counter()
+    named = []
+    for name in header:
+        seen[name] += 1
+        named.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return named
 
 
 def opened_bytes(path: str | Path) -> BinaryIO:
@@ -315,11 +333,12 @@ def header_below(path: str | Path, needed: Sequence[str], delimiter: str = ",") 
 
 
 def read_csv_rows(path: str | Path, delimiter: str = ",", entity_column: str | list[str] | None = None,
-                  dated_columns: Sequence[str] = ()) -> CsvRows:
+                  dated_columns: Sequence[str] = (), read: Collection[str] | None = None) -> CsvRows:
     """Every record of the file, by header name, and every rejected line with its reason (attributed to its value
-    in `entity_column` where that can be read; of several columns, their values joined by `ENTITY_JOINER`)."""
+    in `entity_column` where that can be read; of several columns, their values joined by `ENTITY_JOINER`). `read`:
+    the columns a pack reads, the only ones the header may not repeat (None: every column)."""
     with _any_field_size():
-        return _read_csv_rows(Path(path), delimiter, entity_column, dated_columns)
+        return _read_csv_rows(Path(path), delimiter, entity_column, dated_columns, read)
 
 
 def _entity(text: str, indexes: list[int] | None, delimiter: str, width: int) -> str | None:
@@ -347,7 +366,7 @@ def _readings(text: str, indexes: list[int] | None, delimiter: str, width: int) 
 
 
 def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | None,
-                   dated_columns: Sequence[str] = ()) -> CsvRows:
+                   dated_columns: Sequence[str], read: Collection[str] | None) -> CsvRows:
     raw_lines = read_bytes(path).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
@@ -362,6 +381,7 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
             recoded.append(number)
         lines.append(text.removesuffix("\r"))
     header = _header(lines[0] if lines else None, empty=not lines, delimiter=delimiter)
+    refuse_repeats(header, read)
     width = len(header)
     wanted = [entity_column] if isinstance(entity_column, str) else entity_column or []
     entity_indexes = [header.index(c) for c in wanted] if wanted and all(c in header for c in wanted) else None
@@ -410,6 +430,6 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
         for column, value in zip(values, fields, strict=True):
             column.append(value)
         i = end + 1
-    return CsvRows(header=header, lines=starts, columns=dict(zip(header, values, strict=True)), rejected=rejected,
-                   recoded=recoded)
+    return CsvRows(header=header, lines=starts, columns=dict(zip(unique_names(header), values, strict=True)),
+                   rejected=rejected, recoded=recoded)
 

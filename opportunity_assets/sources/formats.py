@@ -44,6 +44,8 @@ from opportunity_assets.sources.csv_rows import (
     opened_bytes,
     read_bytes,
     read_csv_rows,
+    refuse_repeats,
+    unique_names,
 )
 from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.extensions import Format, suffix_of
@@ -259,9 +261,9 @@ def _csv_fast(con: duckdb.DuckDBPyConnection, path: Path, header: list[str], nee
     was one record (none blank, none rejected, no quoted newline): then a record's position is its line, and its
     `rowid` (the table keeps the file's order, `preserve_insertion_order`) numbers it in the view `into.table`.
     False: the table is dropped; use `read_csv_rows`. The file's text is never held whole."""
-    cells = ", ".join(_q(c) for c in needed)
+    cells, named = ", ".join(_q(c) for c in needed), _as_text(unique_names(header))
     relation = (f"(SELECT NULL::BIGINT AS {ROW}, {cells} FROM read_csv({literal(str(path))}, header = true, "
-                f"auto_detect = false, columns = {_as_text(header)}, delim = {literal(delimiter)}, quote = '\"', "
+                f"auto_detect = false, columns = {named}, delim = {literal(delimiter)}, quote = '\"', "
                 "escape = '\"', strict_mode = true, store_rejects = true, rejects_table = 'csv_rejects', "
                 "rejects_scan = 'csv_reject_scans'))")
     try:
@@ -303,6 +305,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     given, delimiter = delimiter, csv_delimiter(path, delimiter)
     try:
         header = header_of(path, delimiter)
+        refuse_repeats(header, needed)
     except CsvHeaderError as exc:
         found, looks = looks_like(path)
         if found in ("parquet", "duckdb", "jsonl", "excel") or (found is None and looks != "an empty file"):
@@ -336,7 +339,7 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []
-    rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity, dated_columns=dated)
+    rows = read_csv_rows(path, delimiter=delimiter, entity_column=entity, dated_columns=dated, read=needed)
     _register_text(con, rows.lines, {c: list(rows.columns[c]) for c in needed}, needed)
     into.make(con, "source_rows")
     return rows.rejected

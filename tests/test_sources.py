@@ -217,6 +217,28 @@ def test_a_title_line_above_a_csv_header_is_named_with_the_line_the_columns_are_
         f"FROM read_csv('titled.csv', skip = {lines})` under `format: duckdb`"), problem
 
 
+def test_a_latin1_export_is_read_header_and_all_and_its_title_named_with_a_query_that_reads_it(tmp_path: Path) -> None:
+    """Trial 77: a spreadsheet's Latin-1 export (`Veränderung` in its header) was refused whole, "the header is not
+    UTF-8", where every other line is read as Windows-1252; with a title above it, the header line was decoded with
+    U+FFFD and told "lacks column(s) [...]: is it the right file?"; and the query offered for a title stopped at the
+    first accent in DuckDB's words. The header is read as the other lines are, counted among them, and the title's
+    query reads Latin-1."""
+    from opportunity_assets.check.pack import check_pack
+
+    rows = TEXAS.read_text().split("\n", 1)
+    header = rows[0].replace("city", "Stadtä")
+    plain = tmp_path / "latin.csv"
+    plain.write_bytes((header + "\n" + rows[1]).encode("latin-1"))
+    read = read_csv_rows(plain)
+    assert "Stadtä" in read.columns and read.recoded[:1] == [1]
+    titled = tmp_path / "titled.csv"
+    titled.write_bytes(("Texas housing, monthly\n" + header + "\n" + rows[1]).encode("latin-1"))
+    pack = load_criteria(write_pack(tmp_path, titled, **{"source.entity_id": "Stadtä", "source.entity_name": "Stadtä"}))
+    (problem,) = check_pack(pack, as_of=date(2011, 10, 31)).problems
+    assert problem.endswith("`SELECT * FROM read_csv('titled.csv', skip = 1, encoding = 'latin-1')` under "
+                            "`format: duckdb`"), problem
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "excel"])
 def test_a_file_of_a_format_read_here_named_csv_is_told_the_format_that_reads_it(tmp_path: Path, fmt: str) -> None:
     """Trial 40: a Parquet file saved as `weather.csv` was told it "lacks column(s) [...]; it has

@@ -104,6 +104,15 @@ def decoded_line(raw: bytes) -> tuple[str, bool]:
             return raw.decode("latin-1"), True
 
 
+def header_text(raw: bytes) -> str | None:
+    """A first line's text, read as every other line is (UTF-8, else Windows-1252: a spreadsheet's export in Latin-1,
+    `Veränderung` in its header, was refused whole as "the header is not UTF-8" until trial 77); None for bytes that
+    are no 8-bit text (NULs: UTF-16, a binary file), which another reader or `looks_like` names."""
+    if b"\x00" in raw or raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    return decoded_line(raw)[0]
+
+
 def _lenient_rows(text: str, delimiter: str) -> list[list[str]]:
     """The fields of a line's first physical line, read leniently: as written, then without its quotes."""
     line = text.split("\n", 1)[0].replace("\r", _CR)
@@ -302,11 +311,8 @@ def header_of(path: str | Path, delimiter: str = ",") -> list[str]:
             raw = f.readline()
         except (OSError, EOFError):  # named .gz, not gzip
             raise CsvHeaderError("the file is named .gz but is not gzip") from None
-    try:
-        first = raw.decode("utf-8").rstrip("\r\n")
-    except UnicodeDecodeError:
-        return _header(None, empty=False, delimiter=delimiter)
-    return _header(first, empty=not raw, delimiter=delimiter)
+    first = header_text(raw)
+    return _header(None if first is None else first.rstrip("\r\n"), empty=not raw, delimiter=delimiter)
 
 
 TITLE_LINES = 10
@@ -322,7 +328,7 @@ def header_below(path: str | Path, needed: Sequence[str], delimiter: str = ",") 
     with opened_bytes(path) as f:
         try:
             for _ in range(TITLE_LINES + 1):
-                lines.append(f.readline().decode("utf-8", errors="replace").rstrip("\r\n").removeprefix("\ufeff"))
+                lines.append(decoded_line(f.readline())[0].rstrip("\r\n").removeprefix("\ufeff"))
         except (OSError, EOFError):
             return None
     for number, line in enumerate(lines[1:], start=2):
@@ -374,8 +380,8 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
     recoded = []
     for number, raw in enumerate(raw_lines, start=1):
         text, other = decoded_line(raw)
-        if other and number == 1:
-            lines.append(None)  # a header that is not UTF-8: the file is another text encoding, or not text
+        if number == 1 and header_text(raw) is None:
+            lines.append(None)  # a header of no 8-bit text: the file is UTF-16, or not text
             continue
         if other:
             recoded.append(number)

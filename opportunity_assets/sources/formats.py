@@ -41,6 +41,7 @@ from opportunity_assets.sources.csv_rows import (
     decoded_line,
     header_below,
     header_of,
+    not_utf8_lines,
     opened_bytes,
     read_bytes,
     read_csv_rows,
@@ -331,11 +332,13 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         raise not_its_format(path, "csv", declared, within)
     if any(c not in header for c in needed) and (below := header_below(path, needed, delimiter)) is not None:
         line, title = below
+        # (trial 77: a Latin-1 export was offered a query DuckDB stops at its first accent, "CSV Error on Line: 3")
+        encoding = ", encoding = 'latin-1'" if not_utf8_lines(path) else ""
         raise SourceFormatError(
             f"key `{within}.path`: source file {path} opens with {line - 1} line{'s' if line > 2 else ''} above its "
             f"header (line 1: {title[:60]!r}), and the pack's columns are on line {line}: expected the file without "
             f"the lines above its header (delete them), or a DuckDB `query` reading it from there, `SELECT * FROM "
-            f"read_csv('{path.name}', skip = {line - 1})` under `format: duckdb`")
+            f"read_csv('{path.name}', skip = {line - 1}{encoding})` under `format: duckdb`")
     _require(header, needed, path)
     if into.row_per_line and _csv_fast(con, path, header, needed, delimiter, into):
         return []

@@ -410,6 +410,26 @@ def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separat
     assert _problems(_pack(tmp_path, {**only, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
 
 
+def test_a_few_grouped_cells_are_quoted_as_written_and_told_the_separator_they_call_for(tmp_path: Path) -> None:
+    """Trial 77: a European export under `decimal_separator: ","` with a few cells grouped by a dot (`3.923,0`): each
+    was quarantined and quoted as the night had rewritten it, `'3.923.0'`, a text in no file, and check asked for
+    "`thousands_separator` / `decimal_separator`" with no value. Now the cell is quoted as written, and the fact
+    names the setting the cells call for."""
+    rows = [[e, y, "3.923,0" if (e, y) in (("a", 2017), ("b", 2016)) else f"{10 + y - 2000},5"]
+            for e in "abcde" for y in (2016, 2017)]
+    path = tmp_path / "y.csv"
+    path.write_text("id;year;level\n" + "".join(f"{e};{y};{v}\n" for e, y, v in rows))
+    source = {"path": path.name, "grain": "year", "year_column": "year", "columns": ["level"], "delimiter": ";",
+              "decimal_separator": ","}
+    pack = _pack(tmp_path, source, _LEVELS)
+    reasons = read_snapshot(pack, date(2018, 6, 30), today=TODAY).quarantined["reason"].to_list()
+    assert reasons == ["column level: 3.923,0 is not a number (that cell is a gap; the row is kept)"] * 2
+    report = check_pack(pack, as_of=date(2018, 6, 30), today=TODAY)
+    assert "cells such as '3.923,0' are quarantined as not numbers: if the source groups thousands or writes a " \
+           "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator` (these call for " \
+           "`thousands_separator: \".\" with decimal_separator: \",\"`)" in report.facts, report.facts
+
+
 def test_a_numeric_condition_reads_its_column_as_the_sources_numbers_are(tmp_path: Path) -> None:
     """Trial 33: delays written `14min`, told to set `strip_from_numbers: ['min']`, then had `{column: delay, op: ">",
     value: 15}` read the cell's raw text, match no row, and be told to list the values to match with `in`: no key
@@ -4692,6 +4712,33 @@ def test_an_event_id_naming_a_figure_or_a_category_events_share_names_event_id(t
         "row: expected the column holding each event's own id (a claim's, a loan's, a flight's number)"]
     own = told("loan")
     assert not [p for p in own.problems + own.warnings if "source.event_id" in p]
+
+
+
+def test_events_written_twice_whole_with_an_id_column_unread_name_event_id(tmp_path: Path) -> None:
+    """Trial 76: a feed's batch of events sent twice, equal in every column, each with its own id in a column the
+    pack did not read: every copy was counted as one more event, and check said ok. Now `opportunity check` names
+    `source.event_id` and the id column; not when no row is written twice, nor when an id's rows differ (a
+    revision, which `event_id` reads as its latest), nor once `event_id` names the column."""
+    header = ["loan", "state", "when", "amount"]
+    rows = [[f"L{i}", "xyz"[i % 3], f"2004-{1 + i % 6:02d}-10", 100 + i] for i in range(60)]
+    metrics = {"level_now": {"agg": "sum", "column": "loans", "window": [0, 0]}}
+
+    def warned(written: list[list[Any]], event_id: str | None = None) -> list[str]:
+        source = {"path": _csv(tmp_path / "l.csv", header, written), "shape": "events", "grain": "month",
+                  "period_column": "when", "entity_id": "state", "entity_name": "state", "publication_lag_days": 10,
+                  "aggregates": {"loans": {"agg": "count"}}, **({"event_id": event_id} if event_id else {})}
+        report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2004, 8, 31), today=TODAY)
+        return [w for w in report.warnings if "written again" in w]
+
+    assert warned(rows + rows[6:9]) == [
+        "key `source.event_id`: not set; 3 rows are written again, equal in every column of the source to an earlier "
+        "row with the same `loan`, a column holding one row's own id (e.g. L6, on lines 8, 62): each copy is "
+        "counted as an event of its own, as if a batch sent twice were new events: expected `event_id: loan`, "
+        "which counts each event once, or each row once in the source"]
+    assert warned(rows) == []
+    assert warned(rows + [[*r[:3], r[3] + 1] for r in rows[6:9]]) == []
+    assert warned(rows + rows[6:9], event_id="loan") == []
 
 
 def test_a_few_publication_dates_written_otherwise_are_a_warning_naming_published_column(tmp_path: Path) -> None:

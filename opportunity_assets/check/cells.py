@@ -144,13 +144,13 @@ def _codes(dress: str, written: list[str]) -> bool:
     return distinct <= _MOST_CODES and len(dressed) >= _FEWEST_PER_CODE * distinct
 
 
-def grouped_most(written: list[str]) -> str | None:
-    """The first cell quarantined as not a number that reads as one written with a separator (`1,234`, `4,5`), when
-    such cells are most of those quarantined so, or None. A source that groups thousands or writes a decimal comma
+def grouped_most(written: list[str]) -> list[str]:
+    """The cells quarantined as not numbers that read as numbers written with a separator (`1,234`, `4,5`), when such
+    cells are most of those quarantined so, or none. A source that groups thousands or writes a decimal comma
     writes every such number so; a few among other text (a survey's typed answers: `5,3` for five feet three,
     beside `5'6` and `5 feet 7 inches`) are that text, and a separator key would mend none of the rest."""
     grouped = [w for w in written if _GROUPED.match(w)]
-    return grouped[0] if grouped and 2 * len(grouped) > len(written) else None
+    return grouped if grouped and 2 * len(grouped) > len(written) else []
 
 
 def separator_problem(spec: SourceSpec, within: str, column: str, written: list[str], text: int,
@@ -158,9 +158,8 @@ def separator_problem(spec: SourceSpec, within: str, column: str, written: list[
     """The separator key a column's cells call for when most of `written` (cells read as not numbers) are numbers
     with thousands grouped or a decimal comma (`_separated`), or None. Trial 66: a numeric `where` over `62,0` was
     told the column "holds text" and to list values with `in`, when `decimal_separator: ","` reads it."""
-    if grouped_most(written) is None:
-        return None
-    return _separated(spec, within, column, [w for w in written if _GROUPED.match(w)], text, seen)
+    grouped = grouped_most(written)
+    return _separated(spec, within, column, grouped, text, seen) if grouped else None
 
 
 def _decimal_comma(grouped: list[str]) -> bool:
@@ -171,28 +170,32 @@ def _decimal_comma(grouped: list[str]) -> bool:
     return single and any(not re.fullmatch(r"-?[1-9]\d{0,2},\d{3}", g) for g in grouped)
 
 
+def separator_wanted(grouped: list[str]) -> tuple[str, str]:
+    """The separator key that reads numbers written with thousands grouped or a decimal comma, and the setting their
+    first calls for (`1,234`: `thousands_separator: ","`; `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`:
+    `decimal_separator: ","`)."""
+    example = grouped[0]
+    if _decimal_comma(grouped):
+        return "decimal_separator", 'decimal_separator: ","'
+    if re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None:
+        return "thousands_separator", 'thousands_separator: "." with decimal_separator: ","'
+    # (a no-break space, as a French or Swiss export groups thousands, is read as a space: trial 35)
+    mark = next(ch for ch in example if not ch.isdigit() and ch not in "+-")
+    mark = " " if mark in NO_BREAK_SPACES else mark
+    comma = ' with decimal_separator: ","' if mark != "," and re.search(r",\d+$", example) else ""
+    return "thousands_separator", f"thousands_separator: {mark!r}{comma}"
+
+
 def _separated(spec: SourceSpec, within: str, column: str, grouped: list[str], text: int, seen: int,
                counted: str = "cells the night reads are", lost: str = "") -> str:
     """A numeric column whose cells are mostly numbers written with thousands grouped or a decimal comma: the
     separator key that reads them, with the value its cells call for (`1,234`: `thousands_separator: ","`;
     `1.234,5`: `"."` and `decimal_separator: ","`; `4,5`: `decimal_separator: ","`)."""
-    example = grouped[0]
-    value: str | None
-    comma_decimal = _decimal_comma(grouped)
-    dotted = re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", example) is not None
-    if comma_decimal:
-        key, value, wanted = "decimal_separator", spec.decimal_separator, 'decimal_separator: ","'
-    elif dotted:
-        key, value, wanted = "thousands_separator", spec.thousands_separator, \
-            'thousands_separator: "." with decimal_separator: ","'
-    else:  # (a no-break space, as a French or Swiss export groups thousands, is read as a space: trial 35)
-        mark = next(ch for ch in example if not ch.isdigit() and ch != "-")
-        mark = " " if mark in NO_BREAK_SPACES else mark
-        comma = ' with decimal_separator: ","' if mark != "," and re.search(r",\d+$", example) else ""
-        key, value, wanted = "thousands_separator", spec.thousands_separator, f"thousands_separator: {mark!r}{comma}"
+    key, wanted = separator_wanted(grouped)
+    value = spec.decimal_separator if key == "decimal_separator" else spec.thousands_separator
     said = "not set" if value is None else f"got {value!r}"
     return (f"key `{within}.{key}`: {said}; {column!r}: {text} of {seen} {counted} not "
-            f"numbers, written as {example!r}{lost}: expected `{wanted}` to read them")
+            f"numbers, written as {grouped[0]!r}{lost}: expected `{wanted}` to read them")
 
 
 def cell_problems(spec: SourceSpec, columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,

@@ -15,6 +15,7 @@ from opportunity_assets.check.cells import (
     as_long_values,
     grouped_most,
     negatives_unsigned,
+    separator_wanted,
     text_cells,
 )
 from opportunity_assets.check.periods import empty_period_column
@@ -190,9 +191,11 @@ def cells_refused(src: SourceSpec, cells: list[dict[str, tuple[str, str]]], colu
     facts = []
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = grouped_most(written)
-    if grouped is not None and not separators_said:
-        facts.append(f"cells such as {grouped!r} are quarantined as not numbers: if the source groups thousands or "
-                     "writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`")
+    if grouped and not separators_said:
+        wanted = separator_wanted(grouped)[1]
+        facts.append(f"cells such as {grouped[0]!r} are quarantined as not numbers: if the source groups thousands or "
+                     f"writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator` "
+                     f"(these call for `{wanted}`)")
     # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
     not_finite = [text for c in cells for text, problem in c.values() if problem == "not finite"]
     tokens = Counter(w for w in written + not_finite if w in MISSING_TEXTS)

@@ -21,6 +21,7 @@ from opportunity_assets.sources.probes import (
     duplicate_facts,
     event_ids,
     events_sent_again,
+    events_written_twice,
     key_completions,
     revision_dates,
     value_counts,
@@ -290,6 +291,22 @@ def events_sent_again_line(pack: CriteriaPack) -> str | None:
             "counted as an event of its own from the day it is published, beside the first, as if a revision were a "
             f"new event: expected `event_id: {found.column}`, which counts each event once, as its latest row known "
             "on the night")
+
+
+def events_written_twice_line(pack: CriteriaPack) -> str | None:
+    """A warning naming `source.event_id` when rows of an events source are written twice whole, their id in a
+    column the pack does not read (`probes.events_written_twice`): each copy is counted as one more event (trial
+    76: a feed's batch sent twice doubled a month's counts and sums, and check said ok). None otherwise."""
+    found = events_written_twice(pack)
+    if found is None:
+        return None
+    one, lines = found.example
+    plural = "s are" if found.again != 1 else " is"
+    return (f"key `source.event_id`: not set; {found.again} row{plural} written again, equal in every column of the "
+            f"source to an earlier row with the same `{found.column}`, a column holding one row's own id (e.g. "
+            f"{one}, on lines {', '.join(str(n) for n in lines[:3])}): each copy is counted as an event of its own, "
+            f"as if a batch sent twice were new events: expected `event_id: {found.column}`, which counts each "
+            "event once, or each row once in the source")
 
 
 _SHARED_IDS = 3

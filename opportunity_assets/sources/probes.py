@@ -444,6 +444,66 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
 
 
 @dataclass(frozen=True)
+class EventsWrittenTwice:
+    """A column the pack does not read that is one row's own id in an events source, some of whose rows are written
+    again whole: equal to their id's first row in every column of the source (`events_written_twice`)."""
+
+    column: str
+    again: int
+    """Rows equal in every column to an earlier row of their id."""
+    example: tuple[str, list[int]]
+    """One such id and its rows' lines (their `source_row`s), first first."""
+
+
+_ID_SHARE = 0.9
+"""Of an events source's rows, the share whose value in a column is their own at the least, for the column to be a
+row's id (`events_written_twice`): a date or an amount repeats far more often."""
+
+
+def events_written_twice(pack: CriteriaPack) -> EventsWrittenTwice | None:
+    """The first column of an events source (no `event_id`, no `published_column`), among those the pack does not
+    read, that holds one row's own id (a whole number or a text, `_ID_SHARE` of the rows their own value) and whose
+    ids repeat only on rows equal in every column of the source: a batch of events loaded twice, each copy counted
+    as one more event (trial 76: copies a feed sent twice made a month's counts and sums double, and check said ok).
+    None for another shape, a source wider than `WHOLE_LINE_COLUMNS`, or no such column. One read."""
+    src = pack.source
+    if src.shape != "events" or src.published_column is not None or src.event_id is not None:
+        return None
+    columns = source_columns(pack)
+    tried = _unread(columns, src)
+    if not tried or len(columns) > WHOLE_LINE_COLUMNS:
+        return None
+    probe, texts = _with_texts(pack, tried)
+    ids = {c: f"nullif({_q(texts[c])}, '')" for c in tried}
+    per_column = ", ".join(
+        f"count({ids[c]}), count(DISTINCT {ids[c]}), bool_and(try_cast({ids[c]} AS DOUBLE) IS NULL OR "
+        f"try_cast({ids[c]} AS DOUBLE) = round(try_cast({ids[c]} AS DOUBLE)))" for c in tried)
+    rows = f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(probe) as (con, _):
+            (counts,) = run(con, probe, f"SELECT {per_column} {rows}", {}).rows()
+        found = [(c, n - distinct) for i, c in enumerate(tried) for n, distinct, whole in [counts[3 * i:3 * i + 3]]
+                 if n and whole and _ID_SHARE * n <= distinct < n]
+        if not found:  # (nearly every source: no column of ids that repeat; the whole lines are read no further)
+            return None
+        column, again = found[0]
+        probe, texts = _with_texts(pack, columns)
+        rows = f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+        key = f"nullif({_q(texts[column])}, '')"
+        line = f"hash(list_value({', '.join(_q(texts[c]) for c in columns)}))"
+        with opened(probe) as (con, _):
+            repeated = run(con, probe, f"""
+                SELECT {key}, list({ROW} ORDER BY {ROW}), count(DISTINCT {line}) {rows} AND {key} IS NOT NULL
+                GROUP BY 1 HAVING count(*) > 1 ORDER BY min({ROW})""", {}).rows()
+    except SourceError:
+        return None
+    if not repeated or any(lines > 1 for _, _, lines in repeated):  # an id's rows that differ: revisions, not copies
+        return None
+    return EventsWrittenTwice(column=column, again=int(again),
+                              example=(str(repeated[0][0]), [int(r) for r in repeated[0][1]]))
+
+
+@dataclass(frozen=True)
 class EventIds:
     """How the rows of an events source read by `source.event_id` hold their ids (`event_ids`)."""
 

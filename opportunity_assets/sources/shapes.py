@@ -362,6 +362,19 @@ def _raw(column: str) -> str:
     return _q(f"__raw_{column}")
 
 
+def _shown(column: str) -> str:
+    """The internal name of a numeric cell's text as the file writes it, kept where the source reads its numbers
+    otherwise (`dressed`): a refused cell is quoted as its user sees it, `'-7,7 %'`, not `'-7.7'` (trial 77: an
+    export's `3.923,0`, without `thousands_separator`, was told `'3.923.0' is not a number`)."""
+    return _q(f"__shown_{column}")
+
+
+def dressed(src: SourceSpec) -> bool:
+    """Whether the source reads its numbers from text other than DuckDB's: a sign or separator taken off, a decimal
+    comma made a point."""
+    return bool(src.strip_from_numbers) or src.thousands_separator is not None or src.decimal_separator != "."
+
+
 def _as_written(column: str) -> str:
     """The internal name of a key column's text as written (a period, a year, a publication date), kept for the
     reasons that quote it: a refused row's key, a duplicated key."""
@@ -515,6 +528,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     cells = cell_columns(src)
     written = "".join(f", {_q(c)} AS {_as_written(c)}" for c in src.dated_columns)
     raw_cells = "".join([*(f", {_number_text(src, c)} AS {_raw(c)}" for c in cells),
+                         *(f", {_q(c)} AS {_shown(c)}" for c in cells if dressed(src)),
                          *(f", {_text(c)} AS {_raw(c)}" for c in distinct_columns(src))])
     # DuckDB's cast reads a number with spaces around it, and no number from '', ' ' or 'NA': `_text`'s trimming
     # is needed only to quote a bad cell
@@ -526,7 +540,7 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
 
     def problem(c: str) -> str:
         text = f"nullif(nullif(trim({_raw(c)}), ''), 'NA')"
-        said = f"{literal('column ' + c + ': ')} || {text}"
+        said = f"{literal('column ' + c + ': ')} || {f'trim({_shown(c)})' if dressed(src) else text}"
         low, high = src.floor(c), src.ceiling(c)
         outside = ""
         if low is not None:

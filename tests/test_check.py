@@ -1978,6 +1978,16 @@ def test_a_numeric_column_of_currency_signs_nested_json_or_durations_says_what_i
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
                        "'02:10:37'): they are durations or times of day written h:mm:ss, which are not read as "
                        "numbers: expected one number in one unit (seconds or minutes, the file exported so)"), problem
+    # trial 74: a Parquet list column (several scores a cell) was told only "expected a numeric column"
+    pl.DataFrame({"id": [e for e in "ab" for _ in range(6)], "year": list(range(2000, 2006)) * 2,
+                  "level": [[y % 5, 3] for _ in "ab" for y in range(2000, 2006)]}).write_parquet(tmp_path / "l.parquet")
+    (problem,) = _problems(_pack(tmp_path, {**source, "path": "l.parquet"}, _LEVELS), date(2006, 6, 30))
+    assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers (e.g. "
+                       "'[0, 3]'): they are lists, several numbers a cell (a Parquet or JSON list column), which are "
+                       "not read: expected one number per cell, the list's own figure made by a DuckDB `query` under "
+                       "`format: duckdb` (`SELECT * REPLACE (list_avg(level) AS level) FROM read_parquet("
+                       "'l.parquet')`, or `list_sum`, `len`), or each item a row of its own (`unnest(level)` under "
+                       "`shape: events`)"), problem
     name = _csv(tmp_path / "t.csv", ["id", "year", "level"], [[e, y, "Rural"] for e in "ab" for y in range(2000, 2006)])
     (problem,) = _problems(_pack(tmp_path, {**source, "path": name}, _LEVELS), date(2006, 6, 30))
     assert problem == ("key `source.columns.0`: 'level': 12 of 12 cells the night reads are not numbers; expected a "

@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -72,6 +73,10 @@ _CLOCK = re.compile(r"^\s*\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?\s*$")
 """A duration or time of day written h:mm:ss or mm:ss (a race's winning time, `02:09:37`)."""
 
 
+_LIST = re.compile(r"^\s*\[\s*(-?[\d.eE+-]+\s*(,\s*-?[\d.eE+-]+\s*)*)?\]\s*$")
+"""A list of numbers as DuckDB writes a list column as text (`[5, 2, 3]`), or as JSON writes one; `[]` too."""
+
+
 def numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = None,
                      within: str = "source") -> tuple[str, str] | None:
     """Numbers in a dress, from the cells of a column read as not numbers: an example and what to do (a currency or
@@ -99,6 +104,15 @@ def numbers_dressed(column: str, written: list[str], spec: SourceSpec | None = N
                 inner = "value"
             return cell, ("they are JSON objects (nested JSON), which are not read: expected one number per key "
                           f"(the records flattened, `{column}.{inner}` as a key of its own)")
+        if _LIST.match(cell):
+            path = spec.path if spec is not None else None
+            reader = "read_parquet" if path is not None and str(path).lower().endswith(".parquet") else "read_json"
+            named = Path(str(path)).name if path is not None else "FILE"
+            return cell, ("they are lists, several numbers a cell (a Parquet or JSON list column), which are not "
+                          "read: expected one number per cell, the list's own figure made by a DuckDB `query` under "
+                          f"`format: duckdb` (`SELECT * REPLACE (list_avg({column}) AS {column}) FROM {reader}("
+                          f"'{named}')`, or `list_sum`, `len`), or each item a row of its own (`unnest({column})` "
+                          "under `shape: events`)")
     return _unit_most(written, separator, within)
 
 

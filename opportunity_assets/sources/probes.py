@@ -402,6 +402,12 @@ class EventsSentAgain:
     """One such id and its publication dates, earliest first."""
 
 
+def _all_whole_or_text(value: str) -> str:
+    """SQL aggregate: whether every value is a whole number or a text, as an id is (never an amount like 12.5)."""
+    number = f"try_cast({value} AS DOUBLE)"
+    return f"bool_and({number} IS NULL OR {number} = round({number}))"
+
+
 def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     """The first column of an events source read by `published_column`, among those the pack does not read, that
     holds one row's own id within each publication (a whole number or a text, no row of a publication sharing it,
@@ -419,8 +425,7 @@ def events_sent_again(pack: CriteriaPack) -> EventsSentAgain | None:
     ids = {c: f"nullif({_q(listed[c])}, '')" for c in tried}
     per_column = ", ".join(
         f"count({ids[c]}), count(DISTINCT ({ids[c]}, {shapes.PUBLISHED})), count(DISTINCT {ids[c]}), "
-        f"bool_and(try_cast({ids[c]} AS DOUBLE) IS NULL OR try_cast({ids[c]} AS DOUBLE) = "
-        f"round(try_cast({ids[c]} AS DOUBLE)))" for c in tried)
+        f"{_all_whole_or_text(ids[c])}" for c in tried)
     rows = f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.PUBLISHED} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
     try:
         with opened(probe) as (con, _):
@@ -476,8 +481,7 @@ def events_written_twice(pack: CriteriaPack) -> EventsWrittenTwice | None:
     probe, texts = _with_texts(pack, tried)
     ids = {c: f"nullif({_q(texts[c])}, '')" for c in tried}
     per_column = ", ".join(
-        f"count({ids[c]}), count(DISTINCT {ids[c]}), bool_and(try_cast({ids[c]} AS DOUBLE) IS NULL OR "
-        f"try_cast({ids[c]} AS DOUBLE) = round(try_cast({ids[c]} AS DOUBLE)))" for c in tried)
+        f"count({ids[c]}), count(DISTINCT {ids[c]}), {_all_whole_or_text(ids[c])}" for c in tried)
     rows = f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
     try:
         with opened(probe) as (con, _):

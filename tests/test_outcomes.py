@@ -297,7 +297,7 @@ def test_a_backtest_of_differences_says_its_figures_are_in_the_columns_unit() ->
             _row(d, "c", Verdict.SKIP, Status.CONFIRMED, 0.0)]
     spec = SPEC.model_copy(update={"change": "difference"})
     text = report_markdown(build_report(domain="x", fingerprint="f", spec=spec, rows=rows, nights=[d], missing=[]))
-    assert "figures are differences of the avg of median over 3 months, in median's own unit, not percent." in text
+    assert "figures are differences of the avg of median over 3 months, in the unit of median, not percent." in text
     relative = report_markdown(build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=[d], missing=[]))
     assert "figures are" not in relative
 

@@ -372,7 +372,7 @@ def _figures(spec: OutcomeSpec, grain: Grain) -> str:
     if spec.change == "relative":
         return ""
     return (f"; figures are differences of the {spec.agg} of {spec.metric} over {spec.window_periods} "
-            f"{grain.plural}, in {spec.metric}'s own unit, not percent")
+            f"{grain.plural}, in the unit of {spec.metric}, not percent")
 
 
 def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequence[VerdictOutcome],

@@ -2465,6 +2465,29 @@ def test_a_whole_unit_metric_whose_values_are_fractions_of_one_is_a_warning(tmp_
     assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
 
 
+def test_a_whole_unit_change_whose_values_are_mostly_fractions_is_a_warning(tmp_path: Path) -> None:
+    """Trial 78: a patent growth, `now / before - 1`, under `unit: usd`: the act-on list read "$2 on the two years
+    before" for +168% and "$1" for +56%, and check said ok, its few values beyond 1 sparing it the judgment that every
+    value lies within ±1. Counts most of which are whole say nothing, a few fractions among them."""
+    befores = [10, 8, 12, 20, 9, 30, 5]
+    nows = [12, 13, 10, 22, 30, 33, 6]
+    rows = [[f"e{k}", y, b if y == 2016 else n] for k, (b, n) in enumerate(zip(befores, nows, strict=True))
+            for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {**_LEVELS, "now": {"agg": "last", "column": "level", "window": [0, 0]},
+                               "before": {"agg": "last", "column": "level", "window": [1, 1]},
+                               "growth": {"expression": "now / before - 1", "unit": "usd"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `metrics.growth.unit`: got 'usd'; 6 of the 7 candidates' growth lie within ±1 (all within [-0.167, "
+        "2.33]), fractions of 1 that the brief writes as whole dollars ($0 or $1: 0.183 as $0): expected the unit of "
+        "its values (`share` for a fraction of 1, written as a percent; `number`)"]
+    metrics["growth"]["unit"] = "share"
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

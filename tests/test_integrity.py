@@ -823,6 +823,21 @@ def test_a_value_many_times_beyond_a_short_noisy_history_is_out_of_range() -> No
         "x 1,040 in 2013-W08 is 58 times the largest of its 7 earlier values since 2013-W01 (18): beyond anything "
         "the entity published before (a unit slip?)"]
     assert _range_findings([*delays, 0.05], 0)[0].startswith("x 0.05 in 2013-W08 is 1/70 of the smallest positive ")
+
+
+def test_a_value_far_below_every_earlier_one_is_headlined_below() -> None:
+    """Trial 78: a region's 3 earthquake deaths in 1992, after years of 63 and more, headlined "deaths 3 in 1992: 21
+    times beyond every earlier value" in the brief: the value is 1/21 of the smallest, not beyond the largest."""
+    def headlines(values: list[float]) -> list[str]:
+        series = Series(periods=[f"2013-W{i + 1:02d}" for i in range(len(values))],
+                        values={"x": np.array(values, dtype=float)}, judged_from=0, per_year=52)
+        found = Findings(series)
+        shifts.out_of_range(found, integrity_spec.IntegritySpec(), ColumnFacts("x", signed=False))
+        return [integrity.headline(f) for f in found.items]
+
+    delays = [3.5, 3.9, 9.5, 7.9, 18.0, 9.3, 13.3]
+    assert headlines([*delays, 0.05]) == ["x 0.05 in 2013-W08: 1/70 of every earlier positive value"]
+    assert headlines([*delays, 1040.5]) == ["x 1,040 in 2013-W08: 58 times beyond every earlier value"]
     assert _range_findings([*delays, 0.05], 0, signed=True) == []  # a delay may cross zero: near it is no slip
     assert _range_findings([*delays, -3.0, 300.0], 0)[0].endswith("(18 in size): beyond anything the entity "
                                                                   "published before (a unit slip?)")

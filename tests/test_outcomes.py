@@ -289,6 +289,19 @@ def test_backtest_hit_rate_lift_and_periods() -> None:
     assert report.missing == [date(2010, 2, 28)]
 
 
+def test_a_backtest_of_differences_says_its_figures_are_in_the_columns_unit() -> None:
+    """Trial 78: deadly earthquakes counted over ten years, `change: difference`: the report read "mean advantage
+    -1.562" and a table of "-0.2917" with no word of what they count, where relative changes carry % and pp."""
+    d = date(2009, 11, 30)
+    rows = [_row(d, "a", Verdict.STRONG, Status.CONFIRMED, 2.0), _row(d, "b", Verdict.SKIP, Status.CONFIRMED, -1.0),
+            _row(d, "c", Verdict.SKIP, Status.CONFIRMED, 0.0)]
+    spec = SPEC.model_copy(update={"change": "difference"})
+    text = report_markdown(build_report(domain="x", fingerprint="f", spec=spec, rows=rows, nights=[d], missing=[]))
+    assert "figures are differences of the avg of median over 3 months, in the unit of median, not percent." in text
+    relative = report_markdown(build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=[d], missing=[]))
+    assert "figures are" not in relative
+
+
 def test_the_median_candidate_is_every_one_that_passed_the_filters_whatever_the_cap() -> None:
     """A cap by score analyzes the best-scored: their median is itself a high scorer. The night's median candidate
     is taken over every candidate that passed the hard filters, capped ones too (no verdict, not in any verdict's

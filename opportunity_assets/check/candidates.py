@@ -708,21 +708,26 @@ WHOLE_UNITS = {"usd": "whole dollars ($0 or $1", "count": "whole numbers (0 or 1
 
 def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """Warnings: a metric of a unit the brief writes whole (`usd`, `count`, `days`) whose scanned candidates' values
-    (at least `ENOUGH`) all lie within ±1, most of them fractions: trial 28's share of graduates working,
+    (at least `ENOUGH`) are most of them fractions, half or more within ±1: trial 28's share of graduates working,
     `working / (working + not_working)` under `unit: usd`, read "$1 working" for every college in the act-on list,
-    and check said ok (a share by construction is refused at load only for a coverage or an events share). The
-    mirror of `shares_beyond_one`; a count of 0 or 1 (an indicator) is whole, and said nothing of."""
+    and check said ok (a share by construction is refused at load only for a coverage or an events share); trial
+    78's patent growth `patents_2y / patents_2y_prev - 1` under `unit: usd`, +168% written "$2" and +56% "$1", was
+    spared by its few values beyond 1. The mirror of `shares_beyond_one`; a count of 0 or 1 (an indicator) is whole,
+    and said nothing of."""
     warnings = []
     for name, spec in pack.metrics.items():
         if spec.unit not in WHOLE_UNITS:
             continue
         values = [v for c in found if isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v)]
         fractions = [v for v in values if v != round(v)]
-        if len(values) < ENOUGH or max(abs(v) for v in values) > 1 or 2 * len(fractions) <= len(values):
+        within = sum(abs(v) <= 1 for v in values)
+        if len(values) < ENOUGH or 2 * within < len(values) or 2 * len(fractions) <= len(values):
             continue
-        example = float(np.median(fractions))
-        warnings.append(f"key `metrics.{name}.unit`: got {spec.unit!r}; every candidate's {name} lies within "
-                        f"[{significant(min(values))}, {significant(max(values))}], fractions of 1 that the brief "
+        example = float(np.median([abs(v) for v in fractions if abs(v) <= 1]))
+        whose = f"every candidate's {name} lies within [{significant(min(values))}, {significant(max(values))}]" \
+            if within == len(values) else f"{within} of the {len(values)} candidates' {name} lie within ±1 (all " \
+            f"within [{significant(min(values))}, {significant(max(values))}])"
+        warnings.append(f"key `metrics.{name}.unit`: got {spec.unit!r}; {whose}, fractions of 1 that the brief "
                         f"writes as {WHOLE_UNITS[spec.unit]}: {significant(example)} as "
                         f"{format_value(example, spec.unit)}): expected the unit of its values (`share` for a "
                         "fraction of 1, written as a percent; `number`)")

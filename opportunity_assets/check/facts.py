@@ -130,7 +130,9 @@ def undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[s
     percent a year`, split at its `;`, was told "its entity's metrics are unknown on every night", of an entity that
     does not exist): it blanks no metric. Several lines of one entity are an entity the source has, every row of
     it undated, so no night reads it at all (trial 51: seven boroughs' weeks written `W22 2007` were told "a
-    footnote or a note below the table? It blanks no metric")."""
+    footnote or a note below the table? It blanks no metric"). One line may be an entity of one line too, an events
+    source's region of one earthquake (trial 78: 'Turkmenistan' and 'Morocco', their one row's month mistyped, were
+    told a footnote that blanks nothing, and no night read them): both are said."""
     strays = undated.filter(~pl.col("entity_id").is_in(metrics["entity_id"].implode())).unique(
         ["source_row"], keep="first", maintain_order=True)
     if not strays.height:
@@ -152,7 +154,8 @@ def undated_of_no_entity(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[s
         facts.append(f"{notes.height} quarantined line{'s' if notes.height > 1 else ''} of no period "
                      f"name{'' if notes.height > 1 else 's'} no entity the source has ({shown}"
                      f"{', ...' if notes.height > 3 else ''}): a footnote or a note below the table? It blanks no "
-                     "metric")
+                     "metric; or an entity of that one line, whose period does not read: no night reads it until "
+                     "its period is mended")
     return facts
 
 

@@ -366,6 +366,15 @@ def period_report(label: str, rows: Sequence[VerdictOutcome], nights: Sequence[d
         hit_rate=hit_rate, lift=lift, per_night=per_night)
 
 
+def _figures(spec: OutcomeSpec, grain: Grain) -> str:
+    """What the report's figures are in, where they carry no sign of it: a difference is in its column's own unit
+    (trial 78: earthquakes' "mean advantage -1.562" with no word of what, beside relative changes' % and pp)."""
+    if spec.change == "relative":
+        return ""
+    return (f"; figures are differences of the {spec.agg} of {spec.metric} over {spec.window_periods} "
+            f"{grain.plural}, in the unit of {spec.metric}, not percent")
+
+
 def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequence[VerdictOutcome],
                  nights: Sequence[date], missing: Sequence[date], grain: Grain = MONTH) -> BacktestReport:
     """The backtest over the nights asked for, split into the design and held-out periods when the pack says."""
@@ -381,7 +390,8 @@ def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequ
                                  f"{grain.plural}")
     return BacktestReport(
         domain=domain, criteria_fingerprint=fingerprint,
-        outcome=f"{words}; {spec.horizon_periods} {grain.plural} after as_of, read as known then",
+        outcome=f"{words}; {spec.horizon_periods} {grain.plural} after as_of, read as known then"
+                + _figures(spec, grain),
         change=spec.change, direction=spec.direction, design_until=spec.design_until, nights=sorted(nights),
         missing=sorted(missing), periods=periods)
 

@@ -525,6 +525,11 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
         return f"{what} in {where} refused when read"
     if finding.rule == "out_of_range":
+        # below the smallest positive value before it (`shifts.out_of_range` says which side in its message): trial
+        # 78's 3 deaths in a year of earthquakes, after years of 63 and more, read "21 times beyond every earlier value"
+        if "of the smallest positive" in finding.message:
+            return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "
+                    f"1/{times(finding.size or 0.0)} of every earlier positive value")
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "
                 f"{times(finding.size or 0.0)} times beyond every earlier value")
     if finding.rule == "off_level":

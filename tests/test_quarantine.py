@@ -165,8 +165,8 @@ def test_thousands_and_decimal_separators_are_read_as_the_pack_says(synthetic) -
     plain = read_snapshot(synthetic(rows), AS_OF)
     assert plain.quarantined.height == 1  # by default a comma is no part of a number
     assert "cells such as '1,234' are quarantined as not numbers: if the source groups thousands or writes a " \
-           "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator`" in \
-        check_pack(synthetic(rows), as_of=AS_OF).facts
+           "decimal comma, say so in `source.thousands_separator` / `source.decimal_separator` (these call for " \
+           "`thousands_separator: ','`)" in check_pack(synthetic(rows), as_of=AS_OF).facts
     grouped = read_snapshot(synthetic(rows, **{"source.thousands_separator": ","}), AS_OF)
     may = grouped.history.filter(grouped.history["period"] == date(2014, 5, 1))
     assert grouped.quarantined.height == 0 and may["sales"].to_list() == [1234.0] and \

@@ -527,7 +527,7 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
     if finding.rule == "out_of_range":
         # below the smallest positive value before it (`shifts.out_of_range` says which side in its message): trial
         # 78's 3 deaths in a year of earthquakes, after years of 63 and more, read "21 times beyond every earlier value"
-        if "of the smallest positive" in finding.message:
+        if shifts.BELOW_EVERY in finding.message:
             return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "
                     f"1/{times(finding.size or 0.0)} of every earlier positive value")
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}: "

@@ -73,6 +73,10 @@ class ColumnFacts:
 _FEW_VALUES = 3
 """Fewest earlier values a series too new for a rule's own minimum is judged from (at a stricter bound)."""
 
+BELOW_EVERY = "of the smallest positive"
+"""How an `out_of_range` finding below every earlier value words its side (`integrity.headline` reads it)."""
+
+
 def _seasonal(series: Series, changes: np.ndarray, years: int = 1) -> np.ndarray:
     """Each change against the same change `years` earlier: what is left of it once the season is taken out."""
     out = np.full(series.length, np.nan)
@@ -461,7 +465,7 @@ def out_of_range(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> No
         return
     far = far * needed
     value, high = float(raw[t]), (kept_over[t] >= kept_under[t]) if t < start else (over[t] >= under[t])
-    side = f"{times(far[t])} times the largest" if high else f"1/{times(far[t])} of the smallest positive"
+    side = f"{times(far[t])} times the largest" if high else f"1/{times(far[t])} {BELOW_EVERY}"
     before = (f"of its {int(seen[t])} earlier values since {series.periods[0]} "
               f"({format_number(float(top[t] if high else bottom[t]))}{' in size' if signed else ''})")
     if t < start:

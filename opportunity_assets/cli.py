@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import difflib
 import json
+import math
 import os
 import re
 import sys
@@ -118,6 +119,18 @@ def _parser() -> argparse.ArgumentParser:
 
 BROKEN_PIPE = 141
 """The exit code of a command whose output's reader went away, as a shell gives one killed by SIGPIPE."""
+
+
+def _figures_as_written(value: Any) -> Any:
+    """A record's floats to 15 significant digits, as a float is meant (trial 78: the archive's JSON said
+    `"score": 43.99999999999999` beside its reason's 44.0: the sum of weighted parts in binary, not a figure)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.15g}")
+    if isinstance(value, dict):
+        return {k: _figures_as_written(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_figures_as_written(v) for v in value]
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +245,7 @@ def _command(args: argparse.Namespace) -> int:
                 rows = store.archive(pack.domain, as_of=args.as_of, tag=args.tag,
                                      candidate=_candidate_id(store, pack.domain, args.candidate))
             for row in rows:
-                print(json.dumps(row, default=str))
+                print(json.dumps(_figures_as_written(row), default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
                 if unknown := _unknown_to_the_store(store, pack.domain, args.as_of, args.candidate):
                     raise ValueError(unknown)

@@ -73,6 +73,8 @@ def test_archive_query_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert rows and all(r["tag"] == "below_threshold" and r["as_of"] == "2009-12-31" for r in rows)
     for row in rows:  # why, in words: the verdict and its score against the bar
         assert row["reason"].startswith(f"{row['verdict']}: score ") and "below strong 70.0" in row["reason"]
+        # trial 78: a score the sum of weighted parts in binary, `43.99999999999999`, is written as the figure it is
+        assert row["score"] == float(f"{row['score']:.15g}"), row["score"]
     # trial 33: the name as the brief shows it (`EWR` for the id `ewr`) found "nothing in the archive", exit 0
     shown = rows[0]["name"].upper()
     assert main(["archive", "--as-of", "2009-12-31", "--candidate", shown, *_args(tmp_path)]) == 0

@@ -4748,6 +4748,30 @@ def test_an_event_id_naming_a_figure_or_a_category_events_share_names_event_id(t
 
 
 
+def test_windows_before_several_entities_first_events_warn_naming_events_from(tmp_path: Path) -> None:
+    """Trial 78: 11 of 38 regions' deadly earthquakes over 30 years unknown, each region's first quake inside them,
+    every filter UNCLEAR, and check said nothing of a key: a catalogue that records every region's quakes knows its
+    quiet years. A tenth or more of the candidates so (two at least) is a warning naming `source.events_from`; none
+    once it is set."""
+    late = {"r7": 2016, "r8": 2017, "r9": 2018}
+    rows = [[f"r{k}", f"{y}-0{m}-15"] for k in range(10) for y in range(late.get(f"r{k}", 2010), 2020)
+            for m in (3, 7)]
+    name = _csv(tmp_path / "q.csv", ["region", "day"], rows)
+    source = {"path": name, "entity_id": "region", "entity_name": "region", "shape": "events", "grain": "year",
+              "period_column": "day", "publication_lag_days": 30, "aggregates": {"quakes": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "quakes", "window": [0, 4]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2020, 6, 30), today=TODAY)
+    assert [w for w in report.warnings if "events_from" in w] == [
+        "key `source.events_from`: not set; for 3 of the 10 candidates scanned level_now or another metric read is "
+        "unknown, its window reaching before the entity's first event (e.g. r7: 2015..2019, its first event in "
+        "2016), and nothing is known of an entity before it: if the source records every entity's events from a "
+        "day on (a register, a catalogue of every earthquake), expected `events_from: <that day>`, each period "
+        "without an event a 0; an entity that begins (a firm founded, a route opened) is rightly unknown before"]
+    given = check_pack(_pack(tmp_path, {**source, "events_from": "2010-01-01"}, metrics), as_of=date(2020, 6, 30),
+                       today=TODAY)
+    assert not [w for w in given.warnings if "events_from" in w] and not given.problems
+
+
 def test_events_written_twice_whole_with_an_id_column_unread_name_event_id(tmp_path: Path) -> None:
     """Trial 76: a feed's batch of events sent twice, equal in every column, each with its own id in a column the
     pack did not read: every copy was counted as one more event, and check said ok. Now `opportunity check` names

@@ -218,6 +218,40 @@ def _events_pack(tmp_path: Path, **source: Any) -> CriteriaPack:
                   "loans_3m": {"agg": "sum", "column": "loans", "window": [0, 2]}})
 
 
+def test_events_from_makes_the_periods_before_an_entitys_first_event_counts_of_zero(tmp_path: Path) -> None:
+    """Trial 78: deadly earthquakes by region and year; a region whose first quake fell inside a 30-year window had
+    that window's count unknown ("0 of 30 years filled"), every filter UNCLEAR, and a region quiet through the span
+    was "no longer recorded". By default nothing is known of an entity before its first event, and the gap says so,
+    naming `source.events_from`; with it, the source records every entity's events from that day: a period without
+    one is a 0, before its first event too, and an entity quiet through the span is judged."""
+    rows = [[s, f"{y}-06-01"] for s, years in (("north", range(1990, 2000)), ("south", (1997, 1998, 1999)),
+                                               ("west", (1990, 1991))) for y in years]
+    name = _csv(tmp_path / "quakes.csv", ["region", "day"], rows)
+
+    def night(**source: Any) -> tuple[dict[str, Any], dict[str, list[str]], set[str]]:
+        pack = _pack(tmp_path, {"path": name, "entity_id": "region", "entity_name": "region", "shape": "events",
+                                "grain": "year", "period_column": "day", "publication_lag_days": 30,
+                                "aggregates": {"quakes": {"agg": "count"}}, **source},
+                     {"level_now": {"agg": "sum", "column": "quakes", "window": [0, 4]}})
+        snapshot = read_snapshot(pack, date(2000, 6, 30), today=TODAY)
+        found, _ = scan(pack, date(2000, 6, 30), snapshot.anchor_period, snapshot.metrics, snapshot.history)
+        return ({c.id: c.metrics["level_now"] for c in found}, {c.id: c.data_gaps for c in found},
+                {c.id for c in found if c.gone})
+
+    values, gaps, gone = night()
+    assert values == {"north": 5.0, "south": None, "west": 0.0} and gone == {"west"}
+    assert gaps["south"] == ["level_now: 3 of 5 years of quakes known in 1995..1999: nothing is known of the entity "
+                             "before its first event, in 1997 (`source.events_from` says from when the source "
+                             "records every entity's events, each period without one a 0)"]
+    values, gaps, gone = night(events_from="1990-01-01")
+    assert values == {"north": 5.0, "south": 3.0, "west": 0.0} and gone == set() and not gaps["south"]
+    with pytest.raises(CriteriaError, match=r"key `source.events_from`: got '1990-01-01'; expected it only beside "
+                                            r"`shape: events` \(got 'panel'\)"):
+        _pack(tmp_path, {"path": name, "entity_id": "region", "grain": "year", "period_column": "day",
+                         "columns": ["quakes"], "events_from": "1990-01-01"}, {"level_now": {"agg": "last",
+                                                                                             "column": "quakes"}})
+
+
 def test_events_are_aggregated_per_entity_and_period_with_filters_and_empty_periods(tmp_path: Path) -> None:
     pack = _events_pack(tmp_path)
     snapshot = read_snapshot(pack, date(2014, 4, 15), today=TODAY)  # March published 2014-04-10; April not yet

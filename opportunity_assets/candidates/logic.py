@@ -170,6 +170,13 @@ def _gap(pack: CriteriaPack, metric: str, rows: list[dict[str, Any]], labels: Ma
         return f"{metric}: no rows in {label}"
     filled = sum(1 for row in rows_in_window(rows, spec.window) if row.get(spec.value_column) is not None)
     length = spec.window[1] - spec.window[0] + 1
+    if pack.source.shape == "events" and pack.source.events_from is None and rows and \
+            max(int(r["periods_ago"]) for r in rows) < spec.window[1]:
+        # (trial 78: a region's 30 years of earthquakes a gap, its first quake inside them, told only "filled in")
+        first = date.fromisoformat(min(str(r["period"]) for r in rows))
+        return (f"{metric}: {filled} of {pack.grain.count(length)} of {spec.column} known in {label}: nothing is "
+                f"known of the entity before its first event, in {pack.grain.label(first)} (`source.events_from` "
+                "says from when the source records every entity's events, each period without one a 0)")
     return f"{metric}: {filled} of {pack.grain.count(length)} of {spec.column} filled in {label}; " \
            f"needs {spec.required_rows}"
 
@@ -287,7 +294,7 @@ def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataF
     refused = {str(r["entity_id"]) for r in bad_rows
                if r.get("entity_id") and (r.get("period") is None or r["period"] >= start)}
     recent = pl.col("periods_ago") < span
-    if pack.source.shape == "events":
+    if pack.source.shape == "events" and pack.source.events_from is None:  # (else every period of it is recorded)
         recent = recent & (pl.col("events_read") > 0)
     return set(history.filter(recent)["entity_id"].unique().to_list()) | refused
 

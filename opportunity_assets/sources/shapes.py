@@ -944,6 +944,9 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # periods (at least `RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
     # 51's fix read later rows to learn that the feed went on: reverted).
     recent = max(grain.per_year, RATE_PERIODS)
+    # each entity's periods from its first event, or from `events_from` where the source records every entity's
+    first = f"min({PERIOD})" if src.events_from is None else \
+        f"least(min({PERIOD}), DATE '{grain.start(src.events_from).isoformat()}')"
     return f"""
         WITH events AS (
             SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {PERIOD}, max({PUBLISHED}) AS {PUBLISHED},
@@ -976,7 +979,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
             FROM (SELECT {PERIOD}, __n FROM feed ORDER BY {PERIOD} DESC LIMIT {recent})
         ),
         spans AS (
-            SELECT {ENTITY}, any_value({NAME}) AS {NAME}, min({PERIOD}) AS __first,
+            SELECT {ENTITY}, any_value({NAME}) AS {NAME}, {first} AS __first,
                    (SELECT CASE WHEN {beyond} <= {AS_OF} THEN __latest ELSE __latest + {step} * __longest END
                     FROM quiet) AS __last
             FROM events GROUP BY {ENTITY}

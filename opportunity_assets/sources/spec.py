@@ -513,6 +513,11 @@ class SourceSpec(_Spec):
     one): the two date a week (a `week` grain or coarser), as epidemiological reports write it."""
     known_at: date | None = None
     """A snapshot file with no period column: every row is known on this date (and belongs to its period)."""
+    events_from: date | None = None
+    """Events only: the day from which the source records every entity's events (a register, a catalogue of every
+    earthquake since 1900): a period with none of an entity's events from then on is a count of 0, before its first
+    event too, and an entity without one in the night's span is quiet, not gone. Without it nothing is known of an
+    entity before its first event, and one silent through the span is no longer recorded."""
     published_column: Column | None = None
     """When each row became known (a date or timestamp): vintages of a period are told apart by it, and the latest
     known by as_of wins. Without it, a row is known `publication_lag_days` after its period ends."""
@@ -841,6 +846,10 @@ class SourceSpec(_Spec):
                                "of no dates, a survey's answers)")
         elif self.aggregates:
             raise _problem("aggregates", list(self.aggregates), "aggregates only with `shape: events`")
+        if self.events_from is not None and (self.shape != "events" or isinstance(self, JoinSpec)):
+            where = "the main source's" if isinstance(self, JoinSpec) else f"`shape: events` (got {self.shape!r})"
+            raise _problem("events_from", str(self.events_from), f"it only beside {where}: a panel's or snapshot's "
+                           "periods are its rows, and a period without one is a gap")
         self._event_id_key()
         if not self.columns:
             raise _problem("columns", [], "at least one numeric column")

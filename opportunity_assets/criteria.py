@@ -753,12 +753,14 @@ class CriteriaPack(_Spec):
         are measured afterwards, which nights are offered, which models judge or what they may cost: none of that
         changes a code verdict."""
         # how a file separates its fields says nothing of its rows: `delimiter`, like `path`, is left out; and
-        # `entity` unset is left out, so a pack of entity columns keeps the fingerprint it had before the key
-        unset = {"entity": True} if self.source.entity is None else {}
+        # `entity` and `events_from` unset are left out, so a pack without them keeps the fingerprint it had before
+        # the key
+        unset = {k: True for k in ("entity", "events_from") if getattr(self.source, k) is None}
         caps = {"cost_ceiling_usd", "retries"} | ({"max_flagged"} if self.caps.max_flagged is None else set())
         dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
                                                "source": {"path": True, "delimiter": True, **unset,
-                                                          "join": {"__all__": {"delimiter", "entity"}}},
+                                                          "join": {"__all__": {"delimiter", "entity",
+                                                                               "events_from"}}},
                                                "caps": caps})
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 

@@ -972,7 +972,13 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
              "at or near \")\"): expected a SELECT that runs on txhousing.duckdb"),
             ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
              "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
-             "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):
+             "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb"),
+            # trial 79: DuckDB renames a column given twice (`sales_1`), and the first was read with check's ok
+            ({"source.table": "txhousing", "source.query": "SELECT *, volume AS sales FROM txhousing"},
+             "key `source.query`: got 'SELECT *, volume AS sales FROM txhousing'; it gives two columns named "
+             "`sales` (a join's `a.sales` beside `b.sales`, or `*` with `sales` again), and only the first would be "
+             "read: expected each column named once: the one meant kept, the other left out or renamed (`b.sales AS "
+             "b_sales`)")):
         [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **changes))).problems
         assert problem == expected
 

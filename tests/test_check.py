@@ -171,6 +171,24 @@ def test_two_digit_years_read_by_a_pattern_of_percent_capital_y_are_named(tmp_pa
     assert read_snapshot(pack, date(2012, 3, 31), today=TODAY).history["period"].min() == date(2009, 1, 1)
 
 
+def test_a_latest_period_only_a_few_rows_published_early_have_names_the_published_column(tmp_path: Path) -> None:
+    """Trial 79: 20 of 738 firms' first estimates for 1985 dated 1984-06-30, too few for the look-ahead below, made
+    1985 the latest period of the night of 1986-01-31, each read from its year's end while the others' were
+    published in April: 718 firms' metrics gaps, and check said ok."""
+    rows = [[e, y, f"{y + 1}-03-31" if not (e == "a" and y == 2006) else "2005-06-30", y - 2000]
+            for e in "abcdef" for y in range(2000, 2007)]
+    name = _csv(tmp_path / "v.csv", ["id", "year", "released", "level"], rows)
+    pack = _pack(tmp_path, {"path": name, "grain": "year", "year_column": "year", "published_column": "released",
+                            "columns": ["level"]}, _LEVELS)
+    assert _problems(pack, date(2007, 1, 31)) == [
+        "key `source.published_column`: got 'released'; 1 of the 37 rows the night reads have published_at before "
+        "the period they describe ends (e.g. 2006 published 2005-06-30), and the night's latest year, 2006, is one "
+        "only 1 of the entities have a row of (6 have 2005), so the other entities' windows count back from a year "
+        "they have no row of, each metric a gap: expected the date each row became known (a figure is published "
+        "once its period is over), or a night once most entities' 2006 is published"]
+    assert _problems(pack, date(2007, 4, 30)) == []
+
+
 def test_a_bare_year_is_no_publication_date(tmp_path: Path) -> None:
     """`published_column: year` made each year's row known on 1 January of that year, before the year ended: a
     look-ahead that `check` called ok."""

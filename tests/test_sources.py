@@ -975,7 +975,13 @@ def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Pat
              "at or near \")\"): expected a SELECT that runs on txhousing.duckdb"),
             ({"source.table": "txhousing", "source.query": "SELECT citty AS city FROM txhousing"},
              "key `source.query`: got 'SELECT citty AS city FROM txhousing'; it names a column `citty` that the "
-             "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb")):
+             "tables it reads do not have: expected a SELECT that runs on txhousing.duckdb"),
+            # trial 79: DuckDB renames a column given twice (`sales_1`), and the first was read with check's ok
+            ({"source.table": "txhousing", "source.query": "SELECT *, volume AS sales FROM txhousing"},
+             "key `source.query`: got 'SELECT *, volume AS sales FROM txhousing'; it gives two columns named "
+             "`sales` (a join's `a.sales` beside `b.sales`, or `*` with `sales` again), and only the first would be "
+             "read: expected each column named once: the one meant kept, the other left out or renamed (`b.sales AS "
+             "b_sales`)")):
         [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **changes))).problems
         assert problem == expected
 
@@ -1515,6 +1521,15 @@ def test_a_postgres_table_or_query_that_does_not_run_names_its_key(tmp_path: Pat
                  "it names a column `Employd` that the tables it reads do not have (did you mean `Employed`?)")):
             assert _pg_problems(tmp_path, query=written) == [
                 f"key `source.query`: got {written!r}; {said}: expected a SELECT that runs on the database"]
+        # trial 79: a query giving a column twice (a join's `*` of both tables) was "(ambiguous column, SQLSTATE
+        # 42702)" and "expected a SELECT that runs on the database", of a SELECT that runs there
+        for written in ('SELECT *, "Month" FROM employment',
+                        'SELECT "Month" FROM employment a JOIN employment b USING ("Series_ID")'):
+            assert _pg_problems(tmp_path, query=written) == [
+                f"key `source.query`: got {written!r}; it gives two columns named `Month` (a join's `a.Month` beside "
+                "`b.Month`, or `*` with `Month` again), or names `Month` where two tables it joins have one, so which "
+                "is meant cannot be told: expected each column named once: one table's `Month` kept (`a.Month`), "
+                "the other's left out or renamed (`b.Month AS b_Month`)"]
         # a joined table's names its own key
         csv_rows = [["CEU3000000001", f"2018-{m:02d}", 1] for m in range(1, 7)]
         from tests.test_shapes import _csv

@@ -228,6 +228,9 @@ class TableFacts:
     unseen: tuple[date, date] | None = None
     """The first period of the dated rows not yet published by as_of, and the day its first such row is (None when
     every row is): a joined table published later than the source (trial 27)."""
+    early_last: date | None = None
+    """The latest period of an `early` row (None without any): the night's latest period when a few rows published
+    before their period ends are all it has (trial 79)."""
     revised: int = 0
     """Dated rows seen by as_of that a later row of their event revises (`source.event_id`), each read in its place:
     `seen_dated` less the events the night counts."""
@@ -348,6 +351,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                count(*) FILTER (WHERE {seen}) AS __seen,
                min({example}) FILTER (WHERE {early}) AS __example,
                approx_count_distinct({entity}) FILTER (WHERE {seen}) AS __entities{texts},
+               max({period}) FILTER (WHERE {early}) AS __early_last,
                min({period}) FILTER (WHERE {seen}) AS __first_period,
                max({period}) FILTER (WHERE {seen}) AS __last_period,
                count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen}) AS __keys,
@@ -366,6 +370,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                       seen_keys=min(row[-2] or 0, row[7]),
                       periods=None if row[-4] is None else (row[-4], row[-3]),
                       unseen=None if row[-1] is None else (row[-1][0], row[-1][1]),
+                      early_last=row[-5],
                       revised=_revised(con, pack, spec, table, seen, as_of))
 
 

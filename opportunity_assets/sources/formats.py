@@ -830,6 +830,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
         _attach(con, path, declared, within)
         if query is not None:
             con.execute("USE source_db")
+            _named_twice(con, query, needed, within)
             _typed(con, f"({query})", path, needed, functools.partial(_query_failed, con, path, query, within),
                    entity)
         else:
@@ -848,6 +849,7 @@ def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed
     """A DuckDB query over files (`SourceSpec.over_files`) as the rows as text: the files it names are looked for
     in the pack's `folder`, each row numbered by its position in the query's result."""
     con.execute(f"SET file_search_path = {literal(str(folder))}")
+    _named_twice(con, query, needed, within)
     _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity,
            shown=f"the result of `{within}.query`")
 
@@ -1037,6 +1039,29 @@ def _past_its_end(error: str, query: str) -> bool:
     line, at = shown.group(2), len(shown.group(3)) - len(shown.group(1))
     tail = query.rstrip()[-20:]
     return line[at:at + 1] == ")" and line[:at].rstrip().endswith(tail.rstrip())
+
+
+_TIMES = {2: "two", 3: "three"}
+
+
+def _named_twice(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], within: str) -> None:
+    """A DuckDB query giving a column the pack reads twice, by name: DuckDB renames the second (`wage_1`), so the
+    first is read and the other left unsaid (trial 79: `SELECT *, wage * 2 AS wage` read the table's `wage`, the
+    query's own silently not, and check said ok; PostgreSQL refuses it). A query that does not run says why in
+    `_typed`."""
+    try:
+        columns = con.sql(query).columns
+    except duckdb.Error:
+        return
+    twice = [c for c in dict.fromkeys(columns) if columns.count(c) > 1 and c in needed]
+    if twice:
+        column = twice[0]
+        times = _TIMES.get(columns.count(column), str(columns.count(column)))
+        raise SourceFormatError(
+            f"key `{within}.query`: got {query[:80]!r}; it gives {times} columns named `{column}` (a join's "
+            f"`a.{column}` beside `b.{column}`, or `*` with `{column}` again), and only the first would be read: "
+            f"expected each column named once: the one meant kept, the other left out or renamed "
+            f"(`b.{column} AS b_{column}`)")
 
 
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,

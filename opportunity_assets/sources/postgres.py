@@ -323,6 +323,14 @@ def _read_failed(exc: psycopg2.Error, pg: Any, target: Target, table: str, query
                 near, position = "at its end, where it stops short: a WHERE with no condition, say", None
         return _Failed(key, f"it is not valid SQL (a syntax error {near}"
                        f"{'' if position is None else ', character ' + str(position)})", runs)
+    if code == psycopg2.errorcodes.AMBIGUOUS_COLUMN:  # trial 79: "(ambiguous column, SQLSTATE 42702)"
+        m = re.search(r'column reference "(.+)" is ambiguous', primary)
+        column = m.group(1) if m else "?"
+        return _Failed(key, f"it gives two columns named `{column}` (a join's `a.{column}` beside `b.{column}`, or "
+                       f"`*` with `{column}` again), or names `{column}` where two tables it joins have one, so which "
+                       "is meant cannot be told",
+                       f"each column named once: one table's `{column}` kept (`a.{column}`), the other's left out or "
+                       f"renamed (`b.{column} AS b_{column}`)")
     if code == psycopg2.errorcodes.INSUFFICIENT_PRIVILEGE:
         return _Failed(key, f"user {target.user!r} may not read what it names (permission denied)",
                        "a table the user may SELECT from (GRANT SELECT ON it TO the user)")

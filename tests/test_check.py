@@ -3373,6 +3373,25 @@ def test_a_night_after_the_data_ends_is_a_warning_naming_the_source_and_its_late
             and "latest value is that many days old" in w], ages
 
 
+def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: Path) -> None:
+    """Trial 79: young men's wages to 1987, read on 1989-12-31 with a lag of 90 days: 1988 was due on 1989-03-31,
+    one period missing, below the two periods that tell a month's feed that stopped from one a month late, and the
+    brief ranked 1987's wages as current without a word. A period due half a year ago or more is the data's end
+    too; one due three months ago is not yet."""
+    rows = [[e, y, 10 + y - 1980] for e in "abc" for y in range(1980, 1988)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 90, "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    stale = [w for w in check_pack(pack, as_of=date(1989, 12, 31), today=TODAY).warnings if "latest period" in w]
+    assert stale == [
+        f"key `source.path`: source file {tmp_path / 'y.csv'}: its latest period is 1987, but by this night, "
+        "1989-12-31, the lag rule (`publication_lag_days: 90`) has published 1 year after it, to 1988, and no row "
+        "holds one: the night's metrics are 1987's, its latest values 731 days old (a night after the data ends, "
+        "or a feed that stopped?): expected a night before 1989-03-31, when 1988 would be published, or the "
+        "source's newer rows"], stale
+    assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
+
+
 def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:
     """Trial 20: Ansett's weekly passengers after the 1989 pilots' strike (four weeks of zeros), `pax_4w /
     pax_4w_prev - 1`: the night was refused, blaming the expression ("expected an expression with a value for

@@ -151,6 +151,11 @@ def _latest_period_unfinished(pack: CriteriaPack, night: date, anchor: date) -> 
 STALE_PERIODS = 2
 """Periods after the latest one that the lag rule says are published by a night, and that no row holds, from which
 the night lies after the data's end."""
+STALE_DAYS = 180
+"""Days since the first period no row holds was due by the lag rule from which the night lies after the data's end
+however few periods that is: a year's figures due nine months ago (trial 79: young men's wages to 1987, read on
+1989-12-31 with a lag of 90 days, 1988 due on 1989-03-31, said nothing; a month grain's second missing month comes
+first)."""
 
 
 def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
@@ -172,14 +177,16 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
     if grain.end(due) + lag > night:
         due = grain.back(due, 1)
     missing = grain.between(anchor, due)
-    if missing < STALE_PERIODS or (quarantined_latest is not None
-                                   and grain.between(quarantined_latest, due) < STALE_PERIODS):
+    after = grain.back(anchor, -1)
+    late = missing >= 1 and (night - (grain.end(after) + lag)).days >= STALE_DAYS
+    refused_later = quarantined_latest is not None and quarantined_latest > anchor and \
+        grain.between(quarantined_latest, due) < STALE_PERIODS
+    if (missing < STALE_PERIODS and not late) or refused_later:
         return []
     key = source_key(src)
-    after = grain.back(anchor, -1)
     return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
-            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published {missing} "
-            f"{grain.plural} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
+            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published "
+            f"{grain.count(missing)} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "
             f"{grain.label(after)} would be published, or the source's newer rows"]

@@ -2592,6 +2592,28 @@ def test_a_formula_range_whose_near_end_lies_far_beyond_every_value_is_a_warning
     assert warned(60, 1000) == [] and warned(200, 1000) == []  # less than 5 times the values, within its width
 
 
+def test_a_formula_range_nearly_every_value_misses_is_a_warning(tmp_path: Path) -> None:
+    """Trial 79: firms' output growth, mostly -0.5 to 0.5, scored over `range: [1, 2.5]`: 2 of 738 firms within it,
+    every other one none of the component's points, and check said ok, the rules asking every value to miss. Fewer
+    than 5% within (of 20 or more) is a warning naming the key; a range a tenth lie within is not."""
+    rows = [[f"e{k:02d}", y, 10 + k] for k in range(40) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+
+    def warned(low: float, high: float) -> list[str]:
+        formula = {"components": [{"name": "level", "expression": "level_now", "direction": "higher_is_better",
+                                   "range": [low, high], "weight": 1.0, "label": "level"}]}
+        pack = _pack(tmp_path, source, _LEVELS, formula=formula, caps={"min_candidates": 0, "max_candidates": 40})
+        report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+        return [w for w in report.warnings if w.startswith("key `formula.")]
+
+    assert warned(49, 60) == [
+        "key `formula.components.0.range`: got [49, 60]; only 1 of the 40 candidates' values lie within it, 90% of "
+        "them within [11.9, 47], so the rest get none or all of its points alike and it ranks them by the side "
+        "they lie on alone: expected a range over the values' spread, in the expression's unit"]
+    assert warned(46, 60) == []  # 4 of 40 within
+
+
 def test_a_formula_range_every_value_lies_outside_on_both_sides_is_a_warning(tmp_path: Path) -> None:
     """Trial 35: a 9-week momentum times 100 (-4.28, +0.30, -0.32) scored over `range: [-0.05, 0.05]` gave the one
     currency above the range all the component's points and the others none, a MARGINAL 62.4 a STRONG 90.6, and

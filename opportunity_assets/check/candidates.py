@@ -331,6 +331,23 @@ def _beyond(low: float, high: float, values: list[float]) -> str | None:
     return None
 
 
+WITHIN_AT_LEAST = 0.05
+"""The share of the candidates going on whose values a formula range should hold (`_nearly_all_miss`)."""
+
+
+def _nearly_all_miss(low: float, high: float, values: list[float]) -> str | None:
+    """Where a range holds fewer than `WITHIN_AT_LEAST` of the values (at least 20 of them), none of its ends out
+    of their reach, in words with the span most of them lie in (5th to 95th percentile); None otherwise. Trial 79:
+    firms' output growth, mostly -0.5 to 0.5, scored over `[1, 2.5]`: 2 of 738 within it, the rest all none of its
+    points, and check said ok (`_beyond` asks every value to miss)."""
+    inside = sum(1 for v in values if low <= v <= high)
+    if len(values) < 20 or inside >= WITHIN_AT_LEAST * len(values):
+        return None
+    p5, p95 = (float(q) for q in np.percentile(values, [5, 95]))
+    return (f"only {inside} of the {len(values)} candidates' values lie within it, 90% of them within "
+            f"[{significant(p5)}, {significant(p95)}]")
+
+
 def _straddled(low: float, high: float, values: list[float]) -> str | None:
     """Where every value lies outside a range on both sides, half of them by its width or more, in words; None
     otherwise, and where `ranges_in_another_unit` says so (half of them 10 times further from zero than its ends).
@@ -370,6 +387,11 @@ def ranges_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str =
                 "expression (a share for a percent)? expected the range the values lie in, in the expression's unit")
             continue
         side = _beyond(low, high, values)
+        if side is None and whose == TONIGHT and (missed := _nearly_all_miss(low, high, values)) is not None:
+            warnings.append(f"key `formula.components.{n}.range`: got [{low:g}, {high:g}]; {missed}, so the rest get "
+                            "none or all of its points alike and it ranks them by the side they lie on alone: "
+                            "expected a range over the values' spread, in the expression's unit")
+            continue
         if side is None or max(low - greatest, least - high) >= 10 * width:
             continue  # (within reach, or so far beyond it that `ranges_in_another_unit` says so)
         points = "none of its weight" if side.startswith("below") == (component.direction == "higher_is_better") \

@@ -567,8 +567,9 @@ def rows_sql(src: SourceSpec, grain: Grain, relation: str = "source_rows") -> st
     variable = "" if src.long is None else f", nullif(trim({_q(src.long.names)}), '') AS {VARIABLE}"
     if src.event_id_columns:
         variable += f", {entity_sql(src.event_id_columns)} AS {EVENT}"
+    shown = f" EXCLUDE ({', '.join(_shown(c) for c in cells)})" if cells and dressed(src) else ""
     return f"""
-    SELECT *, {problems} AS {CELL_REASON},
+    SELECT *{shown}, {problems} AS {CELL_REASON},
            CASE WHEN {PERIOD} IS NULL THEN 'period unparseable: ' || {period_text}
                 {published_problem} END AS {_DATE_PROBLEM}
     FROM (
@@ -944,7 +945,7 @@ def panel_sql(src: SourceSpec, grain: Grain, seen: str) -> str:
     # periods (at least `RATE_PERIODS`: `feed`'s, as a silence inside the history is judged), known on as_of (trial
     # 51's fix read later rows to learn that the feed went on: reverted).
     recent = max(grain.per_year, RATE_PERIODS)
-    # each entity's periods from its first event, or from `events_from` where the source records every entity's
+    # each entity's periods from its first event, or from `events_from` where the source records every entity's events
     first = f"min({PERIOD})" if src.events_from is None else \
         f"least(min({PERIOD}), DATE '{grain.start(src.events_from).isoformat()}')"
     return f"""

@@ -590,7 +590,8 @@ def before_first_events(pack: CriteriaPack, found: list[Candidate]) -> list[str]
     the formula read is unknown for them, though the source may record every entity's events from its start (trial
     78: 11 of 38 regions' 30 years of deadly earthquakes unknown, their first quake inside them, every filter
     UNCLEAR; a catalogue of earthquakes since 1902 knows a region's quiet years). A warning, not a problem: a
-    source of entities that begin (firms founded, routes opened) knows nothing of them before."""
+    source of entities that begin (firms founded, routes opened) knows nothing of them before. Not when every
+    candidate's window reaches before its first event: a window before the source's own start."""
     src = pack.source
     if src.shape != "events" or src.events_from is not None:
         return []
@@ -598,8 +599,8 @@ def before_first_events(pack: CriteriaPack, found: list[Candidate]) -> list[str]
     before = [(c, m) for c in found for line in c.data_gaps
               if (m := _BEFORE_FIRST.match(line)) and m["metric"] in read]
     entities = {c.id for c, _ in before}
-    if len(entities) < 2 or 10 * len(entities) < len(found):
-        return []
+    if len(entities) < 2 or 10 * len(entities) < len(found) or len(entities) == len(found):
+        return []  # (every candidate's window before its first event: the source's own start, `windows_past`'s)
     candidate, gap = before[0]
     return [f"key `source.events_from`: not set; for {len(entities)} of the {len(found)} candidates scanned "
             f"{gap['metric']} or another metric read is unknown, its window reaching before the entity's first event "

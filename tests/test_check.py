@@ -4069,6 +4069,30 @@ def test_windows_most_entities_fill_in_part_name_min_rows_once(tmp_path: Path) -
     assert (report.problems, [w for w in report.warnings if ".min_rows`" in w]) == ([], [])
 
 
+def test_a_window_most_entities_fill_not_at_all_names_its_window(tmp_path: Path) -> None:
+    """Trial 80: gun homicide by country, 25 countries' latest rows of 2014 to 2017: a filtered metric over
+    `window: [0, 0]` was unknown for the 22 with no row of 2017, each filter UNCLEAR, and check said ok (the
+    `min_rows` warning counts windows filled in part, never those filled not at all). Now a warning names its
+    `window`; a window that reaches their latest rows, with `min_rows: 1`, says nothing."""
+    rows = [[e, year, 10 + year - 2000] for e, last in zip("abcde", (2010, 2009, 2009, 2008, 2010), strict=True)
+            for year in range(2000, last + 1)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 0, "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level"},
+                               "level_past": {"agg": "avg", "column": "level", "window": [3, 5]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2011, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if ".window`" in w] == [
+        "key `metrics.level_now.window`: got [0, 0]; 3 of the 5 candidates scanned have no row of level in it (e.g. "
+        "b: 0 of 1, in 2010), though other metrics of theirs have values, so level_now has no value for them and "
+        "they would be archived as data gaps or left UNCLEAR: a source whose entities' latest rows are of different "
+        "years (some reported late, or not every year)? expected a window that reaches their latest rows, `window: "
+        "[0, 2]` with `min_rows: 1` (`agg: last` takes the latest)"], report.warnings
+    metrics["level_now"].update(window=[0, 2], min_rows=1)
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2011, 6, 30), today=TODAY)
+    assert (report.problems, [w for w in report.warnings if ".window`" in w]) == ([], [])
+
+
 def test_quarantine_reasons_past_the_third_are_counted(tmp_path: Path) -> None:
     """Trial 23: four bad lines of four reasons (a field too many, a stray quote, text in a number column, two
     fields too many) were "4 quarantined rows" beside a line of three reasons, one row each: the fourth row was
@@ -4318,6 +4342,30 @@ def test_a_few_rows_whose_key_another_column_tells_apart_name_the_entity_id(tmp_
         "twice?)"], report.warnings
     sent_twice = [[name, code, y, 10 + k] for k, (name, code) in enumerate(colleges[:4]) for y in range(2012, 2018)]
     _csv(tmp_path / "y.csv", ["name", "code", "year", "level"], [*sent_twice, *sent_twice[:2]])
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.entity_id`")], report.warnings
+
+
+def test_a_few_rows_of_one_id_named_apart_name_the_entity_id(tmp_path: Path) -> None:
+    """Trial 80: a country code written for Slovakia and again, year by year, for Slovenia (`entity_id: iso3`,
+    `entity_name: country`, no other column): 46 rows refused as duplicated keys, Slovakia left out of the night,
+    and check's only word was "quarantined for: duplicated key", naming no key. The names' column is read, so no
+    unread column completed the key. Rows sent twice under one name are told nothing of the kind."""
+    countries = [("AUT", "Austria"), ("BEL", "Belgium"), ("SVK", "Slovakia"), ("SWE", "Sweden"),
+                 ("SVK", "Slovenia")]  # one code, two countries
+    rows = [[code, name, y, 10 + k] for k, (code, name) in enumerate(countries) for y in range(2012, 2018)]
+    source = {"path": _csv(tmp_path / "y.csv", ["iso3", "country", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "entity_id": "iso3", "entity_name": "country"}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'iso3'; 12 rows share an entity and a year with another row (e.g. 2 rows of "
+        "'SVK' in 2012, named ['Slovakia', 'Slovenia']), each refused as a duplicated key, and the names' column "
+        "'country' tells them apart: one id written for several entities (a code reused)? The night leaves out each "
+        "such row: expected each entity's own id, or the entity to be the columns together, `entity_id: [iso3, "
+        "country]`"], report.warnings
+    sent_twice = [[code, name, y, 10 + k] for k, (code, name) in enumerate(countries[:4]) for y in range(2012, 2018)]
+    _csv(tmp_path / "y.csv", ["iso3", "country", "year", "level"], [*sent_twice, *sent_twice[:2]])
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 3, 31), today=TODAY)
     assert not [w for w in report.warnings if w.startswith("key `source.entity_id`")], report.warnings
 

@@ -642,6 +642,40 @@ def windows_filled_in_part(pack: CriteriaPack, found: list[Candidate]) -> list[s
             "of them fill), or a window the rows fill"]
 
 
+def windows_before_latest_rows(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """A warning: a metric the filters or the formula read whose window most scanned candidates (at least `ENOUGH`)
+    fill not at all, though other metrics of theirs have values and some candidates fill it: a panel whose entities'
+    latest rows are of different periods, its window too short to reach them (trial 80: gun homicide by country,
+    25 countries reporting to 2014..2017; `gdp_pc` over `window: [0, 0]` was unknown for the 22 without a 2017 row,
+    its filter UNCLEAR for them, and check said ok, `windows_filled_in_part` counting only windows filled in part).
+    Not for events (a period without one is a count of 0); one line, the first such metric's `window`."""
+    if len(found) < ENOUGH or pack.source.shape == "events":
+        return []
+    read = set(pack.required_inputs) | {f.metric for f in pack.hard_filters}
+    empty: dict[str, list[tuple[Candidate, re.Match[str]]]] = {}
+    for c in found:
+        for line in c.data_gaps:
+            if (m := _FILLED.match(line)) and int(m["filled"]) == 0 and m["metric"] in read \
+                    and pack.metrics[m["metric"]].window is not None \
+                    and any(isinstance(v, int | float) for v in c.metrics.values()):
+                empty.setdefault(m["metric"], []).append((c, m))
+    short = [name for name, seen in empty.items() if 2 * len(seen) > len(found)
+             and any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
+    if not short:
+        return []
+    first, seen = short[0], empty[short[0]]
+    candidate, gap = seen[0]
+    spec, plural = pack.metrics[first], pack.grain.plural
+    window = spec.window or (0, 0)
+    wider = f"[{window[0]}, {window[1] + 2}]"
+    return [f"key `metrics.{first}.window`: got [{window[0]}, {window[1]}]; {len(seen)} of the {len(found)} "
+            f"candidates scanned have no row of {spec.column} in it (e.g. {candidate.name}: {gap['filled']} of "
+            f"{gap['length']}, in {gap['label']}), though other metrics of theirs have values, so {first} has no value "
+            f"for them and they would be archived as data gaps or left UNCLEAR: a source whose entities' latest rows "
+            f"are of different {plural} (some reported late, or not every {pack.grain.name})? expected a window that "
+            f"reaches their latest rows, `window: {wider}` with `min_rows: 1` (`agg: last` takes the latest)"]
+
+
 _QUARANTINED = re.compile(r"^\w+: unknown: source row \d+ is quarantined \((.+)\), in its reach$")
 
 

@@ -482,7 +482,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
         + check_candidates.fractions_in_whole_units(pack, found) + flagged_capped(pack, report) \
         + check_candidates.before_first_events(pack, found) \
-        + ([] if stray else check_candidates.windows_filled_in_part(pack, found))
+        + ([] if stray else check_candidates.windows_filled_in_part(pack, found)
+                 + check_candidates.windows_before_latest_rows(pack, found))
     if past:
         pooled_problems, pooled_warnings = check_candidates.unit_judgments(
             pack, [*found, *past], check_candidates.over_nights(earlier))

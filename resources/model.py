@@ -59,6 +59,13 @@ _INVALID_STOP = ("the API refused this model's requests as invalid three times r
                  "fix the pack's models (max_tokens, max_input_tokens, the model's name) or the gateway at the base "
                  "URL")
 """Digit-free, as every `_STOPPING` fix is: every number in the brief must be a stored one."""
+_BUSY_STOP = ("the server refused three of this model's calls running as busy or failing (rate limited, overloaded, "
+              "a server error) after every retry, with no answer between: run the night again later (its answers "
+              "are kept), or raise the gateway's rate limit")
+"""A transient refusal that outlasted a call's retries may be that call's bad luck, but `INVALID_STOPPING` of a
+model's calls so, running, are a server that is not answering tonight: every further call only adds its retries to
+the load (trial 81: a gateway that rate-limited every request was sent every call of the night, three times).
+Digit-free, as every `_STOPPING` fix is."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
@@ -527,6 +534,8 @@ class AnthropicModel(ModelResource):
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
     """Per model, its requests refused as invalid since its last answer (`_INVALID`)."""
+    _busy: dict[str, int] = PrivateAttr(default_factory=dict)
+    """Per model, its calls refused as busy after every retry since its last answer (`_BUSY_STOP`)."""
     _schema_config: bool | None = PrivateAttr(default=None)
     """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
     (a 400) and answered with the schema in the prompt instead."""
@@ -656,8 +665,8 @@ class AnthropicModel(ModelResource):
     def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
         """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the
         prompt); a refusal no retry can change (`_STOPPING`, or the model's third request refused as invalid
-        running: `_INVALID`) also stops the night's calls to that model, so the other candidates' calls fail at
-        once with the same fix."""
+        running: `_INVALID`, or its third call refused as busy after every retry running: `_BUSY_STOP`) also stops
+        the night's calls to that model, so the other candidates' calls fail at once with the same fix."""
         problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
         if exc.status_code == 400 and fell_back:
             problem += ", also with the schema in the prompt instead of the output config"
@@ -666,6 +675,10 @@ class AnthropicModel(ModelResource):
             with self._lock:
                 self._invalid[spec.model] = self._invalid.get(spec.model, 0) + 1
                 stop = _INVALID_STOP if self._invalid[spec.model] >= INVALID_STOPPING else None
+        elif exc.status_code in _TRANSIENT:
+            with self._lock:
+                self._busy[spec.model] = self._busy.get(spec.model, 0) + 1
+                stop = _BUSY_STOP if self._busy[spec.model] >= INVALID_STOPPING else None
         if stop is not None:
             with self._lock:
                 self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
@@ -748,6 +761,7 @@ class AnthropicModel(ModelResource):
                     self._schema_config = not in_prompt
                 with self._lock:
                     self._invalid.pop(spec.model, None)
+                    self._busy.pop(spec.model, None)
                 return total.answered(answer)
             if bad_output_retries <= 0:
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1

@@ -671,6 +671,35 @@ def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_betw
     assert "f" not in sent and "g" not in sent and not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
+@pytest.mark.parametrize("status", ["429", "529"])
+def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic, status: str) -> None:
+    """A gateway that rate-limits or is overloaded all night: one call that outlasts its retries stops nothing,
+    three running with no answer between do, saying why and how to fix it, and no further request is sent (trial
+    81: every call of the night was sent three times into a gateway that answered 429 to all of them)."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    busy = {"a", "c", "d", "e", "f", "g"}
+    server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in busy, status)
+
+    def call(candidate: str) -> str:
+        try:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+                           AnalyzerJudgment)
+        except ModelCallFailed as failed:
+            return str(failed)
+        return "answered"
+
+    said = {c: call(c) for c in "abcdefg"}
+    assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
+    assert said["e"].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: the server refused three " \
+        "of this model's calls running as busy" in said["e"]
+    assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
+    sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
+    assert sent.count("e") == 3 and "f" not in sent and "g" not in sent
+    assert not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
+
+
 def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:
     server.fail_when(lambda body: body["model"] == "claude-sonnet-5-5", "404")  # the verifier's model
     # one candidate's analysis answered at once, the others' a second later: its verifier's 404 has come back

@@ -66,6 +66,11 @@ _BUSY_STOP = ("the server refused three of this model's calls running as busy or
 model's calls so, running, are a server that is not answering tonight: every further call only adds its retries to
 the load (trial 81: a gateway that rate-limited every request was sent every call of the night, three times).
 Digit-free, as every `_STOPPING` fix is."""
+_SILENT_STOP = ("the server answered none of three of this model's calls running within the timeout, after every "
+                "retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
+"""As `_BUSY_STOP`, for calls whose answers were lost (timed out, the connection dropped mid-answer), each attempt
+billed at its worst case: a gateway that never answered in time held a night six minutes and billed it past a
+dollar for no answer (trial 81)."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
@@ -676,14 +681,26 @@ class AnthropicModel(ModelResource):
                 self._invalid[spec.model] = self._invalid.get(spec.model, 0) + 1
                 stop = _INVALID_STOP if self._invalid[spec.model] >= INVALID_STOPPING else None
         elif exc.status_code in _TRANSIENT:
-            with self._lock:
-                self._busy[spec.model] = self._busy.get(spec.model, 0) + 1
-                stop = _BUSY_STOP if self._busy[spec.model] >= INVALID_STOPPING else None
+            stop = self._unanswered(spec, _BUSY_STOP)
         if stop is not None:
             with self._lock:
                 self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
             problem += f"; {MODEL_STOPPED}{stop}"
         return problem
+
+    def _unanswered(self, spec: CallSpec, stop: str) -> str | None:
+        """Count a call of the model that got no answer after every retry (busy, or lost); the `INVALID_STOPPING`th
+        running, with no answer between, stops the night's calls to it (`stop`, which is returned)."""
+        with self._lock:
+            self._busy[spec.model] = self._busy.get(spec.model, 0) + 1
+            if self._busy[spec.model] < INVALID_STOPPING:
+                return None
+            return self._stopped.setdefault(spec.model, stop)
+
+    def _halted(self, spec: CallSpec) -> bool:
+        """Whether the night stopped calling this call's model while the call waited to retry."""
+        with self._lock:
+            return _EVERY_MODEL in self._stopped or spec.model in self._stopped
 
     @staticmethod
     def _read(message: Any, output_type: type[T], worst: tuple[int, int]
@@ -737,7 +754,7 @@ class AnthropicModel(ModelResource):
                     in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
                     continue
                 if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")) \
-                        and transient < self.max_retries:
+                        and transient < self.max_retries and not self._halted(spec):
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
@@ -746,11 +763,13 @@ class AnthropicModel(ModelResource):
                 lost = _answer_lost(exc)
                 usage = (spec.max_input_tokens, spec.max_tokens, 0, 0) if lost else (0, 0, 0, 0)
                 total = total.plus_attempt(usage, self.usd(spec.model, *usage))
-                if transient < self.max_retries and self._affords_another(spec, total.usd):
+                if transient < self.max_retries and self._affords_another(spec, total.usd) and not self._halted(spec):
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue
-                return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd)))
+                stop = self._unanswered(spec, _SILENT_STOP) if lost else None
+                return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd))
+                                    + (f"; {MODEL_STOPPED}{stop}" if stop else ""))
             except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
                 message = exc
             message = _streamed_message(message)

@@ -700,6 +700,28 @@ def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_mo
     assert not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
+def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """A gateway that never answers within the timeout: each lost attempt is billed at its worst case, so three
+    calls running that got no answer stop the model's calls, saying the fix (trial 81: every call of the night sent
+    three times, the night held six minutes and billed past a dollar for no answer)."""
+    model = _model(tmp_path, server, timeout_s=0.3)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: True, "slow:1")
+    said = []
+    for candidate in "abcde":
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate,
+                                               ceiling_usd=100.0), AnalyzerJudgment)
+        said.append(str(failed.value))
+    assert "stopped tonight" not in said[0] + said[1]
+    assert said[2].startswith("analyzer: timed out after 3 attempt(s)") and said[2].endswith(
+        "; stopped tonight: the server answered none of three of this model's calls running within the timeout, "
+        "after every retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
+    assert said[3] == said[4] == "analyzer: not sent; stopped tonight: " + said[2].split("stopped tonight: ")[1]
+    assert len(server.requests) == 9
+
+
 def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:
     server.fail_when(lambda body: body["model"] == "claude-sonnet-5-5", "404")  # the verifier's model
     # one candidate's analysis answered at once, the others' a second later: its verifier's 404 has come back

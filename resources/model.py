@@ -319,6 +319,8 @@ def _unread(exc: Exception) -> str:
 
     if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
         return "its body is not JSON"
+    if isinstance(exc, UnicodeDecodeError):  # a proxy that compressed the body and did not say so (trial 81)
+        return "its body is not text: compressed or binary, with no content-encoding saying so"
     return f"its body could not be read ({type(exc).__name__})"
 
 

@@ -176,6 +176,7 @@ FAULT_SCRIPTS = [
     (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
+    (["gzip:bare", "gzip:bare"], 2, False),  # compressed, no content-encoding: was named "(UnicodeDecodeError)"
     # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
     (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
     (["split"], 1, True),  # the JSON across two text blocks
@@ -217,6 +218,8 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
                 ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
                 "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry",
+                "gzip:bare": "analyzer: the response is not a message (its body is not text: compressed or binary, "
+                             "with no content-encoding saying so), also after one retry",
                 CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
                              "retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)

@@ -324,6 +324,18 @@ def _unread(exc: Exception) -> str:
     return f"its body could not be read ({type(exc).__name__})"
 
 
+def _body_kind(body: object) -> str:
+    """What a 200's body that is no message holds, in words: the SDK hands back a body it could not make a message
+    of as the decoded JSON or the text, whose Python type name ("a NoneType body", "a str body") was said until
+    trial 81."""
+    if isinstance(body, str):
+        return "its body is text, not JSON: a web page, or a proxy's or gateway's own reply"
+    if body is None:
+        return "its body is JSON null"
+    kinds = {list: "a JSON array", bool: "a JSON true or false", int: "a JSON number", float: "a JSON number"}
+    return f"its body is {kinds.get(type(body), 'JSON of another shape')}, not an object"
+
+
 def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
     """A stored answer to replay, if it still is one: an answer stored under an older, looser schema (a longer
     assumption than the schema now takes) is asked for again rather than raised out of the call."""
@@ -711,7 +723,7 @@ class AnthropicModel(ModelResource):
         is no message (a gateway's page) is a problem. Usage the response does not report is billed at the
         call's worst case (`worst`: input, output tokens), so the night's budget never counts it as free."""
         if not isinstance(message, anthropic_types().Message):
-            body = _unread(message) if isinstance(message, Exception) else f"a {type(message).__name__} body"
+            body = _unread(message) if isinstance(message, Exception) else _body_kind(message)
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
         usage = _billed_usage(message.usage, worst)
         if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too

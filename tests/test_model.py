@@ -177,6 +177,8 @@ FAULT_SCRIPTS = [
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
     (["gzip:bare", "gzip:bare"], 2, False),  # compressed, no content-encoding: was named "(UnicodeDecodeError)"
+    (["raw:200|application/json|null", "raw:200|application/json|null"], 2, False),  # was "(a NoneType body)"
+    (["html", "html"], 2, False),  # was "(a str body)"
     # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
     (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
     (["split"], 1, True),  # the JSON across two text blocks
@@ -220,6 +222,10 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
                 "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry",
                 "gzip:bare": "analyzer: the response is not a message (its body is not text: compressed or binary, "
                              "with no content-encoding saying so), also after one retry",
+                "raw:200|application/json|null": "analyzer: the response is not a message (its body is JSON null), "
+                                                 "also after one retry",
+                "html": "analyzer: the response is not a message (its body is text, not JSON: a web page, or a "
+                        "proxy's or gateway's own reply), also after one retry",
                 CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
                              "retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)

@@ -64,13 +64,13 @@ _BUSY_STOP = ("the server refused three of this model's calls running as busy or
               "are kept), or raise the gateway's rate limit")
 """A transient refusal that outlasted a call's retries may be that call's bad luck, but `INVALID_STOPPING` of a
 model's calls so, running, are a server that is not answering tonight: every further call only adds its retries to
-the load (trial 81: a gateway that rate-limited every request was sent every call of the night, three times).
+the load, and the brief said only how many calls failed (trial 81: a gateway that rate-limited every request).
 Digit-free, as every `_STOPPING` fix is."""
 _SILENT_STOP = ("the server answered none of three of this model's calls running within the timeout, after every "
                 "retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
 """As `_BUSY_STOP`, for calls whose answers were lost (timed out, the connection dropped mid-answer), each attempt
-billed at its worst case: a gateway that never answered in time held a night six minutes and billed it past a
-dollar for no answer (trial 81)."""
+billed at its worst case (trial 81: a gateway that never answered in time, or dropped every connection mid-answer,
+billed a night past a dollar for no answer, the brief saying only how many calls failed)."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}

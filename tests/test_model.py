@@ -713,7 +713,7 @@ def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_mode
         tmp_path: Path, server: FakeAnthropic) -> None:
     """A gateway that never answers within the timeout: each lost attempt is billed at its worst case, so three
     calls running that got no answer stop the model's calls, saying the fix (trial 81: every call of the night sent
-    three times, the night held six minutes and billed past a dollar for no answer)."""
+    three times, billed past a dollar for no answer, and the brief said only how many calls failed)."""
     model = _model(tmp_path, server, timeout_s=0.3)
     model.setup_for_execution(dg.build_init_resource_context())
     server.fail_when(lambda body: True, "slow:1")

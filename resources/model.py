@@ -59,6 +59,18 @@ _INVALID_STOP = ("the API refused this model's requests as invalid three times r
                  "fix the pack's models (max_tokens, max_input_tokens, the model's name) or the gateway at the base "
                  "URL")
 """Digit-free, as every `_STOPPING` fix is: every number in the brief must be a stored one."""
+_BUSY_STOP = ("the server refused three of this model's calls running as busy or failing (rate limited, overloaded, "
+              "a server error) after every retry, with no answer between: run the night again later (its answers "
+              "are kept), or raise the gateway's rate limit")
+"""A transient refusal that outlasted a call's retries may be that call's bad luck, but `INVALID_STOPPING` of a
+model's calls so, running, are a server that is not answering tonight: every further call only adds its retries to
+the load, and the brief said only how many calls failed (trial 81: a gateway that rate-limited every request).
+Digit-free, as every `_STOPPING` fix is."""
+_SILENT_STOP = ("the server answered none of three of this model's calls running within the timeout, after every "
+                "retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
+"""As `_BUSY_STOP`, for calls whose answers were lost (timed out, the connection dropped mid-answer), each attempt
+billed at its worst case (trial 81: a gateway that never answered in time, or dropped every connection mid-answer,
+billed a night past a dollar for no answer, the brief saying only how many calls failed)."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
@@ -307,7 +319,21 @@ def _unread(exc: Exception) -> str:
 
     if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
         return "its body is not JSON"
+    if isinstance(exc, UnicodeDecodeError):  # a proxy that compressed the body and did not say so (trial 81)
+        return "its body is not text: compressed or binary, with no content-encoding saying so"
     return f"its body could not be read ({type(exc).__name__})"
+
+
+def _body_kind(body: object) -> str:
+    """What a 200's body that is no message holds, in words: the SDK hands back a body it could not make a message
+    of as the decoded JSON or the text, whose Python type name ("a NoneType body", "a str body") was said until
+    trial 81."""
+    if isinstance(body, str):
+        return "its body is text, not JSON: a web page, or a proxy's or gateway's own reply"
+    if body is None:
+        return "its body is JSON null"
+    kinds = {list: "a JSON array", bool: "a JSON true or false", int: "a JSON number", float: "a JSON number"}
+    return f"its body is {kinds.get(type(body), 'JSON of another shape')}, not an object"
 
 
 def _stored_answer(stored: dict[str, Any] | None, output_type: type[T]) -> T | None:
@@ -527,6 +553,8 @@ class AnthropicModel(ModelResource):
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
     """Per model, its requests refused as invalid since its last answer (`_INVALID`)."""
+    _busy: dict[str, int] = PrivateAttr(default_factory=dict)
+    """Per model, its calls refused as busy after every retry since its last answer (`_BUSY_STOP`)."""
     _schema_config: bool | None = PrivateAttr(default=None)
     """Whether the server takes the JSON-schema output config: None until a call tells; False after it refused it
     (a 400) and answered with the schema in the prompt instead."""
@@ -656,8 +684,8 @@ class AnthropicModel(ModelResource):
     def _refused(self, spec: CallSpec, exc: anthropic.APIStatusError, attempts: int, fell_back: bool) -> str:
         """The problem line of a request the API refused (`fell_back`: also once asked with the schema in the
         prompt); a refusal no retry can change (`_STOPPING`, or the model's third request refused as invalid
-        running: `_INVALID`) also stops the night's calls to that model, so the other candidates' calls fail at
-        once with the same fix."""
+        running: `_INVALID`, or its third call refused as busy after every retry running: `_BUSY_STOP`) also stops
+        the night's calls to that model, so the other candidates' calls fail at once with the same fix."""
         problem = f"{spec.role}: HTTP {exc.status_code}{_error_type(exc.body)} after {attempts} attempt(s)"
         if exc.status_code == 400 and fell_back:
             problem += ", also with the schema in the prompt instead of the output config"
@@ -666,11 +694,27 @@ class AnthropicModel(ModelResource):
             with self._lock:
                 self._invalid[spec.model] = self._invalid.get(spec.model, 0) + 1
                 stop = _INVALID_STOP if self._invalid[spec.model] >= INVALID_STOPPING else None
+        elif exc.status_code in _TRANSIENT:
+            stop = self._unanswered(spec, _BUSY_STOP)
         if stop is not None:
             with self._lock:
                 self._stopped.setdefault(_EVERY_MODEL if exc.status_code == 401 else spec.model, stop)
             problem += f"; {MODEL_STOPPED}{stop}"
         return problem
+
+    def _unanswered(self, spec: CallSpec, stop: str) -> str | None:
+        """Count a call of the model that got no answer after every retry (busy, or lost); the `INVALID_STOPPING`th
+        running, with no answer between, stops the night's calls to it (`stop`, which is returned)."""
+        with self._lock:
+            self._busy[spec.model] = self._busy.get(spec.model, 0) + 1
+            if self._busy[spec.model] < INVALID_STOPPING:
+                return None
+            return self._stopped.setdefault(spec.model, stop)
+
+    def _halted(self, spec: CallSpec) -> bool:
+        """Whether the night stopped calling this call's model while the call waited to retry."""
+        with self._lock:
+            return _EVERY_MODEL in self._stopped or spec.model in self._stopped
 
     @staticmethod
     def _read(message: Any, output_type: type[T], worst: tuple[int, int]
@@ -679,7 +723,7 @@ class AnthropicModel(ModelResource):
         is no message (a gateway's page) is a problem. Usage the response does not report is billed at the
         call's worst case (`worst`: input, output tokens), so the night's budget never counts it as free."""
         if not isinstance(message, anthropic_types().Message):
-            body = _unread(message) if isinstance(message, Exception) else f"a {type(message).__name__} body"
+            body = _unread(message) if isinstance(message, Exception) else _body_kind(message)
             return None, (*worst, 0, 0), f"the response is not a message ({body})"
         usage = _billed_usage(message.usage, worst)
         if message.type == "error":  # the SDK makes a "message" of any JSON object, an API error too
@@ -724,7 +768,7 @@ class AnthropicModel(ModelResource):
                     in_prompt = fell_back = True  # a server that refuses the output config: the schema in the prompt
                     continue
                 if _retryable(exc.status_code, exc.response.headers.get("x-should-retry")) \
-                        and transient < self.max_retries:
+                        and transient < self.max_retries and not self._halted(spec):
                     transient += 1
                     time.sleep(self._wait(exc.response.headers.get("retry-after"), transient))
                     continue
@@ -733,11 +777,13 @@ class AnthropicModel(ModelResource):
                 lost = _answer_lost(exc)
                 usage = (spec.max_input_tokens, spec.max_tokens, 0, 0) if lost else (0, 0, 0, 0)
                 total = total.plus_attempt(usage, self.usd(spec.model, *usage))
-                if transient < self.max_retries and self._affords_another(spec, total.usd):
+                if transient < self.max_retries and self._affords_another(spec, total.usd) and not self._halted(spec):
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue
-                return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd)))
+                stop = self._unanswered(spec, _SILENT_STOP) if lost else None
+                return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd))
+                                    + (f"; {MODEL_STOPPED}{stop}" if stop else ""))
             except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)
                 message = exc
             message = _streamed_message(message)
@@ -748,6 +794,7 @@ class AnthropicModel(ModelResource):
                     self._schema_config = not in_prompt
                 with self._lock:
                     self._invalid.pop(spec.model, None)
+                    self._busy.pop(spec.model, None)
                 return total.answered(answer)
             if bad_output_retries <= 0:
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1

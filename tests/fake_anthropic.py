@@ -309,9 +309,10 @@ class FakeAnthropic:
                 _, payload, _, _ = _respond(state, "ok", body)
                 data = json.dumps(payload).encode()
                 self.send_response(200)
-                if kind == "gzip":
+                if kind == "gzip":  # "gzip:bare": compressed with no content-encoding saying so (a proxy's slip)
                     data = gzip.compress(data)
-                    self.send_header("content-encoding", "gzip")
+                    if arg != "bare":
+                        self.send_header("content-encoding", "gzip")
                 if kind == "sse":  # the answer as a stream nobody asked for
                     data = _event_stream(payload).encode()
                     self.send_header("content-type", "text/event-stream")
@@ -385,8 +386,8 @@ class FakeAnthropic:
         "hang:<s>", "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage",
         "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>",
         "cut:<stop_reason>", "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>",
-        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "chunked", "sse", or for a batch item
-        "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
+        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "gzip:bare", "chunked", "sse", or for a
+        batch item "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

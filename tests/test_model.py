@@ -176,6 +176,9 @@ FAULT_SCRIPTS = [
     (["html", "ok"], 2, True),  # a proxy's HTML page with status 200
     (["array", "ok"], 2, True),  # JSON that is no message
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
+    (["gzip:bare", "gzip:bare"], 2, False),  # compressed, no content-encoding: was named "(UnicodeDecodeError)"
+    (["raw:200|application/json|null", "raw:200|application/json|null"], 2, False),  # was "(a NoneType body)"
+    (["html", "html"], 2, False),  # was "(a str body)"
     # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
     (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
     (["split"], 1, True),  # the JSON across two text blocks
@@ -217,6 +220,12 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
         said = {"529": "analyzer: HTTP 529 (overloaded_error) after 3 attempt(s)",
                 ERROR_200: "analyzer: an API error with status 200 (overloaded_error), also after one retry",
                 "notjson": "analyzer: the response is not a message (its body is not JSON), also after one retry",
+                "gzip:bare": "analyzer: the response is not a message (its body is not text: compressed or binary, "
+                             "with no content-encoding saying so), also after one retry",
+                "raw:200|application/json|null": "analyzer: the response is not a message (its body is JSON null), "
+                                                 "also after one retry",
+                "html": "analyzer: the response is not a message (its body is text, not JSON: a web page, or a "
+                        "proxy's or gateway's own reply), also after one retry",
                 CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
                              "retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
@@ -669,6 +678,57 @@ def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_betw
     assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
     sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
     assert "f" not in sent and "g" not in sent and not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
+
+
+@pytest.mark.parametrize("status", ["429", "529"])
+def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic, status: str) -> None:
+    """A gateway that rate-limits or is overloaded all night: one call that outlasts its retries stops nothing,
+    three running with no answer between do, saying why and how to fix it, and no further request is sent (trial
+    81: every call of the night was sent three times into a gateway that answered 429 to all of them)."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    busy = {"a", "c", "d", "e", "f", "g"}
+    server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in busy, status)
+
+    def call(candidate: str) -> str:
+        try:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+                           AnalyzerJudgment)
+        except ModelCallFailed as failed:
+            return str(failed)
+        return "answered"
+
+    said = {c: call(c) for c in "abcdefg"}
+    assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
+    assert said["e"].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: the server refused three " \
+        "of this model's calls running as busy" in said["e"]
+    assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
+    sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
+    assert sent.count("e") == 3 and "f" not in sent and "g" not in sent
+    assert not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
+
+
+def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """A gateway that never answers within the timeout: each lost attempt is billed at its worst case, so three
+    calls running that got no answer stop the model's calls, saying the fix (trial 81: every call of the night sent
+    three times, billed past a dollar for no answer, and the brief said only how many calls failed)."""
+    model = _model(tmp_path, server, timeout_s=0.3)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: True, "slow:1")
+    said = []
+    for candidate in "abcde":
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate,
+                                               ceiling_usd=100.0), AnalyzerJudgment)
+        said.append(str(failed.value))
+    assert "stopped tonight" not in said[0] + said[1]
+    assert said[2].startswith("analyzer: timed out after 3 attempt(s)") and said[2].endswith(
+        "; stopped tonight: the server answered none of three of this model's calls running within the timeout, "
+        "after every retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
+    assert said[3] == said[4] == "analyzer: not sent; stopped tonight: " + said[2].split("stopped tonight: ")[1]
+    assert len(server.requests) == 9
 
 
 def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:

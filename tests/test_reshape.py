@@ -377,6 +377,26 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         "file's columns by name"]
 
 
+def test_a_folder_of_exports_one_of_them_in_latin_1_names_the_file_and_its_encoding(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, the latest year's file
+    written in Latin-1 (`révisé`): "key `source.query`: ...; it does not run on the files of ... (CSV Error on Line:
+    2): expected a SELECT that runs on ...", DuckDB's words, naming neither the file nor its encoding."""
+    (tmp_path / "parts").mkdir()
+    for year in (2015, 2016):
+        text = "day,route,fare,note\n" + "".join(f"{year}-0{m}-03,{r},10,r\u00e9vis\u00e9\n" for m in (1, 2)
+                                                  for r in ("a", "b"))
+        (tmp_path / "parts" / f"{year}.csv").write_bytes(text.encode("latin-1" if year == 2016 else "utf-8"))
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2016, 3, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; a file it reads, 2016.csv, is not UTF-8 (an export in Latin-1 or "
+        "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when every "
+        "file it reads is written so"]
+
+
 def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
     """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
     `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:

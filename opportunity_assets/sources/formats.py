@@ -929,6 +929,7 @@ _NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro 
 _NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
 _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
+_NOT_UTF8 = re.compile(r"This file is not utf-8 encoded\.(?s:.*?)^\s*file = (.+)$", re.MULTILINE)
 
 
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
@@ -1073,6 +1074,11 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     on = path.name if not path.is_dir() else f"the files of {path}"
     if (no_file := _NO_FILE.search(first)) is not None:  # a query over files (`SourceSpec.over_files`)
         why = f"it reads {no_file.group(1)!r}, which names no file of {path} (paths are relative to the pack)"
+    elif (latin := _NOT_UTF8.search(str(exc))) is not None:  # trial 82: one export of a folder in Latin-1
+        why = (f"a file it reads, {Path(latin.group(1).strip()).name}, is not UTF-8 (an export in Latin-1 or "
+               "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when "
+               "every file it reads is written so")
+        return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
     elif missing and missing.group(1) in ("Table", "View"):
         why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"
     elif missing:

@@ -397,6 +397,29 @@ def test_a_folder_of_exports_one_of_them_in_latin_1_names_the_file_and_its_encod
         "file it reads is written so"]
 
 
+def test_a_folder_of_exports_one_of_them_with_a_malformed_line_names_the_query(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, one line of the latest
+    year's with a field too many (or its last line cut short): DuckDB's reader read that file as one column named
+    by its whole header, `day,route,fare`, and its rows were quarantined as "missing entity id" while check said
+    ok, the night's latest period a year older."""
+    (tmp_path / "parts").mkdir()
+    for year in (2015, 2016):
+        lines = [f"{year}-0{m}-03,{r},10" for m in (1, 2, 3) for r in ("a", "b")]
+        if year == 2016:
+            lines[2] += ",extra"
+        (tmp_path / "parts" / f"{year}.csv").write_text("day,route,fare\n" + "\n".join(lines) + "\n")
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2016, 4, 30), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; a file it reads was read as one column, its header 'day,route,fare' "
+        "unsplit, its rows ('2016-01-03,a,10', ...) left with no 'day', 'route' or 'fare': DuckDB's reader could "
+        "not split that file's lines (a line with a field too many or too few, or cut short): expected that "
+        "file's lines mended, or `null_padding = true` in its `read_csv`"]
+
+
 def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
     """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
     `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:

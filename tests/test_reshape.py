@@ -420,6 +420,23 @@ def test_a_folder_of_exports_one_of_them_with_a_malformed_line_names_the_query(t
         "file's lines mended, or `null_padding = true` in its `read_csv`"]
 
 
+def test_a_folder_of_exports_one_named_off_the_pattern_names_the_query(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, the latest year's saved as
+    `Parts-2016-final.CSV`: the glob, case-sensitive, never read it, and check said ok on a night a year older."""
+    (tmp_path / "parts").mkdir()
+    for year, name in ((2015, "2015.csv"), (2016, "Parts-2016-final.CSV")):
+        lines = [f"{year}-0{m}-03,{r},10" for m in (1, 2, 3) for r in ("a", "b")]
+        (tmp_path / "parts" / name).write_text("day,route,fare\n" + "\n".join(lines) + "\n")
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert "key `source.query`: reads 'parts/*.csv', which leaves 1 file of that folder with its extension unread " \
+           "('Parts-2016-final.CSV'): expected a pattern that matches every export meant (a glob is case-sensitive), " \
+           "or those files renamed to it" in check_pack(pack, as_of=date(2015, 4, 30), today=TODAY).warnings
+
+
 def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
     """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
     `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:

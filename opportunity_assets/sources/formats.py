@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import fnmatch
 import functools
 import json
 import os
@@ -1064,6 +1065,30 @@ def _named_twice(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], 
             f"`a.{column}` beside `b.{column}`, or `*` with `{column}` again), and only the first would be read: "
             f"expected each column named once: the one meant kept, the other left out or renamed "
             f"(`b.{column} AS b_{column}`)")
+
+
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+
+
+def files_the_pattern_misses(query: str, folder: Path) -> list[tuple[str, list[str]]]:
+    """Each glob a query over files reads (`'exports/*.csv'`) with the files of its folder that share its extension
+    (in any case) but not its pattern: a month exported as `Macro-2004-final.CSV` beside `macro_*.csv`, never read
+    (trial 82: the night's latest period a year older, told "a feed that stopped?"). Globs across folders (`**`,
+    `*/`) are left."""
+    out = []
+    for text in (m.group(1).replace("''", "'") for m in _QUOTED.finditer(query)):
+        head, _, base = text.rpartition("/")
+        if not any(c in base for c in "*?[") or any(c in head for c in "*?[") or "." not in base:
+            continue
+        where = (folder / head) if head else folder
+        if not where.is_dir():
+            continue
+        extension = base.rsplit(".", 1)[1].lower()
+        missed = sorted(f.name for f in where.iterdir() if f.is_file() and "." in f.name
+                        and f.name.rsplit(".", 1)[1].lower() == extension and not fnmatch.fnmatchcase(f.name, base))
+        if missed:
+            out.append((text, missed))
+    return out
 
 
 def _header_unsplit(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], within: str) -> None:

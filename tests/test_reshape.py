@@ -377,6 +377,66 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         "file's columns by name"]
 
 
+def test_a_folder_of_exports_one_of_them_in_latin_1_names_the_file_and_its_encoding(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, the latest year's file
+    written in Latin-1 (`révisé`): "key `source.query`: ...; it does not run on the files of ... (CSV Error on Line:
+    2): expected a SELECT that runs on ...", DuckDB's words, naming neither the file nor its encoding."""
+    (tmp_path / "parts").mkdir()
+    for year in (2015, 2016):
+        text = "day,route,fare,note\n" + "".join(f"{year}-0{m}-03,{r},10,r\u00e9vis\u00e9\n" for m in (1, 2)
+                                                  for r in ("a", "b"))
+        (tmp_path / "parts" / f"{year}.csv").write_bytes(text.encode("latin-1" if year == 2016 else "utf-8"))
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2016, 3, 31), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; a file it reads, 2016.csv, is not UTF-8 (an export in Latin-1 or "
+        "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when every "
+        "file it reads is written so"]
+
+
+def test_a_folder_of_exports_one_of_them_with_a_malformed_line_names_the_query(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, one line of the latest
+    year's with a field too many (or its last line cut short): DuckDB's reader read that file as one column named
+    by its whole header, `day,route,fare`, and its rows were quarantined as "missing entity id" while check said
+    ok, the night's latest period a year older."""
+    (tmp_path / "parts").mkdir()
+    for year in (2015, 2016):
+        lines = [f"{year}-0{m}-03,{r},10" for m in (1, 2, 3) for r in ("a", "b")]
+        if year == 2016:
+            lines[2] += ",extra"
+        (tmp_path / "parts" / f"{year}.csv").write_text("day,route,fare\n" + "\n".join(lines) + "\n")
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert check_pack(pack, as_of=date(2016, 4, 30), today=TODAY).problems == [
+        f"key `source.query`: got {query!r}; a file it reads was read as one column, its header 'day,route,fare' "
+        "unsplit, its rows ('2016-01-03,a,10', ...) left with no 'day', 'route' or 'fare': DuckDB's reader could "
+        "not split that file's lines (a line with a field too many or too few, or cut short): expected that "
+        "file's lines mended, or `null_padding = true` in its `read_csv`"]
+
+
+def test_a_folder_of_exports_one_named_off_the_pattern_names_the_query(tmp_path: Path) -> None:
+    """Trial 82: yearly exports read by `read_csv('parts/*.csv', union_by_name = true)`, the latest year's saved as
+    `Parts-2016-final.CSV`: the glob, case-sensitive, never read it, and check said ok on a night a year older."""
+    (tmp_path / "parts").mkdir()
+    for year, name in ((2015, "2015.csv"), (2016, "Parts-2016-final.CSV")):
+        lines = [f"{year}-0{m}-03,{r},10" for m in (1, 2, 3) for r in ("a", "b")]
+        (tmp_path / "parts" / name).write_text("day,route,fare\n" + "\n".join(lines) + "\n")
+    query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
+    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+    assert "key `source.query`: reads 'parts/*.csv', which leaves 1 file of that folder with its extension unread " \
+           "('Parts-2016-final.CSV'): expected a pattern that matches every export meant (a glob is case-sensitive), " \
+           "or those files renamed to it" in check_pack(pack, as_of=date(2015, 4, 30), today=TODAY).warnings
+
+
 def test_a_folder_of_parquet_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
     """Trial 73: a folder of yearly Parquet files, the later ones naming a column otherwise, read by
     `read_parquet('parts/*.parquet')` without `union_by_name`, said DuckDB's own words ("Failed to read file ...:

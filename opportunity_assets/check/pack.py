@@ -137,6 +137,7 @@ from opportunity_assets.check.values import (
     aggregates_over_empty_cells,
     bounds_in_another_unit,
     columns_missing_from_files,
+    files_left_by_the_query,
     listed_values_spelt_two_ways,
     listed_values_unmatched,
     long_names_spelt_two_ways,
@@ -308,6 +309,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      for w in listed_values_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in files_left_by_the_query(pack, within, spec)]
         warnings += [w for w in [events_sent_again_line(pack)] if w is not None]
         # (a second read of the source, 2 s over NYC's 335,032 flights: `opportunity check` says it, not every night)
         warnings += [w for w in [events_written_twice_line(pack) if with_facts else None] if w is not None]

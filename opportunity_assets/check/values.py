@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.formats import join_index
+from opportunity_assets.sources.formats import files_the_pattern_misses, join_index
 from opportunity_assets.sources.probes import rows_matching, value_counts
 from opportunity_assets.sources.reading import ROW, literal, quote_identifier
 from opportunity_assets.sources.spec import SourceSpec
@@ -268,6 +268,22 @@ def entities_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
             f"{'entity' if len(empty) == 1 else 'entities'} (e.g. "
             f"{sorted(empty)[:3]}) and in no row of the other {len(filled)}: expected the column in every file the "
             "query reads (one whose header names it otherwise, read by `union_by_name`, gives its rows none)")
+
+
+def files_left_by_the_query(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """A warning per glob of a query over files that leaves files of its folder with its extension unread (a file
+    name that breaks the exports' pattern, `Macro-2004-final.CSV` beside `macro_*.csv`): their rows are none of the
+    night's, and the night's latest period may be older than the folder's."""
+    if not spec.over_files:
+        return []
+    out = []
+    for pattern, missed in files_the_pattern_misses(spec.query or "", pack.path_of(spec)):
+        shown = ", ".join(repr(m) for m in missed[:3]) + (", ..." if len(missed) > 3 else "")
+        out.append(f"key `{within}.query`: reads {pattern!r}, which leaves {len(missed)} file"
+                   f"{'' if len(missed) == 1 else 's'} of that folder with its extension unread ({shown}): "
+                   "expected a pattern that matches every export meant (a glob is case-sensitive), or those files "
+                   "renamed to it")
+    return out
 
 
 def columns_missing_from_files(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:

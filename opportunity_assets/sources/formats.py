@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import fnmatch
 import functools
 import json
 import os
@@ -850,6 +851,7 @@ def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed
     in the pack's `folder`, each row numbered by its position in the query's result."""
     con.execute(f"SET file_search_path = {literal(str(folder))}")
     _named_twice(con, query, needed, within)
+    _header_unsplit(con, query, needed, within)
     _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity,
            shown=f"the result of `{within}.query`")
 
@@ -929,6 +931,7 @@ _NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro 
 _NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
 _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
+_NOT_UTF8 = re.compile(r"This file is not utf-8 encoded\.(?s:.*?)^\s*file = (.+)$", re.MULTILINE)
 
 
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
@@ -1064,6 +1067,59 @@ def _named_twice(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], 
             f"(`b.{column} AS b_{column}`)")
 
 
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+
+
+def files_the_pattern_misses(query: str, folder: Path) -> list[tuple[str, list[str]]]:
+    """Each glob a query over files reads (`'exports/*.csv'`) with the files of its folder that share its extension
+    (in any case) but not its pattern: a month exported as `Macro-2004-final.CSV` beside `macro_*.csv`, never read
+    (trial 82: the night's latest period a year older, told "a feed that stopped?"). Globs across folders (`**`,
+    `*/`) are left."""
+    out = []
+    for text in (m.group(1).replace("''", "'") for m in _QUOTED.finditer(query)):
+        head, _, base = text.rpartition("/")
+        if not any(c in base for c in "*?[") or any(c in head for c in "*?[") or "." not in base:
+            continue
+        where = (folder / head) if head else folder
+        if not where.is_dir():
+            continue
+        extension = base.rsplit(".", 1)[1].lower()
+        missed = sorted(f.name for f in where.iterdir() if f.is_file() and "." in f.name
+                        and f.name.rsplit(".", 1)[1].lower() == extension and not fnmatch.fnmatchcase(f.name, base))
+        if missed:
+            out.append((text, missed))
+    return out
+
+
+def _header_unsplit(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], within: str) -> None:
+    """A query over files one of whose files DuckDB's reader read as one column named by its whole header
+    (`month,series,value`): a line with a field too many or too few, or a last line cut short, and `read_csv` gave
+    up splitting that file, its rows left with none of the pack's columns (trial 82: quarantined as "missing entity
+    id" while check said ok). A query that does not run says why in `_typed`."""
+    try:
+        relation = con.sql(query)
+        columns = relation.columns
+    except duckdb.Error:
+        return
+    header = next((c for c in columns if c not in needed and any(
+        sep in c and sum(part.strip() in needed for part in c.split(sep)) >= min(2, len(needed))
+        for sep in ",;\t|")), None)
+    if header is None:
+        return
+    try:
+        found = con.execute(f"SELECT {_q(header)} FROM ({query}) WHERE {_q(header)} IS NOT NULL LIMIT 1").fetchone()
+    except duckdb.Error:
+        found = None
+    row = f" ({str(found[0])[:60]!r}, ...)" if found else ""
+    names = [repr(p.strip()) for p in re.split(r"[,;\t|]", header) if p.strip() in needed]
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    raise SourceFormatError(
+        f"key `{within}.query`: got {query[:80]!r}; a file it reads was read as one column, its header "
+        f"{header[:60]!r} unsplit, its rows{row} left with no {listed}: DuckDB's reader could not split that "
+        "file's lines (a line with a field too many or too few, or cut short): expected that file's lines mended, "
+        "or `null_padding = true` in its `read_csv`")
+
+
 def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within: str,
                   exc: duckdb.Error) -> SourceFormatError:
     """Why a query over a DuckDB file does not run, in the pack's words: the table or column it names that is not
@@ -1073,6 +1129,11 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
     on = path.name if not path.is_dir() else f"the files of {path}"
     if (no_file := _NO_FILE.search(first)) is not None:  # a query over files (`SourceSpec.over_files`)
         why = f"it reads {no_file.group(1)!r}, which names no file of {path} (paths are relative to the pack)"
+    elif (latin := _NOT_UTF8.search(str(exc))) is not None:  # trial 82: one export of a folder in Latin-1
+        why = (f"a file it reads, {Path(latin.group(1).strip()).name}, is not UTF-8 (an export in Latin-1 or "
+               "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when "
+               "every file it reads is written so")
+        return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
     elif missing and missing.group(1) in ("Table", "View"):
         why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"
     elif missing:

@@ -831,7 +831,7 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
         _attach(con, path, declared, within)
         if query is not None:
             con.execute("USE source_db")
-            _named_twice(con, query, needed, within)
+            _named_twice(_query_columns(con, query), query, needed, within)
             _typed(con, f"({query})", path, needed, functools.partial(_query_failed, con, path, query, within),
                    entity)
         else:
@@ -850,8 +850,9 @@ def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed
     """A DuckDB query over files (`SourceSpec.over_files`) as the rows as text: the files it names are looked for
     in the pack's `folder`, each row numbered by its position in the query's result."""
     con.execute(f"SET file_search_path = {literal(str(folder))}")
-    _named_twice(con, query, needed, within)
-    _header_unsplit(con, query, needed, within)
+    columns = _query_columns(con, query)  # (one bind of the query, its files sniffed once, for both judgments)
+    _named_twice(columns, query, needed, within)
+    _header_unsplit(con, columns, query, needed, within)
     _typed(con, f"({query})", folder, needed, functools.partial(_query_failed, con, folder, query, within), entity,
            shown=f"the result of `{within}.query`")
 
@@ -1047,15 +1048,20 @@ def _past_its_end(error: str, query: str) -> bool:
 _TIMES = {2: "two", 3: "three"}
 
 
-def _named_twice(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], within: str) -> None:
+def _query_columns(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
+    """The columns a DuckDB query gives, by name, as binding it says (nothing read but what binding sniffs); none
+    for a query that does not run, which `_typed` says why of."""
+    try:
+        return list(con.sql(query).columns)
+    except duckdb.Error:
+        return []
+
+
+def _named_twice(columns: list[str], query: str, needed: list[str], within: str) -> None:
     """A DuckDB query giving a column the pack reads twice, by name: DuckDB renames the second (`wage_1`), so the
     first is read and the other left unsaid (trial 79: `SELECT *, wage * 2 AS wage` read the table's `wage`, the
     query's own silently not, and check said ok; PostgreSQL refuses it). A query that does not run says why in
     `_typed`."""
-    try:
-        columns = con.sql(query).columns
-    except duckdb.Error:
-        return
     twice = [c for c in dict.fromkeys(columns) if columns.count(c) > 1 and c in needed]
     if twice:
         column = twice[0]
@@ -1091,16 +1097,12 @@ def files_the_pattern_misses(query: str, folder: Path) -> list[tuple[str, list[s
     return out
 
 
-def _header_unsplit(con: duckdb.DuckDBPyConnection, query: str, needed: list[str], within: str) -> None:
+def _header_unsplit(con: duckdb.DuckDBPyConnection, columns: list[str], query: str, needed: list[str],
+                    within: str) -> None:
     """A query over files one of whose files DuckDB's reader read as one column named by its whole header
     (`month,series,value`): a line with a field too many or too few, or a last line cut short, and `read_csv` gave
     up splitting that file, its rows left with none of the pack's columns (trial 82: quarantined as "missing entity
     id" while check said ok). A query that does not run says why in `_typed`."""
-    try:
-        relation = con.sql(query)
-        columns = relation.columns
-    except duckdb.Error:
-        return
     header = next((c for c in columns if c not in needed and any(
         sep in c and sum(part.strip() in needed for part in c.split(sep)) >= min(2, len(needed))
         for sep in ",;\t|")), None)

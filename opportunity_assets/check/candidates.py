@@ -9,7 +9,7 @@ import ast
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -610,6 +610,20 @@ def before_first_events(pack: CriteriaPack, found: list[Candidate]) -> list[str]
             "that begins (a firm founded, a route opened) is rightly unknown before"]
 
 
+def _windows_most_lack(found: list[Candidate], lacks: Callable[[Candidate, re.Match[str]], bool]
+                       ) -> list[tuple[str, list[tuple[Candidate, re.Match[str]]]]]:
+    """The metrics whose window more than half of the scanned candidates lack as `lacks` says of their gap lines
+    (`_FILLED`), though some candidate has a value for it, in the order first met; each with the (candidate, gap
+    line) pairs that lack it."""
+    lacking: dict[str, list[tuple[Candidate, re.Match[str]]]] = {}
+    for c in found:
+        for line in c.data_gaps:
+            if (m := _FILLED.match(line)) and lacks(c, m):
+                lacking.setdefault(m["metric"], []).append((c, m))
+    return [(name, seen) for name, seen in lacking.items() if 2 * len(seen) > len(found)
+            and any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
+
+
 def windows_filled_in_part(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     """A warning: metrics whose window most scanned candidates (at least `ENOUGH`) fill in part, fewer periods than
     `min_rows` needs, though some fill it (trial 23: gapminder's countries have a row every 5 years, a few every
@@ -618,21 +632,15 @@ def windows_filled_in_part(pack: CriteriaPack, found: list[Candidate]) -> list[s
     others' keys. A metric no candidate has is `unknown_for_all`'s."""
     if len(found) < ENOUGH:
         return []
-    partial: dict[str, list[tuple[Candidate, re.Match[str]]]] = {}
-    for c in found:
-        for line in c.data_gaps:
-            if (m := _FILLED.match(line)) and 0 < int(m["filled"]) < int(m["needs"]) and m["metric"] in pack.metrics:
-                partial.setdefault(m["metric"], []).append((c, m))
-    short = [name for name, seen in partial.items() if 2 * len(seen) > len(found)
-             and any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
+    short = _windows_most_lack(found, lambda _, m: 0 < int(m["filled"]) < int(m["needs"])
+                               and m["metric"] in pack.metrics)
     if not short:
         return []
-    first, seen = short[0], partial[short[0]]
+    (first, seen), others = short[0], [f"`metrics.{name}.min_rows`" for name, _ in short[1:]]
     candidate, gap = seen[0]
     spec, plural = pack.metrics[first], pack.grain.plural
     filled = Counter(int(m["filled"]) for _, m in seen).most_common(1)[0][0]
     default = "" if spec.min_rows is not None else " (every period of its window, by default)"
-    others = [f"`metrics.{name}.min_rows`" for name in short[1:]]
     more = f"; so do {len(others)} more ({', '.join(others)})" if others else ""
     return [f"key `metrics.{first}.min_rows`: got {gap['needs']}{default}; {len(seen)} of the {len(found)} "
             f"candidates scanned fill fewer of its window's {gap['length']} {plural} of {spec.column} (e.g. "
@@ -652,18 +660,12 @@ def windows_before_latest_rows(pack: CriteriaPack, found: list[Candidate]) -> li
     if len(found) < ENOUGH or pack.source.shape == "events":
         return []
     read = set(pack.required_inputs) | {f.metric for f in pack.hard_filters}
-    empty: dict[str, list[tuple[Candidate, re.Match[str]]]] = {}
-    for c in found:
-        for line in c.data_gaps:
-            if (m := _FILLED.match(line)) and int(m["filled"]) == 0 and m["metric"] in read \
-                    and pack.metrics[m["metric"]].window is not None \
-                    and any(isinstance(v, int | float) for v in c.metrics.values()):
-                empty.setdefault(m["metric"], []).append((c, m))
-    short = [name for name, seen in empty.items() if 2 * len(seen) > len(found)
-             and any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found)]
+    short = _windows_most_lack(found, lambda c, m: int(m["filled"]) == 0 and m["metric"] in read
+                               and pack.metrics[m["metric"]].window is not None
+                               and any(isinstance(v, int | float) for v in c.metrics.values()))
     if not short:
         return []
-    first, seen = short[0], empty[short[0]]
+    first, seen = short[0]
     candidate, gap = seen[0]
     spec, plural = pack.metrics[first], pack.grain.plural
     window = spec.window or (0, 0)

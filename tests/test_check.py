@@ -4422,6 +4422,22 @@ def test_an_entity_spelt_two_ways_in_the_same_periods_is_a_warning_naming_the_ke
         "`replace` one with the other), if each pair is one entity"]
 
 
+def test_keys_of_two_columns_whose_values_only_run_together_are_no_spelling_pair(tmp_path: Path) -> None:
+    """Trial 83: House districts keyed `[state, district]` (ICPSR codes, 1948-90): state 3's district 11 and state
+    31's district 1, two seats in two states, were told "differ only in spaces, punctuation, case or accents" (`3 /
+    11` and `31 / 1` both `311` once the separator between the columns was dropped), 4 such pairs, expected one
+    spelling of each. The columns of a key are compared each by itself: `Lake / 11` beside `lake / 11` is still one."""
+    rows = [[state, district, y, 10 + y - 2000] for state, district in (("3", "11"), ("31", "1"), ("Lake", "2"),
+                                                                        ("lake", "2"), ("4", "5"))
+            for y in range(2000, 2011)]
+    source = {"path": _csv(tmp_path / "v.csv", ["state", "district", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"], "entity_id": ["state", "district"],
+              "entity_name": ["state", "district"]}
+    warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2011, 3, 31), today=TODAY).warnings
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "'Lake / 2' in 2000 to 2010, 'lake / 2' in 2000 to 2010"], warnings
+
+
 def test_an_entity_renamed_by_its_case_or_accents_alone_is_a_warning_though_its_ids_share_a_slug(
         tmp_path: Path) -> None:
     """Trial 35: a currency written `GBP` to 2005 and `gbp` after was read as two entities, `gbp` and `gbp-2`

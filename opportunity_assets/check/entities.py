@@ -304,7 +304,7 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     reaches across the rename (trial 26: UN migrant stocks writing `Viet Nam` to 2005, `Vietnam` after). Keys of one
     candidate id too (`GBP` to 1985, `gbp` after, read as `gbp` and `gbp-2`): the scan's note alone had said so, a
     fact beside check's ok (trials 35 and 38)."""
-    groups, apart = _spellings(history), _ids_apart(pack)
+    groups, apart = _spellings(pack, history), _ids_apart(pack)
     renamed = [(before, after) for spelt in groups.values() if len(spelt) > 1
                for before, after in itertools.pairwise(sorted(spelt)) if before[1] < after[0] and apart(before, after)]
     if not renamed:
@@ -332,7 +332,7 @@ def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     each with part of its rows (trial 30: restaurant inspections writing `MCDONALD'S` and `MCDONALDS`, `FIRE ISLAND
     RUSTIC BAKE SHOP` and `... BAKESHOP`, in the same years; check said ok; trial 38: house sales' `3 bedrooms`
     written `3 Bedrooms` through 2012, one candidate id apart, `3-bedrooms-2`; `Zürich` beside `Zurich` is one too)."""
-    groups, apart = _spellings(history), _ids_apart(pack)
+    groups, apart = _spellings(pack, history), _ids_apart(pack)
     both = [(one, other) for spelt in groups.values() if len(spelt) > 1
             for one, other in itertools.combinations(sorted(spelt), 2) if one[1] >= other[0] and apart(one, other)]
     if not both:
@@ -366,7 +366,7 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     entities reporting in its last period lie that near its figures by chance (their shares multiplied, at most
     `CONTINUED_BY_CHANCE`), and each of the two pairs with no other. One entity renamed mid-history, read as two:
     no window reaches across the change. Keys that differ only in spelling are `ids_renamed`'s."""
-    src = pack.source
+    src, several = pack.source, len(pack.source.entity_columns) > 1
     columns = [c for c in src.columns if c in history.columns and history.schema[c].is_numeric()]
     if history.is_empty() or not columns:
         return []
@@ -405,7 +405,7 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
         if len(matched) != 1:  # none, or several alike: no one entity continued
             continue
         new = starters.row(int(matched[0]), named=True)
-        if _spelt(old["entity_id"]) != _spelt(new["entity_id"]):
+        if _spelt(old["entity_id"], several) != _spelt(new["entity_id"], several):
             firsts = {c: new[f"{c}\x00first"] for c in trail}
             found.append((old, new, [f"{c} {significant(trail[c][0])} then {significant(first)}"
                                      for c, first in firsts.items() if first is not None]))
@@ -489,10 +489,11 @@ def _read_as_two(written: str) -> str:
             "one entity renamed")
 
 
-def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:
+def _spellings(pack: CriteriaPack, history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]:
     """The entity keys of `history` by their spelling without spaces, punctuation, case and accents (`_spelt`), each
     with its rows' first and last period: (first, last, key). An events source's periods of no event are its rows
     too (a count of 0, from its first event on): its keys' spans are the periods of their events."""
+    several = len(pack.source.entity_columns) > 1
     if "events_read" in history.columns:
         history = history.filter(pl.col("events_read") > 0)
     if history.is_empty():
@@ -502,14 +503,17 @@ def _spellings(history: pl.DataFrame) -> dict[str, list[tuple[date, date, str]]]
     groups: dict[str, list[tuple[date, date, str]]] = {}
     for key, first, last in spans.iter_rows():
         if key is not None and first is not None:
-            groups.setdefault(_spelt(key), []).append((first, last, str(key)))
+            groups.setdefault(_spelt(key, several), []).append((first, last, str(key)))
     return groups
 
 
-def _spelt(key: str) -> str:
+def _spelt(key: str, several: bool = False) -> str:
     """A key without its spaces, punctuation, case and accents (what `ids_renamed` compares): its slug without the
     `-` between words (`shapes.entity_slug`: an export that lost its accents writes `Sor-Ostlandet` for
-    `Sør-Østlandet`, one region read as two; trial 35: check said ok)."""
+    `Sør-Østlandet`, one region read as two; trial 35: check said ok). A key of `several` columns is folded column
+    by column, the columns kept apart (trial 83: districts `3 / 11` and `31 / 1`, two seats, were both `311`)."""
+    if several:
+        return ENTITY_JOINER.join(_spelt(part) for part in str(key).split(ENTITY_JOINER))
     return entity_slug(str(key)).replace("-", "")
 
 

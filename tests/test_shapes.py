@@ -1249,6 +1249,12 @@ def test_ids_keep_their_letters_without_accents_and_join_spelt_either_way(tmp_pa
      "key `source.join.0.period_format`: got '%Y'; expected a `period_column` to parse"),
     ({"year_column": "year"}, {"period_column": "month"},
      "key `source.join.0.month_column`: got nothing; expected a month column beside `year_column` 'year'"),
+    # an annual table (a population a year) beside a monthly source is told the query that reaches its months
+    # (trial 84: the refusal asked for a month column such a table cannot have)
+    ({"year_column": "year"}, {"period_column": "month"},
+     "a table of one row a year (a population, a size) reaches each month of its year through `format: duckdb` "
+     "and, in place of `path`, `query: \"SELECT t.*, p.month FROM read_csv('j.csv') t, range(1, 13) p(month)\"` "
+     "with `month_column: month`"),
     # the main source's own grain problem is its own, not each join's
     ({"year_column": "year"}, {"year_column": "year"},
      "key `source.grain`: got 'month'; expected `year` (a year column alone dates a year), or a `month_column`"),

@@ -56,6 +56,27 @@ Column = Annotated[str, Field(min_length=1)]
 """A source column's name, as its header writes it: anything but empty (an empty name is no column of any file, and
 no engine can quote it)."""
 _YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column` (or `quarter_column`, `week_column`)"
+
+
+def _annual_join_hint(join: SourceSpec) -> str:
+    """How an annual table (a population a year) joins a month or quarter grain: its row repeated for each period
+    of its year by a DuckDB `query` (trial 84: the refusal asked for a month column the table cannot have)."""
+    unit, count = {"month": ("month", 12), "quarter": ("quarter", 4)}.get(join.grain, (None, 0))
+    if unit is None or join.query:
+        return ""
+    reader = {"parquet": "read_parquet", "jsonl": "read_json"}.get(str(join.format or ""), "read_csv")
+    if join.path:
+        ext = str(join.path).lower()
+        reader = "read_parquet" if ext.endswith((".parquet", ".pq")) else \
+            "read_json" if ext.endswith((".jsonl", ".ndjson", ".jsonl.gz")) else reader
+    path = join.path or "table.csv"
+    return (f"; a table of one row a year (a population, a size) reaches each {unit} of its year through "
+            f"`format: duckdb` and, in place of `path`, "
+            f"`query: \"SELECT t.*, p.{unit} FROM {reader}('{path}') t, range(1, {count + 1}) "
+            f"p({unit})\"` with `{unit}_column: {unit}`, dated by its `published_column` (a lag counts from each "
+            f"{unit}'s end, publishing the year's figure in its first {unit})")
+
+
 _MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date a month, not a day (a `day_column` "
                   "beside them dates a day)")
 
@@ -817,7 +838,7 @@ class SourceSpec(_Spec):
             if isinstance(self, JoinSpec):
                 raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "
                                f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
-                               "a year column alone dates only a year")
+                               f"a year column alone dates only a year{_annual_join_hint(self)}")
             raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates every row "

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from opportunity_assets.criteria import load_criteria  # noqa: E402
+from opportunity_assets.periods import Grain  # noqa: E402
 from opportunity_assets.sources.formats import open_pack_source  # noqa: E402
 from opportunity_assets.sources.shapes import typed_sql  # noqa: E402
 from tests.conftest import write_pack  # noqa: E402
@@ -91,7 +92,7 @@ def first_step(pack_path: Path) -> float:
     con = duckdb.connect(config={"threads": os.cpu_count() or 1, "preserve_insertion_order": True})
     with tempfile.TemporaryDirectory() as scratch:
         started = time.perf_counter()
-        open_pack_source(con, pack, lambda spec, relation: typed_sql(spec, pack.grain, relation), Path(scratch))
+        open_pack_source(con, pack, lambda spec, relation: typed_sql(spec, Grain(spec.grain), relation), Path(scratch))
         elapsed = time.perf_counter() - started
         con.close()
     return elapsed

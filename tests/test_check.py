@@ -3956,8 +3956,8 @@ def test_a_joined_table_of_years_on_a_quarterly_source_is_a_problem_naming_its_p
         "key `source.join.0.period_column`: got 'period'; its values are bare years (e.g. ['2014', '2015', '2016']): "
         "on `grain: quarter` a year is read as its first quarter, known 60 days after that quarter ends "
         "(`publication_lag_days`), before the year it stands for has ended, and met by the source's rows of that "
-        "quarter alone: expected a joined table of the source's grain, quarters (a year's figure cannot join "
-        "quarters point in time)"]
+        "quarter alone: expected `source.join.0.grain: year` (each quarter takes the latest year's figure known on "
+        "the night), or a joined table of the source's grain, quarters"]
 
 
 def test_weekly_rows_every_one_dated_on_a_sunday_are_a_warning_with_the_query_that_dates_them_by_the_weeks_end(
@@ -4006,8 +4006,13 @@ def test_a_joined_table_of_months_on_a_weekly_source_is_a_problem_naming_its_per
         "key `source.join.0.period_column`: got 'month'; its values are months (e.g. ['2011-01', '2011-02', "
         "'2011-03']): on `grain: week` a month is read as its first week, known 10 days after that week ends "
         "(`publication_lag_days`), before the month it stands for has ended, and met by the source's rows of that "
-        "week alone: expected a joined table of the source's grain, weeks (a month's figure cannot join weeks point "
-        "in time)"]
+        "week alone: expected `source.join.0.grain: month` (each week takes the latest month's figure known on the "
+        "night), or a joined table of the source's grain, weeks"]
+    # as told: each week reads the latest month known on the night (May's, published 10 June), and check says ok
+    source["join"][0]["grain"] = "month"
+    by_month = _pack(tmp_path, source, metrics)
+    assert _problems(by_month, date(2011, 6, 15)) == []
+    assert read_snapshot(by_month, date(2011, 6, 15), today=TODAY).metrics["month"].to_list() == [15.0, 15.0]
     monthly = [[b, f"2011-{m:02d}", 1 + m] for b in ("Ealing", "Brent") for m in range(1, 13)]
     quarters = [[b, f"2011 Q{q}", 10 + q] for b in ("Ealing", "Brent") for q in (1, 2, 3, 4)]
     by_month = {**source, "path": _csv(tmp_path / "mm.csv", ["borough", "week", "murders"], monthly), "grain": "month",

@@ -991,11 +991,63 @@ def test_joined_tables_add_columns_by_entity_and_period_or_by_entity(tmp_path: P
     # before the attributes were known, nobody has a population: the filter is UNCLEAR, never a guess
     early = read_snapshot(pack, date(2015, 2, 1), today=TODAY)
     assert early.metrics["people"].to_list() == [None, None]
-    with pytest.raises(CriteriaError, match=r"key `source\.join\.0\.grain`"):
+    with pytest.raises(CriteriaError, match=r"key `source\.join\.0\.grain`: got 'day'; expected the main source's "
+                                            r"grain \('month'\) or a coarser one"):
         _pack(tmp_path, {"path": sales, "period_column": "month", "columns": ["level"],
-                         "join": [{"table": "permits", "path": permits, "entity_id": "town", "grain": "quarter",
+                         "join": [{"table": "permits", "path": permits, "entity_id": "town", "grain": "day",
                                    "period_column": "month", "columns": ["permits"]}]},
               {"level_now": {"agg": "last", "column": "level"}})
+
+
+def _counts_per_head(tmp_path: Path, **join: Any) -> CriteriaPack:
+    """Two towns' monthly counts 2010-01..2013-06 (no lag) joined with their population a year (`grain: year`),
+    2010 to 2012, each year's published on 31 March of the next; `per_1000` the latest month's count a head."""
+    counts = _csv(tmp_path / "counts.csv", ["id", "month", "level"],
+                  [[e, f"{y}-{m:02d}", 10 * (y - 2000) + m] for e in ("a", "b") for y in range(2010, 2014)
+                   for m in range(1, 13) if (y, m) <= (2013, 6)])
+    people = _csv(tmp_path / "people.csv", ["town", "year", "population", "released"],
+                  [[e, y, base + 100 * (y - 2010), f"{y + 1}-03-31"] for e, base in (("A", 1000), ("B", 5000))
+                   for y in range(2010, 2013)])
+    return _pack(tmp_path, {"path": counts, "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+                            "join": [{"table": "people", "path": people, "entity_id": "town", "grain": "year",
+                                      "year_column": "year", "published_column": "released",
+                                      "columns": ["population"], **join}]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "people_now": {"agg": "last", "column": "population"},
+                  "people_before": {"agg": "last", "column": "population", "window": [12, 12]},
+                  "per_1000": {"expression": "1000 * level_now / people_now"}})
+
+
+def test_a_table_of_a_coarser_grain_joins_each_period_with_its_latest_figure_known_on_the_night(
+        tmp_path: Path) -> None:
+    """Trial 84: a population a year beside monthly counts had no YAML way to join (the join asked for a month
+    column such a table cannot have; the query offered instead repeated each year's row in its months, the year's
+    figure known in its first month). `grain: year` in the join: each month takes its own year's figure once that
+    is published, else the latest year's known on the night, at most `CARRIED` years back; never a figure
+    published after the night."""
+    pack = _counts_per_head(tmp_path)
+    assert pack.source.joins_coarser == [True]
+    # 2012-06: 2011's population is published (2012-03-31), 2012's is not: every month of 2012 reads 2011's
+    spring = read_snapshot(pack, date(2012, 6, 30), today=TODAY)
+    history = spring.history.filter(spring.history["entity_id"] == "a").sort("period")
+    by_month = dict(zip(history["period"].cast(str), history["population"], strict=True))
+    assert by_month["2012-06-01"] == by_month["2012-01-01"] == 1100  # 2011's: 2012's is not yet known
+    assert by_month["2011-06-01"] == 1100 and by_month["2010-12-01"] == 1000  # each past month its own year's
+    metrics = {m["entity_id"]: m for m in spring.metrics.to_dicts()}
+    assert metrics["a"]["people_now"] == 1100 and metrics["b"]["people_now"] == 5100  # ids matched by slug
+    assert metrics["a"]["people_before"] == 1100  # 2011-06 reads 2011's, known by now
+    assert metrics["a"]["per_1000"] == pytest.approx(1000 * 126 / 1100)
+    # 2012-02: 2011's is not published yet (31 March): 2012's months carry 2010's, two years back at most
+    winter = {m["entity_id"]: m for m in read_snapshot(pack, date(2012, 2, 29), today=TODAY).metrics.to_dicts()}
+    assert winter["a"]["people_now"] == 1000 and winter["a"]["people_before"] == 1000
+    # 2013-06: 2012's is known; a night years after the table's last figure has a gap, not a figure years old
+    assert read_snapshot(pack, date(2013, 6, 30), today=TODAY).metrics["people_now"].to_list() == [1200, 5200]
+    (tmp_path / "late").mkdir()
+    late = _counts_per_head(tmp_path / "late")
+    with (tmp_path / "late" / "counts.csv").open("a") as counts:
+        counts.write("a,2015-01,1\nb,2015-01,1\n")
+    gone = read_snapshot(late, date(2015, 1, 31), today=TODAY).metrics
+    assert gone["people_now"].to_list() == [None, None]  # 2012's figure is carried to 2014's months, not 2015's
 
 
 def _costs_beside_traffic(tmp_path: Path, years: range, traffic_lag: int) -> CriteriaPack:
@@ -1236,10 +1288,11 @@ def test_ids_keep_their_letters_without_accents_and_join_spelt_either_way(tmp_pa
 
 
 @pytest.mark.parametrize(("join", "main", "message"), [
-    # a join counts in the main source's grain: `grain` in a join is no key of it (was `source.grain`)
-    ({"year_column": "year", "grain": "month"}, {"grain": "year", "year_column": "year"},
-     "key `source.join.0.grain`: unknown key: a joined table counts in the main source's periods (`source.grain`); "
-     "expected only the keys ['table', 'path', "),
+    # a join's grain is the main source's or a coarser one: a finer table has several rows to each period
+    ({"year_column": "year", "month_column": "year", "grain": "month"}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.grain`: got 'month'; expected the main source's grain ('year') or a coarser one"),
+    ({"year_column": "year", "grain": "yearly"}, {"grain": "year", "year_column": "year"},
+     "key `source.join.0.grain`: got 'yearly'; expected one of ['day', 'week', 'month', 'quarter', 'year']"),
     ({"year_column": "year", "join": []}, {"grain": "year", "year_column": "year"},
      "key `source.join.0.join`: unknown key: no join inside a join"),
     ({"year_column": "year", "colums": ["permits"]}, {"grain": "year", "year_column": "year"},
@@ -1249,12 +1302,11 @@ def test_ids_keep_their_letters_without_accents_and_join_spelt_either_way(tmp_pa
      "key `source.join.0.period_format`: got '%Y'; expected a `period_column` to parse"),
     ({"year_column": "year"}, {"period_column": "month"},
      "key `source.join.0.month_column`: got nothing; expected a month column beside `year_column` 'year'"),
-    # an annual table (a population a year) beside a monthly source is told the query that reaches its months
+    # an annual table (a population a year) beside a monthly source is told its own grain joins it
     # (trial 84: the refusal asked for a month column such a table cannot have)
     ({"year_column": "year"}, {"period_column": "month"},
-     "a table of one row a year (a population, a size) reaches each month of its year through `format: duckdb` "
-     "and, in place of `path`, `query: \"SELECT t.*, p.month FROM read_csv('j.csv') t, range(1, 13) p(month)\"` "
-     "with `month_column: month`"),
+     "or, for a table of one row a year (a population, a size), `grain: year` in the join: each period takes the "
+     "latest year's figure known on the night"),
     # the main source's own grain problem is its own, not each join's
     ({"year_column": "year"}, {"year_column": "year"},
      "key `source.grain`: got 'month'; expected `year` (a year column alone dates a year), or a `month_column`"),

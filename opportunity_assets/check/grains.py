@@ -15,7 +15,7 @@ from opportunity_assets.check.patterns import YEAR_SPAN, year_span_pattern
 from opportunity_assets.check.periods import commonest_values
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import written
-from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
+from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR, Grain
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import join_index
@@ -101,27 +101,26 @@ def years_beside_periods(pack: CriteriaPack) -> list[str]:
     period alone, `coarser_periods_joined`'). A few among many periods (`YEARS_BESIDE`) are a typing slip, their
     rows quarantined."""
 
-    finer = _GRAIN_ORDER.index(pack.grain.name)
     problems = []
     for within, spec in pack.source.keyed:
         if not spec.period_column or spec.period_patterns or (spec.wide is not None and spec.wide.across == "period"):
             continue
         join = join_index(within)
-        written, dated, rows, units = _coarser_written(pack, spec.period_column, finer, join)
+        written, dated, rows, units = _coarser_written(pack, spec.period_column, _GRAIN_ORDER.index(spec.grain), join)
         for unit, name, match, bare in units:
             if not bare or bare == rows or bare <= YEARS_BESIDE * rows:
                 continue
-            grain = pack.grain.name
+            grain = spec.grain  # (a join's own: the main source's, or a coarser one)
             shown = commonest_values(pack, within, written, f"{dated} AND {match}")
             read = f"on `grain: {grain}` a {unit} is read as its first {grain}, {_known(spec, unit, grain)},"
             others = commonest_values(pack, within, written, f"{dated} AND NOT {match}")
             apart = telling_apart(pack, match, join)
             where = (f"`{within}.where: [{{column: {apart[0]}, in: [{', '.join(apart[2])}]}}]` ({apart[0]!r} is "
                      f"{' or '.join(map(repr, apart[1]))} on the {unit}s' rows)" if apart is not None
-                     else f"a `{within}.where` keeping the {pack.grain.plural}' rows alone (a column saying each "
+                     else f"a `{within}.where` keeping the {Grain(grain).plural}' rows alone (a column saying each "
                           f"row's frequency), or the {unit}s' rows out of the file")
             problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; {bare} of its {rows} rows "
-                            f"are {name} (e.g. {shown}) beside {pack.grain.plural} (e.g. {others}): {read} or "
+                            f"are {name} (e.g. {shown}) beside {Grain(grain).plural} (e.g. {others}): {read} or "
                             f"refused as a duplicated key beside the {grain}'s own row: expected {where}")
             break
     return problems
@@ -148,25 +147,24 @@ def coarser_periods_joined(pack: CriteriaPack) -> list[str]:
     weekly murders read June's total on 15 June), and met by the source's rows of that period alone. Names the
     joined table's `period_column`."""
 
-    finer = _GRAIN_ORDER.index(pack.grain.name)
     problems = []
     for within, spec in pack.source.keyed:
         join = join_index(within)
         if join is None or not spec.period_column or spec.period_patterns or \
                 (spec.wide is not None and spec.wide.across == "period"):
             continue
-        written, dated, rows, units = _coarser_written(pack, spec.period_column, finer, join)
+        written, dated, rows, units = _coarser_written(pack, spec.period_column, _GRAIN_ORDER.index(spec.grain), join)
         found = next(((unit, name, match) for unit, name, match, n in units if rows and n == rows), None)
         if found is None:
             continue
         unit, name, match = found
-        grain = pack.grain.name
+        grain = spec.grain
         shown = commonest_values(pack, within, written, f"{dated} AND {match}")
         problems.append(f"key `{within}.period_column`: got {spec.period_column!r}; its values are {name} "
                         f"(e.g. {shown}): on `grain: {grain}` a {unit} is read as its first {grain}, "
-                        f"{_known(spec, unit, grain)}, and met by the source's rows of that {grain} alone: expected a "
-                        f"joined table of the source's grain, {pack.grain.plural} (a {unit}'s figure cannot join "
-                        f"{pack.grain.plural} point in time)")
+                        f"{_known(spec, unit, grain)}, and met by the source's rows of that {grain} alone: expected "
+                        f"`{within}.grain: {unit}` (each {grain} takes the latest {unit}'s figure known on the night), "
+                        f"or a joined table of the source's grain, {Grain(grain).plural}")
     return problems
 
 

@@ -19,6 +19,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.archives import ArchiveError
 from opportunity_assets.sources.csv_rows import Rejected
@@ -160,7 +161,7 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
     try:
         try:
             opened.rejected.extend(open_pack_source(
-                opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, pack.grain, relation),
+                opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, Grain(spec.grain), relation),
                 Path(opened.scratch.name)))
         except duckdb.Error as exc:
             raise unreadable(pack, exc) from None

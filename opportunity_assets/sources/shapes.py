@@ -865,24 +865,42 @@ def slugs_sql(typed: str) -> str:
             f"FROM (SELECT DISTINCT {ENTITY} FROM {typed} WHERE {ENTITY} IS NOT NULL)")
 
 
+CARRIED = 2
+"""Periods of a coarser joined table's own grain its latest known figure is carried past the coarser period a
+source period falls in (`joined_sql`): a population of 2011, published in spring 2012, is read by the months of
+2012 and of January to March 2013, whose own years' figures are not yet known; a table that stopped earlier leaves
+those months a gap, not a figure years old."""
+
+
 def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str:
     """The main panel with each joined table's panel beside it (`joins`: their relations, in `src.join` order):
-    by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot). Entities match
-    by slug, as candidate ids are made: a joined table's ids are slugs already (`rows_sql`), the main source's are
-    looked up in `slugs` (`slugs_sql`). A joined value not known by as_of is a gap; a row is as recent as the latest
-    of the values it carries."""
+    by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot), or, for a
+    table of a coarser grain (`SourceSpec.joins_coarser`), by entity and the latest of its periods that begins by
+    the source's period (an as-of join over the rows known by as_of: a month of 2012 takes 2012's population once
+    it is published, 2011's before), at most `CARRIED` of its periods before the one the source period falls in.
+    Entities match by slug, as candidate ids are made: a joined table's ids are slugs already (`rows_sql`), the
+    main source's are looked up in `slugs` (`slugs_sql`). A joined value not known by as_of is a gap; a row is as
+    recent as the latest of the values it carries."""
     select, clauses, published = [f"p.{c}" for c in (ENTITY, NAME, PERIOD, ROW)], [], [f"p.{PUBLISHED}"]
     select += [f"p.{_q(c)}" for c in src.columns]
     if src.shape == "events":
         select += [f"p.{EVENTS_READ}", f"p.{EVENTS_REPEATED}"]
-    for i, (joined, relation, by_entity, every) in enumerate(zip(src.join, joins, src.joins_by_entity_only,
-                                                                   src.joins_every_entity, strict=True)):
+    for i, (joined, relation, by_entity, every, coarser) in enumerate(zip(
+            src.join, joins, src.joins_by_entity_only, src.joins_every_entity, src.joins_coarser, strict=True)):
         alias = f"j{i}"
         if by_entity:
             relation = (f"(SELECT * FROM {relation} QUALIFY row_number() OVER (PARTITION BY {ENTITY} "
                         f"ORDER BY {PERIOD} DESC) = 1)")
-        keys = ([] if every else [f"{alias}.{ENTITY} = p.{_SLUG}"]) + ([] if by_entity else
-                                                                        [f"{alias}.{PERIOD} = p.{PERIOD}"])
+        entity = [] if every else [f"{alias}.{ENTITY} = p.{_SLUG}"]
+        if coarser and not by_entity:
+            clauses.append(f"ASOF LEFT JOIN {relation} {alias} ON "
+                           f"{' AND '.join([*entity, f'p.{PERIOD} >= {alias}.{PERIOD}'])}")
+            since = f"date_trunc('{joined.grain}', p.{PERIOD}) - INTERVAL {CARRIED} {joined.grain.upper()}"
+            carried = f"{alias}.{PERIOD} >= {since}"
+            select += [f"CASE WHEN {carried} THEN {alias}.{_q(c)} END AS {_q(c)}" for c in joined.columns]
+            published.append(f"CASE WHEN {carried} THEN {alias}.{PUBLISHED} END")
+            continue
+        keys = entity + ([] if by_entity else [f"{alias}.{PERIOD} = p.{PERIOD}"])
         on = " AND ".join(keys) or "true"
         clauses.append(f"LEFT JOIN {relation} {alias} ON {on}")
         select += [f"{alias}.{_q(c)}" for c in joined.columns]

@@ -108,7 +108,7 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
     joins = []
     for i, joined in enumerate(src.join):
         _judged(con, pack, joined, join_rows(i), f"judged_{i}")
-        joins.append(_panel(joined, grain, f"judged_{i}"))
+        joins.append(_panel(joined, Grain(joined.grain), f"judged_{i}"))
     own = _panel(src, grain, "judged")
     if joins:
         run(con, pack, f"CREATE OR REPLACE TEMP TABLE slugs AS {shapes.slugs_sql(TYPED)}", {})
@@ -172,7 +172,7 @@ def _judged(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec
     duplicates = shapes.duplicates_sql(spec, typed)
     if duplicates is not None:
         run(con, pack, f"CREATE TEMP TABLE {name}_duplicates AS {duplicates}", {})
-    judged = shapes.judged_sql(spec, pack.grain, typed, None if duplicates is None else f"{name}_duplicates")
+    judged = shapes.judged_sql(spec, Grain(spec.grain), typed, None if duplicates is None else f"{name}_duplicates")
     run(con, pack, f"CREATE TEMP VIEW {name} AS {judged}", {})
 
 

@@ -58,23 +58,19 @@ no engine can quote it)."""
 _YEAR_ALONE = "`year` (a year column alone dates a year), or a `month_column` (or `quarter_column`, `week_column`)"
 
 
-def _annual_join_hint(join: SourceSpec) -> str:
-    """How an annual table (a population a year) joins a month or quarter grain: its row repeated for each period
-    of its year by a DuckDB `query` (trial 84: the refusal asked for a month column the table cannot have)."""
-    unit, count = {"month": ("month", 12), "quarter": ("quarter", 4)}.get(join.grain, (None, 0))
-    if unit is None or join.query:
-        return ""
-    reader = {"parquet": "read_parquet", "jsonl": "read_json"}.get(str(join.format or ""), "read_csv")
-    if join.path:
-        ext = str(join.path).lower()
-        reader = "read_parquet" if ext.endswith((".parquet", ".pq")) else \
-            "read_json" if ext.endswith((".jsonl", ".ndjson", ".jsonl.gz")) else reader
-    path = join.path or "table.csv"
-    return (f"; a table of one row a year (a population, a size) reaches each {unit} of its year through "
-            f"`format: duckdb` and, in place of `path`, "
-            f"`query: \"SELECT t.*, p.{unit} FROM {reader}('{path}') t, range(1, {count + 1}) "
-            f"p({unit})\"` with `{unit}_column: {unit}`, dated by its `published_column` (a lag counts from each "
-            f"{unit}'s end, publishing the year's figure in its first {unit})")
+def _coarser_join_grain(index: int, grain: Any, main: str) -> None:
+    """A join's own `grain`: the main source's, or a coarser one (a population a year beside monthly counts), whose
+    figure each of the source's periods takes as known on the night (`shapes.joined_sql`); a finer one is refused:
+    a join adds one row per entity and period, and a finer table has several (sum them in a `query`, or read
+    them as the main source's events)."""
+    key = f"source.join.{index}.grain"
+    if grain not in GRAINS:
+        raise KeyProblem(key, grain, f"one of {list(GRAINS)}: the joined table's own period, the main source's "
+                         f"({main!r}) or a coarser one")
+    if GRAINS.index(grain) < GRAINS.index(main):
+        raise KeyProblem(key, grain, f"the main source's grain ({main!r}) or a coarser one: a {grain}'s rows are "
+                         f"finer than the source's {main}s, several to each (sum them by a `query`, or read the table "
+                         "as the main source's events)")
 
 
 _MONTH_AT_MOST = ("`month`, `quarter` or `year`: a year and a month column date a month, not a day (a `day_column` "
@@ -583,8 +579,9 @@ class SourceSpec(_Spec):
     """More tables, each read and judged as a source of its own (its rows point in time by its own dates), whose
     columns join the panel by entity and period; one dated by `known_at` alone (a table of attributes) joins by
     entity, its latest snapshot known by as_of. Entities match by their slug, as candidate ids do (`AL` and `al`
-    are one entity). `entity_name` defaults to `entity_id`; `grain` is the main source's (a join takes no `grain`
-    and no `join`)."""
+    are one entity). `entity_name` defaults to `entity_id`; `grain` to the main source's, or a coarser one (a
+    population a year beside monthly counts: each period takes the figure of its own coarser period, else of the
+    latest one before it, known on the night, `shapes.CARRIED`); a join takes no `join`."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -625,9 +622,13 @@ class SourceSpec(_Spec):
                             raise KeyProblem(f"source.join.{i}.{key}", j[key], "", said=(
                                 f"got {j[key]!r}; expected no `{key}` beside `every_entity: true` (its rows, one "
                                 "per period, join every entity), or `entity_id` without `every_entity`"))
-            data["join"] = [({**j, "entity": EVERY_ENTITY, "grain": grain} if j.get("every_entity") is True
-                             else {"entity_name": j.get("entity_id"), **j, "grain": grain}) if isinstance(j, dict)
-                            else j for j in data["join"]]
+            for i, j in enumerate(data["join"]):
+                if isinstance(j, dict) and "grain" in j:
+                    _coarser_join_grain(i, j["grain"], grain)
+            data["join"] = [({**j, "entity": EVERY_ENTITY, "grain": j.get("grain", grain)}
+                             if j.get("every_entity") is True
+                             else {"entity_name": j.get("entity_id"), **j, "grain": j.get("grain", grain)})
+                            if isinstance(j, dict) else j for j in data["join"]]
         if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
             for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
                         "week_column", "known_at", *(() if data.get("long") else ("columns",))):
@@ -838,7 +839,9 @@ class SourceSpec(_Spec):
             if isinstance(self, JoinSpec):
                 raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "
                                f"joined rows count in the main source's {self.grain} periods (`source.grain`), and "
-                               f"a year column alone dates only a year{_annual_join_hint(self)}")
+                               "a year column alone dates only a year; or, for a table of one row a year (a "
+                               "population, a size), `grain: year` in the join: each period takes the latest year's "
+                               "figure known on the night")
             raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
             raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates every row "
@@ -1103,6 +1106,12 @@ class SourceSpec(_Spec):
         return [joined.every_entity for joined in self.join]
 
     @property
+    def joins_coarser(self) -> list[bool]:
+        """Per join: whether it is of a coarser grain than the source's (`JoinSpec.grain`), each of the source's
+        periods taking its latest figure known on the night."""
+        return [GRAINS.index(joined.grain) > GRAINS.index(self.grain) for joined in self.join]
+
+    @property
     def joins_by_entity_only(self) -> list[bool]:
         """Per join: whether it joins by entity alone (a table dated by `known_at`), not by entity and period."""
         return [joined.known_at is not None for joined in self.join]
@@ -1181,16 +1190,15 @@ class SourceSpec(_Spec):
 
 
 class JoinSpec(SourceSpec):
-    """One table of `source.join`: a source of its own (every key of `source` but `grain`, which is the main
-    source's, and `join`). Its problems name its keys, `source.join.N.…`."""
+    """One table of `source.join`: a source of its own (every key of `source` but `join`; its `grain` the main
+    source's or a coarser one). Its problems name its keys, `source.join.N.…`."""
 
     every_entity: bool = False
     """A table of one series (an interest rate, a price index, the weather by date), with no entity column: each
     period's row joins every entity of that period (a `known_at` one, every period). Instead of `entity_id`."""
 
 
-NOT_IN_A_JOIN = {"grain": "a joined table counts in the main source's periods (`source.grain`)",
-                 "wide": "a joined table's rows are entities, each its id in `entity_id` (`wide.period`, a column "
+NOT_IN_A_JOIN = {"wide": "a joined table's rows are entities, each its id in `entity_id` (`wide.period`, a column "
                          "per period, is read in a join; `wide.entity`, a column per entity, is not)",
                  "entity": "a joined table joins by the ids in its own `entity_id` column",
                  "join": "no join inside a join: list every table under the main source's `join`",

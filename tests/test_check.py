@@ -1159,6 +1159,32 @@ def test_a_name_column_most_entities_share_and_a_total_row_are_named(tmp_path: P
     mended = {**source, "entity_name": "state", "where": [{"column": "state", "not_in": ["Total"]}]}
     assert check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(1996, 6, 30), today=TODAY).warnings == []
 
+def test_a_total_row_keyed_by_a_code_is_named_by_its_name(tmp_path: Path) -> None:
+    """Trial 85: Swedish municipalities keyed by their codes, as a statistics office publishes them, the country's
+    row among them, code '0', named 'Sweden, total' (and a county's 'Stockholm county, total'): check looked for a
+    total's words in the id alone, said nothing, and the country's average was scored beside its municipalities. A
+    name that reads as a total's ('Sweden, total', 'Texas total', 'Total, all industries', a footnote mark aside)
+    is the same warning, its `where` leaving the code out in every row, however the name is spelt."""
+    places = (("114", "Upplands Väsby"), ("115", "Vallentuna"), ("0", "Sweden, total"), ("1", "Stockholm total*"))
+    rows = [[code, "Sweden" if code == "0" and year < 1994 else name, year, 10 + year - 1990 + i]
+            for i, (code, name) in enumerate(places) for year in range(1990, 1996)]  # 'Sweden' in its early rows
+    name = _csv(tmp_path / "m.csv", ["code", "name", "year", "level"], rows)
+    source = {"path": name, "entity_id": "code", "entity_name": "name", "grain": "year", "year_column": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1996, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        "key `source.where`: entity '0' ('Sweden, total') and others read as a total row ('name' is "
+        "'Sweden, total'), a sum of other entities that would be scored beside them: expected `where: [{column: "
+        "code, not_in: ['0', '1']}]` to leave them out, unless each is an entity of its own"]
+    mended = {**source, "where": [{"column": "code", "not_in": ["0", "1"]}]}
+    assert check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(1996, 6, 30), today=TODAY).warnings == []
+    for plain in ("Totalt Vatten", "All Saints", "Sweden"):  # a place whose name begins so is no total
+        named = _csv(tmp_path / "p.csv", ["code", "name", "year", "level"],
+                     [[c, {"0": plain, "1": "Stockholm"}.get(c, n), y, v] for c, n, y, v in rows])
+        assert check_pack(_pack(tmp_path, {**source, "path": named}, _LEVELS), as_of=date(1996, 6, 30),
+                          today=TODAY).warnings == []
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

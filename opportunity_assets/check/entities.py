@@ -138,9 +138,10 @@ def _names_repeated(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
             "(a county with its state, say), as the file writes it"]
 
 
-def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+def total_rows(pack: CriteriaPack, entities: pl.DataFrame, history: pl.DataFrame | None = None) -> list[str]:
     """Entities whose id (or a column of it) reads as a total row's (`Total`, `All states`): a sum of other entities
-    scored beside them. One warning per key column, naming the `where` that would leave them out."""
+    scored beside them. One warning per key column, naming the `where` that would leave them out; else one naming
+    ids whose name in any row (`history`'s, `entity_id` and `entity_name`; else `entities`') reads as a total's."""
     src = pack.source
     columns = src.entity_columns
     found: dict[str, list[str]] = {}
@@ -157,7 +158,7 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
         return [f"key `source.wide.columns.{n}`: got {written[0]!r}; its column reads as a total, a sum of the other "
                 "columns' entities that would be scored beside them: expected it left out of `source.wide.columns`, "
                 "unless it is an entity of its own"]
-    out = []
+    out = _totals_by_name(pack, entities if history is None else history) if not found else []
     for column, values in found.items():
         written = sorted(set(values))
         examples = [e for e in (str(x) for x in entities["entity_id"].to_list())
@@ -167,6 +168,42 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
                    f"beside them: expected `where: [{{column: {column}, not_in: {written}}}]` to leave it out, unless "
                    f"it is an entity of its own")
     return out
+
+
+_TOTAL_LAST_WORDS = frozenset({"total", "totals", "subtotal"})
+"""A name's last word that makes it a total's (`Texas total`); a first word does not (`Total Wine`, `All Saints`)."""
+_FOOTNOTE = re.compile(r"(\s*(\(\w{1,2}\)|\[\w{1,2}\]|\*+|†|‡))+$")
+"""A footnote mark a statistics office writes after a name: `Texas (a)`, `Texas [1]`, `Texas*`."""
+
+
+def _reads_as_total(name: str) -> bool:
+    """Whether a name is a total row's, as a statistics office writes one beside its parts: 'Sweden, total',
+    'Total, all industries', 'Texas total', 'Stockholm total*' (a footnote mark aside), or a total's own word."""
+    text = _FOOTNOTE.sub("", name).strip().lower()
+    if any(part.strip() in TOTAL_WORDS for part in text.split(",")):
+        return True
+    words = re.findall(r"[^\W_]+", text)
+    return len(words) > 1 and words[-1] in _TOTAL_LAST_WORDS
+
+
+def _totals_by_name(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
+    """Entities keyed by a code whose name reads as a total's (`_reads_as_total`; trial 85: a country's row, code
+    '0', named 'Sweden, total', scored beside its municipalities): one warning naming the `where` that leaves their
+    codes out, in every row however the name is spelt in each."""
+    src = pack.source
+    if src.name_columns == src.entity_columns or len(src.entity_columns) != 1 or src.wide is not None:
+        return []
+    named = entities.select("entity_id", "entity_name").unique().sort("entity_id", "entity_name")
+    totals = list({str(i): str(n) for i, n in named.iter_rows() if n is not None and _reads_as_total(str(n))}.items())
+    if not totals:
+        return []
+    column, (first, name) = src.entity_columns[0], totals[0]
+    several = len(totals) > 1
+    return [f"key `source.where`: entity {first!r} ({name!r}){' and others' if several else ''} "
+            f"read{'' if several else 's'} as a total row ({src.entity_name!r} is {name!r}), a sum of other entities "
+            f"that would be scored beside them: expected `where: [{{column: {column}, not_in: "
+            f"{sorted(i for i, _ in totals)}}}]` to leave {'them' if several else 'it'} out, unless "
+            f"{'each' if several else 'it'} is an entity of its own"]
 
 
 DATED_IDS_FROM = 10

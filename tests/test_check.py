@@ -1185,6 +1185,26 @@ def test_a_total_row_keyed_by_a_code_is_named_by_its_name(tmp_path: Path) -> Non
         assert check_pack(_pack(tmp_path, {**source, "path": named}, _LEVELS), as_of=date(1996, 6, 30),
                           today=TODAY).warnings == []
 
+
+
+def test_a_total_row_named_by_no_total_word_is_found_by_its_figures(tmp_path: Path) -> None:
+    """Trial 85's leftover: a total named by no total's word ('United States' among the states) competed with its
+    own parts silently. An entity whose figure is the sum of every other entity's in nearly every period is the same
+    warning, naming the `where` that leaves it out; the largest entity of its own, near half of them, is not."""
+    states = {"AL": 3, "AK": 1, "AZ": 5, "AR": 2, "CA": 30}
+    rows = [[s, y, n * 100 + y - 2000 + i] for i, (s, n) in enumerate(states.items()) for y in range(2005, 2012)]
+    totals = [["United States", y, sum(v for s, yy, v in rows if yy == y)] for y in range(2005, 2012)]
+    source = {"path": _csv(tmp_path / "s.csv", ["state", "year", "level"], rows + totals), "entity_id": "state",
+              "entity_name": "state", "grain": "year", "year_column": "year", "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2012, 6, 30), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.where`")] == [
+        "key `source.where`: entity 'United States' has the sum of every other entity's level in 7 periods (half of each period's sum over them all), a total row that would be scored beside its parts: "
+        "expected `where: [{column: state, not_in: ['United States']}]` to leave it out, unless it is an entity of "
+        "its own"]
+    alone = _csv(tmp_path / "a.csv", ["state", "year", "level"], rows)  # California, 73% of the sum: no total
+    assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": alone}, _LEVELS), as_of=date(2012, 6, 30),
+                                      today=TODAY).warnings if w.startswith("key `source.where`")]
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:
@@ -2638,6 +2658,22 @@ def test_a_formula_range_nearly_every_value_misses_is_a_warning(tmp_path: Path) 
         "them within [11.9, 47], so the rest get none or all of its points alike and it ranks them by the side "
         "they lie on alone: expected a range over the values' spread, in the expression's unit"]
     assert warned(46, 60) == []  # 4 of 40 within
+
+
+def test_a_key_a_problem_names_is_not_warned_of_again(tmp_path: Path) -> None:
+    """Trial 83: a share scored over a range in percent (`[20, 45]` for 0.2 to 0.45) was a problem naming the range,
+    then a warning on the same key that hardly any candidate falls in it: one cause, said twice. A problem's key is
+    said once, by the problem."""
+    rows = [[f"e{k:02d}", y, 10 + k] for k in range(40) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    formula = {"components": [{"name": "share", "expression": "level_now / 100", "direction": "higher_is_better",
+                               "range": [20, 45], "weight": 1.0, "label": "share"}]}
+    pack = _pack(tmp_path, source, _LEVELS, formula=formula, caps={"min_candidates": 0, "max_candidates": 40})
+    report = check_pack(pack, as_of=date(2018, 3, 31), today=TODAY)
+    assert [p[:71] for p in report.problems if p.startswith("key `formula.")] == [
+        "key `formula.components.0.range`: got [20, 45]; every candidate's value"]
+    assert not [w for w in report.warnings if w.startswith("key `formula.components.0.range`")]
 
 
 def test_a_formula_range_every_value_lies_outside_on_both_sides_is_a_warning(tmp_path: Path) -> None:

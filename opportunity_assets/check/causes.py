@@ -183,6 +183,10 @@ def one_cause_once(problems: list[str], pack: CriteriaPack) -> list[str]:
     return out
 
 
+_KEY_NAMED = re.compile(r"key `([^`]+)`")
+"""The key a line opens with."""
+
+
 def warnings_said_once(pack: CriteriaPack, problems: list[str], warnings: list[str], *, stale: bool,
                        windows_past: bool) -> list[str]:
     """The warnings left once what a problem, or a night after the data ends (`stale`), already says is left out:
@@ -194,7 +198,11 @@ def warnings_said_once(pack: CriteriaPack, problems: list[str], warnings: list[s
       (trial 40: the first night's `crowd_prev` a year back was said, then "12 candidates past the cap have no
       value of crowd_growth");
     - beside a row of no period, the filters' bounds judged over the entities it left a value: the few, not the
-      scale."""
+      scale;
+    - a warning of a key a problem names already: the problem is what the key needs (trial 83: a range in percent
+      over a share, a problem, was said again as a warning that few candidates fall in it)."""
+    named = {m[1] for p in problems if (m := _KEY_NAMED.match(p))}
+    warnings = [w for w in warnings if not ((m := _KEY_NAMED.match(w)) and m[1] in named)]
     if stale:
         ages = tuple(f"key `hard_filters.{n}.value`" for n, f in enumerate(pack.hard_filters)
                      if pack.metrics[f.metric].agg == "age_days")

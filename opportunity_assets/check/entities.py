@@ -170,6 +170,44 @@ def total_rows(pack: CriteriaPack, entities: pl.DataFrame, history: pl.DataFrame
     return out
 
 
+SUM_SHARE_TOLERANCE = 0.002
+"""How near half of a period's sum over the entities (its own figure included) an entity's figure must be to be the
+sum of the others: a total row holds it to rounding; a large entity of its own moves off it by percents."""
+
+
+def totals_by_sum(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning naming `source.where`: an entity of a panel whose figure of a column of counts or amounts is the sum
+    of the other entities' in nearly every period (half the period's sum over all of them, its own included,
+    within `SUM_SHARE_TOLERANCE`, in 90% of 3 periods or more with 4 entities or more): a total row scored beside
+    its parts whatever its name ('United States' among the states, a code '0'; trial 85: a total row named by no
+    total word competed silently). Columns of any negative value, and sources of events, are not judged."""
+    src = pack.source
+    if src.shape != "panel" or len(src.entity_columns) != 1 or src.wide is not None or history.is_empty():
+        return []
+    for column in src.columns:
+        if column not in history.columns or not history.schema[column].is_numeric():
+            continue
+        rows = history.select("entity_id", "entity_name", "period", pl.col(column).cast(pl.Float64).alias("v")) \
+            .drop_nulls()
+        if rows.is_empty() or rows["v"].min() < 0:  # type: ignore[operator]
+            continue
+        sums = rows.group_by("period").agg(pl.col("v").sum().alias("s"), pl.len().alias("n"))
+        half = rows.join(sums.filter((pl.col("n") >= 4) & (pl.col("s") > 0)), on="period") \
+            .with_columns(((pl.col("v") / pl.col("s") - 0.5).abs() <= SUM_SHARE_TOLERANCE).alias("half"))
+        found = half.group_by("entity_id").agg(pl.col("half").mean().alias("share"), pl.len().alias("periods"),
+                                               pl.col("entity_name").first().alias("name")) \
+            .filter((pl.col("periods") >= 3) & (pl.col("share") >= 0.9)).sort("entity_id")
+        if found.is_empty():
+            continue
+        entity, name, periods = found.row(0, named=True)["entity_id"], found["name"][0], found["periods"][0]
+        named = "" if name == entity else f" ({name!r})"
+        return [f"key `source.where`: entity {entity!r}{named} has the sum of every other entity's {column} in "
+                f"{periods} periods (half of each period's sum over them all), a total row that would be scored "
+                f"beside its parts: expected `where: [{{column: {src.entity_columns[0]}, not_in: {[entity]}}}]` to "
+                "leave it out, unless it is an entity of its own"]
+    return []
+
+
 _TOTAL_LAST_WORDS = frozenset({"total", "totals", "subtotal"})
 """A name's last word that makes it a total's (`Texas total`); a first word does not (`Total Wine`, `All Saints`)."""
 _FOOTNOTE = re.compile(r"(\s*(\(\w{1,2}\)|\[\w{1,2}\]|\*+|†|‡))+$")

@@ -27,6 +27,7 @@ from opportunity_assets.check.periods import (
 from opportunity_assets.check.reading import no_rows_read, source_problem, text_compared_with_numbers
 from opportunity_assets.check.written import period_key_of, periods_written_otherwise
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources.formats import join_label
 from opportunity_assets.sources.probes import (
     duplicate_facts,
@@ -225,13 +226,13 @@ def join_published_later(pack: CriteriaPack, night: date, anchor: date | None, c
             continue
         key, got = ("published_column", repr(joined.published_column)) if joined.published_column else \
             ("publication_lag_days", str(joined.publication_lag_days))
-        period, published = pack.grain.label(table.unseen[0]), table.unseen[1].isoformat()
+        period, published = Grain(joined.grain).label(table.unseen[0]), table.unseen[1].isoformat()
         own = "" if pack.source.published_column or pack.source.known_at else \
             f"; the source's is {pack.source.publication_lag_days} days"
         sooner = f"(or, if the table is known sooner, the lag it is published with{own})"
         if table.unseen[0] < anchor:  # unseen since an earlier period: the latest's rows come later still
             return (f"key `source.join.{i}.{key}`: got {got}; the joined table {joined.table!r} "
-                    f"{_published_to(pack, table, night)}, its rows from {period} on after the night (the first "
+                    f"{_published_to(joined, table, night)}, its rows from {period} on after the night (the first "
                     f"on {published}), so its columns ({', '.join(joined.columns)}) have no value in "
                     f"{pack.grain.label(anchor)}, the source's latest period, for any entity: expected a night on "
                     f"which its {pack.grain.label(anchor)} rows are published {sooner}"), blamed
@@ -260,13 +261,13 @@ def _reads_columns(pack: CriteriaPack, metric: str, columns: Sequence[str]) -> b
     return any(c in columns for spec in specs for c in (spec.columns or [spec.column or ""]))
 
 
-def _published_to(pack: CriteriaPack, table: TableFacts, night: date) -> str:
+def _published_to(joined: SourceSpec, table: TableFacts, night: date) -> str:
     """What the night reads of a joined table published late: its periods up to the latest published. (Trial 36: a
     lag of 900 days said the table "has rows of 1996, the source's latest period", which was 1998: 1996 was only
     the first period unseen.)"""
     if table.periods is None:
         return f"has no row published by {night}"
-    return f"is published only to {pack.grain.label(table.periods[1])} on {night}"
+    return f"is published only to {Grain(joined.grain).label(table.periods[1])} on {night}"
 
 
 def join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFacts, present: list[str],
@@ -318,12 +319,12 @@ def join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFact
         key = "period_column" if joined.period_column else "year_column"
         if spans is not None and table.periods is not None and (
                 table.periods[1] < spans[0] or table.periods[0] > spans[1]):
-            def span(first: date, last: date) -> str:
-                return f"{pack.grain.label(first)} to {pack.grain.label(last)}"
+            def span(grain: Grain, first: date, last: date) -> str:
+                return f"{grain.label(first)} to {grain.label(last)}"
 
-            return (f"key `{within}`: got table {joined.table!r} ({where}); its periods run {span(*table.periods)} "
-                    f"and the source's {span(*spans)}, apart ({empty}): expected a joined table covering the "
-                    "source's periods")
+            return (f"key `{within}`: got table {joined.table!r} ({where}); its periods run "
+                    f"{span(Grain(joined.grain), *table.periods)} and the source's {span(pack.grain, *spans)}, "
+                    f"apart ({empty}): expected a joined table covering the source's periods")
         return (f"key `{within}.{key}`: got {column!r}; {ids.entities - ids.unmatched} of the source's "
                 f"{ids.entities} entities have ids in the joined table, but none of its rows lies in a period the "
                 f"source has ({empty}): expected periods read as the source's are (the same days, years or "

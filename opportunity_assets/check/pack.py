@@ -50,6 +50,7 @@ from opportunity_assets.check.entities import (
     names_per_row,
     names_shared,
     total_rows,
+    totals_by_sum,
     without_padded_twins,
 )
 from opportunity_assets.check.facts import (
@@ -420,7 +421,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # named by `tailnum` was told both, each naming `entity_name: flight`; its change is the cause, said once)
     changing = names_changing(pack, per)
     warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics)) + names_finer(pack, per)) \
-        + total_rows(pack, snapshot.metrics, snapshot.history) + ids_of_dates(pack, snapshot.metrics) \
+        + (total_rows(pack, snapshot.metrics, snapshot.history) or totals_by_sum(pack, snapshot.history)) \
+        + ids_of_dates(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
         + ids_spelt_two_ways(pack, snapshot.history) \

@@ -351,13 +351,29 @@ def _stored_before(pack: Any, store: Any, as_of: date) -> str:
 
 def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     """A night this pack stored, run again on a source changed in place since, said on stderr before the night
-    replaces it (`candidates.step.changed_since_stored`). The read and the scan are the check's, kept for the
-    process: the night's scan step is given them again."""
+    replaces it (`candidates.step.changed_since_stored`); a new night, an entity of the latest night this pack
+    stored before it gone from the source (`candidates.step.gone_since_night_before`). The read and the scan are
+    the check's, kept for the process: the night's scan step is given them again."""
     from opportunity_assets.candidates.logic import scan
-    from opportunity_assets.candidates.step import changed_since_stored, comparable_metrics
+    from opportunity_assets.candidates.step import (
+        changed_since_stored,
+        comparable_metrics,
+        gone_since_night_before,
+        stored_by,
+    )
     from opportunity_assets.sources.snapshot import read_snapshot
 
     stored = store.night(pack.domain, as_of)
+    if stored is None:  # a new night: an entity of the latest night before it gone from the source
+        earlier = store.earlier_nights(pack.domain, as_of, date(1, 1, 1))
+        before = store.night(pack.domain, earlier[0]["as_of"]) if earlier else None
+        if stored_by(before, pack):
+            snapshot = read_snapshot(pack, as_of)
+            found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                            snapshot.quarantined)
+            if gone := gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack):
+                print(f"opportunity: warning: {gone}", file=sys.stderr, flush=True)
+        return
     if not comparable_metrics(stored, pack):
         return
     snapshot = read_snapshot(pack, as_of)

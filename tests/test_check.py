@@ -4600,6 +4600,19 @@ def test_a_few_periods_written_otherwise_in_a_single_series_are_one_warning(tmp_
     assert "`period_format: ['decimal_year', '%b %Y']`" in warning, warning
 
 
+def test_a_few_monthly_dates_written_day_first_are_told_the_day_first_pattern(tmp_path: Path) -> None:
+    """Trial 86: a monthly file of ISO dates, each a month's first day, with two rows re-exported `01/11/1979`:
+    check told `'%m/%d/%Y'` (11 January), which put them on months they already had, duplicated keys, November
+    still missing. Read day-first they fall on a month's first day as the rest do: the day-first pattern is told."""
+    rows = [[e, f"{y}-{m:02d}-01", 100 + m] for e in ("a", "b") for y in (1978, 1979) for m in range(1, 13)]
+    rows = [[e, "01/11/1979", v] if d == "1979-11-01" else [e, d, v] for e, d, v in rows]
+    source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+              "columns": ["level"], "publication_lag_days": 20}
+    (warning,) = [w for w in check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1980, 1, 31),
+                                        today=TODAY).warnings if w.startswith("key `source.period_format`")]
+    assert "`period_format: ['%Y-%m-%d', '%d/%m/%Y']`" in warning, warning
+
+
 def test_decimal_years_of_too_few_decimals_for_the_grain_name_the_period_format(tmp_path: Path) -> None:
     """Trial 32: AirPassengers' `time` rounded to one decimal (`1949.2`) left 72 months sharing a month with another
     and check blamed `source.grain` ("or `shape: events`", which would add two months into one). A tenth of a year

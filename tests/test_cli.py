@@ -619,6 +619,23 @@ def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
     assert "the store holds night 2009-12-31, run by this pack on the source as it was then" in line, line
 
 
+def test_a_new_night_whose_source_dropped_an_entity_of_the_night_before_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 86: a monthly file re-published without one of its entities; the next night's brief went on without
+    it, nothing said, where a night run again was warned of. The next night of the same source is silent; of a
+    source that lost an entity's every row, a warning names `source.path`, the night before and the entity."""
+    source, lines, pack, _ = _texas_night_run(tmp_path, capsys)
+    command = ["run", "--as-of", "2010-01-31", "--criteria", str(pack), *_args(tmp_path)]
+    assert main(command) == 0
+    assert "no row the night reads now" not in capsys.readouterr().err
+    source.write_text("".join(line for line in lines if not line.startswith("Austin,")))
+    assert main(["run", "--as-of", "2010-02-28", "--criteria", str(pack), *_args(tmp_path)]) == 0
+    warning = next(line for line in capsys.readouterr().err.splitlines() if "no row the night reads now" in line)
+    assert warning.startswith("opportunity: warning: key `source.path`: 1 entity of night 2010-01-31, the latest "
+                              "this pack stored before this one, has no row the night reads now (e.g. Austin)"), \
+        warning
+
+
 def test_a_night_run_again_by_a_pack_edited_for_a_renamed_column_says_its_source_changed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 73: a file replaced by a newer download, past figures revised and a column renamed (`median` to

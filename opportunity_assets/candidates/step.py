@@ -172,6 +172,26 @@ def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], n
             f"replacing the brief it gave then: expected {fix}")
 
 
+def gone_since_night_before(before: dict[str, Any] | None, then: list[Candidate], now: list[Candidate],
+                             pack: CriteriaPack) -> str | None:
+    """A new night whose source no longer holds an entity this pack scanned on its latest stored night before it
+    (trial 86: a monthly file re-published without one of its entities; the next night's brief went on without it,
+    nothing said, where a night run again was warned of). `before`: that stored night; `then`: its candidates;
+    `now`: tonight's scan. Only a night this very pack stored (its fingerprint): an edit may leave entities out."""
+    if not stored_by(before, pack):
+        return None
+    gone = sorted({c.id: c for c in then}.keys() - {c.id for c in now})
+    if not gone:
+        return None
+    first = next(c for c in then if c.id == gone[0])
+    entities = f"{len(gone)} entit{'ies' if len(gone) != 1 else 'y'}"
+    return (f"key `source.path`: {entities} of night {before['as_of']}, the latest this pack stored before this one, "
+            f"{'have' if len(gone) != 1 else 'has'} no row the night reads now (e.g. {first.name}): "
+            "its rows were removed from the source since (an entity the publisher dropped, or a file replaced by "
+            "another extract?), and tonight's brief goes on without it, the stored nights kept as read then: "
+            "expected the source's rows of every entity it held, or the entity left out by the pack (`where`)")
+
+
 def stored_as_read_then(stored: dict[str, Any] | None, pack: CriteriaPack) -> str:
     """Said after a problem that stops a night this pack stored before: the night ran then, on the same pack, so
     the source has changed since (trial 63: a file replaced by a shorter one was told "the night is too early for

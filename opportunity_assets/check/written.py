@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from datetime import datetime
 
 from opportunity_assets.check.patterns import fitting_patterns, iso_patterns
 from opportunity_assets.check.periods import ISO_MISREAD, both_ways, empty_period_column, spec_at, written_periods
@@ -57,6 +58,35 @@ def period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
     return days[0] if days else keys[0] if keys else ("period_column", "")
 
 
+def _swapped(pattern: str) -> str:
+    """`pattern` with its month and its day in each other's place (`'%d/%m/%Y'` for `'%m/%d/%Y'`)."""
+    return pattern.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
+
+
+def _days(values: list[str], pattern: str) -> set[int] | None:
+    """The days of the month `pattern` reads `values` on, or None where one does not parse by strptime."""
+    try:
+        return {datetime.strptime(v.strip(), pattern).day for v in values if v.strip()}
+    except ValueError:
+        return None
+
+
+def day_or_month_first(values: list[str], fits: list[str], grain: str) -> list[str]:
+    """`fits` with a day-first pattern before its month-first twin where both read every value and only the
+    day-first one puts each on its month's first day, as a source of months, quarters or years dates its rows
+    (trial 86: `01/11/1979` among monthly ISO dates `1979-10-01`, told `'%m/%d/%Y'`, 11 January, which put the
+    rows on months they already had: duplicated keys, November still missing). Month-first stays first otherwise
+    (`_PATTERNS`' order), a value that tells them apart deciding."""
+    if grain not in ("month", "quarter", "year") or not fits:
+        return fits
+    first, twin = fits[0], _swapped(fits[0])
+    if "%m" not in first or "%d" not in first or twin not in fits:
+        return fits
+    if _days(values, first) != {1} and _days(values, twin) == {1}:
+        return [twin, *(p for p in fits if p != twin)]
+    return fits
+
+
 def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: str = "source") -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column). Of the
@@ -75,7 +105,7 @@ def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: st
         return (f"{said}: expected {_PERIOD_KEY_VALUES[key]} as the rest write it: mend "
                 f"{'them' if len(reasons) > 1 else 'it'} in the source")
     given = src.period_patterns
-    fits = fitting_patterns(values, given)
+    fits = day_or_month_first(values, fitting_patterns(values, given), src.grain)
     if given and not fits and iso_patterns(values) and within == "source" and both_ways(pack, src.period_column):
         return f"{said}: {ISO_MISREAD}"  # (the pattern's own rows are ISO too, misread: trial 76)
     if given and not fits and (isos := iso_patterns(values)):  # ISO rows beside a pattern's: the list reads both

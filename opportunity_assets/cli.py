@@ -12,6 +12,7 @@ import os
 import re
 import sys
 from datetime import date, timedelta
+from functools import partial
 from typing import Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
@@ -349,6 +350,17 @@ def _stored_before(pack: Any, store: Any, as_of: date) -> str:
         return ""
 
 
+def _ids_with_rows(pack: Any, ids: list[str]) -> set[str]:
+    """Of candidate ids, those with a row in the pack's source, of any period (by their slug, as ids are made)."""
+    from opportunity_assets.sources import shapes
+    from opportunity_assets.sources.probes import rows_matching
+    from opportunity_assets.sources.reading import literal
+
+    slug = shapes.slug_sql(shapes.ENTITY)
+    counts = rows_matching(pack, [f"{slug} = {literal(i)}" for i in ids])
+    return {i for i, n in zip(ids, counts, strict=True) if n}
+
+
 def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     """A night this pack stored, run again on a source changed in place since, said on stderr before the night
     replaces it (`candidates.step.changed_since_stored`); a new night, an entity of the latest night this pack
@@ -371,7 +383,8 @@ def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
             snapshot = read_snapshot(pack, as_of)
             found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                             snapshot.quarantined)
-            if gone := gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack):
+            if gone := gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack,
+                                               partial(_ids_with_rows, pack)):
                 print(f"opportunity: warning: {gone}", file=sys.stderr, flush=True)
         return
     if not comparable_metrics(stored, pack):

@@ -1198,7 +1198,8 @@ def test_a_total_row_named_by_no_total_word_is_found_by_its_figures(tmp_path: Pa
               "entity_name": "state", "grain": "year", "year_column": "year", "columns": ["level"]}
     report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2012, 6, 30), today=TODAY)
     assert [w for w in report.warnings if w.startswith("key `source.where`")] == [
-        "key `source.where`: entity 'United States' has the sum of every other entity's level in 7 periods (half of each period's sum over them all), a total row that would be scored beside its parts: "
+        "key `source.where`: entity 'United States' has the sum of every other entity's level in 7 periods (half of "
+        "each period's sum over them all), a total row that would be scored beside its parts: "
         "expected `where: [{column: state, not_in: ['United States']}]` to leave it out, unless it is an entity of "
         "its own"]
     alone = _csv(tmp_path / "a.csv", ["state", "year", "level"], rows)  # California, 73% of the sum: no total

@@ -634,6 +634,11 @@ def test_a_new_night_whose_source_dropped_an_entity_of_the_night_before_says_so(
     assert warning.startswith("opportunity: warning: key `source.path`: 1 entity of night 2010-01-31, the latest "
                               "this pack stored before this one, has no row the night reads now (e.g. Austin)"), \
         warning
+    # an entity gone from the scan whose rows the source still holds (its latest row out of the history's reach,
+    # its rows refused tonight) was not removed: only an id with no row at all is said
+    from opportunity_assets.cli import _ids_with_rows
+    from opportunity_assets.criteria import load_criteria
+    assert _ids_with_rows(load_criteria(pack), ["austin", "dallas", "atlantis"]) == {"dallas"}
 
 
 def test_a_night_run_again_by_a_pack_edited_for_a_renamed_column_says_its_source_changed(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeGuard
@@ -173,14 +174,19 @@ def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], n
 
 
 def gone_since_night_before(before: dict[str, Any] | None, then: list[Candidate], now: list[Candidate],
-                             pack: CriteriaPack) -> str | None:
+                             pack: CriteriaPack, held: Callable[[list[str]], set[str]] = lambda ids: set()
+                             ) -> str | None:
     """A new night whose source no longer holds an entity this pack scanned on its latest stored night before it
     (trial 86: a monthly file re-published without one of its entities; the next night's brief went on without it,
     nothing said, where a night run again was warned of). `before`: that stored night; `then`: its candidates;
-    `now`: tonight's scan. Only a night this very pack stored (its fingerprint): an edit may leave entities out."""
+    `now`: tonight's scan; `held`: of the ids gone from the scan, those the source still has rows of (an entity
+    whose latest row fell out of the history's reach, or whose rows tonight are all refused, was not removed).
+    Only a night this very pack stored (its fingerprint): an edit may leave entities out."""
     if not stored_by(before, pack):
         return None
-    gone = sorted({c.id: c for c in then}.keys() - {c.id for c in now})
+    missing = sorted({c.id: c for c in then}.keys() - {c.id for c in now})
+    kept = held(missing) if missing else set()
+    gone = [i for i in missing if i not in kept]
     if not gone:
         return None
     first = next(c for c in then if c.id == gone[0])

@@ -1206,6 +1206,31 @@ def test_a_total_row_named_by_no_total_word_is_found_by_its_figures(tmp_path: Pa
     assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": alone}, _LEVELS), as_of=date(2012, 6, 30),
                                       today=TODAY).warnings if w.startswith("key `source.where`")]
 
+def test_a_unit_every_entity_changed_to_in_one_period_is_a_warning(tmp_path: Path) -> None:
+    """Trial 86: UK lung deaths written in thousands from 1979-07, every entity's figure ×0.001 into that month:
+    check said ok and no entity passed the filters. A move of every entity alike by a unit slip's size into one
+    period is a warning naming `source.columns` and the period; a shock that moves each entity its own way is not."""
+    def level(k: int, month: int, factor: float) -> float:
+        return round((100 * (k + 1) + 3 * (month % 5)) * factor, 6)
+
+    def warned(factors: list[float]) -> list[str]:
+        rows = [[f"e{k}", f"{2008 + m // 12}-{m % 12 + 1:02d}", level(k, m, factors[k] if m >= 18 else 1.0)]
+                for k in range(5) for m in range(30)]
+        source = {"path": _csv(tmp_path / "m.csv", ["id", "month", "level"], rows), "period_column": "month",
+                  "columns": ["level"]}
+        report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2010, 7, 31), today=TODAY)
+        return [w for w in report.warnings if w.startswith("key `source.columns`")]
+
+    assert warned([0.001] * 5) == [
+        "key `source.columns`: got 'level'; every entity's level moved alike into 2009-07, ×0.00101 at the median (5 of "
+        "the 5 entities, their spread a quarter of the move or less): the feed's unit of level changed then "
+        "(thousands for units, percent for a share?), and each entity's history breaks there, a window across it "
+        "comparing figures in two units: expected the column in one unit in every row (the rows on one side "
+        "rescaled, in the file or by a `query`)"]
+    assert warned([0.2, 0.5, 0.9, 0.3, 1.1]) == []  # a shock each entity took its own way
+    assert warned([1.0] * 5) == []
+
+
 # ---- a pack's identity band the domain's data lies outside ------------------------------------------------------
 
 def test_an_identity_band_most_candidates_lie_outside_names_the_band(tmp_path: Path) -> None:

@@ -133,6 +133,7 @@ from opportunity_assets.check.reading import (
     no_period_problem,
     source_problem,
 )
+from opportunity_assets.check.units import units_changed_alike
 from opportunity_assets.check.values import (
     ages_of_counts,
     aggregates_over_empty_cells,
@@ -425,6 +426,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_of_dates(pack, snapshot.metrics) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
+        + units_changed_alike(pack, snapshot.history) \
         + ids_spelt_two_ways(pack, snapshot.history) \
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,

@@ -1,0 +1,59 @@
+"""`opportunity check`: a column's unit the feed changed from a period on, for every entity alike (pure over the
+night's history): deaths written in thousands from one month, every entity's figure ×0.001 into it. Each entity's
+own history then breaks by the same factor in the same period, and a window across it compares figures in two
+units. One line naming the pack key."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import significant
+
+ALIKE = 0.25
+"""Most spread of the entities' changes into the period (1.4826 × their MAD, on the log scale) against the size of
+their median change, for the move to be one every entity made alike: a feed's change of units moves every figure by
+the one factor; a real shock (a recession, a season) moves entities by amounts that differ."""
+MIN_ENTITIES = 3
+"""Fewest entities with a change into the period for it to be judged."""
+
+
+def units_changed_alike(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning naming `source.columns`: a column of a panel whose every entity's figure moved by a unit slip's
+    size (beyond the square root of `integrity.out_of_range.factor` either way, ×3.2 at the default) into one period,
+    alike (`ALIKE`), in the night's history (trial 86: UK lung deaths in thousands from 1979-07, check said ok and
+    no entity passed the filters). The largest such move, one line. Not for events (a count's shared moves are its
+    events') nor for columns of any value 0 or below (a log change has no meaning there)."""
+    src = pack.source
+    if src.shape != "panel" or history.is_empty():
+        return []
+    threshold = 0.5 * math.log(pack.integrity.out_of_range.factor)
+    found: list[tuple[float, str, str, float, int, int]] = []
+    for column in src.columns:
+        if column not in history.columns or not history.schema[column].is_numeric():
+            continue
+        rows = history.select("entity_id", "period", pl.col(column).cast(pl.Float64).alias("v")).drop_nulls()
+        if rows.is_empty() or rows["v"].min() <= 0:  # type: ignore[operator]
+            continue
+        steps = rows.sort("entity_id", "period").with_columns(
+            (pl.col("v").log() - pl.col("v").log().shift(1).over("entity_id")).alias("step")).drop_nulls("step")
+        moves = steps.group_by("period").agg(pl.col("step").median().alias("median"), pl.len().alias("n"),
+                                             (pl.col("step") - pl.col("step").median()).abs().median().alias("mad"))
+        entities = rows["entity_id"].n_unique()
+        alike = moves.filter((pl.col("n") >= max(MIN_ENTITIES, entities // 2)) & (pl.col("median").abs() >= threshold)
+                             & (1.4826 * pl.col("mad") <= ALIKE * pl.col("median").abs()))
+        if alike.is_empty():
+            continue
+        top = alike.sort(pl.col("median").abs(), descending=True).row(0, named=True)
+        found.append((abs(top["median"]), column, pack.grain.label(top["period"]), math.exp(top["median"]),
+                      int(top["n"]), entities))
+    if not found:
+        return []
+    _, column, period, factor, moved, entities = max(found)
+    return [f"key `source.columns`: got {column!r}; every entity's {column} moved alike into {period}, ×"
+            f"{significant(factor)} at the median ({moved} of the {entities} entities, their spread a quarter of the "
+            f"move or less): the feed's unit of {column} changed then (thousands for units, percent for a share?), and "
+            f"each entity's history breaks there, a window across it comparing figures in two units: expected the "
+            f"column in one unit in every row (the rows on one side rescaled, in the file or by a `query`)"]

@@ -1159,6 +1159,7 @@ def test_a_name_column_most_entities_share_and_a_total_row_are_named(tmp_path: P
     mended = {**source, "entity_name": "state", "where": [{"column": "state", "not_in": ["Total"]}]}
     assert check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(1996, 6, 30), today=TODAY).warnings == []
 
+
 def test_a_total_row_keyed_by_a_code_is_named_by_its_name(tmp_path: Path) -> None:
     """Trial 85: Swedish municipalities keyed by their codes, as a statistics office publishes them, the country's
     row among them, code '0', named 'Sweden, total' (and a county's 'Stockholm county, total'): check looked for a

@@ -5011,3 +5011,25 @@ def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_ev
     once = _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows[:60])
     assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": once}, metrics), as_of=date(2005, 6, 30),
                                       today=TODAY).warnings if "sent again" in w]
+
+
+def test_a_source_of_one_series_has_its_metric_units_judged_over_its_earlier_nights(tmp_path: Path) -> None:
+    """Trial 87: Stat2Data PeaceBridge2003, one series of monthly crossings (400 to 800 thousand), a 3-month sum
+    under `unit: share`, written "145,410%" while check said ok: a metric's unit judgment needs 3 candidates, and a
+    source of one entity has one a night. Its candidates of the 7 nights before lend it theirs, as they do the
+    filters' and ranges' units; so for a fraction under a whole unit."""
+    rows = [["Bridge", f"{2015 + (m - 1) // 12}-{(m - 1) % 12 + 1:02d}-01", 400 + 40 * (m % 5)] for m in range(1, 37)]
+    source = {"path": _csv(tmp_path / "bridge.csv", ["id", "month", "traffic"], rows), "grain": "month",
+              "period_column": "month", "columns": ["traffic"], "publication_lag_days": 0}
+    metrics: dict[str, Any] = {"level_now": {"agg": "sum", "column": "traffic", "window": [0, 2], "unit": "share"}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.level_now.unit`: got 'share'; on this night and the 7 before it, every candidate's "
+        "level_now lies beyond 1 (within [")], warnings
+    metrics["level_now"]["unit"] = "number"
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings == []
+    metrics["share_now"] = {"expression": "level_now / (level_now + 3000)", "unit": "usd"}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.share_now.unit`: got 'usd'; on this night and the 7 before it, every candidate's share_now "
+        "lies within [")], warnings

@@ -19,7 +19,7 @@ from opportunity_assets.check.pack import check_pack
 from opportunity_assets.cli import main
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.snapshot import read_snapshot
-from tests.test_shapes import TODAY, _csv, _history, _pack
+from tests.test_shapes import TODAY, _counts_per_head, _csv, _history, _pack
 
 _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
 
@@ -5033,3 +5033,24 @@ def test_a_source_of_one_series_has_its_metric_units_judged_over_its_earlier_nig
     assert [w for w in warnings if w.startswith(
         "key `metrics.share_now.unit`: got 'usd'; on this night and the 7 before it, every candidate's share_now "
         "lies within [")], warnings
+
+
+def test_two_windows_of_a_coarser_joined_figure_reading_the_same_figure_are_a_warning(tmp_path: Path) -> None:
+    """Trial 87: a population a year joined to monthly crossings, read now (`[0, 0]`) and a year back (`[12, 12]`)
+    for a population growth: the latest months carry the year before's figure, the one the months a year back read
+    as their own, so the growth was 0 for every candidate on every night while check said ok. Windows of the same
+    figure apart are named; one window over it (a count a head) is not."""
+    pack = _counts_per_head(tmp_path)
+    warnings = check_pack(pack, as_of=date(2012, 6, 30), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.people_before.window`: got [12, 12]; people_before and people_now (window [0, 0]) read "
+        "'population', a figure a year of `source.join.0` (`grain: year`), and for every one of the 2 candidates "
+        "with both they read the same figure (1,100)")], warnings
+    alone = _pack(tmp_path, {**pack.source.model_dump(include={"path"}), "period_column": "month",
+                             "columns": ["level"], "publication_lag_days": 0,
+                             "join": [{"table": "people", "path": "people.csv", "entity_id": "town", "grain": "year",
+                                       "year_column": "year", "published_column": "released",
+                                       "columns": ["population"]}]},
+                  {"level_now": {"agg": "last", "column": "level"},
+                   "people_now": {"agg": "last", "column": "population"}})
+    assert not [w for w in check_pack(alone, as_of=date(2012, 6, 30), today=TODAY).warnings if "people" in w]

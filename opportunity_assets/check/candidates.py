@@ -792,6 +792,42 @@ def shares_beyond_one(pack: CriteriaPack, found: list[Candidate], whose: str = T
     return warnings
 
 
+def coarser_figures_read_alike(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: two metrics over one column of a joined table of a coarser grain (`grain: year` beside months),
+    their windows apart, that read the same figure for every candidate with both: each period takes its own year's
+    figure once published, else the latest known, so the latest months carry the year before's, the figure the
+    months a year back read as their own. Trial 87: a population a year back, `window: [12, 12]`, beside the latest
+    month's, made a population growth of 0 for every candidate and every night, and check said ok. A change of a
+    yearly figure is the joined table's own column (a `query` computing it over its years)."""
+    coarser = {column: (index, joined.grain) for index, (joined, wider) in
+               enumerate(zip(pack.source.join, pack.source.joins_coarser, strict=True)) if wider
+               for column in joined.columns}
+    warnings = []
+    said: set[str] = set()
+    specs = [(name, spec) for name, spec in pack.metrics.items() if spec.column in coarser and spec.agg != "derived"]
+    for k, (first, one) in enumerate(specs):
+        for second, other in specs[k + 1:]:
+            if other.column != one.column or tuple(other.window) == tuple(one.window) or second in said:
+                continue
+            pairs = [(a, b) for c in found if isinstance(a := c.metrics.get(first), int | float)
+                     and isinstance(b := c.metrics.get(second), int | float)]
+            if not pairs or any(a != b for a, b in pairs):
+                continue
+            said.add(second)
+            index, grain = coarser[str(one.column)]
+            whose = "the one candidate" if len(pairs) == 1 else f"every one of the {len(pairs)} candidates"
+            warnings.append(
+                f"key `metrics.{second}.window`: got {list(other.window)}; {second} and {first} (window "
+                f"{list(one.window)}) read {one.column!r}, a figure a {grain} of `source.join.{index}` (`grain: "
+                f"{grain}`), and for {whose} with both they read the same figure ({significant(pairs[0][0])}): each "
+                f"{pack.source.grain} takes its own {grain}'s figure once published, else the latest known, so the "
+                f"latest {pack.source.grain}s carry the {grain} before's, the one the {pack.source.grain}s a {grain} "
+                f"back read as their own, and a change between them is 0: expected the change as a column of the "
+                f"joined table, computed over its own {grain}s by a `query` (`lag({one.column}) OVER (PARTITION BY "
+                f"<its entity_id> ORDER BY <its {grain}>)`)")
+    return warnings
+
+
 WHOLE_UNITS = {"usd": "whole dollars ($0 or $1", "count": "whole numbers (0 or 1", "days": "whole days (0 or 1"}
 """The units the brief writes without decimals (`formatting.format_value`), and how it writes a fraction of 1."""
 

@@ -19,7 +19,7 @@ from opportunity_assets.check.pack import check_pack
 from opportunity_assets.cli import main
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.sources.snapshot import read_snapshot
-from tests.test_shapes import TODAY, _csv, _history, _pack
+from tests.test_shapes import TODAY, _counts_per_head, _csv, _history, _pack
 
 _LEVELS = {"level_now": {"agg": "last", "column": "level"}}
 
@@ -5087,3 +5087,46 @@ def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_ev
     once = _csv(tmp_path / "e.csv", ["rownames", "band", "when", "known", "vehicle"], rows[:60])
     assert not [w for w in check_pack(_pack(tmp_path, {**source, "path": once}, metrics), as_of=date(2005, 6, 30),
                                       today=TODAY).warnings if "sent again" in w]
+
+
+def test_a_source_of_one_series_has_its_metric_units_judged_over_its_earlier_nights(tmp_path: Path) -> None:
+    """Trial 87: Stat2Data PeaceBridge2003, one series of monthly crossings (400 to 800 thousand), a 3-month sum
+    under `unit: share`, written "145,410%" while check said ok: a metric's unit judgment needs 3 candidates, and a
+    source of one entity has one a night. Its candidates of the 7 nights before lend it theirs, as they do the
+    filters' and ranges' units; so for a fraction under a whole unit."""
+    rows = [["Bridge", f"{2015 + (m - 1) // 12}-{(m - 1) % 12 + 1:02d}-01", 400 + 40 * (m % 5)] for m in range(1, 37)]
+    source = {"path": _csv(tmp_path / "bridge.csv", ["id", "month", "traffic"], rows), "grain": "month",
+              "period_column": "month", "columns": ["traffic"], "publication_lag_days": 0}
+    metrics: dict[str, Any] = {"level_now": {"agg": "sum", "column": "traffic", "window": [0, 2], "unit": "share"}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.level_now.unit`: got 'share'; on this night and the 7 before it, every candidate's "
+        "level_now lies beyond 1 (within [")], warnings
+    metrics["level_now"]["unit"] = "number"
+    assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings == []
+    metrics["share_now"] = {"expression": "level_now / (level_now + 3000)", "unit": "usd"}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2017, 12, 31), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.share_now.unit`: got 'usd'; on this night and the 7 before it, every candidate's share_now "
+        "lies within [")], warnings
+
+
+def test_two_windows_of_a_coarser_joined_figure_reading_the_same_figure_are_a_warning(tmp_path: Path) -> None:
+    """Trial 87: a population a year joined to monthly crossings, read now (`[0, 0]`) and a year back (`[12, 12]`)
+    for a population growth: the latest months carry the year before's figure, the one the months a year back read
+    as their own, so the growth was 0 for every candidate on every night while check said ok. Windows of the same
+    figure apart are named; one window over it (a count a head) is not."""
+    pack = _counts_per_head(tmp_path)
+    warnings = check_pack(pack, as_of=date(2012, 6, 30), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith(
+        "key `metrics.people_before.window`: got [12, 12]; people_before and people_now (window [0, 0]) read "
+        "'population', a figure a year of `source.join.0` (`grain: year`), and for every one of the 2 candidates "
+        "with both they read the same figure (1,100)")], warnings
+    alone = _pack(tmp_path, {**pack.source.model_dump(include={"path"}), "period_column": "month",
+                             "columns": ["level"], "publication_lag_days": 0,
+                             "join": [{"table": "people", "path": "people.csv", "entity_id": "town", "grain": "year",
+                                       "year_column": "year", "published_column": "released",
+                                       "columns": ["population"]}]},
+                  {"level_now": {"agg": "last", "column": "level"},
+                   "people_now": {"agg": "last", "column": "population"}})
+    assert not [w for w in check_pack(alone, as_of=date(2012, 6, 30), today=TODAY).warnings if "people" in w]

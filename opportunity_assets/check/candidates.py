@@ -766,12 +766,13 @@ SHARE_FAR_BEYOND = 10.0
 is no fraction of 1: dollars or percents, written by the brief as 1500% or 3500%."""
 
 
-def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def shares_beyond_one(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a metric of `unit: share` (the brief writes 0.35 as 35%) whose scanned candidates' values (at
     least `ENOUGH`) are above 1, `MOST_FAR` of them, their median `SHARE_FAR_BEYOND` or more: a premium of $15 a
     tonne with `unit: share` read "the premium there averages 1500% a tonne" in the act-on list, and check said ok;
     so did shares on free lunch in percent, 0 to 100, written "9777% on free lunch", a few schools at 0 sparing it
-    (trial 36). A warning: the night's numbers stand, only their writing is wrong."""
+    (trial 36). A warning: the night's numbers stand, only their writing is wrong. `whose` as `unit_judgments`
+    says it (a source of one series: its candidates of earlier nights too, trial 87)."""
     warnings = []
     for name, spec in pack.metrics.items():
         if spec.unit != "share":
@@ -781,9 +782,9 @@ def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
         if len(values) < ENOUGH or beyond < MOST_FAR * len(values) or float(np.median(values)) < SHARE_FAR_BEYOND:
             continue
         example = float(np.median(values))
-        whose = f"every candidate's {name} lies" if beyond == len(values) else \
-            f"{beyond} of the {len(values)} candidates' {name} lie"
-        warnings.append(f"key `metrics.{name}.unit`: got 'share'; {whose} beyond 1 (within "
+        lie = f"{whose} {name} lies" if beyond == len(values) else \
+            f"{_nights_of(whose)}{beyond} of the {len(values)} candidates' {name} lie"
+        warnings.append(f"key `metrics.{name}.unit`: got 'share'; {lie} beyond 1 (within "
                         f"[{significant(min(values))}, {significant(max(values))}]), and a share is a fraction of 1 "
                         f"that the brief writes as a percent ({significant(example)} as "
                         f"{significant(example * 100)}%): expected the unit of its values (`usd`, `count`, `number`; "
@@ -791,18 +792,59 @@ def shares_beyond_one(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
     return warnings
 
 
+def coarser_figures_read_alike(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """Warnings: two metrics over one column of a joined table of a coarser grain (`grain: year` beside months),
+    their windows apart, that read the same figure for every candidate with both: each period takes its own year's
+    figure once published, else the latest known, so the latest months carry the year before's, the figure the
+    months a year back read as their own. Trial 87: a population a year back, `window: [12, 12]`, beside the latest
+    month's, made a population growth of 0 for every candidate and every night, and check said ok. A change of a
+    yearly figure is the joined table's own column (a `query` computing it over its years)."""
+    coarser = {column: (index, joined.grain) for index, (joined, wider) in
+               enumerate(zip(pack.source.join, pack.source.joins_coarser, strict=True)) if wider
+               for column in joined.columns}
+    warnings = []
+    said: set[str] = set()
+    specs = [(name, spec) for name, spec in pack.metrics.items() if spec.column in coarser and spec.agg != "derived"]
+    for k, (first, one) in enumerate(specs):
+        for second, other in specs[k + 1:]:
+            if other.column != one.column or tuple(other.window) == tuple(one.window) or second in said:
+                continue
+            pairs = [(a, b) for c in found if isinstance(a := c.metrics.get(first), int | float)
+                     and isinstance(b := c.metrics.get(second), int | float)]
+            if not pairs or any(a != b for a, b in pairs):
+                continue
+            said.add(second)
+            index, grain = coarser[str(one.column)]
+            whose = "the one candidate" if len(pairs) == 1 else f"every one of the {len(pairs)} candidates"
+            warnings.append(
+                f"key `metrics.{second}.window`: got {list(other.window)}; {second} and {first} (window "
+                f"{list(one.window)}) read {one.column!r}, a figure a {grain} of `source.join.{index}` (`grain: "
+                f"{grain}`), and for {whose} with both they read the same figure ({significant(pairs[0][0])}): each "
+                f"{pack.source.grain} takes its own {grain}'s figure once published, else the latest known, so the "
+                f"latest {pack.source.grain}s carry the {grain} before's, the one the {pack.source.grain}s a {grain} "
+                f"back read as their own, and a change between them is 0: expected the change as a column of the "
+                f"joined table, computed over its own {grain}s by a `query` (`lag({one.column}) OVER (PARTITION BY "
+                f"<its entity_id> ORDER BY <its {grain}>)`)")
+    return warnings
+
+
 WHOLE_UNITS = {"usd": "whole dollars ($0 or $1", "count": "whole numbers (0 or 1", "days": "whole days (0 or 1"}
 """The units the brief writes without decimals (`formatting.format_value`), and how it writes a fraction of 1."""
 
 
-def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+def _nights_of(whose: str) -> str:
+    """The nights part of `whose` ("on this night and the 7 before it, "), empty for the night's candidates."""
+    return whose.removesuffix(TONIGHT) if whose != TONIGHT else ""
+
+
+def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
     """Warnings: a metric of a unit the brief writes whole (`usd`, `count`, `days`) whose scanned candidates' values
     (at least `ENOUGH`) are most of them fractions, half or more within ±1: trial 28's share of graduates working,
     `working / (working + not_working)` under `unit: usd`, read "$1 working" for every college in the act-on list,
     and check said ok (a share by construction is refused at load only for a coverage or an events share); trial
     78's patent growth `patents_2y / patents_2y_prev - 1` under `unit: usd`, +168% written "$2" and +56% "$1", was
     spared by its few values beyond 1. The mirror of `shares_beyond_one`; a count of 0 or 1 (an indicator) is whole,
-    and said nothing of."""
+    and said nothing of. `whose` as `shares_beyond_one` says it."""
     warnings = []
     for name, spec in pack.metrics.items():
         if spec.unit not in WHOLE_UNITS:
@@ -813,10 +855,10 @@ def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate]) -> list
         if len(values) < ENOUGH or 2 * within < len(values) or 2 * len(fractions) <= len(values):
             continue
         example = float(np.median([abs(v) for v in fractions if abs(v) <= 1]))
-        whose = f"every candidate's {name} lies within [{significant(min(values))}, {significant(max(values))}]" \
-            if within == len(values) else f"{within} of the {len(values)} candidates' {name} lie within ±1 (all " \
-            f"within [{significant(min(values))}, {significant(max(values))}])"
-        warnings.append(f"key `metrics.{name}.unit`: got {spec.unit!r}; {whose}, fractions of 1 that the brief "
+        lie = f"{whose} {name} lies within [{significant(min(values))}, {significant(max(values))}]" \
+            if within == len(values) else f"{_nights_of(whose)}{within} of the {len(values)} candidates' {name} lie " \
+            f"within ±1 (all within [{significant(min(values))}, {significant(max(values))}])"
+        warnings.append(f"key `metrics.{name}.unit`: got {spec.unit!r}; {lie}, fractions of 1 that the brief "
                         f"writes as {WHOLE_UNITS[spec.unit]}: {significant(example)} as "
                         f"{format_value(example, spec.unit)}): expected the unit of its values (`share` for a "
                         "fraction of 1, written as a percent; `number`)")

@@ -485,8 +485,14 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
             pack, found, problems, unparsed, seen, undated.select("source_row", "reason").rows()) + [
             join_rows_undated(pack, *joined) for joined in joins_undated
             if check_candidates.unknown_for_all(pack, found, least=1)]
-    warnings += check_candidates.unit_judgments(pack, found)[1] + check_candidates.shares_beyond_one(pack, found) \
-        + check_candidates.fractions_in_whole_units(pack, found) + flagged_capped(pack, report) \
+    metric_units = check_candidates.shares_beyond_one(pack, found) + check_candidates.fractions_in_whole_units(
+        pack, found)
+    if past and not metric_units:  # a source of one series: its earlier nights' candidates too (trial 87)
+        whose = check_candidates.over_nights(earlier)
+        metric_units = check_candidates.shares_beyond_one(pack, [*found, *past], whose) \
+            + check_candidates.fractions_in_whole_units(pack, [*found, *past], whose)
+    warnings += check_candidates.unit_judgments(pack, found)[1] + metric_units + flagged_capped(pack, report) \
+        + check_candidates.coarser_figures_read_alike(pack, found) \
         + check_candidates.before_first_events(pack, found) \
         + ([] if stray else check_candidates.windows_filled_in_part(pack, found)
                  + check_candidates.windows_before_latest_rows(pack, found))

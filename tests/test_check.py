@@ -1223,8 +1223,8 @@ def test_a_unit_every_entity_changed_to_in_one_period_is_a_warning(tmp_path: Pat
         return [w for w in report.warnings if w.startswith("key `source.columns`")]
 
     assert warned([0.001] * 5) == [
-        "key `source.columns`: got 'level'; every entity's level moved alike into 2009-07, ×0.00101 at the median (5 of "
-        "the 5 entities, their spread a quarter of the move or less): the feed's unit of level changed then "
+        "key `source.columns`: got 'level'; every entity's level moved alike into 2009-07, ×0.00101 at the median "
+        "(5 of the 5 entities, their spread a quarter of the move or less): the feed's unit of level changed then "
         "(thousands for units, percent for a share?), and each entity's history breaks there, a window across it "
         "comparing figures in two units: expected the column in one unit in every row (the rows on one side "
         "rescaled, in the file or by a `query`)"]

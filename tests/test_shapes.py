@@ -1050,6 +1050,25 @@ def test_a_table_of_a_coarser_grain_joins_each_period_with_its_latest_figure_kno
     assert gone["people_now"].to_list() == [None, None]  # 2012's figure is carried to 2014's months, not 2015's
 
 
+def test_a_coarser_joined_table_is_judged_point_in_time_at_its_own_grain(tmp_path: Path) -> None:
+    """A year's figure is known once its year is over: one published on 1 July of its own year is a look-ahead,
+    said of the year (`2010`), where the source's months would have read it from January's end."""
+    (tmp_path / "people.csv").write_text("town,year,population,released\n" + "".join(
+        f"{town},{year},{1000 + year},{year}-07-01\n" for town in ("A", "B") for year in range(2010, 2013)))
+    _csv(tmp_path / "counts.csv", ["id", "month", "level"],
+         [[e, f"{y}-{m:02d}", m] for e in ("a", "b") for y in range(2010, 2013) for m in range(1, 13)])
+    pack = _pack(tmp_path, {"path": "counts.csv", "period_column": "month", "columns": ["level"],
+                            "join": [{"table": "people", "path": "people.csv", "entity_id": "town", "grain": "year",
+                                      "year_column": "year", "published_column": "released",
+                                      "columns": ["population"]}]},
+                 {"level_now": {"agg": "last", "column": "level"},
+                  "people_now": {"agg": "last", "column": "population"}})
+    problems = check_pack(pack, as_of=date(2013, 1, 31), today=TODAY).problems
+    assert any(p.startswith("key `source.join.0.published_column`: got 'released'; 6 of the 6 rows the night reads "
+                            "have published_at before the period it describes ends (e.g. 2010 published 2010-07-01)")
+               for p in problems), problems
+
+
 def _costs_beside_traffic(tmp_path: Path, years: range, traffic_lag: int) -> CriteriaPack:
     """Three airlines' annual costs (published 90 days after the year) joined with their traffic, published
     `traffic_lag` days after it, both over `years`."""

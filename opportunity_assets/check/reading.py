@@ -31,6 +31,7 @@ from opportunity_assets.check.values import (
     long_names_unmatched,
 )
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.facts import source_facts
 from opportunity_assets.sources.formats import describe_location, join_label, respelt_in
@@ -246,8 +247,8 @@ def before_the_night(pack: CriteriaPack, facts: SourceFacts) -> list[str]:
             problems.append(
                 f"key `{within}.published_column`: got {spec.published_column!r}; {table.early} of the "
                 f"{table.seen_dated} rows the night reads{revised} have published_at before the period it describes "
-                f"ends (e.g. {pack.grain.label(period)} published {published.isoformat()}): a look-ahead (a figure "
-                "for a period is known once the period is over): expected the date each row became known, or no "
+                f"ends (e.g. {Grain(spec.grain).label(period)} published {published.isoformat()}): a look-ahead (a "
+                "figure for a period is known once the period is over): expected the date each row became known, or no "
                 "`published_column` (a row is then known `publication_lag_days` after its period ends)")
         elif (thin := _early_latest_period(pack, within, spec, table, facts.held)) is not None:
             problems.append(thin)

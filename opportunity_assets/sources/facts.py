@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.periods import GRAINS
+from opportunity_assets.periods import GRAINS, Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
 from opportunity_assets.sources.formats import TYPED, join_rows
@@ -326,7 +326,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
     observed = shapes.observed_first(spec)  # rows published before they happened, else before their period ends
     given = "__published_given" if shapes.period_end_first(spec) else published  # (read from the period's end)
     early = f"{seen} AND __published_given < {shapes.OBSERVED}" if observed else \
-        f"{seen} AND {given} < {pack.grain.sql_end(period)}"
+        f"{seen} AND {given} < {Grain(spec.grain).sql_end(period)}"  # (a join's own grain: a year ends in December)
     example = f"[{shapes.OBSERVED}, __published_given]" if observed else f"[{period}, {given}]"
     conditions = shapes.numeric_conditions(spec)
     texts = "".join(f", count({_q(column)}) FILTER (WHERE {'true' if key.startswith('where.') else scope} AND "

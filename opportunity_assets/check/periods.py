@@ -195,7 +195,8 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
     reads. The file holds no date (trial 32: AER's USMacroG, an R time series matrix, is exported with `rownames`
     1..204 and no time column; told `period_format: 'days since 2020-02-29'`, which put 204 quarters in 7 months):
     the key, with the DuckDB `query` that dates the rows from the first period. None otherwise."""
-    src, grain = spec_at(pack, within), pack.grain.name
+    src = spec_at(pack, within)
+    grain = src.grain  # (a join's own: the main source's or a coarser one)
     if not _counts(unparsed) or (column.strip().lower() not in _ROW_NUMBER_COLUMNS
                                  and grain not in ("month", "quarter", "year")):
         return None

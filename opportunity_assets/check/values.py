@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import files_the_pattern_misses, join_index
 from opportunity_assets.sources.probes import rows_matching, value_counts
@@ -321,8 +322,10 @@ def _periods_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
     lacking = sorted(p for p in set(empty) - filled if filled and p > min(filled))
     if not lacking or not (_several_rows(pack, within, lacking) or _longest_run(pack, lacking) >= FILE_RUN):
         return None
-    shown = ", ".join(pack.grain.label(date.fromisoformat(p)) for p in lacking[:3])
-    periods = pack.grain.name if len(lacking) == 1 else pack.grain.plural
+    index = join_index(within)
+    grain = Grain((pack.source if index is None else pack.source.join[index]).grain)  # (a join's own grain)
+    shown = ", ".join(grain.label(date.fromisoformat(p)) for p in lacking[:3])
+    periods = grain.name if len(lacking) == 1 else grain.plural
     return (f"key `{within}.query`: {column!r} is empty in every row of {len(lacking)} {periods} after "
             f"its first value (e.g. {shown}{', ...' if len(lacking) > 3 else ''}), and filled in {len(filled)}: "
             "expected the column in every file the query reads (one whose header names it otherwise, read by "

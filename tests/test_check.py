@@ -4116,6 +4116,35 @@ def test_a_joined_table_of_months_on_a_weekly_source_is_a_problem_naming_its_per
     assert _problems(_pack(tmp_path, same, metrics), date(2011, 12, 31)) == []
 
 
+def test_a_joined_table_declared_coarser_than_its_rows_names_the_joins_grain(tmp_path: Path) -> None:
+    """Trial 88: births by weekday and ISO week joined with a table of monthly means written `1969-01` and declared
+    `grain: year` (months read by the year, 12 rows an entity and year, each refused as a duplicated key). Check
+    named `source.join.0.shape`, said the table "is read in the source's grain (`grain: week`)" and showed the year
+    as its first week (`1969-W01`): the join's own `grain` is at fault, and its periods are its own grain's."""
+    weeks = [[b, (date(2011, 1, 3) + timedelta(weeks=w)).isoformat(), 1 + w % 3] for b in ("Ealing", "Brent")
+             for w in range(30)]
+    months = [[b, f"2011-{m:02d}", 10 + m] for b in ("Ealing", "Brent") for m in range(1, 8)]
+    source = {"path": _csv(tmp_path / "w.csv", ["borough", "week", "murders"], weeks), "entity_id": "borough",
+              "entity_name": "borough", "grain": "week", "period_column": "week", "publication_lag_days": 7,
+              "columns": ["murders"],
+              "join": [{"path": _csv(tmp_path / "m.csv", ["borough", "month", "monthly"], months),
+                        "entity_id": "borough", "period_column": "month", "publication_lag_days": 10,
+                        "grain": "quarter", "columns": ["monthly"]}]}
+    metrics = {"level_now": {"agg": "sum", "column": "murders", "window": [0, 3]},
+               "month": {"agg": "last", "column": "monthly", "window": [0, 3], "min_rows": 1}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2011, 6, 15))
+    assert problem.startswith(
+        "key `source.join.0.grain`: got 'quarter'; 6 rows of the joined table share an entity and a quarter with "
+        "another row (e.g. 3 rows of 'brent' in 2011-Q1, dated apart within it), each refused as a duplicated "
+        "key"), problem
+    assert problem.endswith("its rows come more often than its `grain` says: expected the grain they come in, "
+                            "`week` or `month` (each week takes the latest such period's figure known on the "
+                            "night), or `shape: snapshot` (each period's latest row) or `shape: events` with "
+                            "`aggregates` (its rows aggregated)"), problem
+    source["join"][0]["grain"] = "month"
+    assert _problems(_pack(tmp_path, source, metrics), date(2011, 6, 15)) == []
+
+
 def test_an_aggregates_condition_that_keeps_no_event_is_said_once(tmp_path: Path) -> None:
     """Trial 22: Minneapolis's uses of force, an average age `where: [{column: sex, in: [female]}]` (the column writes
     `Female`): check named the condition, then the age filter again ("it has no value for any of the 6 candidates

@@ -332,6 +332,12 @@ def test_texas_in_an_excel_workbook_scans_as_the_csv_does(tmp_path: Path) -> Non
     (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book, **{"source.sheet": "Sheet1"}))).problems
     assert problem == ("key `source.sheet`: got 'Sheet1'; txhousing.xlsx has the sheets ['notes', 'txhousing']: "
                        "expected one of them"), problem
+    # trial 88: a sheet written otherwise by case or spaces (`SHEET1`, `Sheet 1` for `Sheet1`) is offered it
+    for asked in ("TXHOUSING", "tx housing"):
+        (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book, **{"source.sheet": asked}))).problems
+        assert problem == (f"key `source.sheet`: got {asked!r}; txhousing.xlsx has the sheets ['notes', "
+                           "'txhousing'] (did you mean 'txhousing'? a sheet is named as the workbook writes it, case "
+                           "and spaces and all): expected one of them"), problem
     (problem,) = check_pack(load_criteria(write_pack(tmp_path / "x", book))).problems  # the first sheet: notes
     assert problem == ("key `source.sheet`: got none, so the first sheet, 'notes', is read, and it lacks column(s) "
                        "['city', 'year', 'month', 'sales', 'volume', 'median', 'listings', 'inventory']; sheet "

@@ -27,7 +27,7 @@ from opportunity_assets.check.periods import (
 from opportunity_assets.check.reading import no_rows_read, source_problem, text_compared_with_numbers
 from opportunity_assets.check.written import period_key_of, periods_written_otherwise
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.periods import Grain
+from opportunity_assets.periods import GRAINS, Grain
 from opportunity_assets.sources.formats import join_label
 from opportunity_assets.sources.probes import (
     duplicate_facts,
@@ -79,7 +79,8 @@ def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, presen
     period are a grain finer than the source's, which a join cannot have: its `shape` (each period's latest, or its
     rows aggregated); rows of one period as written, its `entity_id` (or rows sent twice)."""
 
-    joined, within, grain = pack.source.join[index], f"source.join.{index}", pack.grain
+    joined, within = pack.source.join[index], f"source.join.{index}"
+    grain = Grain(joined.grain)  # the join's own: the source's, or a coarser one it declares
     try:
         facts = duplicate_facts(pack, index)
     except SourceError:
@@ -95,6 +96,12 @@ def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, presen
         others = " or ".join(s for s in ("`shape: snapshot` (each period's latest row)",
                                          "`shape: events` with `aggregates` (its rows aggregated)")
                              if not s.startswith(f"`shape: {joined.shape}`"))
+        if grain != pack.grain:
+            return (f"key `{within}.grain`: got {joined.grain!r}; {duplicated} rows of the joined table share an "
+                    f"entity and a {grain.name} with another row ({example}, dated apart within it), each refused as "
+                    f"a duplicated key, {gaps}: its rows come more often than its `grain` says: expected the grain "
+                    f"they come in, {finer_grains(pack.grain, grain)} (each {pack.grain.name} takes the latest such "
+                    f"period's figure known on the night), or {others}")
         return (f"key `{within}.shape`: got {joined.shape!r}; {duplicated} rows of the joined table share an entity "
                 f"and a {grain.name} with another row ({example}, dated apart within it), each refused as a "
                 f"duplicated key, {gaps}: a joined table is read in the source's grain (`grain: {grain.name}`): "
@@ -104,6 +111,12 @@ def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, presen
             f"entity and a {grain.name} with another row ({example}{at}), each refused as a duplicated key, {gaps}: "
             f"expected one row per entity and period: an `entity_id` of the columns that tell the rows apart, a "
             f"`{within}.where` keeping one series, or each row once (a period sent twice?)")
+
+
+def finer_grains(source: Grain, joined: Grain) -> str:
+    """The grains from the source's up to (not including) a join's coarser one, in words: "`week` or `month`"."""
+    names = [f"`{g}`" for g in GRAINS[GRAINS.index(source.name):GRAINS.index(joined.name)]]
+    return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 2 else names)
 
 
 def ids_apart(pack: CriteriaPack, index: int) -> tuple[list[str], list[str]]:

@@ -43,6 +43,16 @@ def sheet_names(path: Path) -> list[str]:
     return list(_workbook(path).sheet_names)
 
 
+def _written_otherwise(sheet: str, names: list[str]) -> str:
+    """" (did you mean 'Sheet1'? ...)" when one of the workbook's sheets is `sheet` written otherwise by case or
+    spaces alone (`SHEET1`, `Sheet 1`): sheet names are matched as written."""
+    def bare(name: str) -> str:
+        return "".join(name.split()).casefold()
+    close = [n for n in names if bare(n) == bare(sheet)]
+    return (f" (did you mean {close[0]!r}? a sheet is named as the workbook writes it, case and spaces and all)"
+            if close else "")
+
+
 _TITLE_ROWS = 30
 """Rows a header is looked for in: a sheet may open with a title, a source line or a note above its table."""
 
@@ -57,7 +67,8 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
     if not names:
         raise WorkbookError(f"{path.name} holds no sheet")
     if sheet is not None and sheet not in names:
-        raise SheetNotFound(f"got {sheet!r}; {path.name} has the sheets {names}: expected one of them")
+        raise SheetNotFound(f"got {sheet!r}; {path.name} has the sheets {names}{_written_otherwise(sheet, names)}: "
+                            "expected one of them")
     chosen = sheet if sheet is not None else names[0]
     try:
         grid = book.get_sheet_by_name(chosen).to_python(skip_empty_area=False)

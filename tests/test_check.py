@@ -171,6 +171,36 @@ def test_two_digit_years_read_by_a_pattern_of_percent_capital_y_are_named(tmp_pa
     assert read_snapshot(pack, date(2012, 3, 31), today=TODAY).history["period"].min() == date(2009, 1, 1)
 
 
+@pytest.mark.parametrize(("written", "pattern", "cadence"), [
+    (["2015 H1", "2015 H2", "2016 H1", "2016 H2"], "%Y H%m", "half-years ('2015 H1')"),
+    (["1H15", "2H15", "1H16", "2H16"], "%mH%y", "half-years ('1H15')"),
+    (["FY15 Q1", "FY15 Q2", "FY15 Q3", "FY15 Q4"], "FY%y Q%m", "fiscal quarters ('FY15 Q1')"),
+    (["2015-01-D1", "2015-01-D2", "2015-01-D3", "2015-02-D1"], "%Y-%m-D%d", "ten-day periods (dekads) ('2015-01-D1')"),
+    (["2015 P01", "2015 P02", "2015 P03", "2015 P04"], "%Y P%m",
+     "4-weekly periods or fortnights (13 or 26 a year) ('2015 P01')"),
+])
+def test_periods_of_a_cadence_no_grain_names_are_never_offered_a_pattern(tmp_path: Path, written: list[str],
+                                                                          pattern: str, cadence: str) -> None:
+    """Trial 89: Puerto Rico's deaths by half-year (`2015 H1`), fiscal quarter (`FY15 Q1`), ten-day period
+    (`2015-01-D1`) and 4-weekly period (`2015 P01`) were told "e.g. '%b-%Y' for Mar-2018", which no pattern can
+    satisfy; and the pattern a user then wrote, `'%Y H%m'`, read the second half-year as February, known months
+    before it ended, while check said ok. Each is named as the cadence it is, with what reads it."""
+    name = _csv(tmp_path / "h.csv", ["id", "half", "level"], [["pr", w, 100 + i] for i, w in enumerate(written)])
+    source = {"path": name, "period_column": "half", "grain": "month", "columns": ["level"],
+              "publication_lag_days": 30}
+    pack = _pack(tmp_path, source, _LEVELS)
+    problems = _problems(pack, date(2017, 3, 31))
+    assert len(problems) == 1 and problems[0].startswith("key `source.period_column`: got 'half'; "), problems
+    assert f"; they are {cadence}, a cadence no `grain` names and no strptime directive reads: expected a DuckDB " \
+        "`source.query` adding each row's period's last day as a date" in problems[0]
+    assert "%b-%Y" not in problems[0]
+    pack = _pack(tmp_path, {**source, "period_format": pattern}, _LEVELS)
+    problems = check_pack(pack, as_of=date(2017, 3, 31), today=TODAY).problems
+    assert [p for p in problems if p.startswith(
+        f"key `source.period_format`: got {pattern!r} for column 'half'; it reads periods that are no month, day "
+        f"or year (e.g. ")] and any(f"; they are {cadence}" in p for p in problems), problems
+
+
 def test_a_latest_period_only_a_few_rows_published_early_have_names_the_published_column(tmp_path: Path) -> None:
     """Trial 79: 20 of 738 firms' first estimates for 1985 dated 1984-06-30, too few for the look-ahead below, made
     1985 the latest period of the night of 1986-01-31, each read from its year's end while the others' were

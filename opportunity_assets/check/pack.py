@@ -110,6 +110,7 @@ from opportunity_assets.check.latest import (
 from opportunity_assets.check.patterns import calendar_week_patterns, iso_weeks_read_by_calendar
 from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
+    cadence_read_by_pattern,
     commonest_values,
     day_and_month_swapped,
     periods_unparsed,
@@ -299,6 +300,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for within, _ in pack.source.keyed if (p := two_digit_years(pack, within)) is not None]
         problems += [p for within, _ in pack.source.keyed
                      if (p := two_digit_years_by_pattern(pack, within)) is not None]
+        problems += [p for within, _ in pack.source.keyed if (p := cadence_read_by_pattern(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]

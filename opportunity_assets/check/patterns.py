@@ -290,12 +290,61 @@ def year_span_clause(values: Sequence[str]) -> str:
             f"{pattern!r}` reads each as the year it ends in ({ends}), known once that year ends (by the lag rule)")
 
 
+_YEAR = r"(?:\d{4}|\d{2})"
+_CADENCES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("half-years", re.compile(rf"\d{{4}}\s*[-/]?\s*[HS][12]|[HS][12]\s*[-/]?\s*{_YEAR}|[12]\s*[HS]\s*{_YEAR}", re.I),
+     "`grain: month`, a half-year a window of 6 months (`[0, 5]`, `min_rows: 1`)"),
+    ("fiscal quarters", re.compile(rf"FY\s*{_YEAR}\s*[-/]?\s*Q[1-4]|Q[1-4]\s*[-/]?\s*FY\s*{_YEAR}", re.I),
+     "`grain: quarter` (a fiscal year from July, April, October or January has calendar quarters: FY15 Q1 of a "
+     "year from July is 2014-Q3)"),
+    ("weeks of a fiscal year (a 52/53-week calendar)",
+     re.compile(rf"FY\s*{_YEAR}\s*[-/]?\s*W(?:0?[1-9]|[1-4]\d|5[0-3])", re.I), "`grain: week`"),
+    ("ten-day periods (dekads)", re.compile(r"\d{4}\s*[-/]?\s*\d{1,2}\s*[-/]?\s*(?:D|DEK|DEKAD)\s*[1-3]"
+                                           r"|\d{4}\s*[-/]?\s*(?:D|DEK|DEKAD)\s*(?:0?[1-9]|[12]\d|3[0-6])", re.I),
+     "`grain: day`, a ten-day period a window of 10 days (`[0, 9]`, `min_rows: 1`)"),
+    ("4-weekly periods or fortnights (13 or 26 a year)",
+     re.compile(r"\d{4}\s*[-/]?\s*(?:P|FN|F)\s*(?:0?[1-9]|1\d|2[0-6])|(?:P|FN|F)\s*(?:0?[1-9]|1\d|2[0-6])\s*[-/]?\s*\d{4}",
+                re.I),
+     "`grain: week`, a period a window of 4 weeks (a fortnight of 2) with `min_rows: 1`"),
+)
+"""Periods of a cadence no `grain` names (half-years, fiscal quarters and weeks, ten-day periods, 4-weekly periods),
+as publishers write them, each with the grain its periods' last days are read by. No strptime directive reads
+them: `'%Y H%m'` takes the second half-year for February (trial 89)."""
+
+
+def cadence_of(values: Sequence[str]) -> tuple[str, str] | None:
+    """The cadence no grain names that every one of `values` is written in (`2015 H1`, `FY15 Q1`, `2015-01-D2`,
+    `2015 P13`), as (its name, the grain that reads its periods' last days), or None."""
+    written = [v.strip() for v in values if v.strip()]
+    for name, pattern, grain in _CADENCES:
+        if written and all(pattern.fullmatch(v) for v in written):
+            return name, grain
+    return None
+
+
+def cadence_clause(values: Sequence[str]) -> str:
+    """A clause naming the cadence of `values` when it is one no grain names (`cadence_of`), with what reads it: a
+    DuckDB `query` adding each period's last day as a date; empty otherwise (trial 89: half-years, fiscal quarters,
+    ten-day and 4-weekly periods were told "e.g. '%b-%Y' for Mar-2018", which no pattern can satisfy)."""
+    found = cadence_of(values)
+    if found is None:
+        return ""
+    name, grain = found
+    example = next(v.strip() for v in values if v.strip())
+    return (f"; they are {name} ({example!r}), a cadence no `grain` names and no strptime directive reads: expected "
+            "a DuckDB `source.query` adding each row's period's last day as a date (`format: duckdb`, `SELECT *, "
+            "<its last day> AS period_end FROM read_csv(...)`, then `period_column: period_end`), read by "
+            f"{grain}")
+
+
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
     (1/3/2018), both orders are named. Academic or fiscal years (`2012-13`) are named as such (`year_span_clause`)."""
     if (span := year_span_pattern(values)) is not None and span not in given:
         return year_span_clause(values)
+    if cadence_of(values) is not None:
+        return cadence_clause(values)
     fits = fitting_patterns(values, given)
     if not fits:
         return ""

@@ -17,6 +17,7 @@ from opportunity_assets.check.patterns import (
     UNIT_NAMES,
     YEAR_ALONE,
     bare_years,
+    cadence_clause,
     days_no_month_has,
     fitting_patterns,
     is_iso,
@@ -164,6 +165,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
+    if src.wide is None and (cadence := cadence_clause(unparsed)):  # (no pattern reads them: not offered one)
+        return f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}){cadence}"
     fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
                                                     "IS NULL", unparsed))
     if not fits and src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
@@ -310,6 +313,23 @@ def two_digit_years_by_pattern(pack: CriteriaPack, within: str) -> str | None:
     wanted = two_digits[0] if isinstance(src.period_format, str) else [p.replace("%Y", "%y") for p in patterns]
     return (f"{said}; `%Y` reads every year it holds as below 100 (e.g. {low}), the first century's: years of two "
             f"digits: expected {wanted!r} ({read})")
+
+
+def cadence_read_by_pattern(pack: CriteriaPack, within: str) -> str | None:
+    """A `period_format` that reads periods of a cadence no grain names (`2015 H2` by `'%Y H%m'`, `FY15 Q4` by
+    `'FY%y Q%m'`, `2015-01-D3` by `'%Y-%m-D%d'`), or None: the number that counts them taken for a month or a day,
+    each row dated in another period than its own (the second half-year as February, known months before it ends)
+    while check said ok (trial 89). The key, with examples and what reads them."""
+    src = spec_at(pack, within)
+    if src.period_column is None or src.period_format is None:
+        return None
+    read = commonest_values(pack, within, shapes.written(src.period_column),
+                            f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL", limit=50)
+    if not (cadence := cadence_clause(read)):
+        return None
+    return (f"key `{within}.period_format`: got {src.period_format!r} for column {src.period_column!r}; it reads "
+            f"periods that are no month, day or year (e.g. {read[:3]}), each dated by the number that counts them "
+            f"taken for a month or a day, in another period than its own{cadence}")
 
 
 def not_years(pack: CriteriaPack, within: str) -> str:
@@ -481,6 +501,9 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
+    if src.period_column and src.period_format is None and (cadence := cadence_clause(values)):
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period that is no date (e.g. "
+                f"{example!r}){cadence}")
     if src.period_column and src.period_format is None:
         telling = telling_day_from_month(pack, "source", src.period_column,
                                          f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL", values)

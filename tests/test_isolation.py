@@ -27,6 +27,7 @@ from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
 from opportunity_assets.criteria import CriteriaPack, load_criteria
+from opportunity_assets.records import FilterResult
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
 from tests.conftest import PACK, write_pack
@@ -105,6 +106,27 @@ def test_one_markets_bad_data_never_moves_another(tmp_path_factory: pytest.TempP
     assert others == {cid: fate for cid, fate in clean_fates.items() if cid != mine}, corruption
     if kind == "cell" and clean_fates[mine] not in ("filtered",):
         assert got[mine] != "capped" or clean_fates[mine] == "capped", corruption
+
+
+def test_a_market_whose_every_row_is_refused_is_a_candidate_and_moves_no_other(
+        tmp_path_factory: pytest.TempPathFactory, clean_fates: dict[str, str]) -> None:
+    """Trial 89: states whose every row was written twice (each a duplicated key, refused) were gone from the
+    night, scanned 46 of check's 48, nothing said but the quarantine's count. Such a market is a candidate of its
+    own, its filters UNCLEAR and its metrics gaps naming the refused rows, archived as a data gap. Its place in the
+    cap order is unknown (no row of it is read): it goes on past the cap, flagged, and the one slot it held on
+    clean data goes to the next market in the order, as when it vanished; no other market's fate moves."""
+    frame = pl.concat([CLEAN, CLEAN.filter(pl.col("city") == "Abilene")])
+    pack = _pack(tmp_path_factory.mktemp("twice"), frame)
+    snapshot = read_snapshot(pack, AS_OF)
+    found, _ = scan(pack, AS_OF, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    (abilene,) = [c for c in found if c.id == "abilene"]
+    assert set(abilene.filters.values()) == {FilterResult.UNCLEAR}
+    assert any("quarantined (duplicated key)" in gap for gap in abilene.data_gaps), abilene.data_gaps
+    got = fates(pack)
+    assert got["abilene"] == "data_gap"
+    moved = {c for c, f in got.items() if c != "abilene" and f != clean_fates[c]}
+    assert clean_fates["abilene"] != "capped" and len(moved) <= 1, moved
+    assert all(clean_fates[c] == "capped" for c in moved), moved  # the slot it held, to the next in the order
 
 
 def test_the_cap_binds_on_this_night(clean_fates: dict[str, str]) -> None:

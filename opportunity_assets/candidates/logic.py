@@ -28,6 +28,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
+from opportunity_assets.sources.formats import join_label
 from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity_slug
 from opportunity_assets.text import clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
@@ -279,6 +280,18 @@ def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -
     """A gap line per formula component with no value although every required input has one (a division by zero
     for this candidate only): its preliminary score is a gap too, said in its record."""
     return [f"formula component {name}: undefined: {why}" for name, why in undefined_components(pack, values)]
+
+
+def _refused_whole(pack: CriteriaPack, metrics: pl.DataFrame, bad_rows: list[dict[str, Any]]) -> list[str]:
+    """The main source's entity keys whose every row the night reads is refused, so that the panel has no row of
+    them: each is still a candidate, named by its key, its metrics gaps that name the refused rows and its filters
+    UNCLEAR (seed 000: include the candidate and flag the filter UNCLEAR), never left out without a line (trial 89:
+    two states whose every row was a duplicated key were gone from the night, 46 entities scanned of check's 48).
+    A joined table's refused rows make no entity of their own (its ids may be ones the source has none of)."""
+    joined = tuple(f"{join_label(pack, j)}: " for j in pack.source.join)
+    known = set(metrics["entity_id"].to_list())
+    return sorted({str(r["entity_id"]) for r in bad_rows if r.get("entity_id") and str(r["entity_id"]) not in known
+                   and not (joined and str(r.get("reason") or "").startswith(joined))})
 
 
 def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataFrame,
@@ -653,6 +666,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             bad_items.setdefault(str(r["entity_id"]), []).append(r)
     for b in by_entity(bad_rows, {}):  # by entity key here; named for the report below
         bad.setdefault(b["entity"], []).append(b)
+    refused = _refused_whole(pack, metrics, bad_rows)
+    if refused:
+        metrics = pl.concat([metrics, pl.DataFrame({"entity_id": refused, "entity_name": refused},
+                                                   schema={"entity_id": pl.Utf8, "entity_name": pl.Utf8})],
+                            how="diagonal_relaxed")
     ordered = metrics.sort("entity_id")
     scores = formula_scores(pack, {name: ordered[name].to_list() for name in pack.required_inputs})
     ids, spellings, shared_ids = _ids(ordered["entity_id"].to_list(), history)

@@ -36,11 +36,14 @@ def of_entities(n: int) -> str:
     return f"{n} entit{'y' if n == 1 else 'ies'}"
 
 
-def read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int, revised: int = 0) -> str:
-    """Check's first fact: entities, rows in reach (an events source's panel rows are its entity-periods, not its
-    rows: 1728 plot-months of 35,549 captures, the events read said beside them, and the rows a later row of their
-    event revises, `source.event_id`), latest period, quarantined rows."""
-    entities, quarantined = snapshot.metrics.height, snapshot.quarantined.height
+def read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int, revised: int = 0,
+              scanned: int | None = None) -> str:
+    """Check's first fact: entities (`scanned`, the candidates the scan made, when known: an entity whose every row
+    is refused is one, with no row in the panel), rows in reach (an events source's panel rows are its
+    entity-periods, not its rows: 1728 plot-months of 35,549 captures, the events read said beside them, and the
+    rows a later row of their event revises, `source.event_id`), latest period, quarantined rows."""
+    entities = snapshot.metrics.height if scanned is None else scanned
+    quarantined = snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     revisions = f" (from {events} rows: {revised} revised by a later row of their `event_id`)" if revised else ""
     in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \

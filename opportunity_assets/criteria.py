@@ -13,6 +13,7 @@ import hashlib
 import math
 import re
 import string
+from collections.abc import Container
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -523,7 +524,7 @@ class CriteriaPack(_Spec):
                 [(f"metrics.{name}.columns.{i}", c) for i, c in enumerate(spec.columns or [])]
             for key, column in read:
                 if column not in columns and (listed := _listed_in_another_case(self.source, column,
-                                                                                readers[column])):
+                                                                                readers[column], readers)):
                     raise listed
                 if column not in columns:
                     close = [c for c in sorted(columns) if c.casefold() == column.casefold()] or \
@@ -771,20 +772,29 @@ def _fits_a_share(bounds: tuple[float, float]) -> bool:
     return max(0.0, min(high, 1.0) - max(low, 0.0)) >= (high - low) / 2
 
 
-def _listed_in_another_case(src: SourceSpec, column: str, keys: list[str]) -> _KeyProblem | None:
+def _listed_in_another_case(src: SourceSpec, column: str, keys: list[str], read: Container[str] = ()
+                            ) -> _KeyProblem | None:
     """A name several metrics read alike (`keys`, 2 or more), listed in `source.columns` in another case only
-    (`Close` for `close`): the list's slip, the name it lists told to be spelt as they read it (trial 72: each
-    metric was told "did you mean 'Close'?", and once mended, the list told of the file's `close`); None
-    otherwise, a metric's own slip."""
+    (`Close` for `close`), or spelt a letter or two otherwise where no metric reads the name listed (`inventry`
+    for `inventory`; `read`: the columns the metrics read): the list's slip, the name it lists told to be spelt as
+    they read it (trial 72: each metric was told "did you mean 'Close'?", and once mended, the list told of the
+    file's `close`; trial 89: a misspelt list entry, `mral`, had each metric told "did you mean 'mral'?", toward
+    the typo); None otherwise, a metric's own slip."""
     if len(keys) < 2 or src.shape == "events" or src.wide is not None:
         return None
     index = next((i for i, c in enumerate(src.columns) if c != column and c.casefold() == column.casefold()), None)
+    spelt = index is None
+    if index is None:
+        unread = [c for c in src.columns if c not in read]
+        close = difflib.get_close_matches(column, unread, n=1, cutoff=0.8)
+        index = src.columns.index(close[0]) if close else None
     if index is None:
         return None
     listed = src.columns[index]
     shown = ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
+    differs = f"; {listed!r} is read by no metric" if spelt else ", which differs only in case"
     return _KeyProblem(f"source.columns.{index}", listed, f"the name as the {len(keys)} metrics reading it spell it "
-                       f"({column!r}: {shown}), which differs only in case; did you mean {column!r}? (or those "
+                       f"({column!r}: {shown}){differs}; did you mean {column!r}? (or those "
                        f"metrics' column {listed!r}, if that is how the file writes it)")
 
 

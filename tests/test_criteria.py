@@ -789,6 +789,15 @@ def test_a_column_listed_in_another_case_than_several_metrics_read_it_names_the_
         "metrics.sales_3m.column, metrics.sales_3m_prev.column, metrics.sales_12m.column, ...), which differs only "
         "in case; did you mean 'sales'? (or those metrics' column 'SALES', if that is how the file writes it)"), error
     assert _error(tmp_path, **{"metrics.sales_3m.column": "SALES"}).endswith("; did you mean 'sales'?")
+    # trial 89: a list entry misspelt, which no metric reads, is the list's slip too (each metric had been told
+    # "did you mean 'mral'?", the typo); a metric's own misspelling of a listed name still names the metric
+    error = _error(tmp_path, **{"source.columns": ["sales", "volume", "median", "listings", "inventry"]})
+    assert error.endswith(
+        "key `source.columns.4`: got 'inventry'; expected the name as the 3 metrics reading it spell it ('inventory': "
+        "metrics.inventory_3m.column, metrics.inventory_3m_prev.column, metrics.coverage_15m.columns.1); 'inventry' "
+        "is read by no metric; did you mean 'inventory'? (or those metrics' column 'inventry', if that is how the "
+        "file writes it)"), error
+    assert "key `metrics.sales_3m.column`: got 'salse'" in _error(tmp_path, **{"metrics.sales_3m.column": "salse"})
 
 
 def test_one_item_written_without_its_list_is_shown_and_told_its_brackets(tmp_path: Path) -> None:

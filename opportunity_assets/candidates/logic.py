@@ -29,8 +29,8 @@ from opportunity_assets.formatting import format_score
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
 from opportunity_assets.sources.formats import join_label
-from opportunity_assets.sources.shapes import NOT_COME_YET, cell_columns, entity_slug
-from opportunity_assets.text import clean, markdown
+from opportunity_assets.sources.shapes import ID_TOO_LONG, NOT_COME_YET, cell_columns, entity_slug
+from opportunity_assets.text import MAX_NAME, clean, markdown
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
 from opportunity_assets.verifications.proportions import ratios
@@ -287,11 +287,13 @@ def _refused_whole(pack: CriteriaPack, metrics: pl.DataFrame, bad_rows: list[dic
     them: each is still a candidate, named by its key, its metrics gaps that name the refused rows and its filters
     UNCLEAR (seed 000: include the candidate and flag the filter UNCLEAR), never left out without a line (trial 89:
     two states whose every row was a duplicated key were gone from the night, 46 entities scanned of check's 48).
-    A joined table's refused rows make no entity of their own (its ids may be ones the source has none of)."""
+    A joined table's refused rows make no entity of their own (its ids may be ones the source has none of), nor
+    does a row refused for its id itself (longer than `MAX_NAME`: no candidate's id or partition key can hold it)."""
     joined = tuple(f"{join_label(pack, j)}: " for j in pack.source.join)
     known = set(metrics["entity_id"].to_list())
     return sorted({str(r["entity_id"]) for r in bad_rows if r.get("entity_id") and str(r["entity_id"]) not in known
-                   and not (joined and str(r.get("reason") or "").startswith(joined))})
+                   and len(str(r["entity_id"])) <= MAX_NAME and not str(r.get("reason") or "").startswith(
+                       (ID_TOO_LONG, *joined))})
 
 
 def _carried_entities(pack: CriteriaPack, anchor: date | None, history: pl.DataFrame,

@@ -736,6 +736,10 @@ def periods_in_vintages_sql(src: SourceSpec, typed: str) -> str | None:
     FROM {typed} WHERE {IN_SCOPE} AND {PERIOD} IS NOT NULL AND {ENTITY} IS NOT NULL GROUP BY ALL"""
 
 
+ID_TOO_LONG = "entity id or name too long: "
+"""The reason of a row refused for its id or name itself (longer than `text.MAX_NAME`)."""
+
+
 def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None) -> str:
     """Step 2 (see the module): the in-scope rows of `typed` (step 1's table) judged for the night; refusals carry
     `REASON`. `duplicates`: the relation of `duplicates_sql` (small: usually empty), None for events."""
@@ -774,7 +778,7 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
     SELECT {rows}{restored}, CASE{again}
             WHEN r.{ENTITY} IS NULL THEN {literal('missing entity id (' + ', '.join(src.entity_columns) + ')')}
             WHEN {too_long} > {MAX_NAME}
-                THEN 'entity id or name too long: ' || {too_long} || ' characters, at most {MAX_NAME}'
+                THEN {literal(ID_TOO_LONG)} || {too_long} || ' characters, at most {MAX_NAME}'
             WHEN r.{_DATE_PROBLEM} IS NOT NULL THEN r.{_DATE_PROBLEM}
             WHEN r.{PERIOD} > {TODAY}
                 THEN 'period after today: ' || {grain.sql_label('r.' + PERIOD)} || ' has not happened yet (today '

@@ -375,24 +375,21 @@ def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     )
     from opportunity_assets.sources.snapshot import read_snapshot
 
-    stored = store.night(pack.domain, as_of)
-    if stored is None:  # a new night: an entity of the latest night before it gone from the source
+    stored, before = store.night(pack.domain, as_of), None
+    if stored is None:  # a new night: an entity of the latest night this pack stored before it gone from the source
         earlier = store.earlier_nights(pack.domain, as_of, date(1, 1, 1))
         before = store.night(pack.domain, earlier[0]["as_of"]) if earlier else None
-        if stored_by(before, pack):
-            snapshot = read_snapshot(pack, as_of)
-            found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                            snapshot.quarantined)
-            if gone := gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack,
-                                               partial(_ids_with_rows, pack)):
-                print(f"opportunity: warning: {gone}", file=sys.stderr, flush=True)
-        return
-    if not comparable_metrics(stored, pack):
+        if not stored_by(before, pack):
+            return
+    elif not comparable_metrics(stored, pack):
         return
     snapshot = read_snapshot(pack, as_of)
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
-    if changed := changed_since_stored(stored, store.candidates(pack.domain, as_of), found, pack):
-        print(f"opportunity: warning: {changed}", file=sys.stderr, flush=True)
+    said = changed_since_stored(stored, store.candidates(pack.domain, as_of), found, pack) if before is None else \
+        gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack,
+                                partial(_ids_with_rows, pack))
+    if said:
+        print(f"opportunity: warning: {said}", file=sys.stderr, flush=True)
 
 
 def _candidate_id(store: Any, domain: str, asked: str | None) -> str | None:

@@ -358,6 +358,14 @@ def test_a_folder_of_files_one_naming_a_share_s_column_otherwise_is_told_so(tmp_
     assert not any("aggregates.up.where" in w for w in warnings), warnings
 
 
+def _fares_over(tmp_path: Path, query: str) -> CriteriaPack:
+    """A pack of routes' fares summed from the events a DuckDB `query` over files gives (`day`, `route`, `fare`)."""
+    return _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
+                            "shape": "events", "period_column": "day",
+                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
+                 {"level_now": {"agg": "last", "column": "fares"}})
+
+
 def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query(tmp_path: Path) -> None:
     """Trial 54: monthly exports, one with a column more, read by `read_csv('parts/*.csv')` without
     `union_by_name`: "key `source.path`: the DuckDB query ... could not be read: Invalid Input Error: Schema mismatch
@@ -367,10 +375,7 @@ def test_a_folder_of_files_of_different_columns_read_by_position_names_the_query
         _csv(tmp_path / "parts" / f"2015-{month}.csv", ["day", "route", fare],
              [[f"2015-{month}-{d:02d}", r, 10] for r in ("a", "b") for d in (3, 13)])
     query = "SELECT * FROM read_csv('parts/*.csv')"
-    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
-                            "shape": "events", "period_column": "day",
-                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
-                 {"level_now": {"agg": "last", "column": "fares"}})
+    pack = _fares_over(tmp_path, query)
     assert check_pack(pack, as_of=date(2015, 3, 31), today=TODAY).problems == [
         f"key `source.query`: got {query!r}; the files it reads do not all have the same columns (2015-02.csv "
         "lacks 'fare'): expected `union_by_name = true` in its `read_csv` or `read_parquet`, which reads each "
@@ -387,10 +392,7 @@ def test_a_folder_of_exports_one_of_them_in_latin_1_names_the_file_and_its_encod
                                                   for r in ("a", "b"))
         (tmp_path / "parts" / f"{year}.csv").write_bytes(text.encode("latin-1" if year == 2016 else "utf-8"))
     query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
-    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
-                            "shape": "events", "period_column": "day",
-                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
-                 {"level_now": {"agg": "last", "column": "fares"}})
+    pack = _fares_over(tmp_path, query)
     assert check_pack(pack, as_of=date(2016, 3, 31), today=TODAY).problems == [
         f"key `source.query`: got {query!r}; a file it reads, 2016.csv, is not UTF-8 (an export in Latin-1 or "
         "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when every "
@@ -409,10 +411,7 @@ def test_a_folder_of_exports_one_of_them_with_a_malformed_line_names_the_query(t
             lines[2] += ",extra"
         (tmp_path / "parts" / f"{year}.csv").write_text("day,route,fare\n" + "\n".join(lines) + "\n")
     query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
-    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
-                            "shape": "events", "period_column": "day",
-                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
-                 {"level_now": {"agg": "last", "column": "fares"}})
+    pack = _fares_over(tmp_path, query)
     assert check_pack(pack, as_of=date(2016, 4, 30), today=TODAY).problems == [
         f"key `source.query`: got {query!r}; a file it reads was read as one column, its header 'day,route,fare' "
         "unsplit, its rows ('2016-01-03,a,10', ...) left with no 'day', 'route' or 'fare': DuckDB's reader could "
@@ -428,10 +427,7 @@ def test_a_folder_of_exports_one_named_off_the_pattern_names_the_query(tmp_path:
         lines = [f"{year}-0{m}-03,{r},10" for m in (1, 2, 3) for r in ("a", "b")]
         (tmp_path / "parts" / name).write_text("day,route,fare\n" + "\n".join(lines) + "\n")
     query = "SELECT * FROM read_csv('parts/*.csv', union_by_name = true)"
-    pack = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "route", "entity_name": "route",
-                            "shape": "events", "period_column": "day",
-                            "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
-                 {"level_now": {"agg": "last", "column": "fares"}})
+    pack = _fares_over(tmp_path, query)
     assert "key `source.query`: reads 'parts/*.csv', which leaves 1 file of that folder with its extension unread " \
            "('Parts-2016-final.CSV'): expected a pattern that matches every export meant (a glob is case-sensitive), " \
            "or those files renamed to it" in check_pack(pack, as_of=date(2015, 4, 30), today=TODAY).warnings
@@ -529,10 +525,7 @@ def test_a_file_whose_column_holds_text_is_no_file_lacking_the_column(tmp_path: 
     for month in ("01", "02", "03"):
         _csv(tmp_path / "trips" / f"2015-{month}.csv", ["day", "route", "fare"],
              [[f"2015-{month}-{d:02d}", r, "10 GBP" if month == "02" else 10] for r in ("a", "b") for d in (3, 13)])
-    pack = _pack(tmp_path, {"format": "duckdb", "query": "SELECT * FROM read_csv('trips/*.csv', union_by_name = "
-                            "true)", "entity_id": "route", "entity_name": "route", "shape": "events",
-                            "period_column": "day", "aggregates": {"fares": {"agg": "sum", "column": "fare"}}},
-                 {"level_now": {"agg": "last", "column": "fares"}})
+    pack = _fares_over(tmp_path, "SELECT * FROM read_csv('trips/*.csv', union_by_name = true)")
     report = check_pack(pack, as_of=date(2015, 4, 30), today=TODAY)
     assert not [w for w in report.warnings if "source.query" in w], report.warnings
     assert [f for f in report.facts if "strip_from_numbers: ['GBP']" in f], report.facts

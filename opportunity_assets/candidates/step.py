@@ -174,8 +174,7 @@ def changed_since_stored(stored: dict[str, Any] | None, then: list[Candidate], n
 
 
 def gone_since_night_before(before: dict[str, Any] | None, then: list[Candidate], now: list[Candidate],
-                             pack: CriteriaPack, held: Callable[[list[str]], set[str]] = lambda ids: set()
-                             ) -> str | None:
+                             pack: CriteriaPack, held: Callable[[list[str]], set[str]]) -> str | None:
     """A new night whose source no longer holds an entity this pack scanned on its latest stored night before it
     (trial 86: a monthly file re-published without one of its entities; the next night's brief went on without it,
     nothing said, where a night run again was warned of). `before`: that stored night; `then`: its candidates;

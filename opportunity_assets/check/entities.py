@@ -199,7 +199,8 @@ def totals_by_sum(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             .filter((pl.col("periods") >= 3) & (pl.col("share") >= 0.9)).sort("entity_id")
         if found.is_empty():
             continue
-        entity, name, periods = found.row(0, named=True)["entity_id"], found["name"][0], found["periods"][0]
+        top = found.row(0, named=True)
+        entity, name, periods = top["entity_id"], top["name"], top["periods"]
         named = "" if name == entity else f" ({name!r})"
         return [f"key `source.where`: entity {entity!r}{named} has the sum of every other entity's {column} in "
                 f"{periods} periods (half of each period's sum over them all), a total row that would be scored "

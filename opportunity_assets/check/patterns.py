@@ -337,14 +337,19 @@ def cadence_clause(values: Sequence[str]) -> str:
             f"{grain}")
 
 
+def day_and_month_swapped_in(pattern: str) -> str:
+    """`pattern` with its month and its day in each other's place (`'%d/%m/%Y'` for `'%m/%d/%Y'`)."""
+    return pattern.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
+
+
 def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
     """A clause naming a `period_format` that parses every one of `values` (periods as written, that `given`, or
     the ISO reading, does not), from `_PATTERNS`; empty when none does. Where the values do not tell day from month
     (1/3/2018), both orders are named. Academic or fiscal years (`2012-13`) are named as such (`year_span_clause`)."""
     if (span := year_span_pattern(values)) is not None and span not in given:
         return year_span_clause(values)
-    if cadence_of(values) is not None:
-        return cadence_clause(values)
+    if cadence := cadence_clause(values):
+        return cadence
     fits = fitting_patterns(values, given)
     if not fits:
         return ""
@@ -356,7 +361,7 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
         first, per_second = next(v.strip() for v in values if v.strip()), UNIX_SCALES[fits[0]]
         return (f"; '{fits[0]}' parses them: Unix time, {UNIT_NAMES[per_second]} since 1970-01-01 UTC ({first} is "
                 f"{unix_time(first, per_second)} UTC)")
-    swapped = [p for p in fits[1:] if p.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d") == fits[0]]
+    swapped = [p for p in fits[1:] if day_and_month_swapped_in(p) == fits[0]]
     if swapped:
         return (f"; {fits[0]!r} or {swapped[0]!r} parses them (these values do not tell day from month: the first "
                 "is month-first)")

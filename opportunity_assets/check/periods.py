@@ -18,6 +18,7 @@ from opportunity_assets.check.patterns import (
     YEAR_ALONE,
     bare_years,
     cadence_clause,
+    day_and_month_swapped_in,
     days_no_month_has,
     fitting_patterns,
     is_iso,
@@ -81,7 +82,7 @@ def day_and_month_swapped(pack: CriteriaPack) -> str | None:
     if not isinstance(src.period_format, str) or not src.period_column or \
             not {"%d", "%m"} <= set(re.findall(r"%.", src.period_format)):
         return None
-    swapped = src.period_format.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
+    swapped = day_and_month_swapped_in(src.period_format)
     values = commonest_values(pack, "source", shapes.written(src.period_column), shapes.IN_SCOPE, limit=400)
     months = {}
     for value in values:

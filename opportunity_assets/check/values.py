@@ -10,6 +10,7 @@ import unicodedata
 from datetime import date
 from typing import TYPE_CHECKING
 
+from opportunity_assets.check.periods import spec_at
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
@@ -322,8 +323,7 @@ def _periods_lacking(pack: CriteriaPack, within: str, column: str, text: str) ->
     lacking = sorted(p for p in set(empty) - filled if filled and p > min(filled))
     if not lacking or not (_several_rows(pack, within, lacking) or _longest_run(pack, lacking) >= FILE_RUN):
         return None
-    index = join_index(within)
-    grain = Grain((pack.source if index is None else pack.source.join[index]).grain)  # (a join's own grain)
+    grain = Grain(spec_at(pack, within).grain)  # (a join's own grain)
     shown = ", ".join(grain.label(date.fromisoformat(p)) for p in lacking[:3])
     periods = grain.name if len(lacking) == 1 else grain.plural
     return (f"key `{within}.query`: {column!r} is empty in every row of {len(lacking)} {periods} after "

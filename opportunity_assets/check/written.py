@@ -8,7 +8,7 @@ import calendar
 import re
 from datetime import datetime
 
-from opportunity_assets.check.patterns import fitting_patterns, iso_patterns
+from opportunity_assets.check.patterns import day_and_month_swapped_in, fitting_patterns, iso_patterns
 from opportunity_assets.check.periods import ISO_MISREAD, both_ways, empty_period_column, spec_at, written_periods
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
@@ -58,11 +58,6 @@ def period_key_of(src: SourceSpec, reasons: list[str]) -> tuple[str, str]:
     return days[0] if days else keys[0] if keys else ("period_column", "")
 
 
-def _swapped(pattern: str) -> str:
-    """`pattern` with its month and its day in each other's place (`'%d/%m/%Y'` for `'%m/%d/%Y'`)."""
-    return pattern.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
-
-
 def _days(values: list[str], pattern: str) -> set[int] | None:
     """The days of the month `pattern` reads `values` on, or None where one does not parse by strptime."""
     try:
@@ -79,7 +74,7 @@ def day_or_month_first(values: list[str], fits: list[str], grain: str) -> list[s
     (`_PATTERNS`' order), a value that tells them apart deciding."""
     if grain not in ("month", "quarter", "year") or not fits:
         return fits
-    first, twin = fits[0], _swapped(fits[0])
+    first, twin = fits[0], day_and_month_swapped_in(fits[0])
     if "%m" not in first or "%d" not in first or twin not in fits:
         return fits
     if _days(values, first) != {1} and _days(values, twin) == {1}:

@@ -5189,3 +5189,47 @@ def test_two_windows_of_a_coarser_joined_figure_reading_the_same_figure_are_a_wa
                   {"level_now": {"agg": "last", "column": "level"},
                    "people_now": {"agg": "last", "column": "population"}})
     assert not [w for w in check_pack(alone, as_of=date(2012, 6, 30), today=TODAY).warnings if "people" in w]
+
+
+def _yearly_workbook(path: Path, years: list[int]) -> str:
+    """An office's workbook of monthly levels: a sheet a year, a title row, a header of two rows merged (`month` and
+    `id` merged down over both, `Level` merged across over `level` below it), a total row and a note below."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for year in years:
+        sheet = book.create_sheet(str(year))
+        sheet.append([f"Levels, {year}"])
+        sheet.append(["month", "id", "Level", None])
+        sheet.append([None, None, "level", "m/m"])
+        sheet.merge_cells("A2:A3")
+        sheet.merge_cells("B2:B3")
+        sheet.merge_cells("C2:D2")
+        for month in range(1, 13):
+            sheet.append([f"{year}-{month:02d}", "a", 10 + month, 1])
+        sheet.append([None, "Total", "=SUM(C4:C15)", None])
+        sheet.append(["Note: made up."])
+    book.save(path)
+    return path.name
+
+
+def test_a_workbooks_two_row_header_is_read_and_its_other_yearly_sheets_are_named(tmp_path: Path) -> None:
+    """Trial 91: a sheet whose header an office wrote on two rows, merged (`month` down over both, a group label
+    across over `level`), was "lacks column(s) ['level', 'month', 'id']; it has ['Levels, 2015', '', ...] ... is it
+    the right file?" (its title taken for its header): each column is named by its lower header cell, else its upper
+    one. A workbook of a sheet a year, the first sheet read and check ok: the other sheets holding the pack's
+    columns are a warning naming `source.sheet`, their rows none of the night's."""
+    source = {"path": _yearly_workbook(tmp_path / "levels.xlsx", [2015, 2016]), "period_column": "month",
+              "columns": ["level"], "publication_lag_days": 0, "where": [{"column": "month", "not_in": [""]}]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    report = check_pack(pack, date(2016, 1, 31), today=TODAY)
+    assert report.problems == [], report.problems
+    (warning,) = [w for w in report.warnings if "sheet" in w]
+    assert warning.startswith("key `source.sheet`: none, so the first sheet, '2015', is the one read, and 1 other "
+                              "sheet of levels.xlsx holds the pack's columns too ('2016'): their rows are none of "
+                              "the night's"), warning
+    history = read_snapshot(pack, date(2016, 1, 31), today=TODAY).history
+    assert sorted(history["level"].to_list())[-3:] == [20.0, 21.0, 22.0]
+    report = check_pack(_pack(tmp_path, {**source, "sheet": "2016"}, _LEVELS), date(2017, 1, 31), today=TODAY)
+    assert report.problems == [] and [w for w in report.warnings if "'2015'" in w], report.warnings

@@ -657,6 +657,12 @@ def test_a_csv_file_cut_short_inside_its_last_cell_is_a_warning_naming_source_pa
         "column's in the lines before it (e.g. ["), report.warnings
     assert said[0].endswith("a file cut short (a download or copy that did not finish)? The night reads '20' as "
                             "written: expected the whole file"), said
+    # trial 91: an office's export ends, unterminated, in a total row `,Total,,`: no record was cut in its last cell
+    lines = text.split("\n")
+    total = ",".join(["", "Total"] + [""] * (lines[0].count(",") - 1))
+    source.write_text("\n".join([*lines, total]))
+    report = check_pack(load_criteria(write_pack(tmp_path, source)), today=date(2026, 12, 1))
+    assert not [w for w in report.warnings if "ends in the middle" in w], report.warnings
 
 
 def test_a_header_alone_with_no_newline_is_a_file_of_no_rows(tmp_path: Path) -> None:

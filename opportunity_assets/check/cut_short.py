@@ -12,6 +12,7 @@ import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources.csv_rows import (
+    ends_in_a_total_row,
     shortened_last_cell,
     unfinished,
     unfinished_line,
@@ -51,6 +52,8 @@ def file_cut_short(pack: CriteriaPack, quarantined: pl.DataFrame, history: pl.Da
             return _last_cell_cut_short(path, found, delimiter) \
                 or _last_entity_cut_short(pack, found, delimiter, history)
         reasons, unseen = [line[1]], ", once its own date is published (after this night)"
+    if fmt == "csv" and ends_in_a_total_row(found, csv_delimiter(path, src.delimiter)):
+        return []  # (a total row quarantined, as any is: no record cut)
     reason = reasons[0]
     return [f"key `source.path`: source file {path} ends in the middle of a record: its last line, "
             f"{last}, has no newline at its end and is quarantined ({reason}){unseen}: a file cut short (a download "

@@ -146,6 +146,7 @@ from opportunity_assets.check.values import (
     long_names_spelt_two_ways,
     long_names_unmatched,
     shares_over_empty_cells,
+    sheets_left_unread,
 )
 from opportunity_assets.check.written import periods_written_otherwise
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
@@ -314,6 +315,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in files_left_by_the_query(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in sheets_left_unread(pack, within, spec)]
         warnings += [w for w in [events_sent_again_line(pack)] if w is not None]
         # (a second read of the source, 2 s over NYC's 335,032 flights: `opportunity check` says it, not every night)
         warnings += [w for w in [events_written_twice_line(pack) if with_facts else None] if w is not None]

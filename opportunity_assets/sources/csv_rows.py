@@ -258,7 +258,8 @@ def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple
     """(its line, its last cell, that column's cells in the records before) when the file ends without a newline
     in a record as wide as those before it whose last cell is shorter than each of theirs: a file cut short inside
     its last number, which still parses (trial 34: `2015-04-01,unemploy,8526.0` cut to `...,8` was read as 8, and
-    check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells).
+    check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells; a row
+    empty in a column every record before it fills is a total or a note, no record cut in its last cell).
     `found`: the file's `unfinished`."""
     last, data = found
     tail = data.decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
@@ -268,8 +269,29 @@ def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple
     before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
     if cut is None or len(before) < _LINES_BEFORE or any(len(r) != len(cut) for r in before):
         return None
+    if _a_total_row(cut, before):
+        return None
     cells = [r[-1] for r in before]
     return (last, cut[-1], cells[-3:]) if len(cut[-1]) < min(len(c) for c in cells) else None
+
+
+def _a_total_row(record: list[str], before: list[list[str]]) -> bool:
+    """Whether `record`, the file's unterminated last, is a total or a note row rather than one cut short: of the
+    width of the records before it, and empty in a column other than its last that each of them fills (`;Total;;`:
+    a spreadsheet's export ends so, with no newline; trial 91 was told "a file cut short")."""
+    return all(len(r) == len(record) for r in before) and any(
+        not cell.strip() and all(r[k].strip() for r in before) for k, cell in enumerate(record[:-1]))
+
+
+def ends_in_a_total_row(found: tuple[int, bytes], delimiter: str = ",") -> bool:
+    """Whether the file's unterminated last line is a total or a note row (`_a_total_row`), no record cut short.
+    `found`: the file's `unfinished`."""
+    tail = found[1].decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
+    if not tail:
+        return False
+    last = _parse(tail[-1], delimiter)
+    before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
+    return last is not None and len(before) >= _LINES_BEFORE and _a_total_row(last, before)
 
 
 def unfinished_line(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, str] | None:

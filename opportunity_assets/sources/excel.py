@@ -11,6 +11,7 @@ a moment as an ISO timestamp, an empty cell as none. Pure: no DuckDB here.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -77,8 +78,11 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
     filled = [i for i, row in enumerate(grid[:_TITLE_ROWS]) if any(_text(c) for c in row)]
     if not filled:
         return Sheet(chosen, [], [], {c: [] for c in needed})
-    first = next((i for i in filled if set(needed) <= {_text(c) for c in grid[i]}), filled[0])
-    header = [_text(c) or "" for c in grid[first]]
+    first = next((i for i in filled if set(needed) <= {_text(c) for c in grid[i]}), None)
+    if first is None:
+        first, header = _two_row_header(grid, filled, needed) or (filled[0], [_text(c) or "" for c in grid[filled[0]]])
+    else:
+        header = [_text(c) or "" for c in grid[first]]
     where = {name: header.index(name) for name in needed if name in header}
     lines: list[int] = []
     columns: dict[str, list[str | None]] = {c: [] for c in needed}
@@ -90,6 +94,24 @@ def read_sheet(path: Path, sheet: str | None, needed: list[str]) -> Sheet:
         for name, index in where.items():
             columns[name].append(cells[index] if index < len(cells) else None)
     return Sheet(chosen, header, lines, columns)
+
+
+def _two_row_header(grid: Sequence[Sequence[object]], filled: list[int],
+                    needed: list[str]) -> tuple[int, list[str]] | None:
+    """A header written on two rows, as an office sheet merges it (`Date` merged down over both rows, `Price` merged
+    across over `US$/t` and `m/m %` below it): each column named by its lower cell, else its upper one, when no one
+    row holds every needed name and two adjacent rows so read do (trial 91: the sheet's title was taken for its
+    header and each column called missing). The lower row's index and the names."""
+    for upper in filled:
+        if upper + 1 >= len(grid):
+            break
+        top, low = grid[upper], grid[upper + 1]
+        width = max(len(top), len(low))
+        names = [_text(low[k] if k < len(low) else None) or _text(top[k] if k < len(top) else None) or ""
+                 for k in range(width)]
+        if set(needed) <= set(names):
+            return upper + 1, names
+    return None
 
 
 def _workbook(path: Path) -> CalamineWorkbook:

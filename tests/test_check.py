@@ -5233,3 +5233,18 @@ def test_a_workbooks_two_row_header_is_read_and_its_other_yearly_sheets_are_name
     assert sorted(history["level"].to_list())[-3:] == [20.0, 21.0, 22.0]
     report = check_pack(_pack(tmp_path, {**source, "sheet": "2016"}, _LEVELS), date(2017, 1, 31), today=TODAY)
     assert report.problems == [] and [w for w in report.warnings if "'2015'" in w], report.warnings
+
+
+def test_serial_dates_with_notes_below_them_are_named_with_the_format_that_reads_most(tmp_path: Path) -> None:
+    """Trial 91: a workbook's serial dates with lines of notes under the table, in the date column, were told
+    "e.g. '%b-%Y'": no pattern read every value. The pattern reading most of them is named, and the notes as rows a
+    `where` keeps out."""
+    fridays = [date(1975, 1, 3) + timedelta(weeks=k) for k in range(8)]
+    rows = [["a", (d - date(1899, 12, 30)).days, 5] for d in fridays]
+    rows += [["", "Source: IMF primary commodity prices", ""], ["", "Note: prices in US$ per 10 tonnes", ""]]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "week", "columns": ["level"], "publication_lag_days": 0}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    said = ("'days since 1899-12-30' parses them", "the other 2 are no dates (",
+            "'Source: IMF primary commodity prices'", "rows a `where` keeps out")
+    assert any(all(part in p for part in said) for p in problems), problems

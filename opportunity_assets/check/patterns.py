@@ -337,6 +337,28 @@ def cadence_clause(values: Sequence[str]) -> str:
             f"{grain}")
 
 
+_MOST = 0.75
+"""The share of a column's unparsed values a pattern must read to be named for them when some are no date at all."""
+
+
+def _reading_most(values: list[str], given: Sequence[str]) -> str:
+    """A clause naming the pattern that reads most of `values` (`_MOST` of them, three at least) where none reads
+    them all, and the values it leaves: notes or a total written in the date column below a spreadsheet's table
+    (trial 91: a workbook's serial dates with two lines of notes under them were told "e.g. '%b-%Y'"). Empty when
+    no pattern reads that many."""
+    values = [v.strip() for v in values if v.strip()]
+    for pattern in _PATTERNS:
+        if pattern in given:
+            continue
+        read = [v for v in values if _parses(v, pattern)]
+        if len(read) >= max(3, _MOST * len(values)):
+            others = [v for v in values if v not in read]
+            shown = ", ".join(repr(v[:40]) for v in others[:2])
+            return (f"{suggested_pattern(read, given)}; the other {len(others)} are no dates ({shown}): notes or "
+                    "totals in the date column, rows a `where` keeps out")
+    return ""
+
+
 def day_and_month_swapped_in(pattern: str) -> str:
     """`pattern` with its month and its day in each other's place (`'%d/%m/%Y'` for `'%m/%d/%Y'`)."""
     return pattern.replace("%m", "\0").replace("%d", "%m").replace("\0", "%d")
@@ -352,7 +374,7 @@ def suggested_pattern(values: list[str], given: Sequence[str] = ()) -> str:
         return cadence
     fits = fitting_patterns(values, given)
     if not fits:
-        return ""
+        return _reading_most(values, given)
     if fits[0] == SERIAL_DAYS:  # (trial 35: Excel's day numbers were told a strptime pattern, or day 0 2020-02-29)
         first = next(v.strip() for v in values if v.strip())
         return (f"; '{SERIAL_DAYS}' parses them: a spreadsheet's serial dates, Excel's and LibreOffice's day numbers "

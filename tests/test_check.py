@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import unicodedata
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -3152,6 +3153,25 @@ def test_names_shown_for_several_entities_are_a_warning(tmp_path: Path) -> None:
         "key `source.entity_name`: got 'county'; 2 names are each shown for several entities (e.g. 'ADAMS' for 3 ids: "
         "561, 562, 563), so the brief writes them alike: expected a column naming each entity apart (a county with "
         "its state, say), as the file writes it"]
+
+
+def test_names_that_print_alike_are_shown_for_several_entities(tmp_path: Path) -> None:
+    """Trial 90: two municipalities named 'Amherstburg Élan', one in Unicode's composed form (NFC), one decomposed
+    (NFD, 'E' and a combining accent), keyed by their ids: the brief wrote them alike and check said nothing, as it
+    said of 'ARNPRIOR' twice. Said as a name shown for several entities, with how they differ."""
+    composed, decomposed = unicodedata.normalize("NFC", "Élan"), unicodedata.normalize("NFD", "Élan")
+    rows = [[1, composed, 5], [2, decomposed, 6], *([pid, f"Town {pid}", 1] for pid in range(10, 20))]
+    source = {"path": _csv(tmp_path / "c.csv", ["pid", "town", "level"], rows), "entity_id": "pid",
+              "entity_name": "town", "shape": "snapshot", "known_at": "2002-06-30", "grain": "year",
+              "columns": ["level"]}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "level"}}),
+                        as_of=date(2002, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert report.warnings == [
+        f"key `source.entity_name`: got 'town'; 1 name is shown for several entities (e.g. {composed!r} for 2 ids: "
+        "1, 2, written in Unicode's composed and decomposed forms (NFC and NFD), which print alike: DuckDB's "
+        "`nfc_normalize` writes them one way), so the brief writes them alike: expected a column naming each entity "
+        "apart (a county with its state, say), as the file writes it"], report.warnings
 
 
 def test_a_name_column_that_changes_on_every_row_is_a_warning(tmp_path: Path) -> None:

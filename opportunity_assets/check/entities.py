@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from datetime import date
@@ -40,12 +41,12 @@ def names_shared(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
         return []
     if entities.height < SHARED_NAMES_FROM:
         return _names_repeated(pack, entities)
-    names = Counter(str(n) for n in entities["entity_name"].to_list())
+    names = Counter(as_shown(str(n)) for n in entities["entity_name"].to_list())
     shared = sum(n for n in names.values() if n > 1)
     if 2 * shared <= entities.height:
         return _names_repeated(pack, entities)
     name, count = names.most_common(1)[0]
-    ids = [str(i) for i, n in entities.select("entity_id", "entity_name").iter_rows() if str(n) == name][:2]
+    ids = [str(i) for i, n in entities.select("entity_id", "entity_name").iter_rows() if as_shown(str(n)) == name][:2]
     return [f"key `source.entity_name`: got {src.entity_name!r}; {shared} of the {entities.height} entities share "
             f"their name with another ({count} are named {name!r}: {', '.join(repr(i) for i in ids)}, ...), so the "
             f"brief cannot tell them apart: expected the column of each entity's own name (`entity_name: "
@@ -126,16 +127,39 @@ def _names_repeated(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:
     src = pack.source
     if not metrics.height:
         return []
-    shared = (metrics.group_by("entity_name").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"))
-              .filter(pl.col("n") > 1).sort(["n", "entity_name"], descending=[True, False]))
+    # names as the brief shows them: 'Élan' composed (NFC) and decomposed (NFD), or with a trailing space, print
+    # alike (trial 90: two municipalities so named, no word, where 'ADAMS' twice was one)
+    shown_as = pl.col("entity_name").cast(pl.Utf8).map_elements(as_shown, return_dtype=pl.Utf8)
+    shared = (metrics.with_columns(shown_as.alias("shown"))
+              .group_by("shown").agg(pl.col("entity_id").sort().alias("ids"), pl.len().alias("n"),
+                                     pl.col("entity_name").cast(pl.Utf8).unique().sort().alias("written"))
+              .filter(pl.col("n") > 1).sort(["n", "shown"], descending=[True, False]))
     if not shared.height:
         return []
-    name, ids = shared["entity_name"][0], shared["ids"][0].to_list()
-    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+    name, ids = shared["shown"][0], shared["ids"][0].to_list()
+    ids_shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
     return [f"key `source.entity_name`: got {src.entity_name!r}; {shared.height} name"
             f"{'s are each' if shared.height > 1 else ' is'} shown for several entities (e.g. {name!r} for "
-            f"{len(ids)} ids: {shown}), so the brief writes them alike: expected a column naming each entity apart "
-            "(a county with its state, say), as the file writes it"]
+            f"{len(ids)} ids: {ids_shown}{written_alike(shared['written'][0].to_list())}), so the brief writes them "
+            "alike: expected a column naming each entity apart (a county with its state, say), as the file writes it"]
+
+
+def as_shown(text: str) -> str:
+    """A text as the brief, the archive and the UI show it to a reader: in Unicode's composed form (NFC: 'É' one
+    character, not 'E' and a combining accent), its runs of spaces one and its ends trimmed. Two texts shown alike
+    cannot be told apart by whoever reads them, whatever their bytes."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def written_alike(spellings: list[str]) -> str:
+    """What tells apart texts that `as_shown` shows alike (`spellings`: as written), for a message: nothing when
+    they are one text, else the Unicode forms (NFC and NFD) or the spaces in which they differ."""
+    if len(set(spellings)) < 2:
+        return ""
+    if len({unicodedata.normalize("NFC", s) for s in spellings}) < len(set(spellings)):
+        return (", written in Unicode's composed and decomposed forms (NFC and NFD), which print alike: DuckDB's "
+                "`nfc_normalize` writes them one way")
+    return f", written with other spaces: {', '.join(repr(s) for s in spellings[:3])}"
 
 
 def total_rows(pack: CriteriaPack, entities: pl.DataFrame, history: pl.DataFrame | None = None) -> list[str]:
@@ -390,7 +414,8 @@ def ids_renamed(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     differ = "entity key differs" if len(renamed) == 1 else "entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {len(renamed)} {differ} from another only in spaces, "
             f"punctuation, case or accents, its rows beginning after the other's end (e.g. {old!r} to "
-            f"{label(last)}, {new!r} from {label(first)}): {_read_as_two('spelling')}"]
+            f"{label(last)}, {new!r} from {label(first)}"
+            f"{written_alike([old, new]) if as_shown(old) == as_shown(new) else ''}): {_read_as_two('spelling')}"]
 
 
 def _ids_apart(pack: CriteriaPack) -> Callable[[tuple[Any, ...], tuple[Any, ...]], bool]:
@@ -422,7 +447,8 @@ def ids_spelt_two_ways(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     pairs = "1 pair of entity keys differs" if len(both) == 1 else f"{len(both)} pairs of entity keys differ"
     return [f"key `source.entity_id`: got {src.entity_id!r}; {pairs} only in spaces, punctuation, case or accents, "
             f"their rows in the same {pack.grain.plural} (e.g. {one!r} in {label(first, last)}, {other!r} in "
-            f"{label(first_other, last_other)}): each read as an entity of its own with part of the "
+            f"{label(first_other, last_other)}{written_alike([one, other]) if as_shown(one) == as_shown(other) else ''}"
+            "): each read as an entity of its own with part of the "
             "rows: expected one spelling in the source (a DuckDB `query` can `replace` one with the other), if "
             "each pair is one entity"]
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
+from opportunity_assets.candidates.step import with_latest_cut_short
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
 from opportunity_assets.periods import MONTH
@@ -101,6 +102,7 @@ def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -
     snapshot = read_snapshot(pack, as_of)
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                     snapshot.quarantined)
+    found = with_latest_cut_short(pack, as_of, snapshot.anchor_period, found)
     out = {}
     for c in found:
         if only is not None and c.id not in only:

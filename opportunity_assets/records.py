@@ -186,6 +186,10 @@ class Candidate(FrozenRecord):
     repeated_events: list[RepeatedEvents] = Field(default_factory=list)
     """An events source's periods of the candidate's kept history with a row, oldest first, each with its rows and
     copies: the verifier doubts a period far fuller of copies than its past (`integrity.repeated_events`)."""
+    latest_cut_short: str | None = None
+    """For an events source whose events end well before the night's latest period does (`sources.partial_period`):
+    that in words, the same for every candidate going on. The verifier doubts each whose metrics read that period
+    (`integrity.partial_period`)."""
     refused: list[Refusal] = Field(default_factory=list)
     """The entity's source rows in the metrics' reach (periods 0 to the widest window back) that the source refused,
     oldest first: a figure the night could not read, which the verifier doubts (`integrity.refused`)."""

@@ -23,6 +23,7 @@ from opportunity_assets import expressions
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
 from opportunity_assets.candidates.logic import candidate_id, scan
+from opportunity_assets.candidates.step import with_latest_cut_short
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, RedFlagRule, load_criteria
 from opportunity_assets.records import Analysis, Candidate, DataFinding, RepeatedEvents, Status, Verdict, Verification
 from opportunity_assets.sources.snapshot import read_snapshot
@@ -951,6 +952,38 @@ def test_a_routes_delay_written_in_seconds_is_doubted_on_the_first_night(tmp_pat
         ("dep_delay", ["2013-W08"], "assumptions", "doubt")]
     assert integrity.headline(found[0]) == "dep_delay 1,040 in 2013-W08: 58 times beyond every earlier value"
     assert pack.source.signed_panel_columns == {"dep_delay"}
+
+
+def test_an_events_extract_that_ends_early_in_the_latest_period_is_doubted_for_every_candidate() -> None:
+    """Trial 92: grant applications whose extract ends on a month's 15th (or 22nd), every category's latest month
+    a part of its own, kept STRONG + CONFIRMED picks in "Act on these": check warned (`source.path`, "read as a
+    drop") on stderr, and the brief said nothing. The night's latest period cut short in the feed is now doubted for
+    every candidate whose metrics read it, in words. The bundled NYC flights end on Tuesday 2013-12-31: the night
+    of 2014-01-08 publishes 2014-W01's two days as a week's; the night before reads whole weeks."""
+    pack = load_criteria(PACK.parent / "nyc_routes.yaml")
+
+    def fates(as_of: date) -> list[tuple[Candidate, Analysis, Verification]]:
+        snapshot = read_snapshot(pack, as_of)
+        found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                        snapshot.quarantined)
+        going = [c for c in with_latest_cut_short(pack, as_of, snapshot.anchor_period, found) if c.went_on]
+        return [(c, a, verify(pack, c, a)) for c in going if (a := analyze(pack, c)).verdict == Verdict.STRONG]
+
+    whole = fates(date(2014, 1, 7))
+    assert any(route(a, v).section_or_tag == "act_on_these" for _, a, v in whole)
+    assert not [f for _, _, v in whole for f in v.data_findings if f.rule == "partial_period"]
+    cut = fates(date(2014, 1, 8))
+    assert cut and all(route(a, v).section_or_tag == "needs_your_judgment" for _, a, v in cut)
+    for _, _, v in cut:
+        (finding,) = [f for f in v.data_findings if f.rule == "partial_period"]
+        assert (finding.effect, finding.check, finding.periods) == ("doubt", "inputs", ["2014-W01"])
+        assert finding.message == (
+            "the feed's events end on 2013-12-31, 5 of the 7 days of the latest period 2014-W01 before it ends, "
+            "though they reach the end of 2013-W52: 2014-W01's counts and sums are a part of it, read as a drop: "
+            "the metrics read 2014-W01 as a whole period"), finding.message
+        assert integrity.headline(finding) == "events of 2014-W01 end early in the feed: a part of the period read " \
+            "as a whole"
+        assert finding.to_resolve == "confirm 2014-W01's events with the source (the extract may end early)"
 
 
 def test_a_unit_slip_in_a_series_only_a_few_periods_old_is_out_of_range() -> None:

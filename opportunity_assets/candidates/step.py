@@ -23,6 +23,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
+from opportunity_assets.sources.partial_period import cut_short_words, latest_cut_short
 from opportunity_assets.text import clip_quoted
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -235,6 +236,18 @@ class ScanStep:
     """The night's quarantined source rows as stored: source_row, entity_id, period, reason."""
 
 
+def with_latest_cut_short(pack: CriteriaPack, as_of: date, anchor: date | None,
+                          found: list[Candidate]) -> list[Candidate]:
+    """The scanned candidates, those going on told the night's latest period cut short in the feed, if it is
+    (`sources.partial_period`: an events extract's end), for the verifier to doubt: a night-wide fact of the
+    source's, outside the scan's frames."""
+    cut = latest_cut_short(pack, as_of, anchor)
+    if cut is None or not cut.feed_cut:
+        return found
+    said = cut_short_words(pack, cut)
+    return [c.model_copy(update={"latest_cut_short": said}) if c.went_on else c for c in found]
+
+
 def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultStore, model: ModelResource,
                    as_of: date) -> ScanStep:
     """Candidates known on as_of: hard filters PASS/FAIL/UNCLEAR, data gaps, the cap (lowered to what the model
@@ -261,6 +274,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
                 f"{report.went_on}{_OVER_CEILING if affordable == 0 else ''}")])
             cost_facts = {"model_worst_case_usd": estimate.worst_case_usd, "model_worst_case_candidates":
                           estimate.candidates}
+    found = with_latest_cut_short(pack, as_of, snapshot.anchor_period, found)
     coverage = required_input_coverage(pack.required_inputs, found)
     notes = list(report.notes)
     if report.went_on and coverage < pack.coverage.min_required_inputs_share:

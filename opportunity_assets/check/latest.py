@@ -5,7 +5,6 @@ before the periods do. Each is one line naming the pack key."""
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter
 from datetime import date, timedelta
 
@@ -13,22 +12,14 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
-from opportunity_assets.periods import MONTH, Grain
-from opportunity_assets.sources import shapes
+from opportunity_assets.periods import Grain
 from opportunity_assets.sources.facts import rows_after
 from opportunity_assets.sources.formats import describe_location
-from opportunity_assets.sources.probes import (
-    latest_by_period,
-    rows_matching,
-)
+from opportunity_assets.sources.partial_period import CutShort, latest_cut_short
 from opportunity_assets.sources.spec import (
     SourceSpec,
 )
 from opportunity_assets.text import first_of
-
-CUT_SHORT = 0.1
-"""An events source whose rows end this share of its latest period (at least a day) before the period does, where
-they reached the previous period's last tenth, is cut short: the latest period's counts and sums are partial."""
 
 
 def source_key(src: SourceSpec) -> str:
@@ -38,95 +29,41 @@ def source_key(src: SourceSpec) -> str:
 
 def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
     """A warning: an events source dated by a `period_column` whose events the night reads end well before its
-    latest period does (an extract's end, a file cut short: MovieLens's ratings stop on 2016-10-16, Minneapolis's
-    stops on 2018-01-01, a Monday), though they filled the previous period to its end. That period's counts and
-    sums are then a part of it: a drop the formula and the skeptic read as the domain's. Names a night that reads
-    whole periods only."""
-
+    latest period does (`partial_period.latest_cut_short`: an extract's end, a file cut short: MovieLens's ratings
+    stop on 2016-10-16, Minneapolis's stops on 2018-01-01, a Monday), though they filled the previous period to its
+    end. That period's counts and sums are then a part of it: a drop the formula reads as the domain's, and the
+    verifier doubts (`partial_period`). Names a night that reads whole periods only."""
     src, grain = pack.source, pack.grain
     if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
         return []
     if (unfinished := _latest_period_unfinished(pack, night, anchor)) is not None:
         return [unfinished]
-    previous = grain.back(anchor, 1)
-    day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
-    last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
-                            [anchor, previous])
-    if anchor not in last or previous not in last:
+    cut = latest_cut_short(pack, night, anchor)
+    if cut is None:
         return []
-    ends = f"on {last[anchor]}"
-    if grain.name in ("quarter", "year") and _on_first_days(pack, day):
-        # events dated by their month's first day (trial 60's leftover): each reaches its month's end
-        ends = f"with {MONTH.label(last[anchor])} (each dated by its month's first day)"
-        last = {period: MONTH.end(MONTH.start(day)) for period, day in last.items()}
-    days = (grain.end(anchor) - anchor).days + 1
-    short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
-    if short < max(1.0, CUT_SHORT * days):
-        return []
-    if (unpublished := _latest_days_unpublished(pack, night, anchor, day, last[anchor])) is not None:
-        return [unpublished]
-    if before <= CUT_SHORT * ((grain.end(previous) - previous).days + 1):
-        why = f"though they reach the end of {grain.label(previous)}"
-    elif (improbable := _silence_improbable(pack, night, anchor, short - before)) is not None:
-        why = f"{short - before} days longer than {grain.label(previous)}'s silence at its end, {improbable}"
-    else:
-        return []
+    if cut.published_by is not None:
+        return [_latest_days_unpublished(pack, night, cut)]
     where = f"`source.query` of {src.path}" if src.query and src.path else describe_location(pack)
     key = source_key(src)
     published = "" if src.published_column else \
         f" (`--as-of` before {grain.end(anchor) + timedelta(days=src.publication_lag_days)})"
-    return [f"key `{key}`: {where}: its events end {ends}, {short} of the {days} days of the latest "
-            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), {why}: "
+    return [f"key `{key}`: {where}: its events end {cut.ends}, {cut.short} of the {cut.days} days of the latest "
+            f"period {grain.label(anchor)} before it ends ({grain.end(anchor)}), {cut.why}: "
             f"{grain.label(anchor)}'s counts and sums are a part of it, read as a drop "
             f"(an extract's end, a file cut short?): expected a night whose latest period the rows fill, one "
             f"before {grain.label(anchor)} is published{published}"]
 
 
-def _on_first_days(pack: CriteriaPack, day: str) -> bool:
-    """Whether every row in scope whose SQL `day` is a date falls on a month's first day (events dated by month)."""
-    dated = f"{shapes.IN_SCOPE} AND {day} IS NOT NULL"
-    elsewhere, rows = rows_matching(pack, [f"{dated} AND day({day}) <> 1", dated])
-    return rows > 0 and elsewhere == 0
-
-
-def _silence_improbable(pack: CriteriaPack, night: date, anchor: date, longer: int) -> str | None:
-    """A clause saying that a silence `longer` days longer at the latest period's end than at the end of the period
-    before is a chance below `shapes.QUIET_CHANCE` at the feed's own rate of events a day over the periods before
-    the latest (a year's, at least `shapes.RATE_PERIODS`: as a silence inside the history is judged), or None.
-    Trial 60: HHS breach reports, ~0.7 a day, stopped 16 days before 2014-Q4 ended and 33 before 2015-Q1 did; the
-    test that the period before was filled to its end did not hold, and 2015-Q1's 25 reports were read as a
-    quarter's. Events that end each period alike (dated on each month's first day, read by the quarter) are not."""
-    if longer <= 0:
-        return None
-    grain = pack.grain
-    recent = max(grain.per_year, shapes.RATE_PERIODS)
-    start = grain.back(anchor, recent)
-    (events,) = rows_matching(pack, [f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}' AND "
-                                     f"{shapes.PERIOD} >= DATE '{start.isoformat()}' AND "
-                                     f"{shapes.PERIOD} < DATE '{anchor.isoformat()}'"])
-    rate = events / max(1, (anchor - start).days)
-    if math.exp(-rate * longer) >= shapes.QUIET_CHANCE:
-        return None
-    return (f"a chance below {shapes.QUIET_CHANCE:.0%} at the feed's rate over the {recent} {grain.name}s before "
-            f"({events:,} events, {rate:.2g} a day)")
-
-
-def _latest_days_unpublished(pack: CriteriaPack, night: date, anchor: date, day: str, last: date) -> str | None:
+def _latest_days_unpublished(pack: CriteriaPack, night: date, cut: CutShort) -> str:
     """The warning for events read as they are published (`published_column`) whose latest period the night reads
-    ends early because its last days' events are published after the night, not because the source ends: that key,
-    with the day they are all published by. Trial 70: births published 5 days after them, read on each month's last
-    night, were told `source.path` "an extract's end, a file cut short?" every night. None when the source holds no
-    event of the period after `last` (the extract's end, `latest_period_cut_short`'s)."""
+    ends early because its last days' events are published after the night (`CutShort.published_by`), not because
+    the source ends: that key, with the day they are all published by. Trial 70: births published 5 days after
+    them, read on each month's last night, were told `source.path` "an extract's end, a file cut short?" every
+    night."""
     src, grain = pack.source, pack.grain
-    if src.published_column is None:
-        return None
-    after = f"{shapes.IN_SCOPE} AND {day} > DATE '{last.isoformat()}' AND {shapes.PUBLISHED} IS NOT NULL"
-    known = latest_by_period(pack, f"CAST({shapes.PUBLISHED} AS DATE)", after, [anchor])
-    if anchor not in known:
-        return None
-    label, by = grain.label(anchor), known[anchor]
+    label, by = grain.label(cut.period), cut.published_by
     return (f"key `source.published_column`: got {src.published_column!r}; the night {night} reads {label}'s events "
-            f"as they are published, and those after {last}, of its last {(grain.end(anchor) - last).days} days, are "
+            f"as they are published, and those after {cut.last}, of its last {cut.short} days, are "
             f"published after the night, the last on {by}: {label}'s counts and sums are a part of it, read as a "
             f"drop: expected a night on or after {by}, when {label}'s events are published, or one before "
             f"{label}'s first events are published")

@@ -368,6 +368,18 @@ def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[Rep
               "sum", f"confirm {p.period}'s rows with the source (sent twice?)")
 
 
+def _partial_period(found: Findings, spec: IntegritySpec, cut_short: str | None, reads: frozenset[int]) -> None:
+    """The night's latest period cut short in the feed (`Candidate.latest_cut_short`), where a metric reads it:
+    its counts and sums are a part of the period's for every entity alike, a drop no entity made."""
+    if cut_short is None or 0 not in reads:
+        return
+    latest = found.series.length - 1
+    period = found.series.periods[latest]
+    found.add("partial_period", spec.partial_period.effect, "events", [latest], None, None,
+              f"{cut_short}: the metrics read {period} as a whole period",
+              f"confirm {period}'s events with the source (the extract may end early)")
+
+
 def _scored_periods(pack: CriteriaPack) -> dict[str, frozenset[int]]:
     """Per source column, the periods back the score reads it in: the windows of the metrics the required inputs
     are computed from (a coverage or an age reads no figure)."""
@@ -481,6 +493,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         _refused(found, spec, candidate.refused)
     else:
         _repeated_events(found, spec, candidate.repeated_events)
+        _partial_period(found, spec, candidate.latest_cut_short, reads)
     if len(columns) >= spec.repeated_rows.min_columns:
         regularity.repeated_rows(found, spec, columns, silent)
     regularity.interpolated_row(found, spec, columns)
@@ -520,6 +533,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
                 f"steps from what its identity {finding.rule.removeprefix('exact:')} gives, more than rounding allows")
     if finding.rule == "repeated_events":
         return f"rows of {when(-1)}: {format_number(finding.value or 0.0)} of them copies of another"
+    if finding.rule == "partial_period":
+        return f"events of {when(-1)} end early in the feed: a part of the period read as a whole"
     if finding.rule == "refused":
         what = "the whole row" if finding.column == "row" else finding.column
         where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"

@@ -151,6 +151,14 @@ class RefusedRule(_Spec):
     effect: Effect = "doubt"
 
 
+class PartialPeriodRule(_Spec):
+    """An events source whose events end well before the night's latest period does, though they filled the period
+    before to its end (an extract's end, a file cut short: `sources.partial_period`): that period's counts and sums
+    are a part of it, read as a drop, for every entity alike. Doubted for each candidate whose metrics read it."""
+
+    effect: Effect = "doubt"
+
+
 class CopyRule(_Spec):
     """A column whose latest figures are another entity's, period for period (a join on the wrong key, a copied
     row): judged against the night's other entities, the only place such a copy shows."""
@@ -256,7 +264,7 @@ class Identity(_Spec):
 
 
 RULES = ("level_shift", "spike", "out_of_range", "stuck", "repeated_rows", "stale", "precision", "cross_section",
-         "copied", "echoed", "interpolated", "refused", "repeated_events")
+         "copied", "echoed", "interpolated", "refused", "repeated_events", "partial_period")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -290,6 +298,7 @@ class IntegritySpec(_Spec):
     interpolated: InterpolatedRule = InterpolatedRule()
     refused: RefusedRule = RefusedRule()
     repeated_events: RepeatedEventsRule = RepeatedEventsRule()
+    partial_period: PartialPeriodRule = PartialPeriodRule()
     identities: list[Identity] = Field(default_factory=list)
 
     @model_validator(mode="after")

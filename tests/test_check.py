@@ -4767,6 +4767,30 @@ def test_a_single_series_whose_latest_rows_are_all_refused_is_a_warning(tmp_path
     assert not [w for w in report.warnings if "every row of its latest" in w], report.warnings
 
 
+def test_a_default_night_before_lines_refused_later_is_a_warning(tmp_path: Path) -> None:
+    """Trial 92: a grants feed that wrote a field more on every line from 2008-06 on (a column added upstream) was
+    "ok (night 2008-06-10)": the default night is the latest the readable rows support, so the later lines were
+    never a night's, its latest six months unseen and unsaid (with that night's `--as-of`, the warning above). A
+    night the user names, and a file whose refused lines lie within the readable periods, say nothing of it."""
+    rows = [["air", f"{1958 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(36)]
+    path = tmp_path / "m.csv"
+    path.write_text("id,month,level\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows[:-3])
+                    + "".join(f"{a},{b},{c},X\n" for a, b, c in rows[-3:]))
+    source = {"path": str(path), "period_column": "month", "columns": ["level"], "publication_lag_days": 20}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY)
+    (warning,) = [w for w in report.warnings if "the default night" in w]
+    assert warning.endswith("m.csv: the default night 1960-10-20 is the latest its readable rows support, but 3 "
+                            "lines of later periods, 1960-10 to 1960-12, were refused (4 fields, expected 3: source "
+                            "rows 35, 36, 37), so no night reads them and 1960-09 looks current: expected those "
+                            "lines mended (the quarantine of a later night, `--as-of`, says why)"), warning
+    named = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1960, 10, 20), today=TODAY)
+    assert not [w for w in named.warnings if "the default night" in w], named.warnings
+    path.write_text("id,month,level\n" + "".join(f"{a},{b},{c}{',X' if i == 5 else ''}\n"
+                                                   for i, (a, b, c) in enumerate(rows)))
+    report = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY)
+    assert not [w for w in report.warnings if "the default night" in w], report.warnings
+
+
 def test_a_window_past_the_history_is_not_said_again_by_the_cap_it_leaves_unordered(tmp_path: Path) -> None:
     """Trial 40: on a baseball pack's first night (one season published), `metrics.crowd_prev.window` a year back
     was the problem, and check warned besides that "12 candidates past the cap have no value of crowd_growth"

@@ -13,6 +13,7 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import Grain
+from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.facts import rows_after
 from opportunity_assets.sources.formats import describe_location
 from opportunity_assets.sources.partial_period import CutShort, latest_cut_short
@@ -205,6 +206,28 @@ def latest_rows_refused(pack: CriteriaPack, night: date, anchor: date | None, qu
             f"{span}, is quarantined ({', '.join(reasons)}: source rows {rows}), so the night's latest period is "
             f"{grain.label(anchor)} and its metrics are that {grain.name}'s, as if current: expected those rows "
             "mended (the quarantine says why)"]
+
+
+def default_night_before_refused(pack: CriteriaPack, night: date, anchor: date | None,
+                                 refused: list[Rejected]) -> list[str]:
+    """A warning: the default night (the latest the well-formed rows support) stops before lines the source refused
+    that date later periods, so no night check offers reads them and the latest period looks current (trial 92: a
+    grants feed that wrote a field more on every line from 2008-06 on was "ok (night 2008-06-10)", its latest six
+    months unseen and unsaid; with that night's `--as-of` given, `latest_rows_refused` said so)."""
+    later = sorted((r for r in refused if anchor is None or (r.period is not None and r.period > anchor)),
+                   key=lambda r: r.line)
+    if not later:
+        return []
+    grain = pack.grain
+    periods = sorted({r.period for r in later if r.period is not None})
+    span = grain.label(periods[0]) + ("" if len(periods) == 1 else f" to {grain.label(periods[-1])}")
+    reasons = Counter(r.reason.split(" (")[0].split(":")[0] for r in later)
+    rows = ", ".join(str(r.line) for r in later[:3]) + (", ..." if len(later) > 3 else "")
+    return [f"key `{source_key(pack.source)}`: {describe_location(pack)}: the default night {night} is the latest "
+            f"its readable rows support, but {len(later):,} line{'s' if len(later) != 1 else ''} of later periods, "
+            f"{span}, {'were' if len(later) != 1 else 'was'} refused ({', '.join(reasons)}: source rows {rows}), so "
+            f"no night reads them and {grain.label(anchor) if anchor else 'its latest period'} looks current: "
+            "expected those lines mended (the quarantine of a later night, `--as-of`, says why)"]
 
 
 def figures_ended(pack: CriteriaPack, night: date, history: pl.DataFrame, quarantined: pl.DataFrame) -> str | None:

@@ -101,6 +101,7 @@ from opportunity_assets.check.keys import (
     rows_copied,
 )
 from opportunity_assets.check.latest import (
+    default_night_before_refused,
     figures_ended,
     latest_period_cut_short,
     latest_rows_refused,
@@ -154,7 +155,7 @@ from opportunity_assets.periods import GRAINS, last_possible_night
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key
-from opportunity_assets.sources.facts import latest_published_period, publication_span, source_facts
+from opportunity_assets.sources.facts import latest_published_period, publication_span, refused_after, source_facts
 from opportunity_assets.sources.formats import (
     join_label,
 )
@@ -440,6 +441,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
+    if as_of is None and not stale:  # (a night the user names sees its refused lines: `latest_rows_refused`)
+        warnings += default_night_before_refused(pack, night, snapshot.anchor_period,
+                                                 refused_after(pack, night, last_possible_night(today)))
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) \
         + file_cut_short(pack, snapshot.quarantined, snapshot.history) \
         + wide_columns_empty(pack.source, snapshot.history, snapshot.quarantined) \

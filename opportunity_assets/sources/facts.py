@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import duckdb
@@ -16,6 +16,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import GRAINS, Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
+from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.formats import TYPED, join_rows
 from opportunity_assets.sources.reading import ROW
 from opportunity_assets.sources.reading import quote_identifier as _q
@@ -31,6 +32,16 @@ def publication_span(pack: CriteriaPack, up_to: date) -> tuple[date, date] | Non
     with opened(pack) as (con, _):
         first, last = run(con, pack, sql, {"up_to": up_to}).row(0)
     return None if first is None else (first, last)
+
+
+def refused_after(pack: CriteriaPack, night: date, up_to: date) -> list[Rejected]:
+    """The source's own lines refused when read (a field too many, a stray quote) whose dates name a period first
+    published after `night` and by `up_to` (the latest night there is): lines no row-based date (`publication_span`)
+    counts, so a default night can stop before them (trial 92: a feed that added a column six months ago)."""
+    lag = timedelta(days=pack.source.publication_lag_days)
+    with opened(pack) as (_, rejected):
+        return [r for r in rejected if r.period is not None
+                and night < (r.published or pack.grain.end(r.period) + lag) <= up_to]
 
 
 def latest_published_period(pack: CriteriaPack, night: date) -> date | None:

@@ -188,7 +188,7 @@ def _command(args: argparse.Namespace) -> int:
                 check_target(args.report)
             as_of = args.as_of or latest_as_of(pack)
             _require_secrets(args.settings)
-            _require_checked(pack, store, as_of)
+            _require_checked(pack, store, as_of, defaulted=args.as_of is None)
             nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
             if args.json:  # the whole state object; the brief alone needs none of it
                 print(nights.state(defs, as_of).model_dump_json(indent=2))
@@ -317,16 +317,17 @@ def _require_secrets(settings_path: str | None) -> None:
                          "not set: expected it set to the channel's secret, or the channel left out of the settings")
 
 
-def _require_checked(pack: Any, store: Any, as_of: date) -> None:
+def _require_checked(pack: Any, store: Any, as_of: date, *, defaulted: bool = False) -> None:
     """`opportunity check`'s problems before a night runs, those its candidates show included (the night's scan step
     is given the check's scan): a problem stops it before anything is stored; a warning (a likely mistake that
     spoils nothing the night computes) is said on stderr, and the night runs. Then the store is opened: a wrong or
     unreachable store URL is one line too, before any night starts, and so is a night of the pack's domain that
-    another pack made there (`another_packs_night`)."""
+    another pack made there (`another_packs_night`). `defaulted`: the night is the latest the source supports, not one
+    the user named (`check_pack`'s)."""
     from opportunity_assets.candidates.step import another_packs_night, domain_night
     from opportunity_assets.check.pack import check_pack
 
-    checked = check_pack(pack, as_of, with_facts=False)
+    checked = check_pack(pack, as_of, with_facts=False, defaulted=defaulted)
     if checked.problems:
         raise ValueError(f"{pack.domain}, night {as_of}: " + "; ".join(checked.problems)
                          + " (`opportunity check` says more)" + _stored_before(pack, store, as_of))

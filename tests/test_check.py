@@ -4785,6 +4785,9 @@ def test_a_default_night_before_lines_refused_later_is_a_warning(tmp_path: Path)
                             "lines mended (the quarantine of a later night, `--as-of`, says why)"), warning
     named = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1960, 10, 20), today=TODAY)
     assert not [w for w in named.warnings if "the default night" in w], named.warnings
+    # `opportunity run` without `--as-of` works its night out first, then checks it: told as the default night
+    chosen = check_pack(_pack(tmp_path, source, _LEVELS), date(1960, 10, 20), TODAY, with_facts=False, defaulted=True)
+    assert [w for w in chosen.warnings if "the default night" in w] == [warning], chosen.warnings
     path.write_text("id,month,level\n" + "".join(f"{a},{b},{c}{',X' if i == 5 else ''}\n"
                                                    for i, (a, b, c) in enumerate(rows)))
     report = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY)

@@ -265,20 +265,21 @@ def _published_cut_short(pack: CriteriaPack, night: date) -> bool:
 
 
 def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None = None, *,
-               with_facts: bool = True) -> CheckReport:
+               with_facts: bool = True, defaulted: bool = False) -> CheckReport:
     """Read the source for `as_of` (default: the latest night it supports) and say what would go wrong, the night's
     candidates scanned (a formula component undefined for all of them, an identity band most lie outside); with
     `with_facts`, also what the night would find. The check before a night (`with_facts=False`) costs the night no
     second scan: the night's scan step is given the same result (`candidates.logic.scan` keeps its latest), and
-    asking it again for the same night and files answers from the first."""
+    asking it again for the same night and files answers from the first. `defaulted`: `as_of` is the latest night
+    the source supports, chosen for the user (`opportunity run` without `--as-of`), told as a default night is."""
     if with_facts or as_of is None:
-        return _check(pack, as_of, today, with_facts)
+        return _check(pack, as_of, today, with_facts, defaulted)
 
     files = file_key(pack)
-    key = None if files is None else (*files, as_of, today or date.today())
+    key = None if files is None else (*files, as_of, today or date.today(), defaulted)
     if key is not None and _LAST_CHECK and _LAST_CHECK[0][0] == key:
         return _LAST_CHECK[0][1]
-    report = _check(pack, as_of, today, with_facts)
+    report = _check(pack, as_of, today, with_facts, defaulted)
     _LAST_CHECK[:] = [] if key is None else [(key, report)]
     return report
 
@@ -288,7 +289,8 @@ _EARLIER_NIGHTS = 7
 it (a single series: a percent range over its share growth scores it flat every night, and check said ok)."""
 
 
-def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool) -> CheckReport:
+def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool,
+           defaulted: bool = False) -> CheckReport:
     from opportunity_assets.candidates.logic import gone_note, scan
 
     try:
@@ -441,7 +443,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))
-    if as_of is None and not stale:  # (a night the user names sees its refused lines: `latest_rows_refused`)
+    if (as_of is None or defaulted) and not stale:  # (a night the user names: `latest_rows_refused` says them)
         warnings += default_night_before_refused(pack, night, snapshot.anchor_period,
                                                  refused_after(pack, night, last_possible_night(today)))
     warnings += latest_period_cut_short(pack, night, snapshot.anchor_period) \

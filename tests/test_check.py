@@ -1875,6 +1875,31 @@ def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_bot
     assert spelt(check(["Adult"])) == []
 
 
+def test_a_listed_category_recoded_from_some_period_on_is_a_warning_naming_the_new_values(tmp_path: Path) -> None:
+    """Trial 92: grant applications whose outcome `successful` was written `1` from one month on: the success share
+    `in: [successful]` read 0 from then on, and check said nothing. Rows of an entity that stop holding the listed
+    values from some period on, though they go on and the entity's past rate made that improbable, holding values no
+    row held before, are a warning naming the condition and the new values; a share that merely falls to zero for a
+    while (values the column always held) is none."""
+    outcomes = ["won", "lost", "won", "lost", "lost"]  # 40% won, each month
+    rows = [[e, f"2018-{m:02d}-{d + 10}", "1" if e == "a" and m >= 4 and o == "won" else o, 10]
+            for e in "ab" for m in range(1, 7) for d, o in enumerate(outcomes)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "outcome", "price"], rows)
+
+    def recoded(report: Any) -> list[str]:
+        return [w for w in report.warnings if "recoded" in w]
+
+    assert recoded(_share_checked(tmp_path, name, "won", "outcome", ["won"])) == [
+        "key `source.aggregates.won.where.0.in`: got ['won']; no row of 'outcome' of 'a' holds it from 2018-04 on (15 "
+        "rows, where 40% of its 15 rows before did), and from then on they hold values no row held before (e.g. "
+        "['1']): the category recoded?: expected the new values listed too, `in: ['won', '1']`, if they are that "
+        "category"]
+    lost = [[e, f"2018-{m:02d}-{d + 10}", "lost" if e == "a" and m >= 4 else o, 10]
+            for e in "ab" for m in range(1, 7) for d, o in enumerate(outcomes)]
+    quiet = _csv(tmp_path / "q.csv", ["id", "when", "outcome", "price"], lost)
+    assert recoded(_share_checked(tmp_path, quiet, "won", "outcome", ["won"])) == []
+
+
 def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
         tmp_path: Path) -> None:
     """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A

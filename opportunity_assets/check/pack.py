@@ -143,6 +143,7 @@ from opportunity_assets.check.values import (
     columns_missing_from_files,
     files_left_by_the_query,
     listed_values_spelt_two_ways,
+    listed_values_stopped,
     listed_values_unmatched,
     long_names_spelt_two_ways,
     long_names_unmatched,
@@ -315,6 +316,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                      for w in aggregates_over_empty_cells(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed
                      for w in listed_values_spelt_two_ways(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in listed_values_stopped(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in long_names_spelt_two_ways(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in columns_missing_from_files(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in files_left_by_the_query(pack, within, spec)]

@@ -18,8 +18,8 @@ from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.excel import WorkbookError, read_sheet, sheet_names
 from opportunity_assets.sources.extensions import format_named_by
-from opportunity_assets.sources.formats import files_the_pattern_misses, join_index
-from opportunity_assets.sources.probes import rows_matching, value_counts
+from opportunity_assets.sources.formats import TYPED, files_the_pattern_misses, join_index
+from opportunity_assets.sources.probes import rows_matching, stopped_by_entity, value_counts
 from opportunity_assets.sources.reading import ROW, literal, quote_identifier
 from opportunity_assets.sources.spec import SourceSpec
 
@@ -187,6 +187,47 @@ def listed_values_spelt_two_ways(pack: CriteriaPack, within: str, spec: SourceSp
             f"spelt otherwise by case, spaces, punctuation or accents, which the condition leaves {side} it (values "
             f"are compared as trimmed text, case and all): expected every spelling of the category listed, "
             f"`{test}: {[*listed, *spelt]}`, if they are one")
+    return warnings
+
+
+RECODED_CHANCE = 0.001
+"""Below this chance, at the rate listed values matched an aggregate's rows before, of no row matching them in the
+periods since, the values stopped (`listed_values_stopped`)."""
+
+
+def listed_values_stopped(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """A warning per aggregate's `in` / `not_in` condition whose values an entity's rows stop holding from some
+    period on, though it still has rows, where its own past rate of them makes that silence improbable
+    (`RECODED_CHANCE`), and that hold from then on values no row held before: the category recoded
+    (`successful` written `1`, for one entity or every one), each later row on the other side of the condition
+    (trial 92: a grant-success share dropped to 0 from one month on, and check said nothing). Events of the main
+    source only, where a period tells before from after."""
+    if within != "source" or spec.shape != "events":
+        return []
+    warnings = []
+    for key, condition, column in shapes.listed_conditions(spec):
+        test = "in" if condition.in_ is not None else "not_in"
+        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
+                  if v.strip() not in ("", "NA")]
+        if not key.startswith("aggregates.") or not listed:
+            continue
+        text = quote_identifier(column)
+        found = stopped_by_entity(pack, shapes.listed_sql(text, listed), text, RECODED_CHANCE)
+        if not found:
+            continue
+        entity, since, hits, before, after = found[0]
+        new = value_counts(pack, text, f"{shapes.ENTITY} = {literal(entity)} AND {shapes.PERIOD} >= DATE "
+                           f"'{since.isoformat()}' AND {text} NOT IN (SELECT {text} FROM {TYPED} WHERE "
+                           f"{shapes.PERIOD} < DATE '{since.isoformat()}' AND {text} IS NOT NULL)", limit=4)
+        if not new:
+            continue
+        more = f", and {len(found) - 1} other entit{'y' if len(found) == 2 else 'ies'} alike" if len(found) > 1 else ""
+        warnings.append(
+            f"key `{within}.{key}.{test}`: got {listed}; no row of {condition.column!r} of {entity!r} holds "
+            f"{'it' if len(listed) == 1 else 'them'} from {pack.grain.label(since)} on ({after:,} rows, where "
+            f"{hits / before:.0%} of its {before:,} rows before did){more}, and from then on they hold values no row "
+            f"held before (e.g. {new}): the category recoded?: expected the new values listed too, "
+            f"`{test}: {[*listed, *new[:2]]}`, if they are that category")
     return warnings
 
 

@@ -756,6 +756,32 @@ def latest_by_period(pack: CriteriaPack, value: str, where: str, periods: list[d
         return {period: latest for period, latest in run(con, pack, sql, {}).rows() if latest is not None}
 
 
+def stopped_by_entity(pack: CriteriaPack, match: str, text: str,
+                      chance: float) -> list[tuple[str, date, int, int, int]]:
+    """The entities whose in-scope rows with the SQL `text` filled stop matching the SQL `match` from some period
+    on, though rows go on, where the share of their earlier rows that matched makes that run of misses a chance
+    below `chance` (the share Laplace-smoothed: a run of matches is no certainty): (entity, the first period after
+    the last match, earlier matches, earlier rows, later rows), least likely first."""
+    sql = f"""
+    WITH c AS (
+        SELECT {shapes.ENTITY} AS e, {shapes.PERIOD} AS p, count(*) FILTER (WHERE {match}) AS hits,
+               count({text}) AS n
+        FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL AND {shapes.ENTITY} IS NOT NULL
+        GROUP BY ALL),
+    s AS (
+        SELECT e, max(p) FILTER (WHERE hits > 0) AS last_hit FROM c GROUP BY e),
+    t AS (
+        SELECT e, min(p) FILTER (WHERE p > last_hit) AS since,
+               sum(hits) FILTER (WHERE p <= last_hit) AS hb, sum(n) FILTER (WHERE p <= last_hit) AS nb,
+               sum(n) FILTER (WHERE p > last_hit) AS na
+        FROM c JOIN s USING (e) WHERE last_hit IS NOT NULL GROUP BY e)
+    SELECT e, since, hb, nb, na FROM t
+    WHERE na > 0 AND na * ln(1 - (hb + 1) / (nb + 2)) < ln({chance!r})
+    ORDER BY na * ln(1 - (hb + 1) / (nb + 2)), e"""
+    with opened(pack) as (con, _):
+        return [(str(e), since, int(hb), int(nb), int(na)) for e, since, hb, nb, na in run(con, pack, sql, {}).rows()]
+
+
 def value_counts(pack: CriteriaPack, value: str, where: str, *, join: int | None = None,
                  limit: int = 3) -> list[str]:
     """The commonest values of the SQL `value` over the typed rows (an internal column: `shapes.written(column)`, a

@@ -519,6 +519,21 @@ def test_brief_lines_with_unstored_numbers_fall_back_to_the_template(tmp_path: P
     assert "987,654" not in run.brief.markdown and "Price three rentals" in run.brief.markdown
 
 
+def test_brief_lines_with_a_web_address_fall_back_to_the_template() -> None:
+    """A model's line is text, but a web address in it is a link all the same: a Markdown renderer, Slack and a
+    mail reader make `https://…` or `www.…` clickable however it is escaped (trial 93: a gateway's "Visit
+    https://evil.example/phish?x=1 today" was the brief's next action, its one digit a stored number)."""
+    from opportunity_assets.llm.roles import acceptable_line
+
+    stored = [1.0, 186200.0]
+    assert acceptable_line("Call two local property managers about rents near the $186,200 median.", stored,
+                           AS_OF, [])
+    for text in ("Visit https://evil.example/phish?x=1 today", "See [the listing](http://evil.example) now",
+                 "Read www.evil.example first", "Mail the broker at agent@evil.example today",
+                 "Open ftp://files.evil.example/list"):
+        assert not acceptable_line(text, stored, AS_OF, []), text
+
+
 def test_the_api_key_never_reaches_the_store_logs_or_metadata(tmp_path: Path, server: FakeAnthropic,
                                                                capfd: pytest.CaptureFixture[str]) -> None:
     pack = _source(tmp_path)

@@ -545,6 +545,8 @@ class AnthropicModel(ModelResource):
     _cache: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
     _spent: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
     _reserved: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
+    _beyond: threading.local = PrivateAttr(default_factory=threading.local)
+    """This thread's call's reservation past its worst case (`usd`): the retries of lost answers it was allowed."""
     _pending: list[CallRecord] = PrivateAttr(default_factory=list)
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
@@ -592,13 +594,20 @@ class AnthropicModel(ModelResource):
 
     def _affords_another(self, spec: CallSpec, billed: float) -> bool:
         """Whether one more attempt at its worst case keeps the night within its ceiling, for a call that has billed
-        `billed` so far: what passes the call's own reservation (`worst_case_usd`) must fit beside the night's
-        spending and the other calls' reservations."""
+        `billed` so far: what passes the call's reservation so far must fit beside the night's spending and the
+        other calls' reservations, and is then reserved too (`_beyond`, released with the call's spending): calls
+        retrying at the same moment each saw room for the same last attempt (trial 93: $1.04 billed against a
+        ceiling of $0.75)."""
         attempt = self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0)
-        beyond = max(0.0, billed + attempt - self.worst_case_usd(spec))
+        held = getattr(self._beyond, "usd", 0.0)
+        more = max(0.0, billed + attempt - self.worst_case_usd(spec) - held)
         night = (spec.domain, spec.as_of)
         with self._lock:
-            return self._spent.get(night, 0.0) + self._reserved.get(night, 0.0) + beyond <= spec.ceiling_usd
+            if self._spent.get(night, 0.0) + self._reserved.get(night, 0.0) + more > spec.ceiling_usd:
+                return False
+            self._reserved[night] = self._reserved.get(night, 0.0) + more
+        self._beyond.usd = held + more
+        return True
 
     # ---- the call ----------------------------------------------------------------------------------------
     @staticmethod
@@ -638,11 +647,13 @@ class AnthropicModel(ModelResource):
                 raise BudgetExhausted(f"budget_exhausted: ${committed:.4f} spent or reserved tonight + worst "
                                       f"case ${worst:.4f} > ceiling ${spec.ceiling_usd:.2f}")
             self._reserved[night] = self._reserved.get(night, 0.0) + worst
+        self._beyond.usd = 0.0
         try:
             done = self._via_batch(spec, output_type) if self.batch else self._call(spec, output_type)
-        finally:
+        except BaseException:
             with self._lock:
-                self._reserved[night] -= worst
+                self._reserved[night] -= worst + self._beyond.usd
+            raise
         answer, usage, usd = done.answer, done.usage, done.usd
         # Failed calls are recorded too (no response, so never replayed): their tokens were billed.
         record = CallRecord(key=key if answer else f"{key}:failed:{time.time_ns()}", domain=spec.domain,
@@ -651,7 +662,8 @@ class AnthropicModel(ModelResource):
                             response=answer.model_dump_json() if answer else None, input_tokens=usage[0],
                             output_tokens=usage[1], cache_write_tokens=usage[2], cache_read_tokens=usage[3],
                             usd=usd, attempts=done.attempts, error=done.problem)
-        with self._lock:
+        with self._lock:  # the reservation becomes the spending at once: no other call sees the room between
+            self._reserved[night] -= worst + self._beyond.usd
             self._spent[night] += usd
             self._pending.append(record)
             self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, record.key, False))

@@ -304,6 +304,33 @@ def test_retries_of_lost_answers_stop_at_the_nights_ceiling(tmp_path: Path, serv
     assert record.usd == pytest.approx(2 * worst)
 
 
+def test_calls_in_flight_together_cannot_retry_lost_answers_past_the_ceiling(tmp_path: Path,
+                                                                               server: FakeAnthropic) -> None:
+    """Each call's retry past its reservation was checked against the ceiling but not reserved: calls retrying at
+    the same moment each saw room for one more attempt (trial 93: a gateway that dropped every answer billed a
+    night $1.04 against its ceiling of $0.75)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = _model(tmp_path, server, timeout_s=0.3, max_retries=2)
+    model.setup_for_execution(dg.build_init_resource_context())
+    worst = model.usd("claude-haiku-5-5", 2500, 600, 0, 0)
+    server.fail_when(lambda body: True, "hang:1")
+    # two reservations of two attempts each, and room for one more lost attempt, not two
+    specs = [dataclasses.replace(_analyzer_call(), candidate_id=c, ceiling_usd=5.5 * worst) for c in ("x", "y")]
+
+    def call(spec: CallSpec) -> str:
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(spec, AnalyzerJudgment)
+        return str(failed.value)
+
+    with ThreadPoolExecutor(2) as pool:
+        problems = list(pool.map(call, specs))
+    assert all("timed out" in p for p in problems)
+    calls = model.drain().calls
+    assert len(server.requests) == 5 and sum(c.usd for c in calls) == pytest.approx(5 * worst)
+    assert sum(c.usd for c in calls) <= 5.5 * worst
+
+
 def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nothing listens on: the connection is refused
         closed.bind(("127.0.0.1", 0))

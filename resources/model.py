@@ -316,11 +316,14 @@ def _streamed_message(body: object) -> Any:
 def _unread(exc: Exception) -> str:
     """Why the SDK could not make a message of a 200's body, in a few words (never the body: it may echo the key)."""
     import anthropic
+    import httpx2 as httpx
 
     if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
         return "its body is not JSON"
     if isinstance(exc, UnicodeDecodeError):  # a proxy that compressed the body and did not say so (trial 81)
         return "its body is not text: compressed or binary, with no content-encoding saying so"
+    if isinstance(exc, httpx.DecodingError):  # a proxy that marked a plain body gzip (trial 93)
+        return "its body does not decode as its content-encoding says"
     return f"its body could not be read ({type(exc).__name__})"
 
 
@@ -432,18 +435,29 @@ def _answer_lost(exc: BaseException) -> bool:
     import httpx2 as httpx
 
     return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout
-                          | httpx.UnsupportedProtocol)
+                          | httpx.UnsupportedProtocol | httpx.TooManyRedirects)
+
+
+def _undecodable(exc: BaseException) -> bool:
+    """Whether a request that raised `exc` was answered with a body that does not decode as its content-encoding
+    says (a proxy that marked a plain body gzip): an answer no one can read, not a connection lost."""
+    import httpx2 as httpx
+
+    return isinstance(exc.__cause__, httpx.DecodingError)
 
 
 def _transport_problem(role: str, exc: BaseException, attempts: int, billed: bool) -> str:
     """A request that got no answer, in words rather than the SDK's class name: timed out, its connection lost
-    mid-answer (either may have been answered and billed), or never sent, with why and the fix
-    (`MODEL_UNREACHABLE`)."""
+    mid-answer (either may have been answered and billed), or never sent (or sent round a redirect loop), with why
+    and the fix (`MODEL_UNREACHABLE`)."""
     import anthropic
+    import httpx2 as httpx
 
     lost = ", each answer lost billed at its worst case" if billed else ""
     if not _answer_lost(exc):
         why = re.sub(r"^\[Errno -?\d+\]\s*", "", str(exc.__cause__ or exc).strip()) or "no connection"
+        if isinstance(exc.__cause__, httpx.TooManyRedirects):  # each hop answered "elsewhere": no model ran
+            why = "redirected again and again: a redirect loop"
         return f"{role}: not sent after {attempts} attempt(s) ({why}){lost}; {MODEL_UNREACHABLE}"
     what = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection lost before the answer"
     return f"{role}: {what} after {attempts} attempt(s){lost}"
@@ -760,6 +774,20 @@ class AnthropicModel(ModelResource):
         except Exception as exc:
             return None, (*worst, 0, 0), f"the response could not be read ({type(exc).__name__})"
 
+    def _sent(self, params: dict[str, Any]) -> Any:
+        """The response to one request; one whose body does not decode as its content-encoding says is returned as
+        that error, an answer no one can read (`_unread`), never raised as a connection lost: it was billed at its
+        worst case, retried as lost, and three such stopped the night with "raise timeout_s" (trial 93)."""
+        import anthropic
+
+        assert self._client is not None, "setup_for_execution was not run"
+        try:
+            return self._client.messages.create(**params)
+        except anthropic.APIConnectionError as exc:
+            if _undecodable(exc):
+                return exc.__cause__
+            raise
+
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
         `bad_output_retries` times."""
@@ -771,7 +799,7 @@ class AnthropicModel(ModelResource):
         in_prompt, fell_back = self._schema_config is False, False
         while True:
             try:
-                message: Any = self._client.messages.create(**self._params(spec, in_prompt))
+                message: Any = self._sent(self._params(spec, in_prompt))
             except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:  # a 200 whose body is no JSON
                 message = exc
             except anthropic.APIStatusError as exc:

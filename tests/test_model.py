@@ -331,6 +331,30 @@ def test_calls_in_flight_together_cannot_retry_lost_answers_past_the_ceiling(tmp
     assert sum(c.usd for c in calls) <= 5.5 * worst
 
 
+def test_a_redirect_loop_or_a_body_its_encoding_does_not_decode_is_said_so_never_a_lost_answer(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """Both were "connection lost before the answer", each attempt billed at its worst case, and three of them
+    stopped the night with "raise the settings' model timeout_s" (trial 93): a redirect loop answered nothing (no
+    model ran: it costs nothing and is said as a base URL to fix); a body that does not decode as its
+    content-encoding says is an answer no one can read, billed and retried as a bad answer."""
+    model = _model(tmp_path, server, max_retries=1)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: '"a": 2' in body["messages"][0]["content"], "redirect")  # the hops too
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(dataclasses.replace(_analyzer_call(), payload={"a": 2}), AnalyzerJudgment)
+    assert str(failed.value).startswith("analyzer: not sent after 2 attempt(s) (redirected again and again: a "
+                                        "redirect loop)") and "timeout" not in str(failed.value)
+    (record,) = model.drain().calls
+    assert record.usd == 0.0
+    server.script("gzip:lie", "gzip:lie")
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(dataclasses.replace(_analyzer_call(), candidate_id="y"), AnalyzerJudgment)
+    assert str(failed.value) == ("analyzer: the response is not a message (its body does not decode as its "
+                                 "content-encoding says), also after one retry")
+    (record,) = model.drain().calls
+    assert record.usd == pytest.approx(2 * model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
 def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nothing listens on: the connection is refused
         closed.bind(("127.0.0.1", 0))

@@ -365,7 +365,8 @@ def _batch_results(decoder: Any) -> dict[str, Any]:
     """Each item's result in a batch's results file (the SDK's decoder of it), by custom id. A line that is no JSON
     object with a custom id (a gateway's hiccup in the file) leaves its own item unread, not the file: the decoder
     raised at it, the whole batch went again through the standard API, and every item the server had answered was
-    paid twice, once unrecorded."""
+    paid twice, once unrecorded. A custom id the file answers twice has no result either: neither line is guessed at
+    (the later one was taken, silently: trial 93's second lines turned the skeptic's notes into rejections)."""
     from anthropic.types.messages import MessageBatchIndividualResponse
 
     results: dict[str, Any] = {}
@@ -376,7 +377,8 @@ def _batch_results(decoder: Any) -> dict[str, Any]:
             except json.JSONDecodeError:
                 continue
             if isinstance(item, dict) and isinstance(item.get("custom_id"), str):
-                results[item["custom_id"]] = MessageBatchIndividualResponse.construct(**item).result
+                twice = item["custom_id"] in results
+                results[item["custom_id"]] = None if twice else MessageBatchIndividualResponse.construct(**item).result
     finally:
         decoder.close()
     return results

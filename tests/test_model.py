@@ -659,6 +659,29 @@ def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_
     assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
 
 
+def test_an_item_a_batch_results_file_holds_twice_is_no_answer_not_its_last_line() -> None:
+    """A results file that answers one custom id twice, the second line contradicting the first: the later line
+    was taken, silently (trial 93: a gateway's second line turned every skeptic's note into a rejection). Neither is
+    guessed at, as with two JSON objects in one answer: the item is lost, billed at its worst case and asked again."""
+    from resources.model import _LOST_ITEM, _batch_outcome, _batch_results
+
+    def line(custom_id: str, effect: str) -> str:
+        return json.dumps({"custom_id": custom_id, "result": {"type": "succeeded", "message": {"effect": effect}}})
+
+    class Decoder:
+        class http_response:  # the SDK decoder's attribute
+            @staticmethod
+            def iter_lines() -> list[str]:
+                return [line("c0", "note"), line("c1", "note"), line("c0", "reject")]
+
+        def close(self) -> None:
+            pass
+
+    results = _batch_results(Decoder())
+    assert _batch_outcome(results.get("c0")) == _LOST_ITEM
+    assert _batch_outcome(results.get("c1")) != _LOST_ITEM
+
+
 @pytest.mark.parametrize("results", [False, True])
 def test_a_failed_poll_of_a_running_batch_is_polled_again_not_given_up(tmp_path: Path, results: bool) -> None:
     """A 529 or 500 on one poll gave the batch up: every item went again through the standard API while the batch

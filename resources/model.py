@@ -316,11 +316,14 @@ def _streamed_message(body: object) -> Any:
 def _unread(exc: Exception) -> str:
     """Why the SDK could not make a message of a 200's body, in a few words (never the body: it may echo the key)."""
     import anthropic
+    import httpx2 as httpx
 
     if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
         return "its body is not JSON"
     if isinstance(exc, UnicodeDecodeError):  # a proxy that compressed the body and did not say so (trial 81)
         return "its body is not text: compressed or binary, with no content-encoding saying so"
+    if isinstance(exc, httpx.DecodingError):  # a proxy that marked a plain body gzip (trial 93)
+        return "its body does not decode as its content-encoding says"
     return f"its body could not be read ({type(exc).__name__})"
 
 
@@ -362,7 +365,8 @@ def _batch_results(decoder: Any) -> dict[str, Any]:
     """Each item's result in a batch's results file (the SDK's decoder of it), by custom id. A line that is no JSON
     object with a custom id (a gateway's hiccup in the file) leaves its own item unread, not the file: the decoder
     raised at it, the whole batch went again through the standard API, and every item the server had answered was
-    paid twice, once unrecorded."""
+    paid twice, once unrecorded. A custom id the file answers twice has no result either: neither line is guessed at
+    (the later one was taken, silently: trial 93's second lines turned the skeptic's notes into rejections)."""
     from anthropic.types.messages import MessageBatchIndividualResponse
 
     results: dict[str, Any] = {}
@@ -373,7 +377,8 @@ def _batch_results(decoder: Any) -> dict[str, Any]:
             except json.JSONDecodeError:
                 continue
             if isinstance(item, dict) and isinstance(item.get("custom_id"), str):
-                results[item["custom_id"]] = MessageBatchIndividualResponse.construct(**item).result
+                twice = item["custom_id"] in results
+                results[item["custom_id"]] = None if twice else MessageBatchIndividualResponse.construct(**item).result
     finally:
         decoder.close()
     return results
@@ -432,18 +437,29 @@ def _answer_lost(exc: BaseException) -> bool:
     import httpx2 as httpx
 
     return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout
-                          | httpx.UnsupportedProtocol)
+                          | httpx.UnsupportedProtocol | httpx.TooManyRedirects)
+
+
+def _undecodable(exc: BaseException) -> bool:
+    """Whether a request that raised `exc` was answered with a body that does not decode as its content-encoding
+    says (a proxy that marked a plain body gzip): an answer no one can read, not a connection lost."""
+    import httpx2 as httpx
+
+    return isinstance(exc.__cause__, httpx.DecodingError)
 
 
 def _transport_problem(role: str, exc: BaseException, attempts: int, billed: bool) -> str:
     """A request that got no answer, in words rather than the SDK's class name: timed out, its connection lost
-    mid-answer (either may have been answered and billed), or never sent, with why and the fix
-    (`MODEL_UNREACHABLE`)."""
+    mid-answer (either may have been answered and billed), or never sent (or sent round a redirect loop), with why
+    and the fix (`MODEL_UNREACHABLE`)."""
     import anthropic
+    import httpx2 as httpx
 
     lost = ", each answer lost billed at its worst case" if billed else ""
     if not _answer_lost(exc):
         why = re.sub(r"^\[Errno -?\d+\]\s*", "", str(exc.__cause__ or exc).strip()) or "no connection"
+        if isinstance(exc.__cause__, httpx.TooManyRedirects):  # each hop answered "elsewhere": no model ran
+            why = "redirected again and again: a redirect loop"
         return f"{role}: not sent after {attempts} attempt(s) ({why}){lost}; {MODEL_UNREACHABLE}"
     what = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection lost before the answer"
     return f"{role}: {what} after {attempts} attempt(s){lost}"
@@ -545,6 +561,8 @@ class AnthropicModel(ModelResource):
     _cache: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
     _spent: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
     _reserved: dict[tuple[str, date], float] = PrivateAttr(default_factory=dict)
+    _beyond: threading.local = PrivateAttr(default_factory=threading.local)
+    """This thread's call's reservation past its worst case (`usd`): the retries of lost answers it was allowed."""
     _pending: list[CallRecord] = PrivateAttr(default_factory=list)
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
@@ -592,13 +610,20 @@ class AnthropicModel(ModelResource):
 
     def _affords_another(self, spec: CallSpec, billed: float) -> bool:
         """Whether one more attempt at its worst case keeps the night within its ceiling, for a call that has billed
-        `billed` so far: what passes the call's own reservation (`worst_case_usd`) must fit beside the night's
-        spending and the other calls' reservations."""
+        `billed` so far: what passes the call's reservation so far must fit beside the night's spending and the
+        other calls' reservations, and is then reserved too (`_beyond`, released with the call's spending): calls
+        retrying at the same moment each saw room for the same last attempt (trial 93: $1.04 billed against a
+        ceiling of $0.75)."""
         attempt = self.usd(spec.model, spec.max_input_tokens, spec.max_tokens, 0, 0)
-        beyond = max(0.0, billed + attempt - self.worst_case_usd(spec))
+        held = getattr(self._beyond, "usd", 0.0)
+        more = max(0.0, billed + attempt - self.worst_case_usd(spec) - held)
         night = (spec.domain, spec.as_of)
         with self._lock:
-            return self._spent.get(night, 0.0) + self._reserved.get(night, 0.0) + beyond <= spec.ceiling_usd
+            if self._spent.get(night, 0.0) + self._reserved.get(night, 0.0) + more > spec.ceiling_usd:
+                return False
+            self._reserved[night] = self._reserved.get(night, 0.0) + more
+        self._beyond.usd = held + more
+        return True
 
     # ---- the call ----------------------------------------------------------------------------------------
     @staticmethod
@@ -638,11 +663,13 @@ class AnthropicModel(ModelResource):
                 raise BudgetExhausted(f"budget_exhausted: ${committed:.4f} spent or reserved tonight + worst "
                                       f"case ${worst:.4f} > ceiling ${spec.ceiling_usd:.2f}")
             self._reserved[night] = self._reserved.get(night, 0.0) + worst
+        self._beyond.usd = 0.0
         try:
             done = self._via_batch(spec, output_type) if self.batch else self._call(spec, output_type)
-        finally:
+        except BaseException:
             with self._lock:
-                self._reserved[night] -= worst
+                self._reserved[night] -= worst + self._beyond.usd
+            raise
         answer, usage, usd = done.answer, done.usage, done.usd
         # Failed calls are recorded too (no response, so never replayed): their tokens were billed.
         record = CallRecord(key=key if answer else f"{key}:failed:{time.time_ns()}", domain=spec.domain,
@@ -651,7 +678,8 @@ class AnthropicModel(ModelResource):
                             response=answer.model_dump_json() if answer else None, input_tokens=usage[0],
                             output_tokens=usage[1], cache_write_tokens=usage[2], cache_read_tokens=usage[3],
                             usd=usd, attempts=done.attempts, error=done.problem)
-        with self._lock:
+        with self._lock:  # the reservation becomes the spending at once: no other call sees the room between
+            self._reserved[night] -= worst + self._beyond.usd
             self._spent[night] += usd
             self._pending.append(record)
             self._uses.append(ModelUse(spec.domain, spec.as_of, spec.candidate_id, spec.role, record.key, False))
@@ -748,6 +776,20 @@ class AnthropicModel(ModelResource):
         except Exception as exc:
             return None, (*worst, 0, 0), f"the response could not be read ({type(exc).__name__})"
 
+    def _sent(self, params: dict[str, Any]) -> Any:
+        """The response to one request; one whose body does not decode as its content-encoding says is returned as
+        that error, an answer no one can read (`_unread`), never raised as a connection lost: it was billed at its
+        worst case, retried as lost, and three such stopped the night with "raise timeout_s" (trial 93)."""
+        import anthropic
+
+        assert self._client is not None, "setup_for_execution was not run"
+        try:
+            return self._client.messages.create(**params)
+        except anthropic.APIConnectionError as exc:
+            if _undecodable(exc):
+                return exc.__cause__
+            raise
+
     def _call(self, spec: CallSpec, output_type: type[T], bad_output_retries: int = 1) -> _Attempted[T]:
         """The standard API, with code-owned retries: transient errors up to `max_retries`, a bad answer up to
         `bad_output_retries` times."""
@@ -759,7 +801,7 @@ class AnthropicModel(ModelResource):
         in_prompt, fell_back = self._schema_config is False, False
         while True:
             try:
-                message: Any = self._client.messages.create(**self._params(spec, in_prompt))
+                message: Any = self._sent(self._params(spec, in_prompt))
             except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:  # a 200 whose body is no JSON
                 message = exc
             except anthropic.APIStatusError as exc:

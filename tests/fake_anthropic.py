@@ -24,8 +24,9 @@ from typing import Any
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
-_WIRE = ("close", "drip", "gzip", "chunked", "sse")
-"""Actions about the wire, not the message: closed without a response, a drip, gzip, chunked, an SSE body."""
+_WIRE = ("close", "drip", "gzip", "chunked", "sse", "redirect")
+"""Actions about the wire, not the message: closed without a response, a drip, gzip, chunked, an SSE body, a 308 to
+the same path (a redirect loop)."""
 
 RAW = "__raw_body"
 """A payload holding this key is sent as its text as it is, not as JSON (a body that is no message)."""
@@ -306,11 +307,17 @@ class FakeAnthropic:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
+                if kind == "redirect":  # a gateway sending every request back where it came from
+                    self.send_response(308)
+                    self.send_header("location", self.path)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
                 _, payload, _, _ = _respond(state, "ok", body)
                 data = json.dumps(payload).encode()
                 self.send_response(200)
-                if kind == "gzip":  # "gzip:bare": compressed with no content-encoding saying so (a proxy's slip)
-                    data = gzip.compress(data)
+                if kind == "gzip":  # "gzip:bare": compressed with no content-encoding saying so (a proxy's slip);
+                    data = data if arg == "lie" else gzip.compress(data)  # "gzip:lie": said so, not compressed
                     if arg != "bare":
                         self.send_header("content-encoding", "gzip")
                 if kind == "sse":  # the answer as a stream nobody asked for
@@ -386,8 +393,9 @@ class FakeAnthropic:
         "hang:<s>", "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage",
         "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>",
         "cut:<stop_reason>", "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>",
-        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "gzip:bare", "chunked", "sse", or for a
-        batch item "unreadable" (its line in the results file is no JSON); or a dict answered as the JSON text."""
+        "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "gzip:bare", "gzip:lie", "chunked", "sse",
+        "redirect", or for a batch item "unreadable" (its line in the results file is no JSON); or a dict answered as
+        the JSON text."""
         with self._state.lock:
             self._state.scripted.extend(actions)
 

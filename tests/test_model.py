@@ -304,6 +304,57 @@ def test_retries_of_lost_answers_stop_at_the_nights_ceiling(tmp_path: Path, serv
     assert record.usd == pytest.approx(2 * worst)
 
 
+def test_calls_in_flight_together_cannot_retry_lost_answers_past_the_ceiling(tmp_path: Path,
+                                                                               server: FakeAnthropic) -> None:
+    """Each call's retry past its reservation was checked against the ceiling but not reserved: calls retrying at
+    the same moment each saw room for one more attempt (trial 93: a gateway that dropped every answer billed a
+    night $1.04 against its ceiling of $0.75)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = _model(tmp_path, server, timeout_s=0.3, max_retries=2)
+    model.setup_for_execution(dg.build_init_resource_context())
+    worst = model.usd("claude-haiku-5-5", 2500, 600, 0, 0)
+    server.fail_when(lambda body: True, "hang:1")
+    # two reservations of two attempts each, and room for one more lost attempt, not two
+    specs = [dataclasses.replace(_analyzer_call(), candidate_id=c, ceiling_usd=5.5 * worst) for c in ("x", "y")]
+
+    def call(spec: CallSpec) -> str:
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(spec, AnalyzerJudgment)
+        return str(failed.value)
+
+    with ThreadPoolExecutor(2) as pool:
+        problems = list(pool.map(call, specs))
+    assert all("timed out" in p for p in problems)
+    calls = model.drain().calls
+    assert len(server.requests) == 5 and sum(c.usd for c in calls) == pytest.approx(5 * worst)
+    assert sum(c.usd for c in calls) <= 5.5 * worst
+
+
+def test_a_redirect_loop_or_a_body_its_encoding_does_not_decode_is_said_so_never_a_lost_answer(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """Both were "connection lost before the answer", each attempt billed at its worst case, and three of them
+    stopped the night with "raise the settings' model timeout_s" (trial 93): a redirect loop answered nothing (no
+    model ran: it costs nothing and is said as a base URL to fix); a body that does not decode as its
+    content-encoding says is an answer no one can read, billed and retried as a bad answer."""
+    model = _model(tmp_path, server, max_retries=1)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: '"a": 2' in body["messages"][0]["content"], "redirect")  # the hops too
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(dataclasses.replace(_analyzer_call(), payload={"a": 2}), AnalyzerJudgment)
+    assert str(failed.value).startswith("analyzer: not sent after 2 attempt(s) (redirected again and again: a "
+                                        "redirect loop)") and "timeout" not in str(failed.value)
+    (record,) = model.drain().calls
+    assert record.usd == 0.0
+    server.script("gzip:lie", "gzip:lie")
+    with pytest.raises(ModelCallFailed) as failed:
+        model.complete(dataclasses.replace(_analyzer_call(), candidate_id="y"), AnalyzerJudgment)
+    assert str(failed.value) == ("analyzer: the response is not a message (its body does not decode as its "
+                                 "content-encoding says), also after one retry")
+    (record,) = model.drain().calls
+    assert record.usd == pytest.approx(2 * model.usd("claude-haiku-5-5", 2500, 600, 0, 0))
+
+
 def test_a_request_that_never_reached_the_server_costs_nothing(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nothing listens on: the connection is refused
         closed.bind(("127.0.0.1", 0))
@@ -519,6 +570,21 @@ def test_brief_lines_with_unstored_numbers_fall_back_to_the_template(tmp_path: P
     assert "987,654" not in run.brief.markdown and "Price three rentals" in run.brief.markdown
 
 
+def test_brief_lines_with_a_web_address_fall_back_to_the_template() -> None:
+    """A model's line is text, but a web address in it is a link all the same: a Markdown renderer, Slack and a
+    mail reader make `https://…` or `www.…` clickable however it is escaped (trial 93: a gateway's "Visit
+    https://evil.example/phish?x=1 today" was the brief's next action, its one digit a stored number)."""
+    from opportunity_assets.llm.roles import acceptable_line
+
+    stored = [1.0, 186200.0]
+    assert acceptable_line("Call two local property managers about rents near the $186,200 median.", stored,
+                           AS_OF, [])
+    for text in ("Visit https://evil.example/phish?x=1 today", "See [the listing](http://evil.example) now",
+                 "Read www.evil.example first", "Mail the broker at agent@evil.example today",
+                 "Open ftp://files.evil.example/list"):
+        assert not acceptable_line(text, stored, AS_OF, []), text
+
+
 def test_the_api_key_never_reaches_the_store_logs_or_metadata(tmp_path: Path, server: FakeAnthropic,
                                                                capfd: pytest.CaptureFixture[str]) -> None:
     pack = _source(tmp_path)
@@ -591,6 +657,29 @@ def test_an_unreadable_line_in_a_batch_results_file_loses_only_its_own_item(tmp_
         "AND role = 'analyzer'")
     # the lost batch answer is billed at its worst case (2500 in, 600 out: the pack's default), then the retry's own
     assert elm["attempts"] == 2 and elm["input_tokens"] > 2500 and elm["output_tokens"] > 600
+
+
+def test_an_item_a_batch_results_file_holds_twice_is_no_answer_not_its_last_line() -> None:
+    """A results file that answers one custom id twice, the second line contradicting the first: the later line
+    was taken, silently (trial 93: a gateway's second line turned every skeptic's note into a rejection). Neither is
+    guessed at, as with two JSON objects in one answer: the item is lost, billed at its worst case and asked again."""
+    from resources.model import _LOST_ITEM, _batch_outcome, _batch_results
+
+    def line(custom_id: str, effect: str) -> str:
+        return json.dumps({"custom_id": custom_id, "result": {"type": "succeeded", "message": {"effect": effect}}})
+
+    class Decoder:
+        class http_response:  # the SDK decoder's attribute
+            @staticmethod
+            def iter_lines() -> list[str]:
+                return [line("c0", "note"), line("c1", "note"), line("c0", "reject")]
+
+        def close(self) -> None:
+            pass
+
+    results = _batch_results(Decoder())
+    assert _batch_outcome(results.get("c0")) == _LOST_ITEM
+    assert _batch_outcome(results.get("c1")) != _LOST_ITEM
 
 
 @pytest.mark.parametrize("results", [False, True])

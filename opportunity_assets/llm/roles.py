@@ -218,7 +218,14 @@ def apply_verifier(verification: Verification, judgment: VerifierJudgment, view:
     return verification.model_copy(update=update)
 
 
+_WEB_ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://|\bwww\.|[\w.+-]+@[\w-]+\.\w", re.IGNORECASE)
+"""A link in all but name (`https://…`, `ftp://…`, `www.…`, a mail address): a Markdown renderer, Slack and a mail
+reader make it clickable however the line is escaped, so a model could put a link the store never held in front of
+the reader."""
+
+
 def acceptable_line(text: str, stored: list[float], as_of: date, names: list[str], max_words: int = 30) -> bool:
-    """A brief line a model wrote is kept only if every number in it is stored and it stays short."""
-    return bool(text.strip()) and len(text.split()) <= max_words and \
+    """A brief line a model wrote is kept only if every number in it is stored, it holds no web or mail address
+    (`_WEB_ADDRESS`) and it stays short."""
+    return bool(text.strip()) and len(text.split()) <= max_words and not _WEB_ADDRESS.search(text) and \
         not unsupported_numbers(text, stored, as_of, names=names)

@@ -713,7 +713,7 @@ def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
     assert run.summary.model_errors == 25 and _decisions(run) == _decisions(baseline)
     assert run.brief is not None
     said = [line for line in plain(run.brief.markdown).splitlines() if fix in line]
-    assert len(said) == 1 and said[0].startswith("- Model calls stopped tonight: "), run.brief.markdown
+    assert len(said) == 1 and said[0].startswith("- Model calls stopped tonight (the "), run.brief.markdown
     assert not nights_unsupported(run)
     assert SECRET not in run.brief.markdown + json.dumps([e.error for e in run.errors])
 
@@ -830,6 +830,8 @@ def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, serve
     assert len([r for r in server.requests if r.body["model"] == "claude-sonnet-5-5"]) == 1
     assert all(any(a.startswith("(model) ") for a in a_.assumptions) for a_ in run.analyses)  # the analyzer answered
     assert run.brief is not None and run.brief.markdown.count("Model calls stopped tonight") == 1
+    # the stop names the role it held (trial 93: "this model" alone, with three roles)
+    assert "Model calls stopped tonight (the verifier's): " in plain(run.brief.markdown), run.brief.markdown
 
 
 def test_a_server_that_refuses_the_output_config_is_asked_for_the_schema_in_the_prompt(

@@ -158,10 +158,20 @@ def _model_stops(errors: Iterable[RunError]) -> list[str]:
     not reached), each said once with its fix, however many model error records it left: the records name the
     calls, the brief names the cause."""
     errors = list(errors)
-    stops = sorted({e.error.split(MODEL_STOPPED, 1)[1] for e in errors if not e.fatal and MODEL_STOPPED in e.error})
+    stops: dict[str, set[str]] = {}
+    for e in errors:
+        if not e.fatal and MODEL_STOPPED in e.error:
+            stops.setdefault(e.error.split(MODEL_STOPPED, 1)[1], set()).add(e.node.removesuffix("_model"))
     unreachable = any(not e.fatal and e.error.endswith(MODEL_UNREACHABLE) for e in errors)
-    return [f"Model calls stopped tonight: {markdown(stop)}." for stop in stops] + (
-        [f"Model calls failed tonight: {markdown(MODEL_UNREACHABLE)}."] if unreachable else [])
+    return [f"Model calls stopped tonight ({_roles(roles)}): {markdown(stop)}." for stop, roles in sorted(stops.items())
+            ] + ([f"Model calls failed tonight: {markdown(MODEL_UNREACHABLE)}."] if unreachable else [])
+
+
+def _roles(roles: set[str]) -> str:
+    """The model roles a stop held, in words: "the verifier's", "the analyzer's and the verifier's" (trial 93: a stop
+    said "this model" and a user with three roles could not tell which)."""
+    named = [f"the {role}'s" for role in sorted(roles)]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
 
 
 def _sentence(note: str) -> str:

@@ -20,7 +20,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import date
@@ -226,17 +226,42 @@ def anthropic_types() -> Any:
     return anthropic.types
 
 
+class _KeyTwice(ValueError):
+    """A JSON object naming a key twice (`_once`)."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key named twice: a parser keeps the last value silently, and
+    which of two contradicting values a model meant is no guess code makes."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
 def answer_json(text: str, output_type: type[T]) -> T | str:
     """The answer in a message's text, or why there is none. The API's JSON-schema output is the text itself;
     a gateway that ignores the output config may wrap it in prose or a ```json fence: then the one JSON object
-    the text holds is the answer (two or more: none is guessed at)."""
+    the text holds is the answer (two or more: none is guessed at). An object naming a key twice is no answer
+    either (trial 93: `"effect": "note"` then `"effect": "reject"` in one finding was read as the second)."""
+    try:
+        json.loads(text, object_pairs_hook=_once)
+    except _KeyTwice as exc:
+        return f"answer names the key {str(exc)!r} twice in one object: neither value is guessed at"
+    except ValueError:  # (no JSON: read below, as prose or objects within it)
+        pass
     try:
         return output_type.model_validate_json(text)
     except ValidationError as exc:
         strict = f"answer does not match the schema ({exc.error_count()} error(s))"
     if text.strip() and "{" not in text:
         return PROSE
-    objects = [o for o in _json_objects(text) if isinstance(o, dict)]
+    try:
+        objects = [o for o in _json_objects(text, _once) if isinstance(o, dict)]
+    except _KeyTwice as exc:
+        return f"answer names the key {str(exc)!r} twice in one object: neither value is guessed at"
     if len(objects) != 1:
         return strict
     try:
@@ -496,12 +521,12 @@ def _deadline_client(seconds: float) -> Any:
                                                                               max_keepalive_connections=100)))
 
 
-def _json_objects(text: str) -> list[Any]:
+def _json_objects(text: str, pairs: Callable[[list[tuple[str, Any]]], Any] | None = None) -> list[Any]:
     """The top-level JSON values that start with `{` in `text`, left to right. A `{` that starts no JSON value
     opens prose in braces or a cut object: the search goes on after the brace that closes it, and ends at one that
     never closes, since every object after it lies inside it (a cut verifier answer's one whole finding was read as
     the answer: no findings, the skeptic's doubt lost)."""
-    decoder, found, at = json.JSONDecoder(), [], text.find("{")
+    decoder, found, at = json.JSONDecoder(object_pairs_hook=pairs), [], text.find("{")
     while at != -1:
         try:
             value, end = decoder.raw_decode(text, at)

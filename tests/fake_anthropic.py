@@ -147,6 +147,10 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
         return message("I can't help with that.", stop_reason="refusal")
     if kind == "malformed":
         return message('{"assumptions": ["unterminated')
+    if kind == "twice":  # the answer's first key written twice in its object, the first value a contradiction
+        text = answer()
+        key = next(iter(json.loads(text)))
+        return message('{' + f'"{key}": "the other value", ' + text[1:])
     if kind == "fenced":  # a gateway that ignores the JSON-schema output config: prose around a fenced answer
         return message(f"Here is my review.\n```json\n{answer()}\n```\nLet me know if you need more.")
     if kind == "thinking":  # a thinking block before the answer's text block
@@ -391,7 +395,7 @@ class FakeAnthropic:
     def script(self, *actions: str | dict[str, Any]) -> None:
         """Queue what the next requests get: "ok", "429:<retry-after s>", "529", "500", "noretry:<status>",
         "hang:<s>", "slow:<s>", "truncate", "refuse", "malformed", "fenced", "thinking", "nousage", "nullusage",
-        "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "stop:<stop_reason>",
+        "nocontent", "html", "notjson", "array", "400", "401", "403", "404", "prose", "twice", "stop:<stop_reason>",
         "cut:<stop_reason>", "tooluse", "split", "unknownblock", "content:<JSON>", "raw:<status>|<content type>|<body>",
         "usage:<count>", or on the wire "close", "drip:<s a byte>", "gzip", "gzip:bare", "gzip:lie", "chunked", "sse",
         "redirect", or for a batch item "unreadable" (its line in the results file is no JSON); or a dict answered as

@@ -169,6 +169,8 @@ FAULT_SCRIPTS = [
     (["stop:pause_turn", "ok"], 2, True),
     # What a gateway in front of the API may answer instead of a well-formed message:
     (["fenced"], 1, True),  # the JSON answer inside prose and a ```json fence: the one object it holds
+    (["twice", "ok"], 2, True),  # a key written twice in one object: no answer (the last value was taken), retried
+    (["twice", "twice"], 2, False),
     (["thinking"], 1, True),  # a thinking block before the text
     (["nousage"], 1, True),  # no usage reported: billed at the call's worst case (below)
     (["nullusage"], 1, True),
@@ -227,7 +229,9 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
                 "html": "analyzer: the response is not a message (its body is text, not JSON: a web page, or a "
                         "proxy's or gateway's own reply), also after one retry",
                 CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "
-                             "retry"}
+                             "retry",
+                "twice": "analyzer: answer names the key 'assumptions' twice in one object: neither value is guessed "
+                         "at, also after one retry"}
         assert str(failed.value) == said.get(script[0], str(failed.value)) and SECRET not in str(failed.value)
     assert len(server.requests) == requests
     log = model.drain()  # failed calls are recorded too: their tokens were billed

@@ -89,6 +89,12 @@ def test_whole_graph_through_materialize(tmp_path: Path) -> None:
     assert by_name["required_input_coverage"]["coverage"].value.endswith("%")
     brief_md = next(e for e in briefed.get_asset_materialization_events() if e.asset_key == dg.AssetKey("brief"))
     assert "Morning brief" in brief_md.materialization.metadata["brief"].value
+    # the night's summary reads as the brief's run summary, names and reasons, never a JSON object of counts
+    # (trial 96: `summary` was `{"analyzed": 10, "by_tag": {...}, ...}` in the UI)
+    brief_meta = brief_md.materialization.metadata
+    assert all(not isinstance(v, dg.JsonMetadataValue) for v in brief_meta.values())
+    assert brief_meta["summary"].value.startswith("- Scanned 46; passed filters")
+    assert brief_meta["summary"].value in brief_meta["brief"].value
 
 
 def test_night_summary_adds_up_and_brief_fits(tmp_path: Path) -> None:

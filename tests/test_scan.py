@@ -12,6 +12,7 @@ import pytest
 
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.candidates.logic import ScanReport, candidate_id, scan
+from opportunity_assets.candidates.step import coverage_note, required_input_coverage
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
@@ -170,8 +171,12 @@ def test_cap_note_names_the_order(synthetic: Build) -> None:
     _, report = run(pack)
     cut = [c.preliminary_score for c in run(pack)[0].values() if c.capped]
     assert report.best_capped_score == max(s for s in cut if s is not None)
+    best = min((c for c in run(pack)[0].values() if c.capped and c.preliminary_score == report.best_capped_score),
+               key=lambda c: c.id)
+    # the best cut is named, not only scored (trial 96: which market, left to sorting a table of every candidate)
     assert report.notes == ["6 passed the filters; capped at max_candidates=3 by sales_12m descending, then id; "
-                            f"3 not analyzed tonight; the best score among them {report.best_capped_score:.1f}"]
+                            f"3 not analyzed tonight; the best score among them {report.best_capped_score:.1f} "
+                            f"({best.name})"]
 
 
 def test_by_default_the_cap_keeps_the_best_by_the_packs_own_formula(synthetic: Build) -> None:
@@ -187,8 +192,10 @@ def test_by_default_the_cap_keeps_the_best_by_the_packs_own_formula(synthetic: B
         assert c.preliminary_score == pytest.approx(analyze(pack, c).score)
     best_cut = max(found[c].preliminary_score or 0.0 for c in ("big-a", "big-b", "big-c"))
     assert report.best_capped_score == best_cut
+    best_name = next(found[c].name for c in ("big-a", "big-b", "big-c") if found[c].preliminary_score == best_cut)
     assert report.notes == ["6 passed the filters; capped at max_candidates=3 by the formula's preliminary score, "
-                            f"best first, then id; 3 not analyzed tonight; the best score among them {best_cut:.1f}"]
+                            f"best first, then id; 3 not analyzed tonight; the best score among them {best_cut:.1f} "
+                            f"({best_name})"]
     by_size, _ = run(synthetic(rows, **{"caps.max_candidates": 3, "caps.min_candidates": 0,
                                         "caps.order_by": "sales_12m"}))
     assert sorted(c for c, f in by_size.items() if f.went_on) == ["big-a", "big-b", "big-c"]
@@ -353,9 +360,9 @@ def test_a_market_with_no_preliminary_score_is_cut_saying_why(synthetic: Build) 
                                            "missing)"
     assert report.unscored_capped == 2
     (note,) = report.notes
-    assert note.endswith("; 5 not analyzed tonight; the best score among them 52.6; 2 of them with no preliminary "
-                         "score, so no place in that order, placed last: Aaron (sales_yoy undefined: sales_3m_prev "
-                         "is zero), Abel (inventory_3m missing)"), note
+    assert note.endswith("; 5 not analyzed tonight; the best score among them 52.6 (Delta); 2 of them with no "
+                         "preliminary score, so no place in that order, placed last: Aaron (sales_yoy undefined: "
+                         "sales_3m_prev is zero), Abel (inventory_3m missing)"), note
     # the brief writes the note as it is: every number in it is one the store holds (the scan report's)
     stored = [*numeric_leaves(dataclasses.asdict(report)), *numeric_leaves(pack.model_dump(mode="json"))]
     assert unsupported_numbers(note, stored, AS_OF, names=[c.name for c in found.values()]) == []
@@ -560,3 +567,21 @@ def test_entities_gone_count_in_no_filter_of_the_few_passing_note(synthetic: Bui
     assert sum(report.failed_by_filter.values()) <= report.failed_filters * len(report.failed_by_filter)
     stored = [*numeric_leaves(dataclasses.asdict(report)), *numeric_leaves(pack.model_dump(mode="json"))]
     assert unsupported_numbers(note, stored, AS_OF, names=[c.name for c in found.values()]) == []
+
+
+def test_the_coverage_note_names_whom_a_required_input_is_missing_for(synthetic: Build) -> None:
+    """Trial 96: "only 70% of candidates going on have every required input" said how many, and whose only in the
+    archive's reasons; the note names each (its missing inputs), the first few by id, the rest pointed to."""
+    gaps = {(2014, m): {"inventory": None} for m in (10, 11, 12)}
+    rows = capped_source() + city("Aaron", sales=900.0, overrides=gaps) + city("Abel", sales=900.0, overrides=gaps)
+    pack = synthetic(rows, **{"caps.max_candidates": 20, "caps.min_candidates": 0})
+    found, _ = run(pack)
+    candidates = list(found.values())
+    assert found["aaron"].went_on and found["aaron"].metrics["inventory_3m"] is None
+    share = required_input_coverage(pack.required_inputs, candidates)
+    assert coverage_note(pack.required_inputs, candidates, share, 0.9) == (
+        f"only {share:.0%} of candidates going on have every required input (threshold 90%); missing: "
+        "Aaron (inventory_3m), Abel (inventory_3m)")
+    many = [c.model_copy(update={"id": f"m{i}", "name": f"M{i}"}) for i in range(7) for c in [found["aaron"]]]
+    assert coverage_note(pack.required_inputs, many, 0.0, 0.9).endswith(
+        "M4 (inventory_3m) and others (the night's candidates table names each)")

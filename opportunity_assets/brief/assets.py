@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-from opportunity_assets.brief.render import WORD_LIMIT
+from opportunity_assets.brief.render import WORD_LIMIT, run_summary
 from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
 from opportunity_assets.history import changes_table, last_night_line, last_night_within
@@ -87,7 +87,7 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition,
                       "words": step.brief.words,
                       "act_on_these": summary.by_tag["act_on_these"],
                       "needs_your_judgment": summary.by_tag["needs_your_judgment"],
-                      "summary": dg.MetadataValue.json(summary.model_dump()), "model_checks": step.model_mode,
+                      "summary": dg.MetadataValue.md(run_summary(step.brief.markdown)), "model_checks": step.model_mode,
                       "model_calls": step.cost.calls, "model_usd": step.cost.usd,
                       "model_worded_lines": step.worded_lines},
         )

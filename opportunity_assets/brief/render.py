@@ -196,8 +196,18 @@ def _assemble(as_of: date, pack: CriteriaPack, model_mode: str, act: list[str], 
            *_section(act, act_more, "act_on_these", "No STRONG, confirmed candidate tonight."),
            "", "## Needs your judgment",
            *_section(judge, judge_more, "needs_your_judgment", "Nothing tonight."),
-           "", "## Run summary", *(f"- {line}" for line in summary_lines)]
+           "", RUN_SUMMARY, *(f"- {line}" for line in summary_lines)]
     return "\n".join(out) + "\n"
+
+
+RUN_SUMMARY = "## Run summary"
+
+
+def run_summary(brief: str) -> str:
+    """The brief's run summary section as written, its lines' names and reasons with its counts (the `brief`
+    asset's `summary`: trial 96 found a JSON object of counts there, `{"by_tag": {...}, "capped": 29}`)."""
+    _, found, rest = brief.partition(RUN_SUMMARY)
+    return rest.split("\n## ", 1)[0].strip() if found else ""
 
 
 def _cost_line(cost: Cost, model_errors: int) -> str:

@@ -765,8 +765,11 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         order = ("the formula's preliminary score, best first, then id" if pack.caps.order_by == "score" else
                  f"{pack.caps.order_by} {'descending' if pack.caps.descending else 'ascending'}, then id"
                  if pack.caps.order_by else "id")
+        # the best cut by name (trial 96: "the best score among them 76.4", which market left to a table's sort)
+        best_by = min((c for c in judged if c.id in cut and c.preliminary_score == best_cut), key=lambda c: c.id,
+                      default=None)
         best = (f"; the best score among them {format_score(best_cut, pack.thresholds.levels)}"
-                if best_cut is not None else "")
+                + (f" ({markdown(best_by.name)})" if best_by is not None else "") if best_cut is not None else "")
         notes.append(f"{len(passing)} passed the filters; capped at max_candidates={pack.caps.max_candidates} "
                      f"by {order}; {len(cut)} not analyzed tonight{best}" + _unscored_note(pack, unscored))
     named = {c.id: c.name for c in judged}

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
-from opportunity_assets.candidates.logic import ScanReport, scan
+from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, _named, scan
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
@@ -24,7 +24,7 @@ from opportunity_assets.formatting import significant
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources.partial_period import cut_short_words, latest_cut_short
-from opportunity_assets.text import clip_quoted
+from opportunity_assets.text import clip_quoted, markdown
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
 from resources.store import ResultStore
@@ -215,6 +215,20 @@ def required_input_coverage(required: list[str], candidates: list[Candidate]) ->
     return sum(all(c.metrics.get(name) is not None for name in required) for c in going_on) / len(going_on)
 
 
+def coverage_note(required: list[str], candidates: list[Candidate], coverage: float, threshold: float) -> str:
+    """The coverage shortfall's note, naming the candidates going on that lack a required input and which (trial
+    96: "only 70% of candidates going on have every required input", whose, only in the archive's reasons); the
+    first `SHOWN_FLAGGED` by id, the rest pointed to."""
+    lacking = sorted(((c.id, c.name, [n for n in required if c.metrics.get(n) is None]) for c in candidates
+                      if c.went_on), key=lambda t: t[0])
+    lacking = [t for t in lacking if t[2]]
+    shown = _named(len(lacking), SHOWN_FLAGGED)
+    named = ", ".join(f"{markdown(name)} ({', '.join(missing)})" for _, name, missing in lacking[:shown])
+    more = " and others (the night's candidates table names each)" if len(lacking) > shown else ""
+    return (f"only {coverage:.0%} of candidates going on have every required input (threshold {threshold:.0%})"
+            + (f"; missing: {named}{more}" if named else ""))
+
+
 @dataclass(frozen=True)
 class ScanStep:
     """What a night's scan found and stored, and its checks' findings."""
@@ -278,8 +292,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     coverage = required_input_coverage(pack.required_inputs, found)
     notes = list(report.notes)
     if report.went_on and coverage < pack.coverage.min_required_inputs_share:
-        notes.append(f"only {coverage:.0%} of candidates going on have every required input "
-                     f"(threshold {pack.coverage.min_required_inputs_share:.0%})")
+        notes.append(coverage_note(pack.required_inputs, found, coverage, pack.coverage.min_required_inputs_share))
     report = dataclasses.replace(report, notes=notes)
     rows = candidate_rows(pack, found)
     with store.session():

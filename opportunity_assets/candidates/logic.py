@@ -587,7 +587,7 @@ SHOWN_FLAGGED = 5
 """Flagged candidates past the cap that its notes name; the count says how many in all."""
 
 
-def _named(total: int, shown: int) -> int:
+def names_shown(total: int, shown: int) -> int:
     """How many of `total` candidates a note names where it names `shown` and points to the rest as "others": all
     of them where only one would be left, which "others" would misname (trial 47: "HI, IA, RI and others" for
     four, one more)."""
@@ -595,9 +595,9 @@ def _named(total: int, shown: int) -> int:
 
 
 def _first_named(ids: list[str], names: dict[str, str]) -> str:
-    """The first `SHOWN_FLAGGED` of `ids` by name (`_named`), in Markdown; the rest pointed to, never counted
+    """The first `SHOWN_FLAGGED` of `ids` by name (`names_shown`), in Markdown; the rest pointed to, never counted
     (every number in the brief is one the store holds)."""
-    shown = _named(len(ids), SHOWN_FLAGGED)
+    shown = names_shown(len(ids), SHOWN_FLAGGED)
     more = " and others (the night's candidates table names each)" if len(ids) > shown else ""
     return ", ".join(markdown(names[cid]) for cid in ids[:shown]) + more
 
@@ -611,7 +611,7 @@ def _unscored_note(pack: CriteriaPack, unscored: list[Candidate]) -> str:
     each with why (`why_unscored`: no constant of the pack, no value; the brief's numbers are checked)."""
     if not unscored:
         return ""
-    shown = _named(len(unscored), SHOWN_UNSCORED)
+    shown = names_shown(len(unscored), SHOWN_UNSCORED)
     named = ", ".join(f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})" for c in unscored[:shown])
     more = " and others (the night's candidates table gives each one's reason)" if len(unscored) > shown else ""
     return (f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: "

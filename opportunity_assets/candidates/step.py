@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
-from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, _named, scan
+from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, names_shown, scan
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
@@ -222,7 +222,7 @@ def coverage_note(required: list[str], candidates: list[Candidate], coverage: fl
     lacking = sorted(((c.id, c.name, [n for n in required if c.metrics.get(n) is None]) for c in candidates
                       if c.went_on), key=lambda t: t[0])
     lacking = [t for t in lacking if t[2]]
-    shown = _named(len(lacking), SHOWN_FLAGGED)
+    shown = names_shown(len(lacking), SHOWN_FLAGGED)
     named = ", ".join(f"{markdown(name)} ({', '.join(missing)})" for _, name, missing in lacking[:shown])
     more = " and others (the night's candidates table names each)" if len(lacking) > shown else ""
     return (f"only {coverage:.0%} of candidates going on have every required input (threshold {threshold:.0%})"

@@ -137,11 +137,14 @@ def notified_table(act: Sequence[ActItem], judgment: Sequence[JudgmentItem], ear
     return Table(columns=columns, rows=tuple(
         {"candidate": i.name, "section": "act_on_these",
          "mark": "still strong" if earlier.get(i.candidate_id) == i.verdict else "new",
-         "score": format_score(i.score, i.levels), "why": f"{i.verdict}, {i.status}; next: {i.next_action}",
+         "score": format_score(i.score, i.levels),
+         "why": f"{i.verdict}, {i.status}" + (f"; red flags: {', '.join(i.red_flags)}" if i.red_flags else "")
+                + f"; next: {i.next_action}",
          "id": i.candidate_id} for i in act) + tuple(
         {"candidate": i.name, "section": "needs_your_judgment", "mark": None,
          "score": None if i.score is None else format_score(i.score, i.levels),
-         "why": f"{i.verdict}; to resolve: {i.to_resolve}", "id": i.candidate_id} for i in judgment))
+         "why": f"{i.verdict}" + (f"; {i.why}" if i.why else "") + f"; to resolve: {i.to_resolve}",
+         "id": i.candidate_id} for i in judgment))
 
 
 def _row_number(value: object) -> int | None:

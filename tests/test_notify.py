@@ -45,6 +45,7 @@ from opportunity_assets.notify.logic import (
     webhook_payload,
 )
 from opportunity_assets.report.step import read_report
+from opportunity_assets.text import plain
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
@@ -55,9 +56,10 @@ AS_OF = date(2011, 11, 30)
 AUSTIN = ActItem(candidate_id="austin", name="Austin", score=75.04, verdict="STRONG", status="CONFIRMED",
                  next_action="Price three rentals near the $187,000 median in Austin; check the gross yield.")
 DALLAS = ActItem(candidate_id="dallas", name="Dallas & <Fort Worth>", score=71.5, verdict="STRONG",
-                 status="CONFIRMED", next_action="Price three rentals in Dallas.")
+                 status="CONFIRMED", next_action="Price three rentals in Dallas.", red_flags=("thin_market",))
 HOUSTON = JudgmentItem(candidate_id="houston", name="Houston", verdict="MARGINAL", score=68.25,
-                       to_resolve="confirm inventory_3m with the next release or a second source.")
+                       to_resolve="confirm inventory_3m with the next release or a second source.",
+                       why="inventory_3m -10% turns it SKIP (score → 41.0)")
 URL = "http://scanner.internal:3000/assets/brief?view=partitions&partition=2011-11-30"
 MESSAGE = NightMessage(domain="texas_housing", as_of=AS_OF, act=(replace(AUSTIN, still_strong=True), DALLAS),
                        judgment=(HOUSTON,), brief_url=URL)
@@ -74,12 +76,12 @@ def test_slack_message_is_block_kit_with_a_quiet_judgment_section_and_a_link() -
             "*Austin* — score 75.0 (STRONG, CONFIRMED) · _still strong_\n"
             "Next: Price three rentals near the $187,000 median in Austin; check the gross yield."}},
         {"type": "section", "text": {"type": "mrkdwn", "text":
-            "*Dallas &amp; &lt;Fort Worth&gt;* — score 71.5 (STRONG, CONFIRMED) · *new*\n"
+            "*Dallas &amp; &lt;Fort Worth&gt;* — score 71.5 (STRONG, CONFIRMED) · *new* Red flags: thin_market.\n"
             "Next: Price three rentals in Dallas."}},
         {"type": "divider"},
         {"type": "context", "elements": [{"type": "mrkdwn", "text":
-            "Needs your judgment: Houston (MARGINAL 68.2): confirm inventory_3m with the next release or a "
-            "second source."}]},
+            "Needs your judgment: Houston (MARGINAL 68.2): inventory_3m -10% turns it SKIP (score → 41.0). To "
+            "resolve: confirm inventory_3m with the next release or a second source."}]},
         {"type": "actions", "elements": [
             {"type": "button", "text": {"type": "plain_text", "text": "Open the brief"}, "url": URL}]},
     ]}
@@ -90,19 +92,22 @@ def test_webhook_payload_and_email_carry_the_same_facts() -> None:
         "type": "opportunity.night", "domain": "texas_housing", "as_of": "2011-11-30", "summary": HEADLINE,
         "act_on_these": [
             {"candidate_id": "austin", "name": "Austin", "score": 75.04, "verdict": "STRONG", "status": "CONFIRMED",
-             "still_strong": True, "next_action": AUSTIN.next_action},
+             "still_strong": True, "next_action": AUSTIN.next_action, "red_flags": []},
             {"candidate_id": "dallas", "name": "Dallas & <Fort Worth>", "score": 71.5, "verdict": "STRONG",
-             "status": "CONFIRMED", "still_strong": False, "next_action": DALLAS.next_action}],
+             "status": "CONFIRMED", "still_strong": False, "next_action": DALLAS.next_action,
+             "red_flags": ["thin_market"]}],
         "needs_your_judgment": [{"candidate_id": "houston", "name": "Houston", "verdict": "MARGINAL",
-                                 "score": 68.25, "to_resolve": HOUSTON.to_resolve}],
+                                 "score": 68.25, "why": HOUSTON.why, "to_resolve": HOUSTON.to_resolve}],
         "brief_url": URL}
     subject, body = email_content(MESSAGE)
     assert subject == f"[opportunity] {HEADLINE}"
     assert body == plain_text(MESSAGE) == (
         f"{HEADLINE}\n\nAct on these:\n"
         f"- Austin — score 75.0 (STRONG, CONFIRMED; still strong). Next: {AUSTIN.next_action}\n"
-        f"- Dallas & <Fort Worth> — score 71.5 (STRONG, CONFIRMED; new). Next: {DALLAS.next_action}\n\n"
-        f"Needs your judgment:\n- Houston (MARGINAL 68.2): {HOUSTON.to_resolve}\n\nThe brief: {URL}\n")
+        f"- Dallas & <Fort Worth> — score 71.5 (STRONG, CONFIRMED; new). Red flags: thin_market. Next: "
+        f"{DALLAS.next_action}\n\n"
+        f"Needs your judgment:\n- Houston (MARGINAL 68.2): {HOUSTON.why}. To resolve: {HOUSTON.to_resolve}\n\n"
+        f"The brief: {URL}\n")
 
 
 def test_the_brief_link_is_the_partition_page_only_with_a_base_url() -> None:
@@ -199,15 +204,20 @@ def test_the_notifications_metadata_names_who_the_message_named_and_why() -> Non
     from opportunity_assets.tables import notified_table
 
     act = (ActItem("austin", "Austin", 88.06, "STRONG", "CONFIRMED", "Price three rentals in Austin"),
-           ActItem("irving", "Irving", 85.5, "STRONG", "CONFIRMED", "Price three rentals in Irving"))
-    judgment = (JudgmentItem("midland", "Midland", "STRONG", 95.5, "confirm 2010-11 sales with the source"),
+           ActItem("irving", "Irving", 85.5, "STRONG", "CONFIRMED", "Price three rentals in Irving",
+                   red_flags=("falling_prices",)))
+    judgment = (JudgmentItem("midland", "Midland", "STRONG", 95.5, "confirm 2010-11 sales with the source",
+                             why="doubted data: volume_per_sale 1.401 in 2010-11"),
                 JudgmentItem("laredo", "Laredo", "INSUFFICIENT_DATA", None, "sales_3m missing"))
     rows = notified_table(act, judgment, {"irving": "STRONG"}).rows
     assert [(r["candidate"], r["section"], r["mark"], r["score"]) for r in rows] == [
         ("Austin", "act_on_these", "new", "88.1"), ("Irving", "act_on_these", "still strong", "85.5"),
         ("Midland", "needs_your_judgment", None, "95.5"), ("Laredo", "needs_your_judgment", None, None)]
     assert rows[0]["why"] == "STRONG, CONFIRMED; next: Price three rentals in Austin"
-    assert rows[2]["why"] == "STRONG; to resolve: confirm 2010-11 sales with the source"
+    assert rows[1]["why"] == "STRONG, CONFIRMED; red flags: falling_prices; next: Price three rentals in Irving"
+    # why it is doubted, as the brief says, beside what would resolve it (trial 96: only the latter)
+    assert rows[2]["why"] == ("STRONG; doubted data: volume_per_sale 1.401 in 2010-11; to resolve: confirm 2010-11 "
+                              "sales with the source")
 
 
 def test_retries_back_off_exponentially_and_stop_on_a_request_that_cannot_succeed() -> None:
@@ -373,6 +383,11 @@ def test_a_failing_channel_is_recorded_and_retried_later_while_the_others_delive
     assert all(r["why"].startswith("STRONG, CONFIRMED; next: Price three rentals") for r in named[:2])
     assert [{i["candidate_id"] for i in b["act_on_these"]} for b in http.bodies("/hook")] == [
         {"austin", "collin-county"}] * 2
+    # why each needs-judgment one is there, as the brief's line says it, beside what resolves it (trial 96)
+    judged = http.bodies("/hook")[0]["needs_your_judgment"]
+    brief = store.brief("texas_housing", night)
+    assert judged and brief and all(i["why"] and f"{i['why']}. To resolve:" in plain(brief["markdown"])
+                                    for i in judged), judged
 
     # Slack is healthy again; materializing the notifications again delivers Slack only, once.
     defs.resolve_job_def("notify_night").execute_in_process(instance=instance, partition_key=night.isoformat())

@@ -94,10 +94,15 @@ def _most_sensitive(pack: CriteriaPack, v: Verification, score: float) -> str:
     return f"{trial.input} {trial.change} (score → {format_score(trial.score, pack.thresholds.levels)})"
 
 
+def red_flag_names(pack: CriteriaPack, a: Analysis) -> list[str]:
+    """The pack's red flags the analysis raised, by name (the brief's "Red flags:" and the night's message)."""
+    rules = {r.name for r in pack.red_flags}
+    return [flag.split(":", 1)[0] for flag in a.red_flags if flag.split(":", 1)[0] in rules]
+
+
 def _flags(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
     """The red flags an act-on candidate carries, by name, and the data findings noted on it."""
-    rules = {r.name for r in pack.red_flags}
-    names = [flag.split(":", 1)[0] for flag in a.red_flags if flag.split(":", 1)[0] in rules]
+    names = red_flag_names(pack, a)
     notes = [headline(f) for f in v.data_findings if f.effect == "note" and not f.rule.startswith("red_flag:")]
     out = f" Red flags: {', '.join(names)}." if names else ""
     return out + (f" Data note: {'; '.join(notes[:2])}." if notes else "")
@@ -110,22 +115,29 @@ def _act_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, wo
             f"Next: {worded or next_action(pack, c, a, markdown)}")
 
 
-def _judgment_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
+def unresolved(pack: CriteriaPack, a: Analysis, v: Verification) -> str:
+    """Why a needs-your-judgment candidate is there, in one clause: its first doubted finding, else the input move
+    that flips its verdict, else the checks the verifier could not resolve (the brief's line and the night's
+    message alike)."""
     levels = pack.thresholds.levels
-    verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score, levels)}"
     flips = [t for t in v.sensitivity if t.flips]
     doubts = [f for f in v.data_findings if f.effect == "doubt"]
     if doubts and a.verdict.value == "STRONG":
         more = f" (and {len(doubts) - 1} more)" if len(doubts) > 1 else ""
-        unresolved = f"doubted data: {headline(doubts[0])}{more}"
-    elif flips and a.score is not None:
+        return f"doubted data: {headline(doubts[0])}{more}"
+    if flips and a.score is not None:
         score = a.score
         worst = max(flips, key=lambda t: abs(t.score - score))
-        unresolved = (f"{worst.input} {worst.change} turns it {worst.verdict.value} "
-                      f"(score → {format_score(worst.score, levels)})")
-    else:
-        unresolved = "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
-    return f"- **{markdown(c.name)}** ({verdict}): {unresolved}. To resolve: {worded or v.to_resolve or v.reason}"
+        return (f"{worst.input} {worst.change} turns it {worst.verdict.value} "
+                f"(score → {format_score(worst.score, levels)})")
+    return "; ".join(chk.finding.rstrip(".") for chk in v.checks.values() if chk.passed is None) or v.reason
+
+
+def _judgment_line(pack: CriteriaPack, c: Candidate, a: Analysis, v: Verification, worded: str | None) -> str:
+    levels = pack.thresholds.levels
+    verdict = a.verdict.value if a.score is None else f"{a.verdict.value} {format_score(a.score, levels)}"
+    return (f"- **{markdown(c.name)}** ({verdict}): {unresolved(pack, a, v)}. To resolve: "
+            f"{worded or v.to_resolve or v.reason}")
 
 
 def _judged_suffix(night: NightRecords, candidate_id: str) -> str:

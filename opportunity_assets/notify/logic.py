@@ -53,6 +53,9 @@ class ActItem:
     """To act on, with the same verdict, on the night before (`previous_night`)."""
     levels: tuple[float, ...] = ()
     """The pack's thresholds, which the score is written on its own side of (`format_score`)."""
+    red_flags: tuple[str, ...] = ()
+    """The pack's red flags it carries, by name, as the brief's line names them (trial 96: the message dropped
+    them)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class JudgmentItem:
     """What would resolve it, in one line."""
     levels: tuple[float, ...] = ()
     """As `ActItem.levels`: a MARGINAL 59.96 under a strong of 60 is no "MARGINAL 60.0"."""
+    why: str = ""
+    """Why it needs judgment, as the brief's line says it (`brief.render.unresolved`: the doubted finding, the input
+    that flips it); trial 96: the message said only what would resolve it."""
 
 
 @dataclass(frozen=True)
@@ -122,10 +128,13 @@ def brief_url(base_url: str | None, as_of: date) -> str | None:
 
 def night_items(routes: Iterable[Route], candidates: Iterable[Candidate], analyses: Iterable[Analysis],
                 verifications: Iterable[Verification],
-                next_actions: Mapping[str, str], levels: tuple[float, ...] = ()
+                next_actions: Mapping[str, str], levels: tuple[float, ...] = (),
+                red_flags: Mapping[str, Sequence[str]] | None = None, why: Mapping[str, str] | None = None,
                 ) -> tuple[tuple[ActItem, ...], tuple[JudgmentItem, ...]]:
     """The night's act-on and needs-judgment candidates from the store's records, best score first; `levels`: the
-    pack's thresholds, for writing their scores."""
+    pack's thresholds, for writing their scores; `red_flags` and `why`, by candidate: the red flags an act-on one
+    carries and why a needs-judgment one is there, as the brief says them."""
+    red_flags, why = red_flags or {}, why or {}
     names = {c.id: c.name for c in candidates}
     by_a = {a.candidate_id: a for a in analyses}
     by_v = {v.candidate_id: v for v in verifications}
@@ -139,10 +148,11 @@ def night_items(routes: Iterable[Route], candidates: Iterable[Candidate], analys
         if r.section_or_tag == ACT_SECTION and a.score is not None:
             act.append(ActItem(candidate_id=r.candidate_id, name=name, score=a.score, verdict=a.verdict.value,
                                status=v.status.value, next_action=next_actions.get(r.candidate_id, ""),
-                               levels=levels))
+                               levels=levels, red_flags=tuple(red_flags.get(r.candidate_id, ()))))
         elif r.section_or_tag == JUDGMENT_SECTION:
             judgment.append(JudgmentItem(candidate_id=r.candidate_id, name=name, verdict=a.verdict.value,
-                                         score=a.score, to_resolve=v.to_resolve or v.reason, levels=levels))
+                                         score=a.score, to_resolve=v.to_resolve or v.reason, levels=levels,
+                                         why=why.get(r.candidate_id, "")))
     act.sort(key=lambda i: (-i.score, i.candidate_id))
     judgment.sort(key=lambda i: (-(i.score if i.score is not None else -1.0), i.candidate_id))
     return tuple(act), tuple(judgment)
@@ -261,15 +271,20 @@ def headline(m: NightMessage) -> str:
     return f"{m.domain}, as of {m.as_of.isoformat()}: {len(m.act)} to act on ({', '.join(parts)})"
 
 
+def _flagged(i: ActItem) -> str:
+    return f" Red flags: {', '.join(i.red_flags)}." if i.red_flags else ""
+
+
 def _act_text(i: ActItem) -> str:
     mark = "still strong" if i.still_strong else "new"
-    return (f"{i.name} — score {format_score(i.score, i.levels)} ({i.verdict}, {i.status}; {mark}). "
+    return (f"{i.name} — score {format_score(i.score, i.levels)} ({i.verdict}, {i.status}; {mark}).{_flagged(i)} "
             f"Next: {i.next_action}")
 
 
 def _judgment_text(i: JudgmentItem) -> str:
     verdict = i.verdict if i.score is None else f"{i.verdict} {format_score(i.score, i.levels)}"
-    return f"{i.name} ({verdict}): {i.to_resolve}"
+    return f"{i.name} ({verdict}): {i.why}. To resolve: {i.to_resolve}" if i.why else \
+        f"{i.name} ({verdict}): {i.to_resolve}"
 
 
 def plain_text(m: NightMessage) -> str:
@@ -283,12 +298,13 @@ def plain_text(m: NightMessage) -> str:
 
 def _act_json(i: ActItem) -> dict[str, Any]:
     return {"candidate_id": i.candidate_id, "name": i.name, "score": i.score, "verdict": i.verdict,
-            "status": i.status, "still_strong": i.still_strong, "next_action": i.next_action}
+            "status": i.status, "still_strong": i.still_strong, "next_action": i.next_action,
+            "red_flags": list(i.red_flags)}
 
 
 def _judgment_json(i: JudgmentItem) -> dict[str, Any]:
     return {"candidate_id": i.candidate_id, "name": i.name, "verdict": i.verdict, "score": i.score,
-            "to_resolve": i.to_resolve}
+            "why": i.why, "to_resolve": i.to_resolve}
 
 
 def webhook_payload(m: NightMessage) -> dict[str, Any]:
@@ -312,7 +328,7 @@ def slack_payload(m: NightMessage) -> dict[str, Any]:
     for i in m.act[:SLACK_ITEMS]:
         mark = "_still strong_" if i.still_strong else "*new*"  # our markup, around escaped text
         text = (f"*{_slack_escape(i.name)}* — score {format_score(i.score, i.levels)} ({i.verdict}, {i.status}) · "
-                f"{mark}\n"
+                f"{mark}{' ' + _slack_escape(_flagged(i).strip()) if i.red_flags else ''}\n"
                 f"Next: {_slack_escape(i.next_action)}")
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}})
     if len(m.act) > SLACK_ITEMS:

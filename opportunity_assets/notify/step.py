@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from opportunity_assets.brief.render import next_action
+from opportunity_assets.brief.render import next_action, red_flag_names, unresolved
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.history import last_night_within
 from opportunity_assets.notify.logic import (
@@ -106,11 +106,16 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
             raise ValueError(f"no brief stored for {pack.domain} on {as_of}: materialize brief first")
         candidates = store.candidates(pack.domain, as_of, went_on_only=True)
         analyses = store.analyses(pack.domain, as_of)
+        verifications = store.verifications(pack.domain, as_of)
         by_candidate = {c.id: c for c in candidates}
+        by_analysis = {a.candidate_id: a for a in analyses}
         act, judgment = night_items(
-            store.routes(pack.domain, as_of), candidates, analyses, store.verifications(pack.domain, as_of),
+            store.routes(pack.domain, as_of), candidates, analyses, verifications,
             {a.candidate_id: next_action(pack, by_candidate[a.candidate_id], a)
-             for a in analyses if a.candidate_id in by_candidate}, pack.thresholds.levels)
+             for a in analyses if a.candidate_id in by_candidate}, pack.thresholds.levels,
+            red_flags={a.candidate_id: red_flag_names(pack, a) for a in analyses},
+            why={v.candidate_id: unresolved(pack, by_analysis[v.candidate_id], v) for v in verifications
+                 if v.candidate_id in by_analysis})
         earlier = act_verdicts(store.routes(pack.domain, previous.as_of), store.analyses(pack.domain, previous.as_of)) \
             if previous.as_of else {}
     url = brief_url(notifier.ui_base_url, as_of)

@@ -356,6 +356,8 @@ def _body_kind(body: object) -> str:
     """What a 200's body that is no message holds, in words: the SDK hands back a body it could not make a message
     of as the decoded JSON or the text, whose Python type name ("a NoneType body", "a str body") was said until
     trial 81."""
+    if isinstance(body, str) and not body.strip():  # (trial 93: an empty 200 was called a web page)
+        return "its body is empty"
     if isinstance(body, str):
         return "its body is text, not JSON: a web page, or a proxy's or gateway's own reply"
     if body is None:

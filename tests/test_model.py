@@ -180,6 +180,7 @@ FAULT_SCRIPTS = [
     (["notjson", "notjson"], 2, False),  # a cut body, twice: an error record, not a crash
     (["gzip:bare", "gzip:bare"], 2, False),  # compressed, no content-encoding: was named "(UnicodeDecodeError)"
     (["raw:200|application/json|null", "raw:200|application/json|null"], 2, False),  # was "(a NoneType body)"
+    (["raw:200|text/html|", "raw:200|text/html|"], 2, False),  # an empty body: was "a web page"
     (["html", "html"], 2, False),  # was "(a str body)"
     # The answer in other content blocks, or content of a shape the SDK does not check (it builds without validating)
     (["tooluse"], 1, True),  # a gateway that turned the output schema into a tool: the tool_use block's input
@@ -226,6 +227,8 @@ def test_faults_are_retried_within_bounds(tmp_path: Path, server: FakeAnthropic,
                              "with no content-encoding saying so), also after one retry",
                 "raw:200|application/json|null": "analyzer: the response is not a message (its body is JSON null), "
                                                  "also after one retry",
+                "raw:200|text/html|": "analyzer: the response is not a message (its body is empty), also after one "
+                                      "retry",
                 "html": "analyzer: the response is not a message (its body is text, not JSON: a web page, or a "
                         "proxy's or gateway's own reply), also after one retry",
                 CONTEXT_CUT: "analyzer: truncated answer (stop_reason model_context_window_exceeded), also after one "

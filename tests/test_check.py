@@ -3770,6 +3770,31 @@ def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_n
     assert _entity_id_warnings(tmp_path, rows) == []
 
 
+def test_an_events_key_renamed_is_named_though_its_old_key_reads_weeks_of_zeros(tmp_path: Path) -> None:
+    """Trial 95: an inbox's messages as events by kind and week, `small / plain` written `small / plain5` from a
+    week on (an upstream rename): check said ok, for an events source's periods of no event are counts of 0 to the
+    latest period, so the old key's rows never ended. Its events' end is what ends it, as a panel's rows do."""
+    rng = np.random.default_rng(95)
+    sizes = {"alpha": 6, "bravo": 14, "charlie": 25, "delta": 40, "echo": 60, "foxtrot": 90}
+    rows = []
+    for key, size in sizes.items():
+        for week in range(16):
+            monday = date(2012, 1, 2) + timedelta(weeks=week)
+            written = "echo5" if key == "echo" and week >= 12 else key
+            rows += [[written, str(monday + timedelta(days=int(d))), 5.0]
+                     for d in rng.integers(0, 7, size + int(rng.integers(-4, 5)))]
+    source = {"path": _csv(tmp_path / "mail.csv", ["id", "when", "chars"], rows), "shape": "events",
+              "period_column": "when", "grain": "week", "publication_lag_days": 1,
+              "aggregates": {"msgs": {"agg": "count"}, "chars": {"agg": "sum", "column": "chars"}}}
+    metrics = {"level_now": {"agg": "last", "column": "msgs"}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2012, 4, 23), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, its figures continuing "
+        "the other's (e.g. 'echo' to 2012-W12, 'echo5' from 2012-W13: msgs 57 then 64, chars 285 then 320): each "
+        "read as an entity of its own with part of the history, no window reaching across the change: expected "
+        "one name in the source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
+
+
 def test_many_keys_ending_and_beginning_are_no_renames_by_coincidence(tmp_path: Path) -> None:
     """Trial 36: `where: [{column: lunch, op: ">", value: 10}]` over 1,778 schools' yearly rows ended some schools'
     rows and began others' (a year of no lunch share dropped), and check warned "5 entity keys begin where another's

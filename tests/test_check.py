@@ -459,6 +459,26 @@ def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separat
     assert _problems(_pack(tmp_path, {**only, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
 
 
+def test_decimal_commas_under_a_thousands_comma_are_told_to_drop_it(tmp_path: Path) -> None:
+    """Trial 95: an inbox's message sizes written with a decimal comma, `11,370` and `0,862`, under
+    `thousands_separator: ","`: the three-decimal cells were read as thousands, 11370, and check asked for
+    `decimal_separator: ","` alone, which the pack then refused beside the thousands comma. It names both."""
+    rows = [[e, f"2018-0{m}-1{d}", w] for e in "ab" for m in (3, 4)
+            for d, w in enumerate(["11,370", "0,862", "5,5", "12,125"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "size"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "thousands_separator": ",",
+              "aggregates": {"level": {"agg": "count"}, "size": {"agg": "sum", "column": "size"}}}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30))
+    assert [p for p in problems if "separator" in p] == [
+        "key `source.decimal_separator`: got '.'; 'size': 2 of 2 entity-periods in the windows' reach hold cells "
+        "that are not numbers, written as '0,862': expected `decimal_separator: \",\"` to read them, without "
+        "`thousands_separator: ','`, which reads a decimal comma before three decimals as thousands ('1,250' as "
+        "1250)"]
+    del source["thousands_separator"]
+    assert _problems(_pack(tmp_path, {**source, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
+
+
 def test_a_few_grouped_cells_are_quoted_as_written_and_told_the_separator_they_call_for(tmp_path: Path) -> None:
     """Trial 77: a European export under `decimal_separator: ","` with a few cells grouped by a dot (`3.923,0`): each
     was quarantined and quoted as the night had rewritten it, `'3.923.0'`, a text in no file, and check asked for

@@ -459,6 +459,26 @@ def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separat
     assert _problems(_pack(tmp_path, {**only, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
 
 
+def test_decimal_commas_under_a_thousands_comma_are_told_to_drop_it(tmp_path: Path) -> None:
+    """Trial 95: an inbox's message sizes written with a decimal comma, `11,370` and `0,862`, under
+    `thousands_separator: ","`: the three-decimal cells were read as thousands, 11370, and check asked for
+    `decimal_separator: ","` alone, which the pack then refused beside the thousands comma. It names both."""
+    rows = [[e, f"2018-0{m}-1{d}", w] for e in "ab" for m in (3, 4)
+            for d, w in enumerate(["11,370", "0,862", "5,5", "12,125"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "size"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "thousands_separator": ",",
+              "aggregates": {"level": {"agg": "count"}, "size": {"agg": "sum", "column": "size"}}}
+    problems = _problems(_pack(tmp_path, source, _LEVELS), date(2018, 6, 30))
+    assert [p for p in problems if "separator" in p] == [
+        "key `source.decimal_separator`: got '.'; 'size': 2 of 2 entity-periods in the windows' reach hold cells "
+        "that are not numbers, written as '0,862': expected `decimal_separator: \",\"` to read them, without "
+        "`thousands_separator: ','`, which reads a decimal comma before three decimals as thousands ('1,250' as "
+        "1250)"]
+    del source["thousands_separator"]
+    assert _problems(_pack(tmp_path, {**source, "decimal_separator": ","}, _LEVELS), date(2018, 6, 30)) == []
+
+
 def test_a_few_grouped_cells_are_quoted_as_written_and_told_the_separator_they_call_for(tmp_path: Path) -> None:
     """Trial 77: a European export under `decimal_separator: ","` with a few cells grouped by a dot (`3.923,0`): each
     was quarantined and quoted as the night had rewritten it, `'3.923.0'`, a text in no file, and check asked for
@@ -3768,6 +3788,31 @@ def test_an_entity_renamed_to_another_word_its_figures_continuing_is_a_warning_n
              if i > 0 or y < 2006]
     rows += [["z-new", y, 10.0] for y in range(2006, 2011)]
     assert _entity_id_warnings(tmp_path, rows) == []
+
+
+def test_an_events_key_renamed_is_named_though_its_old_key_reads_weeks_of_zeros(tmp_path: Path) -> None:
+    """Trial 95: an inbox's messages as events by kind and week, `small / plain` written `small / plain5` from a
+    week on (an upstream rename): check said ok, for an events source's periods of no event are counts of 0 to the
+    latest period, so the old key's rows never ended. Its events' end is what ends it, as a panel's rows do."""
+    rng = np.random.default_rng(95)
+    sizes = {"alpha": 6, "bravo": 14, "charlie": 25, "delta": 40, "echo": 60, "foxtrot": 90}
+    rows = []
+    for key, size in sizes.items():
+        for week in range(16):
+            monday = date(2012, 1, 2) + timedelta(weeks=week)
+            written = "echo5" if key == "echo" and week >= 12 else key
+            rows += [[written, str(monday + timedelta(days=int(d))), 5.0]
+                     for d in rng.integers(0, 7, size + int(rng.integers(-4, 5)))]
+    source = {"path": _csv(tmp_path / "mail.csv", ["id", "when", "chars"], rows), "shape": "events",
+              "period_column": "when", "grain": "week", "publication_lag_days": 1,
+              "aggregates": {"msgs": {"agg": "count"}, "chars": {"agg": "sum", "column": "chars"}}}
+    metrics = {"level_now": {"agg": "last", "column": "msgs"}}
+    warnings = check_pack(_pack(tmp_path, source, metrics), as_of=date(2012, 4, 23), today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'id'; 1 entity key begins where another's rows end, its figures continuing "
+        "the other's (e.g. 'echo' to 2012-W12, 'echo5' from 2012-W13: msgs 57 then 64, chars 285 then 320): each "
+        "read as an entity of its own with part of the history, no window reaching across the change: expected "
+        "one name in the source (a DuckDB `query` can `replace` one with the other), if each is one entity renamed"]
 
 
 def test_many_keys_ending_and_beginning_are_no_renames_by_coincidence(tmp_path: Path) -> None:

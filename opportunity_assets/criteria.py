@@ -568,6 +568,16 @@ class CriteriaPack(_Spec):
                                   f"{other:g})")
         for i, r in enumerate(self.red_flags):
             _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric")
+            if (bound := _bound_on_a_metric(r.parsed)) is None or (bounded := self._share_of(bound[0])) is None:
+                continue
+            metric, op, value = bound
+            share = f"{metric} is {bounded}, a share from 0 to 1, so `{op} {value:g}`"
+            if not _can_hold(op, value, 0.0, 1.0):  # (trial 94: `adults > 20`, copied from a pack in percent)
+                raise _KeyProblem(f"red_flags.{i}.when", r.when, f"a bound from 0 to 1: {share} never holds, "
+                                  "flagging no one (90% is 0.9)")
+            if not _can_hold(_NEGATED[op], value, 0.0, 1.0):
+                raise _KeyProblem(f"red_flags.{i}.when", r.when, f"a bound a share lies either side of: {share} "
+                                  "holds for every value, flagging every candidate")
         for i, o in enumerate(self.omissions):
             for name in o.requires:
                 if name not in metrics:
@@ -802,6 +812,28 @@ def _did_you_mean(name: str, names: set[str]) -> str:
     """`; did you mean `population`?` for a misspelt name among `names`, else nothing."""
     close = difflib.get_close_matches(name, sorted(names), n=1)
     return f"; did you mean `{close[0]}`?" if close else ""
+
+
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
+_MIRRORED = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}
+_OPS = {ast.GtE: ">=", ast.Gt: ">", ast.LtE: "<=", ast.Lt: "<"}
+
+
+def _bound_on_a_metric(expr: expressions.Expression) -> tuple[str, str, float] | None:
+    """(metric, op, number) of a comparison of one metric with one number, either way round (`20 < adults` is
+    `adults > 20`), or None for any other expression."""
+    body = expr.tree.body
+    if not isinstance(body, ast.Compare) or (op := _OPS.get(type(body.ops[0]))) is None:
+        return None
+    left, right = body.left, body.comparators[0]
+    if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
+        left, right, op = right, left, _MIRRORED[op]
+    negative = isinstance(right, ast.UnaryOp) and isinstance(right.op, ast.USub)
+    number = right.operand if isinstance(right, ast.UnaryOp) and negative else right
+    if not isinstance(left, ast.Name) or not isinstance(number, ast.Constant) \
+            or not isinstance(number.value, int | float):
+        return None
+    return left.id, op, -float(number.value) if negative else float(number.value)
 
 
 def _can_hold(op: str, value: float, low: float, high: float) -> bool:

@@ -625,6 +625,28 @@ def test_a_filter_no_share_can_meet_is_refused_naming_its_value(tmp_path: Path) 
         load_criteria(pack)
 
 
+def test_a_red_flag_no_share_can_meet_or_every_share_meets_is_refused_naming_its_when(tmp_path: Path) -> None:
+    """Trial 94: a pack copied from one in percent kept its red flag, `adults > 20`, over the average of an events
+    `share`: it flagged no one, and check said ok. A bound on a share by construction that no share meets, or that
+    every share meets (flagging every candidate), either way round, names `red_flags.N.when`."""
+    raw = _nyc_pack()
+    share = "late_share_4w is the avg of `late_share`, an events `share` aggregate, a share from 0 to 1, so"
+    for when, said in (("late_share_4w > 0.2", None), ("0.5 < late_share_4w", None), ("late_share_4w < 1", None),
+                       ("late_share_4w > 20", f"a bound from 0 to 1: {share} `> 20` never holds, flagging no one "
+                                              "(90% is 0.9)"),
+                       ("20 <= late_share_4w", f"a bound from 0 to 1: {share} `>= 20` never holds, flagging no one "
+                                               "(90% is 0.9)"),
+                       ("late_share_4w >= 0", f"a bound a share lies either side of: {share} `>= 0` holds for every "
+                                              "value, flagging every candidate")):
+        raw["red_flags"] = [{"name": "late", "when": when, "message": "late"}]
+        refusal = _refusal(tmp_path, raw)
+        assert refusal == (None if said is None else
+                           f"criteria file {tmp_path / 'pack.yaml'}: key `red_flags.0.when`: got {when!r}; expected "
+                           f"{said}"), refusal
+    for pack in sorted(Path(PACK).parent.glob("*.yaml")):
+        load_criteria(pack)
+
+
 def test_a_share_metric_under_a_unit_that_is_no_share_is_refused_naming_the_unit(tmp_path: Path) -> None:
     """A share under `unit: usd` wrote a 42% late share as "$0" in the brief. A share by construction (an events
     `share` aggregate's average, a coverage) under usd, count, months or days names `metrics.X.unit`; under `share`

@@ -775,6 +775,26 @@ def test_check_says_a_column_of_years_read_at_a_finer_grain(tmp_path: Path) -> N
     assert not [p for p in check_pack(yearly, as_of=date(2018, 6, 30), today=TODAY).problems if "grain" in p]
 
 
+def test_check_says_a_column_of_years_read_by_the_week(tmp_path: Path) -> None:
+    """Trial 94: hawks dated by a bare year (`period_column: Year`), read by the week, each in the week holding 1
+    January (2009-12-28's for 2010), and check said ok, the night's latest period 2003-W01. Rows each in the week
+    holding 1 January name `source.grain` as by the day or the month."""
+
+    rows = [[e, str(y), "A", 1] for e in "ab" for y in range(2010, 2018) for _ in range(3)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "grade", "amount"], rows), "shape": "events",
+              "period_column": "when", "grain": "week", "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert "key `source.grain`: got 'week'; every row of `source.period_column` 'when' falls in a January, year " \
+           "after year: expected `grain: year` for a column of years (a finer grain puts every row in January)" \
+           in problems, problems
+    rows = [[e, f"{y}-{m:02d}-{d:02d}", "A", 1] for e in "ab" for y in (2016, 2017) for m in range(1, 13)
+            for d in (1, 9, 17, 25)]
+    weekly = _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "when", "grade", "amount"], rows),
+                              "shape": "events", "period_column": "when", "grain": "week",
+                              "aggregates": {"level": {"agg": "count"}}}, _LEVELS)
+    assert not [p for p in check_pack(weekly, as_of=date(2018, 1, 31), today=TODAY).problems if "grain" in p]
+
+
 def test_check_says_a_column_of_month_starts_read_at_a_day_grain(tmp_path: Path) -> None:
     """Trial 7: loans whose month was a Parquet timestamp (2018-03-01 00:00:00), read by the day: every window of
     days but the 1st was empty, and check blamed a formula's division by zero."""

@@ -611,6 +611,22 @@ def test_a_csv_or_json_lines_file_cut_short_mid_record_is_a_warning_naming_sourc
     assert not any("ends in the middle" in w for w in report.warnings), report.warnings
 
 
+def test_a_line_cut_short_inside_its_id_is_the_entity_it_begins_and_no_entity_of_its_own(tmp_path: Path) -> None:
+    """Trial 94: stevedata's LTPT cut short inside its last line's category (`...,Photographic equipment and
+    suppli`) was quarantined under that cut id, scanned as a ninth entity beside `...and supplies` and sent past
+    the cap, flagged. A cut last field that is an id is now the one id it begins, or no entity."""
+    path = tmp_path / "cut.csv"
+    path.write_text("n,date,category,value\n1,2015-07-01,Audio equipment,40.1\n"
+                    "2,2015-07-01,Photographic equipment and supplies,41.4\n3,2015-08-01,Photographic equipment an")
+    assert [(r.line, r.entity) for r in read_csv_rows(path, entity_column="category").rejected] == [
+        (4, "Photographic equipment and supplies")]
+    path.write_text("n,date,category,value\n1,2015-07-01,Audio equipment,40.1\n2,2015-08-01,Tele")
+    assert [(r.line, r.entity) for r in read_csv_rows(path, entity_column="category").rejected] == [(3, None)]
+    path.write_text("n,category,date,value\n1,Audio equipment,2015-07-01,40.1\n2,Audio equipment,2015-08")
+    assert [(r.line, r.entity) for r in read_csv_rows(path, entity_column="category").rejected] == [
+        (3, "Audio equipment")]
+
+
 def test_a_file_cut_short_in_a_line_dated_after_the_night_is_still_said(tmp_path: Path) -> None:
     """Trial 38: house sales under `published_column`, the file cut inside its last line, whose own dates (read
     whole) put it after the default night: the line is no quarantined row of that night, so check said nothing of a

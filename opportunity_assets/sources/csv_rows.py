@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -393,9 +393,31 @@ def _readings(text: str, indexes: list[int] | None, delimiter: str, width: int) 
     return (starts, ends)
 
 
+def _cut_entity(rejected: Rejected, text: str, indexes: list[int] | None, delimiter: str, width: int,
+                ids: list[list[str]]) -> Rejected:
+    """`rejected`, the file's unterminated last line with fields missing (a file cut short), attributed to the
+    entity whose id its last field begins where that field is an id's: a cut field is no id of its own (trial 94:
+    `...,Photographic equipment and suppli` was scanned as a ninth entity beside `...and supplies`). An id that
+    begins no id of the file's records, or begins several, attributes the line to none."""
+    if indexes is None:
+        return rejected
+    rows = _lenient_rows(text, delimiter)
+    row = next((r for r in rows if len(r) == width), rows[0] if rows else [])
+    if not row or len(row) >= width or len(row) - 1 not in indexes:
+        return rejected
+    cut = row[-1].strip()
+    whole = {v.strip() for v in ids[indexes.index(len(row) - 1)] if v.strip().startswith(cut)} if cut else set()
+    if len(whole) != 1:
+        return replace(rejected, entity=None)
+    parts = [_field(text, i, delimiter, width) for i in indexes]
+    parts[indexes.index(len(row) - 1)] = whole.pop()
+    return replace(rejected, entity=None if None in parts else ENTITY_JOINER.join(p for p in parts if p is not None))
+
+
 def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | None,
                    dated_columns: Sequence[str], read: Collection[str] | None) -> CsvRows:
     raw_lines = read_bytes(path).split(b"\n")
+    unterminated = bool(raw_lines) and raw_lines[-1] != b""
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
     lines: list[str | None] = []
@@ -458,6 +480,9 @@ def _read_csv_rows(path: Path, delimiter: str, entity_column: str | list[str] | 
         for column, value in zip(values, fields, strict=True):
             column.append(value)
         i = end + 1
+    if unterminated and rejected and rejected[-1].line == len(lines) and lines[-1] is not None:
+        rejected[-1] = _cut_entity(rejected[-1], lines[-1], entity_indexes, delimiter, width,
+                                   [values[i] for i in entity_indexes or []])
     return CsvRows(header=header, lines=starts, columns=dict(zip(unique_names(header), values, strict=True)),
                    rejected=rejected, recoded=recoded)
 

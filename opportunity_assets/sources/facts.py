@@ -100,13 +100,20 @@ def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | Non
     grain); `quarter` when every one falls on the first day of a month, over two quarters or more, the months 3
     apart (quarters dated by a month's start, `2005-03-01`); `month` when every one falls on the first day of a
     month, over two months or more (months, `Mar-2018` or a Parquet column of month starts, read at a day grain);
-    else None."""
+    else None. By the week, a year's row lies in the week holding 1 January, which may begin in December (trial 94:
+    hawks dated by a bare year, read by the week, each in 1 January's week, 2002-12-30's for 2003's, and check said
+    ok): that week's last day is in January's first 7 days. (Months by the week lie 4 to 5 weeks apart:
+    `_coarser_rows`.)"""
     period = shapes.PERIOD
+    end = f"({period} + INTERVAL 6 DAY)"  # a week's last day
     sql = (f"SELECT count(DISTINCT year({period})), max(month({period})), "
            f"count(DISTINCT date_trunc('month', {period})), max(day({period})), "
-           f"count(DISTINCT month({period}) % 3) FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
-    ((years, month, months, day, in_quarter),) = run(con, pack, sql, {}).rows()
+           f"count(DISTINCT month({period}) % 3), count(DISTINCT year({end})), max(month({end})), max(day({end})) "
+           f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
+    ((years, month, months, day, in_quarter, week_years, week_month, week_day),) = run(con, pack, sql, {}).rows()
     if years and years >= 2 and month == 1:
+        return "year"
+    if pack.grain.name == "week" and week_years and week_years >= 2 and week_month == 1 and week_day <= 7:
         return "year"
     if not (months and months >= 2 and day == 1):
         return None

@@ -155,7 +155,7 @@ from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import GRAINS, last_possible_night
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.connection import file_key
+from opportunity_assets.sources.connection import file_key, kept_open
 from opportunity_assets.sources.facts import latest_published_period, publication_span, refused_after, source_facts
 from opportunity_assets.sources.formats import (
     join_label,
@@ -274,13 +274,15 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
     asking it again for the same night and files answers from the first. `defaulted`: `as_of` is the latest night
     the source supports, chosen for the user (`opportunity run` without `--as-of`), told as a default night is."""
     if with_facts or as_of is None:
-        return _check(pack, as_of, today, with_facts, defaulted)
+        with kept_open():  # one check reads its source once, not once per question (a command's block if in one)
+            return _check(pack, as_of, today, with_facts, defaulted)
 
     files = file_key(pack)
     key = None if files is None else (*files, as_of, today or date.today(), defaulted)
     if key is not None and _LAST_CHECK and _LAST_CHECK[0][0] == key:
         return _LAST_CHECK[0][1]
-    report = _check(pack, as_of, today, with_facts, defaulted)
+    with kept_open():
+        report = _check(pack, as_of, today, with_facts, defaulted)
     _LAST_CHECK[:] = [] if key is None else [(key, report)]
     return report
 

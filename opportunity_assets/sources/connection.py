@@ -60,7 +60,11 @@ def kept_open() -> Iterator[None]:
     first) stays in its typed table until the next snapshot is read from it, while the pack and the file's bytes
     are the same: one command parses a wide file once, not twice. The snapshot read closes it (the night's
     in-memory work then runs without it). Outside the block every read opens the file anew and nothing stays in
-    memory (a long-lived process, such as the UI's code server, holds no source)."""
+    memory (a long-lived process, such as the UI's code server, holds no source). A block inside another is the
+    outer one: a check that keeps its source for itself (`check_pack`) keeps it for the command it runs in."""
+    if _KEPT:
+        yield
+        return
     _KEPT.append({})
     _COMMANDS.append(next(_NUMBERS))
     try:

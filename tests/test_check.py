@@ -3349,6 +3349,28 @@ def test_events_that_end_early_in_the_latest_period_are_a_warning_naming_a_whole
     assert cut_short(_pack(tmp_path, sparse, metrics), date(2018, 2, 6)) == []
 
 
+def test_events_that_end_early_as_the_same_period_did_a_year_before_are_the_seasons_not_a_cut(tmp_path: Path) -> None:
+    """Trial 92: grant applications stop for Christmas each December (the 21st), and the night of 2008-01-31 was
+    told its December "a part of it, read as a drop", every candidate doubted for it. A latest period that ends as
+    early as the same period a year before did is the season's; one cut that a year before was whole still is."""
+    from datetime import timedelta
+
+    days = [d for n in range(760) if (d := date(2006, 1, 1) + timedelta(days=n)).month != 12 or d.day <= 20]
+    rows = [[e, d.isoformat(), 1] for d in days for e in "ab"]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events", "grain": "month",
+              "period_column": "when", "publication_lag_days": 10, "aggregates": {"level": {"agg": "count"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}}
+
+    def cut_short(pack: Any, as_of: date) -> list[str]:
+        return [w for w in check_pack(pack, as_of=as_of, today=TODAY).warnings if "read as a drop" in w]
+
+    assert cut_short(_pack(tmp_path, source, metrics), date(2008, 1, 10)) == []  # December 2007, as 2006's
+    july = {**source, "path": _csv(tmp_path / "j.csv", ["id", "when", "level"],
+                                   [r for r in rows if r[1] <= "2007-07-15"])}
+    (said,) = cut_short(_pack(tmp_path, july, metrics), date(2007, 8, 10))
+    assert "its events end on 2007-07-15, 16 of the 31 days of the latest period 2007-07" in said, said
+
+
 def test_events_whose_latest_days_are_published_after_the_night_name_published_column(tmp_path: Path) -> None:
     """Trial 70: births read by `published_column`, each published 5 days after it, on a month's last night: the
     month's last 5 days' births are not yet known, and check and run said `source.path` "its events end on 1965-08-26

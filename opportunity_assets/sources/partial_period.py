@@ -50,17 +50,18 @@ def latest_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> Cu
     well before it does (`CUT_SHORT` of it, a day at least) though they filled the period before to its end, or
     after a silence longer than the previous period's end had, improbable at the feed's own rate; or where, read as
     they are published, its last days' events are published after the night (`CutShort.published_by`). None for
-    other sources, a day grain, a night inside a period read as published (the period has not ended), or a period
-    its events fill."""
+    other sources, a day grain, a night inside a period read as published (the period has not ended), a period its
+    events fill, or one whose same period a year before ended as early (a season's quiet end: grant applications
+    stop for Christmas each December)."""
     src, grain = pack.source, pack.grain
     if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
         return None
     if src.published_column is not None and night < grain.end(anchor):
         return None
-    previous = grain.back(anchor, 1)
+    previous, year_before = grain.back(anchor, 1), grain.back(anchor, grain.per_year)
     day = shapes.date_sql(f"__written_{src.period_column}", src.period_format)  # (`shapes.written`, unquoted)
     last = latest_by_period(pack, day, f"{shapes.IN_SCOPE} AND {shapes.PUBLISHED} <= DATE '{night.isoformat()}'",
-                            [anchor, previous])
+                            list(dict.fromkeys([anchor, previous, year_before])))
     if anchor not in last or previous not in last:
         return None
     ends = f"on {last[anchor]}"
@@ -70,8 +71,12 @@ def latest_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> Cu
         last = {period: MONTH.end(MONTH.start(moment)) for period, moment in last.items()}
     days = (grain.end(anchor) - anchor).days + 1
     short, before = (grain.end(anchor) - last[anchor]).days, (grain.end(previous) - last[previous]).days
-    if short < max(1.0, CUT_SHORT * days):
+    slack = max(1.0, CUT_SHORT * days)
+    if short < slack:
         return None
+    if year_before != previous and year_before in last and \
+            (grain.end(year_before) - last[year_before]).days >= short - slack:
+        return None  # the season's: the same period a year before ended as early (trial 92: grants before Christmas)
     if (by := _published_after(pack, anchor, day, last[anchor])) is not None:
         return CutShort(anchor, ends, last[anchor], short, days, "", by)
     if before <= CUT_SHORT * ((grain.end(previous) - previous).days + 1):

@@ -54,6 +54,11 @@ def test_fingerprint_changes_with_the_criteria(tmp_path: Path) -> None:
     # the bundled pack's, as the stores of earlier releases hold it: a key added unset keeps it (`events_from`, in
     # the model's dump as null, had changed every pack's, each stored night read as another criteria's)
     assert load_criteria(PACK).fingerprint == "688cf11a4f60"
+    # a rule added since (`integrity.partial_period`) keeps it at its default, and changes it set otherwise
+    pack = load_criteria(PACK)
+    noted = pack.integrity.model_copy(update={"partial_period": pack.integrity.partial_period.model_copy(
+        update={"effect": "note"})})
+    assert pack.model_copy(update={"integrity": noted}).fingerprint != "688cf11a4f60"
 
 
 def test_a_source_path_under_the_home_folder_is_read_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

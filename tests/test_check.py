@@ -1452,6 +1452,28 @@ def test_an_entity_id_of_one_value_a_period_names_the_key(tmp_path: Path) -> Non
             if "source.entity_id" in p]
 
 
+def test_an_entity_id_of_structures_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 90: an analyst's table keyed by a STRUCT location (`{'lat': 45.4, 'lon': -75.7}`) was read as each
+    municipality's id and name, compared as text, and check said nothing. Ids that are nearly all structures written
+    as text (a STRUCT, LIST or JSON object) are a warning naming `source.entity_id`; ids of names are none."""
+    import duckdb
+
+    path = tmp_path / "t.parquet"
+    duckdb.sql(f"""COPY (SELECT {{'lat': 45.0 + k / 10, 'lon': -75.5}} AS location, 'town ' || k AS town,
+                    make_date(2000 + y, 1, 1) AS day, 100 + k + y AS level
+                    FROM range(6) r(k), range(4) s(y)) TO '{path}' (FORMAT parquet)""")
+    source = {"path": str(path), "entity_id": "location", "entity_name": "location", "period_column": "day",
+              "grain": "year", "columns": ["level"], "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2004, 1, 31), today=TODAY)
+    (warning,) = [w for w in report.warnings if "structures written as text" in w]
+    assert warning.startswith("key `source.entity_id`: got 'location'; its values are structures written as text "
+                              "(e.g. \"{'lat': 45."), warning
+    assert warning.endswith("`SELECT *, location.name AS name FROM ...`, then `entity_id: name`)"), warning
+    named = {**source, "entity_id": "town", "entity_name": "town"}
+    report = check_pack(_pack(tmp_path, named, _LEVELS), as_of=date(2004, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "structures written as text" in w], report.warnings
+
+
 def test_an_entity_id_of_dates_is_a_warning_naming_it(tmp_path: Path) -> None:
     """Trial 64: stevedata AppleStock's daily closes keyed by `Date` (`10/13/2016`) and read as a snapshot known on
     one day: 66 "entities", each a day of one row, ranked by their close, and check said ok. Ids that are nearly all

@@ -22,6 +22,8 @@ import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
+from opportunity_assets.sources import shapes
+from opportunity_assets.sources.probes import value_counts
 from opportunity_assets.sources.shapes import entity_slug
 from opportunity_assets.sources.spec import ENTITY_JOINER
 
@@ -307,6 +309,29 @@ def ids_of_dates(pack: CriteriaPack, entities: pl.DataFrame) -> list[str]:
             f"{', '.join(repr(n) for n in names)}), so each day is read as an entity of its own, with no history to "
             "judge it by: expected the column naming each entity, the dates its `period_column` (or `entity` "
             "naming the one series of a source of no entity column)"]
+
+
+_STRUCTURED = re.compile(r"\s*(\{.*\}|\[.*\])\s*", re.DOTALL)
+"""A value written as a structure: a DuckDB STRUCT, LIST or MAP, or a JSON object or array, as text."""
+
+
+def ids_of_structures(pack: CriteriaPack) -> list[str]:
+    """A warning naming `source.entity_id` when nearly every id of the rows is a structure written as text (a
+    STRUCT, LIST or MAP column, a JSON object: `{'lat': 45.4, 'lon': -75.7}`), each read as an entity's id and name
+    and compared as text, a field changed anywhere in it another entity (trial 90: a municipality's STRUCT location
+    as the key, and check said nothing)."""
+    src = pack.source
+    if src.entity is not None or src.wide is not None or len(src.entity_columns) != 1:
+        return []
+    ids = value_counts(pack, shapes.ENTITY, shapes.IN_SCOPE, limit=20)
+    structured = [i for i in ids if _STRUCTURED.fullmatch(i)]
+    if not ids or 10 * len(structured) < 9 * len(ids):
+        return []
+    column = src.entity_columns[0]
+    return [f"key `source.entity_id`: got {src.entity_id!r}; its values are structures written as text (e.g. "
+            f"{structured[0][:80]!r}): a STRUCT, LIST or JSON object read as each entity's id and name, compared as "
+            "text: expected a column of names or codes (a DuckDB `query` takes one field out, `SELECT *, "
+            f"{column}.name AS name FROM ...`, then `entity_id: name`)"]
 
 
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")

@@ -41,6 +41,7 @@ from opportunity_assets.check.cut_short import file_cut_short
 from opportunity_assets.check.entities import (
     ids_continued,
     ids_of_dates,
+    ids_of_structures,
     ids_renamed,
     ids_spelt_two_ways,
     ids_zero_padded,
@@ -434,7 +435,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     changing = names_changing(pack, per)
     warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics)) + names_finer(pack, per)) \
         + (total_rows(pack, snapshot.metrics, snapshot.history) or totals_by_sum(pack, snapshot.history)) \
-        + ids_of_dates(pack, snapshot.metrics) \
+        + ids_of_dates(pack, snapshot.metrics) + ids_of_structures(pack) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \
         + measure_in_key(pack, snapshot.history) + ids_renamed(pack, snapshot.history) \
         + units_changed_alike(pack, snapshot.history) \

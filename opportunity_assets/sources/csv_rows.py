@@ -261,12 +261,7 @@ def shortened_last_cell(found: tuple[int, bytes], delimiter: str = ",") -> tuple
     check said ok). None otherwise (a whole last line merely unterminated is as long as its column's cells; a row
     empty in a column every record before it fills is a total or a note, no record cut in its last cell).
     `found`: the file's `unfinished`."""
-    last, data = found
-    tail = data.decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
-    if not tail:  # one line, a header alone with no newline: no record to be cut (trial 59: an IndexError)
-        return None
-    cut = _parse(tail[-1], delimiter)
-    before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
+    last, (cut, before) = found[0], _last_and_before(found, delimiter)
     if cut is None or len(before) < _LINES_BEFORE or any(len(r) != len(cut) for r in before):
         return None
     if _a_total_row(cut, before):
@@ -286,12 +281,19 @@ def _a_total_row(record: list[str], before: list[list[str]]) -> bool:
 def ends_in_a_total_row(found: tuple[int, bytes], delimiter: str = ",") -> bool:
     """Whether the file's unterminated last line is a total or a note row (`_a_total_row`), no record cut short.
     `found`: the file's `unfinished`."""
+    last, before = _last_and_before(found, delimiter)
+    return last is not None and len(before) >= _LINES_BEFORE and _a_total_row(last, before)
+
+
+def _last_and_before(found: tuple[int, bytes], delimiter: str) -> tuple[list[str] | None, list[list[str]]]:
+    """The unterminated last line of `found` (the file's `unfinished`) as a record, and the `_LINES_BEFORE` records
+    before it (those that parse); (None, []) for one line, a header alone with no newline: no record to be cut
+    (trial 59: an IndexError)."""
     tail = found[1].decode("utf-8", errors="replace").rsplit("\n", _LINES_BEFORE + 1)[1:]
     if not tail:
-        return False
-    last = _parse(tail[-1], delimiter)
-    before = [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None]
-    return last is not None and len(before) >= _LINES_BEFORE and _a_total_row(last, before)
+        return None, []
+    return (_parse(tail[-1], delimiter),
+            [r for line in tail[:-1] if (r := _parse(line.rstrip("\r"), delimiter)) is not None])
 
 
 def unfinished_line(found: tuple[int, bytes], delimiter: str = ",") -> tuple[int, str] | None:

@@ -38,10 +38,17 @@ def refused_after(pack: CriteriaPack, night: date, up_to: date) -> list[Rejected
     """The source's own lines refused when read (a field too many, a stray quote) whose dates name a period first
     published after `night` and by `up_to` (the latest night there is): lines no row-based date (`publication_span`)
     counts, so a default night can stop before them (trial 92: a feed that added a column six months ago)."""
-    lag = timedelta(days=pack.source.publication_lag_days)
     with opened(pack) as (_, rejected):
-        return [r for r in rejected if r.period is not None
-                and night < (r.published or pack.grain.end(r.period) + lag) <= up_to]
+        return [r for r in rejected if (published := line_published(pack, r)) is not None
+                and night < published <= up_to]
+
+
+def line_published(pack: CriteriaPack, line: Rejected) -> date | None:
+    """When a line the source refused is seen, as a row is: on its own publication date, else once its period is
+    published by the lag rule; None for a line dated by no field (seen on every night)."""
+    if line.period is None:
+        return None
+    return line.published or pack.grain.end(line.period) + timedelta(days=pack.source.publication_lag_days)
 
 
 def latest_published_period(pack: CriteriaPack, night: date) -> date | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import duckdb
@@ -23,6 +23,7 @@ from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key, opened, release_kept, run
 from opportunity_assets.sources.csv_rows import Rejected
+from opportunity_assets.sources.facts import line_published
 from opportunity_assets.sources.formats import TYPED, join_label, join_rows
 from opportunity_assets.sources.reading import ROW, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
@@ -229,8 +230,7 @@ def _read_snapshot(pack: CriteriaPack, as_of: date, today: date, files: tuple[An
 def _snapshot(pack: CriteriaPack, as_of: date, periods: tuple[date | None, date | None], metrics: pl.DataFrame,
               history: pl.DataFrame, quarantine: pl.DataFrame, rejected: list[Rejected]) -> SourceSnapshot:
     # a rejected line dated by its fields (`formats.date_rejected`) is seen once its period is published, as a row is
-    lag = timedelta(days=pack.source.publication_lag_days)
-    rejected = [r for r in rejected if r.period is None or (r.published or pack.grain.end(r.period) + lag) <= as_of]
+    rejected = [r for r in rejected if (published := line_published(pack, r)) is None or published <= as_of]
     refused = pl.concat([
         quarantine.select("source_row", "entity_id", "period", "reason"),
         pl.DataFrame({"source_row": [r.line for r in rejected], "entity_id": [r.entity for r in rejected],

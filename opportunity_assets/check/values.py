@@ -21,7 +21,7 @@ from opportunity_assets.sources.extensions import format_named_by
 from opportunity_assets.sources.formats import TYPED, files_the_pattern_misses, join_index
 from opportunity_assets.sources.probes import rows_matching, stopped_by_entity, value_counts
 from opportunity_assets.sources.reading import ROW, literal, quote_identifier
-from opportunity_assets.sources.spec import SourceSpec
+from opportunity_assets.sources.spec import Condition, SourceSpec
 
 if TYPE_CHECKING:
     from opportunity_assets.sources.facts import SourceFacts
@@ -115,6 +115,13 @@ def _abbreviation(value: str, values: list[str]) -> str | None:
     return cut[0] if len(cut) == 1 else None
 
 
+def _listed(condition: Condition) -> tuple[str, list[str]]:
+    """An `in` / `not_in` condition's test and its values, but an empty or NA one (it stands for an empty cell)."""
+    test = "in" if condition.in_ is not None else "not_in"
+    values = condition.in_ if condition.in_ is not None else condition.not_in or []
+    return test, [v for v in values if v.strip() not in ("", "NA")]
+
+
 def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
     """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
     spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
@@ -124,9 +131,7 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
     join = join_index(within)
     problems, facts = [], []
     for key, condition, column in shapes.listed_conditions(spec):
-        test = "in" if condition.in_ is not None else "not_in"
-        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
-                  if v.strip() not in ("", "NA")]
+        test, listed = _listed(condition)
         if not listed:
             continue
         text = quote_identifier(column)
@@ -164,9 +169,8 @@ def listed_values_spelt_two_ways(pack: CriteriaPack, within: str, spec: SourceSp
     join = join_index(within)
     warnings = []
     for key, condition, column in shapes.listed_conditions(spec):
-        test = "in" if condition.in_ is not None else "not_in"
-        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
-                  if v.strip() not in ("", "NA") and v.strip().lower() not in shapes.TRUTH_WORDS]
+        test, listed = _listed(condition)
+        listed = [v for v in listed if v.strip().lower() not in shapes.TRUTH_WORDS]
         if not listed:
             continue
         text = quote_identifier(column)
@@ -206,9 +210,7 @@ def listed_values_stopped(pack: CriteriaPack, within: str, spec: SourceSpec) -> 
         return []
     warnings = []
     for key, condition, column in shapes.listed_conditions(spec):
-        test = "in" if condition.in_ is not None else "not_in"
-        listed = [v for v in (condition.in_ if condition.in_ is not None else condition.not_in or [])
-                  if v.strip() not in ("", "NA")]
+        test, listed = _listed(condition)
         if not key.startswith("aggregates.") or not listed:
             continue
         text = quote_identifier(column)

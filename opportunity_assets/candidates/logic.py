@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -587,19 +587,23 @@ SHOWN_FLAGGED = 5
 """Flagged candidates past the cap that its notes name; the count says how many in all."""
 
 
-def names_shown(total: int, shown: int) -> int:
-    """How many of `total` candidates a note names where it names `shown` and points to the rest as "others": all
-    of them where only one would be left, which "others" would misname (trial 47: "HI, IA, RI and others" for
-    four, one more)."""
-    return total if total <= shown + 1 else shown
+T = TypeVar("T")
+
+OTHERS_NAMED = " and others (the night's candidates table names each)"
+"""What a note says of the candidates it does not name (`first_named`)."""
+
+
+def first_named(items: Sequence[T], write: Callable[[T], str], shown: int, more: str = OTHERS_NAMED) -> str:
+    """The first `shown` of `items`, each as `write` puts it (Markdown), and `more` pointing to the rest, never
+    counted (every number in the brief is one the store holds): all of them where only one would be left, which
+    "others" would misname (trial 47: "HI, IA, RI and others" for four, one more)."""
+    named = len(items) if len(items) <= shown + 1 else shown
+    return ", ".join(write(item) for item in items[:named]) + (more if len(items) > named else "")
 
 
 def _first_named(ids: list[str], names: dict[str, str]) -> str:
-    """The first `SHOWN_FLAGGED` of `ids` by name (`names_shown`), in Markdown; the rest pointed to, never counted
-    (every number in the brief is one the store holds)."""
-    shown = names_shown(len(ids), SHOWN_FLAGGED)
-    more = " and others (the night's candidates table names each)" if len(ids) > shown else ""
-    return ", ".join(markdown(names[cid]) for cid in ids[:shown]) + more
+    """The first `SHOWN_FLAGGED` of `ids` by name (`first_named`)."""
+    return first_named(ids, lambda cid: markdown(names[cid]), SHOWN_FLAGGED)
 
 
 SHOWN_UNSCORED = 3
@@ -611,11 +615,9 @@ def _unscored_note(pack: CriteriaPack, unscored: list[Candidate]) -> str:
     each with why (`why_unscored`: no constant of the pack, no value; the brief's numbers are checked)."""
     if not unscored:
         return ""
-    shown = names_shown(len(unscored), SHOWN_UNSCORED)
-    named = ", ".join(f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})" for c in unscored[:shown])
-    more = " and others (the night's candidates table gives each one's reason)" if len(unscored) > shown else ""
-    return (f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: "
-            f"{named}{more}")
+    named = first_named(unscored, lambda c: f"{markdown(c.name)} ({', '.join(why_unscored(pack, c.metrics))})",
+                        SHOWN_UNSCORED, " and others (the night's candidates table gives each one's reason)")
+    return f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: {named}"
 
 
 _LAST: list[tuple[tuple[Any, ...], tuple[list[Candidate], ScanReport]]] = []

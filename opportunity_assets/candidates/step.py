@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
-from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, names_shown, scan
+from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, first_named, scan
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
@@ -221,12 +221,10 @@ def coverage_note(required: list[str], candidates: list[Candidate], coverage: fl
     first `SHOWN_FLAGGED` by id, the rest pointed to."""
     lacking = sorted(((c.id, c.name, [n for n in required if c.metrics.get(n) is None]) for c in candidates
                       if c.went_on), key=lambda t: t[0])
-    lacking = [t for t in lacking if t[2]]
-    shown = names_shown(len(lacking), SHOWN_FLAGGED)
-    named = ", ".join(f"{markdown(name)} ({', '.join(missing)})" for _, name, missing in lacking[:shown])
-    more = " and others (the night's candidates table names each)" if len(lacking) > shown else ""
+    named = first_named([t for t in lacking if t[2]], lambda t: f"{markdown(t[1])} ({', '.join(t[2])})",
+                        SHOWN_FLAGGED)
     return (f"only {coverage:.0%} of candidates going on have every required input (threshold {threshold:.0%})"
-            + (f"; missing: {named}{more}" if named else ""))
+            + (f"; missing: {named}" if named else ""))
 
 
 @dataclass(frozen=True)

@@ -2,17 +2,17 @@
 
     .venv/bin/python bench/planted_domains.py [--domain aus_accommodation|nyc_routes|both] [--entities 4]
 
-`bench/planted.py` measures the Texas pack, whose integrity rules were designed on it. Here the same question is
-asked of the two other bundled packs, which declare no identity and (but for `nyc_routes`'s level shifts, a note)
-keep every default: a quarterly panel (Australian accommodation, CSV) and weekly events aggregated by the pack
-(New York flights by route, Parquet). Defects are planted into a copy of the source file itself, from a period in
-which the entity was in "Act on these" on clean data (that night's latest period) onwards: for the panel, each
-numeric column shifted, spiked, frozen, lagged, written as a sentinel or as text, or in another unit in every
-row; for the events, a route's flights loaded twice or three times, half of them dropped, delays in seconds, or
-halved. The night that first sees the break and later ones run through the same scan, analyze, verify and route
-code the assets call (`planted.night_fates`). Prints each planted entity-night that reached act-on, a table per
-kind, and the false-doubt rate on clean data (clean act-on picks the checks turned UNCERTAIN or REJECTED) over the
-design period. Design period only (each pack's `outcome.design_until`): the held-out nights are not used.
+`bench/planted.py` measures the Texas pack, whose integrity rules were designed on it. Here the same question is asked
+of the two other bundled packs, which declare no identity and (but for `nyc_routes`'s level shifts, a note) keep every
+default: a quarterly panel (Australian accommodation, CSV) and weekly events aggregated by the pack (New York flights by
+route, Parquet). Defects are planted into a copy of the source file itself, from a period in which the entity was in
+"Act on these" on clean data (that night's latest period) onwards: for the panel, each numeric column shifted, spiked,
+frozen, lagged, written as a sentinel or as text, or in another unit in every row; for the events, a route's flights
+loaded twice or three times, half of them dropped, another route's counted as its own, delays in seconds, or halved. The
+night that first sees the break and later ones run through the same scan, analyze, verify and route code the assets call
+(`planted.night_fates`). Prints each planted entity-night that reached act-on, a table per kind, and the false-doubt
+rate on clean data (clean act-on picks the checks turned UNCERTAIN or REJECTED) over the design period. Design period
+only (each pack's `outcome.design_until`): the held-out nights are not used.
 """
 
 from __future__ import annotations
@@ -112,6 +112,20 @@ def _dropped(keep_every: int) -> Planter:
     return lambda f, after, at: f.filter(~after | (pl.int_range(pl.len()) % keep_every == 0))
 
 
+def _reassigned(share: float) -> Planter:
+    """Another route's flights counted as this one's from the break on (a route recoded, two ids merged): the route
+    whose flights in the 8 weeks before the break are nearest `share` of this one's."""
+    def plant(f: pl.DataFrame, after: pl.Expr, at: pl.Expr) -> pl.DataFrame:
+        mine, start = f.filter(at)["route"][0], f.filter(at).select(_NYC_PERIOD.min()).item()
+        weeks = _NYC_PERIOD.is_between(start - timedelta(weeks=8), start, closed="left")
+        before = f.filter(weeks).group_by("route").len()
+        sizes = dict(before.iter_rows())
+        donor = min((r for r in sizes if r != mine), key=lambda r: (abs(sizes[r] - share * sizes[mine]), r))
+        moved = (pl.col("route") == donor) & _NYC_PERIOD.ge(start)
+        return f.with_columns(pl.when(moved).then(pl.lit(mine)).otherwise(pl.col("route")).alias("route"))
+    return plant
+
+
 _AUS_PERIOD = pl.date(pl.col("Date").str.slice(0, 4).cast(pl.Int32),
                       (pl.col("Date").str.slice(-1).cast(pl.Int32) - 1) * 3 + 1, 1)
 _NYC_PERIOD = pl.col("date").str.to_date().dt.truncate("1w")
@@ -137,7 +151,9 @@ def _aus_plants() -> dict[str, Planter]:
 
 def _nyc_plants() -> dict[str, Planter]:
     plants: dict[str, Planter] = {"flights loaded twice": _loaded(2), "flights loaded three times": _loaded(3),
-                                  "half the flights dropped": _dropped(2)}
+                                  "half the flights dropped": _dropped(2),
+                                  "another route's flights counted as its own (its size)": _reassigned(1.0),
+                                  "another route's flights counted as its own (half its size)": _reassigned(0.5)}
     for column in ("arr_delay", "dep_delay"):
         plants[f"{column} in seconds"] = _shift(column, 60.0)
         plants[f"{column} halved"] = _shift(column, 0.5)

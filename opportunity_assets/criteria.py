@@ -779,7 +779,7 @@ class CriteriaPack(_Spec):
         return hashlib.sha256(dumped.encode()).hexdigest()[:12]
 
 
-_RULES_SINCE_PINNED = ("partial_period",)
+_RULES_SINCE_PINNED = ("partial_period", "absorbed")
 """Integrity rules added after the bundled pack's fingerprint was pinned (`tests/test_criteria.py`): at their
 defaults they are left out of `CriteriaPack.fingerprint`, so a pack keeps the fingerprint its stored nights hold."""
 

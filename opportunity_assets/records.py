@@ -86,6 +86,24 @@ class CopiedFigures(FrozenRecord):
     within rounding (a scaled copy: `verifications.copies.scaled_copies`)."""
 
 
+class AbsorbedEvents(FrozenRecord):
+    """A candidate's events column that rose, from some period on, by what another entity's fell over the same
+    periods (`verifications.absorbed`): events counted under the wrong entity."""
+
+    other: str
+    """The other entity's name."""
+    periods: int
+    """Periods from the break to the latest, both counted."""
+    rise: float
+    """The candidate's figures over its level before the break, summed over those periods (net of the season)."""
+    fall: float
+    """The other entity's figures under its own level, summed the same way."""
+    rise_sds: float
+    """The rise in robust standard deviations of the candidate's own noise over those periods."""
+    fall_sds: float
+    """The fall in the other entity's."""
+
+
 class Refusal(FrozenRecord):
     """One of the entity's source rows in the metrics' reach that the source refused, whole or a cell of it
     (`candidates.quarantine`)."""
@@ -183,6 +201,9 @@ class Candidate(FrozenRecord):
     copies: dict[str, CopiedFigures] = Field(default_factory=dict)
     """Per source column, the other entities whose latest figures this one's equal exactly (`verifications.copies`:
     found by the scan, which sees every entity; the verifier judges them)."""
+    absorbed: dict[str, AbsorbedEvents] = Field(default_factory=dict)
+    """Per events column that adds up across entities (a count, a sum), another entity whose figures fell from the
+    period this one's rose by as much (`verifications.absorbed`: found by the scan, which sees every entity)."""
     repeated_events: list[RepeatedEvents] = Field(default_factory=list)
     """An events source's periods of the candidate's kept history with a row, oldest first, each with its rows and
     copies: the verifier doubts a period far fuller of copies than its past (`integrity.repeated_events`)."""

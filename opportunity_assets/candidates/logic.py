@@ -31,6 +31,7 @@ from opportunity_assets.records import Candidate, FilterResult, Refusal, Repeate
 from opportunity_assets.sources.formats import join_label
 from opportunity_assets.sources.shapes import ID_TOO_LONG, NOT_COME_YET, cell_columns, entity_slug
 from opportunity_assets.text import MAX_NAME, clean, markdown
+from opportunity_assets.verifications.absorbed import absorbed_events
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
 from opportunity_assets.verifications.proportions import ratios
@@ -737,6 +738,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first
     repeats = _repeated_events(pack, history, going)
+    absorbed = absorbed_events(history, pack.source.added_columns, pack.source.counted_columns, going,
+                               pack.max_window, pack.integrity.absorbed)
     reach, signed = pack.history_reach, pack.source.signed_panel_columns
     shares = frozenset(pack.source.share_columns)
     # (annual grains only: within a year the shared move carries each entity's own season, which differs: the
@@ -753,6 +756,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
                                        "shared_levels": levels, "shared_decimals": written,
                                        "typical_scales": typical,
                                        "copies": copies.get(keys[c.id], {}),
+                                       "absorbed": absorbed.get(keys[c.id], {}),
                                        "repeated_events": repeats.get(keys[c.id], [])}) if c.went_on
                   else c if window_rows or not c.raw_data else c.model_copy(update={"raw_data": []})
                   for c in candidates]

@@ -1094,6 +1094,18 @@ class SourceSpec(_Spec):
         return {name for name, a in self.aggregates.items() if a.agg == "sum"} if self.shape == "events" else set()
 
     @property
+    def added_columns(self) -> list[str]:
+        """An events source's panel columns that add up across entities, a `count` or a `sum` of each period's events:
+        events moved from one entity to another move them by as much each way (`verifications.absorbed`)."""
+        return [name for name, a in self.aggregates.items() if a.agg in ("count", "sum")] \
+            if self.shape == "events" else []
+
+    @property
+    def counted_columns(self) -> list[str]:
+        """An events source's panel columns that `count` each period's events: their noise is at least Poisson's."""
+        return [name for name, a in self.aggregates.items() if a.agg == "count"] if self.shape == "events" else []
+
+    @property
     def keyed(self) -> list[tuple[str, SourceSpec]]:
         """The source and each joined table, with the pack key that configures it (`source`, `source.join.0`, ...),
         in the order the source layer reads them into `facts.tables`."""

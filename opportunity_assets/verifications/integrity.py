@@ -42,7 +42,7 @@ import numpy as np
 from opportunity_assets import expressions
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import times
-from opportunity_assets.records import Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
+from opportunity_assets.records import AbsorbedEvents, Candidate, CopiedFigures, DataFinding, Refusal, RepeatedEvents
 from opportunity_assets.text import first_of
 from opportunity_assets.verifications import exact, regularity, shifts
 from opportunity_assets.verifications.integrity_spec import Identity, IntegritySpec
@@ -380,6 +380,25 @@ def _partial_period(found: Findings, spec: IntegritySpec, cut_short: str | None,
               f"confirm {period}'s events with the source (the extract may end early)")
 
 
+def _absorbed(found: Findings, spec: IntegritySpec, column: str, absorbed: AbsorbedEvents) -> None:
+    """The scan found the column risen, from some period on, by what another entity's fell from the same period
+    (`verifications.absorbed`): that entity's events counted as this one's."""
+    series = found.series
+    values = series.values.get(column)
+    if values is None or absorbed.periods > series.length:
+        return
+    last = series.length - 1
+    indices = list(range(last - absorbed.periods + 1, last + 1))
+    span = period_span([series.periods[i] for i in indices])
+    other = absorbed.other
+    found.add("absorbed", spec.absorbed.effect, column, indices, float(values[last]), absorbed.rise_sds,
+              f"{column} rose by {format_number(absorbed.rise)} over its level before in {span} "
+              f"({absorbed.rise_sds:.1f} robust SDs of its own noise) as {other}'s fell by "
+              f"{format_number(absorbed.fall)} from the same period ({absorbed.fall_sds:.1f} of its own), and no other "
+              f"entity's moved so: {other}'s events counted as this one's (a category recoded, two ids merged?)",
+              f"confirm {span} {column} with the source: {other}'s fell by as much")
+
+
 def _scored_periods(pack: CriteriaPack) -> dict[str, frozenset[int]]:
     """Per source column, the periods back the score reads it in: the windows of the metrics the required inputs
     are computed from (a coverage or an age reads no figure)."""
@@ -494,6 +513,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     else:
         _repeated_events(found, spec, candidate.repeated_events)
         _partial_period(found, spec, candidate.latest_cut_short, reads)
+        for column, absorbed in sorted(candidate.absorbed.items()):
+            _absorbed(found, spec, column, absorbed)
     if len(columns) >= spec.repeated_rows.min_columns:
         regularity.repeated_rows(found, spec, columns, silent)
     regularity.interpolated_row(found, spec, columns)
@@ -526,6 +547,8 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
         return f"{finding.column} moving as a year earlier for {finding.size:.0f} changes to {when(-1)}"
     if finding.rule == "interpolated":
         return f"{finding.column} moving by an even step for {finding.size:.0f} periods to {when(-1)}"
+    if finding.rule == "absorbed":
+        return f"{finding.column} up by what another entity's fell, {len(finding.periods)} periods to {when(-1)}"
     if finding.rule == "copied":
         return f"{finding.column} equals another entity's figures for the {finding.size:.0f} periods to {when(-1)}"
     if finding.rule.startswith("exact:"):

@@ -159,6 +159,17 @@ class PartialPeriodRule(_Spec):
     effect: Effect = "doubt"
 
 
+class AbsorbedRule(_Spec):
+    """An events source's count or sum that rose, from some period on, by what another entity's fell from the same
+    period (a category recoded, two ids merged, a batch filed under the wrong key): each move may be ordinary for
+    its entity, the two together are not (`verifications.absorbed`). Found by the scan, which sees every entity."""
+
+    threshold_mads: float = Field(default=4.0, gt=0)
+    """How far the candidate's rise and the other entity's fall each lie from nothing, in robust standard
+    deviations of their own noise over the periods since the break (a count's never below its Poisson noise)."""
+    effect: Effect = "doubt"
+
+
 class CopyRule(_Spec):
     """A column whose latest figures are another entity's, period for period (a join on the wrong key, a copied
     row): judged against the night's other entities, the only place such a copy shows."""
@@ -264,7 +275,7 @@ class Identity(_Spec):
 
 
 RULES = ("level_shift", "spike", "out_of_range", "stuck", "repeated_rows", "stale", "precision", "cross_section",
-         "copied", "echoed", "interpolated", "refused", "repeated_events", "partial_period")
+         "copied", "echoed", "interpolated", "refused", "repeated_events", "partial_period", "absorbed")
 """The `IntegritySpec` fields that are rules with an `effect` (identities have theirs each)."""
 
 
@@ -299,6 +310,7 @@ class IntegritySpec(_Spec):
     refused: RefusedRule = RefusedRule()
     repeated_events: RepeatedEventsRule = RepeatedEventsRule()
     partial_period: PartialPeriodRule = PartialPeriodRule()
+    absorbed: AbsorbedRule = AbsorbedRule()
     identities: list[Identity] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -29,7 +29,7 @@ monthly source's, twelve of an annual panel's."""
 _MIN_AT_BOUND = 3
 """Times a column stood at its bound before its rate of staying there is a yardstick of its own."""
 INTEGRITY_RULES = ("stuck", "repeated_row", "stale", "precision", "rounded", "copied", "echoed", "interpolated",
-                   "refused", "repeated_events", "partial_period")
+                   "refused", "repeated_events", "partial_period", "absorbed")
 """Rules (besides identities) reported under INPUTS; the others under ASSUMPTIONS."""
 
 

@@ -8,11 +8,12 @@ default: a quarterly panel (Australian accommodation, CSV) and weekly events agg
 route, Parquet). Defects are planted into a copy of the source file itself, from a period in which the entity was in
 "Act on these" on clean data (that night's latest period) onwards: for the panel, each numeric column shifted, spiked,
 frozen, lagged, written as a sentinel or as text, or in another unit in every row; for the events, a route's flights
-loaded twice or three times, half of them dropped, another route's counted as its own, delays in seconds, or halved. The
-night that first sees the break and later ones run through the same scan, analyze, verify and route code the assets call
-(`planted.night_fates`). Prints each planted entity-night that reached act-on, a table per kind, and the false-doubt
-rate on clean data (clean act-on picks the checks turned UNCERTAIN or REJECTED) over the design period. Design period
-only (each pack's `outcome.design_until`): the held-out nights are not used.
+loaded twice or three times, a day of every route's exported twice, half of them dropped, another route's counted as its
+own, delays in seconds, or halved. The night that first sees the break and later ones run through the same scan,
+analyze, verify and route code the assets call (`planted.night_fates`). Prints each planted entity-night that reached
+act-on, a table per kind, and the false-doubt rate on clean data (clean act-on picks the checks turned UNCERTAIN or
+REJECTED) over the design period. Design period only (each pack's `outcome.design_until`): the held-out nights are not
+used.
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ def _loaded(times: int) -> Planter:
     return lambda f, after, at: pl.concat([f, *[f.filter(after)] * (times - 1)])
 
 
+def _day_twice(f: pl.DataFrame, after: pl.Expr, at: pl.Expr) -> pl.DataFrame:
+    """The first day of the break's week exported twice, for every route (a feed's export of a day run again)."""
+    day = f.filter(at).select(pl.col("date").min()).item()
+    return pl.concat([f, f.filter(pl.col("date") == day)])
+
+
 def _dropped(keep_every: int) -> Planter:
     return lambda f, after, at: f.filter(~after | (pl.int_range(pl.len()) % keep_every == 0))
 
@@ -152,6 +159,7 @@ def _aus_plants() -> dict[str, Planter]:
 def _nyc_plants() -> dict[str, Planter]:
     plants: dict[str, Planter] = {"flights loaded twice": _loaded(2), "flights loaded three times": _loaded(3),
                                   "half the flights dropped": _dropped(2),
+                                  "a day's flights exported twice, every route": _day_twice,
                                   "another route's flights counted as its own (its size)": _reassigned(1.0),
                                   "another route's flights counted as its own (half its size)": _reassigned(0.5)}
     for column in ("arr_delay", "dep_delay"):

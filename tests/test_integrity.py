@@ -658,6 +658,32 @@ def test_a_share_at_its_bound_is_stuck_by_the_chance_of_its_events_all_alike() -
     assert "x unchanged at 1 for 4 periods (m26..m29): all " in message and "events in them alike" in message
 
 
+def _count_stuck(values: list[float], counted: bool) -> list[str]:
+    series = Series(periods=[f"m{i}" for i in range(len(values))], values={"n": np.array(values)},
+                    judged_from=len(values) - 6, per_year=12)
+    found = Findings(series)
+    regularity.stuck(found, integrity_spec.IntegritySpec(), "n", counted=counted)
+    return [f.message for f in found.items]
+
+
+def test_a_small_count_of_events_repeating_is_judged_at_its_own_poisson_chance() -> None:
+    """Trial 92: a grant category's applications at 2 a month for three months, on a series that had counted 1 to
+    46, were doubted as stuck: its past rate of repeats, 2.7% a month, said 1.9e-05 for the run. Two counts of 2
+    events are equal 21% of the time by chance alone (Poisson); an events count's repeat is judged at least so. A
+    count frozen for long, or a large one repeating, is still doubted."""
+    falling = [float(n) for n in np.random.default_rng(92).integers(1, 47, 26)]
+    small = [*falling, 2.0, 2.0, 2.0]
+    (message,) = _count_stuck(small, counted=False)
+    assert "before that it repeated with probability" in message  # a column of other figures: its own past rate
+    assert _count_stuck(small, counted=True) == []  # 0.207 ** 2 = 4.3% for the run
+    (message,) = _count_stuck([*falling, *[2.0] * 7], counted=True)
+    assert message == ("n unchanged at 2 for 7 periods (m26..m32); a count of 2 events repeats by chance with "
+                       "probability 20.7% a period (Poisson), so a run this long has probability 7.9e-05")
+    steady = [80.0 + d for d in np.random.default_rng(4).integers(-9, 10, 26)]
+    assert len(_count_stuck([*steady, 80.0, 80.0, 80.0, 80.0], counted=True)) == 1  # 3.2% a period at 80
+    assert round(regularity.poisson_repeat(2.0), 3) == 0.207 and regularity.poisson_repeat(0.0) == 1.0
+
+
 def test_a_move_every_entity_made_alike_is_no_level_shift_of_one() -> None:
     """Trial 39: the federal cigarette tax rise of 1991 took every state's `taxs` up about 7%, against a state's
     typical +0% ± 0.5%: each state's act-on pick was doubted as a level shift (13 MADs), 17 of 65 clean picks. A

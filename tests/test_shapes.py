@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import polars as pl
 import pytest
 import yaml
@@ -1663,6 +1664,43 @@ def test_a_period_of_events_loaded_again_is_doubted_and_a_clean_one_is_not(tmp_p
         assert found[0].message.startswith(f"{5 * (times - 1)} of the {5 * times} rows read in 2013-12 repeat "
                                            "another of them in every column the night reads")
         assert integrity.headline(found[0]).startswith("rows of 2013-12: ")
+
+
+def _daily_loans(tmp_path: Path, twice: str | None, kinds: int) -> CriteriaPack:
+    """Five loans a day for two years, each amount one of `kinds` values (few kinds: loans alike by nature), the
+    day `twice` exported twice."""
+    rows, amounts = [], np.random.default_rng(9).integers(0, kinds, (730, 5))
+    for day in range(730):
+        issued = (date(2012, 1, 1) + timedelta(days=day)).isoformat()
+        loans = [["TX", issued, 1000 + int(amount)] for amount in amounts[day]]
+        rows += loans * (2 if issued == twice else 1)
+    name = _csv(tmp_path / "daily.csv", ["state", "issued", "amount"], rows)
+    return _pack(tmp_path, {"path": name, "entity_id": "state", "entity_name": "state", "shape": "events",
+                            "period_column": "issued", "publication_lag_days": 10,
+                            "aggregates": {"loans": {"agg": "count"}, "amount": {"agg": "sum", "column": "amount"}}},
+                 {"level_now": {"agg": "last", "column": "loans"}})
+
+
+def test_a_day_of_a_month_exported_twice_is_doubted_where_the_feed_never_had_a_copy(tmp_path: Path) -> None:
+    """Trial 92: a day of grant applications exported twice, 3% of its month's rows, reached "Act on these" on 4 of
+    6 plant-nights: a period's copies were judged only from a quarter of its rows, and against a past spread of at
+    least 2 points. In a feed whose 3,500 past loans held no copy, 5 copies among a month's 155 rows are judged at
+    its own rate (binomial); in one whose loans repeat by nature (an amount of 40 kinds, a row alike in every column
+    read about one time in 20), they are not."""
+    as_of = date(2014, 1, 20)
+
+    def found(pack: CriteriaPack) -> list[str]:
+        snapshot = read_snapshot(pack, as_of, today=TODAY)
+        (c,) = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)[0]
+        return [f.message for f in integrity.check(pack, c) if f.rule == "repeated_events"]
+
+    assert found(_daily_loans(tmp_path, None, 10**9)) == []
+    (message,) = found(_daily_loans(tmp_path, "2013-12-09", 10**9))
+    assert message == ("5 of the 155 rows read in 2013-12 repeat another of them in every column the night reads "
+                       "(3%), against 0% ± 0.5% in its past periods since 2012-01 (6.5 MADs above): a feed loaded "
+                       "twice counts each copy again in every count and sum")
+    assert found(_daily_loans(tmp_path, "2013-12-09", 40)) == []
 
 
 @pytest.mark.parametrize("times", [2, 3])

@@ -329,8 +329,12 @@ def _events_read(series: Series, periods: Sequence[RepeatedEvents]) -> np.ndarra
     return np.array([read.get(period, np.nan) for period in series.periods])
 
 
-_MIN_SHARE_SCALE = 0.02
-"""Floor of the scale of an entity's past shares of copied events: a past with none is no yardstick of zero width."""
+def _copies_scale(spread: float, rate: float, events: int) -> float:
+    """The yardstick of a period's share of copied rows: its past periods' spread, at least the binomial noise of
+    the period's rows at the entity's past rate of copies (a past with none is no yardstick of zero width; until
+    stop 54 a flat 2 points, which hid a day exported twice in a month, 3% of its rows, in a feed that never had a
+    copy)."""
+    return max(spread, math.sqrt(rate * (1 - rate) / events))
 
 
 def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[RepeatedEvents]) -> None:
@@ -352,14 +356,15 @@ def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[Rep
             continue
         if stick is not None and regularity.chance_of_repeats(p.repeated, p.events, rate) >= rule.max_probability:
             continue
-        z = (share - stick.median) / max(stick.scale, _MIN_SHARE_SCALE) if stick is not None else math.inf
+        z = (share - stick.median) / _copies_scale(stick.scale, rate, p.events) if stick is not None else math.inf
         if (z >= rule.threshold_mads if stick is not None else share >= 0.5) and (worst is None or z > worst[0]):
             worst = (z, t, p)
     if worst is None:
         return
     z, t, p = worst
     share = p.repeated / p.events
-    against = (f"against {stick.median:.0%} ± {max(stick.scale, _MIN_SHARE_SCALE):.0%} in its past periods since "
+    scale = _copies_scale(stick.scale, rate, p.events) if stick is not None else 0.0
+    against = (f"against {stick.median:.0%} ± {scale:.1%} in its past periods since "
                f"{stick.since} ({z:.1f} MADs above)") if stick is not None else "with too few past periods to judge "\
         "against, and every row having a twin on average"
     found.add("repeated_events", rule.effect, "events", [t], share, None if stick is None else z,
@@ -478,6 +483,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
     unwritten = silent if candidate.repeated_events else None  # (the periods read known: no event is no figure)
     shares, summed = pack.source.share_columns, pack.source.summed_columns
     quotients = pack.source.quotient_columns
+    counts = set(pack.source.counted_columns)
     for column in columns:
         if np.isfinite(series.values[column]).sum() < 2:
             continue
@@ -492,7 +498,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         shifts.stays(found, spec, facts)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
-                       counted if column in shares else None, facts.shared)
+                       counted if column in shares else None, facts.shared, column in counts)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of), unwritten)
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
             regularity.precision(found, spec, column, candidate.shared_decimals.get(column))

@@ -131,9 +131,10 @@ class RepeatedEventsRule(_Spec):
     threshold_mads: float = Field(default=6.0, gt=0)
     """How far above the entity's past periods' shares of copies, in robust standard deviations (floored at 2
     points of share: a past without a copy is not a yardstick of zero width)."""
-    min_share: float = Field(default=0.25, gt=0, le=1)
-    """Judged only where at least this share of the period's rows are copies; where the entity has too few past
-    periods to judge against, only where every row has a twin on average (half of them copies)."""
+    min_share: float = Field(default=0.02, gt=0, le=1)
+    """Judged only where at least this share of the period's rows are copies (a day of a month exported twice is
+    3%; until stop 54 a quarter, which let it through); where the entity has too few past periods to judge against,
+    only where every row has a twin on average (half of them copies)."""
     max_probability: float = Field(default=0.001, gt=0, lt=1)
     """And only where that many copies among the period's rows are this improbable at the entity's own past rate
     of copies (binomial): one copy among 4 events is a share of 25%, 12 MADs above a past without copies, and a

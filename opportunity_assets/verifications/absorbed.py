@@ -50,6 +50,9 @@ _AGREE = 3.0
 """Noises of their difference within which the excess and the shortfall agree."""
 _SHARE = 0.25
 """And the largest part of the larger sum by which they may differ."""
+_FURTHEST = 53
+"""Most periods back a break is looked for (a year of weeks): a daily pack's windows a year apart would otherwise
+try every day of the year for each candidate (10,000 entities: 0.2 s at 8 breaks, 0.8 s at 53)."""
 _MIN_PEERS = 8
 """Fewest entities with a level before a break for their median move to be the season's."""
 
@@ -59,10 +62,11 @@ def absorbed_events(history: pl.DataFrame, columns: Collection[str], counts: Col
     """Per entity of `going` (source keys), per column of `columns` (an events source's counts and sums, which add up
     across entities; `counts` those that count events): the other entity whose fall from the same period on matches
     its rise, where the two are each `rule.threshold_mads` of their noise out. Breaks are tried in the latest
-    `reach` periods (the metrics' widest window)."""
+    `reach` periods (the metrics' widest window, at most `_FURTHEST`)."""
     out: dict[str, dict[str, AbsorbedEvents]] = {}
     if history.is_empty() or not going or not columns:
         return out
+    reach = min(reach, _FURTHEST)
     periods = reach + BEFORE + 1
     recent = history.filter(pl.col("periods_ago") < periods)
     ids = sorted(recent["entity_id"].unique().to_list())

@@ -5,8 +5,8 @@ An events source's counts and sums add up across entities, so events moved from 
 no single entity's history shows: from one period on, the candidate's figures rise by what another entity's fall.
 Each move alone can look ordinary (the candidate's +30% inside a noisy count's swing, the other entity's fall one of
 the many a feed's small entities make), but the two together, starting in the same period and of the same size, are
-a coincidence code can price. The scan holds every entity, so it looks for them (`absorbed_events`); the verifier
-turns what is found into findings (`integrity.check`, rule `absorbed`).
+rare enough by chance for code to judge. The scan holds every entity, so it looks for them (`absorbed_events`); the
+verifier turns what is found into findings (`integrity.check`, rule `absorbed`).
 
 For a candidate going on and each period `t` the metrics read (the break), by column:
 
@@ -17,7 +17,11 @@ For a candidate going on and each period `t` the metrics read (the break), by co
 - the pair counts when the excess and the shortfall each lie `threshold_mads` of their own noise from nothing (their
   noise the run's: n periods, each with the level's own uncertainty), when each one's first period already moved
   that way by two noises while the period before was within them (both began at `t`), and when the two sums agree
-  within three noises of their difference and within a quarter of the larger: what moved from one went to the other.
+  within three noises of their difference and within a quarter of the larger: what moved from one went to the other;
+- and only where neither has another partner among tonight's entities: a fall that two rises match, or a rise two
+  falls do, is a timetable moving many entities at once, and which one took the events (if any) no code can say.
+
+Breaks are tried latest first; a candidate's column is named with its latest break's partner.
 
 A period's move that most of tonight's entities made alike (the season, a timetable change) is no one entity's: the
 candidate's and the other's moves are judged net of the median entity's move from its own level (in proportion), so
@@ -99,7 +103,7 @@ def absorbed_events(history: pl.DataFrame, columns: Collection[str], counts: Col
 def _at_break(values: np.ndarray, t: int, count: bool, mine: list[int],
               rule: AbsorbedRule) -> dict[int, tuple[int, float, float, float, float]]:
     """For a break at `t` periods back: per candidate row, (the other's row, the candidate's excess, the other's
-    shortfall, each in noises of its own) for the best-matching other entity, where one matches."""
+    shortfall, and each in noises of its own), where exactly one other entity matches it and it matches no other."""
     before = values[:, t + 1:t + 1 + BEFORE]
     kept = np.isfinite(before).sum(axis=1)
     known = kept >= FEWEST_BEFORE

@@ -3689,6 +3689,34 @@ def test_a_parquet_period_column_zoned_other_than_utc_is_a_warning_naming_the_zo
             "days if they are meant, else `time_zone: Australia/Melbourne` under `source`"] if warned else []), warnings
 
 
+def test_a_duckdb_timestamptz_period_column_read_without_a_zone_is_a_warning_naming_time_zone(tmp_path: Path) -> None:
+    """Trial 90: an analyst's DuckDB file of Ontario towns dated by a TIMESTAMPTZ, a seventh of its rows at 23:30 in
+    Toronto on 31 December: read as UTC moments (the zone is not kept), those rows were the next year's, 354 of 414
+    towns' windows were empty on the year's night, and check said ok. The warning names `source.time_zone`; with it,
+    or with the moments a plain TIMESTAMP, nothing is said."""
+    import duckdb
+
+    def warned(kind: str, zone: str | None) -> list[str]:
+        path = tmp_path / f"towns_{kind}_{zone is not None}.duckdb"
+        with duckdb.connect(str(path)) as con:
+            con.execute("SET TimeZone = 'America/Toronto'")
+            con.execute(f"CREATE TABLE towns (town VARCHAR, taken {kind}, level DOUBLE)")
+            con.execute("INSERT INTO towns SELECT t, make_timestamp(y, 12, 31, 23, 30, 0)::TIMESTAMP::" + kind
+                        + ", y - 2000.0 FROM range(2000, 2010) r(y), (VALUES ('Arnprior'), ('Perth')) v(t)")
+        source = {"path": path.name, "table": "towns", "entity_id": "town", "entity_name": "town", "grain": "year",
+                  "period_column": "taken", "publication_lag_days": 30, "columns": ["level"],
+                  **({"time_zone": zone} if zone else {})}
+        warnings = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2009, 6, 30), today=TODAY).warnings
+        return [w for w in warnings if w.startswith("key `source.period_column`")]
+
+    assert warned("TIMESTAMPTZ", None) == [
+        "key `source.period_column`: got 'taken'; its moments are a TIMESTAMPTZ, which keeps no zone, read as their "
+        "UTC moments without `source.time_zone`, so each year runs from UTC midnight (23:30 in Toronto on 31 December "
+        "is the next year in UTC): expected UTC years if they are meant, else `time_zone` under `source` naming the "
+        "zone they are counted in (`America/Toronto`)"]
+    assert warned("TIMESTAMPTZ", "America/Toronto") == warned("TIMESTAMP", None) == []
+
+
 def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path) -> None:
     """Trial 20: stevedata eq_passengercars keyed `[country, category]`, the category naming the measure (export
     quality indexes near 1 beside trade values in millions): check said ok, and the formula's range, right for the

@@ -25,7 +25,7 @@ from opportunity_assets.sources.probes import (
     telling_apart,
     vintage_periods,
 )
-from opportunity_assets.sources.reading import SourceError
+from opportunity_assets.sources.reading import SourceError, literal
 from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import (
     SourceSpec,
@@ -200,6 +200,38 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
             f"are read as their UTC moments, as every format's zoned timestamps are without `source.time_zone`, so "
             f"each {pack.grain.name} runs from UTC midnight, not {zone}'s (a local day split between two): expected "
             f"UTC {pack.grain.plural} if they are meant, else `time_zone: {zone}` under `source`"]
+
+
+def zoned_in_a_database(pack: CriteriaPack) -> list[str]:
+    """A warning: a DuckDB database table's period column of `TIMESTAMPTZ` read without `source.time_zone`. Such a
+    column keeps the moment and not the zone it was taken in, so each is read as its UTC moment and each period runs
+    from UTC midnight: a reading taken at 23:30 in Toronto on 31 December is the next year's (trial 90: an analyst's
+    DuckDB file of Ontario towns, a seventh of its rows at that hour, left 354 of 414 towns' windows empty on the
+    year's night, and check said ok). The zone cannot be told from the moments; UTC is assumed and said so, with the
+    key that names another. A view or a `query` is not looked into."""
+    import duckdb
+
+    src = pack.source
+    if not src.period_column or src.time_zone is not None or src.query or not src.table or src.format == "postgres" \
+            or src.wide is not None or infer_format(pack.source_path, src.format) != "duckdb":
+        return []
+    schema, _, table = src.table.rpartition(".")
+    try:
+        with duckdb.connect() as con:
+            con.execute(f"ATTACH {literal(str(pack.source_path))} AS source_db (READ_ONLY)")
+            types = con.execute(
+                "SELECT data_type FROM duckdb_columns() WHERE database_name = 'source_db' AND lower(table_name) = ? "
+                "AND lower(column_name) = ? AND (? = '' OR lower(schema_name) = ?)",
+                [table.lower(), src.period_column.lower(), schema.lower(), schema.lower()]).fetchall()
+    except duckdb.Error:  # (the read says what is wrong with the file)
+        return []
+    if not any(kind == "TIMESTAMP WITH TIME ZONE" for (kind,) in types):
+        return []
+    return [f"key `source.period_column`: got {src.period_column!r}; its moments are a TIMESTAMPTZ, which keeps no "
+            f"zone, read as their UTC moments without `source.time_zone`, so each {pack.grain.name} runs from UTC "
+            f"midnight (23:30 in Toronto on 31 December is the next {pack.grain.name} in UTC): expected UTC "
+            f"{pack.grain.plural} if they are meant, else `time_zone` under `source` naming the zone they are "
+            f"counted in (`America/Toronto`)"]
 
 
 def sundays_starting_weeks(pack: CriteriaPack) -> list[str]:

@@ -79,6 +79,7 @@ from opportunity_assets.check.grains import (
     year_spans_read_as_months,
     years_beside_periods,
     zoned_elsewhere,
+    zoned_in_a_database,
 )
 from opportunity_assets.check.joins import (
     join_published_later,
@@ -443,7 +444,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
                                  snapshot.quarantined.select(pl.col("period").max()).item())
-    warnings += zoned_elsewhere(pack) + sundays_starting_weeks(pack) + stale + rows_dated_after_known(pack) \
+    warnings += zoned_elsewhere(pack) + zoned_in_a_database(pack) + sundays_starting_weeks(pack) + stale \
+        + rows_dated_after_known(pack) \
         + ages_of_counts(pack) \
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)

@@ -3717,6 +3717,38 @@ def test_a_duckdb_timestamptz_period_column_read_without_a_zone_is_a_warning_nam
     assert warned("TIMESTAMPTZ", "America/Toronto") == warned("TIMESTAMP", None) == []
 
 
+def test_a_postgres_timestamptz_period_column_read_without_a_zone_is_a_warning_naming_time_zone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a DuckDB `TIMESTAMPTZ` (trial 90), a PostgreSQL `timestamptz` keeps no zone: read as UTC moments, said so,
+    from a table or a query; a `timestamp` (a wall clock) says nothing."""
+    import psycopg2
+
+    from tests.pg import fresh_database, url
+
+    with fresh_database() as params:
+        with psycopg2.connect(**params) as pg, pg.cursor() as cur:
+            cur.execute("SET TIME ZONE 'America/Toronto'")
+            cur.execute("CREATE TABLE towns AS SELECT t AS town, make_timestamptz(y, 12, 31, 23, 30, 0) AS taken, "
+                        "make_timestamp(y, 12, 31, 23, 30, 0) AS clock, y - 2000.0 AS level "
+                        "FROM generate_series(2000, 2009) y, (VALUES ('Arnprior'), ('Perth')) v(t)")
+        pg.close()
+        monkeypatch.setenv("TOWNS_URL", url(params))
+
+        def warned(**source: Any) -> list[str]:
+            pack = _pack(tmp_path, {"format": "postgres", "url_env": "TOWNS_URL", "entity_id": "town",
+                                    "entity_name": "town", "grain": "year", "publication_lag_days": 30,
+                                    "columns": ["level"], **source}, _LEVELS)
+            warnings = check_pack(pack, as_of=date(2009, 6, 30), today=TODAY).warnings
+            return [w for w in warnings if w.startswith("key `source.period_column`")]
+
+        (said,) = warned(table="towns", period_column="taken")
+        assert said.startswith("key `source.period_column`: got 'taken'; its moments are a TIMESTAMPTZ, which keeps "
+                               "no zone, read as their UTC moments without `source.time_zone`")
+        assert warned(query="SELECT town, taken, level FROM towns", period_column="taken") == [said]
+        assert warned(table="towns", period_column="clock") == []
+        assert warned(table="towns", period_column="taken", time_zone="America/Toronto") == []
+
+
 def test_a_key_column_naming_the_measure_is_a_warning_naming_long(tmp_path: Path) -> None:
     """Trial 20: stevedata eq_passengercars keyed `[country, category]`, the category naming the measure (export
     quality indexes near 1 beside trade values in millions): check said ok, and the formula's range, right for the

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 
@@ -17,7 +18,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import written
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR, Grain
 from opportunity_assets.records import Candidate, FilterResult
-from opportunity_assets.sources import shapes
+from opportunity_assets.sources import postgres, shapes
 from opportunity_assets.sources.formats import join_index
 from opportunity_assets.sources.probes import (
     dates_beside,
@@ -203,35 +204,45 @@ def zoned_elsewhere(pack: CriteriaPack) -> list[str]:
 
 
 def zoned_in_a_database(pack: CriteriaPack) -> list[str]:
-    """A warning: a DuckDB database table's period column of `TIMESTAMPTZ` read without `source.time_zone`. Such a
-    column keeps the moment and not the zone it was taken in, so each is read as its UTC moment and each period runs
-    from UTC midnight: a reading taken at 23:30 in Toronto on 31 December is the next year's (trial 90: an analyst's
-    DuckDB file of Ontario towns, a seventh of its rows at that hour, left 354 of 414 towns' windows empty on the
-    year's night, and check said ok). The zone cannot be told from the moments; UTC is assumed and said so, with the
-    key that names another. A view or a `query` is not looked into."""
-    import duckdb
-
+    """A warning: a database's period column of moments that keep no zone (a DuckDB table's `TIMESTAMPTZ`, a
+    PostgreSQL table's, view's or query's `timestamptz`) read without `source.time_zone`: each is read as its UTC
+    moment and each period runs from UTC midnight, so a reading taken at 23:30 in Toronto on 31 December is the next
+    year's (trial 90: an analyst's DuckDB file of Ontario towns, a seventh of its rows at that hour, left 354 of 414
+    towns' windows empty on the year's night, and check said ok). The zone cannot be told from the moments; UTC is
+    assumed and said so, with the key that names another. A DuckDB view or `query` is not looked into."""
     src = pack.source
-    if not src.period_column or src.time_zone is not None or src.query or not src.table or src.format == "postgres" \
-            or src.wide is not None or infer_format(pack.source_path, src.format) != "duckdb":
+    if not src.period_column or src.time_zone is not None or src.wide is not None:
         return []
-    schema, _, table = src.table.rpartition(".")
-    try:
-        with duckdb.connect() as con:
-            con.execute(f"ATTACH {literal(str(pack.source_path))} AS source_db (READ_ONLY)")
-            types = con.execute(
-                "SELECT data_type FROM duckdb_columns() WHERE database_name = 'source_db' AND lower(table_name) = ? "
-                "AND lower(column_name) = ? AND (? = '' OR lower(schema_name) = ?)",
-                [table.lower(), src.period_column.lower(), schema.lower(), schema.lower()]).fetchall()
-    except duckdb.Error:  # (the read says what is wrong with the file)
+    if src.format == "postgres":
+        zoned = src.period_column in postgres.zoned_columns(src.url_env or "", src.table or "", src.query)
+    elif src.query or not src.table or infer_format(pack.source_path, src.format) != "duckdb":
         return []
-    if not any(kind == "TIMESTAMP WITH TIME ZONE" for (kind,) in types):
+    else:
+        zoned = _duckdb_type(pack.source_path, src.table, src.period_column) == "TIMESTAMP WITH TIME ZONE"
+    if not zoned:
         return []
     return [f"key `source.period_column`: got {src.period_column!r}; its moments are a TIMESTAMPTZ, which keeps no "
             f"zone, read as their UTC moments without `source.time_zone`, so each {pack.grain.name} runs from UTC "
             f"midnight (23:30 in Toronto on 31 December is the next {pack.grain.name} in UTC): expected UTC "
             f"{pack.grain.plural} if they are meant, else `time_zone` under `source` naming the zone they are "
             f"counted in (`America/Toronto`)"]
+
+
+def _duckdb_type(path: Path, table: str, column: str) -> str | None:
+    """The declared type of a DuckDB database table's column (`schema.table` or `table`), or None."""
+    import duckdb
+
+    schema, _, name = table.rpartition(".")
+    try:
+        with duckdb.connect() as con:
+            con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
+            found = con.execute(
+                "SELECT data_type FROM duckdb_columns() WHERE database_name = 'source_db' AND lower(table_name) = ? "
+                "AND lower(column_name) = ? AND (? = '' OR lower(schema_name) = ?)",
+                [name.lower(), column.lower(), schema.lower(), schema.lower()]).fetchone()
+    except duckdb.Error:  # (the read says what is wrong with the file)
+        return None
+    return str(found[0]) if found else None
 
 
 def sundays_starting_weeks(pack: CriteriaPack) -> list[str]:

@@ -345,6 +345,25 @@ def _safely(read: Callable[[], list[str]], default: list[str]) -> list[str]:
         return default
 
 
+_TIMESTAMPTZ = 1184
+"""PostgreSQL's type OID of `timestamptz`."""
+
+
+def zoned_columns(url_env: str, table: str, query: str | None) -> list[str]:
+    """The columns of a PostgreSQL table, view or query that are `timestamptz` (moments that keep no zone), from its
+    description alone (no row is read); none where it cannot be read (`read_rows` says why)."""
+    url = (os.environ.get(url_env) or "").strip()
+    if not url:
+        return []
+    relation = f"({query})" if query is not None else quote_table(table)
+    try:
+        with closing(psycopg2.connect(url, connect_timeout=CONNECT_TIMEOUT)) as pg, pg.cursor() as cur:
+            cur.execute(f"SELECT * FROM {relation} AS source LIMIT 0")
+            return [d.name for d in cur.description or [] if d.type_code == _TIMESTAMPTZ]
+    except (psycopg2.Error, ValueError, UnicodeError):
+        return []
+
+
 def read_rows(url_env: str, table: str, query: str | None, needed: list[str], within: str,
               require: Callable[[list[str], str], None]) -> list[tuple[Any, ...]]:
     """The rows of a PostgreSQL table or view (`table`) or query, the `needed` columns as text, in a stable order

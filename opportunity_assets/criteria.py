@@ -771,7 +771,13 @@ class CriteriaPack(_Spec):
         # an integrity rule added since the fingerprints were pinned is left out at its default, as a key unset is
         later = {rule for rule in _RULES_SINCE_PINNED
                  if getattr(self.integrity, rule) == type(getattr(self.integrity, rule))()}
-        dumped = self.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
+        # a rule whose default changed since is fingerprinted at today's default as at the pinned one
+        pinned = self
+        for rule, fields in _DEFAULTS_SINCE_PINNED.items():
+            if (spec := getattr(self.integrity, rule)) == type(spec)():
+                pinned = pinned.model_copy(update={"integrity": pinned.integrity.model_copy(
+                    update={rule: spec.model_copy(update=fields)})})
+        dumped = pinned.model_dump_json(exclude={"pack_path": True, "nights": True, "outcome": True, "models": True,
                                                "source": {"path": True, "delimiter": True, **unset,
                                                           "join": {"__all__": {"delimiter", "entity",
                                                                                "events_from"}}},
@@ -782,6 +788,12 @@ class CriteriaPack(_Spec):
 _RULES_SINCE_PINNED = ("partial_period", "absorbed")
 """Integrity rules added after the bundled pack's fingerprint was pinned (`tests/test_criteria.py`): at their
 defaults they are left out of `CriteriaPack.fingerprint`, so a pack keeps the fingerprint its stored nights hold."""
+
+
+_DEFAULTS_SINCE_PINNED: dict[str, dict[str, Any]] = {"repeated_events": {"min_share": 0.25}}
+"""Integrity rules whose defaults changed after the bundled pack's fingerprint was pinned, with the pinned values
+(stop 54: `repeated_events.min_share` 0.25 -> 0.02): a rule at today's default is fingerprinted as at the pinned
+one, so a pack keeps the fingerprint its stored nights hold, as for a rule added since."""
 
 
 def _fits_a_share(bounds: tuple[float, float]) -> bool:

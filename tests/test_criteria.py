@@ -59,6 +59,11 @@ def test_fingerprint_changes_with_the_criteria(tmp_path: Path) -> None:
     noted = pack.integrity.model_copy(update={"partial_period": pack.integrity.partial_period.model_copy(
         update={"effect": "note"})})
     assert pack.model_copy(update={"integrity": noted}).fingerprint != "688cf11a4f60"
+    # a rule's default changed since (`repeated_events.min_share`, 0.25 -> 0.02) keeps it too; another value not
+    fewer = pack.integrity.model_copy(update={"repeated_events": pack.integrity.repeated_events.model_copy(
+        update={"min_share": 0.1})})
+    assert pack.integrity.repeated_events.min_share == 0.02
+    assert pack.model_copy(update={"integrity": fewer}).fingerprint != "688cf11a4f60"
 
 
 def test_a_source_path_under_the_home_folder_is_read_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

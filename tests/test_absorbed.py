@@ -76,6 +76,16 @@ def test_clean_counts_a_season_and_an_ambiguous_fall_find_nothing() -> None:
     assert "f1" in _found(history, list(twins)) and _found(doubled, list(twins)) == {}
 
 
+def test_entities_of_a_few_events_are_no_season() -> None:
+    """Trial 97 (MASS Aids2, diagnoses by state and transmission category a month): five of the eight groups with a
+    level averaged one diagnosis a month, their chance zeros made the median entity's move 0.25, and a 30-a-month
+    group merged into another read as that season. Each entity's move weighs by its level."""
+    levels = {**{f"tiny{i}": 0.7 for i in range(10)}, "a": 20.0, "b": 30.0, "c": 25.0, "d": 40.0, "e": 35.0}
+    for seed in range(12):  # (the median unweighted: 7 of the 12 draws found)
+        found = _found(_history(levels, seed=seed, moved=("b", "a", 3)), list(levels))
+        assert list(found) == ["a"] and found["a"]["n"].other == "B", (seed, found)
+
+
 def test_only_candidates_going_on_and_events_that_add_up_are_judged() -> None:
     history = _history(LEVELS, moved=("e09", "e07", 3))
     assert _found(history, ["e01", "e02"]) == {}
@@ -113,8 +123,8 @@ def test_another_routes_flights_counted_as_a_picks_own_keep_it_out_of_act_on(tmp
     assert (verdict, section) == (Verdict.STRONG, "needs_your_judgment")
     assert (finding.effect, finding.check, finding.periods) == ("doubt", "inputs", ["2013-W08", "2013-W09", "2013-W10"])
     assert finding.message == (
-        "flights rose by 120 over its level before in 2013-W08..2013-W10 (6.4 robust SDs of its own noise) as "
-        "JFK-ATL's fell by 105 from the same period (8.6 of its own), and no other entity's moved so: JFK-ATL's "
+        "flights rose by 113.8 over its level before in 2013-W08..2013-W10 (6.1 robust SDs of its own noise) as "
+        "JFK-ATL's fell by 107.6 from the same period (8.8 of its own), and no other entity's moved so: JFK-ATL's "
         "events counted as this one's (a category recoded, two ids merged?)")
     assert finding.to_resolve == "confirm 2013-W08..2013-W10 flights with the source: JFK-ATL's fell by as much"
     assert integrity.headline(finding) == "flights up by what another entity's fell, 3 periods to 2013-W10"

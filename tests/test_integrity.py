@@ -658,6 +658,19 @@ def test_a_share_at_its_bound_is_stuck_by_the_chance_of_its_events_all_alike() -
     assert "x unchanged at 1 for 4 periods (m26..m29): all " in message and "events in them alike" in message
 
 
+def test_a_share_at_its_bound_in_every_past_period_is_no_frozen_feed() -> None:
+    """Trial 97 (MASS Aids2): the male share of a transmission category male by definition, 1 in every month, was
+    doubted as stuck on 5 of 12 clean nights ("each a chance of 83.3% as its past periods' shares went", 1.7e-41). A
+    share never off its bound in its past is the category's, as a column that never moved is; one that moved before
+    and now sits at 1 is still judged."""
+    events = [float(n) for n in np.random.default_rng(97).integers(2, 6, 30)]
+    assert _share_stuck([1.0] * 30, events) == []  # at 1 throughout: the run is its whole history
+    assert _share_stuck([float("nan")] * 3 + [1.0] * 27, events) == []
+    moved = [0.8 if i % 5 == 0 else 1.0 for i in range(26)] + [1.0] * 4
+    assert _share_stuck([0.5 if i < 20 else 1.0 for i in range(30)], events)  # moved, now at 1 for ten periods
+    assert _share_stuck(moved, events) == []  # at 1 four in five periods: its own chance, not doubted
+
+
 def _count_stuck(values: list[float], counted: bool) -> list[str]:
     series = Series(periods=[f"m{i}" for i in range(len(values))], values={"n": np.array(values)},
                     judged_from=len(values) - 6, per_year=12)

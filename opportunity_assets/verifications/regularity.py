@@ -90,6 +90,8 @@ def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exac
     if shared and all(shared.get(str(series.back(t))) == 0.0 for t in range(start + 1, end + 1)):
         return  # most of tonight's entities held it too: the domain's constant (a schedule, a rate set by law)
     indices = list(range(start, end + 1))
+    if events is not None and _held_throughout(raw, events, start, float(raw[end])):
+        return  # a share never off its bound (a category of men by definition): not a feed that stopped moving
     alike = _all_alike(raw, events, start, end, spec.min_history) if events is not None else None
     if alike is not None:
         share, count = alike
@@ -109,6 +111,15 @@ def stuck(found: Findings, spec: IntegritySpec, column: str, fits: Sequence[exac
               f"{column} unchanged at {format_number(float(raw[end]))} for {run + 1} periods "
               f"({period_span([series.periods[i] for i in indices])}){why}, so a run this long has probability "
               f"{chance:.1e}")
+
+
+def _held_throughout(raw: np.ndarray, events: np.ndarray, start: int, level: float) -> bool:
+    """Whether a share at 0 or 1 was there in every one of its past periods with events before the run, or has none
+    (the run is its whole history): trial 97's transmission by sex between men, a category male by definition, was
+    doubted as stuck at a male share of 1 for all its 58 to 66 months ("each a chance of 50.0%"). A column that never
+    moved is no feed that stopped, as `repeat_probability` says of other columns (no past change, no yardstick)."""
+    past = raw[:start][np.isfinite(raw[:start]) & np.isfinite(events[:start]) & (events[:start] > 0)]
+    return level in (0.0, 1.0) and bool(np.all(past == level))
 
 
 def poisson_repeat(level: float) -> float:

@@ -671,6 +671,27 @@ def test_a_share_at_its_bound_in_every_past_period_is_no_frozen_feed() -> None:
     assert _share_stuck(moved, events) == []  # at 1 four in five periods: its own chance, not doubted
 
 
+def test_an_average_repeating_over_other_counts_of_events_is_no_frozen_feed() -> None:
+    """Trial 97 (MASS Aids2): a group's average age at diagnosis, 40.0 over 5 diagnoses and then over 3, was doubted
+    as stuck at 5.4e-07 (its past averages, 38.333333, written to seven digits, read as that grid). Other events
+    coming to the same average are no feed sent again, which would repeat its count too; the same count and the
+    same average are still judged."""
+    rng = np.random.default_rng(40)
+    counts = [float(n) for n in rng.integers(2, 7, 28)]
+    averages = [float(np.mean(rng.integers(25, 60, int(n)))) for n in counts]
+
+    def found(run_counts: list[float]) -> list[str]:
+        series = Series(periods=[f"m{i}" for i in range(30)], values={"age": np.array([*averages, 40.0, 40.0])},
+                        judged_from=24, per_year=12)
+        judged = Findings(series)
+        regularity.stuck(judged, integrity_spec.IntegritySpec(), "age",
+                         quotient_of=np.array([*counts, *run_counts]))
+        return [f.message for f in judged.items]
+
+    assert found([5.0, 3.0]) == []
+    assert len(found([4.0, 4.0])) == 1
+
+
 def _count_stuck(values: list[float], counted: bool) -> list[str]:
     series = Series(periods=[f"m{i}" for i in range(len(values))], values={"n": np.array(values)},
                     judged_from=len(values) - 6, per_year=12)

@@ -498,7 +498,8 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         shifts.stays(found, spec, facts)
         regularity.stuck(found, spec, column, [fit for i in spec.identities if (fit := fits[i.name]) is not None
                                      and i.rounded is not None and i.rounded.column == column], reads, silent,
-                       counted if column in shares else None, facts.shared, column in counts)
+                       counted if column in shares else None, facts.shared, column in counts,
+                       counted if column in quotients else None)
         _stale(found, spec, column, latest_row, _published_behind(pack, column, candidate.as_of), unwritten)
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
             regularity.precision(found, spec, column, candidate.shared_decimals.get(column))

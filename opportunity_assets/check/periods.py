@@ -193,6 +193,12 @@ _ROW_NUMBER_COLUMNS = frozenset({"rownames", "x", "unnamed: 0", "...1", "index",
 """Headers R's `write.csv`, pandas' `to_csv` and readr give a data frame's row numbers."""
 
 
+_MOST_ROWS = 1200
+"""Most rows a series of months, quarters or years numbers (a century of months): whole numbers beyond it in a column
+not named as row numbers are a count of days from a first day (trial 97: MASS Aids2's diagnosis days since
+1960-01-01, 8,000 to 11,000, were told the rows' own numbers, with a query dating them around the year 2860)."""
+
+
 def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[str]) -> str | None:
     """A `period_column` of whole numbers that are the rows' own numbers, not a count of days: one named as a data
     frame's row numbers are (`rownames`), or any on a month, quarter or year grain, whose periods no count of days
@@ -201,8 +207,9 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
     the key, with the DuckDB `query` that dates the rows from the first period. None otherwise."""
     src = spec_at(pack, within)
     grain = src.grain  # (a join's own: the main source's or a coarser one)
-    if not _counts(unparsed) or (column.strip().lower() not in _ROW_NUMBER_COLUMNS
-                                 and grain not in ("month", "quarter", "year")):
+    named = column.strip().lower() in _ROW_NUMBER_COLUMNS
+    if not _counts(unparsed) or (not named and (grain not in ("month", "quarter", "year")
+                                                or max(float(v) for v in unparsed) > _MOST_ROWS)):
         return None
     step = {"month": 1, "quarter": 3, "year": 12}.get(grain)
     where = f"'{src.path}'" if src.path else "<the table>"
@@ -400,6 +407,10 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
                 f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     if src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered  # (no pattern reads a row's number: `decimal_year` over R's `rownames`)
+    if src.wide is None and _counts(unparsed):
+        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day, which no "
+                "strptime pattern reads: expected the count's unit and its day 0, `period_format: 'days since "
+                f"2020-02-29'` (day 1 is then 2020-03-01; units {list(SINCE_UNITS)})")
     # (trial 72: the commonest values, the 1st of each month, were told both orders over a day-first column)
     fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
                                                     "IS NULL", unparsed), src.period_patterns)

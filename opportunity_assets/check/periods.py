@@ -407,13 +407,13 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
                 f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
     if src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered  # (no pattern reads a row's number: `decimal_year` over R's `rownames`)
-    if src.wide is None and _counts(unparsed):
-        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day, which no "
-                "strptime pattern reads: expected the count's unit and its day 0, `period_format: 'days since "
-                f"2020-02-29'` (day 1 is then 2020-03-01; units {list(SINCE_UNITS)})")
     # (trial 72: the commonest values, the 1st of each month, were told both orders over a day-first column)
     fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
                                                     "IS NULL", unparsed), src.period_patterns)
+    if not fits and src.wide is None and _counts(unparsed):
+        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day, which no "
+                "strptime pattern reads: expected the count's unit and its day 0, `period_format: 'days since "
+                f"2020-02-29'` (day 1 is then 2020-03-01; units {list(SINCE_UNITS)})")
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
 

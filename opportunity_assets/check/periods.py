@@ -175,9 +175,8 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
     if not fits and src.wide is None and _counts(unparsed):
         given = repr(src.period_format) if src.period_format else "none"
         return (f"key `{within}.period_format`: got {given} for column {column!r}; its values are whole numbers (e.g. "
-                f"{unparsed[:3]}), a count of days (or weeks, hours) from a first day, not dates: expected the "
-                "count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01; "
-                f"units {list(SINCE_UNITS)}), or a column of dates")
+                f"{unparsed[:3]}), a count of days (or weeks, hours) from a first day, not dates: "
+                f"{_days_since()}, or a column of dates")
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -242,8 +241,8 @@ def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | No
     said = (f"key `{within}.period_format`: got {pattern!r} for column {column!r}; its values are no Unix time (e.g. "
             f"{values[:3]}: {UNIT_NAMES[per_second]} since 1970-01-01 UTC, {biggest.strip()!r} is {moment} UTC)")
     if _counts(values):
-        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day: expected "
-                "the count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then 2020-03-01)")
+        return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day: "
+                f"{_days_since(False)}")
     coarser = next((name for name, scale in UNIX_SCALES.items() if name != UNIX_TIME and scale < per_second
                     and all(unix_time(v, scale) is not None for v in values)), None)
     if coarser is not None:  # (trial 37: seconds under `unix_ms` were told "the pattern that reads them", none named)
@@ -251,6 +250,13 @@ def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | No
         return (f"{said}: expected `period_format: {coarser}`, which reads them: Unix time, {UNIT_NAMES[scale]} "
                 f"since 1970-01-01 UTC ({first} is {unix_time(first, scale)} UTC)")
     return f"{said}: expected the pattern that reads them, or `{pattern}` over a column of Unix time"
+
+
+def _days_since(units: bool = True) -> str:
+    """What a count of days as a period column expects, in the words every such message uses (with the units
+    `days since` takes, where the message has room for them)."""
+    return ("expected the count's unit and its day 0, `period_format: 'days since 2020-02-29'` (day 1 is then "
+            f"2020-03-01{f'; units {list(SINCE_UNITS)}' if units else ''})")
 
 
 def _counts(values: list[str]) -> bool:
@@ -412,8 +418,7 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
                                                     "IS NULL", unparsed), src.period_patterns)
     if not fits and src.wide is None and _counts(unparsed):
         return (f"{said}: they are whole numbers, a count of days (or weeks, hours) from a first day, which no "
-                "strptime pattern reads: expected the count's unit and its day 0, `period_format: 'days since "
-                f"2020-02-29'` (day 1 is then 2020-03-01; units {list(SINCE_UNITS)})")
+                f"strptime pattern reads: {_days_since()}")
     return f"{said}: expected a strptime pattern its values parse with" + \
         (fits or " (`%b` a month's abbreviated name, `%B` its full name, `%y` a year of two digits, `%Y` of four)")
 

@@ -349,21 +349,21 @@ def _repeated_events(found: Findings, spec: IntegritySpec, periods: Sequence[Rep
     stick = robust(np.array([share for _, share in past]), found.series.periods[past[0][0]]) if past else None
     before = [p for t, p in dated if t < found.series.judged_from]
     rate = (sum(p.repeated for p in before) + 1) / (sum(p.events for p in before) + 2)
-    worst: tuple[float, int, RepeatedEvents] | None = None
+    worst: tuple[float, int, RepeatedEvents, float] | None = None
     for t, p in dated:
         share = p.repeated / p.events
         if t < found.series.judged_from or share < rule.min_share:
             continue
         if stick is not None and regularity.chance_of_repeats(p.repeated, p.events, rate) >= rule.max_probability:
             continue
-        z = (share - stick.median) / _copies_scale(stick.scale, rate, p.events) if stick is not None else math.inf
+        scale = _copies_scale(stick.scale, rate, p.events) if stick is not None else math.nan
+        z = (share - stick.median) / scale if stick is not None else math.inf
         if (z >= rule.threshold_mads if stick is not None else share >= 0.5) and (worst is None or z > worst[0]):
-            worst = (z, t, p)
+            worst = (z, t, p, scale)
     if worst is None:
         return
-    z, t, p = worst
+    z, t, p, scale = worst
     share = p.repeated / p.events
-    scale = _copies_scale(stick.scale, rate, p.events) if stick is not None else 0.0
     against = (f"against {stick.median:.0%} ± {scale:.1%} in its past periods since "
                f"{stick.since} ({z:.1f} MADs above)") if stick is not None else "with too few past periods to judge "\
         "against, and every row having a twin on average"

@@ -157,6 +157,7 @@ def _command(args: argparse.Namespace) -> int:
     from opportunity_assets.check.pack import latest_as_of
     from opportunity_assets.cost import describe, load_prices, worst_case
     from opportunity_assets.periods import last_possible_night
+    from opportunity_assets.sources.connection import held
 
     try:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
@@ -203,22 +204,23 @@ def _command(args: argparse.Namespace) -> int:
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
             _require_secrets(args.settings)
-            if dates:
-                _require_checked(pack, store, dates[-1])
             from opportunity_assets.check.pack import check_pack
 
             ran: list[date] = []
             broken: list[date] = []
-            for as_of in dates:
-                # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
-                if problems := check_pack(pack, as_of, with_facts=False).problems:
-                    print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
-                    broken += [as_of] if ran else []
-                    continue
-                _warn_if_changed_since_stored(pack, store, as_of)
-                nights.run_night(defs, instance, as_of)
-                ran.append(as_of)
-                print(nights.night_line(nights.state(defs, as_of)), flush=True)
+            with held():  # the typed rows, read once, serve every night's check and snapshot
+                if dates:
+                    _require_checked(pack, store, dates[-1])
+                for as_of in dates:
+                    # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
+                    if problems := check_pack(pack, as_of, with_facts=False).problems:
+                        print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
+                        broken += [as_of] if ran else []
+                        continue
+                    _warn_if_changed_since_stored(pack, store, as_of)
+                    nights.run_night(defs, instance, as_of)
+                    ran.append(as_of)
+                    print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return max(_report_failed_channels(store, pack.domain, dates), _report_broken_nights(broken, ran))
         elif args.command == "check":
             from opportunity_assets.check.pack import check_pack
@@ -262,8 +264,9 @@ def _command(args: argparse.Namespace) -> int:
             dates = nights.nights_between(args.start, args.end, args.every)
             store.ready()  # a wrong or unreachable store URL: one line, before any night starts
             progress = sys.stderr if args.json else sys.stdout
-            backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
-                                      say=lambda line: print(line, file=progress, flush=True))
+            with held():  # the typed rows, read once, serve every night
+                backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
+                                          say=lambda line: print(line, file=progress, flush=True))
             print(backtested.model_dump_json(indent=2) if args.json else
                   f"{report_markdown(backtested)}\nPlot: {backtest_png_path(store.path, pack.domain, dates)}")
         elif args.command == "calibrate":
@@ -273,8 +276,9 @@ def _command(args: argparse.Namespace) -> int:
 
             old = load_criteria(args.against)
             store.ready()
-            result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
-                                     load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
+            with held():  # each pack's typed rows, read once, serve its nights
+                result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
+                                         load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
             print(result.model_dump_json(indent=2) if args.json else
                   f"NEW {args.criteria} ({pack.fingerprint}) against OLD {args.against} ({old.fingerprint})\n"
                   + result_text(result), end="" if not args.json else "\n")

@@ -322,27 +322,30 @@ def test_a_kept_source_is_parsed_once_for_its_span_and_its_night(synthetic: Buil
     assert_frame_equal(kept.quarantined, fresh.quarantined)
 
 
-def test_a_check_parses_its_source_once_and_frees_it_before_its_scan(synthetic: Build,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_check_parses_its_source_once_and_frees_it_as_it_ends(synthetic: Build,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A check asks the typed rows questions after its snapshot, which frees them for the night (an id column of
-    structures, a zoned period column): they are held to the check's scan, not read a second time (a wide source's
-    2.8 s a night until stop 55), and freed before it, the scan's peak not sharing the process with them."""
-    import opportunity_assets.candidates.logic as logic
+    structures, a zoned period column): they are held to the check's end, not read a second time (a wide source's
+    2.8 s a night until stop 55), then freed; a backfill holds them for all its nights."""
     import opportunity_assets.sources.connection as connection
     import opportunity_assets.sources.snapshot as source
     from opportunity_assets.check.pack import check_pack
 
     pack = synthetic(month_rows("Alpha") + month_rows("Beta", sales=80.0))
     source._LAST.clear()
-    opened, kept_at_scan = [], []
-    real_open, real_scan = connection.open_pack_source, logic.scan
+    opened = []
+    real_open = connection.open_pack_source
     monkeypatch.setattr(connection, "open_pack_source", lambda *a, **k: opened.append(1) or real_open(*a, **k))
-    monkeypatch.setattr(logic, "scan", lambda *a, **k: kept_at_scan.append(any(connection._KEPT[-1]))
-                        or real_scan(*a, **k))
     with connection.kept_open():
         assert check_pack(pack, AS_OF, today=date(2026, 12, 1), with_facts=False).problems == []
         assert opened == [1]
-        assert kept_at_scan == [False]
+        assert not any(connection._KEPT[-1])  # freed for the night
+        with connection.held():
+            for night in (AS_OF, date(2014, 11, 30)):
+                assert check_pack(pack, night, today=date(2026, 12, 1), with_facts=False).problems == []
+            assert opened == [1, 1]
+            assert any(connection._KEPT[-1])
+        assert not any(connection._KEPT[-1])
     assert not connection._HELD
 
 

@@ -1669,13 +1669,14 @@ def test_a_postgres_sources_quarantined_rows_say_how_they_are_numbered(tmp_path:
         "rows are numbered as `ORDER BY \"region\"::text, \"period\"::text, \"gdp\"::text` returns them)" in facts
 
 
-def test_a_postgres_source_is_read_twice_a_night_not_at_every_read(tmp_path: Path,
+def test_a_postgres_source_is_read_once_a_command_not_at_every_read(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 54: a 1M-row PostgreSQL table (135,800 firms) took 164 s to check and 625 s for a night: a database's
     rows had no key to keep them by, so each of a command's reads (its span, its check, its snapshots) fetched and
     typed the table anew, 10 times a night. A command now keeps them while it runs, its check's questions after
-    its snapshot included (they read them a second time until stop 55); the next command reads anew (the rows may
-    have changed), and outside a command nothing is kept."""
+    its snapshot included (they read them a second time until stop 55), and a backfill for all its nights (once
+    each until then); the next command reads anew (the rows may have changed), and outside a command nothing is
+    kept."""
     from opportunity_assets.cli import main
     from opportunity_assets.sources import postgres
     from opportunity_assets.sources.connection import kept_open
@@ -1695,13 +1696,16 @@ def test_a_postgres_source_is_read_twice_a_night_not_at_every_read(tmp_path: Pat
                  str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
         assert main(night) == 0
         assert reads == ["employment"]  # 10 before trial 54, 2 before stop 55
+        backfill = ["backfill", "--start", "2018-06-01", "--end", "2018-08-31", *night[1:3], *night[5:]]
+        assert main(backfill) == 0
+        assert reads == ["employment"] * 2  # its three nights' checks and snapshots: 4 reads before stop 55
         with kept_open():
             read_snapshot(pack, date(2018, 7, 31), today=TODAY)
             read_snapshot(pack, date(2018, 7, 31), today=TODAY)
-        assert len(reads) == 2
+        assert len(reads) == 3
         read_snapshot(pack, date(2018, 6, 30), today=TODAY)
         read_snapshot(pack, date(2018, 6, 30), today=TODAY)
-        assert len(reads) == 4
+        assert len(reads) == 5
 
 
 def test_a_month_or_a_day_no_calendar_has_names_its_own_column_not_the_year(tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ from opportunity_assets.criteria import CriteriaPack, MetricSpec
 from opportunity_assets.periods import GRAINS, last_possible_night
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.connection import file_key, held, kept_open, release_kept
+from opportunity_assets.sources.connection import file_key, held, kept_open
 from opportunity_assets.sources.facts import latest_published_period, publication_span, refused_after, source_facts
 from opportunity_assets.sources.formats import (
     join_label,
@@ -463,10 +463,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     problems += year_spans_read_as_months(pack) + years_beside_periods(pack) + coarser_periods_joined(pack)
     not_iso = weeks_not_iso(pack)  # (its rows of no week are that, again: said once)
     problems += not_iso
-    # the scan the night itself runs (the same inputs: it is given this result again), without the typed rows
-    # held beside it: a wide source's peak is the scan's (10,718 entities: 130 MB less); a question below that asks
-    # them again reads the source again
-    release_kept(now=True)
+    # the scan the night itself runs (the same inputs: it is given this result again)
     found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
                          snapshot.quarantined)
     scanned, found = found, _judged(found)

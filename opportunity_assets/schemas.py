@@ -7,7 +7,8 @@ hold. `failures(schema, frame)` returns the failure cases as plain dicts (empty 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from datetime import date
+from typing import Any, ClassVar
 
 import pandera.polars as pa
 import polars as pl
@@ -42,14 +43,19 @@ class FilterRows(pa.DataFrameModel):
 
 
 class AnalysisRows(pa.DataFrameModel):
-    """One row per analysis, with the pack's thresholds alongside."""
+    """One row per analysis, with the pack's thresholds alongside: one per candidate and night (a run over a range
+    of partitions may span nights, each with its own `austin`)."""
 
-    candidate_id: str = pa.Field(unique=True)
+    candidate_id: str
+    as_of: date
     verdict: str = pa.Field(isin=["STRONG", "MARGINAL", "SKIP", "INSUFFICIENT_DATA"])
     score: float = pa.Field(nullable=True, ge=0)
     scale: float
     strong: float
     marginal: float
+
+    class Config:
+        unique: ClassVar[list[str]] = ["as_of", "candidate_id"]
 
     @pa.dataframe_check
     @classmethod
@@ -72,7 +78,10 @@ class AnalysisRows(pa.DataFrameModel):
 
 
 class VerificationRows(pa.DataFrameModel):
-    candidate_id: str = pa.Field(unique=True)
+    """One row per verification: one per candidate and night."""
+
+    candidate_id: str
+    as_of: date
     status: str = pa.Field(isin=["CONFIRMED", "REJECTED", "UNCERTAIN"])
     checks_reported: int = pa.Field(eq=len(CHECKS))
     checks_failed: int = pa.Field(ge=0)
@@ -80,6 +89,9 @@ class VerificationRows(pa.DataFrameModel):
 
     model_downgrades: int = pa.Field(ge=0)
     """Kept model findings asking for UNCERTAIN or REJECTED."""
+
+    class Config:
+        unique: ClassVar[list[str]] = ["as_of", "candidate_id"]
 
     @pa.dataframe_check
     @classmethod
@@ -116,21 +128,22 @@ def filter_frame(pack: CriteriaPack, candidates: Sequence[Candidate]) -> pl.Data
 
 
 def analysis_frame(pack: CriteriaPack, analyses: Sequence[Analysis]) -> pl.DataFrame:
-    return pl.DataFrame([{"candidate_id": a.candidate_id, "verdict": a.verdict.value, "score": a.score,
-                          "scale": pack.formula.scale, "strong": pack.thresholds.strong,
+    return pl.DataFrame([{"candidate_id": a.candidate_id, "as_of": a.as_of, "verdict": a.verdict.value,
+                          "score": a.score, "scale": pack.formula.scale, "strong": pack.thresholds.strong,
                           "marginal": pack.thresholds.marginal} for a in analyses],
-                        schema={"candidate_id": pl.String, "verdict": pl.String, "score": pl.Float64,
+                        schema={"candidate_id": pl.String, "as_of": pl.Date, "verdict": pl.String, "score": pl.Float64,
                                 "scale": pl.Float64, "strong": pl.Float64, "marginal": pl.Float64})
 
 
 def verification_frame(verifications: Sequence[Verification]) -> pl.DataFrame:
-    return pl.DataFrame([{"candidate_id": v.candidate_id, "status": v.status.value,
+    return pl.DataFrame([{"candidate_id": v.candidate_id, "as_of": v.as_of, "status": v.status.value,
                           "checks_reported": sum(1 for name in CHECKS if name in v.checks),
                           "checks_failed": sum(1 for c in v.checks.values() if c.passed is False),
                           "checks_open": sum(1 for c in v.checks.values() if c.passed is None),
                           "model_downgrades": sum(1 for f in v.model_findings if f.effect != "note")}
                          for v in verifications],
-                        schema={"candidate_id": pl.String, "status": pl.String, "checks_reported": pl.Int64,
+                        schema={"candidate_id": pl.String, "as_of": pl.Date, "status": pl.String,
+                                "checks_reported": pl.Int64,
                                 "checks_failed": pl.Int64, "checks_open": pl.Int64, "model_downgrades": pl.Int64})
 
 

@@ -25,6 +25,7 @@ import yaml
 from opportunity_assets import night as nights
 from opportunity_assets.definitions import build_definitions
 from opportunity_assets.distributed import BROKER_VARIABLE
+from opportunity_assets.metadata import SUMMARY
 from opportunity_assets.night import nights_between, resources_of
 from opportunity_assets.notify.logic import ACT_SECTION
 from resources.store import STORE_URL_VARIABLE
@@ -95,6 +96,11 @@ def _failures(instance: dg.DagsterInstance) -> list[str]:
             if event is not None and (event.is_failure or error is not None):
                 said.append(f"  {entry.step_key or 'run'}: {event.event_type_value}: {event.message}"
                             + (f"\n{error.to_string()}" if error is not None else ""))
+            checked = event.event_specific_data if event is not None and event.event_type_value == \
+                dg.DagsterEventType.ASSET_CHECK_EVALUATION.value else None
+            if checked is not None and not checked.passed:  # what a failed check found: the analyses it refused
+                summary = (checked.metadata or {}).get(SUMMARY)
+                said.append(f"  {entry.step_key}: {checked.check_name} failed: {summary.value if summary else ''}")
     return said
 
 

@@ -108,6 +108,24 @@ def test_night_summary_adds_up_and_brief_fits(tmp_path: Path) -> None:
     assert {c.id for c in run.candidates if c.went_on} == {a.candidate_id for a in run.analyses}
 
 
+def test_one_run_over_two_nights_candidates_analyzes_both(tmp_path: Path) -> None:
+    """A range of candidate partitions picked in the UI, or a backfill's run on a Celery worker, may span two nights,
+    each with its own Austin: their analyses are each night's, not duplicates (the blocking check
+    `verdicts_consistent` refused them as one candidate analyzed twice and stopped the run)."""
+    defs = build_definitions(criteria_path=str(PACK), store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    earlier = date(2009, 11, 30)
+    for as_of in (earlier, DESIGN_NIGHT):
+        nights.execute_job(defs, "scan_night", instance, partition_key=as_of.isoformat())
+    keys = sorted([*night_keys(instance, earlier), *night_keys(instance, DESIGN_NIGHT)])
+    nights.execute_job(defs, "analyze_night", instance, tags={"dagster/asset_partition_range_start": keys[0],
+                                                              "dagster/asset_partition_range_end": keys[-1]})
+    for as_of in (earlier, DESIGN_NIGHT):
+        state = nights.state(defs, as_of)
+        assert {a.candidate_id for a in state.analyses} == {c.id for c in state.candidates if c.went_on}
+        assert len(state.verifications) == len(state.analyses)
+
+
 def test_rerun_is_idempotent(tmp_path: Path) -> None:
     instance = dg.DagsterInstance.ephemeral()
     first = _run(tmp_path, DESIGN_NIGHT, instance=instance)

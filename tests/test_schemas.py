@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -139,7 +139,22 @@ def test_negative_score_is_refused(night: Night) -> None:
 def test_duplicate_analysis_is_refused(night: Night) -> None:
     analyses: list[Analysis] = [*night.analyses.values(), night.analyses["alpha"]]
     failures = schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(night.pack, analyses))
-    assert "field_uniqueness" in _checks_named(failures)
+    assert "multiple_fields_uniqueness" in _checks_named(failures)
+    verifications = [*night.verifications.values(), night.verifications["alpha"]]
+    assert "multiple_fields_uniqueness" in _verification_failures(verifications)
+
+
+def test_one_candidate_on_two_nights_is_no_duplicate(night: Night) -> None:
+    """A run over a range of candidate partitions may span nights (a range picked in the UI, a backfill's runs on
+    Celery workers), each night with its own `alpha`: each night's analysis is its own, not a duplicate, which
+    failed the blocking check `verdicts_consistent` and stopped the run."""
+    alpha = night.analyses["alpha"]
+    analyses = [*night.analyses.values(), alpha.model_copy(update={"as_of": alpha.as_of - timedelta(days=31)})]
+    assert schemas.failures(schemas.AnalysisRows, schemas.analysis_frame(night.pack, analyses)) == []
+    checked = night.verifications["alpha"]
+    verifications = [*night.verifications.values(), checked.model_copy(update={"as_of": checked.as_of
+                                                                             - timedelta(days=31)})]
+    assert _verification_failures(verifications) == set()
 
 
 def _verification_failures(verifications: list[Verification]) -> set[str]:

@@ -635,6 +635,35 @@ def test_one_repeat_among_many_judged_rows_of_small_counts_is_no_feed_republishe
     assert _repeats_found(repeating, [*fresh[:12], *repeating[:6]]) == ["repeated_row"]
 
 
+def test_a_row_of_one_measure_summed_averaged_and_bounded_repeating_is_one_coincidence_not_four() -> None:
+    """Trial 98: a block's monthly ozone, its sum over 12 cells, their mean (the sum / 12), minimum and maximum
+    (in steps of 2), equal to its row of two years before: each value seen once before, the four columns'
+    chances multiplied as if independent (1 in 10 million), doubted 8 of 87 clean STRONG picks. The mean says
+    nothing the sum did not, and the bounds move with it: one coincidence of a sum that coincides often. A row
+    republished with a column no two past values ever shared (a dollar total) is still doubted."""
+    rng = np.random.default_rng(96)
+    sums = np.round(3100 + np.cumsum(rng.normal(0, 25, 72)) * 0.3 + rng.normal(0, 40, 72))
+    rows = [(s, round(s / 12, 1), 2 * round((s / 12 - 3 - abs(e)) / 2), 2 * round((s / 12 + 3 + abs(f)) / 2))
+            for s, e, f in zip(sums, rng.normal(0, 2, 72), rng.normal(0, 2, 72), strict=True)]
+    assert len(set(rows[:57])) == 57  # no past row repeats another
+    once = next(k for k in range(42, 57) if [r[0] for r in rows[:57]].count(rows[k][0]) == 1)
+    rows[once + 24] = rows[once]  # 2 years apart, its sum and mean seen only there before
+
+    def found(table: list[tuple[float, ...]], columns: tuple[str, ...]) -> list[str]:
+        series = Series(periods=[f"m{i}" for i in range(len(table))],
+                        values={c: np.array([r[k] for r in table], dtype=float) for k, c in enumerate(columns)},
+                        judged_from=57, per_year=12)
+        findings = Findings(series)
+        regularity.repeated_rows(findings, integrity_spec.IntegritySpec(), list(columns))
+        return [f.rule for f in findings.items]
+
+    assert len({r[0] for r in rows[:57]}) < 55  # the sum's values coincide by nature
+    assert found(rows, ("sum", "mean", "min", "max")) == []
+    dollars = [(*r, float(round(1e6 * (1 + 0.1 * k) + 1234.5 * k))) for k, r in enumerate(rows)]
+    dollars[once + 24] = dollars[once]
+    assert found(dollars, ("sum", "mean", "min", "max", "takings")) == ["repeated_row"]
+
+
 def _share_stuck(values: list[float], events: list[float]) -> list[str]:
     series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values)},
                     judged_from=len(values) - 6, per_year=12)

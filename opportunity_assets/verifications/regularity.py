@@ -29,6 +29,7 @@ from opportunity_assets.verifications.series import (
     decimals,
     format_number,
     on_grid_each,
+    period_changes,
     period_span,
     repeat_probability,
     resolution,
@@ -185,18 +186,68 @@ def chance_of_repeats(repeated: int, rows: int, rate: float) -> float:
 
 def _chance_of_a_twin(row: np.ndarray, mask: np.ndarray, past: np.ndarray, filled: np.ndarray, twin: int) -> float:
     """The chance that `row` equals one of the entity's `past` rows (the row `twin` it repeats left out) by
-    coincidence, from how often each of its values came in its column: a past row agrees in a column with the share
-    of the column's past values that are the row's, in every filled column with the product of those, and each past
-    row is one more chance. Columns are taken as independent, which makes a coincidence less likely than it is
-    among small counts that move together; a figure written to the dollar that no other past value had makes one
-    none."""
+    coincidence. In one column, a past row agrees with the row's value at the larger of the share of the column's
+    past values that are that value and the rate at which two of its past values coincided (integer sums in a narrow
+    range coincide often, each value seen once); a figure written to the dollar that no two past values shared
+    makes a coincidence none. Across columns the chances multiply as far as each column says something the columns
+    before it did not: taken from the most telling, each column's chance counts to the power of the share of its
+    changes the columns before it leave unexplained (1 - R², adjusted), so a mean that is its sum over a fixed
+    count, or a minimum and maximum that move with it, is no second and third coincidence (trial 98: a block's
+    monthly ozone sum, mean, minimum and maximum equal to its row of two years before, each value seen once,
+    doubted as 1 in 10 million). Each past row is one more chance."""
     others = filled.copy()
     if twin < len(others):
         others[twin] = False
-    alike = 1.0
-    for value, column, seen in zip(row[mask], past.T[mask], others.T[mask], strict=True):
-        alike *= float((column[seen] == value).sum()) / max(int(seen.sum()), 1)
-    return float(-np.expm1(int(others.any(axis=1).sum()) * np.log1p(-min(alike, 1 - 1e-12))))
+    columns = [int(c) for c in np.flatnonzero(mask)]
+    alike = {c: _agreement(row[c], past[:, c][others[:, c]]) for c in columns}
+    told: list[int] = []
+    log_chance = 0.0
+    for c in sorted(columns, key=lambda c: alike[c]):
+        if alike[c] <= 0.0:
+            return 0.0
+        log_chance += (1.0 - _explained(past, others, c, told)) * math.log(min(alike[c], 1.0))
+        told.append(c)
+    chance = math.exp(log_chance)
+    return float(-np.expm1(int(others.any(axis=1).sum()) * np.log1p(-min(chance, 1 - 1e-12))))
+
+
+def _agreement(value: float, seen: np.ndarray) -> float:
+    """The chance that one past value of a column is `value`: the larger of the share of `seen` that are it and the
+    rate at which two of them coincide."""
+    if not len(seen):
+        return 1.0
+    share = float((seen == value).sum()) / len(seen)
+    if len(seen) < 2:
+        return share
+    _, counts = np.unique(seen, return_counts=True)
+    pairs = len(seen) * (len(seen) - 1) / 2
+    return max(share, float((counts * (counts - 1) / 2).sum()) / pairs)
+
+
+def _explained(past: np.ndarray, others: np.ndarray, column: int, told: Sequence[int]) -> float:
+    """The share of a column's past period-on-period changes (log scale) that the changes of the columns `told`
+    explain linearly, adjusted for their number (0 where too few periods say, or none were told)."""
+    if not told:
+        return 0.0
+    involved = [column, *told]
+    matrix = np.column_stack([_changes(np.where(others[:, c], past[:, c], np.nan)) for c in involved])
+    rows = matrix[np.isfinite(matrix).all(axis=1)]
+    n, k = len(rows), len(told)
+    if n < max(MIN_SAMPLE, k + 3):
+        return 0.0
+    y, x = rows[:, 0], np.column_stack([np.ones(n), rows[:, 1:]])
+    total = float(((y - y.mean()) ** 2).sum())
+    if total == 0.0:
+        return 0.0
+    residual = float(((y - x @ np.linalg.lstsq(x, y, rcond=None)[0]) ** 2).sum())
+    adjusted = 1.0 - (residual / total) * (n - 1) / (n - k - 1)
+    return min(max(adjusted, 0.0), 1.0)
+
+
+def _changes(values: np.ndarray) -> np.ndarray:
+    """Period-on-period changes on the column's own scale (`period_changes`; signed where it goes below 0)."""
+    finite = values[np.isfinite(values)]
+    return period_changes(values, signed=bool(len(finite) and finite.min() < 0))
 
 
 def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],

@@ -4856,6 +4856,27 @@ def test_keys_of_one_candidate_id_spelt_two_ways_are_a_warning_not_the_scans_not
     assert not [f for f in report.facts if f.startswith("entity keys ")]
 
 
+def test_a_freshness_bound_shorter_than_a_period_is_a_warning_naming_its_value(tmp_path: Path) -> None:
+    """Trial 98: `fresh <= 2`, meant as months, on a monthly panel: check said ok on the night a month was
+    published (every value 0 days old), and on month-end nights no candidate passed, "the most failed: fresh",
+    with no word of the unit. A month's value ages through the month before the next is published: a bound under
+    half a month names its key, how few nights pass, and the days a month is; the bundled 62 days says nothing."""
+    from opportunity_assets.criteria import load_criteria
+    from tests.conftest import PACK, write_pack
+
+    texas = PACK.parent.parent / "txhousing.csv"
+    pack = load_criteria(write_pack(tmp_path, texas, **{"hard_filters.1.value": 2}))
+    assert [w for w in check_pack(pack, as_of=date(2009, 12, 31), today=TODAY).warnings
+            if w.startswith("key `hard_filters.1.value`")] == [
+        "key `hard_filters.1.value`: got 2; `days_since_data` counts days (`age_days`), and a month's figures are "
+        "replaced only a month later, so `freshness` passes a candidate on the first 3 nights after its month is "
+        "published and refuses every candidate on the rest (about 25 of each month's 28+): expected a bound in days "
+        "of at least a month, 28 or more (`2` months is 56 days)"]
+    bundled = load_criteria(write_pack(tmp_path, texas))
+    assert not [w for w in check_pack(bundled, as_of=date(2009, 12, 31), today=TODAY).warnings
+                if w.startswith("key `hard_filters.")]
+
+
 def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_path: Path) -> None:
     """Trial 28: the bundled NYC pack dated its routes by `age_days` of `flights`, a count: 0 in a week without
     flights, never empty, so every route was 5 days fresh and its freshness filter never refused. An `age_days` over

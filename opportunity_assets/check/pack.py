@@ -140,6 +140,7 @@ from opportunity_assets.check.reading import (
 from opportunity_assets.check.units import units_changed_alike
 from opportunity_assets.check.values import (
     ages_of_counts,
+    ages_within_a_period,
     aggregates_over_empty_cells,
     bounds_in_another_unit,
     columns_missing_from_files,
@@ -446,7 +447,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                  snapshot.quarantined.select(pl.col("period").max()).item())
     warnings += zoned_elsewhere(pack) + zoned_in_a_database(pack) + sundays_starting_weeks(pack) + stale \
         + rows_dated_after_known(pack) \
-        + ages_of_counts(pack) \
+        + ages_of_counts(pack) + ages_within_a_period(pack) \
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)
            else latest_rows_refused(pack, night, snapshot.anchor_period, snapshot.quarantined))

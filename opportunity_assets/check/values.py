@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import unicodedata
 from datetime import date
@@ -490,6 +491,34 @@ def long_names_spelt_two_ways(pack: CriteriaPack, within: str, spec: SourceSpec)
             "(names are compared as trimmed text, case and all): expected one spelling in the source (a DuckDB "
             "`query` can `replace` one with the other), if they are one")
     return warnings
+
+
+_SHORTEST_DAYS = {"week": 7, "month": 28, "quarter": 90, "year": 365}
+"""The fewest days a period of each grain coarser than a day spans."""
+
+
+def ages_within_a_period(pack: CriteriaPack) -> list[str]:
+    """A warning per hard filter keeping an `age_days` metric under a bound shorter than half the grain's period:
+    a period's figures are replaced only a period later, so the latest value ages through the whole period
+    between two publications, and such a filter passes on the first nights after each publication only, refusing
+    every candidate on the rest (trial 98: `fresh <= 2`, meant as months, on a monthly panel: check said ok on the
+    night a month was published, and month-end nights went on with no candidate, "the most failed: fresh")."""
+    days = _SHORTEST_DAYS.get(pack.grain.name)
+    if days is None:
+        return []
+    grain = pack.grain.name
+    out = []
+    for i, f in enumerate(pack.hard_filters):
+        spec = pack.metrics.get(f.metric)
+        if spec is None or spec.agg != "age_days" or f.op not in ("<=", "<") or 2 * f.value >= days:
+            continue
+        nights = max(math.floor(f.value) + (f.op == "<=") - (f.op == "<" and f.value == math.floor(f.value)), 0)
+        out.append(f"key `hard_filters.{i}.value`: got {f.value:g}; `{f.metric}` counts days (`age_days`), and a "
+                   f"{grain}'s figures are replaced only a {grain} later, so `{f.name}` passes a candidate on the "
+                   f"first {nights} night{'s' if nights != 1 else ''} after its {grain} is published and refuses every "
+                   f"candidate on the rest (about {days - nights} of each {grain}'s {days}+): expected a bound in "
+                   f"days of at least a {grain}, {days} or more (`{f.value:g}` {grain}s is {f.value * days:g} days)")
+    return out
 
 
 def ages_of_counts(pack: CriteriaPack) -> list[str]:

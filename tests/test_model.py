@@ -805,6 +805,40 @@ def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_mo
     assert not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
+@pytest.mark.parametrize("reply", [ERROR_200, "nocontent", "raw:200|text/html|<html>proxy</html>"])
+def test_replies_that_hold_no_answer_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic, reply: str) -> None:
+    """A gateway whose every reply holds no answer (an API error sent with status 200, a message of no content, a
+    proxy's page): three calls running so, each also after its one retry, stop the model's calls, saying why and
+    the fix (trial 99: each call of the night was sent twice, the status-200 errors billed at their worst case,
+    $0.69 for no answer, and the brief said only "every model call failed tonight (61 model errors)")."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    empty = {"a", "c", "d", "e", "f", "g"}
+    server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in empty, reply)
+
+    def call(candidate: str) -> str:
+        try:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+                           AnalyzerJudgment)
+        except ModelCallFailed as failed:
+            return str(failed)
+        return "answered"
+
+    said = {c: call(c) for c in "abcdefg"}
+    assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
+    assert said["e"].startswith("analyzer: ") and said["e"].endswith(
+        ", also after one retry; stopped tonight: the server sent no answer to three of this model's calls running, "
+        "each also after one retry (an API error sent as a success, a message with no text, or a body that is no "
+        "message): run the night again later (its answers are kept), or fix the gateway at the base URL")
+    assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
+    sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
+    assert sent.count("e") == 2 and "f" not in sent and "g" not in sent
+    if reply == "nocontent":
+        assert said["a"] == "analyzer: the message holds no answer (no content, or text of only whitespace), also " \
+            "after one retry"
+
+
 def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_model(
         tmp_path: Path, server: FakeAnthropic) -> None:
     """A gateway that never answers within the timeout: each lost attempt is billed at its worst case, so three

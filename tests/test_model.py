@@ -725,6 +725,23 @@ def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
     assert SECRET not in run.brief.markdown + json.dumps([e.error for e in run.errors])
 
 
+def test_a_brief_wording_that_failed_is_not_said_again_by_the_re_run_that_got_it(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """The brief's model error is the brief step's own verdict on its pass, as its `brief` errors are: a re-run of
+    the night whose wording call is answered says nothing of the earlier failure (trial 99: a key refused from the
+    fifth call on, then a re-run after the key was fixed, whose every call was answered, said "Model calls stopped
+    tonight (the brief's): the API refused the key" and "model errors 1", from the first pass's record)."""
+    pack = _source(tmp_path)
+    down = {"brief": True}
+    server.fail_when(lambda body: down["brief"] and "BriefWording" in json.dumps(body), "401")
+    first = _night(tmp_path, _model(tmp_path, server), pack)
+    assert first.brief is not None and "Model calls stopped tonight (the brief's)" in plain(first.brief.markdown)
+    down["brief"] = False
+    again = _night(tmp_path, _model(tmp_path, server), pack)
+    assert again.brief is not None and "stopped tonight" not in plain(again.brief.markdown), again.brief.markdown
+    assert not [e for e in again.errors if e.node == "brief_model"] and again.summary.model_errors == 0
+
+
 @pytest.mark.parametrize("status", ["401", "403", "404"])
 def test_after_a_refused_key_or_model_no_more_requests_are_sent(tmp_path: Path, server: FakeAnthropic,
                                                                  status: str) -> None:

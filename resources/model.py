@@ -613,6 +613,9 @@ class AnthropicModel(ModelResource):
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
+    _batches_refused: str | None = PrivateAttr(default=None)
+    """The API error type of a refused batch creation (a gateway that serves no Message Batches API): the rest of
+    the night's calls go through the standard API, and the brief's mode line says so."""
     _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
@@ -639,6 +642,10 @@ class AnthropicModel(ModelResource):
         if self._schema_config is False:
             line += ("; the server refused or ignored the JSON-schema output config, so the schema was asked in the "
                      "prompt and code validated every answer against it")
+        if self._batches_refused is not None:
+            line += (f"; the server refused the Message Batches API{self._batches_refused}, so the calls went through "
+                     "the standard API at its full price: set the settings' model batch to false, or use a gateway "
+                     "that serves batches")
         return line
 
     def knowledge_cutoff(self) -> date:
@@ -711,7 +718,8 @@ class AnthropicModel(ModelResource):
             self._reserved[night] = self._reserved.get(night, 0.0) + worst
         self._beyond.usd = 0.0
         try:
-            done = self._via_batch(spec, output_type) if self.batch else self._call(spec, output_type)
+            batched = self.batch and self._batches_refused is None
+            done = self._via_batch(spec, output_type) if batched else self._call(spec, output_type)
         except BaseException:
             with self._lock:
                 self._reserved[night] -= worst + self._beyond.usd
@@ -924,11 +932,12 @@ class AnthropicModel(ModelResource):
         with self._lock:
             items, self._queue, self._timer = self._queue, [], None
         assert self._client is not None
-        ended = False
+        ended = created = False
         try:
             batch = self._client.messages.batches.create(
                 requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
                           for i, (spec, _) in enumerate(items)])
+            created = True
             deadline = time.monotonic() + self.batch_timeout_s
             while batch.processing_status != "ended":
                 if time.monotonic() > deadline:
@@ -940,6 +949,12 @@ class AnthropicModel(ModelResource):
             for i, (_, waiting) in enumerate(items):
                 waiting.set_result(_batch_outcome(results.get(f"c{i}")))
         except Exception as exc:
+            import anthropic
+
+            if not created and isinstance(exc, anthropic.APIStatusError) and exc.status_code in (403, 404, 405):
+                # the creation itself refused: no Message Batches API at this base URL (trial 99: three batches a
+                # night refused, every call then sent at full price, and nothing said so)
+                self._batches_refused = _error_type(exc.body) or f" ({type(exc).__name__})"
             for _, waiting in items:
                 if not waiting.done():  # once the batch ended, its items were answered: their results lost
                     waiting.set_result(_LOST_ITEM if ended else f"batch failed: {type(exc).__name__}")

@@ -625,6 +625,37 @@ def test_batch_mode_sends_one_batch_per_role_at_half_price(tmp_path: Path) -> No
     assert batched.cost.usd == pytest.approx(direct.cost.usd / 2, rel=0.05)
 
 
+def test_a_gateway_without_message_batches_is_said_in_the_mode_line_and_asked_no_more(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """`model: {batch: true}` against a gateway that serves no Message Batches API (its creation refused, 404): the
+    calls go through the standard API, the rest of the night's without asking for a batch again, and the brief's
+    mode line says they were billed at the full price and the fix (trial 99: each role's batch refused every night,
+    its calls billed at full price with no word anywhere)."""
+    import anthropic
+    import httpx2 as httpx
+
+    model = _model(tmp_path, server, batch=True, batch_poll_s=0.05)
+    model.setup_for_execution(dg.build_init_resource_context())
+    refused = []
+
+    def create(**_: Any) -> Any:
+        refused.append(1)
+        request = httpx.Request("POST", f"{server.url}/v1/messages/batches")
+        raise anthropic.NotFoundError("Not Found", response=httpx.Response(404, request=request),
+                                      body={"type": "error", "error": {"type": "not_found_error", "message": "x"}})
+
+    model._client.messages.batches.create = create  # type: ignore[union-attr, method-assign]
+    for candidate in "ab":
+        answer, reply = model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate},
+                                                           candidate_id=candidate), AnalyzerJudgment)
+        assert answer.assumptions and not reply.replayed
+    assert refused == [1] and len(server.requests) == 2
+    assert model.mode_line().endswith(
+        "; the server refused the Message Batches API (not_found_error), so the calls went through the standard API "
+        "at its full price: set the settings' model batch to false, or use a gateway that serves batches")
+    assert not any(ch.isdigit() for ch in model.mode_line())
+
+
 def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Path) -> None:
     pack = _source(tmp_path)
     seen: list[int] = []

@@ -71,6 +71,17 @@ _SILENT_STOP = ("the server answered none of three of this model's calls running
 """As `_BUSY_STOP`, for calls whose answers were lost (timed out, the connection dropped mid-answer), each attempt
 billed at its worst case (trial 81: a gateway that never answered in time, or dropped every connection mid-answer,
 billed a night past a dollar for no answer, the brief saying only how many calls failed)."""
+_UNREAD_STOP = ("the server sent no answer to three of this model's calls running, each also after one retry (an API "
+                "error sent as a success, a message with no text, or a body that is no message): run the night "
+                "again later (its answers are kept), or fix the gateway at the base URL")
+"""As `_BUSY_STOP`, for a gateway whose replies are no answer at all (trial 99: an `overloaded_error` sent with
+status 200, or `content: []`, to every call: each of the night's calls was sent twice, the error one billed at its
+worst case, $0.69 for a night of no answer, and the brief said only "every model call failed tonight (61 model
+errors)", neither why nor what to do). A schema mismatch, a truncation or a refusal may be one candidate's and stops
+nothing. Digit-free, as every `_STOPPING` fix is."""
+NO_TEXT = "the message holds no answer (no content, or text of only whitespace)"
+"""A message whose content blocks carry no text and no tool input: an empty answer, never "does not match the
+schema" (trial 99: `content: []` was told so)."""
 _EVERY_MODEL = ""
 """The `_stopped` key of a stop that holds for every model (the key was refused)."""
 _UNFINISHED = {"max_tokens": "truncated", "model_context_window_exceeded": "truncated", "pause_turn": "unfinished"}
@@ -282,9 +293,11 @@ def _answer_in(content: object, output_type: type[T]) -> T | str:
     blocks = content if isinstance(content, list) else []
     text = "".join(b.text for b in blocks if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None),
                                                                                               str))
-    answer = answer_json(text, output_type)
     tools = [b.input for b in blocks if getattr(b, "type", None) == "tool_use" and isinstance(getattr(b, "input", None),
                                                                                                dict)]
+    if not text.strip() and not tools:
+        return NO_TEXT
+    answer = answer_json(text, output_type)
     if not isinstance(answer, str) or len(tools) != 1:
         return answer
     try:
@@ -457,6 +470,12 @@ def _billed_usage(usage: object, worst: tuple[int, int]) -> tuple[int, int, int,
     return (inputs[0], output, inputs[1], inputs[2]) if known else (worst[0], output, 0, 0)
 
 
+def _no_answer_at_all(problem: str) -> bool:
+    """Whether a bad answer is a gateway's reply that holds none (`_UNREAD_STOP`), not a model's answer gone wrong."""
+    return problem == NO_TEXT or problem.startswith(("an API error with status 200", "the response is not a message",
+                                                     "the response could not be read"))
+
+
 def _answer_lost(exc: BaseException) -> bool:
     """Whether a request that raised `exc` reached the server, which may have answered and billed it (a read that
     timed out, a connection dropped mid-answer), or never left (no connection made): the first is billed at the
@@ -594,6 +613,9 @@ class AnthropicModel(ModelResource):
     _uses: list[ModelUse] = PrivateAttr(default_factory=list)
     _queue: list[tuple[CallSpec, Future[Any]]] = PrivateAttr(default_factory=list)
     _timer: threading.Timer | None = PrivateAttr(default=None)
+    _batches_refused: str | None = PrivateAttr(default=None)
+    """The API error type of a refused batch creation (a gateway that serves no Message Batches API): the rest of
+    the night's calls go through the standard API, and the brief's mode line says so."""
     _stopped: dict[str, str] = PrivateAttr(default_factory=dict)
     """Model → why no more calls to it are sent tonight (`_STOPPING`)."""
     _invalid: dict[str, int] = PrivateAttr(default_factory=dict)
@@ -620,6 +642,10 @@ class AnthropicModel(ModelResource):
         if self._schema_config is False:
             line += ("; the server refused or ignored the JSON-schema output config, so the schema was asked in the "
                      "prompt and code validated every answer against it")
+        if self._batches_refused is not None:
+            line += (f"; the server refused the Message Batches API{self._batches_refused}, so the calls went through "
+                     "the standard API at its full price: set the settings' model batch to false, or use a gateway "
+                     "that serves batches")
         return line
 
     def knowledge_cutoff(self) -> date:
@@ -692,7 +718,8 @@ class AnthropicModel(ModelResource):
             self._reserved[night] = self._reserved.get(night, 0.0) + worst
         self._beyond.usd = 0.0
         try:
-            done = self._via_batch(spec, output_type) if self.batch else self._call(spec, output_type)
+            batched = self.batch and self._batches_refused is None
+            done = self._via_batch(spec, output_type) if batched else self._call(spec, output_type)
         except BaseException:
             with self._lock:
                 self._reserved[night] -= worst + self._beyond.usd
@@ -865,9 +892,11 @@ class AnthropicModel(ModelResource):
                     self._invalid.pop(spec.model, None)
                     self._busy.pop(spec.model, None)
                 return total.answered(answer)
-            if bad_output_retries <= 0:
+            if bad_output_retries <= 0 or self._halted(spec):
+                stop = self._unanswered(spec, _UNREAD_STOP) if _no_answer_at_all(problem) else None
                 return total.failed(f"{spec.role}: {problem}" + (", also after one retry" if total.attempts > 1
-                                                                  else ""))
+                                                                  else "") + (f"; {MODEL_STOPPED}{stop}" if stop
+                                                                              else ""))
             bad_output_retries -= 1
             if problem == PROSE and not in_prompt and self._schema_config is not True:
                 in_prompt = True  # a server that ignores the output config: the retry asks for the schema in the prompt
@@ -903,11 +932,12 @@ class AnthropicModel(ModelResource):
         with self._lock:
             items, self._queue, self._timer = self._queue, [], None
         assert self._client is not None
-        ended = False
+        ended = created = False
         try:
             batch = self._client.messages.batches.create(
                 requests=[{"custom_id": f"c{i}", "params": self._params(spec, self._schema_config is False)}  # type: ignore[typeddict-item]
                           for i, (spec, _) in enumerate(items)])
+            created = True
             deadline = time.monotonic() + self.batch_timeout_s
             while batch.processing_status != "ended":
                 if time.monotonic() > deadline:
@@ -919,6 +949,12 @@ class AnthropicModel(ModelResource):
             for i, (_, waiting) in enumerate(items):
                 waiting.set_result(_batch_outcome(results.get(f"c{i}")))
         except Exception as exc:
+            import anthropic
+
+            if not created and isinstance(exc, anthropic.APIStatusError) and exc.status_code in (403, 404, 405):
+                # the creation itself refused: no Message Batches API at this base URL (trial 99: three batches a
+                # night refused, every call then sent at full price, and nothing said so)
+                self._batches_refused = _error_type(exc.body) or f" ({type(exc).__name__})"
             for _, waiting in items:
                 if not waiting.done():  # once the batch ended, its items were answered: their results lost
                     waiting.set_result(_LOST_ITEM if ended else f"batch failed: {type(exc).__name__}")

@@ -625,6 +625,37 @@ def test_batch_mode_sends_one_batch_per_role_at_half_price(tmp_path: Path) -> No
     assert batched.cost.usd == pytest.approx(direct.cost.usd / 2, rel=0.05)
 
 
+def test_a_gateway_without_message_batches_is_said_in_the_mode_line_and_asked_no_more(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """`model: {batch: true}` against a gateway that serves no Message Batches API (its creation refused, 404): the
+    calls go through the standard API, the rest of the night's without asking for a batch again, and the brief's
+    mode line says they were billed at the full price and the fix (trial 99: each role's batch refused every night,
+    its calls billed at full price with no word anywhere)."""
+    import anthropic
+    import httpx2 as httpx
+
+    model = _model(tmp_path, server, batch=True, batch_poll_s=0.05)
+    model.setup_for_execution(dg.build_init_resource_context())
+    refused = []
+
+    def create(**_: Any) -> Any:
+        refused.append(1)
+        request = httpx.Request("POST", f"{server.url}/v1/messages/batches")
+        raise anthropic.NotFoundError("Not Found", response=httpx.Response(404, request=request),
+                                      body={"type": "error", "error": {"type": "not_found_error", "message": "x"}})
+
+    model._client.messages.batches.create = create  # type: ignore[union-attr, method-assign]
+    for candidate in "ab":
+        answer, reply = model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate},
+                                                           candidate_id=candidate), AnalyzerJudgment)
+        assert answer.assumptions and not reply.replayed
+    assert refused == [1] and len(server.requests) == 2
+    assert model.mode_line().endswith(
+        "; the server refused the Message Batches API (not_found_error), so the calls went through the standard API "
+        "at its full price: set the settings' model batch to false, or use a gateway that serves batches")
+    assert not any(ch.isdigit() for ch in model.mode_line())
+
+
 def test_a_failed_batch_item_is_tried_once_through_the_standard_api(tmp_path: Path) -> None:
     pack = _source(tmp_path)
     seen: list[int] = []
@@ -725,6 +756,23 @@ def test_a_refused_key_or_model_stops_its_calls_and_the_brief_says_why_once(
     assert SECRET not in run.brief.markdown + json.dumps([e.error for e in run.errors])
 
 
+def test_a_brief_wording_that_failed_is_not_said_again_by_the_re_run_that_got_it(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """The brief's model error is the brief step's own verdict on its pass, as its `brief` errors are: a re-run of
+    the night whose wording call is answered says nothing of the earlier failure (trial 99: a key refused from the
+    fifth call on, then a re-run after the key was fixed, whose every call was answered, said "Model calls stopped
+    tonight (the brief's): the API refused the key" and "model errors 1", from the first pass's record)."""
+    pack = _source(tmp_path)
+    down = {"brief": True}
+    server.fail_when(lambda body: down["brief"] and "BriefWording" in json.dumps(body), "401")
+    first = _night(tmp_path, _model(tmp_path, server), pack)
+    assert first.brief is not None and "Model calls stopped tonight (the brief's)" in plain(first.brief.markdown)
+    down["brief"] = False
+    again = _night(tmp_path, _model(tmp_path, server), pack)
+    assert again.brief is not None and "stopped tonight" not in plain(again.brief.markdown), again.brief.markdown
+    assert not [e for e in again.errors if e.node == "brief_model"] and again.summary.model_errors == 0
+
+
 @pytest.mark.parametrize("status", ["401", "403", "404"])
 def test_after_a_refused_key_or_model_no_more_requests_are_sent(tmp_path: Path, server: FakeAnthropic,
                                                                  status: str) -> None:
@@ -803,6 +851,40 @@ def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_mo
     sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
     assert sent.count("e") == 3 and "f" not in sent and "g" not in sent
     assert not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
+
+
+@pytest.mark.parametrize("reply", [ERROR_200, "nocontent", "raw:200|text/html|<html>proxy</html>"])
+def test_replies_that_hold_no_answer_three_times_running_stop_the_model(
+        tmp_path: Path, server: FakeAnthropic, reply: str) -> None:
+    """A gateway whose every reply holds no answer (an API error sent with status 200, a message of no content, a
+    proxy's page): three calls running so, each also after its one retry, stop the model's calls, saying why and
+    the fix (trial 99: each call of the night was sent twice, the status-200 errors billed at their worst case,
+    $0.69 for no answer, and the brief said only "every model call failed tonight (61 model errors)")."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    empty = {"a", "c", "d", "e", "f", "g"}
+    server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in empty, reply)
+
+    def call(candidate: str) -> str:
+        try:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+                           AnalyzerJudgment)
+        except ModelCallFailed as failed:
+            return str(failed)
+        return "answered"
+
+    said = {c: call(c) for c in "abcdefg"}
+    assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
+    assert said["e"].startswith("analyzer: ") and said["e"].endswith(
+        ", also after one retry; stopped tonight: the server sent no answer to three of this model's calls running, "
+        "each also after one retry (an API error sent as a success, a message with no text, or a body that is no "
+        "message): run the night again later (its answers are kept), or fix the gateway at the base URL")
+    assert said["f"] == said["g"] == "analyzer: not sent; stopped tonight: " + said["e"].split("stopped tonight: ")[1]
+    sent = [json.loads(r.body["messages"][0]["content"])["x"] for r in server.requests]
+    assert sent.count("e") == 2 and "f" not in sent and "g" not in sent
+    if reply == "nocontent":
+        assert said["a"] == "analyzer: the message holds no answer (no content, or text of only whitespace), also " \
+            "after one retry"
 
 
 def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_model(

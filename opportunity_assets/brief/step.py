@@ -134,9 +134,12 @@ def route_and_brief(pack: CriteriaPack, store: ResultStore, model: ModelResource
     """Route the night's verified candidates, write routes, brief and archive, and check what was written."""
     with store.session():  # read the night and decide the routes in one connection
         night = read_night(store, pack, as_of)
-        # `brief` errors are this step's own verdict on an earlier pass: recomputed now, never inherited.
-        stale = [(e.as_of, e.candidate_id, e.node) for e in night.errors if e.node == "brief"]
-        night = dataclasses.replace(night, errors=[e for e in night.errors if e.node != "brief"])
+        # `brief` errors, and the brief's wording call's (`brief_model`), are this step's own verdict on an earlier
+        # pass: recomputed now, never inherited (trial 99: a re-run whose wording was answered still said "Model
+        # calls stopped tonight (the brief's)" from the first pass's refused key).
+        own = ("brief", "brief_model")
+        stale = [(e.as_of, e.candidate_id, e.node) for e in night.errors if e.node in own]
+        night = dataclasses.replace(night, errors=[e for e in night.errors if e.node not in own])
         verified = {v.candidate_id: v for v in night.verifications}
         analyzed = {a.candidate_id: a for a in night.analyses}
         errored = {e.candidate_id for e in night.errors if e.fatal}

@@ -824,6 +824,16 @@ def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_betw
     assert "f" not in sent and "g" not in sent and not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
+def _said(model: AnthropicModel, candidate: str) -> str:
+    """What one analyzer call for `candidate` came to: "answered", or the failure's words."""
+    try:
+        model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+                       AnalyzerJudgment)
+    except ModelCallFailed as failed:
+        return str(failed)
+    return "answered"
+
+
 @pytest.mark.parametrize("status", ["429", "529"])
 def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_model(
         tmp_path: Path, server: FakeAnthropic, status: str) -> None:
@@ -834,16 +844,7 @@ def test_calls_refused_as_busy_after_every_retry_three_times_running_stop_the_mo
     model.setup_for_execution(dg.build_init_resource_context())
     busy = {"a", "c", "d", "e", "f", "g"}
     server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in busy, status)
-
-    def call(candidate: str) -> str:
-        try:
-            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
-                           AnalyzerJudgment)
-        except ModelCallFailed as failed:
-            return str(failed)
-        return "answered"
-
-    said = {c: call(c) for c in "abcdefg"}
+    said = {c: _said(model, c) for c in "abcdefg"}
     assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
     assert said["e"].startswith(f"analyzer: HTTP {status} (") and "; stopped tonight: the server refused three " \
         "of this model's calls running as busy" in said["e"]
@@ -864,16 +865,7 @@ def test_replies_that_hold_no_answer_three_times_running_stop_the_model(
     model.setup_for_execution(dg.build_init_resource_context())
     empty = {"a", "c", "d", "e", "f", "g"}
     server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in empty, reply)
-
-    def call(candidate: str) -> str:
-        try:
-            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
-                           AnalyzerJudgment)
-        except ModelCallFailed as failed:
-            return str(failed)
-        return "answered"
-
-    said = {c: call(c) for c in "abcdefg"}
+    said = {c: _said(model, c) for c in "abcdefg"}
     assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
     assert said["e"].startswith("analyzer: ") and said["e"].endswith(
         ", also after one retry; stopped tonight: the server sent no answer to three of this model's calls running, "

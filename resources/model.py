@@ -71,6 +71,11 @@ _SILENT_STOP = ("the server answered none of three of this model's calls running
 """As `_BUSY_STOP`, for calls whose answers were lost (timed out, the connection dropped mid-answer), each attempt
 billed at its worst case (trial 81: a gateway that never answered in time, or dropped every connection mid-answer,
 billed a night past a dollar for no answer, the brief saying only how many calls failed)."""
+_DROPPED_STOP = ("the server dropped the connection mid-answer on three of this model's calls running, after every "
+                 "retry: fix the gateway or the network at the base URL (a longer timeout will not help), or run the "
+                 "night again later (its answers are kept)")
+"""As `_SILENT_STOP`, for answers lost to a connection dropped rather than to the timeout (trial 99: a gateway that
+closed every connection mid-body was told to raise timeout_s). Digit-free, as every `_STOPPING` fix is."""
 _UNREAD_STOP = ("the server sent no answer to three of this model's calls running, each also after one retry (an API "
                 "error sent as a success, a message with no text, or a body that is no message): run the night "
                 "again later (its answers are kept), or fix the gateway at the base URL")
@@ -877,7 +882,8 @@ class AnthropicModel(ModelResource):
                     transient += 1
                     time.sleep(self._wait(None, transient))
                     continue
-                stop = self._unanswered(spec, _SILENT_STOP) if lost else None
+                timed_out = isinstance(exc, anthropic.APITimeoutError)
+                stop = self._unanswered(spec, _SILENT_STOP if timed_out else _DROPPED_STOP) if lost else None
                 return total.failed(_transport_problem(spec.role, exc, total.attempts, bool(total.usd))
                                     + (f"; {MODEL_STOPPED}{stop}" if stop else ""))
             except Exception as exc:  # the SDK could not read a 200's body (nested past the recursion limit, ...)

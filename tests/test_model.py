@@ -901,6 +901,27 @@ def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_mode
     assert len(server.requests) == 9
 
 
+def test_calls_whose_connection_drops_mid_answer_three_times_running_stop_the_model_without_a_timeout_fix(
+        tmp_path: Path, server: FakeAnthropic) -> None:
+    """A gateway that closes every connection mid-answer: three calls running so stop the model's calls, saying the
+    fix for a dropped connection, not a longer timeout (trial 99: "raise the settings' model timeout_s")."""
+    model = _model(tmp_path, server)
+    model.setup_for_execution(dg.build_init_resource_context())
+    server.fail_when(lambda body: True, "close")
+    said = []
+    for candidate in "abcd":
+        with pytest.raises(ModelCallFailed) as failed:
+            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate,
+                                               ceiling_usd=100.0), AnalyzerJudgment)
+        said.append(str(failed.value))
+    assert "stopped tonight" not in said[0] + said[1]
+    assert said[2].endswith("; stopped tonight: the server dropped the connection mid-answer on three of this "
+                            "model's calls running, after every retry: fix the gateway or the network at the base URL "
+                            "(a longer timeout will not help), or run the night again later (its answers are kept)")
+    assert "timeout_s" not in said[2] and said[3] == "analyzer: not sent; stopped tonight: " + \
+        said[2].split("stopped tonight: ")[1]
+
+
 def test_a_model_unknown_to_the_server_stops_only_its_role(tmp_path: Path, server: FakeAnthropic) -> None:
     server.fail_when(lambda body: body["model"] == "claude-sonnet-5-5", "404")  # the verifier's model
     # one candidate's analysis answered at once, the others' a second later: its verifier's 404 has come back

@@ -512,7 +512,7 @@ def ages_within_a_period(pack: CriteriaPack) -> list[str]:
         spec = pack.metrics.get(f.metric)
         if spec is None or spec.agg != "age_days" or f.op not in ("<=", "<") or 2 * f.value >= days:
             continue
-        nights = max(math.floor(f.value) + (f.op == "<=") - (f.op == "<" and f.value == math.floor(f.value)), 0)
+        nights = max(math.floor(f.value) + 1 if f.op == "<=" else math.ceil(f.value), 0)  # ages 0, 1, ... passing
         out.append(f"key `hard_filters.{i}.value`: got {f.value:g}; `{f.metric}` counts days (`age_days`), and a "
                    f"{grain}'s figures are replaced only a {grain} later, so `{f.name}` passes a candidate on the "
                    f"first {nights} night{'s' if nights != 1 else ''} after its {grain} is published and refuses every "

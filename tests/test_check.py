@@ -4711,6 +4711,33 @@ def test_a_few_rows_whose_key_another_column_tells_apart_name_the_entity_id(tmp_
     assert not [w for w in report.warnings if w.startswith("key `source.entity_id`")], report.warnings
 
 
+def test_a_known_at_snapshot_keyed_by_names_a_few_share_names_the_column_that_tells_them_apart(tmp_path: Path
+                                                                                                  ) -> None:
+    """Trial 100: openintro's fastfood menu (one row per item, `known_at`) keyed by the item's name alone, where 7
+    names are each two or three chains' ('Grilled Chicken Sandwich'): 14 of 513 rows refused as duplicated keys, and
+    check's only word was "quarantined for: duplicated key". A known_at file is one row per entity, so no column
+    could complete a key whose entities had to recur; the chain recurs by itself. A row's own number does not."""
+    items = [(f"Item {i:02d}", chain) for i, chain in enumerate(["A", "B", "C", "D"] * 10)]
+    items += [("Hamburger", "B"), ("Hamburger", "C")]  # one name, two chains' items
+    rows = [[k + 1, chain, item, 300 + 10 * k] for k, (item, chain) in enumerate(items)]
+    source = {"path": _csv(tmp_path / "menu.csv", ["rownum", "chain", "item", "level"], rows), "shape": "snapshot",
+              "known_at": "2019-12-31", "grain": "year", "columns": ["level"], "entity_id": "item",
+              "entity_name": "item"}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2019, 12, 31), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if w.startswith("key `source.entity_id`")] == [
+        "key `source.entity_id`: got 'item'; 2 rows share an id with another row (e.g. 2 rows of 'Hamburger'), each "
+        "refused as a duplicated key, and column 'chain' tells them apart: the column names several entities alike "
+        "(a name, not an id)? expected the entity to be the columns together, `entity_id: [item, chain]`, or each "
+        "row once (a period sent twice?)"], report.warnings
+    # no column that recurs tells them apart: the row's own number is not offered
+    _csv(tmp_path / "menu.csv", ["rownum", "chain", "item", "level"],
+         [[k + 1, "A", item, 300 + 10 * k] for k, (item, _) in enumerate(items)])
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2019, 12, 31), today=TODAY)
+    assert not [w for w in report.warnings if "tells them apart" in w], report.warnings
+
+
 def test_a_few_rows_of_one_id_named_apart_name_the_entity_id(tmp_path: Path) -> None:
     """Trial 80: a country code written for Slovakia and again, year by year, for Slovenia (`entity_id: iso3`,
     `entity_name: country`, no other column): 46 rows refused as duplicated keys, Slovakia left out of the night,

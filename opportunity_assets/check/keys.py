@@ -399,7 +399,7 @@ def few_keys_shared(pack: CriteriaPack, duplicated: int) -> list[str]:
     telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
         f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
     alone = f" (or `entity_id: {completions[0][0]}` alone, if it is each entity's id)" \
-        if len(completions[0]) == 1 else ""
+        if len(completions[0]) == 1 and src.known_at is None else ""  # (a known_at file's recurs by itself)
     return [f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share {shares} with another row "
             f"(e.g. {copies} rows of {entity!r}{at}), each refused as a duplicated key, and {telling} them apart: "
             f"the column names several entities alike (a name, not an id)? expected the entity to be the columns "

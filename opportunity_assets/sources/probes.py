@@ -601,16 +601,26 @@ KEY_PAIRS_TRIED = 10
 
 def _completes(pack: CriteriaPack, columns: list[str]) -> bool:
     """Whether `columns` beside `entity_id` leave no two rows in scope sharing an entity and a period, with entities
-    that still recur (at least two dated rows each, on average)."""
+    that still recur (at least two dated rows each, on average). A file dated by `known_at` is one row per entity by
+    design, so there the columns must recur by themselves instead (a chain, a state: at least two rows each, on
+    average), never each row's own number (trial 100: menu items keyed by their name, 7 names each several chains',
+    14 rows refused, and check's only word was "quarantined for: duplicated key": no column could complete a key
+    whose entities never recur)."""
     keyed = _keyed_by(pack, [*pack.source.entity_columns, *columns])
     duplicates = shapes.duplicates_sql(keyed.source, TYPED)
     assert duplicates is not None
     dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
+    once = pack.source.known_at is not None
+    recurring = _keyed_by(pack, columns) if once else keyed
     try:
         with opened(keyed) as (con, _):
             ((rows, entities, repeated),) = run(con, keyed, f"""
                 SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
                        (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
+        if once and rows and not repeated:
+            with opened(recurring) as (con, _):
+                ((entities,),) = run(con, recurring, f"""
+                    SELECT count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}) FROM {TYPED}""", {}).rows()
     except SourceError:
         return False
     return bool(rows) and not repeated and 2 * entities <= rows

@@ -611,13 +611,13 @@ def _completes(pack: CriteriaPack, columns: list[str]) -> bool:
     assert duplicates is not None
     dated = f"{shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL AND {shapes.PERIOD} IS NOT NULL"
     once = pack.source.known_at is not None
-    recurring = _keyed_by(pack, columns) if once else keyed
     try:
         with opened(keyed) as (con, _):
             ((rows, entities, repeated),) = run(con, keyed, f"""
                 SELECT count(*) FILTER (WHERE {dated}), count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}),
                        (SELECT count(*) FROM ({duplicates})) FROM {TYPED}""", {}).rows()
         if once and rows and not repeated:
+            recurring = _keyed_by(pack, columns)
             with opened(recurring) as (con, _):
                 ((entities,),) = run(con, recurring, f"""
                     SELECT count(DISTINCT {shapes.ENTITY}) FILTER (WHERE {dated}) FROM {TYPED}""", {}).rows()

@@ -200,13 +200,14 @@ def _chance_of_a_twin(row: np.ndarray, mask: np.ndarray, past: np.ndarray, fille
         others[twin] = False
     columns = [int(c) for c in np.flatnonzero(mask)]
     alike = {c: _agreement(row[c], past[:, c][others[:, c]]) for c in columns}
-    told: list[int] = []
+    if min(alike.values(), default=1.0) <= 0.0:
+        return 0.0
+    changes = {c: _changes(np.where(others[:, c], past[:, c], np.nan)) for c in columns}
+    told: list[np.ndarray] = []
     log_chance = 0.0
     for c in sorted(columns, key=lambda c: alike[c]):
-        if alike[c] <= 0.0:
-            return 0.0
-        log_chance += (1.0 - _explained(past, others, c, told)) * math.log(min(alike[c], 1.0))
-        told.append(c)
+        log_chance += (1.0 - _explained(changes[c], told)) * math.log(min(alike[c], 1.0))
+        told.append(changes[c])
     chance = math.exp(log_chance)
     return float(-np.expm1(int(others.any(axis=1).sum()) * np.log1p(-min(chance, 1 - 1e-12))))
 
@@ -224,13 +225,12 @@ def _agreement(value: float, seen: np.ndarray) -> float:
     return max(share, float((counts * (counts - 1) / 2).sum()) / pairs)
 
 
-def _explained(past: np.ndarray, others: np.ndarray, column: int, told: Sequence[int]) -> float:
-    """The share of a column's past period-on-period changes (log scale) that the changes of the columns `told`
+def _explained(changes: np.ndarray, told: Sequence[np.ndarray]) -> float:
+    """The share of a column's past period-on-period `changes` (log scale) that the changes of the columns `told`
     explain linearly, adjusted for their number (0 where too few periods say, or none were told)."""
     if not told:
         return 0.0
-    involved = [column, *told]
-    matrix = np.column_stack([_changes(np.where(others[:, c], past[:, c], np.nan)) for c in involved])
+    matrix = np.column_stack([changes, *told])
     rows = matrix[np.isfinite(matrix).all(axis=1)]
     n, k = len(rows), len(told)
     if n < max(MIN_SAMPLE, k + 3):

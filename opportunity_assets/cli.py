@@ -134,15 +134,22 @@ def _figures_as_written(value: Any) -> Any:
     return value
 
 
+_NIGHTS_COMMANDS = frozenset({"backfill", "backtest", "calibrate"})
+"""Commands that run several nights over one source."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported here so that `opportunity --help` stays fast.
     from opportunity_assets import night as nights
-    from opportunity_assets.sources.connection import kept_open
+    from opportunity_assets.sources.connection import held, kept_open
 
     nights.prepare_in_process_runs()
+    # one command reads its source file once: its span, its check, its nights; one of several nights holds the typed
+    # rows between them (`held`), where one night frees them for its in-memory work
+    holding = held() if args.command in _NIGHTS_COMMANDS else contextlib.nullcontext()
     try:
-        with kept_open():  # one command reads its source file once: its span, its check, its nights
+        with kept_open(), holding:
             return _command(args)
     except BrokenPipeError:
         # the reader of the output went away (`opportunity check ... | head -3`): what was left to print has no
@@ -157,7 +164,6 @@ def _command(args: argparse.Namespace) -> int:
     from opportunity_assets.check.pack import latest_as_of
     from opportunity_assets.cost import describe, load_prices, worst_case
     from opportunity_assets.periods import last_possible_night
-    from opportunity_assets.sources.connection import held
 
     try:
         defs = build_definitions(criteria_path=args.criteria, store_path=args.store,
@@ -208,19 +214,18 @@ def _command(args: argparse.Namespace) -> int:
 
             ran: list[date] = []
             broken: list[date] = []
-            with held():  # the typed rows, read once, serve every night's check and snapshot
-                if dates:
-                    _require_checked(pack, store, dates[-1])
-                for as_of in dates:
-                    # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
-                    if problems := check_pack(pack, as_of, with_facts=False).problems:
-                        print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
-                        broken += [as_of] if ran else []
-                        continue
-                    _warn_if_changed_since_stored(pack, store, as_of)
-                    nights.run_night(defs, instance, as_of)
-                    ran.append(as_of)
-                    print(nights.night_line(nights.state(defs, as_of)), flush=True)
+            if dates:
+                _require_checked(pack, store, dates[-1])
+            for as_of in dates:
+                # `run` refuses a night its pack cannot judge (a window longer than the history then): so does this
+                if problems := check_pack(pack, as_of, with_facts=False).problems:
+                    print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
+                    broken += [as_of] if ran else []
+                    continue
+                _warn_if_changed_since_stored(pack, store, as_of)
+                nights.run_night(defs, instance, as_of)
+                ran.append(as_of)
+                print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return max(_report_failed_channels(store, pack.domain, dates), _report_broken_nights(broken, ran))
         elif args.command == "check":
             from opportunity_assets.check.pack import check_pack
@@ -264,9 +269,8 @@ def _command(args: argparse.Namespace) -> int:
             dates = nights.nights_between(args.start, args.end, args.every)
             store.ready()  # a wrong or unreachable store URL: one line, before any night starts
             progress = sys.stderr if args.json else sys.stdout
-            with held():  # the typed rows, read once, serve every night
-                backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
-                                          say=lambda line: print(line, file=progress, flush=True))
+            backtested = run_backtest(defs, nights.local_instance(args.dagster_home), dates, every=args.every,
+                                      say=lambda line: print(line, file=progress, flush=True))
             print(backtested.model_dump_json(indent=2) if args.json else
                   f"{report_markdown(backtested)}\nPlot: {backtest_png_path(store.path, pack.domain, dates)}")
         elif args.command == "calibrate":
@@ -276,9 +280,8 @@ def _command(args: argparse.Namespace) -> int:
 
             old = load_criteria(args.against)
             store.ready()
-            with held():  # each pack's typed rows, read once, serve its nights
-                result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
-                                         load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
+            result = run_calibration(pack, old, store, nights.nights_between(args.start, args.end, args.every),
+                                     load_calibration_config(args.config or DEFAULT_CONFIG), today=date.today())
             print(result.model_dump_json(indent=2) if args.json else
                   f"NEW {args.criteria} ({pack.fingerprint}) against OLD {args.against} ({old.fingerprint})\n"
                   + result_text(result), end="" if not args.json else "\n")

@@ -824,10 +824,11 @@ def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_betw
     assert "f" not in sent and "g" not in sent and not any(ch.isdigit() for ch in said["e"].split("tonight: ")[1])
 
 
-def _said(model: AnthropicModel, candidate: str) -> str:
-    """What one analyzer call for `candidate` came to: "answered", or the failure's words."""
+def _said(model: AnthropicModel, candidate: str, **call: Any) -> str:
+    """What one analyzer call for `candidate` (its `call` fields changed) came to: "answered", or the failure's
+    words."""
     try:
-        model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate),
+        model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate, **call),
                        AnalyzerJudgment)
     except ModelCallFailed as failed:
         return str(failed)
@@ -887,13 +888,8 @@ def test_calls_that_time_out_after_every_retry_three_times_running_stop_the_mode
     model = _model(tmp_path, server, timeout_s=0.3)
     model.setup_for_execution(dg.build_init_resource_context())
     server.fail_when(lambda body: True, "slow:1")
-    said = []
-    for candidate in "abcde":
-        with pytest.raises(ModelCallFailed) as failed:
-            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate,
-                                               ceiling_usd=100.0), AnalyzerJudgment)
-        said.append(str(failed.value))
-    assert "stopped tonight" not in said[0] + said[1]
+    said = [_said(model, candidate, ceiling_usd=100.0) for candidate in "abcde"]
+    assert "answered" not in said and "stopped tonight" not in said[0] + said[1]
     assert said[2].startswith("analyzer: timed out after 3 attempt(s)") and said[2].endswith(
         "; stopped tonight: the server answered none of three of this model's calls running within the timeout, "
         "after every retry: raise the settings' model timeout_s, or fix the gateway at the base URL")
@@ -908,13 +904,8 @@ def test_calls_whose_connection_drops_mid_answer_three_times_running_stop_the_mo
     model = _model(tmp_path, server)
     model.setup_for_execution(dg.build_init_resource_context())
     server.fail_when(lambda body: True, "close")
-    said = []
-    for candidate in "abcd":
-        with pytest.raises(ModelCallFailed) as failed:
-            model.complete(dataclasses.replace(_analyzer_call(), payload={"x": candidate}, candidate_id=candidate,
-                                               ceiling_usd=100.0), AnalyzerJudgment)
-        said.append(str(failed.value))
-    assert "stopped tonight" not in said[0] + said[1]
+    said = [_said(model, candidate, ceiling_usd=100.0) for candidate in "abcd"]
+    assert "answered" not in said and "stopped tonight" not in said[0] + said[1]
     assert said[2].endswith("; stopped tonight: the server dropped the connection mid-answer on three of this "
                             "model's calls running, after every retry: fix the gateway or the network at the base URL "
                             "(a longer timeout will not help), or run the night again later (its answers are kept)")

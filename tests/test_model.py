@@ -802,18 +802,7 @@ def test_requests_refused_as_invalid_three_times_running_stop_the_model_one_betw
     model.setup_for_execution(dg.build_init_resource_context())
     refused = {"a", "c", "d", "e", "f"}
     server.fail_when(lambda body: json.loads(body["messages"][0]["content"])["x"] in refused, "400")
-
-    def call(candidate: str) -> str:
-        spec = CallSpec(role="analyzer", model="claude-haiku-5-5", prompt=load_prompt("analyzer"),
-                        payload={"x": candidate}, output_type=AnalyzerJudgment, max_tokens=600,
-                        max_input_tokens=2500, domain="d", as_of=AS_OF, candidate_id=candidate, ceiling_usd=1.0)
-        try:
-            model.complete(spec, AnalyzerJudgment)
-        except ModelCallFailed as failed:
-            return str(failed)
-        return "answered"
-
-    said = {c: call(c) for c in "abcdefg"}
+    said = {c: _said(model, c) for c in "abcdefg"}
     assert said["b"] == "answered" and "stopped tonight" not in said["a"] + said["c"] + said["d"]
     assert said["e"].startswith("analyzer: HTTP 400 (") and said["e"].endswith(
         "; stopped tonight: the API refused this model's requests as invalid three times running, with no answer "

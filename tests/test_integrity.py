@@ -532,8 +532,30 @@ def test_a_shift_says_how_the_figures_moved() -> None:
     halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
     assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
     # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
-    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
-    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0 from the period before"
+    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2 from the period before"
+
+
+def test_a_return_from_a_drop_just_before_the_judged_span_is_no_level_shift() -> None:
+    """Lufkin's listings on the bundled file: 453 in 2014-03, 99 in 2014-04 (a month's drop no metric of 2015-08-30
+    reads), 491 in 2014-05, the first month the metrics read. That month was told "moved +396% from the period
+    before: 31.0 MADs ..., and it stays", doubting a figure 8% above the one before the drop. Its move is judged
+    from the figure before the drop, and said so; a real shift after such a drop is still found, against it."""
+    def findings(values: list[float]) -> list[tuple[str, list[str], str]]:
+        series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                        judged_from=len(values) - 4, per_year=12)
+        found = Findings(series)
+        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
+        return [(f.rule, f.periods, f.message) for f in found.items]
+
+    steady = [450.0 * (1.00, 1.05, 0.97, 1.03, 0.95, 1.02)[i % 6] for i in range(30)]  # m29: 459
+    returned = [*steady, 99.0, 491.0, 489.0, 483.0, 480.0]  # the drop at m30, the judged span m31..m34
+    assert findings(returned) == []
+    shifted = [*steady, 99.0, 900.0, 905.0, 899.0, 902.0]  # the drop, then twice the level it left
+    ((rule, periods, message),) = findings(shifted)
+    assert (rule, periods) == ("level_shift", ["m31"])
+    assert "x 900 in m31 moved +96% from m29, the period before a one-period drop in m30:" in message, message
+    assert findings([*steady, 470.0, 491.0, 489.0, 483.0, 480.0]) == []  # no drop: +4% is no shift either
 
 
 def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:

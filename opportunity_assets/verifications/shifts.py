@@ -223,6 +223,13 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
     two_stick = _season_stick(series, two_years, spec.min_history, 2) \
         if season_stick is not None and series.per_year > 1 else None
     judged = range(max(series.judged_from, 1), series.length)
+    returned = _returns_from_a_spike(step, judged.start, stick, season_stick, seasonal, noise,
+                                     spec.spike.threshold_mads)
+    if returned:
+        step, seasonal, two_years = _past_the_spike(series, step, seasonal, two_years, judged.start)
+        if events is not None and share:
+            noise = noise.copy()
+            noise[judged.start] = share_noise(events[[judged.start - 2, judged.start]])[1]
     unusual = _unusual_shared(shared, spec.out_of_range.factor)
     spreads = list((facts.spread or {}).values())
     usual_spread = float(np.median(spreads)) if len(spreads) >= MIN_SAMPLE else math.inf
@@ -277,8 +284,35 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
             against += (f", and {abs(peer):.1f} MADs {where} tonight's entities' changes into that period (typically "
                         f"{as_percent((shared or {})[back])} ± {(facts.spread or {})[back]:.1%})")
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
-                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {_moved(raw, t)} "
-                  f"from the period before: {abs(own):.1f} MADs {where} {against}, {what}")
+                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} "
+                  f"{_moved(raw, t, series.periods if returned and t == judged.start else None)}: "
+                  f"{abs(own):.1f} MADs {where} {against}, {what}")
+
+
+def _returns_from_a_spike(step: np.ndarray, first: int, stick: Yardstick, season: Yardstick | None,
+                          seasonal: np.ndarray, noise: np.ndarray, threshold: float) -> bool:
+    """Whether the judged span's first period returns from a one-period spike or drop in the period before it, one
+    no metric reads (Lufkin's listings on the bundled file: 453, then 99 in 2014-04, then 491, the first month read,
+    was "+396% from the period before ... and it stays"). Its own move is then the one from the figure before the
+    spike: `shifts` judges that, and a spike the score never reads is no finding."""
+    if first < 2 or not (math.isfinite(step[first - 1]) and math.isfinite(step[first])):
+        return False
+    spiked = _far(_at_least(stick, noise[first - 1]), season, step[first - 1], seasonal[first - 1])
+    back = _at_least(stick, noise[first]).z(step[first])
+    return abs(spiked) >= threshold and back * math.copysign(1, spiked) <= -0.5 * abs(spiked)
+
+
+def _past_the_spike(series: Series, step: np.ndarray, seasonal: np.ndarray, two_years: np.ndarray, t: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The changes into period `t` from the figure before the spike at `t - 1` (`_returns_from_a_spike`): the two
+    periods' changes added, as changes of a log add; and that against the same two periods' change a year and two
+    years earlier (none at a yearly grain, where a year earlier is the spike's own period)."""
+    step, seasonal, two_years = step.copy(), seasonal.copy(), two_years.copy()
+    step[t] += step[t - 1]
+    for against, years in ((seasonal, 1), (two_years, 2)):
+        lag = series.per_year * years
+        against[t] = step[t] - step[t - lag] - step[t - lag - 1] if lag > 1 and t - lag - 1 >= 1 else math.nan
+    return step, seasonal, two_years
 
 
 _WEEK = 7
@@ -479,11 +513,17 @@ def out_of_range(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> No
               "published before (a unit slip?)")
 
 
-def _moved(raw: np.ndarray, t: int) -> str:
+def _moved(raw: np.ndarray, t: int, past_a_spike: Sequence[str] | None = None) -> str:
     """How the figure moved from the one before, as the figures say: their relative change where the one before is
     above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
-    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
-    before, now = float(raw[t - 1]), float(raw[t])
-    if before > 0 and now >= 0:
-        return f"moved {percent_change(now / before - 1)}"
-    return f"moved from {format_number(before)}"
+    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all.
+    `past_a_spike` (the periods' labels): the period before was a one-period spike or drop (`_returns_from_a_spike`),
+    so the figure moved from is the one before it, named."""
+    back = 1 if past_a_spike is None else 2
+    before, now = float(raw[t - back]), float(raw[t])
+    moved = f"moved {percent_change(now / before - 1)}" if before > 0 and now >= 0 else \
+        f"moved from {format_number(before)}"
+    if past_a_spike is None:
+        return f"{moved} from the period before"
+    kind = "spike" if raw[t - 1] > before else "drop"
+    return f"{moved} from {past_a_spike[t - 2]}, the period before a one-period {kind} in {past_a_spike[t - 1]}"

@@ -1921,7 +1921,8 @@ def _share_checked(tmp_path: Path, name: str, share: str, column: str, values: l
 def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(tmp_path: Path) -> None:
     """Trial 36: a weekend share `in: [Sat, Sunday]` over a column writing `Sun` was said as a fact, exit 0: the
     share counted Saturdays only. A value that is the column's value written in full (or cut short: `Feb` for
-    `February`) is spelt otherwise, a problem with the value meant; a category the data lacks stays a fact."""
+    `February`) is spelt otherwise, a problem with the value meant; a category the data lacks stays a fact, and so
+    does a spelling listed beside the column's own (trial 101)."""
     rows = [[e, f"2018-0{m}-1{d}", day, 10] for e in "ab" for m in (3, 4) for d, day in enumerate(
         ["Sat", "Sun", "Mon", "Tue"])]
     name = _csv(tmp_path / "e.csv", ["id", "when", "day", "price"], rows)
@@ -1934,6 +1935,13 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
         "mean 'Sun' for 'Sunday'? values are compared as trimmed text, case and all): it holds e.g. ['Mon', 'Sat', "
         "'Sun', 'Tue']: expected the values as the column writes them"]
     assert check(["Sat", "Holiday"]).problems == []
+    # trial 101: the column's own spelling listed beside another (`in: [Female, female]`, a list written to be
+    # safe) was the same problem, "did you mean 'Female'", the fix already there and the night refused: a fact now
+    both = check(["Sat", "Sun", "sun", "Sunday"])
+    assert both.problems == []
+    assert "key `source.aggregates.weekend.where.0.in`: got ['Sat', 'Sun', 'sun', 'Sunday']; 'sun', 'Sunday' match " \
+           "no row of 'day' (it holds e.g. ['Mon', 'Sat', 'Sun', 'Tue']; the list holds the column's own 'Sun' as " \
+           "well, so they change nothing)" in both.facts, both.facts
 
 
 def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:

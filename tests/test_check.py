@@ -3697,6 +3697,21 @@ def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: 
     assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
 
 
+def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Path) -> None:
+    """Trial 101: the GSS, held every other year since 1994, read on 2019-06-28 (its latest year 2016, 2017 due by
+    the lag rule and held by no row) was warned "a night after the data ends, or a feed that stopped?" with a night
+    before 2017-06-29 to run instead: on half of all nights. A run of empty periods no longer than the source's own
+    recent skips is its cadence; two years missing where it skips one is still the data's end."""
+    rows = [[e, y, 10 + y - 2000] for e in "abc" for y in (2000, 2001, 2002, 2004, 2006, 2008, 2010)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 180, "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert not [w for w in check_pack(pack, as_of=date(2013, 6, 28), today=TODAY).warnings if "latest period" in w]
+    (stale,) = [w for w in check_pack(pack, as_of=date(2013, 7, 1), today=TODAY).warnings if "latest period" in w]
+    assert "its latest period is 2010, but by this night, 2013-07-01, the lag rule (`publication_lag_days: 180`) " \
+           "has published 2 years after it, to 2012" in stale, stale
+
+
 def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:
     """Trial 20: Ansett's weekly passengers after the 1989 pilots' strike (four weeks of zeros), `pax_4w /
     pax_4w_prev - 1`: the night was refused, blaming the expression ("expected an expression with a value for

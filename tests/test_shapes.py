@@ -1561,6 +1561,11 @@ def test_iso_weeks_beside_weeks_written_week_first_are_named_with_a_list_that_re
     ({"n": {"agg": "share", "where": {"column": "level", "op": ">", "value": 1}}},
      "key `source.aggregates.n.where`: got a mapping, {column: 'level', op: '>', value: 1}; expected a list, such "
      "as [a, b]: one item is a list of one, the mapping in brackets ([{column: 'level', op: '>', value: 1}])"),
+    # trial 101: an aggregate named '' (or YAML's `null:`) was `source.columns.0`, a key an events pack has not
+    ({"n": {"agg": "count"}, "": {"agg": "count"}},
+     "key `source.aggregates`: got an aggregate named ''; expected each aggregate under the name of the panel column "
+     "it makes, `crashes: {agg: count}`"),
+    ({"n": {"agg": "count"}, None: {"agg": "count"}}, "key `source.aggregates`: got an aggregate named None"),
 ])
 def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
         tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:

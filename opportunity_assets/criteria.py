@@ -243,6 +243,14 @@ class RedFlagRule(_Spec):
                           "`message` the brief quotes: `metric`, `op` and `value` are a hard filter's keys")
         return data
 
+    @model_validator(mode="after")
+    def _says_something(self) -> RedFlagRule:
+        """Trial 101: `message: ''` loaded, and a rejected candidate's archive reason read "red flag rich: ;"."""
+        if not self.message.strip():
+            raise _Within("message", self.message, "the text the analysis and a rejected candidate's archive reason "
+                          "quote when the flag holds (`Incomes this high are top-coded in the survey`)")
+        return self
+
     @cached_property
     def parsed(self) -> expressions.Expression:
         return expressions.parse(self.when)

@@ -245,6 +245,16 @@ def test_an_empty_next_action_is_refused_on_load(tmp_path: Path, template: str) 
                             "week.`)"), message
 
 
+def test_a_red_flag_of_no_message_is_refused_on_load(tmp_path: Path) -> None:
+    """Trial 101: a red flag `message: ''` loaded, and the rejected candidate's archive reason read "Data rejected:
+    red flag rich: ; red flags: rich"."""
+    flag = {"name": "rich", "when": "sales_3m > 10", "message": " ", "effect": "reject"}
+    message = _error(tmp_path, red_flags=[flag])
+    assert message.endswith("key `red_flags.0.message`: got ' '; expected the text the analysis and a rejected "
+                            "candidate's archive reason quote when the flag holds (`Incomes this high are top-coded "
+                            "in the survey`)"), message
+
+
 def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
     """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
     widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""

@@ -29,7 +29,7 @@ def _date(text: str) -> date:
     try:
         day = date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD){_day_meant(text)}") from None
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return day
     if "W" in text.upper():
@@ -38,6 +38,34 @@ def _date(text: str) -> date:
             f"{text!r} is a week, not a date (YYYY-MM-DD): a night is a day, e.g. {monday + timedelta(days=6)}, the "
             f"Sunday that week ends on (its Monday, {monday}, reads the weeks published by then)")
     raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD): expected {day.isoformat()}")
+
+
+def _day_meant(text: str) -> str:
+    """What a night written otherwise than YYYY-MM-DD says, for `_date`'s line: a day its month has not
+    (`2015-02-30`: February 2015 has 28 days), or the day(s) a date of other separators or order names
+    (`2016/02/28`, `28.02.2016`; `03/04/2016` either way). Trial 101: `--as-of 2016/02/28` was "not a date" with
+    no day named, where the README promises the day meant; empty where the text names no day."""
+    parts = re.fullmatch(r"\s*(\d{1,4})\s*[-/. ]\s*(\d{1,2})\s*[-/. ]\s*(\d{1,4})\s*", text)
+    if not parts:
+        return ""
+    a, b, c = (int(part) for part in parts.groups())
+    if len(parts[1]) == 4:
+        readings = [(a, b, c)]
+    elif len(parts[3]) == 4:
+        readings = [(c, b, a), (c, a, b)] if a != b else [(c, b, a)]  # day first, month first
+    else:
+        return ""
+    days: list[str] = []
+    for year, month, day_of in readings:
+        with contextlib.suppress(ValueError):
+            days.append(date(year, month, day_of).isoformat())
+    if days:
+        return f": expected {' or '.join(days)}"
+    year, month, day_of = readings[0]
+    if 1 <= month <= 12 and year >= 1:
+        last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+        return f": {date(year, month, 1):%B %Y} has {last} days, not {day_of}"
+    return ""
 
 
 class _OneLineParser(argparse.ArgumentParser):

@@ -243,6 +243,14 @@ class RedFlagRule(_Spec):
                           "`message` the brief quotes: `metric`, `op` and `value` are a hard filter's keys")
         return data
 
+    @model_validator(mode="after")
+    def _says_something(self) -> RedFlagRule:
+        """Trial 101: `message: ''` loaded, and a rejected candidate's archive reason read "red flag rich: ;"."""
+        if not self.message.strip():
+            raise _Within("message", self.message, "the text the analysis and a rejected candidate's archive reason "
+                          "quote when the flag holds (`Incomes this high are top-coded in the survey`)")
+        return self
+
     @cached_property
     def parsed(self) -> expressions.Expression:
         return expressions.parse(self.when)
@@ -623,6 +631,9 @@ class CriteriaPack(_Spec):
                               + _did_you_mean(self.caps.order_by, {*metrics, "score"}))
         if (worst_first := self._order_keeps_the_worst()) is not None:
             raise worst_first
+        if not self.next_action.strip():  # (trial 101: the act-on line ended "Next: ", with nothing after it)
+            raise _KeyProblem("next_action", self.next_action, "the next step for an act-on candidate, written as "
+                              "a template of `{name}` and the metrics' names (`Call the agent in {name} this week.`)")
         try:
             fields = list(string.Formatter().parse(self.next_action))
         except ValueError:  # (its words, not Python's "Single '}' encountered in format string": trial 33)

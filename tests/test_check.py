@@ -794,6 +794,35 @@ def test_bounds_that_refuse_a_cell_in_every_events_period_are_named_not_the_inpu
                             "the column's unit, that its values lie within"), problem
 
 
+def test_bounds_cutting_outliers_that_blank_most_candidates_inputs_are_named(tmp_path: Path) -> None:
+    """Trial 101: `bounds: {realrinc: [0, 100000]}` over the GSS's incomes, meant to keep a few top earners out,
+    refused 2% of the cells but one in most occupations' survey years, each such period's average unknown: 6 of the
+    7 occupations going on lost their income growth (the clean night's act-on pick archived as a data gap) while
+    check said ok. Now a warning names the bounds and the aggregate's `where` that leaves such events out instead
+    (not `source.where`, which would also drop the events of no income from the counts)."""
+    rows = [[e, y, 10 + n, "x"] for e in "abcde" for y in (2014, 2015) for n in range(8)]
+    rows += [[e, 2015, 500, "x"] for e in "abc"]  # one top earner in three entities' latest year
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "year", "income", "kind"], rows), "grain": "year",
+              "year_column": "year", "shape": "events", "bounds": {"income": [0, 100]},
+              "aggregates": {"people": {"agg": "count"}, "income_avg": {"agg": "avg", "column": "income"}}}
+    metrics = {"level_now": {"agg": "avg", "column": "income_avg", "window": [0, 1], "min_rows": 1}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 3, 31), today=TODAY)
+    assert report.problems == []
+    (said,) = [w for w in report.warnings if w.startswith("key `source.bounds.income`")]
+    assert said.startswith(
+        "key `source.bounds.income`: got [0, 100]; cells of income outside it are refused in the reach of 3 of the 5 "
+        "candidates going on (an events period with a refused cell has its aggregates of the column unknown), so "
+        "level_now has no value for them (e.g. a: level_now: unknown: source row "), said
+    assert said.endswith(
+        "`required_inputs.0`: each would be archived as a data gap): expected bounds that only impossible values lie "
+        "outside, or, to leave such events out of the aggregate instead, `source.aggregates.income_avg.where: "
+        "[{column: income, op: '>=', value: 0}, {column: income, op: '<=', value: 100}]`"), said
+    kept = {**source, "bounds": {}, "aggregates": {**source["aggregates"], "income_avg": {
+        "agg": "avg", "column": "income", "where": [{"column": "income", "op": "<=", "value": 100}]}}}
+    report = check_pack(_pack(tmp_path, kept, metrics), as_of=date(2016, 3, 31), today=TODAY)
+    assert report.problems == [] and not [w for w in report.warnings if "bounds" in w], report.warnings
+
+
 def test_bounds_refusing_every_cell_beside_entities_gone_for_years_are_said_once(tmp_path: Path) -> None:
     """Trial 55: `bounds: {wins: [0, 1]}` over baseball wins (9 to 116), on a file whose clubs gone for decades
     outnumber the current ones, which a filter refuses: the bounds' line, then `metrics.wins_now.window`, "no entity
@@ -1892,7 +1921,8 @@ def _share_checked(tmp_path: Path, name: str, share: str, column: str, values: l
 def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(tmp_path: Path) -> None:
     """Trial 36: a weekend share `in: [Sat, Sunday]` over a column writing `Sun` was said as a fact, exit 0: the
     share counted Saturdays only. A value that is the column's value written in full (or cut short: `Feb` for
-    `February`) is spelt otherwise, a problem with the value meant; a category the data lacks stays a fact."""
+    `February`) is spelt otherwise, a problem with the value meant; a category the data lacks stays a fact, and so
+    does a spelling listed beside the column's own (trial 101)."""
     rows = [[e, f"2018-0{m}-1{d}", day, 10] for e in "ab" for m in (3, 4) for d, day in enumerate(
         ["Sat", "Sun", "Mon", "Tue"])]
     name = _csv(tmp_path / "e.csv", ["id", "when", "day", "price"], rows)
@@ -1905,6 +1935,13 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
         "mean 'Sun' for 'Sunday'? values are compared as trimmed text, case and all): it holds e.g. ['Mon', 'Sat', "
         "'Sun', 'Tue']: expected the values as the column writes them"]
     assert check(["Sat", "Holiday"]).problems == []
+    # trial 101: the column's own spelling listed beside another (`in: [Female, female]`, a list written to be
+    # safe) was the same problem, "did you mean 'Female'", the fix already there and the night refused: a fact now
+    both = check(["Sat", "Sun", "sun", "Sunday"])
+    assert both.problems == []
+    assert "key `source.aggregates.weekend.where.0.in`: got ['Sat', 'Sun', 'sun', 'Sunday']; 'sun', 'Sunday' match " \
+           "no row of 'day' (it holds e.g. ['Mon', 'Sat', 'Sun', 'Tue']; the list holds the column's own 'Sun' as " \
+           "well, so they change nothing)" in both.facts, both.facts
 
 
 def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:
@@ -3658,6 +3695,21 @@ def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: 
         "or a feed that stopped?): expected a night before 1989-03-31, when 1988 would be published, or the "
         "source's newer rows"], stale
     assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
+
+
+def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Path) -> None:
+    """Trial 101: the GSS, held every other year since 1994, read on 2019-06-28 (its latest year 2016, 2017 due by
+    the lag rule and held by no row) was warned "a night after the data ends, or a feed that stopped?" with a night
+    before 2017-06-29 to run instead: on half of all nights. A run of empty periods no longer than the source's own
+    recent skips is its cadence; two years missing where it skips one is still the data's end."""
+    rows = [[e, y, 10 + y - 2000] for e in "abc" for y in (2000, 2001, 2002, 2004, 2006, 2008, 2010)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 180, "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert not [w for w in check_pack(pack, as_of=date(2013, 6, 28), today=TODAY).warnings if "latest period" in w]
+    (stale,) = [w for w in check_pack(pack, as_of=date(2013, 7, 1), today=TODAY).warnings if "latest period" in w]
+    assert "its latest period is 2010, but by this night, 2013-07-01, the lag rule (`publication_lag_days: 180`) " \
+           "has published 2 years after it, to 2012" in stale, stale
 
 
 def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:

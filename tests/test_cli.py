@@ -191,9 +191,23 @@ def test_a_misspelt_archive_tag_or_section_is_refused_not_nothing_found(tmp_path
 def test_a_command_line_mistake_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 34: a date that is no date, a missing option or a misspelt command printed argparse's whole usage
     (three to five lines) before the one that says what is wrong. Trial 51: a week, `--as-of 2011-W36`, was read as
-    its Monday, a night whose latest week was 2011-W34, and `20110905` as the day: each now names the day meant."""
+    its Monday, a night whose latest week was 2011-W34, and `20110905` as the day: each now names the day meant.
+    Trial 101: `2016/02/28` and `2015-02-30` named no day; now the day meant, or the days the month has."""
     for argv, said in ((["check", "--as-of", "2015-02-30"],
-                        "opportunity check: error: argument --as-of: '2015-02-30' is not a date (YYYY-MM-DD)"),
+                        "opportunity check: error: argument --as-of: '2015-02-30' is not a date (YYYY-MM-DD): "
+                        "February 2015 has 28 days, not 30"),
+                       # trial 101: other separators or orders were "not a date" with no day named
+                       (["check", "--as-of", "2016/02/28"],
+                        "opportunity check: error: argument --as-of: '2016/02/28' is not a date (YYYY-MM-DD): "
+                        "expected 2016-02-28"),
+                       (["run", "--as-of", "28.02.2016"],
+                        "opportunity run: error: argument --as-of: '28.02.2016' is not a date (YYYY-MM-DD): "
+                        "expected 2016-02-28"),
+                       (["run", "--as-of", "03/04/2016"],
+                        "opportunity run: error: argument --as-of: '03/04/2016' is not a date (YYYY-MM-DD): "
+                        "expected 2016-04-03 or 2016-03-04"),
+                       (["check", "--as-of", "yesterday"],
+                        "opportunity check: error: argument --as-of: 'yesterday' is not a date (YYYY-MM-DD)"),
                        # trial 51: Python read a week as its Monday and a compact date as the day, silently
                        (["check", "--as-of", "2011-W36"],
                         "opportunity check: error: argument --as-of: '2011-W36' is a week, not a date (YYYY-MM-DD): a "

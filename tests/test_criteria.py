@@ -235,6 +235,26 @@ def test_a_next_action_of_unbalanced_braces_is_told_in_the_packs_words(tmp_path:
                             "written twice, `{{`"), message
 
 
+@pytest.mark.parametrize("template", ["", "   "])
+def test_an_empty_next_action_is_refused_on_load(tmp_path: Path, template: str) -> None:
+    """Trial 101: `next_action: ''` loaded, check said ok, and the brief's act-on line ended "Next: " with nothing
+    after it."""
+    message = _error(tmp_path, next_action=template)
+    assert message.endswith(f"key `next_action`: got {template!r}; expected the next step for an act-on candidate, "
+                            "written as a template of `{name}` and the metrics' names (`Call the agent in {name} this "
+                            "week.`)"), message
+
+
+def test_a_red_flag_of_no_message_is_refused_on_load(tmp_path: Path) -> None:
+    """Trial 101: a red flag `message: ''` loaded, and the rejected candidate's archive reason read "Data rejected:
+    red flag rich: ; red flags: rich"."""
+    flag = {"name": "rich", "when": "sales_3m > 10", "message": " ", "effect": "reject"}
+    message = _error(tmp_path, red_flags=[flag])
+    assert message.endswith("key `red_flags.0.message`: got ' '; expected the text the analysis and a rejected "
+                            "candidate's archive reason quote when the flag holds (`Incomes this high are top-coded "
+                            "in the survey`)"), message
+
+
 def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
     """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
     widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""

@@ -1439,6 +1439,25 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
                                                                           {"entity_id": "b", "level_now": 6.0}]
 
 
+def test_a_date_no_calendar_has_is_told_so_not_written_otherwise(tmp_path: Path) -> None:
+    """Trial 101: an air-crash file's `1999-02-30`, written as every other row, was "written otherwise than the
+    rest": it names a day February 1999 has not, and check now says so (also under a `period_format`)."""
+    months = [(2017 + (m - 1) // 12, (m - 1) % 12 + 1) for m in range(1, 19)]
+    rows = [[e, f"{y}-{m:02d}-15", m] for e in "ab" for y, m in months]
+    rows[13][1] = "2018-02-30"
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "level"], rows), "period_column": "day",
+              "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "1 row of `source.period_column` 'day' names a day its month has not (e.g. '2018-02-30': February 2018 " \
+           "has 28 days), its period unparseable: mend it in the source" in facts, facts
+    us = [[e, f"{int(d[5:7])}/{int(d[8:])}/{d[:4]}", v] for e, d, v in rows]
+    us[20][1] = "4/31/2017"
+    source = {**source, "path": _csv(tmp_path / "us.csv", ["id", "day", "level"], us), "period_format": "%m/%d/%Y"}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 7, 31), today=TODAY).facts
+    assert "2 rows of `source.period_column` 'day' name a day its month has not (e.g. '2/30/2018': February 2018 " \
+           "has 28 days), their period unparseable: mend them in the source" in facts, facts
+
+
 def test_rows_of_an_empty_period_name_the_where_that_keeps_them_out(tmp_path: Path) -> None:
     """Trial 14: 70 of NYC's planes have no year built (and a timestamp column of them NULLs): check said their
     makers' metrics were unknown on every night "until the row is mended or removed", and of the column "mend them
@@ -1542,6 +1561,11 @@ def test_iso_weeks_beside_weeks_written_week_first_are_named_with_a_list_that_re
     ({"n": {"agg": "share", "where": {"column": "level", "op": ">", "value": 1}}},
      "key `source.aggregates.n.where`: got a mapping, {column: 'level', op: '>', value: 1}; expected a list, such "
      "as [a, b]: one item is a list of one, the mapping in brackets ([{column: 'level', op: '>', value: 1}])"),
+    # trial 101: an aggregate named '' (or YAML's `null:`) was `source.columns.0`, a key an events pack has not
+    ({"n": {"agg": "count"}, "": {"agg": "count"}},
+     "key `source.aggregates`: got an aggregate named ''; expected each aggregate under the name of the panel column "
+     "it makes, `crashes: {agg: count}`"),
+    ({"n": {"agg": "count"}, None: {"agg": "count"}}, "key `source.aggregates`: got an aggregate named None"),
 ])
 def test_an_aggregate_or_condition_that_does_not_hold_together_names_its_own_key(
         tmp_path: Path, aggregates: dict[str, Any], message: str) -> None:

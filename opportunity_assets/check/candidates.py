@@ -21,6 +21,7 @@ from opportunity_assets.criteria import CriteriaPack, HardFilter
 from opportunity_assets.formatting import format_value, significant, written
 from opportunity_assets.periods import rows_in_window
 from opportunity_assets.records import Candidate, FilterResult
+from opportunity_assets.sources.spec import Condition
 
 
 def problems(pack: CriteriaPack, found: list[Candidate], held: frozenset[int] | None = None
@@ -521,6 +522,63 @@ def _bounds_at_fault(pack: CriteriaPack, name: str, key: str, line: str, scanned
     return (f"key `source.bounds.{column}`: got [{low}, {high}]; cells of {column} outside it are refused in every "
             f"candidate's reach{events}, so {name} has no value for {_any_of(scanned)} ({line}; "
             f"`{key}`: {effect}): expected bounds in the column's unit, that its values lie within")
+
+
+def _condition(condition: Condition) -> str:
+    """A `where` condition as a pack writes it in YAML's flow style."""
+    if condition.op is not None:
+        return f"{{column: {condition.column}, op: '{condition.op}', value: {condition.value:g}}}"
+    key, values = ("in", condition.in_) if condition.in_ is not None else ("not_in", condition.not_in)
+    return f"{{column: {condition.column}, {key}: {list(values or [])}}}"
+
+
+def bounds_blanking_most(pack: CriteriaPack, found: list[Candidate]) -> list[str]:
+    """`source.bounds.X` when cells of X its bounds refuse blank a required input for most candidates going on, but
+    not for every one scanned (that is `_bounds_at_fault`'s problem). Trial 101: `bounds: {realrinc: [0, 100000]}`
+    over the GSS's incomes, to keep a few top earners out, refused 715 of 37,887 cells (2%), one in most occupations'
+    survey years: an events period with a refused cell has its average unknown, so 6 of the 7 occupations going on
+    lost their income growth, the night's act-on pick among them archived as a data gap, while check said ok. On
+    events a `where` leaves such events out of every aggregate instead, which is what capping outliers means."""
+    if not pack.source.bounds:
+        return []
+    going = [c for c in found if c.went_on]
+    warnings: list[str] = []
+    for n, name in enumerate(pack.required_inputs):
+        if not any(isinstance(v := c.metrics.get(name), int | float) and math.isfinite(v) for c in found):
+            continue  # no candidate has it: `unknown_for_all` names the bounds, a problem
+        blanked: dict[str, list[tuple[Candidate, str]]] = {}
+        for candidate in going:
+            line = root_gap(candidate, name)
+            match = _QUARANTINED.match(line)
+            column = match.group(1).removeprefix("column ") if match and match.group(1).startswith("column ") \
+                else None
+            if column in pack.source.bounds:
+                blanked.setdefault(str(column), []).append((candidate, line))
+        for column, lost in blanked.items():
+            if len(lost) < 2 or 2 * len(lost) <= len(going):
+                continue
+            bounds = pack.source.bounds[column]
+            low, high = ("null" if b is None else f"{b:g}" for b in bounds)
+            events = pack.source.shape == "events"
+            cause = " (an events period with a refused cell has its aggregates of the column unknown)" if events \
+                else ""
+            keep = [f"{{column: {column}, op: '{op}', value: {b:g}}}"
+                    for op, b in zip((">=", "<="), bounds, strict=True) if b is not None]
+            reading = [(agg, spec) for agg, spec in (pack.source.aggregates or {}).items() if spec.column == column]
+            fix = ""
+            for agg, spec in reading[:1] if events else []:  # (not `source.where`: an empty cell matches no
+                held = [_condition(c) for c in spec.where]  # condition, and it also counts the events)
+                fix = (f": drop the bounds, `source.aggregates.{agg}.where` already leaves such events out of it"
+                       if set(keep) <= set(held) else
+                       f", or, to leave such events out of the aggregate instead, `source.aggregates.{agg}.where: "
+                       f"[{', '.join([*held, *(k for k in keep if k not in held)])}]`")
+            example, line = lost[0]
+            warnings.append(
+                f"key `source.bounds.{column}`: got [{low}, {high}]; cells of {column} outside it are refused in the "
+                f"reach of {len(lost)} of the {len(going)} candidates going on{cause}, so {name} has no value for "
+                f"them (e.g. {example.name}: {line}; `required_inputs.{n}`: each would be archived as a data gap): "
+                f"expected bounds that only impossible values lie outside{fix}")
+    return warnings
 
 
 _FILLED = re.compile(r"^(?P<metric>\w+): (?P<filled>\d+) of (?P<length>\d+) (?P<periods>\w+) of .+ filled in "

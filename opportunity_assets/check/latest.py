@@ -96,8 +96,25 @@ however few periods that is: a year's figures due nine months ago (trial 79: you
 first)."""
 
 
+CADENCE_GAPS = 4
+"""The latest runs of empty periods between the source's periods with rows that tell its cadence: when two or more
+of them are as long as the run after its latest period, that run is the source skipping periods as it does (a
+survey held every other year), not its end."""
+
+
+def skips_as_it_does(held: list[tuple[date, int]], anchor: date, missing: int, grain: Grain) -> bool:
+    """Whether `missing` empty periods after the latest one, `anchor`, are as many as the source skips by its own
+    cadence: two or more of its latest `CADENCE_GAPS` runs of empty periods, up to `anchor`, as long. Trial 101: the
+    GSS, held every other year since 1994, read on 2019-06-28 (its latest year 2016, 2017 due by the lag rule and
+    held by no row) was warned "a night after the data ends, or a feed that stopped?", on half of all nights."""
+    periods = sorted({p for p, _ in held if p <= anchor})
+    gaps = [grain.between(a, b) - 1 for a, b in itertools.pairwise(periods)][-CADENCE_GAPS:]
+    return sum(g >= missing for g in gaps) >= 2
+
+
 def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
-                         quarantined_latest: date | None = None) -> list[str]:
+                         quarantined_latest: date | None = None,
+                         held: list[tuple[date, int]] | None = None) -> list[str]:
     """A warning: a night after the source's data ends, `STALE_PERIODS` or more periods after its latest one that
     the lag rule (`publication_lag_days`) says were published by then having no row (Victoria's 2014 electricity
     demand read on 2016-03-01; car exports to 2014 on 2021-06-30). Every window counts back from the latest period,
@@ -106,7 +123,8 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
     its rows come itself, and is not judged. `quarantined_latest`, the latest period of the night's quarantined
     rows: when they reach the periods due, the data did not end, its rows were refused (trial 23: `entity_id:
     continent` refused 3,293 of 3,313 rows as duplicated keys, and the 20 left, ending in 2004, were told "a feed
-    that stopped?" beside the problem naming `source.entity_id`)."""
+    that stopped?" beside the problem naming `source.entity_id`). `held`, each period with rows and its entities:
+    no more empty periods than the source skips by its own cadence are no end (`skips_as_it_does`)."""
     src, grain = pack.source, pack.grain
     if anchor is None or src.known_at is not None or src.published_column:
         return []
@@ -119,7 +137,7 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
     late = missing >= 1 and (night - (grain.end(after) + lag)).days >= STALE_DAYS
     refused_later = quarantined_latest is not None and quarantined_latest > anchor and \
         grain.between(quarantined_latest, due) < STALE_PERIODS
-    if (missing < STALE_PERIODS and not late) or refused_later:
+    if (missing < STALE_PERIODS and not late) or refused_later or skips_as_it_does(held or [], anchor, missing, grain):
         return []
     key = source_key(src)
     return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "

@@ -444,7 +444,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_spelt_two_ways(pack, snapshot.history) \
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
-                                 snapshot.quarantined.select(pl.col("period").max()).item())
+                                 snapshot.quarantined.select(pl.col("period").max()).item(), counted.held)
     warnings += zoned_elsewhere(pack) + zoned_in_a_database(pack) + sundays_starting_weeks(pack) + stale \
         + rows_dated_after_known(pack) \
         + ages_of_counts(pack) + ages_within_a_period(pack) \
@@ -510,6 +510,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         metric_units = check_candidates.shares_beyond_one(pack, [*found, *past], whose) \
             + check_candidates.fractions_in_whole_units(pack, [*found, *past], whose)
     warnings += check_candidates.unit_judgments(pack, found)[1] + metric_units + flagged_capped(pack, report) \
+        + check_candidates.bounds_blanking_most(pack, found) \
         + check_candidates.coarser_figures_read_alike(pack, found) \
         + check_candidates.before_first_events(pack, found) \
         + ([] if stray else check_candidates.windows_filled_in_part(pack, found)

@@ -125,7 +125,8 @@ def _listed(condition: Condition) -> tuple[str, list[str]]:
 
 def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -> tuple[list[str], list[str]]:
     """(problems, facts) of the `in` / `not_in` values that no row of the source holds, in any night: a value
-    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, and so is
+    spelt otherwise than the column's (`night` for `Night`: every share 0, and check said ok) is a problem, unless
+    the list holds the column's spelling too (`[Female, female]`: a fact, it changes nothing), and so is
     a list none of whose values any row holds (the condition keeps no row, or drops none); another value no row
     holds (a category the data lacks) is a fact. An empty or NA value stands for an empty cell and is passed over."""
 
@@ -143,7 +144,9 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
         if not unmatched:
             continue
         values = value_counts(pack, text, "true", join=join, limit=_VALUES_SHOWN)
-        near = {v: n for v in unmatched if (n := _near(v, values)) is not None}
+        spelt = {v: n for v in unmatched if (n := _near(v, values)) is not None}
+        near = {v: n for v, n in spelt.items() if n not in listed}  # (the column's own spelling listed beside it:
+        # the other changes nothing, a fact; trial 101's `in: [Female, female]` was "did you mean 'Female'")
         said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
                 f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
         holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
@@ -156,7 +159,9 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
             problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
                             "as trimmed text, case and all)")
         else:
-            facts.append(f"{said} ({holds})")
+            beside = ", ".join(f"{n!r}" for n in dict.fromkeys(spelt.values()))
+            also = f"; the list holds the column's own {beside} as well, so they change nothing" if spelt else ""
+            facts.append(f"{said} ({holds}{also})")
     return problems, facts
 
 

@@ -5,8 +5,9 @@ or mending them in the source)."""
 from __future__ import annotations
 
 import calendar
+import importlib
 import re
-from datetime import datetime
+from datetime import date, datetime
 
 from opportunity_assets.check.patterns import day_and_month_swapped_in, fitting_patterns, iso_patterns
 from opportunity_assets.check.periods import ISO_MISREAD, both_ways, empty_period_column, spec_at, written_periods
@@ -82,6 +83,35 @@ def day_or_month_first(values: list[str], fits: list[str], grain: str) -> list[s
     return fits
 
 
+_TIME_RE = importlib.import_module("_strptime").TimeRE()
+"""strptime's own regular expressions of a pattern (`_strptime.TimeRE`): a value's year, month and day as the
+pattern places them, where `datetime.strptime` refuses the whole for a day its month has not."""
+
+_MONTH_NUMBERS = {n.lower(): i for names in (calendar.month_name, calendar.month_abbr)
+                  for i, n in enumerate(names) if n}
+
+
+def day_its_month_has_not(value: str, patterns: list[str]) -> str | None:
+    """Where `value` is written as a pattern of `patterns` says (an ISO date's by default) but names a day its
+    month has not, `1999-02-30`: that month and its days ("February 1999 has 28 days"); else None. Trial 101: such a
+    row was "written otherwise than the rest", which it is not: the calendar lacks the day."""
+    for pattern in patterns or ["%Y-%m-%d"]:
+        try:
+            found = _TIME_RE.compile(pattern).match(value.strip())
+        except (KeyError, ValueError, re.error):  # a directive strptime has not: no such value is read by it
+            continue
+        parts = found.groupdict() if found else {}
+        month_text = parts.get("m") or parts.get("b") or parts.get("B") or ""
+        month = int(month_text) if month_text.isdigit() else _MONTH_NUMBERS.get(month_text.lower(), 0)
+        if not (parts.get("Y") and parts.get("d") and 1 <= month <= 12 and int(parts["Y"]) >= 1):
+            continue
+        year, day = int(parts["Y"]), int(parts["d"])
+        days = calendar.monthrange(year, month)[1]
+        if day > days:
+            return f"{date(year, month, 1):%B} {year} has {days} days"
+    return None
+
+
 def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: str = "source") -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column). Of the
@@ -100,6 +130,12 @@ def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: st
         return (f"{said}: expected {_PERIOD_KEY_VALUES[key]} as the rest write it: mend "
                 f"{'them' if len(reasons) > 1 else 'it'} in the source")
     given = src.period_patterns
+    missing = [day_its_month_has_not(v, list(given)) for v in values]
+    if values and all(missing):
+        plural = len(reasons) > 1
+        return (f"{len(reasons)} row{'s' if plural else ''} of `{within}.{key}` {column!r} "
+                f"name{'' if plural else 's'} a day its month has not (e.g. {values[0]!r}: {missing[0]}), "
+                f"{'their' if plural else 'its'} period unparseable: mend {'them' if plural else 'it'} in the source")
     fits = day_or_month_first(values, fitting_patterns(values, given), src.grain)
     if given and not fits and iso_patterns(values) and within == "source" and both_ways(pack, src.period_column):
         return f"{said}: {ISO_MISREAD}"  # (the pattern's own rows are ISO too, misread: trial 76)

@@ -655,6 +655,11 @@ class SourceSpec(_Spec):
                 if data.get("shape") != "events":  # events: the panel's columns are the aggregates' names
                     data.update(columns=[wide["value"]])
         if data.get("shape") == "events" and isinstance(data.get("aggregates"), dict) and "columns" not in data:
+            for name in data["aggregates"]:  # (trial 101: an aggregate named '' was `source.columns.0`, a key an
+                if not isinstance(name, str) or not name.strip():  # events pack has not)
+                    raise KeyProblem("source.aggregates", name, "", said=(
+                        f"got an aggregate named {name!r}; expected each aggregate under the name of the panel "
+                        "column it makes, `crashes: {agg: count}`"))
             data["columns"] = list(data["aggregates"])
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
         if not dated:  # the panel every earlier pack described: integer `year` and `month` columns

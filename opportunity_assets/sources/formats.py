@@ -935,7 +935,7 @@ _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
 _NOT_UTF8 = re.compile(r"This file is not utf-8 encoded\.(?s:.*?)^\s*file = (.+)$", re.MULTILINE)
 
 
-_NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '([^(']+)\((.*)\)'")
 _NO_COMPARE = re.compile(r"Cannot compare values of type (\w+) and type (\w+)")
 _NO_CONVERSION = re.compile(r"Could not convert string '(.*?)' to (\w+)(?: when casting from source column (\w+))?")
 _TYPE_WORDS = (
@@ -959,6 +959,19 @@ def _in_words(types: list[str]) -> str:
     return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _arguments(types: str) -> list[str]:
+    """DuckDB's list of an operation's argument types split at its own commas, not a type's: `DECIMAL(21,1),
+    INTEGER` is two (trial 102: `to_months(trend * 1.0)` was told "`to_months(DECIMAL` to a 21 value and a 1)
+    value")."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(types):
+        depth += (char in "([") - (char in ")]")
+        if char == "," and depth == 0:
+            parts.append(types[start:i])
+            start = i + 1
+    return [*parts, types[start:]]
+
+
 def _types_unmatched(first: str) -> str | None:
     """Why an operation does not take its arguments' types, in words, or None: DuckDB's "No function matches the
     given name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts." (a date plus a
@@ -966,7 +979,7 @@ def _types_unmatched(first: str) -> str | None:
     match = _NO_MATCH.search(first)
     if match is None:
         return None
-    types = [t for t in match.group(2).split(",") if t.strip()]
+    types = [t for t in _arguments(match.group(2)) if t.strip()]
     dated = any(t.strip().upper() in ("DATE", "TIMESTAMP") for t in types)
     hint = " (a date plus days: `day + INTERVAL (n) DAY`)" if dated and match.group(1) in "+-" else ""
     return (f"it applies `{match.group(1)}` to {_in_words(types) if types else 'no value'}, which it does not take: "
@@ -991,7 +1004,7 @@ def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> 
     database's text columns the query names whose cells are mostly numbers, and the cast that reads them; else the
     types, and the casts a date or numbers written as text take."""
     match, compared = _NO_MATCH.search(first), _NO_COMPARE.search(first)
-    types = ([t.strip() for t in match.group(2).split(",")] if match else
+    types = ([t.strip() for t in _arguments(match.group(2))] if match else
              [compared.group(1), compared.group(2)] if compared else [])
     if "VARCHAR" not in types:
         return None

@@ -718,9 +718,17 @@ class SourceSpec(_Spec):
     @field_validator("query")
     @classmethod
     def _one_statement(cls, value: str | None) -> str | None:
-        """A query's statement, the `;` that ends it (as a SQL console writes it) taken off: the read wraps it in a
-        SELECT of its own, where a `;` is a syntax error. Two statements stay two, and are refused."""
-        return None if value is None else re.sub(r"[\s;]+$", "", value)
+        """A query's statement, the `;` that ends it (as a SQL console writes it) and the comments after its last
+        word taken off: the read wraps it in a SELECT of its own, where a `;` is a syntax error and a closing `-- note`
+        comments the wrapping's `)` out (trial 102: "not valid SQL (syntax error at or near ")")" for a query that
+        runs). Two statements stay two, and are refused."""
+        if value is None:
+            return None
+        if value.strip() and not statement_end(value):
+            folded = " (a line break in a quoted YAML string is a space: a query of several lines is a block, " \
+                "`query: |`)" if "\n" not in value else ""
+            raise _problem("query", value[:60], f"a SELECT statement: it is a comment to its end{folded}")
+        return statement_end(value)
 
     @field_validator("join", mode="wrap")
     @classmethod
@@ -799,7 +807,7 @@ class SourceSpec(_Spec):
             if not text.strip() or re.search(r"[\d+\-.,]", text) or text in (self.thousands_separator, " "):
                 raise _problem(f"strip_from_numbers.{n}", text, "a text a number is written beside, with no digit, "
                                "sign or separator (a currency sign, `€`; a unit, `kg`; `%`)")
-        if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
+        if self.query is not None and not statement_start(self.query).lower().startswith(("select", "with")):
             raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
         if self.period_column and self.year_column:
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
@@ -1309,6 +1317,44 @@ def _one_swap(written: str, name: str) -> bool:
     a, b = written.casefold(), name.casefold()
     apart = [i for i in range(len(a)) if len(a) == len(b) and a[i] != b[i]]
     return len(apart) == 2 and apart[1] == apart[0] + 1 and (a[apart[0]], a[apart[1]]) == (b[apart[1]], b[apart[0]])
+
+
+def statement_end(query: str) -> str:
+    """`query` up to its last character of SQL: the whitespace, `;` and comments (`-- ...` to the line's end,
+    `/* ... */`) after it taken off; quoted text and names (`'a--b'`, `"x;y"`) kept whole, their doubled quotes
+    too."""
+    end, i, n = 0, 0, len(query)
+    while i < n:
+        char = query[i]
+        if char in "'\"":
+            i += 1
+            while i < n and not (query[i] == char and query[i + 1:i + 2] != char):
+                i += 2 if query[i] == char else 1
+            i, end = i + 1, min(i + 1, n)
+        elif query.startswith("--", i):
+            newline = query.find("\n", i)
+            i = n if newline < 0 else newline + 1
+        elif query.startswith("/*", i):
+            close = query.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        else:
+            i += 1
+            if not (char.isspace() or char == ";"):
+                end = i
+    return query[:end]
+
+
+def statement_start(query: str) -> str:
+    """`query` from its first word of SQL: the whitespace and comments before it taken off (a query that opens with
+    `-- months from trend` is still a SELECT)."""
+    while True:
+        query = query.lstrip()
+        if query.startswith("--"):
+            query = query.partition("\n")[2]
+        elif query.startswith("/*"):
+            query = query.partition("*/")[2]
+        else:
+            return query
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

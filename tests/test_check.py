@@ -4574,6 +4574,20 @@ def test_a_joined_table_of_a_finer_grain_names_the_joins_shape(tmp_path: Path) -
     assert _problems(events, date(2006, 3, 31)) == []
 
 
+def test_a_series_of_a_finer_grain_joined_to_every_entity_names_the_joins_shape(tmp_path: Path) -> None:
+    """Trial 102: a federal minimum wage by the month joined by `every_entity: true` (and `grain: year`), its 12 rows a
+    year each refused as a duplicated key, was told "none of its periods is one of the source's (expected rows
+    dated in the source's periods)": its id, one for the series, matched no entity, and a join whose ids meet none
+    skips the duplicated keys. A series joined to every entity has no ids to meet: its keys are said, by period."""
+    _csv(tmp_path / "wage.csv", ["year", "month", "belts"], [[y, m, 0.5] for y in range(2000, 2006)
+                                                             for m in range(1, 13)])
+    pack = _yearly_joined(tmp_path, [], path="wage.csv", entity_id=None, every_entity=True, month_column="month")
+    (problem,) = _problems(pack, date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.shape`: got 'panel'; 72 rows of the joined table share a year with "
+                              "another row (e.g. 12 rows in 2000, dated apart within it), each refused as a "
+                              "duplicated key"), problem
+
+
 def test_a_joined_tables_problem_is_not_said_again_by_the_inputs_it_leaves_unknown(tmp_path: Path) -> None:
     """Trial 25: every mistake in a join (ids that match none, a `year_column` of dates, no row by the night) was
     followed by "key `required_inputs.1`: ... it has no value for any of the candidates scanned": one cause, twice."""

@@ -925,6 +925,29 @@ def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path
     assert not [p for p in _problems(_pack(tmp_path, bimonthly, _LEVELS), date(1961, 1, 31)) if "grain" in p]
 
 
+def test_events_of_months_read_by_the_week_name_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 102: Ecdat's PC price listings, each dated by its month's first day, read as events by the week: every
+    metric was told `min_rows: 1` ("no candidate has more than 1 of the 3 weeks of listings filled ... perhaps a
+    period no entity has rows in"), a fix that would read one month's listings as three weeks'. The events' weeks lie
+    one in each month, as a panel's months by the week do: the grain they come in is named, once. Events in
+    weeks running one after another are no coarser grain's."""
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]},
+            "level_then": {"agg": "sum", "column": "level", "window": [12, 14]}}
+    events = {"shape": "events", "period_column": "date", "grain": "week",
+              "publication_lag_days": 20, "aggregates": {"level": {"agg": "avg", "column": "price"}}}
+    listings = [[e, f"{1993 + m // 12}-{m % 12 + 1:02d}-01", 1000 + 10 * k] for e in ("a", "b") for m in range(30)
+                for k in range(3)]
+    monthly = {**events, "path": _csv(tmp_path / "m.csv", ["id", "date", "price"], listings)}
+    (problem,) = _problems(_pack(tmp_path, monthly, sums), date(1995, 7, 31))
+    assert problem.startswith("key `source.grain`: got 'week'; every entity's rows lie 4 to 5 weeks apart, one in "
+                              "each month (e.g. 'a': 1995-W13, 1995-W18, 1995-W22)"), problem
+    assert problem.endswith("expected `grain: month`, the grain the rows come in"), problem
+    weekly = [[e, str(date(1994, 1, 3) + timedelta(weeks=w, days=k)), 1000 + w] for e in "ab" for w in range(60)
+              for k in range(2)]
+    daily = {**events, "path": _csv(tmp_path / "w.csv", ["id", "date", "price"], weekly)}
+    assert not [p for p in _problems(_pack(tmp_path, daily, sums), date(1995, 3, 31)) if "grain" in p]
+
+
 def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
     """Trial 19: dslabs greenhouse_gases holds each gas every 20 years (an ice core's samples); `grain: year` with
     windows on the samples' own years, `[0, 0]` and `[100, 100]`, filled every metric, and check refused the pack:

@@ -1053,6 +1053,26 @@ def test_an_operation_on_a_type_with_its_own_comma_is_said_in_words(tmp_path: Pa
         "to be cast to what the operation needs: expected a SELECT that runs on txhousing.duckdb"), problem
 
 
+def test_a_query_calling_on_a_duckdb_extension_not_installed_names_the_way_to_read_the_file(tmp_path: Path) -> None:
+    """Trial 102: `read_xlsx('mw.xlsx')` in a query over files was told DuckDB's "(An error occurred while trying to
+    automatically install the required extension 'excel:)", cut mid-sentence; `st_read` named "INSTALL spatial".
+    Each now names the extension in the pack's words, and how the pack reads such a file."""
+    from opportunity_assets.sources.formats import _query_failed
+
+    query = "SELECT * FROM read_xlsx('mw.xlsx')"
+    engine = duckdb.Error("An error occurred while trying to automatically install the required extension 'excel:\n"
+                          "Failed to download extension \"excel\" at URL \"http://extensions.duckdb.org/...\"")
+    assert str(_query_failed(duckdb.connect(), tmp_path, query, "source", engine)) == (
+        f"key `source.query`: got {query!r}; it calls on DuckDB's `excel` extension, which this installation does not "
+        "have nor could install: a workbook is read by `path` (`.xlsx`, or `format: excel`, with `sheet`), not by a "
+        "query")
+    database = _texas_as(tmp_path, "duckdb")
+    [problem] = _query_problems(tmp_path, database, "SELECT * FROM st_read('tx.xlsx')")
+    assert problem.startswith("key `source.query`: got \"SELECT * FROM st_read('tx.xlsx')\"; it calls on DuckDB's "
+                              "`spatial` extension, which this installation does not have nor could install"), problem
+    assert "INSTALL" not in problem and "catalog" not in problem, problem
+
+
 def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path) -> None:
     """Trial 31: `tmax - tmin` over a temperature column stored as text (`75F` in a few cells) was told in DuckDB's
     words, "(No function matches the given name and argument types '-(VARCHAR, DOUBLE)'. You might need to add

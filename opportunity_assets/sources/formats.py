@@ -932,6 +932,16 @@ _NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro 
 _NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
 _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
+_EXTENSION = re.compile(r"required extension '(\w+)|exists in the (\w+) extension")
+_EXTENSION_WAYS = {
+    "excel": "a workbook is read by `path` (`.xlsx`, or `format: excel`, with `sheet`), not by a query",
+    "sqlite_scanner": "a SQLite table is read once exported to CSV or Parquet (`sqlite3 -header -csv file.db "
+                      "'SELECT * FROM t' > t.csv`)",
+    "spatial": "a workbook is read by `path` (`format: excel`); other files once exported to CSV or Parquet",
+}
+"""Why a query calling on a DuckDB extension the installation lacks cannot run, and the way the pack reads such
+a file instead (trial 102: `read_xlsx('mw.xlsx')` in a `query` was told DuckDB's "An error occurred while trying
+to automatically install the required extension 'excel:", cut mid-sentence)."""
 _NOT_UTF8 = re.compile(r"This file is not utf-8 encoded\.(?s:.*?)^\s*file = (.+)$", re.MULTILINE)
 
 
@@ -1148,6 +1158,11 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = (f"a file it reads, {Path(latin.group(1).strip()).name}, is not UTF-8 (an export in Latin-1 or "
                "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when "
                "every file it reads is written so")
+        return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
+    elif (extension := _EXTENSION.search(first)) is not None:
+        name = extension.group(1) or extension.group(2)
+        way = _EXTENSION_WAYS.get(name, "a file of another format is read once exported to CSV or Parquet")
+        why = f"it calls on DuckDB's `{name}` extension, which this installation does not have nor could install: {way}"
         return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
     elif missing and missing.group(1) in ("Table", "View"):
         why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"

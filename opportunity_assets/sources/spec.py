@@ -119,6 +119,15 @@ class _Spec(PackModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True)
 
 
+def _reads_as_number(text: str) -> bool:
+    """Whether YAML text would read as a number (`"15"`, `" 2.5 "`): a `value` written in quotes."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 class Condition(_Spec):
     """A test on one source column: `in` / `not_in` a list of values (compared as trimmed text), or a numeric
     comparison (`op` and `value`). Rows where the column is empty never match."""
@@ -137,6 +146,12 @@ class Condition(_Spec):
         "got ['True']; 'True' matches no row", a value the user never wrote)."""
         if isinstance(data, dict):
             data = dict(data)
+            text = data.get("value")
+            if isinstance(text, str) and data.get("op") in ("=", "!=") and not _reads_as_number(text):
+                # (trial 102: `{column: cd, op: "=", value: "yes"}` was told only "expected a number")
+                listed = "not_in" if data["op"] == "!=" else "in"
+                raise Within("value", text, f"a number, which `op` compares; text is matched by `{listed}: "
+                             f"[{text}]` in place of `op` and `value` (compared as trimmed text)")
             for key in ("in", "in_", "not_in"):
                 if isinstance(data.get(key), list):
                     data[key] = [v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
@@ -348,6 +363,11 @@ def since_problem(pattern: str) -> str | None:
     found = _SINCE.fullmatch(pattern.strip())
     if found is None or since(pattern) is not None:
         return None
+    if found[1].rstrip("s") in ("month", "quarter", "year"):  # (trial 102: `trend`, months from January 1993)
+        return (f"a count's unit, one of {list(SINCE_UNITS)}, as 'days since 2020-02-29' (`{found[1]}` have no fixed "
+                "length): a count of months is dated by a DuckDB `query` adding them to the first month, `format: "
+                "duckdb` with `query: \"SELECT *, DATE '2019-12-01' + to_months(CAST(n AS INTEGER)) AS month FROM "
+                "'file.csv'\"` and `period_column: month` (`to_quarters`, `to_years` likewise)")
     if found[1] not in SINCE_UNITS:
         return (f"a count's unit, one of {list(SINCE_UNITS)} (`{found[1]}` has no fixed length or is none), as "
                 "'days since 2020-02-29'")

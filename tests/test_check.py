@@ -954,6 +954,29 @@ def test_months_read_by_the_week_or_the_day_name_the_grain_they_come_in(tmp_path
     assert not [p for p in _problems(_pack(tmp_path, bimonthly, _LEVELS), date(1961, 1, 31)) if "grain" in p]
 
 
+def test_events_of_months_read_by_the_week_name_the_grain_they_come_in(tmp_path: Path) -> None:
+    """Trial 102: Ecdat's PC price listings, each dated by its month's first day, read as events by the week: every
+    metric was told `min_rows: 1` ("no candidate has more than 1 of the 3 weeks of listings filled ... perhaps a
+    period no entity has rows in"), a fix that would read one month's listings as three weeks'. The events' weeks lie
+    one in each month, as a panel's months by the week do: the grain they come in is named, once. Events in
+    weeks running one after another are no coarser grain's."""
+    sums = {"level_now": {"agg": "sum", "column": "level", "window": [0, 2]},
+            "level_then": {"agg": "sum", "column": "level", "window": [12, 14]}}
+    events = {"shape": "events", "period_column": "date", "grain": "week",
+              "publication_lag_days": 20, "aggregates": {"level": {"agg": "avg", "column": "price"}}}
+    listings = [[e, f"{1993 + m // 12}-{m % 12 + 1:02d}-01", 1000 + 10 * k] for e in ("a", "b") for m in range(30)
+                for k in range(3)]
+    monthly = {**events, "path": _csv(tmp_path / "m.csv", ["id", "date", "price"], listings)}
+    (problem,) = _problems(_pack(tmp_path, monthly, sums), date(1995, 7, 31))
+    assert problem.startswith("key `source.grain`: got 'week'; every entity's rows lie 4 to 5 weeks apart, one in "
+                              "each month (e.g. 'a': 1995-W13, 1995-W18, 1995-W22)"), problem
+    assert problem.endswith("expected `grain: month`, the grain the rows come in"), problem
+    weekly = [[e, str(date(1994, 1, 3) + timedelta(weeks=w, days=k)), 1000 + w] for e in "ab" for w in range(60)
+              for k in range(2)]
+    daily = {**events, "path": _csv(tmp_path / "w.csv", ["id", "date", "price"], weekly)}
+    assert not [p for p in _problems(_pack(tmp_path, daily, sums), date(1995, 3, 31)) if "grain" in p]
+
+
 def test_rows_a_step_apart_that_no_grain_fills_are_read_by_windows_on_their_periods(tmp_path: Path) -> None:
     """Trial 19: dslabs greenhouse_gases holds each gas every 20 years (an ice core's samples); `grain: year` with
     windows on the samples' own years, `[0, 0]` and `[100, 100]`, filled every metric, and check refused the pack:
@@ -4624,6 +4647,20 @@ def test_a_joined_table_of_a_finer_grain_names_the_joins_shape(tmp_path: Path) -
     events = _yearly_joined(tmp_path, rows, path="monthly.csv", month_column="month", shape="events", columns=None,
                             aggregates={"belts": {"agg": "avg", "column": "belts"}})
     assert _problems(events, date(2006, 3, 31)) == []
+
+
+def test_a_series_of_a_finer_grain_joined_to_every_entity_names_the_joins_shape(tmp_path: Path) -> None:
+    """Trial 102: a federal minimum wage by the month joined by `every_entity: true` (and `grain: year`), its 12 rows a
+    year each refused as a duplicated key, was told "none of its periods is one of the source's (expected rows
+    dated in the source's periods)": its id, one for the series, matched no entity, and a join whose ids meet none
+    skips the duplicated keys. A series joined to every entity has no ids to meet: its keys are said, by period."""
+    _csv(tmp_path / "wage.csv", ["year", "month", "belts"], [[y, m, 0.5] for y in range(2000, 2006)
+                                                             for m in range(1, 13)])
+    pack = _yearly_joined(tmp_path, [], path="wage.csv", entity_id=None, every_entity=True, month_column="month")
+    (problem,) = _problems(pack, date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.shape`: got 'panel'; 72 rows of the joined table share a year with "
+                              "another row (e.g. 12 rows in 2000, dated apart within it), each refused as a "
+                              "duplicated key"), problem
 
 
 def test_a_joined_tables_problem_is_not_said_again_by_the_inputs_it_leaves_unknown(tmp_path: Path) -> None:

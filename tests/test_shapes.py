@@ -1557,6 +1557,13 @@ def test_iso_weeks_beside_weeks_written_week_first_are_named_with_a_list_that_re
      "key `source.aggregates.n.where.0.op`: got '>'; expected exactly one of `in`, `not_in` or `op`"),
     ({"n": {"agg": "share", "where": [{"column": "level", "op": ">"}]}},
      "key `source.aggregates.n.where.0.value`: got nothing; expected `op` and `value` together"),
+    # trial 102: text compared by `op: "="` was told only "expected a number written plainly"
+    ({"n": {"agg": "share", "where": [{"column": "kind", "op": "=", "value": "yes"}]}},
+     "key `source.aggregates.n.where.0.value`: got 'yes'; expected a number, which `op` compares; text is matched by "
+     "`in: [yes]` in place of `op` and `value` (compared as trimmed text)"),
+    ({"n": {"agg": "share", "where": [{"column": "kind", "op": "!=", "value": "Dog"}]}},
+     "key `source.aggregates.n.where.0.value`: got 'Dog'; expected a number, which `op` compares; text is matched by "
+     "`not_in: [Dog]` in place"),
     # one condition without its list's brackets was shown `got {...}`
     ({"n": {"agg": "share", "where": {"column": "level", "op": ">", "value": 1}}},
      "key `source.aggregates.n.where`: got a mapping, {column: 'level', op: '>', value: 1}; expected a list, such "
@@ -1827,8 +1834,12 @@ def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_nam
     in_hours = _pack(tmp_path, {**source, "path": hours, "period_format": "hours since 2020-02-29 00:00"},
                      {"level_now": {"agg": "sum", "column": "level"}})
     assert sorted((period, value) for period, _, value in _history(in_hours, date(2020, 4, 19), "a")) == by_week
+    # trial 102: a count of months (`trend`, 1 = January 1993) was told no way to read it: a DuckDB query's, now
     for written, said in (("months since 2020-01-01", "expected a count's unit, one of ['seconds', 'minutes', "
-                           "'hours', 'days', 'weeks'] (`months` has no fixed length or is none)"),
+                           "'hours', 'days', 'weeks'], as 'days since 2020-02-29' (`months` have no fixed length): a "
+                           "count of months is dated by a DuckDB `query` adding them to the first month"),
+                          ("fortnights since 2020-01-01", "expected a count's unit, one of ['seconds', 'minutes', "
+                           "'hours', 'days', 'weeks'] (`fortnights` has no fixed length or is none)"),
                           ("days since 2020-02-30", "expected the first moment as an ISO date or time with no zone "
                            "('2020-02-30' is none)")):
         with pytest.raises(CriteriaError) as caught:

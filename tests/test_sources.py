@@ -1041,6 +1041,38 @@ def test_a_query_that_does_not_run_keeps_duckdbs_reason_whole_to_its_sentence_en
     assert not re.search(r"INT32|BIGINT|VARCHAR|No function matches|Could not convert", problem), problem
 
 
+def test_an_operation_on_a_type_with_its_own_comma_is_said_in_words(tmp_path: Path) -> None:
+    """Trial 102: months counted from January 1993 read by `to_months(trend * 1.0)`, DuckDB's "No function matches
+    the given name and argument types 'to_months(DECIMAL(21,1))'", was told "it applies `to_months(DECIMAL` to a
+    21 value and a 1) value": the types were split at every comma, the DECIMAL's own too."""
+    database = _texas_as(tmp_path, "duckdb")
+    query = "SELECT *, to_months(CAST(year AS DECIMAL(21,1))) AS span FROM txhousing"
+    [problem] = _query_problems(tmp_path, database, query)
+    assert problem == (
+        f"key `source.query`: got {query[:80]!r}; it applies `to_months` to a number, which it does not take: each "
+        "to be cast to what the operation needs: expected a SELECT that runs on txhousing.duckdb"), problem
+
+
+def test_a_query_calling_on_a_duckdb_extension_not_installed_names_the_way_to_read_the_file(tmp_path: Path) -> None:
+    """Trial 102: `read_xlsx('mw.xlsx')` in a query over files was told DuckDB's "(An error occurred while trying to
+    automatically install the required extension 'excel:)", cut mid-sentence; `st_read` named "INSTALL spatial".
+    Each now names the extension in the pack's words, and how the pack reads such a file."""
+    from opportunity_assets.sources.formats import _query_failed
+
+    query = "SELECT * FROM read_xlsx('mw.xlsx')"
+    engine = duckdb.Error("An error occurred while trying to automatically install the required extension 'excel:\n"
+                          "Failed to download extension \"excel\" at URL \"http://extensions.duckdb.org/...\"")
+    assert str(_query_failed(duckdb.connect(), tmp_path, query, "source", engine)) == (
+        f"key `source.query`: got {query!r}; it calls on DuckDB's `excel` extension, which this installation does not "
+        "have nor could install: a workbook is read by `path` (`.xlsx`, or `format: excel`, with `sheet`), not by a "
+        "query")
+    database = _texas_as(tmp_path, "duckdb")
+    [problem] = _query_problems(tmp_path, database, "SELECT * FROM st_read('tx.xlsx')")
+    assert problem.startswith("key `source.query`: got \"SELECT * FROM st_read('tx.xlsx')\"; it calls on DuckDB's "
+                              "`spatial` extension, which this installation does not have nor could install"), problem
+    assert "INSTALL" not in problem and "catalog" not in problem, problem
+
+
 def test_a_duckdb_query_doing_arithmetic_on_text_says_so_in_words(tmp_path: Path) -> None:
     """Trial 31: `tmax - tmin` over a temperature column stored as text (`75F` in a few cells) was told in DuckDB's
     words, "(No function matches the given name and argument types '-(VARCHAR, DOUBLE)'. You might need to add
@@ -1078,6 +1110,45 @@ def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path
     assert problem.startswith("key `source.query`: got 'SELECT * FROM txhousing; SELECT 1'; it is not valid SQL"), \
         problem
 
+
+
+
+def test_a_duckdb_query_ending_in_a_comment_reads_as_without_it(tmp_path: Path) -> None:
+    """Trial 102: `query: "SELECT ... FROM read_csv('computers.csv') -- the ads file"` was "not valid SQL (syntax
+    error at or near ")")": the read wraps the query in a SELECT of its own, and the comment ran over its `)`. The
+    comments after the query's last word are taken off (with a `;` before them); a comment within it, and `--` in
+    quoted text, stay."""
+    from opportunity_assets.check.pack import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    plain = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": "SELECT * FROM txhousing"})))
+    for query in ("SELECT * FROM txhousing -- every city", "SELECT * FROM txhousing; -- every city\n/* all */\n",
+                  "SELECT * -- all columns\nFROM txhousing WHERE city != '--' /* none */"):
+        commented = check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": query})))
+        assert commented.problems == plain.problems == [], query
+        assert commented.facts == plain.facts, query
+    from opportunity_assets.sources.spec import statement_end
+
+    assert statement_end("SELECT 'a -- b;' AS x, \"c;--\" -- note") == "SELECT 'a -- b;' AS x, \"c;--\""
+    assert statement_end("SELECT 'it''s' -- note") == "SELECT 'it''s'"
+
+
+def test_a_duckdb_query_opening_with_a_comment_is_a_select(tmp_path: Path) -> None:
+    """Trial 102: a query written as a block opening with `-- months counted from trend` was refused at load,
+    "expected a single SELECT (or WITH … SELECT) statement". It reads as the query without it; a query that is all
+    comment (a quoted YAML string folds its line break into a space) says so, and how a query of lines is written."""
+    from opportunity_assets.check.pack import check_pack
+
+    database = _texas_as(tmp_path, "duckdb")
+    commented = check_pack(load_criteria(write_pack(
+        tmp_path, database, **{"source.query": "-- every city\n/* and month */ SELECT * FROM txhousing"})))
+    assert commented.problems == []
+    with pytest.raises(CriteriaError) as caught:
+        load_criteria(write_pack(tmp_path, database, **{"source.query": "-- every city SELECT * FROM txhousing"}))
+    assert str(caught.value).endswith(
+        "key `source.query`: got '-- every city SELECT * FROM txhousing'; expected a SELECT statement: it is a comment "
+        "to its end (a line break in a quoted YAML string is a space: a query of several lines is a block, `query: "
+        "|`)"), str(caught.value)
 
 def test_a_file_that_is_not_its_format_says_what_it_looks_like(tmp_path: Path) -> None:
     """A CSV declared Parquet, text named .duckdb, Parquet named .csv: each said DuckDB's "No magic bytes found at

@@ -67,7 +67,11 @@ def join_rows_undated(pack: CriteriaPack, joined: SourceSpec, reasons: list[str]
 def _no_id_met(pack: CriteriaPack, index: int) -> bool:
     """Whether no entity of the main source matches an id of the joined table `index`: ids of another kind (ISO
     codes against names), which its duplicated keys, if any, are not the first thing to mend (trial 61: two rows of
-    `cze` in one year were told first, the user left to learn later that no code matched any name)."""
+    `cze` in one year were told first, the user left to learn later that no code matched any name). A table joined
+    to `every_entity` has no ids to meet (trial 102: a federal minimum wage by the month under `grain: year`, its 12
+    rows a year refused as duplicated keys, was told "none of its periods is one of the source's")."""
+    if pack.source.join[index].every_entity:
+        return False
     ids = join_ids(pack, index)
     return bool(ids.entities) and ids.unmatched == ids.entities
 
@@ -91,24 +95,26 @@ def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, presen
                 f"entity and a {grain.name} with another row (duplicated keys), {gaps}: expected one row per entity "
                 "and period")
     entity, copies, period, written, _ = facts.example
-    example = f"e.g. {copies} rows of {entity!r} in {grain.label(period)}"
+    example = f"e.g. {copies} rows in {grain.label(period)}" if joined.every_entity else \
+        f"e.g. {copies} rows of {entity!r} in {grain.label(period)}"
+    shared = f"a {grain.name}" if joined.every_entity else f"an entity and a {grain.name}"  # (one series: no ids)
     if facts.finer * 2 > facts.groups:  # rows of several dates in one period: finer than the source's grain
         others = " or ".join(s for s in ("`shape: snapshot` (each period's latest row)",
                                          "`shape: events` with `aggregates` (its rows aggregated)")
                              if not s.startswith(f"`shape: {joined.shape}`"))
         if grain != pack.grain:
-            return (f"key `{within}.grain`: got {joined.grain!r}; {duplicated} rows of the joined table share an "
-                    f"entity and a {grain.name} with another row ({example}, dated apart within it), each refused as "
+            return (f"key `{within}.grain`: got {joined.grain!r}; {duplicated} rows of the joined table share "
+                    f"{shared} with another row ({example}, dated apart within it), each refused as "
                     f"a duplicated key, {gaps}: its rows come more often than its `grain` says: expected the grain "
                     f"they come in, {finer_grains(pack.grain, grain)} (each {pack.grain.name} takes the latest such "
                     f"period's figure known on the night), or {others}")
-        return (f"key `{within}.shape`: got {joined.shape!r}; {duplicated} rows of the joined table share an entity "
-                f"and a {grain.name} with another row ({example}, dated apart within it), each refused as a "
+        return (f"key `{within}.shape`: got {joined.shape!r}; {duplicated} rows of the joined table share "
+                f"{shared} with another row ({example}, dated apart within it), each refused as a "
                 f"duplicated key, {gaps}: a joined table is read in the source's grain (`grain: {grain.name}`): "
                 f"expected one row per entity and {grain.name}, or {others}")
     at = "" if written is None else f", {written!r} each"
-    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; {duplicated} rows of the joined table share an "
-            f"entity and a {grain.name} with another row ({example}{at}), each refused as a duplicated key, {gaps}: "
+    return (f"key `{within}.entity_id`: got {joined.entity_id!r}; {duplicated} rows of the joined table share "
+            f"{shared} with another row ({example}{at}), each refused as a duplicated key, {gaps}: "
             f"expected one row per entity and period: an `entity_id` of the columns that tell the rows apart, a "
             f"`{within}.where` keeping one series, or each row once (a period sent twice?)")
 

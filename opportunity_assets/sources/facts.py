@@ -152,9 +152,11 @@ def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> Coarser
     4 or 5 weeks apart, or R's decimal years by `grain: day`, every window finding one row and each metric a gap
     while check said ok; `check.periods.grain_finer_than_rows` needs one step that divides all, and a snapshot
     cut to the windows' reach, 15 weeks, holds too few rows to judge). A week's rows are placed by its Sunday, so
-    a month's first day read in the week before it is still that month's. Panels only; None otherwise."""
+    a month's first day read in the week before it is still that month's. Panels and events (trial 102: PC price
+    listings dated by their month's first day, read by the week, were told `min_rows: 1` for every metric, each
+    window of 3 weeks holding one month's listings at most); None otherwise."""
     grain = pack.grain.name
-    if pack.source.shape != "panel" or grain == "year":
+    if pack.source.shape not in ("panel", "events") or grain == "year":
         return None
     shift = "6" if grain == "week" else "0"
     coarser = GRAINS[GRAINS.index(grain) + 1:]
@@ -186,8 +188,9 @@ def _coarser_rows(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> Coarser
         if shared or next_one < _ONE_ROW_EACH * steps:
             continue  # (two rows in one of its periods, or rows some of its periods apart: a coarser one, perhaps)
         example = run(con, pack, f"""
-            SELECT {shapes.ENTITY}, list({shapes.PERIOD}::DATE ORDER BY {shapes.PERIOD} DESC)[1:3] FROM {TYPED}
-            WHERE {dated} GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1""", {}).row(0)
+            SELECT {shapes.ENTITY}, list(DISTINCT {shapes.PERIOD}::DATE ORDER BY {shapes.PERIOD}::DATE DESC)[1:3]
+            FROM {TYPED} WHERE {dated} GROUP BY 1 ORDER BY count(DISTINCT {shapes.PERIOD}) DESC, 1 LIMIT 1""",
+                      {}).row(0)
         return CoarserRows(grain=g, steps=(int(fewest), int(most)),
                            example=(str(example[0]), sorted(example[1])))
     return None

@@ -932,10 +932,20 @@ _NO_SUCH = re.compile(r"(Table|View|Schema|Table Function|Scalar Function|Macro 
 _NO_COLUMN = re.compile(r'Referenced column "?([^"]+?)"? not found')
 _ENGINE_LABEL = re.compile(r"^[A-Za-z ]+ Error: ")
 _NO_FILE = re.compile(r'No files found that match the pattern "([^"]+)"')
+_EXTENSION = re.compile(r"required extension '(\w+)|exists in the (\w+) extension")
+_EXTENSION_WAYS = {
+    "excel": "a workbook is read by `path` (`.xlsx`, or `format: excel`, with `sheet`), not by a query",
+    "sqlite_scanner": "a SQLite table is read once exported to CSV or Parquet (`sqlite3 -header -csv file.db "
+                      "'SELECT * FROM t' > t.csv`)",
+    "spatial": "a workbook is read by `path` (`format: excel`); other files once exported to CSV or Parquet",
+}
+"""Why a query calling on a DuckDB extension the installation lacks cannot run, and the way the pack reads such
+a file instead (trial 102: `read_xlsx('mw.xlsx')` in a `query` was told DuckDB's "An error occurred while trying
+to automatically install the required extension 'excel:", cut mid-sentence)."""
 _NOT_UTF8 = re.compile(r"This file is not utf-8 encoded\.(?s:.*?)^\s*file = (.+)$", re.MULTILINE)
 
 
-_NO_MATCH = re.compile(r"No function matches the given name and argument types '(.+)\((.*)\)'")
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '([^(']+)\((.*)\)'")
 _NO_COMPARE = re.compile(r"Cannot compare values of type (\w+) and type (\w+)")
 _NO_CONVERSION = re.compile(r"Could not convert string '(.*?)' to (\w+)(?: when casting from source column (\w+))?")
 _TYPE_WORDS = (
@@ -959,6 +969,19 @@ def _in_words(types: list[str]) -> str:
     return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _arguments(types: str) -> list[str]:
+    """DuckDB's list of an operation's argument types split at its own commas, not a type's: `DECIMAL(21,1),
+    INTEGER` is two (trial 102: `to_months(trend * 1.0)` was told "`to_months(DECIMAL` to a 21 value and a 1)
+    value")."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(types):
+        depth += (char in "([") - (char in ")]")
+        if char == "," and depth == 0:
+            parts.append(types[start:i])
+            start = i + 1
+    return [*parts, types[start:]]
+
+
 def _types_unmatched(first: str) -> str | None:
     """Why an operation does not take its arguments' types, in words, or None: DuckDB's "No function matches the
     given name and argument types '+(DATE, BIGINT)'. You might need to add explicit type casts." (a date plus a
@@ -966,7 +989,7 @@ def _types_unmatched(first: str) -> str | None:
     match = _NO_MATCH.search(first)
     if match is None:
         return None
-    types = [t for t in match.group(2).split(",") if t.strip()]
+    types = [t for t in _arguments(match.group(2)) if t.strip()]
     dated = any(t.strip().upper() in ("DATE", "TIMESTAMP") for t in types)
     hint = " (a date plus days: `day + INTERVAL (n) DAY`)" if dated and match.group(1) in "+-" else ""
     return (f"it applies `{match.group(1)}` to {_in_words(types) if types else 'no value'}, which it does not take: "
@@ -991,7 +1014,7 @@ def _text_as_numbers(con: duckdb.DuckDBPyConnection, first: str, query: str) -> 
     database's text columns the query names whose cells are mostly numbers, and the cast that reads them; else the
     types, and the casts a date or numbers written as text take."""
     match, compared = _NO_MATCH.search(first), _NO_COMPARE.search(first)
-    types = ([t.strip() for t in match.group(2).split(",")] if match else
+    types = ([t.strip() for t in _arguments(match.group(2))] if match else
              [compared.group(1), compared.group(2)] if compared else [])
     if "VARCHAR" not in types:
         return None
@@ -1135,6 +1158,11 @@ def _query_failed(con: duckdb.DuckDBPyConnection, path: Path, query: str, within
         why = (f"a file it reads, {Path(latin.group(1).strip()).name}, is not UTF-8 (an export in Latin-1 or "
                "Windows-1252): expected that file saved as UTF-8, or `encoding = 'latin-1'` in the `read_csv` when "
                "every file it reads is written so")
+        return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
+    elif (extension := _EXTENSION.search(first)) is not None:
+        name = extension.group(1) or extension.group(2)
+        way = _EXTENSION_WAYS.get(name, "a file of another format is read once exported to CSV or Parquet")
+        why = f"it calls on DuckDB's `{name}` extension, which this installation does not have nor could install: {way}"
         return SourceFormatError(f"key `{within}.query`: got {query[:80]!r}; {why}")
     elif missing and missing.group(1) in ("Table", "View"):
         why = f"it reads {missing_table(path.name, missing.group(2), _tables(con))}"

@@ -119,6 +119,15 @@ class _Spec(PackModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True)
 
 
+def _reads_as_number(text: str) -> bool:
+    """Whether YAML text would read as a number (`"15"`, `" 2.5 "`): a `value` written in quotes."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 class Condition(_Spec):
     """A test on one source column: `in` / `not_in` a list of values (compared as trimmed text), or a numeric
     comparison (`op` and `value`). Rows where the column is empty never match."""
@@ -137,6 +146,12 @@ class Condition(_Spec):
         "got ['True']; 'True' matches no row", a value the user never wrote)."""
         if isinstance(data, dict):
             data = dict(data)
+            text = data.get("value")
+            if isinstance(text, str) and data.get("op") in ("=", "!=") and not _reads_as_number(text):
+                # (trial 102: `{column: cd, op: "=", value: "yes"}` was told only "expected a number")
+                listed = "not_in" if data["op"] == "!=" else "in"
+                raise Within("value", text, f"a number, which `op` compares; text is matched by `{listed}: "
+                             f"[{text}]` in place of `op` and `value` (compared as trimmed text)")
             for key in ("in", "in_", "not_in"):
                 if isinstance(data.get(key), list):
                     data[key] = [v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
@@ -348,6 +363,11 @@ def since_problem(pattern: str) -> str | None:
     found = _SINCE.fullmatch(pattern.strip())
     if found is None or since(pattern) is not None:
         return None
+    if found[1].rstrip("s") in ("month", "quarter", "year"):  # (trial 102: `trend`, months from January 1993)
+        return (f"a count's unit, one of {list(SINCE_UNITS)}, as 'days since 2020-02-29' (`{found[1]}` have no fixed "
+                "length): a count of months is dated by a DuckDB `query` adding them to the first month, `format: "
+                "duckdb` with `query: \"SELECT *, DATE '2019-12-01' + to_months(CAST(n AS INTEGER)) AS month FROM "
+                "'file.csv'\"` and `period_column: month` (`to_quarters`, `to_years` likewise)")
     if found[1] not in SINCE_UNITS:
         return (f"a count's unit, one of {list(SINCE_UNITS)} (`{found[1]}` has no fixed length or is none), as "
                 "'days since 2020-02-29'")
@@ -723,9 +743,17 @@ class SourceSpec(_Spec):
     @field_validator("query")
     @classmethod
     def _one_statement(cls, value: str | None) -> str | None:
-        """A query's statement, the `;` that ends it (as a SQL console writes it) taken off: the read wraps it in a
-        SELECT of its own, where a `;` is a syntax error. Two statements stay two, and are refused."""
-        return None if value is None else re.sub(r"[\s;]+$", "", value)
+        """A query's statement, the `;` that ends it (as a SQL console writes it) and the comments after its last
+        word taken off: the read wraps it in a SELECT of its own, where a `;` is a syntax error and a closing `-- note`
+        comments the wrapping's `)` out (trial 102: "not valid SQL (syntax error at or near ")")" for a query that
+        runs). Two statements stay two, and are refused."""
+        if value is None:
+            return None
+        if value.strip() and not statement_end(value):
+            folded = " (a line break in a quoted YAML string is a space: a query of several lines is a block, " \
+                "`query: |`)" if "\n" not in value else ""
+            raise _problem("query", value[:60], f"a SELECT statement: it is a comment to its end{folded}")
+        return statement_end(value)
 
     @field_validator("join", mode="wrap")
     @classmethod
@@ -804,7 +832,7 @@ class SourceSpec(_Spec):
             if not text.strip() or re.search(r"[\d+\-.,]", text) or text in (self.thousands_separator, " "):
                 raise _problem(f"strip_from_numbers.{n}", text, "a text a number is written beside, with no digit, "
                                "sign or separator (a currency sign, `€`; a unit, `kg`; `%`)")
-        if self.query is not None and not self.query.lstrip().lower().startswith(("select", "with")):
+        if self.query is not None and not statement_start(self.query).lower().startswith(("select", "with")):
             raise _problem("query", self.query[:60], "a single SELECT (or WITH … SELECT) statement")
         if self.period_column and self.year_column:
             raise _problem("period_column", self.period_column, "either `period_column` or `year_column`, not both")
@@ -1314,6 +1342,44 @@ def _one_swap(written: str, name: str) -> bool:
     a, b = written.casefold(), name.casefold()
     apart = [i for i in range(len(a)) if len(a) == len(b) and a[i] != b[i]]
     return len(apart) == 2 and apart[1] == apart[0] + 1 and (a[apart[0]], a[apart[1]]) == (b[apart[1]], b[apart[0]])
+
+
+def statement_end(query: str) -> str:
+    """`query` up to its last character of SQL: the whitespace, `;` and comments (`-- ...` to the line's end,
+    `/* ... */`) after it taken off; quoted text and names (`'a--b'`, `"x;y"`) kept whole, their doubled quotes
+    too."""
+    end, i, n = 0, 0, len(query)
+    while i < n:
+        char = query[i]
+        if char in "'\"":
+            i += 1
+            while i < n and not (query[i] == char and query[i + 1:i + 2] != char):
+                i += 2 if query[i] == char else 1
+            i, end = i + 1, min(i + 1, n)
+        elif query.startswith("--", i):
+            newline = query.find("\n", i)
+            i = n if newline < 0 else newline + 1
+        elif query.startswith("/*", i):
+            close = query.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        else:
+            i += 1
+            if not (char.isspace() or char == ";"):
+                end = i
+    return query[:end]
+
+
+def statement_start(query: str) -> str:
+    """`query` from its first word of SQL: the whitespace and comments before it taken off (a query that opens with
+    `-- months from trend` is still a SELECT)."""
+    while True:
+        query = query.lstrip()
+        if query.startswith("--"):
+            query = query.partition("\n")[2]
+        elif query.startswith("/*"):
+            query = query.partition("*/")[2]
+        else:
+            return query
 
 
 def _problem(key: str, value: Any, expected: str) -> KeyProblem:

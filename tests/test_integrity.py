@@ -532,30 +532,50 @@ def test_a_shift_says_how_the_figures_moved() -> None:
     halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
     assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
     # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
-    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0 from the period before"
-    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2 from the period before"
+    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
+    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+
+
+def _dip_findings(values: list[float], judged: int = 4) -> list[tuple[str, list[str], str]]:
+    series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
+                    judged_from=len(values) - judged, per_year=12)
+    found = Findings(series)
+    shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
+    return [(f.rule, f.periods, f.message) for f in found.items]
+
+
+_STEADY = [450.0 * (1.00, 1.05, 0.97, 1.03, 0.95, 1.02)[i % 6] for i in range(30)]  # m29: 459
+"""A level moving a few percent a month (m29 459), to plant dips after."""
 
 
 def test_a_return_from_a_drop_just_before_the_judged_span_is_no_level_shift() -> None:
     """Lufkin's listings on the bundled file: 453 in 2014-03, 99 in 2014-04 (a month's drop no metric of 2015-08-30
     reads), 491 in 2014-05, the first month the metrics read. That month was told "moved +396% from the period
-    before: 31.0 MADs ..., and it stays", doubting a figure 8% above the one before the drop. Its move is judged
-    from the figure before the drop, and said so; a real shift after such a drop is still found, against it."""
-    def findings(values: list[float]) -> list[tuple[str, list[str], str]]:
-        series = Series(periods=[f"m{i}" for i in range(len(values))], values={"x": np.array(values, dtype=float)},
-                        judged_from=len(values) - 4, per_year=12)
-        found = Findings(series)
-        shifts.shifts(found, integrity_spec.IntegritySpec(), ColumnFacts("x"))
-        return [(f.rule, f.periods, f.message) for f in found.items]
-
-    steady = [450.0 * (1.00, 1.05, 0.97, 1.03, 0.95, 1.02)[i % 6] for i in range(30)]  # m29: 459
-    returned = [*steady, 99.0, 491.0, 489.0, 483.0, 480.0]  # the drop at m30, the judged span m31..m34
-    assert findings(returned) == []
-    shifted = [*steady, 99.0, 900.0, 905.0, 899.0, 902.0]  # the drop, then twice the level it left
-    ((rule, periods, message),) = findings(shifted)
+    before: 31.0 MADs ..., and it stays", doubting a figure 8% above the one before the drop. A figure back within
+    the entity's noise of the one before a drop is no shift; a drop the score never reads is no finding; a real
+    shift after such a drop is still found."""
+    assert _dip_findings([*_STEADY, 99.0, 491.0, 489.0, 483.0, 480.0]) == []  # the drop at m30, judged m31..m34
+    ((rule, periods, message),) = _dip_findings([*_STEADY, 99.0, 900.0, 905.0, 899.0, 902.0])
     assert (rule, periods) == ("level_shift", ["m31"])
-    assert "x 900 in m31 moved +96% from m29, the period before a one-period drop in m30:" in message, message
-    assert findings([*steady, 470.0, 491.0, 489.0, 483.0, 480.0]) == []  # no drop: +4% is no shift either
+    assert "x 900 in m31 moved +809% from the period before:" in message and "and it stays" in message, message
+    assert _dip_findings([*_STEADY, 470.0, 491.0, 489.0, 483.0, 480.0]) == []  # no drop: +4% is no shift either
+
+
+def test_a_drop_judged_by_its_return_names_the_dropped_period() -> None:
+    """Harlingen's listings on the bundled file: 1,997 in 2008-05, none in 2008-06, 198 in 2008-07 (a tenth), 1,967
+    in 2008-08. The drop had no figure before it to be judged from, so the doubt fell on 2008-08, "moved +893% from
+    the period before ... and it stays", and asked to confirm the one right figure. The drop is the finding now. Two
+    figures off and back (JFK-MCO's flights over the new year, a pack noting level shifts) stay two moves: a spike,
+    in the spike rule's sense and effect, is one figure."""
+    gap = [*_STEADY, math.nan, 45.0, 455.0, 460.0, 458.0]  # m30 missing, m31 a tenth, back in m32
+    ((rule, periods, message),) = _dip_findings(gap, judged=6)
+    assert (rule, periods) == ("spike", ["m31"]), message
+    assert message.startswith("x 45 in m31 stood -90% off m29's: ") and "a one-period drop, reverted in m32" in \
+        message, message
+    slipped = [*_STEADY, 4590.0, 4630.0, 462.0, 458.0, 455.0]  # m30 and m31 ten times, back in m32
+    assert [rule for rule, _, _ in _dip_findings(slipped, judged=6)] == ["level_shift"]
+    # a dip short of a spike's size leaves its return judged as a move, as before
+    assert _dip_findings([*_STEADY, 380.0, 330.0, 455.0, 460.0, 458.0], judged=6) == []
 
 
 def test_a_few_events_a_period_falling_to_none_is_no_level_shift() -> None:

@@ -122,12 +122,17 @@ def is_share(values: np.ndarray) -> bool:
     return bool(len(finite)) and bool(((finite >= 0) & (finite <= 1)).all())
 
 
+def share_level(values: np.ndarray) -> np.ndarray:
+    """A share (`is_share`) on the arcsine-square-root scale, the scale on which a proportion of n events has the
+    same noise, 1 / (4n), at any level."""
+    return np.arcsin(np.sqrt(np.clip(values, 0.0, 1.0)))
+
+
 def share_changes(values: np.ndarray) -> np.ndarray:
-    """Each period's change of a share (`is_share`) from the one before on the arcsine-square-root scale, the scale
-    on which a proportion of n events has the same noise, 1 / (4n), at any level: on the log scale a share of three
-    events going from a third to none was a fall of 4.6, as far as a hundredfold slip (trial 47: "theft_share 0
-    moved -100%: 6.7 MADs"); here it is 0.62, about twice one event's noise."""
-    return _steps(np.arcsin(np.sqrt(np.clip(values, 0.0, 1.0))))
+    """Each period's change of a share from the one before on `share_level`'s scale: on the log scale a share of
+    three events going from a third to none was a fall of 4.6, as far as a hundredfold slip (trial 47: "theft_share
+    0 moved -100%: 6.7 MADs"); here it is 0.62, about twice one event's noise."""
+    return _steps(share_level(values))
 
 
 def share_noise(events: np.ndarray) -> np.ndarray:

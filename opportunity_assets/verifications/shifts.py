@@ -32,6 +32,7 @@ from opportunity_assets.verifications.series import (
     period_span,
     robust,
     share_changes,
+    share_level,
     share_noise,
     unit_sized,
     unit_step,
@@ -208,6 +209,7 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
     series = found.series
     raw = series.values[column]
     share = events is not None and is_share(raw)
+    level = share_level(raw) if share else log_level(raw, signed)
     step = share_changes(raw) if share else period_changes(raw, signed)
     stick = yardstick(series, step, spec.min_history, domain=facts.domain)
     if stick is None:
@@ -223,18 +225,12 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
     two_stick = _season_stick(series, two_years, spec.min_history, 2) \
         if season_stick is not None and series.per_year > 1 else None
     judged = range(max(series.judged_from, 1), series.length)
-    returned = _returns_from_a_spike(step, judged.start, stick, season_stick, seasonal, noise,
-                                     spec.spike.threshold_mads)
-    if returned:
-        step, seasonal, two_years = _past_the_spike(series, step, seasonal, two_years, judged.start)
-        if events is not None and share:
-            noise = noise.copy()
-            noise[judged.start] = share_noise(events[[judged.start - 2, judged.start]])[1]
     unusual = _unusual_shared(shared, spec.out_of_range.factor)
     spreads = list((facts.spread or {}).values())
     usual_spread = float(np.median(spreads)) if len(spreads) >= MIN_SAMPLE else math.inf
     skip = set() if unwritten is None else {int(t) for t in np.flatnonzero(unwritten | np.roll(unwritten, 1))}
     worst: dict[str, tuple[float, int, float, float | None]] = {}  # (distance, period, own, tonight's entities)
+    dips: dict[int, Dip] = {}  # the spikes found from their end (`_dip_left`), by their period
     seams: set[int] = set()  # the periods whose change is judged against a year and two years earlier's (`_seam`)
     for t in judged:
         if t in skip or not math.isfinite(step[t]):
@@ -259,13 +255,25 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
             reverted = after * math.copysign(1, own) <= -0.5 * abs(own)
             rule = "spike" if reverted else "level_shift"
             threshold = spec.spike.threshold_mads if reverted else shift_at
+            dip = None if reverted or abs(z) < threshold else _dip_left(level, t, local, shift_at, judged.start)
+            if dip is not None and abs(dip.z) >= spec.spike.threshold_mads:
+                # no shift: the figure is back where it was before a spike or drop, the finding (one the score reads)
+                if dip.period >= judged.start and abs(dip.z) > abs(worst.get("spike", (0.0,))[0]):
+                    worst["spike"] = (dip.z, dip.period, dip.z, None)
+                    dips[dip.period] = dip
+                    if worst.get("level_shift", (0.0, -1))[1] == dip.period:
+                        del worst["level_shift"]  # (the dip's own move, judged before its return was seen)
+                continue
             if abs(z) >= threshold and abs(z) > abs(worst.get(rule, (0.0, 0, 0.0, None))[0]):
                 worst[rule] = (z, t, own, peer)
             if reverted and abs(z) >= threshold:
                 skip.add(t + 1)
     for rule, (z, t, own, peer) in sorted(worst.items()):
         where = "above" if z > 0 else "below"
-        what = ("a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
+        dip = dips.get(t) if rule == "spike" else None
+        what = (f"a one-period {'spike' if z > 0 else 'drop'}, reverted in {series.periods[dip.back]}"
+                if dip is not None else
+                "a one-period spike, reverted the next period" if rule == "spike" and z > 0 else
                 "a one-period drop, reverted the next period" if rule == "spike" else
                 "and it stays" if t + 1 < series.length else "in the latest period")
         what += _unit_change(shared, series.back(t), spec.out_of_range.factor)
@@ -283,36 +291,47 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
             back = str(series.back(t))
             against += (f", and {abs(peer):.1f} MADs {where} tonight's entities' changes into that period (typically "
                         f"{as_percent((shared or {})[back])} ± {(facts.spread or {})[back]:.1%})")
-        found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column, [t], float(raw[t]),
-                  abs(z), f"{column} {format_number(float(raw[t]))} in {series.periods[t]} "
-                  f"{_moved(raw, t, series.periods if returned and t == judged.start else None)}: "
+        moved = f"{_moved(raw, t)} from the period before" if dip is None else \
+            _moved_from(raw, t, dip.before, series.periods)
+        found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column,
+                  [t], float(raw[t]), abs(z),
+                  f"{column} {format_number(float(raw[t]))} in {series.periods[t]} {moved}: "
                   f"{abs(own):.1f} MADs {where} {against}, {what}")
 
 
-def _returns_from_a_spike(step: np.ndarray, first: int, stick: Yardstick, season: Yardstick | None,
-                          seasonal: np.ndarray, noise: np.ndarray, threshold: float) -> bool:
-    """Whether the judged span's first period returns from a one-period spike or drop in the period before it, one
-    no metric reads (Lufkin's listings on the bundled file: 453, then 99 in 2014-04, then 491, the first month read,
-    was "+396% from the period before ... and it stays"). Its own move is then the one from the figure before the
-    spike: `shifts` judges that, and a spike the score never reads is no finding."""
-    if first < 2 or not (math.isfinite(step[first - 1]) and math.isfinite(step[first])):
-        return False
-    spiked = _far(_at_least(stick, noise[first - 1]), season, step[first - 1], seasonal[first - 1])
-    back = _at_least(stick, noise[first]).z(step[first])
-    return abs(spiked) >= threshold and back * math.copysign(1, spiked) <= -0.5 * abs(spiked)
+@dataclasses.dataclass(frozen=True)
+class Dip:
+    """A one-period spike or drop the figure came back from (`_dip_left`)."""
+
+    before: int
+    """The last figure before it, the level it left and came back to (a missing figure may lie between)."""
+    period: int
+    """The spike's or drop's period."""
+    z: float
+    """How far its figure lies from `before`'s, in MADs of the entity's period-on-period changes."""
+    back: int
+    """The period that came back."""
 
 
-def _past_the_spike(series: Series, step: np.ndarray, seasonal: np.ndarray, two_years: np.ndarray, t: int
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The changes into period `t` from the figure before the spike at `t - 1` (`_returns_from_a_spike`): the two
-    periods' changes added, as changes of a log add; and that against the same two periods' change a year and two
-    years earlier (none at a yearly grain, where a year earlier is the spike's own period)."""
-    step, seasonal, two_years = step.copy(), seasonal.copy(), two_years.copy()
-    step[t] += step[t - 1]
-    for against, years in ((seasonal, 1), (two_years, 2)):
-        lag = series.per_year * years
-        against[t] = step[t] - step[t - lag] - step[t - lag - 1] if lag > 1 and t - lag - 1 >= 1 else math.nan
-    return step, seasonal, two_years
+def _dip_left(level: np.ndarray, t: int, stick: Yardstick, shift_at: float, judged_from: int) -> Dip | None:
+    """Where the move into `t` is the end of a spike or drop the rule could not judge from its start, that spike:
+    the move takes the figure back to within `shift_at` MADs of the last figure before the one figure on the other
+    side of it, a figure either before the judged span (Lufkin's listings, 453, then 99 in the month before the
+    span, then 491, "moved +396% from the period before ... and it stays") or with no figure right before it
+    (Harlingen's 1,997 in 2008-05, none in 2008-06, 198 in 2008-07, 1,967 in 2008-08: the doubt fell on the one
+    right figure). `shifts` names it where it is a spike's size and judged, and leaves the move out. One figure, as
+    the spike rule has it: two off and back are a level that moved twice, each move judged as one."""
+    for before in (t - 2, t - 3):
+        if before < 0 or not math.isfinite(level[before]) or abs(stick.z(level[t] - level[before])) >= shift_at:
+            continue
+        inside = [d for d in range(before + 1, t) if math.isfinite(level[d])]
+        if len(inside) != 1 or (level[inside[0]] - level[before]) * (level[t] - level[inside[0]]) >= 0:
+            return None  # (no figure between, two, or one on the side it came back from: a level that moved twice)
+        period = inside[0]
+        if period >= judged_from and math.isfinite(level[period - 1]):
+            return None  # (judged from its start already: as a spike, or as no spike)
+        return Dip(before, period, stick.z(level[period] - level[before]), t)
+    return None
 
 
 _WEEK = 7
@@ -513,17 +532,18 @@ def out_of_range(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> No
               "published before (a unit slip?)")
 
 
-def _moved(raw: np.ndarray, t: int, past_a_spike: Sequence[str] | None = None) -> str:
+def _moved_from(raw: np.ndarray, t: int, before: int, labels: Sequence[str]) -> str:
+    """How the figure at `t` stands against the one at `before`, named (`Dip`)."""
+    then, now = float(raw[before]), float(raw[t])
+    moved = f"{percent_change(now / then - 1)} off" if then > 0 and now >= 0 else f"against {format_number(then)}"
+    return f"stood {moved} {labels[before]}'s"
+
+
+def _moved(raw: np.ndarray, t: int) -> str:
     """How the figure moved from the one before, as the figures say: their relative change where the one before is
     above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
-    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all.
-    `past_a_spike` (the periods' labels): the period before was a one-period spike or drop (`_returns_from_a_spike`),
-    so the figure moved from is the one before it, named."""
-    back = 1 if past_a_spike is None else 2
-    before, now = float(raw[t - back]), float(raw[t])
-    moved = f"moved {percent_change(now / before - 1)}" if before > 0 and now >= 0 else \
-        f"moved from {format_number(before)}"
-    if past_a_spike is None:
-        return f"{moved} from the period before"
-    kind = "spike" if raw[t - 1] > before else "drop"
-    return f"{moved} from {past_a_spike[t - 2]}, the period before a one-period {kind} in {past_a_spike[t - 1]}"
+    offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""
+    before, now = float(raw[t - 1]), float(raw[t])
+    if before > 0 and now >= 0:
+        return f"moved {percent_change(now / before - 1)}"
+    return f"moved from {format_number(before)}"

@@ -86,3 +86,12 @@ def times(factor: float) -> str:
     """How many times larger, as a whole number (`12`), or in exponent notation from `HUGE` on (`significant`)."""
     return significant(factor, 2) if math.isfinite(factor) and abs(factor) >= HUGE else f"{factor:.0f}"
 
+
+def is_number(text: str) -> bool:
+    """Whether text as written reads as a plain number (`63`, `1963.0`, `" 2.5 "`): a cell, or a value a pack wrote
+    in quotes."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -29,15 +29,6 @@ def _likely(year: int) -> bool:
     return 1800 <= year <= LAST_YEAR
 
 
-def is_number(value: str) -> bool:
-    """Whether a cell as written is a plain number (`63`, `1963.0`)."""
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
 QUARTER = re.compile(r"^\s*(\d{4} ?-? ?[Qq][1-4]|[Qq][1-4] ?-? ?\d{4})\s*$")
 """A quarter as the source reads it without a `period_format` (`shapes`: `2015Q3`, `2015 Q3`, `2015-Q3`, `Q3 2015`)."""
 

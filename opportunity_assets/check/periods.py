@@ -22,7 +22,6 @@ from opportunity_assets.check.patterns import (
     days_no_month_has,
     fitting_patterns,
     is_iso,
-    is_number,
     iso_patterns,
     no_such_period,
     suggested_pattern,
@@ -31,6 +30,7 @@ from opportunity_assets.check.patterns import (
     years_as_numbers,
 )
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.formatting import is_number
 from opportunity_assets.periods import FIRST_NIGHT, FIRST_YEAR, LAST_YEAR
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.formats import join_index

@@ -37,6 +37,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails
 
+from opportunity_assets.formatting import is_number
 from opportunity_assets.periods import GRAINS, GrainName
 from opportunity_assets.sources.archives import is_archive
 from opportunity_assets.sources.extensions import DATA_FILE_SUFFIXES, DUCKDB_SUFFIXES, Format, format_named_by
@@ -119,15 +120,6 @@ class _Spec(PackModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True)
 
 
-def _reads_as_number(text: str) -> bool:
-    """Whether YAML text would read as a number (`"15"`, `" 2.5 "`): a `value` written in quotes."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 class Condition(_Spec):
     """A test on one source column: `in` / `not_in` a list of values (compared as trimmed text), or a numeric
     comparison (`op` and `value`). Rows where the column is empty never match."""
@@ -147,7 +139,7 @@ class Condition(_Spec):
         if isinstance(data, dict):
             data = dict(data)
             text = data.get("value")
-            if isinstance(text, str) and data.get("op") in ("=", "!=") and not _reads_as_number(text):
+            if isinstance(text, str) and data.get("op") in ("=", "!=") and not is_number(text):
                 # (trial 102: `{column: cd, op: "=", value: "yes"}` was told only "expected a number")
                 listed = "not_in" if data["op"] == "!=" else "in"
                 raise Within("value", text, f"a number, which `op` compares; text is matched by `{listed}: "

@@ -1100,8 +1100,19 @@ def load_criteria(path: str | Path) -> CriteriaPack:
                                 f"folder: expected a data file's path" + (f", such as one of {held}" if held else ""))
         if not found.is_file():
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
-                                f"expected an existing file (looked at {found})")
+                                f"expected an existing file (looked at {found}){_likely_file(found, source.path)}")
     return pack
+
+
+def _likely_file(missing: Path, written: str | None) -> str:
+    """`; did you mean 'txhousing.csv'?` for a data file beside the missing one whose name it likely misspells
+    (trial 101: `path: txhousng.csv` was only "expected an existing file"), written as the pack wrote its path;
+    else nothing."""
+    if written is None or not missing.parent.is_dir():
+        return ""
+    names = sorted(p.name for p in missing.parent.iterdir() if p.is_file() and format_named_by(p) is not None)
+    close = difflib.get_close_matches(missing.name, names, n=1, cutoff=0.8)
+    return f"; did you mean {str(Path(written).with_name(close[0]))!r}?" if close else ""
 
 
 _NUMBER = "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)"

@@ -85,6 +85,18 @@ def test_a_source_path_to_a_folder_says_it_is_one(tmp_path: Path) -> None:
            "['source.csv']" in message
 
 
+def test_a_misspelt_source_path_offers_the_data_file_it_likely_means(tmp_path: Path) -> None:
+    """Trial 101: `path: txhousng.csv` beside `txhousing.csv` was only "expected an existing file (looked at ...)",
+    where every other misspelt name of a pack is offered its likely meaning. A name like none of the folder's data
+    files is offered none; a file of no data format (the pack itself) never."""
+    _source(tmp_path)
+    message = _error(tmp_path, **{"source.path": "sorce.csv"})
+    assert message.endswith(f"key `source.path`: got 'sorce.csv'; expected an existing file (looked at "
+                            f"{tmp_path / 'sorce.csv'}); did you mean 'source.csv'?"), message
+    assert "did you mean" not in _error(tmp_path, **{"source.path": "monthly_rents.csv"})
+    assert "did you mean" not in _error(tmp_path, **{"source.path": "pack.yml"})
+
+
 def test_relative_source_path_is_resolved_against_the_pack_file(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     _source(tmp_path)

@@ -37,7 +37,8 @@ from opportunity_assets.formatting import format_value
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
-from opportunity_assets.sources.extensions import format_named_by
+from opportunity_assets.sources.extensions import DUCKDB_SUFFIXES, format_named_by
+from opportunity_assets.sources.formats import database_tables
 from opportunity_assets.sources.spec import TABLE_NAME, PackModel, SourceSpec
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import Within as _Within
@@ -1073,6 +1074,7 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
     path = Path(path)
     raw = read_yaml_mapping(path, "criteria", CriteriaError)
+    _tables_unnamed(raw, path)
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
@@ -1102,6 +1104,26 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
                                 f"expected an existing file (looked at {found}){_likely_file(found, source.path)}")
     return pack
+
+
+def _tables_unnamed(raw: dict[str, Any], path: Path) -> None:
+    """A DuckDB database file read with no `table` (nor `query`), in `source` or a join: the key named with the
+    file's tables (trial 101: "key `source.table`: missing; expected a value", the file's tables nowhere)."""
+    source = raw.get("source")
+    if not isinstance(source, dict):
+        return
+    joins: list[Any] = source["join"] if isinstance(source.get("join"), list) else []
+    for within, spec in [("source", source), *((f"source.join.{i}", j) for i, j in enumerate(joins))]:
+        written = spec.get("path") if isinstance(spec, dict) else None
+        if not isinstance(written, str) or "table" in spec or spec.get("query") is not None \
+                or spec.get("format", "duckdb" if written.lower().endswith(DUCKDB_SUFFIXES) else None) != "duckdb":
+            continue
+        file = Path(written).expanduser()
+        file = file if file.is_absolute() else path.parent / file
+        tables = database_tables(file)
+        if tables is not None:
+            raise CriteriaError(f"criteria file {path}: key `{within}.table`: missing; expected the table or view of "
+                                f"{file.name} to read, one of {tables}")
 
 
 def _likely_file(missing: Path, written: str | None) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
+import yaml
 
 from opportunity_assets.candidates.logic import scan
 from opportunity_assets.criteria import CriteriaError, load_criteria
@@ -975,6 +976,20 @@ def test_a_duckdb_table_in_a_schema_or_of_a_quoted_name_is_read(tmp_path: Path) 
     (problem,) = check_pack(pack, as_of=date(2011, 10, 31)).problems
     assert problem.startswith("key `source.table`: got 'sales'; no table or view `sales` in warehouse.duckdb (did you "
                               "mean `analytics.sales`?)"), problem
+
+
+def test_a_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> None:
+    """Trial 101: a DuckDB database as the source with no `table` was "key `source.table`: missing; expected a
+    value", the file's tables nowhere; a join's likewise."""
+    database = _texas_as(tmp_path, "duckdb")
+    pack_file = write_pack(tmp_path, database)
+    raw = yaml.safe_load(pack_file.read_text())
+    del raw["source"]["table"]
+    pack_file.write_text(yaml.safe_dump(raw, sort_keys=False))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(pack_file)
+    assert str(exc.value) == (f"criteria file {pack_file}: key `source.table`: missing; expected the table or view of "
+                              "txhousing.duckdb to read, one of ['txhousing']")
 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:

@@ -908,6 +908,20 @@ def _attach(con: duckdb.DuckDBPyConnection, path: Path, declared: Format | None,
         raise SourceFormatError(f"source file {path} is a DuckDB database that cannot be opened: {why}") from None
 
 
+def database_tables(path: Path) -> list[str] | None:
+    """The tables and views of a DuckDB database file (`_tables`), or None where it is no such file."""
+    if not path.is_file():
+        return None
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {literal(str(path))} AS source_db (READ_ONLY)")
+        return _tables(con)
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
 def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The tables and views of `source_db` (a schema other than `main` written before the name)."""
     rows = con.execute("""

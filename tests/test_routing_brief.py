@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from opportunity_assets.analyses.logic import analyze
+from opportunity_assets.brief import render
 from opportunity_assets.brief.render import WORD_LIMIT, NightRecords, count_words, render_brief
 from opportunity_assets.brief.routing import RULES, route
 from opportunity_assets.candidates.logic import scan
@@ -24,6 +25,7 @@ from opportunity_assets.records import (
     Brief,
     Cost,
     Destination,
+    Perturbation,
     RunError,
     Status,
     Summary,
@@ -275,6 +277,22 @@ def test_a_score_is_written_on_its_own_side_of_the_thresholds(tmp_path: Path) ->
     below = night.routes[0].model_copy(update={"section_or_tag": "below_threshold"})
     (row,) = candidate_rows(pack, night.candidates[:1], [marginal], night.verifications[:1], [below])
     assert row.reason == "MARGINAL: score 69.96 below strong 70.0" and row.score_text == "69.96"
+
+
+def test_an_act_on_line_names_no_input_as_most_sensitive_where_none_moves_the_score(texas_pack: CriteriaPack
+                                                                                   ) -> None:
+    """Trial 102: a brief line read "Most sensitive to trade_3y without 2012 (score → 87.4)" of a candidate scored
+    87.4, where none of the perturbations moved its score (each input beyond its component's range, clamped): the
+    line named a sensitivity that was none."""
+    def trial(change: str, score: float) -> Perturbation:
+        return Perturbation(input="sales_3m", change=change, relative_change=None, score=score,
+                            verdict=Verdict.STRONG, flips=False)
+
+    unmoved = _verification(Status.CONFIRMED).model_copy(update={"sensitivity": [trial("-5%", 87.4),
+                                                                                 trial("without 2015-06", 87.41)]})
+    assert render._most_sensitive(texas_pack, unmoved, 87.4) == "no single input (no trial moves the score)"
+    moved = unmoved.model_copy(update={"sensitivity": [trial("-5%", 87.4), trial("without 2015-06", 81.0)]})
+    assert render._most_sensitive(texas_pack, moved, 87.4) == "sales_3m without 2015-06 (score → 81.0)"
 
 
 def test_night_without_strong_says_so_in_one_line(tmp_path: Path) -> None:

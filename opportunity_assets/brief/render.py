@@ -88,10 +88,16 @@ def _strongest_number(pack: CriteriaPack, analysis: Analysis) -> str:
 
 
 def _most_sensitive(pack: CriteriaPack, v: Verification, score: float) -> str:
+    """The verifier's trial that moved the score most, as the brief writes it; none where no trial moves the score
+    as the brief writes scores (trial 102: "Most sensitive to trade_3y without 2012 (score → 87.4)" of a score of
+    87.4, every input beyond its component's range)."""
     if not v.sensitivity:
         return "no single input"
     trial = max(v.sensitivity, key=lambda t: abs(t.score - score))
-    return f"{trial.input} {trial.change} (score → {format_score(trial.score, pack.thresholds.levels)})"
+    moved = format_score(trial.score, pack.thresholds.levels)
+    if moved == format_score(score, pack.thresholds.levels):
+        return "no single input (no trial moves the score)"
+    return f"{trial.input} {trial.change} (score → {moved})"
 
 
 def red_flag_names(pack: CriteriaPack, a: Analysis) -> list[str]:

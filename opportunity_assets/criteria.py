@@ -38,7 +38,6 @@ from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
 from opportunity_assets.sources.extensions import DUCKDB_SUFFIXES, format_named_by
-from opportunity_assets.sources.formats import database_tables
 from opportunity_assets.sources.spec import TABLE_NAME, PackModel, SourceSpec
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import Within as _Within
@@ -1118,6 +1117,8 @@ def _tables_unnamed(raw: dict[str, Any], path: Path) -> None:
         if not isinstance(written, str) or "table" in spec or spec.get("query") is not None \
                 or spec.get("format", "duckdb" if written.lower().endswith(DUCKDB_SUFFIXES) else None) != "duckdb":
             continue
+        from opportunity_assets.sources.formats import database_tables  # (DuckDB: loaded only here, as a night would)
+
         file = Path(written).expanduser()
         file = file if file.is_absolute() else path.parent / file
         tables = database_tables(file)

@@ -1096,7 +1096,7 @@ def load_criteria(path: str | Path) -> CriteriaPack:
         except archives.ArchiveError as exc:
             raise CriteriaError(f"criteria file {path}: key `{within}.{exc.key}`: {exc}") from None
         if found.is_dir():  # (trial 44: a folder was "expected an existing file (looked at /data)", as if absent)
-            held = sorted(p.name for p in found.iterdir() if p.is_file() and format_named_by(p) is not None)[:5]
+            held = _data_files(found)[:5]
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; {found} is a "
                                 f"folder: expected a data file's path" + (f", such as one of {held}" if held else ""))
         if not found.is_file():
@@ -1127,14 +1127,18 @@ def _tables_unnamed(raw: dict[str, Any], path: Path) -> None:
                                 f"{file.name} to read, one of {tables}")
 
 
+def _data_files(folder: Path) -> list[str]:
+    """The names of the files in `folder` of a format a source reads, sorted."""
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and format_named_by(p) is not None)
+
+
 def _likely_file(missing: Path, written: str | None) -> str:
     """`; did you mean 'txhousing.csv'?` for a data file beside the missing one whose name it likely misspells
     (trial 101: `path: txhousng.csv` was only "expected an existing file"), written as the pack wrote its path;
     else nothing."""
     if written is None or not missing.parent.is_dir():
         return ""
-    names = sorted(p.name for p in missing.parent.iterdir() if p.is_file() and format_named_by(p) is not None)
-    close = difflib.get_close_matches(missing.name, names, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(missing.name, _data_files(missing.parent), n=1, cutoff=0.8)
     return f"; did you mean {str(Path(written).with_name(close[0]))!r}?" if close else ""
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from opportunity_assets.stopping import STOPPED, is_interruption, stop_on_sigterm
+from opportunity_assets.stopping import STOPPED, is_interruption, stop_arrived, stop_on_sigterm
 
 INTERRUPTED = 130
 """The exit code of a command stopped by its user, as a shell gives one killed by SIGINT (128 + 2)."""
@@ -16,9 +16,11 @@ def main() -> int:
     try:
         from opportunity_assets.cli import main as command
 
+        if stop_arrived():  # (one the import swallowed: `stopping._stop_kept_quiet`)
+            raise KeyboardInterrupt
         return command()
     except BaseException as exc:
-        if not is_interruption(exc):
+        if not (is_interruption(exc) or stop_arrived()):
             raise
         print(f"opportunity: {STOPPED}", file=sys.stderr)
         return INTERRUPTED

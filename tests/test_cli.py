@@ -565,6 +565,59 @@ def test_a_command_stopped_by_its_user_says_so_in_one_line_wherever_it_lands(tmp
     assert err.strip().splitlines()[-1].endswith(STOPPED), err
 
 
+def test_a_stop_that_comes_out_as_another_error_is_still_told_as_the_stop(monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """CI's run of 248022b: SIGTERM 0.3 s in landed while pydantic-core built a validator, which raised the
+    KeyboardInterrupt as a `SchemaError`, and the command printed its traceback. An error raised after a stop
+    arrived is the stop, told in one line."""
+    from opportunity_assets import cli, command, stopping
+
+    def import_broken_by_the_stop() -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise RuntimeError('Error building "literal" validator: KeyboardInterrupt') from None
+        return 0
+
+    monkeypatch.setattr(cli, "main", import_broken_by_the_stop)
+    monkeypatch.setattr(stopping, "_stops", [])
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert command.main() == command.INTERRUPTED
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    assert capsys.readouterr().err == f"opportunity: {STOPPED}\n"
+
+
+def test_a_stop_python_swallowed_while_importing_is_told_not_run_past(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A stop 0.45 s in landed in importlib's module-lock callback: Python printed "Exception ignored in" with a
+    traceback, and the backfill ran on to its end, exit 0. Such a stop is not printed, and the command, once imported,
+    ends as stopped."""
+    from opportunity_assets import cli, command, stopping
+
+    class Finalized:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    ran: list[bool] = []
+    monkeypatch.setattr(cli, "main", lambda: ran.append(True) or 0)
+    monkeypatch.setattr(stopping, "_stops", [])
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        stopping.stop_on_sigterm()
+        Finalized()  # (a stop raised in a finalizer: unraisable)
+        assert command.main() == command.INTERRUPTED
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    assert not ran
+    assert capsys.readouterr().err == f"opportunity: {STOPPED}\n"
+
+
 def test_the_installed_command_is_the_entry_that_tells_a_stop() -> None:
     """`opportunity` runs `command.main` (a stop told in one line), not `cli.main` bare."""
     text = (ROOT / "pyproject.toml").read_text()

@@ -755,6 +755,32 @@ def test_a_table_of_one_series_joins_every_entity_by_period(tmp_path: Path) -> N
                          "join": [{**join, "entity_id": "code"}]}, {"level_now": {"agg": "last", "column": "sales"}})
 
 
+def test_a_row_refused_in_a_table_joined_to_every_entity_is_every_entitys_gap_named(tmp_path: Path) -> None:
+    """Trial 101: the latest rate of a table joined to every entity, refused as no number, left every entity's
+    average of it told "2 of 3 months of rate filled" (the rate was in the file), and the run summary named an entity
+    `every-entity`. The gap names the refused row, as for an entity's own; the summary says "every entity"; and a
+    refusal that is everyone's lets no entity past the cap."""
+    main = _csv(tmp_path / "m.csv", ["id", "month", "sales"],
+                [[e, f"2015-{m:02d}", m + 10 * k] for m in range(1, 7) for k, e in enumerate(["a", "b", "c"])])
+    rates = _csv(tmp_path / "rates.csv", ["date", "rate"],
+                 [[f"2015-{m:02d}-01", m / 10 if m < 6 else "1,2x"] for m in range(1, 7)])
+    join = {"table": "rates", "path": rates, "every_entity": True, "period_column": "date",
+            "publication_lag_days": 0, "columns": ["rate"]}
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["sales"],
+                            "join": [join]},
+                 {"level_now": {"agg": "last", "column": "sales"},
+                  "rate_now": {"agg": "avg", "column": "rate", "window": [0, 2]}})
+    pack = pack.model_copy(update={"caps": pack.caps.model_copy(update={"max_candidates": 2})})
+    snapshot = read_snapshot(pack, date(2015, 6, 30), today=TODAY)
+    found, report = scan(pack, date(2015, 6, 30), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                         snapshot.quarantined)
+    assert [c.data_gaps for c in found] == [
+        ["rate_now: unknown: source row 7 is quarantined (join rates: rate not a number), in its reach"]] * 3
+    assert report.quarantined_entities == [
+        {"entity": "every entity", "rows": 1, "why": "join rates: rate not a number"}]
+    assert [c.went_on for c in found] == [False, True, True] and not any(c.flagged for c in found)
+
+
 def test_a_one_row_table_known_at_a_date_joins_every_entity_every_period(tmp_path: Path) -> None:
     """`every_entity` with `known_at`: one row of constants (a tax rate, a fee schedule) beside every entity and
     period, once known."""

@@ -30,6 +30,7 @@ from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
 from opportunity_assets.sources.formats import join_label
 from opportunity_assets.sources.shapes import ID_TOO_LONG, NOT_COME_YET, cell_columns, entity_slug
+from opportunity_assets.sources.spec import EVERY_ENTITY
 from opportunity_assets.text import MAX_NAME, clean, markdown
 from opportunity_assets.verifications.absorbed import absorbed_events
 from opportunity_assets.verifications.copies import copied_figures, scaled_copies
@@ -275,6 +276,18 @@ def _refusals(pack: CriteriaPack, refused: list[dict[str, Any]], anchor: date | 
         out.append((period, Refusal(period=pack.grain.label(period),
                                     columns=_refused_cells(pack, reason, pack.columns), why=short_reason(reason))))
     return [refusal for _, refusal in sorted(out, key=lambda item: item[0])]
+
+
+EVERY_ENTITY_ID = entity_slug(EVERY_ENTITY)
+"""The entity id of a refused row of a table joined to every entity (`every_entity: true`)."""
+
+
+def _refused_for_every_entity(pack: CriteriaPack, refused: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The refused rows of the tables joined to every entity: each is every entity's, its columns in its period
+    unknown for all of them, the gap naming the row (trial 101: a rate refused as no number left every entity's
+    average of it told "2 of 3 months of rate filled", though the rate was in the file, and the run summary named an
+    entity `every-entity`)."""
+    return refused.get(EVERY_ENTITY_ID, []) if any(pack.source.joins_every_entity) else []
 
 
 def _undefined_components(pack: CriteriaPack, values: dict[str, float | None]) -> list[str]:
@@ -671,6 +684,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             bad_items.setdefault(str(r["entity_id"]), []).append(r)
     for b in by_entity(bad_rows, {}):  # by entity key here; named for the report below
         bad.setdefault(b["entity"], []).append(b)
+    everyones = _refused_for_every_entity(pack, bad_items)
     refused = _refused_whole(pack, metrics, bad_rows)
     if refused:
         metrics = pl.concat([metrics, pl.DataFrame({"entity_id": refused, "entity_name": refused},
@@ -692,9 +706,12 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             judged.append(_gone(pack, as_of, cid, row, anchor))
             continue
         rows = raw.get(row["entity_id"], [])
-        unknown = _quarantined_metrics(pack, bad_items.get(row["entity_id"], []), rows, anchor)
+        mine = bad_items.get(row["entity_id"], [])
+        own = mine + everyones
+        unknown = _quarantined_metrics(pack, own, rows, anchor)
         if unknown:  # a refused row or cell in a metric's reach: its value is not known, never a FAIL
-            reached.add(cid)
+            if not everyones or _quarantined_metrics(pack, mine, rows, anchor):
+                reached.add(cid)  # (a row refused for every entity singles none out: no place past the cap)
             values = pack.with_derived({n: None if n in unknown else v for n, v in values.items()
                                         if pack.metrics[n].agg != "derived"})
         filters = _judge(pack, values)
@@ -706,7 +723,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             + (_undefined_components(pack, values) if score is None else [])
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
-            preliminary_score=score, refused=_refusals(pack, bad_items.get(row["entity_id"], []), anchor),
+            preliminary_score=score, refused=_refusals(pack, own, anchor),
         ))
 
     # A gap in the cap order's metric among an entity's rows in reach flags it; an entity with no row in the windows
@@ -808,7 +825,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
         judged=len(carried),
         carried_span=pack.carried_span,
         went_on=len(passing) - len(cut), quarantined=len(bad_rows), below_minimum=below, notes=notes,
-        quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged}),
+        quarantined_entities=by_entity(bad_rows, {keys[c.id]: c.name for c in judged} | (
+            {EVERY_ENTITY_ID: EVERY_ENTITY} if everyones else {})),
         unclear=sum(FilterResult.UNCLEAR in c.filters.values() for c in passing),
         flagged_past_cap=len(extra), flagged_capped=len(over), best_capped_score=best_cut,
         failed_by_filter=dict(failing), unscored_capped=len(unscored), shared_ids=shared_ids,

@@ -1114,17 +1114,23 @@ def _tables_unnamed(raw: dict[str, Any], path: Path) -> None:
     joins: list[Any] = source["join"] if isinstance(source.get("join"), list) else []
     for within, spec in [("source", source), *((f"source.join.{i}", j) for i, j in enumerate(joins))]:
         written = spec.get("path") if isinstance(spec, dict) else None
-        if not isinstance(written, str) or "table" in spec or spec.get("query") is not None \
-                or spec.get("format", "duckdb" if written.lower().endswith(DUCKDB_SUFFIXES) else None) != "duckdb":
+        if not isinstance(written, str) or "table" in spec or spec.get("query") is not None:
             continue
-        from opportunity_assets.sources.formats import database_tables  # (DuckDB: loaded only here, as a night would)
-
         file = Path(written).expanduser()
         file = file if file.is_absolute() else path.parent / file
+        member = spec.get("member") if isinstance(spec.get("member"), str) else None
+        read = archives.member_read(file, member) if archives.is_archive(written) and file.is_file() else file.name
+        if read is None or spec.get("format", "duckdb" if read.lower().endswith(DUCKDB_SUFFIXES) else None) != "duckdb":
+            continue  # (an archive that cannot tell: said by the path's own check, naming its key)
+        if archives.is_archive(written):  # (its data file, as a night reads it)
+            file = archives.extracted(file, member)
+        from opportunity_assets.sources.formats import database_tables  # (DuckDB: loaded only here, as a night would)
+
         tables = database_tables(file)
         if tables is not None:
+            shown = file.name if file.parent.name != Path(written).name else f"{Path(written).name} ({file.name})"
             raise CriteriaError(f"criteria file {path}: key `{within}.table`: missing; expected the table or view of "
-                                f"{file.name} to read, one of {tables}")
+                                f"{shown} to read, one of {tables}")
 
 
 def _data_files(folder: Path) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zipfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -990,6 +991,24 @@ def test_a_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> No
         load_criteria(pack_file)
     assert str(exc.value) == (f"criteria file {pack_file}: key `source.table`: missing; expected the table or view of "
                               "txhousing.duckdb to read, one of ['txhousing']")
+
+
+def test_a_zipped_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> None:
+    """A ZIP archive of a DuckDB database, read with no `table`: the key named with the database's tables, as for
+    the file itself (it was "got 'warehouse'; no table or view `warehouse`", a table the pack never named, from the
+    archive's name)."""
+    database = _texas_as(tmp_path, "duckdb")
+    archive = tmp_path / "warehouse.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.write(database, database.name)
+    pack_file = write_pack(tmp_path, archive)
+    raw = yaml.safe_load(pack_file.read_text())
+    del raw["source"]["table"]
+    pack_file.write_text(yaml.safe_dump(raw, sort_keys=False))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(pack_file)
+    assert str(exc.value) == (f"criteria file {pack_file}: key `source.table`: missing; expected the table or view of "
+                              "warehouse.zip (txhousing.duckdb) to read, one of ['txhousing']")
 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:

@@ -70,6 +70,16 @@ def extracted(archive: Path, member: str | None) -> Path:
         return target
 
 
+def member_read(archive: Path, member: str | None) -> str | None:
+    """The member a night reads of `archive` (`_chosen`), by its listing alone, nothing extracted; None where the
+    archive cannot tell (the key at fault is said when it is read)."""
+    try:
+        with zipfile.ZipFile(archive) as opened:
+            return _chosen(opened.namelist(), member, archive)
+    except (ArchiveError, zipfile.BadZipFile, OSError):
+        return None
+
+
 def _chosen(names: list[str], member: str | None, archive: Path) -> str:
     """The member to read: the one named (its whole path in the archive, or its file name if only one member has
     it), or the archive's one data file (a `.txt` one only where no other is: a README.txt is notes)."""

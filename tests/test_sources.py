@@ -982,15 +982,8 @@ def test_a_duckdb_table_in_a_schema_or_of_a_quoted_name_is_read(tmp_path: Path) 
 def test_a_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> None:
     """Trial 101: a DuckDB database as the source with no `table` was "key `source.table`: missing; expected a
     value", the file's tables nowhere; a join's likewise."""
-    database = _texas_as(tmp_path, "duckdb")
-    pack_file = write_pack(tmp_path, database)
-    raw = yaml.safe_load(pack_file.read_text())
-    del raw["source"]["table"]
-    pack_file.write_text(yaml.safe_dump(raw, sort_keys=False))
-    with pytest.raises(CriteriaError) as exc:
-        load_criteria(pack_file)
-    assert str(exc.value) == (f"criteria file {pack_file}: key `source.table`: missing; expected the table or view of "
-                              "txhousing.duckdb to read, one of ['txhousing']")
+    assert _loaded_without_table(tmp_path, _texas_as(tmp_path, "duckdb")).endswith(
+        "key `source.table`: missing; expected the table or view of txhousing.duckdb to read, one of ['txhousing']")
 
 
 def test_a_zipped_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> None:
@@ -1001,14 +994,20 @@ def test_a_zipped_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path
     archive = tmp_path / "warehouse.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
         zipped.write(database, database.name)
-    pack_file = write_pack(tmp_path, archive)
+    assert _loaded_without_table(tmp_path, archive).endswith(
+        "pack.yaml: key `source.table`: missing; expected the table or view of warehouse.zip (txhousing.duckdb) to "
+        "read, one of ['txhousing']")
+
+
+def _loaded_without_table(tmp_path: Path, data: Path) -> str:
+    """The message of loading the Texas pack over `data` with its `table` taken out."""
+    pack_file = write_pack(tmp_path, data)
     raw = yaml.safe_load(pack_file.read_text())
     del raw["source"]["table"]
     pack_file.write_text(yaml.safe_dump(raw, sort_keys=False))
     with pytest.raises(CriteriaError) as exc:
         load_criteria(pack_file)
-    assert str(exc.value) == (f"criteria file {pack_file}: key `source.table`: missing; expected the table or view of "
-                              "warehouse.zip (txhousing.duckdb) to read, one of ['txhousing']")
+    return str(exc.value)
 
 
 def test_a_duckdb_table_or_query_that_does_not_exist_names_its_key(tmp_path: Path) -> None:

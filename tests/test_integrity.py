@@ -478,6 +478,23 @@ def test_a_sparse_counts_move_within_its_own_noise_is_no_outlier_against_tonight
     assert found([1.5, 0.25]) == ["cross_section"]  # no count: the night's own spread
 
 
+def test_an_outlier_against_tonights_entities_is_told_by_the_figures_move() -> None:
+    """Trial 104 (stevedata PPGE): Greece's capital-openness index, a signed column, went 1.236 -> 2.311 into 2019,
+    and the finding read "kaopen moved +65%": the change on the yardstick's asinh scale, no figure's. It tells the
+    figures' own move (+87%), or the figure it moved from where that is not above zero."""
+    def messages(values: list[float]) -> list[str]:
+        series = Series(periods=[str(2013 + i) for i in range(len(values))], values={"kaopen": np.array(values)},
+                        judged_from=len(values) - 2, per_year=1)
+        items = Findings(series)
+        integrity._cross_section(items, integrity_spec.IntegritySpec(), "kaopen",
+                                 {"median": 0.0, "scale": 0.0, "count": 20.0})
+        return [f.message for f in items.items]
+
+    assert messages([-1.2, -0.5, 1.236, 1.236, 1.236, 1.236, 2.311]) == [
+        "kaopen moved +87% into 2019: 100.5 MADs above tonight's 20 entities (typically +0% ± 0.5%)"]
+    assert messages([1.2, 0.5, 1.236, -1.0, 2.311])[0].startswith("kaopen moved from -1 into 2017: ")
+
+
 @pytest.mark.parametrize("sentinel", [-1.0, float("nan")], ids=["negative", "no-number"])
 def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Path, sentinel: float) -> None:
     """Volume, which the formula does not score, written negative (or as text) in Amarillo's latest months: the
@@ -532,8 +549,8 @@ def test_a_shift_says_how_the_figures_moved() -> None:
     halves = [40.0 + (i % 3) for i in range(20)] + [20.0, 20.0, 21.0, 20.0]
     assert "x 20 in q20 moved -51% from the period before" in message(halves)  # 41 to 20
     # from zero, or in a column that goes negative, no change is a percent: the figure it moved from
-    assert shifts._moved(np.array([0.0, 40.0]), 1) == "moved from 0"
-    assert shifts._moved(np.array([-2.0, 3.0]), 1) == "moved from -2"
+    assert shifts.moved_by(np.array([0.0, 40.0]), 1) == "moved from 0"
+    assert shifts.moved_by(np.array([-2.0, 3.0]), 1) == "moved from -2"
 
 
 def _dip_findings(values: list[float], judged: int = 4) -> list[tuple[str, list[str], str]]:

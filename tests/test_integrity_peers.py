@@ -120,6 +120,15 @@ def test_a_move_unusual_for_the_entity_and_far_from_tonights_entities_is_a_shift
     assert _annual_shift(_NOISY, 0.2, shared=0.17, spread=0.04) == []  # 0.75 MADs from the states: its own 3.4 stand
 
 
+def test_tonights_entities_moving_alike_are_told_by_the_scale_their_distance_is_counted_in() -> None:
+    """Trial 104 (stevedata PPGE): most of 20 countries' capital openness stayed put into 2015 (a spread of 0), and
+    Greece's fall with its capital controls read "100.5 MADs below tonight's entities' changes into that period
+    (typically +0% ± 0.0%)": no distance is counted in a scale of 0. The finding names the floor it was counted in."""
+    (message,) = _annual_shift(_NOISY, 0.2, shared=0.0, spread=0.0)
+    assert message.endswith("39.6 MADs above tonight's entities' changes into that period (typically +0% ± 0.5%), "
+                            "and it stays")
+
+
 def test_a_move_within_a_year_tonights_entities_spread_unusually_wide_is_no_shift() -> None:
     """Trial 67: Produc's private capital is re-benchmarked every five years, and in those years the states move by
     -8% to +25%; a calm state's +20% was 8 MADs and more of its own changes, and doubted 8 of 62 clean act-on

@@ -274,9 +274,9 @@ def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Map
         last = series.length - 1
         found.add("cross_section", spec.cross_section.effect, column, [last - 1, last],
                   float(series.values[column][last]), abs(z),
-                  f"{column} moved {as_percent(change)} into {series.periods[last]}: {abs(z):.1f} MADs "
+                  f"{column} {shifts.moved_by(values, last)} into {series.periods[last]}: {abs(z):.1f} MADs "
                   f"{'above' if z > 0 else 'below'} tonight's {int(peers['count'])} entities (typically "
-                  f"{as_percent(peers['median'])} ± {peers['scale']:.1%})")
+                  f"{as_percent(peers['median'])} ± {max(peers['scale'], MIN_SCALE):.1%})")
 
 
 def _copied(found: Findings, spec: IntegritySpec, column: str, copied: CopiedFigures) -> None:

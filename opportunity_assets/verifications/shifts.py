@@ -290,8 +290,8 @@ def shifts(found: Findings, spec: IntegritySpec, facts: ColumnFacts) -> None:
         if peer is not None:
             back = str(series.back(t))
             against += (f", and {abs(peer):.1f} MADs {where} tonight's entities' changes into that period (typically "
-                        f"{as_percent((shared or {})[back])} ± {(facts.spread or {})[back]:.1%})")
-        moved = f"{_moved(raw, t)} from the period before" if dip is None else \
+                        f"{as_percent((shared or {})[back])} ± {max((facts.spread or {})[back], MIN_SCALE):.1%})")
+        moved = f"{moved_by(raw, t)} from the period before" if dip is None else \
             _moved_from(raw, t, dip.before, series.periods)
         found.add(rule, (spec.spike if rule == "spike" else spec.level_shift).effect, column,
                   [t], float(raw[t]), abs(z),
@@ -539,7 +539,7 @@ def _moved_from(raw: np.ndarray, t: int, before: int, labels: Sequence[str]) -> 
     return f"stood {moved} {labels[before]}'s"
 
 
-def _moved(raw: np.ndarray, t: int) -> str:
+def moved_by(raw: np.ndarray, t: int) -> str:
     """How the figure moved from the one before, as the figures say: their relative change where the one before is
     above zero, else the figure it moved from. The yardstick's scale (`log_level`) is no figure's change: its
     offset wrote a fall from 2 to 0 as "-99%" (trial 47), and a signed column's asinh step is no percent at all."""

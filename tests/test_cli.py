@@ -661,6 +661,21 @@ def _texas_night_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tupl
     return source, lines, pack, command
 
 
+def test_a_night_whose_latest_rows_are_all_refused_says_so_in_the_brief(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 104: a year's rows sent twice, every one refused as a duplicated key, left the night a year behind,
+    its metrics the year before's as if current; the command warned on stderr, the brief said only how many rows
+    were quarantined, and a scheduled night said nothing anywhere. The brief's run summary says it."""
+    source = tmp_path / "tx.csv"
+    lines = TEXAS.read_text().splitlines(keepends=True)
+    source.write_text("".join(lines + [line for line in lines if ",2009,11," in line]))
+    command = ["run", "--as-of", "2009-12-31", "--criteria", str(write_pack(tmp_path, source)), *_args(tmp_path)]
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "- The source's latest month published, 2009-11, is quarantined in every row (duplicated key), so " \
+           "tonight's latest period is 2009-10, its figures read as if current (the quarantine says why)." in out, out
+
+
 def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 63: a night run again after its source was changed in place (a year's figures revised over the first

@@ -77,6 +77,7 @@ def stored_numbers(store: ResultStore, pack: CriteriaPack, as_of: date,
     # a verification's own texts, code's words, which the brief quotes as stored (its reason, what would resolve it)
     numbers += [n for v in night.verifications for text in (v.reason, v.to_resolve or "")
                 for n in written_numbers(text)]
+    numbers += [n for note in night.scan_report.get("notes", []) for n in written_numbers(str(note))]  # (the scan's)
     if pack.grain.name == "year":  # a year grain's period labels are bare years (`without 2008`): stored labels
         labels = [n.source.period for a in night.analyses for n in a.numbers.values()]
         labels += [p.change for v in night.verifications for p in v.sensitivity]

@@ -3720,6 +3720,28 @@ def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: 
     assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
 
 
+def test_a_night_after_the_data_of_a_published_column_is_judged_by_the_lag_its_rows_keep(tmp_path: Path) -> None:
+    """Trial 103: Michigan districts' yearly math scores, each year's published the next September 15
+    (`published_column`), read on 2005-12-31: check said ok and the brief acted on 23 districts by 1998's scores as
+    current, without a word (a source dated by `published_column` was not judged at all). Its rows keep a lag of
+    their own, 258 days from a year's end to its first rows: by it, 1999 to 2004 were due."""
+    rows = [[e, y, 10 + y - 1992, f"{y + 1}-09-15"] for e in "abc" for y in range(1992, 1999)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "published"], rows), "grain": "year",
+              "year_column": "year", "published_column": "published", "columns": ["level"]}
+    source.pop("publication_lag_days", None)
+    pack = _pack(tmp_path, source, _LEVELS)
+    stale = [w for w in check_pack(pack, as_of=date(2005, 12, 31), today=TODAY).warnings if "latest period" in w]
+    assert stale == [
+        f"key `source.path`: source file {tmp_path / 'y.csv'}: its latest period is 1998, but by this night, "
+        "2005-12-31, the rows' own publication dates (`source.published_column` 'published': a year's first rows "
+        "published a median 258 days after it ends) would have published 6 years after it, to 2004, and no row "
+        "holds one: the night's metrics are 1998's, its latest values 2557 days old (a night after the data ends, "
+        "or a feed that stopped?): expected a night before 2000-09-14, when 1999 would be published, or the "
+        "source's newer rows"], stale
+    for night in (date(1999, 12, 31), date(2000, 12, 31)):  # 1999 not yet due; due three months ago
+        assert not [w for w in check_pack(pack, as_of=night, today=TODAY).warnings if "latest period" in w]
+
+
 def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Path) -> None:
     """Trial 101: the GSS, held every other year since 1994, read on 2019-06-28 (its latest year 2016, 2017 due by
     the lag rule and held by no row) was warned "a night after the data ends, or a feed that stopped?" with a night

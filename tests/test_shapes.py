@@ -485,6 +485,24 @@ def test_a_row_published_after_today_is_quarantined_with_its_date(tmp_path: Path
     assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
 
 
+def test_a_row_of_no_period_published_after_the_night_is_unseen_on_it(tmp_path: Path) -> None:
+    """Trial 103: a revision of Michigan districts' scores published 2000-06-01 whose year was mistyped (`19977`)
+    was quarantined on 1999-06-30, a year before it was published, and blanked its district's every metric there
+    ("its entity's metrics are unknown on every night"); check counted "3900 of the 3340 rows the night reads". A
+    row published after the night is unseen whatever its period; once published, it is quarantined."""
+    rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-13", "2015-06-20", 90], ["b", "2015-01", "2015-02-15", 7]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    before = read_snapshot(pack, date(2015, 3, 1), today=TODAY)
+    assert before.quarantined.height == 0
+    found, _ = scan(pack, date(2015, 3, 1), before.anchor_period, before.metrics, before.history,
+                    before.quarantined)
+    assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
+    after = read_snapshot(pack, date(2015, 7, 1), today=TODAY)
+    assert after.quarantined["reason"].to_list() == ["period unparseable: month=2015-13"]
+
+
 def _weighings(tmp_path: Path, rows: list[list[Any]]) -> CriteriaPack:
     """A snapshot of weighings by the month under a `published_column`, each weighing with its vintages."""
     return _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "weighed_on", "recorded_on", "weight"], rows),

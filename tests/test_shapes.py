@@ -1457,6 +1457,20 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
                                                                           {"entity_id": "b", "level_now": 6.0}]
 
 
+def test_a_mistyped_year_among_bare_years_is_told_to_mend_not_a_spreadsheet_pattern(tmp_path: Path) -> None:
+    """Trial 103: `19977` among Michigan districts' bare years was told `'days since 1899-12-30' parses them`, with
+    `period_format: ['%Y-%m-%d', 'days since 1899-12-30']` ("the rest's pattern first: '%Y-%m-%d' for ISO dates"):
+    the rest are no ISO dates, and that list reads the typo as 1954. A whole number among bare years is a typo."""
+    rows = [[e, str(y), y - 1990] for e in "ab" for y in range(1992, 1999)]
+    rows[3][1] = "19977"
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "period_column": "year",
+              "grain": "year", "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1999, 7, 31), today=TODAY).facts
+    assert "1 row of `source.period_column` 'year' is written otherwise than the rest (e.g. '19977'), its period " \
+           "unparseable: the rest are bare years (e.g. '1992'), and a whole number of another length is no year: a " \
+           "year mistyped? expected a year as the rest write it: mend it in the source" in facts, facts
+
+
 def test_a_date_no_calendar_has_is_told_so_not_written_otherwise(tmp_path: Path) -> None:
     """Trial 101: an air-crash file's `1999-02-30`, written as every other row, was "written otherwise than the
     rest": it names a day February 1999 has not, and check now says so (also under a `period_format`)."""

@@ -420,6 +420,13 @@ def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path:
                        "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
                        "years, 2001 or 2001.0)")
 
+    # trial 103: with a night named (`--as-of`, and so `run`), the same years were told "expected a strptime
+    # pattern ... (e.g. '%b-%Y' for Mar-2018)"
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2007, 3, 1), today=TODAY).problems
+    assert problem == ("key `source.period_column`: got 'year'; 6 of the 6 rows the night reads have a period "
+                       "written as a whole year as a number (e.g. '2001.0'), which no date pattern reads: expected "
+                       "`source.year_column: year` in its place (it reads whole years, 2001 or 2001.0)")
+
     # trial 55: bare years under a pattern of months were told they were the file's row numbers, naming
     # `period_column` and a DuckDB `query` dating rows from 1950
     years = [["a", y, 5] for y in range(2001, 2007)]

@@ -420,6 +420,13 @@ def test_a_period_column_of_years_written_as_numbers_names_year_column(tmp_path:
                        "`source.year_column: year` in place of `period_column` and `period_format` (it reads whole "
                        "years, 2001 or 2001.0)")
 
+    # trial 103: with a night named (`--as-of`, and so `run`), the same years were told "expected a strptime
+    # pattern ... (e.g. '%b-%Y' for Mar-2018)"
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2007, 3, 1), today=TODAY).problems
+    assert problem == ("key `source.period_column`: got 'year'; 6 of the 6 rows the night reads have a period "
+                       "written as a whole year as a number (e.g. '2001.0'), which no date pattern reads: expected "
+                       "`source.year_column: year` in its place (it reads whole years, 2001 or 2001.0)")
+
     # trial 55: bare years under a pattern of months were told they were the file's row numbers, naming
     # `period_column` and a DuckDB `query` dating rows from 1950
     years = [["a", y, 5] for y in range(2001, 2007)]
@@ -3718,6 +3725,28 @@ def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: 
         "or a feed that stopped?): expected a night before 1989-03-31, when 1988 would be published, or the "
         "source's newer rows"], stale
     assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
+
+
+def test_a_night_after_the_data_of_a_published_column_is_judged_by_the_lag_its_rows_keep(tmp_path: Path) -> None:
+    """Trial 103: Michigan districts' yearly math scores, each year's published the next September 15
+    (`published_column`), read on 2005-12-31: check said ok and the brief acted on 23 districts by 1998's scores as
+    current, without a word (a source dated by `published_column` was not judged at all). Its rows keep a lag of
+    their own, 258 days from a year's end to its first rows: by it, 1999 to 2004 were due."""
+    rows = [[e, y, 10 + y - 1992, f"{y + 1}-09-15"] for e in "abc" for y in range(1992, 1999)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "published"], rows), "grain": "year",
+              "year_column": "year", "published_column": "published", "columns": ["level"]}
+    source.pop("publication_lag_days", None)
+    pack = _pack(tmp_path, source, _LEVELS)
+    stale = [w for w in check_pack(pack, as_of=date(2005, 12, 31), today=TODAY).warnings if "latest period" in w]
+    assert stale == [
+        f"key `source.path`: source file {tmp_path / 'y.csv'}: its latest period is 1998, but by this night, "
+        "2005-12-31, the rows' own publication dates (`source.published_column` 'published': a year's first rows "
+        "published a median 258 days after it ends) would have published 6 years after it, to 2004, and no row "
+        "holds one: the night's metrics are 1998's, its latest values 2557 days old (a night after the data ends, "
+        "or a feed that stopped?): expected a night before 2000-09-14, when 1999 would be published, or the "
+        "source's newer rows"], stale
+    for night in (date(1999, 12, 31), date(2000, 12, 31)):  # 1999 not yet due; due three months ago
+        assert not [w for w in check_pack(pack, as_of=night, today=TODAY).warnings if "latest period" in w]
 
 
 def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Path) -> None:

@@ -485,6 +485,24 @@ def test_a_row_published_after_today_is_quarantined_with_its_date(tmp_path: Path
     assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
 
 
+def test_a_row_of_no_period_published_after_the_night_is_unseen_on_it(tmp_path: Path) -> None:
+    """Trial 103: a revision of Michigan districts' scores published 2000-06-01 whose year was mistyped (`19977`)
+    was quarantined on 1999-06-30, a year before it was published, and blanked its district's every metric there
+    ("its entity's metrics are unknown on every night"); check counted "3900 of the 3340 rows the night reads". A
+    row published after the night is unseen whatever its period; once published, it is quarantined."""
+    rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-13", "2015-06-20", 90], ["b", "2015-01", "2015-02-15", 7]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    before = read_snapshot(pack, date(2015, 3, 1), today=TODAY)
+    assert before.quarantined.height == 0
+    found, _ = scan(pack, date(2015, 3, 1), before.anchor_period, before.metrics, before.history,
+                    before.quarantined)
+    assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
+    after = read_snapshot(pack, date(2015, 7, 1), today=TODAY)
+    assert after.quarantined["reason"].to_list() == ["period unparseable: month=2015-13"]
+
+
 def _weighings(tmp_path: Path, rows: list[list[Any]]) -> CriteriaPack:
     """A snapshot of weighings by the month under a `published_column`, each weighing with its vintages."""
     return _pack(tmp_path, {"path": _csv(tmp_path / "w.csv", ["id", "weighed_on", "recorded_on", "weight"], rows),
@@ -1437,6 +1455,20 @@ def test_a_column_of_dates_written_two_ways_is_named_and_read_with_a_list_of_pat
     assert snapshot.quarantined.is_empty()
     assert snapshot.metrics.select("entity_id", "level_now").to_dicts() == [{"entity_id": "a", "level_now": 6.0},
                                                                           {"entity_id": "b", "level_now": 6.0}]
+
+
+def test_a_mistyped_year_among_bare_years_is_told_to_mend_not_a_spreadsheet_pattern(tmp_path: Path) -> None:
+    """Trial 103: `19977` among Michigan districts' bare years was told `'days since 1899-12-30' parses them`, with
+    `period_format: ['%Y-%m-%d', 'days since 1899-12-30']` ("the rest's pattern first: '%Y-%m-%d' for ISO dates"):
+    the rest are no ISO dates, and that list reads the typo as 1954. A whole number among bare years is a typo."""
+    rows = [[e, str(y), y - 1990] for e in "ab" for y in range(1992, 1999)]
+    rows[3][1] = "19977"
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "period_column": "year",
+              "grain": "year", "columns": ["level"], "publication_lag_days": 0}
+    facts = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(1999, 7, 31), today=TODAY).facts
+    assert "1 row of `source.period_column` 'year' is written otherwise than the rest (e.g. '19977'), its period " \
+           "unparseable: the rest are bare years (e.g. '1992'), and a whole number of another length is no year: a " \
+           "year mistyped? expected a year as the rest write it: mend it in the source" in facts, facts
 
 
 def test_a_date_no_calendar_has_is_told_so_not_written_otherwise(tmp_path: Path) -> None:

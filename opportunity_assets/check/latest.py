@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import polars as pl
 
@@ -112,23 +112,49 @@ def skips_as_it_does(held: list[tuple[date, int]], anchor: date, missing: int, g
     return sum(g >= missing for g in gaps) >= 2
 
 
+def published_lag(history: pl.DataFrame | None, grain: Grain) -> timedelta | None:
+    """A source dated by `published_column`: the days from a period's end to its rows' first publication, the median
+    over the periods the night reads (none below 0: events published as they happen), the lag its own rows keep.
+    None for fewer than two periods."""
+    if history is None or not history.height or "published_at" not in history.columns:
+        return None
+    firsts = history.group_by("period").agg(pl.col("published_at").min()).drop_nulls()
+    days = sorted(max(0, (_day(first) - grain.end(_day(period))).days) for period, first in firsts.iter_rows())
+    return timedelta(days=days[len(days) // 2]) if len(days) >= 2 else None
+
+
+def _day(value: date) -> date:
+    """A date, or a timestamp's day."""
+    return value.date() if isinstance(value, datetime) else value
+
+
 def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
                          quarantined_latest: date | None = None,
-                         held: list[tuple[date, int]] | None = None) -> list[str]:
+                         held: list[tuple[date, int]] | None = None,
+                         history: pl.DataFrame | None = None) -> list[str]:
     """A warning: a night after the source's data ends, `STALE_PERIODS` or more periods after its latest one that
     the lag rule (`publication_lag_days`) says were published by then having no row (Victoria's 2014 electricity
     demand read on 2016-03-01; car exports to 2014 on 2021-06-30). Every window counts back from the latest period,
     so the night's metrics are that period's, as if current: check said ok, or told an `age_days` filter that
     refused every candidate it was "on another scale". A source dated by `published_column` or `known_at` says when
-    its rows come itself, and is not judged. `quarantined_latest`, the latest period of the night's quarantined
-    rows: when they reach the periods due, the data did not end, its rows were refused (trial 23: `entity_id:
-    continent` refused 3,293 of 3,313 rows as duplicated keys, and the 20 left, ending in 2004, were told "a feed
-    that stopped?" beside the problem naming `source.entity_id`). `held`, each period with rows and its entities:
-    no more empty periods than the source skips by its own cadence are no end (`skips_as_it_does`)."""
+    its rows come itself: one by `published_column` is judged by the lag its rows keep (`published_lag`, trial 103:
+    Michigan districts' yearly scores, each year published the next September, read on 2005-12-31 acted on 1998's
+    as current without a word); one by `known_at` is not judged. `quarantined_latest`, the latest period of the
+    night's quarantined rows: when they reach the periods due, the data did not end, its rows were refused (trial
+    23: `entity_id: continent` refused 3,293 of 3,313 rows as duplicated keys, and the 20 left, ending in 2004, were
+    told "a feed that stopped?" beside the problem naming `source.entity_id`). `held`, each period with rows and its
+    entities: no more empty periods than the source skips by its own cadence are no end (`skips_as_it_does`)."""
     src, grain = pack.source, pack.grain
-    if anchor is None or src.known_at is not None or src.published_column:
+    if anchor is None or src.known_at is not None:
         return []
-    lag = timedelta(days=src.publication_lag_days)
+    if src.published_column:
+        if (lag := published_lag(history, grain)) is None:
+            return []
+        rule = (f"the rows' own publication dates (`source.published_column` {src.published_column!r}: a "
+                f"{grain.name}'s first rows published a median {lag.days} days after it ends) would have")
+    else:
+        lag = timedelta(days=src.publication_lag_days)
+        rule = f"the lag rule (`publication_lag_days: {src.publication_lag_days}`) has"
     due = grain.start(night - lag)  # the latest period the lag rule has published by the night
     if grain.end(due) + lag > night:
         due = grain.back(due, 1)
@@ -141,7 +167,7 @@ def night_after_the_data(pack: CriteriaPack, night: date, anchor: date | None,
         return []
     key = source_key(src)
     return [f"key `{key}`: {describe_location(pack)}: its latest period is {grain.label(anchor)}, but by this night, "
-            f"{night}, the lag rule (`publication_lag_days: {src.publication_lag_days}`) has published "
+            f"{night}, {rule} published "
             f"{grain.count(missing)} after it, to {grain.label(due)}, and no row holds one: the night's metrics are "
             f"{grain.label(anchor)}'s, its latest values {(night - grain.end(anchor)).days} days old (a night after "
             f"the data ends, or a feed that stopped?): expected a night before {grain.end(after) + lag}, when "

@@ -444,7 +444,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         + ids_spelt_two_ways(pack, snapshot.history) \
         + ids_continued(pack, snapshot.history)
     stale = night_after_the_data(pack, night, snapshot.anchor_period,
-                                 snapshot.quarantined.select(pl.col("period").max()).item(), counted.held)
+                                 snapshot.quarantined.select(pl.col("period").max()).item(), counted.held,
+                                 snapshot.history)
     warnings += zoned_elsewhere(pack) + zoned_in_a_database(pack) + sundays_starting_weeks(pack) + stale \
         + rows_dated_after_known(pack) \
         + ages_of_counts(pack) + ages_within_a_period(pack) \

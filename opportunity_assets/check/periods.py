@@ -518,6 +518,12 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "
                 f"written as a decimal year (e.g. {decimal[0]!r}: R's time index, the year plus the fraction of it "
                 f"gone): expected `period_format: {DECIMAL_YEAR}`, which reads it")
+    if src.period_column and src.period_format is None and years_as_numbers(values):
+        # (trial 103: years stored as floats, `1992.0`, were told so with no `--as-of`, and with one "expected a
+        # strptime pattern ... (e.g. '%b-%Y' for Mar-2018)")
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period written as a whole "
+                f"year as a number (e.g. {example!r}), which no date pattern reads: expected `source.year_column: "
+                f"{src.period_column}` in its place (it reads whole years, 2001 or 2001.0)")
     if src.period_column and src.period_format is None and (cadence := cadence_clause(values)):
         return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period that is no date (e.g. "
                 f"{example!r}){cadence}")

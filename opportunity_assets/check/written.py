@@ -10,9 +10,17 @@ import re
 from datetime import date, datetime
 
 from opportunity_assets.check.patterns import day_and_month_swapped_in, fitting_patterns, iso_patterns
-from opportunity_assets.check.periods import ISO_MISREAD, both_ways, empty_period_column, spec_at, written_periods
+from opportunity_assets.check.periods import (
+    ISO_MISREAD,
+    both_ways,
+    commonest_values,
+    empty_period_column,
+    spec_at,
+    written_periods,
+)
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import FIRST_YEAR, LAST_YEAR
+from opportunity_assets.sources import shapes
 from opportunity_assets.sources.spec import SourceSpec
 
 _PERIOD_KEY_VALUES = {"year_column": "a whole year (1963, or 1963.0)",
@@ -112,6 +120,13 @@ def day_its_month_has_not(value: str, patterns: list[str]) -> str | None:
     return None
 
 
+def _bare_years(pack: CriteriaPack, column: str) -> list[str]:
+    """The commonest period values of `column` that parsed, when each is a bare year (`1992`); else none."""
+    parsed = commonest_values(pack, "source", shapes.written(column),
+                              f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL", limit=20)
+    return parsed if parsed and all(re.fullmatch(r"\d{4}", v.strip()) for v in parsed) else []
+
+
 def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: str = "source") -> str:
     """A few rows whose period does not parse, as the rest do: how they are written, and the list of patterns that
     reads them beside the rest, where a common pattern parses them (dates in two formats in one column). Of the
@@ -136,6 +151,13 @@ def periods_written_otherwise(pack: CriteriaPack, reasons: list[str], within: st
         return (f"{len(reasons)} row{'s' if plural else ''} of `{within}.{key}` {column!r} "
                 f"name{'' if plural else 's'} a day its month has not (e.g. {values[0]!r}: {missing[0]}), "
                 f"{'their' if plural else 'its'} period unparseable: mend {'them' if plural else 'it'} in the source")
+    if not given and within == "source" and all(re.fullmatch(r"\d+", v.strip()) for v in values) \
+            and (rest := _bare_years(pack, src.period_column)):
+        # (trial 103: `19977` among bare years was told `'days since 1899-12-30'`, beside `'%Y-%m-%d'` as "the
+        # rest's pattern for ISO dates": a list that reads 1992 as no year, and the typo as 1954)
+        them = "them" if len(reasons) > 1 else "it"
+        return (f"{said}: the rest are bare years (e.g. {rest[0]!r}), and a whole number of another length is no "
+                f"year: a year mistyped? expected a year as the rest write it: mend {them} in the source")
     fits = day_or_month_first(values, fitting_patterns(values, given), src.grain)
     if given and not fits and iso_patterns(values) and within == "source" and both_ways(pack, src.period_column):
         return f"{said}: {ISO_MISREAD}"  # (the pattern's own rows are ISO too, misread: trial 76)

@@ -789,9 +789,11 @@ def judged_sql(src: SourceSpec, grain: Grain, typed: str, duplicates: str | None
     -- after today (one that has not happened), or a publication date after it (trial 27: 2030 for 2024, a typo,
     -- left the row unseen on every night with no word), is refused whatever the night. An event's row that a
     -- later one known on the night revises (`source.event_id`) is not read: the latest stands for the event, so a
-    -- revision out of scope (a claim withdrawn, `where` reading only open ones) withdraws it
-    WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY}
-                            {later}){revised}"""
+    -- revision out of scope (a claim withdrawn, `where` reading only open ones) withdraws it. A row of no period
+    -- whose publication date lies after the night is unseen like any other (trial 103: a revision of 2000-06-01
+    -- whose year was mistyped blanked its district on 1999-06-30)
+    WHERE r.{IN_SCOPE} AND (r.{_DATE_PROBLEM} IS NOT NULL AND NOT coalesce(r.{PUBLISHED} > {AS_OF}, false)
+                            OR r.{PUBLISHED} <= {AS_OF} OR r.{PERIOD} > {TODAY} {later}){revised}"""
 
 
 def latest_of_events_sql(src: SourceSpec, typed: str, as_of: str = AS_OF, today: str = TODAY) -> str:

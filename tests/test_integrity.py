@@ -667,6 +667,25 @@ def test_one_copy_among_a_few_events_is_no_feed_sent_twice() -> None:
     assert _copies_found(RepeatedEvents(period="m60", events=10, repeated=5)) == ["repeated_events"]
 
 
+def test_one_copy_after_too_short_a_past_is_judged_by_its_chance_too() -> None:
+    """Trial 103: Toyota's new models, 3 in a quarter without a copy, then 1 of 2 the next quarter a copy of the
+    other (EPA configurations repeat by nature), was "sent twice?" with "too few past periods to judge against": a
+    share of half was enough. At the past's rate (1 in 5 with 3 events) one copy in 2 is a chance of 36%; a whole
+    period sent twice, 20 copies among 40, is still doubted after that past, and with none."""
+    series = Series(periods=["q0", "q1"], values={}, judged_from=1, per_year=4)
+
+    def found(past: list[RepeatedEvents], judged: RepeatedEvents) -> list[str]:
+        findings = Findings(series)
+        integrity._repeated_events(findings, integrity_spec.IntegritySpec(), [*past, judged])
+        return [f.rule for f in findings.items]
+
+    assert found([RepeatedEvents(period="q0", events=3, repeated=0)],
+                 RepeatedEvents(period="q1", events=2, repeated=1)) == []
+    assert found([RepeatedEvents(period="q0", events=3, repeated=0)],
+                 RepeatedEvents(period="q1", events=40, repeated=20)) == ["repeated_events"]
+    assert found([], RepeatedEvents(period="q1", events=40, repeated=20)) == ["repeated_events"]
+
+
 def _repeats_found(past: list[tuple[float, ...]], judged: list[tuple[float, ...]]) -> list[str]:
     rows = [*past, *judged]
     series = Series(periods=[f"m{i}" for i in range(len(rows))],
@@ -744,6 +763,18 @@ def test_a_share_at_its_bound_is_stuck_by_the_chance_of_its_events_all_alike() -
     quarter = [float(rng.binomial(int(n), 0.25)) / n for n in events[:26]] + [1.0] * 4
     (message,) = _share_stuck(quarter, events)
     assert "x unchanged at 1 for 4 periods (m26..m29): all " in message and "events in them alike" in message
+
+
+def test_a_share_at_its_bound_after_a_past_of_few_events_is_as_sure_as_they_are() -> None:
+    """Trial 103: Toyota's gas-guzzler share, 1 of 3 new models, then none of 2 and none of 49, was doubted as
+    stuck at "a chance of 60.0%" per event, 60% to the 51st power (5e-12): a share told by 3 events is no 60% known.
+    The past's events tell it as far as their number does (a chance of about 1 in 240 here); a long past of the
+    same share makes the run as improbable as before."""
+    assert _share_stuck([1 / 3] + [0.0] * 2, [3.0, 2.0, 49.0]) == []
+    rng = np.random.default_rng(103)
+    long_past = [float(rng.binomial(20, 0.4)) / 20 for _ in range(24)] + [0.0] * 2
+    (message,) = _share_stuck(long_past, [20.0] * 24 + [2.0, 49.0])
+    assert "x unchanged at 0 for 2 periods" in message and "all 51 events in them alike" in message
 
 
 def test_a_share_at_its_bound_in_every_past_period_is_no_frozen_feed() -> None:

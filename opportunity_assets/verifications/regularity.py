@@ -142,9 +142,9 @@ def _all_alike(raw: np.ndarray, events: np.ndarray, start: int, end: int, histor
     """For a share's run at 0 or 1 from `start` to `end`: the chance, per event, that the run's events were all on
     that side, and their number; the chance is the beta-binomial's of the entity's past periods before the run
     (`history` of them; a past without any on that side read as one in its events plus two), whose shares of few
-    events vary more from period to period than their binomial noise (a season: strikes by night in winter), then
-    taken to the run's count's root so a finding can write it per event; None for a run between the bounds, or
-    without counts."""
+    events vary more from period to period than their binomial noise (a season: strikes by night in winter), or,
+    within that noise, of the share the past's events tell (no surer than their number), then taken to the run's
+    count's root so a finding can write it per event; None for a run between the bounds, or without counts."""
     level = float(raw[end])
     counts = events[start: end + 1]
     if level not in (0.0, 1.0) or not np.isfinite(counts).all():
@@ -156,14 +156,19 @@ def _all_alike(raw: np.ndarray, events: np.ndarray, start: int, end: int, histor
     side = share if level == 1.0 else 1 - share
     total = float(counts.sum())
     spread = share * (1 - share)
-    if len(sizes) < 2 or float(np.mean(sizes)) <= 1:
-        return side, total
-    dispersion = float(np.sum(sizes * (shares - share) ** 2)) / spread / (len(sizes) - 1)
-    correlation = (dispersion - 1) / (float(np.mean(sizes)) - 1)
-    if correlation <= 0:
-        return side, total
-    weight = (1 - min(correlation, 0.99)) / min(correlation, 0.99)  # a + b of the beta
-    log_chance = sum(math.log((side * weight + j) / (weight + j)) for n in counts for j in range(int(n)))
+    if len(sizes) >= 2 and float(np.mean(sizes)) > 1:
+        dispersion = float(np.sum(sizes * (shares - share) ** 2)) / spread / (len(sizes) - 1)
+        correlation = (dispersion - 1) / (float(np.mean(sizes)) - 1)
+        if correlation > 0:
+            weight = (1 - min(correlation, 0.99)) / min(correlation, 0.99)  # a + b of the beta
+            log_chance = sum(math.log((side * weight + j) / (weight + j)) for n in counts for j in range(int(n)))
+            return math.exp(log_chance / total), total
+    # Binomial noise alone: the share is known from the past's events, as far as they tell (the beta of its events on
+    # that side, plus one, and on the other, plus one), one share for the whole run. A past of 3 events, 2 of them
+    # so, is no 60% known: trial 103's Toyota, none of 2 and 49 new models a gas guzzler after 1 of 3, was doubted
+    # at 60% to the 51st power, 5e-12; it is 1 in 240. A long past gives its share's power, as before.
+    weight = float(np.sum(sizes)) + 2
+    log_chance = sum(math.log((side * weight + j) / (weight + j)) for j in range(int(total)))
     return math.exp(log_chance / total), total
 
 

@@ -2027,6 +2027,31 @@ def test_a_listed_category_recoded_from_some_period_on_is_a_warning_naming_the_n
     assert recoded(_share_checked(tmp_path, quiet, "won", "outcome", ["won"])) == []
 
 
+def test_a_share_whose_condition_every_event_meets_is_warned_of(tmp_path: Path) -> None:
+    """Trial 103: a guzzler share written `in: [Y, N]` over a yes/no column counted every event, 1 in every period
+    and for every maker, and check said ok. A warning names the share's `where`; a share some events meet is none."""
+    rows = [[s, f"2018-0{m}-{d + 10}", "Y" if d % 3 == 0 else "N"] for s in ("tx", "ca") for m in (3, 4, 5)
+            for d in range(6)]
+    name = _csv(tmp_path / "cars.csv", ["maker", "released", "guzzler"], rows)
+
+    def warned(listed: list[str]) -> list[str]:
+        aggregates = {"cars": {"agg": "count"},
+                      "guzzlers": {"agg": "share", "where": [{"column": "guzzler", "in": listed}]}}
+        pack = _pack(tmp_path, {"path": name, "entity_id": "maker", "entity_name": "maker", "shape": "events",
+                                "period_column": "released", "aggregates": aggregates},
+                     {"level_now": {"agg": "last", "column": "cars"},
+                      "share_now": {"agg": "last", "column": "guzzlers", "unit": "share"}})
+        report = check_pack(pack, as_of=date(2018, 6, 30), today=TODAY)
+        assert report.problems == []
+        return [w for w in report.warnings if "guzzlers" in w]
+
+    assert warned(["Y", "N"]) == [
+        "key `source.aggregates.guzzlers.where`: every one of the 36 events in scope meets it, so share 'guzzlers' is "
+        "1 in every period, the same for every entity: expected a condition that some events meet and others do not "
+        "(the category whose share is meant)"]
+    assert warned(["Y"]) == []
+
+
 def test_a_share_over_a_mostly_empty_condition_column_is_warned_of_with_the_way_to_the_share_among_known(
         tmp_path: Path) -> None:
     """Loans graded A per state: 4 of 10 loans have no grade, and an empty cell never matches, so the share of A

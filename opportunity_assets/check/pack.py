@@ -150,6 +150,7 @@ from opportunity_assets.check.values import (
     listed_values_unmatched,
     long_names_spelt_two_ways,
     long_names_unmatched,
+    shares_of_every_event,
     shares_over_empty_cells,
     sheets_left_unread,
 )
@@ -317,6 +318,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for found, _ in listed for p in found]
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed for w in shares_over_empty_cells(pack, within, spec)]
+        warnings += [w for within, spec in pack.source.keyed for w in shares_of_every_event(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed
                      for w in aggregates_over_empty_cells(pack, within, spec)]
         warnings += [w for within, spec in pack.source.keyed

@@ -278,6 +278,22 @@ def shares_over_empty_cells(pack: CriteriaPack, within: str, spec: SourceSpec) -
     return warnings
 
 
+def shares_of_every_event(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
+    """A warning per `share` whose `where` every event in scope meets: the share is 1 in every period, a constant
+    that tells no entity from another (trial 103: `in: [Y, N]` over a yes/no column, every event in it, and check
+    said ok). A `where` no event meets is said by the values it lists (`listed_values_unmatched`)."""
+    shares = [(name, a) for name, a in spec.aggregates.items() if a.agg == "share" and a.where]
+    if not shares:
+        return []
+    counts = rows_matching(pack, [shapes.IN_SCOPE, *(f"{shapes.IN_SCOPE} AND {shapes.aggregate_match_sql(name, a)}"
+                                                      for name, a in shares)], join=join_index(within))
+    events = counts[0]
+    return [f"key `{within}.aggregates.{name}.where`: every one of the {events} events in scope meets it, so share "
+            f"{name!r} is 1 in every period, the same for every entity: expected a condition that some events meet "
+            "and others do not (the category whose share is meant)"
+            for (name, _), matched in zip(shares, counts[1:], strict=True) if events and matched == events]
+
+
 _EMPTY_READ = {"sum": ("adds nothing", "reads theirs as 0 (a total short by their {column})"),
                "count_distinct": ("is no value", "reads none of theirs (a count short by any {column} only they hold)")}
 """What an empty cell is to a `sum` and a `count_distinct`, and what the aggregate then reads of its events."""

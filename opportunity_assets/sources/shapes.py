@@ -849,10 +849,15 @@ def seen_sql(src: SourceSpec, judged: str) -> str:
     return f"SELECT * REPLACE ({', '.join(clean(c) for c in cells)}) FROM {judged} WHERE {REASON} IS NULL"
 
 
+def aggregate_match_sql(name: str, spec: AggregateSpec) -> str:
+    """Whether a typed row is one an aggregate reads: all of its `where` conditions, as the typed rows flag them."""
+    return " AND ".join(_match(name, i) for i in range(len(spec.where))) or "true"
+
+
 def _aggregate_sql(name: str, spec: AggregateSpec, numeric: set[str]) -> str:
     """One aggregate's SQL; `numeric`: the columns read as numbers (`cell_columns`), whose distinct values are their
     numbers (the text as written is not kept for them past the typed rows)."""
-    match = " AND ".join(_match(name, i) for i in range(len(spec.where))) or "true"
+    match = aggregate_match_sql(name, spec)
     if spec.agg == "share":
         return f"avg(CASE WHEN {match} THEN 1.0 ELSE 0.0 END) AS {_q(name)}"
     if spec.agg == "count":

@@ -1487,6 +1487,37 @@ def _even(values: np.ndarray, judged: int = 12) -> list[str]:
     return [f.message for f in found.items]
 
 
+def test_figures_computed_to_full_precision_filled_in_on_a_line_or_rounded_are_doubted() -> None:
+    """Trial 104 (stevedata PPGE): trade in % of GDP, 15 digits, filled in by a straight line over three years, or
+    written in whole numbers from a year on, reached act-on with no finding: `interpolated` and `rounded` judged
+    only figures on a grid. A float's own rounding is judged within `FLOAT_SLACK`, and a full-precision past against
+    every grid down to a millionth. Clean full-precision figures are neither; an events source's average (a
+    quotient of few events, `computed=False`) is not judged so."""
+    rng = np.random.default_rng(104)
+    level = 60 * np.exp(np.cumsum(rng.normal(0.01, 0.05, 50)))
+    assert _even(level) == []
+    filled = level.copy()
+    filled[-4:-1] = [filled[-5] + (filled[-1] - filled[-5]) * k / 4 for k in (1, 2, 3)]
+    (message,) = _even(filled)
+    assert message.startswith("x moved by an even step or rate in each of its 4 moves")
+    found = Findings(Series(periods=[str(i) for i in range(50)], values={"x": filled}, judged_from=38))
+    regularity.interpolated(found, integrity_spec.IntegritySpec(), "x", computed=False)
+    assert found.items == []
+
+    def rounded(values: np.ndarray, computed: bool = True) -> list[str]:
+        found = Findings(Series(periods=[str(1971 + i) for i in range(50)], values={"x": values}, judged_from=45,
+                                per_year=1))
+        regularity.rounded(found, integrity_spec.IntegritySpec(), "x", computed=computed)
+        return [f.message for f in found.items]
+
+    assert rounded(level) == []
+    whole = np.concatenate([level[:45], np.round(level[45:])])
+    (message,) = rounded(whole)
+    assert message.startswith("x is a multiple of 1 in each of its 5 changed values 2016..2020") and \
+        "(written to full precision)" in message
+    assert rounded(whole, computed=False) == []
+
+
 def test_figures_carried_forward_at_a_constant_rate_or_step_are_doubted_where_the_column_never_moved_so() -> None:
     """A noisy count is not doubted; its last four figures grown 5% a month from the one before (a nowcast), or
     stepped by a constant 37 (a line), are, with the chance in the message. A column whose past moved evenly as

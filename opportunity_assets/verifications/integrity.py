@@ -506,9 +506,9 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
         if column not in quotients:  # a quotient's decimals are its count of events', no feed's
             regularity.precision(found, spec, column, candidate.shared_decimals.get(column))
         regularity.echoed(found, spec, column)
-        regularity.interpolated(found, spec, column)
+        regularity.interpolated(found, spec, column, column not in quotients)
         if column in read:
-            regularity.rounded(found, spec, column, reads)
+            regularity.rounded(found, spec, column, reads, column not in quotients)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
             if column not in candidate.shared_levels:  # (a figure they carry alike is `in_step`'s to judge)
@@ -526,7 +526,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             _absorbed(found, spec, column, absorbed)
     if len(columns) >= spec.repeated_rows.min_columns:
         regularity.repeated_rows(found, spec, columns, silent)
-    regularity.interpolated_row(found, spec, columns)
+    regularity.interpolated_row(found, spec, columns, frozenset(pack.source.quotient_columns))
     for identity in spec.identities:
         _identity(found, spec, identity, fits[identity.name])
     return found.items

@@ -343,7 +343,8 @@ _COARSER_GRIDS = 3
 """Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
 
 
-def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None) -> None:
+def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None,
+            computed: bool = True) -> None:
     """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
     or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
     for such a run by chance: the chance of a value on the grid is the share of its past new values that were
@@ -355,21 +356,31 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     Judged from `MIN_SAMPLE` past values, not `min_history`: the smoothed share already asks a short past for a
     longer run (an annual panel's twenty years of GDP a head never in round thousands, then 4,000 and 5,000 and
     6,000, had gone unjudged: its past was four values short). `reads`: as `stuck`'s, a run must hold a period a
-    metric reads."""
+    metric reads. A past computed to full precision (on no grid of 6 decimals or fewer) is judged against every
+    grid from the figures' size down to a millionth, the coarsest first (trial 104: trade in % of GDP, 15 digits,
+    written in whole numbers from a year on, reached act-on with no finding), unless not `computed` (an events
+    source's average or share, a quotient of few events: whole by the counts' arithmetic)."""
     series, rule = found.series, spec.precision
     read = _read_mask(series.length, reads)
     raw = series.values[column]
     past = raw[: series.judged_from]
-    if np.isfinite(past).sum() < MIN_SAMPLE or decimals(past, 6) is None:
+    if np.isfinite(past).sum() < MIN_SAMPLE:
         return
-    own = resolution(past, math.inf)
+    if decimals(past, 6) is not None:
+        own = resolution(past, math.inf)
+        grids, written = [own * 10.0 ** power for power in range(1, _COARSER_GRIDS + 1)], format_number(own)
+    elif computed:
+        size = float(np.nanmedian(np.abs(past)))
+        grids = [10.0 ** power for power in range(9, -7, -1) if 10.0 ** power <= size]
+        written = "full precision"
+    else:
+        return
     previous = np.concatenate([[np.nan], raw[:-1]])
     with np.errstate(invalid="ignore"):
         moved = np.isfinite(raw) & (raw != 0) & (raw != previous)
     past_moved = np.flatnonzero(moved[: series.judged_from])
     worst: tuple[float, float, float, list[int]] | None = None
-    for power in range(1, _COARSER_GRIDS + 1):
-        grid = own * 10.0 ** power
+    for grid in grids:
         on = on_grid_each(np.nan_to_num(raw), grid)
         share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
         run: list[int] = []
@@ -388,7 +399,7 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     found.add("rounded", rule.effect, column, run, float(raw[run[-1]]), float(len(run)),
               f"{column} is a multiple of {format_number(grid)} in each of its {len(run)} changed values "
               f"{period_span([series.periods[run[0]], series.periods[run[-1]]])} ({shown}), a grid {share:.0%} of its "
-              f"past values since {series.periods[0]} fell on (written to {format_number(own)}): a run this long has "
+              f"past values since {series.periods[0]} fell on (written to {written}): a run this long has "
               f"probability {chance:.1e}; the figure is rounded, estimated or converted",
               f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
 
@@ -486,18 +497,32 @@ class _Even:
     rate: np.ndarray
 
 
-def _even(series: Series, column: str) -> _Even | None:
+FLOAT_SLACK = 1e-9
+"""A figure computed to full precision (on no grid of 6 decimals or fewer) is judged even within this share of the
+three figures' size: a float's own rounding, written and read back, is 1e-15 of it, and measured figures lie that
+near a line by no chance worth counting (trial 104: trade in % of GDP, 15 digits, filled in by a straight line over
+two and three years, reached act-on 16 of 18 times with no finding, the rule judging only figures on a grid)."""
+
+
+def _even(series: Series, column: str, computed: bool = True) -> _Even | None:
     """The column's periods on the line or the rate through the two before, the rounding the past's or, where a
     judged figure and the one before it are written coarser, theirs (an outage filled in at the publisher's rounding
-    beside the real figure before it, written finer); None where its past has no figure or is on no grid."""
+    beside the real figure before it, written finer); for figures on no grid, a float's (`FLOAT_SLACK`), unless not
+    `computed` (an events source's average or share, a quotient of few events: its figures fall on a line by the
+    counts' arithmetic); None where its past has no figure."""
     raw = series.values[column]
     past = raw[: series.judged_from]
     if not np.isfinite(past).any():
         return None
     written = resolution(past[np.isfinite(past)], math.inf)
-    if not math.isfinite(written):  # figures on no grid (computed to full precision): no rounding to judge within
+    if math.isfinite(written):
+        step = np.full(series.length, written)
+    elif not computed:
         return None
-    step = np.full(series.length, written)
+    else:
+        size = np.abs(np.nan_to_num(raw))
+        step = np.zeros(series.length)
+        step[2:] = FLOAT_SLACK * np.maximum(np.maximum(size[2:], size[1:-1]), size[:-2])
     for t in range(max(series.judged_from, 2), series.length):  # judged figures written coarser: their rounding
         if math.isfinite(own := resolution(raw[t - 1: t + 1], math.inf)):
             step[t] = max(step[t], own)
@@ -528,17 +553,17 @@ def _even_chances(even: _Even, periods: Sequence[str], before: np.ndarray, run: 
     return np.maximum(rate, np.minimum(1.0, by_rounding)), rate, since
 
 
-def interpolated(found: Findings, spec: IntegritySpec, column: str) -> None:
+def interpolated(found: Findings, spec: IntegritySpec, column: str, computed: bool = True) -> None:
     """The longest run of judged periods each on the straight line, or the constant rate, through the two periods
     before it (to the rounding of the three figures; both moves real: an unchanged pair is `stuck`'s), where such
     a run is too improbable (`InterpolatedRule`): per period, the larger of the entity's past rate of moves so even
     before the run and the two rounding bands' widths against the spread of its past second differences (each on
-    its own scale, added)."""
+    its own scale, added). `computed`: as `_even`'s."""
     series, rule = found.series, spec.interpolated
     raw = series.values[column]
     if series.length < 2 + rule.min_periods:
         return
-    even = _even(series, column)
+    even = _even(series, column, computed)
     if even is None:
         return
     best = _longest_run(even.match, max(series.judged_from, 2))
@@ -589,18 +614,20 @@ def _row_chance(chances: Mapping[str, float], members: Sequence[str]) -> float:
     return min(1.0, total)
 
 
-def interpolated_row(found: Findings, spec: IntegritySpec, columns: Sequence[str]) -> None:
+def interpolated_row(found: Findings, spec: IntegritySpec, columns: Sequence[str],
+                     quotients: frozenset[str] = frozenset()) -> None:
     """The latest periods in which two or more columns each lie on the straight line, or the constant rate, through
     their two periods before, at once: a row filled in (an outage interpolated across the whole row), seen a night
     after it began, when each column holds one such period and `interpolated`'s run of `min_periods` is not there
     yet. One decision per night: the columns even in the latest period, a run back while they all are, each
     column's chance that of its periods in the run (`_even_chances`, against its periods before the run; a column
-    not even, its latest period's), the row's `_row_chance`, below `InterpolatedRule.max_probability`."""
+    not even, its latest period's), the row's `_row_chance`, below `InterpolatedRule.max_probability`. `quotients`:
+    the columns `_even` judges only on a grid."""
     series, rule = found.series, spec.interpolated
     latest = series.length - 1
     if latest < max(series.judged_from, 2):
         return
-    evens = {c: e for c in columns if (e := _even(series, c)) is not None and e.judged[latest]}
+    evens = {c: e for c in columns if (e := _even(series, c, c not in quotients)) is not None and e.judged[latest]}
     members = [c for c, e in evens.items() if e.match[latest]]
     if len(members) < 2:
         return

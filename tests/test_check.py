@@ -2369,7 +2369,8 @@ def test_check_says_which_filter_refused_every_candidate(tmp_path: Path) -> None
     filters = [{"name": "enough", "metric": "level_now", "op": ">=", "value": 0},
                {"name": "wet", "metric": "level_now", "op": ">=", "value": 500}]
     report = check_pack(_levels_of(tmp_path, hard_filters=filters), as_of=date(2018, 3, 31), today=TODAY)
-    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: wet (5 of 5)" in report.facts, \
+    assert ("0 pass the hard filters, 0 would go on (cap 30); the most failed: wet (5 of 5: level_now >= 500; "
+            "tonight 7 to 47, median 27)") in report.facts, \
         report.facts
 
 
@@ -2615,7 +2616,8 @@ def test_a_filter_over_values_that_are_all_zero_is_no_other_scale(tmp_path: Path
     report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
                         today=TODAY)
     assert not [w for w in report.warnings if w.startswith("key `hard_filters.")], report.warnings
-    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: busy (5 of 5)" in report.facts, \
+    assert ("0 pass the hard filters, 0 would go on (cap 30); the most failed: busy (5 of 5: level_now >= 20; "
+            "tonight all 0)") in report.facts, \
         report.facts
 
 
@@ -3059,7 +3061,8 @@ def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_
     assert report.problems == []
     assert [w.split(";")[0] for w in report.warnings] == ["key `hard_filters.0.value`: got 1000000"]
     assert "every candidate's level_now lies within [7, 57], 10 times or more below it" in report.warnings[0]
-    assert "0 pass the hard filters, 0 would go on (cap 30); the most failed: big (6 of 6)" in report.facts
+    assert ("0 pass the hard filters, 0 would go on (cap 30); the most failed: big (6 of 6: level_now >= 1000000; "
+            "tonight 7 to 57, median 32)") in report.facts
     assert "8 entities have no row in the night's latest 2 years (the metrics' windows and a year before them): the " \
         "source no longer records them, and the night would not judge them: gone 0, gone 1, gone 2, gone 3, gone 4 " \
         "and others (its candidates table will name each)" in report.facts, report.facts

@@ -4,6 +4,7 @@ numbered), the candidates past the cap, the filter that fails most, rows of no p
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,8 @@ from opportunity_assets.check.cells import (
     text_cells,
 )
 from opportunity_assets.check.periods import empty_period_column
-from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.criteria import CriteriaPack, HardFilter
+from opportunity_assets.formatting import significant, written
 from opportunity_assets.records import Candidate, FilterResult
 from opportunity_assets.sources.csv_rows import not_utf8_lines
 from opportunity_assets.sources.reading import quote_identifier
@@ -181,12 +183,29 @@ def flagged_capped(pack: CriteriaPack, report: ScanReport) -> list[str]:
             f"; the commonest reason: {why[0][0]}: mend the source, or raise `caps.max_flagged` to analyze them"]
 
 
-def most_failed(failed: dict[str, int], scanned: int, passed: int) -> str:
-    """Which hard filters refused the most, when none passes: a night of nothing to analyze says why."""
+def most_failed(pack: CriteriaPack, candidates: list[Candidate], failed: dict[str, int], scanned: int,
+                passed: int) -> str:
+    """Which hard filters refused the most, when none passes: a night of nothing to analyze says why, with each
+    filter's test and the values tonight's candidates have (trial 103: quarters' windows read by the week, "the
+    most failed: active (30 of 30)", nothing saying the counts were a week's, 0 to 3, against a bound of 5)."""
     if passed or not failed:
         return ""
     most = sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:2]
-    return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned})" for name, n in most)
+    tests = {f.name: f for f in pack.hard_filters}
+    return "; the most failed: " + ", ".join(f"{name} ({n} of {scanned}{_tested(tests.get(name), candidates)})"
+                                             for name, n in most)
+
+
+def _tested(hard: HardFilter | None, candidates: list[Candidate]) -> str:
+    """`: sales_3m >= 30; tonight 2 to 14, median 6` of a filter, over the candidates' known values of its metric."""
+    if hard is None:
+        return ""
+    values = [v for c in candidates if (v := c.metrics.get(hard.metric)) is not None]
+    test = f": {hard.metric} {hard.op} {written(hard.value)}"
+    if not values:
+        return f"{test}; no candidate has a value of it"
+    low, middle, high = (significant(v) for v in (min(values), statistics.median(values), max(values)))
+    return f"{test}; tonight all {low}" if low == high else f"{test}; tonight {low} to {high}, median {middle}"
 
 
 def cells_refused(src: SourceSpec, cells: list[dict[str, tuple[str, str]]], columns: dict[str, str], seen: int,

@@ -548,7 +548,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     facts = [read_fact(pack, snapshot, main.seen_dated, read_rows, main.revised, len(found)),
              f"{report.passed_filters} pass the hard filters{unclear_said(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{past_cap(pack, report.flagged_past_cap)})"
-             + most_failed(report.failed_by_filter, report.judged, report.passed_filters)]
+             + most_failed(pack, [c for c in found if not c.gone], report.failed_by_filter, report.judged,
+                           report.passed_filters)]
     spelt = any(w.startswith("key `source.entity_id`") and "punctuation, case or accents" in w for w in warnings)
     facts += [plain(n) for n in report.notes if n.startswith("entity keys ") and not spelt]  # one id, keys apart
     gone = [c for c in scanned if c.gone]

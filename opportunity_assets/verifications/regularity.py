@@ -339,6 +339,10 @@ def precision(found: Findings, spec: IntegritySpec, column: str, shared: Mapping
               f"confirm {column} from {series.periods[t]} on with the source (its unit and how it is computed)")
 
 
+_SIGNIFICANT = 5
+"""Significant figures of a full-precision column's size the finest grid `rounded` judges it on keeps: finer, a
+single-precision float's own grid shows (7 figures; Penn World Table's capital stock, 672,745 and up, fell on tenths
+three years running where its smaller past had not)."""
 _COARSER_GRIDS = 3
 """Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
 
@@ -357,7 +361,8 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     longer run (an annual panel's twenty years of GDP a head never in round thousands, then 4,000 and 5,000 and
     6,000, had gone unjudged: its past was four values short). `reads`: as `stuck`'s, a run must hold a period a
     metric reads. A past computed to full precision (on no grid of 6 decimals or fewer) is judged against every
-    grid from the figures' size down to a millionth, the coarsest first (trial 104: trade in % of GDP, 15 digits,
+    grid from the figures' size down to their `_SIGNIFICANT`-th figure (a millionth at most), the coarsest first
+    (trial 104: trade in % of GDP, 15 digits,
     written in whole numbers from a year on, reached act-on with no finding), unless not `computed` (an events
     source's average or share, a quotient of few events: whole by the counts' arithmetic)."""
     series, rule = found.series, spec.precision
@@ -371,7 +376,8 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
         grids, written = [own * 10.0 ** power for power in range(1, _COARSER_GRIDS + 1)], format_number(own)
     elif computed:
         size = float(np.nanmedian(np.abs(past)))
-        grids = [10.0 ** power for power in range(9, -7, -1) if 10.0 ** power <= size]
+        finest = 10.0 ** (math.floor(math.log10(size)) - _SIGNIFICANT + 1) if size > 0 else math.inf
+        grids = [10.0 ** power for power in range(9, -7, -1) if finest <= 10.0 ** power <= size]
         written = "full precision"
     else:
         return

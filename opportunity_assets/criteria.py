@@ -1095,6 +1095,11 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
     path = Path(path)
     raw = read_yaml_mapping(path, "criteria", CriteriaError)
+    settings = [k for k in ("schedule", "sensors", "notifications") if k in raw]
+    if settings and "domain" not in raw:  # (trial 105: told "key `domain`: missing" for each of a pack's keys)
+        raise CriteriaError(f"criteria file {path}: got the automation settings (its keys "
+                            f"{', '.join(f'`{k}`' for k in settings)}): expected a criteria pack (`domain`, "
+                            "`source`, `metrics`, ...); settings go to `--settings`")
     _tables_unnamed(raw, path)
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})

@@ -905,3 +905,14 @@ def test_a_folder_or_a_data_file_given_as_the_pack_says_what_it_got(tmp_path: Pa
             load_criteria(tmp_path / name)
         assert f"got {said}" in str(caught.value) and "byte" not in str(caught.value), str(caught.value)
         assert "a data file is named by the pack's `source.path`" in str(caught.value), str(caught.value)
+
+
+def test_the_automation_settings_given_as_the_pack_are_told_so(tmp_path: Path) -> None:
+    """Trial 105: `check --criteria deploy/automation.yaml` said "key `domain`: missing; expected a value" for each
+    of a pack's ten keys. Now that the file is the settings, once."""
+    path = tmp_path / "automation.yaml"
+    path.write_text("schedule: {hour: 2}\nsensors: {enabled: true}\n")
+    with pytest.raises(CriteriaError) as caught:
+        load_criteria(path)
+    assert str(caught.value) == f"criteria file {path}: got the automation settings (its keys `schedule`, " \
+        "`sensors`): expected a criteria pack (`domain`, `source`, `metrics`, ...); settings go to `--settings`"

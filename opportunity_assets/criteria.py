@@ -1046,13 +1046,35 @@ def _yaml_kind(raw: object) -> str:
     return f"{kind}, {shorten(repr(raw), 40)}"
 
 
+_BINARY_KINDS = ((b"PK\x03\x04", "a ZIP archive (an Excel workbook, .xlsx, is one)"), (b"PAR1", "a Parquet file"),
+                 (b"\xd0\xcf\x11\xe0", "an old Excel workbook (.xls)"), (b"\x1f\x8b", "a gzip file"),
+                 (b"%PDF", "a PDF"))
+
+
+def _binary_kind(path: Path) -> str | None:
+    """What a file that is no text is, by its first bytes (a workbook, a Parquet file), if it is one of those."""
+    with path.open("rb") as fh:
+        head = fh.read(12)
+    if head[8:12] == b"DUCK":
+        return "a DuckDB database"
+    return next((what for magic, what in _BINARY_KINDS if head.startswith(magic)), None)
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
+    if path.is_dir():  # (trial 105: a pack's folder was told "not found")
+        yamls = sorted(p.name for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+        inside = f" (it holds {', '.join(yamls[:5])})" if yamls else " (it holds no .yaml file)"
+        raise error(f"{kind} file {path}: got a folder{inside}; expected the YAML file itself")
     if not path.is_file():
         raise error(f"{kind} file {path}: not found")
     try:
         raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # a SafeLoader
     except UnicodeDecodeError as exc:
+        binary = _binary_kind(path)
+        if binary:  # (trial 105: the data file given as the pack was told "not UTF-8 text (byte 12)")
+            data = " (a data file is named by the pack's `source.path`)" if kind == "criteria" else ""
+            raise error(f"{kind} file {path}: got {binary}, not YAML text; expected the YAML file{data}") from None
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise error(f"{kind} file {path}: not valid YAML ({yaml_problem(exc)})") from None
@@ -1073,6 +1095,11 @@ def load_criteria(path: str | Path) -> CriteriaPack:
     """Read and validate a pack. Raises CriteriaError naming the key, the value and what was expected."""
     path = Path(path)
     raw = read_yaml_mapping(path, "criteria", CriteriaError)
+    settings = [k for k in ("schedule", "sensors", "notifications") if k in raw]
+    if settings and "domain" not in raw:  # (trial 105: told "key `domain`: missing" for each of a pack's keys)
+        raise CriteriaError(f"criteria file {path}: got the automation settings (its keys "
+                            f"{', '.join(f'`{k}`' for k in settings)}): expected a criteria pack (`domain`, "
+                            "`source`, `metrics`, ...); settings go to `--settings`")
     _tables_unnamed(raw, path)
     try:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})

@@ -409,6 +409,19 @@ def test_a_settings_file_missing_a_folder_bad_yaml_or_a_misspelt_key_is_one_line
         assert "Errno" not in said and "Extra inputs" not in said
 
 
+
+def test_a_criteria_pack_given_as_the_settings_is_told_so(tmp_path: Path) -> None:
+    """Trial 105: `--settings pack.yaml` (the pack, not the settings) was told "domain: unknown key; expected
+    `schedule`, ..." once for each of the pack's keys, one line of 800 characters. Now that it is a pack, once."""
+    pack = tmp_path / "pack.yaml"
+    pack.write_text("domain: prices\ndescription: x\nsource: {path: p.xlsx}\nmetrics: {}\nformula: {}\n")
+    with pytest.raises(SettingsError) as raised:
+        load_settings(pack)
+    said = str(raised.value)
+    assert said.startswith(f"{pack}: got a criteria pack (its keys `domain`, `source`, ...): expected the automation "
+                           "settings' YAML file"), said
+    assert said.endswith("a pack goes to `--criteria`") and "unknown key" not in said and len(said) < 400, said
+
 def test_the_models_calls_are_set_in_the_automation_settings(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 43: batches, timeouts and retries were the model resource's own settings, which no command, variable

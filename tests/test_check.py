@@ -1112,6 +1112,22 @@ def test_a_known_at_after_the_latest_night_is_named_whether_or_not_it_is_far(tmp
         assert problem.startswith(f"key `source.known_at`: got {known.isoformat()}; "), problem
 
 
+
+def test_a_known_at_row_sent_again_revised_is_not_told_a_name_repeating(tmp_path: Path) -> None:
+    """Trial 105: a price sheet (commodity, price_1990, price_1980) with oil's line sent again, one figure revised,
+    was told "the column repeats for different entities (a name, not an id)": no other column tells a namesake
+    from a revision. Now both are named, and what mends each."""
+    rows = [[f"C{i:02d}", 10 + i, 20 + i] for i in range(6)] + [["C04", 15, 24]]
+    source = {"path": _csv(tmp_path / "p.csv", ["id", "now", "before"], rows), "shape": "snapshot",
+              "known_at": "2002-06-30", "grain": "year", "columns": ["now", "before"]}
+    metrics = {"level_now": {"agg": "last", "column": "now", "window": [0, 0]}}
+    (problem,) = _problems(_pack(tmp_path, source, metrics), date(2002, 6, 30))
+    assert problem.startswith("key `source.entity_id`: got 'id'; 2 rows share an id with another row (e.g. 2 rows "
+                              "of 'C04'), though most of the 6 ids name one row each, and they differ only in the "
+                              "figures the pack reads: an entity's row sent again with other figures (a revision?)"), \
+        problem
+    assert "a name, not an id" not in problem, problem
+
 def test_a_snapshot_keyed_by_names_that_repeat_names_the_entity_id(tmp_path: Path) -> None:
     """Trial 6: counties keyed by their name (`entity_id: county`), names that repeat across states (ADAMS in IL,
     IN, OH and WI): 187 of 437 rows refused as duplicated keys, and check said ok. A known_at file is one row per

@@ -888,3 +888,31 @@ def test_a_pack_file_that_is_no_mapping_says_what_it_holds_in_words(tmp_path: Pa
             load_criteria(path)
         assert said in str(caught.value) and "NoneType" not in str(caught.value), str(caught.value)
         assert "expected a mapping of keys, one `key: value` a line" in str(caught.value), str(caught.value)
+
+
+def test_a_folder_or_a_data_file_given_as_the_pack_says_what_it_got(tmp_path: Path) -> None:
+    """Trial 105: `--criteria` naming the pack's folder was told "not found" (it exists), and the workbook beside it
+    "not UTF-8 text (byte 12)". Now what was given, and that the YAML file goes there."""
+    (tmp_path / "pack.yaml").write_text("domain: x\n")
+    with pytest.raises(CriteriaError) as caught:
+        load_criteria(tmp_path)
+    assert f"criteria file {tmp_path}: got a folder (it holds pack.yaml); expected the YAML file itself" in \
+        str(caught.value), str(caught.value)
+    for name, head, said in (("prices.xlsx", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xff", "a ZIP archive"),
+                             ("long.parquet", b"PAR1\x15\x04\x15\xfa\xfe\xff", "a Parquet file")):
+        (tmp_path / name).write_bytes(head)
+        with pytest.raises(CriteriaError) as caught:
+            load_criteria(tmp_path / name)
+        assert f"got {said}" in str(caught.value) and "byte" not in str(caught.value), str(caught.value)
+        assert "a data file is named by the pack's `source.path`" in str(caught.value), str(caught.value)
+
+
+def test_the_automation_settings_given_as_the_pack_are_told_so(tmp_path: Path) -> None:
+    """Trial 105: `check --criteria deploy/automation.yaml` said "key `domain`: missing; expected a value" for each
+    of a pack's ten keys. Now that the file is the settings, once."""
+    path = tmp_path / "automation.yaml"
+    path.write_text("schedule: {hour: 2}\nsensors: {enabled: true}\n")
+    with pytest.raises(CriteriaError) as caught:
+        load_criteria(path)
+    assert str(caught.value) == f"criteria file {path}: got the automation settings (its keys `schedule`, " \
+        "`sensors`): expected a criteria pack (`domain`, `source`, `metrics`, ...); settings go to `--settings`"

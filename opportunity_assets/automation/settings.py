@@ -192,6 +192,12 @@ def load_settings(path: str | Path | None = None) -> AutomationSettings:
     """The settings at `path`, else at $OPPORTUNITY_AUTOMATION, else deploy/automation.yaml."""
     file = settings_file(path)
     raw = _read(file)
+    if isinstance(raw, dict) and {"domain", "source"} <= set(raw):
+        # a criteria pack given here was told "domain: unknown key; expected `schedule`, ..." once per pack key,
+        # a line of 800 characters (trial 105)
+        raise SettingsError(f"{file}: got a criteria pack (its keys `domain`, `source`, ...): {_EXPECTED}, whose "
+                            f"keys are {', '.join(f'`{k}`' for k in AutomationSettings.model_fields)}; a pack goes "
+                            "to `--criteria`")
     try:
         return AutomationSettings.model_validate(raw)
     except ValidationError as exc:

@@ -180,6 +180,12 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
                     f"row ({example}), each equal to it in every column of the source, those the pack does not read "
                     "too: rows written twice, not entities named alike, and each such row is refused: expected each "
                     "row once")
+        if whole is not None and whole[2] == whole[1]:  # ... or alike but in the figures: nothing tells which
+            return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
+                    f"({example}), though most of the {facts.entities} ids name one row each, and they differ only "
+                    "in the figures the pack reads: an entity's row sent again with other figures (a revision?), "
+                    "or entities named alike, and each such row is refused: expected each entity's row once (the "
+                    "rows dated apart by `published_column`, for revisions), or a column unique to each entity")
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an id with another row "
                 f"({example}), though most of the {facts.entities} ids name one row each: the column repeats for "
                 "different entities (a name, not an id), and each such row is refused: expected a column unique to "

@@ -82,12 +82,15 @@ WHOLE_LINE_COLUMNS = 64
 """The most source columns `copies_of_whole_lines` compares a row in (a wider table is not judged)."""
 
 
-def copies_of_whole_lines(pack: CriteriaPack) -> tuple[int, int] | None:
+def copies_of_whole_lines(pack: CriteriaPack) -> tuple[int, int, int] | None:
     """The main source's duplicated keys whose rows are equal in every column of the source, those the pack does not
     read too (a row written twice, not two entities named alike), and all its duplicated keys; None when there are
     none, or the source cannot list its columns, or has more than `WHOLE_LINE_COLUMNS`. Trial 66: three rows of a
     `known_at` snapshot written twice were told the id "repeats for different entities": the columns the pack reads
-    alone cannot tell copies from namesakes (counties named alike in several states agree in them too). One read."""
+    alone cannot tell copies from namesakes (counties named alike in several states agree in them too). One read.
+    Third: the duplicated keys whose rows agree in every column the pack does not read as a figure (trial 105: a row
+    sent again with one figure revised, in a file of no other column, was told the id "repeats for different
+    entities")."""
     columns = source_columns(pack)
     if not columns or len(columns) > WHOLE_LINE_COLUMNS or pack.source.shape == "events":
         return None
@@ -95,16 +98,19 @@ def copies_of_whole_lines(pack: CriteriaPack) -> tuple[int, int] | None:
     if (duplicated := _of_duplicated_keys(probe)) is None:
         return None
     line = f"hash(list_value({', '.join(_q(texts[c]) for c in columns)}))"
+    others = [c for c in columns if c not in pack.source.columns]
+    rest = f"hash(list_value({', '.join(_q(texts[c]) for c in others)}))" if others else "1"
     sql = f"""
-        SELECT count(*) FILTER (WHERE __lines = 1), count(*) FROM (
-            SELECT {shapes.ENTITY}, {shapes.PERIOD}, count(DISTINCT {line}) AS __lines FROM {TYPED}
+        SELECT count(*) FILTER (WHERE __lines = 1), count(*), count(*) FILTER (WHERE __others = 1) FROM (
+            SELECT {shapes.ENTITY}, {shapes.PERIOD}, count(DISTINCT {line}) AS __lines,
+                   count(DISTINCT {rest}) AS __others FROM {TYPED}
             WHERE {duplicated} GROUP BY ALL)"""
     try:
         with opened(probe) as (con, _):
-            (copies, groups), = run(con, probe, sql, {}).rows()
+            (copies, groups, alike), = run(con, probe, sql, {}).rows()
     except SourceError:
         return None
-    return (int(copies), int(groups)) if groups else None
+    return (int(copies), int(groups), int(alike)) if groups else None
 
 
 @dataclass(frozen=True)

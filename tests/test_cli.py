@@ -676,6 +676,20 @@ def test_a_night_whose_latest_rows_are_all_refused_says_so_in_the_brief(tmp_path
            "tonight's latest period is 2009-10, its figures read as if current (the quarantine says why)." in out, out
 
 
+def test_a_night_after_the_data_ends_says_so_in_the_brief(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 105: a night half a year after the source's last rows (a feed that stopped) was warned of on the
+    command's stderr only, and a scheduled night said nothing: the brief acted on the old figures as current. The
+    brief's run summary says it; a night the data reaches says nothing of it."""
+    command = ["run", "--criteria", str(write_pack(tmp_path, TEXAS)), *_args(tmp_path)]
+    assert main([*command, "--as-of", "2016-03-31"]) == 0
+    out = capsys.readouterr().out
+    assert "- The source's latest period is 2015-07, though 7 months after it, to 2016-02, would be published by " \
+           "tonight and no row holds one: tonight's figures are 2015-07's, 244 days old, read as if current (a feed " \
+           "that stopped, or a night after the data ends?)." in out, out
+    assert main([*command, "--as-of", "2015-08-30"]) == 0
+    assert "read as if current" not in capsys.readouterr().out
+
+
 def test_a_night_run_again_on_a_source_changed_in_place_says_so(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 63: a night run again after its source was changed in place (a year's figures revised over the first

@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, first_named, scan
-from opportunity_assets.check.latest import latest_refused_note
+from opportunity_assets.check.latest import latest_refused_note, stale_night_note
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
@@ -292,6 +292,9 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     notes = list(report.notes)
     if (refused := latest_refused_note(pack, as_of, snapshot.anchor_period, snapshot.quarantined)) is not None:
         notes.insert(0, refused)
+    elif (stale := stale_night_note(pack, as_of, snapshot.anchor_period, snapshot.quarantined,
+                                    snapshot.history)) is not None:
+        notes.insert(0, stale)
     if report.went_on and coverage < pack.coverage.min_required_inputs_share:
         notes.append(coverage_note(pack.required_inputs, found, coverage, pack.coverage.min_required_inputs_share))
     report = dataclasses.replace(report, notes=notes)

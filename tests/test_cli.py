@@ -117,6 +117,9 @@ def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothin
     assert main(["archive", "--candidate", "austn", *_args(tmp_path)]) == 2
     assert capsys.readouterr().err == "opportunity: --candidate austn: no candidate of texas_housing by that id or " \
         "name was scanned on any stored night; did you mean austin, houston?\n"
+    assert main(["archive", "--candidate", "sherm", *_args(tmp_path)]) == 2  # (trial 105: an id's start, `vic`)
+    assert capsys.readouterr().err.endswith("by that id or name was scanned on any stored night; did you mean "
+                                            "sherman-denison?\n")
 
 
 def test_an_archive_of_another_domain_s_store_names_the_criteria(tmp_path: Path,

@@ -130,3 +130,14 @@ def scanned(pack_path: Path, as_of: date
     found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
     return ({c.id: (c.went_on, c.capped, c.filters, c.metrics) for c in found},
             snapshot.quarantined.rows(), snapshot.metrics.to_dicts())
+
+
+_LONGEST_FIRST = ("test_distributed.py", "test_ui.py")
+"""Modules of minutes-long tests (Celery workers on other hosts; the daemon, the webserver and a browser), run
+first: last in the alphabet, the UI's ran alone on one worker after the other had finished everything else."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`_LONGEST_FIRST`'s modules first, each module's tests in their order, the rest as collected (the same order
+    on every xdist worker, which each collect)."""
+    items.sort(key=lambda item: item.path.name not in _LONGEST_FIRST)

@@ -480,12 +480,20 @@ def _unknown_to_the_store(store: Any, domain: str, as_of: date | None, candidate
     names = _stored_names(store, domain)
     by_name = {entity_slug(name): name for i, name in names.items() if name is not None and i in scanned}
     close = difflib.get_close_matches(asked, scanned, n=3) or [
-        by_name[n] for n in difflib.get_close_matches(asked, list(by_name), n=3)] or (
-        [i for i in scanned if i.startswith(asked)] or [name for n, name in by_name.items() if n.startswith(asked)]
-        )[:3] if asked else []  # (trial 105: `vic`, the start of `victoria`, too short for a close match)
+        by_name[n] for n in difflib.get_close_matches(asked, list(by_name), n=3)] \
+        or _started_by(asked, scanned, by_name)
     return (f"--candidate {candidate}: no candidate of {domain} by that id or name was scanned "
             + (f"on {as_of}" if as_of else "on any stored night") + (f"; did you mean {', '.join(close)}?" if close
                                                                     else ""))
+
+
+def _started_by(asked: str, scanned: list[str], by_name: dict[str, str]) -> list[str]:
+    """The first ids, else names (by their slugs), that `asked` begins (trial 105: `vic`, the start of `victoria`,
+    too short for a close match, was offered nothing)."""
+    if not asked:
+        return []
+    return ([i for i in scanned if i.startswith(asked)] or [name for n, name in by_name.items() if n.startswith(asked)]
+            )[:3]
 
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:

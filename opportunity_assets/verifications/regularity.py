@@ -362,9 +362,9 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     6,000, had gone unjudged: its past was four values short). `reads`: as `stuck`'s, a run must hold a period a
     metric reads. A past computed to full precision (on no grid of 6 decimals or fewer) is judged against every
     grid from the figures' size down to their `_SIGNIFICANT`-th figure (a millionth at most), the coarsest first
-    (trial 104: trade in % of GDP, 15 digits,
-    written in whole numbers from a year on, reached act-on with no finding), unless not `computed` (an events
-    source's average or share, a quotient of few events: whole by the counts' arithmetic)."""
+    (trial 104: trade in % of GDP, 15 digits, written in whole numbers from a year on, reached act-on with no
+    finding), unless not `computed` (an events source's average or share, a quotient of few events: whole by the
+    counts' arithmetic)."""
     series, rule = found.series, spec.precision
     read = _read_mask(series.length, reads)
     raw = series.values[column]

@@ -18,7 +18,7 @@ import pytest
 
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.cli import main
-from opportunity_assets.criteria import CriteriaError
+from opportunity_assets.criteria import CriteriaError, CriteriaPack
 from opportunity_assets.sources.snapshot import read_snapshot
 from tests.test_shapes import TODAY, _counts_per_head, _csv, _history, _pack
 
@@ -3752,6 +3752,11 @@ def test_a_night_after_the_data_ends_is_a_warning_naming_the_source_and_its_late
             and "latest value is that many days old" in w], ages
 
 
+def _stale_warnings(pack: CriteriaPack, night: date) -> list[str]:
+    """Check's warnings of the night on a source whose latest period lies behind it (`night_after_the_data`)."""
+    return [w for w in check_pack(pack, as_of=night, today=TODAY).warnings if "latest period" in w]
+
+
 def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: Path) -> None:
     """Trial 79: young men's wages to 1987, read on 1989-12-31 with a lag of 90 days: 1988 was due on 1989-03-31,
     one period missing, below the two periods that tell a month's feed that stopped from one a month late, and the
@@ -3761,14 +3766,14 @@ def test_a_year_overdue_by_half_a_year_is_a_night_after_the_data_ends(tmp_path: 
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "publication_lag_days": 90, "columns": ["level"]}
     pack = _pack(tmp_path, source, _LEVELS)
-    stale = [w for w in check_pack(pack, as_of=date(1989, 12, 31), today=TODAY).warnings if "latest period" in w]
+    stale = _stale_warnings(pack, date(1989, 12, 31))
     assert stale == [
         f"key `source.path`: source file {tmp_path / 'y.csv'}: its latest period is 1987, but by this night, "
         "1989-12-31, the lag rule (`publication_lag_days: 90`) has published 1 year after it, to 1988, and no row "
         "holds one: the night's metrics are 1987's, its latest values 731 days old (a night after the data ends, "
         "or a feed that stopped?): expected a night before 1989-03-31, when 1988 would be published, or the "
         "source's newer rows"], stale
-    assert not [w for w in check_pack(pack, as_of=date(1989, 6, 30), today=TODAY).warnings if "latest period" in w]
+    assert not _stale_warnings(pack, date(1989, 6, 30))
 
 
 def test_a_night_after_the_data_of_a_published_column_is_judged_by_the_lag_its_rows_keep(tmp_path: Path) -> None:
@@ -3781,7 +3786,7 @@ def test_a_night_after_the_data_of_a_published_column_is_judged_by_the_lag_its_r
               "year_column": "year", "published_column": "published", "columns": ["level"]}
     source.pop("publication_lag_days", None)
     pack = _pack(tmp_path, source, _LEVELS)
-    stale = [w for w in check_pack(pack, as_of=date(2005, 12, 31), today=TODAY).warnings if "latest period" in w]
+    stale = _stale_warnings(pack, date(2005, 12, 31))
     assert stale == [
         f"key `source.path`: source file {tmp_path / 'y.csv'}: its latest period is 1998, but by this night, "
         "2005-12-31, the rows' own publication dates (`source.published_column` 'published': a year's first rows "
@@ -3790,7 +3795,7 @@ def test_a_night_after_the_data_of_a_published_column_is_judged_by_the_lag_its_r
         "or a feed that stopped?): expected a night before 2000-09-14, when 1999 would be published, or the "
         "source's newer rows"], stale
     for night in (date(1999, 12, 31), date(2000, 12, 31)):  # 1999 not yet due; due three months ago
-        assert not [w for w in check_pack(pack, as_of=night, today=TODAY).warnings if "latest period" in w]
+        assert not _stale_warnings(pack, night)
 
 
 def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Path) -> None:
@@ -3802,8 +3807,8 @@ def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Pa
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
               "year_column": "year", "publication_lag_days": 180, "columns": ["level"]}
     pack = _pack(tmp_path, source, _LEVELS)
-    assert not [w for w in check_pack(pack, as_of=date(2013, 6, 28), today=TODAY).warnings if "latest period" in w]
-    (stale,) = [w for w in check_pack(pack, as_of=date(2013, 7, 1), today=TODAY).warnings if "latest period" in w]
+    assert not _stale_warnings(pack, date(2013, 6, 28))
+    (stale,) = _stale_warnings(pack, date(2013, 7, 1))
     assert "its latest period is 2010, but by this night, 2013-07-01, the lag rule (`publication_lag_days: 180`) " \
            "has published 2 years after it, to 2012" in stale, stale
 

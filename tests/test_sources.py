@@ -1170,10 +1170,16 @@ def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path
                                                 **{"source.query": "SELECT * FROM txhousing ;\n"})))
     assert ended.problems == plain.problems == []
     assert ended.facts == plain.facts
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{
-        "source.query": "SELECT * FROM txhousing; SELECT 1"}))).problems
-    assert problem.startswith("key `source.query`: got 'SELECT * FROM txhousing; SELECT 1'; it is not valid SQL"), \
-        problem
+    # trial 106: a second statement was "not valid SQL" from the engine, at check; now refused at load, saying why
+    for query, first, rest in (("SELECT * FROM txhousing; SELECT 1", "SELECT * FROM txhousing", "SELECT 1"),
+                               ("SELECT 1; -- old\nSELECT * FROM txhousing;", "SELECT 1", "SELECT * FROM txhousing")):
+        with pytest.raises(CriteriaError) as caught:
+            load_criteria(write_pack(tmp_path, database, **{"source.query": query}))
+        assert str(caught.value).endswith(
+            f"expected a single statement: the `;` after `{first}` ends one, and `{rest}` follows: the rows are read "
+            "from one SELECT (or WITH … SELECT), so keep the one that gives them"), str(caught.value)
+    quoted = "SELECT * FROM txhousing WHERE city <> 'a;b' -- x; y\n;"
+    assert check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": quoted}))).problems == []
 
 
 

@@ -41,6 +41,7 @@ from opportunity_assets.sources.extensions import DUCKDB_SUFFIXES, format_named_
 from opportunity_assets.sources.spec import TABLE_NAME, PackModel, SourceSpec
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import Within as _Within
+from opportunity_assets.text import masked_url
 from opportunity_assets.verifications.integrity_spec import MAX_HISTORY, Effect, IntegritySpec
 
 _NAME = r"^[a-z][a-z0-9_]*$"
@@ -1217,6 +1218,16 @@ def _pattern_words(pattern: str, value: str) -> str:
     return f"text matching {pattern}"
 
 
+def _url_written_as_variable(value: str, message: str) -> tuple[str, str]:
+    """`url_env`'s value as a message may show it, and what the key takes: a URL (or a `password=` setting) written
+    there in place of a variable's name, its password as `***`, and where the URL goes (trial 106: `url_env:
+    postgresql://user:secret@host/db` was echoed whole, the secret on the terminal and in every log)."""
+    if (masked := masked_url(value)) is None or not re.search(r"://|@|=", value):
+        return value, message
+    return masked, (f"{message}: the variable holds the URL, never the pack (`url_env: OPP_PG_URL`, and `export "
+                    "OPP_PG_URL='postgresql://user:password@host:port/database'` where the command runs)")
+
+
 _UNION_MEMBERS = ("str", "list[str]")
 """The tags pydantic puts after a key whose value may take either form (`entity_id: name` or `[name, name]`)."""
 _UNION_FORMS = {"period_format": "one pattern or a list of patterns, each text (such as ['%d.%m.%Y', '%Y-%m-%d'])"}
@@ -1371,6 +1382,8 @@ def _describe(error: Any) -> str:
     shown = error.get("input")
     if error["type"] == "string_pattern_mismatch":
         message = _pattern_words(str((error.get("ctx") or {}).get("pattern", "")), str(shown))
+        if key.rsplit(".", 1)[-1] == "url_env" and isinstance(shown, str):
+            shown, message = _url_written_as_variable(shown, message)
     if "expected" in message:  # a validator that already says what it expected
         return f"key `{key or '(top level)'}`: {message}"
     if isinstance(shown, dict) and error["type"] == "list_type":  # one item written without its list

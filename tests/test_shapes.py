@@ -589,6 +589,21 @@ def test_a_bad_source_section_names_the_key(tmp_path: Path, source: dict[str, An
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize(("written", "shown"), [
+    ("postgresql://opp:s3cret-pw@db.internal:5432/opp", "'postgresql://opp:***@db.internal:5432/opp'"),
+    ("host=db.internal password=s3cret-pw dbname=opp", "'host=db.internal password=*** dbname=opp'"),
+])
+def test_a_url_written_in_url_env_is_refused_without_its_password(tmp_path: Path, written: str, shown: str) -> None:
+    # trial 106: the URL itself written as `url_env` was echoed whole, its password on the terminal and in the logs
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"format": "postgres", "url_env": written, "columns": ["level"]},
+              {"level_now": {"agg": "last", "column": "level"}})
+    message = str(caught.value)
+    assert "s3cret-pw" not in message
+    assert f"key `source.url_env`: got {shown}; expected an environment variable's name" in message
+    assert "`url_env: OPP_PG_URL`, and `export OPP_PG_URL=" in message
+
+
 def test_signed_columns_keep_negative_values(tmp_path: Path) -> None:
     rows = [["a", "2015-01-01", -12], ["a", "2015-02-01", 3]]
     source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "delay"], rows), "period_column": "day",

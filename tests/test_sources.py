@@ -979,6 +979,38 @@ def test_a_duckdb_table_in_a_schema_or_of_a_quoted_name_is_read(tmp_path: Path) 
                               "mean `analytics.sales`?)"), problem
 
 
+def test_a_duckdb_view_that_gives_no_rows_says_what_it_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 106: a view over a table since dropped, and a view over a CSV named relative to where it was made, were
+    both "cannot give its rows (a damaged table or view)"; the second read when `check` ran beside the CSV, so a
+    schedule running elsewhere failed. Now each names what the view reads and where it was looked for."""
+    from opportunity_assets.check.pack import check_pack
+
+    data = tmp_path / "made"
+    data.mkdir()
+    (data / "txhousing.csv").write_bytes(TEXAS.read_bytes())
+    database = tmp_path / "views.duckdb"
+    con = duckdb.connect(str(database))
+    con.execute(f"CREATE TABLE raw AS SELECT * FROM read_csv({str(TEXAS)!r}, all_varchar = true)")
+    con.execute("CREATE VIEW dropped AS SELECT * FROM raw")
+    con.execute("DROP TABLE raw")
+    monkeypatch.chdir(data)
+    con.execute("CREATE VIEW relative AS SELECT * FROM read_csv('txhousing.csv', all_varchar = true)")
+    con.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    problems = {table: check_pack(load_criteria(write_pack(tmp_path, database, **{"source.table": table})),
+                                  as_of=date(2011, 10, 31)).problems for table in ("dropped", "relative")}
+    assert problems["dropped"] == [
+        "key `source.table`: got 'dropped'; it is a view over a table `raw` that views.duckdb does not have (dropped "
+        "or renamed since the view was made): expected the view made again over a table the file has, or `table` "
+        "naming that table itself"]
+    assert problems["relative"] == [
+        f"key `source.table`: got 'relative'; it is a view over 'txhousing.csv', which names no file (looked for from "
+        f"the folder the command runs in, {elsewhere}): a view reads its files from the working directory, not the "
+        "pack's folder; expected the view made again with the file's absolute path, or the file read by `path` itself"]
+
+
 def test_a_duckdb_file_read_with_no_table_names_its_tables(tmp_path: Path) -> None:
     """Trial 101: a DuckDB database as the source with no `table` was "key `source.table`: missing; expected a
     value", the file's tables nowhere; a join's likewise."""
@@ -1138,10 +1170,16 @@ def test_a_duckdb_query_ending_in_a_semicolon_reads_as_without_it(tmp_path: Path
                                                 **{"source.query": "SELECT * FROM txhousing ;\n"})))
     assert ended.problems == plain.problems == []
     assert ended.facts == plain.facts
-    [problem] = check_pack(load_criteria(write_pack(tmp_path, database, **{
-        "source.query": "SELECT * FROM txhousing; SELECT 1"}))).problems
-    assert problem.startswith("key `source.query`: got 'SELECT * FROM txhousing; SELECT 1'; it is not valid SQL"), \
-        problem
+    # trial 106: a second statement was "not valid SQL" from the engine, at check; now refused at load, saying why
+    for query, first, rest in (("SELECT * FROM txhousing; SELECT 1", "SELECT * FROM txhousing", "SELECT 1"),
+                               ("SELECT 1; -- old\nSELECT * FROM txhousing;", "SELECT 1", "SELECT * FROM txhousing")):
+        with pytest.raises(CriteriaError) as caught:
+            load_criteria(write_pack(tmp_path, database, **{"source.query": query}))
+        assert str(caught.value).endswith(
+            f"expected a single statement: the `;` after `{first}` ends one, and `{rest}` follows: the rows are read "
+            "from one SELECT (or WITH … SELECT), so keep the one that gives them"), str(caught.value)
+    quoted = "SELECT * FROM txhousing WHERE city <> 'a;b' -- x; y\n;"
+    assert check_pack(load_criteria(write_pack(tmp_path, database, **{"source.query": quoted}))).problems == []
 
 
 

@@ -837,12 +837,35 @@ def _open_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: Format, needed: 
         else:
             _require_table(con, path, table, within)
             _typed(con, f"source_db.{quote_table(table)}", path, needed,
-                   lambda _: SourceFormatError(f"key `{within}.table`: got {table!r}; {path.name} cannot give its "
-                                               "rows (a damaged table or view): expected a table that reads"),
-                   entity)
+                   lambda exc: SourceFormatError(_table_failed(path, table, within, exc, Path.cwd())), entity)
         rejected = []
     into.make(con, "source_rows")
     return rejected
+
+
+def _table_failed(path: Path, table: str, within: str, exc: duckdb.Error, cwd: Path) -> str:
+    """Why a DuckDB file's table or view gives no rows, naming `table`: a view over a table the file no longer has,
+    or over a file named relative to where the command runs (DuckDB reads a view's path from the working directory,
+    not the pack's folder); else a damaged table (trial 106: both views were told "a damaged table or view", and
+    the second read when `check` ran beside the CSV, but not from another folder, as a schedule runs it)."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    missing, no_file, column = _NO_SUCH.search(first), _NO_FILE.search(first), _NO_COLUMN.search(first)
+    got = f"key `{within}.table`: got {table!r}; "
+    if missing and missing.group(1) in ("Table", "View"):
+        return (f"{got}it is a view over a {missing.group(1).lower()} `{missing.group(2)}` that {path.name} does not "
+                "have (dropped or renamed since the view was made): expected the view made again over a table the "
+                "file has, or `table` naming that table itself")
+    if no_file:
+        named = no_file.group(1)
+        where = f"no file (looked for from the folder the command runs in, {cwd})" if not Path(named).is_absolute() \
+            else "no file"
+        return (f"{got}it is a view over {named!r}, which names {where}: a view reads its files from the working "
+                "directory, not the pack's folder; expected the view made again with the file's absolute path, or "
+                "the file read by `path` itself")
+    if column:
+        return (f"{got}it is a view naming a column `{column.group(1)}` that the table it reads does not have: "
+                "expected the view made again over the table's columns")
+    return f"{got}{path.name} cannot give its rows (a damaged table or view): expected a table that reads"
 
 
 def _over_files(con: duckdb.DuckDBPyConnection, query: str, folder: Path, needed: list[str], within: str,

@@ -21,8 +21,10 @@ import functools
 import math
 import re
 import typing
+from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
+from textwrap import shorten
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -745,6 +747,11 @@ class SourceSpec(_Spec):
             folded = " (a line break in a quoted YAML string is a space: a query of several lines is a block, " \
                 "`query: |`)" if "\n" not in value else ""
             raise _problem("query", value[:60], f"a SELECT statement: it is a comment to its end{folded}")
+        if (apart := statements_apart(value)) is not None:
+            first, rest = (shorten(" ".join(part.split()), 40, placeholder=" ...") for part in apart)
+            raise _problem("query", value[:60], f"a single statement: the `;` after `{first}` ends one, and "
+                           f"`{rest}` follows: the rows are read from one SELECT (or WITH … SELECT), so keep the one "
+                           "that gives them")
         return statement_end(value)
 
     @field_validator("join", mode="wrap")
@@ -1336,18 +1343,18 @@ def _one_swap(written: str, name: str) -> bool:
     return len(apart) == 2 and apart[1] == apart[0] + 1 and (a[apart[0]], a[apart[1]]) == (b[apart[1]], b[apart[0]])
 
 
-def statement_end(query: str) -> str:
-    """`query` up to its last character of SQL: the whitespace, `;` and comments (`-- ...` to the line's end,
-    `/* ... */`) after it taken off; quoted text and names (`'a--b'`, `"x;y"`) kept whole, their doubled quotes
-    too."""
-    end, i, n = 0, 0, len(query)
+def _sql_spans(query: str) -> Iterator[tuple[int, int, str]]:
+    """`query`'s spans outside comments (`-- ...` to the line's end, `/* ... */`), in order: (start, end, text),
+    a quoted text or name (`'a--b'`, `"x;y"`, their doubled quotes too) one span, any other character one each."""
+    i, n = 0, len(query)
     while i < n:
         char = query[i]
         if char in "'\"":
-            i += 1
+            start, i = i, i + 1
             while i < n and not (query[i] == char and query[i + 1:i + 2] != char):
                 i += 2 if query[i] == char else 1
-            i, end = i + 1, min(i + 1, n)
+            i = min(i + 1, n)
+            yield start, i, query[start:i]
         elif query.startswith("--", i):
             newline = query.find("\n", i)
             i = n if newline < 0 else newline + 1
@@ -1355,10 +1362,27 @@ def statement_end(query: str) -> str:
             close = query.find("*/", i + 2)
             i = n if close < 0 else close + 2
         else:
+            yield i, i + 1, char
             i += 1
-            if not (char.isspace() or char == ";"):
-                end = i
-    return query[:end]
+
+
+def statement_end(query: str) -> str:
+    """`query` up to its last character of SQL: the whitespace, `;` and comments (`-- ...` to the line's end,
+    `/* ... */`) after it taken off; quoted text and names (`'a--b'`, `"x;y"`) kept whole, their doubled quotes
+    too."""
+    ends = [end for _, end, text in _sql_spans(query) if not (text.isspace() or text == ";")]
+    return query[:ends[-1]] if ends else ""
+
+
+def statements_apart(query: str) -> tuple[str, str] | None:
+    """The first statement of a query of two or more and the text after its `;` (a `;` outside quotes and
+    comments with SQL after it), or None for one statement: the read wraps the query in a SELECT of its own, where
+    a second statement is a syntax error (trial 106: `SELECT 1; SELECT ...` was "not valid SQL")."""
+    statement = statement_end(query)
+    semicolon = next((start for start, _, text in _sql_spans(statement) if text == ";"), None)
+    if semicolon is None:
+        return None
+    return statement_start(statement[:semicolon]), statement_start(statement[semicolon + 1:])
 
 
 def statement_start(query: str) -> str:

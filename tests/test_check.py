@@ -3082,6 +3082,8 @@ def test_entities_the_source_stopped_carrying_do_not_hide_a_filter_that_refuses_
     assert "8 entities have no row in the night's latest 2 years (the metrics' windows and a year before them): the " \
         "source no longer records them, and the night would not judge them: gone 0, gone 1, gone 2, gone 3, gone 4 " \
         "and others (its candidates table will name each)" in report.facts, report.facts
+    # the entities counted as the brief's "Scanned 14" counts them (trials 101 and 106: check's "6 entities" beside it)
+    assert report.facts[0].startswith("14 entities (8 of them no longer recorded), 28 rows in reach"), report.facts
 
 
 def test_a_bound_judged_over_the_values_a_quarantine_left_is_not_said_beside_it(tmp_path: Path) -> None:

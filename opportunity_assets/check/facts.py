@@ -39,18 +39,22 @@ def of_entities(n: int) -> str:
 
 
 def read_fact(pack: CriteriaPack, snapshot: SourceSnapshot, events: int, read_rows: int, revised: int = 0,
-              scanned: int | None = None) -> str:
+              scanned: int | None = None, gone: int = 0) -> str:
     """Check's first fact: entities (`scanned`, the candidates the scan made, when known: an entity whose every row
-    is refused is one, with no row in the panel), rows in reach (an events source's panel rows are its
-    entity-periods, not its rows: 1728 plot-months of 35,549 captures, the events read said beside them, and the
-    rows a later row of their event revises, `source.event_id`), latest period, quarantined rows."""
-    entities = snapshot.metrics.height if scanned is None else scanned
+    is refused is one, with no row in the panel; counted as the brief's "Scanned" counts them, those of them the
+    source no longer records, `gone`, said: trials 101 and 106 read check's "194 entities" beside the brief's
+    "Scanned 201"), rows in reach (an events source's panel rows are its entity-periods, not its rows: 1728
+    plot-months of 35,549 captures, the events read said beside them, and the rows a later row of their event
+    revises, `source.event_id`), latest period, quarantined rows."""
+    entities = of_entities(snapshot.metrics.height if scanned is None else scanned)
+    if gone:
+        entities += f" ({gone} of them no longer recorded)"
     quarantined = snapshot.quarantined.height
     latest = "none" if snapshot.anchor_period is None else pack.grain.label(snapshot.anchor_period)
     revisions = f" (from {events} rows: {revised} revised by a later row of their `event_id`)" if revised else ""
     in_reach = f"{read_rows} rows in reach" if pack.source.shape != "events" else \
         f"{events - revised} events read{revisions}, {read_rows} entity-periods in reach"
-    return (f"{of_entities(entities)}, {in_reach}, latest period {latest}, {quarantined} "
+    return (f"{entities}, {in_reach}, latest period {latest}, {quarantined} "
             f"quarantined row{'' if quarantined == 1 else 's'}")
 
 

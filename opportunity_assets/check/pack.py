@@ -545,7 +545,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings = warnings_said_once(pack, problems, warnings, stale=bool(stale), windows_past=bool(beyond))
     if not with_facts:
         return CheckReport(as_of=night, problems=problems, warnings=warnings)
-    facts = [read_fact(pack, snapshot, main.seen_dated, read_rows, main.revised, len(found)),
+    facts = [read_fact(pack, snapshot, main.seen_dated, read_rows, main.revised, len(scanned),
+                       len(scanned) - len(found)),
              f"{report.passed_filters} pass the hard filters{unclear_said(found)}, {report.went_on} would go on "
              f"(cap {pack.caps.max_candidates}{past_cap(pack, report.flagged_past_cap)})"
              + most_failed(pack, [c for c in found if not c.gone], report.failed_by_filter, report.judged,

@@ -2556,6 +2556,32 @@ def test_a_filter_bound_in_another_unit_that_refuses_nothing_is_a_warning(tmp_pa
         assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).warnings == []
 
 
+def test_a_bound_no_share_can_meet_on_a_metric_written_as_a_share_is_a_warning(tmp_path: Path) -> None:
+    """Trial 105: the share of working days in a week (an `avg` of a 0/1 column) written `unit: share` and filtered
+    `>= 3`: every value lies in [0, 1], so the filter refused every night's every candidate, and check said only
+    "0 pass", 3 being under 10 times the values (no unit slip by `FILTER_APART`). A bound beyond what any share
+    reaches, on a metric the pack writes as a share and whose values are fractions of 1, names its key."""
+    rows = [[f"e{k}", y, round(0.1 + 0.08 * k, 2)] for k in range(5) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "s.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    for op, bound, never in ((">=", 3, "beyond"), ("<", -0.2, "below"), (">", 500, "beyond")):
+        filters = [{"name": "busy", "metric": "level_now", "op": op, "value": bound}]
+        report = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 3, 31),
+                            today=TODAY)
+        assert [w for w in report.warnings if w.startswith("key `hard_filters.0.value`")] == [
+            f"key `hard_filters.0.value`: got {bound:g}; level_now is written as a share (`metrics.level_now.unit: "
+            f"share`) and every candidate's level_now lies within [0.1, 0.42], so `{op} {bound:g}` never holds: "
+            f"the bound lies {never} what a share reaches, 0 to 1 (90% is 0.9): expected a bound from 0 to 1, or the "
+            "metric's unit if it is no share"], report.warnings  # (said once: `> 500` is out of reach too)
+    # a bound a share can meet, and the same bound on a metric written as a number, are no such warning
+    for unit, bound in (("share", 0.3), ("number", 3)):
+        filters = [{"name": "busy", "metric": "level_now", "op": ">=", "value": bound}]
+        pack = _pack(tmp_path, source, {"level_now": {**metrics["level_now"], "unit": unit}}, hard_filters=filters)
+        assert not [w for w in check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).warnings
+                    if "written as a share" in w]
+
+
 def test_a_share_bound_over_percents_refusing_only_those_near_zero_is_a_warning(tmp_path: Path) -> None:
     """Trial 36: `lunch_now >= 0.3` (30% written as a share) over shares on free lunch from 0 to 100: it refused the
     48 schools at 0 or under 0.3 and passed 1,697, and check said ok: one value near zero spared it the judgment

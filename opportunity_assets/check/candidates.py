@@ -63,6 +63,7 @@ def unit_judgments(pack: CriteriaPack, found: list[Candidate], whose: str = TONI
     and both for candidates pooled over nights (the night's own problems are among `problems`')."""
     return (filters_refusing_all(pack, found, whose) + ranges_in_another_unit(pack, found, whose),
             filters_in_another_unit(pack, found, whose) + filters_out_of_reach(pack, found, whose)
+            + filters_beyond_a_share(pack, found, whose)
             + ranges_at_zero_end(pack, found, whose) + ranges_out_of_reach(pack, found, whose)
             + red_flags_firing_for_all(pack, found, whose) + red_flags_out_of_reach(pack, found, whose))
 
@@ -207,10 +208,10 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     surge 10 times the usual) refuses every candidate on a quiet night by design, and an empty brief is that
     night's answer: a warning, so the night runs. A bound within 10 times of the values (sales `>= 600` on a slow
     night) is a filter doing its work, and not one of them."""
-    slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
+    said = {n for n, *_ in _unit_slipped_filters(pack, found)} | {n for n, *_ in _beyond_a_share(pack, found)}
     warnings = []
     for n, f, values in _judged_filters(pack, found):
-        if n not in slipped and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
+        if n not in said and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
                                  or (f.op in ("<=", "<") and f.value * FILTER_APART <= min(values))):
             if pack.metrics[f.metric].agg == "age_days":  # days against days: no scale to mistake, but time
                 warnings.append(
@@ -224,6 +225,35 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
                 "refuses every one: is the bound on another scale than the metric (a score out of 100 for a rating "
                 "out of 5, a total for an average)? expected a bound in the metric's unit, that some values reach (a "
                 "filter for a rare event refuses every candidate on a night without one)")
+    return warnings
+
+
+def _beyond_a_share(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
+    """Hard filters no value from 0 to 1 meets, on a metric of `unit: share` whose scanned candidates' values (at
+    least `ENOUGH`) all lie from 0 to 1, and no share's or percent's slip (`_unit_slipped_filters`): (index, filter,
+    the values)."""
+    slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
+    for n, f in enumerate(pack.hard_filters):
+        values = _finite_values(found, f.metric)
+        if n not in slipped and pack.metrics[f.metric].unit == "share" and len(values) >= ENOUGH \
+                and all(0 <= v <= 1 for v in values) and not f.holds(0.0) and not f.holds(1.0):
+            yield n, f, values
+
+
+def filters_beyond_a_share(pack: CriteriaPack, found: list[Candidate], whose: str = TONIGHT) -> list[str]:
+    """Warnings: a hard filter that no value from 0 to 1 meets (`>= 3`, `< -0.2`), on a metric the pack writes as a
+    share (`unit: share`) whose scanned candidates' values (at least `ENOUGH`) are fractions of 1 too: it refuses
+    every candidate on every night (trial 105: the share of working days in a week filtered `>= 3`, told only "0
+    pass", 3 being under `FILTER_APART` times the values). A filter another unit judgment names is left to it; a
+    share the data writes in percent is `shares_beyond_one`'s."""
+    warnings = []
+    for n, f, values in _beyond_a_share(pack, found):
+        side = "beyond" if f.op in (">=", ">") else "below"
+        warnings.append(
+            f"key `hard_filters.{n}.value`: got {written(f.value)}; {f.metric} is written as a share "
+            f"(`metrics.{f.metric}.unit: share`) and {whose} {f.metric} lies within [{significant(min(values))}, "
+            f"{significant(max(values))}], so `{f.op} {written(f.value)}` never holds: the bound lies {side} what a "
+            "share reaches, 0 to 1 (90% is 0.9): expected a bound from 0 to 1, or the metric's unit if it is no share")
     return warnings
 
 

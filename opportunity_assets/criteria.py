@@ -1394,7 +1394,22 @@ def _describe(error: Any) -> str:
         else repr(shown)  # (a date as the pack writes it: trial 33 saw "got datetime.date(2030, 1, 1)")
     if error["type"] == "literal_error" and isinstance(shown, str):
         message += _choice_meant(shown, str((error.get("ctx") or {}).get("expected", "")))
+    if error["type"] in _NUMBER_TYPES:
+        message += _quoted_number(shown)
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+_NUMBER_TYPES = ("float_type", "float_parsing", "int_type", "int_parsing")
+"""Pydantic's error types of a key that takes a number."""
+
+
+def _quoted_number(shown: Any) -> str:
+    """What to do when a number's key got text that is a plain number, quoted (`value: "40"`): take the quotes off
+    (trial 107: it was told "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)", which
+    "40" is); else nothing."""
+    if not isinstance(shown, str) or not re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", shown):
+        return ""
+    return f": the quotes make {shown!r} text, no number; write {shown.strip()} without them"
 
 
 def _choice_meant(written: str, expected: str) -> str:

@@ -133,6 +133,13 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `formula.components.0.expression`", "'max(sales_3m, 1)'", "arithmetic expression"]),
     ("red_flag_not_comparison", {"red_flags.0.when": "sales_peak_3m / sales_3m"},
      ["key `red_flags.0.when`", "'sales_peak_3m / sales_3m'", "a comparison"]),
+    # trial 107: "`sales_3m > 10 and ...` is not allowed", the whole `when` quoted, not the word at fault
+    ("red_flag_of_two_conditions", {"red_flags.0.when": "sales_3m > 10 and sales_peak_3m > 20"},
+     ["key `red_flags.0.when`: got 'sales_3m > 10 and sales_peak_3m > 20'", "`and` is not allowed",
+      "each condition goes in a red flag or hard filter of its own"]),
+    # trial 107: `value: "40"` was told "a number written plainly (... no thousands separator, unit or % sign)"
+    ("hard_filter_value_quoted", {"hard_filters.0.value": "40"},
+     ["key `hard_filters.0.value`: got '40'", "the quotes make '40' text, no number; write 40 without them"]),
     ("red_flag_unknown_metric", {"red_flags.1.when": "price_drop > 0.1"},
      ["key `red_flags.1.when`", "'price_drop > 0.1'", "unknown: ['price_drop']"]),
     ("marginal_equals_strong", {"thresholds.marginal": 70}, ["key `thresholds.marginal`: got 70", "below strong (70)"]),

@@ -438,6 +438,20 @@ def test_missing_pack_file(tmp_path: Path) -> None:
         load_criteria(tmp_path / "absent.yaml")
 
 
+def test_a_pack_named_without_its_extension_offers_the_yaml_file_beside_it(tmp_path: Path) -> None:
+    """Trial 107: `--criteria presidents`, the pack being presidents.yaml beside it, was "not found", no more."""
+    pack = write_pack(tmp_path, _source(tmp_path))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(pack.with_suffix(""))
+    assert str(exc.value) == f"criteria file {pack.with_suffix('')}: not found; did you mean {str(pack)!r}?"
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "pakc.yml")
+    assert str(exc.value).endswith(f"not found; did you mean {str(pack)!r}?")
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "absent.yaml")
+    assert str(exc.value).endswith("absent.yaml: not found")
+
+
 def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path: Path) -> None:
     """Trial 33: `caps: {max_candidates: 2}` was refused as "key `caps.min_candidates`: got 10; expected at most
     max_candidates (2)", a key the pack never wrote; a floor written above the cap is still refused."""

@@ -83,13 +83,28 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _Once(argparse.Action):
+    """An option that takes one value, refused when given twice (trial 107: `run --criteria a.yaml --criteria
+    b.yaml` ran b alone, argparse keeping the last, a night of a never run, and said nothing)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = f"_{self.dest}_given"
+        if getattr(namespace, given, False):
+            parser.error(f"argument {option_string}: given twice ({getattr(namespace, self.dest)}, then {values}); "
+                         "expected it once: a command reads one (run it once for each)")
+        setattr(namespace, given, True)
+        setattr(namespace, self.dest, values)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="opportunity", description=__doc__)
     common = _OneLineParser(add_help=False)
-    common.add_argument("--criteria", default=criteria_path_from_environment(),
+    common.add_argument("--criteria", action=_Once, default=criteria_path_from_environment(),
                         help="criteria pack YAML (default $OPPORTUNITY_CRITERIA or Texas housing)")
-    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
-                        "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
+    common.add_argument("--store", action=_Once, default=DEFAULT_STORE,
+                        help=f"result store DuckDB file (default {DEFAULT_STORE}; $OPPORTUNITY_STORE_URL, a "
+                        "PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
                                                              "var/dagster_home)")
     common.add_argument("--settings", default=None, help="automation settings: schedule, sensors, notification "

@@ -123,6 +123,20 @@ def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothin
                                             "sherman-denison?\n")
 
 
+def test_a_pack_or_store_given_twice_is_refused_not_the_last_taken(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 107: `run --criteria presidents.yaml --criteria sp500.yaml` ran the second pack alone (argparse keeps
+    the last), and said nothing of the first."""
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--criteria", "a.yaml", "--criteria", "b.yaml"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "opportunity check: error: argument --criteria: given twice (a.yaml, then " \
+        "b.yaml); expected it once: a command reads one (run it once for each)\n"
+    with pytest.raises(SystemExit):
+        main(["archive", *_args(tmp_path), "--store", str(tmp_path / "other.duckdb")])
+    assert "argument --store: given twice" in capsys.readouterr().err
+
+
 def test_an_archive_of_a_store_holding_no_night_is_refused_naming_the_store(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 107: `archive --store` of a mistyped path made a new, empty store there and said "nothing in the archive

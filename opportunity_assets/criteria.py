@@ -355,7 +355,10 @@ class OutcomeSpec(_Spec):
         if isinstance(data, dict):
             data = dict(data)
             for old, new in (("window_months", "window_periods"), ("horizon_months", "horizon_periods")):
-                if old in data and new not in data:
+                if old in data and new in data:  # (trial 107: told "unknown key (did you mean `window_periods`?)")
+                    raise _Within(old, data[old], f"it or `{new}` ({data[new]!r}), not both: `{old}` is "
+                                  f"`{new}`'s first name, one key")
+                if old in data:
                     named[old] = data[new] = data.pop(old)
         spec: OutcomeSpec = handler(data)
         spec._month_keys = named

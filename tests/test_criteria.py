@@ -140,6 +140,10 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
     # trial 107: `value: "40"` was told "a number written plainly (... no thousands separator, unit or % sign)"
     ("hard_filter_value_quoted", {"hard_filters.0.value": "40"},
      ["key `hard_filters.0.value`: got '40'", "the quotes make '40' text, no number; write 40 without them"]),
+    # trial 107: `window_months` beside `window_periods` was "unknown key (did you mean `window_periods`?)", a key
+    # the README documents as the other's first name
+    ("outcome_window_by_both_names", {"outcome.window_months": 1},
+     ["key `outcome.window_months`: got 1; expected it or `window_periods` (3), not both"]),
     ("red_flag_unknown_metric", {"red_flags.1.when": "price_drop > 0.1"},
      ["key `red_flags.1.when`", "'price_drop > 0.1'", "unknown: ['price_drop']"]),
     ("marginal_equals_strong", {"thresholds.marginal": 70}, ["key `thresholds.marginal`: got 70", "below strong (70)"]),

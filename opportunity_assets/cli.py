@@ -83,13 +83,28 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _Once(argparse.Action):
+    """An option that takes one value, refused when given twice (trial 107: `run --criteria a.yaml --criteria
+    b.yaml` ran b alone, argparse keeping the last, a night of a never run, and said nothing)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = f"_{self.dest}_given"
+        if getattr(namespace, given, False):
+            parser.error(f"argument {option_string}: given twice ({getattr(namespace, self.dest)}, then {values}); "
+                         "expected it once: a command reads one (run it once for each)")
+        setattr(namespace, given, True)
+        setattr(namespace, self.dest, values)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="opportunity", description=__doc__)
     common = _OneLineParser(add_help=False)
-    common.add_argument("--criteria", default=criteria_path_from_environment(),
+    common.add_argument("--criteria", action=_Once, default=criteria_path_from_environment(),
                         help="criteria pack YAML (default $OPPORTUNITY_CRITERIA or Texas housing)")
-    common.add_argument("--store", default=DEFAULT_STORE, help=f"result store DuckDB file (default {DEFAULT_STORE}; "
-                        "$OPPORTUNITY_STORE_URL, a PostgreSQL URL, puts the store there instead)")
+    common.add_argument("--store", action=_Once, default=DEFAULT_STORE,
+                        help=f"result store DuckDB file (default {DEFAULT_STORE}; $OPPORTUNITY_STORE_URL, a "
+                        "PostgreSQL URL, puts the store there instead)")
     common.add_argument("--dagster-home", default=None, help="Dagster instance folder (default $DAGSTER_HOME or "
                                                              "var/dagster_home)")
     common.add_argument("--settings", default=None, help="automation settings: schedule, sensors, notification "
@@ -283,12 +298,14 @@ def _command(args: argparse.Namespace) -> int:
             for row in rows:
                 print(json.dumps(_figures_as_written(row), default=str))
             if not rows:  # said on stderr: stdout stays empty JSON Lines for a pipe
-                if unknown := _unknown_to_the_store(store, pack.domain, args.as_of, args.candidate):
+                if unknown := (_no_night_stored(store, args.store)
+                               or _unknown_to_the_store(store, pack.domain, args.as_of, args.candidate)):
                     raise ValueError(unknown)
                 asked = ", ".join(f"{k} {v}" for k, v in (("section", args.section), ("tag", args.tag),
                                                           ("candidate", args.candidate), ("as of", args.as_of)) if v)
                 print(f"opportunity: nothing in the archive of {pack.domain}" + (f" for {asked}" if asked else "")
-                      + _routed_instead(store, pack.domain, args.as_of, args.candidate, args.section),
+                      + _routed_instead(store, pack.domain, args.as_of, args.candidate, args.section)
+                      + _night_routed_instead(store, pack.domain, args.as_of, args.candidate, args.section, args.tag),
                       file=sys.stderr)
         elif args.command == "backtest":
             from opportunity_assets.outcomes.logic import report_markdown
@@ -494,6 +511,33 @@ def _started_by(asked: str, scanned: list[str], by_name: dict[str, str]) -> list
         return []
     return ([i for i in scanned if i.startswith(asked)] or [name for n, name in by_name.items() if n.startswith(asked)]
             )[:3]
+
+
+def _no_night_stored(store: Any, named: str) -> str | None:
+    """A store that holds no night of any pack, told as such (trial 107: `archive --store` of a mistyped path made
+    a new, empty store there and said "nothing in the archive of presidents", exit 0, the words of nights that
+    archived none); None when it holds one."""
+    if store.query("SELECT 1 FROM nights LIMIT 1", []):
+        return None
+    where = "the PostgreSQL store ($OPPORTUNITY_STORE_URL)" if os.environ.get("OPPORTUNITY_STORE_URL", "").strip() \
+        else f"--store {named}"
+    return (f"{where}: holds no night of any pack (a new store: a path mistyped?): expected the store the nights "
+            "were run into by `run` or `backfill`, or those first")
+
+
+def _night_routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None,
+                          tag: str | None) -> str:
+    """Where a stored night's candidates went when it archived none asked for: the brief's sections, with how many
+    each holds (trial 107: `archive --as-of 2009-03-31` of a night whose one candidate went to needs_your_judgment
+    said "nothing in the archive ... for as of 2009-03-31", no more, as if the night had judged none)."""
+    if as_of is None or candidate is not None or section is not None or tag is not None:
+        return ""
+    routed = store.query("SELECT section_or_tag, count(*) AS n FROM routes WHERE domain = ? AND as_of = ? AND "
+                         "destination = 'brief' GROUP BY section_or_tag ORDER BY section_or_tag",
+                         [domain, as_of.isoformat()])
+    return "".join(f"; its {r['n']} candidate{'s' if r['n'] > 1 else ''} went to {r['section_or_tag']} (`--section "
+                   f"{r['section_or_tag']} --as-of {as_of}` lists {'them' if r['n'] > 1 else 'it'})"
+                   for r in routed)
 
 
 def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str | None, section: str | None) -> str:

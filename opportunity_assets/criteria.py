@@ -355,7 +355,10 @@ class OutcomeSpec(_Spec):
         if isinstance(data, dict):
             data = dict(data)
             for old, new in (("window_months", "window_periods"), ("horizon_months", "horizon_periods")):
-                if old in data and new not in data:
+                if old in data and new in data:  # (trial 107: told "unknown key (did you mean `window_periods`?)")
+                    raise _Within(old, data[old], f"it or `{new}` ({data[new]!r}), not both: `{old}` is "
+                                  f"`{new}`'s first name, one key")
+                if old in data:
                     named[old] = data[new] = data.pop(old)
         spec: OutcomeSpec = handler(data)
         spec._month_keys = named
@@ -1061,6 +1064,18 @@ def _binary_kind(path: Path) -> str | None:
     return next((what for magic, what in _BINARY_KINDS if head.startswith(magic)), None)
 
 
+def _yaml_meant(missing: Path) -> str:
+    """`; did you mean 'pack.yaml'?` for a YAML file beside the missing one whose name it likely is, its extension
+    left off or misspelt (trial 107: `--criteria presidents`, for presidents.yaml, was "not found", no more); else
+    nothing."""
+    if not missing.parent.is_dir():
+        return ""
+    yamls = sorted(p.name for p in missing.parent.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    same = [name for name in yamls if Path(name).stem == missing.stem]
+    close = same or difflib.get_close_matches(missing.name, yamls, n=1, cutoff=0.8)
+    return f"; did you mean {str(missing.with_name(close[0]))!r}?" if close else ""
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if path.is_dir():  # (trial 105: a pack's folder was told "not found")
@@ -1068,7 +1083,7 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
         inside = f" (it holds {', '.join(yamls[:5])})" if yamls else " (it holds no .yaml file)"
         raise error(f"{kind} file {path}: got a folder{inside}; expected the YAML file itself")
     if not path.is_file():
-        raise error(f"{kind} file {path}: not found")
+        raise error(f"{kind} file {path}: not found{_yaml_meant(path)}")
     try:
         raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # a SafeLoader
     except UnicodeDecodeError as exc:
@@ -1394,7 +1409,22 @@ def _describe(error: Any) -> str:
         else repr(shown)  # (a date as the pack writes it: trial 33 saw "got datetime.date(2030, 1, 1)")
     if error["type"] == "literal_error" and isinstance(shown, str):
         message += _choice_meant(shown, str((error.get("ctx") or {}).get("expected", "")))
+    if error["type"] in _NUMBER_TYPES:
+        message += _quoted_number(shown)
     return f"key `{key or '(top level)'}`: got {shown_text}; expected {message}"
+
+
+_NUMBER_TYPES = ("float_type", "float_parsing", "int_type", "int_parsing")
+"""Pydantic's error types of a key that takes a number."""
+
+
+def _quoted_number(shown: Any) -> str:
+    """What to do when a number's key got text that is a plain number, quoted (`value: "40"`): take the quotes off
+    (trial 107: it was told "a number written plainly (50000, 0.25: no thousands separator, unit or % sign)", which
+    "40" is); else nothing."""
+    if not isinstance(shown, str) or not re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", shown):
+        return ""
+    return f": the quotes make {shown!r} text, no number; write {shown.strip()} without them"
 
 
 def _choice_meant(written: str, expected: str) -> str:

@@ -145,6 +145,15 @@ def parse_series(text: str) -> Expression:
     return expr
 
 
+def _joined_comparisons(node: ast.BoolOp) -> str:
+    """Conditions joined by `and` or `or`, named by that word with the way on (trial 107: `gdp_growth < 0 and
+    approval_now < 40` in a red flag's `when` was told "`gdp_growth < 0 and approval_now < 40` is not allowed", the
+    whole expression, not the word at fault)."""
+    word = _SYMBOLS[type(node.op)]
+    return (f"`{word}` is not allowed (only + - * /, comparisons, numbers and metric names): an expression is one "
+            "comparison at most: each condition goes in a red flag or hard filter of its own")
+
+
 def parse(text: str, *, series: bool = False) -> Expression:
     readable, held = _unquoted(str(text)) if series else (str(text), {})
     try:
@@ -163,6 +172,8 @@ def parse(text: str, *, series: bool = False) -> Expression:
             continue
         if series and isinstance(node, ast.Name) and node.id in SERIES_FUNCTIONS:
             continue
+        if isinstance(node, ast.BoolOp) and not series:
+            raise ExpressionError(_joined_comparisons(node))
         if not isinstance(node, _ALLOWED):
             shown = _SYMBOLS.get(type(node)) or ast.unparse(node) or type(node).__name__
             allowed = "+ - * /, numbers, column names and " + ", ".join(SERIES_FUNCTIONS) if series \

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,48 @@ def test_an_archive_night_or_candidate_the_store_never_saw_is_refused_not_nothin
     assert main(["archive", "--candidate", "sherm", *_args(tmp_path)]) == 2  # (trial 105: an id's start, `vic`)
     assert capsys.readouterr().err.endswith("by that id or name was scanned on any stored night; did you mean "
                                             "sherman-denison?\n")
+
+
+def test_a_pack_or_store_given_twice_is_refused_not_the_last_taken(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 107: `run --criteria presidents.yaml --criteria sp500.yaml` ran the second pack alone (argparse keeps
+    the last), and said nothing of the first."""
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--criteria", "a.yaml", "--criteria", "b.yaml"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "opportunity check: error: argument --criteria: given twice (a.yaml, then " \
+        "b.yaml); expected it once: a command reads one (run it once for each)\n"
+    with pytest.raises(SystemExit):
+        main(["archive", *_args(tmp_path), "--store", str(tmp_path / "other.duckdb")])
+    assert "argument --store: given twice" in capsys.readouterr().err
+
+
+def test_an_archive_of_a_store_holding_no_night_is_refused_naming_the_store(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 107: `archive --store` of a mistyped path made a new, empty store there and said "nothing in the archive
+    of presidents", exit 0, the words of stored nights that archived none."""
+    monkeypatch.delenv("OPPORTUNITY_STORE_URL", raising=False)
+    typo = tmp_path / "reslts.duckdb"
+    assert main(["archive", "--store", str(typo), "--dagster-home", str(tmp_path / "home")]) == 2
+    assert capsys.readouterr().err == f"opportunity: --store {typo}: holds no night of any pack (a new store: a path " \
+        "mistyped?): expected the store the nights were run into by `run` or `backfill`, or those first\n"
+
+
+def test_an_archive_night_that_archived_none_names_the_sections_its_candidates_went_to() -> None:
+    """Trial 107: `archive --as-of 2009-03-31` of a stored night whose one candidate went to needs_your_judgment
+    said "nothing in the archive of sp500_monthly for as of 2009-03-31", no more, as if the night judged none."""
+    from opportunity_assets.cli import _night_routed_instead
+
+    class Store:
+        def query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+            assert params == ["sp500_monthly", "2009-03-31"] and "destination = 'brief'" in sql
+            return [{"section_or_tag": "needs_your_judgment", "n": 1}]
+
+
+    said = _night_routed_instead(Store(), "sp500_monthly", date(2009, 3, 31), None, None, None)
+    assert said == "; its 1 candidate went to needs_your_judgment (`--section needs_your_judgment --as-of " \
+        "2009-03-31` lists it)"
+    assert _night_routed_instead(Store(), "sp500_monthly", date(2009, 3, 31), "s-p-500", None, None) == ""
 
 
 def test_an_archive_of_another_domain_s_store_names_the_criteria(tmp_path: Path,

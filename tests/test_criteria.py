@@ -133,6 +133,17 @@ BAD_PACKS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["key `formula.components.0.expression`", "'max(sales_3m, 1)'", "arithmetic expression"]),
     ("red_flag_not_comparison", {"red_flags.0.when": "sales_peak_3m / sales_3m"},
      ["key `red_flags.0.when`", "'sales_peak_3m / sales_3m'", "a comparison"]),
+    # trial 107: "`sales_3m > 10 and ...` is not allowed", the whole `when` quoted, not the word at fault
+    ("red_flag_of_two_conditions", {"red_flags.0.when": "sales_3m > 10 and sales_peak_3m > 20"},
+     ["key `red_flags.0.when`: got 'sales_3m > 10 and sales_peak_3m > 20'", "`and` is not allowed",
+      "each condition goes in a red flag or hard filter of its own"]),
+    # trial 107: `value: "40"` was told "a number written plainly (... no thousands separator, unit or % sign)"
+    ("hard_filter_value_quoted", {"hard_filters.0.value": "40"},
+     ["key `hard_filters.0.value`: got '40'", "the quotes make '40' text, no number; write 40 without them"]),
+    # trial 107: `window_months` beside `window_periods` was "unknown key (did you mean `window_periods`?)", a key
+    # the README documents as the other's first name
+    ("outcome_window_by_both_names", {"outcome.window_months": 1},
+     ["key `outcome.window_months`: got 1; expected it or `window_periods` (3), not both"]),
     ("red_flag_unknown_metric", {"red_flags.1.when": "price_drop > 0.1"},
      ["key `red_flags.1.when`", "'price_drop > 0.1'", "unknown: ['price_drop']"]),
     ("marginal_equals_strong", {"thresholds.marginal": 70}, ["key `thresholds.marginal`: got 70", "below strong (70)"]),
@@ -429,6 +440,20 @@ def test_a_number_yaml_would_read_in_another_base_is_read_as_written(tmp_path: P
 def test_missing_pack_file(tmp_path: Path) -> None:
     with pytest.raises(CriteriaError, match="not found"):
         load_criteria(tmp_path / "absent.yaml")
+
+
+def test_a_pack_named_without_its_extension_offers_the_yaml_file_beside_it(tmp_path: Path) -> None:
+    """Trial 107: `--criteria presidents`, the pack being presidents.yaml beside it, was "not found", no more."""
+    pack = write_pack(tmp_path, _source(tmp_path))
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(pack.with_suffix(""))
+    assert str(exc.value) == f"criteria file {pack.with_suffix('')}: not found; did you mean {str(pack)!r}?"
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "pakc.yml")
+    assert str(exc.value).endswith(f"not found; did you mean {str(pack)!r}?")
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(tmp_path / "absent.yaml")
+    assert str(exc.value).endswith("absent.yaml: not found")
 
 
 def test_a_cap_below_the_default_floor_lowers_the_floor_it_never_wrote(tmp_path: Path) -> None:

@@ -1505,6 +1505,24 @@ def test_a_date_no_calendar_has_is_told_so_not_written_otherwise(tmp_path: Path)
            "has 28 days), their period unparseable: mend them in the source" in facts, facts
 
 
+def test_a_date_no_calendar_has_in_one_series_is_no_pattern_to_name(tmp_path: Path) -> None:
+    """Trial 107: the S&P 500's one series, its closes read as a monthly snapshot, with `2008-11-31` among ISO
+    dates, was warned "a period that is no ISO date ... expected a strptime pattern naming how the dates are written
+    (e.g. '%b-%Y' for Mar-2018)": the date is ISO, its day one November lacks; no pattern reads it."""
+    days = [f"2018-{m:02d}-{d:02d}" for m in range(1, 13) for d in (10, 20, 28)]
+    rows = [[d, i + 1] for i, d in enumerate(days)]
+    rows[31][0] = "2018-11-31"
+    source = {"path": _csv(tmp_path / "s.csv", ["day", "level"], rows), "entity": "Index", "entity_id": None,
+              "entity_name": None, "shape": "snapshot", "period_column": "day", "columns": ["level"],
+              "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 12, 31), today=TODAY)
+    said = [line for line in report.warnings + report.problems if "2018-11-31" in line]
+    assert said and said[0].startswith("key `source.period_column`: got 'day'; 1 of the 36 rows the night reads "
+                                       "have a date no calendar has (e.g. '2018-11-31': its day is past its month's "
+                                       "end), each quarantined: expected those rows mended"), said
+    assert not any("strptime" in line for line in said), said
+
+
 def test_rows_of_an_empty_period_name_the_where_that_keeps_them_out(tmp_path: Path) -> None:
     """Trial 14: 70 of NYC's planes have no year built (and a timestamp column of them NULLs): check said their
     makers' metrics were unknown on every night "until the row is mended or removed", and of the column "mend them

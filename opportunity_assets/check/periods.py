@@ -479,6 +479,10 @@ def written_periods(reasons: list[str], limit: int = 50) -> list[str]:
     return list(dict.fromkeys(values))[:limit]
 
 
+ISO_DAY = ["%Y-%m-%d"]
+"""The pattern an ISO date is read by, a day past its month's end told by it when no `period_format` is given."""
+
+
 _SHOWN = 60
 """The characters of a cell an example quotes."""
 
@@ -510,6 +514,12 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
         return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period no calendar has (e.g. "
                 f"{typos[0][0]!r}: {typos[0][1]}), each quarantined: expected those rows mended (a typo in the "
                 "source), or kept out by `source.where`")
+    if src.period_column and values and (impossible := days_no_month_has(values, src.period_patterns or ISO_DAY)):
+        # (trial 107: `2008-11-31` among ISO dates, with no `period_format`, was "no ISO date ... expected a
+        # strptime pattern (e.g. '%b-%Y')": the calendar lacks the day, no pattern reads it)
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a date no calendar has (e.g. "
+                f"{impossible!r}: its day is past its month's end), each quarantined: expected those rows mended (a "
+                "typo in the source), or kept out by `source.where`")
     decimal = [v for v in values if DECIMAL_YEAR_WRITTEN.match(v) and float(v) % 1]
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
@@ -564,10 +574,6 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(QUARTER.match(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
                 f"period that does not parse with it (e.g. {example!r}): {QUARTERS_READ}")
-    if src.period_column and values and (impossible := days_no_month_has(values, src.period_patterns)):
-        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a date no calendar has (e.g. "
-                f"{impossible!r}: its day is past its month's end), each quarantined: expected those rows mended (a "
-                "typo in the source), or kept out by `source.where`")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

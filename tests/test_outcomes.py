@@ -24,6 +24,7 @@ from opportunity_assets.outcomes.logic import (
     build_report,
     measure_outcome,
     night_medians,
+    outcomes_said,
     report_markdown,
 )
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
@@ -393,3 +394,13 @@ def test_backtest_runs_then_reuses_nights_and_shows_the_plot(tmp_path: Path) -> 
     with pytest.raises(dg.Failure, match="no night of these criteria"):
         defs.resolve_job_def("outcomes_night").execute_in_process(instance=instance, partition_key="2014-03-31",
                                                                    raise_on_error=True)
+
+
+def test_a_backtest_night_says_how_many_outcomes_are_known_pending_or_gaps() -> None:
+    """Trial 107: every backtest night's line said "outcomes measured", those whose horizon lay past the data's end
+    too, all of whose outcomes stayed pending and counted in no hit rate."""
+    known, pending, gap = OutcomeStatus.KNOWN, OutcomeStatus.PENDING, OutcomeStatus.GAP
+    assert outcomes_said([known] * 28 + [gap] * 2) == "outcomes 28 known, 2 with a gap in a window (never measured)"
+    assert outcomes_said([pending] * 3) == \
+        "outcomes 3 pending (their horizon's data not published yet: in no hit rate)"
+    assert outcomes_said([]) == "no outcome to measure (no candidate analyzed)"

@@ -61,6 +61,22 @@ class Outcome(FrozenRecord):
     """What the value is, or why there is none, in one line."""
 
 
+def outcomes_said(statuses: Sequence[OutcomeStatus]) -> str:
+    """A backtest night's outcomes in its line: how many are known, pending and gaps (trial 107: every night said
+    "outcomes measured", those whose horizon lay past the data's end too, whose outcomes all stayed pending and
+    count in no hit rate; only the report's `pending` column told them apart)."""
+    if not statuses:
+        return "no outcome to measure (no candidate analyzed)"
+    known, pending, gaps = (sum(s == status for s in statuses)
+                            for status in (OutcomeStatus.KNOWN, OutcomeStatus.PENDING, OutcomeStatus.GAP))
+    said = [f"{known} known"] if known else []
+    if pending:
+        said.append(f"{pending} pending (their horizon's data not published yet: in no hit rate)")
+    if gaps:
+        said.append(f"{gaps} with a gap in a window (never measured)")
+    return "outcomes " + ", ".join(said)
+
+
 def add_months(day: date, months: int) -> date:
     """The same day `months` later (the month's last day when it is shorter: 2008-02-29 + 12 = 2009-02-28)."""
     return MONTH.later(day, months)

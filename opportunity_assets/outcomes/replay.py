@@ -37,11 +37,13 @@ from opportunity_assets.outcomes.calibration import (
 from opportunity_assets.outcomes.logic import (
     BacktestReport,
     Outcome,
+    OutcomeStatus,
     VerdictOutcome,
     build_report,
     measure_outcome,
     night_medians,
     outcome_date,
+    outcomes_said,
 )
 from opportunity_assets.records import Status, Verdict
 from opportunity_assets.sources.snapshot import SourceSnapshot, read_snapshot
@@ -170,10 +172,17 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
                 continue
             run_night(defs, instance, as_of)
         execute_job(defs, "outcomes_night", instance, partition_key=as_of.isoformat())
-        say(f"{as_of}  {'reused' if reuse else 'ran   '}  outcomes measured")
+        say(f"{as_of}  {'reused' if reuse else 'ran   '}  {outcomes_said(_night_statuses(store, pack, as_of))}")
     execute_job(defs, "backtest_report", instance, ops={"backtest": {"config": {
         "start": min(nights).isoformat(), "end": max(nights).isoformat(), "every": every}}})
     return backtest_report(store, pack, nights)
+
+
+def _night_statuses(store: ResultStore, pack: CriteriaPack, as_of: date) -> list[OutcomeStatus]:
+    """The statuses of the night's outcomes stored for these criteria and their `outcome:`."""
+    definition = require_outcome(pack).model_dump_json()
+    return [Outcome.model_validate_json(r["record"]).status for r in store.outcomes(pack.domain, [as_of])
+            if r["criteria_fingerprint"] == pack.fingerprint and r["outcome_definition"] == definition]
 
 
 # ---- the calibration gate ----------------------------------------------------------------------------------

@@ -1064,13 +1064,18 @@ def _binary_kind(path: Path) -> str | None:
     return next((what for magic, what in _BINARY_KINDS if head.startswith(magic)), None)
 
 
+def _yaml_files(folder: Path) -> list[str]:
+    """The names of the YAML files in `folder`, sorted."""
+    return sorted(p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
 def _yaml_meant(missing: Path) -> str:
     """`; did you mean 'pack.yaml'?` for a YAML file beside the missing one whose name it likely is, its extension
     left off or misspelt (trial 107: `--criteria presidents`, for presidents.yaml, was "not found", no more); else
     nothing."""
     if not missing.parent.is_dir():
         return ""
-    yamls = sorted(p.name for p in missing.parent.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    yamls = _yaml_files(missing.parent)
     same = [name for name in yamls if Path(name).stem == missing.stem]
     close = same or difflib.get_close_matches(missing.name, yamls, n=1, cutoff=0.8)
     return f"; did you mean {str(missing.with_name(close[0]))!r}?" if close else ""
@@ -1079,7 +1084,7 @@ def _yaml_meant(missing: Path) -> str:
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if path.is_dir():  # (trial 105: a pack's folder was told "not found")
-        yamls = sorted(p.name for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+        yamls = _yaml_files(path)
         inside = f" (it holds {', '.join(yamls[:5])})" if yamls else " (it holds no .yaml file)"
         raise error(f"{kind} file {path}: got a folder{inside}; expected the YAML file itself")
     if not path.is_file():

@@ -208,7 +208,8 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     surge 10 times the usual) refuses every candidate on a quiet night by design, and an empty brief is that
     night's answer: a warning, so the night runs. A bound within 10 times of the values (sales `>= 600` on a slow
     night) is a filter doing its work, and not one of them."""
-    said = {n for n, *_ in _unit_slipped_filters(pack, found)} | {n for n, *_ in _beyond_a_share(pack, found)}
+    slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
+    said = slipped | {n for n, *_ in _beyond_a_share(pack, found, slipped)}
     warnings = []
     for n, f, values in _judged_filters(pack, found):
         if n not in said and ((f.op in (">=", ">") and f.value >= FILTER_APART * max(values))
@@ -228,11 +229,13 @@ def filters_out_of_reach(pack: CriteriaPack, found: list[Candidate], whose: str 
     return warnings
 
 
-def _beyond_a_share(pack: CriteriaPack, found: list[Candidate]) -> Iterator[tuple[int, HardFilter, list[float]]]:
+def _beyond_a_share(pack: CriteriaPack, found: list[Candidate], slipped: set[int] | None = None
+                    ) -> Iterator[tuple[int, HardFilter, list[float]]]:
     """Hard filters no value from 0 to 1 meets, on a metric of `unit: share` whose scanned candidates' values (at
-    least `ENOUGH`) all lie from 0 to 1, and no share's or percent's slip (`_unit_slipped_filters`): (index, filter,
-    the values)."""
-    slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
+    least `ENOUGH`) all lie from 0 to 1, and no share's or percent's slip (`slipped`, the indexes of
+    `_unit_slipped_filters`, found here when not given): (index, filter, the values)."""
+    if slipped is None:
+        slipped = {n for n, *_ in _unit_slipped_filters(pack, found)}
     for n, f in enumerate(pack.hard_filters):
         values = _finite_values(found, f.metric)
         if n not in slipped and pack.metrics[f.metric].unit == "share" and len(values) >= ENOUGH \

@@ -180,9 +180,7 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
 
 def _night_statuses(store: ResultStore, pack: CriteriaPack, as_of: date) -> list[OutcomeStatus]:
     """The statuses of the night's outcomes stored for these criteria and their `outcome:`."""
-    definition = require_outcome(pack).model_dump_json()
-    return [Outcome.model_validate_json(r["record"]).status for r in store.outcomes(pack.domain, [as_of])
-            if r["criteria_fingerprint"] == pack.fingerprint and r["outcome_definition"] == definition]
+    return [row.outcome.status for row in stored_verdict_outcomes(store, pack, [as_of])[0]]
 
 
 # ---- the calibration gate ----------------------------------------------------------------------------------

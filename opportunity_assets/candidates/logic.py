@@ -26,6 +26,7 @@ from opportunity_assets.candidates.quarantine import (
 )
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score
+from opportunity_assets.latest import Latest, identical_frames
 from opportunity_assets.periods import rows_in_window, window_label
 from opportunity_assets.records import Candidate, FilterResult, Refusal, RepeatedEvents
 from opportunity_assets.sources.formats import join_label
@@ -634,7 +635,7 @@ def _unscored_note(pack: CriteriaPack, unscored: list[Candidate]) -> str:
     return f"; {len(unscored)} of them with no preliminary score, so no place in that order, placed last: {named}"
 
 
-_LAST: list[tuple[tuple[Any, ...], tuple[list[Candidate], ScanReport]]] = []
+_LAST: Latest[tuple[list[Candidate], ScanReport]] = Latest(identical_frames)
 """The process's latest scan, by its inputs (the frames by identity, held here so no other frame takes their id):
 `opportunity run` checks the night, then runs it, on the same snapshot; a wide night need not scan twice."""
 
@@ -646,13 +647,9 @@ def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataF
     outcomes reads every candidate's windows): a wide night would hold fifteen rows of ten thousand candidates
     for nothing. Pure (the records are frozen): the latest result is kept and given again for the same inputs."""
     key = (pack, as_of, anchor, metrics, history, quarantined, window_rows)
-    if _LAST and len(_LAST[0][0]) == len(key) and all(
-            a is b or (not isinstance(a, pl.DataFrame) and a == b) for a, b in zip(_LAST[0][0], key, strict=True)):
-        found, report = _LAST[0][1]
-        return list(found), report
-    result = _scan(pack, as_of, anchor, metrics, history, quarantined, window_rows)
-    _LAST[:] = [(key, result)]
-    return list(result[0]), result[1]
+    found, report = _LAST.get(key) or _LAST.put(key, _scan(pack, as_of, anchor, metrics, history, quarantined,
+                                                           window_rows))
+    return list(found), report
 
 
 def scan_aside(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,

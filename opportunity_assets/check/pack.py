@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
 
 import polars as pl
 
@@ -156,6 +155,7 @@ from opportunity_assets.check.values import (
 )
 from opportunity_assets.check.written import periods_written_otherwise
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.latest import Latest
 from opportunity_assets.periods import GRAINS, last_possible_night
 from opportunity_assets.records import Candidate
 from opportunity_assets.sources import shapes
@@ -236,7 +236,7 @@ def _nights_before_the_data(pack: CriteriaPack, today: date | None) -> list[str]
             "(they then start there)"]
 
 
-_LAST_CHECK: list[tuple[tuple[Any, ...], CheckReport]] = []
+_LAST_CHECK: Latest[CheckReport] = Latest()
 """The latest check before a night and what it depends on (the pack, its files' bytes, the night, the date):
 `opportunity run` checks first, then its scan step asks again, as a scheduled night's does: one check."""
 
@@ -283,12 +283,10 @@ def check_pack(pack: CriteriaPack, as_of: date | None = None, today: date | None
 
     files = file_key(pack)
     key = None if files is None else (*files, as_of, today or date.today(), defaulted)
-    if key is not None and _LAST_CHECK and _LAST_CHECK[0][0] == key:
-        return _LAST_CHECK[0][1]
+    if (kept := _LAST_CHECK.get(key)) is not None:
+        return kept
     with kept_open(), held():
-        report = _check(pack, as_of, today, with_facts, defaulted)
-    _LAST_CHECK[:] = [] if key is None else [(key, report)]
-    return report
+        return _LAST_CHECK.put(key, _check(pack, as_of, today, with_facts, defaulted))
 
 
 _EARLIER_NIGHTS = 7

@@ -19,6 +19,7 @@ import duckdb
 import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack, MetricSpec
+from opportunity_assets.latest import Latest
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import file_key, opened, release_kept, run
@@ -189,7 +190,7 @@ def _with_derived(pack: CriteriaPack, metrics: pl.DataFrame) -> pl.DataFrame:
                                                                                          *pack.metrics)
 
 
-_LAST: list[tuple[tuple[Any, ...], SourceSnapshot]] = []
+_LAST: Latest[SourceSnapshot] = Latest()
 """The process's latest read and its key: `opportunity run` checks the data, then runs the night on the same
 snapshot, without reading a wide source twice."""
 
@@ -205,11 +206,8 @@ def read_snapshot(pack: CriteriaPack, as_of: date, today: date | None = None) ->
     the future. The latest read is kept for the process (frames are immutable), and reused while nothing it
     depends on changed."""
     key = _read_key(pack, as_of, today or date.today())
-    if key is not None and _LAST and _LAST[0][0] == key:
-        return _LAST[0][1]
-    snapshot = _read_snapshot(pack, as_of, today or date.today(), None if key is None else key[:-2])
-    _LAST[:] = [(key, snapshot)] if key is not None else []
-    return snapshot
+    return _LAST.get(key) or _LAST.put(key, _read_snapshot(pack, as_of, today or date.today(),
+                                                           None if key is None else key[:-2]))
 
 
 def earlier_snapshots(pack: CriteriaPack, nights: list[date], today: date | None = None) -> list[SourceSnapshot]:

@@ -356,6 +356,68 @@ def test_day_numbers_on_a_monthly_grain_are_told_days_since_not_row_numbers(tmp_
                                   "parses with it"), problem
 
 
+@pytest.mark.parametrize("pattern", [None, ["%Y-%m-%d", "%d/%m/%Y"]])
+def test_two_digit_years_on_a_year_grain_are_told_percent_y_not_row_numbers(tmp_path: Path,
+                                                                           pattern: list[str] | None) -> None:
+    """Trial 108: DAAG monica's heart attacks are dated by `yronset`, the year of onset in two digits (85..93); on
+    `grain: year` they were told "the rows' own numbers" under `period_column`, with a query adding 12 x (yronset - 1)
+    months to 1950, and a `period_format` list that read none of them was not named. Whole numbers of two digits
+    that repeat from row to row and count from no 0 or 1 are years without their century: `period_format` is named,
+    and `'%y'`, which reads them."""
+    rows = [[entity, year, 100 + k] for k, year in enumerate(range(85, 94)) for entity in ("a", "b")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "yr", "level"], rows), "entity_id": "id",
+              "entity_name": "id", "period_column": "yr", "grain": "year", "columns": ["level"],
+              "publication_lag_days": 0, **({"period_format": pattern} if pattern else {})}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    assert "own numbers" not in problem and "to_months" not in problem, problem
+    assert problem.startswith(f"key `source.period_format`: got {pattern!r} for column 'yr'" if pattern else
+                              "key `source.period_format`: got none for column 'yr'"), problem
+    assert problem.endswith("expected `period_format: '%y'` (a year of two digits, read as the latest year of "
+                            "those digits not after this one)"), problem
+    assert check_pack(_pack(tmp_path, {**source, "period_format": "%y"}, _LEVELS), as_of=date(1994, 1, 31),
+                      today=TODAY).problems == []
+
+
+def test_two_digit_years_written_as_decimals_name_the_query_that_reads_them(tmp_path: Path) -> None:
+    """Trial 108: monica's `yronset` written as decimals by a Parquet export (87.0), which `'%y'` does not read, was
+    told "the rows' own numbers" under `period_column` though `period_format: '%y'` was right for them: the key is
+    `period_format`, with a DuckDB `query` writing them as whole numbers, and that query reads the file."""
+    rows = [[entity, f"{year}.0", 100 + k] for k, year in enumerate(range(85, 94)) for entity in ("a", "b")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "yr", "level"], rows), "entity_id": "id",
+              "entity_name": "id", "period_column": "yr", "period_format": "%y", "grain": "year",
+              "columns": ["level"], "publication_lag_days": 0}
+    (problem,) = check_pack(_pack(tmp_path, source, _LEVELS), today=TODAY).problems
+    query = "SELECT * REPLACE (CAST(yr AS INTEGER) AS yr) FROM 'y.csv'"
+    assert problem.startswith("key `source.period_format`: got '%y' for column 'yr'; none of its values parses "
+                              "with it (e.g. "), problem
+    assert "own numbers" not in problem and f"`format: duckdb` with `query: \"{query}\"`" in problem, problem
+    queried = {**{k: v for k, v in source.items() if k != "path"}, "format": "duckdb", "query": query}
+    assert check_pack(_pack(tmp_path, queried, _LEVELS), as_of=date(1994, 1, 31), today=TODAY).problems == []
+
+
+def test_two_digit_years_of_a_series_over_the_pivot_name_period_format(tmp_path: Path) -> None:
+    """Trial 108: DAAG greatLakes' levels 1918-2009 with the years written in two digits, read by `'%y'`: `18`..`26`
+    are read 2018..2026 (the latest year of their digits not after this one), after a gap from 2010, though a century
+    earlier they run on into 1927..2009; check blamed each metric's `min_rows` ("perhaps a period no entity has rows
+    in"). The key is `period_format`, with the years it read and the DuckDB `query` that writes the century."""
+    years = [f"{year % 100:02d}" for year in range(1918, 2010)]
+    rows = [[entity, year, 100 + k] for k, year in enumerate(years) for entity in ("a", "b")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "yr", "level"], rows), "entity_id": "id",
+              "entity_name": "id", "period_column": "yr", "period_format": "%y", "grain": "year",
+              "columns": ["level"], "publication_lag_days": 0}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2010, 1, 31), today=TODAY).problems
+    said = ("key `source.period_format`: got '%y' for column 'yr'; `%y` read its years of two digits '18'..'26' as "
+            "2018..2026, after a gap from 2010, though a century earlier, 1918..1926, they run on into the rest "
+            "(1927..2009): years over the two digits' turn")
+    assert [p for p in problems if p.startswith(said)] and not [p for p in problems if "min_rows" in p], problems
+    query = ("SELECT *, CAST(yr AS INTEGER) + CASE WHEN CAST(yr AS INTEGER) >= 18 THEN 1900 ELSE 2000 END AS "
+             "yr_full FROM 'y.csv'")
+    assert f"`query: \"{query}\"`" in problems[0], problems
+    queried = {**{k: v for k, v in source.items() if k not in ("path", "period_column", "period_format")},
+               "format": "duckdb", "query": query, "year_column": "yr_full"}
+    assert check_pack(_pack(tmp_path, queried, _LEVELS), as_of=date(2010, 1, 31), today=TODAY).problems == []
+
+
 @pytest.mark.parametrize(("grain", "adds", "night"), [
     ("week", "to_weeks(rownames - 1)", date(1950, 6, 30)), ("day", "to_days(rownames - 1)", date(1950, 2, 28))])
 def test_the_query_that_dates_row_numbers_by_the_week_or_the_day_runs(tmp_path: Path, grain: str, adds: str,

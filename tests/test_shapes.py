@@ -340,6 +340,10 @@ def test_events_dated_by_year_month_and_day_columns_aggregate_as_by_a_date(tmp_p
      "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` '%b-%Y' names a month at "
      "most, so every 'when' value would fall on the first day of its month: `month` or coarser (or a pattern with "
      "the day, `%d`, if the column writes one)"),
+    ({"period_column": "when", "period_format": "%y"},  # (trial 108: told "names a month at most": `month`)
+     "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` '%y' names a year at "
+     "most, so every 'when' value would fall on the first day of its year: `year` (or a pattern with the month, "
+     "`%m`, or the day, `%d`, if the column writes one)"),
     ({"period_column": "when", "period_format": ["%b-%Y", "%Y-W%W"]},
      "key `source.grain`: got 'day'; expected a grain the dates can tell: `period_format` its patterns name a week "
      "at most"),

@@ -120,6 +120,7 @@ from opportunity_assets.check.periods import (
     published_unparsed_few,
     two_digit_years,
     two_digit_years_by_pattern,
+    two_digit_years_over_the_turn,
     undated_at_fault,
     unix_time_of_no_time,
 )
@@ -309,6 +310,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for within, _ in pack.source.keyed if (p := two_digit_years(pack, within)) is not None]
         problems += [p for within, _ in pack.source.keyed
                      if (p := two_digit_years_by_pattern(pack, within)) is not None]
+        problems += [p for within, _ in pack.source.keyed
+                     if (p := two_digit_years_over_the_turn(pack, within)) is not None]
         problems += [p for within, _ in pack.source.keyed if (p := cadence_read_by_pattern(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds

@@ -166,6 +166,9 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_format`: got none for column {column!r}; its values are decimal years (e.g. "
                 f"{decimal[:3]}: R's time index, the year plus the fraction of it gone), which no date pattern "
                 f"reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
+    if src.wide is None and (two_digits := _years_of_two_digits(pack, within, column, unparsed)) is not None:
+        return (f"key `{within}.period_format`: got none for column {column!r}; none of its values is a date (e.g. "
+                f"{unparsed[:3]}): {two_digits}")
     if src.wide is None and (cadence := cadence_clause(unparsed)):  # (no pattern reads them: not offered one)
         return f"key `{within}.period_column`: got {column!r}; its values are not dates (e.g. {unparsed[:3]}){cadence}"
     fits = suggested_pattern(telling_day_from_month(pack, within, column, f"{shapes.IN_SCOPE} AND {shapes.PERIOD} "
@@ -221,6 +224,28 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
             "time): expected a column of dates, such as one a DuckDB `query` adds from the first period (its date in "
             f"place of 1950-01-01, one {grain} a row), `format: duckdb` with `query: \"SELECT *, {adds} AS date "
             f"FROM {where}\"` and `period_column: date`")
+
+
+def _years_of_two_digits(pack: CriteriaPack, within: str, column: str, unparsed: list[str]) -> str | None:
+    """What a `period_column` of whole numbers of two digits on a `year` grain is, years without their century, and
+    the `period_format` that reads them; None for any other column. A row-number header, or a count from 0 or 1,
+    is the rows' own numbers or a counter (`_row_numbers`). Trial 108: DAAG monica's `yronset`, 85..93, was told
+    the rows' own numbers under `period_column`, with a query adding 12 x (yronset - 1) months to 1950, and a
+    `period_format` list that read none of them went unnamed; written as decimals (87.0), which `%y` does not
+    read, it was told the same under `period_format: '%y'`."""
+    src = spec_at(pack, within)
+    if src.grain != "year" or column.strip().lower() in _ROW_NUMBER_COLUMNS or not _counts(unparsed):
+        return None
+    numbers = [float(v) for v in unparsed]
+    if min(numbers) < 2 or max(numbers) > 99:
+        return None
+    read = "`period_format: '%y'` (a year of two digits, read as the latest year of those digits not after this one)"
+    if all(re.fullmatch(r"\s*\d{1,2}\s*", v) for v in unparsed):
+        return f"they are whole numbers of two digits, years without their century: expected {read}"
+    where = f"'{src.path}'" if src.path else "<the table>"
+    return (f"they are years of two digits written as decimals, which `%y` does not read: expected them as whole "
+            f"numbers, `format: duckdb` with `query: \"SELECT * REPLACE (CAST({column} AS INTEGER) AS {column}) FROM "
+            f"{where}\"` and {read}")
 
 
 def unix_time_of_no_time(pack: CriteriaPack, within: str = "source") -> str | None:
@@ -295,6 +320,41 @@ def two_digit_years(pack: CriteriaPack, within: str) -> str | None:
     return (f"key `{within}.year_column`: got {src.year_column!r}; every year it holds is below 100 (e.g. {years}), "
             f"the first century's{_two_digit_years(within, src.year_column, alone)}: expected whole years written "
             "in full, such as 1963 or 1963.0")
+
+
+def two_digit_years_over_the_turn(pack: CriteriaPack, within: str) -> str | None:
+    """A `period_format` of `%y` over a series of more years than its digits' turn allows, or None: `%y` reads a
+    year as the latest of its digits not after this one, so a series of 1918..2009 written `18`..`09` is read
+    1927..2009 and 2018..2026. The rows' years fall in two runs, the later one's ending where the earlier one starts
+    once read a century earlier (within 2 years): the key, with both runs, and the DuckDB `query` that writes the
+    century for a pattern of the year alone. Trial 108: DAAG greatLakes' levels were told each metric's
+    `min_rows`, "perhaps a period no entity has rows in"."""
+    src = spec_at(pack, within)
+    if src.period_column is None or not any("%y" in p for p in src.period_patterns):
+        return None
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    years = sorted({int(y) for y in commonest_values(pack, within, f"year({shapes.PERIOD})", dated, limit=1000)})
+    gaps = [(years[i + 1] - years[i], i) for i in range(len(years) - 1)]
+    if not gaps or max(gaps)[0] < 3:
+        return None
+    cut = max(gaps)[1] + 1
+    earlier, later = years[:cut], years[cut:]
+    if not 1 <= earlier[0] - (later[-1] - 100) <= 3:
+        return None
+    column = src.period_column
+    digits = f"{later[0] % 100:02d}"
+    said = (f"key `{within}.period_format`: got {src.period_format!r} for column {column!r}; `%y` read its years of "
+            f"two digits '{digits}'..'{later[-1] % 100:02d}' as {later[0]}..{later[-1]}, after a gap from "
+            f"{earlier[-1] + 1}, though a century earlier, {later[0] - 100}..{later[-1] - 100}, they run on into the "
+            f"rest ({earlier[0]}..{earlier[-1]}): years over the two digits' turn")
+    if src.period_format != "%y":
+        return f"{said}: expected the years written in full (`%Y`)"
+    where = f"'{src.path}'" if src.path else "<the table>"
+    number = f"CAST({column} AS INTEGER)"
+    return (f"{said}: expected the century written, `format: duckdb` with `query: \"SELECT *, {number} + CASE WHEN "
+            f"{number} >= {int(digits)} THEN {later[0] // 100 * 100 - 100} ELSE {later[0] // 100 * 100} END AS "
+            f"{column}_full FROM {where}\"` and `year_column: {column}_full` in place of `period_column` and "
+            "`period_format`")
 
 
 def two_digit_years_by_pattern(pack: CriteriaPack, within: str) -> str | None:
@@ -411,6 +471,8 @@ def not_parsed_by(pack: CriteriaPack, within: str) -> str:
     if all(decimal_years) and any(float(v) % 1 for v in unparsed):  # (trial 32: `%Y` over R's index, told directives)
         return (f"{said}: they are decimal years (R's time index, the year plus the fraction of it gone), which no "
                 f"strptime pattern reads: expected `period_format: {DECIMAL_YEAR}`, which reads them")
+    if src.wide is None and (two_digits := _years_of_two_digits(pack, within, column, unparsed)) is not None:
+        return f"{said}: {two_digits}"
     if src.wide is None and (numbered := _row_numbers(pack, within, column, unparsed)) is not None:
         return numbered  # (no pattern reads a row's number: `decimal_year` over R's `rownames`)
     # (trial 72: the commonest values, the 1st of each month, were told both orders over a day-first column)

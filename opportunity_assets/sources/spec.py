@@ -394,6 +394,16 @@ def finest_grain(pattern: str) -> str:
     return "week" if letters & _A_WEEK else "month"
 
 
+def named_grain(pattern: str) -> str:
+    """The finest period a strptime pattern names, for words: `finest_grain`'s, or `year` for a pattern naming no
+    month (`%y` alone), which reads no grain finer than a month (a bare year on a finer grain is its first month),
+    yet names only a year (trial 108: `grain: week` over `'%y'` was told "'%y' names a month at most")."""
+    finest = finest_grain(pattern)
+    return "year" if finest == "month" and not _directives(pattern) & _A_MONTH else finest
+
+
+_A_MONTH = frozenset("mbBh")
+"""Directives that name a month."""
 _A_YEAR = frozenset("YyGcx")
 """Directives that name a year (`%G` the ISO week's year; `%c`, `%x` a whole date)."""
 
@@ -864,9 +874,13 @@ class SourceSpec(_Spec):
         finest = min((finest_grain(p) for p in self.period_patterns), key=GRAINS.index, default=None)
         if finest is not None and GRAINS.index(finest) > GRAINS.index(self.grain):
             said = f"{self.period_format!r} names" if isinstance(self.period_format, str) else "its patterns name"
-            raise _problem("grain", self.grain, f"a grain the dates can tell: `period_format` {said} a {finest} at "
-                           f"most, so every {self.period_column!r} value would fall on the first day of its {finest}: "
-                           f"`{finest}` or coarser (or a pattern with the day, `%d`, if the column writes one)")
+            tells = min((named_grain(p) for p in self.period_patterns), key=GRAINS.index, default=finest)
+            grains = ("`year` (or a pattern with the month, `%m`, or the day, `%d`, if the column writes one)"
+                      if tells == "year" else
+                      f"`{tells}` or coarser (or a pattern with the day, `%d`, if the column writes one)")
+            raise _problem("grain", self.grain, f"a grain the dates can tell: `period_format` {said} a {tells} at "
+                           f"most, so every {self.period_column!r} value would fall on the first day of its {tells}: "
+                           f"{grains}")
         if self.year_column and not self.within_year_column and self.grain != "year":
             if isinstance(self, JoinSpec):
                 raise _problem("month_column", None, f"a month column beside `year_column` {self.year_column!r}: the "

@@ -49,7 +49,7 @@ from opportunity_assets.text import plain
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
-from tests.receivers import BAD, FAIL, MOVED, MOVED_KEEP, OK, STALL, HttpReceiver, SmtpReceiver
+from tests.receivers import BAD, FAIL, HOLD, MOVED, MOVED_KEEP, OK, STALL, HttpReceiver, SmtpReceiver
 from tests.runs import started_run
 
 AS_OF = date(2011, 11, 30)
@@ -536,3 +536,39 @@ def test_a_run_stopped_between_tries_leaves_its_message_to_the_run_again(http: H
     assert main(command) == 0  # run again, as the stop's line says: the webhook's message goes, once
     assert len(http.bodies("/hook")) == 2
     assert {r["status"] for r in store.notification_rows("texas_housing", night)} == {SENT}
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_sending_is_named_by_the_run_again_not_passed_as_sent(
+        http: HttpReceiver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 109: a run killed (kill -9, OOM) or stopped while its webhook request was on the wire leaves the claim
+    `claimed` (the receiver may have the message: it is not sent again before the claim expires). The run again
+    printed the brief, said nothing and exited 0, as if every channel had delivered. It sends nothing twice, and says
+    which channel's message may not have come, since when, and when a run would send it again: exit 1."""
+    import signal
+    import subprocess
+    import sys
+
+    from opportunity_assets.cli import main
+
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    settings = tmp_path / "automation.yaml"
+    settings.write_text(yaml.safe_dump({"notifications": {"timeout_seconds": 30, "claim_expiry_seconds": 900,
+                                                          "channels": {"webhook": {"url": http.url("/hook")}}}}))
+    command = ["run", "--as-of", "2011-10-31", "--criteria", str(pack), "--settings", str(settings),
+               "--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
+    http.script.append(HOLD)  # the request arrives and is held: the run is killed with it on the wire
+    process = subprocess.Popen([sys.executable, "-c", "import sys; from opportunity_assets.command import main; "
+                                "sys.exit(main())", *command], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    _until(lambda: http.arrived.is_set() or process.poll() is not None)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    http.release.set()
+
+    assert main(command) == 1
+    err = capsys.readouterr().err
+    assert len(http.bodies("/hook")) == 1  # not sent twice
+    line = next(line for line in err.splitlines() if "channel webhook" in line)
+    assert line.startswith("opportunity: 2011-10-31: channel webhook: a run stopped or killed while sending it (") \
+        and "whether it arrived is unknown" in line and "run the same command after" in line, err

@@ -239,7 +239,8 @@ def _command(args: argparse.Namespace) -> int:
             as_of = args.as_of or latest_as_of(pack)
             _require_secrets(args.settings)
             _require_checked(pack, store, as_of, defaulted=args.as_of is None)
-            nights.run_night(defs, nights.local_instance(args.dagster_home), as_of)
+            instance = nights.local_instance(args.dagster_home)
+            nights.run_night(defs, instance, as_of)
             if args.json:  # the whole state object; the brief alone needs none of it
                 print(nights.state(defs, as_of).model_dump_json(indent=2))
             else:
@@ -248,7 +249,7 @@ def _command(args: argparse.Namespace) -> int:
             if args.report:
                 written = write_night_report(store, pack, as_of, args.report)
                 print(f"report: {written}", file=sys.stderr if args.json else sys.stdout)
-            return _report_failed_channels(store, pack.domain, [as_of])
+            return _report_failed_channels(store, pack.domain, [as_of], defs, instance)
         elif args.command == "backfill":
             instance = nights.local_instance(args.dagster_home)
             dates = nights.nights_between(args.start, args.end, args.every)
@@ -269,7 +270,8 @@ def _command(args: argparse.Namespace) -> int:
                 nights.run_night(defs, instance, as_of)
                 ran.append(as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
-            return max(_report_failed_channels(store, pack.domain, dates), _report_broken_nights(broken, ran))
+            return max(_report_failed_channels(store, pack.domain, dates, defs, instance),
+                       _report_broken_nights(broken, ran))
         elif args.command == "check":
             from opportunity_assets.check.pack import check_pack
 
@@ -570,16 +572,36 @@ def _report_broken_nights(broken: list[date], ran: list[date]) -> int:
     return 1
 
 
-def _report_failed_channels(store: Any, domain: str, dates: list[date]) -> int:
-    """One line per channel that still failed after its retries (the nights are stored all the same); exit 1 then."""
+def _report_failed_channels(store: Any, domain: str, dates: list[date], defs: Any = None,
+                            instance: Any = None) -> int:
+    """One line per channel that still failed after its retries (the nights are stored all the same), and per
+    channel whose claim another run left unresolved (`unresolved_claim`); exit 1 then."""
+    from opportunity_assets.notify.logic import unresolved_claim
+
+    expiry = timedelta(seconds=getattr((getattr(defs, "resources", None) or {}).get("notifier"),
+                                       "claim_expiry_seconds", 900))
     failed: dict[tuple[date, str], str] = {}
     for as_of in dates:
         for row in store.notification_rows(domain, as_of):
             if row["status"] == "failed":
-                failed.setdefault((as_of, row["channel"]), str(row.get("error") or "no error recorded"))
-    for (as_of, channel), error in sorted(failed.items()):
-        print(f"opportunity: {as_of}: channel {channel} failed after its retries: {error}", file=sys.stderr)
+                failed.setdefault((as_of, row["channel"]),
+                                  f" failed after its retries: {row.get('error') or 'no error recorded'}")
+            elif row["status"] == "claimed" and not _run_in_flight(instance, row["run_id"]):
+                failed.setdefault((as_of, row["channel"]), f": {unresolved_claim(row['updated_at'], expiry)}")
+    for (as_of, channel), said in sorted(failed.items()):
+        print(f"opportunity: {as_of}: channel {channel}{said}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _run_in_flight(instance: Any, run_id: str | None) -> bool:
+    """Whether the Dagster run of this id is still going in `instance` (another process sending the night's
+    message now): its claim is its own, not one left behind."""
+    if instance is None or not run_id:
+        return False
+    from dagster._core.storage.dagster_run import IN_PROGRESS_RUN_STATUSES
+
+    run = instance.get_run_by_id(run_id)
+    return run is not None and run.status in IN_PROGRESS_RUN_STATUSES
 
 
 if __name__ == "__main__":

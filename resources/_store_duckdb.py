@@ -141,6 +141,19 @@ def unusable(file: str, exc: BaseException) -> str | None:
     return None
 
 
+def vanished(file: str) -> str | None:
+    """Why a store file this process made its schema in is refused now it is gone (deleted or moved aside while a
+    night ran), in one line naming `--store`; None while it is there. ATTACH would make a new empty file, and the
+    night stopped with DuckDB's "Catalog Error: Table with name nights does not exist! Did you mean "pg_tables"?"
+    over four lines (trial 109). The schema is forgotten, so the next use (the run again, or a long-lived process's
+    next night) makes the store again."""
+    if file not in _schema_ready or Path(file).exists():
+        return None
+    _schema_ready.discard(file)
+    return (f"--store: '{file}' disappeared while this process used it (deleted or moved aside mid-night): run the "
+            "same command again to make a new store (the nights it held are in the file moved aside, if it was)")
+
+
 @contextmanager
 def transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any]], None]]
                 ) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -163,6 +176,8 @@ def _transaction(file: str, schema: Sequence[str | Callable[[Callable[[str], Any
     alias = "store_" + hashlib.sha1(file.encode()).hexdigest()[:16]
     quoted = "'" + file.replace("'", "''") + "'"
     with _thread_lock(file), FileLock(file + ".lock", timeout=120), _attachable() as con:
+        if (said := vanished(file)) is not None:
+            raise StoreError(said)
         con.execute(f"ATTACH {quoted} AS {alias}")
         if file not in _schema_ready and (refused := _no_store(con, alias, file, schema)) is not None:
             con.execute(f"DETACH {alias}")

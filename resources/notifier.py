@@ -63,10 +63,10 @@ class Notifier(dg.ConfigurableResource):
     def channel_names(self) -> list[str]:
         return channel_names_of(self.slack is not None, self.webhook is not None, self.email is not None)
 
-    def deliver(self, channel: str, message: NightMessage) -> channels.Delivery:
-        """Send `message` on `channel` with bounded retries; never raises."""
+    def deliver(self, channel: str, message: NightMessage, tries: channels.Tries | None = None) -> channels.Delivery:
+        """Send `message` on `channel` with bounded retries; never raises but a stop (`tries`: how far it got)."""
         return channels.with_retries(channel, lambda: self._send(channel, message), attempts=self.attempts,
-                                     backoff_seconds=self.backoff_seconds)
+                                     backoff_seconds=self.backoff_seconds, tries=tries)
 
     def _send(self, channel: str, message: NightMessage) -> None:
         if channel == OUTBOX:

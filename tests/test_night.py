@@ -405,3 +405,34 @@ def test_a_stop_a_handler_swallowed_inside_a_run_is_raised_as_the_run_ends() -> 
             pass
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_a_pack_edited_while_its_night_runs_stops_the_night_in_one_line(tmp_path: Path) -> None:
+    """Trial 109: the pack file edited mid-night (a strong of 70 made 90 after the scan): each step loads the pack
+    anew, so the night was stored half one, half the other: `nights` recorded the pack of 70, the verdicts and the
+    brief were 90's (Austin "MARGINAL 88.1" with a strong of 70 on record), exit 0, nothing said. The steps after
+    the scan refuse a pack that is not the one the night was scanned by, naming it and what to do."""
+    from tests.conftest import ROOT, SIX_MOST_LIQUID
+
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    defs = build_definitions(criteria_path=str(pack), store_path=str(tmp_path / "results.duckdb"))
+    instance = dg.DagsterInstance.ephemeral()
+    night = date(2011, 10, 31)
+    nights.execute_job(defs, "scan_night", instance, partition_key=night.isoformat())
+    scanned = nights.resources_of(defs)[0].fingerprint
+    pack.write_text(pack.read_text().replace("strong: 70", "strong: 90"))
+    edited = nights.resources_of(defs)[0].fingerprint
+    assert edited != scanned
+    keys = night_keys(instance, night)
+    with pytest.raises(nights.NightFailed) as stopped:
+        nights.execute_job(defs, "analyze_night", instance, tags=night_range_tags(keys))
+    assert str(stopped.value) == (
+        f"analyze_night failed: analyze_and_verify: criteria pack texas_housing: edited while the night 2011-10-31 "
+        f"ran (scanned by its "
+        f"version {scanned}, now {edited}): run the same command again to run the whole night with the pack as it "
+        "is now")
+    with pytest.raises(nights.NightFailed, match="finish_night failed: brief_and_archive: criteria pack texas_hous"):
+        nights.execute_job(defs, "finish_night", instance, partition_key=night.isoformat())
+    nights.run_night(defs, instance, night)  # run again: the whole night on the pack as it is now
+    store = ResultStore(path=str(tmp_path / "results.duckdb"))
+    assert store.night("texas_housing", night)["criteria_fingerprint"] == edited

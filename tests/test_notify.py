@@ -49,7 +49,7 @@ from opportunity_assets.text import plain
 from resources.notifier import Notifier, notifier_from_settings
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
-from tests.receivers import BAD, FAIL, MOVED, MOVED_KEEP, OK, STALL, HttpReceiver, SmtpReceiver
+from tests.receivers import BAD, FAIL, HOLD, MOVED, MOVED_KEEP, OK, STALL, HttpReceiver, SmtpReceiver
 from tests.runs import started_run
 
 AS_OF = date(2011, 11, 30)
@@ -498,3 +498,77 @@ def test_a_nights_runs_in_the_instance_say_running_or_failed() -> None:
         started_run(instance, {"dagster/asset_partition_range_start": f"{october.isoformat()}|austin"})
         started_run(instance, {"dagster/partition": "not a night"})
         assert night_run_states(instance, timedelta(days=2))() == {september: FAILED_RUN, october: RUNNING}
+
+
+@pytest.mark.slow
+def test_a_run_stopped_between_tries_leaves_its_message_to_the_run_again(http: HttpReceiver, tmp_path: Path) -> None:
+    """Trial 109: Ctrl-C (or SIGTERM) after a channel's claim but before its message was sent (between tries, or
+    before the first) left the claim `claimed`: the run again the stop's line asks for skipped it as sent and exited
+    0, and the message never came (for 15 minutes, then only if someone ran it again). A stop with no try in flight
+    records the claim `failed`, so the run again sends it, once."""
+    import signal
+    import subprocess
+    import sys
+
+    from opportunity_assets.cli import main
+    from opportunity_assets.notify.logic import STOPPED_UNSENT
+
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    settings = tmp_path / "automation.yaml"
+    settings.write_text(yaml.safe_dump({"notifications": {"attempts": 2, "backoff_seconds": 30, "timeout_seconds": 5,
+                                                          "channels": {"webhook": {"url": http.url("/hook")}}}}))
+    command = ["run", "--as-of", "2011-10-31", "--criteria", str(pack), "--settings", str(settings),
+               "--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
+    http.script.append(FAIL)  # the first try fails; the stop comes while the run waits to try again
+    process = subprocess.Popen([sys.executable, "-c", "import sys; from opportunity_assets.command import main; "
+                                "sys.exit(main())", *command], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _until(lambda: len(http.bodies("/hook")) == 1 or process.poll() is not None)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode in (2, 130) and "Traceback" not in err, err
+    store = ResultStore(path=str(tmp_path / "r.duckdb"))
+    night = date(2011, 10, 31)
+    assert {(r["channel"], r["status"], r["error"]) for r in store.notification_rows("texas_housing", night)
+            if r["channel"] == "webhook"} == {("webhook", FAILED, STOPPED_UNSENT)}
+
+    assert main(command) == 0  # run again, as the stop's line says: the webhook's message goes, once
+    assert len(http.bodies("/hook")) == 2
+    assert {r["status"] for r in store.notification_rows("texas_housing", night)} == {SENT}
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_sending_is_named_by_the_run_again_not_passed_as_sent(
+        http: HttpReceiver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 109: a run killed (kill -9, OOM) or stopped while its webhook request was on the wire leaves the claim
+    `claimed` (the receiver may have the message: it is not sent again before the claim expires). The run again
+    printed the brief, said nothing and exited 0, as if every channel had delivered. It sends nothing twice, and says
+    which channel's message may not have come, since when, and when a run would send it again: exit 1."""
+    import signal
+    import subprocess
+    import sys
+
+    from opportunity_assets.cli import main
+
+    pack = write_pack(tmp_path, ROOT / "data" / "txhousing.csv", **SIX_MOST_LIQUID)
+    settings = tmp_path / "automation.yaml"
+    settings.write_text(yaml.safe_dump({"notifications": {"timeout_seconds": 30, "claim_expiry_seconds": 900,
+                                                          "channels": {"webhook": {"url": http.url("/hook")}}}}))
+    command = ["run", "--as-of", "2011-10-31", "--criteria", str(pack), "--settings", str(settings),
+               "--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
+    http.script.append(HOLD)  # the request arrives and is held: the run is killed with it on the wire
+    process = subprocess.Popen([sys.executable, "-c", "import sys; from opportunity_assets.command import main; "
+                                "sys.exit(main())", *command], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    _until(lambda: http.arrived.is_set() or process.poll() is not None)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    http.release.set()
+
+    assert main(command) == 1
+    err = capsys.readouterr().err
+    assert len(http.bodies("/hook")) == 1  # not sent twice
+    line = next(line for line in err.splitlines() if "channel webhook" in line)
+    assert line.startswith("opportunity: 2011-10-31: channel webhook: a run stopped or killed while sending it (") \
+        and "whether it arrived is unknown" in line and "run the same command after" in line, err

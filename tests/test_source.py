@@ -402,3 +402,31 @@ def test_an_unwritable_scratch_folder_is_one_line_naming_it(synthetic: Build, tm
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing" / "folder"))
     with pytest.raises(SourceError, match=r"no scratch folder in .*missing/folder .*set TMPDIR"):
         read_snapshot(pack, AS_OF, today=date(2026, 12, 1))
+
+
+def test_a_full_scratch_folder_is_named_as_tmpdir_not_blamed_on_the_source(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 109: TMPDIR on a disk with no room left: the night stopped with "key `source.path`: source file
+    .../txhousing.csv could not be read: Could not write file "<TMPDIR>/opportunity-source-.../typed.duckdb": No
+    space left on device", blaming a sound source and its key. It names the scratch folder, TMPDIR, and what to do."""
+    import subprocess
+    import tempfile
+
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    # a real full disk: a 64 KB tmpfs (the suite runs as root, as its PostgreSQL, Redis and namespaces need)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(tiny)], capture_output=True,
+                             text=True)
+    assert mounted.returncode == 0, f"could not mount a tmpfs for the full disk: {mounted.stderr}"
+    try:
+        (tiny / "fill").write_bytes(b"\0" * 60 * 1024)
+        monkeypatch.setattr(tempfile, "tempdir", str(tiny))
+        pack = write_pack(tmp_path, Path(PACK).parent.parent / "txhousing.csv")
+        with pytest.raises(SourceError) as raised:
+            read_snapshot(load_criteria(pack), date(2011, 10, 31))
+        said = str(raised.value)
+        assert said == (f"no room left in the scratch folder {tiny} (TMPDIR), where the source's rows are typed "
+                        "while a night reads them: free space there, or set TMPDIR to a folder with room, and run the "
+                        "same command again"), said
+    finally:
+        subprocess.run(["umount", str(tiny)], check=False)

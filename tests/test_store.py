@@ -535,3 +535,21 @@ def test_briefed_nights_are_latest_first_with_their_act_on_count(stores: Stores)
     assert [(r["as_of"], r["act_on"]) for r in store.briefed_nights("d")] == [
         (date(2015, 3, 31), 1), (date(2015, 2, 28), 0), (NIGHT, 2)]
     assert len(store.briefed_nights("d", limit=2)) == 2 and store.briefed_nights("other") == []
+
+
+def test_a_store_file_deleted_while_a_process_uses_it_is_one_line_then_made_again(tmp_path: Path) -> None:
+    """Trial 109: the store's DuckDB file deleted (or moved aside) mid-night: the process, having made the schema
+    once, attached a new empty file and the night stopped with DuckDB's "Catalog Error: Table with name nights does
+    not exist! Did you mean "pg_tables"?" over four lines. It is one line naming `--store` and what to do, and the
+    next use makes the store again (a long-lived process, `dagster dev`, goes on)."""
+    path = tmp_path / "results.duckdb"
+    store = ResultStore(path=str(path))
+    store.ready()
+    assert store.night("texas_housing", date(2011, 10, 31)) is None
+    path.unlink()
+    with pytest.raises(StoreError) as raised:
+        store.night("texas_housing", date(2011, 10, 31))
+    said = str(raised.value)
+    assert "\n" not in said and said.startswith(f"--store: '{path}' disappeared while this process used it") \
+        and "run the same command again" in said, said
+    assert store.night("texas_housing", date(2011, 10, 31)) is None  # made again

@@ -10,6 +10,7 @@ import dagster as dg
 from opportunity_assets.brief.render import WORD_LIMIT, run_summary
 from opportunity_assets.brief.routing import BRIEF_SECTIONS
 from opportunity_assets.brief.step import route_and_brief
+from opportunity_assets.candidates.step import edited_mid_night
 from opportunity_assets.history import changes_table, last_night_line, last_night_within
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.notify.assets import night_run_states
@@ -60,6 +61,8 @@ def build_brief_and_archive(nights: dg.PartitionsDefinition,
         """Route the night's candidates by fixed rules; write the brief and the archive; check what was written."""
         as_of = date.fromisoformat(context.partition_key)
         pack = criteria.load()
+        if (said := edited_mid_night(store.night(pack.domain, as_of), pack, as_of)) is not None:
+            raise dg.Failure(said)
         if context.job_name == BRIEFS_AND_NOTIFIES and earlier_night_wait_seconds > 0:
             wait_for_previous_night(store, pack.domain, as_of, within=last_night_within(pack.source.grain),
                                     wait_seconds=earlier_night_wait_seconds,

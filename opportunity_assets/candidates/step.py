@@ -84,6 +84,19 @@ def stored_by(stored: dict[str, Any] | None, pack: CriteriaPack) -> TypeGuard[di
     return stored is not None and stored.get("criteria_fingerprint") == pack.fingerprint
 
 
+def edited_mid_night(stored: dict[str, Any] | None, pack: CriteriaPack, as_of: date) -> str | None:
+    """Why a night's later step (analyses, the brief) refuses to go on with `pack`, in one line: the night was
+    scanned by another version of it, the pack file edited while the night ran. Each step loads the pack anew, so
+    the night was stored half one, half the other: `nights` recorded a strong of 70 and its pack, the verdicts and
+    the brief were a strong of 90's (Austin "MARGINAL 88.1"), and nothing said so (trial 109). None when the scan
+    was this pack's, or there is none."""
+    if stored is None or stored_by(stored, pack):
+        return None
+    return (f"criteria pack {pack.domain}: edited while the night {as_of} ran (scanned by its version "
+            f"{stored.get('criteria_fingerprint')}, now {pack.fingerprint}): run the same command again to run the "
+            "whole night with the pack as it is now")
+
+
 _TOLERANCE = 1e-9
 """Relative difference below which a metric read again is the same figure (a sum's last bits)."""
 

@@ -33,6 +33,7 @@ from opportunity_assets.check.values import (
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
+from opportunity_assets.sources.connection import SCRATCH_FULL
 from opportunity_assets.sources.facts import source_facts
 from opportunity_assets.sources.formats import describe_location, join_label, respelt_in
 from opportunity_assets.sources.probes import (
@@ -125,7 +126,7 @@ def source_problem(pack: CriteriaPack, error: str, *, missing: tuple[str, ...] =
             if src.format == "postgres":
                 return f"key `{within}.table`: {error} (named by {named}: is it the right table?)"
             return f"key `{within}.path`: {error} (named by {named}: is it the right file?)"
-    if error.startswith("key `"):  # the reader named the key already
+    if error.startswith(("key `", SCRATCH_FULL)):  # the reader named the key already, or none is at fault
         return error
     if no_period:
         scope = (f" (or `{within}.where` keeps no row: its values are compared as trimmed text, case and all)"

@@ -47,6 +47,15 @@ class Delivery:
     """The last try's error when not delivered."""
 
 
+@dataclass
+class Tries:
+    """How far a delivery got, read when a stop (Ctrl-C, SIGTERM) cuts it short: the tries begun, and whether one
+    was in flight then (its message may have arrived) or none was (between tries, or before the first)."""
+
+    begun: int = 0
+    in_flight: bool = False
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """A redirect is an answer, not a delivery: urllib would follow a 301/302/303 to a POST with a GET that has no
     body, whose 200 would read as delivered though the message went nowhere."""
@@ -114,18 +123,24 @@ def append_outbox(path: str | Path, record: Mapping[str, Any]) -> None:
 
 
 def with_retries(channel: str, send: Callable[[], None], *, attempts: int, backoff_seconds: float,
-                 sleep: Callable[[float], None] = time.sleep) -> Delivery:
-    """Up to `attempts` tries, waiting backoff, 2×backoff, … (capped) between them; never raises."""
+                 sleep: Callable[[float], None] = time.sleep, tries: Tries | None = None) -> Delivery:
+    """Up to `attempts` tries, waiting backoff, 2×backoff, … (capped) between them; never raises but a stop, which
+    finds in `tries` how far it got."""
     error = ""
+    tries = tries if tries is not None else Tries()
     for attempt in range(1, attempts + 1):
         try:
+            tries.begun, tries.in_flight = attempt, True
             send()
+            tries.in_flight = False
             return Delivery(channel=channel, delivered=True, attempts=attempt, error=None)
         except DeliveryError as exc:
+            tries.in_flight = False
             error = str(exc)
             if not exc.retryable:
                 return Delivery(channel=channel, delivered=False, attempts=attempt, error=error)
         except Exception as exc:  # a channel's failure is data: the other channels still deliver
+            tries.in_flight = False
             error = f"{type(exc).__name__}: {exc}"
         if attempt < attempts:
             sleep(min(backoff_seconds * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS))

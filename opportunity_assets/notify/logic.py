@@ -173,6 +173,28 @@ def claimable(existing: Mapping[str, SentLogEntry], wanted: Iterable[str], now: 
     return out
 
 
+STOPPED_UNSENT = "stopped (Ctrl-C or a stop signal) before it was sent: the next run sends it"
+STOPPED_SENDING = ("stopped (Ctrl-C or a stop signal) while sending: it may have arrived, so it is not sent again "
+                   "before its claim expires (claim_expiry_seconds)")
+
+
+def stopped_outcome(in_flight: bool) -> tuple[str, str]:
+    """The sent-log's status and error for a claim whose run was stopped mid-delivery. No try in flight (stopped
+    before the first, between tries or while the email's report was written): `failed`, so the run the stop's line
+    asks for sends it (trial 109: it stayed `claimed`, the run again skipped it as sent and exited 0, and the
+    message never came). A try in flight: still `claimed`, as a crash leaves it: the receiver may have it."""
+    return (CLAIMED, STOPPED_SENDING) if in_flight else (FAILED, STOPPED_UNSENT)
+
+
+def unresolved_claim(claimed_at: datetime, expiry: timedelta) -> str:
+    """What a command says of a claim another run left `claimed` (killed or stopped while sending, kill -9 or OOM
+    or a stop mid-request): the receiver may have the message, so it is not sent again before the claim expires,
+    and only by a run then (trial 109: the run again said nothing and exited 0, as if it had been sent)."""
+    return (f"a run stopped or killed while sending it (claimed {claimed_at:%Y-%m-%d %H:%M:%S} UTC): whether it "
+            f"arrived is unknown, and it is not sent again before its claim expires (claim_expiry_seconds): run the "
+            f"same command after {claimed_at + expiry:%Y-%m-%d %H:%M:%S} UTC to send it if it never came")
+
+
 def pending(act_ids: Collection[str], channels: Iterable[str], log: Iterable[SentLogEntry], as_of: date,
             now: datetime, expiry: timedelta) -> set[tuple[str, str]]:
     """(candidate, channel) pairs of the night that a notification run would still send."""

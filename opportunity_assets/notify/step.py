@@ -15,6 +15,7 @@ from pathlib import Path
 from opportunity_assets.brief.render import next_action, red_flag_names, unresolved
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.history import last_night_within
+from opportunity_assets.notify.channels import Tries
 from opportunity_assets.notify.logic import (
     FAILED,
     SENT,
@@ -29,6 +30,7 @@ from opportunity_assets.notify.logic import (
     night_items,
     pass_over_waiting,
     previous_night,
+    stopped_outcome,
 )
 from opportunity_assets.report.render import ReportError
 from opportunity_assets.report.step import report_path, write_night_report
@@ -129,10 +131,17 @@ def notify_channels(pack: CriteriaPack, store: ResultStore, notifier: Notifier, 
         if message is None:
             rows.append({"channel": channel, "status": "already sent", "attempts": 0, "error": None})
             continue
-        if channel == "email":
-            report, report_error = _email_report(pack, store, as_of)
-            message = replace(message, report=str(report)) if report else message
-        delivery = notifier.deliver(channel, message)
+        tries = Tries()
+        try:
+            if channel == "email":
+                report, report_error = _email_report(pack, store, as_of)
+                message = replace(message, report=str(report)) if report else message
+            delivery = notifier.deliver(channel, message, tries)
+        except BaseException:  # a stop (Ctrl-C, SIGTERM, Dagster's interruption): the claim says how far it got
+            status, error = stopped_outcome(tries.in_flight)
+            store.record_notifications(pack.domain, as_of, channel, claimed, status=status, attempts=tries.begun,
+                                       error=error, run_id=run_id, now=utc_now())
+            raise
         status = SENT if delivery.delivered else FAILED
         store.record_notifications(pack.domain, as_of, channel, claimed, status=status, attempts=delivery.attempts,
                                    error=delivery.error, run_id=run_id, now=utc_now())

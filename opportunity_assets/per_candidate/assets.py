@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import dagster as dg
 from pydantic import Field
 
+from opportunity_assets.candidates.step import edited_mid_night
 from opportunity_assets.metadata import as_metadata, check_metadata
 from opportunity_assets.partitions import candidate_partitions, split_candidate_key
 from opportunity_assets.per_candidate.pipeline import Stages, run_candidates, store_checked
@@ -52,6 +53,9 @@ def analyze_and_verify(context: dg.AssetExecutionContext, config: PerCandidateCo
                        store: ResultStore, model: ModelResource):
     """Analyze and verify every candidate partition of the run; write records, errors and model calls at once."""
     pack = criteria.load()
+    for as_of in sorted({split_candidate_key(key)[0] for key in context.partition_keys}):
+        if (said := edited_mid_night(store.night(pack.domain, as_of), pack, as_of)) is not None:
+            raise dg.Failure(said)
     stages = Stages(analyze=ANALYSES in context.selected_asset_keys,
                     verify=VERIFICATIONS in context.selected_asset_keys)
     # Per-partition metadata is recorded by one thread as each candidate's record is done, while the others' model

@@ -150,6 +150,22 @@ def opened(pack: CriteriaPack, files: tuple[Any, ...] | None = None
         yield opened
 
 
+SCRATCH_FULL = "no room left in the scratch folder"
+"""How a full scratch folder's line begins: no pack key is at fault (`check.reading.source_problem` names none)."""
+
+
+def scratch_full(error: str, scratch: str) -> SourceError | None:
+    """The source's reading stopped by a full scratch folder (TMPDIR, where its rows are typed into a DuckDB file),
+    in one line naming TMPDIR and what to do; None for any other error. Trial 109: "key `source.path`: source file
+    .../txhousing.csv could not be read: Could not write file ".../typed.duckdb": No space left on device" blamed
+    a sound source and its key."""
+    if scratch not in error or "No space left on device" not in error:
+        return None
+    return SourceError(f"{SCRATCH_FULL} {Path(scratch).parent} (TMPDIR), where the source's rows "
+                       "are typed while a night reads them: free space there, or set TMPDIR to a folder with room, "
+                       "and run the same command again")
+
+
 @contextmanager
 def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
                  ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[Rejected]]]:
@@ -189,9 +205,10 @@ def _opened_once(pack: CriteriaPack, key: tuple[Any, ...] | None
                 opened.con, pack, lambda spec, relation: shapes.typed_sql(spec, Grain(spec.grain), relation),
                 Path(opened.scratch.name)))
         except duckdb.Error as exc:
-            raise unreadable(pack, exc) from None
+            raise scratch_full(str(exc), opened.scratch.name) or unreadable(pack, exc) from None
         except OSError as exc:
-            raise SourceError(f"{where} could not be read: {str(exc).splitlines()[0]}") from None
+            raise scratch_full(str(exc), opened.scratch.name) or SourceError(
+                f"{where} could not be read: {str(exc).splitlines()[0]}") from None
         if key is not None:  # one source kept: a new one replaces it
             for old in _KEPT[-1].values():
                 old.close()

@@ -4458,6 +4458,22 @@ def test_a_name_column_finer_than_the_id_over_most_events_is_a_warning(tmp_path:
         "perhaps), or, if each name is an entity of its own, both as the key (`entity_id: [locations, business]`)"]
 
 
+def test_one_series_named_over_several_names_the_entity_key_written(tmp_path: Path) -> None:
+    """Trial 110: PBS costs of two drug groups read by a DuckDB `query` with `entity: PBS` (one series) in place of
+    `entity_id: Drug`: every month's two rows were told "key `source.entity_id`: got None; ... expected
+    `entity_id: [Drug]`", a key the pack did not write, Python's None, a list of one, and `entity` not named."""
+    rows = [[drug, f"2020-{m:02d}-01", base + m] for drug, base in (("A10", 3.0), ("H02", 0.5)) for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "pbs.csv", ["Drug", "month", "cost"], rows), "entity_id": None,
+              "entity_name": None, "entity": "PBS", "period_column": "month", "columns": ["cost"],
+              "publication_lag_days": 45}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "cost"}}),
+                        as_of=date(2021, 3, 31), today=TODAY)
+    assert report.problems[0] == (
+        "key `source.entity`: got 'PBS'; 24 rows share its one entity and a month with another row (e.g. 2 rows of "
+        "'PBS' in 2020-01, '2020-01-01'), and column 'Drug' tells them apart: the source holds several series, not "
+        "one: expected `entity_id: Drug` (and `entity_name: Drug`) in place of `entity`"), report.problems
+
+
 def test_an_id_narrowed_under_a_name_of_two_columns_is_a_warning(tmp_path: Path) -> None:
     """Trial 110: Toronto's marijuana arrests as events by `[couleur, sexe]` x year, then `entity_id: couleur` with
     `entity_name: [couleur, sexe]` left as it was. Each colour's arrests carry two names, both in every year, too few

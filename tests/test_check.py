@@ -4458,6 +4458,53 @@ def test_a_name_column_finer_than_the_id_over_most_events_is_a_warning(tmp_path:
         "perhaps), or, if each name is an entity of its own, both as the key (`entity_id: [locations, business]`)"]
 
 
+def test_one_series_named_over_several_names_the_entity_key_written(tmp_path: Path) -> None:
+    """Trial 110: PBS costs of two drug groups read by a DuckDB `query` with `entity: PBS` (one series) in place of
+    `entity_id: Drug`: every month's two rows were told "key `source.entity_id`: got None; ... expected
+    `entity_id: [Drug]`", a key the pack did not write, Python's None, a list of one, and `entity` not named."""
+    rows = [[drug, f"2020-{m:02d}-01", base + m] for drug, base in (("A10", 3.0), ("H02", 0.5)) for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "pbs.csv", ["Drug", "month", "cost"], rows), "entity_id": None,
+              "entity_name": None, "entity": "PBS", "period_column": "month", "columns": ["cost"],
+              "publication_lag_days": 45}
+    report = check_pack(_pack(tmp_path, source, {"level_now": {"agg": "last", "column": "cost"}}),
+                        as_of=date(2021, 3, 31), today=TODAY)
+    assert report.problems[0] == (
+        "key `source.entity`: got 'PBS'; 24 rows share its one entity and a month with another row (e.g. 2 rows of "
+        "'PBS' in 2020-01, '2020-01-01'), and column 'Drug' tells them apart: the source holds several series, not "
+        "one: expected `entity_id: Drug` (and `entity_name: Drug`) in place of `entity`"), report.problems
+
+
+def test_an_id_narrowed_under_a_name_of_two_columns_is_a_warning(tmp_path: Path) -> None:
+    """Trial 110: Toronto's marijuana arrests as events by `[couleur, sexe]` x year, then `entity_id: couleur` with
+    `entity_name: [couleur, sexe]` left as it was. Each colour's arrests carry two names, both in every year, too few
+    for `names_finer` (4) and each on thousands of events, so check said ok, and the brief named all white arrestees
+    'White / Male'. Two names each in most periods are no rename: a name column finer than the id."""
+    rows = [[colour, sex, str(year), "Yes" if (day + year) % 3 else "No"]
+            for colour in ("White", "Black") for sex in ("Male", "Female") for year in range(1997, 2003)
+            for day in range(6 if sex == "Male" else 2)]
+    source = {"path": _csv(tmp_path / "arrests.csv", ["couleur", "sexe", "annee", "libere"], rows),
+              "entity_id": "couleur", "entity_name": ["couleur", "sexe"], "shape": "events",
+              "year_column": "annee", "grain": "year", "publication_lag_days": 60,
+              "aggregates": {"arrests": {"agg": "count"}}}
+    arrests = {"level_now": {"agg": "last", "column": "arrests"}}
+    report = check_pack(_pack(tmp_path, source, arrests), as_of=date(2003, 3, 1), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `source.entity_name`")] == [
+        "key `source.entity_name`: got ['couleur', 'sexe']; 2 of the 2 entities carry several names in one period, in "
+        "half their years or more ('Black' is named 'Black / Female' and 'Black / Male' in 6 of its 6 years), so the "
+        "brief shows one of them for the whole entity: expected the column of each entity's own name (`entity_name: "
+        "couleur`, the id's own, perhaps), or, if each name is an entity of its own, both as the key (`entity_id: "
+        "[couleur, sexe]`)"]
+    for fixed in ({"entity_name": "couleur"}, {"entity_id": ["couleur", "sexe"]}):
+        named = check_pack(_pack(tmp_path, {**source, **fixed}, arrests), as_of=date(2003, 3, 1), today=TODAY)
+        assert not [w for w in named.warnings if w.startswith("key `source.entity_name`")], named.warnings
+    renamed = [[c, "Blanc" if c == "White" and int(y) >= 2000 else c, y, r] for c, _, y, r in rows]
+    (tmp_path / "renamed").mkdir()
+    once = {**source, "path": _csv(tmp_path / "renamed" / "arrests.csv", ["couleur", "nom", "annee", "libere"],
+                                   renamed), "entity_name": "nom"}
+    report = check_pack(_pack(tmp_path / "renamed", once, arrests), as_of=date(2003, 3, 1), today=TODAY)
+    assert not [w for w in report.warnings if w.startswith("key `source.entity_name`")], report.warnings
+
+
 def _regions(tmp_path: Path, name: str, years: bool, quarters: bool, measure: str = "gdp") -> str:
     """A statistics office's long download, validate's samplonomy's shape: three regions' GDP by year (`2014`,
     frequency `A`) and by quarter (`2014Q1`, frequency `Q`), 2014 to 2016, either or both."""

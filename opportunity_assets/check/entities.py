@@ -61,10 +61,14 @@ NAMES_CHANGE_FROM = 3
 
 def names_per_row(history: pl.DataFrame) -> pl.DataFrame:
     """Per entity of a panel's rows (`history`: the rows the night reads, `entity_id` and `entity_name`): how many
-    `names` they carry, its `rows` and the first two names `shown` (sorted): what `names_changing` judges (an events
-    source's are counted over its events, `probes.names_per_entity`)."""
-    return history.group_by("entity_id").agg(pl.col("entity_name").n_unique().alias("names"), pl.len().alias("rows"),
-                                              pl.col("entity_name").sort().head(2).alias("shown"))
+    `names` they carry, its `rows`, the first two names `shown` (sorted), its `periods` and those in which it carries
+    several names (`together`): what `names_changing` judges (an events source's are counted over its events,
+    `probes.names_per_entity`)."""
+    per = history.group_by("entity_id").agg(pl.col("entity_name").n_unique().alias("names"), pl.len().alias("rows"),
+                                             pl.col("entity_name").sort().head(2).alias("shown"))
+    periods = history.group_by("entity_id", "period").agg(pl.col("entity_name").n_unique().alias("named")) \
+        .group_by("entity_id").agg(pl.len().alias("periods"), (pl.col("named") > 1).sum().alias("together"))
+    return per.join(periods, on="entity_id", how="left")
 
 
 def names_changing(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
@@ -120,6 +124,31 @@ def names_finer(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
             f"{', '.join(repr(str(n)) for n in shown)}), so the brief shows one of them for the whole entity: expected "
             f"the column of each entity's own name (`entity_name: {src.entity_id}`, the id's own, perhaps), or, if "
             f"each name is an entity of its own, both as the key (`entity_id: [{', '.join(key)}]`)"]
+
+
+def names_together(pack: CriteriaPack, per: pl.DataFrame) -> list[str]:
+    """`source.entity_name` under which most entities carry several names in one period, in half their periods or
+    more (`per`: `names_per_row`'s, or an events source's counted over its events): a name column finer than the id,
+    each name on many rows, too few names for `names_finer` (trial 110: arrests by `entity_id: couleur` named by
+    `[couleur, sexe]`, the brief naming all white arrestees 'White / Male'). A rename, one name after another, is
+    no such entity."""
+    src = pack.source
+    if src.name_columns == src.entity_columns or not per.height or "together" not in per.columns:
+        return []
+    per = per.filter(pl.col("rows") >= NAMES_CHANGE_FROM).sort("entity_id")
+    together = per.filter((pl.col("names") > 1) & (pl.col("together") > 0)
+                          & (2 * pl.col("together") >= pl.col("periods")))
+    if not per.height or 2 * together.height <= per.height:
+        return []
+    row = together.row(0, named=True)
+    shown, grain = [str(n) for n in row["shown"]], f"{pack.grain.name}s"
+    key = [*src.entity_columns, *(c for c in src.name_columns if c not in src.entity_columns)]
+    return [f"key `source.entity_name`: got {src.entity_name!r}; {together.height} of the {per.height} entities "
+            f"carry several names in one period, in half their {grain} or more ({row['entity_id']!r} is named "
+            f"{' and '.join(repr(n) for n in shown)} in {row['together']} of its {row['periods']} {grain}), so the "
+            "brief shows one of them for the whole entity: expected the column of each entity's own name "
+            f"(`entity_name: {src.entity_id}`, the id's own, perhaps), or, if each name is an entity of its own, both "
+            f"as the key (`entity_id: [{', '.join(key)}]`)"]
 
 
 def _names_repeated(pack: CriteriaPack, metrics: pl.DataFrame) -> list[str]:

@@ -232,6 +232,16 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         return (f"key `source.published_column`: got {src.published_column!r}; {duplicated} rows share an entity, "
                 f"{what} and a publication date with another row ({example}), so no latest revision can be "
                 f"told: expected a column that tells each revision apart (a timestamp), or a {apart}")
+    if src.entity is not None and (completions := key_completions(pack)):
+        # (trial 110: `entity: PBS` over two drugs' rows was "key `source.entity_id`: got None; ... `entity_id:
+        # [Drug]`", a key the pack did not write, and `entity` unnamed)
+        ids = completions[0][0] if len(completions[0]) == 1 else f"[{', '.join(completions[0])}]"
+        telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
+            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+        return (f"key `source.entity`: got {src.entity!r}; {duplicated} rows share its one entity and a "
+                f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
+                f"{telling} them apart: the source holds several series, not one: expected `entity_id: {ids}` (and "
+                f"`entity_name: {ids}`) in place of `entity`")
     if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
         together = [*src.entity_columns, *completions[0]]
         others = f" (or {', '.join(repr(c[0]) for c in completions[1:3])})" if len(completions) > 1 else ""

@@ -49,6 +49,7 @@ from opportunity_assets.check.entities import (
     names_finer,
     names_per_row,
     names_shared,
+    names_together,
     total_rows,
     totals_by_sum,
     without_padded_twins,
@@ -438,7 +439,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     # (a name column that changes within most entities also repeats across them: trial 32's `entity_id: flight`
     # named by `tailnum` was told both, each naming `entity_name: flight`; its change is the cause, said once)
     changing = names_changing(pack, per)
-    warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics)) + names_finer(pack, per)) \
+    warnings += (changing or names_shared(pack, without_padded_twins(snapshot.metrics))
+                 + (names_finer(pack, per) or names_together(pack, per))) \
         + (total_rows(pack, snapshot.metrics, snapshot.history) or totals_by_sum(pack, snapshot.history)) \
         + ids_of_dates(pack, snapshot.metrics) + ids_of_structures(pack) \
         + ids_zero_padded(pack, snapshot.metrics) + json_keys_spelt_otherwise(pack, snapshot.quarantined) \

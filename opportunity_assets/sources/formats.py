@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
@@ -143,7 +144,19 @@ def _hinted(missing: str, present: list[str]) -> str | None:
     "did you mean 'month'", `spelt_as`'s 0.85 missing two letters swapped in five)."""
     close = difflib.get_close_matches(missing, [c for c in present if len(c) >= 4], n=1, cutoff=_HINT_CUTOFF)
     return spelt_as(missing, present) or (close[0] if close and close[0] != missing else None) or \
-        _holding_as_a_word(missing, present)
+        _unaccented_as(missing, present) or _holding_as_a_word(missing, present)
+
+
+def _unaccented(name: str) -> str:
+    """A name without its accents, in lower case: `libéré` and `Libere` alike."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()
+
+
+def _unaccented_as(missing: str, present: list[str]) -> str | None:
+    """The one column of the file a missing name is once accents and case are set aside (trial 110: `libere` for a
+    Latin-1 export's `libéré`, two accents under the cutoff of a misspelling), or None."""
+    same = [c for c in present if c != missing and _unaccented(c) == _unaccented(missing)]
+    return same[0] if len(same) == 1 else None
 
 
 def _holding_as_a_word(missing: str, present: list[str]) -> str | None:

@@ -44,13 +44,19 @@ class DuplicateFacts:
 
 
 def names_per_entity(pack: CriteriaPack) -> pl.DataFrame:
-    """Per entity of the main source's rows in scope: `entity_id`, how many `names` its rows carry, its `rows` and
-    two names `shown` (its first and last, sorted: no list of a million events' names), as
+    """Per entity of the main source's rows in scope: `entity_id`, how many `names` its rows carry, its `rows`,
+    two names `shown` (its first and last, sorted: no list of a million events' names), its `periods` and those in
+    which its rows carry several names (`together`), as
     `check.entities.names_per_row` gives them for a panel's rows. An events panel carries one name per entity, so
     the check of a name column reads the events themselves."""
-    sql = (f"SELECT {shapes.ENTITY} AS entity_id, count(DISTINCT {shapes.NAME})::BIGINT AS names, "
+    per_period = (f"SELECT {shapes.ENTITY} AS entity_id, count(*)::BIGINT AS periods, "
+                  "count(*) FILTER (WHERE named > 1)::BIGINT AS together FROM (SELECT "
+                  f"{shapes.ENTITY}, count(DISTINCT {shapes.NAME}) AS named FROM {TYPED} WHERE {shapes.IN_SCOPE} "
+                  f"AND {shapes.ENTITY} IS NOT NULL GROUP BY {shapes.ENTITY}, {shapes.PERIOD}) GROUP BY 1")
+    sql = (f"SELECT * FROM (SELECT {shapes.ENTITY} AS entity_id, count(DISTINCT {shapes.NAME})::BIGINT AS names, "
            f"count(*)::BIGINT AS rows, list_value(min({shapes.NAME}), max({shapes.NAME})) AS shown FROM {TYPED} "
-           f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY 1 ORDER BY 1")
+           f"WHERE {shapes.IN_SCOPE} AND {shapes.ENTITY} IS NOT NULL GROUP BY 1) JOIN ({per_period}) "
+           "USING (entity_id) ORDER BY 1")
     with opened(pack) as (con, _):
         return run(con, pack, sql, {})
 

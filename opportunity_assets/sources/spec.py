@@ -16,6 +16,7 @@ from `year_column` + `month_column` (+ `day_column`), or from `year_column` alon
 
 from __future__ import annotations
 
+import calendar
 import difflib
 import functools
 import math
@@ -252,6 +253,32 @@ class WideSpec(_Spec):
         return self.entity or self.period or ""
 
 
+_MONTH_WORDS = frozenset(n.lower() for n in (*calendar.month_name, *calendar.month_abbr, "Sept") if n)
+"""A month's name as a header writes it, in full or short (English)."""
+
+
+def month_headers(columns: list[str]) -> bool:
+    """Whether a wide table's headers are each a month's name (`Jan`, ..., `Dec`), the year on no header: a
+    statistics office's table of a row a year and a column a month (`Year, Jan, ..., Dec`), no `wide.period`."""
+    return len(columns) > 1 and all(c.strip().lower() in _MONTH_WORDS for c in columns)
+
+
+def months_by_year(columns: list[str], value: str, path: str | None, year: str | None) -> str:
+    """What tells a table of a row a year and a column a month (trial 110: PBS costs, `Drug, Year, Jan, ..., Dec`):
+    its headers name no year, and the DuckDB `query` that unpivots them, each month dated by its `year` column."""
+    pattern = "%b" if all(len(c.strip()) == 3 for c in columns) else "%B"
+    csv = not path or Path(path).suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
+    file = (path or "FILE.csv") if csv else str(Path(str(path)).with_suffix(".csv"))
+    saved = "" if csv else f" ({Path(str(path)).name} saved as CSV)"
+    shown = f"[{', '.join(repr(c) for c in columns[:3])}{', ...' if len(columns) > 3 else ''}]"
+    return (f"its headers are month names, which name no year ({shown}); for a row a year and a column a month, a "
+            "DuckDB `query` unpivots them, each month dated by its year: `format: duckdb` with no `path` and "
+            "`query: SELECT *, strptime(mon || '-' || "
+            f"{year or 'Year'}, '{pattern}-%Y')::DATE AS month FROM (UNPIVOT read_csv('{file}') ON "
+            f"{', '.join(columns)} INTO NAME mon VALUE {value})`{saved}, with `period_column: month` and "
+            f"`columns: [{value}]` in place of `wide`")
+
+
 def count_of(header: str) -> int | None:
     """The whole number a header ends in (`wk12`: 12; `month_3`: 3), or None."""
     match = re.search(r"(\d+)\s*$", header)
@@ -408,6 +435,9 @@ _A_YEAR = frozenset("YyGcx")
 """Directives that name a year (`%G` the ISO week's year; `%c`, `%x` a whole date)."""
 
 
+_NO_YEAR = "it names no year (`%Y`, `%y`), so every value would be read in 1900"
+
+
 def yearless_or_mixed(pattern: str) -> str | None:
     """Why a strptime pattern cannot date a period, or None: one that names no year (`%H%M`, a time of day, read
     as 1900-01-01), or an ISO week `%V` beside the calendar year `%Y` (DuckDB reads no value with it: the ISO
@@ -418,8 +448,8 @@ def yearless_or_mixed(pattern: str) -> str | None:
     if not letters:
         return _no_directive(pattern)
     if not letters & _A_YEAR:
-        return "it names no year (`%Y`, `%y`), so every value would be read in 1900: expected a pattern with the " \
-               "year, or `year_column` (a time of day, `%H%M`, dates no period)"
+        return f"{_NO_YEAR}: expected a pattern with the year, or `year_column` (a time of day, `%H%M`, dates no " \
+               "period)"
     if "V" in letters and "G" not in letters:
         return "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06, or no " \
                "`period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it)"
@@ -657,9 +687,12 @@ class SourceSpec(_Spec):
             for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
                         "week_column", "known_at", *(() if data.get("long") else ("columns",))):
                 if data.get(key) is not None:
+                    columns = wide.get("columns")
+                    why = months_by_year(columns, str(wide.get("value")), data.get("path"), data.get("year_column")) \
+                        if isinstance(columns, list) and month_headers([str(c) for c in columns]) \
+                        else "its periods are its columns' headers (named by `wide.period`), its values `wide.value`"
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
-                        f"got {data[key]!r}; expected no `{key}` beside `wide.period`: its periods are its columns' "
-                        "headers (named by `wide.period`), its values `wide.value`"))
+                        f"got {data[key]!r}; expected no `{key}` beside `wide.period`: {why}"))
             if isinstance(wide.get("period"), str):
                 data["period_column"] = wide["period"]
             if isinstance(wide.get("value"), str) and not data.get("long") and data.get("shape") != "events":
@@ -858,6 +891,10 @@ class SourceSpec(_Spec):
                            "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
                            "without `period_format`")
         if (why := next(filter(None, map(yearless_or_mixed, self.period_patterns)), None)) is not None:
+            if self.wide is not None and self.wide.across == "period" and month_headers(self.wide.columns) \
+                    and why.startswith(_NO_YEAR):  # (trial 110: told `year_column`, refused beside `wide.period`)
+                why = f"{_NO_YEAR}: the headers of `source.wide.columns` are " + months_by_year(
+                    self.wide.columns, self.wide.value, self.path, None).removeprefix("its headers are ")
             raise KeyProblem("source.period_format", self.period_format, "",
                              said=f"got {self.period_format!r}; {why}")
         if self.month_column and not self.year_column:

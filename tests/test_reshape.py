@@ -292,44 +292,44 @@ def test_headers_that_are_no_periods_name_the_wide_columns_and_the_pattern_that_
         "entity_id", "level_now").rows() == [("ABW", 103.0), ("AFG", 32.0)]
 
 
-def test_a_row_a_year_with_a_column_a_month_is_told_the_query_that_reads_it(tmp_path: Path) -> None:
+def test_a_row_a_year_with_a_column_a_month_is_read_by_its_year_column(tmp_path: Path) -> None:
     """Trial 110: PBS drug costs as statistics offices print a monthly series, `Drug, Year, Jan, ..., Dec` (fpp2's
     a10 and h02). `wide.period` with `year_column: Year` was refused ("its periods are its columns' headers", which
-    name no year); `period_format: '%b'` was told to use `year_column` instead, the key just refused; without either,
-    check offered '%b-%Y' for headers that hold no year. Each now names the headers as month names and the DuckDB
-    `query` that unpivots them, which reads the panel."""
+    name no year), and only a DuckDB `query` unpivoting the file read it. Now `year_column` beside `wide.period`
+    dates each header's month in its row's year, in YAML alone; without it, `period_format: '%b'` and check each name
+    `year_column` as what is missing."""
     months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     rows = [[drug, year, *[round(base + year - 2000 + m / 10, 2) for m in range(12)]]
             for drug, base in (("A10", 3.0), ("H02", 0.5)) for year in (2000, 2001, 2002)]
     name = _csv(tmp_path / "pbs.csv", ["Drug", "Year", *months], rows)
     source = {"path": name, "entity_id": "Drug", "entity_name": "Drug",
               "wide": {"columns": months, "period": "month", "value": "cost"}}
-    metrics = {"level_now": {"agg": "last", "column": "cost"}}
-    way = ("a DuckDB `query` unpivots them, each month dated by its year: `format: duckdb` with no `path` and "
-           "`query: SELECT *, strptime(mon || '-' || Year, '%b-%Y')::DATE AS month FROM (UNPIVOT read_csv('pbs.csv') "
-           "ON Jan, Feb, Mar, Apr, May, Jun, Jul, Aug, Sep, Oct, Nov, Dec INTO NAME mon VALUE cost)`, with "
-           "`period_column: month` and `columns: [cost]` in place of `wide`")
-    with pytest.raises(CriteriaError) as caught:
-        _pack(tmp_path, {**source, "year_column": "Year"}, metrics)
-    assert str(caught.value).endswith(
-        "key `source.year_column`: got 'Year'; expected no `year_column` beside `wide.period`: its headers are month "
-        "names, which name no year (['Jan', 'Feb', 'Mar', ...]); for a row a year and a column a month, " + way), \
-        str(caught.value)
+    metrics = {"level_now": {"agg": "last", "column": "cost"}, "year_before": {"agg": "sum", "column": "cost",
+                                                                             "window": [12, 23]}}
+    read = _pack(tmp_path, {**source, "year_column": "Year"}, metrics)
+    assert check_pack(read, as_of=date(2003, 3, 31), today=TODAY).problems == []
+    snapshot = read_snapshot(read, date(2003, 3, 31), today=TODAY)
+    # the latest month is 2002-12 (A10: 3.0 + 2 + 1.1), the year before it is 2001's twelve months, summed
+    assert snapshot.metrics.sort("entity_id").select("entity_id", "level_now", "year_before").rows() == [
+        ("A10", 6.1, pytest.approx(sum(4.0 + m / 10 for m in range(12)))),
+        ("H02", 3.6, pytest.approx(sum(1.5 + m / 10 for m in range(12))))]
+    periods = snapshot.history.filter(pl.col("entity_id") == "A10")["period"]
+    assert (periods.min(), periods.max(), periods.len()) == (date(2000, 1, 1), date(2002, 12, 1), 36)
+    missing = ("its headers are month names, which name no year (['Jan', 'Feb', 'Mar', ...]): for a row a year and a "
+               "column a month, `year_column` naming the column of each row's year (`year_column: Year`) beside "
+               "`wide.period`, and each header's month is read in that year")
     with pytest.raises(CriteriaError) as caught:
         _pack(tmp_path, {**source, "period_format": "%b"}, metrics)
     assert str(caught.value).endswith(
         "key `source.period_format`: got '%b'; it names no year (`%Y`, `%y`), so every value would be read in 1900: "
-        "the headers of `source.wide.columns` are month names, which name no year (['Jan', 'Feb', 'Mar', ...]); for a "
-        "row a year and a column a month, " + way), str(caught.value)
+        "the headers of `source.wide.columns` are " + missing.removeprefix("its headers are ")), str(caught.value)
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {**source, "period_column": "Year"}, metrics)
+    assert str(caught.value).endswith(
+        "key `source.period_column`: got 'Year'; expected no `period_column` beside `wide.period`: " + missing), \
+        str(caught.value)
     (problem,) = check_pack(_pack(tmp_path, source, metrics), as_of=date(2003, 3, 31), today=TODAY).problems
-    assert problem == ("key `source.wide.columns`: its headers are month names, which name no year (['Jan', 'Feb', "
-                       "'Mar', ...]); for a row a year and a column a month, " + way), problem
-    query = ("SELECT *, strptime(mon || '-' || Year, '%b-%Y')::DATE AS month FROM (UNPIVOT read_csv('pbs.csv') ON "
-             + ", ".join(months) + " INTO NAME mon VALUE cost)")
-    fixed = _pack(tmp_path, {"format": "duckdb", "query": query, "entity_id": "Drug", "entity_name": "Drug",
-                             "period_column": "month", "columns": ["cost"]}, metrics)
-    assert read_snapshot(fixed, date(2003, 3, 31), today=TODAY).metrics.sort("entity_id").select(
-        "entity_id", "level_now").rows() == [("A10", 6.1), ("H02", 3.6)]
+    assert problem == "key `source.wide.columns`: " + missing, problem
 
 
 def test_wide_columns_listed_otherwise_than_the_headers_name_the_wide_columns_not_the_file(tmp_path: Path) -> None:

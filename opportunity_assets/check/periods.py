@@ -184,7 +184,7 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
                 f"{_days_since()}, or a column of dates")
     if src.wide is not None and src.wide.across == "period" and month_headers(src.wide.columns):
         # (trial 110: `Drug, Year, Jan, ..., Dec` offered '%b-%Y' for headers that hold no year)
-        return f"key `{within}.wide.columns`: " + months_by_year(src.wide.columns, src.wide.value, src.path, None)
+        return f"key `{within}.wide.columns`: " + months_by_year(src.wide.columns)
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -591,7 +591,7 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
     if src.wide is not None and src.wide.across == "period" and month_headers(src.wide.columns):
-        return "key `source.wide.columns`: " + months_by_year(src.wide.columns, src.wide.value, src.path, None)
+        return "key `source.wide.columns`: " + months_by_year(src.wide.columns)
     if src.period_column and src.period_format is None and decimal and all(
             DECIMAL_YEAR_WRITTEN.match(v) for v in values):
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "

@@ -263,20 +263,14 @@ def month_headers(columns: list[str]) -> bool:
     return len(columns) > 1 and all(c.strip().lower() in _MONTH_WORDS for c in columns)
 
 
-def months_by_year(columns: list[str], value: str, path: str | None, year: str | None) -> str:
+def months_by_year(columns: list[str]) -> str:
     """What tells a table of a row a year and a column a month (trial 110: PBS costs, `Drug, Year, Jan, ..., Dec`):
-    its headers name no year, and the DuckDB `query` that unpivots them, each month dated by its `year` column."""
-    pattern = "%b" if all(len(c.strip()) == 3 for c in columns) else "%B"
-    csv = not path or Path(path).suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
-    file = (path or "FILE.csv") if csv else str(Path(str(path)).with_suffix(".csv"))
-    saved = "" if csv else f" ({Path(str(path)).name} saved as CSV)"
+    its headers name no year; `year_column` beside `wide.period` names the column of each row's year, and each
+    header's month is read in it."""
     shown = f"[{', '.join(repr(c) for c in columns[:3])}{', ...' if len(columns) > 3 else ''}]"
-    return (f"its headers are month names, which name no year ({shown}); for a row a year and a column a month, a "
-            "DuckDB `query` unpivots them, each month dated by its year: `format: duckdb` with no `path` and "
-            "`query: SELECT *, strptime(mon || '-' || "
-            f"{year or 'Year'}, '{pattern}-%Y')::DATE AS month FROM (UNPIVOT read_csv('{file}') ON "
-            f"{', '.join(columns)} INTO NAME mon VALUE {value})`{saved}, with `period_column: month` and "
-            f"`columns: [{value}]` in place of `wide`")
+    return (f"its headers are month names, which name no year ({shown}): for a row a year and a column a month, "
+            "`year_column` naming the column of each row's year (`year_column: Year`) beside `wide.period`, and "
+            "each header's month is read in that year")
 
 
 def count_of(header: str) -> int | None:
@@ -684,16 +678,19 @@ class SourceSpec(_Spec):
                              else {"entity_name": j.get("entity_id"), **j, "grain": j.get("grain", grain)})
                             if isinstance(j, dict) else j for j in data["join"]]
         if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
+            headers = [str(c) for c in wide["columns"]] if isinstance(wide.get("columns"), list) else []
+            months = month_headers(headers)
+            by_year = months and data.get("year_column") is not None  # a row a year, a column a month
             for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
                         "week_column", "known_at", *(() if data.get("long") else ("columns",))):
-                if data.get(key) is not None:
-                    columns = wide.get("columns")
-                    why = months_by_year(columns, str(wide.get("value")), data.get("path"), data.get("year_column")) \
-                        if isinstance(columns, list) and month_headers([str(c) for c in columns]) \
-                        else "its periods are its columns' headers (named by `wide.period`), its values `wide.value`"
+                if data.get(key) is not None and not (by_year and key == "year_column"):
+                    why = months_by_year(headers) if months else \
+                        "its periods are its columns' headers (named by `wide.period`), its values `wide.value`"
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
                         f"got {data[key]!r}; expected no `{key}` beside `wide.period`: {why}"))
-            if isinstance(wide.get("period"), str):
+            if by_year and isinstance(wide.get("period"), str):  # each header's month in its row's year
+                data["month_column"] = wide["period"]
+            elif isinstance(wide.get("period"), str):
                 data["period_column"] = wide["period"]
             if isinstance(wide.get("value"), str) and not data.get("long") and data.get("shape") != "events":
                 data["columns"] = [wide["value"]]
@@ -894,7 +891,7 @@ class SourceSpec(_Spec):
             if self.wide is not None and self.wide.across == "period" and month_headers(self.wide.columns) \
                     and why.startswith(_NO_YEAR):  # (trial 110: told `year_column`, refused beside `wide.period`)
                 why = f"{_NO_YEAR}: the headers of `source.wide.columns` are " + months_by_year(
-                    self.wide.columns, self.wide.value, self.path, None).removeprefix("its headers are ")
+                    self.wide.columns).removeprefix("its headers are ")
             raise KeyProblem("source.period_format", self.period_format, "",
                              said=f"got {self.period_format!r}; {why}")
         if self.month_column and not self.year_column:

@@ -6,6 +6,7 @@ rather than an entity."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -236,8 +237,7 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
         # (trial 110: `entity: PBS` over two drugs' rows was "key `source.entity_id`: got None; ... `entity_id:
         # [Drug]`", a key the pack did not write, and `entity` unnamed)
         ids = completions[0][0] if len(completions[0]) == 1 else f"[{', '.join(completions[0])}]"
-        telling = f"column {completions[0][0]!r} tells" if len(completions[0]) == 1 else \
-            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+        telling = _telling(completions[0])
         return (f"key `source.entity`: got {src.entity!r}; {duplicated} rows share its one entity and a "
                 f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
                 f"{telling} them apart: the source holds several series, not one: expected `entity_id: {ids}` (and "
@@ -245,8 +245,7 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     if completions := key_completions(pack):  # another column tells the rows apart: the entity is both
         together = [*src.entity_columns, *completions[0]]
         others = f" (or {', '.join(repr(c[0]) for c in completions[1:3])})" if len(completions) > 1 else ""
-        telling = f"column {completions[0][0]!r}{others} tells" if len(completions[0]) == 1 else \
-            f"columns {' and '.join(repr(c) for c in completions[0])} together tell"
+        telling = _telling(completions[0], others)
         return (f"key `source.entity_id`: got {src.entity_id!r}; {duplicated} rows share an entity and a "
                 f"{grain.name} with another row ({example}{'' if written is None else ', ' + repr(written)}), and "
                 f"{telling} them apart: expected the entity to be the columns together, "
@@ -255,6 +254,14 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
             f"with another row ({example}{'' if written is None else ', ' + repr(written)}): a panel has one row "
             f"per entity and period, and no grain tells these apart: expected `shape: events` (rows to aggregate), "
             f"or a {apart}, or `published_column` if they are revisions of one figure")
+
+
+def _telling(columns: Sequence[str], others: str = "") -> str:
+    """The columns that tell rows apart, as a clause's subject and verb: "column 'Drug' tells", "columns 'a' and
+    'b' together tell" (`others`: the alternatives said after a single column)."""
+    if len(columns) == 1:
+        return f"column {columns[0]!r}{others} tells"
+    return f"columns {' and '.join(repr(c) for c in columns)} together tell"
 
 
 def _dating_key(src: SourceSpec) -> tuple[str, str] | None:

@@ -332,6 +332,32 @@ def test_a_row_a_year_with_a_column_a_month_is_read_by_its_year_column(tmp_path:
     assert problem == "key `source.wide.columns`: " + missing, problem
 
 
+def test_a_row_a_year_with_a_column_a_quarter_is_read_by_its_year_column(tmp_path: Path) -> None:
+    """As a month's: `Region, Year, Q1, Q2, Q3, Q4` (a quarterly table as printed), `year_column` beside
+    `wide.period` dates each quarter in its row's year; without it, check names `year_column`."""
+    quarters = ["Q1", "Q2", "Q3", "Q4"]
+    rows = [[region, year, *[base + 10 * (year - 2000) + q for q in range(4)]]
+            for region, base in (("North", 100), ("South", 50)) for year in (2000, 2001, 2002)]
+    name = _csv(tmp_path / "gdp.csv", ["Region", "Year", *quarters], rows)
+    source = {"path": name, "entity_id": "Region", "entity_name": "Region", "grain": "quarter",
+              "wide": {"columns": quarters, "period": "quarter", "value": "gdp"}}
+    metrics = {"level_now": {"agg": "last", "column": "gdp"},
+               "year_before": {"agg": "sum", "column": "gdp", "window": [4, 7]}}
+    read = _pack(tmp_path, {**source, "year_column": "Year"}, metrics)
+    assert check_pack(read, as_of=date(2003, 6, 30), today=TODAY).problems == []
+    snapshot = read_snapshot(read, date(2003, 6, 30), today=TODAY)
+    # the latest quarter is 2002 Q4 (North: 100 + 20 + 3), the year before it 2001's four quarters
+    assert snapshot.metrics.sort("entity_id").select("entity_id", "level_now", "year_before").rows() == [
+        ("North", 123.0, 110.0 + 111 + 112 + 113), ("South", 73.0, 60.0 + 61 + 62 + 63)]
+    periods = snapshot.history.filter(pl.col("entity_id") == "North")["period"]
+    assert (periods.min(), periods.max(), periods.len()) == (date(2000, 1, 1), date(2002, 10, 1), 12)
+    (problem,) = check_pack(_pack(tmp_path, source, metrics), as_of=date(2003, 6, 30), today=TODAY).problems
+    assert problem == ("key `source.wide.columns`: its headers are quarters, which name no year (['Q1', 'Q2', 'Q3', "
+                       "...]): for a row a year and a column a quarter, `year_column` naming the column of each "
+                       "row's year (`year_column: Year`) beside `wide.period`, and each header's quarter is read in "
+                       "that year"), problem
+
+
 def test_wide_columns_listed_otherwise_than_the_headers_name_the_wide_columns_not_the_file(tmp_path: Path) -> None:
     """Trial 62: US spending by category, a column per year that R wrote `X1940`, listed as `'1940'`...: check said
     "key `source.path`: ... lacks column(s) ['1940', ...] (did you mean 'X1940' for '1940', ...?) ... is it the right

@@ -2481,15 +2481,21 @@ def test_quarter_and_week_columns_are_checked_at_load(tmp_path: Path, source: di
 
 
 def test_quarters_no_row_of_which_is_a_quarter_are_named_by_check(tmp_path: Path) -> None:
-    rows = [["a", 2015, f"Q{q}", q] for q in (1, 2, 3, 4)]
-    pack = _pack(tmp_path, {"path": _csv(tmp_path / "q.csv", ["id", "yr", "qtr", "level"], rows), "year_column": "yr",
-                            "quarter_column": "qtr", "grain": "quarter", "columns": ["level"]},
-                 {"level_now": {"agg": "last", "column": "level"}})
-    problems = check_pack(pack, as_of=date(2016, 6, 30), today=TODAY).problems
+    """A quarter column written `Q3` dates its rows, as `3` does (a wide table's headers `Q1`...`Q4` beside its year
+    column are read so); words that are no quarter are named by check."""
+    def pack_of(quarters: list[str]) -> CriteriaPack:
+        rows = [["a", 2015, q, k + 1] for k, q in enumerate(quarters)]
+        return _pack(tmp_path, {"path": _csv(tmp_path / "q.csv", ["id", "yr", "qtr", "level"], rows),
+                                "year_column": "yr", "quarter_column": "qtr", "grain": "quarter",
+                                "columns": ["level"]}, {"level_now": {"agg": "last", "column": "level"}})
+
+    assert [(p, v) for p, _, v in _history(pack_of(["Q1", "q2", " Q3 ", "4"]), date(2016, 6, 30), "a")] == [
+        ("2015-01-01", 1.0), ("2015-04-01", 2.0), ("2015-07-01", 3.0), ("2015-10-01", 4.0)]
+    problems = check_pack(pack_of(["first", "second", "third", "Q5"]), as_of=date(2016, 6, 30), today=TODAY).problems
     assert problems == [
         "key `source.year_column`: got 'yr' and `source.quarter_column` 'qtr'; 4 of the 4 rows the night reads hold no "
         "whole-number year (1 to 2999) and quarter (1 to 4) that make a period in them (e.g. year, quarter "
-        "'2015, Q1'): expected the columns of each row's year (2009) and quarter (1 to 4), or "
+        "'2015, first'): expected the columns of each row's year (2009) and quarter (1 to 4), or "
         "`source.period_column` naming a column of dates"]
 
 

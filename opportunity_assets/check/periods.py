@@ -43,10 +43,10 @@ from opportunity_assets.sources.spec import (
     UNIX_SCALES,
     UNIX_TIME,
     SourceSpec,
+    by_year,
     count_of,
     is_unix,
-    month_headers,
-    months_by_year,
+    within_year,
 )
 
 UNPARSED_PERIODS = 0.1
@@ -182,9 +182,9 @@ def not_dates(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.period_format`: got {given} for column {column!r}; its values are whole numbers (e.g. "
                 f"{unparsed[:3]}), a count of days (or weeks, hours) from a first day, not dates: "
                 f"{_days_since()}, or a column of dates")
-    if src.wide is not None and src.wide.across == "period" and month_headers(src.wide.columns):
+    if src.wide is not None and src.wide.across == "period" and within_year(src.wide.columns):
         # (trial 110: `Drug, Year, Jan, ..., Dec` offered '%b-%Y' for headers that hold no year)
-        return f"key `{within}.wide.columns`: " + months_by_year(src.wide.columns)
+        return f"key `{within}.wide.columns`: " + by_year(src.wide.columns)
     if src.wide is not None and src.wide.across == "period":  # its headers are the period column's text
         return (f"key `{within}.wide.columns`: its headers are not periods (e.g. {unparsed[:3]}): expected headers "
                 "that name a period (a bare year, ISO dates, 2015-07, 2015 Q3, 1991 W06), or `period_format` naming "
@@ -590,8 +590,8 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     decimal = [v for v in values if DECIMAL_YEAR_WRITTEN.match(v) and float(v) % 1]
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
-    if src.wide is not None and src.wide.across == "period" and month_headers(src.wide.columns):
-        return "key `source.wide.columns`: " + months_by_year(src.wide.columns)
+    if src.wide is not None and src.wide.across == "period" and within_year(src.wide.columns):
+        return "key `source.wide.columns`: " + by_year(src.wide.columns)
     if src.period_column and src.period_format is None and decimal and all(
             DECIMAL_YEAR_WRITTEN.match(v) for v in values):
         return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period "

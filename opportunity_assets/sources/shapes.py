@@ -400,11 +400,18 @@ def _number(column: str) -> str:
 def _parsed_keys(src: SourceSpec) -> str:
     """The year, month and day columns parsed as numbers, once per row, for `_whole` to test and use (a parse repeated
     in each of the period's tests cost a wide source a quarter of its typing). DuckDB's cast reads a number with
-    spaces around it."""
+    spaces around it; a quarter written `Q3` is 3 (a wide table's headers `Q1` ... `Q4` beside its year column)."""
     if src.known_at is not None or src.period_column is not None:
         return ""
     keys = [c for c in (src.year_column, src.month_column, src.day_column, src.quarter_column, src.week_column) if c]
-    return "".join(f", try_cast({_q(c)} AS DOUBLE) AS {_number(c)}" for c in keys)
+    return "".join(f", {_quarter_number(c) if c == src.quarter_column else f'try_cast({_q(c)} AS DOUBLE)'} "
+                   f"AS {_number(c)}" for c in keys)
+
+
+def _quarter_number(column: str) -> str:
+    """SQL for a quarter column's number: `3`, `3.0` or `Q3` (`q3`) are 3."""
+    return (f"coalesce(try_cast({_q(column)} AS DOUBLE), "
+            f"try_cast(regexp_extract(trim({_q(column)}), '^[Qq]([1-4])$', 1) AS DOUBLE))")
 
 
 def _whole(column: str) -> str:

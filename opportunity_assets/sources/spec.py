@@ -257,20 +257,30 @@ _MONTH_WORDS = frozenset(n.lower() for n in (*calendar.month_name, *calendar.mon
 """A month's name as a header writes it, in full or short (English)."""
 
 
-def month_headers(columns: list[str]) -> bool:
-    """Whether a wide table's headers are each a month's name (`Jan`, ..., `Dec`), the year on no header: a
-    statistics office's table of a row a year and a column a month (`Year, Jan, ..., Dec`), no `wide.period`."""
-    return len(columns) > 1 and all(c.strip().lower() in _MONTH_WORDS for c in columns)
+_QUARTER_HEADER = re.compile(r"\s*[Qq]([1-4])\s*")
+"""A quarter's header with no year: `Q1` to `Q4`."""
 
 
-def months_by_year(columns: list[str]) -> str:
-    """What tells a table of a row a year and a column a month (trial 110: PBS costs, `Drug, Year, Jan, ..., Dec`):
-    its headers name no year; `year_column` beside `wide.period` names the column of each row's year, and each
-    header's month is read in it."""
+def within_year(columns: list[str]) -> str | None:
+    """What a wide table's headers are when each names a part of a year and none the year: `month` (`Jan`, ...,
+    `Dec`, or in full) or `quarter` (`Q1`, ..., `Q4`); else None. A statistics office's table of a row a year and a
+    column a month or quarter (`Year, Jan, ..., Dec`, `Year, Q1, ..., Q4`), read with `year_column`."""
+    if len(columns) < 2:
+        return None
+    if all(c.strip().lower() in _MONTH_WORDS for c in columns):
+        return "month"
+    return "quarter" if all(_QUARTER_HEADER.fullmatch(c) for c in columns) else None
+
+
+def by_year(columns: list[str]) -> str:
+    """What tells a table of a row a year and a column a month or quarter (trial 110: PBS costs, `Drug, Year, Jan,
+    ..., Dec`): its headers name no year; `year_column` beside `wide.period` names the column of each row's year,
+    and each header's month or quarter is read in it."""
+    part = within_year(columns) or "month"
     shown = f"[{', '.join(repr(c) for c in columns[:3])}{', ...' if len(columns) > 3 else ''}]"
-    return (f"its headers are month names, which name no year ({shown}): for a row a year and a column a month, "
-            "`year_column` naming the column of each row's year (`year_column: Year`) beside `wide.period`, and "
-            "each header's month is read in that year")
+    return (f"its headers are {'month names' if part == 'month' else 'quarters'}, which name no year ({shown}): for "
+            f"a row a year and a column a {part}, `year_column` naming the column of each row's year (`year_column: "
+            f"Year`) beside `wide.period`, and each header's {part} is read in that year")
 
 
 def count_of(header: str) -> int | None:
@@ -679,17 +689,17 @@ class SourceSpec(_Spec):
                             if isinstance(j, dict) else j for j in data["join"]]
         if isinstance(wide := data.get("wide"), dict) and wide.get("period") is not None and wide.get("entity") is None:
             headers = [str(c) for c in wide["columns"]] if isinstance(wide.get("columns"), list) else []
-            months = month_headers(headers)
-            by_year = months and data.get("year_column") is not None  # a row a year, a column a month
+            part = within_year(headers)
+            yearly = part is not None and data.get("year_column") is not None  # a row a year, a column a month
             for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
                         "week_column", "known_at", *(() if data.get("long") else ("columns",))):
-                if data.get(key) is not None and not (by_year and key == "year_column"):
-                    why = months_by_year(headers) if months else \
+                if data.get(key) is not None and not (yearly and key == "year_column"):
+                    why = by_year(headers) if part else \
                         "its periods are its columns' headers (named by `wide.period`), its values `wide.value`"
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
                         f"got {data[key]!r}; expected no `{key}` beside `wide.period`: {why}"))
-            if by_year and isinstance(wide.get("period"), str):  # each header's month in its row's year
-                data["month_column"] = wide["period"]
+            if yearly and isinstance(wide.get("period"), str):  # each header's month (quarter) in its row's year
+                data[f"{part}_column"] = wide["period"]
             elif isinstance(wide.get("period"), str):
                 data["period_column"] = wide["period"]
             if isinstance(wide.get("value"), str) and not data.get("long") and data.get("shape") != "events":
@@ -888,9 +898,9 @@ class SourceSpec(_Spec):
                            "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
                            "without `period_format`")
         if (why := next(filter(None, map(yearless_or_mixed, self.period_patterns)), None)) is not None:
-            if self.wide is not None and self.wide.across == "period" and month_headers(self.wide.columns) \
+            if self.wide is not None and self.wide.across == "period" and within_year(self.wide.columns) \
                     and why.startswith(_NO_YEAR):  # (trial 110: told `year_column`, refused beside `wide.period`)
-                why = f"{_NO_YEAR}: the headers of `source.wide.columns` are " + months_by_year(
+                why = f"{_NO_YEAR}: the headers of `source.wide.columns` are " + by_year(
                     self.wide.columns).removeprefix("its headers are ")
             raise KeyProblem("source.period_format", self.period_format, "",
                              said=f"got {self.period_format!r}; {why}")

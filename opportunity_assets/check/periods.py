@@ -590,7 +590,11 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     decimal = [v for v in values if DECIMAL_YEAR_WRITTEN.match(v) and float(v) % 1]
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
-    if src.wide is not None and src.wide.across == "period" and within_year(src.wide.columns):
+    if src.wide is not None and src.wide.across == "period" and (part := within_year(src.wide.columns)):
+        if src.period_column is None:  # (trial 111: `FY2000` years were told to add the `year_column` they had)
+            return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year "
+                    f"({_YEARS}) in it (e.g. year, {part} {example!r}): expected the column of each row's year (2009, "
+                    f"or 2009.0), each header of `source.wide.columns` read as a {part} in it")
         return "key `source.wide.columns`: " + by_year(src.wide.columns)
     if src.period_column and src.period_format is None and decimal and all(
             DECIMAL_YEAR_WRITTEN.match(v) for v in values):

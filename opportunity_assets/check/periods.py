@@ -46,6 +46,7 @@ from opportunity_assets.sources.spec import (
     by_year,
     count_of,
     is_unix,
+    part_of_year,
     within_year,
 )
 
@@ -432,7 +433,9 @@ def not_years(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.year_column`: got {year!r}; its values are no years from {FIRST_YEAR} to "
                 f"{LAST_YEAR} (e.g. {years[:3]}): expected whole years written in full, such as 1963 or 1963.0")
     if not years or numbers:
-        for key, column in keys[1:]:
+        # (trial 111: a weekday `Thu` as `day_column` named the month column of `Feb`, `Mar`, months it reads)
+        failing = [(k, c) for k, c in keys[1:] if not all(part_of_year(k, v) for v in unparsed[c])]
+        for key, column in failing or keys[1:]:
             if unparsed[column]:
                 wanted = {"month_column": "months from 1 to 12 (or their English names, Jan or January)",
                           "quarter_column": "quarters from 1 to 4",

@@ -261,6 +261,18 @@ _QUARTER_HEADER = re.compile(r"\s*[Qq]([1-4])\s*")
 """A quarter's header with no year: `Q1` to `Q4`."""
 
 
+def part_of_year(key: str, written: str) -> bool:
+    """Whether `written` is a value the dating column `key` reads (`month_column`: 1 to 12 or a month's English
+    name, `Sept` too; `quarter_column`: 1 to 4 or `Q1`..`Q4`; `week_column`: 1 to 53; `day_column`: 1 to 31)."""
+    text = written.strip()
+    if is_number(text):
+        number = float(text)
+        return number.is_integer() and 1 <= number <= {"month_column": 12, "quarter_column": 4,
+                                                       "week_column": 53}.get(key, 31)
+    return (key == "month_column" and text.lower() in _MONTH_WORDS) or \
+        (key == "quarter_column" and _QUARTER_HEADER.fullmatch(text) is not None)
+
+
 def within_year(columns: list[str]) -> str | None:
     """What a wide table's headers are when each names a part of a year and none the year: `month` (`Jan`, ...,
     `Dec`, or in full) or `quarter` (`Q1`, ..., `Q4`); else None. A statistics office's table of a row a year and a

@@ -987,3 +987,18 @@ def test_a_wide_name_that_is_a_column_the_pack_reads_names_the_wide_key(tmp_path
                          "grain": "quarter", "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], **wide}},
               {"level_now": {"agg": "last", "column": wide["value"]}})
     assert str(caught.value).endswith(said), str(caught.value)
+
+
+def test_a_grain_finer_than_a_year_row_table_s_quarters_names_the_headers_not_a_quarter_column(
+        tmp_path: Path) -> None:
+    """Trial 111: `grain: month` over `Series, Year, Q1, ..., Q4` was told "a year and a quarter column date a
+    quarter", a column the pack has not: its quarters are the headers of `wide.columns`."""
+    name = _quarterly(tmp_path, ["Q1", "Q2", "Q3", "Q4"])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                         "grain": "month", "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], "period": "quarter",
+                                                    "value": "level"}},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(caught.value).endswith(
+        "key `source.grain`: got 'month'; expected `quarter` or coarser: a year (`year_column`) and the quarters "
+        "of `source.wide.columns` date a quarter"), str(caught.value)

@@ -1081,8 +1081,12 @@ class SourceSpec(_Spec):
             if GRAINS.index(self.grain) < GRAINS.index(finest):
                 within = "the joined rows count in the main source's periods (`source.grain`), and " \
                     if isinstance(self, JoinSpec) else ""
+                # (trial 111: a year-row table's quarters are its headers, no quarter column the pack names)
+                dating = f"the {finest}s of `source.wide.columns`" if self.wide is not None and \
+                    self.wide.across == "period" else f"a {finest} column"
                 raise _problem(key if within else "grain", column if within else self.grain,
-                               f"{within}`{finest}` or coarser: a year and a {finest} column date a {finest}")
+                               f"{within}`{finest}` or coarser: a year{' (`year_column`)' if self.wide else ''} and "
+                               f"{dating} date a {finest}")
 
     def _event_id_key(self) -> None:
         """`event_id` names an event of an events source whose rows are events: no entity's or period's column (an

@@ -881,3 +881,124 @@ def test_a_truth_value_listed_in_a_condition_matches_it_in_any_case(tmp_path: Pa
     history = read_snapshot(pack, date(2015, 3, 31), today=TODAY).history
     assert history.select("n", "retweets").rows() == [(3.0, 1.0), (3.0, 1.0), (3.0, 1.0)]
     assert check_pack(pack, as_of=date(2015, 3, 31), today=TODAY).problems == []
+
+
+def _quarterly(tmp_path: Path, headers: list[str], years: list[Any] | None = None) -> str:
+    """A row a year and a column a quarter (trial 111: six quarterly series, `Series, Year, Q1, ..., Q4`), written
+    with `headers` and, per row, `years` (2000 to 2002 for each of two series by default)."""
+    years = years or [2000, 2001, 2002] * 2
+    rows = [[series, year, *[10 * i + q for q in range(len(headers))]]
+            for i, (series, year) in enumerate(zip(["Gas"] * 3 + ["Wool"] * 3, years, strict=True))]
+    return _csv(tmp_path / "quarters.csv", ["Series", "Year", *headers], rows)
+
+
+def test_a_row_a_year_s_month_headed_sept_is_september(tmp_path: Path) -> None:
+    """Trial 111: a year-row table headed `Jan, ..., Aug, Sept, Oct, ...` (how many offices shorten September)
+    quarantined every September as a period unparseable, and check told `year_column`, which the pack had: `Sept`
+    is September, in a header or a `month_column`."""
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec"]
+    name = _csv(tmp_path / "m.csv", ["Series", "Year", *months],
+                [["Gas", year, *range(12)] for year in (2000, 2001)])
+    pack = _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                            "wide": {"columns": months, "period": "month", "value": "level"}},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    assert check_pack(pack, as_of=date(2002, 3, 31), today=TODAY).problems == []
+    periods = read_snapshot(pack, date(2002, 3, 31), today=TODAY).history["period"]
+    assert (periods.len(), date(2001, 9, 1) in periods.to_list()) == (24, True)
+
+
+def test_month_headers_under_a_quarter_grain_with_a_year_unread_name_the_grain(tmp_path: Path) -> None:
+    """Trial 111: months read under `grain: quarter` (three rows a quarter) with one row's year written `2000r`:
+    check stopped on a traceback (the duplicated rows of no period had no quarter to name). Now the grain."""
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    name = _csv(tmp_path / "m.csv", ["Series", "Year", *months],
+                [["Gas", year, *range(12)] for year in ("2000r", 2001, 2002)])
+    pack = _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                            "grain": "quarter", "wide": {"columns": months, "period": "month", "value": "level"}},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    problems = check_pack(pack, as_of=date(2003, 6, 30), today=TODAY).problems
+    assert any(p.startswith("key `source.grain`: got 'quarter'; ") for p in problems), problems
+
+
+@pytest.mark.parametrize(("headers", "neither"), [
+    (["Qtr1", "Qtr2", "Qtr3", "Qtr4"], "'Qtr1', 'Qtr2', 'Qtr3', 'Qtr4'"),
+    (["Q1", "Q2", "Q3", "Q4", "Total"], "'Total'"),
+    (["Jan-Mar", "Apr-Jun", "Jul-Sep", "Oct-Dec"], "'Jan-Mar', 'Apr-Jun', 'Jul-Sep', 'Oct-Dec'")])
+def test_year_row_headers_neither_months_nor_quarters_name_those_headers(tmp_path: Path, headers: list[str],
+                                                                         neither: str) -> None:
+    """Trial 111: beside `year_column`, headers `Qtr1`, a `Total` among `Q1..Q4`, or `Jan-Mar` were refused as
+    "expected no `year_column` beside `wide.period`", though `year_column` is how such a table is read: the
+    headers are at fault, each named."""
+    name = _quarterly(tmp_path, headers)
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                         "grain": "quarter", "wide": {"columns": headers, "period": "quarter", "value": "level"}},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(caught.value).endswith(
+        f"key `source.wide.columns`: got {headers!r}; expected beside `year_column` ('Year') month names (Jan, ..., "
+        f"Dec) or quarters (Q1, ..., Q4), each read in its row's year: {neither} (neither) left out of the list, or "
+        "renamed"), str(caught.value)
+
+
+def test_a_year_row_table_s_year_written_as_text_names_the_year_column(tmp_path: Path) -> None:
+    """Trial 111: `Series, Year, Q1, ..., Q4` with years written `FY2000` (or `2000-01`) was told "for a row a year
+    and a column a quarter, `year_column` naming the column of each row's year", which the pack had: the year
+    column's values are at fault."""
+    name = _quarterly(tmp_path, ["Q1", "Q2", "Q3", "Q4"], [f"FY{y}" for y in (2000, 2001, 2002)] * 2)
+    pack = _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                            "grain": "quarter", "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], "period": "quarter",
+                                                         "value": "level"}},
+                 {"level_now": {"agg": "last", "column": "level"}})
+    (problem, *_) = check_pack(pack, as_of=date(2003, 6, 30), today=TODAY).problems
+    assert problem.startswith("key `source.year_column`: got 'Year'; ") and "'FY2000" in problem and \
+        "each header of `source.wide.columns` read as a quarter in it" in problem, problem
+
+
+@pytest.mark.parametrize(("key", "value"), [("columns", ["level"]), ("known_at", "2011-01-01")])
+def test_a_key_refused_beside_a_year_row_table_is_not_told_the_year_column_it_has(tmp_path: Path, key: str,
+                                                                                  value: Any) -> None:
+    """Trial 111: `columns: [level]` (or `known_at`) beside `wide.period` and `year_column` was refused, told to
+    add `year_column: Year`, which the pack had."""
+    name = _quarterly(tmp_path, ["Q1", "Q2", "Q3", "Q4"])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                         "grain": "quarter", key: value,
+                         "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], "period": "quarter", "value": "level"}},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert f"key `source.{key}`: got {value!r}; expected no `{key}` beside `wide.period`: its periods are its " \
+        "columns' headers, each read in its row's year (`year_column`), its values `wide.value` ('level')" \
+        in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("wide", "said"), [
+    ({"period": "year", "value": "level"}, "`source.wide.period`: got 'year'; expected a name of its own for the "
+     "column the headers become, not `source.year_column`'s ('Year')"),
+    ({"period": "Series", "value": "level"}, "`source.wide.period`: got 'Series'; expected a name of its own for "
+     "the column the headers become, not `source.entity_id`'s ('Series')"),
+    ({"period": "quarter", "value": "Year"}, "`source.wide.value`: got 'Year'; expected a name of its own for the "
+     "column the values become, not `source.year_column`'s ('Year')")])
+def test_a_wide_name_that_is_a_column_the_pack_reads_names_the_wide_key(tmp_path: Path, wide: dict[str, Any],
+                                                                       said: str) -> None:
+    """Trial 111: `wide.period: year` beside `year_column: Year` (or `Series`, the id) was told a headers' problem
+    or "every year below 100"; the name clashes with a column the pack reads."""
+    name = _quarterly(tmp_path, ["Q1", "Q2", "Q3", "Q4"])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                         "grain": "quarter", "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], **wide}},
+              {"level_now": {"agg": "last", "column": wide["value"]}})
+    assert str(caught.value).endswith(said), str(caught.value)
+
+
+def test_a_grain_finer_than_a_year_row_table_s_quarters_names_the_headers_not_a_quarter_column(
+        tmp_path: Path) -> None:
+    """Trial 111: `grain: month` over `Series, Year, Q1, ..., Q4` was told "a year and a quarter column date a
+    quarter", a column the pack has not: its quarters are the headers of `wide.columns`."""
+    name = _quarterly(tmp_path, ["Q1", "Q2", "Q3", "Q4"])
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": name, "entity_id": "Series", "entity_name": "Series", "year_column": "Year",
+                         "grain": "month", "wide": {"columns": ["Q1", "Q2", "Q3", "Q4"], "period": "quarter",
+                                                    "value": "level"}},
+              {"level_now": {"agg": "last", "column": "level"}})
+    assert str(caught.value).endswith(
+        "key `source.grain`: got 'month'; expected `quarter` or coarser: a year (`year_column`) and the quarters "
+        "of `source.wide.columns` date a quarter"), str(caught.value)

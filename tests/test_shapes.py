@@ -2513,6 +2513,20 @@ def test_a_month_column_of_names_dates_its_rows(tmp_path: Path) -> None:
     assert quarantined["reason"].to_list() == ["period unparseable: Year=2016, Month=Janvier"]
 
 
+def test_a_day_column_of_weekday_names_is_named_not_the_month_column_of_names(tmp_path: Path) -> None:
+    """Trial 111: Chicago taxi trips with `month` written `Feb` and `dow` written `Thu`, the weekday taken for
+    `day_column`: check named `source.month_column`, quoting months it reads (`['Apr', 'Mar', 'Feb']`) as no dates.
+    The column whose values are no day, month or quarter is the one named."""
+    rows = [["a", 2022, m, d, 1] for m, d in (("Jan", "Thu"), ("Feb", "Mon"), ("Mar", "Sat"))]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "t.csv", ["id", "year", "month", "dow", "trips"], rows),
+                            "year_column": "year", "month_column": "month", "day_column": "dow",
+                            "shape": "events", "aggregates": {"rides": {"agg": "count"}}},
+                 {"level_now": {"agg": "last", "column": "rides"}})
+    (problem, *_) = check_pack(pack, today=TODAY).problems  # (no night: no row is dated)
+    assert problem.startswith("key `source.day_column`: got 'dow'; no row's year and dow make a date (e.g. dow "), \
+        problem
+
+
 @pytest.mark.parametrize(("written", "pattern", "expected"), [("%Y-%m-%d", "%Y-%d-%m", "%Y-%m-%d"),
                                                               ("%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y")])
 def test_a_period_format_with_day_and_month_swapped_is_named(tmp_path: Path, written: str, pattern: str,

@@ -154,7 +154,9 @@ def duplicated_keys(pack: CriteriaPack, duplicated: int) -> str:
     entity, copies, period, written, names = facts.example
     observed = src.shape == "snapshot" and src.period_column is not None and src.published_column is None
     moment = f"an observation {'time' if facts.timed else 'day'}" if observed else f"a {grain.name}"
-    at = "" if src.known_at is not None else f" on {written!r}" if observed else f" in {grain.label(period)}"
+    # (trial 111: rows of no period, a year written `2000r`, among months read by the quarter had no quarter to name)
+    at = "" if src.known_at is not None or (period is None and not observed) else f" on {written!r}" if observed \
+        else f" in {grain.label(period)}"
     example = f"e.g. {copies} rows of {entity!r}{at}"
     apart = f"`source.where` keeping {_SERIES}, or an `entity_id` that tells the series apart"
     finer = facts.finer * 2 > facts.groups  # most duplicated keys' rows are of several dates in one period

@@ -46,6 +46,7 @@ from opportunity_assets.sources.spec import (
     by_year,
     count_of,
     is_unix,
+    part_of_year,
     within_year,
 )
 
@@ -432,7 +433,9 @@ def not_years(pack: CriteriaPack, within: str) -> str:
         return (f"key `{within}.year_column`: got {year!r}; its values are no years from {FIRST_YEAR} to "
                 f"{LAST_YEAR} (e.g. {years[:3]}): expected whole years written in full, such as 1963 or 1963.0")
     if not years or numbers:
-        for key, column in keys[1:]:
+        # (trial 111: a weekday `Thu` as `day_column` named the month column of `Feb`, `Mar`, months it reads)
+        failing = [(k, c) for k, c in keys[1:] if not all(part_of_year(k, v) for v in unparsed[c])]
+        for key, column in failing or keys[1:]:
             if unparsed[column]:
                 wanted = {"month_column": "months from 1 to 12 (or their English names, Jan or January)",
                           "quarter_column": "quarters from 1 to 4",
@@ -590,7 +593,11 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     decimal = [v for v in values if DECIMAL_YEAR_WRITTEN.match(v) and float(v) % 1]
     if src.wide is not None and src.wide.counted_from is not None:
         return counted_from_unparsed(src.wide.counted_from, "source", values, f"the dates of {many}")
-    if src.wide is not None and src.wide.across == "period" and within_year(src.wide.columns):
+    if src.wide is not None and src.wide.across == "period" and (part := within_year(src.wide.columns)):
+        if src.period_column is None:  # (trial 111: `FY2000` years were told to add the `year_column` they had)
+            return (f"key `source.year_column`: got {src.year_column!r}; {many} hold no whole-number year "
+                    f"({_YEARS}) in it (e.g. year, {part} {example!r}): expected the column of each row's year (2009, "
+                    f"or 2009.0), each header of `source.wide.columns` read as a {part} in it")
         return "key `source.wide.columns`: " + by_year(src.wide.columns)
     if src.period_column and src.period_format is None and decimal and all(
             DECIMAL_YEAR_WRITTEN.match(v) for v in values):

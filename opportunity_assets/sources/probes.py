@@ -69,7 +69,8 @@ def duplicate_facts(pack: CriteriaPack, join: int | None = None) -> DuplicateFac
     if sql is None:
         return None
     with opened(pack) as (con, _):
-        groups = run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __copies DESC, __names DESC, __entity, __written",
+        groups = run(con, pack, f"SELECT * FROM ({sql}) ORDER BY __period IS NULL, __copies DESC, __names DESC, "
+                      "__entity, __written",
                       {})
         ((entities,),) = run(con, pack, f"SELECT count(DISTINCT {shapes.ENTITY}) FROM {table} "
                                          f"WHERE {shapes.IN_SCOPE}", {}).rows()

@@ -460,9 +460,11 @@ def _period_sql(src: SourceSpec, grain: Grain) -> tuple[str, str]:
 
 def _month(column: str) -> str:
     """SQL for a month column's month, 1-12: a whole number (`_whole`), or a month's name in English, written in
-    full or short, in any case (`January`, `jan`, `SEP`), as a table with `Year` and `Month` columns writes it."""
+    full or short, in any case (`January`, `jan`, `SEP`, and `Sept`, which strptime's `%b` lacks), as a table with
+    `Year` and `Month` columns writes it."""
     text = f"trim({_q(column)})"
-    named = f"coalesce(month(try_strptime({text}, '%b')), month(try_strptime({text}, '%B')))"
+    named = (f"coalesce(month(try_strptime({text}, '%b')), month(try_strptime({text}, '%B')), "
+             f"CASE WHEN lower({text}) = 'sept' THEN 9 END)")
     return f"(CASE WHEN {_number(column)} IS NOT NULL THEN {_whole(column)} ELSE {named} END)"
 
 

@@ -261,6 +261,18 @@ _QUARTER_HEADER = re.compile(r"\s*[Qq]([1-4])\s*")
 """A quarter's header with no year: `Q1` to `Q4`."""
 
 
+def part_of_year(key: str, written: str) -> bool:
+    """Whether `written` is a value the dating column `key` reads (`month_column`: 1 to 12 or a month's English
+    name, `Sept` too; `quarter_column`: 1 to 4 or `Q1`..`Q4`; `week_column`: 1 to 53; `day_column`: 1 to 31)."""
+    text = written.strip()
+    if is_number(text):
+        number = float(text)
+        return number.is_integer() and 1 <= number <= {"month_column": 12, "quarter_column": 4,
+                                                       "week_column": 53}.get(key, 31)
+    return (key == "month_column" and text.lower() in _MONTH_WORDS) or \
+        (key == "quarter_column" and _QUARTER_HEADER.fullmatch(text) is not None)
+
+
 def within_year(columns: list[str]) -> str | None:
     """What a wide table's headers are when each names a part of a year and none the year: `month` (`Jan`, ...,
     `Dec`, or in full) or `quarter` (`Q1`, ..., `Q4`); else None. A statistics office's table of a row a year and a
@@ -281,6 +293,33 @@ def by_year(columns: list[str]) -> str:
     return (f"its headers are {'month names' if part == 'month' else 'quarters'}, which name no year ({shown}): for "
             f"a row a year and a column a {part}, `year_column` naming the column of each row's year (`year_column: "
             f"Year`) beside `wide.period`, and each header's {part} is read in that year")
+
+
+def neither_month_nor_quarter(columns: list[str]) -> list[str]:
+    """The headers beside `year_column` that name no month (`Jan`, ..., in full, `Sept`) and no quarter (`Q1`, ...):
+    `Qtr1`, `Jan-Mar`, a `Total` among them (trial 111); none when the headers name years (`2000`, `X2001`), a
+    table of a column a year, whose refusal of `year_column` says so."""
+    if all(re.search(r"\d{4}", c) for c in columns):
+        return []
+    return [c for c in columns if c.strip().lower() not in _MONTH_WORDS and not _QUARTER_HEADER.fullmatch(c)]
+
+
+def wide_name_clash(data: dict[str, Any]) -> tuple[str, str, str] | None:
+    """A `wide.period` or `wide.value` naming a column the pack reads already (`year_column`, `entity_id`,
+    `entity_name`), compared in any case as DuckDB compares names: the wide key, its name and the key it clashes
+    with (trial 111: `period: year` beside `year_column: Year` read the headers as years below 100)."""
+    wide = data.get("wide")
+    if not isinstance(wide, dict):
+        return None
+    taken: dict[str, str] = {}
+    for key in ("entity_name", "entity_id", "year_column"):
+        value = data.get(key)
+        names: list[Any] = value if isinstance(value, list) else [value]
+        taken.update({n.strip().lower(): key for n in names if isinstance(n, str)})
+    for part in ("period", "value"):
+        if isinstance(name := wide.get(part), str) and (clashing := taken.get(name.strip().lower())) is not None:
+            return part, name, clashing
+    return None
 
 
 def count_of(header: str) -> int | None:
@@ -691,13 +730,27 @@ class SourceSpec(_Spec):
             headers = [str(c) for c in wide["columns"]] if isinstance(wide.get("columns"), list) else []
             part = within_year(headers)
             yearly = part is not None and data.get("year_column") is not None  # a row a year, a column a month
+            if part is None and data.get("year_column") is not None and (neither := neither_month_nor_quarter(
+                    headers)):  # (trial 111: `Qtr1`, a `Total` beside `Q1`..`Q4`: told to drop `year_column`)
+                raise KeyProblem("source.wide.columns", wide["columns"], "", said=(
+                    f"got {wide['columns']!r}; expected beside `year_column` ({data['year_column']!r}) month names "
+                    "(Jan, ..., Dec) or quarters (Q1, ..., Q4), each read in its row's year: "
+                    f"{', '.join(repr(c) for c in neither)} (neither) left out of the list, or renamed"))
             for key in ("period_column", "year_column", "month_column", "day_column", "quarter_column",
                         "week_column", "known_at", *(() if data.get("long") else ("columns",))):
                 if data.get(key) is not None and not (yearly and key == "year_column"):
-                    why = by_year(headers) if part else \
+                    # (trial 111: `columns` beside `year_column` was told to add the `year_column` it had)
+                    why = by_year(headers) if part and not yearly else \
+                        ("its periods are its columns' headers, each read in its row's year (`year_column`), its "
+                         f"values `wide.value` ({wide.get('value')!r})") if yearly else \
                         "its periods are its columns' headers (named by `wide.period`), its values `wide.value`"
                     raise KeyProblem(f"source.{key}", data[key], "", said=(
                         f"got {data[key]!r}; expected no `{key}` beside `wide.period`: {why}"))
+            if (clash := wide_name_clash(data)) is not None:
+                named, name, key = clash
+                raise KeyProblem(f"source.wide.{named}", name, "", said=(
+                    f"got {name!r}; expected a name of its own for the column the "
+                    f"{'headers' if named == 'period' else 'values'} become, not `source.{key}`'s ({data[key]!r})"))
             if yearly and isinstance(wide.get("period"), str):  # each header's month (quarter) in its row's year
                 data[f"{part}_column"] = wide["period"]
             elif isinstance(wide.get("period"), str):
@@ -1028,8 +1081,12 @@ class SourceSpec(_Spec):
             if GRAINS.index(self.grain) < GRAINS.index(finest):
                 within = "the joined rows count in the main source's periods (`source.grain`), and " \
                     if isinstance(self, JoinSpec) else ""
+                # (trial 111: a year-row table's quarters are its headers, no quarter column the pack names)
+                dating = f"the {finest}s of `source.wide.columns`" if self.wide is not None and \
+                    self.wide.across == "period" else f"a {finest} column"
                 raise _problem(key if within else "grain", column if within else self.grain,
-                               f"{within}`{finest}` or coarser: a year and a {finest} column date a {finest}")
+                               f"{within}`{finest}` or coarser: a year{' (`year_column`)' if self.wide else ''} and "
+                               f"{dating} date a {finest}")
 
     def _event_id_key(self) -> None:
         """`event_id` names an event of an events source whose rows are events: no entity's or period's column (an

@@ -13,13 +13,16 @@ import re
 import sys
 from datetime import date, timedelta
 from functools import partial
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
 from opportunity_assets.definitions import DEFAULT_STORE, build_definitions, criteria_path_from_environment
 from opportunity_assets.periods import EVERY
 from opportunity_assets.text import clip_quoted
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 def _date(text: str) -> date:
@@ -572,14 +575,14 @@ def _report_broken_nights(broken: list[date], ran: list[date]) -> int:
     return 1
 
 
-def _report_failed_channels(store: Any, domain: str, dates: list[date], defs: Any = None,
-                            instance: Any = None) -> int:
+def _report_failed_channels(store: Any, domain: str, dates: list[date], defs: dg.Definitions,
+                            instance: dg.DagsterInstance) -> int:
     """One line per channel that still failed after its retries (the nights are stored all the same), and per
-    channel whose claim another run left unresolved (`unresolved_claim`); exit 1 then."""
+    channel whose claim another run left unresolved (`unresolved_claim`), which expires as the night's notifier
+    says; exit 1 then."""
     from opportunity_assets.notify.logic import unresolved_claim
 
-    expiry = timedelta(seconds=getattr((getattr(defs, "resources", None) or {}).get("notifier"),
-                                       "claim_expiry_seconds", 900))
+    expiry = timedelta(seconds=(defs.resources or {})["notifier"].claim_expiry_seconds)
     failed: dict[tuple[date, str], str] = {}
     for as_of in dates:
         for row in store.notification_rows(domain, as_of):
@@ -593,10 +596,10 @@ def _report_failed_channels(store: Any, domain: str, dates: list[date], defs: An
     return 1 if failed else 0
 
 
-def _run_in_flight(instance: Any, run_id: str | None) -> bool:
+def _run_in_flight(instance: dg.DagsterInstance, run_id: str | None) -> bool:
     """Whether the Dagster run of this id is still going in `instance` (another process sending the night's
     message now): its claim is its own, not one left behind."""
-    if instance is None or not run_id:
+    if not run_id:
         return False
     from dagster._core.storage.dagster_run import IN_PROGRESS_RUN_STATUSES
 

@@ -220,7 +220,7 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
                                                 or max(float(v) for v in unparsed) > _MOST_ROWS)):
         return None
     step = {"month": 1, "quarter": 3, "year": 12}.get(grain)
-    where = f"'{src.path}'" if src.path else "<the table>"
+    where = _read_from(src)
     # an interval at every grain: DuckDB adds no BIGINT to a DATE (trial 57: the week's `DATE + 7 * (rownames - 1)`
     # was refused, "No function matches ... '+(DATE, BIGINT)'")
     adds = (f"DATE '1950-01-01' + to_months({step} * ({column} - 1))" if step is not None else
@@ -230,6 +230,11 @@ def _row_numbers(pack: CriteriaPack, within: str, column: str, unparsed: list[st
             "time): expected a column of dates, such as one a DuckDB `query` adds from the first period (its date in "
             f"place of 1950-01-01, one {grain} a row), `format: duckdb` with `query: \"SELECT *, {adds} AS date "
             f"FROM {where}\"` and `period_column: date`")
+
+
+def _read_from(src: SourceSpec) -> str:
+    """What a suggested DuckDB `query` reads FROM: the source's file, quoted, or a placeholder for a table."""
+    return f"'{src.path}'" if src.path else "<the table>"
 
 
 def _years_of_two_digits(pack: CriteriaPack, within: str, column: str, unparsed: list[str]) -> str | None:
@@ -248,7 +253,7 @@ def _years_of_two_digits(pack: CriteriaPack, within: str, column: str, unparsed:
     read = "`period_format: '%y'` (a year of two digits, read as the latest year of those digits not after this one)"
     if all(re.fullmatch(r"\s*\d{1,2}\s*", v) for v in unparsed):
         return f"they are whole numbers of two digits, years without their century: expected {read}"
-    where = f"'{src.path}'" if src.path else "<the table>"
+    where = _read_from(src)
     return (f"they are years of two digits written as decimals, which `%y` does not read: expected them as whole "
             f"numbers, `format: duckdb` with `query: \"SELECT * REPLACE (CAST({column} AS INTEGER) AS {column}) FROM "
             f"{where}\"` and {read}")
@@ -355,7 +360,7 @@ def two_digit_years_over_the_turn(pack: CriteriaPack, within: str) -> str | None
             f"rest ({earlier[0]}..{earlier[-1]}): years over the two digits' turn")
     if src.period_format != "%y":
         return f"{said}: expected the years written in full (`%Y`)"
-    where = f"'{src.path}'" if src.path else "<the table>"
+    where = _read_from(src)
     number = f"CAST({column} AS INTEGER)"
     return (f"{said}: expected the century written, `format: duckdb` with `query: \"SELECT *, {number} + CASE WHEN "
             f"{number} >= {int(digits)} THEN {later[0] // 100 * 100 - 100} ELSE {later[0] // 100 * 100} END AS "

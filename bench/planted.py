@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
-from opportunity_assets.candidates.logic import candidate_id, scan
+from opportunity_assets.candidates.logic import candidate_id, scan_read
 from opportunity_assets.candidates.step import with_latest_cut_short
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
@@ -100,8 +100,7 @@ def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -
     """Each going-on candidate's section with the checks' effects and without them (`only`: these ids)."""
     quiet = quieted(pack)
     snapshot = read_snapshot(pack, as_of)
-    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                    snapshot.quarantined)
+    found, _ = scan_read(pack, as_of, snapshot)
     found = with_latest_cut_short(pack, as_of, snapshot.anchor_period, found)
     out = {}
     for c in found:

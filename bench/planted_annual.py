@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.planted import quieted, with_source
 from opportunity_assets.analyses.logic import analyze
 from opportunity_assets.brief.routing import route
-from opportunity_assets.candidates.logic import candidate_id, scan
+from opportunity_assets.candidates.logic import candidate_id, scan_read
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import verify
@@ -125,7 +125,7 @@ def fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None
     `not going on` in both."""
     quiet = quieted(pack)
     snapshot = read_snapshot(pack, as_of)
-    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    found, _ = scan_read(pack, as_of, snapshot)
     out: dict[str, dict[str, Any]] = {}
     for c in found:
         if only is not None and c.id not in only:

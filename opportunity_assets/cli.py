@@ -424,7 +424,7 @@ def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     replaces it (`candidates.step.changed_since_stored`); a new night, an entity of the latest night this pack
     stored before it gone from the source (`candidates.step.gone_since_night_before`). The read and the scan are
     the check's, kept for the process: the night's scan step is given them again."""
-    from opportunity_assets.candidates.logic import scan
+    from opportunity_assets.candidates.logic import scan_read
     from opportunity_assets.candidates.step import (
         changed_since_stored,
         comparable_metrics,
@@ -442,7 +442,7 @@ def _warn_if_changed_since_stored(pack: Any, store: Any, as_of: date) -> None:
     elif not comparable_metrics(stored, pack):
         return
     snapshot = read_snapshot(pack, as_of)
-    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    found, _ = scan_read(pack, as_of, snapshot)
     said = changed_since_stored(stored, store.candidates(pack.domain, as_of), found, pack) if before is None else \
         gone_since_night_before(before, store.candidates(pack.domain, before["as_of"]), found, pack,
                                 partial(_ids_with_rows, pack))

@@ -43,6 +43,8 @@ def test_frames_in_a_key_are_the_very_frames() -> None:
     assert latest.get((frame, 1)) == "scanned"
     assert latest.get((frame.clone(), 1)) is None  # an equal frame is another read
     assert latest.get((frame,)) is None  # a key of another length
+    latest.put((None, 1), "no frame")
+    assert latest.get((frame, 1)) is None and latest.get((None, 1)) == "no frame"  # a frame where none was kept
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from opportunity_assets.candidates.logic import scan
+from opportunity_assets.candidates.logic import scan, scan_read
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack
 from opportunity_assets.records import FilterResult
@@ -845,6 +845,53 @@ def test_a_row_refused_in_a_table_joined_to_every_entity_is_every_entitys_gap_na
     assert report.quarantined_entities == [
         {"entity": "every entity", "rows": 1, "why": "join rates: rate not a number"}]
     assert [c.went_on for c in found] == [False, True, True] and not any(c.flagged for c in found)
+
+
+@pytest.mark.parametrize("grain", ["month", "year"])
+def test_a_series_joined_to_every_entity_reaches_back_before_an_entitys_first_row(tmp_path: Path, grain: str) -> None:
+    """Trial 107: a president's first quarters had no year-ago GDP. A table joined by `every_entity` met only the
+    periods an entity had a row in, so a window reaching before its first row was a gap, its filter UNCLEAR, for a
+    figure the file held. The series is every entity's: a window reaching before an entity's first row reads it
+    there (the entity's own columns stay gaps), from the same table, monthly or (carried as for a month) yearly;
+    and the verifier, recomputing from the rows the candidate is given, confirms the same figure."""
+    from opportunity_assets.analyses.logic import analyze
+    from opportunity_assets.verifications.logic import verify
+
+    main = _csv(tmp_path / "m.csv", ["id", "month", "sales"],
+                [["a", f"2015-{m:02d}", 50 + m] for m in range(1, 13)]
+                + [["b", f"2015-{m:02d}", 60 + m] for m in range(10, 13)])
+    monthly = grain == "month"
+    rates = _csv(tmp_path / "rates.csv", ["date", "rate"],
+                 [[f"2015-{m:02d}-01", m / 10] for m in range(1, 13)] if monthly else
+                 [["2014-01-01", 0.25], ["2015-01-01", 0.5]])
+    join = {"table": "rates", "path": rates, "every_entity": True, "period_column": "date",
+            "publication_lag_days": 0, "columns": ["rate"], **({} if monthly else {"grain": "year"})}
+    metrics = {"level_now": {"agg": "last", "column": "sales"},
+               "rate_before": {"agg": "last", "column": "rate", "window": [6, 6]}}
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["sales"],
+                            "join": [join]}, metrics,
+                 hard_filters=[{"name": "rates", "metric": "rate_before", "op": ">=", "value": 0}],
+                 required_inputs=["level_now", "rate_before"], formula={"components": [
+                     {"name": "level", "expression": "level_now", "direction": "higher_is_better", "range": [0, 100],
+                      "weight": 0.5, "label": "level"},
+                     {"name": "rate", "expression": "rate_before * 100", "direction": "higher_is_better",
+                      "range": [0, 100], "weight": 0.5, "label": "rate"}]})
+    as_of = date(2016, 1, 31)
+    snapshot = read_snapshot(pack, as_of, today=TODAY)
+    before = 0.6 if monthly else 0.5  # 2015-06's rate, or 2015's
+    assert snapshot.metrics.sort("entity_id").select("entity_id", "level_now", "rate_before").rows() == [
+        ("a", 62.0, before), ("b", 72.0, before)]
+    assert snapshot.history.filter(pl.col("entity_id") == "b")["period"].to_list() == [
+        date(2015, m, 1) for m in (10, 11, 12)]  # its own rows, as every check reads them
+    earlier = snapshot.before_own.filter(pl.col("entity_id") == "b")
+    assert earlier.filter(pl.col("period") == date(2015, 6, 1)).select("sales", "rate", "source_row").rows() == [
+        (None, before, None)]
+    assert earlier["period"].max() == date(2015, 9, 1) and snapshot.before_own["entity_id"].unique().to_list() == ["b"]
+    found, _ = scan_read(pack, as_of, snapshot)
+    (going,) = [c for c in found if c.id == "b"]
+    assert going.filters == {"rates": FilterResult.PASS} and going.went_on and not going.data_gaps
+    verification = verify(pack, going, analyze(pack, going))
+    assert verification.status.value == "CONFIRMED", verification.checks
 
 
 def test_a_one_row_table_known_at_a_date_joins_every_entity_every_period(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -38,6 +38,9 @@ from opportunity_assets.verifications.copies import copied_figures, scaled_copie
 from opportunity_assets.verifications.integrity import MIN_PEERS, night_peers
 from opportunity_assets.verifications.proportions import ratios
 from opportunity_assets.verifications.series import COUNT_OFFSET, MIN_SAMPLE, MIN_SCALE, on_grid_each
+
+if TYPE_CHECKING:
+    from opportunity_assets.sources.snapshot import SourceSnapshot
 
 
 @dataclass(frozen=True)
@@ -641,26 +644,45 @@ _LAST: Latest[tuple[list[Candidate], ScanReport]] = Latest(identical_frames)
 
 
 def scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-         quarantined: pl.DataFrame | None = None, *, window_rows: bool = False) -> tuple[list[Candidate], ScanReport]:
+         quarantined: pl.DataFrame | None = None, *, window_rows: bool = False,
+         before_own: pl.DataFrame | None = None) -> tuple[list[Candidate], ScanReport]:
     """`quarantined`: the source's quarantine list (source_row, entity_id, period, reason), if any. A candidate
     going on carries its rows (`Candidate.raw_data`); the others carry none, unless `window_rows` (the replay of
     outcomes reads every candidate's windows): a wide night would hold fifteen rows of ten thousand candidates
-    for nothing. Pure (the records are frozen): the latest result is kept and given again for the same inputs."""
-    key = (pack, as_of, anchor, metrics, history, quarantined, window_rows)
+    for nothing. `before_own`: the rows of a series joined to every entity before an entity's own first row
+    (`SourceSnapshot.before_own`), which its metrics read and its rows carry. Pure (the records are frozen): the
+    latest result is kept and given again for the same inputs."""
+    key = (pack, as_of, anchor, metrics, history, quarantined, window_rows, before_own)
     found, report = _LAST.get(key) or _LAST.put(key, _scan(pack, as_of, anchor, metrics, history, quarantined,
-                                                           window_rows))
+                                                           window_rows, before_own))
     return list(found), report
 
 
+def scan_read(pack: CriteriaPack, as_of: date, read: SourceSnapshot) -> tuple[list[Candidate], ScanReport]:
+    """`scan` over a night's read of the source: its anchor, metrics, history, quarantine and the rows a series
+    joined to every entity adds before an entity's own (`SourceSnapshot.before_own`)."""
+    return scan(pack, as_of, read.anchor_period, read.metrics, read.history, read.quarantined,
+                before_own=read.before_own)
+
+
 def scan_aside(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-               quarantined: pl.DataFrame | None = None) -> list[Candidate]:
+               quarantined: pl.DataFrame | None = None, before_own: pl.DataFrame | None = None) -> list[Candidate]:
     """The candidates of a night read beside the one a command runs (`check`'s earlier nights), leaving the kept
     latest scan in place: the night's own scan step is still given the check's."""
-    return _scan(pack, as_of, anchor, metrics, history, quarantined, False)[0]
+    return _scan(pack, as_of, anchor, metrics, history, quarantined, False, before_own)[0]
+
+
+def _with_before_own(history: pl.DataFrame, before_own: pl.DataFrame | None) -> pl.DataFrame:
+    """The history with the rows a series joined to every entity adds before each entity's own first row, in order
+    (entity, period): a candidate's rows, as its metrics read them."""
+    if before_own is None or before_own.is_empty():
+        return history
+    return pl.concat([history, before_own.select(history.columns)]).sort("entity_id", "period")
 
 
 def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
-          quarantined: pl.DataFrame | None, window_rows: bool) -> tuple[list[Candidate], ScanReport]:
+          quarantined: pl.DataFrame | None, window_rows: bool, before_own: pl.DataFrame | None
+          ) -> tuple[list[Candidate], ScanReport]:
     # The rows of the metric windows are read for a candidate with a gap (its gaps are told from them) or with
     # quarantined rows (its place in the cap order comes from its remaining rows), and for every one if asked; one
     # going on gets its whole history, for the verifier (built after the cap: a wide night has millions).
@@ -668,7 +690,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     needed = metrics.filter(pl.any_horizontal(pl.col(list(pack.metrics)).is_null()))["entity_id"].to_list()
     needed += [str(r["entity_id"]) for r in bad_rows if r.get("entity_id")]
     windows = history.filter(pl.col("periods_ago") <= pack.max_window)
-    raw = _raw_rows(windows if window_rows else windows.filter(pl.col("entity_id").is_in(needed)), pack.columns)
+    read = _with_before_own(windows, None if before_own is None
+                            else before_own.filter(pl.col("periods_ago") <= pack.max_window))
+    raw = _raw_rows(read if window_rows else read.filter(pl.col("entity_id").is_in(needed)), pack.columns)
     peers, proportions = _peers(windows, pack.columns,
                                 set(pack.source.signed_panel_columns) | set(pack.source.share_columns))
     judged: list[Candidate] = []
@@ -747,7 +771,8 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     candidates = [c.model_copy(update={"went_on": c.id not in cut, "capped": c.id in cut, "flagged": c.id in past})
                   if c.id in cut or c.id in past else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
-    full = _raw_rows(history.filter(pl.col("entity_id").is_in(sorted(going))), pack.columns)
+    full = _raw_rows(_with_before_own(history, before_own).filter(pl.col("entity_id").is_in(sorted(going))),
+                     pack.columns)
     copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
     for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
-from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, first_named, scan
+from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, first_named, scan_read
 from opportunity_assets.check.latest import latest_refused_note, stale_night_note
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
@@ -283,8 +283,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
     if foreign := another_packs_night(domain_night(store, pack.domain, as_of), pack, as_of):
         raise NightRefused(f"{pack.domain}, night {as_of}: {foreign}")
     snapshot = source.read(pack, as_of)
-    found, report = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined)
+    found, report = scan_read(pack, as_of, snapshot)
     cost_facts: dict[str, float] = {}
     if model.enabled():  # the night's worst-case model cost must fit the pack's ceiling before any call
         estimate = worst_case(pack, load_prices(), report.went_on, model_checks_on=True)
@@ -292,8 +291,7 @@ def scan_and_store(pack: CriteriaPack, source: PointInTimeSource, store: ResultS
         if affordable < report.went_on:
             capped_pack = pack.model_copy(update={"caps": pack.caps.model_copy(
                 update={"max_candidates": max(affordable, 1)})})
-            found, report = scan(capped_pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                                 snapshot.quarantined)
+            found, report = scan_read(capped_pack, as_of, snapshot)
             report = dataclasses.replace(report, notes=[*report.notes, (
                 f"model cost ceiling ${pack.caps.cost_ceiling_usd:.2f}: worst case "
                 f"${estimate.worst_case_usd:.2f} for {estimate.candidates} candidates, so the cap is "

@@ -298,7 +298,7 @@ it (a single series: a percent range over its share growth scores it flat every 
 
 def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_facts: bool,
            defaulted: bool = False) -> CheckReport:
-    from opportunity_assets.candidates.logic import gone_note, scan
+    from opportunity_assets.candidates.logic import gone_note, scan_read
 
     try:
         night = as_of or latest_as_of(pack, today)
@@ -471,8 +471,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     not_iso = weeks_not_iso(pack)  # (its rows of no week are that, again: said once)
     problems += not_iso
     # the scan the night itself runs (the same inputs: it is given this result again)
-    found, report = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                         snapshot.quarantined)
+    found, report = scan_read(pack, night, snapshot)
     scanned, found = found, _judged(found)
     held = frozenset(snapshot.history["periods_ago"].drop_nulls().unique().to_list())
     found_problems, undefined_tonight = check_candidates.problems(pack, found, held)
@@ -578,7 +577,7 @@ def _earlier_candidates(pack: CriteriaPack, night: date, nights: int, today: dat
     from opportunity_assets.candidates.logic import scan_aside
 
     before = [pack.grain.later(night, -k) for k in range(1, nights + 1)]
-    return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined)))
+    return [(n, _judged(scan_aside(pack, n, s.anchor_period, s.metrics, s.history, s.quarantined, s.before_own)))
             for n, s in zip(before, earlier_snapshots(pack, before, today) if before else [], strict=True)]
 
 

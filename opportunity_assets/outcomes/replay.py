@@ -17,7 +17,7 @@ from typing import Any
 import dagster as dg
 
 from opportunity_assets.analyses.logic import analyze
-from opportunity_assets.candidates.logic import scan
+from opportunity_assets.candidates.logic import scan, scan_read
 from opportunity_assets.check.pack import check_pack
 from opportunity_assets.criteria import CriteriaError, CriteriaPack, MetricSpec, OutcomeSpec
 from opportunity_assets.night import execute_job, resources_of, run_night
@@ -68,7 +68,8 @@ def rows_as_known(pack: CriteriaPack, on: date, read: Reader = read_snapshot) ->
     reach = MetricSpec(agg="coverage", columns=[spec.metric], window=(0, spec.window_periods + pack.grain.per_year))
     probe = pack.model_copy(update={"metrics": {**pack.metrics, _WINDOW_ROWS: reach}})
     snapshot = read(probe, on)
-    found, _ = scan(probe, on, snapshot.anchor_period, snapshot.metrics, snapshot.history, window_rows=True)
+    found, _ = scan(probe, on, snapshot.anchor_period, snapshot.metrics, snapshot.history, window_rows=True,
+                    before_own=snapshot.before_own)
     return snapshot.anchor_period, {c.id: c.raw_data for c in found}
 
 
@@ -102,8 +103,7 @@ def replay_verdicts(pack: CriteriaPack, as_of: date, read: Reader = read_snapsho
     """Each scanned candidate's verdict under `pack` on `as_of` (NOT_ANALYZED when it did not go on), by the same
     scan and formula code a night runs (verdicts are code; a model never changes one)."""
     snapshot = read(pack, as_of)
-    found, _ = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history,
-                    snapshot.quarantined)
+    found, _ = scan_read(pack, as_of, snapshot)
     return {c.id: analyze(pack, c).verdict.value if c.went_on else NOT_ANALYZED for c in found}
 
 

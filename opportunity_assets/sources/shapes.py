@@ -892,7 +892,40 @@ source period falls in (`joined_sql`): a population of 2011, published in spring
 those months a gap, not a figure years old."""
 
 
-def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str:
+BEFORE_OWN = "__before_own"
+"""True on a row `joined_sql` adds before an entity's own first row, where only a series joined to every entity
+has figures (`reaches_before_own`)."""
+
+
+def reaches_before_own(src: SourceSpec) -> bool:
+    """Whether the source joins a series to every entity by period (`every_entity`, not dated by `known_at`): that
+    series is every entity's, so an entity's windows read it in periods before its own first row too (trial 107: a
+    president's first quarters had no year-ago GDP)."""
+    return any(every and not by_entity for every, by_entity in zip(src.joins_every_entity, src.joins_by_entity_only,
+                                                                   strict=True))
+
+
+def _before_own_sql(src: SourceSpec, own: str, joins: list[str], reach: int) -> str:
+    """Rows of no figure of the entity's own, one per period of the source's grid before its first row and within
+    `reach` periods of the source's latest (`own`: the panel's relation, each row flagged BEFORE_OWN false): the
+    grid is the periods any entity has a row in, and those of each series of the source's grain joined to every
+    entity, so that `joined_sql` gives each of them that series' figure."""
+    grain = Grain(src.grain)
+    periods = [f"SELECT {PERIOD} FROM {own}"] + [
+        f"SELECT {PERIOD} FROM {relation}" for relation, every, by_entity, coarser in zip(
+            joins, src.joins_every_entity, src.joins_by_entity_only, src.joins_coarser, strict=True)
+        if every and not by_entity and not coarser]
+    latest = f"(SELECT max({PERIOD}) FROM {own})"
+    events = f", 0.0 AS {EVENTS_READ}, 0.0 AS {EVENTS_REPEATED}" if src.shape == "events" else ""
+    return f"""
+        SELECT f.{ENTITY}, f.{NAME}, g.{PERIOD}, true AS {BEFORE_OWN}{events}
+        FROM (SELECT {ENTITY}, arg_min({NAME}, {PERIOD}) AS {NAME}, min({PERIOD}) AS __first FROM {own}
+              GROUP BY {ENTITY}) f
+        JOIN (SELECT DISTINCT {PERIOD} FROM ({' UNION ALL '.join(periods)})
+              WHERE {grain.sql_between(PERIOD, latest)} <= {reach}) g ON g.{PERIOD} < f.__first"""
+
+
+def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str, reach: int) -> str:
     """The main panel with each joined table's panel beside it (`joins`: their relations, in `src.join` order):
     by entity and period, or by entity alone for a table dated by `known_at` (its latest snapshot), or, for a
     table of a coarser grain (`SourceSpec.joins_coarser`), by entity and the latest of its periods that begins by
@@ -900,7 +933,8 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
     it is published, 2011's before), at most `CARRIED` of its periods before the one the source period falls in.
     Entities match by slug, as candidate ids are made: a joined table's ids are slugs already (`rows_sql`), the
     main source's are looked up in `slugs` (`slugs_sql`). A joined value not known by as_of is a gap; a row is as
-    recent as the latest of the values it carries."""
+    recent as the latest of the values it carries. A series joined to every entity reaches back before an entity's
+    own first row (`reaches_before_own`): rows flagged BEFORE_OWN carry its figures there, within `reach` periods."""
     select, clauses, published = [f"p.{c}" for c in (ENTITY, NAME, PERIOD, ROW)], [], [f"p.{PUBLISHED}"]
     select += [f"p.{_q(c)}" for c in src.columns]
     if src.shape == "events":
@@ -926,8 +960,13 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str) -> str
         select += [f"{alias}.{_q(c)}" for c in joined.columns]
         published.append(f"{alias}.{PUBLISHED}")
     latest = f"greatest({', '.join(published)})" if len(published) > 1 else published[0]
-    slugged = f"(SELECT m.*, s.{_SLUG} FROM {panel} m LEFT JOIN {slugs} s ON s.__raw = m.{ENTITY})"
-    return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
+    before = reaches_before_own(src)
+    select.append(f"p.{BEFORE_OWN}" if before else f"false AS {BEFORE_OWN}")
+    rows = f"(SELECT * FROM __own UNION ALL BY NAME {_before_own_sql(src, '__own', joins, reach)})" if before \
+        else panel
+    slugged = f"(SELECT m.*, s.{_SLUG} FROM {rows} m LEFT JOIN {slugs} s ON s.__raw = m.{ENTITY})"
+    query = f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
+    return f"WITH __own AS MATERIALIZED (SELECT *, false AS {BEFORE_OWN} FROM {panel} o) {query}" if before else query
 
 
 QUIET_CHANCE = 0.01

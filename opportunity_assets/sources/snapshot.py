@@ -11,7 +11,7 @@ grain. `resources/source.py` is the resource over it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -50,6 +50,11 @@ class SourceSnapshot:
     """One row per visible entity: entity_id, entity_name and one column per pack metric (null = gap)."""
     quarantined: pl.DataFrame
     """Visible rows refused: source_row, entity, period, reason."""
+    before_own: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """`history`'s columns over the periods before an entity's own first row where a series joined to every entity
+    has figures (`shapes.reaches_before_own`): no figure of the entity's own and no source row, the series' beside
+    it. The metrics read them (a year-ago rate of an entity a year old); the scan gives them to the candidate's
+    rows, which the verifier recomputes from. Empty for any other source."""
 
 
 def _metric_sql(name: str, spec: MetricSpec) -> str:
@@ -114,13 +119,16 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
     own = _panel(src, grain, "judged")
     if joins:
         run(con, pack, f"CREATE OR REPLACE TEMP TABLE slugs AS {shapes.slugs_sql(TYPED)}", {})
-    panel = own if not joins else f"({shapes.joined_sql(src, own, joins, 'slugs')})"
+    panel = own if not joins else f"({shapes.joined_sql(src, own, joins, 'slugs', pack.history_reach)})"
+    before = shapes.reaches_before_own(src)
     summed = any(s.shape == "events" for s in (src, *src.join))
     if summed:
         con.execute("SET threads = 1")  # events are summed into the panel: one fixed order
         run(con, pack, f"CREATE TEMP TABLE panel AS SELECT * FROM {panel}", {})
         panel = "panel"
-    ((anchor, first),) = run(con, pack, f"SELECT max({shapes.PERIOD}), min({shapes.PERIOD}) FROM {panel}", {}).rows()
+    own_rows = f"WHERE NOT {shapes.BEFORE_OWN}" if before else ""
+    ((anchor, first),) = run(con, pack, f"SELECT max({shapes.PERIOD}), min({shapes.PERIOD}) FROM {panel} {own_rows}",
+                             {}).rows()
     con.execute(f"SET VARIABLE anchor = {'NULL' if anchor is None else literal(anchor.isoformat())}::DATE")
     run(con, pack, f"CREATE TEMP VIEW hist AS SELECT p.*, "
                     f"{grain.sql_between('p.' + shapes.PERIOD, 'getvariable(' + literal('anchor') + ')::DATE')} "
@@ -128,6 +136,8 @@ def _night(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, as_of: date, toda
     values = "".join(f", {_q(c)}" for c in pack.columns)
     if src.shape == "events":
         values += f", {shapes.EVENTS_READ} AS events_read, {shapes.EVENTS_REPEATED} AS events_repeated"
+    if before:
+        values += f", {shapes.BEFORE_OWN} AS before_own"
     history = run(con, pack, f"""
         SELECT {shapes.ENTITY} AS entity_id, {shapes.NAME} AS entity_name, {ROW} AS source_row,
                {shapes.PERIOD} AS period, {shapes.PUBLISHED} AS published_at, {_AGO} AS periods_ago{values}
@@ -237,11 +247,14 @@ def _snapshot(pack: CriteriaPack, as_of: date, periods: tuple[date | None, date 
                              "reason": pl.Utf8})], how="vertical_relaxed")
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.columns, *(["events_read", "events_repeated"] if pack.source.shape == "events" else [])]
+    before_own = history.filter(pl.col("before_own")) if "before_own" in history.columns else history.clear()
+    history = history.filter(~pl.col("before_own")) if "before_own" in history.columns else history
     return SourceSnapshot(
         as_of=as_of,
         anchor_period=periods[0],
         first_period=periods[1],
         history=history.select(history_columns).sort("entity_id", "period"),
+        before_own=before_own.select(history_columns).sort("entity_id", "period"),
         metrics=_with_derived(pack, metrics).sort("entity_id"),
         quarantined=_joined_rows_by_key(pack, refused, metrics).sort("source_row"),
     )

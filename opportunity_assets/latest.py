@@ -57,6 +57,6 @@ class Latest(Generic[V]):
 def identical_frames(kept: Sequence[Any], asked: Sequence[Any]) -> bool:
     """Keys the same item by item, a frame by identity (the very frame, held by the key so no other frame takes its
     id) and anything else by equality."""
-    return all(a is b or not isinstance(a, pl.DataFrame) and not isinstance(b, pl.DataFrame) and a == b
+    return all(a is b or (not isinstance(a, pl.DataFrame) and not isinstance(b, pl.DataFrame) and a == b)
                for a, b in zip(kept, asked, strict=True))
 

@@ -847,7 +847,7 @@ def test_a_row_refused_in_a_table_joined_to_every_entity_is_every_entitys_gap_na
     assert [c.went_on for c in found] == [False, True, True] and not any(c.flagged for c in found)
 
 
-@pytest.mark.parametrize("grain", ["month", "year"])
+@pytest.mark.parametrize("grain", ["month", "year", "events"])
 def test_a_series_joined_to_every_entity_reaches_back_before_an_entitys_first_row(tmp_path: Path, grain: str) -> None:
     """Trial 107: a president's first quarters had no year-ago GDP. A table joined by `every_entity` met only the
     periods an entity had a row in, so a window reaching before its first row was a gap, its filter UNCLEAR, for a
@@ -860,7 +860,9 @@ def test_a_series_joined_to_every_entity_reaches_back_before_an_entitys_first_ro
     main = _csv(tmp_path / "m.csv", ["id", "month", "sales"],
                 [["a", f"2015-{m:02d}", 50 + m] for m in range(1, 13)]
                 + [["b", f"2015-{m:02d}", 60 + m] for m in range(10, 13)])
-    monthly = grain == "month"
+    events = {"shape": "events", "aggregates": {"sales": {"agg": "sum", "column": "sales"}}} \
+        if grain == "events" else {"columns": ["sales"]}  # (a sale of each month: an event a month)
+    monthly = grain != "year"
     rates = _csv(tmp_path / "rates.csv", ["date", "rate"],
                  [[f"2015-{m:02d}-01", m / 10] for m in range(1, 13)] if monthly else
                  [["2014-01-01", 0.25], ["2015-01-01", 0.5]])
@@ -868,7 +870,7 @@ def test_a_series_joined_to_every_entity_reaches_back_before_an_entitys_first_ro
             "publication_lag_days": 0, "columns": ["rate"], **({} if monthly else {"grain": "year"})}
     metrics = {"level_now": {"agg": "last", "column": "sales"},
                "rate_before": {"agg": "last", "column": "rate", "window": [6, 6]}}
-    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["sales"],
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, **events,
                             "join": [join]}, metrics,
                  hard_filters=[{"name": "rates", "metric": "rate_before", "op": ">=", "value": 0}],
                  required_inputs=["level_now", "rate_before"], formula={"components": [
@@ -876,7 +878,7 @@ def test_a_series_joined_to_every_entity_reaches_back_before_an_entitys_first_ro
                       "weight": 0.5, "label": "level"},
                      {"name": "rate", "expression": "rate_before * 100", "direction": "higher_is_better",
                       "range": [0, 100], "weight": 0.5, "label": "rate"}]})
-    as_of = date(2016, 1, 31)
+    as_of = date(2016, 1, 15)  # (an events feed's January would be known empty, and latest, at its end)
     snapshot = read_snapshot(pack, as_of, today=TODAY)
     before = 0.6 if monthly else 0.5  # 2015-06's rate, or 2015's
     assert snapshot.metrics.sort("entity_id").select("entity_id", "level_now", "rate_before").rows() == [

@@ -477,6 +477,19 @@ class CriteriaPack(_Spec):
             return f"the {spec.agg} of `{spec.column}`, an events `share` aggregate"
         return None
 
+    def _summed_share(self, spec: MetricSpec) -> str | None:
+        """What a `sum` of an events `share` aggregate under `unit: share` expected instead, or None for any other
+        metric: each period's share is from 0 to 1, and their sum over a window is no share (trial 112: four weeks'
+        shares summed to 3.2, and check blamed the formula's range over it)."""
+        shares = {name for source in (self.source, *self.source.join) for name, a in source.aggregates.items()
+                  if a.agg == "share"}
+        if spec.agg != "sum" or spec.unit != "share" or spec.column not in shares:
+            return None
+        periods = spec.window[1] - spec.window[0] + 1
+        return (f"`agg: avg` (or `min`, `max`, `last`): `{spec.column}` is an events `share` aggregate, a share from 0 "
+                f"to 1 in each period, and a sum of shares is no share (1.0 in each of {periods} periods sums to "
+                f"{periods}); for the share of the window's events, divide two counts summed over it")
+
     def share_component(self, component: Component) -> str | None:
         """What makes a formula component's value a share from 0 to 1 by construction (its expression one metric
         that is, `_share_of`), in words, or None."""
@@ -550,6 +563,9 @@ class CriteriaPack(_Spec):
                 raise _KeyProblem(f"metrics.{name}.unit", unit, f"`unit: share`: {name} is {bounded}, a share from "
                                   f"0 to 1, and `unit: {unit}` writes a share of 0.42 in the brief as "
                                   f"{format_value(0.42, unit)!r}")
+        for name, spec in self.metrics.items():
+            if (summed := self._summed_share(spec)) is not None:
+                raise _KeyProblem(f"metrics.{name}.agg", spec.agg, summed)
         for i, f in enumerate(self.hard_filters):
             if f.metric not in metrics:
                 raise _KeyProblem(f"hard_filters.{i}.metric", f.metric,
@@ -1478,8 +1494,8 @@ def _keys_at(loc: tuple[Any, ...]) -> list[str] | None:
         annotation = model.model_fields[part].annotation if model is not None else _items_of(annotation)
         if annotation is None:
             return None
-    keys = [k for m in _models_in(annotation) for k in m.model_fields if k != "pack_path"]
-    return list(dict.fromkeys(keys)) or None
+    keys = [f.alias or k for m in _models_in(annotation) for k, f in m.model_fields.items() if k != "pack_path"]
+    return list(dict.fromkeys(keys)) or None  # as a pack writes each (`in`, the alias of the code's `in_`)
 
 
 def _holding_words(name: str, keys: list[str]) -> list[str]:
@@ -1534,9 +1550,10 @@ def _known_keys() -> list[str]:
 
     def walk(model: Any) -> None:
         for name, field in model.model_fields.items():
-            if name in seen:
+            written = field.alias or name  # as a pack writes it (`in`, not the code's `in_`)
+            if written in seen:
                 continue
-            seen.add(name)
+            seen.add(written)
             for arg in [field.annotation, *getattr(field.annotation, "__args__", ())]:
                 for inner in [arg, *getattr(arg, "__args__", ())]:
                     if isinstance(inner, type) and issubclass(inner, BaseModel):

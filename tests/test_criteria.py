@@ -621,6 +621,16 @@ def test_an_unknown_key_is_matched_against_its_own_section_keys(tmp_path: Path) 
         "`omissions.0`" in message, message
 
 
+def test_an_unknown_key_of_a_where_lists_in_as_the_pack_writes_it(tmp_path: Path) -> None:
+    """Trial 112: `where: [{column: species, values: [86]}]` was told "expected only the keys of `source.where.0`:
+    `column`, `in_`, ...": a name no pack may write (`in_` is the code's, `in` the pack's)."""
+    raw = _bundled(tmp_path)
+    raw["source"]["where"] = [{"column": "city", "values": ["Austin"]}]
+    message = _refused(tmp_path, raw)
+    assert "expected only the keys of `source.where.0`: `column`, `in`, `not_in`, `op`, `value`" in message, message
+    assert "in_" not in message
+
+
 def test_a_key_of_another_section_misplaced_is_one_line_naming_where_it_belongs(tmp_path: Path) -> None:
     """Trial 38: `published_column` written at the top level was told "unknown key; expected only the documented
     keys", and `next_action` indented under `formula` that, and "key `next_action`: missing" besides: two lines for
@@ -727,6 +737,21 @@ def test_a_share_metric_under_a_unit_that_is_no_share_is_refused_naming_the_unit
             f"key `metrics.late_share_4w.unit`: got {unit!r}; expected `unit: share`: late_share_4w is the avg of "
             f"`late_share`, an events `share` aggregate, a share from 0 to 1, and `unit: {unit}` writes a share of "
             f"0.42 in the brief as {written!r}")
+
+
+def test_a_sum_of_an_events_share_under_unit_share_is_refused_naming_the_agg(tmp_path: Path) -> None:
+    """Trial 112: `warm_4w: {agg: sum, column: warm_share, window: [0, 3], unit: share}`, four weeks' shares summed
+    (3.2 of "share"), loaded, and check warned only of a formula range over it ("on another scale"), which a user
+    widens to [0, 4]. A sum of a `share` aggregate under `unit: share` names `metrics.X.agg`; an avg loads."""
+    raw = _nyc_pack()
+    raw["metrics"]["late_share_4w"]["agg"] = "sum"
+    refusal = _refusal(tmp_path, raw)
+    assert refusal is not None and refusal.endswith(
+        "key `metrics.late_share_4w.agg`: got 'sum'; expected `agg: avg` (or `min`, `max`, `last`): `late_share` is "
+        "an events `share` aggregate, a share from 0 to 1 in each period, and a sum of shares is no share (1.0 in "
+        "each of 4 periods sums to 4); for the share of the window's events, divide two counts summed over it"), refusal
+    raw["metrics"]["late_share_4w"]["agg"] = "avg"
+    assert _refusal(tmp_path, raw) is None
 
 
 def test_an_events_packs_outcome_or_identity_naming_no_aggregate_names_source_aggregates(tmp_path: Path) -> None:

@@ -2829,6 +2829,23 @@ def test_an_unknown_time_zone_is_refused_at_load_naming_the_closest(tmp_path: Pa
     assert said in str(refused.value)
 
 
+def test_a_literal_z_in_a_period_format_under_a_time_zone_is_refused(tmp_path: Path) -> None:
+    """Trial 112: Key West's hourly UTC readings, `2016-10-03T04:00:00Z`, under `time_zone: America/New_York` and
+    `period_format: '%Y-%m-%dT%H:%M:%SZ'`: the literal `Z` dropped the moment's zone, so each UTC time was read as
+    New York's wall clock (the evenings' readings a day late), and check said ok. Refused, naming the key."""
+    _half_hours(tmp_path, "utc", "America/New_York")
+    raw = yaml.safe_load((tmp_path / "pack.yaml").read_text())
+    raw["source"]["period_format"] = "%Y-%m-%dT%H:%M:%SZ"
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(CriteriaError) as refused:
+        load_criteria(tmp_path / "pack.yaml")
+    assert "key `source.period_format`: got '%Y-%m-%dT%H:%M:%SZ'; expected no literal 'Z' under `time_zone` " \
+        "'America/New_York'" in str(refused.value), str(refused.value)
+    raw["source"].pop("time_zone")  # without a zone, the literal Z reads the UTC wall clock, as meant
+    (tmp_path / "pack.yaml").write_text(yaml.safe_dump(raw))
+    assert load_criteria(tmp_path / "pack.yaml").source.period_format == "%Y-%m-%dT%H:%M:%SZ"
+
+
 def test_a_joined_table_takes_the_main_sources_time_zone(tmp_path: Path) -> None:
     _csv(tmp_path / "w.csv", ["id", "at", "temp"], [["vic", "2014-01-01T23:30:00Z", 30.0]])
     join = {"table": "weather", "path": "w.csv", "entity_id": "id", "period_column": "at", "columns": ["temp"],

@@ -1270,6 +1270,23 @@ def test_a_utf16_or_gzipped_csv_named_csv_says_what_it_is(tmp_path: Path) -> Non
                        f"line {header!r}), but its name ends .csv: expected a name ending .gz (zipped.csv.gz), which "
                        "is read gzipped")
 
+def test_gzipped_json_lines_named_jsonl_says_to_name_it_gz(tmp_path: Path) -> None:
+    """Trial 112: a gzipped JSON Lines export named `.jsonl` (the `.gz` dropped) was told it "has no rows (a header,
+    or a table, and nothing in it)", as if empty. It says it is gzip-compressed, and the name that reads it."""
+    import gzip
+
+    from opportunity_assets.check.pack import check_pack
+
+    plain = _texas_as(tmp_path, "jsonl")
+    first = plain.read_text().splitlines()[0][:60] + "..."
+    zipped = tmp_path / "zipped.jsonl"
+    zipped.write_bytes(gzip.compress(plain.read_bytes()))
+    [problem] = check_pack(load_criteria(write_pack(tmp_path, zipped))).problems
+    assert problem == (f"key `source.path`: got 'zipped.jsonl'; source file {zipped} is gzip-compressed JSON Lines "
+                       f"text (first line {first!r}), but its name ends .jsonl: expected a name ending .gz "
+                       "(zipped.jsonl.gz), which is read gzipped")
+
+
 def test_json_lines_read_as_csv_and_csv_read_as_json_lines_say_what_they_look_like(tmp_path: Path) -> None:
     """JSON Lines named .csv (or declared `format: csv`) said it "lacks column(s) ['city', ...]; it has
     ['{"city":"Abilene"', ...]"; a CSV named .jsonl (or declared `format: jsonl`) said it "has no rows"."""

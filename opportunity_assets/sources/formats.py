@@ -315,6 +315,17 @@ def csv_delimiter(path: Path, given: str | None) -> str:
     return given or ("\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else ",")
 
 
+def _gzip_misnamed(path: Path, within: str) -> SourceFormatError | None:
+    """The problem of a gzipped file whose name does not end `.gz`, so it is read as plain text (trial 112: a
+    gzipped JSON Lines file named `.jsonl` was told it "has no rows"); None for any other file."""
+    looks = looks_like(path)[1]
+    if not looks.startswith("gzip-compressed") or path.suffix.lower() == ".gz":
+        return None
+    return SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but its name "
+                             f"ends {suffix_of(path) or 'without .gz'}: expected a name ending .gz ({path.name}.gz), "
+                             "which is read gzipped")
+
+
 def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: list[str], into: Into,
          declared: Format | None, within: str, delimiter: str | None, dated: Sequence[str] = ()) -> list[Rejected]:
     given, delimiter = delimiter, csv_delimiter(path, delimiter)
@@ -328,10 +339,8 @@ def _csv(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity: 
         if looks.startswith("gzip-compressed") and path.suffix.lower() == ".gz":  # named so, and holding nothing
             raise SourceFormatError(f"source file {path} is gzip-compressed and holds nothing once decompressed: "
                                     "no header, no rows: expected the data") from None
-        if looks.startswith("gzip-compressed"):  # compressed, its name not saying so: read as plain text
-            raise SourceFormatError(f"key `{within}.path`: got {path.name!r}; source file {path} is {looks}, but "
-                                    f"its name ends {suffix_of(path) or 'without .gz'}: expected a name ending .gz "
-                                    f"({path.name}.gz), which is read gzipped") from None
+        if (misnamed := _gzip_misnamed(path, within)) is not None:  # compressed, its name not saying so
+            raise misnamed from None
         raise SourceFormatError(f"source file {path}: {exc}") from None
     if any(c not in header for c in needed) and (hint := _SEP_HINT.fullmatch(delimiter.join(header))) is not None:
         raise SourceFormatError(f"key `{within}.path`: source file {path} opens with {hint[0]!r}, Excel's line naming "
@@ -419,6 +428,8 @@ def _jsonl(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], entity
         for c in needed:
             value = record.get(c)
             columns[c].append(None if value is None else value if isinstance(value, str) else json.dumps(value))
+    if not lines and (misnamed := _gzip_misnamed(path, within)) is not None:
+        raise misnamed
     if not lines and rejected and looks_like(path)[0] != "jsonl":  # CSV read as JSON Lines: no line an object
         raise not_its_format(path, "jsonl", declared, within)
     if lines:

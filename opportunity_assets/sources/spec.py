@@ -950,6 +950,11 @@ class SourceSpec(_Spec):
                            "directive): its directives are `%Y` `%y` `%m` `%d` `%b` `%B` `%j` `%H` `%M` `%S`, "
                            "..., none for a quarter; a quarter written 2015 Q3, 2015-Q3, 2015Q3 or Q3 2015 is read "
                            "without `period_format`")
+        if self.time_zone is not None and (literal := next(filter(_utc_literal, self.period_patterns), None)):
+            raise _problem("period_format", self.period_format, f"no literal 'Z' under `time_zone` {self.time_zone!r}: "
+                           f"{literal!r} reads each moment's UTC time as {self.time_zone}'s wall clock (hours off, "
+                           "evenings a day late); ISO timestamps, `Z` and all, are read as UTC moments with no "
+                           "`period_format` (drop it)")
         if (why := next(filter(None, map(yearless_or_mixed, self.period_patterns)), None)) is not None:
             if self.wide is not None and self.wide.across == "period" and within_year(self.wide.columns) \
                     and why.startswith(_NO_YEAR):  # (trial 110: told `year_column`, refused beside `wide.period`)
@@ -1433,6 +1438,13 @@ _ABBREVIATED = {
 """Time-zone abbreviations that name no zone of the database (trial 26: `time_zone: PST` was offered none), with
 the zone that keeps that clock. An abbreviation is one season's name: the zone is both seasons'. `EST` and `MST`
 are zones of the database (fixed offsets, no summer time), so they are taken as written."""
+
+
+def _utc_literal(pattern: str) -> bool:
+    """Whether a strptime pattern ends with a literal `Z` (`%Y-%m-%dT%H:%M:%SZ`), UTC's mark matched as text: the
+    time it reads carries no zone, so under a pack's `time_zone` it is that zone's wall clock, not UTC's (trial 112)."""
+    written = pattern.rstrip()
+    return written.endswith("Z") and not written.endswith("%Z") and "%z" not in written
 
 
 def _closest_zone(written: str, zones: frozenset[str]) -> str | None:

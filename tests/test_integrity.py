@@ -1862,6 +1862,25 @@ def test_a_row_whose_columns_all_lie_on_the_line_through_the_two_before_is_fille
     assert _even_row(counters) == []
 
 
+def test_a_row_filled_in_is_still_seen_once_a_measured_figure_follows_it() -> None:
+    """Trial 113: a state's four prisoner counts, an outage over three quarters filled in on straight lines to the
+    next measured quarter, reached act-on a night later with no finding: each column's run of three even moves alone
+    was 6e-6 (above `interpolated`'s 1e-6), and the row rule judged only a run ending in the latest period, which
+    was measured. The latest run two or more columns are even in at once is judged wherever it ends in the judged
+    periods (its chance times the periods searched); a measured row is still none."""
+    rng = np.random.default_rng(11)
+    months = 60
+    row = {c: np.round(level * np.exp(rng.normal(0, 0.1, months)))
+           for c, level in (("sales", 300), ("volume", 45000), ("median", 1500), ("listings", 2000))}
+    filled = {c: v.copy() for c, v in row.items()}
+    for v in filled.values():  # months -5..-3 on the line from month -6 to month -2, as measured; -1 measured
+        v[-5:-2] = np.round(v[-6] + (v[-2] - v[-6]) * np.arange(1, 4) / 4)
+    assert all(_even_row({c: v}) == [] for c, v in filled.items())  # one column alone: not improbable enough
+    (message,) = _even_row(filled)
+    assert message.startswith("sales, volume, median, listings in 2004-11 each lie on the straight line"), message
+    assert _even_row(row) == []
+
+
 def test_a_wide_rows_chance_is_bounded_not_summed_over_every_set() -> None:
     """Over ten columns a row's chance is its joint chance times the sets of two or more columns (summing over 2^k
     sets took a quarter of a second a candidate at 16 columns); up to ten the sum, never more than that bound."""

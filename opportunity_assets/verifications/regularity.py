@@ -625,18 +625,26 @@ def interpolated_row(found: Findings, spec: IntegritySpec, columns: Sequence[str
     """The latest periods in which two or more columns each lie on the straight line, or the constant rate, through
     their two periods before, at once: a row filled in (an outage interpolated across the whole row), seen a night
     after it began, when each column holds one such period and `interpolated`'s run of `min_periods` is not there
-    yet. One decision per night: the columns even in the latest period, a run back while they all are, each
+    yet, or a night after it ended, when a measured figure follows it and each column's run alone is not improbable
+    enough. One decision per night: the columns even in the latest judged period two or more are even in (its
+    chance times the periods searched back to it), a run back while they all are, each
     column's chance that of its periods in the run (`_even_chances`, against its periods before the run; a column
     not even, its latest period's), the row's `_row_chance`, below `InterpolatedRule.max_probability`. `quotients`:
     the columns `_even` judges only on a grid."""
     series, rule = found.series, spec.interpolated
-    latest = series.length - 1
-    if latest < max(series.judged_from, 2):
+    first = max(series.judged_from, 2)
+    if series.length - 1 < first:
         return
-    evens = {c: e for c in columns if (e := _even(series, c, c not in quotients)) is not None and e.judged[latest]}
+    every = {c: e for c in columns if (e := _even(series, c, c not in quotients)) is not None}
+    # the latest judged period two or more columns are even in at once: a row filled in and then a real figure
+    # after it (trial 113: a state's four prisoner counts on straight lines over three quarters, the next quarter
+    # as measured, each column's run of 3 alone at 6e-6, the row's unjudged)
+    latest = next((t for t in range(series.length - 1, first - 1, -1)
+                   if sum(bool(e.judged[t] and e.match[t]) for e in every.values()) >= 2), None)
+    if latest is None:
+        return
+    evens = {c: e for c, e in every.items() if e.judged[latest]}
     members = [c for c, e in evens.items() if e.match[latest]]
-    if len(members) < 2:
-        return
     run = [latest]
     while run[0] - 1 >= max(series.judged_from, 2) and all(evens[c].match[run[0] - 1] for c in members):
         run.insert(0, run[0] - 1)
@@ -650,7 +658,8 @@ def interpolated_row(found: Findings, spec: IntegritySpec, columns: Sequence[str
                 return
             continue
         chances[column] = float(np.prod(each[0]))
-    chance = _row_chance(chances, members)
+    # (each period searched back from the latest one more chance to find such a row)
+    chance = min(1.0, _row_chance(chances, members) * (series.length - latest))
     if chance >= rule.max_probability:
         return
     start = run[0] - 2

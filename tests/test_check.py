@@ -2052,6 +2052,32 @@ def test_a_listed_value_written_in_full_for_the_columns_short_form_is_a_problem(
            "well, so they change nothing)" in both.facts, both.facts
 
 
+def test_a_listed_number_the_column_writes_with_a_decimal_is_meant_as_that_number(tmp_path: Path) -> None:
+    """Trial 114: a positive share `in: ['6', ..., '10']` over a PostgreSQL NUMERIC(4,1) column, read as `6.0` to
+    `10.0`, was told "did you mean '1.0' for '10'?" (the same digits, the point aside): a listed number the column
+    writes otherwise (`10.0`) is meant as that number, and a number it does not hold is never told a spelling of
+    another number."""
+    rows = [[e, f"2018-0{m}-1{d}", score, 10] for e in "ab" for m in (3, 4) for d, score in enumerate(
+        ["1.0", "6.0", "10.0", "3.0"])]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "score", "price"], rows)
+    (problem,) = _share_checked(tmp_path, name, "positive", "score", ["6", "10"]).problems
+    assert "(did you mean '6.0' for '6', '10.0' for '10'?" in problem, problem
+    (problem,) = _share_checked(tmp_path, name, "positive", "score", ["9", "10"]).problems
+    assert "'1.0' for" not in problem and "(did you mean '10.0' for '10'?" in problem, problem
+
+
+def test_publication_times_ending_in_a_zone_abbreviation_under_a_time_zone_are_told_why(tmp_path: Path) -> None:
+    """Trial 114: a UK feed's `2018-10-30 00:30 BST` under `time_zone: Europe/London`, no moment now (DuckDB read
+    BST as Bangladesh's), was told "its values are not dates": the problem says the abbreviation is why."""
+    rows = [[e, f"2018-0{m}-1{d}", f"2018-0{m + 1}-0{d + 1} 00:30 BST", 10] for e in "ab" for m in (3, 4)
+            for d in range(4)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "loaded", "price"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "published_column": "loaded",
+              "time_zone": "Europe/London", "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert any("ends in a time zone's abbreviation ('BST'), which names no one clock" in p for p in problems), problems
+
+
 def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:
     """Trial 51: a young victims' share `in: [young]` over a column writing `Young` in most rows and `young` in a
     few counted the few, and `in: [Jeuné]` over `Jeune` beside `Jeuné` the same: check said ok, as the value listed

@@ -2802,6 +2802,23 @@ def test_a_time_zone_reads_every_moment_by_that_zones_days_whatever_the_format(t
                 if w.startswith("key `source.period_column`")]
 
 
+@pytest.mark.parametrize(("written", "day"), [
+    ("2018-09-15 00:30 BST", None), ("2018-09-15 00:30 IST", None), ("2018-09-15 00:30:00 CST", None),
+    ("2018-09-15 00:30 UTC", date(2018, 9, 15)), ("2018-09-15 00:30 GMT", date(2018, 9, 15)),
+    ("2018-09-15 00:30+01:00", date(2018, 9, 15)), ("2018-09-15T00:30:00Z", date(2018, 9, 15)),
+    ("2018-09-15 00:30", date(2018, 9, 15)), ("2018-09-15", date(2018, 9, 15))])
+def test_a_zone_abbreviation_under_a_time_zone_is_no_moment(written: str, day: date | None) -> None:
+    """Trial 114: a UK feed's publication times written `2018-09-15 00:30 BST` under `time_zone: Europe/London`
+    were read by DuckDB's own table of abbreviations, BST as Bangladesh's (UTC+6): 14 September, each row known a
+    day before it was published. An abbreviation names no one clock (IST: India, Ireland or Israel; CST: China or
+    the US), so a moment written with one, but UTC and GMT, is no moment (its row quarantined, check naming the
+    column), never another zone's; an offset, `Z`, or none reads as before."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'Europe/London'")
+    got = con.execute(f"SELECT {shapes.published_sql('c', zoned=True)} FROM (SELECT ? AS c)", [written]).fetchall()
+    assert got == [(day,)], (written, got)
+
+
 @pytest.mark.parametrize(("zone", "said"), [
     ("Australia/Melborne", "key `source.time_zone`: got 'Australia/Melborne'; expected an IANA time zone name, "
                            "'Australia/Melbourne' or 'UTC' (did you mean 'Australia/Melbourne'?)"),

@@ -245,6 +245,19 @@ def test_a_missing_column_written_otherwise_by_the_file_is_offered_the_file_s(tm
     assert f"lacks column(s) ['median'] (did you mean '{written}' for 'median'?)" in str(exc.value), str(exc.value)
 
 
+@pytest.mark.parametrize("written", ["city, month", "city,month", "[city, month]"])
+def test_columns_written_as_one_text_with_commas_are_told_to_be_a_list(tmp_path: Path, written: str) -> None:
+    """Trial 114: `entity_id: region, ISO_code` (two columns of a panel's key, written as one text with a comma)
+    was told the file lacks the column 'region, ISO_code' and which columns it has, not what was meant: a missing
+    name whose parts, split at commas, are each the file's column is offered the list of them."""
+    source = write_csv(tmp_path / "source.csv", month_rows("Alpha"))
+    pack = load_criteria(write_pack(tmp_path, source, **{"source.entity_id": written}))
+    with pytest.raises(SourceError) as exc:
+        read_snapshot(pack, AS_OF)
+    assert f"lacks column(s) [{written!r}] (did you mean the list [city, month] for {written!r}? a YAML list " \
+           "is written in brackets)" in str(exc.value), str(exc.value)
+
+
 def test_missing_entity_column_is_a_source_error(tmp_path: Path) -> None:
     source = write_csv(tmp_path / "source.csv", month_rows("Alpha"), columns=[c for c in COLUMNS if c != "city"])
     pack = load_criteria(write_pack(tmp_path, source))

@@ -101,6 +101,17 @@ def day_and_month_swapped(pack: CriteriaPack) -> str | None:
             f"of their own: expected {swapped!r}, the month and the day in the column's order")
 
 
+def _abbreviated(examples: list[str]) -> str:
+    """The clause telling why moments that end in a zone's abbreviation (`2018-10-30 00:30 BST`) are no dates under
+    `time_zone` (`shapes._moment_sql`), or nothing."""
+    found = [m.group(1) for e in examples if (m := re.search(r"\s([A-Za-z]{2,5})$", e.strip()))]
+    if not examples or len(found) < len(examples):
+        return ""
+    return (f" (each ends in a time zone's abbreviation ({found[0]!r}), which names no one clock: BST is also "
+            "Bangladesh's, IST India's, Ireland's and Israel's; under `time_zone` a moment is written with its offset, "
+            "`+01:00`, or without one, in the zone's own time: a DuckDB `query` can drop the abbreviation)")
+
+
 def not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
     """A `published_column` whose cells are no dates (a weekday, yes/no, a bare year): that key, with examples."""
     src = spec_at(pack, within)
@@ -109,6 +120,7 @@ def not_publication_dates(pack: CriteriaPack, within: str, rows: int) -> str:
                                 f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL AND {shapes.PUBLISHED} IS NULL")
     years = " (a bare year names no day: every row would be known on 1 January, before its year ended)" \
         if examples and all(re.fullmatch(r"\d{4}(\.0+)?", e.strip()) for e in examples) else ""
+    years += _abbreviated(examples)
     return (f"key `{within}.published_column`: got {column!r}; its values are not dates (e.g. {examples}), so none "
             f"of the {rows} rows says when it became known{years}: expected a column of the dates each row was "
             "published (ISO dates or timestamps), or no `published_column`: a row is then known "
@@ -699,7 +711,8 @@ def published_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str
     column = src.published_column or ""
     example = _shown(reasons[0].split(": ", 1)[1]) if ": " in reasons[0] else "?"
     return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads have a "
-            f"publication date that is no date (e.g. {example!r}), each quarantined: expected a column of the dates "
+            f"publication date that is no date (e.g. {example!r}){_abbreviated([example])}, each quarantined: "
+            "expected a column of the dates "
             "each row was published (ISO dates or timestamps), or no `published_column`")
 
 
@@ -714,7 +727,8 @@ def published_unparsed_few(pack: CriteriaPack, reasons: list[str], seen: int) ->
     revised = " (a revision so dated revises nothing: its event stands as first sent)" \
         if pack.source.event_id_columns else ""
     return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads "
-            f"write a publication date that is no ISO date (e.g. {examples}), each quarantined{revised}, its "
+            f"write a publication date that is no ISO date (e.g. {examples}){_abbreviated(examples)}, each "
+            f"quarantined{revised}, its "
             f"entity's metrics gaps where a window reaches it: expected the date{plural} each row was published, "
             "written as ISO dates or timestamps as the other rows write them")
 

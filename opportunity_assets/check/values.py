@@ -91,10 +91,25 @@ def _bare(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", folded)
 
 
+def _number(text: str) -> float | None:
+    """A text's value as a plain number (`6`, ` 6.0 `, `-1e3`), else None (`six`, `nan`, `inf`)."""
+    try:
+        number = float(text.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _near(value: str, values: list[str]) -> str | None:
     """The column's value `value` was likely meant as: the same but for case, spaces and punctuation (`Engine
     Shutdown` for `Engine Shut Down`), else a close spelling, else the one word it abbreviates or that abbreviates
-    it (`Sunday` for `Sun`)."""
+    it (`Sunday` for `Sun`). A number is meant as the column's same number (`10.0` for `10`); over a column of
+    decimals, never as another spelt with its digits (`1.0`)."""
+    number = _number(value)
+    if number is not None:
+        equal = next((v for v in values if _number(v) == number), None)
+        if equal is not None or any("." in v for v in values if _number(v) is not None):
+            return equal
     same = [v for v in values if _bare(v) == _bare(value) and _bare(v)]
     if same:
         return same[0]

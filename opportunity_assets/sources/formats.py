@@ -129,8 +129,17 @@ def _hint(missing: list[str], present: list[str]) -> str:
     """The clause " (did you mean ...?)" offering the file's column (a JSON record's key) each missing one likely
     misspells, or nothing: a name in another case or a letter off ('Source' for 'source', PostgreSQL's 'action'
     for 'Action', JSON Lines' 'location' for 'LOCATION', trial 64)."""
+    listed = [f"the list {found} for {c!r}" for c in missing if (found := _listed_as(c, present)) is not None]
     close = [f"{found!r} for {c!r}" for c in missing if (found := _hinted(c, present)) is not None]
-    return f" (did you mean {', '.join(close)}?)" if close else ""
+    note = " a YAML list is written in brackets" if listed else ""
+    return f" (did you mean {', '.join(listed + close)}?{note})" if listed or close else ""
+
+
+def _listed_as(missing: str, present: list[str]) -> str | None:
+    """The YAML list `[region, ISO_code]` a missing name is, when split at its commas into two or more of the
+    file's columns (trial 114: `entity_id: region, ISO_code`, brackets left out, read as one name), else None."""
+    parts = [p.strip() for p in missing.strip().strip("[]").split(",")]
+    return f"[{', '.join(parts)}]" if len(parts) > 1 and all(p in present for p in parts) else None
 
 
 _HINT_CUTOFF = 0.75

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from opportunity_assets.brief.routing import ARCHIVE_TAGS, BRIEF_SECTIONS
 from opportunity_assets.criteria import CriteriaError
-from opportunity_assets.definitions import DEFAULT_STORE, build_definitions, criteria_path_from_environment
+from opportunity_assets.defaults import DEFAULT_STORE, criteria_path_from_environment
 from opportunity_assets.periods import EVERY
 from opportunity_assets.text import clip_quoted
 
@@ -209,6 +209,7 @@ def _command(args: argparse.Namespace) -> int:
     from opportunity_assets import night as nights
     from opportunity_assets.check.pack import latest_as_of
     from opportunity_assets.cost import describe, load_prices, worst_case
+    from opportunity_assets.definitions import build_definitions
     from opportunity_assets.periods import last_possible_night
 
     try:

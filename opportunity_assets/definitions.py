@@ -19,6 +19,7 @@ from opportunity_assets.automation.settings import ModelSettings, load_settings
 from opportunity_assets.brief.assets import build_brief_and_archive
 from opportunity_assets.candidates.assets import build_candidates
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.defaults import DEFAULT_STORE, criteria_path_from_environment
 from opportunity_assets.distributed import executor_for_environment
 from opportunity_assets.notify.assets import build_notifications
 from opportunity_assets.outcomes.assets import backtest, build_outcomes
@@ -27,25 +28,16 @@ from opportunity_assets.per_candidate.assets import analyze_and_verify
 from opportunity_assets.periods import last_possible_night
 from opportunity_assets.sources.facts import publication_span
 from opportunity_assets.sources.reading import SourceError
-from resources.criteria import DEFAULT_PACK, CriteriaResource
+from resources.criteria import CriteriaResource
 from resources.model import AnthropicModel, ModelOff, ModelResource
 from resources.notifier import notifier_from_settings
 from resources.source import PointInTimeSource
 from resources.store import STORE_URL_VARIABLE, ResultStore
 
-DEFAULT_STORE = "var/results.duckdb"
-CRITERIA_ENV = "OPPORTUNITY_CRITERIA"
-"""Environment variable naming the criteria pack when none is given: how `dagster dev` (`definitions.py`, which
-passes no path) shows another domain than Texas, as `--criteria` does for `opportunity` (trial 42: the README's UI
-had no way to another pack short of writing Python)."""
-
-
-def criteria_path_from_environment() -> str:
-    """$OPPORTUNITY_CRITERIA when set (not blank), else the bundled Texas pack."""
-    return os.environ.get(CRITERIA_ENV, "").strip() or str(DEFAULT_PACK)
 MODEL_RUN_TAGS = {"llm": "anthropic"}
 """On every job whose steps may call the model: the run queue's `llm` tag limit (deploy/dagster*.yaml) bounds
 how many such runs are in flight at once, so model calls across runs stay under the API's rate limits."""
+
 
 def nights_of(pack: CriteriaPack, today: date | None = None) -> dg.DailyPartitionsDefinition:
     """The deployment's nights: from the pack's `nights.start`, or the first night its source supports (the first

@@ -9,8 +9,7 @@ import dagster as dg
 from pydantic import Field
 
 from opportunity_assets.criteria import CriteriaPack, load_criteria
-
-DEFAULT_PACK = Path(__file__).resolve().parent.parent / "data" / "criteria" / "texas_housing.yaml"
+from opportunity_assets.defaults import DEFAULT_PACK
 
 
 class CriteriaResource(dg.ConfigurableResource):

@@ -32,6 +32,16 @@ def _args(tmp_path: Path) -> list[str]:
     return ["--store", str(tmp_path / "r.duckdb"), "--dagster-home", str(tmp_path / "home")]
 
 
+def test_a_mistyped_argument_is_answered_before_the_asset_graph_is_imported() -> None:
+    """Trial 114: `--help` and a mistyped argument took 5-7 s, the whole asset graph and Dagster imported before
+    argparse read a word. The command line is parsed on the CLI's own light imports; Dagster comes with a command."""
+    probe = ("import sys\nfrom opportunity_assets.cli import main\ntry:\n    main(['run', '--as-of', 'notadate'])\n"
+             "except SystemExit as stop:\n    print(stop.code, 'dagster' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.stdout.split() == ["2", "False"], done.stderr
+    assert "'notadate' is not a date (YYYY-MM-DD)" in done.stderr
+
+
 def test_run_json_prints_the_state_object_field_for_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--as-of", "2009-12-31", "--json", *_args(tmp_path)]) == 0
     state = json.loads(capsys.readouterr().out)

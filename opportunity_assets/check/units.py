@@ -32,9 +32,9 @@ def units_changed_alike(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
     threshold = 0.5 * math.log(pack.integrity.out_of_range.factor)
     found: list[tuple[float, str, str, float, int, int]] = []
     numeric = [c for c in dict.fromkeys(src.columns) if c in history.columns and history.schema[c].is_numeric()]
-    ordered = history.select("entity_id", "period", *numeric).sort("entity_id", "period")  # once, not per column
+    order = history.select(pl.arg_sort_by("entity_id", "period")).to_series()  # sorted once, not per column
     for column in numeric:
-        rows = ordered.select("entity_id", "period", pl.col(column).cast(pl.Float64).alias("v")).drop_nulls()
+        rows = history.select("entity_id", "period", pl.col(column).cast(pl.Float64).alias("v"))[order].drop_nulls()
         if rows.is_empty() or rows["v"].min() <= 0:  # type: ignore[operator]
             continue
         # each row's change from the entity's previous row: a whole-column shift, none across two entities

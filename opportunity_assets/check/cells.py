@@ -266,12 +266,13 @@ def grouped_in_reach(spec: SourceSpec, columns: dict[str, str], quarantined: pl.
     entity-periods (a snapshot of days read by the week refuses several cells a period), the grouped cells being
     most of those the reach refuses as not numbers (a few `5,3` among typed answers are that text); `deepest`: the
     farthest period back a metric's window reads (the history holds more, for the integrity rules)."""
-    reach = set(history.filter(pl.col("periods_ago") <= deepest).select("entity_id", "period").rows())
-    if not reach:
-        return []
-    problems = []
-    near = quarantined.filter(pl.col("period").is_in(list({p for _, p in reach}))).select(
+    in_reach = history.filter(pl.col("periods_ago") <= deepest).select("entity_id", "period")
+    near = quarantined.filter(pl.col("period").is_in(in_reach["period"].unique().to_list())).select(
         "entity_id", "period", "reason").rows()
+    if not near:  # no cell refused in the reach's periods (a wide night's entity-periods are not gathered)
+        return []
+    reach = set(in_reach.rows())
+    problems = []
     periods: Counter[object] = Counter(entity for entity, _ in reach)
     for column in columns:
         refused: set[tuple[object, object]] = set()

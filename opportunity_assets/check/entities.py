@@ -249,6 +249,8 @@ def totals_by_sum(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
         sums = rows.group_by("period").agg(pl.col("v").sum().alias("s"), pl.len().alias("n"))
         half = rows.join(sums.filter((pl.col("n") >= 4) & (pl.col("s") > 0)), on="period") \
             .with_columns(((pl.col("v") / pl.col("s") - 0.5).abs() <= SUM_SHARE_TOLERANCE).alias("half"))
+        if not half["half"].any():  # no figure half its period's sum: no entity's share to count
+            continue
         found = half.group_by("entity_id").agg(pl.col("half").mean().alias("share"), pl.len().alias("periods"),
                                                pl.col("entity_name").first().alias("name")) \
             .filter((pl.col("periods") >= 3) & (pl.col("share") >= 0.9)).sort("entity_id")
@@ -531,18 +533,20 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             .drop_nulls(["entity_id", "period"]).sort("entity_id", "period"))
     periods = rows["period"].unique().sort().to_list()
     following = dict(itertools.pairwise(periods))
-    spans = rows.group_by("entity_id").agg(
-        pl.col("period").min().alias("first"), pl.col("period").max().alias("last"),
-        *[pl.col(c).first().alias(f"{c}\x00first") for c in columns],
-        *[pl.col(c).last().alias(f"{c}\x00last") for c in columns],
-        *[pl.col(c).drop_nulls().diff().abs().median().alias(f"{c}\x00step") for c in columns],
-        *[pl.col(c).drop_nulls().len().alias(f"{c}\x00n") for c in columns])
+    spans = rows.group_by("entity_id").agg(pl.col("period").min().alias("first"), pl.col("period").max().alias("last"))
     begins = spans.filter(pl.col("first") > periods[0])
     starting = set(begins["first"].to_list())
     ends = spans.filter((pl.col("last") < periods[-1])
                         & pl.col("last").replace_strict(following, default=None).is_in(starting))
     if ends.is_empty():
         return []
+    # each entity's figures, only where a key ends and another begins the next period (a wide night: none)
+    figures = rows.group_by("entity_id").agg(
+        *[pl.col(c).first().alias(f"{c}\x00first") for c in columns],
+        *[pl.col(c).last().alias(f"{c}\x00last") for c in columns],
+        *[pl.col(c).drop_nulls().diff().abs().median().alias(f"{c}\x00step") for c in columns],
+        *[pl.col(c).drop_nulls().len().alias(f"{c}\x00n") for c in columns])
+    begins, ends = (frame.join(figures, on="entity_id", how="left", maintain_order="left") for frame in (begins, ends))
     levels = {(period, c): np.sort(frame[c].drop_nulls().to_numpy())
               for (period,), frame in rows.filter(pl.col("period").is_in(ends["last"].unique().to_list()))
               .partition_by("period", as_dict=True).items() for c in columns}

@@ -632,9 +632,12 @@ def _undefined_tonight_only(pack: CriteriaPack, night: date, today: date | None,
 
 def _names_per_entity(pack: CriteriaPack, history: pl.DataFrame) -> pl.DataFrame:
     """The names each entity's rows carry, for `names_changing` and `names_finer`: a panel's over the rows the night
-    reads; an events source's over its events (its panel holds one name per entity, whatever its events say)."""
-    if pack.source.shape != "events" or pack.source.name_columns == pack.source.entity_columns:
-        return names_per_row(history)  # (a name that is the id changes with it: `names_changing` asks no more)
+    reads; an events source's over its events (its panel holds one name per entity, whatever its events say). None
+    counted where the name is the id: it changes with it, and none of them asks more (an empty frame)."""
+    if pack.source.name_columns == pack.source.entity_columns:
+        return pl.DataFrame()
+    if pack.source.shape != "events":
+        return names_per_row(history)
 
     return names_per_entity(pack)
 

@@ -31,19 +31,24 @@ def units_changed_alike(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
         return []
     threshold = 0.5 * math.log(pack.integrity.out_of_range.factor)
     found: list[tuple[float, str, str, float, int, int]] = []
-    for column in src.columns:
-        if column not in history.columns or not history.schema[column].is_numeric():
-            continue
-        rows = history.select("entity_id", "period", pl.col(column).cast(pl.Float64).alias("v")).drop_nulls()
+    numeric = [c for c in dict.fromkeys(src.columns) if c in history.columns and history.schema[c].is_numeric()]
+    order = history.select(pl.arg_sort_by("entity_id", "period")).to_series()  # sorted once, not per column
+    for column in numeric:
+        rows = history.select("entity_id", "period", pl.col(column).cast(pl.Float64).alias("v"))[order].drop_nulls()
         if rows.is_empty() or rows["v"].min() <= 0:  # type: ignore[operator]
             continue
-        steps = rows.sort("entity_id", "period").with_columns(
-            (pl.col("v").log() - pl.col("v").log().shift(1).over("entity_id")).alias("step")).drop_nulls("step")
+        # each row's change from the entity's previous row: a whole-column shift, none across two entities
+        steps = rows.with_columns(pl.when(pl.col("entity_id") == pl.col("entity_id").shift(1))
+                                  .then(pl.col("v").log() - pl.col("v").log().shift(1)).alias("step")
+                                  ).drop_nulls("step")
         moves = steps.group_by("period").agg(pl.col("step").median().alias("median"), pl.len().alias("n"),
                                              (pl.col("step") - pl.col("step").median()).abs().median().alias("mad"))
-        entities = rows["entity_id"].n_unique()
-        alike = moves.filter((pl.col("n") >= max(MIN_ENTITIES, entities // 2)) & (pl.col("median").abs() >= threshold)
+        alike = moves.filter((pl.col("n") >= MIN_ENTITIES) & (pl.col("median").abs() >= threshold)
                              & (1.4826 * pl.col("mad") <= ALIKE * pl.col("median").abs()))
+        if alike.is_empty():  # (most columns: the entities are not counted)
+            continue
+        entities = rows["entity_id"].n_unique()
+        alike = alike.filter(pl.col("n") >= max(MIN_ENTITIES, entities // 2))
         if alike.is_empty():
             continue
         top = alike.sort(pl.col("median").abs(), descending=True).row(0, named=True)

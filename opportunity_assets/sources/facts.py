@@ -110,13 +110,14 @@ def _first_days(con: duckdb.DuckDBPyConnection, pack: CriteriaPack) -> str | Non
     else None. By the week, a year's row lies in the week holding 1 January, which may begin in December (trial 94:
     hawks dated by a bare year, read by the week, each in 1 January's week, 2002-12-30's for 2003's, and check said
     ok): that week's last day is in January's first 7 days. (Months by the week lie 4 to 5 weeks apart:
-    `_coarser_rows`.)"""
+    `_coarser_rows`.) Each figure is one of the periods' own: it is asked of the distinct periods, not of every
+    row."""
     period = shapes.PERIOD
     end = f"({period} + INTERVAL 6 DAY)"  # a week's last day
     sql = (f"SELECT count(DISTINCT year({period})), max(month({period})), "
            f"count(DISTINCT date_trunc('month', {period})), max(day({period})), "
            f"count(DISTINCT month({period}) % 3), count(DISTINCT year({end})), max(month({end})), max(day({end})) "
-           f"FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL")
+           f"FROM (SELECT DISTINCT {period} FROM {TYPED} WHERE {shapes.IN_SCOPE} AND {period} IS NOT NULL)")
     ((years, month, months, day, in_quarter, week_years, week_month, week_day),) = run(con, pack, sql, {}).rows()
     if years and years >= 2 and month == 1:
         return "year"
@@ -283,14 +284,15 @@ class SourceFacts:
 
 
 def source_facts(pack: CriteriaPack, as_of: date) -> SourceFacts:
-    """The counts `check` reads before a night's snapshot, over the typed rows, in one read of the source."""
+    """The counts `check` reads before a night's snapshot, over the typed rows, in one read of the source. The main
+    source's keys seen are its entities by period summed (`_entities_by_period` counts them already)."""
     with opened(pack) as (con, _):
-        tables = [_table_facts(con, pack, spec, table, as_of) for spec, table in
-                  [(pack.source, TYPED), *((j, join_rows(i)) for i, j in enumerate(pack.source.join))]]
+        held = _entities_by_period(con, pack, as_of)
+        tables = [_table_facts(con, pack, pack.source, TYPED, as_of, keys=sum(n for _, n in held)),
+                  *(_table_facts(con, pack, j, join_rows(i), as_of) for i, j in enumerate(pack.source.join))]
         first_days = _first_days(con, pack)
         coarser = _coarser_rows(con, pack) if first_days is None else None
         sizes = _row_sizes(con, pack, as_of) if pack.source.shape == "events" else None
-        held = _entities_by_period(con, pack, as_of)
     return SourceFacts(tables=tables, first_days=first_days, coarser_rows=coarser, held=held,
                        copies=None if sizes is None else _copies_of(sizes),
                        repeats=None if sizes is None else (sum(n * groups for n, groups in sizes),
@@ -347,7 +349,9 @@ def _copies_of(sizes: list[tuple[int, int]]) -> tuple[int, int, int] | None:
 
 
 def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: SourceSpec, table: str,
-                 as_of: date) -> TableFacts:
+                 as_of: date, keys: int | None = None) -> TableFacts:
+    """`table`'s counts in one pass; `keys`: its distinct keys (entity, period) seen, if the caller has them (else
+    they are counted here)."""
     entity, period, published, scope = shapes.ENTITY, shapes.PERIOD, shapes.PUBLISHED, shapes.IN_SCOPE
     dated = f"{scope} AND {entity} IS NOT NULL AND {period} IS NOT NULL"
     seen = f"{dated} AND {published} <= $as_of::DATE"
@@ -370,6 +374,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
         texts += (f", count(*) FILTER (WHERE {number}) AS __numbers_{i}, min({value}) FILTER (WHERE {number}) "
                   f"AS __least_{i}, max({value}) FILTER (WHERE {number}) AS __greatest_{i}, count(*) FILTER "
                   f"(WHERE {number} AND ({outside})) AS __outside_{i}")
+    counted = "NULL" if keys is not None else f"count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen})"
     row = run(con, pack, f"""
         SELECT count(*) AS __rows, count(*) FILTER (WHERE {scope}) AS __in_scope,
                count(*) FILTER (WHERE {dated}) AS __dated,
@@ -382,7 +387,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                max({period}) FILTER (WHERE {early}) AS __early_last,
                min({period}) FILTER (WHERE {seen}) AS __first_period,
                max({period}) FILTER (WHERE {seen}) AS __last_period,
-               count(DISTINCT hash({entity}, {period})) FILTER (WHERE {seen}) AS __keys,
+               {counted} AS __keys,
                min([{period}, {published}]) FILTER (WHERE {dated} AND {published} > $as_of::DATE) AS __unseen
         FROM {table}""", {"as_of": as_of}).row(0)
     example, ranges = row[8], 10 + 2 * len(conditions)  # (the bounded columns' four figures follow the texts')
@@ -395,7 +400,7 @@ def _table_facts(con: duckdb.DuckDBPyConnection, pack: CriteriaPack, spec: Sourc
                       texts={key: (row[10 + 2 * i], row[11 + 2 * i]) for i, (key, _, _) in enumerate(conditions)},
                       ranges={column: _column_range(row[ranges + 4 * i:ranges + 4 * i + 4], refused.get(column))
                               for i, column in enumerate(bounded)},
-                      seen_keys=min(row[-2] or 0, row[7]),
+                      seen_keys=min((row[-2] if keys is None else keys) or 0, row[7]),
                       periods=None if row[-4] is None else (row[-4], row[-3]),
                       unseen=None if row[-1] is None else (row[-1][0], row[-1][1]),
                       early_last=row[-5],

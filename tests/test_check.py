@@ -3929,6 +3929,23 @@ def test_a_year_a_survey_skips_by_its_cadence_is_no_end_of_the_data(tmp_path: Pa
            "has published 2 years after it, to 2012" in stale, stale
 
 
+def test_the_weekend_after_a_trading_days_last_row_is_no_end_of_the_data(tmp_path: Path) -> None:
+    """Trial 112: sterling's index, quoted on trading days and each day published the next working day, read on
+    Monday 2023-01-02 (Friday's rows published that morning, Saturday due by the rows' one-day lag and held by none)
+    was warned "a night after the data ends, or a feed that stopped?". Its weekends are its cadence; three weeks
+    with no row are still the data's end."""
+    days = [date(2022, 10, 3) + timedelta(days=k) for k in range(90)]
+    rows = [["gbp", d.isoformat(), 80 + k % 7, (d + timedelta(days=3 if d.weekday() == 4 else 1)).isoformat()]
+            for k, d in enumerate(days) if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "day", "level", "published"], rows), "grain": "day",
+              "period_column": "day", "published_column": "published", "columns": ["level"]}
+    pack = _pack(tmp_path, source, _LEVELS)
+    assert rows[-1][1] == "2022-12-30"
+    assert not _stale_warnings(pack, date(2023, 1, 2))
+    (stale,) = _stale_warnings(pack, date(2023, 1, 20))
+    assert "its latest period is 2022-12-30, but by this night, 2023-01-20" in stale, stale
+
+
 def test_a_component_undefined_tonight_that_had_values_on_earlier_nights_is_a_warning(tmp_path: Path) -> None:
     """Trial 20: Ansett's weekly passengers after the 1989 pilots' strike (four weeks of zeros), `pax_4w /
     pax_4w_prev - 1`: the night was refused, blaming the expression ("expected an expression with a value for

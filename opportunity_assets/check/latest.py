@@ -104,12 +104,15 @@ survey held every other year), not its end."""
 
 def skips_as_it_does(held: list[tuple[date, int]], anchor: date, missing: int, grain: Grain) -> bool:
     """Whether `missing` empty periods after the latest one, `anchor`, are as many as the source skips by its own
-    cadence: two or more of its latest `CADENCE_GAPS` runs of empty periods, up to `anchor`, as long. Trial 101: the
-    GSS, held every other year since 1994, read on 2019-06-28 (its latest year 2016, 2017 due by the lag rule and
-    held by no row) was warned "a night after the data ends, or a feed that stopped?", on half of all nights."""
-    periods = sorted({p for p, _ in held if p <= anchor})
-    gaps = [grain.between(a, b) - 1 for a, b in itertools.pairwise(periods)][-CADENCE_GAPS:]
-    return sum(g >= missing for g in gaps) >= 2
+    cadence: two or more of its latest `CADENCE_GAPS` runs of empty periods, up to `anchor` and within its latest
+    year of periods, as long. Trial 101: the GSS, held every other year since 1994, read on 2019-06-28 (its latest
+    year 2016, 2017 due by the lag rule and held by no row) was warned "a night after the data ends, or a feed that
+    stopped?", on half of all nights. Trial 112: a rate quoted on trading days, read on Monday 2 January (Friday's
+    rows published that morning, Saturday "due" by their one-day lag), was warned the same: the days in a row between
+    its weekends are no runs, and had hidden the weekends from its latest four."""
+    periods = sorted({p for p, _ in held if p <= anchor})[-max(CADENCE_GAPS + 1, grain.per_year):]
+    runs = [gap for a, b in itertools.pairwise(periods) if (gap := grain.between(a, b) - 1) > 0][-CADENCE_GAPS:]
+    return sum(run >= missing for run in runs) >= 2
 
 
 def published_lag(history: pl.DataFrame | None, grain: Grain) -> timedelta | None:

@@ -2078,6 +2078,19 @@ def test_publication_times_ending_in_a_zone_abbreviation_under_a_time_zone_are_t
     assert any("ends in a time zone's abbreviation ('BST'), which names no one clock" in p for p in problems), problems
 
 
+def test_a_period_column_of_moments_ending_in_a_zone_abbreviation_is_told_why(tmp_path: Path) -> None:
+    """Trial 114's leftover: the same moments as a period column, `2018-03-10 00:30 BST` under `time_zone`, were
+    told "its values are not dates" and offered a pattern, which would read BST as Bangladesh's again."""
+    rows = [[e, f"2018-0{m}-1{d} 00:30 BST", 10] for e in "ab" for m in (3, 4) for d in range(4)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "price"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "time_zone": "Europe/London",
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    (told,) = [p for p in problems if p.startswith("key `source.period_column`")]
+    assert "ends in a time zone's abbreviation ('BST'), which names no one clock" in told, told
+    assert "period_format" not in told, told
+
+
 def test_a_listed_value_the_column_also_writes_otherwise_is_a_warning_naming_both_spellings(tmp_path: Path) -> None:
     """Trial 51: a young victims' share `in: [young]` over a column writing `Young` in most rows and `young` in a
     few counted the few, and `in: [Jeuné]` over `Jeune` beside `Jeuné` the same: check said ok, as the value listed

@@ -595,6 +595,10 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                 f"`source.where: [{{column: {src.period_column}, not_in: ['']}}]`")
     values = [v for v in values if v.strip()] or values  # (the empty among others: the others tell the pattern)
     example = _shown(values[0]) if values else "?"
+    if src.period_column and src.time_zone and (abbreviated := _abbreviated(values[:3])):
+        # (trial 114: told a strptime pattern, which would read BST as Bangladesh's again)
+        return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period that is no date "
+                f"(e.g. {example!r}){abbreviated}, each quarantined")
     typos = [(v, said) for v in values if (said := no_such_period(v)) is not None]
     if src.period_column and values and len(typos) == len(values) and year_span_pattern(values) is None:
         # (`2012-13`, an academic year, is no month 13: `year_span_clause` names its pattern below)

@@ -1270,6 +1270,7 @@ def test_a_utf16_or_gzipped_csv_named_csv_says_what_it_is(tmp_path: Path) -> Non
                        f"line {header!r}), but its name ends .csv: expected a name ending .gz (zipped.csv.gz), which "
                        "is read gzipped")
 
+
 def test_gzipped_json_lines_named_jsonl_says_to_name_it_gz(tmp_path: Path) -> None:
     """Trial 112: a gzipped JSON Lines export named `.jsonl` (the `.gz` dropped) was told it "has no rows (a header,
     or a table, and nothing in it)", as if empty. It says it is gzip-compressed, and the name that reads it."""

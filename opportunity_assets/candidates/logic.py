@@ -672,12 +672,13 @@ def scan_aside(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl
     return _scan(pack, as_of, anchor, metrics, history, quarantined, False, before_own)[0]
 
 
-def _with_before_own(history: pl.DataFrame, before_own: pl.DataFrame | None) -> pl.DataFrame:
-    """The history with the rows a series joined to every entity adds before each entity's own first row, in order
-    (entity, period): a candidate's rows, as its metrics read them."""
+def _rows_of(history: pl.DataFrame, before_own: pl.DataFrame | None, keep: pl.Expr) -> pl.DataFrame:
+    """The history rows `keep` selects, with those a series joined to every entity adds before each entity's own
+    first row that it selects too, in order (entity, period): candidates' rows, as their metrics read them."""
+    rows = history.filter(keep)
     if before_own is None or before_own.is_empty():
-        return history
-    return pl.concat([history, before_own.select(history.columns)]).sort("entity_id", "period")
+        return rows
+    return pl.concat([rows, before_own.select(history.columns).filter(keep)]).sort("entity_id", "period")
 
 
 def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.DataFrame, history: pl.DataFrame,
@@ -689,10 +690,10 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     bad_rows = quarantined.to_dicts() if quarantined is not None else []
     needed = metrics.filter(pl.any_horizontal(pl.col(list(pack.metrics)).is_null()))["entity_id"].to_list()
     needed += [str(r["entity_id"]) for r in bad_rows if r.get("entity_id")]
-    windows = history.filter(pl.col("periods_ago") <= pack.max_window)
-    read = _with_before_own(windows, None if before_own is None
-                            else before_own.filter(pl.col("periods_ago") <= pack.max_window))
-    raw = _raw_rows(read if window_rows else read.filter(pl.col("entity_id").is_in(needed)), pack.columns)
+    in_windows = pl.col("periods_ago") <= pack.max_window
+    windows = history.filter(in_windows)
+    raw = _raw_rows(_rows_of(history, before_own, in_windows if window_rows
+                             else in_windows & pl.col("entity_id").is_in(needed)), pack.columns)
     peers, proportions = _peers(windows, pack.columns,
                                 set(pack.source.signed_panel_columns) | set(pack.source.share_columns))
     judged: list[Candidate] = []
@@ -771,8 +772,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
     candidates = [c.model_copy(update={"went_on": c.id not in cut, "capped": c.id in cut, "flagged": c.id in past})
                   if c.id in cut or c.id in past else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
-    full = _raw_rows(_with_before_own(history, before_own).filter(pl.col("entity_id").is_in(sorted(going))),
-                     pack.columns)
+    full = _raw_rows(_rows_of(history, before_own, pl.col("entity_id").is_in(sorted(going))), pack.columns)
     copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
     for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first

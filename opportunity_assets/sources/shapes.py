@@ -965,13 +965,14 @@ def joined_sql(src: SourceSpec, panel: str, joins: list[str], slugs: str, reach:
         select += [f"{alias}.{_q(c)}" for c in joined.columns]
         published.append(f"{alias}.{PUBLISHED}")
     latest = f"greatest({', '.join(published)})" if len(published) > 1 else published[0]
-    before = reaches_before_own(src)
-    select.append(f"p.{BEFORE_OWN}" if before else f"false AS {BEFORE_OWN}")
-    rows = f"(SELECT * FROM __own UNION ALL BY NAME {_before_own_sql(src, '__own', joins, reach)})" if before \
-        else panel
+    if not reaches_before_own(src):
+        slugged = f"(SELECT m.*, s.{_SLUG} FROM {panel} m LEFT JOIN {slugs} s ON s.__raw = m.{ENTITY})"
+        return f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
+    select.append(f"p.{BEFORE_OWN}")
+    rows = f"(SELECT * FROM __own UNION ALL BY NAME {_before_own_sql(src, '__own', joins, reach)})"
     slugged = f"(SELECT m.*, s.{_SLUG} FROM {rows} m LEFT JOIN {slugs} s ON s.__raw = m.{ENTITY})"
-    query = f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}"
-    return f"WITH __own AS MATERIALIZED (SELECT *, false AS {BEFORE_OWN} FROM {panel} o) {query}" if before else query
+    return (f"WITH __own AS MATERIALIZED (SELECT *, false AS {BEFORE_OWN} FROM {panel} o) "
+            f"SELECT {', '.join(select)}, {latest} AS {PUBLISHED} FROM {slugged} p {' '.join(clauses)}")
 
 
 QUIET_CHANCE = 0.01

@@ -247,8 +247,9 @@ def _snapshot(pack: CriteriaPack, as_of: date, periods: tuple[date | None, date 
                              "reason": pl.Utf8})], how="vertical_relaxed")
     history_columns = ["entity_id", "entity_name", "source_row", "period", "published_at", "periods_ago",
                        *pack.columns, *(["events_read", "events_repeated"] if pack.source.shape == "events" else [])]
-    before_own = history.filter(pl.col("before_own")) if "before_own" in history.columns else history.clear()
-    history = history.filter(~pl.col("before_own")) if "before_own" in history.columns else history
+    before_own = history.clear()
+    if "before_own" in history.columns:  # (`shapes.reaches_before_own`: kept apart from what every check counts)
+        before_own, history = history.filter(pl.col("before_own")), history.filter(~pl.col("before_own"))
     return SourceSnapshot(
         as_of=as_of,
         anchor_period=periods[0],

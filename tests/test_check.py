@@ -5221,6 +5221,24 @@ def test_an_entity_spelt_with_and_without_its_accents_is_a_warning_naming_the_ke
         warnings
 
 
+def test_an_entity_spelt_with_a_degree_sign_and_an_ordinal_indicator_is_a_warning_naming_the_key(
+        tmp_path: Path) -> None:
+    """Trial 115: beavers' loggers written `Castor n°1` (a degree sign) in one export and `Castor nº1` (the
+    masculine ordinal indicator, a letter to Unicode) in another, in the same days, read as two entities with check's
+    ok: the indicator stayed in one spelling (`castornº1`) and the sign left the other (`castorn1`). `º` and `ª`
+    are marks of a number as `°` is, so both spellings fold alike; `No 1` beside `No 2` is still two."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("Castor n°1", range(2000, 2011)),
+                                                         ("Castor nº1", range(2005, 2011)),
+                                                         ("1ª Divisão", range(2000, 2011)),
+                                                         ("1 Divisão", range(2003, 2011)),
+                                                         ("No 1", range(2000, 2011)), ("No 2", range(2000, 2011)))
+            for y in years]
+    warnings = _entity_id_warnings(tmp_path, rows)
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings] == [
+        "'1ª Divisão' in 2000 to 2010, '1 Divisão' in 2003 to 2010"], warnings
+    assert warnings[0].startswith("key `source.entity_id`: got 'id'; 2 pairs of entity keys differ"), warnings
+
+
 def test_keys_of_one_candidate_id_spelt_two_ways_are_a_warning_not_the_scans_note_alone(tmp_path: Path) -> None:
     """Trials 35 and 38: `GBP` renamed `gbp` mid-history, and house sales' `3 bedrooms` written `3 Bedrooms`
     through 2012 (events), share a candidate id (`3-bedrooms`, `3-bedrooms-2`), so the detectors of spellings, which

@@ -1808,6 +1808,22 @@ def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leav
         "entity has more than 2 years published (windows count years, `source.grain`)"]
 
 
+def test_a_window_past_the_history_that_still_holds_its_min_rows_is_no_problem(tmp_path: Path) -> None:
+    """Trial 115: beavers' temperatures by the day, a peak over `window: [0, 1]` with `min_rows: 1` (one day's
+    readings are enough): the first night, one day published, was skipped, "no entity has more than 1 day
+    published", though each beaver's peak had the one day it asks for. A window past the history is a problem only
+    when the periods it still reaches are fewer than its `min_rows`."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "max", "column": "level", "window": [0, 4], "min_rows": 2}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
+    metrics["level_now"]["min_rows"] = 3
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `metrics.level_now.window`: got [0, 4]; expected a window within the source's history: on 2018-03-31 no "
+        "entity has more than 2 years published (windows count years, `source.grain`)"]
+
+
 def test_a_derived_input_unknown_for_all_through_a_window_past_the_history_is_said_once(tmp_path: Path) -> None:
     """Trial 29: `goals_now - goals_prev`, its `goals_prev` window 60 seasons long over 46, was said again by
     `required_inputs.1`, blamed on `goals_now`, the input the teams out of the league that season lacked too (the

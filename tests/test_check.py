@@ -1965,6 +1965,24 @@ def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:
     assert f"(e.g. {note[:60] + '…'!r})" in problem and len(problem) < 500, problem
 
 
+def test_a_time_written_without_its_leading_zero_under_a_pattern_of_joined_numbers_is_named(tmp_path: Path) -> None:
+    """Trial 115: beavers' body temperatures logged as R keeps them, day of the year and a time `840` for 08:40
+    (`1990-346 840`), under `period_format: '%Y-%j %H%M'`: the rows of a time before 10:00 did not parse and check
+    said to "check the order of day and month", which the pattern has none of, and no pattern can mend. Now it says
+    the number lacks its leading zero, which `%H%M` (numbers with nothing between them) needs, and how to pad it."""
+    rows = [["castor", f"1990-346 {t}", 3] for t in (840, 850, 900, 1000, 1010, 1250, 2350)]
+    name = _csv(tmp_path / "e.csv", ["beaver", "logged", "temp"], rows)
+    events = {"path": name, "entity_id": "beaver", "entity_name": "beaver", "shape": "events",
+              "period_column": "logged", "period_format": "%Y-%j %H%M", "grain": "day", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(1990, 12, 12))
+    assert problem == (
+        "key `source.period_format`: got '%Y-%j %H%M' for column 'logged'; 3 of the 7 rows the night reads have a "
+        "period that does not parse with it (e.g. '1990-346 840'): '840' is written without its leading zeros, and "
+        "`%H%M`, numbers with nothing between them, reads each at its full width (4 digits in all): expected the "
+        "column written with its zeros ('0840'), or a DuckDB `query` padding it (`lpad(...)`)"), problem
+
+
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
     """Bird strikes dated `9/30/1990 0:00:00`: without `period_format` check said "got None" and told the user to
     check the order of day and month in a pattern there was none of; `%m/%d/%Y` (the time left out) named no

@@ -1808,6 +1808,22 @@ def test_a_window_past_the_history_is_said_once_not_again_by_the_metrics_it_leav
         "entity has more than 2 years published (windows count years, `source.grain`)"]
 
 
+def test_a_window_past_the_history_that_still_holds_its_min_rows_is_no_problem(tmp_path: Path) -> None:
+    """Trial 115: beavers' temperatures by the day, a peak over `window: [0, 1]` with `min_rows: 1` (one day's
+    readings are enough): the first night, one day published, was skipped, "no entity has more than 1 day
+    published", though each beaver's peak had the one day it asks for. A window past the history is a problem only
+    when the periods it still reaches are fewer than its `min_rows`."""
+    rows = [[e, y, 7 + 10 * k] for k, e in enumerate("abcde") for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "max", "column": "level", "window": [0, 4], "min_rows": 2}}
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == []
+    metrics["level_now"]["min_rows"] = 3
+    assert _problems(_pack(tmp_path, source, metrics), date(2018, 3, 31)) == [
+        "key `metrics.level_now.window`: got [0, 4]; expected a window within the source's history: on 2018-03-31 no "
+        "entity has more than 2 years published (windows count years, `source.grain`)"]
+
+
 def test_a_derived_input_unknown_for_all_through_a_window_past_the_history_is_said_once(tmp_path: Path) -> None:
     """Trial 29: `goals_now - goals_prev`, its `goals_prev` window 60 seasons long over 46, was said again by
     `required_inputs.1`, blamed on `goals_now`, the input the teams out of the league that season lacked too (the
@@ -1947,6 +1963,24 @@ def test_a_long_cell_quoted_as_a_period_example_is_cut(tmp_path: Path) -> None:
               "aggregates": {"level": {"agg": "count"}}}
     (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(1997, 12, 31))
     assert f"(e.g. {note[:60] + '…'!r})" in problem and len(problem) < 500, problem
+
+
+def test_a_time_written_without_its_leading_zero_under_a_pattern_of_joined_numbers_is_named(tmp_path: Path) -> None:
+    """Trial 115: beavers' body temperatures logged as R keeps them, day of the year and a time `840` for 08:40
+    (`1990-346 840`), under `period_format: '%Y-%j %H%M'`: the rows of a time before 10:00 did not parse and check
+    said to "check the order of day and month", which the pattern has none of, and no pattern can mend. Now it says
+    the number lacks its leading zero, which `%H%M` (numbers with nothing between them) needs, and how to pad it."""
+    rows = [["castor", f"1990-346 {t}", 3] for t in (840, 850, 900, 1000, 1010, 1250, 2350)]
+    name = _csv(tmp_path / "e.csv", ["beaver", "logged", "temp"], rows)
+    events = {"path": name, "entity_id": "beaver", "entity_name": "beaver", "shape": "events",
+              "period_column": "logged", "period_format": "%Y-%j %H%M", "grain": "day", "publication_lag_days": 0,
+              "aggregates": {"level": {"agg": "count"}}}
+    (problem,) = _problems(_pack(tmp_path, events, _LEVELS), date(1990, 12, 12))
+    assert problem == (
+        "key `source.period_format`: got '%Y-%j %H%M' for column 'logged'; 3 of the 7 rows the night reads have a "
+        "period that does not parse with it (e.g. '1990-346 840'): '840' is written without its leading zeros, and "
+        "`%H%M`, numbers with nothing between them, reads each at its full width (4 digits in all): expected the "
+        "column written with its zeros ('0840'), or a DuckDB `query` padding it (`lpad(...)`)"), problem
 
 
 def test_period_keys_that_parse_no_row_say_what_they_lack(tmp_path: Path) -> None:
@@ -5219,6 +5253,24 @@ def test_an_entity_spelt_with_and_without_its_accents_is_a_warning_naming_the_ke
     assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings] == [
         "'Örebro' to 2005, 'Orebro' from 2006", "'Sør-Østlandet' in 2000 to 2010, 'Sor-Ostlandet' in 2008 to 2010"], \
         warnings
+
+
+def test_an_entity_spelt_with_a_degree_sign_and_an_ordinal_indicator_is_a_warning_naming_the_key(
+        tmp_path: Path) -> None:
+    """Trial 115: beavers' loggers written `Castor n°1` (a degree sign) in one export and `Castor nº1` (the
+    masculine ordinal indicator, a letter to Unicode) in another, in the same days, read as two entities with check's
+    ok: the indicator stayed in one spelling (`castornº1`) and the sign left the other (`castorn1`). `º` and `ª`
+    are marks of a number as `°` is, so both spellings fold alike; `No 1` beside `No 2` is still two."""
+    rows = [[name, y, 10 + y - 2000] for name, years in (("Castor n°1", range(2000, 2011)),
+                                                         ("Castor nº1", range(2005, 2011)),
+                                                         ("1ª Divisão", range(2000, 2011)),
+                                                         ("1 Divisão", range(2003, 2011)),
+                                                         ("No 1", range(2000, 2011)), ("No 2", range(2000, 2011)))
+            for y in years]
+    warnings = _entity_id_warnings(tmp_path, rows)
+    assert [w.split(" (e.g. ")[1].split(")")[0] for w in warnings] == [
+        "'1ª Divisão' in 2000 to 2010, '1 Divisão' in 2003 to 2010"], warnings
+    assert warnings[0].startswith("key `source.entity_id`: got 'id'; 2 pairs of entity keys differ"), warnings
 
 
 def test_keys_of_one_candidate_id_spelt_two_ways_are_a_warning_not_the_scans_note_alone(tmp_path: Path) -> None:

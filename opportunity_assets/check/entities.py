@@ -679,10 +679,16 @@ def _spelt(key: str, several: bool = False) -> str:
     """A key without its spaces, punctuation, case and accents (what `ids_renamed` compares): its slug without the
     `-` between words (`shapes.entity_slug`: an export that lost its accents writes `Sor-Ostlandet` for
     `Sør-Østlandet`, one region read as two; trial 35: check said ok). A key of `several` columns is folded column
-    by column, the columns kept apart (trial 83: districts `3 / 11` and `31 / 1`, two seats, were both `311`)."""
+    by column, the columns kept apart (trial 83: districts `3 / 11` and `31 / 1`, two seats, were both `311`). The
+    ordinal indicators `º` and `ª`, letters to Unicode, go as the degree sign `°` an export writes for them does
+    (trial 115: `Castor n°1` beside `Castor nº1`, read as two with check's ok)."""
     if several:
         return ENTITY_JOINER.join(_spelt(part) for part in str(key).split(ENTITY_JOINER))
-    return entity_slug(str(key)).replace("-", "")
+    return entity_slug(str(key).translate(_ORDINAL_INDICATORS)).replace("-", "")
+
+
+_ORDINAL_INDICATORS = str.maketrans({"\u00ba": " ", "\u00aa": " "})
+"""`º` and `ª`, which `_spelt` reads as the punctuation they stand beside a number as (`°`)."""
 
 
 def _clustered(sizes: list[float]) -> bool:

@@ -418,8 +418,9 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems.append(no_time)
     elif snapshot.history.height:
         reach = int(snapshot.history.select(pl.col("periods_ago").max()).item())
-        beyond = [(name, spec) for name, spec in pack.metrics.items()
-                  if spec.agg not in ("derived", "age_days") and spec.window[1] > reach]
+        beyond = [(name, spec) for name, spec in pack.metrics.items()  # (its `min_rows` still held: no problem)
+                  if spec.agg not in ("derived", "age_days") and spec.window[1] > reach
+                  and reach - spec.window[0] + 1 < spec.required_rows]
         if beyond:
             problems.append(windows_past(pack, night, reach, beyond))
         warnings += [] if beyond else outcome_out_of_reach(  # (else the same cause, again)

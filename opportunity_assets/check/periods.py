@@ -671,6 +671,9 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and values and all(QUARTER.match(v) for v in values):
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have a "
                 f"period that does not parse with it (e.g. {example!r}): {QUARTERS_READ}")
+    if src.period_column and (unpadded := _unpadded(src.period_patterns, example)) is not None:
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): {unpadded}")
     if src.period_column:
         suggestion = suggested_pattern(values, src.period_patterns)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
@@ -700,6 +703,33 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
             f"{many} hold no whole-number year ({_YEARS}) and month (1 to 12) in them (e.g. year, month "
             f"{example!r}): expected the columns of each row's year (2009) and month (1 to 12), or "
             "`source.period_column` naming a column of dates")
+
+
+_WIDTHS = {"d": 2, "m": 2, "y": 2, "Y": 4, "H": 2, "I": 2, "M": 2, "S": 2, "j": 3}
+"""The digits a strptime directive reads where nothing separates it from the next (`%H%M`: 2 and 2)."""
+_JOINED = re.compile(r"(?:%[dmyYHIMSj]){2,}")
+
+
+def _unpadded(patterns: list[str], example: str) -> str | None:
+    """Why a value does not parse with a pattern whose numbers stand with nothing between them (`%H%M`), in words:
+    a run of its digits shorter than their widths together, a number written without its leading zero (`840` for
+    08:40; trial 115); None otherwise. Such a pattern reads each number at its full width, so no pattern reads it."""
+    def loose(text: str) -> str:  # (a pattern's other text as a regular expression: any number, any word)
+        return re.sub(r"%[a-zA-Z]", lambda d: r"\d+" if d.group()[1] in _WIDTHS else r".+?", re.escape(text))
+
+    for pattern in patterns:
+        runs = list(_JOINED.finditer(pattern))
+        bounds = [0, *(i for m in runs for i in (m.start(), m.end())), len(pattern)]
+        texts = [loose(pattern[a:b]) for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+        found = re.fullmatch(r"(\d+)".join(texts), example.strip()) if runs else None
+        for digits, run in zip(found.groups() if found else (), runs, strict=False):
+            width = sum(_WIDTHS[d] for d in run.group()[1::2])
+            if len(digits) < width:
+                return (f"{digits!r} is written without its leading zeros, and `{run.group()}`, numbers with nothing "
+                        f"between them, reads each at its full width ({width} digits in all): expected the column "
+                        f"written with its zeros ({digits.zfill(width)!r}), or a DuckDB `query` padding it "
+                        "(`lpad(...)`)")
+    return None
 
 
 def _period_named(src: SourceSpec) -> str:

@@ -193,7 +193,9 @@ def _windows(frame: pl.DataFrame, k: int) -> pl.DataFrame:
 
 def _runs_near(frame: pl.DataFrame, k: int, values: list[float]) -> pl.DataFrame:
     """`_windows` of the past (periods_ago from 1), only those whose latest value lies near one of `values`
-    (within `_NEAR`): the rows they start at are picked first, so a wide night's history is never shifted whole."""
+    (within `_NEAR`): the rows they start at are picked first, so a wide night's history is never shifted whole.
+    Each run's entity is its `__code` (no name copied per run: a wide night's runs near a few dozen values are most
+    of its 771k rows)."""
     value = frame["__value"].to_numpy()
     ago = frame["periods_ago"].to_numpy()
     code = frame["__code"].to_numpy()
@@ -208,13 +210,12 @@ def _runs_near(frame: pl.DataFrame, k: int, values: list[float]) -> pl.DataFrame
     for i in range(k):
         whole &= (code[start + i] == code[start]) & (ago[start + i] == ago[start] + i) & np.isfinite(value[start + i])
     start = start[whole]
-    columns = {f"__v{i}": value[start + i] for i in range(k)}
     moving = np.zeros(len(start), dtype=bool)
     for i in range(1, k):
-        moving |= columns[f"__v{i}"] != columns["__v0"]
-    picked = start[moving]
-    return pl.DataFrame({"entity_id": frame["entity_id"].gather(picked), "periods_ago": ago[picked],
-                         **{name: column[moving] for name, column in columns.items()}})
+        moving |= value[start + i] != value[start]
+    picked = start[moving]  # (each column gathered once, from the runs kept; an entity by its code, not its name)
+    return pl.DataFrame({"__code": code[picked], "periods_ago": ago[picked],
+                         **{f"__v{i}": value[picked + i] for i in range(k)}})
 
 
 class _Past:
@@ -226,6 +227,13 @@ class _Past:
         self.latest_values = self.runs["__v0"].to_numpy()
         self.values, self.span = rows["__value"].to_numpy(), spans
         """The values of `rows` (sorted by entity, then periods); `spans`: each entity's rows in them."""
+        self.codes = rows["__code"].to_numpy()
+        """Each row's entity, as `runs` names it."""
+
+    def code(self, entity: str) -> int:
+        """The entity's `__code` in `runs` (-1, no run's, for an entity with no rows)."""
+        first, last = self.span.get(entity, (0, 0))
+        return int(self.codes[first]) if last > first else -1
 
     def near(self, value: float) -> pl.DataFrame:
         """The runs whose latest value is within `_NEAR` of `value`."""
@@ -245,7 +253,7 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
     band = _NEAR * abs(values[0])
     rivals = int(np.searchsorted(tonight, values[0] + band, side="right")
                  - np.searchsorted(tonight, values[0] - band, side="left")) - 1  # not itself
-    others = past.near(values[0]).filter(pl.col("entity_id") != entity)
+    others = past.near(values[0]).filter(pl.col("__code") != past.code(entity))
     if others.height:
         seen = float(others.group_by("periods_ago", *_values(k)).len()
                      .select((pl.col("len") * (pl.col("len") - 1) / 2).sum()).item())

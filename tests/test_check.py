@@ -5446,6 +5446,66 @@ def test_a_default_night_before_lines_refused_later_is_a_warning(tmp_path: Path)
     assert not [w for w in report.warnings if "the default night" in w], report.warnings
 
 
+def test_keys_ending_early_are_judged_at_once_as_one_by_one() -> None:
+    """Trial 117: `ids_continued` judged each key ending early by itself (`_distinct_trail`), 15,494 of them 0.9 s of
+    a check; `_distinct_trails` judges them all at once, and must give every key the same trail, to the bit: random
+    figures, some missing, few or many periods, one column or three, levels of 0, 1 or many figures."""
+    from opportunity_assets.check.entities import CONTINUED_MIN_PERIODS, _distinct_trail, _distinct_trails
+
+    rng = np.random.default_rng(117)
+    periods = [date(2000 + i, 1, 1) for i in range(4)]
+    for trial in range(40):
+        columns = ["a", "b", "c"][: 1 + trial % 3]
+        height = int(rng.integers(1, 60))
+        frame: dict[str, Any] = {"entity_id": [f"e{i}" for i in range(height)],
+                                 "last": [periods[int(rng.integers(0, 4))] for _ in range(height)]}
+        for c in columns:
+            frame[f"{c}\x00last"] = [None if rng.random() < 0.1 else float(rng.integers(0, 50)) for _ in range(height)]
+            frame[f"{c}\x00step"] = [None if rng.random() < 0.1 else float(rng.choice([0.0, 0.5, rng.random() * 5]))
+                                      for _ in range(height)]
+            frame[f"{c}\x00n"] = [int(rng.integers(0, CONTINUED_MIN_PERIODS + 3)) for _ in range(height)]
+        ends = pl.DataFrame(frame, schema_overrides={f"{c}\x00n": pl.UInt32 for c in columns})
+        levels = {(p, c): np.sort(rng.integers(0, 50, int(rng.choice([0, 1, 2, 5, 200]))).astype(float))
+                  for p in periods for c in columns if rng.random() < 0.9}
+        for tried in (1, ends.height):
+            one_by_one = {at: trail for at, row in enumerate(ends.iter_rows(named=True))
+                          if (trail := _distinct_trail(row, columns, levels, tried=tried))}
+            assert _distinct_trails(ends, columns, levels, tried=tried) == one_by_one, (trial, tried)
+
+
+def test_the_scan_steps_check_after_a_default_nights_is_the_same_check_less_its_warnings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 117: `opportunity run` without `--as-of` checked its default night (`defaulted`), then the night's scan
+    step asked again for the same night without it, a key apart: a night of 15,666 patients checked twice, 6 s of
+    22. The second ask is answered by the first check, less the warnings only a default night is told: what a check
+    of its own would say."""
+    import opportunity_assets.check.pack as check_module
+
+    rows = [["air", f"{1958 + m // 12}-{m % 12 + 1:02d}", 100 + m] for m in range(36)]
+    path = tmp_path / "m.csv"
+    path.write_text("id,month,level\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows[:-3])
+                    + "".join(f"{a},{b},{c},X\n" for a, b, c in rows[-3:]))
+    source = {"path": str(path), "period_column": "month", "columns": ["level"], "publication_lag_days": 20}
+    pack, night = _pack(tmp_path, source, _LEVELS), date(1960, 10, 20)
+    alone = check_pack(pack, night, TODAY, with_facts=False)  # a check of its own (then another key is kept)
+    checks: list[tuple[Any, ...]] = []
+    real = check_module._check
+
+    def counted(*args: Any, **kwargs: Any) -> check_module.CheckReport:
+        checks.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check_module, "_check", counted)
+    chosen = check_pack(pack, night, TODAY, with_facts=False, defaulted=True)
+    assert [w for w in chosen.warnings if "the default night" in w], chosen.warnings
+    again = check_pack(pack, night, TODAY, with_facts=False)
+    assert len(checks) == 1
+    assert (again.as_of, again.problems, again.warnings, again.facts) == \
+        (alone.as_of, alone.problems, alone.warnings, alone.facts)
+    assert check_pack(pack, night, TODAY, with_facts=False, defaulted=True) is chosen and len(checks) == 1
+    assert [w for w in chosen.warnings if "the default night" not in w] == alone.warnings
+
+
 def test_a_window_past_the_history_is_not_said_again_by_the_cap_it_leaves_unordered(tmp_path: Path) -> None:
     """Trial 40: on a baseball pack's first night (one season published), `metrics.crowd_prev.window` a year back
     was the problem, and check warned besides that "12 candidates past the cap have no value of crowd_growth"

@@ -17,14 +17,14 @@ from typing import Any, TypeGuard
 
 from opportunity_assets import schemas
 from opportunity_assets.candidates.logic import SHOWN_FLAGGED, ScanReport, first_named, scan_read
-from opportunity_assets.check.latest import latest_refused_note, stale_night_note
+from opportunity_assets.check.latest import cut_short, latest_refused_note, stale_night_note
 from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.cost import load_prices, worst_case
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.reasons import CandidateRow, candidate_rows
 from opportunity_assets.records import Candidate
-from opportunity_assets.sources.partial_period import cut_short_words, latest_cut_short
+from opportunity_assets.sources.partial_period import cut_short_words
 from opportunity_assets.text import clip_quoted, markdown
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -267,7 +267,7 @@ def with_latest_cut_short(pack: CriteriaPack, as_of: date, anchor: date | None,
     """The scanned candidates, those going on told the night's latest period cut short in the feed, if it is
     (`sources.partial_period`: an events extract's end), for the verifier to doubt: a night-wide fact of the
     source's, outside the scan's frames."""
-    cut = latest_cut_short(pack, as_of, anchor)
+    cut = cut_short(pack, as_of, anchor)
     if cut is None or not cut.feed_cut:
         return found
     said = cut_short_words(pack, cut)

@@ -552,10 +552,8 @@ def ids_continued(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
               .partition_by("period", as_dict=True).items() for c in columns}
     newcomers = {period: frame for (period,), frame in begins.partition_by("first", as_dict=True).items()}
     found = []
-    for old in ends.iter_rows(named=True):
-        trail = _distinct_trail(old, columns, levels, tried=ends.height)
-        if not trail:
-            continue
+    for at, trail in _distinct_trails(ends, columns, levels, tried=ends.height).items():
+        old = ends.row(at, named=True)
         starters = newcomers[following[old["last"]]]
         filled, near = np.zeros(starters.height, bool), np.ones(starters.height, bool)
         for c, (last, step) in trail.items():
@@ -623,7 +621,8 @@ def _only_gap_filled(pack: CriteriaPack, rows: pl.DataFrame, spans: pl.DataFrame
 
 def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple[date, str], np.ndarray], *,
                     tried: int = 1) -> dict[str, tuple[float, float]]:
-    """Per column, an entity's figure in its last period and three times the median step of its figures (`span`:
+    """(One key at a time: what `_distinct_trails` gives every key at once, and is tested against.) Per column, an
+    entity's figure in its last period and three times the median step of its figures (`span`:
     its row of `ids_continued`'s spans), where those figures are matched so near by at most `CONTINUED_BY_CHANCE` of
     the other entities reporting in that period (`levels`: their figures, sorted), their shares multiplied, over
     the `tried` keys ending early that are judged so, each a chance of a coincidence (trial 36's `where: lunch >
@@ -640,6 +639,46 @@ def _distinct_trail(span: dict[str, Any], columns: list[str], levels: dict[tuple
         chance *= max(near - 1, 1 if tried > 1 else 0) / (len(level) - 1)
         trail[c] = (float(last), 3 * float(step))
     return trail if trail and chance <= CONTINUED_BY_CHANCE / tried else {}
+
+
+def _distinct_trails(ends: pl.DataFrame, columns: list[str], levels: dict[tuple[date, str], np.ndarray], *,
+                     tried: int) -> dict[int, dict[str, tuple[float, float]]]:
+    """`_distinct_trail` of every row of `ends` (`ids_continued`'s keys ending early) at once, by row position,
+    only those with a trail: one search of each period's sorted figures per column, not one per key (trial 117:
+    15,494 patients' keys ending early, 0.9 s of a check one by one). The same floats, multiplied in the same order."""
+    bound = CONTINUED_BY_CHANCE / tried
+    at_least = 1 if tried > 1 else 0
+    by_period: dict[date, list[int]] = {}
+    for at, period in enumerate(ends["last"].to_list()):
+        by_period.setdefault(period, []).append(at)
+    chance = np.ones(ends.height)
+    kept: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for c in columns:
+        last = ends[f"{c}\x00last"].cast(pl.Float64).to_numpy(allow_copy=True)  # null: NaN (no NaN is left a value)
+        step = ends[f"{c}\x00step"].cast(pl.Float64).to_numpy(allow_copy=True)
+        valid = ~np.isnan(last) & ~np.isnan(step) & (ends[f"{c}\x00n"].to_numpy(allow_copy=True)
+                                                     >= CONTINUED_MIN_PERIODS)
+        for period, positions in by_period.items():
+            where = np.asarray(positions)
+            level = levels.get((period, c))
+            if level is None or len(level) < 2:
+                valid[where] = False
+                continue
+            mine = where[valid[where]]
+            if not len(mine):
+                continue
+            near = (np.searchsorted(level, last[mine] + 3 * step[mine], "right")
+                    - np.searchsorted(level, last[mine] - 3 * step[mine], "left"))
+            chance[mine] = chance[mine] * (np.maximum(near - 1, at_least) / (len(level) - 1))
+        kept[c] = (valid, last, step)
+    some = np.zeros(ends.height, bool)
+    for valid, _, _ in kept.values():
+        some |= valid
+    trails = {}
+    for at in np.nonzero(some & (chance <= bound))[0].tolist():
+        trails[at] = {c: (float(last[at]), 3 * float(step[at])) for c, (valid, last, step) in kept.items()
+                      if valid[at]}
+    return trails
 
 
 def _read_as_two(written: str) -> str:

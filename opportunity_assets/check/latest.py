@@ -12,7 +12,9 @@ import polars as pl
 
 from opportunity_assets.candidates.quarantine import joined_reason
 from opportunity_assets.criteria import CriteriaPack
+from opportunity_assets.latest import Latest
 from opportunity_assets.periods import Grain
+from opportunity_assets.sources.connection import file_key
 from opportunity_assets.sources.csv_rows import Rejected
 from opportunity_assets.sources.facts import rows_after
 from opportunity_assets.sources.formats import describe_location
@@ -28,6 +30,21 @@ def source_key(src: SourceSpec) -> str:
     return "source.query" if src.query else "source.table" if src.format == "postgres" else "source.path"
 
 
+_LAST_CUT: Latest[tuple[CutShort | None]] = Latest()
+"""The latest `cut_short` asked and what it depends on (the pack and its files' bytes, the night, the period)."""
+
+
+def cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> CutShort | None:
+    """`partial_period.latest_cut_short`, asked once of the same files, night and period: a check asks it to choose
+    its night and again to warn, and the night's scan step a third time (trial 117: 15,666 patients' events, 0.3 s
+    each)."""
+    files = file_key(pack)
+    key = None if files is None else (*files, night, anchor)
+    if (kept := _LAST_CUT.get(key)) is not None:
+        return kept[0]
+    return _LAST_CUT.put(key, (latest_cut_short(pack, night, anchor),))[0]
+
+
 def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> list[str]:
     """A warning: an events source dated by a `period_column` whose events the night reads end well before its
     latest period does (`partial_period.latest_cut_short`: an extract's end, a file cut short: MovieLens's ratings
@@ -39,7 +56,7 @@ def latest_period_cut_short(pack: CriteriaPack, night: date, anchor: date | None
         return []
     if (unfinished := _latest_period_unfinished(pack, night, anchor)) is not None:
         return [unfinished]
-    cut = latest_cut_short(pack, night, anchor)
+    cut = cut_short(pack, night, anchor)
     if cut is None:
         return []
     if cut.published_by is not None:

@@ -1769,6 +1769,42 @@ def test_an_identity_run_over_the_whole_judged_span_says_it_may_have_begun_befor
                                   "median of those 15 periods), off its usual"), run.message
 
 
+def _chained(drift: float = 0.0, months: int = 0, returns_to: float = 1e-4) -> list[DataFinding]:
+    """Trial 116: a total-return index chained from monthly returns (±4%, written to `returns_to`) and written to
+    the cent, 120 months, the 15 latest judged; its identity `index / (lag(index, 1) * (1 + ret))` holds to a few
+    millionths, a form no bare column's rounding fits (`index` on both sides). The last `months` months' index
+    drifts by `drift` a month beside the returns."""
+    rng = np.random.default_rng(116)
+    ret = np.round(0.04 * rng.standard_normal(120), int(round(-math.log10(returns_to))))
+    index = 100.0 * np.cumprod(1 + ret)
+    if months:
+        index[-months:] *= (1 + drift) ** np.arange(1, months + 1)
+    series = Series(periods=[f"p{i}" for i in range(120)], values={"index": np.round(index, 2), "ret": ret},
+                    judged_from=105)
+    identity = integrity_spec.Identity(name="chained", ratio="index / (lag(index, 1) * (1 + ret))")
+    found = Findings(series)
+    integrity._identity(found, integrity_spec.IntegritySpec(identities=[identity]), identity)
+    return found.items
+
+
+def test_an_identity_of_any_form_that_held_to_its_rounding_is_judged_to_it() -> None:
+    """Trial 116: an index drifting 1% a month beside its own returns reached act-on (30 of 36 gross plant-nights):
+    each month was 2 MADs at the yardstick's floor of 0.5%, though the identity had held to a few millionths. An
+    identity whose past is tighter than the floor is judged against its past's bound (and tonight's rounding), in
+    words; a clean one is no finding, nor one whose figures are rounded as coarsely as its spread."""
+    assert _chained() == []
+    (drift,) = _chained(0.01, 3)
+    assert drift.rule == "identity:chained" and drift.periods == ["p117", "p118", "p119"], drift
+    assert drift.message.startswith("chained (index / (lag(index, 1) * (1 + ret))) is 1.01 in p119, +1% off its "
+                                    "usual 1, though 102 of the 104 of its past periods since p1 were within ±0.01"), \
+        drift.message
+    assert drift.message.endswith("; 2 earlier judged periods off too"), drift.message
+    assert drift.to_resolve == "confirm p117..p119 index/ret with the source"
+    (slip,) = _chained(-0.003, 1)  # a third of a percent, once: no rounding of a cent on ~100-300 or of 1e-4
+    assert slip.periods == ["p119"]
+    assert _chained(-0.003, 1, returns_to=0.01) == []  # returns to the percent: 0.3% is within their rounding
+
+
 def _daily(seed: int, factor: float = 1.0, last: int = 3, *, ramp: int = 0, a_year_earlier: bool = False,
            week: float = 0.75) -> np.ndarray:
     """500 days of a count near 1,000 with ±5% noise, weekends at `week` of a weekday, the last `last` days × `factor`

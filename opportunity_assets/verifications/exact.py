@@ -12,6 +12,12 @@ Pure: the identity's form (`rounded_form`), and the fit of one entity's history 
 exact is decided by the entity's own past, never declared: where its past periods are not all within rounding
 (`EXACT_SHARE`), the identity is judged against its band as before (`integrity._identity`).
 
+An identity of any other form (a chained index over its own lag and a return, `index / (lag(index, 1) * (1 +
+ret))`) that held in the entity's past far tighter than a band of MADs can judge (its spread below the yardstick's
+floor, `series.MIN_SCALE`, 0.5%) is judged against the bound its own past kept to (`tight`): trial 116's index
+drifting 1% a month beside its returns was 2 floor-MADs a month, never a finding, while 98% of its past periods
+were within a few millionths.
+
 The fit: the identity `column / other` (or `other / column`) with `column` written in steps of `step` holds
 exactly when `column = round(k × other, step)` for one factor k. Each period allows k an interval
 `[(column − step/2) / other, (column + step/2) / other]`; the factors allowed by (nearly) every past period are
@@ -121,6 +127,53 @@ def fit(column: np.ndarray, other: np.ndarray, step: float, past_until: int, min
         implied = np.where(valid, (k_low + k_high) / 2 * other, np.nan)
     return ExactFit(step=step, factor=(float(k_low), float(k_high)), held=best, checked=len(past),
                     implied=implied, off=off)
+
+
+TIGHT_TIMES = 3.0
+"""How many times the bound of its past (`TightFit.bound`) a period's ratio must lie out to be off: the bound is a
+quantile of deviations no wider than rounding makes, so three times it is no rounding."""
+
+
+@dataclass(frozen=True)
+class TightFit:
+    """An identity whose log ratio held in the entity's past within `bound` of `centre` in `held` of `checked`
+    periods (at least `EXACT_SHARE`), where a robust scale of it is below the floor a yardstick keeps."""
+
+    centre: float
+    """The past's median log ratio."""
+    bound: float
+    """The `EXACT_SHARE` quantile of the past's distances from `centre` (log scale)."""
+    held: int
+    """Past periods within `bound`."""
+    checked: int
+    """Past periods with the ratio defined."""
+
+    def off(self, level: float, rounding: float) -> bool:
+        """A period's log ratio `level` lies beyond `TIGHT_TIMES` the past's bound, or the rounding of tonight's
+        figures (`rounding`, log scale: a figure that fell to a few steps of its rounding is judged at its own
+        precision, never the past's)."""
+        return abs(level - self.centre) > TIGHT_TIMES * max(self.bound, rounding, _FLOAT)
+
+
+_FLOAT = 1e-9
+"""A log ratio's distance no identity is judged within: the error of computing it in floats."""
+
+
+def tight(level: np.ndarray, past_until: int, min_history: int, floor: float) -> TightFit | None:
+    """The tight fit of a log ratio's past (the periods before `past_until`), or None where it has fewer than
+    `min_history` periods or its robust scale (1.4826 × MAD, or the mean deviation) is `floor` or more: a band of
+    MADs judges it as it is."""
+    past = level[:past_until]
+    past = past[np.isfinite(past)]
+    if len(past) < max(min_history, _SHORT_MIN):
+        return None
+    centre = float(np.median(past))
+    distance = np.abs(past - centre)
+    mad = float(np.median(distance))
+    if (1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(distance))) >= floor:
+        return None
+    bound = float(np.quantile(distance, EXACT_SHARE, method="higher"))
+    return TightFit(centre=centre, bound=bound, held=int((distance <= bound).sum()), checked=len(past))
 
 
 def _deepest(low: np.ndarray, high: np.ndarray) -> tuple[int, tuple[float, float]]:

@@ -168,6 +168,58 @@ def _exact_identity(found: Findings, identity: Identity, fit: exact.ExactFit) ->
     return True
 
 
+def _tight_identity(found: Findings, spec: IntegritySpec, identity: Identity, ratio: np.ndarray, level: np.ndarray,
+                    judged: np.ndarray) -> bool:
+    """Judged periods where an identity that held in the entity's past far tighter than a band of MADs can judge
+    (`exact.tight`) is off its past's bound; True where there are any (a finding added)."""
+    series = found.series
+    tight = exact.tight(level, series.judged_from, spec.min_history, MIN_SCALE)
+    if tight is None:
+        return False
+    rounding = _rounding(series, identity, level)
+    off = [int(t) for t in judged if tight.off(float(level[t]), float(rounding[t]))]
+    if not off:
+        return False
+    latest, usual = off[-1], math.exp(tight.centre)
+    since = series.periods[int(np.flatnonzero(np.isfinite(level[: series.judged_from]))[0])]
+    distance = abs(float(level[latest]) - tight.centre)
+    past = f"all {tight.checked}" if tight.held == tight.checked else f"{tight.held} of the {tight.checked}"
+    more = "" if len(off) == 1 else f"; {len(off) - 1} earlier judged period{'s' if len(off) > 2 else ''} off too"
+    found.add(f"identity:{identity.name}", identity.effect, identity.name, off, float(ratio[latest]),
+              distance / max(tight.bound, 1e-12),
+              f"{identity.name} ({identity.ratio}) is {format_number(float(ratio[latest]))} in "
+              f"{series.periods[latest]}, {as_percent(float(level[latest]) - tight.centre)} off its usual "
+              f"{format_number(usual)}, though {past} of its past periods since {since} were within "
+              f"±{math.expm1(tight.bound):.4%} of it{more}",
+              f"confirm {period_span([series.periods[t] for t in off])} "
+              f"{'/'.join(sorted(identity.parsed.names))} with the source")
+    return True
+
+
+def _rounding(series: Series, identity: Identity, level: np.ndarray) -> np.ndarray:
+    """Per period, how far (log scale) the rounding of the identity's figures alone can move its log ratio
+    (`level`): each column moved half its step (`resolution` of its past) up and down, in every period alike and
+    in turn (a column and its lag moved apart), the largest move the ratio makes, summed over the columns. Infinite
+    where a moved figure leaves the ratio undefined."""
+    total = np.zeros(series.length)
+    turns = np.where(np.arange(series.length) % 2 == 0, 1.0, -1.0)
+    for name in sorted(identity.parsed.names):
+        values = series.values.get(name)
+        if values is None:
+            continue
+        past = values[: series.judged_from]
+        past = past[np.isfinite(past)]
+        step = resolution(past, math.inf) if len(past) else 0.0
+        worst = np.zeros(series.length)
+        for moved in (step / 2, -step / 2, step / 2 * turns, -step / 2 * turns):
+            ratio = expressions.evaluate_series(identity.parsed, {**series.values, name: values + moved})
+            with np.errstate(all="ignore"):
+                move = np.abs(np.where(ratio > 0, np.log(ratio), np.nan) - level)
+            worst = np.fmax(worst, np.where(np.isnan(move), np.inf, move))
+        total = total + worst
+    return total
+
+
 def _identity_bounds(identity: Identity, judged: np.ndarray, latest: int) -> np.ndarray:
     """Per judged period, how far out (in MADs of the entity's own ratio) it must lie to be a finding: the span's
     `threshold_mads`, bounding the largest of every judged period's distances, and for the night's latest period
@@ -188,6 +240,8 @@ def _identity(found: Findings, spec: IntegritySpec, identity: Identity,
     judged = judged[np.isfinite(level[judged])]
     if fit is not None and _exact_identity(found, identity, fit):
         return  # exact to the rounding in the entity's past: a band of MADs would only blur it
+    if fit is None and _tight_identity(found, spec, identity, ratio, level, judged):
+        return  # tighter in the entity's past than the floor of a band of MADs: judged to its own past's bound
     if not len(judged):
         return
     own = yardstick(series, level, spec.min_history, start=0)

@@ -36,6 +36,7 @@ from opportunity_assets.candidates.step import with_latest_cut_short
 from opportunity_assets.criteria import CriteriaPack, load_criteria
 from opportunity_assets.night import nights_between
 from opportunity_assets.periods import MONTH
+from opportunity_assets.records import Analysis, Candidate, Verification
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications import integrity_spec
 from opportunity_assets.verifications.logic import verify
@@ -96,14 +97,28 @@ def quieted(pack: CriteriaPack) -> CriteriaPack:
         "red_flags": [r.model_copy(update={"effect": "note"}) for r in pack.red_flags]})
 
 
+def scanned(pack: CriteriaPack, as_of: date) -> list[Candidate]:
+    """The night's candidates as the scan step makes them (no Dagster)."""
+    snapshot = read_snapshot(pack, as_of)
+    found, _ = scan_read(pack, as_of, snapshot)
+    return with_latest_cut_short(pack, as_of, snapshot.anchor_period, found)
+
+
+def judged(pack: CriteriaPack, as_of: date, cid: str) -> tuple[Analysis, Verification] | tuple[None, None]:
+    """One candidate's analysis and verification on the night, as the assets make them; (None, None) where the
+    night has no such candidate (the trials' harnesses print their findings)."""
+    for c in scanned(pack, as_of):
+        if c.id == cid:
+            a = analyze(pack, c)
+            return a, verify(pack, c, a)
+    return None, None
+
+
 def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -> dict[str, Fate]:
     """Each going-on candidate's section with the checks' effects and without them (`only`: these ids)."""
     quiet = quieted(pack)
-    snapshot = read_snapshot(pack, as_of)
-    found, _ = scan_read(pack, as_of, snapshot)
-    found = with_latest_cut_short(pack, as_of, snapshot.anchor_period, found)
     out = {}
-    for c in found:
+    for c in scanned(pack, as_of):
         if only is not None and c.id not in only:
             continue
         if not c.went_on:

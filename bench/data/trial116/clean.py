@@ -11,29 +11,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import night_fates  # noqa: E402
-from opportunity_assets.analyses.logic import analyze  # noqa: E402
-from opportunity_assets.candidates.logic import scan  # noqa: E402
-from opportunity_assets.candidates.step import with_latest_cut_short  # noqa: E402
+from bench.planted import judged, night_fates  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 from opportunity_assets.night import nights_between  # noqa: E402
-from opportunity_assets.sources.snapshot import read_snapshot  # noqa: E402
-from opportunity_assets.verifications.logic import verify  # noqa: E402
 
 PACK = load_criteria(str(HERE / os.environ.get("PACK_FILE", "size_momentum.yaml")))
 NIGHTS = nights_between(date(1991, 1, 31), date(1992, 2, 29), "month-end")
-
-
-def findings(pack, as_of, cid):
-    snap = read_snapshot(pack, as_of)
-    found, _ = scan(pack, as_of, snap.anchor_period, snap.metrics, snap.history, snap.quarantined)
-    found = with_latest_cut_short(pack, as_of, snap.anchor_period, found)
-    for c in found:
-        if c.id == cid:
-            a = analyze(pack, c)
-            v = verify(pack, c, a)
-            return a, v
-    return None, None
 
 
 if __name__ == "__main__":
@@ -50,7 +33,7 @@ if __name__ == "__main__":
             f = fates[cid]
             if f.section != "act_on_these":
                 doubted += 1
-                a, v = findings(PACK, as_of, cid)
+                a, v = judged(PACK, as_of, cid)
                 print(f"   DOUBTED {cid} -> {f.section} by {f.rules}")
                 for x in v.data_findings:
                     if x.effect != "note":

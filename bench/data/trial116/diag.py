@@ -9,10 +9,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from clean import findings  # noqa: E402
 from plants import CLEAN, KINDS, PACK, mi, night  # noqa: E402
 
-from bench.planted import with_source  # noqa: E402
+from bench.planted import judged, with_source  # noqa: E402
 
 if __name__ == "__main__":
     kind, mag, var, ent, brk = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -24,7 +23,7 @@ if __name__ == "__main__":
         p = Path(tmp) / "size.csv"
         out.to_csv(p, index=False)
         as_of = night(mi(brk) + 1 + after)
-        a, v = findings(with_source(PACK, p), as_of, ent.lower())
+        a, v = judged(with_source(PACK, p), as_of, ent.lower())
         print(kind, mag, label, ent, brk, as_of, "status", getattr(v, "status", None))
         for x in (v.data_findings if v else []):
             print("  ", x.rule, x.effect, ":", getattr(x, "message", x))

@@ -126,7 +126,7 @@ def _describe_analysis(pack: CriteriaPack, name: str, judged: Judged[Analysis], 
     thresholds = {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}
     return {"candidate": name, "verdict": a.verdict.value,
             "score": format_score(a.score, pack.thresholds.levels) if a.score is not None else "none",
-            "inputs": tables.rounded_inputs(pack, a),
+            "inputs": tables.bullets(f"{name}: {value}" for name, value in tables.rounded_inputs(pack, a).items()),
             **({"missing": ", ".join(a.missing)} if a.missing else {}),
             "red_flags": tables.bullets(a.red_flags),
             "history": history.history_markdown(history.points(earlier, a), thresholds),

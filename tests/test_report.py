@@ -309,3 +309,19 @@ def test_the_latest_score_is_labelled_inside_its_plot_even_at_the_top(score: flo
         r'<text x="[\d.]+" y="([\d.]+)" [^>]*font-size="([\d.]+)"[^>]*>([^<]*)</text>', svg) if text == f"{score:.1f}"]
     height = float(re.search(r'height="(\d+)"', svg).group(1))  # type: ignore[union-attr]
     assert y - size >= 0 and y <= height - 12  # the whole label inside, above the dates' row
+
+
+def test_a_long_names_count_of_nights_is_never_split_across_lines(tmp_path: Path) -> None:
+    """Trial 119: under a long name, a history's caption broke between its count and its word ("MCDONNELL DOUGLAS
+    CORP 1" / "night") in the PDF."""
+    from opportunity_assets.report.render import render_pdf
+
+    name = "MCDONNELL DOUGLAS CORP"
+    report = replace(_report([]), histories=[History("mcdonnell-douglas-corp", name, [HistoryPoint(NIGHT, "STRONG",
+                                                                                                   100.0)])])
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(render_pdf(render_html(report)))
+    text = _pdf_text(pdf)
+    assert name in text
+    assert any(line.strip().endswith("1 night") for line in text.splitlines() if name in line or "night" in line)
+    assert not any(line.strip() == "night" or line.rstrip().endswith(f"{name}  1") for line in text.splitlines())

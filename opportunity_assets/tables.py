@@ -13,6 +13,7 @@ from urllib.parse import quote
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import format_score, format_value
 from opportunity_assets.notify.logic import ActItem, JudgmentItem
+from opportunity_assets.periods import Grain
 from opportunity_assets.reasons import CandidateRow
 from opportunity_assets.records import Analysis, Verification
 from opportunity_assets.text import markdown
@@ -113,16 +114,30 @@ def _candidates_table(pack: CriteriaPack, rows: Sequence[CandidateRow], more: in
          "status": None, "capped": None, **dict.fromkeys(filters), "id": None},) if more else ()))
 
 
-def quarantine_table(rows: Sequence[Mapping[str, object]]) -> Table:
-    """The night's quarantined source rows (up to `MAX_TABLE_ROWS`): the entity, the period, why, in words, and the
-    row's number in the source, as the store's `quarantine` holds them. Trial 68: the UI showed their count alone,
-    and a reader had to query the store to learn which rows and why."""
+def period_label(period: object, grain: Grain) -> str | None:
+    """A period as the pack's grain writes it (`1995` on a yearly source, `2011-08` on a monthly one), as the
+    provenance and the brief write it; text that is no date (a period the source could not read) as it is."""
+    if period is None:
+        return None
+    if isinstance(period, date):
+        return grain.label(period)
+    try:
+        return grain.label(date.fromisoformat(str(period)))
+    except ValueError:
+        return str(period)
+
+
+def quarantine_table(rows: Sequence[Mapping[str, object]], grain: Grain) -> Table:
+    """The night's quarantined source rows (up to `MAX_TABLE_ROWS`): the entity, the period (by the grain: trial 119's
+    yearly rows read `1995-01-01`), why, in words, and the row's number in the source, as the store's `quarantine`
+    holds them. Trial 68: the UI showed their count alone, and a reader had to query the store to learn which rows
+    and why."""
     shown = rows[:MAX_TABLE_ROWS - 1] if len(rows) > MAX_TABLE_ROWS else rows
     more = len(rows) - len(shown)
     columns = (("entity", "string"), ("period", "string"), ("reason", "string"), ("source_row", "int"))
     return Table(columns=columns, rows=tuple(
         {"entity": None if r.get("entity_id") is None else str(r["entity_id"]),
-         "period": None if r.get("period") is None else str(r["period"]), "reason": str(r.get("reason") or ""),
+         "period": period_label(r.get("period"), grain), "reason": str(r.get("reason") or ""),
          "source_row": _row_number(r.get("source_row"))} for r in shown) + ((
         {"entity": f"{more:,} more rows", "period": None,
          "reason": "not shown here; all are in the store: `SELECT * FROM quarantine`", "source_row": None},)

@@ -292,3 +292,36 @@ def test_the_stored_reasons_of_candidates_left_out_read_as_their_records_would(t
     with store._connect() as con:  # a store written before `candidates.reason` was
         con.execute("UPDATE candidates SET reason = NULL")
     assert read_report(store, pack, NIGHT).rows == from_records
+
+
+@pytest.mark.parametrize("score", [100.0, 99.0, 60.0, 0.0])
+def test_the_latest_score_is_labelled_inside_its_plot_even_at_the_top(score: float) -> None:
+    """Trial 119: a candidate scoring 100.0 had its label drawn above the plot's top edge, cut in half in the
+    report's small multiples and in the UI's `history` alike."""
+    import re
+
+    from opportunity_assets.report.svg import score_history
+
+    svg = score_history([HistoryPoint(date(1996, 6, 30), "STRONG", 70.0), HistoryPoint(date(1997, 6, 30), "STRONG",
+                                                                                       score)],
+                        {"strong": 65.0, "marginal": 45.0})
+    [(y, size)] = [(float(y), float(size)) for y, size, text in re.findall(
+        r'<text x="[\d.]+" y="([\d.]+)" [^>]*font-size="([\d.]+)"[^>]*>([^<]*)</text>', svg) if text == f"{score:.1f}"]
+    height = float(re.search(r'height="(\d+)"', svg).group(1))  # type: ignore[union-attr]
+    assert y - size >= 0 and y <= height - 12  # the whole label inside, above the dates' row
+
+
+def test_a_long_names_count_of_nights_is_never_split_across_lines(tmp_path: Path) -> None:
+    """Trial 119: under a long name, a history's caption broke between its count and its word ("MCDONNELL DOUGLAS
+    CORP 1" / "night") in the PDF."""
+    from opportunity_assets.report.render import render_pdf
+
+    name = "MCDONNELL DOUGLAS CORP"
+    report = replace(_report([]), histories=[History("mcdonnell-douglas-corp", name, [HistoryPoint(NIGHT, "STRONG",
+                                                                                                   100.0)])])
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(render_pdf(render_html(report)))
+    text = _pdf_text(pdf)
+    assert name in text
+    assert any(line.strip().endswith("1 night") for line in text.splitlines() if name in line or "night" in line)
+    assert not any(line.strip() == "night" or line.rstrip().endswith(f"{name}  1") for line in text.splitlines())

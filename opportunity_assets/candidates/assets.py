@@ -10,7 +10,7 @@ from opportunity_assets.check.pack import NightRefused
 from opportunity_assets.formatting import format_value
 from opportunity_assets.metadata import check_metadata, table_value
 from opportunity_assets.partitions import register_night
-from opportunity_assets.tables import candidates_table, check_failures, quarantine_table
+from opportunity_assets.tables import candidates_table, check_failures, period_label, quarantine_table
 from resources.criteria import CriteriaResource
 from resources.model import ModelResource
 from resources.source import PointInTimeSource
@@ -48,14 +48,14 @@ def build_candidates(nights: dg.PartitionsDefinition) -> dg.AssetsDefinition:
             metadata={
                 "candidates": table_value(candidates_table(pack, step.rows)),
                 "as_of": as_of.isoformat(),
-                "anchor_period": str(report.anchor_period),
+                "anchor_period": str(period_label(report.anchor_period, pack.grain)),
                 "scanned": report.scanned,
                 "failed_filters": report.failed_filters,
                 "passed_filters": report.passed_filters,
                 "capped": report.capped,
                 "went_on": report.went_on,
                 "quarantined_rows": report.quarantined,
-                "quarantine": table_value(quarantine_table(step.quarantined)),
+                "quarantine": table_value(quarantine_table(step.quarantined, pack.grain)),
                 "notes": dg.MetadataValue.md("\n".join(f"- {n}" for n in report.notes) or "none"),
                 "criteria": f"{pack.domain} ({pack.fingerprint})",
             },

@@ -99,6 +99,8 @@ class _CandidateWork:
     verify_error: RunError | None
     """The verify stage raised (an analyze raise is the pool's error record for the candidate)."""
     analysis_seconds: float
+    name: str = ""
+    """The candidate's shown name (its partitions' first metadata entry)."""
     verification_metadata: dict[str, Any] | None = None
     """The verifications partition's metadata (`_describe_verification`), with the verification."""
 
@@ -114,16 +116,17 @@ def _usage(reply: ModelReply | None, error: RunError | None) -> dict[str, Any]:
             "usd": round(reply.usd, 6)}
 
 
-def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: float,
+def _describe_analysis(pack: CriteriaPack, name: str, judged: Judged[Analysis], seconds: float,
                        earlier: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The partition's own fields first (verdict, score, inputs by their units, what is missing, red flags, its
-    score across nights), then the inputs' provenance and the calculation step by step; timing and model usage last.
-    No night totals. `earlier`: the candidate's stored analyses of earlier nights."""
+    """The candidate's shown name (its partition key holds only its id: trial 119's `1997-06-30|analogic-corp` named
+    ANALOGIC CORP nowhere), then the partition's own fields (verdict, score, inputs by their units, what is missing,
+    red flags, its score across nights), then the inputs' provenance and the calculation step by step; timing and
+    model usage last. No night totals. `earlier`: the candidate's stored analyses of earlier nights."""
     a = judged.record
     thresholds = {"strong": pack.thresholds.strong, "marginal": pack.thresholds.marginal}
-    return {"verdict": a.verdict.value,
+    return {"candidate": name, "verdict": a.verdict.value,
             "score": format_score(a.score, pack.thresholds.levels) if a.score is not None else "none",
-            "inputs": tables.rounded_inputs(pack, a),
+            "inputs": tables.bullets(f"{name}: {value}" for name, value in tables.rounded_inputs(pack, a).items()),
             **({"missing": ", ".join(a.missing)} if a.missing else {}),
             "red_flags": tables.bullets(a.red_flags),
             "history": history.history_markdown(history.points(earlier, a), thresholds),
@@ -134,13 +137,14 @@ def _describe_analysis(pack: CriteriaPack, judged: Judged[Analysis], seconds: fl
 
 def _describe_verification(pack: CriteriaPack, candidate: Candidate, analysis: Analysis, judged: Judged[Verification],
                             seconds: float) -> dict[str, Any]:
-    """Where the router's fixed rules send the candidate and why, in words (the archive's reason: `MARGINAL: score
-    65.1 below strong 70.0`); then status, failed checks, findings and the fatal assumption; then each check and
-    each sensitivity trial."""
+    """The candidate's shown name; where the router's fixed rules send it and why, in words (the archive's reason:
+    `MARGINAL: score 65.1 below strong 70.0`); then status, failed checks, findings and the fatal assumption; then
+    each check and each sensitivity trial."""
     v = judged.record
     routed = route(analysis, v)
     [row] = candidate_rows(pack, [candidate], [analysis], [v], [routed])
-    return {"routed_to": f"{routed.destination.value}: {routed.section_or_tag}", "why": row.reason,
+    return {"candidate": candidate.name, "routed_to": f"{routed.destination.value}: {routed.section_or_tag}",
+            "why": row.reason,
             "status": v.status.value, "failed_checks": ", ".join(v.failed_checks) or "none",
             "findings": tables.findings(v), "fatal_assumption": v.fatal_assumption or "none",
             "key_assumption": v.key_assumption or "none", "to_resolve": v.to_resolve or "nothing to resolve",
@@ -170,10 +174,10 @@ class NightWork:
         return {"analyses": self.analyses, "errors": [e for e in self.errors if e.node not in _VERIFY_NODES],
                 "cleared": [c for c in self.cleared if c[2] not in _VERIFY_NODES]}
 
-    def add_analysis(self, pack: CriteriaPack, key: str, judged: Judged[Analysis], seconds: float,
+    def add_analysis(self, pack: CriteriaPack, key: str, name: str, judged: Judged[Analysis], seconds: float,
                      earlier: Sequence[dict[str, Any]]) -> None:
         self.analyses.append(judged.record)
-        self.analysis_metadata[key] = _describe_analysis(pack, judged, seconds, earlier)
+        self.analysis_metadata[key] = _describe_analysis(pack, name, judged, seconds, earlier)
         self._supersede(judged.record.as_of, judged.record.candidate_id, "analyze", "analyzer_model",
                         judged.model_error)
 
@@ -225,20 +229,20 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
         analyzed = time.perf_counter()
         key = candidate_key(candidate.as_of, candidate.id)
         if judged_analysis is not None and on_record is not None:
-            on_record("analysis", key, _describe_analysis(pack, judged_analysis, analyzed - start,
+            on_record("analysis", key, _describe_analysis(pack, candidate.name, judged_analysis, analyzed - start,
                                                           earlier.get(key, [])))
         if not stages.verify or analysis is None:
-            return _CandidateWork(judged_analysis, None, None, analyzed - start)
+            return _CandidateWork(judged_analysis, None, None, analyzed - start, candidate.name)
         try:
             judged = judge_verification(model, pack, candidate, analysis, verify(pack, candidate, analysis))
         except Exception as exc:
             return _CandidateWork(judged_analysis, None, error_record(candidate.as_of, candidate.id, "verify", exc),
-                                  analyzed - start)
+                                  analyzed - start, candidate.name)
         verified = time.perf_counter()
         described = _describe_verification(pack, candidate, analysis, judged, verified - analyzed)
         if on_record is not None:
             on_record("verification", key, described)
-        return _CandidateWork(judged_analysis, judged, None, analyzed - start, described)
+        return _CandidateWork(judged_analysis, judged, None, analyzed - start, candidate.name, described)
 
     outcomes = run_bounded([(c.as_of, c.id, (c, a)) for c, a in inputs], work, node=stages.first_node,
                            max_workers=max_workers)
@@ -250,7 +254,8 @@ def run_candidates(store: ResultStore, model: ModelResource, pack: CriteriaPack,
             continue
         assert o.result is not None
         if o.result.analysis is not None:
-            night.add_analysis(pack, key, o.result.analysis, o.result.analysis_seconds, earlier.get(key, []))
+            night.add_analysis(pack, key, o.result.name, o.result.analysis, o.result.analysis_seconds,
+                               earlier.get(key, []))
         if o.result.verify_error is not None:
             night.add_error(key, o.result.verify_error, stages)
         elif o.result.verification is not None and o.result.verification_metadata is not None:

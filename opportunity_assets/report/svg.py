@@ -144,8 +144,11 @@ def score_history(points: Sequence[HistoryPoint], thresholds: Mapping[str, float
             body.append(f'<circle cx="{x(p.as_of):.1f}" cy="{y(p.score):.1f}" r="2.8" fill="{color}"/>')
     if scored:
         latest = scored[-1]
-        body.append(_text(min(x(latest.as_of), left + plot_w) - 4, y(latest.score or 0.0) - 6,
-                          format_score(latest.score or 0.0, tuple(thresholds.values())), size=9, anchor="end",
+        point, size = y(latest.score or 0.0), 9
+        # above its point, or below it where above would cross the top edge (trial 119: a 100.0 cut in half)
+        label_y = point - 6 if point - 6 - size >= 0 else point + 6 + size
+        body.append(_text(min(x(latest.as_of), left + plot_w) - 4, label_y,
+                          format_score(latest.score or 0.0, tuple(thresholds.values())), size=size, anchor="end",
                           weight="bold"))
     if first and last:
         body.append(_text(left, height - 6, first.isoformat(), size=8, fill=MUTED))

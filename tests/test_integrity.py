@@ -495,6 +495,22 @@ def test_an_outlier_against_tonights_entities_is_told_by_the_figures_move() -> N
     assert messages([1.2, 0.5, 1.236, -1.0, 2.311])[0].startswith("kaopen moved from -1 into 2017: ")
 
 
+def test_an_outlier_against_tonights_entities_is_headlined_with_its_later_periods_figure() -> None:
+    """Trial 119: the brief's data note read "institutions 40.57 in 1995 to 1996" for a finding of 0 in 1995 and
+    40.57 in 1996: a change's figure is its later period's, and it is headlined so."""
+    series = Series(periods=["1994", "1995", "1996"], values={"institutions": np.array([0.0, 0.0, 40.57])},
+                    judged_from=1, per_year=1)
+    items = Findings(series)
+    integrity._cross_section(items, integrity_spec.IntegritySpec(), "institutions",
+                             {"median": 0.0, "scale": 0.0, "count": 20.0})
+    (finding,) = items.items
+    assert integrity.headline(finding).startswith("institutions 40.57 in 1996, moved from 1995: "), \
+        integrity.headline(finding)
+    assert integrity.headline(finding).endswith(" MADs, outlier against tonight's entities")
+    assert integrity.headline(finding, blinded=True).startswith("institutions 40.57 in 0 periods back, moved from 1 "
+                                                                 "periods back: ")
+
+
 @pytest.mark.parametrize("sentinel", [-1.0, float("nan")], ids=["negative", "no-number"])
 def test_a_refused_figure_of_an_unscored_column_in_reach_is_doubted(tmp_path: Path, sentinel: float) -> None:
     """Volume, which the formula does not score, written negative (or as text) in Amarillo's latest months: the
@@ -1775,7 +1791,7 @@ def _chained(drift: float = 0.0, months: int = 0, returns_to: float = 1e-4) -> l
     millionths, a form no bare column's rounding fits (`index` on both sides). The last `months` months' index
     drifts by `drift` a month beside the returns."""
     rng = np.random.default_rng(116)
-    ret = np.round(0.04 * rng.standard_normal(120), int(round(-math.log10(returns_to))))
+    ret = np.round(0.04 * rng.standard_normal(120), round(-math.log10(returns_to)))
     index = 100.0 * np.cumprod(1 + ret)
     if months:
         index[-months:] *= (1 + drift) ** np.arange(1, months + 1)

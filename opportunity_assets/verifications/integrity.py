@@ -644,6 +644,10 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
             "entities carry alike"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
+    if finding.rule == "cross_section":  # a change: its value is the later period's (trial 119 read "institutions
+        # 40.57 in 1995 to 1996" for 0 in 1995 and 40.57 in 1996)
+        return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}, moved from {when(0)}: "
+                f"{finding.size or 0.0:.1f} MADs, {_WHAT['cross_section']}")
     value = "" if finding.value is None else f" {format_number(finding.value)}"
     where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
     if finding.size is None:

@@ -23,8 +23,10 @@ from opportunity_assets.automation.logic import (
     AS_OF_TAG,
     Materialization,
     SensorCursor,
+    TickInput,
     check_schedule,
     night_ready,
+    not_yet_briefed,
     plan_after_scans,
     plan_briefs,
     plan_notifications,
@@ -64,6 +66,14 @@ def test_records_of_unfinished_runs_wait_in_the_cursor_and_none_is_dropped() -> 
     assert SensorCursor.from_json(None) == SensorCursor()
     later = split_by_run_state(tick.cursor, [_m(12, "b", "2011-11-30")], finished_runs={"b"})
     assert [r.storage_id for r in later.ready] == [12] and later.cursor == SensorCursor(after_storage_id=12)
+
+
+def test_a_night_briefed_after_its_records_has_nothing_to_chain() -> None:
+    tick = TickInput(ready=(_m(5, "a", "2011-10-31"), _m(9, "b", "2011-11-30"), _m(12, "c", "2011-12-31")),
+                     cursor=SensorCursor(after_storage_id=12))
+    left = not_yet_briefed(tick, {date(2011, 10, 31): 7, date(2011, 11, 30): 8})
+    assert [r.partition for r in left.ready] == ["2011-11-30", "2011-12-31"]  # briefed before its scan; never
+    assert left.cursor == tick.cursor
 
 
 def test_a_scan_leads_to_one_run_over_the_nights_partitions_or_straight_to_its_brief() -> None:
@@ -200,6 +210,37 @@ def test_nights_landing_between_ticks_are_each_briefed_and_notified_once(
     assert len((tmp_path / "outbox.jsonl").read_text().splitlines()) == 3
 
 
+@pytest.mark.slow
+def test_nights_the_command_line_ran_whole_are_not_chained_again_when_the_daemon_starts(
+        tmp_path: Path, http: HttpReceiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 119: `dagster dev` started on a home where `opportunity run` had run nights launched `analyze_night`
+    and `brief_night` again for every one of them (a night's brief written 6 times): the sensors read every
+    record from the start, and a night the command line ran whole has a brief after its scan. A night whose scan
+    is newer than its brief (scanned again, or stopped before its brief) is chained as before."""
+    from opportunity_assets.cli import main
+
+    pack, settings = _files(tmp_path, http)
+    store, home = tmp_path / "results.duckdb", tmp_path / "dagster_home"
+    for night in (OCT, NOV):
+        assert main(["run", "--as-of", night.isoformat(), "--criteria", pack, "--store", str(store),
+                     "--dagster-home", str(home), "--settings", settings]) == 0
+    sent = len(http.bodies("/hook"))
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    instance = dg.DagsterInstance.get()
+    defs = build_definitions(criteria_path=pack, store_path=str(store), settings_path=settings)
+    daemon = InProcessDaemon(defs, instance, tmp_path / "cursors.json")
+    assert daemon.run_until_quiet() == 0
+    briefs = instance.fetch_materializations(dg.AssetKey("brief"), limit=100).records
+    assert Counter(r.partition_key for r in briefs) == {OCT.isoformat(): 1, NOV.isoformat(): 1}
+    assert len(http.bodies("/hook")) == sent
+
+    assert defs.resolve_job_def("scan_night").execute_in_process(  # scanned again from the UI: chained again
+        instance=instance, partition_key=NOV.isoformat(), run_config=QUIET).success
+    daemon.run_until_quiet()
+    assert Counter(run.job_name for run in daemon.launched) == {"analyze_night": 1, "brief_night": 1}
+    assert len(http.bodies("/hook")) == sent
+
+
 def test_a_failed_blocking_check_stops_the_night_at_that_step(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan sensor on stand-in assets: a night whose scan failed `filters_hold` gets no next run."""
@@ -275,7 +316,7 @@ def test_under_the_daemon_a_brief_waits_for_the_night_before_still_running(
     assert defs.resolve_job_def("brief_night").execute_in_process(
         instance=instance, partition_key=OCT.isoformat(), run_config=QUIET).success
     requested, _ = _requested(after_verifications, defs, instance, cursor)
-    assert sorted(r.partition_key for r in requested) == [OCT.isoformat(), NOV.isoformat()]
+    assert [r.partition_key for r in requested] == [NOV.isoformat()]  # October briefed after its verifications
     assert defs.resolve_job_def("brief_night").execute_in_process(
         instance=instance, partition_key=NOV.isoformat(), run_config=QUIET).success
     loaded, store = nights.resources_of(defs)

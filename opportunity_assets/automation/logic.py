@@ -90,6 +90,15 @@ def hold(tick: TickInput, nights: Collection[date]) -> TickInput:
                                          waiting=tuple(sorted({*tick.cursor.waiting, *held}))))
 
 
+def not_yet_briefed(tick: TickInput, briefed: Mapping[date, int]) -> TickInput:
+    """`tick` without the records of a night briefed after them (`briefed`: each night's latest brief record's
+    storage id): a night the command line ran whole, scan to brief, has nothing left to chain when the daemon
+    starts and reads every record from the start (trial 119: each such night analyzed and briefed again). A scan
+    newer than its night's brief (scanned again, or stopped before its brief) is chained as before. The records
+    dropped are read: the cursor keeps its place."""
+    return TickInput(ready=tuple(r for r in tick.ready if briefed.get(r.as_of, 0) < r.storage_id), cursor=tick.cursor)
+
+
 @dataclass(frozen=True)
 class PlannedRun:
     """A run request, before it becomes a `dagster.RunRequest`."""

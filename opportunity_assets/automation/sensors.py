@@ -24,6 +24,7 @@ from opportunity_assets.automation.logic import (
     TickInput,
     hold,
     night_ready,
+    not_yet_briefed,
     plan_after_scans,
     plan_briefs,
     plan_notifications,
@@ -93,6 +94,21 @@ def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey)
     return TickInput(ready=tuple(r for r in tick.ready if r.run_id not in blocked), cursor=tick.cursor)
 
 
+def briefed_nights(context: dg.SensorEvaluationContext, tick: TickInput) -> TickInput:
+    """`tick` less the records of nights briefed after them (`logic.not_yet_briefed`), said in the sensor's log."""
+    briefed = {}
+    for as_of in sorted({r.as_of for r in tick.ready}):
+        latest = context.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("brief"), asset_partitions=[as_of.isoformat()]),
+            limit=1, ascending=False).records
+        if latest:
+            briefed[as_of] = latest[0].storage_id
+    left = not_yet_briefed(tick, briefed)
+    for as_of in sorted({r.as_of for r in tick.ready} - {r.as_of for r in left.ready}):
+        context.log.info(f"{as_of}: briefed after these records already (a night run whole): nothing to chain")
+    return left
+
+
 def hold_briefs(context: dg.SensorEvaluationContext, criteria: CriteriaResource, store: ResultStore, tick: TickInput,
                 nights: Collection[date], wait: timedelta) -> TickInput:
     """`tick` with the records of those `nights` whose brief must wait for an earlier night with a run in flight
@@ -144,7 +160,7 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
                            "when no candidate went on).")
     def chain_after_scan(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
                          store: ResultStore) -> dg.SensorResult:
-        tick = read_chain_tick(context, dg.AssetKey("candidates"))
+        tick = briefed_nights(context, read_chain_tick(context, dg.AssetKey("candidates")))
         registered = context.instance.get_dynamic_partitions(CANDIDATE_PARTITIONS) if tick.ready else []
         keys = {record.as_of: keys_of_night(registered, record.as_of) for record in tick.ready}
         tick = hold_briefs(context, criteria, store, tick, {d for d, k in keys.items() if not k}, earlier_night_wait)
@@ -158,7 +174,7 @@ def build_chain_sensors(*, per_candidate_job: Job, brief_job: Job, notify_job: J
                            "record in the store.")
     def chain_after_verifications(context: dg.SensorEvaluationContext, criteria: CriteriaResource,
                                   store: ResultStore) -> dg.SensorResult:
-        tick = read_chain_tick(context, dg.AssetKey("verifications"))
+        tick = briefed_nights(context, read_chain_tick(context, dg.AssetKey("verifications")))
 
         def whole(domain: str, as_of: date) -> bool:
             going_on = [c.id for c in store.candidates(domain, as_of, went_on_only=True)]

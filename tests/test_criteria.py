@@ -985,3 +985,26 @@ def test_a_text_data_file_given_as_the_pack_says_what_it_got(tmp_path: Path, nam
     message = str(caught.value)
     assert f"got {said}" in message and "a data file is named by the pack's `source.path`" in message, message
     assert "not valid YAML" not in message and "document start" not in message, message
+
+
+@pytest.mark.parametrize(("first", "second", "key", "name"), [("counties", "counties", "join.1.table", "counties"),
+                                                              ("t", "wages", "join.0.table", "t"),
+                                                              ("wages", "T", "join.1.table", "T")])
+def test_two_tables_of_one_name_are_refused_at_load(tmp_path: Path, first: str, second: str, key: str,
+                                                     name: str) -> None:
+    """Trial 118: a second join copied from the first, `table: counties` kept for the wages' JSON Lines, was taken
+    with no word: the provenance and quarantine of one table named the other. A table's name is unique across the
+    source and its joins (the main source's, `t` here, defaults to its file's name), case aside."""
+    from tests.test_shapes import _csv, _pack
+
+    _csv(tmp_path / "p.csv", ["id", "month", "sales"], [["a", f"2017-{m:02d}", m] for m in range(1, 13)])
+    _csv(tmp_path / "c.csv", ["id", "share"], [["a", 0.5]])
+    _csv(tmp_path / "w.csv", ["id", "month", "wage"], [["a", f"2017-{m:02d}", m] for m in range(1, 13)])
+    joins = [{"table": first, "path": "c.csv", "entity_id": "id", "shape": "snapshot", "known_at": "2017-01-01",
+              "columns": ["share"]},
+             {"table": second, "path": "w.csv", "entity_id": "id", "period_column": "month", "columns": ["wage"]}]
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"], "join": joins},
+              {"level_now": {"agg": "last", "column": "wage", "window": [0, 0]}})
+    message = str(caught.value)
+    assert f"key `source.{key}`: got {name!r}" in message and "table names unique" in message, message

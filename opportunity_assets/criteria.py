@@ -1097,6 +1097,22 @@ def _yaml_meant(missing: Path) -> str:
     return f"; did you mean {str(missing.with_name(close[0]))!r}?" if close else ""
 
 
+_TEXT_DATA = {".csv": "a CSV file", ".tsv": "a CSV file", ".jsonl": "a JSON Lines file",
+              ".ndjson": "a JSON Lines file"}
+"""Extensions of text data files, by what they are (a `.gz` after them aside)."""
+
+
+def _text_data_file(path: Path, kind: str, error: type[ValueError]) -> None:
+    """Raise for a CSV or JSON Lines file given as the pack, once it reads as no mapping (trial 118: the data given
+    to `--criteria` was "not valid YAML (line 135, column 6, 'Notes:' ...)" of its notes below the table, "got a
+    text", or "expected '<document start>', but found '{'": YAML's words of a file that is no YAML)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    suffix = suffixes[-2] if len(suffixes) > 1 and suffixes[-1] == ".gz" else (suffixes[-1] if suffixes else "")
+    if kind == "criteria" and suffix in _TEXT_DATA:
+        raise error(f"{kind} file {path}: got {_TEXT_DATA[suffix]} (its extension {suffix}), not a criteria pack; "
+                    "expected the YAML file (a data file is named by the pack's `source.path`)")
+
+
 def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[str, Any]:
     """A YAML file that must hold a mapping; `error` names the file (`kind file PATH: …`) and the problem."""
     if path.is_dir():  # (trial 105: a pack's folder was told "not found")
@@ -1114,8 +1130,10 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
             raise error(f"{kind} file {path}: got {binary}, not YAML text; expected the YAML file{data}") from None
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
+        _text_data_file(path, kind, error)
         raise error(f"{kind} file {path}: not valid YAML ({yaml_problem(exc)})") from None
     if not isinstance(raw, dict):  # (in words: trial 30's empty pack was told "got NoneType", Python's class name)
+        _text_data_file(path, kind, error)
         got = "nothing (an empty file, or only comments)" if raw is None else _yaml_kind(raw)
         raise error(f"{kind} file {path}: got {got}; expected a mapping of keys, one `key: value` a line")
     return raw

@@ -6007,3 +6007,15 @@ def test_serial_dates_with_notes_below_them_are_named_with_the_format_that_reads
     said = ("'days since 1899-12-30' parses them", "the other 2 are no dates (",
             "'Source: IMF primary commodity prices'", "rows a `where` keeps out")
     assert any(all(part in p for part in said) for p in problems), problems
+
+
+def test_iso_timestamps_with_a_space_before_their_offset_are_named_their_pattern() -> None:
+    """Trial 118: IST timestamps with fractional seconds and a space before the offset,
+    `2024-03-01T08:15:30.250 +05:30`, were told "expected a strptime pattern ... (e.g. '%b-%Y' for Mar-2018)",
+    though the README says check names the pattern that fits; DuckDB's `%f` reads the milliseconds, `%z` the offset."""
+    from opportunity_assets.check.patterns import suggested_pattern
+
+    assert suggested_pattern(["2024-03-01T08:15:30.250 +05:30", "2024-03-02T20:18:30.250 +05:30"]) == \
+        "; '%Y-%m-%dT%H:%M:%S.%f %z' parses them"
+    assert suggested_pattern(["2024-03-01 08:15:30.250 +05:30"]) == "; '%Y-%m-%d %H:%M:%S.%f %z' parses them"
+    assert suggested_pattern(["2024-03-01T08:15:30 +05:30"]) == "; '%Y-%m-%dT%H:%M:%S %z' parses them"

@@ -966,3 +966,45 @@ def test_the_automation_settings_given_as_the_pack_are_told_so(tmp_path: Path) -
         load_criteria(path)
     assert str(caught.value) == f"criteria file {path}: got the automation settings (its keys `schedule`, " \
         "`sensors`): expected a criteria pack (`domain`, `source`, `metrics`, ...); settings go to `--settings`"
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("theoph.csv", 'at,id,name\n2024-03-01,1,"Subject 1, 79.6 kg"\n\nNotes:\nSource: R datasets\n', "a CSV file"),
+    ("theoph.csv", "at,id,conc\n2024-03-01,1,0.74\n", "a CSV file"),
+    ("wages.jsonl", '{"county": 1, "year": 81}\n{"county": 1, "year": 82}\n', "a JSON Lines file"),
+])
+def test_a_text_data_file_given_as_the_pack_says_what_it_got(tmp_path: Path, name: str, text: str,
+                                                             said: str) -> None:
+    """Trial 118: `check --criteria theoph.csv` (the data, not the pack) was told "not valid YAML (line 135, column
+    6, 'Notes:' ...)" of its notes below the table, or "got a text", and a JSON Lines file "expected '<document
+    start>', but found '{'": YAML's words of a file that is no YAML. Now what was given, and where the data goes, as
+    a Parquet file or a workbook are told."""
+    (tmp_path / name).write_text(text)
+    with pytest.raises(CriteriaError) as caught:
+        load_criteria(tmp_path / name)
+    message = str(caught.value)
+    assert f"got {said}" in message and "a data file is named by the pack's `source.path`" in message, message
+    assert "not valid YAML" not in message and "document start" not in message, message
+
+
+@pytest.mark.parametrize(("first", "second", "key", "name"), [("counties", "counties", "join.1.table", "counties"),
+                                                              ("t", "wages", "join.0.table", "t"),
+                                                              ("wages", "T", "join.1.table", "T")])
+def test_two_tables_of_one_name_are_refused_at_load(tmp_path: Path, first: str, second: str, key: str,
+                                                     name: str) -> None:
+    """Trial 118: a second join copied from the first, `table: counties` kept for the wages' JSON Lines, was taken
+    with no word: the provenance and quarantine of one table named the other. A table's name is unique across the
+    source and its joins (the main source's, `t` here, defaults to its file's name), case aside."""
+    from tests.test_shapes import _csv, _pack
+
+    _csv(tmp_path / "p.csv", ["id", "month", "sales"], [["a", f"2017-{m:02d}", m] for m in range(1, 13)])
+    _csv(tmp_path / "c.csv", ["id", "share"], [["a", 0.5]])
+    _csv(tmp_path / "w.csv", ["id", "month", "wage"], [["a", f"2017-{m:02d}", m] for m in range(1, 13)])
+    joins = [{"table": first, "path": "c.csv", "entity_id": "id", "shape": "snapshot", "known_at": "2017-01-01",
+              "columns": ["share"]},
+             {"table": second, "path": "w.csv", "entity_id": "id", "period_column": "month", "columns": ["wage"]}]
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"], "join": joins},
+              {"level_now": {"agg": "last", "column": "wage", "window": [0, 0]}})
+    message = str(caught.value)
+    assert f"key `source.{key}`: got {name!r}" in message and "table names unique" in message, message

@@ -288,3 +288,21 @@ def test_a_main_row_refused_whole_leaves_a_joined_tables_figures_of_its_period_k
     (found,), _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
                        snapshot.quarantined)
     assert found.metrics["pop_3m"] is None, found.metrics
+
+
+def test_a_footnote_line_below_the_table_is_no_candidate(tmp_path: Path) -> None:
+    """Trial 118: a note below a CSV's table, `Source: Boeckmann, Sheiner and Beal (1994), NONMEM Users Guide`,
+    split at its commas, was quarantined (a wrong field count, no period) and check said it "blanks no metric", yet
+    its second field, 'Sheiner and Beal (1994)', was scanned as a candidate, passed the filters UNCLEAR and was
+    archived a data gap beside the real subjects. A refused line of no period makes no entity of its own: no night
+    reads it (check says so) until its period is mended."""
+    lines = ["id,month,sales"] + [f"{e},2017-{m:02d},{m}" for e in ("a", "b") for m in range(1, 13)]
+    lines += ["", "Notes:", "Source: Boeckmann, Sheiner and Beal (1994), a guide", "\"Made up, in part.\""]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"]},
+                 {"level_now": {"agg": "last", "column": "sales", "window": [0, 0]}})
+    snapshot = read_snapshot(pack, date(2018, 1, 31), today=TODAY)
+    assert snapshot.quarantined.height >= 2, "the notes are quarantined"
+    found, _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert sorted(c.name for c in found) == ["a", "b"], [c.name for c in found]

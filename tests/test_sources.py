@@ -1906,3 +1906,42 @@ def test_a_few_rows_of_a_year_column_written_otherwise_name_the_key_and_what_the
             f"{fields[2]}'), its period unparseable: expected a whole year (1963, or 1963.0) as the rest write it: "
             "mend it in the source") in facts, facts
     assert any(f.startswith("1 quarantined row has no period (source row 4 of ") for f in facts), facts
+
+
+@pytest.mark.parametrize("cell", ['Subject 1, 79.6 kg', '08:15:30,250'])
+def test_every_line_a_field_too_many_is_said_so_not_an_empty_file(tmp_path: Path, cell: str) -> None:
+    """Trial 118: a CSV whose names hold a comma unquoted (`Subject 1, 79.6 kg`), or whose timestamps write their
+    fractional seconds after a comma, has every line one field wider than its header, each quarantined: check said
+    "has no rows (a header, or a table, and nothing in it)" of a file of 24 rows. Now it says every line is refused
+    for its field count, with the first, and the likely cause: a field holding the delimiter unquoted."""
+    from opportunity_assets.check.pack import check_pack
+    from tests.test_shapes import _pack
+
+    lines = ["id,name,month,sales"] + [f"{e},{cell},2017-{m:02d},{m}" for e in ("a", "b") for m in range(1, 13)]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "p.csv", "entity_id": "id", "entity_name": "name", "period_column": "month",
+                            "columns": ["sales"]}, {"level_now": {"agg": "last", "column": "sales", "window": [0, 0]}})
+    report = check_pack(pack, as_of=date(2018, 1, 31))
+    problem = report.problems[0]
+    assert "nothing in it" not in problem, report.problems
+    assert problem.startswith("key `source.path`: ") and "24 lines" in problem and "5 fields, expected 4" in problem \
+        and "unquoted" in problem and "line 2" in problem, problem
+
+
+def test_a_joined_tables_numeric_where_keeping_no_row_names_the_unit_not_text(tmp_path: Path) -> None:
+    """Trial 118: a joined table's `where: [{column: year, op: '>=', value: 1983}]` over years written `81`..`87`
+    kept no row and was told "(values are compared as trimmed text, case and all)", of a numeric comparison; the
+    main source's says the unit of its bound. Now the join's does too."""
+    from opportunity_assets.check.pack import check_pack
+    from tests.test_shapes import _csv, _pack
+
+    _csv(tmp_path / "p.csv", ["id", "month", "sales"], [[e, f"2017-{m:02d}", m] for e in "ab" for m in range(1, 13)])
+    _csv(tmp_path / "w.csv", ["id", "month", "yy", "wage"],
+         [[e, f"2017-{m:02d}", 17, 100 + m] for e in "ab" for m in range(1, 13)])
+    pack = _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"],
+                            "join": [{"table": "wages", "path": "w.csv", "entity_id": "id", "period_column": "month",
+                                      "columns": ["wage"], "where": [{"column": "yy", "op": ">=", "value": 2017}]}]},
+                 {"level_now": {"agg": "last", "column": "wage", "window": [0, 0]}})
+    problems = [p for p in check_pack(pack, as_of=date(2018, 1, 31)).problems if "source.join.0.where" in p]
+    assert problems and "trimmed text" not in problems[0], problems
+    assert problems[0].endswith("(numbers compared by `op`: is each `value` in the column's own unit?)"), problems

@@ -310,8 +310,11 @@ def join_unmatched(pack: CriteriaPack, index: int, night: date, table: TableFact
         if text_compared := text_compared_with_numbers(pack, within, joined, table):
             return text_compared[0]
         conditions = [w.model_dump(by_alias=True, exclude_none=True) for w in joined.where]
+        compared = "values are compared as trimmed text, case and all"
+        if all(w.op is not None for w in joined.where):  # (trial 118: `year >= 1983` over `81`..`87`, told text)
+            compared = "numbers compared by `op`: is each `value` in the column's own unit?"
         return (f"key `{within}.where`: got {conditions}; it keeps none of the {table.rows} rows of {where}: "
-                "expected conditions some rows meet (values are compared as trimmed text, case and all)")
+                f"expected conditions some rows meet ({compared})")
     if joined.published_column and table.dated and not table.published:
         return not_publication_dates(pack, within, table.dated)
     if not table.dated:

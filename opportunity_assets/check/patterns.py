@@ -115,11 +115,13 @@ _PATTERNS = ("%m/%d/%Y", "%d/%m/%Y", "%m/%d/%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "
              "%Y%m", "%b-%Y", "%b %Y", "%B %Y", "%b-%y", "%b %y", "%Y-%b", "%Y %b", "%d-%b-%Y", "%d-%b-%y",
              "%d %b %Y", "%d %B %Y", "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y",
              "%a %b %d %H:%M:%S %z %Y", "%a, %d %b %Y %H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S %z",
+             "%Y-%m-%dT%H:%M:%S %z", "%Y-%m-%d %H:%M:%S.%f %z", "%Y-%m-%dT%H:%M:%S.%f %z",
              "%Y-%m-%d %H:%M:%S %Z", "W%V %G", "W%V-%G", "W%V/%G", UNIX_TIME, "unix_ms", "unix_us", "unix_ns")
 """Common ways a date is written, tried in this order on the values a period pattern does not parse: the first
 that parses them all is suggested (month-first before day-first: a value that tells them apart decides). Twitter's
 API writes `created_at` as `Wed Dec 23 17:38:18 +0000 2009`; an ISO week written week first, `W26 1987`, is read
-only by a pattern (the year first, `1987 W26`, is read without one)."""
+only by a pattern (the year first, `1987 W26`, is read without one). Trial 118: an offset after a space,
+`2024-03-01T08:15:30.250 +05:30`, is no ISO timestamp; `%f` reads its fraction of a second, 1 to 6 digits."""
 
 
 def _serial_day(value: str) -> datetime | None:

@@ -198,6 +198,17 @@ _DECODED_CHUNK = 1 << 24
 whole, nor its text beside its bytes."""
 
 
+def read_line(path: str | Path, number: int, limit: int = 80) -> str:
+    """The file's physical line `number` (from 1), decoded as UTF-8 (bad bytes replaced), cut to `limit`
+    characters: a refused line quoted in a message. An empty string past the file's end."""
+    with opened_bytes(path) as f:
+        for i, raw in enumerate(f, start=1):
+            if i == number:
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                return text if len(text) <= limit else text[:limit - 3] + "..."
+    return ""
+
+
 def not_utf8_lines(path: str | Path) -> list[int]:
     """The file's lines (from 1) that are not UTF-8 text (a reader takes them as Windows-1252). A file that is
     UTF-8 throughout, nearly every file, is decoded in C, 16 MB of whole lines at a time (0.1 s for 2M lines, not

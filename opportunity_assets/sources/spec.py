@@ -1045,6 +1045,15 @@ class SourceSpec(_Spec):
                 said = "" if first == name else f", case aside ({name!r} is `{first}` of `source.{where}` to the query)"
                 raise _problem(key, name, f"column names unique across the source and its joins{said}")
             seen[name.casefold()] = (key, name)
+        tables: dict[str, str] = {}  # (trial 118: a join copied from another kept its `table`, and named the other)
+        for key, name in [("table", self.table), *((f"join.{i}.table", j.table) for i, j in enumerate(self.join))]:
+            if name is None:
+                continue
+            if name.casefold() in tables:
+                raise _problem(key, name, f"table names unique across the source and its joins (`source."
+                               f"{tables[name.casefold()]}` is {name!r} too, case aside): each names its rows' "
+                               "provenance and quarantine")
+            tables[name.casefold()] = key
         # what a cell of is read as a number: the panel's columns, or the event columns an aggregate sums, averages
         # or takes the least or greatest of (an aggregate's own name is no cell: a count, a share)
         numeric = set(self.columns) if self.shape != "events" else \

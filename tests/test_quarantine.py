@@ -306,3 +306,20 @@ def test_a_footnote_line_below_the_table_is_no_candidate(tmp_path: Path) -> None
     found, _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
                     snapshot.quarantined)
     assert sorted(c.name for c in found) == ["a", "b"], [c.name for c in found]
+
+
+def test_an_entity_whose_every_row_is_misdated_is_still_a_candidate(tmp_path: Path) -> None:
+    """Seed 000 (include the candidate, flag the filter UNCLEAR) beside trial 118's footnote: a note line is refused
+    for its shape, and makes no entity; a well-formed row whose period does not parse is its entity's, and a market
+    whose every row is dated `2017-13` is still a candidate, named, its metric a gap."""
+    lines = ["id,month,sales"] + [f"a,2017-{m:02d},{m}" for m in range(1, 13)] + [f"b,2017-13,{m}" for m in range(3)]
+    lines += ["Source: a survey, by hand, in part"]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    pack = _pack(tmp_path, {"path": "p.csv", "period_column": "month", "columns": ["sales"]},
+                 {"level_now": {"agg": "last", "column": "sales", "window": [0, 0]}})
+    snapshot = read_snapshot(pack, date(2018, 1, 31), today=TODAY)
+    found, _ = scan(pack, date(2018, 1, 31), snapshot.anchor_period, snapshot.metrics, snapshot.history,
+                    snapshot.quarantined)
+    assert sorted(c.name for c in found) == ["a", "b"], [c.name for c in found]
+    (b,) = [c for c in found if c.name == "b"]
+    assert b.metrics["level_now"] is None

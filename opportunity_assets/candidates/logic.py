@@ -307,12 +307,14 @@ def _refused_whole(pack: CriteriaPack, metrics: pl.DataFrame, bad_rows: list[dic
     two states whose every row was a duplicated key were gone from the night, 46 entities scanned of check's 48).
     A joined table's refused rows make no entity of their own (its ids may be ones the source has none of), nor
     does a row refused for its id itself (longer than `MAX_NAME`: no candidate's id or partition key can hold it),
-    nor a row of no period (trial 118: a note below a CSV's table, split at its commas, was a candidate named by its
-    second field, where check said it blanks no metric and no night reads it until its period is mended)."""
+    nor a lone line of no period (trial 118: a note below a CSV's table, split at its commas, was a candidate named
+    by its second field). Two or more rows of one key are an entity's, dated or not: a market whose every row is
+    dated `2017-13` is still a candidate, UNCLEAR."""
     joined = tuple(f"{join_label(pack, j)}: " for j in pack.source.join)
     known = set(metrics["entity_id"].to_list())
+    rows = Counter(str(r["entity_id"]) for r in bad_rows if r.get("entity_id"))
     return sorted({str(r["entity_id"]) for r in bad_rows if r.get("entity_id") and str(r["entity_id"]) not in known
-                   and r.get("period") is not None
+                   and (r.get("period") is not None or rows[str(r["entity_id"])] > 1)
                    and len(str(r["entity_id"])) <= MAX_NAME and not str(r.get("reason") or "").startswith(
                        (ID_TOO_LONG, *joined))})
 

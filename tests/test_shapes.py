@@ -1903,6 +1903,10 @@ def test_a_count_from_a_first_moment_is_read_in_its_unit_and_a_malformed_one_nam
     in_hours = _pack(tmp_path, {**source, "path": hours, "period_format": "hours since 2020-02-29 00:00"},
                      {"level_now": {"agg": "sum", "column": "level"}})
     assert sorted((period, value) for period, _, value in _history(in_hours, date(2020, 4, 19), "a")) == by_week
+    for written in ("day since 2020-02-29", "Days since 2020-02-29", "d since 2020-02-29"):  # (trial 117: told "no
+        # fixed length or is none" for a unit CF and udunits write so)
+        spelt = _pack(tmp_path, {**source, "period_format": written}, {"level_now": {"agg": "sum", "column": "level"}})
+        assert sorted((period, value) for period, _, value in _history(spelt, date(2020, 4, 19), "a")) == by_week
     # trial 102: a count of months (`trend`, 1 = January 1993) was told no way to read it: a DuckDB query's, now
     for written, said in (("months since 2020-01-01", "expected a count's unit, one of ['seconds', 'minutes', "
                            "'hours', 'days', 'weeks'], as 'days since 2020-02-29' (`months` have no fixed length): a "

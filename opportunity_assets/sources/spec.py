@@ -405,6 +405,15 @@ month's (k/12) and quarter's (k/4) index falls in its own period whatever the ex
 SINCE_UNITS: dict[str, int] = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400, "weeks": 604800}
 """The units a count from a first moment may be in, and their seconds (fixed lengths only: a month has none)."""
 _SINCE = re.compile(r"(\w+) since (.+)")
+_UNIT_NAMES = {**{unit: unit for unit in SINCE_UNITS}, **{unit[:-1]: unit for unit in SINCE_UNITS},
+               "s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes", "mins": "minutes",
+               "h": "hours", "hr": "hours", "hrs": "hours", "d": "days"}
+"""A count's unit as CF and udunits also write it (any case, singular, `hr`, `d`: trial 117's `'day since ...'`)."""
+
+
+def _unit(written: str) -> str:
+    """The count's unit of `SINCE_UNITS` a pattern's first word names, or the word itself where it names none."""
+    return _UNIT_NAMES.get(written.lower(), written)
 
 
 def since(pattern: str) -> tuple[int, datetime] | None:
@@ -412,13 +421,13 @@ def since(pattern: str) -> tuple[int, datetime] | None:
     2020-02-29'`, `'hours since 1970-01-01 00:00'`): the count's seconds per unit and the moment of 0 (day 1 is
     2020-03-01 there); None for another pattern or a malformed one (`since_problem` says why)."""
     found = _SINCE.fullmatch(pattern.strip())
-    if found is None or found[1] not in SINCE_UNITS:
+    if found is None or _unit(found[1]) not in SINCE_UNITS:
         return None
     try:
         origin = datetime.fromisoformat(found[2].strip())
     except ValueError:
         return None
-    return (SINCE_UNITS[found[1]], origin) if origin.tzinfo is None else None
+    return (SINCE_UNITS[_unit(found[1])], origin) if origin.tzinfo is None else None
 
 
 def since_problem(pattern: str) -> str | None:
@@ -427,12 +436,12 @@ def since_problem(pattern: str) -> str | None:
     found = _SINCE.fullmatch(pattern.strip())
     if found is None or since(pattern) is not None:
         return None
-    if found[1].rstrip("s") in ("month", "quarter", "year"):  # (trial 102: `trend`, months from January 1993)
+    if found[1].lower().rstrip("s") in ("month", "quarter", "year"):  # (trial 102: `trend`, months from January 1993)
         return (f"a count's unit, one of {list(SINCE_UNITS)}, as 'days since 2020-02-29' (`{found[1]}` have no fixed "
                 "length): a count of months is dated by a DuckDB `query` adding them to the first month, `format: "
                 "duckdb` with `query: \"SELECT *, DATE '2019-12-01' + to_months(CAST(n AS INTEGER)) AS month FROM "
                 "'file.csv'\"` and `period_column: month` (`to_quarters`, `to_years` likewise)")
-    if found[1] not in SINCE_UNITS:
+    if _unit(found[1]) not in SINCE_UNITS:
         return (f"a count's unit, one of {list(SINCE_UNITS)} (`{found[1]}` has no fixed length or is none), as "
                 "'days since 2020-02-29'")
     return (f"the first moment as an ISO date or time with no zone ({found[2].strip()!r} is none), as 'days since "

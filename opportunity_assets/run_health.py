@@ -89,6 +89,16 @@ def process_alive(pid: int, started_by: datetime | None = None) -> bool:
     return True
 
 
+def chained_by_its_process(run: dg.DagsterRun, host: str | None = None) -> bool:
+    """Whether the run was executed in-process by an `opportunity` command (`process_tags`) still alive on this
+    host: that command runs the rest of its night itself (`night.run_night`), so the daemon's sensors leave the
+    run's records to it while it lives, and chain them if it dies before the night's brief."""
+    if PID_TAG not in run.tags or run.tags.get(HOST_TAG) != (host or socket.gethostname()):
+        return False
+    pid = run.tags.get(PID_TAG, "")
+    return pid.isdigit() and process_alive(int(pid))
+
+
 def _started_by(instance: dg.DagsterInstance, run_id: str, process: RunProcess) -> datetime | None:
     """The latest moment the run's own process can have started: when a launched worker logged its pid (a worker
     still STARTING has no start time yet, and one launched from the queue starts long after the run was created:

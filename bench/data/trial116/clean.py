@@ -11,7 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import judged, night_fates  # noqa: E402
+from bench.planted import clean_picks  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 from opportunity_assets.night import nights_between  # noqa: E402
 
@@ -20,24 +20,7 @@ NIGHTS = nights_between(date(1991, 1, 31), date(1992, 2, 29), "month-end")
 
 
 if __name__ == "__main__":
-    picks = doubted = 0
-    listed = []
-    for as_of in NIGHTS:
-        fates = night_fates(PACK, as_of)
-        strong = sorted(c for c, f in fates.items() if f.quiet_section == "act_on_these")
-        print(as_of, "act-on (quiet):", strong, " sections:", {c: f.section for c, f in fates.items()
-                                                               if f.section != "archive" and f.section[:3] != "not"})
-        for cid in strong:
-            picks += 1
-            listed.append((cid, as_of.year * 12 + as_of.month - 2))  # the latest month (lag 5 days)
-            f = fates[cid]
-            if f.section != "act_on_these":
-                doubted += 1
-                a, v = judged(PACK, as_of, cid)
-                print(f"   DOUBTED {cid} -> {f.section} by {f.rules}")
-                for x in v.data_findings:
-                    if x.effect != "note":
-                        print("      ", x.rule, x.effect, ":", getattr(x, "message", x))
-    print(f"false doubt {doubted} of {picks}")
-    Path("/tmp/t116").mkdir(exist_ok=True)
-    Path("/tmp/t116/clean_picks.json").write_text(json.dumps(listed))
+    picks, doubted = clean_picks(PACK, NIGHTS)
+    print(f"false doubt {doubted['']} of {len(picks)}")
+    Path("/tmp/t116").mkdir(exist_ok=True)  # each pick's latest month (lag 5 days)
+    Path("/tmp/t116/clean_picks.json").write_text(json.dumps([(c, n.year * 12 + n.month - 2) for c, n in picks]))

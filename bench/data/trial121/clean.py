@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import judged, night_fates  # noqa: E402
+from bench.planted import clean_picks  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK_FILE = os.environ.get("PACK_FILE", "road_safety.yaml")
@@ -45,27 +44,8 @@ _instrument()
 
 
 if __name__ == "__main__":
-    picks = doubted = 0
-    by_rule: Counter = Counter()
-    listed = []
-    for as_of in NIGHTS:
-        CURRENT[0] = as_of
-        fates = night_fates(PACK, as_of)
-        strong = sorted(c for c, f in fates.items() if f.quiet_section == "act_on_these")
-        print(as_of, "act-on (quiet):", strong, flush=True)
-        for cid in strong:
-            picks += 1
-            listed.append((cid, as_of.isoformat()))
-            f = fates[cid]
-            if f.section != "act_on_these":
-                doubted += 1
-                by_rule.update(f.rules)
-                a, v = judged(PACK, as_of, cid)
-                print(f"   DOUBTED {cid} -> {f.section} by {f.rules}")
-                for x in v.data_findings:
-                    if x.effect != "note":
-                        print("      ", x.rule, x.effect, ":", getattr(x, "message", x))
-    print(f"false doubt {doubted} of {picks}; by rule {dict(by_rule)}")
+    picks, doubted = clean_picks(PACK, NIGHTS, sections=False, on_night=lambda night: CURRENT.__setitem__(0, night))
+    print(f"false doubt {doubted.pop('')} of {len(picks)}; by rule {dict(doubted)}")
     calls = sum(len(v) for v in TIGHT.values())
     fits = [f for v in TIGHT.values() for f, _ in v if f is not None]
     print(f"exact.tight called {calls} times (entity-nights judged by the identity without an exact fit), "
@@ -73,4 +53,4 @@ if __name__ == "__main__":
           [round(300 * float(np.quantile([f.bound for f in fits], q)), 3) for q in (0.1, 0.5, 0.9, 1.0)]
           if fits else [])
     Path("/tmp/t121").mkdir(exist_ok=True)
-    Path(f"/tmp/t121/clean_picks_{PACK_FILE}.json").write_text(json.dumps(listed))
+    Path(f"/tmp/t121/clean_picks_{PACK_FILE}.json").write_text(json.dumps([(c, n.isoformat()) for c, n in picks]))

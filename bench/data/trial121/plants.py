@@ -18,7 +18,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import night_fates, with_source  # noqa: E402
+from bench.planted import night_fates, print_tally, with_source  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK_FILE = os.environ.get("PACK_FILE", "road_safety.yaml")
@@ -135,15 +135,7 @@ def main() -> None:
                                 misses.append((kind, mag, label, ent, brk, str(as_of), a, clean_fate[(ent, as_of)]))
                                 print(f"  MISSED {kind} {mag} [{label}] in {ent} from {brk} on {as_of} (+{a});"
                                       f" clean: {clean_fate[(ent, as_of)]}", flush=True)
-    print("\n| kind | magnitude | plant-nights | clean act-on | act-on without checks | act-on | rules (nights) |")
-    print("|---|---|---:|---:|---:|---:|---|")
-    for (kind, mag), t in tally.items():
-        rules = ", ".join(f"{r[5:] or '-'} {n}" for r, n in t.most_common() if r.startswith("rule:"))
-        print(f"| {kind} | {mag} | {t['nights']} | {t['clean act-on']} | {t['quiet']} | {t['reached']} | {rules}"
-              + (f" (no-op {t['no-op']})" if t["no-op"] else "") + " |")
-    tot = sum(t["nights"] for t in tally.values())
-    print(f"\nreached {sum(t['reached'] for t in tally.values())} of {tot} "
-          f"(without the checks {sum(t['quiet'] for t in tally.values())})")
+    print_tally(tally, clean=True)
     Path("/tmp/t121").mkdir(exist_ok=True)
     Path(f"/tmp/t121/misses_{PACK_FILE}.json").write_text(json.dumps(misses))
 

@@ -30,7 +30,7 @@ import polars as pl
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
-from opportunity_assets.verifications.series import on_grid_each, resolution, resolutions
+from opportunity_assets.verifications.series import on_grid_each, resolution, resolutions, robust_scale
 
 _LONGEST_RUN = 6
 """Periods a matching run is judged over at most: a run found over `min_periods` is judged over as many latest
@@ -276,12 +276,8 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
 
 
 def _spread(changes: np.ndarray) -> float:
-    """The robust scale of the entity's own period-on-period changes (1.4826 × MAD, or the mean deviation)."""
-    if not len(changes):
-        return 0.0
-    centre = float(np.median(changes))
-    mad = float(np.median(np.abs(changes - centre)))
-    return 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(changes - centre)))
+    """The robust scale of the entity's own period-on-period changes (`series.robust_scale` about their median)."""
+    return robust_scale(changes, float(np.median(changes))) if len(changes) else 0.0
 
 
 def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collection[str],

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from opportunity_assets import expressions
+from opportunity_assets.verifications.series import robust_scale
 
 EXACT_SHARE = 0.98
 """Share of the entity's past periods that must hold within rounding for the identity to count as exact (one
@@ -161,17 +162,16 @@ _FLOAT = 1e-9
 
 def tight(level: np.ndarray, past_until: int, min_history: int, floor: float) -> TightFit | None:
     """The tight fit of a log ratio's past (the periods before `past_until`), or None where it has fewer than
-    `min_history` periods or its robust scale (1.4826 × MAD, or the mean deviation) is `floor` or more: a band of
+    `min_history` periods or its robust scale (`series.robust_scale`) is `floor` or more: a band of
     MADs judges it as it is."""
     past = level[:past_until]
     past = past[np.isfinite(past)]
     if len(past) < max(min_history, _SHORT_MIN):
         return None
     centre = float(np.median(past))
-    distance = np.abs(past - centre)
-    mad = float(np.median(distance))
-    if (1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(distance))) >= floor:
+    if robust_scale(past, centre) >= floor:
         return None
+    distance = np.abs(past - centre)
     bound = float(np.quantile(distance, EXACT_SHARE, method="higher"))
     return TightFit(centre=centre, bound=bound, held=int((distance <= bound).sum()), checked=len(past))
 

@@ -48,15 +48,25 @@ class Yardstick:
         return (value - self.median) / self.scale
 
 
+def robust_scale(sample: np.ndarray, centre: float) -> float:
+    """The robust scale of `sample` (finite values) about `centre`: 1.4826 × its median absolute deviation, which is
+    the standard deviation for normal data, or, where more than half the values sit on the centre, 1.2533 × the mean
+    absolute deviation (likewise). 0 for no values."""
+    if not len(sample):
+        return 0.0
+    distance = np.abs(sample - centre)
+    mad = float(np.median(distance))
+    return 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(distance))
+
+
 def robust(values: np.ndarray, since: str) -> Yardstick | None:
     """Median and MAD-scale of the finite values, or None with fewer than `MIN_SAMPLE`."""
     sample = values[np.isfinite(values)]
     if len(sample) < MIN_SAMPLE:
         return None
     median = float(np.median(sample))
-    mad = float(np.median(np.abs(sample - median)))
-    scale = 1.4826 * mad if mad > 0 else 1.2533 * float(np.mean(np.abs(sample - median)))
-    return Yardstick(median=median, scale=max(scale, MIN_SCALE), count=len(sample), since=since)
+    return Yardstick(median=median, scale=max(robust_scale(sample, median), MIN_SCALE), count=len(sample),
+                     since=since)
 
 
 def log_level(values: np.ndarray, signed: bool = False) -> np.ndarray:

@@ -6019,3 +6019,36 @@ def test_iso_timestamps_with_a_space_before_their_offset_are_named_their_pattern
         "; '%Y-%m-%dT%H:%M:%S.%f %z' parses them"
     assert suggested_pattern(["2024-03-01 08:15:30.250 +05:30"]) == "; '%Y-%m-%d %H:%M:%S.%f %z' parses them"
     assert suggested_pattern(["2024-03-01T08:15:30 +05:30"]) == "; '%Y-%m-%dT%H:%M:%S %z' parses them"
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [
+    (None, "key `source.period_format`: got none for column 'year'; 4 of the 8 rows the night reads have a period "
+           "that is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. '78'): expected a "
+           "strptime pattern naming how the dates are written: the others are bare years written in full, so these "
+           "are years of two digits: `period_format: ['%y', '%Y']` reads both (`%y`, a year of two digits, reads "
+           "each as the latest year of those digits not after this one)"),
+    ("%y", "key `source.period_format`: got '%y' for column 'year'; 4 of the 8 rows the night reads have a period "
+           "that does not parse with it (e.g. '1980'): expected `period_format: ['%y', '%Y']`: the rows it parses "
+           "are years of two digits, these bare years written in full (the first pattern that parses a value "
+           "reads it)"),
+    (["%Y", "%y"], "key `source.period_format`: got ['%Y', '%y'] for column 'year'; `%Y` reads some of its years as "
+                   "below 100 (e.g. ['78', '79']) beside years written in full (e.g. ['1980', '1981']), and none "
+                   "from 100 to 1799: years of two digits among full ones, their rows read in the first century, in "
+                   "no night's window: expected `period_format: ['%y', '%Y']`, the two-digit years' pattern first "
+                   "(`%y`, a year of two digits, reads each as the latest year of those digits not after this one)"),
+])
+def test_years_of_two_digits_then_in_full_in_a_period_column_are_told_both_patterns(
+        tmp_path: Path, pattern: Any, expected: str) -> None:
+    """Trial 120: AER PSID7682's years written `76`..`79`, then `1980`..`1982`, in one period column. With no
+    `period_format` check said "e.g. '%b-%Y' for Mar-2018"; with `'%y'`, "expected no `period_format`: they are bare
+    years" (which leaves `76` unread); with `['%Y', '%y']`, "expected ['%y', '%Y', '%y']", a pattern twice."""
+    rows = [[e, y, 5] for e in "ab" for y in ("78", "79", "1980", "1981")]
+    source: dict[str, Any] = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                              "period_column": "year", "columns": ["level"]}
+    if pattern is not None:
+        source["period_format"] = pattern
+    pack = _pack(tmp_path, source, _LEVELS)
+    problems = check_pack(pack, as_of=date(1982, 12, 31), today=TODAY).problems
+    assert problems[0] == expected, problems
+    fixed = _pack(tmp_path, {**source, "period_format": ["%y", "%Y"]}, _LEVELS)
+    assert check_pack(fixed, as_of=date(1982, 12, 31), today=TODAY).problems == []

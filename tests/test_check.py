@@ -6052,3 +6052,18 @@ def test_years_of_two_digits_then_in_full_in_a_period_column_are_told_both_patte
     assert problems[0] == expected, problems
     fixed = _pack(tmp_path, {**source, "period_format": ["%y", "%Y"]}, _LEVELS)
     assert check_pack(fixed, as_of=date(1982, 12, 31), today=TODAY).problems == []
+
+
+def test_a_list_of_patterns_written_as_one_text_is_told_as_a_list_not_a_traceback(tmp_path: Path) -> None:
+    """Trial 120: `period_format: '%y,%Y'` (the list `['%y', '%Y']` written as one text) over years `78` and `1980`
+    crashed check with a traceback (the pattern spelt otherwise, `'%Y,%Y'`, names a directive twice, which strptime
+    refuses with `re.error`). A pattern naming the year twice dates nothing: refused at load, the list named."""
+    rows = [[e, y, 5] for e in "ab" for y in ("78", "79", "1980", "1981")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "period_column": "year", "period_format": "%y,%Y", "columns": ["level"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, _LEVELS)
+    assert str(caught.value).endswith(
+        "key `source.period_format`: got '%y,%Y'; it names the year 2 times, in 2 patterns written as one text: "
+        "expected one year a pattern; patterns read one way or another are a YAML list, `period_format: ['%y', "
+        "'%Y']`"), str(caught.value)

@@ -6067,3 +6067,25 @@ def test_a_list_of_patterns_written_as_one_text_is_told_as_a_list_not_a_tracebac
         "key `source.period_format`: got '%y,%Y'; it names the year 2 times, in 2 patterns written as one text: "
         "expected one year a pattern; patterns read one way or another are a YAML list, `period_format: ['%y', "
         "'%Y']`"), str(caught.value)
+
+
+def test_a_unit_column_holding_two_units_is_a_warning_naming_where(tmp_path: Path) -> None:
+    """Trial 120: stevedata coffee_price as a long table, `commodity, month, price, unit`, prices in `USc/lb` to
+    2014 and `USD/kg` from 2015 (the figure ×0.022): check said ok (2 entities, too few for a shared unit move) and
+    the 2015 nights compared dollars a kilogram with cents a pound. A column named for a unit or a currency that no
+    key reads and that holds several is a warning naming `source.where`; kept to one unit, none."""
+    rows = [[g, f"{y}-{m:02d}-01", 150.0 if y < 2015 else 3.3, "USc/lb" if y < 2015 else "USD/kg"]
+            for g in ("Arabica", "Robusta") for y in (2013, 2014, 2015) for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "c.csv", ["commodity", "month", "price", "unit"], rows),
+              "entity_id": "commodity", "entity_name": "commodity", "period_column": "month", "grain": "month",
+              "columns": ["price"]}
+    metrics = {"level_now": {"agg": "last", "column": "price"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 1, 31), today=TODAY)
+    assert [w for w in report.warnings if "`source.where`" in w] == [
+        "key `source.where`: got none for column 'unit', which no key reads; it holds 2 units in the source's rows "
+        "('USc/lb' on 48 rows, 2013-01..2014-12; 'USD/kg' on 24 rows, 2015-01..2015-12), whose figures are read as "
+        "one: expected the rows of one unit kept, `where: [{column: unit, in: [USc/lb]}]`, or a DuckDB "
+        "`query` converting them to one"], report.warnings
+    kept = {**source, "where": [{"column": "unit", "in": ["USD/kg"]}]}
+    report = check_pack(_pack(tmp_path, kept, metrics), as_of=date(2016, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "`source.where`" in w], report.warnings

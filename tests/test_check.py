@@ -6019,3 +6019,73 @@ def test_iso_timestamps_with_a_space_before_their_offset_are_named_their_pattern
         "; '%Y-%m-%dT%H:%M:%S.%f %z' parses them"
     assert suggested_pattern(["2024-03-01 08:15:30.250 +05:30"]) == "; '%Y-%m-%d %H:%M:%S.%f %z' parses them"
     assert suggested_pattern(["2024-03-01T08:15:30 +05:30"]) == "; '%Y-%m-%dT%H:%M:%S %z' parses them"
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [
+    (None, "key `source.period_format`: got none for column 'year'; 4 of the 8 rows the night reads have a period "
+           "that is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. '78'): expected a "
+           "strptime pattern naming how the dates are written: the others are bare years written in full, so these "
+           "are years of two digits: `period_format: ['%y', '%Y']` reads both (`%y`, a year of two digits, reads "
+           "each as the latest year of those digits not after this one)"),
+    ("%y", "key `source.period_format`: got '%y' for column 'year'; 4 of the 8 rows the night reads have a period "
+           "that does not parse with it (e.g. '1980'): expected `period_format: ['%y', '%Y']`: the rows it parses "
+           "are years of two digits, these bare years written in full (the first pattern that parses a value "
+           "reads it)"),
+    (["%Y", "%y"], "key `source.period_format`: got ['%Y', '%y'] for column 'year'; `%Y` reads some of its years as "
+                   "below 100 (e.g. ['78', '79']) beside years written in full (e.g. ['1980', '1981']), and none "
+                   "from 100 to 1799: years of two digits among full ones, their rows read in the first century, in "
+                   "no night's window: expected `period_format: ['%y', '%Y']`, the two-digit years' pattern first "
+                   "(`%y`, a year of two digits, reads each as the latest year of those digits not after this one)"),
+])
+def test_years_of_two_digits_then_in_full_in_a_period_column_are_told_both_patterns(
+        tmp_path: Path, pattern: Any, expected: str) -> None:
+    """Trial 120: AER PSID7682's years written `76`..`79`, then `1980`..`1982`, in one period column. With no
+    `period_format` check said "e.g. '%b-%Y' for Mar-2018"; with `'%y'`, "expected no `period_format`: they are bare
+    years" (which leaves `76` unread); with `['%Y', '%y']`, "expected ['%y', '%Y', '%y']", a pattern twice."""
+    rows = [[e, y, 5] for e in "ab" for y in ("78", "79", "1980", "1981")]
+    source: dict[str, Any] = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+                              "period_column": "year", "columns": ["level"]}
+    if pattern is not None:
+        source["period_format"] = pattern
+    pack = _pack(tmp_path, source, _LEVELS)
+    problems = check_pack(pack, as_of=date(1982, 12, 31), today=TODAY).problems
+    assert problems[0] == expected, problems
+    fixed = _pack(tmp_path, {**source, "period_format": ["%y", "%Y"]}, _LEVELS)
+    assert check_pack(fixed, as_of=date(1982, 12, 31), today=TODAY).problems == []
+
+
+def test_a_list_of_patterns_written_as_one_text_is_told_as_a_list_not_a_traceback(tmp_path: Path) -> None:
+    """Trial 120: `period_format: '%y,%Y'` (the list `['%y', '%Y']` written as one text) over years `78` and `1980`
+    crashed check with a traceback (the pattern spelt otherwise, `'%Y,%Y'`, names a directive twice, which strptime
+    refuses with `re.error`). A pattern naming the year twice dates nothing: refused at load, the list named."""
+    rows = [[e, y, 5] for e in "ab" for y in ("78", "79", "1980", "1981")]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "period_column": "year", "period_format": "%y,%Y", "columns": ["level"]}
+    with pytest.raises(CriteriaError) as caught:
+        _pack(tmp_path, source, _LEVELS)
+    assert str(caught.value).endswith(
+        "key `source.period_format`: got '%y,%Y'; it names the year 2 times, in 2 patterns written as one text: "
+        "expected one year a pattern; patterns read one way or another are a YAML list, `period_format: ['%y', "
+        "'%Y']`"), str(caught.value)
+
+
+def test_a_unit_column_holding_two_units_is_a_warning_naming_where(tmp_path: Path) -> None:
+    """Trial 120: stevedata coffee_price as a long table, `commodity, month, price, unit`, prices in `USc/lb` to
+    2014 and `USD/kg` from 2015 (the figure ×0.022): check said ok (2 entities, too few for a shared unit move) and
+    the 2015 nights compared dollars a kilogram with cents a pound. A column named for a unit or a currency that no
+    key reads and that holds several is a warning naming `source.where`; kept to one unit, none."""
+    rows = [[g, f"{y}-{m:02d}-01", 150.0 if y < 2015 else 3.3, "USc/lb" if y < 2015 else "USD/kg"]
+            for g in ("Arabica", "Robusta") for y in (2013, 2014, 2015) for m in range(1, 13)]
+    source = {"path": _csv(tmp_path / "c.csv", ["commodity", "month", "price", "unit"], rows),
+              "entity_id": "commodity", "entity_name": "commodity", "period_column": "month", "grain": "month",
+              "columns": ["price"]}
+    metrics = {"level_now": {"agg": "last", "column": "price"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2016, 1, 31), today=TODAY)
+    assert [w for w in report.warnings if "`source.where`" in w] == [
+        "key `source.where`: got none for column 'unit', which no key reads; it holds 2 units in the source's rows "
+        "('USc/lb' on 48 rows, 2013-01..2014-12; 'USD/kg' on 24 rows, 2015-01..2015-12), whose figures are read as "
+        "one: expected the rows of one unit kept, `where: [{column: unit, in: [USc/lb]}]`, or a DuckDB "
+        "`query` converting them to one"], report.warnings
+    kept = {**source, "where": [{"column": "unit", "in": ["USD/kg"]}]}
+    report = check_pack(_pack(tmp_path, kept, metrics), as_of=date(2016, 1, 31), today=TODAY)
+    assert not [w for w in report.warnings if "`source.where`" in w], report.warnings

@@ -138,7 +138,7 @@ from opportunity_assets.check.reading import (
     no_period_problem,
     source_problem,
 )
-from opportunity_assets.check.units import units_changed_alike
+from opportunity_assets.check.units import units_changed_alike, units_in_a_column
 from opportunity_assets.check.values import (
     ages_of_counts,
     ages_within_a_period,
@@ -473,7 +473,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                                  snapshot.quarantined.select(pl.col("period").max()).item(), counted.held,
                                  snapshot.history)
     warnings += zoned_elsewhere(pack) + zoned_in_a_database(pack) + sundays_starting_weeks(pack) + stale \
-        + rows_dated_after_known(pack) \
+        + rows_dated_after_known(pack) + units_in_a_column(pack) \
         + ages_of_counts(pack) + ages_within_a_period(pack) \
         + _nights_before_the_data(pack, today) \
         + ([] if stale or any(QUARANTINING_KEYS.match(p) for p in problems)  # (a source key's line says why)

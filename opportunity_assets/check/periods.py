@@ -406,7 +406,7 @@ def two_digit_years_by_pattern(pack: CriteriaPack, within: str) -> str | None:
         return (f"{said}; `%Y` reads some of its years as below 100 (e.g. {low}) beside years written in full (e.g. "
                 f"{full}), and none from 100 to {FIRST_NIGHT.year - 1}: years of two digits among full ones, their "
                 f"rows read in the first century, in no night's window: expected `period_format: "
-                f"{[*two_digits, *patterns]}`, the two-digit years' pattern first ({read})")
+                f"{list(dict.fromkeys([*two_digits, *patterns]))}`, the two-digit years' pattern first ({read})")
     wanted = two_digits[0] if isinstance(src.period_format, str) else [p.replace("%Y", "%y") for p in patterns]
     return (f"{said}; `%Y` reads every year it holds as below 100 (e.g. {low}), the first century's: years of two "
             f"digits: expected {wanted!r} ({read})")
@@ -514,6 +514,14 @@ ISO_MISREAD = ("they are ISO dates or timestamps, and so are the rows it parses,
                "(month and day swapped, or a part dropped): expected no `period_format`: ISO dates are read as such "
                "without one")
 """Why a `period_format` that parses some of a column of ISO dates and not the rest is wrong for all of them."""
+
+
+def _others_years_in_full(pack: CriteriaPack, column: str) -> bool:
+    """Whether the period values that did parse are all bare years of four digits (`1980`), beside which values of
+    two digits are years too."""
+    parsed = commonest_values(pack, "source", shapes.written(column),
+                              f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL", limit=20)
+    return bool(parsed) and all(re.fullmatch(r"\d{4}", str(v).strip()) for v in parsed)
 
 
 def both_ways(pack: CriteriaPack, column: str) -> list[str]:
@@ -634,6 +642,14 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
     if src.period_column and src.period_format is None and (cadence := cadence_clause(values)):
         return (f"key `source.period_column`: got {src.period_column!r}; {many} have a period that is no date (e.g. "
                 f"{example!r}){cadence}")
+    if src.period_column and src.period_format is None and len(reasons) < seen and values and all(
+            re.fullmatch(r"\d{2}", v.strip()) for v in values) and _others_years_in_full(pack, src.period_column):
+        # (trial 120: PSID's `76`..`79` beside `1980`.. were told "e.g. '%b-%Y' for Mar-2018")
+        return (f"key `source.period_format`: got none for {_period_named(src)}; {many} have a period that "
+                f"is no ISO date or timestamp, 2015-07, 2015 Q3, 1991 W06 or bare year (e.g. {example!r}): expected a "
+                "strptime pattern naming how the dates are written: the others are bare years written in full, so "
+                "these are years of two digits: `period_format: ['%y', '%Y']` reads both (`%y`, a year of two "
+                "digits, reads each as the latest year of those digits not after this one)")
     if src.period_column and src.period_format is None:
         telling = telling_day_from_month(pack, "source", src.period_column,
                                          f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NULL", values)
@@ -662,6 +678,13 @@ def periods_unparsed(pack: CriteriaPack, reasons: list[str], seen: int) -> str:
                     f"ways, `period_format: {[*src.period_patterns, *isos]}` (the first that parses a value reading "
                     "it)")
         return (f"{said}: expected no `period_format`: they are {kind}, read as such without one")
+    if src.period_column and values and all(YEAR_ALONE.match(v) for v in values) and len(reasons) < seen and \
+            src.period_patterns == ["%y"]:
+        # (trial 120: `'%y'` over `76`..`79` and `1980`.. was told "expected no `period_format`", leaving `76` unread)
+        return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "
+                f"a period that does not parse with it (e.g. {example!r}): expected `period_format: ['%y', '%Y']`: "
+                "the rows it parses are years of two digits, these bare years written in full (the first pattern "
+                "that parses a value reads it)")
     if src.period_column and values and all(YEAR_ALONE.match(v) for v in values):
         # (trial 27: `'%Y-%m'` over `1970` was told "a pattern that parses every row's period", none named)
         return (f"key `source.period_format`: got {src.period_format!r} for {_period_named(src)}; {many} have "

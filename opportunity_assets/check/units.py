@@ -11,6 +11,7 @@ import polars as pl
 
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
+from opportunity_assets.sources.probes import units_beside
 
 ALIKE = 0.25
 """Most spread of the entities' changes into the period (1.4826 × their MAD, on the log scale) against the size of
@@ -62,3 +63,21 @@ def units_changed_alike(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
             f"move or less): the feed's unit of {column} changed then (thousands for units, percent for a share?), and "
             f"each entity's history breaks there, a window across it comparing figures in two units: expected the "
             f"column in one unit in every row (the rows on one side rescaled, in the file or by a `query`)"]
+
+
+def units_in_a_column(pack: CriteriaPack) -> list[str]:
+    """A warning naming `source.where`: a column no key reads, named for a unit or a currency, holding several on the
+    rows the night reads (trial 120: coffee prices in `USc/lb` to 2014 and `USD/kg` from 2015 in one long table,
+    check said ok though every window across 2015 compared cents a pound with dollars a kilogram). Each unit with
+    its rows and periods; the fix a `where` keeping one, or a DuckDB `query` converting them."""
+    found = units_beside(pack)
+    if found is None:
+        return []
+    column, units = found
+    grain = pack.grain
+    held = "; ".join(f"{value!r} on {rows:,} rows, {grain.label(first)}..{grain.label(last)}"
+                     for value, rows, first, last in units)
+    return [f"key `source.where`: got none for column {column!r}, which no key reads; it holds {len(units)} units "
+            f"in the source's rows ({held}), whose figures are read as one: expected the rows of one unit "
+            f"kept, `where: [{{column: {column}, in: [{units[0][0]}]}}]`, or a DuckDB `query` converting them to "
+            "one"]

@@ -7,8 +7,9 @@ examples a problem quotes. Each a read of the source, often with the pack change
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import duckdb
@@ -277,6 +278,50 @@ def dates_beside(pack: CriteriaPack) -> list[DatesBeside]:
             if latest else None
         found.append(DatesBeside(column, int(row[0]), int(n), int(within), int(after), example))
     return found
+
+
+UNIT_COLUMN_NAMES = frozenset({"unit", "units", "uom", "unitofmeasure", "unitmeasure", "measureunit", "currency",
+                               "currencycode", "ccy"})
+"""Names (lower case, letters only) of a column that says each row's unit or currency."""
+UNITS_LISTED = 6
+"""Most values a unit column may hold for its values to be listed as units (more is a column of something else)."""
+
+
+def units_beside(pack: CriteriaPack) -> tuple[str, list[tuple[str, int, date, date]]] | None:
+    """A column of the main source that no key reads, named for a unit or a currency (`UNIT_COLUMN_NAMES`), that
+    holds 2 to `UNITS_LISTED` values on the dated rows in scope: the column, and each value with its rows and its
+    first and last period, the commonest first. None when no such column does. A long table whose `unit` says
+    `USc/lb` on a grade's rows to 2014 and `USD/kg` from 2015 is read as one series in two units (trial 120). One
+    read of the source."""
+    src = pack.source
+    if src.wide is not None:
+        return None
+    read = {*src.dated_columns, *src.entity_columns, *src.name_columns, *src.columns,
+            *(a.column for a in src.aggregates.values() if a.column), *(c.column for c in src.where)}
+    tried = [c for c in source_columns(pack) if c not in read
+             and re.sub(r"[^a-z]", "", c.lower()) in UNIT_COLUMN_NAMES][:KEY_COMPLETIONS_TRIED]
+    if not tried:
+        return None
+    probe, listed = _with_texts(pack, tried)
+    dated = f"{shapes.IN_SCOPE} AND {shapes.PERIOD} IS NOT NULL"
+    try:
+        with opened(probe) as (con, _):
+            for column in tried:
+                text = f"trim({_q(listed[column])})"
+                rows = run(con, probe, f"SELECT {text} AS v, count(*) AS n, min({shapes.PERIOD}), "
+                                       f"max({shapes.PERIOD}) FROM {TYPED} WHERE {dated} AND {text} <> '' "
+                                       f"GROUP BY v ORDER BY n DESC, v LIMIT {UNITS_LISTED + 1}", {}).rows()
+                if 2 <= len(rows) <= UNITS_LISTED:
+                    return column, [(str(v), int(n), _day(first), _day(last)) for v, n, first, last in rows]
+    except SourceError:
+        return None
+    return None
+
+
+def _day(value: Any) -> date:
+    """A period as the date it starts on."""
+    return value.date() if isinstance(value, datetime) else value if isinstance(value, date) else \
+        date.fromisoformat(str(value)[:10])
 
 
 def _unread(columns: list[str], spec: SourceSpec) -> list[str]:

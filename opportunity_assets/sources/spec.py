@@ -502,6 +502,12 @@ def yearless_or_mixed(pattern: str) -> str | None:
     if not letters & _A_YEAR:
         return f"{_NO_YEAR}: expected a pattern with the year, or `year_column` (a time of day, `%H%M`, dates no " \
                "period)"
+    parts = [part.strip() for part in re.split(r"\s*[,;|]\s*|\s+or\s+", pattern) if part.strip()]
+    if len(parts) > 1 and all(_directives(part) & _A_YEAR for part in parts):
+        # (trial 120: `'%y,%Y'` for the list `['%y', '%Y']`, a traceback in check; `'%Y-%y'`, an academic year, is
+        # one pattern)
+        return (f"it names the year {len(parts)} times, in {len(parts)} patterns written as one text: expected one "
+                f"year a pattern; patterns read one way or another are a YAML list, `period_format: {parts}`")
     if "V" in letters and "G" not in letters:
         return "`%V` is the ISO week, whose year is `%G`, not `%Y`: expected '%G W%V' for 1991 W06, or no " \
                "`period_format` (ISO week text, 1991 W06, 1991-W06 or 1991W06, is read without it)"

@@ -18,9 +18,11 @@ import polars as pl
 from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
+from opportunity_assets.sources.csv_rows import header_of
 from opportunity_assets.sources.formats import TYPED, join_rows
 from opportunity_assets.sources.reading import ROW, SourceError, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
+from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import Condition, SourceSpec
 
 
@@ -291,14 +293,14 @@ def units_beside(pack: CriteriaPack) -> tuple[str, list[tuple[str, int, date, da
     """A column of the main source that no key reads, named for a unit or a currency (`UNIT_COLUMN_NAMES`), that
     holds 2 to `UNITS_LISTED` values on the dated rows in scope: the column, and each value with its rows and its
     first and last period, the commonest first. None when no such column does. A long table whose `unit` says
-    `USc/lb` on a grade's rows to 2014 and `USD/kg` from 2015 is read as one series in two units (trial 120). One
-    read of the source."""
+    `USc/lb` on a grade's rows to 2014 and `USD/kg` from 2015 is read as one series in two units (trial 120). A CSV
+    file's columns from its first line (`_csv_header`); one read of the source only where such a column is."""
     src = pack.source
     if src.wide is not None:
         return None
     read = {*src.dated_columns, *src.entity_columns, *src.name_columns, *src.columns,
             *(a.column for a in src.aggregates.values() if a.column), *(c.column for c in src.where)}
-    tried = [c for c in source_columns(pack) if c not in read
+    tried = [c for c in _csv_header(pack) if c not in read
              and re.sub(r"[^a-z]", "", c.lower()) in UNIT_COLUMN_NAMES][:KEY_COMPLETIONS_TRIED]
     if not tried:
         return None
@@ -316,6 +318,21 @@ def units_beside(pack: CriteriaPack) -> tuple[str, list[tuple[str, int, date, da
     except SourceError:
         return None
     return None
+
+
+def _csv_header(pack: CriteriaPack) -> list[str]:
+    """The main source's columns from its first line, where it is one CSV file (no read of the source: a check reads
+    it once); none otherwise, or where the line cannot be read."""
+    src = pack.source
+    if src.format == "postgres" or src.over_files or src.query:
+        return []
+    try:
+        path = pack.source_path
+        if infer_format(path, src.format) != "csv" or not path.is_file():
+            return []
+        return header_of(path, src.delimiter or ",")
+    except Exception:  # (a header that cannot be read: the read that counts says why)
+        return []
 
 
 def _day(value: Any) -> date:

@@ -37,7 +37,7 @@ from opportunity_assets.formatting import format_value
 from opportunity_assets.grounding import numeric_leaves, unsupported_numbers
 from opportunity_assets.periods import FIRST_NIGHT, Grain
 from opportunity_assets.sources import archives
-from opportunity_assets.sources.extensions import DUCKDB_SUFFIXES, format_named_by
+from opportunity_assets.sources.extensions import DUCKDB_SUFFIXES, format_named_by, suffix_of
 from opportunity_assets.sources.spec import TABLE_NAME, PackModel, SourceSpec
 from opportunity_assets.sources.spec import KeyProblem as _KeyProblem
 from opportunity_assets.sources.spec import Within as _Within
@@ -1106,8 +1106,7 @@ def _text_data_file(path: Path, kind: str, error: type[ValueError]) -> None:
     """Raise for a CSV or JSON Lines file given as the pack, once it reads as no mapping (trial 118: the data given
     to `--criteria` was "not valid YAML (line 135, column 6, 'Notes:' ...)" of its notes below the table, "got a
     text", or "expected '<document start>', but found '{'": YAML's words of a file that is no YAML)."""
-    suffixes = [s.lower() for s in path.suffixes]
-    suffix = suffixes[-2] if len(suffixes) > 1 and suffixes[-1] == ".gz" else (suffixes[-1] if suffixes else "")
+    suffix = suffix_of(path).removesuffix(".gz")
     if kind == "criteria" and suffix in _TEXT_DATA:
         raise error(f"{kind} file {path}: got {_TEXT_DATA[suffix]} (its extension {suffix}), not a criteria pack; "
                     "expected the YAML file (a data file is named by the pack's `source.path`)")

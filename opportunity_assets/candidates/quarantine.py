@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from opportunity_assets.sources.csv_rows import WRONG_WIDTH
 from opportunity_assets.text import clean, markdown
 
 _CELL_END = r"(?: -?[\d.e+-]+, its bounds (?:low|high))?(?=; column | \(that cell is a gap|\Z)"
@@ -48,8 +49,6 @@ def duplicated_name(reason: str, names: Iterable[str]) -> str | None:
     return max((name for name in names if f", {name}): " in reason), key=len, default=None)
 
 
-_FIELDS = re.compile(r"\d+ fields, expected \d+")
-"""A CSV line of another width than the header's (`sources/csv_rows.py`): `10 fields, expected 8 (the header's)`."""
 
 
 _JOINED = re.compile(r"(join \S+) \((?:PostgreSQL, URL from \S+|[^()]*)\): (.*)", re.DOTALL)
@@ -74,7 +73,7 @@ def short_reason(reason: str) -> str:
     cells = [f"{column} {problem}" for column, problem in _CELL.findall(reason)]
     if cells:
         return ", ".join(dict.fromkeys(cells))
-    if _FIELDS.match(reason):
+    if WRONG_WIDTH.match(reason):
         return "wrong field count"
     return re.split(r"[:(=]", reason, maxsplit=1)[0].strip()
 

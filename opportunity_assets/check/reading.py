@@ -34,12 +34,10 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import SCRATCH_FULL, opened
-from opportunity_assets.sources.csv_rows import read_line
+from opportunity_assets.sources.csv_rows import WRONG_WIDTH, read_line
 from opportunity_assets.sources.facts import source_facts
 from opportunity_assets.sources.formats import csv_delimiter, describe_location, join_label, respelt_in
-from opportunity_assets.sources.probes import (
-    names_as_values,
-)
+from opportunity_assets.sources.probes import csv_file, names_as_values
 from opportunity_assets.sources.reading import quote_identifier
 from opportunity_assets.sources.sniff import infer_format
 from opportunity_assets.sources.spec import SourceSpec
@@ -176,28 +174,21 @@ def no_rows_read(pack: CriteriaPack, within: str, spec: SourceSpec, empty: str =
     return f"key `{within}.table`: got {spec.table!r}; the table in {where} has no rows{said}: expected the data"
 
 
-_WIDTH = re.compile(r"\d+ fields, expected \d+")
-"""A CSV line refused for its field count (`sources/csv_rows.py`)."""
-
-
 def _every_line_too_wide(pack: CriteriaPack) -> str | None:
     """A CSV file none of whose lines is read, each refused for its field count (`csv_rows`: "5 fields, expected 4
     (the header's)"), in one line naming `source.path` with the first such line; None otherwise. Trial 118: names
     holding a comma unquoted (`Subject 1, 79.6 kg`), or fractional seconds after a comma (`08:15:30,250`), made every
     line a field too many, and check said the file "has no rows (a header, or a table, and nothing in it)"."""
-    src = pack.source
-    if src.format == "postgres" or src.query:
-        return None
-    path = pack.path_of(src)
-    if infer_format(path, src.format) != "csv":
+    path = csv_file(pack)
+    if path is None:
         return None
     with opened(pack) as (_, rejected):
-        wide = [r for r in rejected if _WIDTH.match(r.reason)]
+        wide = [r for r in rejected if WRONG_WIDTH.match(r.reason)]
     if not wide:
         return None
     first = wide[0]
     text = read_line(path, first.line)
-    delimiter = csv_delimiter(path, src.delimiter)
+    delimiter = csv_delimiter(path, pack.source.delimiter)
     return (f"key `source.path`: {describe_location(pack)} has no row read: every one of its {len(wide)} lines is "
             f"refused for its field count (line {first.line}, {text!r}: {first.reason}): a field holding the "
             f"delimiter {delimiter!r} unquoted (a name such as 'Springfield, IL', a decimal comma, fractional "

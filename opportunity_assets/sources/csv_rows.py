@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import re
 import sys
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
@@ -196,6 +197,11 @@ def read_bytes(path: str | Path) -> bytes:
 _DECODED_CHUNK = 1 << 24
 """How many bytes `not_utf8_lines` decodes at once (whole lines: a character is never cut): a large file is not held
 whole, nor its text beside its bytes."""
+
+
+WRONG_WIDTH = re.compile(r"\d+ fields, expected \d+")
+"""The reason of a line refused for its field count, as this module writes it: `10 fields, expected 8 (the
+header's)`."""
 
 
 def read_line(path: str | Path, number: int, limit: int = 80) -> str:

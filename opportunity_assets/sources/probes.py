@@ -10,6 +10,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -19,7 +20,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.sources import shapes
 from opportunity_assets.sources.connection import opened, run
 from opportunity_assets.sources.csv_rows import header_of
-from opportunity_assets.sources.formats import TYPED, join_rows
+from opportunity_assets.sources.formats import TYPED, csv_delimiter, join_rows
 from opportunity_assets.sources.reading import ROW, SourceError, literal
 from opportunity_assets.sources.reading import quote_identifier as _q
 from opportunity_assets.sources.sniff import infer_format
@@ -320,17 +321,23 @@ def units_beside(pack: CriteriaPack) -> tuple[str, list[tuple[str, int, date, da
     return None
 
 
+def csv_file(pack: CriteriaPack) -> Path | None:
+    """The main source's file where it is one CSV file (no database, no `query`), else None."""
+    src = pack.source
+    if src.format == "postgres" or src.query:
+        return None
+    path = pack.path_of(src)
+    return path if infer_format(path, src.format) == "csv" else None
+
+
 def _csv_header(pack: CriteriaPack) -> list[str]:
     """The main source's columns from its first line, where it is one CSV file (no read of the source: a check reads
     it once); none otherwise, or where the line cannot be read."""
-    src = pack.source
-    if src.format == "postgres" or src.over_files or src.query:
-        return []
     try:
-        path = pack.source_path
-        if infer_format(path, src.format) != "csv" or not path.is_file():
+        path = csv_file(pack)
+        if path is None or not path.is_file():
             return []
-        return header_of(path, src.delimiter or ",")
+        return header_of(path, csv_delimiter(path, pack.source.delimiter))
     except Exception:  # (a header that cannot be read: the read that counts says why)
         return []
 

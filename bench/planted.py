@@ -144,6 +144,25 @@ def clean_picks(pack: CriteriaPack, nights: Sequence[date], sections: bool = Tru
     return picks, doubted
 
 
+def tallied(row: Counter[str], fate: Fate, clean: str | None = None) -> bool:
+    """One plant-night's fate counted in its row of `print_tally`'s table (`clean`: the entity's section that night
+    on clean data, for the trials that show it); whether it reached act-on."""
+    row["quiet"] += fate.quiet_section == "act_on_these"
+    row["reached"] += fate.section == "act_on_these"
+    if clean is not None:
+        row["clean act-on"] += clean == "act_on_these"
+    row["rule:" + "+".join(fate.rules)] += 1
+    return fate.section == "act_on_these"
+
+
+def clean_section(kept: dict[tuple[str, date], str], pack: CriteriaPack, cid: str, as_of: date) -> str:
+    """The candidate's section on the night on clean data (`pack`'s own source), worked out once (`kept`)."""
+    if (cid, as_of) not in kept:
+        fate = night_fates(pack, as_of, {cid}).get(cid)
+        kept[cid, as_of] = fate.section if fate else "absent"
+    return kept[cid, as_of]
+
+
 def print_tally(tally: Mapping[tuple[str, str], Counter[str]], clean: bool = False) -> None:
     """The trials' plant table: per kind and magnitude, plant-nights, (`clean`: those act-on on clean data,) those
     reaching act-on without the checks' effects and with them, and the rules that kept the others out."""

@@ -15,7 +15,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import night_fates, print_tally, with_source  # noqa: E402
+from bench.planted import night_fates, print_tally, tallied, with_source  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK = load_criteria(str(HERE / "prison_remand.yaml"))
@@ -280,10 +280,7 @@ def main() -> None:
                                 continue
                             t = tally[(kind, mag)]
                             t["nights"] += 1
-                            t["quiet"] += fate.quiet_section == "act_on_these"
-                            t["reached"] += fate.section == "act_on_these"
-                            t["rule:" + "+".join(fate.rules)] += 1
-                            if fate.section == "act_on_these":
+                            if tallied(t, fate):
                                 misses.append((kind, mag, col, state, brk, str(as_of), a))
                                 print(f"  MISSED {kind} {mag} in {col} of {state} from {brk} on {as_of} (+{a})",
                                       flush=True)

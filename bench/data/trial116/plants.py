@@ -19,7 +19,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import night_fates, print_tally, with_source  # noqa: E402
+from bench.planted import clean_section, night_fates, print_tally, tallied, with_source  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK = load_criteria(str(HERE / os.environ.get("PACK_FILE", "size_momentum.yaml")))
@@ -203,24 +203,18 @@ def main() -> None:
                         pack = with_source(PACK, path)
                         for a in AFTER:
                             as_of = night(mi(brk) + 1 + a)
-                            if (ent, as_of) not in clean_fate:
-                                f0 = night_fates(PACK, as_of, {ent.lower()}).get(ent.lower())
-                                clean_fate[(ent, as_of)] = f0.section if f0 else "absent"
+                            clean = clean_section(clean_fate, PACK, ent.lower(), as_of)
                             fate = night_fates(pack, as_of, {ent.lower()}).get(ent.lower())
                             t = tally[(kind, mag)]
                             t["nights"] += 1
                             if fate is None:
                                 t["rule:(off the night)"] += 1
                                 continue
-                            t["quiet"] += fate.quiet_section == "act_on_these"
-                            t["reached"] += fate.section == "act_on_these"
-                            t["clean act-on"] += clean_fate[(ent, as_of)] == "act_on_these"
-                            t["rule:" + "+".join(fate.rules)] += 1
-                            if fate.section == "act_on_these":
+                            if tallied(t, fate, clean):
                                 misses.append((kind, mag, label, ent, brk, str(as_of), a,
-                                               clean_fate[(ent, as_of)]))
+                                               clean))
                                 print(f"  MISSED {kind} {mag} [{label}] in {ent} from {brk} on {as_of} (+{a});"
-                                      f" clean: {clean_fate[(ent, as_of)]}", flush=True)
+                                      f" clean: {clean}", flush=True)
     print_tally(tally, clean=True)
     Path("/tmp/t116").mkdir(exist_ok=True)
     Path(os.environ.get("MISSES", "/tmp/t116/misses.json")).write_text(json.dumps(misses))

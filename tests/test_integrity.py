@@ -1314,6 +1314,44 @@ def test_a_short_annual_past_still_judges_a_run_rounded_coarser() -> None:
     assert rounded([4213.0, 4391.0, 4717.0]) == []
 
 
+def test_a_large_whole_number_truncated_to_a_coarse_unit_is_doubted_at_its_first_value() -> None:
+    """Trial 124 (World Bank population, whole people): a latest figure truncated to ten thousands, or two to a
+    hundred thousand, reached act-on: grids went up to 1,000 times the unit only, and a past with no value on a
+    grid gave a value there the smoothed chance 1 in 50 (48 past values), so one or two such values were never
+    improbable. Grids of a whole-number column now go up to a tenth of the figures' order of magnitude, and where no
+    past value fell on one, a value lands there by the rounding alone (the unit over the grid), for each grid tried.
+    Clean figures are not doubted, nor a column whose past was written to ten thousands (its grid), nor one round
+    hundred, nor one whole figure among figures in decimals (trial 67's Penn World Table, 8 clean picks)."""
+    rng = np.random.default_rng(1240)
+    pop = np.round(3.0e6 * np.exp(np.cumsum(rng.normal(0.02, 0.01, 52))))
+
+    def messages(values: np.ndarray) -> list[str]:
+        found = Findings(Series(periods=[str(1969 + i) for i in range(len(values))], values={"pop": values},
+                                judged_from=len(values) - 4, per_year=1))
+        regularity.rounded(found, integrity_spec.IntegritySpec(), "pop")
+        return [f.message for f in found.items]
+
+    assert messages(pop) == []
+    truncated = pop.copy()
+    truncated[-1] = np.floor(pop[-1] / 1e4) * 1e4
+    (message,) = messages(truncated)
+    assert message.startswith(f"pop is a multiple of 10,000 in 2020 ({truncated[-1]:,.0f}), a grid 0% of its past "
+                              "values since 1969 fell on (written to 1)"), message
+    coarse = pop.copy()
+    coarse[-2:] = np.floor(pop[-2:] / 1e5) * 1e5
+    (message,) = messages(coarse)
+    assert "a multiple of 100,000 in each of its 2 changed values 2019..2020" in message, message
+    assert messages(np.round(pop / 1e4) * 1e4) == []
+    hundred = pop.copy()
+    hundred[-1] = np.round(pop[-1] / 100) * 100
+    assert messages(hundred) == []
+    # figures written to 5 decimals, one of them whole (Penn World Table's France, 663,268 in 1962): a writer drops
+    # decimals that are zero, so their last digits need not fall alike, and the smoothed share judges it as before
+    fine = np.round(pop / 7.13, 5)
+    fine[-1] = np.round(fine[-1])
+    assert messages(fine) == []
+
+
 def test_an_average_of_a_period_of_more_events_is_no_figure_written_finer(tmp_path: Path) -> None:
     """NYC routes: a route's weekly average delay over 5 flights is in fifths (one decimal) week after week, then a
     week of 7 flights gives 13.428571: `precision` read "more decimals than any of its values: computed or converted
@@ -1532,6 +1570,34 @@ def test_figures_computed_to_full_precision_filled_in_on_a_line_or_rounded_are_d
     assert message.startswith("x is a multiple of 1 in each of its 5 changed values 2016..2020") and \
         "(written to full precision)" in message
     assert rounded(whole, computed=False) == []
+
+
+def test_a_past_revised_onto_a_line_is_judged_whole_from_where_the_line_began() -> None:
+    """Trial 124 (World Bank population): a revision that put a country's last 8 or 10 years on a constant rate
+    reached act-on with no finding: the run was judged on its 4 judged years only, against a past that held its own
+    earlier 4 to 6 even years (13% of moves so even, 3e-4). A run already going where the judged span begins is
+    judged whole, against the years before it began; clean figures are not doubted, nor a line of 2 years."""
+    rng = np.random.default_rng(124)
+    pop = np.round(2.0e6 * np.exp(np.cumsum(rng.normal(0.025, 0.012, 50))))
+
+    def smoothed(years: int) -> np.ndarray:
+        start, end = len(pop) - years - 1, len(pop) - 1
+        rate = (pop[end] / pop[start]) ** (1 / years)
+        return np.concatenate([pop[:start], np.round(pop[start] * rate ** np.arange(years + 1))])
+
+    def messages(values: np.ndarray) -> list[str]:
+        found = Findings(Series(periods=[str(1971 + i) for i in range(len(values))], values={"pop": values},
+                                judged_from=len(values) - 4, per_year=1))
+        regularity.interpolated(found, integrity_spec.IntegritySpec(), "pop")
+        return [f.message for f in found.items]
+
+    assert messages(pop) == []
+    for years in (8, 10):
+        (message,) = messages(smoothed(years))
+        assert message.startswith(f"pop moved by an even step or rate in each of its {years} moves "
+                                  f"{2020 - years}..2020"), message
+        assert "were so even 0% of the time" in message
+    assert messages(smoothed(2)) == []
 
 
 def test_figures_carried_forward_at_a_constant_rate_or_step_are_doubted_where_the_column_never_moved_so() -> None:

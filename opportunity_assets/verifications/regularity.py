@@ -344,7 +344,9 @@ _SIGNIFICANT = 5
 single-precision float's own grid shows (7 figures; Penn World Table's capital stock, 672,745 and up, fell on tenths
 three years running where its smaller past had not)."""
 _COARSER_GRIDS = 3
-"""Grids judged beyond the column's own: 10, 100 and 1,000 times its resolution."""
+"""Grids judged beyond the column's own, at least: 10, 100 and 1,000 times its resolution; for a column in whole
+numbers, on up to a tenth of the figures' order of magnitude (a population in whole people, millions of them,
+truncated to ten thousands)."""
 
 
 def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None,
@@ -373,8 +375,13 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
         return
     if decimals(past, 6) is not None:
         own = resolution(past, math.inf)
-        grids, written = [own * 10.0 ** power for power in range(1, _COARSER_GRIDS + 1)], format_number(own)
+        whole = own >= 1  # a count's last digits fall alike; decimals dropped when zero may not (a float's 663,268)
+        size = float(np.nanmedian(np.abs(past)))
+        coarser = max(_COARSER_GRIDS, math.floor(math.log10(size / own)) - 1) if whole and size > own \
+            else _COARSER_GRIDS
+        grids, written = [own * 10.0 ** power for power in range(1, coarser + 1)], format_number(own)
     elif computed:
+        whole = False
         size = float(np.nanmedian(np.abs(past)))
         finest = 10.0 ** (math.floor(math.log10(size)) - _SIGNIFICANT + 1) if size > 0 else math.inf
         grids = [10.0 ** power for power in range(9, -7, -1) if finest <= 10.0 ** power <= size]
@@ -389,13 +396,18 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     for grid in grids:
         on = on_grid_each(np.nan_to_num(raw), grid)
         share = (float(on[past_moved].sum()) + 1) / (len(past_moved) + 2)
+        tried = 1
+        if whole and not on[past_moved].any():
+            # no past value on it: a value lands there by its rounding alone, for each grid tried (a long past's
+            # smoothed share, 1 in 50 for 48 values, left a population truncated to ten thousands unjudged)
+            share, tried = own / grid, len(grids)
         run: list[int] = []
         best: list[int] = []
         for t in range(series.judged_from, series.length):
             if moved[t]:
                 run = [*run, t] if on[t] else []
                 best = run if len(run) > len(best) and read[run].any() else best
-        chance = share ** len(best)
+        chance = share ** len(best) * tried
         if best and chance < rule.max_probability and (worst is None or chance < worst[0]):
             worst = (chance, grid, float(on[past_moved].mean()) if len(past_moved) else 0.0, best)
     if worst is None:
@@ -403,19 +415,27 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     chance, grid, share, run = worst
     shown = ", ".join(format_number(float(raw[t])) for t in run[-4:])
     found.add("rounded", rule.effect, column, run, float(raw[run[-1]]), float(len(run)),
-              f"{column} is a multiple of {format_number(grid)} in each of its {len(run)} changed values "
-              f"{period_span([series.periods[run[0]], series.periods[run[-1]]])} ({shown}), a grid {share:.0%} of its "
+              f"{column} is a multiple of {format_number(grid)} "
+              + (f"in each of its {len(run)} changed values "
+                 f"{period_span([series.periods[run[0]], series.periods[run[-1]]])}" if len(run) > 1
+                 else f"in {series.periods[run[0]]}")
+              + f" ({shown}), a grid {share:.0%} of its "
               f"past values since {series.periods[0]} fell on (written to {written}): a run this long has "
               f"probability {chance:.1e}; the figure is rounded, estimated or converted",
               f"confirm {column} from {series.periods[run[0]]} on with the source (rounded or estimated?)")
 
 
-def _longest_run(match: np.ndarray, first: int) -> list[int]:
-    """The indices of the longest run of `match` from index `first` on (the earliest of equally long ones)."""
+def _longest_run(match: np.ndarray, first: int, begun: int | None = None) -> list[int]:
+    """The indices of the longest run of `match` holding an index from `first` on (the earliest of equally long
+    ones). `begun`: a run already going at `first` is taken whole, back to where it began (not before `begun`):
+    otherwise its earlier part stays in the past a run is judged against, and a long run excuses itself."""
     run: list[int] = []
     best: list[int] = []
     for t in range(first, len(match)):
         run = [*run, t] if match[t] else []
+        if begun is not None and run == [first]:
+            while run[0] - 1 >= begun and match[run[0] - 1]:
+                run.insert(0, run[0] - 1)
         best = run if len(run) > len(best) else best
     return best
 
@@ -572,7 +592,7 @@ def interpolated(found: Findings, spec: IntegritySpec, column: str, computed: bo
     even = _even(series, column, computed)
     if even is None:
         return
-    best = _longest_run(even.match, max(series.judged_from, 2))
+    best = _longest_run(even.match, max(series.judged_from, 2), begun=2)
     if len(best) < rule.min_periods:
         return
     before = np.flatnonzero(even.judged[: best[0]])

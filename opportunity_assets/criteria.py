@@ -1159,8 +1159,9 @@ def load_criteria(path: str | Path) -> CriteriaPack:
         pack = CriteriaPack.model_validate({**raw, "pack_path": path.resolve()})
     except ValidationError as exc:
         errors = _one_per_union(exc.errors())
-        raise CriteriaError(f"criteria file {path}: " + "; ".join(_without_moved(_one_per_mapping(errors), errors))
-                            ) from None
+        # a line said once: `window: []` lacks both items, one error each, and both are the pair's one line
+        lines = dict.fromkeys(_without_moved(_one_per_mapping(errors), errors))
+        raise CriteriaError(f"criteria file {path}: " + "; ".join(lines)) from None
     for within, source in pack.source.keyed:
         if source.over_files and source.query and (scheme := _URL_IN_QUERY.search(source.query)) is not None:
             raise CriteriaError(f"criteria file {path}: key `{within}.query`: got {source.query!r}; it reads a URL "

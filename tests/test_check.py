@@ -4968,6 +4968,23 @@ def test_a_series_of_a_finer_grain_joined_to_every_entity_names_the_joins_shape(
                               "duplicated key"), problem
 
 
+def test_a_series_joined_to_every_entity_with_a_year_sent_twice_names_every_entity_not_an_entity_id(
+        tmp_path: Path) -> None:
+    """Trial 123: a CPI joined by `every_entity: true` with its 1995 row sent twice was told "key
+    `source.join.0.entity_id`: got None; ... expected ... an `entity_id` of the columns that tell the rows apart": a
+    key the pack does not write, and a fix a one-series table has no column for. The key written is said, with the
+    fixes a series has."""
+    _csv(tmp_path / "cpi.csv", ["year", "belts"], [[2004, 0.5], [2005, 0.5], [2005, 0.5]])
+    pack = _yearly_joined(tmp_path, [], path="cpi.csv", entity_id=None, every_entity=True)
+    (problem,) = _problems(pack, date(2006, 3, 31))
+    assert problem.startswith("key `source.join.0.every_entity`: got true; 2 rows of the joined table share a year "
+                              "with another row (e.g. 2 rows in 2005, '2005' each), each refused as a duplicated "
+                              "key"), problem
+    assert problem.endswith("expected one row per year of the series: a `source.join.0.where` keeping one series, "
+                            "or each row once (a period sent twice?)"), problem
+    assert "entity_id" not in problem, problem
+
+
 def test_a_joined_tables_problem_is_not_said_again_by_the_inputs_it_leaves_unknown(tmp_path: Path) -> None:
     """Trial 25: every mistake in a join (ids that match none, a `year_column` of dates, no row by the night) was
     followed by "key `required_inputs.1`: ... it has no value for any of the candidates scanned": one cause, twice."""

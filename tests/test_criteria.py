@@ -1008,3 +1008,12 @@ def test_two_tables_of_one_name_are_refused_at_load(tmp_path: Path, first: str, 
               {"level_now": {"agg": "last", "column": "wage", "window": [0, 0]}})
     message = str(caught.value)
     assert f"key `source.{key}`: got {name!r}" in message and "table names unique" in message, message
+
+
+@pytest.mark.parametrize("window", [[], [None]])
+def test_an_empty_pair_is_said_once(tmp_path: Path, window: list[Any]) -> None:
+    """Trial 123: `window: []` lacks both items, one pydantic error each, and the load error said the same line
+    twice, "...such as [0, 2]; key `metrics.sales_3m.window`: got []; expected ...": one cause, one line."""
+    message = _error(tmp_path, **{"metrics.sales_3m.window": window})
+    said = "key `metrics.sales_3m.window`: got"
+    assert message.count(said) == 1, message

@@ -1527,6 +1527,29 @@ def test_a_date_no_calendar_has_in_one_series_is_no_pattern_to_name(tmp_path: Pa
     assert not any("strptime" in line for line in said), said
 
 
+@pytest.mark.parametrize(("typo", "why"), [
+    ("2018-11-31T10:00:00Z", "a date no calendar has (e.g. '2018-11-31T10:00:00Z': its day is past its month's end)"),
+    ("2018-13-20T10:00:00+00:00", "a period no calendar has (e.g. '2018-13-20T10:00:00+00:00': a month 13)"),
+    ("2018-13-20", "a period no calendar has (e.g. '2018-13-20': a month 13)"),
+])
+def test_a_timestamp_no_calendar_has_is_no_pattern_to_name(tmp_path: Path, typo: str, why: str) -> None:
+    """Trial 123: boot::coal's disasters as UTC timestamps, one dated `1900-02-29T10:00:00Z` (1900 no leap year) or
+    `1851-13-40T00:00:00+00:00`, were warned "no ISO date or timestamp ... expected a strptime pattern naming how the
+    dates are written": they are ISO timestamps whose calendar lacks the day or month; no pattern reads them. Trial
+    107 told such an ISO date, not such a timestamp."""
+    days = [f"2018-{m:02d}-{d:02d}T10:00:00Z" for m in range(1, 13) for d in (10, 20, 28)]
+    rows = [[d, i + 1] for i, d in enumerate(days)]
+    rows[31][0] = typo
+    source = {"path": _csv(tmp_path / "s.csv", ["day", "level"], rows), "entity": "Index", "entity_id": None,
+              "entity_name": None, "shape": "snapshot", "period_column": "day", "columns": ["level"],
+              "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 12, 31), today=TODAY)
+    said = [line for line in report.warnings + report.problems if typo in line]
+    assert said and said[0].startswith(f"key `source.period_column`: got 'day'; 1 of the 36 rows the night reads "
+                                       f"have {why}, each quarantined: expected those rows mended"), said
+    assert not any("strptime" in line for line in said), said
+
+
 def test_rows_of_an_empty_period_name_the_where_that_keeps_them_out(tmp_path: Path) -> None:
     """Trial 14: 70 of NYC's planes have no year built (and a timestamp column of them NULLs): check said their
     makers' metrics were unknown on every night "until the row is mended or removed", and of the column "mend them

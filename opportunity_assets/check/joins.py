@@ -113,6 +113,11 @@ def join_keys_duplicated(pack: CriteriaPack, index: int, duplicated: int, presen
                 f"duplicated key, {gaps}: a joined table is read in the source's grain (`grain: {grain.name}`): "
                 f"expected one row per entity and {grain.name}, or {others}")
     at = "" if written is None else f", {written!r} each"
+    if joined.every_entity:  # one series: no `entity_id` to name or add (trial 123: "`entity_id`: got None")
+        return (f"key `{within}.every_entity`: got true; {duplicated} rows of the joined table share {shared} with "
+                f"another row ({example}{at}), each refused as a duplicated key, {gaps}: expected one row per "
+                f"{grain.name} of the series: a `{within}.where` keeping one series, or each row once (a period sent "
+                "twice?)")
     return (f"key `{within}.entity_id`: got {joined.entity_id!r}; {duplicated} rows of the joined table share "
             f"{shared} with another row ({example}{at}), each refused as a duplicated key, {gaps}: "
             f"expected one row per entity and period: an `entity_id` of the columns that tell the rows apart, a "

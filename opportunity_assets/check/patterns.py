@@ -443,9 +443,11 @@ def iso_weeks_read_by_calendar(patterns: list[str], values: list[str]) -> str | 
 _NO_SUCH_PERIOD = (
     (re.compile(r"^\d{4}\s*-?\s*Q(\d+)$|^Q(\d+)\s+\d{4}$", re.IGNORECASE), "quarter", 4),
     (re.compile(r"^\d{4}\s*-?\s*W(\d+)$", re.IGNORECASE), "week", 53),
-    (re.compile(r"^\d{4}-(\d{1,2})$"), "month", 12))
+    (re.compile(r"^\d{4}-(\d{1,2})$"), "month", 12),
+    (re.compile(r"^\d{4}-(\d{2})-\d{2}(?:[T ]\d.*)?$"), "month", 12))
 """Periods written as the reader reads them natively, each with its number's name and greatest value: `1999 Q5`,
-`2015 W54`, `2015-13` name a period no calendar has (a typo), not another way of writing dates."""
+`2015 W54`, `2015-13`, `2015-13-20T10:00Z` name a period no calendar has (a typo), not another way of writing
+dates."""
 
 
 def no_such_period(value: str) -> str | None:
@@ -462,14 +464,22 @@ YEAR_ALONE = re.compile(r"^\s*\d{4}\s*$")
 """A period written as a year alone, `1970`: read without a `period_format`."""
 
 
+_ISO_MOMENT = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ]\d")
+"""An ISO timestamp's date, `1900-02-29` of `1900-02-29T10:00:00Z`: its day is judged as an ISO date's is (the
+reader reads such a timestamp without a pattern, so its day, not its form, is at fault)."""
+
+
 def days_no_month_has(values: list[str], patterns: Sequence[str]) -> str | None:
     """The first of `values` when every one is written as a pattern of `patterns` reads but names a day its month
     has not (`29/02/2003`, `31/04/2004`: a typo in the rows, not a pattern to change; trial 37 was told to check the
     order of day and month); None otherwise."""
     def past_the_end(value: str) -> bool:
+        text = value.strip()
+        if "%Y-%m-%d" in patterns and (moment := _ISO_MOMENT.match(text)) is not None:
+            text = moment.group(1)  # (trial 123: `1900-02-29T10:00:00Z` was told to name a strptime pattern)
         for pattern in patterns:
             try:
-                datetime.strptime(value.strip(), pattern)
+                datetime.strptime(text, pattern)
             except ValueError as exc:
                 if "day is out of range for month" in str(exc):
                     return True

@@ -28,6 +28,7 @@ from opportunity_assets.outcomes.logic import (
     report_markdown,
 )
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
+from opportunity_assets.periods import Grain
 from opportunity_assets.records import Status, Verdict
 from opportunity_assets.sources.snapshot import read_snapshot
 from resources.store import ResultStore
@@ -301,6 +302,11 @@ def test_a_backtest_of_differences_says_its_figures_are_in_the_columns_unit() ->
     assert "figures are differences of the avg of median over 3 months, in the unit of median, not percent." in text
     relative = report_markdown(build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=[d], missing=[]))
     assert "figures are" not in relative
+    # trial 122: a survey's average a year at a time read "over 1 years"
+    yearly = spec.model_copy(update={"window_periods": 1, "horizon_periods": 1})
+    text = report_markdown(build_report(domain="x", fingerprint="f", spec=yearly, rows=rows, nights=[d], missing=[],
+                                        grain=Grain("year")))
+    assert "1 year after as_of" in text and "the avg of median over 1 year, in the unit" in text
 
 
 def test_the_median_candidate_is_every_one_that_passed_the_filters_whatever_the_cap() -> None:

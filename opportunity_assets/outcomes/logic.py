@@ -393,8 +393,8 @@ def _figures(spec: OutcomeSpec, grain: Grain) -> str:
     (trial 78: earthquakes' "mean advantage -1.562" with no word of what, beside relative changes' % and pp)."""
     if spec.change == "relative":
         return ""
-    return (f"; figures are differences of the {spec.agg} of {spec.metric} over {spec.window_periods} "
-            f"{grain.plural}, in the unit of {spec.metric}, not percent")
+    return (f"; figures are differences of the {spec.agg} of {spec.metric} over {grain.count(spec.window_periods)}, "
+            f"in the unit of {spec.metric}, not percent")
 
 
 def repeated_nights(rows: Iterable[VerdictOutcome]) -> list[date]:
@@ -429,11 +429,11 @@ def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequ
         splits = [("design", [d for d in present if d <= until]), ("held-out", [d for d in present if d > until])]
     periods = [period_report(label, [r for r in rows if r.as_of in set(part)], part, spec.direction)
                for label, part in splits if part]
-    words = spec.description or (f"{spec.change} change of {spec.agg} {spec.metric} over {spec.window_periods} "
-                                 f"{grain.plural}")
+    over = grain.count(spec.window_periods)
+    words = spec.description or f"{spec.change} change of {spec.agg} {spec.metric} over {over}"
     return BacktestReport(
         domain=domain, criteria_fingerprint=fingerprint,
-        outcome=f"{words}; {spec.horizon_periods} {grain.plural} after as_of, read as known then"
+        outcome=f"{words}; {grain.count(spec.horizon_periods)} after as_of, read as known then"
                 + _figures(spec, grain),
         change=spec.change, direction=spec.direction, design_until=spec.design_until, nights=sorted(nights),
         missing=sorted(missing), repeated=repeated, periods=periods)

@@ -28,6 +28,7 @@ from opportunity_assets.outcomes.logic import (
     report_markdown,
 )
 from opportunity_assets.outcomes.replay import backtest_png_path, backtest_report, measure_night, run_backtest
+from opportunity_assets.periods import Grain
 from opportunity_assets.records import Status, Verdict
 from opportunity_assets.sources.snapshot import read_snapshot
 from resources.store import ResultStore
@@ -301,6 +302,11 @@ def test_a_backtest_of_differences_says_its_figures_are_in_the_columns_unit() ->
     assert "figures are differences of the avg of median over 3 months, in the unit of median, not percent." in text
     relative = report_markdown(build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=[d], missing=[]))
     assert "figures are" not in relative
+    # trial 122: a survey's average a year at a time read "over 1 years"
+    yearly = spec.model_copy(update={"window_periods": 1, "horizon_periods": 1})
+    text = report_markdown(build_report(domain="x", fingerprint="f", spec=yearly, rows=rows, nights=[d], missing=[],
+                                        grain=Grain("year")))
+    assert "1 year after as_of" in text and "the avg of median over 1 year, in the unit" in text
 
 
 def test_the_median_candidate_is_every_one_that_passed_the_filters_whatever_the_cap() -> None:
@@ -355,6 +361,36 @@ def test_nights_of_one_candidate_hold_no_strong_pick_against_a_median_and_say_wh
     assert (period.hit_rate.dates, period.hit_rate.hits) == (1, 1)
 
 
+def test_nights_that_repeat_an_earlier_nights_latest_period_are_counted_once() -> None:
+    """Trial 122: UN migrant stocks published for 1990, 1995, ..., 2015 and 2017, backtested at year-ends: five
+    nights in a row read the same latest period, so the same picks and outcomes, and the report said "STRONG beat
+    the night's median candidate on 20 of 20 dates" with an interval resampling those copies, where 4 periods
+    were judged. A night whose latest period (t0) an earlier night of the range already read is left out of the
+    figures, named in the header; rows measured before outcomes carried t0 are never merged."""
+    d1, d2, d3 = date(2001, 12, 31), date(2002, 12, 31), date(2006, 12, 31)
+    t0, t1 = date(2000, 1, 1), date(2005, 1, 1)
+
+    def night(day: date, anchor: date | None, values: tuple[float, float, float]) -> list[VerdictOutcome]:
+        rows = [_row(day, "a", Verdict.STRONG, Status.CONFIRMED, values[0]),
+                _row(day, "b", Verdict.SKIP, Status.CONFIRMED, values[1]),
+                _row(day, "c", Verdict.SKIP, Status.CONFIRMED, values[2])]
+        return [r.model_copy(update={"outcome": r.outcome.model_copy(update={"anchor": anchor})}) for r in rows]
+
+    rows = night(d1, t0, (0.1, 0.0, -0.1)) + night(d2, t0, (0.1, 0.0, -0.1)) + night(d3, t1, (-0.1, 0.0, 0.1))
+    report = build_report(domain="x", fingerprint="f", spec=SPEC, rows=rows, nights=[d1, d2, d3], missing=[])
+    (period,) = report.periods
+    assert report.repeated == [d2]
+    assert (period.nights, period.hit_rate.dates, period.hit_rate.hits, period.hit_rate.picks) == (2, 2, 1, 2)
+    assert ("1 repeats an earlier night's latest period (2002-12-31) and is left out: each period counted once, "
+            "on its first night") in report_markdown(report)
+    unanchored = [r.model_copy(update={"outcome": r.outcome.model_copy(update={"anchor": None})}) for r in rows]
+    legacy = build_report(domain="x", fingerprint="f", spec=SPEC, rows=unanchored, nights=[d1, d2, d3], missing=[])
+    assert legacy.repeated == [] and legacy.periods[0].hit_rate.dates == 3
+    measured = measure_outcome(SPEC, as_of=AS_OF, candidate_id="alpha", anchor=date(2013, 12, 1), start_rows=[],
+                               end_rows=[], end_anchor=None, today=TODAY)
+    assert measured.anchor == date(2013, 12, 1)
+
+
 # ---- through Dagster ---------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_backtest_runs_then_reuses_nights_and_shows_the_plot(tmp_path: Path) -> None:
@@ -373,8 +409,9 @@ def test_backtest_runs_then_reuses_nights_and_shows_the_plot(tmp_path: Path) -> 
     report = run_backtest(defs, instance, dates, every="month-end", say=said.append)
     assert [line.split()[1] for line in said] == ["ran", "ran"]
     (period,) = report.periods
-    assert report.missing == [] and period.nights == 2
-    assert sum(g.known for g in period.by_verdict) == 24  # 12 towns x 2 nights, every outcome known
+    # January is published on 2014-03-02: both nights read December 2013, counted once (trial 122)
+    assert report.missing == [] and report.repeated == [dates[1]] and period.nights == 1
+    assert sum(g.known for g in period.by_verdict) == 12  # 12 towns, every outcome known
     stored = ResultStore(path=str(store)).outcomes("texas_housing", dates)
     assert {(r["candidate_id"], round(r["value"], 6)) for r in stored if r["as_of"] == dates[0]} == {
         (f"town-{letter}", round(0.01 * i, 6)) for i, letter in enumerate("abcdefghijkl")}

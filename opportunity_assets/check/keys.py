@@ -59,8 +59,9 @@ _FEWEST_REPEATED = 100
 
 def rows_copied(pack: CriteriaPack, night: date) -> str | None:
     """A panel or snapshot whose every row the night reads appears k >= 2 times, equal in every column read (a file
-    appended to itself), said naming `source.path`: its keys are all duplicated, but no other shape, grain or entity
-    column would mend it (`shape: events` would count each row k times). None otherwise."""
+    appended to itself), said naming the key the rows come from (`source.path`, `.query` or a database's `.table`):
+    its keys are all duplicated, but no other shape, grain or entity column would mend it (`shape: events` would
+    count each row k times). None otherwise."""
 
     try:
         copies = copied_rows(pack, night)
@@ -69,10 +70,22 @@ def rows_copied(pack: CriteriaPack, night: date) -> str | None:
     if copies is None:
         return None
     factor, rows, distinct = copies
-    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
-            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
-            f"rows for {distinct}, each refused as a duplicated key (one row per entity and period): expected each row "
-            "once (a file appended to itself?)")
+    said, cause = _copies_from(pack)
+    return (f"{said}; each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
+            f"of {factor}), equal in every column read: {rows} rows for {distinct}, each refused as a duplicated key "
+            f"(one row per entity and period): expected each row once ({cause})")
+
+
+def _copies_from(pack: CriteriaPack) -> tuple[str, str]:
+    """The key and value the copied rows come from (`source.path`, `.query` or a database's `.table`), and how a
+    source of that kind reads its rows twice. Trial 122: a PostgreSQL `query` reading a table twice was told "key
+    `source.path`: got 'query'", the provenance name a query gets, for a pack with no `path`."""
+    src = pack.source
+    key = source_key(src)
+    got = src.query if key == "source.query" else src.table if key == "source.table" else src.path
+    cause = "a file appended to itself?" if key == "source.path" else \
+        "a table appended to itself, or a query reading it twice?"
+    return f"key `{key}`: got {got!r}", cause
 
 
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
@@ -457,15 +470,15 @@ ROWS_PER_ID = 1.5
 
 
 def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
-    """A line naming `source.path` when every different row the night reads appears a whole number of times
-    (`SourceFacts.copies`: the factor, the rows, the different rows): a file appended to itself counts each event
-    that many times."""
+    """A line naming the key the rows come from when every different row the night reads appears a whole number of
+    times (`SourceFacts.copies`: the factor, the rows, the different rows): a file appended to itself counts each
+    event that many times."""
     factor, rows, distinct = copies
-    return (f"key `source.path`: got {pack.source.path or pack.source.table!r}; each of the {distinct} different rows "
-            f"the night reads appears {factor} times (or a multiple of {factor}), equal in every column read: {rows} "
-            f"rows for {distinct} events, so every count and sum would count each {factor} times: expected each event "
-            "once (a file appended to itself?), or, if these are distinct events, a column that tells them apart "
-            "among those the pack reads (a `count_distinct` of an id, say)")
+    said, cause = _copies_from(pack)
+    return (f"{said}; each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
+            f"of {factor}), equal in every column read: {rows} rows for {distinct} events, so every count and sum "
+            f"would count each {factor} times: expected each event once ({cause}), or, if these are distinct events, "
+            "a column that tells them apart among those the pack reads (a `count_distinct` of an id, say)")
 
 
 SUCCESSIVE_IDS = 10

@@ -59,6 +59,9 @@ class Outcome(FrozenRecord):
     """Latest publication date among the later window's rows; never after outcome_date."""
     reason: str
     """What the value is, or why there is none, in one line."""
+    anchor: date | None = None
+    """t0, the night's latest published period: two nights of one t0 judged the same rows. None where nothing
+    was published, and in outcomes stored before it was recorded."""
 
 
 def outcomes_said(statuses: Sequence[OutcomeStatus]) -> str:
@@ -131,7 +134,7 @@ def measure_outcome(spec: OutcomeSpec, *, as_of: date, candidate_id: str, anchor
     end_period = grain.back(anchor, -spec.horizon_periods)
     start_rows, end_rows = list(start_rows), list(end_rows)
     start_value, start_missing = _window_value(spec, start_rows, anchor, as_of, grain)
-    base: dict[str, Any] = {"as_of": as_of, "candidate_id": candidate_id, "outcome_date": when,
+    base: dict[str, Any] = {"as_of": as_of, "candidate_id": candidate_id, "outcome_date": when, "anchor": anchor,
                             "start_value": start_value, "start_window": window_label(anchor, window, grain),
                             "end_window": window_label(end_period, window, grain)}
 
@@ -288,6 +291,9 @@ class BacktestReport(FrozenRecord):
     """Nights asked for."""
     missing: list[date]
     """Nights asked for without a stored night and outcomes for these criteria (not in the report)."""
+    repeated: list[date]
+    """Nights whose latest period an earlier night of the range read (not in the figures: the same picks and
+    outcomes again)."""
     periods: list[PeriodReport]
 
 
@@ -387,14 +393,35 @@ def _figures(spec: OutcomeSpec, grain: Grain) -> str:
     (trial 78: earthquakes' "mean advantage -1.562" with no word of what, beside relative changes' % and pp)."""
     if spec.change == "relative":
         return ""
-    return (f"; figures are differences of the {spec.agg} of {spec.metric} over {spec.window_periods} "
-            f"{grain.plural}, in the unit of {spec.metric}, not percent")
+    return (f"; figures are differences of the {spec.agg} of {spec.metric} over {grain.count(spec.window_periods)}, "
+            f"in the unit of {spec.metric}, not percent")
+
+
+def repeated_nights(rows: Iterable[VerdictOutcome]) -> list[date]:
+    """Nights whose latest period (t0) an earlier night already read: a source published every few periods,
+    backtested every period, judges the same rows night after night, and counting each copy as a date makes the
+    hit rate and its interval claim evidence that is not there (trial 122: 4 census years read as 20 dates).
+    A night of no recorded t0 (nothing published, or outcomes stored before t0 was) is never a repeat."""
+    anchors: dict[date, set[date]] = defaultdict(set)
+    for r in rows:
+        if r.outcome.anchor is not None:
+            anchors[r.as_of].add(r.outcome.anchor)
+    seen: set[date] = set()
+    repeats = []
+    for night in sorted(anchors):
+        if len(anchors[night]) == 1 and anchors[night] <= seen:
+            repeats.append(night)
+        seen |= anchors[night]
+    return repeats
 
 
 def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequence[VerdictOutcome],
                  nights: Sequence[date], missing: Sequence[date], grain: Grain = MONTH) -> BacktestReport:
-    """The backtest over the nights asked for, split into the design and held-out periods when the pack says."""
-    present = sorted(set(nights) - set(missing))
+    """The backtest over the nights asked for, split into the design and held-out periods when the pack says;
+    a night repeating an earlier one's latest period is counted once, on its first night."""
+    stored = set(nights) - set(missing)
+    repeated = repeated_nights(r for r in rows if r.as_of in stored)
+    present = sorted(stored - set(repeated))
     if spec.design_until is None:
         splits = [("all", present)]
     else:
@@ -402,14 +429,14 @@ def build_report(*, domain: str, fingerprint: str, spec: OutcomeSpec, rows: Sequ
         splits = [("design", [d for d in present if d <= until]), ("held-out", [d for d in present if d > until])]
     periods = [period_report(label, [r for r in rows if r.as_of in set(part)], part, spec.direction)
                for label, part in splits if part]
-    words = spec.description or (f"{spec.change} change of {spec.agg} {spec.metric} over {spec.window_periods} "
-                                 f"{grain.plural}")
+    over = grain.count(spec.window_periods)
+    words = spec.description or f"{spec.change} change of {spec.agg} {spec.metric} over {over}"
     return BacktestReport(
         domain=domain, criteria_fingerprint=fingerprint,
-        outcome=f"{words}; {spec.horizon_periods} {grain.plural} after as_of, read as known then"
+        outcome=f"{words}; {grain.count(spec.horizon_periods)} after as_of, read as known then"
                 + _figures(spec, grain),
         change=spec.change, direction=spec.direction, design_until=spec.design_until, nights=sorted(nights),
-        missing=sorted(missing), periods=periods)
+        missing=sorted(missing), repeated=repeated, periods=periods)
 
 
 # ---- how the backtest reads ---------------------------------------------------------------------------------
@@ -481,10 +508,21 @@ def period_markdown(period: PeriodReport, change: str) -> str:
         f"- {hit}", f"- {verifier}"])
 
 
+def _repeats(repeated: Sequence[date]) -> str:
+    """The header's word on nights left out as repeats, naming the first few."""
+    if not repeated:
+        return ""
+    named = ", ".join(str(d) for d in repeated[:3]) + (" and others" if len(repeated) > 3 else "")
+    verb = "repeats" if len(repeated) == 1 else "repeat"
+    left = "is" if len(repeated) == 1 else "are"
+    return (f"; {len(repeated)} {verb} an earlier night's latest period ({named}) and {left} left out: each period "
+            "counted once, on its first night")
+
+
 def report_markdown(report: BacktestReport) -> str:
     head = [f"## Backtest — {report.domain} (criteria {report.criteria_fingerprint})", "",
             f"Outcome: {report.outcome}. Nights: {len(report.nights)} asked"
             + (f", {report.nights[0]} → {report.nights[-1]}" if report.nights else "")
             + (f"; {len(report.missing)} without stored outcomes for these criteria (left out)" if report.missing
-               else "") + "."]
+               else "") + _repeats(report.repeated) + "."]
     return "\n\n".join(["\n".join(head), *(period_markdown(p, report.change) for p in report.periods)]) + "\n"

@@ -524,6 +524,39 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_over_a_few_text_cells_warns_of_the_rows_it_drops(tmp_path: Path) -> None:
+    """Trial 125: survey answers coded 0/1 (`abany`), a tenth of them exported as 'yes' / 'no', under `source.where:
+    [{column: abany, op: ">=", value: 0}]` and a share of `op: "="`, `value: 1`: the text rows failed both
+    comparisons, so the night silently read fewer answers and a lower share, and check said ok (a column mostly text
+    is refused; a few text cells were not told)."""
+    answers = ["1", "0", "1", "1", "0", "yes", "1", "no", "0", "1"]
+    rows = [[e, f"2018-0{m}-1{d}", a] for e in "ab" for m in (3, 4) for d, a in enumerate(answers)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "abany"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "where": [{"column": "abany", "op": ">=", "value": 0}],
+              "aggregates": {"level": {"agg": "count"},
+                             "support": {"agg": "share", "where": [{"column": "abany", "op": "=", "value": 1}]}}}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if "not numbers" in w] == [
+        "key `source.where.0`: got {'column': 'abany', 'op': '>=', 'value': 0.0}; 8 of 40 cells of 'abany' are text, "
+        "not numbers (e.g. ['no', 'yes']), which a numeric comparison (`op` '>=') never meets, so their rows fail it "
+        "unread: expected numbers in every cell (the text recoded, or listed in `source.na_values` if it means no "
+        "value), or `in: [...]` listing the values to match, compared as trimmed text"]
+    # without `source.where` the share's own condition meets them (its count is over the rows in scope)
+    report = check_pack(_pack(tmp_path, {**source, "where": []}, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert [w for w in report.warnings if "not numbers" in w] == [
+        "key `source.aggregates.support.where.0`: got {'column': 'abany', 'op': '=', 'value': 1.0}; 8 of 40 cells of "
+        "'abany' are text, not numbers (e.g. ['no', 'yes']), which a numeric comparison (`op` '=') never meets, so "
+        "their rows fail it unread: expected numbers in every cell (the text recoded, or listed in "
+        "`source.na_values` if it means no value), or `in: [...]` listing the values to match, compared as trimmed "
+        "text"]
+    # numbers throughout, or the text listed as no value: nothing to tell
+    mended = {**source, "na_values": ["NA", "yes", "no"]}
+    report = check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert not [w for w in report.warnings if "not numbers" in w], report.warnings
+
+
 def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separator(tmp_path: Path) -> None:
     """Trial 66: a `;` file of decimal commas, `62,0`, with `{column: weight, op: ">", value: 12}`: the condition was
     told that 'weight' "holds text, not numbers" and to list values with `in`, beside the column's own line asking

@@ -4474,6 +4474,30 @@ def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Pa
     assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
 
 
+def test_an_outcome_on_a_file_with_no_dates_names_known_at_not_a_horizon_of_0(tmp_path: Path) -> None:
+    """Trial 125: a table of 93 car models dated `known_at` with `outcome: {metric: Price, horizon_periods: 1}` was
+    told "expected a horizon of at most 0 years ... or a longer history": a horizon the pack refuses, and a file with
+    no dates never has a later figure. It names `source.known_at`; a window as long as a dated history names the
+    window, not a horizon of 0."""
+    rows = [[f"M{i}", 10 + i] for i in range(5)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "level"], rows), "shape": "snapshot", "grain": "year",
+              "known_at": "2016-12-31", "columns": ["level"]}
+    outcome = {"metric": "level", "agg": "last", "window_periods": 1, "horizon_periods": 1}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.warnings == [
+        "key `outcome`: got metric 'level'; `source.known_at` dates every row alike, one year per entity, so no "
+        "later figure comes and no night's outcome can ever be measured (each pending in the backtest): expected no "
+        "`outcome` for a file with no dates, or a source of dated rows (`period_column`)"]
+    dated = _two_years_of_quarters(tmp_path)
+    whole = {"metric": "level", "agg": "avg", "window_periods": 8, "horizon_periods": 4}
+    report = check_pack(_pack(tmp_path, dated, _LEVELS, outcome=whole), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.warnings == [
+        "key `outcome.horizon_periods`: got 4; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "night's outcome, its 8 quarters ending 4 quarters after the night's latest, can be measured within them "
+        "(each a gap in the backtest): expected a shorter `outcome.window_periods` (the window and the horizon both "
+        "within the 8 quarters), or a longer history"]
+
+
 def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:
     """Trial 21: a DuckDB `query` keeping three columns of a file was named "key `source.path`: the result of
     `source.query` lacks column(s) [...]: is it the right file?", a key the pack does not have."""

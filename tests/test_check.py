@@ -524,6 +524,39 @@ def test_a_numeric_condition_on_a_text_column_is_refused_with_its_values(tmp_pat
                                   "holds text, not numbers (16 of 16 cells, e.g. ['L', 'M', 'S'])"), problem
 
 
+def test_a_numeric_condition_over_a_few_text_cells_warns_of_the_rows_it_drops(tmp_path: Path) -> None:
+    """Trial 125: survey answers coded 0/1 (`abany`), a tenth of them exported as 'yes' / 'no', under `source.where:
+    [{column: abany, op: ">=", value: 0}]` and a share of `op: "="`, `value: 1`: the text rows failed both
+    comparisons, so the night silently read fewer answers and a lower share, and check said ok (a column mostly text
+    is refused; a few text cells were not told)."""
+    answers = ["1", "0", "1", "1", "0", "yes", "1", "no", "0", "1"]
+    rows = [[e, f"2018-0{m}-1{d}", a] for e in "ab" for m in (3, 4) for d, a in enumerate(answers)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "abany"], rows)
+    source = {"path": name, "shape": "events", "period_column": "when", "publication_lag_days": 0,
+              "where": [{"column": "abany", "op": ">=", "value": 0}],
+              "aggregates": {"level": {"agg": "count"},
+                             "support": {"agg": "share", "where": [{"column": "abany", "op": "=", "value": 1}]}}}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert report.problems == []
+    assert [w for w in report.warnings if "not numbers" in w] == [
+        "key `source.where.0`: got {'column': 'abany', 'op': '>=', 'value': 0.0}; 8 of 40 cells of 'abany' are text, "
+        "not numbers (e.g. ['no', 'yes']), which a numeric comparison (`op` '>=') never meets, so their rows fail it "
+        "unread: expected numbers in every cell (the text recoded, or listed in `source.na_values` if it means no "
+        "value), or `in: [...]` listing the values to match, compared as trimmed text"]
+    # without `source.where` the share's own condition meets them (its count is over the rows in scope)
+    report = check_pack(_pack(tmp_path, {**source, "where": []}, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert [w for w in report.warnings if "not numbers" in w] == [
+        "key `source.aggregates.support.where.0`: got {'column': 'abany', 'op': '=', 'value': 1.0}; 8 of 40 cells of "
+        "'abany' are text, not numbers (e.g. ['no', 'yes']), which a numeric comparison (`op` '=') never meets, so "
+        "their rows fail it unread: expected numbers in every cell (the text recoded, or listed in "
+        "`source.na_values` if it means no value), or `in: [...]` listing the values to match, compared as trimmed "
+        "text"]
+    # numbers throughout, or the text listed as no value: nothing to tell
+    mended = {**source, "na_values": ["NA", "yes", "no"]}
+    report = check_pack(_pack(tmp_path, mended, _LEVELS), as_of=date(2018, 6, 30), today=TODAY)
+    assert not [w for w in report.warnings if "not numbers" in w], report.warnings
+
+
 def test_a_numeric_condition_over_numbers_with_a_decimal_comma_names_the_separator(tmp_path: Path) -> None:
     """Trial 66: a `;` file of decimal commas, `62,0`, with `{column: weight, op: ">", value: 12}`: the condition was
     told that 'weight' "holds text, not numbers" and to list values with `in`, beside the column's own line asking
@@ -4439,6 +4472,30 @@ def test_an_outcome_horizon_past_the_history_is_a_warning_naming_it(tmp_path: Pa
         "periods), or a longer history"]
     fits = _pack(tmp_path, source, _LEVELS, outcome={**outcome, "horizon_periods": 6})
     assert check_pack(fits, as_of=date(2017, 3, 1), today=TODAY).warnings == []
+
+
+def test_an_outcome_on_a_file_with_no_dates_names_known_at_not_a_horizon_of_0(tmp_path: Path) -> None:
+    """Trial 125: a table of 93 car models dated `known_at` with `outcome: {metric: Price, horizon_periods: 1}` was
+    told "expected a horizon of at most 0 years ... or a longer history": a horizon the pack refuses, and a file with
+    no dates never has a later figure. It names `source.known_at`; a window as long as a dated history names the
+    window, not a horizon of 0."""
+    rows = [[f"M{i}", 10 + i] for i in range(5)]
+    source = {"path": _csv(tmp_path / "t.csv", ["id", "level"], rows), "shape": "snapshot", "grain": "year",
+              "known_at": "2016-12-31", "columns": ["level"]}
+    outcome = {"metric": "level", "agg": "last", "window_periods": 1, "horizon_periods": 1}
+    report = check_pack(_pack(tmp_path, source, _LEVELS, outcome=outcome), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.warnings == [
+        "key `outcome`: got metric 'level'; `source.known_at` dates every row alike, one year per entity, so no "
+        "later figure comes and no night's outcome can ever be measured (each pending in the backtest): expected no "
+        "`outcome` for a file with no dates, or a source of dated rows (`period_column`)"]
+    dated = _two_years_of_quarters(tmp_path)
+    whole = {"metric": "level", "agg": "avg", "window_periods": 8, "horizon_periods": 4}
+    report = check_pack(_pack(tmp_path, dated, _LEVELS, outcome=whole), as_of=date(2017, 3, 1), today=TODAY)
+    assert report.warnings == [
+        "key `outcome.horizon_periods`: got 4; on 2017-03-01 no entity has more than 8 quarters published, so no "
+        "night's outcome, its 8 quarters ending 4 quarters after the night's latest, can be measured within them "
+        "(each a gap in the backtest): expected a shorter `outcome.window_periods` (the window and the horizon both "
+        "within the 8 quarters), or a longer history"]
 
 
 def test_a_query_whose_result_lacks_columns_names_the_query(tmp_path: Path) -> None:

@@ -1604,6 +1604,20 @@ def test_a_password_with_a_bare_at_sign_is_named_without_any_part_of_it(tmp_path
     assert "Sekr3t" not in problem and "Pw0rd" not in problem
 
 
+def test_an_unset_url_env_names_a_set_variable_spelt_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 125: `url_env: T125_PG_ULR` beside an exported `T125_PG_URL` was told only "is not set": the
+    variable's name is the mistake, so a set variable spelt alike is named (its name, never its value)."""
+    monkeypatch.delenv("SOURCES_PG_ULR", raising=False)
+    monkeypatch.setenv("SOURCES_PG_URL", "postgresql://u:secret@127.0.0.1:1/db")
+    (problem,) = _pg_problems(tmp_path, url_env="SOURCES_PG_ULR")
+    assert problem == ("key `source.url_env`: the environment variable SOURCES_PG_ULR is not set (did you mean "
+                       "SOURCES_PG_URL, which is?); expected the PostgreSQL URL (postgresql://user:password@host:port/"
+                       "database)")
+    monkeypatch.delenv("SOURCES_PG_URL")
+    (problem,) = _pg_problems(tmp_path, url_env="SOURCES_PG_ULR")
+    assert "did you mean" not in problem and "is not set;" in problem, problem
+
+
 def test_a_postgres_server_that_refuses_names_url_env_in_words(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A wrong password, database or port was `key `source.path`: … could not be read (URL from …): connection to

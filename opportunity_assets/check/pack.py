@@ -137,6 +137,7 @@ from opportunity_assets.check.reading import (
     json_keys_spelt_otherwise,
     no_period_problem,
     source_problem,
+    text_among_numbers_compared,
 )
 from opportunity_assets.check.units import units_changed_alike, units_in_a_column
 from opportunity_assets.check.values import (
@@ -336,6 +337,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
         problems += [p for within, _ in pack.source.keyed if (p := cadence_read_by_pattern(pack, within)) is not None]
         mistaken_bounds, warnings = bounds_in_another_unit(pack, counted)
         problems += mistaken_bounds
+        warnings += text_among_numbers_compared(pack, counted)
         listed = [listed_values_unmatched(pack, within, spec) for within, spec in pack.source.keyed]
         problems += [p for found, _ in listed for p in found]
         problems += [p for within, spec in pack.source.keyed for p in long_names_unmatched(pack, within, spec)]

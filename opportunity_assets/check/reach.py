@@ -67,14 +67,21 @@ def outcome_out_of_reach(pack: CriteriaPack, night: date, reach: int) -> list[st
     if outcome is None:
         return []
     grain, plural, held = pack.grain, pack.grain.plural, reach + 1
+    if pack.source.known_at is not None:
+        # (trial 125: a table of car models was told "a horizon of at most 0 years", which the pack refuses)
+        return [f"key `outcome`: got metric {outcome.metric!r}; `source.known_at` dates every row alike, one "
+                f"{grain.name} per entity, so no later figure comes and no night's outcome can ever be measured (each "
+                "pending in the backtest): expected no `outcome` for a file with no dates, or a source of dated rows "
+                "(`period_column`)"]
     if outcome.window_periods <= held < outcome.window_periods + outcome.horizon_periods:
         # (trial 21: 200 weeks on 62 weeks of bookings said ok) the later window lies past every night's data
+        room = held - outcome.window_periods
+        fix = (f"a horizon of at most {grain.count(room)} (it counts `source.grain`'s periods)" if room else
+               f"a shorter `outcome.window_periods` (the window and the horizon both within the {grain.count(held)})")
         return [f"key `outcome.horizon_periods`: got {outcome.horizon_periods}; on {night} no entity has more than "
                 f"{grain.count(held)} published, so no night's outcome, its {grain.count(outcome.window_periods)} "
                 f"ending {grain.count(outcome.horizon_periods)} after the night's latest, can be measured within them "
-                f"(each a gap in the backtest): expected a horizon of at most "
-                f"{grain.count(held - outcome.window_periods)} "
-                "(it counts `source.grain`'s periods), or a longer history"]
+                f"(each a gap in the backtest): expected {fix}, or a longer history"]
     if outcome.window_periods <= held:
         return []
     return [f"key `outcome.window_periods`: got {outcome.window_periods}; on {night} no entity has more than "

@@ -364,6 +364,14 @@ def zoned_columns(url_env: str, table: str, query: str | None) -> list[str]:
         return []
 
 
+def _set_alike(url_env: str) -> str | None:
+    """A set environment variable spelt like the unset `url_env` (trial 125: `T125_PG_ULR` for an exported
+    `T125_PG_URL`): its name only, never its value."""
+    names = [name for name, value in os.environ.items() if value.strip()]
+    found = difflib.get_close_matches(url_env, names, n=1, cutoff=0.8)
+    return found[0] if found else None
+
+
 def read_rows(url_env: str, table: str, query: str | None, needed: list[str], within: str,
               require: Callable[[list[str], str], None]) -> list[tuple[Any, ...]]:
     """The rows of a PostgreSQL table or view (`table`) or query, the `needed` columns as text, in a stable order
@@ -373,6 +381,8 @@ def read_rows(url_env: str, table: str, query: str | None, needed: list[str], wi
     url = (os.environ.get(url_env) or "").strip()  # a line break or spaces around it are no part of it
     if not url:
         state = "is not set" if os.environ.get(url_env) is None else "is empty"
+        if os.environ.get(url_env) is None and (alike := _set_alike(url_env)):
+            state += f" (did you mean {alike}, which is?)"
         raise SourceFormatError(f"key `{within}.url_env`: the environment variable {url_env} {state}; expected "
                                 f"the PostgreSQL URL ({_URL_FORM})")
     relation = f"({query})" if query is not None else quote_table(table)

@@ -5892,6 +5892,13 @@ def test_windows_before_several_entities_first_events_warn_naming_events_from(tm
     given = check_pack(_pack(tmp_path, {**source, "events_from": "2010-01-01"}, metrics), as_of=date(2020, 6, 30),
                        today=TODAY)
     assert not [w for w in given.warnings if "events_from" in w] and not given.problems
+    # a day after the night (trial 123: `events_from: 2999-01-01` accepted without a word, and read as unset)
+    future = check_pack(_pack(tmp_path, {**source, "events_from": "2999-01-01"}, metrics), as_of=date(2020, 6, 30),
+                        today=TODAY)
+    assert [w for w in future.warnings if "events_from" in w] == [
+        "key `source.events_from`: got 2999-01-01, after the night checked (2020-06-30): no period the night reads "
+        "is counted from it, as if it were not set; expected the day the source began recording every entity's "
+        "events, on or before the night"]
 
 
 def test_events_written_twice_whole_with_an_id_column_unread_name_event_id(tmp_path: Path) -> None:

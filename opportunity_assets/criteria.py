@@ -13,7 +13,7 @@ import hashlib
 import math
 import re
 import string
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -578,9 +578,14 @@ class CriteriaPack(_Spec):
             if name not in metrics:
                 raise _KeyProblem(f"required_inputs.{i}", name,
                                   f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
+        read_by: dict[str, list[str]] = {}  # each source column a metric reads: the metrics reading it
+        for name, spec in self.metrics.items():
+            if spec.column:
+                read_by.setdefault(spec.column, []).append(name)
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
-                              comparison=False, what="a required input", listed_in=(metrics, "required_inputs"))
+                              comparison=False, what="a required input", listed_in=(metrics, "required_inputs"),
+                              read_by=read_by)
             if (bounded := self.share_component(c)) is not None and not _fits_a_share(c.range):
                 low, high = c.range
                 raise _KeyProblem(f"formula.components.{i}.range", [low, high], f"a range a share fills, within "
@@ -595,7 +600,8 @@ class CriteriaPack(_Spec):
                                   f"(`formula.scale`: a score runs 0 to {scale:g}; a bar of 70% is {bar:g}, not "
                                   f"{other:g})")
         for i, r in enumerate(self.red_flags):
-            _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric")
+            _check_expression(f"red_flags.{i}.when", r.when, metrics, comparison=True, what="a metric",
+                              read_by=read_by)
             if (bound := _bound_on_a_metric(r.parsed)) is None or (bounded := self._share_of(bound[0])) is None:
                 continue
             metric, op, value = bound
@@ -916,14 +922,28 @@ def _derived_order(metrics: dict[str, MetricSpec]) -> list[str]:
     return order
 
 
+def _column_named(text: str, read_by: Mapping[str, list[str]]) -> str:
+    """Where an expression names a source column that metrics read (`read_by`: column -> those metrics), which they
+    are, as the clause that ends its problem; else nothing (trial 125: `MPG.highway < 20` in a red flag was told
+    only that `MPG.highway` "is not allowed", and a plain column name was offered the nearest metric by spelling)."""
+    for column in sorted((c for c in read_by if c not in read_by[c]), key=len, reverse=True):
+        if re.search(rf"(?<![\w.]){re.escape(column)}(?![\w.])", text):
+            metrics = ", ".join(f"`{m}`" for m in read_by[column])
+            which = f"metric {metrics} reads" if len(read_by[column]) == 1 else f"metrics {metrics} read"
+            return f"; `{column}` is a source column, which {which}: expected the metric's name in its place"
+    return ""
+
+
 def _check_expression(key: str, text: str, allowed: set[str], *, comparison: bool, what: str,
-                      listed_in: tuple[set[str], str] | None = None, itself: str | None = None) -> None:
+                      listed_in: tuple[set[str], str] | None = None, itself: str | None = None,
+                      read_by: Mapping[str, list[str]] | None = None) -> None:
     """`listed_in`: names that exist but must also be listed in a key to be used here (a metric the formula uses
-    must be a required input), and that key. `itself`: the derived metric the expression computes."""
+    must be a required input), and that key. `itself`: the derived metric the expression computes. `read_by`: the
+    source columns metrics read, each with those metrics (`_column_named`)."""
     try:
         parsed = expressions.parse(text)
     except expressions.ExpressionError as exc:
-        raise _KeyProblem(key, text, f"an arithmetic expression: {exc}") from None
+        raise _KeyProblem(key, text, f"an arithmetic expression: {exc}{_column_named(text, read_by or {})}") from None
     if itself is not None and itself in parsed.names:
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}: `{itself}` is this metric "
                           "itself, and a metric cannot be computed from its own value")
@@ -937,7 +957,8 @@ def _check_expression(key: str, text: str, allowed: set[str], *, comparison: boo
                           "add it there")
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
-        hint = f"; did you mean `{close[0]}` for `{unknown[0]}`?" if close else ""
+        hint = _column_named(unknown[0], read_by or {}) or (
+            f"; did you mean `{close[0]}` for `{unknown[0]}`?" if close else "")
         raise _KeyProblem(key, text, f"names that are each {what} {sorted(allowed)}; unknown: {unknown}{hint}")
 
 

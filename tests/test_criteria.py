@@ -1017,3 +1017,27 @@ def test_an_empty_pair_is_said_once(tmp_path: Path, window: list[Any]) -> None:
     message = _error(tmp_path, **{"metrics.sales_3m.window": window})
     said = "key `metrics.sales_3m.window`: got"
     assert message.count(said) == 1, message
+
+
+def test_a_condition_written_on_a_source_column_names_the_metrics_that_read_it(tmp_path: Path) -> None:
+    """Trial 125 (MASS Cars93): a red flag `when: "MPG.highway < 20"` was told "`MPG.highway` is not allowed (only
+    + - * /, comparisons, numbers and metric names)", and one on a plain column name offered the nearest metric by
+    spelling: a condition reads metrics, and the metric that reads the column is the one meant."""
+    from tests.test_shapes import _csv
+    from tests.test_shapes import _pack as _shapes_pack
+
+    rows = [[f"m{k}", 20 + k, 25 + k] for k in range(10)]
+    source = {"path": _csv(tmp_path / "cars.csv", ["model", "MPG.city", "MPG.highway"], rows), "shape": "snapshot",
+              "known_at": "1993-12-31", "grain": "year", "columns": ["MPG.city", "MPG.highway"]}
+    metrics = {"level_now": {"agg": "last", "column": "MPG.city", "window": [0, 0]},
+               "highway": {"agg": "last", "column": "MPG.highway", "window": [0, 0]}}
+    for when, shown in (("MPG.highway < 20", "MPG.highway"), ("`MPG.highway` < 20", "MPG.highway")):
+        flag = {"name": "thirsty", "when": when, "message": "thirsty on the highway", "effect": "doubt"}
+        with pytest.raises(CriteriaError) as exc:
+            _shapes_pack(tmp_path, source, metrics, red_flags=[flag])
+        assert str(exc.value).endswith(f"`{shown}` is a source column, which metric `highway` reads: expected the "
+                                       "metric's name in its place"), str(exc.value)
+    message = _error(tmp_path, red_flags=[{"name": "low", "when": "inventory < 2", "message": "few months left",
+                                           "effect": "note"}])
+    assert message.endswith("`inventory` is a source column, which metrics `inventory_3m`, `inventory_3m_prev` "
+                            "read: expected the metric's name in its place"), message

@@ -418,9 +418,13 @@ def test_a_file_of_events_with_no_dates_is_counted_as_known_at_its_date(tmp_path
     with pytest.raises(CriteriaError, match=r"key `source.join.0.shape`: got 'events'; expected `snapshot` for a file "
                                             r"dated by `known_at`$"):
         _pack(tmp_path, {**source, "join": [joined]}, {"level_now": {"agg": "last", "column": "wage"}})
-    with pytest.raises(CriteriaError, match=r"expected no period column beside it \(known_at dates every row of a "
-                                            r"file of no dates, a snapshot or a survey's events\)"):
+    with pytest.raises(CriteriaError, match=r"expected no period column beside it, where `period_column` is 'wage' "
+                                            r"\(known_at dates every row of a file of no dates, a snapshot or a "
+                                            r"survey's events\)"):
         _pack(tmp_path, {**source, "period_column": "wage"}, {"level_now": {"agg": "last", "column": "answers"}})
+    # (trial 125: beside `year_column` the line said "no period column", naming no key the pack wrote)
+    with pytest.raises(CriteriaError, match=r"expected no period column beside it, where `year_column` is 'wage' "):
+        _pack(tmp_path, {**source, "year_column": "wage"}, {"level_now": {"agg": "last", "column": "answers"}})
 
 
 def test_vintages_are_seen_as_known_on_as_of_and_the_latest_known_wins(tmp_path: Path) -> None:

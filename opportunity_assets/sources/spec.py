@@ -1007,8 +1007,10 @@ class SourceSpec(_Spec):
                                "figure known on the night")
             raise _problem("grain", self.grain, _YEAR_ALONE)
         if self.known_at and (self.period_column or self.year_column):
-            raise _problem("known_at", str(self.known_at), "no period column beside it (known_at dates every row "
-                           "of a file of no dates, a snapshot or a survey's events)")
+            dated = "period_column" if self.period_column else "year_column"
+            raise _problem("known_at", str(self.known_at), f"no period column beside it, where `{dated}` is "
+                           f"{getattr(self, dated)!r} (known_at dates every row of a file of no dates, a snapshot or "
+                           "a survey's events)")
         self._long_keys()
         if self.known_at and (self.shape == "panel" or (self.shape == "events" and isinstance(self, JoinSpec))):
             # (trial 33: a survey's answers, no date, counted by category: the main source's events may be so dated)

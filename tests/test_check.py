@@ -6170,3 +6170,23 @@ def test_a_unit_column_holding_two_units_is_a_warning_naming_where(tmp_path: Pat
     kept = {**source, "where": [{"column": "unit", "in": ["USD/kg"]}]}
     report = check_pack(_pack(tmp_path, kept, metrics), as_of=date(2016, 1, 31), today=TODAY)
     assert not [w for w in report.warnings if "`source.where`" in w], report.warnings
+
+
+# ---- trial 128: a joined table's few bad cells say why, naming its own keys -----------------------------------------
+
+
+@pytest.mark.parametrize(("cell", "told"), [
+    ("1,250", "say so in `source.join.0.thousands_separator` / `source.join.0.decimal_separator`"),
+    ("n/a", "list them in `source.join.0.na_values`"),
+    ("0.5*", "`source.join.0.na_values` listing it"),
+])
+def test_a_joined_tables_few_bad_cells_say_why_naming_the_joins_keys(tmp_path: Path, cell: str, told: str) -> None:
+    """Trial 128: Nightingale's army strength joined to every cause of death, one month's `32,252` (and `n/a`,
+    `83*`) quarantined: check said only "quarantined for: join army: column army (1: its row 13)", where the main
+    source's like cell is told the `thousands_separator` (or `na_values`) that reads it. A joined table's cells are
+    told alike, by the join's own keys."""
+    rows = [[s, y, 0.5] for s in ("al", "ak", "az") for y in range(2000, 2006)]
+    rows[3][2] = cell
+    pack = _yearly_joined(tmp_path, rows)
+    facts = check_pack(pack, as_of=date(2006, 3, 31), today=TODAY).facts
+    assert any(told in f for f in facts), facts

@@ -463,7 +463,8 @@ def wide_columns_counting(spec: SourceSpec, history: pl.DataFrame) -> list[str]:
     return warnings
 
 
-def text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int) -> list[str]:
+def text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]], seen: int,
+               within: str = "source") -> list[str]:
     """A numeric column some of whose cells (no more than `MOSTLY_TEXT` of those read: more is `cell_problems`'s)
     are text that is no grouped number and no missing-number token (those have facts of their own): `$200` in a
     third of the premiums, `155 seats`. Each such cell is quarantined; the fact names the column, the count, an
@@ -476,26 +477,26 @@ def text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]],
             continue
         held = numbers_dressed(column, written)
         example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
-                                                      "text that means a missing number, `source.na_values` listing "
-                                                      "it)")
+                                                      f"text that means a missing number, `{within}.na_values` "
+                                                      "listing it)")
         facts.append(f"cells of {column!r} such as {example!r} ({len(written)}) are quarantined as not numbers: "
                      f"{why}")
     return facts
 
 
 def negatives_unsigned(spec: SourceSpec, cells: list[dict[str, tuple[str, str]]],
-                        problems: Sequence[str] = ()) -> list[str]:
+                        problems: Sequence[str] = (), within: str = "source") -> list[str]:
     """Per column not `signed` whose cells the night reads were quarantined as negative (too few for a problem:
     `cell_problems`; a column one of `problems` names for `source.signed` is not said again), how many and an
     example, naming `source.signed`: a temperature below zero, a loss."""
-    named = {m[1] for p in problems if (m := re.match(r"key `source\.signed`: '(.+?)': ", p))}
+    named = {m[1] for p in problems if (m := re.match(rf"key `{re.escape(within)}\.signed`: '(.+?)': ", p))}
     negative: dict[str, list[str]] = {}
     for c in cells:
         for column, (text, problem) in c.items():
             if problem == "negative" and column not in {*spec.signed, *spec.bounds, *named}:
                 negative.setdefault(column, []).append(text)
     return [f"cells of {column!r} below zero ({len(texts)}, e.g. {texts[0]!r}) are quarantined as negative: if its "
-            "values may be below zero, list it in `source.signed`" + _missing_codes_hint(spec, "source", texts)
+            f"values may be below zero, list it in `{within}.signed`" + _missing_codes_hint(spec, within, texts)
             for column, texts in negative.items()]
 
 

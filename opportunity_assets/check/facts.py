@@ -213,25 +213,28 @@ def _tested(hard: HardFilter | None, candidates: list[Candidate]) -> str:
 
 
 def cells_refused(src: SourceSpec, cells: list[dict[str, tuple[str, str]]], columns: dict[str, str], seen: int,
-                  problems: list[str], *, separators_said: bool) -> list[str]:
-    """What the quarantined cells (`bad_cells` of each main-source row) show: numbers grouped by thousands or with
-    a decimal comma (unless a problem already names the separator: `separators_said`), tokens such as `NaN` or
-    `n/a` meaning a missing number, negative values of an unsigned column, and text in a number column."""
+                  problems: list[str], *, separators_said: bool, within: str = "source") -> list[str]:
+    """What the quarantined cells (`bad_cells` of each row of the source, or of the joined table at `within`) show:
+    numbers grouped by thousands or with a decimal comma (unless a problem already names the separator:
+    `separators_said`), tokens such as `NaN` or `n/a` meaning a missing number, negative values of an unsigned
+    column, and text in a number column. Each names the keys of the table the cells are in (trial 128: a joined
+    table's `32,252` was only counted, "quarantined for: join army: column army")."""
     facts = []
     written = [text for c in cells for text, problem in c.values() if problem == "not a number"]
     grouped = grouped_most(written)
     if grouped and not separators_said:
         wanted = separator_wanted(grouped)[1]
         facts.append(f"cells such as {grouped[0]!r} are quarantined as not numbers: if the source groups thousands or "
-                     f"writes a decimal comma, say so in `source.thousands_separator` / `source.decimal_separator` "
+                     f"writes a decimal comma, say so in `{within}.thousands_separator` / `{within}.decimal_separator` "
                      f"(these call for `{wanted}`)")
     # `NaN` parses as a number that is not finite (numpy's and some databases' missing number): a token all the same
     not_finite = [text for c in cells for text, problem in c.values() if problem == "not finite"]
     tokens = Counter(w for w in written + not_finite if w in MISSING_TEXTS)
     if tokens:
         facts.append("cells written " + ", ".join(f"{t!r} ({n})" for t, n in tokens.most_common(4)) + " are "
-                     "quarantined as not numbers: if they mean a missing number, list them in `source.na_values`")
-    return facts + negatives_unsigned(src, cells, problems) + text_cells(*as_long_values(src, columns, cells), seen)
+                     f"quarantined as not numbers: if they mean a missing number, list them in `{within}.na_values`")
+    return facts + negatives_unsigned(src, cells, problems, within) + text_cells(
+        *as_long_values(src, columns, cells, within), seen, within)
 
 
 def rows_of_no_period(undated: pl.DataFrame, metrics: pl.DataFrame) -> list[str]:

@@ -16,6 +16,7 @@ import polars as pl
 from opportunity_assets.candidates.quarantine import bad_cells
 from opportunity_assets.check import candidates as check_candidates
 from opportunity_assets.check.cells import MOSTLY_TEXT, cell_problems, numeric_columns
+from opportunity_assets.check.facts import cells_refused
 from opportunity_assets.check.patterns import suggested_pattern
 from opportunity_assets.check.periods import (
     UNPARSED_PERIODS,
@@ -404,7 +405,8 @@ class JoinedFindings:
 def joined_tables(pack: CriteriaPack, night: date, counted: SourceFacts, snapshot: SourceSnapshot,
                   reasons: list[str], mistaken_bounds: list[str], *, own_undated: bool) -> JoinedFindings:
     """Each joined table held against the night's read: its cells refused (`cell_problems` over `reasons`, the
-    night's quarantine reasons, and bounds in another unit among `mistaken_bounds`), then the first of: most of its
+    night's quarantine reasons, and bounds in another unit among `mistaken_bounds`; a few told as facts by
+    `cells_refused`, naming the join's keys), then the first of: most of its
     keys duplicated, most of its periods unparsed, its columns empty on every row the source kept (no id or period
     matched: `join_unmatched`, told beside the main source's own rows of no period when `own_undated`), one table
     holding every entity, ids apart or padded."""
@@ -418,9 +420,13 @@ def joined_tables(pack: CriteriaPack, night: date, counted: SourceFacts, snapsho
         within, table = f"source.join.{i}", counted.tables[i + 1]
         joined_columns = numeric_columns(joined, within)
         own = [r.removeprefix(label) for r in reasons if r.startswith(label)]
-        mistaken = cell_problems(joined, joined_columns, [bad_cells(r, [*joined_columns, *joined.columns])
-                                                          for r in own], table.visible, within)
+        cells = [bad_cells(r, [*joined_columns, *joined.columns]) for r in own]
+        mistaken = cell_problems(joined, joined_columns, cells, table.visible, within)
         problems += mistaken
+        separators_said = any(p.startswith((f"key `{within}.decimal_separator`", f"key `{within}.thousands_separator`"))
+                              for p in mistaken)
+        facts += cells_refused(joined, cells, joined_columns, table.visible, mistaken,
+                               separators_said=separators_said, within=within)
         mistaken += [p for p in mistaken_bounds if p.startswith(f"key `{within}.bounds.")]  # its cells refused
         present = [c for c in joined.columns if c in history.columns]
         join_undated = [r for r in own if r.startswith("period unparseable")]

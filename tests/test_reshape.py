@@ -1051,3 +1051,28 @@ def test_a_grain_finer_than_a_year_row_table_s_quarters_names_the_headers_not_a_
     assert str(caught.value).endswith(
         "key `source.grain`: got 'month'; expected `quarter` or coarser: a year (`year_column`) and the quarters "
         "of `source.wide.columns` date a quarter"), str(caught.value)
+
+
+def test_a_series_joined_to_every_entity_is_never_another_entitys_figures(tmp_path: Path) -> None:
+    """Trial 128 (Nightingale's Crimean deaths by cause, the army's monthly strength joined by `every_entity`): with
+    six months of history the army's figures were doubted as `copied` ("army equals another entity's figures for
+    the 6 periods"): a series every entity carries is told from a copy only over more periods than a run is judged
+    on. A column the pack joins to every entity is every entity's by its own declaration: never a copy."""
+    from opportunity_assets.analyses.logic import analyze
+    from opportunity_assets.verifications.logic import verify
+
+    army = [8571, 9120, 15004, 23333, 22010, 21498]
+    main = _csv(tmp_path / "m.csv", ["id", "month", "deaths"],
+                [[e, f"1855-{m:02d}", 40 * (k + 1) + (m * 7 + k * 13) % 23]
+                 for m in range(1, 7) for k, e in enumerate(["a", "b", "c", "d"])])
+    joined = _csv(tmp_path / "army.csv", ["date", "army"], [[f"1855-{m:02d}-01", army[m - 1]] for m in range(1, 7)])
+    join = {"table": "army", "path": joined, "every_entity": True, "period_column": "date",
+            "publication_lag_days": 0, "columns": ["army"]}
+    metrics = {"level_now": {"agg": "last", "column": "deaths"}, "army_now": {"agg": "last", "column": "army"}}
+    pack = _pack(tmp_path, {"path": main, "period_column": "month", "publication_lag_days": 0, "columns": ["deaths"],
+                            "join": [join]}, metrics)
+    as_of = date(1855, 7, 31)
+    found, _ = scan_read(pack, as_of, read_snapshot(pack, as_of, today=TODAY))
+    copied = {c.id: sorted({f.column for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "copied"})
+              for c in found if c.went_on}
+    assert copied == {"a": [], "b": [], "c": [], "d": []}, copied

@@ -783,8 +783,9 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
                   if c.id in cut or c.id in past else c for c in judged]
     going = {keys[c.id] for c in candidates if c.went_on}
     full = _raw_rows(_rows_of(history, before_own, pl.col("entity_id").is_in(sorted(going))), pack.columns)
-    copies = copied_figures(history, pack.columns, going, pack.integrity.copied)
-    for entity, scaled in scaled_copies(history, pack.columns, going, pack.integrity.copied).items():
+    copyable = [c for c in pack.columns if c not in pack.source.every_entitys_columns]  # (a series all carry: none)
+    copies = copied_figures(history, copyable, going, pack.integrity.copied)
+    for entity, scaled in scaled_copies(history, copyable, going, pack.integrity.copied).items():
         copies[entity] = {**scaled, **copies.get(entity, {})}  # figures equal outright are said so first
     repeats = _repeated_events(pack, history, going)
     absorbed = absorbed_events(history, pack.source.added_columns, pack.source.counted_columns, going,

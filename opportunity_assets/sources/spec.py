@@ -1290,6 +1290,12 @@ class SourceSpec(_Spec):
         return [("source", self), *((f"source.join.{i}", joined) for i, joined in enumerate(self.join))]
 
     @property
+    def every_entitys_columns(self) -> set[str]:
+        """The columns of the tables joined to every entity (`JoinSpec.every_entity`): one series every entity
+        carries by the pack's own declaration, so never one entity's copy of another's figures."""
+        return {c for joined in self.join if joined.every_entity for c in joined.columns}
+
+    @property
     def joins_every_entity(self) -> list[bool]:
         """Per join: whether its rows join every entity (`JoinSpec.every_entity`), by period (or, dated by
         `known_at`, every period)."""

@@ -80,14 +80,14 @@ def _in_season(spec: MetricSpec, raw_data: list[dict[str, Any]], left_out: int, 
     not positive (a ratio of signed sums means nothing): the average then stands in."""
     figures = {int(r["periods_ago"]): float(r[spec.value_column]) for r in raw_data
                if r.get(spec.value_column) is not None}
+    now = [value for _, value in others]
     for away in (year, -year):
-        season = figures.get(left_out + away)
-        pairs = [(value, figures.get(ago + away)) for ago, value in others]
-        if season is None or any(then is None for _, then in pairs):
+        season, then = figures.get(left_out + away), [figures.get(ago + away) for ago, _ in others]
+        if season is None or None in then:
             continue
-        now, then = _fsum([v for v, _ in pairs]), _fsum([t for _, t in pairs if t is not None])
-        if season > 0 and now > 0 and then > 0 and all(v > 0 for v, _ in pairs):
-            return season * now / then
+        before = _fsum([t for t in then if t is not None])  # (every one: None is not among them)
+        if season > 0 and now and min(now) > 0 and before > 0:
+            return season * _fsum(now) / before
     return None
 
 

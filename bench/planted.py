@@ -163,6 +163,23 @@ def clean_section(kept: dict[tuple[str, date], str], pack: CriteriaPack, cid: st
     return kept[cid, as_of]
 
 
+def plant_night(row: Counter[str], planted: CriteriaPack, clean: CriteriaPack, kept: dict[tuple[str, date], str],
+                cid: str, as_of: date) -> str | None:
+    """One plant-night of a trial's harness judged and counted in its `row` (`planted`: the pack over the planted
+    source; `clean`: over the clean one, whose section that night `kept` holds once worked out): the candidate's
+    clean section where the plant reached act-on, else None (off the night, filtered or capped, or kept out)."""
+    section = clean_section(kept, clean, cid, as_of)
+    fate = night_fates(planted, as_of, {cid}).get(cid)
+    row["nights"] += 1
+    if fate is None:
+        row["rule:(off the night)"] += 1
+        return None
+    if fate.section == "not going on":
+        row["rule:(filtered or capped)"] += 1
+        return None
+    return section if tallied(row, fate, section) else None
+
+
 def print_tally(tally: Mapping[tuple[str, str], Counter[str]], clean: bool = False) -> None:
     """The trials' plant table: per kind and magnitude, plant-nights, (`clean`: those act-on on clean data,) those
     reaching act-on without the checks' effects and with them, and the rules that kept the others out."""

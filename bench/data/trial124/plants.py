@@ -16,7 +16,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from bench.planted import clean_section, night_fates, print_tally, tallied, with_source  # noqa: E402
+from bench.planted import plant_night, print_tally, with_source  # noqa: E402
 from opportunity_assets.criteria import load_criteria  # noqa: E402
 
 PACK = load_criteria(str(HERE / "pop_growth.yaml"))
@@ -162,17 +162,8 @@ def main() -> None:
                             if as_of.year > 2021:
                                 continue
                             cid = ent.replace("_", "-")
-                            clean = clean_section(clean_fate, PACK, cid, as_of)
-                            fate = night_fates(pack, as_of, {cid}).get(cid)
-                            t = tally[(kind, mag)]
-                            t["nights"] += 1
-                            if fate is None:
-                                t["rule:(off the night)"] += 1
-                                continue
-                            if fate.section == "not going on":
-                                t["rule:(filtered or capped)"] += 1
-                                continue
-                            if tallied(t, fate, clean):
+                            clean = plant_night(tally[(kind, mag)], pack, PACK, clean_fate, cid, as_of)
+                            if clean is not None:
                                 misses.append((kind, mag, label, ent, brk, str(as_of), a, clean))
                                 print(f"  MISSED {kind} {mag} [{label}] in {ent} from {brk} on {as_of} (+{a});"
                                       f" clean: {clean}", flush=True)

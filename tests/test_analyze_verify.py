@@ -6,7 +6,6 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -438,44 +437,3 @@ def test_the_scans_scores_at_once_are_each_candidates_formula_score(texas_pack: 
     one_by_one = [formula_score(texas_pack, dict(zip(names, row, strict=True))) for row in rows]
     at_once = formula_scores(texas_pack, {name: [row[i] for row in rows] for i, name in enumerate(names)})
     assert [None if s is None else s.hex() for s in at_once] == [None if s is None else s.hex() for s in one_by_one]
-
-
-def test_a_month_left_out_is_stood_in_for_by_its_season_not_by_the_window_s_other_months(tmp_path: Path) -> None:
-    """Trial 126 (ABS departures, a December peak): leaving November out of an October-December quarter put the
-    average of October and December in its place, raised the quarter by a quarter and read "without 2014-11 turns
-    it STRONG" for a MARGINAL whose November matched the year before; 189 of 262 clean STRONG nights were fragile so.
-    A month left out now reads its own month a year away, moved as the window's other months moved: here exactly
-    the quarter's own growth, so nothing flips. An annual grain has no season and keeps the average."""
-    from tests.test_shapes import _csv
-    from tests.test_shapes import _pack as _shapes_pack
-
-    season = [1.1, 0.8, 1.0, 1.2, 0.9, 1.0, 1.3, 1.1, 0.9, 1.0, 0.6, 2.0]  # a December peak after a low November
-    noise = np.random.default_rng(126).normal(0, 0.01, 36)
-    rows = [["east", f"{y}-{m:02d}-01",
-             round(1000 * season[m - 1] * 1.12 ** (y - 2012) * (1 + noise[12 * (y - 2012) + m - 1]), 1)]
-            for y in range(2012, 2015) for m in range(1, 13)]
-    source = {"path": _csv(tmp_path / "trips.csv", ["id", "month", "trips"], rows), "grain": "month",
-              "period_column": "month", "publication_lag_days": 0, "columns": ["trips"]}
-    metrics = {"q_now": {"agg": "sum", "column": "trips", "window": [0, 2]},
-               "q_prev": {"agg": "sum", "column": "trips", "window": [12, 14]}}
-    pack = _shapes_pack(tmp_path, source, metrics, required_inputs=["q_now", "q_prev"],
-                        hard_filters=[{"name": "enough", "metric": "q_now", "op": ">=", "value": 0}],
-                        formula={"components": [{"name": "growth", "expression": "q_now / q_prev - 1",
-                                                 "direction": "higher_is_better", "range": [0, 0.20], "weight": 1.0,
-                                                 "label": "quarter on a year ago"}]})
-    as_of = date(2015, 1, 31)
-    snapshot = read_snapshot(pack, as_of)
-    (candidate,) = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)[0]
-    analysis = analyze(pack, candidate)
-    assert analysis.verdict == Verdict.MARGINAL
-    verification = verify(pack, candidate, analysis)
-    assert verification.checks["assumptions"].passed is True, verification.checks["assumptions"].finding
-    assert route(analysis, verification).section_or_tag == "below_threshold"
-    november = next(r["period"] for r in candidate.raw_data if r["period"].startswith("2014-11"))
-    spec = pack.metrics["q_now"]
-    others = [float(r["trips"]) for r in candidate.raw_data if r["periods_ago"] in (0, 2)]
-    assert recompute_metric(spec, candidate.raw_data, as_of, drop_period=november, year=1) == \
-        pytest.approx(sum(others) * 3 / 2)  # no season: the other months' average stands in, as before
-    stood_in = recompute_metric(spec, candidate.raw_data, as_of, drop_period=november, year=12)
-    truth = recompute_metric(spec, candidate.raw_data, as_of)
-    assert stood_in is not None and truth is not None and stood_in == pytest.approx(truth, rel=0.01)

@@ -65,37 +65,9 @@ def _fsum(values: list[float]) -> float:
         return sum(values)
 
 
-SEASONS = (4, 12)
-"""Periods in a year of the grains whose periods are seasons (quarters, months): a period left out of a window is
-stood in for by its own season a year away (`_in_season`), not by the window's other periods."""
-
-
-def _in_season(spec: MetricSpec, raw_data: list[dict[str, Any]], left_out: int, others: list[tuple[int, float]],
-               year: int) -> float | None:
-    """What a window's period left out (`left_out` periods ago) would have been as its other periods say: the same
-    season a year earlier (else a year later) moved as they moved over that year (the ratio of their sums to those
-    a year away). The average of the other periods stands in for a season only by chance: a quarter's November left
-    out between October and a December peak raised the quarter by a quarter and flipped a SKIP into STRONG, and 189
-    of 262 clean STRONG nights of a seasonal series were fragile so (trial 126). None where a figure is missing or
-    not positive (a ratio of signed sums means nothing): the average then stands in."""
-    figures = {int(r["periods_ago"]): float(r[spec.value_column]) for r in raw_data
-               if r.get(spec.value_column) is not None}
-    now = [value for _, value in others]
-    for away in (year, -year):
-        season, then = figures.get(left_out + away), [figures.get(ago + away) for ago, _ in others]
-        if season is None or None in then:
-            continue
-        before = _fsum([t for t in then if t is not None])  # (every one: None is not among them)
-        if season > 0 and now and min(now) > 0 and before > 0:
-            return season * _fsum(now) / before
-    return None
-
-
 def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: date,
-                     drop_period: str | None = None, year: int | None = None) -> float | None:
-    """A metric from raw rows, in plain Python. `drop_period` leaves one period out: a sum or an average reads in its
-    place its season a year away moved as the window's other periods moved (`_in_season`, where the grain's `year`
-    of periods is one of `SEASONS`), else the average of those periods (a sum keeps its scale)."""
+                     drop_period: str | None = None) -> float | None:
+    """A metric from raw rows, in plain Python. `drop_period` leaves one period out (sums keep their scale)."""
     if spec.agg == "age_days":  # the latest period's value, dated by its publication
         valued = [r for r in raw_data if r.get(spec.value_column) is not None]
         return float((as_of - date.fromisoformat(max(valued, key=lambda r: r["period"])["published_at"])).days) \
@@ -112,12 +84,6 @@ def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: da
     if not cells or len(cells) < needed:
         return None
     values = [v for _, v in cells]
-    if drop_period is not None and spec.agg in ("sum", "avg") and year in SEASONS:
-        left_out = next((int(r["periods_ago"]) for r in raw_data if r["period"] == drop_period), None)
-        stand_in = None if left_out is None else _in_season(spec, raw_data, left_out, cells, year)
-        if stand_in is not None:
-            values = [*values, stand_in]
-            return _fsum(values) if spec.agg == "sum" else _fsum(values) / len(values)
     if spec.agg == "sum":  # with a period left out: as if it had been the average of the others
         return _fsum(values) * ((len(values) + 1) / len(values) if drop_period else 1.0)
     if spec.agg == "avg":
@@ -267,8 +233,7 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
         for row in rows_in_window(candidate.raw_data, spec.window):
             if row.get(spec.value_column) is not None:
                 trial(name, f"without {pack.grain.label(date.fromisoformat(row['period']))}", None,
-                      recompute_metric(spec, candidate.raw_data, candidate.as_of, drop_period=row["period"],
-                                       year=pack.grain.per_year))
+                      recompute_metric(spec, candidate.raw_data, candidate.as_of, drop_period=row["period"]))
     if not trials:
         return _Sensitivity(CheckOutcome(passed=True, finding="No perturbation applies."), [], None, None)
     key = max(trials, key=lambda t: abs(t.score - base.score))

@@ -537,10 +537,13 @@ class CriteriaPack(_Spec):
         _names_unique("red_flags", [r.name for r in self.red_flags])
         _names_unique("omissions", [o.name for o in self.omissions])
         readers: dict[str, list[str]] = {}  # each column name the metrics read: the keys reading it
+        read_by: dict[str, list[str]] = {}  # each source column a metric reads as its value: the metrics reading it
         for name, spec in self.metrics.items():
             for key, column in ([(f"metrics.{name}.column", spec.column)] if spec.column else
                                 [(f"metrics.{name}.columns.{i}", c) for i, c in enumerate(spec.columns or [])]):
                 readers.setdefault(column, []).append(key)
+            if spec.column:
+                read_by.setdefault(spec.column, []).append(name)
         for name, spec in self.metrics.items():
             if spec.agg == "derived":
                 _check_expression(f"metrics.{name}.expression", spec.expression or "", metrics - {name},
@@ -578,10 +581,6 @@ class CriteriaPack(_Spec):
             if name not in metrics:
                 raise _KeyProblem(f"required_inputs.{i}", name,
                                   f"a metric name {sorted(metrics)}{_did_you_mean(name, metrics)}")
-        read_by: dict[str, list[str]] = {}  # each source column a metric reads: the metrics reading it
-        for name, spec in self.metrics.items():
-            if spec.column:
-                read_by.setdefault(spec.column, []).append(name)
         for i, c in enumerate(self.formula.components):
             _check_expression(f"formula.components.{i}.expression", c.expression, set(self.required_inputs),
                               comparison=False, what="a required input", listed_in=(metrics, "required_inputs"),

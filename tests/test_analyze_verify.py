@@ -6,6 +6,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from opportunity_assets.records import (
 )
 from opportunity_assets.sources.snapshot import read_snapshot
 from opportunity_assets.verifications.logic import CHECKS, combine, recompute_metric, verify
+from opportunity_assets.verifications.stand_in import seasonal_stand_ins
 from tests.conftest import month_rows, write_csv, write_pack
 
 AS_OF = date(2015, 1, 30)  # anchor 2014-12
@@ -437,3 +439,69 @@ def test_the_scans_scores_at_once_are_each_candidates_formula_score(texas_pack: 
     one_by_one = [formula_score(texas_pack, dict(zip(names, row, strict=True))) for row in rows]
     at_once = formula_scores(texas_pack, {name: [row[i] for row in rows] for i, name in enumerate(names)})
     assert [None if s is None else s.hex() for s in at_once] == [None if s is None else s.hex() for s in one_by_one]
+
+
+def _seasonal_pack(tmp_path: Path, rows: list[list[Any]]) -> CriteriaPack:
+    from tests.test_shapes import _csv
+    from tests.test_shapes import _pack as _shapes_pack
+
+    source = {"path": _csv(tmp_path / "trips.csv", ["id", "month", "trips"], rows), "grain": "month",
+              "period_column": "month", "publication_lag_days": 0, "columns": ["trips"]}
+    metrics = {"q_now": {"agg": "sum", "column": "trips", "window": [0, 2]},
+               "q_prev": {"agg": "sum", "column": "trips", "window": [12, 14]}}
+    return _shapes_pack(tmp_path, source, metrics, required_inputs=["q_now", "q_prev"],
+                        hard_filters=[{"name": "enough", "metric": "q_now", "op": ">=", "value": 0}],
+                        formula={"components": [{"name": "growth", "expression": "q_now / q_prev - 1",
+                                                 "direction": "higher_is_better", "range": [0, 0.20], "weight": 1.0,
+                                                 "label": "quarter on a year ago"}]})
+
+
+def test_a_month_left_out_of_a_seasonal_series_is_stood_in_for_by_its_season_not_the_other_months(
+        tmp_path: Path) -> None:
+    """Trial 126 (ABS departures, a December peak): leaving November out of an October-December quarter put the
+    average of October and December in its place, raised the quarter by a quarter and read "without 2014-11 turns
+    it STRONG" for a MARGINAL whose November matched the year before; 189 of 262 clean STRONG nights were fragile so.
+    Where the entity's own past says its season predicts a month left out better than the window's other months do,
+    the month reads its season a year away, moved as the other months moved: here the quarter's own growth, so
+    nothing flips."""
+    season = [1.1, 0.8, 1.0, 1.2, 0.9, 1.0, 1.3, 1.1, 0.9, 1.0, 0.6, 2.0]  # a December peak after a low November
+    noise = np.random.default_rng(126).normal(0, 0.01, 36)
+    rows = [["east", f"{y}-{m:02d}-01",
+             round(1000 * season[m - 1] * 1.12 ** (y - 2012) * (1 + noise[12 * (y - 2012) + m - 1]), 1)]
+            for y in range(2012, 2015) for m in range(1, 13)]
+    pack = _seasonal_pack(tmp_path, rows)
+    as_of = date(2015, 1, 31)
+    snapshot = read_snapshot(pack, as_of)
+    (candidate,) = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)[0]
+    analysis = analyze(pack, candidate)
+    assert analysis.verdict == Verdict.MARGINAL
+    verification = verify(pack, candidate, analysis)
+    assert verification.checks["assumptions"].passed is True, verification.checks["assumptions"].finding
+    assert route(analysis, verification).section_or_tag == "below_threshold"
+    november = next(r["period"] for r in candidate.raw_data if r["period"].startswith("2014-11"))
+    spec = pack.metrics["q_now"]
+    stood_in = seasonal_stand_ins(spec, candidate.raw_data, 12)[november]
+    truth = recompute_metric(spec, candidate.raw_data, as_of)
+    assert truth is not None
+    assert recompute_metric(spec, candidate.raw_data, as_of, drop_period=november, stand_in=stood_in) == \
+        pytest.approx(truth, rel=0.01)
+    assert seasonal_stand_ins(spec, candidate.raw_data, 1) == {}  # a grain with no season keeps the average
+
+
+def test_a_noisy_count_with_no_season_keeps_the_other_months_average_as_its_stand_in(tmp_path: Path) -> None:
+    """Stop 62: stood in everywhere, the season a year away made every STRONG of a noisy count with no season (pet
+    licences by ZIP code) fragile: one count scaled by a ratio of other counts moves more than their average. Where
+    the entity's own past says the average predicts a month left out better, the average stands in."""
+    counts = np.random.default_rng(62).poisson(40, 48)
+    rows = [["east", f"{y}-{m:02d}-01", int(counts[12 * (y - 2011) + m - 1])]
+            for y in range(2011, 2015) for m in range(1, 13)]
+    pack = _seasonal_pack(tmp_path, rows)
+    as_of = date(2015, 1, 31)
+    snapshot = read_snapshot(pack, as_of)
+    (candidate,) = scan(pack, as_of, snapshot.anchor_period, snapshot.metrics, snapshot.history)[0]
+    for name in ("q_now", "q_prev"):
+        assert seasonal_stand_ins(pack.metrics[name], candidate.raw_data, 12) == {}, name
+    november = next(r["period"] for r in candidate.raw_data if r["period"].startswith("2014-11"))
+    others = [float(r["trips"]) for r in candidate.raw_data if r["periods_ago"] in (0, 2)]
+    assert recompute_metric(pack.metrics["q_now"], candidate.raw_data, as_of, drop_period=november) == \
+        pytest.approx(sum(others) * 3 / 2)

@@ -44,6 +44,7 @@ from opportunity_assets.records import (
     Verification,
 )
 from opportunity_assets.verifications import integrity
+from opportunity_assets.verifications.stand_in import seasonal_stand_ins
 
 CHECKS = ("arithmetic", "inputs", "assumptions", "omissions", "constraints")
 _HARD_CHECKS = ("arithmetic", "inputs", "omissions", "constraints")
@@ -66,8 +67,9 @@ def _fsum(values: list[float]) -> float:
 
 
 def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: date,
-                     drop_period: str | None = None) -> float | None:
-    """A metric from raw rows, in plain Python. `drop_period` leaves one period out (sums keep their scale)."""
+                     drop_period: str | None = None, stand_in: float | None = None) -> float | None:
+    """A metric from raw rows, in plain Python. `drop_period` leaves one period out: `stand_in` is read in its place
+    (a sum or an average; `stand_in.seasonal_stand_ins`), else the other periods' average (a sum keeps its scale)."""
     if spec.agg == "age_days":  # the latest period's value, dated by its publication
         valued = [r for r in raw_data if r.get(spec.value_column) is not None]
         return float((as_of - date.fromisoformat(max(valued, key=lambda r: r["period"])["published_at"])).days) \
@@ -84,6 +86,9 @@ def recompute_metric(spec: MetricSpec, raw_data: list[dict[str, Any]], as_of: da
     if not cells or len(cells) < needed:
         return None
     values = [v for _, v in cells]
+    if drop_period is not None and stand_in is not None and spec.agg in ("sum", "avg"):
+        values = [*values, stand_in]
+        return _fsum(values) / (1 if spec.agg == "sum" else len(values))
     if spec.agg == "sum":  # with a period left out: as if it had been the average of the others
         return _fsum(values) * ((len(values) + 1) / len(values) if drop_period else 1.0)
     if spec.agg == "avg":
@@ -230,10 +235,12 @@ def _assumptions(pack: CriteriaPack, candidate: Candidate, analysis: Analysis,
         spec = pack.metrics[name]
         if spec.agg in ("coverage", "age_days") or spec.window[0] == spec.window[1]:
             continue
+        seasonal = seasonal_stand_ins(spec, candidate.raw_data, pack.grain.per_year)
         for row in rows_in_window(candidate.raw_data, spec.window):
             if row.get(spec.value_column) is not None:
                 trial(name, f"without {pack.grain.label(date.fromisoformat(row['period']))}", None,
-                      recompute_metric(spec, candidate.raw_data, candidate.as_of, drop_period=row["period"]))
+                      recompute_metric(spec, candidate.raw_data, candidate.as_of, drop_period=row["period"],
+                                       stand_in=seasonal.get(row["period"])))
     if not trials:
         return _Sensitivity(CheckOutcome(passed=True, finding="No perturbation applies."), [], None, None)
     key = max(trials, key=lambda t: abs(t.score - base.score))

@@ -5409,12 +5409,37 @@ def test_an_age_of_an_events_count_is_a_warning_naming_the_metrics_column(tmp_pa
     assert [w for w in warnings if w.startswith("key `metrics.age")] == [
         "key `metrics.age.column`: got 'n'; an events `count` is 0 in a period without events, never empty, so its "
         "latest value is always the latest period's and its age never grows, so `hard_filters.1` on it never "
-        "refuses: expected an aggregate that is empty without events, an `avg`, `min`, `max` or `sum` of a column "
+        "refuses: expected an aggregate that is empty without events, an `avg`, `min` or `max` of a column "
         "(here 'delay_avg'), to date the events by"], warnings
     metrics["age"]["column"] = "delay_avg"
     warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
                           today=TODAY).warnings
     assert not [w for w in warnings if w.startswith("key `metrics.age")], warnings
+
+
+def test_an_age_of_an_events_sum_is_a_warning_like_a_counts(tmp_path: Path) -> None:
+    """Trial 130: daily births as events by weekday; a freshness filter on `age_days` of `births`, a `sum`, said
+    nothing, and the count's warning offered a `sum` to date the events by. An events sum is 0 in a period without
+    events, as a count is (README: "counts 0 (and sums 0)"): Wednesday's rows stopped 275 days before the night,
+    and its age of the sum read 0 while that of an `avg` read 275. A sum is warned of like a count, and never
+    offered."""
+    name = _csv(tmp_path / "e.csv", ["id", "day", "births"],
+                [[e, (date(2018, 1, 1) + timedelta(days=d)).isoformat(), 100 + d % 7] for e in ("a", "b", "c")
+                 for d in range(0, 200, 3)])
+    source = {"path": name, "shape": "events", "period_column": "day", "grain": "week",
+              "aggregates": {"births": {"agg": "sum", "column": "births"},
+                             "births_avg": {"agg": "avg", "column": "births"}}}
+    metrics = {"level_now": {"agg": "sum", "column": "births", "window": [0, 3]},
+               "age": {"agg": "age_days", "column": "births", "unit": "days"}}
+    filters = [{"name": "big", "metric": "level_now", "op": ">=", "value": 1},
+               {"name": "fresh", "metric": "age", "op": "<=", "value": 14}]
+    warnings = check_pack(_pack(tmp_path, source, metrics, hard_filters=filters), as_of=date(2018, 7, 31),
+                          today=TODAY).warnings
+    assert [w for w in warnings if w.startswith("key `metrics.age")] == [
+        "key `metrics.age.column`: got 'births'; an events `sum` is 0 in a period without events, never empty, so "
+        "its latest value is always the latest period's and its age never grows, so `hard_filters.1` on it never "
+        "refuses: expected an aggregate that is empty without events, an `avg`, `min` or `max` of a column "
+        "(here 'births_avg'), to date the events by"], warnings
 
 
 def test_a_few_periods_written_otherwise_in_a_single_series_are_one_warning(tmp_path: Path) -> None:

@@ -558,24 +558,25 @@ def ages_within_a_period(pack: CriteriaPack) -> list[str]:
 
 
 def ages_of_counts(pack: CriteriaPack) -> list[str]:
-    """A warning per `age_days` metric over an events `count` or `count_distinct`: a period without events is a
-    count of 0, not an empty cell, so the count's latest value is always the latest period's and its age never
-    grows; a freshness filter on it never refuses (the bundled NYC pack dated its routes by `flights`, trial 28).
-    An `avg`, `min`, `max` or `sum` of a column is empty without events, and dates them."""
+    """A warning per `age_days` metric over an events `count`, `count_distinct` or `sum`: a period without events
+    is a count (or sum) of 0, not an empty cell, so its latest value is always the latest period's and its age
+    never grows; a freshness filter on it never refuses (the bundled NYC pack dated its routes by `flights`, trial
+    28; trial 130's births by a `sum`). An `avg`, `min` or `max` of a column is empty without events, and dates
+    them."""
     src = pack.source
     if src.shape != "events":
         return []
     out = []
     for name, spec in pack.metrics.items():
         aggregate = src.aggregates.get(spec.column or "")
-        if spec.agg != "age_days" or aggregate is None or aggregate.agg not in ("count", "count_distinct"):
+        if spec.agg != "age_days" or aggregate is None or aggregate.agg not in ("count", "count_distinct", "sum"):
             continue
         filters = [f"`hard_filters.{i}`" for i, f in enumerate(pack.hard_filters) if f.metric == name]
         never = f", so {' and '.join(filters)} on it never refuses" if filters else ""
-        dated = sorted(n for n, a in src.aggregates.items() if a.agg in ("avg", "min", "max", "sum"))
+        dated = sorted(n for n, a in src.aggregates.items() if a.agg in ("avg", "min", "max"))
         offer = f" (here {', '.join(repr(n) for n in dated)})" if dated else ""
         out.append(f"key `metrics.{name}.column`: got {spec.column!r}; an events `{aggregate.agg}` is 0 in a period "
                    f"without events, never empty, so its latest value is always the latest period's and its age "
-                   f"never grows{never}: expected an aggregate that is empty without events, an `avg`, `min`, "
-                   f"`max` or `sum` of a column{offer}, to date the events by")
+                   f"never grows{never}: expected an aggregate that is empty without events, an `avg`, `min` "
+                   f"or `max` of a column{offer}, to date the events by")
     return out

@@ -736,18 +736,6 @@ def before_first_events(pack: CriteriaPack, found: list[Candidate]) -> list[str]
             "that begins (a firm founded, a route opened) is rightly unknown before"]
 
 
-def events_from_after(pack: CriteriaPack, night: date) -> list[str]:
-    """A warning naming `source.events_from` when it is a day after the night checked: no period the night reads is
-    counted from it, so the night reads the source as if it were not set (trial 123: `events_from: 2999-01-01`
-    was accepted without a word)."""
-    day = pack.source.events_from
-    if pack.source.shape != "events" or day is None or day <= night:
-        return []
-    return [f"key `source.events_from`: got {day}, after the night checked ({night}): no period the night reads is "
-            "counted from it, as if it were not set; expected the day the source began recording every entity's "
-            "events, on or before the night"]
-
-
 def _windows_most_lack(found: list[Candidate], lacks: Callable[[Candidate, re.Match[str]], bool]
                        ) -> list[tuple[str, list[tuple[Candidate, re.Match[str]]]]]:
     """The metrics whose window more than half of the scanned candidates lack as `lacks` says of their gap lines

@@ -1,7 +1,7 @@
 """`opportunity check`: rows that share a key (pure over the source's counts): many duplicated keys told as the
 key or grain that makes them (a series of several per entity, decimal years too coarse, a file appended to
-itself), a few told as a warning, rows repeated by nature (events alike), and an entity column that names a row
-rather than an entity."""
+itself), a few told as a warning, rows repeated by nature (events alike), an entity column that names a row
+rather than an entity, and an events source's `events_from` after the night."""
 
 from __future__ import annotations
 
@@ -478,6 +478,18 @@ def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
             f"of {factor}), equal in every column read: {rows} rows for {distinct} events, so every count and sum "
             f"would count each {factor} times: expected each event once ({cause}), or, if these are distinct events, "
             "a column that tells them apart among those the pack reads (a `count_distinct` of an id, say)")
+
+
+def events_from_after(pack: CriteriaPack, night: date) -> list[str]:
+    """A warning naming `source.events_from` when it is a day after the night checked: no period the night reads is
+    counted from it, so the night reads the source as if it were not set (trial 123: `events_from: 2999-01-01`
+    was accepted without a word)."""
+    day = pack.source.events_from
+    if pack.source.shape != "events" or day is None or day <= night:
+        return []
+    return [f"key `source.events_from`: got {day}, after the night checked ({night}): no period the night reads is "
+            "counted from it, as if it were not set; expected the day the source began recording every entity's "
+            "events, on or before the night"]
 
 
 SUCCESSIVE_IDS = 10

@@ -1873,6 +1873,43 @@ def test_a_derived_input_unknown_for_all_through_a_window_past_the_history_is_sa
         "no entity has more than 8 years published (windows count years, `source.grain`)"]
 
 
+def test_a_few_entities_undated_rows_are_not_blamed_for_a_metric_every_candidate_lacks(tmp_path: Path) -> None:
+    """Trial 129: CPU launches by socket x quarter, a `momentum` over the launches of the 4 quarters before, which
+    no socket filled (a quarter without a launch: `min_rows`). Backfill skipped nights blaming the 2 launches of one
+    socket with an empty date ("no candidate has a value of 'momentum'"), though a row of no period blanks only its
+    own entity; with those rows kept out, check then named `min_rows`: a user mended one thing to be told of
+    another. The cause every other candidate's gap names is said, rows kept out or not; so is a column empty in the
+    latest quarters (`cores`), which the undated row was blamed for too."""
+    quarters = [date(y, m, 15) for y in range(2014, 2019) for m in (1, 4, 7, 10)]
+    # 3 launches a quarter of sockets a, b, f (f's one launch undated), e's from 2017; none in 2016-Q4, no cores in 2018
+    rows = [[e, (q + timedelta(days=d)).isoformat(), "" if q.year == 2018 else 4] for e in "abef" for q in quarters
+            for d in (0, 20, 40) if (q.year, q.month) != (2016, 10) and (e != "e" or q.year > 2016)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "released", "cores"], [*rows, ["f", "", 8]]),
+              "shape": "events", "grain": "quarter", "period_column": "released", "publication_lag_days": 30,
+              "aggregates": {"releases": {"agg": "count"}, "cores": {"agg": "avg", "column": "cores"}}}
+    metrics = {"releases_4q": {"agg": "sum", "column": "releases", "window": [0, 3]},
+               "releases_prev_4q": {"agg": "sum", "column": "releases", "window": [4, 7]},
+               "momentum": {"expression": "releases_4q - releases_prev_4q", "unit": "number"},
+               "cores_now": {"agg": "avg", "column": "cores", "window": [0, 1]}}
+
+    def problems(required: str, kept_out: bool) -> list[str]:
+        where = {"where": [{"column": "released", "not_in": [""]}]} if kept_out else {}
+        pack = _pack(tmp_path, {**source, **where}, metrics, required_inputs=[required], hard_filters=[
+            {"name": "active", "metric": "releases_4q", "op": ">=", "value": 2}], formula={"components": [
+                {"name": "m", "expression": required, "direction": "higher_is_better", "range": [-4, 8],
+                 "weight": 1.0, "label": required}]})
+        return [p.split(" (perhaps")[0] for p in _problems(pack, date(2018, 9, 30))]
+
+    for kept_out in (False, True):
+        assert problems("momentum", kept_out) == [
+            "key `metrics.releases_prev_4q.min_rows`: got 4 (every period of its window, by default); no candidate "
+            "has more than 3 of the 4 quarters of releases filled in 2016-Q3..2017-Q2"]
+    assert problems("cores_now", kept_out=False) == [
+        "key `required_inputs.0`: got 'cores_now'; it has no value for any of the 4 candidates scanned (cores_now: 0 "
+        "of 2 quarters of cores filled in 2018-Q1..2018-Q2; needs 2), so each going on would be archived as a data "
+        "gap: expected a metric the night's rows fill (a column with figures in its window)"]
+
+
 def test_a_window_past_a_history_that_duplicated_keys_cut_short_is_not_said_again(tmp_path: Path) -> None:
     """Trial 29: a snapshot of daily prices declared a panel by the week: beside `source.grain` (rows sharing an
     entity and a week, refused as duplicated keys), a window of 4 weeks back was told "no entity has more than 1

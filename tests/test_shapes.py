@@ -1837,11 +1837,11 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
     counts; one month sent twice (some rows once, some twice) is the verifier's (`repeated_events`), not check's."""
     problems = check_pack(_monthly_loans(tmp_path, {"all": times}), as_of=date(2014, 1, 31), today=TODAY).problems
     assert [p for p in problems if "appears" in p] == [
-        f"key `source.path`: got 'loans.csv'; each of the 120 different rows the night reads appears {times} times "
-        f"(or a multiple of {times}), equal in every column read: {120 * times} rows for 120 events, so every count "
-        f"and sum would count each {times} times: expected each event once (a file appended to itself?), or, if "
-        "these are distinct events, a column that tells them apart among those the pack reads (a `count_distinct` of "
-        "an id, say)"]
+        f"key `source.path`: source file {tmp_path / 'loans.csv'}: each of the 120 different rows the night reads "
+        f"appears {times} times (or a multiple of {times}), equal in every column read: {120 * times} rows for 120 "
+        f"events, so every count and sum would count each {times} times: expected each event once (a file appended "
+        "to itself?), or, if these are distinct events, a column that tells them apart among those the pack reads (a "
+        "`count_distinct` of an id, say)"]
     for copies in ({}, {"2013-12": 2}):
         assert not [p for p in check_pack(_monthly_loans(tmp_path, copies), as_of=date(2014, 1, 31),
                                           today=TODAY).problems if "appears" in p]
@@ -1850,7 +1850,7 @@ def test_events_copied_throughout_are_a_problem_named_before_the_night(tmp_path:
 def test_a_query_reading_its_rows_twice_is_named_by_its_own_key(tmp_path: Path) -> None:
     """Trial 122: a PostgreSQL `query` of a table `UNION ALL` itself was told "key `source.path`: got 'query'":
     no `path` in the pack, and 'query' the provenance name a query gets. Copies read by a `query` (or a database
-    `table`) are said naming that key and its text."""
+    `table`) are said naming that key and where the rows are, in the words of check's other lines about the source."""
     rows = [[e, f"2015-{m:02d}", 10 * m + len(e)] for e in ("ab", "cde") for m in range(1, 13)]
     _csv(tmp_path / "p.csv", ["id", "month", "level"], rows)
     query = "SELECT * FROM read_csv('p.csv') UNION ALL SELECT * FROM read_csv('p.csv')"
@@ -1858,20 +1858,21 @@ def test_a_query_reading_its_rows_twice_is_named_by_its_own_key(tmp_path: Path) 
               "publication_lag_days": 0}
     problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
     assert problems[0] == (
-        f"key `source.query`: got {query!r}; each of the 24 different rows the night reads appears 2 times (or a "
-        "multiple of 2), equal in every column read: 48 rows for 24, each refused as a duplicated key (one row per "
-        "entity and period): expected each row once (a table appended to itself, or a query reading it twice?)"), \
+        f"key `source.query`: the DuckDB query {query[:60]!r} (over files in {tmp_path}): each of the 24 different "
+        "rows the night reads appears 2 times (or a multiple of 2), equal in every column read: 48 rows for 24, each "
+        "refused as a duplicated key (one row per entity and period): expected each row once (a table appended to "
+        "itself, or a query reading it twice?)"), \
         problems
     events = {**source, "shape": "events", "aggregates": {"n": {"agg": "count"}}}
     del events["columns"]
     counted = _pack(tmp_path, events, {"level_now": {"agg": "sum", "column": "n"}})
     problems = check_pack(counted, as_of=date(2015, 12, 31), today=TODAY).problems
     assert [p for p in problems if "appears" in p] == [
-        f"key `source.query`: got {query!r}; each of the 24 different rows the night reads appears 2 times (or a "
-        "multiple of 2), equal in every column read: 48 rows for 24 events, so every count and sum would count each "
-        "2 times: expected each event once (a table appended to itself, or a query reading it twice?), or, if these "
-        "are distinct events, a column that tells them apart among those the pack reads (a `count_distinct` of an "
-        "id, say)"], problems
+        f"key `source.query`: the DuckDB query {query[:60]!r} (over files in {tmp_path}): each of the 24 different "
+        "rows the night reads appears 2 times (or a multiple of 2), equal in every column read: 48 rows for 24 "
+        "events, so every count and sum would count each 2 times: expected each event once (a table appended to "
+        "itself, or a query reading it twice?), or, if these are distinct events, a column that tells them apart "
+        "among those the pack reads (a `count_distinct` of an id, say)"], problems
 
 
 def test_a_panel_file_appended_to_itself_is_named_as_copies_not_as_a_shape(tmp_path: Path) -> None:
@@ -1884,9 +1885,9 @@ def test_a_panel_file_appended_to_itself_is_named_as_copies_not_as_a_shape(tmp_p
     source = {"path": name, "period_column": "month", "columns": ["level"], "publication_lag_days": 0}
     problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31), today=TODAY).problems
     assert problems[0] == (
-        "key `source.path`: got 'p.csv'; each of the 24 different rows the night reads appears 2 times (or a multiple "
-        "of 2), equal in every column read: 48 rows for 24, each refused as a duplicated key (one row per entity and "
-        "period): expected each row once (a file appended to itself?)"), problems
+        f"key `source.path`: source file {tmp_path / 'p.csv'}: each of the 24 different rows the night reads appears "
+        "2 times (or a multiple of 2), equal in every column read: 48 rows for 24, each refused as a duplicated key "
+        "(one row per entity and period): expected each row once (a file appended to itself?)"), problems
     assert not [p for p in problems if "`source.shape`" in p]
     _csv(tmp_path / "p.csv", ["id", "month", "level"], rows + rows[:2])
     assert not [p for p in check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2015, 12, 31),

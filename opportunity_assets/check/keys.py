@@ -1,7 +1,7 @@
 """`opportunity check`: rows that share a key (pure over the source's counts): many duplicated keys told as the
 key or grain that makes them (a series of several per entity, decimal years too coarse, a file appended to
-itself), a few told as a warning, rows repeated by nature (events alike), and an entity column that names a row
-rather than an entity."""
+itself), a few told as a warning, rows repeated by nature (events alike), an entity column that names a row
+rather than an entity, and an events source's `events_from` after the night."""
 
 from __future__ import annotations
 
@@ -71,21 +71,20 @@ def rows_copied(pack: CriteriaPack, night: date) -> str | None:
         return None
     factor, rows, distinct = copies
     said, cause = _copies_from(pack)
-    return (f"{said}; each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
+    return (f"{said}: each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
             f"of {factor}), equal in every column read: {rows} rows for {distinct}, each refused as a duplicated key "
             f"(one row per entity and period): expected each row once ({cause})")
 
 
 def _copies_from(pack: CriteriaPack) -> tuple[str, str]:
-    """The key and value the copied rows come from (`source.path`, `.query` or a database's `.table`), and how a
-    source of that kind reads its rows twice. Trial 122: a PostgreSQL `query` reading a table twice was told "key
-    `source.path`: got 'query'", the provenance name a query gets, for a pack with no `path`."""
-    src = pack.source
-    key = source_key(src)
-    got = src.query if key == "source.query" else src.table if key == "source.table" else src.path
+    """The key the copied rows come from (`source.path`, `.query` or a database's `.table`) and where they are, in
+    the words of check's other lines about the source (`source_key`, `describe_location`), and how a source of that
+    kind reads its rows twice. Trial 122: a PostgreSQL `query` reading a table twice was told "key `source.path`:
+    got 'query'", the provenance name a query gets, for a pack with no `path`."""
+    key = source_key(pack.source)
     cause = "a file appended to itself?" if key == "source.path" else \
         "a table appended to itself, or a query reading it twice?"
-    return f"key `{key}`: got {got!r}", cause
+    return f"key `{key}`: {describe_location(pack)}", cause
 
 
 _SERIES = "one series of each entity (one pollster's polls, one sensor's readings, say)"
@@ -475,10 +474,22 @@ def rows_appended(pack: CriteriaPack, copies: tuple[int, int, int]) -> str:
     event that many times."""
     factor, rows, distinct = copies
     said, cause = _copies_from(pack)
-    return (f"{said}; each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
+    return (f"{said}: each of the {distinct} different rows the night reads appears {factor} times (or a multiple "
             f"of {factor}), equal in every column read: {rows} rows for {distinct} events, so every count and sum "
             f"would count each {factor} times: expected each event once ({cause}), or, if these are distinct events, "
             "a column that tells them apart among those the pack reads (a `count_distinct` of an id, say)")
+
+
+def events_from_after(pack: CriteriaPack, night: date) -> list[str]:
+    """A warning naming `source.events_from` when it is a day after the night checked: no period the night reads is
+    counted from it, so the night reads the source as if it were not set (trial 123: `events_from: 2999-01-01`
+    was accepted without a word)."""
+    day = pack.source.events_from
+    if pack.source.shape != "events" or day is None or day <= night:
+        return []
+    return [f"key `source.events_from`: got {day}, after the night checked ({night}): no period the night reads is "
+            "counted from it, as if it were not set; expected the day the source began recording every entity's "
+            "events, on or before the night"]
 
 
 SUCCESSIVE_IDS = 10

@@ -94,6 +94,7 @@ from opportunity_assets.check.keys import (
     duplicated_keys,
     duplicates_blank_inputs,
     event_id_lines,
+    events_from_after,
     events_sent_again_line,
     events_written_twice_line,
     few_keys_shared,
@@ -543,7 +544,7 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
     warnings += check_candidates.unit_judgments(pack, found)[1] + metric_units + flagged_capped(pack, report) \
         + check_candidates.bounds_blanking_most(pack, found) \
         + check_candidates.coarser_figures_read_alike(pack, found) \
-        + check_candidates.before_first_events(pack, found) + check_candidates.events_from_after(pack, night) \
+        + check_candidates.before_first_events(pack, found) + events_from_after(pack, night) \
         + ([] if stray else check_candidates.windows_filled_in_part(pack, found)
                  + check_candidates.windows_before_latest_rows(pack, found))
     if past:

@@ -19,7 +19,6 @@ with the mean's. A past too short to tell keeps the average. Pure.
 
 from __future__ import annotations
 
-import statistics
 from typing import Any
 
 from opportunity_assets.criteria import MetricSpec
@@ -71,7 +70,8 @@ def _season_predicts_better(figures: dict[int, float], window: tuple[int, int], 
             truth = figures[left_out]
             average_errors.append(abs(sum(figures[p] for p in others) / len(others) - truth))
             season_errors.append(abs(season - truth))
-    return len(season_errors) >= year and statistics.fmean(season_errors) < statistics.fmean(average_errors)
+    # (plain sums: a corrupt feed's 1e308 overflows to inf, and no stand-in wins, where an exact sum would raise)
+    return len(season_errors) >= year and sum(season_errors) < sum(average_errors)
 
 
 def seasonal_stand_ins(spec: MetricSpec, raw_data: list[dict[str, Any]], per_year: int) -> dict[str, float]:

@@ -729,6 +729,38 @@ def test_one_repeat_among_many_judged_rows_of_small_counts_is_no_feed_republishe
     assert _repeats_found(repeating, [*fresh[:12], *repeating[:6]]) == ["repeated_row"]
 
 
+def test_a_count_landing_on_an_earlier_weeks_figure_as_it_moves_is_a_coincidence_not_a_feed_republished() -> None:
+    """Trial 130: US births on a Tuesday, a row a week (births about 12,700 written whole, a day count of 1, a busy
+    share of 0 or 1), Tuesday's 12,748 in 2014-W51 equal to W45's: no two of the 24 past births figures were alike,
+    so a value seen only at its twin read as no coincidence at all, and four such rows among 56 judged doubted a
+    STRONG weekday. A count moving by a few hundred a week lands on an earlier week's figure now and then; the
+    chance is its grid over the spread of its moves. A row from long ago republished after the series moved away
+    is still doubted, and so is a block of old rows replayed in order."""
+    rng = np.random.default_rng(130)
+    births = np.round(11_000 + 40 * np.arange(80) + rng.normal(0, 200, 80))  # a trend, and noise
+    rows = [(float(b), 1.0, float(b > 12_800)) for b in births]
+    assert len({r[0] for r in rows[:24]}) == 24  # no two past figures alike
+    t, twin = next((t, j) for t in range(40, 80) for j in range(t - 12, t - 2)
+                   if 0 < abs(rows[j][0] - rows[t - 1][0]) < 100)
+    rows[t] = rows[twin]  # lands on the figure of a few weeks before, a step from the week before
+
+    def found(table: list[tuple[float, ...]]) -> list[str]:
+        series = Series(periods=[f"w{i}" for i in range(len(table))],
+                        values={c: np.array([r[k] for r in table], dtype=float)
+                                for k, c in enumerate(("births", "days", "busy"))},
+                        judged_from=24, per_year=52)
+        findings = Findings(series)
+        regularity.repeated_rows(findings, integrity_spec.IntegritySpec(), ["births", "days", "busy"])
+        return [f.rule for f in findings.items]
+
+    assert found(rows[: t + 1]) == []
+    from_long_ago = [*rows[: t], rows[3]]  # a row of the past's start, after the series moved away
+    assert abs(rows[3][0] - rows[t - 1][0]) > 1_500  # about six of its weekly moves
+    assert found(from_long_ago) == ["repeated_row"]
+    replayed = [*rows[:60], *rows[30:36]]  # six old rows republished in order
+    assert found(replayed) == ["repeated_row"]
+
+
 def test_a_row_of_one_measure_summed_averaged_and_bounded_repeating_is_one_coincidence_not_four() -> None:
     """Trial 98: a block's monthly ozone, its sum over 12 cells, their mean (the sum / 12), minimum and maximum
     (in steps of 2), equal to its row of two years before: each value seen once before, the four columns'

@@ -185,6 +185,24 @@ def test_a_column_that_is_another_entitys_rescaled_is_found_naming_it_and_the_sc
     assert copied_figures(_history(markets), ["x"], {"m3"}, RULE) == {}  # no figure equal outright
 
 
+def test_figures_written_to_seven_decimals_rescaled_from_another_entity_are_found() -> None:
+    """Trial 132 (Ecdat MunExp, spending per head to 7 decimals): every entity's step was looked for to 6 decimals
+    only and was none, so every entity's changes matched every other's within an infinite band and a copy scaled by
+    half was dropped as "a series several share". Written to 7 decimals, the copy is found; written to more than any
+    step holds, the float's last digits are the band, never an infinite one."""
+    rng = np.random.default_rng(132)
+    markets = {f"m{i}": [float(v) for v in np.round(
+        (8 + i) * np.exp(np.cumsum(rng.normal(0, 0.05, 40))), 7)] for i in range(12)}
+    markets["m3"] = markets["m3"][:-12] + [float(round(0.5 * v, 7)) for v in markets["m5"][-12:]]
+    found = scaled_copies(_history(markets), ["x"], {"m3", "m7"}, RULE)
+    assert set(found) == {"m3"}
+    assert found["m3"]["x"].others == ["M5"] and found["m3"]["x"].chance < RULE.max_probability
+    unwritten = {k: [v * (1 + 1e-14 * (i % 7)) + float(np.pi) * 1e-9 for i, v in enumerate(series)]
+                 for k, series in markets.items()}  # figures to the float's last digit, no decimal step
+    unwritten["m3"] = markets["m3"][:-12] + [0.5 * v for v in unwritten["m5"][-12:]]
+    assert set(scaled_copies(_history(unwritten), ["x"], {"m3", "m7"}, RULE)) == {"m3"}
+
+
 def test_a_column_that_took_a_donors_changes_a_few_periods_ago_is_found_against_their_own_past_gaps() -> None:
     """Trial 58: an area imputed from a donor's changes from some period on (its figure the donor's over the
     donor's figure before, times its own then) matched the donor change for change, but until six changes were the

@@ -266,7 +266,7 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
     mine = past.series(entity)
     changes = np.diff(mine[np.isfinite(mine)])
     moved = np.abs(changes[changes != 0])
-    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0)
+    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0, FIGURES_DECIMALS)
     level = min(1.0, step / (2 * _NEAR * abs(values[0]))) if values[0] else 1.0
     spread = _spread(changes)
     follow = min(1.0, step / (spread * math.sqrt(2 * math.pi))) if spread > 0 else 1.0
@@ -310,7 +310,7 @@ def scaled_copies(history: pl.DataFrame, columns: Collection[str], going: Collec
     for column in columns:
         values = np.full((len(entities), reach + 1), np.nan)
         values[rows, reach - ago] = history[column].cast(pl.Float64).to_numpy()  # oldest first
-        steps = resolutions(values)
+        steps = _steps(values)
         recent, recent_band = _changes(values[:, -changes - 1:], steps)  # every entity's latest changes only
         # a series that mostly repeats is `stuck`'s (and matches any other that does); a repeat the rounding of a
         # rescaled copy makes (228 and 229 both 160 at 70%) is one change among others
@@ -407,6 +407,27 @@ def _latest_changes(window: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, 
         inverse = np.where(window > 0, 1 / window, np.nan)
         half = np.fmax(own, steps[:, None]) / 2 * inverse
     return -np.diff(np.log(inverse), axis=1), half[:, 1:] + half[:, :-1]
+
+
+
+FIGURES_DECIMALS = 12
+"""The most decimals a copy's figures are looked for in: Swedish municipalities' spending per head is written to 7
+(Ecdat MunExp), and looked for to 6 (`series.DECIMALS`) every entity's step was none, so every entity's changes
+matched every other's within it and a copy scaled by half was "a series several share"; an exact copy's chance was
+read at its smallest change, 1e-4 where its step gives 1e-12 (trial 132)."""
+
+_FLOAT_STEP = 1e-12
+"""A figure written to more decimals still has a step: a float's last digits, this much of its size."""
+
+
+def _steps(values: np.ndarray) -> np.ndarray:
+    """Each entity's step (`series.resolutions` to `FIGURES_DECIMALS`); where none holds, `_FLOAT_STEP` of its
+    largest figure, never an infinite band every change falls in."""
+    steps = resolutions(values, FIGURES_DECIMALS)
+    loose = np.flatnonzero(np.isinf(steps))
+    if len(loose):
+        steps[loose] = np.nanmax(np.abs(values[loose]), axis=1) * _FLOAT_STEP
+    return steps
 
 
 def _changes(values: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -255,12 +255,16 @@ class Findings:
             to_resolve=resolve or f"confirm {period_span(periods)} {column} with the source"))
 
 
-def resolution(values: np.ndarray, smallest_change: float) -> float:
+DECIMALS = 6
+"""The most decimals a column's step is looked for in by default (`resolution`, `resolutions`)."""
+
+
+def resolution(values: np.ndarray, smallest_change: float, most: int = DECIMALS) -> float:
     """The step the column is written in: the largest power of ten all its values are multiples of (0.1 for
-    whole tenths, 1 for a count, 100 for prices rounded to hundreds); its smallest change where its values are
-    not written on such a grid."""
+    whole tenths, 1 for a count, 100 for prices rounded to hundreds), looked for to `most` decimals; its smallest
+    change where its values are not written on such a grid."""
     finite = values[np.isfinite(values)]
-    places = decimals(finite, 6)
+    places = decimals(finite, most)
     if places is None:
         return smallest_change
     grid = 10.0 ** -places
@@ -283,10 +287,10 @@ def _rows_on_grid(values: np.ndarray, rows: np.ndarray, power: int) -> np.ndarra
     return rows[keep]
 
 
-def resolutions(values: np.ndarray) -> np.ndarray:
+def resolutions(values: np.ndarray, most: int = DECIMALS) -> np.ndarray:
     """`resolution(row, math.inf)` of each row of a matrix at once (NaN where a row has no finite value): every
     entity's step without one Python call per entity (a wide night has 10k). As `resolution` does: rows of whole
-    numbers climb by tens while on the grid (to 1e9), the others take the fewest decimals (to 6) that hold them;
+    numbers climb by tens while on the grid (to 1e9), the others take the fewest decimals (to `most`) that hold them;
     each power is tested only on the rows still climbing or looking, mostly two passes in all."""
     out = np.full(len(values), math.inf)
     rows = np.flatnonzero(np.isfinite(values).any(axis=1))
@@ -296,7 +300,7 @@ def resolutions(values: np.ndarray) -> np.ndarray:
         whole = _rows_on_grid(values, whole, power)
         out[whole] = 10.0 ** power
     looking = rows[np.isinf(out[rows])]  # no whole numbers: the fewest decimals
-    for power in range(-1, -7, -1):
+    for power in range(-1, -most - 1, -1):
         held = _rows_on_grid(values, looking, power)
         out[held] = 10.0 ** power
         looking = np.setdiff1d(looking, held)

@@ -2957,6 +2957,36 @@ def test_a_coverage_bound_above_a_trading_day_windows_weekdays_is_a_problem(tmp_
     assert _problems(_pack(tmp_path, source, metrics, hard_filters=filters), date(2018, 3, 31)) == []
 
 
+def test_an_outcome_window_no_weekday_fills_over_trading_days_is_a_warning_naming_it(tmp_path: Path) -> None:
+    """Trial 133: AER NYSESW, the NYSE Composite's closes on trading days, with `outcome: {window_periods: 5,
+    horizon_periods: 30}` (and then 7 and 28): check said ok, and the backtest's every night read "outcomes 1 with a
+    gap in a window (never measured)": a window of days must be filled on each of its days, and a window of 6 days
+    or more, or one ending on a Saturday or Sunday, never is on trading days. A pair that no weekday's night can
+    measure is a warning naming `outcome.window_periods`; one that some can (a horizon of whole weeks) is none."""
+    days = [date(2018, 1, 1) + timedelta(days=k) for k in range(90)]
+    rows = [[e, d.isoformat(), 10 + k] for e in "abc" for k, d in enumerate(days) if d.weekday() < 5]
+    source = {"path": _csv(tmp_path / "d.csv", ["id", "date", "level"], rows), "period_column": "date",
+              "grain": "day", "publication_lag_days": 0, "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 6], "min_rows": 1}}
+    outcome = {"metric": "level", "agg": "avg", "window_periods": 5, "horizon_periods": 30}
+    report = check_pack(_pack(tmp_path, source, metrics, outcome=outcome), as_of=date(2018, 3, 31), today=TODAY)
+    assert report.problems == [], report.problems
+    assert report.warnings == [
+        "key `outcome.window_periods`: got 5 (with `horizon_periods: 30`); the source has no row on a Saturday or "
+        "Sunday (trading days), and an outcome needs every day of its two windows filled, the 5 days ending at the "
+        "night's latest day and the 5 ending 30 days after it: on no weekday do both hold only weekdays, so no "
+        "night's outcome can ever be measured (each a gap in the backtest): expected a horizon of whole weeks "
+        "(28 or 35 days) and a window of at most 5 days, or `source.grain: week`"], report.warnings
+    week = {**outcome, "window_periods": 7, "horizon_periods": 28}
+    (warning,) = check_pack(_pack(tmp_path, source, metrics, outcome=week), as_of=date(2018, 3, 31),
+                            today=TODAY).warnings
+    assert warning.startswith("key `outcome.window_periods`: got 7 (with `horizon_periods: 28`);") \
+        and "a window of at most 5 days" in warning, warning
+    for fits in ({**outcome, "horizon_periods": 28}, {**outcome, "window_periods": 1}):
+        assert check_pack(_pack(tmp_path, source, metrics, outcome=fits), as_of=date(2018, 3, 31),
+                          today=TODAY).warnings == [], fits
+
+
 def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: Path) -> None:
     """Trial 14: aluminium premiums ($15 to $425 a tonne) averaged into a metric of `unit: share`: check said ok and
     the act-on list read "the premium there averages 1500% a tonne". A share's values above 1 but near it (a
@@ -2975,6 +3005,21 @@ def test_a_share_metric_whose_values_lie_far_beyond_one_is_a_warning(tmp_path: P
     metrics["level_raw"] = {"agg": "last", "column": "level"}
     report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
     assert report.warnings == []
+
+
+def test_a_share_metric_of_counts_with_a_few_zeros_is_a_warning(tmp_path: Path) -> None:
+    """Trial 133: children measured per age group (177 to 391) under `unit: share`, two groups not surveyed that
+    year counting 0 (an events count): 10 of 12 beyond 1 fell short of the judgment's 90%, and check said ok though
+    the README says it warns of values mostly beyond 1. A 0 fits any unit and says nothing of it: it is not counted."""
+    levels = [0, 0, *range(180, 400, 22)]
+    rows = [[f"e{k}", y, level] for k, level in enumerate(levels) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith("key `metrics.level_now.unit`: got 'share'; 10 of the 12 "
+                                                        "candidates' level_now lie beyond 1 (within [0, 378])")], \
+        report.warnings
 
 
 def test_a_share_metric_of_percents_with_a_few_near_zero_is_a_warning(tmp_path: Path) -> None:

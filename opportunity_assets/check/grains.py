@@ -428,6 +428,40 @@ def coverage_past_trading_days(pack: CriteriaPack, history: pl.DataFrame, found:
     return problems
 
 
+def _weekdays_only(start: int, length: int) -> bool:
+    """Whether `length` consecutive days ending on weekday `start` (Monday 0) are each a Monday to Friday."""
+    return start <= 4 and length <= start + 1
+
+
+def outcome_past_trading_days(pack: CriteriaPack, history: pl.DataFrame) -> list[str]:
+    """A warning naming `outcome.window_periods` when, on a day grain over a source of trading days (as
+    `coverage_past_trading_days` tells one), no weekday's night could measure an outcome: both its windows, the
+    `window_periods` days ending at the night's latest day and those ending `horizon_periods` days later, must be
+    filled on every day (`outcomes.logic`: a gap otherwise, never estimated), and on no weekday do both hold only
+    Mondays to Fridays (trial 133: the NYSE's closes, 5 days 30 on, every backtest night "a gap in a window"). An
+    events source counts 0 on a day without events, never a gap: not judged."""
+    outcome = pack.outcome
+    columns = [c for c in pack.columns if c in history.columns]
+    if outcome is None or pack.source.grain != "day" or pack.source.shape == "events" or not columns \
+            or history.height == 0:
+        return []
+    filled = history.filter(pl.any_horizontal([pl.col(c).is_not_null() for c in columns]))
+    weekend = int((filled["period"].dt.weekday() > 5).sum())  # Monday 1 to Sunday 7
+    if not trading_days(weekend, filled.height):
+        return []
+    length, horizon = outcome.window_periods, outcome.horizon_periods
+    if any(_weekdays_only(day, length) and _weekdays_only((day + horizon) % 7, length) for day in range(5)):
+        return []
+    weeks = max(1, horizon // 7)
+    fix = (f"a horizon of whole weeks ({7 * weeks} or {7 * weeks + 7} days) and a window of at most 5 days"
+           if horizon % 7 else "a window of at most 5 days")
+    return [f"key `outcome.window_periods`: got {length} (with `horizon_periods: {horizon}`); the source has no row on "
+            "a Saturday or Sunday (trading days), and an outcome needs every day of its two windows filled, the "
+            f"{length} days ending at the night's latest day and the {length} ending {horizon} days after it: on no "
+            "weekday do both hold only weekdays, so no night's outcome can ever be measured (each a gap in the "
+            f"backtest): expected {fix}, or `source.grain: week`"]
+
+
 DATES_BESIDE_DATED = 0.9
 """The share of a column's cells that must be dates for it to be read as the moment each row happened."""
 

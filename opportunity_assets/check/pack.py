@@ -72,6 +72,7 @@ from opportunity_assets.check.grains import (
     coarser_periods_joined,
     coverage_past_trading_days,
     grain_finer_than_rows,
+    outcome_past_trading_days,
     periods_read_as_vintages,
     rows_dated_after_known,
     sundays_starting_weeks,
@@ -446,8 +447,8 @@ def _check(pack: CriteriaPack, as_of: date | None, today: date | None, with_fact
                   and reach - spec.window[0] + 1 < spec.required_rows]
         if beyond:
             problems.append(windows_past(pack, night, reach, beyond))
-        warnings += [] if beyond else outcome_out_of_reach(  # (else the same cause, again)
-            pack, night, history_held(pack, reach, snapshot))
+        warnings += [] if beyond else (outcome_out_of_reach(  # (else the same cause, again)
+            pack, night, history_held(pack, reach, snapshot)) or outcome_past_trading_days(pack, snapshot.history))
     problems = list(dict.fromkeys(problems))  # (a join's `where` problem is also why it matched nothing)
     problems += [] if counted.copies is None else [rows_appended(pack, counted.copies)]
     warnings += copies_by_nature(pack, counted.repeats) if counted.copies is None else []

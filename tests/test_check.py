@@ -3081,6 +3081,24 @@ def test_a_whole_unit_change_whose_values_are_mostly_fractions_is_a_warning(tmp_
     assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
 
 
+def test_a_whole_unit_metric_of_fractions_with_a_few_zeros_is_a_warning(tmp_path: Path) -> None:
+    """The mirror of trial 133's counts under `unit: share`: a share of graduates working under `unit: count`, 4
+    colleges at 0 and 2 at 1 (whole in any unit) beside 6 fractions, was spared the warning, 6 fractions of 12 not
+    more than half. A 0 says nothing of a unit: the fractions are judged among the values that are not 0."""
+    shares = [0, 0, 0, 0, 1, 1, 0.35, 0.42, 0.5, 0.61, 0.74, 0.85]
+    rows = [[f"e{k}", y, share] for k, share in enumerate(shares) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "count"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith(
+        "key `metrics.level_now.unit`: got 'count'; every candidate's level_now lies within [0, 1], fractions of "
+        "1 that the brief writes as whole numbers (0 or 1: 0.555 as 1)")], report.warnings
+    metrics["level_now"]["unit"] = "share"
+    assert not [w for w in check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31),
+                                      today=TODAY).warnings if "level_now.unit" in w]
+
+
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:
     """Trial 8: "208 pass the hard filters" when not one of them had the filter's metric: an UNCLEAR filter lets a
     candidate go on, and the line now says how many of those that pass do so."""

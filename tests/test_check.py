@@ -3022,6 +3022,18 @@ def test_a_share_metric_of_counts_with_a_few_zeros_is_a_warning(tmp_path: Path) 
         report.warnings
 
 
+def test_a_share_warning_writes_the_median_and_its_percent_alike(tmp_path: Path) -> None:
+    """Trial 133: the warning of counts under `unit: share` wrote a median of 305.5 "306 as 30,550%", the value to 3
+    figures and its percent to all of them, numbers that do not read as one another. Both now to the same figures."""
+    rows = [[f"e{k}", y, level] for k, level in enumerate(range(300, 312)) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if "a share is a fraction of 1 that the brief writes as a percent (305.5 as "
+                                          "30,550%): expected" in w], report.warnings
+
+
 def test_a_share_metric_of_percents_with_a_few_near_zero_is_a_warning(tmp_path: Path) -> None:
     """Trial 36: shares on free lunch in percent (0 to 100) under `unit: share`: the act-on list read "9777% on
     free lunch", and check said ok, the few schools at 0 sparing the judgment that every value lies beyond 1."""

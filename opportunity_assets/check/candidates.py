@@ -916,9 +916,9 @@ def shares_beyond_one(pack: CriteriaPack, found: list[Candidate], whose: str = T
             f"{_nights_of(whose)}{beyond} of the {len(values)} candidates' {name} lie"
         warnings.append(f"key `metrics.{name}.unit`: got 'share'; {lie} beyond 1 (within "
                         f"[{significant(min(values))}, {significant(max(values))}]), and a share is a fraction of 1 "
-                        f"that the brief writes as a percent ({significant(example)} as "
-                        f"{significant(example * 100)}%): expected the unit of its values (`usd`, `count`, `number`; "
-                        "a column in percent is `number`)")
+                        f"that the brief writes as a percent ({significant(example, 6)} as "
+                        f"{significant(example * 100, 6)}%): expected the unit of its values (`usd`, `count`, "
+                        "`number`; a column in percent is `number`)")
     return warnings
 
 

@@ -2170,6 +2170,33 @@ def test_a_listed_number_the_column_writes_with_a_decimal_is_meant_as_that_numbe
     assert "'1.0' for" not in problem and "(did you mean '10.0' for '10'?" in problem, problem
 
 
+def test_a_listed_number_over_a_column_of_numbers_that_no_row_writes_so_suggests_op_and_value(
+        tmp_path: Path) -> None:
+    """Trial 130: a share of busy days `in: [12000]` over a column of daily births (numbers): `in` compares trimmed
+    text, so the listed number kept no row or the wrong ones, every share 0. A listed number no row writes so, over a
+    column of numbers, is never told a spelling of another number ("did you mean '12700'"), and the line says the
+    text comparison and offers `op` / `value`, under `source.where` as under an aggregate's."""
+    births = [11873, 12700, 9650, 13020]
+    rows = [[e, f"2018-0{m}-1{d}", b, 10] for e in "ab" for m in (3, 4) for d, b in enumerate(births)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "births", "price"], rows)
+    (problem,) = _share_checked(tmp_path, name, "busy", "births", ["12000"]).problems
+    assert problem.startswith("key `source.aggregates.busy.where.0.in`: got ['12000']; '12000' matches no row of "
+                              "'births', so the condition keeps no row"), problem
+    assert "'12700'" not in problem.partition("it holds")[0], problem
+    assert problem.endswith("a listed number is compared as text, not as a number: to compare numbers, expected "
+                            "`{column: births, op: '>=', value: 12000}` (or another `op`)"), problem
+    decimals = [[e, when, f"{b}.0", price] for e, when, b, price in rows]
+    decimals[0][2] = "12000.0"
+    name = _csv(tmp_path / "f.csv", ["id", "when", "births", "price"], decimals)
+    (problem,) = _share_checked(tmp_path, name, "busy", "births", ["12000"]).problems
+    assert "(did you mean '12000.0' for '12000'?" in problem and "op: '>='" in problem, problem
+    source = {"path": name, "shape": "events", "period_column": "when", "where": [{"column": "births", "in": [12000]}],
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert [p for p in problems if p.startswith("key `source.where.0.in`: got ['12000']") and "op: '>='" in p], \
+        problems
+
+
 def test_publication_times_ending_in_a_zone_abbreviation_under_a_time_zone_are_told_why(tmp_path: Path) -> None:
     """Trial 114: a UK feed's `2018-10-30 00:30 BST` under `time_zone: Europe/London`, no moment now (DuckDB read
     BST as Bangladesh's), was told "its values are not dates": the problem says the abbreviation is why."""

@@ -2170,6 +2170,33 @@ def test_a_listed_number_the_column_writes_with_a_decimal_is_meant_as_that_numbe
     assert "'1.0' for" not in problem and "(did you mean '10.0' for '10'?" in problem, problem
 
 
+def test_a_listed_number_over_a_column_of_numbers_that_no_row_writes_so_suggests_op_and_value(
+        tmp_path: Path) -> None:
+    """Trial 130: a share of busy days `in: [12000]` over a column of daily births (numbers): `in` compares trimmed
+    text, so the listed number kept no row or the wrong ones, every share 0. A listed number no row writes so, over a
+    column of numbers, is never told a spelling of another number ("did you mean '12700'"), and the line says the
+    text comparison and offers `op` / `value`, under `source.where` as under an aggregate's."""
+    births = [11873, 12700, 9650, 13020]
+    rows = [[e, f"2018-0{m}-1{d}", b, 10] for e in "ab" for m in (3, 4) for d, b in enumerate(births)]
+    name = _csv(tmp_path / "e.csv", ["id", "when", "births", "price"], rows)
+    (problem,) = _share_checked(tmp_path, name, "busy", "births", ["12000"]).problems
+    assert problem.startswith("key `source.aggregates.busy.where.0.in`: got ['12000']; '12000' matches no row of "
+                              "'births', so the condition keeps no row"), problem
+    assert "'12700'" not in problem.partition("it holds")[0], problem
+    assert problem.endswith("a listed number is compared as text, not as a number: to compare numbers, expected "
+                            "`{column: births, op: '>=', value: 12000}` (or another `op`)"), problem
+    decimals = [[e, when, f"{b}.0", price] for e, when, b, price in rows]
+    decimals[0][2] = "12000.0"
+    name = _csv(tmp_path / "f.csv", ["id", "when", "births", "price"], decimals)
+    (problem,) = _share_checked(tmp_path, name, "busy", "births", ["12000"]).problems
+    assert "(did you mean '12000.0' for '12000'?" in problem and "op: '>='" in problem, problem
+    source = {"path": name, "shape": "events", "period_column": "when", "where": [{"column": "births", "in": [12000]}],
+              "aggregates": {"level": {"agg": "count"}}}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), as_of=date(2018, 6, 30), today=TODAY).problems
+    assert [p for p in problems if p.startswith("key `source.where.0.in`: got ['12000']") and "op: '>='" in p], \
+        problems
+
+
 def test_publication_times_ending_in_a_zone_abbreviation_under_a_time_zone_are_told_why(tmp_path: Path) -> None:
     """Trial 114: a UK feed's `2018-10-30 00:30 BST` under `time_zone: Europe/London`, no moment now (DuckDB read
     BST as Bangladesh's), was told "its values are not dates": the problem says the abbreviation is why."""
@@ -3022,6 +3049,18 @@ def test_a_share_metric_of_counts_with_a_few_zeros_is_a_warning(tmp_path: Path) 
         report.warnings
 
 
+def test_a_share_warning_writes_the_median_and_its_percent_alike(tmp_path: Path) -> None:
+    """Trial 133: the warning of counts under `unit: share` wrote a median of 305.5 "306 as 30,550%", the value to 3
+    figures and its percent to all of them, numbers that do not read as one another. Both now to the same figures."""
+    rows = [[f"e{k}", y, level] for k, level in enumerate(range(300, 312)) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "share"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if "a share is a fraction of 1 that the brief writes as a percent (305.5 as "
+                                          "30,550%): expected" in w], report.warnings
+
+
 def test_a_share_metric_of_percents_with_a_few_near_zero_is_a_warning(tmp_path: Path) -> None:
     """Trial 36: shares on free lunch in percent (0 to 100) under `unit: share`: the act-on list read "9777% on
     free lunch", and check said ok, the few schools at 0 sparing the judgment that every value lies beyond 1."""
@@ -3079,6 +3118,24 @@ def test_a_whole_unit_change_whose_values_are_mostly_fractions_is_a_warning(tmp_
         "its values (`share` for a fraction of 1, written as a percent; `number`)"]
     metrics["growth"]["unit"] = "share"
     assert check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY).warnings == []
+
+
+def test_a_whole_unit_metric_of_fractions_with_a_few_zeros_is_a_warning(tmp_path: Path) -> None:
+    """The mirror of trial 133's counts under `unit: share`: a share of graduates working under `unit: count`, 4
+    colleges at 0 and 2 at 1 (whole in any unit) beside 6 fractions, was spared the warning, 6 fractions of 12 not
+    more than half. A 0 says nothing of a unit: the fractions are judged among the values that are not 0."""
+    shares = [0, 0, 0, 0, 1, 1, 0.35, 0.42, 0.5, 0.61, 0.74, 0.85]
+    rows = [[f"e{k}", y, share] for k, share in enumerate(shares) for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "last", "column": "level", "unit": "count"}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31), today=TODAY)
+    assert [w for w in report.warnings if w.startswith(
+        "key `metrics.level_now.unit`: got 'count'; every candidate's level_now lies within [0, 1], fractions of "
+        "1 that the brief writes as whole numbers (0 or 1: 0.555 as 1)")], report.warnings
+    metrics["level_now"]["unit"] = "share"
+    assert not [w for w in check_pack(_pack(tmp_path, source, metrics), as_of=date(2018, 3, 31),
+                                      today=TODAY).warnings if "level_now.unit" in w]
 
 
 def test_check_says_how_many_pass_the_filters_only_as_unclear(tmp_path: Path) -> None:

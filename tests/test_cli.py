@@ -547,6 +547,27 @@ def test_backtest_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys
     assert "dagster" not in out.out + out.err and "Traceback" not in out.err
 
 
+def test_a_backtest_from_before_the_first_night_starts_there_as_a_backfill_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trials 125, 130 and 133: `backtest --start 1977-06-01` was refused ("is before the first night") where
+    `backfill` over the same range skipped the nights before the first in one line. The backtest now does the same,
+    in the same words (on stderr under `--json`, stdout staying JSON); a range wholly before it names its flag."""
+    assert main(["backtest", "--start", "1999-12-01", "--end", "2001-06-30", "--every", "quarter-end",
+                 *_args(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == ("1999-12-01..2000-02-29  skipped: before the first night, 2000-03-01 (the first the data "
+                        "supports, or the pack's `nights.start`)")
+    assert lines[1].startswith("2000-03-31  skipped: key `metrics.")
+    assert any(line.startswith("2001-06-30  ran") for line in lines)
+    assert main(["backtest", "--start", "1999-12-01", "--end", "2001-06-30", "--every", "quarter-end", "--json",
+                 *_args(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) and out.err.startswith("1999-12-01..2000-02-29  skipped: before the first night")
+    assert main(["backtest", "--start", "1999-01-01", "--end", "1999-12-31", *_args(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--start 1999-01-01 is before the first night, 2000-03-01" in err[0]
+
+
 def _towns_pack_after_a_night(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """After the bundled pack's night of 2009-12-31: a pack under the same `domain` reading another file by another
     key (the Texas file with its `city` column named `town`)."""

@@ -108,7 +108,7 @@ def _near(value: str, values: list[str]) -> str | None:
     number = _number(value)
     if number is not None:
         equal = next((v for v in values if _number(v) == number), None)
-        if equal is not None or any("." in v for v in values if _number(v) is not None):
+        if equal is not None or _of_numbers(values) or any("." in v for v in values if _number(v) is not None):
             return equal
     same = [v for v in values if _bare(v) == _bare(value) and _bare(v)]
     if same:
@@ -116,6 +116,23 @@ def _near(value: str, values: list[str]) -> str | None:
     lowered = {v.lower(): v for v in reversed(values)}
     close = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.8)
     return lowered[close[0]] if close else _abbreviation(value, values)
+
+
+def _of_numbers(values: list[str]) -> bool:
+    """Whether a column's values (its commonest) are numbers, nine in ten or more: a listed number is then meant as
+    one of them or as a threshold, never as another number spelt with its digits (trial 130: `in: [12000]` over
+    daily births was told "did you mean '12700'")."""
+    return bool(values) and 10 * sum(_number(v) is not None for v in values) >= 9 * len(values)
+
+
+def _as_numbers(condition: Condition, listed: list[str], values: list[str]) -> str:
+    """What a line about `listed` values no row holds adds when they are numbers over a column of numbers: `in`
+    compares text, `op` / `value` numbers (trial 130: a share of busy days `in: [12000]` over daily births, every
+    share 0)."""
+    if not _of_numbers(values) or any(_number(v) is None for v in listed):
+        return ""
+    return (f"; a listed number is compared as text, not as a number: to compare numbers, expected `{{column: "
+            f"{condition.column}, op: '>=', value: {listed[0].strip()}}}` (or another `op`)")
 
 
 def _abbreviation(value: str, values: list[str]) -> str | None:
@@ -165,14 +182,15 @@ def listed_values_unmatched(pack: CriteriaPack, within: str, spec: SourceSpec) -
         said = (f"key `{within}.{key}.{test}`: got {listed}; {', '.join(map(repr, unmatched))} "
                 f"match{'es' if len(unmatched) == 1 else ''} no row of {condition.column!r}")
         holds = f"it holds e.g. {values[:6]}" if values else "it holds no value"
+        numbers = _as_numbers(condition, unmatched, values)
         if near:
             meant = ", ".join(f"{n!r} for {v!r}" for v, n in near.items())
             problems.append(f"{said} (did you mean {meant}? values are compared as trimmed text, case and all): "
-                            f"{holds}: expected the values as the column writes them")
+                            f"{holds}: expected the values as the column writes them{numbers}")
         elif len(unmatched) == len(listed):
             effect = "keeps no row" if test == "in" else "drops no row"
             problems.append(f"{said}, so the condition {effect}: {holds}: expected values the column holds (compared "
-                            "as trimmed text, case and all)")
+                            f"as trimmed text, case and all){numbers}")
         else:
             beside = ", ".join(f"{n!r}" for n in dict.fromkeys(spelt.values()))
             also = f"; the list holds the column's own {beside} as well, so they change nothing" if spelt else ""

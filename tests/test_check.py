@@ -5010,6 +5010,23 @@ def test_windows_most_entities_fill_in_part_name_min_rows_once(tmp_path: Path) -
     assert (report.problems, [w for w in report.warnings if ".min_rows`" in w]) == ([], [])
 
 
+def test_a_sum_most_entities_fill_in_part_is_told_avg_not_a_smaller_min_rows(tmp_path: Path) -> None:
+    """Trial 135: US births by weekday, a wide sheet a row per ISO week, the data ending on a Wednesday: four
+    weekdays filled 3 of `births_4w`'s 4 weeks (`agg: sum`), and check said "expected `min_rows: 3`". Taken, the sum
+    of 3 weeks was compared with the 4 weeks of a year before: yoy -25% to -32%, silently. A sum over fewer periods
+    is a smaller figure, so for `agg: sum` the warning names `agg: avg` with that `min_rows`."""
+    rows = [[e, year, year - 1990] for e in "abcd" for year in (2000, 2005, 2010)] + \
+        [["e", year, year - 1990] for year in range(2000, 2011)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "publication_lag_days": 0, "columns": ["level"]}
+    metrics: dict[str, Any] = {"level_now": {"agg": "sum", "column": "level", "window": [0, 4]}}
+    report = check_pack(_pack(tmp_path, source, metrics), as_of=date(2011, 6, 30), today=TODAY)
+    (warning,) = [w for w in report.warnings if ".min_rows`" in w]
+    assert warning.endswith(
+        "expected `agg: avg` with `min_rows: 1` (a sum of 1 of the window's 5 years is a smaller figure, compared as "
+        "if of all 5), or a window the rows fill"), warning
+
+
 def test_a_window_most_entities_fill_not_at_all_names_its_window(tmp_path: Path) -> None:
     """Trial 80: gun homicide by country, 25 countries' latest rows of 2014 to 2017: a filtered metric over
     `window: [0, 0]` was unknown for the 22 with no row of 2017, each filter UNCLEAR, and check said ok (the

@@ -441,3 +441,17 @@ def test_a_backtest_night_says_how_many_outcomes_are_known_pending_or_gaps() -> 
     assert outcomes_said([pending] * 3) == \
         "outcomes 3 pending (their horizon's data not published yet: in no hit rate)"
     assert outcomes_said([]) == "no outcome to measure (no candidate analyzed)"
+
+
+def test_a_backtest_night_whose_every_outcome_is_a_gap_names_window_periods() -> None:
+    """Trial 135: PBC patients' visits every 6 months or so, read by quarter; `outcome: {metric: bili, agg: last,
+    window_periods: 2}` needs both quarters of each window filled, so all 840 outcomes of 28 nights were gaps, each
+    night's line "157 with a gap in a window (never measured)" naming no key, and check said ok. A night whose every
+    outcome is a gap names `outcome.window_periods`."""
+    gap = OutcomeStatus.GAP
+    spec = OutcomeSpec(metric="bili", agg="last", window_periods=2, horizon_periods=4)
+    assert outcomes_said([gap] * 3, spec, "quarters") == (
+        "outcomes 3 with a gap in a window (never measured): every one, as `outcome.window_periods` 2 needs each of "
+        "its 2 quarters filled at both ends (rows only some quarters: a shorter window)")
+    assert outcomes_said([OutcomeStatus.KNOWN] + [gap] * 3, spec, "quarters") == \
+        "outcomes 1 known, 3 with a gap in a window (never measured)"

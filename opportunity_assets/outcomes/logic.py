@@ -64,10 +64,13 @@ class Outcome(FrozenRecord):
     was published, and in outcomes stored before it was recorded."""
 
 
-def outcomes_said(statuses: Sequence[OutcomeStatus]) -> str:
+def outcomes_said(statuses: Sequence[OutcomeStatus], spec: OutcomeSpec | None = None,
+                  plural: str = "periods") -> str:
     """A backtest night's outcomes in its line: how many are known, pending and gaps (trial 107: every night said
     "outcomes measured", those whose horizon lay past the data's end too, whose outcomes all stayed pending and
-    count in no hit rate; only the report's `pending` column told them apart)."""
+    count in no hit rate; only the report's `pending` column told them apart). A night whose every outcome is a gap
+    under a window of several periods names `outcome.window_periods` (trial 135: visits every 6 months read by
+    quarter, a 2-quarter window never filled at both ends; 840 gaps and no key named)."""
     if not statuses:
         return "no outcome to measure (no candidate analyzed)"
     known, pending, gaps = (sum(s == status for s in statuses)
@@ -77,6 +80,9 @@ def outcomes_said(statuses: Sequence[OutcomeStatus]) -> str:
         said.append(f"{pending} pending (their horizon's data not published yet: in no hit rate)")
     if gaps:
         said.append(f"{gaps} with a gap in a window (never measured)")
+        if gaps == len(statuses) and spec is not None and (n := spec.window_periods) > 1:
+            said[-1] += (f": every one, as `outcome.window_periods` {n} needs each of its {n} {plural} filled at both "
+                         f"ends (rows only some {plural}: a shorter window)")
     return "outcomes " + ", ".join(said)
 
 

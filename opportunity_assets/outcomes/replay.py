@@ -172,7 +172,8 @@ def run_backtest(defs: dg.Definitions, instance: dg.DagsterInstance, nights: Seq
                 continue
             run_night(defs, instance, as_of)
         execute_job(defs, "outcomes_night", instance, partition_key=as_of.isoformat())
-        say(f"{as_of}  {'reused' if reuse else 'ran   '}  {outcomes_said(_night_statuses(store, pack, as_of))}")
+        said = outcomes_said(_night_statuses(store, pack, as_of), pack.outcome, pack.grain.plural)
+        say(f"{as_of}  {'reused' if reuse else 'ran   '}  {said}")
     execute_job(defs, "backtest_report", instance, ops={"backtest": {"config": {
         "start": min(nights).isoformat(), "end": max(nights).isoformat(), "every": every}}})
     return backtest_report(store, pack, nights)

@@ -761,6 +761,37 @@ def test_a_count_landing_on_an_earlier_weeks_figure_as_it_moves_is_a_coincidence
     assert found(replayed) == ["repeated_row"]
 
 
+def test_a_row_carried_forward_to_the_last_of_seven_decimals_on_a_short_past_is_doubted() -> None:
+    """Trial 132 (Ecdat MunExp, a 9-year annual panel): a municipality's spending, own revenue and grants per head,
+    written to 7 decimals, carried forward unchanged for a year reached act-on on every night, because a rate of
+    repeats needs six past rows and the judged span held nearly all of them. On a short past a row equal to the one
+    before it is judged by the chance its rounding allows; counts that often stay put, or figures whose step is near
+    their moves, are no finding."""
+    rng = np.random.default_rng(132)
+    fine = np.round(np.column_stack([
+        np.exp(np.cumsum(rng.normal(0.03, 0.05, 9))) * level for level in (9.5, 4.1, 2.2)]), 7)
+
+    def found(table: np.ndarray, judged_from: int = 5) -> list[str]:
+        series = Series(periods=[str(1979 + i) for i in range(len(table))],
+                        values={c: table[:, k] for k, c in enumerate(("expend", "revenue", "grants"))},
+                        judged_from=judged_from, per_year=1)
+        findings = Findings(series)
+        regularity.repeated_rows(findings, integrity_spec.IntegritySpec(), ["expend", "revenue", "grants"])
+        return [f.message for f in findings.items]
+
+    assert found(fine) == []
+    carried = fine.copy()
+    carried[7] = carried[6]
+    (said,) = found(carried)
+    assert "the row for 1986 repeats 1985 exactly in all 3 filled columns" in said and "last written digit" in said
+    counts = np.array([[3, 1, 0], [3, 2, 0], [4, 2, 1], [4, 2, 1], [5, 3, 1], [5, 3, 1], [6, 3, 2], [6, 3, 2],
+                       [7, 4, 2]], dtype=float)  # small counts that stay put half the time
+    assert found(counts) == []
+    coarse = np.round(fine)  # whole numbers moving by about one step
+    coarse[7] = coarse[6]
+    assert found(coarse) == []
+
+
 def test_a_row_of_one_measure_summed_averaged_and_bounded_repeating_is_one_coincidence_not_four() -> None:
     """Trial 98: a block's monthly ozone, its sum over 12 cells, their mean (the sum / 12), minimum and maximum
     (in steps of 2), equal to its row of two years before: each value seen once before, the four columns'

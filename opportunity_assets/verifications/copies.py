@@ -30,7 +30,13 @@ import polars as pl
 from opportunity_assets.formatting import significant
 from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
-from opportunity_assets.verifications.series import on_grid_each, resolution, resolutions, robust_scale
+from opportunity_assets.verifications.series import (
+    FINEST_DECIMALS,
+    on_grid_each,
+    resolution,
+    resolutions,
+    robust_scale,
+)
 
 _LONGEST_RUN = 6
 """Periods a matching run is judged over at most: a run found over `min_periods` is judged over as many latest
@@ -266,7 +272,7 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
     mine = past.series(entity)
     changes = np.diff(mine[np.isfinite(mine)])
     moved = np.abs(changes[changes != 0])
-    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0, FIGURES_DECIMALS)
+    step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0, FINEST_DECIMALS)
     level = min(1.0, step / (2 * _NEAR * abs(values[0]))) if values[0] else 1.0
     spread = _spread(changes)
     follow = min(1.0, step / (spread * math.sqrt(2 * math.pi))) if spread > 0 else 1.0
@@ -410,20 +416,17 @@ def _latest_changes(window: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, 
 
 
 
-FIGURES_DECIMALS = 12
-"""The most decimals a copy's figures are looked for in: Swedish municipalities' spending per head is written to 7
-(Ecdat MunExp), and looked for to 6 (`series.DECIMALS`) every entity's step was none, so every entity's changes
-matched every other's within it and a copy scaled by half was "a series several share"; an exact copy's chance was
-read at its smallest change, 1e-4 where its step gives 1e-12 (trial 132)."""
-
 _FLOAT_STEP = 1e-12
 """A figure written to more decimals still has a step: a float's last digits, this much of its size."""
 
 
 def _steps(values: np.ndarray) -> np.ndarray:
-    """Each entity's step (`series.resolutions` to `FIGURES_DECIMALS`); where none holds, `_FLOAT_STEP` of its
-    largest figure, never an infinite band every change falls in."""
-    steps = resolutions(values, FIGURES_DECIMALS)
+    """Each entity's step (`series.resolutions` to `FINEST_DECIMALS`); where none holds, `_FLOAT_STEP` of its
+    largest figure, never an infinite band every change falls in. Looked for to 6 decimals (`series.DECIMALS`),
+    Swedish municipalities' spending per head, written to 7, had no step: every entity's changes matched every
+    other's within an infinite band, and a copy scaled by half was "a series several share"; an exact copy's chance
+    was read at its smallest change, 1e-4 where its step gives 1e-12 (trial 132)."""
+    steps = resolutions(values, FINEST_DECIMALS)
     loose = np.flatnonzero(np.isinf(steps))
     if len(loose):
         steps[loose] = np.nanmax(np.abs(values[loose]), axis=1) * _FLOAT_STEP

@@ -22,6 +22,7 @@ from opportunity_assets.formatting import significant
 from opportunity_assets.verifications import exact
 from opportunity_assets.verifications.integrity_spec import IntegritySpec
 from opportunity_assets.verifications.series import (
+    FINEST_DECIMALS,
     MIN_SAMPLE,
     Findings,
     Series,
@@ -312,7 +313,10 @@ def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
 
     past = [twin_of[t] is not None for t in range(series.judged_from) if filled[t].sum()]
     rate = (sum(past) + 1) / (len(past) + 2)
-    if len(past) < MIN_SAMPLE or rate > spec.repeated_rows.max_rate:
+    if len(past) < MIN_SAMPLE:
+        _repeated_on_a_short_past(found, spec, columns, table, filled, twin_of)
+        return
+    if rate > spec.repeated_rows.max_rate:
         return
     twins = [(t, twin) for t in range(series.judged_from, series.length) if (twin := twin_of[t]) is not None]
     if not twins:
@@ -331,6 +335,42 @@ def repeated_rows(found: Findings, spec: IntegritySpec, columns: Sequence[str],
               f"the row for {series.periods[t]} repeats {series.periods[twin]} exactly in all {int(filled[t].sum())} "
               f"filled columns ({names}){more}; {rate:.0%} of the entity's past rows repeated an earlier one",
               f"confirm the {series.periods[t]} row with the source (it repeats {series.periods[twin]})")
+
+
+def _repeated_on_a_short_past(found: Findings, spec: IntegritySpec, columns: Sequence[str], table: np.ndarray,
+                              filled: np.ndarray, twin_of: Sequence[int | None]) -> None:
+    """A judged row equal in every filled column to the row just before it, on a past too short for a rate of
+    repeats (`repeated_rows`' `MIN_SAMPLE` rows): judged by the chance its rounding allows. In each column, the
+    larger of the share of the entity's other moves that were none and the chance of a move under its step (its
+    `resolution` over the spread of its other moves, normal); across columns the least of these (the columns may
+    move as one), then one chance per judged row. Trial 132: a Swedish municipality's spending, own revenue and
+    grants per head, written to 7 decimals on a 9-year panel, carried forward unchanged for a year, reached act-on
+    on every night: no rule had the six past changes it asks for."""
+    series, rule = found.series, spec.repeated_rows
+    judged = [t for t in range(max(series.judged_from, 1), series.length) if filled[t].sum() >= rule.min_columns]
+    repeats = [t for t in judged if twin_of[t] == t - 1]
+    if not repeats:
+        return
+    t = repeats[-1]
+    chances = []
+    for c in np.flatnonzero(filled[t]):
+        moves = np.diff(table[:, c][np.isfinite(table[:, c])])
+        others = np.delete(moves, np.flatnonzero(moves == 0)[-1:])  # the repeat's own move left out
+        moved = np.abs(others[others != 0])
+        if len(moved) < 2:
+            return  # nothing to judge a move by
+        spread = 1.4826 * float(np.median(moved))
+        step = resolution(table[:, c], float(moved.min()), FINEST_DECIMALS)
+        chances.append(max(float(np.mean(others == 0)), min(1.0, step / (spread * math.sqrt(2 * math.pi)))))
+    chance = -math.expm1(len(judged) * math.log1p(-min(min(chances), 1 - 1e-12)))
+    if chance >= rule.max_probability:
+        return
+    names = ", ".join(columns[int(c)] for c in np.flatnonzero(filled[t]))
+    found.add("repeated_row", rule.effect, "row", [t - 1, t], None, 1.0,
+              f"the row for {series.periods[t]} repeats {series.periods[t - 1]} exactly in all "
+              f"{int(filled[t].sum())} filled columns ({names}), to the last written digit; on a past too short "
+              f"for a rate of repeats, its rounding allows that by chance {significant(chance)}",
+              f"confirm the {series.periods[t]} row with the source (it repeats {series.periods[t - 1]})")
 
 
 _ON_GRID_BY_CHANCE = 0.5

@@ -258,6 +258,10 @@ class Findings:
 DECIMALS = 6
 """The most decimals a column's step is looked for in by default (`resolution`, `resolutions`)."""
 
+FINEST_DECIMALS = 12
+"""The most decimals a figure's step is looked for in where only its last written digit matters (a copy, a row
+carried forward): Swedish municipalities' spending per head is written to 7 (Ecdat MunExp, trial 132)."""
+
 
 def resolution(values: np.ndarray, smallest_change: float, most: int = DECIMALS) -> float:
     """The step the column is written in: the largest power of ten all its values are multiples of (0.1 for

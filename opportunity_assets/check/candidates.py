@@ -990,7 +990,7 @@ def fractions_in_whole_units(pack: CriteriaPack, found: list[Candidate], whose: 
         # working under `unit: count`, 4 colleges at 0 and 2 at 1 beside 6 fractions, was spared): both halves are
         # judged among the values that are not 0
         telling = [v for v in values if v != 0]
-        if len(telling) < ENOUGH or 2 * (within - (len(values) - len(telling))) < len(telling) \
+        if len(telling) < ENOUGH or 2 * sum(abs(v) <= 1 for v in telling) < len(telling) \
                 or 2 * len(fractions) <= len(telling):
             continue
         example = float(np.median([abs(v) for v in fractions if abs(v) <= 1]))

@@ -35,6 +35,7 @@ from opportunity_assets.verifications.series import (
     repeat_probability,
     resolution,
     robust,
+    robust_scale,
 )
 
 
@@ -359,7 +360,7 @@ def _repeated_on_a_short_past(found: Findings, spec: IntegritySpec, columns: Seq
         moved = np.abs(others[others != 0])
         if len(moved) < 2:
             return  # nothing to judge a move by
-        spread = 1.4826 * float(np.median(moved))
+        spread = robust_scale(moved, 0.0)  # (every move here is above 0: 1.4826 × their median)
         step = resolution(table[:, c], float(moved.min()), FINEST_DECIMALS)
         chances.append(max(float(np.mean(others == 0)), min(1.0, step / (spread * math.sqrt(2 * math.pi)))))
     chance = -math.expm1(len(judged) * math.log1p(-min(min(chances), 1 - 1e-12)))

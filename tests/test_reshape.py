@@ -115,8 +115,9 @@ def test_a_long_source_s_values_written_with_a_mark_are_one_problem_naming_long_
     few = report(lambda m, name: "x" if (m, name) == (3, "pop") else "")
     assert few.problems == [], few.problems
     assert [f for f in few.facts if f.startswith("cells of")] == [
-        "cells of 'value' such as '3.5x' (1) are quarantined as not numbers: expected plain numbers in the column "
-        "(or, for a text that means a missing number, `source.na_values` listing it)"], few.facts
+        "cells of 'value' such as '3.5x' (1) are quarantined as not numbers: it is a number with 'x' written beside "
+        "it: expected plain numbers in the column (the cell written without it at the source), or "
+        "`source.strip_from_numbers: ['x']` if the column's cells carry it"], few.facts
 
 
 def test_a_long_source_s_value_sent_twice_leaves_only_that_name_s_metrics_unknown(tmp_path: Path) -> None:

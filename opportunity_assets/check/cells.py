@@ -140,6 +140,20 @@ def _unit_most(written: list[str], separator: str | None, within: str) -> tuple[
                             "file exported without it)")
 
 
+def _number_with_a_note(written: list[str], within: str) -> tuple[str, str] | None:
+    """The first of a few cells that is one number with a text beside it (`_DRESSED`: `900 homes`, `11272.0
+    births`), too few for `_unit_most` to call the text the column's unit, and what to do: the number is there, so it
+    is no missing-number token for `na_values` (trial 135: `11272.0 births`, one cell of a week's births, was told to
+    list it in `na_values`). None when no such cell is among them."""
+    for cell in written:
+        if (match := _DRESSED.match(cell)) and bool(match["before"]) != bool(match["after"]):
+            note = (match["before"] or match["after"]).strip()
+            return cell, (f"it is a number with {note!r} written beside it: expected plain numbers in the column (the "
+                          f"cell written without it at the source), or `{within}.strip_from_numbers: [{note!r}]` if "
+                          "the column's cells carry it")
+    return None
+
+
 _FEWEST_PER_CODE = 3
 """How many cells, on average, each distinct value of a category's codes holds at the least (`_codes`)."""
 _MOST_CODES = 20
@@ -475,7 +489,7 @@ def text_cells(columns: dict[str, str], cells: list[dict[str, tuple[str, str]]],
         written = [w for w in written if not _GROUPED.match(w) and w not in MISSING_TEXTS]
         if not written or (seen and len(written) / seen > MOSTLY_TEXT):
             continue
-        held = numbers_dressed(column, written)
+        held = numbers_dressed(column, written) or _number_with_a_note(written, within)
         example, why = held if held is not None else (written[0], "expected plain numbers in the column (or, for a "
                                                       f"text that means a missing number, `{within}.na_values` "
                                                       "listing it)")

@@ -229,7 +229,8 @@ def targets(pack: CriteriaPack, span: tuple[date, date], count: int) -> list[tup
     chosen: dict[str, date] = {}
     names: dict[str, str] = {}
     frame = read_source(str(pack.source_path))
-    for entity in frame[pack.source.entity_id].unique().to_list():
+    (entity_column,) = pack.source.entity_columns  # a source of one entity column, as Texas's
+    for entity in frame[entity_column].unique().to_list():
         names[candidate_id(entity)] = entity
     nights = nights_between(*span, "month-end")
     step = max(1, len(nights) // count)

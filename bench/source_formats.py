@@ -14,6 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -69,12 +70,12 @@ def main() -> None:
             paths = _files(directory, copies)
             rows = pl.read_csv(paths["csv"], infer_schema_length=0).height
             csv_path = paths["csv"]
-            bare = _best(lambda csv_path=csv_path: _bare(csv_path), args.repeat)
+            bare = _best(partial(_bare, csv_path), args.repeat)
             print(f"{copies} x Texas: {rows:,} rows; bare DuckDB read_csv + group by: {bare * 1000:.0f} ms")
             for fmt, path in paths.items():
                 (directory / fmt).mkdir()
                 pack = load_criteria(write_pack(directory / fmt, path))
-                seconds = _best(lambda pack=pack: read_snapshot(pack, AS_OF, today=date(2026, 12, 1)), args.repeat)
+                seconds = _best(partial(read_snapshot, pack, AS_OF, today=date(2026, 12, 1)), args.repeat)
                 print(f"  read_snapshot from {fmt:<8} {seconds * 1000:7.0f} ms  ({seconds / bare:4.1f}x bare)")
 
 

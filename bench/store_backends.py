@@ -87,7 +87,7 @@ def main() -> None:
                 start = time.perf_counter()
                 plain_night(backends[name], pack, AS_OF)
                 plain_times[name].append(time.perf_counter() - start)
-        stores = {name: defs.resources["store"] for name, defs in backends.items()}
+        stores = {name: (defs.resources or {})["store"] for name, defs in backends.items()}
         briefs = {name: store.brief(pack.domain, AS_OF) for name, store in stores.items()}
         print(f"night {AS_OF}, 46 areas scanned, {analyzed} analyzed + verified, deterministic mode; "
               f"median of {args.repeat}, the stores in turn:")

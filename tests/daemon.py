@@ -59,7 +59,7 @@ class InProcessDaemon:
                     requests.append(request)
             self.launched += self.execute_all([
                 (r.job_name, r.partition_key,
-                 {**r.tags, "dagster/run_key": r.run_key, "dagster/sensor_name": sensor.name})
+                 {**r.tags, "dagster/run_key": r.run_key or "", "dagster/sensor_name": sensor.name})
                 for r in requests if r.job_name])
             launched += requests
             cursors[sensor.name] = data.cursor

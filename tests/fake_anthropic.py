@@ -98,10 +98,10 @@ def _respond(state: _State, action: str | dict[str, Any], body: dict[str, Any]
              ) -> tuple[int, dict[str, Any], dict[str, str], float]:
     """(status, payload, headers, seconds to wait before answering) for one Messages request."""
 
-    def error(status: int, kind: str, headers: dict[str, str] | None = None, wait: float = 0.0):  # type: ignore[no-untyped-def]
+    def error(status: int, kind: str, headers: dict[str, str] | None = None, wait: float = 0.0):
         return status, {"type": "error", "error": {"type": kind, "message": f"scripted {status}"}}, headers or {}, wait
 
-    def message(text: str, stop_reason: str = "end_turn", wait: float = 0.0):  # type: ignore[no-untyped-def]
+    def message(text: str, stop_reason: str = "end_turn", wait: float = 0.0):
         system = body.get("system") or []
         system_text = system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
         cached = not isinstance(system, str) and any(b.get("cache_control") for b in system)
@@ -268,7 +268,7 @@ class FakeAnthropic:
                     time.sleep(wait)
                     self._send(status, payload, headers)
                 elif path == "/v1/messages/batches":
-                    results = []
+                    results: list[dict[str, Any]] = []
                     for item in body.get("requests", []):
                         action = self._record(item["params"])
                         if action == "unreadable":  # the item's line in the results file is no JSON (a hiccup)

@@ -272,7 +272,8 @@ class DataFinding(FrozenRecord):
     rule: str
     """`level_shift`, `spike`, `out_of_range`, `stuck`, `repeated_row`, `stale`, `precision`, `rounded`, `copied`,
     `echoed`, `interpolated`, `refused`, `repeated_events`, `cross_section`, `off_level` (far off tonight's
-    entities' levels), `off_ratio` (far off the proportion to its other sizes tonight's entities hold),
+    entities' levels), `off_move` (a move the size of a unit change far off tonight's entities', on a past too short
+    to judge it by), `off_ratio` (far off the proportion to its other sizes tonight's entities hold),
     `off_peers` (off the figure tonight's entities carry alike), `identity:<name>` (off the identity's band),
     `exact:<name>` (off an exact identity by more than its rounding)."""
     check: str

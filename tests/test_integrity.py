@@ -465,8 +465,8 @@ def test_a_sparse_counts_move_within_its_own_noise_is_no_outlier_against_tonight
     move must also lie beyond its own Poisson noise; a count falling 100 -> 10, or a figure that is no count, still
     stands out."""
     def found(latest: list[float]) -> list[str]:
-        series = Series(periods=[f"2011-W{w:02d}" for w in range(30, 36)], values={"murders": np.array(
-            [2.0, 1.0, 3.0, 0.0, *latest])}, judged_from=4, per_year=52)
+        series = Series(periods=[f"2011-W{w:02d}" for w in range(26, 36)], values={"murders": np.array(
+            [1.0, 0.0, 2.0, 1.0, 2.0, 1.0, 3.0, 0.0, *latest])}, judged_from=8, per_year=52)  # (a past to judge by)
         items = Findings(series)
         integrity._cross_section(items, integrity_spec.IntegritySpec(), "murders",
                                  {"median": 0.0, "scale": 0.01, "count": 32.0})
@@ -476,6 +476,38 @@ def test_a_sparse_counts_move_within_its_own_noise_is_no_outlier_against_tonight
     assert found([100.0, 10.0]) == ["cross_section"]
     assert found([40.0, 4.0]) == []  # 6.1 standard deviations of its own noise: no outlier at 8
     assert found([1.5, 0.25]) == ["cross_section"]  # no count: the night's own spread
+
+
+def test_an_outlier_against_tonights_entities_the_size_of_a_unit_change_on_a_short_past_is_doubted() -> None:
+    """Trial 137 (PSID wages, an annual panel): a man's wage written unlogged from 1984 (x5) was "53.8 MADs above
+    tonight's 531 entities", a note, and he stayed in "Act on these": with 2 to 5 changes of his own, `level_shift`
+    could not judge him. Where the own past is that short and the move is the size of a unit change, tonight's
+    entities are the yardstick: the finding is `off_move`, at `out_of_range`'s effect; a longer past, a smaller move
+    or a move from 0 stays a `cross_section` note."""
+    def found(values: list[float], spec: integrity_spec.IntegritySpec | None = None) -> tuple[str, str, str]:
+        series = Series(periods=[str(1979 + i) for i in range(len(values))], values={"lnwg": np.array(values)},
+                        judged_from=len(values) - 3, per_year=1)
+        items = Findings(series)
+        integrity._cross_section(items, spec or integrity_spec.IntegritySpec(), "lnwg",
+                                 {"median": 0.02, "scale": 0.08, "count": 531.0})
+        (finding,) = items.items
+        return finding.rule, finding.effect, finding.message
+
+    rule, effect, message = found([2.31, 2.35, 2.40, 2.38, 2.45, 2.47, 12.3])  # 3 own changes before the judged 3
+    assert (rule, effect) == ("off_move", "doubt"), message
+    assert message.endswith("a move the size of a unit change on an own past of 3 changes, too few to judge it by")
+    assert found([2.3, 2.31, 2.35, 2.40, 2.38, 2.45, 2.41, 2.39, 2.47, 12.3])[:2] == ("cross_section", "note")
+    assert found([2.31, 2.35, 2.40, 2.38, 2.45, 2.47, 5.4])[:2] == ("cross_section", "note")  # x2.2: no unit's size
+    assert found([2.31, 2.35, 2.40, 2.38, 2.45, 0.0, 2.47])[:2] == ("cross_section", "note")  # from 0: no unit's
+    quiet = integrity_spec.IntegritySpec.model_validate({"out_of_range": {"effect": "note"}})
+    assert found([2.31, 2.35, 2.40, 2.38, 2.45, 2.47, 12.3], quiet)[:2] == ("off_move", "note")  # the pack's word
+    series = Series(periods=[str(1979 + i) for i in range(7)], values={"lnwg": np.array(
+        [2.31, 2.35, 2.40, 2.38, 2.45, 2.47, 12.3])}, judged_from=4, per_year=1)
+    items = Findings(series)
+    integrity._cross_section(items, integrity_spec.IntegritySpec(), "lnwg", {"median": 0.02, "scale": 0.08,
+                                                                              "count": 531.0})
+    assert integrity.headline(items.items[0]) == ("lnwg 12.3 in 1985, moved from 1984: 19.7 MADs, a unit change's "
+                                                  "size against tonight's entities, on a short past")
 
 
 def test_an_outlier_against_tonights_entities_is_told_by_the_figures_move() -> None:

@@ -64,6 +64,7 @@ from opportunity_assets.verifications.series import (
     resolution,
     robust,
     series_of,
+    unit_sized,
     yardstick,
 )
 from opportunity_assets.verifications.shifts import ColumnFacts
@@ -315,6 +316,13 @@ def _count_z(before: float, now: float) -> float:
 
 
 def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Mapping[str, float]) -> None:
+    """The latest change far outside tonight's entities' changes: a note (`cross_section`), or, where the entity's
+    own past holds too few changes for `level_shift` to judge it (fewer than `MIN_SAMPLE` before the periods
+    judged: an annual panel's first nights, a new entity) and the move between two positive figures is the size of a
+    unit change (`unit_sized`), the finding `off_move` at `out_of_range`'s effect: tonight's entities are then the
+    only yardstick there is. Trial 137: survey wages written unlogged from a year on (×5) were "53.8 MADs above
+    tonight's 531 entities", a note, and three such men stayed in "Act on these"; on that panel's clean nights
+    `off_move` fell on 1 of 4,256 entity-nights and on no act-on pick."""
     series = found.series
     if peers.get("count", 0) < MIN_PEERS:
         return
@@ -329,11 +337,17 @@ def _cross_section(found: Findings, spec: IntegritySpec, column: str, peers: Map
     if abs(z) >= spec.cross_section.threshold_mads and _count_z(values[-2], values[-1]) >= \
             spec.cross_section.threshold_mads:
         last = series.length - 1
-        found.add("cross_section", spec.cross_section.effect, column, [last - 1, last],
-                  float(series.values[column][last]), abs(z),
-                  f"{column} {shifts.moved_by(values, last)} into {series.periods[last]}: {abs(z):.1f} MADs "
-                  f"{'above' if z > 0 else 'below'} tonight's {int(peers['count'])} entities (typically "
-                  f"{as_percent(peers['median'])} ± {max(peers['scale'], MIN_SCALE):.1%})")
+        past = int(np.isfinite(period_changes(values)[1:series.judged_from]).sum())
+        message = (f"{column} {shifts.moved_by(values, last)} into {series.periods[last]}: {abs(z):.1f} MADs "
+                   f"{'above' if z > 0 else 'below'} tonight's {int(peers['count'])} entities (typically "
+                   f"{as_percent(peers['median'])} ± {max(peers['scale'], MIN_SCALE):.1%})")
+        if past < MIN_SAMPLE and min(values[-2], values[-1]) > 0 and unit_sized(change, spec.out_of_range.factor):
+            found.add("off_move", spec.out_of_range.effect, column, [last - 1, last], float(values[last]), abs(z),
+                      f"{message}, a move the size of a unit change on an own past of {past} "
+                      f"change{'' if past == 1 else 's'}, too few to judge it by")
+        else:
+            found.add("cross_section", spec.cross_section.effect, column, [last - 1, last], float(values[last]),
+                      abs(z), message)
 
 
 def _copied(found: Findings, spec: IntegritySpec, column: str, copied: CopiedFigures) -> None:
@@ -590,7 +604,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
 
 
 _WHAT = {"level_shift": "level shift", "spike": "one-period spike or drop", "cross_section": "outlier against tonight's"
-         " entities"}
+         " entities", "off_move": "a unit change's size against tonight's entities, on a short past"}
 
 
 def headline(finding: DataFinding, *, blinded: bool = False) -> str:
@@ -647,10 +661,10 @@ def headline(finding: DataFinding, *, blinded: bool = False) -> str:
             "entities carry alike"
     if finding.rule == "stale":
         return f"{finding.column} last reported {when(-1)}, {finding.size:.0f} periods behind"
-    if finding.rule == "cross_section":  # a change: its value is the later period's (trial 119 read "institutions
-        # 40.57 in 1995 to 1996" for 0 in 1995 and 40.57 in 1996)
+    if finding.rule in ("cross_section", "off_move"):  # a change: its value is the later period's (trial 119 read
+        # "institutions 40.57 in 1995 to 1996" for 0 in 1995 and 40.57 in 1996)
         return (f"{finding.column} {format_number(finding.value or 0.0)} in {when(-1)}, moved from {when(0)}: "
-                f"{finding.size or 0.0:.1f} MADs, {_WHAT['cross_section']}")
+                f"{finding.size or 0.0:.1f} MADs, {_WHAT[finding.rule]}")
     value = "" if finding.value is None else f" {format_number(finding.value)}"
     where = when(-1) if len(finding.periods) == 1 else f"{when(0)} to {when(-1)}"
     if finding.size is None:

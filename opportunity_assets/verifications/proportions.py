@@ -33,7 +33,7 @@ from opportunity_assets.verifications.series import (
 _MIN_ENTITIES = 8
 """Fewest scanned entities with both figures positive for a pair's proportion to be a yardstick (as
 `peers.levels`)."""
-_EXPLAINED = ("level_shift", "spike", "out_of_range", "off_level", "off_peers")
+_EXPLAINED = ("level_shift", "spike", "out_of_range", "off_level", "off_move", "off_peers")
 """Findings that already say a column's move or level is off: its proportions are not judged again."""
 
 IN_PROPORTION = 0.5

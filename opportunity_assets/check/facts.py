@@ -201,7 +201,8 @@ def most_failed(pack: CriteriaPack, candidates: list[Candidate], failed: dict[st
 
 
 def _tested(hard: HardFilter | None, candidates: list[Candidate]) -> str:
-    """`: sales_3m >= 30; tonight 2 to 14, median 6` of a filter, over the candidates' known values of its metric."""
+    """`: sales_3m >= 30; tonight 2 to 14, median 6` of a filter, over the candidates' known values of its metric;
+    `tonight all 0` when they are equal, `tonight 71` when one candidate has one (trial 136: "all" of one value)."""
     if hard is None:
         return ""
     values = [v for c in candidates if (v := c.metrics.get(hard.metric)) is not None]
@@ -209,6 +210,8 @@ def _tested(hard: HardFilter | None, candidates: list[Candidate]) -> str:
     if not values:
         return f"{test}; no candidate has a value of it"
     low, middle, high = (significant(v) for v in (min(values), statistics.median(values), max(values)))
+    if len(values) == 1:
+        return f"{test}; tonight {low}"
     return f"{test}; tonight all {low}" if low == high else f"{test}; tonight {low} to {high}, median {middle}"
 
 

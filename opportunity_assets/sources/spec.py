@@ -796,7 +796,9 @@ class SourceSpec(_Spec):
         dated = any(data.get(k) for k in ("period_column", "year_column", "known_at"))
         if not dated:  # the panel every earlier pack described: integer `year` and `month` columns
             data.setdefault("year_column", "year")
-            data.setdefault("month_column", "month")
+            if data.get("grain") != "year" or any(data.get(k) for k in ("quarter_column", "week_column")):
+                # a year alone dates a year grain (trial 136: GSS answers by year were told their `month` was missing)
+                data.setdefault("month_column", "month")
         return data
 
     @field_validator("entity_id", "entity_name", "event_id", "period_format")

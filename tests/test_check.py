@@ -6386,7 +6386,9 @@ def test_a_unit_column_holding_two_units_is_a_warning_naming_where(tmp_path: Pat
 @pytest.mark.parametrize(("cell", "told"), [
     ("1,250", "say so in `source.join.0.thousands_separator` / `source.join.0.decimal_separator`"),
     ("n/a", "list them in `source.join.0.na_values`"),
-    ("0.5*", "`source.join.0.na_values` listing it"),
+    ("0.5*", "a number with '*' written beside it: expected plain numbers in the column (the cell written without it "
+             "at the source), or `source.join.0.strip_from_numbers: ['*']`"),
+    ("*", "`source.join.0.na_values` listing it"),
 ])
 def test_a_joined_tables_few_bad_cells_say_why_naming_the_joins_keys(tmp_path: Path, cell: str, told: str) -> None:
     """Trial 128: Nightingale's army strength joined to every cause of death, one month's `32,252` (and `n/a`,

@@ -1539,10 +1539,26 @@ def test_whole_figures_in_the_trillions_are_on_no_coarser_grid_than_they_are_wri
 
 def test_rounding_of_a_column_no_metric_reads_is_not_doubted(tmp_path: Path) -> None:
     """The real file writes listings, which no metric reads, in round tens for months at a time (Killeen-Fort
-    Hood 2004-12..2005-06): a figure rounded is still the figure, so a column outside the metrics is not judged."""
+    Hood 2004-12..2005-06): a figure rounded is still the figure, so a column outside the metrics is not judged on
+    grids 10 or 100 times its own."""
     pack = _austin_rounded(tmp_path, "listings", 100.0)
     c = _candidate(pack, date(2006, 10, 31), "austin")
     assert not [f for f in verify(pack, c, analyze(pack, c)).data_findings if f.rule == "rounded"]
+
+
+def test_a_column_no_metric_reads_with_three_digits_and_more_gone_is_doubted(tmp_path: Path) -> None:
+    """Trial 139: Austin's sales volume, which no metric reads, written to the dollar and then to 4 significant
+    figures (ten thousands) from 2006-06, reached act-on on 9 plant-nights: `rounded` judged the metrics' columns
+    only. Digits gone by a thousandfold and more are the feed estimating or converting its rows: doubted at the
+    first such value."""
+    pack = _austin_rounded(tmp_path, "volume", 10_000.0)
+    c = _candidate(pack, date(2006, 6, 30), "austin")
+    a = analyze(pack, c)
+    v = verify(pack, c, a)
+    (finding,) = [f for f in v.data_findings if f.rule == "rounded"]
+    assert (finding.column, finding.periods, finding.effect) == ("volume", ["2006-06"], "doubt")
+    assert "volume is a multiple of 10,000 in 2006-06" in finding.message, finding.message
+    assert route(a, v).section_or_tag != "act_on_these"
 
 
 def _ruled(pack: CriteriaPack, as_of: date, cid: str, rule: str) -> tuple[Analysis, Verification,

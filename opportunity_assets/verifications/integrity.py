@@ -578,8 +578,7 @@ def check(pack: CriteriaPack, candidate: Candidate) -> list[DataFinding]:
             regularity.precision(found, spec, column, candidate.shared_decimals.get(column))
         regularity.echoed(found, spec, column)
         regularity.interpolated(found, spec, column, column not in quotients)
-        if column in read:
-            regularity.rounded(found, spec, column, reads, column not in quotients)
+        regularity.rounded(found, spec, column, reads, column not in quotients, column in read)
         if column in candidate.peers:
             _cross_section(found, spec, column, candidate.peers[column])
             if column not in candidate.shared_levels:  # (a figure they carry alike is `in_step`'s to judge)

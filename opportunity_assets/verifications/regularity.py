@@ -419,6 +419,9 @@ _SIGNIFICANT = 5
 """Significant figures of a full-precision column's size the finest grid `rounded` judges it on keeps: finer, a
 single-precision float's own grid shows (7 figures; Penn World Table's capital stock, 672,745 and up, fell on tenths
 three years running where its smaller past had not)."""
+_UNSCORED_POWER = 3
+"""Powers of ten coarser than its own that a column no metric reads must have gone for `rounded` to judge it:
+digits lost to a feed that estimates or converts, not a publisher writing counts in round tens."""
 _COARSER_GRIDS = 3
 """Grids judged beyond the column's own, at least: 10, 100 and 1,000 times its resolution; for a column in whole
 numbers, on up to a tenth of the figures' order of magnitude (a population in whole people, millions of them,
@@ -426,15 +429,19 @@ truncated to ten thousands)."""
 
 
 def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None,
-            computed: bool = True) -> None:
+            computed: bool = True, scored: bool = True) -> None:
     """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
     or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
     for such a run by chance: the chance of a value on the grid is the share of its past new values that were
     (Laplace-smoothed), and a run counts where that share raised to the run's length is below
     `precision.max_probability` (as for `stuck`). Only values that moved count (a repeat is `stuck`'s, and says
     nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
-    in the columns the metrics read only: a figure rounded is still the figure, and only there can its lost
-    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months).
+    in full in the columns the metrics read: a figure rounded is still the figure, and only there can its lost
+    precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months). In a
+    column no metric reads (not `scored`) only grids `_UNSCORED_POWER` powers of ten or more coarser count: three
+    digits and more gone from a figure written to the unit is the feed estimating or converting its rows, a doubt on
+    the figures beside it (trial 139: the sales volume, written to the dollar, floored to 4 significant figures from a
+    month on, in 9 plant-nights that reached act-on).
     Judged from `MIN_SAMPLE` past values, not `min_history`: the smoothed share already asks a short past for a
     longer run (an annual panel's twenty years of GDP a head never in round thousands, then 4,000 and 5,000 and
     6,000, had gone unjudged: its past was four values short). `reads`: as `stuck`'s, a run must hold a period a
@@ -455,12 +462,14 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
         size = float(np.nanmedian(np.abs(past)))
         coarser = max(_COARSER_GRIDS, math.floor(math.log10(size / own)) - 1) if whole and size > own \
             else _COARSER_GRIDS
-        grids, written = [own * 10.0 ** power for power in range(1, coarser + 1)], format_number(own)
+        grids = [own * 10.0 ** power for power in range(1 if scored else _UNSCORED_POWER, coarser + 1)]
+        written = format_number(own)
     elif computed:
         whole = False
         size = float(np.nanmedian(np.abs(past)))
         finest = 10.0 ** (math.floor(math.log10(size)) - _SIGNIFICANT + 1) if size > 0 else math.inf
-        grids = [10.0 ** power for power in range(9, -7, -1) if finest <= 10.0 ** power <= size]
+        finest_judged = finest * (1.0 if scored else 10.0 ** _UNSCORED_POWER)
+        grids = [10.0 ** power for power in range(9, -7, -1) if finest_judged <= 10.0 ** power <= size]
         written = "full precision"
     else:
         return

@@ -287,6 +287,7 @@ def _command(args: argparse.Namespace) -> int:
 
             ran: list[date] = []
             broken: list[date] = []
+            why_broken: list[str] = []
             if dates:
                 _require_checked(pack, store, dates[-1])
             for as_of in dates:
@@ -294,13 +295,14 @@ def _command(args: argparse.Namespace) -> int:
                 if problems := check_pack(pack, as_of, with_facts=False).problems:
                     print(f"{as_of}  skipped: {problems[0]}{_stored_before(pack, store, as_of)}", flush=True)
                     broken += [as_of] if ran else []
+                    why_broken += [problems[0]] if ran else []
                     continue
                 _warn_if_changed_since_stored(pack, store, as_of)
                 nights.run_night(defs, instance, as_of)
                 ran.append(as_of)
                 print(nights.night_line(nights.state(defs, as_of)), flush=True)
             return max(_report_failed_channels(store, pack.domain, dates, defs, instance),
-                       _report_broken_nights(broken, ran))
+                       _report_broken_nights(broken, ran, why_broken))
         elif args.command == "check":
             from opportunity_assets.check.pack import check_pack
 
@@ -590,14 +592,20 @@ def _routed_instead(store: Any, domain: str, as_of: date | None, candidate: str 
         for r in stopped[:3])
 
 
-def _report_broken_nights(broken: list[date], ran: list[date]) -> int:
+def _report_broken_nights(broken: list[date], ran: list[date], problems: list[str]) -> int:
     """Nights a backfill skipped after one of its nights had run: not an early night short of history but a source
     that broke mid-range (a file replaced by a bad one), said on stderr with exit 1, the nights that ran being
-    stored (trial 36: five such nights skipped, exit 0, an unattended backfill's log read as fine)."""
+    stored (trial 36: five such nights skipped, exit 0, an unattended backfill's log read as fine). Nights skipped
+    for the pack's metric windows alone (`problems`, each night's first) are a source's break between seasons, not a
+    broken source (trial 138: a television series' first weeks after the one before had run)."""
     if not broken:
         return 0
+    guess = "the source broke mid-range?"
+    if problems and all(p.startswith("key `metrics.") for p in problems):
+        guess = ("the pack's windows reach periods with no rows (a break between seasons, or a `window` or "
+                 "`min_rows` to change?)")
     print(f"opportunity: {len(broken)} night(s) skipped after {ran[0]} had run, from {broken[0]} (each line says "
-          "why): the source broke mid-range?", file=sys.stderr)
+          f"why): {guess}", file=sys.stderr)
     return 1
 
 

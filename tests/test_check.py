@@ -6156,6 +6156,32 @@ def test_a_few_publication_dates_written_otherwise_are_a_warning_naming_publishe
         "row was published, written as ISO dates or timestamps as the other rows write them"]
 
 
+def test_a_few_empty_publication_dates_are_a_warning_saying_empty(tmp_path: Path) -> None:
+    """Trial 138: a dairy lab's PostgreSQL row of vintages with no publication date (NULL) was warned of as "a
+    publication date that is no ISO date (e.g. [''])", an example of nothing: a cell left empty is said to be empty,
+    beside the examples of dates written otherwise."""
+    header = ["id", "when", "known", "level"]
+    rows = [[i % 4, f"2004-{1 + i // 4:02d}-10", f"2004-{2 + i // 4:02d}-05", 10 + i] for i in range(28)]
+    source = {"path": "", "period_column": "when", "published_column": "known", "entity_id": "id",
+              "entity_name": "id", "columns": ["level"]}
+    metrics = {"level_now": {"agg": "last", "column": "level", "window": [0, 0]}}
+
+    def warned(extra: list[list[Any]]) -> list[str]:
+        report = check_pack(_pack(tmp_path, {**source, "path": _csv(tmp_path / "v.csv", header, rows + extra)},
+                                  metrics), as_of=date(2004, 8, 31), today=TODAY)
+        return [w for w in report.warnings if w.startswith("key `source.published_column`")]
+
+    assert warned([[1, "2004-06-10", "", 99]]) == [
+        "key `source.published_column`: got 'known'; 1 of the 29 rows the night reads leaves its publication date "
+        "empty, each quarantined, its entity's metrics gaps where a window reaches it: expected the date each row "
+        "was published, written as ISO dates or timestamps as the other rows write them"]
+    assert warned([[1, "2004-06-10", "", 99], [2, "2004-06-10", "05/07/2004", 98]]) == [
+        "key `source.published_column`: got 'known'; 2 of the 30 rows the night reads write a publication date "
+        "that is no ISO date (e.g. ['05/07/2004']) or leave it empty (1), each quarantined, its entity's metrics "
+        "gaps where a window reaches it: expected the dates each row was published, written as ISO dates or "
+        "timestamps as the other rows write them"]
+
+
 def test_events_sent_again_with_a_later_publication_date_are_a_warning_naming_event_id(
         tmp_path: Path) -> None:
     """Trial 63: crash occupants as events read by `published_column`, 100 of them sent again half a year later

@@ -657,6 +657,30 @@ def test_a_backfill_whose_source_breaks_mid_range_exits_1_saying_so(
         "2009-11-30 (each line says why): the source broke mid-range?"
 
 
+def test_a_backfill_skipping_nights_for_its_windows_alone_says_so_not_a_broken_source(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 138: a weekly backfill over a television series' season skipped its first weeks after the night before
+    the season had run, each line naming `metrics.tech_3.min_rows` or `metrics.tech_prev.window` over weeks no
+    entity has rows in (the break between series), and stderr guessed "the source broke mid-range?". Nights skipped
+    for the pack's windows alone say so; exit 1 as before, for an unattended log."""
+    from opportunity_assets.check import pack as check
+
+    real = check.check_pack
+
+    def short_on_one_night(pack: Any, as_of: Any = None, **kwargs: Any) -> Any:
+        checked = real(pack, as_of, **kwargs)
+        if str(as_of) != "2009-11-30":
+            return checked
+        return dataclasses.replace(checked, problems=[
+            "key `metrics.sales_3m.window`: got [0, 2]; no entity has a row in 2009-09..2009-11"])
+
+    monkeypatch.setattr(check, "check_pack", short_on_one_night)
+    assert main(["backfill", "--start", "2009-09-01", "--end", "2009-12-31", *_args(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "opportunity: 1 night(s) skipped after 2009-09-30 had run, from 2009-11-30 (each line says why): the pack's "
+        "windows reach periods with no rows (a break between seasons, or a `window` or `min_rows` to change?)")
+
+
 STOPS = [(signal.SIGINT, 0.3), (signal.SIGTERM, 0.3), (signal.SIGINT, 4.0), (signal.SIGTERM, 4.0)]
 """Ctrl-C and a stop signal, while Dagster is imported and later (checking, reading, or inside a night's step)."""
 

@@ -493,6 +493,24 @@ def test_a_row_published_after_today_is_quarantined_with_its_date(tmp_path: Path
     assert {c.id: c.metrics["level_now"] for c in found} == {"a": 100.0, "b": 7.0}
 
 
+def test_a_vintage_published_after_today_is_no_refusal_of_a_period_the_night_reads(tmp_path: Path) -> None:
+    """Trial 138: a dairy lab's revision of cow B07's week-10 protein dated 2030 (a typo) left the week's figure
+    published on 1989-03-10 standing, yet the candidate carried the row as a refusal in its reach, so the skeptic's
+    `refused` check doubted an act-on cow on the night of 1989-03-15 ("the whole row in 1989-W10 refused when read")
+    over a vintage no night could know. Where the entity's earlier vintage of that period is read, the row refuses
+    nothing; one with no earlier vintage leaves its period unknown, and stays a refusal."""
+    rows = [["a", "2015-01", "2015-02-15", 100], ["a", "2015-01", "2030-04-20", 90],
+            ["b", "2015-01", "2015-02-15", 7], ["c", "2014-12", "2015-01-15", 5], ["c", "2015-01", "2030-04-20", 6]]
+    pack = _pack(tmp_path, {"path": _csv(tmp_path / "v.csv", ["id", "month", "released", "level"], rows),
+                            "period_column": "month", "published_column": "released", "columns": ["level"]},
+                 {"level_now": {"agg": "last", "column": "level", "window": [0, 1], "min_rows": 1}})
+    night = date(2015, 3, 20)
+    snapshot = read_snapshot(pack, night, today=TODAY)
+    found, _ = scan(pack, night, snapshot.anchor_period, snapshot.metrics, snapshot.history, snapshot.quarantined)
+    refused = {c.id: [(r.period, r.why) for r in c.refused] for c in found}
+    assert refused == {"a": [], "b": [], "c": [("2015-01", "published after today")]}
+
+
 def test_a_row_of_no_period_published_after_the_night_is_unseen_on_it(tmp_path: Path) -> None:
     """Trial 103: a revision of Michigan districts' scores published 2000-06-01 whose year was mistyped (`19977`)
     was quarantined on 1999-06-30, a year before it was published, and blanked its district's every metric there

@@ -267,16 +267,24 @@ def _quarantined_metrics(pack: CriteriaPack, refused: list[dict[str, Any]], rows
     return out
 
 
-def _refusals(pack: CriteriaPack, refused: list[dict[str, Any]], anchor: date | None) -> list[Refusal]:
-    """The entity's refused rows with a period in the metrics' reach (0 to the widest window back), oldest first."""
+def _refusals(pack: CriteriaPack, refused: list[dict[str, Any]], rows: list[dict[str, Any]],
+              anchor: date | None) -> list[Refusal]:
+    """The entity's refused rows with a period in the metrics' reach (0 to the widest window back), oldest first;
+    not a vintage dated after today of a period the night reads (`shapes.NOT_COME_YET`), which refuses nothing the
+    night knows: the vintage published before it stands, as in `_quarantined_metrics` (trial 138: a revision dated
+    2030 had the skeptic's `refused` check doubt an act-on cow on a night of 1989, "the whole row in 1989-W10
+    refused when read", over a figure no night could know)."""
     if anchor is None:
         return []
+    read = {row["periods_ago"] for row in rows}
     out = []
     for r in refused:
         period = r.get("period")
-        if period is None or not 0 <= pack.grain.between(period, anchor) <= pack.max_window:
+        if period is None or not 0 <= (back := pack.grain.between(period, anchor)) <= pack.max_window:
             continue
         reason = str(r["reason"])
+        if back in read and NOT_COME_YET in reason:
+            continue
         out.append((period, Refusal(period=pack.grain.label(period),
                                     columns=_refused_cells(pack, reason, pack.columns), why=short_reason(reason))))
     return [refusal for _, refusal in sorted(out, key=lambda item: item[0])]
@@ -755,7 +763,7 @@ def _scan(pack: CriteriaPack, as_of: date, anchor: date | None, metrics: pl.Data
             + (_undefined_components(pack, values) if score is None else [])
             + [f"{b['rows']} source row(s) quarantined ({b['why']})" for b in bad.get(row["entity_id"], [])],
             filters=filters, went_on=FilterResult.FAIL not in filters.values(),
-            preliminary_score=score, refused=_refusals(pack, own, anchor),
+            preliminary_score=score, refused=_refusals(pack, own, rows, anchor),
         ))
 
     # A gap in the cap order's metric among an entity's rows in reach flags it; an entity with no row in the windows

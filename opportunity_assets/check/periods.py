@@ -777,15 +777,22 @@ def published_unparsed_few(pack: CriteriaPack, reasons: list[str], seen: int) ->
     """A warning: a few rows whose publication date does not parse (fewer than `published_unparsed` says as a
     problem), named by `source.published_column` with examples. Trial 70: a correction release dated `15/08/1965`
     beside the first release's ISO dates was quarantined, its corrections read as never sent, and check's one word
-    was the quarantine's count."""
+    was the quarantine's count. Trial 138: a PostgreSQL row with no publication date (NULL) was "no ISO date (e.g.
+    [''])", an example of nothing: empty cells are said to be empty, apart from the dates written otherwise."""
     column = pack.source.published_column or ""
-    examples = list(dict.fromkeys(_shown(r.split(": ", 1)[1]) for r in reasons if ": " in r))[:3]
+    written = [r.split(": ", 1)[1] if ": " in r else "?" for r in reasons]
+    empty = sum(1 for w in written if not w.strip())
+    examples = list(dict.fromkeys(_shown(w) for w in written if w.strip()))[:3]
     plural = "s" if len(reasons) != 1 else ""
     revised = " (a revision so dated revises nothing: its event stands as first sent)" \
         if pack.source.event_id_columns else ""
+    if not examples:
+        what = f"{'leave their' if plural else 'leaves its'} publication date empty"
+    else:
+        what = (f"write a publication date that is no ISO date (e.g. {examples}){_abbreviated(examples)}"
+                + (f" or leave it empty ({empty})" if empty else ""))
     return (f"key `source.published_column`: got {column!r}; {len(reasons)} of the {seen} rows the night reads "
-            f"write a publication date that is no ISO date (e.g. {examples}){_abbreviated(examples)}, each "
-            f"quarantined{revised}, its "
+            f"{what}, each quarantined{revised}, its "
             f"entity's metrics gaps where a window reaches it: expected the date{plural} each row was published, "
             "written as ISO dates or timestamps as the other rows write them")
 

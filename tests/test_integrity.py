@@ -1550,9 +1550,9 @@ def test_a_column_no_metric_reads_with_three_digits_and_more_gone_is_doubted(tmp
     """Trial 139: Austin's sales volume, which no metric reads, written to the dollar and then to 4 significant
     figures (ten thousands) from 2006-06, reached act-on on 9 plant-nights: `rounded` judged the metrics' columns
     only. Digits gone by a thousandfold and more are the feed estimating or converting its rows: doubted at the
-    first such value."""
+    first such value, on the first night that reads it."""
     pack = _austin_rounded(tmp_path, "volume", 10_000.0)
-    c = _candidate(pack, date(2006, 6, 30), "austin")
+    c = _candidate(pack, date(2006, 7, 31), "austin")
     a = analyze(pack, c)
     v = verify(pack, c, a)
     (finding,) = [f for f in v.data_findings if f.rule == "rounded"]

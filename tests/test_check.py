@@ -3958,6 +3958,20 @@ def test_events_ending_improbably_early_in_their_latest_period_are_a_warning_tho
         "published (`--as-of` before 2015-04-10)"]
 
 
+def test_events_dated_by_their_year_alone_are_never_a_latest_year_cut_short(tmp_path: Path) -> None:
+    """Trial 140: a German health registry, a row per person and survey year written `1988` (a bare year, so every
+    event on its year's first day), read by the year: the leap year 1988 "ended with 1988-01 (each dated by its
+    month's first day)", one day longer than 1987's silence, "an extract's end, a file cut short?", and the default
+    night was the one before 1988 is published. Events dated by their period alone say nothing of where inside it
+    they end: no cut is told, and the default night is the one that publishes the latest year."""
+    rows = [[e, str(year), 1] for year in (2013, 2014, 2015, 2016) for e in "abc" for _ in range(2000)]
+    source = {"path": _csv(tmp_path / "e.csv", ["id", "when", "level"], rows), "shape": "events", "grain": "year",
+              "period_column": "when", "publication_lag_days": 180, "aggregates": {"level": {"agg": "count"}}}
+    pack = _pack(tmp_path, source, {"level_now": {"agg": "sum", "column": "level", "window": [0, 0]}})
+    report = check_pack(pack, today=TODAY)
+    assert report.as_of == date(2017, 6, 29)
+    assert not [w for w in report.warnings if "read as a drop" in w]
+
 def test_the_default_night_is_not_the_one_that_publishes_a_period_cut_short(tmp_path: Path) -> None:
     """Trial 42: the bundled NYC routes' default night was 2014-01-08, which publishes 2014-W01's two days of
     flights (the extract ends on 2013-12-31) as a week's: no route to act on, a dozen doubted for that week, and
@@ -6307,6 +6321,50 @@ def test_a_workbooks_two_row_header_is_read_and_its_other_yearly_sheets_are_name
     assert sorted(history["level"].to_list())[-3:] == [20.0, 21.0, 22.0]
     report = check_pack(_pack(tmp_path, {**source, "sheet": "2016"}, _LEVELS), date(2017, 1, 31), today=TODAY)
     assert report.problems == [] and [w for w in report.warnings if "'2015'" in w], report.warnings
+    # trial 140: a sheet named was said twice ("got '2016', '2016', is the one read")
+    assert next(w for w in report.warnings if "sheet" in w).startswith(
+        "key `source.sheet`: got '2016', the one read, and 1 other sheet of levels.xlsx holds"), report.warnings
+
+
+def test_a_sheet_of_every_year_read_beside_the_yearly_sheets_it_holds_is_no_warning(tmp_path: Path) -> None:
+    """Trial 140: a met office's workbook, a sheet a year and a sheet `All years` holding every one of their rows;
+    read `sheet: All years`, every night warned that the 10 yearly sheets' "rows are none of the night's", though
+    each was in the sheet read. Sheets whose every row the sheet read holds are not named; one holding a row it
+    lacks still is."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    rows = {year: [[f"{year}-{m:02d}", "a", 10 + m] for m in range(1, 13)] for year in (2015, 2016)}
+    for name, held in (("2015", rows[2015]), ("2016", rows[2016]), ("All", rows[2015] + rows[2016])):
+        sheet = book.create_sheet(name)
+        for line in (["Levels"], [], ["month", "id", "level"], *held):
+            sheet.append(line)
+    book.save(tmp_path / "levels.xlsx")
+    source = {"path": "levels.xlsx", "sheet": "All", "period_column": "month", "columns": ["level"],
+              "publication_lag_days": 0}
+    report = check_pack(_pack(tmp_path, source, _LEVELS), date(2016, 12, 31), today=TODAY)
+    assert report.problems == [] and not [w for w in report.warnings if "sheet" in w], report.warnings
+    book["2016"].append(["2017-01", "a", 30])
+    book.save(tmp_path / "levels.xlsx")
+    report = check_pack(_pack(tmp_path, source, _LEVELS), date(2016, 12, 31), today=TODAY)
+    assert [w for w in report.warnings if "1 other sheet of levels.xlsx holds the pack's columns too ('2016')" in w]
+
+def test_a_sheet_named_as_a_number_is_offered_quoted(tmp_path: Path) -> None:
+    """Trial 140: a workbook opening with a notes sheet, then a sheet a year, was told "expected `sheet: 1981`", and
+    the pack so written was refused at load (YAML reads 1981 as a number, "expected one name or text"). A sheet
+    name YAML would read as anything but that text is offered quoted."""
+    from openpyxl import load_workbook
+
+    book_path = tmp_path / "levels.xlsx"
+    _yearly_workbook(book_path, [2015, 2016])
+    book = load_workbook(book_path)
+    book.create_sheet("Notes", 0).append(["Levels, made up"])
+    book.save(book_path)
+    source = {"path": "levels.xlsx", "period_column": "month", "columns": ["level"], "publication_lag_days": 0,
+              "where": [{"column": "month", "not_in": [""]}]}
+    problems = check_pack(_pack(tmp_path, source, _LEVELS), date(2016, 1, 31), today=TODAY).problems
+    assert [p for p in problems if p.endswith("expected `sheet: '2015'`")], problems
 
 
 def test_serial_dates_with_notes_below_them_are_named_with_the_format_that_reads_most(tmp_path: Path) -> None:

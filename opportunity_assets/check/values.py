@@ -17,7 +17,7 @@ from opportunity_assets.criteria import CriteriaPack
 from opportunity_assets.formatting import significant
 from opportunity_assets.periods import Grain
 from opportunity_assets.sources import shapes
-from opportunity_assets.sources.excel import WorkbookError, read_sheet, sheet_names
+from opportunity_assets.sources.excel import WorkbookError, holds_every_row, read_sheet, sheet_names
 from opportunity_assets.sources.extensions import format_named_by
 from opportunity_assets.sources.formats import TYPED, files_the_pattern_misses, join_index
 from opportunity_assets.sources.probes import rows_matching, stopped_by_entity, value_counts
@@ -392,22 +392,25 @@ def files_left_by_the_query(pack: CriteriaPack, within: str, spec: SourceSpec) -
 def sheets_left_unread(pack: CriteriaPack, within: str, spec: SourceSpec) -> list[str]:
     """A warning when a workbook's other sheets hold the pack's columns too (a sheet a year, as an office keeps a
     table): one sheet is read, the others' rows are none of the night's, and check said ok (trial 91: seven yearly
-    sheets of sugar prices, the night's latest period the first sheet's December)."""
+    sheets of sugar prices, the night's latest period the first sheet's December). A sheet whose every row the sheet
+    read holds is not named (trial 140: `All years` read beside the yearly sheets it gathers)."""
     if spec.path is None or (spec.format or format_named_by(Path(spec.path))) != "excel":
         return []
     path = pack.path_of(spec)
     needed = spec.read_columns
     try:
         names = sheet_names(path)
-        read = read_sheet(path, spec.sheet, needed).name
-        alike = [n for n in names if n != read and set(needed) <= set(read_sheet(path, n, needed).header)]
+        chosen = read_sheet(path, spec.sheet, needed)
+        read = chosen.name
+        others = [read_sheet(path, n, needed) for n in names if n != read]
+        alike = [o.name for o in others if set(needed) <= set(o.header) and not holds_every_row(chosen, o, needed)]
     except (WorkbookError, OSError):
         return []  # (the read's own problem says it)
     if not alike:
         return []
     shown = ", ".join(repr(n) for n in alike[:4]) + (", ..." if len(alike) > 4 else "")
-    return [f"key `{within}.sheet`: {'got ' + repr(spec.sheet) if spec.sheet else 'none, so the first sheet'}, "
-            f"{read!r}, is the one read, and {len(alike)} other sheet{'' if len(alike) == 1 else 's'} of "
+    which = f"got {read!r}, the one read" if spec.sheet else f"none, so the first sheet, {read!r}, is the one read"
+    return [f"key `{within}.sheet`: {which}, and {len(alike)} other sheet{'' if len(alike) == 1 else 's'} of "
             f"{path.name} hold{'s' if len(alike) == 1 else ''} the pack's columns too ({shown}): their rows are none "
             "of the night's: expected the rows of every sheet meant in one sheet under one header, or each sheet "
             "saved as CSV and read by a `query` over them, `SELECT * FROM read_csv('sheets/*.csv', union_by_name = "

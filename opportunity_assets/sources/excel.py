@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+import yaml
 from python_calamine import CalamineError, CalamineWorkbook
 
 
@@ -39,6 +40,14 @@ class Sheet:
     """Per header name, each record's cell as text (None for an empty cell)."""
 
 
+def holds_every_row(sheet: Sheet, other: Sheet, needed: list[str]) -> bool:
+    """Whether every record of `other` is a record of `sheet`, by the `needed` cells: a sheet of every year read
+    beside the yearly sheets it gathers (trial 140) leaves no row of theirs unread."""
+    def records(of: Sheet) -> set[tuple[str | None, ...]]:
+        return set(zip(*(of.columns[c] for c in needed), strict=True))
+    return records(other) <= records(sheet)
+
+
 def sheet_names(path: Path) -> list[str]:
     """The workbook's sheets, in order."""
     return list(_workbook(path).sheet_names)
@@ -52,6 +61,16 @@ def _written_otherwise(sheet: str, names: list[str]) -> str:
     close = [n for n in names if bare(n) == bare(sheet)]
     return (f" (did you mean {close[0]!r}? a sheet is named as the workbook writes it, case and spaces and all)"
             if close else "")
+
+
+def sheet_yaml(name: str) -> str:
+    """`name` as a pack writes it after `sheet:`, quoted where YAML would read it as anything but that text (a sheet a
+    year, `1981`, is a number, which `source.sheet` refuses at load: trial 140 was offered `sheet: 1981`)."""
+    try:
+        plain = yaml.safe_load(f"sheet: {name}") == {"sheet": name}
+    except yaml.YAMLError:
+        plain = False
+    return name if plain else "'" + name.replace("'", "''") + "'"
 
 
 _TITLE_ROWS = 30

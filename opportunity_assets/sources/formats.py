@@ -50,7 +50,7 @@ from opportunity_assets.sources.csv_rows import (
     refuse_repeats,
     unique_names,
 )
-from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names
+from opportunity_assets.sources.excel import SheetNotFound, WorkbookError, read_sheet, sheet_names, sheet_yaml
 from opportunity_assets.sources.extensions import Format, suffix_of
 from opportunity_assets.sources.reading import (
     ROW,
@@ -930,7 +930,7 @@ def _excel(con: duckdb.DuckDBPyConnection, path: Path, needed: list[str], sheet:
         if holding is not None:  # the first sheet is a cover or a note: the table is on another
             raise SourceFormatError(f"key `{within}.sheet`: got none, so the first sheet, {read.name!r}, is read, "
                                     f"and it lacks column(s) {missing}; sheet {holding!r} has them all: expected "
-                                    f"`sheet: {holding}`")
+                                    f"`sheet: {sheet_yaml(holding)}`")
     _require(read.header, needed, f"sheet {read.name!r} of source file {path}")
     _register_text(con, read.lines, read.columns, needed)
 

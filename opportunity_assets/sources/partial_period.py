@@ -50,9 +50,10 @@ def latest_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> Cu
     well before it does (`CUT_SHORT` of it, a day at least) though they filled the period before to its end, or
     after a silence longer than the previous period's end had, improbable at the feed's own rate; or where, read as
     they are published, its last days' events are published after the night (`CutShort.published_by`). None for
-    other sources, a day grain, a night inside a period read as published (the period has not ended), a period its
-    events fill, or one whose same period a year before ended as early (a season's quiet end: grant applications
-    stop for Christmas each December)."""
+    other sources, a day grain, a night inside a period read as published (the period has not ended), events dated
+    by their period alone (every one on its quarter's or year's first day), a period its events fill, or one whose
+    same period a year before ended as early (a season's quiet end: grant applications stop for Christmas each
+    December)."""
     src, grain = pack.source, pack.grain
     if src.shape != "events" or not src.period_column or grain.name == "day" or anchor is None:
         return None
@@ -65,6 +66,8 @@ def latest_cut_short(pack: CriteriaPack, night: date, anchor: date | None) -> Cu
     if anchor not in last or previous not in last:
         return None
     ends = f"on {last[anchor]}"
+    if grain.name in ("quarter", "year") and _on_first_days(pack, day, grain.name):
+        return None  # dated by their period alone (a bare year `1988`): nothing says where inside it they end
     if grain.name in ("quarter", "year") and _on_first_days(pack, day):
         # events dated by their month's first day (trial 60's leftover): each reaches its month's end
         ends = f"with {MONTH.label(last[anchor])} (each dated by its month's first day)"
@@ -95,10 +98,11 @@ def cut_short_words(pack: CriteriaPack, cut: CutShort) -> str:
             f"before it ends, {cut.why}: {label}'s counts and sums are a part of it, read as a drop")
 
 
-def _on_first_days(pack: CriteriaPack, day: str) -> bool:
-    """Whether every row in scope whose SQL `day` is a date falls on a month's first day (events dated by month)."""
+def _on_first_days(pack: CriteriaPack, day: str, unit: str = "month") -> bool:
+    """Whether every row in scope whose SQL `day` is a date falls on a `unit`'s first day (events dated by month, or
+    by the grain's period itself: trial 140's registry rows dated by a bare year, all on 1 January)."""
     dated = f"{shapes.IN_SCOPE} AND {day} IS NOT NULL"
-    elsewhere, rows = rows_matching(pack, [f"{dated} AND day({day}) <> 1", dated])
+    elsewhere, rows = rows_matching(pack, [f"{dated} AND CAST({day} AS DATE) <> date_trunc('{unit}', {day})", dated])
     return rows > 0 and elsewhere == 0
 
 

@@ -419,7 +419,7 @@ _SIGNIFICANT = 5
 """Significant figures of a full-precision column's size the finest grid `rounded` judges it on keeps: finer, a
 single-precision float's own grid shows (7 figures; Penn World Table's capital stock, 672,745 and up, fell on tenths
 three years running where its smaller past had not)."""
-_UNSCORED_POWER = 3
+_UNREAD_POWER = 3
 """Powers of ten coarser than its own that a column no metric reads must have gone for `rounded` to judge it:
 digits lost to a feed that estimates or converts, not a publisher writing counts in round tens."""
 _COARSER_GRIDS = 3
@@ -429,7 +429,7 @@ truncated to ten thousands)."""
 
 
 def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[int] | None = None,
-            computed: bool = True, scored: bool = True) -> None:
+            computed: bool = True, metrics_read: bool = True) -> None:
     """A run of judged values on a grid coarser than the column's own (sales in whole numbers now all in round tens
     or hundreds: the feed rounds, estimates or converts them), where its past values fell on that grid too rarely
     for such a run by chance: the chance of a value on the grid is the share of its past new values that were
@@ -438,7 +438,7 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
     nothing of rounding), and a zero is on every grid: it counts neither way. The `precision` rule's effect; judged
     in full in the columns the metrics read: a figure rounded is still the figure, and only there can its lost
     precision move a verdict (the Texas file writes listings, which no metric reads, in round tens for months). In a
-    column no metric reads (not `scored`) only grids `_UNSCORED_POWER` powers of ten or more coarser count: three
+    column no metric reads (not `metrics_read`) only grids `_UNREAD_POWER` powers of ten or more coarser count: three
     digits and more gone from a figure written to the unit is the feed estimating or converting its rows, a doubt on
     the figures beside it (trial 139: the sales volume, written to the dollar, floored to 4 significant figures from a
     month on, in 9 plant-nights that reached act-on).
@@ -462,13 +462,13 @@ def rounded(found: Findings, spec: IntegritySpec, column: str, reads: frozenset[
         size = float(np.nanmedian(np.abs(past)))
         coarser = max(_COARSER_GRIDS, math.floor(math.log10(size / own)) - 1) if whole and size > own \
             else _COARSER_GRIDS
-        grids = [own * 10.0 ** power for power in range(1 if scored else _UNSCORED_POWER, coarser + 1)]
+        grids = [own * 10.0 ** power for power in range(1 if metrics_read else _UNREAD_POWER, coarser + 1)]
         written = format_number(own)
     elif computed:
         whole = False
         size = float(np.nanmedian(np.abs(past)))
         finest = 10.0 ** (math.floor(math.log10(size)) - _SIGNIFICANT + 1) if size > 0 else math.inf
-        finest_judged = finest * (1.0 if scored else 10.0 ** _UNSCORED_POWER)
+        finest_judged = finest * (1.0 if metrics_read else 10.0 ** _UNREAD_POWER)
         grids = [10.0 ** power for power in range(9, -7, -1) if finest_judged <= 10.0 ** power <= size]
         written = "full precision"
     else:

@@ -250,6 +250,11 @@ class RedFlagRule(_Spec):
         if not self.message.strip():
             raise _Within("message", self.message, "the text the analysis and a rejected candidate's archive reason "
                           "quote when the flag holds (`Incomes this high are top-coded in the survey`)")
+        if (placeholder := re.search(r"\{[^{}]*\}", self.message)) is not None:
+            # written as `next_action` is, it was quoted braces and all (trial 141: a rejected candidate's archive
+            # reason read "red flag tiny_plot: only {land} ha")
+            raise _Within("message", self.message, f"plain text, quoted as written: `{placeholder[0]}` would stay in "
+                          "braces (only `next_action` is a template; the analysis shows the metrics beside the flag)")
         return self
 
     @cached_property
@@ -630,6 +635,10 @@ class CriteriaPack(_Spec):
             if unknown:
                 raise _KeyProblem(key, identity.ratio, f"names that are each {self._one_of_columns(columns)}; "
                                   f"unknown: {unknown}" + _did_you_mean(unknown[0], columns))
+            if not parsed.names:  # (trial 141: `1 / 2` loaded; `check` then said only that it lay outside `expected`)
+                raise _KeyProblem(key, identity.ratio, f"a ratio over source columns ({', '.join(sorted(columns)[:3])}"
+                                  "...): one of numbers alone is the same in every period and entity, and judges "
+                                  "nothing")
             if (beyond := _window_beyond(parsed, self.history_reach + 1)) is not None:
                 raise _KeyProblem(key, identity.ratio, beyond)
         if self.history_reach >= MAX_HISTORY:

@@ -217,12 +217,34 @@ def _syntax_fault(text: str, exc: SyntaxError) -> str:
     return f"not an arithmetic expression ({exc.msg}{where})"
 
 
+def _always_zero(node: ast.AST) -> bool:
+    """Whether a subexpression is 0 whatever its names hold: a product with such a factor (`x * 0`), a difference of
+    one subexpression from itself (`x - x`), a sum or quotient of such (trial 141: `noutput / (goutput * 0)` loaded
+    where `noutput / 0` was refused, and judged nothing on every night). A divisor zero only for some values is
+    the night's gap, not this."""
+    if isinstance(node, ast.Constant):
+        return node.value == 0
+    if isinstance(node, ast.UnaryOp):
+        return _always_zero(node.operand)
+    if not isinstance(node, ast.BinOp):
+        return False
+    if isinstance(node.op, ast.Mult):
+        return _always_zero(node.left) or _always_zero(node.right)
+    if isinstance(node.op, ast.Div):
+        return _always_zero(node.left)
+    if isinstance(node.op, ast.Sub) and ast.dump(node.left) == ast.dump(node.right):
+        return True
+    return isinstance(node.op, ast.Add | ast.Sub) and _always_zero(node.left) and _always_zero(node.right)
+
+
 def _refuse_constant_faults(tree: ast.Expression) -> None:
-    """An infinite constant (`1e999`), or a division whose divisor is a constant 0 (`x / 0`, `x / (2 - 2)`):
-    every night would give a gap, so the pack is refused instead."""
+    """An infinite constant (`1e999`), or a division whose divisor is a constant 0 (`x / 0`, `x / (2 - 2)`,
+    `x / (y - y)`): every night would give a gap, so the pack is refused instead."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, float) and not math.isfinite(node.value):
             raise ExpressionError(f"constant `{ast.unparse(node)}` is not a finite number")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _always_zero(node.right):
+            raise ExpressionError(f"`{ast.unparse(node)}` divides by a constant zero")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and not any(
                 isinstance(n, ast.Name) for n in ast.walk(node.right)):
             try:

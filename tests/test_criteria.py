@@ -278,6 +278,16 @@ def test_a_red_flag_of_no_message_is_refused_on_load(tmp_path: Path) -> None:
                             "in the survey`)"), message
 
 
+def test_a_red_flag_message_with_a_placeholder_is_refused_on_load(tmp_path: Path) -> None:
+    """Trial 141: `message: "only {land} ha"`, written as `next_action` is, loaded, and a rejected candidate's archive
+    reason read "red flag tiny_plot: only {land} ha": a red flag's message is quoted as written, never filled in."""
+    flag = {"name": "rich", "when": "sales_3m > 10", "message": "sales of {sales_3m} are too many", "effect": "note"}
+    message = _error(tmp_path, red_flags=[flag])
+    assert message.endswith("key `red_flags.0.message`: got 'sales of {sales_3m} are too many'; expected plain text, "
+                            "quoted as written: `{sales_3m}` would stay in braces (only `next_action` is a template; "
+                            "the analysis shows the metrics beside the flag)"), message
+
+
 def test_a_long_window_keeps_the_history_it_needs_without_integrity_keys(tmp_path: Path) -> None:
     """A daily pack comparing with a year earlier needs no `integrity.history_periods`: the kept history is the
     widest window and `min_history` periods before it, or `history_periods` where that is more (Texas: 72)."""

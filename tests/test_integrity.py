@@ -244,6 +244,16 @@ def test_an_identity_latest_mads_above_its_threshold_is_refused(tmp_path: Path) 
     assert load_criteria(path).integrity.identities[0].latest_mads == 4
 
 
+def test_an_identity_over_no_column_is_refused_at_load(tmp_path: Path) -> None:
+    """Trial 141: `ratio: "1 / 2"` loaded, and `check` only said that the candidates' "typical value 0.5" lay outside
+    `expected`: a ratio of numbers alone is the same in every period and entity, and judges nothing."""
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.identities.0.ratio": "1 / 2"})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert "key `integrity.identities.0.ratio`: got '1 / 2'; expected a ratio over source columns" in str(exc.value)
+
+
 def test_a_second_identity_of_one_name_is_named_by_its_own_key(tmp_path: Path) -> None:
     """Trial 57: two identities named alike were told "key `integrity`: got {identities: [{'name': ...}; expected
     identity names [...] must be unique", the whole section dumped; the second one's `name` is named now."""
@@ -1845,7 +1855,21 @@ def test_the_material_threshold_is_never_above_the_shift_threshold(tmp_path: Pat
                       **{"integrity.level_shift": {"threshold_mads": 6, "material_mads": 7}})
     with pytest.raises(CriteriaError, match=r"integrity\.level_shift") as exc:
         load_criteria(path)
-    assert "material_mads 7 must be at most threshold_mads 6" in str(exc.value)
+    assert str(exc.value).endswith("key `integrity.level_shift.material_mads`: got 7; expected at most threshold_mads "
+                                   "6: a period the score reads is judged no less strictly"), str(exc.value)
+
+
+def test_a_shift_threshold_under_the_material_default_names_the_default(tmp_path: Path) -> None:
+    """Trial 141: `level_shift: {threshold_mads: 3}` was refused as "key `integrity.level_shift`: got {threshold_mads:
+    3}; expected material_mads 4 must be at most threshold_mads 3", a key never written; it is named, as the default
+    it is, with the way out."""
+    path = write_pack(tmp_path, PACK.parent.parent / "txhousing.csv", quiet_integrity=False,
+                      **{"integrity.level_shift": {"threshold_mads": 3}})
+    with pytest.raises(CriteriaError) as exc:
+        load_criteria(path)
+    assert str(exc.value).endswith(
+        "key `integrity.level_shift.material_mads`: got 4 (its default); expected at most threshold_mads 3: a period "
+        "the score reads is judged no less strictly (write `material_mads: 3` beside it)"), str(exc.value)
 
 
 def _joined_late(tmp_path: Path, join_lag: int, pop_months: int) -> list[str]:

@@ -1141,6 +1141,23 @@ def _binary_kind(path: Path) -> str | None:
     return next((what for magic, what in _BINARY_KINDS if head.startswith(magic)), None)
 
 
+def _utf16_first_line(head: bytes) -> str | None:
+    """The first line of a file's first bytes, shortened, if they are UTF-16 text (a byte-order mark, or a NUL in
+    nearly every other byte, as ASCII is in UTF-16 without one); else None. Trial 142: a pack saved as "Unicode
+    text" was "not UTF-8 text (byte 0)", where a UTF-16 data file is named as one (`sources.sniff`)."""
+    pairs = head[:len(head) // 2 * 2]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = pairs.decode("utf-16", "replace")
+    elif len(pairs) >= 8 and pairs[1::2].count(0) >= 0.9 * len(pairs) / 2:
+        text = pairs.decode("utf-16-le", "replace")
+    elif len(pairs) >= 8 and pairs[0::2].count(0) >= 0.9 * len(pairs) / 2:
+        text = pairs.decode("utf-16-be", "replace")
+    else:
+        return None
+    first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+    return shorten(first, 60, placeholder="...")
+
+
 def _yaml_files(folder: Path) -> list[str]:
     """The names of the YAML files in `folder`, sorted."""
     return sorted(p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
@@ -1188,6 +1205,9 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
         if binary:  # (trial 105: the data file given as the pack was told "not UTF-8 text (byte 12)")
             data = " (a data file is named by the pack's `source.path`)" if kind == "criteria" else ""
             raise error(f"{kind} file {path}: got {binary}, not YAML text; expected the YAML file{data}") from None
+        if (first := _utf16_first_line(path.read_bytes()[:400])) is not None:
+            raise error(f"{kind} file {path}: not UTF-8 text: it looks like UTF-16 text (first line {first!r}); "
+                        "expected the file saved as UTF-8") from None
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
     except _AliasBomb as exc:
         raise error(f"{kind} file {path}: {exc}") from None

@@ -355,6 +355,18 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
         load_criteria(path)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_pack_saved_as_utf16_says_so(tmp_path: Path, encoding: str) -> None:
+    """Trial 142: a pack saved as "Unicode text" (UTF-16, as a Windows editor may) was "not UTF-8 text (byte 0)",
+    where a UTF-16 data file is named as one; with or without its byte-order mark."""
+    path = tmp_path / "pack.yaml"
+    path.write_bytes(PACK.read_text().encode(encoding))
+    with pytest.raises(CriteriaError, match=r"pack.yaml: not UTF-8 text: it looks like UTF-16 text \(first line "
+                                            r"'# Criteria pack: Texas housing .*'\); expected the file saved as "
+                                            r"UTF-8"):
+        load_criteria(path)
+
+
 def test_anchors_that_expand_past_any_pack_are_refused_fast(tmp_path: Path) -> None:
     """Trial 142: a "billion laughs" pack (nine aliases of nine aliases, nine deep, as `domain`) loaded in a blink, as
     PyYAML shares what an alias names, then hung past a minute while its error was written out whole. A pack using

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import errno
 import functools
 import hashlib
 import math
+import os
 import re
 import string
 from collections.abc import Container, Mapping
@@ -705,7 +707,9 @@ class CriteriaPack(_Spec):
         `path: ~/houses.csv`, a file in the home folder, was "expected an existing file (looked at
         /packs/~/houses.csv)", a folder named `~` beside the pack)."""
         base = self.pack_path.parent if self.pack_path else Path.cwd()
-        path = (base / Path(source.path or "").expanduser()).resolve()
+        # (not `Path.resolve`, which raises Python's "Symlink loop from ..." for links leading back to themselves:
+        # such a path is told by `_loops`, naming its key, trial 142)
+        path = Path(os.path.realpath(base / Path(source.path or "").expanduser()))
         # a ZIP archive's file, extracted once (`sources.archives`); raises ArchiveError naming the key at fault
         return archives.extracted(path, source.member) if archives.is_archive(source.path) and path.is_file() else path
 
@@ -1043,8 +1047,45 @@ def _names_unique(section: str, names: list[str]) -> None:
                               "is named so, and a result kept by name would hide one of them")
 
 
+_MAX_EXPANDED = 100_000
+"""Values a pack's anchors and aliases may expand to: a large pack writes some thousands."""
+
+
+class _AliasBomb(yaml.YAMLError):
+    """A YAML document whose aliases expand to more values than any pack writes."""
+
+
+def _expanded(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many values `node` holds once every alias is written out; over `_MAX_EXPANDED` (or an alias inside its
+    own anchor, without end) raises _AliasBomb. Counted on the composed nodes, each counted once (`sizes`), so a
+    "billion laughs" is told in a blink: PyYAML shares what an alias names and loads it as fast, but whatever later
+    walks or writes out the value (a check, its error message) has the billion to go through (trial 142: `domain:`
+    such an alias hung `check` past a minute)."""
+    if id(node) in sizes:
+        if sizes[id(node)] < 0:
+            raise _AliasBomb(f"got an alias inside its own anchor's block (`&name` ... `*name`, line "
+                             f"{node.start_mark.line + 1}), which expands without end; expected each alias to name a "
+                             "block written before it, outside it")
+        return sizes[id(node)]
+    sizes[id(node)] = -1
+    children = node.value if isinstance(node, yaml.SequenceNode) else \
+        [item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode) else []
+    size = 1 + sum(_expanded(child, sizes) for child in children)
+    if size > _MAX_EXPANDED and size > 2 * len(sizes):
+        raise _AliasBomb(f"got anchors and aliases (`&name`, `*name`) expanding to over {_MAX_EXPANDED:,} values "
+                         f"from {len(sizes):,} written (aliases of blocks of aliases, a \"billion laughs\"?); "
+                         "expected each alias to name a block a pack writes a few times")
+    sizes[id(node)] = size
+    return size
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the later one silently)."""
+    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the later one silently), and a
+    document whose aliases expand past any pack (`_expanded`)."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        _expanded(node, {})
+        return super().construct_document(node)
 
 
 def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -1109,6 +1150,23 @@ def _binary_kind(path: Path) -> str | None:
     return next((what for magic, what in _BINARY_KINDS if head.startswith(magic)), None)
 
 
+def _utf16_first_line(head: bytes) -> str | None:
+    """The first line of a file's first bytes, shortened, if they are UTF-16 text (a byte-order mark, or a NUL in
+    nearly every other byte, as ASCII is in UTF-16 without one); else None. Trial 142: a pack saved as "Unicode
+    text" was "not UTF-8 text (byte 0)", where a UTF-16 data file is named as one (`sources.sniff`)."""
+    pairs = head[:len(head) // 2 * 2]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = pairs.decode("utf-16", "replace")
+    elif len(pairs) >= 8 and pairs[1::2].count(0) >= 0.9 * len(pairs) / 2:
+        text = pairs.decode("utf-16-le", "replace")
+    elif len(pairs) >= 8 and pairs[0::2].count(0) >= 0.9 * len(pairs) / 2:
+        text = pairs.decode("utf-16-be", "replace")
+    else:
+        return None
+    first = next((line for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+    return shorten(first, 60, placeholder="...")
+
+
 def _yaml_files(folder: Path) -> list[str]:
     """The names of the YAML files in `folder`, sorted."""
     return sorted(p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
@@ -1156,7 +1214,12 @@ def read_yaml_mapping(path: Path, kind: str, error: type[ValueError]) -> dict[st
         if binary:  # (trial 105: the data file given as the pack was told "not UTF-8 text (byte 12)")
             data = " (a data file is named by the pack's `source.path`)" if kind == "criteria" else ""
             raise error(f"{kind} file {path}: got {binary}, not YAML text; expected the YAML file{data}") from None
+        if (first := _utf16_first_line(path.read_bytes()[:400])) is not None:
+            raise error(f"{kind} file {path}: not UTF-8 text: it looks like UTF-16 text (first line {first!r}); "
+                        "expected the file saved as UTF-8") from None
         raise error(f"{kind} file {path}: not UTF-8 text (byte {exc.start})") from None
+    except _AliasBomb as exc:
+        raise error(f"{kind} file {path}: {exc}") from None
     except yaml.YAMLError as exc:
         _text_data_file(path, kind, error)
         raise error(f"{kind} file {path}: not valid YAML ({yaml_problem(exc)})") from None
@@ -1206,6 +1269,10 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             found = pack.path_of(source)
         except archives.ArchiveError as exc:
             raise CriteriaError(f"criteria file {path}: key `{within}.{exc.key}`: {exc}") from None
+        if _loops(found):
+            raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; {found} is a "
+                                "symbolic link that leads back to itself (a loop of links): expected a link to the "
+                                "data file, or the file")
         if found.is_dir():  # (trial 44: a folder was "expected an existing file (looked at /data)", as if absent)
             held = _data_files(found)[:5]
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; {found} is a "
@@ -1214,6 +1281,18 @@ def load_criteria(path: str | Path) -> CriteriaPack:
             raise CriteriaError(f"criteria file {path}: key `{within}.path`: got {source.path!r}; "
                                 f"expected an existing file (looked at {found}){_likely_file(found, source.path)}")
     return pack
+
+
+def _loops(path: Path) -> bool:
+    """Whether `path` is a symbolic link leading, link by link, back to itself: neither a file nor a folder, nor
+    missing (trial 142: `Path.resolve` raised "Symlink loop from ..." as a traceback)."""
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # (Python 3.11's word for a loop)
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _tables_unnamed(raw: dict[str, Any], path: Path) -> None:

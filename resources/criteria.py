@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,10 +18,12 @@ class CriteriaResource(dg.ConfigurableResource):
 
     def load(self) -> CriteriaPack:
         """Validated pack; raises CriteriaError naming the key, the value and what was expected.
-        Loaded once per file version in a process (every asset of a run asks for it)."""
+        Loaded once per file version in a process (every asset of a run asks for it). `os.path.realpath`, not
+        `Path.resolve`: a pack path of links leading back to themselves is told "not found" by the load, where
+        `resolve` raised Python's "Symlink loop" (trial 142)."""
         path = Path(self.path)
         stat = path.stat() if path.is_file() else None
-        return _load(str(path.resolve()), stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
+        return _load(os.path.realpath(path), stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
 
 
 @lru_cache(maxsize=16)

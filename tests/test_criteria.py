@@ -85,6 +85,17 @@ def test_a_source_path_to_a_folder_says_it_is_one(tmp_path: Path) -> None:
            "['source.csv']" in message
 
 
+def test_a_source_path_of_a_symlink_loop_names_its_key(tmp_path: Path) -> None:
+    """Trial 142: a `source.path` of two symlinks pointing at each other raised Python's "Symlink loop from ..." from
+    `Path.resolve`, a raw traceback before the night."""
+    _source(tmp_path)
+    (tmp_path / "a.csv").symlink_to(tmp_path / "b.csv")
+    (tmp_path / "b.csv").symlink_to(tmp_path / "a.csv")
+    message = _error(tmp_path, **{"source.path": "a.csv"})
+    assert message.endswith(f"key `source.path`: got 'a.csv'; {tmp_path / 'a.csv'} is a symbolic link that leads back "
+                            "to itself (a loop of links): expected a link to the data file, or the file"), message
+
+
 def test_a_misspelt_source_path_offers_the_data_file_it_likely_means(tmp_path: Path) -> None:
     """Trial 101: `path: txhousng.csv` beside `txhousing.csv` was only "expected an existing file (looked at ...)",
     where every other misspelt name of a pack is offered its likely meaning. A name like none of the folder's data
@@ -351,6 +362,40 @@ def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path: Path) -> Non
     path.write_text("domain: x\nmetrics:\n  a: {agg: sum}\n  a: {agg: avg}\n")
     with pytest.raises(CriteriaError, match=r"line 4, column 3, 'a: \{agg: avg\}': key 'a' written twice \(first at "
                                             r"line 3\): the later would win"):
+        load_criteria(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_pack_saved_as_utf16_says_so(tmp_path: Path, encoding: str) -> None:
+    """Trial 142: a pack saved as "Unicode text" (UTF-16, as a Windows editor may) was "not UTF-8 text (byte 0)",
+    where a UTF-16 data file is named as one; with or without its byte-order mark."""
+    path = tmp_path / "pack.yaml"
+    path.write_bytes(PACK.read_text().encode(encoding))
+    with pytest.raises(CriteriaError, match=r"pack.yaml: not UTF-8 text: it looks like UTF-16 text \(first line "
+                                            r"'# Criteria pack: Texas housing .*'\); expected the file saved as "
+                                            r"UTF-8"):
+        load_criteria(path)
+
+
+def test_anchors_that_expand_past_any_pack_are_refused_fast(tmp_path: Path) -> None:
+    """Trial 142: a "billion laughs" pack (nine aliases of nine aliases, nine deep, as `domain`) loaded in a blink, as
+    PyYAML shares what an alias names, then hung past a minute while its error was written out whole. A pack using
+    an anchor the usual way (one list written twice) still loads."""
+    import time
+    path = tmp_path / "pack.yaml"
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]" for i in range(8)]
+    path.write_text("\n".join(lines) + "\ndomain: *i\n")
+    started = time.monotonic()
+    with pytest.raises(CriteriaError, match=r"criteria file .*pack.yaml: got anchors and aliases \(`&name`, "
+                                            r"`\*name`\) expanding to over 100,000 values from 22 written"):
+        load_criteria(path)
+    assert time.monotonic() - started < 5
+    raw = yaml.safe_load(PACK.read_text())
+    raw["source"]["path"] = str(_source(tmp_path))
+    text = yaml.safe_dump(raw).replace("assumptions:\n", "assumptions: &said\n", 1) + "x_notes: *said\n"
+    path.write_text(text)
+    with pytest.raises(CriteriaError, match="key `x_notes`: unknown key"):
         load_criteria(path)
 
 

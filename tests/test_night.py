@@ -436,3 +436,19 @@ def test_a_pack_edited_while_its_night_runs_stops_the_night_in_one_line(tmp_path
     nights.run_night(defs, instance, night)  # run again: the whole night on the pack as it is now
     store = ResultStore(path=str(tmp_path / "results.duckdb"))
     assert store.night("texas_housing", night)["criteria_fingerprint"] == edited
+
+
+def test_a_source_cut_short_is_told_by_the_nights_own_scan(tmp_path: Path) -> None:
+    """Trial 142: a CSV truncated in place after `opportunity run`'s check stored a night of a third of its markets,
+    told only as one quarantined row ("wrong field count"): the scan step checks for problems, not warnings, so a
+    file cut short was never said by a scheduled night, nor by one whose file was cut after the command's check.
+    The scan's own notes (the brief's run summary) say it now."""
+    from opportunity_assets.candidates.step import scan_and_store
+    rows = [row for city in ("Alpha", "Beta", "Gamma") for row in month_rows(city)]
+    source = write_csv(tmp_path / "source.csv", rows)
+    source.write_bytes(source.read_bytes()[:-40])
+    pack = CriteriaResource(path=str(write_pack(tmp_path, source))).load()
+    step = scan_and_store(pack, PointInTimeSource(), ResultStore(path=str(tmp_path / "results.duckdb")), ModelOff(),
+                          date(2014, 12, 31))
+    said = [note for note in step.report.notes if "ends in the middle of a record" in note]
+    assert len(said) == 1 and said[0].startswith(f"key `source.path`: source file {source}"), step.report.notes

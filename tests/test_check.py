@@ -669,15 +669,17 @@ def test_a_component_that_divides_by_zero_for_every_candidate_is_a_problem(tmp_p
     rows = [[e, y, 10 + k, 100 + k] for k, e in enumerate("abc") for y in (2016, 2017)]
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
               "year_column": "year", "columns": ["level", "miles"]}
-    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"}}
-    formula = {"components": [{"name": "rate", "expression": "level_now / (miles_now - miles_now)",
+    metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
+               "miles_before": {"agg": "last", "column": "miles", "window": [1, 1]}}  # (each entity's miles stayed)
+    formula = {"components": [{"name": "rate", "expression": "level_now / (miles_now - miles_before)",
                                "direction": "higher_is_better", "range": [0, 1], "weight": 1.0, "label": "rate"}]}
-    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=formula)
+    pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now", "miles_before"],
+                 formula=formula)
     assert _problems(pack, date(2018, 3, 31)) == [
-        "key `formula.components.0.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any "
-        "of the 3 candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now "
-        "- miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
-        "expression with a value for them"]
+        "key `formula.components.0.expression`: got 'level_now / (miles_now - miles_before)'; it has no value for "
+        "any of the 3 candidates that pass the hard filters with its inputs (division by zero in `level_now / "
+        "(miles_now - miles_before)`: `miles_now - miles_before` is zero), so each would be archived as a data gap: "
+        "expected an expression with a value for them"]
     fine = {"components": [{**formula["components"][0], "expression": "level_now / miles_now"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=["level_now", "miles_now"], formula=fine)
     assert check_pack(pack, as_of=date(2018, 3, 31), today=TODAY).problems == []
@@ -694,7 +696,8 @@ def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(t
     source = {"path": _csv(tmp_path / "y.csv", ["id", "year", "level", "miles"], rows), "grain": "year",
               "year_column": "year", "columns": ["level", "miles"]}
     metrics = {"level_now": {"agg": "last", "column": "level"}, "miles_now": {"agg": "last", "column": "miles"},
-               "rate": {"expression": "level_now / (miles_now - miles_now)", "unit": "number"}}
+               "miles_before": {"agg": "last", "column": "miles", "window": [1, 1]},  # (each entity's miles stayed)
+               "rate": {"expression": "level_now / (miles_now - miles_before)", "unit": "number"}}
     read, extra = "rate", {}
     if through:
         metrics["rate_up"] = {"expression": "rate - 1", "unit": "number"}
@@ -703,9 +706,9 @@ def test_a_derived_input_that_divides_by_zero_for_every_candidate_is_a_problem(t
                                "range": [0, 1], "weight": 1.0, "label": "rate"}]}
     pack = _pack(tmp_path, source, metrics, required_inputs=[read], formula=formula, **extra)
     assert _problems(pack, date(2018, 3, 31)) == [
-        "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_now)'; it has no value for any of the 3 "
-        "candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
-        "miles_now)`: `miles_now - miles_now` is zero), so each would be archived as a data gap: expected an "
+        "key `metrics.rate.expression`: got 'level_now / (miles_now - miles_before)'; it has no value for any of the "
+        "3 candidates that pass the hard filters with its inputs (division by zero in `level_now / (miles_now - "
+        "miles_before)`: `miles_now - miles_before` is zero), so each would be archived as a data gap: expected an "
         "expression with a value for them"]
     metrics["rate"] = {"expression": "level_now / miles_now", "unit": "number"}
     pack = _pack(tmp_path, source, metrics, required_inputs=[read], formula=formula, **extra)

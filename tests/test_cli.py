@@ -494,10 +494,17 @@ def test_backfill_skips_the_nights_run_refuses_saying_why(tmp_path: Path, capsys
     assert scanned == ["2001-06-30", "scanned"]
 
 
+SALES_3M_PREV_AGAIN = {"agg": "sum", "column": "sales", "window": [12, 14], "unit": "count"}
+"""`sales_3m_prev` under a second name: a divisor `sales_3m_prev - sales_3m_prev_again` is zero for every candidate,
+which only the night's figures show."""
+
+
 @pytest.mark.parametrize(("change", "key"), [
-    ({"formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"},
-     "key `formula.components.0.expression`: got 'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for "
-     "any of the "),
+    ({"metrics.sales_3m_prev_again": SALES_3M_PREV_AGAIN,  # (`x - x` itself is refused at load, trial 141)
+      "required_inputs": ["sales_3m", "sales_3m_prev", "sales_3m_prev_again", "inventory_3m", "inventory_3m_prev"],
+      "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev_again)"},
+     "key `formula.components.0.expression`: got 'sales_3m / (sales_3m_prev - sales_3m_prev_again)'; it has no "
+     "value for any of the "),
     ({"integrity.identities.1.expected": [1000.0, 1500.0]},
      "key `integrity.identities.1.expected`: got [1000.0, 1500.0]; the ratio `volume / (sales * median)` lies "
      "outside it for "),

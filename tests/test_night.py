@@ -308,10 +308,12 @@ def test_a_pack_problem_only_the_candidates_show_fails_the_scheduled_scan_in_one
     """A formula component with no value for any candidate: `opportunity run` stops before the night; a night the
     schedule or the UI starts stops in its scan step, with the same line naming the key as a Dagster failure (no
     traceback to read), before anything is stored."""
-    line = _scheduled_scan_failure(tmp_path, **{
-        "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev)"})
+    line = _scheduled_scan_failure(tmp_path, **{  # (`x - x` itself is refused at load, trial 141)
+        "metrics.sales_3m_prev_again": {"agg": "sum", "column": "sales", "window": [12, 14], "unit": "count"},
+        "required_inputs": ["sales_3m", "sales_3m_prev", "sales_3m_prev_again", "inventory_3m", "inventory_3m_prev"],
+        "formula.components.0.expression": "sales_3m / (sales_3m_prev - sales_3m_prev_again)"})
     assert line.startswith("texas_housing, night 2009-12-31: key `formula.components.0.expression`: got "
-                           "'sales_3m / (sales_3m_prev - sales_3m_prev)'; it has no value for any of the ")
+                           "'sales_3m / (sales_3m_prev - sales_3m_prev_again)'; it has no value for any of the ")
 
 
 def test_every_check_problem_fails_the_scheduled_scan_as_run_refuses_the_night(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from opportunity_assets.records import CopiedFigures
 from opportunity_assets.verifications.integrity_spec import CopyRule
 from opportunity_assets.verifications.series import (
     FINEST_DECIMALS,
+    band_chance,
     on_grid_each,
     resolution,
     resolutions,
@@ -275,7 +276,7 @@ def _chance(past: _Past, values: tuple[float, ...], tonight: np.ndarray, entity:
     step = resolution(mine[np.isfinite(mine)], float(moved.min()) if len(moved) else 1.0, FINEST_DECIMALS)
     level = min(1.0, step / (2 * _NEAR * abs(values[0]))) if values[0] else 1.0
     spread = _spread(changes)
-    follow = min(1.0, step / (spread * math.sqrt(2 * math.pi))) if spread > 0 else 1.0
+    follow = band_chance(step, spread) if spread > 0 else 1.0
     return (min(1.0, rivals * level * follow ** (k - 1)),
             f"no other entities' figures near these ever coincided; at its resolution {significant(step)}, against "
             f"its changes' spread {significant(spread)}")

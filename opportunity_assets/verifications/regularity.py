@@ -27,6 +27,7 @@ from opportunity_assets.verifications.series import (
     Findings,
     Series,
     as_percent,
+    band_chance,
     decimals,
     format_number,
     on_grid_each,
@@ -262,8 +263,7 @@ def _by_change(value: float, before: float, seen: np.ndarray) -> float:
     grid = resolution(finite, math.inf)
     if spread <= 0 or not math.isfinite(grid):
         return 0.0
-    z = (value - before - middle) / spread
-    return min(grid * math.exp(-z * z / 2) / (spread * math.sqrt(2 * math.pi)), 1.0)
+    return band_chance(grid, spread, value - before - middle)
 
 
 def _explained(changes: np.ndarray, told: Sequence[np.ndarray]) -> float:
@@ -362,7 +362,7 @@ def _repeated_on_a_short_past(found: Findings, spec: IntegritySpec, columns: Seq
             return  # nothing to judge a move by
         spread = robust_scale(moved, 0.0)  # (every move here is above 0: 1.4826 × their median)
         step = resolution(table[:, c], float(moved.min()), FINEST_DECIMALS)
-        chances.append(max(float(np.mean(others == 0)), min(1.0, step / (spread * math.sqrt(2 * math.pi)))))
+        chances.append(max(float(np.mean(others == 0)), band_chance(step, spread)))
     chance = -math.expm1(len(judged) * math.log1p(-min(min(chances), 1 - 1e-12)))
     if chance >= rule.max_probability:
         return

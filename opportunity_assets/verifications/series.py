@@ -48,6 +48,14 @@ class Yardstick:
         return (value - self.median) / self.scale
 
 
+def band_chance(width: float, spread: float, distance: float = 0.0) -> float:
+    """The chance that a move spread normally (standard deviation `spread`) about its centre lands in a band `width`
+    wide `distance` from that centre: the density there times the width, at most 1. A figure's step over its moves'
+    spread is the chance it stays put, or follows another's figure, by its rounding alone."""
+    z = distance / spread
+    return min(1.0, width * math.exp(-z * z / 2) / (spread * math.sqrt(2 * math.pi)))
+
+
 def robust_scale(sample: np.ndarray, centre: float) -> float:
     """The robust scale of `sample` (finite values) about `centre`: 1.4826 × its median absolute deviation, which is
     the standard deviation for normal data, or, where more than half the values sit on the centre, 1.2533 × the mean
